@@ -1,0 +1,56 @@
+# kwire — `make` builds every artifact and runs the examples; `make test` runs every test.
+# Build outputs go to build/ (ignored by git).
+
+GO        ?= go
+BUILD     := build
+SPEC_DIR  := $(BUILD)/spec
+FUZZTIME  ?= 10m
+
+.PHONY: all build test spec generate check-generated vectors bench fuzz clean
+
+# Each area keeps its own targets beside its code. A fragment may add to
+# BUILD_TARGETS (run by `make`), TEST_TARGETS (run by `make test` after the Go tests),
+# BENCH_TARGETS (run by `make bench`) and FUZZ_TARGETS (run by `make fuzz`).
+BUILD_TARGETS :=
+TEST_TARGETS  :=
+BENCH_TARGETS :=
+FUZZ_TARGETS  :=
+-include codec/records/records.mk
+-include codec/kerr/kerr.mk
+-include conformance/conformance.mk
+
+all: build $(BUILD_TARGETS)
+
+build:
+	$(GO) build ./...
+	GOOS=wasip1 GOARCH=wasm $(GO) build ./codec/...
+	GOOS=js GOARCH=wasm $(GO) build ./codec/...
+
+# spec: fetch the pinned kafka-clients jars with Maven and extract their message descriptors.
+spec:
+	$(GO) run ./codec/internal/gen/fetchspec -lock codec/spec.lock -out $(SPEC_DIR)
+
+# generate: rewrite the generated Go code from the descriptors in build/spec.
+generate:
+	$(GO) run ./codec/internal/gen -lock codec/spec.lock -spec $(SPEC_DIR)
+
+# check-generated: fail when the committed generated code differs from what `make generate`
+# writes. Needs the spec (make spec); says so and stops when it is missing.
+check-generated:
+	@if [ -d $(SPEC_DIR) ]; then \
+		$(GO) run ./codec/internal/gen -lock codec/spec.lock -spec $(SPEC_DIR) -check; \
+	else echo "check-generated: $(SPEC_DIR) missing, run 'make spec' first"; exit 1; fi
+
+test: check-generated go-test $(TEST_TARGETS)
+
+go-test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+bench: $(BENCH_TARGETS)
+
+fuzz: $(FUZZ_TARGETS)
+
+clean:
+	rm -rf $(BUILD)
+
