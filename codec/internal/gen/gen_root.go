@@ -1,0 +1,187 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+func kindConst(k string) string {
+	switch k {
+	case "request":
+		return "KindRequest"
+	case "response":
+		return "KindResponse"
+	case "header":
+		return "KindHeader"
+	case "data":
+		return "KindData"
+	}
+	panic("unknown kind " + k)
+}
+
+func rangeBounds(r vrange) (int, int) {
+	if r.empty() {
+		return -1, -1
+	}
+	return r.lo, r.hi
+}
+
+func genRootMethods(e *emitter, m *Message) {
+	g := m.Root.GoName
+	info := "info" + g
+	flo, _ := rangeBounds(m.Flexible)
+	dlo, dhi := rangeBounds(m.Deprecated)
+	var ls []string
+	for _, l := range m.Listeners {
+		ls = append(ls, strconv.Quote(l))
+	}
+	e.p("var %s = MessageInfo{Name: %q, APIKey: %d, Kind: %s, MinVersion: %d, MaxVersion: %d, FlexibleMin: %d, DeprecatedMin: %d, DeprecatedMax: %d, Listeners: []string{%s}, LatestVersionUnstable: %v, Releases: []string{%s}}",
+		info, m.Name, m.APIKey, kindConst(m.Kind), m.Valid.lo, m.Valid.hi, flo, dlo, dhi, strings.Join(ls, ", "), m.Unstable, quoteAll(m.Releases))
+	e.p("")
+	e.p("// MessageName returns %q.", m.Name)
+	e.p("func (*%s) MessageName() string { return %q }", g, m.Name)
+	e.p("")
+	e.p("// APIKey returns %d.", m.APIKey)
+	e.p("func (*%s) APIKey() int16 { return %d }", g, m.APIKey)
+	e.p("")
+	e.p("// MessageKind returns %s.", kindConst(m.Kind))
+	e.p("func (*%s) MessageKind() Kind { return %s }", g, kindConst(m.Kind))
+	e.p("")
+	e.p("// Info returns the generated metadata of %s.", m.Name)
+	e.p("func (*%s) Info() *MessageInfo { return &%s }", g, info)
+	e.p("")
+	e.p("// Encode appends m at the given version to dst.")
+	e.p("func (m *%s) Encode(dst []byte, version int16) ([]byte, error) { return encodeBody(m, dst, version) }", g)
+	e.p("")
+	e.p("// Decode replaces m with the message in src, which must hold exactly one %s at the given version.", m.Name)
+	e.p("func (m *%s) Decode(src []byte, version int16) error { return decodeBody(m, src, version, DecodeOptions{}) }", g)
+	e.p("")
+	e.p("// DecodeWith is Decode with options.")
+	e.p("func (m *%s) DecodeWith(src []byte, version int16, opts DecodeOptions) error { return decodeBody(m, src, version, opts) }", g)
+	e.p("")
+	e.p("// AppendJSON appends the JSON form of m at the given version to dst.")
+	e.p("func (m *%s) AppendJSON(dst []byte, version int16) ([]byte, error) { return appendJSONBody(m, dst, version) }", g)
+	e.p("")
+	e.p("// UnmarshalJSON replaces m with the message in the JSON form.")
+	e.p("func (m *%s) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }", g)
+	e.p("")
+	switch m.Kind {
+	case "request":
+		resp := strings.TrimSuffix(m.Name, "Request") + "Response"
+		e.p("func (*%s) isRequest() {}", g)
+		e.p("")
+		e.p("// NewResponse returns the paired response, with defaults.")
+		e.p("func (*%s) NewResponse() Response { return New%s() }", g, resp)
+		e.p("")
+		e.p("// ResponseType returns a new paired %s, typed.", resp)
+		e.p("func (*%s) ResponseType() *%s { return New%s() }", g, resp, resp)
+		e.p("")
+	case "response":
+		req := strings.TrimSuffix(m.Name, "Response") + "Request"
+		e.p("func (*%s) isResponse() {}", g)
+		e.p("")
+		e.p("// NewRequest returns the paired request, with defaults.")
+		e.p("func (*%s) NewRequest() Request { return New%s() }", g, req)
+		e.p("")
+		e.p("// RequestType returns a new paired %s, typed.", req)
+		e.p("func (*%s) RequestType() *%s { return New%s() }", g, req, req)
+		e.p("")
+	}
+}
+
+func quoteAll(ss []string) string {
+	var q []string
+	for _, s := range ss {
+		q = append(q, strconv.Quote(s))
+	}
+	return strings.Join(q, ", ")
+}
+
+// genRegistry writes the lookup tables over every message.
+func genRegistry(msgs []*Message, releases []string) string {
+	e := &emitter{}
+	e.b.WriteString(fmt.Sprintf(header, "kafka-clients "+strings.Join(releases, ", ")))
+	e.p("package codec")
+	e.p("")
+	e.p("// SpecReleases are the kafka-clients releases whose descriptors generated this package, oldest first.")
+	e.p("var SpecReleases = []string{%s}", quoteAll(releases))
+	e.p("")
+	e.p("var allMessages = []*MessageInfo{")
+	for _, m := range msgs {
+		e.p("&info%s,", m.Root.GoName)
+	}
+	e.p("}")
+	e.p("")
+	e.p("func newMessageByName(name string) Message {")
+	e.p("switch name {")
+	for _, m := range msgs {
+		e.p("case %q: return New%s()", m.Name, m.Root.GoName)
+	}
+	e.p("}")
+	e.p("return nil")
+	e.p("}")
+	e.p("")
+	byKey := map[int][2]*Message{}
+	var keys []int
+	for _, m := range msgs {
+		if m.APIKey < 0 {
+			continue
+		}
+		p := byKey[m.APIKey]
+		if _, ok := byKey[m.APIKey]; !ok {
+			keys = append(keys, m.APIKey)
+		}
+		if m.Kind == "request" {
+			p[0] = m
+		} else {
+			p[1] = m
+		}
+		byKey[m.APIKey] = p
+	}
+	sort.Ints(keys)
+	e.p("func newRequest(key int16) Request {")
+	e.p("switch key {")
+	for _, k := range keys {
+		if p := byKey[k]; p[0] != nil {
+			e.p("case %d: return New%s()", k, p[0].Root.GoName)
+		}
+	}
+	e.p("}")
+	e.p("return nil")
+	e.p("}")
+	e.p("")
+	e.p("func newResponse(key int16) Response {")
+	e.p("switch key {")
+	for _, k := range keys {
+		if p := byKey[k]; p[1] != nil {
+			e.p("case %d: return New%s()", k, p[1].Root.GoName)
+		}
+	}
+	e.p("}")
+	e.p("return nil")
+	e.p("}")
+	e.p("")
+	e.p("var allAPIs = []APIInfo{")
+	for _, k := range keys {
+		p := byKey[k]
+		if p[0] == nil || p[1] == nil {
+			panic(fmt.Sprintf("api key %d lacks a request or a response", k))
+		}
+		e.p("{Key: %d, Name: %q, Request: &info%s, Response: &info%s},", k, strings.TrimSuffix(p[0].Name, "Request"), p[0].Root.GoName, p[1].Root.GoName)
+	}
+	e.p("}")
+	e.p("")
+	// Flexible-version boundaries drive the header versions.
+	e.p("func flexibleMin(key int16) int16 {")
+	e.p("switch key {")
+	for _, k := range keys {
+		lo, _ := rangeBounds(byKey[k][0].Flexible)
+		e.p("case %d: return %d", k, lo)
+	}
+	e.p("}")
+	e.p("return -1")
+	e.p("}")
+	return e.b.String()
+}

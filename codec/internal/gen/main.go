@@ -1,0 +1,158 @@
+// Command gen writes kwire's message code from Apache Kafka's JSON message descriptors.
+//
+// It reads the descriptors of every release named in codec/spec.lock (extracted into
+// build/spec/<release>/ by `make spec`), merges them oldest to newest, and writes one Go
+// file per message into codec/, a registry, and codectest's random fillers. With -check
+// it writes nothing and fails when the committed files differ from what it would write.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/format"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+func main() {
+	lock := flag.String("lock", "codec/spec.lock", "spec lock file")
+	spec := flag.String("spec", "build/spec", "folder holding <release>/*.json")
+	out := flag.String("out", "codec", "codec package folder")
+	check := flag.Bool("check", false, "compare instead of writing")
+	flag.Parse()
+	if err := run(*lock, *spec, *out, *check); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func snake(s string) string {
+	var b strings.Builder
+	rs := []rune(s)
+	for i, r := range rs {
+		if unicode.IsUpper(r) {
+			if i > 0 && (unicode.IsLower(rs[i-1]) || (i+1 < len(rs) && unicode.IsLower(rs[i+1]))) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func run(lockPath, specDir, outDir string, check bool) error {
+	rels, err := readLock(lockPath)
+	if err != nil {
+		return err
+	}
+	var merged map[string]*Message
+	var relNames []string
+	for _, rel := range rels {
+		raw, err := loadRelease(filepath.Join(specDir, rel.Name))
+		if err != nil {
+			return err
+		}
+		relNames = append(relNames, rel.Name)
+		cur := map[string]*Message{}
+		for name, rm := range raw {
+			m, err := buildMessage(rel.Name, rm)
+			if err != nil {
+				return err
+			}
+			cur[name] = m
+		}
+		if merged == nil {
+			merged = cur
+			continue
+		}
+		for name, m := range cur {
+			if old, ok := merged[name]; ok {
+				if merged[name], err = mergeMessages(old, m); err != nil {
+					return err
+				}
+			} else {
+				merged[name] = m
+			}
+		}
+	}
+	var msgs []*Message
+	for _, m := range merged {
+		if m.Valid.empty() {
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	if err := finish(msgs); err != nil {
+		return err
+	}
+	files := map[string][]byte{}
+	add := func(path, src string) error {
+		b, err := format.Source([]byte(src))
+		if err != nil {
+			os.WriteFile(filepath.Join(os.TempDir(), "kwire-gen-broken.go"), []byte(src), 0o644)
+			return fmt.Errorf("%s: gofmt: %v", path, err)
+		}
+		files[path] = b
+		return nil
+	}
+	for _, m := range msgs {
+		if err := add(filepath.Join(outDir, snake(m.Name)+"_gen.go"), genMessage(m)); err != nil {
+			return err
+		}
+	}
+	if err := add(filepath.Join(outDir, "registry_gen.go"), genRegistry(msgs, relNames)); err != nil {
+		return err
+	}
+	if err := add(filepath.Join(outDir, "codectest", "fill_gen.go"), genFill(msgs, relNames)); err != nil {
+		return err
+	}
+	// Generated files that would no longer be written are stale.
+	existing, _ := filepath.Glob(filepath.Join(outDir, "*_gen.go"))
+	more, _ := filepath.Glob(filepath.Join(outDir, "codectest", "*_gen.go"))
+	existing = append(existing, more...)
+	var diffs []string
+	for _, p := range existing {
+		if _, ok := files[p]; !ok {
+			if check {
+				diffs = append(diffs, p+" (stale)")
+			} else if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+	}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if check {
+			cur, err := os.ReadFile(p)
+			if err != nil || !bytes.Equal(cur, files[p]) {
+				diffs = append(diffs, p)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, files[p], 0o644); err != nil {
+			return err
+		}
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("generated code is out of date (run make generate):\n  %s", strings.Join(diffs, "\n  "))
+	}
+	if check {
+		fmt.Printf("gen: %d generated files match the descriptors of %s\n", len(paths), strings.Join(relNames, ", "))
+	} else {
+		fmt.Printf("gen: wrote %d files for %d messages from %s\n", len(paths), len(msgs), strings.Join(relNames, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,398 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Message is one descriptor after the releases are merged.
+type Message struct {
+	Name       string
+	Kind       string // request, response, header, data
+	APIKey     int    // -1 for headers and data
+	Valid      vrange
+	Flexible   vrange
+	Deprecated vrange
+	Listeners  []string
+	Unstable   bool
+	Root       *Struct
+	Structs    []*Struct // every struct, root first, in declaration order
+	Releases   []string  // releases whose descriptors name this message
+}
+
+// Struct is the root of a message or one nested or common struct.
+type Struct struct {
+	Name   string // descriptor name ("TopicProduceData")
+	GoName string // "ProduceRequestTopicProduceData"
+	Fields []*Field
+	Common bool
+}
+
+// Field is one descriptor field with its version ranges clamped to the message.
+type Field struct {
+	Name       string // descriptor name
+	GoName     string
+	JSONName   string
+	Type       string // descriptor type ("int32", "[]string", "[]TopicData", "Cursor")
+	Array      bool
+	Elem       string // element type for arrays, else Type
+	Struct     *Struct
+	Versions   vrange
+	Nullable   vrange
+	Tagged     vrange
+	Tag        int // -1 when never tagged
+	FlexOver   bool
+	Flexible   vrange // only when FlexOver
+	Default    string // descriptor default as text; "" when none
+	HasDefault bool
+	Ignorable  bool
+	EntityType string
+
+	inline []*rawField // nested field list from the descriptor, nil for primitives
+}
+
+var primitives = map[string]bool{
+	"bool": true, "int8": true, "int16": true, "uint16": true, "int32": true, "uint32": true,
+	"int64": true, "float64": true, "string": true, "bytes": true, "records": true, "uuid": true,
+}
+
+func exportName(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+func jsonName(s string) string   { return strings.ToLower(s[:1]) + s[1:] }
+
+func rawDefault(r json.RawMessage) (string, bool) {
+	if len(r) == 0 {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(r, &s) == nil {
+		return s, true
+	}
+	return string(r), true
+}
+
+func rawTag(r json.RawMessage) (int, error) {
+	if len(r) == 0 {
+		return -1, nil
+	}
+	d, _ := rawDefault(r)
+	return strconv.Atoi(d)
+}
+
+// buildMessage turns one release's raw descriptor into a Message with ranges clamped to
+// its valid versions.
+func buildMessage(rel string, rm *rawMessage) (*Message, error) {
+	valid, err := parseRange(rm.ValidVersions)
+	if err != nil {
+		return nil, err
+	}
+	flex, err := parseRange(rm.FlexibleVersions)
+	if err != nil {
+		return nil, err
+	}
+	dep, err := parseRange(rm.DeprecatedVersions)
+	if err != nil {
+		return nil, err
+	}
+	m := &Message{
+		Name: rm.Name, Kind: rm.Type, APIKey: -1, Valid: valid,
+		Flexible: flex.clamp(valid), Deprecated: dep.clamp(valid),
+		Listeners: rm.Listeners, Unstable: rm.LatestVersionUnstable,
+		Releases: []string{rel},
+	}
+	if rm.APIKey != nil {
+		m.APIKey = *rm.APIKey
+	}
+	common := map[string]*rawStruct{}
+	for _, c := range rm.CommonStructs {
+		common[c.Name] = c
+	}
+	m.Root = &Struct{Name: rm.Name}
+	seen := map[string]*Struct{}
+	if err := buildFields(m, m.Root, rm.Fields, common, seen, valid); err != nil {
+		return nil, fmt.Errorf("%s (%s): %v", rm.Name, rel, err)
+	}
+	return m, nil
+}
+
+func buildFields(m *Message, s *Struct, raws []*rawField, common map[string]*rawStruct, seen map[string]*Struct, valid vrange) error {
+	for _, rf := range raws {
+		f := &Field{Name: rf.Name, GoName: exportName(rf.Name), JSONName: jsonName(rf.Name), Type: rf.Type,
+			Ignorable: rf.Ignorable, EntityType: rf.EntityType}
+		var err error
+		if f.Versions, err = parseRange(rf.Versions); err != nil {
+			return err
+		}
+		f.Versions = f.Versions.clamp(valid)
+		if f.Nullable, err = parseRange(rf.NullableVersions); err != nil {
+			return err
+		}
+		f.Nullable = f.Nullable.clamp(f.Versions)
+		if f.Tagged, err = parseRange(rf.TaggedVersions); err != nil {
+			return err
+		}
+		f.Tagged = f.Tagged.clamp(f.Versions)
+		if f.Tag, err = rawTag(rf.Tag); err != nil {
+			return fmt.Errorf("field %s: bad tag", rf.Name)
+		}
+		if rf.FlexibleVersions != nil {
+			f.FlexOver = true
+			if f.Flexible, err = parseRange(*rf.FlexibleVersions); err != nil {
+				return err
+			}
+			f.Flexible = f.Flexible.clamp(valid)
+		}
+		f.Default, f.HasDefault = rawDefault(rf.Default)
+		f.Elem = f.Type
+		if strings.HasPrefix(f.Type, "[]") {
+			f.Array = true
+			f.Elem = f.Type[2:]
+		}
+		if !primitives[f.Elem] {
+			fields := rf.Fields
+			isCommon := false
+			if fields == nil {
+				c, ok := common[f.Elem]
+				if !ok {
+					return fmt.Errorf("field %s: struct type %s has no fields and no common struct", rf.Name, f.Elem)
+				}
+				fields = c.Fields
+				isCommon = true
+			}
+			if prev, ok := seen[f.Elem]; ok {
+				f.Struct = prev
+				// A struct used twice is declared once; the second use must not redefine it.
+				if rf.Fields != nil && !isCommon && len(prev.Fields) > 0 {
+					return fmt.Errorf("struct %s is defined twice", f.Elem)
+				}
+			} else {
+				st := &Struct{Name: f.Elem, Common: isCommon}
+				seen[f.Elem] = st
+				m.Structs = append(m.Structs, st)
+				f.Struct = st
+				if err := buildFields(m, st, fields, common, seen, valid); err != nil {
+					return err
+				}
+			}
+		}
+		s.Fields = append(s.Fields, f)
+	}
+	return nil
+}
+
+// mergeMessages merges an older release's message into a newer one: the valid versions
+// are the union, and fields the newer release dropped with its old versions come back
+// with their older ranges, in their older position.
+func mergeMessages(old, nw *Message) (*Message, error) {
+	if old.APIKey != nw.APIKey || old.Kind != nw.Kind {
+		return nil, fmt.Errorf("%s: api key or kind changed between releases", nw.Name)
+	}
+	var err error
+	out := *nw
+	if out.Valid, err = union(old.Valid, nw.Valid); err != nil {
+		return nil, fmt.Errorf("%s validVersions: %v", nw.Name, err)
+	}
+	if out.Flexible, err = union(old.Flexible, nw.Flexible); err != nil {
+		return nil, fmt.Errorf("%s flexibleVersions: %v", nw.Name, err)
+	}
+	if out.Deprecated, err = union(old.Deprecated, nw.Deprecated); err != nil {
+		out.Deprecated = nw.Deprecated
+	}
+	// Flexible versions, once started, run to the newest version.
+	if !out.Flexible.empty() && out.Flexible.hi < out.Valid.hi && !nw.Flexible.empty() {
+		out.Flexible.hi = out.Valid.hi
+	}
+	ls := append([]string{}, nw.Listeners...)
+	for _, l := range old.Listeners {
+		if !contains(ls, l) {
+			ls = append(ls, l)
+		}
+	}
+	out.Listeners = ls
+	out.Releases = append(append([]string{}, old.Releases...), nw.Releases...)
+	structs := map[string]*Struct{}
+	out.Structs = nil
+	out.Root, err = mergeStruct(&out, old.Root, nw.Root, structs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", nw.Name, err)
+	}
+	return &out, nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func mergeStruct(m *Message, a, b *Struct, done map[string]*Struct) (*Struct, error) {
+	if a == nil && b == nil {
+		return nil, nil
+	}
+	name := ""
+	if b != nil {
+		name = b.Name
+	} else {
+		name = a.Name
+	}
+	if s, ok := done[name]; ok {
+		return s, nil
+	}
+	out := &Struct{Name: name}
+	if b != nil {
+		out.Common = b.Common
+	} else {
+		out.Common = a.Common
+	}
+	done[name] = out
+	if name != m.Name {
+		m.Structs = append(m.Structs, out)
+	}
+	var af, bf []*Field
+	if a != nil {
+		af = a.Fields
+	}
+	if b != nil {
+		bf = b.Fields
+	}
+	byName := map[string]*Field{}
+	for _, f := range af {
+		byName[f.Name] = f
+	}
+	// Start from the newer order, then insert old-only fields after their old predecessor.
+	var merged []*Field
+	inNew := map[string]bool{}
+	for _, f := range bf {
+		inNew[f.Name] = true
+	}
+	order := make([]string, 0, len(bf)+len(af))
+	for _, f := range bf {
+		order = append(order, f.Name)
+	}
+	for i, f := range af {
+		if inNew[f.Name] {
+			continue
+		}
+		pos := 0
+		for j := i - 1; j >= 0; j-- {
+			if k := indexOf(order, af[j].Name); k >= 0 {
+				pos = k + 1
+				break
+			}
+		}
+		order = append(order[:pos], append([]string{f.Name}, order[pos:]...)...)
+	}
+	bByName := map[string]*Field{}
+	for _, f := range bf {
+		bByName[f.Name] = f
+	}
+	for _, n := range order {
+		fa, fb := byName[n], bByName[n]
+		f, err := mergeField(m, fa, fb, done)
+		if err != nil {
+			return nil, err
+		}
+		merged = append(merged, f)
+	}
+	out.Fields = merged
+	return out, nil
+}
+
+func indexOf(ss []string, s string) int {
+	for i, x := range ss {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func mergeField(m *Message, a, b *Field, done map[string]*Struct) (*Field, error) {
+	var err error
+	if a == nil || b == nil {
+		f := b
+		if f == nil {
+			f = a
+		}
+		cp := *f
+		if f.Struct != nil {
+			var sa, sb *Struct
+			if a != nil {
+				sa = a.Struct
+			} else {
+				sb = b.Struct
+			}
+			if cp.Struct, err = mergeStruct(m, sa, sb, done); err != nil {
+				return nil, err
+			}
+		}
+		return &cp, nil
+	}
+	if a.Type != b.Type {
+		return nil, fmt.Errorf("field %s changed type %s -> %s", a.Name, a.Type, b.Type)
+	}
+	cp := *b
+	if cp.Versions, err = union(a.Versions, b.Versions); err != nil {
+		return nil, fmt.Errorf("field %s versions: %v", a.Name, err)
+	}
+	if cp.Nullable, err = union(a.Nullable, b.Nullable); err != nil {
+		return nil, fmt.Errorf("field %s nullableVersions: %v", a.Name, err)
+	}
+	if cp.Tagged, err = union(a.Tagged, b.Tagged); err != nil {
+		return nil, fmt.Errorf("field %s taggedVersions: %v", a.Name, err)
+	}
+	if a.Tag != b.Tag && a.Tag >= 0 && b.Tag >= 0 {
+		return nil, fmt.Errorf("field %s changed tag", a.Name)
+	}
+	if cp.Tag < 0 {
+		cp.Tag = a.Tag
+	}
+	if a.FlexOver || b.FlexOver {
+		cp.FlexOver = true
+		if cp.Flexible, err = union(a.Flexible, b.Flexible); err != nil {
+			return nil, err
+		}
+	}
+	if a.Struct != nil {
+		if cp.Struct, err = mergeStruct(m, a.Struct, b.Struct, done); err != nil {
+			return nil, err
+		}
+	}
+	return &cp, nil
+}
+
+// finish assigns Go names and checks the merged model.
+func finish(msgs []*Message) error {
+	names := map[string]string{}
+	sort.Slice(msgs, func(i, j int) bool { return msgs[i].Name < msgs[j].Name })
+	for _, m := range msgs {
+		m.Root.GoName = m.Name
+		for _, s := range m.Structs {
+			s.GoName = m.Name + s.Name
+		}
+		for _, s := range append([]*Struct{m.Root}, m.Structs...) {
+			if prev, ok := names[s.GoName]; ok {
+				return fmt.Errorf("type name %s used by %s and %s", s.GoName, prev, m.Name)
+			}
+			names[s.GoName] = m.Name
+			tags := map[int]string{}
+			for _, f := range s.Fields {
+				if f.Tag >= 0 {
+					if p, ok := tags[f.Tag]; ok {
+						return fmt.Errorf("%s: tag %d used by %s and %s", s.GoName, f.Tag, p, f.Name)
+					}
+					tags[f.Tag] = f.Name
+					if !f.Tagged.empty() && f.Tagged != f.Versions {
+						return fmt.Errorf("%s.%s: tagged versions %s differ from versions %s", s.GoName, f.Name, f.Tagged, f.Versions)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}

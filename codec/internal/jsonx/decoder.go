@@ -1,0 +1,564 @@
+package jsonx
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Decoder reads one JSON value strictly. Like wire.Reader it is sticky: after the first
+// failure every read returns a zero value and generated code unwinds, pushing the path.
+type Decoder struct {
+	src    []byte
+	pos    int
+	err    error
+	errOff int
+	detail string
+	path   []string // innermost first
+}
+
+// NewDecoder returns a decoder over src.
+func NewDecoder(src []byte) *Decoder { return &Decoder{src: src} }
+
+// Failed reports whether a failure has been recorded.
+func (d *Decoder) Failed() bool { return d.err != nil }
+
+// Err returns the recorded failure as an *Error, or nil.
+func (d *Decoder) Err() error {
+	if d.err == nil {
+		return nil
+	}
+	p := "$"
+	for i := len(d.path) - 1; i >= 0; i-- {
+		s := d.path[i]
+		if s[0] == '[' {
+			p += s
+		} else {
+			p += "." + s
+		}
+	}
+	return &Error{Path: p, Offset: d.errOff, Err: d.err, Detail: d.detail}
+}
+
+// Fail records a failure at the current position unless one is already recorded.
+func (d *Decoder) Fail(err error, detail string) {
+	if d.err == nil {
+		d.err, d.errOff, d.detail = err, d.pos, detail
+	}
+}
+
+// Push adds a key to the error path while unwinding.
+func (d *Decoder) Push(key string) { d.path = append(d.path, key) }
+
+// PushIndex adds an array index to the error path while unwinding.
+func (d *Decoder) PushIndex(i int) { d.path = append(d.path, "["+strconv.Itoa(i)+"]") }
+
+func (d *Decoder) ws() {
+	for d.pos < len(d.src) {
+		switch d.src[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *Decoder) peek() byte {
+	d.ws()
+	if d.pos >= len(d.src) {
+		return 0
+	}
+	return d.src[d.pos]
+}
+
+// End checks that nothing but white space follows the value.
+func (d *Decoder) End() {
+	if d.err != nil {
+		return
+	}
+	d.ws()
+	if d.pos != len(d.src) {
+		d.Fail(ErrSyntax, "unexpected data after the top-level value")
+	}
+}
+
+func (d *Decoder) literal(lit string) bool {
+	if len(d.src)-d.pos >= len(lit) && string(d.src[d.pos:d.pos+len(lit)]) == lit {
+		d.pos += len(lit)
+		return true
+	}
+	return false
+}
+
+// Null consumes a null and reports whether there was one.
+func (d *Decoder) Null() bool {
+	if d.err != nil {
+		return false
+	}
+	if d.peek() == 'n' && d.literal("null") {
+		return true
+	}
+	return false
+}
+
+func (d *Decoder) typeErr(want string) {
+	c := d.peek()
+	got := "end of input"
+	switch {
+	case c == '{':
+		got = "object"
+	case c == '[':
+		got = "array"
+	case c == '"':
+		got = "string"
+	case c == 't' || c == 'f':
+		got = "boolean"
+	case c == 'n':
+		got = "null"
+	case c == '-' || (c >= '0' && c <= '9'):
+		got = "number"
+	case c != 0:
+		d.Fail(ErrSyntax, "unexpected character "+strconv.QuoteRune(rune(c)))
+		return
+	}
+	d.Fail(ErrType, "want "+want+", got "+got)
+}
+
+// BeginObject consumes '{'.
+func (d *Decoder) BeginObject() bool {
+	if d.err != nil {
+		return false
+	}
+	if d.peek() != '{' {
+		d.typeErr("object")
+		return false
+	}
+	d.pos++
+	return true
+}
+
+// BeginArray consumes '['.
+func (d *Decoder) BeginArray() bool {
+	if d.err != nil {
+		return false
+	}
+	if d.peek() != '[' {
+		d.typeErr("array")
+		return false
+	}
+	d.pos++
+	return true
+}
+
+// More reports whether another member or element follows in the object or array whose
+// closing byte is end, consuming the separating comma, or the closing byte when done.
+func (d *Decoder) More(first *bool, end byte) bool {
+	if d.err != nil {
+		return false
+	}
+	c := d.peek()
+	if c == end {
+		d.pos++
+		return false
+	}
+	if !*first {
+		if c != ',' {
+			d.Fail(ErrSyntax, "want ',' or '"+string(end)+"'")
+			return false
+		}
+		d.pos++
+		d.ws()
+	}
+	*first = false
+	return true
+}
+
+// Key reads an object key and its colon.
+func (d *Decoder) Key() string {
+	if d.peek() != '"' {
+		d.Fail(ErrSyntax, "want an object key")
+		return ""
+	}
+	k := d.str()
+	if d.err != nil {
+		return ""
+	}
+	if d.peek() != ':' {
+		d.Fail(ErrSyntax, "want ':' after key")
+		return ""
+	}
+	d.pos++
+	return k
+}
+
+// UnknownKey records an unknown-key failure.
+func (d *Decoder) UnknownKey(key string) {
+	d.Fail(ErrUnknown, strconv.Quote(key))
+}
+
+// Duplicate records a duplicate-key failure.
+func (d *Decoder) Duplicate(key string) {
+	d.Fail(ErrDup, strconv.Quote(key))
+}
+
+// str reads a JSON string at the current position (which holds '"').
+func (d *Decoder) str() string {
+	start := d.pos
+	d.pos++
+	// Fast path: no escapes.
+	for i := d.pos; i < len(d.src); i++ {
+		c := d.src[i]
+		if c == '"' {
+			s := d.src[d.pos:i]
+			if !utf8.Valid(s) {
+				d.pos = start
+				d.Fail(ErrSyntax, "string is not valid UTF-8")
+				return ""
+			}
+			d.pos = i + 1
+			return string(s)
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+	}
+	var b []byte
+	for {
+		if d.pos >= len(d.src) {
+			d.Fail(ErrSyntax, "unterminated string")
+			return ""
+		}
+		c := d.src[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			if !utf8.Valid(b) {
+				d.Fail(ErrSyntax, "string is not valid UTF-8")
+				return ""
+			}
+			return string(b)
+		case c < 0x20:
+			d.Fail(ErrSyntax, "control character in string")
+			return ""
+		case c == '\\':
+			if d.pos+1 >= len(d.src) {
+				d.Fail(ErrSyntax, "unterminated escape")
+				return ""
+			}
+			e := d.src[d.pos+1]
+			d.pos += 2
+			switch e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r, ok := d.hex4()
+				if !ok {
+					return ""
+				}
+				if utf16.IsSurrogate(r) {
+					if d.literal("\\u") {
+						r2, ok := d.hex4()
+						if !ok {
+							return ""
+						}
+						r = utf16.DecodeRune(r, r2)
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				d.Fail(ErrSyntax, "invalid escape")
+				return ""
+			}
+		default:
+			b = append(b, c)
+			d.pos++
+		}
+	}
+}
+
+func (d *Decoder) hex4() (rune, bool) {
+	if len(d.src)-d.pos < 4 {
+		d.Fail(ErrSyntax, "short \\u escape")
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(d.src[d.pos:d.pos+4]), 16, 16)
+	if err != nil {
+		d.Fail(ErrSyntax, "invalid \\u escape")
+		return 0, false
+	}
+	d.pos += 4
+	return rune(v), true
+}
+
+// String reads a string value.
+func (d *Decoder) String() string {
+	if d.err != nil {
+		return ""
+	}
+	if d.peek() != '"' {
+		d.typeErr("string")
+		return ""
+	}
+	return d.str()
+}
+
+// NullableString reads a string or null.
+func (d *Decoder) NullableString() *string {
+	if d.Null() {
+		return nil
+	}
+	s := d.String()
+	return &s
+}
+
+// Bool reads true or false.
+func (d *Decoder) Bool() bool {
+	if d.err != nil {
+		return false
+	}
+	switch d.peek() {
+	case 't':
+		if d.literal("true") {
+			return true
+		}
+	case 'f':
+		if d.literal("false") {
+			return false
+		}
+	}
+	d.typeErr("boolean")
+	return false
+}
+
+// number scans a JSON number and returns its text and whether it is an integer.
+func (d *Decoder) number() (string, bool) {
+	start := d.pos
+	i := d.pos
+	if i < len(d.src) && d.src[i] == '-' {
+		i++
+	}
+	if i >= len(d.src) || d.src[i] < '0' || d.src[i] > '9' {
+		d.typeErr("number")
+		return "", false
+	}
+	if d.src[i] == '0' {
+		i++
+	} else {
+		for i < len(d.src) && d.src[i] >= '0' && d.src[i] <= '9' {
+			i++
+		}
+	}
+	integer := true
+	if i < len(d.src) && d.src[i] == '.' {
+		integer = false
+		i++
+		j := i
+		for i < len(d.src) && d.src[i] >= '0' && d.src[i] <= '9' {
+			i++
+		}
+		if i == j {
+			d.Fail(ErrSyntax, "invalid number")
+			return "", false
+		}
+	}
+	if i < len(d.src) && (d.src[i] == 'e' || d.src[i] == 'E') {
+		integer = false
+		i++
+		if i < len(d.src) && (d.src[i] == '+' || d.src[i] == '-') {
+			i++
+		}
+		j := i
+		for i < len(d.src) && d.src[i] >= '0' && d.src[i] <= '9' {
+			i++
+		}
+		if i == j {
+			d.Fail(ErrSyntax, "invalid number")
+			return "", false
+		}
+	}
+	d.pos = i
+	return string(d.src[start:i]), integer
+}
+
+// Int reads an integral number within [min, max].
+func (d *Decoder) Int(min, max int64) int64 {
+	if d.err != nil {
+		return 0
+	}
+	d.ws()
+	start := d.pos
+	s, integer := d.number()
+	if d.err != nil {
+		return 0
+	}
+	if !integer {
+		d.pos = start
+		d.Fail(ErrType, "want an integer, got "+s)
+		return 0
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < min || v > max {
+		d.pos = start
+		d.Fail(ErrRange, s+" is outside ["+strconv.FormatInt(min, 10)+", "+strconv.FormatInt(max, 10)+"]")
+		return 0
+	}
+	return v
+}
+
+// Int64 reads an int64 written as a decimal string (the output form) or an integral
+// number.
+func (d *Decoder) Int64() int64 {
+	if d.err != nil {
+		return 0
+	}
+	if d.peek() != '"' {
+		return d.Int(math.MinInt64, math.MaxInt64)
+	}
+	start := d.pos
+	s := d.str()
+	if d.err != nil {
+		return 0
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || s == "" || s[0] == '+' || (len(s) > 1 && s[0] == '0') || (len(s) > 2 && s[0] == '-' && s[1] == '0') {
+		d.pos = start
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			d.Fail(ErrRange, strconv.Quote(s)+" is outside the int64 range")
+		} else {
+			d.Fail(ErrType, "want a decimal integer string, got "+strconv.Quote(s))
+		}
+		return 0
+	}
+	return v
+}
+
+// Uint reads an integral number within [0, max] as uint64.
+func (d *Decoder) Uint(max uint64) uint64 {
+	return uint64(d.Int(0, int64(max)))
+}
+
+// Float64 reads a number, or one of the strings "NaN", "Infinity", "-Infinity".
+func (d *Decoder) Float64() float64 {
+	if d.err != nil {
+		return 0
+	}
+	if d.peek() == '"' {
+		start := d.pos
+		switch d.str() {
+		case "NaN":
+			return math.NaN()
+		case "Infinity":
+			return math.Inf(1)
+		case "-Infinity":
+			return math.Inf(-1)
+		}
+		d.pos = start
+		d.Fail(ErrType, "want a number, \"NaN\", \"Infinity\" or \"-Infinity\"")
+		return 0
+	}
+	d.ws()
+	start := d.pos
+	s, _ := d.number()
+	if d.err != nil {
+		return 0
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		d.pos = start
+		d.Fail(ErrRange, s+" does not fit a float64")
+		return 0
+	}
+	return v
+}
+
+// Bytes reads standard base64 (padding required), or null when nullable. A present
+// empty value is a non-nil empty slice.
+func (d *Decoder) Bytes(nullable bool) []byte {
+	if nullable && d.Null() {
+		return nil
+	}
+	if d.err != nil {
+		return nil
+	}
+	start := d.pos
+	s := d.String()
+	if d.err != nil {
+		return nil
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil {
+		d.pos = start
+		d.Fail(ErrType, "want standard base64: "+err.Error())
+		return nil
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b
+}
+
+// UUID reads Kafka's 22-character URL-safe base64 text form.
+func (d *Decoder) UUID() (u [16]byte) {
+	if d.err != nil {
+		return
+	}
+	start := d.pos
+	s := d.String()
+	if d.err != nil {
+		return
+	}
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil || len(b) != 16 {
+		d.pos = start
+		d.Fail(ErrType, "want a uuid as 22 characters of URL-safe base64, got "+strconv.Quote(s))
+		return
+	}
+	copy(u[:], b)
+	return
+}
+
+// Skip reads and discards one value of any type (used nowhere on strict paths; kept for
+// readers of the vector files).
+func (d *Decoder) Skip() {
+	if d.err != nil {
+		return
+	}
+	switch d.peek() {
+	case '{':
+		d.pos++
+		for first := true; d.More(&first, '}'); {
+			d.Key()
+			d.Skip()
+		}
+	case '[':
+		d.pos++
+		for first := true; d.More(&first, ']'); {
+			d.Skip()
+		}
+	case '"':
+		d.str()
+	case 't', 'f':
+		d.Bool()
+	case 'n':
+		if !d.Null() {
+			d.typeErr("value")
+		}
+	default:
+		d.number()
+	}
+}

@@ -1,0 +1,417 @@
+// Package codec encodes and decodes every Kafka request and response, in every version,
+// plus the request and response headers and Kafka's "data" payload types, byte for byte
+// as Apache Kafka's own serializers do. The message types are generated from Kafka's JSON
+// message descriptors (see SpecReleases); this file and frame.go are the hand-written
+// surface around them.
+//
+// The codec performs no I/O: bytes in, typed messages out, and back. Decoding never
+// panics; every failure is a *DecodeError naming the message, version, field path and
+// byte offset. Decoded bytes, keys and records alias the input; strings are copied
+// unless DecodeOptions.UnsafeStrings is set.
+package codec
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/kwire/kwire/codec/internal/jsonx"
+	"github.com/kwire/kwire/codec/internal/wire"
+)
+
+// Kind says what a message is.
+type Kind int8
+
+// The kinds of message.
+const (
+	KindRequest Kind = iota
+	KindResponse
+	KindHeader
+	KindData
+)
+
+// String returns "request", "response", "header" or "data".
+func (k Kind) String() string {
+	switch k {
+	case KindRequest:
+		return "request"
+	case KindResponse:
+		return "response"
+	case KindHeader:
+		return "header"
+	case KindData:
+		return "data"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseKind is the inverse of Kind.String.
+func ParseKind(s string) (Kind, bool) {
+	for k := KindRequest; k <= KindData; k++ {
+		if k.String() == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// UUID is Kafka's 128-bit uuid.
+type UUID [16]byte
+
+// String returns Kafka's text form: URL-safe base64 without padding (22 characters).
+func (u UUID) String() string { return base64.RawURLEncoding.EncodeToString(u[:]) }
+
+// ParseUUID parses Kafka's text form of a uuid.
+func ParseUUID(s string) (UUID, error) {
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil || len(b) != 16 {
+		return UUID{}, fmt.Errorf("kwire: %q is not a uuid (22 characters of URL-safe base64)", s)
+	}
+	return UUID(b), nil
+}
+
+// TaggedField is one tagged field that the descriptors do not define, kept as read so
+// that re-encoding reproduces it. Data aliases the decoded input.
+type TaggedField = wire.TaggedField
+
+// Message is implemented by every generated request, response, header and data type.
+type Message interface {
+	// MessageName is the descriptor name, e.g. "ProduceRequest".
+	MessageName() string
+	// APIKey is the api key, or -1 for headers and data types.
+	APIKey() int16
+	// MessageKind says whether this is a request, response, header or data type.
+	MessageKind() Kind
+	// Info returns the generated metadata of the message.
+	Info() *MessageInfo
+	// Encode appends the message at version to dst.
+	Encode(dst []byte, version int16) ([]byte, error)
+	// Decode replaces the message with the one in src, which must hold exactly one
+	// message at version.
+	Decode(src []byte, version int16) error
+	// DecodeWith is Decode with options.
+	DecodeWith(src []byte, version int16, opts DecodeOptions) error
+	// AppendJSON appends the JSON form (codec/JSON.md) at version to dst.
+	AppendJSON(dst []byte, version int16) ([]byte, error)
+	// UnmarshalJSON replaces the message with the one in data (the JSON form).
+	UnmarshalJSON(data []byte) error
+	// SetDefaults resets every field to its descriptor default.
+	SetDefaults()
+
+	decode(r *wire.Reader, v int16)
+	encode(w *wire.Encoder, v int16)
+	appendJSON(b []byte, v int16) []byte
+	unmarshalJSON(d *jsonx.Decoder)
+}
+
+// Request is a request body; NewResponse returns its paired response type.
+type Request interface {
+	Message
+	NewResponse() Response
+	isRequest()
+}
+
+// Response is a response body; NewRequest returns its paired request type.
+type Response interface {
+	Message
+	NewRequest() Request
+	isResponse()
+}
+
+// MessageInfo is the generated metadata of one message.
+type MessageInfo struct {
+	Name   string
+	APIKey int16 // -1 for headers and data types
+	Kind   Kind
+	// MinVersion and MaxVersion bound the valid versions (the union over SpecReleases).
+	MinVersion, MaxVersion int16
+	// FlexibleMin is the first flexible version, or -1 when the message is never flexible.
+	FlexibleMin int16
+	// DeprecatedMin and DeprecatedMax bound the deprecated versions, or are -1.
+	DeprecatedMin, DeprecatedMax int16
+	// Listeners are the listener types that accept the request (requests only).
+	Listeners []string
+	// LatestVersionUnstable is set when the newest version is not yet stable.
+	LatestVersionUnstable bool
+	// Releases are the kafka-clients releases whose descriptors include the message.
+	Releases []string
+}
+
+// ValidVersion reports whether v is a valid version of the message.
+func (i *MessageInfo) ValidVersion(v int16) bool { return v >= i.MinVersion && v <= i.MaxVersion }
+
+// Flexible reports whether version v uses the flexible (compact, tagged) encoding.
+func (i *MessageInfo) Flexible(v int16) bool { return i.FlexibleMin >= 0 && v >= i.FlexibleMin }
+
+// APIInfo pairs the request and response of one api key.
+type APIInfo struct {
+	Key      int16
+	Name     string // "Produce", "Fetch", ...
+	Request  *MessageInfo
+	Response *MessageInfo
+}
+
+// Messages returns the metadata of every message, sorted by name.
+func Messages() []*MessageInfo { return append([]*MessageInfo(nil), allMessages...) }
+
+// APIs returns every api key's metadata, in key order.
+func APIs() []APIInfo { return append([]APIInfo(nil), allAPIs...) }
+
+// LookupAPI returns the metadata of an api key.
+func LookupAPI(key int16) (APIInfo, bool) {
+	i := sort.Search(len(allAPIs), func(i int) bool { return allAPIs[i].Key >= key })
+	if i < len(allAPIs) && allAPIs[i].Key == key {
+		return allAPIs[i], true
+	}
+	return APIInfo{}, false
+}
+
+// NewMessage returns a new message with defaults by descriptor name ("ProduceRequest",
+// "RequestHeader", "ConsumerProtocolSubscription"), or nil.
+func NewMessage(name string) Message { return newMessageByName(name) }
+
+// NewRequest returns a new request of the api key with defaults, or nil.
+func NewRequest(key int16) Request { return newRequest(key) }
+
+// NewResponse returns a new response of the api key with defaults, or nil.
+func NewResponse(key int16) Response { return newResponse(key) }
+
+// LookupMessage returns a new message by api key and kind (request or response).
+func LookupMessage(key int16, kind Kind) Message {
+	switch kind {
+	case KindRequest:
+		if r := newRequest(key); r != nil {
+			return r
+		}
+	case KindResponse:
+		if r := newResponse(key); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// DecodeOptions tune decoding.
+type DecodeOptions struct {
+	// UnsafeStrings makes decoded strings alias the input instead of copying them. The
+	// input must then stay alive and unchanged while the strings are in use.
+	UnsafeStrings bool
+}
+
+// DecodeError is any failure to decode bytes.
+type DecodeError struct {
+	Message string // descriptor name of the outermost message being decoded
+	Version int16
+	Path    string // field path within the message, e.g. "topicData[0].name"
+	Offset  int    // byte offset in the input where the failing read started
+	Err     error  // cause: one of the wire errors (ErrTruncated, ErrLength, ...)
+	Detail  string
+}
+
+func (e *DecodeError) Error() string {
+	s := fmt.Sprintf("kwire: decode %s v%d", e.Message, e.Version)
+	if e.Path != "" {
+		s += " field " + e.Path
+	}
+	s += fmt.Sprintf(" at offset %d: %v", e.Offset, e.Err)
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
+	}
+	return s
+}
+
+// Unwrap returns the cause.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// EncodeError is any failure to encode a message.
+type EncodeError struct {
+	Message string
+	Version int16
+	Path    string
+	Err     error
+	Detail  string
+}
+
+func (e *EncodeError) Error() string {
+	s := fmt.Sprintf("kwire: encode %s v%d", e.Message, e.Version)
+	if e.Path != "" {
+		s += " field " + e.Path
+	}
+	s += ": " + e.Err.Error()
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
+	}
+	return s
+}
+
+// Unwrap returns the cause.
+func (e *EncodeError) Unwrap() error { return e.Err }
+
+// Causes of failures; DecodeError and EncodeError wrap them, so errors.Is works.
+var (
+	ErrTruncated   = wire.ErrTruncated
+	ErrLength      = wire.ErrLength
+	ErrNull        = wire.ErrNull
+	ErrVarint      = wire.ErrVarint
+	ErrTags        = wire.ErrTags
+	ErrTrailing    = wire.ErrTrailing
+	ErrTooLarge    = wire.ErrTooLarge
+	ErrNonDefault  = wire.ErrNonDefault
+	ErrNotNullable = wire.ErrNotNullable
+	ErrTooLong     = wire.ErrTooLong
+	ErrBadTags     = wire.ErrBadTags
+	ErrVersion     = wire.ErrVersion
+	ErrUnknownAPI  = errors.New("unknown api key")
+	ErrMismatch    = errors.New("header and body disagree")
+)
+
+func versionError(m Message, v int16) error {
+	i := m.Info()
+	return fmt.Errorf("kwire: %s version %d: %w (valid %d-%d)", m.MessageName(), v, ErrVersion, i.MinVersion, i.MaxVersion)
+}
+
+func encodeBody(m Message, dst []byte, v int16) ([]byte, error) {
+	if !m.Info().ValidVersion(v) {
+		return dst, versionError(m, v)
+	}
+	w := wire.Encoder{Buf: dst}
+	m.encode(&w, v)
+	if w.Err != nil {
+		return dst, &EncodeError{Message: m.MessageName(), Version: v, Path: w.Path(), Err: w.Err, Detail: w.Detail}
+	}
+	return w.Buf, nil
+}
+
+func decodeBody(m Message, src []byte, v int16, opts DecodeOptions) error {
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	return decodeAt(m, &r, v, true)
+}
+
+// decodeAt decodes m from r at version v; when whole is set the reader must end with it.
+func decodeAt(m Message, r *wire.Reader, v int16, whole bool) (err error) {
+	if !m.Info().ValidVersion(v) {
+		return versionError(m, v)
+	}
+	defer func() {
+		// Generated decoders check every bound; this turns a bug into an error rather
+		// than a crash of the host process.
+		if p := recover(); p != nil {
+			err = &DecodeError{Message: m.MessageName(), Version: v, Offset: r.Off, Err: errors.New("internal decoder fault"), Detail: fmt.Sprint(p)}
+		}
+	}()
+	m.decode(r, v)
+	if r.Err == nil && whole && r.Off != len(r.Src) {
+		r.Fail(wire.ErrTrailing, r.Off, strconv.Itoa(len(r.Src)-r.Off)+" bytes left")
+	}
+	if r.Err != nil {
+		return &DecodeError{Message: m.MessageName(), Version: v, Path: r.Path(), Offset: r.ErrOff, Err: r.Err, Detail: r.Detail}
+	}
+	return nil
+}
+
+func appendJSONBody(m Message, dst []byte, v int16) ([]byte, error) {
+	if !m.Info().ValidVersion(v) {
+		return dst, versionError(m, v)
+	}
+	return m.appendJSON(dst, v), nil
+}
+
+func unmarshalJSONBody(m Message, data []byte) error {
+	d := jsonx.NewDecoder(data)
+	m.unmarshalJSON(d)
+	d.End()
+	if err := d.Err(); err != nil {
+		return fmt.Errorf("kwire: %s: %w", m.MessageName(), err)
+	}
+	return nil
+}
+
+// writeUnknownTags writes the unknown tags from u[i:] that sort below limit (all of them
+// when limit < 0), checking that they ascend and do not reuse the known tag limit.
+func writeUnknownTags(w *wire.Encoder, u []TaggedField, i int, last int64, limit int64) (int, int64) {
+	for ; i < len(u); i++ {
+		t := int64(u[i].Tag)
+		if limit >= 0 && t >= limit {
+			if t == limit {
+				w.Fail(wire.ErrBadTags, "unknown tag "+strconv.FormatInt(t, 10)+" is a tag this version defines")
+			}
+			break
+		}
+		if t <= last {
+			w.Fail(wire.ErrBadTags, "unknown tags must ascend: "+strconv.FormatInt(t, 10)+" after "+strconv.FormatInt(last, 10))
+			break
+		}
+		w.RawTagged(u[i].Tag, u[i].Data)
+		last = t
+	}
+	return i, last
+}
+
+func appendUnknownJSON(b []byte, u []TaggedField) []byte {
+	b = append(b, '[')
+	for i, t := range u {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"tag":`...)
+		b = strconv.AppendUint(b, uint64(t.Tag), 10)
+		b = append(b, `,"data":`...)
+		b = jsonx.AppendBytes(b, t.Data, false)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func readUnknownJSON(d *jsonx.Decoder) []TaggedField {
+	if !d.BeginArray() {
+		return nil
+	}
+	var out []TaggedField
+	last := int64(-1)
+	for first := true; d.More(&first, ']'); {
+		var t TaggedField
+		var seenTag, seenData bool
+		if d.BeginObject() {
+			for f := true; d.More(&f, '}'); {
+				k := d.Key()
+				switch k {
+				case "tag":
+					if seenTag {
+						d.Duplicate(k)
+					}
+					seenTag = true
+					t.Tag = uint32(d.Int(0, 1<<32-1))
+				case "data":
+					if seenData {
+						d.Duplicate(k)
+					}
+					seenData = true
+					t.Data = d.Bytes(false)
+				default:
+					d.UnknownKey(k)
+				}
+				if d.Failed() {
+					d.Push(k)
+					break
+				}
+			}
+		}
+		if !d.Failed() && (!seenTag || !seenData) {
+			d.Fail(jsonx.ErrType, "an unknown tagged field needs both \"tag\" and \"data\"")
+		}
+		if !d.Failed() && int64(t.Tag) <= last {
+			d.Fail(jsonx.ErrType, "unknown tags must ascend")
+		}
+		if d.Failed() {
+			d.PushIndex(len(out))
+			break
+		}
+		last = int64(t.Tag)
+		out = append(out, t)
+	}
+	return out
+}
+
+func newString(s string) *string { return &s }
