@@ -1,0 +1,142 @@
+package records
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"math/bits"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// CRC32C is the checksum of a magic 2 batch (Castagnoli polynomial).
+func CRC32C(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// CRC32 is the checksum of a legacy (magic 0 and 1) message (IEEE polynomial).
+func CRC32(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
+
+var be = binary.BigEndian
+
+// readVarint reads a zigzag varint of at most 5 bytes (Kafka's int32 varint)
+// starting at b[pos]. ok is false when the input ends or the varint is too long.
+func readVarint(b []byte, pos int) (v int32, next int, ok bool) {
+	if pos < len(b) {
+		c := b[pos]
+		if c < 0x80 {
+			return int32(c>>1) ^ -int32(c&1), pos + 1, true
+		}
+	}
+	var x uint32
+	var shift uint
+	for i := 0; i < 5; i++ {
+		if pos >= len(b) {
+			return 0, pos, false
+		}
+		c := b[pos]
+		pos++
+		x |= uint32(c&0x7f) << shift
+		if c < 0x80 {
+			return int32(x>>1) ^ -int32(x&1), pos, true
+		}
+		shift += 7
+	}
+	return 0, pos, false
+}
+
+// readVarlong reads a zigzag varint of at most 10 bytes (Kafka's int64 varlong).
+func readVarlong(b []byte, pos int) (v int64, next int, ok bool) {
+	if pos < len(b) {
+		c := b[pos]
+		if c < 0x80 {
+			return int64(c>>1) ^ -int64(c&1), pos + 1, true
+		}
+	}
+	var x uint64
+	var shift uint
+	for i := 0; i < 10; i++ {
+		if pos >= len(b) {
+			return 0, pos, false
+		}
+		c := b[pos]
+		pos++
+		x |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return int64(x>>1) ^ -int64(x&1), pos, true
+		}
+		shift += 7
+	}
+	return 0, pos, false
+}
+
+func appendVarint(b []byte, v int32) []byte {
+	u := uint32(v<<1) ^ uint32(v>>31)
+	for u >= 0x80 {
+		b = append(b, byte(u)|0x80)
+		u >>= 7
+	}
+	return append(b, byte(u))
+}
+
+func appendVarlong(b []byte, v int64) []byte {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	for u >= 0x80 {
+		b = append(b, byte(u)|0x80)
+		u >>= 7
+	}
+	return append(b, byte(u))
+}
+
+func sizeVarint(v int32) int {
+	u := uint32(v<<1) ^ uint32(v>>31)
+	return (bits.Len32(u|1) + 6) / 7
+}
+
+func sizeVarlong(v int64) int {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	return (bits.Len64(u|1) + 6) / 7
+}
+
+// xxh32 is the 32-bit xxHash (seed 0), used by the LZ4 frame format.
+func xxh32(b []byte) uint32 {
+	const (
+		p1 uint32 = 2654435761
+		p2 uint32 = 2246822519
+		p3 uint32 = 3266489917
+		p4 uint32 = 668265263
+		p5 uint32 = 374761393
+	)
+	n := len(b)
+	var h uint32
+	if n >= 16 {
+		q1, q2 := p1, p2 // variables: the sums below wrap
+		v1 := q1 + q2
+		v2 := q2
+		v3 := uint32(0)
+		v4 := -q1
+		for len(b) >= 16 {
+			v1 = bits.RotateLeft32(v1+binary.LittleEndian.Uint32(b[0:])*p2, 13) * p1
+			v2 = bits.RotateLeft32(v2+binary.LittleEndian.Uint32(b[4:])*p2, 13) * p1
+			v3 = bits.RotateLeft32(v3+binary.LittleEndian.Uint32(b[8:])*p2, 13) * p1
+			v4 = bits.RotateLeft32(v4+binary.LittleEndian.Uint32(b[12:])*p2, 13) * p1
+			b = b[16:]
+		}
+		h = bits.RotateLeft32(v1, 1) + bits.RotateLeft32(v2, 7) + bits.RotateLeft32(v3, 12) + bits.RotateLeft32(v4, 18)
+	} else {
+		h = p5
+	}
+	h += uint32(n)
+	for len(b) >= 4 {
+		h += binary.LittleEndian.Uint32(b) * p3
+		h = bits.RotateLeft32(h, 17) * p4
+		b = b[4:]
+	}
+	for _, c := range b {
+		h += uint32(c) * p5
+		h = bits.RotateLeft32(h, 11) * p1
+	}
+	h ^= h >> 15
+	h *= p2
+	h ^= h >> 13
+	h *= p3
+	h ^= h >> 16
+	return h
+}
