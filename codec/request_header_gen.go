@@ -15,7 +15,7 @@ type RequestHeader struct {
 	RequestApiVersion int16
 	// CorrelationId: int32; versions 0-2.
 	CorrelationId int32
-	// ClientId: string; versions 1-2; nullable 1-2; flexible none.
+	// ClientId: string; versions 1-2; nullable 1-2; ignorable; flexible none.
 	ClientId *string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
@@ -107,9 +107,7 @@ func (m *RequestHeader) encode(w *wire.Encoder, v int16) {
 			return
 		}
 	} else if !(m.ClientId != nil && *m.ClientId == "") {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("clientId")
-		return
+		// ClientId is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)

@@ -9,9 +9,9 @@ import (
 
 // ShareAcknowledgeResponse is Kafka's ShareAcknowledgeResponse (api key 79), versions 0-2; flexible versions 0-2.
 type ShareAcknowledgeResponse struct {
-	// ThrottleTimeMs: int32; versions 0-2.
+	// ThrottleTimeMs: int32; versions 0-2; ignorable.
 	ThrottleTimeMs int32
-	// ErrorCode: int16; versions 0-2.
+	// ErrorCode: int16; versions 0-2; ignorable.
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-2; nullable 0-2; default "null".
 	ErrorMessage *string
@@ -315,7 +315,7 @@ func (m *ShareAcknowledgeResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // ShareAcknowledgeResponseShareAcknowledgeTopicResponse is the ShareAcknowledgeTopicResponse struct of ShareAcknowledgeResponse.
 type ShareAcknowledgeResponseShareAcknowledgeTopicResponse struct {
-	// TopicId: uuid; versions 0-2.
+	// TopicId: uuid; versions 0-2; ignorable.
 	TopicId UUID
 	// Partitions: []PartitionData; versions 0-2.
 	Partitions []ShareAcknowledgeResponsePartitionData

@@ -19,7 +19,7 @@ type ShareFetchRequest struct {
 	MaxWaitMs int32
 	// MinBytes: int32; versions 0-2.
 	MinBytes int32
-	// MaxBytes: int32; versions 0-2; default "0x7fffffff".
+	// MaxBytes: int32; versions 0-2; default "0x7fffffff"; ignorable.
 	MaxBytes int32
 	// MaxRecords: int32; versions 1-2.
 	MaxRecords int32
@@ -475,7 +475,7 @@ func (m *ShareFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // ShareFetchRequestFetchTopic is the FetchTopic struct of ShareFetchRequest.
 type ShareFetchRequestFetchTopic struct {
-	// TopicId: uuid; versions 0-2.
+	// TopicId: uuid; versions 0-2; ignorable.
 	TopicId UUID
 	// Partitions: []FetchPartition; versions 0-2.
 	Partitions []ShareFetchRequestFetchPartition
@@ -1040,7 +1040,7 @@ func (m *ShareFetchRequestAcknowledgementBatch) unmarshalJSON(d *jsonx.Decoder) 
 
 // ShareFetchRequestForgottenTopic is the ForgottenTopic struct of ShareFetchRequest.
 type ShareFetchRequestForgottenTopic struct {
-	// TopicId: uuid; versions 0-2.
+	// TopicId: uuid; versions 0-2; ignorable.
 	TopicId UUID
 	// Partitions: []int32; versions 0-2.
 	Partitions []int32

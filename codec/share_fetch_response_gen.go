@@ -9,9 +9,9 @@ import (
 
 // ShareFetchResponse is Kafka's ShareFetchResponse (api key 78), versions 0-2; flexible versions 0-2.
 type ShareFetchResponse struct {
-	// ThrottleTimeMs: int32; versions 0-2.
+	// ThrottleTimeMs: int32; versions 0-2; ignorable.
 	ThrottleTimeMs int32
-	// ErrorCode: int16; versions 0-2.
+	// ErrorCode: int16; versions 0-2; ignorable.
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-2; nullable 0-2; default "null".
 	ErrorMessage *string
@@ -317,7 +317,7 @@ func (m *ShareFetchResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // ShareFetchResponseShareFetchableTopicResponse is the ShareFetchableTopicResponse struct of ShareFetchResponse.
 type ShareFetchResponseShareFetchableTopicResponse struct {
-	// TopicId: uuid; versions 0-2.
+	// TopicId: uuid; versions 0-2; ignorable.
 	TopicId UUID
 	// Partitions: []PartitionData; versions 0-2.
 	Partitions []ShareFetchResponsePartitionData

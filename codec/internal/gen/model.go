@@ -352,6 +352,9 @@ func mergeField(m *Message, a, b *Field, done map[string]*Struct) (*Field, error
 	if cp.Tag < 0 {
 		cp.Tag = a.Tag
 	}
+	// Ignorability only matters at versions that lack the field; an older release that
+	// still has those versions may allow dropping the field there.
+	cp.Ignorable = a.Ignorable || b.Ignorable
 	if a.FlexOver || b.FlexOver {
 		cp.FlexOver = true
 		if cp.Flexible, err = union(a.Flexible, b.Flexible); err != nil {

@@ -46,8 +46,8 @@ const open = 1 << 20
 
 var none = vrange{1, 0}
 
-func (r vrange) empty() bool       { return r.lo > r.hi }
-func (r vrange) has(v int) bool    { return v >= r.lo && v <= r.hi }
+func (r vrange) empty() bool    { return r.lo > r.hi }
+func (r vrange) has(v int) bool { return v >= r.lo && v <= r.hi }
 func (r vrange) String() string {
 	switch {
 	case r.empty():

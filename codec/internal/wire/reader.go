@@ -18,10 +18,10 @@ import (
 
 // Causes of decode failures. A DecodeError wraps one of these (errors.Is works).
 var (
-	// ErrTruncated means the input ended before a field did.
+	// ErrTruncated means the input ended before a field did, or a length or count
+	// prefix claims more than the bytes that remain.
 	ErrTruncated = errors.New("input truncated")
-	// ErrLength means a length or count prefix is negative (other than -1 for null)
-	// or larger than the bytes that remain.
+	// ErrLength means a length or count prefix is negative other than -1 for null.
 	ErrLength = errors.New("invalid length")
 	// ErrNull means null arrived where the version does not allow it.
 	ErrNull = errors.New("null for a non-nullable field")
@@ -204,7 +204,7 @@ func (r *Reader) length(compact bool, wide bool, minElem int) int {
 		return -1
 	}
 	if n > 0 && n > (len(r.Src)-r.Off)/minElem {
-		r.Fail(ErrLength, start, "length "+strconv.Itoa(n)+" exceeds the "+strconv.Itoa(len(r.Src)-r.Off)+" bytes that remain")
+		r.Fail(ErrTruncated, start, "length "+strconv.Itoa(n)+" exceeds the "+strconv.Itoa(len(r.Src)-r.Off)+" bytes that remain")
 		return -1
 	}
 	return n

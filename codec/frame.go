@@ -1,0 +1,302 @@
+package codec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+
+	"github.com/kwire/kwire/codec/internal/wire"
+)
+
+// DefaultMaxFrameSize is the largest frame accepted unless a Framer says otherwise:
+// 100 MiB, the default of Kafka's socket.request.max.bytes.
+const DefaultMaxFrameSize = 100 << 20
+
+// Api keys with header special cases.
+const (
+	apiKeyControlledShutdown = 7
+	apiKeyApiVersions        = 18
+)
+
+// RequestHeaderVersion is the request header version used by (apiKey, version): 2 for
+// flexible versions, else 1, and 0 for ControlledShutdown v0. It returns -1 for an
+// unknown api key.
+func RequestHeaderVersion(apiKey, version int16) int16 {
+	api, ok := LookupAPI(apiKey)
+	if !ok {
+		return -1
+	}
+	if apiKey == apiKeyControlledShutdown && version == 0 {
+		return 0
+	}
+	if api.Request.Flexible(version) {
+		return 2
+	}
+	return 1
+}
+
+// ResponseHeaderVersion is the response header version used by (apiKey, version): 1 for
+// flexible versions, else 0; ApiVersions responses always use 0 so that a client can read
+// them whatever version it asked for. It returns -1 for an unknown api key.
+func ResponseHeaderVersion(apiKey, version int16) int16 {
+	api, ok := LookupAPI(apiKey)
+	if !ok {
+		return -1
+	}
+	if apiKey == apiKeyApiVersions {
+		return 0
+	}
+	if api.Response.Flexible(version) {
+		return 1
+	}
+	return 0
+}
+
+// RequestFrame is a decoded request: its header and body.
+type RequestFrame struct {
+	Header        RequestHeader
+	HeaderVersion int16
+	Body          Request
+}
+
+// ResponseFrame is a decoded response: its header and body.
+type ResponseFrame struct {
+	Header        ResponseHeader
+	HeaderVersion int16
+	Body          Response
+}
+
+// Framer encodes and decodes whole frames: a 4-byte big-endian size, then the header,
+// then the body. The zero value uses DefaultMaxFrameSize.
+type Framer struct {
+	// MaxFrameSize bounds the size field of a frame (the bytes after it). Zero means
+	// DefaultMaxFrameSize.
+	MaxFrameSize int
+	// UnsafeStrings makes decoded strings alias the frame (see DecodeOptions).
+	UnsafeStrings bool
+}
+
+func (f Framer) limit() int {
+	if f.MaxFrameSize > 0 {
+		return f.MaxFrameSize
+	}
+	return DefaultMaxFrameSize
+}
+
+// FrameLength reports how many bytes the frame at the start of b occupies, size prefix
+// included, once at least 4 bytes are available (0 and no error before that). A size
+// that is negative or above the limit is an error, so a stream reader can refuse it
+// before buffering it.
+func (f Framer) FrameLength(b []byte) (int, error) {
+	if len(b) < 4 {
+		return 0, nil
+	}
+	size := int(int32(binary.BigEndian.Uint32(b)))
+	if size < 0 || size > f.limit() {
+		return 0, &DecodeError{Message: "frame", Version: -1, Offset: 0, Err: ErrTooLarge,
+			Detail: "frame size " + strconv.Itoa(size) + ", limit " + strconv.Itoa(f.limit())}
+	}
+	return 4 + size, nil
+}
+
+// checkFrame validates the size prefix of one complete frame.
+func (f Framer) checkFrame(frame []byte, name string) error {
+	if len(frame) < 4 {
+		return &DecodeError{Message: name, Version: -1, Offset: 0, Err: ErrTruncated, Detail: "a frame needs a 4-byte size"}
+	}
+	n, err := f.FrameLength(frame)
+	if err != nil {
+		de := err.(*DecodeError)
+		de.Message = name
+		return de
+	}
+	if n != len(frame) {
+		cause := ErrTruncated
+		if n < len(frame) {
+			cause = ErrTrailing
+		}
+		return &DecodeError{Message: name, Version: -1, Offset: 0, Err: cause,
+			Detail: fmt.Sprintf("size field says %d bytes, frame holds %d", n-4, len(frame)-4)}
+	}
+	return nil
+}
+
+func (f Framer) finishFrame(dst []byte, start int, name string, version int16) ([]byte, error) {
+	size := len(dst) - start - 4
+	if size > f.limit() {
+		return dst[:start], &EncodeError{Message: name, Version: version, Err: ErrTooLarge,
+			Detail: "frame of " + strconv.Itoa(size) + " bytes, limit " + strconv.Itoa(f.limit())}
+	}
+	binary.BigEndian.PutUint32(dst[start:], uint32(size))
+	return dst, nil
+}
+
+// EncodeRequest appends a request frame to dst. The header names the api key and
+// version; the body must be that api's request.
+func (f Framer) EncodeRequest(dst []byte, h *RequestHeader, body Request) ([]byte, error) {
+	if h.RequestApiKey != body.APIKey() {
+		return dst, fmt.Errorf("kwire: request header names api key %d but the body is %s (api key %d): %w",
+			h.RequestApiKey, body.MessageName(), body.APIKey(), ErrMismatch)
+	}
+	v := h.RequestApiVersion
+	if !body.Info().ValidVersion(v) {
+		return dst, versionError(body, v)
+	}
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst, err := h.Encode(dst, RequestHeaderVersion(h.RequestApiKey, v))
+	if err != nil {
+		return dst[:start], err
+	}
+	if dst, err = body.Encode(dst, v); err != nil {
+		return dst[:start], err
+	}
+	return f.finishFrame(dst, start, body.MessageName(), v)
+}
+
+// DecodeRequest decodes one complete request frame (size prefix included). The header
+// says which request and version the body is. Error offsets count from the frame start.
+func (f Framer) DecodeRequest(frame []byte) (*RequestFrame, error) {
+	if err := f.checkFrame(frame, "request frame"); err != nil {
+		return nil, err
+	}
+	if len(frame) < 8 {
+		return nil, &DecodeError{Message: "RequestHeader", Version: -1, Offset: 4, Err: ErrTruncated, Detail: "need the api key and version"}
+	}
+	key := int16(binary.BigEndian.Uint16(frame[4:]))
+	v := int16(binary.BigEndian.Uint16(frame[6:]))
+	body := NewRequest(key)
+	if body == nil {
+		return nil, &DecodeError{Message: "RequestHeader", Version: -1, Path: "requestApiKey", Offset: 4, Err: ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(key))}
+	}
+	if !body.Info().ValidVersion(v) {
+		return nil, &DecodeError{Message: body.MessageName(), Version: v, Path: "requestApiVersion", Offset: 6, Err: ErrVersion,
+			Detail: fmt.Sprintf("valid %d-%d", body.Info().MinVersion, body.Info().MaxVersion)}
+	}
+	out := &RequestFrame{HeaderVersion: RequestHeaderVersion(key, v), Body: body}
+	r := wire.Reader{Src: frame, Off: 4, UnsafeStrings: f.UnsafeStrings}
+	if err := decodeAt(&out.Header, &r, out.HeaderVersion, false); err != nil {
+		return nil, err
+	}
+	if err := decodeAt(body, &r, v, true); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EncodeResponse appends a response frame for the given request version to dst.
+func (f Framer) EncodeResponse(dst []byte, h *ResponseHeader, version int16, body Response) ([]byte, error) {
+	if !body.Info().ValidVersion(version) {
+		return dst, versionError(body, version)
+	}
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst, err := h.Encode(dst, ResponseHeaderVersion(body.APIKey(), version))
+	if err != nil {
+		return dst[:start], err
+	}
+	if dst, err = body.Encode(dst, version); err != nil {
+		return dst[:start], err
+	}
+	return f.finishFrame(dst, start, body.MessageName(), version)
+}
+
+// DecodeResponse decodes one complete response frame; a response does not say what it
+// answers, so the caller passes the api key and version of the request.
+func (f Framer) DecodeResponse(frame []byte, apiKey, version int16) (*ResponseFrame, error) {
+	if err := f.checkFrame(frame, "response frame"); err != nil {
+		return nil, err
+	}
+	body := NewResponse(apiKey)
+	if body == nil {
+		return nil, &DecodeError{Message: "response frame", Version: version, Offset: 0, Err: ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(apiKey))}
+	}
+	if !body.Info().ValidVersion(version) {
+		return nil, versionError(body, version)
+	}
+	out := &ResponseFrame{HeaderVersion: ResponseHeaderVersion(apiKey, version), Body: body}
+	r := wire.Reader{Src: frame, Off: 4, UnsafeStrings: f.UnsafeStrings}
+	if err := decodeAt(&out.Header, &r, out.HeaderVersion, false); err != nil {
+		return nil, err
+	}
+	if err := decodeAt(body, &r, version, true); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PeekedHeader is what PeekRequestHeader reads.
+type PeekedHeader struct {
+	APIKey        int16
+	APIVersion    int16
+	CorrelationID int32
+	ClientID      *string // nil when null or absent (header v0)
+	HeaderVersion int16
+	// FrameSize is the value of the size prefix (bytes after it).
+	FrameSize int
+}
+
+// PeekRequestHeader reads the api key, version, correlation id and client id of a
+// request frame without decoding the body or the header's tagged fields. The frame may
+// be incomplete past the client id; the size prefix is still checked against the limit.
+func (f Framer) PeekRequestHeader(frame []byte) (PeekedHeader, error) {
+	var p PeekedHeader
+	r := wire.Reader{Src: frame}
+	size := int(r.Int32())
+	if r.Err == nil && (size < 0 || size > f.limit()) {
+		r.Fail(ErrTooLarge, 0, "frame size "+strconv.Itoa(size)+", limit "+strconv.Itoa(f.limit()))
+	}
+	if r.Err == nil && len(frame) > 4+size {
+		r.Src = frame[:4+size]
+	}
+	p.FrameSize = size
+	p.APIKey = r.Int16()
+	p.APIVersion = r.Int16()
+	p.CorrelationID = r.Int32()
+	if r.Err != nil {
+		return p, &DecodeError{Message: "RequestHeader", Version: -1, Offset: r.ErrOff, Err: r.Err, Detail: r.Detail}
+	}
+	p.HeaderVersion = RequestHeaderVersion(p.APIKey, p.APIVersion)
+	if p.HeaderVersion < 0 {
+		return p, &DecodeError{Message: "RequestHeader", Version: -1, Path: "requestApiKey", Offset: 4, Err: ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(p.APIKey))}
+	}
+	if p.HeaderVersion >= 1 {
+		// The client id keeps the classic int16 length even in flexible headers.
+		p.ClientID = r.NullableString(false)
+		if r.Err != nil {
+			return p, &DecodeError{Message: "RequestHeader", Version: p.HeaderVersion, Path: "clientId", Offset: r.ErrOff, Err: r.Err, Detail: r.Detail}
+		}
+	}
+	return p, nil
+}
+
+// EncodeRequestFrame is Framer{}.EncodeRequest.
+func EncodeRequestFrame(dst []byte, h *RequestHeader, body Request) ([]byte, error) {
+	return Framer{}.EncodeRequest(dst, h, body)
+}
+
+// DecodeRequestFrame is Framer{}.DecodeRequest.
+func DecodeRequestFrame(frame []byte) (*RequestFrame, error) { return Framer{}.DecodeRequest(frame) }
+
+// EncodeResponseFrame is Framer{}.EncodeResponse.
+func EncodeResponseFrame(dst []byte, h *ResponseHeader, version int16, body Response) ([]byte, error) {
+	return Framer{}.EncodeResponse(dst, h, version, body)
+}
+
+// DecodeResponseFrame is Framer{}.DecodeResponse.
+func DecodeResponseFrame(frame []byte, apiKey, version int16) (*ResponseFrame, error) {
+	return Framer{}.DecodeResponse(frame, apiKey, version)
+}
+
+// PeekRequestHeader is Framer{}.PeekRequestHeader.
+func PeekRequestHeader(frame []byte) (PeekedHeader, error) { return Framer{}.PeekRequestHeader(frame) }
+
+// NewRequestHeaderFor returns a request header for body at version.
+func NewRequestHeaderFor(body Request, version int16, correlationID int32, clientID string) *RequestHeader {
+	h := NewRequestHeader()
+	h.RequestApiKey = body.APIKey()
+	h.RequestApiVersion = version
+	h.CorrelationId = correlationID
+	h.ClientId = &clientID
+	return h
+}

@@ -1,0 +1,206 @@
+package codec_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+)
+
+func TestHeaderVersions(t *testing.T) {
+	tests := []struct {
+		name          string
+		key, version  int16
+		request, resp int16
+	}{
+		{"Produce v8 is classic", 0, 8, 1, 0},
+		{"Produce v9 is flexible", 0, 9, 2, 1},
+		{"Fetch v12 is flexible", 1, 12, 2, 1},
+		{"ControlledShutdown v0 uses request header v0", 7, 0, 0, 0},
+		{"ControlledShutdown v1 uses request header v1", 7, 1, 1, 0},
+		{"ControlledShutdown v3 is flexible", 7, 3, 2, 1},
+		{"ApiVersions v2 is classic", 18, 2, 1, 0},
+		{"ApiVersions v3 request is flexible, response header stays v0", 18, 3, 2, 0},
+		{"ApiVersions v4 response header stays v0", 18, 4, 2, 0},
+		{"unknown api key", 30000, 0, -1, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := codec.RequestHeaderVersion(tc.key, tc.version); got != tc.request {
+				t.Errorf("RequestHeaderVersion(%d, %d) = %d, want %d", tc.key, tc.version, got, tc.request)
+			}
+			if got := codec.ResponseHeaderVersion(tc.key, tc.version); got != tc.resp {
+				t.Errorf("ResponseHeaderVersion(%d, %d) = %d, want %d", tc.key, tc.version, got, tc.resp)
+			}
+		})
+	}
+}
+
+// TestApiVersionsResponseHeaderOnWire checks the exact bytes: a v3 ApiVersions response
+// frame carries a v0 header (correlation id, no tagged-field byte) before a flexible body.
+func TestApiVersionsResponseHeaderOnWire(t *testing.T) {
+	body := codec.NewApiVersionsResponse()
+	h := codec.NewResponseHeader()
+	h.CorrelationId = 0x01020304
+	frame, err := codec.EncodeResponseFrame(nil, h, 3, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// size(4) correlation(4) then the body: error code int16 0, compact array len 1 (empty),
+	// throttle int32 0, tag count 0.
+	want := []byte{0, 0, 0, 12, 1, 2, 3, 4, 0, 0, 1, 0, 0, 0, 0, 0}
+	if !bytes.Equal(frame, want) {
+		t.Fatalf("frame %x, want %x", frame, want)
+	}
+	got, err := codec.DecodeResponseFrame(frame, 18, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.HeaderVersion != 0 || got.Header.CorrelationId != 0x01020304 {
+		t.Fatalf("header %+v (v%d)", got.Header, got.HeaderVersion)
+	}
+}
+
+func TestControlledShutdownV0RequestHeader(t *testing.T) {
+	body := codec.NewControlledShutdownRequest()
+	body.BrokerId = 7
+	h := codec.NewRequestHeaderFor(body, 0, 42, "ignored at header v0")
+	frame, err := codec.EncodeRequestFrame(nil, h, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Header v0: api key, version, correlation id and nothing else; body: broker id.
+	want := []byte{0, 0, 0, 12, 0, 7, 0, 0, 0, 0, 0, 42, 0, 0, 0, 7}
+	if !bytes.Equal(frame, want) {
+		t.Fatalf("frame %x, want %x", frame, want)
+	}
+	got, err := codec.DecodeRequestFrame(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.HeaderVersion != 0 || got.Body.(*codec.ControlledShutdownRequest).BrokerId != 7 {
+		t.Fatalf("decoded %+v", got)
+	}
+}
+
+func produceFrame(t *testing.T, version int16) []byte {
+	t.Helper()
+	body := codec.NewProduceRequest()
+	body.Acks = -1
+	body.TimeoutMs = 1500
+	tp := codec.ProduceRequestTopicProduceData{Name: "orders"}
+	tp.PartitionData = []codec.ProduceRequestPartitionProduceData{{Index: 3, Records: []byte{1, 2, 3, 4}}}
+	body.TopicData = []codec.ProduceRequestTopicProduceData{tp}
+	frame, err := codec.EncodeRequestFrame(nil, codec.NewRequestHeaderFor(body, version, 99, "client-a"), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frame
+}
+
+func TestRequestFrameRoundTripAndPeek(t *testing.T) {
+	for _, v := range []int16{3, 8, 9, 12} {
+		frame := produceFrame(t, v)
+		p, err := codec.PeekRequestHeader(frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.APIKey != 0 || p.APIVersion != v || p.CorrelationID != 99 || p.ClientID == nil || *p.ClientID != "client-a" {
+			t.Fatalf("v%d peek %+v", v, p)
+		}
+		// Peek needs only the header: cut the body off.
+		if _, err := codec.PeekRequestHeader(frame[:24]); err != nil {
+			t.Fatalf("v%d peek of a partial frame: %v", v, err)
+		}
+		got, err := codec.DecodeRequestFrame(frame)
+		if err != nil {
+			t.Fatalf("v%d: %v", v, err)
+		}
+		again, err := codec.EncodeRequestFrame(nil, &got.Header, got.Body)
+		if err != nil || !bytes.Equal(again, frame) {
+			t.Fatalf("v%d: re-encode %x (%v), want %x", v, again, err, frame)
+		}
+	}
+}
+
+func TestFrameErrors(t *testing.T) {
+	good := produceFrame(t, 9)
+	withSize := func(b []byte, size int32) []byte {
+		c := append([]byte(nil), b...)
+		binary.BigEndian.PutUint32(c, uint32(size))
+		return c
+	}
+	tests := []struct {
+		name    string
+		frame   []byte
+		framer  codec.Framer
+		cause   error
+		message []string // substrings the error text must hold
+	}{
+		{"empty", nil, codec.Framer{}, codec.ErrTruncated, []string{"request frame", "offset 0"}},
+		{"size larger than frame", good[:len(good)-3], codec.Framer{}, codec.ErrTruncated, []string{"size field says"}},
+		{"bytes after frame", append(append([]byte(nil), good...), 0), codec.Framer{}, codec.ErrTrailing, []string{"frame holds"}},
+		{"oversized against default limit", withSize(good, 200<<20), codec.Framer{}, codec.ErrTooLarge, []string{"limit 104857600"}},
+		{"oversized against configured limit", good, codec.Framer{MaxFrameSize: 16}, codec.ErrTooLarge, []string{"limit 16"}},
+		{"negative size", withSize(good, -5), codec.Framer{}, codec.ErrTooLarge, []string{"frame size -5"}},
+		{"unknown api key", func() []byte { c := append([]byte(nil), good...); c[4], c[5] = 0x7f, 0x00; return c }(), codec.Framer{}, codec.ErrUnknownAPI, []string{"requestApiKey", "offset 4"}},
+		{"unsupported version", func() []byte { c := append([]byte(nil), good...); c[6], c[7] = 0x00, 0x63; return c }(), codec.Framer{}, codec.ErrVersion, []string{"ProduceRequest v99", "offset 6"}},
+		{"truncated body", withSize(good[:len(good)-6], int32(len(good)-10)), codec.Framer{}, codec.ErrTruncated, []string{"ProduceRequest v9", "topicData[0]"}},
+		{"string length beyond input", func() []byte {
+			c := append([]byte(nil), good...)
+			// The client id length (int16) sits right after the correlation id.
+			c[12], c[13] = 0x7f, 0xff
+			return c
+		}(), codec.Framer{}, codec.ErrTruncated, []string{"RequestHeader v2", "clientId", "offset 12"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.framer.DecodeRequest(tc.frame)
+			if err == nil {
+				t.Fatal("decode succeeded")
+			}
+			if !errors.Is(err, tc.cause) {
+				t.Fatalf("error %q does not wrap %v", err, tc.cause)
+			}
+			var de *codec.DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("error %T is not a *DecodeError", err)
+			}
+			for _, s := range tc.message {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q lacks %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestEveryTruncationFailsCleanly(t *testing.T) {
+	frame := produceFrame(t, 9)
+	for n := 0; n < len(frame); n++ {
+		cut := append([]byte(nil), frame[:n]...)
+		if len(cut) >= 4 {
+			binary.BigEndian.PutUint32(cut, uint32(len(cut)-4))
+		}
+		if _, err := codec.DecodeRequestFrame(cut); err == nil {
+			t.Fatalf("a frame cut to %d bytes decoded", n)
+		}
+	}
+}
+
+func TestHugeCountFailsBeforeAllocating(t *testing.T) {
+	// A Produce v9 body whose topic array claims 2^28 elements in a few bytes.
+	body := []byte{0, 0xff, 0xff, 0, 0, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x01}
+	m := codec.NewProduceRequest()
+	allocs := testing.AllocsPerRun(10, func() {
+		if err := m.Decode(body, 9); !errors.Is(err, codec.ErrTruncated) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	if allocs > 10 {
+		t.Fatalf("%v allocations for a rejected count", allocs)
+	}
+}
