@@ -150,8 +150,9 @@ func parseInt32(b []byte) (int32, bool) {
 	return int32(v), true
 }
 
-// recordSequence is Kafka's DefaultRecordBatch.incrementSequence.
-func recordSequence(base int32, delta int32) int32 {
+// RecordSequence is the sequence number of the record at offsetDelta in a batch
+// whose base sequence is base (-1 when base is -1), wrapping as Kafka does.
+func RecordSequence(base int32, delta int32) int32 {
 	if base < 0 {
 		return -1
 	}
@@ -233,7 +234,7 @@ func (d *Decoder) batchMessages(entry []byte, at int, topic string, partition in
 			Headers:       r.Headers,
 			ProducerID:    b.ProducerID,
 			ProducerEpoch: b.ProducerEpoch,
-			Sequence:      recordSequence(b.BaseSequence, r.OffsetDelta),
+			Sequence:      RecordSequence(b.BaseSequence, r.OffsetDelta),
 			LeaderEpoch:   b.PartitionLeaderEpoch,
 			Magic:         2,
 			Compression:   b.Compression(),
