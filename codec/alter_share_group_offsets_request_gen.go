@@ -12,7 +12,7 @@ type AlterShareGroupOffsetsRequest struct {
 	// GroupId: string; versions 0; entity groupId.
 	GroupId string
 	// Topics: []AlterShareGroupOffsetsRequestTopic; versions 0.
-	Topics []AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic
+	Topics []AlterShareGroupOffsetsRequestTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -44,7 +44,7 @@ func (m *AlterShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic, n)
+		s := make([]AlterShareGroupOffsetsRequestTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -156,9 +156,9 @@ func (m *AlterShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic{}
+				s := []AlterShareGroupOffsetsRequestTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic{})
+					s = append(s, AlterShareGroupOffsetsRequestTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -183,35 +183,35 @@ func (m *AlterShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic is the AlterShareGroupOffsetsRequestTopic struct of AlterShareGroupOffsetsRequest.
-type AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic struct {
+// AlterShareGroupOffsetsRequestTopic is the AlterShareGroupOffsetsRequestTopic struct of AlterShareGroupOffsetsRequest.
+type AlterShareGroupOffsetsRequestTopic struct {
 	// TopicName: string; versions 0; entity topicName.
 	TopicName string
 	// Partitions: []AlterShareGroupOffsetsRequestPartition; versions 0.
-	Partitions []AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition
+	Partitions []AlterShareGroupOffsetsRequestPartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic returns a AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic holding the descriptor defaults.
-func NewAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic() *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic {
-	m := new(AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic)
+// NewAlterShareGroupOffsetsRequestTopic returns a AlterShareGroupOffsetsRequestTopic holding the descriptor defaults.
+func NewAlterShareGroupOffsetsRequestTopic() *AlterShareGroupOffsetsRequestTopic {
+	m := new(AlterShareGroupOffsetsRequestTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) SetDefaults() {
-	*m = AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic{}
+func (m *AlterShareGroupOffsetsRequestTopic) SetDefaults() {
+	*m = AlterShareGroupOffsetsRequestTopic{}
 }
 
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) isDefault() bool {
+func (m *AlterShareGroupOffsetsRequestTopic) isDefault() bool {
 	return m.TopicName == "" &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) {
+func (m *AlterShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.TopicName = r.String(flex)
@@ -220,7 +220,7 @@ func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) decode
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
-		s := make([]AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition, n)
+		s := make([]AlterShareGroupOffsetsRequestPartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -255,7 +255,7 @@ func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) decode
 	}
 }
 
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *AlterShareGroupOffsetsRequestTopic) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.String(m.TopicName, flex)
@@ -284,7 +284,7 @@ func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) encode
 	}
 }
 
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) appendJSON(b []byte, v int16) []byte {
+func (m *AlterShareGroupOffsetsRequestTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "topicName")
@@ -308,7 +308,7 @@ func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) append
 	return append(b, '}')
 }
 
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *AlterShareGroupOffsetsRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -332,9 +332,9 @@ func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) unmars
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition{}
+				s := []AlterShareGroupOffsetsRequestPartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition{})
+					s = append(s, AlterShareGroupOffsetsRequestPartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -359,8 +359,8 @@ func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic) unmars
 	}
 }
 
-// AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition is the AlterShareGroupOffsetsRequestPartition struct of AlterShareGroupOffsetsRequest.
-type AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition struct {
+// AlterShareGroupOffsetsRequestPartition is the AlterShareGroupOffsetsRequestPartition struct of AlterShareGroupOffsetsRequest.
+type AlterShareGroupOffsetsRequestPartition struct {
 	// PartitionIndex: int32; versions 0.
 	PartitionIndex int32
 	// StartOffset: int64; versions 0.
@@ -369,25 +369,25 @@ type AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition struct 
 	UnknownTaggedFields []TaggedField
 }
 
-// NewAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition returns a AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition holding the descriptor defaults.
-func NewAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition() *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition {
-	m := new(AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition)
+// NewAlterShareGroupOffsetsRequestPartition returns a AlterShareGroupOffsetsRequestPartition holding the descriptor defaults.
+func NewAlterShareGroupOffsetsRequestPartition() *AlterShareGroupOffsetsRequestPartition {
+	m := new(AlterShareGroupOffsetsRequestPartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition) SetDefaults() {
-	*m = AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition{}
+func (m *AlterShareGroupOffsetsRequestPartition) SetDefaults() {
+	*m = AlterShareGroupOffsetsRequestPartition{}
 }
 
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition) isDefault() bool {
+func (m *AlterShareGroupOffsetsRequestPartition) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.StartOffset == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition) decode(r *wire.Reader, v int16) {
+func (m *AlterShareGroupOffsetsRequestPartition) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.PartitionIndex = r.Int32()
@@ -419,7 +419,7 @@ func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition) de
 	}
 }
 
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition) encode(w *wire.Encoder, v int16) {
+func (m *AlterShareGroupOffsetsRequestPartition) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.Int32(m.PartitionIndex)
@@ -436,7 +436,7 @@ func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition) en
 	}
 }
 
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition) appendJSON(b []byte, v int16) []byte {
+func (m *AlterShareGroupOffsetsRequestPartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "partitionIndex")
@@ -453,7 +453,7 @@ func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition) ap
 	return append(b, '}')
 }
 
-func (m *AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *AlterShareGroupOffsetsRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

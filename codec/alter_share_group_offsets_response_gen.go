@@ -16,7 +16,7 @@ type AlterShareGroupOffsetsResponse struct {
 	// ErrorMessage: string; versions 0; nullable 0; default "null".
 	ErrorMessage *string
 	// Responses: []AlterShareGroupOffsetsResponseTopic; versions 0.
-	Responses []AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic
+	Responses []AlterShareGroupOffsetsResponseTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -65,7 +65,7 @@ func (m *AlterShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 19); n >= 0 {
-		s := make([]AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic, n)
+		s := make([]AlterShareGroupOffsetsResponseTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -202,9 +202,9 @@ func (m *AlterShareGroupOffsetsResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[3] = true
 			if d.BeginArray() {
-				s := []AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic{}
+				s := []AlterShareGroupOffsetsResponseTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic{})
+					s = append(s, AlterShareGroupOffsetsResponseTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -229,38 +229,38 @@ func (m *AlterShareGroupOffsetsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic is the AlterShareGroupOffsetsResponseTopic struct of AlterShareGroupOffsetsResponse.
-type AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic struct {
+// AlterShareGroupOffsetsResponseTopic is the AlterShareGroupOffsetsResponseTopic struct of AlterShareGroupOffsetsResponse.
+type AlterShareGroupOffsetsResponseTopic struct {
 	// TopicName: string; versions 0; entity topicName.
 	TopicName string
 	// TopicId: uuid; versions 0.
 	TopicId UUID
 	// Partitions: []AlterShareGroupOffsetsResponsePartition; versions 0.
-	Partitions []AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition
+	Partitions []AlterShareGroupOffsetsResponsePartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic returns a AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic holding the descriptor defaults.
-func NewAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic() *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic {
-	m := new(AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic)
+// NewAlterShareGroupOffsetsResponseTopic returns a AlterShareGroupOffsetsResponseTopic holding the descriptor defaults.
+func NewAlterShareGroupOffsetsResponseTopic() *AlterShareGroupOffsetsResponseTopic {
+	m := new(AlterShareGroupOffsetsResponseTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) SetDefaults() {
-	*m = AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic{}
+func (m *AlterShareGroupOffsetsResponseTopic) SetDefaults() {
+	*m = AlterShareGroupOffsetsResponseTopic{}
 }
 
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) isDefault() bool {
+func (m *AlterShareGroupOffsetsResponseTopic) isDefault() bool {
 	return m.TopicName == "" &&
 		m.TopicId == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
+func (m *AlterShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.TopicName = r.String(flex)
@@ -274,7 +274,7 @@ func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) deco
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
-		s := make([]AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition, n)
+		s := make([]AlterShareGroupOffsetsResponsePartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -309,7 +309,7 @@ func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) deco
 	}
 }
 
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *AlterShareGroupOffsetsResponseTopic) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.String(m.TopicName, flex)
@@ -339,7 +339,7 @@ func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) enco
 	}
 }
 
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []byte {
+func (m *AlterShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "topicName")
@@ -366,7 +366,7 @@ func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) appe
 	return append(b, '}')
 }
 
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *AlterShareGroupOffsetsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -396,9 +396,9 @@ func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) unma
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition{}
+				s := []AlterShareGroupOffsetsResponsePartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition{})
+					s = append(s, AlterShareGroupOffsetsResponsePartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -423,8 +423,8 @@ func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic) unma
 	}
 }
 
-// AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition is the AlterShareGroupOffsetsResponsePartition struct of AlterShareGroupOffsetsResponse.
-type AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition struct {
+// AlterShareGroupOffsetsResponsePartition is the AlterShareGroupOffsetsResponsePartition struct of AlterShareGroupOffsetsResponse.
+type AlterShareGroupOffsetsResponsePartition struct {
 	// PartitionIndex: int32; versions 0.
 	PartitionIndex int32
 	// ErrorCode: int16; versions 0.
@@ -435,26 +435,26 @@ type AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition struc
 	UnknownTaggedFields []TaggedField
 }
 
-// NewAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition returns a AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition holding the descriptor defaults.
-func NewAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition() *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition {
-	m := new(AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition)
+// NewAlterShareGroupOffsetsResponsePartition returns a AlterShareGroupOffsetsResponsePartition holding the descriptor defaults.
+func NewAlterShareGroupOffsetsResponsePartition() *AlterShareGroupOffsetsResponsePartition {
+	m := new(AlterShareGroupOffsetsResponsePartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition) SetDefaults() {
-	*m = AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition{}
+func (m *AlterShareGroupOffsetsResponsePartition) SetDefaults() {
+	*m = AlterShareGroupOffsetsResponsePartition{}
 }
 
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition) isDefault() bool {
+func (m *AlterShareGroupOffsetsResponsePartition) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition) decode(r *wire.Reader, v int16) {
+func (m *AlterShareGroupOffsetsResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.PartitionIndex = r.Int32()
@@ -496,7 +496,7 @@ func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition) 
 	}
 }
 
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *AlterShareGroupOffsetsResponsePartition) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.Int32(m.PartitionIndex)
@@ -523,7 +523,7 @@ func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition) 
 	}
 }
 
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition) appendJSON(b []byte, v int16) []byte {
+func (m *AlterShareGroupOffsetsResponsePartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "partitionIndex")
@@ -543,7 +543,7 @@ func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition) 
 	return append(b, '}')
 }
 
-func (m *AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *AlterShareGroupOffsetsResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -12,7 +12,7 @@ type DeleteShareGroupOffsetsRequest struct {
 	// GroupId: string; versions 0; entity groupId.
 	GroupId string
 	// Topics: []DeleteShareGroupOffsetsRequestTopic; versions 0.
-	Topics []DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic
+	Topics []DeleteShareGroupOffsetsRequestTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -44,7 +44,7 @@ func (m *DeleteShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic, n)
+		s := make([]DeleteShareGroupOffsetsRequestTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -156,9 +156,9 @@ func (m *DeleteShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic{}
+				s := []DeleteShareGroupOffsetsRequestTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic{})
+					s = append(s, DeleteShareGroupOffsetsRequestTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -183,32 +183,32 @@ func (m *DeleteShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic is the DeleteShareGroupOffsetsRequestTopic struct of DeleteShareGroupOffsetsRequest.
-type DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic struct {
+// DeleteShareGroupOffsetsRequestTopic is the DeleteShareGroupOffsetsRequestTopic struct of DeleteShareGroupOffsetsRequest.
+type DeleteShareGroupOffsetsRequestTopic struct {
 	// TopicName: string; versions 0; entity topicName.
 	TopicName string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic returns a DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic holding the descriptor defaults.
-func NewDeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic() *DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic {
-	m := new(DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic)
+// NewDeleteShareGroupOffsetsRequestTopic returns a DeleteShareGroupOffsetsRequestTopic holding the descriptor defaults.
+func NewDeleteShareGroupOffsetsRequestTopic() *DeleteShareGroupOffsetsRequestTopic {
+	m := new(DeleteShareGroupOffsetsRequestTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic) SetDefaults() {
-	*m = DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic{}
+func (m *DeleteShareGroupOffsetsRequestTopic) SetDefaults() {
+	*m = DeleteShareGroupOffsetsRequestTopic{}
 }
 
-func (m *DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic) isDefault() bool {
+func (m *DeleteShareGroupOffsetsRequestTopic) isDefault() bool {
 	return m.TopicName == "" &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) {
+func (m *DeleteShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.TopicName = r.String(flex)
@@ -235,7 +235,7 @@ func (m *DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic) deco
 	}
 }
 
-func (m *DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *DeleteShareGroupOffsetsRequestTopic) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.String(m.TopicName, flex)
@@ -255,7 +255,7 @@ func (m *DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic) enco
 	}
 }
 
-func (m *DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic) appendJSON(b []byte, v int16) []byte {
+func (m *DeleteShareGroupOffsetsRequestTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "topicName")
@@ -269,7 +269,7 @@ func (m *DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic) appe
 	return append(b, '}')
 }
 
-func (m *DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DeleteShareGroupOffsetsRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

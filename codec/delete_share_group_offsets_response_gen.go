@@ -16,7 +16,7 @@ type DeleteShareGroupOffsetsResponse struct {
 	// ErrorMessage: string; versions 0; nullable 0; default "null".
 	ErrorMessage *string
 	// Responses: []DeleteShareGroupOffsetsResponseTopic; versions 0.
-	Responses []DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic
+	Responses []DeleteShareGroupOffsetsResponseTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -65,7 +65,7 @@ func (m *DeleteShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 21); n >= 0 {
-		s := make([]DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic, n)
+		s := make([]DeleteShareGroupOffsetsResponseTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -202,9 +202,9 @@ func (m *DeleteShareGroupOffsetsResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[3] = true
 			if d.BeginArray() {
-				s := []DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic{}
+				s := []DeleteShareGroupOffsetsResponseTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic{})
+					s = append(s, DeleteShareGroupOffsetsResponseTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -229,8 +229,8 @@ func (m *DeleteShareGroupOffsetsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic is the DeleteShareGroupOffsetsResponseTopic struct of DeleteShareGroupOffsetsResponse.
-type DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic struct {
+// DeleteShareGroupOffsetsResponseTopic is the DeleteShareGroupOffsetsResponseTopic struct of DeleteShareGroupOffsetsResponse.
+type DeleteShareGroupOffsetsResponseTopic struct {
 	// TopicName: string; versions 0; entity topicName.
 	TopicName string
 	// TopicId: uuid; versions 0.
@@ -243,19 +243,19 @@ type DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic struct 
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic returns a DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic holding the descriptor defaults.
-func NewDeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic() *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic {
-	m := new(DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic)
+// NewDeleteShareGroupOffsetsResponseTopic returns a DeleteShareGroupOffsetsResponseTopic holding the descriptor defaults.
+func NewDeleteShareGroupOffsetsResponseTopic() *DeleteShareGroupOffsetsResponseTopic {
+	m := new(DeleteShareGroupOffsetsResponseTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic) SetDefaults() {
-	*m = DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic{}
+func (m *DeleteShareGroupOffsetsResponseTopic) SetDefaults() {
+	*m = DeleteShareGroupOffsetsResponseTopic{}
 }
 
-func (m *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic) isDefault() bool {
+func (m *DeleteShareGroupOffsetsResponseTopic) isDefault() bool {
 	return m.TopicName == "" &&
 		m.TopicId == (UUID{}) &&
 		m.ErrorCode == 0 &&
@@ -263,7 +263,7 @@ func (m *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic) is
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
+func (m *DeleteShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.TopicName = r.String(flex)
@@ -310,7 +310,7 @@ func (m *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic) de
 	}
 }
 
-func (m *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *DeleteShareGroupOffsetsResponseTopic) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.String(m.TopicName, flex)
@@ -342,7 +342,7 @@ func (m *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic) en
 	}
 }
 
-func (m *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []byte {
+func (m *DeleteShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "topicName")
@@ -365,7 +365,7 @@ func (m *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic) ap
 	return append(b, '}')
 }
 
-func (m *DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DeleteShareGroupOffsetsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

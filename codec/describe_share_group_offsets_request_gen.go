@@ -10,7 +10,7 @@ import (
 // DescribeShareGroupOffsetsRequest is Kafka's DescribeShareGroupOffsetsRequest (api key 90), versions 0-1; flexible versions 0-1.
 type DescribeShareGroupOffsetsRequest struct {
 	// Groups: []DescribeShareGroupOffsetsRequestGroup; versions 0-1.
-	Groups []DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup
+	Groups []DescribeShareGroupOffsetsRequestGroup
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -36,7 +36,7 @@ func (m *DescribeShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup, n)
+		s := make([]DescribeShareGroupOffsetsRequestGroup, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -134,9 +134,9 @@ func (m *DescribeShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[0] = true
 			if d.BeginArray() {
-				s := []DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup{}
+				s := []DescribeShareGroupOffsetsRequestGroup{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup{})
+					s = append(s, DescribeShareGroupOffsetsRequestGroup{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -161,36 +161,36 @@ func (m *DescribeShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup is the DescribeShareGroupOffsetsRequestGroup struct of DescribeShareGroupOffsetsRequest.
-type DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup struct {
+// DescribeShareGroupOffsetsRequestGroup is the DescribeShareGroupOffsetsRequestGroup struct of DescribeShareGroupOffsetsRequest.
+type DescribeShareGroupOffsetsRequestGroup struct {
 	// GroupId: string; versions 0-1; entity groupId.
 	GroupId string
 	// Topics: []DescribeShareGroupOffsetsRequestTopic; versions 0-1; nullable 0-1.
-	Topics []DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic
+	Topics []DescribeShareGroupOffsetsRequestTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup returns a DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup holding the descriptor defaults.
-func NewDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup() *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup {
-	m := new(DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup)
+// NewDescribeShareGroupOffsetsRequestGroup returns a DescribeShareGroupOffsetsRequestGroup holding the descriptor defaults.
+func NewDescribeShareGroupOffsetsRequestGroup() *DescribeShareGroupOffsetsRequestGroup {
+	m := new(DescribeShareGroupOffsetsRequestGroup)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) SetDefaults() {
-	*m = DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup{}
-	m.Topics = []DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic{}
+func (m *DescribeShareGroupOffsetsRequestGroup) SetDefaults() {
+	*m = DescribeShareGroupOffsetsRequestGroup{}
+	m.Topics = []DescribeShareGroupOffsetsRequestTopic{}
 }
 
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) isDefault() bool {
+func (m *DescribeShareGroupOffsetsRequestGroup) isDefault() bool {
 	return m.GroupId == "" &&
 		(m.Topics != nil && len(m.Topics) == 0) &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) decode(r *wire.Reader, v int16) {
+func (m *DescribeShareGroupOffsetsRequestGroup) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.GroupId = r.String(flex)
@@ -199,7 +199,7 @@ func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) 
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
-		s := make([]DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic, n)
+		s := make([]DescribeShareGroupOffsetsRequestTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -234,7 +234,7 @@ func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) 
 	}
 }
 
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsRequestGroup) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.String(m.GroupId, flex)
@@ -268,7 +268,7 @@ func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) 
 	}
 }
 
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeShareGroupOffsetsRequestGroup) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "groupId")
@@ -296,7 +296,7 @@ func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) 
 	return append(b, '}')
 }
 
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeShareGroupOffsetsRequestGroup) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -322,9 +322,9 @@ func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) 
 			if d.Null() {
 				m.Topics = nil
 			} else if d.BeginArray() {
-				s := []DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic{}
+				s := []DescribeShareGroupOffsetsRequestTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic{})
+					s = append(s, DescribeShareGroupOffsetsRequestTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -349,8 +349,8 @@ func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup) 
 	}
 }
 
-// DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic is the DescribeShareGroupOffsetsRequestTopic struct of DescribeShareGroupOffsetsRequest.
-type DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic struct {
+// DescribeShareGroupOffsetsRequestTopic is the DescribeShareGroupOffsetsRequestTopic struct of DescribeShareGroupOffsetsRequest.
+type DescribeShareGroupOffsetsRequestTopic struct {
 	// TopicName: string; versions 0-1; entity topicName.
 	TopicName string
 	// Partitions: []int32; versions 0-1.
@@ -359,25 +359,25 @@ type DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic struc
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic returns a DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic holding the descriptor defaults.
-func NewDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic() *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic {
-	m := new(DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic)
+// NewDescribeShareGroupOffsetsRequestTopic returns a DescribeShareGroupOffsetsRequestTopic holding the descriptor defaults.
+func NewDescribeShareGroupOffsetsRequestTopic() *DescribeShareGroupOffsetsRequestTopic {
+	m := new(DescribeShareGroupOffsetsRequestTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic) SetDefaults() {
-	*m = DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic{}
+func (m *DescribeShareGroupOffsetsRequestTopic) SetDefaults() {
+	*m = DescribeShareGroupOffsetsRequestTopic{}
 }
 
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic) isDefault() bool {
+func (m *DescribeShareGroupOffsetsRequestTopic) isDefault() bool {
 	return m.TopicName == "" &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) {
+func (m *DescribeShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.TopicName = r.String(flex)
@@ -421,7 +421,7 @@ func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic) 
 	}
 }
 
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsRequestTopic) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.String(m.TopicName, flex)
@@ -450,7 +450,7 @@ func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic) 
 	}
 }
 
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeShareGroupOffsetsRequestTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "topicName")
@@ -474,7 +474,7 @@ func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic) 
 	return append(b, '}')
 }
 
-func (m *DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeShareGroupOffsetsRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -12,7 +12,7 @@ type DescribeShareGroupOffsetsResponse struct {
 	// ThrottleTimeMs: int32; versions 0-1.
 	ThrottleTimeMs int32
 	// Groups: []DescribeShareGroupOffsetsResponseGroup; versions 0-1.
-	Groups []DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup
+	Groups []DescribeShareGroupOffsetsResponseGroup
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -44,7 +44,7 @@ func (m *DescribeShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup, n)
+		s := make([]DescribeShareGroupOffsetsResponseGroup, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -152,9 +152,9 @@ func (m *DescribeShareGroupOffsetsResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup{}
+				s := []DescribeShareGroupOffsetsResponseGroup{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup{})
+					s = append(s, DescribeShareGroupOffsetsResponseGroup{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -179,12 +179,12 @@ func (m *DescribeShareGroupOffsetsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup is the DescribeShareGroupOffsetsResponseGroup struct of DescribeShareGroupOffsetsResponse.
-type DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup struct {
+// DescribeShareGroupOffsetsResponseGroup is the DescribeShareGroupOffsetsResponseGroup struct of DescribeShareGroupOffsetsResponse.
+type DescribeShareGroupOffsetsResponseGroup struct {
 	// GroupId: string; versions 0-1; entity groupId.
 	GroupId string
 	// Topics: []DescribeShareGroupOffsetsResponseTopic; versions 0-1.
-	Topics []DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic
+	Topics []DescribeShareGroupOffsetsResponseTopic
 	// ErrorCode: int16; versions 0-1.
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-1; nullable 0-1; default "null".
@@ -193,19 +193,19 @@ type DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup str
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup returns a DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup holding the descriptor defaults.
-func NewDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup() *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup {
-	m := new(DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup)
+// NewDescribeShareGroupOffsetsResponseGroup returns a DescribeShareGroupOffsetsResponseGroup holding the descriptor defaults.
+func NewDescribeShareGroupOffsetsResponseGroup() *DescribeShareGroupOffsetsResponseGroup {
+	m := new(DescribeShareGroupOffsetsResponseGroup)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup) SetDefaults() {
-	*m = DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup{}
+func (m *DescribeShareGroupOffsetsResponseGroup) SetDefaults() {
+	*m = DescribeShareGroupOffsetsResponseGroup{}
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup) isDefault() bool {
+func (m *DescribeShareGroupOffsetsResponseGroup) isDefault() bool {
 	return m.GroupId == "" &&
 		len(m.Topics) == 0 &&
 		m.ErrorCode == 0 &&
@@ -213,7 +213,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16) {
+func (m *DescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.GroupId = r.String(flex)
@@ -222,7 +222,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 19); n >= 0 {
-		s := make([]DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic, n)
+		s := make([]DescribeShareGroupOffsetsResponseTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -272,7 +272,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup
 	}
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsResponseGroup) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.String(m.GroupId, flex)
@@ -312,7 +312,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup
 	}
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeShareGroupOffsetsResponseGroup) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "groupId")
@@ -342,7 +342,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup
 	return append(b, '}')
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeShareGroupOffsetsResponseGroup) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -366,9 +366,9 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic{}
+				s := []DescribeShareGroupOffsetsResponseTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic{})
+					s = append(s, DescribeShareGroupOffsetsResponseTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -405,38 +405,38 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup
 	}
 }
 
-// DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic is the DescribeShareGroupOffsetsResponseTopic struct of DescribeShareGroupOffsetsResponse.
-type DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic struct {
+// DescribeShareGroupOffsetsResponseTopic is the DescribeShareGroupOffsetsResponseTopic struct of DescribeShareGroupOffsetsResponse.
+type DescribeShareGroupOffsetsResponseTopic struct {
 	// TopicName: string; versions 0-1; entity topicName.
 	TopicName string
 	// TopicId: uuid; versions 0-1.
 	TopicId UUID
 	// Partitions: []DescribeShareGroupOffsetsResponsePartition; versions 0-1.
-	Partitions []DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition
+	Partitions []DescribeShareGroupOffsetsResponsePartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic returns a DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic holding the descriptor defaults.
-func NewDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic() *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic {
-	m := new(DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic)
+// NewDescribeShareGroupOffsetsResponseTopic returns a DescribeShareGroupOffsetsResponseTopic holding the descriptor defaults.
+func NewDescribeShareGroupOffsetsResponseTopic() *DescribeShareGroupOffsetsResponseTopic {
+	m := new(DescribeShareGroupOffsetsResponseTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic) SetDefaults() {
-	*m = DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic{}
+func (m *DescribeShareGroupOffsetsResponseTopic) SetDefaults() {
+	*m = DescribeShareGroupOffsetsResponseTopic{}
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic) isDefault() bool {
+func (m *DescribeShareGroupOffsetsResponseTopic) isDefault() bool {
 	return m.TopicName == "" &&
 		m.TopicId == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
+func (m *DescribeShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.TopicName = r.String(flex)
@@ -450,7 +450,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
-		s := make([]DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition, n)
+		s := make([]DescribeShareGroupOffsetsResponsePartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -485,7 +485,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic
 	}
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsResponseTopic) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.String(m.TopicName, flex)
@@ -515,7 +515,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic
 	}
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "topicName")
@@ -542,7 +542,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic
 	return append(b, '}')
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeShareGroupOffsetsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -572,9 +572,9 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition{}
+				s := []DescribeShareGroupOffsetsResponsePartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition{})
+					s = append(s, DescribeShareGroupOffsetsResponsePartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -599,8 +599,8 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic
 	}
 }
 
-// DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition is the DescribeShareGroupOffsetsResponsePartition struct of DescribeShareGroupOffsetsResponse.
-type DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition struct {
+// DescribeShareGroupOffsetsResponsePartition is the DescribeShareGroupOffsetsResponsePartition struct of DescribeShareGroupOffsetsResponse.
+type DescribeShareGroupOffsetsResponsePartition struct {
 	// PartitionIndex: int32; versions 0-1.
 	PartitionIndex int32
 	// StartOffset: int64; versions 0-1.
@@ -617,20 +617,20 @@ type DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition returns a DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition holding the descriptor defaults.
-func NewDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition() *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition {
-	m := new(DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition)
+// NewDescribeShareGroupOffsetsResponsePartition returns a DescribeShareGroupOffsetsResponsePartition holding the descriptor defaults.
+func NewDescribeShareGroupOffsetsResponsePartition() *DescribeShareGroupOffsetsResponsePartition {
+	m := new(DescribeShareGroupOffsetsResponsePartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition) SetDefaults() {
-	*m = DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition{}
+func (m *DescribeShareGroupOffsetsResponsePartition) SetDefaults() {
+	*m = DescribeShareGroupOffsetsResponsePartition{}
 	m.Lag = -1
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition) isDefault() bool {
+func (m *DescribeShareGroupOffsetsResponsePartition) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.StartOffset == 0 &&
 		m.LeaderEpoch == 0 &&
@@ -640,7 +640,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseParti
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition) decode(r *wire.Reader, v int16) {
+func (m *DescribeShareGroupOffsetsResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.PartitionIndex = r.Int32()
@@ -701,7 +701,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseParti
 	}
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsResponsePartition) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.Int32(m.PartitionIndex)
@@ -735,7 +735,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseParti
 	}
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeShareGroupOffsetsResponsePartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "partitionIndex")
@@ -766,7 +766,7 @@ func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseParti
 	return append(b, '}')
 }
 
-func (m *DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeShareGroupOffsetsResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

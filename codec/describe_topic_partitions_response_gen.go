@@ -12,7 +12,7 @@ type DescribeTopicPartitionsResponse struct {
 	// ThrottleTimeMs: int32; versions 0; ignorable.
 	ThrottleTimeMs int32
 	// Topics: []DescribeTopicPartitionsResponseTopic; versions 0.
-	Topics []DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic
+	Topics []DescribeTopicPartitionsResponseTopic
 	// NextCursor: Cursor; versions 0; nullable 0; default "null".
 	NextCursor *DescribeTopicPartitionsResponseCursor
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -47,7 +47,7 @@ func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 26); n >= 0 {
-		s := make([]DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic, n)
+		s := make([]DescribeTopicPartitionsResponseTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -189,9 +189,9 @@ func (m *DescribeTopicPartitionsResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic{}
+				s := []DescribeTopicPartitionsResponseTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic{})
+					s = append(s, DescribeTopicPartitionsResponseTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -227,8 +227,8 @@ func (m *DescribeTopicPartitionsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic is the DescribeTopicPartitionsResponseTopic struct of DescribeTopicPartitionsResponse.
-type DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic struct {
+// DescribeTopicPartitionsResponseTopic is the DescribeTopicPartitionsResponseTopic struct of DescribeTopicPartitionsResponse.
+type DescribeTopicPartitionsResponseTopic struct {
 	// ErrorCode: int16; versions 0.
 	ErrorCode int16
 	// Name: string; versions 0; nullable 0; entity topicName.
@@ -238,28 +238,28 @@ type DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic struct 
 	// IsInternal: bool; versions 0; default "false"; ignorable.
 	IsInternal bool
 	// Partitions: []DescribeTopicPartitionsResponsePartition; versions 0.
-	Partitions []DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition
+	Partitions []DescribeTopicPartitionsResponsePartition
 	// TopicAuthorizedOperations: int32; versions 0; default "-2147483648".
 	TopicAuthorizedOperations int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic returns a DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic holding the descriptor defaults.
-func NewDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic() *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic {
-	m := new(DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic)
+// NewDescribeTopicPartitionsResponseTopic returns a DescribeTopicPartitionsResponseTopic holding the descriptor defaults.
+func NewDescribeTopicPartitionsResponseTopic() *DescribeTopicPartitionsResponseTopic {
+	m := new(DescribeTopicPartitionsResponseTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) SetDefaults() {
-	*m = DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic{}
+func (m *DescribeTopicPartitionsResponseTopic) SetDefaults() {
+	*m = DescribeTopicPartitionsResponseTopic{}
 	m.Name = newString("")
 	m.TopicAuthorizedOperations = -2147483648
 }
 
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) isDefault() bool {
+func (m *DescribeTopicPartitionsResponseTopic) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		(m.Name != nil && *m.Name == "") &&
 		m.TopicId == (UUID{}) &&
@@ -269,7 +269,7 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) is
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
+func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.ErrorCode = r.Int16()
@@ -298,7 +298,7 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) de
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
-		s := make([]DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition, n)
+		s := make([]DescribeTopicPartitionsResponsePartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -338,7 +338,7 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) de
 	}
 }
 
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTopicPartitionsResponseTopic) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.Int16(m.ErrorCode)
@@ -376,7 +376,7 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) en
 	}
 }
 
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeTopicPartitionsResponseTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "errorCode")
@@ -412,7 +412,7 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) ap
 	return append(b, '}')
 }
 
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeTopicPartitionsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -454,9 +454,9 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) un
 			}
 			seen[4] = true
 			if d.BeginArray() {
-				s := []DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition{}
+				s := []DescribeTopicPartitionsResponsePartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition{})
+					s = append(s, DescribeTopicPartitionsResponsePartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -487,8 +487,8 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic) un
 	}
 }
 
-// DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition is the DescribeTopicPartitionsResponsePartition struct of DescribeTopicPartitionsResponse.
-type DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition struct {
+// DescribeTopicPartitionsResponsePartition is the DescribeTopicPartitionsResponsePartition struct of DescribeTopicPartitionsResponse.
+type DescribeTopicPartitionsResponsePartition struct {
 	// ErrorCode: int16; versions 0.
 	ErrorCode int16
 	// PartitionIndex: int32; versions 0.
@@ -511,20 +511,20 @@ type DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition str
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition returns a DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition holding the descriptor defaults.
-func NewDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition() *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition {
-	m := new(DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition)
+// NewDescribeTopicPartitionsResponsePartition returns a DescribeTopicPartitionsResponsePartition holding the descriptor defaults.
+func NewDescribeTopicPartitionsResponsePartition() *DescribeTopicPartitionsResponsePartition {
+	m := new(DescribeTopicPartitionsResponsePartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition) SetDefaults() {
-	*m = DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition{}
+func (m *DescribeTopicPartitionsResponsePartition) SetDefaults() {
+	*m = DescribeTopicPartitionsResponsePartition{}
 	m.LeaderEpoch = -1
 }
 
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition) isDefault() bool {
+func (m *DescribeTopicPartitionsResponsePartition) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		m.PartitionIndex == 0 &&
 		m.LeaderId == 0 &&
@@ -537,7 +537,7 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int16) {
+func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.ErrorCode = r.Int16()
@@ -664,7 +664,7 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition
 	}
 }
 
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTopicPartitionsResponsePartition) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.Int16(m.ErrorCode)
@@ -738,7 +738,7 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition
 	}
 }
 
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeTopicPartitionsResponsePartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "errorCode")
@@ -819,7 +819,7 @@ func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition
 	return append(b, '}')
 }
 
-func (m *DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeTopicPartitionsResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -22,7 +22,7 @@ type JoinGroupRequest struct {
 	// ProtocolType: string; versions 0-9.
 	ProtocolType string
 	// Protocols: []JoinGroupRequestProtocol; versions 0-9.
-	Protocols []JoinGroupRequestJoinGroupRequestProtocol
+	Protocols []JoinGroupRequestProtocol
 	// Reason: string; versions 8-9; nullable 8-9; default "null"; ignorable.
 	Reason *string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -97,7 +97,7 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]JoinGroupRequestJoinGroupRequestProtocol, n)
+		s := make([]JoinGroupRequestProtocol, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -323,9 +323,9 @@ func (m *JoinGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[6] = true
 			if d.BeginArray() {
-				s := []JoinGroupRequestJoinGroupRequestProtocol{}
+				s := []JoinGroupRequestProtocol{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, JoinGroupRequestJoinGroupRequestProtocol{})
+					s = append(s, JoinGroupRequestProtocol{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -356,8 +356,8 @@ func (m *JoinGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// JoinGroupRequestJoinGroupRequestProtocol is the JoinGroupRequestProtocol struct of JoinGroupRequest.
-type JoinGroupRequestJoinGroupRequestProtocol struct {
+// JoinGroupRequestProtocol is the JoinGroupRequestProtocol struct of JoinGroupRequest.
+type JoinGroupRequestProtocol struct {
 	// Name: string; versions 0-9.
 	Name string
 	// Metadata: bytes; versions 0-9.
@@ -366,25 +366,25 @@ type JoinGroupRequestJoinGroupRequestProtocol struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewJoinGroupRequestJoinGroupRequestProtocol returns a JoinGroupRequestJoinGroupRequestProtocol holding the descriptor defaults.
-func NewJoinGroupRequestJoinGroupRequestProtocol() *JoinGroupRequestJoinGroupRequestProtocol {
-	m := new(JoinGroupRequestJoinGroupRequestProtocol)
+// NewJoinGroupRequestProtocol returns a JoinGroupRequestProtocol holding the descriptor defaults.
+func NewJoinGroupRequestProtocol() *JoinGroupRequestProtocol {
+	m := new(JoinGroupRequestProtocol)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *JoinGroupRequestJoinGroupRequestProtocol) SetDefaults() {
-	*m = JoinGroupRequestJoinGroupRequestProtocol{}
+func (m *JoinGroupRequestProtocol) SetDefaults() {
+	*m = JoinGroupRequestProtocol{}
 }
 
-func (m *JoinGroupRequestJoinGroupRequestProtocol) isDefault() bool {
+func (m *JoinGroupRequestProtocol) isDefault() bool {
 	return m.Name == "" &&
 		len(m.Metadata) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *JoinGroupRequestJoinGroupRequestProtocol) decode(r *wire.Reader, v int16) {
+func (m *JoinGroupRequestProtocol) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	m.Name = r.String(flex)
@@ -416,7 +416,7 @@ func (m *JoinGroupRequestJoinGroupRequestProtocol) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *JoinGroupRequestJoinGroupRequestProtocol) encode(w *wire.Encoder, v int16) {
+func (m *JoinGroupRequestProtocol) encode(w *wire.Encoder, v int16) {
 	flex := v >= 6
 	_ = flex
 	w.String(m.Name, flex)
@@ -441,7 +441,7 @@ func (m *JoinGroupRequestJoinGroupRequestProtocol) encode(w *wire.Encoder, v int
 	}
 }
 
-func (m *JoinGroupRequestJoinGroupRequestProtocol) appendJSON(b []byte, v int16) []byte {
+func (m *JoinGroupRequestProtocol) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "name")
@@ -458,7 +458,7 @@ func (m *JoinGroupRequestJoinGroupRequestProtocol) appendJSON(b []byte, v int16)
 	return append(b, '}')
 }
 
-func (m *JoinGroupRequestJoinGroupRequestProtocol) unmarshalJSON(d *jsonx.Decoder) {
+func (m *JoinGroupRequestProtocol) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

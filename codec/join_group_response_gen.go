@@ -26,7 +26,7 @@ type JoinGroupResponse struct {
 	// MemberId: string; versions 0-9.
 	MemberId string
 	// Members: []JoinGroupResponseMember; versions 0-9.
-	Members []JoinGroupResponseJoinGroupResponseMember
+	Members []JoinGroupResponseMember
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -124,7 +124,7 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]JoinGroupResponseJoinGroupResponseMember, n)
+		s := make([]JoinGroupResponseMember, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -348,9 +348,9 @@ func (m *JoinGroupResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[8] = true
 			if d.BeginArray() {
-				s := []JoinGroupResponseJoinGroupResponseMember{}
+				s := []JoinGroupResponseMember{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, JoinGroupResponseJoinGroupResponseMember{})
+					s = append(s, JoinGroupResponseMember{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -375,8 +375,8 @@ func (m *JoinGroupResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// JoinGroupResponseJoinGroupResponseMember is the JoinGroupResponseMember struct of JoinGroupResponse.
-type JoinGroupResponseJoinGroupResponseMember struct {
+// JoinGroupResponseMember is the JoinGroupResponseMember struct of JoinGroupResponse.
+type JoinGroupResponseMember struct {
 	// MemberId: string; versions 0-9.
 	MemberId string
 	// GroupInstanceId: string; versions 5-9; nullable 5-9; default "null"; ignorable.
@@ -387,26 +387,26 @@ type JoinGroupResponseJoinGroupResponseMember struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewJoinGroupResponseJoinGroupResponseMember returns a JoinGroupResponseJoinGroupResponseMember holding the descriptor defaults.
-func NewJoinGroupResponseJoinGroupResponseMember() *JoinGroupResponseJoinGroupResponseMember {
-	m := new(JoinGroupResponseJoinGroupResponseMember)
+// NewJoinGroupResponseMember returns a JoinGroupResponseMember holding the descriptor defaults.
+func NewJoinGroupResponseMember() *JoinGroupResponseMember {
+	m := new(JoinGroupResponseMember)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *JoinGroupResponseJoinGroupResponseMember) SetDefaults() {
-	*m = JoinGroupResponseJoinGroupResponseMember{}
+func (m *JoinGroupResponseMember) SetDefaults() {
+	*m = JoinGroupResponseMember{}
 }
 
-func (m *JoinGroupResponseJoinGroupResponseMember) isDefault() bool {
+func (m *JoinGroupResponseMember) isDefault() bool {
 	return m.MemberId == "" &&
 		m.GroupInstanceId == nil &&
 		len(m.Metadata) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *JoinGroupResponseJoinGroupResponseMember) decode(r *wire.Reader, v int16) {
+func (m *JoinGroupResponseMember) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	m.MemberId = r.String(flex)
@@ -452,7 +452,7 @@ func (m *JoinGroupResponseJoinGroupResponseMember) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *JoinGroupResponseJoinGroupResponseMember) encode(w *wire.Encoder, v int16) {
+func (m *JoinGroupResponseMember) encode(w *wire.Encoder, v int16) {
 	flex := v >= 6
 	_ = flex
 	w.String(m.MemberId, flex)
@@ -491,7 +491,7 @@ func (m *JoinGroupResponseJoinGroupResponseMember) encode(w *wire.Encoder, v int
 	}
 }
 
-func (m *JoinGroupResponseJoinGroupResponseMember) appendJSON(b []byte, v int16) []byte {
+func (m *JoinGroupResponseMember) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "memberId")
@@ -513,7 +513,7 @@ func (m *JoinGroupResponseJoinGroupResponseMember) appendJSON(b []byte, v int16)
 	return append(b, '}')
 }
 
-func (m *JoinGroupResponseJoinGroupResponseMember) unmarshalJSON(d *jsonx.Decoder) {
+func (m *JoinGroupResponseMember) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
@@ -276,17 +277,34 @@ func encodeBody(m Message, dst []byte, v int16) ([]byte, error) {
 	if !m.Info().ValidVersion(v) {
 		return dst, versionError(m, v)
 	}
-	w := wire.Encoder{Buf: dst}
-	m.encode(&w, v)
-	if w.Err != nil {
-		return dst, &EncodeError{Message: m.MessageName(), Version: v, Path: w.Path(), Err: w.Err, Detail: w.Detail}
+	w := encoders.Get().(*wire.Encoder)
+	*w = wire.Encoder{Buf: dst}
+	m.encode(w, v)
+	out, werr := w.Buf, w.Err
+	var err error
+	if werr != nil {
+		out = dst
+		err = &EncodeError{Message: m.MessageName(), Version: v, Path: w.Path(), Err: werr, Detail: w.Detail}
 	}
-	return w.Buf, nil
+	*w = wire.Encoder{}
+	encoders.Put(w)
+	return out, err
 }
 
+// Readers and encoders are pooled: handing one to a generated method through an
+// interface makes it escape, and a fresh one per call would cost an allocation.
+var (
+	readers  = sync.Pool{New: func() any { return new(wire.Reader) }}
+	encoders = sync.Pool{New: func() any { return new(wire.Encoder) }}
+)
+
 func decodeBody(m Message, src []byte, v int16, opts DecodeOptions) error {
-	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
-	return decodeAt(m, &r, v, true)
+	r := readers.Get().(*wire.Reader)
+	*r = wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	err := decodeAt(m, r, v, true)
+	*r = wire.Reader{}
+	readers.Put(r)
+	return err
 }
 
 // decodeAt decodes m from r at version v; when whole is set the reader must end with it.

@@ -10,7 +10,7 @@ import (
 // MetadataRequest is Kafka's MetadataRequest (api key 3), versions 0-13; flexible versions 9-13.
 type MetadataRequest struct {
 	// Topics: []MetadataRequestTopic; versions 0-13; nullable 1-13.
-	Topics []MetadataRequestMetadataRequestTopic
+	Topics []MetadataRequestTopic
 	// AllowAutoTopicCreation: bool; versions 4-13; default "true".
 	AllowAutoTopicCreation bool
 	// IncludeClusterAuthorizedOperations: bool; versions 8-10.
@@ -27,7 +27,7 @@ func NewMetadataRequest() *MetadataRequest { m := new(MetadataRequest); m.SetDef
 // SetDefaults resets every field to its descriptor default.
 func (m *MetadataRequest) SetDefaults() {
 	*m = MetadataRequest{}
-	m.Topics = []MetadataRequestMetadataRequestTopic{}
+	m.Topics = []MetadataRequestTopic{}
 	m.AllowAutoTopicCreation = true
 }
 
@@ -43,7 +43,7 @@ func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 9
 	_ = flex
 	if n := r.ArrayLen(flex, (v >= 1), 1); n >= 0 {
-		s := make([]MetadataRequestMetadataRequestTopic, n)
+		s := make([]MetadataRequestTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -215,9 +215,9 @@ func (m *MetadataRequest) unmarshalJSON(d *jsonx.Decoder) {
 			if d.Null() {
 				m.Topics = nil
 			} else if d.BeginArray() {
-				s := []MetadataRequestMetadataRequestTopic{}
+				s := []MetadataRequestTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, MetadataRequestMetadataRequestTopic{})
+					s = append(s, MetadataRequestTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -260,8 +260,8 @@ func (m *MetadataRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// MetadataRequestMetadataRequestTopic is the MetadataRequestTopic struct of MetadataRequest.
-type MetadataRequestMetadataRequestTopic struct {
+// MetadataRequestTopic is the MetadataRequestTopic struct of MetadataRequest.
+type MetadataRequestTopic struct {
 	// TopicId: uuid; versions 10-13; ignorable.
 	TopicId UUID
 	// Name: string; versions 0-13; nullable 10-13; entity topicName.
@@ -270,26 +270,26 @@ type MetadataRequestMetadataRequestTopic struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewMetadataRequestMetadataRequestTopic returns a MetadataRequestMetadataRequestTopic holding the descriptor defaults.
-func NewMetadataRequestMetadataRequestTopic() *MetadataRequestMetadataRequestTopic {
-	m := new(MetadataRequestMetadataRequestTopic)
+// NewMetadataRequestTopic returns a MetadataRequestTopic holding the descriptor defaults.
+func NewMetadataRequestTopic() *MetadataRequestTopic {
+	m := new(MetadataRequestTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *MetadataRequestMetadataRequestTopic) SetDefaults() {
-	*m = MetadataRequestMetadataRequestTopic{}
+func (m *MetadataRequestTopic) SetDefaults() {
+	*m = MetadataRequestTopic{}
 	m.Name = newString("")
 }
 
-func (m *MetadataRequestMetadataRequestTopic) isDefault() bool {
+func (m *MetadataRequestTopic) isDefault() bool {
 	return m.TopicId == (UUID{}) &&
 		(m.Name != nil && *m.Name == "") &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *MetadataRequestMetadataRequestTopic) decode(r *wire.Reader, v int16) {
+func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
 	flex := v >= 9
 	_ = flex
 	if v >= 10 {
@@ -330,7 +330,7 @@ func (m *MetadataRequestMetadataRequestTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *MetadataRequestMetadataRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *MetadataRequestTopic) encode(w *wire.Encoder, v int16) {
 	flex := v >= 9
 	_ = flex
 	if v >= 10 {
@@ -360,7 +360,7 @@ func (m *MetadataRequestMetadataRequestTopic) encode(w *wire.Encoder, v int16) {
 	}
 }
 
-func (m *MetadataRequestMetadataRequestTopic) appendJSON(b []byte, v int16) []byte {
+func (m *MetadataRequestTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 10 {
@@ -379,7 +379,7 @@ func (m *MetadataRequestMetadataRequestTopic) appendJSON(b []byte, v int16) []by
 	return append(b, '}')
 }
 
-func (m *MetadataRequestMetadataRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *MetadataRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

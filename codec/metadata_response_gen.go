@@ -12,13 +12,13 @@ type MetadataResponse struct {
 	// ThrottleTimeMs: int32; versions 3-13; ignorable.
 	ThrottleTimeMs int32
 	// Brokers: []MetadataResponseBroker; versions 0-13.
-	Brokers []MetadataResponseMetadataResponseBroker
+	Brokers []MetadataResponseBroker
 	// ClusterId: string; versions 2-13; nullable 2-13; default "null"; ignorable.
 	ClusterId *string
 	// ControllerId: int32; versions 1-13; default "-1"; ignorable; entity brokerId.
 	ControllerId int32
 	// Topics: []MetadataResponseTopic; versions 0-13.
-	Topics []MetadataResponseMetadataResponseTopic
+	Topics []MetadataResponseTopic
 	// ClusterAuthorizedOperations: int32; versions 8-10; default "-2147483648".
 	ClusterAuthorizedOperations int32
 	// ErrorCode: int16; versions 13; ignorable.
@@ -61,7 +61,7 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 		m.ThrottleTimeMs = 0
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]MetadataResponseMetadataResponseBroker, n)
+		s := make([]MetadataResponseBroker, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -101,7 +101,7 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 		m.ControllerId = -1
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]MetadataResponseMetadataResponseTopic, n)
+		s := make([]MetadataResponseTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -303,9 +303,9 @@ func (m *MetadataResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []MetadataResponseMetadataResponseBroker{}
+				s := []MetadataResponseBroker{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, MetadataResponseMetadataResponseBroker{})
+					s = append(s, MetadataResponseBroker{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -332,9 +332,9 @@ func (m *MetadataResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[4] = true
 			if d.BeginArray() {
-				s := []MetadataResponseMetadataResponseTopic{}
+				s := []MetadataResponseTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, MetadataResponseMetadataResponseTopic{})
+					s = append(s, MetadataResponseTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -371,8 +371,8 @@ func (m *MetadataResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// MetadataResponseMetadataResponseBroker is the MetadataResponseBroker struct of MetadataResponse.
-type MetadataResponseMetadataResponseBroker struct {
+// MetadataResponseBroker is the MetadataResponseBroker struct of MetadataResponse.
+type MetadataResponseBroker struct {
 	// NodeId: int32; versions 0-13; entity brokerId.
 	NodeId int32
 	// Host: string; versions 0-13.
@@ -385,19 +385,19 @@ type MetadataResponseMetadataResponseBroker struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewMetadataResponseMetadataResponseBroker returns a MetadataResponseMetadataResponseBroker holding the descriptor defaults.
-func NewMetadataResponseMetadataResponseBroker() *MetadataResponseMetadataResponseBroker {
-	m := new(MetadataResponseMetadataResponseBroker)
+// NewMetadataResponseBroker returns a MetadataResponseBroker holding the descriptor defaults.
+func NewMetadataResponseBroker() *MetadataResponseBroker {
+	m := new(MetadataResponseBroker)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *MetadataResponseMetadataResponseBroker) SetDefaults() {
-	*m = MetadataResponseMetadataResponseBroker{}
+func (m *MetadataResponseBroker) SetDefaults() {
+	*m = MetadataResponseBroker{}
 }
 
-func (m *MetadataResponseMetadataResponseBroker) isDefault() bool {
+func (m *MetadataResponseBroker) isDefault() bool {
 	return m.NodeId == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
@@ -405,7 +405,7 @@ func (m *MetadataResponseMetadataResponseBroker) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *MetadataResponseMetadataResponseBroker) decode(r *wire.Reader, v int16) {
+func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
 	flex := v >= 9
 	_ = flex
 	m.NodeId = r.Int32()
@@ -456,7 +456,7 @@ func (m *MetadataResponseMetadataResponseBroker) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *MetadataResponseMetadataResponseBroker) encode(w *wire.Encoder, v int16) {
+func (m *MetadataResponseBroker) encode(w *wire.Encoder, v int16) {
 	flex := v >= 9
 	_ = flex
 	w.Int32(m.NodeId)
@@ -492,7 +492,7 @@ func (m *MetadataResponseMetadataResponseBroker) encode(w *wire.Encoder, v int16
 	}
 }
 
-func (m *MetadataResponseMetadataResponseBroker) appendJSON(b []byte, v int16) []byte {
+func (m *MetadataResponseBroker) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "nodeId")
@@ -517,7 +517,7 @@ func (m *MetadataResponseMetadataResponseBroker) appendJSON(b []byte, v int16) [
 	return append(b, '}')
 }
 
-func (m *MetadataResponseMetadataResponseBroker) unmarshalJSON(d *jsonx.Decoder) {
+func (m *MetadataResponseBroker) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -569,8 +569,8 @@ func (m *MetadataResponseMetadataResponseBroker) unmarshalJSON(d *jsonx.Decoder)
 	}
 }
 
-// MetadataResponseMetadataResponseTopic is the MetadataResponseTopic struct of MetadataResponse.
-type MetadataResponseMetadataResponseTopic struct {
+// MetadataResponseTopic is the MetadataResponseTopic struct of MetadataResponse.
+type MetadataResponseTopic struct {
 	// ErrorCode: int16; versions 0-13.
 	ErrorCode int16
 	// Name: string; versions 0-13; nullable 12-13; entity topicName.
@@ -580,28 +580,28 @@ type MetadataResponseMetadataResponseTopic struct {
 	// IsInternal: bool; versions 1-13; default "false"; ignorable.
 	IsInternal bool
 	// Partitions: []MetadataResponsePartition; versions 0-13.
-	Partitions []MetadataResponseMetadataResponsePartition
+	Partitions []MetadataResponsePartition
 	// TopicAuthorizedOperations: int32; versions 8-13; default "-2147483648".
 	TopicAuthorizedOperations int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewMetadataResponseMetadataResponseTopic returns a MetadataResponseMetadataResponseTopic holding the descriptor defaults.
-func NewMetadataResponseMetadataResponseTopic() *MetadataResponseMetadataResponseTopic {
-	m := new(MetadataResponseMetadataResponseTopic)
+// NewMetadataResponseTopic returns a MetadataResponseTopic holding the descriptor defaults.
+func NewMetadataResponseTopic() *MetadataResponseTopic {
+	m := new(MetadataResponseTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *MetadataResponseMetadataResponseTopic) SetDefaults() {
-	*m = MetadataResponseMetadataResponseTopic{}
+func (m *MetadataResponseTopic) SetDefaults() {
+	*m = MetadataResponseTopic{}
 	m.Name = newString("")
 	m.TopicAuthorizedOperations = -2147483648
 }
 
-func (m *MetadataResponseMetadataResponseTopic) isDefault() bool {
+func (m *MetadataResponseTopic) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		(m.Name != nil && *m.Name == "") &&
 		m.TopicId == (UUID{}) &&
@@ -611,7 +611,7 @@ func (m *MetadataResponseMetadataResponseTopic) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *MetadataResponseMetadataResponseTopic) decode(r *wire.Reader, v int16) {
+func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 	flex := v >= 9
 	_ = flex
 	m.ErrorCode = r.Int16()
@@ -648,7 +648,7 @@ func (m *MetadataResponseMetadataResponseTopic) decode(r *wire.Reader, v int16) 
 		m.IsInternal = false
 	}
 	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
-		s := make([]MetadataResponseMetadataResponsePartition, n)
+		s := make([]MetadataResponsePartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -692,7 +692,7 @@ func (m *MetadataResponseMetadataResponseTopic) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *MetadataResponseMetadataResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *MetadataResponseTopic) encode(w *wire.Encoder, v int16) {
 	flex := v >= 9
 	_ = flex
 	w.Int16(m.ErrorCode)
@@ -744,7 +744,7 @@ func (m *MetadataResponseMetadataResponseTopic) encode(w *wire.Encoder, v int16)
 	}
 }
 
-func (m *MetadataResponseMetadataResponseTopic) appendJSON(b []byte, v int16) []byte {
+func (m *MetadataResponseTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "errorCode")
@@ -786,7 +786,7 @@ func (m *MetadataResponseMetadataResponseTopic) appendJSON(b []byte, v int16) []
 	return append(b, '}')
 }
 
-func (m *MetadataResponseMetadataResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *MetadataResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -828,9 +828,9 @@ func (m *MetadataResponseMetadataResponseTopic) unmarshalJSON(d *jsonx.Decoder) 
 			}
 			seen[4] = true
 			if d.BeginArray() {
-				s := []MetadataResponseMetadataResponsePartition{}
+				s := []MetadataResponsePartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, MetadataResponseMetadataResponsePartition{})
+					s = append(s, MetadataResponsePartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -861,8 +861,8 @@ func (m *MetadataResponseMetadataResponseTopic) unmarshalJSON(d *jsonx.Decoder) 
 	}
 }
 
-// MetadataResponseMetadataResponsePartition is the MetadataResponsePartition struct of MetadataResponse.
-type MetadataResponseMetadataResponsePartition struct {
+// MetadataResponsePartition is the MetadataResponsePartition struct of MetadataResponse.
+type MetadataResponsePartition struct {
 	// ErrorCode: int16; versions 0-13.
 	ErrorCode int16
 	// PartitionIndex: int32; versions 0-13.
@@ -881,20 +881,20 @@ type MetadataResponseMetadataResponsePartition struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewMetadataResponseMetadataResponsePartition returns a MetadataResponseMetadataResponsePartition holding the descriptor defaults.
-func NewMetadataResponseMetadataResponsePartition() *MetadataResponseMetadataResponsePartition {
-	m := new(MetadataResponseMetadataResponsePartition)
+// NewMetadataResponsePartition returns a MetadataResponsePartition holding the descriptor defaults.
+func NewMetadataResponsePartition() *MetadataResponsePartition {
+	m := new(MetadataResponsePartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *MetadataResponseMetadataResponsePartition) SetDefaults() {
-	*m = MetadataResponseMetadataResponsePartition{}
+func (m *MetadataResponsePartition) SetDefaults() {
+	*m = MetadataResponsePartition{}
 	m.LeaderEpoch = -1
 }
 
-func (m *MetadataResponseMetadataResponsePartition) isDefault() bool {
+func (m *MetadataResponsePartition) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		m.PartitionIndex == 0 &&
 		m.LeaderId == 0 &&
@@ -905,7 +905,7 @@ func (m *MetadataResponseMetadataResponsePartition) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *MetadataResponseMetadataResponsePartition) decode(r *wire.Reader, v int16) {
+func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 9
 	_ = flex
 	m.ErrorCode = r.Int16()
@@ -1006,7 +1006,7 @@ func (m *MetadataResponseMetadataResponsePartition) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *MetadataResponseMetadataResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *MetadataResponsePartition) encode(w *wire.Encoder, v int16) {
 	flex := v >= 9
 	_ = flex
 	w.Int16(m.ErrorCode)
@@ -1060,7 +1060,7 @@ func (m *MetadataResponseMetadataResponsePartition) encode(w *wire.Encoder, v in
 	}
 }
 
-func (m *MetadataResponseMetadataResponsePartition) appendJSON(b []byte, v int16) []byte {
+func (m *MetadataResponsePartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "errorCode")
@@ -1117,7 +1117,7 @@ func (m *MetadataResponseMetadataResponsePartition) appendJSON(b []byte, v int16
 	return append(b, '}')
 }
 
-func (m *MetadataResponseMetadataResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *MetadataResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

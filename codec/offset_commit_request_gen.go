@@ -20,7 +20,7 @@ type OffsetCommitRequest struct {
 	// RetentionTimeMs: int64; versions 2-4; default "-1"; ignorable.
 	RetentionTimeMs int64
 	// Topics: []OffsetCommitRequestTopic; versions 0-10.
-	Topics []OffsetCommitRequestOffsetCommitRequestTopic
+	Topics []OffsetCommitRequestTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -99,7 +99,7 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		m.RetentionTimeMs = -1
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]OffsetCommitRequestOffsetCommitRequestTopic, n)
+		s := make([]OffsetCommitRequestTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -290,9 +290,9 @@ func (m *OffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[5] = true
 			if d.BeginArray() {
-				s := []OffsetCommitRequestOffsetCommitRequestTopic{}
+				s := []OffsetCommitRequestTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetCommitRequestOffsetCommitRequestTopic{})
+					s = append(s, OffsetCommitRequestTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -317,38 +317,38 @@ func (m *OffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// OffsetCommitRequestOffsetCommitRequestTopic is the OffsetCommitRequestTopic struct of OffsetCommitRequest.
-type OffsetCommitRequestOffsetCommitRequestTopic struct {
+// OffsetCommitRequestTopic is the OffsetCommitRequestTopic struct of OffsetCommitRequest.
+type OffsetCommitRequestTopic struct {
 	// Name: string; versions 0-9; ignorable; entity topicName.
 	Name string
 	// TopicId: uuid; versions 10; ignorable.
 	TopicId UUID
 	// Partitions: []OffsetCommitRequestPartition; versions 0-10.
-	Partitions []OffsetCommitRequestOffsetCommitRequestPartition
+	Partitions []OffsetCommitRequestPartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetCommitRequestOffsetCommitRequestTopic returns a OffsetCommitRequestOffsetCommitRequestTopic holding the descriptor defaults.
-func NewOffsetCommitRequestOffsetCommitRequestTopic() *OffsetCommitRequestOffsetCommitRequestTopic {
-	m := new(OffsetCommitRequestOffsetCommitRequestTopic)
+// NewOffsetCommitRequestTopic returns a OffsetCommitRequestTopic holding the descriptor defaults.
+func NewOffsetCommitRequestTopic() *OffsetCommitRequestTopic {
+	m := new(OffsetCommitRequestTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetCommitRequestOffsetCommitRequestTopic) SetDefaults() {
-	*m = OffsetCommitRequestOffsetCommitRequestTopic{}
+func (m *OffsetCommitRequestTopic) SetDefaults() {
+	*m = OffsetCommitRequestTopic{}
 }
 
-func (m *OffsetCommitRequestOffsetCommitRequestTopic) isDefault() bool {
+func (m *OffsetCommitRequestTopic) isDefault() bool {
 	return m.Name == "" &&
 		m.TopicId == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetCommitRequestOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
+func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 	flex := v >= 8
 	_ = flex
 	if v <= 9 {
@@ -370,7 +370,7 @@ func (m *OffsetCommitRequestOffsetCommitRequestTopic) decode(r *wire.Reader, v i
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
-		s := make([]OffsetCommitRequestOffsetCommitRequestPartition, n)
+		s := make([]OffsetCommitRequestPartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -405,7 +405,7 @@ func (m *OffsetCommitRequestOffsetCommitRequestTopic) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *OffsetCommitRequestOffsetCommitRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetCommitRequestTopic) encode(w *wire.Encoder, v int16) {
 	flex := v >= 8
 	_ = flex
 	if v <= 9 {
@@ -443,7 +443,7 @@ func (m *OffsetCommitRequestOffsetCommitRequestTopic) encode(w *wire.Encoder, v 
 	}
 }
 
-func (m *OffsetCommitRequestOffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v <= 9 {
@@ -474,7 +474,7 @@ func (m *OffsetCommitRequestOffsetCommitRequestTopic) appendJSON(b []byte, v int
 	return append(b, '}')
 }
 
-func (m *OffsetCommitRequestOffsetCommitRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetCommitRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -504,9 +504,9 @@ func (m *OffsetCommitRequestOffsetCommitRequestTopic) unmarshalJSON(d *jsonx.Dec
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []OffsetCommitRequestOffsetCommitRequestPartition{}
+				s := []OffsetCommitRequestPartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetCommitRequestOffsetCommitRequestPartition{})
+					s = append(s, OffsetCommitRequestPartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -531,8 +531,8 @@ func (m *OffsetCommitRequestOffsetCommitRequestTopic) unmarshalJSON(d *jsonx.Dec
 	}
 }
 
-// OffsetCommitRequestOffsetCommitRequestPartition is the OffsetCommitRequestPartition struct of OffsetCommitRequest.
-type OffsetCommitRequestOffsetCommitRequestPartition struct {
+// OffsetCommitRequestPartition is the OffsetCommitRequestPartition struct of OffsetCommitRequest.
+type OffsetCommitRequestPartition struct {
 	// PartitionIndex: int32; versions 0-10.
 	PartitionIndex int32
 	// CommittedOffset: int64; versions 0-10.
@@ -547,22 +547,22 @@ type OffsetCommitRequestOffsetCommitRequestPartition struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetCommitRequestOffsetCommitRequestPartition returns a OffsetCommitRequestOffsetCommitRequestPartition holding the descriptor defaults.
-func NewOffsetCommitRequestOffsetCommitRequestPartition() *OffsetCommitRequestOffsetCommitRequestPartition {
-	m := new(OffsetCommitRequestOffsetCommitRequestPartition)
+// NewOffsetCommitRequestPartition returns a OffsetCommitRequestPartition holding the descriptor defaults.
+func NewOffsetCommitRequestPartition() *OffsetCommitRequestPartition {
+	m := new(OffsetCommitRequestPartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetCommitRequestOffsetCommitRequestPartition) SetDefaults() {
-	*m = OffsetCommitRequestOffsetCommitRequestPartition{}
+func (m *OffsetCommitRequestPartition) SetDefaults() {
+	*m = OffsetCommitRequestPartition{}
 	m.CommittedLeaderEpoch = -1
 	m.CommitTimestamp = -1
 	m.CommittedMetadata = newString("")
 }
 
-func (m *OffsetCommitRequestOffsetCommitRequestPartition) isDefault() bool {
+func (m *OffsetCommitRequestPartition) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.CommittedOffset == 0 &&
 		m.CommittedLeaderEpoch == -1 &&
@@ -571,7 +571,7 @@ func (m *OffsetCommitRequestOffsetCommitRequestPartition) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetCommitRequestOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
+func (m *OffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 8
 	_ = flex
 	m.PartitionIndex = r.Int32()
@@ -631,7 +631,7 @@ func (m *OffsetCommitRequestOffsetCommitRequestPartition) decode(r *wire.Reader,
 	}
 }
 
-func (m *OffsetCommitRequestOffsetCommitRequestPartition) encode(w *wire.Encoder, v int16) {
+func (m *OffsetCommitRequestPartition) encode(w *wire.Encoder, v int16) {
 	flex := v >= 8
 	_ = flex
 	w.Int32(m.PartitionIndex)
@@ -670,7 +670,7 @@ func (m *OffsetCommitRequestOffsetCommitRequestPartition) encode(w *wire.Encoder
 	}
 }
 
-func (m *OffsetCommitRequestOffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "partitionIndex")
@@ -700,7 +700,7 @@ func (m *OffsetCommitRequestOffsetCommitRequestPartition) appendJSON(b []byte, v
 	return append(b, '}')
 }
 
-func (m *OffsetCommitRequestOffsetCommitRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetCommitRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -12,7 +12,7 @@ type OffsetCommitResponse struct {
 	// ThrottleTimeMs: int32; versions 3-10; ignorable.
 	ThrottleTimeMs int32
 	// Topics: []OffsetCommitResponseTopic; versions 0-10.
-	Topics []OffsetCommitResponseOffsetCommitResponseTopic
+	Topics []OffsetCommitResponseTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -48,7 +48,7 @@ func (m *OffsetCommitResponse) decode(r *wire.Reader, v int16) {
 		m.ThrottleTimeMs = 0
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]OffsetCommitResponseOffsetCommitResponseTopic, n)
+		s := make([]OffsetCommitResponseTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -162,9 +162,9 @@ func (m *OffsetCommitResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []OffsetCommitResponseOffsetCommitResponseTopic{}
+				s := []OffsetCommitResponseTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetCommitResponseOffsetCommitResponseTopic{})
+					s = append(s, OffsetCommitResponseTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -189,38 +189,38 @@ func (m *OffsetCommitResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// OffsetCommitResponseOffsetCommitResponseTopic is the OffsetCommitResponseTopic struct of OffsetCommitResponse.
-type OffsetCommitResponseOffsetCommitResponseTopic struct {
+// OffsetCommitResponseTopic is the OffsetCommitResponseTopic struct of OffsetCommitResponse.
+type OffsetCommitResponseTopic struct {
 	// Name: string; versions 0-9; ignorable; entity topicName.
 	Name string
 	// TopicId: uuid; versions 10; ignorable.
 	TopicId UUID
 	// Partitions: []OffsetCommitResponsePartition; versions 0-10.
-	Partitions []OffsetCommitResponseOffsetCommitResponsePartition
+	Partitions []OffsetCommitResponsePartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetCommitResponseOffsetCommitResponseTopic returns a OffsetCommitResponseOffsetCommitResponseTopic holding the descriptor defaults.
-func NewOffsetCommitResponseOffsetCommitResponseTopic() *OffsetCommitResponseOffsetCommitResponseTopic {
-	m := new(OffsetCommitResponseOffsetCommitResponseTopic)
+// NewOffsetCommitResponseTopic returns a OffsetCommitResponseTopic holding the descriptor defaults.
+func NewOffsetCommitResponseTopic() *OffsetCommitResponseTopic {
+	m := new(OffsetCommitResponseTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetCommitResponseOffsetCommitResponseTopic) SetDefaults() {
-	*m = OffsetCommitResponseOffsetCommitResponseTopic{}
+func (m *OffsetCommitResponseTopic) SetDefaults() {
+	*m = OffsetCommitResponseTopic{}
 }
 
-func (m *OffsetCommitResponseOffsetCommitResponseTopic) isDefault() bool {
+func (m *OffsetCommitResponseTopic) isDefault() bool {
 	return m.Name == "" &&
 		m.TopicId == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetCommitResponseOffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
+func (m *OffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 	flex := v >= 8
 	_ = flex
 	if v <= 9 {
@@ -242,7 +242,7 @@ func (m *OffsetCommitResponseOffsetCommitResponseTopic) decode(r *wire.Reader, v
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]OffsetCommitResponseOffsetCommitResponsePartition, n)
+		s := make([]OffsetCommitResponsePartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -277,7 +277,7 @@ func (m *OffsetCommitResponseOffsetCommitResponseTopic) decode(r *wire.Reader, v
 	}
 }
 
-func (m *OffsetCommitResponseOffsetCommitResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetCommitResponseTopic) encode(w *wire.Encoder, v int16) {
 	flex := v >= 8
 	_ = flex
 	if v <= 9 {
@@ -315,7 +315,7 @@ func (m *OffsetCommitResponseOffsetCommitResponseTopic) encode(w *wire.Encoder, 
 	}
 }
 
-func (m *OffsetCommitResponseOffsetCommitResponseTopic) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetCommitResponseTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v <= 9 {
@@ -346,7 +346,7 @@ func (m *OffsetCommitResponseOffsetCommitResponseTopic) appendJSON(b []byte, v i
 	return append(b, '}')
 }
 
-func (m *OffsetCommitResponseOffsetCommitResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetCommitResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -376,9 +376,9 @@ func (m *OffsetCommitResponseOffsetCommitResponseTopic) unmarshalJSON(d *jsonx.D
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []OffsetCommitResponseOffsetCommitResponsePartition{}
+				s := []OffsetCommitResponsePartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetCommitResponseOffsetCommitResponsePartition{})
+					s = append(s, OffsetCommitResponsePartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -403,8 +403,8 @@ func (m *OffsetCommitResponseOffsetCommitResponseTopic) unmarshalJSON(d *jsonx.D
 	}
 }
 
-// OffsetCommitResponseOffsetCommitResponsePartition is the OffsetCommitResponsePartition struct of OffsetCommitResponse.
-type OffsetCommitResponseOffsetCommitResponsePartition struct {
+// OffsetCommitResponsePartition is the OffsetCommitResponsePartition struct of OffsetCommitResponse.
+type OffsetCommitResponsePartition struct {
 	// PartitionIndex: int32; versions 0-10.
 	PartitionIndex int32
 	// ErrorCode: int16; versions 0-10.
@@ -413,25 +413,25 @@ type OffsetCommitResponseOffsetCommitResponsePartition struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetCommitResponseOffsetCommitResponsePartition returns a OffsetCommitResponseOffsetCommitResponsePartition holding the descriptor defaults.
-func NewOffsetCommitResponseOffsetCommitResponsePartition() *OffsetCommitResponseOffsetCommitResponsePartition {
-	m := new(OffsetCommitResponseOffsetCommitResponsePartition)
+// NewOffsetCommitResponsePartition returns a OffsetCommitResponsePartition holding the descriptor defaults.
+func NewOffsetCommitResponsePartition() *OffsetCommitResponsePartition {
+	m := new(OffsetCommitResponsePartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetCommitResponseOffsetCommitResponsePartition) SetDefaults() {
-	*m = OffsetCommitResponseOffsetCommitResponsePartition{}
+func (m *OffsetCommitResponsePartition) SetDefaults() {
+	*m = OffsetCommitResponsePartition{}
 }
 
-func (m *OffsetCommitResponseOffsetCommitResponsePartition) isDefault() bool {
+func (m *OffsetCommitResponsePartition) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.ErrorCode == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetCommitResponseOffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
+func (m *OffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 8
 	_ = flex
 	m.PartitionIndex = r.Int32()
@@ -463,7 +463,7 @@ func (m *OffsetCommitResponseOffsetCommitResponsePartition) decode(r *wire.Reade
 	}
 }
 
-func (m *OffsetCommitResponseOffsetCommitResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *OffsetCommitResponsePartition) encode(w *wire.Encoder, v int16) {
 	flex := v >= 8
 	_ = flex
 	w.Int32(m.PartitionIndex)
@@ -480,7 +480,7 @@ func (m *OffsetCommitResponseOffsetCommitResponsePartition) encode(w *wire.Encod
 	}
 }
 
-func (m *OffsetCommitResponseOffsetCommitResponsePartition) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetCommitResponsePartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "partitionIndex")
@@ -497,7 +497,7 @@ func (m *OffsetCommitResponseOffsetCommitResponsePartition) appendJSON(b []byte,
 	return append(b, '}')
 }
 
-func (m *OffsetCommitResponseOffsetCommitResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetCommitResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -12,7 +12,7 @@ type OffsetDeleteRequest struct {
 	// GroupId: string; versions 0; entity groupId.
 	GroupId string
 	// Topics: []OffsetDeleteRequestTopic; versions 0.
-	Topics []OffsetDeleteRequestOffsetDeleteRequestTopic
+	Topics []OffsetDeleteRequestTopic
 }
 
 // NewOffsetDeleteRequest returns a OffsetDeleteRequest holding the descriptor defaults.
@@ -41,7 +41,7 @@ func (m *OffsetDeleteRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]OffsetDeleteRequestOffsetDeleteRequestTopic, n)
+		s := make([]OffsetDeleteRequestTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -122,9 +122,9 @@ func (m *OffsetDeleteRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []OffsetDeleteRequestOffsetDeleteRequestTopic{}
+				s := []OffsetDeleteRequestTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetDeleteRequestOffsetDeleteRequestTopic{})
+					s = append(s, OffsetDeleteRequestTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -143,32 +143,32 @@ func (m *OffsetDeleteRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// OffsetDeleteRequestOffsetDeleteRequestTopic is the OffsetDeleteRequestTopic struct of OffsetDeleteRequest.
-type OffsetDeleteRequestOffsetDeleteRequestTopic struct {
+// OffsetDeleteRequestTopic is the OffsetDeleteRequestTopic struct of OffsetDeleteRequest.
+type OffsetDeleteRequestTopic struct {
 	// Name: string; versions 0; entity topicName.
 	Name string
 	// Partitions: []OffsetDeleteRequestPartition; versions 0.
-	Partitions []OffsetDeleteRequestOffsetDeleteRequestPartition
+	Partitions []OffsetDeleteRequestPartition
 }
 
-// NewOffsetDeleteRequestOffsetDeleteRequestTopic returns a OffsetDeleteRequestOffsetDeleteRequestTopic holding the descriptor defaults.
-func NewOffsetDeleteRequestOffsetDeleteRequestTopic() *OffsetDeleteRequestOffsetDeleteRequestTopic {
-	m := new(OffsetDeleteRequestOffsetDeleteRequestTopic)
+// NewOffsetDeleteRequestTopic returns a OffsetDeleteRequestTopic holding the descriptor defaults.
+func NewOffsetDeleteRequestTopic() *OffsetDeleteRequestTopic {
+	m := new(OffsetDeleteRequestTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) SetDefaults() {
-	*m = OffsetDeleteRequestOffsetDeleteRequestTopic{}
+func (m *OffsetDeleteRequestTopic) SetDefaults() {
+	*m = OffsetDeleteRequestTopic{}
 }
 
-func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) isDefault() bool {
+func (m *OffsetDeleteRequestTopic) isDefault() bool {
 	return m.Name == "" &&
 		len(m.Partitions) == 0
 }
 
-func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) decode(r *wire.Reader, v int16) {
+func (m *OffsetDeleteRequestTopic) decode(r *wire.Reader, v int16) {
 	flex := false
 	_ = flex
 	m.Name = r.String(flex)
@@ -177,7 +177,7 @@ func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) decode(r *wire.Reader, v i
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]OffsetDeleteRequestOffsetDeleteRequestPartition, n)
+		s := make([]OffsetDeleteRequestPartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -195,7 +195,7 @@ func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetDeleteRequestTopic) encode(w *wire.Encoder, v int16) {
 	flex := false
 	_ = flex
 	w.String(m.Name, flex)
@@ -214,7 +214,7 @@ func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) encode(w *wire.Encoder, v 
 	}
 }
 
-func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetDeleteRequestTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "name")
@@ -234,7 +234,7 @@ func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) appendJSON(b []byte, v int
 	return append(b, '}')
 }
 
-func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetDeleteRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -258,9 +258,9 @@ func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) unmarshalJSON(d *jsonx.Dec
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []OffsetDeleteRequestOffsetDeleteRequestPartition{}
+				s := []OffsetDeleteRequestPartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetDeleteRequestOffsetDeleteRequestPartition{})
+					s = append(s, OffsetDeleteRequestPartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -279,29 +279,29 @@ func (m *OffsetDeleteRequestOffsetDeleteRequestTopic) unmarshalJSON(d *jsonx.Dec
 	}
 }
 
-// OffsetDeleteRequestOffsetDeleteRequestPartition is the OffsetDeleteRequestPartition struct of OffsetDeleteRequest.
-type OffsetDeleteRequestOffsetDeleteRequestPartition struct {
+// OffsetDeleteRequestPartition is the OffsetDeleteRequestPartition struct of OffsetDeleteRequest.
+type OffsetDeleteRequestPartition struct {
 	// PartitionIndex: int32; versions 0.
 	PartitionIndex int32
 }
 
-// NewOffsetDeleteRequestOffsetDeleteRequestPartition returns a OffsetDeleteRequestOffsetDeleteRequestPartition holding the descriptor defaults.
-func NewOffsetDeleteRequestOffsetDeleteRequestPartition() *OffsetDeleteRequestOffsetDeleteRequestPartition {
-	m := new(OffsetDeleteRequestOffsetDeleteRequestPartition)
+// NewOffsetDeleteRequestPartition returns a OffsetDeleteRequestPartition holding the descriptor defaults.
+func NewOffsetDeleteRequestPartition() *OffsetDeleteRequestPartition {
+	m := new(OffsetDeleteRequestPartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetDeleteRequestOffsetDeleteRequestPartition) SetDefaults() {
-	*m = OffsetDeleteRequestOffsetDeleteRequestPartition{}
+func (m *OffsetDeleteRequestPartition) SetDefaults() {
+	*m = OffsetDeleteRequestPartition{}
 }
 
-func (m *OffsetDeleteRequestOffsetDeleteRequestPartition) isDefault() bool {
+func (m *OffsetDeleteRequestPartition) isDefault() bool {
 	return m.PartitionIndex == 0
 }
 
-func (m *OffsetDeleteRequestOffsetDeleteRequestPartition) decode(r *wire.Reader, v int16) {
+func (m *OffsetDeleteRequestPartition) decode(r *wire.Reader, v int16) {
 	flex := false
 	_ = flex
 	m.PartitionIndex = r.Int32()
@@ -311,13 +311,13 @@ func (m *OffsetDeleteRequestOffsetDeleteRequestPartition) decode(r *wire.Reader,
 	}
 }
 
-func (m *OffsetDeleteRequestOffsetDeleteRequestPartition) encode(w *wire.Encoder, v int16) {
+func (m *OffsetDeleteRequestPartition) encode(w *wire.Encoder, v int16) {
 	flex := false
 	_ = flex
 	w.Int32(m.PartitionIndex)
 }
 
-func (m *OffsetDeleteRequestOffsetDeleteRequestPartition) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetDeleteRequestPartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "partitionIndex")
@@ -327,7 +327,7 @@ func (m *OffsetDeleteRequestOffsetDeleteRequestPartition) appendJSON(b []byte, v
 	return append(b, '}')
 }
 
-func (m *OffsetDeleteRequestOffsetDeleteRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetDeleteRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -14,7 +14,7 @@ type OffsetDeleteResponse struct {
 	// ThrottleTimeMs: int32; versions 0; ignorable.
 	ThrottleTimeMs int32
 	// Topics: []OffsetDeleteResponseTopic; versions 0.
-	Topics []OffsetDeleteResponseOffsetDeleteResponseTopic
+	Topics []OffsetDeleteResponseTopic
 }
 
 // NewOffsetDeleteResponse returns a OffsetDeleteResponse holding the descriptor defaults.
@@ -49,7 +49,7 @@ func (m *OffsetDeleteResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]OffsetDeleteResponseOffsetDeleteResponseTopic, n)
+		s := make([]OffsetDeleteResponseTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -136,9 +136,9 @@ func (m *OffsetDeleteResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []OffsetDeleteResponseOffsetDeleteResponseTopic{}
+				s := []OffsetDeleteResponseTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetDeleteResponseOffsetDeleteResponseTopic{})
+					s = append(s, OffsetDeleteResponseTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -157,32 +157,32 @@ func (m *OffsetDeleteResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// OffsetDeleteResponseOffsetDeleteResponseTopic is the OffsetDeleteResponseTopic struct of OffsetDeleteResponse.
-type OffsetDeleteResponseOffsetDeleteResponseTopic struct {
+// OffsetDeleteResponseTopic is the OffsetDeleteResponseTopic struct of OffsetDeleteResponse.
+type OffsetDeleteResponseTopic struct {
 	// Name: string; versions 0; entity topicName.
 	Name string
 	// Partitions: []OffsetDeleteResponsePartition; versions 0.
-	Partitions []OffsetDeleteResponseOffsetDeleteResponsePartition
+	Partitions []OffsetDeleteResponsePartition
 }
 
-// NewOffsetDeleteResponseOffsetDeleteResponseTopic returns a OffsetDeleteResponseOffsetDeleteResponseTopic holding the descriptor defaults.
-func NewOffsetDeleteResponseOffsetDeleteResponseTopic() *OffsetDeleteResponseOffsetDeleteResponseTopic {
-	m := new(OffsetDeleteResponseOffsetDeleteResponseTopic)
+// NewOffsetDeleteResponseTopic returns a OffsetDeleteResponseTopic holding the descriptor defaults.
+func NewOffsetDeleteResponseTopic() *OffsetDeleteResponseTopic {
+	m := new(OffsetDeleteResponseTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) SetDefaults() {
-	*m = OffsetDeleteResponseOffsetDeleteResponseTopic{}
+func (m *OffsetDeleteResponseTopic) SetDefaults() {
+	*m = OffsetDeleteResponseTopic{}
 }
 
-func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) isDefault() bool {
+func (m *OffsetDeleteResponseTopic) isDefault() bool {
 	return m.Name == "" &&
 		len(m.Partitions) == 0
 }
 
-func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) decode(r *wire.Reader, v int16) {
+func (m *OffsetDeleteResponseTopic) decode(r *wire.Reader, v int16) {
 	flex := false
 	_ = flex
 	m.Name = r.String(flex)
@@ -191,7 +191,7 @@ func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) decode(r *wire.Reader, v
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]OffsetDeleteResponseOffsetDeleteResponsePartition, n)
+		s := make([]OffsetDeleteResponsePartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -209,7 +209,7 @@ func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) decode(r *wire.Reader, v
 	}
 }
 
-func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetDeleteResponseTopic) encode(w *wire.Encoder, v int16) {
 	flex := false
 	_ = flex
 	w.String(m.Name, flex)
@@ -228,7 +228,7 @@ func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) encode(w *wire.Encoder, 
 	}
 }
 
-func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetDeleteResponseTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "name")
@@ -248,7 +248,7 @@ func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) appendJSON(b []byte, v i
 	return append(b, '}')
 }
 
-func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetDeleteResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -272,9 +272,9 @@ func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) unmarshalJSON(d *jsonx.D
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []OffsetDeleteResponseOffsetDeleteResponsePartition{}
+				s := []OffsetDeleteResponsePartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetDeleteResponseOffsetDeleteResponsePartition{})
+					s = append(s, OffsetDeleteResponsePartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -293,32 +293,32 @@ func (m *OffsetDeleteResponseOffsetDeleteResponseTopic) unmarshalJSON(d *jsonx.D
 	}
 }
 
-// OffsetDeleteResponseOffsetDeleteResponsePartition is the OffsetDeleteResponsePartition struct of OffsetDeleteResponse.
-type OffsetDeleteResponseOffsetDeleteResponsePartition struct {
+// OffsetDeleteResponsePartition is the OffsetDeleteResponsePartition struct of OffsetDeleteResponse.
+type OffsetDeleteResponsePartition struct {
 	// PartitionIndex: int32; versions 0.
 	PartitionIndex int32
 	// ErrorCode: int16; versions 0.
 	ErrorCode int16
 }
 
-// NewOffsetDeleteResponseOffsetDeleteResponsePartition returns a OffsetDeleteResponseOffsetDeleteResponsePartition holding the descriptor defaults.
-func NewOffsetDeleteResponseOffsetDeleteResponsePartition() *OffsetDeleteResponseOffsetDeleteResponsePartition {
-	m := new(OffsetDeleteResponseOffsetDeleteResponsePartition)
+// NewOffsetDeleteResponsePartition returns a OffsetDeleteResponsePartition holding the descriptor defaults.
+func NewOffsetDeleteResponsePartition() *OffsetDeleteResponsePartition {
+	m := new(OffsetDeleteResponsePartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetDeleteResponseOffsetDeleteResponsePartition) SetDefaults() {
-	*m = OffsetDeleteResponseOffsetDeleteResponsePartition{}
+func (m *OffsetDeleteResponsePartition) SetDefaults() {
+	*m = OffsetDeleteResponsePartition{}
 }
 
-func (m *OffsetDeleteResponseOffsetDeleteResponsePartition) isDefault() bool {
+func (m *OffsetDeleteResponsePartition) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.ErrorCode == 0
 }
 
-func (m *OffsetDeleteResponseOffsetDeleteResponsePartition) decode(r *wire.Reader, v int16) {
+func (m *OffsetDeleteResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := false
 	_ = flex
 	m.PartitionIndex = r.Int32()
@@ -333,14 +333,14 @@ func (m *OffsetDeleteResponseOffsetDeleteResponsePartition) decode(r *wire.Reade
 	}
 }
 
-func (m *OffsetDeleteResponseOffsetDeleteResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *OffsetDeleteResponsePartition) encode(w *wire.Encoder, v int16) {
 	flex := false
 	_ = flex
 	w.Int32(m.PartitionIndex)
 	w.Int16(m.ErrorCode)
 }
 
-func (m *OffsetDeleteResponseOffsetDeleteResponsePartition) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetDeleteResponsePartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "partitionIndex")
@@ -353,7 +353,7 @@ func (m *OffsetDeleteResponseOffsetDeleteResponsePartition) appendJSON(b []byte,
 	return append(b, '}')
 }
 
-func (m *OffsetDeleteResponseOffsetDeleteResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetDeleteResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -12,9 +12,9 @@ type OffsetFetchRequest struct {
 	// GroupId: string; versions 0-7; entity groupId.
 	GroupId string
 	// Topics: []OffsetFetchRequestTopic; versions 0-7; nullable 2-7.
-	Topics []OffsetFetchRequestOffsetFetchRequestTopic
+	Topics []OffsetFetchRequestTopic
 	// Groups: []OffsetFetchRequestGroup; versions 8-10.
-	Groups []OffsetFetchRequestOffsetFetchRequestGroup
+	Groups []OffsetFetchRequestGroup
 	// RequireStable: bool; versions 7-10; default "false".
 	RequireStable bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -31,7 +31,7 @@ func NewOffsetFetchRequest() *OffsetFetchRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *OffsetFetchRequest) SetDefaults() {
 	*m = OffsetFetchRequest{}
-	m.Topics = []OffsetFetchRequestOffsetFetchRequestTopic{}
+	m.Topics = []OffsetFetchRequestTopic{}
 }
 
 func (m *OffsetFetchRequest) isDefault() bool {
@@ -56,7 +56,7 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 7 {
 		if n := r.ArrayLen(flex, (v >= 2 && v <= 7), 1); n >= 0 {
-			s := make([]OffsetFetchRequestOffsetFetchRequestTopic, n)
+			s := make([]OffsetFetchRequestTopic, n)
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -73,11 +73,11 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	} else {
-		m.Topics = []OffsetFetchRequestOffsetFetchRequestTopic{}
+		m.Topics = []OffsetFetchRequestTopic{}
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchRequestOffsetFetchRequestGroup, n)
+			s := make([]OffsetFetchRequestGroup, n)
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -267,9 +267,9 @@ func (m *OffsetFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 			if d.Null() {
 				m.Topics = nil
 			} else if d.BeginArray() {
-				s := []OffsetFetchRequestOffsetFetchRequestTopic{}
+				s := []OffsetFetchRequestTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetFetchRequestOffsetFetchRequestTopic{})
+					s = append(s, OffsetFetchRequestTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -284,9 +284,9 @@ func (m *OffsetFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []OffsetFetchRequestOffsetFetchRequestGroup{}
+				s := []OffsetFetchRequestGroup{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetFetchRequestOffsetFetchRequestGroup{})
+					s = append(s, OffsetFetchRequestGroup{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -317,8 +317,8 @@ func (m *OffsetFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// OffsetFetchRequestOffsetFetchRequestTopic is the OffsetFetchRequestTopic struct of OffsetFetchRequest.
-type OffsetFetchRequestOffsetFetchRequestTopic struct {
+// OffsetFetchRequestTopic is the OffsetFetchRequestTopic struct of OffsetFetchRequest.
+type OffsetFetchRequestTopic struct {
 	// Name: string; versions 0-7; entity topicName.
 	Name string
 	// PartitionIndexes: []int32; versions 0-7.
@@ -327,25 +327,25 @@ type OffsetFetchRequestOffsetFetchRequestTopic struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetFetchRequestOffsetFetchRequestTopic returns a OffsetFetchRequestOffsetFetchRequestTopic holding the descriptor defaults.
-func NewOffsetFetchRequestOffsetFetchRequestTopic() *OffsetFetchRequestOffsetFetchRequestTopic {
-	m := new(OffsetFetchRequestOffsetFetchRequestTopic)
+// NewOffsetFetchRequestTopic returns a OffsetFetchRequestTopic holding the descriptor defaults.
+func NewOffsetFetchRequestTopic() *OffsetFetchRequestTopic {
+	m := new(OffsetFetchRequestTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetFetchRequestOffsetFetchRequestTopic) SetDefaults() {
-	*m = OffsetFetchRequestOffsetFetchRequestTopic{}
+func (m *OffsetFetchRequestTopic) SetDefaults() {
+	*m = OffsetFetchRequestTopic{}
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestTopic) isDefault() bool {
+func (m *OffsetFetchRequestTopic) isDefault() bool {
 	return m.Name == "" &&
 		len(m.PartitionIndexes) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
+func (m *OffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
@@ -397,7 +397,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestTopic) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchRequestTopic) encode(w *wire.Encoder, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
@@ -438,7 +438,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestTopic) encode(w *wire.Encoder, v in
 	}
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestTopic) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetFetchRequestTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v <= 7 {
@@ -466,7 +466,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestTopic) appendJSON(b []byte, v int16
 	return append(b, '}')
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetFetchRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -518,8 +518,8 @@ func (m *OffsetFetchRequestOffsetFetchRequestTopic) unmarshalJSON(d *jsonx.Decod
 	}
 }
 
-// OffsetFetchRequestOffsetFetchRequestGroup is the OffsetFetchRequestGroup struct of OffsetFetchRequest.
-type OffsetFetchRequestOffsetFetchRequestGroup struct {
+// OffsetFetchRequestGroup is the OffsetFetchRequestGroup struct of OffsetFetchRequest.
+type OffsetFetchRequestGroup struct {
 	// GroupId: string; versions 8-10; entity groupId.
 	GroupId string
 	// MemberId: string; versions 9-10; nullable 9-10; default "null"; ignorable.
@@ -527,26 +527,26 @@ type OffsetFetchRequestOffsetFetchRequestGroup struct {
 	// MemberEpoch: int32; versions 9-10; default "-1"; ignorable.
 	MemberEpoch int32
 	// Topics: []OffsetFetchRequestTopics; versions 8-10; nullable 8-10.
-	Topics []OffsetFetchRequestOffsetFetchRequestTopics
+	Topics []OffsetFetchRequestTopics
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetFetchRequestOffsetFetchRequestGroup returns a OffsetFetchRequestOffsetFetchRequestGroup holding the descriptor defaults.
-func NewOffsetFetchRequestOffsetFetchRequestGroup() *OffsetFetchRequestOffsetFetchRequestGroup {
-	m := new(OffsetFetchRequestOffsetFetchRequestGroup)
+// NewOffsetFetchRequestGroup returns a OffsetFetchRequestGroup holding the descriptor defaults.
+func NewOffsetFetchRequestGroup() *OffsetFetchRequestGroup {
+	m := new(OffsetFetchRequestGroup)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetFetchRequestOffsetFetchRequestGroup) SetDefaults() {
-	*m = OffsetFetchRequestOffsetFetchRequestGroup{}
+func (m *OffsetFetchRequestGroup) SetDefaults() {
+	*m = OffsetFetchRequestGroup{}
 	m.MemberEpoch = -1
-	m.Topics = []OffsetFetchRequestOffsetFetchRequestTopics{}
+	m.Topics = []OffsetFetchRequestTopics{}
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestGroup) isDefault() bool {
+func (m *OffsetFetchRequestGroup) isDefault() bool {
 	return m.GroupId == "" &&
 		m.MemberId == nil &&
 		m.MemberEpoch == -1 &&
@@ -554,7 +554,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestGroup) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
+func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
@@ -591,7 +591,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestGroup) decode(r *wire.Reader, v int
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (v >= 8), 1); n >= 0 {
-			s := make([]OffsetFetchRequestOffsetFetchRequestTopics, n)
+			s := make([]OffsetFetchRequestTopics, n)
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -608,7 +608,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestGroup) decode(r *wire.Reader, v int
 			return
 		}
 	} else {
-		m.Topics = []OffsetFetchRequestOffsetFetchRequestTopics{}
+		m.Topics = []OffsetFetchRequestTopics{}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -629,7 +629,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestGroup) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestGroup) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchRequestGroup) encode(w *wire.Encoder, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
@@ -694,7 +694,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestGroup) encode(w *wire.Encoder, v in
 	}
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestGroup) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetFetchRequestGroup) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 8 {
@@ -736,7 +736,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestGroup) appendJSON(b []byte, v int16
 	return append(b, '}')
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestGroup) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetFetchRequestGroup) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -774,9 +774,9 @@ func (m *OffsetFetchRequestOffsetFetchRequestGroup) unmarshalJSON(d *jsonx.Decod
 			if d.Null() {
 				m.Topics = nil
 			} else if d.BeginArray() {
-				s := []OffsetFetchRequestOffsetFetchRequestTopics{}
+				s := []OffsetFetchRequestTopics{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetFetchRequestOffsetFetchRequestTopics{})
+					s = append(s, OffsetFetchRequestTopics{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -801,8 +801,8 @@ func (m *OffsetFetchRequestOffsetFetchRequestGroup) unmarshalJSON(d *jsonx.Decod
 	}
 }
 
-// OffsetFetchRequestOffsetFetchRequestTopics is the OffsetFetchRequestTopics struct of OffsetFetchRequest.
-type OffsetFetchRequestOffsetFetchRequestTopics struct {
+// OffsetFetchRequestTopics is the OffsetFetchRequestTopics struct of OffsetFetchRequest.
+type OffsetFetchRequestTopics struct {
 	// Name: string; versions 8-9; ignorable; entity topicName.
 	Name string
 	// TopicId: uuid; versions 10; ignorable.
@@ -813,26 +813,26 @@ type OffsetFetchRequestOffsetFetchRequestTopics struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetFetchRequestOffsetFetchRequestTopics returns a OffsetFetchRequestOffsetFetchRequestTopics holding the descriptor defaults.
-func NewOffsetFetchRequestOffsetFetchRequestTopics() *OffsetFetchRequestOffsetFetchRequestTopics {
-	m := new(OffsetFetchRequestOffsetFetchRequestTopics)
+// NewOffsetFetchRequestTopics returns a OffsetFetchRequestTopics holding the descriptor defaults.
+func NewOffsetFetchRequestTopics() *OffsetFetchRequestTopics {
+	m := new(OffsetFetchRequestTopics)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetFetchRequestOffsetFetchRequestTopics) SetDefaults() {
-	*m = OffsetFetchRequestOffsetFetchRequestTopics{}
+func (m *OffsetFetchRequestTopics) SetDefaults() {
+	*m = OffsetFetchRequestTopics{}
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestTopics) isDefault() bool {
+func (m *OffsetFetchRequestTopics) isDefault() bool {
 	return m.Name == "" &&
 		m.TopicId == (UUID{}) &&
 		len(m.PartitionIndexes) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
+func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 && v <= 9 {
@@ -893,7 +893,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestTopics) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestTopics) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchRequestTopics) encode(w *wire.Encoder, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 && v <= 9 {
@@ -937,7 +937,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestTopics) encode(w *wire.Encoder, v i
 	}
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestTopics) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetFetchRequestTopics) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 8 && v <= 9 {
@@ -970,7 +970,7 @@ func (m *OffsetFetchRequestOffsetFetchRequestTopics) appendJSON(b []byte, v int1
 	return append(b, '}')
 }
 
-func (m *OffsetFetchRequestOffsetFetchRequestTopics) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetFetchRequestTopics) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

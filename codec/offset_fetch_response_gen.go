@@ -12,11 +12,11 @@ type OffsetFetchResponse struct {
 	// ThrottleTimeMs: int32; versions 3-10; ignorable.
 	ThrottleTimeMs int32
 	// Topics: []OffsetFetchResponseTopic; versions 0-7.
-	Topics []OffsetFetchResponseOffsetFetchResponseTopic
+	Topics []OffsetFetchResponseTopic
 	// ErrorCode: int16; versions 2-7; default "0"; ignorable.
 	ErrorCode int16
 	// Groups: []OffsetFetchResponseGroup; versions 8-10.
-	Groups []OffsetFetchResponseOffsetFetchResponseGroup
+	Groups []OffsetFetchResponseGroup
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -55,7 +55,7 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 7 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchResponseOffsetFetchResponseTopic, n)
+			s := make([]OffsetFetchResponseTopic, n)
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -85,7 +85,7 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchResponseOffsetFetchResponseGroup, n)
+			s := make([]OffsetFetchResponseGroup, n)
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -247,9 +247,9 @@ func (m *OffsetFetchResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []OffsetFetchResponseOffsetFetchResponseTopic{}
+				s := []OffsetFetchResponseTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetFetchResponseOffsetFetchResponseTopic{})
+					s = append(s, OffsetFetchResponseTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -270,9 +270,9 @@ func (m *OffsetFetchResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[3] = true
 			if d.BeginArray() {
-				s := []OffsetFetchResponseOffsetFetchResponseGroup{}
+				s := []OffsetFetchResponseGroup{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetFetchResponseOffsetFetchResponseGroup{})
+					s = append(s, OffsetFetchResponseGroup{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -297,35 +297,35 @@ func (m *OffsetFetchResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// OffsetFetchResponseOffsetFetchResponseTopic is the OffsetFetchResponseTopic struct of OffsetFetchResponse.
-type OffsetFetchResponseOffsetFetchResponseTopic struct {
+// OffsetFetchResponseTopic is the OffsetFetchResponseTopic struct of OffsetFetchResponse.
+type OffsetFetchResponseTopic struct {
 	// Name: string; versions 0-7; entity topicName.
 	Name string
 	// Partitions: []OffsetFetchResponsePartition; versions 0-7.
-	Partitions []OffsetFetchResponseOffsetFetchResponsePartition
+	Partitions []OffsetFetchResponsePartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetFetchResponseOffsetFetchResponseTopic returns a OffsetFetchResponseOffsetFetchResponseTopic holding the descriptor defaults.
-func NewOffsetFetchResponseOffsetFetchResponseTopic() *OffsetFetchResponseOffsetFetchResponseTopic {
-	m := new(OffsetFetchResponseOffsetFetchResponseTopic)
+// NewOffsetFetchResponseTopic returns a OffsetFetchResponseTopic holding the descriptor defaults.
+func NewOffsetFetchResponseTopic() *OffsetFetchResponseTopic {
+	m := new(OffsetFetchResponseTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetFetchResponseOffsetFetchResponseTopic) SetDefaults() {
-	*m = OffsetFetchResponseOffsetFetchResponseTopic{}
+func (m *OffsetFetchResponseTopic) SetDefaults() {
+	*m = OffsetFetchResponseTopic{}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseTopic) isDefault() bool {
+func (m *OffsetFetchResponseTopic) isDefault() bool {
 	return m.Name == "" &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
+func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
@@ -339,7 +339,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopic) decode(r *wire.Reader, v i
 	}
 	if v <= 7 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchResponseOffsetFetchResponsePartition, n)
+			s := make([]OffsetFetchResponsePartition, n)
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -377,7 +377,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopic) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponseTopic) encode(w *wire.Encoder, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
@@ -418,7 +418,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopic) encode(w *wire.Encoder, v 
 	}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseTopic) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetFetchResponseTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v <= 7 {
@@ -446,7 +446,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopic) appendJSON(b []byte, v int
 	return append(b, '}')
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetFetchResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -470,9 +470,9 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopic) unmarshalJSON(d *jsonx.Dec
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []OffsetFetchResponseOffsetFetchResponsePartition{}
+				s := []OffsetFetchResponsePartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetFetchResponseOffsetFetchResponsePartition{})
+					s = append(s, OffsetFetchResponsePartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -497,8 +497,8 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopic) unmarshalJSON(d *jsonx.Dec
 	}
 }
 
-// OffsetFetchResponseOffsetFetchResponsePartition is the OffsetFetchResponsePartition struct of OffsetFetchResponse.
-type OffsetFetchResponseOffsetFetchResponsePartition struct {
+// OffsetFetchResponsePartition is the OffsetFetchResponsePartition struct of OffsetFetchResponse.
+type OffsetFetchResponsePartition struct {
 	// PartitionIndex: int32; versions 0-7.
 	PartitionIndex int32
 	// CommittedOffset: int64; versions 0-7.
@@ -513,21 +513,21 @@ type OffsetFetchResponseOffsetFetchResponsePartition struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetFetchResponseOffsetFetchResponsePartition returns a OffsetFetchResponseOffsetFetchResponsePartition holding the descriptor defaults.
-func NewOffsetFetchResponseOffsetFetchResponsePartition() *OffsetFetchResponseOffsetFetchResponsePartition {
-	m := new(OffsetFetchResponseOffsetFetchResponsePartition)
+// NewOffsetFetchResponsePartition returns a OffsetFetchResponsePartition holding the descriptor defaults.
+func NewOffsetFetchResponsePartition() *OffsetFetchResponsePartition {
+	m := new(OffsetFetchResponsePartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetFetchResponseOffsetFetchResponsePartition) SetDefaults() {
-	*m = OffsetFetchResponseOffsetFetchResponsePartition{}
+func (m *OffsetFetchResponsePartition) SetDefaults() {
+	*m = OffsetFetchResponsePartition{}
 	m.CommittedLeaderEpoch = -1
 	m.Metadata = newString("")
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponsePartition) isDefault() bool {
+func (m *OffsetFetchResponsePartition) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.CommittedOffset == 0 &&
 		m.CommittedLeaderEpoch == -1 &&
@@ -536,7 +536,7 @@ func (m *OffsetFetchResponseOffsetFetchResponsePartition) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
+func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
@@ -608,7 +608,7 @@ func (m *OffsetFetchResponseOffsetFetchResponsePartition) decode(r *wire.Reader,
 	}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponsePartition) encode(w *wire.Encoder, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
@@ -665,7 +665,7 @@ func (m *OffsetFetchResponseOffsetFetchResponsePartition) encode(w *wire.Encoder
 	}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponsePartition) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetFetchResponsePartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v <= 7 {
@@ -701,7 +701,7 @@ func (m *OffsetFetchResponseOffsetFetchResponsePartition) appendJSON(b []byte, v
 	return append(b, '}')
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetFetchResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -759,38 +759,38 @@ func (m *OffsetFetchResponseOffsetFetchResponsePartition) unmarshalJSON(d *jsonx
 	}
 }
 
-// OffsetFetchResponseOffsetFetchResponseGroup is the OffsetFetchResponseGroup struct of OffsetFetchResponse.
-type OffsetFetchResponseOffsetFetchResponseGroup struct {
+// OffsetFetchResponseGroup is the OffsetFetchResponseGroup struct of OffsetFetchResponse.
+type OffsetFetchResponseGroup struct {
 	// GroupId: string; versions 8-10; entity groupId.
 	GroupId string
 	// Topics: []OffsetFetchResponseTopics; versions 8-10.
-	Topics []OffsetFetchResponseOffsetFetchResponseTopics
+	Topics []OffsetFetchResponseTopics
 	// ErrorCode: int16; versions 8-10; default "0".
 	ErrorCode int16
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetFetchResponseOffsetFetchResponseGroup returns a OffsetFetchResponseOffsetFetchResponseGroup holding the descriptor defaults.
-func NewOffsetFetchResponseOffsetFetchResponseGroup() *OffsetFetchResponseOffsetFetchResponseGroup {
-	m := new(OffsetFetchResponseOffsetFetchResponseGroup)
+// NewOffsetFetchResponseGroup returns a OffsetFetchResponseGroup holding the descriptor defaults.
+func NewOffsetFetchResponseGroup() *OffsetFetchResponseGroup {
+	m := new(OffsetFetchResponseGroup)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetFetchResponseOffsetFetchResponseGroup) SetDefaults() {
-	*m = OffsetFetchResponseOffsetFetchResponseGroup{}
+func (m *OffsetFetchResponseGroup) SetDefaults() {
+	*m = OffsetFetchResponseGroup{}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseGroup) isDefault() bool {
+func (m *OffsetFetchResponseGroup) isDefault() bool {
 	return m.GroupId == "" &&
 		len(m.Topics) == 0 &&
 		m.ErrorCode == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
+func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
@@ -804,7 +804,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseGroup) decode(r *wire.Reader, v i
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchResponseOffsetFetchResponseTopics, n)
+			s := make([]OffsetFetchResponseTopics, n)
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -851,7 +851,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseGroup) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseGroup) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponseGroup) encode(w *wire.Encoder, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
@@ -899,7 +899,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseGroup) encode(w *wire.Encoder, v 
 	}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseGroup) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetFetchResponseGroup) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 8 {
@@ -932,7 +932,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseGroup) appendJSON(b []byte, v int
 	return append(b, '}')
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseGroup) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetFetchResponseGroup) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -956,9 +956,9 @@ func (m *OffsetFetchResponseOffsetFetchResponseGroup) unmarshalJSON(d *jsonx.Dec
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []OffsetFetchResponseOffsetFetchResponseTopics{}
+				s := []OffsetFetchResponseTopics{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetFetchResponseOffsetFetchResponseTopics{})
+					s = append(s, OffsetFetchResponseTopics{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -989,38 +989,38 @@ func (m *OffsetFetchResponseOffsetFetchResponseGroup) unmarshalJSON(d *jsonx.Dec
 	}
 }
 
-// OffsetFetchResponseOffsetFetchResponseTopics is the OffsetFetchResponseTopics struct of OffsetFetchResponse.
-type OffsetFetchResponseOffsetFetchResponseTopics struct {
+// OffsetFetchResponseTopics is the OffsetFetchResponseTopics struct of OffsetFetchResponse.
+type OffsetFetchResponseTopics struct {
 	// Name: string; versions 8-9; ignorable; entity topicName.
 	Name string
 	// TopicId: uuid; versions 10; ignorable.
 	TopicId UUID
 	// Partitions: []OffsetFetchResponsePartitions; versions 8-10.
-	Partitions []OffsetFetchResponseOffsetFetchResponsePartitions
+	Partitions []OffsetFetchResponsePartitions
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetFetchResponseOffsetFetchResponseTopics returns a OffsetFetchResponseOffsetFetchResponseTopics holding the descriptor defaults.
-func NewOffsetFetchResponseOffsetFetchResponseTopics() *OffsetFetchResponseOffsetFetchResponseTopics {
-	m := new(OffsetFetchResponseOffsetFetchResponseTopics)
+// NewOffsetFetchResponseTopics returns a OffsetFetchResponseTopics holding the descriptor defaults.
+func NewOffsetFetchResponseTopics() *OffsetFetchResponseTopics {
+	m := new(OffsetFetchResponseTopics)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetFetchResponseOffsetFetchResponseTopics) SetDefaults() {
-	*m = OffsetFetchResponseOffsetFetchResponseTopics{}
+func (m *OffsetFetchResponseTopics) SetDefaults() {
+	*m = OffsetFetchResponseTopics{}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseTopics) isDefault() bool {
+func (m *OffsetFetchResponseTopics) isDefault() bool {
 	return m.Name == "" &&
 		m.TopicId == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
+func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 && v <= 9 {
@@ -1043,7 +1043,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopics) decode(r *wire.Reader, v 
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchResponseOffsetFetchResponsePartitions, n)
+			s := make([]OffsetFetchResponsePartitions, n)
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -1081,7 +1081,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopics) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseTopics) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponseTopics) encode(w *wire.Encoder, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 && v <= 9 {
@@ -1125,7 +1125,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopics) encode(w *wire.Encoder, v
 	}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseTopics) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetFetchResponseTopics) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 8 && v <= 9 {
@@ -1158,7 +1158,7 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopics) appendJSON(b []byte, v in
 	return append(b, '}')
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponseTopics) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetFetchResponseTopics) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -1188,9 +1188,9 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopics) unmarshalJSON(d *jsonx.De
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []OffsetFetchResponseOffsetFetchResponsePartitions{}
+				s := []OffsetFetchResponsePartitions{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetFetchResponseOffsetFetchResponsePartitions{})
+					s = append(s, OffsetFetchResponsePartitions{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -1215,8 +1215,8 @@ func (m *OffsetFetchResponseOffsetFetchResponseTopics) unmarshalJSON(d *jsonx.De
 	}
 }
 
-// OffsetFetchResponseOffsetFetchResponsePartitions is the OffsetFetchResponsePartitions struct of OffsetFetchResponse.
-type OffsetFetchResponseOffsetFetchResponsePartitions struct {
+// OffsetFetchResponsePartitions is the OffsetFetchResponsePartitions struct of OffsetFetchResponse.
+type OffsetFetchResponsePartitions struct {
 	// PartitionIndex: int32; versions 8-10.
 	PartitionIndex int32
 	// CommittedOffset: int64; versions 8-10.
@@ -1231,21 +1231,21 @@ type OffsetFetchResponseOffsetFetchResponsePartitions struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewOffsetFetchResponseOffsetFetchResponsePartitions returns a OffsetFetchResponseOffsetFetchResponsePartitions holding the descriptor defaults.
-func NewOffsetFetchResponseOffsetFetchResponsePartitions() *OffsetFetchResponseOffsetFetchResponsePartitions {
-	m := new(OffsetFetchResponseOffsetFetchResponsePartitions)
+// NewOffsetFetchResponsePartitions returns a OffsetFetchResponsePartitions holding the descriptor defaults.
+func NewOffsetFetchResponsePartitions() *OffsetFetchResponsePartitions {
+	m := new(OffsetFetchResponsePartitions)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *OffsetFetchResponseOffsetFetchResponsePartitions) SetDefaults() {
-	*m = OffsetFetchResponseOffsetFetchResponsePartitions{}
+func (m *OffsetFetchResponsePartitions) SetDefaults() {
+	*m = OffsetFetchResponsePartitions{}
 	m.CommittedLeaderEpoch = -1
 	m.Metadata = newString("")
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponsePartitions) isDefault() bool {
+func (m *OffsetFetchResponsePartitions) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.CommittedOffset == 0 &&
 		m.CommittedLeaderEpoch == -1 &&
@@ -1254,7 +1254,7 @@ func (m *OffsetFetchResponseOffsetFetchResponsePartitions) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
+func (m *OffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
@@ -1326,7 +1326,7 @@ func (m *OffsetFetchResponseOffsetFetchResponsePartitions) decode(r *wire.Reader
 	}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponsePartitions) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponsePartitions) encode(w *wire.Encoder, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
@@ -1383,7 +1383,7 @@ func (m *OffsetFetchResponseOffsetFetchResponsePartitions) encode(w *wire.Encode
 	}
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponsePartitions) appendJSON(b []byte, v int16) []byte {
+func (m *OffsetFetchResponsePartitions) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 8 {
@@ -1419,7 +1419,7 @@ func (m *OffsetFetchResponseOffsetFetchResponsePartitions) appendJSON(b []byte, 
 	return append(b, '}')
 }
 
-func (m *OffsetFetchResponseOffsetFetchResponsePartitions) unmarshalJSON(d *jsonx.Decoder) {
+func (m *OffsetFetchResponsePartitions) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

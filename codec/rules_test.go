@@ -23,11 +23,11 @@ func mustEncode(t *testing.T, m codec.Message, v int16) []byte {
 func TestUnknownTagsPreservedAtEveryLevel(t *testing.T) {
 	m := codec.NewMetadataResponse()
 	m.UnknownTaggedFields = []codec.TaggedField{{Tag: 7, Data: []byte{0xde, 0xad}}}
-	topic := *codec.NewMetadataResponseMetadataResponseTopic()
+	topic := *codec.NewMetadataResponseTopic()
 	name := "t"
 	topic.Name = &name
 	topic.UnknownTaggedFields = []codec.TaggedField{{Tag: 0, Data: nil}, {Tag: 300, Data: []byte("x")}}
-	part := *codec.NewMetadataResponseMetadataResponsePartition()
+	part := *codec.NewMetadataResponsePartition()
 	part.UnknownTaggedFields = []codec.TaggedField{{Tag: 1, Data: []byte{1, 2, 3}}}
 	topic.Partitions = append(topic.Partitions, part)
 	m.Topics = append(m.Topics, topic)
@@ -131,10 +131,10 @@ func TestNonDefaultAndIgnorable(t *testing.T) {
 	mustEncode(t, m, 3)
 
 	// Topic ids exist from v10 and are ignorable: dropped at v9.
-	topic := codec.NewMetadataRequestMetadataRequestTopic()
+	topic := codec.NewMetadataRequestTopic()
 	name := "a"
 	topic.Name = &name
-	m.Topics = []codec.MetadataRequestMetadataRequestTopic{*topic}
+	m.Topics = []codec.MetadataRequestTopic{*topic}
 	plain := mustEncode(t, m, 9)
 	m.Topics[0].TopicId = codec.UUID{1}
 	if dropped := mustEncode(t, m, 9); !bytes.Equal(dropped, plain) {
@@ -154,7 +154,7 @@ func TestNonDefaultAndIgnorable(t *testing.T) {
 	}
 	// Strings over 32767 bytes are refused, as Kafka does.
 	long := strings.Repeat("x", 40000)
-	m.Topics = []codec.MetadataRequestMetadataRequestTopic{{Name: &long}}
+	m.Topics = []codec.MetadataRequestTopic{{Name: &long}}
 	if _, err := m.Encode(nil, 12); !errors.Is(err, codec.ErrTooLong) || !strings.Contains(err.Error(), "topics[0].name") {
 		t.Fatalf("long string: %v", err)
 	}

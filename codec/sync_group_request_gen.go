@@ -22,7 +22,7 @@ type SyncGroupRequest struct {
 	// ProtocolName: string; versions 5; nullable 5; default "null"; ignorable.
 	ProtocolName *string
 	// Assignments: []SyncGroupRequestAssignment; versions 0-5.
-	Assignments []SyncGroupRequestSyncGroupRequestAssignment
+	Assignments []SyncGroupRequestAssignment
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -107,7 +107,7 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 		m.ProtocolName = nil
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]SyncGroupRequestSyncGroupRequestAssignment, n)
+		s := make([]SyncGroupRequestAssignment, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -320,9 +320,9 @@ func (m *SyncGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[6] = true
 			if d.BeginArray() {
-				s := []SyncGroupRequestSyncGroupRequestAssignment{}
+				s := []SyncGroupRequestAssignment{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, SyncGroupRequestSyncGroupRequestAssignment{})
+					s = append(s, SyncGroupRequestAssignment{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -347,8 +347,8 @@ func (m *SyncGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// SyncGroupRequestSyncGroupRequestAssignment is the SyncGroupRequestAssignment struct of SyncGroupRequest.
-type SyncGroupRequestSyncGroupRequestAssignment struct {
+// SyncGroupRequestAssignment is the SyncGroupRequestAssignment struct of SyncGroupRequest.
+type SyncGroupRequestAssignment struct {
 	// MemberId: string; versions 0-5.
 	MemberId string
 	// Assignment: bytes; versions 0-5.
@@ -357,25 +357,25 @@ type SyncGroupRequestSyncGroupRequestAssignment struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewSyncGroupRequestSyncGroupRequestAssignment returns a SyncGroupRequestSyncGroupRequestAssignment holding the descriptor defaults.
-func NewSyncGroupRequestSyncGroupRequestAssignment() *SyncGroupRequestSyncGroupRequestAssignment {
-	m := new(SyncGroupRequestSyncGroupRequestAssignment)
+// NewSyncGroupRequestAssignment returns a SyncGroupRequestAssignment holding the descriptor defaults.
+func NewSyncGroupRequestAssignment() *SyncGroupRequestAssignment {
+	m := new(SyncGroupRequestAssignment)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *SyncGroupRequestSyncGroupRequestAssignment) SetDefaults() {
-	*m = SyncGroupRequestSyncGroupRequestAssignment{}
+func (m *SyncGroupRequestAssignment) SetDefaults() {
+	*m = SyncGroupRequestAssignment{}
 }
 
-func (m *SyncGroupRequestSyncGroupRequestAssignment) isDefault() bool {
+func (m *SyncGroupRequestAssignment) isDefault() bool {
 	return m.MemberId == "" &&
 		len(m.Assignment) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *SyncGroupRequestSyncGroupRequestAssignment) decode(r *wire.Reader, v int16) {
+func (m *SyncGroupRequestAssignment) decode(r *wire.Reader, v int16) {
 	flex := v >= 4
 	_ = flex
 	m.MemberId = r.String(flex)
@@ -407,7 +407,7 @@ func (m *SyncGroupRequestSyncGroupRequestAssignment) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *SyncGroupRequestSyncGroupRequestAssignment) encode(w *wire.Encoder, v int16) {
+func (m *SyncGroupRequestAssignment) encode(w *wire.Encoder, v int16) {
 	flex := v >= 4
 	_ = flex
 	w.String(m.MemberId, flex)
@@ -432,7 +432,7 @@ func (m *SyncGroupRequestSyncGroupRequestAssignment) encode(w *wire.Encoder, v i
 	}
 }
 
-func (m *SyncGroupRequestSyncGroupRequestAssignment) appendJSON(b []byte, v int16) []byte {
+func (m *SyncGroupRequestAssignment) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "memberId")
@@ -449,7 +449,7 @@ func (m *SyncGroupRequestSyncGroupRequestAssignment) appendJSON(b []byte, v int1
 	return append(b, '}')
 }
 
-func (m *SyncGroupRequestSyncGroupRequestAssignment) unmarshalJSON(d *jsonx.Decoder) {
+func (m *SyncGroupRequestAssignment) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -26,7 +26,7 @@ type TxnOffsetCommitRequest struct {
 	// GroupInstanceId: string; versions 3-6; nullable 3-6; default "null".
 	GroupInstanceId *string
 	// Topics: []TxnOffsetCommitRequestTopic; versions 0-6.
-	Topics []TxnOffsetCommitRequestTxnOffsetCommitRequestTopic
+	Topics []TxnOffsetCommitRequestTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -123,7 +123,7 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		m.GroupInstanceId = nil
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]TxnOffsetCommitRequestTxnOffsetCommitRequestTopic, n)
+		s := make([]TxnOffsetCommitRequestTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -354,9 +354,9 @@ func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[8] = true
 			if d.BeginArray() {
-				s := []TxnOffsetCommitRequestTxnOffsetCommitRequestTopic{}
+				s := []TxnOffsetCommitRequestTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, TxnOffsetCommitRequestTxnOffsetCommitRequestTopic{})
+					s = append(s, TxnOffsetCommitRequestTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -381,38 +381,38 @@ func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// TxnOffsetCommitRequestTxnOffsetCommitRequestTopic is the TxnOffsetCommitRequestTopic struct of TxnOffsetCommitRequest.
-type TxnOffsetCommitRequestTxnOffsetCommitRequestTopic struct {
+// TxnOffsetCommitRequestTopic is the TxnOffsetCommitRequestTopic struct of TxnOffsetCommitRequest.
+type TxnOffsetCommitRequestTopic struct {
 	// Name: string; versions 0-5; ignorable; entity topicName.
 	Name string
 	// TopicId: uuid; versions 6; ignorable.
 	TopicId UUID
 	// Partitions: []TxnOffsetCommitRequestPartition; versions 0-6.
-	Partitions []TxnOffsetCommitRequestTxnOffsetCommitRequestPartition
+	Partitions []TxnOffsetCommitRequestPartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewTxnOffsetCommitRequestTxnOffsetCommitRequestTopic returns a TxnOffsetCommitRequestTxnOffsetCommitRequestTopic holding the descriptor defaults.
-func NewTxnOffsetCommitRequestTxnOffsetCommitRequestTopic() *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic {
-	m := new(TxnOffsetCommitRequestTxnOffsetCommitRequestTopic)
+// NewTxnOffsetCommitRequestTopic returns a TxnOffsetCommitRequestTopic holding the descriptor defaults.
+func NewTxnOffsetCommitRequestTopic() *TxnOffsetCommitRequestTopic {
+	m := new(TxnOffsetCommitRequestTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) SetDefaults() {
-	*m = TxnOffsetCommitRequestTxnOffsetCommitRequestTopic{}
+func (m *TxnOffsetCommitRequestTopic) SetDefaults() {
+	*m = TxnOffsetCommitRequestTopic{}
 }
 
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) isDefault() bool {
+func (m *TxnOffsetCommitRequestTopic) isDefault() bool {
 	return m.Name == "" &&
 		m.TopicId == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
+func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 	flex := v >= 3
 	_ = flex
 	if v <= 5 {
@@ -434,7 +434,7 @@ func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) decode(r *wire.Reade
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
-		s := make([]TxnOffsetCommitRequestTxnOffsetCommitRequestPartition, n)
+		s := make([]TxnOffsetCommitRequestPartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -469,7 +469,7 @@ func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) decode(r *wire.Reade
 	}
 }
 
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *TxnOffsetCommitRequestTopic) encode(w *wire.Encoder, v int16) {
 	flex := v >= 3
 	_ = flex
 	if v <= 5 {
@@ -507,7 +507,7 @@ func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) encode(w *wire.Encod
 	}
 }
 
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
+func (m *TxnOffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v <= 5 {
@@ -538,7 +538,7 @@ func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) appendJSON(b []byte,
 	return append(b, '}')
 }
 
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *TxnOffsetCommitRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -568,9 +568,9 @@ func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) unmarshalJSON(d *jso
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []TxnOffsetCommitRequestTxnOffsetCommitRequestPartition{}
+				s := []TxnOffsetCommitRequestPartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, TxnOffsetCommitRequestTxnOffsetCommitRequestPartition{})
+					s = append(s, TxnOffsetCommitRequestPartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -595,8 +595,8 @@ func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestTopic) unmarshalJSON(d *jso
 	}
 }
 
-// TxnOffsetCommitRequestTxnOffsetCommitRequestPartition is the TxnOffsetCommitRequestPartition struct of TxnOffsetCommitRequest.
-type TxnOffsetCommitRequestTxnOffsetCommitRequestPartition struct {
+// TxnOffsetCommitRequestPartition is the TxnOffsetCommitRequestPartition struct of TxnOffsetCommitRequest.
+type TxnOffsetCommitRequestPartition struct {
 	// PartitionIndex: int32; versions 0-6.
 	PartitionIndex int32
 	// CommittedOffset: int64; versions 0-6.
@@ -609,21 +609,21 @@ type TxnOffsetCommitRequestTxnOffsetCommitRequestPartition struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewTxnOffsetCommitRequestTxnOffsetCommitRequestPartition returns a TxnOffsetCommitRequestTxnOffsetCommitRequestPartition holding the descriptor defaults.
-func NewTxnOffsetCommitRequestTxnOffsetCommitRequestPartition() *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition {
-	m := new(TxnOffsetCommitRequestTxnOffsetCommitRequestPartition)
+// NewTxnOffsetCommitRequestPartition returns a TxnOffsetCommitRequestPartition holding the descriptor defaults.
+func NewTxnOffsetCommitRequestPartition() *TxnOffsetCommitRequestPartition {
+	m := new(TxnOffsetCommitRequestPartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition) SetDefaults() {
-	*m = TxnOffsetCommitRequestTxnOffsetCommitRequestPartition{}
+func (m *TxnOffsetCommitRequestPartition) SetDefaults() {
+	*m = TxnOffsetCommitRequestPartition{}
 	m.CommittedLeaderEpoch = -1
 	m.CommittedMetadata = newString("")
 }
 
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition) isDefault() bool {
+func (m *TxnOffsetCommitRequestPartition) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.CommittedOffset == 0 &&
 		m.CommittedLeaderEpoch == -1 &&
@@ -631,7 +631,7 @@ func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition) isDefault() bool
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
+func (m *TxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 3
 	_ = flex
 	m.PartitionIndex = r.Int32()
@@ -682,7 +682,7 @@ func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition) decode(r *wire.R
 	}
 }
 
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition) encode(w *wire.Encoder, v int16) {
+func (m *TxnOffsetCommitRequestPartition) encode(w *wire.Encoder, v int16) {
 	flex := v >= 3
 	_ = flex
 	w.Int32(m.PartitionIndex)
@@ -714,7 +714,7 @@ func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition) encode(w *wire.E
 	}
 }
 
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {
+func (m *TxnOffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "partitionIndex")
@@ -739,7 +739,7 @@ func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition) appendJSON(b []b
 	return append(b, '}')
 }
 
-func (m *TxnOffsetCommitRequestTxnOffsetCommitRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *TxnOffsetCommitRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -12,7 +12,7 @@ type TxnOffsetCommitResponse struct {
 	// ThrottleTimeMs: int32; versions 0-6.
 	ThrottleTimeMs int32
 	// Topics: []TxnOffsetCommitResponseTopic; versions 0-6.
-	Topics []TxnOffsetCommitResponseTxnOffsetCommitResponseTopic
+	Topics []TxnOffsetCommitResponseTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -44,7 +44,7 @@ func (m *TxnOffsetCommitResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]TxnOffsetCommitResponseTxnOffsetCommitResponseTopic, n)
+		s := make([]TxnOffsetCommitResponseTopic, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -152,9 +152,9 @@ func (m *TxnOffsetCommitResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []TxnOffsetCommitResponseTxnOffsetCommitResponseTopic{}
+				s := []TxnOffsetCommitResponseTopic{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, TxnOffsetCommitResponseTxnOffsetCommitResponseTopic{})
+					s = append(s, TxnOffsetCommitResponseTopic{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -179,38 +179,38 @@ func (m *TxnOffsetCommitResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// TxnOffsetCommitResponseTxnOffsetCommitResponseTopic is the TxnOffsetCommitResponseTopic struct of TxnOffsetCommitResponse.
-type TxnOffsetCommitResponseTxnOffsetCommitResponseTopic struct {
+// TxnOffsetCommitResponseTopic is the TxnOffsetCommitResponseTopic struct of TxnOffsetCommitResponse.
+type TxnOffsetCommitResponseTopic struct {
 	// Name: string; versions 0-5; ignorable; entity topicName.
 	Name string
 	// TopicId: uuid; versions 6; ignorable.
 	TopicId UUID
 	// Partitions: []TxnOffsetCommitResponsePartition; versions 0-6.
-	Partitions []TxnOffsetCommitResponseTxnOffsetCommitResponsePartition
+	Partitions []TxnOffsetCommitResponsePartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewTxnOffsetCommitResponseTxnOffsetCommitResponseTopic returns a TxnOffsetCommitResponseTxnOffsetCommitResponseTopic holding the descriptor defaults.
-func NewTxnOffsetCommitResponseTxnOffsetCommitResponseTopic() *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic {
-	m := new(TxnOffsetCommitResponseTxnOffsetCommitResponseTopic)
+// NewTxnOffsetCommitResponseTopic returns a TxnOffsetCommitResponseTopic holding the descriptor defaults.
+func NewTxnOffsetCommitResponseTopic() *TxnOffsetCommitResponseTopic {
+	m := new(TxnOffsetCommitResponseTopic)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) SetDefaults() {
-	*m = TxnOffsetCommitResponseTxnOffsetCommitResponseTopic{}
+func (m *TxnOffsetCommitResponseTopic) SetDefaults() {
+	*m = TxnOffsetCommitResponseTopic{}
 }
 
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) isDefault() bool {
+func (m *TxnOffsetCommitResponseTopic) isDefault() bool {
 	return m.Name == "" &&
 		m.TopicId == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
+func (m *TxnOffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 	flex := v >= 3
 	_ = flex
 	if v <= 5 {
@@ -232,7 +232,7 @@ func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) decode(r *wire.Rea
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]TxnOffsetCommitResponseTxnOffsetCommitResponsePartition, n)
+		s := make([]TxnOffsetCommitResponsePartition, n)
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -267,7 +267,7 @@ func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) decode(r *wire.Rea
 	}
 }
 
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *TxnOffsetCommitResponseTopic) encode(w *wire.Encoder, v int16) {
 	flex := v >= 3
 	_ = flex
 	if v <= 5 {
@@ -305,7 +305,7 @@ func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) encode(w *wire.Enc
 	}
 }
 
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) appendJSON(b []byte, v int16) []byte {
+func (m *TxnOffsetCommitResponseTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v <= 5 {
@@ -336,7 +336,7 @@ func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) appendJSON(b []byt
 	return append(b, '}')
 }
 
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
+func (m *TxnOffsetCommitResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -366,9 +366,9 @@ func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) unmarshalJSON(d *j
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []TxnOffsetCommitResponseTxnOffsetCommitResponsePartition{}
+				s := []TxnOffsetCommitResponsePartition{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, TxnOffsetCommitResponseTxnOffsetCommitResponsePartition{})
+					s = append(s, TxnOffsetCommitResponsePartition{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -393,8 +393,8 @@ func (m *TxnOffsetCommitResponseTxnOffsetCommitResponseTopic) unmarshalJSON(d *j
 	}
 }
 
-// TxnOffsetCommitResponseTxnOffsetCommitResponsePartition is the TxnOffsetCommitResponsePartition struct of TxnOffsetCommitResponse.
-type TxnOffsetCommitResponseTxnOffsetCommitResponsePartition struct {
+// TxnOffsetCommitResponsePartition is the TxnOffsetCommitResponsePartition struct of TxnOffsetCommitResponse.
+type TxnOffsetCommitResponsePartition struct {
 	// PartitionIndex: int32; versions 0-6.
 	PartitionIndex int32
 	// ErrorCode: int16; versions 0-6.
@@ -403,25 +403,25 @@ type TxnOffsetCommitResponseTxnOffsetCommitResponsePartition struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewTxnOffsetCommitResponseTxnOffsetCommitResponsePartition returns a TxnOffsetCommitResponseTxnOffsetCommitResponsePartition holding the descriptor defaults.
-func NewTxnOffsetCommitResponseTxnOffsetCommitResponsePartition() *TxnOffsetCommitResponseTxnOffsetCommitResponsePartition {
-	m := new(TxnOffsetCommitResponseTxnOffsetCommitResponsePartition)
+// NewTxnOffsetCommitResponsePartition returns a TxnOffsetCommitResponsePartition holding the descriptor defaults.
+func NewTxnOffsetCommitResponsePartition() *TxnOffsetCommitResponsePartition {
+	m := new(TxnOffsetCommitResponsePartition)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponsePartition) SetDefaults() {
-	*m = TxnOffsetCommitResponseTxnOffsetCommitResponsePartition{}
+func (m *TxnOffsetCommitResponsePartition) SetDefaults() {
+	*m = TxnOffsetCommitResponsePartition{}
 }
 
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponsePartition) isDefault() bool {
+func (m *TxnOffsetCommitResponsePartition) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.ErrorCode == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
+func (m *TxnOffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 3
 	_ = flex
 	m.PartitionIndex = r.Int32()
@@ -453,7 +453,7 @@ func (m *TxnOffsetCommitResponseTxnOffsetCommitResponsePartition) decode(r *wire
 	}
 }
 
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *TxnOffsetCommitResponsePartition) encode(w *wire.Encoder, v int16) {
 	flex := v >= 3
 	_ = flex
 	w.Int32(m.PartitionIndex)
@@ -470,7 +470,7 @@ func (m *TxnOffsetCommitResponseTxnOffsetCommitResponsePartition) encode(w *wire
 	}
 }
 
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponsePartition) appendJSON(b []byte, v int16) []byte {
+func (m *TxnOffsetCommitResponsePartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "partitionIndex")
@@ -487,7 +487,7 @@ func (m *TxnOffsetCommitResponseTxnOffsetCommitResponsePartition) appendJSON(b [
 	return append(b, '}')
 }
 
-func (m *TxnOffsetCommitResponseTxnOffsetCommitResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
+func (m *TxnOffsetCommitResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

@@ -1405,9 +1405,9 @@ func fillAlterShareGroupOffsetsRequest(m *codec.AlterShareGroupOffsetsRequest, r
 	}
 	if true {
 		{
-			s := make([]codec.AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic, arrayLen(r, depth))
+			s := make([]codec.AlterShareGroupOffsetsRequestTopic, arrayLen(r, depth))
 			for i := range s {
-				fillAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
+				fillAlterShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -1417,16 +1417,16 @@ func fillAlterShareGroupOffsetsRequest(m *codec.AlterShareGroupOffsetsRequest, r
 	}
 }
 
-func fillAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic(m *codec.AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic, r *rand.Rand, v int16, depth int) {
+func fillAlterShareGroupOffsetsRequestTopic(m *codec.AlterShareGroupOffsetsRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.TopicName = randString(r)
 	}
 	if true {
 		{
-			s := make([]codec.AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition, arrayLen(r, depth))
+			s := make([]codec.AlterShareGroupOffsetsRequestPartition, arrayLen(r, depth))
 			for i := range s {
-				fillAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition(&s[i], r, v, depth+1)
+				fillAlterShareGroupOffsetsRequestPartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -1436,7 +1436,7 @@ func fillAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestTopic(m *code
 	}
 }
 
-func fillAlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition(m *codec.AlterShareGroupOffsetsRequestAlterShareGroupOffsetsRequestPartition, r *rand.Rand, v int16, depth int) {
+func fillAlterShareGroupOffsetsRequestPartition(m *codec.AlterShareGroupOffsetsRequestPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.PartitionIndex = int32(randInt(r, 32))
@@ -1467,9 +1467,9 @@ func fillAlterShareGroupOffsetsResponse(m *codec.AlterShareGroupOffsetsResponse,
 	}
 	if true {
 		{
-			s := make([]codec.AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic, arrayLen(r, depth))
+			s := make([]codec.AlterShareGroupOffsetsResponseTopic, arrayLen(r, depth))
 			for i := range s {
-				fillAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
+				fillAlterShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
 			}
 			m.Responses = s
 		}
@@ -1479,7 +1479,7 @@ func fillAlterShareGroupOffsetsResponse(m *codec.AlterShareGroupOffsetsResponse,
 	}
 }
 
-func fillAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic(m *codec.AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
+func fillAlterShareGroupOffsetsResponseTopic(m *codec.AlterShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.TopicName = randString(r)
@@ -1489,9 +1489,9 @@ func fillAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic(m *co
 	}
 	if true {
 		{
-			s := make([]codec.AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition, arrayLen(r, depth))
+			s := make([]codec.AlterShareGroupOffsetsResponsePartition, arrayLen(r, depth))
 			for i := range s {
-				fillAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition(&s[i], r, v, depth+1)
+				fillAlterShareGroupOffsetsResponsePartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -1501,7 +1501,7 @@ func fillAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponseTopic(m *co
 	}
 }
 
-func fillAlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition(m *codec.AlterShareGroupOffsetsResponseAlterShareGroupOffsetsResponsePartition, r *rand.Rand, v int16, depth int) {
+func fillAlterShareGroupOffsetsResponsePartition(m *codec.AlterShareGroupOffsetsResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.PartitionIndex = int32(randInt(r, 32))
@@ -3595,9 +3595,9 @@ func fillDeleteShareGroupOffsetsRequest(m *codec.DeleteShareGroupOffsetsRequest,
 	}
 	if true {
 		{
-			s := make([]codec.DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic, arrayLen(r, depth))
+			s := make([]codec.DeleteShareGroupOffsetsRequestTopic, arrayLen(r, depth))
 			for i := range s {
-				fillDeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
+				fillDeleteShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -3607,7 +3607,7 @@ func fillDeleteShareGroupOffsetsRequest(m *codec.DeleteShareGroupOffsetsRequest,
 	}
 }
 
-func fillDeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic(m *codec.DeleteShareGroupOffsetsRequestDeleteShareGroupOffsetsRequestTopic, r *rand.Rand, v int16, depth int) {
+func fillDeleteShareGroupOffsetsRequestTopic(m *codec.DeleteShareGroupOffsetsRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.TopicName = randString(r)
@@ -3635,9 +3635,9 @@ func fillDeleteShareGroupOffsetsResponse(m *codec.DeleteShareGroupOffsetsRespons
 	}
 	if true {
 		{
-			s := make([]codec.DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic, arrayLen(r, depth))
+			s := make([]codec.DeleteShareGroupOffsetsResponseTopic, arrayLen(r, depth))
 			for i := range s {
-				fillDeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
+				fillDeleteShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
 			}
 			m.Responses = s
 		}
@@ -3647,7 +3647,7 @@ func fillDeleteShareGroupOffsetsResponse(m *codec.DeleteShareGroupOffsetsRespons
 	}
 }
 
-func fillDeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic(m *codec.DeleteShareGroupOffsetsResponseDeleteShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
+func fillDeleteShareGroupOffsetsResponseTopic(m *codec.DeleteShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.TopicName = randString(r)
@@ -5052,9 +5052,9 @@ func fillDescribeShareGroupOffsetsRequest(m *codec.DescribeShareGroupOffsetsRequ
 	m.SetDefaults()
 	if true {
 		{
-			s := make([]codec.DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup, arrayLen(r, depth))
+			s := make([]codec.DescribeShareGroupOffsetsRequestGroup, arrayLen(r, depth))
 			for i := range s {
-				fillDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup(&s[i], r, v, depth+1)
+				fillDescribeShareGroupOffsetsRequestGroup(&s[i], r, v, depth+1)
 			}
 			m.Groups = s
 		}
@@ -5064,7 +5064,7 @@ func fillDescribeShareGroupOffsetsRequest(m *codec.DescribeShareGroupOffsetsRequ
 	}
 }
 
-func fillDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup(m *codec.DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup, r *rand.Rand, v int16, depth int) {
+func fillDescribeShareGroupOffsetsRequestGroup(m *codec.DescribeShareGroupOffsetsRequestGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.GroupId = randString(r)
@@ -5073,9 +5073,9 @@ func fillDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup(m
 		if (true) && r.Intn(4) == 0 {
 			m.Topics = nil
 		} else {
-			s := make([]codec.DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic, arrayLen(r, depth))
+			s := make([]codec.DescribeShareGroupOffsetsRequestTopic, arrayLen(r, depth))
 			for i := range s {
-				fillDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
+				fillDescribeShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -5085,7 +5085,7 @@ func fillDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestGroup(m
 	}
 }
 
-func fillDescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic(m *codec.DescribeShareGroupOffsetsRequestDescribeShareGroupOffsetsRequestTopic, r *rand.Rand, v int16, depth int) {
+func fillDescribeShareGroupOffsetsRequestTopic(m *codec.DescribeShareGroupOffsetsRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.TopicName = randString(r)
@@ -5111,9 +5111,9 @@ func fillDescribeShareGroupOffsetsResponse(m *codec.DescribeShareGroupOffsetsRes
 	}
 	if true {
 		{
-			s := make([]codec.DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup, arrayLen(r, depth))
+			s := make([]codec.DescribeShareGroupOffsetsResponseGroup, arrayLen(r, depth))
 			for i := range s {
-				fillDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup(&s[i], r, v, depth+1)
+				fillDescribeShareGroupOffsetsResponseGroup(&s[i], r, v, depth+1)
 			}
 			m.Groups = s
 		}
@@ -5123,16 +5123,16 @@ func fillDescribeShareGroupOffsetsResponse(m *codec.DescribeShareGroupOffsetsRes
 	}
 }
 
-func fillDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup(m *codec.DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup, r *rand.Rand, v int16, depth int) {
+func fillDescribeShareGroupOffsetsResponseGroup(m *codec.DescribeShareGroupOffsetsResponseGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.GroupId = randString(r)
 	}
 	if true {
 		{
-			s := make([]codec.DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic, arrayLen(r, depth))
+			s := make([]codec.DescribeShareGroupOffsetsResponseTopic, arrayLen(r, depth))
 			for i := range s {
-				fillDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
+				fillDescribeShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -5153,7 +5153,7 @@ func fillDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseGroup
 	}
 }
 
-func fillDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic(m *codec.DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
+func fillDescribeShareGroupOffsetsResponseTopic(m *codec.DescribeShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.TopicName = randString(r)
@@ -5163,9 +5163,9 @@ func fillDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic
 	}
 	if true {
 		{
-			s := make([]codec.DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition, arrayLen(r, depth))
+			s := make([]codec.DescribeShareGroupOffsetsResponsePartition, arrayLen(r, depth))
 			for i := range s {
-				fillDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition(&s[i], r, v, depth+1)
+				fillDescribeShareGroupOffsetsResponsePartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -5175,7 +5175,7 @@ func fillDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponseTopic
 	}
 }
 
-func fillDescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition(m *codec.DescribeShareGroupOffsetsResponseDescribeShareGroupOffsetsResponsePartition, r *rand.Rand, v int16, depth int) {
+func fillDescribeShareGroupOffsetsResponsePartition(m *codec.DescribeShareGroupOffsetsResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.PartitionIndex = int32(randInt(r, 32))
@@ -5262,9 +5262,9 @@ func fillDescribeTopicPartitionsResponse(m *codec.DescribeTopicPartitionsRespons
 	}
 	if true {
 		{
-			s := make([]codec.DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic, arrayLen(r, depth))
+			s := make([]codec.DescribeTopicPartitionsResponseTopic, arrayLen(r, depth))
 			for i := range s {
-				fillDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic(&s[i], r, v, depth+1)
+				fillDescribeTopicPartitionsResponseTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -5282,7 +5282,7 @@ func fillDescribeTopicPartitionsResponse(m *codec.DescribeTopicPartitionsRespons
 	}
 }
 
-func fillDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic(m *codec.DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic, r *rand.Rand, v int16, depth int) {
+func fillDescribeTopicPartitionsResponseTopic(m *codec.DescribeTopicPartitionsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.ErrorCode = int16(randInt(r, 16))
@@ -5303,9 +5303,9 @@ func fillDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic(m *
 	}
 	if true {
 		{
-			s := make([]codec.DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition, arrayLen(r, depth))
+			s := make([]codec.DescribeTopicPartitionsResponsePartition, arrayLen(r, depth))
 			for i := range s {
-				fillDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition(&s[i], r, v, depth+1)
+				fillDescribeTopicPartitionsResponsePartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -5318,7 +5318,7 @@ func fillDescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic(m *
 	}
 }
 
-func fillDescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition(m *codec.DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition, r *rand.Rand, v int16, depth int) {
+func fillDescribeTopicPartitionsResponsePartition(m *codec.DescribeTopicPartitionsResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.ErrorCode = int16(randInt(r, 16))
@@ -7021,9 +7021,9 @@ func fillJoinGroupRequest(m *codec.JoinGroupRequest, r *rand.Rand, v int16, dept
 	}
 	if true {
 		{
-			s := make([]codec.JoinGroupRequestJoinGroupRequestProtocol, arrayLen(r, depth))
+			s := make([]codec.JoinGroupRequestProtocol, arrayLen(r, depth))
 			for i := range s {
-				fillJoinGroupRequestJoinGroupRequestProtocol(&s[i], r, v, depth+1)
+				fillJoinGroupRequestProtocol(&s[i], r, v, depth+1)
 			}
 			m.Protocols = s
 		}
@@ -7041,7 +7041,7 @@ func fillJoinGroupRequest(m *codec.JoinGroupRequest, r *rand.Rand, v int16, dept
 	}
 }
 
-func fillJoinGroupRequestJoinGroupRequestProtocol(m *codec.JoinGroupRequestJoinGroupRequestProtocol, r *rand.Rand, v int16, depth int) {
+func fillJoinGroupRequestProtocol(m *codec.JoinGroupRequestProtocol, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.Name = randString(r)
@@ -7092,9 +7092,9 @@ func fillJoinGroupResponse(m *codec.JoinGroupResponse, r *rand.Rand, v int16, de
 	}
 	if true {
 		{
-			s := make([]codec.JoinGroupResponseJoinGroupResponseMember, arrayLen(r, depth))
+			s := make([]codec.JoinGroupResponseMember, arrayLen(r, depth))
 			for i := range s {
-				fillJoinGroupResponseJoinGroupResponseMember(&s[i], r, v, depth+1)
+				fillJoinGroupResponseMember(&s[i], r, v, depth+1)
 			}
 			m.Members = s
 		}
@@ -7104,7 +7104,7 @@ func fillJoinGroupResponse(m *codec.JoinGroupResponse, r *rand.Rand, v int16, de
 	}
 }
 
-func fillJoinGroupResponseJoinGroupResponseMember(m *codec.JoinGroupResponseJoinGroupResponseMember, r *rand.Rand, v int16, depth int) {
+func fillJoinGroupResponseMember(m *codec.JoinGroupResponseMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.MemberId = randString(r)
@@ -7993,9 +7993,9 @@ func fillMetadataRequest(m *codec.MetadataRequest, r *rand.Rand, v int16, depth 
 		if (v >= 1) && r.Intn(4) == 0 {
 			m.Topics = nil
 		} else {
-			s := make([]codec.MetadataRequestMetadataRequestTopic, arrayLen(r, depth))
+			s := make([]codec.MetadataRequestTopic, arrayLen(r, depth))
 			for i := range s {
-				fillMetadataRequestMetadataRequestTopic(&s[i], r, v, depth+1)
+				fillMetadataRequestTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -8014,7 +8014,7 @@ func fillMetadataRequest(m *codec.MetadataRequest, r *rand.Rand, v int16, depth 
 	}
 }
 
-func fillMetadataRequestMetadataRequestTopic(m *codec.MetadataRequestMetadataRequestTopic, r *rand.Rand, v int16, depth int) {
+func fillMetadataRequestTopic(m *codec.MetadataRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 10 {
 		m.TopicId = randUUID(r)
@@ -8039,9 +8039,9 @@ func fillMetadataResponse(m *codec.MetadataResponse, r *rand.Rand, v int16, dept
 	}
 	if true {
 		{
-			s := make([]codec.MetadataResponseMetadataResponseBroker, arrayLen(r, depth))
+			s := make([]codec.MetadataResponseBroker, arrayLen(r, depth))
 			for i := range s {
-				fillMetadataResponseMetadataResponseBroker(&s[i], r, v, depth+1)
+				fillMetadataResponseBroker(&s[i], r, v, depth+1)
 			}
 			m.Brokers = s
 		}
@@ -8059,9 +8059,9 @@ func fillMetadataResponse(m *codec.MetadataResponse, r *rand.Rand, v int16, dept
 	}
 	if true {
 		{
-			s := make([]codec.MetadataResponseMetadataResponseTopic, arrayLen(r, depth))
+			s := make([]codec.MetadataResponseTopic, arrayLen(r, depth))
 			for i := range s {
-				fillMetadataResponseMetadataResponseTopic(&s[i], r, v, depth+1)
+				fillMetadataResponseTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -8077,7 +8077,7 @@ func fillMetadataResponse(m *codec.MetadataResponse, r *rand.Rand, v int16, dept
 	}
 }
 
-func fillMetadataResponseMetadataResponseBroker(m *codec.MetadataResponseMetadataResponseBroker, r *rand.Rand, v int16, depth int) {
+func fillMetadataResponseBroker(m *codec.MetadataResponseBroker, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.NodeId = int32(randInt(r, 32))
@@ -8101,7 +8101,7 @@ func fillMetadataResponseMetadataResponseBroker(m *codec.MetadataResponseMetadat
 	}
 }
 
-func fillMetadataResponseMetadataResponseTopic(m *codec.MetadataResponseMetadataResponseTopic, r *rand.Rand, v int16, depth int) {
+func fillMetadataResponseTopic(m *codec.MetadataResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.ErrorCode = int16(randInt(r, 16))
@@ -8122,9 +8122,9 @@ func fillMetadataResponseMetadataResponseTopic(m *codec.MetadataResponseMetadata
 	}
 	if true {
 		{
-			s := make([]codec.MetadataResponseMetadataResponsePartition, arrayLen(r, depth))
+			s := make([]codec.MetadataResponsePartition, arrayLen(r, depth))
 			for i := range s {
-				fillMetadataResponseMetadataResponsePartition(&s[i], r, v, depth+1)
+				fillMetadataResponsePartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -8137,7 +8137,7 @@ func fillMetadataResponseMetadataResponseTopic(m *codec.MetadataResponseMetadata
 	}
 }
 
-func fillMetadataResponseMetadataResponsePartition(m *codec.MetadataResponseMetadataResponsePartition, r *rand.Rand, v int16, depth int) {
+func fillMetadataResponsePartition(m *codec.MetadataResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.ErrorCode = int16(randInt(r, 16))
@@ -8207,9 +8207,9 @@ func fillOffsetCommitRequest(m *codec.OffsetCommitRequest, r *rand.Rand, v int16
 	}
 	if true {
 		{
-			s := make([]codec.OffsetCommitRequestOffsetCommitRequestTopic, arrayLen(r, depth))
+			s := make([]codec.OffsetCommitRequestTopic, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetCommitRequestOffsetCommitRequestTopic(&s[i], r, v, depth+1)
+				fillOffsetCommitRequestTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -8219,7 +8219,7 @@ func fillOffsetCommitRequest(m *codec.OffsetCommitRequest, r *rand.Rand, v int16
 	}
 }
 
-func fillOffsetCommitRequestOffsetCommitRequestTopic(m *codec.OffsetCommitRequestOffsetCommitRequestTopic, r *rand.Rand, v int16, depth int) {
+func fillOffsetCommitRequestTopic(m *codec.OffsetCommitRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v <= 9 {
 		m.Name = randString(r)
@@ -8229,9 +8229,9 @@ func fillOffsetCommitRequestOffsetCommitRequestTopic(m *codec.OffsetCommitReques
 	}
 	if true {
 		{
-			s := make([]codec.OffsetCommitRequestOffsetCommitRequestPartition, arrayLen(r, depth))
+			s := make([]codec.OffsetCommitRequestPartition, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetCommitRequestOffsetCommitRequestPartition(&s[i], r, v, depth+1)
+				fillOffsetCommitRequestPartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -8241,7 +8241,7 @@ func fillOffsetCommitRequestOffsetCommitRequestTopic(m *codec.OffsetCommitReques
 	}
 }
 
-func fillOffsetCommitRequestOffsetCommitRequestPartition(m *codec.OffsetCommitRequestOffsetCommitRequestPartition, r *rand.Rand, v int16, depth int) {
+func fillOffsetCommitRequestPartition(m *codec.OffsetCommitRequestPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.PartitionIndex = int32(randInt(r, 32))
@@ -8275,9 +8275,9 @@ func fillOffsetCommitResponse(m *codec.OffsetCommitResponse, r *rand.Rand, v int
 	}
 	if true {
 		{
-			s := make([]codec.OffsetCommitResponseOffsetCommitResponseTopic, arrayLen(r, depth))
+			s := make([]codec.OffsetCommitResponseTopic, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetCommitResponseOffsetCommitResponseTopic(&s[i], r, v, depth+1)
+				fillOffsetCommitResponseTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -8287,7 +8287,7 @@ func fillOffsetCommitResponse(m *codec.OffsetCommitResponse, r *rand.Rand, v int
 	}
 }
 
-func fillOffsetCommitResponseOffsetCommitResponseTopic(m *codec.OffsetCommitResponseOffsetCommitResponseTopic, r *rand.Rand, v int16, depth int) {
+func fillOffsetCommitResponseTopic(m *codec.OffsetCommitResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v <= 9 {
 		m.Name = randString(r)
@@ -8297,9 +8297,9 @@ func fillOffsetCommitResponseOffsetCommitResponseTopic(m *codec.OffsetCommitResp
 	}
 	if true {
 		{
-			s := make([]codec.OffsetCommitResponseOffsetCommitResponsePartition, arrayLen(r, depth))
+			s := make([]codec.OffsetCommitResponsePartition, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetCommitResponseOffsetCommitResponsePartition(&s[i], r, v, depth+1)
+				fillOffsetCommitResponsePartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -8309,7 +8309,7 @@ func fillOffsetCommitResponseOffsetCommitResponseTopic(m *codec.OffsetCommitResp
 	}
 }
 
-func fillOffsetCommitResponseOffsetCommitResponsePartition(m *codec.OffsetCommitResponseOffsetCommitResponsePartition, r *rand.Rand, v int16, depth int) {
+func fillOffsetCommitResponsePartition(m *codec.OffsetCommitResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.PartitionIndex = int32(randInt(r, 32))
@@ -8329,32 +8329,32 @@ func fillOffsetDeleteRequest(m *codec.OffsetDeleteRequest, r *rand.Rand, v int16
 	}
 	if true {
 		{
-			s := make([]codec.OffsetDeleteRequestOffsetDeleteRequestTopic, arrayLen(r, depth))
+			s := make([]codec.OffsetDeleteRequestTopic, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetDeleteRequestOffsetDeleteRequestTopic(&s[i], r, v, depth+1)
+				fillOffsetDeleteRequestTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
 	}
 }
 
-func fillOffsetDeleteRequestOffsetDeleteRequestTopic(m *codec.OffsetDeleteRequestOffsetDeleteRequestTopic, r *rand.Rand, v int16, depth int) {
+func fillOffsetDeleteRequestTopic(m *codec.OffsetDeleteRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.Name = randString(r)
 	}
 	if true {
 		{
-			s := make([]codec.OffsetDeleteRequestOffsetDeleteRequestPartition, arrayLen(r, depth))
+			s := make([]codec.OffsetDeleteRequestPartition, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetDeleteRequestOffsetDeleteRequestPartition(&s[i], r, v, depth+1)
+				fillOffsetDeleteRequestPartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
 	}
 }
 
-func fillOffsetDeleteRequestOffsetDeleteRequestPartition(m *codec.OffsetDeleteRequestOffsetDeleteRequestPartition, r *rand.Rand, v int16, depth int) {
+func fillOffsetDeleteRequestPartition(m *codec.OffsetDeleteRequestPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.PartitionIndex = int32(randInt(r, 32))
@@ -8371,32 +8371,32 @@ func fillOffsetDeleteResponse(m *codec.OffsetDeleteResponse, r *rand.Rand, v int
 	}
 	if true {
 		{
-			s := make([]codec.OffsetDeleteResponseOffsetDeleteResponseTopic, arrayLen(r, depth))
+			s := make([]codec.OffsetDeleteResponseTopic, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetDeleteResponseOffsetDeleteResponseTopic(&s[i], r, v, depth+1)
+				fillOffsetDeleteResponseTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
 	}
 }
 
-func fillOffsetDeleteResponseOffsetDeleteResponseTopic(m *codec.OffsetDeleteResponseOffsetDeleteResponseTopic, r *rand.Rand, v int16, depth int) {
+func fillOffsetDeleteResponseTopic(m *codec.OffsetDeleteResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.Name = randString(r)
 	}
 	if true {
 		{
-			s := make([]codec.OffsetDeleteResponseOffsetDeleteResponsePartition, arrayLen(r, depth))
+			s := make([]codec.OffsetDeleteResponsePartition, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetDeleteResponseOffsetDeleteResponsePartition(&s[i], r, v, depth+1)
+				fillOffsetDeleteResponsePartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
 	}
 }
 
-func fillOffsetDeleteResponseOffsetDeleteResponsePartition(m *codec.OffsetDeleteResponseOffsetDeleteResponsePartition, r *rand.Rand, v int16, depth int) {
+func fillOffsetDeleteResponsePartition(m *codec.OffsetDeleteResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.PartitionIndex = int32(randInt(r, 32))
@@ -8415,18 +8415,18 @@ func fillOffsetFetchRequest(m *codec.OffsetFetchRequest, r *rand.Rand, v int16, 
 		if (v >= 2 && v <= 7) && r.Intn(4) == 0 {
 			m.Topics = nil
 		} else {
-			s := make([]codec.OffsetFetchRequestOffsetFetchRequestTopic, arrayLen(r, depth))
+			s := make([]codec.OffsetFetchRequestTopic, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetFetchRequestOffsetFetchRequestTopic(&s[i], r, v, depth+1)
+				fillOffsetFetchRequestTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
 	}
 	if v >= 8 {
 		{
-			s := make([]codec.OffsetFetchRequestOffsetFetchRequestGroup, arrayLen(r, depth))
+			s := make([]codec.OffsetFetchRequestGroup, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetFetchRequestOffsetFetchRequestGroup(&s[i], r, v, depth+1)
+				fillOffsetFetchRequestGroup(&s[i], r, v, depth+1)
 			}
 			m.Groups = s
 		}
@@ -8439,7 +8439,7 @@ func fillOffsetFetchRequest(m *codec.OffsetFetchRequest, r *rand.Rand, v int16, 
 	}
 }
 
-func fillOffsetFetchRequestOffsetFetchRequestTopic(m *codec.OffsetFetchRequestOffsetFetchRequestTopic, r *rand.Rand, v int16, depth int) {
+func fillOffsetFetchRequestTopic(m *codec.OffsetFetchRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v <= 7 {
 		m.Name = randString(r)
@@ -8458,7 +8458,7 @@ func fillOffsetFetchRequestOffsetFetchRequestTopic(m *codec.OffsetFetchRequestOf
 	}
 }
 
-func fillOffsetFetchRequestOffsetFetchRequestGroup(m *codec.OffsetFetchRequestOffsetFetchRequestGroup, r *rand.Rand, v int16, depth int) {
+func fillOffsetFetchRequestGroup(m *codec.OffsetFetchRequestGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 8 {
 		m.GroupId = randString(r)
@@ -8478,9 +8478,9 @@ func fillOffsetFetchRequestOffsetFetchRequestGroup(m *codec.OffsetFetchRequestOf
 		if (v >= 8) && r.Intn(4) == 0 {
 			m.Topics = nil
 		} else {
-			s := make([]codec.OffsetFetchRequestOffsetFetchRequestTopics, arrayLen(r, depth))
+			s := make([]codec.OffsetFetchRequestTopics, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetFetchRequestOffsetFetchRequestTopics(&s[i], r, v, depth+1)
+				fillOffsetFetchRequestTopics(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -8490,7 +8490,7 @@ func fillOffsetFetchRequestOffsetFetchRequestGroup(m *codec.OffsetFetchRequestOf
 	}
 }
 
-func fillOffsetFetchRequestOffsetFetchRequestTopics(m *codec.OffsetFetchRequestOffsetFetchRequestTopics, r *rand.Rand, v int16, depth int) {
+func fillOffsetFetchRequestTopics(m *codec.OffsetFetchRequestTopics, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 8 && v <= 9 {
 		m.Name = randString(r)
@@ -8519,9 +8519,9 @@ func fillOffsetFetchResponse(m *codec.OffsetFetchResponse, r *rand.Rand, v int16
 	}
 	if v <= 7 {
 		{
-			s := make([]codec.OffsetFetchResponseOffsetFetchResponseTopic, arrayLen(r, depth))
+			s := make([]codec.OffsetFetchResponseTopic, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetFetchResponseOffsetFetchResponseTopic(&s[i], r, v, depth+1)
+				fillOffsetFetchResponseTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -8531,9 +8531,9 @@ func fillOffsetFetchResponse(m *codec.OffsetFetchResponse, r *rand.Rand, v int16
 	}
 	if v >= 8 {
 		{
-			s := make([]codec.OffsetFetchResponseOffsetFetchResponseGroup, arrayLen(r, depth))
+			s := make([]codec.OffsetFetchResponseGroup, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetFetchResponseOffsetFetchResponseGroup(&s[i], r, v, depth+1)
+				fillOffsetFetchResponseGroup(&s[i], r, v, depth+1)
 			}
 			m.Groups = s
 		}
@@ -8543,16 +8543,16 @@ func fillOffsetFetchResponse(m *codec.OffsetFetchResponse, r *rand.Rand, v int16
 	}
 }
 
-func fillOffsetFetchResponseOffsetFetchResponseTopic(m *codec.OffsetFetchResponseOffsetFetchResponseTopic, r *rand.Rand, v int16, depth int) {
+func fillOffsetFetchResponseTopic(m *codec.OffsetFetchResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v <= 7 {
 		m.Name = randString(r)
 	}
 	if v <= 7 {
 		{
-			s := make([]codec.OffsetFetchResponseOffsetFetchResponsePartition, arrayLen(r, depth))
+			s := make([]codec.OffsetFetchResponsePartition, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetFetchResponseOffsetFetchResponsePartition(&s[i], r, v, depth+1)
+				fillOffsetFetchResponsePartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -8562,7 +8562,7 @@ func fillOffsetFetchResponseOffsetFetchResponseTopic(m *codec.OffsetFetchRespons
 	}
 }
 
-func fillOffsetFetchResponseOffsetFetchResponsePartition(m *codec.OffsetFetchResponseOffsetFetchResponsePartition, r *rand.Rand, v int16, depth int) {
+func fillOffsetFetchResponsePartition(m *codec.OffsetFetchResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v <= 7 {
 		m.PartitionIndex = int32(randInt(r, 32))
@@ -8589,16 +8589,16 @@ func fillOffsetFetchResponseOffsetFetchResponsePartition(m *codec.OffsetFetchRes
 	}
 }
 
-func fillOffsetFetchResponseOffsetFetchResponseGroup(m *codec.OffsetFetchResponseOffsetFetchResponseGroup, r *rand.Rand, v int16, depth int) {
+func fillOffsetFetchResponseGroup(m *codec.OffsetFetchResponseGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 8 {
 		m.GroupId = randString(r)
 	}
 	if v >= 8 {
 		{
-			s := make([]codec.OffsetFetchResponseOffsetFetchResponseTopics, arrayLen(r, depth))
+			s := make([]codec.OffsetFetchResponseTopics, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetFetchResponseOffsetFetchResponseTopics(&s[i], r, v, depth+1)
+				fillOffsetFetchResponseTopics(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -8611,7 +8611,7 @@ func fillOffsetFetchResponseOffsetFetchResponseGroup(m *codec.OffsetFetchRespons
 	}
 }
 
-func fillOffsetFetchResponseOffsetFetchResponseTopics(m *codec.OffsetFetchResponseOffsetFetchResponseTopics, r *rand.Rand, v int16, depth int) {
+func fillOffsetFetchResponseTopics(m *codec.OffsetFetchResponseTopics, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 8 && v <= 9 {
 		m.Name = randString(r)
@@ -8621,9 +8621,9 @@ func fillOffsetFetchResponseOffsetFetchResponseTopics(m *codec.OffsetFetchRespon
 	}
 	if v >= 8 {
 		{
-			s := make([]codec.OffsetFetchResponseOffsetFetchResponsePartitions, arrayLen(r, depth))
+			s := make([]codec.OffsetFetchResponsePartitions, arrayLen(r, depth))
 			for i := range s {
-				fillOffsetFetchResponseOffsetFetchResponsePartitions(&s[i], r, v, depth+1)
+				fillOffsetFetchResponsePartitions(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -8633,7 +8633,7 @@ func fillOffsetFetchResponseOffsetFetchResponseTopics(m *codec.OffsetFetchRespon
 	}
 }
 
-func fillOffsetFetchResponseOffsetFetchResponsePartitions(m *codec.OffsetFetchResponseOffsetFetchResponsePartitions, r *rand.Rand, v int16, depth int) {
+func fillOffsetFetchResponsePartitions(m *codec.OffsetFetchResponsePartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 8 {
 		m.PartitionIndex = int32(randInt(r, 32))
@@ -11618,9 +11618,9 @@ func fillSyncGroupRequest(m *codec.SyncGroupRequest, r *rand.Rand, v int16, dept
 	}
 	if true {
 		{
-			s := make([]codec.SyncGroupRequestSyncGroupRequestAssignment, arrayLen(r, depth))
+			s := make([]codec.SyncGroupRequestAssignment, arrayLen(r, depth))
 			for i := range s {
-				fillSyncGroupRequestSyncGroupRequestAssignment(&s[i], r, v, depth+1)
+				fillSyncGroupRequestAssignment(&s[i], r, v, depth+1)
 			}
 			m.Assignments = s
 		}
@@ -11630,7 +11630,7 @@ func fillSyncGroupRequest(m *codec.SyncGroupRequest, r *rand.Rand, v int16, dept
 	}
 }
 
-func fillSyncGroupRequestSyncGroupRequestAssignment(m *codec.SyncGroupRequestSyncGroupRequestAssignment, r *rand.Rand, v int16, depth int) {
+func fillSyncGroupRequestAssignment(m *codec.SyncGroupRequestAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.MemberId = randString(r)
@@ -11708,9 +11708,9 @@ func fillTxnOffsetCommitRequest(m *codec.TxnOffsetCommitRequest, r *rand.Rand, v
 	}
 	if true {
 		{
-			s := make([]codec.TxnOffsetCommitRequestTxnOffsetCommitRequestTopic, arrayLen(r, depth))
+			s := make([]codec.TxnOffsetCommitRequestTopic, arrayLen(r, depth))
 			for i := range s {
-				fillTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(&s[i], r, v, depth+1)
+				fillTxnOffsetCommitRequestTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -11720,7 +11720,7 @@ func fillTxnOffsetCommitRequest(m *codec.TxnOffsetCommitRequest, r *rand.Rand, v
 	}
 }
 
-func fillTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(m *codec.TxnOffsetCommitRequestTxnOffsetCommitRequestTopic, r *rand.Rand, v int16, depth int) {
+func fillTxnOffsetCommitRequestTopic(m *codec.TxnOffsetCommitRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v <= 5 {
 		m.Name = randString(r)
@@ -11730,9 +11730,9 @@ func fillTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(m *codec.TxnOffsetCom
 	}
 	if true {
 		{
-			s := make([]codec.TxnOffsetCommitRequestTxnOffsetCommitRequestPartition, arrayLen(r, depth))
+			s := make([]codec.TxnOffsetCommitRequestPartition, arrayLen(r, depth))
 			for i := range s {
-				fillTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(&s[i], r, v, depth+1)
+				fillTxnOffsetCommitRequestPartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -11742,7 +11742,7 @@ func fillTxnOffsetCommitRequestTxnOffsetCommitRequestTopic(m *codec.TxnOffsetCom
 	}
 }
 
-func fillTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(m *codec.TxnOffsetCommitRequestTxnOffsetCommitRequestPartition, r *rand.Rand, v int16, depth int) {
+func fillTxnOffsetCommitRequestPartition(m *codec.TxnOffsetCommitRequestPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.PartitionIndex = int32(randInt(r, 32))
@@ -11773,9 +11773,9 @@ func fillTxnOffsetCommitResponse(m *codec.TxnOffsetCommitResponse, r *rand.Rand,
 	}
 	if true {
 		{
-			s := make([]codec.TxnOffsetCommitResponseTxnOffsetCommitResponseTopic, arrayLen(r, depth))
+			s := make([]codec.TxnOffsetCommitResponseTopic, arrayLen(r, depth))
 			for i := range s {
-				fillTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(&s[i], r, v, depth+1)
+				fillTxnOffsetCommitResponseTopic(&s[i], r, v, depth+1)
 			}
 			m.Topics = s
 		}
@@ -11785,7 +11785,7 @@ func fillTxnOffsetCommitResponse(m *codec.TxnOffsetCommitResponse, r *rand.Rand,
 	}
 }
 
-func fillTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(m *codec.TxnOffsetCommitResponseTxnOffsetCommitResponseTopic, r *rand.Rand, v int16, depth int) {
+func fillTxnOffsetCommitResponseTopic(m *codec.TxnOffsetCommitResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v <= 5 {
 		m.Name = randString(r)
@@ -11795,9 +11795,9 @@ func fillTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(m *codec.TxnOffsetC
 	}
 	if true {
 		{
-			s := make([]codec.TxnOffsetCommitResponseTxnOffsetCommitResponsePartition, arrayLen(r, depth))
+			s := make([]codec.TxnOffsetCommitResponsePartition, arrayLen(r, depth))
 			for i := range s {
-				fillTxnOffsetCommitResponseTxnOffsetCommitResponsePartition(&s[i], r, v, depth+1)
+				fillTxnOffsetCommitResponsePartition(&s[i], r, v, depth+1)
 			}
 			m.Partitions = s
 		}
@@ -11807,7 +11807,7 @@ func fillTxnOffsetCommitResponseTxnOffsetCommitResponseTopic(m *codec.TxnOffsetC
 	}
 }
 
-func fillTxnOffsetCommitResponseTxnOffsetCommitResponsePartition(m *codec.TxnOffsetCommitResponseTxnOffsetCommitResponsePartition, r *rand.Rand, v int16, depth int) {
+func fillTxnOffsetCommitResponsePartition(m *codec.TxnOffsetCommitResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if true {
 		m.PartitionIndex = int32(randInt(r, 32))

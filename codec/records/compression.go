@@ -258,7 +258,7 @@ func zstdEncPool(level int) *sync.Pool {
 // compress appends the compressed form of src to dst. level 0 is the codec's
 // default; otherwise it is the codec's own scale, as Kafka's compression.*.level
 // settings use it (gzip 1-9, lz4 1-17, zstd -131072..22).
-func compress(dst []byte, c Compression, src []byte, level int, magic int8) ([]byte, error) {
+func compress(dst []byte, c Compression, src []byte, level int, magic int8, rawSnappy bool) ([]byte, error) {
 	switch c {
 	case CompressionNone:
 		return append(dst, src...), nil
@@ -288,6 +288,9 @@ func compress(dst []byte, c Compression, src []byte, level int, magic int8) ([]b
 		p.Put(e)
 		return dst, nil
 	case CompressionSnappy:
+		if rawSnappy {
+			return appendSnappyBlock(dst, src, false), nil
+		}
 		return appendXerial(dst, src), nil
 	case CompressionLZ4:
 		return appendLZ4Frame(dst, src, level, magic == 0)
@@ -332,4 +335,28 @@ func itoa(v int64) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
+}
+
+// Compress appends src compressed with c, as a magic 2 batch carries it, to dst.
+// level 0 is the codec's default (see Encoder.Level).
+func Compress(dst []byte, c Compression, src []byte, level int) ([]byte, error) {
+	return compress(dst, c, src, level, 2, false)
+}
+
+// Decompress appends the decompressed form of src (compressed with c, as a magic
+// 2 batch carries it) to dst, reusing dst's capacity. It fails with ErrTooLarge
+// past limit bytes (0: DefaultMaxDecompressedSize), holding at most about limit
+// bytes while it tries.
+func Decompress(dst []byte, c Compression, src []byte, limit int) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultMaxDecompressedSize
+	}
+	out, err := decompress(dst[len(dst):], c, src, limit, 2)
+	if err != nil {
+		return dst, err
+	}
+	if len(dst) == 0 {
+		return out, nil
+	}
+	return append(dst, out...), nil
 }

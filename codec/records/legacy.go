@@ -312,7 +312,7 @@ func (e *Encoder) AppendLegacySet(dst []byte, s LegacySet, msgs []LegacyMessage)
 	dst = be.AppendUint32(dst, 0xFFFFFFFF) // null key
 	valAt := len(dst)
 	dst = be.AppendUint32(dst, 0)
-	if dst, err = compress(dst, s.Compression, inner, e.Level, s.Magic); err != nil {
+	if dst, err = compress(dst, s.Compression, inner, e.Level, s.Magic, e.RawSnappy); err != nil {
 		return dst[:start], newErr(w.Offset, -1, "value", valAt-start, err)
 	}
 	vlen := len(dst) - valAt - 4

@@ -332,8 +332,11 @@ func (d *Decoder) AppendRecords(dst []Record, b *Batch) ([]Record, error) {
 type Encoder struct {
 	// Level is the compression level on the codec's own scale (see
 	// compression.*.level in Kafka): 0 is the codec's default.
-	Level   int
-	scratch []byte
+	Level int
+	// RawSnappy writes snappy as one raw block instead of the xerial framing
+	// Java clients write. Kafka's reader takes both.
+	RawSnappy bool
+	scratch   []byte
 }
 
 func recordBodySize(r *Record) (int, bool) {
@@ -427,7 +430,7 @@ func (e *Encoder) AppendBatch(dst []byte, b *Batch, recs []Record) ([]byte, erro
 			}
 		}
 		e.scratch = s[:0]
-		if dst, err = compress(dst, c, s, e.Level, 2); err != nil {
+		if dst, err = compress(dst, c, s, e.Level, 2, e.RawSnappy); err != nil {
 			return dst[:start], newErr(b.BaseOffset, -1, "records", BatchHeaderSize, err)
 		}
 	}

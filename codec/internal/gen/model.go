@@ -376,7 +376,13 @@ func finish(msgs []*Message) error {
 	for _, m := range msgs {
 		m.Root.GoName = m.Name
 		for _, s := range m.Structs {
-			s.GoName = m.Name + s.Name
+			// Structs already named after their message keep their name
+			// (MetadataResponseBroker), others take the message as prefix.
+			if strings.HasPrefix(s.Name, m.Name) {
+				s.GoName = s.Name
+			} else {
+				s.GoName = m.Name + s.Name
+			}
 		}
 		for _, s := range append([]*Struct{m.Root}, m.Structs...) {
 			if prev, ok := names[s.GoName]; ok {

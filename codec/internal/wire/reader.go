@@ -215,6 +215,11 @@ func (r *Reader) nullErr(start int) {
 }
 
 func (r *Reader) str(n int) string {
+	if n > math.MaxInt16 {
+		// Kafka's readers refuse these too; its writers cannot produce them.
+		r.Fail(ErrLength, r.Off, "string of "+strconv.Itoa(n)+" bytes; the limit is 32767")
+		return ""
+	}
 	b := r.Src[r.Off : r.Off+n]
 	r.Off += n
 	if n == 0 {
