@@ -3,6 +3,7 @@ package records
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -51,6 +52,11 @@ const DefaultMaxDecompressedSize = 100 << 20
 func decompress(dst []byte, c Compression, src []byte, limit int, magic int8) ([]byte, error) {
 	dst = dst[:0]
 	switch c {
+	case CompressionNone:
+		if len(src) > limit {
+			return dst, detail(ErrTooLarge, "more than %d bytes", limit)
+		}
+		return append(dst, src...), nil
 	case CompressionGzip:
 		return gunzip(dst, src, limit)
 	case CompressionSnappy:
@@ -82,7 +88,9 @@ func growTo(dst []byte, need, limit int) ([]byte, bool) {
 	if c < 4096 {
 		c = 4096
 	}
-	if c > limit+1 {
+	if c >= limit {
+		// One more doubling would pass the limit: go straight to limit+1 (the
+		// extra byte tells "exactly at the limit" from "past it").
 		c = limit + 1
 	}
 	if c-len(dst) <= 0 {
@@ -115,7 +123,7 @@ func readAllLimit(dst []byte, r io.Reader, limit int, hint int) ([]byte, error) 
 			return dst, nil
 		}
 		if err != nil {
-			return dst, detail(ErrCorrupt, "%v", err)
+			return dst, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
 	}
 }
@@ -162,32 +170,90 @@ func zstdPool(limit int) *sync.Pool {
 			if err != nil {
 				return err
 			}
-			return d
+			return &zstdDecoder{d: d}
 		}}
 		zstdPools[limit] = p
 	}
 	return p
 }
 
+type zstdDecoder struct {
+	d  *zstd.Decoder
+	br bytes.Reader
+}
+
 func unzstd(dst, src []byte, limit int) ([]byte, error) {
 	p := zstdPool(limit)
 	v := p.Get()
-	d, ok := v.(*zstd.Decoder)
+	z, ok := v.(*zstdDecoder)
 	if !ok {
 		return dst, detail(ErrUnsupported, "zstd decoder: %v", v)
 	}
-	defer p.Put(d)
-	out, err := d.DecodeAll(src, dst)
+	defer p.Put(z)
+	out, err := unzstdWith(z, dst, src, limit)
 	if err != nil {
+		if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrCorrupt) {
+			return dst, err
+		}
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 			return dst, detail(ErrTooLarge, "more than %d bytes", limit)
 		}
+		if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			// The decoder refuses a window larger than the limit, since it may
+			// have to hold that much.
+			return dst, detail(ErrTooLarge, "zstd window exceeds the %d-byte limit", limit)
+		}
 		return dst, detail(ErrCorrupt, "zstd: %v", err)
 	}
-	if len(out) > limit {
-		return dst, detail(ErrTooLarge, "more than %d bytes", limit)
-	}
 	return out, nil
+}
+
+// unzstdWith decodes in one call when the frame header states the content
+// size (into a buffer of exactly that size), and streams otherwise (Java's
+// zstd-jni streams, so Kafka's frames usually do not state it), growing the
+// output by doubling up to the limit.
+func unzstdWith(z *zstdDecoder, dst, src []byte, limit int) ([]byte, error) {
+	var h zstd.Header
+	if err := h.Decode(src); err == nil && h.HasFCS && !h.Skippable {
+		if h.FrameContentSize > uint64(limit) {
+			return dst, detail(ErrTooLarge, "frame claims %d bytes, limit %d", h.FrameContentSize, limit)
+		}
+		if uint64(cap(dst)) < h.FrameContentSize {
+			dst = make([]byte, 0, h.FrameContentSize)
+		}
+		out, err := z.d.DecodeAll(src, dst[:0])
+		if err == nil && len(out) > limit {
+			return dst, detail(ErrTooLarge, "more than %d bytes", limit)
+		}
+		return out, err
+	}
+	z.br.Reset(src)
+	defer z.br.Reset(nil)
+	if err := z.d.Reset(&z.br); err != nil {
+		return dst, err
+	}
+	out, err := readAllLimit(dst, zstdStream{z.d}, limit, 4*len(src))
+	if err != nil && !errors.Is(err, ErrTooLarge) {
+		var e zstdErr
+		if errors.As(err, &e) {
+			return dst, e.err
+		}
+	}
+	return out, err
+}
+
+// zstdStream keeps the decoder's own errors recognisable through readAllLimit.
+type zstdStream struct{ d *zstd.Decoder }
+type zstdErr struct{ err error }
+
+func (e zstdErr) Error() string { return e.err.Error() }
+
+func (s zstdStream) Read(p []byte) (int, error) {
+	n, err := s.d.Read(p)
+	if err != nil && err != io.EOF {
+		return n, zstdErr{err}
+	}
+	return n, err
 }
 
 // ---- compression ----

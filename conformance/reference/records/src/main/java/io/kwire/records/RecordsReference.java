@@ -219,12 +219,12 @@ public final class RecordsReference {
             ObjectNode o = batches.addObject();
             o.put("baseOffset", Long.toString(b.baseOffset()));
             o.put("lastOffset", Long.toString(b.lastOffset()));
-            o.put("magic", b.magic());
+            o.put("magic", (int) b.magic());
             o.put("compression", b.compressionType().name);
             o.put("timestampType", b.timestampType().toString());
             o.put("maxTimestamp", Long.toString(b.maxTimestamp()));
             o.put("producerId", Long.toString(b.producerId()));
-            o.put("producerEpoch", b.producerEpoch());
+            o.put("producerEpoch", (int) b.producerEpoch());
             o.put("baseSequence", b.baseSequence());
             o.put("partitionLeaderEpoch", b.partitionLeaderEpoch());
             o.put("transactional", b.isTransactional());
@@ -260,6 +260,40 @@ public final class RecordsReference {
 
     // ---- verify ----
 
+    /** Names the first place where what Kafka read differs from what kwire meant. */
+    static String firstDifference(String path, JsonNode got, JsonNode want) {
+        if (got.isObject() && want.isObject()) {
+            java.util.Iterator<String> it = want.fieldNames();
+            while (it.hasNext()) {
+                String k = it.next();
+                if (!got.has(k)) return path + "." + k + ": Kafka reads nothing, kwire meant " + clip(want.get(k));
+                String d = firstDifference(path + "." + k, got.get(k), want.get(k));
+                if (d != null) return d;
+            }
+            java.util.Iterator<String> g = got.fieldNames();
+            while (g.hasNext()) {
+                String k = g.next();
+                if (!want.has(k)) return path + "." + k + ": Kafka reads " + clip(got.get(k)) + ", kwire meant nothing";
+            }
+            return null;
+        }
+        if (got.isArray() && want.isArray()) {
+            for (int i = 0; i < Math.min(got.size(), want.size()); i++) {
+                String d = firstDifference(path + "[" + i + "]", got.get(i), want.get(i));
+                if (d != null) return d;
+            }
+            if (got.size() != want.size()) return path + ": Kafka reads " + got.size() + " items, kwire meant " + want.size();
+            return null;
+        }
+        if (got.equals(want)) return null;
+        return path + ": Kafka reads " + clip(got) + ", kwire meant " + clip(want);
+    }
+
+    private static String clip(JsonNode n) {
+        String s = n.toString();
+        return s.length() > 120 ? s.substring(0, 120) + "..." : s;
+    }
+
     private static boolean verify(Path in) throws IOException {
         int passed = 0, failed = 0;
         List<String> failures = new ArrayList<>();
@@ -277,7 +311,7 @@ public final class RecordsReference {
                         passed++;
                     } else {
                         failed++;
-                        failures.add(name + ": Kafka reads\n  " + got + "\nkwire meant\n  " + want);
+                        failures.add(name + ": " + firstDifference("$", got, want));
                     }
                 } catch (RuntimeException e) {
                     failed++;
