@@ -471,7 +471,7 @@ func (m *DeleteShareGroupStateRequestPartitionData) unmarshalJSON(d *jsonx.Decod
 	}
 }
 
-var infoDeleteShareGroupStateRequest = MessageInfo{Name: "DeleteShareGroupStateRequest", APIKey: 86, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoDeleteShareGroupStateRequest = MessageInfo{Name: "DeleteShareGroupStateRequest", APIKey: 86, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "DeleteShareGroupStateRequest".
 func (*DeleteShareGroupStateRequest) MessageName() string { return "DeleteShareGroupStateRequest" }

@@ -499,7 +499,7 @@ func (m *DeleteShareGroupStateResponsePartitionResult) unmarshalJSON(d *jsonx.De
 	}
 }
 
-var infoDeleteShareGroupStateResponse = MessageInfo{Name: "DeleteShareGroupStateResponse", APIKey: 86, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoDeleteShareGroupStateResponse = MessageInfo{Name: "DeleteShareGroupStateResponse", APIKey: 86, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "DeleteShareGroupStateResponse".
 func (*DeleteShareGroupStateResponse) MessageName() string { return "DeleteShareGroupStateResponse" }

@@ -507,7 +507,7 @@ func (m *InitializeShareGroupStateRequestPartitionData) unmarshalJSON(d *jsonx.D
 	}
 }
 
-var infoInitializeShareGroupStateRequest = MessageInfo{Name: "InitializeShareGroupStateRequest", APIKey: 83, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoInitializeShareGroupStateRequest = MessageInfo{Name: "InitializeShareGroupStateRequest", APIKey: 83, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "InitializeShareGroupStateRequest".
 func (*InitializeShareGroupStateRequest) MessageName() string {

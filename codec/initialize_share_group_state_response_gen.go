@@ -499,7 +499,7 @@ func (m *InitializeShareGroupStateResponsePartitionResult) unmarshalJSON(d *json
 	}
 }
 
-var infoInitializeShareGroupStateResponse = MessageInfo{Name: "InitializeShareGroupStateResponse", APIKey: 83, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoInitializeShareGroupStateResponse = MessageInfo{Name: "InitializeShareGroupStateResponse", APIKey: 83, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "InitializeShareGroupStateResponse".
 func (*InitializeShareGroupStateResponse) MessageName() string {

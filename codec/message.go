@@ -138,6 +138,26 @@ type MessageInfo struct {
 	LatestVersionUnstable bool
 	// Releases are the kafka-clients releases whose descriptors include the message.
 	Releases []string
+	// Renames are fields a newer release renamed at versions an older one also defines.
+	// The JSON form writes the newer name and accepts either.
+	Renames []FieldRename
+	// Superseded are versions that an older release marked unstable (not yet final) and
+	// a newer release redefined. kwire implements the newer definition; the older
+	// release's unstable encoding of that version is not supported.
+	Superseded []SupersededVersion
+}
+
+// SupersededVersion is one version of one release whose unstable definition a newer
+// release replaced.
+type SupersededVersion struct {
+	Release string
+	Version int16
+}
+
+// FieldRename is one renamed field: Path is the JSON path of its struct ("" for the
+// message itself, "topics[].partitions[]" inside arrays), Old and New its JSON names.
+type FieldRename struct {
+	Path, Old, New string
 }
 
 // ValidVersion reports whether v is a valid version of the message.

@@ -489,7 +489,7 @@ func (m *ReadShareGroupStateRequestPartitionData) unmarshalJSON(d *jsonx.Decoder
 	}
 }
 
-var infoReadShareGroupStateRequest = MessageInfo{Name: "ReadShareGroupStateRequest", APIKey: 84, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoReadShareGroupStateRequest = MessageInfo{Name: "ReadShareGroupStateRequest", APIKey: 84, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "ReadShareGroupStateRequest".
 func (*ReadShareGroupStateRequest) MessageName() string { return "ReadShareGroupStateRequest" }

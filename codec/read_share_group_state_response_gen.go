@@ -761,7 +761,7 @@ func (m *ReadShareGroupStateResponseStateBatch) unmarshalJSON(d *jsonx.Decoder) 
 	}
 }
 
-var infoReadShareGroupStateResponse = MessageInfo{Name: "ReadShareGroupStateResponse", APIKey: 84, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoReadShareGroupStateResponse = MessageInfo{Name: "ReadShareGroupStateResponse", APIKey: 84, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "ReadShareGroupStateResponse".
 func (*ReadShareGroupStateResponse) MessageName() string { return "ReadShareGroupStateResponse" }

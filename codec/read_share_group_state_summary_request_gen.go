@@ -489,7 +489,7 @@ func (m *ReadShareGroupStateSummaryRequestPartitionData) unmarshalJSON(d *jsonx.
 	}
 }
 
-var infoReadShareGroupStateSummaryRequest = MessageInfo{Name: "ReadShareGroupStateSummaryRequest", APIKey: 87, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoReadShareGroupStateSummaryRequest = MessageInfo{Name: "ReadShareGroupStateSummaryRequest", APIKey: 87, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "ReadShareGroupStateSummaryRequest".
 func (*ReadShareGroupStateSummaryRequest) MessageName() string {

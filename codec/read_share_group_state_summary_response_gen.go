@@ -582,7 +582,7 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) unmarshalJSON(d *jso
 	}
 }
 
-var infoReadShareGroupStateSummaryResponse = MessageInfo{Name: "ReadShareGroupStateSummaryResponse", APIKey: 87, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoReadShareGroupStateSummaryResponse = MessageInfo{Name: "ReadShareGroupStateSummaryResponse", APIKey: 87, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "ReadShareGroupStateSummaryResponse".
 func (*ReadShareGroupStateSummaryResponse) MessageName() string {

@@ -17,8 +17,6 @@ type TxnOffsetCommitRequest struct {
 	ProducerId int64
 	// ProducerEpoch: int16; versions 0-6.
 	ProducerEpoch int16
-	// GenerationId: int32; versions 3-4; default "-1".
-	GenerationId int32
 	// GenerationIdOrMemberEpoch: int32; versions 3-6; default "-1".
 	GenerationIdOrMemberEpoch int32
 	// MemberId: string; versions 3-6; default "".
@@ -41,7 +39,6 @@ func NewTxnOffsetCommitRequest() *TxnOffsetCommitRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *TxnOffsetCommitRequest) SetDefaults() {
 	*m = TxnOffsetCommitRequest{}
-	m.GenerationId = -1
 	m.GenerationIdOrMemberEpoch = -1
 }
 
@@ -50,7 +47,6 @@ func (m *TxnOffsetCommitRequest) isDefault() bool {
 		m.GroupId == "" &&
 		m.ProducerId == 0 &&
 		m.ProducerEpoch == 0 &&
-		m.GenerationId == -1 &&
 		m.GenerationIdOrMemberEpoch == -1 &&
 		m.MemberId == "" &&
 		m.GroupInstanceId == nil &&
@@ -80,15 +76,6 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 	if r.Err != nil {
 		r.Push("producerEpoch")
 		return
-	}
-	if v >= 3 && v <= 4 {
-		m.GenerationId = r.Int32()
-		if r.Err != nil {
-			r.Push("generationId")
-			return
-		}
-	} else {
-		m.GenerationId = -1
 	}
 	if v >= 3 {
 		m.GenerationIdOrMemberEpoch = r.Int32()
@@ -173,13 +160,6 @@ func (m *TxnOffsetCommitRequest) encode(w *wire.Encoder, v int16) {
 	}
 	w.Int64(m.ProducerId)
 	w.Int16(m.ProducerEpoch)
-	if v >= 3 && v <= 4 {
-		w.Int32(m.GenerationId)
-	} else if !(m.GenerationId == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("generationId")
-		return
-	}
 	if v >= 3 {
 		w.Int32(m.GenerationIdOrMemberEpoch)
 	} else if !(m.GenerationIdOrMemberEpoch == -1) {
@@ -250,11 +230,6 @@ func (m *TxnOffsetCommitRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "producerEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
-	if v >= 3 && v <= 4 {
-		b = jsonx.Key(b, first, "generationId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.GenerationId))
-	}
 	if v >= 3 {
 		b = jsonx.Key(b, first, "generationIdOrMemberEpoch")
 		first = false
@@ -293,7 +268,7 @@ func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [10]bool
+	var seen [9]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -324,35 +299,29 @@ func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[3] = true
 			m.ProducerEpoch = int16(d.Int(-1<<15, 1<<15-1))
-		case "generationId":
+		case "generationIdOrMemberEpoch", "generationId":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.GenerationId = int32(d.Int(-1<<31, 1<<31-1))
-		case "generationIdOrMemberEpoch":
+			m.GenerationIdOrMemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
+		case "memberId":
 			if seen[5] {
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.GenerationIdOrMemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "memberId":
+			m.MemberId = d.String()
+		case "groupInstanceId":
 			if seen[6] {
 				d.Duplicate(key)
 			}
 			seen[6] = true
-			m.MemberId = d.String()
-		case "groupInstanceId":
+			m.GroupInstanceId = d.NullableString()
+		case "topics":
 			if seen[7] {
 				d.Duplicate(key)
 			}
 			seen[7] = true
-			m.GroupInstanceId = d.NullableString()
-		case "topics":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
 			if d.BeginArray() {
 				s := []TxnOffsetCommitRequestTopic{}
 				for first := true; d.More(&first, ']'); {
@@ -366,10 +335,10 @@ func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
-			if seen[9] {
+			if seen[8] {
 				d.Duplicate(key)
 			}
-			seen[9] = true
+			seen[8] = true
 			m.UnknownTaggedFields = readUnknownJSON(d)
 		default:
 			d.UnknownKey(key)
@@ -791,7 +760,7 @@ func (m *TxnOffsetCommitRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoTxnOffsetCommitRequest = MessageInfo{Name: "TxnOffsetCommitRequest", APIKey: 28, Kind: KindRequest, MinVersion: 0, MaxVersion: 6, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoTxnOffsetCommitRequest = MessageInfo{Name: "TxnOffsetCommitRequest", APIKey: 28, Kind: KindRequest, MinVersion: 0, MaxVersion: 6, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Renames: []FieldRename{{Path: "", Old: "generationId", New: "generationIdOrMemberEpoch"}}}
 
 // MessageName returns "TxnOffsetCommitRequest".
 func (*TxnOffsetCommitRequest) MessageName() string { return "TxnOffsetCommitRequest" }

@@ -398,12 +398,6 @@ func (m *VoteRequestTopicData) unmarshalJSON(d *jsonx.Decoder) {
 type VoteRequestPartitionData struct {
 	// PartitionIndex: int32; versions 0-2.
 	PartitionIndex int32
-	// CandidateEpoch: int32; versions 0-1.
-	CandidateEpoch int32
-	// CandidateId: int32; versions 0-1; entity brokerId.
-	CandidateId int32
-	// CandidateDirectoryId: uuid; versions 1; ignorable.
-	CandidateDirectoryId UUID
 	// ReplicaEpoch: int32; versions 0-2.
 	ReplicaEpoch int32
 	// ReplicaId: int32; versions 0-2; entity brokerId.
@@ -436,9 +430,6 @@ func (m *VoteRequestPartitionData) SetDefaults() {
 
 func (m *VoteRequestPartitionData) isDefault() bool {
 	return m.PartitionIndex == 0 &&
-		m.CandidateEpoch == 0 &&
-		m.CandidateId == 0 &&
-		m.CandidateDirectoryId == (UUID{}) &&
 		m.ReplicaEpoch == 0 &&
 		m.ReplicaId == 0 &&
 		m.ReplicaDirectoryId == (UUID{}) &&
@@ -456,33 +447,6 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 	if r.Err != nil {
 		r.Push("partitionIndex")
 		return
-	}
-	if v <= 1 {
-		m.CandidateEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("candidateEpoch")
-			return
-		}
-	} else {
-		m.CandidateEpoch = 0
-	}
-	if v <= 1 {
-		m.CandidateId = r.Int32()
-		if r.Err != nil {
-			r.Push("candidateId")
-			return
-		}
-	} else {
-		m.CandidateId = 0
-	}
-	if v == 1 {
-		m.CandidateDirectoryId = r.UUID()
-		if r.Err != nil {
-			r.Push("candidateDirectoryId")
-			return
-		}
-	} else {
-		m.CandidateDirectoryId = UUID{}
 	}
 	m.ReplicaEpoch = r.Int32()
 	if r.Err != nil {
@@ -554,25 +518,6 @@ func (m *VoteRequestPartitionData) encode(w *wire.Encoder, v int16) {
 	flex := true
 	_ = flex
 	w.Int32(m.PartitionIndex)
-	if v <= 1 {
-		w.Int32(m.CandidateEpoch)
-	} else if !(m.CandidateEpoch == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("candidateEpoch")
-		return
-	}
-	if v <= 1 {
-		w.Int32(m.CandidateId)
-	} else if !(m.CandidateId == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("candidateId")
-		return
-	}
-	if v == 1 {
-		w.UUID(m.CandidateDirectoryId)
-	} else if !(m.CandidateDirectoryId == (UUID{})) {
-		// CandidateDirectoryId is ignorable: dropped at this version.
-	}
 	w.Int32(m.ReplicaEpoch)
 	w.Int32(m.ReplicaId)
 	if v >= 1 {
@@ -612,21 +557,6 @@ func (m *VoteRequestPartitionData) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "partitionIndex")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	if v <= 1 {
-		b = jsonx.Key(b, first, "candidateEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.CandidateEpoch))
-	}
-	if v <= 1 {
-		b = jsonx.Key(b, first, "candidateId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.CandidateId))
-	}
-	if v == 1 {
-		b = jsonx.Key(b, first, "candidateDirectoryId")
-		first = false
-		b = jsonx.AppendUUID(b, m.CandidateDirectoryId)
-	}
 	b = jsonx.Key(b, first, "replicaEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ReplicaEpoch))
@@ -667,7 +597,7 @@ func (m *VoteRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [12]bool
+	var seen [9]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -680,71 +610,53 @@ func (m *VoteRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[0] = true
 			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "candidateEpoch":
+		case "replicaEpoch", "candidateEpoch":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.CandidateEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "candidateId":
+			m.ReplicaEpoch = int32(d.Int(-1<<31, 1<<31-1))
+		case "replicaId", "candidateId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.CandidateId = int32(d.Int(-1<<31, 1<<31-1))
-		case "candidateDirectoryId":
+			m.ReplicaId = int32(d.Int(-1<<31, 1<<31-1))
+		case "replicaDirectoryId", "candidateDirectoryId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.CandidateDirectoryId = d.UUID()
-		case "replicaEpoch":
+			m.ReplicaDirectoryId = d.UUID()
+		case "voterDirectoryId":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.ReplicaEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "replicaId":
+			m.VoterDirectoryId = d.UUID()
+		case "lastOffsetEpoch":
 			if seen[5] {
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.ReplicaId = int32(d.Int(-1<<31, 1<<31-1))
-		case "replicaDirectoryId":
+			m.LastOffsetEpoch = int32(d.Int(-1<<31, 1<<31-1))
+		case "lastOffset":
 			if seen[6] {
 				d.Duplicate(key)
 			}
 			seen[6] = true
-			m.ReplicaDirectoryId = d.UUID()
-		case "voterDirectoryId":
+			m.LastOffset = d.Int64()
+		case "preVote":
 			if seen[7] {
 				d.Duplicate(key)
 			}
 			seen[7] = true
-			m.VoterDirectoryId = d.UUID()
-		case "lastOffsetEpoch":
+			m.PreVote = d.Bool()
+		case "_unknownTaggedFields":
 			if seen[8] {
 				d.Duplicate(key)
 			}
 			seen[8] = true
-			m.LastOffsetEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "lastOffset":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			m.LastOffset = d.Int64()
-		case "preVote":
-			if seen[10] {
-				d.Duplicate(key)
-			}
-			seen[10] = true
-			m.PreVote = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[11] {
-				d.Duplicate(key)
-			}
-			seen[11] = true
 			m.UnknownTaggedFields = readUnknownJSON(d)
 		default:
 			d.UnknownKey(key)
@@ -756,7 +668,7 @@ func (m *VoteRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoVoteRequest = MessageInfo{Name: "VoteRequest", APIKey: 52, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoVoteRequest = MessageInfo{Name: "VoteRequest", APIKey: 52, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Renames: []FieldRename{{Path: "topics[].partitions[]", Old: "candidateEpoch", New: "replicaEpoch"}, {Path: "topics[].partitions[]", Old: "candidateId", New: "replicaId"}, {Path: "topics[].partitions[]", Old: "candidateDirectoryId", New: "replicaDirectoryId"}}}
 
 // MessageName returns "VoteRequest".
 func (*VoteRequest) MessageName() string { return "VoteRequest" }

@@ -780,7 +780,7 @@ func (m *WriteShareGroupStateRequestStateBatch) unmarshalJSON(d *jsonx.Decoder) 
 	}
 }
 
-var infoWriteShareGroupStateRequest = MessageInfo{Name: "WriteShareGroupStateRequest", APIKey: 85, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoWriteShareGroupStateRequest = MessageInfo{Name: "WriteShareGroupStateRequest", APIKey: 85, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "WriteShareGroupStateRequest".
 func (*WriteShareGroupStateRequest) MessageName() string { return "WriteShareGroupStateRequest" }

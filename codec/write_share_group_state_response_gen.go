@@ -499,7 +499,7 @@ func (m *WriteShareGroupStateResponsePartitionResult) unmarshalJSON(d *jsonx.Dec
 	}
 }
 
-var infoWriteShareGroupStateResponse = MessageInfo{Name: "WriteShareGroupStateResponse", APIKey: 85, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoWriteShareGroupStateResponse = MessageInfo{Name: "WriteShareGroupStateResponse", APIKey: 85, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "WriteShareGroupStateResponse".
 func (*WriteShareGroupStateResponse) MessageName() string { return "WriteShareGroupStateResponse" }

@@ -11689,9 +11689,6 @@ func fillTxnOffsetCommitRequest(m *codec.TxnOffsetCommitRequest, r *rand.Rand, v
 	if true {
 		m.ProducerEpoch = int16(randInt(r, 16))
 	}
-	if v >= 3 && v <= 4 {
-		m.GenerationId = int32(randInt(r, 32))
-	}
 	if v >= 3 {
 		m.GenerationIdOrMemberEpoch = int32(randInt(r, 32))
 	}
@@ -12309,15 +12306,6 @@ func fillVoteRequestPartitionData(m *codec.VoteRequestPartitionData, r *rand.Ran
 	m.SetDefaults()
 	if true {
 		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if v <= 1 {
-		m.CandidateEpoch = int32(randInt(r, 32))
-	}
-	if v <= 1 {
-		m.CandidateId = int32(randInt(r, 32))
-	}
-	if v == 1 {
-		m.CandidateDirectoryId = randUUID(r)
 	}
 	if true {
 		m.ReplicaEpoch = int32(randInt(r, 32))

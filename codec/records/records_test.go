@@ -3,9 +3,9 @@ package records
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"testing"
 )

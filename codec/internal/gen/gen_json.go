@@ -1,5 +1,10 @@
 package main
 
+import (
+	"strconv"
+	"strings"
+)
+
 func genJSONOut(e *emitter, m *Message, s *Struct) {
 	e.p("func (m *%s) appendJSON(b []byte, v int16) []byte {", s.GoName)
 	e.p("b = append(b, '{')")
@@ -98,7 +103,11 @@ func genJSONIn(e *emitter, m *Message, s *Struct) {
 	e.p("if d.Failed() { return }")
 	e.p("switch key {")
 	for i, f := range s.Fields {
-		e.p("case %q:", f.JSONName)
+		keys := []string{strconv.Quote(f.JSONName)}
+		for _, a := range f.Aliases {
+			keys = append(keys, strconv.Quote(a))
+		}
+		e.p("case %s:", strings.Join(keys, ", "))
 		e.p("if seen[%d] { d.Duplicate(key) }", i)
 		e.p("seen[%d] = true", i)
 		genJSONValueIn(e, f, "m."+f.GoName)

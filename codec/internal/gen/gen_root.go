@@ -37,8 +37,23 @@ func genRootMethods(e *emitter, m *Message) {
 	for _, l := range m.Listeners {
 		ls = append(ls, strconv.Quote(l))
 	}
-	e.p("var %s = MessageInfo{Name: %q, APIKey: %d, Kind: %s, MinVersion: %d, MaxVersion: %d, FlexibleMin: %d, DeprecatedMin: %d, DeprecatedMax: %d, Listeners: []string{%s}, LatestVersionUnstable: %v, Releases: []string{%s}}",
-		info, m.Name, m.APIKey, kindConst(m.Kind), m.Valid.lo, m.Valid.hi, flo, dlo, dhi, strings.Join(ls, ", "), m.Unstable, quoteAll(m.Releases))
+	var rn []string
+	for _, r := range m.Renames {
+		rn = append(rn, fmt.Sprintf("{Path: %q, Old: %q, New: %q}", r.Path, r.Old, r.New))
+	}
+	renames := ""
+	if len(rn) > 0 {
+		renames = ", Renames: []FieldRename{" + strings.Join(rn, ", ") + "}"
+	}
+	var sv []string
+	for _, x := range m.Superseded {
+		sv = append(sv, fmt.Sprintf("{Release: %q, Version: %d}", x.Release, x.Version))
+	}
+	if len(sv) > 0 {
+		renames += ", Superseded: []SupersededVersion{" + strings.Join(sv, ", ") + "}"
+	}
+	e.p("var %s = MessageInfo{Name: %q, APIKey: %d, Kind: %s, MinVersion: %d, MaxVersion: %d, FlexibleMin: %d, DeprecatedMin: %d, DeprecatedMax: %d, Listeners: []string{%s}, LatestVersionUnstable: %v, Releases: []string{%s}%s}",
+		info, m.Name, m.APIKey, kindConst(m.Kind), m.Valid.lo, m.Valid.hi, flo, dlo, dhi, strings.Join(ls, ", "), m.Unstable, quoteAll(m.Releases), renames)
 	e.p("")
 	e.p("// MessageName returns %q.", m.Name)
 	e.p("func (*%s) MessageName() string { return %q }", g, m.Name)

@@ -60,12 +60,21 @@ func run(lockPath, specDir, outDir string, check bool) error {
 		}
 		relNames = append(relNames, rel.Name)
 		cur := map[string]*Message{}
+		unstable := map[int]bool{}
 		for name, rm := range raw {
 			m, err := buildMessage(rel.Name, rm)
 			if err != nil {
 				return err
 			}
 			cur[name] = m
+			if rm.Type == "request" && rm.LatestVersionUnstable && rm.APIKey != nil {
+				unstable[*rm.APIKey] = true
+			}
+		}
+		for _, m := range cur {
+			if m.APIKey >= 0 && unstable[m.APIKey] {
+				m.unstableLatest = true
+			}
 		}
 		if merged == nil {
 			merged = cur

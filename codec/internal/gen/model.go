@@ -21,6 +21,25 @@ type Message struct {
 	Root       *Struct
 	Structs    []*Struct // every struct, root first, in declaration order
 	Releases   []string  // releases whose descriptors name this message
+	Renames    []Rename  // fields the newer release renamed
+	Superseded []Superseded
+
+	unstableLatest bool // this release's latest version is unstable (requests and their responses)
+
+	newValid vrange // valid versions of the newer side while merging
+}
+
+// Superseded is a version that an older release marked unstable and a newer release
+// redefined; the newer definition is the one generated.
+type Superseded struct {
+	Release string
+	Version int
+}
+
+// Rename is a field that a newer release renamed at versions both releases define.
+type Rename struct {
+	Path     string // JSON path of the struct holding it, "" for the root, "topics[].partitions[]"
+	Old, New string // JSON names
 }
 
 // Struct is the root of a message or one nested or common struct.
@@ -50,6 +69,7 @@ type Field struct {
 	HasDefault bool
 	Ignorable  bool
 	EntityType string
+	Aliases    []string // former JSON names, accepted on input
 
 	inline []*rawField // nested field list from the descriptor, nil for primitives
 }
@@ -212,8 +232,13 @@ func mergeMessages(old, nw *Message) (*Message, error) {
 	}
 	out.Listeners = ls
 	out.Releases = append(append([]string{}, old.Releases...), nw.Releases...)
+	out.Superseded = append([]Superseded(nil), old.Superseded...)
+	if old.unstableLatest && nw.Valid.has(old.Valid.hi) {
+		out.Superseded = append(out.Superseded, Superseded{Release: old.Releases[len(old.Releases)-1], Version: old.Valid.hi})
+	}
 	structs := map[string]*Struct{}
 	out.Structs = nil
+	out.newValid = nw.Valid
 	out.Root, err = mergeStruct(&out, old.Root, nw.Root, structs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", nw.Name, err)
@@ -260,6 +285,14 @@ func mergeStruct(m *Message, a, b *Struct, done map[string]*Struct) (*Struct, er
 	if b != nil {
 		bf = b.Fields
 	}
+	// A field the newer release lacks at versions it still defines was renamed: pair it,
+	// in order, with a new-only field of the same type.
+	if a != nil && b != nil {
+		var err error
+		if af, err = pairRenames(m, af, bf); err != nil {
+			return nil, fmt.Errorf("struct %s: %v", name, err)
+		}
+	}
 	byName := map[string]*Field{}
 	for _, f := range af {
 		byName[f.Name] = f
@@ -300,6 +333,40 @@ func mergeStruct(m *Message, a, b *Struct, done map[string]*Struct) (*Struct, er
 		merged = append(merged, f)
 	}
 	out.Fields = merged
+	return out, nil
+}
+
+func pairRenames(m *Message, af, bf []*Field) ([]*Field, error) {
+	inA, inB := map[string]bool{}, map[string]bool{}
+	for _, f := range af {
+		inA[f.Name] = true
+	}
+	for _, f := range bf {
+		inB[f.Name] = true
+	}
+	used := map[string]bool{}
+	out := make([]*Field, len(af))
+	for i, f := range af {
+		out[i] = f
+		if inB[f.Name] || f.Versions.clamp(m.newValid).empty() {
+			continue
+		}
+		var match *Field
+		for _, g := range bf {
+			if !inA[g.Name] && !used[g.Name] && g.Type == f.Type && !g.Versions.clamp(f.Versions).empty() {
+				match = g
+				break
+			}
+		}
+		if match == nil {
+			return nil, fmt.Errorf("field %s disappeared at versions %s that the newer release still defines", f.Name, f.Versions.clamp(m.newValid))
+		}
+		used[match.Name] = true
+		cp := *f
+		cp.Name, cp.GoName, cp.JSONName = match.Name, match.GoName, match.JSONName
+		cp.Aliases = append(append([]string{}, f.Aliases...), f.JSONName)
+		out[i] = &cp
+	}
 	return out, nil
 }
 
@@ -355,6 +422,7 @@ func mergeField(m *Message, a, b *Field, done map[string]*Struct) (*Field, error
 	// Ignorability only matters at versions that lack the field; an older release that
 	// still has those versions may allow dropping the field there.
 	cp.Ignorable = a.Ignorable || b.Ignorable
+	cp.Aliases = append(append([]string{}, b.Aliases...), a.Aliases...)
 	if a.FlexOver || b.FlexOver {
 		cp.FlexOver = true
 		if cp.Flexible, err = union(a.Flexible, b.Flexible); err != nil {
@@ -369,8 +437,34 @@ func mergeField(m *Message, a, b *Field, done map[string]*Struct) (*Field, error
 	return &cp, nil
 }
 
+// collectRenames lists every field with former names, with the JSON path of its struct.
+func collectRenames(m *Message, s *Struct, path string, seen map[*Struct]bool) {
+	if seen[s] {
+		return
+	}
+	seen[s] = true
+	for _, f := range s.Fields {
+		for _, a := range f.Aliases {
+			m.Renames = append(m.Renames, Rename{Path: path, Old: a, New: f.JSONName})
+		}
+		if f.Struct != nil {
+			p := f.JSONName
+			if path != "" {
+				p = path + "." + p
+			}
+			if f.Array {
+				p += "[]"
+			}
+			collectRenames(m, f.Struct, p, seen)
+		}
+	}
+}
+
 // finish assigns Go names and checks the merged model.
 func finish(msgs []*Message) error {
+	for _, m := range msgs {
+		collectRenames(m, m.Root, "", map[*Struct]bool{})
+	}
 	names := map[string]string{}
 	sort.Slice(msgs, func(i, j int) bool { return msgs[i].Name < msgs[j].Name })
 	for _, m := range msgs {

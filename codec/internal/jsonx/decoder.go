@@ -461,7 +461,9 @@ func (d *Decoder) Float64() float64 {
 		start := d.pos
 		switch d.str() {
 		case "NaN":
-			return math.NaN()
+			// Java's canonical NaN (Double.NaN), which Kafka's writers emit; Go's
+			// math.NaN() has a different payload and would change the bytes.
+			return math.Float64frombits(0x7ff8000000000000)
 		case "Infinity":
 			return math.Inf(1)
 		case "-Infinity":

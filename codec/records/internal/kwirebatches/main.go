@@ -160,6 +160,7 @@ func (g *builder) legacy(name string, enc records.Encoder, s records.LegacySet, 
 
 func main() {
 	out := flag.String("out", "build/records-kwire.jsonl", "output file")
+	mutate := flag.Bool("mutate", false, "spoil every vector (bytes or expectation) so that a checker must reject each one")
 	flag.Parse()
 	var g builder
 	codecs := []records.Compression{records.CompressionNone, records.CompressionGzip, records.CompressionSnappy, records.CompressionLZ4, records.CompressionZstd}
@@ -241,6 +242,21 @@ func main() {
 		if err != nil || !reflect.DeepEqual(got, v.Batches) {
 			fmt.Fprintf(os.Stderr, "kwirebatches: %s does not read back as built (%v)\n", v.Name, err)
 			os.Exit(1)
+		}
+	}
+	if *mutate {
+		for i := range g.vs {
+			v := &g.vs[i]
+			if i%2 == 0 {
+				// A flipped bit in the last byte: the checksum no longer matches.
+				v.Bytes = append([]byte{}, v.Bytes...)
+				v.Bytes[len(v.Bytes)-1] ^= 0x10
+			} else {
+				// The bytes are fine, but the expectation is off by one offset.
+				r := &v.Batches[0].Records[0]
+				n, _ := strconv.ParseInt(r.Offset, 10, 64)
+				r.Offset = i64(n + 1)
+			}
 		}
 	}
 	if err := vecjson.Write(*out, g.vs); err != nil {

@@ -1,0 +1,48 @@
+# Record batches, compression and the message view (codec/records).
+#
+#   make records-java     kwire-built batches checked by Kafka's reader, and the
+#                         committed Java vectors checked against what kafka-clients
+#                         writes now (part of `make test`)
+#   make records-vectors  rewrite conformance/vectors/records from kafka-clients
+#   make records-fuzz     every record fuzz target for $(FUZZTIME) each, one at a time
+#   make records-bench    the batch benchmark table
+
+RECORDS_MVN     ?= mvn -q -B -Dstyle.color=never -f conformance/reference/records/pom.xml
+RECORDS_VECTORS := conformance/vectors/records/kafka-clients-4.4.0.jsonl
+RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy
+
+.PHONY: records-java records-vectors records-fuzz records-bench
+
+TEST_TARGETS  += records-java
+BENCH_TARGETS += records-bench
+FUZZ_TARGETS  += records-fuzz
+
+vectors: records-vectors
+
+records-vectors:
+	$(RECORDS_MVN) compile exec:java -Dexec.args="generate $(RECORDS_VECTORS)"
+
+records-java:
+	@mkdir -p $(BUILD)
+	$(GO) run ./codec/records/internal/kwirebatches -out $(BUILD)/records-kwire.jsonl
+	$(RECORDS_MVN) compile exec:java -Dexec.args="verify $(BUILD)/records-kwire.jsonl"
+	@# The checker must also reject spoilt batches and wrong expectations: every one.
+	$(GO) run ./codec/records/internal/kwirebatches -mutate -out $(BUILD)/records-kwire-spoilt.jsonl
+	@$(RECORDS_MVN) exec:java -Dexec.args="verify $(BUILD)/records-kwire-spoilt.jsonl" > $(BUILD)/records-spoilt.log 2>&1; \
+		n=$$(grep -c . $(BUILD)/records-kwire-spoilt.jsonl); \
+		if grep -q "records verify: 0 passed, $$n failed" $(BUILD)/records-spoilt.log; then \
+			echo "records-java: Kafka's reader rejected all $$n spoilt vectors"; \
+		else echo "records-java: the checker accepted a spoilt vector:"; cat $(BUILD)/records-spoilt.log; exit 1; fi
+	$(RECORDS_MVN) exec:java -Dexec.args="generate $(BUILD)/records-java.jsonl"
+	@cmp -s $(BUILD)/records-java.jsonl $(RECORDS_VECTORS) || \
+		{ echo "records-java: $(RECORDS_VECTORS) differs from what kafka-clients writes now; run make records-vectors"; exit 1; }
+	@echo "records-java: committed vectors match kafka-clients"
+
+records-fuzz:
+	@for t in $(RECORDS_FUZZ); do \
+		echo "$(GO) test ./codec/records -run '^$$' -fuzz '^'$$t'$$' -fuzztime $(FUZZTIME) -parallel 1"; \
+		$(GO) test ./codec/records -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 1 || exit 1; \
+	done
+
+records-bench:
+	$(GO) run ./codec/records/internal/benchtable
