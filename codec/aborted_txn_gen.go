@@ -59,13 +59,14 @@ func (m *AbortedTxn) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AbortedTxn) encode(w *wire.Encoder, v int16) {
+func (m *AbortedTxn) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.Int64(m.ProducerId)
-	w.Int64(m.FirstOffset)
-	w.Int64(m.LastOffset)
-	w.Int64(m.LastStableOffset)
+	b = wire.AppendInt64(b, m.ProducerId)
+	b = wire.AppendInt64(b, m.FirstOffset)
+	b = wire.AppendInt64(b, m.LastOffset)
+	b = wire.AppendInt64(b, m.LastStableOffset)
+	return b
 }
 
 func (m *AbortedTxn) appendJSON(b []byte, v int16) []byte {

@@ -83,31 +83,33 @@ func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AddOffsetsToTxnRequest) encode(w *wire.Encoder, v int16) {
+func (m *AddOffsetsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.String(m.TransactionalId, flex)
-	if w.Err != nil {
+	if len(m.TransactionalId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 		w.Push("transactionalId")
-		return
+		return b
 	}
-	w.Int64(m.ProducerId)
-	w.Int16(m.ProducerEpoch)
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.TransactionalId, flex)
+	b = wire.AppendInt64(b, m.ProducerId)
+	b = wire.AppendInt16(b, m.ProducerEpoch)
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.GroupId, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AddOffsetsToTxnRequest) appendJSON(b []byte, v int16) []byte {

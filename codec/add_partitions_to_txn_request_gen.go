@@ -135,74 +135,75 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AddPartitionsToTxnRequest) encode(w *wire.Encoder, v int16) {
+func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v >= 4 {
-		w.ArrayLen(len(m.Transactions), m.Transactions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Transactions), m.Transactions == nil && (false), flex)
 		for i := range m.Transactions {
-			m.Transactions[i].encode(w, v)
+			b = m.Transactions[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("transactions")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Transactions) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactions")
-		return
+		return b
 	}
 	if v <= 3 {
-		w.String(m.V3AndBelowTransactionalId, flex)
-		if w.Err != nil {
+		if len(m.V3AndBelowTransactionalId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.V3AndBelowTransactionalId)))
 			w.Push("v3AndBelowTransactionalId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.V3AndBelowTransactionalId, flex)
 	} else if !(m.V3AndBelowTransactionalId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("v3AndBelowTransactionalId")
-		return
+		return b
 	}
 	if v <= 3 {
-		w.Int64(m.V3AndBelowProducerId)
+		b = wire.AppendInt64(b, m.V3AndBelowProducerId)
 	} else if !(m.V3AndBelowProducerId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("v3AndBelowProducerId")
-		return
+		return b
 	}
 	if v <= 3 {
-		w.Int16(m.V3AndBelowProducerEpoch)
+		b = wire.AppendInt16(b, m.V3AndBelowProducerEpoch)
 	} else if !(m.V3AndBelowProducerEpoch == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("v3AndBelowProducerEpoch")
-		return
+		return b
 	}
 	if v <= 3 {
-		w.ArrayLen(len(m.V3AndBelowTopics), m.V3AndBelowTopics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.V3AndBelowTopics), m.V3AndBelowTopics == nil && (false), flex)
 		for i := range m.V3AndBelowTopics {
-			m.V3AndBelowTopics[i].encode(w, v)
+			b = m.V3AndBelowTopics[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("v3AndBelowTopics")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.V3AndBelowTopics) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("v3AndBelowTopics")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AddPartitionsToTxnRequest) appendJSON(b []byte, v int16) []byte {
@@ -451,66 +452,67 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 	}
 }
 
-func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) encode(w *wire.Encoder, v int16) {
+func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v >= 4 {
-		w.String(m.TransactionalId, flex)
-		if w.Err != nil {
+		if len(m.TransactionalId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 			w.Push("transactionalId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TransactionalId, flex)
 	} else if !(m.TransactionalId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalId")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.Int64(m.ProducerId)
+		b = wire.AppendInt64(b, m.ProducerId)
 	} else if !(m.ProducerId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("producerId")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.Int16(m.ProducerEpoch)
+		b = wire.AppendInt16(b, m.ProducerEpoch)
 	} else if !(m.ProducerEpoch == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("producerEpoch")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.Bool(m.VerifyOnly)
+		b = wire.AppendBool(b, m.VerifyOnly)
 	} else if !(!m.VerifyOnly) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("verifyOnly")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 		for i := range m.Topics {
-			m.Topics[i].encode(w, v)
+			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topics")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Topics) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) appendJSON(b []byte, v int16) []byte {
@@ -697,33 +699,29 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) decode(r *wire.Reader
 	}
 }
 
-func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) encode(w *wire.Encoder, v int16) {
+func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) appendJSON(b []byte, v int16) []byte {

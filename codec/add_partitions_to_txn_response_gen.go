@@ -119,55 +119,55 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AddPartitionsToTxnResponse) encode(w *wire.Encoder, v int16) {
+func (m *AddPartitionsToTxnResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	if v >= 4 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		// ErrorCode is ignorable: dropped at this version.
 	}
 	if v >= 4 {
-		w.ArrayLen(len(m.ResultsByTransaction), m.ResultsByTransaction == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.ResultsByTransaction), m.ResultsByTransaction == nil && (false), flex)
 		for i := range m.ResultsByTransaction {
-			m.ResultsByTransaction[i].encode(w, v)
+			b = m.ResultsByTransaction[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("resultsByTransaction")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.ResultsByTransaction) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("resultsByTransaction")
-		return
+		return b
 	}
 	if v <= 3 {
-		w.ArrayLen(len(m.ResultsByTopicV3AndBelow), m.ResultsByTopicV3AndBelow == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.ResultsByTopicV3AndBelow), m.ResultsByTopicV3AndBelow == nil && (false), flex)
 		for i := range m.ResultsByTopicV3AndBelow {
-			m.ResultsByTopicV3AndBelow[i].encode(w, v)
+			b = m.ResultsByTopicV3AndBelow[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("resultsByTopicV3AndBelow")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.ResultsByTopicV3AndBelow) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("resultsByTopicV3AndBelow")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AddPartitionsToTxnResponse) appendJSON(b []byte, v int16) []byte {
@@ -367,45 +367,46 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Read
 	}
 }
 
-func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) encode(w *wire.Encoder, v int16) {
+func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v >= 4 {
-		w.String(m.TransactionalId, flex)
-		if w.Err != nil {
+		if len(m.TransactionalId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 			w.Push("transactionalId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TransactionalId, flex)
 	} else if !(m.TransactionalId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalId")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.ArrayLen(len(m.TopicResults), m.TopicResults == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TopicResults), m.TopicResults == nil && (false), flex)
 		for i := range m.TopicResults {
-			m.TopicResults[i].encode(w, v)
+			b = m.TopicResults[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topicResults")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.TopicResults) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicResults")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) appendJSON(b []byte, v int16) []byte {
@@ -559,33 +560,34 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) decode(r *wire
 	}
 }
 
-func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) encode(w *wire.Encoder, v int16) {
+func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.ResultsByPartition), m.ResultsByPartition == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.ResultsByPartition), m.ResultsByPartition == nil && (false), flex)
 	for i := range m.ResultsByPartition {
-		m.ResultsByPartition[i].encode(w, v)
+		b = m.ResultsByPartition[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("resultsByPartition")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) appendJSON(b []byte, v int16) []byte {
@@ -723,21 +725,21 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) decode(r *
 	}
 }
 
-func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) encode(w *wire.Encoder, v int16) {
+func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.PartitionErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.PartitionErrorCode)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) appendJSON(b []byte, v int16) []byte {

@@ -122,48 +122,49 @@ func (m *AddRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AddRaftVoterRequest) encode(w *wire.Encoder, v int16) {
+func (m *AddRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if m.ClusterId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.NullableString(m.ClusterId, flex)
-	if w.Err != nil {
+	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.Int32(m.TimeoutMs)
-	w.Int32(m.VoterId)
-	w.UUID(m.VoterDirectoryId)
-	w.ArrayLen(len(m.Listeners), m.Listeners == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ClusterId, flex)
+	b = wire.AppendInt32(b, m.TimeoutMs)
+	b = wire.AppendInt32(b, m.VoterId)
+	b = append(b, m.VoterDirectoryId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
 	for i := range m.Listeners {
-		m.Listeners[i].encode(w, v)
+		b = m.Listeners[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("listeners")
-			return
+			return b
 		}
 	}
 	if v >= 1 {
-		w.Bool(m.AckWhenCommitted)
+		b = wire.AppendBool(b, m.AckWhenCommitted)
 	} else if !(m.AckWhenCommitted) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ackWhenCommitted")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AddRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
@@ -347,30 +348,32 @@ func (m *AddRaftVoterRequestListener) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AddRaftVoterRequestListener) encode(w *wire.Encoder, v int16) {
+func (m *AddRaftVoterRequestListener) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.Name, flex)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Uint16(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendUint16(b, m.Port)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AddRaftVoterRequestListener) appendJSON(b []byte, v int16) []byte {

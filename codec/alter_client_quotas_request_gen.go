@@ -79,29 +79,29 @@ func (m *AlterClientQuotasRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterClientQuotasRequest) encode(w *wire.Encoder, v int16) {
+func (m *AlterClientQuotasRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.ArrayLen(len(m.Entries), m.Entries == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Entries), m.Entries == nil && (false), flex)
 	for i := range m.Entries {
-		m.Entries[i].encode(w, v)
+		b = m.Entries[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("entries")
-			return
+			return b
 		}
 	}
-	w.Bool(m.ValidateOnly)
+	b = wire.AppendBool(b, m.ValidateOnly)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterClientQuotasRequest) appendJSON(b []byte, v int16) []byte {
@@ -263,37 +263,37 @@ func (m *AlterClientQuotasRequestEntryData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterClientQuotasRequestEntryData) encode(w *wire.Encoder, v int16) {
+func (m *AlterClientQuotasRequestEntryData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.ArrayLen(len(m.Entity), m.Entity == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Entity), m.Entity == nil && (false), flex)
 	for i := range m.Entity {
-		m.Entity[i].encode(w, v)
+		b = m.Entity[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("entity")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.Ops), m.Ops == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Ops), m.Ops == nil && (false), flex)
 	for i := range m.Ops {
-		m.Ops[i].encode(w, v)
+		b = m.Ops[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("ops")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterClientQuotasRequestEntryData) appendJSON(b []byte, v int16) []byte {
@@ -455,34 +455,36 @@ func (m *AlterClientQuotasRequestEntityData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterClientQuotasRequestEntityData) encode(w *wire.Encoder, v int16) {
+func (m *AlterClientQuotasRequestEntityData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.EntityType, flex)
-	if w.Err != nil {
+	if len(m.EntityType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.EntityType)))
 		w.Push("entityType")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.EntityType, flex)
 	if m.EntityName == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("entityName")
-		return
+		return b
 	}
-	w.NullableString(m.EntityName, flex)
-	if w.Err != nil {
+	if m.EntityName != nil && len(*m.EntityName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.EntityName)))
 		w.Push("entityName")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.EntityName, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterClientQuotasRequestEntityData) appendJSON(b []byte, v int16) []byte {
@@ -610,26 +612,27 @@ func (m *AlterClientQuotasRequestOpData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterClientQuotasRequestOpData) encode(w *wire.Encoder, v int16) {
+func (m *AlterClientQuotasRequestOpData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.Key, flex)
-	if w.Err != nil {
+	if len(m.Key) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 		w.Push("key")
-		return
+		return b
 	}
-	w.Float64(m.Value)
-	w.Bool(m.Remove)
+	b = wire.AppendString(b, m.Key, flex)
+	b = wire.AppendFloat64(b, m.Value)
+	b = wire.AppendBool(b, m.Remove)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterClientQuotasRequestOpData) appendJSON(b []byte, v int16) []byte {

@@ -93,36 +93,36 @@ func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterPartitionReassignmentsRequest) encode(w *wire.Encoder, v int16) {
+func (m *AlterPartitionReassignmentsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.TimeoutMs)
+	b = wire.AppendInt32(b, m.TimeoutMs)
 	if v >= 1 {
-		w.Bool(m.AllowReplicationFactorChange)
+		b = wire.AppendBool(b, m.AllowReplicationFactorChange)
 	} else if !(m.AllowReplicationFactorChange) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("allowReplicationFactorChange")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterPartitionReassignmentsRequest) appendJSON(b []byte, v int16) []byte {
@@ -283,33 +283,34 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) decode(r *wire.Rea
 	}
 }
 
-func (m *AlterPartitionReassignmentsRequestReassignableTopic) encode(w *wire.Encoder, v int16) {
+func (m *AlterPartitionReassignmentsRequestReassignableTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterPartitionReassignmentsRequestReassignableTopic) appendJSON(b []byte, v int16) []byte {
@@ -459,34 +460,29 @@ func (m *AlterPartitionReassignmentsRequestReassignablePartition) decode(r *wire
 	}
 }
 
-func (m *AlterPartitionReassignmentsRequestReassignablePartition) encode(w *wire.Encoder, v int16) {
+func (m *AlterPartitionReassignmentsRequestReassignablePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
 	if m.Replicas == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("replicas")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Replicas), m.Replicas == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Replicas), m.Replicas == nil && (true), flex)
 	for i := range m.Replicas {
-		w.Int32(m.Replicas[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("replicas")
-			return
-		}
+		b = wire.AppendInt32(b, m.Replicas[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterPartitionReassignmentsRequestReassignablePartition) appendJSON(b []byte, v int16) []byte {

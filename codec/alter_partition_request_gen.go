@@ -88,30 +88,30 @@ func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterPartitionRequest) encode(w *wire.Encoder, v int16) {
+func (m *AlterPartitionRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.BrokerId)
-	w.Int64(m.BrokerEpoch)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendInt32(b, m.BrokerId)
+	b = wire.AppendInt64(b, m.BrokerEpoch)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterPartitionRequest) appendJSON(b []byte, v int16) []byte {
@@ -286,42 +286,43 @@ func (m *AlterPartitionRequestTopicData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterPartitionRequestTopicData) encode(w *wire.Encoder, v int16) {
+func (m *AlterPartitionRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v <= 1 {
-		w.String(m.TopicName, flex)
-		if w.Err != nil {
+		if len(m.TopicName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TopicName, flex)
 	} else if !(m.TopicName == "") {
 		// TopicName is ignorable: dropped at this version.
 	}
 	if v >= 2 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterPartitionRequestTopicData) appendJSON(b []byte, v int16) []byte {
@@ -540,59 +541,54 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterPartitionRequestPartitionData) encode(w *wire.Encoder, v int16) {
+func (m *AlterPartitionRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int32(m.LeaderEpoch)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
 	if v <= 2 {
-		w.ArrayLen(len(m.NewIsr), m.NewIsr == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.NewIsr), m.NewIsr == nil && (false), flex)
 		for i := range m.NewIsr {
-			w.Int32(m.NewIsr[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("newIsr")
-				return
-			}
+			b = wire.AppendInt32(b, m.NewIsr[i])
 		}
 	} else if !(len(m.NewIsr) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("newIsr")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.ArrayLen(len(m.NewIsrWithEpochs), m.NewIsrWithEpochs == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.NewIsrWithEpochs), m.NewIsrWithEpochs == nil && (false), flex)
 		for i := range m.NewIsrWithEpochs {
-			m.NewIsrWithEpochs[i].encode(w, v)
+			b = m.NewIsrWithEpochs[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("newIsrWithEpochs")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.NewIsrWithEpochs) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("newIsrWithEpochs")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Int8(m.LeaderRecoveryState)
+		b = append(b, byte(m.LeaderRecoveryState))
 	} else if !(m.LeaderRecoveryState == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderRecoveryState")
-		return
+		return b
 	}
-	w.Int32(m.PartitionEpoch)
+	b = wire.AppendInt32(b, m.PartitionEpoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterPartitionRequestPartitionData) appendJSON(b []byte, v int16) []byte {
@@ -800,33 +796,33 @@ func (m *AlterPartitionRequestBrokerState) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterPartitionRequestBrokerState) encode(w *wire.Encoder, v int16) {
+func (m *AlterPartitionRequestBrokerState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v >= 3 {
-		w.Int32(m.BrokerId)
+		b = wire.AppendInt32(b, m.BrokerId)
 	} else if !(m.BrokerId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("brokerId")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.Int64(m.BrokerEpoch)
+		b = wire.AppendInt64(b, m.BrokerEpoch)
 	} else if !(m.BrokerEpoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("brokerEpoch")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterPartitionRequestBrokerState) appendJSON(b []byte, v int16) []byte {

@@ -87,30 +87,30 @@ func (m *AlterPartitionResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterPartitionResponse) encode(w *wire.Encoder, v int16) {
+func (m *AlterPartitionResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterPartitionResponse) appendJSON(b []byte, v int16) []byte {
@@ -285,42 +285,43 @@ func (m *AlterPartitionResponseTopicData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterPartitionResponseTopicData) encode(w *wire.Encoder, v int16) {
+func (m *AlterPartitionResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v <= 1 {
-		w.String(m.TopicName, flex)
-		if w.Err != nil {
+		if len(m.TopicName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TopicName, flex)
 	} else if !(m.TopicName == "") {
 		// TopicName is ignorable: dropped at this version.
 	}
 	if v >= 2 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterPartitionResponseTopicData) appendJSON(b []byte, v int16) []byte {
@@ -527,38 +528,33 @@ func (m *AlterPartitionResponsePartitionData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterPartitionResponsePartitionData) encode(w *wire.Encoder, v int16) {
+func (m *AlterPartitionResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
-	w.Int32(m.LeaderId)
-	w.Int32(m.LeaderEpoch)
-	w.ArrayLen(len(m.Isr), m.Isr == nil && (false), flex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
+	b = wire.AppendArrayLen(b, len(m.Isr), m.Isr == nil && (false), flex)
 	for i := range m.Isr {
-		w.Int32(m.Isr[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("isr")
-			return
-		}
+		b = wire.AppendInt32(b, m.Isr[i])
 	}
 	if v >= 1 {
-		w.Int8(m.LeaderRecoveryState)
+		b = append(b, byte(m.LeaderRecoveryState))
 	} else if !(m.LeaderRecoveryState == 0) {
 		// LeaderRecoveryState is ignorable: dropped at this version.
 	}
-	w.Int32(m.PartitionEpoch)
+	b = wire.AppendInt32(b, m.PartitionEpoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterPartitionResponsePartitionData) appendJSON(b []byte, v int16) []byte {

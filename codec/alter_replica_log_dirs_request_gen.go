@@ -71,28 +71,28 @@ func (m *AlterReplicaLogDirsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterReplicaLogDirsRequest) encode(w *wire.Encoder, v int16) {
+func (m *AlterReplicaLogDirsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.ArrayLen(len(m.Dirs), m.Dirs == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Dirs), m.Dirs == nil && (false), flex)
 	for i := range m.Dirs {
-		m.Dirs[i].encode(w, v)
+		b = m.Dirs[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("dirs")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterReplicaLogDirsRequest) appendJSON(b []byte, v int16) []byte {
@@ -233,33 +233,34 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) encode(w *wire.Encoder, v int16) {
+func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.Path, flex)
-	if w.Err != nil {
+	if len(m.Path) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Path)))
 		w.Push("path")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendString(b, m.Path, flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) appendJSON(b []byte, v int16) []byte {
@@ -409,33 +410,29 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) decode(r *wire.Reade
 	}
 }
 
-func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) encode(w *wire.Encoder, v int16) {
+func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) appendJSON(b []byte, v int16) []byte {

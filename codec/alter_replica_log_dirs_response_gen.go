@@ -79,29 +79,29 @@ func (m *AlterReplicaLogDirsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterReplicaLogDirsResponse) encode(w *wire.Encoder, v int16) {
+func (m *AlterReplicaLogDirsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.Results), m.Results == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
 	for i := range m.Results {
-		m.Results[i].encode(w, v)
+		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("results")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterReplicaLogDirsResponse) appendJSON(b []byte, v int16) []byte {
@@ -251,33 +251,34 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) decode(r *wir
 	}
 }
 
-func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) encode(w *wire.Encoder, v int16) {
+func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) appendJSON(b []byte, v int16) []byte {
@@ -415,21 +416,21 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) decode(r 
 	}
 }
 
-func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) encode(w *wire.Encoder, v int16) {
+func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) appendJSON(b []byte, v int16) []byte {

@@ -91,37 +91,37 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterUserScramCredentialsRequest) encode(w *wire.Encoder, v int16) {
+func (m *AlterUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.Deletions), m.Deletions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Deletions), m.Deletions == nil && (false), flex)
 	for i := range m.Deletions {
-		m.Deletions[i].encode(w, v)
+		b = m.Deletions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("deletions")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.Upsertions), m.Upsertions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Upsertions), m.Upsertions == nil && (false), flex)
 	for i := range m.Upsertions {
-		m.Upsertions[i].encode(w, v)
+		b = m.Upsertions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("upsertions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterUserScramCredentialsRequest) appendJSON(b []byte, v int16) []byte {
@@ -277,25 +277,26 @@ func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) decode(r *wire
 	}
 }
 
-func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) encode(w *wire.Encoder, v int16) {
+func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Int8(m.Mechanism)
+	b = wire.AppendString(b, m.Name, flex)
+	b = append(b, byte(m.Mechanism))
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) appendJSON(b []byte, v int16) []byte {
@@ -439,36 +440,29 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) decode(r *wir
 	}
 }
 
-func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) encode(w *wire.Encoder, v int16) {
+func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Int8(m.Mechanism)
-	w.Int32(m.Iterations)
-	w.Bytes(m.Salt, flex, false)
-	if w.Err != nil {
-		w.Push("salt")
-		return
-	}
-	w.Bytes(m.SaltedPassword, flex, false)
-	if w.Err != nil {
-		w.Push("saltedPassword")
-		return
-	}
+	b = wire.AppendString(b, m.Name, flex)
+	b = append(b, byte(m.Mechanism))
+	b = wire.AppendInt32(b, m.Iterations)
+	b = wire.AppendBytes(b, m.Salt, flex, false)
+	b = wire.AppendBytes(b, m.SaltedPassword, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) appendJSON(b []byte, v int16) []byte {

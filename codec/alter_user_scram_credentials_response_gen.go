@@ -79,29 +79,29 @@ func (m *AlterUserScramCredentialsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AlterUserScramCredentialsResponse) encode(w *wire.Encoder, v int16) {
+func (m *AlterUserScramCredentialsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.Results), m.Results == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
 	for i := range m.Results {
-		m.Results[i].encode(w, v)
+		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("results")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterUserScramCredentialsResponse) appendJSON(b []byte, v int16) []byte {
@@ -253,35 +253,37 @@ func (m *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) decod
 	}
 }
 
-func (m *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) encode(w *wire.Encoder, v int16) {
+func (m *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.User, flex)
-	if w.Err != nil {
+	if len(m.User) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.User)))
 		w.Push("user")
-		return
+		return b
 	}
-	w.Int16(m.ErrorCode)
+	b = wire.AppendString(b, m.User, flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AlterUserScramCredentialsResponseAlterUserScramCredentialsResult) appendJSON(b []byte, v int16) []byte {

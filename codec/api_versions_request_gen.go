@@ -105,24 +105,26 @@ func (m *ApiVersionsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ApiVersionsRequest) encode(w *wire.Encoder, v int16) {
+func (m *ApiVersionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v >= 3 {
-		w.String(m.ClientSoftwareName, flex)
-		if w.Err != nil {
+		if len(m.ClientSoftwareName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientSoftwareName)))
 			w.Push("clientSoftwareName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.ClientSoftwareName, flex)
 	} else if !(m.ClientSoftwareName == "") {
 		// ClientSoftwareName is ignorable: dropped at this version.
 	}
 	if v >= 3 {
-		w.String(m.ClientSoftwareVersion, flex)
-		if w.Err != nil {
+		if len(m.ClientSoftwareVersion) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientSoftwareVersion)))
 			w.Push("clientSoftwareVersion")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.ClientSoftwareVersion, flex)
 	} else if !(m.ClientSoftwareVersion == "") {
 		// ClientSoftwareVersion is ignorable: dropped at this version.
 	}
@@ -130,31 +132,32 @@ func (m *ApiVersionsRequest) encode(w *wire.Encoder, v int16) {
 		if m.ClusterId == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("clusterId")
-			return
+			return b
 		}
-		w.NullableString(m.ClusterId, flex)
-		if w.Err != nil {
+		if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 			w.Push("clusterId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ClusterId, flex)
 	} else if !(m.ClusterId == nil) {
 		// ClusterId is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.Int32(m.NodeId)
+		b = wire.AppendInt32(b, m.NodeId)
 	} else if !(m.NodeId == -1) {
 		// NodeId is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ApiVersionsRequest) appendJSON(b []byte, v int16) []byte {

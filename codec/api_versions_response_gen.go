@@ -167,21 +167,21 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ApiVersionsResponse) encode(w *wire.Encoder, v int16) {
+func (m *ApiVersionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.ApiKeys), m.ApiKeys == nil && (false), flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.ApiKeys), m.ApiKeys == nil && (false), flex)
 	for i := range m.ApiKeys {
-		m.ApiKeys[i].encode(w, v)
+		b = m.ApiKeys[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("apiKeys")
-			return
+			return b
 		}
 	}
 	if v >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
@@ -211,62 +211,67 @@ func (m *ApiVersionsResponse) encode(w *wire.Encoder, v int16) {
 		if (v >= 3) && !(!m.ZkMigrationReady) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 3 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(len(m.SupportedFeatures) == 0) {
-				start := w.BeginTagged(0)
-				w.ArrayLen(len(m.SupportedFeatures), m.SupportedFeatures == nil && (false), true)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = wire.AppendArrayLen(b, len(m.SupportedFeatures), m.SupportedFeatures == nil && (false), true)
 				for i := range m.SupportedFeatures {
-					m.SupportedFeatures[i].encode(w, v)
+					b = m.SupportedFeatures[i].encode(b, v, w)
 					if w.Err != nil {
 						w.PushIndex(i)
 						w.Push("supportedFeatures")
-						return
+						return b
 					}
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
 		if v >= 3 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 1)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
 			if !(m.FinalizedFeaturesEpoch == -1) {
-				start := w.BeginTagged(1)
-				w.Int64(m.FinalizedFeaturesEpoch)
-				w.EndTagged(start)
+				var start int
+				b, start = wire.BeginTag(b, 1)
+				b = wire.AppendInt64(b, m.FinalizedFeaturesEpoch)
+				b = wire.EndTag(b, start)
 			}
 		}
 		if v >= 3 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 2)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 2)
 			if !(len(m.FinalizedFeatures) == 0) {
-				start := w.BeginTagged(2)
-				w.ArrayLen(len(m.FinalizedFeatures), m.FinalizedFeatures == nil && (false), true)
+				var start int
+				b, start = wire.BeginTag(b, 2)
+				b = wire.AppendArrayLen(b, len(m.FinalizedFeatures), m.FinalizedFeatures == nil && (false), true)
 				for i := range m.FinalizedFeatures {
-					m.FinalizedFeatures[i].encode(w, v)
+					b = m.FinalizedFeatures[i].encode(b, v, w)
 					if w.Err != nil {
 						w.PushIndex(i)
 						w.Push("finalizedFeatures")
-						return
+						return b
 					}
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
 		if v >= 3 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 3)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 3)
 			if !(!m.ZkMigrationReady) {
-				start := w.BeginTagged(3)
-				w.Bool(m.ZkMigrationReady)
-				w.EndTagged(start)
+				var start int
+				b, start = wire.BeginTag(b, 3)
+				b = wire.AppendBool(b, m.ZkMigrationReady)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ApiVersionsResponse) appendJSON(b []byte, v int16) []byte {
@@ -503,22 +508,22 @@ func (m *ApiVersionsResponseApiVersion) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ApiVersionsResponseApiVersion) encode(w *wire.Encoder, v int16) {
+func (m *ApiVersionsResponseApiVersion) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.Int16(m.ApiKey)
-	w.Int16(m.MinVersion)
-	w.Int16(m.MaxVersion)
+	b = wire.AppendInt16(b, m.ApiKey)
+	b = wire.AppendInt16(b, m.MinVersion)
+	b = wire.AppendInt16(b, m.MaxVersion)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ApiVersionsResponseApiVersion) appendJSON(b []byte, v int16) []byte {
@@ -667,44 +672,45 @@ func (m *ApiVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *ApiVersionsResponseSupportedFeatureKey) encode(w *wire.Encoder, v int16) {
+func (m *ApiVersionsResponseSupportedFeatureKey) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v >= 3 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.Int16(m.MinVersion)
+		b = wire.AppendInt16(b, m.MinVersion)
 	} else if !(m.MinVersion == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("minVersion")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.Int16(m.MaxVersion)
+		b = wire.AppendInt16(b, m.MaxVersion)
 	} else if !(m.MaxVersion == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("maxVersion")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ApiVersionsResponseSupportedFeatureKey) appendJSON(b []byte, v int16) []byte {
@@ -859,44 +865,45 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *ApiVersionsResponseFinalizedFeatureKey) encode(w *wire.Encoder, v int16) {
+func (m *ApiVersionsResponseFinalizedFeatureKey) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v >= 3 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.Int16(m.MaxVersionLevel)
+		b = wire.AppendInt16(b, m.MaxVersionLevel)
 	} else if !(m.MaxVersionLevel == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("maxVersionLevel")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.Int16(m.MinVersionLevel)
+		b = wire.AppendInt16(b, m.MinVersionLevel)
 	} else if !(m.MinVersionLevel == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("minVersionLevel")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ApiVersionsResponseFinalizedFeatureKey) appendJSON(b []byte, v int16) []byte {

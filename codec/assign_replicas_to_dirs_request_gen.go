@@ -88,30 +88,30 @@ func (m *AssignReplicasToDirsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AssignReplicasToDirsRequest) encode(w *wire.Encoder, v int16) {
+func (m *AssignReplicasToDirsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.BrokerId)
-	w.Int64(m.BrokerEpoch)
-	w.ArrayLen(len(m.Directories), m.Directories == nil && (false), flex)
+	b = wire.AppendInt32(b, m.BrokerId)
+	b = wire.AppendInt64(b, m.BrokerEpoch)
+	b = wire.AppendArrayLen(b, len(m.Directories), m.Directories == nil && (false), flex)
 	for i := range m.Directories {
-		m.Directories[i].encode(w, v)
+		b = m.Directories[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("directories")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AssignReplicasToDirsRequest) appendJSON(b []byte, v int16) []byte {
@@ -270,29 +270,29 @@ func (m *AssignReplicasToDirsRequestDirectoryData) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *AssignReplicasToDirsRequestDirectoryData) encode(w *wire.Encoder, v int16) {
+func (m *AssignReplicasToDirsRequestDirectoryData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.Id)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = append(b, m.Id[:]...)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AssignReplicasToDirsRequestDirectoryData) appendJSON(b []byte, v int16) []byte {
@@ -442,29 +442,29 @@ func (m *AssignReplicasToDirsRequestTopicData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AssignReplicasToDirsRequestTopicData) encode(w *wire.Encoder, v int16) {
+func (m *AssignReplicasToDirsRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AssignReplicasToDirsRequestTopicData) appendJSON(b []byte, v int16) []byte {
@@ -594,20 +594,20 @@ func (m *AssignReplicasToDirsRequestPartitionData) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *AssignReplicasToDirsRequestPartitionData) encode(w *wire.Encoder, v int16) {
+func (m *AssignReplicasToDirsRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AssignReplicasToDirsRequestPartitionData) appendJSON(b []byte, v int16) []byte {

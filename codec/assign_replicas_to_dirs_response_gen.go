@@ -87,30 +87,30 @@ func (m *AssignReplicasToDirsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AssignReplicasToDirsResponse) encode(w *wire.Encoder, v int16) {
+func (m *AssignReplicasToDirsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.Directories), m.Directories == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.Directories), m.Directories == nil && (false), flex)
 	for i := range m.Directories {
-		m.Directories[i].encode(w, v)
+		b = m.Directories[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("directories")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AssignReplicasToDirsResponse) appendJSON(b []byte, v int16) []byte {
@@ -269,29 +269,29 @@ func (m *AssignReplicasToDirsResponseDirectoryData) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *AssignReplicasToDirsResponseDirectoryData) encode(w *wire.Encoder, v int16) {
+func (m *AssignReplicasToDirsResponseDirectoryData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.Id)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = append(b, m.Id[:]...)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AssignReplicasToDirsResponseDirectoryData) appendJSON(b []byte, v int16) []byte {
@@ -441,29 +441,29 @@ func (m *AssignReplicasToDirsResponseTopicData) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *AssignReplicasToDirsResponseTopicData) encode(w *wire.Encoder, v int16) {
+func (m *AssignReplicasToDirsResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AssignReplicasToDirsResponseTopicData) appendJSON(b []byte, v int16) []byte {
@@ -601,21 +601,21 @@ func (m *AssignReplicasToDirsResponsePartitionData) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *AssignReplicasToDirsResponsePartitionData) encode(w *wire.Encoder, v int16) {
+func (m *AssignReplicasToDirsResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *AssignReplicasToDirsResponsePartitionData) appendJSON(b []byte, v int16) []byte {

@@ -121,41 +121,42 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BeginQuorumEpochRequest) encode(w *wire.Encoder, v int16) {
+func (m *BeginQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
 	if m.ClusterId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.NullableString(m.ClusterId, flex)
-	if w.Err != nil {
+	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ClusterId, flex)
 	if v >= 1 {
-		w.Int32(m.VoterId)
+		b = wire.AppendInt32(b, m.VoterId)
 	} else if !(m.VoterId == -1) {
 		// VoterId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if v >= 1 {
-		w.ArrayLen(len(m.LeaderEndpoints), m.LeaderEndpoints == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.LeaderEndpoints), m.LeaderEndpoints == nil && (false), flex)
 		for i := range m.LeaderEndpoints {
-			m.LeaderEndpoints[i].encode(w, v)
+			b = m.LeaderEndpoints[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("leaderEndpoints")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.LeaderEndpoints) == 0) {
@@ -163,14 +164,14 @@ func (m *BeginQuorumEpochRequest) encode(w *wire.Encoder, v int16) {
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BeginQuorumEpochRequest) appendJSON(b []byte, v int16) []byte {
@@ -360,33 +361,34 @@ func (m *BeginQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BeginQuorumEpochRequestTopicData) encode(w *wire.Encoder, v int16) {
+func (m *BeginQuorumEpochRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BeginQuorumEpochRequestTopicData) appendJSON(b []byte, v int16) []byte {
@@ -544,27 +546,27 @@ func (m *BeginQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BeginQuorumEpochRequestPartitionData) encode(w *wire.Encoder, v int16) {
+func (m *BeginQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.Int32(m.PartitionIndex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
 	if v >= 1 {
-		w.UUID(m.VoterDirectoryId)
+		b = append(b, m.VoterDirectoryId[:]...)
 	} else if !(m.VoterDirectoryId == (UUID{})) {
 		// VoterDirectoryId is ignorable: dropped at this version.
 	}
-	w.Int32(m.LeaderId)
-	w.Int32(m.LeaderEpoch)
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BeginQuorumEpochRequestPartitionData) appendJSON(b []byte, v int16) []byte {
@@ -724,48 +726,50 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *BeginQuorumEpochRequestLeaderEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *BeginQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
 	if v >= 1 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.String(m.Host, flex)
-		if w.Err != nil {
+		if len(m.Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 			w.Push("host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Host, flex)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Uint16(m.Port)
+		b = wire.AppendUint16(b, m.Port)
 	} else if !(m.Port == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BeginQuorumEpochRequestLeaderEndpoint) appendJSON(b []byte, v int16) []byte {

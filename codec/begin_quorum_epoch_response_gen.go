@@ -106,53 +106,55 @@ func (m *BeginQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BeginQuorumEpochResponse) encode(w *wire.Encoder, v int16) {
+func (m *BeginQuorumEpochResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if !(v >= 1) && !(len(m.NodeEndpoints) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeEndpoints")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		if (v >= 1) && !(len(m.NodeEndpoints) == 0) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 1 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(len(m.NodeEndpoints) == 0) {
-				start := w.BeginTagged(0)
-				w.ArrayLen(len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
 				for i := range m.NodeEndpoints {
-					m.NodeEndpoints[i].encode(w, v)
+					b = m.NodeEndpoints[i].encode(b, v, w)
 					if w.Err != nil {
 						w.PushIndex(i)
 						w.Push("nodeEndpoints")
-						return
+						return b
 					}
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BeginQuorumEpochResponse) appendJSON(b []byte, v int16) []byte {
@@ -331,33 +333,34 @@ func (m *BeginQuorumEpochResponseTopicData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BeginQuorumEpochResponseTopicData) encode(w *wire.Encoder, v int16) {
+func (m *BeginQuorumEpochResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BeginQuorumEpochResponseTopicData) appendJSON(b []byte, v int16) []byte {
@@ -511,23 +514,23 @@ func (m *BeginQuorumEpochResponsePartitionData) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *BeginQuorumEpochResponsePartitionData) encode(w *wire.Encoder, v int16) {
+func (m *BeginQuorumEpochResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
-	w.Int32(m.LeaderId)
-	w.Int32(m.LeaderEpoch)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BeginQuorumEpochResponsePartitionData) appendJSON(b []byte, v int16) []byte {
@@ -685,44 +688,45 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BeginQuorumEpochResponseNodeEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *BeginQuorumEpochResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.NodeId)
+		b = wire.AppendInt32(b, m.NodeId)
 	} else if !(m.NodeId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.String(m.Host, flex)
-		if w.Err != nil {
+		if len(m.Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 			w.Push("host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Host, flex)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Uint16(m.Port)
+		b = wire.AppendUint16(b, m.Port)
 	} else if !(m.Port == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BeginQuorumEpochResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {

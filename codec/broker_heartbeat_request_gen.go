@@ -143,23 +143,23 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BrokerHeartbeatRequest) encode(w *wire.Encoder, v int16) {
+func (m *BrokerHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.BrokerId)
-	w.Int64(m.BrokerEpoch)
-	w.Int64(m.CurrentMetadataOffset)
-	w.Bool(m.WantFence)
-	w.Bool(m.WantShutDown)
+	b = wire.AppendInt32(b, m.BrokerId)
+	b = wire.AppendInt64(b, m.BrokerEpoch)
+	b = wire.AppendInt64(b, m.CurrentMetadataOffset)
+	b = wire.AppendBool(b, m.WantFence)
+	b = wire.AppendBool(b, m.WantShutDown)
 	if !(v >= 1) && !(len(m.OfflineLogDirs) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("offlineLogDirs")
-		return
+		return b
 	}
 	if !(v >= 2) && !(m.CordonedLogDirs == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("cordonedLogDirs")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
@@ -169,51 +169,44 @@ func (m *BrokerHeartbeatRequest) encode(w *wire.Encoder, v int16) {
 		if (v >= 2) && !(m.CordonedLogDirs == nil) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 1 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(len(m.OfflineLogDirs) == 0) {
-				start := w.BeginTagged(0)
-				w.ArrayLen(len(m.OfflineLogDirs), m.OfflineLogDirs == nil && (false), true)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = wire.AppendArrayLen(b, len(m.OfflineLogDirs), m.OfflineLogDirs == nil && (false), true)
 				for i := range m.OfflineLogDirs {
-					w.UUID(m.OfflineLogDirs[i])
-					if w.Err != nil {
-						w.PushIndex(i)
-						w.Push("offlineLogDirs")
-						return
-					}
+					b = append(b, m.OfflineLogDirs[i][:]...)
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
 		if v >= 2 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 1)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
 			if !(m.CordonedLogDirs == nil) {
-				start := w.BeginTagged(1)
+				var start int
+				b, start = wire.BeginTag(b, 1)
 				if m.CordonedLogDirs == nil && !(v >= 2) {
 					w.Fail(wire.ErrNotNullable, "")
 					w.Push("cordonedLogDirs")
-					return
+					return b
 				}
-				w.ArrayLen(len(m.CordonedLogDirs), m.CordonedLogDirs == nil && (v >= 2), true)
+				b = wire.AppendArrayLen(b, len(m.CordonedLogDirs), m.CordonedLogDirs == nil && (v >= 2), true)
 				for i := range m.CordonedLogDirs {
-					w.UUID(m.CordonedLogDirs[i])
-					if w.Err != nil {
-						w.PushIndex(i)
-						w.Push("cordonedLogDirs")
-						return
-					}
+					b = append(b, m.CordonedLogDirs[i][:]...)
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BrokerHeartbeatRequest) appendJSON(b []byte, v int16) []byte {

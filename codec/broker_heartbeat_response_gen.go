@@ -92,24 +92,24 @@ func (m *BrokerHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BrokerHeartbeatResponse) encode(w *wire.Encoder, v int16) {
+func (m *BrokerHeartbeatResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
-	w.Bool(m.IsCaughtUp)
-	w.Bool(m.IsFenced)
-	w.Bool(m.ShouldShutDown)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendBool(b, m.IsCaughtUp)
+	b = wire.AppendBool(b, m.IsFenced)
+	b = wire.AppendBool(b, m.ShouldShutDown)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BrokerHeartbeatResponse) appendJSON(b []byte, v int16) []byte {

@@ -178,79 +178,76 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BrokerRegistrationRequest) encode(w *wire.Encoder, v int16) {
+func (m *BrokerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.BrokerId)
-	w.String(m.ClusterId, flex)
-	if w.Err != nil {
+	b = wire.AppendInt32(b, m.BrokerId)
+	if len(m.ClusterId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClusterId)))
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.UUID(m.IncarnationId)
-	w.ArrayLen(len(m.Listeners), m.Listeners == nil && (false), flex)
+	b = wire.AppendString(b, m.ClusterId, flex)
+	b = append(b, m.IncarnationId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
 	for i := range m.Listeners {
-		m.Listeners[i].encode(w, v)
+		b = m.Listeners[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("listeners")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.Features), m.Features == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Features), m.Features == nil && (false), flex)
 	for i := range m.Features {
-		m.Features[i].encode(w, v)
+		b = m.Features[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("features")
-			return
+			return b
 		}
 	}
 	if m.Rack == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("rack")
-		return
+		return b
 	}
-	w.NullableString(m.Rack, flex)
-	if w.Err != nil {
+	if m.Rack != nil && len(*m.Rack) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 		w.Push("rack")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.Rack, flex)
 	if v >= 1 {
-		w.Bool(m.IsMigratingZkBroker)
+		b = wire.AppendBool(b, m.IsMigratingZkBroker)
 	} else if !(!m.IsMigratingZkBroker) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isMigratingZkBroker")
-		return
+		return b
 	}
 	if v >= 2 {
-		w.ArrayLen(len(m.LogDirs), m.LogDirs == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.LogDirs), m.LogDirs == nil && (false), flex)
 		for i := range m.LogDirs {
-			w.UUID(m.LogDirs[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("logDirs")
-				return
-			}
+			b = append(b, m.LogDirs[i][:]...)
 		}
 	} else if !(len(m.LogDirs) == 0) {
 		// LogDirs is ignorable: dropped at this version.
 	}
 	if v >= 3 {
-		w.Int64(m.PreviousBrokerEpoch)
+		b = wire.AppendInt64(b, m.PreviousBrokerEpoch)
 	} else if !(m.PreviousBrokerEpoch == -1) {
 		// PreviousBrokerEpoch is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BrokerRegistrationRequest) appendJSON(b []byte, v int16) []byte {
@@ -510,31 +507,33 @@ func (m *BrokerRegistrationRequestListener) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BrokerRegistrationRequestListener) encode(w *wire.Encoder, v int16) {
+func (m *BrokerRegistrationRequestListener) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.Name, flex)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Uint16(m.Port)
-	w.Int16(m.SecurityProtocol)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendUint16(b, m.Port)
+	b = wire.AppendInt16(b, m.SecurityProtocol)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BrokerRegistrationRequestListener) appendJSON(b []byte, v int16) []byte {
@@ -680,26 +679,27 @@ func (m *BrokerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *BrokerRegistrationRequestFeature) encode(w *wire.Encoder, v int16) {
+func (m *BrokerRegistrationRequestFeature) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Int16(m.MinSupportedVersion)
-	w.Int16(m.MaxSupportedVersion)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendInt16(b, m.MinSupportedVersion)
+	b = wire.AppendInt16(b, m.MaxSupportedVersion)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *BrokerRegistrationRequestFeature) appendJSON(b []byte, v int16) []byte {

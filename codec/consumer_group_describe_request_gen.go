@@ -79,29 +79,30 @@ func (m *ConsumerGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ConsumerGroupDescribeRequest) encode(w *wire.Encoder, v int16) {
+func (m *ConsumerGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.GroupIds), m.GroupIds == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.GroupIds), m.GroupIds == nil && (false), flex)
 	for i := range m.GroupIds {
-		w.String(m.GroupIds[i], flex)
-		if w.Err != nil {
+		if len(m.GroupIds[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupIds[i])))
 			w.PushIndex(i)
 			w.Push("groupIds")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.GroupIds[i], flex)
 	}
-	w.Bool(m.IncludeAuthorizedOperations)
+	b = wire.AppendBool(b, m.IncludeAuthorizedOperations)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ConsumerGroupDescribeRequest) appendJSON(b []byte, v int16) []byte {

@@ -180,105 +180,112 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ConsumerGroupHeartbeatRequest) encode(w *wire.Encoder, v int16) {
+func (m *ConsumerGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupId, flex)
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.Int32(m.MemberEpoch)
+	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendInt32(b, m.MemberEpoch)
 	if m.InstanceId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("instanceId")
-		return
+		return b
 	}
-	w.NullableString(m.InstanceId, flex)
-	if w.Err != nil {
+	if m.InstanceId != nil && len(*m.InstanceId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceId)))
 		w.Push("instanceId")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.InstanceId, flex)
 	if m.RackId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("rackId")
-		return
+		return b
 	}
-	w.NullableString(m.RackId, flex)
-	if w.Err != nil {
+	if m.RackId != nil && len(*m.RackId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 		w.Push("rackId")
-		return
+		return b
 	}
-	w.Int32(m.RebalanceTimeoutMs)
+	b = wire.AppendNullableString(b, m.RackId, flex)
+	b = wire.AppendInt32(b, m.RebalanceTimeoutMs)
 	if m.SubscribedTopicNames == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("subscribedTopicNames")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil && (true), flex)
 	for i := range m.SubscribedTopicNames {
-		w.String(m.SubscribedTopicNames[i], flex)
-		if w.Err != nil {
+		if len(m.SubscribedTopicNames[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubscribedTopicNames[i])))
 			w.PushIndex(i)
 			w.Push("subscribedTopicNames")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.SubscribedTopicNames[i], flex)
 	}
 	if v >= 1 {
 		if m.SubscribedTopicRegex == nil && !(v >= 1) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("subscribedTopicRegex")
-			return
+			return b
 		}
-		w.NullableString(m.SubscribedTopicRegex, flex)
-		if w.Err != nil {
+		if m.SubscribedTopicRegex != nil && len(*m.SubscribedTopicRegex) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.SubscribedTopicRegex)))
 			w.Push("subscribedTopicRegex")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.SubscribedTopicRegex, flex)
 	} else if !(m.SubscribedTopicRegex == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("subscribedTopicRegex")
-		return
+		return b
 	}
 	if m.ServerAssignor == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("serverAssignor")
-		return
+		return b
 	}
-	w.NullableString(m.ServerAssignor, flex)
-	if w.Err != nil {
+	if m.ServerAssignor != nil && len(*m.ServerAssignor) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ServerAssignor)))
 		w.Push("serverAssignor")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ServerAssignor, flex)
 	if m.TopicPartitions == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("topicPartitions")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.TopicPartitions), m.TopicPartitions == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.TopicPartitions), m.TopicPartitions == nil && (true), flex)
 	for i := range m.TopicPartitions {
-		m.TopicPartitions[i].encode(w, v)
+		b = m.TopicPartitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topicPartitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ConsumerGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
@@ -533,29 +540,24 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *ConsumerGroupHeartbeatRequestTopicPartitions) encode(w *wire.Encoder, v int16) {
+func (m *ConsumerGroupHeartbeatRequestTopicPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ConsumerGroupHeartbeatRequestTopicPartitions) appendJSON(b []byte, v int16) []byte {

@@ -63,28 +63,25 @@ func (m *ConsumerProtocolAssignment) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ConsumerProtocolAssignment) encode(w *wire.Encoder, v int16) {
+func (m *ConsumerProtocolAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.ArrayLen(len(m.AssignedPartitions), m.AssignedPartitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.AssignedPartitions), m.AssignedPartitions == nil && (false), flex)
 	for i := range m.AssignedPartitions {
-		m.AssignedPartitions[i].encode(w, v)
+		b = m.AssignedPartitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("assignedPartitions")
-			return
+			return b
 		}
 	}
 	if m.UserData == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("userData")
-		return
+		return b
 	}
-	w.Bytes(m.UserData, flex, true)
-	if w.Err != nil {
-		w.Push("userData")
-		return
-	}
+	b = wire.AppendBytes(b, m.UserData, flex, true)
+	return b
 }
 
 func (m *ConsumerProtocolAssignment) appendJSON(b []byte, v int16) []byte {
@@ -204,23 +201,20 @@ func (m *ConsumerProtocolAssignmentTopicPartition) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *ConsumerProtocolAssignmentTopicPartition) encode(w *wire.Encoder, v int16) {
+func (m *ConsumerProtocolAssignmentTopicPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.String(m.Topic, flex)
-	if w.Err != nil {
+	if len(m.Topic) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
+	return b
 }
 
 func (m *ConsumerProtocolAssignmentTopicPartition) appendJSON(b []byte, v int16) []byte {

@@ -117,43 +117,40 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ConsumerProtocolSubscription) encode(w *wire.Encoder, v int16) {
+func (m *ConsumerProtocolSubscription) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		w.String(m.Topics[i], flex)
-		if w.Err != nil {
+		if len(m.Topics[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topics[i])))
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Topics[i], flex)
 	}
 	if m.UserData == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("userData")
-		return
+		return b
 	}
-	w.Bytes(m.UserData, flex, true)
-	if w.Err != nil {
-		w.Push("userData")
-		return
-	}
+	b = wire.AppendBytes(b, m.UserData, flex, true)
 	if v >= 1 {
-		w.ArrayLen(len(m.OwnedPartitions), m.OwnedPartitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.OwnedPartitions), m.OwnedPartitions == nil && (false), flex)
 		for i := range m.OwnedPartitions {
-			m.OwnedPartitions[i].encode(w, v)
+			b = m.OwnedPartitions[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("ownedPartitions")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.OwnedPartitions) == 0) {
 		// OwnedPartitions is ignorable: dropped at this version.
 	}
 	if v >= 2 {
-		w.Int32(m.GenerationId)
+		b = wire.AppendInt32(b, m.GenerationId)
 	} else if !(m.GenerationId == -1) {
 		// GenerationId is ignorable: dropped at this version.
 	}
@@ -161,16 +158,18 @@ func (m *ConsumerProtocolSubscription) encode(w *wire.Encoder, v int16) {
 		if m.RackId == nil && !(v >= 3) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("rackId")
-			return
+			return b
 		}
-		w.NullableString(m.RackId, flex)
-		if w.Err != nil {
+		if m.RackId != nil && len(*m.RackId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 			w.Push("rackId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.RackId, flex)
 	} else if !(m.RackId == nil) {
 		// RackId is ignorable: dropped at this version.
 	}
+	return b
 }
 
 func (m *ConsumerProtocolSubscription) appendJSON(b []byte, v int16) []byte {
@@ -350,35 +349,32 @@ func (m *ConsumerProtocolSubscriptionTopicPartition) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *ConsumerProtocolSubscriptionTopicPartition) encode(w *wire.Encoder, v int16) {
+func (m *ConsumerProtocolSubscriptionTopicPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
 	if v >= 1 {
-		w.String(m.Topic, flex)
-		if w.Err != nil {
+		if len(m.Topic) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 			w.Push("topic")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Topic, flex)
 	} else if !(m.Topic == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topic")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 		for i := range m.Partitions {
-			w.Int32(m.Partitions[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("partitions")
-				return
-			}
+			b = wire.AppendInt32(b, m.Partitions[i])
 		}
 	} else if !(len(m.Partitions) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitions")
-		return
+		return b
 	}
+	return b
 }
 
 func (m *ConsumerProtocolSubscriptionTopicPartition) appendJSON(b []byte, v int16) []byte {

@@ -39,10 +39,11 @@ func (m *ControlRecordTypeSchema) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ControlRecordTypeSchema) encode(w *wire.Encoder, v int16) {
+func (m *ControlRecordTypeSchema) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.Int16(m.Type)
+	b = wire.AppendInt16(b, m.Type)
+	return b
 }
 
 func (m *ControlRecordTypeSchema) appendJSON(b []byte, v int16) []byte {

@@ -72,25 +72,25 @@ func (m *ControlledShutdownRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ControlledShutdownRequest) encode(w *wire.Encoder, v int16) {
+func (m *ControlledShutdownRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.Int32(m.BrokerId)
+	b = wire.AppendInt32(b, m.BrokerId)
 	if v >= 2 {
-		w.Int64(m.BrokerEpoch)
+		b = wire.AppendInt64(b, m.BrokerEpoch)
 	} else if !(m.BrokerEpoch == -1) {
 		// BrokerEpoch is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ControlledShutdownRequest) appendJSON(b []byte, v int16) []byte {

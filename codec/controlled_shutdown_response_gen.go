@@ -79,29 +79,29 @@ func (m *ControlledShutdownResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ControlledShutdownResponse) encode(w *wire.Encoder, v int16) {
+func (m *ControlledShutdownResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.RemainingPartitions), m.RemainingPartitions == nil && (false), flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.RemainingPartitions), m.RemainingPartitions == nil && (false), flex)
 	for i := range m.RemainingPartitions {
-		m.RemainingPartitions[i].encode(w, v)
+		b = m.RemainingPartitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("remainingPartitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ControlledShutdownResponse) appendJSON(b []byte, v int16) []byte {
@@ -239,25 +239,26 @@ func (m *ControlledShutdownResponseRemainingPartition) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *ControlledShutdownResponseRemainingPartition) encode(w *wire.Encoder, v int16) {
+func (m *ControlledShutdownResponseRemainingPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.Int32(m.PartitionIndex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ControlledShutdownResponseRemainingPartition) appendJSON(b []byte, v int16) []byte {

@@ -115,40 +115,40 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ControllerRegistrationRequest) encode(w *wire.Encoder, v int16) {
+func (m *ControllerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ControllerId)
-	w.UUID(m.IncarnationId)
-	w.Bool(m.ZkMigrationReady)
-	w.ArrayLen(len(m.Listeners), m.Listeners == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ControllerId)
+	b = append(b, m.IncarnationId[:]...)
+	b = wire.AppendBool(b, m.ZkMigrationReady)
+	b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
 	for i := range m.Listeners {
-		m.Listeners[i].encode(w, v)
+		b = m.Listeners[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("listeners")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.Features), m.Features == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Features), m.Features == nil && (false), flex)
 	for i := range m.Features {
-		m.Features[i].encode(w, v)
+		b = m.Features[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("features")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ControllerRegistrationRequest) appendJSON(b []byte, v int16) []byte {
@@ -347,31 +347,33 @@ func (m *ControllerRegistrationRequestListener) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *ControllerRegistrationRequestListener) encode(w *wire.Encoder, v int16) {
+func (m *ControllerRegistrationRequestListener) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.Name, flex)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Uint16(m.Port)
-	w.Int16(m.SecurityProtocol)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendUint16(b, m.Port)
+	b = wire.AppendInt16(b, m.SecurityProtocol)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ControllerRegistrationRequestListener) appendJSON(b []byte, v int16) []byte {
@@ -517,26 +519,27 @@ func (m *ControllerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ControllerRegistrationRequestFeature) encode(w *wire.Encoder, v int16) {
+func (m *ControllerRegistrationRequestFeature) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Int16(m.MinSupportedVersion)
-	w.Int16(m.MaxSupportedVersion)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendInt16(b, m.MinSupportedVersion)
+	b = wire.AppendInt16(b, m.MaxSupportedVersion)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ControllerRegistrationRequestFeature) appendJSON(b []byte, v int16) []byte {

@@ -71,28 +71,28 @@ func (m *CreateAclsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateAclsRequest) encode(w *wire.Encoder, v int16) {
+func (m *CreateAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.ArrayLen(len(m.Creations), m.Creations == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Creations), m.Creations == nil && (false), flex)
 	for i := range m.Creations {
-		m.Creations[i].encode(w, v)
+		b = m.Creations[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("creations")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateAclsRequest) appendJSON(b []byte, v int16) []byte {
@@ -266,44 +266,47 @@ func (m *CreateAclsRequestAclCreation) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateAclsRequestAclCreation) encode(w *wire.Encoder, v int16) {
+func (m *CreateAclsRequestAclCreation) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int8(m.ResourceType)
-	w.String(m.ResourceName, flex)
-	if w.Err != nil {
+	b = append(b, byte(m.ResourceType))
+	if len(m.ResourceName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.ResourceName, flex)
 	if v >= 1 {
-		w.Int8(m.ResourcePatternType)
+		b = append(b, byte(m.ResourcePatternType))
 	} else if !(m.ResourcePatternType == 3) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("resourcePatternType")
-		return
+		return b
 	}
-	w.String(m.Principal, flex)
-	if w.Err != nil {
+	if len(m.Principal) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Principal)))
 		w.Push("principal")
-		return
+		return b
 	}
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.Principal, flex)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Int8(m.Operation)
-	w.Int8(m.PermissionType)
+	b = wire.AppendString(b, m.Host, flex)
+	b = append(b, byte(m.Operation))
+	b = append(b, byte(m.PermissionType))
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateAclsRequestAclCreation) appendJSON(b []byte, v int16) []byte {

@@ -115,61 +115,63 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateDelegationTokenRequest) encode(w *wire.Encoder, v int16) {
+func (m *CreateDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
 	if v >= 3 {
 		if m.OwnerPrincipalType == nil && !(v >= 3) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("ownerPrincipalType")
-			return
+			return b
 		}
-		w.NullableString(m.OwnerPrincipalType, flex)
-		if w.Err != nil {
+		if m.OwnerPrincipalType != nil && len(*m.OwnerPrincipalType) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.OwnerPrincipalType)))
 			w.Push("ownerPrincipalType")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.OwnerPrincipalType, flex)
 	} else if !(m.OwnerPrincipalType != nil && *m.OwnerPrincipalType == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ownerPrincipalType")
-		return
+		return b
 	}
 	if v >= 3 {
 		if m.OwnerPrincipalName == nil && !(v >= 3) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("ownerPrincipalName")
-			return
+			return b
 		}
-		w.NullableString(m.OwnerPrincipalName, flex)
-		if w.Err != nil {
+		if m.OwnerPrincipalName != nil && len(*m.OwnerPrincipalName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.OwnerPrincipalName)))
 			w.Push("ownerPrincipalName")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.OwnerPrincipalName, flex)
 	} else if !(m.OwnerPrincipalName != nil && *m.OwnerPrincipalName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ownerPrincipalName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Renewers), m.Renewers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Renewers), m.Renewers == nil && (false), flex)
 	for i := range m.Renewers {
-		m.Renewers[i].encode(w, v)
+		b = m.Renewers[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("renewers")
-			return
+			return b
 		}
 	}
-	w.Int64(m.MaxLifetimeMs)
+	b = wire.AppendInt64(b, m.MaxLifetimeMs)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
@@ -329,29 +331,31 @@ func (m *CreateDelegationTokenRequestCreatableRenewers) decode(r *wire.Reader, v
 	}
 }
 
-func (m *CreateDelegationTokenRequestCreatableRenewers) encode(w *wire.Encoder, v int16) {
+func (m *CreateDelegationTokenRequestCreatableRenewers) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.PrincipalType, flex)
-	if w.Err != nil {
+	if len(m.PrincipalType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalType)))
 		w.Push("principalType")
-		return
+		return b
 	}
-	w.String(m.PrincipalName, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.PrincipalType, flex)
+	if len(m.PrincipalName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalName)))
 		w.Push("principalName")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.PrincipalName, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateDelegationTokenRequestCreatableRenewers) appendJSON(b []byte, v int16) []byte {

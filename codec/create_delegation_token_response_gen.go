@@ -147,66 +147,67 @@ func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateDelegationTokenResponse) encode(w *wire.Encoder, v int16) {
+func (m *CreateDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.String(m.PrincipalType, flex)
-	if w.Err != nil {
+	b = wire.AppendInt16(b, m.ErrorCode)
+	if len(m.PrincipalType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalType)))
 		w.Push("principalType")
-		return
+		return b
 	}
-	w.String(m.PrincipalName, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.PrincipalType, flex)
+	if len(m.PrincipalName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalName)))
 		w.Push("principalName")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.PrincipalName, flex)
 	if v >= 3 {
-		w.String(m.TokenRequesterPrincipalType, flex)
-		if w.Err != nil {
+		if len(m.TokenRequesterPrincipalType) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenRequesterPrincipalType)))
 			w.Push("tokenRequesterPrincipalType")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TokenRequesterPrincipalType, flex)
 	} else if !(m.TokenRequesterPrincipalType == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("tokenRequesterPrincipalType")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.String(m.TokenRequesterPrincipalName, flex)
-		if w.Err != nil {
+		if len(m.TokenRequesterPrincipalName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenRequesterPrincipalName)))
 			w.Push("tokenRequesterPrincipalName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TokenRequesterPrincipalName, flex)
 	} else if !(m.TokenRequesterPrincipalName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("tokenRequesterPrincipalName")
-		return
+		return b
 	}
-	w.Int64(m.IssueTimestampMs)
-	w.Int64(m.ExpiryTimestampMs)
-	w.Int64(m.MaxTimestampMs)
-	w.String(m.TokenId, flex)
-	if w.Err != nil {
+	b = wire.AppendInt64(b, m.IssueTimestampMs)
+	b = wire.AppendInt64(b, m.ExpiryTimestampMs)
+	b = wire.AppendInt64(b, m.MaxTimestampMs)
+	if len(m.TokenId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenId)))
 		w.Push("tokenId")
-		return
+		return b
 	}
-	w.Bytes(m.Hmac, flex, false)
-	if w.Err != nil {
-		w.Push("hmac")
-		return
-	}
-	w.Int32(m.ThrottleTimeMs)
+	b = wire.AppendString(b, m.TokenId, flex)
+	b = wire.AppendBytes(b, m.Hmac, flex, false)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateDelegationTokenResponse) appendJSON(b []byte, v int16) []byte {

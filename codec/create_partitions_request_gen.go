@@ -87,30 +87,30 @@ func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreatePartitionsRequest) encode(w *wire.Encoder, v int16) {
+func (m *CreatePartitionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
-	w.Int32(m.TimeoutMs)
-	w.Bool(m.ValidateOnly)
+	b = wire.AppendInt32(b, m.TimeoutMs)
+	b = wire.AppendBool(b, m.ValidateOnly)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreatePartitionsRequest) appendJSON(b []byte, v int16) []byte {
@@ -278,39 +278,40 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *CreatePartitionsRequestCreatePartitionsTopic) encode(w *wire.Encoder, v int16) {
+func (m *CreatePartitionsRequestCreatePartitionsTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Int32(m.Count)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendInt32(b, m.Count)
 	if m.Assignments == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("assignments")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Assignments), m.Assignments == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Assignments), m.Assignments == nil && (true), flex)
 	for i := range m.Assignments {
-		m.Assignments[i].encode(w, v)
+		b = m.Assignments[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("assignments")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreatePartitionsRequestCreatePartitionsTopic) appendJSON(b []byte, v int16) []byte {
@@ -467,28 +468,23 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) decode(r *wire.Reade
 	}
 }
 
-func (m *CreatePartitionsRequestCreatePartitionsAssignment) encode(w *wire.Encoder, v int16) {
+func (m *CreatePartitionsRequestCreatePartitionsAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.ArrayLen(len(m.BrokerIds), m.BrokerIds == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.BrokerIds), m.BrokerIds == nil && (false), flex)
 	for i := range m.BrokerIds {
-		w.Int32(m.BrokerIds[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("brokerIds")
-			return
-		}
+		b = wire.AppendInt32(b, m.BrokerIds[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreatePartitionsRequestCreatePartitionsAssignment) appendJSON(b []byte, v int16) []byte {

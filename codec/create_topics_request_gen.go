@@ -92,36 +92,36 @@ func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateTopicsRequest) encode(w *wire.Encoder, v int16) {
+func (m *CreateTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
-	w.Int32(m.TimeoutMs)
+	b = wire.AppendInt32(b, m.TimeoutMs)
 	if v >= 1 {
-		w.Bool(m.ValidateOnly)
+		b = wire.AppendBool(b, m.ValidateOnly)
 	} else if !(!m.ValidateOnly) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("validateOnly")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateTopicsRequest) appendJSON(b []byte, v int16) []byte {
@@ -318,44 +318,45 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateTopicsRequestCreatableTopic) encode(w *wire.Encoder, v int16) {
+func (m *CreateTopicsRequestCreatableTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Int32(m.NumPartitions)
-	w.Int16(m.ReplicationFactor)
-	w.ArrayLen(len(m.Assignments), m.Assignments == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendInt32(b, m.NumPartitions)
+	b = wire.AppendInt16(b, m.ReplicationFactor)
+	b = wire.AppendArrayLen(b, len(m.Assignments), m.Assignments == nil && (false), flex)
 	for i := range m.Assignments {
-		m.Assignments[i].encode(w, v)
+		b = m.Assignments[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("assignments")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.Configs), m.Configs == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Configs), m.Configs == nil && (false), flex)
 	for i := range m.Configs {
-		m.Configs[i].encode(w, v)
+		b = m.Configs[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("configs")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateTopicsRequestCreatableTopic) appendJSON(b []byte, v int16) []byte {
@@ -550,29 +551,24 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v
 	}
 }
 
-func (m *CreateTopicsRequestCreatableReplicaAssignment) encode(w *wire.Encoder, v int16) {
+func (m *CreateTopicsRequestCreatableReplicaAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.ArrayLen(len(m.BrokerIds), m.BrokerIds == nil && (false), flex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendArrayLen(b, len(m.BrokerIds), m.BrokerIds == nil && (false), flex)
 	for i := range m.BrokerIds {
-		w.Int32(m.BrokerIds[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("brokerIds")
-			return
-		}
+		b = wire.AppendInt32(b, m.BrokerIds[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateTopicsRequestCreatableReplicaAssignment) appendJSON(b []byte, v int16) []byte {
@@ -717,34 +713,36 @@ func (m *CreateTopicsRequestCreatableTopicConfig) decode(r *wire.Reader, v int16
 	}
 }
 
-func (m *CreateTopicsRequestCreatableTopicConfig) encode(w *wire.Encoder, v int16) {
+func (m *CreateTopicsRequestCreatableTopicConfig) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.Name, flex)
 	if m.Value == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("value")
-		return
+		return b
 	}
-	w.NullableString(m.Value, flex)
-	if w.Err != nil {
+	if m.Value != nil && len(*m.Value) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 		w.Push("value")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.Value, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateTopicsRequestCreatableTopicConfig) appendJSON(b []byte, v int16) []byte {

@@ -83,33 +83,33 @@ func (m *CreateTopicsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateTopicsResponse) encode(w *wire.Encoder, v int16) {
+func (m *CreateTopicsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
 	if v >= 2 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateTopicsResponse) appendJSON(b []byte, v int16) []byte {
@@ -345,31 +345,33 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *CreateTopicsResponseCreatableTopicResult) encode(w *wire.Encoder, v int16) {
+func (m *CreateTopicsResponseCreatableTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.Name, flex)
 	if v >= 7 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 1 {
 		if m.ErrorMessage == nil && !(v >= 1) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("errorMessage")
-			return
+			return b
 		}
-		w.NullableString(m.ErrorMessage, flex)
-		if w.Err != nil {
+		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
 		// ErrorMessage is ignorable: dropped at this version.
 	}
@@ -377,12 +379,12 @@ func (m *CreateTopicsResponseCreatableTopicResult) encode(w *wire.Encoder, v int
 		// TopicConfigErrorCode is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.Int32(m.NumPartitions)
+		b = wire.AppendInt32(b, m.NumPartitions)
 	} else if !(m.NumPartitions == -1) {
 		// NumPartitions is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.Int16(m.ReplicationFactor)
+		b = wire.AppendInt16(b, m.ReplicationFactor)
 	} else if !(m.ReplicationFactor == -1) {
 		// ReplicationFactor is ignorable: dropped at this version.
 	}
@@ -390,15 +392,15 @@ func (m *CreateTopicsResponseCreatableTopicResult) encode(w *wire.Encoder, v int
 		if m.Configs == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("configs")
-			return
+			return b
 		}
-		w.ArrayLen(len(m.Configs), m.Configs == nil && (v >= 5), flex)
+		b = wire.AppendArrayLen(b, len(m.Configs), m.Configs == nil && (v >= 5), flex)
 		for i := range m.Configs {
-			m.Configs[i].encode(w, v)
+			b = m.Configs[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("configs")
-				return
+				return b
 			}
 		}
 	} else if !(m.Configs != nil && len(m.Configs) == 0) {
@@ -409,22 +411,24 @@ func (m *CreateTopicsResponseCreatableTopicResult) encode(w *wire.Encoder, v int
 		if (v >= 5) && !(m.TopicConfigErrorCode == 0) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 5 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(m.TopicConfigErrorCode == 0) {
-				start := w.BeginTagged(0)
-				w.Int16(m.TopicConfigErrorCode)
-				w.EndTagged(start)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = wire.AppendInt16(b, m.TopicConfigErrorCode)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateTopicsResponseCreatableTopicResult) appendJSON(b []byte, v int16) []byte {
@@ -685,65 +689,67 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *CreateTopicsResponseCreatableTopicConfigs) encode(w *wire.Encoder, v int16) {
+func (m *CreateTopicsResponseCreatableTopicConfigs) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
 	if v >= 5 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v >= 5 {
 		if m.Value == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("value")
-			return
+			return b
 		}
-		w.NullableString(m.Value, flex)
-		if w.Err != nil {
+		if m.Value != nil && len(*m.Value) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 			w.Push("value")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Value, flex)
 	} else if !(m.Value != nil && *m.Value == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("value")
-		return
+		return b
 	}
 	if v >= 5 {
-		w.Bool(m.ReadOnly)
+		b = wire.AppendBool(b, m.ReadOnly)
 	} else if !(!m.ReadOnly) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("readOnly")
-		return
+		return b
 	}
 	if v >= 5 {
-		w.Int8(m.ConfigSource)
+		b = append(b, byte(m.ConfigSource))
 	} else if !(m.ConfigSource == -1) {
 		// ConfigSource is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.Bool(m.IsSensitive)
+		b = wire.AppendBool(b, m.IsSensitive)
 	} else if !(!m.IsSensitive) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isSensitive")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *CreateTopicsResponseCreatableTopicConfigs) appendJSON(b []byte, v int16) []byte {

@@ -75,30 +75,32 @@ func (m *DefaultPrincipalData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DefaultPrincipalData) encode(w *wire.Encoder, v int16) {
+func (m *DefaultPrincipalData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Type, flex)
-	if w.Err != nil {
+	if len(m.Type) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Type)))
 		w.Push("type")
-		return
+		return b
 	}
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.Type, flex)
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Bool(m.TokenAuthenticated)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendBool(b, m.TokenAuthenticated)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DefaultPrincipalData) appendJSON(b []byte, v int16) []byte {

@@ -79,29 +79,29 @@ func (m *DeleteAclsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteAclsResponse) encode(w *wire.Encoder, v int16) {
+func (m *DeleteAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.FilterResults), m.FilterResults == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.FilterResults), m.FilterResults == nil && (false), flex)
 	for i := range m.FilterResults {
-		m.FilterResults[i].encode(w, v)
+		b = m.FilterResults[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("filterResults")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteAclsResponse) appendJSON(b []byte, v int16) []byte {
@@ -265,39 +265,40 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *DeleteAclsResponseDeleteAclsFilterResult) encode(w *wire.Encoder, v int16) {
+func (m *DeleteAclsResponseDeleteAclsFilterResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.MatchingAcls), m.MatchingAcls == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendArrayLen(b, len(m.MatchingAcls), m.MatchingAcls == nil && (false), flex)
 	for i := range m.MatchingAcls {
-		m.MatchingAcls[i].encode(w, v)
+		b = m.MatchingAcls[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("matchingAcls")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteAclsResponseDeleteAclsFilterResult) appendJSON(b []byte, v int16) []byte {
@@ -511,55 +512,59 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) decode(r *wire.Reader, v int16
 	}
 }
 
-func (m *DeleteAclsResponseDeleteAclsMatchingAcl) encode(w *wire.Encoder, v int16) {
+func (m *DeleteAclsResponseDeleteAclsMatchingAcl) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.Int8(m.ResourceType)
-	w.String(m.ResourceName, flex)
-	if w.Err != nil {
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = append(b, byte(m.ResourceType))
+	if len(m.ResourceName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.ResourceName, flex)
 	if v >= 1 {
-		w.Int8(m.PatternType)
+		b = append(b, byte(m.PatternType))
 	} else if !(m.PatternType == 3) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("patternType")
-		return
+		return b
 	}
-	w.String(m.Principal, flex)
-	if w.Err != nil {
+	if len(m.Principal) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Principal)))
 		w.Push("principal")
-		return
+		return b
 	}
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.Principal, flex)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Int8(m.Operation)
-	w.Int8(m.PermissionType)
+	b = wire.AppendString(b, m.Host, flex)
+	b = append(b, byte(m.Operation))
+	b = append(b, byte(m.PermissionType))
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteAclsResponseDeleteAclsMatchingAcl) appendJSON(b []byte, v int16) []byte {

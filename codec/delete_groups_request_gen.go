@@ -71,28 +71,29 @@ func (m *DeleteGroupsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteGroupsRequest) encode(w *wire.Encoder, v int16) {
+func (m *DeleteGroupsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.ArrayLen(len(m.GroupsNames), m.GroupsNames == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.GroupsNames), m.GroupsNames == nil && (false), flex)
 	for i := range m.GroupsNames {
-		w.String(m.GroupsNames[i], flex)
-		if w.Err != nil {
+		if len(m.GroupsNames[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupsNames[i])))
 			w.PushIndex(i)
 			w.Push("groupsNames")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.GroupsNames[i], flex)
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteGroupsRequest) appendJSON(b []byte, v int16) []byte {

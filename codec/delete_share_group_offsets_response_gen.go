@@ -100,40 +100,41 @@ func (m *DeleteShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteShareGroupOffsetsResponse) encode(w *wire.Encoder, v int16) {
+func (m *DeleteShareGroupOffsetsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Responses), m.Responses == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
 	for i := range m.Responses {
-		m.Responses[i].encode(w, v)
+		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("responses")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteShareGroupOffsetsResponse) appendJSON(b []byte, v int16) []byte {
@@ -310,36 +311,38 @@ func (m *DeleteShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteShareGroupOffsetsResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *DeleteShareGroupOffsetsResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.UUID(m.TopicId)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []byte {

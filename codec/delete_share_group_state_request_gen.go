@@ -79,33 +79,34 @@ func (m *DeleteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteShareGroupStateRequest) encode(w *wire.Encoder, v int16) {
+func (m *DeleteShareGroupStateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteShareGroupStateRequest) appendJSON(b []byte, v int16) []byte {
@@ -255,29 +256,29 @@ func (m *DeleteShareGroupStateRequestDeleteStateData) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *DeleteShareGroupStateRequestDeleteStateData) encode(w *wire.Encoder, v int16) {
+func (m *DeleteShareGroupStateRequestDeleteStateData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteShareGroupStateRequestDeleteStateData) appendJSON(b []byte, v int16) []byte {
@@ -407,20 +408,20 @@ func (m *DeleteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *DeleteShareGroupStateRequestPartitionData) encode(w *wire.Encoder, v int16) {
+func (m *DeleteShareGroupStateRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.Partition)
+	b = wire.AppendInt32(b, m.Partition)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteShareGroupStateRequestPartitionData) appendJSON(b []byte, v int16) []byte {

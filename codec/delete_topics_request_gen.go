@@ -107,48 +107,49 @@ func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteTopicsRequest) encode(w *wire.Encoder, v int16) {
+func (m *DeleteTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 6 {
-		w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 		for i := range m.Topics {
-			m.Topics[i].encode(w, v)
+			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topics")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Topics) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
-		return
+		return b
 	}
 	if v <= 5 {
-		w.ArrayLen(len(m.TopicNames), m.TopicNames == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TopicNames), m.TopicNames == nil && (false), flex)
 		for i := range m.TopicNames {
-			w.String(m.TopicNames[i], flex)
-			if w.Err != nil {
+			if len(m.TopicNames[i]) > 32767 {
+				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicNames[i])))
 				w.PushIndex(i)
 				w.Push("topicNames")
-				return
+				return b
 			}
+			b = wire.AppendString(b, m.TopicNames[i], flex)
 		}
 	} else if !(len(m.TopicNames) == 0) {
 		// TopicNames is ignorable: dropped at this version.
 	}
-	w.Int32(m.TimeoutMs)
+	b = wire.AppendInt32(b, m.TimeoutMs)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteTopicsRequest) appendJSON(b []byte, v int16) []byte {
@@ -331,42 +332,43 @@ func (m *DeleteTopicsRequestDeleteTopicState) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteTopicsRequestDeleteTopicState) encode(w *wire.Encoder, v int16) {
+func (m *DeleteTopicsRequestDeleteTopicState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 6 {
 		if m.Name == nil && !(v >= 6) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("name")
-			return
+			return b
 		}
-		w.NullableString(m.Name, flex)
-		if w.Err != nil {
+		if m.Name != nil && len(*m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Name, flex)
 	} else if !(m.Name == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v >= 6 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicId")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteTopicsRequestDeleteTopicState) appendJSON(b []byte, v int16) []byte {

@@ -83,33 +83,33 @@ func (m *DeleteTopicsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteTopicsResponse) encode(w *wire.Encoder, v int16) {
+func (m *DeleteTopicsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Responses), m.Responses == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
 	for i := range m.Responses {
-		m.Responses[i].encode(w, v)
+		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("responses")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteTopicsResponse) appendJSON(b []byte, v int16) []byte {
@@ -284,49 +284,51 @@ func (m *DeleteTopicsResponseDeletableTopicResult) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *DeleteTopicsResponseDeletableTopicResult) encode(w *wire.Encoder, v int16) {
+func (m *DeleteTopicsResponseDeletableTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if m.Name == nil && !(v >= 6) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("name")
-		return
+		return b
 	}
-	w.NullableString(m.Name, flex)
-	if w.Err != nil {
+	if m.Name != nil && len(*m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.Name, flex)
 	if v >= 6 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 5 {
 		if m.ErrorMessage == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("errorMessage")
-			return
+			return b
 		}
-		w.NullableString(m.ErrorMessage, flex)
-		if w.Err != nil {
+		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	} else if !(m.ErrorMessage == nil) {
 		// ErrorMessage is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DeleteTopicsResponseDeletableTopicResult) appendJSON(b []byte, v int16) []byte {

@@ -130,59 +130,62 @@ func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeAclsRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int8(m.ResourceTypeFilter)
+	b = append(b, byte(m.ResourceTypeFilter))
 	if m.ResourceNameFilter == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("resourceNameFilter")
-		return
+		return b
 	}
-	w.NullableString(m.ResourceNameFilter, flex)
-	if w.Err != nil {
+	if m.ResourceNameFilter != nil && len(*m.ResourceNameFilter) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ResourceNameFilter)))
 		w.Push("resourceNameFilter")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ResourceNameFilter, flex)
 	if v >= 1 {
-		w.Int8(m.PatternTypeFilter)
+		b = append(b, byte(m.PatternTypeFilter))
 	} else if !(m.PatternTypeFilter == 3) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("patternTypeFilter")
-		return
+		return b
 	}
 	if m.PrincipalFilter == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("principalFilter")
-		return
+		return b
 	}
-	w.NullableString(m.PrincipalFilter, flex)
-	if w.Err != nil {
+	if m.PrincipalFilter != nil && len(*m.PrincipalFilter) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.PrincipalFilter)))
 		w.Push("principalFilter")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.PrincipalFilter, flex)
 	if m.HostFilter == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("hostFilter")
-		return
+		return b
 	}
-	w.NullableString(m.HostFilter, flex)
-	if w.Err != nil {
+	if m.HostFilter != nil && len(*m.HostFilter) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.HostFilter)))
 		w.Push("hostFilter")
-		return
+		return b
 	}
-	w.Int8(m.Operation)
-	w.Int8(m.PermissionType)
+	b = wire.AppendNullableString(b, m.HostFilter, flex)
+	b = append(b, byte(m.Operation))
+	b = append(b, byte(m.PermissionType))
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeAclsRequest) appendJSON(b []byte, v int16) []byte {

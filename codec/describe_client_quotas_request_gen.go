@@ -79,29 +79,29 @@ func (m *DescribeClientQuotasRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeClientQuotasRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeClientQuotasRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.ArrayLen(len(m.Components), m.Components == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Components), m.Components == nil && (false), flex)
 	for i := range m.Components {
-		m.Components[i].encode(w, v)
+		b = m.Components[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("components")
-			return
+			return b
 		}
 	}
-	w.Bool(m.Strict)
+	b = wire.AppendBool(b, m.Strict)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeClientQuotasRequest) appendJSON(b []byte, v int16) []byte {
@@ -253,35 +253,37 @@ func (m *DescribeClientQuotasRequestComponentData) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *DescribeClientQuotasRequestComponentData) encode(w *wire.Encoder, v int16) {
+func (m *DescribeClientQuotasRequestComponentData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.EntityType, flex)
-	if w.Err != nil {
+	if len(m.EntityType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.EntityType)))
 		w.Push("entityType")
-		return
+		return b
 	}
-	w.Int8(m.MatchType)
+	b = wire.AppendString(b, m.EntityType, flex)
+	b = append(b, byte(m.MatchType))
 	if m.Match == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("match")
-		return
+		return b
 	}
-	w.NullableString(m.Match, flex)
-	if w.Err != nil {
+	if m.Match != nil && len(*m.Match) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Match)))
 		w.Push("match")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.Match, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeClientQuotasRequestComponentData) appendJSON(b []byte, v int16) []byte {

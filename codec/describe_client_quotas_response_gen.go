@@ -102,45 +102,46 @@ func (m *DescribeClientQuotasResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeClientQuotasResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeClientQuotasResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	if m.Entries == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("entries")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Entries), m.Entries == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Entries), m.Entries == nil && (true), flex)
 	for i := range m.Entries {
-		m.Entries[i].encode(w, v)
+		b = m.Entries[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("entries")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeClientQuotasResponse) appendJSON(b []byte, v int16) []byte {
@@ -326,37 +327,37 @@ func (m *DescribeClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *DescribeClientQuotasResponseEntryData) encode(w *wire.Encoder, v int16) {
+func (m *DescribeClientQuotasResponseEntryData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.ArrayLen(len(m.Entity), m.Entity == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Entity), m.Entity == nil && (false), flex)
 	for i := range m.Entity {
-		m.Entity[i].encode(w, v)
+		b = m.Entity[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("entity")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.Values), m.Values == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Values), m.Values == nil && (false), flex)
 	for i := range m.Values {
-		m.Values[i].encode(w, v)
+		b = m.Values[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("values")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeClientQuotasResponseEntryData) appendJSON(b []byte, v int16) []byte {
@@ -518,34 +519,36 @@ func (m *DescribeClientQuotasResponseEntityData) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *DescribeClientQuotasResponseEntityData) encode(w *wire.Encoder, v int16) {
+func (m *DescribeClientQuotasResponseEntityData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.EntityType, flex)
-	if w.Err != nil {
+	if len(m.EntityType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.EntityType)))
 		w.Push("entityType")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.EntityType, flex)
 	if m.EntityName == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("entityName")
-		return
+		return b
 	}
-	w.NullableString(m.EntityName, flex)
-	if w.Err != nil {
+	if m.EntityName != nil && len(*m.EntityName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.EntityName)))
 		w.Push("entityName")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.EntityName, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeClientQuotasResponseEntityData) appendJSON(b []byte, v int16) []byte {
@@ -665,25 +668,26 @@ func (m *DescribeClientQuotasResponseValueData) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *DescribeClientQuotasResponseValueData) encode(w *wire.Encoder, v int16) {
+func (m *DescribeClientQuotasResponseValueData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.Key, flex)
-	if w.Err != nil {
+	if len(m.Key) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 		w.Push("key")
-		return
+		return b
 	}
-	w.Float64(m.Value)
+	b = wire.AppendString(b, m.Key, flex)
+	b = wire.AppendFloat64(b, m.Value)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeClientQuotasResponseValueData) appendJSON(b []byte, v int16) []byte {

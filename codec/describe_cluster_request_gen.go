@@ -84,34 +84,34 @@ func (m *DescribeClusterRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeClusterRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeClusterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Bool(m.IncludeClusterAuthorizedOperations)
+	b = wire.AppendBool(b, m.IncludeClusterAuthorizedOperations)
 	if v >= 1 {
-		w.Int8(m.EndpointType)
+		b = append(b, byte(m.EndpointType))
 	} else if !(m.EndpointType == 1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("endpointType")
-		return
+		return b
 	}
 	if v >= 2 {
-		w.Bool(m.IncludeFencedBrokers)
+		b = wire.AppendBool(b, m.IncludeFencedBrokers)
 	} else if !(!m.IncludeFencedBrokers) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeFencedBrokers")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeClusterRequest) appendJSON(b []byte, v int16) []byte {

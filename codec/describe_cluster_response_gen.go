@@ -139,54 +139,56 @@ func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeClusterResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeClusterResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	if v >= 1 {
-		w.Int8(m.EndpointType)
+		b = append(b, byte(m.EndpointType))
 	} else if !(m.EndpointType == 1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("endpointType")
-		return
+		return b
 	}
-	w.String(m.ClusterId, flex)
-	if w.Err != nil {
+	if len(m.ClusterId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClusterId)))
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.Int32(m.ControllerId)
-	w.ArrayLen(len(m.Brokers), m.Brokers == nil && (false), flex)
+	b = wire.AppendString(b, m.ClusterId, flex)
+	b = wire.AppendInt32(b, m.ControllerId)
+	b = wire.AppendArrayLen(b, len(m.Brokers), m.Brokers == nil && (false), flex)
 	for i := range m.Brokers {
-		m.Brokers[i].encode(w, v)
+		b = m.Brokers[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("brokers")
-			return
+			return b
 		}
 	}
-	w.Int32(m.ClusterAuthorizedOperations)
+	b = wire.AppendInt32(b, m.ClusterAuthorizedOperations)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeClusterResponse) appendJSON(b []byte, v int16) []byte {
@@ -413,43 +415,45 @@ func (m *DescribeClusterResponseDescribeClusterBroker) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *DescribeClusterResponseDescribeClusterBroker) encode(w *wire.Encoder, v int16) {
+func (m *DescribeClusterResponseDescribeClusterBroker) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.BrokerId)
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendInt32(b, m.BrokerId)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Int32(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendInt32(b, m.Port)
 	if m.Rack == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("rack")
-		return
+		return b
 	}
-	w.NullableString(m.Rack, flex)
-	if w.Err != nil {
+	if m.Rack != nil && len(*m.Rack) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 		w.Push("rack")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.Rack, flex)
 	if v >= 2 {
-		w.Bool(m.IsFenced)
+		b = wire.AppendBool(b, m.IsFenced)
 	} else if !(!m.IsFenced) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isFenced")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeClusterResponseDescribeClusterBroker) appendJSON(b []byte, v int16) []byte {

@@ -95,42 +95,42 @@ func (m *DescribeConfigsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeConfigsRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.ArrayLen(len(m.Resources), m.Resources == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Resources), m.Resources == nil && (false), flex)
 	for i := range m.Resources {
-		m.Resources[i].encode(w, v)
+		b = m.Resources[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("resources")
-			return
+			return b
 		}
 	}
 	if v >= 1 {
-		w.Bool(m.IncludeSynonyms)
+		b = wire.AppendBool(b, m.IncludeSynonyms)
 	} else if !(!m.IncludeSynonyms) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeSynonyms")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.Bool(m.IncludeDocumentation)
+		b = wire.AppendBool(b, m.IncludeDocumentation)
 	} else if !(!m.IncludeDocumentation) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeDocumentation")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeConfigsRequest) appendJSON(b []byte, v int16) []byte {
@@ -302,39 +302,41 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) decode(r *wire.Reader, v
 	}
 }
 
-func (m *DescribeConfigsRequestDescribeConfigsResource) encode(w *wire.Encoder, v int16) {
+func (m *DescribeConfigsRequestDescribeConfigsResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.Int8(m.ResourceType)
-	w.String(m.ResourceName, flex)
-	if w.Err != nil {
+	b = append(b, byte(m.ResourceType))
+	if len(m.ResourceName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.ResourceName, flex)
 	if m.ConfigurationKeys == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("configurationKeys")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.ConfigurationKeys), m.ConfigurationKeys == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.ConfigurationKeys), m.ConfigurationKeys == nil && (true), flex)
 	for i := range m.ConfigurationKeys {
-		w.String(m.ConfigurationKeys[i], flex)
-		if w.Err != nil {
+		if len(m.ConfigurationKeys[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ConfigurationKeys[i])))
 			w.PushIndex(i)
 			w.Push("configurationKeys")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.ConfigurationKeys[i], flex)
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeConfigsRequestDescribeConfigsResource) appendJSON(b []byte, v int16) []byte {

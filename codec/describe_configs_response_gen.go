@@ -79,29 +79,29 @@ func (m *DescribeConfigsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeConfigsResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeConfigsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.Results), m.Results == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
 	for i := range m.Results {
-		m.Results[i].encode(w, v)
+		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("results")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeConfigsResponse) appendJSON(b []byte, v int16) []byte {
@@ -281,45 +281,47 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *DescribeConfigsResponseDescribeConfigsResult) encode(w *wire.Encoder, v int16) {
+func (m *DescribeConfigsResponseDescribeConfigsResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.Int8(m.ResourceType)
-	w.String(m.ResourceName, flex)
-	if w.Err != nil {
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = append(b, byte(m.ResourceType))
+	if len(m.ResourceName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Configs), m.Configs == nil && (false), flex)
+	b = wire.AppendString(b, m.ResourceName, flex)
+	b = wire.AppendArrayLen(b, len(m.Configs), m.Configs == nil && (false), flex)
 	for i := range m.Configs {
-		m.Configs[i].encode(w, v)
+		b = m.Configs[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("configs")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeConfigsResponseDescribeConfigsResult) appendJSON(b []byte, v int16) []byte {
@@ -585,53 +587,55 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 	}
 }
 
-func (m *DescribeConfigsResponseDescribeConfigsResourceResult) encode(w *wire.Encoder, v int16) {
+func (m *DescribeConfigsResponseDescribeConfigsResourceResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.Name, flex)
 	if m.Value == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("value")
-		return
+		return b
 	}
-	w.NullableString(m.Value, flex)
-	if w.Err != nil {
+	if m.Value != nil && len(*m.Value) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 		w.Push("value")
-		return
+		return b
 	}
-	w.Bool(m.ReadOnly)
+	b = wire.AppendNullableString(b, m.Value, flex)
+	b = wire.AppendBool(b, m.ReadOnly)
 	if v <= 0 {
-		w.Bool(m.IsDefault)
+		b = wire.AppendBool(b, m.IsDefault)
 	} else if !(!m.IsDefault) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isDefault")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Int8(m.ConfigSource)
+		b = append(b, byte(m.ConfigSource))
 	} else if !(m.ConfigSource == -1) {
 		// ConfigSource is ignorable: dropped at this version.
 	}
-	w.Bool(m.IsSensitive)
+	b = wire.AppendBool(b, m.IsSensitive)
 	if v >= 1 {
-		w.ArrayLen(len(m.Synonyms), m.Synonyms == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Synonyms), m.Synonyms == nil && (false), flex)
 		for i := range m.Synonyms {
-			m.Synonyms[i].encode(w, v)
+			b = m.Synonyms[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("synonyms")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Synonyms) == 0) {
 		// Synonyms is ignorable: dropped at this version.
 	}
 	if v >= 3 {
-		w.Int8(m.ConfigType)
+		b = append(b, byte(m.ConfigType))
 	} else if !(m.ConfigType == 0) {
 		// ConfigType is ignorable: dropped at this version.
 	}
@@ -639,26 +643,27 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) encode(w *wire.En
 		if m.Documentation == nil && !(v >= 3) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("documentation")
-			return
+			return b
 		}
-		w.NullableString(m.Documentation, flex)
-		if w.Err != nil {
+		if m.Documentation != nil && len(*m.Documentation) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Documentation)))
 			w.Push("documentation")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Documentation, flex)
 	} else if !(m.Documentation != nil && *m.Documentation == "") {
 		// Documentation is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeConfigsResponseDescribeConfigsResourceResult) appendJSON(b []byte, v int16) []byte {
@@ -895,53 +900,55 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) decode(r *wire.Reader, v
 	}
 }
 
-func (m *DescribeConfigsResponseDescribeConfigsSynonym) encode(w *wire.Encoder, v int16) {
+func (m *DescribeConfigsResponseDescribeConfigsSynonym) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 1 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v >= 1 {
 		if m.Value == nil && !(v >= 1) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("value")
-			return
+			return b
 		}
-		w.NullableString(m.Value, flex)
-		if w.Err != nil {
+		if m.Value != nil && len(*m.Value) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 			w.Push("value")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Value, flex)
 	} else if !(m.Value != nil && *m.Value == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("value")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Int8(m.Source)
+		b = append(b, byte(m.Source))
 	} else if !(m.Source == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("source")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeConfigsResponseDescribeConfigsSynonym) appendJSON(b []byte, v int16) []byte {

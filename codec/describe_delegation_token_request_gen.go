@@ -72,33 +72,33 @@ func (m *DescribeDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeDelegationTokenRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
 	if m.Owners == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("owners")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Owners), m.Owners == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Owners), m.Owners == nil && (true), flex)
 	for i := range m.Owners {
-		m.Owners[i].encode(w, v)
+		b = m.Owners[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("owners")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
@@ -233,29 +233,31 @@ func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) decode(r *w
 	}
 }
 
-func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) encode(w *wire.Encoder, v int16) {
+func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.PrincipalType, flex)
-	if w.Err != nil {
+	if len(m.PrincipalType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalType)))
 		w.Push("principalType")
-		return
+		return b
 	}
-	w.String(m.PrincipalName, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.PrincipalType, flex)
+	if len(m.PrincipalName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalName)))
 		w.Push("principalName")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.PrincipalName, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) appendJSON(b []byte, v int16) []byte {

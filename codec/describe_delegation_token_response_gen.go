@@ -87,30 +87,30 @@ func (m *DescribeDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeDelegationTokenResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.Tokens), m.Tokens == nil && (false), flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.Tokens), m.Tokens == nil && (false), flex)
 	for i := range m.Tokens {
-		m.Tokens[i].encode(w, v)
+		b = m.Tokens[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("tokens")
-			return
+			return b
 		}
 	}
-	w.Int32(m.ThrottleTimeMs)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeDelegationTokenResponse) appendJSON(b []byte, v int16) []byte {
@@ -341,73 +341,74 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 	}
 }
 
-func (m *DescribeDelegationTokenResponseDescribedDelegationToken) encode(w *wire.Encoder, v int16) {
+func (m *DescribeDelegationTokenResponseDescribedDelegationToken) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.PrincipalType, flex)
-	if w.Err != nil {
+	if len(m.PrincipalType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalType)))
 		w.Push("principalType")
-		return
+		return b
 	}
-	w.String(m.PrincipalName, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.PrincipalType, flex)
+	if len(m.PrincipalName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalName)))
 		w.Push("principalName")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.PrincipalName, flex)
 	if v >= 3 {
-		w.String(m.TokenRequesterPrincipalType, flex)
-		if w.Err != nil {
+		if len(m.TokenRequesterPrincipalType) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenRequesterPrincipalType)))
 			w.Push("tokenRequesterPrincipalType")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TokenRequesterPrincipalType, flex)
 	} else if !(m.TokenRequesterPrincipalType == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("tokenRequesterPrincipalType")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.String(m.TokenRequesterPrincipalName, flex)
-		if w.Err != nil {
+		if len(m.TokenRequesterPrincipalName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenRequesterPrincipalName)))
 			w.Push("tokenRequesterPrincipalName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TokenRequesterPrincipalName, flex)
 	} else if !(m.TokenRequesterPrincipalName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("tokenRequesterPrincipalName")
-		return
+		return b
 	}
-	w.Int64(m.IssueTimestamp)
-	w.Int64(m.ExpiryTimestamp)
-	w.Int64(m.MaxTimestamp)
-	w.String(m.TokenId, flex)
-	if w.Err != nil {
+	b = wire.AppendInt64(b, m.IssueTimestamp)
+	b = wire.AppendInt64(b, m.ExpiryTimestamp)
+	b = wire.AppendInt64(b, m.MaxTimestamp)
+	if len(m.TokenId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenId)))
 		w.Push("tokenId")
-		return
+		return b
 	}
-	w.Bytes(m.Hmac, flex, false)
-	if w.Err != nil {
-		w.Push("hmac")
-		return
-	}
-	w.ArrayLen(len(m.Renewers), m.Renewers == nil && (false), flex)
+	b = wire.AppendString(b, m.TokenId, flex)
+	b = wire.AppendBytes(b, m.Hmac, flex, false)
+	b = wire.AppendArrayLen(b, len(m.Renewers), m.Renewers == nil && (false), flex)
 	for i := range m.Renewers {
-		m.Renewers[i].encode(w, v)
+		b = m.Renewers[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("renewers")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeDelegationTokenResponseDescribedDelegationToken) appendJSON(b []byte, v int16) []byte {
@@ -621,29 +622,31 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) decode(
 	}
 }
 
-func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) encode(w *wire.Encoder, v int16) {
+func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.PrincipalType, flex)
-	if w.Err != nil {
+	if len(m.PrincipalType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalType)))
 		w.Push("principalType")
-		return
+		return b
 	}
-	w.String(m.PrincipalName, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.PrincipalType, flex)
+	if len(m.PrincipalName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalName)))
 		w.Push("principalName")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.PrincipalName, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) appendJSON(b []byte, v int16) []byte {

@@ -83,35 +83,36 @@ func (m *DescribeGroupsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeGroupsRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeGroupsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
-	w.ArrayLen(len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
 	for i := range m.Groups {
-		w.String(m.Groups[i], flex)
-		if w.Err != nil {
+		if len(m.Groups[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Groups[i])))
 			w.PushIndex(i)
 			w.Push("groups")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Groups[i], flex)
 	}
 	if v >= 3 {
-		w.Bool(m.IncludeAuthorizedOperations)
+		b = wire.AppendBool(b, m.IncludeAuthorizedOperations)
 	} else if !(!m.IncludeAuthorizedOperations) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeAuthorizedOperations")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeGroupsRequest) appendJSON(b []byte, v int16) []byte {

@@ -83,33 +83,33 @@ func (m *DescribeGroupsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeGroupsResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
 	for i := range m.Groups {
-		m.Groups[i].encode(w, v)
+		b = m.Groups[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("groups")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeGroupsResponse) appendJSON(b []byte, v int16) []byte {
@@ -323,72 +323,77 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeGroupsResponseDescribedGroup) encode(w *wire.Encoder, v int16) {
+func (m *DescribeGroupsResponseDescribedGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 6 {
 		if m.ErrorMessage == nil && !(v >= 6) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("errorMessage")
-			return
+			return b
 		}
-		w.NullableString(m.ErrorMessage, flex)
-		if w.Err != nil {
+		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	} else if !(m.ErrorMessage == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.String(m.GroupState, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupId, flex)
+	if len(m.GroupState) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 		w.Push("groupState")
-		return
+		return b
 	}
-	w.String(m.ProtocolType, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupState, flex)
+	if len(m.ProtocolType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProtocolType)))
 		w.Push("protocolType")
-		return
+		return b
 	}
-	w.String(m.ProtocolData, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.ProtocolType, flex)
+	if len(m.ProtocolData) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProtocolData)))
 		w.Push("protocolData")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Members), m.Members == nil && (false), flex)
+	b = wire.AppendString(b, m.ProtocolData, flex)
+	b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
 	for i := range m.Members {
-		m.Members[i].encode(w, v)
+		b = m.Members[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("members")
-			return
+			return b
 		}
 	}
 	if v >= 3 {
-		w.Int32(m.AuthorizedOperations)
+		b = wire.AppendInt32(b, m.AuthorizedOperations)
 	} else if !(m.AuthorizedOperations == -2147483648) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("authorizedOperations")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeGroupsResponseDescribedGroup) appendJSON(b []byte, v int16) []byte {
@@ -625,58 +630,54 @@ func (m *DescribeGroupsResponseDescribedGroupMember) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *DescribeGroupsResponseDescribedGroupMember) encode(w *wire.Encoder, v int16) {
+func (m *DescribeGroupsResponseDescribedGroupMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 5
 	_ = flex
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.MemberId, flex)
 	if v >= 4 {
 		if m.GroupInstanceId == nil && !(v >= 4) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
-		w.NullableString(m.GroupInstanceId, flex)
-		if w.Err != nil {
+		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
 	} else if !(m.GroupInstanceId == nil) {
 		// GroupInstanceId is ignorable: dropped at this version.
 	}
-	w.String(m.ClientId, flex)
-	if w.Err != nil {
+	if len(m.ClientId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientId)))
 		w.Push("clientId")
-		return
+		return b
 	}
-	w.String(m.ClientHost, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.ClientId, flex)
+	if len(m.ClientHost) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientHost)))
 		w.Push("clientHost")
-		return
+		return b
 	}
-	w.Bytes(m.MemberMetadata, flex, false)
-	if w.Err != nil {
-		w.Push("memberMetadata")
-		return
-	}
-	w.Bytes(m.MemberAssignment, flex, false)
-	if w.Err != nil {
-		w.Push("memberAssignment")
-		return
-	}
+	b = wire.AppendString(b, m.ClientHost, flex)
+	b = wire.AppendBytes(b, m.MemberMetadata, flex, false)
+	b = wire.AppendBytes(b, m.MemberAssignment, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeGroupsResponseDescribedGroupMember) appendJSON(b []byte, v int16) []byte {

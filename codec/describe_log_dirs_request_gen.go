@@ -72,33 +72,33 @@ func (m *DescribeLogDirsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeLogDirsRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeLogDirsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
 	if m.Topics == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("topics")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (true), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeLogDirsRequest) appendJSON(b []byte, v int16) []byte {
@@ -245,33 +245,29 @@ func (m *DescribeLogDirsRequestDescribableLogDirTopic) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *DescribeLogDirsRequestDescribableLogDirTopic) encode(w *wire.Encoder, v int16) {
+func (m *DescribeLogDirsRequestDescribableLogDirTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.Topic, flex)
-	if w.Err != nil {
+	if len(m.Topic) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeLogDirsRequestDescribableLogDirTopic) appendJSON(b []byte, v int16) []byte {

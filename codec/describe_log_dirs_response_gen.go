@@ -91,34 +91,34 @@ func (m *DescribeLogDirsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeLogDirsResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeLogDirsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	if v >= 3 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		// ErrorCode is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Results), m.Results == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
 	for i := range m.Results {
-		m.Results[i].encode(w, v)
+		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("results")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeLogDirsResponse) appendJSON(b []byte, v int16) []byte {
@@ -325,49 +325,50 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *DescribeLogDirsResponseDescribeLogDirsResult) encode(w *wire.Encoder, v int16) {
+func (m *DescribeLogDirsResponseDescribeLogDirsResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.String(m.LogDir, flex)
-	if w.Err != nil {
+	b = wire.AppendInt16(b, m.ErrorCode)
+	if len(m.LogDir) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.LogDir)))
 		w.Push("logDir")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendString(b, m.LogDir, flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if v >= 4 {
-		w.Int64(m.TotalBytes)
+		b = wire.AppendInt64(b, m.TotalBytes)
 	} else if !(m.TotalBytes == -1) {
 		// TotalBytes is ignorable: dropped at this version.
 	}
 	if v >= 4 {
-		w.Int64(m.UsableBytes)
+		b = wire.AppendInt64(b, m.UsableBytes)
 	} else if !(m.UsableBytes == -1) {
 		// UsableBytes is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.Bool(m.IsCordoned)
+		b = wire.AppendBool(b, m.IsCordoned)
 	} else if !(!m.IsCordoned) {
 		// IsCordoned is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeLogDirsResponseDescribeLogDirsResult) appendJSON(b []byte, v int16) []byte {
@@ -559,33 +560,34 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *DescribeLogDirsResponseDescribeLogDirsTopic) encode(w *wire.Encoder, v int16) {
+func (m *DescribeLogDirsResponseDescribeLogDirsTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeLogDirsResponseDescribeLogDirsTopic) appendJSON(b []byte, v int16) []byte {
@@ -739,23 +741,23 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) decode(r *wire.Reader,
 	}
 }
 
-func (m *DescribeLogDirsResponseDescribeLogDirsPartition) encode(w *wire.Encoder, v int16) {
+func (m *DescribeLogDirsResponseDescribeLogDirsPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int64(m.PartitionSize)
-	w.Int64(m.OffsetLag)
-	w.Bool(m.IsFutureKey)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt64(b, m.PartitionSize)
+	b = wire.AppendInt64(b, m.OffsetLag)
+	b = wire.AppendBool(b, m.IsFutureKey)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeLogDirsResponseDescribeLogDirsPartition) appendJSON(b []byte, v int16) []byte {

@@ -71,28 +71,28 @@ func (m *DescribeProducersRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeProducersRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeProducersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeProducersRequest) appendJSON(b []byte, v int16) []byte {
@@ -233,33 +233,29 @@ func (m *DescribeProducersRequestTopicRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeProducersRequestTopicRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeProducersRequestTopicRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
 	for i := range m.PartitionIndexes {
-		w.Int32(m.PartitionIndexes[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitionIndexes")
-			return
-		}
+		b = wire.AppendInt32(b, m.PartitionIndexes[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeProducersRequestTopicRequest) appendJSON(b []byte, v int16) []byte {

@@ -79,29 +79,29 @@ func (m *DescribeProducersResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeProducersResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeProducersResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeProducersResponse) appendJSON(b []byte, v int16) []byte {
@@ -251,33 +251,34 @@ func (m *DescribeProducersResponseTopicResponse) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *DescribeProducersResponseTopicResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeProducersResponseTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeProducersResponseTopicResponse) appendJSON(b []byte, v int16) []byte {
@@ -448,40 +449,41 @@ func (m *DescribeProducersResponsePartitionResponse) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *DescribeProducersResponsePartitionResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeProducersResponsePartitionResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.ActiveProducers), m.ActiveProducers == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendArrayLen(b, len(m.ActiveProducers), m.ActiveProducers == nil && (false), flex)
 	for i := range m.ActiveProducers {
-		m.ActiveProducers[i].encode(w, v)
+		b = m.ActiveProducers[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("activeProducers")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeProducersResponsePartitionResponse) appendJSON(b []byte, v int16) []byte {
@@ -672,25 +674,25 @@ func (m *DescribeProducersResponseProducerState) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *DescribeProducersResponseProducerState) encode(w *wire.Encoder, v int16) {
+func (m *DescribeProducersResponseProducerState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int64(m.ProducerId)
-	w.Int32(m.ProducerEpoch)
-	w.Int32(m.LastSequence)
-	w.Int64(m.LastTimestamp)
-	w.Int32(m.CoordinatorEpoch)
-	w.Int64(m.CurrentTxnStartOffset)
+	b = wire.AppendInt64(b, m.ProducerId)
+	b = wire.AppendInt32(b, m.ProducerEpoch)
+	b = wire.AppendInt32(b, m.LastSequence)
+	b = wire.AppendInt64(b, m.LastTimestamp)
+	b = wire.AppendInt32(b, m.CoordinatorEpoch)
+	b = wire.AppendInt64(b, m.CurrentTxnStartOffset)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeProducersResponseProducerState) appendJSON(b []byte, v int16) []byte {

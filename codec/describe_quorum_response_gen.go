@@ -121,58 +121,59 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeQuorumResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeQuorumResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 2 {
 		if m.ErrorMessage == nil && !(v >= 2) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("errorMessage")
-			return
+			return b
 		}
-		w.NullableString(m.ErrorMessage, flex)
-		if w.Err != nil {
+		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
 		// ErrorMessage is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if v >= 2 {
-		w.ArrayLen(len(m.Nodes), m.Nodes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Nodes), m.Nodes == nil && (false), flex)
 		for i := range m.Nodes {
-			m.Nodes[i].encode(w, v)
+			b = m.Nodes[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("nodes")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Nodes) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodes")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeQuorumResponse) appendJSON(b []byte, v int16) []byte {
@@ -362,33 +363,34 @@ func (m *DescribeQuorumResponseTopicData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeQuorumResponseTopicData) encode(w *wire.Encoder, v int16) {
+func (m *DescribeQuorumResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeQuorumResponseTopicData) appendJSON(b []byte, v int16) []byte {
@@ -608,56 +610,57 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeQuorumResponsePartitionData) encode(w *wire.Encoder, v int16) {
+func (m *DescribeQuorumResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 2 {
 		if m.ErrorMessage == nil && !(v >= 2) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("errorMessage")
-			return
+			return b
 		}
-		w.NullableString(m.ErrorMessage, flex)
-		if w.Err != nil {
+		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
 		// ErrorMessage is ignorable: dropped at this version.
 	}
-	w.Int32(m.LeaderId)
-	w.Int32(m.LeaderEpoch)
-	w.Int64(m.HighWatermark)
-	w.ArrayLen(len(m.CurrentVoters), m.CurrentVoters == nil && (false), flex)
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
+	b = wire.AppendInt64(b, m.HighWatermark)
+	b = wire.AppendArrayLen(b, len(m.CurrentVoters), m.CurrentVoters == nil && (false), flex)
 	for i := range m.CurrentVoters {
-		m.CurrentVoters[i].encode(w, v)
+		b = m.CurrentVoters[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("currentVoters")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.Observers), m.Observers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Observers), m.Observers == nil && (false), flex)
 	for i := range m.Observers {
-		m.Observers[i].encode(w, v)
+		b = m.Observers[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("observers")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeQuorumResponsePartitionData) appendJSON(b []byte, v int16) []byte {
@@ -907,38 +910,38 @@ func (m *DescribeQuorumResponseReplicaState) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeQuorumResponseReplicaState) encode(w *wire.Encoder, v int16) {
+func (m *DescribeQuorumResponseReplicaState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ReplicaId)
+	b = wire.AppendInt32(b, m.ReplicaId)
 	if v >= 2 {
-		w.UUID(m.ReplicaDirectoryId)
+		b = append(b, m.ReplicaDirectoryId[:]...)
 	} else if !(m.ReplicaDirectoryId == (UUID{})) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("replicaDirectoryId")
-		return
+		return b
 	}
-	w.Int64(m.LogEndOffset)
+	b = wire.AppendInt64(b, m.LogEndOffset)
 	if v >= 1 {
-		w.Int64(m.LastFetchTimestamp)
+		b = wire.AppendInt64(b, m.LastFetchTimestamp)
 	} else if !(m.LastFetchTimestamp == -1) {
 		// LastFetchTimestamp is ignorable: dropped at this version.
 	}
 	if v >= 1 {
-		w.Int64(m.LastCaughtUpTimestamp)
+		b = wire.AppendInt64(b, m.LastCaughtUpTimestamp)
 	} else if !(m.LastCaughtUpTimestamp == -1) {
 		// LastCaughtUpTimestamp is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeQuorumResponseReplicaState) appendJSON(b []byte, v int16) []byte {
@@ -1111,41 +1114,41 @@ func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeQuorumResponseNode) encode(w *wire.Encoder, v int16) {
+func (m *DescribeQuorumResponseNode) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v >= 2 {
-		w.Int32(m.NodeId)
+		b = wire.AppendInt32(b, m.NodeId)
 	} else if !(m.NodeId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
-		return
+		return b
 	}
 	if v >= 2 {
-		w.ArrayLen(len(m.Listeners), m.Listeners == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
 		for i := range m.Listeners {
-			m.Listeners[i].encode(w, v)
+			b = m.Listeners[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("listeners")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Listeners) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("listeners")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeQuorumResponseNode) appendJSON(b []byte, v int16) []byte {
@@ -1307,48 +1310,50 @@ func (m *DescribeQuorumResponseListener) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeQuorumResponseListener) encode(w *wire.Encoder, v int16) {
+func (m *DescribeQuorumResponseListener) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v >= 2 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v >= 2 {
-		w.String(m.Host, flex)
-		if w.Err != nil {
+		if len(m.Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 			w.Push("host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Host, flex)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
-		return
+		return b
 	}
 	if v >= 2 {
-		w.Uint16(m.Port)
+		b = wire.AppendUint16(b, m.Port)
 	} else if !(m.Port == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeQuorumResponseListener) appendJSON(b []byte, v int16) []byte {

@@ -71,28 +71,28 @@ func (m *DescribeShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeShareGroupOffsetsRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
 	for i := range m.Groups {
-		m.Groups[i].encode(w, v)
+		b = m.Groups[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("groups")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeShareGroupOffsetsRequest) appendJSON(b []byte, v int16) []byte {
@@ -234,38 +234,39 @@ func (m *DescribeShareGroupOffsetsRequestGroup) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *DescribeShareGroupOffsetsRequestGroup) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsRequestGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.GroupId, flex)
 	if m.Topics == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("topics")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (true), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeShareGroupOffsetsRequestGroup) appendJSON(b []byte, v int16) []byte {
@@ -421,33 +422,29 @@ func (m *DescribeShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *DescribeShareGroupOffsetsRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeShareGroupOffsetsRequestTopic) appendJSON(b []byte, v int16) []byte {

@@ -79,29 +79,29 @@ func (m *DescribeShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeShareGroupOffsetsResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
 	for i := range m.Groups {
-		m.Groups[i].encode(w, v)
+		b = m.Groups[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("groups")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeShareGroupOffsetsResponse) appendJSON(b []byte, v int16) []byte {
@@ -272,44 +272,46 @@ func (m *DescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *DescribeShareGroupOffsetsResponseGroup) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsResponseGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeShareGroupOffsetsResponseGroup) appendJSON(b []byte, v int16) []byte {
@@ -485,34 +487,35 @@ func (m *DescribeShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *DescribeShareGroupOffsetsResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []byte {
@@ -701,38 +704,39 @@ func (m *DescribeShareGroupOffsetsResponsePartition) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *DescribeShareGroupOffsetsResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *DescribeShareGroupOffsetsResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int64(m.StartOffset)
-	w.Int32(m.LeaderEpoch)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt64(b, m.StartOffset)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
 	if v >= 1 {
-		w.Int64(m.Lag)
+		b = wire.AppendInt64(b, m.Lag)
 	} else if !(m.Lag == -1) {
 		// Lag is ignorable: dropped at this version.
 	}
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeShareGroupOffsetsResponsePartition) appendJSON(b []byte, v int16) []byte {

@@ -93,46 +93,46 @@ func (m *DescribeTopicPartitionsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeTopicPartitionsRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTopicPartitionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
-	w.Int32(m.ResponsePartitionLimit)
+	b = wire.AppendInt32(b, m.ResponsePartitionLimit)
 	if m.Cursor == nil {
 		if !(true) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("cursor")
-			return
+			return b
 		}
-		w.Int8(-1)
+		b = append(b, 0xff)
 	} else {
 		if true {
-			w.Int8(1)
+			b = append(b, 1)
 		}
-		m.Cursor.encode(w, v)
+		b = m.Cursor.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("cursor")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTopicPartitionsRequest) appendJSON(b []byte, v int16) []byte {
@@ -280,24 +280,25 @@ func (m *DescribeTopicPartitionsRequestTopicRequest) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *DescribeTopicPartitionsRequestTopicRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTopicPartitionsRequestTopicRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.Name, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTopicPartitionsRequestTopicRequest) appendJSON(b []byte, v int16) []byte {
@@ -408,25 +409,26 @@ func (m *DescribeTopicPartitionsRequestCursor) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeTopicPartitionsRequestCursor) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTopicPartitionsRequestCursor) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.Int32(m.PartitionIndex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTopicPartitionsRequestCursor) appendJSON(b []byte, v int16) []byte {

@@ -92,46 +92,46 @@ func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeTopicPartitionsResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTopicPartitionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if m.NextCursor == nil {
 		if !(true) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("nextCursor")
-			return
+			return b
 		}
-		w.Int8(-1)
+		b = append(b, 0xff)
 	} else {
 		if true {
-			w.Int8(1)
+			b = append(b, 1)
 		}
-		m.NextCursor.encode(w, v)
+		b = m.NextCursor.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("nextCursor")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTopicPartitionsResponse) appendJSON(b []byte, v int16) []byte {
@@ -338,42 +338,43 @@ func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeTopicPartitionsResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTopicPartitionsResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.Name == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("name")
-		return
+		return b
 	}
-	w.NullableString(m.Name, flex)
-	if w.Err != nil {
+	if m.Name != nil && len(*m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.UUID(m.TopicId)
-	w.Bool(m.IsInternal)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.Name, flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendBool(b, m.IsInternal)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
-	w.Int32(m.TopicAuthorizedOperations)
+	b = wire.AppendInt32(b, m.TopicAuthorizedOperations)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTopicPartitionsResponseTopic) appendJSON(b []byte, v int16) []byte {
@@ -664,78 +665,53 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *DescribeTopicPartitionsResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTopicPartitionsResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.Int32(m.PartitionIndex)
-	w.Int32(m.LeaderId)
-	w.Int32(m.LeaderEpoch)
-	w.ArrayLen(len(m.ReplicaNodes), m.ReplicaNodes == nil && (false), flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
+	b = wire.AppendArrayLen(b, len(m.ReplicaNodes), m.ReplicaNodes == nil && (false), flex)
 	for i := range m.ReplicaNodes {
-		w.Int32(m.ReplicaNodes[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("replicaNodes")
-			return
-		}
+		b = wire.AppendInt32(b, m.ReplicaNodes[i])
 	}
-	w.ArrayLen(len(m.IsrNodes), m.IsrNodes == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.IsrNodes), m.IsrNodes == nil && (false), flex)
 	for i := range m.IsrNodes {
-		w.Int32(m.IsrNodes[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("isrNodes")
-			return
-		}
+		b = wire.AppendInt32(b, m.IsrNodes[i])
 	}
 	if m.EligibleLeaderReplicas == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("eligibleLeaderReplicas")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.EligibleLeaderReplicas), m.EligibleLeaderReplicas == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.EligibleLeaderReplicas), m.EligibleLeaderReplicas == nil && (true), flex)
 	for i := range m.EligibleLeaderReplicas {
-		w.Int32(m.EligibleLeaderReplicas[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("eligibleLeaderReplicas")
-			return
-		}
+		b = wire.AppendInt32(b, m.EligibleLeaderReplicas[i])
 	}
 	if m.LastKnownElr == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("lastKnownElr")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.LastKnownElr), m.LastKnownElr == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.LastKnownElr), m.LastKnownElr == nil && (true), flex)
 	for i := range m.LastKnownElr {
-		w.Int32(m.LastKnownElr[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("lastKnownElr")
-			return
-		}
+		b = wire.AppendInt32(b, m.LastKnownElr[i])
 	}
-	w.ArrayLen(len(m.OfflineReplicas), m.OfflineReplicas == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.OfflineReplicas), m.OfflineReplicas == nil && (false), flex)
 	for i := range m.OfflineReplicas {
-		w.Int32(m.OfflineReplicas[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("offlineReplicas")
-			return
-		}
+		b = wire.AppendInt32(b, m.OfflineReplicas[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTopicPartitionsResponsePartition) appendJSON(b []byte, v int16) []byte {
@@ -1025,25 +1001,26 @@ func (m *DescribeTopicPartitionsResponseCursor) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *DescribeTopicPartitionsResponseCursor) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTopicPartitionsResponseCursor) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.Int32(m.PartitionIndex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTopicPartitionsResponseCursor) appendJSON(b []byte, v int16) []byte {

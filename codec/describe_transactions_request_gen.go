@@ -71,28 +71,29 @@ func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeTransactionsRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.TransactionalIds), m.TransactionalIds == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TransactionalIds), m.TransactionalIds == nil && (false), flex)
 	for i := range m.TransactionalIds {
-		w.String(m.TransactionalIds[i], flex)
-		if w.Err != nil {
+		if len(m.TransactionalIds[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalIds[i])))
 			w.PushIndex(i)
 			w.Push("transactionalIds")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TransactionalIds[i], flex)
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTransactionsRequest) appendJSON(b []byte, v int16) []byte {

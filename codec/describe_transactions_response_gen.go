@@ -79,29 +79,29 @@ func (m *DescribeTransactionsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeTransactionsResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.TransactionStates), m.TransactionStates == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.TransactionStates), m.TransactionStates == nil && (false), flex)
 	for i := range m.TransactionStates {
-		m.TransactionStates[i].encode(w, v)
+		b = m.TransactionStates[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("transactionStates")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTransactionsResponse) appendJSON(b []byte, v int16) []byte {
@@ -299,43 +299,45 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *DescribeTransactionsResponseTransactionState) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTransactionsResponseTransactionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.String(m.TransactionalId, flex)
-	if w.Err != nil {
+	b = wire.AppendInt16(b, m.ErrorCode)
+	if len(m.TransactionalId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 		w.Push("transactionalId")
-		return
+		return b
 	}
-	w.String(m.TransactionState, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.TransactionalId, flex)
+	if len(m.TransactionState) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionState)))
 		w.Push("transactionState")
-		return
+		return b
 	}
-	w.Int32(m.TransactionTimeoutMs)
-	w.Int64(m.TransactionStartTimeMs)
-	w.Int64(m.ProducerId)
-	w.Int16(m.ProducerEpoch)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendString(b, m.TransactionState, flex)
+	b = wire.AppendInt32(b, m.TransactionTimeoutMs)
+	b = wire.AppendInt64(b, m.TransactionStartTimeMs)
+	b = wire.AppendInt64(b, m.ProducerId)
+	b = wire.AppendInt16(b, m.ProducerEpoch)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTransactionsResponseTransactionState) appendJSON(b []byte, v int16) []byte {
@@ -539,33 +541,29 @@ func (m *DescribeTransactionsResponseTopicData) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *DescribeTransactionsResponseTopicData) encode(w *wire.Encoder, v int16) {
+func (m *DescribeTransactionsResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Topic, flex)
-	if w.Err != nil {
+	if len(m.Topic) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeTransactionsResponseTopicData) appendJSON(b []byte, v int16) []byte {

@@ -72,33 +72,33 @@ func (m *DescribeUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeUserScramCredentialsRequest) encode(w *wire.Encoder, v int16) {
+func (m *DescribeUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if m.Users == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("users")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Users), m.Users == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Users), m.Users == nil && (true), flex)
 	for i := range m.Users {
-		m.Users[i].encode(w, v)
+		b = m.Users[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("users")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeUserScramCredentialsRequest) appendJSON(b []byte, v int16) []byte {
@@ -225,24 +225,25 @@ func (m *DescribeUserScramCredentialsRequestUserName) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *DescribeUserScramCredentialsRequestUserName) encode(w *wire.Encoder, v int16) {
+func (m *DescribeUserScramCredentialsRequestUserName) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.Name, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeUserScramCredentialsRequestUserName) appendJSON(b []byte, v int16) []byte {

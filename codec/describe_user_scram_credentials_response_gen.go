@@ -101,40 +101,41 @@ func (m *DescribeUserScramCredentialsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeUserScramCredentialsResponse) encode(w *wire.Encoder, v int16) {
+func (m *DescribeUserScramCredentialsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Results), m.Results == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
 	for i := range m.Results {
-		m.Results[i].encode(w, v)
+		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("results")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeUserScramCredentialsResponse) appendJSON(b []byte, v int16) []byte {
@@ -324,44 +325,46 @@ func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 	}
 }
 
-func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult) encode(w *wire.Encoder, v int16) {
+func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.User, flex)
-	if w.Err != nil {
+	if len(m.User) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.User)))
 		w.Push("user")
-		return
+		return b
 	}
-	w.Int16(m.ErrorCode)
+	b = wire.AppendString(b, m.User, flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.CredentialInfos), m.CredentialInfos == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendArrayLen(b, len(m.CredentialInfos), m.CredentialInfos == nil && (false), flex)
 	for i := range m.CredentialInfos {
-		m.CredentialInfos[i].encode(w, v)
+		b = m.CredentialInfos[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("credentialInfos")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult) appendJSON(b []byte, v int16) []byte {
@@ -517,21 +520,21 @@ func (m *DescribeUserScramCredentialsResponseCredentialInfo) decode(r *wire.Read
 	}
 }
 
-func (m *DescribeUserScramCredentialsResponseCredentialInfo) encode(w *wire.Encoder, v int16) {
+func (m *DescribeUserScramCredentialsResponseCredentialInfo) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int8(m.Mechanism)
-	w.Int32(m.Iterations)
+	b = append(b, byte(m.Mechanism))
+	b = wire.AppendInt32(b, m.Iterations)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *DescribeUserScramCredentialsResponseCredentialInfo) appendJSON(b []byte, v int16) []byte {

@@ -93,41 +93,41 @@ func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ElectLeadersRequest) encode(w *wire.Encoder, v int16) {
+func (m *ElectLeadersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
 	if v >= 1 {
-		w.Int8(m.ElectionType)
+		b = append(b, byte(m.ElectionType))
 	} else if !(m.ElectionType == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("electionType")
-		return
+		return b
 	}
 	if m.TopicPartitions == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("topicPartitions")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.TopicPartitions), m.TopicPartitions == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.TopicPartitions), m.TopicPartitions == nil && (true), flex)
 	for i := range m.TopicPartitions {
-		m.TopicPartitions[i].encode(w, v)
+		b = m.TopicPartitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topicPartitions")
-			return
+			return b
 		}
 	}
-	w.Int32(m.TimeoutMs)
+	b = wire.AppendInt32(b, m.TimeoutMs)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ElectLeadersRequest) appendJSON(b []byte, v int16) []byte {
@@ -294,33 +294,29 @@ func (m *ElectLeadersRequestTopicPartitions) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ElectLeadersRequestTopicPartitions) encode(w *wire.Encoder, v int16) {
+func (m *ElectLeadersRequestTopicPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.Topic, flex)
-	if w.Err != nil {
+	if len(m.Topic) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ElectLeadersRequestTopicPartitions) appendJSON(b []byte, v int16) []byte {

@@ -91,36 +91,36 @@ func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ElectLeadersResponse) encode(w *wire.Encoder, v int16) {
+func (m *ElectLeadersResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	if v >= 1 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.ReplicaElectionResults), m.ReplicaElectionResults == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ReplicaElectionResults), m.ReplicaElectionResults == nil && (false), flex)
 	for i := range m.ReplicaElectionResults {
-		m.ReplicaElectionResults[i].encode(w, v)
+		b = m.ReplicaElectionResults[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("replicaElectionResults")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ElectLeadersResponse) appendJSON(b []byte, v int16) []byte {
@@ -281,33 +281,34 @@ func (m *ElectLeadersResponseReplicaElectionResult) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *ElectLeadersResponseReplicaElectionResult) encode(w *wire.Encoder, v int16) {
+func (m *ElectLeadersResponseReplicaElectionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.Topic, flex)
-	if w.Err != nil {
+	if len(m.Topic) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.PartitionResult), m.PartitionResult == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, flex)
+	b = wire.AppendArrayLen(b, len(m.PartitionResult), m.PartitionResult == nil && (false), flex)
 	for i := range m.PartitionResult {
-		m.PartitionResult[i].encode(w, v)
+		b = m.PartitionResult[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitionResult")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ElectLeadersResponseReplicaElectionResult) appendJSON(b []byte, v int16) []byte {
@@ -459,31 +460,32 @@ func (m *ElectLeadersResponsePartitionResult) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ElectLeadersResponsePartitionResult) encode(w *wire.Encoder, v int16) {
+func (m *ElectLeadersResponsePartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int32(m.PartitionId)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionId)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ElectLeadersResponsePartitionResult) appendJSON(b []byte, v int16) []byte {

@@ -108,36 +108,37 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *EndQuorumEpochRequest) encode(w *wire.Encoder, v int16) {
+func (m *EndQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
 	if m.ClusterId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.NullableString(m.ClusterId, flex)
-	if w.Err != nil {
+	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ClusterId, flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if v >= 1 {
-		w.ArrayLen(len(m.LeaderEndpoints), m.LeaderEndpoints == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.LeaderEndpoints), m.LeaderEndpoints == nil && (false), flex)
 		for i := range m.LeaderEndpoints {
-			m.LeaderEndpoints[i].encode(w, v)
+			b = m.LeaderEndpoints[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("leaderEndpoints")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.LeaderEndpoints) == 0) {
@@ -145,14 +146,14 @@ func (m *EndQuorumEpochRequest) encode(w *wire.Encoder, v int16) {
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *EndQuorumEpochRequest) appendJSON(b []byte, v int16) []byte {
@@ -331,33 +332,34 @@ func (m *EndQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *EndQuorumEpochRequestTopicData) encode(w *wire.Encoder, v int16) {
+func (m *EndQuorumEpochRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *EndQuorumEpochRequestTopicData) appendJSON(b []byte, v int16) []byte {
@@ -551,33 +553,28 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *EndQuorumEpochRequestPartitionData) encode(w *wire.Encoder, v int16) {
+func (m *EndQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int32(m.LeaderId)
-	w.Int32(m.LeaderEpoch)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
 	if v <= 0 {
-		w.ArrayLen(len(m.PreferredSuccessors), m.PreferredSuccessors == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PreferredSuccessors), m.PreferredSuccessors == nil && (false), flex)
 		for i := range m.PreferredSuccessors {
-			w.Int32(m.PreferredSuccessors[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("preferredSuccessors")
-				return
-			}
+			b = wire.AppendInt32(b, m.PreferredSuccessors[i])
 		}
 	} else if !(len(m.PreferredSuccessors) == 0) {
 		// PreferredSuccessors is ignorable: dropped at this version.
 	}
 	if v >= 1 {
-		w.ArrayLen(len(m.PreferredCandidates), m.PreferredCandidates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PreferredCandidates), m.PreferredCandidates == nil && (false), flex)
 		for i := range m.PreferredCandidates {
-			m.PreferredCandidates[i].encode(w, v)
+			b = m.PreferredCandidates[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("preferredCandidates")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.PreferredCandidates) == 0) {
@@ -585,14 +582,14 @@ func (m *EndQuorumEpochRequestPartitionData) encode(w *wire.Encoder, v int16) {
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *EndQuorumEpochRequestPartitionData) appendJSON(b []byte, v int16) []byte {
@@ -788,33 +785,33 @@ func (m *EndQuorumEpochRequestReplicaInfo) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *EndQuorumEpochRequestReplicaInfo) encode(w *wire.Encoder, v int16) {
+func (m *EndQuorumEpochRequestReplicaInfo) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.CandidateId)
+		b = wire.AppendInt32(b, m.CandidateId)
 	} else if !(m.CandidateId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("candidateId")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.UUID(m.CandidateDirectoryId)
+		b = append(b, m.CandidateDirectoryId[:]...)
 	} else if !(m.CandidateDirectoryId == (UUID{})) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("candidateDirectoryId")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *EndQuorumEpochRequestReplicaInfo) appendJSON(b []byte, v int16) []byte {
@@ -958,48 +955,50 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *EndQuorumEpochRequestLeaderEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *EndQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
 	if v >= 1 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.String(m.Host, flex)
-		if w.Err != nil {
+		if len(m.Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 			w.Push("host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Host, flex)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Uint16(m.Port)
+		b = wire.AppendUint16(b, m.Port)
 	} else if !(m.Port == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *EndQuorumEpochRequestLeaderEndpoint) appendJSON(b []byte, v int16) []byte {

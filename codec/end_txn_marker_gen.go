@@ -35,10 +35,11 @@ func (m *EndTxnMarker) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *EndTxnMarker) encode(w *wire.Encoder, v int16) {
+func (m *EndTxnMarker) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.Int32(m.CoordinatorEpoch)
+	b = wire.AppendInt32(b, m.CoordinatorEpoch)
+	return b
 }
 
 func (m *EndTxnMarker) appendJSON(b []byte, v int16) []byte {

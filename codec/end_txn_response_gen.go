@@ -89,31 +89,31 @@ func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *EndTxnResponse) encode(w *wire.Encoder, v int16) {
+func (m *EndTxnResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 5 {
-		w.Int64(m.ProducerId)
+		b = wire.AppendInt64(b, m.ProducerId)
 	} else if !(m.ProducerId == -1) {
 		// ProducerId is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.Int16(m.ProducerEpoch)
+		b = wire.AppendInt16(b, m.ProducerEpoch)
 	} else if !(m.ProducerEpoch == -1) {
 		// ProducerEpoch is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *EndTxnResponse) appendJSON(b []byte, v int16) []byte {

@@ -76,39 +76,27 @@ func (m *EnvelopeRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *EnvelopeRequest) encode(w *wire.Encoder, v int16) {
+func (m *EnvelopeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Bytes(m.RequestData, flex, false)
-	if w.Err != nil {
-		w.Push("requestData")
-		return
-	}
+	b = wire.AppendBytes(b, m.RequestData, flex, false)
 	if m.RequestPrincipal == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("requestPrincipal")
-		return
+		return b
 	}
-	w.Bytes(m.RequestPrincipal, flex, true)
-	if w.Err != nil {
-		w.Push("requestPrincipal")
-		return
-	}
-	w.Bytes(m.ClientHostAddress, flex, false)
-	if w.Err != nil {
-		w.Push("clientHostAddress")
-		return
-	}
+	b = wire.AppendBytes(b, m.RequestPrincipal, flex, true)
+	b = wire.AppendBytes(b, m.ClientHostAddress, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *EnvelopeRequest) appendJSON(b []byte, v int16) []byte {

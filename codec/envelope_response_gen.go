@@ -67,30 +67,26 @@ func (m *EnvelopeResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *EnvelopeResponse) encode(w *wire.Encoder, v int16) {
+func (m *EnvelopeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if m.ResponseData == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("responseData")
-		return
+		return b
 	}
-	w.Bytes(m.ResponseData, flex, true)
-	if w.Err != nil {
-		w.Push("responseData")
-		return
-	}
-	w.Int16(m.ErrorCode)
+	b = wire.AppendBytes(b, m.ResponseData, flex, true)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *EnvelopeResponse) appendJSON(b []byte, v int16) []byte {

@@ -215,76 +215,77 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchRequest) encode(w *wire.Encoder, v int16) {
+func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
 	if !(v >= 12) && !(m.ClusterId == nil) {
 		// ClusterId is ignorable: dropped at this version.
 	}
 	if v <= 14 {
-		w.Int32(m.ReplicaId)
+		b = wire.AppendInt32(b, m.ReplicaId)
 	} else if !(m.ReplicaId == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("replicaId")
-		return
+		return b
 	}
 	if !(v >= 15) && !(m.ReplicaState.isDefault()) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("replicaState")
-		return
+		return b
 	}
-	w.Int32(m.MaxWaitMs)
-	w.Int32(m.MinBytes)
+	b = wire.AppendInt32(b, m.MaxWaitMs)
+	b = wire.AppendInt32(b, m.MinBytes)
 	if v >= 3 {
-		w.Int32(m.MaxBytes)
+		b = wire.AppendInt32(b, m.MaxBytes)
 	} else if !(m.MaxBytes == 2147483647) {
 		// MaxBytes is ignorable: dropped at this version.
 	}
 	if v >= 4 {
-		w.Int8(m.IsolationLevel)
+		b = append(b, byte(m.IsolationLevel))
 	} else if !(m.IsolationLevel == 0) {
 		// IsolationLevel is ignorable: dropped at this version.
 	}
 	if v >= 7 {
-		w.Int32(m.SessionId)
+		b = wire.AppendInt32(b, m.SessionId)
 	} else if !(m.SessionId == 0) {
 		// SessionId is ignorable: dropped at this version.
 	}
 	if v >= 7 {
-		w.Int32(m.SessionEpoch)
+		b = wire.AppendInt32(b, m.SessionEpoch)
 	} else if !(m.SessionEpoch == -1) {
 		// SessionEpoch is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if v >= 7 {
-		w.ArrayLen(len(m.ForgottenTopicsData), m.ForgottenTopicsData == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.ForgottenTopicsData), m.ForgottenTopicsData == nil && (false), flex)
 		for i := range m.ForgottenTopicsData {
-			m.ForgottenTopicsData[i].encode(w, v)
+			b = m.ForgottenTopicsData[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("forgottenTopicsData")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.ForgottenTopicsData) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("forgottenTopicsData")
-		return
+		return b
 	}
 	if v >= 11 {
-		w.String(m.RackId, flex)
-		if w.Err != nil {
+		if len(m.RackId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.RackId)))
 			w.Push("rackId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.RackId, flex)
 	} else if !(m.RackId == "") {
 		// RackId is ignorable: dropped at this version.
 	}
@@ -296,43 +297,47 @@ func (m *FetchRequest) encode(w *wire.Encoder, v int16) {
 		if (v >= 15) && !(m.ReplicaState.isDefault()) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 12 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(m.ClusterId == nil) {
-				start := w.BeginTagged(0)
+				var start int
+				b, start = wire.BeginTag(b, 0)
 				if m.ClusterId == nil && !(v >= 12) {
 					w.Fail(wire.ErrNotNullable, "")
 					w.Push("clusterId")
-					return
+					return b
 				}
-				w.NullableString(m.ClusterId, true)
-				if w.Err != nil {
+				if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+					w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 					w.Push("clusterId")
-					return
+					return b
 				}
-				w.EndTagged(start)
+				b = wire.AppendNullableString(b, m.ClusterId, true)
+				b = wire.EndTag(b, start)
 			}
 		}
 		if v >= 15 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 1)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
 			if !(m.ReplicaState.isDefault()) {
-				start := w.BeginTagged(1)
-				m.ReplicaState.encode(w, v)
+				var start int
+				b, start = wire.BeginTag(b, 1)
+				b = m.ReplicaState.encode(b, v, w)
 				if w.Err != nil {
 					w.Push("replicaState")
-					return
+					return b
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchRequest) appendJSON(b []byte, v int16) []byte {
@@ -606,33 +611,33 @@ func (m *FetchRequestReplicaState) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchRequestReplicaState) encode(w *wire.Encoder, v int16) {
+func (m *FetchRequestReplicaState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
 	if v >= 15 {
-		w.Int32(m.ReplicaId)
+		b = wire.AppendInt32(b, m.ReplicaId)
 	} else if !(m.ReplicaId == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("replicaId")
-		return
+		return b
 	}
 	if v >= 15 {
-		w.Int64(m.ReplicaEpoch)
+		b = wire.AppendInt64(b, m.ReplicaEpoch)
 	} else if !(m.ReplicaEpoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("replicaEpoch")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchRequestReplicaState) appendJSON(b []byte, v int16) []byte {
@@ -784,42 +789,43 @@ func (m *FetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchRequestFetchTopic) encode(w *wire.Encoder, v int16) {
+func (m *FetchRequestFetchTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
 	if v <= 12 {
-		w.String(m.Topic, flex)
-		if w.Err != nil {
+		if len(m.Topic) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 			w.Push("topic")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Topic, flex)
 	} else if !(m.Topic == "") {
 		// Topic is ignorable: dropped at this version.
 	}
 	if v >= 13 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchRequestFetchTopic) appendJSON(b []byte, v int16) []byte {
@@ -1045,29 +1051,29 @@ func (m *FetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchRequestFetchPartition) encode(w *wire.Encoder, v int16) {
+func (m *FetchRequestFetchPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
-	w.Int32(m.Partition)
+	b = wire.AppendInt32(b, m.Partition)
 	if v >= 9 {
-		w.Int32(m.CurrentLeaderEpoch)
+		b = wire.AppendInt32(b, m.CurrentLeaderEpoch)
 	} else if !(m.CurrentLeaderEpoch == -1) {
 		// CurrentLeaderEpoch is ignorable: dropped at this version.
 	}
-	w.Int64(m.FetchOffset)
+	b = wire.AppendInt64(b, m.FetchOffset)
 	if v >= 12 {
-		w.Int32(m.LastFetchedEpoch)
+		b = wire.AppendInt32(b, m.LastFetchedEpoch)
 	} else if !(m.LastFetchedEpoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("lastFetchedEpoch")
-		return
+		return b
 	}
 	if v >= 5 {
-		w.Int64(m.LogStartOffset)
+		b = wire.AppendInt64(b, m.LogStartOffset)
 	} else if !(m.LogStartOffset == -1) {
 		// LogStartOffset is ignorable: dropped at this version.
 	}
-	w.Int32(m.PartitionMaxBytes)
+	b = wire.AppendInt32(b, m.PartitionMaxBytes)
 	if !(v >= 17) && !(m.ReplicaDirectoryId == (UUID{})) {
 		// ReplicaDirectoryId is ignorable: dropped at this version.
 	}
@@ -1082,30 +1088,33 @@ func (m *FetchRequestFetchPartition) encode(w *wire.Encoder, v int16) {
 		if (v >= 18) && !(m.HighWatermark == 9223372036854775807) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 17 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(m.ReplicaDirectoryId == (UUID{})) {
-				start := w.BeginTagged(0)
-				w.UUID(m.ReplicaDirectoryId)
-				w.EndTagged(start)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = append(b, m.ReplicaDirectoryId[:]...)
+				b = wire.EndTag(b, start)
 			}
 		}
 		if v >= 18 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 1)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
 			if !(m.HighWatermark == 9223372036854775807) {
-				start := w.BeginTagged(1)
-				w.Int64(m.HighWatermark)
-				w.EndTagged(start)
+				var start int
+				b, start = wire.BeginTag(b, 1)
+				b = wire.AppendInt64(b, m.HighWatermark)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchRequestFetchPartition) appendJSON(b []byte, v int16) []byte {
@@ -1321,48 +1330,44 @@ func (m *FetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchRequestForgottenTopic) encode(w *wire.Encoder, v int16) {
+func (m *FetchRequestForgottenTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
 	if v >= 7 && v <= 12 {
-		w.String(m.Topic, flex)
-		if w.Err != nil {
+		if len(m.Topic) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 			w.Push("topic")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Topic, flex)
 	} else if !(m.Topic == "") {
 		// Topic is ignorable: dropped at this version.
 	}
 	if v >= 13 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
 	if v >= 7 {
-		w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 		for i := range m.Partitions {
-			w.Int32(m.Partitions[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("partitions")
-				return
-			}
+			b = wire.AppendInt32(b, m.Partitions[i])
 		}
 	} else if !(len(m.Partitions) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitions")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchRequestForgottenTopic) appendJSON(b []byte, v int16) []byte {

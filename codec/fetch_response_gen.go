@@ -130,69 +130,71 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchResponse) encode(w *wire.Encoder, v int16) {
+func (m *FetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
 	if v >= 7 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		// ErrorCode is ignorable: dropped at this version.
 	}
 	if v >= 7 {
-		w.Int32(m.SessionId)
+		b = wire.AppendInt32(b, m.SessionId)
 	} else if !(m.SessionId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("sessionId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Responses), m.Responses == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
 	for i := range m.Responses {
-		m.Responses[i].encode(w, v)
+		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("responses")
-			return
+			return b
 		}
 	}
 	if !(v >= 16) && !(len(m.NodeEndpoints) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeEndpoints")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		if (v >= 16) && !(len(m.NodeEndpoints) == 0) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 16 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(len(m.NodeEndpoints) == 0) {
-				start := w.BeginTagged(0)
-				w.ArrayLen(len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
 				for i := range m.NodeEndpoints {
-					m.NodeEndpoints[i].encode(w, v)
+					b = m.NodeEndpoints[i].encode(b, v, w)
 					if w.Err != nil {
 						w.PushIndex(i)
 						w.Push("nodeEndpoints")
-						return
+						return b
 					}
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchResponse) appendJSON(b []byte, v int16) []byte {
@@ -411,42 +413,43 @@ func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchResponseFetchableTopicResponse) encode(w *wire.Encoder, v int16) {
+func (m *FetchResponseFetchableTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
 	if v <= 12 {
-		w.String(m.Topic, flex)
-		if w.Err != nil {
+		if len(m.Topic) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 			w.Push("topic")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Topic, flex)
 	} else if !(m.Topic == "") {
 		// Topic is ignorable: dropped at this version.
 	}
 	if v >= 13 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchResponseFetchableTopicResponse) appendJSON(b []byte, v int16) []byte {
@@ -723,72 +726,68 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchResponsePartitionData) encode(w *wire.Encoder, v int16) {
+func (m *FetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
-	w.Int64(m.HighWatermark)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendInt64(b, m.HighWatermark)
 	if v >= 4 {
-		w.Int64(m.LastStableOffset)
+		b = wire.AppendInt64(b, m.LastStableOffset)
 	} else if !(m.LastStableOffset == -1) {
 		// LastStableOffset is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.Int64(m.LogStartOffset)
+		b = wire.AppendInt64(b, m.LogStartOffset)
 	} else if !(m.LogStartOffset == -1) {
 		// LogStartOffset is ignorable: dropped at this version.
 	}
 	if !(v >= 12) && !(m.DivergingEpoch.isDefault()) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("divergingEpoch")
-		return
+		return b
 	}
 	if !(v >= 12) && !(m.CurrentLeader.isDefault()) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("currentLeader")
-		return
+		return b
 	}
 	if !(v >= 12) && !(m.SnapshotId.isDefault()) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("snapshotId")
-		return
+		return b
 	}
 	if v >= 4 {
 		if m.AbortedTransactions == nil && !(v >= 4) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("abortedTransactions")
-			return
+			return b
 		}
-		w.ArrayLen(len(m.AbortedTransactions), m.AbortedTransactions == nil && (v >= 4), flex)
+		b = wire.AppendArrayLen(b, len(m.AbortedTransactions), m.AbortedTransactions == nil && (v >= 4), flex)
 		for i := range m.AbortedTransactions {
-			m.AbortedTransactions[i].encode(w, v)
+			b = m.AbortedTransactions[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("abortedTransactions")
-				return
+				return b
 			}
 		}
 	} else if !(m.AbortedTransactions != nil && len(m.AbortedTransactions) == 0) {
 		// AbortedTransactions is ignorable: dropped at this version.
 	}
 	if v >= 11 {
-		w.Int32(m.PreferredReadReplica)
+		b = wire.AppendInt32(b, m.PreferredReadReplica)
 	} else if !(m.PreferredReadReplica == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("preferredReadReplica")
-		return
+		return b
 	}
 	if m.Records == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("records")
-		return
+		return b
 	}
-	w.Bytes(m.Records, flex, true)
-	if w.Err != nil {
-		w.Push("records")
-		return
-	}
+	b = wire.AppendBytes(b, m.Records, flex, true)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		if (v >= 12) && !(m.DivergingEpoch.isDefault()) {
@@ -800,50 +799,54 @@ func (m *FetchResponsePartitionData) encode(w *wire.Encoder, v int16) {
 		if (v >= 12) && !(m.SnapshotId.isDefault()) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 12 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(m.DivergingEpoch.isDefault()) {
-				start := w.BeginTagged(0)
-				m.DivergingEpoch.encode(w, v)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = m.DivergingEpoch.encode(b, v, w)
 				if w.Err != nil {
 					w.Push("divergingEpoch")
-					return
+					return b
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
 		if v >= 12 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 1)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
 			if !(m.CurrentLeader.isDefault()) {
-				start := w.BeginTagged(1)
-				m.CurrentLeader.encode(w, v)
+				var start int
+				b, start = wire.BeginTag(b, 1)
+				b = m.CurrentLeader.encode(b, v, w)
 				if w.Err != nil {
 					w.Push("currentLeader")
-					return
+					return b
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
 		if v >= 12 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 2)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 2)
 			if !(m.SnapshotId.isDefault()) {
-				start := w.BeginTagged(2)
-				m.SnapshotId.encode(w, v)
+				var start int
+				b, start = wire.BeginTag(b, 2)
+				b = m.SnapshotId.encode(b, v, w)
 				if w.Err != nil {
 					w.Push("snapshotId")
-					return
+					return b
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchResponsePartitionData) appendJSON(b []byte, v int16) []byte {
@@ -1092,33 +1095,33 @@ func (m *FetchResponseEpochEndOffset) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchResponseEpochEndOffset) encode(w *wire.Encoder, v int16) {
+func (m *FetchResponseEpochEndOffset) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
 	if v >= 12 {
-		w.Int32(m.Epoch)
+		b = wire.AppendInt32(b, m.Epoch)
 	} else if !(m.Epoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("epoch")
-		return
+		return b
 	}
 	if v >= 12 {
-		w.Int64(m.EndOffset)
+		b = wire.AppendInt64(b, m.EndOffset)
 	} else if !(m.EndOffset == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("endOffset")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchResponseEpochEndOffset) appendJSON(b []byte, v int16) []byte {
@@ -1252,33 +1255,33 @@ func (m *FetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchResponseLeaderIdAndEpoch) encode(w *wire.Encoder, v int16) {
+func (m *FetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
 	if v >= 12 {
-		w.Int32(m.LeaderId)
+		b = wire.AppendInt32(b, m.LeaderId)
 	} else if !(m.LeaderId == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderId")
-		return
+		return b
 	}
 	if v >= 12 {
-		w.Int32(m.LeaderEpoch)
+		b = wire.AppendInt32(b, m.LeaderEpoch)
 	} else if !(m.LeaderEpoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderEpoch")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
@@ -1404,21 +1407,21 @@ func (m *FetchResponseSnapshotId) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchResponseSnapshotId) encode(w *wire.Encoder, v int16) {
+func (m *FetchResponseSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
-	w.Int64(m.EndOffset)
-	w.Int32(m.Epoch)
+	b = wire.AppendInt64(b, m.EndOffset)
+	b = wire.AppendInt32(b, m.Epoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchResponseSnapshotId) appendJSON(b []byte, v int16) []byte {
@@ -1546,33 +1549,33 @@ func (m *FetchResponseAbortedTransaction) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchResponseAbortedTransaction) encode(w *wire.Encoder, v int16) {
+func (m *FetchResponseAbortedTransaction) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
 	if v >= 4 {
-		w.Int64(m.ProducerId)
+		b = wire.AppendInt64(b, m.ProducerId)
 	} else if !(m.ProducerId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("producerId")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.Int64(m.FirstOffset)
+		b = wire.AppendInt64(b, m.FirstOffset)
 	} else if !(m.FirstOffset == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("firstOffset")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchResponseAbortedTransaction) appendJSON(b []byte, v int16) []byte {
@@ -1733,60 +1736,62 @@ func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchResponseNodeEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *FetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
 	if v >= 16 {
-		w.Int32(m.NodeId)
+		b = wire.AppendInt32(b, m.NodeId)
 	} else if !(m.NodeId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
-		return
+		return b
 	}
 	if v >= 16 {
-		w.String(m.Host, flex)
-		if w.Err != nil {
+		if len(m.Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 			w.Push("host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Host, flex)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
-		return
+		return b
 	}
 	if v >= 16 {
-		w.Int32(m.Port)
+		b = wire.AppendInt32(b, m.Port)
 	} else if !(m.Port == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
-		return
+		return b
 	}
 	if v >= 16 {
 		if m.Rack == nil && !(v >= 16) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("rack")
-			return
+			return b
 		}
-		w.NullableString(m.Rack, flex)
-		if w.Err != nil {
+		if m.Rack != nil && len(*m.Rack) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 			w.Push("rack")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Rack, flex)
 	} else if !(m.Rack == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("rack")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {

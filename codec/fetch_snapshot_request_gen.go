@@ -109,18 +109,18 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchSnapshotRequest) encode(w *wire.Encoder, v int16) {
+func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ReplicaId)
-	w.Int32(m.MaxBytes)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ReplicaId)
+	b = wire.AppendInt32(b, m.MaxBytes)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
@@ -128,31 +128,34 @@ func (m *FetchSnapshotRequest) encode(w *wire.Encoder, v int16) {
 		if (true) && !(m.ClusterId == nil) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if true {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(m.ClusterId == nil) {
-				start := w.BeginTagged(0)
+				var start int
+				b, start = wire.BeginTag(b, 0)
 				if m.ClusterId == nil && !(true) {
 					w.Fail(wire.ErrNotNullable, "")
 					w.Push("clusterId")
-					return
+					return b
 				}
-				w.NullableString(m.ClusterId, true)
-				if w.Err != nil {
+				if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+					w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 					w.Push("clusterId")
-					return
+					return b
 				}
-				w.EndTagged(start)
+				b = wire.AppendNullableString(b, m.ClusterId, true)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchSnapshotRequest) appendJSON(b []byte, v int16) []byte {
@@ -320,33 +323,34 @@ func (m *FetchSnapshotRequestTopicSnapshot) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchSnapshotRequestTopicSnapshot) encode(w *wire.Encoder, v int16) {
+func (m *FetchSnapshotRequestTopicSnapshot) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchSnapshotRequestTopicSnapshot) appendJSON(b []byte, v int16) []byte {
@@ -516,17 +520,17 @@ func (m *FetchSnapshotRequestPartitionSnapshot) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *FetchSnapshotRequestPartitionSnapshot) encode(w *wire.Encoder, v int16) {
+func (m *FetchSnapshotRequestPartitionSnapshot) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.Partition)
-	w.Int32(m.CurrentLeaderEpoch)
-	m.SnapshotId.encode(w, v)
+	b = wire.AppendInt32(b, m.Partition)
+	b = wire.AppendInt32(b, m.CurrentLeaderEpoch)
+	b = m.SnapshotId.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("snapshotId")
-		return
+		return b
 	}
-	w.Int64(m.Position)
+	b = wire.AppendInt64(b, m.Position)
 	if !(v >= 1) && !(m.ReplicaDirectoryId == (UUID{})) {
 		// ReplicaDirectoryId is ignorable: dropped at this version.
 	}
@@ -535,22 +539,24 @@ func (m *FetchSnapshotRequestPartitionSnapshot) encode(w *wire.Encoder, v int16)
 		if (v >= 1) && !(m.ReplicaDirectoryId == (UUID{})) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 1 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(m.ReplicaDirectoryId == (UUID{})) {
-				start := w.BeginTagged(0)
-				w.UUID(m.ReplicaDirectoryId)
-				w.EndTagged(start)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = append(b, m.ReplicaDirectoryId[:]...)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchSnapshotRequestPartitionSnapshot) appendJSON(b []byte, v int16) []byte {
@@ -699,21 +705,21 @@ func (m *FetchSnapshotRequestSnapshotId) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchSnapshotRequestSnapshotId) encode(w *wire.Encoder, v int16) {
+func (m *FetchSnapshotRequestSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int64(m.EndOffset)
-	w.Int32(m.Epoch)
+	b = wire.AppendInt64(b, m.EndOffset)
+	b = wire.AppendInt32(b, m.Epoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchSnapshotRequestSnapshotId) appendJSON(b []byte, v int16) []byte {

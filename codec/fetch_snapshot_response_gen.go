@@ -114,54 +114,56 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchSnapshotResponse) encode(w *wire.Encoder, v int16) {
+func (m *FetchSnapshotResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if !(v >= 1) && !(len(m.NodeEndpoints) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeEndpoints")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		if (v >= 1) && !(len(m.NodeEndpoints) == 0) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 1 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(len(m.NodeEndpoints) == 0) {
-				start := w.BeginTagged(0)
-				w.ArrayLen(len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
 				for i := range m.NodeEndpoints {
-					m.NodeEndpoints[i].encode(w, v)
+					b = m.NodeEndpoints[i].encode(b, v, w)
 					if w.Err != nil {
 						w.PushIndex(i)
 						w.Push("nodeEndpoints")
-						return
+						return b
 					}
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchSnapshotResponse) appendJSON(b []byte, v int16) []byte {
@@ -349,33 +351,34 @@ func (m *FetchSnapshotResponseTopicSnapshot) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchSnapshotResponseTopicSnapshot) encode(w *wire.Encoder, v int16) {
+func (m *FetchSnapshotResponseTopicSnapshot) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchSnapshotResponseTopicSnapshot) appendJSON(b []byte, v int16) []byte {
@@ -562,48 +565,46 @@ func (m *FetchSnapshotResponsePartitionSnapshot) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *FetchSnapshotResponsePartitionSnapshot) encode(w *wire.Encoder, v int16) {
+func (m *FetchSnapshotResponsePartitionSnapshot) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.Index)
-	w.Int16(m.ErrorCode)
-	m.SnapshotId.encode(w, v)
+	b = wire.AppendInt32(b, m.Index)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = m.SnapshotId.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("snapshotId")
-		return
+		return b
 	}
-	w.Int64(m.Size)
-	w.Int64(m.Position)
-	w.Bytes(m.UnalignedRecords, flex, false)
-	if w.Err != nil {
-		w.Push("unalignedRecords")
-		return
-	}
+	b = wire.AppendInt64(b, m.Size)
+	b = wire.AppendInt64(b, m.Position)
+	b = wire.AppendBytes(b, m.UnalignedRecords, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		if (true) && !(m.CurrentLeader.isDefault()) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if true {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(m.CurrentLeader.isDefault()) {
-				start := w.BeginTagged(0)
-				m.CurrentLeader.encode(w, v)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = m.CurrentLeader.encode(b, v, w)
 				if w.Err != nil {
 					w.Push("currentLeader")
-					return
+					return b
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchSnapshotResponsePartitionSnapshot) appendJSON(b []byte, v int16) []byte {
@@ -768,21 +769,21 @@ func (m *FetchSnapshotResponseSnapshotId) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchSnapshotResponseSnapshotId) encode(w *wire.Encoder, v int16) {
+func (m *FetchSnapshotResponseSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int64(m.EndOffset)
-	w.Int32(m.Epoch)
+	b = wire.AppendInt64(b, m.EndOffset)
+	b = wire.AppendInt32(b, m.Epoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchSnapshotResponseSnapshotId) appendJSON(b []byte, v int16) []byte {
@@ -902,21 +903,21 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *FetchSnapshotResponseLeaderIdAndEpoch) encode(w *wire.Encoder, v int16) {
+func (m *FetchSnapshotResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.LeaderId)
-	w.Int32(m.LeaderEpoch)
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchSnapshotResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
@@ -1056,44 +1057,45 @@ func (m *FetchSnapshotResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchSnapshotResponseNodeEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *FetchSnapshotResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.NodeId)
+		b = wire.AppendInt32(b, m.NodeId)
 	} else if !(m.NodeId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.String(m.Host, flex)
-		if w.Err != nil {
+		if len(m.Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 			w.Push("host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Host, flex)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Uint16(m.Port)
+		b = wire.AppendUint16(b, m.Port)
 	} else if !(m.Port == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FetchSnapshotResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {

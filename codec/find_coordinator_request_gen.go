@@ -99,52 +99,54 @@ func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FindCoordinatorRequest) encode(w *wire.Encoder, v int16) {
+func (m *FindCoordinatorRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v <= 3 {
-		w.String(m.Key, flex)
-		if w.Err != nil {
+		if len(m.Key) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 			w.Push("key")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Key, flex)
 	} else if !(m.Key == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("key")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Int8(m.KeyType)
+		b = append(b, byte(m.KeyType))
 	} else if !(m.KeyType == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("keyType")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.ArrayLen(len(m.CoordinatorKeys), m.CoordinatorKeys == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.CoordinatorKeys), m.CoordinatorKeys == nil && (false), flex)
 		for i := range m.CoordinatorKeys {
-			w.String(m.CoordinatorKeys[i], flex)
-			if w.Err != nil {
+			if len(m.CoordinatorKeys[i]) > 32767 {
+				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.CoordinatorKeys[i])))
 				w.PushIndex(i)
 				w.Push("coordinatorKeys")
-				return
+				return b
 			}
+			b = wire.AppendString(b, m.CoordinatorKeys[i], flex)
 		}
 	} else if !(len(m.CoordinatorKeys) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("coordinatorKeys")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FindCoordinatorRequest) appendJSON(b []byte, v int16) []byte {

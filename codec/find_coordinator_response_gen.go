@@ -153,85 +153,87 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FindCoordinatorResponse) encode(w *wire.Encoder, v int16) {
+func (m *FindCoordinatorResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
 	if v <= 3 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
-		return
+		return b
 	}
 	if v >= 1 && v <= 3 {
 		if m.ErrorMessage == nil && !(v >= 1 && v <= 3) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("errorMessage")
-			return
+			return b
 		}
-		w.NullableString(m.ErrorMessage, flex)
-		if w.Err != nil {
+		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
 		// ErrorMessage is ignorable: dropped at this version.
 	}
 	if v <= 3 {
-		w.Int32(m.NodeId)
+		b = wire.AppendInt32(b, m.NodeId)
 	} else if !(m.NodeId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
-		return
+		return b
 	}
 	if v <= 3 {
-		w.String(m.Host, flex)
-		if w.Err != nil {
+		if len(m.Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 			w.Push("host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Host, flex)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
-		return
+		return b
 	}
 	if v <= 3 {
-		w.Int32(m.Port)
+		b = wire.AppendInt32(b, m.Port)
 	} else if !(m.Port == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.ArrayLen(len(m.Coordinators), m.Coordinators == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Coordinators), m.Coordinators == nil && (false), flex)
 		for i := range m.Coordinators {
-			m.Coordinators[i].encode(w, v)
+			b = m.Coordinators[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("coordinators")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Coordinators) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("coordinators")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FindCoordinatorResponse) appendJSON(b []byte, v int16) []byte {
@@ -490,76 +492,79 @@ func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FindCoordinatorResponseCoordinator) encode(w *wire.Encoder, v int16) {
+func (m *FindCoordinatorResponseCoordinator) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v >= 4 {
-		w.String(m.Key, flex)
-		if w.Err != nil {
+		if len(m.Key) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 			w.Push("key")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Key, flex)
 	} else if !(m.Key == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("key")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.Int32(m.NodeId)
+		b = wire.AppendInt32(b, m.NodeId)
 	} else if !(m.NodeId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.String(m.Host, flex)
-		if w.Err != nil {
+		if len(m.Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 			w.Push("host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Host, flex)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.Int32(m.Port)
+		b = wire.AppendInt32(b, m.Port)
 	} else if !(m.Port == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
-		return
+		return b
 	}
 	if v >= 4 {
 		if m.ErrorMessage == nil && !(v >= 4) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("errorMessage")
-			return
+			return b
 		}
-		w.NullableString(m.ErrorMessage, flex)
-		if w.Err != nil {
+		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
 		// ErrorMessage is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *FindCoordinatorResponseCoordinator) appendJSON(b []byte, v int16) []byte {

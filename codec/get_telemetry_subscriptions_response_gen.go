@@ -147,44 +147,40 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *GetTelemetrySubscriptionsResponse) encode(w *wire.Encoder, v int16) {
+func (m *GetTelemetrySubscriptionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
-	w.UUID(m.ClientInstanceId)
-	w.Int32(m.SubscriptionId)
-	w.ArrayLen(len(m.AcceptedCompressionTypes), m.AcceptedCompressionTypes == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = append(b, m.ClientInstanceId[:]...)
+	b = wire.AppendInt32(b, m.SubscriptionId)
+	b = wire.AppendArrayLen(b, len(m.AcceptedCompressionTypes), m.AcceptedCompressionTypes == nil && (false), flex)
 	for i := range m.AcceptedCompressionTypes {
-		w.Int8(m.AcceptedCompressionTypes[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("acceptedCompressionTypes")
-			return
-		}
+		b = append(b, byte(m.AcceptedCompressionTypes[i]))
 	}
-	w.Int32(m.PushIntervalMs)
-	w.Int32(m.TelemetryMaxBytes)
-	w.Bool(m.DeltaTemporality)
-	w.ArrayLen(len(m.RequestedMetrics), m.RequestedMetrics == nil && (false), flex)
+	b = wire.AppendInt32(b, m.PushIntervalMs)
+	b = wire.AppendInt32(b, m.TelemetryMaxBytes)
+	b = wire.AppendBool(b, m.DeltaTemporality)
+	b = wire.AppendArrayLen(b, len(m.RequestedMetrics), m.RequestedMetrics == nil && (false), flex)
 	for i := range m.RequestedMetrics {
-		w.String(m.RequestedMetrics[i], flex)
-		if w.Err != nil {
+		if len(m.RequestedMetrics[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.RequestedMetrics[i])))
 			w.PushIndex(i)
 			w.Push("requestedMetrics")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.RequestedMetrics[i], flex)
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *GetTelemetrySubscriptionsResponse) appendJSON(b []byte, v int16) []byte {

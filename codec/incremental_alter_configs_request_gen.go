@@ -79,29 +79,29 @@ func (m *IncrementalAlterConfigsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *IncrementalAlterConfigsRequest) encode(w *wire.Encoder, v int16) {
+func (m *IncrementalAlterConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.ArrayLen(len(m.Resources), m.Resources == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Resources), m.Resources == nil && (false), flex)
 	for i := range m.Resources {
-		m.Resources[i].encode(w, v)
+		b = m.Resources[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("resources")
-			return
+			return b
 		}
 	}
-	w.Bool(m.ValidateOnly)
+	b = wire.AppendBool(b, m.ValidateOnly)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *IncrementalAlterConfigsRequest) appendJSON(b []byte, v int16) []byte {
@@ -259,34 +259,35 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) decode(r *wire.Read
 	}
 }
 
-func (m *IncrementalAlterConfigsRequestAlterConfigsResource) encode(w *wire.Encoder, v int16) {
+func (m *IncrementalAlterConfigsRequestAlterConfigsResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.Int8(m.ResourceType)
-	w.String(m.ResourceName, flex)
-	if w.Err != nil {
+	b = append(b, byte(m.ResourceType))
+	if len(m.ResourceName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Configs), m.Configs == nil && (false), flex)
+	b = wire.AppendString(b, m.ResourceName, flex)
+	b = wire.AppendArrayLen(b, len(m.Configs), m.Configs == nil && (false), flex)
 	for i := range m.Configs {
-		m.Configs[i].encode(w, v)
+		b = m.Configs[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("configs")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *IncrementalAlterConfigsRequestAlterConfigsResource) appendJSON(b []byte, v int16) []byte {
@@ -447,35 +448,37 @@ func (m *IncrementalAlterConfigsRequestAlterableConfig) decode(r *wire.Reader, v
 	}
 }
 
-func (m *IncrementalAlterConfigsRequestAlterableConfig) encode(w *wire.Encoder, v int16) {
+func (m *IncrementalAlterConfigsRequestAlterableConfig) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Int8(m.ConfigOperation)
+	b = wire.AppendString(b, m.Name, flex)
+	b = append(b, byte(m.ConfigOperation))
 	if m.Value == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("value")
-		return
+		return b
 	}
-	w.NullableString(m.Value, flex)
-	if w.Err != nil {
+	if m.Value != nil && len(*m.Value) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 		w.Push("value")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.Value, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *IncrementalAlterConfigsRequestAlterableConfig) appendJSON(b []byte, v int16) []byte {

@@ -123,58 +123,59 @@ func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *InitProducerIdRequest) encode(w *wire.Encoder, v int16) {
+func (m *InitProducerIdRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
 	if m.TransactionalId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("transactionalId")
-		return
+		return b
 	}
-	w.NullableString(m.TransactionalId, flex)
-	if w.Err != nil {
+	if m.TransactionalId != nil && len(*m.TransactionalId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalId)))
 		w.Push("transactionalId")
-		return
+		return b
 	}
-	w.Int32(m.TransactionTimeoutMs)
+	b = wire.AppendNullableString(b, m.TransactionalId, flex)
+	b = wire.AppendInt32(b, m.TransactionTimeoutMs)
 	if v >= 3 {
-		w.Int64(m.ProducerId)
+		b = wire.AppendInt64(b, m.ProducerId)
 	} else if !(m.ProducerId == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("producerId")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.Int16(m.ProducerEpoch)
+		b = wire.AppendInt16(b, m.ProducerEpoch)
 	} else if !(m.ProducerEpoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("producerEpoch")
-		return
+		return b
 	}
 	if v >= 6 {
-		w.Bool(m.Enable2Pc)
+		b = wire.AppendBool(b, m.Enable2Pc)
 	} else if !(!m.Enable2Pc) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("enable2Pc")
-		return
+		return b
 	}
 	if v >= 6 {
-		w.Bool(m.KeepPreparedTxn)
+		b = wire.AppendBool(b, m.KeepPreparedTxn)
 	} else if !(!m.KeepPreparedTxn) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("keepPreparedTxn")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *InitProducerIdRequest) appendJSON(b []byte, v int16) []byte {

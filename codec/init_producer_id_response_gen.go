@@ -110,37 +110,37 @@ func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *InitProducerIdResponse) encode(w *wire.Encoder, v int16) {
+func (m *InitProducerIdResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
-	w.Int64(m.ProducerId)
-	w.Int16(m.ProducerEpoch)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendInt64(b, m.ProducerId)
+	b = wire.AppendInt16(b, m.ProducerEpoch)
 	if v >= 6 {
-		w.Int64(m.OngoingTxnProducerId)
+		b = wire.AppendInt64(b, m.OngoingTxnProducerId)
 	} else if !(m.OngoingTxnProducerId == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ongoingTxnProducerId")
-		return
+		return b
 	}
 	if v >= 6 {
-		w.Int16(m.OngoingTxnProducerEpoch)
+		b = wire.AppendInt16(b, m.OngoingTxnProducerEpoch)
 	} else if !(m.OngoingTxnProducerEpoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ongoingTxnProducerEpoch")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *InitProducerIdResponse) appendJSON(b []byte, v int16) []byte {

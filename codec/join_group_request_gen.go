@@ -146,79 +146,84 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *JoinGroupRequest) encode(w *wire.Encoder, v int16) {
+func (m *JoinGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.Int32(m.SessionTimeoutMs)
+	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendInt32(b, m.SessionTimeoutMs)
 	if v >= 1 {
-		w.Int32(m.RebalanceTimeoutMs)
+		b = wire.AppendInt32(b, m.RebalanceTimeoutMs)
 	} else if !(m.RebalanceTimeoutMs == -1) {
 		// RebalanceTimeoutMs is ignorable: dropped at this version.
 	}
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.MemberId, flex)
 	if v >= 5 {
 		if m.GroupInstanceId == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
-		w.NullableString(m.GroupInstanceId, flex)
-		if w.Err != nil {
+		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
 	} else if !(m.GroupInstanceId == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
-		return
+		return b
 	}
-	w.String(m.ProtocolType, flex)
-	if w.Err != nil {
+	if len(m.ProtocolType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProtocolType)))
 		w.Push("protocolType")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Protocols), m.Protocols == nil && (false), flex)
+	b = wire.AppendString(b, m.ProtocolType, flex)
+	b = wire.AppendArrayLen(b, len(m.Protocols), m.Protocols == nil && (false), flex)
 	for i := range m.Protocols {
-		m.Protocols[i].encode(w, v)
+		b = m.Protocols[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("protocols")
-			return
+			return b
 		}
 	}
 	if v >= 8 {
 		if m.Reason == nil && !(v >= 8) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("reason")
-			return
+			return b
 		}
-		w.NullableString(m.Reason, flex)
-		if w.Err != nil {
+		if m.Reason != nil && len(*m.Reason) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Reason)))
 			w.Push("reason")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Reason, flex)
 	} else if !(m.Reason == nil) {
 		// Reason is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *JoinGroupRequest) appendJSON(b []byte, v int16) []byte {
@@ -416,29 +421,26 @@ func (m *JoinGroupRequestProtocol) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *JoinGroupRequestProtocol) encode(w *wire.Encoder, v int16) {
+func (m *JoinGroupRequestProtocol) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Bytes(m.Metadata, flex, false)
-	if w.Err != nil {
-		w.Push("metadata")
-		return
-	}
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendBytes(b, m.Metadata, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *JoinGroupRequestProtocol) appendJSON(b []byte, v int16) []byte {

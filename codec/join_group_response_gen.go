@@ -159,76 +159,80 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *JoinGroupResponse) encode(w *wire.Encoder, v int16) {
+func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v >= 2 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	w.Int16(m.ErrorCode)
-	w.Int32(m.GenerationId)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendInt32(b, m.GenerationId)
 	if v >= 7 {
 		if m.ProtocolType == nil && !(v >= 7) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("protocolType")
-			return
+			return b
 		}
-		w.NullableString(m.ProtocolType, flex)
-		if w.Err != nil {
+		if m.ProtocolType != nil && len(*m.ProtocolType) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolType)))
 			w.Push("protocolType")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ProtocolType, flex)
 	} else if !(m.ProtocolType == nil) {
 		// ProtocolType is ignorable: dropped at this version.
 	}
 	if m.ProtocolName == nil && !(v >= 7) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("protocolName")
-		return
+		return b
 	}
-	w.NullableString(m.ProtocolName, flex)
-	if w.Err != nil {
+	if m.ProtocolName != nil && len(*m.ProtocolName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolName)))
 		w.Push("protocolName")
-		return
+		return b
 	}
-	w.String(m.Leader, flex)
-	if w.Err != nil {
+	b = wire.AppendNullableString(b, m.ProtocolName, flex)
+	if len(m.Leader) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Leader)))
 		w.Push("leader")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.Leader, flex)
 	if v >= 9 {
-		w.Bool(m.SkipAssignment)
+		b = wire.AppendBool(b, m.SkipAssignment)
 	} else if !(!m.SkipAssignment) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("skipAssignment")
-		return
+		return b
 	}
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Members), m.Members == nil && (false), flex)
+	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
 	for i := range m.Members {
-		m.Members[i].encode(w, v)
+		b = m.Members[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("members")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *JoinGroupResponse) appendJSON(b []byte, v int16) []byte {
@@ -452,43 +456,41 @@ func (m *JoinGroupResponseMember) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *JoinGroupResponseMember) encode(w *wire.Encoder, v int16) {
+func (m *JoinGroupResponseMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.MemberId, flex)
 	if v >= 5 {
 		if m.GroupInstanceId == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
-		w.NullableString(m.GroupInstanceId, flex)
-		if w.Err != nil {
+		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
 	} else if !(m.GroupInstanceId == nil) {
 		// GroupInstanceId is ignorable: dropped at this version.
 	}
-	w.Bytes(m.Metadata, flex, false)
-	if w.Err != nil {
-		w.Push("metadata")
-		return
-	}
+	b = wire.AppendBytes(b, m.Metadata, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *JoinGroupResponseMember) appendJSON(b []byte, v int16) []byte {

@@ -172,79 +172,79 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *LeaderAndIsrRequest) encode(w *wire.Encoder, v int16) {
+func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.Int32(m.ControllerId)
+	b = wire.AppendInt32(b, m.ControllerId)
 	if v >= 7 {
-		w.Bool(m.IsKRaftController)
+		b = wire.AppendBool(b, m.IsKRaftController)
 	} else if !(!m.IsKRaftController) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isKRaftController")
-		return
+		return b
 	}
-	w.Int32(m.ControllerEpoch)
+	b = wire.AppendInt32(b, m.ControllerEpoch)
 	if v >= 2 {
-		w.Int64(m.BrokerEpoch)
+		b = wire.AppendInt64(b, m.BrokerEpoch)
 	} else if !(m.BrokerEpoch == -1) {
 		// BrokerEpoch is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.Int8(m.Type)
+		b = append(b, byte(m.Type))
 	} else if !(m.Type == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("type")
-		return
+		return b
 	}
 	if v <= 1 {
-		w.ArrayLen(len(m.UngroupedPartitionStates), m.UngroupedPartitionStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.UngroupedPartitionStates), m.UngroupedPartitionStates == nil && (false), flex)
 		for i := range m.UngroupedPartitionStates {
-			m.UngroupedPartitionStates[i].encode(w, v)
+			b = m.UngroupedPartitionStates[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("ungroupedPartitionStates")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.UngroupedPartitionStates) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ungroupedPartitionStates")
-		return
+		return b
 	}
 	if v >= 2 {
-		w.ArrayLen(len(m.TopicStates), m.TopicStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TopicStates), m.TopicStates == nil && (false), flex)
 		for i := range m.TopicStates {
-			m.TopicStates[i].encode(w, v)
+			b = m.TopicStates[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topicStates")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.TopicStates) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicStates")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.LiveLeaders), m.LiveLeaders == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.LiveLeaders), m.LiveLeaders == nil && (false), flex)
 	for i := range m.LiveLeaders {
-		m.LiveLeaders[i].encode(w, v)
+		b = m.LiveLeaders[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("liveLeaders")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaderAndIsrRequest) appendJSON(b []byte, v int16) []byte {
@@ -630,89 +630,70 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 	}
 }
 
-func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) encode(w *wire.Encoder, v int16) {
+func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v <= 1 {
-		w.String(m.TopicName, flex)
-		if w.Err != nil {
+		if len(m.TopicName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TopicName, flex)
 	} else if !(m.TopicName == "") {
 		// TopicName is ignorable: dropped at this version.
 	}
-	w.Int32(m.PartitionIndex)
-	w.Int32(m.ControllerEpoch)
-	w.Int32(m.Leader)
-	w.Int32(m.LeaderEpoch)
-	w.ArrayLen(len(m.Isr), m.Isr == nil && (false), flex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt32(b, m.ControllerEpoch)
+	b = wire.AppendInt32(b, m.Leader)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
+	b = wire.AppendArrayLen(b, len(m.Isr), m.Isr == nil && (false), flex)
 	for i := range m.Isr {
-		w.Int32(m.Isr[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("isr")
-			return
-		}
+		b = wire.AppendInt32(b, m.Isr[i])
 	}
-	w.Int32(m.PartitionEpoch)
-	w.ArrayLen(len(m.Replicas), m.Replicas == nil && (false), flex)
+	b = wire.AppendInt32(b, m.PartitionEpoch)
+	b = wire.AppendArrayLen(b, len(m.Replicas), m.Replicas == nil && (false), flex)
 	for i := range m.Replicas {
-		w.Int32(m.Replicas[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("replicas")
-			return
-		}
+		b = wire.AppendInt32(b, m.Replicas[i])
 	}
 	if v >= 3 {
-		w.ArrayLen(len(m.AddingReplicas), m.AddingReplicas == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.AddingReplicas), m.AddingReplicas == nil && (false), flex)
 		for i := range m.AddingReplicas {
-			w.Int32(m.AddingReplicas[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("addingReplicas")
-				return
-			}
+			b = wire.AppendInt32(b, m.AddingReplicas[i])
 		}
 	} else if !(len(m.AddingReplicas) == 0) {
 		// AddingReplicas is ignorable: dropped at this version.
 	}
 	if v >= 3 {
-		w.ArrayLen(len(m.RemovingReplicas), m.RemovingReplicas == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.RemovingReplicas), m.RemovingReplicas == nil && (false), flex)
 		for i := range m.RemovingReplicas {
-			w.Int32(m.RemovingReplicas[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("removingReplicas")
-				return
-			}
+			b = wire.AppendInt32(b, m.RemovingReplicas[i])
 		}
 	} else if !(len(m.RemovingReplicas) == 0) {
 		// RemovingReplicas is ignorable: dropped at this version.
 	}
 	if v >= 1 {
-		w.Bool(m.IsNew)
+		b = wire.AppendBool(b, m.IsNew)
 	} else if !(!m.IsNew) {
 		// IsNew is ignorable: dropped at this version.
 	}
 	if v >= 6 {
-		w.Int8(m.LeaderRecoveryState)
+		b = append(b, byte(m.LeaderRecoveryState))
 	} else if !(m.LeaderRecoveryState == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderRecoveryState")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) appendJSON(b []byte, v int16) []byte {
@@ -1040,50 +1021,51 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) encode(w *wire.Encoder, v int16) {
+func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 2 {
-		w.String(m.TopicName, flex)
-		if w.Err != nil {
+		if len(m.TopicName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TopicName, flex)
 	} else if !(m.TopicName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicName")
-		return
+		return b
 	}
 	if v >= 5 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
 	if v >= 2 {
-		w.ArrayLen(len(m.PartitionStates), m.PartitionStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionStates), m.PartitionStates == nil && (false), flex)
 		for i := range m.PartitionStates {
-			m.PartitionStates[i].encode(w, v)
+			b = m.PartitionStates[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("partitionStates")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.PartitionStates) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionStates")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) appendJSON(b []byte, v int16) []byte {
@@ -1244,26 +1226,27 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) encode(w *wire.Encoder, v int16) {
+func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.Int32(m.BrokerId)
-	w.String(m.HostName, flex)
-	if w.Err != nil {
+	b = wire.AppendInt32(b, m.BrokerId)
+	if len(m.HostName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.HostName)))
 		w.Push("hostName")
-		return
+		return b
 	}
-	w.Int32(m.Port)
+	b = wire.AppendString(b, m.HostName, flex)
+	b = wire.AppendInt32(b, m.Port)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) appendJSON(b []byte, v int16) []byte {

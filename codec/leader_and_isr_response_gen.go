@@ -107,50 +107,50 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *LeaderAndIsrResponse) encode(w *wire.Encoder, v int16) {
+func (m *LeaderAndIsrResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if v <= 4 {
-		w.ArrayLen(len(m.PartitionErrors), m.PartitionErrors == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionErrors), m.PartitionErrors == nil && (false), flex)
 		for i := range m.PartitionErrors {
-			m.PartitionErrors[i].encode(w, v)
+			b = m.PartitionErrors[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("partitionErrors")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.PartitionErrors) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionErrors")
-		return
+		return b
 	}
 	if v >= 5 {
-		w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 		for i := range m.Topics {
-			m.Topics[i].encode(w, v)
+			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topics")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Topics) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaderAndIsrResponse) appendJSON(b []byte, v int16) []byte {
@@ -331,30 +331,31 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) decode(r *wire.Reader, 
 	}
 }
 
-func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) encode(w *wire.Encoder, v int16) {
+func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v <= 4 {
-		w.String(m.TopicName, flex)
-		if w.Err != nil {
+		if len(m.TopicName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TopicName, flex)
 	} else if !(m.TopicName == "") {
 		// TopicName is ignorable: dropped at this version.
 	}
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) appendJSON(b []byte, v int16) []byte {
@@ -505,41 +506,41 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) encode(w *wire.Encoder, v int16) {
+func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 5 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicId")
-		return
+		return b
 	}
 	if v >= 5 {
-		w.ArrayLen(len(m.PartitionErrors), m.PartitionErrors == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionErrors), m.PartitionErrors == nil && (false), flex)
 		for i := range m.PartitionErrors {
-			m.PartitionErrors[i].encode(w, v)
+			b = m.PartitionErrors[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("partitionErrors")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.PartitionErrors) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionErrors")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) appendJSON(b []byte, v int16) []byte {

@@ -107,39 +107,39 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *LeaderChangeMessage) encode(w *wire.Encoder, v int16) {
+func (m *LeaderChangeMessage) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int16(m.Version)
-	w.Int32(m.LeaderId)
-	w.ArrayLen(len(m.Voters), m.Voters == nil && (false), flex)
+	b = wire.AppendInt16(b, m.Version)
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendArrayLen(b, len(m.Voters), m.Voters == nil && (false), flex)
 	for i := range m.Voters {
-		m.Voters[i].encode(w, v)
+		b = m.Voters[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("voters")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.GrantingVoters), m.GrantingVoters == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.GrantingVoters), m.GrantingVoters == nil && (false), flex)
 	for i := range m.GrantingVoters {
-		m.GrantingVoters[i].encode(w, v)
+		b = m.GrantingVoters[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("grantingVoters")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaderChangeMessage) appendJSON(b []byte, v int16) []byte {
@@ -317,27 +317,27 @@ func (m *LeaderChangeMessageVoter) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *LeaderChangeMessageVoter) encode(w *wire.Encoder, v int16) {
+func (m *LeaderChangeMessageVoter) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.VoterId)
+	b = wire.AppendInt32(b, m.VoterId)
 	if v >= 1 {
-		w.UUID(m.VoterDirectoryId)
+		b = append(b, m.VoterDirectoryId[:]...)
 	} else if !(m.VoterDirectoryId == (UUID{})) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("voterDirectoryId")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaderChangeMessageVoter) appendJSON(b []byte, v int16) []byte {

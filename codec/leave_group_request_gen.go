@@ -95,50 +95,52 @@ func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *LeaveGroupRequest) encode(w *wire.Encoder, v int16) {
+func (m *LeaveGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.GroupId, flex)
 	if v <= 2 {
-		w.String(m.MemberId, flex)
-		if w.Err != nil {
+		if len(m.MemberId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 			w.Push("memberId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.MemberId, flex)
 	} else if !(m.MemberId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.ArrayLen(len(m.Members), m.Members == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
 		for i := range m.Members {
-			m.Members[i].encode(w, v)
+			b = m.Members[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("members")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Members) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("members")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaveGroupRequest) appendJSON(b []byte, v int16) []byte {
@@ -319,60 +321,63 @@ func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *LeaveGroupRequestMemberIdentity) encode(w *wire.Encoder, v int16) {
+func (m *LeaveGroupRequestMemberIdentity) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 3 {
-		w.String(m.MemberId, flex)
-		if w.Err != nil {
+		if len(m.MemberId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 			w.Push("memberId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.MemberId, flex)
 	} else if !(m.MemberId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
-		return
+		return b
 	}
 	if v >= 3 {
 		if m.GroupInstanceId == nil && !(v >= 3) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
-		w.NullableString(m.GroupInstanceId, flex)
-		if w.Err != nil {
+		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
 	} else if !(m.GroupInstanceId == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
-		return
+		return b
 	}
 	if v >= 5 {
 		if m.Reason == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("reason")
-			return
+			return b
 		}
-		w.NullableString(m.Reason, flex)
-		if w.Err != nil {
+		if m.Reason != nil && len(*m.Reason) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Reason)))
 			w.Push("reason")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Reason, flex)
 	} else if !(m.Reason == nil) {
 		// Reason is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaveGroupRequestMemberIdentity) appendJSON(b []byte, v int16) []byte {

@@ -95,40 +95,40 @@ func (m *LeaveGroupResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *LeaveGroupResponse) encode(w *wire.Encoder, v int16) {
+func (m *LeaveGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 3 {
-		w.ArrayLen(len(m.Members), m.Members == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
 		for i := range m.Members {
-			m.Members[i].encode(w, v)
+			b = m.Members[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("members")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Members) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("members")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaveGroupResponse) appendJSON(b []byte, v int16) []byte {
@@ -305,53 +305,55 @@ func (m *LeaveGroupResponseMemberResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *LeaveGroupResponseMemberResponse) encode(w *wire.Encoder, v int16) {
+func (m *LeaveGroupResponseMemberResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 3 {
-		w.String(m.MemberId, flex)
-		if w.Err != nil {
+		if len(m.MemberId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 			w.Push("memberId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.MemberId, flex)
 	} else if !(m.MemberId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
-		return
+		return b
 	}
 	if v >= 3 {
 		if m.GroupInstanceId == nil && !(v >= 3) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
-		w.NullableString(m.GroupInstanceId, flex)
-		if w.Err != nil {
+		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
 	} else if !(m.GroupInstanceId != nil && *m.GroupInstanceId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *LeaveGroupResponseMemberResponse) appendJSON(b []byte, v int16) []byte {

@@ -87,30 +87,30 @@ func (m *ListClientMetricsResourcesResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListClientMetricsResourcesResponse) encode(w *wire.Encoder, v int16) {
+func (m *ListClientMetricsResourcesResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.ClientMetricsResources), m.ClientMetricsResources == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.ClientMetricsResources), m.ClientMetricsResources == nil && (false), flex)
 	for i := range m.ClientMetricsResources {
-		m.ClientMetricsResources[i].encode(w, v)
+		b = m.ClientMetricsResources[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("clientMetricsResources")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListClientMetricsResourcesResponse) appendJSON(b []byte, v int16) []byte {
@@ -249,24 +249,25 @@ func (m *ListClientMetricsResourcesResponseClientMetricsResource) decode(r *wire
 	}
 }
 
-func (m *ListClientMetricsResourcesResponseClientMetricsResource) encode(w *wire.Encoder, v int16) {
+func (m *ListClientMetricsResourcesResponseClientMetricsResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.Name, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListClientMetricsResourcesResponseClientMetricsResource) appendJSON(b []byte, v int16) []byte {

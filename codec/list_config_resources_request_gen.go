@@ -75,34 +75,29 @@ func (m *ListConfigResourcesRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListConfigResourcesRequest) encode(w *wire.Encoder, v int16) {
+func (m *ListConfigResourcesRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v >= 1 {
-		w.ArrayLen(len(m.ResourceTypes), m.ResourceTypes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.ResourceTypes), m.ResourceTypes == nil && (false), flex)
 		for i := range m.ResourceTypes {
-			w.Int8(m.ResourceTypes[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("resourceTypes")
-				return
-			}
+			b = append(b, byte(m.ResourceTypes[i]))
 		}
 	} else if !(len(m.ResourceTypes) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("resourceTypes")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListConfigResourcesRequest) appendJSON(b []byte, v int16) []byte {

@@ -87,30 +87,30 @@ func (m *ListConfigResourcesResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListConfigResourcesResponse) encode(w *wire.Encoder, v int16) {
+func (m *ListConfigResourcesResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.ConfigResources), m.ConfigResources == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.ConfigResources), m.ConfigResources == nil && (false), flex)
 	for i := range m.ConfigResources {
-		m.ConfigResources[i].encode(w, v)
+		b = m.ConfigResources[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("configResources")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListConfigResourcesResponse) appendJSON(b []byte, v int16) []byte {
@@ -262,29 +262,30 @@ func (m *ListConfigResourcesResponseConfigResource) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *ListConfigResourcesResponseConfigResource) encode(w *wire.Encoder, v int16) {
+func (m *ListConfigResourcesResponseConfigResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.ResourceName, flex)
-	if w.Err != nil {
+	if len(m.ResourceName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.ResourceName, flex)
 	if v >= 1 {
-		w.Int8(m.ResourceType)
+		b = append(b, byte(m.ResourceType))
 	} else if !(m.ResourceType == 16) {
 		// ResourceType is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListConfigResourcesResponseConfigResource) appendJSON(b []byte, v int16) []byte {

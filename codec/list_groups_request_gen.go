@@ -99,49 +99,51 @@ func (m *ListGroupsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListGroupsRequest) encode(w *wire.Encoder, v int16) {
+func (m *ListGroupsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v >= 4 {
-		w.ArrayLen(len(m.StatesFilter), m.StatesFilter == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.StatesFilter), m.StatesFilter == nil && (false), flex)
 		for i := range m.StatesFilter {
-			w.String(m.StatesFilter[i], flex)
-			if w.Err != nil {
+			if len(m.StatesFilter[i]) > 32767 {
+				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.StatesFilter[i])))
 				w.PushIndex(i)
 				w.Push("statesFilter")
-				return
+				return b
 			}
+			b = wire.AppendString(b, m.StatesFilter[i], flex)
 		}
 	} else if !(len(m.StatesFilter) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("statesFilter")
-		return
+		return b
 	}
 	if v >= 5 {
-		w.ArrayLen(len(m.TypesFilter), m.TypesFilter == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TypesFilter), m.TypesFilter == nil && (false), flex)
 		for i := range m.TypesFilter {
-			w.String(m.TypesFilter[i], flex)
-			if w.Err != nil {
+			if len(m.TypesFilter[i]) > 32767 {
+				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TypesFilter[i])))
 				w.PushIndex(i)
 				w.Push("typesFilter")
-				return
+				return b
 			}
+			b = wire.AppendString(b, m.TypesFilter[i], flex)
 		}
 	} else if !(len(m.TypesFilter) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("typesFilter")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListGroupsRequest) appendJSON(b []byte, v int16) []byte {

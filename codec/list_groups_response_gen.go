@@ -91,34 +91,34 @@ func (m *ListGroupsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListGroupsResponse) encode(w *wire.Encoder, v int16) {
+func (m *ListGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
 	for i := range m.Groups {
-		m.Groups[i].encode(w, v)
+		b = m.Groups[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("groups")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListGroupsResponse) appendJSON(b []byte, v int16) []byte {
@@ -291,47 +291,51 @@ func (m *ListGroupsResponseListedGroup) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListGroupsResponseListedGroup) encode(w *wire.Encoder, v int16) {
+func (m *ListGroupsResponseListedGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.String(m.ProtocolType, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupId, flex)
+	if len(m.ProtocolType) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProtocolType)))
 		w.Push("protocolType")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.ProtocolType, flex)
 	if v >= 4 {
-		w.String(m.GroupState, flex)
-		if w.Err != nil {
+		if len(m.GroupState) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 			w.Push("groupState")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.GroupState, flex)
 	} else if !(m.GroupState == "") {
 		// GroupState is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.String(m.GroupType, flex)
-		if w.Err != nil {
+		if len(m.GroupType) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupType)))
 			w.Push("groupType")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.GroupType, flex)
 	} else if !(m.GroupType == "") {
 		// GroupType is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListGroupsResponseListedGroup) appendJSON(b []byte, v int16) []byte {

@@ -103,41 +103,41 @@ func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListOffsetsRequest) encode(w *wire.Encoder, v int16) {
+func (m *ListOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.Int32(m.ReplicaId)
+	b = wire.AppendInt32(b, m.ReplicaId)
 	if v >= 2 {
-		w.Int8(m.IsolationLevel)
+		b = append(b, byte(m.IsolationLevel))
 	} else if !(m.IsolationLevel == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isolationLevel")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if v >= 10 {
-		w.Int32(m.TimeoutMs)
+		b = wire.AppendInt32(b, m.TimeoutMs)
 	} else if !(m.TimeoutMs == 0) {
 		// TimeoutMs is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListOffsetsRequest) appendJSON(b []byte, v int16) []byte {
@@ -309,33 +309,34 @@ func (m *ListOffsetsRequestListOffsetsTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListOffsetsRequestListOffsetsTopic) encode(w *wire.Encoder, v int16) {
+func (m *ListOffsetsRequestListOffsetsTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListOffsetsRequestListOffsetsTopic) appendJSON(b []byte, v int16) []byte {
@@ -499,33 +500,33 @@ func (m *ListOffsetsRequestListOffsetsPartition) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *ListOffsetsRequestListOffsetsPartition) encode(w *wire.Encoder, v int16) {
+func (m *ListOffsetsRequestListOffsetsPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.Int32(m.PartitionIndex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
 	if v >= 4 {
-		w.Int32(m.CurrentLeaderEpoch)
+		b = wire.AppendInt32(b, m.CurrentLeaderEpoch)
 	} else if !(m.CurrentLeaderEpoch == -1) {
 		// CurrentLeaderEpoch is ignorable: dropped at this version.
 	}
-	w.Int64(m.Timestamp)
+	b = wire.AppendInt64(b, m.Timestamp)
 	if v <= 0 {
-		w.Int32(m.MaxNumOffsets)
+		b = wire.AppendInt32(b, m.MaxNumOffsets)
 	} else if !(m.MaxNumOffsets == 1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("maxNumOffsets")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListOffsetsRequestListOffsetsPartition) appendJSON(b []byte, v int16) []byte {

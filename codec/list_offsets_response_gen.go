@@ -83,33 +83,33 @@ func (m *ListOffsetsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListOffsetsResponse) encode(w *wire.Encoder, v int16) {
+func (m *ListOffsetsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v >= 2 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListOffsetsResponse) appendJSON(b []byte, v int16) []byte {
@@ -261,33 +261,34 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *ListOffsetsResponseListOffsetsTopicResponse) encode(w *wire.Encoder, v int16) {
+func (m *ListOffsetsResponseListOffsetsTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListOffsetsResponseListOffsetsTopicResponse) appendJSON(b []byte, v int16) []byte {
@@ -488,57 +489,52 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 	}
 }
 
-func (m *ListOffsetsResponseListOffsetsPartitionResponse) encode(w *wire.Encoder, v int16) {
+func (m *ListOffsetsResponseListOffsetsPartitionResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if v <= 0 {
-		w.ArrayLen(len(m.OldStyleOffsets), m.OldStyleOffsets == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.OldStyleOffsets), m.OldStyleOffsets == nil && (false), flex)
 		for i := range m.OldStyleOffsets {
-			w.Int64(m.OldStyleOffsets[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("oldStyleOffsets")
-				return
-			}
+			b = wire.AppendInt64(b, m.OldStyleOffsets[i])
 		}
 	} else if !(len(m.OldStyleOffsets) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("oldStyleOffsets")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Int64(m.Timestamp)
+		b = wire.AppendInt64(b, m.Timestamp)
 	} else if !(m.Timestamp == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("timestamp")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Int64(m.Offset)
+		b = wire.AppendInt64(b, m.Offset)
 	} else if !(m.Offset == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("offset")
-		return
+		return b
 	}
 	if v >= 4 {
-		w.Int32(m.LeaderEpoch)
+		b = wire.AppendInt32(b, m.LeaderEpoch)
 	} else if !(m.LeaderEpoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderEpoch")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListOffsetsResponseListOffsetsPartitionResponse) appendJSON(b []byte, v int16) []byte {

@@ -80,34 +80,34 @@ func (m *ListPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListPartitionReassignmentsRequest) encode(w *wire.Encoder, v int16) {
+func (m *ListPartitionReassignmentsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.TimeoutMs)
+	b = wire.AppendInt32(b, m.TimeoutMs)
 	if m.Topics == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("topics")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (true), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListPartitionReassignmentsRequest) appendJSON(b []byte, v int16) []byte {
@@ -263,33 +263,29 @@ func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) deco
 	}
 }
 
-func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) encode(w *wire.Encoder, v int16) {
+func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
 	for i := range m.PartitionIndexes {
-		w.Int32(m.PartitionIndexes[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitionIndexes")
-			return
-		}
+		b = wire.AppendInt32(b, m.PartitionIndexes[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) appendJSON(b []byte, v int16) []byte {

@@ -101,40 +101,41 @@ func (m *ListPartitionReassignmentsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListPartitionReassignmentsResponse) encode(w *wire.Encoder, v int16) {
+func (m *ListPartitionReassignmentsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListPartitionReassignmentsResponse) appendJSON(b []byte, v int16) []byte {
@@ -302,33 +303,34 @@ func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) decode(r *w
 	}
 }
 
-func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) encode(w *wire.Encoder, v int16) {
+func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) appendJSON(b []byte, v int16) []byte {
@@ -518,47 +520,32 @@ func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) decode(
 	}
 }
 
-func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) encode(w *wire.Encoder, v int16) {
+func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.ArrayLen(len(m.Replicas), m.Replicas == nil && (false), flex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendArrayLen(b, len(m.Replicas), m.Replicas == nil && (false), flex)
 	for i := range m.Replicas {
-		w.Int32(m.Replicas[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("replicas")
-			return
-		}
+		b = wire.AppendInt32(b, m.Replicas[i])
 	}
-	w.ArrayLen(len(m.AddingReplicas), m.AddingReplicas == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.AddingReplicas), m.AddingReplicas == nil && (false), flex)
 	for i := range m.AddingReplicas {
-		w.Int32(m.AddingReplicas[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("addingReplicas")
-			return
-		}
+		b = wire.AppendInt32(b, m.AddingReplicas[i])
 	}
-	w.ArrayLen(len(m.RemovingReplicas), m.RemovingReplicas == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RemovingReplicas), m.RemovingReplicas == nil && (false), flex)
 	for i := range m.RemovingReplicas {
-		w.Int32(m.RemovingReplicas[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("removingReplicas")
-			return
-		}
+		b = wire.AppendInt32(b, m.RemovingReplicas[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) appendJSON(b []byte, v int16) []byte {

@@ -121,60 +121,57 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListTransactionsRequest) encode(w *wire.Encoder, v int16) {
+func (m *ListTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.StateFilters), m.StateFilters == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StateFilters), m.StateFilters == nil && (false), flex)
 	for i := range m.StateFilters {
-		w.String(m.StateFilters[i], flex)
-		if w.Err != nil {
+		if len(m.StateFilters[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.StateFilters[i])))
 			w.PushIndex(i)
 			w.Push("stateFilters")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.StateFilters[i], flex)
 	}
-	w.ArrayLen(len(m.ProducerIdFilters), m.ProducerIdFilters == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ProducerIdFilters), m.ProducerIdFilters == nil && (false), flex)
 	for i := range m.ProducerIdFilters {
-		w.Int64(m.ProducerIdFilters[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("producerIdFilters")
-			return
-		}
+		b = wire.AppendInt64(b, m.ProducerIdFilters[i])
 	}
 	if v >= 1 {
-		w.Int64(m.DurationFilter)
+		b = wire.AppendInt64(b, m.DurationFilter)
 	} else if !(m.DurationFilter == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("durationFilter")
-		return
+		return b
 	}
 	if v >= 2 {
 		if m.TransactionalIdPattern == nil && !(v >= 2) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("transactionalIdPattern")
-			return
+			return b
 		}
-		w.NullableString(m.TransactionalIdPattern, flex)
-		if w.Err != nil {
+		if m.TransactionalIdPattern != nil && len(*m.TransactionalIdPattern) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalIdPattern)))
 			w.Push("transactionalIdPattern")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.TransactionalIdPattern, flex)
 	} else if !(m.TransactionalIdPattern == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalIdPattern")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListTransactionsRequest) appendJSON(b []byte, v int16) []byte {

@@ -107,39 +107,40 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ListTransactionsResponse) encode(w *wire.Encoder, v int16) {
+func (m *ListTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.UnknownStateFilters), m.UnknownStateFilters == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.UnknownStateFilters), m.UnknownStateFilters == nil && (false), flex)
 	for i := range m.UnknownStateFilters {
-		w.String(m.UnknownStateFilters[i], flex)
-		if w.Err != nil {
+		if len(m.UnknownStateFilters[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.UnknownStateFilters[i])))
 			w.PushIndex(i)
 			w.Push("unknownStateFilters")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.UnknownStateFilters[i], flex)
 	}
-	w.ArrayLen(len(m.TransactionStates), m.TransactionStates == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TransactionStates), m.TransactionStates == nil && (false), flex)
 	for i := range m.TransactionStates {
-		m.TransactionStates[i].encode(w, v)
+		b = m.TransactionStates[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("transactionStates")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListTransactionsResponse) appendJSON(b []byte, v int16) []byte {
@@ -322,30 +323,32 @@ func (m *ListTransactionsResponseTransactionState) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *ListTransactionsResponseTransactionState) encode(w *wire.Encoder, v int16) {
+func (m *ListTransactionsResponseTransactionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.TransactionalId, flex)
-	if w.Err != nil {
+	if len(m.TransactionalId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 		w.Push("transactionalId")
-		return
+		return b
 	}
-	w.Int64(m.ProducerId)
-	w.String(m.TransactionState, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.TransactionalId, flex)
+	b = wire.AppendInt64(b, m.ProducerId)
+	if len(m.TransactionState) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionState)))
 		w.Push("transactionState")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.TransactionState, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ListTransactionsResponseTransactionState) appendJSON(b []byte, v int16) []byte {

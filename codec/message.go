@@ -102,7 +102,7 @@ type Message interface {
 	SetDefaults()
 
 	decode(r *wire.Reader, v int16)
-	encode(w *wire.Encoder, v int16)
+	encode(b []byte, v int16, w *wire.Encoder) []byte
 	appendJSON(b []byte, v int16) []byte
 	unmarshalJSON(d *jsonx.Decoder)
 }
@@ -298,13 +298,11 @@ func encodeBody(m Message, dst []byte, v int16) ([]byte, error) {
 		return dst, versionError(m, v)
 	}
 	w := encoders.Get().(*wire.Encoder)
-	*w = wire.Encoder{Buf: dst}
-	m.encode(w, v)
-	out, werr := w.Buf, w.Err
+	out := m.encode(dst, v, w)
 	var err error
-	if werr != nil {
+	if w.Err != nil {
 		out = dst
-		err = &EncodeError{Message: m.MessageName(), Version: v, Path: w.Path(), Err: werr, Detail: w.Detail}
+		err = &EncodeError{Message: m.MessageName(), Version: v, Path: w.Path(), Err: w.Err, Detail: w.Detail}
 	}
 	*w = wire.Encoder{}
 	encoders.Put(w)
@@ -366,9 +364,9 @@ func unmarshalJSONBody(m Message, data []byte) error {
 	return nil
 }
 
-// writeUnknownTags writes the unknown tags from u[i:] that sort below limit (all of them
-// when limit < 0), checking that they ascend and do not reuse the known tag limit.
-func writeUnknownTags(w *wire.Encoder, u []TaggedField, i int, last int64, limit int64) (int, int64) {
+// writeUnknownTags appends the unknown tags from u[i:] that sort below limit (all of
+// them when limit < 0), checking that they ascend and do not reuse the known tag limit.
+func writeUnknownTags(b []byte, w *wire.Encoder, u []TaggedField, i int, last int64, limit int64) ([]byte, int, int64) {
 	for ; i < len(u); i++ {
 		t := int64(u[i].Tag)
 		if limit >= 0 && t >= limit {
@@ -381,10 +379,10 @@ func writeUnknownTags(w *wire.Encoder, u []TaggedField, i int, last int64, limit
 			w.Fail(wire.ErrBadTags, "unknown tags must ascend: "+strconv.FormatInt(t, 10)+" after "+strconv.FormatInt(last, 10))
 			break
 		}
-		w.RawTagged(u[i].Tag, u[i].Data)
+		b = wire.AppendRawTag(b, u[i].Tag, u[i].Data)
 		last = t
 	}
-	return i, last
+	return b, i, last
 }
 
 func appendUnknownJSON(b []byte, u []TaggedField) []byte {

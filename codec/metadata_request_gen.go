@@ -105,54 +105,54 @@ func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *MetadataRequest) encode(w *wire.Encoder, v int16) {
+func (m *MetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
 	if m.Topics == nil && !(v >= 1) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("topics")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (v >= 1), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (v >= 1), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if v >= 4 {
-		w.Bool(m.AllowAutoTopicCreation)
+		b = wire.AppendBool(b, m.AllowAutoTopicCreation)
 	} else if !(m.AllowAutoTopicCreation) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("allowAutoTopicCreation")
-		return
+		return b
 	}
 	if v >= 8 && v <= 10 {
-		w.Bool(m.IncludeClusterAuthorizedOperations)
+		b = wire.AppendBool(b, m.IncludeClusterAuthorizedOperations)
 	} else if !(!m.IncludeClusterAuthorizedOperations) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeClusterAuthorizedOperations")
-		return
+		return b
 	}
 	if v >= 8 {
-		w.Bool(m.IncludeTopicAuthorizedOperations)
+		b = wire.AppendBool(b, m.IncludeTopicAuthorizedOperations)
 	} else if !(!m.IncludeTopicAuthorizedOperations) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeTopicAuthorizedOperations")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *MetadataRequest) appendJSON(b []byte, v int16) []byte {
@@ -330,34 +330,35 @@ func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *MetadataRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *MetadataRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
 	if v >= 10 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
 	if m.Name == nil && !(v >= 10) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("name")
-		return
+		return b
 	}
-	w.NullableString(m.Name, flex)
-	if w.Err != nil {
+	if m.Name != nil && len(*m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.Name, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *MetadataRequestTopic) appendJSON(b []byte, v int16) []byte {

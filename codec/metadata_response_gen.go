@@ -154,73 +154,74 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *MetadataResponse) encode(w *wire.Encoder, v int16) {
+func (m *MetadataResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
 	if v >= 3 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Brokers), m.Brokers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Brokers), m.Brokers == nil && (false), flex)
 	for i := range m.Brokers {
-		m.Brokers[i].encode(w, v)
+		b = m.Brokers[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("brokers")
-			return
+			return b
 		}
 	}
 	if v >= 2 {
 		if m.ClusterId == nil && !(v >= 2) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("clusterId")
-			return
+			return b
 		}
-		w.NullableString(m.ClusterId, flex)
-		if w.Err != nil {
+		if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 			w.Push("clusterId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ClusterId, flex)
 	} else if !(m.ClusterId == nil) {
 		// ClusterId is ignorable: dropped at this version.
 	}
 	if v >= 1 {
-		w.Int32(m.ControllerId)
+		b = wire.AppendInt32(b, m.ControllerId)
 	} else if !(m.ControllerId == -1) {
 		// ControllerId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if v >= 8 && v <= 10 {
-		w.Int32(m.ClusterAuthorizedOperations)
+		b = wire.AppendInt32(b, m.ClusterAuthorizedOperations)
 	} else if !(m.ClusterAuthorizedOperations == -2147483648) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("clusterAuthorizedOperations")
-		return
+		return b
 	}
 	if v >= 13 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		// ErrorCode is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *MetadataResponse) appendJSON(b []byte, v int16) []byte {
@@ -456,40 +457,42 @@ func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *MetadataResponseBroker) encode(w *wire.Encoder, v int16) {
+func (m *MetadataResponseBroker) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
-	w.Int32(m.NodeId)
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendInt32(b, m.NodeId)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Int32(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendInt32(b, m.Port)
 	if v >= 1 {
 		if m.Rack == nil && !(v >= 1) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("rack")
-			return
+			return b
 		}
-		w.NullableString(m.Rack, flex)
-		if w.Err != nil {
+		if m.Rack != nil && len(*m.Rack) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 			w.Push("rack")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Rack, flex)
 	} else if !(m.Rack == nil) {
 		// Rack is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *MetadataResponseBroker) appendJSON(b []byte, v int16) []byte {
@@ -692,56 +695,57 @@ func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *MetadataResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *MetadataResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.Name == nil && !(v >= 12) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("name")
-		return
+		return b
 	}
-	w.NullableString(m.Name, flex)
-	if w.Err != nil {
+	if m.Name != nil && len(*m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.Name, flex)
 	if v >= 10 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
 	if v >= 1 {
-		w.Bool(m.IsInternal)
+		b = wire.AppendBool(b, m.IsInternal)
 	} else if !(!m.IsInternal) {
 		// IsInternal is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if v >= 8 {
-		w.Int32(m.TopicAuthorizedOperations)
+		b = wire.AppendInt32(b, m.TopicAuthorizedOperations)
 	} else if !(m.TopicAuthorizedOperations == -2147483648) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicAuthorizedOperations")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *MetadataResponseTopic) appendJSON(b []byte, v int16) []byte {
@@ -1006,58 +1010,43 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *MetadataResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *MetadataResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.Int32(m.PartitionIndex)
-	w.Int32(m.LeaderId)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt32(b, m.LeaderId)
 	if v >= 7 {
-		w.Int32(m.LeaderEpoch)
+		b = wire.AppendInt32(b, m.LeaderEpoch)
 	} else if !(m.LeaderEpoch == -1) {
 		// LeaderEpoch is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.ReplicaNodes), m.ReplicaNodes == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ReplicaNodes), m.ReplicaNodes == nil && (false), flex)
 	for i := range m.ReplicaNodes {
-		w.Int32(m.ReplicaNodes[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("replicaNodes")
-			return
-		}
+		b = wire.AppendInt32(b, m.ReplicaNodes[i])
 	}
-	w.ArrayLen(len(m.IsrNodes), m.IsrNodes == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.IsrNodes), m.IsrNodes == nil && (false), flex)
 	for i := range m.IsrNodes {
-		w.Int32(m.IsrNodes[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("isrNodes")
-			return
-		}
+		b = wire.AppendInt32(b, m.IsrNodes[i])
 	}
 	if v >= 5 {
-		w.ArrayLen(len(m.OfflineReplicas), m.OfflineReplicas == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.OfflineReplicas), m.OfflineReplicas == nil && (false), flex)
 		for i := range m.OfflineReplicas {
-			w.Int32(m.OfflineReplicas[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("offlineReplicas")
-				return
-			}
+			b = wire.AppendInt32(b, m.OfflineReplicas[i])
 		}
 	} else if !(len(m.OfflineReplicas) == 0) {
 		// OfflineReplicas is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *MetadataResponsePartition) appendJSON(b []byte, v int16) []byte {

@@ -134,25 +134,27 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetCommitRequest) encode(w *wire.Encoder, v int16) {
+func (m *OffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 8
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.GroupId, flex)
 	if v >= 1 {
-		w.Int32(m.GenerationIdOrMemberEpoch)
+		b = wire.AppendInt32(b, m.GenerationIdOrMemberEpoch)
 	} else if !(m.GenerationIdOrMemberEpoch == -1) {
 		// GenerationIdOrMemberEpoch is ignorable: dropped at this version.
 	}
 	if v >= 1 {
-		w.String(m.MemberId, flex)
-		if w.Err != nil {
+		if len(m.MemberId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 			w.Push("memberId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.MemberId, flex)
 	} else if !(m.MemberId == "") {
 		// MemberId is ignorable: dropped at this version.
 	}
@@ -160,42 +162,43 @@ func (m *OffsetCommitRequest) encode(w *wire.Encoder, v int16) {
 		if m.GroupInstanceId == nil && !(v >= 7) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
-		w.NullableString(m.GroupInstanceId, flex)
-		if w.Err != nil {
+		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
 	} else if !(m.GroupInstanceId == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
-		return
+		return b
 	}
 	if v >= 2 && v <= 4 {
-		w.Int64(m.RetentionTimeMs)
+		b = wire.AppendInt64(b, m.RetentionTimeMs)
 	} else if !(m.RetentionTimeMs == -1) {
 		// RetentionTimeMs is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetCommitRequest) appendJSON(b []byte, v int16) []byte {
@@ -405,42 +408,43 @@ func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetCommitRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 8
 	_ = flex
 	if v <= 9 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		// Name is ignorable: dropped at this version.
 	}
 	if v >= 10 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
@@ -631,43 +635,44 @@ func (m *OffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetCommitRequestPartition) encode(w *wire.Encoder, v int16) {
+func (m *OffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 8
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int64(m.CommittedOffset)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt64(b, m.CommittedOffset)
 	if v >= 6 {
-		w.Int32(m.CommittedLeaderEpoch)
+		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
 	} else if !(m.CommittedLeaderEpoch == -1) {
 		// CommittedLeaderEpoch is ignorable: dropped at this version.
 	}
 	if v == 1 {
-		w.Int64(m.CommitTimestamp)
+		b = wire.AppendInt64(b, m.CommitTimestamp)
 	} else if !(m.CommitTimestamp == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("commitTimestamp")
-		return
+		return b
 	}
 	if m.CommittedMetadata == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("committedMetadata")
-		return
+		return b
 	}
-	w.NullableString(m.CommittedMetadata, flex)
-	if w.Err != nil {
+	if m.CommittedMetadata != nil && len(*m.CommittedMetadata) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.CommittedMetadata)))
 		w.Push("committedMetadata")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.CommittedMetadata, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {

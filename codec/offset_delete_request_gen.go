@@ -59,23 +59,25 @@ func (m *OffsetDeleteRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetDeleteRequest) encode(w *wire.Encoder, v int16) {
+func (m *OffsetDeleteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetDeleteRequest) appendJSON(b []byte, v int16) []byte {
@@ -195,23 +197,25 @@ func (m *OffsetDeleteRequestTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetDeleteRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetDeleteRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetDeleteRequestTopic) appendJSON(b []byte, v int16) []byte {
@@ -311,10 +315,11 @@ func (m *OffsetDeleteRequestPartition) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetDeleteRequestPartition) encode(w *wire.Encoder, v int16) {
+func (m *OffsetDeleteRequestPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.Int32(m.PartitionIndex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	return b
 }
 
 func (m *OffsetDeleteRequestPartition) appendJSON(b []byte, v int16) []byte {

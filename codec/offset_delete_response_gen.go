@@ -67,20 +67,21 @@ func (m *OffsetDeleteResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetDeleteResponse) encode(w *wire.Encoder, v int16) {
+func (m *OffsetDeleteResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetDeleteResponse) appendJSON(b []byte, v int16) []byte {
@@ -209,23 +210,25 @@ func (m *OffsetDeleteResponseTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetDeleteResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetDeleteResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetDeleteResponseTopic) appendJSON(b []byte, v int16) []byte {
@@ -333,11 +336,12 @@ func (m *OffsetDeleteResponsePartition) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetDeleteResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *OffsetDeleteResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	return b
 }
 
 func (m *OffsetDeleteResponsePartition) appendJSON(b []byte, v int16) []byte {

@@ -124,72 +124,73 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetFetchRequest) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
-		w.String(m.GroupId, flex)
-		if w.Err != nil {
+		if len(m.GroupId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 			w.Push("groupId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.GroupId, flex)
 	} else if !(m.GroupId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupId")
-		return
+		return b
 	}
 	if v <= 7 {
 		if m.Topics == nil && !(v >= 2 && v <= 7) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("topics")
-			return
+			return b
 		}
-		w.ArrayLen(len(m.Topics), m.Topics == nil && (v >= 2 && v <= 7), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (v >= 2 && v <= 7), flex)
 		for i := range m.Topics {
-			m.Topics[i].encode(w, v)
+			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topics")
-				return
+				return b
 			}
 		}
 	} else if !(m.Topics != nil && len(m.Topics) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
-		return
+		return b
 	}
 	if v >= 8 {
-		w.ArrayLen(len(m.Groups), m.Groups == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
 		for i := range m.Groups {
-			m.Groups[i].encode(w, v)
+			b = m.Groups[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("groups")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Groups) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groups")
-		return
+		return b
 	}
 	if v >= 7 {
-		w.Bool(m.RequireStable)
+		b = wire.AppendBool(b, m.RequireStable)
 	} else if !(!m.RequireStable) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("requireStable")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetFetchRequest) appendJSON(b []byte, v int16) []byte {
@@ -397,45 +398,41 @@ func (m *OffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetFetchRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v <= 7 {
-		w.ArrayLen(len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
 		for i := range m.PartitionIndexes {
-			w.Int32(m.PartitionIndexes[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("partitionIndexes")
-				return
-			}
+			b = wire.AppendInt32(b, m.PartitionIndexes[i])
 		}
 	} else if !(len(m.PartitionIndexes) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndexes")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetFetchRequestTopic) appendJSON(b []byte, v int16) []byte {
@@ -629,36 +626,38 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetFetchRequestGroup) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchRequestGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
-		w.String(m.GroupId, flex)
-		if w.Err != nil {
+		if len(m.GroupId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 			w.Push("groupId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.GroupId, flex)
 	} else if !(m.GroupId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupId")
-		return
+		return b
 	}
 	if v >= 9 {
 		if m.MemberId == nil && !(v >= 9) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("memberId")
-			return
+			return b
 		}
-		w.NullableString(m.MemberId, flex)
-		if w.Err != nil {
+		if m.MemberId != nil && len(*m.MemberId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
 			w.Push("memberId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.MemberId, flex)
 	} else if !(m.MemberId == nil) {
 		// MemberId is ignorable: dropped at this version.
 	}
 	if v >= 9 {
-		w.Int32(m.MemberEpoch)
+		b = wire.AppendInt32(b, m.MemberEpoch)
 	} else if !(m.MemberEpoch == -1) {
 		// MemberEpoch is ignorable: dropped at this version.
 	}
@@ -666,32 +665,32 @@ func (m *OffsetFetchRequestGroup) encode(w *wire.Encoder, v int16) {
 		if m.Topics == nil && !(v >= 8) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("topics")
-			return
+			return b
 		}
-		w.ArrayLen(len(m.Topics), m.Topics == nil && (v >= 8), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (v >= 8), flex)
 		for i := range m.Topics {
-			m.Topics[i].encode(w, v)
+			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topics")
-				return
+				return b
 			}
 		}
 	} else if !(m.Topics != nil && len(m.Topics) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetFetchRequestGroup) appendJSON(b []byte, v int16) []byte {
@@ -893,48 +892,44 @@ func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetFetchRequestTopics) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchRequestTopics) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 && v <= 9 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		// Name is ignorable: dropped at this version.
 	}
 	if v >= 10 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
 	if v >= 8 {
-		w.ArrayLen(len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
 		for i := range m.PartitionIndexes {
-			w.Int32(m.PartitionIndexes[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("partitionIndexes")
-				return
-			}
+			b = wire.AppendInt32(b, m.PartitionIndexes[i])
 		}
 	} else if !(len(m.PartitionIndexes) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndexes")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetFetchRequestTopics) appendJSON(b []byte, v int16) []byte {

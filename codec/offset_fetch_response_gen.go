@@ -123,59 +123,59 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetFetchResponse) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v >= 3 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
 	if v <= 7 {
-		w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 		for i := range m.Topics {
-			m.Topics[i].encode(w, v)
+			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topics")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Topics) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
-		return
+		return b
 	}
 	if v >= 2 && v <= 7 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		// ErrorCode is ignorable: dropped at this version.
 	}
 	if v >= 8 {
-		w.ArrayLen(len(m.Groups), m.Groups == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
 		for i := range m.Groups {
-			m.Groups[i].encode(w, v)
+			b = m.Groups[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("groups")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Groups) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groups")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetFetchResponse) appendJSON(b []byte, v int16) []byte {
@@ -377,45 +377,46 @@ func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetFetchResponseTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v <= 7 {
-		w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 		for i := range m.Partitions {
-			m.Partitions[i].encode(w, v)
+			b = m.Partitions[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("partitions")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Partitions) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitions")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetFetchResponseTopic) appendJSON(b []byte, v int16) []byte {
@@ -608,25 +609,25 @@ func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetFetchResponsePartition) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
-		w.Int32(m.PartitionIndex)
+		b = wire.AppendInt32(b, m.PartitionIndex)
 	} else if !(m.PartitionIndex == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndex")
-		return
+		return b
 	}
 	if v <= 7 {
-		w.Int64(m.CommittedOffset)
+		b = wire.AppendInt64(b, m.CommittedOffset)
 	} else if !(m.CommittedOffset == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("committedOffset")
-		return
+		return b
 	}
 	if v >= 5 && v <= 7 {
-		w.Int32(m.CommittedLeaderEpoch)
+		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
 	} else if !(m.CommittedLeaderEpoch == -1) {
 		// CommittedLeaderEpoch is ignorable: dropped at this version.
 	}
@@ -634,35 +635,36 @@ func (m *OffsetFetchResponsePartition) encode(w *wire.Encoder, v int16) {
 		if m.Metadata == nil && !(v <= 7) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("metadata")
-			return
+			return b
 		}
-		w.NullableString(m.Metadata, flex)
-		if w.Err != nil {
+		if m.Metadata != nil && len(*m.Metadata) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Metadata)))
 			w.Push("metadata")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Metadata, flex)
 	} else if !(m.Metadata != nil && *m.Metadata == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("metadata")
-		return
+		return b
 	}
 	if v <= 7 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetFetchResponsePartition) appendJSON(b []byte, v int16) []byte {
@@ -851,52 +853,53 @@ func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetFetchResponseGroup) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponseGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
-		w.String(m.GroupId, flex)
-		if w.Err != nil {
+		if len(m.GroupId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 			w.Push("groupId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.GroupId, flex)
 	} else if !(m.GroupId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupId")
-		return
+		return b
 	}
 	if v >= 8 {
-		w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 		for i := range m.Topics {
-			m.Topics[i].encode(w, v)
+			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topics")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Topics) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
-		return
+		return b
 	}
 	if v >= 8 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetFetchResponseGroup) appendJSON(b []byte, v int16) []byte {
@@ -1081,48 +1084,49 @@ func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetFetchResponseTopics) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponseTopics) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 && v <= 9 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		// Name is ignorable: dropped at this version.
 	}
 	if v >= 10 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
 	if v >= 8 {
-		w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 		for i := range m.Partitions {
-			m.Partitions[i].encode(w, v)
+			b = m.Partitions[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("partitions")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Partitions) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitions")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetFetchResponseTopics) appendJSON(b []byte, v int16) []byte {
@@ -1326,25 +1330,25 @@ func (m *OffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetFetchResponsePartitions) encode(w *wire.Encoder, v int16) {
+func (m *OffsetFetchResponsePartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
-		w.Int32(m.PartitionIndex)
+		b = wire.AppendInt32(b, m.PartitionIndex)
 	} else if !(m.PartitionIndex == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndex")
-		return
+		return b
 	}
 	if v >= 8 {
-		w.Int64(m.CommittedOffset)
+		b = wire.AppendInt64(b, m.CommittedOffset)
 	} else if !(m.CommittedOffset == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("committedOffset")
-		return
+		return b
 	}
 	if v >= 8 {
-		w.Int32(m.CommittedLeaderEpoch)
+		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
 	} else if !(m.CommittedLeaderEpoch == -1) {
 		// CommittedLeaderEpoch is ignorable: dropped at this version.
 	}
@@ -1352,35 +1356,36 @@ func (m *OffsetFetchResponsePartitions) encode(w *wire.Encoder, v int16) {
 		if m.Metadata == nil && !(v >= 8) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("metadata")
-			return
+			return b
 		}
-		w.NullableString(m.Metadata, flex)
-		if w.Err != nil {
+		if m.Metadata != nil && len(*m.Metadata) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Metadata)))
 			w.Push("metadata")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Metadata, flex)
 	} else if !(m.Metadata != nil && *m.Metadata == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("metadata")
-		return
+		return b
 	}
 	if v >= 8 {
-		w.Int16(m.ErrorCode)
+		b = wire.AppendInt16(b, m.ErrorCode)
 	} else if !(m.ErrorCode == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetFetchResponsePartitions) appendJSON(b []byte, v int16) []byte {

@@ -84,33 +84,33 @@ func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *OffsetForLeaderEpochRequest) encode(w *wire.Encoder, v int16) {
+func (m *OffsetForLeaderEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 3 {
-		w.Int32(m.ReplicaId)
+		b = wire.AppendInt32(b, m.ReplicaId)
 	} else if !(m.ReplicaId == -2) {
 		// ReplicaId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetForLeaderEpochRequest) appendJSON(b []byte, v int16) []byte {
@@ -262,33 +262,34 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) decode(r *wire.Reader,
 	}
 }
 
-func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) encode(w *wire.Encoder, v int16) {
+func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.String(m.Topic, flex)
-	if w.Err != nil {
+	if len(m.Topic) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) appendJSON(b []byte, v int16) []byte {
@@ -439,26 +440,26 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) decode(r *wire.Rea
 	}
 }
 
-func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) encode(w *wire.Encoder, v int16) {
+func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.Int32(m.Partition)
+	b = wire.AppendInt32(b, m.Partition)
 	if v >= 2 {
-		w.Int32(m.CurrentLeaderEpoch)
+		b = wire.AppendInt32(b, m.CurrentLeaderEpoch)
 	} else if !(m.CurrentLeaderEpoch == -1) {
 		// CurrentLeaderEpoch is ignorable: dropped at this version.
 	}
-	w.Int32(m.LeaderEpoch)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) appendJSON(b []byte, v int16) []byte {

@@ -100,46 +100,47 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ProduceRequest) encode(w *wire.Encoder, v int16) {
+func (m *ProduceRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
 	if v >= 3 {
 		if m.TransactionalId == nil && !(v >= 3) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("transactionalId")
-			return
+			return b
 		}
-		w.NullableString(m.TransactionalId, flex)
-		if w.Err != nil {
+		if m.TransactionalId != nil && len(*m.TransactionalId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalId)))
 			w.Push("transactionalId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.TransactionalId, flex)
 	} else if !(m.TransactionalId == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalId")
-		return
+		return b
 	}
-	w.Int16(m.Acks)
-	w.Int32(m.TimeoutMs)
-	w.ArrayLen(len(m.TopicData), m.TopicData == nil && (false), flex)
+	b = wire.AppendInt16(b, m.Acks)
+	b = wire.AppendInt32(b, m.TimeoutMs)
+	b = wire.AppendArrayLen(b, len(m.TopicData), m.TopicData == nil && (false), flex)
 	for i := range m.TopicData {
-		m.TopicData[i].encode(w, v)
+		b = m.TopicData[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topicData")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ProduceRequest) appendJSON(b []byte, v int16) []byte {
@@ -325,42 +326,43 @@ func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ProduceRequestTopicProduceData) encode(w *wire.Encoder, v int16) {
+func (m *ProduceRequestTopicProduceData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
 	if v <= 12 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		// Name is ignorable: dropped at this version.
 	}
 	if v >= 13 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.PartitionData), m.PartitionData == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.PartitionData), m.PartitionData == nil && (false), flex)
 	for i := range m.PartitionData {
-		m.PartitionData[i].encode(w, v)
+		b = m.PartitionData[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitionData")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ProduceRequestTopicProduceData) appendJSON(b []byte, v int16) []byte {
@@ -515,30 +517,26 @@ func (m *ProduceRequestPartitionProduceData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ProduceRequestPartitionProduceData) encode(w *wire.Encoder, v int16) {
+func (m *ProduceRequestPartitionProduceData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
-	w.Int32(m.Index)
+	b = wire.AppendInt32(b, m.Index)
 	if m.Records == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("records")
-		return
+		return b
 	}
-	w.Bytes(m.Records, flex, true)
-	if w.Err != nil {
-		w.Push("records")
-		return
-	}
+	b = wire.AppendBytes(b, m.Records, flex, true)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ProduceRequestPartitionProduceData) appendJSON(b []byte, v int16) []byte {

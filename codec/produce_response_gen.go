@@ -106,57 +106,59 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ProduceResponse) encode(w *wire.Encoder, v int16) {
+func (m *ProduceResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
-	w.ArrayLen(len(m.Responses), m.Responses == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
 	for i := range m.Responses {
-		m.Responses[i].encode(w, v)
+		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("responses")
-			return
+			return b
 		}
 	}
 	if v >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
 	if !(v >= 10) && !(len(m.NodeEndpoints) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeEndpoints")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		if (v >= 10) && !(len(m.NodeEndpoints) == 0) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 10 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(len(m.NodeEndpoints) == 0) {
-				start := w.BeginTagged(0)
-				w.ArrayLen(len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
 				for i := range m.NodeEndpoints {
-					m.NodeEndpoints[i].encode(w, v)
+					b = m.NodeEndpoints[i].encode(b, v, w)
 					if w.Err != nil {
 						w.PushIndex(i)
 						w.Push("nodeEndpoints")
-						return
+						return b
 					}
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ProduceResponse) appendJSON(b []byte, v int16) []byte {
@@ -353,42 +355,43 @@ func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ProduceResponseTopicProduceResponse) encode(w *wire.Encoder, v int16) {
+func (m *ProduceResponseTopicProduceResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
 	if v <= 12 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		// Name is ignorable: dropped at this version.
 	}
 	if v >= 13 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.PartitionResponses), m.PartitionResponses == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.PartitionResponses), m.PartitionResponses == nil && (false), flex)
 	for i := range m.PartitionResponses {
-		m.PartitionResponses[i].encode(w, v)
+		b = m.PartitionResponses[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitionResponses")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ProduceResponseTopicProduceResponse) appendJSON(b []byte, v int16) []byte {
@@ -630,30 +633,30 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 	}
 }
 
-func (m *ProduceResponsePartitionProduceResponse) encode(w *wire.Encoder, v int16) {
+func (m *ProduceResponsePartitionProduceResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
-	w.Int32(m.Index)
-	w.Int16(m.ErrorCode)
-	w.Int64(m.BaseOffset)
+	b = wire.AppendInt32(b, m.Index)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendInt64(b, m.BaseOffset)
 	if v >= 2 {
-		w.Int64(m.LogAppendTimeMs)
+		b = wire.AppendInt64(b, m.LogAppendTimeMs)
 	} else if !(m.LogAppendTimeMs == -1) {
 		// LogAppendTimeMs is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.Int64(m.LogStartOffset)
+		b = wire.AppendInt64(b, m.LogStartOffset)
 	} else if !(m.LogStartOffset == -1) {
 		// LogStartOffset is ignorable: dropped at this version.
 	}
 	if v >= 8 {
-		w.ArrayLen(len(m.RecordErrors), m.RecordErrors == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.RecordErrors), m.RecordErrors == nil && (false), flex)
 		for i := range m.RecordErrors {
-			m.RecordErrors[i].encode(w, v)
+			b = m.RecordErrors[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("recordErrors")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.RecordErrors) == 0) {
@@ -663,46 +666,49 @@ func (m *ProduceResponsePartitionProduceResponse) encode(w *wire.Encoder, v int1
 		if m.ErrorMessage == nil && !(v >= 8) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("errorMessage")
-			return
+			return b
 		}
-		w.NullableString(m.ErrorMessage, flex)
-		if w.Err != nil {
+		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	} else if !(m.ErrorMessage == nil) {
 		// ErrorMessage is ignorable: dropped at this version.
 	}
 	if !(v >= 10) && !(m.CurrentLeader.isDefault()) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("currentLeader")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		if (v >= 10) && !(m.CurrentLeader.isDefault()) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 10 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(m.CurrentLeader.isDefault()) {
-				start := w.BeginTagged(0)
-				m.CurrentLeader.encode(w, v)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = m.CurrentLeader.encode(b, v, w)
 				if w.Err != nil {
 					w.Push("currentLeader")
-					return
+					return b
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ProduceResponsePartitionProduceResponse) appendJSON(b []byte, v int16) []byte {
@@ -917,42 +923,43 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *ProduceResponseBatchIndexAndErrorMessage) encode(w *wire.Encoder, v int16) {
+func (m *ProduceResponseBatchIndexAndErrorMessage) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
 	if v >= 8 {
-		w.Int32(m.BatchIndex)
+		b = wire.AppendInt32(b, m.BatchIndex)
 	} else if !(m.BatchIndex == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("batchIndex")
-		return
+		return b
 	}
 	if v >= 8 {
 		if m.BatchIndexErrorMessage == nil && !(v >= 8) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("batchIndexErrorMessage")
-			return
+			return b
 		}
-		w.NullableString(m.BatchIndexErrorMessage, flex)
-		if w.Err != nil {
+		if m.BatchIndexErrorMessage != nil && len(*m.BatchIndexErrorMessage) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.BatchIndexErrorMessage)))
 			w.Push("batchIndexErrorMessage")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.BatchIndexErrorMessage, flex)
 	} else if !(m.BatchIndexErrorMessage == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("batchIndexErrorMessage")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ProduceResponseBatchIndexAndErrorMessage) appendJSON(b []byte, v int16) []byte {
@@ -1086,33 +1093,33 @@ func (m *ProduceResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ProduceResponseLeaderIdAndEpoch) encode(w *wire.Encoder, v int16) {
+func (m *ProduceResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
 	if v >= 10 {
-		w.Int32(m.LeaderId)
+		b = wire.AppendInt32(b, m.LeaderId)
 	} else if !(m.LeaderId == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderId")
-		return
+		return b
 	}
 	if v >= 10 {
-		w.Int32(m.LeaderEpoch)
+		b = wire.AppendInt32(b, m.LeaderEpoch)
 	} else if !(m.LeaderEpoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderEpoch")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ProduceResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
@@ -1273,60 +1280,62 @@ func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ProduceResponseNodeEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *ProduceResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
 	if v >= 10 {
-		w.Int32(m.NodeId)
+		b = wire.AppendInt32(b, m.NodeId)
 	} else if !(m.NodeId == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
-		return
+		return b
 	}
 	if v >= 10 {
-		w.String(m.Host, flex)
-		if w.Err != nil {
+		if len(m.Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 			w.Push("host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Host, flex)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
-		return
+		return b
 	}
 	if v >= 10 {
-		w.Int32(m.Port)
+		b = wire.AppendInt32(b, m.Port)
 	} else if !(m.Port == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
-		return
+		return b
 	}
 	if v >= 10 {
 		if m.Rack == nil && !(v >= 10) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("rack")
-			return
+			return b
 		}
-		w.NullableString(m.Rack, flex)
-		if w.Err != nil {
+		if m.Rack != nil && len(*m.Rack) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 			w.Push("rack")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Rack, flex)
 	} else if !(m.Rack == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("rack")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ProduceResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {

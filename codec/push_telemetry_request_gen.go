@@ -91,28 +91,24 @@ func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *PushTelemetryRequest) encode(w *wire.Encoder, v int16) {
+func (m *PushTelemetryRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.ClientInstanceId)
-	w.Int32(m.SubscriptionId)
-	w.Bool(m.Terminating)
-	w.Int8(m.CompressionType)
-	w.Bytes(m.Metrics, flex, false)
-	if w.Err != nil {
-		w.Push("metrics")
-		return
-	}
+	b = append(b, m.ClientInstanceId[:]...)
+	b = wire.AppendInt32(b, m.SubscriptionId)
+	b = wire.AppendBool(b, m.Terminating)
+	b = append(b, byte(m.CompressionType))
+	b = wire.AppendBytes(b, m.Metrics, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *PushTelemetryRequest) appendJSON(b []byte, v int16) []byte {

@@ -71,28 +71,28 @@ func (m *ReadShareGroupStateResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ReadShareGroupStateResponse) encode(w *wire.Encoder, v int16) {
+func (m *ReadShareGroupStateResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.Results), m.Results == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
 	for i := range m.Results {
-		m.Results[i].encode(w, v)
+		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("results")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ReadShareGroupStateResponse) appendJSON(b []byte, v int16) []byte {
@@ -233,29 +233,29 @@ func (m *ReadShareGroupStateResponseReadStateResult) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *ReadShareGroupStateResponseReadStateResult) encode(w *wire.Encoder, v int16) {
+func (m *ReadShareGroupStateResponseReadStateResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ReadShareGroupStateResponseReadStateResult) appendJSON(b []byte, v int16) []byte {
@@ -442,42 +442,43 @@ func (m *ReadShareGroupStateResponsePartitionResult) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *ReadShareGroupStateResponsePartitionResult) encode(w *wire.Encoder, v int16) {
+func (m *ReadShareGroupStateResponsePartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.Partition)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.Partition)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.Int32(m.StateEpoch)
-	w.Int64(m.StartOffset)
-	w.ArrayLen(len(m.StateBatches), m.StateBatches == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendInt32(b, m.StateEpoch)
+	b = wire.AppendInt64(b, m.StartOffset)
+	b = wire.AppendArrayLen(b, len(m.StateBatches), m.StateBatches == nil && (false), flex)
 	for i := range m.StateBatches {
-		m.StateBatches[i].encode(w, v)
+		b = m.StateBatches[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("stateBatches")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ReadShareGroupStateResponsePartitionResult) appendJSON(b []byte, v int16) []byte {
@@ -667,23 +668,23 @@ func (m *ReadShareGroupStateResponseStateBatch) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *ReadShareGroupStateResponseStateBatch) encode(w *wire.Encoder, v int16) {
+func (m *ReadShareGroupStateResponseStateBatch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int64(m.FirstOffset)
-	w.Int64(m.LastOffset)
-	w.Int8(m.DeliveryState)
-	w.Int16(m.DeliveryCount)
+	b = wire.AppendInt64(b, m.FirstOffset)
+	b = wire.AppendInt64(b, m.LastOffset)
+	b = append(b, byte(m.DeliveryState))
+	b = wire.AppendInt16(b, m.DeliveryCount)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ReadShareGroupStateResponseStateBatch) appendJSON(b []byte, v int16) []byte {

@@ -81,31 +81,32 @@ func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *RemoveRaftVoterRequest) encode(w *wire.Encoder, v int16) {
+func (m *RemoveRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if m.ClusterId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.NullableString(m.ClusterId, flex)
-	if w.Err != nil {
+	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.Int32(m.VoterId)
-	w.UUID(m.VoterDirectoryId)
+	b = wire.AppendNullableString(b, m.ClusterId, flex)
+	b = wire.AppendInt32(b, m.VoterId)
+	b = append(b, m.VoterDirectoryId[:]...)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *RemoveRaftVoterRequest) appendJSON(b []byte, v int16) []byte {

@@ -67,25 +67,21 @@ func (m *RenewDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *RenewDelegationTokenRequest) encode(w *wire.Encoder, v int16) {
+func (m *RenewDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Bytes(m.Hmac, flex, false)
-	if w.Err != nil {
-		w.Push("hmac")
-		return
-	}
-	w.Int64(m.RenewPeriodMs)
+	b = wire.AppendBytes(b, m.Hmac, flex, false)
+	b = wire.AppendInt64(b, m.RenewPeriodMs)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *RenewDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {

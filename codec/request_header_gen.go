@@ -89,36 +89,37 @@ func (m *RequestHeader) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *RequestHeader) encode(w *wire.Encoder, v int16) {
+func (m *RequestHeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int16(m.RequestApiKey)
-	w.Int16(m.RequestApiVersion)
-	w.Int32(m.CorrelationId)
+	b = wire.AppendInt16(b, m.RequestApiKey)
+	b = wire.AppendInt16(b, m.RequestApiVersion)
+	b = wire.AppendInt32(b, m.CorrelationId)
 	if v >= 1 {
 		if m.ClientId == nil && !(v >= 1) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("clientId")
-			return
+			return b
 		}
-		w.NullableString(m.ClientId, (false))
-		if w.Err != nil {
+		if m.ClientId != nil && len(*m.ClientId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClientId)))
 			w.Push("clientId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ClientId, (false))
 	} else if !(m.ClientId != nil && *m.ClientId == "") {
 		// ClientId is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *RequestHeader) appendJSON(b []byte, v int16) []byte {

@@ -59,24 +59,20 @@ func (m *SaslAuthenticateRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *SaslAuthenticateRequest) encode(w *wire.Encoder, v int16) {
+func (m *SaslAuthenticateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Bytes(m.AuthBytes, flex, false)
-	if w.Err != nil {
-		w.Push("authBytes")
-		return
-	}
+	b = wire.AppendBytes(b, m.AuthBytes, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *SaslAuthenticateRequest) appendJSON(b []byte, v int16) []byte {

@@ -93,40 +93,37 @@ func (m *SaslAuthenticateResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *SaslAuthenticateResponse) encode(w *wire.Encoder, v int16) {
+func (m *SaslAuthenticateResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.Bytes(m.AuthBytes, flex, false)
-	if w.Err != nil {
-		w.Push("authBytes")
-		return
-	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendBytes(b, m.AuthBytes, flex, false)
 	if v >= 1 {
-		w.Int64(m.SessionLifetimeMs)
+		b = wire.AppendInt64(b, m.SessionLifetimeMs)
 	} else if !(m.SessionLifetimeMs == 0) {
 		// SessionLifetimeMs is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *SaslAuthenticateResponse) appendJSON(b []byte, v int16) []byte {

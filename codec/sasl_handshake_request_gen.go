@@ -39,14 +39,16 @@ func (m *SaslHandshakeRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *SaslHandshakeRequest) encode(w *wire.Encoder, v int16) {
+func (m *SaslHandshakeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.String(m.Mechanism, flex)
-	if w.Err != nil {
+	if len(m.Mechanism) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Mechanism)))
 		w.Push("mechanism")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.Mechanism, flex)
+	return b
 }
 
 func (m *SaslHandshakeRequest) appendJSON(b []byte, v int16) []byte {

@@ -59,19 +59,21 @@ func (m *SaslHandshakeResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *SaslHandshakeResponse) encode(w *wire.Encoder, v int16) {
+func (m *SaslHandshakeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.Mechanisms), m.Mechanisms == nil && (false), flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.Mechanisms), m.Mechanisms == nil && (false), flex)
 	for i := range m.Mechanisms {
-		w.String(m.Mechanisms[i], flex)
-		if w.Err != nil {
+		if len(m.Mechanisms[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Mechanisms[i])))
 			w.PushIndex(i)
 			w.Push("mechanisms")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Mechanisms[i], flex)
 	}
+	return b
 }
 
 func (m *SaslHandshakeResponse) appendJSON(b []byte, v int16) []byte {

@@ -118,56 +118,58 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareAcknowledgeRequest) encode(w *wire.Encoder, v int16) {
+func (m *ShareAcknowledgeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if m.GroupId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.NullableString(m.GroupId, flex)
-	if w.Err != nil {
+	if m.GroupId != nil && len(*m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.GroupId, flex)
 	if m.MemberId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.NullableString(m.MemberId, flex)
-	if w.Err != nil {
+	if m.MemberId != nil && len(*m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.Int32(m.ShareSessionEpoch)
+	b = wire.AppendNullableString(b, m.MemberId, flex)
+	b = wire.AppendInt32(b, m.ShareSessionEpoch)
 	if v >= 2 {
-		w.Bool(m.IsRenewAck)
+		b = wire.AppendBool(b, m.IsRenewAck)
 	} else if !(!m.IsRenewAck) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isRenewAck")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareAcknowledgeRequest) appendJSON(b []byte, v int16) []byte {
@@ -346,29 +348,29 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) decode(r *wire.Reader, v int16
 	}
 }
 
-func (m *ShareAcknowledgeRequestAcknowledgeTopic) encode(w *wire.Encoder, v int16) {
+func (m *ShareAcknowledgeRequestAcknowledgeTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgeTopic) appendJSON(b []byte, v int16) []byte {
@@ -518,29 +520,29 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *ShareAcknowledgeRequestAcknowledgePartition) encode(w *wire.Encoder, v int16) {
+func (m *ShareAcknowledgeRequestAcknowledgePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.ArrayLen(len(m.AcknowledgementBatches), m.AcknowledgementBatches == nil && (false), flex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendArrayLen(b, len(m.AcknowledgementBatches), m.AcknowledgementBatches == nil && (false), flex)
 	for i := range m.AcknowledgementBatches {
-		m.AcknowledgementBatches[i].encode(w, v)
+		b = m.AcknowledgementBatches[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("acknowledgementBatches")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgePartition) appendJSON(b []byte, v int16) []byte {
@@ -698,30 +700,25 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *ShareAcknowledgeRequestAcknowledgementBatch) encode(w *wire.Encoder, v int16) {
+func (m *ShareAcknowledgeRequestAcknowledgementBatch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int64(m.FirstOffset)
-	w.Int64(m.LastOffset)
-	w.ArrayLen(len(m.AcknowledgeTypes), m.AcknowledgeTypes == nil && (false), flex)
+	b = wire.AppendInt64(b, m.FirstOffset)
+	b = wire.AppendInt64(b, m.LastOffset)
+	b = wire.AppendArrayLen(b, len(m.AcknowledgeTypes), m.AcknowledgeTypes == nil && (false), flex)
 	for i := range m.AcknowledgeTypes {
-		w.Int8(m.AcknowledgeTypes[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("acknowledgeTypes")
-			return
-		}
+		b = append(b, byte(m.AcknowledgeTypes[i]))
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgementBatch) appendJSON(b []byte, v int16) []byte {

@@ -132,54 +132,55 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareAcknowledgeResponse) encode(w *wire.Encoder, v int16) {
+func (m *ShareAcknowledgeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	if v >= 2 {
-		w.Int32(m.AcquisitionLockTimeoutMs)
+		b = wire.AppendInt32(b, m.AcquisitionLockTimeoutMs)
 	} else if !(m.AcquisitionLockTimeoutMs == 0) {
 		// AcquisitionLockTimeoutMs is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Responses), m.Responses == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
 	for i := range m.Responses {
-		m.Responses[i].encode(w, v)
+		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("responses")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), flex)
 	for i := range m.NodeEndpoints {
-		m.NodeEndpoints[i].encode(w, v)
+		b = m.NodeEndpoints[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("nodeEndpoints")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareAcknowledgeResponse) appendJSON(b []byte, v int16) []byte {
@@ -385,29 +386,29 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) decode(r *wire.R
 	}
 }
 
-func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) encode(w *wire.Encoder, v int16) {
+func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) appendJSON(b []byte, v int16) []byte {
@@ -567,36 +568,37 @@ func (m *ShareAcknowledgeResponsePartitionData) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *ShareAcknowledgeResponsePartitionData) encode(w *wire.Encoder, v int16) {
+func (m *ShareAcknowledgeResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	m.CurrentLeader.encode(w, v)
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = m.CurrentLeader.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("currentLeader")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareAcknowledgeResponsePartitionData) appendJSON(b []byte, v int16) []byte {
@@ -734,21 +736,21 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) encode(w *wire.Encoder, v int16) {
+func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.LeaderId)
-	w.Int32(m.LeaderEpoch)
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
@@ -889,36 +891,38 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareAcknowledgeResponseNodeEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *ShareAcknowledgeResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.NodeId)
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendInt32(b, m.NodeId)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Int32(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendInt32(b, m.Port)
 	if m.Rack == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("rack")
-		return
+		return b
 	}
-	w.NullableString(m.Rack, flex)
-	if w.Err != nil {
+	if m.Rack != nil && len(*m.Rack) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 		w.Push("rack")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.Rack, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareAcknowledgeResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {

@@ -199,87 +199,89 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareFetchRequest) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if m.GroupId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.NullableString(m.GroupId, flex)
-	if w.Err != nil {
+	if m.GroupId != nil && len(*m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.GroupId, flex)
 	if m.MemberId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.NullableString(m.MemberId, flex)
-	if w.Err != nil {
+	if m.MemberId != nil && len(*m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.Int32(m.ShareSessionEpoch)
-	w.Int32(m.MaxWaitMs)
-	w.Int32(m.MinBytes)
-	w.Int32(m.MaxBytes)
+	b = wire.AppendNullableString(b, m.MemberId, flex)
+	b = wire.AppendInt32(b, m.ShareSessionEpoch)
+	b = wire.AppendInt32(b, m.MaxWaitMs)
+	b = wire.AppendInt32(b, m.MinBytes)
+	b = wire.AppendInt32(b, m.MaxBytes)
 	if v >= 1 {
-		w.Int32(m.MaxRecords)
+		b = wire.AppendInt32(b, m.MaxRecords)
 	} else if !(m.MaxRecords == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("maxRecords")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Int32(m.BatchSize)
+		b = wire.AppendInt32(b, m.BatchSize)
 	} else if !(m.BatchSize == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("batchSize")
-		return
+		return b
 	}
 	if v >= 2 {
-		w.Int8(m.ShareAcquireMode)
+		b = append(b, byte(m.ShareAcquireMode))
 	} else if !(m.ShareAcquireMode == 0) {
 		// ShareAcquireMode is ignorable: dropped at this version.
 	}
 	if v >= 2 {
-		w.Bool(m.IsRenewAck)
+		b = wire.AppendBool(b, m.IsRenewAck)
 	} else if !(!m.IsRenewAck) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isRenewAck")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.ForgottenTopicsData), m.ForgottenTopicsData == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ForgottenTopicsData), m.ForgottenTopicsData == nil && (false), flex)
 	for i := range m.ForgottenTopicsData {
-		m.ForgottenTopicsData[i].encode(w, v)
+		b = m.ForgottenTopicsData[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("forgottenTopicsData")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchRequest) appendJSON(b []byte, v int16) []byte {
@@ -545,29 +547,29 @@ func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareFetchRequestFetchTopic) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchRequestFetchTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchRequestFetchTopic) appendJSON(b []byte, v int16) []byte {
@@ -729,36 +731,36 @@ func (m *ShareFetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareFetchRequestFetchPartition) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchRequestFetchPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
 	if v <= 0 {
-		w.Int32(m.PartitionMaxBytes)
+		b = wire.AppendInt32(b, m.PartitionMaxBytes)
 	} else if !(m.PartitionMaxBytes == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionMaxBytes")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.AcknowledgementBatches), m.AcknowledgementBatches == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.AcknowledgementBatches), m.AcknowledgementBatches == nil && (false), flex)
 	for i := range m.AcknowledgementBatches {
-		m.AcknowledgementBatches[i].encode(w, v)
+		b = m.AcknowledgementBatches[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("acknowledgementBatches")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchRequestFetchPartition) appendJSON(b []byte, v int16) []byte {
@@ -927,30 +929,25 @@ func (m *ShareFetchRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *ShareFetchRequestAcknowledgementBatch) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchRequestAcknowledgementBatch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int64(m.FirstOffset)
-	w.Int64(m.LastOffset)
-	w.ArrayLen(len(m.AcknowledgeTypes), m.AcknowledgeTypes == nil && (false), flex)
+	b = wire.AppendInt64(b, m.FirstOffset)
+	b = wire.AppendInt64(b, m.LastOffset)
+	b = wire.AppendArrayLen(b, len(m.AcknowledgeTypes), m.AcknowledgeTypes == nil && (false), flex)
 	for i := range m.AcknowledgeTypes {
-		w.Int8(m.AcknowledgeTypes[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("acknowledgeTypes")
-			return
-		}
+		b = append(b, byte(m.AcknowledgeTypes[i]))
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchRequestAcknowledgementBatch) appendJSON(b []byte, v int16) []byte {
@@ -1110,29 +1107,24 @@ func (m *ShareFetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareFetchRequestForgottenTopic) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchRequestForgottenTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchRequestForgottenTopic) appendJSON(b []byte, v int16) []byte {

@@ -132,56 +132,57 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareFetchResponse) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	if v >= 1 {
-		w.Int32(m.AcquisitionLockTimeoutMs)
+		b = wire.AppendInt32(b, m.AcquisitionLockTimeoutMs)
 	} else if !(m.AcquisitionLockTimeoutMs == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("acquisitionLockTimeoutMs")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Responses), m.Responses == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
 	for i := range m.Responses {
-		m.Responses[i].encode(w, v)
+		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("responses")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), flex)
 	for i := range m.NodeEndpoints {
-		m.NodeEndpoints[i].encode(w, v)
+		b = m.NodeEndpoints[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("nodeEndpoints")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchResponse) appendJSON(b []byte, v int16) []byte {
@@ -387,29 +388,29 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) decode(r *wire.Reader, v
 	}
 }
 
-func (m *ShareFetchResponseShareFetchableTopicResponse) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchResponseShareFetchableTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchResponseShareFetchableTopicResponse) appendJSON(b []byte, v int16) []byte {
@@ -622,66 +623,64 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareFetchResponsePartitionData) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.Int16(m.AcknowledgeErrorCode)
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendInt16(b, m.AcknowledgeErrorCode)
 	if m.AcknowledgeErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("acknowledgeErrorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.AcknowledgeErrorMessage, flex)
-	if w.Err != nil {
+	if m.AcknowledgeErrorMessage != nil && len(*m.AcknowledgeErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.AcknowledgeErrorMessage)))
 		w.Push("acknowledgeErrorMessage")
-		return
+		return b
 	}
-	m.CurrentLeader.encode(w, v)
+	b = wire.AppendNullableString(b, m.AcknowledgeErrorMessage, flex)
+	b = m.CurrentLeader.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("currentLeader")
-		return
+		return b
 	}
 	if m.Records == nil && !(v <= 0) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("records")
-		return
+		return b
 	}
-	w.Bytes(m.Records, flex, true)
-	if w.Err != nil {
-		w.Push("records")
-		return
-	}
-	w.ArrayLen(len(m.AcquiredRecords), m.AcquiredRecords == nil && (false), flex)
+	b = wire.AppendBytes(b, m.Records, flex, true)
+	b = wire.AppendArrayLen(b, len(m.AcquiredRecords), m.AcquiredRecords == nil && (false), flex)
 	for i := range m.AcquiredRecords {
-		m.AcquiredRecords[i].encode(w, v)
+		b = m.AcquiredRecords[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("acquiredRecords")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchResponsePartitionData) appendJSON(b []byte, v int16) []byte {
@@ -873,21 +872,21 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareFetchResponseLeaderIdAndEpoch) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.LeaderId)
-	w.Int32(m.LeaderEpoch)
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
@@ -1015,22 +1014,22 @@ func (m *ShareFetchResponseAcquiredRecords) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareFetchResponseAcquiredRecords) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchResponseAcquiredRecords) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int64(m.FirstOffset)
-	w.Int64(m.LastOffset)
-	w.Int16(m.DeliveryCount)
+	b = wire.AppendInt64(b, m.FirstOffset)
+	b = wire.AppendInt64(b, m.LastOffset)
+	b = wire.AppendInt16(b, m.DeliveryCount)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchResponseAcquiredRecords) appendJSON(b []byte, v int16) []byte {
@@ -1180,36 +1179,38 @@ func (m *ShareFetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareFetchResponseNodeEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *ShareFetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.NodeId)
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendInt32(b, m.NodeId)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Int32(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendInt32(b, m.Port)
 	if m.Rack == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("rack")
-		return
+		return b
 	}
-	w.NullableString(m.Rack, flex)
-	if w.Err != nil {
+	if m.Rack != nil && len(*m.Rack) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 		w.Push("rack")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.Rack, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareFetchResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {

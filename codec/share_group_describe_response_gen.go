@@ -79,29 +79,29 @@ func (m *ShareGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareGroupDescribeResponse) encode(w *wire.Encoder, v int16) {
+func (m *ShareGroupDescribeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
 	for i := range m.Groups {
-		m.Groups[i].encode(w, v)
+		b = m.Groups[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("groups")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareGroupDescribeResponse) appendJSON(b []byte, v int16) []byte {
@@ -313,57 +313,61 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *ShareGroupDescribeResponseDescribedGroup) encode(w *wire.Encoder, v int16) {
+func (m *ShareGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.String(m.GroupState, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupId, flex)
+	if len(m.GroupState) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 		w.Push("groupState")
-		return
+		return b
 	}
-	w.Int32(m.GroupEpoch)
-	w.Int32(m.AssignmentEpoch)
-	w.String(m.AssignorName, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupState, flex)
+	b = wire.AppendInt32(b, m.GroupEpoch)
+	b = wire.AppendInt32(b, m.AssignmentEpoch)
+	if len(m.AssignorName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.AssignorName)))
 		w.Push("assignorName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Members), m.Members == nil && (false), flex)
+	b = wire.AppendString(b, m.AssignorName, flex)
+	b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
 	for i := range m.Members {
-		m.Members[i].encode(w, v)
+		b = m.Members[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("members")
-			return
+			return b
 		}
 	}
-	w.Int32(m.AuthorizedOperations)
+	b = wire.AppendInt32(b, m.AuthorizedOperations)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareGroupDescribeResponseDescribedGroup) appendJSON(b []byte, v int16) []byte {
@@ -622,59 +626,64 @@ func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareGroupDescribeResponseMember) encode(w *wire.Encoder, v int16) {
+func (m *ShareGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.MemberId, flex)
 	if m.RackId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("rackId")
-		return
+		return b
 	}
-	w.NullableString(m.RackId, flex)
-	if w.Err != nil {
+	if m.RackId != nil && len(*m.RackId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 		w.Push("rackId")
-		return
+		return b
 	}
-	w.Int32(m.MemberEpoch)
-	w.String(m.ClientId, flex)
-	if w.Err != nil {
+	b = wire.AppendNullableString(b, m.RackId, flex)
+	b = wire.AppendInt32(b, m.MemberEpoch)
+	if len(m.ClientId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientId)))
 		w.Push("clientId")
-		return
+		return b
 	}
-	w.String(m.ClientHost, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.ClientId, flex)
+	if len(m.ClientHost) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientHost)))
 		w.Push("clientHost")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil && (false), flex)
+	b = wire.AppendString(b, m.ClientHost, flex)
+	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil && (false), flex)
 	for i := range m.SubscribedTopicNames {
-		w.String(m.SubscribedTopicNames[i], flex)
-		if w.Err != nil {
+		if len(m.SubscribedTopicNames[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubscribedTopicNames[i])))
 			w.PushIndex(i)
 			w.Push("subscribedTopicNames")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.SubscribedTopicNames[i], flex)
 	}
-	m.Assignment.encode(w, v)
+	b = m.Assignment.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("assignment")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareGroupDescribeResponseMember) appendJSON(b []byte, v int16) []byte {
@@ -862,28 +871,28 @@ func (m *ShareGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareGroupDescribeResponseAssignment) encode(w *wire.Encoder, v int16) {
+func (m *ShareGroupDescribeResponseAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.TopicPartitions), m.TopicPartitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TopicPartitions), m.TopicPartitions == nil && (false), flex)
 	for i := range m.TopicPartitions {
-		m.TopicPartitions[i].encode(w, v)
+		b = m.TopicPartitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topicPartitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareGroupDescribeResponseAssignment) appendJSON(b []byte, v int16) []byte {
@@ -1032,34 +1041,30 @@ func (m *ShareGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *ShareGroupDescribeResponseTopicPartitions) encode(w *wire.Encoder, v int16) {
+func (m *ShareGroupDescribeResponseTopicPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	b = append(b, m.TopicId[:]...)
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareGroupDescribeResponseTopicPartitions) appendJSON(b []byte, v int16) []byte {

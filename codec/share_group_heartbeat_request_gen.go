@@ -108,54 +108,58 @@ func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareGroupHeartbeatRequest) encode(w *wire.Encoder, v int16) {
+func (m *ShareGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupId, flex)
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.Int32(m.MemberEpoch)
+	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendInt32(b, m.MemberEpoch)
 	if m.RackId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("rackId")
-		return
+		return b
 	}
-	w.NullableString(m.RackId, flex)
-	if w.Err != nil {
+	if m.RackId != nil && len(*m.RackId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 		w.Push("rackId")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.RackId, flex)
 	if m.SubscribedTopicNames == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("subscribedTopicNames")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil && (true), flex)
 	for i := range m.SubscribedTopicNames {
-		w.String(m.SubscribedTopicNames[i], flex)
-		if w.Err != nil {
+		if len(m.SubscribedTopicNames[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubscribedTopicNames[i])))
 			w.PushIndex(i)
 			w.Push("subscribedTopicNames")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.SubscribedTopicNames[i], flex)
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {

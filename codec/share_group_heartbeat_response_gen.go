@@ -122,60 +122,62 @@ func (m *ShareGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareGroupHeartbeatResponse) encode(w *wire.Encoder, v int16) {
+func (m *ShareGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
 	if m.MemberId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.NullableString(m.MemberId, flex)
-	if w.Err != nil {
+	if m.MemberId != nil && len(*m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.Int32(m.MemberEpoch)
-	w.Int32(m.HeartbeatIntervalMs)
+	b = wire.AppendNullableString(b, m.MemberId, flex)
+	b = wire.AppendInt32(b, m.MemberEpoch)
+	b = wire.AppendInt32(b, m.HeartbeatIntervalMs)
 	if m.Assignment == nil {
 		if !(true) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("assignment")
-			return
+			return b
 		}
-		w.Int8(-1)
+		b = append(b, 0xff)
 	} else {
 		if true {
-			w.Int8(1)
+			b = append(b, 1)
 		}
-		m.Assignment.encode(w, v)
+		b = m.Assignment.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("assignment")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareGroupHeartbeatResponse) appendJSON(b []byte, v int16) []byte {
@@ -353,28 +355,28 @@ func (m *ShareGroupHeartbeatResponseAssignment) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *ShareGroupHeartbeatResponseAssignment) encode(w *wire.Encoder, v int16) {
+func (m *ShareGroupHeartbeatResponseAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.TopicPartitions), m.TopicPartitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TopicPartitions), m.TopicPartitions == nil && (false), flex)
 	for i := range m.TopicPartitions {
-		m.TopicPartitions[i].encode(w, v)
+		b = m.TopicPartitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topicPartitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareGroupHeartbeatResponseAssignment) appendJSON(b []byte, v int16) []byte {
@@ -515,29 +517,24 @@ func (m *ShareGroupHeartbeatResponseTopicPartitions) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *ShareGroupHeartbeatResponseTopicPartitions) encode(w *wire.Encoder, v int16) {
+func (m *ShareGroupHeartbeatResponseTopicPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *ShareGroupHeartbeatResponseTopicPartitions) appendJSON(b []byte, v int16) []byte {

@@ -176,85 +176,85 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StopReplicaRequest) encode(w *wire.Encoder, v int16) {
+func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int32(m.ControllerId)
+	b = wire.AppendInt32(b, m.ControllerId)
 	if v >= 4 {
-		w.Bool(m.IsKRaftController)
+		b = wire.AppendBool(b, m.IsKRaftController)
 	} else if !(!m.IsKRaftController) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isKRaftController")
-		return
+		return b
 	}
-	w.Int32(m.ControllerEpoch)
+	b = wire.AppendInt32(b, m.ControllerEpoch)
 	if v >= 1 {
-		w.Int64(m.BrokerEpoch)
+		b = wire.AppendInt64(b, m.BrokerEpoch)
 	} else if !(m.BrokerEpoch == -1) {
 		// BrokerEpoch is ignorable: dropped at this version.
 	}
 	if v <= 2 {
-		w.Bool(m.DeletePartitions)
+		b = wire.AppendBool(b, m.DeletePartitions)
 	} else if !(!m.DeletePartitions) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("deletePartitions")
-		return
+		return b
 	}
 	if v <= 0 {
-		w.ArrayLen(len(m.UngroupedPartitions), m.UngroupedPartitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.UngroupedPartitions), m.UngroupedPartitions == nil && (false), flex)
 		for i := range m.UngroupedPartitions {
-			m.UngroupedPartitions[i].encode(w, v)
+			b = m.UngroupedPartitions[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("ungroupedPartitions")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.UngroupedPartitions) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ungroupedPartitions")
-		return
+		return b
 	}
 	if v >= 1 && v <= 2 {
-		w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 		for i := range m.Topics {
-			m.Topics[i].encode(w, v)
+			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topics")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Topics) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.ArrayLen(len(m.TopicStates), m.TopicStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TopicStates), m.TopicStates == nil && (false), flex)
 		for i := range m.TopicStates {
-			m.TopicStates[i].encode(w, v)
+			b = m.TopicStates[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topicStates")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.TopicStates) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicStates")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StopReplicaRequest) appendJSON(b []byte, v int16) []byte {
@@ -502,37 +502,38 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *StopReplicaRequestStopReplicaPartitionV0) encode(w *wire.Encoder, v int16) {
+func (m *StopReplicaRequestStopReplicaPartitionV0) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
 	if v <= 0 {
-		w.String(m.TopicName, flex)
-		if w.Err != nil {
+		if len(m.TopicName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TopicName, flex)
 	} else if !(m.TopicName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicName")
-		return
+		return b
 	}
 	if v <= 0 {
-		w.Int32(m.PartitionIndex)
+		b = wire.AppendInt32(b, m.PartitionIndex)
 	} else if !(m.PartitionIndex == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndex")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StopReplicaRequestStopReplicaPartitionV0) appendJSON(b []byte, v int16) []byte {
@@ -676,45 +677,41 @@ func (m *StopReplicaRequestStopReplicaTopicV1) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StopReplicaRequestStopReplicaTopicV1) encode(w *wire.Encoder, v int16) {
+func (m *StopReplicaRequestStopReplicaTopicV1) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
 	if v >= 1 && v <= 2 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v >= 1 && v <= 2 {
-		w.ArrayLen(len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
 		for i := range m.PartitionIndexes {
-			w.Int32(m.PartitionIndexes[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("partitionIndexes")
-				return
-			}
+			b = wire.AppendInt32(b, m.PartitionIndexes[i])
 		}
 	} else if !(len(m.PartitionIndexes) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndexes")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StopReplicaRequestStopReplicaTopicV1) appendJSON(b []byte, v int16) []byte {
@@ -877,45 +874,46 @@ func (m *StopReplicaRequestStopReplicaTopicState) decode(r *wire.Reader, v int16
 	}
 }
 
-func (m *StopReplicaRequestStopReplicaTopicState) encode(w *wire.Encoder, v int16) {
+func (m *StopReplicaRequestStopReplicaTopicState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
 	if v >= 3 {
-		w.String(m.TopicName, flex)
-		if w.Err != nil {
+		if len(m.TopicName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TopicName, flex)
 	} else if !(m.TopicName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicName")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.ArrayLen(len(m.PartitionStates), m.PartitionStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionStates), m.PartitionStates == nil && (false), flex)
 		for i := range m.PartitionStates {
-			m.PartitionStates[i].encode(w, v)
+			b = m.PartitionStates[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("partitionStates")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.PartitionStates) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionStates")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StopReplicaRequestStopReplicaTopicState) appendJSON(b []byte, v int16) []byte {
@@ -1078,40 +1076,40 @@ func (m *StopReplicaRequestStopReplicaPartitionState) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *StopReplicaRequestStopReplicaPartitionState) encode(w *wire.Encoder, v int16) {
+func (m *StopReplicaRequestStopReplicaPartitionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
 	if v >= 3 {
-		w.Int32(m.PartitionIndex)
+		b = wire.AppendInt32(b, m.PartitionIndex)
 	} else if !(m.PartitionIndex == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndex")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.Int32(m.LeaderEpoch)
+		b = wire.AppendInt32(b, m.LeaderEpoch)
 	} else if !(m.LeaderEpoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderEpoch")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.Bool(m.DeletePartition)
+		b = wire.AppendBool(b, m.DeletePartition)
 	} else if !(!m.DeletePartition) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("deletePartition")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StopReplicaRequestStopReplicaPartitionState) appendJSON(b []byte, v int16) []byte {

@@ -79,29 +79,29 @@ func (m *StopReplicaResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StopReplicaResponse) encode(w *wire.Encoder, v int16) {
+func (m *StopReplicaResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.Int16(m.ErrorCode)
-	w.ArrayLen(len(m.PartitionErrors), m.PartitionErrors == nil && (false), flex)
+	b = wire.AppendInt16(b, m.ErrorCode)
+	b = wire.AppendArrayLen(b, len(m.PartitionErrors), m.PartitionErrors == nil && (false), flex)
 	for i := range m.PartitionErrors {
-		m.PartitionErrors[i].encode(w, v)
+		b = m.PartitionErrors[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitionErrors")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StopReplicaResponse) appendJSON(b []byte, v int16) []byte {
@@ -247,26 +247,27 @@ func (m *StopReplicaResponseStopReplicaPartitionError) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *StopReplicaResponseStopReplicaPartitionError) encode(w *wire.Encoder, v int16) {
+func (m *StopReplicaResponseStopReplicaPartitionError) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StopReplicaResponseStopReplicaPartitionError) appendJSON(b []byte, v int16) []byte {

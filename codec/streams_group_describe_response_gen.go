@@ -79,29 +79,29 @@ func (m *StreamsGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupDescribeResponse) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
 	for i := range m.Groups {
-		m.Groups[i].encode(w, v)
+		b = m.Groups[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("groups")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponse) appendJSON(b []byte, v int16) []byte {
@@ -364,113 +364,117 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 	}
 }
 
-func (m *StreamsGroupDescribeResponseDescribedGroup) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.String(m.GroupState, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupId, flex)
+	if len(m.GroupState) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 		w.Push("groupState")
-		return
+		return b
 	}
-	w.Int32(m.GroupEpoch)
-	w.Int32(m.AssignmentEpoch)
+	b = wire.AppendString(b, m.GroupState, flex)
+	b = wire.AppendInt32(b, m.GroupEpoch)
+	b = wire.AppendInt32(b, m.AssignmentEpoch)
 	if m.Topology == nil {
 		if !(true) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("topology")
-			return
+			return b
 		}
-		w.Int8(-1)
+		b = append(b, 0xff)
 	} else {
 		if true {
-			w.Int8(1)
+			b = append(b, 1)
 		}
-		m.Topology.encode(w, v)
+		b = m.Topology.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("topology")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Members), m.Members == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
 	for i := range m.Members {
-		m.Members[i].encode(w, v)
+		b = m.Members[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("members")
-			return
+			return b
 		}
 	}
-	w.Int32(m.AuthorizedOperations)
+	b = wire.AppendInt32(b, m.AuthorizedOperations)
 	if v >= 1 {
 		if m.TopologyDescription == nil {
 			if !(v >= 1) {
 				w.Fail(wire.ErrNotNullable, "")
 				w.Push("topologyDescription")
-				return
+				return b
 			}
-			w.Int8(-1)
+			b = append(b, 0xff)
 		} else {
 			if v >= 1 {
-				w.Int8(1)
+				b = append(b, 1)
 			}
-			m.TopologyDescription.encode(w, v)
+			b = m.TopologyDescription.encode(b, v, w)
 		}
 		if w.Err != nil {
 			w.Push("topologyDescription")
-			return
+			return b
 		}
 	} else if !(m.TopologyDescription == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topologyDescription")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Int8(m.TopologyDescriptionStatus)
+		b = append(b, byte(m.TopologyDescriptionStatus))
 	} else if !(m.TopologyDescriptionStatus == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topologyDescriptionStatus")
-		return
+		return b
 	}
 	if v >= 1 {
 		if m.AssignorName == nil && !(v >= 1) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("assignorName")
-			return
+			return b
 		}
-		w.NullableString(m.AssignorName, flex)
-		if w.Err != nil {
+		if m.AssignorName != nil && len(*m.AssignorName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.AssignorName)))
 			w.Push("assignorName")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.AssignorName, flex)
 	} else if !(m.AssignorName == nil) {
 		// AssignorName is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseDescribedGroup) appendJSON(b []byte, v int16) []byte {
@@ -734,34 +738,34 @@ func (m *StreamsGroupDescribeResponseTopology) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupDescribeResponseTopology) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseTopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.Epoch)
+	b = wire.AppendInt32(b, m.Epoch)
 	if m.Subtopologies == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("subtopologies")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Subtopologies), m.Subtopologies == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Subtopologies), m.Subtopologies == nil && (true), flex)
 	for i := range m.Subtopologies {
-		m.Subtopologies[i].encode(w, v)
+		b = m.Subtopologies[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("subtopologies")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseTopology) appendJSON(b []byte, v int16) []byte {
@@ -977,60 +981,63 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 	}
 }
 
-func (m *StreamsGroupDescribeResponseSubtopology) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.SubtopologyId, flex)
-	if w.Err != nil {
+	if len(m.SubtopologyId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, flex)
+	b = wire.AppendArrayLen(b, len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
 	for i := range m.SourceTopics {
-		w.String(m.SourceTopics[i], flex)
-		if w.Err != nil {
+		if len(m.SourceTopics[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SourceTopics[i])))
 			w.PushIndex(i)
 			w.Push("sourceTopics")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.SourceTopics[i], flex)
 	}
-	w.ArrayLen(len(m.RepartitionSinkTopics), m.RepartitionSinkTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RepartitionSinkTopics), m.RepartitionSinkTopics == nil && (false), flex)
 	for i := range m.RepartitionSinkTopics {
-		w.String(m.RepartitionSinkTopics[i], flex)
-		if w.Err != nil {
+		if len(m.RepartitionSinkTopics[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.RepartitionSinkTopics[i])))
 			w.PushIndex(i)
 			w.Push("repartitionSinkTopics")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.RepartitionSinkTopics[i], flex)
 	}
-	w.ArrayLen(len(m.StateChangelogTopics), m.StateChangelogTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StateChangelogTopics), m.StateChangelogTopics == nil && (false), flex)
 	for i := range m.StateChangelogTopics {
-		m.StateChangelogTopics[i].encode(w, v)
+		b = m.StateChangelogTopics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("stateChangelogTopics")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.RepartitionSourceTopics), m.RepartitionSourceTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RepartitionSourceTopics), m.RepartitionSourceTopics == nil && (false), flex)
 	for i := range m.RepartitionSourceTopics {
-		m.RepartitionSourceTopics[i].encode(w, v)
+		b = m.RepartitionSourceTopics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("repartitionSourceTopics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseSubtopology) appendJSON(b []byte, v int16) []byte {
@@ -1279,35 +1286,36 @@ func (m *StreamsGroupDescribeResponseTopicInfo) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *StreamsGroupDescribeResponseTopicInfo) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseTopicInfo) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Int32(m.Partitions)
-	w.Int16(m.ReplicationFactor)
-	w.ArrayLen(len(m.TopicConfigs), m.TopicConfigs == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendInt32(b, m.Partitions)
+	b = wire.AppendInt16(b, m.ReplicationFactor)
+	b = wire.AppendArrayLen(b, len(m.TopicConfigs), m.TopicConfigs == nil && (false), flex)
 	for i := range m.TopicConfigs {
-		m.TopicConfigs[i].encode(w, v)
+		b = m.TopicConfigs[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topicConfigs")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseTopicInfo) appendJSON(b []byte, v int16) []byte {
@@ -1463,29 +1471,31 @@ func (m *StreamsGroupDescribeResponseKeyValue) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupDescribeResponseKeyValue) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseKeyValue) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Key, flex)
-	if w.Err != nil {
+	if len(m.Key) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 		w.Push("key")
-		return
+		return b
 	}
-	w.String(m.Value, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.Key, flex)
+	if len(m.Value) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Value)))
 		w.Push("value")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.Value, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseKeyValue) appendJSON(b []byte, v int16) []byte {
@@ -1762,116 +1772,122 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupDescribeResponseMember) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.Int32(m.MemberEpoch)
+	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendInt32(b, m.MemberEpoch)
 	if m.InstanceId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("instanceId")
-		return
+		return b
 	}
-	w.NullableString(m.InstanceId, flex)
-	if w.Err != nil {
+	if m.InstanceId != nil && len(*m.InstanceId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceId)))
 		w.Push("instanceId")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.InstanceId, flex)
 	if m.RackId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("rackId")
-		return
+		return b
 	}
-	w.NullableString(m.RackId, flex)
-	if w.Err != nil {
+	if m.RackId != nil && len(*m.RackId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 		w.Push("rackId")
-		return
+		return b
 	}
-	w.String(m.ClientId, flex)
-	if w.Err != nil {
+	b = wire.AppendNullableString(b, m.RackId, flex)
+	if len(m.ClientId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientId)))
 		w.Push("clientId")
-		return
+		return b
 	}
-	w.String(m.ClientHost, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.ClientId, flex)
+	if len(m.ClientHost) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientHost)))
 		w.Push("clientHost")
-		return
+		return b
 	}
-	w.Int32(m.TopologyEpoch)
-	w.String(m.ProcessId, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.ClientHost, flex)
+	b = wire.AppendInt32(b, m.TopologyEpoch)
+	if len(m.ProcessId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProcessId)))
 		w.Push("processId")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.ProcessId, flex)
 	if m.UserEndpoint == nil {
 		if !(true) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("userEndpoint")
-			return
+			return b
 		}
-		w.Int8(-1)
+		b = append(b, 0xff)
 	} else {
 		if true {
-			w.Int8(1)
+			b = append(b, 1)
 		}
-		m.UserEndpoint.encode(w, v)
+		b = m.UserEndpoint.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("userEndpoint")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.ClientTags), m.ClientTags == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ClientTags), m.ClientTags == nil && (false), flex)
 	for i := range m.ClientTags {
-		m.ClientTags[i].encode(w, v)
+		b = m.ClientTags[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("clientTags")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.TaskOffsets), m.TaskOffsets == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TaskOffsets), m.TaskOffsets == nil && (false), flex)
 	for i := range m.TaskOffsets {
-		m.TaskOffsets[i].encode(w, v)
+		b = m.TaskOffsets[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("taskOffsets")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.TaskEndOffsets), m.TaskEndOffsets == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TaskEndOffsets), m.TaskEndOffsets == nil && (false), flex)
 	for i := range m.TaskEndOffsets {
-		m.TaskEndOffsets[i].encode(w, v)
+		b = m.TaskEndOffsets[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("taskEndOffsets")
-			return
+			return b
 		}
 	}
-	m.Assignment.encode(w, v)
+	b = m.Assignment.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("assignment")
-		return
+		return b
 	}
-	m.TargetAssignment.encode(w, v)
+	b = m.TargetAssignment.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("targetAssignment")
-		return
+		return b
 	}
-	w.Bool(m.IsClassic)
+	b = wire.AppendBool(b, m.IsClassic)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseMember) appendJSON(b []byte, v int16) []byte {
@@ -2171,25 +2187,26 @@ func (m *StreamsGroupDescribeResponseEndpoint) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupDescribeResponseEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Uint16(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendUint16(b, m.Port)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseEndpoint) appendJSON(b []byte, v int16) []byte {
@@ -2317,26 +2334,27 @@ func (m *StreamsGroupDescribeResponseTaskOffset) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *StreamsGroupDescribeResponseTaskOffset) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseTaskOffset) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.SubtopologyId, flex)
-	if w.Err != nil {
+	if len(m.SubtopologyId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
-		return
+		return b
 	}
-	w.Int32(m.Partition)
-	w.Int64(m.Offset)
+	b = wire.AppendString(b, m.SubtopologyId, flex)
+	b = wire.AppendInt32(b, m.Partition)
+	b = wire.AppendInt64(b, m.Offset)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseTaskOffset) appendJSON(b []byte, v int16) []byte {
@@ -2509,46 +2527,46 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *StreamsGroupDescribeResponseAssignment) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.ActiveTasks), m.ActiveTasks == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ActiveTasks), m.ActiveTasks == nil && (false), flex)
 	for i := range m.ActiveTasks {
-		m.ActiveTasks[i].encode(w, v)
+		b = m.ActiveTasks[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("activeTasks")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.StandbyTasks), m.StandbyTasks == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StandbyTasks), m.StandbyTasks == nil && (false), flex)
 	for i := range m.StandbyTasks {
-		m.StandbyTasks[i].encode(w, v)
+		b = m.StandbyTasks[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("standbyTasks")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.WarmupTasks), m.WarmupTasks == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.WarmupTasks), m.WarmupTasks == nil && (false), flex)
 	for i := range m.WarmupTasks {
-		m.WarmupTasks[i].encode(w, v)
+		b = m.WarmupTasks[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("warmupTasks")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseAssignment) appendJSON(b []byte, v int16) []byte {
@@ -2743,33 +2761,29 @@ func (m *StreamsGroupDescribeResponseTaskIds) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupDescribeResponseTaskIds) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseTaskIds) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.SubtopologyId, flex)
-	if w.Err != nil {
+	if len(m.SubtopologyId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseTaskIds) appendJSON(b []byte, v int16) []byte {
@@ -2940,49 +2954,49 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader,
 	}
 }
 
-func (m *StreamsGroupDescribeResponseTopologyDescription) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseTopologyDescription) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v >= 1 {
-		w.ArrayLen(len(m.Subtopologies), m.Subtopologies == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Subtopologies), m.Subtopologies == nil && (false), flex)
 		for i := range m.Subtopologies {
-			m.Subtopologies[i].encode(w, v)
+			b = m.Subtopologies[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("subtopologies")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Subtopologies) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("subtopologies")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.ArrayLen(len(m.GlobalStores), m.GlobalStores == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.GlobalStores), m.GlobalStores == nil && (false), flex)
 		for i := range m.GlobalStores {
-			m.GlobalStores[i].encode(w, v)
+			b = m.GlobalStores[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("globalStores")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.GlobalStores) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("globalStores")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescription) appendJSON(b []byte, v int16) []byte {
@@ -3162,45 +3176,46 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *w
 	}
 }
 
-func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v >= 1 {
-		w.String(m.SubtopologyId, flex)
-		if w.Err != nil {
+		if len(m.SubtopologyId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 			w.Push("subtopologyId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.SubtopologyId, flex)
 	} else if !(m.SubtopologyId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("subtopologyId")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.ArrayLen(len(m.Nodes), m.Nodes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Nodes), m.Nodes == nil && (false), flex)
 		for i := range m.Nodes {
-			m.Nodes[i].encode(w, v)
+			b = m.Nodes[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("nodes")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Nodes) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodes")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) appendJSON(b []byte, v int16) []byte {
@@ -3439,98 +3454,103 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 	}
 }
 
-func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v >= 1 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Int8(m.NodeType)
+		b = append(b, byte(m.NodeType))
 	} else if !(m.NodeType == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeType")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.ArrayLen(len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
 		for i := range m.SourceTopics {
-			w.String(m.SourceTopics[i], flex)
-			if w.Err != nil {
+			if len(m.SourceTopics[i]) > 32767 {
+				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SourceTopics[i])))
 				w.PushIndex(i)
 				w.Push("sourceTopics")
-				return
+				return b
 			}
+			b = wire.AppendString(b, m.SourceTopics[i], flex)
 		}
 	} else if !(len(m.SourceTopics) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("sourceTopics")
-		return
+		return b
 	}
 	if v >= 1 {
 		if m.SinkTopic == nil && !(v >= 1) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("sinkTopic")
-			return
+			return b
 		}
-		w.NullableString(m.SinkTopic, flex)
-		if w.Err != nil {
+		if m.SinkTopic != nil && len(*m.SinkTopic) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.SinkTopic)))
 			w.Push("sinkTopic")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.SinkTopic, flex)
 	} else if !(m.SinkTopic == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("sinkTopic")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.ArrayLen(len(m.Stores), m.Stores == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Stores), m.Stores == nil && (false), flex)
 		for i := range m.Stores {
-			w.String(m.Stores[i], flex)
-			if w.Err != nil {
+			if len(m.Stores[i]) > 32767 {
+				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Stores[i])))
 				w.PushIndex(i)
 				w.Push("stores")
-				return
+				return b
 			}
+			b = wire.AppendString(b, m.Stores[i], flex)
 		}
 	} else if !(len(m.Stores) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("stores")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.ArrayLen(len(m.Successors), m.Successors == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Successors), m.Successors == nil && (false), flex)
 		for i := range m.Successors {
-			w.String(m.Successors[i], flex)
-			if w.Err != nil {
+			if len(m.Successors[i]) > 32767 {
+				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Successors[i])))
 				w.PushIndex(i)
 				w.Push("successors")
-				return
+				return b
 			}
+			b = wire.AppendString(b, m.Successors[i], flex)
 		}
 	} else if !(len(m.Successors) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("successors")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) appendJSON(b []byte, v int16) []byte {
@@ -3765,41 +3785,41 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) decode(r *w
 	}
 }
 
-func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if v >= 1 {
-		m.Source.encode(w, v)
+		b = m.Source.encode(b, v, w)
 		if w.Err != nil {
 			w.Push("source")
-			return
+			return b
 		}
 	} else if !(m.Source.isDefault()) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("source")
-		return
+		return b
 	}
 	if v >= 1 {
-		m.Processor.encode(w, v)
+		b = m.Processor.encode(b, v, w)
 		if w.Err != nil {
 			w.Push("processor")
-			return
+			return b
 		}
 	} else if !(m.Processor.isDefault()) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("processor")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) appendJSON(b []byte, v int16) []byte {

@@ -285,181 +285,186 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupHeartbeatRequest) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupId, flex)
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.Int32(m.MemberEpoch)
-	w.Int32(m.EndpointInformationEpoch)
+	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendInt32(b, m.MemberEpoch)
+	b = wire.AppendInt32(b, m.EndpointInformationEpoch)
 	if m.InstanceId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("instanceId")
-		return
+		return b
 	}
-	w.NullableString(m.InstanceId, flex)
-	if w.Err != nil {
+	if m.InstanceId != nil && len(*m.InstanceId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceId)))
 		w.Push("instanceId")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.InstanceId, flex)
 	if m.RackId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("rackId")
-		return
+		return b
 	}
-	w.NullableString(m.RackId, flex)
-	if w.Err != nil {
+	if m.RackId != nil && len(*m.RackId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 		w.Push("rackId")
-		return
+		return b
 	}
-	w.Int32(m.RebalanceTimeoutMs)
+	b = wire.AppendNullableString(b, m.RackId, flex)
+	b = wire.AppendInt32(b, m.RebalanceTimeoutMs)
 	if m.Topology == nil {
 		if !(true) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("topology")
-			return
+			return b
 		}
-		w.Int8(-1)
+		b = append(b, 0xff)
 	} else {
 		if true {
-			w.Int8(1)
+			b = append(b, 1)
 		}
-		m.Topology.encode(w, v)
+		b = m.Topology.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("topology")
-		return
+		return b
 	}
 	if m.ActiveTasks == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("activeTasks")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.ActiveTasks), m.ActiveTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.ActiveTasks), m.ActiveTasks == nil && (true), flex)
 	for i := range m.ActiveTasks {
-		m.ActiveTasks[i].encode(w, v)
+		b = m.ActiveTasks[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("activeTasks")
-			return
+			return b
 		}
 	}
 	if m.StandbyTasks == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("standbyTasks")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.StandbyTasks), m.StandbyTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.StandbyTasks), m.StandbyTasks == nil && (true), flex)
 	for i := range m.StandbyTasks {
-		m.StandbyTasks[i].encode(w, v)
+		b = m.StandbyTasks[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("standbyTasks")
-			return
+			return b
 		}
 	}
 	if m.WarmupTasks == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("warmupTasks")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.WarmupTasks), m.WarmupTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.WarmupTasks), m.WarmupTasks == nil && (true), flex)
 	for i := range m.WarmupTasks {
-		m.WarmupTasks[i].encode(w, v)
+		b = m.WarmupTasks[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("warmupTasks")
-			return
+			return b
 		}
 	}
 	if m.ProcessId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("processId")
-		return
+		return b
 	}
-	w.NullableString(m.ProcessId, flex)
-	if w.Err != nil {
+	if m.ProcessId != nil && len(*m.ProcessId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProcessId)))
 		w.Push("processId")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ProcessId, flex)
 	if m.UserEndpoint == nil {
 		if !(true) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("userEndpoint")
-			return
+			return b
 		}
-		w.Int8(-1)
+		b = append(b, 0xff)
 	} else {
 		if true {
-			w.Int8(1)
+			b = append(b, 1)
 		}
-		m.UserEndpoint.encode(w, v)
+		b = m.UserEndpoint.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("userEndpoint")
-		return
+		return b
 	}
 	if m.ClientTags == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("clientTags")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.ClientTags), m.ClientTags == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.ClientTags), m.ClientTags == nil && (true), flex)
 	for i := range m.ClientTags {
-		m.ClientTags[i].encode(w, v)
+		b = m.ClientTags[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("clientTags")
-			return
+			return b
 		}
 	}
 	if m.TaskOffsets == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("taskOffsets")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.TaskOffsets), m.TaskOffsets == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.TaskOffsets), m.TaskOffsets == nil && (true), flex)
 	for i := range m.TaskOffsets {
-		m.TaskOffsets[i].encode(w, v)
+		b = m.TaskOffsets[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("taskOffsets")
-			return
+			return b
 		}
 	}
 	if m.TaskEndOffsets == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("taskEndOffsets")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.TaskEndOffsets), m.TaskEndOffsets == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.TaskEndOffsets), m.TaskEndOffsets == nil && (true), flex)
 	for i := range m.TaskEndOffsets {
-		m.TaskEndOffsets[i].encode(w, v)
+		b = m.TaskEndOffsets[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("taskEndOffsets")
-			return
+			return b
 		}
 	}
-	w.Bool(m.ShutdownApplication)
+	b = wire.AppendBool(b, m.ShutdownApplication)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
@@ -888,29 +893,29 @@ func (m *StreamsGroupHeartbeatRequestTopology) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupHeartbeatRequestTopology) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatRequestTopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.Epoch)
-	w.ArrayLen(len(m.Subtopologies), m.Subtopologies == nil && (false), flex)
+	b = wire.AppendInt32(b, m.Epoch)
+	b = wire.AppendArrayLen(b, len(m.Subtopologies), m.Subtopologies == nil && (false), flex)
 	for i := range m.Subtopologies {
-		m.Subtopologies[i].encode(w, v)
+		b = m.Subtopologies[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("subtopologies")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatRequestTopology) appendJSON(b []byte, v int16) []byte {
@@ -1160,78 +1165,82 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 	}
 }
 
-func (m *StreamsGroupHeartbeatRequestSubtopology) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatRequestSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.SubtopologyId, flex)
-	if w.Err != nil {
+	if len(m.SubtopologyId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, flex)
+	b = wire.AppendArrayLen(b, len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
 	for i := range m.SourceTopics {
-		w.String(m.SourceTopics[i], flex)
-		if w.Err != nil {
+		if len(m.SourceTopics[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SourceTopics[i])))
 			w.PushIndex(i)
 			w.Push("sourceTopics")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.SourceTopics[i], flex)
 	}
-	w.ArrayLen(len(m.SourceTopicRegex), m.SourceTopicRegex == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.SourceTopicRegex), m.SourceTopicRegex == nil && (false), flex)
 	for i := range m.SourceTopicRegex {
-		w.String(m.SourceTopicRegex[i], flex)
-		if w.Err != nil {
+		if len(m.SourceTopicRegex[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SourceTopicRegex[i])))
 			w.PushIndex(i)
 			w.Push("sourceTopicRegex")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.SourceTopicRegex[i], flex)
 	}
-	w.ArrayLen(len(m.StateChangelogTopics), m.StateChangelogTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StateChangelogTopics), m.StateChangelogTopics == nil && (false), flex)
 	for i := range m.StateChangelogTopics {
-		m.StateChangelogTopics[i].encode(w, v)
+		b = m.StateChangelogTopics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("stateChangelogTopics")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.RepartitionSinkTopics), m.RepartitionSinkTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RepartitionSinkTopics), m.RepartitionSinkTopics == nil && (false), flex)
 	for i := range m.RepartitionSinkTopics {
-		w.String(m.RepartitionSinkTopics[i], flex)
-		if w.Err != nil {
+		if len(m.RepartitionSinkTopics[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.RepartitionSinkTopics[i])))
 			w.PushIndex(i)
 			w.Push("repartitionSinkTopics")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.RepartitionSinkTopics[i], flex)
 	}
-	w.ArrayLen(len(m.RepartitionSourceTopics), m.RepartitionSourceTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RepartitionSourceTopics), m.RepartitionSourceTopics == nil && (false), flex)
 	for i := range m.RepartitionSourceTopics {
-		m.RepartitionSourceTopics[i].encode(w, v)
+		b = m.RepartitionSourceTopics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("repartitionSourceTopics")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.CopartitionGroups), m.CopartitionGroups == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.CopartitionGroups), m.CopartitionGroups == nil && (false), flex)
 	for i := range m.CopartitionGroups {
-		m.CopartitionGroups[i].encode(w, v)
+		b = m.CopartitionGroups[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("copartitionGroups")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatRequestSubtopology) appendJSON(b []byte, v int16) []byte {
@@ -1535,35 +1544,36 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *StreamsGroupHeartbeatRequestTopicInfo) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatRequestTopicInfo) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Int32(m.Partitions)
-	w.Int16(m.ReplicationFactor)
-	w.ArrayLen(len(m.TopicConfigs), m.TopicConfigs == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendInt32(b, m.Partitions)
+	b = wire.AppendInt16(b, m.ReplicationFactor)
+	b = wire.AppendArrayLen(b, len(m.TopicConfigs), m.TopicConfigs == nil && (false), flex)
 	for i := range m.TopicConfigs {
-		m.TopicConfigs[i].encode(w, v)
+		b = m.TopicConfigs[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topicConfigs")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatRequestTopicInfo) appendJSON(b []byte, v int16) []byte {
@@ -1719,29 +1729,31 @@ func (m *StreamsGroupHeartbeatRequestKeyValue) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupHeartbeatRequestKeyValue) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatRequestKeyValue) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Key, flex)
-	if w.Err != nil {
+	if len(m.Key) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 		w.Push("key")
-		return
+		return b
 	}
-	w.String(m.Value, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.Key, flex)
+	if len(m.Value) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Value)))
 		w.Push("value")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.Value, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatRequestKeyValue) appendJSON(b []byte, v int16) []byte {
@@ -1905,46 +1917,31 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *StreamsGroupHeartbeatRequestCopartitionGroup) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatRequestCopartitionGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
 	for i := range m.SourceTopics {
-		w.Int16(m.SourceTopics[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("sourceTopics")
-			return
-		}
+		b = wire.AppendInt16(b, m.SourceTopics[i])
 	}
-	w.ArrayLen(len(m.SourceTopicRegex), m.SourceTopicRegex == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.SourceTopicRegex), m.SourceTopicRegex == nil && (false), flex)
 	for i := range m.SourceTopicRegex {
-		w.Int16(m.SourceTopicRegex[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("sourceTopicRegex")
-			return
-		}
+		b = wire.AppendInt16(b, m.SourceTopicRegex[i])
 	}
-	w.ArrayLen(len(m.RepartitionSourceTopics), m.RepartitionSourceTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RepartitionSourceTopics), m.RepartitionSourceTopics == nil && (false), flex)
 	for i := range m.RepartitionSourceTopics {
-		w.Int16(m.RepartitionSourceTopics[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("repartitionSourceTopics")
-			return
-		}
+		b = wire.AppendInt16(b, m.RepartitionSourceTopics[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatRequestCopartitionGroup) appendJSON(b []byte, v int16) []byte {
@@ -2142,33 +2139,29 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupHeartbeatRequestTaskIds) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatRequestTaskIds) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.SubtopologyId, flex)
-	if w.Err != nil {
+	if len(m.SubtopologyId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatRequestTaskIds) appendJSON(b []byte, v int16) []byte {
@@ -2307,25 +2300,26 @@ func (m *StreamsGroupHeartbeatRequestEndpoint) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupHeartbeatRequestEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatRequestEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Uint16(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendUint16(b, m.Port)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatRequestEndpoint) appendJSON(b []byte, v int16) []byte {
@@ -2453,26 +2447,27 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *StreamsGroupHeartbeatRequestTaskOffset) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatRequestTaskOffset) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.SubtopologyId, flex)
-	if w.Err != nil {
+	if len(m.SubtopologyId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
-		return
+		return b
 	}
-	w.Int32(m.Partition)
-	w.Int64(m.Offset)
+	b = wire.AppendString(b, m.SubtopologyId, flex)
+	b = wire.AppendInt32(b, m.Partition)
+	b = wire.AppendInt64(b, m.Offset)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatRequestTaskOffset) appendJSON(b []byte, v int16) []byte {

@@ -258,129 +258,131 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupHeartbeatResponse) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.NullableString(m.ErrorMessage, flex)
-	if w.Err != nil {
+	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
-		return
+		return b
 	}
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.Int32(m.MemberEpoch)
-	w.Int32(m.HeartbeatIntervalMs)
+	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendInt32(b, m.MemberEpoch)
+	b = wire.AppendInt32(b, m.HeartbeatIntervalMs)
 	if v <= 0 {
-		w.Int32(m.AcceptableRecoveryLagLegacy)
+		b = wire.AppendInt32(b, m.AcceptableRecoveryLagLegacy)
 	} else if !(m.AcceptableRecoveryLagLegacy == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("acceptableRecoveryLagLegacy")
-		return
+		return b
 	}
-	w.Int32(m.TaskOffsetIntervalMs)
+	b = wire.AppendInt32(b, m.TaskOffsetIntervalMs)
 	if v >= 1 {
-		w.Int64(m.AcceptableRecoveryLag)
+		b = wire.AppendInt64(b, m.AcceptableRecoveryLag)
 	} else if !(m.AcceptableRecoveryLag == -1) {
 		// AcceptableRecoveryLag is ignorable: dropped at this version.
 	}
 	if m.Status == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("status")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Status), m.Status == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Status), m.Status == nil && (true), flex)
 	for i := range m.Status {
-		m.Status[i].encode(w, v)
+		b = m.Status[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("status")
-			return
+			return b
 		}
 	}
 	if m.ActiveTasks == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("activeTasks")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.ActiveTasks), m.ActiveTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.ActiveTasks), m.ActiveTasks == nil && (true), flex)
 	for i := range m.ActiveTasks {
-		m.ActiveTasks[i].encode(w, v)
+		b = m.ActiveTasks[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("activeTasks")
-			return
+			return b
 		}
 	}
 	if m.StandbyTasks == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("standbyTasks")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.StandbyTasks), m.StandbyTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.StandbyTasks), m.StandbyTasks == nil && (true), flex)
 	for i := range m.StandbyTasks {
-		m.StandbyTasks[i].encode(w, v)
+		b = m.StandbyTasks[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("standbyTasks")
-			return
+			return b
 		}
 	}
 	if m.WarmupTasks == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("warmupTasks")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.WarmupTasks), m.WarmupTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.WarmupTasks), m.WarmupTasks == nil && (true), flex)
 	for i := range m.WarmupTasks {
-		m.WarmupTasks[i].encode(w, v)
+		b = m.WarmupTasks[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("warmupTasks")
-			return
+			return b
 		}
 	}
 	if v >= 1 {
-		w.Bool(m.TopologyDescriptionRequired)
+		b = wire.AppendBool(b, m.TopologyDescriptionRequired)
 	} else if !(!m.TopologyDescriptionRequired) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topologyDescriptionRequired")
-		return
+		return b
 	}
-	w.Int32(m.EndpointInformationEpoch)
+	b = wire.AppendInt32(b, m.EndpointInformationEpoch)
 	if m.PartitionsByUserEndpoint == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("partitionsByUserEndpoint")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.PartitionsByUserEndpoint), m.PartitionsByUserEndpoint == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.PartitionsByUserEndpoint), m.PartitionsByUserEndpoint == nil && (true), flex)
 	for i := range m.PartitionsByUserEndpoint {
-		m.PartitionsByUserEndpoint[i].encode(w, v)
+		b = m.PartitionsByUserEndpoint[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitionsByUserEndpoint")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatResponse) appendJSON(b []byte, v int16) []byte {
@@ -752,25 +754,26 @@ func (m *StreamsGroupHeartbeatResponseStatus) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupHeartbeatResponseStatus) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatResponseStatus) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int8(m.StatusCode)
-	w.String(m.StatusDetail, flex)
-	if w.Err != nil {
+	b = append(b, byte(m.StatusCode))
+	if len(m.StatusDetail) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.StatusDetail)))
 		w.Push("statusDetail")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.StatusDetail, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatResponseStatus) appendJSON(b []byte, v int16) []byte {
@@ -902,33 +905,29 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupHeartbeatResponseTaskIds) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatResponseTaskIds) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.SubtopologyId, flex)
-	if w.Err != nil {
+	if len(m.SubtopologyId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatResponseTaskIds) appendJSON(b []byte, v int16) []byte {
@@ -1100,42 +1099,42 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reade
 	}
 }
 
-func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	m.UserEndpoint.encode(w, v)
+	b = m.UserEndpoint.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("userEndpoint")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.ActivePartitions), m.ActivePartitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ActivePartitions), m.ActivePartitions == nil && (false), flex)
 	for i := range m.ActivePartitions {
-		m.ActivePartitions[i].encode(w, v)
+		b = m.ActivePartitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("activePartitions")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.StandbyPartitions), m.StandbyPartitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StandbyPartitions), m.StandbyPartitions == nil && (false), flex)
 	for i := range m.StandbyPartitions {
-		m.StandbyPartitions[i].encode(w, v)
+		b = m.StandbyPartitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("standbyPartitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) appendJSON(b []byte, v int16) []byte {
@@ -1300,25 +1299,26 @@ func (m *StreamsGroupHeartbeatResponseEndpoint) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *StreamsGroupHeartbeatResponseEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatResponseEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Uint16(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendUint16(b, m.Port)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatResponseEndpoint) appendJSON(b []byte, v int16) []byte {
@@ -1450,33 +1450,29 @@ func (m *StreamsGroupHeartbeatResponseTopicPartition) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *StreamsGroupHeartbeatResponseTopicPartition) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupHeartbeatResponseTopicPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Topic, flex)
-	if w.Err != nil {
+	if len(m.Topic) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		w.Int32(m.Partitions[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitions")
-			return
-		}
+		b = wire.AppendInt32(b, m.Partitions[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupHeartbeatResponseTopicPartition) appendJSON(b []byte, v int16) []byte {

@@ -84,35 +84,37 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *StreamsGroupTopologyDescriptionUpdateRequest) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupTopologyDescriptionUpdateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupId, flex)
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.Int32(m.TopologyEpoch)
-	m.TopologyDescription.encode(w, v)
+	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendInt32(b, m.TopologyEpoch)
+	b = m.TopologyDescription.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("topologyDescription")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) appendJSON(b []byte, v int16) []byte {
@@ -274,37 +276,37 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode
 	}
 }
 
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.ArrayLen(len(m.Subtopologies), m.Subtopologies == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Subtopologies), m.Subtopologies == nil && (false), flex)
 	for i := range m.Subtopologies {
-		m.Subtopologies[i].encode(w, v)
+		b = m.Subtopologies[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("subtopologies")
-			return
+			return b
 		}
 	}
-	w.ArrayLen(len(m.GlobalStores), m.GlobalStores == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.GlobalStores), m.GlobalStores == nil && (false), flex)
 	for i := range m.GlobalStores {
-		m.GlobalStores[i].encode(w, v)
+		b = m.GlobalStores[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("globalStores")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) appendJSON(b []byte, v int16) []byte {
@@ -472,33 +474,34 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 	}
 }
 
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.SubtopologyId, flex)
-	if w.Err != nil {
+	if len(m.SubtopologyId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Nodes), m.Nodes == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, flex)
+	b = wire.AppendArrayLen(b, len(m.Nodes), m.Nodes == nil && (false), flex)
 	for i := range m.Nodes {
-		m.Nodes[i].encode(w, v)
+		b = m.Nodes[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("nodes")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) appendJSON(b []byte, v int16) []byte {
@@ -709,62 +712,67 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 	}
 }
 
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.Int8(m.NodeType)
-	w.ArrayLen(len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = append(b, byte(m.NodeType))
+	b = wire.AppendArrayLen(b, len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
 	for i := range m.SourceTopics {
-		w.String(m.SourceTopics[i], flex)
-		if w.Err != nil {
+		if len(m.SourceTopics[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SourceTopics[i])))
 			w.PushIndex(i)
 			w.Push("sourceTopics")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.SourceTopics[i], flex)
 	}
 	if m.SinkTopic == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("sinkTopic")
-		return
+		return b
 	}
-	w.NullableString(m.SinkTopic, flex)
-	if w.Err != nil {
+	if m.SinkTopic != nil && len(*m.SinkTopic) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.SinkTopic)))
 		w.Push("sinkTopic")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Stores), m.Stores == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.SinkTopic, flex)
+	b = wire.AppendArrayLen(b, len(m.Stores), m.Stores == nil && (false), flex)
 	for i := range m.Stores {
-		w.String(m.Stores[i], flex)
-		if w.Err != nil {
+		if len(m.Stores[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Stores[i])))
 			w.PushIndex(i)
 			w.Push("stores")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Stores[i], flex)
 	}
-	w.ArrayLen(len(m.Successors), m.Successors == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Successors), m.Successors == nil && (false), flex)
 	for i := range m.Successors {
-		w.String(m.Successors[i], flex)
-		if w.Err != nil {
+		if len(m.Successors[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Successors[i])))
 			w.PushIndex(i)
 			w.Push("successors")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Successors[i], flex)
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) appendJSON(b []byte, v int16) []byte {
@@ -979,29 +987,29 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 	}
 }
 
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) encode(w *wire.Encoder, v int16) {
+func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	m.Source.encode(w, v)
+	b = m.Source.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("source")
-		return
+		return b
 	}
-	m.Processor.encode(w, v)
+	b = m.Processor.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("processor")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) appendJSON(b []byte, v int16) []byte {

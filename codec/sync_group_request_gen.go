@@ -142,47 +142,51 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *SyncGroupRequest) encode(w *wire.Encoder, v int16) {
+func (m *SyncGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.Int32(m.GenerationId)
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendInt32(b, m.GenerationId)
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
+	b = wire.AppendString(b, m.MemberId, flex)
 	if v >= 3 {
 		if m.GroupInstanceId == nil && !(v >= 3) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
-		w.NullableString(m.GroupInstanceId, flex)
-		if w.Err != nil {
+		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
 	} else if !(m.GroupInstanceId == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
-		return
+		return b
 	}
 	if v >= 5 {
 		if m.ProtocolType == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("protocolType")
-			return
+			return b
 		}
-		w.NullableString(m.ProtocolType, flex)
-		if w.Err != nil {
+		if m.ProtocolType != nil && len(*m.ProtocolType) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolType)))
 			w.Push("protocolType")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ProtocolType, flex)
 	} else if !(m.ProtocolType == nil) {
 		// ProtocolType is ignorable: dropped at this version.
 	}
@@ -190,35 +194,36 @@ func (m *SyncGroupRequest) encode(w *wire.Encoder, v int16) {
 		if m.ProtocolName == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("protocolName")
-			return
+			return b
 		}
-		w.NullableString(m.ProtocolName, flex)
-		if w.Err != nil {
+		if m.ProtocolName != nil && len(*m.ProtocolName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolName)))
 			w.Push("protocolName")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ProtocolName, flex)
 	} else if !(m.ProtocolName == nil) {
 		// ProtocolName is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Assignments), m.Assignments == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Assignments), m.Assignments == nil && (false), flex)
 	for i := range m.Assignments {
-		m.Assignments[i].encode(w, v)
+		b = m.Assignments[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("assignments")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *SyncGroupRequest) appendJSON(b []byte, v int16) []byte {
@@ -407,29 +412,26 @@ func (m *SyncGroupRequestAssignment) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *SyncGroupRequestAssignment) encode(w *wire.Encoder, v int16) {
+func (m *SyncGroupRequestAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	w.String(m.MemberId, flex)
-	if w.Err != nil {
+	if len(m.MemberId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
-		return
+		return b
 	}
-	w.Bytes(m.Assignment, flex, false)
-	if w.Err != nil {
-		w.Push("assignment")
-		return
-	}
+	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendBytes(b, m.Assignment, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *SyncGroupRequestAssignment) appendJSON(b []byte, v int16) []byte {

@@ -113,26 +113,27 @@ func (m *SyncGroupResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *SyncGroupResponse) encode(w *wire.Encoder, v int16) {
+func (m *SyncGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 5 {
 		if m.ProtocolType == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("protocolType")
-			return
+			return b
 		}
-		w.NullableString(m.ProtocolType, flex)
-		if w.Err != nil {
+		if m.ProtocolType != nil && len(*m.ProtocolType) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolType)))
 			w.Push("protocolType")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ProtocolType, flex)
 	} else if !(m.ProtocolType == nil) {
 		// ProtocolType is ignorable: dropped at this version.
 	}
@@ -140,31 +141,28 @@ func (m *SyncGroupResponse) encode(w *wire.Encoder, v int16) {
 		if m.ProtocolName == nil && !(v >= 5) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("protocolName")
-			return
+			return b
 		}
-		w.NullableString(m.ProtocolName, flex)
-		if w.Err != nil {
+		if m.ProtocolName != nil && len(*m.ProtocolName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolName)))
 			w.Push("protocolName")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.ProtocolName, flex)
 	} else if !(m.ProtocolName == nil) {
 		// ProtocolName is ignorable: dropped at this version.
 	}
-	w.Bytes(m.Assignment, flex, false)
-	if w.Err != nil {
-		w.Push("assignment")
-		return
-	}
+	b = wire.AppendBytes(b, m.Assignment, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *SyncGroupResponse) appendJSON(b []byte, v int16) []byte {

@@ -145,74 +145,78 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *TxnOffsetCommitRequest) encode(w *wire.Encoder, v int16) {
+func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.String(m.TransactionalId, flex)
-	if w.Err != nil {
+	if len(m.TransactionalId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 		w.Push("transactionalId")
-		return
+		return b
 	}
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.TransactionalId, flex)
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.Int64(m.ProducerId)
-	w.Int16(m.ProducerEpoch)
+	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendInt64(b, m.ProducerId)
+	b = wire.AppendInt16(b, m.ProducerEpoch)
 	if v >= 3 {
-		w.Int32(m.GenerationIdOrMemberEpoch)
+		b = wire.AppendInt32(b, m.GenerationIdOrMemberEpoch)
 	} else if !(m.GenerationIdOrMemberEpoch == -1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("generationIdOrMemberEpoch")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.String(m.MemberId, flex)
-		if w.Err != nil {
+		if len(m.MemberId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 			w.Push("memberId")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.MemberId, flex)
 	} else if !(m.MemberId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
-		return
+		return b
 	}
 	if v >= 3 {
 		if m.GroupInstanceId == nil && !(v >= 3) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
-		w.NullableString(m.GroupInstanceId, flex)
-		if w.Err != nil {
+		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
 	} else if !(m.GroupInstanceId == nil) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *TxnOffsetCommitRequest) appendJSON(b []byte, v int16) []byte {
@@ -438,42 +442,43 @@ func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *TxnOffsetCommitRequestTopic) encode(w *wire.Encoder, v int16) {
+func (m *TxnOffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
 	if v <= 5 {
-		w.String(m.Name, flex)
-		if w.Err != nil {
+		if len(m.Name) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Name, flex)
 	} else if !(m.Name == "") {
 		// Name is ignorable: dropped at this version.
 	}
 	if v >= 6 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *TxnOffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
@@ -651,36 +656,37 @@ func (m *TxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *TxnOffsetCommitRequestPartition) encode(w *wire.Encoder, v int16) {
+func (m *TxnOffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int64(m.CommittedOffset)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt64(b, m.CommittedOffset)
 	if v >= 2 {
-		w.Int32(m.CommittedLeaderEpoch)
+		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
 	} else if !(m.CommittedLeaderEpoch == -1) {
 		// CommittedLeaderEpoch is ignorable: dropped at this version.
 	}
 	if m.CommittedMetadata == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("committedMetadata")
-		return
+		return b
 	}
-	w.NullableString(m.CommittedMetadata, flex)
-	if w.Err != nil {
+	if m.CommittedMetadata != nil && len(*m.CommittedMetadata) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.CommittedMetadata)))
 		w.Push("committedMetadata")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.CommittedMetadata, flex)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *TxnOffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {

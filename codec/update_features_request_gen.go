@@ -92,36 +92,36 @@ func (m *UpdateFeaturesRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *UpdateFeaturesRequest) encode(w *wire.Encoder, v int16) {
+func (m *UpdateFeaturesRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.TimeoutMs)
-	w.ArrayLen(len(m.FeatureUpdates), m.FeatureUpdates == nil && (false), flex)
+	b = wire.AppendInt32(b, m.TimeoutMs)
+	b = wire.AppendArrayLen(b, len(m.FeatureUpdates), m.FeatureUpdates == nil && (false), flex)
 	for i := range m.FeatureUpdates {
-		m.FeatureUpdates[i].encode(w, v)
+		b = m.FeatureUpdates[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("featureUpdates")
-			return
+			return b
 		}
 	}
 	if v >= 1 {
-		w.Bool(m.ValidateOnly)
+		b = wire.AppendBool(b, m.ValidateOnly)
 	} else if !(!m.ValidateOnly) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("validateOnly")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateFeaturesRequest) appendJSON(b []byte, v int16) []byte {
@@ -295,39 +295,40 @@ func (m *UpdateFeaturesRequestFeatureUpdateKey) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *UpdateFeaturesRequestFeatureUpdateKey) encode(w *wire.Encoder, v int16) {
+func (m *UpdateFeaturesRequestFeatureUpdateKey) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Feature, flex)
-	if w.Err != nil {
+	if len(m.Feature) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Feature)))
 		w.Push("feature")
-		return
+		return b
 	}
-	w.Int16(m.MaxVersionLevel)
+	b = wire.AppendString(b, m.Feature, flex)
+	b = wire.AppendInt16(b, m.MaxVersionLevel)
 	if v <= 0 {
-		w.Bool(m.AllowDowngrade)
+		b = wire.AppendBool(b, m.AllowDowngrade)
 	} else if !(!m.AllowDowngrade) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("allowDowngrade")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.Int8(m.UpgradeType)
+		b = append(b, byte(m.UpgradeType))
 	} else if !(m.UpgradeType == 1) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("upgradeType")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateFeaturesRequestFeatureUpdateKey) appendJSON(b []byte, v int16) []byte {

@@ -175,65 +175,65 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *UpdateMetadataRequest) encode(w *wire.Encoder, v int16) {
+func (m *UpdateMetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.Int32(m.ControllerId)
+	b = wire.AppendInt32(b, m.ControllerId)
 	if v >= 8 {
-		w.Bool(m.IsKRaftController)
+		b = wire.AppendBool(b, m.IsKRaftController)
 	} else if !(!m.IsKRaftController) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isKRaftController")
-		return
+		return b
 	}
 	if !(v >= 8) && !(m.Type == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("type")
-		return
+		return b
 	}
-	w.Int32(m.ControllerEpoch)
+	b = wire.AppendInt32(b, m.ControllerEpoch)
 	if v >= 5 {
-		w.Int64(m.BrokerEpoch)
+		b = wire.AppendInt64(b, m.BrokerEpoch)
 	} else if !(m.BrokerEpoch == -1) {
 		// BrokerEpoch is ignorable: dropped at this version.
 	}
 	if v <= 4 {
-		w.ArrayLen(len(m.UngroupedPartitionStates), m.UngroupedPartitionStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.UngroupedPartitionStates), m.UngroupedPartitionStates == nil && (false), flex)
 		for i := range m.UngroupedPartitionStates {
-			m.UngroupedPartitionStates[i].encode(w, v)
+			b = m.UngroupedPartitionStates[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("ungroupedPartitionStates")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.UngroupedPartitionStates) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ungroupedPartitionStates")
-		return
+		return b
 	}
 	if v >= 5 {
-		w.ArrayLen(len(m.TopicStates), m.TopicStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TopicStates), m.TopicStates == nil && (false), flex)
 		for i := range m.TopicStates {
-			m.TopicStates[i].encode(w, v)
+			b = m.TopicStates[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("topicStates")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.TopicStates) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicStates")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.LiveBrokers), m.LiveBrokers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.LiveBrokers), m.LiveBrokers == nil && (false), flex)
 	for i := range m.LiveBrokers {
-		m.LiveBrokers[i].encode(w, v)
+		b = m.LiveBrokers[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("liveBrokers")
-			return
+			return b
 		}
 	}
 	if flex {
@@ -241,22 +241,24 @@ func (m *UpdateMetadataRequest) encode(w *wire.Encoder, v int16) {
 		if (v >= 8) && !(m.Type == 0) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 8 {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(m.Type == 0) {
-				start := w.BeginTagged(0)
-				w.Int8(m.Type)
-				w.EndTagged(start)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = append(b, byte(m.Type))
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateMetadataRequest) appendJSON(b []byte, v int16) []byte {
@@ -594,64 +596,50 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 	}
 }
 
-func (m *UpdateMetadataRequestUpdateMetadataPartitionState) encode(w *wire.Encoder, v int16) {
+func (m *UpdateMetadataRequestUpdateMetadataPartitionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v <= 4 {
-		w.String(m.TopicName, flex)
-		if w.Err != nil {
+		if len(m.TopicName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TopicName, flex)
 	} else if !(m.TopicName == "") {
 		// TopicName is ignorable: dropped at this version.
 	}
-	w.Int32(m.PartitionIndex)
-	w.Int32(m.ControllerEpoch)
-	w.Int32(m.Leader)
-	w.Int32(m.LeaderEpoch)
-	w.ArrayLen(len(m.Isr), m.Isr == nil && (false), flex)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt32(b, m.ControllerEpoch)
+	b = wire.AppendInt32(b, m.Leader)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
+	b = wire.AppendArrayLen(b, len(m.Isr), m.Isr == nil && (false), flex)
 	for i := range m.Isr {
-		w.Int32(m.Isr[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("isr")
-			return
-		}
+		b = wire.AppendInt32(b, m.Isr[i])
 	}
-	w.Int32(m.ZkVersion)
-	w.ArrayLen(len(m.Replicas), m.Replicas == nil && (false), flex)
+	b = wire.AppendInt32(b, m.ZkVersion)
+	b = wire.AppendArrayLen(b, len(m.Replicas), m.Replicas == nil && (false), flex)
 	for i := range m.Replicas {
-		w.Int32(m.Replicas[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("replicas")
-			return
-		}
+		b = wire.AppendInt32(b, m.Replicas[i])
 	}
 	if v >= 4 {
-		w.ArrayLen(len(m.OfflineReplicas), m.OfflineReplicas == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.OfflineReplicas), m.OfflineReplicas == nil && (false), flex)
 		for i := range m.OfflineReplicas {
-			w.Int32(m.OfflineReplicas[i])
-			if w.Err != nil {
-				w.PushIndex(i)
-				w.Push("offlineReplicas")
-				return
-			}
+			b = wire.AppendInt32(b, m.OfflineReplicas[i])
 		}
 	} else if !(len(m.OfflineReplicas) == 0) {
 		// OfflineReplicas is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataPartitionState) appendJSON(b []byte, v int16) []byte {
@@ -927,50 +915,51 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v
 	}
 }
 
-func (m *UpdateMetadataRequestUpdateMetadataTopicState) encode(w *wire.Encoder, v int16) {
+func (m *UpdateMetadataRequestUpdateMetadataTopicState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v >= 5 {
-		w.String(m.TopicName, flex)
-		if w.Err != nil {
+		if len(m.TopicName) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.TopicName, flex)
 	} else if !(m.TopicName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicName")
-		return
+		return b
 	}
 	if v >= 7 {
-		w.UUID(m.TopicId)
+		b = append(b, m.TopicId[:]...)
 	} else if !(m.TopicId == (UUID{})) {
 		// TopicId is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		w.ArrayLen(len(m.PartitionStates), m.PartitionStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionStates), m.PartitionStates == nil && (false), flex)
 		for i := range m.PartitionStates {
-			m.PartitionStates[i].encode(w, v)
+			b = m.PartitionStates[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("partitionStates")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.PartitionStates) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionStates")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataTopicState) appendJSON(b []byte, v int16) []byte {
@@ -1181,32 +1170,33 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *UpdateMetadataRequestUpdateMetadataBroker) encode(w *wire.Encoder, v int16) {
+func (m *UpdateMetadataRequestUpdateMetadataBroker) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.Int32(m.Id)
+	b = wire.AppendInt32(b, m.Id)
 	if v <= 0 {
-		w.String(m.V0Host, flex)
-		if w.Err != nil {
+		if len(m.V0Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.V0Host)))
 			w.Push("v0Host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.V0Host, flex)
 	} else if !(m.V0Host == "") {
 		// V0Host is ignorable: dropped at this version.
 	}
 	if v <= 0 {
-		w.Int32(m.V0Port)
+		b = wire.AppendInt32(b, m.V0Port)
 	} else if !(m.V0Port == 0) {
 		// V0Port is ignorable: dropped at this version.
 	}
 	if v >= 1 {
-		w.ArrayLen(len(m.Endpoints), m.Endpoints == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Endpoints), m.Endpoints == nil && (false), flex)
 		for i := range m.Endpoints {
-			m.Endpoints[i].encode(w, v)
+			b = m.Endpoints[i].encode(b, v, w)
 			if w.Err != nil {
 				w.PushIndex(i)
 				w.Push("endpoints")
-				return
+				return b
 			}
 		}
 	} else if !(len(m.Endpoints) == 0) {
@@ -1216,26 +1206,27 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) encode(w *wire.Encoder, v in
 		if m.Rack == nil && !(v >= 2) {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("rack")
-			return
+			return b
 		}
-		w.NullableString(m.Rack, flex)
-		if w.Err != nil {
+		if m.Rack != nil && len(*m.Rack) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 			w.Push("rack")
-			return
+			return b
 		}
+		b = wire.AppendNullableString(b, m.Rack, flex)
 	} else if !(m.Rack != nil && *m.Rack == "") {
 		// Rack is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataBroker) appendJSON(b []byte, v int16) []byte {
@@ -1440,53 +1431,55 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) decode(r *wire.Reader, v i
 	}
 }
 
-func (m *UpdateMetadataRequestUpdateMetadataEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *UpdateMetadataRequestUpdateMetadataEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
 	if v >= 1 {
-		w.Int32(m.Port)
+		b = wire.AppendInt32(b, m.Port)
 	} else if !(m.Port == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
-		return
+		return b
 	}
 	if v >= 1 {
-		w.String(m.Host, flex)
-		if w.Err != nil {
+		if len(m.Host) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 			w.Push("host")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Host, flex)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
-		return
+		return b
 	}
 	if v >= 3 {
-		w.String(m.Listener, flex)
-		if w.Err != nil {
+		if len(m.Listener) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Listener)))
 			w.Push("listener")
-			return
+			return b
 		}
+		b = wire.AppendString(b, m.Listener, flex)
 	} else if !(m.Listener == "") {
 		// Listener is ignorable: dropped at this version.
 	}
 	if v >= 1 {
-		w.Int16(m.SecurityProtocol)
+		b = wire.AppendInt16(b, m.SecurityProtocol)
 	} else if !(m.SecurityProtocol == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("securityProtocol")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataEndpoint) appendJSON(b []byte, v int16) []byte {

@@ -59,20 +59,20 @@ func (m *UpdateMetadataResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *UpdateMetadataResponse) encode(w *wire.Encoder, v int16) {
+func (m *UpdateMetadataResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateMetadataResponse) appendJSON(b []byte, v int16) []byte {

@@ -118,46 +118,47 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *UpdateRaftVoterRequest) encode(w *wire.Encoder, v int16) {
+func (m *UpdateRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if m.ClusterId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.NullableString(m.ClusterId, flex)
-	if w.Err != nil {
+	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.Int32(m.CurrentLeaderEpoch)
-	w.Int32(m.VoterId)
-	w.UUID(m.VoterDirectoryId)
-	w.ArrayLen(len(m.Listeners), m.Listeners == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ClusterId, flex)
+	b = wire.AppendInt32(b, m.CurrentLeaderEpoch)
+	b = wire.AppendInt32(b, m.VoterId)
+	b = append(b, m.VoterDirectoryId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
 	for i := range m.Listeners {
-		m.Listeners[i].encode(w, v)
+		b = m.Listeners[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("listeners")
-			return
+			return b
 		}
 	}
-	m.KRaftVersionFeature.encode(w, v)
+	b = m.KRaftVersionFeature.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("kRaftVersionFeature")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
@@ -339,30 +340,32 @@ func (m *UpdateRaftVoterRequestListener) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *UpdateRaftVoterRequestListener) encode(w *wire.Encoder, v int16) {
+func (m *UpdateRaftVoterRequestListener) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.Name, flex)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Uint16(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendUint16(b, m.Port)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateRaftVoterRequestListener) appendJSON(b []byte, v int16) []byte {
@@ -491,21 +494,21 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *UpdateRaftVoterRequestKRaftVersionFeature) encode(w *wire.Encoder, v int16) {
+func (m *UpdateRaftVoterRequestKRaftVersionFeature) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int16(m.MinSupportedVersion)
-	w.Int16(m.MaxSupportedVersion)
+	b = wire.AppendInt16(b, m.MinSupportedVersion)
+	b = wire.AppendInt16(b, m.MaxSupportedVersion)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateRaftVoterRequestKRaftVersionFeature) appendJSON(b []byte, v int16) []byte {

@@ -83,36 +83,38 @@ func (m *UpdateRaftVoterResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *UpdateRaftVoterResponse) encode(w *wire.Encoder, v int16) {
+func (m *UpdateRaftVoterResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		if (true) && !(m.CurrentLeader.isDefault()) {
 			nt++
 		}
-		w.Uvarint(uint32(nt))
+		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if true {
-			u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, 0)
+			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
 			if !(m.CurrentLeader.isDefault()) {
-				start := w.BeginTagged(0)
-				m.CurrentLeader.encode(w, v)
+				var start int
+				b, start = wire.BeginTag(b, 0)
+				b = m.CurrentLeader.encode(b, v, w)
 				if w.Err != nil {
 					w.Push("currentLeader")
-					return
+					return b
 				}
-				w.EndTagged(start)
+				b = wire.EndTag(b, start)
 			}
 		}
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateRaftVoterResponse) appendJSON(b []byte, v int16) []byte {
@@ -259,27 +261,28 @@ func (m *UpdateRaftVoterResponseCurrentLeader) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *UpdateRaftVoterResponseCurrentLeader) encode(w *wire.Encoder, v int16) {
+func (m *UpdateRaftVoterResponseCurrentLeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.LeaderId)
-	w.Int32(m.LeaderEpoch)
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendInt32(b, m.LeaderId)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Int32(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendInt32(b, m.Port)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *UpdateRaftVoterResponseCurrentLeader) appendJSON(b []byte, v int16) []byte {

@@ -93,43 +93,44 @@ func (m *VoteRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *VoteRequest) encode(w *wire.Encoder, v int16) {
+func (m *VoteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
 	if m.ClusterId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("clusterId")
-		return
+		return b
 	}
-	w.NullableString(m.ClusterId, flex)
-	if w.Err != nil {
+	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
-		return
+		return b
 	}
+	b = wire.AppendNullableString(b, m.ClusterId, flex)
 	if v >= 1 {
-		w.Int32(m.VoterId)
+		b = wire.AppendInt32(b, m.VoterId)
 	} else if !(m.VoterId == -1) {
 		// VoterId is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *VoteRequest) appendJSON(b []byte, v int16) []byte {
@@ -290,33 +291,34 @@ func (m *VoteRequestTopicData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *VoteRequestTopicData) encode(w *wire.Encoder, v int16) {
+func (m *VoteRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.TopicName, flex)
-	if w.Err != nil {
+	if len(m.TopicName) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *VoteRequestTopicData) appendJSON(b []byte, v int16) []byte {
@@ -514,41 +516,41 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *VoteRequestPartitionData) encode(w *wire.Encoder, v int16) {
+func (m *VoteRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int32(m.ReplicaEpoch)
-	w.Int32(m.ReplicaId)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt32(b, m.ReplicaEpoch)
+	b = wire.AppendInt32(b, m.ReplicaId)
 	if v >= 1 {
-		w.UUID(m.ReplicaDirectoryId)
+		b = append(b, m.ReplicaDirectoryId[:]...)
 	} else if !(m.ReplicaDirectoryId == (UUID{})) {
 		// ReplicaDirectoryId is ignorable: dropped at this version.
 	}
 	if v >= 1 {
-		w.UUID(m.VoterDirectoryId)
+		b = append(b, m.VoterDirectoryId[:]...)
 	} else if !(m.VoterDirectoryId == (UUID{})) {
 		// VoterDirectoryId is ignorable: dropped at this version.
 	}
-	w.Int32(m.LastOffsetEpoch)
-	w.Int64(m.LastOffset)
+	b = wire.AppendInt32(b, m.LastOffsetEpoch)
+	b = wire.AppendInt64(b, m.LastOffset)
 	if v >= 2 {
-		w.Bool(m.PreVote)
+		b = wire.AppendBool(b, m.PreVote)
 	} else if !(!m.PreVote) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("preVote")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *VoteRequestPartitionData) appendJSON(b []byte, v int16) []byte {

@@ -75,29 +75,29 @@ func (m *VotersRecord) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *VotersRecord) encode(w *wire.Encoder, v int16) {
+func (m *VotersRecord) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int16(m.Version)
-	w.ArrayLen(len(m.Voters), m.Voters == nil && (false), flex)
+	b = wire.AppendInt16(b, m.Version)
+	b = wire.AppendArrayLen(b, len(m.Voters), m.Voters == nil && (false), flex)
 	for i := range m.Voters {
-		m.Voters[i].encode(w, v)
+		b = m.Voters[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("voters")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *VotersRecord) appendJSON(b []byte, v int16) []byte {
@@ -264,35 +264,35 @@ func (m *VotersRecordVoter) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *VotersRecordVoter) encode(w *wire.Encoder, v int16) {
+func (m *VotersRecordVoter) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.VoterId)
-	w.UUID(m.VoterDirectoryId)
-	w.ArrayLen(len(m.Endpoints), m.Endpoints == nil && (false), flex)
+	b = wire.AppendInt32(b, m.VoterId)
+	b = append(b, m.VoterDirectoryId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Endpoints), m.Endpoints == nil && (false), flex)
 	for i := range m.Endpoints {
-		m.Endpoints[i].encode(w, v)
+		b = m.Endpoints[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("endpoints")
-			return
+			return b
 		}
 	}
-	m.KRaftVersionFeature.encode(w, v)
+	b = m.KRaftVersionFeature.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("kRaftVersionFeature")
-		return
+		return b
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *VotersRecordVoter) appendJSON(b []byte, v int16) []byte {
@@ -456,30 +456,32 @@ func (m *VotersRecordEndpoint) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *VotersRecordEndpoint) encode(w *wire.Encoder, v int16) {
+func (m *VotersRecordEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.String(m.Host, flex)
-	if w.Err != nil {
+	b = wire.AppendString(b, m.Name, flex)
+	if len(m.Host) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
-		return
+		return b
 	}
-	w.Uint16(m.Port)
+	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendUint16(b, m.Port)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *VotersRecordEndpoint) appendJSON(b []byte, v int16) []byte {
@@ -608,21 +610,21 @@ func (m *VotersRecordKRaftVersionFeature) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *VotersRecordKRaftVersionFeature) encode(w *wire.Encoder, v int16) {
+func (m *VotersRecordKRaftVersionFeature) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int16(m.MinSupportedVersion)
-	w.Int16(m.MaxSupportedVersion)
+	b = wire.AppendInt16(b, m.MinSupportedVersion)
+	b = wire.AppendInt16(b, m.MaxSupportedVersion)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *VotersRecordKRaftVersionFeature) appendJSON(b []byte, v int16) []byte {

@@ -79,33 +79,34 @@ func (m *WriteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *WriteShareGroupStateRequest) encode(w *wire.Encoder, v int16) {
+func (m *WriteShareGroupStateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.String(m.GroupId, flex)
-	if w.Err != nil {
+	if len(m.GroupId) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteShareGroupStateRequest) appendJSON(b []byte, v int16) []byte {
@@ -255,29 +256,29 @@ func (m *WriteShareGroupStateRequestWriteStateData) decode(r *wire.Reader, v int
 	}
 }
 
-func (m *WriteShareGroupStateRequestWriteStateData) encode(w *wire.Encoder, v int16) {
+func (m *WriteShareGroupStateRequestWriteStateData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.UUID(m.TopicId)
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = append(b, m.TopicId[:]...)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteShareGroupStateRequestWriteStateData) appendJSON(b []byte, v int16) []byte {
@@ -464,37 +465,37 @@ func (m *WriteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *WriteShareGroupStateRequestPartitionData) encode(w *wire.Encoder, v int16) {
+func (m *WriteShareGroupStateRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int32(m.Partition)
-	w.Int32(m.StateEpoch)
-	w.Int32(m.LeaderEpoch)
-	w.Int64(m.StartOffset)
+	b = wire.AppendInt32(b, m.Partition)
+	b = wire.AppendInt32(b, m.StateEpoch)
+	b = wire.AppendInt32(b, m.LeaderEpoch)
+	b = wire.AppendInt64(b, m.StartOffset)
 	if v >= 1 {
-		w.Int32(m.DeliveryCompleteCount)
+		b = wire.AppendInt32(b, m.DeliveryCompleteCount)
 	} else if !(m.DeliveryCompleteCount == -1) {
 		// DeliveryCompleteCount is ignorable: dropped at this version.
 	}
-	w.ArrayLen(len(m.StateBatches), m.StateBatches == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StateBatches), m.StateBatches == nil && (false), flex)
 	for i := range m.StateBatches {
-		m.StateBatches[i].encode(w, v)
+		b = m.StateBatches[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("stateBatches")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteShareGroupStateRequestPartitionData) appendJSON(b []byte, v int16) []byte {
@@ -686,23 +687,23 @@ func (m *WriteShareGroupStateRequestStateBatch) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *WriteShareGroupStateRequestStateBatch) encode(w *wire.Encoder, v int16) {
+func (m *WriteShareGroupStateRequestStateBatch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	w.Int64(m.FirstOffset)
-	w.Int64(m.LastOffset)
-	w.Int8(m.DeliveryState)
-	w.Int16(m.DeliveryCount)
+	b = wire.AppendInt64(b, m.FirstOffset)
+	b = wire.AppendInt64(b, m.LastOffset)
+	b = append(b, byte(m.DeliveryState))
+	b = wire.AppendInt16(b, m.DeliveryCount)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteShareGroupStateRequestStateBatch) appendJSON(b []byte, v int16) []byte {

@@ -71,28 +71,28 @@ func (m *WriteTxnMarkersRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *WriteTxnMarkersRequest) encode(w *wire.Encoder, v int16) {
+func (m *WriteTxnMarkersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.ArrayLen(len(m.Markers), m.Markers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Markers), m.Markers == nil && (false), flex)
 	for i := range m.Markers {
-		m.Markers[i].encode(w, v)
+		b = m.Markers[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("markers")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteTxnMarkersRequest) appendJSON(b []byte, v int16) []byte {
@@ -269,37 +269,37 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 	}
 }
 
-func (m *WriteTxnMarkersRequestWritableTxnMarker) encode(w *wire.Encoder, v int16) {
+func (m *WriteTxnMarkersRequestWritableTxnMarker) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.Int64(m.ProducerId)
-	w.Int16(m.ProducerEpoch)
-	w.Bool(m.TransactionResult)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendInt64(b, m.ProducerId)
+	b = wire.AppendInt16(b, m.ProducerEpoch)
+	b = wire.AppendBool(b, m.TransactionResult)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
-	w.Int32(m.CoordinatorEpoch)
+	b = wire.AppendInt32(b, m.CoordinatorEpoch)
 	if v >= 2 {
-		w.Int8(m.TransactionVersion)
+		b = append(b, byte(m.TransactionVersion))
 	} else if !(m.TransactionVersion == 0) {
 		// TransactionVersion is ignorable: dropped at this version.
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteTxnMarkersRequestWritableTxnMarker) appendJSON(b []byte, v int16) []byte {
@@ -487,33 +487,29 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) decode(r *wire.Reader, v 
 	}
 }
 
-func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) encode(w *wire.Encoder, v int16) {
+func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
 	for i := range m.PartitionIndexes {
-		w.Int32(m.PartitionIndexes[i])
-		if w.Err != nil {
-			w.PushIndex(i)
-			w.Push("partitionIndexes")
-			return
-		}
+		b = wire.AppendInt32(b, m.PartitionIndexes[i])
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) appendJSON(b []byte, v int16) []byte {

@@ -71,28 +71,28 @@ func (m *WriteTxnMarkersResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *WriteTxnMarkersResponse) encode(w *wire.Encoder, v int16) {
+func (m *WriteTxnMarkersResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.ArrayLen(len(m.Markers), m.Markers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Markers), m.Markers == nil && (false), flex)
 	for i := range m.Markers {
-		m.Markers[i].encode(w, v)
+		b = m.Markers[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("markers")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteTxnMarkersResponse) appendJSON(b []byte, v int16) []byte {
@@ -233,29 +233,29 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, 
 	}
 }
 
-func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) encode(w *wire.Encoder, v int16) {
+func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.Int64(m.ProducerId)
-	w.ArrayLen(len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendInt64(b, m.ProducerId)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
-		m.Topics[i].encode(w, v)
+		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("topics")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) appendJSON(b []byte, v int16) []byte {
@@ -405,33 +405,34 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) decode(r *wire.Rea
 	}
 }
 
-func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) encode(w *wire.Encoder, v int16) {
+func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.String(m.Name, flex)
-	if w.Err != nil {
+	if len(m.Name) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
-		return
+		return b
 	}
-	w.ArrayLen(len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
-		m.Partitions[i].encode(w, v)
+		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("partitions")
-			return
+			return b
 		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) appendJSON(b []byte, v int16) []byte {
@@ -569,21 +570,21 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) decode(r *wire
 	}
 }
 
-func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) encode(w *wire.Encoder, v int16) {
+func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	w.Int32(m.PartitionIndex)
-	w.Int16(m.ErrorCode)
+	b = wire.AppendInt32(b, m.PartitionIndex)
+	b = wire.AppendInt16(b, m.ErrorCode)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
-		w.Uvarint(uint32(nt))
-		u, last := 0, int64(-1)
-		writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)
+		b = wire.AppendUvarint(b, uint32(nt))
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
-			return
+			return b
 		}
 	}
+	return b
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) appendJSON(b []byte, v int16) []byte {

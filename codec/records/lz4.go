@@ -227,8 +227,9 @@ func appendLZ4Frame(dst, src []byte, level int, legacyChecksum bool) ([]byte, er
 		}
 		at := len(dst)
 		dst = dst[:at+4]
-		// The block must save at least one byte, or it is stored as is.
-		out := dst[at+4 : at+4+max(len(block)-1, 1)]
+		// A destination of the full bound keeps the compressor on its fast path;
+		// a block that does not shrink is stored as is.
+		out := dst[at+4 : at+4+bound]
 		var n int
 		var err error
 		if fast != nil {

@@ -289,7 +289,7 @@ func genReadScalar(e *emitter, elem, dst, compact, nul string, nullableEver bool
 }
 
 func genEncode(e *emitter, m *Message, s *Struct) {
-	e.p("func (m *%s) encode(w *wire.Encoder, v int16) {", s.GoName)
+	e.p("func (m *%s) encode(b []byte, v int16, w *wire.Encoder) []byte {", s.GoName)
 	e.p("flex := %s", cond(m.Flexible, m.Valid))
 	e.p("_ = flex")
 	for _, f := range s.Fields {
@@ -324,23 +324,31 @@ func genEncode(e *emitter, m *Message, s *Struct) {
 			c := cond(f.Tagged, m.Valid)
 			e.p("if (%s) && !(%s) { nt++ }", c, f.isDefaultExpr("m."+f.GoName))
 		}
-		e.p("w.Uvarint(uint32(nt))")
-		e.p("u, last := 0, int64(-1)")
+		e.p("b = wire.AppendUvarint(b, uint32(nt))")
+		if len(tagged) > 0 {
+			e.p("u, last := 0, int64(-1)")
+		}
 		for _, f := range tagged {
 			c := cond(f.Tagged, m.Valid)
 			e.p("if %s {", c)
-			e.p("u, last = writeUnknownTags(w, m.UnknownTaggedFields, u, last, %d)", f.Tag)
+			e.p("b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, %d)", f.Tag)
 			e.p("if !(%s) {", f.isDefaultExpr("m."+f.GoName))
-			e.p("start := w.BeginTagged(%d)", f.Tag)
+			e.p("var start int")
+			e.p("b, start = wire.BeginTag(b, %d)", f.Tag)
 			genWriteField(e, m, f, "m."+f.GoName, "true")
-			e.p("w.EndTagged(start)")
+			e.p("b = wire.EndTag(b, start)")
 			e.p("}")
 			e.p("}")
 		}
-		e.p("writeUnknownTags(w, m.UnknownTaggedFields, u, last, -1)")
-		e.p("if w.Err != nil { w.Push(\"_unknownTaggedFields\"); return }")
+		if len(tagged) > 0 {
+			e.p("b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)")
+		} else {
+			e.p("b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)")
+		}
+		e.p("if w.Err != nil { w.Push(\"_unknownTaggedFields\"); return b }")
 		e.p("}")
 	}
+	e.p("return b")
 	e.p("}")
 	e.p("")
 }
@@ -360,7 +368,7 @@ func genNonDefault(e *emitter, f *Field) {
 		e.p("// %s is ignorable: dropped at this version.", f.GoName)
 		return
 	}
-	e.p("w.Fail(wire.ErrNonDefault, \"\"); w.Push(%q); return", f.JSONName)
+	e.p("w.Fail(wire.ErrNonDefault, \"\"); w.Push(%q); return b", f.JSONName)
 }
 
 // genWriteField writes code that appends field f held in x.
@@ -368,75 +376,78 @@ func genWriteField(e *emitter, m *Message, f *Field, x, compact string) {
 	nul := nullableExpr(m, f)
 	if f.Array {
 		if f.nullableEver() {
-			e.p("if %s == nil && !%s { w.Fail(wire.ErrNotNullable, \"\"); w.Push(%q); return }", x, nul, f.JSONName)
+			e.p("if %s == nil && !%s { w.Fail(wire.ErrNotNullable, \"\"); w.Push(%q); return b }", x, nul, f.JSONName)
 		}
-		e.p("w.ArrayLen(len(%s), %s == nil && %s, %s)", x, x, nul, compact)
+		e.p("b = wire.AppendArrayLen(b, len(%s), %s == nil && %s, %s)", x, x, nul, compact)
 		e.p("for i := range %s {", x)
 		if f.Struct != nil {
-			e.p("%s[i].encode(w, v)", x)
+			e.p("b = %s[i].encode(b, v, w)", x)
+			e.p("if w.Err != nil { w.PushIndex(i); w.Push(%q); return b }", f.JSONName)
 		} else {
-			genWriteScalar(e, f.Elem, x+"[i]", compact, "false", false)
+			if f.Elem == "string" {
+				e.p("if len(%s[i]) > 32767 { w.Fail(wire.ErrTooLong, wire.TooLong(len(%s[i]))); w.PushIndex(i); w.Push(%q); return b }", x, x, f.JSONName)
+			}
+			genWriteScalar(e, f.Elem, x+"[i]", compact, false)
 		}
-		e.p("if w.Err != nil { w.PushIndex(i); w.Push(%q); return }", f.JSONName)
 		e.p("}")
 		return
 	}
 	if f.Struct != nil {
 		if f.nullableEver() {
 			e.p("if %s == nil {", x)
-			e.p("if !%s { w.Fail(wire.ErrNotNullable, \"\"); w.Push(%q); return }", nul, f.JSONName)
-			e.p("w.Int8(-1)")
+			e.p("if !%s { w.Fail(wire.ErrNotNullable, \"\"); w.Push(%q); return b }", nul, f.JSONName)
+			e.p("b = append(b, 0xff)")
 			e.p("} else {")
-			e.p("if %s { w.Int8(1) }", nul)
-			e.p("%s.encode(w, v)", x)
+			e.p("if %s { b = append(b, 1) }", nul)
+			e.p("b = %s.encode(b, v, w)", x)
 			e.p("}")
 		} else {
-			e.p("%s.encode(w, v)", x)
+			e.p("b = %s.encode(b, v, w)", x)
 		}
-		e.p("if w.Err != nil { w.Push(%q); return }", f.JSONName)
+		e.p("if w.Err != nil { w.Push(%q); return b }", f.JSONName)
 		return
 	}
 	if f.nullableEver() && (f.Elem == "string" || f.Elem == "bytes" || f.Elem == "records") {
-		e.p("if %s == nil && !%s { w.Fail(wire.ErrNotNullable, \"\"); w.Push(%q); return }", x, nul, f.JSONName)
+		e.p("if %s == nil && !%s { w.Fail(wire.ErrNotNullable, \"\"); w.Push(%q); return b }", x, nul, f.JSONName)
 	}
-	genWriteScalar(e, f.Elem, x, compact, nul, f.nullableEver())
-	if f.Elem == "string" || f.Elem == "bytes" || f.Elem == "records" {
-		e.p("if w.Err != nil { w.Push(%q); return }", f.JSONName)
+	if f.Elem == "string" {
+		if f.nullableEver() {
+			e.p("if %s != nil && len(*%s) > 32767 { w.Fail(wire.ErrTooLong, wire.TooLong(len(*%s))); w.Push(%q); return b }", x, x, x, f.JSONName)
+		} else {
+			e.p("if len(%s) > 32767 { w.Fail(wire.ErrTooLong, wire.TooLong(len(%s))); w.Push(%q); return b }", x, x, f.JSONName)
+		}
 	}
+	genWriteScalar(e, f.Elem, x, compact, f.nullableEver())
 }
 
-func genWriteScalar(e *emitter, elem, x, compact, nul string, nullableEver bool) {
+func genWriteScalar(e *emitter, elem, x, compact string, nullableEver bool) {
 	switch elem {
 	case "bool":
-		e.p("w.Bool(%s)", x)
+		e.p("b = wire.AppendBool(b, %s)", x)
 	case "int8":
-		e.p("w.Int8(%s)", x)
+		e.p("b = append(b, byte(%s))", x)
 	case "int16":
-		e.p("w.Int16(%s)", x)
+		e.p("b = wire.AppendInt16(b, %s)", x)
 	case "uint16":
-		e.p("w.Uint16(%s)", x)
+		e.p("b = wire.AppendUint16(b, %s)", x)
 	case "int32":
-		e.p("w.Int32(%s)", x)
+		e.p("b = wire.AppendInt32(b, %s)", x)
 	case "uint32":
-		e.p("w.Uint32(%s)", x)
+		e.p("b = wire.AppendUint32(b, %s)", x)
 	case "int64":
-		e.p("w.Int64(%s)", x)
+		e.p("b = wire.AppendInt64(b, %s)", x)
 	case "float64":
-		e.p("w.Float64(%s)", x)
+		e.p("b = wire.AppendFloat64(b, %s)", x)
 	case "uuid":
-		e.p("w.UUID(%s)", x)
+		e.p("b = append(b, %s[:]...)", x)
 	case "string":
 		if nullableEver {
-			e.p("w.NullableString(%s, %s)", x, compact)
+			e.p("b = wire.AppendNullableString(b, %s, %s)", x, compact)
 		} else {
-			e.p("w.String(%s, %s)", x, compact)
+			e.p("b = wire.AppendString(b, %s, %s)", x, compact)
 		}
 	case "bytes", "records":
-		if nullableEver {
-			e.p("w.Bytes(%s, %s, true)", x, compact)
-		} else {
-			e.p("w.Bytes(%s, %s, false)", x, compact)
-		}
+		e.p("b = wire.AppendBytes(b, %s, %s, %v)", x, compact, nullableEver)
 	default:
 		panic("unknown scalar " + elem)
 	}

@@ -22,10 +22,9 @@ var (
 	ErrVersion = errors.New("unsupported version")
 )
 
-// Encoder appends a message to Buf. The first failure is kept in Err with its field
-// path; generated code stops after it.
+// Encoder carries the first encode failure and its field path; the bytes themselves
+// travel in a local slice through generated code.
 type Encoder struct {
-	Buf    []byte
 	Err    error
 	Detail string
 	path   []string
@@ -47,44 +46,6 @@ func (e *Encoder) PushIndex(i int) { e.path = append(e.path, "["+strconv.Itoa(i)
 // Path returns the recorded field path, outermost first.
 func (e *Encoder) Path() string { return joinPath(e.path) }
 
-// Bool appends 1 or 0.
-func (e *Encoder) Bool(v bool) {
-	if v {
-		e.Buf = append(e.Buf, 1)
-	} else {
-		e.Buf = append(e.Buf, 0)
-	}
-}
-
-// Int8 appends a signed byte.
-func (e *Encoder) Int8(v int8) { e.Buf = append(e.Buf, byte(v)) }
-
-// Int16 appends a big-endian int16.
-func (e *Encoder) Int16(v int16) { e.Buf = binary.BigEndian.AppendUint16(e.Buf, uint16(v)) }
-
-// Uint16 appends a big-endian uint16.
-func (e *Encoder) Uint16(v uint16) { e.Buf = binary.BigEndian.AppendUint16(e.Buf, v) }
-
-// Int32 appends a big-endian int32.
-func (e *Encoder) Int32(v int32) { e.Buf = binary.BigEndian.AppendUint32(e.Buf, uint32(v)) }
-
-// Uint32 appends a big-endian uint32.
-func (e *Encoder) Uint32(v uint32) { e.Buf = binary.BigEndian.AppendUint32(e.Buf, v) }
-
-// Int64 appends a big-endian int64.
-func (e *Encoder) Int64(v int64) { e.Buf = binary.BigEndian.AppendUint64(e.Buf, uint64(v)) }
-
-// Float64 appends a big-endian IEEE 754 double.
-func (e *Encoder) Float64(v float64) {
-	e.Buf = binary.BigEndian.AppendUint64(e.Buf, math.Float64bits(v))
-}
-
-// UUID appends 16 raw bytes.
-func (e *Encoder) UUID(v [16]byte) { e.Buf = append(e.Buf, v[:]...) }
-
-// Uvarint appends an unsigned LEB128 varint.
-func (e *Encoder) Uvarint(v uint32) { e.Buf = AppendUvarint(e.Buf, v) }
-
 // AppendUvarint appends v as an unsigned LEB128 varint.
 func AppendUvarint(b []byte, v uint32) []byte {
 	for v >= 0x80 {
@@ -104,92 +65,125 @@ func UvarintLen(v uint32) int {
 	return n
 }
 
-func (e *Encoder) length(n int, compact, wide bool) {
-	switch {
-	case compact:
-		e.Buf = AppendUvarint(e.Buf, uint32(n+1))
-	case wide:
-		e.Int32(int32(n))
-	default:
-		e.Int16(int16(n))
-	}
-}
-
-// String appends a string. Kafka refuses strings longer than 32767 bytes in every form.
-func (e *Encoder) String(s string, compact bool) {
-	if len(s) > math.MaxInt16 {
-		e.Fail(ErrTooLong, "string of "+strconv.Itoa(len(s))+" bytes; the limit is 32767")
-		return
-	}
-	e.length(len(s), compact, false)
-	e.Buf = append(e.Buf, s...)
-}
-
-// NullableString appends a string or null (nil).
-func (e *Encoder) NullableString(s *string, compact bool) {
-	if s == nil {
-		e.length(-1, compact, false)
-		return
-	}
-	e.String(*s, compact)
-}
-
-// Bytes appends a byte string; nil is written as null when nullable, else as empty.
-func (e *Encoder) Bytes(b []byte, compact, nullable bool) {
-	if b == nil && nullable {
-		e.length(-1, compact, true)
-		return
-	}
-	if int64(len(b)) > math.MaxInt32-1 {
-		e.Fail(ErrTooLong, "bytes of "+strconv.Itoa(len(b))+" bytes")
-		return
-	}
-	e.length(len(b), compact, true)
-	e.Buf = append(e.Buf, b...)
-}
-
-// ArrayLen appends an array count, or null (-1) when null is true.
-func (e *Encoder) ArrayLen(n int, null, compact bool) {
-	if null {
-		e.length(-1, compact, true)
-		return
-	}
-	e.length(n, compact, true)
-}
-
-// BeginTagged starts one tagged field: it appends the tag and one placeholder byte for
-// the size, and returns the offset where the field's data starts.
-func (e *Encoder) BeginTagged(tag uint32) int {
-	e.Buf = AppendUvarint(e.Buf, tag)
-	e.Buf = append(e.Buf, 0)
-	return len(e.Buf)
-}
-
-// EndTagged writes the size of the tagged field begun at start, widening the
-// placeholder when the size needs more than one byte.
-func (e *Encoder) EndTagged(start int) {
-	size := len(e.Buf) - start
-	n := UvarintLen(uint32(size))
-	if n == 1 {
-		e.Buf[start-1] = byte(size)
-		return
-	}
-	for i := 1; i < n; i++ {
-		e.Buf = append(e.Buf, 0)
-	}
-	copy(e.Buf[start-1+n:], e.Buf[start:start+size])
-	AppendUvarint(e.Buf[:start-1], uint32(size))
-}
-
-// RawTagged appends one unknown tagged field as it was read.
-func (e *Encoder) RawTagged(tag uint32, data []byte) {
-	e.Buf = AppendUvarint(e.Buf, tag)
-	e.Buf = AppendUvarint(e.Buf, uint32(len(data)))
-	e.Buf = append(e.Buf, data...)
+// TooLong is the failure detail for a string over Kafka's 32767-byte limit.
+func TooLong(n int) string {
+	return "string of " + strconv.Itoa(n) + " bytes; the limit is 32767"
 }
 
 // TaggedField is one tagged field kept as raw bytes.
 type TaggedField struct {
 	Tag  uint32
 	Data []byte
+}
+
+// The Append functions below are the encode fast path: generated code keeps the buffer
+// in a local variable and only touches an Encoder to report a failure.
+
+// AppendBool appends 1 or 0.
+func AppendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// AppendInt8 appends a signed byte.
+func AppendInt8(b []byte, v int8) []byte { return append(b, byte(v)) }
+
+// AppendInt16 appends a big-endian int16.
+func AppendInt16(b []byte, v int16) []byte { return binary.BigEndian.AppendUint16(b, uint16(v)) }
+
+// AppendUint16 appends a big-endian uint16.
+func AppendUint16(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
+
+// AppendInt32 appends a big-endian int32.
+func AppendInt32(b []byte, v int32) []byte { return binary.BigEndian.AppendUint32(b, uint32(v)) }
+
+// AppendUint32 appends a big-endian uint32.
+func AppendUint32(b []byte, v uint32) []byte { return binary.BigEndian.AppendUint32(b, v) }
+
+// AppendInt64 appends a big-endian int64.
+func AppendInt64(b []byte, v int64) []byte { return binary.BigEndian.AppendUint64(b, uint64(v)) }
+
+// AppendFloat64 appends a big-endian IEEE 754 double.
+func AppendFloat64(b []byte, v float64) []byte {
+	return binary.BigEndian.AppendUint64(b, math.Float64bits(v))
+}
+
+// AppendUUID appends 16 raw bytes.
+func AppendUUID(b []byte, v [16]byte) []byte { return append(b, v[:]...) }
+
+// AppendLength appends a length or count prefix: uvarint(n+1) when compact, else int32
+// when wide, else int16. n is -1 for null.
+func AppendLength(b []byte, n int, compact, wide bool) []byte {
+	switch {
+	case compact:
+		return AppendUvarint(b, uint32(n+1))
+	case wide:
+		return binary.BigEndian.AppendUint32(b, uint32(int32(n)))
+	}
+	return binary.BigEndian.AppendUint16(b, uint16(int16(n)))
+}
+
+// AppendString appends a string; the caller has checked len(s) <= 32767.
+func AppendString(b []byte, s string, compact bool) []byte {
+	b = AppendLength(b, len(s), compact, false)
+	return append(b, s...)
+}
+
+// AppendNullableString appends a string or null (nil).
+func AppendNullableString(b []byte, s *string, compact bool) []byte {
+	if s == nil {
+		return AppendLength(b, -1, compact, false)
+	}
+	return AppendString(b, *s, compact)
+}
+
+// AppendBytes appends a byte string; nil is null when nullable, else empty.
+func AppendBytes(b []byte, v []byte, compact, nullable bool) []byte {
+	if v == nil && nullable {
+		return AppendLength(b, -1, compact, true)
+	}
+	b = AppendLength(b, len(v), compact, true)
+	return append(b, v...)
+}
+
+// AppendArrayLen appends an array count, or null.
+func AppendArrayLen(b []byte, n int, null, compact bool) []byte {
+	if null {
+		return AppendLength(b, -1, compact, true)
+	}
+	return AppendLength(b, n, compact, true)
+}
+
+// BeginTag appends a tag and a one-byte size placeholder; it returns the buffer and the
+// offset where the field's data starts.
+func BeginTag(b []byte, tag uint32) ([]byte, int) {
+	b = AppendUvarint(b, tag)
+	b = append(b, 0)
+	return b, len(b)
+}
+
+// EndTag writes the size of the tagged field begun at start, widening the placeholder
+// when the size needs more than one byte.
+func EndTag(b []byte, start int) []byte {
+	size := len(b) - start
+	n := UvarintLen(uint32(size))
+	if n == 1 {
+		b[start-1] = byte(size)
+		return b
+	}
+	for i := 1; i < n; i++ {
+		b = append(b, 0)
+	}
+	copy(b[start-1+n:], b[start:start+size])
+	AppendUvarint(b[:start-1], uint32(size))
+	return b
+}
+
+// AppendRawTag appends one unknown tagged field as it was read.
+func AppendRawTag(b []byte, tag uint32, data []byte) []byte {
+	b = AppendUvarint(b, tag)
+	b = AppendUvarint(b, uint32(len(data)))
+	return append(b, data...)
 }
