@@ -18,6 +18,9 @@ FUZZ_TARGETS  :=
 -include codec/records/records.mk
 -include codec/kerr/kerr.mk
 -include conformance/conformance.mk
+-include abi/abi.mk
+-include bindings/bindings.mk
+-include examples/examples.mk
 
 all: build $(BUILD_TARGETS)
 
