@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kwire/kwire/codec"
 )
 
 // Report accumulates the results of one release's vectors.
@@ -14,11 +16,20 @@ type Report struct {
 	Manifest *Manifest
 	Vectors  int
 	Failures []Failure
+	// Excused are vectors that failed at a version kwire declares superseded for this
+	// release (codec.MessageInfo.Superseded) and that the release itself marks unstable:
+	// kwire implements the newer release's definition of that version. Not failures, but
+	// listed.
+	Excused []Failure
+	// Renamed counts vectors whose json used a field name kwire declares renamed.
+	Renamed int
 	// failing vector ids per check
 	failed  map[Check]map[string]bool
 	perMsg  map[string]*msgStats // by "kind name"
 	aliases map[string]string    // vector name -> kwire name, when looked up by api key
 	idKind  map[string]string
+	byName  map[string]ManifestMessage
+	excused map[string]map[int16]int // message -> version -> vectors
 }
 
 type msgStats struct {
@@ -31,8 +42,13 @@ type msgStats struct {
 
 // NewReport starts a report for a release.
 func NewReport(release string, m *Manifest) *Report {
-	return &Report{Release: release, Manifest: m, failed: map[Check]map[string]bool{},
-		perMsg: map[string]*msgStats{}, aliases: map[string]string{}, idKind: map[string]string{}}
+	r := &Report{Release: release, Manifest: m, failed: map[Check]map[string]bool{},
+		perMsg: map[string]*msgStats{}, aliases: map[string]string{}, idKind: map[string]string{},
+		byName: map[string]ManifestMessage{}, excused: map[string]map[int16]int{}}
+	for _, mm := range m.Messages {
+		r.byName[mm.Kind+" "+mm.Name] = mm
+	}
+	return r
 }
 
 // Add checks one vector and records the outcome.
@@ -46,10 +62,22 @@ func (r *Report) Add(v Vector) []Failure {
 		r.perMsg[key] = s
 	}
 	s.versions[v.Version]++
-	if m, alias := Lookup(v.Name, v.APIKey, v.Kind); alias {
-		r.aliases[v.Name] = m.MessageName()
+	km, alias := Lookup(v.Name, v.APIKey, v.Kind)
+	if alias {
+		r.aliases[v.Name] = km.MessageName()
+	}
+	if km != nil && RenamedKeys(v, km.Info().Renames) {
+		r.Renamed++
 	}
 	fs := CheckVector(v)
+	if len(fs) > 0 && km != nil && r.superseded(km.Info(), v) {
+		r.Excused = append(r.Excused, fs...)
+		if r.excused[v.Name] == nil {
+			r.excused[v.Name] = map[int16]int{}
+		}
+		r.excused[v.Name][v.Version]++
+		return nil
+	}
 	for _, f := range fs {
 		if r.failed[f.Check] == nil {
 			r.failed[f.Check] = map[string]bool{}
@@ -59,6 +87,19 @@ func (r *Report) Add(v Vector) []Failure {
 	}
 	r.Failures = append(r.Failures, fs...)
 	return fs
+}
+
+// superseded reports whether kwire declares the vector's version superseded for this
+// release and the release's own manifest marks that version unstable.
+func (r *Report) superseded(info *codec.MessageInfo, v Vector) bool {
+	declared := false
+	for _, s := range info.Superseded {
+		if s.Release == r.Release && s.Version == v.Version {
+			declared = true
+		}
+	}
+	mm, ok := r.byName[v.Kind+" "+v.Name]
+	return declared && ok && mm.UnstableVersion == v.Version
 }
 
 // FailedVectors is the number of vectors with at least one failed comparison.
@@ -177,6 +218,22 @@ func (r *Report) Table() string {
 	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", all.messages, len(allKeys), all.triples, all.vectors,
 		all.perCheck[CheckDecode], all.perCheck[CheckEncode], all.perCheck[CheckRoundTrip])
 	tw.Flush()
+	if r.Renamed > 0 {
+		fmt.Fprintf(&b, "note: %d vectors use field names that a newer release renamed; compared under kwire's declared renames\n", r.Renamed)
+	}
+	if len(r.excused) > 0 {
+		names := make([]string, 0, len(r.excused))
+		for n := range r.excused {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			for v, c := range r.excused[n] {
+				fmt.Fprintf(&b, "excused: %s v%d: %d vectors differ; Kafka %s marks v%d unstable and kwire implements the newer definition (MessageInfo.Superseded)\n",
+					n, v, c, r.Release, v)
+			}
+		}
+	}
 	if len(r.aliases) > 0 {
 		names := make([]string, 0, len(r.aliases))
 		for n := range r.aliases {

@@ -175,8 +175,11 @@ func TestBrokenByteIsReported(t *testing.T) {
 	if len(vs) < 10 {
 		t.Fatalf("only %d vectors pass cleanly; cannot run the corruption test", len(vs))
 	}
+	flipped := 0
+	defer func() { t.Logf("flipped a byte in %d copies of %d vectors", flipped, len(vs)) }()
 	for _, orig := range vs {
 		for _, where := range []int{len(orig.Bytes) / 2, len(orig.Bytes) - 1} {
+			flipped++
 			v := orig
 			v.Bytes = bytes.Clone(orig.Bytes)
 			v.Bytes[where] ^= 0x01
@@ -186,6 +189,9 @@ func TestBrokenByteIsReported(t *testing.T) {
 				continue
 			}
 			named := false
+			if flipped == 1 {
+				t.Logf("example, %s with byte %d flipped:\n%s", orig.ID, where, fs[0].Error())
+			}
 			for _, f := range fs {
 				msg := f.Error()
 				if !strings.Contains(msg, v.ID) {
@@ -288,5 +294,70 @@ func TestDecodeVectorsRejectsBadFiles(t *testing.T) {
 		if _, err := DecodeVectors(strings.NewReader(bad), "t"); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
+	}
+}
+
+// TestSupersededNeedsUnstable: a failing vector is excused only when kwire declares its
+// version superseded for the release and the release itself marks that version unstable.
+func TestSupersededNeedsUnstable(t *testing.T) {
+	var rel *release
+	for i := range releases(t) {
+		if loaded[i].name == "3.9.2" {
+			rel = &loaded[i]
+		}
+	}
+	if rel == nil {
+		t.Skip("no 3.9.2 vectors")
+	}
+	var target []Vector
+	for _, v := range rel.vectors {
+		km, _ := Lookup(v.Name, v.APIKey, v.Kind)
+		if km == nil {
+			continue
+		}
+		for _, s := range km.Info().Superseded {
+			if s.Release == rel.name && s.Version == v.Version && len(CheckVector(v)) > 0 {
+				target = append(target, v)
+			}
+		}
+	}
+	if len(target) == 0 {
+		t.Skip("no failing vector at a superseded version: nothing to excuse")
+	}
+	// With the real manifest the failures are excused...
+	r := NewReport(rel.name, rel.manifest)
+	for _, v := range target {
+		r.Add(v)
+	}
+	if len(r.Failures) != 0 || len(r.Excused) == 0 {
+		t.Fatalf("real manifest: %d failures, %d excused; want 0 and > 0", len(r.Failures), len(r.Excused))
+	}
+	// ...but not when the release does not mark the version unstable.
+	m := *rel.manifest
+	m.Messages = append([]ManifestMessage(nil), m.Messages...)
+	for i := range m.Messages {
+		m.Messages[i].UnstableVersion = -1
+	}
+	r = NewReport(rel.name, &m)
+	for _, v := range target {
+		r.Add(v)
+	}
+	if r.FailedVectors() != len(target) || len(r.Excused) != 0 {
+		t.Fatalf("stable manifest: %d failing vectors, %d excused; want %d and 0", r.FailedVectors(), len(r.Excused), len(target))
+	}
+}
+
+// TestRenamesAreDeclared: the vector keys compared under a rename are exactly those
+// kwire declares; an undeclared rename would still fail.
+func TestRenamesAreDeclared(t *testing.T) {
+	w := `{"a":1,"t":[{"p":[{"old":2}]}]}`
+	g := `{"a":1,"t":[{"p":[{"new":2}]}]}`
+	d, err := jsonDiffRenamed([]byte(w), []byte(g), nil)
+	if err != nil || d == nil {
+		t.Fatalf("without the rename: diff %v, err %v; want a difference", d, err)
+	}
+	d, err = jsonDiffRenamed([]byte(w), []byte(g), []codec.FieldRename{{Path: "t[].p[]", Old: "old", New: "new"}})
+	if err != nil || d != nil {
+		t.Fatalf("with the rename: diff %v, err %v; want none", d, err)
 	}
 }

@@ -29,6 +29,18 @@ type line struct {
 	Source  string          `json:"source"`
 	JSON    json.RawMessage `json:"json"`
 	Bytes   []byte          `json:"bytes"`
+	// Renames are kwire's declared field renames (it writes the newer names), so the
+	// reader can compare a release that uses the older ones.
+	Renames []rename `json:"renames,omitempty"`
+	// Superseded is set when kwire declares this version of the release superseded: it
+	// implements a newer release's definition of a version this release marks unstable.
+	Superseded bool `json:"superseded,omitempty"`
+}
+
+type rename struct {
+	Path string `json:"path"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
 }
 
 func seed(parts ...any) int64 {
@@ -93,8 +105,18 @@ func run(manifestPath, outPath string, n int, base int64) error {
 					failed++
 					continue
 				}
-				enc, err := json.Marshal(line{ID: id, Name: mm.Name, APIKey: mm.APIKey, Kind: mm.Kind, Version: v,
-					Source: "kwire", JSON: js, Bytes: b})
+				ln := line{ID: id, Name: mm.Name, APIKey: mm.APIKey, Kind: mm.Kind, Version: v,
+					Source: "kwire", JSON: js, Bytes: b}
+				info := msg.Info()
+				for _, r := range info.Renames {
+					ln.Renames = append(ln.Renames, rename{r.Path, r.Old, r.New})
+				}
+				for _, s := range info.Superseded {
+					if s.Release == m.Release && s.Version == v {
+						ln.Superseded = true
+					}
+				}
+				enc, err := json.Marshal(ln)
 				if err != nil {
 					return fmt.Errorf("%s: %w", id, err)
 				}

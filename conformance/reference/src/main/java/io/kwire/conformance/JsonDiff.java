@@ -1,6 +1,7 @@
 package io.kwire.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.util.Iterator;
 import java.util.TreeSet;
@@ -64,6 +65,36 @@ final class JsonDiff {
             return null;
         }
         return want.equals(got) ? null : path + ": want " + abbreviate(want) + ", got " + abbreviate(got);
+    }
+
+    /**
+     * Renames key {@code old} to {@code neu} in the objects at {@code path} ("" for the root,
+     * "topics[].partitions[]" through arrays), unless {@code neu} is already there.
+     */
+    static void rename(JsonNode node, String path, String old, String neu) {
+        if (!(node instanceof ObjectNode)) {
+            return;
+        }
+        ObjectNode obj = (ObjectNode) node;
+        if (path.isEmpty()) {
+            if (obj.has(old) && !obj.has(neu)) {
+                obj.set(neu, obj.remove(old));
+            }
+            return;
+        }
+        int dot = path.indexOf('.');
+        String step = dot < 0 ? path : path.substring(0, dot);
+        String rest = dot < 0 ? "" : path.substring(dot + 1);
+        if (step.endsWith("[]")) {
+            JsonNode arr = obj.get(step.substring(0, step.length() - 2));
+            if (arr != null && arr.isArray()) {
+                for (JsonNode e : arr) {
+                    rename(e, rest, old, neu);
+                }
+            }
+            return;
+        }
+        rename(obj.get(step), rest, old, neu);
     }
 
     private static String abbreviate(JsonNode n) {
