@@ -435,7 +435,7 @@ func (d *Decoder) Int64() int64 {
 		return 0
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || s == "" || s[0] == '+' || (len(s) > 1 && s[0] == '0') || (len(s) > 2 && s[0] == '-' && s[1] == '0') {
+	if err != nil || s == "" || s[0] == '+' || (len(s) > 1 && s[0] == '0') || (len(s) >= 2 && s[0] == '-' && s[1] == '0') {
 		d.pos = start
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
 			d.Fail(ErrRange, strconv.Quote(s)+" is outside the int64 range")
