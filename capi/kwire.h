@@ -1,0 +1,421 @@
+/*
+ * kwire.h — the kwire flat ABI.
+ *
+ * This header is the single definition of the ABI shared by
+ *   - build/kwire.wasm   (GOOS=wasip1 reactor; every kw_ function below is a wasm export)
+ *   - build/libkwire.so  and build/libkwire.a (C; link with `pkg-config --libs kwire`).
+ * Both export the same names with the same meaning. Only 32-bit integers cross the
+ * boundary: in wasm every pointer below is an i32 offset into the module's linear
+ * memory, every int32_t an i32. No int64 and no float crosses it, so a JavaScript host
+ * never needs BigInt.
+ *
+ * ---------------------------------------------------------------------------------
+ * VERSION AND COMPATIBILITY
+ *
+ * kw_abi_version() returns (KW_ABI_MAJOR << 16) | KW_ABI_MINOR of the library. A host
+ * built against major M, minor n works with a library whose major is M and whose minor
+ * is >= n. Minor versions only add: new functions, new status codes (hosts must treat an
+ * unknown negative status as a generic error), new keys in output JSON objects, new
+ * fields at the end of binary records (the record table carries its strides). A change
+ * to an existing function's meaning or signature bumps the major.
+ *
+ * ---------------------------------------------------------------------------------
+ * CALLING CONVENTION
+ *
+ * - Every operation returns an int32_t status: KW_OK (0) or a negative KW_ERR_* code.
+ *   (Exceptions, documented where they occur: kw_abi_version returns the version and
+ *   kw_alloc returns a pointer.)
+ * - Inputs are (pointer, length) pairs; the library reads them during the call only and
+ *   never keeps or modifies them. A NULL pointer is allowed only with length 0. A
+ *   negative length is KW_ERR_ARG. Names (message names) are (pointer, length) too and
+ *   need no NUL terminator.
+ * - Results come back through out-params: `uint8_t **out` receives a pointer to a buffer
+ *   the library allocated, `int32_t *out_len` its length in bytes. The caller owns that
+ *   buffer and must release it with kw_free exactly once. On failure *out is set to NULL
+ *   and *out_len to 0 (when the out-params themselves are valid) and nothing needs freeing.
+ *   Out-params must not be NULL (KW_ERR_ARG). Output JSON is UTF-8 with no NUL terminator.
+ * - On failure, kw_last_error / kw_last_error_json describe what went wrong.
+ * - Small integer parameters that Kafka keeps as int16 (api keys, versions) are passed as
+ *   int32_t; a value outside the valid set gives KW_ERR_UNKNOWN_API or KW_ERR_VERSION.
+ *
+ * MEMORY OWNERSHIP (summary)
+ *   input buffers ............ caller's; read during the call only
+ *   *out buffers ............. caller's after the call; free with kw_free, once
+ *   kw_alloc buffers ......... caller's; free with kw_free, once
+ *   kw_last_error(_json) text  library's; valid until the next kw_ call on the same
+ *                              thread (C) / instance (wasm); never freed by the caller
+ *   kw_peek_header struct .... caller's (caller-provided storage, filled in place)
+ *
+ * THREADS
+ *   C library: every function may be called from any thread at the same time. The
+ *   last error is per thread. A buffer may be freed by a thread other than the one that
+ *   got it.
+ *   wasm module: an instance is single-threaded (wasm has no threads here); the last
+ *   error is per instance. Use one instance per thread (or a lock) in a threaded host.
+ *
+ * ONE GO RUNTIME PER PROCESS (C library)
+ *   libkwire contains a Go runtime. A process must not load two Go c-shared libraries
+ *   (libkwire and another library built with Go's -buildmode=c-shared or c-archive):
+ *   two Go runtimes in one process conflict over signal handlers and threads. Link
+ *   libkwire.a or libkwire.so, not both. The runtime starts when the library is loaded;
+ *   the library spawns a few threads of its own and never calls exit.
+ *
+ * WASM SPECIFICS
+ *   - The module is a WASI reactor: the host must call the export `_initialize` once,
+ *     before any kw_ function. It imports only wasi_snapshot_preview1 functions that the
+ *     Go runtime needs; it exports `memory` and the kw_ functions.
+ *   - Every pointer passed to a kw_ function (inputs and out-param slots) must lie inside
+ *     a live buffer obtained from kw_alloc or returned by the library; anything else
+ *     (a stray offset, a range running past the buffer's end, a freed buffer) is
+ *     KW_ERR_ARG and nothing is read or written. A host therefore copies its input into
+ *     a kw_alloc buffer and keeps one small kw_alloc'd scratch buffer for out-param slots.
+ *   - An out-param `uint8_t **out` is a 4-byte slot receiving an i32 (little-endian)
+ *     offset; `int32_t *out_len` a 4-byte slot receiving an i32. Slots need not be
+ *     aligned.
+ *   - Linear memory may grow during any kw_ call: a host must re-read the memory buffer
+ *     (e.g. re-create its Uint8Array/DataView) after every call and never keep a view
+ *     across one.
+ *   - A status is always returned, never a trap: a failure inside the library becomes
+ *     KW_ERR_INTERNAL and the instance stays usable. If a host ever sees a trap, it
+ *     must discard the instance and create a new one.
+ *
+ * C SPECIFICS
+ *   - Output buffers are malloc'ed by the library (never Go memory), so they stay valid
+ *     until kw_free regardless of Go's garbage collector. Free them with kw_free, not
+ *     with free(): kw_free checks them against the library's table of live buffers.
+ *   - The library cannot check arbitrary C pointers: a non-NULL pointer with a length
+ *     must be readable for that length (out-params writable), as with memcpy.
+ *   - A panic inside the library never escapes: it becomes KW_ERR_INTERNAL.
+ *
+ * ---------------------------------------------------------------------------------
+ * JSON FORMS
+ *
+ * Message bodies and headers use kwire's JSON form (codec/JSON.md in the kwire
+ * repository): lowerCamelCase field names, int64 as decimal strings, bytes/records as
+ * standard base64, uuid as 22-character URL-safe base64, unknown tagged fields under
+ * "_unknownTaggedFields". Decoding JSON is strict: an unknown key, a duplicate key or a
+ * wrong type is KW_ERR_JSON with the JSON path ("$.topicData[0].name") in the error.
+ */
+#ifndef KWIRE_H
+#define KWIRE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version ------------------------------------------------------------------ */
+
+#define KW_ABI_MAJOR 1
+#define KW_ABI_MINOR 0
+#define KW_ABI_VERSION ((KW_ABI_MAJOR << 16) | KW_ABI_MINOR)
+
+/* ---- status codes ------------------------------------------------------------- */
+
+/* Success. */
+#define KW_OK 0
+/* A bad argument: NULL pointer with a non-zero length, negative length, NULL out-param,
+ * (wasm) a pointer or range outside every live buffer, kw_free of a pointer that is not
+ * a live buffer (double free, stray pointer), an unknown compression or flag. */
+#define KW_ERR_ARG (-1)
+/* The input bytes are not a valid encoding: truncated, bad length, bad varint, bad
+ * tagged fields, trailing bytes, bad record batch, CRC mismatch. The error names the
+ * message, version, field path and byte offset. */
+#define KW_ERR_DECODE (-2)
+/* The message cannot be encoded at that version: e.g. a non-default value in a
+ * non-ignorable field the version lacks, a null where the version forbids it. The error
+ * names the field path. */
+#define KW_ERR_ENCODE (-3)
+/* The JSON input is malformed or does not match the message: syntax error, unknown key,
+ * duplicate key, wrong type, number out of range. The error names the JSON path and the
+ * byte offset in the JSON text. */
+#define KW_ERR_JSON (-4)
+/* Unknown api key or unknown message name. */
+#define KW_ERR_UNKNOWN_API (-5)
+/* The version is not valid for that message (or header). */
+#define KW_ERR_VERSION (-6)
+/* A size above a limit: a frame whose size prefix exceeds 100 MiB (Kafka's default
+ * socket.request.max.bytes), a batch that decompresses beyond the cap, a kw_alloc above
+ * KW_MAX_ALLOC. */
+#define KW_ERR_TOO_LARGE (-7)
+/* The library could not allocate memory (C: malloc failed). */
+#define KW_ERR_NOMEM (-8)
+/* A feature the library does not read or write (a record batch magic other than 0-2, a
+ * compression codec it does not know). */
+#define KW_ERR_UNSUPPORTED (-9)
+/* A bug inside the library, caught (e.g. a recovered panic). The library stays usable. */
+#define KW_ERR_INTERNAL (-10)
+
+/* The largest size kw_alloc accepts, and the largest output the library returns. */
+#define KW_MAX_ALLOC (512 * 1024 * 1024)
+
+/* ---- compression codecs (kw_records_encode), as in a batch's attributes ---------- */
+
+#define KW_COMPRESSION_NONE 0
+#define KW_COMPRESSION_GZIP 1
+#define KW_COMPRESSION_SNAPPY 2
+#define KW_COMPRESSION_LZ4 3
+#define KW_COMPRESSION_ZSTD 4
+
+/* ---- record decoding flags (kw_records_decode_json / _table) --------------------- */
+
+/* Do not verify batch checksums (CRC32C for magic 2, CRC32 for magic 0/1). */
+#define KW_RECORDS_SKIP_CRC 1
+
+/* ================================================================================= */
+/* Version, memory, errors                                                           */
+/* ================================================================================= */
+
+/* kw_abi_version: (KW_ABI_MAJOR << 16) | KW_ABI_MINOR of the loaded library. Never
+ * fails; does not touch the last error. */
+int32_t kw_abi_version(void);
+
+/* kw_alloc: allocates size bytes (0 <= size <= KW_MAX_ALLOC) in the library's memory and
+ * returns a pointer to them, or NULL on failure (size negative: KW_ERR_ARG; above
+ * KW_MAX_ALLOC: KW_ERR_TOO_LARGE; out of memory: KW_ERR_NOMEM — see kw_last_error). The
+ * contents are zeroed. size 0 returns a valid, distinct pointer. The caller owns the
+ * buffer and releases it with kw_free. In wasm this is how a host obtains memory to copy
+ * its inputs into. */
+uint8_t *kw_alloc(int32_t size);
+
+/* kw_free: releases a buffer returned by kw_alloc or through an `out` param. NULL is a
+ * no-op (KW_OK). A pointer that is not the start of a live buffer — already freed,
+ * interior, or never allocated by the library — is KW_ERR_ARG and nothing happens. */
+int32_t kw_free(void *ptr);
+
+/* kw_last_error: the text of the last failed call on this thread (C) / instance (wasm),
+ * e.g. "kwire: decode ProduceRequest v9 field topicData[0].name at offset 17: truncated
+ * input". Every kw_ call other than kw_abi_version, kw_last_error and kw_last_error_json
+ * clears it when it succeeds; after a success the text is empty (*out_len 0).
+ * *out points into library-owned memory, valid until the next kw_ call on the same
+ * thread/instance; do not free it. Returns KW_OK, or KW_ERR_ARG for NULL out-params. */
+int32_t kw_last_error(const uint8_t **out, int32_t *out_len);
+
+/* kw_last_error_json: the same error as a JSON object, library-owned like kw_last_error:
+ *   {"status": -2, "category": "decode", "text": "<kw_last_error text>",
+ *    "message": "ProduceRequest", "version": 9, "path": "topicData[0].name", "offset": 17}
+ * "category" is one of arg, decode, encode, json, unknown_api, version, too_large, nomem,
+ * unsupported, internal. "message", "version", "path" and "offset" are present when known:
+ * for decode errors path is the field path and offset the byte offset in the input; for
+ * JSON errors path is the JSON path ("$.topicData[0].name") and offset the byte offset in
+ * the JSON text; for record batches path is "batch <baseOffset>, record <i>, field <f>"
+ * style and offset the byte offset. After a success: {"status": 0}. */
+int32_t kw_last_error_json(const uint8_t **out, int32_t *out_len);
+
+/* ================================================================================= */
+/* Catalogue                                                                         */
+/* ================================================================================= */
+
+/* kw_api_catalogue: every api key and message the library knows, as JSON (caller frees):
+ *   {"abiVersion": "1.0", "specReleases": ["3.9.2", "4.4.0"],
+ *    "apis": [{"apiKey": 0, "name": "Produce",
+ *              "request": "ProduceRequest", "response": "ProduceResponse",
+ *              "minVersion": 0, "maxVersion": 12, "flexibleMin": 9,
+ *              "latestVersionUnstable": false, "listeners": ["broker"]}, ...],
+ *    "messages": [{"name": "ProduceRequest", "apiKey": 0, "kind": "request",
+ *                  "minVersion": 0, "maxVersion": 12, "flexibleMin": 9,
+ *                  "deprecatedMin": -1, "deprecatedMax": -1,
+ *                  "latestVersionUnstable": false, "releases": ["3.9.2", "4.4.0"],
+ *                  "renames": [{"path": "", "old": "...", "new": "..."}],
+ *                  "superseded": [{"release": "3.9.2", "version": 0}]}, ...]}
+ * "apis" is in api key order (version ranges are the request's); "messages" covers
+ * requests, responses, the two headers and the data types, sorted by name. flexibleMin
+ * is -1 when never flexible. "renames" and "superseded" are as in the Go codec's
+ * MessageInfo (fields a newer release renamed; versions an older release marked
+ * unstable that a newer one redefined). */
+int32_t kw_api_catalogue(uint8_t **out, int32_t *out_len);
+
+/* kw_header_versions: the request and response header versions used by (api_key,
+ * api_version), with Kafka's two special cases (ApiVersions responses always use
+ * response header v0; ControlledShutdown v0 uses request header v0). Either out-param
+ * may be NULL when not wanted. Errors: KW_ERR_UNKNOWN_API, KW_ERR_VERSION. */
+int32_t kw_header_versions(int32_t api_key, int32_t api_version, int32_t *request_header_version,
+                           int32_t *response_header_version);
+
+/* ================================================================================= */
+/* Message bodies (by descriptor name)                                               */
+/* ================================================================================= */
+
+/* kw_decode_message: decodes in[0:in_len), which must hold exactly one message `name`
+ * ("ProduceRequest", "FetchResponse", "RequestHeader", "ConsumerProtocolSubscription",
+ * ... — every name of the catalogue) at `version`, and returns its JSON form.
+ * Errors: KW_ERR_ARG, KW_ERR_UNKNOWN_API (unknown name), KW_ERR_VERSION, KW_ERR_DECODE
+ * (with field path and byte offset; trailing bytes are an error too). */
+int32_t kw_decode_message(const char *name, int32_t name_len, int32_t version, const uint8_t *in,
+                          int32_t in_len, uint8_t **out, int32_t *out_len);
+
+/* kw_encode_message: reads the JSON form of message `name` from json[0:json_len) and
+ * returns its encoding at `version` (the body only: no size prefix, no header).
+ * Errors: KW_ERR_ARG, KW_ERR_UNKNOWN_API, KW_ERR_VERSION, KW_ERR_JSON (JSON path and
+ * offset), KW_ERR_ENCODE (field path). */
+int32_t kw_encode_message(const char *name, int32_t name_len, int32_t version, const uint8_t *json,
+                          int32_t json_len, uint8_t **out, int32_t *out_len);
+
+/* ================================================================================= */
+/* Frames (4-byte big-endian size prefix + header + body)                            */
+/* ================================================================================= */
+
+/* kw_decode_request_frame: decodes one complete request frame (size prefix included;
+ * in_len must equal 4 + the size) and returns JSON:
+ *   {"apiKey": 0, "apiVersion": 9, "headerVersion": 2,
+ *    "header": {<RequestHeader JSON at headerVersion>},
+ *    "body": {<request JSON at apiVersion>}}
+ * Keys appear in that order. Errors: KW_ERR_ARG, KW_ERR_DECODE (offsets count from the
+ * frame start; a size prefix that disagrees with in_len is a decode error),
+ * KW_ERR_TOO_LARGE (size prefix above 100 MiB), KW_ERR_UNKNOWN_API, KW_ERR_VERSION. */
+int32_t kw_decode_request_frame(const uint8_t *in, int32_t in_len, uint8_t **out, int32_t *out_len);
+
+/* kw_encode_request_frame: the inverse. Input JSON:
+ *   {"header": {...RequestHeader JSON...}, "body": {...request JSON...}}
+ * optionally with "apiKey", "apiVersion" and "headerVersion" (as kw_decode_request_frame
+ * writes them; when present they must agree with the header and Kafka's rules, else
+ * KW_ERR_JSON). The api key and version come from header.requestApiKey and
+ * header.requestApiVersion; the header version follows Kafka's rules. Returns the whole
+ * frame, size prefix included. Errors: KW_ERR_ARG, KW_ERR_JSON, KW_ERR_UNKNOWN_API,
+ * KW_ERR_VERSION, KW_ERR_ENCODE, KW_ERR_TOO_LARGE (frame above 100 MiB). */
+int32_t kw_encode_request_frame(const uint8_t *json, int32_t json_len, uint8_t **out, int32_t *out_len);
+
+/* kw_decode_response_frame: decodes one complete response frame answering a request of
+ * (api_key, api_version) — a response does not carry them — and returns JSON:
+ *   {"apiKey": 0, "apiVersion": 9, "headerVersion": 1,
+ *    "header": {<ResponseHeader JSON at headerVersion>},
+ *    "body": {<response JSON at apiVersion>}}
+ * Errors: as kw_decode_request_frame. */
+int32_t kw_decode_response_frame(const uint8_t *in, int32_t in_len, int32_t api_key, int32_t api_version,
+                                 uint8_t **out, int32_t *out_len);
+
+/* kw_encode_response_frame: encodes {"header": {...}, "body": {...}} (optionally with
+ * "apiKey", "apiVersion", "headerVersion", which must agree with the arguments) as the
+ * response frame of (api_key, api_version), size prefix included. Errors: as
+ * kw_encode_request_frame. */
+int32_t kw_encode_response_frame(const uint8_t *json, int32_t json_len, int32_t api_key, int32_t api_version,
+                                 uint8_t **out, int32_t *out_len);
+
+/* What kw_peek_request_header fills in: eight int32_t, 32 bytes, no padding (the same
+ * layout in C and in wasm linear memory, little-endian in wasm). */
+typedef struct kw_peek_header {
+    int32_t frame_size;       /* the size prefix: bytes after it */
+    int32_t api_key;
+    int32_t api_version;
+    int32_t correlation_id;
+    int32_t header_version;   /* 0, 1 or 2, by Kafka's rules */
+    int32_t client_id_offset; /* byte offset of the client id inside the input frame */
+    int32_t client_id_length; /* its length; -1 when null or absent (header v0) */
+    int32_t reserved;         /* 0 */
+} kw_peek_header;
+
+/* kw_peek_request_header: reads the size, api key, version, correlation id and client id
+ * of a request frame without decoding the rest of the header or the body, and without
+ * allocating. The input may be incomplete past the client id (a proxy can peek at the
+ * first bytes of a frame), but the size prefix is still checked against the 100 MiB
+ * limit. The client id is not copied: it is client_id_length bytes of the input at
+ * client_id_offset. `out` is caller-provided storage (wasm: 32 bytes inside a kw_alloc
+ * buffer). Errors: KW_ERR_ARG, KW_ERR_DECODE (fewer than 12 bytes, or a truncated client
+ * id), KW_ERR_TOO_LARGE, KW_ERR_UNKNOWN_API. The version is not checked against the
+ * api's range, so a proxy can pass through versions it does not know. */
+int32_t kw_peek_request_header(const uint8_t *in, int32_t in_len, kw_peek_header *out);
+
+/* ================================================================================= */
+/* Records (the records field of Produce and Fetch: record batches, legacy sets)     */
+/* ================================================================================= */
+
+/* kw_records_decode_json: decodes every batch (magic 2) and legacy message (magic 0 and
+ * 1) in in[0:in_len), decompressing gzip, snappy, lz4 and zstd, and returns JSON:
+ *   {"records": [
+ *      {"offset": "100", "timestamp": "1700000000000",
+ *       "timestampType": "CreateTime" | "LogAppendTime" | "NoTimestampType",
+ *       "key": "<base64>" | null, "value": "<base64>" | null,
+ *       "headers": [{"key": "<string>", "value": "<base64>" | null}, ...],
+ *       "producerId": "-1", "producerEpoch": -1, "sequence": -1, "leaderEpoch": 5,
+ *       "magic": 2, "compression": "none" | "gzip" | "snappy" | "lz4" | "zstd",
+ *       "transactional": false, "control": false,
+ *       "controlType": -1,                      (ControlType of a control record, else -1)
+ *       "schemaSource": "none" | "value-prefix" | "header", "schemaId": -1,
+ *       "schemaVersion": -1}, ...],
+ *    "skippedBytes": 0}
+ * int64 values are decimal strings. Header keys are strings (Kafka's header keys are
+ * strings; invalid UTF-8 becomes U+FFFD — the record table keeps exact bytes).
+ * "skippedBytes" is the size of a partial batch at the end of the input, which Kafka's
+ * readers skip (a Fetch response may end with one).
+ * flags: 0 or KW_RECORDS_SKIP_CRC. max_decompressed caps what one compressed batch may
+ * decompress to (0: 100 MiB). Errors: KW_ERR_ARG, KW_ERR_DECODE (names the batch base
+ * offset, record index, field and byte offset), KW_ERR_TOO_LARGE, KW_ERR_UNSUPPORTED. */
+int32_t kw_records_decode_json(const uint8_t *in, int32_t in_len, int32_t flags, int32_t max_decompressed,
+                               uint8_t **out, int32_t *out_len);
+
+/* kw_records_decode_table: as kw_records_decode_json, but returns the flat binary
+ * "record table", which a host reads with plain little-endian loads, no JSON parsing.
+ * All integers are little-endian. An int64 is 8 bytes, little-endian: its low 32 bits
+ * (unsigned) at +0 and its high 32 bits (signed) at +4, so a host without 64-bit
+ * integers reads it as hi * 4294967296 + lo (exact while |value| < 2^53). Every
+ * "offset" below is a byte offset from the start of the returned buffer. Layout:
+ *
+ *   table header (40 bytes, at 0):
+ *     +0  u8[4] magic "KWRT"
+ *     +4  i32   layout version (1)
+ *     +8  i32   record_count
+ *     +12 i32   record_stride   (bytes per record entry; 96 in layout 1)
+ *     +16 i32   records_offset  (offset of record entry 0; 40 in layout 1; 8-aligned)
+ *     +20 i32   header_count    (record headers of all records together)
+ *     +24 i32   header_stride   (bytes per header entry; 16 in layout 1)
+ *     +28 i32   headers_offset  (offset of header entry 0)
+ *     +32 i32   skipped_bytes   (partial batch at the end of the input, skipped)
+ *     +36 i32   total_size      (== *out_len)
+ *   record entry i at records_offset + i * record_stride:
+ *     +0  i64   offset
+ *     +8  i64   timestamp       (-1 for magic 0)
+ *     +16 i64   producer_id     (-1 when none)
+ *     +24 i32   key_offset      +28 i32 key_length    (-1: null key;   offset then 0)
+ *     +32 i32   value_offset    +36 i32 value_length  (-1: null value; offset then 0)
+ *     +40 i32   first_header    (index of its first header entry)
+ *     +44 i32   header_count    (its headers: entries first_header .. +header_count-1)
+ *     +48 i32   sequence        (-1 when none)
+ *     +52 i32   leader_epoch    (-1 for legacy messages)
+ *     +56 i32   producer_epoch  (-1 when none)
+ *     +60 i32   magic           (0, 1 or 2)
+ *     +64 i32   compression     (KW_COMPRESSION_*)
+ *     +68 i32   timestamp_type  (-1 none, 0 CreateTime, 1 LogAppendTime)
+ *     +72 i32   flags           (bit 0 transactional, bit 1 control)
+ *     +76 i32   control_type    (-1 unless a control record: 0 ABORT, 1 COMMIT, 2..)
+ *     +80 i32   schema_source   (0 none, 1 value prefix, 2 headers)
+ *     +84 i32   schema_id       (-1 when unknown)
+ *     +88 i32   schema_version  (-1 when unknown)
+ *     +92 i32   reserved (0)
+ *   header entry j at headers_offset + j * header_stride:
+ *     +0 i32 key_offset  +4 i32 key_length
+ *     +8 i32 value_offset +12 i32 value_length (-1: null value)
+ *   then the bytes of keys, values and header keys/values, referenced by the entries
+ *   above (the exact bytes of the batch, decompressed).
+ * A later layout version may grow the strides (new fields at the end of an entry) and
+ * the table header; hosts must use the strides and offsets, not the constants.
+ * Errors: as kw_records_decode_json. */
+int32_t kw_records_decode_table(const uint8_t *in, int32_t in_len, int32_t flags, int32_t max_decompressed,
+                                uint8_t **out, int32_t *out_len);
+
+/* kw_records_encode: encodes records into one record batch (or legacy message set) the
+ * way Kafka's producer does, compressed with `compression` (KW_COMPRESSION_*), and
+ * returns the batch bytes (what goes into a ProduceRequest partition's records).
+ * Input JSON (every key optional except "records"):
+ *   {"magic": 2,                 (2, or 0/1 for a legacy message set)
+ *    "baseOffset": "0", "partitionLeaderEpoch": -1,
+ *    "producerId": "-1", "producerEpoch": -1, "baseSequence": -1,
+ *    "transactional": false,
+ *    "timestampType": "CreateTime" | "LogAppendTime", "logAppendTime": "-1",
+ *    "level": 0,                 (compression level on the codec's scale; 0 = default)
+ *    "records": [{"key": "<base64>" | null, "value": "<base64>" | null,
+ *                 "timestamp": "1700000000000",
+ *                 "headers": [{"key": "<string>", "value": "<base64>" | null}]}, ...]}
+ * Record i gets offset delta i and a timestamp delta relative to the first record
+ * (magic 2); the batch's base/max timestamps and CRC are computed. Legacy sets ignore
+ * producer fields and headers (headers there are KW_ERR_ARG). The JSON is strict
+ * (unknown keys are KW_ERR_JSON). Errors: KW_ERR_ARG (unknown compression), KW_ERR_JSON,
+ * KW_ERR_ENCODE, KW_ERR_UNSUPPORTED (zstd with magic 0/1). */
+int32_t kw_records_encode(const uint8_t *json, int32_t json_len, int32_t compression, uint8_t **out,
+                          int32_t *out_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KWIRE_H */
