@@ -61,10 +61,14 @@ type Message struct {
 
 	Transactional bool
 	Control       bool
+	// Aborted is set by ForEachFetchMessage on data of an aborted transaction.
+	Aborted bool
 	// ControlRecord is the typed control record when Control is set.
 	ControlRecord ControlRecord
 
 	Schema SchemaRef
+
+	batchLastOffset int64
 }
 
 // Payload is the value without the Confluent wire-format prefix when the schema
@@ -240,6 +244,8 @@ func (d *Decoder) batchMessages(entry []byte, at int, topic string, partition in
 			Compression:   b.Compression(),
 			Transactional: b.IsTransactional(),
 			Control:       control,
+
+			batchLastOffset: b.LastOffset(),
 		}
 		if control {
 			cr, err := ParseControlRecord(r.Key, r.Value)
