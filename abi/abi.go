@@ -1,0 +1,291 @@
+// Package abi is the logic of kwire's flat ABI (capi/kwire.h), transport-free: byte
+// slices in, byte slices out, an int32 status per call. The wasm shims (wasm/) and the
+// C shims (capi/) only move bytes between this package and their host's memory, so both
+// stay a few lines per function and behave identically.
+//
+// Every function here returns either a result or an *Error carrying the status that
+// the kw_ function returns, and never panics: a panic inside is recovered into
+// StatusInternal. Results are freshly allocated (appended to the dst argument where
+// there is one) and never alias the input or any state of this package, so a shim may
+// hand them to its host as they are.
+package abi
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records"
+)
+
+// The ABI version: kw_abi_version returns Major<<16 | Minor.
+const (
+	Major = 1
+	Minor = 0
+)
+
+// Version is what kw_abi_version returns.
+func Version() int32 { return Major<<16 | Minor }
+
+// Status codes, as in kwire.h.
+const (
+	StatusOK          int32 = 0
+	StatusArg         int32 = -1
+	StatusDecode      int32 = -2
+	StatusEncode      int32 = -3
+	StatusJSON        int32 = -4
+	StatusUnknownAPI  int32 = -5
+	StatusVersion     int32 = -6
+	StatusTooLarge    int32 = -7
+	StatusNoMem       int32 = -8
+	StatusUnsupported int32 = -9
+	StatusInternal    int32 = -10
+)
+
+// MaxAlloc is KW_MAX_ALLOC: the largest kw_alloc and the largest output.
+const MaxAlloc = 512 << 20
+
+// Compression codecs (KW_COMPRESSION_*) and record flags (KW_RECORDS_*).
+const (
+	FlagSkipCRC = 1
+)
+
+// StatusName is the category name kw_last_error_json writes for a status.
+func StatusName(s int32) string {
+	switch s {
+	case StatusOK:
+		return "ok"
+	case StatusArg:
+		return "arg"
+	case StatusDecode:
+		return "decode"
+	case StatusEncode:
+		return "encode"
+	case StatusJSON:
+		return "json"
+	case StatusUnknownAPI:
+		return "unknown_api"
+	case StatusVersion:
+		return "version"
+	case StatusTooLarge:
+		return "too_large"
+	case StatusNoMem:
+		return "nomem"
+	case StatusUnsupported:
+		return "unsupported"
+	case StatusInternal:
+		return "internal"
+	}
+	return "status " + strconv.Itoa(int(s))
+}
+
+// Error is a failed ABI call: the status and what kw_last_error reports.
+type Error struct {
+	Status  int32
+	Text    string
+	Message string // message being decoded or encoded, when known
+	Version int    // its version, -1 when unknown
+	Path    string // field path, JSON path or record location, when known
+	Offset  int    // byte offset in the input (or JSON text), -1 when unknown
+}
+
+func (e *Error) Error() string { return e.Text }
+
+// AppendJSON appends the kw_last_error_json form of e.
+func (e *Error) AppendJSON(b []byte) []byte {
+	b = append(b, `{"status":`...)
+	b = strconv.AppendInt(b, int64(e.Status), 10)
+	b = append(b, `,"category":`...)
+	b = appendStr(b, StatusName(e.Status))
+	b = append(b, `,"text":`...)
+	b = appendStr(b, e.Text)
+	if e.Message != "" {
+		b = append(b, `,"message":`...)
+		b = appendStr(b, e.Message)
+	}
+	if e.Version >= 0 {
+		b = append(b, `,"version":`...)
+		b = strconv.AppendInt(b, int64(e.Version), 10)
+	}
+	if e.Path != "" {
+		b = append(b, `,"path":`...)
+		b = appendStr(b, e.Path)
+	}
+	if e.Offset >= 0 {
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, int64(e.Offset), 10)
+	}
+	return append(b, '}')
+}
+
+// OKJSON is kw_last_error_json after a success.
+const OKJSON = `{"status":0}`
+
+// StatusOf returns the status of an error returned by this package (StatusOK for nil).
+func StatusOf(err error) int32 {
+	if err == nil {
+		return StatusOK
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status
+	}
+	return StatusInternal
+}
+
+// AsError returns err as an *Error (nil for nil), classifying foreign errors as internal.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Status: StatusInternal, Text: "kwire: internal error: " + err.Error(), Version: -1, Offset: -1}
+}
+
+func newErr(status int32, format string, args ...any) *Error {
+	return &Error{Status: status, Text: fmt.Sprintf(format, args...), Version: -1, Offset: -1}
+}
+
+// ArgError is a KW_ERR_ARG error with the given text; the shims use it for pointer
+// and length checks.
+func ArgError(format string, args ...any) *Error { return newErr(StatusArg, "kwire: "+format, args...) }
+
+// Recovered turns a recovered panic value into a KW_ERR_INTERNAL error.
+func Recovered(p any) *Error {
+	return newErr(StatusInternal, "kwire: internal error (recovered panic): %v", p)
+}
+
+// guard recovers a panic into *err. Every exported operation defers it.
+func guard(err *error) {
+	if p := recover(); p != nil {
+		*err = Recovered(p)
+	}
+}
+
+// fromDecode classifies a codec decode error.
+func fromDecode(err error) *Error {
+	var de *codec.DecodeError
+	if errors.As(err, &de) {
+		st := StatusDecode
+		switch {
+		case errors.Is(de.Err, codec.ErrTooLarge):
+			st = StatusTooLarge
+		case errors.Is(de.Err, codec.ErrUnknownAPI):
+			st = StatusUnknownAPI
+		case errors.Is(de.Err, codec.ErrVersion):
+			st = StatusVersion
+		}
+		return &Error{Status: st, Text: de.Error(), Message: de.Message, Version: int(de.Version), Path: de.Path, Offset: de.Offset}
+	}
+	if errors.Is(err, codec.ErrVersion) {
+		return &Error{Status: StatusVersion, Text: err.Error(), Version: -1, Offset: -1}
+	}
+	return &Error{Status: StatusDecode, Text: err.Error(), Version: -1, Offset: -1}
+}
+
+// fromEncode classifies a codec encode error.
+func fromEncode(err error) *Error {
+	var ee *codec.EncodeError
+	if errors.As(err, &ee) {
+		st := StatusEncode
+		if errors.Is(ee.Err, codec.ErrTooLarge) {
+			st = StatusTooLarge
+		}
+		return &Error{Status: st, Text: ee.Error(), Message: ee.Message, Version: int(ee.Version), Path: ee.Path, Offset: -1}
+	}
+	if errors.Is(err, codec.ErrVersion) {
+		return &Error{Status: StatusVersion, Text: err.Error(), Version: -1, Offset: -1}
+	}
+	return &Error{Status: StatusEncode, Text: err.Error(), Version: -1, Offset: -1}
+}
+
+// fromJSON classifies an error of a codec UnmarshalJSON call on a value that starts at
+// byte base of the caller's JSON text and sits at JSON path prefix ("$" for the whole
+// text, "$.body" inside a frame envelope). The codec's JSON errors read
+// "... json $.path: cause (at byte N)"; the path and offset are rebased onto the
+// caller's text.
+func fromJSON(err error, message string, prefix string, base int) *Error {
+	text := err.Error()
+	e := &Error{Status: StatusJSON, Text: text, Message: message, Version: -1, Offset: -1}
+	if i := strings.Index(text, "json $"); i >= 0 {
+		p := text[i+len("json "):]
+		if j := strings.Index(p, ": "); j >= 0 {
+			p = p[:j]
+		}
+		e.Path = prefix + p[1:]
+	}
+	if i := strings.LastIndex(text, "(at byte "); i >= 0 {
+		if n, err := strconv.Atoi(strings.TrimSuffix(text[i+len("(at byte "):], ")")); err == nil {
+			e.Offset = base + n
+		}
+	}
+	if prefix != "$" && e.Path != "" {
+		// Say where in the caller's text the failure is.
+		e.Text = "kwire: " + message + ": json " + e.Path + ": " + cause(text) + " (at byte " + strconv.Itoa(e.Offset) + ")"
+	}
+	return e
+}
+
+// cause is the part of a codec JSON error after its path.
+func cause(text string) string {
+	if i := strings.Index(text, "json $"); i >= 0 {
+		rest := text[i:]
+		if j := strings.Index(rest, ": "); j >= 0 {
+			rest = rest[j+2:]
+		}
+		if k := strings.LastIndex(rest, " (at byte "); k >= 0 {
+			rest = rest[:k]
+		}
+		return rest
+	}
+	return text
+}
+
+// fromReader turns an envelope reader error into a KW_ERR_JSON error.
+func fromReader(r *reader, what string) *Error {
+	e := r.err
+	return &Error{Status: StatusJSON, Text: fmt.Sprintf("kwire: %s: json %s: %s (at byte %d)", what, e.path, e.msg, e.offset),
+		Message: what, Version: -1, Path: e.path, Offset: e.offset}
+}
+
+// fromRecords classifies an error of the records package.
+func fromRecords(err error, encoding bool) *Error {
+	st := StatusDecode
+	if encoding {
+		st = StatusEncode
+	}
+	switch {
+	case errors.Is(err, records.ErrTooLarge):
+		st = StatusTooLarge
+	case errors.Is(err, records.ErrUnsupported):
+		st = StatusUnsupported
+	}
+	e := &Error{Status: st, Text: err.Error(), Version: -1, Offset: -1}
+	var re *records.Error
+	if errors.As(err, &re) {
+		loc := ""
+		if re.BaseOffset >= 0 {
+			loc = "batch " + strconv.FormatInt(re.BaseOffset, 10)
+		} else {
+			loc = "batch"
+		}
+		if re.Record >= 0 {
+			loc += ", record " + strconv.Itoa(re.Record)
+		}
+		if re.Field != "" {
+			loc += ", field " + re.Field
+		}
+		e.Path = loc
+		e.Offset = re.Offset
+		e.Message = "records"
+	}
+	return e
+}
+
+// name16 checks that an int32 from the boundary fits Kafka's int16.
+func fits16(v int32) bool { return v >= -1<<15 && v < 1<<15 }

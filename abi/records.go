@@ -1,0 +1,421 @@
+package abi
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+	"sync"
+
+	"github.com/kwire/kwire/codec/records"
+)
+
+// Record table layout 1 (see kw_records_decode_table in kwire.h).
+const (
+	TableMagic        = "KWRT"
+	TableLayout       = 1
+	TableHeaderSize   = 40
+	TableRecordStride = 96
+	TableHeaderStride = 16
+)
+
+var decoders = sync.Pool{New: func() any { return records.NewDecoder(records.Options{}) }}
+
+func recordOptions(flags, maxDecompressed int32) (records.Options, *Error) {
+	if flags&^FlagSkipCRC != 0 {
+		return records.Options{}, newErr(StatusArg, "kwire: unknown record flags 0x%x", flags)
+	}
+	if maxDecompressed < 0 {
+		return records.Options{}, newErr(StatusArg, "kwire: negative max_decompressed %d", maxDecompressed)
+	}
+	return records.Options{MaxDecompressedSize: int(maxDecompressed), SkipCRC: flags&FlagSkipCRC != 0}, nil
+}
+
+// forEach decodes every message of src with a pooled decoder.
+func forEach(src []byte, flags, maxDecompressed int32, fn func(m *records.Message)) (int, *Error) {
+	opts, e := recordOptions(flags, maxDecompressed)
+	if e != nil {
+		return 0, e
+	}
+	d := decoders.Get().(*records.Decoder)
+	d.Options = opts
+	skipped, err := d.ForEachMessage(src, "", 0, func(m *records.Message) error {
+		fn(m)
+		return nil
+	})
+	d.Options = records.Options{}
+	decoders.Put(d)
+	if err != nil {
+		return 0, fromRecords(err, false)
+	}
+	return skipped, nil
+}
+
+func controlType(m *records.Message) int32 {
+	if !m.Control {
+		return -1
+	}
+	return int32(m.ControlRecord.Type)
+}
+
+// RecordsDecodeJSON is kw_records_decode_json, appended to dst.
+func RecordsDecodeJSON(dst []byte, in []byte, flags, maxDecompressed int32) (out []byte, err error) {
+	defer guard(&err)
+	b := append(dst, `{"records":[`...)
+	first := true
+	skipped, e := forEach(in, flags, maxDecompressed, func(m *records.Message) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `{"offset":`...)
+		b = appendInt64Str(b, m.Offset)
+		b = append(b, `,"timestamp":`...)
+		b = appendInt64Str(b, m.Timestamp)
+		b = append(b, `,"timestampType":`...)
+		b = appendStr(b, m.TimestampType.String())
+		b = append(b, `,"key":`...)
+		b = appendBase64(b, m.Key)
+		b = append(b, `,"value":`...)
+		b = appendBase64(b, m.Value)
+		b = append(b, `,"headers":[`...)
+		for i, h := range m.Headers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"key":`...)
+			b = appendString(b, h.Key)
+			b = append(b, `,"value":`...)
+			b = appendBase64(b, h.Value)
+			b = append(b, '}')
+		}
+		b = append(b, `],"producerId":`...)
+		b = appendInt64Str(b, m.ProducerID)
+		b = appendInt(b, "producerEpoch", int64(m.ProducerEpoch))
+		b = appendInt(b, "sequence", int64(m.Sequence))
+		b = appendInt(b, "leaderEpoch", int64(m.LeaderEpoch))
+		b = appendInt(b, "magic", int64(m.Magic))
+		b = append(b, `,"compression":`...)
+		b = appendStr(b, m.Compression.String())
+		b = append(b, `,"transactional":`...)
+		b = strconv.AppendBool(b, m.Transactional)
+		b = append(b, `,"control":`...)
+		b = strconv.AppendBool(b, m.Control)
+		b = appendInt(b, "controlType", int64(controlType(m)))
+		b = append(b, `,"schemaSource":`...)
+		b = appendStr(b, m.Schema.Source.String())
+		b = appendInt(b, "schemaId", int64(m.Schema.ID))
+		b = appendInt(b, "schemaVersion", int64(m.Schema.Version))
+		b = append(b, '}')
+	})
+	if e != nil {
+		return dst, e
+	}
+	b = append(b, `],"skippedBytes":`...)
+	b = strconv.AppendInt(b, int64(skipped), 10)
+	b = append(b, '}')
+	if len(b)-len(dst) > MaxAlloc {
+		return dst, newErr(StatusTooLarge, "kwire: records JSON of %d bytes exceeds the output limit", len(b)-len(dst))
+	}
+	return b, nil
+}
+
+// tableScratch holds the pieces of a record table while it is built.
+type tableScratch struct {
+	recs []tableRec
+	hdrs []span2
+	data []byte
+}
+
+type span2 struct{ kOff, kLen, vOff, vLen int32 }
+
+type tableRec struct {
+	offset, timestamp, producerID int64
+	kv                            span2
+	firstHeader, headerCount      int32
+	sequence, leaderEpoch, epoch  int32
+	magic, compression, tsType    int32
+	flags, control                int32
+	schemaSource, schemaID, schVe int32
+}
+
+var tables = sync.Pool{New: func() any { return new(tableScratch) }}
+
+// addBytes copies b into the data area and returns its (offset, length) relative to
+// the data area; nil is (0, -1).
+func (t *tableScratch) addBytes(b []byte) (int32, int32) {
+	if b == nil {
+		return 0, -1
+	}
+	off := len(t.data)
+	t.data = append(t.data, b...)
+	return int32(off), int32(len(b))
+}
+
+// RecordsDecodeTable is kw_records_decode_table, appended to dst.
+func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (out []byte, err error) {
+	defer guard(&err)
+	t := tables.Get().(*tableScratch)
+	defer func() {
+		t.recs, t.hdrs, t.data = t.recs[:0], t.hdrs[:0], t.data[:0]
+		if cap(t.data) > 4<<20 {
+			t.data = nil
+		}
+		tables.Put(t)
+	}()
+	var flagsOf = func(m *records.Message) int32 {
+		f := int32(0)
+		if m.Transactional {
+			f |= 1
+		}
+		if m.Control {
+			f |= 2
+		}
+		return f
+	}
+	skipped, e := forEach(in, flags, maxDecompressed, func(m *records.Message) {
+		r := tableRec{offset: m.Offset, timestamp: m.Timestamp, producerID: m.ProducerID,
+			firstHeader: int32(len(t.hdrs)), headerCount: int32(len(m.Headers)),
+			sequence: m.Sequence, leaderEpoch: m.LeaderEpoch, epoch: int32(m.ProducerEpoch),
+			magic: int32(m.Magic), compression: int32(m.Compression), tsType: int32(m.TimestampType),
+			flags: flagsOf(m), control: controlType(m),
+			schemaSource: int32(m.Schema.Source), schemaID: m.Schema.ID, schVe: m.Schema.Version}
+		r.kv.kOff, r.kv.kLen = t.addBytes(m.Key)
+		r.kv.vOff, r.kv.vLen = t.addBytes(m.Value)
+		for _, h := range m.Headers {
+			var s span2
+			k := h.Key
+			if k == nil {
+				k = []byte{}
+			}
+			s.kOff, s.kLen = t.addBytes(k)
+			s.vOff, s.vLen = t.addBytes(h.Value)
+			t.hdrs = append(t.hdrs, s)
+		}
+		t.recs = append(t.recs, r)
+	})
+	if e != nil {
+		return dst, e
+	}
+	recsOff := TableHeaderSize
+	hdrsOff := recsOff + len(t.recs)*TableRecordStride
+	dataOff := hdrsOff + len(t.hdrs)*TableHeaderStride
+	total := dataOff + len(t.data)
+	if total > MaxAlloc {
+		return dst, newErr(StatusTooLarge, "kwire: record table of %d bytes exceeds the output limit", total)
+	}
+	start := len(dst)
+	out = append(dst, make([]byte, dataOff)...)
+	out = append(out, t.data...)
+	b := out[start:]
+	le := binary.LittleEndian
+	put32 := func(at int, v int32) { le.PutUint32(b[at:], uint32(v)) }
+	put64 := func(at int, v int64) { le.PutUint64(b[at:], uint64(v)) }
+	rel := func(off, n int32) int32 {
+		if n < 0 {
+			return 0
+		}
+		return int32(dataOff) + off
+	}
+	copy(b, TableMagic)
+	put32(4, TableLayout)
+	put32(8, int32(len(t.recs)))
+	put32(12, TableRecordStride)
+	put32(16, int32(recsOff))
+	put32(20, int32(len(t.hdrs)))
+	put32(24, TableHeaderStride)
+	put32(28, int32(hdrsOff))
+	put32(32, int32(skipped))
+	put32(36, int32(total))
+	for i, r := range t.recs {
+		at := recsOff + i*TableRecordStride
+		put64(at+0, r.offset)
+		put64(at+8, r.timestamp)
+		put64(at+16, r.producerID)
+		put32(at+24, rel(r.kv.kOff, r.kv.kLen))
+		put32(at+28, r.kv.kLen)
+		put32(at+32, rel(r.kv.vOff, r.kv.vLen))
+		put32(at+36, r.kv.vLen)
+		put32(at+40, r.firstHeader)
+		put32(at+44, r.headerCount)
+		put32(at+48, r.sequence)
+		put32(at+52, r.leaderEpoch)
+		put32(at+56, r.epoch)
+		put32(at+60, r.magic)
+		put32(at+64, r.compression)
+		put32(at+68, r.tsType)
+		put32(at+72, r.flags)
+		put32(at+76, r.control)
+		put32(at+80, r.schemaSource)
+		put32(at+84, r.schemaID)
+		put32(at+88, r.schVe)
+		put32(at+92, 0)
+	}
+	for j, h := range t.hdrs {
+		at := hdrsOff + j*TableHeaderStride
+		put32(at+0, rel(h.kOff, h.kLen))
+		put32(at+4, h.kLen)
+		put32(at+8, rel(h.vOff, h.vLen))
+		put32(at+12, h.vLen)
+	}
+	return out, nil
+}
+
+// batchSpec is the input of kw_records_encode.
+type batchSpec struct {
+	magic          int8
+	baseOffset     int64
+	leaderEpoch    int32
+	producerID     int64
+	producerEpoch  int16
+	baseSequence   int32
+	transactional  bool
+	logAppendTime  bool
+	logAppendValue int64
+	level          int
+	recs           []records.Record
+}
+
+func readBatchSpec(json []byte) (*batchSpec, *Error) {
+	s := &batchSpec{magic: 2, leaderEpoch: -1, producerID: -1, producerEpoch: -1, baseSequence: -1, logAppendValue: -1}
+	r := newReader(json)
+	hasRecords := false
+	r.object(func(key string) {
+		switch key {
+		case "magic":
+			s.magic = int8(r.intIn(0, 2))
+		case "baseOffset":
+			s.baseOffset = r.int64()
+		case "partitionLeaderEpoch":
+			s.leaderEpoch = r.int32()
+		case "producerId":
+			s.producerID = r.int64()
+		case "producerEpoch":
+			s.producerEpoch = r.int16()
+		case "baseSequence":
+			s.baseSequence = r.int32()
+		case "transactional":
+			s.transactional = r.bool()
+		case "timestampType":
+			at := r.pos
+			switch v := r.str(); v {
+			case "CreateTime":
+				s.logAppendTime = false
+			case "LogAppendTime":
+				s.logAppendTime = true
+			default:
+				if r.err == nil {
+					r.pos = at
+					r.fail(`want "CreateTime" or "LogAppendTime"`)
+				}
+			}
+		case "logAppendTime":
+			s.logAppendValue = r.int64()
+		case "level":
+			s.level = int(r.intIn(math.MinInt32, math.MaxInt32))
+		case "records":
+			hasRecords = true
+			r.array(func(int) {
+				rec := records.Record{Timestamp: -1}
+				r.object(func(key string) {
+					switch key {
+					case "key":
+						rec.Key = r.base64(true)
+					case "value":
+						rec.Value = r.base64(true)
+					case "timestamp":
+						rec.Timestamp = r.int64()
+					case "headers":
+						r.array(func(int) {
+							var h records.Header
+							hasKey := false
+							r.object(func(key string) {
+								switch key {
+								case "key":
+									h.Key = []byte(r.str())
+									hasKey = true
+								case "value":
+									h.Value = r.base64(true)
+								default:
+									r.unknown()
+								}
+							})
+							if r.err == nil && !hasKey {
+								r.fail(`header lacks "key"`)
+							}
+							rec.Headers = append(rec.Headers, h)
+						})
+					default:
+						r.unknown()
+					}
+				})
+				s.recs = append(s.recs, rec)
+			})
+		default:
+			r.unknown()
+		}
+	})
+	r.end()
+	if r.err == nil && !hasRecords {
+		r.fail(`missing key "records"`)
+	}
+	if r.err != nil {
+		return nil, fromReader(r, "records")
+	}
+	return s, nil
+}
+
+// RecordsEncode is kw_records_encode, appended to dst.
+func RecordsEncode(dst []byte, json []byte, compression int32) (out []byte, err error) {
+	defer guard(&err)
+	if compression < 0 || compression > int32(records.CompressionZstd) {
+		return dst, newErr(StatusArg, "kwire: unknown compression %d", compression)
+	}
+	c := records.Compression(compression)
+	s, e := readBatchSpec(json)
+	if e != nil {
+		return dst, e
+	}
+	enc := records.Encoder{Level: s.level}
+	if s.magic < 2 {
+		if c == records.CompressionZstd {
+			return dst, newErr(StatusUnsupported, "kwire: zstd needs magic 2, not %d", s.magic)
+		}
+		msgs := make([]records.LegacyMessage, len(s.recs))
+		for i, r := range s.recs {
+			if len(r.Headers) > 0 {
+				return dst, &Error{Status: StatusArg, Text: "kwire: records: json $.records[" + strconv.Itoa(i) +
+					"].headers: magic " + strconv.Itoa(int(s.magic)) + " messages have no headers", Message: "records",
+					Version: -1, Path: "$.records[" + strconv.Itoa(i) + "].headers", Offset: -1}
+			}
+			msgs[i] = records.LegacyMessage{Key: r.Key, Value: r.Value, Timestamp: r.Timestamp}
+		}
+		set := records.LegacySet{Magic: s.magic, Compression: c, TimestampType: records.CreateTime,
+			BaseOffset: s.baseOffset, LogAppendTime: s.logAppendValue}
+		if s.logAppendTime {
+			set.TimestampType = records.LogAppendTime
+		}
+		if s.magic == 0 {
+			set.TimestampType = records.NoTimestampType
+		}
+		out, err = enc.AppendLegacySet(dst, set, msgs)
+		if err != nil {
+			return dst, fromRecords(err, true)
+		}
+		return out, nil
+	}
+	b := records.Batch{BaseOffset: s.baseOffset, PartitionLeaderEpoch: s.leaderEpoch, ProducerID: s.producerID,
+		ProducerEpoch: s.producerEpoch, BaseSequence: s.baseSequence, Attributes: int16(c)}
+	if s.transactional {
+		b.Attributes |= records.AttrTransactional
+	}
+	b.SetDeltas(s.recs)
+	if s.logAppendTime {
+		b.Attributes |= records.AttrLogAppendTime
+		b.MaxTimestamp = s.logAppendValue
+	}
+	out, err = enc.AppendBatch(dst, &b, s.recs)
+	if err != nil {
+		return dst, fromRecords(err, true)
+	}
+	return out, nil
+}

@@ -1,0 +1,423 @@
+//go:build wasip1
+
+// Command wasm is kwire's WebAssembly module: the kw_ functions of capi/kwire.h as
+// //go:wasmexport functions over package abi. Build it as a WASI reactor:
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o build/kwire.wasm ./wasm
+//
+// Pointers are i32 offsets into linear memory. Every buffer handed to the host (kw_alloc
+// and every out buffer) stays referenced from the live table until kw_free, so Go's
+// collector never reclaims memory the host still uses; every pointer the host passes in
+// is checked against that table, so a stray pointer is KW_ERR_ARG rather than a trap.
+// Exports start no goroutines, use no channels and never sleep.
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	"github.com/kwire/kwire/abi"
+)
+
+func main() {}
+
+// live maps the address of every buffer handed to the host to the buffer.
+var live = map[uint32][]byte{}
+
+// The last error of this instance (kw_last_error); empty after a success.
+var (
+	lastText []byte
+	lastJSON = []byte(abi.OKJSON)
+	hadError bool
+)
+
+func addr(b []byte) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) }
+
+// hand registers a buffer for the host and returns its address. An empty result gets a
+// one-byte backing array so that every live buffer has a distinct address.
+func hand(b []byte) (uint32, int32) {
+	n := len(b)
+	if cap(b) == 0 {
+		b = make([]byte, 0, 1)
+	}
+	b = b[:n:cap(b)]
+	p := addr(b)
+	live[p] = b[:cap(b)]
+	return p, int32(n)
+}
+
+// region returns the bytes [p, p+n) when they lie inside one live buffer.
+func region(p, n uint32) ([]byte, bool) {
+	if n == 0 {
+		return nil, true
+	}
+	if b, ok := live[p]; ok {
+		if uint64(n) <= uint64(len(b)) {
+			return b[:n:n], true
+		}
+		return nil, false
+	}
+	end := uint64(p) + uint64(n)
+	for base, b := range live {
+		if p > base && end <= uint64(base)+uint64(len(b)) {
+			o := p - base
+			return b[o : o+n : o+n], true
+		}
+	}
+	return nil, false
+}
+
+func setErr(e *abi.Error) int32 {
+	lastText = append(lastText[:0], e.Text...)
+	lastJSON = e.AppendJSON(lastJSON[:0])
+	hadError = true
+	return e.Status
+}
+
+func clearErr() {
+	if hadError {
+		lastText = lastText[:0]
+		lastJSON = append(lastJSON[:0], abi.OKJSON...)
+		hadError = false
+	}
+}
+
+func recovered(st *int32) {
+	if p := recover(); p != nil {
+		*st = setErr(abi.Recovered(p))
+	}
+}
+
+// input checks an input (pointer, length) pair.
+func input(p uint32, n int32, what string) ([]byte, *abi.Error) {
+	if n < 0 {
+		return nil, abi.ArgError("%s: negative length %d", what, n)
+	}
+	if p == 0 && n > 0 {
+		return nil, abi.ArgError("%s: NULL pointer with length %d", what, n)
+	}
+	b, ok := region(p, uint32(n))
+	if !ok {
+		return nil, abi.ArgError("%s: [%d, %d) is not inside a live kw_alloc buffer", what, p, uint64(p)+uint64(n))
+	}
+	return b, nil
+}
+
+// slots checks the out-param slots of a call and clears them.
+func slots(out, outLen uint32) ([]byte, []byte, *abi.Error) {
+	if out == 0 || outLen == 0 {
+		return nil, nil, abi.ArgError("NULL out-param")
+	}
+	o, ok1 := region(out, 4)
+	l, ok2 := region(outLen, 4)
+	if !ok1 || !ok2 {
+		return nil, nil, abi.ArgError("out-param slot is not inside a live kw_alloc buffer")
+	}
+	binary.LittleEndian.PutUint32(o, 0)
+	binary.LittleEndian.PutUint32(l, 0)
+	return o, l, nil
+}
+
+// finish hands a result to the host through its slots.
+func finish(o, l []byte, res []byte, err error) int32 {
+	if err != nil {
+		return setErr(abi.AsError(err))
+	}
+	if len(res) > abi.MaxAlloc {
+		return setErr(&abi.Error{Status: abi.StatusTooLarge, Text: fmt.Sprintf("kwire: output of %d bytes exceeds the limit", len(res)), Version: -1, Offset: -1})
+	}
+	p, n := hand(res)
+	binary.LittleEndian.PutUint32(o, p)
+	binary.LittleEndian.PutUint32(l, uint32(n))
+	clearErr()
+	return abi.StatusOK
+}
+
+func name(p uint32, n int32) (string, *abi.Error) {
+	b, e := input(p, n, "name")
+	return string(b), e
+}
+
+//go:wasmexport kw_abi_version
+func kwABIVersion() int32 { return abi.Version() }
+
+//go:wasmexport kw_alloc
+func kwAlloc(size int32) (p uint32) {
+	defer func() {
+		if r := recover(); r != nil {
+			setErr(abi.Recovered(r))
+			p = 0
+		}
+	}()
+	if size < 0 {
+		setErr(abi.ArgError("kw_alloc: negative size %d", size))
+		return 0
+	}
+	if size > abi.MaxAlloc {
+		setErr(&abi.Error{Status: abi.StatusTooLarge, Text: fmt.Sprintf("kwire: kw_alloc: %d bytes exceeds KW_MAX_ALLOC", size), Version: -1, Offset: -1})
+		return 0
+	}
+	p, _ = hand(make([]byte, size))
+	clearErr()
+	return p
+}
+
+//go:wasmexport kw_free
+func kwFree(p uint32) (st int32) {
+	defer recovered(&st)
+	if p == 0 {
+		clearErr()
+		return abi.StatusOK
+	}
+	if _, ok := live[p]; !ok {
+		return setErr(abi.ArgError("kw_free: %d is not a live buffer (double free or stray pointer)", p))
+	}
+	delete(live, p)
+	clearErr()
+	return abi.StatusOK
+}
+
+func lastErrorOut(out, outLen uint32, text []byte) int32 {
+	if out == 0 || outLen == 0 {
+		return abi.StatusArg
+	}
+	o, ok1 := region(out, 4)
+	l, ok2 := region(outLen, 4)
+	if !ok1 || !ok2 {
+		return abi.StatusArg
+	}
+	var p uint32
+	if cap(text) > 0 {
+		p = addr(text[:cap(text)])
+	}
+	binary.LittleEndian.PutUint32(o, p)
+	binary.LittleEndian.PutUint32(l, uint32(len(text)))
+	return abi.StatusOK
+}
+
+//go:wasmexport kw_last_error
+func kwLastError(out, outLen uint32) (st int32) {
+	defer func() {
+		if recover() != nil {
+			st = abi.StatusInternal
+		}
+	}()
+	return lastErrorOut(out, outLen, lastText)
+}
+
+//go:wasmexport kw_last_error_json
+func kwLastErrorJSON(out, outLen uint32) (st int32) {
+	defer func() {
+		if recover() != nil {
+			st = abi.StatusInternal
+		}
+	}()
+	return lastErrorOut(out, outLen, lastJSON)
+}
+
+//go:wasmexport kw_api_catalogue
+func kwAPICatalogue(out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := abi.Catalogue(nil)
+	return finish(o, l, res, err)
+}
+
+//go:wasmexport kw_header_versions
+func kwHeaderVersions(apiKey, version int32, reqOut, respOut uint32) (st int32) {
+	defer recovered(&st)
+	var rq, rs []byte
+	var ok bool
+	if reqOut != 0 {
+		if rq, ok = region(reqOut, 4); !ok {
+			return setErr(abi.ArgError("request_header_version slot is not inside a live kw_alloc buffer"))
+		}
+	}
+	if respOut != 0 {
+		if rs, ok = region(respOut, 4); !ok {
+			return setErr(abi.ArgError("response_header_version slot is not inside a live kw_alloc buffer"))
+		}
+	}
+	req, resp, err := abi.HeaderVersions(apiKey, version)
+	if err != nil {
+		return setErr(abi.AsError(err))
+	}
+	if rq != nil {
+		binary.LittleEndian.PutUint32(rq, uint32(req))
+	}
+	if rs != nil {
+		binary.LittleEndian.PutUint32(rs, uint32(resp))
+	}
+	clearErr()
+	return abi.StatusOK
+}
+
+//go:wasmexport kw_decode_message
+func kwDecodeMessage(np uint32, nl int32, version int32, in uint32, inLen int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	n, e := name(np, nl)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := input(in, inLen, "input")
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := abi.DecodeMessage(nil, n, version, src)
+	return finish(o, l, res, err)
+}
+
+//go:wasmexport kw_encode_message
+func kwEncodeMessage(np uint32, nl int32, version int32, in uint32, inLen int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	n, e := name(np, nl)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := input(in, inLen, "json")
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := abi.EncodeMessage(nil, n, version, src)
+	return finish(o, l, res, err)
+}
+
+//go:wasmexport kw_decode_request_frame
+func kwDecodeRequestFrame(in uint32, inLen int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := input(in, inLen, "frame")
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := abi.DecodeRequestFrame(nil, src)
+	return finish(o, l, res, err)
+}
+
+//go:wasmexport kw_encode_request_frame
+func kwEncodeRequestFrame(in uint32, inLen int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := input(in, inLen, "json")
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := abi.EncodeRequestFrame(nil, src)
+	return finish(o, l, res, err)
+}
+
+//go:wasmexport kw_decode_response_frame
+func kwDecodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := input(in, inLen, "frame")
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := abi.DecodeResponseFrame(nil, src, apiKey, version)
+	return finish(o, l, res, err)
+}
+
+//go:wasmexport kw_encode_response_frame
+func kwEncodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := input(in, inLen, "json")
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := abi.EncodeResponseFrame(nil, src, apiKey, version)
+	return finish(o, l, res, err)
+}
+
+//go:wasmexport kw_peek_request_header
+func kwPeekRequestHeader(in uint32, inLen int32, out uint32) (st int32) {
+	defer recovered(&st)
+	if out == 0 {
+		return setErr(abi.ArgError("NULL out-param"))
+	}
+	dst, ok := region(out, abi.PeekSize)
+	if !ok {
+		return setErr(abi.ArgError("kw_peek_header at %d is not inside a live kw_alloc buffer", out))
+	}
+	src, e := input(in, inLen, "frame")
+	if e != nil {
+		return setErr(e)
+	}
+	p, err := abi.PeekRequestHeader(src)
+	if err != nil {
+		return setErr(abi.AsError(err))
+	}
+	p.Put(dst)
+	clearErr()
+	return abi.StatusOK
+}
+
+//go:wasmexport kw_records_decode_json
+func kwRecordsDecodeJSON(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := input(in, inLen, "records")
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := abi.RecordsDecodeJSON(nil, src, flags, maxDecompressed)
+	return finish(o, l, res, err)
+}
+
+//go:wasmexport kw_records_decode_table
+func kwRecordsDecodeTable(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := input(in, inLen, "records")
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := abi.RecordsDecodeTable(nil, src, flags, maxDecompressed)
+	return finish(o, l, res, err)
+}
+
+//go:wasmexport kw_records_encode
+func kwRecordsEncode(in uint32, inLen int32, compression int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := input(in, inLen, "json")
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := abi.RecordsEncode(nil, src, compression)
+	return finish(o, l, res, err)
+}
