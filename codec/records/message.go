@@ -250,8 +250,10 @@ func (d *Decoder) batchMessages(entry []byte, at int, topic string, partition in
 		if control {
 			cr, err := ParseControlRecord(r.Key, r.Value)
 			if err != nil {
-				e := newErr(b.BaseOffset, it.Index()-1, "key", 0, err)
-				e.Offset = -1
+				e := it.fail(it.Index()-1, "key", it.last, err)
+				if !e.(*Error).Decompressed {
+					e.(*Error).Offset += at
+				}
 				return e
 			}
 			m.ControlRecord = cr

@@ -74,6 +74,7 @@ type RecordIter struct {
 	decompressed bool
 	dataOff      int
 	pos          int
+	last         int // where the record Next last read starts
 	i, n         int
 	hdrs         []Header
 	err          error
@@ -138,6 +139,7 @@ func (it *RecordIter) Next(r *Record) bool {
 		}
 		return false
 	}
+	it.last = it.pos
 	pos, hdrs, field, at, cause := decodeRecord(it.data, it.pos, r, it.hdrs[:0])
 	it.hdrs = hdrs
 	if cause != nil {

@@ -422,3 +422,48 @@ func vectorBytesNamed(t *testing.T, name string) []byte {
 	t.Fatalf("no vector %s", name)
 	return nil
 }
+
+func TestCompressedRecordErrorContext(t *testing.T) {
+	var raw []byte
+	raw, _ = AppendRecord(raw, &Record{Key: []byte("a"), Value: []byte("b")})
+	second := len(raw)
+	raw, _ = AppendRecord(raw, &Record{OffsetDelta: 1, Key: []byte("c"), Value: []byte("d")})
+	raw[second+5] = 0x7f // record 1's key length (after length, attributes, two deltas): 0x7f = -64, then value runs wrong
+	raw[second+4] = 0x08 // key length 4: longer than the record
+	comp, err := Compress(nil, CompressionGzip, raw, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Batch{BaseOffset: 77, Attributes: int16(CompressionGzip), NumRecords: 2, LastOffsetDelta: 1}
+	src := b.AppendHeader(nil)
+	src = append(src, comp...)
+	be.PutUint32(src[offLength:], uint32(len(src)-LogOverhead))
+	src[offMagic] = 2
+	src = fixCRC(src)
+	pb, _, err := ParseBatch(src, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d Decoder
+	_, err = d.AppendRecords(nil, &pb)
+	var e *Error
+	if !errors.As(err, &e) || e.BaseOffset != 77 || e.Record != 1 || !e.Decompressed || e.Field == "" {
+		t.Fatalf("error %#v (%v)", e, err)
+	}
+	t.Log(err)
+}
+
+func TestBadControlRecordKey(t *testing.T) {
+	recs := []Record{{Key: []byte{0, 0}, Value: AppendEndTxnMarker(nil, 1)}}
+	b := Batch{BaseOffset: 5, Attributes: AttrControl | AttrTransactional}
+	b.SetDeltas(recs)
+	var e Encoder
+	src, _ := e.AppendBatch(nil, &b, recs)
+	src = append(seedBatch(t, CompressionNone), src...)
+	var d Decoder
+	_, err := d.ForEachMessage(src, "t", 0, func(*Message) error { return nil })
+	var re *Error
+	if !errors.As(err, &re) || re.BaseOffset != 5 || re.Record != 0 || re.Field != "key" || re.Offset != len(src)-int(b.Length)-LogOverhead+BatchHeaderSize {
+		t.Fatalf("error %+v (%v)", re, err)
+	}
+}
