@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -154,7 +155,11 @@ var (
 	zstdPools = map[int]*sync.Pool{}
 )
 
+// zstdPool returns the pool for a limit. Pools are kept per power of two, so
+// callers passing many different limits do not make many pools; the exact limit
+// is enforced on the output.
 func zstdPool(limit int) *sync.Pool {
+	limit = 1 << bits.Len(uint(limit-1))
 	zstdMu.Lock()
 	defer zstdMu.Unlock()
 	p := zstdPools[limit]
@@ -297,10 +302,13 @@ func gzipEncPool(level int) *sync.Pool {
 
 var (
 	zstdEncMu    sync.Mutex
-	zstdEncPools = map[int]*sync.Pool{}
+	zstdEncPools = map[zstd.EncoderLevel]*sync.Pool{}
 )
 
-func zstdEncPool(level int) *sync.Pool {
+// zstdEncPool returns the encoder pool for a zstd level, keyed by the few
+// encoder levels the library maps zstd's levels onto.
+func zstdEncPool(zlevel int) *sync.Pool {
+	level := zstd.EncoderLevelFromZstd(zlevel)
 	zstdEncMu.Lock()
 	defer zstdEncMu.Unlock()
 	p := zstdEncPools[level]
@@ -308,7 +316,7 @@ func zstdEncPool(level int) *sync.Pool {
 		p = &sync.Pool{New: func() any {
 			e, err := zstd.NewWriter(nil,
 				zstd.WithEncoderConcurrency(1),
-				zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
+				zstd.WithEncoderLevel(level),
 				zstd.WithLowerEncoderMem(true),
 			)
 			if err != nil {
