@@ -24,3 +24,23 @@ func TestNativeABIVectors(t *testing.T) {
 		}
 	}
 }
+
+func TestNativeABIFrames(t *testing.T) {
+	rels, err := LoadReleases("../../conformance/vectors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := CheckFrames(Native{}, rels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d frames", n)
+}
+
+func TestNativeABIRecords(t *testing.T) {
+	n, err := CheckRecords(Native{}, "../../conformance/vectors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d record vectors", n)
+}

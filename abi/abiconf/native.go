@@ -30,3 +30,46 @@ func (Native) Catalogue() ([]byte, error) {
 	out, err := abi.Catalogue(nil)
 	return out, callErr(err)
 }
+
+func (Native) DecodeRequestFrame(frame []byte) ([]byte, error) {
+	out, err := abi.DecodeRequestFrame(nil, frame)
+	return out, callErr(err)
+}
+
+func (Native) EncodeRequestFrame(json []byte) ([]byte, error) {
+	out, err := abi.EncodeRequestFrame(nil, json)
+	return out, callErr(err)
+}
+
+func (Native) DecodeResponseFrame(frame []byte, key, version int16) ([]byte, error) {
+	out, err := abi.DecodeResponseFrame(nil, frame, int32(key), int32(version))
+	return out, callErr(err)
+}
+
+func (Native) EncodeResponseFrame(json []byte, key, version int16) ([]byte, error) {
+	out, err := abi.EncodeResponseFrame(nil, json, int32(key), int32(version))
+	return out, callErr(err)
+}
+
+func (Native) PeekRequestHeader(frame []byte) ([8]int32, error) {
+	p, err := abi.PeekRequestHeader(frame)
+	if err != nil {
+		return [8]int32{}, callErr(err)
+	}
+	return [8]int32{p.FrameSize, p.APIKey, p.APIVersion, p.CorrelationID, p.HeaderVersion, p.ClientIDOffset, p.ClientIDLength, 0}, nil
+}
+
+func (Native) RecordsDecodeJSON(b []byte, flags, maxDecompressed int32) ([]byte, error) {
+	out, err := abi.RecordsDecodeJSON(nil, b, flags, maxDecompressed)
+	return out, callErr(err)
+}
+
+func (Native) RecordsDecodeTable(b []byte, flags, maxDecompressed int32) ([]byte, error) {
+	out, err := abi.RecordsDecodeTable(nil, b, flags, maxDecompressed)
+	return out, callErr(err)
+}
+
+func (Native) RecordsEncode(json []byte, compression int32) ([]byte, error) {
+	out, err := abi.RecordsEncode(nil, json, compression)
+	return out, callErr(err)
+}
