@@ -134,7 +134,7 @@ type gzipDecoder struct {
 	br bytes.Reader
 }
 
-var gzipDecoders = sync.Pool{New: func() any { return new(gzipDecoder) }}
+var gzipDecoders = codecPool{New: func() any { return new(gzipDecoder) }}
 
 func gunzip(dst, src []byte, limit int) ([]byte, error) {
 	g := gzipDecoders.Get().(*gzipDecoder)
@@ -152,19 +152,19 @@ func gunzip(dst, src []byte, limit int) ([]byte, error) {
 // zstd decoders are pooled per limit, since the limit is a decoder option.
 var (
 	zstdMu    sync.Mutex
-	zstdPools = map[int]*sync.Pool{}
+	zstdPools = map[int]*codecPool{}
 )
 
 // zstdPool returns the pool for a limit. Pools are kept per power of two, so
 // callers passing many different limits do not make many pools; the exact limit
 // is enforced on the output.
-func zstdPool(limit int) *sync.Pool {
+func zstdPool(limit int) *codecPool {
 	limit = 1 << bits.Len(uint(limit-1))
 	zstdMu.Lock()
 	defer zstdMu.Unlock()
 	p := zstdPools[limit]
 	if p == nil {
-		p = &sync.Pool{New: func() any {
+		p = &codecPool{New: func() any {
 			// Concurrency 1: DecodeAll then runs on the caller's goroutine and
 			// starts none of its own, which wasip1 and js need.
 			d, err := zstd.NewReader(nil,
@@ -278,15 +278,15 @@ type gzipEncoder struct {
 
 var (
 	gzipEncMu    sync.Mutex
-	gzipEncPools = map[int]*sync.Pool{}
+	gzipEncPools = map[int]*codecPool{}
 )
 
-func gzipEncPool(level int) *sync.Pool {
+func gzipEncPool(level int) *codecPool {
 	gzipEncMu.Lock()
 	defer gzipEncMu.Unlock()
 	p := gzipEncPools[level]
 	if p == nil {
-		p = &sync.Pool{New: func() any {
+		p = &codecPool{New: func() any {
 			e := new(gzipEncoder)
 			w, err := gzip.NewWriterLevel(&e.out, level)
 			if err != nil {
@@ -302,18 +302,18 @@ func gzipEncPool(level int) *sync.Pool {
 
 var (
 	zstdEncMu    sync.Mutex
-	zstdEncPools = map[zstd.EncoderLevel]*sync.Pool{}
+	zstdEncPools = map[zstd.EncoderLevel]*codecPool{}
 )
 
 // zstdEncPool returns the encoder pool for a zstd level, keyed by the few
 // encoder levels the library maps zstd's levels onto.
-func zstdEncPool(zlevel int) *sync.Pool {
+func zstdEncPool(zlevel int) *codecPool {
 	level := zstd.EncoderLevelFromZstd(zlevel)
 	zstdEncMu.Lock()
 	defer zstdEncMu.Unlock()
 	p := zstdEncPools[level]
 	if p == nil {
-		p = &sync.Pool{New: func() any {
+		p = &codecPool{New: func() any {
 			e, err := zstd.NewWriter(nil,
 				zstd.WithEncoderConcurrency(1),
 				zstd.WithEncoderLevel(level),

@@ -2,7 +2,6 @@ package records
 
 import (
 	"encoding/binary"
-	"sync"
 
 	"github.com/pierrec/lz4/v4"
 )
@@ -183,8 +182,8 @@ func unlz4Frame(dst, src []byte, pos, limit int, legacyChecksum bool) ([]byte, i
 }
 
 var (
-	lz4Fast = sync.Pool{New: func() any { return new(lz4.Compressor) }}
-	lz4HC   = sync.Pool{New: func() any { return new(lz4.CompressorHC) }}
+	lz4Fast = codecPool{New: func() any { return new(lz4.Compressor) }}
+	lz4HC   = codecPool{New: func() any { return new(lz4.CompressorHC) }}
 )
 
 // appendLZ4Frame appends src as one LZ4 frame the way Kafka writes it:

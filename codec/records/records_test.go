@@ -347,6 +347,7 @@ func TestCompressedSteadyStateAllocations(t *testing.T) {
 		if encAllocs > 4 {
 			t.Errorf("%v: %v allocations per encoded batch in steady state", c, encAllocs)
 		}
+		t.Logf("%v: %v allocations per decoded batch, %v per encoded batch", c, allocs, encAllocs)
 	}
 }
 
