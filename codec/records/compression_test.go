@@ -240,3 +240,40 @@ func TestDecompressionBombs(t *testing.T) {
 		})
 	}
 }
+
+// kafka-clients still writes magic 0 LZ4 frames with the old checksum, and
+// magic 1 and 2 frames with the standard one.
+func TestJavaLZ4HeaderChecksums(t *testing.T) {
+	for _, tc := range []struct {
+		vector string
+		legacy bool
+	}{{"v0-lz4", true}, {"v1-lz4", false}, {"v2-lz4", false}} {
+		src := vectorBytesNamed(t, tc.vector)
+		var frame []byte
+		if tc.vector == "v2-lz4" {
+			b, _, err := ParseBatch(src, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			frame = b.Records
+		} else {
+			m, _, err := ParseLegacyMessage(src, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			frame = m.Value
+		}
+		broken := byte(xxh32(frame[:6]) >> 8)
+		standard := byte(xxh32(frame[4:6]) >> 8)
+		if broken == standard {
+			t.Fatalf("%s: both checksums are %#x; the test cannot tell them apart", tc.vector, broken)
+		}
+		want := standard
+		if tc.legacy {
+			want = broken
+		}
+		if frame[6] != want {
+			t.Fatalf("%s: header checksum %#x, want %#x (legacy=%v)", tc.vector, frame[6], want, tc.legacy)
+		}
+	}
+}
