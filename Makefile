@@ -6,7 +6,7 @@ BUILD     := build
 SPEC_DIR  := $(BUILD)/spec
 FUZZTIME  ?= 10m
 
-.PHONY: all build test spec generate check-generated vectors bench fuzz clean
+.PHONY: all build test go-test spec generate check-generated vectors bench bench-codec fuzz fuzz-codec clean
 
 # Each area keeps its own targets beside its code. A fragment may add to
 # BUILD_TARGETS (run by `make`), TEST_TARGETS (run by `make test` after the Go tests),
@@ -49,10 +49,20 @@ test: check-generated go-test $(TEST_TARGETS)
 go-test:
 	$(GO) vet ./...
 	$(GO) test ./...
+	cd codec/bench && $(GO) vet ./... && $(GO) test ./...
 
-bench: $(BENCH_TARGETS)
+bench: bench-codec $(BENCH_TARGETS)
 
-fuzz: $(FUZZ_TARGETS)
+fuzz: fuzz-codec $(FUZZ_TARGETS)
+
+# kwire vs franz-go's kmsg on the same messages, side by side in one process.
+bench-codec:
+	cd codec/bench && $(GO) run ./cmd/kmsgtable
+
+# Each fuzz target of the codec runs for FUZZTIME (one at a time: fuzzing uses every core).
+fuzz-codec:
+	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzDecodeRequestFrame$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzDecodeResponseFrame$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf $(BUILD)

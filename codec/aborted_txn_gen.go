@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -37,35 +40,51 @@ func (m *AbortedTxn) isDefault() bool {
 func (m *AbortedTxn) decode(r *wire.Reader, v int16) {
 	flex := false
 	_ = flex
-	m.ProducerId = r.Int64()
-	if r.Err != nil {
-		r.Push("producerId")
-		return
-	}
-	m.FirstOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("firstOffset")
-		return
-	}
-	m.LastOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("lastOffset")
-		return
-	}
-	m.LastStableOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("lastStableOffset")
-		return
+	if len(r.Src)-r.Off >= 32 {
+		p := r.Src[r.Off : r.Off+32]
+		_ = p[31]
+		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.FirstOffset = int64(binary.BigEndian.Uint64(p[8:]))
+		m.LastOffset = int64(binary.BigEndian.Uint64(p[16:]))
+		m.LastStableOffset = int64(binary.BigEndian.Uint64(p[24:]))
+		r.Off += 32
+	} else {
+		m.ProducerId = r.Int64()
+		if r.Err != nil {
+			r.Push("producerId")
+			return
+		}
+		m.FirstOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("firstOffset")
+			return
+		}
+		m.LastOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("lastOffset")
+			return
+		}
+		m.LastStableOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("lastStableOffset")
+			return
+		}
 	}
 }
 
 func (m *AbortedTxn) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	b = wire.AppendInt64(b, m.ProducerId)
-	b = wire.AppendInt64(b, m.FirstOffset)
-	b = wire.AppendInt64(b, m.LastOffset)
-	b = wire.AppendInt64(b, m.LastStableOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 32)...)
+		p := b[n : n+32]
+		_ = p[31]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.FirstOffset))
+		binary.BigEndian.PutUint64(p[16:], uint64(m.LastOffset))
+		binary.BigEndian.PutUint64(p[24:], uint64(m.LastStableOffset))
+	}
 	return b
 }
 
@@ -150,17 +169,36 @@ func (*AbortedTxn) Info() *MessageInfo { return &infoAbortedTxn }
 
 // Encode appends m at the given version to dst.
 func (m *AbortedTxn) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AbortedTxn at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AbortedTxn at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AbortedTxn) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AbortedTxn) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AbortedTxn) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -170,3 +208,6 @@ func (m *AbortedTxn) AppendJSON(dst []byte, version int16) ([]byte, error) {
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *AbortedTxn) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

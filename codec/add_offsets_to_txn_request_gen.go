@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -49,15 +52,23 @@ func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 		r.Push("transactionalId")
 		return
 	}
-	m.ProducerId = r.Int64()
-	if r.Err != nil {
-		r.Push("producerId")
-		return
-	}
-	m.ProducerEpoch = r.Int16()
-	if r.Err != nil {
-		r.Push("producerEpoch")
-		return
+	if len(r.Src)-r.Off >= 10 {
+		p := r.Src[r.Off : r.Off+10]
+		_ = p[9]
+		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
+		r.Off += 10
+	} else {
+		m.ProducerId = r.Int64()
+		if r.Err != nil {
+			r.Push("producerId")
+			return
+		}
+		m.ProducerEpoch = r.Int16()
+		if r.Err != nil {
+			r.Push("producerEpoch")
+			return
+		}
 	}
 	m.GroupId = r.String(flex)
 	if r.Err != nil {
@@ -92,8 +103,14 @@ func (m *AddOffsetsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		return b
 	}
 	b = wire.AppendString(b, m.TransactionalId, flex)
-	b = wire.AppendInt64(b, m.ProducerId)
-	b = wire.AppendInt16(b, m.ProducerEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 10)...)
+		p := b[n : n+10]
+		_ = p[9]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
+	}
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
@@ -103,7 +120,9 @@ func (m *AddOffsetsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -203,17 +222,36 @@ func (*AddOffsetsToTxnRequest) Info() *MessageInfo { return &infoAddOffsetsToTxn
 
 // Encode appends m at the given version to dst.
 func (m *AddOffsetsToTxnRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 4 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AddOffsetsToTxnRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AddOffsetsToTxnRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AddOffsetsToTxnRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AddOffsetsToTxnRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AddOffsetsToTxnRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 4 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -233,3 +271,6 @@ func (*AddOffsetsToTxnRequest) NewResponse() Response { return NewAddOffsetsToTx
 func (*AddOffsetsToTxnRequest) ResponseType() *AddOffsetsToTxnResponse {
 	return NewAddOffsetsToTxnResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -49,7 +52,12 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]AddPartitionsToTxnRequestAddPartitionsToTxnTransaction, n)
+			s := m.Transactions
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]AddPartitionsToTxnRequestAddPartitionsToTxnTransaction, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -78,26 +86,36 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 		m.V3AndBelowTransactionalId = ""
 	}
 	if v <= 3 {
-		m.V3AndBelowProducerId = r.Int64()
-		if r.Err != nil {
-			r.Push("v3AndBelowProducerId")
-			return
+		if len(r.Src)-r.Off >= 10 {
+			p := r.Src[r.Off : r.Off+10]
+			_ = p[9]
+			m.V3AndBelowProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.V3AndBelowProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
+			r.Off += 10
+		} else {
+			m.V3AndBelowProducerId = r.Int64()
+			if r.Err != nil {
+				r.Push("v3AndBelowProducerId")
+				return
+			}
+			m.V3AndBelowProducerEpoch = r.Int16()
+			if r.Err != nil {
+				r.Push("v3AndBelowProducerEpoch")
+				return
+			}
 		}
 	} else {
 		m.V3AndBelowProducerId = 0
-	}
-	if v <= 3 {
-		m.V3AndBelowProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("v3AndBelowProducerEpoch")
-			return
-		}
-	} else {
 		m.V3AndBelowProducerEpoch = 0
 	}
 	if v <= 3 {
 		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-			s := make([]AddPartitionsToTxnRequestAddPartitionsToTxnTopic, n)
+			s := m.V3AndBelowTopics
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]AddPartitionsToTxnRequestAddPartitionsToTxnTopic, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -166,18 +184,25 @@ func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) [
 		return b
 	}
 	if v <= 3 {
-		b = wire.AppendInt64(b, m.V3AndBelowProducerId)
-	} else if !(m.V3AndBelowProducerId == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("v3AndBelowProducerId")
-		return b
-	}
-	if v <= 3 {
-		b = wire.AppendInt16(b, m.V3AndBelowProducerEpoch)
-	} else if !(m.V3AndBelowProducerEpoch == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("v3AndBelowProducerEpoch")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 10)...)
+			p := b[n : n+10]
+			_ = p[9]
+			binary.BigEndian.PutUint64(p[0:], uint64(m.V3AndBelowProducerId))
+			binary.BigEndian.PutUint16(p[8:], uint16(m.V3AndBelowProducerEpoch))
+		}
+	} else {
+		if !(m.V3AndBelowProducerId == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("v3AndBelowProducerId")
+			return b
+		}
+		if !(m.V3AndBelowProducerEpoch == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("v3AndBelowProducerEpoch")
+			return b
+		}
 	}
 	if v <= 3 {
 		b = wire.AppendArrayLen(b, len(m.V3AndBelowTopics), m.V3AndBelowTopics == nil && (false), flex)
@@ -197,7 +222,9 @@ func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) [
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -386,35 +413,43 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 		m.TransactionalId = ""
 	}
 	if v >= 4 {
-		m.ProducerId = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
+		if len(r.Src)-r.Off >= 11 {
+			p := r.Src[r.Off : r.Off+11]
+			_ = p[10]
+			m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
+			m.VerifyOnly = p[10] != 0
+			r.Off += 11
+		} else {
+			m.ProducerId = r.Int64()
+			if r.Err != nil {
+				r.Push("producerId")
+				return
+			}
+			m.ProducerEpoch = r.Int16()
+			if r.Err != nil {
+				r.Push("producerEpoch")
+				return
+			}
+			m.VerifyOnly = r.Bool()
+			if r.Err != nil {
+				r.Push("verifyOnly")
+				return
+			}
 		}
 	} else {
 		m.ProducerId = 0
-	}
-	if v >= 4 {
-		m.ProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("producerEpoch")
-			return
-		}
-	} else {
 		m.ProducerEpoch = 0
-	}
-	if v >= 4 {
-		m.VerifyOnly = r.Bool()
-		if r.Err != nil {
-			r.Push("verifyOnly")
-			return
-		}
-	} else {
 		m.VerifyOnly = false
 	}
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-			s := make([]AddPartitionsToTxnRequestAddPartitionsToTxnTopic, n)
+			s := m.Topics
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]AddPartitionsToTxnRequestAddPartitionsToTxnTopic, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -468,25 +503,33 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) encode(b []byte
 		return b
 	}
 	if v >= 4 {
-		b = wire.AppendInt64(b, m.ProducerId)
-	} else if !(m.ProducerId == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("producerId")
-		return b
-	}
-	if v >= 4 {
-		b = wire.AppendInt16(b, m.ProducerEpoch)
-	} else if !(m.ProducerEpoch == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("producerEpoch")
-		return b
-	}
-	if v >= 4 {
-		b = wire.AppendBool(b, m.VerifyOnly)
-	} else if !(!m.VerifyOnly) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("verifyOnly")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 11)...)
+			p := b[n : n+11]
+			_ = p[10]
+			binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+			binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
+			if m.VerifyOnly {
+				p[10] = 1
+			}
+		}
+	} else {
+		if !(m.ProducerId == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("producerId")
+			return b
+		}
+		if !(m.ProducerEpoch == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("producerEpoch")
+			return b
+		}
+		if !(!m.VerifyOnly) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("verifyOnly")
+			return b
+		}
 	}
 	if v >= 4 {
 		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
@@ -506,7 +549,9 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) encode(b []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -664,7 +709,12 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) decode(r *wire.Reader
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -715,7 +765,9 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) encode(b []byte, v in
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -816,17 +868,36 @@ func (*AddPartitionsToTxnRequest) Info() *MessageInfo { return &infoAddPartition
 
 // Encode appends m at the given version to dst.
 func (m *AddPartitionsToTxnRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AddPartitionsToTxnRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AddPartitionsToTxnRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AddPartitionsToTxnRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AddPartitionsToTxnRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AddPartitionsToTxnRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -848,3 +919,6 @@ func (*AddPartitionsToTxnRequest) NewResponse() Response { return NewAddPartitio
 func (*AddPartitionsToTxnRequest) ResponseType() *AddPartitionsToTxnResponse {
 	return NewAddPartitionsToTxnResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

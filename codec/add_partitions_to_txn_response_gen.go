@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -60,7 +63,12 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]AddPartitionsToTxnResponseAddPartitionsToTxnResult, n)
+			s := m.ResultsByTransaction
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]AddPartitionsToTxnResponseAddPartitionsToTxnResult, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -81,7 +89,12 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 3 {
 		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-			s := make([]AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, n)
+			s := m.ResultsByTopicV3AndBelow
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -161,7 +174,9 @@ func (m *AddPartitionsToTxnResponse) encode(b []byte, v int16, w *wire.Encoder) 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -329,7 +344,12 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Read
 	}
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-			s := make([]AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, n)
+			s := m.TopicResults
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -400,7 +420,9 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) encode(b []byte, v 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -525,7 +547,12 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) decode(r *wire
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult, n)
+		s := m.ResultsByPartition
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -581,7 +608,9 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) encode(b []byt
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -696,15 +725,23 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) isDefault(
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) decode(r *wire.Reader, v int16) {
 	flex := v >= 3
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.PartitionErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("partitionErrorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.PartitionErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.PartitionErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("partitionErrorCode")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -728,12 +765,20 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) decode(r *
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.PartitionErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.PartitionErrorCode))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -815,17 +860,36 @@ func (*AddPartitionsToTxnResponse) Info() *MessageInfo { return &infoAddPartitio
 
 // Encode appends m at the given version to dst.
 func (m *AddPartitionsToTxnResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AddPartitionsToTxnResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AddPartitionsToTxnResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AddPartitionsToTxnResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AddPartitionsToTxnResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AddPartitionsToTxnResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -847,3 +911,6 @@ func (*AddPartitionsToTxnResponse) NewRequest() Request { return NewAddPartition
 func (*AddPartitionsToTxnResponse) RequestType() *AddPartitionsToTxnRequest {
 	return NewAddPartitionsToTxnRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -55,30 +58,43 @@ func (m *AddRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.ClusterId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ClusterId = &s
+		m.ClusterId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
 	}
-	m.TimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("timeoutMs")
-		return
-	}
-	m.VoterId = r.Int32()
-	if r.Err != nil {
-		r.Push("voterId")
-		return
-	}
-	m.VoterDirectoryId = r.UUID()
-	if r.Err != nil {
-		r.Push("voterDirectoryId")
-		return
+	if len(r.Src)-r.Off >= 24 {
+		p := r.Src[r.Off : r.Off+24]
+		_ = p[23]
+		m.TimeoutMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.VoterId = int32(binary.BigEndian.Uint32(p[4:]))
+		m.VoterDirectoryId = UUID(p[8:24])
+		r.Off += 24
+	} else {
+		m.TimeoutMs = r.Int32()
+		if r.Err != nil {
+			r.Push("timeoutMs")
+			return
+		}
+		m.VoterId = r.Int32()
+		if r.Err != nil {
+			r.Push("voterId")
+			return
+		}
+		m.VoterDirectoryId = r.UUID()
+		if r.Err != nil {
+			r.Push("voterDirectoryId")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
-		s := make([]AddRaftVoterRequestListener, n)
+		s := m.Listeners
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AddRaftVoterRequestListener, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -136,9 +152,15 @@ func (m *AddRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		return b
 	}
 	b = wire.AppendNullableString(b, m.ClusterId, flex)
-	b = wire.AppendInt32(b, m.TimeoutMs)
-	b = wire.AppendInt32(b, m.VoterId)
-	b = append(b, m.VoterDirectoryId[:]...)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 24)...)
+		p := b[n : n+24]
+		_ = p[23]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.TimeoutMs))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.VoterId))
+		copy(p[8:24], m.VoterDirectoryId[:])
+	}
 	b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
 	for i := range m.Listeners {
 		b = m.Listeners[i].encode(b, v, w)
@@ -158,7 +180,9 @@ func (m *AddRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -367,7 +391,9 @@ func (m *AddRaftVoterRequestListener) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -458,17 +484,36 @@ func (*AddRaftVoterRequest) Info() *MessageInfo { return &infoAddRaftVoterReques
 
 // Encode appends m at the given version to dst.
 func (m *AddRaftVoterRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AddRaftVoterRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AddRaftVoterRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AddRaftVoterRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AddRaftVoterRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AddRaftVoterRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -486,3 +531,6 @@ func (*AddRaftVoterRequest) NewResponse() Response { return NewAddRaftVoterRespo
 
 // ResponseType returns a new paired AddRaftVoterResponse, typed.
 func (*AddRaftVoterRequest) ResponseType() *AddRaftVoterResponse { return NewAddRaftVoterResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -39,15 +42,23 @@ func (m *AllocateProducerIdsRequest) isDefault() bool {
 func (m *AllocateProducerIdsRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.BrokerId = r.Int32()
-	if r.Err != nil {
-		r.Push("brokerId")
-		return
-	}
-	m.BrokerEpoch = r.Int64()
-	if r.Err != nil {
-		r.Push("brokerEpoch")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.BrokerId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[4:]))
+		r.Off += 12
+	} else {
+		m.BrokerId = r.Int32()
+		if r.Err != nil {
+			r.Push("brokerId")
+			return
+		}
+		m.BrokerEpoch = r.Int64()
+		if r.Err != nil {
+			r.Push("brokerEpoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -71,12 +82,20 @@ func (m *AllocateProducerIdsRequest) decode(r *wire.Reader, v int16) {
 func (m *AllocateProducerIdsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.BrokerId)
-	b = wire.AppendInt64(b, m.BrokerEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -158,17 +177,36 @@ func (*AllocateProducerIdsRequest) Info() *MessageInfo { return &infoAllocatePro
 
 // Encode appends m at the given version to dst.
 func (m *AllocateProducerIdsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AllocateProducerIdsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AllocateProducerIdsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AllocateProducerIdsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AllocateProducerIdsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AllocateProducerIdsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -190,3 +228,6 @@ func (*AllocateProducerIdsRequest) NewResponse() Response { return NewAllocatePr
 func (*AllocateProducerIdsRequest) ResponseType() *AllocateProducerIdsResponse {
 	return NewAllocateProducerIdsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

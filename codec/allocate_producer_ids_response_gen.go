@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,25 +47,35 @@ func (m *AllocateProducerIdsResponse) isDefault() bool {
 func (m *AllocateProducerIdsResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.ProducerIdStart = r.Int64()
-	if r.Err != nil {
-		r.Push("producerIdStart")
-		return
-	}
-	m.ProducerIdLen = r.Int32()
-	if r.Err != nil {
-		r.Push("producerIdLen")
-		return
+	if len(r.Src)-r.Off >= 18 {
+		p := r.Src[r.Off : r.Off+18]
+		_ = p[17]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		m.ProducerIdStart = int64(binary.BigEndian.Uint64(p[6:]))
+		m.ProducerIdLen = int32(binary.BigEndian.Uint32(p[14:]))
+		r.Off += 18
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.ProducerIdStart = r.Int64()
+		if r.Err != nil {
+			r.Push("producerIdStart")
+			return
+		}
+		m.ProducerIdLen = r.Int32()
+		if r.Err != nil {
+			r.Push("producerIdLen")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -86,14 +99,22 @@ func (m *AllocateProducerIdsResponse) decode(r *wire.Reader, v int16) {
 func (m *AllocateProducerIdsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt64(b, m.ProducerIdStart)
-	b = wire.AppendInt32(b, m.ProducerIdLen)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 18)...)
+		p := b[n : n+18]
+		_ = p[17]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint64(p[6:], uint64(m.ProducerIdStart))
+		binary.BigEndian.PutUint32(p[14:], uint32(m.ProducerIdLen))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -193,17 +214,36 @@ func (*AllocateProducerIdsResponse) Info() *MessageInfo { return &infoAllocatePr
 
 // Encode appends m at the given version to dst.
 func (m *AllocateProducerIdsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AllocateProducerIdsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AllocateProducerIdsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AllocateProducerIdsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AllocateProducerIdsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AllocateProducerIdsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -225,3 +265,6 @@ func (*AllocateProducerIdsResponse) NewRequest() Request { return NewAllocatePro
 func (*AllocateProducerIdsResponse) RequestType() *AllocateProducerIdsRequest {
 	return NewAllocateProducerIdsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -39,7 +42,12 @@ func (m *AlterClientQuotasRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]AlterClientQuotasRequestEntryData, n)
+		s := m.Entries
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterClientQuotasRequestEntryData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *AlterClientQuotasRequest) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -211,7 +221,12 @@ func (m *AlterClientQuotasRequestEntryData) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]AlterClientQuotasRequestEntityData, n)
+		s := m.Entity
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterClientQuotasRequestEntityData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -228,7 +243,12 @@ func (m *AlterClientQuotasRequestEntryData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 10); n >= 0 {
-		s := make([]AlterClientQuotasRequestOpData, n)
+		s := m.Ops
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterClientQuotasRequestOpData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -287,7 +307,9 @@ func (m *AlterClientQuotasRequestEntryData) encode(b []byte, v int16, w *wire.En
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -429,8 +451,7 @@ func (m *AlterClientQuotasRequestEntityData) decode(r *wire.Reader, v int16) {
 	if true {
 		m.EntityName = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.EntityName = &s
+		m.EntityName = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("entityName")
@@ -478,7 +499,9 @@ func (m *AlterClientQuotasRequestEntityData) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -583,15 +606,23 @@ func (m *AlterClientQuotasRequestOpData) decode(r *wire.Reader, v int16) {
 		r.Push("key")
 		return
 	}
-	m.Value = r.Float64()
-	if r.Err != nil {
-		r.Push("value")
-		return
-	}
-	m.Remove = r.Bool()
-	if r.Err != nil {
-		r.Push("remove")
-		return
+	if len(r.Src)-r.Off >= 9 {
+		p := r.Src[r.Off : r.Off+9]
+		_ = p[8]
+		m.Value = math.Float64frombits(binary.BigEndian.Uint64(p[0:]))
+		m.Remove = p[8] != 0
+		r.Off += 9
+	} else {
+		m.Value = r.Float64()
+		if r.Err != nil {
+			r.Push("value")
+			return
+		}
+		m.Remove = r.Bool()
+		if r.Err != nil {
+			r.Push("remove")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -621,12 +652,22 @@ func (m *AlterClientQuotasRequestOpData) encode(b []byte, v int16, w *wire.Encod
 		return b
 	}
 	b = wire.AppendString(b, m.Key, flex)
-	b = wire.AppendFloat64(b, m.Value)
-	b = wire.AppendBool(b, m.Remove)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 9)...)
+		p := b[n : n+9]
+		_ = p[8]
+		binary.BigEndian.PutUint64(p[0:], math.Float64bits(m.Value))
+		if m.Remove {
+			p[8] = 1
+		}
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -717,17 +758,36 @@ func (*AlterClientQuotasRequest) Info() *MessageInfo { return &infoAlterClientQu
 
 // Encode appends m at the given version to dst.
 func (m *AlterClientQuotasRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AlterClientQuotasRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AlterClientQuotasRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AlterClientQuotasRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AlterClientQuotasRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AlterClientQuotasRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -749,3 +809,6 @@ func (*AlterClientQuotasRequest) NewResponse() Response { return NewAlterClientQ
 func (*AlterClientQuotasRequest) ResponseType() *AlterClientQuotasResponse {
 	return NewAlterClientQuotasResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

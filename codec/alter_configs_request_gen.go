@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -39,7 +42,12 @@ func (m *AlterConfigsRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]AlterConfigsRequestAlterConfigsResource, n)
+		s := m.Resources
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterConfigsRequestAlterConfigsResource, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *AlterConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -224,7 +234,12 @@ func (m *AlterConfigsRequestAlterConfigsResource) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]AlterConfigsRequestAlterableConfig, n)
+		s := m.Configs
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterConfigsRequestAlterableConfig, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -281,7 +296,9 @@ func (m *AlterConfigsRequestAlterConfigsResource) encode(b []byte, v int16, w *w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -414,8 +431,7 @@ func (m *AlterConfigsRequestAlterableConfig) decode(r *wire.Reader, v int16) {
 	if true {
 		m.Value = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Value = &s
+		m.Value = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("value")
@@ -463,7 +479,9 @@ func (m *AlterConfigsRequestAlterableConfig) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -545,17 +563,36 @@ func (*AlterConfigsRequest) Info() *MessageInfo { return &infoAlterConfigsReques
 
 // Encode appends m at the given version to dst.
 func (m *AlterConfigsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AlterConfigsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AlterConfigsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AlterConfigsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AlterConfigsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AlterConfigsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -573,3 +610,6 @@ func (*AlterConfigsRequest) NewResponse() Response { return NewAlterConfigsRespo
 
 // ResponseType returns a new paired AlterConfigsResponse, typed.
 func (*AlterConfigsRequest) ResponseType() *AlterConfigsResponse { return NewAlterConfigsResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *AlterConfigsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
-		s := make([]AlterConfigsResponseAlterConfigsResourceResponse, n)
+		s := m.Responses
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterConfigsResponseAlterConfigsResourceResponse, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *AlterConfigsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -225,8 +235,7 @@ func (m *AlterConfigsResponseAlterConfigsResourceResponse) decode(r *wire.Reader
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -286,7 +295,9 @@ func (m *AlterConfigsResponseAlterConfigsResourceResponse) encode(b []byte, v in
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -386,17 +397,36 @@ func (*AlterConfigsResponse) Info() *MessageInfo { return &infoAlterConfigsRespo
 
 // Encode appends m at the given version to dst.
 func (m *AlterConfigsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AlterConfigsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AlterConfigsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AlterConfigsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AlterConfigsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AlterConfigsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -414,3 +444,6 @@ func (*AlterConfigsResponse) NewRequest() Request { return NewAlterConfigsReques
 
 // RequestType returns a new paired AlterConfigsRequest, typed.
 func (*AlterConfigsResponse) RequestType() *AlterConfigsRequest { return NewAlterConfigsRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -58,7 +61,12 @@ func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 		m.AllowReplicationFactorChange = true
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]AlterPartitionReassignmentsRequestReassignableTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterPartitionReassignmentsRequestReassignableTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -116,7 +124,9 @@ func (m *AlterPartitionReassignmentsRequest) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -248,7 +258,12 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) decode(r *wire.Rea
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]AlterPartitionReassignmentsRequestReassignablePartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterPartitionReassignmentsRequestReassignablePartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -304,7 +319,9 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) encode(b []byte, v
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -425,7 +442,12 @@ func (m *AlterPartitionReassignmentsRequestReassignablePartition) decode(r *wire
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Replicas
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -476,7 +498,9 @@ func (m *AlterPartitionReassignmentsRequestReassignablePartition) encode(b []byt
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -587,17 +611,36 @@ func (*AlterPartitionReassignmentsRequest) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *AlterPartitionReassignmentsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AlterPartitionReassignmentsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AlterPartitionReassignmentsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AlterPartitionReassignmentsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AlterPartitionReassignmentsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AlterPartitionReassignmentsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -621,3 +664,6 @@ func (*AlterPartitionReassignmentsRequest) NewResponse() Response {
 func (*AlterPartitionReassignmentsRequest) ResponseType() *AlterPartitionReassignmentsResponse {
 	return NewAlterPartitionReassignmentsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

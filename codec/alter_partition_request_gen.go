@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -42,18 +45,31 @@ func (m *AlterPartitionRequest) isDefault() bool {
 func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.BrokerId = r.Int32()
-	if r.Err != nil {
-		r.Push("brokerId")
-		return
-	}
-	m.BrokerEpoch = r.Int64()
-	if r.Err != nil {
-		r.Push("brokerEpoch")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.BrokerId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[4:]))
+		r.Off += 12
+	} else {
+		m.BrokerId = r.Int32()
+		if r.Err != nil {
+			r.Push("brokerId")
+			return
+		}
+		m.BrokerEpoch = r.Int64()
+		if r.Err != nil {
+			r.Push("brokerEpoch")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]AlterPartitionRequestTopicData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterPartitionRequestTopicData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -91,8 +107,14 @@ func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 func (m *AlterPartitionRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.BrokerId)
-	b = wire.AppendInt64(b, m.BrokerEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
+	}
 	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -105,7 +127,9 @@ func (m *AlterPartitionRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -251,7 +275,12 @@ func (m *AlterPartitionRequestTopicData) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
-		s := make([]AlterPartitionRequestPartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterPartitionRequestPartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -316,7 +345,9 @@ func (m *AlterPartitionRequestTopicData) encode(b []byte, v int16, w *wire.Encod
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -456,19 +487,32 @@ func (m *AlterPartitionRequestPartitionData) isDefault() bool {
 func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	if v <= 2 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.NewIsr
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -489,7 +533,12 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 3 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]AlterPartitionRequestBrokerState, n)
+			s := m.NewIsrWithEpochs
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]AlterPartitionRequestBrokerState, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -544,8 +593,14 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 func (m *AlterPartitionRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+	}
 	if v <= 2 {
 		b = wire.AppendArrayLen(b, len(m.NewIsr), m.NewIsr == nil && (false), flex)
 		for i := range m.NewIsr {
@@ -582,7 +637,9 @@ func (m *AlterPartitionRequestPartitionData) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -760,21 +817,26 @@ func (m *AlterPartitionRequestBrokerState) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	if v >= 3 {
-		m.BrokerId = r.Int32()
-		if r.Err != nil {
-			r.Push("brokerId")
-			return
+		if len(r.Src)-r.Off >= 12 {
+			p := r.Src[r.Off : r.Off+12]
+			_ = p[11]
+			m.BrokerId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[4:]))
+			r.Off += 12
+		} else {
+			m.BrokerId = r.Int32()
+			if r.Err != nil {
+				r.Push("brokerId")
+				return
+			}
+			m.BrokerEpoch = r.Int64()
+			if r.Err != nil {
+				r.Push("brokerEpoch")
+				return
+			}
 		}
 	} else {
 		m.BrokerId = 0
-	}
-	if v >= 3 {
-		m.BrokerEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("brokerEpoch")
-			return
-		}
-	} else {
 		m.BrokerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -800,23 +862,32 @@ func (m *AlterPartitionRequestBrokerState) encode(b []byte, v int16, w *wire.Enc
 	flex := true
 	_ = flex
 	if v >= 3 {
-		b = wire.AppendInt32(b, m.BrokerId)
-	} else if !(m.BrokerId == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("brokerId")
-		return b
-	}
-	if v >= 3 {
-		b = wire.AppendInt64(b, m.BrokerEpoch)
-	} else if !(m.BrokerEpoch == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("brokerEpoch")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 12)...)
+			p := b[n : n+12]
+			_ = p[11]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+			binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
+		}
+	} else {
+		if !(m.BrokerId == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("brokerId")
+			return b
+		}
+		if !(m.BrokerEpoch == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("brokerEpoch")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -902,17 +973,36 @@ func (*AlterPartitionRequest) Info() *MessageInfo { return &infoAlterPartitionRe
 
 // Encode appends m at the given version to dst.
 func (m *AlterPartitionRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AlterPartitionRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AlterPartitionRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AlterPartitionRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AlterPartitionRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AlterPartitionRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -932,3 +1022,6 @@ func (*AlterPartitionRequest) NewResponse() Response { return NewAlterPartitionR
 func (*AlterPartitionRequest) ResponseType() *AlterPartitionResponse {
 	return NewAlterPartitionResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

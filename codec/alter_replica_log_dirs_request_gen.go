@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -36,7 +39,12 @@ func (m *AlterReplicaLogDirsRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]AlterReplicaLogDirsRequestAlterReplicaLogDir, n)
+		s := m.Dirs
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterReplicaLogDirsRequestAlterReplicaLogDir, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -86,7 +94,9 @@ func (m *AlterReplicaLogDirsRequest) encode(b []byte, v int16, w *wire.Encoder) 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -198,7 +208,12 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) decode(r *wire.Reader, v 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]AlterReplicaLogDirsRequestAlterReplicaLogDirTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterReplicaLogDirsRequestAlterReplicaLogDirTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -254,7 +269,9 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -375,7 +392,12 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) decode(r *wire.Reade
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -426,7 +448,9 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) encode(b []byte, v i
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -527,17 +551,36 @@ func (*AlterReplicaLogDirsRequest) Info() *MessageInfo { return &infoAlterReplic
 
 // Encode appends m at the given version to dst.
 func (m *AlterReplicaLogDirsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AlterReplicaLogDirsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AlterReplicaLogDirsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AlterReplicaLogDirsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AlterReplicaLogDirsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AlterReplicaLogDirsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -559,3 +602,6 @@ func (*AlterReplicaLogDirsRequest) NewResponse() Response { return NewAlterRepli
 func (*AlterReplicaLogDirsRequest) ResponseType() *AlterReplicaLogDirsResponse {
 	return NewAlterReplicaLogDirsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -39,7 +42,12 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]AlterUserScramCredentialsRequestScramCredentialDeletion, n)
+		s := m.Deletions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterUserScramCredentialsRequestScramCredentialDeletion, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -56,7 +64,12 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]AlterUserScramCredentialsRequestScramCredentialUpsertion, n)
+		s := m.Upsertions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AlterUserScramCredentialsRequestScramCredentialUpsertion, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -115,7 +128,9 @@ func (m *AlterUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.Enc
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -290,7 +305,9 @@ func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) encode(b []byt
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -401,15 +418,23 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) decode(r *wir
 		r.Push("name")
 		return
 	}
-	m.Mechanism = r.Int8()
-	if r.Err != nil {
-		r.Push("mechanism")
-		return
-	}
-	m.Iterations = r.Int32()
-	if r.Err != nil {
-		r.Push("iterations")
-		return
+	if len(r.Src)-r.Off >= 5 {
+		p := r.Src[r.Off : r.Off+5]
+		_ = p[4]
+		m.Mechanism = int8(p[0])
+		m.Iterations = int32(binary.BigEndian.Uint32(p[1:]))
+		r.Off += 5
+	} else {
+		m.Mechanism = r.Int8()
+		if r.Err != nil {
+			r.Push("mechanism")
+			return
+		}
+		m.Iterations = r.Int32()
+		if r.Err != nil {
+			r.Push("iterations")
+			return
+		}
 	}
 	m.Salt = r.Bytes(flex)
 	if r.Err != nil {
@@ -449,14 +474,22 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) encode(b []by
 		return b
 	}
 	b = wire.AppendString(b, m.Name, flex)
-	b = append(b, byte(m.Mechanism))
-	b = wire.AppendInt32(b, m.Iterations)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 5)...)
+		p := b[n : n+5]
+		_ = p[4]
+		p[0] = byte(m.Mechanism)
+		binary.BigEndian.PutUint32(p[1:], uint32(m.Iterations))
+	}
 	b = wire.AppendBytes(b, m.Salt, flex, false)
 	b = wire.AppendBytes(b, m.SaltedPassword, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -569,17 +602,36 @@ func (*AlterUserScramCredentialsRequest) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *AlterUserScramCredentialsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AlterUserScramCredentialsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AlterUserScramCredentialsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AlterUserScramCredentialsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AlterUserScramCredentialsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AlterUserScramCredentialsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -603,3 +655,6 @@ func (*AlterUserScramCredentialsRequest) NewResponse() Response {
 func (*AlterUserScramCredentialsRequest) ResponseType() *AlterUserScramCredentialsResponse {
 	return NewAlterUserScramCredentialsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -60,7 +63,12 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]ApiVersionsResponseApiVersion, n)
+		s := m.ApiKeys
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ApiVersionsResponseApiVersion, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -103,7 +111,12 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 			case tag == 0 && v >= 3:
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
-					s := make([]ApiVersionsResponseSupportedFeatureKey, n)
+					s := m.SupportedFeatures
+					if s != nil && cap(s) >= n {
+						s = s[:n]
+					} else {
+						s = make([]ApiVersionsResponseSupportedFeatureKey, n)
+					}
 					for i := range s {
 						s[i].decode(r, v)
 						if r.Err != nil {
@@ -131,7 +144,12 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 			case tag == 2 && v >= 3:
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
-					s := make([]ApiVersionsResponseFinalizedFeatureKey, n)
+					s := m.FinalizedFeatures
+					if s != nil && cap(s) >= n {
+						s = s[:n]
+					} else {
+						s = make([]ApiVersionsResponseFinalizedFeatureKey, n)
+					}
 					for i := range s {
 						s[i].decode(r, v)
 						if r.Err != nil {
@@ -265,7 +283,9 @@ func (m *ApiVersionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -474,20 +494,29 @@ func (m *ApiVersionsResponseApiVersion) isDefault() bool {
 func (m *ApiVersionsResponseApiVersion) decode(r *wire.Reader, v int16) {
 	flex := v >= 3
 	_ = flex
-	m.ApiKey = r.Int16()
-	if r.Err != nil {
-		r.Push("apiKey")
-		return
-	}
-	m.MinVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("minVersion")
-		return
-	}
-	m.MaxVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("maxVersion")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ApiKey = int16(binary.BigEndian.Uint16(p[0:]))
+		m.MinVersion = int16(binary.BigEndian.Uint16(p[2:]))
+		m.MaxVersion = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ApiKey = r.Int16()
+		if r.Err != nil {
+			r.Push("apiKey")
+			return
+		}
+		m.MinVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("minVersion")
+			return
+		}
+		m.MaxVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("maxVersion")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -511,13 +540,21 @@ func (m *ApiVersionsResponseApiVersion) decode(r *wire.Reader, v int16) {
 func (m *ApiVersionsResponseApiVersion) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	b = wire.AppendInt16(b, m.ApiKey)
-	b = wire.AppendInt16(b, m.MinVersion)
-	b = wire.AppendInt16(b, m.MaxVersion)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.ApiKey))
+		binary.BigEndian.PutUint16(p[2:], uint16(m.MinVersion))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.MaxVersion))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -636,21 +673,26 @@ func (m *ApiVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16)
 		m.Name = ""
 	}
 	if v >= 3 {
-		m.MinVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("minVersion")
-			return
+		if len(r.Src)-r.Off >= 4 {
+			p := r.Src[r.Off : r.Off+4]
+			_ = p[3]
+			m.MinVersion = int16(binary.BigEndian.Uint16(p[0:]))
+			m.MaxVersion = int16(binary.BigEndian.Uint16(p[2:]))
+			r.Off += 4
+		} else {
+			m.MinVersion = r.Int16()
+			if r.Err != nil {
+				r.Push("minVersion")
+				return
+			}
+			m.MaxVersion = r.Int16()
+			if r.Err != nil {
+				r.Push("maxVersion")
+				return
+			}
 		}
 	} else {
 		m.MinVersion = 0
-	}
-	if v >= 3 {
-		m.MaxVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("maxVersion")
-			return
-		}
-	} else {
 		m.MaxVersion = 0
 	}
 	m.UnknownTaggedFields = nil
@@ -688,23 +730,32 @@ func (m *ApiVersionsResponseSupportedFeatureKey) encode(b []byte, v int16, w *wi
 		return b
 	}
 	if v >= 3 {
-		b = wire.AppendInt16(b, m.MinVersion)
-	} else if !(m.MinVersion == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("minVersion")
-		return b
-	}
-	if v >= 3 {
-		b = wire.AppendInt16(b, m.MaxVersion)
-	} else if !(m.MaxVersion == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("maxVersion")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 4)...)
+			p := b[n : n+4]
+			_ = p[3]
+			binary.BigEndian.PutUint16(p[0:], uint16(m.MinVersion))
+			binary.BigEndian.PutUint16(p[2:], uint16(m.MaxVersion))
+		}
+	} else {
+		if !(m.MinVersion == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("minVersion")
+			return b
+		}
+		if !(m.MaxVersion == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("maxVersion")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -829,21 +880,26 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16)
 		m.Name = ""
 	}
 	if v >= 3 {
-		m.MaxVersionLevel = r.Int16()
-		if r.Err != nil {
-			r.Push("maxVersionLevel")
-			return
+		if len(r.Src)-r.Off >= 4 {
+			p := r.Src[r.Off : r.Off+4]
+			_ = p[3]
+			m.MaxVersionLevel = int16(binary.BigEndian.Uint16(p[0:]))
+			m.MinVersionLevel = int16(binary.BigEndian.Uint16(p[2:]))
+			r.Off += 4
+		} else {
+			m.MaxVersionLevel = r.Int16()
+			if r.Err != nil {
+				r.Push("maxVersionLevel")
+				return
+			}
+			m.MinVersionLevel = r.Int16()
+			if r.Err != nil {
+				r.Push("minVersionLevel")
+				return
+			}
 		}
 	} else {
 		m.MaxVersionLevel = 0
-	}
-	if v >= 3 {
-		m.MinVersionLevel = r.Int16()
-		if r.Err != nil {
-			r.Push("minVersionLevel")
-			return
-		}
-	} else {
 		m.MinVersionLevel = 0
 	}
 	m.UnknownTaggedFields = nil
@@ -881,23 +937,32 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) encode(b []byte, v int16, w *wi
 		return b
 	}
 	if v >= 3 {
-		b = wire.AppendInt16(b, m.MaxVersionLevel)
-	} else if !(m.MaxVersionLevel == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("maxVersionLevel")
-		return b
-	}
-	if v >= 3 {
-		b = wire.AppendInt16(b, m.MinVersionLevel)
-	} else if !(m.MinVersionLevel == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("minVersionLevel")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 4)...)
+			p := b[n : n+4]
+			_ = p[3]
+			binary.BigEndian.PutUint16(p[0:], uint16(m.MaxVersionLevel))
+			binary.BigEndian.PutUint16(p[2:], uint16(m.MinVersionLevel))
+		}
+	} else {
+		if !(m.MaxVersionLevel == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("maxVersionLevel")
+			return b
+		}
+		if !(m.MinVersionLevel == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("minVersionLevel")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -994,17 +1059,36 @@ func (*ApiVersionsResponse) Info() *MessageInfo { return &infoApiVersionsRespons
 
 // Encode appends m at the given version to dst.
 func (m *ApiVersionsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ApiVersionsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ApiVersionsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ApiVersionsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ApiVersionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ApiVersionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1022,3 +1106,6 @@ func (*ApiVersionsResponse) NewRequest() Request { return NewApiVersionsRequest(
 
 // RequestType returns a new paired ApiVersionsRequest, typed.
 func (*ApiVersionsResponse) RequestType() *ApiVersionsRequest { return NewApiVersionsRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -42,18 +45,31 @@ func (m *AssignReplicasToDirsRequest) isDefault() bool {
 func (m *AssignReplicasToDirsRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.BrokerId = r.Int32()
-	if r.Err != nil {
-		r.Push("brokerId")
-		return
-	}
-	m.BrokerEpoch = r.Int64()
-	if r.Err != nil {
-		r.Push("brokerEpoch")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.BrokerId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[4:]))
+		r.Off += 12
+	} else {
+		m.BrokerId = r.Int32()
+		if r.Err != nil {
+			r.Push("brokerId")
+			return
+		}
+		m.BrokerEpoch = r.Int64()
+		if r.Err != nil {
+			r.Push("brokerEpoch")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]AssignReplicasToDirsRequestDirectoryData, n)
+		s := m.Directories
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AssignReplicasToDirsRequestDirectoryData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -91,8 +107,14 @@ func (m *AssignReplicasToDirsRequest) decode(r *wire.Reader, v int16) {
 func (m *AssignReplicasToDirsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.BrokerId)
-	b = wire.AppendInt64(b, m.BrokerEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
+	}
 	b = wire.AppendArrayLen(b, len(m.Directories), m.Directories == nil && (false), flex)
 	for i := range m.Directories {
 		b = m.Directories[i].encode(b, v, w)
@@ -105,7 +127,9 @@ func (m *AssignReplicasToDirsRequest) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -235,7 +259,12 @@ func (m *AssignReplicasToDirsRequestDirectoryData) decode(r *wire.Reader, v int1
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]AssignReplicasToDirsRequestTopicData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AssignReplicasToDirsRequestTopicData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -286,7 +315,9 @@ func (m *AssignReplicasToDirsRequestDirectoryData) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -407,7 +438,12 @@ func (m *AssignReplicasToDirsRequestTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
-		s := make([]AssignReplicasToDirsRequestPartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AssignReplicasToDirsRequestPartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -458,7 +494,9 @@ func (m *AssignReplicasToDirsRequestTopicData) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -601,7 +639,9 @@ func (m *AssignReplicasToDirsRequestPartitionData) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -674,17 +714,36 @@ func (*AssignReplicasToDirsRequest) Info() *MessageInfo { return &infoAssignRepl
 
 // Encode appends m at the given version to dst.
 func (m *AssignReplicasToDirsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AssignReplicasToDirsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AssignReplicasToDirsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AssignReplicasToDirsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AssignReplicasToDirsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AssignReplicasToDirsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -706,3 +765,6 @@ func (*AssignReplicasToDirsRequest) NewResponse() Response { return NewAssignRep
 func (*AssignReplicasToDirsRequest) ResponseType() *AssignReplicasToDirsResponse {
 	return NewAssignReplicasToDirsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -41,18 +44,31 @@ func (m *AssignReplicasToDirsResponse) isDefault() bool {
 func (m *AssignReplicasToDirsResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]AssignReplicasToDirsResponseDirectoryData, n)
+		s := m.Directories
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AssignReplicasToDirsResponseDirectoryData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -90,8 +106,14 @@ func (m *AssignReplicasToDirsResponse) decode(r *wire.Reader, v int16) {
 func (m *AssignReplicasToDirsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	b = wire.AppendArrayLen(b, len(m.Directories), m.Directories == nil && (false), flex)
 	for i := range m.Directories {
 		b = m.Directories[i].encode(b, v, w)
@@ -104,7 +126,9 @@ func (m *AssignReplicasToDirsResponse) encode(b []byte, v int16, w *wire.Encoder
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -234,7 +258,12 @@ func (m *AssignReplicasToDirsResponseDirectoryData) decode(r *wire.Reader, v int
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]AssignReplicasToDirsResponseTopicData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AssignReplicasToDirsResponseTopicData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -285,7 +314,9 @@ func (m *AssignReplicasToDirsResponseDirectoryData) encode(b []byte, v int16, w 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -406,7 +437,12 @@ func (m *AssignReplicasToDirsResponseTopicData) decode(r *wire.Reader, v int16) 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
-		s := make([]AssignReplicasToDirsResponsePartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]AssignReplicasToDirsResponsePartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -457,7 +493,9 @@ func (m *AssignReplicasToDirsResponseTopicData) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -572,15 +610,23 @@ func (m *AssignReplicasToDirsResponsePartitionData) isDefault() bool {
 func (m *AssignReplicasToDirsResponsePartitionData) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -604,12 +650,20 @@ func (m *AssignReplicasToDirsResponsePartitionData) decode(r *wire.Reader, v int
 func (m *AssignReplicasToDirsResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -691,17 +745,36 @@ func (*AssignReplicasToDirsResponse) Info() *MessageInfo { return &infoAssignRep
 
 // Encode appends m at the given version to dst.
 func (m *AssignReplicasToDirsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one AssignReplicasToDirsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one AssignReplicasToDirsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *AssignReplicasToDirsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AssignReplicasToDirsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *AssignReplicasToDirsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -723,3 +796,6 @@ func (*AssignReplicasToDirsResponse) NewRequest() Request { return NewAssignRepl
 func (*AssignReplicasToDirsResponse) RequestType() *AssignReplicasToDirsRequest {
 	return NewAssignReplicasToDirsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -48,8 +51,7 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.ClusterId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ClusterId = &s
+		m.ClusterId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("clusterId")
@@ -65,7 +67,12 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 		m.VoterId = -1
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]BeginQuorumEpochRequestTopicData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]BeginQuorumEpochRequestTopicData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -83,7 +90,12 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]BeginQuorumEpochRequestLeaderEndpoint, n)
+			s := m.LeaderEndpoints
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]BeginQuorumEpochRequestLeaderEndpoint, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -165,7 +177,9 @@ func (m *BeginQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -326,7 +340,12 @@ func (m *BeginQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
-		s := make([]BeginQuorumEpochRequestPartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]BeginQuorumEpochRequestPartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -382,7 +401,9 @@ func (m *BeginQuorumEpochRequestTopicData) encode(b []byte, v int16, w *wire.Enc
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -517,15 +538,23 @@ func (m *BeginQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 	} else {
 		m.VoterDirectoryId = UUID{}
 	}
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -555,12 +584,20 @@ func (m *BeginQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire
 	} else if !(m.VoterDirectoryId == (UUID{})) {
 		// VoterDirectoryId is ignorable: dropped at this version.
 	}
-	b = wire.AppendInt32(b, m.LeaderId)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -763,7 +800,9 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -860,17 +899,36 @@ func (*BeginQuorumEpochRequest) Info() *MessageInfo { return &infoBeginQuorumEpo
 
 // Encode appends m at the given version to dst.
 func (m *BeginQuorumEpochRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one BeginQuorumEpochRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one BeginQuorumEpochRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *BeginQuorumEpochRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *BeginQuorumEpochRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *BeginQuorumEpochRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -890,3 +948,6 @@ func (*BeginQuorumEpochRequest) NewResponse() Response { return NewBeginQuorumEp
 func (*BeginQuorumEpochRequest) ResponseType() *BeginQuorumEpochResponse {
 	return NewBeginQuorumEpochResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -54,30 +57,41 @@ func (m *BrokerHeartbeatRequest) isDefault() bool {
 func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.BrokerId = r.Int32()
-	if r.Err != nil {
-		r.Push("brokerId")
-		return
-	}
-	m.BrokerEpoch = r.Int64()
-	if r.Err != nil {
-		r.Push("brokerEpoch")
-		return
-	}
-	m.CurrentMetadataOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("currentMetadataOffset")
-		return
-	}
-	m.WantFence = r.Bool()
-	if r.Err != nil {
-		r.Push("wantFence")
-		return
-	}
-	m.WantShutDown = r.Bool()
-	if r.Err != nil {
-		r.Push("wantShutDown")
-		return
+	if len(r.Src)-r.Off >= 22 {
+		p := r.Src[r.Off : r.Off+22]
+		_ = p[21]
+		m.BrokerId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[4:]))
+		m.CurrentMetadataOffset = int64(binary.BigEndian.Uint64(p[12:]))
+		m.WantFence = p[20] != 0
+		m.WantShutDown = p[21] != 0
+		r.Off += 22
+	} else {
+		m.BrokerId = r.Int32()
+		if r.Err != nil {
+			r.Push("brokerId")
+			return
+		}
+		m.BrokerEpoch = r.Int64()
+		if r.Err != nil {
+			r.Push("brokerEpoch")
+			return
+		}
+		m.CurrentMetadataOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("currentMetadataOffset")
+			return
+		}
+		m.WantFence = r.Bool()
+		if r.Err != nil {
+			r.Push("wantFence")
+			return
+		}
+		m.WantShutDown = r.Bool()
+		if r.Err != nil {
+			r.Push("wantShutDown")
+			return
+		}
 	}
 	m.OfflineLogDirs = nil
 	m.CordonedLogDirs = nil
@@ -95,7 +109,12 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			case tag == 0 && v >= 1:
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 16); n >= 0 {
-					s := make([]UUID, n)
+					s := m.OfflineLogDirs
+					if s != nil && cap(s) >= n {
+						s = s[:n]
+					} else {
+						s = make([]UUID, n)
+					}
 					for i := range s {
 						s[i] = r.UUID()
 						if r.Err != nil {
@@ -115,7 +134,12 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			case tag == 1 && v >= 2:
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (v >= 2), 16); n >= 0 {
-					s := make([]UUID, n)
+					s := m.CordonedLogDirs
+					if s != nil && cap(s) >= n {
+						s = s[:n]
+					} else {
+						s = make([]UUID, n)
+					}
 					for i := range s {
 						s[i] = r.UUID()
 						if r.Err != nil {
@@ -146,11 +170,21 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 func (m *BrokerHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.BrokerId)
-	b = wire.AppendInt64(b, m.BrokerEpoch)
-	b = wire.AppendInt64(b, m.CurrentMetadataOffset)
-	b = wire.AppendBool(b, m.WantFence)
-	b = wire.AppendBool(b, m.WantShutDown)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 22)...)
+		p := b[n : n+22]
+		_ = p[21]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
+		binary.BigEndian.PutUint64(p[12:], uint64(m.CurrentMetadataOffset))
+		if m.WantFence {
+			p[20] = 1
+		}
+		if m.WantShutDown {
+			p[21] = 1
+		}
+	}
 	if !(v >= 1) && !(len(m.OfflineLogDirs) == 0) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("offlineLogDirs")
@@ -200,7 +234,9 @@ func (m *BrokerHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -375,17 +411,36 @@ func (*BrokerHeartbeatRequest) Info() *MessageInfo { return &infoBrokerHeartbeat
 
 // Encode appends m at the given version to dst.
 func (m *BrokerHeartbeatRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one BrokerHeartbeatRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one BrokerHeartbeatRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *BrokerHeartbeatRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *BrokerHeartbeatRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *BrokerHeartbeatRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -405,3 +460,6 @@ func (*BrokerHeartbeatRequest) NewResponse() Response { return NewBrokerHeartbea
 func (*BrokerHeartbeatRequest) ResponseType() *BrokerHeartbeatResponse {
 	return NewBrokerHeartbeatResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

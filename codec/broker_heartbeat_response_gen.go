@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -48,30 +51,41 @@ func (m *BrokerHeartbeatResponse) isDefault() bool {
 func (m *BrokerHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.IsCaughtUp = r.Bool()
-	if r.Err != nil {
-		r.Push("isCaughtUp")
-		return
-	}
-	m.IsFenced = r.Bool()
-	if r.Err != nil {
-		r.Push("isFenced")
-		return
-	}
-	m.ShouldShutDown = r.Bool()
-	if r.Err != nil {
-		r.Push("shouldShutDown")
-		return
+	if len(r.Src)-r.Off >= 9 {
+		p := r.Src[r.Off : r.Off+9]
+		_ = p[8]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		m.IsCaughtUp = p[6] != 0
+		m.IsFenced = p[7] != 0
+		m.ShouldShutDown = p[8] != 0
+		r.Off += 9
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.IsCaughtUp = r.Bool()
+		if r.Err != nil {
+			r.Push("isCaughtUp")
+			return
+		}
+		m.IsFenced = r.Bool()
+		if r.Err != nil {
+			r.Push("isFenced")
+			return
+		}
+		m.ShouldShutDown = r.Bool()
+		if r.Err != nil {
+			r.Push("shouldShutDown")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -95,15 +109,29 @@ func (m *BrokerHeartbeatResponse) decode(r *wire.Reader, v int16) {
 func (m *BrokerHeartbeatResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendBool(b, m.IsCaughtUp)
-	b = wire.AppendBool(b, m.IsFenced)
-	b = wire.AppendBool(b, m.ShouldShutDown)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 9)...)
+		p := b[n : n+9]
+		_ = p[8]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+		if m.IsCaughtUp {
+			p[6] = 1
+		}
+		if m.IsFenced {
+			p[7] = 1
+		}
+		if m.ShouldShutDown {
+			p[8] = 1
+		}
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -212,17 +240,36 @@ func (*BrokerHeartbeatResponse) Info() *MessageInfo { return &infoBrokerHeartbea
 
 // Encode appends m at the given version to dst.
 func (m *BrokerHeartbeatResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one BrokerHeartbeatResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one BrokerHeartbeatResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *BrokerHeartbeatResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *BrokerHeartbeatResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *BrokerHeartbeatResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -242,3 +289,6 @@ func (*BrokerHeartbeatResponse) NewRequest() Request { return NewBrokerHeartbeat
 func (*BrokerHeartbeatResponse) RequestType() *BrokerHeartbeatRequest {
 	return NewBrokerHeartbeatRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

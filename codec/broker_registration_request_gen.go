@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -77,7 +80,12 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
-		s := make([]BrokerRegistrationRequestListener, n)
+		s := m.Listeners
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]BrokerRegistrationRequestListener, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -94,7 +102,12 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]BrokerRegistrationRequestFeature, n)
+		s := m.Features
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]BrokerRegistrationRequestFeature, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -113,8 +126,7 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.Rack = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Rack = &s
+		m.Rack = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("rack")
@@ -131,7 +143,12 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 2 {
 		if n := r.ArrayLen(flex, (false), 16); n >= 0 {
-			s := make([]UUID, n)
+			s := m.LogDirs
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]UUID, n)
+			}
 			for i := range s {
 				s[i] = r.UUID()
 				if r.Err != nil {
@@ -241,7 +258,9 @@ func (m *BrokerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) [
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -478,15 +497,23 @@ func (m *BrokerRegistrationRequestListener) decode(r *wire.Reader, v int16) {
 		r.Push("host")
 		return
 	}
-	m.Port = r.Uint16()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
-	m.SecurityProtocol = r.Int16()
-	if r.Err != nil {
-		r.Push("securityProtocol")
-		return
+	if len(r.Src)-r.Off >= 4 {
+		p := r.Src[r.Off : r.Off+4]
+		_ = p[3]
+		m.Port = binary.BigEndian.Uint16(p[0:])
+		m.SecurityProtocol = int16(binary.BigEndian.Uint16(p[2:]))
+		r.Off += 4
+	} else {
+		m.Port = r.Uint16()
+		if r.Err != nil {
+			r.Push("port")
+			return
+		}
+		m.SecurityProtocol = r.Int16()
+		if r.Err != nil {
+			r.Push("securityProtocol")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -522,12 +549,20 @@ func (m *BrokerRegistrationRequestListener) encode(b []byte, v int16, w *wire.En
 		return b
 	}
 	b = wire.AppendString(b, m.Host, flex)
-	b = wire.AppendUint16(b, m.Port)
-	b = wire.AppendInt16(b, m.SecurityProtocol)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 4)...)
+		p := b[n : n+4]
+		_ = p[3]
+		binary.BigEndian.PutUint16(p[0:], m.Port)
+		binary.BigEndian.PutUint16(p[2:], uint16(m.SecurityProtocol))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -650,15 +685,23 @@ func (m *BrokerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 		r.Push("name")
 		return
 	}
-	m.MinSupportedVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("minSupportedVersion")
-		return
-	}
-	m.MaxSupportedVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("maxSupportedVersion")
-		return
+	if len(r.Src)-r.Off >= 4 {
+		p := r.Src[r.Off : r.Off+4]
+		_ = p[3]
+		m.MinSupportedVersion = int16(binary.BigEndian.Uint16(p[0:]))
+		m.MaxSupportedVersion = int16(binary.BigEndian.Uint16(p[2:]))
+		r.Off += 4
+	} else {
+		m.MinSupportedVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("minSupportedVersion")
+			return
+		}
+		m.MaxSupportedVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("maxSupportedVersion")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -688,12 +731,20 @@ func (m *BrokerRegistrationRequestFeature) encode(b []byte, v int16, w *wire.Enc
 		return b
 	}
 	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendInt16(b, m.MinSupportedVersion)
-	b = wire.AppendInt16(b, m.MaxSupportedVersion)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 4)...)
+		p := b[n : n+4]
+		_ = p[3]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.MinSupportedVersion))
+		binary.BigEndian.PutUint16(p[2:], uint16(m.MaxSupportedVersion))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -784,17 +835,36 @@ func (*BrokerRegistrationRequest) Info() *MessageInfo { return &infoBrokerRegist
 
 // Encode appends m at the given version to dst.
 func (m *BrokerRegistrationRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 4 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one BrokerRegistrationRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one BrokerRegistrationRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *BrokerRegistrationRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *BrokerRegistrationRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *BrokerRegistrationRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 4 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -816,3 +886,6 @@ func (*BrokerRegistrationRequest) NewResponse() Response { return NewBrokerRegis
 func (*BrokerRegistrationRequest) ResponseType() *BrokerRegistrationResponse {
 	return NewBrokerRegistrationResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

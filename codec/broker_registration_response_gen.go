@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -42,20 +45,29 @@ func (m *BrokerRegistrationResponse) isDefault() bool {
 func (m *BrokerRegistrationResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.BrokerEpoch = r.Int64()
-	if r.Err != nil {
-		r.Push("brokerEpoch")
-		return
+	if len(r.Src)-r.Off >= 14 {
+		p := r.Src[r.Off : r.Off+14]
+		_ = p[13]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[6:]))
+		r.Off += 14
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.BrokerEpoch = r.Int64()
+		if r.Err != nil {
+			r.Push("brokerEpoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -79,13 +91,21 @@ func (m *BrokerRegistrationResponse) decode(r *wire.Reader, v int16) {
 func (m *BrokerRegistrationResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt64(b, m.BrokerEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 14)...)
+		p := b[n : n+14]
+		_ = p[13]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint64(p[6:], uint64(m.BrokerEpoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -176,17 +196,36 @@ func (*BrokerRegistrationResponse) Info() *MessageInfo { return &infoBrokerRegis
 
 // Encode appends m at the given version to dst.
 func (m *BrokerRegistrationResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 4 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one BrokerRegistrationResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one BrokerRegistrationResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *BrokerRegistrationResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *BrokerRegistrationResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *BrokerRegistrationResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 4 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -208,3 +247,6 @@ func (*BrokerRegistrationResponse) NewRequest() Request { return NewBrokerRegist
 func (*BrokerRegistrationResponse) RequestType() *BrokerRegistrationRequest {
 	return NewBrokerRegistrationRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

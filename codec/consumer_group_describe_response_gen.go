@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *ConsumerGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
-		s := make([]ConsumerGroupDescribeResponseDescribedGroup, n)
+		s := m.Groups
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ConsumerGroupDescribeResponseDescribedGroup, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *ConsumerGroupDescribeResponse) encode(b []byte, v int16, w *wire.Encode
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -240,8 +250,7 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v i
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -257,15 +266,23 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v i
 		r.Push("groupState")
 		return
 	}
-	m.GroupEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("groupEpoch")
-		return
-	}
-	m.AssignmentEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("assignmentEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.GroupEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.AssignmentEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.GroupEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("groupEpoch")
+			return
+		}
+		m.AssignmentEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("assignmentEpoch")
+			return
+		}
 	}
 	m.AssignorName = r.String(flex)
 	if r.Err != nil {
@@ -273,7 +290,12 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v i
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 16); n >= 0 {
-		s := make([]ConsumerGroupDescribeResponseMember, n)
+		s := m.Members
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ConsumerGroupDescribeResponseMember, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -340,8 +362,14 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, 
 		return b
 	}
 	b = wire.AppendString(b, m.GroupState, flex)
-	b = wire.AppendInt32(b, m.GroupEpoch)
-	b = wire.AppendInt32(b, m.AssignmentEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.GroupEpoch))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.AssignmentEpoch))
+	}
 	if len(m.AssignorName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.AssignorName)))
 		w.Push("assignorName")
@@ -361,7 +389,9 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -577,8 +607,7 @@ func (m *ConsumerGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	if true {
 		m.InstanceId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.InstanceId = &s
+		m.InstanceId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("instanceId")
@@ -587,8 +616,7 @@ func (m *ConsumerGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	if true {
 		m.RackId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.RackId = &s
+		m.RackId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("rackId")
@@ -610,7 +638,12 @@ func (m *ConsumerGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.SubscribedTopicNames
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -629,8 +662,7 @@ func (m *ConsumerGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	if true {
 		m.SubscribedTopicRegex = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.SubscribedTopicRegex = &s
+		m.SubscribedTopicRegex = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("subscribedTopicRegex")
@@ -757,7 +789,9 @@ func (m *ConsumerGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -954,7 +988,12 @@ func (m *ConsumerGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 19); n >= 0 {
-		s := make([]ConsumerGroupDescribeResponseTopicPartitions, n)
+		s := m.TopicPartitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ConsumerGroupDescribeResponseTopicPartitions, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1004,7 +1043,9 @@ func (m *ConsumerGroupDescribeResponseAssignment) encode(b []byte, v int16, w *w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1124,7 +1165,12 @@ func (m *ConsumerGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -1176,7 +1222,9 @@ func (m *ConsumerGroupDescribeResponseTopicPartitions) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1286,17 +1334,36 @@ func (*ConsumerGroupDescribeResponse) Info() *MessageInfo { return &infoConsumer
 
 // Encode appends m at the given version to dst.
 func (m *ConsumerGroupDescribeResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ConsumerGroupDescribeResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ConsumerGroupDescribeResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ConsumerGroupDescribeResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ConsumerGroupDescribeResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ConsumerGroupDescribeResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1318,3 +1385,6 @@ func (*ConsumerGroupDescribeResponse) NewRequest() Request { return NewConsumerG
 func (*ConsumerGroupDescribeResponse) RequestType() *ConsumerGroupDescribeRequest {
 	return NewConsumerGroupDescribeRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -81,8 +84,7 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.InstanceId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.InstanceId = &s
+		m.InstanceId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("instanceId")
@@ -91,8 +93,7 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.RackId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.RackId = &s
+		m.RackId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("rackId")
@@ -104,7 +105,12 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.SubscribedTopicNames
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -124,8 +130,7 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		if v >= 1 {
 			m.SubscribedTopicRegex = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.SubscribedTopicRegex = &s
+			m.SubscribedTopicRegex = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("subscribedTopicRegex")
@@ -137,15 +142,19 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.ServerAssignor = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ServerAssignor = &s
+		m.ServerAssignor = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("serverAssignor")
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 18); n >= 0 {
-		s := make([]ConsumerGroupHeartbeatRequestTopicPartitions, n)
+		s := m.TopicPartitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ConsumerGroupHeartbeatRequestTopicPartitions, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -279,7 +288,9 @@ func (m *ConsumerGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encode
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -505,7 +516,12 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) decode(r *wire.Reader, v 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -551,7 +567,9 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -652,17 +670,36 @@ func (*ConsumerGroupHeartbeatRequest) Info() *MessageInfo { return &infoConsumer
 
 // Encode appends m at the given version to dst.
 func (m *ConsumerGroupHeartbeatRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ConsumerGroupHeartbeatRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ConsumerGroupHeartbeatRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ConsumerGroupHeartbeatRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ConsumerGroupHeartbeatRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ConsumerGroupHeartbeatRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -686,3 +723,6 @@ func (*ConsumerGroupHeartbeatRequest) NewResponse() Response {
 func (*ConsumerGroupHeartbeatRequest) ResponseType() *ConsumerGroupHeartbeatResponse {
 	return NewConsumerGroupHeartbeatResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -53,21 +56,28 @@ func (m *ConsumerGroupHeartbeatResponse) isDefault() bool {
 func (m *ConsumerGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -76,25 +86,34 @@ func (m *ConsumerGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	if true {
 		m.MemberId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.MemberId = &s
+		m.MemberId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
-	m.MemberEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("memberEpoch")
-		return
-	}
-	m.HeartbeatIntervalMs = r.Int32()
-	if r.Err != nil {
-		r.Push("heartbeatIntervalMs")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.MemberEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.HeartbeatIntervalMs = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.MemberEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("memberEpoch")
+			return
+		}
+		m.HeartbeatIntervalMs = r.Int32()
+		if r.Err != nil {
+			r.Push("heartbeatIntervalMs")
+			return
+		}
 	}
 	if !(true) || r.StructMarker() {
-		m.Assignment = new(ConsumerGroupHeartbeatResponseAssignment)
+		if m.Assignment == nil {
+			m.Assignment = new(ConsumerGroupHeartbeatResponseAssignment)
+		}
 		m.Assignment.decode(r, v)
 	} else {
 		m.Assignment = nil
@@ -125,8 +144,14 @@ func (m *ConsumerGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 func (m *ConsumerGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -149,8 +174,14 @@ func (m *ConsumerGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encod
 		return b
 	}
 	b = wire.AppendNullableString(b, m.MemberId, flex)
-	b = wire.AppendInt32(b, m.MemberEpoch)
-	b = wire.AppendInt32(b, m.HeartbeatIntervalMs)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.MemberEpoch))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.HeartbeatIntervalMs))
+	}
 	if m.Assignment == nil {
 		if !(true) {
 			w.Fail(wire.ErrNotNullable, "")
@@ -171,7 +202,9 @@ func (m *ConsumerGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encod
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -320,7 +353,12 @@ func (m *ConsumerGroupHeartbeatResponseAssignment) decode(r *wire.Reader, v int1
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ConsumerGroupHeartbeatResponseTopicPartitions, n)
+		s := m.TopicPartitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ConsumerGroupHeartbeatResponseTopicPartitions, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -370,7 +408,9 @@ func (m *ConsumerGroupHeartbeatResponseAssignment) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -482,7 +522,12 @@ func (m *ConsumerGroupHeartbeatResponseTopicPartitions) decode(r *wire.Reader, v
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -528,7 +573,9 @@ func (m *ConsumerGroupHeartbeatResponseTopicPartitions) encode(b []byte, v int16
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -631,17 +678,36 @@ func (*ConsumerGroupHeartbeatResponse) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *ConsumerGroupHeartbeatResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ConsumerGroupHeartbeatResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ConsumerGroupHeartbeatResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ConsumerGroupHeartbeatResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ConsumerGroupHeartbeatResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ConsumerGroupHeartbeatResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -665,3 +731,6 @@ func (*ConsumerGroupHeartbeatResponse) NewRequest() Request {
 func (*ConsumerGroupHeartbeatResponse) RequestType() *ConsumerGroupHeartbeatRequest {
 	return NewConsumerGroupHeartbeatRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -36,7 +39,12 @@ func (m *ConsumerProtocolAssignment) decode(r *wire.Reader, v int16) {
 	flex := false
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]ConsumerProtocolAssignmentTopicPartition, n)
+		s := m.AssignedPartitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ConsumerProtocolAssignmentTopicPartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -183,7 +191,12 @@ func (m *ConsumerProtocolAssignmentTopicPartition) decode(r *wire.Reader, v int1
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -299,17 +312,36 @@ func (*ConsumerProtocolAssignment) Info() *MessageInfo { return &infoConsumerPro
 
 // Encode appends m at the given version to dst.
 func (m *ConsumerProtocolAssignment) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ConsumerProtocolAssignment at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ConsumerProtocolAssignment at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ConsumerProtocolAssignment) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ConsumerProtocolAssignment) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ConsumerProtocolAssignment) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -321,3 +353,6 @@ func (m *ConsumerProtocolAssignment) AppendJSON(dst []byte, version int16) ([]by
 func (m *ConsumerProtocolAssignment) UnmarshalJSON(data []byte) error {
 	return unmarshalJSONBody(m, data)
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -46,7 +49,12 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 	flex := false
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -73,7 +81,12 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]ConsumerProtocolSubscriptionTopicPartition, n)
+			s := m.OwnedPartitions
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]ConsumerProtocolSubscriptionTopicPartition, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -105,8 +118,7 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 		if v >= 3 {
 			m.RackId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.RackId = &s
+			m.RackId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("rackId")
@@ -328,7 +340,12 @@ func (m *ConsumerProtocolSubscriptionTopicPartition) decode(r *wire.Reader, v in
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.Partitions
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -463,17 +480,36 @@ func (*ConsumerProtocolSubscription) Info() *MessageInfo { return &infoConsumerP
 
 // Encode appends m at the given version to dst.
 func (m *ConsumerProtocolSubscription) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ConsumerProtocolSubscription at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ConsumerProtocolSubscription at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ConsumerProtocolSubscription) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ConsumerProtocolSubscription) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ConsumerProtocolSubscription) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -485,3 +521,6 @@ func (m *ConsumerProtocolSubscription) AppendJSON(dst []byte, version int16) ([]
 func (m *ConsumerProtocolSubscription) UnmarshalJSON(data []byte) error {
 	return unmarshalJSONBody(m, data)
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -100,17 +103,36 @@ func (*ControlRecordTypeSchema) Info() *MessageInfo { return &infoControlRecordT
 
 // Encode appends m at the given version to dst.
 func (m *ControlRecordTypeSchema) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ControlRecordTypeSchema at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ControlRecordTypeSchema at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ControlRecordTypeSchema) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ControlRecordTypeSchema) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ControlRecordTypeSchema) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -120,3 +142,6 @@ func (m *ControlRecordTypeSchema) AppendJSON(dst []byte, version int16) ([]byte,
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *ControlRecordTypeSchema) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -47,23 +50,37 @@ func (m *ControllerRegistrationRequest) isDefault() bool {
 func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ControllerId = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerId")
-		return
-	}
-	m.IncarnationId = r.UUID()
-	if r.Err != nil {
-		r.Push("incarnationId")
-		return
-	}
-	m.ZkMigrationReady = r.Bool()
-	if r.Err != nil {
-		r.Push("zkMigrationReady")
-		return
+	if len(r.Src)-r.Off >= 21 {
+		p := r.Src[r.Off : r.Off+21]
+		_ = p[20]
+		m.ControllerId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.IncarnationId = UUID(p[4:20])
+		m.ZkMigrationReady = p[20] != 0
+		r.Off += 21
+	} else {
+		m.ControllerId = r.Int32()
+		if r.Err != nil {
+			r.Push("controllerId")
+			return
+		}
+		m.IncarnationId = r.UUID()
+		if r.Err != nil {
+			r.Push("incarnationId")
+			return
+		}
+		m.ZkMigrationReady = r.Bool()
+		if r.Err != nil {
+			r.Push("zkMigrationReady")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
-		s := make([]ControllerRegistrationRequestListener, n)
+		s := m.Listeners
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ControllerRegistrationRequestListener, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -80,7 +97,12 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]ControllerRegistrationRequestFeature, n)
+		s := m.Features
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ControllerRegistrationRequestFeature, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -118,9 +140,17 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 func (m *ControllerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ControllerId)
-	b = append(b, m.IncarnationId[:]...)
-	b = wire.AppendBool(b, m.ZkMigrationReady)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 21)...)
+		p := b[n : n+21]
+		_ = p[20]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ControllerId))
+		copy(p[4:20], m.IncarnationId[:])
+		if m.ZkMigrationReady {
+			p[20] = 1
+		}
+	}
 	b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
 	for i := range m.Listeners {
 		b = m.Listeners[i].encode(b, v, w)
@@ -142,7 +172,9 @@ func (m *ControllerRegistrationRequest) encode(b []byte, v int16, w *wire.Encode
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -318,15 +350,23 @@ func (m *ControllerRegistrationRequestListener) decode(r *wire.Reader, v int16) 
 		r.Push("host")
 		return
 	}
-	m.Port = r.Uint16()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
-	m.SecurityProtocol = r.Int16()
-	if r.Err != nil {
-		r.Push("securityProtocol")
-		return
+	if len(r.Src)-r.Off >= 4 {
+		p := r.Src[r.Off : r.Off+4]
+		_ = p[3]
+		m.Port = binary.BigEndian.Uint16(p[0:])
+		m.SecurityProtocol = int16(binary.BigEndian.Uint16(p[2:]))
+		r.Off += 4
+	} else {
+		m.Port = r.Uint16()
+		if r.Err != nil {
+			r.Push("port")
+			return
+		}
+		m.SecurityProtocol = r.Int16()
+		if r.Err != nil {
+			r.Push("securityProtocol")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -362,12 +402,20 @@ func (m *ControllerRegistrationRequestListener) encode(b []byte, v int16, w *wir
 		return b
 	}
 	b = wire.AppendString(b, m.Host, flex)
-	b = wire.AppendUint16(b, m.Port)
-	b = wire.AppendInt16(b, m.SecurityProtocol)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 4)...)
+		p := b[n : n+4]
+		_ = p[3]
+		binary.BigEndian.PutUint16(p[0:], m.Port)
+		binary.BigEndian.PutUint16(p[2:], uint16(m.SecurityProtocol))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -490,15 +538,23 @@ func (m *ControllerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 		r.Push("name")
 		return
 	}
-	m.MinSupportedVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("minSupportedVersion")
-		return
-	}
-	m.MaxSupportedVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("maxSupportedVersion")
-		return
+	if len(r.Src)-r.Off >= 4 {
+		p := r.Src[r.Off : r.Off+4]
+		_ = p[3]
+		m.MinSupportedVersion = int16(binary.BigEndian.Uint16(p[0:]))
+		m.MaxSupportedVersion = int16(binary.BigEndian.Uint16(p[2:]))
+		r.Off += 4
+	} else {
+		m.MinSupportedVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("minSupportedVersion")
+			return
+		}
+		m.MaxSupportedVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("maxSupportedVersion")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -528,12 +584,20 @@ func (m *ControllerRegistrationRequestFeature) encode(b []byte, v int16, w *wire
 		return b
 	}
 	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendInt16(b, m.MinSupportedVersion)
-	b = wire.AppendInt16(b, m.MaxSupportedVersion)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 4)...)
+		p := b[n : n+4]
+		_ = p[3]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.MinSupportedVersion))
+		binary.BigEndian.PutUint16(p[2:], uint16(m.MaxSupportedVersion))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -624,17 +688,36 @@ func (*ControllerRegistrationRequest) Info() *MessageInfo { return &infoControll
 
 // Encode appends m at the given version to dst.
 func (m *ControllerRegistrationRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ControllerRegistrationRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ControllerRegistrationRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ControllerRegistrationRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ControllerRegistrationRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ControllerRegistrationRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -658,3 +741,6 @@ func (*ControllerRegistrationRequest) NewResponse() Response {
 func (*ControllerRegistrationRequest) ResponseType() *ControllerRegistrationResponse {
 	return NewControllerRegistrationResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -36,7 +39,12 @@ func (m *CreateAclsRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]CreateAclsRequestAclCreation, n)
+		s := m.Creations
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]CreateAclsRequestAclCreation, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -86,7 +94,9 @@ func (m *CreateAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -237,15 +247,23 @@ func (m *CreateAclsRequestAclCreation) decode(r *wire.Reader, v int16) {
 		r.Push("host")
 		return
 	}
-	m.Operation = r.Int8()
-	if r.Err != nil {
-		r.Push("operation")
-		return
-	}
-	m.PermissionType = r.Int8()
-	if r.Err != nil {
-		r.Push("permissionType")
-		return
+	if len(r.Src)-r.Off >= 2 {
+		p := r.Src[r.Off : r.Off+2]
+		_ = p[1]
+		m.Operation = int8(p[0])
+		m.PermissionType = int8(p[1])
+		r.Off += 2
+	} else {
+		m.Operation = r.Int8()
+		if r.Err != nil {
+			r.Push("operation")
+			return
+		}
+		m.PermissionType = r.Int8()
+		if r.Err != nil {
+			r.Push("permissionType")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -295,12 +313,20 @@ func (m *CreateAclsRequestAclCreation) encode(b []byte, v int16, w *wire.Encoder
 		return b
 	}
 	b = wire.AppendString(b, m.Host, flex)
-	b = append(b, byte(m.Operation))
-	b = append(b, byte(m.PermissionType))
+	{
+		n := len(b)
+		b = append(b, make([]byte, 2)...)
+		p := b[n : n+2]
+		_ = p[1]
+		p[0] = byte(m.Operation)
+		p[1] = byte(m.PermissionType)
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -429,17 +455,36 @@ func (*CreateAclsRequest) Info() *MessageInfo { return &infoCreateAclsRequest }
 
 // Encode appends m at the given version to dst.
 func (m *CreateAclsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one CreateAclsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one CreateAclsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *CreateAclsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *CreateAclsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *CreateAclsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -457,3 +502,6 @@ func (*CreateAclsRequest) NewResponse() Response { return NewCreateAclsResponse(
 
 // ResponseType returns a new paired CreateAclsResponse, typed.
 func (*CreateAclsRequest) ResponseType() *CreateAclsResponse { return NewCreateAclsResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

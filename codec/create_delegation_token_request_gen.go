@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -50,8 +53,7 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 		if v >= 3 {
 			m.OwnerPrincipalType = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.OwnerPrincipalType = &s
+			m.OwnerPrincipalType = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("ownerPrincipalType")
@@ -64,8 +66,7 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 		if v >= 3 {
 			m.OwnerPrincipalName = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.OwnerPrincipalName = &s
+			m.OwnerPrincipalName = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("ownerPrincipalName")
@@ -75,7 +76,12 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 		m.OwnerPrincipalName = newString("")
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]CreateDelegationTokenRequestCreatableRenewers, n)
+		s := m.Renewers
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]CreateDelegationTokenRequestCreatableRenewers, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -165,7 +171,9 @@ func (m *CreateDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -349,7 +357,9 @@ func (m *CreateDelegationTokenRequestCreatableRenewers) encode(b []byte, v int16
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -431,17 +441,36 @@ func (*CreateDelegationTokenRequest) Info() *MessageInfo { return &infoCreateDel
 
 // Encode appends m at the given version to dst.
 func (m *CreateDelegationTokenRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one CreateDelegationTokenRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one CreateDelegationTokenRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *CreateDelegationTokenRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *CreateDelegationTokenRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *CreateDelegationTokenRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -465,3 +494,6 @@ func (*CreateDelegationTokenRequest) NewResponse() Response {
 func (*CreateDelegationTokenRequest) ResponseType() *CreateDelegationTokenResponse {
 	return NewCreateDelegationTokenResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

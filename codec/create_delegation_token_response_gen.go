@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -98,20 +101,29 @@ func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TokenRequesterPrincipalName = ""
 	}
-	m.IssueTimestampMs = r.Int64()
-	if r.Err != nil {
-		r.Push("issueTimestampMs")
-		return
-	}
-	m.ExpiryTimestampMs = r.Int64()
-	if r.Err != nil {
-		r.Push("expiryTimestampMs")
-		return
-	}
-	m.MaxTimestampMs = r.Int64()
-	if r.Err != nil {
-		r.Push("maxTimestampMs")
-		return
+	if len(r.Src)-r.Off >= 24 {
+		p := r.Src[r.Off : r.Off+24]
+		_ = p[23]
+		m.IssueTimestampMs = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ExpiryTimestampMs = int64(binary.BigEndian.Uint64(p[8:]))
+		m.MaxTimestampMs = int64(binary.BigEndian.Uint64(p[16:]))
+		r.Off += 24
+	} else {
+		m.IssueTimestampMs = r.Int64()
+		if r.Err != nil {
+			r.Push("issueTimestampMs")
+			return
+		}
+		m.ExpiryTimestampMs = r.Int64()
+		if r.Err != nil {
+			r.Push("expiryTimestampMs")
+			return
+		}
+		m.MaxTimestampMs = r.Int64()
+		if r.Err != nil {
+			r.Push("maxTimestampMs")
+			return
+		}
 	}
 	m.TokenId = r.String(flex)
 	if r.Err != nil {
@@ -187,9 +199,15 @@ func (m *CreateDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encode
 		w.Push("tokenRequesterPrincipalName")
 		return b
 	}
-	b = wire.AppendInt64(b, m.IssueTimestampMs)
-	b = wire.AppendInt64(b, m.ExpiryTimestampMs)
-	b = wire.AppendInt64(b, m.MaxTimestampMs)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 24)...)
+		p := b[n : n+24]
+		_ = p[23]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.IssueTimestampMs))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.ExpiryTimestampMs))
+		binary.BigEndian.PutUint64(p[16:], uint64(m.MaxTimestampMs))
+	}
 	if len(m.TokenId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenId)))
 		w.Push("tokenId")
@@ -201,7 +219,9 @@ func (m *CreateDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encode
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -368,17 +388,36 @@ func (*CreateDelegationTokenResponse) Info() *MessageInfo { return &infoCreateDe
 
 // Encode appends m at the given version to dst.
 func (m *CreateDelegationTokenResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one CreateDelegationTokenResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one CreateDelegationTokenResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *CreateDelegationTokenResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *CreateDelegationTokenResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *CreateDelegationTokenResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -400,3 +439,6 @@ func (*CreateDelegationTokenResponse) NewRequest() Request { return NewCreateDel
 func (*CreateDelegationTokenResponse) RequestType() *CreateDelegationTokenRequest {
 	return NewCreateDelegationTokenRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

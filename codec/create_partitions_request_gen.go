@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -42,7 +45,12 @@ func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]CreatePartitionsRequestCreatePartitionsTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]CreatePartitionsRequestCreatePartitionsTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -58,15 +66,23 @@ func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
 		r.Push("topics")
 		return
 	}
-	m.TimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("timeoutMs")
-		return
-	}
-	m.ValidateOnly = r.Bool()
-	if r.Err != nil {
-		r.Push("validateOnly")
-		return
+	if len(r.Src)-r.Off >= 5 {
+		p := r.Src[r.Off : r.Off+5]
+		_ = p[4]
+		m.TimeoutMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ValidateOnly = p[4] != 0
+		r.Off += 5
+	} else {
+		m.TimeoutMs = r.Int32()
+		if r.Err != nil {
+			r.Push("timeoutMs")
+			return
+		}
+		m.ValidateOnly = r.Bool()
+		if r.Err != nil {
+			r.Push("validateOnly")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -99,12 +115,22 @@ func (m *CreatePartitionsRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 			return b
 		}
 	}
-	b = wire.AppendInt32(b, m.TimeoutMs)
-	b = wire.AppendBool(b, m.ValidateOnly)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 5)...)
+		p := b[n : n+5]
+		_ = p[4]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.TimeoutMs))
+		if m.ValidateOnly {
+			p[4] = 1
+		}
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -243,7 +269,12 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) decode(r *wire.Reader, v 
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 1); n >= 0 {
-		s := make([]CreatePartitionsRequestCreatePartitionsAssignment, n)
+		s := m.Assignments
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]CreatePartitionsRequestCreatePartitionsAssignment, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -305,7 +336,9 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -433,7 +466,12 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) decode(r *wire.Reade
 	flex := v >= 2
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.BrokerIds
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -478,7 +516,9 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) encode(b []byte, v i
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -570,17 +610,36 @@ func (*CreatePartitionsRequest) Info() *MessageInfo { return &infoCreatePartitio
 
 // Encode appends m at the given version to dst.
 func (m *CreatePartitionsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one CreatePartitionsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one CreatePartitionsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *CreatePartitionsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *CreatePartitionsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *CreatePartitionsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -600,3 +659,6 @@ func (*CreatePartitionsRequest) NewResponse() Response { return NewCreatePartiti
 func (*CreatePartitionsRequest) ResponseType() *CreatePartitionsResponse {
 	return NewCreatePartitionsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

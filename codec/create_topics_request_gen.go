@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -43,7 +46,12 @@ func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 5
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]CreateTopicsRequestCreatableTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]CreateTopicsRequestCreatableTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -115,7 +123,9 @@ func (m *CreateTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -255,18 +265,31 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 		r.Push("name")
 		return
 	}
-	m.NumPartitions = r.Int32()
-	if r.Err != nil {
-		r.Push("numPartitions")
-		return
-	}
-	m.ReplicationFactor = r.Int16()
-	if r.Err != nil {
-		r.Push("replicationFactor")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.NumPartitions = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ReplicationFactor = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.NumPartitions = r.Int32()
+		if r.Err != nil {
+			r.Push("numPartitions")
+			return
+		}
+		m.ReplicationFactor = r.Int16()
+		if r.Err != nil {
+			r.Push("replicationFactor")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
-		s := make([]CreateTopicsRequestCreatableReplicaAssignment, n)
+		s := m.Assignments
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]CreateTopicsRequestCreatableReplicaAssignment, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -283,7 +306,12 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]CreateTopicsRequestCreatableTopicConfig, n)
+		s := m.Configs
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]CreateTopicsRequestCreatableTopicConfig, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -327,8 +355,14 @@ func (m *CreateTopicsRequestCreatableTopic) encode(b []byte, v int16, w *wire.En
 		return b
 	}
 	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendInt32(b, m.NumPartitions)
-	b = wire.AppendInt16(b, m.ReplicationFactor)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.NumPartitions))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ReplicationFactor))
+	}
 	b = wire.AppendArrayLen(b, len(m.Assignments), m.Assignments == nil && (false), flex)
 	for i := range m.Assignments {
 		b = m.Assignments[i].encode(b, v, w)
@@ -350,7 +384,9 @@ func (m *CreateTopicsRequestCreatableTopic) encode(b []byte, v int16, w *wire.En
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -516,7 +552,12 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.BrokerIds
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -562,7 +603,9 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) encode(b []byte, v int16
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -687,8 +730,7 @@ func (m *CreateTopicsRequestCreatableTopicConfig) decode(r *wire.Reader, v int16
 	if true {
 		m.Value = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Value = &s
+		m.Value = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("value")
@@ -736,7 +778,9 @@ func (m *CreateTopicsRequestCreatableTopicConfig) encode(b []byte, v int16, w *w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -818,17 +862,36 @@ func (*CreateTopicsRequest) Info() *MessageInfo { return &infoCreateTopicsReques
 
 // Encode appends m at the given version to dst.
 func (m *CreateTopicsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 7 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one CreateTopicsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one CreateTopicsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *CreateTopicsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *CreateTopicsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *CreateTopicsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 7 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -846,3 +909,6 @@ func (*CreateTopicsRequest) NewResponse() Response { return NewCreateTopicsRespo
 
 // ResponseType returns a new paired CreateTopicsResponse, typed.
 func (*CreateTopicsRequest) ResponseType() *CreateTopicsResponse { return NewCreateTopicsResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -48,7 +51,12 @@ func (m *CreateTopicsResponse) decode(r *wire.Reader, v int16) {
 		m.ThrottleTimeMs = 0
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]CreateTopicsResponseCreatableTopicResult, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]CreateTopicsResponseCreatableTopicResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -103,7 +111,9 @@ func (m *CreateTopicsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -265,8 +275,7 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 		if v >= 1 {
 			m.ErrorMessage = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ErrorMessage = &s
+			m.ErrorMessage = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("errorMessage")
@@ -277,26 +286,36 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 	}
 	m.TopicConfigErrorCode = 0
 	if v >= 5 {
-		m.NumPartitions = r.Int32()
-		if r.Err != nil {
-			r.Push("numPartitions")
-			return
+		if len(r.Src)-r.Off >= 6 {
+			p := r.Src[r.Off : r.Off+6]
+			_ = p[5]
+			m.NumPartitions = int32(binary.BigEndian.Uint32(p[0:]))
+			m.ReplicationFactor = int16(binary.BigEndian.Uint16(p[4:]))
+			r.Off += 6
+		} else {
+			m.NumPartitions = r.Int32()
+			if r.Err != nil {
+				r.Push("numPartitions")
+				return
+			}
+			m.ReplicationFactor = r.Int16()
+			if r.Err != nil {
+				r.Push("replicationFactor")
+				return
+			}
 		}
 	} else {
 		m.NumPartitions = -1
-	}
-	if v >= 5 {
-		m.ReplicationFactor = r.Int16()
-		if r.Err != nil {
-			r.Push("replicationFactor")
-			return
-		}
-	} else {
 		m.ReplicationFactor = -1
 	}
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (v >= 5), 1); n >= 0 {
-			s := make([]CreateTopicsResponseCreatableTopicConfigs, n)
+			s := m.Configs
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]CreateTopicsResponseCreatableTopicConfigs, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -379,14 +398,21 @@ func (m *CreateTopicsResponseCreatableTopicResult) encode(b []byte, v int16, w *
 		// TopicConfigErrorCode is ignorable: dropped at this version.
 	}
 	if v >= 5 {
-		b = wire.AppendInt32(b, m.NumPartitions)
-	} else if !(m.NumPartitions == -1) {
-		// NumPartitions is ignorable: dropped at this version.
-	}
-	if v >= 5 {
-		b = wire.AppendInt16(b, m.ReplicationFactor)
-	} else if !(m.ReplicationFactor == -1) {
-		// ReplicationFactor is ignorable: dropped at this version.
+		{
+			n := len(b)
+			b = append(b, make([]byte, 6)...)
+			p := b[n : n+6]
+			_ = p[5]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.NumPartitions))
+			binary.BigEndian.PutUint16(p[4:], uint16(m.ReplicationFactor))
+		}
+	} else {
+		if !(m.NumPartitions == -1) {
+			// NumPartitions is ignorable: dropped at this version.
+		}
+		if !(m.ReplicationFactor == -1) {
+			// ReplicationFactor is ignorable: dropped at this version.
+		}
 	}
 	if v >= 5 {
 		if m.Configs == nil && !(v >= 5) {
@@ -422,7 +448,9 @@ func (m *CreateTopicsResponseCreatableTopicResult) encode(b []byte, v int16, w *
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -633,8 +661,7 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) decode(r *wire.Reader, v int
 		if v >= 5 {
 			m.Value = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Value = &s
+			m.Value = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("value")
@@ -644,30 +671,33 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) decode(r *wire.Reader, v int
 		m.Value = newString("")
 	}
 	if v >= 5 {
-		m.ReadOnly = r.Bool()
-		if r.Err != nil {
-			r.Push("readOnly")
-			return
+		if len(r.Src)-r.Off >= 3 {
+			p := r.Src[r.Off : r.Off+3]
+			_ = p[2]
+			m.ReadOnly = p[0] != 0
+			m.ConfigSource = int8(p[1])
+			m.IsSensitive = p[2] != 0
+			r.Off += 3
+		} else {
+			m.ReadOnly = r.Bool()
+			if r.Err != nil {
+				r.Push("readOnly")
+				return
+			}
+			m.ConfigSource = r.Int8()
+			if r.Err != nil {
+				r.Push("configSource")
+				return
+			}
+			m.IsSensitive = r.Bool()
+			if r.Err != nil {
+				r.Push("isSensitive")
+				return
+			}
 		}
 	} else {
 		m.ReadOnly = false
-	}
-	if v >= 5 {
-		m.ConfigSource = r.Int8()
-		if r.Err != nil {
-			r.Push("configSource")
-			return
-		}
-	} else {
 		m.ConfigSource = -1
-	}
-	if v >= 5 {
-		m.IsSensitive = r.Bool()
-		if r.Err != nil {
-			r.Push("isSensitive")
-			return
-		}
-	} else {
 		m.IsSensitive = false
 	}
 	m.UnknownTaggedFields = nil
@@ -722,28 +752,40 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) encode(b []byte, v int16, w 
 		return b
 	}
 	if v >= 5 {
-		b = wire.AppendBool(b, m.ReadOnly)
-	} else if !(!m.ReadOnly) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("readOnly")
-		return b
-	}
-	if v >= 5 {
-		b = append(b, byte(m.ConfigSource))
-	} else if !(m.ConfigSource == -1) {
-		// ConfigSource is ignorable: dropped at this version.
-	}
-	if v >= 5 {
-		b = wire.AppendBool(b, m.IsSensitive)
-	} else if !(!m.IsSensitive) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("isSensitive")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 3)...)
+			p := b[n : n+3]
+			_ = p[2]
+			if m.ReadOnly {
+				p[0] = 1
+			}
+			p[1] = byte(m.ConfigSource)
+			if m.IsSensitive {
+				p[2] = 1
+			}
+		}
+	} else {
+		if !(!m.ReadOnly) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("readOnly")
+			return b
+		}
+		if !(m.ConfigSource == -1) {
+			// ConfigSource is ignorable: dropped at this version.
+		}
+		if !(!m.IsSensitive) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("isSensitive")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -862,17 +904,36 @@ func (*CreateTopicsResponse) Info() *MessageInfo { return &infoCreateTopicsRespo
 
 // Encode appends m at the given version to dst.
 func (m *CreateTopicsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 7 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one CreateTopicsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one CreateTopicsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *CreateTopicsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *CreateTopicsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *CreateTopicsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 7 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -890,3 +951,6 @@ func (*CreateTopicsResponse) NewRequest() Request { return NewCreateTopicsReques
 
 // RequestType returns a new paired CreateTopicsRequest, typed.
 func (*CreateTopicsResponse) RequestType() *CreateTopicsRequest { return NewCreateTopicsRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *DeleteAclsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]DeleteAclsResponseDeleteAclsFilterResult, n)
+		s := m.FilterResults
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DeleteAclsResponseDeleteAclsFilterResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *DeleteAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -222,15 +232,19 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) decode(r *wire.Reader, v int1
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]DeleteAclsResponseDeleteAclsMatchingAcl, n)
+		s := m.MatchingAcls
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DeleteAclsResponseDeleteAclsMatchingAcl, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -292,7 +306,9 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -447,8 +463,7 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) decode(r *wire.Reader, v int16
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -483,15 +498,23 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) decode(r *wire.Reader, v int16
 		r.Push("host")
 		return
 	}
-	m.Operation = r.Int8()
-	if r.Err != nil {
-		r.Push("operation")
-		return
-	}
-	m.PermissionType = r.Int8()
-	if r.Err != nil {
-		r.Push("permissionType")
-		return
+	if len(r.Src)-r.Off >= 2 {
+		p := r.Src[r.Off : r.Off+2]
+		_ = p[1]
+		m.Operation = int8(p[0])
+		m.PermissionType = int8(p[1])
+		r.Off += 2
+	} else {
+		m.Operation = r.Int8()
+		if r.Err != nil {
+			r.Push("operation")
+			return
+		}
+		m.PermissionType = r.Int8()
+		if r.Err != nil {
+			r.Push("permissionType")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -553,12 +576,20 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) encode(b []byte, v int16, w *w
 		return b
 	}
 	b = wire.AppendString(b, m.Host, flex)
-	b = append(b, byte(m.Operation))
-	b = append(b, byte(m.PermissionType))
+	{
+		n := len(b)
+		b = append(b, make([]byte, 2)...)
+		p := b[n : n+2]
+		_ = p[1]
+		p[0] = byte(m.Operation)
+		p[1] = byte(m.PermissionType)
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -705,17 +736,36 @@ func (*DeleteAclsResponse) Info() *MessageInfo { return &infoDeleteAclsResponse 
 
 // Encode appends m at the given version to dst.
 func (m *DeleteAclsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DeleteAclsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DeleteAclsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DeleteAclsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DeleteAclsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DeleteAclsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -733,3 +783,6 @@ func (*DeleteAclsResponse) NewRequest() Request { return NewDeleteAclsRequest() 
 
 // RequestType returns a new paired DeleteAclsRequest, typed.
 func (*DeleteAclsResponse) RequestType() *DeleteAclsRequest { return NewDeleteAclsRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -39,7 +42,12 @@ func (m *DeleteRecordsRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]DeleteRecordsRequestDeleteRecordsTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DeleteRecordsRequestDeleteRecordsTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *DeleteRecordsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -216,7 +226,12 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) decode(r *wire.Reader, v int16)
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
-		s := make([]DeleteRecordsRequestDeleteRecordsPartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DeleteRecordsRequestDeleteRecordsPartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -272,7 +287,9 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) encode(b []byte, v int16, w *wi
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -387,15 +404,23 @@ func (m *DeleteRecordsRequestDeleteRecordsPartition) isDefault() bool {
 func (m *DeleteRecordsRequestDeleteRecordsPartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.Offset = r.Int64()
-	if r.Err != nil {
-		r.Push("offset")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.Offset = int64(binary.BigEndian.Uint64(p[4:]))
+		r.Off += 12
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.Offset = r.Int64()
+		if r.Err != nil {
+			r.Push("offset")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -419,12 +444,20 @@ func (m *DeleteRecordsRequestDeleteRecordsPartition) decode(r *wire.Reader, v in
 func (m *DeleteRecordsRequestDeleteRecordsPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt64(b, m.Offset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.Offset))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -506,17 +539,36 @@ func (*DeleteRecordsRequest) Info() *MessageInfo { return &infoDeleteRecordsRequ
 
 // Encode appends m at the given version to dst.
 func (m *DeleteRecordsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DeleteRecordsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DeleteRecordsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DeleteRecordsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DeleteRecordsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DeleteRecordsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -534,3 +586,6 @@ func (*DeleteRecordsRequest) NewResponse() Response { return NewDeleteRecordsRes
 
 // ResponseType returns a new paired DeleteRecordsResponse, typed.
 func (*DeleteRecordsRequest) ResponseType() *DeleteRecordsResponse { return NewDeleteRecordsResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,28 +47,40 @@ func (m *DeleteShareGroupOffsetsResponse) isDefault() bool {
 func (m *DeleteShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 21); n >= 0 {
-		s := make([]DeleteShareGroupOffsetsResponseTopic, n)
+		s := m.Responses
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DeleteShareGroupOffsetsResponseTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -103,8 +118,14 @@ func (m *DeleteShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 func (m *DeleteShareGroupOffsetsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -128,7 +149,9 @@ func (m *DeleteShareGroupOffsetsResponse) encode(b []byte, v int16, w *wire.Enco
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -272,21 +295,28 @@ func (m *DeleteShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 		r.Push("topicName")
 		return
 	}
-	m.TopicId = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 18 {
+		p := r.Src[r.Off : r.Off+18]
+		_ = p[17]
+		m.TopicId = UUID(p[0:16])
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[16:]))
+		r.Off += 18
+	} else {
+		m.TopicId = r.UUID()
+		if r.Err != nil {
+			r.Push("topicId")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -320,8 +350,14 @@ func (m *DeleteShareGroupOffsetsResponseTopic) encode(b []byte, v int16, w *wire
 		return b
 	}
 	b = wire.AppendString(b, m.TopicName, flex)
-	b = append(b, m.TopicId[:]...)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 18)...)
+		p := b[n : n+18]
+		_ = p[17]
+		copy(p[0:16], m.TopicId[:])
+		binary.BigEndian.PutUint16(p[16:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -336,7 +372,9 @@ func (m *DeleteShareGroupOffsetsResponseTopic) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -440,17 +478,36 @@ func (*DeleteShareGroupOffsetsResponse) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *DeleteShareGroupOffsetsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DeleteShareGroupOffsetsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DeleteShareGroupOffsetsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DeleteShareGroupOffsetsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DeleteShareGroupOffsetsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DeleteShareGroupOffsetsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -474,3 +531,6 @@ func (*DeleteShareGroupOffsetsResponse) NewRequest() Request {
 func (*DeleteShareGroupOffsetsResponse) RequestType() *DeleteShareGroupOffsetsRequest {
 	return NewDeleteShareGroupOffsetsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -43,7 +46,12 @@ func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if v >= 6 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]DeleteTopicsRequestDeleteTopicState, n)
+			s := m.Topics
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]DeleteTopicsRequestDeleteTopicState, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -64,7 +72,12 @@ func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 5 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]string, n)
+			s := m.TopicNames
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]string, n)
+			}
 			for i := range s {
 				s[i] = r.String(flex)
 				if r.Err != nil {
@@ -143,7 +156,9 @@ func (m *DeleteTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -294,8 +309,7 @@ func (m *DeleteTopicsRequestDeleteTopicState) decode(r *wire.Reader, v int16) {
 		if v >= 6 {
 			m.Name = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Name = &s
+			m.Name = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("name")
@@ -362,7 +376,9 @@ func (m *DeleteTopicsRequestDeleteTopicState) encode(b []byte, v int16, w *wire.
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -448,17 +464,36 @@ func (*DeleteTopicsRequest) Info() *MessageInfo { return &infoDeleteTopicsReques
 
 // Encode appends m at the given version to dst.
 func (m *DeleteTopicsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 6 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DeleteTopicsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DeleteTopicsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DeleteTopicsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DeleteTopicsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DeleteTopicsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 6 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -476,3 +511,6 @@ func (*DeleteTopicsRequest) NewResponse() Response { return NewDeleteTopicsRespo
 
 // ResponseType returns a new paired DeleteTopicsResponse, typed.
 func (*DeleteTopicsRequest) ResponseType() *DeleteTopicsResponse { return NewDeleteTopicsResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -48,7 +51,12 @@ func (m *DeleteTopicsResponse) decode(r *wire.Reader, v int16) {
 		m.ThrottleTimeMs = 0
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]DeleteTopicsResponseDeletableTopicResult, n)
+		s := m.Responses
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DeleteTopicsResponseDeletableTopicResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -103,7 +111,9 @@ func (m *DeleteTopicsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -230,8 +240,7 @@ func (m *DeleteTopicsResponseDeletableTopicResult) decode(r *wire.Reader, v int1
 	if v >= 6 {
 		m.Name = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Name = &s
+		m.Name = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("name")
@@ -255,8 +264,7 @@ func (m *DeleteTopicsResponseDeletableTopicResult) decode(r *wire.Reader, v int1
 		if v >= 5 {
 			m.ErrorMessage = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ErrorMessage = &s
+			m.ErrorMessage = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("errorMessage")
@@ -322,7 +330,9 @@ func (m *DeleteTopicsResponseDeletableTopicResult) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -426,17 +436,36 @@ func (*DeleteTopicsResponse) Info() *MessageInfo { return &infoDeleteTopicsRespo
 
 // Encode appends m at the given version to dst.
 func (m *DeleteTopicsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 6 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DeleteTopicsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DeleteTopicsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DeleteTopicsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DeleteTopicsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DeleteTopicsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 6 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -454,3 +483,6 @@ func (*DeleteTopicsResponse) NewRequest() Request { return NewDeleteTopicsReques
 
 // RequestType returns a new paired DeleteTopicsRequest, typed.
 func (*DeleteTopicsResponse) RequestType() *DeleteTopicsRequest { return NewDeleteTopicsRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

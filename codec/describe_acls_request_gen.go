@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -65,8 +68,7 @@ func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.ResourceNameFilter = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ResourceNameFilter = &s
+		m.ResourceNameFilter = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("resourceNameFilter")
@@ -84,8 +86,7 @@ func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.PrincipalFilter = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.PrincipalFilter = &s
+		m.PrincipalFilter = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("principalFilter")
@@ -94,22 +95,29 @@ func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.HostFilter = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.HostFilter = &s
+		m.HostFilter = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("hostFilter")
 		return
 	}
-	m.Operation = r.Int8()
-	if r.Err != nil {
-		r.Push("operation")
-		return
-	}
-	m.PermissionType = r.Int8()
-	if r.Err != nil {
-		r.Push("permissionType")
-		return
+	if len(r.Src)-r.Off >= 2 {
+		p := r.Src[r.Off : r.Off+2]
+		_ = p[1]
+		m.Operation = int8(p[0])
+		m.PermissionType = int8(p[1])
+		r.Off += 2
+	} else {
+		m.Operation = r.Int8()
+		if r.Err != nil {
+			r.Push("operation")
+			return
+		}
+		m.PermissionType = r.Int8()
+		if r.Err != nil {
+			r.Push("permissionType")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -174,12 +182,20 @@ func (m *DescribeAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		return b
 	}
 	b = wire.AppendNullableString(b, m.HostFilter, flex)
-	b = append(b, byte(m.Operation))
-	b = append(b, byte(m.PermissionType))
+	{
+		n := len(b)
+		b = append(b, make([]byte, 2)...)
+		p := b[n : n+2]
+		_ = p[1]
+		p[0] = byte(m.Operation)
+		p[1] = byte(m.PermissionType)
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -308,17 +324,36 @@ func (*DescribeAclsRequest) Info() *MessageInfo { return &infoDescribeAclsReques
 
 // Encode appends m at the given version to dst.
 func (m *DescribeAclsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeAclsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeAclsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeAclsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeAclsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeAclsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -336,3 +371,6 @@ func (*DescribeAclsRequest) NewResponse() Response { return NewDescribeAclsRespo
 
 // ResponseType returns a new paired DescribeAclsResponse, typed.
 func (*DescribeAclsRequest) ResponseType() *DescribeAclsResponse { return NewDescribeAclsResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

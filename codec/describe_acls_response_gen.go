@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -45,28 +48,40 @@ func (m *DescribeAclsResponse) isDefault() bool {
 func (m *DescribeAclsResponse) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]DescribeAclsResponseDescribeAclsResource, n)
+		s := m.Resources
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeAclsResponseDescribeAclsResource, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -104,8 +119,14 @@ func (m *DescribeAclsResponse) decode(r *wire.Reader, v int16) {
 func (m *DescribeAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -129,7 +150,9 @@ func (m *DescribeAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -289,7 +312,12 @@ func (m *DescribeAclsResponseDescribeAclsResource) decode(r *wire.Reader, v int1
 		m.PatternType = 3
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]DescribeAclsResponseAclDescription, n)
+		s := m.Acls
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeAclsResponseAclDescription, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -353,7 +381,9 @@ func (m *DescribeAclsResponseDescribeAclsResource) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -504,15 +534,23 @@ func (m *DescribeAclsResponseAclDescription) decode(r *wire.Reader, v int16) {
 		r.Push("host")
 		return
 	}
-	m.Operation = r.Int8()
-	if r.Err != nil {
-		r.Push("operation")
-		return
-	}
-	m.PermissionType = r.Int8()
-	if r.Err != nil {
-		r.Push("permissionType")
-		return
+	if len(r.Src)-r.Off >= 2 {
+		p := r.Src[r.Off : r.Off+2]
+		_ = p[1]
+		m.Operation = int8(p[0])
+		m.PermissionType = int8(p[1])
+		r.Off += 2
+	} else {
+		m.Operation = r.Int8()
+		if r.Err != nil {
+			r.Push("operation")
+			return
+		}
+		m.PermissionType = r.Int8()
+		if r.Err != nil {
+			r.Push("permissionType")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -548,12 +586,20 @@ func (m *DescribeAclsResponseAclDescription) encode(b []byte, v int16, w *wire.E
 		return b
 	}
 	b = wire.AppendString(b, m.Host, flex)
-	b = append(b, byte(m.Operation))
-	b = append(b, byte(m.PermissionType))
+	{
+		n := len(b)
+		b = append(b, make([]byte, 2)...)
+		p := b[n : n+2]
+		_ = p[1]
+		p[0] = byte(m.Operation)
+		p[1] = byte(m.PermissionType)
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -653,17 +699,36 @@ func (*DescribeAclsResponse) Info() *MessageInfo { return &infoDescribeAclsRespo
 
 // Encode appends m at the given version to dst.
 func (m *DescribeAclsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeAclsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeAclsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeAclsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeAclsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeAclsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -681,3 +746,6 @@ func (*DescribeAclsResponse) NewRequest() Request { return NewDescribeAclsReques
 
 // RequestType returns a new paired DescribeAclsRequest, typed.
 func (*DescribeAclsResponse) RequestType() *DescribeAclsRequest { return NewDescribeAclsRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

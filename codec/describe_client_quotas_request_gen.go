@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -39,7 +42,12 @@ func (m *DescribeClientQuotasRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]DescribeClientQuotasRequestComponentData, n)
+		s := m.Components
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeClientQuotasRequestComponentData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *DescribeClientQuotasRequest) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -227,8 +237,7 @@ func (m *DescribeClientQuotasRequestComponentData) decode(r *wire.Reader, v int1
 	if true {
 		m.Match = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Match = &s
+		m.Match = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("match")
@@ -277,7 +286,9 @@ func (m *DescribeClientQuotasRequestComponentData) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -368,17 +379,36 @@ func (*DescribeClientQuotasRequest) Info() *MessageInfo { return &infoDescribeCl
 
 // Encode appends m at the given version to dst.
 func (m *DescribeClientQuotasRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeClientQuotasRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeClientQuotasRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeClientQuotasRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeClientQuotasRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeClientQuotasRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -400,3 +430,6 @@ func (*DescribeClientQuotasRequest) NewResponse() Response { return NewDescribeC
 func (*DescribeClientQuotasRequest) ResponseType() *DescribeClientQuotasResponse {
 	return NewDescribeClientQuotasResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

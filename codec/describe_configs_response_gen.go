@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *DescribeConfigsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]DescribeConfigsResponseDescribeConfigsResult, n)
+		s := m.Results
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeConfigsResponseDescribeConfigsResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *DescribeConfigsResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -228,8 +238,7 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) decode(r *wire.Reader, v 
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -246,7 +255,12 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) decode(r *wire.Reader, v 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]DescribeConfigsResponseDescribeConfigsResourceResult, n)
+		s := m.Configs
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeConfigsResponseDescribeConfigsResourceResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -315,7 +329,9 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -489,8 +505,7 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 	if true {
 		m.Value = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Value = &s
+		m.Value = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("value")
@@ -526,7 +541,12 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]DescribeConfigsResponseDescribeConfigsSynonym, n)
+			s := m.Synonyms
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]DescribeConfigsResponseDescribeConfigsSynonym, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -558,8 +578,7 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 		if v >= 3 {
 			m.Documentation = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Documentation = &s
+			m.Documentation = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("documentation")
@@ -657,7 +676,9 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) encode(b []byte, 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -862,8 +883,7 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) decode(r *wire.Reader, v
 		if v >= 1 {
 			m.Value = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Value = &s
+			m.Value = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("value")
@@ -942,7 +962,9 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) encode(b []byte, v int16
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1039,17 +1061,36 @@ func (*DescribeConfigsResponse) Info() *MessageInfo { return &infoDescribeConfig
 
 // Encode appends m at the given version to dst.
 func (m *DescribeConfigsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 4 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeConfigsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeConfigsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeConfigsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeConfigsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeConfigsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 4 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1069,3 +1110,6 @@ func (*DescribeConfigsResponse) NewRequest() Request { return NewDescribeConfigs
 func (*DescribeConfigsResponse) RequestType() *DescribeConfigsRequest {
 	return NewDescribeConfigsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

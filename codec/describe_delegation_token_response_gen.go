@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -47,7 +50,12 @@ func (m *DescribeDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 29); n >= 0 {
-		s := make([]DescribeDelegationTokenResponseDescribedDelegationToken, n)
+		s := m.Tokens
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeDelegationTokenResponseDescribedDelegationToken, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -104,7 +112,9 @@ func (m *DescribeDelegationTokenResponse) encode(b []byte, v int16, w *wire.Enco
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -280,20 +290,29 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 	} else {
 		m.TokenRequesterPrincipalName = ""
 	}
-	m.IssueTimestamp = r.Int64()
-	if r.Err != nil {
-		r.Push("issueTimestamp")
-		return
-	}
-	m.ExpiryTimestamp = r.Int64()
-	if r.Err != nil {
-		r.Push("expiryTimestamp")
-		return
-	}
-	m.MaxTimestamp = r.Int64()
-	if r.Err != nil {
-		r.Push("maxTimestamp")
-		return
+	if len(r.Src)-r.Off >= 24 {
+		p := r.Src[r.Off : r.Off+24]
+		_ = p[23]
+		m.IssueTimestamp = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ExpiryTimestamp = int64(binary.BigEndian.Uint64(p[8:]))
+		m.MaxTimestamp = int64(binary.BigEndian.Uint64(p[16:]))
+		r.Off += 24
+	} else {
+		m.IssueTimestamp = r.Int64()
+		if r.Err != nil {
+			r.Push("issueTimestamp")
+			return
+		}
+		m.ExpiryTimestamp = r.Int64()
+		if r.Err != nil {
+			r.Push("expiryTimestamp")
+			return
+		}
+		m.MaxTimestamp = r.Int64()
+		if r.Err != nil {
+			r.Push("maxTimestamp")
+			return
+		}
 	}
 	m.TokenId = r.String(flex)
 	if r.Err != nil {
@@ -306,7 +325,12 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]DescribeDelegationTokenResponseDescribedDelegationTokenRenewer, n)
+		s := m.Renewers
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeDelegationTokenResponseDescribedDelegationTokenRenewer, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -380,9 +404,15 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) encode(b []byt
 		w.Push("tokenRequesterPrincipalName")
 		return b
 	}
-	b = wire.AppendInt64(b, m.IssueTimestamp)
-	b = wire.AppendInt64(b, m.ExpiryTimestamp)
-	b = wire.AppendInt64(b, m.MaxTimestamp)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 24)...)
+		p := b[n : n+24]
+		_ = p[23]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.IssueTimestamp))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.ExpiryTimestamp))
+		binary.BigEndian.PutUint64(p[16:], uint64(m.MaxTimestamp))
+	}
 	if len(m.TokenId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenId)))
 		w.Push("tokenId")
@@ -402,7 +432,9 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) encode(b []byt
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -640,7 +672,9 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) encode(
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -726,17 +760,36 @@ func (*DescribeDelegationTokenResponse) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *DescribeDelegationTokenResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 3 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeDelegationTokenResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeDelegationTokenResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeDelegationTokenResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeDelegationTokenResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeDelegationTokenResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 3 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -760,3 +813,6 @@ func (*DescribeDelegationTokenResponse) NewRequest() Request {
 func (*DescribeDelegationTokenResponse) RequestType() *DescribeDelegationTokenRequest {
 	return NewDescribeDelegationTokenRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -48,7 +51,12 @@ func (m *DescribeGroupsResponse) decode(r *wire.Reader, v int16) {
 		m.ThrottleTimeMs = 0
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
-		s := make([]DescribeGroupsResponseDescribedGroup, n)
+		s := m.Groups
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeGroupsResponseDescribedGroup, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -103,7 +111,9 @@ func (m *DescribeGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -248,8 +258,7 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 		if v >= 6 {
 			m.ErrorMessage = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ErrorMessage = &s
+			m.ErrorMessage = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("errorMessage")
@@ -279,7 +288,12 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
-		s := make([]DescribeGroupsResponseDescribedGroupMember, n)
+		s := m.Members
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeGroupsResponseDescribedGroupMember, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -387,7 +401,9 @@ func (m *DescribeGroupsResponseDescribedGroup) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -581,8 +597,7 @@ func (m *DescribeGroupsResponseDescribedGroupMember) decode(r *wire.Reader, v in
 		if v >= 4 {
 			m.GroupInstanceId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.GroupInstanceId = &s
+			m.GroupInstanceId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("groupInstanceId")
@@ -671,7 +686,9 @@ func (m *DescribeGroupsResponseDescribedGroupMember) encode(b []byte, v int16, w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -791,17 +808,36 @@ func (*DescribeGroupsResponse) Info() *MessageInfo { return &infoDescribeGroupsR
 
 // Encode appends m at the given version to dst.
 func (m *DescribeGroupsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 6 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeGroupsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeGroupsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeGroupsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeGroupsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeGroupsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 6 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -821,3 +857,6 @@ func (*DescribeGroupsResponse) NewRequest() Request { return NewDescribeGroupsRe
 func (*DescribeGroupsResponse) RequestType() *DescribeGroupsRequest {
 	return NewDescribeGroupsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

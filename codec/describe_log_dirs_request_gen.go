@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -37,7 +40,12 @@ func (m *DescribeLogDirsRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
 	if n := r.ArrayLen(flex, (true), 2); n >= 0 {
-		s := make([]DescribeLogDirsRequestDescribableLogDirTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeLogDirsRequestDescribableLogDirTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -92,7 +100,9 @@ func (m *DescribeLogDirsRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -210,7 +220,12 @@ func (m *DescribeLogDirsRequestDescribableLogDirTopic) decode(r *wire.Reader, v 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -261,7 +276,9 @@ func (m *DescribeLogDirsRequestDescribableLogDirTopic) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -362,17 +379,36 @@ func (*DescribeLogDirsRequest) Info() *MessageInfo { return &infoDescribeLogDirs
 
 // Encode appends m at the given version to dst.
 func (m *DescribeLogDirsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeLogDirsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeLogDirsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeLogDirsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeLogDirsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeLogDirsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -392,3 +428,6 @@ func (*DescribeLogDirsRequest) NewResponse() Response { return NewDescribeLogDir
 func (*DescribeLogDirsRequest) ResponseType() *DescribeLogDirsResponse {
 	return NewDescribeLogDirsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -56,7 +59,12 @@ func (m *DescribeLogDirsResponse) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]DescribeLogDirsResponseDescribeLogDirsResult, n)
+		s := m.Results
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeLogDirsResponseDescribeLogDirsResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -112,7 +120,9 @@ func (m *DescribeLogDirsResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -263,7 +273,12 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]DescribeLogDirsResponseDescribeLogDirsTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeLogDirsResponseDescribeLogDirsTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -280,21 +295,26 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v 
 		return
 	}
 	if v >= 4 {
-		m.TotalBytes = r.Int64()
-		if r.Err != nil {
-			r.Push("totalBytes")
-			return
+		if len(r.Src)-r.Off >= 16 {
+			p := r.Src[r.Off : r.Off+16]
+			_ = p[15]
+			m.TotalBytes = int64(binary.BigEndian.Uint64(p[0:]))
+			m.UsableBytes = int64(binary.BigEndian.Uint64(p[8:]))
+			r.Off += 16
+		} else {
+			m.TotalBytes = r.Int64()
+			if r.Err != nil {
+				r.Push("totalBytes")
+				return
+			}
+			m.UsableBytes = r.Int64()
+			if r.Err != nil {
+				r.Push("usableBytes")
+				return
+			}
 		}
 	} else {
 		m.TotalBytes = -1
-	}
-	if v >= 4 {
-		m.UsableBytes = r.Int64()
-		if r.Err != nil {
-			r.Push("usableBytes")
-			return
-		}
-	} else {
 		m.UsableBytes = -1
 	}
 	if v >= 5 {
@@ -345,14 +365,21 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) encode(b []byte, v int16,
 		}
 	}
 	if v >= 4 {
-		b = wire.AppendInt64(b, m.TotalBytes)
-	} else if !(m.TotalBytes == -1) {
-		// TotalBytes is ignorable: dropped at this version.
-	}
-	if v >= 4 {
-		b = wire.AppendInt64(b, m.UsableBytes)
-	} else if !(m.UsableBytes == -1) {
-		// UsableBytes is ignorable: dropped at this version.
+		{
+			n := len(b)
+			b = append(b, make([]byte, 16)...)
+			p := b[n : n+16]
+			_ = p[15]
+			binary.BigEndian.PutUint64(p[0:], uint64(m.TotalBytes))
+			binary.BigEndian.PutUint64(p[8:], uint64(m.UsableBytes))
+		}
+	} else {
+		if !(m.TotalBytes == -1) {
+			// TotalBytes is ignorable: dropped at this version.
+		}
+		if !(m.UsableBytes == -1) {
+			// UsableBytes is ignorable: dropped at this version.
+		}
 	}
 	if v >= 5 {
 		b = wire.AppendBool(b, m.IsCordoned)
@@ -362,7 +389,9 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -525,7 +554,12 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) decode(r *wire.Reader, v i
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 21); n >= 0 {
-		s := make([]DescribeLogDirsResponseDescribeLogDirsPartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeLogDirsResponseDescribeLogDirsPartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -581,7 +615,9 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) encode(b []byte, v int16, 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -702,25 +738,35 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) isDefault() bool {
 func (m *DescribeLogDirsResponseDescribeLogDirsPartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.PartitionSize = r.Int64()
-	if r.Err != nil {
-		r.Push("partitionSize")
-		return
-	}
-	m.OffsetLag = r.Int64()
-	if r.Err != nil {
-		r.Push("offsetLag")
-		return
-	}
-	m.IsFutureKey = r.Bool()
-	if r.Err != nil {
-		r.Push("isFutureKey")
-		return
+	if len(r.Src)-r.Off >= 21 {
+		p := r.Src[r.Off : r.Off+21]
+		_ = p[20]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.PartitionSize = int64(binary.BigEndian.Uint64(p[4:]))
+		m.OffsetLag = int64(binary.BigEndian.Uint64(p[12:]))
+		m.IsFutureKey = p[20] != 0
+		r.Off += 21
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.PartitionSize = r.Int64()
+		if r.Err != nil {
+			r.Push("partitionSize")
+			return
+		}
+		m.OffsetLag = r.Int64()
+		if r.Err != nil {
+			r.Push("offsetLag")
+			return
+		}
+		m.IsFutureKey = r.Bool()
+		if r.Err != nil {
+			r.Push("isFutureKey")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -744,14 +790,24 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) decode(r *wire.Reader,
 func (m *DescribeLogDirsResponseDescribeLogDirsPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt64(b, m.PartitionSize)
-	b = wire.AppendInt64(b, m.OffsetLag)
-	b = wire.AppendBool(b, m.IsFutureKey)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 21)...)
+		p := b[n : n+21]
+		_ = p[20]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.PartitionSize))
+		binary.BigEndian.PutUint64(p[12:], uint64(m.OffsetLag))
+		if m.IsFutureKey {
+			p[20] = 1
+		}
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -851,17 +907,36 @@ func (*DescribeLogDirsResponse) Info() *MessageInfo { return &infoDescribeLogDir
 
 // Encode appends m at the given version to dst.
 func (m *DescribeLogDirsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeLogDirsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeLogDirsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeLogDirsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeLogDirsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeLogDirsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -881,3 +956,6 @@ func (*DescribeLogDirsResponse) NewRequest() Request { return NewDescribeLogDirs
 func (*DescribeLogDirsResponse) RequestType() *DescribeLogDirsRequest {
 	return NewDescribeLogDirsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *DescribeProducersResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]DescribeProducersResponseTopicResponse, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeProducersResponseTopicResponse, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *DescribeProducersResponse) encode(b []byte, v int16, w *wire.Encoder) [
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -216,7 +226,12 @@ func (m *DescribeProducersResponseTopicResponse) decode(r *wire.Reader, v int16)
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]DescribeProducersResponsePartitionResponse, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeProducersResponsePartitionResponse, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -272,7 +287,9 @@ func (m *DescribeProducersResponseTopicResponse) encode(b []byte, v int16, w *wi
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -393,28 +410,40 @@ func (m *DescribeProducersResponsePartitionResponse) isDefault() bool {
 func (m *DescribeProducersResponsePartitionResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 37); n >= 0 {
-		s := make([]DescribeProducersResponseProducerState, n)
+		s := m.ActiveProducers
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeProducersResponseProducerState, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -452,8 +481,14 @@ func (m *DescribeProducersResponsePartitionResponse) decode(r *wire.Reader, v in
 func (m *DescribeProducersResponsePartitionResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -477,7 +512,9 @@ func (m *DescribeProducersResponsePartitionResponse) encode(b []byte, v int16, w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -625,35 +662,47 @@ func (m *DescribeProducersResponseProducerState) isDefault() bool {
 func (m *DescribeProducersResponseProducerState) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ProducerId = r.Int64()
-	if r.Err != nil {
-		r.Push("producerId")
-		return
-	}
-	m.ProducerEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("producerEpoch")
-		return
-	}
-	m.LastSequence = r.Int32()
-	if r.Err != nil {
-		r.Push("lastSequence")
-		return
-	}
-	m.LastTimestamp = r.Int64()
-	if r.Err != nil {
-		r.Push("lastTimestamp")
-		return
-	}
-	m.CoordinatorEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("coordinatorEpoch")
-		return
-	}
-	m.CurrentTxnStartOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("currentTxnStartOffset")
-		return
+	if len(r.Src)-r.Off >= 36 {
+		p := r.Src[r.Off : r.Off+36]
+		_ = p[35]
+		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerEpoch = int32(binary.BigEndian.Uint32(p[8:]))
+		m.LastSequence = int32(binary.BigEndian.Uint32(p[12:]))
+		m.LastTimestamp = int64(binary.BigEndian.Uint64(p[16:]))
+		m.CoordinatorEpoch = int32(binary.BigEndian.Uint32(p[24:]))
+		m.CurrentTxnStartOffset = int64(binary.BigEndian.Uint64(p[28:]))
+		r.Off += 36
+	} else {
+		m.ProducerId = r.Int64()
+		if r.Err != nil {
+			r.Push("producerId")
+			return
+		}
+		m.ProducerEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("producerEpoch")
+			return
+		}
+		m.LastSequence = r.Int32()
+		if r.Err != nil {
+			r.Push("lastSequence")
+			return
+		}
+		m.LastTimestamp = r.Int64()
+		if r.Err != nil {
+			r.Push("lastTimestamp")
+			return
+		}
+		m.CoordinatorEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("coordinatorEpoch")
+			return
+		}
+		m.CurrentTxnStartOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("currentTxnStartOffset")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -677,16 +726,24 @@ func (m *DescribeProducersResponseProducerState) decode(r *wire.Reader, v int16)
 func (m *DescribeProducersResponseProducerState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt64(b, m.ProducerId)
-	b = wire.AppendInt32(b, m.ProducerEpoch)
-	b = wire.AppendInt32(b, m.LastSequence)
-	b = wire.AppendInt64(b, m.LastTimestamp)
-	b = wire.AppendInt32(b, m.CoordinatorEpoch)
-	b = wire.AppendInt64(b, m.CurrentTxnStartOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 36)...)
+		p := b[n : n+36]
+		_ = p[35]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.ProducerEpoch))
+		binary.BigEndian.PutUint32(p[12:], uint32(m.LastSequence))
+		binary.BigEndian.PutUint64(p[16:], uint64(m.LastTimestamp))
+		binary.BigEndian.PutUint32(p[24:], uint32(m.CoordinatorEpoch))
+		binary.BigEndian.PutUint64(p[28:], uint64(m.CurrentTxnStartOffset))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -804,17 +861,36 @@ func (*DescribeProducersResponse) Info() *MessageInfo { return &infoDescribeProd
 
 // Encode appends m at the given version to dst.
 func (m *DescribeProducersResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeProducersResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeProducersResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeProducersResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeProducersResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeProducersResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -836,3 +912,6 @@ func (*DescribeProducersResponse) NewRequest() Request { return NewDescribeProdu
 func (*DescribeProducersResponse) RequestType() *DescribeProducersRequest {
 	return NewDescribeProducersRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -54,8 +57,7 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 		if v >= 2 {
 			m.ErrorMessage = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ErrorMessage = &s
+			m.ErrorMessage = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("errorMessage")
@@ -65,7 +67,12 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 		m.ErrorMessage = newString("")
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]DescribeQuorumResponseTopicData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeQuorumResponseTopicData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -83,7 +90,12 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 2 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]DescribeQuorumResponseNode, n)
+			s := m.Nodes
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]DescribeQuorumResponseNode, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -167,7 +179,9 @@ func (m *DescribeQuorumResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -328,7 +342,12 @@ func (m *DescribeQuorumResponseTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 25); n >= 0 {
-		s := make([]DescribeQuorumResponsePartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeQuorumResponsePartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -384,7 +403,9 @@ func (m *DescribeQuorumResponseTopicData) encode(b []byte, v int16, w *wire.Enco
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -518,22 +539,29 @@ func (m *DescribeQuorumResponsePartitionData) isDefault() bool {
 func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if v >= 2 {
 		if v >= 2 {
 			m.ErrorMessage = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ErrorMessage = &s
+			m.ErrorMessage = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("errorMessage")
@@ -542,23 +570,37 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ErrorMessage = newString("")
 	}
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
-	}
-	m.HighWatermark = r.Int64()
-	if r.Err != nil {
-		r.Push("highWatermark")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		m.HighWatermark = int64(binary.BigEndian.Uint64(p[8:]))
+		r.Off += 16
+	} else {
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
+		m.HighWatermark = r.Int64()
+		if r.Err != nil {
+			r.Push("highWatermark")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
-		s := make([]DescribeQuorumResponseReplicaState, n)
+		s := m.CurrentVoters
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeQuorumResponseReplicaState, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -575,7 +617,12 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
-		s := make([]DescribeQuorumResponseReplicaState, n)
+		s := m.Observers
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeQuorumResponseReplicaState, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -613,8 +660,14 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 func (m *DescribeQuorumResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if v >= 2 {
 		if m.ErrorMessage == nil && !(v >= 2) {
 			w.Fail(wire.ErrNotNullable, "")
@@ -630,9 +683,15 @@ func (m *DescribeQuorumResponsePartitionData) encode(b []byte, v int16, w *wire.
 	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
 		// ErrorMessage is ignorable: dropped at this version.
 	}
-	b = wire.AppendInt32(b, m.LeaderId)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
-	b = wire.AppendInt64(b, m.HighWatermark)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.HighWatermark))
+	}
 	b = wire.AppendArrayLen(b, len(m.CurrentVoters), m.CurrentVoters == nil && (false), flex)
 	for i := range m.CurrentVoters {
 		b = m.CurrentVoters[i].encode(b, v, w)
@@ -654,7 +713,9 @@ func (m *DescribeQuorumResponsePartitionData) encode(b []byte, v int16, w *wire.
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -874,21 +935,26 @@ func (m *DescribeQuorumResponseReplicaState) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 1 {
-		m.LastFetchTimestamp = r.Int64()
-		if r.Err != nil {
-			r.Push("lastFetchTimestamp")
-			return
+		if len(r.Src)-r.Off >= 16 {
+			p := r.Src[r.Off : r.Off+16]
+			_ = p[15]
+			m.LastFetchTimestamp = int64(binary.BigEndian.Uint64(p[0:]))
+			m.LastCaughtUpTimestamp = int64(binary.BigEndian.Uint64(p[8:]))
+			r.Off += 16
+		} else {
+			m.LastFetchTimestamp = r.Int64()
+			if r.Err != nil {
+				r.Push("lastFetchTimestamp")
+				return
+			}
+			m.LastCaughtUpTimestamp = r.Int64()
+			if r.Err != nil {
+				r.Push("lastCaughtUpTimestamp")
+				return
+			}
 		}
 	} else {
 		m.LastFetchTimestamp = -1
-	}
-	if v >= 1 {
-		m.LastCaughtUpTimestamp = r.Int64()
-		if r.Err != nil {
-			r.Push("lastCaughtUpTimestamp")
-			return
-		}
-	} else {
 		m.LastCaughtUpTimestamp = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -923,19 +989,28 @@ func (m *DescribeQuorumResponseReplicaState) encode(b []byte, v int16, w *wire.E
 	}
 	b = wire.AppendInt64(b, m.LogEndOffset)
 	if v >= 1 {
-		b = wire.AppendInt64(b, m.LastFetchTimestamp)
-	} else if !(m.LastFetchTimestamp == -1) {
-		// LastFetchTimestamp is ignorable: dropped at this version.
-	}
-	if v >= 1 {
-		b = wire.AppendInt64(b, m.LastCaughtUpTimestamp)
-	} else if !(m.LastCaughtUpTimestamp == -1) {
-		// LastCaughtUpTimestamp is ignorable: dropped at this version.
+		{
+			n := len(b)
+			b = append(b, make([]byte, 16)...)
+			p := b[n : n+16]
+			_ = p[15]
+			binary.BigEndian.PutUint64(p[0:], uint64(m.LastFetchTimestamp))
+			binary.BigEndian.PutUint64(p[8:], uint64(m.LastCaughtUpTimestamp))
+		}
+	} else {
+		if !(m.LastFetchTimestamp == -1) {
+			// LastFetchTimestamp is ignorable: dropped at this version.
+		}
+		if !(m.LastCaughtUpTimestamp == -1) {
+			// LastCaughtUpTimestamp is ignorable: dropped at this version.
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1076,7 +1151,12 @@ func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 2 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]DescribeQuorumResponseListener, n)
+			s := m.Listeners
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]DescribeQuorumResponseListener, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -1142,7 +1222,9 @@ func (m *DescribeQuorumResponseNode) encode(b []byte, v int16, w *wire.Encoder) 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1347,7 +1429,9 @@ func (m *DescribeQuorumResponseListener) encode(b []byte, v int16, w *wire.Encod
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1444,17 +1528,36 @@ func (*DescribeQuorumResponse) Info() *MessageInfo { return &infoDescribeQuorumR
 
 // Encode appends m at the given version to dst.
 func (m *DescribeQuorumResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeQuorumResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeQuorumResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeQuorumResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeQuorumResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeQuorumResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1474,3 +1577,6 @@ func (*DescribeQuorumResponse) NewRequest() Request { return NewDescribeQuorumRe
 func (*DescribeQuorumResponse) RequestType() *DescribeQuorumRequest {
 	return NewDescribeQuorumRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -36,7 +39,12 @@ func (m *DescribeShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]DescribeShareGroupOffsetsRequestGroup, n)
+		s := m.Groups
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeShareGroupOffsetsRequestGroup, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -86,7 +94,9 @@ func (m *DescribeShareGroupOffsetsRequest) encode(b []byte, v int16, w *wire.Enc
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -199,7 +209,12 @@ func (m *DescribeShareGroupOffsetsRequestGroup) decode(r *wire.Reader, v int16) 
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
-		s := make([]DescribeShareGroupOffsetsRequestTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeShareGroupOffsetsRequestTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -260,7 +275,9 @@ func (m *DescribeShareGroupOffsetsRequestGroup) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -387,7 +404,12 @@ func (m *DescribeShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -438,7 +460,9 @@ func (m *DescribeShareGroupOffsetsRequestTopic) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -543,17 +567,36 @@ func (*DescribeShareGroupOffsetsRequest) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *DescribeShareGroupOffsetsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeShareGroupOffsetsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeShareGroupOffsetsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeShareGroupOffsetsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeShareGroupOffsetsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeShareGroupOffsetsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -577,3 +620,6 @@ func (*DescribeShareGroupOffsetsRequest) NewResponse() Response {
 func (*DescribeShareGroupOffsetsRequest) ResponseType() *DescribeShareGroupOffsetsResponse {
 	return NewDescribeShareGroupOffsetsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

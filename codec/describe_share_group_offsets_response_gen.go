@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *DescribeShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]DescribeShareGroupOffsetsResponseGroup, n)
+		s := m.Groups
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeShareGroupOffsetsResponseGroup, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *DescribeShareGroupOffsetsResponse) encode(b []byte, v int16, w *wire.En
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -222,7 +232,12 @@ func (m *DescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16)
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 19); n >= 0 {
-		s := make([]DescribeShareGroupOffsetsResponseTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeShareGroupOffsetsResponseTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -246,8 +261,7 @@ func (m *DescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16)
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -305,7 +319,9 @@ func (m *DescribeShareGroupOffsetsResponseGroup) encode(b []byte, v int16, w *wi
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -452,7 +468,12 @@ func (m *DescribeShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16)
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
-		s := make([]DescribeShareGroupOffsetsResponsePartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeShareGroupOffsetsResponsePartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -509,7 +530,9 @@ func (m *DescribeShareGroupOffsetsResponseTopic) encode(b []byte, v int16, w *wi
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -646,20 +669,29 @@ func (m *DescribeShareGroupOffsetsResponsePartition) isDefault() bool {
 func (m *DescribeShareGroupOffsetsResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.StartOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("startOffset")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.StartOffset = int64(binary.BigEndian.Uint64(p[4:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[12:]))
+		r.Off += 16
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.StartOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("startOffset")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	if v >= 1 {
 		m.Lag = r.Int64()
@@ -678,8 +710,7 @@ func (m *DescribeShareGroupOffsetsResponsePartition) decode(r *wire.Reader, v in
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -707,9 +738,15 @@ func (m *DescribeShareGroupOffsetsResponsePartition) decode(r *wire.Reader, v in
 func (m *DescribeShareGroupOffsetsResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt64(b, m.StartOffset)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.StartOffset))
+		binary.BigEndian.PutUint32(p[12:], uint32(m.LeaderEpoch))
+	}
 	if v >= 1 {
 		b = wire.AppendInt64(b, m.Lag)
 	} else if !(m.Lag == -1) {
@@ -730,7 +767,9 @@ func (m *DescribeShareGroupOffsetsResponsePartition) encode(b []byte, v int16, w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -854,17 +893,36 @@ func (*DescribeShareGroupOffsetsResponse) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *DescribeShareGroupOffsetsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeShareGroupOffsetsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeShareGroupOffsetsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeShareGroupOffsetsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeShareGroupOffsetsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeShareGroupOffsetsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -888,3 +946,6 @@ func (*DescribeShareGroupOffsetsResponse) NewRequest() Request {
 func (*DescribeShareGroupOffsetsResponse) RequestType() *DescribeShareGroupOffsetsRequest {
 	return NewDescribeShareGroupOffsetsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -47,7 +50,12 @@ func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 26); n >= 0 {
-		s := make([]DescribeTopicPartitionsResponseTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeTopicPartitionsResponseTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -64,7 +72,9 @@ func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if !(true) || r.StructMarker() {
-		m.NextCursor = new(DescribeTopicPartitionsResponseCursor)
+		if m.NextCursor == nil {
+			m.NextCursor = new(DescribeTopicPartitionsResponseCursor)
+		}
 		m.NextCursor.decode(r, v)
 	} else {
 		m.NextCursor = nil
@@ -125,7 +135,9 @@ func (m *DescribeTopicPartitionsResponse) encode(b []byte, v int16, w *wire.Enco
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -280,25 +292,37 @@ func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 	if true {
 		m.Name = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Name = &s
+		m.Name = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	m.TopicId = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
-	m.IsInternal = r.Bool()
-	if r.Err != nil {
-		r.Push("isInternal")
-		return
+	if len(r.Src)-r.Off >= 17 {
+		p := r.Src[r.Off : r.Off+17]
+		_ = p[16]
+		m.TopicId = UUID(p[0:16])
+		m.IsInternal = p[16] != 0
+		r.Off += 17
+	} else {
+		m.TopicId = r.UUID()
+		if r.Err != nil {
+			r.Push("topicId")
+			return
+		}
+		m.IsInternal = r.Bool()
+		if r.Err != nil {
+			r.Push("isInternal")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
-		s := make([]DescribeTopicPartitionsResponsePartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeTopicPartitionsResponsePartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -353,8 +377,16 @@ func (m *DescribeTopicPartitionsResponseTopic) encode(b []byte, v int16, w *wire
 		return b
 	}
 	b = wire.AppendNullableString(b, m.Name, flex)
-	b = append(b, m.TopicId[:]...)
-	b = wire.AppendBool(b, m.IsInternal)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 17)...)
+		p := b[n : n+17]
+		_ = p[16]
+		copy(p[0:16], m.TopicId[:])
+		if m.IsInternal {
+			p[16] = 1
+		}
+	}
 	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -368,7 +400,9 @@ func (m *DescribeTopicPartitionsResponseTopic) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -541,28 +575,43 @@ func (m *DescribeTopicPartitionsResponsePartition) isDefault() bool {
 func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 14 {
+		p := r.Src[r.Off : r.Off+14]
+		_ = p[13]
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[2:]))
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[6:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[10:]))
+		r.Off += 14
+	} else {
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.ReplicaNodes
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -579,7 +628,12 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.IsrNodes
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -596,7 +650,12 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.EligibleLeaderReplicas
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -613,7 +672,12 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.LastKnownElr
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -630,7 +694,12 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.OfflineReplicas
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -668,10 +737,16 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 func (m *DescribeTopicPartitionsResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt32(b, m.LeaderId)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 14)...)
+		p := b[n : n+14]
+		_ = p[13]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[10:], uint32(m.LeaderEpoch))
+	}
 	b = wire.AppendArrayLen(b, len(m.ReplicaNodes), m.ReplicaNodes == nil && (false), flex)
 	for i := range m.ReplicaNodes {
 		b = wire.AppendInt32(b, m.ReplicaNodes[i])
@@ -705,7 +780,9 @@ func (m *DescribeTopicPartitionsResponsePartition) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1014,7 +1091,9 @@ func (m *DescribeTopicPartitionsResponseCursor) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1100,17 +1179,36 @@ func (*DescribeTopicPartitionsResponse) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *DescribeTopicPartitionsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeTopicPartitionsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeTopicPartitionsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeTopicPartitionsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeTopicPartitionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeTopicPartitionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1134,3 +1232,6 @@ func (*DescribeTopicPartitionsResponse) NewRequest() Request {
 func (*DescribeTopicPartitionsResponse) RequestType() *DescribeTopicPartitionsRequest {
 	return NewDescribeTopicPartitionsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

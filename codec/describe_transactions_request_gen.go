@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -36,7 +39,12 @@ func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.TransactionalIds
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -87,7 +95,9 @@ func (m *DescribeTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -179,17 +189,36 @@ func (*DescribeTransactionsRequest) Info() *MessageInfo { return &infoDescribeTr
 
 // Encode appends m at the given version to dst.
 func (m *DescribeTransactionsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeTransactionsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeTransactionsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeTransactionsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeTransactionsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeTransactionsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -211,3 +240,6 @@ func (*DescribeTransactionsRequest) NewResponse() Response { return NewDescribeT
 func (*DescribeTransactionsRequest) ResponseType() *DescribeTransactionsResponse {
 	return NewDescribeTransactionsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

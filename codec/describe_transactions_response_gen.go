@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *DescribeTransactionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 28); n >= 0 {
-		s := make([]DescribeTransactionsResponseTransactionState, n)
+		s := m.TransactionStates
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeTransactionsResponseTransactionState, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *DescribeTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -243,28 +253,43 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 		r.Push("transactionState")
 		return
 	}
-	m.TransactionTimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("transactionTimeoutMs")
-		return
-	}
-	m.TransactionStartTimeMs = r.Int64()
-	if r.Err != nil {
-		r.Push("transactionStartTimeMs")
-		return
-	}
-	m.ProducerId = r.Int64()
-	if r.Err != nil {
-		r.Push("producerId")
-		return
-	}
-	m.ProducerEpoch = r.Int16()
-	if r.Err != nil {
-		r.Push("producerEpoch")
-		return
+	if len(r.Src)-r.Off >= 22 {
+		p := r.Src[r.Off : r.Off+22]
+		_ = p[21]
+		m.TransactionTimeoutMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.TransactionStartTimeMs = int64(binary.BigEndian.Uint64(p[4:]))
+		m.ProducerId = int64(binary.BigEndian.Uint64(p[12:]))
+		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[20:]))
+		r.Off += 22
+	} else {
+		m.TransactionTimeoutMs = r.Int32()
+		if r.Err != nil {
+			r.Push("transactionTimeoutMs")
+			return
+		}
+		m.TransactionStartTimeMs = r.Int64()
+		if r.Err != nil {
+			r.Push("transactionStartTimeMs")
+			return
+		}
+		m.ProducerId = r.Int64()
+		if r.Err != nil {
+			r.Push("producerId")
+			return
+		}
+		m.ProducerEpoch = r.Int16()
+		if r.Err != nil {
+			r.Push("producerEpoch")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]DescribeTransactionsResponseTopicData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeTransactionsResponseTopicData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -315,10 +340,16 @@ func (m *DescribeTransactionsResponseTransactionState) encode(b []byte, v int16,
 		return b
 	}
 	b = wire.AppendString(b, m.TransactionState, flex)
-	b = wire.AppendInt32(b, m.TransactionTimeoutMs)
-	b = wire.AppendInt64(b, m.TransactionStartTimeMs)
-	b = wire.AppendInt64(b, m.ProducerId)
-	b = wire.AppendInt16(b, m.ProducerEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 22)...)
+		p := b[n : n+22]
+		_ = p[21]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.TransactionTimeoutMs))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.TransactionStartTimeMs))
+		binary.BigEndian.PutUint64(p[12:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint16(p[20:], uint16(m.ProducerEpoch))
+	}
 	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -331,7 +362,9 @@ func (m *DescribeTransactionsResponseTransactionState) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -506,7 +539,12 @@ func (m *DescribeTransactionsResponseTopicData) decode(r *wire.Reader, v int16) 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -557,7 +595,9 @@ func (m *DescribeTransactionsResponseTopicData) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -658,17 +698,36 @@ func (*DescribeTransactionsResponse) Info() *MessageInfo { return &infoDescribeT
 
 // Encode appends m at the given version to dst.
 func (m *DescribeTransactionsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeTransactionsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeTransactionsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeTransactionsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeTransactionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeTransactionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -690,3 +749,6 @@ func (*DescribeTransactionsResponse) NewRequest() Request { return NewDescribeTr
 func (*DescribeTransactionsResponse) RequestType() *DescribeTransactionsRequest {
 	return NewDescribeTransactionsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -45,28 +48,40 @@ func (m *DescribeUserScramCredentialsResponse) isDefault() bool {
 func (m *DescribeUserScramCredentialsResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult, n)
+		s := m.Results
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -104,8 +119,14 @@ func (m *DescribeUserScramCredentialsResponse) decode(r *wire.Reader, v int16) {
 func (m *DescribeUserScramCredentialsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -129,7 +150,9 @@ func (m *DescribeUserScramCredentialsResponse) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -282,15 +305,19 @@ func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]DescribeUserScramCredentialsResponseCredentialInfo, n)
+		s := m.CredentialInfos
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]DescribeUserScramCredentialsResponseCredentialInfo, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -358,7 +385,9 @@ func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -491,15 +520,23 @@ func (m *DescribeUserScramCredentialsResponseCredentialInfo) isDefault() bool {
 func (m *DescribeUserScramCredentialsResponseCredentialInfo) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.Mechanism = r.Int8()
-	if r.Err != nil {
-		r.Push("mechanism")
-		return
-	}
-	m.Iterations = r.Int32()
-	if r.Err != nil {
-		r.Push("iterations")
-		return
+	if len(r.Src)-r.Off >= 5 {
+		p := r.Src[r.Off : r.Off+5]
+		_ = p[4]
+		m.Mechanism = int8(p[0])
+		m.Iterations = int32(binary.BigEndian.Uint32(p[1:]))
+		r.Off += 5
+	} else {
+		m.Mechanism = r.Int8()
+		if r.Err != nil {
+			r.Push("mechanism")
+			return
+		}
+		m.Iterations = r.Int32()
+		if r.Err != nil {
+			r.Push("iterations")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -523,12 +560,20 @@ func (m *DescribeUserScramCredentialsResponseCredentialInfo) decode(r *wire.Read
 func (m *DescribeUserScramCredentialsResponseCredentialInfo) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = append(b, byte(m.Mechanism))
-	b = wire.AppendInt32(b, m.Iterations)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 5)...)
+		p := b[n : n+5]
+		_ = p[4]
+		p[0] = byte(m.Mechanism)
+		binary.BigEndian.PutUint32(p[1:], uint32(m.Iterations))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -614,17 +659,36 @@ func (*DescribeUserScramCredentialsResponse) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *DescribeUserScramCredentialsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one DescribeUserScramCredentialsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one DescribeUserScramCredentialsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *DescribeUserScramCredentialsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeUserScramCredentialsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *DescribeUserScramCredentialsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -648,3 +712,6 @@ func (*DescribeUserScramCredentialsResponse) NewRequest() Request {
 func (*DescribeUserScramCredentialsResponse) RequestType() *DescribeUserScramCredentialsRequest {
 	return NewDescribeUserScramCredentialsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

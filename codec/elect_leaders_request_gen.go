@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -53,7 +56,12 @@ func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 		m.ElectionType = 0
 	}
 	if n := r.ArrayLen(flex, (true), 2); n >= 0 {
-		s := make([]ElectLeadersRequestTopicPartitions, n)
+		s := m.TopicPartitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ElectLeadersRequestTopicPartitions, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -121,7 +129,9 @@ func (m *ElectLeadersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -259,7 +269,12 @@ func (m *ElectLeadersRequestTopicPartitions) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -310,7 +325,9 @@ func (m *ElectLeadersRequestTopicPartitions) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -411,17 +428,36 @@ func (*ElectLeadersRequest) Info() *MessageInfo { return &infoElectLeadersReques
 
 // Encode appends m at the given version to dst.
 func (m *ElectLeadersRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ElectLeadersRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ElectLeadersRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ElectLeadersRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ElectLeadersRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ElectLeadersRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -439,3 +475,6 @@ func (*ElectLeadersRequest) NewResponse() Response { return NewElectLeadersRespo
 
 // ResponseType returns a new paired ElectLeadersResponse, typed.
 func (*ElectLeadersRequest) ResponseType() *ElectLeadersResponse { return NewElectLeadersResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

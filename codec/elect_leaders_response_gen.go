@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -56,7 +59,12 @@ func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]ElectLeadersResponseReplicaElectionResult, n)
+		s := m.ReplicaElectionResults
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ElectLeadersResponseReplicaElectionResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -114,7 +122,9 @@ func (m *ElectLeadersResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -246,7 +256,12 @@ func (m *ElectLeadersResponseReplicaElectionResult) decode(r *wire.Reader, v int
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
-		s := make([]ElectLeadersResponsePartitionResult, n)
+		s := m.PartitionResult
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ElectLeadersResponsePartitionResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -302,7 +317,9 @@ func (m *ElectLeadersResponseReplicaElectionResult) encode(b []byte, v int16, w 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -421,21 +438,28 @@ func (m *ElectLeadersResponsePartitionResult) isDefault() bool {
 func (m *ElectLeadersResponsePartitionResult) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
-	m.PartitionId = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionId")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionId = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionId")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -463,8 +487,14 @@ func (m *ElectLeadersResponsePartitionResult) decode(r *wire.Reader, v int16) {
 func (m *ElectLeadersResponsePartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionId)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionId))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -479,7 +509,9 @@ func (m *ElectLeadersResponsePartitionResult) encode(b []byte, v int16, w *wire.
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -570,17 +602,36 @@ func (*ElectLeadersResponse) Info() *MessageInfo { return &infoElectLeadersRespo
 
 // Encode appends m at the given version to dst.
 func (m *ElectLeadersResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ElectLeadersResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ElectLeadersResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ElectLeadersResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ElectLeadersResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ElectLeadersResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -598,3 +649,6 @@ func (*ElectLeadersResponse) NewRequest() Request { return NewElectLeadersReques
 
 // RequestType returns a new paired ElectLeadersRequest, typed.
 func (*ElectLeadersResponse) RequestType() *ElectLeadersRequest { return NewElectLeadersRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

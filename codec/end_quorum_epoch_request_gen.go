@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,15 +47,19 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.ClusterId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ClusterId = &s
+		m.ClusterId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]EndQuorumEpochRequestTopicData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]EndQuorumEpochRequestTopicData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -70,7 +77,12 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]EndQuorumEpochRequestLeaderEndpoint, n)
+			s := m.LeaderEndpoints
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]EndQuorumEpochRequestLeaderEndpoint, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -147,7 +159,9 @@ func (m *EndQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -297,7 +311,12 @@ func (m *EndQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
-		s := make([]EndQuorumEpochRequestPartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]EndQuorumEpochRequestPartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -353,7 +372,9 @@ func (m *EndQuorumEpochRequestTopicData) encode(b []byte, v int16, w *wire.Encod
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -477,24 +498,38 @@ func (m *EndQuorumEpochRequestPartitionData) isDefault() bool {
 func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[4:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[8:]))
+		r.Off += 12
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	if v <= 0 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.PreferredSuccessors
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -515,7 +550,12 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]EndQuorumEpochRequestReplicaInfo, n)
+			s := m.PreferredCandidates
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]EndQuorumEpochRequestReplicaInfo, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -556,9 +596,15 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 func (m *EndQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt32(b, m.LeaderId)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.LeaderEpoch))
+	}
 	if v <= 0 {
 		b = wire.AppendArrayLen(b, len(m.PreferredSuccessors), m.PreferredSuccessors == nil && (false), flex)
 		for i := range m.PreferredSuccessors {
@@ -583,7 +629,9 @@ func (m *EndQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -749,21 +797,26 @@ func (m *EndQuorumEpochRequestReplicaInfo) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
 	if v >= 1 {
-		m.CandidateId = r.Int32()
-		if r.Err != nil {
-			r.Push("candidateId")
-			return
+		if len(r.Src)-r.Off >= 20 {
+			p := r.Src[r.Off : r.Off+20]
+			_ = p[19]
+			m.CandidateId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.CandidateDirectoryId = UUID(p[4:20])
+			r.Off += 20
+		} else {
+			m.CandidateId = r.Int32()
+			if r.Err != nil {
+				r.Push("candidateId")
+				return
+			}
+			m.CandidateDirectoryId = r.UUID()
+			if r.Err != nil {
+				r.Push("candidateDirectoryId")
+				return
+			}
 		}
 	} else {
 		m.CandidateId = 0
-	}
-	if v >= 1 {
-		m.CandidateDirectoryId = r.UUID()
-		if r.Err != nil {
-			r.Push("candidateDirectoryId")
-			return
-		}
-	} else {
 		m.CandidateDirectoryId = UUID{}
 	}
 	m.UnknownTaggedFields = nil
@@ -789,23 +842,32 @@ func (m *EndQuorumEpochRequestReplicaInfo) encode(b []byte, v int16, w *wire.Enc
 	flex := v >= 1
 	_ = flex
 	if v >= 1 {
-		b = wire.AppendInt32(b, m.CandidateId)
-	} else if !(m.CandidateId == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("candidateId")
-		return b
-	}
-	if v >= 1 {
-		b = append(b, m.CandidateDirectoryId[:]...)
-	} else if !(m.CandidateDirectoryId == (UUID{})) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("candidateDirectoryId")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 20)...)
+			p := b[n : n+20]
+			_ = p[19]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.CandidateId))
+			copy(p[4:20], m.CandidateDirectoryId[:])
+		}
+	} else {
+		if !(m.CandidateId == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("candidateId")
+			return b
+		}
+		if !(m.CandidateDirectoryId == (UUID{})) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("candidateDirectoryId")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -992,7 +1054,9 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wire.
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1089,17 +1153,36 @@ func (*EndQuorumEpochRequest) Info() *MessageInfo { return &infoEndQuorumEpochRe
 
 // Encode appends m at the given version to dst.
 func (m *EndQuorumEpochRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one EndQuorumEpochRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one EndQuorumEpochRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *EndQuorumEpochRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *EndQuorumEpochRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *EndQuorumEpochRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1119,3 +1202,6 @@ func (*EndQuorumEpochRequest) NewResponse() Response { return NewEndQuorumEpochR
 func (*EndQuorumEpochRequest) ResponseType() *EndQuorumEpochResponse {
 	return NewEndQuorumEpochResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

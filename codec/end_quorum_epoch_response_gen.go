@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -47,7 +50,12 @@ func (m *EndQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]EndQuorumEpochResponseTopicData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]EndQuorumEpochResponseTopicData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -78,7 +86,12 @@ func (m *EndQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 			case tag == 0 && v >= 1:
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
-					s := make([]EndQuorumEpochResponseNodeEndpoint, n)
+					s := m.NodeEndpoints
+					if s != nil && cap(s) >= n {
+						s = s[:n]
+					} else {
+						s = make([]EndQuorumEpochResponseNodeEndpoint, n)
+					}
 					for i := range s {
 						s[i].decode(r, v)
 						if r.Err != nil {
@@ -148,7 +161,9 @@ func (m *EndQuorumEpochResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -298,7 +313,12 @@ func (m *EndQuorumEpochResponseTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
-		s := make([]EndQuorumEpochResponsePartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]EndQuorumEpochResponsePartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -354,7 +374,9 @@ func (m *EndQuorumEpochResponseTopicData) encode(b []byte, v int16, w *wire.Enco
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -475,25 +497,35 @@ func (m *EndQuorumEpochResponsePartitionData) isDefault() bool {
 func (m *EndQuorumEpochResponsePartitionData) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 14 {
+		p := r.Src[r.Off : r.Off+14]
+		_ = p[13]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[6:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[10:]))
+		r.Off += 14
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -517,14 +549,22 @@ func (m *EndQuorumEpochResponsePartitionData) decode(r *wire.Reader, v int16) {
 func (m *EndQuorumEpochResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt32(b, m.LeaderId)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 14)...)
+		p := b[n : n+14]
+		_ = p[13]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[10:], uint32(m.LeaderEpoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -720,7 +760,9 @@ func (m *EndQuorumEpochResponseNodeEndpoint) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -817,17 +859,36 @@ func (*EndQuorumEpochResponse) Info() *MessageInfo { return &infoEndQuorumEpochR
 
 // Encode appends m at the given version to dst.
 func (m *EndQuorumEpochResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one EndQuorumEpochResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one EndQuorumEpochResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *EndQuorumEpochResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *EndQuorumEpochResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *EndQuorumEpochResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -847,3 +908,6 @@ func (*EndQuorumEpochResponse) NewRequest() Request { return NewEndQuorumEpochRe
 func (*EndQuorumEpochResponse) RequestType() *EndQuorumEpochRequest {
 	return NewEndQuorumEpochRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -45,20 +48,29 @@ func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
 		r.Push("transactionalId")
 		return
 	}
-	m.ProducerId = r.Int64()
-	if r.Err != nil {
-		r.Push("producerId")
-		return
-	}
-	m.ProducerEpoch = r.Int16()
-	if r.Err != nil {
-		r.Push("producerEpoch")
-		return
-	}
-	m.Committed = r.Bool()
-	if r.Err != nil {
-		r.Push("committed")
-		return
+	if len(r.Src)-r.Off >= 11 {
+		p := r.Src[r.Off : r.Off+11]
+		_ = p[10]
+		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
+		m.Committed = p[10] != 0
+		r.Off += 11
+	} else {
+		m.ProducerId = r.Int64()
+		if r.Err != nil {
+			r.Push("producerId")
+			return
+		}
+		m.ProducerEpoch = r.Int16()
+		if r.Err != nil {
+			r.Push("producerEpoch")
+			return
+		}
+		m.Committed = r.Bool()
+		if r.Err != nil {
+			r.Push("committed")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -88,13 +100,23 @@ func (m *EndTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		return b
 	}
 	b = wire.AppendString(b, m.TransactionalId, flex)
-	b = wire.AppendInt64(b, m.ProducerId)
-	b = wire.AppendInt16(b, m.ProducerEpoch)
-	b = wire.AppendBool(b, m.Committed)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 11)...)
+		p := b[n : n+11]
+		_ = p[10]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
+		if m.Committed {
+			p[10] = 1
+		}
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -194,17 +216,36 @@ func (*EndTxnRequest) Info() *MessageInfo { return &infoEndTxnRequest }
 
 // Encode appends m at the given version to dst.
 func (m *EndTxnRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one EndTxnRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one EndTxnRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *EndTxnRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *EndTxnRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *EndTxnRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -222,3 +263,6 @@ func (*EndTxnRequest) NewResponse() Response { return NewEndTxnResponse() }
 
 // ResponseType returns a new paired EndTxnResponse, typed.
 func (*EndTxnRequest) ResponseType() *EndTxnResponse { return NewEndTxnResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

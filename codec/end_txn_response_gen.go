@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -42,32 +45,45 @@ func (m *EndTxnResponse) isDefault() bool {
 func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
 	flex := v >= 3
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if v >= 5 {
-		m.ProducerId = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
+		if len(r.Src)-r.Off >= 10 {
+			p := r.Src[r.Off : r.Off+10]
+			_ = p[9]
+			m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
+			r.Off += 10
+		} else {
+			m.ProducerId = r.Int64()
+			if r.Err != nil {
+				r.Push("producerId")
+				return
+			}
+			m.ProducerEpoch = r.Int16()
+			if r.Err != nil {
+				r.Push("producerEpoch")
+				return
+			}
 		}
 	} else {
 		m.ProducerId = -1
-	}
-	if v >= 5 {
-		m.ProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("producerEpoch")
-			return
-		}
-	} else {
 		m.ProducerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -92,22 +108,37 @@ func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
 func (m *EndTxnResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
-	if v >= 5 {
-		b = wire.AppendInt64(b, m.ProducerId)
-	} else if !(m.ProducerId == -1) {
-		// ProducerId is ignorable: dropped at this version.
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
 	if v >= 5 {
-		b = wire.AppendInt16(b, m.ProducerEpoch)
-	} else if !(m.ProducerEpoch == -1) {
-		// ProducerEpoch is ignorable: dropped at this version.
+		{
+			n := len(b)
+			b = append(b, make([]byte, 10)...)
+			p := b[n : n+10]
+			_ = p[9]
+			binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+			binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
+		}
+	} else {
+		if !(m.ProducerId == -1) {
+			// ProducerId is ignorable: dropped at this version.
+		}
+		if !(m.ProducerEpoch == -1) {
+			// ProducerEpoch is ignorable: dropped at this version.
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -211,17 +242,36 @@ func (*EndTxnResponse) Info() *MessageInfo { return &infoEndTxnResponse }
 
 // Encode appends m at the given version to dst.
 func (m *EndTxnResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one EndTxnResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one EndTxnResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *EndTxnResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *EndTxnResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *EndTxnResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -239,3 +289,6 @@ func (*EndTxnResponse) NewRequest() Request { return NewEndTxnRequest() }
 
 // RequestType returns a new paired EndTxnRequest, typed.
 func (*EndTxnResponse) RequestType() *EndTxnRequest { return NewEndTxnRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

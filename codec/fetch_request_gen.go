@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -79,15 +82,23 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 		m.ReplicaId = -1
 	}
 	m.ReplicaState = *NewFetchRequestReplicaState()
-	m.MaxWaitMs = r.Int32()
-	if r.Err != nil {
-		r.Push("maxWaitMs")
-		return
-	}
-	m.MinBytes = r.Int32()
-	if r.Err != nil {
-		r.Push("minBytes")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.MaxWaitMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.MinBytes = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.MaxWaitMs = r.Int32()
+		if r.Err != nil {
+			r.Push("maxWaitMs")
+			return
+		}
+		m.MinBytes = r.Int32()
+		if r.Err != nil {
+			r.Push("minBytes")
+			return
+		}
 	}
 	if v >= 3 {
 		m.MaxBytes = r.Int32()
@@ -108,25 +119,35 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 		m.IsolationLevel = 0
 	}
 	if v >= 7 {
-		m.SessionId = r.Int32()
-		if r.Err != nil {
-			r.Push("sessionId")
-			return
+		if len(r.Src)-r.Off >= 8 {
+			p := r.Src[r.Off : r.Off+8]
+			_ = p[7]
+			m.SessionId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.SessionEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+			r.Off += 8
+		} else {
+			m.SessionId = r.Int32()
+			if r.Err != nil {
+				r.Push("sessionId")
+				return
+			}
+			m.SessionEpoch = r.Int32()
+			if r.Err != nil {
+				r.Push("sessionEpoch")
+				return
+			}
 		}
 	} else {
 		m.SessionId = 0
-	}
-	if v >= 7 {
-		m.SessionEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("sessionEpoch")
-			return
-		}
-	} else {
 		m.SessionEpoch = -1
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]FetchRequestFetchTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]FetchRequestFetchTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -144,7 +165,12 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 7 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]FetchRequestForgottenTopic, n)
+			s := m.ForgottenTopicsData
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]FetchRequestForgottenTopic, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -188,8 +214,7 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 				if v >= 12 {
 					m.ClusterId = r.NullableString(true)
 				} else {
-					s := r.String(true)
-					m.ClusterId = &s
+					m.ClusterId = r.StringPtr(true)
 				}
 				r.Unlimit(saved, tag)
 				if r.Err != nil {
@@ -233,8 +258,14 @@ func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("replicaState")
 		return b
 	}
-	b = wire.AppendInt32(b, m.MaxWaitMs)
-	b = wire.AppendInt32(b, m.MinBytes)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.MaxWaitMs))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.MinBytes))
+	}
 	if v >= 3 {
 		b = wire.AppendInt32(b, m.MaxBytes)
 	} else if !(m.MaxBytes == 2147483647) {
@@ -246,14 +277,21 @@ func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		// IsolationLevel is ignorable: dropped at this version.
 	}
 	if v >= 7 {
-		b = wire.AppendInt32(b, m.SessionId)
-	} else if !(m.SessionId == 0) {
-		// SessionId is ignorable: dropped at this version.
-	}
-	if v >= 7 {
-		b = wire.AppendInt32(b, m.SessionEpoch)
-	} else if !(m.SessionEpoch == -1) {
-		// SessionEpoch is ignorable: dropped at this version.
+		{
+			n := len(b)
+			b = append(b, make([]byte, 8)...)
+			p := b[n : n+8]
+			_ = p[7]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.SessionId))
+			binary.BigEndian.PutUint32(p[4:], uint32(m.SessionEpoch))
+		}
+	} else {
+		if !(m.SessionId == 0) {
+			// SessionId is ignorable: dropped at this version.
+		}
+		if !(m.SessionEpoch == -1) {
+			// SessionEpoch is ignorable: dropped at this version.
+		}
 	}
 	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
@@ -331,7 +369,9 @@ func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -575,21 +615,26 @@ func (m *FetchRequestReplicaState) decode(r *wire.Reader, v int16) {
 	flex := v >= 12
 	_ = flex
 	if v >= 15 {
-		m.ReplicaId = r.Int32()
-		if r.Err != nil {
-			r.Push("replicaId")
-			return
+		if len(r.Src)-r.Off >= 12 {
+			p := r.Src[r.Off : r.Off+12]
+			_ = p[11]
+			m.ReplicaId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.ReplicaEpoch = int64(binary.BigEndian.Uint64(p[4:]))
+			r.Off += 12
+		} else {
+			m.ReplicaId = r.Int32()
+			if r.Err != nil {
+				r.Push("replicaId")
+				return
+			}
+			m.ReplicaEpoch = r.Int64()
+			if r.Err != nil {
+				r.Push("replicaEpoch")
+				return
+			}
 		}
 	} else {
 		m.ReplicaId = -1
-	}
-	if v >= 15 {
-		m.ReplicaEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("replicaEpoch")
-			return
-		}
-	} else {
 		m.ReplicaEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -615,23 +660,32 @@ func (m *FetchRequestReplicaState) encode(b []byte, v int16, w *wire.Encoder) []
 	flex := v >= 12
 	_ = flex
 	if v >= 15 {
-		b = wire.AppendInt32(b, m.ReplicaId)
-	} else if !(m.ReplicaId == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("replicaId")
-		return b
-	}
-	if v >= 15 {
-		b = wire.AppendInt64(b, m.ReplicaEpoch)
-	} else if !(m.ReplicaEpoch == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("replicaEpoch")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 12)...)
+			p := b[n : n+12]
+			_ = p[11]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.ReplicaId))
+			binary.BigEndian.PutUint64(p[4:], uint64(m.ReplicaEpoch))
+		}
+	} else {
+		if !(m.ReplicaId == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("replicaId")
+			return b
+		}
+		if !(m.ReplicaEpoch == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("replicaEpoch")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -754,7 +808,12 @@ func (m *FetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 16); n >= 0 {
-		s := make([]FetchRequestFetchPartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]FetchRequestFetchPartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -819,7 +878,9 @@ func (m *FetchRequestFetchTopic) encode(b []byte, v int16, w *wire.Encoder) []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1108,7 +1169,9 @@ func (m *FetchRequestFetchPartition) encode(b []byte, v int16, w *wire.Encoder) 
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1292,7 +1355,12 @@ func (m *FetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 7 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.Partitions
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -1361,7 +1429,9 @@ func (m *FetchRequestForgottenTopic) encode(b []byte, v int16, w *wire.Encoder) 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1477,17 +1547,36 @@ func (*FetchRequest) Info() *MessageInfo { return &infoFetchRequest }
 
 // Encode appends m at the given version to dst.
 func (m *FetchRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 18 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one FetchRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one FetchRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *FetchRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *FetchRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *FetchRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 18 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1505,3 +1594,6 @@ func (*FetchRequest) NewResponse() Response { return NewFetchResponse() }
 
 // ResponseType returns a new paired FetchResponse, typed.
 func (*FetchRequest) ResponseType() *FetchResponse { return NewFetchResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -53,25 +56,35 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 		m.ThrottleTimeMs = 0
 	}
 	if v >= 7 {
-		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
+		if len(r.Src)-r.Off >= 6 {
+			p := r.Src[r.Off : r.Off+6]
+			_ = p[5]
+			m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
+			m.SessionId = int32(binary.BigEndian.Uint32(p[2:]))
+			r.Off += 6
+		} else {
+			m.ErrorCode = r.Int16()
+			if r.Err != nil {
+				r.Push("errorCode")
+				return
+			}
+			m.SessionId = r.Int32()
+			if r.Err != nil {
+				r.Push("sessionId")
+				return
+			}
 		}
 	} else {
 		m.ErrorCode = 0
-	}
-	if v >= 7 {
-		m.SessionId = r.Int32()
-		if r.Err != nil {
-			r.Push("sessionId")
-			return
-		}
-	} else {
 		m.SessionId = 0
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]FetchResponseFetchableTopicResponse, n)
+		s := m.Responses
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]FetchResponseFetchableTopicResponse, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -102,7 +115,12 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 			case tag == 0 && v >= 16:
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
-					s := make([]FetchResponseNodeEndpoint, n)
+					s := m.NodeEndpoints
+					if s != nil && cap(s) >= n {
+						s = s[:n]
+					} else {
+						s = make([]FetchResponseNodeEndpoint, n)
+					}
 					for i := range s {
 						s[i].decode(r, v)
 						if r.Err != nil {
@@ -139,16 +157,23 @@ func (m *FetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
 	if v >= 7 {
-		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
-		// ErrorCode is ignorable: dropped at this version.
-	}
-	if v >= 7 {
-		b = wire.AppendInt32(b, m.SessionId)
-	} else if !(m.SessionId == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("sessionId")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 6)...)
+			p := b[n : n+6]
+			_ = p[5]
+			binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
+			binary.BigEndian.PutUint32(p[2:], uint32(m.SessionId))
+		}
+	} else {
+		if !(m.ErrorCode == 0) {
+			// ErrorCode is ignorable: dropped at this version.
+		}
+		if !(m.SessionId == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("sessionId")
+			return b
+		}
 	}
 	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
 	for i := range m.Responses {
@@ -188,7 +213,9 @@ func (m *FetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -378,7 +405,12 @@ func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 15); n >= 0 {
-		s := make([]FetchResponsePartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]FetchResponsePartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -443,7 +475,9 @@ func (m *FetchResponseFetchableTopicResponse) encode(b []byte, v int16, w *wire.
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -605,20 +639,29 @@ func (m *FetchResponsePartitionData) isDefault() bool {
 func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 	flex := v >= 12
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.HighWatermark = r.Int64()
-	if r.Err != nil {
-		r.Push("highWatermark")
-		return
+	if len(r.Src)-r.Off >= 14 {
+		p := r.Src[r.Off : r.Off+14]
+		_ = p[13]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		m.HighWatermark = int64(binary.BigEndian.Uint64(p[6:]))
+		r.Off += 14
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.HighWatermark = r.Int64()
+		if r.Err != nil {
+			r.Push("highWatermark")
+			return
+		}
 	}
 	if v >= 4 {
 		m.LastStableOffset = r.Int64()
@@ -643,7 +686,12 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 	m.SnapshotId = *NewFetchResponseSnapshotId()
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (v >= 4), 1); n >= 0 {
-			s := make([]FetchResponseAbortedTransaction, n)
+			s := m.AbortedTransactions
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]FetchResponseAbortedTransaction, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -729,9 +777,15 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 func (m *FetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt64(b, m.HighWatermark)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 14)...)
+		p := b[n : n+14]
+		_ = p[13]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint64(p[6:], uint64(m.HighWatermark))
+	}
 	if v >= 4 {
 		b = wire.AppendInt64(b, m.LastStableOffset)
 	} else if !(m.LastStableOffset == -1) {
@@ -840,7 +894,9 @@ func (m *FetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) 
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1059,21 +1115,26 @@ func (m *FetchResponseEpochEndOffset) decode(r *wire.Reader, v int16) {
 	flex := v >= 12
 	_ = flex
 	if v >= 12 {
-		m.Epoch = r.Int32()
-		if r.Err != nil {
-			r.Push("epoch")
-			return
+		if len(r.Src)-r.Off >= 12 {
+			p := r.Src[r.Off : r.Off+12]
+			_ = p[11]
+			m.Epoch = int32(binary.BigEndian.Uint32(p[0:]))
+			m.EndOffset = int64(binary.BigEndian.Uint64(p[4:]))
+			r.Off += 12
+		} else {
+			m.Epoch = r.Int32()
+			if r.Err != nil {
+				r.Push("epoch")
+				return
+			}
+			m.EndOffset = r.Int64()
+			if r.Err != nil {
+				r.Push("endOffset")
+				return
+			}
 		}
 	} else {
 		m.Epoch = -1
-	}
-	if v >= 12 {
-		m.EndOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("endOffset")
-			return
-		}
-	} else {
 		m.EndOffset = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -1099,23 +1160,32 @@ func (m *FetchResponseEpochEndOffset) encode(b []byte, v int16, w *wire.Encoder)
 	flex := v >= 12
 	_ = flex
 	if v >= 12 {
-		b = wire.AppendInt32(b, m.Epoch)
-	} else if !(m.Epoch == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("epoch")
-		return b
-	}
-	if v >= 12 {
-		b = wire.AppendInt64(b, m.EndOffset)
-	} else if !(m.EndOffset == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("endOffset")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 12)...)
+			p := b[n : n+12]
+			_ = p[11]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.Epoch))
+			binary.BigEndian.PutUint64(p[4:], uint64(m.EndOffset))
+		}
+	} else {
+		if !(m.Epoch == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("epoch")
+			return b
+		}
+		if !(m.EndOffset == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("endOffset")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1219,21 +1289,26 @@ func (m *FetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	flex := v >= 12
 	_ = flex
 	if v >= 12 {
-		m.LeaderId = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
+		if len(r.Src)-r.Off >= 8 {
+			p := r.Src[r.Off : r.Off+8]
+			_ = p[7]
+			m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+			r.Off += 8
+		} else {
+			m.LeaderId = r.Int32()
+			if r.Err != nil {
+				r.Push("leaderId")
+				return
+			}
+			m.LeaderEpoch = r.Int32()
+			if r.Err != nil {
+				r.Push("leaderEpoch")
+				return
+			}
 		}
 	} else {
 		m.LeaderId = -1
-	}
-	if v >= 12 {
-		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
-	} else {
 		m.LeaderEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -1259,23 +1334,32 @@ func (m *FetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encode
 	flex := v >= 12
 	_ = flex
 	if v >= 12 {
-		b = wire.AppendInt32(b, m.LeaderId)
-	} else if !(m.LeaderId == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("leaderId")
-		return b
-	}
-	if v >= 12 {
-		b = wire.AppendInt32(b, m.LeaderEpoch)
-	} else if !(m.LeaderEpoch == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("leaderEpoch")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 8)...)
+			p := b[n : n+8]
+			_ = p[7]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+			binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+		}
+	} else {
+		if !(m.LeaderId == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("leaderId")
+			return b
+		}
+		if !(m.LeaderEpoch == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("leaderEpoch")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1378,15 +1462,23 @@ func (m *FetchResponseSnapshotId) isDefault() bool {
 func (m *FetchResponseSnapshotId) decode(r *wire.Reader, v int16) {
 	flex := v >= 12
 	_ = flex
-	m.EndOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("endOffset")
-		return
-	}
-	m.Epoch = r.Int32()
-	if r.Err != nil {
-		r.Push("epoch")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.EndOffset = int64(binary.BigEndian.Uint64(p[0:]))
+		m.Epoch = int32(binary.BigEndian.Uint32(p[8:]))
+		r.Off += 12
+	} else {
+		m.EndOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("endOffset")
+			return
+		}
+		m.Epoch = r.Int32()
+		if r.Err != nil {
+			r.Push("epoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -1410,12 +1502,20 @@ func (m *FetchResponseSnapshotId) decode(r *wire.Reader, v int16) {
 func (m *FetchResponseSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 12
 	_ = flex
-	b = wire.AppendInt64(b, m.EndOffset)
-	b = wire.AppendInt32(b, m.Epoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.EndOffset))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.Epoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1513,21 +1613,26 @@ func (m *FetchResponseAbortedTransaction) decode(r *wire.Reader, v int16) {
 	flex := v >= 12
 	_ = flex
 	if v >= 4 {
-		m.ProducerId = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
+		if len(r.Src)-r.Off >= 16 {
+			p := r.Src[r.Off : r.Off+16]
+			_ = p[15]
+			m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.FirstOffset = int64(binary.BigEndian.Uint64(p[8:]))
+			r.Off += 16
+		} else {
+			m.ProducerId = r.Int64()
+			if r.Err != nil {
+				r.Push("producerId")
+				return
+			}
+			m.FirstOffset = r.Int64()
+			if r.Err != nil {
+				r.Push("firstOffset")
+				return
+			}
 		}
 	} else {
 		m.ProducerId = 0
-	}
-	if v >= 4 {
-		m.FirstOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("firstOffset")
-			return
-		}
-	} else {
 		m.FirstOffset = 0
 	}
 	m.UnknownTaggedFields = nil
@@ -1553,23 +1658,32 @@ func (m *FetchResponseAbortedTransaction) encode(b []byte, v int16, w *wire.Enco
 	flex := v >= 12
 	_ = flex
 	if v >= 4 {
-		b = wire.AppendInt64(b, m.ProducerId)
-	} else if !(m.ProducerId == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("producerId")
-		return b
-	}
-	if v >= 4 {
-		b = wire.AppendInt64(b, m.FirstOffset)
-	} else if !(m.FirstOffset == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("firstOffset")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 16)...)
+			p := b[n : n+16]
+			_ = p[15]
+			binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+			binary.BigEndian.PutUint64(p[8:], uint64(m.FirstOffset))
+		}
+	} else {
+		if !(m.ProducerId == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("producerId")
+			return b
+		}
+		if !(m.FirstOffset == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("firstOffset")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1707,8 +1821,7 @@ func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		if v >= 16 {
 			m.Rack = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Rack = &s
+			m.Rack = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("rack")
@@ -1785,7 +1898,9 @@ func (m *FetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) [
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1893,17 +2008,36 @@ func (*FetchResponse) Info() *MessageInfo { return &infoFetchResponse }
 
 // Encode appends m at the given version to dst.
 func (m *FetchResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 18 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one FetchResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one FetchResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *FetchResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *FetchResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *FetchResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 18 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1921,3 +2055,6 @@ func (*FetchResponse) NewRequest() Request { return NewFetchRequest() }
 
 // RequestType returns a new paired FetchRequest, typed.
 func (*FetchResponse) RequestType() *FetchRequest { return NewFetchRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -47,18 +50,31 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	m.ClusterId = nil
-	m.ReplicaId = r.Int32()
-	if r.Err != nil {
-		r.Push("replicaId")
-		return
-	}
-	m.MaxBytes = r.Int32()
-	if r.Err != nil {
-		r.Push("maxBytes")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.ReplicaId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.MaxBytes = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.ReplicaId = r.Int32()
+		if r.Err != nil {
+			r.Push("replicaId")
+			return
+		}
+		m.MaxBytes = r.Int32()
+		if r.Err != nil {
+			r.Push("maxBytes")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]FetchSnapshotRequestTopicSnapshot, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]FetchSnapshotRequestTopicSnapshot, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -90,8 +106,7 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 				if true {
 					m.ClusterId = r.NullableString(true)
 				} else {
-					s := r.String(true)
-					m.ClusterId = &s
+					m.ClusterId = r.StringPtr(true)
 				}
 				r.Unlimit(saved, tag)
 				if r.Err != nil {
@@ -112,8 +127,14 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ReplicaId)
-	b = wire.AppendInt32(b, m.MaxBytes)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ReplicaId))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.MaxBytes))
+	}
 	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -149,7 +170,9 @@ func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -288,7 +311,12 @@ func (m *FetchSnapshotRequestTopicSnapshot) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 30); n >= 0 {
-		s := make([]FetchSnapshotRequestPartitionSnapshot, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]FetchSnapshotRequestPartitionSnapshot, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -344,7 +372,9 @@ func (m *FetchSnapshotRequestTopicSnapshot) encode(b []byte, v int16, w *wire.En
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -469,15 +499,23 @@ func (m *FetchSnapshotRequestPartitionSnapshot) isDefault() bool {
 func (m *FetchSnapshotRequestPartitionSnapshot) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
-	m.CurrentLeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("currentLeaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.Partition = int32(binary.BigEndian.Uint32(p[0:]))
+		m.CurrentLeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.Partition = r.Int32()
+		if r.Err != nil {
+			r.Push("partition")
+			return
+		}
+		m.CurrentLeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("currentLeaderEpoch")
+			return
+		}
 	}
 	m.SnapshotId.decode(r, v)
 	if r.Err != nil {
@@ -523,8 +561,14 @@ func (m *FetchSnapshotRequestPartitionSnapshot) decode(r *wire.Reader, v int16) 
 func (m *FetchSnapshotRequestPartitionSnapshot) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.Partition)
-	b = wire.AppendInt32(b, m.CurrentLeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.CurrentLeaderEpoch))
+	}
 	b = m.SnapshotId.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("snapshotId")
@@ -550,7 +594,9 @@ func (m *FetchSnapshotRequestPartitionSnapshot) encode(b []byte, v int16, w *wir
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -676,15 +722,23 @@ func (m *FetchSnapshotRequestSnapshotId) isDefault() bool {
 func (m *FetchSnapshotRequestSnapshotId) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.EndOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("endOffset")
-		return
-	}
-	m.Epoch = r.Int32()
-	if r.Err != nil {
-		r.Push("epoch")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.EndOffset = int64(binary.BigEndian.Uint64(p[0:]))
+		m.Epoch = int32(binary.BigEndian.Uint32(p[8:]))
+		r.Off += 12
+	} else {
+		m.EndOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("endOffset")
+			return
+		}
+		m.Epoch = r.Int32()
+		if r.Err != nil {
+			r.Push("epoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -708,12 +762,20 @@ func (m *FetchSnapshotRequestSnapshotId) decode(r *wire.Reader, v int16) {
 func (m *FetchSnapshotRequestSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt64(b, m.EndOffset)
-	b = wire.AppendInt32(b, m.Epoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.EndOffset))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.Epoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -795,17 +857,36 @@ func (*FetchSnapshotRequest) Info() *MessageInfo { return &infoFetchSnapshotRequ
 
 // Encode appends m at the given version to dst.
 func (m *FetchSnapshotRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one FetchSnapshotRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one FetchSnapshotRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *FetchSnapshotRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *FetchSnapshotRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *FetchSnapshotRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -823,3 +904,6 @@ func (*FetchSnapshotRequest) NewResponse() Response { return NewFetchSnapshotRes
 
 // ResponseType returns a new paired FetchSnapshotResponse, typed.
 func (*FetchSnapshotRequest) ResponseType() *FetchSnapshotResponse { return NewFetchSnapshotResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

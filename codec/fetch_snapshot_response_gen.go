@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,18 +47,31 @@ func (m *FetchSnapshotResponse) isDefault() bool {
 func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]FetchSnapshotResponseTopicSnapshot, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]FetchSnapshotResponseTopicSnapshot, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -86,7 +102,12 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 			case tag == 0 && v >= 1:
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
-					s := make([]FetchSnapshotResponseNodeEndpoint, n)
+					s := m.NodeEndpoints
+					if s != nil && cap(s) >= n {
+						s = s[:n]
+					} else {
+						s = make([]FetchSnapshotResponseNodeEndpoint, n)
+					}
 					for i := range s {
 						s[i].decode(r, v)
 						if r.Err != nil {
@@ -117,8 +138,14 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 func (m *FetchSnapshotResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -157,7 +184,9 @@ func (m *FetchSnapshotResponse) encode(b []byte, v int16, w *wire.Encoder) []byt
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -316,7 +345,12 @@ func (m *FetchSnapshotResponseTopicSnapshot) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 37); n >= 0 {
-		s := make([]FetchSnapshotResponsePartitionSnapshot, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]FetchSnapshotResponsePartitionSnapshot, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -372,7 +406,9 @@ func (m *FetchSnapshotResponseTopicSnapshot) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -504,15 +540,23 @@ func (m *FetchSnapshotResponsePartitionSnapshot) isDefault() bool {
 func (m *FetchSnapshotResponsePartitionSnapshot) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.Index = r.Int32()
-	if r.Err != nil {
-		r.Push("index")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.Index = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.Index = r.Int32()
+		if r.Err != nil {
+			r.Push("index")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	m.SnapshotId.decode(r, v)
 	if r.Err != nil {
@@ -520,15 +564,23 @@ func (m *FetchSnapshotResponsePartitionSnapshot) decode(r *wire.Reader, v int16)
 		return
 	}
 	m.CurrentLeader = *NewFetchSnapshotResponseLeaderIdAndEpoch()
-	m.Size = r.Int64()
-	if r.Err != nil {
-		r.Push("size")
-		return
-	}
-	m.Position = r.Int64()
-	if r.Err != nil {
-		r.Push("position")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.Size = int64(binary.BigEndian.Uint64(p[0:]))
+		m.Position = int64(binary.BigEndian.Uint64(p[8:]))
+		r.Off += 16
+	} else {
+		m.Size = r.Int64()
+		if r.Err != nil {
+			r.Push("size")
+			return
+		}
+		m.Position = r.Int64()
+		if r.Err != nil {
+			r.Push("position")
+			return
+		}
 	}
 	m.UnalignedRecords = r.Bytes(flex)
 	if r.Err != nil {
@@ -568,15 +620,27 @@ func (m *FetchSnapshotResponsePartitionSnapshot) decode(r *wire.Reader, v int16)
 func (m *FetchSnapshotResponsePartitionSnapshot) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.Index)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Index))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	b = m.SnapshotId.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("snapshotId")
 		return b
 	}
-	b = wire.AppendInt64(b, m.Size)
-	b = wire.AppendInt64(b, m.Position)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.Size))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.Position))
+	}
 	b = wire.AppendBytes(b, m.UnalignedRecords, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
@@ -598,7 +662,9 @@ func (m *FetchSnapshotResponsePartitionSnapshot) encode(b []byte, v int16, w *wi
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -740,15 +806,23 @@ func (m *FetchSnapshotResponseSnapshotId) isDefault() bool {
 func (m *FetchSnapshotResponseSnapshotId) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.EndOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("endOffset")
-		return
-	}
-	m.Epoch = r.Int32()
-	if r.Err != nil {
-		r.Push("epoch")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.EndOffset = int64(binary.BigEndian.Uint64(p[0:]))
+		m.Epoch = int32(binary.BigEndian.Uint32(p[8:]))
+		r.Off += 12
+	} else {
+		m.EndOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("endOffset")
+			return
+		}
+		m.Epoch = r.Int32()
+		if r.Err != nil {
+			r.Push("epoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -772,12 +846,20 @@ func (m *FetchSnapshotResponseSnapshotId) decode(r *wire.Reader, v int16) {
 func (m *FetchSnapshotResponseSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt64(b, m.EndOffset)
-	b = wire.AppendInt32(b, m.Epoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.EndOffset))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.Epoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -874,15 +956,23 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) isDefault() bool {
 func (m *FetchSnapshotResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -906,12 +996,20 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) 
 func (m *FetchSnapshotResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.LeaderId)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1089,7 +1187,9 @@ func (m *FetchSnapshotResponseNodeEndpoint) encode(b []byte, v int16, w *wire.En
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1186,17 +1286,36 @@ func (*FetchSnapshotResponse) Info() *MessageInfo { return &infoFetchSnapshotRes
 
 // Encode appends m at the given version to dst.
 func (m *FetchSnapshotResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one FetchSnapshotResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one FetchSnapshotResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *FetchSnapshotResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *FetchSnapshotResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *FetchSnapshotResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1214,3 +1333,6 @@ func (*FetchSnapshotResponse) NewRequest() Request { return NewFetchSnapshotRequ
 
 // RequestType returns a new paired FetchSnapshotRequest, typed.
 func (*FetchSnapshotResponse) RequestType() *FetchSnapshotRequest { return NewFetchSnapshotRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -61,7 +64,12 @@ func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]string, n)
+			s := m.CoordinatorKeys
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]string, n)
+			}
 			for i := range s {
 				s[i] = r.String(flex)
 				if r.Err != nil {
@@ -140,7 +148,9 @@ func (m *FindCoordinatorRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -256,17 +266,36 @@ func (*FindCoordinatorRequest) Info() *MessageInfo { return &infoFindCoordinator
 
 // Encode appends m at the given version to dst.
 func (m *FindCoordinatorRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 6 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one FindCoordinatorRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one FindCoordinatorRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *FindCoordinatorRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *FindCoordinatorRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *FindCoordinatorRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 6 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -286,3 +315,6 @@ func (*FindCoordinatorRequest) NewResponse() Response { return NewFindCoordinato
 func (*FindCoordinatorRequest) ResponseType() *FindCoordinatorResponse {
 	return NewFindCoordinatorResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -76,8 +79,7 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 		if v >= 1 && v <= 3 {
 			m.ErrorMessage = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ErrorMessage = &s
+			m.ErrorMessage = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("errorMessage")
@@ -115,7 +117,12 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]FindCoordinatorResponseCoordinator, n)
+			s := m.Coordinators
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]FindCoordinatorResponseCoordinator, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -227,7 +234,9 @@ func (m *FindCoordinatorResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -442,29 +451,33 @@ func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 		m.Host = ""
 	}
 	if v >= 4 {
-		m.Port = r.Int32()
-		if r.Err != nil {
-			r.Push("port")
-			return
+		if len(r.Src)-r.Off >= 6 {
+			p := r.Src[r.Off : r.Off+6]
+			_ = p[5]
+			m.Port = int32(binary.BigEndian.Uint32(p[0:]))
+			m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+			r.Off += 6
+		} else {
+			m.Port = r.Int32()
+			if r.Err != nil {
+				r.Push("port")
+				return
+			}
+			m.ErrorCode = r.Int16()
+			if r.Err != nil {
+				r.Push("errorCode")
+				return
+			}
 		}
 	} else {
 		m.Port = 0
-	}
-	if v >= 4 {
-		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
-	} else {
 		m.ErrorCode = 0
 	}
 	if v >= 4 {
 		if v >= 4 {
 			m.ErrorMessage = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ErrorMessage = &s
+			m.ErrorMessage = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("errorMessage")
@@ -527,18 +540,25 @@ func (m *FindCoordinatorResponseCoordinator) encode(b []byte, v int16, w *wire.E
 		return b
 	}
 	if v >= 4 {
-		b = wire.AppendInt32(b, m.Port)
-	} else if !(m.Port == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("port")
-		return b
-	}
-	if v >= 4 {
-		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("errorCode")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 6)...)
+			p := b[n : n+6]
+			_ = p[5]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.Port))
+			binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+		}
+	} else {
+		if !(m.Port == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("port")
+			return b
+		}
+		if !(m.ErrorCode == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("errorCode")
+			return b
+		}
 	}
 	if v >= 4 {
 		if m.ErrorMessage == nil && !(v >= 4) {
@@ -558,7 +578,9 @@ func (m *FindCoordinatorResponseCoordinator) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -688,17 +710,36 @@ func (*FindCoordinatorResponse) Info() *MessageInfo { return &infoFindCoordinato
 
 // Encode appends m at the given version to dst.
 func (m *FindCoordinatorResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 6 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one FindCoordinatorResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one FindCoordinatorResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *FindCoordinatorResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *FindCoordinatorResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *FindCoordinatorResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 6 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -718,3 +759,6 @@ func (*FindCoordinatorResponse) NewRequest() Request { return NewFindCoordinator
 func (*FindCoordinatorResponse) RequestType() *FindCoordinatorRequest {
 	return NewFindCoordinatorRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

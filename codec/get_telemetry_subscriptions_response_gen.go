@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -59,28 +62,43 @@ func (m *GetTelemetrySubscriptionsResponse) isDefault() bool {
 func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.ClientInstanceId = r.UUID()
-	if r.Err != nil {
-		r.Push("clientInstanceId")
-		return
-	}
-	m.SubscriptionId = r.Int32()
-	if r.Err != nil {
-		r.Push("subscriptionId")
-		return
+	if len(r.Src)-r.Off >= 26 {
+		p := r.Src[r.Off : r.Off+26]
+		_ = p[25]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		m.ClientInstanceId = UUID(p[6:22])
+		m.SubscriptionId = int32(binary.BigEndian.Uint32(p[22:]))
+		r.Off += 26
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.ClientInstanceId = r.UUID()
+		if r.Err != nil {
+			r.Push("clientInstanceId")
+			return
+		}
+		m.SubscriptionId = r.Int32()
+		if r.Err != nil {
+			r.Push("subscriptionId")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]int8, n)
+		s := m.AcceptedCompressionTypes
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int8, n)
+		}
 		for i := range s {
 			s[i] = r.Int8()
 			if r.Err != nil {
@@ -96,23 +114,37 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 		r.Push("acceptedCompressionTypes")
 		return
 	}
-	m.PushIntervalMs = r.Int32()
-	if r.Err != nil {
-		r.Push("pushIntervalMs")
-		return
-	}
-	m.TelemetryMaxBytes = r.Int32()
-	if r.Err != nil {
-		r.Push("telemetryMaxBytes")
-		return
-	}
-	m.DeltaTemporality = r.Bool()
-	if r.Err != nil {
-		r.Push("deltaTemporality")
-		return
+	if len(r.Src)-r.Off >= 9 {
+		p := r.Src[r.Off : r.Off+9]
+		_ = p[8]
+		m.PushIntervalMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.TelemetryMaxBytes = int32(binary.BigEndian.Uint32(p[4:]))
+		m.DeltaTemporality = p[8] != 0
+		r.Off += 9
+	} else {
+		m.PushIntervalMs = r.Int32()
+		if r.Err != nil {
+			r.Push("pushIntervalMs")
+			return
+		}
+		m.TelemetryMaxBytes = r.Int32()
+		if r.Err != nil {
+			r.Push("telemetryMaxBytes")
+			return
+		}
+		m.DeltaTemporality = r.Bool()
+		if r.Err != nil {
+			r.Push("deltaTemporality")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.RequestedMetrics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -150,17 +182,31 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 func (m *GetTelemetrySubscriptionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = append(b, m.ClientInstanceId[:]...)
-	b = wire.AppendInt32(b, m.SubscriptionId)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 26)...)
+		p := b[n : n+26]
+		_ = p[25]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+		copy(p[6:22], m.ClientInstanceId[:])
+		binary.BigEndian.PutUint32(p[22:], uint32(m.SubscriptionId))
+	}
 	b = wire.AppendArrayLen(b, len(m.AcceptedCompressionTypes), m.AcceptedCompressionTypes == nil && (false), flex)
 	for i := range m.AcceptedCompressionTypes {
 		b = append(b, byte(m.AcceptedCompressionTypes[i]))
 	}
-	b = wire.AppendInt32(b, m.PushIntervalMs)
-	b = wire.AppendInt32(b, m.TelemetryMaxBytes)
-	b = wire.AppendBool(b, m.DeltaTemporality)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 9)...)
+		p := b[n : n+9]
+		_ = p[8]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PushIntervalMs))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.TelemetryMaxBytes))
+		if m.DeltaTemporality {
+			p[8] = 1
+		}
+	}
 	b = wire.AppendArrayLen(b, len(m.RequestedMetrics), m.RequestedMetrics == nil && (false), flex)
 	for i := range m.RequestedMetrics {
 		if len(m.RequestedMetrics[i]) > 32767 {
@@ -174,7 +220,9 @@ func (m *GetTelemetrySubscriptionsResponse) encode(b []byte, v int16, w *wire.En
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -361,17 +409,36 @@ func (*GetTelemetrySubscriptionsResponse) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *GetTelemetrySubscriptionsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one GetTelemetrySubscriptionsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one GetTelemetrySubscriptionsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *GetTelemetrySubscriptionsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *GetTelemetrySubscriptionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *GetTelemetrySubscriptionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -395,3 +462,6 @@ func (*GetTelemetrySubscriptionsResponse) NewRequest() Request {
 func (*GetTelemetrySubscriptionsResponse) RequestType() *GetTelemetrySubscriptionsRequest {
 	return NewGetTelemetrySubscriptionsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

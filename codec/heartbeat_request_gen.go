@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -59,8 +62,7 @@ func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
 		if v >= 3 {
 			m.GroupInstanceId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.GroupInstanceId = &s
+			m.GroupInstanceId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("groupInstanceId")
@@ -124,7 +126,9 @@ func (m *HeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -226,17 +230,36 @@ func (*HeartbeatRequest) Info() *MessageInfo { return &infoHeartbeatRequest }
 
 // Encode appends m at the given version to dst.
 func (m *HeartbeatRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 4 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one HeartbeatRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one HeartbeatRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *HeartbeatRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *HeartbeatRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *HeartbeatRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 4 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -254,3 +277,6 @@ func (*HeartbeatRequest) NewResponse() Response { return NewHeartbeatResponse() 
 
 // ResponseType returns a new paired HeartbeatResponse, typed.
 func (*HeartbeatRequest) ResponseType() *HeartbeatResponse { return NewHeartbeatResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

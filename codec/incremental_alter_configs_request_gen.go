@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -39,7 +42,12 @@ func (m *IncrementalAlterConfigsRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]IncrementalAlterConfigsRequestAlterConfigsResource, n)
+		s := m.Resources
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]IncrementalAlterConfigsRequestAlterConfigsResource, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *IncrementalAlterConfigsRequest) encode(b []byte, v int16, w *wire.Encod
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -224,7 +234,12 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) decode(r *wire.Read
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]IncrementalAlterConfigsRequestAlterableConfig, n)
+		s := m.Configs
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]IncrementalAlterConfigsRequestAlterableConfig, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -281,7 +296,9 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) encode(b []byte, v 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -422,8 +439,7 @@ func (m *IncrementalAlterConfigsRequestAlterableConfig) decode(r *wire.Reader, v
 	if true {
 		m.Value = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Value = &s
+		m.Value = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("value")
@@ -472,7 +488,9 @@ func (m *IncrementalAlterConfigsRequestAlterableConfig) encode(b []byte, v int16
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -565,17 +583,36 @@ func (*IncrementalAlterConfigsRequest) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *IncrementalAlterConfigsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one IncrementalAlterConfigsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one IncrementalAlterConfigsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *IncrementalAlterConfigsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *IncrementalAlterConfigsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *IncrementalAlterConfigsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -599,3 +636,6 @@ func (*IncrementalAlterConfigsRequest) NewResponse() Response {
 func (*IncrementalAlterConfigsRequest) ResponseType() *IncrementalAlterConfigsResponse {
 	return NewIncrementalAlterConfigsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

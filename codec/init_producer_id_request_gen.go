@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -56,8 +59,7 @@ func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.TransactionalId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.TransactionalId = &s
+		m.TransactionalId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("transactionalId")
@@ -69,39 +71,49 @@ func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 3 {
-		m.ProducerId = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
+		if len(r.Src)-r.Off >= 10 {
+			p := r.Src[r.Off : r.Off+10]
+			_ = p[9]
+			m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
+			r.Off += 10
+		} else {
+			m.ProducerId = r.Int64()
+			if r.Err != nil {
+				r.Push("producerId")
+				return
+			}
+			m.ProducerEpoch = r.Int16()
+			if r.Err != nil {
+				r.Push("producerEpoch")
+				return
+			}
 		}
 	} else {
 		m.ProducerId = -1
-	}
-	if v >= 3 {
-		m.ProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("producerEpoch")
-			return
-		}
-	} else {
 		m.ProducerEpoch = -1
 	}
 	if v >= 6 {
-		m.Enable2Pc = r.Bool()
-		if r.Err != nil {
-			r.Push("enable2Pc")
-			return
+		if len(r.Src)-r.Off >= 2 {
+			p := r.Src[r.Off : r.Off+2]
+			_ = p[1]
+			m.Enable2Pc = p[0] != 0
+			m.KeepPreparedTxn = p[1] != 0
+			r.Off += 2
+		} else {
+			m.Enable2Pc = r.Bool()
+			if r.Err != nil {
+				r.Push("enable2Pc")
+				return
+			}
+			m.KeepPreparedTxn = r.Bool()
+			if r.Err != nil {
+				r.Push("keepPreparedTxn")
+				return
+			}
 		}
 	} else {
 		m.Enable2Pc = false
-	}
-	if v >= 6 {
-		m.KeepPreparedTxn = r.Bool()
-		if r.Err != nil {
-			r.Push("keepPreparedTxn")
-			return
-		}
-	} else {
 		m.KeepPreparedTxn = false
 	}
 	m.UnknownTaggedFields = nil
@@ -139,37 +151,57 @@ func (m *InitProducerIdRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 	b = wire.AppendNullableString(b, m.TransactionalId, flex)
 	b = wire.AppendInt32(b, m.TransactionTimeoutMs)
 	if v >= 3 {
-		b = wire.AppendInt64(b, m.ProducerId)
-	} else if !(m.ProducerId == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("producerId")
-		return b
-	}
-	if v >= 3 {
-		b = wire.AppendInt16(b, m.ProducerEpoch)
-	} else if !(m.ProducerEpoch == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("producerEpoch")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 10)...)
+			p := b[n : n+10]
+			_ = p[9]
+			binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+			binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
+		}
+	} else {
+		if !(m.ProducerId == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("producerId")
+			return b
+		}
+		if !(m.ProducerEpoch == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("producerEpoch")
+			return b
+		}
 	}
 	if v >= 6 {
-		b = wire.AppendBool(b, m.Enable2Pc)
-	} else if !(!m.Enable2Pc) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("enable2Pc")
-		return b
-	}
-	if v >= 6 {
-		b = wire.AppendBool(b, m.KeepPreparedTxn)
-	} else if !(!m.KeepPreparedTxn) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("keepPreparedTxn")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 2)...)
+			p := b[n : n+2]
+			_ = p[1]
+			if m.Enable2Pc {
+				p[0] = 1
+			}
+			if m.KeepPreparedTxn {
+				p[1] = 1
+			}
+		}
+	} else {
+		if !(!m.Enable2Pc) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("enable2Pc")
+			return b
+		}
+		if !(!m.KeepPreparedTxn) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("keepPreparedTxn")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -295,17 +327,36 @@ func (*InitProducerIdRequest) Info() *MessageInfo { return &infoInitProducerIdRe
 
 // Encode appends m at the given version to dst.
 func (m *InitProducerIdRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 6 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one InitProducerIdRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one InitProducerIdRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *InitProducerIdRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *InitProducerIdRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *InitProducerIdRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 6 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -325,3 +376,6 @@ func (*InitProducerIdRequest) NewResponse() Response { return NewInitProducerIdR
 func (*InitProducerIdRequest) ResponseType() *InitProducerIdResponse {
 	return NewInitProducerIdResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -53,42 +56,57 @@ func (m *InitProducerIdResponse) isDefault() bool {
 func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.ProducerId = r.Int64()
-	if r.Err != nil {
-		r.Push("producerId")
-		return
-	}
-	m.ProducerEpoch = r.Int16()
-	if r.Err != nil {
-		r.Push("producerEpoch")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		m.ProducerId = int64(binary.BigEndian.Uint64(p[6:]))
+		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[14:]))
+		r.Off += 16
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.ProducerId = r.Int64()
+		if r.Err != nil {
+			r.Push("producerId")
+			return
+		}
+		m.ProducerEpoch = r.Int16()
+		if r.Err != nil {
+			r.Push("producerEpoch")
+			return
+		}
 	}
 	if v >= 6 {
-		m.OngoingTxnProducerId = r.Int64()
-		if r.Err != nil {
-			r.Push("ongoingTxnProducerId")
-			return
+		if len(r.Src)-r.Off >= 10 {
+			p := r.Src[r.Off : r.Off+10]
+			_ = p[9]
+			m.OngoingTxnProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.OngoingTxnProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
+			r.Off += 10
+		} else {
+			m.OngoingTxnProducerId = r.Int64()
+			if r.Err != nil {
+				r.Push("ongoingTxnProducerId")
+				return
+			}
+			m.OngoingTxnProducerEpoch = r.Int16()
+			if r.Err != nil {
+				r.Push("ongoingTxnProducerEpoch")
+				return
+			}
 		}
 	} else {
 		m.OngoingTxnProducerId = -1
-	}
-	if v >= 6 {
-		m.OngoingTxnProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("ongoingTxnProducerEpoch")
-			return
-		}
-	} else {
 		m.OngoingTxnProducerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -113,28 +131,43 @@ func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
 func (m *InitProducerIdResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt64(b, m.ProducerId)
-	b = wire.AppendInt16(b, m.ProducerEpoch)
-	if v >= 6 {
-		b = wire.AppendInt64(b, m.OngoingTxnProducerId)
-	} else if !(m.OngoingTxnProducerId == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("ongoingTxnProducerId")
-		return b
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint64(p[6:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint16(p[14:], uint16(m.ProducerEpoch))
 	}
 	if v >= 6 {
-		b = wire.AppendInt16(b, m.OngoingTxnProducerEpoch)
-	} else if !(m.OngoingTxnProducerEpoch == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("ongoingTxnProducerEpoch")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 10)...)
+			p := b[n : n+10]
+			_ = p[9]
+			binary.BigEndian.PutUint64(p[0:], uint64(m.OngoingTxnProducerId))
+			binary.BigEndian.PutUint16(p[8:], uint16(m.OngoingTxnProducerEpoch))
+		}
+	} else {
+		if !(m.OngoingTxnProducerId == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("ongoingTxnProducerId")
+			return b
+		}
+		if !(m.OngoingTxnProducerEpoch == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("ongoingTxnProducerEpoch")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -256,17 +289,36 @@ func (*InitProducerIdResponse) Info() *MessageInfo { return &infoInitProducerIdR
 
 // Encode appends m at the given version to dst.
 func (m *InitProducerIdResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 6 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one InitProducerIdResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one InitProducerIdResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *InitProducerIdResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *InitProducerIdResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *InitProducerIdResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 6 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -286,3 +338,6 @@ func (*InitProducerIdResponse) NewRequest() Request { return NewInitProducerIdRe
 func (*InitProducerIdResponse) RequestType() *InitProducerIdRequest {
 	return NewInitProducerIdRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *InitializeShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]InitializeShareGroupStateRequestInitializeStateData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]InitializeShareGroupStateRequestInitializeStateData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -100,7 +108,9 @@ func (m *InitializeShareGroupStateRequest) encode(b []byte, v int16, w *wire.Enc
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -221,7 +231,12 @@ func (m *InitializeShareGroupStateRequestInitializeStateData) decode(r *wire.Rea
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 17); n >= 0 {
-		s := make([]InitializeShareGroupStateRequestPartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]InitializeShareGroupStateRequestPartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -272,7 +287,9 @@ func (m *InitializeShareGroupStateRequestInitializeStateData) encode(b []byte, v
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -390,20 +407,29 @@ func (m *InitializeShareGroupStateRequestPartitionData) isDefault() bool {
 func (m *InitializeShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
-	m.StateEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("stateEpoch")
-		return
-	}
-	m.StartOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("startOffset")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.Partition = int32(binary.BigEndian.Uint32(p[0:]))
+		m.StateEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		m.StartOffset = int64(binary.BigEndian.Uint64(p[8:]))
+		r.Off += 16
+	} else {
+		m.Partition = r.Int32()
+		if r.Err != nil {
+			r.Push("partition")
+			return
+		}
+		m.StateEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("stateEpoch")
+			return
+		}
+		m.StartOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("startOffset")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -427,13 +453,21 @@ func (m *InitializeShareGroupStateRequestPartitionData) decode(r *wire.Reader, v
 func (m *InitializeShareGroupStateRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.Partition)
-	b = wire.AppendInt32(b, m.StateEpoch)
-	b = wire.AppendInt64(b, m.StartOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.StateEpoch))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.StartOffset))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -528,17 +562,36 @@ func (*InitializeShareGroupStateRequest) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *InitializeShareGroupStateRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one InitializeShareGroupStateRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one InitializeShareGroupStateRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *InitializeShareGroupStateRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *InitializeShareGroupStateRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *InitializeShareGroupStateRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -562,3 +615,6 @@ func (*InitializeShareGroupStateRequest) NewResponse() Response {
 func (*InitializeShareGroupStateRequest) ResponseType() *InitializeShareGroupStateResponse {
 	return NewInitializeShareGroupStateResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -81,8 +84,7 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 		if v >= 5 {
 			m.GroupInstanceId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.GroupInstanceId = &s
+			m.GroupInstanceId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("groupInstanceId")
@@ -97,7 +99,12 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]JoinGroupRequestProtocol, n)
+		s := m.Protocols
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]JoinGroupRequestProtocol, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -117,8 +124,7 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 		if v >= 8 {
 			m.Reason = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Reason = &s
+			m.Reason = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("reason")
@@ -217,7 +223,9 @@ func (m *JoinGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -434,7 +442,9 @@ func (m *JoinGroupRequestProtocol) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -516,17 +526,36 @@ func (*JoinGroupRequest) Info() *MessageInfo { return &infoJoinGroupRequest }
 
 // Encode appends m at the given version to dst.
 func (m *JoinGroupRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 9 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one JoinGroupRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one JoinGroupRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *JoinGroupRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *JoinGroupRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *JoinGroupRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 9 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -544,3 +573,6 @@ func (*JoinGroupRequest) NewResponse() Response { return NewJoinGroupResponse() 
 
 // ResponseType returns a new paired JoinGroupResponse, typed.
 func (*JoinGroupRequest) ResponseType() *JoinGroupResponse { return NewJoinGroupResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -70,22 +73,29 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ThrottleTimeMs = 0
 	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.GenerationId = r.Int32()
-	if r.Err != nil {
-		r.Push("generationId")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
+		m.GenerationId = int32(binary.BigEndian.Uint32(p[2:]))
+		r.Off += 6
+	} else {
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.GenerationId = r.Int32()
+		if r.Err != nil {
+			r.Push("generationId")
+			return
+		}
 	}
 	if v >= 7 {
 		if v >= 7 {
 			m.ProtocolType = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ProtocolType = &s
+			m.ProtocolType = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("protocolType")
@@ -97,8 +107,7 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 	if v >= 7 {
 		m.ProtocolName = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ProtocolName = &s
+		m.ProtocolName = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("protocolName")
@@ -124,7 +133,12 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]JoinGroupResponseMember, n)
+		s := m.Members
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]JoinGroupResponseMember, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -167,8 +181,14 @@ func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	} else if !(m.ThrottleTimeMs == 0) {
 		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt32(b, m.GenerationId)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.GenerationId))
+	}
 	if v >= 7 {
 		if m.ProtocolType == nil && !(v >= 7) {
 			w.Fail(wire.ErrNotNullable, "")
@@ -226,7 +246,9 @@ func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -422,8 +444,7 @@ func (m *JoinGroupResponseMember) decode(r *wire.Reader, v int16) {
 		if v >= 5 {
 			m.GroupInstanceId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.GroupInstanceId = &s
+			m.GroupInstanceId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("groupInstanceId")
@@ -484,7 +505,9 @@ func (m *JoinGroupResponseMember) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -577,17 +600,36 @@ func (*JoinGroupResponse) Info() *MessageInfo { return &infoJoinGroupResponse }
 
 // Encode appends m at the given version to dst.
 func (m *JoinGroupResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 9 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one JoinGroupResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one JoinGroupResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *JoinGroupResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *JoinGroupResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *JoinGroupResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 9 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -605,3 +647,6 @@ func (*JoinGroupResponse) NewRequest() Request { return NewJoinGroupRequest() }
 
 // RequestType returns a new paired JoinGroupRequest, typed.
 func (*JoinGroupResponse) RequestType() *JoinGroupRequest { return NewJoinGroupRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -96,7 +99,12 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 1 {
 		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
-			s := make([]LeaderAndIsrRequestLeaderAndIsrPartitionState, n)
+			s := m.UngroupedPartitionStates
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]LeaderAndIsrRequestLeaderAndIsrPartitionState, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -117,7 +125,12 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 2 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]LeaderAndIsrRequestLeaderAndIsrTopicState, n)
+			s := m.TopicStates
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]LeaderAndIsrRequestLeaderAndIsrTopicState, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -137,7 +150,12 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 		m.TopicStates = nil
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]LeaderAndIsrRequestLeaderAndIsrLiveLeader, n)
+		s := m.LiveLeaders
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]LeaderAndIsrRequestLeaderAndIsrLiveLeader, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -238,7 +256,9 @@ func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -492,28 +512,43 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 	} else {
 		m.TopicName = ""
 	}
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ControllerEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerEpoch")
-		return
-	}
-	m.Leader = r.Int32()
-	if r.Err != nil {
-		r.Push("leader")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ControllerEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		m.Leader = int32(binary.BigEndian.Uint32(p[8:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[12:]))
+		r.Off += 16
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ControllerEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("controllerEpoch")
+			return
+		}
+		m.Leader = r.Int32()
+		if r.Err != nil {
+			r.Push("leader")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Isr
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -535,7 +570,12 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Replicas
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -553,7 +593,12 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 	}
 	if v >= 3 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.AddingReplicas
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -574,7 +619,12 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 	}
 	if v >= 3 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.RemovingReplicas
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -643,10 +693,16 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) encode(b []byte, v int16
 	} else if !(m.TopicName == "") {
 		// TopicName is ignorable: dropped at this version.
 	}
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt32(b, m.ControllerEpoch)
-	b = wire.AppendInt32(b, m.Leader)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.ControllerEpoch))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.Leader))
+		binary.BigEndian.PutUint32(p[12:], uint32(m.LeaderEpoch))
+	}
 	b = wire.AppendArrayLen(b, len(m.Isr), m.Isr == nil && (false), flex)
 	for i := range m.Isr {
 		b = wire.AppendInt32(b, m.Isr[i])
@@ -687,7 +743,9 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) encode(b []byte, v int16
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -983,7 +1041,12 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int
 	}
 	if v >= 2 {
 		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
-			s := make([]LeaderAndIsrRequestLeaderAndIsrPartitionState, n)
+			s := m.PartitionStates
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]LeaderAndIsrRequestLeaderAndIsrPartitionState, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -1059,7 +1122,9 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) encode(b []byte, v int16, w 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1240,7 +1305,9 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) encode(b []byte, v int16, w 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1331,17 +1398,36 @@ func (*LeaderAndIsrRequest) Info() *MessageInfo { return &infoLeaderAndIsrReques
 
 // Encode appends m at the given version to dst.
 func (m *LeaderAndIsrRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 7 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one LeaderAndIsrRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one LeaderAndIsrRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *LeaderAndIsrRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *LeaderAndIsrRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *LeaderAndIsrRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 7 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1359,3 +1445,6 @@ func (*LeaderAndIsrRequest) NewResponse() Response { return NewLeaderAndIsrRespo
 
 // ResponseType returns a new paired LeaderAndIsrResponse, typed.
 func (*LeaderAndIsrRequest) ResponseType() *LeaderAndIsrResponse { return NewLeaderAndIsrResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

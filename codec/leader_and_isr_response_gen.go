@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -48,7 +51,12 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 4 {
 		if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-			s := make([]LeaderAndIsrResponseLeaderAndIsrPartitionError, n)
+			s := m.PartitionErrors
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]LeaderAndIsrResponseLeaderAndIsrPartitionError, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -69,7 +77,12 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]LeaderAndIsrResponseLeaderAndIsrTopicError, n)
+			s := m.Topics
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]LeaderAndIsrResponseLeaderAndIsrTopicError, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -144,7 +157,9 @@ func (m *LeaderAndIsrResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -302,15 +317,23 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) decode(r *wire.Reader, 
 	} else {
 		m.TopicName = ""
 	}
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -344,12 +367,20 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) encode(b []byte, v int1
 	} else if !(m.TopicName == "") {
 		// TopicName is ignorable: dropped at this version.
 	}
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -468,7 +499,12 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v in
 	}
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-			s := make([]LeaderAndIsrResponseLeaderAndIsrPartitionError, n)
+			s := m.PartitionErrors
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]LeaderAndIsrResponseLeaderAndIsrPartitionError, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -534,7 +570,9 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) encode(b []byte, v int16, w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -638,17 +676,36 @@ func (*LeaderAndIsrResponse) Info() *MessageInfo { return &infoLeaderAndIsrRespo
 
 // Encode appends m at the given version to dst.
 func (m *LeaderAndIsrResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 7 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one LeaderAndIsrResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one LeaderAndIsrResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *LeaderAndIsrResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *LeaderAndIsrResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *LeaderAndIsrResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 7 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -666,3 +723,6 @@ func (*LeaderAndIsrResponse) NewRequest() Request { return NewLeaderAndIsrReques
 
 // RequestType returns a new paired LeaderAndIsrRequest, typed.
 func (*LeaderAndIsrResponse) RequestType() *LeaderAndIsrRequest { return NewLeaderAndIsrRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,18 +47,31 @@ func (m *LeaderChangeMessage) isDefault() bool {
 func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.Version = r.Int16()
-	if r.Err != nil {
-		r.Push("version")
-		return
-	}
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.Version = int16(binary.BigEndian.Uint16(p[0:]))
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[2:]))
+		r.Off += 6
+	} else {
+		m.Version = r.Int16()
+		if r.Err != nil {
+			r.Push("version")
+			return
+		}
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
-		s := make([]LeaderChangeMessageVoter, n)
+		s := m.Voters
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]LeaderChangeMessageVoter, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -72,7 +88,12 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
-		s := make([]LeaderChangeMessageVoter, n)
+		s := m.GrantingVoters
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]LeaderChangeMessageVoter, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -110,8 +131,14 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 func (m *LeaderChangeMessage) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt16(b, m.Version)
-	b = wire.AppendInt32(b, m.LeaderId)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.Version))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.LeaderId))
+	}
 	b = wire.AppendArrayLen(b, len(m.Voters), m.Voters == nil && (false), flex)
 	for i := range m.Voters {
 		b = m.Voters[i].encode(b, v, w)
@@ -133,7 +160,9 @@ func (m *LeaderChangeMessage) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -331,7 +360,9 @@ func (m *LeaderChangeMessageVoter) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -415,17 +446,36 @@ func (*LeaderChangeMessage) Info() *MessageInfo { return &infoLeaderChangeMessag
 
 // Encode appends m at the given version to dst.
 func (m *LeaderChangeMessage) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one LeaderChangeMessage at the given version.
+// Decode replaces m with the message in src, which must hold exactly one LeaderChangeMessage at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *LeaderChangeMessage) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *LeaderChangeMessage) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *LeaderChangeMessage) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -435,3 +485,6 @@ func (m *LeaderChangeMessage) AppendJSON(dst []byte, version int16) ([]byte, err
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *LeaderChangeMessage) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

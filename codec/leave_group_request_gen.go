@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -57,7 +60,12 @@ func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 3 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]LeaveGroupRequestMemberIdentity, n)
+			s := m.Members
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]LeaveGroupRequestMemberIdentity, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -134,7 +142,9 @@ func (m *LeaveGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -278,8 +288,7 @@ func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 		if v >= 3 {
 			m.GroupInstanceId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.GroupInstanceId = &s
+			m.GroupInstanceId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("groupInstanceId")
@@ -292,8 +301,7 @@ func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 		if v >= 5 {
 			m.Reason = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Reason = &s
+			m.Reason = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("reason")
@@ -371,7 +379,9 @@ func (m *LeaveGroupRequestMemberIdentity) encode(b []byte, v int16, w *wire.Enco
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -468,17 +478,36 @@ func (*LeaveGroupRequest) Info() *MessageInfo { return &infoLeaveGroupRequest }
 
 // Encode appends m at the given version to dst.
 func (m *LeaveGroupRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one LeaveGroupRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one LeaveGroupRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *LeaveGroupRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *LeaveGroupRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *LeaveGroupRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -496,3 +525,6 @@ func (*LeaveGroupRequest) NewResponse() Response { return NewLeaveGroupResponse(
 
 // ResponseType returns a new paired LeaveGroupResponse, typed.
 func (*LeaveGroupRequest) ResponseType() *LeaveGroupResponse { return NewLeaveGroupResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -57,7 +60,12 @@ func (m *LeaveGroupResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 3 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]LeaveGroupResponseMemberResponse, n)
+			s := m.Members
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]LeaveGroupResponseMemberResponse, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -122,7 +130,9 @@ func (m *LeaveGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -267,8 +277,7 @@ func (m *LeaveGroupResponseMemberResponse) decode(r *wire.Reader, v int16) {
 		if v >= 3 {
 			m.GroupInstanceId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.GroupInstanceId = &s
+			m.GroupInstanceId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("groupInstanceId")
@@ -347,7 +356,9 @@ func (m *LeaveGroupResponseMemberResponse) encode(b []byte, v int16, w *wire.Enc
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -444,17 +455,36 @@ func (*LeaveGroupResponse) Info() *MessageInfo { return &infoLeaveGroupResponse 
 
 // Encode appends m at the given version to dst.
 func (m *LeaveGroupResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one LeaveGroupResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one LeaveGroupResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *LeaveGroupResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *LeaveGroupResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *LeaveGroupResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -472,3 +502,6 @@ func (*LeaveGroupResponse) NewRequest() Request { return NewLeaveGroupRequest() 
 
 // RequestType returns a new paired LeaveGroupRequest, typed.
 func (*LeaveGroupResponse) RequestType() *LeaveGroupRequest { return NewLeaveGroupRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

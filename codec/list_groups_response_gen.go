@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -56,7 +59,12 @@ func (m *ListGroupsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]ListGroupsResponseListedGroup, n)
+		s := m.Groups
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ListGroupsResponseListedGroup, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -112,7 +120,9 @@ func (m *ListGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -329,7 +339,9 @@ func (m *ListGroupsResponseListedGroup) encode(b []byte, v int16, w *wire.Encode
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -433,17 +445,36 @@ func (*ListGroupsResponse) Info() *MessageInfo { return &infoListGroupsResponse 
 
 // Encode appends m at the given version to dst.
 func (m *ListGroupsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ListGroupsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ListGroupsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ListGroupsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ListGroupsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ListGroupsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -461,3 +492,6 @@ func (*ListGroupsResponse) NewRequest() Request { return NewListGroupsRequest() 
 
 // RequestType returns a new paired ListGroupsRequest, typed.
 func (*ListGroupsResponse) RequestType() *ListGroupsRequest { return NewListGroupsRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -48,7 +51,12 @@ func (m *ListOffsetsResponse) decode(r *wire.Reader, v int16) {
 		m.ThrottleTimeMs = 0
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]ListOffsetsResponseListOffsetsTopicResponse, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ListOffsetsResponseListOffsetsTopicResponse, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -103,7 +111,9 @@ func (m *ListOffsetsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -226,7 +236,12 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) decode(r *wire.Reader, v i
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]ListOffsetsResponseListOffsetsPartitionResponse, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ListOffsetsResponseListOffsetsPartitionResponse, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -282,7 +297,9 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) encode(b []byte, v int16, 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -412,19 +429,32 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) isDefault() bool {
 func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if v <= 0 {
 		if n := r.ArrayLen(flex, (false), 8); n >= 0 {
-			s := make([]int64, n)
+			s := m.OldStyleOffsets
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int64, n)
+			}
 			for i := range s {
 				s[i] = r.Int64()
 				if r.Err != nil {
@@ -444,21 +474,26 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 		m.OldStyleOffsets = nil
 	}
 	if v >= 1 {
-		m.Timestamp = r.Int64()
-		if r.Err != nil {
-			r.Push("timestamp")
-			return
+		if len(r.Src)-r.Off >= 16 {
+			p := r.Src[r.Off : r.Off+16]
+			_ = p[15]
+			m.Timestamp = int64(binary.BigEndian.Uint64(p[0:]))
+			m.Offset = int64(binary.BigEndian.Uint64(p[8:]))
+			r.Off += 16
+		} else {
+			m.Timestamp = r.Int64()
+			if r.Err != nil {
+				r.Push("timestamp")
+				return
+			}
+			m.Offset = r.Int64()
+			if r.Err != nil {
+				r.Push("offset")
+				return
+			}
 		}
 	} else {
 		m.Timestamp = -1
-	}
-	if v >= 1 {
-		m.Offset = r.Int64()
-		if r.Err != nil {
-			r.Push("offset")
-			return
-		}
-	} else {
 		m.Offset = -1
 	}
 	if v >= 4 {
@@ -492,8 +527,14 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 func (m *ListOffsetsResponseListOffsetsPartitionResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 6
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if v <= 0 {
 		b = wire.AppendArrayLen(b, len(m.OldStyleOffsets), m.OldStyleOffsets == nil && (false), flex)
 		for i := range m.OldStyleOffsets {
@@ -505,18 +546,25 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) encode(b []byte, v int
 		return b
 	}
 	if v >= 1 {
-		b = wire.AppendInt64(b, m.Timestamp)
-	} else if !(m.Timestamp == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("timestamp")
-		return b
-	}
-	if v >= 1 {
-		b = wire.AppendInt64(b, m.Offset)
-	} else if !(m.Offset == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("offset")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 16)...)
+			p := b[n : n+16]
+			_ = p[15]
+			binary.BigEndian.PutUint64(p[0:], uint64(m.Timestamp))
+			binary.BigEndian.PutUint64(p[8:], uint64(m.Offset))
+		}
+	} else {
+		if !(m.Timestamp == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("timestamp")
+			return b
+		}
+		if !(m.Offset == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("offset")
+			return b
+		}
 	}
 	if v >= 4 {
 		b = wire.AppendInt32(b, m.LeaderEpoch)
@@ -528,7 +576,9 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) encode(b []byte, v int
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -673,17 +723,36 @@ func (*ListOffsetsResponse) Info() *MessageInfo { return &infoListOffsetsRespons
 
 // Encode appends m at the given version to dst.
 func (m *ListOffsetsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 11 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ListOffsetsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ListOffsetsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ListOffsetsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ListOffsetsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ListOffsetsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 11 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -701,3 +770,6 @@ func (*ListOffsetsResponse) NewRequest() Request { return NewListOffsetsRequest(
 
 // RequestType returns a new paired ListOffsetsRequest, typed.
 func (*ListOffsetsResponse) RequestType() *ListOffsetsRequest { return NewListOffsetsRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -46,7 +49,12 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.StateFilters
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -63,7 +71,12 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
-		s := make([]int64, n)
+		s := m.ProducerIdFilters
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int64, n)
+		}
 		for i := range s {
 			s[i] = r.Int64()
 			if r.Err != nil {
@@ -92,8 +105,7 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 		if v >= 2 {
 			m.TransactionalIdPattern = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.TransactionalIdPattern = &s
+			m.TransactionalIdPattern = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("transactionalIdPattern")
@@ -165,7 +177,9 @@ func (m *ListTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -307,17 +321,36 @@ func (*ListTransactionsRequest) Info() *MessageInfo { return &infoListTransactio
 
 // Encode appends m at the given version to dst.
 func (m *ListTransactionsRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ListTransactionsRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ListTransactionsRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ListTransactionsRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ListTransactionsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ListTransactionsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -337,3 +370,6 @@ func (*ListTransactionsRequest) NewResponse() Response { return NewListTransacti
 func (*ListTransactionsRequest) ResponseType() *ListTransactionsResponse {
 	return NewListTransactionsResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,18 +47,31 @@ func (m *ListTransactionsResponse) isDefault() bool {
 func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.UnknownStateFilters
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -72,7 +88,12 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 11); n >= 0 {
-		s := make([]ListTransactionsResponseTransactionState, n)
+		s := m.TransactionStates
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ListTransactionsResponseTransactionState, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -110,8 +131,14 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 func (m *ListTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	b = wire.AppendArrayLen(b, len(m.UnknownStateFilters), m.UnknownStateFilters == nil && (false), flex)
 	for i := range m.UnknownStateFilters {
 		if len(m.UnknownStateFilters[i]) > 32767 {
@@ -134,7 +161,9 @@ func (m *ListTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -342,7 +371,9 @@ func (m *ListTransactionsResponseTransactionState) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -433,17 +464,36 @@ func (*ListTransactionsResponse) Info() *MessageInfo { return &infoListTransacti
 
 // Encode appends m at the given version to dst.
 func (m *ListTransactionsResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ListTransactionsResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ListTransactionsResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ListTransactionsResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ListTransactionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ListTransactionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -465,3 +515,6 @@ func (*ListTransactionsResponse) NewRequest() Request { return NewListTransactio
 func (*ListTransactionsResponse) RequestType() *ListTransactionsRequest {
 	return NewListTransactionsRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
 
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
@@ -293,36 +292,25 @@ func versionError(m Message, v int16) error {
 	return fmt.Errorf("kwire: %s version %d: %w (valid %d-%d)", m.MessageName(), v, ErrVersion, i.MinVersion, i.MaxVersion)
 }
 
-func encodeBody(m Message, dst []byte, v int16) ([]byte, error) {
-	if !m.Info().ValidVersion(v) {
-		return dst, versionError(m, v)
-	}
-	w := encoders.Get().(*wire.Encoder)
-	out := m.encode(dst, v, w)
-	var err error
-	if w.Err != nil {
-		out = dst
-		err = &EncodeError{Message: m.MessageName(), Version: v, Path: w.Path(), Err: w.Err, Detail: w.Detail}
-	}
-	*w = wire.Encoder{}
-	encoders.Put(w)
-	return out, err
+func encodeError(m Message, v int16, w *wire.Encoder) error {
+	return &EncodeError{Message: m.MessageName(), Version: v, Path: w.Path(), Err: w.Err, Detail: w.Detail}
 }
 
-// Readers and encoders are pooled: handing one to a generated method through an
-// interface makes it escape, and a fresh one per call would cost an allocation.
-var (
-	readers  = sync.Pool{New: func() any { return new(wire.Reader) }}
-	encoders = sync.Pool{New: func() any { return new(wire.Encoder) }}
-)
+func internalFault(m Message, v int16, off int, p any) error {
+	// Generated decoders check every bound; this turns a bug into an error rather than
+	// a crash of the host process.
+	return &DecodeError{Message: m.MessageName(), Version: v, Offset: off, Err: errors.New("internal decoder fault"), Detail: fmt.Sprint(p)}
+}
 
-func decodeBody(m Message, src []byte, v int16, opts DecodeOptions) error {
-	r := readers.Get().(*wire.Reader)
-	*r = wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
-	err := decodeAt(m, r, v, true)
-	*r = wire.Reader{}
-	readers.Put(r)
-	return err
+// finishDecode checks that the whole input was used and turns a failure into an error.
+func finishDecode(m Message, r *wire.Reader, v int16) error {
+	if r.Err == nil && r.Off != len(r.Src) {
+		r.Fail(wire.ErrTrailing, r.Off, strconv.Itoa(len(r.Src)-r.Off)+" bytes left")
+	}
+	if r.Err != nil {
+		return &DecodeError{Message: m.MessageName(), Version: v, Path: r.Path(), Offset: r.ErrOff, Err: r.Err, Detail: r.Detail}
+	}
+	return nil
 }
 
 // decodeAt decodes m from r at version v; when whole is set the reader must end with it.
@@ -331,20 +319,18 @@ func decodeAt(m Message, r *wire.Reader, v int16, whole bool) (err error) {
 		return versionError(m, v)
 	}
 	defer func() {
-		// Generated decoders check every bound; this turns a bug into an error rather
-		// than a crash of the host process.
 		if p := recover(); p != nil {
-			err = &DecodeError{Message: m.MessageName(), Version: v, Offset: r.Off, Err: errors.New("internal decoder fault"), Detail: fmt.Sprint(p)}
+			err = internalFault(m, v, r.Off, p)
 		}
 	}()
 	m.decode(r, v)
-	if r.Err == nil && whole && r.Off != len(r.Src) {
-		r.Fail(wire.ErrTrailing, r.Off, strconv.Itoa(len(r.Src)-r.Off)+" bytes left")
+	if !whole {
+		if r.Err != nil {
+			return &DecodeError{Message: m.MessageName(), Version: v, Path: r.Path(), Offset: r.ErrOff, Err: r.Err, Detail: r.Detail}
+		}
+		return nil
 	}
-	if r.Err != nil {
-		return &DecodeError{Message: m.MessageName(), Version: v, Path: r.Path(), Offset: r.ErrOff, Err: r.Err, Detail: r.Detail}
-	}
-	return nil
+	return finishDecode(m, r, v)
 }
 
 func appendJSONBody(m Message, dst []byte, v int16) ([]byte, error) {

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -43,7 +46,12 @@ func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 9
 	_ = flex
 	if n := r.ArrayLen(flex, (v >= 1), 1); n >= 0 {
-		s := make([]MetadataRequestTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]MetadataRequestTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -146,7 +154,9 @@ func (m *MetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -304,8 +314,7 @@ func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
 	if v >= 10 {
 		m.Name = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Name = &s
+		m.Name = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("name")
@@ -352,7 +361,9 @@ func (m *MetadataRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -436,17 +447,36 @@ func (*MetadataRequest) Info() *MessageInfo { return &infoMetadataRequest }
 
 // Encode appends m at the given version to dst.
 func (m *MetadataRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 13 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one MetadataRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one MetadataRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *MetadataRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *MetadataRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *MetadataRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 13 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -464,3 +494,6 @@ func (*MetadataRequest) NewResponse() Response { return NewMetadataResponse() }
 
 // ResponseType returns a new paired MetadataResponse, typed.
 func (*MetadataRequest) ResponseType() *MetadataResponse { return NewMetadataResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -61,7 +64,12 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 		m.ThrottleTimeMs = 0
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]MetadataResponseBroker, n)
+		s := m.Brokers
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]MetadataResponseBroker, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -81,8 +89,7 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 		if v >= 2 {
 			m.ClusterId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ClusterId = &s
+			m.ClusterId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("clusterId")
@@ -101,7 +108,12 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 		m.ControllerId = -1
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]MetadataResponseTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]MetadataResponseTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -215,7 +227,9 @@ func (m *MetadataResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -428,8 +442,7 @@ func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
 		if v >= 1 {
 			m.Rack = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Rack = &s
+			m.Rack = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("rack")
@@ -486,7 +499,9 @@ func (m *MetadataResponseBroker) encode(b []byte, v int16, w *wire.Encoder) []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -625,8 +640,7 @@ func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 	if v >= 12 {
 		m.Name = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Name = &s
+		m.Name = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("name")
@@ -651,7 +665,12 @@ func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 		m.IsInternal = false
 	}
 	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
-		s := make([]MetadataResponsePartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]MetadataResponsePartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -739,7 +758,9 @@ func (m *MetadataResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byt
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -912,20 +933,29 @@ func (m *MetadataResponsePartition) isDefault() bool {
 func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 9
 	_ = flex
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
+	if len(r.Src)-r.Off >= 10 {
+		p := r.Src[r.Off : r.Off+10]
+		_ = p[9]
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[2:]))
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[6:]))
+		r.Off += 10
+	} else {
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
 	}
 	if v >= 7 {
 		m.LeaderEpoch = r.Int32()
@@ -937,7 +967,12 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 		m.LeaderEpoch = -1
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.ReplicaNodes
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -954,7 +989,12 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.IsrNodes
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -972,7 +1012,12 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.OfflineReplicas
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -1013,9 +1058,15 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 func (m *MetadataResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt32(b, m.LeaderId)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 10)...)
+		p := b[n : n+10]
+		_ = p[9]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
+	}
 	if v >= 7 {
 		b = wire.AppendInt32(b, m.LeaderEpoch)
 	} else if !(m.LeaderEpoch == -1) {
@@ -1040,7 +1091,9 @@ func (m *MetadataResponsePartition) encode(b []byte, v int16, w *wire.Encoder) [
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1228,17 +1281,36 @@ func (*MetadataResponse) Info() *MessageInfo { return &infoMetadataResponse }
 
 // Encode appends m at the given version to dst.
 func (m *MetadataResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 13 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one MetadataResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one MetadataResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *MetadataResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *MetadataResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *MetadataResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 13 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1256,3 +1328,6 @@ func (*MetadataResponse) NewRequest() Request { return NewMetadataRequest() }
 
 // RequestType returns a new paired MetadataRequest, typed.
 func (*MetadataResponse) RequestType() *MetadataRequest { return NewMetadataRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

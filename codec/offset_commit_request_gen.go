@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -79,8 +82,7 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		if v >= 7 {
 			m.GroupInstanceId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.GroupInstanceId = &s
+			m.GroupInstanceId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("groupInstanceId")
@@ -99,7 +101,12 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		m.RetentionTimeMs = -1
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]OffsetCommitRequestTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]OffsetCommitRequestTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -192,7 +199,9 @@ func (m *OffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -373,7 +382,12 @@ func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
-		s := make([]OffsetCommitRequestPartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]OffsetCommitRequestPartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -438,7 +452,9 @@ func (m *OffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -578,15 +594,23 @@ func (m *OffsetCommitRequestPartition) isDefault() bool {
 func (m *OffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 8
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.CommittedOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("committedOffset")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.CommittedOffset = int64(binary.BigEndian.Uint64(p[4:]))
+		r.Off += 12
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.CommittedOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("committedOffset")
+			return
+		}
 	}
 	if v >= 6 {
 		m.CommittedLeaderEpoch = r.Int32()
@@ -609,8 +633,7 @@ func (m *OffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 	if true {
 		m.CommittedMetadata = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.CommittedMetadata = &s
+		m.CommittedMetadata = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("committedMetadata")
@@ -638,8 +661,14 @@ func (m *OffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 func (m *OffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 8
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt64(b, m.CommittedOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.CommittedOffset))
+	}
 	if v >= 6 {
 		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
 	} else if !(m.CommittedLeaderEpoch == -1) {
@@ -666,7 +695,9 @@ func (m *OffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Encoder
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -779,17 +810,36 @@ func (*OffsetCommitRequest) Info() *MessageInfo { return &infoOffsetCommitReques
 
 // Encode appends m at the given version to dst.
 func (m *OffsetCommitRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 10 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one OffsetCommitRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one OffsetCommitRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *OffsetCommitRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *OffsetCommitRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *OffsetCommitRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 10 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -807,3 +857,6 @@ func (*OffsetCommitRequest) NewResponse() Response { return NewOffsetCommitRespo
 
 // ResponseType returns a new paired OffsetCommitResponse, typed.
 func (*OffsetCommitRequest) ResponseType() *OffsetCommitResponse { return NewOffsetCommitResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

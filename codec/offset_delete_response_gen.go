@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -38,18 +41,31 @@ func (m *OffsetDeleteResponse) isDefault() bool {
 func (m *OffsetDeleteResponse) decode(r *wire.Reader, v int16) {
 	flex := false
 	_ = flex
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[2:]))
+		r.Off += 6
+	} else {
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]OffsetDeleteResponseTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]OffsetDeleteResponseTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -70,8 +86,14 @@ func (m *OffsetDeleteResponse) decode(r *wire.Reader, v int16) {
 func (m *OffsetDeleteResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.ThrottleTimeMs))
+	}
 	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -192,7 +214,12 @@ func (m *OffsetDeleteResponseTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]OffsetDeleteResponsePartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]OffsetDeleteResponsePartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -324,23 +351,37 @@ func (m *OffsetDeleteResponsePartition) isDefault() bool {
 func (m *OffsetDeleteResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := false
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 }
 
 func (m *OffsetDeleteResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := false
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	return b
 }
 
@@ -407,17 +448,36 @@ func (*OffsetDeleteResponse) Info() *MessageInfo { return &infoOffsetDeleteRespo
 
 // Encode appends m at the given version to dst.
 func (m *OffsetDeleteResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one OffsetDeleteResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one OffsetDeleteResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *OffsetDeleteResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *OffsetDeleteResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *OffsetDeleteResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -435,3 +495,6 @@ func (*OffsetDeleteResponse) NewRequest() Request { return NewOffsetDeleteReques
 
 // RequestType returns a new paired OffsetDeleteRequest, typed.
 func (*OffsetDeleteResponse) RequestType() *OffsetDeleteRequest { return NewOffsetDeleteRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

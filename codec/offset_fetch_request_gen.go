@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -56,7 +59,12 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 7 {
 		if n := r.ArrayLen(flex, (v >= 2 && v <= 7), 1); n >= 0 {
-			s := make([]OffsetFetchRequestTopic, n)
+			s := m.Topics
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]OffsetFetchRequestTopic, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -77,7 +85,12 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchRequestGroup, n)
+			s := m.Groups
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]OffsetFetchRequestGroup, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -184,7 +197,9 @@ func (m *OffsetFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -360,7 +375,12 @@ func (m *OffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 7 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.PartitionIndexes
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -426,7 +446,9 @@ func (m *OffsetFetchRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -567,8 +589,7 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 		if v >= 9 {
 			m.MemberId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.MemberId = &s
+			m.MemberId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("memberId")
@@ -588,7 +609,12 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (v >= 8), 1); n >= 0 {
-			s := make([]OffsetFetchRequestTopics, n)
+			s := m.Topics
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]OffsetFetchRequestTopics, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -684,7 +710,9 @@ func (m *OffsetFetchRequestGroup) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -854,7 +882,12 @@ func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.PartitionIndexes
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -923,7 +956,9 @@ func (m *OffsetFetchRequestTopics) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1039,17 +1074,36 @@ func (*OffsetFetchRequest) Info() *MessageInfo { return &infoOffsetFetchRequest 
 
 // Encode appends m at the given version to dst.
 func (m *OffsetFetchRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 10 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one OffsetFetchRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one OffsetFetchRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *OffsetFetchRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *OffsetFetchRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *OffsetFetchRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 10 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1067,3 +1121,6 @@ func (*OffsetFetchRequest) NewResponse() Response { return NewOffsetFetchRespons
 
 // ResponseType returns a new paired OffsetFetchResponse, typed.
 func (*OffsetFetchRequest) ResponseType() *OffsetFetchResponse { return NewOffsetFetchResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

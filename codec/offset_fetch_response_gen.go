@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -55,7 +58,12 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 7 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchResponseTopic, n)
+			s := m.Topics
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]OffsetFetchResponseTopic, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -85,7 +93,12 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchResponseGroup, n)
+			s := m.Groups
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]OffsetFetchResponseGroup, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -169,7 +182,9 @@ func (m *OffsetFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -339,7 +354,12 @@ func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 7 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchResponsePartition, n)
+			s := m.Partitions
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]OffsetFetchResponsePartition, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -410,7 +430,9 @@ func (m *OffsetFetchResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -541,21 +563,26 @@ func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
-		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
+		if len(r.Src)-r.Off >= 12 {
+			p := r.Src[r.Off : r.Off+12]
+			_ = p[11]
+			m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+			m.CommittedOffset = int64(binary.BigEndian.Uint64(p[4:]))
+			r.Off += 12
+		} else {
+			m.PartitionIndex = r.Int32()
+			if r.Err != nil {
+				r.Push("partitionIndex")
+				return
+			}
+			m.CommittedOffset = r.Int64()
+			if r.Err != nil {
+				r.Push("committedOffset")
+				return
+			}
 		}
 	} else {
 		m.PartitionIndex = 0
-	}
-	if v <= 7 {
-		m.CommittedOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("committedOffset")
-			return
-		}
-	} else {
 		m.CommittedOffset = 0
 	}
 	if v >= 5 && v <= 7 {
@@ -571,8 +598,7 @@ func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
 		if v <= 7 {
 			m.Metadata = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Metadata = &s
+			m.Metadata = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("metadata")
@@ -613,18 +639,25 @@ func (m *OffsetFetchResponsePartition) encode(b []byte, v int16, w *wire.Encoder
 	flex := v >= 6
 	_ = flex
 	if v <= 7 {
-		b = wire.AppendInt32(b, m.PartitionIndex)
-	} else if !(m.PartitionIndex == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("partitionIndex")
-		return b
-	}
-	if v <= 7 {
-		b = wire.AppendInt64(b, m.CommittedOffset)
-	} else if !(m.CommittedOffset == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("committedOffset")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 12)...)
+			p := b[n : n+12]
+			_ = p[11]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+			binary.BigEndian.PutUint64(p[4:], uint64(m.CommittedOffset))
+		}
+	} else {
+		if !(m.PartitionIndex == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("partitionIndex")
+			return b
+		}
+		if !(m.CommittedOffset == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("committedOffset")
+			return b
+		}
 	}
 	if v >= 5 && v <= 7 {
 		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
@@ -658,7 +691,9 @@ func (m *OffsetFetchResponsePartition) encode(b []byte, v int16, w *wire.Encoder
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -806,7 +841,12 @@ func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchResponseTopics, n)
+			s := m.Topics
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]OffsetFetchResponseTopics, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -893,7 +933,9 @@ func (m *OffsetFetchResponseGroup) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1046,7 +1088,12 @@ func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]OffsetFetchResponsePartitions, n)
+			s := m.Partitions
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]OffsetFetchResponsePartitions, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -1120,7 +1167,9 @@ func (m *OffsetFetchResponseTopics) encode(b []byte, v int16, w *wire.Encoder) [
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1262,38 +1311,40 @@ func (m *OffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
-		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
+		if len(r.Src)-r.Off >= 16 {
+			p := r.Src[r.Off : r.Off+16]
+			_ = p[15]
+			m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+			m.CommittedOffset = int64(binary.BigEndian.Uint64(p[4:]))
+			m.CommittedLeaderEpoch = int32(binary.BigEndian.Uint32(p[12:]))
+			r.Off += 16
+		} else {
+			m.PartitionIndex = r.Int32()
+			if r.Err != nil {
+				r.Push("partitionIndex")
+				return
+			}
+			m.CommittedOffset = r.Int64()
+			if r.Err != nil {
+				r.Push("committedOffset")
+				return
+			}
+			m.CommittedLeaderEpoch = r.Int32()
+			if r.Err != nil {
+				r.Push("committedLeaderEpoch")
+				return
+			}
 		}
 	} else {
 		m.PartitionIndex = 0
-	}
-	if v >= 8 {
-		m.CommittedOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("committedOffset")
-			return
-		}
-	} else {
 		m.CommittedOffset = 0
-	}
-	if v >= 8 {
-		m.CommittedLeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("committedLeaderEpoch")
-			return
-		}
-	} else {
 		m.CommittedLeaderEpoch = -1
 	}
 	if v >= 8 {
 		if v >= 8 {
 			m.Metadata = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Metadata = &s
+			m.Metadata = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("metadata")
@@ -1334,23 +1385,29 @@ func (m *OffsetFetchResponsePartitions) encode(b []byte, v int16, w *wire.Encode
 	flex := v >= 6
 	_ = flex
 	if v >= 8 {
-		b = wire.AppendInt32(b, m.PartitionIndex)
-	} else if !(m.PartitionIndex == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("partitionIndex")
-		return b
-	}
-	if v >= 8 {
-		b = wire.AppendInt64(b, m.CommittedOffset)
-	} else if !(m.CommittedOffset == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("committedOffset")
-		return b
-	}
-	if v >= 8 {
-		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
-	} else if !(m.CommittedLeaderEpoch == -1) {
-		// CommittedLeaderEpoch is ignorable: dropped at this version.
+		{
+			n := len(b)
+			b = append(b, make([]byte, 16)...)
+			p := b[n : n+16]
+			_ = p[15]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+			binary.BigEndian.PutUint64(p[4:], uint64(m.CommittedOffset))
+			binary.BigEndian.PutUint32(p[12:], uint32(m.CommittedLeaderEpoch))
+		}
+	} else {
+		if !(m.PartitionIndex == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("partitionIndex")
+			return b
+		}
+		if !(m.CommittedOffset == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("committedOffset")
+			return b
+		}
+		if !(m.CommittedLeaderEpoch == -1) {
+			// CommittedLeaderEpoch is ignorable: dropped at this version.
+		}
 	}
 	if v >= 8 {
 		if m.Metadata == nil && !(v >= 8) {
@@ -1379,7 +1436,9 @@ func (m *OffsetFetchResponsePartitions) encode(b []byte, v int16, w *wire.Encode
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1498,17 +1557,36 @@ func (*OffsetFetchResponse) Info() *MessageInfo { return &infoOffsetFetchRespons
 
 // Encode appends m at the given version to dst.
 func (m *OffsetFetchResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 10 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one OffsetFetchResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one OffsetFetchResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *OffsetFetchResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *OffsetFetchResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *OffsetFetchResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 10 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1526,3 +1604,6 @@ func (*OffsetFetchResponse) NewRequest() Request { return NewOffsetFetchRequest(
 
 // RequestType returns a new paired OffsetFetchRequest, typed.
 func (*OffsetFetchResponse) RequestType() *OffsetFetchRequest { return NewOffsetFetchRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

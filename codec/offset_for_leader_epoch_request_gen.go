@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -49,7 +52,12 @@ func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 		m.ReplicaId = -2
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]OffsetForLeaderEpochRequestOffsetForLeaderTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]OffsetForLeaderEpochRequestOffsetForLeaderTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -104,7 +112,9 @@ func (m *OffsetForLeaderEpochRequest) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -227,7 +237,12 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) decode(r *wire.Reader,
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
-		s := make([]OffsetForLeaderEpochRequestOffsetForLeaderPartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]OffsetForLeaderEpochRequestOffsetForLeaderPartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -283,7 +298,9 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) encode(b []byte, v int
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -453,7 +470,9 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) encode(b []byte, v
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -546,17 +565,36 @@ func (*OffsetForLeaderEpochRequest) Info() *MessageInfo { return &infoOffsetForL
 
 // Encode appends m at the given version to dst.
 func (m *OffsetForLeaderEpochRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 4 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one OffsetForLeaderEpochRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one OffsetForLeaderEpochRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *OffsetForLeaderEpochRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *OffsetForLeaderEpochRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *OffsetForLeaderEpochRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 4 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -578,3 +616,6 @@ func (*OffsetForLeaderEpochRequest) NewResponse() Response { return NewOffsetFor
 func (*OffsetForLeaderEpochRequest) ResponseType() *OffsetForLeaderEpochResponse {
 	return NewOffsetForLeaderEpochResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -48,7 +51,12 @@ func (m *OffsetForLeaderEpochResponse) decode(r *wire.Reader, v int16) {
 		m.ThrottleTimeMs = 0
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -103,7 +111,9 @@ func (m *OffsetForLeaderEpochResponse) encode(b []byte, v int16, w *wire.Encoder
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -226,7 +236,12 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) decode(r *wire.
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
-		s := make([]OffsetForLeaderEpochResponseEpochEndOffset, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]OffsetForLeaderEpochResponseEpochEndOffset, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -282,7 +297,9 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) encode(b []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -405,15 +422,23 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) isDefault() bool {
 func (m *OffsetForLeaderEpochResponseEpochEndOffset) decode(r *wire.Reader, v int16) {
 	flex := v >= 4
 	_ = flex
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
+		m.Partition = int32(binary.BigEndian.Uint32(p[2:]))
+		r.Off += 6
+	} else {
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.Partition = r.Int32()
+		if r.Err != nil {
+			r.Push("partition")
+			return
+		}
 	}
 	if v >= 1 {
 		m.LeaderEpoch = r.Int32()
@@ -451,8 +476,14 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) decode(r *wire.Reader, v in
 func (m *OffsetForLeaderEpochResponseEpochEndOffset) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 4
 	_ = flex
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt32(b, m.Partition)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.Partition))
+	}
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.LeaderEpoch)
 	} else if !(m.LeaderEpoch == -1) {
@@ -462,7 +493,9 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) encode(b []byte, v int16, w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -564,17 +597,36 @@ func (*OffsetForLeaderEpochResponse) Info() *MessageInfo { return &infoOffsetFor
 
 // Encode appends m at the given version to dst.
 func (m *OffsetForLeaderEpochResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 4 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one OffsetForLeaderEpochResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one OffsetForLeaderEpochResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *OffsetForLeaderEpochResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *OffsetForLeaderEpochResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *OffsetForLeaderEpochResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 4 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -596,3 +648,6 @@ func (*OffsetForLeaderEpochResponse) NewRequest() Request { return NewOffsetForL
 func (*OffsetForLeaderEpochResponse) RequestType() *OffsetForLeaderEpochRequest {
 	return NewOffsetForLeaderEpochRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,8 +47,7 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 		if v >= 3 {
 			m.TransactionalId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.TransactionalId = &s
+			m.TransactionalId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("transactionalId")
@@ -54,18 +56,31 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TransactionalId = nil
 	}
-	m.Acks = r.Int16()
-	if r.Err != nil {
-		r.Push("acks")
-		return
-	}
-	m.TimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("timeoutMs")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.Acks = int16(binary.BigEndian.Uint16(p[0:]))
+		m.TimeoutMs = int32(binary.BigEndian.Uint32(p[2:]))
+		r.Off += 6
+	} else {
+		m.Acks = r.Int16()
+		if r.Err != nil {
+			r.Push("acks")
+			return
+		}
+		m.TimeoutMs = r.Int32()
+		if r.Err != nil {
+			r.Push("timeoutMs")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]ProduceRequestTopicProduceData, n)
+		s := m.TopicData
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ProduceRequestTopicProduceData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -120,8 +135,14 @@ func (m *ProduceRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendInt16(b, m.Acks)
-	b = wire.AppendInt32(b, m.TimeoutMs)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.Acks))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.TimeoutMs))
+	}
 	b = wire.AppendArrayLen(b, len(m.TopicData), m.TopicData == nil && (false), flex)
 	for i := range m.TopicData {
 		b = m.TopicData[i].encode(b, v, w)
@@ -134,7 +155,9 @@ func (m *ProduceRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -291,7 +314,12 @@ func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
-		s := make([]ProduceRequestPartitionProduceData, n)
+		s := m.PartitionData
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ProduceRequestPartitionProduceData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -356,7 +384,9 @@ func (m *ProduceRequestTopicProduceData) encode(b []byte, v int16, w *wire.Encod
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -530,7 +560,9 @@ func (m *ProduceRequestPartitionProduceData) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -612,17 +644,36 @@ func (*ProduceRequest) Info() *MessageInfo { return &infoProduceRequest }
 
 // Encode appends m at the given version to dst.
 func (m *ProduceRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 13 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ProduceRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ProduceRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ProduceRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ProduceRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ProduceRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 13 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -640,3 +691,6 @@ func (*ProduceRequest) NewResponse() Response { return NewProduceResponse() }
 
 // ResponseType returns a new paired ProduceResponse, typed.
 func (*ProduceRequest) ResponseType() *ProduceResponse { return NewProduceResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -38,7 +41,12 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 	flex := v >= 9
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]ProduceResponseTopicProduceResponse, n)
+		s := m.Responses
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ProduceResponseTopicProduceResponse, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -78,7 +86,12 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 			case tag == 0 && v >= 10:
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
-					s := make([]ProduceResponseNodeEndpoint, n)
+					s := m.NodeEndpoints
+					if s != nil && cap(s) >= n {
+						s = s[:n]
+					} else {
+						s = make([]ProduceResponseNodeEndpoint, n)
+					}
 					for i := range s {
 						s[i].decode(r, v)
 						if r.Err != nil {
@@ -152,7 +165,9 @@ func (m *ProduceResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -320,7 +335,12 @@ func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
-		s := make([]ProduceResponsePartitionProduceResponse, n)
+		s := m.PartitionResponses
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ProduceResponsePartitionProduceResponse, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -385,7 +405,9 @@ func (m *ProduceResponseTopicProduceResponse) encode(b []byte, v int16, w *wire.
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -534,20 +556,29 @@ func (m *ProduceResponsePartitionProduceResponse) isDefault() bool {
 func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16) {
 	flex := v >= 9
 	_ = flex
-	m.Index = r.Int32()
-	if r.Err != nil {
-		r.Push("index")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.BaseOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("baseOffset")
-		return
+	if len(r.Src)-r.Off >= 14 {
+		p := r.Src[r.Off : r.Off+14]
+		_ = p[13]
+		m.Index = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		m.BaseOffset = int64(binary.BigEndian.Uint64(p[6:]))
+		r.Off += 14
+	} else {
+		m.Index = r.Int32()
+		if r.Err != nil {
+			r.Push("index")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.BaseOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("baseOffset")
+			return
+		}
 	}
 	if v >= 2 {
 		m.LogAppendTimeMs = r.Int64()
@@ -569,7 +600,12 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]ProduceResponseBatchIndexAndErrorMessage, n)
+			s := m.RecordErrors
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]ProduceResponseBatchIndexAndErrorMessage, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -592,8 +628,7 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 		if v >= 8 {
 			m.ErrorMessage = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ErrorMessage = &s
+			m.ErrorMessage = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("errorMessage")
@@ -636,9 +671,15 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 func (m *ProduceResponsePartitionProduceResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 9
 	_ = flex
-	b = wire.AppendInt32(b, m.Index)
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt64(b, m.BaseOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 14)...)
+		p := b[n : n+14]
+		_ = p[13]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Index))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint64(p[6:], uint64(m.BaseOffset))
+	}
 	if v >= 2 {
 		b = wire.AppendInt64(b, m.LogAppendTimeMs)
 	} else if !(m.LogAppendTimeMs == -1) {
@@ -702,7 +743,9 @@ func (m *ProduceResponsePartitionProduceResponse) encode(b []byte, v int16, w *w
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -894,8 +937,7 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) decode(r *wire.Reader, v int1
 		if v >= 8 {
 			m.BatchIndexErrorMessage = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.BatchIndexErrorMessage = &s
+			m.BatchIndexErrorMessage = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("batchIndexErrorMessage")
@@ -953,7 +995,9 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1057,21 +1101,26 @@ func (m *ProduceResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	flex := v >= 9
 	_ = flex
 	if v >= 10 {
-		m.LeaderId = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
+		if len(r.Src)-r.Off >= 8 {
+			p := r.Src[r.Off : r.Off+8]
+			_ = p[7]
+			m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+			r.Off += 8
+		} else {
+			m.LeaderId = r.Int32()
+			if r.Err != nil {
+				r.Push("leaderId")
+				return
+			}
+			m.LeaderEpoch = r.Int32()
+			if r.Err != nil {
+				r.Push("leaderEpoch")
+				return
+			}
 		}
 	} else {
 		m.LeaderId = -1
-	}
-	if v >= 10 {
-		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
-	} else {
 		m.LeaderEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -1097,23 +1146,32 @@ func (m *ProduceResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Enco
 	flex := v >= 9
 	_ = flex
 	if v >= 10 {
-		b = wire.AppendInt32(b, m.LeaderId)
-	} else if !(m.LeaderId == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("leaderId")
-		return b
-	}
-	if v >= 10 {
-		b = wire.AppendInt32(b, m.LeaderEpoch)
-	} else if !(m.LeaderEpoch == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("leaderEpoch")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 8)...)
+			p := b[n : n+8]
+			_ = p[7]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+			binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+		}
+	} else {
+		if !(m.LeaderId == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("leaderId")
+			return b
+		}
+		if !(m.LeaderEpoch == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("leaderEpoch")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1251,8 +1309,7 @@ func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		if v >= 10 {
 			m.Rack = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Rack = &s
+			m.Rack = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("rack")
@@ -1329,7 +1386,9 @@ func (m *ProduceResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1437,17 +1496,36 @@ func (*ProduceResponse) Info() *MessageInfo { return &infoProduceResponse }
 
 // Encode appends m at the given version to dst.
 func (m *ProduceResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 13 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ProduceResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ProduceResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ProduceResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ProduceResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ProduceResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 13 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1465,3 +1543,6 @@ func (*ProduceResponse) NewRequest() Request { return NewProduceRequest() }
 
 // RequestType returns a new paired ProduceRequest, typed.
 func (*ProduceResponse) RequestType() *ProduceRequest { return NewProduceRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

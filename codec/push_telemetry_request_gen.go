@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -47,25 +50,35 @@ func (m *PushTelemetryRequest) isDefault() bool {
 func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ClientInstanceId = r.UUID()
-	if r.Err != nil {
-		r.Push("clientInstanceId")
-		return
-	}
-	m.SubscriptionId = r.Int32()
-	if r.Err != nil {
-		r.Push("subscriptionId")
-		return
-	}
-	m.Terminating = r.Bool()
-	if r.Err != nil {
-		r.Push("terminating")
-		return
-	}
-	m.CompressionType = r.Int8()
-	if r.Err != nil {
-		r.Push("compressionType")
-		return
+	if len(r.Src)-r.Off >= 22 {
+		p := r.Src[r.Off : r.Off+22]
+		_ = p[21]
+		m.ClientInstanceId = UUID(p[0:16])
+		m.SubscriptionId = int32(binary.BigEndian.Uint32(p[16:]))
+		m.Terminating = p[20] != 0
+		m.CompressionType = int8(p[21])
+		r.Off += 22
+	} else {
+		m.ClientInstanceId = r.UUID()
+		if r.Err != nil {
+			r.Push("clientInstanceId")
+			return
+		}
+		m.SubscriptionId = r.Int32()
+		if r.Err != nil {
+			r.Push("subscriptionId")
+			return
+		}
+		m.Terminating = r.Bool()
+		if r.Err != nil {
+			r.Push("terminating")
+			return
+		}
+		m.CompressionType = r.Int8()
+		if r.Err != nil {
+			r.Push("compressionType")
+			return
+		}
 	}
 	m.Metrics = r.Bytes(flex)
 	if r.Err != nil {
@@ -94,15 +107,25 @@ func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
 func (m *PushTelemetryRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = append(b, m.ClientInstanceId[:]...)
-	b = wire.AppendInt32(b, m.SubscriptionId)
-	b = wire.AppendBool(b, m.Terminating)
-	b = append(b, byte(m.CompressionType))
+	{
+		n := len(b)
+		b = append(b, make([]byte, 22)...)
+		p := b[n : n+22]
+		_ = p[21]
+		copy(p[0:16], m.ClientInstanceId[:])
+		binary.BigEndian.PutUint32(p[16:], uint32(m.SubscriptionId))
+		if m.Terminating {
+			p[20] = 1
+		}
+		p[21] = byte(m.CompressionType)
+	}
 	b = wire.AppendBytes(b, m.Metrics, flex, false)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -211,17 +234,36 @@ func (*PushTelemetryRequest) Info() *MessageInfo { return &infoPushTelemetryRequ
 
 // Encode appends m at the given version to dst.
 func (m *PushTelemetryRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one PushTelemetryRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one PushTelemetryRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *PushTelemetryRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *PushTelemetryRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *PushTelemetryRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -239,3 +281,6 @@ func (*PushTelemetryRequest) NewResponse() Response { return NewPushTelemetryRes
 
 // ResponseType returns a new paired PushTelemetryResponse, typed.
 func (*PushTelemetryRequest) ResponseType() *PushTelemetryResponse { return NewPushTelemetryResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *ReadShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ReadShareGroupStateRequestReadStateData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ReadShareGroupStateRequestReadStateData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -100,7 +108,9 @@ func (m *ReadShareGroupStateRequest) encode(b []byte, v int16, w *wire.Encoder) 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -221,7 +231,12 @@ func (m *ReadShareGroupStateRequestReadStateData) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]ReadShareGroupStateRequestPartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ReadShareGroupStateRequestPartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -272,7 +287,9 @@ func (m *ReadShareGroupStateRequestReadStateData) encode(b []byte, v int16, w *w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -387,15 +404,23 @@ func (m *ReadShareGroupStateRequestPartitionData) isDefault() bool {
 func (m *ReadShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.Partition = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.Partition = r.Int32()
+		if r.Err != nil {
+			r.Push("partition")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -419,12 +444,20 @@ func (m *ReadShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int16
 func (m *ReadShareGroupStateRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.Partition)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -506,17 +539,36 @@ func (*ReadShareGroupStateRequest) Info() *MessageInfo { return &infoReadShareGr
 
 // Encode appends m at the given version to dst.
 func (m *ReadShareGroupStateRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ReadShareGroupStateRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ReadShareGroupStateRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ReadShareGroupStateRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ReadShareGroupStateRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ReadShareGroupStateRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -538,3 +590,6 @@ func (*ReadShareGroupStateRequest) NewResponse() Response { return NewReadShareG
 func (*ReadShareGroupStateRequest) ResponseType() *ReadShareGroupStateResponse {
 	return NewReadShareGroupStateResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

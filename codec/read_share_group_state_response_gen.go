@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -36,7 +39,12 @@ func (m *ReadShareGroupStateResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ReadShareGroupStateResponseReadStateResult, n)
+		s := m.Results
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ReadShareGroupStateResponseReadStateResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -86,7 +94,9 @@ func (m *ReadShareGroupStateResponse) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -198,7 +208,12 @@ func (m *ReadShareGroupStateResponseReadStateResult) decode(r *wire.Reader, v in
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 21); n >= 0 {
-		s := make([]ReadShareGroupStateResponsePartitionResult, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ReadShareGroupStateResponsePartitionResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -249,7 +264,9 @@ func (m *ReadShareGroupStateResponseReadStateResult) encode(b []byte, v int16, w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -376,38 +393,58 @@ func (m *ReadShareGroupStateResponsePartitionResult) isDefault() bool {
 func (m *ReadShareGroupStateResponsePartitionResult) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.Partition = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.Partition = r.Int32()
+		if r.Err != nil {
+			r.Push("partition")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
-	m.StateEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("stateEpoch")
-		return
-	}
-	m.StartOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("startOffset")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.StateEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.StartOffset = int64(binary.BigEndian.Uint64(p[4:]))
+		r.Off += 12
+	} else {
+		m.StateEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("stateEpoch")
+			return
+		}
+		m.StartOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("startOffset")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
-		s := make([]ReadShareGroupStateResponseStateBatch, n)
+		s := m.StateBatches
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ReadShareGroupStateResponseStateBatch, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -445,8 +482,14 @@ func (m *ReadShareGroupStateResponsePartitionResult) decode(r *wire.Reader, v in
 func (m *ReadShareGroupStateResponsePartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.Partition)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -458,8 +501,14 @@ func (m *ReadShareGroupStateResponsePartitionResult) encode(b []byte, v int16, w
 		return b
 	}
 	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	b = wire.AppendInt32(b, m.StateEpoch)
-	b = wire.AppendInt64(b, m.StartOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.StateEpoch))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.StartOffset))
+	}
 	b = wire.AppendArrayLen(b, len(m.StateBatches), m.StateBatches == nil && (false), flex)
 	for i := range m.StateBatches {
 		b = m.StateBatches[i].encode(b, v, w)
@@ -472,7 +521,9 @@ func (m *ReadShareGroupStateResponsePartitionResult) encode(b []byte, v int16, w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -629,25 +680,35 @@ func (m *ReadShareGroupStateResponseStateBatch) isDefault() bool {
 func (m *ReadShareGroupStateResponseStateBatch) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.FirstOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("firstOffset")
-		return
-	}
-	m.LastOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("lastOffset")
-		return
-	}
-	m.DeliveryState = r.Int8()
-	if r.Err != nil {
-		r.Push("deliveryState")
-		return
-	}
-	m.DeliveryCount = r.Int16()
-	if r.Err != nil {
-		r.Push("deliveryCount")
-		return
+	if len(r.Src)-r.Off >= 19 {
+		p := r.Src[r.Off : r.Off+19]
+		_ = p[18]
+		m.FirstOffset = int64(binary.BigEndian.Uint64(p[0:]))
+		m.LastOffset = int64(binary.BigEndian.Uint64(p[8:]))
+		m.DeliveryState = int8(p[16])
+		m.DeliveryCount = int16(binary.BigEndian.Uint16(p[17:]))
+		r.Off += 19
+	} else {
+		m.FirstOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("firstOffset")
+			return
+		}
+		m.LastOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("lastOffset")
+			return
+		}
+		m.DeliveryState = r.Int8()
+		if r.Err != nil {
+			r.Push("deliveryState")
+			return
+		}
+		m.DeliveryCount = r.Int16()
+		if r.Err != nil {
+			r.Push("deliveryCount")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -671,14 +732,22 @@ func (m *ReadShareGroupStateResponseStateBatch) decode(r *wire.Reader, v int16) 
 func (m *ReadShareGroupStateResponseStateBatch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt64(b, m.FirstOffset)
-	b = wire.AppendInt64(b, m.LastOffset)
-	b = append(b, byte(m.DeliveryState))
-	b = wire.AppendInt16(b, m.DeliveryCount)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 19)...)
+		p := b[n : n+19]
+		_ = p[18]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.FirstOffset))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.LastOffset))
+		p[16] = byte(m.DeliveryState)
+		binary.BigEndian.PutUint16(p[17:], uint16(m.DeliveryCount))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -778,17 +847,36 @@ func (*ReadShareGroupStateResponse) Info() *MessageInfo { return &infoReadShareG
 
 // Encode appends m at the given version to dst.
 func (m *ReadShareGroupStateResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ReadShareGroupStateResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ReadShareGroupStateResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ReadShareGroupStateResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ReadShareGroupStateResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ReadShareGroupStateResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -810,3 +898,6 @@ func (*ReadShareGroupStateResponse) NewRequest() Request { return NewReadShareGr
 func (*ReadShareGroupStateResponse) RequestType() *ReadShareGroupStateRequest {
 	return NewReadShareGroupStateRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

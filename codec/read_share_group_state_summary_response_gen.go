@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -36,7 +39,12 @@ func (m *ReadShareGroupStateSummaryResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ReadShareGroupStateSummaryResponseReadStateSummaryResult, n)
+		s := m.Results
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ReadShareGroupStateSummaryResponseReadStateSummaryResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -86,7 +94,9 @@ func (m *ReadShareGroupStateSummaryResponse) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -198,7 +208,12 @@ func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) decode(r *wir
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 24); n >= 0 {
-		s := make([]ReadShareGroupStateSummaryResponsePartitionResult, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ReadShareGroupStateSummaryResponsePartitionResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -249,7 +264,9 @@ func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) encode(b []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -380,40 +397,56 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) isDefault() bool {
 func (m *ReadShareGroupStateSummaryResponsePartitionResult) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.Partition = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.Partition = r.Int32()
+		if r.Err != nil {
+			r.Push("partition")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
-	m.StateEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("stateEpoch")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
-	}
-	m.StartOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("startOffset")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.StateEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		m.StartOffset = int64(binary.BigEndian.Uint64(p[8:]))
+		r.Off += 16
+	} else {
+		m.StateEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("stateEpoch")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
+		m.StartOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("startOffset")
+			return
+		}
 	}
 	if v >= 1 {
 		m.DeliveryCompleteCount = r.Int32()
@@ -446,8 +479,14 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) decode(r *wire.Reade
 func (m *ReadShareGroupStateSummaryResponsePartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.Partition)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -459,9 +498,15 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) encode(b []byte, v i
 		return b
 	}
 	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	b = wire.AppendInt32(b, m.StateEpoch)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
-	b = wire.AppendInt64(b, m.StartOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.StateEpoch))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.StartOffset))
+	}
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.DeliveryCompleteCount)
 	} else if !(m.DeliveryCompleteCount == -1) {
@@ -470,7 +515,9 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) encode(b []byte, v i
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -603,17 +650,36 @@ func (*ReadShareGroupStateSummaryResponse) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *ReadShareGroupStateSummaryResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ReadShareGroupStateSummaryResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ReadShareGroupStateSummaryResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ReadShareGroupStateSummaryResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ReadShareGroupStateSummaryResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ReadShareGroupStateSummaryResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -637,3 +703,6 @@ func (*ReadShareGroupStateSummaryResponse) NewRequest() Request {
 func (*ReadShareGroupStateSummaryResponse) RequestType() *ReadShareGroupStateSummaryRequest {
 	return NewReadShareGroupStateSummaryRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -45,22 +48,29 @@ func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.ClusterId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ClusterId = &s
+		m.ClusterId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
 	}
-	m.VoterId = r.Int32()
-	if r.Err != nil {
-		r.Push("voterId")
-		return
-	}
-	m.VoterDirectoryId = r.UUID()
-	if r.Err != nil {
-		r.Push("voterDirectoryId")
-		return
+	if len(r.Src)-r.Off >= 20 {
+		p := r.Src[r.Off : r.Off+20]
+		_ = p[19]
+		m.VoterId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.VoterDirectoryId = UUID(p[4:20])
+		r.Off += 20
+	} else {
+		m.VoterId = r.Int32()
+		if r.Err != nil {
+			r.Push("voterId")
+			return
+		}
+		m.VoterDirectoryId = r.UUID()
+		if r.Err != nil {
+			r.Push("voterDirectoryId")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -95,12 +105,20 @@ func (m *RemoveRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		return b
 	}
 	b = wire.AppendNullableString(b, m.ClusterId, flex)
-	b = wire.AppendInt32(b, m.VoterId)
-	b = append(b, m.VoterDirectoryId[:]...)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 20)...)
+		p := b[n : n+20]
+		_ = p[19]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.VoterId))
+		copy(p[4:20], m.VoterDirectoryId[:])
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -191,17 +209,36 @@ func (*RemoveRaftVoterRequest) Info() *MessageInfo { return &infoRemoveRaftVoter
 
 // Encode appends m at the given version to dst.
 func (m *RemoveRaftVoterRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one RemoveRaftVoterRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one RemoveRaftVoterRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *RemoveRaftVoterRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *RemoveRaftVoterRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *RemoveRaftVoterRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -221,3 +258,6 @@ func (*RemoveRaftVoterRequest) NewResponse() Response { return NewRemoveRaftVote
 func (*RemoveRaftVoterRequest) ResponseType() *RemoveRaftVoterResponse {
 	return NewRemoveRaftVoterResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

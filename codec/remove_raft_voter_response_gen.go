@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -42,21 +45,28 @@ func (m *RemoveRaftVoterResponse) isDefault() bool {
 func (m *RemoveRaftVoterResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -84,8 +94,14 @@ func (m *RemoveRaftVoterResponse) decode(r *wire.Reader, v int16) {
 func (m *RemoveRaftVoterResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -100,7 +116,9 @@ func (m *RemoveRaftVoterResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -191,17 +209,36 @@ func (*RemoveRaftVoterResponse) Info() *MessageInfo { return &infoRemoveRaftVote
 
 // Encode appends m at the given version to dst.
 func (m *RemoveRaftVoterResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one RemoveRaftVoterResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one RemoveRaftVoterResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *RemoveRaftVoterResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *RemoveRaftVoterResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *RemoveRaftVoterResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -221,3 +258,6 @@ func (*RemoveRaftVoterResponse) NewRequest() Request { return NewRemoveRaftVoter
 func (*RemoveRaftVoterResponse) RequestType() *RemoveRaftVoterRequest {
 	return NewRemoveRaftVoterRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -41,20 +44,29 @@ func (m *RenewDelegationTokenResponse) isDefault() bool {
 func (m *RenewDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.ExpiryTimestampMs = r.Int64()
-	if r.Err != nil {
-		r.Push("expiryTimestampMs")
-		return
-	}
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
+	if len(r.Src)-r.Off >= 14 {
+		p := r.Src[r.Off : r.Off+14]
+		_ = p[13]
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
+		m.ExpiryTimestampMs = int64(binary.BigEndian.Uint64(p[2:]))
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[10:]))
+		r.Off += 14
+	} else {
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.ExpiryTimestampMs = r.Int64()
+		if r.Err != nil {
+			r.Push("expiryTimestampMs")
+			return
+		}
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -78,13 +90,21 @@ func (m *RenewDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 func (m *RenewDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt64(b, m.ExpiryTimestampMs)
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 14)...)
+		p := b[n : n+14]
+		_ = p[13]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint64(p[2:], uint64(m.ExpiryTimestampMs))
+		binary.BigEndian.PutUint32(p[10:], uint32(m.ThrottleTimeMs))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -175,17 +195,36 @@ func (*RenewDelegationTokenResponse) Info() *MessageInfo { return &infoRenewDele
 
 // Encode appends m at the given version to dst.
 func (m *RenewDelegationTokenResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one RenewDelegationTokenResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one RenewDelegationTokenResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *RenewDelegationTokenResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *RenewDelegationTokenResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *RenewDelegationTokenResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -207,3 +246,6 @@ func (*RenewDelegationTokenResponse) NewRequest() Request { return NewRenewDeleg
 func (*RenewDelegationTokenResponse) RequestType() *RenewDelegationTokenRequest {
 	return NewRenewDelegationTokenRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -41,27 +44,35 @@ func (m *RequestHeader) isDefault() bool {
 func (m *RequestHeader) decode(r *wire.Reader, v int16) {
 	flex := v >= 2
 	_ = flex
-	m.RequestApiKey = r.Int16()
-	if r.Err != nil {
-		r.Push("requestApiKey")
-		return
-	}
-	m.RequestApiVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("requestApiVersion")
-		return
-	}
-	m.CorrelationId = r.Int32()
-	if r.Err != nil {
-		r.Push("correlationId")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.RequestApiKey = int16(binary.BigEndian.Uint16(p[0:]))
+		m.RequestApiVersion = int16(binary.BigEndian.Uint16(p[2:]))
+		m.CorrelationId = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.RequestApiKey = r.Int16()
+		if r.Err != nil {
+			r.Push("requestApiKey")
+			return
+		}
+		m.RequestApiVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("requestApiVersion")
+			return
+		}
+		m.CorrelationId = r.Int32()
+		if r.Err != nil {
+			r.Push("correlationId")
+			return
+		}
 	}
 	if v >= 1 {
 		if v >= 1 {
 			m.ClientId = r.NullableString((false))
 		} else {
-			s := r.String((false))
-			m.ClientId = &s
+			m.ClientId = r.StringPtr((false))
 		}
 		if r.Err != nil {
 			r.Push("clientId")
@@ -92,9 +103,15 @@ func (m *RequestHeader) decode(r *wire.Reader, v int16) {
 func (m *RequestHeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 2
 	_ = flex
-	b = wire.AppendInt16(b, m.RequestApiKey)
-	b = wire.AppendInt16(b, m.RequestApiVersion)
-	b = wire.AppendInt32(b, m.CorrelationId)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.RequestApiKey))
+		binary.BigEndian.PutUint16(p[2:], uint16(m.RequestApiVersion))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.CorrelationId))
+	}
 	if v >= 1 {
 		if m.ClientId == nil && !(v >= 1) {
 			w.Fail(wire.ErrNotNullable, "")
@@ -113,7 +130,9 @@ func (m *RequestHeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -215,17 +234,36 @@ func (*RequestHeader) Info() *MessageInfo { return &infoRequestHeader }
 
 // Encode appends m at the given version to dst.
 func (m *RequestHeader) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one RequestHeader at the given version.
+// Decode replaces m with the message in src, which must hold exactly one RequestHeader at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *RequestHeader) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *RequestHeader) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *RequestHeader) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -235,3 +273,6 @@ func (m *RequestHeader) AppendJSON(dst []byte, version int16) ([]byte, error) {
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *RequestHeader) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -66,7 +69,9 @@ func (m *SaslAuthenticateRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -139,17 +144,36 @@ func (*SaslAuthenticateRequest) Info() *MessageInfo { return &infoSaslAuthentica
 
 // Encode appends m at the given version to dst.
 func (m *SaslAuthenticateRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one SaslAuthenticateRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one SaslAuthenticateRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *SaslAuthenticateRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *SaslAuthenticateRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *SaslAuthenticateRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -169,3 +193,6 @@ func (*SaslAuthenticateRequest) NewResponse() Response { return NewSaslAuthentic
 func (*SaslAuthenticateRequest) ResponseType() *SaslAuthenticateResponse {
 	return NewSaslAuthenticateResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

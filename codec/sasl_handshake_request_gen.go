@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -105,17 +108,36 @@ func (*SaslHandshakeRequest) Info() *MessageInfo { return &infoSaslHandshakeRequ
 
 // Encode appends m at the given version to dst.
 func (m *SaslHandshakeRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one SaslHandshakeRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one SaslHandshakeRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *SaslHandshakeRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *SaslHandshakeRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *SaslHandshakeRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -133,3 +155,6 @@ func (*SaslHandshakeRequest) NewResponse() Response { return NewSaslHandshakeRes
 
 // ResponseType returns a new paired SaslHandshakeResponse, typed.
 func (*SaslHandshakeRequest) ResponseType() *SaslHandshakeResponse { return NewSaslHandshakeResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

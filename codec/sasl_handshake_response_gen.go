@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -41,7 +44,12 @@ func (m *SaslHandshakeResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.Mechanisms
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -158,17 +166,36 @@ func (*SaslHandshakeResponse) Info() *MessageInfo { return &infoSaslHandshakeRes
 
 // Encode appends m at the given version to dst.
 func (m *SaslHandshakeResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one SaslHandshakeResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one SaslHandshakeResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *SaslHandshakeResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *SaslHandshakeResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *SaslHandshakeResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -186,3 +213,6 @@ func (*SaslHandshakeResponse) NewRequest() Request { return NewSaslHandshakeRequ
 
 // RequestType returns a new paired SaslHandshakeRequest, typed.
 func (*SaslHandshakeResponse) RequestType() *SaslHandshakeRequest { return NewSaslHandshakeRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

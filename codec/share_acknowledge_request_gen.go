@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -51,8 +54,7 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.GroupId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.GroupId = &s
+		m.GroupId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("groupId")
@@ -61,8 +63,7 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.MemberId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.MemberId = &s
+		m.MemberId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("memberId")
@@ -83,7 +84,12 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 		m.IsRenewAck = false
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ShareAcknowledgeRequestAcknowledgeTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareAcknowledgeRequestAcknowledgeTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -163,7 +169,9 @@ func (m *ShareAcknowledgeRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -313,7 +321,12 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]ShareAcknowledgeRequestAcknowledgePartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareAcknowledgeRequestAcknowledgePartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -364,7 +377,9 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) encode(b []byte, v int16, w *w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -485,7 +500,12 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) decode(r *wire.Reader, v i
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ShareAcknowledgeRequestAcknowledgementBatch, n)
+		s := m.AcknowledgementBatches
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareAcknowledgeRequestAcknowledgementBatch, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -536,7 +556,9 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) encode(b []byte, v int16, 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -654,18 +676,31 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) isDefault() bool {
 func (m *ShareAcknowledgeRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.FirstOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("firstOffset")
-		return
-	}
-	m.LastOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("lastOffset")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.FirstOffset = int64(binary.BigEndian.Uint64(p[0:]))
+		m.LastOffset = int64(binary.BigEndian.Uint64(p[8:]))
+		r.Off += 16
+	} else {
+		m.FirstOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("firstOffset")
+			return
+		}
+		m.LastOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("lastOffset")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]int8, n)
+		s := m.AcknowledgeTypes
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int8, n)
+		}
 		for i := range s {
 			s[i] = r.Int8()
 			if r.Err != nil {
@@ -703,8 +738,14 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) decode(r *wire.Reader, v i
 func (m *ShareAcknowledgeRequestAcknowledgementBatch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt64(b, m.FirstOffset)
-	b = wire.AppendInt64(b, m.LastOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.FirstOffset))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.LastOffset))
+	}
 	b = wire.AppendArrayLen(b, len(m.AcknowledgeTypes), m.AcknowledgeTypes == nil && (false), flex)
 	for i := range m.AcknowledgeTypes {
 		b = append(b, byte(m.AcknowledgeTypes[i]))
@@ -712,7 +753,9 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) encode(b []byte, v int16, 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -822,17 +865,36 @@ func (*ShareAcknowledgeRequest) Info() *MessageInfo { return &infoShareAcknowled
 
 // Encode appends m at the given version to dst.
 func (m *ShareAcknowledgeRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ShareAcknowledgeRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ShareAcknowledgeRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ShareAcknowledgeRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ShareAcknowledgeRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ShareAcknowledgeRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -852,3 +914,6 @@ func (*ShareAcknowledgeRequest) NewResponse() Response { return NewShareAcknowle
 func (*ShareAcknowledgeRequest) ResponseType() *ShareAcknowledgeResponse {
 	return NewShareAcknowledgeResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -50,21 +53,28 @@ func (m *ShareAcknowledgeResponse) isDefault() bool {
 func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -80,7 +90,12 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 		m.AcquisitionLockTimeoutMs = 0
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ShareAcknowledgeResponseShareAcknowledgeTopicResponse, n)
+		s := m.Responses
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareAcknowledgeResponseShareAcknowledgeTopicResponse, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -97,7 +112,12 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 11); n >= 0 {
-		s := make([]ShareAcknowledgeResponseNodeEndpoint, n)
+		s := m.NodeEndpoints
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareAcknowledgeResponseNodeEndpoint, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -135,8 +155,14 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 func (m *ShareAcknowledgeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -174,7 +200,9 @@ func (m *ShareAcknowledgeResponse) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -351,7 +379,12 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) decode(r *wire.R
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 17); n >= 0 {
-		s := make([]ShareAcknowledgeResponsePartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareAcknowledgeResponsePartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -402,7 +435,9 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) encode(b []byte,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -524,21 +559,28 @@ func (m *ShareAcknowledgeResponsePartitionData) isDefault() bool {
 func (m *ShareAcknowledgeResponsePartitionData) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -571,8 +613,14 @@ func (m *ShareAcknowledgeResponsePartitionData) decode(r *wire.Reader, v int16) 
 func (m *ShareAcknowledgeResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -592,7 +640,9 @@ func (m *ShareAcknowledgeResponsePartitionData) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -707,15 +757,23 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) isDefault() bool {
 func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -739,12 +797,20 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int1
 func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.LeaderId)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -865,8 +931,7 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if true {
 		m.Rack = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Rack = &s
+		m.Rack = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("rack")
@@ -916,7 +981,9 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1016,17 +1083,36 @@ func (*ShareAcknowledgeResponse) Info() *MessageInfo { return &infoShareAcknowle
 
 // Encode appends m at the given version to dst.
 func (m *ShareAcknowledgeResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ShareAcknowledgeResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ShareAcknowledgeResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ShareAcknowledgeResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ShareAcknowledgeResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ShareAcknowledgeResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1048,3 +1134,6 @@ func (*ShareAcknowledgeResponse) NewRequest() Request { return NewShareAcknowled
 func (*ShareAcknowledgeResponse) RequestType() *ShareAcknowledgeRequest {
 	return NewShareAcknowledgeRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

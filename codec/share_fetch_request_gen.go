@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -73,8 +76,7 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.GroupId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.GroupId = &s
+		m.GroupId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("groupId")
@@ -83,71 +85,95 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.MemberId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.MemberId = &s
+		m.MemberId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
-	m.ShareSessionEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("shareSessionEpoch")
-		return
-	}
-	m.MaxWaitMs = r.Int32()
-	if r.Err != nil {
-		r.Push("maxWaitMs")
-		return
-	}
-	m.MinBytes = r.Int32()
-	if r.Err != nil {
-		r.Push("minBytes")
-		return
-	}
-	m.MaxBytes = r.Int32()
-	if r.Err != nil {
-		r.Push("maxBytes")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.ShareSessionEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.MaxWaitMs = int32(binary.BigEndian.Uint32(p[4:]))
+		m.MinBytes = int32(binary.BigEndian.Uint32(p[8:]))
+		m.MaxBytes = int32(binary.BigEndian.Uint32(p[12:]))
+		r.Off += 16
+	} else {
+		m.ShareSessionEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("shareSessionEpoch")
+			return
+		}
+		m.MaxWaitMs = r.Int32()
+		if r.Err != nil {
+			r.Push("maxWaitMs")
+			return
+		}
+		m.MinBytes = r.Int32()
+		if r.Err != nil {
+			r.Push("minBytes")
+			return
+		}
+		m.MaxBytes = r.Int32()
+		if r.Err != nil {
+			r.Push("maxBytes")
+			return
+		}
 	}
 	if v >= 1 {
-		m.MaxRecords = r.Int32()
-		if r.Err != nil {
-			r.Push("maxRecords")
-			return
+		if len(r.Src)-r.Off >= 8 {
+			p := r.Src[r.Off : r.Off+8]
+			_ = p[7]
+			m.MaxRecords = int32(binary.BigEndian.Uint32(p[0:]))
+			m.BatchSize = int32(binary.BigEndian.Uint32(p[4:]))
+			r.Off += 8
+		} else {
+			m.MaxRecords = r.Int32()
+			if r.Err != nil {
+				r.Push("maxRecords")
+				return
+			}
+			m.BatchSize = r.Int32()
+			if r.Err != nil {
+				r.Push("batchSize")
+				return
+			}
 		}
 	} else {
 		m.MaxRecords = 0
-	}
-	if v >= 1 {
-		m.BatchSize = r.Int32()
-		if r.Err != nil {
-			r.Push("batchSize")
-			return
-		}
-	} else {
 		m.BatchSize = 0
 	}
 	if v >= 2 {
-		m.ShareAcquireMode = r.Int8()
-		if r.Err != nil {
-			r.Push("shareAcquireMode")
-			return
+		if len(r.Src)-r.Off >= 2 {
+			p := r.Src[r.Off : r.Off+2]
+			_ = p[1]
+			m.ShareAcquireMode = int8(p[0])
+			m.IsRenewAck = p[1] != 0
+			r.Off += 2
+		} else {
+			m.ShareAcquireMode = r.Int8()
+			if r.Err != nil {
+				r.Push("shareAcquireMode")
+				return
+			}
+			m.IsRenewAck = r.Bool()
+			if r.Err != nil {
+				r.Push("isRenewAck")
+				return
+			}
 		}
 	} else {
 		m.ShareAcquireMode = 0
-	}
-	if v >= 2 {
-		m.IsRenewAck = r.Bool()
-		if r.Err != nil {
-			r.Push("isRenewAck")
-			return
-		}
-	} else {
 		m.IsRenewAck = false
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ShareFetchRequestFetchTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareFetchRequestFetchTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -164,7 +190,12 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ShareFetchRequestForgottenTopic, n)
+		s := m.ForgottenTopicsData
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareFetchRequestForgottenTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -224,35 +255,57 @@ func (m *ShareFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		return b
 	}
 	b = wire.AppendNullableString(b, m.MemberId, flex)
-	b = wire.AppendInt32(b, m.ShareSessionEpoch)
-	b = wire.AppendInt32(b, m.MaxWaitMs)
-	b = wire.AppendInt32(b, m.MinBytes)
-	b = wire.AppendInt32(b, m.MaxBytes)
-	if v >= 1 {
-		b = wire.AppendInt32(b, m.MaxRecords)
-	} else if !(m.MaxRecords == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("maxRecords")
-		return b
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ShareSessionEpoch))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.MaxWaitMs))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.MinBytes))
+		binary.BigEndian.PutUint32(p[12:], uint32(m.MaxBytes))
 	}
 	if v >= 1 {
-		b = wire.AppendInt32(b, m.BatchSize)
-	} else if !(m.BatchSize == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("batchSize")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 8)...)
+			p := b[n : n+8]
+			_ = p[7]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.MaxRecords))
+			binary.BigEndian.PutUint32(p[4:], uint32(m.BatchSize))
+		}
+	} else {
+		if !(m.MaxRecords == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("maxRecords")
+			return b
+		}
+		if !(m.BatchSize == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("batchSize")
+			return b
+		}
 	}
 	if v >= 2 {
-		b = append(b, byte(m.ShareAcquireMode))
-	} else if !(m.ShareAcquireMode == 0) {
-		// ShareAcquireMode is ignorable: dropped at this version.
-	}
-	if v >= 2 {
-		b = wire.AppendBool(b, m.IsRenewAck)
-	} else if !(!m.IsRenewAck) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("isRenewAck")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 2)...)
+			p := b[n : n+2]
+			_ = p[1]
+			p[0] = byte(m.ShareAcquireMode)
+			if m.IsRenewAck {
+				p[1] = 1
+			}
+		}
+	} else {
+		if !(m.ShareAcquireMode == 0) {
+			// ShareAcquireMode is ignorable: dropped at this version.
+		}
+		if !(!m.IsRenewAck) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("isRenewAck")
+			return b
+		}
 	}
 	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
@@ -275,7 +328,9 @@ func (m *ShareFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -512,7 +567,12 @@ func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]ShareFetchRequestFetchPartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareFetchRequestFetchPartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -563,7 +623,9 @@ func (m *ShareFetchRequestFetchTopic) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -696,7 +758,12 @@ func (m *ShareFetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 		m.PartitionMaxBytes = 0
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ShareFetchRequestAcknowledgementBatch, n)
+		s := m.AcknowledgementBatches
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareFetchRequestAcknowledgementBatch, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -754,7 +821,9 @@ func (m *ShareFetchRequestFetchPartition) encode(b []byte, v int16, w *wire.Enco
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -883,18 +952,31 @@ func (m *ShareFetchRequestAcknowledgementBatch) isDefault() bool {
 func (m *ShareFetchRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.FirstOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("firstOffset")
-		return
-	}
-	m.LastOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("lastOffset")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.FirstOffset = int64(binary.BigEndian.Uint64(p[0:]))
+		m.LastOffset = int64(binary.BigEndian.Uint64(p[8:]))
+		r.Off += 16
+	} else {
+		m.FirstOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("firstOffset")
+			return
+		}
+		m.LastOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("lastOffset")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]int8, n)
+		s := m.AcknowledgeTypes
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int8, n)
+		}
 		for i := range s {
 			s[i] = r.Int8()
 			if r.Err != nil {
@@ -932,8 +1014,14 @@ func (m *ShareFetchRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) 
 func (m *ShareFetchRequestAcknowledgementBatch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt64(b, m.FirstOffset)
-	b = wire.AppendInt64(b, m.LastOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.FirstOffset))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.LastOffset))
+	}
 	b = wire.AppendArrayLen(b, len(m.AcknowledgeTypes), m.AcknowledgeTypes == nil && (false), flex)
 	for i := range m.AcknowledgeTypes {
 		b = append(b, byte(m.AcknowledgeTypes[i]))
@@ -941,7 +1029,9 @@ func (m *ShareFetchRequestAcknowledgementBatch) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1072,7 +1162,12 @@ func (m *ShareFetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -1118,7 +1213,9 @@ func (m *ShareFetchRequestForgottenTopic) encode(b []byte, v int16, w *wire.Enco
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1219,17 +1316,36 @@ func (*ShareFetchRequest) Info() *MessageInfo { return &infoShareFetchRequest }
 
 // Encode appends m at the given version to dst.
 func (m *ShareFetchRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ShareFetchRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ShareFetchRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ShareFetchRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ShareFetchRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ShareFetchRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1247,3 +1363,6 @@ func (*ShareFetchRequest) NewResponse() Response { return NewShareFetchResponse(
 
 // ResponseType returns a new paired ShareFetchResponse, typed.
 func (*ShareFetchRequest) ResponseType() *ShareFetchResponse { return NewShareFetchResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -50,21 +53,28 @@ func (m *ShareFetchResponse) isDefault() bool {
 func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -80,7 +90,12 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 		m.AcquisitionLockTimeoutMs = 0
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]ShareFetchResponseShareFetchableTopicResponse, n)
+		s := m.Responses
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareFetchResponseShareFetchableTopicResponse, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -97,7 +112,12 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 11); n >= 0 {
-		s := make([]ShareFetchResponseNodeEndpoint, n)
+		s := m.NodeEndpoints
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareFetchResponseNodeEndpoint, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -135,8 +155,14 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 func (m *ShareFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -176,7 +202,9 @@ func (m *ShareFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -353,7 +381,12 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) decode(r *wire.Reader, v
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 22); n >= 0 {
-		s := make([]ShareFetchResponsePartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareFetchResponsePartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -404,7 +437,9 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) encode(b []byte, v int16
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -538,21 +573,28 @@ func (m *ShareFetchResponsePartitionData) isDefault() bool {
 func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -566,8 +608,7 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 	if true {
 		m.AcknowledgeErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.AcknowledgeErrorMessage = &s
+		m.AcknowledgeErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("acknowledgeErrorMessage")
@@ -588,7 +629,12 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 19); n >= 0 {
-		s := make([]ShareFetchResponseAcquiredRecords, n)
+		s := m.AcquiredRecords
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareFetchResponseAcquiredRecords, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -626,8 +672,14 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 func (m *ShareFetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -674,7 +726,9 @@ func (m *ShareFetchResponsePartitionData) encode(b []byte, v int16, w *wire.Enco
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -843,15 +897,23 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) isDefault() bool {
 func (m *ShareFetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -875,12 +937,20 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 func (m *ShareFetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.LeaderId)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -980,20 +1050,29 @@ func (m *ShareFetchResponseAcquiredRecords) isDefault() bool {
 func (m *ShareFetchResponseAcquiredRecords) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.FirstOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("firstOffset")
-		return
-	}
-	m.LastOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("lastOffset")
-		return
-	}
-	m.DeliveryCount = r.Int16()
-	if r.Err != nil {
-		r.Push("deliveryCount")
-		return
+	if len(r.Src)-r.Off >= 18 {
+		p := r.Src[r.Off : r.Off+18]
+		_ = p[17]
+		m.FirstOffset = int64(binary.BigEndian.Uint64(p[0:]))
+		m.LastOffset = int64(binary.BigEndian.Uint64(p[8:]))
+		m.DeliveryCount = int16(binary.BigEndian.Uint16(p[16:]))
+		r.Off += 18
+	} else {
+		m.FirstOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("firstOffset")
+			return
+		}
+		m.LastOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("lastOffset")
+			return
+		}
+		m.DeliveryCount = r.Int16()
+		if r.Err != nil {
+			r.Push("deliveryCount")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -1017,13 +1096,21 @@ func (m *ShareFetchResponseAcquiredRecords) decode(r *wire.Reader, v int16) {
 func (m *ShareFetchResponseAcquiredRecords) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt64(b, m.FirstOffset)
-	b = wire.AppendInt64(b, m.LastOffset)
-	b = wire.AppendInt16(b, m.DeliveryCount)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 18)...)
+		p := b[n : n+18]
+		_ = p[17]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.FirstOffset))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.LastOffset))
+		binary.BigEndian.PutUint16(p[16:], uint16(m.DeliveryCount))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1153,8 +1240,7 @@ func (m *ShareFetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if true {
 		m.Rack = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.Rack = &s
+		m.Rack = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("rack")
@@ -1204,7 +1290,9 @@ func (m *ShareFetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encod
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1304,17 +1392,36 @@ func (*ShareFetchResponse) Info() *MessageInfo { return &infoShareFetchResponse 
 
 // Encode appends m at the given version to dst.
 func (m *ShareFetchResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ShareFetchResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ShareFetchResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ShareFetchResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ShareFetchResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ShareFetchResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1332,3 +1439,6 @@ func (*ShareFetchResponse) NewRequest() Request { return NewShareFetchRequest() 
 
 // RequestType returns a new paired ShareFetchRequest, typed.
 func (*ShareFetchResponse) RequestType() *ShareFetchRequest { return NewShareFetchRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

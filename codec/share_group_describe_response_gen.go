@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *ShareGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
-		s := make([]ShareGroupDescribeResponseDescribedGroup, n)
+		s := m.Groups
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareGroupDescribeResponseDescribedGroup, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *ShareGroupDescribeResponse) encode(b []byte, v int16, w *wire.Encoder) 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -240,8 +250,7 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -257,15 +266,23 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 		r.Push("groupState")
 		return
 	}
-	m.GroupEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("groupEpoch")
-		return
-	}
-	m.AssignmentEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("assignmentEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.GroupEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.AssignmentEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.GroupEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("groupEpoch")
+			return
+		}
+		m.AssignmentEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("assignmentEpoch")
+			return
+		}
 	}
 	m.AssignorName = r.String(flex)
 	if r.Err != nil {
@@ -273,7 +290,12 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
-		s := make([]ShareGroupDescribeResponseMember, n)
+		s := m.Members
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareGroupDescribeResponseMember, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -340,8 +362,14 @@ func (m *ShareGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w *
 		return b
 	}
 	b = wire.AppendString(b, m.GroupState, flex)
-	b = wire.AppendInt32(b, m.GroupEpoch)
-	b = wire.AppendInt32(b, m.AssignmentEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.GroupEpoch))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.AssignmentEpoch))
+	}
 	if len(m.AssignorName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.AssignorName)))
 		w.Push("assignorName")
@@ -361,7 +389,9 @@ func (m *ShareGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -563,8 +593,7 @@ func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	if true {
 		m.RackId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.RackId = &s
+		m.RackId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("rackId")
@@ -586,7 +615,12 @@ func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.SubscribedTopicNames
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -677,7 +711,9 @@ func (m *ShareGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.Enc
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -836,7 +872,12 @@ func (m *ShareGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 19); n >= 0 {
-		s := make([]ShareGroupDescribeResponseTopicPartitions, n)
+		s := m.TopicPartitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]ShareGroupDescribeResponseTopicPartitions, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -886,7 +927,9 @@ func (m *ShareGroupDescribeResponseAssignment) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1006,7 +1049,12 @@ func (m *ShareGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v int
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -1058,7 +1106,9 @@ func (m *ShareGroupDescribeResponseTopicPartitions) encode(b []byte, v int16, w 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1168,17 +1218,36 @@ func (*ShareGroupDescribeResponse) Info() *MessageInfo { return &infoShareGroupD
 
 // Encode appends m at the given version to dst.
 func (m *ShareGroupDescribeResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one ShareGroupDescribeResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one ShareGroupDescribeResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *ShareGroupDescribeResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ShareGroupDescribeResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *ShareGroupDescribeResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1200,3 +1269,6 @@ func (*ShareGroupDescribeResponse) NewRequest() Request { return NewShareGroupDe
 func (*ShareGroupDescribeResponse) RequestType() *ShareGroupDescribeRequest {
 	return NewShareGroupDescribeRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -38,15 +41,23 @@ func (m *SnapshotHeaderRecord) isDefault() bool {
 func (m *SnapshotHeaderRecord) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.Version = r.Int16()
-	if r.Err != nil {
-		r.Push("version")
-		return
-	}
-	m.LastContainedLogTimestamp = r.Int64()
-	if r.Err != nil {
-		r.Push("lastContainedLogTimestamp")
-		return
+	if len(r.Src)-r.Off >= 10 {
+		p := r.Src[r.Off : r.Off+10]
+		_ = p[9]
+		m.Version = int16(binary.BigEndian.Uint16(p[0:]))
+		m.LastContainedLogTimestamp = int64(binary.BigEndian.Uint64(p[2:]))
+		r.Off += 10
+	} else {
+		m.Version = r.Int16()
+		if r.Err != nil {
+			r.Push("version")
+			return
+		}
+		m.LastContainedLogTimestamp = r.Int64()
+		if r.Err != nil {
+			r.Push("lastContainedLogTimestamp")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -70,12 +81,20 @@ func (m *SnapshotHeaderRecord) decode(r *wire.Reader, v int16) {
 func (m *SnapshotHeaderRecord) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt16(b, m.Version)
-	b = wire.AppendInt64(b, m.LastContainedLogTimestamp)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 10)...)
+		p := b[n : n+10]
+		_ = p[9]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.Version))
+		binary.BigEndian.PutUint64(p[2:], uint64(m.LastContainedLogTimestamp))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -157,17 +176,36 @@ func (*SnapshotHeaderRecord) Info() *MessageInfo { return &infoSnapshotHeaderRec
 
 // Encode appends m at the given version to dst.
 func (m *SnapshotHeaderRecord) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one SnapshotHeaderRecord at the given version.
+// Decode replaces m with the message in src, which must hold exactly one SnapshotHeaderRecord at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *SnapshotHeaderRecord) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *SnapshotHeaderRecord) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *SnapshotHeaderRecord) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -177,3 +215,6 @@ func (m *SnapshotHeaderRecord) AppendJSON(dst []byte, version int16) ([]byte, er
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *SnapshotHeaderRecord) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -96,7 +99,12 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 0 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]StopReplicaRequestStopReplicaPartitionV0, n)
+			s := m.UngroupedPartitions
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]StopReplicaRequestStopReplicaPartitionV0, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -117,7 +125,12 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 1 && v <= 2 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]StopReplicaRequestStopReplicaTopicV1, n)
+			s := m.Topics
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]StopReplicaRequestStopReplicaTopicV1, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -138,7 +151,12 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 3 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]StopReplicaRequestStopReplicaTopicState, n)
+			s := m.TopicStates
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]StopReplicaRequestStopReplicaTopicState, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -248,7 +266,9 @@ func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -527,7 +547,9 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -639,7 +661,12 @@ func (m *StopReplicaRequestStopReplicaTopicV1) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 1 && v <= 2 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.PartitionIndexes
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -705,7 +732,9 @@ func (m *StopReplicaRequestStopReplicaTopicV1) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -836,7 +865,12 @@ func (m *StopReplicaRequestStopReplicaTopicState) decode(r *wire.Reader, v int16
 	}
 	if v >= 3 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]StopReplicaRequestStopReplicaPartitionState, n)
+			s := m.PartitionStates
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]StopReplicaRequestStopReplicaPartitionState, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -907,7 +941,9 @@ func (m *StopReplicaRequestStopReplicaTopicState) encode(b []byte, v int16, w *w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1031,30 +1067,33 @@ func (m *StopReplicaRequestStopReplicaPartitionState) decode(r *wire.Reader, v i
 	flex := v >= 2
 	_ = flex
 	if v >= 3 {
-		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
+		if len(r.Src)-r.Off >= 9 {
+			p := r.Src[r.Off : r.Off+9]
+			_ = p[8]
+			m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+			m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+			m.DeletePartition = p[8] != 0
+			r.Off += 9
+		} else {
+			m.PartitionIndex = r.Int32()
+			if r.Err != nil {
+				r.Push("partitionIndex")
+				return
+			}
+			m.LeaderEpoch = r.Int32()
+			if r.Err != nil {
+				r.Push("leaderEpoch")
+				return
+			}
+			m.DeletePartition = r.Bool()
+			if r.Err != nil {
+				r.Push("deletePartition")
+				return
+			}
 		}
 	} else {
 		m.PartitionIndex = 0
-	}
-	if v >= 3 {
-		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
-	} else {
 		m.LeaderEpoch = -1
-	}
-	if v >= 3 {
-		m.DeletePartition = r.Bool()
-		if r.Err != nil {
-			r.Push("deletePartition")
-			return
-		}
-	} else {
 		m.DeletePartition = false
 	}
 	m.UnknownTaggedFields = nil
@@ -1080,30 +1119,40 @@ func (m *StopReplicaRequestStopReplicaPartitionState) encode(b []byte, v int16, 
 	flex := v >= 2
 	_ = flex
 	if v >= 3 {
-		b = wire.AppendInt32(b, m.PartitionIndex)
-	} else if !(m.PartitionIndex == 0) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("partitionIndex")
-		return b
-	}
-	if v >= 3 {
-		b = wire.AppendInt32(b, m.LeaderEpoch)
-	} else if !(m.LeaderEpoch == -1) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("leaderEpoch")
-		return b
-	}
-	if v >= 3 {
-		b = wire.AppendBool(b, m.DeletePartition)
-	} else if !(!m.DeletePartition) {
-		w.Fail(wire.ErrNonDefault, "")
-		w.Push("deletePartition")
-		return b
+		{
+			n := len(b)
+			b = append(b, make([]byte, 9)...)
+			p := b[n : n+9]
+			_ = p[8]
+			binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+			binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+			if m.DeletePartition {
+				p[8] = 1
+			}
+		}
+	} else {
+		if !(m.PartitionIndex == 0) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("partitionIndex")
+			return b
+		}
+		if !(m.LeaderEpoch == -1) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("leaderEpoch")
+			return b
+		}
+		if !(!m.DeletePartition) {
+			w.Fail(wire.ErrNonDefault, "")
+			w.Push("deletePartition")
+			return b
+		}
 	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1200,17 +1249,36 @@ func (*StopReplicaRequest) Info() *MessageInfo { return &infoStopReplicaRequest 
 
 // Encode appends m at the given version to dst.
 func (m *StopReplicaRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 4 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one StopReplicaRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one StopReplicaRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *StopReplicaRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *StopReplicaRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *StopReplicaRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 4 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1228,3 +1296,6 @@ func (*StopReplicaRequest) NewResponse() Response { return NewStopReplicaRespons
 
 // ResponseType returns a new paired StopReplicaResponse, typed.
 func (*StopReplicaRequest) ResponseType() *StopReplicaResponse { return NewStopReplicaResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -42,7 +45,12 @@ func (m *StreamsGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.GroupIds
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -115,7 +123,9 @@ func (m *StreamsGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -227,17 +237,36 @@ func (*StreamsGroupDescribeRequest) Info() *MessageInfo { return &infoStreamsGro
 
 // Encode appends m at the given version to dst.
 func (m *StreamsGroupDescribeRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one StreamsGroupDescribeRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one StreamsGroupDescribeRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *StreamsGroupDescribeRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *StreamsGroupDescribeRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *StreamsGroupDescribeRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -259,3 +288,6 @@ func (*StreamsGroupDescribeRequest) NewResponse() Response { return NewStreamsGr
 func (*StreamsGroupDescribeRequest) ResponseType() *StreamsGroupDescribeResponse {
 	return NewStreamsGroupDescribeResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *StreamsGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseDescribedGroup, n)
+		s := m.Groups
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseDescribedGroup, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -95,7 +103,9 @@ func (m *StreamsGroupDescribeResponse) encode(b []byte, v int16, w *wire.Encoder
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -249,8 +259,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -266,18 +275,28 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		r.Push("groupState")
 		return
 	}
-	m.GroupEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("groupEpoch")
-		return
-	}
-	m.AssignmentEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("assignmentEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.GroupEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.AssignmentEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.GroupEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("groupEpoch")
+			return
+		}
+		m.AssignmentEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("assignmentEpoch")
+			return
+		}
 	}
 	if !(true) || r.StructMarker() {
-		m.Topology = new(StreamsGroupDescribeResponseTopology)
+		if m.Topology == nil {
+			m.Topology = new(StreamsGroupDescribeResponseTopology)
+		}
 		m.Topology.decode(r, v)
 	} else {
 		m.Topology = nil
@@ -287,7 +306,12 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 28); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseMember, n)
+		s := m.Members
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseMember, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -310,7 +334,9 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 	}
 	if v >= 1 {
 		if !(v >= 1) || r.StructMarker() {
-			m.TopologyDescription = new(StreamsGroupDescribeResponseTopologyDescription)
+			if m.TopologyDescription == nil {
+				m.TopologyDescription = new(StreamsGroupDescribeResponseTopologyDescription)
+			}
 			m.TopologyDescription.decode(r, v)
 		} else {
 			m.TopologyDescription = nil
@@ -335,8 +361,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		if v >= 1 {
 			m.AssignorName = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.AssignorName = &s
+			m.AssignorName = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("assignorName")
@@ -391,8 +416,14 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w
 		return b
 	}
 	b = wire.AppendString(b, m.GroupState, flex)
-	b = wire.AppendInt32(b, m.GroupEpoch)
-	b = wire.AppendInt32(b, m.AssignmentEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.GroupEpoch))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.AssignmentEpoch))
+	}
 	if m.Topology == nil {
 		if !(true) {
 			w.Fail(wire.ErrNotNullable, "")
@@ -468,7 +499,9 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -703,7 +736,12 @@ func (m *StreamsGroupDescribeResponseTopology) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 6); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseSubtopology, n)
+		s := m.Subtopologies
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseSubtopology, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -759,7 +797,9 @@ func (m *StreamsGroupDescribeResponseTopology) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -895,7 +935,12 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.SourceTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -912,7 +957,12 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.RepartitionSinkTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -929,7 +979,12 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseTopicInfo, n)
+		s := m.StateChangelogTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseTopicInfo, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -946,7 +1001,12 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseTopicInfo, n)
+		s := m.RepartitionSourceTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseTopicInfo, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1031,7 +1091,9 @@ func (m *StreamsGroupDescribeResponseSubtopology) encode(b []byte, v int16, w *w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1240,18 +1302,31 @@ func (m *StreamsGroupDescribeResponseTopicInfo) decode(r *wire.Reader, v int16) 
 		r.Push("name")
 		return
 	}
-	m.Partitions = r.Int32()
-	if r.Err != nil {
-		r.Push("partitions")
-		return
-	}
-	m.ReplicationFactor = r.Int16()
-	if r.Err != nil {
-		r.Push("replicationFactor")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.Partitions = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ReplicationFactor = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.Partitions = r.Int32()
+		if r.Err != nil {
+			r.Push("partitions")
+			return
+		}
+		m.ReplicationFactor = r.Int16()
+		if r.Err != nil {
+			r.Push("replicationFactor")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseKeyValue, n)
+		s := m.TopicConfigs
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseKeyValue, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1295,8 +1370,14 @@ func (m *StreamsGroupDescribeResponseTopicInfo) encode(b []byte, v int16, w *wir
 		return b
 	}
 	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendInt32(b, m.Partitions)
-	b = wire.AppendInt16(b, m.ReplicationFactor)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Partitions))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ReplicationFactor))
+	}
 	b = wire.AppendArrayLen(b, len(m.TopicConfigs), m.TopicConfigs == nil && (false), flex)
 	for i := range m.TopicConfigs {
 		b = m.TopicConfigs[i].encode(b, v, w)
@@ -1309,7 +1390,9 @@ func (m *StreamsGroupDescribeResponseTopicInfo) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1489,7 +1572,9 @@ func (m *StreamsGroupDescribeResponseKeyValue) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1640,8 +1725,7 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	if true {
 		m.InstanceId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.InstanceId = &s
+		m.InstanceId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("instanceId")
@@ -1650,8 +1734,7 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	if true {
 		m.RackId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.RackId = &s
+		m.RackId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("rackId")
@@ -1678,7 +1761,9 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if !(true) || r.StructMarker() {
-		m.UserEndpoint = new(StreamsGroupDescribeResponseEndpoint)
+		if m.UserEndpoint == nil {
+			m.UserEndpoint = new(StreamsGroupDescribeResponseEndpoint)
+		}
 		m.UserEndpoint.decode(r, v)
 	} else {
 		m.UserEndpoint = nil
@@ -1688,7 +1773,12 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseKeyValue, n)
+		s := m.ClientTags
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseKeyValue, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1705,7 +1795,12 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseTaskOffset, n)
+		s := m.TaskOffsets
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseTaskOffset, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1722,7 +1817,12 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseTaskOffset, n)
+		s := m.TaskEndOffsets
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseTaskOffset, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1881,7 +1981,9 @@ func (m *StreamsGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.E
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -2200,7 +2302,9 @@ func (m *StreamsGroupDescribeResponseEndpoint) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -2305,15 +2409,23 @@ func (m *StreamsGroupDescribeResponseTaskOffset) decode(r *wire.Reader, v int16)
 		r.Push("subtopologyId")
 		return
 	}
-	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
-	m.Offset = r.Int64()
-	if r.Err != nil {
-		r.Push("offset")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.Partition = int32(binary.BigEndian.Uint32(p[0:]))
+		m.Offset = int64(binary.BigEndian.Uint64(p[4:]))
+		r.Off += 12
+	} else {
+		m.Partition = r.Int32()
+		if r.Err != nil {
+			r.Push("partition")
+			return
+		}
+		m.Offset = r.Int64()
+		if r.Err != nil {
+			r.Push("offset")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -2343,12 +2455,20 @@ func (m *StreamsGroupDescribeResponseTaskOffset) encode(b []byte, v int16, w *wi
 		return b
 	}
 	b = wire.AppendString(b, m.SubtopologyId, flex)
-	b = wire.AppendInt32(b, m.Partition)
-	b = wire.AppendInt64(b, m.Offset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.Offset))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -2458,7 +2578,12 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseTaskIds, n)
+		s := m.ActiveTasks
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseTaskIds, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -2475,7 +2600,12 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseTaskIds, n)
+		s := m.StandbyTasks
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseTaskIds, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -2492,7 +2622,12 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]StreamsGroupDescribeResponseTaskIds, n)
+		s := m.WarmupTasks
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupDescribeResponseTaskIds, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -2560,7 +2695,9 @@ func (m *StreamsGroupDescribeResponseAssignment) encode(b []byte, v int16, w *wi
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -2726,7 +2863,12 @@ func (m *StreamsGroupDescribeResponseTaskIds) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -2777,7 +2919,9 @@ func (m *StreamsGroupDescribeResponseTaskIds) encode(b []byte, v int16, w *wire.
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -2895,7 +3039,12 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader,
 	_ = flex
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]StreamsGroupDescribeResponseTopologyDescriptionSubtopology, n)
+			s := m.Subtopologies
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]StreamsGroupDescribeResponseTopologyDescriptionSubtopology, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -2916,7 +3065,12 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader,
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]StreamsGroupDescribeResponseTopologyDescriptionGlobalStore, n)
+			s := m.GlobalStores
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]StreamsGroupDescribeResponseTopologyDescriptionGlobalStore, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -2990,7 +3144,9 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) encode(b []byte, v int
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -3138,7 +3294,12 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *w
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]StreamsGroupDescribeResponseTopologyDescriptionNode, n)
+			s := m.Nodes
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]StreamsGroupDescribeResponseTopologyDescriptionNode, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -3209,7 +3370,9 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) encode(b []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -3360,7 +3523,12 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]string, n)
+			s := m.SourceTopics
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]string, n)
+			}
 			for i := range s {
 				s[i] = r.String(flex)
 				if r.Err != nil {
@@ -3383,8 +3551,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 		if v >= 1 {
 			m.SinkTopic = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.SinkTopic = &s
+			m.SinkTopic = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("sinkTopic")
@@ -3395,7 +3562,12 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]string, n)
+			s := m.Stores
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]string, n)
+			}
 			for i := range s {
 				s[i] = r.String(flex)
 				if r.Err != nil {
@@ -3416,7 +3588,12 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]string, n)
+			s := m.Successors
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]string, n)
+			}
 			for i := range s {
 				s[i] = r.String(flex)
 				if r.Err != nil {
@@ -3544,7 +3721,9 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) encode(b []byte, v
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -3813,7 +3992,9 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) encode(b []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -3899,17 +4080,36 @@ func (*StreamsGroupDescribeResponse) Info() *MessageInfo { return &infoStreamsGr
 
 // Encode appends m at the given version to dst.
 func (m *StreamsGroupDescribeResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one StreamsGroupDescribeResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one StreamsGroupDescribeResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *StreamsGroupDescribeResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *StreamsGroupDescribeResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *StreamsGroupDescribeResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -3931,3 +4131,6 @@ func (*StreamsGroupDescribeResponse) NewRequest() Request { return NewStreamsGro
 func (*StreamsGroupDescribeResponse) RequestType() *StreamsGroupDescribeRequest {
 	return NewStreamsGroupDescribeRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -94,21 +97,28 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("memberId")
 		return
 	}
-	m.MemberEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("memberEpoch")
-		return
-	}
-	m.EndpointInformationEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("endpointInformationEpoch")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.MemberEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.EndpointInformationEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.MemberEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("memberEpoch")
+			return
+		}
+		m.EndpointInformationEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("endpointInformationEpoch")
+			return
+		}
 	}
 	if true {
 		m.InstanceId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.InstanceId = &s
+		m.InstanceId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("instanceId")
@@ -117,8 +127,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.RackId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.RackId = &s
+		m.RackId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("rackId")
@@ -130,7 +139,9 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if !(true) || r.StructMarker() {
-		m.Topology = new(StreamsGroupHeartbeatRequestTopology)
+		if m.Topology == nil {
+			m.Topology = new(StreamsGroupHeartbeatRequestTopology)
+		}
 		m.Topology.decode(r, v)
 	} else {
 		m.Topology = nil
@@ -140,7 +151,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestTaskIds, n)
+		s := m.ActiveTasks
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestTaskIds, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -157,7 +173,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestTaskIds, n)
+		s := m.StandbyTasks
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestTaskIds, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -174,7 +195,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestTaskIds, n)
+		s := m.WarmupTasks
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestTaskIds, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -193,15 +219,16 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.ProcessId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ProcessId = &s
+		m.ProcessId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("processId")
 		return
 	}
 	if !(true) || r.StructMarker() {
-		m.UserEndpoint = new(StreamsGroupHeartbeatRequestEndpoint)
+		if m.UserEndpoint == nil {
+			m.UserEndpoint = new(StreamsGroupHeartbeatRequestEndpoint)
+		}
 		m.UserEndpoint.decode(r, v)
 	} else {
 		m.UserEndpoint = nil
@@ -211,7 +238,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestKeyValue, n)
+		s := m.ClientTags
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestKeyValue, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -228,7 +260,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 14); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestTaskOffset, n)
+		s := m.TaskOffsets
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestTaskOffset, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -245,7 +282,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 14); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestTaskOffset, n)
+		s := m.TaskEndOffsets
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestTaskOffset, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -300,8 +342,14 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 		return b
 	}
 	b = wire.AppendString(b, m.MemberId, flex)
-	b = wire.AppendInt32(b, m.MemberEpoch)
-	b = wire.AppendInt32(b, m.EndpointInformationEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.MemberEpoch))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.EndpointInformationEpoch))
+	}
 	if m.InstanceId == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("instanceId")
@@ -458,7 +506,9 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -858,7 +908,12 @@ func (m *StreamsGroupHeartbeatRequestTopology) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestSubtopology, n)
+		s := m.Subtopologies
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestSubtopology, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -909,7 +964,9 @@ func (m *StreamsGroupHeartbeatRequestTopology) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1045,7 +1102,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.SourceTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -1062,7 +1124,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.SourceTopicRegex
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -1079,7 +1146,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestTopicInfo, n)
+		s := m.StateChangelogTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestTopicInfo, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1096,7 +1168,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.RepartitionSinkTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -1113,7 +1190,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestTopicInfo, n)
+		s := m.RepartitionSourceTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestTopicInfo, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1130,7 +1212,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestCopartitionGroup, n)
+		s := m.CopartitionGroups
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestCopartitionGroup, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1234,7 +1321,9 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) encode(b []byte, v int16, w *w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1498,18 +1587,31 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) decode(r *wire.Reader, v int16) 
 		r.Push("name")
 		return
 	}
-	m.Partitions = r.Int32()
-	if r.Err != nil {
-		r.Push("partitions")
-		return
-	}
-	m.ReplicationFactor = r.Int16()
-	if r.Err != nil {
-		r.Push("replicationFactor")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.Partitions = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ReplicationFactor = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.Partitions = r.Int32()
+		if r.Err != nil {
+			r.Push("partitions")
+			return
+		}
+		m.ReplicationFactor = r.Int16()
+		if r.Err != nil {
+			r.Push("replicationFactor")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatRequestKeyValue, n)
+		s := m.TopicConfigs
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatRequestKeyValue, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1553,8 +1655,14 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) encode(b []byte, v int16, w *wir
 		return b
 	}
 	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendInt32(b, m.Partitions)
-	b = wire.AppendInt16(b, m.ReplicationFactor)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Partitions))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ReplicationFactor))
+	}
 	b = wire.AppendArrayLen(b, len(m.TopicConfigs), m.TopicConfigs == nil && (false), flex)
 	for i := range m.TopicConfigs {
 		b = m.TopicConfigs[i].encode(b, v, w)
@@ -1567,7 +1675,9 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1747,7 +1857,9 @@ func (m *StreamsGroupHeartbeatRequestKeyValue) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1848,7 +1960,12 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]int16, n)
+		s := m.SourceTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int16, n)
+		}
 		for i := range s {
 			s[i] = r.Int16()
 			if r.Err != nil {
@@ -1865,7 +1982,12 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]int16, n)
+		s := m.SourceTopicRegex
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int16, n)
+		}
 		for i := range s {
 			s[i] = r.Int16()
 			if r.Err != nil {
@@ -1882,7 +2004,12 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]int16, n)
+		s := m.RepartitionSourceTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int16, n)
+		}
 		for i := range s {
 			s[i] = r.Int16()
 			if r.Err != nil {
@@ -1935,7 +2062,9 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -2104,7 +2233,12 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -2155,7 +2289,9 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) encode(b []byte, v int16, w *wire.
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -2313,7 +2449,9 @@ func (m *StreamsGroupHeartbeatRequestEndpoint) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -2418,15 +2556,23 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) decode(r *wire.Reader, v int16)
 		r.Push("subtopologyId")
 		return
 	}
-	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
-	m.Offset = r.Int64()
-	if r.Err != nil {
-		r.Push("offset")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.Partition = int32(binary.BigEndian.Uint32(p[0:]))
+		m.Offset = int64(binary.BigEndian.Uint64(p[4:]))
+		r.Off += 12
+	} else {
+		m.Partition = r.Int32()
+		if r.Err != nil {
+			r.Push("partition")
+			return
+		}
+		m.Offset = r.Int64()
+		if r.Err != nil {
+			r.Push("offset")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -2456,12 +2602,20 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) encode(b []byte, v int16, w *wi
 		return b
 	}
 	b = wire.AppendString(b, m.SubtopologyId, flex)
-	b = wire.AppendInt32(b, m.Partition)
-	b = wire.AppendInt64(b, m.Offset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.Offset))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -2552,17 +2706,36 @@ func (*StreamsGroupHeartbeatRequest) Info() *MessageInfo { return &infoStreamsGr
 
 // Encode appends m at the given version to dst.
 func (m *StreamsGroupHeartbeatRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one StreamsGroupHeartbeatRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one StreamsGroupHeartbeatRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *StreamsGroupHeartbeatRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *StreamsGroupHeartbeatRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *StreamsGroupHeartbeatRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -2586,3 +2759,6 @@ func (*StreamsGroupHeartbeatRequest) NewResponse() Response {
 func (*StreamsGroupHeartbeatRequest) ResponseType() *StreamsGroupHeartbeatResponse {
 	return NewStreamsGroupHeartbeatResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -82,21 +85,28 @@ func (m *StreamsGroupHeartbeatResponse) isDefault() bool {
 func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.ThrottleTimeMs = r.Int32()
+		if r.Err != nil {
+			r.Push("throttleTimeMs")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	if true {
 		m.ErrorMessage = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ErrorMessage = &s
+		m.ErrorMessage = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("errorMessage")
@@ -107,15 +117,23 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Push("memberId")
 		return
 	}
-	m.MemberEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("memberEpoch")
-		return
-	}
-	m.HeartbeatIntervalMs = r.Int32()
-	if r.Err != nil {
-		r.Push("heartbeatIntervalMs")
-		return
+	if len(r.Src)-r.Off >= 8 {
+		p := r.Src[r.Off : r.Off+8]
+		_ = p[7]
+		m.MemberEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.HeartbeatIntervalMs = int32(binary.BigEndian.Uint32(p[4:]))
+		r.Off += 8
+	} else {
+		m.MemberEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("memberEpoch")
+			return
+		}
+		m.HeartbeatIntervalMs = r.Int32()
+		if r.Err != nil {
+			r.Push("heartbeatIntervalMs")
+			return
+		}
 	}
 	if v <= 0 {
 		m.AcceptableRecoveryLagLegacy = r.Int32()
@@ -141,7 +159,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		m.AcceptableRecoveryLag = -1
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatResponseStatus, n)
+		s := m.Status
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatResponseStatus, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -158,7 +181,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatResponseTaskIds, n)
+		s := m.ActiveTasks
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatResponseTaskIds, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -175,7 +203,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatResponseTaskIds, n)
+		s := m.StandbyTasks
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatResponseTaskIds, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -192,7 +225,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatResponseTaskIds, n)
+		s := m.WarmupTasks
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatResponseTaskIds, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -223,7 +261,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (true), 7); n >= 0 {
-		s := make([]StreamsGroupHeartbeatResponseEndpointToPartitions, n)
+		s := m.PartitionsByUserEndpoint
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatResponseEndpointToPartitions, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -261,8 +304,14 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if m.ErrorMessage == nil && !(true) {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("errorMessage")
@@ -280,8 +329,14 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 		return b
 	}
 	b = wire.AppendString(b, m.MemberId, flex)
-	b = wire.AppendInt32(b, m.MemberEpoch)
-	b = wire.AppendInt32(b, m.HeartbeatIntervalMs)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.MemberEpoch))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.HeartbeatIntervalMs))
+	}
 	if v <= 0 {
 		b = wire.AppendInt32(b, m.AcceptableRecoveryLagLegacy)
 	} else if !(m.AcceptableRecoveryLagLegacy == 0) {
@@ -376,7 +431,9 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -767,7 +824,9 @@ func (m *StreamsGroupHeartbeatResponseStatus) encode(b []byte, v int16, w *wire.
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -870,7 +929,12 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -921,7 +985,9 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) encode(b []byte, v int16, w *wire
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1047,7 +1113,12 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reade
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatResponseTopicPartition, n)
+		s := m.ActivePartitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatResponseTopicPartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1064,7 +1135,12 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reade
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]StreamsGroupHeartbeatResponseTopicPartition, n)
+		s := m.StandbyPartitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupHeartbeatResponseTopicPartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -1128,7 +1204,9 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) encode(b []byte, v i
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1312,7 +1390,9 @@ func (m *StreamsGroupHeartbeatResponseEndpoint) encode(b []byte, v int16, w *wir
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1415,7 +1495,12 @@ func (m *StreamsGroupHeartbeatResponseTopicPartition) decode(r *wire.Reader, v i
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -1466,7 +1551,9 @@ func (m *StreamsGroupHeartbeatResponseTopicPartition) encode(b []byte, v int16, 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1567,17 +1654,36 @@ func (*StreamsGroupHeartbeatResponse) Info() *MessageInfo { return &infoStreamsG
 
 // Encode appends m at the given version to dst.
 func (m *StreamsGroupHeartbeatResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one StreamsGroupHeartbeatResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one StreamsGroupHeartbeatResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *StreamsGroupHeartbeatResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *StreamsGroupHeartbeatResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *StreamsGroupHeartbeatResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1599,3 +1705,6 @@ func (*StreamsGroupHeartbeatResponse) NewRequest() Request { return NewStreamsGr
 func (*StreamsGroupHeartbeatResponse) RequestType() *StreamsGroupHeartbeatRequest {
 	return NewStreamsGroupHeartbeatRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

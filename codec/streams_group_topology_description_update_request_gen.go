@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -108,7 +111,9 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -224,7 +229,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode
 	flex := true
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology, n)
+		s := m.Subtopologies
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -241,7 +251,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 15); n >= 0 {
-		s := make([]StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore, n)
+		s := m.GlobalStores
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -300,7 +315,9 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) encode
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -439,7 +456,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
-		s := make([]StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode, n)
+		s := m.Nodes
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -495,7 +517,9 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -633,7 +657,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.SourceTopics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -652,15 +681,19 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 	if true {
 		m.SinkTopic = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.SinkTopic = &s
+		m.SinkTopic = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("sinkTopic")
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.Stores
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -677,7 +710,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]string, n)
+		s := m.Successors
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]string, n)
+		}
 		for i := range s {
 			s[i] = r.String(flex)
 			if r.Err != nil {
@@ -766,7 +804,9 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) en
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1003,7 +1043,9 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1089,17 +1131,36 @@ func (*StreamsGroupTopologyDescriptionUpdateRequest) Info() *MessageInfo {
 
 // Encode appends m at the given version to dst.
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one StreamsGroupTopologyDescriptionUpdateRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one StreamsGroupTopologyDescriptionUpdateRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *StreamsGroupTopologyDescriptionUpdateRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *StreamsGroupTopologyDescriptionUpdateRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1123,3 +1184,6 @@ func (*StreamsGroupTopologyDescriptionUpdateRequest) NewResponse() Response {
 func (*StreamsGroupTopologyDescriptionUpdateRequest) ResponseType() *StreamsGroupTopologyDescriptionUpdateResponse {
 	return NewStreamsGroupTopologyDescriptionUpdateResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -68,8 +71,7 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 		if v >= 3 {
 			m.GroupInstanceId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.GroupInstanceId = &s
+			m.GroupInstanceId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("groupInstanceId")
@@ -82,8 +84,7 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 		if v >= 5 {
 			m.ProtocolType = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ProtocolType = &s
+			m.ProtocolType = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("protocolType")
@@ -96,8 +97,7 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 		if v >= 5 {
 			m.ProtocolName = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ProtocolName = &s
+			m.ProtocolName = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("protocolName")
@@ -107,7 +107,12 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 		m.ProtocolName = nil
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]SyncGroupRequestAssignment, n)
+		s := m.Assignments
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]SyncGroupRequestAssignment, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -217,7 +222,9 @@ func (m *SyncGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -425,7 +432,9 @@ func (m *SyncGroupRequestAssignment) encode(b []byte, v int16, w *wire.Encoder) 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -507,17 +516,36 @@ func (*SyncGroupRequest) Info() *MessageInfo { return &infoSyncGroupRequest }
 
 // Encode appends m at the given version to dst.
 func (m *SyncGroupRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one SyncGroupRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one SyncGroupRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *SyncGroupRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *SyncGroupRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *SyncGroupRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -535,3 +563,6 @@ func (*SyncGroupRequest) NewResponse() Response { return NewSyncGroupResponse() 
 
 // ResponseType returns a new paired SyncGroupResponse, typed.
 func (*SyncGroupRequest) ResponseType() *SyncGroupResponse { return NewSyncGroupResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -65,8 +68,7 @@ func (m *SyncGroupResponse) decode(r *wire.Reader, v int16) {
 		if v >= 5 {
 			m.ProtocolType = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ProtocolType = &s
+			m.ProtocolType = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("protocolType")
@@ -79,8 +81,7 @@ func (m *SyncGroupResponse) decode(r *wire.Reader, v int16) {
 		if v >= 5 {
 			m.ProtocolName = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.ProtocolName = &s
+			m.ProtocolName = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("protocolName")
@@ -156,7 +157,9 @@ func (m *SyncGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -271,17 +274,36 @@ func (*SyncGroupResponse) Info() *MessageInfo { return &infoSyncGroupResponse }
 
 // Encode appends m at the given version to dst.
 func (m *SyncGroupResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 5 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one SyncGroupResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one SyncGroupResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *SyncGroupResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *SyncGroupResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *SyncGroupResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 5 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -299,3 +321,6 @@ func (*SyncGroupResponse) NewRequest() Request { return NewSyncGroupRequest() }
 
 // RequestType returns a new paired SyncGroupRequest, typed.
 func (*SyncGroupResponse) RequestType() *SyncGroupRequest { return NewSyncGroupRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

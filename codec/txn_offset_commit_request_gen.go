@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -67,15 +70,23 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		r.Push("groupId")
 		return
 	}
-	m.ProducerId = r.Int64()
-	if r.Err != nil {
-		r.Push("producerId")
-		return
-	}
-	m.ProducerEpoch = r.Int16()
-	if r.Err != nil {
-		r.Push("producerEpoch")
-		return
+	if len(r.Src)-r.Off >= 10 {
+		p := r.Src[r.Off : r.Off+10]
+		_ = p[9]
+		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
+		r.Off += 10
+	} else {
+		m.ProducerId = r.Int64()
+		if r.Err != nil {
+			r.Push("producerId")
+			return
+		}
+		m.ProducerEpoch = r.Int16()
+		if r.Err != nil {
+			r.Push("producerEpoch")
+			return
+		}
 	}
 	if v >= 3 {
 		m.GenerationIdOrMemberEpoch = r.Int32()
@@ -99,8 +110,7 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		if v >= 3 {
 			m.GroupInstanceId = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.GroupInstanceId = &s
+			m.GroupInstanceId = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("groupInstanceId")
@@ -110,7 +120,12 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		m.GroupInstanceId = nil
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-		s := make([]TxnOffsetCommitRequestTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]TxnOffsetCommitRequestTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -160,8 +175,14 @@ func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		return b
 	}
 	b = wire.AppendString(b, m.GroupId, flex)
-	b = wire.AppendInt64(b, m.ProducerId)
-	b = wire.AppendInt16(b, m.ProducerEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 10)...)
+		p := b[n : n+10]
+		_ = p[9]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
+	}
 	if v >= 3 {
 		b = wire.AppendInt32(b, m.GenerationIdOrMemberEpoch)
 	} else if !(m.GenerationIdOrMemberEpoch == -1) {
@@ -210,7 +231,9 @@ func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -407,7 +430,12 @@ func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
-		s := make([]TxnOffsetCommitRequestPartition, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]TxnOffsetCommitRequestPartition, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -472,7 +500,9 @@ func (m *TxnOffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -608,15 +638,23 @@ func (m *TxnOffsetCommitRequestPartition) isDefault() bool {
 func (m *TxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 	flex := v >= 3
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.CommittedOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("committedOffset")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.CommittedOffset = int64(binary.BigEndian.Uint64(p[4:]))
+		r.Off += 12
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.CommittedOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("committedOffset")
+			return
+		}
 	}
 	if v >= 2 {
 		m.CommittedLeaderEpoch = r.Int32()
@@ -630,8 +668,7 @@ func (m *TxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 	if true {
 		m.CommittedMetadata = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.CommittedMetadata = &s
+		m.CommittedMetadata = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("committedMetadata")
@@ -659,8 +696,14 @@ func (m *TxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 func (m *TxnOffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 3
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt64(b, m.CommittedOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.CommittedOffset))
+	}
 	if v >= 2 {
 		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
 	} else if !(m.CommittedLeaderEpoch == -1) {
@@ -680,7 +723,9 @@ func (m *TxnOffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Enco
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -782,17 +827,36 @@ func (*TxnOffsetCommitRequest) Info() *MessageInfo { return &infoTxnOffsetCommit
 
 // Encode appends m at the given version to dst.
 func (m *TxnOffsetCommitRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 6 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one TxnOffsetCommitRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one TxnOffsetCommitRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *TxnOffsetCommitRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *TxnOffsetCommitRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *TxnOffsetCommitRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 6 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -812,3 +876,6 @@ func (*TxnOffsetCommitRequest) NewResponse() Response { return NewTxnOffsetCommi
 func (*TxnOffsetCommitRequest) ResponseType() *TxnOffsetCommitResponse {
 	return NewTxnOffsetCommitResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -88,7 +91,12 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v <= 4 {
 		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
-			s := make([]UpdateMetadataRequestUpdateMetadataPartitionState, n)
+			s := m.UngroupedPartitionStates
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]UpdateMetadataRequestUpdateMetadataPartitionState, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -109,7 +117,12 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]UpdateMetadataRequestUpdateMetadataTopicState, n)
+			s := m.TopicStates
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]UpdateMetadataRequestUpdateMetadataTopicState, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -129,7 +142,12 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 		m.TopicStates = nil
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]UpdateMetadataRequestUpdateMetadataBroker, n)
+		s := m.LiveBrokers
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]UpdateMetadataRequestUpdateMetadataBroker, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -252,7 +270,9 @@ func (m *UpdateMetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -497,28 +517,43 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 	} else {
 		m.TopicName = ""
 	}
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ControllerEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerEpoch")
-		return
-	}
-	m.Leader = r.Int32()
-	if r.Err != nil {
-		r.Push("leader")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
+	if len(r.Src)-r.Off >= 16 {
+		p := r.Src[r.Off : r.Off+16]
+		_ = p[15]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ControllerEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		m.Leader = int32(binary.BigEndian.Uint32(p[8:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[12:]))
+		r.Off += 16
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ControllerEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("controllerEpoch")
+			return
+		}
+		m.Leader = r.Int32()
+		if r.Err != nil {
+			r.Push("leader")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Isr
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -540,7 +575,12 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.Replicas
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -558,7 +598,12 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 	}
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-			s := make([]int32, n)
+			s := m.OfflineReplicas
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]int32, n)
+			}
 			for i := range s {
 				s[i] = r.Int32()
 				if r.Err != nil {
@@ -609,10 +654,16 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) encode(b []byte, v i
 	} else if !(m.TopicName == "") {
 		// TopicName is ignorable: dropped at this version.
 	}
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt32(b, m.ControllerEpoch)
-	b = wire.AppendInt32(b, m.Leader)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.ControllerEpoch))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.Leader))
+		binary.BigEndian.PutUint32(p[12:], uint32(m.LeaderEpoch))
+	}
 	b = wire.AppendArrayLen(b, len(m.Isr), m.Isr == nil && (false), flex)
 	for i := range m.Isr {
 		b = wire.AppendInt32(b, m.Isr[i])
@@ -633,7 +684,9 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) encode(b []byte, v i
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -877,7 +930,12 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v
 	}
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
-			s := make([]UpdateMetadataRequestUpdateMetadataPartitionState, n)
+			s := m.PartitionStates
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]UpdateMetadataRequestUpdateMetadataPartitionState, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -953,7 +1011,9 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) encode(b []byte, v int16
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1118,7 +1178,12 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
-			s := make([]UpdateMetadataRequestUpdateMetadataEndpoint, n)
+			s := m.Endpoints
+			if s != nil && cap(s) >= n {
+				s = s[:n]
+			} else {
+				s = make([]UpdateMetadataRequestUpdateMetadataEndpoint, n)
+			}
 			for i := range s {
 				s[i].decode(r, v)
 				if r.Err != nil {
@@ -1141,8 +1206,7 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 		if v >= 2 {
 			m.Rack = r.NullableString(flex)
 		} else {
-			s := r.String(flex)
-			m.Rack = &s
+			m.Rack = r.StringPtr(flex)
 		}
 		if r.Err != nil {
 			r.Push("rack")
@@ -1220,7 +1284,9 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) encode(b []byte, v int16, w 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1473,7 +1539,9 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) encode(b []byte, v int16, 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -1581,17 +1649,36 @@ func (*UpdateMetadataRequest) Info() *MessageInfo { return &infoUpdateMetadataRe
 
 // Encode appends m at the given version to dst.
 func (m *UpdateMetadataRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 8 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one UpdateMetadataRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one UpdateMetadataRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *UpdateMetadataRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *UpdateMetadataRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *UpdateMetadataRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 8 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -1611,3 +1698,6 @@ func (*UpdateMetadataRequest) NewResponse() Response { return NewUpdateMetadataR
 func (*UpdateMetadataRequest) ResponseType() *UpdateMetadataResponse {
 	return NewUpdateMetadataResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

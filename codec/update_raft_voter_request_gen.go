@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -55,30 +58,43 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.ClusterId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ClusterId = &s
+		m.ClusterId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
 	}
-	m.CurrentLeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("currentLeaderEpoch")
-		return
-	}
-	m.VoterId = r.Int32()
-	if r.Err != nil {
-		r.Push("voterId")
-		return
-	}
-	m.VoterDirectoryId = r.UUID()
-	if r.Err != nil {
-		r.Push("voterDirectoryId")
-		return
+	if len(r.Src)-r.Off >= 24 {
+		p := r.Src[r.Off : r.Off+24]
+		_ = p[23]
+		m.CurrentLeaderEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.VoterId = int32(binary.BigEndian.Uint32(p[4:]))
+		m.VoterDirectoryId = UUID(p[8:24])
+		r.Off += 24
+	} else {
+		m.CurrentLeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("currentLeaderEpoch")
+			return
+		}
+		m.VoterId = r.Int32()
+		if r.Err != nil {
+			r.Push("voterId")
+			return
+		}
+		m.VoterDirectoryId = r.UUID()
+		if r.Err != nil {
+			r.Push("voterDirectoryId")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
-		s := make([]UpdateRaftVoterRequestListener, n)
+		s := m.Listeners
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]UpdateRaftVoterRequestListener, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -132,9 +148,15 @@ func (m *UpdateRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		return b
 	}
 	b = wire.AppendNullableString(b, m.ClusterId, flex)
-	b = wire.AppendInt32(b, m.CurrentLeaderEpoch)
-	b = wire.AppendInt32(b, m.VoterId)
-	b = append(b, m.VoterDirectoryId[:]...)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 24)...)
+		p := b[n : n+24]
+		_ = p[23]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.CurrentLeaderEpoch))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.VoterId))
+		copy(p[8:24], m.VoterDirectoryId[:])
+	}
 	b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
 	for i := range m.Listeners {
 		b = m.Listeners[i].encode(b, v, w)
@@ -152,7 +174,9 @@ func (m *UpdateRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -359,7 +383,9 @@ func (m *UpdateRaftVoterRequestListener) encode(b []byte, v int16, w *wire.Encod
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -465,15 +491,23 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) isDefault() bool {
 func (m *UpdateRaftVoterRequestKRaftVersionFeature) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.MinSupportedVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("minSupportedVersion")
-		return
-	}
-	m.MaxSupportedVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("maxSupportedVersion")
-		return
+	if len(r.Src)-r.Off >= 4 {
+		p := r.Src[r.Off : r.Off+4]
+		_ = p[3]
+		m.MinSupportedVersion = int16(binary.BigEndian.Uint16(p[0:]))
+		m.MaxSupportedVersion = int16(binary.BigEndian.Uint16(p[2:]))
+		r.Off += 4
+	} else {
+		m.MinSupportedVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("minSupportedVersion")
+			return
+		}
+		m.MaxSupportedVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("maxSupportedVersion")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -497,12 +531,20 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) decode(r *wire.Reader, v int
 func (m *UpdateRaftVoterRequestKRaftVersionFeature) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt16(b, m.MinSupportedVersion)
-	b = wire.AppendInt16(b, m.MaxSupportedVersion)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 4)...)
+		p := b[n : n+4]
+		_ = p[3]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.MinSupportedVersion))
+		binary.BigEndian.PutUint16(p[2:], uint16(m.MaxSupportedVersion))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -584,17 +626,36 @@ func (*UpdateRaftVoterRequest) Info() *MessageInfo { return &infoUpdateRaftVoter
 
 // Encode appends m at the given version to dst.
 func (m *UpdateRaftVoterRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one UpdateRaftVoterRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one UpdateRaftVoterRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *UpdateRaftVoterRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *UpdateRaftVoterRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *UpdateRaftVoterRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -614,3 +675,6 @@ func (*UpdateRaftVoterRequest) NewResponse() Response { return NewUpdateRaftVote
 func (*UpdateRaftVoterRequest) ResponseType() *UpdateRaftVoterResponse {
 	return NewUpdateRaftVoterResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -41,8 +44,7 @@ func (m *VoteRequest) decode(r *wire.Reader, v int16) {
 	if true {
 		m.ClusterId = r.NullableString(flex)
 	} else {
-		s := r.String(flex)
-		m.ClusterId = &s
+		m.ClusterId = r.StringPtr(flex)
 	}
 	if r.Err != nil {
 		r.Push("clusterId")
@@ -58,7 +60,12 @@ func (m *VoteRequest) decode(r *wire.Reader, v int16) {
 		m.VoterId = -1
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]VoteRequestTopicData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]VoteRequestTopicData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -124,7 +131,9 @@ func (m *VoteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -256,7 +265,12 @@ func (m *VoteRequestTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 25); n >= 0 {
-		s := make([]VoteRequestPartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]VoteRequestPartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -312,7 +326,9 @@ func (m *VoteRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -445,48 +461,70 @@ func (m *VoteRequestPartitionData) isDefault() bool {
 func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ReplicaEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("replicaEpoch")
-		return
-	}
-	m.ReplicaId = r.Int32()
-	if r.Err != nil {
-		r.Push("replicaId")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ReplicaEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		m.ReplicaId = int32(binary.BigEndian.Uint32(p[8:]))
+		r.Off += 12
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ReplicaEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("replicaEpoch")
+			return
+		}
+		m.ReplicaId = r.Int32()
+		if r.Err != nil {
+			r.Push("replicaId")
+			return
+		}
 	}
 	if v >= 1 {
-		m.ReplicaDirectoryId = r.UUID()
-		if r.Err != nil {
-			r.Push("replicaDirectoryId")
-			return
+		if len(r.Src)-r.Off >= 32 {
+			p := r.Src[r.Off : r.Off+32]
+			_ = p[31]
+			m.ReplicaDirectoryId = UUID(p[0:16])
+			m.VoterDirectoryId = UUID(p[16:32])
+			r.Off += 32
+		} else {
+			m.ReplicaDirectoryId = r.UUID()
+			if r.Err != nil {
+				r.Push("replicaDirectoryId")
+				return
+			}
+			m.VoterDirectoryId = r.UUID()
+			if r.Err != nil {
+				r.Push("voterDirectoryId")
+				return
+			}
 		}
 	} else {
 		m.ReplicaDirectoryId = UUID{}
-	}
-	if v >= 1 {
-		m.VoterDirectoryId = r.UUID()
-		if r.Err != nil {
-			r.Push("voterDirectoryId")
-			return
-		}
-	} else {
 		m.VoterDirectoryId = UUID{}
 	}
-	m.LastOffsetEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("lastOffsetEpoch")
-		return
-	}
-	m.LastOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("lastOffset")
-		return
+	if len(r.Src)-r.Off >= 12 {
+		p := r.Src[r.Off : r.Off+12]
+		_ = p[11]
+		m.LastOffsetEpoch = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LastOffset = int64(binary.BigEndian.Uint64(p[4:]))
+		r.Off += 12
+	} else {
+		m.LastOffsetEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("lastOffsetEpoch")
+			return
+		}
+		m.LastOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("lastOffset")
+			return
+		}
 	}
 	if v >= 2 {
 		m.PreVote = r.Bool()
@@ -519,21 +557,40 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 func (m *VoteRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt32(b, m.ReplicaEpoch)
-	b = wire.AppendInt32(b, m.ReplicaId)
-	if v >= 1 {
-		b = append(b, m.ReplicaDirectoryId[:]...)
-	} else if !(m.ReplicaDirectoryId == (UUID{})) {
-		// ReplicaDirectoryId is ignorable: dropped at this version.
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.ReplicaEpoch))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.ReplicaId))
 	}
 	if v >= 1 {
-		b = append(b, m.VoterDirectoryId[:]...)
-	} else if !(m.VoterDirectoryId == (UUID{})) {
-		// VoterDirectoryId is ignorable: dropped at this version.
+		{
+			n := len(b)
+			b = append(b, make([]byte, 32)...)
+			p := b[n : n+32]
+			_ = p[31]
+			copy(p[0:16], m.ReplicaDirectoryId[:])
+			copy(p[16:32], m.VoterDirectoryId[:])
+		}
+	} else {
+		if !(m.ReplicaDirectoryId == (UUID{})) {
+			// ReplicaDirectoryId is ignorable: dropped at this version.
+		}
+		if !(m.VoterDirectoryId == (UUID{})) {
+			// VoterDirectoryId is ignorable: dropped at this version.
+		}
 	}
-	b = wire.AppendInt32(b, m.LastOffsetEpoch)
-	b = wire.AppendInt64(b, m.LastOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LastOffsetEpoch))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.LastOffset))
+	}
 	if v >= 2 {
 		b = wire.AppendBool(b, m.PreVote)
 	} else if !(!m.PreVote) {
@@ -544,7 +601,9 @@ func (m *VoteRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -686,17 +745,36 @@ func (*VoteRequest) Info() *MessageInfo { return &infoVoteRequest }
 
 // Encode appends m at the given version to dst.
 func (m *VoteRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one VoteRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one VoteRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *VoteRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *VoteRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *VoteRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -714,3 +792,6 @@ func (*VoteRequest) NewResponse() Response { return NewVoteResponse() }
 
 // ResponseType returns a new paired VoteResponse, typed.
 func (*VoteRequest) ResponseType() *VoteResponse { return NewVoteResponse() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -43,7 +46,12 @@ func (m *VoteResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
-		s := make([]VoteResponseTopicData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]VoteResponseTopicData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -74,7 +82,12 @@ func (m *VoteResponse) decode(r *wire.Reader, v int16) {
 			case tag == 0 && v >= 1:
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
-					s := make([]VoteResponseNodeEndpoint, n)
+					s := m.NodeEndpoints
+					if s != nil && cap(s) >= n {
+						s = s[:n]
+					} else {
+						s = make([]VoteResponseNodeEndpoint, n)
+					}
 					for i := range s {
 						s[i].decode(r, v)
 						if r.Err != nil {
@@ -144,7 +157,9 @@ func (m *VoteResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				b = wire.EndTag(b, start)
 			}
 		}
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		if u < len(m.UnknownTaggedFields) {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -294,7 +309,12 @@ func (m *VoteResponseTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 16); n >= 0 {
-		s := make([]VoteResponsePartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]VoteResponsePartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -350,7 +370,9 @@ func (m *VoteResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byt
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -474,30 +496,41 @@ func (m *VoteResponsePartitionData) isDefault() bool {
 func (m *VoteResponsePartitionData) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
-	m.LeaderId = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderId")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
-	}
-	m.VoteGranted = r.Bool()
-	if r.Err != nil {
-		r.Push("voteGranted")
-		return
+	if len(r.Src)-r.Off >= 15 {
+		p := r.Src[r.Off : r.Off+15]
+		_ = p[14]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		m.LeaderId = int32(binary.BigEndian.Uint32(p[6:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[10:]))
+		m.VoteGranted = p[14] != 0
+		r.Off += 15
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
+		m.LeaderId = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderId")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
+		m.VoteGranted = r.Bool()
+		if r.Err != nil {
+			r.Push("voteGranted")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -521,15 +554,25 @@ func (m *VoteResponsePartitionData) decode(r *wire.Reader, v int16) {
 func (m *VoteResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendInt32(b, m.LeaderId)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
-	b = wire.AppendBool(b, m.VoteGranted)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 15)...)
+		p := b[n : n+15]
+		_ = p[14]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[10:], uint32(m.LeaderEpoch))
+		if m.VoteGranted {
+			p[14] = 1
+		}
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -734,7 +777,9 @@ func (m *VoteResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -831,17 +876,36 @@ func (*VoteResponse) Info() *MessageInfo { return &infoVoteResponse }
 
 // Encode appends m at the given version to dst.
 func (m *VoteResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one VoteResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one VoteResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *VoteResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *VoteResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *VoteResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -859,3 +923,6 @@ func (*VoteResponse) NewRequest() Request { return NewVoteRequest() }
 
 // RequestType returns a new paired VoteRequest, typed.
 func (*VoteResponse) RequestType() *VoteRequest { return NewVoteRequest() }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -40,7 +43,12 @@ func (m *VotersRecord) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 27); n >= 0 {
-		s := make([]VotersRecordVoter, n)
+		s := m.Voters
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]VotersRecordVoter, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -91,7 +99,9 @@ func (m *VotersRecord) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -213,18 +223,31 @@ func (m *VotersRecordVoter) isDefault() bool {
 func (m *VotersRecordVoter) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.VoterId = r.Int32()
-	if r.Err != nil {
-		r.Push("voterId")
-		return
-	}
-	m.VoterDirectoryId = r.UUID()
-	if r.Err != nil {
-		r.Push("voterDirectoryId")
-		return
+	if len(r.Src)-r.Off >= 20 {
+		p := r.Src[r.Off : r.Off+20]
+		_ = p[19]
+		m.VoterId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.VoterDirectoryId = UUID(p[4:20])
+		r.Off += 20
+	} else {
+		m.VoterId = r.Int32()
+		if r.Err != nil {
+			r.Push("voterId")
+			return
+		}
+		m.VoterDirectoryId = r.UUID()
+		if r.Err != nil {
+			r.Push("voterDirectoryId")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
-		s := make([]VotersRecordEndpoint, n)
+		s := m.Endpoints
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]VotersRecordEndpoint, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -267,8 +290,14 @@ func (m *VotersRecordVoter) decode(r *wire.Reader, v int16) {
 func (m *VotersRecordVoter) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.VoterId)
-	b = append(b, m.VoterDirectoryId[:]...)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 20)...)
+		p := b[n : n+20]
+		_ = p[19]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.VoterId))
+		copy(p[4:20], m.VoterDirectoryId[:])
+	}
 	b = wire.AppendArrayLen(b, len(m.Endpoints), m.Endpoints == nil && (false), flex)
 	for i := range m.Endpoints {
 		b = m.Endpoints[i].encode(b, v, w)
@@ -286,7 +315,9 @@ func (m *VotersRecordVoter) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -475,7 +506,9 @@ func (m *VotersRecordEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -581,15 +614,23 @@ func (m *VotersRecordKRaftVersionFeature) isDefault() bool {
 func (m *VotersRecordKRaftVersionFeature) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.MinSupportedVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("minSupportedVersion")
-		return
-	}
-	m.MaxSupportedVersion = r.Int16()
-	if r.Err != nil {
-		r.Push("maxSupportedVersion")
-		return
+	if len(r.Src)-r.Off >= 4 {
+		p := r.Src[r.Off : r.Off+4]
+		_ = p[3]
+		m.MinSupportedVersion = int16(binary.BigEndian.Uint16(p[0:]))
+		m.MaxSupportedVersion = int16(binary.BigEndian.Uint16(p[2:]))
+		r.Off += 4
+	} else {
+		m.MinSupportedVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("minSupportedVersion")
+			return
+		}
+		m.MaxSupportedVersion = r.Int16()
+		if r.Err != nil {
+			r.Push("maxSupportedVersion")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -613,12 +654,20 @@ func (m *VotersRecordKRaftVersionFeature) decode(r *wire.Reader, v int16) {
 func (m *VotersRecordKRaftVersionFeature) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt16(b, m.MinSupportedVersion)
-	b = wire.AppendInt16(b, m.MaxSupportedVersion)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 4)...)
+		p := b[n : n+4]
+		_ = p[3]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.MinSupportedVersion))
+		binary.BigEndian.PutUint16(p[2:], uint16(m.MaxSupportedVersion))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -700,17 +749,36 @@ func (*VotersRecord) Info() *MessageInfo { return &infoVotersRecord }
 
 // Encode appends m at the given version to dst.
 func (m *VotersRecord) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 0 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one VotersRecord at the given version.
+// Decode replaces m with the message in src, which must hold exactly one VotersRecord at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *VotersRecord) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *VotersRecord) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *VotersRecord) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 0 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -720,3 +788,6 @@ func (m *VotersRecord) AppendJSON(dst []byte, version int16) ([]byte, error) {
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *VotersRecord) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

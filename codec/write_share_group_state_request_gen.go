@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -44,7 +47,12 @@ func (m *WriteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
-		s := make([]WriteShareGroupStateRequestWriteStateData, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]WriteShareGroupStateRequestWriteStateData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -100,7 +108,9 @@ func (m *WriteShareGroupStateRequest) encode(b []byte, v int16, w *wire.Encoder)
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -221,7 +231,12 @@ func (m *WriteShareGroupStateRequestWriteStateData) decode(r *wire.Reader, v int
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 22); n >= 0 {
-		s := make([]WriteShareGroupStateRequestPartitionData, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]WriteShareGroupStateRequestPartitionData, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -272,7 +287,9 @@ func (m *WriteShareGroupStateRequestWriteStateData) encode(b []byte, v int16, w 
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -400,25 +417,35 @@ func (m *WriteShareGroupStateRequestPartitionData) isDefault() bool {
 func (m *WriteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
-	m.StateEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("stateEpoch")
-		return
-	}
-	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
-	}
-	m.StartOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("startOffset")
-		return
+	if len(r.Src)-r.Off >= 20 {
+		p := r.Src[r.Off : r.Off+20]
+		_ = p[19]
+		m.Partition = int32(binary.BigEndian.Uint32(p[0:]))
+		m.StateEpoch = int32(binary.BigEndian.Uint32(p[4:]))
+		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[8:]))
+		m.StartOffset = int64(binary.BigEndian.Uint64(p[12:]))
+		r.Off += 20
+	} else {
+		m.Partition = r.Int32()
+		if r.Err != nil {
+			r.Push("partition")
+			return
+		}
+		m.StateEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("stateEpoch")
+			return
+		}
+		m.LeaderEpoch = r.Int32()
+		if r.Err != nil {
+			r.Push("leaderEpoch")
+			return
+		}
+		m.StartOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("startOffset")
+			return
+		}
 	}
 	if v >= 1 {
 		m.DeliveryCompleteCount = r.Int32()
@@ -430,7 +457,12 @@ func (m *WriteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int1
 		m.DeliveryCompleteCount = -1
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
-		s := make([]WriteShareGroupStateRequestStateBatch, n)
+		s := m.StateBatches
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]WriteShareGroupStateRequestStateBatch, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -468,10 +500,16 @@ func (m *WriteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int1
 func (m *WriteShareGroupStateRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt32(b, m.Partition)
-	b = wire.AppendInt32(b, m.StateEpoch)
-	b = wire.AppendInt32(b, m.LeaderEpoch)
-	b = wire.AppendInt64(b, m.StartOffset)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 20)...)
+		p := b[n : n+20]
+		_ = p[19]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.StateEpoch))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.LeaderEpoch))
+		binary.BigEndian.PutUint64(p[12:], uint64(m.StartOffset))
+	}
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.DeliveryCompleteCount)
 	} else if !(m.DeliveryCompleteCount == -1) {
@@ -489,7 +527,9 @@ func (m *WriteShareGroupStateRequestPartitionData) encode(b []byte, v int16, w *
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -648,25 +688,35 @@ func (m *WriteShareGroupStateRequestStateBatch) isDefault() bool {
 func (m *WriteShareGroupStateRequestStateBatch) decode(r *wire.Reader, v int16) {
 	flex := true
 	_ = flex
-	m.FirstOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("firstOffset")
-		return
-	}
-	m.LastOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("lastOffset")
-		return
-	}
-	m.DeliveryState = r.Int8()
-	if r.Err != nil {
-		r.Push("deliveryState")
-		return
-	}
-	m.DeliveryCount = r.Int16()
-	if r.Err != nil {
-		r.Push("deliveryCount")
-		return
+	if len(r.Src)-r.Off >= 19 {
+		p := r.Src[r.Off : r.Off+19]
+		_ = p[18]
+		m.FirstOffset = int64(binary.BigEndian.Uint64(p[0:]))
+		m.LastOffset = int64(binary.BigEndian.Uint64(p[8:]))
+		m.DeliveryState = int8(p[16])
+		m.DeliveryCount = int16(binary.BigEndian.Uint16(p[17:]))
+		r.Off += 19
+	} else {
+		m.FirstOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("firstOffset")
+			return
+		}
+		m.LastOffset = r.Int64()
+		if r.Err != nil {
+			r.Push("lastOffset")
+			return
+		}
+		m.DeliveryState = r.Int8()
+		if r.Err != nil {
+			r.Push("deliveryState")
+			return
+		}
+		m.DeliveryCount = r.Int16()
+		if r.Err != nil {
+			r.Push("deliveryCount")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -690,14 +740,22 @@ func (m *WriteShareGroupStateRequestStateBatch) decode(r *wire.Reader, v int16) 
 func (m *WriteShareGroupStateRequestStateBatch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := true
 	_ = flex
-	b = wire.AppendInt64(b, m.FirstOffset)
-	b = wire.AppendInt64(b, m.LastOffset)
-	b = append(b, byte(m.DeliveryState))
-	b = wire.AppendInt16(b, m.DeliveryCount)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 19)...)
+		p := b[n : n+19]
+		_ = p[18]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.FirstOffset))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.LastOffset))
+		p[16] = byte(m.DeliveryState)
+		binary.BigEndian.PutUint16(p[17:], uint16(m.DeliveryCount))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -797,17 +855,36 @@ func (*WriteShareGroupStateRequest) Info() *MessageInfo { return &infoWriteShare
 
 // Encode appends m at the given version to dst.
 func (m *WriteShareGroupStateRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 1 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one WriteShareGroupStateRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one WriteShareGroupStateRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *WriteShareGroupStateRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *WriteShareGroupStateRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *WriteShareGroupStateRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 1 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -829,3 +906,6 @@ func (*WriteShareGroupStateRequest) NewResponse() Response { return NewWriteShar
 func (*WriteShareGroupStateRequest) ResponseType() *WriteShareGroupStateResponse {
 	return NewWriteShareGroupStateResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -36,7 +39,12 @@ func (m *WriteTxnMarkersRequest) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 16); n >= 0 {
-		s := make([]WriteTxnMarkersRequestWritableTxnMarker, n)
+		s := m.Markers
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]WriteTxnMarkersRequestWritableTxnMarker, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -86,7 +94,9 @@ func (m *WriteTxnMarkersRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -204,23 +214,37 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) isDefault() bool {
 func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
-	m.ProducerId = r.Int64()
-	if r.Err != nil {
-		r.Push("producerId")
-		return
-	}
-	m.ProducerEpoch = r.Int16()
-	if r.Err != nil {
-		r.Push("producerEpoch")
-		return
-	}
-	m.TransactionResult = r.Bool()
-	if r.Err != nil {
-		r.Push("transactionResult")
-		return
+	if len(r.Src)-r.Off >= 11 {
+		p := r.Src[r.Off : r.Off+11]
+		_ = p[10]
+		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
+		m.TransactionResult = p[10] != 0
+		r.Off += 11
+	} else {
+		m.ProducerId = r.Int64()
+		if r.Err != nil {
+			r.Push("producerId")
+			return
+		}
+		m.ProducerEpoch = r.Int16()
+		if r.Err != nil {
+			r.Push("producerEpoch")
+			return
+		}
+		m.TransactionResult = r.Bool()
+		if r.Err != nil {
+			r.Push("transactionResult")
+			return
+		}
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]WriteTxnMarkersRequestWritableTxnMarkerTopic, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]WriteTxnMarkersRequestWritableTxnMarkerTopic, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -272,9 +296,17 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 func (m *WriteTxnMarkersRequestWritableTxnMarker) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	b = wire.AppendInt64(b, m.ProducerId)
-	b = wire.AppendInt16(b, m.ProducerEpoch)
-	b = wire.AppendBool(b, m.TransactionResult)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 11)...)
+		p := b[n : n+11]
+		_ = p[10]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
+		if m.TransactionResult {
+			p[10] = 1
+		}
+	}
 	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -293,7 +325,9 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) encode(b []byte, v int16, w *w
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -452,7 +486,12 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) decode(r *wire.Reader, v 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
-		s := make([]int32, n)
+		s := m.PartitionIndexes
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]int32, n)
+		}
 		for i := range s {
 			s[i] = r.Int32()
 			if r.Err != nil {
@@ -503,7 +542,9 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) encode(b []byte, v int16,
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -604,17 +645,36 @@ func (*WriteTxnMarkersRequest) Info() *MessageInfo { return &infoWriteTxnMarkers
 
 // Encode appends m at the given version to dst.
 func (m *WriteTxnMarkersRequest) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one WriteTxnMarkersRequest at the given version.
+// Decode replaces m with the message in src, which must hold exactly one WriteTxnMarkersRequest at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *WriteTxnMarkersRequest) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *WriteTxnMarkersRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *WriteTxnMarkersRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -634,3 +694,6 @@ func (*WriteTxnMarkersRequest) NewResponse() Response { return NewWriteTxnMarker
 func (*WriteTxnMarkersRequest) ResponseType() *WriteTxnMarkersResponse {
 	return NewWriteTxnMarkersResponse()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

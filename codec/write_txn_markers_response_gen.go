@@ -3,6 +3,9 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
@@ -36,7 +39,12 @@ func (m *WriteTxnMarkersResponse) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
-		s := make([]WriteTxnMarkersResponseWritableTxnMarkerResult, n)
+		s := m.Markers
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]WriteTxnMarkersResponseWritableTxnMarkerResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -86,7 +94,9 @@ func (m *WriteTxnMarkersResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -198,7 +208,12 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, 
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
-		s := make([]WriteTxnMarkersResponseWritableTxnMarkerTopicResult, n)
+		s := m.Topics
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]WriteTxnMarkersResponseWritableTxnMarkerTopicResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -249,7 +264,9 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) encode(b []byte, v int1
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -370,7 +387,12 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) decode(r *wire.Rea
 		return
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
-		s := make([]WriteTxnMarkersResponseWritableTxnMarkerPartitionResult, n)
+		s := m.Partitions
+		if s != nil && cap(s) >= n {
+			s = s[:n]
+		} else {
+			s = make([]WriteTxnMarkersResponseWritableTxnMarkerPartitionResult, n)
+		}
 		for i := range s {
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -426,7 +448,9 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) encode(b []byte, v
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -541,15 +565,23 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) isDefault() bo
 func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) decode(r *wire.Reader, v int16) {
 	flex := v >= 1
 	_ = flex
-	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
-	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
+	if len(r.Src)-r.Off >= 6 {
+		p := r.Src[r.Off : r.Off+6]
+		_ = p[5]
+		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
+		r.Off += 6
+	} else {
+		m.PartitionIndex = r.Int32()
+		if r.Err != nil {
+			r.Push("partitionIndex")
+			return
+		}
+		m.ErrorCode = r.Int16()
+		if r.Err != nil {
+			r.Push("errorCode")
+			return
+		}
 	}
 	m.UnknownTaggedFields = nil
 	if flex {
@@ -573,12 +605,20 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) decode(r *wire
 func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	flex := v >= 1
 	_ = flex
-	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendInt16(b, m.ErrorCode)
+	{
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
+	}
 	if flex {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
-		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		if len(m.UnknownTaggedFields) > 0 {
+			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+		}
 		if w.Err != nil {
 			w.Push("_unknownTaggedFields")
 			return b
@@ -660,17 +700,36 @@ func (*WriteTxnMarkersResponse) Info() *MessageInfo { return &infoWriteTxnMarker
 
 // Encode appends m at the given version to dst.
 func (m *WriteTxnMarkersResponse) Encode(dst []byte, version int16) ([]byte, error) {
-	return encodeBody(m, dst, version)
+	if version < 0 || version > 2 {
+		return dst, versionError(m, version)
+	}
+	var w wire.Encoder
+	b := m.encode(dst, version, &w)
+	if w.Err != nil {
+		return dst, encodeError(m, version, &w)
+	}
+	return b, nil
 }
 
-// Decode replaces m with the message in src, which must hold exactly one WriteTxnMarkersResponse at the given version.
+// Decode replaces m with the message in src, which must hold exactly one WriteTxnMarkersResponse at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
 func (m *WriteTxnMarkersResponse) Decode(src []byte, version int16) error {
-	return decodeBody(m, src, version, DecodeOptions{})
+	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *WriteTxnMarkersResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) error {
-	return decodeBody(m, src, version, opts)
+func (m *WriteTxnMarkersResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+	if version < 0 || version > 2 {
+		return versionError(m, version)
+	}
+	r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalFault(m, version, r.Off, p)
+		}
+	}()
+	m.decode(&r, version)
+	return finishDecode(m, &r, version)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
@@ -690,3 +749,6 @@ func (*WriteTxnMarkersResponse) NewRequest() Request { return NewWriteTxnMarkers
 func (*WriteTxnMarkersResponse) RequestType() *WriteTxnMarkersRequest {
 	return NewWriteTxnMarkersRequest()
 }
+
+var _ = binary.BigEndian
+var _ = math.Float64bits

@@ -15,6 +15,9 @@ func genMessage(m *Message) string {
 	e.p("package codec")
 	e.p("")
 	e.p("import (")
+	e.p(`"encoding/binary"`)
+	e.p(`"math"`)
+	e.p("")
 	e.p(`"github.com/kwire/kwire/codec/internal/jsonx"`)
 	e.p(`"github.com/kwire/kwire/codec/internal/wire"`)
 	e.p(")")
@@ -23,6 +26,8 @@ func genMessage(m *Message) string {
 		genStruct(e, m, s)
 	}
 	genRootMethods(e, m)
+	e.p("var _ = binary.BigEndian")
+	e.p("var _ = math.Float64bits")
 	return e.b.String()
 }
 
@@ -127,7 +132,13 @@ func genDecode(e *emitter, m *Message, s *Struct) {
 	e.p("func (m *%s) decode(r *wire.Reader, v int16) {", s.GoName)
 	e.p("flex := %s", cond(m.Flexible, m.Valid))
 	e.p("_ = flex")
-	for _, f := range s.Fields {
+	for i := 0; i < len(s.Fields); i++ {
+		f := s.Fields[i]
+		if run := fixedRun(m, s.Fields[i:]); len(run) >= 2 {
+			genDecodeRun(e, m, run)
+			i += len(run) - 1
+			continue
+		}
 		if !f.Tagged.empty() {
 			if l := f.defaultLit(); l != "" {
 				e.p("m.%s = %s", f.GoName, l)
@@ -220,7 +231,10 @@ func genReadField(e *emitter, m *Message, f *Field, dst, compact string) {
 	if f.Array {
 		et := elemGoType(f.Elem, f.Struct)
 		e.p("if n := r.ArrayLen(%s, %s, %d); n >= 0 {", compact, nul, minWire(f.Elem, f.Struct, m))
-		e.p("s := make([]%s, n)", et)
+		// Reuse the previous backing array when it is large enough, as encoding/json
+		// does; every element is fully rewritten below.
+		e.p("s := %s", dst)
+		e.p("if s != nil && cap(s) >= n { s = s[:n] } else { s = make([]%s, n) }", et)
 		e.p("for i := range s {")
 		if f.Struct != nil {
 			e.p("s[i].decode(r, v)")
@@ -238,7 +252,7 @@ func genReadField(e *emitter, m *Message, f *Field, dst, compact string) {
 	if f.Struct != nil {
 		if f.nullableEver() {
 			e.p("if !%s || r.StructMarker() {", nul)
-			e.p("%s = new(%s)", dst, f.Struct.GoName)
+			e.p("if %s == nil { %s = new(%s) }", dst, dst, f.Struct.GoName)
 			e.p("%s.decode(r, v)", dst)
 			e.p("} else {")
 			e.p("%s = nil", dst)
@@ -273,7 +287,7 @@ func genReadScalar(e *emitter, elem, dst, compact, nul string, nullableEver bool
 		e.p("%s = r.UUID()", dst)
 	case "string":
 		if nullableEver {
-			e.p("if %s { %s = r.NullableString(%s) } else { s := r.String(%s); %s = &s }", nul, dst, compact, compact, dst)
+			e.p("if %s { %s = r.NullableString(%s) } else { %s = r.StringPtr(%s) }", nul, dst, compact, dst, compact)
 		} else {
 			e.p("%s = r.String(%s)", dst, compact)
 		}
@@ -292,7 +306,13 @@ func genEncode(e *emitter, m *Message, s *Struct) {
 	e.p("func (m *%s) encode(b []byte, v int16, w *wire.Encoder) []byte {", s.GoName)
 	e.p("flex := %s", cond(m.Flexible, m.Valid))
 	e.p("_ = flex")
-	for _, f := range s.Fields {
+	for i := 0; i < len(s.Fields); i++ {
+		f := s.Fields[i]
+		if run := fixedRun(m, s.Fields[i:]); len(run) >= 2 {
+			genEncodeRun(e, m, run)
+			i += len(run) - 1
+			continue
+		}
 		if !f.Tagged.empty() {
 			// Written in the tagged section; outside its versions it must hold its default.
 			c := cond(f.Tagged, m.Valid)
@@ -341,9 +361,9 @@ func genEncode(e *emitter, m *Message, s *Struct) {
 			e.p("}")
 		}
 		if len(tagged) > 0 {
-			e.p("b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)")
+			e.p("if u < len(m.UnknownTaggedFields) { b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1) }")
 		} else {
-			e.p("b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)")
+			e.p("if len(m.UnknownTaggedFields) > 0 { b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1) }")
 		}
 		e.p("if w.Err != nil { w.Push(\"_unknownTaggedFields\"); return b }")
 		e.p("}")
@@ -450,5 +470,149 @@ func genWriteScalar(e *emitter, elem, x, compact string, nullableEver bool) {
 		e.p("b = wire.AppendBytes(b, %s, %s, %v)", x, compact, nullableEver)
 	default:
 		panic("unknown scalar " + elem)
+	}
+}
+
+// fixedWidth is the wire size of a fixed-width scalar field, or 0.
+func fixedWidth(f *Field) int {
+	if f.Array || f.Struct != nil || !f.Tagged.empty() {
+		return 0
+	}
+	switch f.Elem {
+	case "bool", "int8":
+		return 1
+	case "int16", "uint16":
+		return 2
+	case "int32", "uint32":
+		return 4
+	case "int64", "float64":
+		return 8
+	case "uuid":
+		return 16
+	}
+	return 0
+}
+
+// fixedRun returns the leading fields that are fixed-width and share one version
+// condition: they are read and written with a single bounds check.
+func fixedRun(m *Message, fs []*Field) []*Field {
+	if len(fs) == 0 || fixedWidth(fs[0]) == 0 {
+		return nil
+	}
+	c := cond(fs[0].Versions, m.Valid)
+	if c == "false" {
+		return nil
+	}
+	n := 1
+	for n < len(fs) && fixedWidth(fs[n]) > 0 && cond(fs[n].Versions, m.Valid) == c {
+		n++
+	}
+	return fs[:n]
+}
+
+func runWidth(run []*Field) int {
+	w := 0
+	for _, f := range run {
+		w += fixedWidth(f)
+	}
+	return w
+}
+
+func genDecodeRun(e *emitter, m *Message, run []*Field) {
+	c := cond(run[0].Versions, m.Valid)
+	w := runWidth(run)
+	if c != "true" {
+		e.p("if %s {", c)
+	}
+	e.p("if len(r.Src)-r.Off >= %d {", w)
+	e.p("p := r.Src[r.Off : r.Off+%d]", w)
+	e.p("_ = p[%d]", w-1)
+	off := 0
+	for _, f := range run {
+		x := "m." + f.GoName
+		switch f.Elem {
+		case "bool":
+			e.p("%s = p[%d] != 0", x, off)
+		case "int8":
+			e.p("%s = int8(p[%d])", x, off)
+		case "int16":
+			e.p("%s = int16(binary.BigEndian.Uint16(p[%d:]))", x, off)
+		case "uint16":
+			e.p("%s = binary.BigEndian.Uint16(p[%d:])", x, off)
+		case "int32":
+			e.p("%s = int32(binary.BigEndian.Uint32(p[%d:]))", x, off)
+		case "uint32":
+			e.p("%s = binary.BigEndian.Uint32(p[%d:])", x, off)
+		case "int64":
+			e.p("%s = int64(binary.BigEndian.Uint64(p[%d:]))", x, off)
+		case "float64":
+			e.p("%s = math.Float64frombits(binary.BigEndian.Uint64(p[%d:]))", x, off)
+		case "uuid":
+			e.p("%s = UUID(p[%d:%d])", x, off, off+16)
+		}
+		off += fixedWidth(f)
+	}
+	e.p("r.Off += %d", w)
+	e.p("} else {")
+	// Too few bytes: the field-by-field path reports exactly which field ran out.
+	for _, f := range run {
+		genReadField(e, m, f, "m."+f.GoName, "flex")
+		e.p("if r.Err != nil { r.Push(%q); return }", f.JSONName)
+	}
+	e.p("}")
+	if c != "true" {
+		e.p("} else {")
+		for _, f := range run {
+			e.p("m.%s = %s", f.GoName, defaultOrZero(f))
+		}
+		e.p("}")
+	}
+}
+
+func genEncodeRun(e *emitter, m *Message, run []*Field) {
+	c := cond(run[0].Versions, m.Valid)
+	w := runWidth(run)
+	if c != "true" {
+		e.p("if %s {", c)
+	}
+	e.p("{")
+	e.p("n := len(b)")
+	e.p("b = append(b, make([]byte, %d)...)", w)
+	e.p("p := b[n : n+%d]", w)
+	e.p("_ = p[%d]", w-1)
+	off := 0
+	for _, f := range run {
+		x := "m." + f.GoName
+		switch f.Elem {
+		case "bool":
+			e.p("if %s { p[%d] = 1 }", x, off)
+		case "int8":
+			e.p("p[%d] = byte(%s)", off, x)
+		case "int16":
+			e.p("binary.BigEndian.PutUint16(p[%d:], uint16(%s))", off, x)
+		case "uint16":
+			e.p("binary.BigEndian.PutUint16(p[%d:], %s)", off, x)
+		case "int32":
+			e.p("binary.BigEndian.PutUint32(p[%d:], uint32(%s))", off, x)
+		case "uint32":
+			e.p("binary.BigEndian.PutUint32(p[%d:], %s)", off, x)
+		case "int64":
+			e.p("binary.BigEndian.PutUint64(p[%d:], uint64(%s))", off, x)
+		case "float64":
+			e.p("binary.BigEndian.PutUint64(p[%d:], math.Float64bits(%s))", off, x)
+		case "uuid":
+			e.p("copy(p[%d:%d], %s[:])", off, off+16, x)
+		}
+		off += fixedWidth(f)
+	}
+	e.p("}")
+	if c != "true" {
+		e.p("} else {")
+		for _, f := range run {
+			e.p("if !(%s) {", f.isDefaultExpr("m."+f.GoName))
+			genNonDefault(e, f)
+			e.p("}")
+		}
+		e.p("}")
 	}
 }

@@ -49,6 +49,9 @@ type Reader struct {
 	ErrOff int
 	Detail string
 	path   []string // innermost first
+
+	arena []byte   // string bytes of this decode
+	slab  []string // string headers for nullable strings of this decode
 }
 
 // Fail records a failure at offset off unless one is already recorded.
@@ -82,6 +85,9 @@ func joinPath(segs []string) string {
 // Remaining is the number of unread bytes.
 func (r *Reader) Remaining() int { return len(r.Src) - r.Off }
 
+// short records a truncation; kept out of line so the primitive reads inline.
+//
+//go:noinline
 func (r *Reader) short(n int) {
 	r.Fail(ErrTruncated, r.Off, "need "+strconv.Itoa(n)+" bytes, have "+strconv.Itoa(len(r.Src)-r.Off))
 }
@@ -228,7 +234,47 @@ func (r *Reader) str(n int) string {
 	if r.UnsafeStrings {
 		return unsafe.String(&b[0], n)
 	}
-	return string(b)
+	// Copy into a chunk shared by the strings of this decode: one allocation for many
+	// strings. A chunk lives as long as any string in it.
+	if n > cap(r.arena)-len(r.arena) {
+		if n >= arenaChunk/4 {
+			return string(b)
+		}
+		// Chunks start small and double, so a message with a few short strings does
+		// not pay for a large one.
+		size := 2 * cap(r.arena)
+		if size < 256 {
+			size = 256
+		}
+		if size > arenaChunk {
+			size = arenaChunk
+		}
+		for size < n {
+			size *= 2
+		}
+		r.arena = make([]byte, 0, size)
+	}
+	start := len(r.arena)
+	r.arena = append(r.arena, b...)
+	return unsafe.String(&r.arena[start], n)
+}
+
+// arenaChunk is the size of the chunks strings are copied into, and slabChunk the number
+// of string headers per chunk of nullable strings.
+const (
+	arenaChunk = 8192
+	slabChunk  = 32
+)
+
+// strPtr returns a pointer to a copy of s, carved from a slab of string headers.
+func (r *Reader) strPtr(s string) *string {
+	if len(r.slab) == 0 {
+		r.slab = make([]string, slabChunk)
+	}
+	p := &r.slab[0]
+	r.slab = r.slab[1:]
+	*p = s
+	return p
 }
 
 // String reads a non-nullable string (int16 length, or compact when compact is true).
@@ -250,8 +296,17 @@ func (r *Reader) NullableString(compact bool) *string {
 	if n < 0 {
 		return nil
 	}
-	s := r.str(n)
-	return &s
+	return r.strPtr(r.str(n))
+}
+
+// StringPtr reads a non-nullable string and returns a pointer to it (for fields whose
+// type is *string because other versions allow null).
+func (r *Reader) StringPtr(compact bool) *string {
+	s := r.String(compact)
+	if r.Err != nil {
+		return nil
+	}
+	return r.strPtr(s)
 }
 
 // Bytes reads a non-nullable byte string (int32 length, or compact). The result aliases
