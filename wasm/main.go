@@ -15,12 +15,19 @@ package main
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/kwire/kwire/abi"
 )
 
 func main() {}
+
+// yieldToGC lets the Go scheduler run the garbage collector's background workers.
+// A reactor's goroutines run only while an export is running; an export that never
+// yields leaves a started GC cycle unfinished, and the heap (so linear memory) grows
+// without bound. Yielding once per call that allocated keeps collection going.
+func yieldToGC() { runtime.Gosched() }
 
 // live maps the address of every buffer handed to the host to the buffer.
 var live = map[uint32][]byte{}
@@ -72,6 +79,7 @@ func setErr(e *abi.Error) int32 {
 	lastText = append(lastText[:0], e.Text...)
 	lastJSON = e.AppendJSON(lastJSON[:0])
 	hadError = true
+	yieldToGC()
 	return e.Status
 }
 
@@ -128,6 +136,7 @@ func finish(o, l []byte, res []byte, err error) int32 {
 		return setErr(&abi.Error{Status: abi.StatusTooLarge, Text: fmt.Sprintf("kwire: output of %d bytes exceeds the limit", len(res)), Version: -1, Offset: -1})
 	}
 	p, n := hand(res)
+	yieldToGC()
 	binary.LittleEndian.PutUint32(o, p)
 	binary.LittleEndian.PutUint32(l, uint32(n))
 	clearErr()
@@ -159,6 +168,7 @@ func kwAlloc(size int32) (p uint32) {
 		return 0
 	}
 	p, _ = hand(make([]byte, size))
+	yieldToGC()
 	clearErr()
 	return p
 }
