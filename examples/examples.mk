@@ -1,0 +1,18 @@
+# Examples: each language prints the decoded sample frames; all must match Go's output.
+
+EXAMPLE_LANGS := $(patsubst examples/%/run.sh,%,$(wildcard examples/*/run.sh))
+
+.PHONY: examples
+
+examples:
+	@mkdir -p $(BUILD)/examples
+	$(GO) run ./examples/go > $(BUILD)/examples/go.txt
+	@cat $(BUILD)/examples/go.txt
+	@for l in $(EXAMPLE_LANGS); do \
+		echo "== example: $$l"; \
+		bash examples/$$l/run.sh > $(BUILD)/examples/$$l.txt || { echo "example $$l failed"; exit 1; }; \
+		diff -u $(BUILD)/examples/go.txt $(BUILD)/examples/$$l.txt || { echo "example $$l prints something else than the Go example"; exit 1; }; \
+		echo "$$l: same $$(wc -l < $(BUILD)/examples/$$l.txt) lines as Go"; \
+	done
+
+BUILD_TARGETS += examples
