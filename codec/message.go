@@ -230,6 +230,7 @@ type DecodeError struct {
 	Detail  string
 }
 
+// Error reports "kwire: decode <message> v<version> field <path> at offset <n>: <cause> (<detail>)".
 func (e *DecodeError) Error() string {
 	s := fmt.Sprintf("kwire: decode %s v%d", e.Message, e.Version)
 	if e.Path != "" {
@@ -254,6 +255,7 @@ type EncodeError struct {
 	Detail  string
 }
 
+// Error reports "kwire: encode <message> v<version> field <path>: <cause> (<detail>)".
 func (e *EncodeError) Error() string {
 	s := fmt.Sprintf("kwire: encode %s v%d", e.Message, e.Version)
 	if e.Path != "" {

@@ -143,6 +143,7 @@ type Error struct {
 	Detail string
 }
 
+// Error reports the JSON path, the cause and the byte offset.
 func (e *Error) Error() string {
 	s := "kwire: json " + e.Path + ": " + e.Err.Error()
 	if e.Detail != "" {
