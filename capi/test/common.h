@@ -10,7 +10,7 @@
 #include "minijson.h"
 
 /* last_error returns the calling thread's kw_last_error as a NUL-terminated copy in buf. */
-static const char *last_error(char *buf, size_t cap) {
+static inline const char *last_error(char *buf, size_t cap) {
     const uint8_t *p;
     int32_t n;
     if (kw_last_error(&p, &n) != KW_OK) return "(kw_last_error failed)";
@@ -32,7 +32,7 @@ typedef struct {
     jval *json_tree;
 } vector;
 
-static char *dupn(const char *s, size_t n) {
+static inline char *dupn(const char *s, size_t n) {
     char *d = (char *)malloc(n + 1);
     memcpy(d, s, n);
     d[n] = 0;
@@ -40,7 +40,7 @@ static char *dupn(const char *s, size_t n) {
 }
 
 /* read_vectors reads every line of path; it returns the count or -1. */
-static long read_vectors(const char *path, vector **out, int keep_tree) {
+static inline long read_vectors(const char *path, vector **out, int keep_tree) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         perror(path);

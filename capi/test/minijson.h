@@ -33,7 +33,7 @@ typedef struct {
     int depth;
 } jparser;
 
-static void jfree(jval *v) {
+static inline void jfree(jval *v) {
     if (!v) return;
     for (size_t i = 0; i < v->n; i++) {
         jfree(v->items[i]);
@@ -46,11 +46,11 @@ static void jfree(jval *v) {
     free(v);
 }
 
-static void jp_ws(jparser *p) {
+static inline void jp_ws(jparser *p) {
     while (p->p < p->end && (*p->p == ' ' || *p->p == '\t' || *p->p == '\n' || *p->p == '\r')) p->p++;
 }
 
-static jval *jp_fail(jparser *p, const char *msg) {
+static inline jval *jp_fail(jparser *p, const char *msg) {
     if (!p->err) {
         p->err = msg;
         p->erroff = (size_t)(p->p - p->start);
@@ -58,7 +58,7 @@ static jval *jp_fail(jparser *p, const char *msg) {
     return NULL;
 }
 
-static void jp_utf8(char **buf, size_t *len, size_t *cap, uint32_t r) {
+static inline void jp_utf8(char **buf, size_t *len, size_t *cap, uint32_t r) {
     char tmp[4];
     size_t n;
     if (r < 0x80) { tmp[0] = (char)r; n = 1; }
@@ -73,7 +73,7 @@ static void jp_utf8(char **buf, size_t *len, size_t *cap, uint32_t r) {
     *len += n;
 }
 
-static int jp_hex4(jparser *p, uint32_t *out) {
+static inline int jp_hex4(jparser *p, uint32_t *out) {
     if (p->end - p->p < 4) return 0;
     uint32_t v = 0;
     for (int i = 0; i < 4; i++) {
@@ -90,7 +90,7 @@ static int jp_hex4(jparser *p, uint32_t *out) {
 }
 
 /* jp_string reads a string (at its opening quote) into a malloc'ed buffer. */
-static char *jp_string(jparser *p, size_t *outlen) {
+static inline char *jp_string(jparser *p, size_t *outlen) {
     p->p++;
     size_t cap = 16, len = 0;
     char *buf = (char *)malloc(cap);
@@ -148,15 +148,15 @@ bad:
     return NULL;
 }
 
-static jval *jp_value(jparser *p);
+static inline jval *jp_value(jparser *p);
 
-static jval *jnew(jtype t) {
+static inline jval *jnew(jtype t) {
     jval *v = (jval *)calloc(1, sizeof(jval));
     v->t = t;
     return v;
 }
 
-static void jpush(jval *v, char *key, size_t klen, jval *item) {
+static inline void jpush(jval *v, char *key, size_t klen, jval *item) {
     if ((v->n & (v->n - 1)) == 0) {
         size_t cap = v->n ? v->n * 2 : 1;
         v->items = (jval **)realloc(v->items, cap * sizeof(jval *));
@@ -173,7 +173,7 @@ static void jpush(jval *v, char *key, size_t klen, jval *item) {
     v->n++;
 }
 
-static jval *jp_value(jparser *p) {
+static inline jval *jp_value(jparser *p) {
     jp_ws(p);
     if (p->p >= p->end) return jp_fail(p, "unexpected end");
     if (++p->depth > 512) return jp_fail(p, "too deep");
@@ -248,7 +248,7 @@ done:
 }
 
 /* jparse parses a whole document; on failure it returns NULL and sets *err. */
-static jval *jparse(const char *s, size_t len, const char **err) {
+static inline jval *jparse(const char *s, size_t len, const char **err) {
     jparser p = {s, s + len, s, NULL, 0, 0};
     jval *v = jp_value(&p);
     if (v) {
@@ -259,7 +259,7 @@ static jval *jparse(const char *s, size_t len, const char **err) {
     return v;
 }
 
-static jval *jget(const jval *o, const char *key) {
+static inline jval *jget(const jval *o, const char *key) {
     if (!o || o->t != J_OBJ) return NULL;
     size_t kl = strlen(key);
     for (size_t i = 0; i < o->n; i++)
@@ -267,15 +267,15 @@ static jval *jget(const jval *o, const char *key) {
     return NULL;
 }
 
-static long long jint(const jval *v, long long def) {
+static inline long long jint(const jval *v, long long def) {
     if (!v) return def;
     if (v->t == J_NUM || v->t == J_STR) return strtoll(v->s, NULL, 10);
     return def;
 }
 
-static int jnum_is_int(const jval *v) { return strpbrk(v->s, ".eE") == NULL; }
+static inline int jnum_is_int(const jval *v) { return strpbrk(v->s, ".eE") == NULL; }
 
-static int jnum_equal(const jval *a, const jval *b) {
+static inline int jnum_equal(const jval *a, const jval *b) {
     if (jnum_is_int(a) && jnum_is_int(b)) return a->slen == b->slen && memcmp(a->s, b->s, a->slen) == 0;
     double x = strtod(a->s, NULL), y = strtod(b->s, NULL);
     return memcmp(&x, &y, sizeof x) == 0;
@@ -283,7 +283,7 @@ static int jnum_equal(const jval *a, const jval *b) {
 
 /* jdiff compares want and got; it returns 1 when they differ and writes the JSON path
  * of the first difference ("$.a.b[2]") into path. */
-static int jdiff(const jval *w, const jval *g, char *path, size_t cap) {
+static inline int jdiff(const jval *w, const jval *g, char *path, size_t cap) {
     if (w->t != g->t) return 1;
     switch (w->t) {
     case J_NULL: return 0;
@@ -325,7 +325,7 @@ static int jdiff(const jval *w, const jval *g, char *path, size_t cap) {
 }
 
 /* b64decode decodes standard base64 (padding required); returns the length or -1. */
-static long b64decode(const char *s, size_t n, uint8_t *out) {
+static inline long b64decode(const char *s, size_t n, uint8_t *out) {
     static const char *A = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     if (n % 4) return -1;
     long o = 0;

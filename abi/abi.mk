@@ -1,0 +1,104 @@
+# The flat ABI (included by the top-level Makefile, which defines GO and BUILD).
+#
+#   make wasm            build/kwire.wasm (GOOS=wasip1 reactor, //go:wasmexport shims in wasm/)
+#   make capi            build/libkwire.so, build/libkwire.a, build/kwire.pc, build/include/kwire.h
+#   make abi-test        every ABI test below (also part of `make test`)
+#     abi-header-check   capi/kwire.h compiles with -Wall -Wextra -Werror as C11 and as C++
+#     abi-test-wazero    kwire.wasm in wazero: imports, every vector, frames, records, misuse,
+#                        garbage, 10^6 decode/free cycles with flat memory
+#     abi-test-wasmtime  kwire.wasm in wasmtime-go: every vector, frames, records, misuse
+#     abi-test-c         libkwire from C: every vector, misuse, 8 threads, static link
+#   make abi-bench       the wasm table: call overhead, decode/encode throughput in wazero and
+#                        wasmtime against native Go, module size, compile and instantiate times
+#
+# The wazero and wasmtime-go hosts are Go modules of their own (conformance/hosts/*), so
+# the library's go.mod carries neither; they use the repository through a replace.
+
+ABI_WASM     := $(BUILD)/kwire.wasm
+ABI_SO       := $(BUILD)/libkwire.so
+ABI_A        := $(BUILD)/libkwire.a
+ABI_PC       := $(BUILD)/kwire.pc
+ABI_H        := $(BUILD)/include/kwire.h
+ABI_CTEST    := $(BUILD)/capi-test
+ABI_GO_SRC   := $(shell find abi codec wasm capi -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
+ABI_CC       ?= gcc
+ABI_CXX      ?= g++
+ABI_CFLAGS   ?= -std=c11 -O2 -Wall -Wextra -Werror
+ABI_WAZERO   := conformance/hosts/wazero
+ABI_WASMTIME := conformance/hosts/wasmtime
+# Version of the library in kwire.pc: the ABI version of kwire.h.
+ABI_VERSION   = $(shell sed -n 's/^\#define KW_ABI_MAJOR \([0-9]*\)/\1/p' capi/kwire.h).$(shell sed -n 's/^\#define KW_ABI_MINOR \([0-9]*\)/\1/p' capi/kwire.h)
+
+.PHONY: wasm capi abi-test abi-header-check abi-test-wazero abi-test-wasmtime abi-test-c abi-bench
+
+wasm: $(ABI_WASM)
+
+$(ABI_WASM): $(ABI_GO_SRC)
+	@mkdir -p $(BUILD)
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $@ ./wasm
+	@ls -l $@ | awk '{print "kwire.wasm: " $$5 " bytes"}'
+
+capi: $(ABI_SO) $(ABI_A) $(ABI_PC) $(ABI_H)
+
+# cgo also writes a header of its own next to each library; kwire.h is the ABI, so the
+# generated one is dropped (each build writes into its own folder, so `make -j` is safe).
+$(ABI_SO): $(ABI_GO_SRC)
+	@mkdir -p $(BUILD)/capi-so
+	$(GO) build -buildmode=c-shared -trimpath -o $(BUILD)/capi-so/libkwire.so ./capi
+	mv $(BUILD)/capi-so/libkwire.so $@ && rm -rf $(BUILD)/capi-so
+
+$(ABI_A): $(ABI_GO_SRC)
+	@mkdir -p $(BUILD)/capi-a
+	$(GO) build -buildmode=c-archive -trimpath -o $(BUILD)/capi-a/libkwire.a ./capi
+	mv $(BUILD)/capi-a/libkwire.a $@ && rm -rf $(BUILD)/capi-a
+
+$(ABI_H): capi/kwire.h
+	@mkdir -p $(dir $@)
+	cp capi/kwire.h $@
+
+# pkg-config file for the libraries in build/ (paths relative to the .pc file).
+$(ABI_PC): capi/kwire.h
+	@mkdir -p $(BUILD)
+	@printf '%s\n' 'libdir=$${pcfiledir}' 'includedir=$${pcfiledir}/include' '' \
+		'Name: kwire' 'Description: Kafka wire-protocol codec, flat C ABI' 'Version: $(ABI_VERSION)' \
+		'Libs: -L$${libdir} -lkwire' 'Libs.private: -lpthread' 'Cflags: -I$${includedir}' > $@
+	@echo "wrote $@"
+
+abi-header-check:
+	@mkdir -p $(ABI_CTEST)
+	$(ABI_CC) -std=c11 -pedantic -Wall -Wextra -Werror -Icapi -c capi/test/header_check.c -o $(ABI_CTEST)/header_check_c.o
+	$(ABI_CXX) -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -Icapi -c capi/test/header_check.c -o $(ABI_CTEST)/header_check_cxx.o
+	@echo "kwire.h: clean as C11 and C++11 (-Wall -Wextra -Werror -pedantic)"
+
+abi-test-wazero: $(ABI_WASM)
+	cd $(ABI_WAZERO) && $(GO) test -count=1 -timeout 20m -v .
+
+abi-test-wasmtime: $(ABI_WASM)
+	cd $(ABI_WASMTIME) && $(GO) test -count=1 -timeout 20m -v .
+
+ABI_CTESTS := conformance misuse threads
+
+$(ABI_CTEST)/%: capi/test/%.c capi/test/common.h capi/test/minijson.h capi/kwire.h $(ABI_SO)
+	@mkdir -p $(ABI_CTEST)
+	$(ABI_CC) $(ABI_CFLAGS) -Icapi -Icapi/test $< -L$(BUILD) -lkwire -lpthread -Wl,-rpath,'$$ORIGIN/..' -o $@
+
+# The misuse test once more, linked statically against libkwire.a through kwire.pc.
+$(ABI_CTEST)/misuse-static: capi/test/misuse.c capi/test/common.h capi/test/minijson.h $(ABI_A) $(ABI_PC) $(ABI_H)
+	@mkdir -p $(ABI_CTEST)
+	$(ABI_CC) $(ABI_CFLAGS) $$(PKG_CONFIG_PATH=$(BUILD) pkg-config --cflags kwire 2>/dev/null || echo -I$(BUILD)/include) -Icapi/test $< \
+		$(BUILD)/libkwire.a $$(PKG_CONFIG_PATH=$(BUILD) pkg-config --static --libs-only-l kwire 2>/dev/null | sed 's/-lkwire//' || echo -lpthread) -o $@
+
+abi-test-c: $(addprefix $(ABI_CTEST)/,$(ABI_CTESTS)) $(ABI_CTEST)/misuse-static
+	$(ABI_CTEST)/conformance conformance/vectors
+	$(ABI_CTEST)/misuse
+	$(ABI_CTEST)/misuse-static | tail -1
+	$(ABI_CTEST)/threads conformance/vectors/kafka-clients-4.4.0.jsonl 3
+
+abi-test: abi-header-check abi-test-c abi-test-wazero abi-test-wasmtime
+
+abi-bench: $(ABI_WASM)
+	cd $(ABI_WAZERO) && $(GO) test -count=1 -timeout 30m -run '^TestWasmBenchTable$$' -v .
+
+BUILD_TARGETS += wasm capi
+TEST_TARGETS  += abi-header-check abi-test-c abi-test-wazero abi-test-wasmtime
+BENCH_TARGETS += abi-bench
