@@ -53,12 +53,11 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Transactions
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]AddPartitionsToTxnRequestAddPartitionsToTxnTransaction, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, AddPartitionsToTxnRequestAddPartitionsToTxnTransaction{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -111,12 +110,11 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 	if v <= 3 {
 		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 			s := m.V3AndBelowTopics
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]AddPartitionsToTxnRequestAddPartitionsToTxnTopic, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -445,12 +443,11 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 			s := m.Topics
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]AddPartitionsToTxnRequestAddPartitionsToTxnTopic, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

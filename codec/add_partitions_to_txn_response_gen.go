@@ -64,12 +64,11 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.ResultsByTransaction
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]AddPartitionsToTxnResponseAddPartitionsToTxnResult, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, AddPartitionsToTxnResponseAddPartitionsToTxnResult{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -90,12 +89,11 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 	if v <= 3 {
 		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 			s := m.ResultsByTopicV3AndBelow
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -345,12 +343,11 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Read
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 			s := m.TopicResults
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -548,12 +545,11 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) decode(r *wire
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.ResultsByPartition
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -48,12 +48,11 @@ func (m *AlterClientQuotasResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
 		s := m.Entries
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AlterClientQuotasResponseEntryData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AlterClientQuotasResponseEntryData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -240,12 +239,11 @@ func (m *AlterClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Entity
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AlterClientQuotasResponseEntityData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AlterClientQuotasResponseEntityData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

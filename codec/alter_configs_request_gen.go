@@ -43,12 +43,11 @@ func (m *AlterConfigsRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Resources
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AlterConfigsRequestAlterConfigsResource, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AlterConfigsRequestAlterConfigsResource{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -235,12 +234,11 @@ func (m *AlterConfigsRequestAlterConfigsResource) decode(r *wire.Reader, v int16
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Configs
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AlterConfigsRequestAlterableConfig, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AlterConfigsRequestAlterableConfig{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -62,12 +62,11 @@ func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AlterPartitionReassignmentsRequestReassignableTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AlterPartitionReassignmentsRequestReassignableTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -259,12 +258,11 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) decode(r *wire.Rea
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AlterPartitionReassignmentsRequestReassignablePartition, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AlterPartitionReassignmentsRequestReassignablePartition{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

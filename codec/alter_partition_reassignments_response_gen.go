@@ -82,12 +82,11 @@ func (m *AlterPartitionReassignmentsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Responses
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AlterPartitionReassignmentsResponseReassignableTopicResponse, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AlterPartitionReassignmentsResponseReassignableTopicResponse{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -307,12 +306,11 @@ func (m *AlterPartitionReassignmentsResponseReassignableTopicResponse) decode(r 
 	}
 	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AlterPartitionReassignmentsResponseReassignablePartitionResponse, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AlterPartitionReassignmentsResponseReassignablePartitionResponse{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

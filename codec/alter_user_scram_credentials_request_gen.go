@@ -43,12 +43,11 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Deletions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AlterUserScramCredentialsRequestScramCredentialDeletion, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AlterUserScramCredentialsRequestScramCredentialDeletion{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -65,12 +64,11 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
 		s := m.Upsertions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]AlterUserScramCredentialsRequestScramCredentialUpsertion, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, AlterUserScramCredentialsRequestScramCredentialUpsertion{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

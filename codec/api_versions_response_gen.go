@@ -64,12 +64,11 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.ApiKeys
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ApiVersionsResponseApiVersion, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ApiVersionsResponseApiVersion{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -112,12 +111,11 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
 					s := m.SupportedFeatures
-					if s != nil && cap(s) >= n {
-						s = s[:n]
-					} else {
-						s = make([]ApiVersionsResponseSupportedFeatureKey, n)
-					}
-					for i := range s {
+					s = wire.Slice(s, n, r.Remaining())
+					for i := 0; i < n; i++ {
+						if i == len(s) {
+							s = append(s, ApiVersionsResponseSupportedFeatureKey{})
+						}
 						s[i].decode(r, v)
 						if r.Err != nil {
 							r.PushIndex(i)
@@ -145,12 +143,11 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
 					s := m.FinalizedFeatures
-					if s != nil && cap(s) >= n {
-						s = s[:n]
-					} else {
-						s = make([]ApiVersionsResponseFinalizedFeatureKey, n)
-					}
-					for i := range s {
+					s = wire.Slice(s, n, r.Remaining())
+					for i := 0; i < n; i++ {
+						if i == len(s) {
+							s = append(s, ApiVersionsResponseFinalizedFeatureKey{})
+						}
 						s[i].decode(r, v)
 						if r.Err != nil {
 							r.PushIndex(i)

@@ -68,12 +68,11 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]BeginQuorumEpochRequestTopicData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, BeginQuorumEpochRequestTopicData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -91,12 +90,11 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.LeaderEndpoints
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]BeginQuorumEpochRequestLeaderEndpoint, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, BeginQuorumEpochRequestLeaderEndpoint{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -341,12 +339,11 @@ func (m *BeginQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]BeginQuorumEpochRequestPartitionData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, BeginQuorumEpochRequestPartitionData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -81,12 +81,11 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
 		s := m.Listeners
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]BrokerRegistrationRequestListener, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, BrokerRegistrationRequestListener{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -103,12 +102,11 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.Features
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]BrokerRegistrationRequestFeature, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, BrokerRegistrationRequestFeature{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

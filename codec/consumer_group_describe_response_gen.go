@@ -48,12 +48,11 @@ func (m *ConsumerGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
 		s := m.Groups
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ConsumerGroupDescribeResponseDescribedGroup, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ConsumerGroupDescribeResponseDescribedGroup{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -291,12 +290,11 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v i
 	}
 	if n := r.ArrayLen(flex, (false), 16); n >= 0 {
 		s := m.Members
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ConsumerGroupDescribeResponseMember, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ConsumerGroupDescribeResponseMember{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -989,12 +987,11 @@ func (m *ConsumerGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 19); n >= 0 {
 		s := m.TopicPartitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ConsumerGroupDescribeResponseTopicPartitions, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ConsumerGroupDescribeResponseTopicPartitions{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -354,12 +354,11 @@ func (m *ConsumerGroupHeartbeatResponseAssignment) decode(r *wire.Reader, v int1
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.TopicPartitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ConsumerGroupHeartbeatResponseTopicPartitions, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ConsumerGroupHeartbeatResponseTopicPartitions{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -82,12 +82,11 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.OwnedPartitions
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]ConsumerProtocolSubscriptionTopicPartition, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, ConsumerProtocolSubscriptionTopicPartition{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

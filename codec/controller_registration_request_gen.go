@@ -76,12 +76,11 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
 		s := m.Listeners
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ControllerRegistrationRequestListener, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ControllerRegistrationRequestListener{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -98,12 +97,11 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.Features
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ControllerRegistrationRequestFeature, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ControllerRegistrationRequestFeature{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

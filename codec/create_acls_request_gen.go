@@ -40,12 +40,11 @@ func (m *CreateAclsRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.Creations
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]CreateAclsRequestAclCreation, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, CreateAclsRequestAclCreation{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

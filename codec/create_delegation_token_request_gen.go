@@ -77,12 +77,11 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Renewers
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]CreateDelegationTokenRequestCreatableRenewers, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, CreateDelegationTokenRequestCreatableRenewers{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

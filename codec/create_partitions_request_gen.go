@@ -46,12 +46,11 @@ func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]CreatePartitionsRequestCreatePartitionsTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, CreatePartitionsRequestCreatePartitionsTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -270,12 +269,11 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) decode(r *wire.Reader, v 
 	}
 	if n := r.ArrayLen(flex, (true), 1); n >= 0 {
 		s := m.Assignments
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]CreatePartitionsRequestCreatePartitionsAssignment, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, CreatePartitionsRequestCreatePartitionsAssignment{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -47,12 +47,11 @@ func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]CreateTopicsRequestCreatableTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, CreateTopicsRequestCreatableTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -285,12 +284,11 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
 		s := m.Assignments
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]CreateTopicsRequestCreatableReplicaAssignment, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, CreateTopicsRequestCreatableReplicaAssignment{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -307,12 +305,11 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Configs
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]CreateTopicsRequestCreatableTopicConfig, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, CreateTopicsRequestCreatableTopicConfig{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

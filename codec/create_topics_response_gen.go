@@ -52,12 +52,11 @@ func (m *CreateTopicsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]CreateTopicsResponseCreatableTopicResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, CreateTopicsResponseCreatableTopicResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -311,12 +310,11 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (v >= 5), 1); n >= 0 {
 			s := m.Configs
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]CreateTopicsResponseCreatableTopicConfigs, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, CreateTopicsResponseCreatableTopicConfigs{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

@@ -48,12 +48,11 @@ func (m *DeleteAclsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
 		s := m.FilterResults
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DeleteAclsResponseDeleteAclsFilterResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DeleteAclsResponseDeleteAclsFilterResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -240,12 +239,11 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) decode(r *wire.Reader, v int1
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
 		s := m.MatchingAcls
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DeleteAclsResponseDeleteAclsMatchingAcl, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DeleteAclsResponseDeleteAclsMatchingAcl{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -43,12 +43,11 @@ func (m *DeleteRecordsRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DeleteRecordsRequestDeleteRecordsTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DeleteRecordsRequestDeleteRecordsTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -227,12 +226,11 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) decode(r *wire.Reader, v int16)
 	}
 	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DeleteRecordsRequestDeleteRecordsPartition, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DeleteRecordsRequestDeleteRecordsPartition{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

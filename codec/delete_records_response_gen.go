@@ -48,12 +48,11 @@ func (m *DeleteRecordsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DeleteRecordsResponseDeleteRecordsTopicResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DeleteRecordsResponseDeleteRecordsTopicResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -227,12 +226,11 @@ func (m *DeleteRecordsResponseDeleteRecordsTopicResult) decode(r *wire.Reader, v
 	}
 	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DeleteRecordsResponseDeleteRecordsPartitionResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DeleteRecordsResponseDeleteRecordsPartitionResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -52,12 +52,11 @@ func (m *DeleteTopicsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Responses
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DeleteTopicsResponseDeletableTopicResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DeleteTopicsResponseDeletableTopicResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -77,12 +77,11 @@ func (m *DescribeAclsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Resources
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeAclsResponseDescribeAclsResource, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeAclsResponseDescribeAclsResource{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -313,12 +312,11 @@ func (m *DescribeAclsResponseDescribeAclsResource) decode(r *wire.Reader, v int1
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
 		s := m.Acls
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeAclsResponseAclDescription, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeAclsResponseAclDescription{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

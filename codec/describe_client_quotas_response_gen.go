@@ -78,12 +78,11 @@ func (m *DescribeClientQuotasResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 2); n >= 0 {
 		s := m.Entries
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeClientQuotasResponseEntryData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeClientQuotasResponseEntryData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -299,12 +298,11 @@ func (m *DescribeClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) 
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Entity
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeClientQuotasResponseEntityData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeClientQuotasResponseEntityData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -321,12 +319,11 @@ func (m *DescribeClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) 
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
 		s := m.Values
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeClientQuotasResponseValueData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeClientQuotasResponseValueData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

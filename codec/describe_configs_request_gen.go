@@ -46,12 +46,11 @@ func (m *DescribeConfigsRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Resources
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeConfigsRequestDescribeConfigsResource, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeConfigsRequestDescribeConfigsResource{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -51,12 +51,11 @@ func (m *DescribeDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 29); n >= 0 {
 		s := m.Tokens
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeDelegationTokenResponseDescribedDelegationToken, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeDelegationTokenResponseDescribedDelegationToken{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -326,12 +325,11 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Renewers
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeDelegationTokenResponseDescribedDelegationTokenRenewer, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeDelegationTokenResponseDescribedDelegationTokenRenewer{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -52,12 +52,11 @@ func (m *DescribeGroupsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
 		s := m.Groups
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeGroupsResponseDescribedGroup, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeGroupsResponseDescribedGroup{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -289,12 +288,11 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
 		s := m.Members
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeGroupsResponseDescribedGroupMember, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeGroupsResponseDescribedGroupMember{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -60,12 +60,11 @@ func (m *DescribeLogDirsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
 		s := m.Results
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeLogDirsResponseDescribeLogDirsResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeLogDirsResponseDescribeLogDirsResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -274,12 +273,11 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v 
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeLogDirsResponseDescribeLogDirsTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeLogDirsResponseDescribeLogDirsTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -555,12 +553,11 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) decode(r *wire.Reader, v i
 	}
 	if n := r.ArrayLen(flex, (false), 21); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeLogDirsResponseDescribeLogDirsPartition, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeLogDirsResponseDescribeLogDirsPartition{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -68,12 +68,11 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeQuorumResponseTopicData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeQuorumResponseTopicData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -91,12 +90,11 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Nodes
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]DescribeQuorumResponseNode, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, DescribeQuorumResponseNode{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -343,12 +341,11 @@ func (m *DescribeQuorumResponseTopicData) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 25); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeQuorumResponsePartitionData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeQuorumResponsePartitionData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -596,12 +593,11 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
 		s := m.CurrentVoters
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeQuorumResponseReplicaState, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeQuorumResponseReplicaState{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -618,12 +614,11 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
 		s := m.Observers
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeQuorumResponseReplicaState, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeQuorumResponseReplicaState{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1152,12 +1147,11 @@ func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Listeners
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]DescribeQuorumResponseListener, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, DescribeQuorumResponseListener{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

@@ -77,12 +77,11 @@ func (m *DescribeUserScramCredentialsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.Results
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -313,12 +312,11 @@ func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.CredentialInfos
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]DescribeUserScramCredentialsResponseCredentialInfo, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, DescribeUserScramCredentialsResponseCredentialInfo{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

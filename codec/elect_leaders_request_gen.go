@@ -57,12 +57,11 @@ func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 2); n >= 0 {
 		s := m.TopicPartitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ElectLeadersRequestTopicPartitions, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ElectLeadersRequestTopicPartitions{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

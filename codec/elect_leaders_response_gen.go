@@ -60,12 +60,11 @@ func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.ReplicaElectionResults
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ElectLeadersResponseReplicaElectionResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ElectLeadersResponseReplicaElectionResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -257,12 +256,11 @@ func (m *ElectLeadersResponseReplicaElectionResult) decode(r *wire.Reader, v int
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
 		s := m.PartitionResult
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ElectLeadersResponsePartitionResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ElectLeadersResponsePartitionResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -55,12 +55,11 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]EndQuorumEpochRequestTopicData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, EndQuorumEpochRequestTopicData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -78,12 +77,11 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.LeaderEndpoints
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]EndQuorumEpochRequestLeaderEndpoint, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, EndQuorumEpochRequestLeaderEndpoint{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -312,12 +310,11 @@ func (m *EndQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]EndQuorumEpochRequestPartitionData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, EndQuorumEpochRequestPartitionData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -551,12 +548,11 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.PreferredCandidates
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]EndQuorumEpochRequestReplicaInfo, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, EndQuorumEpochRequestReplicaInfo{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

@@ -51,12 +51,11 @@ func (m *EndQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]EndQuorumEpochResponseTopicData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, EndQuorumEpochResponseTopicData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -87,12 +86,11 @@ func (m *EndQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
 					s := m.NodeEndpoints
-					if s != nil && cap(s) >= n {
-						s = s[:n]
-					} else {
-						s = make([]EndQuorumEpochResponseNodeEndpoint, n)
-					}
-					for i := range s {
+					s = wire.Slice(s, n, r.Remaining())
+					for i := 0; i < n; i++ {
+						if i == len(s) {
+							s = append(s, EndQuorumEpochResponseNodeEndpoint{})
+						}
 						s[i].decode(r, v)
 						if r.Err != nil {
 							r.PushIndex(i)
@@ -314,12 +312,11 @@ func (m *EndQuorumEpochResponseTopicData) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]EndQuorumEpochResponsePartitionData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, EndQuorumEpochResponsePartitionData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

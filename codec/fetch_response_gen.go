@@ -80,12 +80,11 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 		s := m.Responses
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]FetchResponseFetchableTopicResponse, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, FetchResponseFetchableTopicResponse{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -116,12 +115,11 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
 					s := m.NodeEndpoints
-					if s != nil && cap(s) >= n {
-						s = s[:n]
-					} else {
-						s = make([]FetchResponseNodeEndpoint, n)
-					}
-					for i := range s {
+					s = wire.Slice(s, n, r.Remaining())
+					for i := 0; i < n; i++ {
+						if i == len(s) {
+							s = append(s, FetchResponseNodeEndpoint{})
+						}
 						s[i].decode(r, v)
 						if r.Err != nil {
 							r.PushIndex(i)
@@ -406,12 +404,11 @@ func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 15); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]FetchResponsePartitionData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, FetchResponsePartitionData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -687,12 +684,11 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (v >= 4), 1); n >= 0 {
 			s := m.AbortedTransactions
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]FetchResponseAbortedTransaction, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, FetchResponseAbortedTransaction{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

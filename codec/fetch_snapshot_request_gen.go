@@ -70,12 +70,11 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]FetchSnapshotRequestTopicSnapshot, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, FetchSnapshotRequestTopicSnapshot{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -312,12 +311,11 @@ func (m *FetchSnapshotRequestTopicSnapshot) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 30); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]FetchSnapshotRequestPartitionSnapshot, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, FetchSnapshotRequestPartitionSnapshot{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

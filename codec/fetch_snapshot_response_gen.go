@@ -67,12 +67,11 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]FetchSnapshotResponseTopicSnapshot, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, FetchSnapshotResponseTopicSnapshot{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -103,12 +102,11 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
 					s := m.NodeEndpoints
-					if s != nil && cap(s) >= n {
-						s = s[:n]
-					} else {
-						s = make([]FetchSnapshotResponseNodeEndpoint, n)
-					}
-					for i := range s {
+					s = wire.Slice(s, n, r.Remaining())
+					for i := 0; i < n; i++ {
+						if i == len(s) {
+							s = append(s, FetchSnapshotResponseNodeEndpoint{})
+						}
 						s[i].decode(r, v)
 						if r.Err != nil {
 							r.PushIndex(i)
@@ -346,12 +344,11 @@ func (m *FetchSnapshotResponseTopicSnapshot) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 37); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]FetchSnapshotResponsePartitionSnapshot, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, FetchSnapshotResponsePartitionSnapshot{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

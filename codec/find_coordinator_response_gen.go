@@ -118,12 +118,11 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 	if v >= 4 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Coordinators
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]FindCoordinatorResponseCoordinator, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, FindCoordinatorResponseCoordinator{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

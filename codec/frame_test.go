@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -202,5 +203,26 @@ func TestHugeCountFailsBeforeAllocating(t *testing.T) {
 	})
 	if allocs > 10 {
 		t.Fatalf("%v allocations for a rejected count", allocs)
+	}
+}
+
+// TestDenseCountDoesNotPreallocate: a count that the input could only satisfy with
+// one-byte elements must not make the decoder allocate count*sizeof(element) up front.
+func TestDenseCountDoesNotPreallocate(t *testing.T) {
+	// ProduceRequest v9 (flexible) whose topic array claims 100000 elements, followed by
+	// 100000 bytes that are not a valid topic: decoding fails at the first element.
+	body := []byte{0, 0xff, 0xff, 0, 0, 0, 0}
+	body = append(body, 0xa1, 0x8d, 0x06) // uvarint 100001 = 100000 elements
+	body = append(body, make([]byte, 100000)...)
+	m := codec.NewProduceRequest()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := m.Decode(body, 9); err == nil {
+		t.Fatal("decoded")
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16*uint64(len(body))+1<<20 {
+		t.Fatalf("allocated %d bytes for a %d-byte input", grew, len(body))
 	}
 }

@@ -43,12 +43,11 @@ func (m *IncrementalAlterConfigsRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Resources
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]IncrementalAlterConfigsRequestAlterConfigsResource, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, IncrementalAlterConfigsRequestAlterConfigsResource{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -235,12 +234,11 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) decode(r *wire.Read
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Configs
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]IncrementalAlterConfigsRequestAlterableConfig, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, IncrementalAlterConfigsRequestAlterableConfig{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

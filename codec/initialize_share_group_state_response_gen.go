@@ -40,12 +40,11 @@ func (m *InitializeShareGroupStateResponse) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.Results
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]InitializeShareGroupStateResponseInitializeStateResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, InitializeShareGroupStateResponseInitializeStateResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -209,12 +208,11 @@ func (m *InitializeShareGroupStateResponseInitializeStateResult) decode(r *wire.
 	}
 	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]InitializeShareGroupStateResponsePartitionResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, InitializeShareGroupStateResponsePartitionResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

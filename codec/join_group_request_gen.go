@@ -100,12 +100,11 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Protocols
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]JoinGroupRequestProtocol, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, JoinGroupRequestProtocol{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -134,12 +134,11 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Members
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]JoinGroupResponseMember, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, JoinGroupResponseMember{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

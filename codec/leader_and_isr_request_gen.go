@@ -100,12 +100,11 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 	if v <= 1 {
 		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
 			s := m.UngroupedPartitionStates
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]LeaderAndIsrRequestLeaderAndIsrPartitionState, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, LeaderAndIsrRequestLeaderAndIsrPartitionState{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -126,12 +125,11 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.TopicStates
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]LeaderAndIsrRequestLeaderAndIsrTopicState, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, LeaderAndIsrRequestLeaderAndIsrTopicState{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -151,12 +149,11 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
 		s := m.LiveLeaders
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]LeaderAndIsrRequestLeaderAndIsrLiveLeader, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, LeaderAndIsrRequestLeaderAndIsrLiveLeader{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1042,12 +1039,11 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int
 	if v >= 2 {
 		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
 			s := m.PartitionStates
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]LeaderAndIsrRequestLeaderAndIsrPartitionState, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, LeaderAndIsrRequestLeaderAndIsrPartitionState{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

@@ -52,12 +52,11 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 	if v <= 4 {
 		if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 			s := m.PartitionErrors
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]LeaderAndIsrResponseLeaderAndIsrPartitionError, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, LeaderAndIsrResponseLeaderAndIsrPartitionError{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -78,12 +77,11 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Topics
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]LeaderAndIsrResponseLeaderAndIsrTopicError, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, LeaderAndIsrResponseLeaderAndIsrTopicError{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -500,12 +498,11 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v in
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 			s := m.PartitionErrors
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]LeaderAndIsrResponseLeaderAndIsrPartitionError, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, LeaderAndIsrResponseLeaderAndIsrPartitionError{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

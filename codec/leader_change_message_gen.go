@@ -67,12 +67,11 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
 		s := m.Voters
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]LeaderChangeMessageVoter, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, LeaderChangeMessageVoter{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -89,12 +88,11 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
 		s := m.GrantingVoters
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]LeaderChangeMessageVoter, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, LeaderChangeMessageVoter{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -61,12 +61,11 @@ func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Members
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]LeaveGroupRequestMemberIdentity, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, LeaveGroupRequestMemberIdentity{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

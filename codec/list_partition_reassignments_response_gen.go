@@ -77,12 +77,11 @@ func (m *ListPartitionReassignmentsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ListPartitionReassignmentsResponseOngoingTopicReassignment, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ListPartitionReassignmentsResponseOngoingTopicReassignment{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -292,12 +291,11 @@ func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) decode(r *w
 	}
 	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ListPartitionReassignmentsResponseOngoingPartitionReassignment, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ListPartitionReassignmentsResponseOngoingPartitionReassignment{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -89,12 +89,11 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 11); n >= 0 {
 		s := m.TransactionStates
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ListTransactionsResponseTransactionState, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ListTransactionsResponseTransactionState{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

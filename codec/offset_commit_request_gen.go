@@ -102,12 +102,11 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]OffsetCommitRequestTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, OffsetCommitRequestTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -383,12 +382,11 @@ func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]OffsetCommitRequestPartition, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, OffsetCommitRequestPartition{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

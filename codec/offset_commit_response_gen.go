@@ -52,12 +52,11 @@ func (m *OffsetCommitResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]OffsetCommitResponseTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, OffsetCommitResponseTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -253,12 +252,11 @@ func (m *OffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]OffsetCommitResponsePartition, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, OffsetCommitResponsePartition{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

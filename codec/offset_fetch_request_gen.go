@@ -60,12 +60,11 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 	if v <= 7 {
 		if n := r.ArrayLen(flex, (v >= 2 && v <= 7), 1); n >= 0 {
 			s := m.Topics
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]OffsetFetchRequestTopic, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, OffsetFetchRequestTopic{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -86,12 +85,11 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Groups
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]OffsetFetchRequestGroup, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, OffsetFetchRequestGroup{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -610,12 +608,11 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (v >= 8), 1); n >= 0 {
 			s := m.Topics
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]OffsetFetchRequestTopics, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, OffsetFetchRequestTopics{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

@@ -59,12 +59,11 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 	if v <= 7 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Topics
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]OffsetFetchResponseTopic, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, OffsetFetchResponseTopic{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -94,12 +93,11 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Groups
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]OffsetFetchResponseGroup, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, OffsetFetchResponseGroup{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -355,12 +353,11 @@ func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
 	if v <= 7 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Partitions
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]OffsetFetchResponsePartition, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, OffsetFetchResponsePartition{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -842,12 +839,11 @@ func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Topics
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]OffsetFetchResponseTopics, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, OffsetFetchResponseTopics{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -1089,12 +1085,11 @@ func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Partitions
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]OffsetFetchResponsePartitions, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, OffsetFetchResponsePartitions{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

@@ -53,12 +53,11 @@ func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]OffsetForLeaderEpochRequestOffsetForLeaderTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, OffsetForLeaderEpochRequestOffsetForLeaderTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -238,12 +237,11 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) decode(r *wire.Reader,
 	}
 	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]OffsetForLeaderEpochRequestOffsetForLeaderPartition, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, OffsetForLeaderEpochRequestOffsetForLeaderPartition{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -76,12 +76,11 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 		s := m.TopicData
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ProduceRequestTopicProduceData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ProduceRequestTopicProduceData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -315,12 +314,11 @@ func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
 		s := m.PartitionData
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ProduceRequestPartitionProduceData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ProduceRequestPartitionProduceData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -42,12 +42,11 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 		s := m.Responses
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ProduceResponseTopicProduceResponse, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ProduceResponseTopicProduceResponse{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -87,12 +86,11 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
 					s := m.NodeEndpoints
-					if s != nil && cap(s) >= n {
-						s = s[:n]
-					} else {
-						s = make([]ProduceResponseNodeEndpoint, n)
-					}
-					for i := range s {
+					s = wire.Slice(s, n, r.Remaining())
+					for i := 0; i < n; i++ {
+						if i == len(s) {
+							s = append(s, ProduceResponseNodeEndpoint{})
+						}
 						s[i].decode(r, v)
 						if r.Err != nil {
 							r.PushIndex(i)
@@ -336,12 +334,11 @@ func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
 		s := m.PartitionResponses
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ProduceResponsePartitionProduceResponse, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ProduceResponsePartitionProduceResponse{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -601,12 +598,11 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 	if v >= 8 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.RecordErrors
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]ProduceResponseBatchIndexAndErrorMessage, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, ProduceResponseBatchIndexAndErrorMessage{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

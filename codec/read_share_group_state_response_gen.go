@@ -40,12 +40,11 @@ func (m *ReadShareGroupStateResponse) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.Results
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ReadShareGroupStateResponseReadStateResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ReadShareGroupStateResponseReadStateResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -209,12 +208,11 @@ func (m *ReadShareGroupStateResponseReadStateResult) decode(r *wire.Reader, v in
 	}
 	if n := r.ArrayLen(flex, (false), 21); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ReadShareGroupStateResponsePartitionResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ReadShareGroupStateResponsePartitionResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -440,12 +438,11 @@ func (m *ReadShareGroupStateResponsePartitionResult) decode(r *wire.Reader, v in
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
 		s := m.StateBatches
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ReadShareGroupStateResponseStateBatch, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ReadShareGroupStateResponseStateBatch{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

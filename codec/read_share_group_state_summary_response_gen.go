@@ -40,12 +40,11 @@ func (m *ReadShareGroupStateSummaryResponse) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.Results
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ReadShareGroupStateSummaryResponseReadStateSummaryResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ReadShareGroupStateSummaryResponseReadStateSummaryResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -209,12 +208,11 @@ func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) decode(r *wir
 	}
 	if n := r.ArrayLen(flex, (false), 24); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ReadShareGroupStateSummaryResponsePartitionResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ReadShareGroupStateSummaryResponsePartitionResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

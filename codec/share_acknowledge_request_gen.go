@@ -85,12 +85,11 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareAcknowledgeRequestAcknowledgeTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareAcknowledgeRequestAcknowledgeTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -322,12 +321,11 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) decode(r *wire.Reader, v int16
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareAcknowledgeRequestAcknowledgePartition, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareAcknowledgeRequestAcknowledgePartition{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -501,12 +499,11 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) decode(r *wire.Reader, v i
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.AcknowledgementBatches
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareAcknowledgeRequestAcknowledgementBatch, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareAcknowledgeRequestAcknowledgementBatch{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

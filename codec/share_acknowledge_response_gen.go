@@ -91,12 +91,11 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.Responses
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareAcknowledgeResponseShareAcknowledgeTopicResponse, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareAcknowledgeResponseShareAcknowledgeTopicResponse{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -113,12 +112,11 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 11); n >= 0 {
 		s := m.NodeEndpoints
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareAcknowledgeResponseNodeEndpoint, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareAcknowledgeResponseNodeEndpoint{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -380,12 +378,11 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) decode(r *wire.R
 	}
 	if n := r.ArrayLen(flex, (false), 17); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareAcknowledgeResponsePartitionData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareAcknowledgeResponsePartitionData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -169,12 +169,11 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareFetchRequestFetchTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareFetchRequestFetchTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -191,12 +190,11 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.ForgottenTopicsData
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareFetchRequestForgottenTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareFetchRequestForgottenTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -568,12 +566,11 @@ func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareFetchRequestFetchPartition, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareFetchRequestFetchPartition{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -759,12 +756,11 @@ func (m *ShareFetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.AcknowledgementBatches
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareFetchRequestAcknowledgementBatch, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareFetchRequestAcknowledgementBatch{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

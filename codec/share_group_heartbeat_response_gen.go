@@ -354,12 +354,11 @@ func (m *ShareGroupHeartbeatResponseAssignment) decode(r *wire.Reader, v int16) 
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.TopicPartitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]ShareGroupHeartbeatResponseTopicPartitions, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, ShareGroupHeartbeatResponseTopicPartitions{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -100,12 +100,11 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 	if v <= 0 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.UngroupedPartitions
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]StopReplicaRequestStopReplicaPartitionV0, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, StopReplicaRequestStopReplicaPartitionV0{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -126,12 +125,11 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 	if v >= 1 && v <= 2 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Topics
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]StopReplicaRequestStopReplicaTopicV1, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, StopReplicaRequestStopReplicaTopicV1{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -152,12 +150,11 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.TopicStates
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]StopReplicaRequestStopReplicaTopicState, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, StopReplicaRequestStopReplicaTopicState{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -866,12 +863,11 @@ func (m *StopReplicaRequestStopReplicaTopicState) decode(r *wire.Reader, v int16
 	if v >= 3 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.PartitionStates
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]StopReplicaRequestStopReplicaPartitionState, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, StopReplicaRequestStopReplicaPartitionState{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

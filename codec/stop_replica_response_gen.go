@@ -48,12 +48,11 @@ func (m *StopReplicaResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
 		s := m.PartitionErrors
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StopReplicaResponseStopReplicaPartitionError, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StopReplicaResponseStopReplicaPartitionError{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -48,12 +48,11 @@ func (m *StreamsGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
 		s := m.Groups
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseDescribedGroup, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseDescribedGroup{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -307,12 +306,11 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 	}
 	if n := r.ArrayLen(flex, (false), 28); n >= 0 {
 		s := m.Members
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseMember, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseMember{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -737,12 +735,11 @@ func (m *StreamsGroupDescribeResponseTopology) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 6); n >= 0 {
 		s := m.Subtopologies
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseSubtopology, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseSubtopology{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -980,12 +977,11 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
 		s := m.StateChangelogTopics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseTopicInfo, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseTopicInfo{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1002,12 +998,11 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
 		s := m.RepartitionSourceTopics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseTopicInfo, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseTopicInfo{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1322,12 +1317,11 @@ func (m *StreamsGroupDescribeResponseTopicInfo) decode(r *wire.Reader, v int16) 
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.TopicConfigs
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseKeyValue, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseKeyValue{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1774,12 +1768,11 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.ClientTags
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseKeyValue, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseKeyValue{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1796,12 +1789,11 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
 		s := m.TaskOffsets
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseTaskOffset, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseTaskOffset{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1818,12 +1810,11 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
 		s := m.TaskEndOffsets
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseTaskOffset, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseTaskOffset{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -2579,12 +2570,11 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.ActiveTasks
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseTaskIds, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseTaskIds{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -2601,12 +2591,11 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.StandbyTasks
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseTaskIds, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseTaskIds{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -2623,12 +2612,11 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.WarmupTasks
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupDescribeResponseTaskIds, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupDescribeResponseTaskIds{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -3040,12 +3028,11 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader,
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Subtopologies
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]StreamsGroupDescribeResponseTopologyDescriptionSubtopology, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, StreamsGroupDescribeResponseTopologyDescriptionSubtopology{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -3066,12 +3053,11 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader,
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.GlobalStores
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]StreamsGroupDescribeResponseTopologyDescriptionGlobalStore, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, StreamsGroupDescribeResponseTopologyDescriptionGlobalStore{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -3295,12 +3281,11 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *w
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Nodes
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]StreamsGroupDescribeResponseTopologyDescriptionNode, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, StreamsGroupDescribeResponseTopologyDescriptionNode{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

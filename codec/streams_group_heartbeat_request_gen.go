@@ -152,12 +152,11 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
 		s := m.ActiveTasks
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestTaskIds, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestTaskIds{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -174,12 +173,11 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
 		s := m.StandbyTasks
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestTaskIds, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestTaskIds{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -196,12 +194,11 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
 		s := m.WarmupTasks
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestTaskIds, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestTaskIds{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -239,12 +236,11 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
 		s := m.ClientTags
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestKeyValue, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestKeyValue{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -261,12 +257,11 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 14); n >= 0 {
 		s := m.TaskOffsets
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestTaskOffset, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestTaskOffset{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -283,12 +278,11 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 14); n >= 0 {
 		s := m.TaskEndOffsets
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestTaskOffset, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestTaskOffset{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -909,12 +903,11 @@ func (m *StreamsGroupHeartbeatRequestTopology) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
 		s := m.Subtopologies
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestSubtopology, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestSubtopology{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1147,12 +1140,11 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
 		s := m.StateChangelogTopics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestTopicInfo, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestTopicInfo{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1191,12 +1183,11 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 	}
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
 		s := m.RepartitionSourceTopics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestTopicInfo, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestTopicInfo{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1213,12 +1204,11 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
 		s := m.CopartitionGroups
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestCopartitionGroup, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestCopartitionGroup{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1607,12 +1597,11 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) decode(r *wire.Reader, v int16) 
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.TopicConfigs
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatRequestKeyValue, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatRequestKeyValue{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -160,12 +160,11 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
 		s := m.Status
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatResponseStatus, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatResponseStatus{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -182,12 +181,11 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
 		s := m.ActiveTasks
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatResponseTaskIds, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatResponseTaskIds{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -204,12 +202,11 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
 		s := m.StandbyTasks
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatResponseTaskIds, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatResponseTaskIds{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -226,12 +223,11 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
 		s := m.WarmupTasks
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatResponseTaskIds, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatResponseTaskIds{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -262,12 +258,11 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (true), 7); n >= 0 {
 		s := m.PartitionsByUserEndpoint
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatResponseEndpointToPartitions, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatResponseEndpointToPartitions{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1114,12 +1109,11 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reade
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.ActivePartitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatResponseTopicPartition, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatResponseTopicPartition{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -1136,12 +1130,11 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reade
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.StandbyPartitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupHeartbeatResponseTopicPartition, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupHeartbeatResponseTopicPartition{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -230,12 +230,11 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Subtopologies
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -252,12 +251,11 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode
 	}
 	if n := r.ArrayLen(flex, (false), 15); n >= 0 {
 		s := m.GlobalStores
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -457,12 +455,11 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 	}
 	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
 		s := m.Nodes
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

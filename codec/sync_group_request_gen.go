@@ -108,12 +108,11 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Assignments
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]SyncGroupRequestAssignment, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, SyncGroupRequestAssignment{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -78,12 +78,11 @@ func (m *UpdateFeaturesResponse) decode(r *wire.Reader, v int16) {
 	if v <= 1 {
 		if n := r.ArrayLen(flex, (false), 5); n >= 0 {
 			s := m.Results
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]UpdateFeaturesResponseUpdatableFeatureResult, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, UpdateFeaturesResponseUpdatableFeatureResult{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

@@ -92,12 +92,11 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 	if v <= 4 {
 		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
 			s := m.UngroupedPartitionStates
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]UpdateMetadataRequestUpdateMetadataPartitionState, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, UpdateMetadataRequestUpdateMetadataPartitionState{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -118,12 +117,11 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.TopicStates
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]UpdateMetadataRequestUpdateMetadataTopicState, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, UpdateMetadataRequestUpdateMetadataTopicState{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -143,12 +141,11 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
 		s := m.LiveBrokers
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]UpdateMetadataRequestUpdateMetadataBroker, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, UpdateMetadataRequestUpdateMetadataBroker{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -931,12 +928,11 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v
 	if v >= 5 {
 		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
 			s := m.PartitionStates
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]UpdateMetadataRequestUpdateMetadataPartitionState, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, UpdateMetadataRequestUpdateMetadataPartitionState{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)
@@ -1179,12 +1175,11 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 	if v >= 1 {
 		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
 			s := m.Endpoints
-			if s != nil && cap(s) >= n {
-				s = s[:n]
-			} else {
-				s = make([]UpdateMetadataRequestUpdateMetadataEndpoint, n)
-			}
-			for i := range s {
+			s = wire.Slice(s, n, r.Remaining())
+			for i := 0; i < n; i++ {
+				if i == len(s) {
+					s = append(s, UpdateMetadataRequestUpdateMetadataEndpoint{})
+				}
 				s[i].decode(r, v)
 				if r.Err != nil {
 					r.PushIndex(i)

@@ -90,12 +90,11 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
 		s := m.Listeners
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]UpdateRaftVoterRequestListener, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, UpdateRaftVoterRequestListener{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

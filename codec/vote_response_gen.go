@@ -47,12 +47,11 @@ func (m *VoteResponse) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]VoteResponseTopicData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, VoteResponseTopicData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -83,12 +82,11 @@ func (m *VoteResponse) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, (false), 1); n >= 0 {
 					s := m.NodeEndpoints
-					if s != nil && cap(s) >= n {
-						s = s[:n]
-					} else {
-						s = make([]VoteResponseNodeEndpoint, n)
-					}
-					for i := range s {
+					s = wire.Slice(s, n, r.Remaining())
+					for i := 0; i < n; i++ {
+						if i == len(s) {
+							s = append(s, VoteResponseNodeEndpoint{})
+						}
 						s[i].decode(r, v)
 						if r.Err != nil {
 							r.PushIndex(i)
@@ -310,12 +308,11 @@ func (m *VoteResponseTopicData) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 16); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]VoteResponsePartitionData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, VoteResponsePartitionData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -44,12 +44,11 @@ func (m *VotersRecord) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 27); n >= 0 {
 		s := m.Voters
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]VotersRecordVoter, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, VotersRecordVoter{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -243,12 +242,11 @@ func (m *VotersRecordVoter) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
 		s := m.Endpoints
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]VotersRecordEndpoint, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, VotersRecordEndpoint{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

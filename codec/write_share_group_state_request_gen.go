@@ -48,12 +48,11 @@ func (m *WriteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 	}
 	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]WriteShareGroupStateRequestWriteStateData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, WriteShareGroupStateRequestWriteStateData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -232,12 +231,11 @@ func (m *WriteShareGroupStateRequestWriteStateData) decode(r *wire.Reader, v int
 	}
 	if n := r.ArrayLen(flex, (false), 22); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]WriteShareGroupStateRequestPartitionData, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, WriteShareGroupStateRequestPartitionData{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -458,12 +456,11 @@ func (m *WriteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int1
 	}
 	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
 		s := m.StateBatches
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]WriteShareGroupStateRequestStateBatch, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, WriteShareGroupStateRequestStateBatch{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

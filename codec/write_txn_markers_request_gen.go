@@ -40,12 +40,11 @@ func (m *WriteTxnMarkersRequest) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 16); n >= 0 {
 		s := m.Markers
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]WriteTxnMarkersRequestWritableTxnMarker, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, WriteTxnMarkersRequestWritableTxnMarker{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -240,12 +239,11 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]WriteTxnMarkersRequestWritableTxnMarkerTopic, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, WriteTxnMarkersRequestWritableTxnMarkerTopic{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

@@ -40,12 +40,11 @@ func (m *WriteTxnMarkersResponse) decode(r *wire.Reader, v int16) {
 	_ = flex
 	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
 		s := m.Markers
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]WriteTxnMarkersResponseWritableTxnMarkerResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, WriteTxnMarkersResponseWritableTxnMarkerResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -209,12 +208,11 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, 
 	}
 	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
 		s := m.Topics
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]WriteTxnMarkersResponseWritableTxnMarkerTopicResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, WriteTxnMarkersResponseWritableTxnMarkerTopicResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)
@@ -388,12 +386,11 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) decode(r *wire.Rea
 	}
 	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
 		s := m.Partitions
-		if s != nil && cap(s) >= n {
-			s = s[:n]
-		} else {
-			s = make([]WriteTxnMarkersResponseWritableTxnMarkerPartitionResult, n)
-		}
-		for i := range s {
+		s = wire.Slice(s, n, r.Remaining())
+		for i := 0; i < n; i++ {
+			if i == len(s) {
+				s = append(s, WriteTxnMarkersResponseWritableTxnMarkerPartitionResult{})
+			}
 			s[i].decode(r, v)
 			if r.Err != nil {
 				r.PushIndex(i)

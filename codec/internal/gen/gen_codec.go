@@ -234,11 +234,14 @@ func genReadField(e *emitter, m *Message, f *Field, dst, compact string) {
 		// Reuse the previous backing array when it is large enough, as encoding/json
 		// does; every element is fully rewritten below.
 		e.p("s := %s", dst)
-		e.p("if s != nil && cap(s) >= n { s = s[:n] } else { s = make([]%s, n) }", et)
-		e.p("for i := range s {")
 		if f.Struct != nil {
+			e.p("s = wire.Slice(s, n, r.Remaining())")
+			e.p("for i := 0; i < n; i++ {")
+			e.p("if i == len(s) { s = append(s, %s{}) }", et)
 			e.p("s[i].decode(r, v)")
 		} else {
+			e.p("if s != nil && cap(s) >= n { s = s[:n] } else { s = make([]%s, n) }", et)
+			e.p("for i := range s {")
 			genReadScalar(e, f.Elem, "s[i]", compact, "false", false)
 		}
 		e.p("if r.Err != nil { r.PushIndex(i); break }")

@@ -409,3 +409,22 @@ func (r *Reader) TagCount() int {
 	}
 	return int(n)
 }
+
+// maxPrealloc bounds how far ahead of the input an array of structs is allocated: a
+// count is only trusted up to 16 bytes of Go memory per remaining input byte (or 64
+// KiB); past that the slice grows as elements actually decode.
+const maxPreallocRatio, maxPreallocFloor = 16, 64 << 10
+
+// Slice returns s resized to n elements, reusing its backing array when it is large
+// enough. When n elements would take far more memory than the remaining input could
+// describe, it returns a shorter slice and the caller appends as it decodes.
+func Slice[T any](s []T, n, remaining int) []T {
+	if s != nil && cap(s) >= n {
+		return s[:n]
+	}
+	size := int(unsafe.Sizeof(*new(T)))
+	if size > 0 && n > maxPreallocFloor/size && n > maxPreallocRatio*remaining/size {
+		return make([]T, 0, max(maxPreallocRatio*remaining/size, maxPreallocFloor/size))
+	}
+	return make([]T, n)
+}
