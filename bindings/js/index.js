@@ -1,0 +1,603 @@
+// kwire for JavaScript: Kafka's wire protocol (request and response frames, message
+// bodies, record batches) through kwire's WebAssembly module, in Node >= 20 and in
+// browsers with the same code. Zero runtime dependencies.
+//
+//   import { init, decodeRequest } from 'kwire';
+//   await init();                       // loads kwire.wasm next to this file
+//   const { apiKey, header, body } = decodeRequest(frameBytes);
+//
+// Every call copies its input into the module's memory, calls one kw_ function of the
+// flat ABI (capi/kwire.h in the kwire repository) and copies the result out; nothing
+// the caller gets refers to the module's memory.
+
+import { wasiImports, ProcExit } from './src/wasi.js';
+import { errorFor, KwireTrapError, KW_ERR_ARG } from './src/errors.js';
+import { asBytes, fromBase64, toBase64 } from './src/base64.js';
+import { readTable } from './src/records.js';
+
+export * from './src/errors.js';
+export { toBase64, fromBase64 };
+
+/** The ABI major and minor version this binding is written against. */
+export const ABI_MAJOR = 1;
+export const ABI_MINOR = 0;
+
+/** Compression codecs, as in a batch's attributes. */
+export const Compression = Object.freeze({ none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 });
+
+/** kw_peek_request_header reads at most this much: 14 header bytes and a client id. */
+const PEEK_MAX = 14 + 0x7fff;
+/** Inputs up to this size are UTF-8-encoded straight into the module's memory. */
+const ENCODE_INTO_MAX = 1 << 20;
+const RECORDS_SKIP_CRC = 1;
+const EMPTY = new Uint8Array(0);
+
+const utf8enc = new TextEncoder();
+const utf8dec = new TextDecoder();
+const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
+
+// ---------------------------------------------------------------------------------
+// Loading
+
+let defaultModule = null; // Promise<WebAssembly.Module> of kwire.wasm next to this file
+
+/**
+ * compile compiles kwire.wasm from a source: undefined (the kwire.wasm shipped next to
+ * this file), a URL or URL string (fetched; a file: URL is read from disk in Node), a
+ * file path (Node), bytes, a Response (or a promise of one), or a compiled
+ * WebAssembly.Module.
+ */
+export async function compile(source) {
+  if (source === undefined) {
+    defaultModule ??= compileURL(new URL('./kwire.wasm', import.meta.url));
+    try {
+      return await defaultModule;
+    } catch (e) {
+      defaultModule = null;
+      throw e;
+    }
+  }
+  if (source instanceof WebAssembly.Module) return source;
+  if (source && typeof source.then === 'function') return compile(await source);
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
+  if (typeof Response === 'function' && source instanceof Response) return compileResponse(source);
+  if (source instanceof URL) return compileURL(source);
+  if (typeof source === 'string') {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(source) && !/^[a-z]:[\\/]/i.test(source)) return compileURL(new URL(source));
+    if (isNode) {
+      const { pathToFileURL } = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:url');
+      return compileURL(pathToFileURL(source));
+    }
+    return compileURL(new URL(source, globalThis.location?.href));
+  }
+  throw new TypeError('kwire: cannot load kwire.wasm from ' + Object.prototype.toString.call(source));
+}
+
+async function compileURL(url) {
+  if (url.protocol === 'file:') {
+    const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:fs/promises');
+    return WebAssembly.compile(await fs.readFile(url));
+  }
+  return compileResponse(await fetch(url));
+}
+
+async function compileResponse(resp) {
+  if (!resp.ok) throw new Error(`kwire: fetching ${resp.url || 'kwire.wasm'}: HTTP ${resp.status}`);
+  const type = resp.headers.get('content-type') || '';
+  if (typeof WebAssembly.compileStreaming === 'function' && type.split(';')[0].trim() === 'application/wasm') {
+    return WebAssembly.compileStreaming(resp);
+  }
+  return WebAssembly.compile(await resp.arrayBuffer());
+}
+
+let defaultInstance = null;
+let defaultLoading = null;
+
+/**
+ * init loads the instance the module-level functions (decodeRequest, ...) use and
+ * returns it. Calling it again returns the same instance; pass a source (see compile)
+ * the first time to load kwire.wasm from elsewhere.
+ */
+export function init(source, options) {
+  if (defaultInstance) return Promise.resolve(defaultInstance);
+  defaultLoading ??= Kwire.load(source, options).then(
+    (k) => (defaultInstance = k),
+    (e) => {
+      defaultLoading = null;
+      throw e;
+    },
+  );
+  return defaultLoading;
+}
+
+/** load creates a new, independent instance (its own memory). */
+export function load(source, options) {
+  return Kwire.load(source, options);
+}
+
+function def() {
+  if (defaultInstance === null) throw new Error('kwire: call `await init()` before using the module-level functions');
+  return defaultInstance;
+}
+
+// ---------------------------------------------------------------------------------
+// The instance
+
+const INTERNAL = Symbol('kwire.internal');
+
+/**
+ * Kwire is one instance of kwire.wasm. It is not reentrant (a call never calls back
+ * into user code); a program may create several, each with its own memory.
+ */
+export class Kwire {
+  /** Compiles (once per source) and instantiates kwire.wasm. */
+  static async load(source, options = {}) {
+    const module = await compile(source);
+    const k = new Kwire(INTERNAL, module, options);
+    k._attach(await WebAssembly.instantiate(module, k._imports));
+    return k;
+  }
+
+  constructor(token, module, options) {
+    if (token !== INTERNAL) throw new TypeError('kwire: use `await Kwire.load()` (or load(), init())');
+    this._module = module;
+    this._onOutput = typeof options.onOutput === 'function' ? options.onOutput : null;
+    this._stderr = '';
+    this._imports = {
+      wasi_snapshot_preview1: wasiImports(() => this._memory, (fd, text) => this._output(fd, text)),
+    };
+    this._x = null;
+    this._memory = null;
+    this._u8 = null;
+    this._dv = null;
+    this._scratch = 0;
+    this._in = 0;
+    this._inCap = 0;
+    this._names = new Map();
+    this._catalogue = null;
+  }
+
+  _output(fd, text) {
+    if (fd === 2) this._stderr = (this._stderr + text).slice(-8192);
+    if (this._onOutput) this._onOutput(fd, text);
+  }
+
+  _attach(instance) {
+    const x = instance.exports;
+    this._x = x;
+    this._memory = x.memory;
+    this._refresh();
+    this._call('_initialize', x._initialize);
+    const v = x.kw_abi_version();
+    const major = v >>> 16;
+    const minor = v & 0xffff;
+    if (major !== ABI_MAJOR || minor < ABI_MINOR) {
+      this._x = null;
+      throw new Error(`kwire: kwire.wasm has ABI ${major}.${minor}; this binding needs ${ABI_MAJOR}.x with x >= ${ABI_MINOR}`);
+    }
+    this._abi = { major, minor };
+    this._scratch = this._call('kw_alloc', x.kw_alloc, 40) >>> 0;
+    if (this._scratch === 0) throw this._lastError(0, 'kw_alloc');
+    this._in = 0;
+    this._inCap = 0;
+  }
+
+  _refresh() {
+    const b = this._memory.buffer;
+    if (this._u8 === null || this._u8.buffer !== b) {
+      this._u8 = new Uint8Array(b);
+      this._dv = new DataView(b);
+    }
+  }
+
+  // _call runs one export. Anything thrown while the module runs is a trap (or a
+  // proc_exit): the instance's state is gone, so it is replaced.
+  _call(name, f, a, b, c, d, e, g, h) {
+    let r;
+    try {
+      r = f(a, b, c, d, e, g, h);
+    } catch (err) {
+      throw this._trapped(name, err);
+    }
+    this._refresh();
+    return r;
+  }
+
+  _trapped(name, err) {
+    const what = err instanceof ProcExit ? err.message : `kwire.wasm trapped in ${name}: ${err && err.message}`;
+    const stderr = this._stderr.trim();
+    this._x = null;
+    this._stderr = '';
+    let replaced = false;
+    try {
+      // Synchronous instantiation works in Node and in workers; a browser's main thread
+      // may refuse it for a module this size, and then the instance stays unusable.
+      this._attach(new WebAssembly.Instance(this._module, this._imports));
+      replaced = true;
+    } catch {
+      this._x = null;
+    }
+    const text = what + (stderr ? ` (module output: ${stderr})` : '') +
+      (replaced ? '; the instance was replaced by a fresh one' : '; the instance is unusable: create a new one with load()');
+    return new KwireTrapError(text, replaced, name, err);
+  }
+
+  _exports() {
+    const x = this._x;
+    if (x === null) {
+      throw new KwireTrapError('kwire: this instance trapped earlier and is unusable: create a new one with load()', false, '');
+    }
+    return x;
+  }
+
+  // _lastError reads kw_last_error_json after a failed call.
+  _lastError(status, call) {
+    const x = this._x;
+    const s = this._scratch;
+    let details = null;
+    if (x !== null && s !== 0 && this._call('kw_last_error_json', x.kw_last_error_json, s, s + 4) === 0) {
+      const p = this._dv.getUint32(s, true);
+      const n = this._dv.getUint32(s + 4, true);
+      try {
+        details = JSON.parse(utf8dec.decode(this._u8.subarray(p, p + n)));
+      } catch {
+        details = null;
+      }
+    }
+    if (status === 0) status = details && typeof details.status === 'number' ? details.status : KW_ERR_ARG;
+    return errorFor(status, details, call);
+  }
+
+  // _reserve makes the input buffer at least n bytes long and returns its address.
+  _reserve(n) {
+    if (n > this._inCap) {
+      const x = this._x;
+      const cap = Math.max(n, 4096, Math.min(this._inCap * 2, 64 << 20));
+      if (this._in !== 0) this._call('kw_free', x.kw_free, this._in);
+      this._in = 0;
+      this._inCap = 0;
+      const p = this._call('kw_alloc', x.kw_alloc, cap) >>> 0;
+      if (p === 0) throw this._lastError(0, 'kw_alloc');
+      this._in = p;
+      this._inCap = cap;
+    }
+    return this._in;
+  }
+
+  // The input buffer holds one call's inputs: an optional prefix (a message name) and
+  // then the input proper. _reserve may replace the buffer, so it runs before any write.
+
+  // _putBytes copies prefix and bytes into the input buffer; returns the address of bytes.
+  _putBytes(bytes, prefix = EMPTY) {
+    const p = this._reserve(prefix.length + bytes.length);
+    const u8 = this._u8;
+    if (prefix.length > 0) u8.set(prefix, p);
+    u8.set(bytes, p + prefix.length);
+    return p + prefix.length;
+  }
+
+  // _putText writes prefix and then str as UTF-8; returns [address, length] of the text.
+  _putText(str, prefix = EMPTY) {
+    if (str.length <= ENCODE_INTO_MAX) {
+      const max = str.length * 3;
+      const p = this._reserve(prefix.length + max);
+      if (prefix.length > 0) this._u8.set(prefix, p);
+      const at = p + prefix.length;
+      return [at, utf8enc.encodeInto(str, this._u8.subarray(at, at + max)).written];
+    }
+    const b = utf8enc.encode(str);
+    return [this._putBytes(b, prefix), b.length];
+  }
+
+  _name(name) {
+    let b = this._names.get(name);
+    if (b === undefined) {
+      if (typeof name !== 'string') throw new TypeError('kwire: a message name must be a string');
+      b = utf8enc.encode(name);
+      if (this._names.size < 4096) this._names.set(name, b);
+    }
+    return b;
+  }
+
+  // _take returns the out buffer of a successful call as [address, length]; a failure
+  // throws its error.
+  _out(status, call) {
+    if (status !== 0) throw this._lastError(status, call);
+    const s = this._scratch;
+    return [this._dv.getUint32(s, true), this._dv.getUint32(s + 4, true)];
+  }
+
+  _takeText(status, call) {
+    const [p, n] = this._out(status, call);
+    const text = utf8dec.decode(this._u8.subarray(p, p + n));
+    this._call('kw_free', this._x.kw_free, p);
+    return text;
+  }
+
+  _takeBytes(status, call) {
+    const [p, n] = this._out(status, call);
+    const out = this._u8.slice(p, p + n);
+    this._call('kw_free', this._x.kw_free, p);
+    return out;
+  }
+
+  // -------------------------------------------------------------------------------
+  // Version and catalogue
+
+  /** The ABI version of the loaded module: { major, minor }. */
+  abiVersion() {
+    this._exports();
+    return { ...this._abi };
+  }
+
+  /** kw_api_catalogue, parsed (cached). */
+  catalogue() {
+    if (this._catalogue === null) {
+      const x = this._exports();
+      const s = this._scratch;
+      this._catalogue = deepFreeze(JSON.parse(this._takeText(this._call('kw_api_catalogue', x.kw_api_catalogue, s, s + 4), 'kw_api_catalogue')));
+    }
+    return this._catalogue;
+  }
+
+  /** Every api the module knows, in api key order (the catalogue's "apis"). */
+  apis() {
+    return this.catalogue().apis;
+  }
+
+  /** The request and response header versions of (apiKey, apiVersion), by Kafka's rules. */
+  headerVersions(apiKey, apiVersion) {
+    const x = this._exports();
+    const s = this._scratch;
+    const st = this._call('kw_header_versions', x.kw_header_versions, apiKey, apiVersion, s, s + 4);
+    const [request, response] = this._out(st, 'kw_header_versions');
+    return { request, response };
+  }
+
+  // -------------------------------------------------------------------------------
+  // Message bodies
+
+  /** Decodes the body of message `name` at `version` into its JSON form. */
+  decodeMessage(name, version, bytes) {
+    const x = this._exports();
+    const nb = this._name(name);
+    const b = asBytes(bytes);
+    const p = this._putBytes(b, nb);
+    const s = this._scratch;
+    const st = this._call('kw_decode_message', x.kw_decode_message, p - nb.length, nb.length, version, p, b.length, s, s + 4);
+    return JSON.parse(this._takeText(st, 'kw_decode_message'));
+  }
+
+  /** Encodes message `name` (its JSON form, or JSON text) at `version`: the body only. */
+  encodeMessage(name, version, message) {
+    const x = this._exports();
+    const nb = this._name(name);
+    const text = typeof message === 'string' ? message : stringify(message);
+    const [p, n] = this._putText(text, nb);
+    const s = this._scratch;
+    const st = this._call('kw_encode_message', x.kw_encode_message, p - nb.length, nb.length, version, p, n, s, s + 4);
+    return this._takeBytes(st, 'kw_encode_message');
+  }
+
+  // -------------------------------------------------------------------------------
+  // Frames
+
+  /** Decodes a whole request frame (size prefix included). */
+  decodeRequest(frame) {
+    const x = this._exports();
+    const b = asBytes(frame);
+    const p = this._putBytes(b);
+    const s = this._scratch;
+    const st = this._call('kw_decode_request_frame', x.kw_decode_request_frame, p, b.length, s, s + 4);
+    return JSON.parse(this._takeText(st, 'kw_decode_request_frame'));
+  }
+
+  /** Encodes { header, body } (as decodeRequest returns it) into a whole request frame. */
+  encodeRequest(frame) {
+    const x = this._exports();
+    const [p, n] = this._putText(typeof frame === 'string' ? frame : stringify(frame));
+    const s = this._scratch;
+    const st = this._call('kw_encode_request_frame', x.kw_encode_request_frame, p, n, s, s + 4);
+    return this._takeBytes(st, 'kw_encode_request_frame');
+  }
+
+  /** Decodes a whole response frame answering a request of (apiKey, apiVersion). */
+  decodeResponse(frame, apiKey, apiVersion) {
+    const x = this._exports();
+    const b = asBytes(frame);
+    const p = this._putBytes(b);
+    const s = this._scratch;
+    const st = this._call('kw_decode_response_frame', x.kw_decode_response_frame, p, b.length, apiKey, apiVersion, s, s + 4);
+    return JSON.parse(this._takeText(st, 'kw_decode_response_frame'));
+  }
+
+  /**
+   * Encodes { header, body } as the response frame of (apiKey, apiVersion). When the
+   * object carries apiKey and apiVersion (as decodeResponse returns it), they may be left out.
+   */
+  encodeResponse(frame, apiKey, apiVersion) {
+    if (apiKey === undefined && frame && typeof frame === 'object') apiKey = frame.apiKey;
+    if (apiVersion === undefined && frame && typeof frame === 'object') apiVersion = frame.apiVersion;
+    if (!Number.isInteger(apiKey) || !Number.isInteger(apiVersion)) {
+      throw new TypeError('kwire: encodeResponse needs the api key and version (arguments, or apiKey/apiVersion in the frame)');
+    }
+    const x = this._exports();
+    const [p, n] = this._putText(typeof frame === 'string' ? frame : stringify(frame));
+    const s = this._scratch;
+    const st = this._call('kw_encode_response_frame', x.kw_encode_response_frame, p, n, apiKey, apiVersion, s, s + 4);
+    return this._takeBytes(st, 'kw_encode_response_frame');
+  }
+
+  /**
+   * Reads a request frame's size, api key, version, correlation id and client id without
+   * decoding the rest. The frame may be incomplete past the client id.
+   */
+  peekHeader(frame) {
+    const x = this._exports();
+    const b = asBytes(frame);
+    const n = Math.min(b.length, PEEK_MAX);
+    const p = this._putBytes(b.length > n ? b.subarray(0, n) : b);
+    const s = this._scratch;
+    const st = this._call('kw_peek_request_header', x.kw_peek_request_header, p, n, s + 8);
+    if (st !== 0) throw this._lastError(st, 'kw_peek_request_header');
+    const dv = this._dv;
+    const f = (i) => dv.getInt32(s + 8 + 4 * i, true);
+    const clientIdOffset = f(5);
+    const clientIdLength = f(6);
+    return {
+      frameSize: f(0),
+      apiKey: f(1),
+      apiVersion: f(2),
+      correlationId: f(3),
+      headerVersion: f(4),
+      clientId: clientIdLength < 0 ? null : utf8dec.decode(b.subarray(clientIdOffset, clientIdOffset + clientIdLength)),
+      clientIdOffset,
+      clientIdLength,
+    };
+  }
+
+  // -------------------------------------------------------------------------------
+  // Records
+
+  /**
+   * Decodes every batch (and legacy message) of a records field: bytes, or the base64
+   * text the JSON form holds. Keys and values are Uint8Array views into one buffer per
+   * call (copy: false, the default) or copies of their own (copy: true); int64 fields
+   * (offset, timestamp, producerId) are bigint, or decimal strings with int64: 'string'.
+   */
+  decodeRecords(records, options = {}) {
+    if (records === null || records === undefined) return { records: [], skippedBytes: 0 };
+    const b = typeof records === 'string' ? fromBase64(records) : asBytes(records);
+    const flags = options.skipCrc ? RECORDS_SKIP_CRC : 0;
+    const max = options.maxDecompressed ?? 0;
+    const x = this._exports();
+    const p = this._putBytes(b);
+    const s = this._scratch;
+    const st = this._call('kw_records_decode_table', x.kw_records_decode_table, p, b.length, flags, max, s, s + 4);
+    const table = this._takeBytes(st, 'kw_records_decode_table');
+    return readTable(table, options.copy === true, options.int64 === 'string');
+  }
+
+  /**
+   * Decodes records to kw_records_decode_json's form (keys and values base64, int64 as
+   * strings). Slower than decodeRecords; the form other hosts see.
+   */
+  decodeRecordsJSON(records, options = {}) {
+    if (records === null || records === undefined) return { records: [], skippedBytes: 0 };
+    const b = typeof records === 'string' ? fromBase64(records) : asBytes(records);
+    const flags = options.skipCrc ? RECORDS_SKIP_CRC : 0;
+    const x = this._exports();
+    const p = this._putBytes(b);
+    const s = this._scratch;
+    const st = this._call('kw_records_decode_json', x.kw_records_decode_json, p, b.length, flags, options.maxDecompressed ?? 0, s, s + 4);
+    return JSON.parse(this._takeText(st, 'kw_records_decode_json'));
+  }
+
+  /**
+   * Builds one record batch (or legacy message set) the way Kafka's producer does and
+   * returns its bytes. records: [{ key, value, timestamp, headers }], keys and values as
+   * bytes, strings (UTF-8) or null; headers as [{ key, value }] or [key, value] pairs.
+   * options: compression ('none', 'gzip', 'snappy', 'lz4', 'zstd' or its number), and the
+   * batch fields of kw_records_encode (magic, baseOffset, producerId, ...).
+   */
+  encodeRecords(records, options = {}) {
+    if (!Array.isArray(records)) throw new TypeError('kwire: encodeRecords needs an array of records');
+    const { compression = 'none', ...batch } = options;
+    const codec = typeof compression === 'number' ? compression : Compression[compression];
+    if (codec === undefined) throw new TypeError(`kwire: unknown compression ${String(compression)}`);
+    const json = { ...batch, records: records.map(recordJSON) };
+    for (const k of ['baseOffset', 'producerId', 'logAppendTime']) {
+      if (json[k] !== undefined) json[k] = int64JSON(json[k]);
+    }
+    const x = this._exports();
+    const [p, n] = this._putText(stringify(json));
+    const s = this._scratch;
+    const st = this._call('kw_records_encode', x.kw_records_encode, p, n, codec, s, s + 4);
+    return this._takeBytes(st, 'kw_records_encode');
+  }
+}
+
+function recordJSON(r, i) {
+  if (r === null || typeof r !== 'object') throw new TypeError(`kwire: record ${i} is not an object`);
+  const out = { key: bytesJSON(r.key), value: bytesJSON(r.value) };
+  if (r.timestamp !== undefined) out.timestamp = int64JSON(r.timestamp);
+  if (r.headers !== undefined) {
+    out.headers = r.headers.map((h) => {
+      const [key, value] = Array.isArray(h) ? h : [h.key, h.value];
+      if (typeof key !== 'string') throw new TypeError(`kwire: record ${i}: a header key must be a string`);
+      return { key, value: bytesJSON(value) };
+    });
+  }
+  return out;
+}
+
+function bytesJSON(v) {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'string') return toBase64(utf8enc.encode(v));
+  return toBase64(asBytes(v));
+}
+
+function int64JSON(v) {
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v)) throw new RangeError(`kwire: ${v} is not an exact integer; pass a bigint or a string`);
+    return String(v);
+  }
+  if (typeof v === 'string') return v;
+  if (v instanceof Date) return String(v.getTime());
+  throw new TypeError('kwire: an int64 must be a bigint, an integer number, a decimal string or a Date');
+}
+
+// stringify is JSON.stringify with the JSON form's two extra rules: a bigint is written
+// as a decimal string (int64), and negative zero stays "-0" (JSON.stringify writes 0,
+// which would turn a float64 -0.0 into +0.0). The replacer marks -0 with a string no
+// kwire value can be (a JSON object key or string equal to it fails to encode instead).
+const NEG_ZERO = '\u0000kwire:-0\u0000';
+const NEG_ZERO_JSON = JSON.stringify(NEG_ZERO);
+function replacer(_k, x) {
+  if (x === 0) return 1 / x < 0 ? NEG_ZERO : 0;
+  return typeof x === 'bigint' ? x.toString() : x;
+}
+function stringify(v) {
+  const text = JSON.stringify(v, replacer);
+  if (text === undefined) throw new TypeError('kwire: nothing to encode');
+  return text.includes('kwire:-0') ? text.replaceAll(NEG_ZERO_JSON, '-0') : text;
+}
+
+function deepFreeze(v) {
+  if (v && typeof v === 'object') {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) deepFreeze(v[k]);
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------------------------
+// Module-level functions over the instance init() loaded
+
+/** See Kwire.decodeRequest. */
+export const decodeRequest = (frame) => def().decodeRequest(frame);
+/** See Kwire.encodeRequest. */
+export const encodeRequest = (frame) => def().encodeRequest(frame);
+/** See Kwire.decodeResponse. */
+export const decodeResponse = (frame, apiKey, apiVersion) => def().decodeResponse(frame, apiKey, apiVersion);
+/** See Kwire.encodeResponse. */
+export const encodeResponse = (frame, apiKey, apiVersion) => def().encodeResponse(frame, apiKey, apiVersion);
+/** See Kwire.peekHeader. */
+export const peekHeader = (frame) => def().peekHeader(frame);
+/** See Kwire.decodeMessage. */
+export const decodeMessage = (name, version, bytes) => def().decodeMessage(name, version, bytes);
+/** See Kwire.encodeMessage. */
+export const encodeMessage = (name, version, message) => def().encodeMessage(name, version, message);
+/** See Kwire.decodeRecords. */
+export const decodeRecords = (records, options) => def().decodeRecords(records, options);
+/** See Kwire.decodeRecordsJSON. */
+export const decodeRecordsJSON = (records, options) => def().decodeRecordsJSON(records, options);
+/** See Kwire.encodeRecords. */
+export const encodeRecords = (records, options) => def().encodeRecords(records, options);
+/** See Kwire.apis. */
+export const apis = () => def().apis();
+/** See Kwire.catalogue. */
+export const catalogue = () => def().catalogue();
+/** See Kwire.headerVersions. */
+export const headerVersions = (apiKey, apiVersion) => def().headerVersions(apiKey, apiVersion);
