@@ -1,0 +1,932 @@
+/*
+ * kwire_test.c — the C package's test suite: what a C program that links libkwire through
+ * pkg-config does, checked against the public API and Kafka's conformance vectors.
+ *
+ *   usage: kwire_test <repository root> static|shared
+ *
+ * The second argument is the linkage the program was built with (kwire-static.pc or
+ * kwire.pc); the suite checks the process really runs that way. Groups:
+ *
+ *   linkage     libkwire.so is mapped in the process exactly when linked dynamically
+ *   version     kw_abi_version against the header's major/minor rule
+ *   catalogue   the catalogue parses, lists Produce/Fetch/ApiVersions, messages sorted
+ *   headers     kw_header_versions with Kafka's two special cases, and its errors
+ *   frames      the sample frames of examples/data: decode, re-encode byte for byte,
+ *               peek (whole and partial frame), records of each partition
+ *   errors      statuses, kw_last_error and kw_last_error_json, kw_free/kw_alloc misuse
+ *   int64       int64 values at the edges of their range, through JSON, exactly
+ *   records     kw_records_encode with every codec, read back through the table and JSON
+ *   vectors     every Kafka-written vector of conformance/vectors/kafka-clients-*.jsonl:
+ *               encode (json -> bytes), decode (bytes -> JSON, compared semantically with
+ *               the vector's json, renames applied) and JSON round trip (bytes -> JSON ->
+ *               bytes). A version that kwire's catalogue declares superseded for that
+ *               release, and that the release's manifest marks unstable, is excused when it
+ *               fails, and counted apart.
+ *   recvectors  every record vector of conformance/vectors/records/: the record table
+ *               against the batches Kafka's reader saw, record by record
+ *
+ * Prints failures to stderr and, last, "N passed, N failed" on stdout.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kwire.h"
+#include "kwire_json.h"
+
+static long passed, failed;
+static const char *root;
+
+static void check(int ok, const char *group, const char *fmt, ...) {
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    if (failed > 200) return; /* keep stderr readable; the count stays exact */
+    fprintf(stderr, "FAIL %s: ", group);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+static char *read_file(const char *rel, size_t *len) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    for (;;) {
+        if (n == cap) b = realloc(b, cap *= 2);
+        size_t r = fread(b + n, 1, cap - n, f);
+        if (r == 0) break;
+        n += r;
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+static const char *last_error(void) {
+    static char buf[4096];
+    const uint8_t *p;
+    int32_t n;
+    if (kw_last_error(&p, &n) != KW_OK) return "(kw_last_error failed)";
+    if (n >= (int32_t)sizeof buf) n = sizeof buf - 1;
+    memcpy(buf, p, (size_t)n);
+    buf[n] = 0;
+    return buf;
+}
+
+static kwj_value *last_error_json(void) {
+    const uint8_t *p;
+    int32_t n;
+    if (kw_last_error_json(&p, &n) != KW_OK) return NULL;
+    return kwj_parse((const char *)p, (size_t)n, NULL, 0);
+}
+
+/* A library output: bytes and length, freed with kw_free. */
+typedef struct {
+    uint8_t *p;
+    int32_t n;
+} out_buf;
+
+static void out_free(out_buf *o) {
+    if (o->p) kw_free(o->p);
+    o->p = NULL;
+    o->n = 0;
+}
+
+static kwj_value *parse_out(out_buf o) { return kwj_parse((const char *)o.p, (size_t)o.n, NULL, 0); }
+
+static int32_t decode_message(const char *name, int version, const uint8_t *in, size_t n, out_buf *o) {
+    return kw_decode_message(name, (int32_t)strlen(name), version, in, (int32_t)n, &o->p, &o->n);
+}
+
+static int32_t encode_message(const char *name, int version, const char *json, size_t n, out_buf *o) {
+    return kw_encode_message(name, (int32_t)strlen(name), version, (const uint8_t *)json, (int32_t)n, &o->p, &o->n);
+}
+
+static int str_eq(const kwj_value *v, const char *s) {
+    const char *t = kwj_str(v, NULL);
+    return t && strcmp(t, s) == 0;
+}
+
+static int32_t num(const kwj_value *v) {
+    int32_t x;
+    return kwj_int32(v, &x) == 0 ? x : INT32_MIN;
+}
+
+static int64_t i64(const kwj_value *v) {
+    int64_t x;
+    return kwj_int64(v, &x) == 0 ? x : INT64_MIN;
+}
+
+static int64_t rd64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return (int64_t)v;
+}
+
+static int32_t rd32(const uint8_t *p) {
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+/* ---- semantic JSON comparison ----------------------------------------------------- */
+
+static int is_integer_text(const kwj_value *v) { return !strpbrk(v->str, ".eE"); }
+
+static int numbers_equal(const kwj_value *a, const kwj_value *b) {
+    if (is_integer_text(a) && is_integer_text(b)) {
+        int64_t x, y;
+        if (kwj_int64(a, &x) == 0 && kwj_int64(b, &y) == 0) return x == y;
+        return strcmp(a->str, b->str) == 0; /* beyond int64: compare the digits */
+    }
+    double x = strtod(a->str, NULL), y = strtod(b->str, NULL);
+    return memcmp(&x, &y, sizeof x) == 0;
+}
+
+/* json_diff returns 0 when want and got are equal (object member order ignored), else 1
+ * with the JSON path of the first difference in path. */
+static int json_diff(const kwj_value *w, const kwj_value *g, char *path, size_t cap) {
+    size_t pl = strlen(path);
+    if (w->type != g->type && !((w->type == KWJ_TRUE || w->type == KWJ_FALSE) && (g->type == KWJ_TRUE || g->type == KWJ_FALSE)))
+        return 1;
+    switch (w->type) {
+    case KWJ_NULL:
+        return 0;
+    case KWJ_TRUE:
+    case KWJ_FALSE:
+        return w->type != g->type;
+    case KWJ_NUMBER:
+        return !numbers_equal(w, g);
+    case KWJ_STRING:
+        return w->len != g->len || memcmp(w->str, g->str, w->len) != 0;
+    case KWJ_ARRAY:
+        for (size_t i = 0; i < w->count && i < g->count; i++) {
+            snprintf(path + pl, cap - pl, "[%zu]", i);
+            if (json_diff(w->items[i], g->items[i], path, cap)) return 1;
+        }
+        path[pl] = 0;
+        return w->count != g->count;
+    case KWJ_OBJECT:
+        for (size_t i = 0; i < w->count; i++) {
+            snprintf(path + pl, cap - pl, ".%s", w->keys[i]);
+            kwj_value *gv = kwj_get(g, w->keys[i]);
+            if (!gv || json_diff(w->items[i], gv, path, cap)) return 1;
+        }
+        for (size_t i = 0; i < g->count; i++)
+            if (!kwj_get(w, g->keys[i])) {
+                snprintf(path + pl, cap - pl, ".%s (not in the vector)", g->keys[i]);
+                return 1;
+            }
+        path[pl] = 0;
+        return 0;
+    }
+    return 1;
+}
+
+/* apply_rename renames member `old` to `nw` in the objects at path ("topics[].partitions[]":
+ * every element of the array under topics, then of the array under partitions). */
+static void apply_rename(kwj_value *v, const char *path, const char *old, const char *nw) {
+    if (!v || v->type != KWJ_OBJECT) return;
+    if (*path == 0) {
+        if (kwj_get(v, nw)) return;
+        for (size_t i = 0; i < v->count; i++)
+            if (strcmp(v->keys[i], old) == 0) {
+                free(v->keys[i]);
+                v->keys[i] = strdup(nw);
+                v->key_lens[i] = strlen(nw);
+            }
+        return;
+    }
+    const char *dot = strchr(path, '.');
+    size_t sl = dot ? (size_t)(dot - path) : strlen(path);
+    const char *rest = dot ? dot + 1 : "";
+    char step[256];
+    if (sl >= sizeof step) return;
+    memcpy(step, path, sl);
+    step[sl] = 0;
+    if (sl > 2 && strcmp(step + sl - 2, "[]") == 0) {
+        step[sl - 2] = 0;
+        kwj_value *arr = kwj_get(v, step);
+        for (size_t i = 0; i < kwj_len(arr); i++) apply_rename(kwj_at(arr, i), rest, old, nw);
+        return;
+    }
+    apply_rename(kwj_get(v, step), rest, old, nw);
+}
+
+/* ---- groups ------------------------------------------------------------------------ */
+
+static void test_linkage(const char *linkage) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    int mapped = 0;
+    char line[4096];
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "/libkwire.so")) mapped = 1;
+    if (f) fclose(f);
+    int want_shared = strcmp(linkage, "shared") == 0;
+    check(f != NULL, "linkage", "cannot read /proc/self/maps");
+    check(mapped == want_shared, "linkage", "built %s, but libkwire.so is %smapped", linkage, mapped ? "" : "not ");
+}
+
+static void test_version(void) {
+    int32_t v = kw_abi_version();
+    check(v >> 16 == KW_ABI_MAJOR, "version", "library major %d, header major %d", v >> 16, KW_ABI_MAJOR);
+    check((v & 0xffff) >= KW_ABI_MINOR, "version", "library minor %d below the header's %d", v & 0xffff, KW_ABI_MINOR);
+    /* kw_abi_version does not touch the last error. */
+    out_buf o = {0};
+    check(decode_message("NoSuchMessage", 0, NULL, 0, &o) == KW_ERR_UNKNOWN_API, "version", "unknown message");
+    kw_abi_version();
+    check(strlen(last_error()) > 0, "version", "kw_abi_version cleared the last error");
+}
+
+static kwj_value *catalogue;
+
+static void test_catalogue(void) {
+    out_buf o = {0};
+    int32_t st = kw_api_catalogue(&o.p, &o.n);
+    check(st == KW_OK, "catalogue", "kw_api_catalogue: %d %s", st, last_error());
+    catalogue = parse_out(o);
+    out_free(&o);
+    check(catalogue != NULL, "catalogue", "the catalogue is not JSON");
+    if (!catalogue) return;
+    char want[16];
+    snprintf(want, sizeof want, "%d.%d", kw_abi_version() >> 16, kw_abi_version() & 0xffff);
+    check(str_eq(kwj_get(catalogue, "abiVersion"), want), "catalogue", "abiVersion is not %s", want);
+    check(kwj_len(kwj_get(catalogue, "specReleases")) >= 1, "catalogue", "no specReleases");
+    kwj_value *apis = kwj_get(catalogue, "apis");
+    int found = 0, ordered = 1;
+    for (size_t i = 0; i < kwj_len(apis); i++) {
+        kwj_value *a = kwj_at(apis, i);
+        if (i > 0 && num(kwj_get(a, "apiKey")) <= num(kwj_get(kwj_at(apis, i - 1), "apiKey"))) ordered = 0;
+        int k = num(kwj_get(a, "apiKey"));
+        if (k == 0 && str_eq(kwj_get(a, "name"), "Produce") && str_eq(kwj_get(a, "request"), "ProduceRequest")) found |= 1;
+        if (k == 1 && str_eq(kwj_get(a, "response"), "FetchResponse") && num(kwj_get(a, "maxVersion")) >= 12) found |= 2;
+        if (k == 18 && str_eq(kwj_get(a, "name"), "ApiVersions")) found |= 4;
+    }
+    check(found == 7, "catalogue", "Produce, Fetch or ApiVersions missing (found mask %d)", found);
+    check(ordered && kwj_len(apis) > 50, "catalogue", "apis not in api key order, or too few (%zu)", kwj_len(apis));
+    kwj_value *msgs = kwj_get(catalogue, "messages");
+    int sorted = 1, headers = 0;
+    for (size_t i = 0; i < kwj_len(msgs); i++) {
+        const char *n = kwj_str(kwj_get(kwj_at(msgs, i), "name"), NULL);
+        if (!n) sorted = 0;
+        else if (i > 0 && strcmp(kwj_str(kwj_get(kwj_at(msgs, i - 1), "name"), NULL), n) >= 0) sorted = 0;
+        if (n && (strcmp(n, "RequestHeader") == 0 || strcmp(n, "ResponseHeader") == 0))
+            headers += str_eq(kwj_get(kwj_at(msgs, i), "kind"), "header");
+    }
+    check(sorted && kwj_len(msgs) > 2 * kwj_len(apis), "catalogue", "messages not sorted by name or too few");
+    check(headers == 2, "catalogue", "RequestHeader/ResponseHeader not listed as headers");
+}
+
+static void test_header_versions(void) {
+    struct {
+        int key, ver, req, resp;
+    } cases[] = {
+        {0, 9, 2, 1},  /* Produce v9: flexible */
+        {0, 8, 1, 0},  /* Produce v8 */
+        {18, 3, 2, 0}, /* ApiVersions v3: flexible request, response header always v0 */
+        {18, 0, 1, 0},
+        {7, 0, 0, 0}, /* ControlledShutdown v0: request header v0 */
+        {7, 1, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int32_t rq = -9, rs = -9;
+        int32_t st = kw_header_versions(cases[i].key, cases[i].ver, &rq, &rs);
+        check(st == KW_OK && rq == cases[i].req && rs == cases[i].resp, "headers",
+              "api %d v%d: status %d, headers %d/%d, want %d/%d", cases[i].key, cases[i].ver, st, rq, rs, cases[i].req,
+              cases[i].resp);
+    }
+    int32_t rq = -9;
+    check(kw_header_versions(0, 9, &rq, NULL) == KW_OK && rq == 2, "headers", "NULL response out-param");
+    check(kw_header_versions(9999, 0, &rq, NULL) == KW_ERR_UNKNOWN_API, "headers", "api 9999 is not unknown");
+    check(kw_header_versions(0, 999, &rq, NULL) == KW_ERR_VERSION, "headers", "Produce v999 is not a version error");
+}
+
+/* records_of decodes a records field (base64 in a JSON frame) through the record table and
+ * appends one line per record to out (the examples' format, without the topic). */
+static int table_records(const uint8_t *in, size_t n, out_buf *table) {
+    return kw_records_decode_table(in, (int32_t)n, 0, 0, &table->p, &table->n);
+}
+
+static void test_frames(void) {
+    size_t rn = 0, fn = 0;
+    uint8_t *req = (uint8_t *)read_file("examples/data/produce-request.bin", &rn);
+    uint8_t *resp = (uint8_t *)read_file("examples/data/fetch-response.bin", &fn);
+    check(req && resp, "frames", "cannot read examples/data");
+    if (!req || !resp) return;
+
+    /* Request frame: decode, check the header, re-encode byte for byte. */
+    out_buf o = {0};
+    int32_t st = kw_decode_request_frame(req, (int32_t)rn, &o.p, &o.n);
+    check(st == KW_OK, "frames", "decode request frame: %d %s", st, last_error());
+    kwj_value *fr = parse_out(o);
+    check(fr && num(kwj_get(fr, "apiKey")) == 0 && num(kwj_get(fr, "apiVersion")) == 9 && num(kwj_get(fr, "headerVersion")) == 2,
+          "frames", "request frame is not Produce v9 with header v2");
+    kwj_value *hdr = kwj_get(fr, "header");
+    check(num(kwj_get(hdr, "correlationId")) == 7 && str_eq(kwj_get(hdr, "clientId"), "kwire-example"), "frames",
+          "request header: correlation id / client id");
+    out_buf re = {0};
+    st = kw_encode_request_frame(o.p, o.n, &re.p, &re.n);
+    check(st == KW_OK && (size_t)re.n == rn && memcmp(re.p, req, rn) == 0, "frames",
+          "request frame re-encoded differs (status %d, %d bytes, want %zu)", st, re.n, rn);
+    out_free(&re);
+
+    /* The records of the produce request: two, uncompressed, in the record table. */
+    kwj_value *topics = kwj_get(kwj_get(fr, "body"), "topicData");
+    size_t nrec = 0;
+    for (size_t t = 0; t < kwj_len(topics); t++) {
+        kwj_value *parts = kwj_get(kwj_at(topics, t), "partitionData");
+        for (size_t p = 0; p < kwj_len(parts); p++) {
+            uint8_t *raw;
+            size_t rawn;
+            if (kwj_bytes(kwj_get(kwj_at(parts, p), "records"), &raw, &rawn) != 0) continue;
+            out_buf tb = {0};
+            if (table_records(raw, rawn, &tb) == KW_OK) {
+                nrec += (size_t)rd32(tb.p + 8);
+                const uint8_t *e = tb.p + rd32(tb.p + 16);
+                check(rd32(e + 28) == 5 && memcmp(tb.p + rd32(e + 24), "key-0", 5) == 0, "frames", "first key is not key-0");
+            }
+            out_free(&tb);
+            free(raw);
+        }
+    }
+    check(nrec == 2, "frames", "produce request holds %zu records, want 2", nrec);
+    kwj_free(fr);
+    out_free(&o);
+
+    /* Peek: the whole frame, then only its first 30 bytes, then too few bytes. */
+    kw_peek_header ph;
+    memset(&ph, 0xff, sizeof ph);
+    st = kw_peek_request_header(req, (int32_t)rn, &ph);
+    check(st == KW_OK && ph.frame_size == (int32_t)rn - 4 && ph.api_key == 0 && ph.api_version == 9 && ph.correlation_id == 7 &&
+              ph.header_version == 2 && ph.client_id_length == 13 && ph.reserved == 0 &&
+              memcmp(req + ph.client_id_offset, "kwire-example", 13) == 0,
+          "frames", "peek: status %d size %d api %d v%d corr %d hv %d client %d@%d", st, ph.frame_size, ph.api_key,
+          ph.api_version, ph.correlation_id, ph.header_version, ph.client_id_length, ph.client_id_offset);
+    kw_peek_header partial;
+    st = kw_peek_request_header(req, 30, &partial);
+    check(st == KW_OK && memcmp(&partial, &ph, sizeof ph) == 0, "frames", "peek of the first 30 bytes: %d %s", st, last_error());
+    st = kw_peek_request_header(req, 11, &partial);
+    check(st == KW_ERR_DECODE, "frames", "peek of 11 bytes: status %d, want KW_ERR_DECODE", st);
+
+    /* Response frame: Fetch v12, four partitions, one codec each. */
+    st = kw_decode_response_frame(resp, (int32_t)fn, 1, 12, &o.p, &o.n);
+    check(st == KW_OK, "frames", "decode response frame: %d %s", st, last_error());
+    fr = parse_out(o);
+    check(num(kwj_get(kwj_get(fr, "header"), "correlationId")) == 8 && num(kwj_get(fr, "headerVersion")) == 1, "frames",
+          "response header");
+    st = kw_encode_response_frame(o.p, o.n, 1, 12, &re.p, &re.n);
+    check(st == KW_OK && (size_t)re.n == fn && memcmp(re.p, resp, fn) == 0, "frames", "response frame re-encoded differs (%d)", st);
+    out_free(&re);
+    static const int codec_of[] = {KW_COMPRESSION_GZIP, KW_COMPRESSION_SNAPPY, KW_COMPRESSION_LZ4, KW_COMPRESSION_ZSTD};
+    kwj_value *parts = kwj_get(kwj_at(kwj_get(kwj_get(fr, "body"), "responses"), 0), "partitions");
+    check(kwj_len(parts) == 4, "frames", "fetch response has %zu partitions, want 4", kwj_len(parts));
+    for (size_t p = 0; p < kwj_len(parts) && p < 4; p++) {
+        uint8_t *raw;
+        size_t rawn;
+        int idx = num(kwj_get(kwj_at(parts, p), "partitionIndex"));
+        check(kwj_bytes(kwj_get(kwj_at(parts, p), "records"), &raw, &rawn) == 0, "frames", "partition %d records", idx);
+        out_buf tb = {0}, js = {0};
+        st = table_records(raw, rawn, &tb);
+        check(st == KW_OK && rd32(tb.p + 8) == 3, "frames", "partition %d: status %d %s", idx, st, last_error());
+        if (st == KW_OK) {
+            int ok = 1;
+            for (int i = 0; i < rd32(tb.p + 8); i++) {
+                const uint8_t *e = tb.p + rd32(tb.p + 16) + i * rd32(tb.p + 12);
+                char want[64];
+                int wl = snprintf(want, sizeof want, "events/%d message %d", idx, i);
+                if (rd64(e) != idx * 10 + i || rd32(e + 64) != codec_of[p] || rd32(e + 36) != wl ||
+                    memcmp(tb.p + rd32(e + 32), want, (size_t)wl) != 0 || rd32(e + 44) != 1)
+                    ok = 0;
+            }
+            check(ok, "frames", "partition %d: records differ from the sample", idx);
+        }
+        /* The JSON form of the same records agrees with the table. */
+        st = kw_records_decode_json(raw, (int32_t)rawn, 0, 0, &js.p, &js.n);
+        kwj_value *rj = parse_out(js);
+        kwj_value *recs = kwj_get(rj, "records");
+        check(st == KW_OK && kwj_len(recs) == 3 && i64(kwj_get(kwj_at(recs, 2), "offset")) == idx * 10 + 2 &&
+                  i64(kwj_get(rj, "skippedBytes")) == 0,
+              "frames", "partition %d: records JSON", idx);
+        kwj_free(rj);
+        out_free(&js);
+        out_free(&tb);
+        free(raw);
+    }
+    kwj_free(fr);
+    out_free(&o);
+
+    /* A frame whose size prefix disagrees with its length is a decode error. */
+    st = kw_decode_request_frame(req, (int32_t)rn - 1, &o.p, &o.n);
+    check(st == KW_ERR_DECODE && o.p == NULL && o.n == 0, "frames", "short frame: status %d", st);
+    free(req);
+    free(resp);
+}
+
+static void test_errors(void) {
+    out_buf o = {0};
+    /* A truncated ProduceRequest: decode error naming the message, with JSON details. */
+    const uint8_t trunc[] = {0xff, 0xff, 0x00};
+    int32_t st = decode_message("ProduceRequest", 9, trunc, sizeof trunc, &o);
+    check(st == KW_ERR_DECODE && o.p == NULL && o.n == 0, "errors", "truncated ProduceRequest: status %d", st);
+    check(strstr(last_error(), "ProduceRequest") != NULL, "errors", "error text does not name the message: %s", last_error());
+    kwj_value *ej = last_error_json();
+    check(ej && num(kwj_get(ej, "status")) == KW_ERR_DECODE && str_eq(kwj_get(ej, "category"), "decode") &&
+              str_eq(kwj_get(ej, "message"), "ProduceRequest") && num(kwj_get(ej, "version")) == 9 &&
+              kwj_get(ej, "offset") != NULL,
+          "errors", "kw_last_error_json of a decode error");
+    kwj_free(ej);
+
+    /* A success clears the last error. */
+    const char *hb = "{\"requestApiKey\":18,\"requestApiVersion\":3,\"correlationId\":1,\"clientId\":\"c\"}";
+    st = encode_message("RequestHeader", 2, hb, strlen(hb), &o);
+    check(st == KW_OK && last_error()[0] == 0, "errors", "success did not clear the last error: %d", st);
+    ej = last_error_json();
+    check(ej && num(kwj_get(ej, "status")) == 0 && kwj_len(ej) == 1, "errors", "last error JSON after success");
+    kwj_free(ej);
+    out_free(&o);
+
+    /* Strict JSON: an unknown key is KW_ERR_JSON with its path. */
+    const char *bad = "{\"requestApiKey\":18,\"requestApiVersion\":3,\"correlationId\":1,\"clientId\":\"c\",\"nope\":1}";
+    st = encode_message("RequestHeader", 2, bad, strlen(bad), &o);
+    ej = last_error_json();
+    check(st == KW_ERR_JSON && ej && str_eq(kwj_get(ej, "category"), "json") && kwj_str(kwj_get(ej, "path"), NULL) &&
+              strstr(kwj_str(kwj_get(ej, "path"), NULL), "nope"),
+          "errors", "unknown key: status %d, %s", st, last_error());
+    kwj_free(ej);
+    /* Malformed JSON, wrong type, number out of range. */
+    const char *bads[] = {"{", "{\"correlationId\":\"x\"}", "{\"requestApiKey\":70000}", "[]"};
+    for (size_t i = 0; i < 4; i++) {
+        st = encode_message("RequestHeader", 2, bads[i], strlen(bads[i]), &o);
+        check(st == KW_ERR_JSON && o.p == NULL, "errors", "bad JSON %s: status %d", bads[i], st);
+    }
+    /* Unknown names and versions. */
+    check(encode_message("NoSuchMessage", 0, "{}", 2, &o) == KW_ERR_UNKNOWN_API, "errors", "unknown name");
+    check(encode_message("ProduceRequest", 999, "{}", 2, &o) == KW_ERR_VERSION, "errors", "bad version");
+    check(kw_decode_response_frame(NULL, 0, 9999, 0, &o.p, &o.n) != KW_OK, "errors", "empty frame of unknown api");
+    /* Arguments: NULL with a length, negative length, NULL out-params. */
+    check(kw_decode_message("ProduceRequest", 14, 9, NULL, 5, &o.p, &o.n) == KW_ERR_ARG, "errors", "NULL input with length");
+    check(kw_decode_message("ProduceRequest", 14, 9, trunc, -1, &o.p, &o.n) == KW_ERR_ARG, "errors", "negative length");
+    check(kw_decode_message("ProduceRequest", 14, 9, trunc, 3, NULL, &o.n) == KW_ERR_ARG, "errors", "NULL out");
+    check(kw_records_encode((const uint8_t *)"{\"records\":[]}", 14, 99, &o.p, &o.n) == KW_ERR_ARG, "errors", "unknown codec");
+    /* Memory: kw_alloc zeroes, kw_free checks its table. */
+    uint8_t *a = kw_alloc(64);
+    int zero = a != NULL;
+    for (int i = 0; a && i < 64; i++) zero &= a[i] == 0;
+    check(zero, "errors", "kw_alloc(64) is not 64 zero bytes");
+    check(kw_free(a) == KW_OK, "errors", "kw_free of a kw_alloc buffer");
+    check(kw_free(a) == KW_ERR_ARG, "errors", "double kw_free is not KW_ERR_ARG");
+    uint8_t *z = kw_alloc(0);
+    check(z != NULL && kw_free(z) == KW_OK, "errors", "kw_alloc(0)");
+    check(kw_alloc(-1) == NULL && strlen(last_error()) > 0, "errors", "kw_alloc(-1)");
+    check(kw_alloc(KW_MAX_ALLOC + 1) == NULL, "errors", "kw_alloc above KW_MAX_ALLOC");
+    check(kw_free(NULL) == KW_OK, "errors", "kw_free(NULL)");
+    int on_stack;
+    check(kw_free(&on_stack) == KW_ERR_ARG, "errors", "kw_free of a pointer the library never gave");
+}
+
+static void test_int64(void) {
+    /* InitProducerIdResponse v4: producerId is an int64 kwire writes as a string. */
+    static const char *const values[] = {"9223372036854775807", "-9223372036854775808", "4611686018427387905", "9007199254740993",
+                                         "-1"};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        char js[256];
+        int n = snprintf(js, sizeof js, "{\"throttleTimeMs\":0,\"errorCode\":0,\"producerId\":\"%s\",\"producerEpoch\":3}",
+                         values[i]);
+        out_buf enc = {0}, dec = {0};
+        int32_t st = encode_message("InitProducerIdResponse", 4, js, (size_t)n, &enc);
+        check(st == KW_OK, "int64", "encode producerId %s: %d %s", values[i], st, last_error());
+        if (st != KW_OK) continue;
+        /* The wire holds the int64 big-endian after throttle (4) and error code (2). */
+        int64_t want = strtoll(values[i], NULL, 10), wire = 0;
+        for (int k = 0; k < 8; k++) wire = (int64_t)((uint64_t)wire << 8 | enc.p[6 + k]);
+        check(wire == want, "int64", "%s on the wire is %" PRId64, values[i], wire);
+        st = decode_message("InitProducerIdResponse", 4, enc.p, (size_t)enc.n, &dec);
+        kwj_value *d = parse_out(dec);
+        kwj_value *pid = kwj_get(d, "producerId");
+        check(st == KW_OK && pid && pid->type == KWJ_STRING && strcmp(pid->str, values[i]) == 0, "int64",
+              "producerId %s decoded as %s", values[i], pid ? pid->str : "(absent)");
+        kwj_free(d);
+        out_free(&enc);
+        out_free(&dec);
+    }
+    /* Input also accepts a JSON number; out of range is an error. */
+    out_buf o = {0};
+    const char *asnum = "{\"producerId\":9223372036854775807}";
+    check(encode_message("InitProducerIdResponse", 4, asnum, strlen(asnum), &o) == KW_OK, "int64", "int64 as a number");
+    out_free(&o);
+    const char *over = "{\"producerId\":\"9223372036854775808\"}";
+    check(encode_message("InitProducerIdResponse", 4, over, strlen(over), &o) == KW_ERR_JSON, "int64", "int64 overflow accepted");
+}
+
+static void test_records(void) {
+    static const char *const names[] = {"none", "gzip", "snappy", "lz4", "zstd"};
+    const char *in = "{\"baseOffset\":\"9223372036854775800\",\"producerId\":\"4611686018427387905\",\"producerEpoch\":7,"
+                     "\"baseSequence\":2147483646,\"records\":["
+                     "{\"key\":\"azA=\",\"value\":\"djA=\",\"timestamp\":\"1700000000000\",\"headers\":[{\"key\":\"h\",\"value\":\"eA==\"},"
+                     "{\"key\":\"n\",\"value\":null}]},"
+                     "{\"key\":null,\"value\":\"\",\"timestamp\":\"1699999999999\"},"
+                     "{\"key\":\"\",\"value\":null,\"timestamp\":\"1700000000005\"}]}";
+    for (int c = 0; c <= KW_COMPRESSION_ZSTD; c++) {
+        out_buf batch = {0}, tb = {0}, js = {0};
+        int32_t st = kw_records_encode((const uint8_t *)in, (int32_t)strlen(in), c, &batch.p, &batch.n);
+        check(st == KW_OK, "records", "%s: encode: %d %s", names[c], st, last_error());
+        if (st != KW_OK) continue;
+        st = kw_records_decode_table(batch.p, batch.n, 0, 0, &tb.p, &tb.n);
+        check(st == KW_OK && memcmp(tb.p, "KWRT", 4) == 0 && rd32(tb.p + 8) == 3 && rd32(tb.p + 36) == tb.n &&
+                  rd32(tb.p + 20) == 2,
+              "records", "%s: table header (status %d)", names[c], st);
+        if (st == KW_OK && rd32(tb.p + 8) == 3) {
+            const uint8_t *r0 = tb.p + rd32(tb.p + 16), *r1 = r0 + rd32(tb.p + 12), *r2 = r1 + rd32(tb.p + 12);
+            check(rd64(r0) == INT64_C(9223372036854775800) && rd64(r2) == INT64_C(9223372036854775802), "records",
+                  "%s: offsets", names[c]);
+            check(rd64(r0 + 16) == INT64_C(4611686018427387905) && rd32(r0 + 56) == 7 && rd32(r0 + 48) == 2147483646 &&
+                      rd32(r1 + 48) == INT32_MAX && rd32(r2 + 48) == 0,
+                  "records", "%s: producer id, epoch, sequences (%d %d %d)", names[c], rd32(r0 + 48), rd32(r1 + 48),
+                  rd32(r2 + 48));
+            check(rd64(r0 + 8) == INT64_C(1700000000000) && rd64(r1 + 8) == INT64_C(1699999999999), "records", "%s: timestamps",
+                  names[c]);
+            check(rd32(r0 + 64) == c && rd32(r0 + 60) == 2 && rd32(r0 + 68) == 0, "records", "%s: compression/magic", names[c]);
+            check(rd32(r0 + 28) == 2 && memcmp(tb.p + rd32(r0 + 24), "k0", 2) == 0 && rd32(r1 + 28) == -1 && rd32(r2 + 28) == 0 &&
+                      rd32(r1 + 36) == 0 && rd32(r2 + 36) == -1,
+                  "records", "%s: null and empty keys/values", names[c]);
+            const uint8_t *h0 = tb.p + rd32(tb.p + 28), *h1 = h0 + rd32(tb.p + 24);
+            check(rd32(r0 + 44) == 2 && rd32(h0 + 4) == 1 && tb.p[rd32(h0)] == 'h' && rd32(h0 + 12) == 1 &&
+                      tb.p[rd32(h0 + 8)] == 'x' && rd32(h1 + 12) == -1 && rd32(r1 + 44) == 0,
+                  "records", "%s: headers", names[c]);
+        }
+        st = kw_records_decode_json(batch.p, batch.n, 0, 0, &js.p, &js.n);
+        kwj_value *d = parse_out(js);
+        kwj_value *r0 = kwj_at(kwj_get(d, "records"), 0);
+        check(st == KW_OK && str_eq(kwj_get(r0, "offset"), "9223372036854775800") &&
+                  str_eq(kwj_get(r0, "producerId"), "4611686018427387905") && str_eq(kwj_get(r0, "compression"), names[c]) &&
+                  kwj_is_null(kwj_get(kwj_at(kwj_get(d, "records"), 1), "key")),
+              "records", "%s: records JSON", names[c]);
+        kwj_free(d);
+        /* A flipped byte in a value: CRC error, unless the check is skipped. */
+        if (c == 0) {
+            uint8_t *v0 = NULL;
+            for (int32_t k = 0; k + 1 < batch.n && !v0; k++)
+                if (batch.p[k] == 'v' && batch.p[k + 1] == '0') v0 = batch.p + k;
+            check(v0 != NULL, "records", "value v0 not found in the uncompressed batch");
+            if (v0) {
+                v0[1] = '9';
+                out_buf t1 = {0}, t2 = {0};
+                st = kw_records_decode_table(batch.p, batch.n, 0, 0, &t1.p, &t1.n);
+                check(st == KW_ERR_DECODE && strstr(last_error(), "checksum") != NULL, "records", "corrupt batch: status %d %s", st,
+                      last_error());
+                st = kw_records_decode_table(batch.p, batch.n, KW_RECORDS_SKIP_CRC, 0, &t2.p, &t2.n);
+                const uint8_t *e = st == KW_OK ? t2.p + rd32(t2.p + 16) : NULL;
+                check(e && memcmp(t2.p + rd32(e + 32), "v9", 2) == 0, "records", "corrupt batch with KW_RECORDS_SKIP_CRC: %d %s",
+                      st, last_error());
+                out_free(&t1);
+                out_free(&t2);
+            }
+        }
+        out_free(&batch);
+        out_free(&tb);
+        out_free(&js);
+    }
+    /* A partial batch at the end is skipped and reported. */
+    out_buf batch = {0}, tb = {0};
+    if (kw_records_encode((const uint8_t *)in, (int32_t)strlen(in), 0, &batch.p, &batch.n) == KW_OK) {
+        uint8_t *two = malloc((size_t)batch.n * 2);
+        memcpy(two, batch.p, (size_t)batch.n);
+        memcpy(two + batch.n, batch.p, (size_t)batch.n);
+        int32_t st = kw_records_decode_table(two, batch.n * 2 - 10, 0, 0, &tb.p, &tb.n);
+        check(st == KW_OK && rd32(tb.p + 8) == 3 && rd32(tb.p + 32) == batch.n - 10, "records",
+              "partial trailing batch: status %d", st);
+        free(two);
+    }
+    out_free(&batch);
+    out_free(&tb);
+}
+
+/* ---- conformance vectors ---------------------------------------------------------- */
+
+static kwj_value *find_message(const char *name, int api_key, const char *kind) {
+    kwj_value *msgs = kwj_get(catalogue, "messages");
+    for (size_t i = 0; i < kwj_len(msgs); i++)
+        if (str_eq(kwj_get(kwj_at(msgs, i), "name"), name)) return kwj_at(msgs, i);
+    /* A request or response Kafka renamed between releases: by api key and kind. */
+    if (strcmp(kind, "request") != 0 && strcmp(kind, "response") != 0) return NULL;
+    kwj_value *apis = kwj_get(catalogue, "apis");
+    for (size_t i = 0; i < kwj_len(apis); i++) {
+        if (num(kwj_get(kwj_at(apis, i), "apiKey")) != api_key) continue;
+        const char *target = kwj_str(kwj_get(kwj_at(apis, i), kind), NULL);
+        for (size_t j = 0; target && j < kwj_len(msgs); j++)
+            if (str_eq(kwj_get(kwj_at(msgs, j), "name"), target)) return kwj_at(msgs, j);
+    }
+    return NULL;
+}
+
+/* excused: kwire declares (release, version) superseded for this message and the release's
+ * manifest marks that version unstable. */
+static int excused(const kwj_value *msg, const kwj_value *manifest, const char *release, const char *vname,
+                   const char *kind, int version) {
+    int declared = 0;
+    kwj_value *sup = kwj_get(msg, "superseded");
+    for (size_t i = 0; i < kwj_len(sup); i++)
+        if (str_eq(kwj_get(kwj_at(sup, i), "release"), release) && num(kwj_get(kwj_at(sup, i), "version")) == version)
+            declared = 1;
+    if (!declared) return 0;
+    kwj_value *mm = kwj_get(manifest, "messages");
+    for (size_t i = 0; i < kwj_len(mm); i++) {
+        kwj_value *m = kwj_at(mm, i);
+        if (str_eq(kwj_get(m, "name"), vname) && str_eq(kwj_get(m, "kind"), kind))
+            return num(kwj_get(m, "unstableVersion")) == version;
+    }
+    return 0;
+}
+
+static void test_vectors(const char *release) {
+    char rel[256];
+    size_t n = 0, mn = 0;
+    snprintf(rel, sizeof rel, "conformance/vectors/kafka-clients-%s.jsonl", release);
+    char *text = read_file(rel, &n);
+    check(text != NULL, "vectors", "cannot read %s", rel);
+    snprintf(rel, sizeof rel, "conformance/vectors/kafka-clients-%s.manifest.json", release);
+    char *mtext = read_file(rel, &mn);
+    kwj_value *manifest = mtext ? kwj_parse(mtext, mn, NULL, 0) : NULL;
+    check(manifest != NULL, "vectors", "cannot read %s", rel);
+    if (!text || !manifest) {
+        free(text);
+        free(mtext);
+        kwj_free(manifest);
+        return;
+    }
+    char source[64];
+    snprintf(source, sizeof source, "kafka-clients %s", release);
+    long vectors = 0, checks_ok = 0, checks_bad = 0, excused_n = 0;
+    size_t pos = 0;
+    while (pos < n) {
+        size_t end = pos;
+        while (end < n && text[end] != '\n') end++;
+        const char *line = text + pos;
+        size_t ll = end - pos;
+        pos = end + 1;
+        if (ll == 0) continue;
+        char err[128];
+        kwj_value *v = kwj_parse(line, ll, err, sizeof err);
+        if (!v) {
+            check(0, "vectors", "%s line: %s", release, err);
+            continue;
+        }
+        vectors++;
+        const char *id = kwj_str(kwj_get(v, "id"), NULL), *name = kwj_str(kwj_get(v, "name"), NULL),
+                   *kind = kwj_str(kwj_get(v, "kind"), NULL);
+        int version = num(kwj_get(v, "version")), api_key = num(kwj_get(v, "apiKey"));
+        kwj_value *want = kwj_get(v, "json");
+        uint8_t *bytes = NULL;
+        size_t bn = 0;
+        if (!id || !name || !kind || !want || kwj_bytes(kwj_get(v, "bytes"), &bytes, &bn) != 0 ||
+            !str_eq(kwj_get(v, "source"), source)) {
+            check(0, "vectors", "%s: malformed vector", id ? id : "?");
+            kwj_free(v);
+            continue;
+        }
+        kwj_value *msg = find_message(name, api_key, kind);
+        const char *kname = msg ? kwj_str(kwj_get(msg, "name"), NULL) : NULL;
+        char fails[3][1200] = {"", "", ""};
+        if (!kname) {
+            snprintf(fails[0], sizeof fails[0], "kwire has no message %s (api key %d, %s)", name, api_key, kind);
+        } else {
+            /* encode: the vector's json -> bytes */
+            out_buf enc = {0}, dec = {0}, re = {0};
+            int32_t st = encode_message(kname, version, line + want->raw_off, want->raw_len, &enc);
+            if (st != KW_OK)
+                snprintf(fails[0], sizeof fails[0], "encode: status %d: %s", st, last_error());
+            else if ((size_t)enc.n != bn || memcmp(enc.p, bytes, bn) != 0)
+                snprintf(fails[0], sizeof fails[0], "encode: %d bytes differ from Kafka's %zu", enc.n, bn);
+            /* decode: bytes -> JSON, compared with the vector's json (renames applied) */
+            st = decode_message(kname, version, bytes, bn, &dec);
+            if (st != KW_OK) {
+                snprintf(fails[1], sizeof fails[1], "decode: status %d: %s", st, last_error());
+                snprintf(fails[2], sizeof fails[2], "JSON round trip: the bytes did not decode");
+            } else {
+                kwj_value *got = parse_out(dec);
+                kwj_value *ren = kwj_get(msg, "renames");
+                for (size_t i = 0; i < kwj_len(ren); i++) {
+                    kwj_value *r = kwj_at(ren, i);
+                    apply_rename(want, kwj_str(kwj_get(r, "path"), NULL), kwj_str(kwj_get(r, "old"), NULL),
+                                 kwj_str(kwj_get(r, "new"), NULL));
+                }
+                char path[1024] = "$";
+                if (!got)
+                    snprintf(fails[1], sizeof fails[1], "decode: kwire's output is not JSON");
+                else if (json_diff(want, got, path, sizeof path))
+                    snprintf(fails[1], sizeof fails[1], "decode: JSON differs at %s", path);
+                kwj_free(got);
+                /* JSON round trip: kwire's own JSON -> bytes */
+                st = encode_message(kname, version, (const char *)dec.p, (size_t)dec.n, &re);
+                if (st != KW_OK)
+                    snprintf(fails[2], sizeof fails[2], "JSON round trip: status %d: %s", st, last_error());
+                else if ((size_t)re.n != bn || memcmp(re.p, bytes, bn) != 0)
+                    snprintf(fails[2], sizeof fails[2], "JSON round trip: %d bytes differ from %zu", re.n, bn);
+            }
+            out_free(&enc);
+            out_free(&dec);
+            out_free(&re);
+        }
+        int any = fails[0][0] || fails[1][0] || fails[2][0];
+        if (any && msg && excused(msg, manifest, release, name, kind, version)) {
+            excused_n++;
+        } else {
+            for (int c = 0; c < 3; c++) {
+                check(fails[c][0] == 0, "vectors", "%s: %s", id, fails[c]);
+                if (fails[c][0]) checks_bad++;
+                else checks_ok++;
+            }
+        }
+        free(bytes);
+        kwj_free(v);
+    }
+    printf("vectors %s: %ld vectors, %ld checks passed, %ld failed, %ld vectors excused (superseded unstable versions)\n",
+           release, vectors, checks_ok, checks_bad, excused_n);
+    check(vectors > 1000, "vectors", "%s: only %ld vectors", release, vectors);
+    free(text);
+    free(mtext);
+    kwj_free(manifest);
+}
+
+static int control_type(const char *s) {
+    if (!s) return -1;
+    if (strcmp(s, "ABORT") == 0) return 0;
+    if (strcmp(s, "COMMIT") == 0) return 1;
+    if (strcmp(s, "LEADER_CHANGE") == 0) return 2;
+    if (strcmp(s, "SNAPSHOT_HEADER") == 0) return 3;
+    if (strcmp(s, "SNAPSHOT_FOOTER") == 0) return 4;
+    return -2;
+}
+
+static int compression_of(const char *s) {
+    static const char *const names[] = {"none", "gzip", "snappy", "lz4", "zstd"};
+    for (int i = 0; s && i < 5; i++)
+        if (strcmp(s, names[i]) == 0) return i;
+    return -1;
+}
+
+static int bytes_eq(const uint8_t *tab, int32_t off, int32_t len, const kwj_value *want) {
+    uint8_t *w;
+    size_t wn;
+    int r = kwj_bytes(want, &w, &wn);
+    if (r == 1) return len == -1;
+    if (r != 0) return 0;
+    int eq = len >= 0 && (size_t)len == wn && memcmp(tab + off, w, wn) == 0;
+    free(w);
+    return eq;
+}
+
+static void test_record_vectors(void) {
+    size_t n = 0;
+    char *text = read_file("conformance/vectors/records/kafka-clients-4.4.0.jsonl", &n);
+    check(text != NULL, "recvectors", "cannot read the record vectors");
+    if (!text) return;
+    size_t pos = 0;
+    long count = 0;
+    while (pos < n) {
+        size_t end = pos;
+        while (end < n && text[end] != '\n') end++;
+        kwj_value *v = end > pos ? kwj_parse(text + pos, end - pos, NULL, 0) : NULL;
+        pos = end + 1;
+        if (!v) continue;
+        count++;
+        const char *name = kwj_str(kwj_get(v, "name"), NULL);
+        uint8_t *bytes;
+        size_t bn;
+        out_buf tb = {0};
+        int32_t st = -100;
+        if (kwj_bytes(kwj_get(v, "bytes"), &bytes, &bn) == 0) {
+            st = kw_records_decode_table(bytes, (int32_t)bn, 0, 0, &tb.p, &tb.n);
+            free(bytes);
+        }
+        check(st == KW_OK, "recvectors", "%s: status %d %s", name, st, last_error());
+        if (st != KW_OK) {
+            kwj_free(v);
+            continue;
+        }
+        int32_t nrec = rd32(tb.p + 8), stride = rd32(tb.p + 12), hstride = rd32(tb.p + 24);
+        const uint8_t *recs = tb.p + rd32(tb.p + 16), *hdrs = tb.p + rd32(tb.p + 28);
+        kwj_value *batches = kwj_get(v, "batches");
+        int32_t i = 0;
+        char bad[256] = "";
+        for (size_t b = 0; b < kwj_len(batches); b++) {
+            kwj_value *bt = kwj_at(batches, b), *rs = kwj_get(bt, "records");
+            int magic = num(kwj_get(bt, "magic"));
+            for (size_t r = 0; r < kwj_len(rs) && !bad[0]; r++, i++) {
+                kwj_value *rec = kwj_at(rs, r);
+                if (i >= nrec) {
+                    snprintf(bad, sizeof bad, "table has %d records, Kafka more", nrec);
+                    break;
+                }
+                const uint8_t *e = recs + (size_t)i * stride;
+                int ts_type = str_eq(kwj_get(bt, "timestampType"), "CreateTime")      ? 0
+                              : str_eq(kwj_get(bt, "timestampType"), "LogAppendTime") ? 1
+                                                                                      : -1;
+                int want_epoch = magic == 2 ? num(kwj_get(bt, "partitionLeaderEpoch")) : -1;
+                int ctl = kwj_get(rec, "control") ? control_type(kwj_str(kwj_get(kwj_get(rec, "control"), "type"), NULL)) : -1;
+                int flags = (kwj_bool(kwj_get(bt, "transactional")) == 1) | (kwj_bool(kwj_get(bt, "control")) == 1) << 1;
+                if (rd64(e) != i64(kwj_get(rec, "offset"))) snprintf(bad, sizeof bad, "record %d: offset", i);
+                else if (rd64(e + 8) != i64(kwj_get(rec, "timestamp"))) snprintf(bad, sizeof bad, "record %d: timestamp", i);
+                else if (rd64(e + 16) != i64(kwj_get(bt, "producerId"))) snprintf(bad, sizeof bad, "record %d: producer id", i);
+                else if (!bytes_eq(tb.p, rd32(e + 24), rd32(e + 28), kwj_get(rec, "key"))) snprintf(bad, sizeof bad, "record %d: key", i);
+                else if (!bytes_eq(tb.p, rd32(e + 32), rd32(e + 36), kwj_get(rec, "value")))
+                    snprintf(bad, sizeof bad, "record %d: value", i);
+                else if (rd32(e + 48) != num(kwj_get(rec, "sequence"))) snprintf(bad, sizeof bad, "record %d: sequence", i);
+                else if (rd32(e + 52) != want_epoch) snprintf(bad, sizeof bad, "record %d: leader epoch", i);
+                else if (rd32(e + 56) != num(kwj_get(bt, "producerEpoch"))) snprintf(bad, sizeof bad, "record %d: producer epoch", i);
+                else if (rd32(e + 60) != magic) snprintf(bad, sizeof bad, "record %d: magic", i);
+                else if (rd32(e + 64) != compression_of(kwj_str(kwj_get(bt, "compression"), NULL)))
+                    snprintf(bad, sizeof bad, "record %d: compression", i);
+                else if (rd32(e + 68) != ts_type) snprintf(bad, sizeof bad, "record %d: timestamp type %d", i, rd32(e + 68));
+                else if (rd32(e + 72) != flags) snprintf(bad, sizeof bad, "record %d: flags", i);
+                else if (rd32(e + 76) != ctl) snprintf(bad, sizeof bad, "record %d: control type %d", i, rd32(e + 76));
+                kwj_value *hs = kwj_get(rec, "headers");
+                if (!bad[0] && rd32(e + 44) != (int32_t)kwj_len(hs)) snprintf(bad, sizeof bad, "record %d: header count", i);
+                for (size_t h = 0; !bad[0] && h < kwj_len(hs); h++) {
+                    const uint8_t *he = hdrs + (size_t)(rd32(e + 40) + (int32_t)h) * hstride;
+                    size_t kl;
+                    const char *k = kwj_str(kwj_get(kwj_at(hs, h), "key"), &kl);
+                    if (!k || rd32(he + 4) != (int32_t)kl || memcmp(tb.p + rd32(he), k, kl) != 0 ||
+                        !bytes_eq(tb.p, rd32(he + 8), rd32(he + 12), kwj_get(kwj_at(hs, h), "value")))
+                        snprintf(bad, sizeof bad, "record %d: header %zu", i, h);
+                }
+            }
+        }
+        if (!bad[0] && i != nrec) snprintf(bad, sizeof bad, "table has %d records, Kafka %d", nrec, i);
+        check(!bad[0], "recvectors", "%s: %s", name, bad);
+        out_free(&tb);
+        kwj_free(v);
+    }
+    check(count >= 20, "recvectors", "only %ld record vectors", count);
+}
+
+/* ---- the reader itself -------------------------------------------------------------- */
+
+static void test_json_reader(void) {
+    const char *bad[] = {"", "{", "[1,]", "{\"a\"1}", "\"\\x\"", "01", "1.", "-", "\"\\ud800\"", "tru", "[1] x", "\"a\x01\""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[128];
+        kwj_value *v = kwj_parse(bad[i], strlen(bad[i]), err, sizeof err);
+        check(v == NULL && strstr(err, "offset") != NULL, "json", "malformed %s accepted", bad[i]);
+        kwj_free(v);
+    }
+    const char *ok = "{\"s\":\"a\\u00e9\\ud83d\\ude00\\n\",\"n\":-12.5e3,\"i\":\"-9223372036854775808\",\"b\":\"AAEC/w==\","
+                     "\"u\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"a\":[true,false,null]}";
+    kwj_value *v = kwj_parse(ok, strlen(ok), NULL, 0);
+    size_t sl = 0;
+    const char *s = kwj_str(kwj_get(v, "s"), &sl);
+    check(s && sl == 8 && memcmp(s, "a\xc3\xa9\xf0\x9f\x98\x80\n", 8) == 0, "json", "string escapes");
+    int64_t x = 0;
+    check(kwj_int64(kwj_get(v, "i"), &x) == 0 && x == INT64_MIN, "json", "int64 string");
+    check(kwj_int64(kwj_get(v, "n"), &x) == -1, "json", "a float read as an int64");
+    uint8_t *b = NULL;
+    size_t bn = 0;
+    check(kwj_bytes(kwj_get(v, "b"), &b, &bn) == 0 && bn == 4 && b[3] == 0xff, "json", "base64");
+    free(b);
+    check(kwj_bytes(kwj_get(v, "u"), &b, &bn) == 0 && bn == 16, "json", "uuid base64url");
+    free(b);
+    kwj_value *a = kwj_get(v, "a");
+    check(kwj_len(a) == 3 && kwj_bool(kwj_at(a, 0)) == 1 && kwj_is_null(kwj_at(a, 2)) && !kwj_at(a, 3), "json", "array");
+    check(a && memcmp(ok + a->raw_off, "[true,false,null]", a->raw_len) == 0, "json", "raw span");
+    kwj_free(v);
+    char deep[3000];
+    memset(deep, '[', sizeof deep);
+    check(kwj_parse(deep, sizeof deep, NULL, 0) == NULL, "json", "nesting limit");
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3 || (strcmp(argv[2], "static") != 0 && strcmp(argv[2], "shared") != 0)) {
+        fprintf(stderr, "usage: %s <repository root> static|shared\n", argv[0]);
+        return 2;
+    }
+    root = argv[1];
+    test_linkage(argv[2]);
+    test_version();
+    test_json_reader();
+    test_catalogue();
+    if (catalogue) {
+        test_header_versions();
+        test_frames();
+        test_errors();
+        test_int64();
+        test_records();
+        kwj_value *rels = kwj_get(catalogue, "specReleases");
+        for (size_t i = 0; i < kwj_len(rels); i++) test_vectors(kwj_str(kwj_at(rels, i), NULL));
+        test_record_vectors();
+    }
+    kwj_free(catalogue);
+    printf("%ld passed, %ld failed\n", passed, failed);
+    return failed == 0 && passed > 0 ? 0 : 1;
+}
