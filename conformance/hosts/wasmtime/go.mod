@@ -11,3 +11,12 @@ require (
 )
 
 replace github.com/kwire/kwire => ../../..
+
+require github.com/kwire/kwire/conformance/hosts/wazero v0.0.0
+
+require (
+	github.com/tetratelabs/wazero v1.12.0 // indirect
+	golang.org/x/sys v0.44.0 // indirect
+)
+
+replace github.com/kwire/kwire/conformance/hosts/wazero => ../wazero

@@ -1,0 +1,237 @@
+package kwwasmtime
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kwire/kwire/abi"
+	"github.com/kwire/kwire/abi/abiconf"
+	kwwazero "github.com/kwire/kwire/conformance/hosts/wazero"
+)
+
+// codecHost is what the throughput rows call: the ABI's body functions.
+type codecHost interface {
+	DecodeMessage(name string, version int16, in []byte) ([]byte, error)
+	EncodeMessage(name string, version int16, json []byte) ([]byte, error)
+}
+
+type workItem struct {
+	name    string
+	version int16
+	bytes   []byte
+	json    []byte
+}
+
+// work returns the vectors of the named messages (all when names is nil) that the ABI
+// decodes, with their JSON as the ABI writes it.
+func work(t *testing.T, names map[string]bool) ([]workItem, int) {
+	cat, err := abiconf.LoadCatalogue(abiconf.Native{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []workItem
+	size := 0
+	for _, rel := range releases(t) {
+		for _, v := range rel.Vectors {
+			if names != nil && !names[v.Name] {
+				continue
+			}
+			m, _ := cat.Lookup(v.Name, v.APIKey, v.Kind)
+			if m == nil {
+				continue
+			}
+			js, err := abiconf.Native{}.DecodeMessage(m.Name, v.Version, v.Bytes)
+			if err != nil {
+				continue
+			}
+			out = append(out, workItem{m.Name, v.Version, v.Bytes, js})
+			size += len(v.Bytes)
+		}
+	}
+	return out, size
+}
+
+// measure runs fn over the whole set repeatedly for at least d and returns the time per
+// pass.
+func measure(d time.Duration, fn func() error) (time.Duration, error) {
+	if err := fn(); err != nil { // warm-up
+		return 0, err
+	}
+	n := 0
+	start := time.Now()
+	for time.Since(start) < d || n < 2 {
+		if err := fn(); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return time.Since(start) / time.Duration(n), nil
+}
+
+func decodeAll(h codecHost, items []workItem) func() error {
+	return func() error {
+		for _, it := range items {
+			if _, err := h.DecodeMessage(it.name, it.version, it.bytes); err != nil {
+				return fmt.Errorf("%s v%d: %w", it.name, it.version, err)
+			}
+		}
+		return nil
+	}
+}
+
+func encodeAll(h codecHost, items []workItem) func() error {
+	return func() error {
+		for _, it := range items {
+			if _, err := h.EncodeMessage(it.name, it.version, it.json); err != nil {
+				return fmt.Errorf("%s v%d: %w", it.name, it.version, err)
+			}
+		}
+		return nil
+	}
+}
+
+func mbps(bytes int, d time.Duration) float64 { return float64(bytes) / d.Seconds() / 1e6 }
+
+// TestWasmBenchTable prints the wasm table of `make abi-bench`: ABI call overhead,
+// decode/encode throughput in wazero and wasmtime-go against the abi package in
+// process, the module size, compile times with and without the compilation caches and
+// instantiate times. It runs only with KWIRE_BENCH=1 (a measurement, not a test).
+func TestWasmBenchTable(t *testing.T) {
+	if os.Getenv("KWIRE_BENCH") == "" {
+		t.Skip("a benchmark: run with KWIRE_BENCH=1 (make abi-bench)")
+	}
+	ctx := context.Background()
+	dur := 2 * time.Second
+	var b strings.Builder
+	fmt.Fprintf(&b, "kwire flat ABI: wasm hosts against native Go (same run)\n")
+
+	// Module size.
+	wasm, err := os.ReadFile(wasmPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "kwire.wasm: %d bytes (%.1f MiB)\n\n", len(wasm), float64(len(wasm))/(1<<20))
+
+	// Compile and instantiate: wazero.
+	tmp := t.TempDir()
+	t0 := time.Now()
+	wz, err := kwwazero.NewRuntimeFrom(ctx, wasm, kwwazero.Options{CacheDir: filepath.Join(tmp, "wazero")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wzCold := time.Since(t0)
+	wz.Close(ctx)
+	t0 = time.Now()
+	wz, err = kwwazero.NewRuntimeFrom(ctx, wasm, kwwazero.Options{CacheDir: filepath.Join(tmp, "wazero")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wzWarm := time.Since(t0)
+	t0 = time.Now()
+	wzi, err := wz.Instantiate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wzInst := time.Since(t0)
+	defer wz.Close(ctx)
+
+	// Compile and instantiate: wasmtime (cache = its serialized module).
+	cache := filepath.Join(tmp, "kwire.cwasm")
+	wasmFile := filepath.Join(tmp, "kwire.wasm")
+	if err := os.WriteFile(wasmFile, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t0 = time.Now()
+	if _, err := NewRuntime(wasmFile, ""); err != nil {
+		t.Fatal(err)
+	}
+	wtCold := time.Since(t0)
+	if _, err := NewRuntime(wasmFile, cache); err != nil { // writes the cache
+		t.Fatal(err)
+	}
+	t0 = time.Now()
+	wt, err := NewRuntime(wasmFile, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wtWarm := time.Since(t0)
+	t0 = time.Now()
+	wti, err := wt.Instantiate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wtInst := time.Since(t0)
+
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "startup\twazero (compiler)\twasmtime-go\t\n")
+	fmt.Fprintf(tw, "compile, no cache\t%v\t%v\t\n", wzCold.Round(time.Millisecond), wtCold.Round(time.Millisecond))
+	fmt.Fprintf(tw, "compile, from cache\t%v\t%v\t\n", wzWarm.Round(time.Millisecond), wtWarm.Round(time.Millisecond))
+	fmt.Fprintf(tw, "instantiate (+ _initialize)\t%v\t%v\t\n", wzInst.Round(time.Microsecond), wtInst.Round(time.Microsecond))
+	fmt.Fprintf(tw, "from cache to first call\t%v\t%v\t\n", (wzWarm + wzInst).Round(time.Millisecond), (wtWarm + wtInst).Round(time.Millisecond))
+	tw.Flush()
+	b.WriteString("\n")
+
+	// Call overhead: kw_abi_version, and a tiny decode.
+	callCost := func(call func()) time.Duration {
+		const n = 200000
+		call()
+		t0 := time.Now()
+		for i := 0; i < n; i++ {
+			call()
+		}
+		return time.Since(t0) / n
+	}
+	nativeCall := callCost(func() { _ = abi.Version() })
+	wzCall := callCost(func() { wzi.Call("kw_abi_version") })
+	wtCall := callCost(func() { wti.Call("kw_abi_version") })
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "call overhead (kw_abi_version)\tnative Go\twazero\twasmtime-go\t\n")
+	fmt.Fprintf(tw, "per call\t%v\t%v\t%v\t\n", nativeCall, wzCall, wtCall)
+	tw.Flush()
+	b.WriteString("\n")
+
+	// Throughput.
+	hosts := []struct {
+		name string
+		h    codecHost
+	}{{"native Go (abi)", abiconf.Native{}}, {"wazero", wzi}, {"wasmtime-go", wti}}
+	sets := []struct {
+		name  string
+		names map[string]bool
+	}{
+		{"Produce/Fetch", map[string]bool{"ProduceRequest": true, "ProduceResponse": true, "FetchRequest": true, "FetchResponse": true}},
+		{"all vectors", nil},
+	}
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "vectors\top\thost\ttime/pass\tMB/s (wire)\tns/message\tx native\t\n")
+	for _, s := range sets {
+		items, size := work(t, s.names)
+		for _, op := range []string{"decode", "encode"} {
+			var native time.Duration
+			for _, h := range hosts {
+				fn := decodeAll(h.h, items)
+				if op == "encode" {
+					fn = encodeAll(h.h, items)
+				}
+				d, err := measure(dur, fn)
+				if err != nil {
+					t.Fatalf("%s %s on %s: %v", op, s.name, h.name, err)
+				}
+				if native == 0 {
+					native = d
+				}
+				fmt.Fprintf(tw, "%s (%d, %d KB)\t%s\t%s\t%v\t%.1f\t%.0f\t%.2f\t\n", s.name, len(items), size/1000, op, h.name,
+					d.Round(time.Microsecond), mbps(size, d), float64(d.Nanoseconds())/float64(len(items)), float64(d)/float64(native))
+			}
+		}
+	}
+	tw.Flush()
+	b.WriteString("(decode: wire bytes -> JSON; encode: JSON -> wire bytes; each through the ABI's copy in, call, copy out, kw_free)\n")
+	fmt.Print(b.String())
+}
