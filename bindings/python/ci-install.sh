@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what the Python binding needs into bindings/python/.venv: a virtualenv with
+# pip, wasmtime, pytest, mypy and kafka-python (the benchmark's baseline). Idempotent:
+# quick when the venv already has what requirements-dev.txt lists.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PY=${PYTHON:-python3}
+if ! command -v "$PY" >/dev/null 2>&1 || ! "$PY" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+	echo "ci-install (python): installing python3 and python3-venv"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv python3-pip
+	PY=python3
+fi
+
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import sys' >/dev/null 2>&1; then
+	echo "ci-install (python): creating bindings/python/.venv with $("$PY" --version 2>&1)"
+	rm -rf .venv
+	"$PY" -m venv .venv
+fi
+
+stamp=.venv/.requirements-installed
+if ! cmp -s requirements-dev.txt "$stamp"; then
+	echo "ci-install (python): pip install -r requirements-dev.txt"
+	.venv/bin/python -m pip install -q --disable-pip-version-check --no-input -r requirements-dev.txt
+	cp requirements-dev.txt "$stamp"
+fi
+.venv/bin/python -m pip list --disable-pip-version-check 2>/dev/null | grep -i -E '^(wasmtime|pytest|mypy|kafka-python) ' | tr -s ' ' | sed 's/^/ci-install (python): /'

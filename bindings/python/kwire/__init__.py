@@ -1,0 +1,207 @@
+"""kwire: Kafka's wire protocol for Python, byte-exact with Apache Kafka's own serializers.
+
+The codec runs as a WebAssembly module (kwire.wasm, shipped in this package) under
+wasmtime. Every operation of the ABI (capi/kwire.h) is here, as a method of ``Kwire``
+(one module instance) and as a module-level function over a shared default instance:
+
+- frames: ``decode_request_frame``, ``encode_request_frame``, ``decode_response_frame``,
+  ``encode_response_frame``, ``peek_request_header``;
+- message bodies by name and version: ``decode_message``, ``encode_message``;
+- records: ``decode_records`` (the record table fast path), ``decode_records_dict``,
+  ``encode_records``;
+- ``api_catalogue``, ``api``, ``header_versions``, ``abi_version``.
+
+Messages are dicts in kwire's JSON form, typed by the TypedDicts of ``kwire.messages``:
+int64 fields come out as decimal strings (and go in as ints or strings), bytes fields as
+base64 (bytes-like values are accepted on input). Records decode to Python ints and
+memoryviews. Each ``*_json`` variant takes or returns the JSON text instead of a dict.
+Errors raise ``KwireError`` subclasses carrying the ABI status and text.
+"""
+
+from typing import Any, Dict, Iterable, Mapping, Tuple, Type, TypeVar, Union, overload
+
+from . import messages
+from ._api import RECORDS_SKIP_CRC, BytesLike, JSONText, Kwire, default, dumps
+from ._errors import (
+    ArgError,
+    DecodeError,
+    EncodeError,
+    InternalError,
+    JSONError,
+    KwireError,
+    OutOfMemoryError,
+    TooLargeError,
+    UnknownAPIError,
+    UnsupportedError,
+    VersionError,
+)
+from ._records import COMPRESSIONS, Record, RecordTable
+from ._runtime import cache_dir, wasm_path
+from ._types import (
+    Catalogue,
+    CatalogueApi,
+    CatalogueMessage,
+    PeekedHeader,
+    RecordJSON,
+    RecordsJSON,
+    RequestFrame,
+    ResponseFrame,
+)
+
+__version__ = "0.1.0"
+
+T = TypeVar("T")
+
+
+def abi_version() -> int:
+    """(major << 16) | minor of the loaded module's ABI."""
+    return default().abi_version()
+
+
+def api_catalogue() -> Catalogue:
+    """Every api key and message the library knows."""
+    return default().api_catalogue()
+
+
+def api(api_key: int) -> CatalogueApi:
+    """The catalogue entry of an api key."""
+    return default().api(api_key)
+
+
+def header_versions(api_key: int, api_version: int) -> Tuple[int, int]:
+    """(request header version, response header version) of (api_key, api_version)."""
+    return default().header_versions(api_key, api_version)
+
+
+@overload
+def decode_message(message: Type[T], version: int, data: BytesLike) -> T: ...
+
+
+@overload
+def decode_message(message: str, version: int, data: BytesLike) -> Dict[str, Any]: ...
+
+
+def decode_message(message: Any, version: int, data: BytesLike) -> Any:
+    """Decodes one message body (name or kwire.messages TypedDict) at a version."""
+    return default().decode_message(message, version, data)
+
+
+def encode_message(message: Any, version: int, body: Mapping[str, Any]) -> bytes:
+    """Encodes a message body at a version (body bytes only)."""
+    return default().encode_message(message, version, body)
+
+
+def decode_request_frame(frame: BytesLike) -> RequestFrame:
+    """Decodes a whole request frame (size prefix included)."""
+    return default().decode_request_frame(frame)
+
+
+def encode_request_frame(frame: Mapping[str, Any]) -> bytes:
+    """Encodes {"header", "body"} into a whole request frame."""
+    return default().encode_request_frame(frame)
+
+
+def decode_response_frame(frame: BytesLike, api_key: int, api_version: int) -> ResponseFrame:
+    """Decodes a whole response frame answering (api_key, api_version)."""
+    return default().decode_response_frame(frame, api_key, api_version)
+
+
+def encode_response_frame(frame: Mapping[str, Any], api_key: int, api_version: int) -> bytes:
+    """Encodes {"header", "body"} as the response frame of (api_key, api_version)."""
+    return default().encode_response_frame(frame, api_key, api_version)
+
+
+def peek_request_header(frame: BytesLike) -> PeekedHeader:
+    """Reads the request header's fixed fields and client id without decoding the rest."""
+    return default().peek_request_header(frame)
+
+
+def decode_records(data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordTable:
+    """Decodes a records field into a RecordTable (fast path)."""
+    return default().decode_records(data, verify_crc=verify_crc, max_decompressed=max_decompressed)
+
+
+def decode_records_dict(data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordsJSON:
+    """Decodes a records field into kw_records_decode_json's JSON form."""
+    return default().decode_records_dict(data, verify_crc=verify_crc, max_decompressed=max_decompressed)
+
+
+def encode_records(
+    records: Iterable[Any],
+    *,
+    compression: Union[str, int] = "none",
+    magic: int = 2,
+    base_offset: int = 0,
+    partition_leader_epoch: int = -1,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    transactional: bool = False,
+    timestamp_type: str = "CreateTime",
+    log_append_time: int = -1,
+    level: int = 0,
+) -> bytes:
+    """Encodes records into one batch the way Kafka's producer does (see Kwire.encode_records)."""
+    return default().encode_records(
+        records,
+        compression=compression,
+        magic=magic,
+        base_offset=base_offset,
+        partition_leader_epoch=partition_leader_epoch,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        base_sequence=base_sequence,
+        transactional=transactional,
+        timestamp_type=timestamp_type,
+        log_append_time=log_append_time,
+        level=level,
+    )
+
+
+__all__ = [
+    "COMPRESSIONS",
+    "RECORDS_SKIP_CRC",
+    "ArgError",
+    "BytesLike",
+    "Catalogue",
+    "CatalogueApi",
+    "CatalogueMessage",
+    "DecodeError",
+    "EncodeError",
+    "InternalError",
+    "JSONError",
+    "JSONText",
+    "Kwire",
+    "KwireError",
+    "OutOfMemoryError",
+    "PeekedHeader",
+    "Record",
+    "RecordJSON",
+    "RecordTable",
+    "RecordsJSON",
+    "RequestFrame",
+    "ResponseFrame",
+    "TooLargeError",
+    "UnknownAPIError",
+    "UnsupportedError",
+    "VersionError",
+    "abi_version",
+    "api",
+    "api_catalogue",
+    "cache_dir",
+    "decode_message",
+    "decode_records",
+    "decode_records_dict",
+    "decode_request_frame",
+    "decode_response_frame",
+    "default",
+    "dumps",
+    "encode_message",
+    "encode_records",
+    "encode_request_frame",
+    "encode_response_frame",
+    "header_versions",
+    "messages",
+    "peek_request_header",
+    "wasm_path",
+]

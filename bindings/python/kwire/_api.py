@@ -1,0 +1,305 @@
+"""The public API: class Kwire (one wasm instance) and module-level functions over a
+shared default instance."""
+
+import base64
+import json
+import math
+import threading
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    Mapping,
+    Optional,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+    cast,
+    overload,
+)
+
+from . import _records
+from ._errors import ERR_UNKNOWN_API, error_for
+from ._records import RecordTable
+from ._runtime import Instance, check_int32
+from ._types import Catalogue, CatalogueApi, PeekedHeader, RecordsJSON, RequestFrame, ResponseFrame
+
+BytesLike = Union[bytes, bytearray, memoryview]
+"""Any contiguous bytes: bytes, bytearray or memoryview (read, never kept)."""
+JSONText = Union[bytes, bytearray, memoryview, str]
+
+T = TypeVar("T")
+
+RECORDS_SKIP_CRC = 1
+"""kw_records_decode_* flag: do not verify batch checksums."""
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, (bytes, bytearray, memoryview)):
+        return base64.b64encode(o).decode("ascii")
+    raise TypeError(f"{type(o).__name__} is not a value of kwire's JSON form")
+
+
+def _specials(o: Any) -> Any:
+    """Replaces NaN and the infinities by the JSON form's strings."""
+    if isinstance(o, float) and not math.isfinite(o):
+        return "NaN" if math.isnan(o) else ("Infinity" if o > 0 else "-Infinity")
+    if isinstance(o, Mapping):
+        return {k: _specials(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_specials(v) for v in o]
+    return o
+
+
+def dumps(o: Any) -> bytes:
+    """Python values to kwire's JSON form: int64 may be given as int (written exactly),
+    bytes-like values become base64, NaN/Infinity floats become their strings."""
+    try:
+        s = json.dumps(o, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_json_default)
+    except ValueError:
+        s = json.dumps(_specials(o), separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_json_default)
+    return s.encode("utf-8")
+
+
+def _text(j: JSONText) -> BytesLike:
+    return j.encode("utf-8") if isinstance(j, str) else j
+
+
+def _name(message: Any) -> bytes:
+    if isinstance(message, str):
+        return message.encode("utf-8")
+    n = getattr(message, "__name__", None)
+    if isinstance(n, str):
+        return n.encode("utf-8")
+    raise TypeError(f"a message is named by a str or a kwire.messages TypedDict, not {type(message).__name__}")
+
+
+class Kwire:
+    """One instance of kwire.wasm in wasmtime.
+
+    Every method is thread-safe (calls on one instance are serialized by a lock); use one
+    instance per thread for parallelism. ``wasm`` overrides the module file (default:
+    $KWIRE_WASM, else the kwire.wasm shipped in this package).
+
+    Errors are raised as KwireError subclasses carrying the ABI status and text.
+    """
+
+    def __init__(self, wasm: Optional[str] = None) -> None:
+        self._lock = threading.Lock()
+        self._inst = Instance(wasm)
+        self._catalogue: Optional[bytes] = None
+        self._apis: Optional[Dict[int, CatalogueApi]] = None
+
+    # ---- version and catalogue -------------------------------------------------------
+
+    def abi_version(self) -> int:
+        """(major << 16) | minor of the loaded module."""
+        return self._inst.abi_version
+
+    def api_catalogue(self) -> Catalogue:
+        """Every api key and message the library knows (a fresh copy each call)."""
+        return cast(Catalogue, json.loads(self.api_catalogue_json()))
+
+    def api_catalogue_json(self) -> bytes:
+        """kw_api_catalogue as JSON text."""
+        with self._lock:
+            if self._catalogue is None:
+                self._catalogue = self._inst.call_out("kw_api_catalogue")
+            return self._catalogue
+
+    def api(self, api_key: int) -> CatalogueApi:
+        """The catalogue entry of an api key; UnknownAPIError when there is none."""
+        if self._apis is None:
+            self._apis = {a["apiKey"]: a for a in self.api_catalogue()["apis"]}
+        a = self._apis.get(api_key)
+        if a is None:
+            raise error_for(ERR_UNKNOWN_API, f"kwire: unknown api key {api_key}", {"category": "unknown_api"})
+        return a
+
+    def header_versions(self, api_key: int, api_version: int) -> Tuple[int, int]:
+        """(request header version, response header version) of (api_key, api_version)."""
+        check_int32("api_key", api_key)
+        check_int32("api_version", api_version)
+        with self._lock:
+            return self._inst.header_versions(api_key, api_version)
+
+    # ---- message bodies --------------------------------------------------------------
+
+    @overload
+    def decode_message(self, message: Type[T], version: int, data: BytesLike) -> T: ...
+
+    @overload
+    def decode_message(self, message: str, version: int, data: BytesLike) -> Dict[str, Any]: ...
+
+    def decode_message(self, message: Any, version: int, data: BytesLike) -> Any:
+        """Decodes exactly one message body at a version into its JSON form (a dict: int64
+        as decimal strings, bytes as base64). ``message`` is a name ("FetchResponse") or a
+        kwire.messages TypedDict (``messages.FetchResponse``), which types the result."""
+        return json.loads(self.decode_message_json(message, version, data))
+
+    def decode_message_json(self, message: Any, version: int, data: BytesLike) -> bytes:
+        """As decode_message, returning the JSON text."""
+        check_int32("version", version)
+        name = _name(message)
+        with self._lock:
+            np, nn, dp, dn = self._inst.put(name, data)
+            try:
+                return self._inst.call_out("kw_decode_message", np, nn, version, dp, dn)
+            finally:
+                self._inst.release_input()
+
+    def encode_message(self, message: Any, version: int, body: Mapping[str, Any]) -> bytes:
+        """Encodes a message body (its JSON form as a dict; int64 may be ints, bytes
+        fields may be bytes) at a version. Returns the body bytes (no size, no header)."""
+        return self.encode_message_json(message, version, dumps(body))
+
+    def encode_message_json(self, message: Any, version: int, json_text: JSONText) -> bytes:
+        """As encode_message, from JSON text."""
+        check_int32("version", version)
+        name = _name(message)
+        with self._lock:
+            np, nn, jp, jn = self._inst.put(name, _text(json_text))
+            try:
+                return self._inst.call_out("kw_encode_message", np, nn, version, jp, jn)
+            finally:
+                self._inst.release_input()
+
+    # ---- frames ------------------------------------------------------------------------
+
+    def decode_request_frame(self, frame: BytesLike) -> RequestFrame:
+        """Decodes one complete request frame (size prefix included) into
+        {"apiKey", "apiVersion", "headerVersion", "header", "body"}."""
+        return cast(RequestFrame, json.loads(self.decode_request_frame_json(frame)))
+
+    def decode_request_frame_json(self, frame: BytesLike) -> bytes:
+        return self._one_in("kw_decode_request_frame", frame)
+
+    def encode_request_frame(self, frame: Mapping[str, Any]) -> bytes:
+        """Encodes {"header", "body"} (api key and version from the header) into a whole
+        request frame, size prefix included."""
+        return self.encode_request_frame_json(dumps(frame))
+
+    def encode_request_frame_json(self, json_text: JSONText) -> bytes:
+        return self._one_in("kw_encode_request_frame", _text(json_text))
+
+    def decode_response_frame(self, frame: BytesLike, api_key: int, api_version: int) -> ResponseFrame:
+        """Decodes one complete response frame answering a request of (api_key,
+        api_version), which a response does not carry."""
+        return cast(ResponseFrame, json.loads(self.decode_response_frame_json(frame, api_key, api_version)))
+
+    def decode_response_frame_json(self, frame: BytesLike, api_key: int, api_version: int) -> bytes:
+        return self._one_in("kw_decode_response_frame", frame, api_key, api_version)
+
+    def encode_response_frame(self, frame: Mapping[str, Any], api_key: int, api_version: int) -> bytes:
+        """Encodes {"header", "body"} as the response frame of (api_key, api_version)."""
+        return self.encode_response_frame_json(dumps(frame), api_key, api_version)
+
+    def encode_response_frame_json(self, json_text: JSONText, api_key: int, api_version: int) -> bytes:
+        return self._one_in("kw_encode_response_frame", _text(json_text), api_key, api_version)
+
+    def peek_request_header(self, frame: BytesLike) -> PeekedHeader:
+        """Reads size, api key, version, correlation id and client id from the first bytes
+        of a request frame without decoding the rest (the input may be incomplete past the
+        client id). The version is not checked against the api's range."""
+        with self._lock:
+            size, key, ver, corr, hv, cio, cil, _ = self._inst.peek(frame)
+        cid = None
+        if cil >= 0:
+            cid = bytes(memoryview(frame)[cio : cio + cil]).decode("utf-8", "replace")
+        return PeekedHeader(size, key, ver, corr, hv, cid, cio, cil)
+
+    # ---- records -------------------------------------------------------------------------
+
+    def decode_records(self, data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordTable:
+        """Decodes every batch (magic 2) and legacy message (magic 0, 1) of a records field,
+        decompressing as needed, into a RecordTable (the fast path: a flat binary table
+        read with struct loads; keys, values and header values are memoryviews of it).
+        ``max_decompressed`` caps what one batch may decompress to (0: 100 MiB)."""
+        return RecordTable(self._records("kw_records_decode_table", data, verify_crc, max_decompressed))
+
+    def decode_records_dict(self, data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordsJSON:
+        """As decode_records, in the JSON form of kw_records_decode_json (int64 as decimal
+        strings, bytes as base64)."""
+        return cast(RecordsJSON, json.loads(self.decode_records_json(data, verify_crc=verify_crc, max_decompressed=max_decompressed)))
+
+    def decode_records_json(self, data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> bytes:
+        """kw_records_decode_json's JSON text."""
+        return self._records("kw_records_decode_json", data, verify_crc, max_decompressed)
+
+    def _records(self, fn: str, data: BytesLike, verify_crc: bool, max_decompressed: int) -> bytes:
+        check_int32("max_decompressed", max_decompressed)
+        flags = 0 if verify_crc else RECORDS_SKIP_CRC
+        return self._one_in(fn, data, flags, max_decompressed)
+
+    def encode_records(
+        self,
+        records: Iterable[Any],
+        *,
+        compression: Union[str, int] = "none",
+        magic: int = 2,
+        base_offset: int = 0,
+        partition_leader_epoch: int = -1,
+        producer_id: int = -1,
+        producer_epoch: int = -1,
+        base_sequence: int = -1,
+        transactional: bool = False,
+        timestamp_type: str = "CreateTime",
+        log_append_time: int = -1,
+        level: int = 0,
+    ) -> bytes:
+        """Encodes records into one record batch (magic 2) or legacy message set (magic 0,
+        1) the way Kafka's producer does, and returns its bytes (a partition's records).
+
+        Each record is a mapping or an object (a decoded Record works) with ``key`` and
+        ``value`` (bytes-like, str as UTF-8, or None), ``timestamp`` (int ms, optional) and
+        ``headers`` (pairs or {"key", "value"} mappings; key str, value bytes-like or None).
+        ``compression`` is "none", "gzip", "snappy", "lz4", "zstd" or its code; ``level``
+        the codec's level (0: default). int64 arguments are plain ints."""
+        spec = _records.batch_json(
+            records,
+            magic=magic,
+            base_offset=base_offset,
+            partition_leader_epoch=partition_leader_epoch,
+            producer_id=producer_id,
+            producer_epoch=producer_epoch,
+            base_sequence=base_sequence,
+            transactional=transactional,
+            timestamp_type=timestamp_type,
+            log_append_time=log_append_time,
+            level=level,
+        )
+        return self.encode_records_json(dumps(spec), compression)
+
+    def encode_records_json(self, json_text: JSONText, compression: Union[str, int] = "none") -> bytes:
+        """kw_records_encode from its JSON input (see kwire.h)."""
+        code = check_int32("compression", _records.compression_code(compression))
+        return self._one_in("kw_records_encode", _text(json_text), code)
+
+    # ---- plumbing ------------------------------------------------------------------------
+
+    def _one_in(self, fn: str, data: BytesLike, *args: int) -> bytes:
+        for i, a in enumerate(args):
+            check_int32(f"argument {i + 2} of {fn}", a)
+        with self._lock:
+            p, n = self._inst.put(data)
+            try:
+                return self._inst.call_out(fn, p, n, *args)
+            finally:
+                self._inst.release_input()
+
+
+_default: Optional[Kwire] = None
+_default_lock = threading.Lock()
+
+
+def default() -> Kwire:
+    """The shared instance the module-level functions use (created on first use)."""
+    global _default
+    k = _default
+    if k is None:
+        with _default_lock:
+            if _default is None:
+                _default = Kwire()
+            k = _default
+    return k

@@ -1,0 +1,137 @@
+"""kwire's exceptions: one class per ABI status, each carrying the status and the text."""
+
+from typing import Any, Dict, Optional, Type
+
+# Status codes of the ABI (capi/kwire.h).
+OK = 0
+ERR_ARG = -1
+ERR_DECODE = -2
+ERR_ENCODE = -3
+ERR_JSON = -4
+ERR_UNKNOWN_API = -5
+ERR_VERSION = -6
+ERR_TOO_LARGE = -7
+ERR_NOMEM = -8
+ERR_UNSUPPORTED = -9
+ERR_INTERNAL = -10
+
+
+class KwireError(Exception):
+    """A kw_ call failed. Every error of the library is a KwireError (or a subclass).
+
+    Attributes:
+        status:   the ABI's negative status code (KW_ERR_*); an unknown code is kept as is.
+        category: "arg", "decode", "encode", "json", "unknown_api", "version", "too_large",
+                  "nomem", "unsupported", "internal" (or what a newer library reports).
+        text:     the library's error text (kw_last_error).
+        message:  the message name the error concerns, when known.
+        version:  the message version, when known.
+        path:     the field path (decode/encode) or JSON path (JSON errors), when known.
+        offset:   the byte offset in the input (or in the JSON text), when known.
+        details:  the whole kw_last_error_json object.
+    """
+
+    status: int
+    category: str
+    text: str
+    message: Optional[str]
+    version: Optional[int]
+    path: Optional[str]
+    offset: Optional[int]
+    details: Dict[str, Any]
+
+    def __init__(self, status: int, text: str, details: Optional[Dict[str, Any]] = None) -> None:
+        d = dict(details or {})
+        self.status = status
+        self.text = text
+        self.details = d
+        self.category = str(d.get("category", _CATEGORIES.get(status, "error")))
+        msg = d.get("message")
+        self.message = msg if isinstance(msg, str) else None
+        ver = d.get("version")
+        self.version = ver if isinstance(ver, int) else None
+        path = d.get("path")
+        self.path = path if isinstance(path, str) else None
+        off = d.get("offset")
+        self.offset = off if isinstance(off, int) else None
+        super().__init__(status, text)
+
+    def __str__(self) -> str:
+        return f"{self.text} (status {self.status}, {self.category})"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.status!r}, {self.text!r})"
+
+
+class ArgError(KwireError, ValueError):
+    """KW_ERR_ARG: a bad argument (unknown compression, bad flag, negative size...)."""
+
+
+class DecodeError(KwireError, ValueError):
+    """KW_ERR_DECODE: the bytes are not a valid encoding (path and offset say where)."""
+
+
+class EncodeError(KwireError, ValueError):
+    """KW_ERR_ENCODE: the message cannot be encoded at that version (path says which field)."""
+
+
+class JSONError(KwireError, ValueError):
+    """KW_ERR_JSON: the JSON form does not match the message (path is the JSON path)."""
+
+
+class UnknownAPIError(KwireError, LookupError):
+    """KW_ERR_UNKNOWN_API: unknown api key or message name."""
+
+
+class VersionError(KwireError, ValueError):
+    """KW_ERR_VERSION: the version is not valid for that message or header."""
+
+
+class TooLargeError(KwireError, ValueError):
+    """KW_ERR_TOO_LARGE: a size above a limit (frame above 100 MiB, decompression cap...)."""
+
+
+class OutOfMemoryError(KwireError):
+    """KW_ERR_NOMEM: the library could not allocate memory."""
+
+
+class UnsupportedError(KwireError):
+    """KW_ERR_UNSUPPORTED: a feature the library does not read or write."""
+
+
+class InternalError(KwireError):
+    """KW_ERR_INTERNAL: a bug inside the library, caught; or the module trapped (the binding
+    then replaced its instance with a new one)."""
+
+
+_CLASSES: Dict[int, Type[KwireError]] = {
+    ERR_ARG: ArgError,
+    ERR_DECODE: DecodeError,
+    ERR_ENCODE: EncodeError,
+    ERR_JSON: JSONError,
+    ERR_UNKNOWN_API: UnknownAPIError,
+    ERR_VERSION: VersionError,
+    ERR_TOO_LARGE: TooLargeError,
+    ERR_NOMEM: OutOfMemoryError,
+    ERR_UNSUPPORTED: UnsupportedError,
+    ERR_INTERNAL: InternalError,
+}
+
+_CATEGORIES: Dict[int, str] = {
+    ERR_ARG: "arg",
+    ERR_DECODE: "decode",
+    ERR_ENCODE: "encode",
+    ERR_JSON: "json",
+    ERR_UNKNOWN_API: "unknown_api",
+    ERR_VERSION: "version",
+    ERR_TOO_LARGE: "too_large",
+    ERR_NOMEM: "nomem",
+    ERR_UNSUPPORTED: "unsupported",
+    ERR_INTERNAL: "internal",
+}
+
+
+def error_for(status: int, text: str, details: Optional[Dict[str, Any]] = None) -> KwireError:
+    """The exception for a status; an unknown negative status gives a plain KwireError."""
+    cls = _CLASSES.get(status, KwireError)
+    return cls(status, text, details)

@@ -1,0 +1,331 @@
+"""Loading kwire.wasm in wasmtime and calling its kw_ functions (capi/kwire.h).
+
+Compiling the module is slow (it holds every Kafka message), so the compiled code is
+kept in a cache directory and later processes only map it back in:
+
+- ``KWIRE_CACHE_DIR`` names the directory; ``off`` (or an empty value) disables the cache;
+- otherwise ``$XDG_CACHE_HOME/kwire`` or ``~/.cache/kwire``.
+
+An entry is named after the SHA-256 of the module, the wasmtime version and the machine,
+so a new module or a new wasmtime never loads stale code. Wasmtime trusts what it
+deserializes: the cache directory must be writable only by you.
+"""
+
+import ctypes
+import hashlib
+import json
+import os
+import platform
+import struct
+import sys
+import tempfile
+import threading
+from importlib import resources
+from importlib.metadata import PackageNotFoundError, version as _dist_version
+from typing import Any, Dict, Optional, Tuple, Union
+
+import wasmtime
+
+from ._errors import ERR_ARG, ERR_INTERNAL, ERR_TOO_LARGE, KwireError, error_for
+
+ABI_MAJOR = 1
+ABI_MINOR = 0
+
+_EXPORTS = (
+    "kw_abi_version",
+    "kw_alloc",
+    "kw_free",
+    "kw_last_error",
+    "kw_last_error_json",
+    "kw_api_catalogue",
+    "kw_header_versions",
+    "kw_decode_message",
+    "kw_encode_message",
+    "kw_decode_request_frame",
+    "kw_encode_request_frame",
+    "kw_decode_response_frame",
+    "kw_encode_response_frame",
+    "kw_peek_request_header",
+    "kw_records_decode_json",
+    "kw_records_decode_table",
+    "kw_records_encode",
+)
+
+BytesLike = Union[bytes, bytearray, memoryview]
+
+# The scratch buffer of an instance: out slot (0), out_len slot (4), two header-version
+# slots (8, 12), the 32-byte kw_peek_header (16..48).
+_SCRATCH = 48
+_OUT_SLOTS = struct.Struct("<Ii")
+_PEEK = struct.Struct("<8i")
+# KW_MAX_ALLOC: the largest buffer the module hands out or accepts.
+MAX_ALLOC = 512 * 1024 * 1024
+# Input buffers above this size are released after the call instead of kept for reuse.
+_KEEP_INPUT = 4 << 20
+
+
+def wasm_path() -> str:
+    """The kwire.wasm this package loads: $KWIRE_WASM, else the one shipped inside it."""
+    env = os.environ.get("KWIRE_WASM")
+    if env:
+        return env
+    res = resources.files("kwire").joinpath("kwire.wasm")
+    path = str(res)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            f"{path} is missing: the package was built without kwire.wasm "
+            "(build it with `make wasm` and reinstall, or set KWIRE_WASM)"
+        )
+    return path
+
+
+def cache_dir() -> Optional[str]:
+    """Where compiled modules are kept, or None when caching is off."""
+    env = os.environ.get("KWIRE_CACHE_DIR")
+    if env is not None:
+        if env == "" or env.lower() == "off":
+            return None
+        return env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "kwire")
+
+
+def _wasmtime_version() -> str:
+    try:
+        return _dist_version("wasmtime")
+    except PackageNotFoundError:  # pragma: no cover - wasmtime imported but not installed?
+        return "unknown"
+
+
+class _Compiled:
+    """A compiled module with its engine and a linker that provides WASI."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.engine = wasmtime.Engine()
+        self.from_cache = False
+        with open(path, "rb") as f:
+            wasm = f.read()
+        self.sha256 = hashlib.sha256(wasm).hexdigest()
+        self.module = self._load(wasm)
+        self.linker = wasmtime.Linker(self.engine)
+        self.linker.define_wasi()
+
+    def _cache_file(self) -> Optional[str]:
+        d = cache_dir()
+        if d is None:
+            return None
+        tag = f"{self.sha256[:32]}-wasmtime{_wasmtime_version()}-{platform.machine()}-{sys.platform}"
+        return os.path.join(d, f"kwire-{tag}.cwasm")
+
+    def _load(self, wasm: bytes) -> wasmtime.Module:
+        cf = self._cache_file()
+        if cf is not None and os.path.isfile(cf):
+            try:
+                m = wasmtime.Module.deserialize_file(self.engine, cf)
+                self.from_cache = True
+                return m
+            except wasmtime.WasmtimeError:
+                pass  # written by another build or truncated: compile again below
+        m = wasmtime.Module(self.engine, wasm)
+        if cf is not None:
+            try:
+                os.makedirs(os.path.dirname(cf), mode=0o700, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=os.path.dirname(cf), prefix=".kwire-", suffix=".tmp")
+                try:
+                    with os.fdopen(fd, "wb") as f:
+                        f.write(m.serialize())
+                    os.replace(tmp, cf)
+                except BaseException:
+                    os.unlink(tmp)
+                    raise
+            except OSError:
+                pass  # a read-only home: run without the cache
+        return m
+
+
+_compiled: Dict[str, _Compiled] = {}
+_compiled_lock = threading.Lock()
+
+
+def compiled(path: Optional[str] = None) -> _Compiled:
+    """The compiled module at path (default: wasm_path()), compiled once per process."""
+    p = os.path.abspath(path or wasm_path())
+    with _compiled_lock:
+        c = _compiled.get(p)
+        if c is None:
+            c = _Compiled(p)
+            _compiled[p] = c
+        return c
+
+
+class Instance:
+    """One instance of kwire.wasm: a wasmtime store, its exports, a scratch buffer and a
+    reusable input buffer. Not thread-safe by itself: the public API holds a lock.
+
+    If a call traps (which the ABI promises never happens), the instance is replaced by a
+    new one and the call raises InternalError.
+    """
+
+    def __init__(self, path: Optional[str] = None) -> None:
+        self._compiled = compiled(path)
+        self._start()
+
+    def _start(self) -> None:
+        c = self._compiled
+        store = wasmtime.Store(c.engine)
+        wasi = wasmtime.WasiConfig()
+        wasi.inherit_stderr()
+        store.set_wasi(wasi)
+        inst = c.linker.instantiate(store, c.module)
+        ex = inst.exports(store)
+        init = ex["_initialize"]
+        assert isinstance(init, wasmtime.Func)
+        init(store)
+        fns: Dict[str, wasmtime.Func] = {}
+        for name in _EXPORTS:
+            f = ex[name]
+            if not isinstance(f, wasmtime.Func):
+                raise KwireError(ERR_INTERNAL, f"kwire.wasm: export {name} is not a function")
+            fns[name] = f
+        mem = ex["memory"]
+        assert isinstance(mem, wasmtime.Memory)
+        self._store = store
+        self._fns = fns
+        self._mem = mem
+        self.abi_version: int = fns["kw_abi_version"](store)
+        major, minor = self.abi_version >> 16, self.abi_version & 0xFFFF
+        if major != ABI_MAJOR or minor < ABI_MINOR:
+            raise KwireError(
+                ERR_INTERNAL,
+                f"kwire.wasm has ABI {major}.{minor}; this binding needs {ABI_MAJOR}.x with x >= {ABI_MINOR}",
+            )
+        self._in = 0
+        self._in_cap = 0
+        self._scratch = self._alloc(_SCRATCH)
+
+    # ---- low level -------------------------------------------------------------------
+
+    def _base(self) -> int:
+        p = self._mem.data_ptr(self._store)
+        return ctypes.cast(p, ctypes.c_void_p).value or 0
+
+    def call(self, name: str, *args: int) -> int:
+        """Calls a kw_ export and returns its i32 result; a trap replaces the instance."""
+        try:
+            r: int = self._fns[name](self._store, *args)
+            return r
+        except (wasmtime.Trap, wasmtime.WasmtimeError) as e:
+            text = f"kwire.wasm trapped in {name}: {e}; the instance was replaced by a new one"
+            self._start()
+            raise error_for(ERR_INTERNAL, text, {"status": ERR_INTERNAL, "category": "internal", "text": text}) from e
+
+    def _alloc(self, n: int) -> int:
+        p = self.call("kw_alloc", n)
+        if p == 0:
+            raise self.last_error()
+        return p & 0xFFFFFFFF
+
+    def free(self, p: int) -> None:
+        if p:
+            self.call("kw_free", p)
+
+    def last_error(self) -> KwireError:
+        """The exception describing the last failed call (kw_last_error_json)."""
+        s = self._scratch
+        st = self.call("kw_last_error_json", s, s + 4)
+        if st != 0:
+            return error_for(ERR_INTERNAL, f"kw_last_error_json failed with status {st}")
+        base = self._base()
+        ptr, n = _OUT_SLOTS.unpack(ctypes.string_at(base + s, 8))
+        raw = ctypes.string_at(base + ptr, n)
+        try:
+            d: Dict[str, Any] = json.loads(raw)
+        except ValueError:
+            return error_for(ERR_INTERNAL, f"kw_last_error_json returned bad JSON: {raw!r}")
+        status = d.get("status")
+        text = d.get("text")
+        return error_for(
+            status if isinstance(status, int) else ERR_INTERNAL,
+            text if isinstance(text, str) else raw.decode("utf-8", "replace"),
+            d,
+        )
+
+    def put(self, *parts: BytesLike) -> Tuple[int, ...]:
+        """Copies the parts one after another into the input buffer and returns the offset
+        of each part followed by its length: (p0, n0, p1, n1, ...)."""
+        sizes = [memoryview(x).nbytes for x in parts]
+        total = sum(sizes)
+        if total > MAX_ALLOC:
+            raise error_for(
+                ERR_TOO_LARGE,
+                f"kwire: an input of {total} bytes exceeds KW_MAX_ALLOC ({MAX_ALLOC})",
+                {"category": "too_large"},
+            )
+        if total > self._in_cap or self._in == 0:
+            if self._in:
+                self.free(self._in)
+                self._in, self._in_cap = 0, 0
+            cap = max(total, 4096, min(2 * self._in_cap, _KEEP_INPUT))
+            self._in = self._alloc(cap)
+            self._in_cap = cap
+        base = self._base() + self._in
+        out = []
+        at = 0
+        for x, n in zip(parts, sizes):
+            if n:
+                if isinstance(x, bytes):
+                    ctypes.memmove(base + at, x, n)
+                else:
+                    dst = (ctypes.c_ubyte * n).from_address(base + at)
+                    memoryview(dst).cast("B")[:] = memoryview(x).cast("B")
+            out.append(self._in + at)
+            out.append(n)
+            at += n
+        return tuple(out)
+
+    def release_input(self) -> None:
+        """Frees a large input buffer after a call rather than keep it."""
+        if self._in_cap > _KEEP_INPUT:
+            self.free(self._in)
+            self._in, self._in_cap = 0, 0
+
+    def call_out(self, name: str, *args: int) -> bytes:
+        """Calls a kw_ function whose last two parameters are (out, out_len), and returns
+        the output bytes (copied out and freed in the module), or raises its error."""
+        s = self._scratch
+        st = self.call(name, *args, s, s + 4)
+        if st != 0:
+            raise self.last_error()
+        base = self._base()
+        ptr, n = _OUT_SLOTS.unpack(ctypes.string_at(base + s, 8))
+        data = ctypes.string_at(base + ptr, n)
+        self.free(ptr)
+        return data
+
+    def header_versions(self, api_key: int, api_version: int) -> Tuple[int, int]:
+        s = self._scratch
+        st = self.call("kw_header_versions", api_key, api_version, s + 8, s + 12)
+        if st != 0:
+            raise self.last_error()
+        req, resp = struct.unpack("<ii", ctypes.string_at(self._base() + s + 8, 8))
+        return req, resp
+
+    def peek(self, frame: BytesLike) -> Tuple[int, ...]:
+        p, n = self.put(frame)
+        s = self._scratch
+        st = self.call("kw_peek_request_header", p, n, s + 16)
+        self.release_input()
+        if st != 0:
+            raise self.last_error()
+        return _PEEK.unpack(ctypes.string_at(self._base() + s + 16, 32))
+
+
+def check_int32(name: str, v: int) -> int:
+    """Arguments that cross the ABI as i32 are checked here, not wrapped around."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{name} must be an int, not {type(v).__name__}")
+    if not -(1 << 31) <= v < (1 << 31):
+        raise error_for(ERR_ARG, f"kwire: {name} {v} does not fit in an int32", {"category": "arg"})
+    return v
+

@@ -1,0 +1,53 @@
+# The Python binding (included by the top-level Makefile through bindings/bindings.mk).
+#
+#   make python         build the kwire package with build/kwire.wasm inside, install it in
+#                       bindings/python/.venv and compile the module into the cache
+#   make python-test    pytest (API, records, every conformance vector, frames) and mypy --strict
+#   make python-bench   kwire vs kafka-python decoding the same 1000-record Fetch response
+#
+# bindings/python/ci-install.sh creates the venv (run by .ci/run; the targets below run it
+# too when the venv is missing). Compiled wasm code is cached in build/python-cache.
+
+PY_DIR     := bindings/python
+PY_VENV    := $(PY_DIR)/.venv
+PY         := $(PY_VENV)/bin/python
+PY_STAMP   := $(BUILD)/python/installed
+PY_CACHE   := $(abspath $(BUILD))/python-cache
+PY_ENV     := KWIRE_CACHE_DIR=$(PY_CACHE)
+PY_SOURCES := $(wildcard $(PY_DIR)/kwire/*.py) $(PY_DIR)/kwire/py.typed $(PY_DIR)/pyproject.toml $(PY_DIR)/setup.py
+
+.PHONY: python python-test python-bench
+
+# The module's own rule lives with the module (abi/abi.mk); this one only stands in
+# while that fragment does not exist.
+ifeq ($(wildcard abi/abi.mk),)
+$(BUILD)/kwire.wasm:
+	@mkdir -p $(BUILD)
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $@ ./wasm
+endif
+
+$(PY): $(PY_DIR)/requirements-dev.txt
+	bash $(PY_DIR)/ci-install.sh
+	@touch $@
+
+$(PY_STAMP): $(BUILD)/kwire.wasm $(PY) $(PY_SOURCES)
+	@mkdir -p $(dir $@)
+	rm -rf $(PY_DIR)/build
+	KWIRE_WASM=$(abspath $(BUILD)/kwire.wasm) $(PY) -m pip install -q --disable-pip-version-check \
+		--no-build-isolation --no-deps --force-reinstall ./$(PY_DIR)
+	$(PY_ENV) $(PY) -m kwire precompile
+	@touch $@
+
+python: $(PY_STAMP)
+
+# -p no:cacheprovider: no .pytest_cache; the conftest fails a run that tests nothing.
+python-test: $(PY_STAMP)
+	cd $(PY_DIR) && $(PY_ENV) .venv/bin/pytest -p no:cacheprovider -q
+	cd $(PY_DIR) && .venv/bin/mypy --strict --no-incremental --cache-dir=/dev/null kwire tests/typed_usage.py
+
+python-bench: $(PY_STAMP)
+	$(PY_ENV) $(PY) $(PY_DIR)/bench/fetch_vs_kafka_python.py
+
+BUILD_TARGETS += python
+TEST_TARGETS  += python-test
+BENCH_TARGETS += python-bench
