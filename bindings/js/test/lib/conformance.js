@@ -233,3 +233,58 @@ export function onePerTriple(vectors) {
     return true;
   });
 }
+
+/**
+ * checkFrame wraps a request or response vector's body in a frame (header from
+ * encodeMessage at the header version headerVersions gives, correlation id and client id
+ * varying) and checks: decodeRequest/decodeResponse give the envelope of kwire.h with the
+ * body decodeMessage gives; encodeRequest/encodeResponse of that object give the frame
+ * back; peekHeader reads the header fields, also from the frame's first bytes only.
+ * It returns '' on success, null when the body does not decode (left to checkVector).
+ */
+export function checkFrame(kw, cat, v, corr) {
+  const name = cat.apiMessage(v.apiKey, v.kind);
+  if (!name) return null;
+  let body;
+  try {
+    body = kw.decodeMessage(name, v.version, v.bytes);
+  } catch {
+    return null;
+  }
+  const clientId = `client-${corr % 97}`;
+  const hvs = kw.headerVersions(v.apiKey, v.version);
+  const hv = v.kind === 'request' ? hvs.request : hvs.response;
+  const header = v.kind === 'request'
+    ? kw.encodeMessage('RequestHeader', hv, { requestApiKey: v.apiKey, requestApiVersion: v.version, correlationId: corr, clientId })
+    : kw.encodeMessage('ResponseHeader', hv, { correlationId: corr });
+  const frame = new Uint8Array(4 + header.length + v.bytes.length);
+  new DataView(frame.buffer).setUint32(0, header.length + v.bytes.length);
+  frame.set(header, 4);
+  frame.set(v.bytes, 4 + header.length);
+
+  const env = v.kind === 'request' ? kw.decodeRequest(frame) : kw.decodeResponse(frame, v.apiKey, v.version);
+  const keys = Object.keys(env).join(',');
+  if (keys !== 'apiKey,apiVersion,headerVersion,header,body') return `frame object has keys ${keys}`;
+  if (env.apiKey !== v.apiKey || env.apiVersion !== v.version || env.headerVersion !== hv) {
+    return `frame names api ${env.apiKey} v${env.apiVersion} header v${env.headerVersion}, want ${v.apiKey} v${v.version} header v${hv}`;
+  }
+  const d = jsonDiff(body, env.body);
+  if (d) return `frame body differs from decodeMessage at ${d.path}: ${d.want} vs ${d.got}`;
+  if (env.header.correlationId !== corr) return `header correlation id ${env.header.correlationId}, want ${corr}`;
+  if (v.kind === 'request' && hv >= 1 && env.header.clientId !== clientId) return `header client id ${env.header.clientId}, want ${clientId}`;
+
+  const re = v.kind === 'request' ? kw.encodeRequest(env) : kw.encodeResponse(env);
+  if (firstDiff(re, frame) !== -1) return `the frame object encodes to ${re.length} bytes, the frame had ${frame.length}; first difference at ${firstDiff(re, frame)}`;
+
+  if (v.kind === 'request') {
+    const want = { frameSize: frame.length - 4, apiKey: v.apiKey, apiVersion: v.version, correlationId: corr, headerVersion: hv,
+      clientId: hv >= 1 ? clientId : null, clientIdOffset: hv >= 1 ? 14 : -1, clientIdLength: hv >= 1 ? clientId.length : -1 };
+    const p = kw.peekHeader(frame);
+    if (JSON.stringify(p) !== JSON.stringify(want)) return `peek gives ${JSON.stringify(p)}, want ${JSON.stringify(want)}`;
+    if (hv >= 1) {
+      const p2 = kw.peekHeader(frame.subarray(0, 14 + clientId.length));
+      if (JSON.stringify(p2) !== JSON.stringify(want)) return `peek of the first ${14 + clientId.length} bytes gives ${JSON.stringify(p2)}`;
+    }
+  }
+  return '';
+}

@@ -1,0 +1,347 @@
+// Type declarations of kwire's JavaScript binding. The message types (the JSON form of
+// every Kafka message) are generated into messages.d.ts; this file types the API over them.
+
+import type {
+  MessageName,
+  MessagesByName,
+  RequestHeader,
+  RequestsByKey,
+  ResponseHeader,
+  ResponsesByKey,
+} from './messages.js';
+
+export type * from './messages.js';
+
+/** Bytes the binding reads: a Uint8Array (a Node Buffer is one), any typed array or DataView, or an ArrayBuffer. */
+export type BytesLike = Uint8Array | ArrayBufferView | ArrayBuffer;
+
+/** Where kwire.wasm comes from (see compile). */
+export type WasmSource =
+  | URL
+  | string
+  | ArrayBuffer
+  | ArrayBufferView
+  | Response
+  | WebAssembly.Module
+  | PromiseLike<Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module>;
+
+export interface LoadOptions {
+  /** Receives what the module writes to stdout (fd 1) and stderr (fd 2); normally nothing. */
+  onOutput?: (fd: number, text: string) => void;
+}
+
+/** Api keys with a request type. */
+export type RequestApiKey = keyof RequestsByKey;
+/** Api keys with a response type. */
+export type ResponseApiKey = keyof ResponsesByKey;
+
+/** A decoded request frame, as kw_decode_request_frame writes it. */
+export interface RequestFrame<K extends RequestApiKey = RequestApiKey> {
+  apiKey: K;
+  apiVersion: number;
+  headerVersion: number;
+  header: RequestHeader;
+  body: RequestsByKey[K];
+}
+
+/** Any request frame: narrow it by `apiKey` (`if (f.apiKey === 0) f.body.topicData`). */
+export type AnyRequestFrame = { [K in RequestApiKey]: RequestFrame<K> }[RequestApiKey];
+
+/** A decoded response frame, as kw_decode_response_frame writes it. */
+export interface ResponseFrame<K extends ResponseApiKey = ResponseApiKey> {
+  apiKey: K;
+  apiVersion: number;
+  headerVersion: number;
+  header: ResponseHeader;
+  body: ResponsesByKey[K];
+}
+
+/** What encodeRequest reads: the api key and version come from header.requestApiKey and header.requestApiVersion. */
+export interface RequestFrameInput<K extends RequestApiKey = RequestApiKey> {
+  apiKey?: K;
+  apiVersion?: number;
+  headerVersion?: number;
+  header: RequestHeader;
+  body: RequestsByKey[K];
+}
+
+/** What encodeResponse reads. */
+export interface ResponseFrameInput<K extends ResponseApiKey = ResponseApiKey> {
+  apiKey?: K;
+  apiVersion?: number;
+  headerVersion?: number;
+  header: ResponseHeader;
+  body: ResponsesByKey[K];
+}
+
+/** What peekHeader reads from the first bytes of a request frame. */
+export interface PeekedHeader {
+  /** The size prefix: bytes after it. */
+  frameSize: number;
+  apiKey: number;
+  apiVersion: number;
+  correlationId: number;
+  /** 0, 1 or 2, by Kafka's rules. */
+  headerVersion: number;
+  /** null when absent (header v0) or null on the wire. */
+  clientId: string | null;
+  /** Byte offset of the client id in the frame (-1 when absent). */
+  clientIdOffset: number;
+  /** Its length in bytes (-1 when null or absent). */
+  clientIdLength: number;
+}
+
+export type CompressionName = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+export type TimestampType = 'CreateTime' | 'LogAppendTime' | 'NoTimestampType';
+export type SchemaSource = 'none' | 'value-prefix' | 'header';
+
+/** One record of decodeRecords. I is bigint, or string with int64: 'string'. */
+export interface DecodedRecord<I extends bigint | string = bigint> {
+  offset: I;
+  timestamp: I;
+  timestampType: TimestampType;
+  /** null when the key is null (an empty key is an empty array). */
+  key: Uint8Array | null;
+  value: Uint8Array | null;
+  headers: { key: string; value: Uint8Array | null }[];
+  producerId: I;
+  producerEpoch: number;
+  sequence: number;
+  leaderEpoch: number;
+  magic: number;
+  compression: CompressionName;
+  transactional: boolean;
+  control: boolean;
+  /** The control record's type (0 ABORT, 1 COMMIT, ...), else -1. */
+  controlType: number;
+  schemaSource: SchemaSource;
+  schemaId: number;
+  schemaVersion: number;
+}
+
+export interface DecodeRecordsOptions {
+  /**
+   * false (default): keys, values and header values are views into one buffer per call
+   * (holding any of them keeps that buffer alive). true: each is a copy of its own.
+   */
+  copy?: boolean;
+  /** 'bigint' (default) or 'string': the type of offset, timestamp and producerId. */
+  int64?: 'bigint' | 'string';
+  /** Do not verify batch checksums. */
+  skipCrc?: boolean;
+  /** Cap on what one compressed batch may decompress to, in bytes (0: 100 MiB). */
+  maxDecompressed?: number;
+}
+
+export interface DecodedRecords<I extends bigint | string = bigint> {
+  records: DecodedRecord<I>[];
+  /** Size of a partial batch at the end of the input, which Kafka's readers skip. */
+  skippedBytes: number;
+}
+
+/** kw_records_decode_json's form: bytes as base64, int64 as decimal strings. */
+export interface DecodedRecordsJSON {
+  records: {
+    offset: string;
+    timestamp: string;
+    timestampType: TimestampType;
+    key: string | null;
+    value: string | null;
+    headers: { key: string; value: string | null }[];
+    producerId: string;
+    producerEpoch: number;
+    sequence: number;
+    leaderEpoch: number;
+    magic: number;
+    compression: CompressionName;
+    transactional: boolean;
+    control: boolean;
+    controlType: number;
+    schemaSource: SchemaSource;
+    schemaId: number;
+    schemaVersion: number;
+  }[];
+  skippedBytes: number;
+}
+
+/** An int64 on input: a bigint, a safe integer, or a decimal string. */
+export type Int64Input = bigint | number | string;
+/** Record bytes on input: bytes, a string (written as UTF-8), or null. */
+export type RecordBytesInput = BytesLike | string | null | undefined;
+
+export interface RecordInput {
+  key?: RecordBytesInput;
+  value?: RecordBytesInput;
+  timestamp?: Int64Input | Date;
+  headers?: ({ key: string; value?: RecordBytesInput } | [string, RecordBytesInput])[];
+}
+
+export interface EncodeRecordsOptions {
+  compression?: CompressionName | 0 | 1 | 2 | 3 | 4;
+  /** 2 (default), or 0/1 for a legacy message set. */
+  magic?: 0 | 1 | 2;
+  baseOffset?: Int64Input;
+  partitionLeaderEpoch?: number;
+  producerId?: Int64Input;
+  producerEpoch?: number;
+  baseSequence?: number;
+  transactional?: boolean;
+  timestampType?: 'CreateTime' | 'LogAppendTime';
+  logAppendTime?: Int64Input;
+  /** Compression level on the codec's scale; 0 = the codec's default. */
+  level?: number;
+}
+
+export interface ApiInfo {
+  apiKey: number;
+  name: string;
+  request: string;
+  response: string;
+  minVersion: number;
+  maxVersion: number;
+  flexibleMin: number;
+  latestVersionUnstable: boolean;
+  listeners: string[];
+}
+
+export interface MessageInfo {
+  name: string;
+  apiKey: number;
+  kind: 'request' | 'response' | 'header' | 'data';
+  minVersion: number;
+  maxVersion: number;
+  flexibleMin: number;
+  deprecatedMin: number;
+  deprecatedMax: number;
+  latestVersionUnstable: boolean;
+  releases: string[];
+  renames: { path: string; old: string; new: string }[];
+  superseded: { release: string; version: number }[];
+}
+
+export interface CatalogueInfo {
+  abiVersion: string;
+  specReleases: string[];
+  apis: readonly ApiInfo[];
+  messages: readonly MessageInfo[];
+}
+
+/**
+ * A JSON-form message on input: int64 fields as decimal strings (a bigint anywhere in the
+ * object is written as one too), bytes and records as base64.
+ */
+export type MessageInput<N extends MessageName> = MessagesByName[N];
+
+/** One instance of kwire.wasm (its own memory). Not reentrant; calls are synchronous. */
+export declare class Kwire {
+  private constructor();
+  /** Compiles (once per source) and instantiates kwire.wasm. */
+  static load(source?: WasmSource, options?: LoadOptions): Promise<Kwire>;
+
+  abiVersion(): { major: number; minor: number };
+  catalogue(): Readonly<CatalogueInfo>;
+  apis(): readonly ApiInfo[];
+  headerVersions(apiKey: number, apiVersion: number): { request: number; response: number };
+
+  decodeMessage<N extends MessageName>(name: N, version: number, bytes: BytesLike): MessagesByName[N];
+  encodeMessage<N extends MessageName>(name: N, version: number, message: MessageInput<N> | string): Uint8Array;
+
+  decodeRequest(frame: BytesLike): AnyRequestFrame;
+  encodeRequest<K extends RequestApiKey>(frame: RequestFrameInput<K> | string): Uint8Array;
+  decodeResponse<K extends ResponseApiKey>(frame: BytesLike, apiKey: K, apiVersion: number): ResponseFrame<K>;
+  encodeResponse<K extends ResponseApiKey>(frame: ResponseFrameInput<K> & { apiKey: K; apiVersion: number }): Uint8Array;
+  encodeResponse<K extends ResponseApiKey>(frame: ResponseFrameInput<K> | string, apiKey: K, apiVersion: number): Uint8Array;
+  peekHeader(frame: BytesLike): PeekedHeader;
+
+  decodeRecords(records: BytesLike | string | null | undefined, options?: DecodeRecordsOptions & { int64?: 'bigint' }): DecodedRecords<bigint>;
+  decodeRecords(records: BytesLike | string | null | undefined, options: DecodeRecordsOptions & { int64: 'string' }): DecodedRecords<string>;
+  decodeRecordsJSON(records: BytesLike | string | null | undefined, options?: Omit<DecodeRecordsOptions, 'copy' | 'int64'>): DecodedRecordsJSON;
+  encodeRecords(records: RecordInput[], options?: EncodeRecordsOptions): Uint8Array;
+}
+
+/** Compiles kwire.wasm: next to this file by default, or from the given source. */
+export declare function compile(source?: WasmSource): Promise<WebAssembly.Module>;
+/** Loads the instance the module-level functions use (once; later calls return it). */
+export declare function init(source?: WasmSource, options?: LoadOptions): Promise<Kwire>;
+/** Creates a new, independent instance. */
+export declare function load(source?: WasmSource, options?: LoadOptions): Promise<Kwire>;
+
+export declare const ABI_MAJOR: number;
+export declare const ABI_MINOR: number;
+export declare const Compression: Readonly<{ none: 0; gzip: 1; snappy: 2; lz4: 3; zstd: 4 }>;
+
+export declare function decodeMessage<N extends MessageName>(name: N, version: number, bytes: BytesLike): MessagesByName[N];
+export declare function encodeMessage<N extends MessageName>(name: N, version: number, message: MessageInput<N> | string): Uint8Array;
+export declare function decodeRequest(frame: BytesLike): AnyRequestFrame;
+export declare function encodeRequest<K extends RequestApiKey>(frame: RequestFrameInput<K> | string): Uint8Array;
+export declare function decodeResponse<K extends ResponseApiKey>(frame: BytesLike, apiKey: K, apiVersion: number): ResponseFrame<K>;
+export declare function encodeResponse<K extends ResponseApiKey>(frame: ResponseFrameInput<K> & { apiKey: K; apiVersion: number }): Uint8Array;
+export declare function encodeResponse<K extends ResponseApiKey>(frame: ResponseFrameInput<K> | string, apiKey: K, apiVersion: number): Uint8Array;
+export declare function peekHeader(frame: BytesLike): PeekedHeader;
+export declare function decodeRecords(records: BytesLike | string | null | undefined, options?: DecodeRecordsOptions & { int64?: 'bigint' }): DecodedRecords<bigint>;
+export declare function decodeRecords(records: BytesLike | string | null | undefined, options: DecodeRecordsOptions & { int64: 'string' }): DecodedRecords<string>;
+export declare function decodeRecordsJSON(records: BytesLike | string | null | undefined, options?: Omit<DecodeRecordsOptions, 'copy' | 'int64'>): DecodedRecordsJSON;
+export declare function encodeRecords(records: RecordInput[], options?: EncodeRecordsOptions): Uint8Array;
+export declare function apis(): readonly ApiInfo[];
+export declare function catalogue(): Readonly<CatalogueInfo>;
+export declare function headerVersions(apiKey: number, apiVersion: number): { request: number; response: number };
+
+export declare function toBase64(bytes: BytesLike): string;
+export declare function fromBase64(text: string): Uint8Array;
+
+// ---- errors ------------------------------------------------------------------------
+
+export declare const KW_OK: 0;
+export declare const KW_ERR_ARG: -1;
+export declare const KW_ERR_DECODE: -2;
+export declare const KW_ERR_ENCODE: -3;
+export declare const KW_ERR_JSON: -4;
+export declare const KW_ERR_UNKNOWN_API: -5;
+export declare const KW_ERR_VERSION: -6;
+export declare const KW_ERR_TOO_LARGE: -7;
+export declare const KW_ERR_NOMEM: -8;
+export declare const KW_ERR_UNSUPPORTED: -9;
+export declare const KW_ERR_INTERNAL: -10;
+
+/** kw_last_error_json of a failed call. */
+export interface ErrorDetails {
+  status: number;
+  category: string;
+  text: string;
+  message?: string;
+  version?: number;
+  path?: string;
+  offset?: number;
+}
+
+/** Every error of a kwire call. */
+export declare class KwireError extends Error {
+  /** The ABI's negative status (KW_ERR_*). */
+  readonly status: number;
+  /** arg, decode, encode, json, unknown_api, version, too_large, nomem, unsupported, internal. */
+  readonly category: string;
+  /** The library's error text (kw_last_error); also the message. */
+  readonly text: string;
+  readonly details: ErrorDetails;
+  /** The kw_ function that failed. */
+  readonly call: string;
+  readonly messageName: string | undefined;
+  readonly version: number | undefined;
+  readonly path: string | undefined;
+  readonly offset: number | undefined;
+}
+export declare class KwireArgError extends KwireError {}
+export declare class KwireDecodeError extends KwireError {}
+export declare class KwireEncodeError extends KwireError {}
+export declare class KwireJSONError extends KwireError {}
+export declare class KwireUnknownApiError extends KwireError {}
+export declare class KwireVersionError extends KwireError {}
+export declare class KwireTooLargeError extends KwireError {}
+export declare class KwireNoMemError extends KwireError {}
+export declare class KwireUnsupportedError extends KwireError {}
+export declare class KwireInternalError extends KwireError {}
+/** The module trapped; `replaced` tells whether the instance was replaced by a fresh one. */
+export declare class KwireTrapError extends KwireError {
+  readonly replaced: boolean;
+}
+export declare function errorFor(status: number, details: ErrorDetails | null, call: string): KwireError;

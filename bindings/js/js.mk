@@ -1,0 +1,56 @@
+# The JavaScript binding (included by the top-level Makefile through bindings/bindings.mk).
+#
+#   make js                bindings/js/kwire.wasm (a copy of build/kwire.wasm): the package is then complete
+#   make js-test           every test below (part of `make test`)
+#     js-test-node         node --test: API, errors, int64, every conformance vector, frames, record vectors
+#     js-test-types        tsc --strict over test/types/usage.ts against index.d.ts and messages.d.ts
+#     js-test-browser      headless Chromium (Debian's) loads the package from localhost and runs it
+#     js-test-pack         npm pack, install the tarball in an empty project, import 'kwire' by name
+#   make js-bench          kwire vs kafkajs decoding one 1000-record Fetch response (part of `make bench`)
+#
+# Needs Node >= 20 and what bindings/js/ci-install.sh installs (node_modules, chromium).
+
+JS_DIR  := bindings/js
+JS_OUT  := $(BUILD)/js
+NODE    ?= node
+NPM     ?= npm
+
+.PHONY: js js-deps js-test js-test-node js-test-types js-test-browser js-test-pack js-bench
+
+js: $(JS_DIR)/kwire.wasm
+
+$(JS_DIR)/kwire.wasm: $(ABI_WASM)
+	cp $< $@
+
+js-deps:
+	@test -d $(JS_DIR)/node_modules/typescript -a -d $(JS_DIR)/node_modules/playwright-core -a -d $(JS_DIR)/node_modules/kafkajs || \
+		{ echo "bindings/js: dev dependencies missing; run: bash bindings/js/ci-install.sh"; exit 1; }
+
+# node --test, with a TAP copy whose summary must show tests run and none failed.
+js-test-node: js
+	@mkdir -p $(JS_OUT)
+	cd $(JS_DIR) && $(NODE) --test --test-reporter=spec --test-reporter-destination=stdout \
+		--test-reporter=tap --test-reporter-destination=$(CURDIR)/$(JS_OUT)/node-test.tap test/*.test.js
+	@awk '/^# pass /{p=$$3} /^# fail /{f=$$3} END{print "js-test-node: " p+0 " passed, " f+0 " failed"; exit !(p>0 && f==0)}' $(JS_OUT)/node-test.tap
+
+js-test-types: js-deps
+	cd $(JS_DIR) && $(NODE) test/types/check.js
+
+js-test-browser: js js-deps
+	cd $(JS_DIR) && $(NODE) test/browser/run.js
+
+js-test-pack: js
+	@rm -rf $(JS_OUT)/pack && mkdir -p $(JS_OUT)/pack/app
+	cd $(JS_DIR) && $(NPM) pack --silent --pack-destination $(CURDIR)/$(JS_OUT)/pack > /dev/null
+	cd $(JS_OUT)/pack/app && printf '{"name":"app","private":true,"type":"module"}\n' > package.json && \
+		$(NPM) install --silent --offline --no-audit --no-fund ../kwire-*.tgz
+	cd $(JS_OUT)/pack/app && $(NODE) $(CURDIR)/$(JS_DIR)/test/pack-check.js $(CURDIR)/examples/data/produce-request.bin
+
+js-test: js-test-node js-test-types js-test-browser js-test-pack
+
+js-bench: js js-deps
+	cd $(JS_DIR) && $(NODE) bench/fetch.js
+
+BUILD_TARGETS += js
+TEST_TARGETS  += js-test
+BENCH_TARGETS += js-bench
