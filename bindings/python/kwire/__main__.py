@@ -7,11 +7,12 @@ precompile  compiles kwire.wasm into the cache directory (a slow step done once)
 
 import sys
 import time
+from typing import List
 
 from . import _runtime
 
 
-def main(argv: list) -> int:
+def main(argv: List[str]) -> int:
     cmd = argv[1] if len(argv) > 1 else "info"
     if cmd not in ("info", "precompile"):
         print(__doc__, file=sys.stderr)

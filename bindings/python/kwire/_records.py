@@ -121,12 +121,12 @@ class RecordTable(Sequence[Record]):
         self.table = table
         self.skipped_bytes: int = skipped
         self._view = memoryview(table)
-        self._count = count
-        self._stride = stride
-        self._recs = recs
-        self._hcount = hcount
-        self._hstride = hstride
-        self._hoff = hoff
+        self._count: int = count
+        self._stride: int = stride
+        self._recs: int = recs
+        self._hcount: int = hcount
+        self._hstride: int = hstride
+        self._hoff: int = hoff
 
     def __len__(self) -> int:
         return self._count
@@ -140,11 +140,10 @@ class RecordTable(Sequence[Record]):
     def __getitem__(self, i: Union[int, slice]) -> Union[Record, List[Record]]:
         if isinstance(i, slice):
             return [self._record(_RECORD.unpack_from(self.table, self._recs + j * self._stride)) for j in range(*i.indices(self._count))]
-        if i < 0:
-            i += self._count
-        if not 0 <= i < self._count:
+        j: int = i + self._count if i < 0 else i
+        if not 0 <= j < self._count:
             raise IndexError("record index out of range")
-        return self._record(_RECORD.unpack_from(self.table, self._recs + i * self._stride))
+        return self._record(_RECORD.unpack_from(self.table, self._recs + j * self._stride))
 
     def __iter__(self) -> Iterator[Record]:
         if self._stride == _RECORD.size:
