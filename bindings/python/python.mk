@@ -43,7 +43,7 @@ python: $(PY_STAMP)
 # -p no:cacheprovider: no .pytest_cache; the conftest fails a run that tests nothing.
 python-test: $(PY_STAMP)
 	cd $(PY_DIR) && $(PY_ENV) .venv/bin/pytest -p no:cacheprovider -q
-	cd $(PY_DIR) && .venv/bin/mypy --strict --no-incremental --cache-dir=/dev/null kwire tests/typed_usage.py
+	cd $(PY_DIR) && .venv/bin/mypy --strict --no-incremental --cache-dir=/dev/null kwire tests/typed_usage.py ../../examples/python/example.py
 
 python-bench: $(PY_STAMP)
 	$(PY_ENV) $(PY) $(PY_DIR)/bench/fetch_vs_kafka_python.py
