@@ -1,0 +1,491 @@
+//! kwire: Apache Kafka's wire protocol — request and response frames, message bodies,
+//! headers and record batches — decoded and encoded byte for byte as Kafka's own Java
+//! code does, through libkwire (kwire's C library, linked statically by default).
+//!
+//! Messages are exchanged in kwire's JSON form as [`serde_json::Value`]: field names in
+//! lowerCamelCase, int64 values as decimal strings (exact: read them with
+//! [`json::int64`]), bytes and records as base64, unknown tagged fields under
+//! `"_unknownTaggedFields"`. Record batches are read into plain structs
+//! ([`records::Record`]) with exact int64 offsets, timestamps and producer ids.
+//!
+//! ```
+//! // A Produce v9 request frame: decode, inspect, encode back byte for byte.
+//! let frame = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data/produce-request.bin")).unwrap();
+//! let req = kwire::decode_request_frame(&frame).unwrap();
+//! assert_eq!((req.api_key, req.api_version), (0, 9));
+//! assert_eq!(req.header["clientId"], "kwire-example");
+//! assert_eq!(kwire::encode_request_frame(&req).unwrap(), frame);
+//!
+//! // The records of its first partition.
+//! let records = kwire::json::bytes(&req.body["topicData"][0]["partitionData"][0]["records"]).unwrap().unwrap();
+//! let set = kwire::records::decode(&records, &Default::default()).unwrap();
+//! assert_eq!(set.records[0].key.as_deref(), Some(&b"key-0"[..]));
+//! ```
+//!
+//! Every function may be called from any thread. Errors are [`Error`] values carrying the
+//! library's status ([`ErrorKind`]), its text, and the field path and byte offset when
+//! known.
+//!
+//! libkwire contains a Go runtime, and a process may hold only one: do not link this
+//! crate into a program that also loads another library built by Go as a c-shared or
+//! c-archive library (the `links = "kwire"` key keeps cargo from linking libkwire twice).
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+mod error;
+mod ffi;
+pub mod json;
+pub mod records;
+
+use std::os::raw::c_char;
+
+use serde::{Deserialize, Serialize};
+pub use serde_json::Value;
+
+pub use error::{Error, ErrorKind, Result};
+
+/// The ABI major version this crate was written for; [`abi_version`] must report the same.
+pub const ABI_MAJOR: u16 = ffi::KW_ABI_MAJOR as u16;
+/// The ABI minor version this crate needs at least.
+pub const ABI_MINOR: u16 = ffi::KW_ABI_MINOR as u16;
+
+/// The ABI version of the linked library, (major, minor).
+pub fn abi_version() -> (u16, u16) {
+    // SAFETY: no arguments, never fails.
+    let v = unsafe { ffi::kw_abi_version() };
+    ((v >> 16) as u16, (v & 0xffff) as u16)
+}
+
+/// Whether the linked library serves this crate: same major, minor at least ours.
+#[allow(clippy::absurd_extreme_comparisons)] // ABI_MINOR may be 0
+pub fn abi_compatible() -> bool {
+    let (major, minor) = abi_version();
+    major == ABI_MAJOR && minor >= ABI_MINOR
+}
+
+// ---- calling convention ----------------------------------------------------------------
+
+/// A buffer the library allocated; freed with kw_free when dropped.
+struct LibBuf {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl LibBuf {
+    fn as_slice(&self) -> &[u8] {
+        if self.ptr.is_null() || self.len == 0 {
+            return &[];
+        }
+        // SAFETY: the library returned ptr with len readable bytes, valid until kw_free.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl Drop for LibBuf {
+    fn drop(&mut self) {
+        if !self.ptr.is_null() {
+            // SAFETY: ptr came from the library and is freed exactly once.
+            unsafe { ffi::kw_free(self.ptr.cast()) };
+        }
+    }
+}
+
+/// len32 checks that an input fits the ABI's int32 lengths.
+fn len32(what: &str, n: usize) -> Result<i32> {
+    i32::try_from(n).map_err(|_| {
+        Error::new(
+            ErrorKind::Arg,
+            format!("kwire: {} of {} bytes exceeds the ABI's 2 GiB limit", what, n),
+        )
+    })
+}
+
+/// ptr gives the library NULL for an empty input (a dangling slice pointer is not NULL).
+fn ptr(s: &[u8]) -> *const u8 {
+    if s.is_empty() {
+        std::ptr::null()
+    } else {
+        s.as_ptr()
+    }
+}
+
+/// call runs a kw_ function with (out, out_len) out-params and returns its output.
+fn call(f: impl FnOnce(*mut *mut u8, *mut i32) -> i32) -> Result<LibBuf> {
+    let mut out: *mut u8 = std::ptr::null_mut();
+    let mut n: i32 = 0;
+    let st = f(&mut out, &mut n);
+    let buf = LibBuf {
+        ptr: out,
+        len: n.max(0) as usize,
+    };
+    if st != ffi::KW_OK {
+        return Err(Error::last(st));
+    }
+    Ok(buf)
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(what: &str, b: &LibBuf) -> Result<T> {
+    serde_json::from_slice(b.as_slice()).map_err(|e| {
+        Error::new(
+            ErrorKind::Internal,
+            format!("kwire: the library's {} is not the expected JSON: {}", what, e),
+        )
+    })
+}
+
+fn to_text(b: &LibBuf) -> Result<String> {
+    String::from_utf8(b.as_slice().to_vec())
+        .map_err(|_| Error::new(ErrorKind::Internal, "kwire: the library's JSON output is not UTF-8"))
+}
+
+fn to_json<T: Serialize + ?Sized>(v: &T) -> Result<Vec<u8>> {
+    serde_json::to_vec(v).map_err(|e| Error::new(ErrorKind::Json, format!("kwire: cannot write the JSON input: {}", e)))
+}
+
+// ---- catalogue -------------------------------------------------------------------------
+
+/// Every api and message the library knows ([`catalogue`]).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Catalogue {
+    /// "major.minor" of the library's ABI.
+    pub abi_version: String,
+    /// The Kafka releases whose descriptors the codec is generated from.
+    pub spec_releases: Vec<String>,
+    /// Every api key, in api key order.
+    pub apis: Vec<ApiInfo>,
+    /// Requests, responses, the two headers and the data types, sorted by name.
+    pub messages: Vec<MessageInfo>,
+}
+
+impl Catalogue {
+    /// The api of an api key.
+    pub fn api(&self, api_key: i16) -> Option<&ApiInfo> {
+        self.apis.iter().find(|a| a.api_key == api_key)
+    }
+    /// A message by its name ("ProduceRequest").
+    pub fn message(&self, name: &str) -> Option<&MessageInfo> {
+        self.messages.iter().find(|m| m.name == name)
+    }
+}
+
+/// One api key.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiInfo {
+    /// The api key.
+    pub api_key: i16,
+    /// Its name ("Produce").
+    pub name: String,
+    /// The request message's name.
+    pub request: String,
+    /// The response message's name.
+    pub response: String,
+    /// Oldest valid version.
+    pub min_version: i16,
+    /// Newest valid version.
+    pub max_version: i16,
+    /// First flexible version, -1 when never flexible.
+    pub flexible_min: i16,
+    /// Whether the newest version is not final yet.
+    pub latest_version_unstable: bool,
+    /// Listeners the api is served on.
+    #[serde(default)]
+    pub listeners: Vec<String>,
+}
+
+/// One message.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageInfo {
+    /// The descriptor name ("ProduceRequest").
+    pub name: String,
+    /// Api key (-1 for headers and data types).
+    pub api_key: i16,
+    /// "request", "response", "header" or "data".
+    pub kind: String,
+    /// Oldest valid version.
+    pub min_version: i16,
+    /// Newest valid version.
+    pub max_version: i16,
+    /// First flexible version, -1 when never flexible.
+    pub flexible_min: i16,
+    /// Deprecated version range, -1 when none.
+    pub deprecated_min: i16,
+    /// Deprecated version range, -1 when none.
+    pub deprecated_max: i16,
+    /// Whether the newest version is not final yet.
+    pub latest_version_unstable: bool,
+    /// The releases that define the message.
+    #[serde(default)]
+    pub releases: Vec<String>,
+    /// Fields a newer release renamed (kwire writes the new name and reads both).
+    #[serde(default)]
+    pub renames: Vec<FieldRename>,
+    /// Versions an older release marked unstable that a newer release redefined.
+    #[serde(default)]
+    pub superseded: Vec<Superseded>,
+}
+
+/// A field a newer Kafka release renamed.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct FieldRename {
+    /// Where the field lives ("topics[].partitions[]"; "" at the top).
+    pub path: String,
+    /// The older name.
+    pub old: String,
+    /// The newer name, which kwire writes.
+    pub new: String,
+}
+
+/// A version an older release marked unstable and a newer release redefined.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+pub struct Superseded {
+    /// The older release.
+    pub release: String,
+    /// The version.
+    pub version: i16,
+}
+
+/// Every api key and message the library knows.
+pub fn catalogue() -> Result<Catalogue> {
+    // SAFETY: valid out-params.
+    let b = call(|o, n| unsafe { ffi::kw_api_catalogue(o, n) })?;
+    parse("catalogue", &b)
+}
+
+/// Request and response header versions of an (api key, version).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeaderVersions {
+    /// The request header version (0, 1 or 2).
+    pub request: i16,
+    /// The response header version (0 or 1).
+    pub response: i16,
+}
+
+/// The header versions of (api key, version), with Kafka's two special cases
+/// (ApiVersions responses always use response header v0; ControlledShutdown v0 uses
+/// request header v0).
+pub fn header_versions(api_key: i16, api_version: i16) -> Result<HeaderVersions> {
+    let (mut rq, mut rs) = (0i32, 0i32);
+    // SAFETY: valid out-params.
+    let st = unsafe { ffi::kw_header_versions(api_key as i32, api_version as i32, &mut rq, &mut rs) };
+    if st != ffi::KW_OK {
+        return Err(Error::last(st));
+    }
+    Ok(HeaderVersions {
+        request: rq as i16,
+        response: rs as i16,
+    })
+}
+
+// ---- message bodies --------------------------------------------------------------------
+
+/// Decodes `bytes`, exactly one message `name` ("ProduceRequest", "RequestHeader",
+/// "ConsumerProtocolSubscription", ...) at `version`, into its JSON text.
+pub fn decode_message_json(name: &str, version: i16, bytes: &[u8]) -> Result<String> {
+    let nl = len32("name", name.len())?;
+    let il = len32("input", bytes.len())?;
+    // SAFETY: name and bytes are valid for their lengths during the call; valid out-params.
+    let b = call(|o, n| unsafe {
+        ffi::kw_decode_message(name.as_ptr() as *const c_char, nl, version as i32, ptr(bytes), il, o, n)
+    })?;
+    to_text(&b)
+}
+
+/// Decodes `bytes`, exactly one message `name` at `version`, into its JSON form.
+pub fn decode_message(name: &str, version: i16, bytes: &[u8]) -> Result<Value> {
+    let nl = len32("name", name.len())?;
+    let il = len32("input", bytes.len())?;
+    // SAFETY: as in decode_message_json.
+    let b = call(|o, n| unsafe {
+        ffi::kw_decode_message(name.as_ptr() as *const c_char, nl, version as i32, ptr(bytes), il, o, n)
+    })?;
+    parse("message JSON", &b)
+}
+
+/// Encodes the JSON text of message `name` at `version` (the body only: no size prefix,
+/// no header).
+pub fn encode_message_json(name: &str, version: i16, json: &str) -> Result<Vec<u8>> {
+    let nl = len32("name", name.len())?;
+    let jl = len32("JSON", json.len())?;
+    // SAFETY: name and json are valid for their lengths during the call; valid out-params.
+    let b = call(|o, n| unsafe {
+        ffi::kw_encode_message(
+            name.as_ptr() as *const c_char,
+            nl,
+            version as i32,
+            ptr(json.as_bytes()),
+            jl,
+            o,
+            n,
+        )
+    })?;
+    Ok(b.as_slice().to_vec())
+}
+
+/// Encodes message `name` at `version` from its JSON form.
+pub fn encode_message(name: &str, version: i16, message: &Value) -> Result<Vec<u8>> {
+    let json = to_json(message)?;
+    let nl = len32("name", name.len())?;
+    let jl = len32("JSON", json.len())?;
+    // SAFETY: as in encode_message_json.
+    let b = call(|o, n| unsafe {
+        ffi::kw_encode_message(name.as_ptr() as *const c_char, nl, version as i32, ptr(&json), jl, o, n)
+    })?;
+    Ok(b.as_slice().to_vec())
+}
+
+// ---- frames ----------------------------------------------------------------------------
+
+/// A request frame: header and body in the JSON form.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestFrame {
+    /// The api key (from the header).
+    pub api_key: i16,
+    /// The api version (from the header).
+    pub api_version: i16,
+    /// The request header version, by Kafka's rules.
+    pub header_version: i16,
+    /// The RequestHeader.
+    pub header: Value,
+    /// The request body.
+    pub body: Value,
+}
+
+/// A response frame: header and body in the JSON form.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ResponseFrame {
+    /// The api key of the request it answers.
+    pub api_key: i16,
+    /// The api version of the request it answers.
+    pub api_version: i16,
+    /// The response header version, by Kafka's rules.
+    pub header_version: i16,
+    /// The ResponseHeader.
+    pub header: Value,
+    /// The response body.
+    pub body: Value,
+}
+
+/// Decodes one complete request frame (4-byte size prefix, header, body).
+pub fn decode_request_frame(frame: &[u8]) -> Result<RequestFrame> {
+    let il = len32("frame", frame.len())?;
+    // SAFETY: frame is valid for il bytes during the call; valid out-params.
+    let b = call(|o, n| unsafe { ffi::kw_decode_request_frame(ptr(frame), il, o, n) })?;
+    parse("frame JSON", &b)
+}
+
+/// Encodes a request frame, size prefix included. The api key and version are the
+/// header's `requestApiKey` and `requestApiVersion`; the frame's `api_key`, `api_version`
+/// and `header_version` must agree with them.
+pub fn encode_request_frame(frame: &RequestFrame) -> Result<Vec<u8>> {
+    encode_request_frame_value(&to_json(frame)?)
+}
+
+/// Encodes a request frame from a header and a body, size prefix included.
+pub fn encode_request(header: &Value, body: &Value) -> Result<Vec<u8>> {
+    #[derive(Serialize)]
+    struct F<'a> {
+        header: &'a Value,
+        body: &'a Value,
+    }
+    encode_request_frame_value(&to_json(&F { header, body })?)
+}
+
+fn encode_request_frame_value(json: &[u8]) -> Result<Vec<u8>> {
+    let jl = len32("JSON", json.len())?;
+    // SAFETY: json is valid for jl bytes during the call; valid out-params.
+    let b = call(|o, n| unsafe { ffi::kw_encode_request_frame(ptr(json), jl, o, n) })?;
+    Ok(b.as_slice().to_vec())
+}
+
+/// Decodes one complete response frame answering a request of (api key, version) — a
+/// response does not carry them.
+pub fn decode_response_frame(frame: &[u8], api_key: i16, api_version: i16) -> Result<ResponseFrame> {
+    let il = len32("frame", frame.len())?;
+    // SAFETY: frame is valid for il bytes during the call; valid out-params.
+    let b = call(|o, n| unsafe {
+        ffi::kw_decode_response_frame(ptr(frame), il, api_key as i32, api_version as i32, o, n)
+    })?;
+    parse("frame JSON", &b)
+}
+
+/// Encodes a response frame for the frame's api key and version, size prefix included.
+pub fn encode_response_frame(frame: &ResponseFrame) -> Result<Vec<u8>> {
+    encode_response_frame_value(&to_json(frame)?, frame.api_key, frame.api_version)
+}
+
+/// Encodes a response frame answering (api key, version) from a header and a body.
+pub fn encode_response(api_key: i16, api_version: i16, header: &Value, body: &Value) -> Result<Vec<u8>> {
+    #[derive(Serialize)]
+    struct F<'a> {
+        header: &'a Value,
+        body: &'a Value,
+    }
+    encode_response_frame_value(&to_json(&F { header, body })?, api_key, api_version)
+}
+
+fn encode_response_frame_value(json: &[u8], api_key: i16, api_version: i16) -> Result<Vec<u8>> {
+    let jl = len32("JSON", json.len())?;
+    // SAFETY: json is valid for jl bytes during the call; valid out-params.
+    let b =
+        call(|o, n| unsafe { ffi::kw_encode_response_frame(ptr(json), jl, api_key as i32, api_version as i32, o, n) })?;
+    Ok(b.as_slice().to_vec())
+}
+
+/// What [`peek_request_header`] reads from the start of a request frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PeekedHeader<'a> {
+    /// The size prefix: the number of bytes after it.
+    pub frame_size: i32,
+    /// The api key.
+    pub api_key: i16,
+    /// The api version (not checked against the api's range).
+    pub api_version: i16,
+    /// The correlation id.
+    pub correlation_id: i32,
+    /// The request header version (0, 1 or 2), by Kafka's rules.
+    pub header_version: i16,
+    /// The client id, borrowed from the frame; None when null or absent (header v0).
+    pub client_id: Option<&'a [u8]>,
+}
+
+/// Reads the size, api key, version, correlation id and client id of a request frame
+/// without decoding the rest and without allocating. `frame` may stop anywhere after the
+/// client id (a proxy can peek at the first bytes it received).
+pub fn peek_request_header(frame: &[u8]) -> Result<PeekedHeader<'_>> {
+    let il = len32("frame", frame.len())?;
+    let mut h = ffi::KwPeekHeader::default();
+    // SAFETY: frame is valid for il bytes during the call; h is writable storage.
+    let st = unsafe { ffi::kw_peek_request_header(ptr(frame), il, &mut h) };
+    if st != ffi::KW_OK {
+        return Err(Error::last(st));
+    }
+    let client_id = if h.client_id_length < 0 {
+        None
+    } else {
+        let start = h.client_id_offset as usize;
+        let end = start.checked_add(h.client_id_length as usize);
+        match end.and_then(|end| frame.get(start..end)) {
+            Some(s) => Some(s),
+            None => {
+                return Err(Error::new(
+                    ErrorKind::Internal,
+                    "kwire: peek returned a client id outside the frame",
+                ))
+            }
+        }
+    };
+    Ok(PeekedHeader {
+        frame_size: h.frame_size,
+        api_key: h.api_key as i16,
+        api_version: h.api_version as i16,
+        correlation_id: h.correlation_id,
+        header_version: h.header_version as i16,
+        client_id,
+    })
+}
