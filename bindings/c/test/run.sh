@@ -41,6 +41,19 @@ for linkage in static shared; do
 		total_fail=$((total_fail + 1))
 	fi
 done
+# The headers also compile as C++ (kwire.h and kwire_json.h declare extern "C").
+if command -v "${CXX:-c++}" > /dev/null; then
+	printf '#include "kwire.h"\n#include "kwire_json.h"\nint main() { kwj_value *v = kwj_parse("[1]", 3, nullptr, 0); int r = kwj_len(v) == 1 ? 0 : 1; kwj_free(v); return r; }\n' > "$out/cxx.cc"
+	# shellcheck disable=SC2046
+	if "${CXX:-c++}" -std=c++11 -pedantic -Wall -Wextra -Werror -o "$out/cxx" "$out/cxx.cc" $(pkg-config --cflags --libs kwire-static) && "$out/cxx"; then
+		echo "c++: the headers compile and link as C++11"
+		total_pass=$((total_pass + 1))
+	else
+		echo "FAIL c++: the headers as C++11"
+		total_fail=$((total_fail + 1))
+	fi
+fi
+
 # An install (`make c-install` with PREFIX): the .pc files name the prefix; a program
 # built against it links and reports the header's ABI version.
 inst="$out/install"
