@@ -30,11 +30,17 @@ $(PY): $(PY_DIR)/requirements-dev.txt
 	bash $(PY_DIR)/ci-install.sh
 	@touch $@
 
+# The package is built from a private copy of its sources (setuptools writes build/ and
+# *.egg-info beside them) and installed under a lock, so two makes running at once in one
+# checkout do not trip over each other.
 $(PY_STAMP): $(BUILD)/kwire.wasm $(PY) $(PY_SOURCES)
 	@mkdir -p $(dir $@)
-	rm -rf $(PY_DIR)/build
-	KWIRE_WASM=$(abspath $(BUILD)/kwire.wasm) $(PY) -m pip install -q --disable-pip-version-check \
-		--no-build-isolation --no-deps --force-reinstall ./$(PY_DIR)
+	@tmp=$$(mktemp -d $(abspath $(BUILD))/python/src.XXXXXX) && \
+	cp -r $(PY_DIR)/pyproject.toml $(PY_DIR)/setup.py $(PY_DIR)/README.md $(PY_DIR)/kwire $$tmp/ && \
+	echo "pip install $(PY_DIR) (with $(BUILD)/kwire.wasm) into $(PY_VENV)" && \
+	KWIRE_WASM=$(abspath $(BUILD)/kwire.wasm) flock $(BUILD)/python/.lock $(PY) -m pip install -q \
+		--disable-pip-version-check --no-build-isolation --no-deps --force-reinstall $$tmp; \
+	rc=$$?; rm -rf $$tmp; exit $$rc
 	$(PY_ENV) $(PY) -m kwire precompile
 	@touch $@
 

@@ -15,7 +15,14 @@ _TIMESTAMP_TYPES = {-1: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}
 _SCHEMA_SOURCES = ("none", "value-prefix", "header")
 
 _TABLE_HEADER = struct.Struct("<4s9i")
-_RECORD = struct.Struct("<3q18i")  # layout 1: 96 bytes
+_RECORD_SIZE = 96  # layout 1
+# The head of a record entry, read for every record: offset, timestamp, producer_id,
+# key_offset, key_length, value_offset, value_length, first_header, header_count.
+_HEAD = struct.Struct("<3q6i")
+_HEAD_STRIDE = struct.Struct("<3q6i%dx" % (_RECORD_SIZE - 48))
+# The tail, read when one of its fields is asked for: sequence .. schema_version.
+_TAIL = struct.Struct("<12i")
+_FH_HC = struct.Struct("<2i")  # first_header, header_count at +40
 _HEADER = struct.Struct("<4i")
 _FLAG_TRANSACTIONAL = 1
 _FLAG_CONTROL = 2
@@ -29,29 +36,12 @@ class Record:
     long as any of them or the table is referenced. Header keys are ``str`` (invalid
     UTF-8 becomes U+FFFD, as in the JSON form); ``raw_headers()`` gives their exact
     bytes. int64 values (offset, timestamp, producer_id) are Python ints.
+
+    offset, timestamp, producer_id, key and value are read when the record is; the other
+    fields are read from the table when first asked for.
     """
 
-    __slots__ = (
-        "offset",
-        "timestamp",
-        "producer_id",
-        "key",
-        "value",
-        "headers",
-        "sequence",
-        "leader_epoch",
-        "producer_epoch",
-        "magic",
-        "compression",
-        "timestamp_type",
-        "transactional",
-        "control",
-        "control_type",
-        "schema_source",
-        "schema_id",
-        "schema_version",
-        "_raw_headers",
-    )
+    __slots__ = ("offset", "timestamp", "producer_id", "key", "value", "headers", "_table", "_at", "_tail")
 
     offset: int
     timestamp: int
@@ -59,27 +49,78 @@ class Record:
     key: Optional[memoryview]
     value: Optional[memoryview]
     headers: List[Tuple[str, Optional[memoryview]]]
-    sequence: int
-    leader_epoch: int
-    producer_epoch: int
-    magic: int
-    compression: str
-    """"none", "gzip", "snappy", "lz4" or "zstd"."""
-    timestamp_type: str
-    """"CreateTime", "LogAppendTime" or "NoTimestampType"."""
-    transactional: bool
-    control: bool
-    control_type: int
-    """-1 unless a control record: 0 ABORT, 1 COMMIT, 2 LEADER_CHANGE, ..."""
-    schema_source: str
-    """"none", "value-prefix" or "header"."""
-    schema_id: int
-    schema_version: int
-    _raw_headers: List[Tuple[memoryview, Optional[memoryview]]]
+    """The record's headers in wire order: (key, value) pairs."""
+    _table: "RecordTable"
+    _at: int
+    _tail: Tuple[int, ...]  # unset until a tail field is asked for
+
+    def _t(self) -> Tuple[int, ...]:
+        try:
+            return self._tail
+        except AttributeError:
+            t = _TAIL.unpack_from(self._table.table, self._at + 48)
+            self._tail = t
+            return t
 
     def raw_headers(self) -> List[Tuple[memoryview, Optional[memoryview]]]:
         """The headers with their keys as the exact bytes of the batch."""
-        return list(self._raw_headers)
+        fh, hc = _FH_HC.unpack_from(self._table.table, self._at + 40)
+        return self._table._raw_headers()[fh : fh + hc] if hc else []
+
+    @property
+    def sequence(self) -> int:
+        return self._t()[0]
+
+    @property
+    def leader_epoch(self) -> int:
+        return self._t()[1]
+
+    @property
+    def producer_epoch(self) -> int:
+        return self._t()[2]
+
+    @property
+    def magic(self) -> int:
+        return self._t()[3]
+
+    @property
+    def compression(self) -> str:
+        """"none", "gzip", "snappy", "lz4" or "zstd"."""
+        c = self._t()[4]
+        return COMPRESSIONS[c] if 0 <= c < len(COMPRESSIONS) else str(c)
+
+    @property
+    def timestamp_type(self) -> str:
+        """"CreateTime", "LogAppendTime" or "NoTimestampType"."""
+        tt = self._t()[5]
+        return _TIMESTAMP_TYPES.get(tt, str(tt))
+
+    @property
+    def transactional(self) -> bool:
+        return bool(self._t()[6] & _FLAG_TRANSACTIONAL)
+
+    @property
+    def control(self) -> bool:
+        return bool(self._t()[6] & _FLAG_CONTROL)
+
+    @property
+    def control_type(self) -> int:
+        """-1 unless a control record: 0 ABORT, 1 COMMIT, 2 LEADER_CHANGE, ..."""
+        return self._t()[7]
+
+    @property
+    def schema_source(self) -> str:
+        """"none", "value-prefix" or "header"."""
+        ss = self._t()[8]
+        return _SCHEMA_SOURCES[ss] if 0 <= ss < len(_SCHEMA_SOURCES) else str(ss)
+
+    @property
+    def schema_id(self) -> int:
+        return self._t()[9]
+
+    @property
+    def schema_version(self) -> int:
+        return self._t()[10]
 
     def __repr__(self) -> str:
         def show(b: Optional[memoryview]) -> str:
@@ -93,11 +134,24 @@ class Record:
 
 
 class RecordTable(Sequence[Record]):
-    """The records of kw_records_decode_table: a sequence of Record, read lazily from one
-    bytes buffer (``table``) with struct loads. ``skipped_bytes`` is the size of a partial
-    batch at the end of the input, which Kafka's readers skip."""
+    """The records of kw_records_decode_table: a sequence of Record, read from one bytes
+    buffer (``table``) with struct loads. ``skipped_bytes`` is the size of a partial batch
+    at the end of the input, which Kafka's readers skip. Every offset and length in the
+    table is checked against the buffer before any record is handed out."""
 
-    __slots__ = ("table", "skipped_bytes", "_view", "_count", "_stride", "_recs", "_hcount", "_hstride", "_hoff")
+    __slots__ = (
+        "table",
+        "skipped_bytes",
+        "_view",
+        "_count",
+        "_stride",
+        "_recs",
+        "_hcount",
+        "_hstride",
+        "_hoff",
+        "_hdrs",
+        "_raw",
+    )
 
     def __init__(self, table: bytes) -> None:
         n = len(table)
@@ -108,7 +162,7 @@ class RecordTable(Sequence[Record]):
             raise _bad(f"magic {magic!r} layout {layout}")
         if (
             total != n
-            or stride < _RECORD.size
+            or stride < _RECORD_SIZE
             or hstride < _HEADER.size
             or count < 0
             or hcount < 0
@@ -127,6 +181,44 @@ class RecordTable(Sequence[Record]):
         self._hcount: int = hcount
         self._hstride: int = hstride
         self._hoff: int = hoff
+        self._hdrs: Optional[List[Tuple[str, Optional[memoryview]]]] = None
+        self._raw: Optional[List[Tuple[memoryview, Optional[memoryview]]]] = None
+
+    def _heads(self) -> Iterator[Tuple[int, ...]]:
+        if self._stride == _RECORD_SIZE:
+            return _HEAD_STRIDE.iter_unpack(self._view[self._recs : self._recs + self._count * self._stride])
+        return (_HEAD.unpack_from(self.table, self._recs + j * self._stride) for j in range(self._count))
+
+    def _header_entries(self) -> List[Tuple[int, ...]]:
+        """Every header entry (key_offset, key_length, value_offset, value_length), checked."""
+        n = len(self.table)
+        if self._hstride == _HEADER.size:
+            ents = list(_HEADER.iter_unpack(self._view[self._hoff : self._hoff + self._hcount * _HEADER.size]))
+        else:
+            ents = [_HEADER.unpack_from(self.table, self._hoff + j * self._hstride) for j in range(self._hcount)]
+        for j, (ko, kl, vo, vl) in enumerate(ents):
+            if not (0 <= ko <= n - kl and kl >= 0 and (vl == -1 or (0 <= vo <= n - vl and vl >= 0))):
+                raise _bad(f"header entry {j}: key ({ko}, {kl}) value ({vo}, {vl})")
+        return ents
+
+    def _raw_headers(self) -> List[Tuple[memoryview, Optional[memoryview]]]:
+        raw = self._raw
+        if raw is None:
+            v = self._view
+            raw = [(v[ko : ko + kl], None if vl == -1 else v[vo : vo + vl]) for ko, kl, vo, vl in self._header_entries()]
+            self._raw = raw
+        return raw
+
+    def _headers(self) -> List[Tuple[str, Optional[memoryview]]]:
+        h = self._hdrs
+        if h is None:
+            t, v = self.table, self._view
+            h = [
+                (t[ko : ko + kl].decode("utf-8", "replace"), None if vl == -1 else v[vo : vo + vl])
+                for ko, kl, vo, vl in self._header_entries()
+            ]
+            self._hdrs = h
+        return h
 
     def __len__(self) -> int:
         return self._count
@@ -139,76 +231,44 @@ class RecordTable(Sequence[Record]):
 
     def __getitem__(self, i: Union[int, slice]) -> Union[Record, List[Record]]:
         if isinstance(i, slice):
-            return [self._record(_RECORD.unpack_from(self.table, self._recs + j * self._stride)) for j in range(*i.indices(self._count))]
+            return [self[j] for j in range(*i.indices(self._count))]
         j: int = i + self._count if i < 0 else i
         if not 0 <= j < self._count:
             raise IndexError("record index out of range")
-        return self._record(_RECORD.unpack_from(self.table, self._recs + j * self._stride))
+        at = self._recs + j * self._stride
+        return self._record(at, _HEAD.unpack_from(self.table, at))
+
+    def _record(self, at: int, head: Tuple[int, ...]) -> Record:
+        return next(self._records(iter((head,)), at))
 
     def __iter__(self) -> Iterator[Record]:
-        if self._stride == _RECORD.size:
-            end = self._recs + self._count * self._stride
-            rows: Iterable[Tuple[Any, ...]] = _RECORD.iter_unpack(self._view[self._recs : end])
-        else:
-            rows = (_RECORD.unpack_from(self.table, self._recs + j * self._stride) for j in range(self._count))
-        mk = self._record
-        for row in rows:
-            yield mk(row)
+        return self._records(self._heads(), self._recs)
 
-    def _span(self, off: int, n: int) -> Optional[memoryview]:
-        if n == -1:
-            return None
-        if n < 0 or off < 0 or off + n > len(self.table):
-            raise _bad(f"span ({off}, {n}) outside the table")
-        return self._view[off : off + n]
-
-    def _record(self, row: Tuple[Any, ...]) -> Record:
-        (off, ts, pid, ko, kl, vo, vl, fh, hc, seq, le, pe, magic, comp, tt, flags, ct, ss, sid, sv) = row[:20]
-        r = Record.__new__(Record)
-        r.offset = off
-        r.timestamp = ts
-        r.producer_id = pid
-        view, n = self._view, len(self.table)
-        if kl == -1:
-            r.key = None
-        elif 0 <= ko and 0 <= kl and ko + kl <= n:
-            r.key = view[ko : ko + kl]
-        else:
-            raise _bad(f"key span ({ko}, {kl})")
-        if vl == -1:
-            r.value = None
-        elif 0 <= vo and 0 <= vl and vo + vl <= n:
-            r.value = view[vo : vo + vl]
-        else:
-            raise _bad(f"value span ({vo}, {vl})")
-        if hc:
-            if fh < 0 or hc < 0 or fh + hc > self._hcount:
-                raise _bad(f"headers {fh}+{hc} of {self._hcount}")
-            raw: List[Tuple[memoryview, Optional[memoryview]]] = []
-            for j in range(fh, fh + hc):
-                hko, hkl, hvo, hvl = _HEADER.unpack_from(self.table, self._hoff + j * self._hstride)
-                k = self._span(hko, hkl)
-                if k is None:
-                    raise _bad(f"header {j} has a null key")
-                raw.append((k, self._span(hvo, hvl)))
-            r._raw_headers = raw
-            r.headers = [(bytes(k).decode("utf-8", "replace"), v) for k, v in raw]
-        else:
-            r._raw_headers = []
-            r.headers = []
-        r.sequence = seq
-        r.leader_epoch = le
-        r.producer_epoch = pe
-        r.magic = magic
-        r.compression = COMPRESSIONS[comp] if 0 <= comp < len(COMPRESSIONS) else str(comp)
-        r.timestamp_type = _TIMESTAMP_TYPES.get(tt, str(tt))
-        r.transactional = bool(flags & _FLAG_TRANSACTIONAL)
-        r.control = bool(flags & _FLAG_CONTROL)
-        r.control_type = ct
-        r.schema_source = _SCHEMA_SOURCES[ss] if 0 <= ss < len(_SCHEMA_SOURCES) else str(ss)
-        r.schema_id = sid
-        r.schema_version = sv
-        return r
+    def _records(self, heads: Iterator[Tuple[int, ...]], at: int) -> Iterator[Record]:
+        # The hot path of a consumer: one struct pass over the entries, every span checked
+        # against the buffer before it is sliced, headers sliced from one shared list.
+        v, n, hn = self._view, len(self.table), self._hcount
+        hdrs = self._headers() if hn else []
+        new = Record.__new__
+        stride = self._stride
+        for off, ts, pid, ko, kl, vo, vl, fh, hc in heads:
+            if (
+                not (kl == -1 or (0 <= ko <= n - kl and kl >= 0))
+                or not (vl == -1 or (0 <= vo <= n - vl and vl >= 0))
+                or not (hc == 0 or (0 <= fh and 0 < hc <= hn - fh))
+            ):
+                raise _bad(f"record entry at {at}: key ({ko}, {kl}) value ({vo}, {vl}) headers {fh}+{hc} of {hn}")
+            r = new(Record)
+            r.offset = off
+            r.timestamp = ts
+            r.producer_id = pid
+            r.key = None if kl == -1 else v[ko : ko + kl]
+            r.value = None if vl == -1 else v[vo : vo + vl]
+            r.headers = hdrs[fh : fh + hc] if hc else []
+            r._table = self
+            r._at = at
+            at += stride
+            yield r
 
     def __repr__(self) -> str:
         return f"<RecordTable {self._count} records, {len(self.table)} bytes, skipped {self.skipped_bytes}>"

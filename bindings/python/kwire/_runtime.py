@@ -124,6 +124,10 @@ class _Compiled:
             try:
                 m = wasmtime.Module.deserialize_file(self.engine, cf)
                 self.from_cache = True
+                try:
+                    os.utime(cf)  # most recently used: kept by _prune
+                except OSError:
+                    pass
                 return m
             except wasmtime.WasmtimeError:
                 pass  # written by another build or truncated: compile again below
@@ -139,9 +143,25 @@ class _Compiled:
                 except BaseException:
                     os.unlink(tmp)
                     raise
+                _prune(os.path.dirname(cf))
             except OSError:
                 pass  # a read-only home: run without the cache
         return m
+
+
+_KEEP_CACHED = 4
+
+
+def _prune(d: str) -> None:
+    """Keeps the most recently used compiled modules of the cache directory (each is tens
+    of MB; a new module or wasmtime version adds one)."""
+    try:
+        entries = [os.path.join(d, f) for f in os.listdir(d) if f.startswith("kwire-") and f.endswith(".cwasm")]
+        entries.sort(key=lambda p: os.stat(p).st_mtime, reverse=True)
+        for p in entries[_KEEP_CACHED:]:
+            os.unlink(p)
+    except OSError:
+        pass
 
 
 _compiled: Dict[str, _Compiled] = {}
