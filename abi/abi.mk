@@ -97,7 +97,7 @@ abi-test-c: $(addprefix $(ABI_CTEST)/,$(ABI_CTESTS)) $(ABI_CTEST)/misuse-static
 abi-test: abi-header-check abi-test-c abi-test-wazero abi-test-wasmtime
 
 abi-bench: $(ABI_WASM)
-	cd $(ABI_WASMTIME) && KWIRE_BENCH=1 $(GO) test -count=1 -timeout 30m -run '^TestWasmBenchTable$$' .
+	cd $(ABI_WASMTIME) && KWIRE_BENCH=1 $(GO) test -count=1 -timeout 30m -run '^TestWasmBenchTable$$' -v .
 
 BUILD_TARGETS += wasm capi
 TEST_TARGETS  += abi-header-check abi-test-c abi-test-wazero abi-test-wasmtime

@@ -26,8 +26,25 @@ func main() {}
 // yieldToGC lets the Go scheduler run the garbage collector's background workers.
 // A reactor's goroutines run only while an export is running; an export that never
 // yields leaves a started GC cycle unfinished, and the heap (so linear memory) grows
-// without bound. Yielding once per call that allocated keeps collection going.
-func yieldToGC() { runtime.Gosched() }
+// without bound. Exports that allocate call it with what they handed out: every
+// yieldCalls calls, or once yieldBytes were handed out since the last yield, the export
+// yields once (runtime.Gosched), which lets a pending GC cycle finish. Yielding on every
+// call costs a goroutine switch each time (an unwind and rewind of the wasm stack).
+func yieldToGC(n int) {
+	calls++
+	handed += n
+	if calls >= yieldCalls || handed >= yieldBytes {
+		calls, handed = 0, 0
+		runtime.Gosched()
+	}
+}
+
+const (
+	yieldCalls = 64
+	yieldBytes = 4 << 20
+)
+
+var calls, handed int
 
 // live maps the address of every buffer handed to the host to the buffer.
 var live = map[uint32][]byte{}
@@ -79,7 +96,7 @@ func setErr(e *abi.Error) int32 {
 	lastText = append(lastText[:0], e.Text...)
 	lastJSON = e.AppendJSON(lastJSON[:0])
 	hadError = true
-	yieldToGC()
+	yieldToGC(len(lastJSON))
 	return e.Status
 }
 
@@ -136,7 +153,7 @@ func finish(o, l []byte, res []byte, err error) int32 {
 		return setErr(&abi.Error{Status: abi.StatusTooLarge, Text: fmt.Sprintf("kwire: output of %d bytes exceeds the limit", len(res)), Version: -1, Offset: -1})
 	}
 	p, n := hand(res)
-	yieldToGC()
+	yieldToGC(len(res))
 	binary.LittleEndian.PutUint32(o, p)
 	binary.LittleEndian.PutUint32(l, uint32(n))
 	clearErr()
@@ -168,7 +185,7 @@ func kwAlloc(size int32) (p uint32) {
 		return 0
 	}
 	p, _ = hand(make([]byte, size))
-	yieldToGC()
+	yieldToGC(int(size))
 	clearErr()
 	return p
 }
