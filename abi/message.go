@@ -25,6 +25,18 @@ func lookup(name string, version int32) (codec.Message, *Error) {
 
 var decodeOpts = codec.DecodeOptions{UnsafeStrings: true} // the message dies before the call returns
 
+// reserve makes room for about n more bytes in dst, so that an output is built with one
+// allocation instead of a series of doublings (each a copy, and garbage for the
+// collector, which is dear in wasm).
+func reserve(dst []byte, n int) []byte {
+	if cap(dst)-len(dst) >= n {
+		return dst
+	}
+	out := make([]byte, len(dst), len(dst)+n)
+	copy(out, dst)
+	return out
+}
+
 // DecodeMessage is kw_decode_message: the JSON form of the message `name` at version
 // held by in, appended to dst.
 func DecodeMessage(dst []byte, name string, version int32, in []byte) (out []byte, err error) {
@@ -36,7 +48,8 @@ func DecodeMessage(dst []byte, name string, version int32, in []byte) (out []byt
 	if err := m.DecodeWith(in, int16(version), decodeOpts); err != nil {
 		return dst, fromDecode(err)
 	}
-	out, err = m.AppendJSON(dst, int16(version))
+	// JSON is about three times the wire size (names, quotes, base64).
+	out, err = m.AppendJSON(reserve(dst, 3*len(in)+128), int16(version))
 	if err != nil {
 		return dst, fromEncode(err)
 	}
@@ -54,7 +67,7 @@ func EncodeMessage(dst []byte, name string, version int32, json []byte) (out []b
 	if err := m.UnmarshalJSON(json); err != nil {
 		return dst, fromJSON(err, name, "$", 0)
 	}
-	out, err = m.Encode(dst, int16(version))
+	out, err = m.Encode(reserve(dst, len(json)/2+16), int16(version))
 	if err != nil {
 		return dst, fromEncode(err)
 	}
@@ -81,7 +94,7 @@ func DecodeRequestFrame(dst []byte, frame []byte) (out []byte, err error) {
 		return dst, fromDecode(err)
 	}
 	v := f.Header.RequestApiVersion
-	out = appendEnvelopeHead(dst, f.Header.RequestApiKey, v, f.HeaderVersion)
+	out = appendEnvelopeHead(reserve(dst, 3*len(frame)+192), f.Header.RequestApiKey, v, f.HeaderVersion)
 	if out, err = f.Header.AppendJSON(out, f.HeaderVersion); err != nil {
 		return dst, fromEncode(err)
 	}
@@ -102,7 +115,7 @@ func DecodeResponseFrame(dst []byte, frame []byte, apiKey, version int32) (out [
 	if err != nil {
 		return dst, fromDecode(err)
 	}
-	out = appendEnvelopeHead(dst, int16(apiKey), int16(version), f.HeaderVersion)
+	out = appendEnvelopeHead(reserve(dst, 3*len(frame)+192), int16(apiKey), int16(version), f.HeaderVersion)
 	if out, err = f.Header.AppendJSON(out, f.HeaderVersion); err != nil {
 		return dst, fromEncode(err)
 	}
