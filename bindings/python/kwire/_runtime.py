@@ -26,6 +26,13 @@ from typing import Any, Dict, Optional, Tuple, Union
 
 import wasmtime
 
+try:  # wasmtime's C API as wasmtime-py exposes it: used for a cheaper call path
+    from wasmtime import _ffi as _wffi
+
+    _FAST_CALLS = all(hasattr(_wffi, n) for n in ("wasmtime_func_call_unchecked", "wasmtime_val_raw_t", "wasm_trap_t"))
+except ImportError:  # pragma: no cover - another wasmtime-py layout
+    _FAST_CALLS = False
+
 from ._errors import ERR_ARG, ERR_INTERNAL, ERR_TOO_LARGE, KwireError, error_for
 
 ABI_MAJOR = 1
@@ -213,6 +220,14 @@ class Instance:
         self._store = store
         self._fns = fns
         self._mem = mem
+        self._fast: Dict[str, Tuple[Any, Any, int, int]] = {}
+        if _FAST_CALLS and os.environ.get("KWIRE_CHECKED_CALLS") != "1":
+            for name, f in fns.items():
+                ty = f.type(store)
+                ps, rs = ty.params, ty.results
+                if all(str(t) == "i32" for t in ps + rs) and len(rs) <= 1:
+                    slots = (_wffi.wasmtime_val_raw_t * max(len(ps), len(rs), 1))()
+                    self._fast[name] = (ctypes.byref(f._func), slots, len(ps), len(rs))
         self.abi_version: int = fns["kw_abi_version"](store)
         major, minor = self.abi_version >> 16, self.abi_version & 0xFFFF
         if major != ABI_MAJOR or minor < ABI_MINOR:
@@ -230,9 +245,29 @@ class Instance:
         p = self._mem.data_ptr(self._store)
         return ctypes.cast(p, ctypes.c_void_p).value or 0
 
+    def _call_fast(self, name: str, args: Tuple[int, ...]) -> int:
+        """wasmtime_func_call_unchecked with prepared i32 slots: the checked Func.__call__
+        builds the function's type and a value array on every call, which costs more than
+        most kw_ calls themselves. Only i32 functions of this module go this way, with
+        exactly their parameter count."""
+        fref, slots, np, nr = self._fast[name]
+        if len(args) != np:
+            raise wasmtime.WasmtimeError(f"{name}: {len(args)} arguments for {np} parameters")
+        for i, a in enumerate(args):
+            slots[i].i32 = a
+        trap = ctypes.POINTER(_wffi.wasm_trap_t)()
+        err = _wffi.wasmtime_func_call_unchecked(self._store._context(), fref, slots, len(slots), ctypes.byref(trap))
+        if err:
+            raise wasmtime.WasmtimeError._from_ptr(err)
+        if trap:
+            raise wasmtime.Trap._from_ptr(trap)
+        return int(slots[0].i32) if nr else 0
+
     def call(self, name: str, *args: int) -> int:
         """Calls a kw_ export and returns its i32 result; a trap replaces the instance."""
         try:
+            if name in self._fast:
+                return self._call_fast(name, args)
             r: int = self._fns[name](self._store, *args)
             return r
         except (wasmtime.Trap, wasmtime.WasmtimeError) as e:

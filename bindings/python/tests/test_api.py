@@ -276,6 +276,7 @@ def test_trap_replaces_the_instance(kw: kwire.Kwire) -> None:
     def trapping(store: Any, *args: Any) -> int:
         raise wasmtime.Trap("unreachable")
 
+    inst._fast.pop("kw_decode_message", None)  # through the checked call, which we can stub
     inst._fns["kw_decode_message"] = trapping  # type: ignore[assignment]
     with pytest.raises(kwire.InternalError) as e:
         k.decode_message("MetadataRequest", 9, b"\0\0\0\0\0")
@@ -328,3 +329,21 @@ def test_memory_stays_bounded(kw: kwire.Kwire) -> None:
         with pytest.raises(kwire.DecodeError):
             k.decode_message("ProduceRequest", 9, b"\0")
     assert k._inst._mem.data_len(k._inst._store) <= mem + (16 << 20)
+
+
+def test_checked_and_fast_calls_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = kwire.Kwire()
+    assert "kw_decode_request_frame" in fast._inst._fast  # wasmtime-py offers the raw call here
+    monkeypatch.setenv("KWIRE_CHECKED_CALLS", "1")
+    checked = kwire.Kwire()
+    assert not checked._inst._fast
+    for k in (fast, checked):
+        assert k.decode_request_frame(PRODUCE)["header"]["correlationId"] == 7
+        assert k.peek_request_header(PRODUCE).client_id == "kwire-example"
+        assert k.header_versions(0, 9) == (2, 1)
+        with pytest.raises(kwire.DecodeError) as e:
+            k.decode_message("ProduceRequest", 9, b"\x00\x01")
+        assert e.value.offset == 1
+    assert fast.encode_response_frame(fast.decode_response_frame(FETCH, 1, 12), 1, 12) == checked.encode_response_frame(
+        checked.decode_response_frame(FETCH, 1, 12), 1, 12
+    )
