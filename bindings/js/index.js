@@ -144,7 +144,7 @@ export class Kwire {
     this._onOutput = typeof options.onOutput === 'function' ? options.onOutput : null;
     this._stderr = '';
     this._imports = {
-      wasi_snapshot_preview1: wasiImports(() => this._memory, (fd, text) => this._output(fd, text)),
+      wasi_snapshot_preview1: wasiImports(() => this._memory, (fd, text) => this._output(fd, text), options.env ?? {}),
     };
     this._x = null;
     this._memory = null;

@@ -3,28 +3,15 @@
 
 const COMPRESSIONS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 const SCHEMA_SOURCES = ['none', 'value-prefix', 'header'];
+const TIMESTAMP_TYPES = ['NoTimestampType', 'CreateTime', 'LogAppendTime'];
 const HEADER_SIZE = 40;
 const RECORD_MIN_STRIDE = 96;
 const HEADER_MIN_STRIDE = 16;
 
 const utf8 = new TextDecoder();
 
-function timestampType(t) {
-  return t === 0 ? 'CreateTime' : t === 1 ? 'LogAppendTime' : 'NoTimestampType';
-}
-
-// Header keys are short ASCII in practice: build them without a TextDecoder call.
-function text(buf, off, len) {
-  if (len <= 64) {
-    let s = '';
-    for (let i = off, end = off + len; i < end; i++) {
-      const c = buf[i];
-      if (c >= 0x80) return utf8.decode(buf.subarray(off, off + len));
-      s += String.fromCharCode(c);
-    }
-    return s;
-  }
-  return utf8.decode(buf.subarray(off, off + len));
+function tableError(msg) {
+  return new Error('kwire: bad record table: ' + msg);
 }
 
 /**
@@ -36,65 +23,108 @@ function text(buf, off, len) {
 export function readTable(buf, copy, int64String) {
   const size = buf.length;
   if (size < HEADER_SIZE || buf[0] !== 0x4b || buf[1] !== 0x57 || buf[2] !== 0x52 || buf[3] !== 0x54) {
-    throw new Error('kwire: the record table has no KWRT header');
+    throw tableError('no KWRT header');
   }
   const dv = new DataView(buf.buffer, buf.byteOffset, size);
-  const i32 = (at) => dv.getInt32(at, true);
-  const layout = i32(4);
-  const n = i32(8);
-  const stride = i32(12);
-  const recOff = i32(16);
-  const hn = i32(20);
-  const hstride = i32(24);
-  const hOff = i32(28);
-  const skippedBytes = i32(32);
-  if (layout < 1 || i32(36) !== size || n < 0 || hn < 0 || stride < RECORD_MIN_STRIDE || hstride < HEADER_MIN_STRIDE ||
+  const layout = dv.getInt32(4, true);
+  const n = dv.getInt32(8, true);
+  const stride = dv.getInt32(12, true);
+  const recOff = dv.getInt32(16, true);
+  const hn = dv.getInt32(20, true);
+  const hstride = dv.getInt32(24, true);
+  const hOff = dv.getInt32(28, true);
+  const skippedBytes = dv.getInt32(32, true);
+  if (layout < 1 || dv.getInt32(36, true) !== size || n < 0 || hn < 0 || stride < RECORD_MIN_STRIDE || hstride < HEADER_MIN_STRIDE ||
       recOff < HEADER_SIZE || hOff < HEADER_SIZE || recOff + n * stride > size || hOff + hn * hstride > size) {
-    throw new Error(`kwire: bad record table geometry (layout ${layout}, ${n} records, ${hn} headers, ${size} bytes)`);
+    throw tableError(`geometry (layout ${layout}, ${n} records, ${hn} headers, ${size} bytes)`);
   }
-  const span = (off, len, what) => {
-    if (len === -1) return null;
-    if (len < 0 || off < 0 || off + len > size) throw new Error(`kwire: record table ${what} (${off}, ${len}) outside the table`);
-    return copy ? buf.slice(off, off + len) : buf.subarray(off, off + len);
-  };
+  // Records of one batch share their producer id, and headers usually repeat their
+  // keys: the previous value is reused when the bytes are the same.
+  let pidLo = 0;
+  let pidHi = 0;
+  let pid = null;
+  let lastKeyOff = -1;
+  let lastKeyLen = -1;
+  let lastKey = '';
   const records = new Array(n);
   for (let i = 0; i < n; i++) {
     const at = recOff + i * stride;
-    const first = i32(at + 40);
-    const count = i32(at + 44);
-    if (first < 0 || count < 0 || first + count > hn) throw new Error(`kwire: record ${i}: headers ${first}+${count} of ${hn}`);
+    const first = dv.getInt32(at + 40, true);
+    const count = dv.getInt32(at + 44, true);
+    if (first < 0 || count < 0 || first + count > hn) throw tableError(`record ${i}: headers ${first}+${count} of ${hn}`);
     const headers = new Array(count);
     for (let j = 0; j < count; j++) {
       const h = hOff + (first + j) * hstride;
-      const ko = i32(h);
-      const kl = i32(h + 4);
-      if (kl < 0 || ko < 0 || ko + kl > size) throw new Error(`kwire: record ${i}: header ${j} key outside the table`);
-      headers[j] = { key: text(buf, ko, kl), value: span(i32(h + 8), i32(h + 12), 'header value') };
+      const ko = dv.getInt32(h, true);
+      const kl = dv.getInt32(h + 4, true);
+      if (kl < 0 || ko < 0 || ko + kl > size) throw tableError(`record ${i}: header ${j} key outside the table`);
+      let key;
+      if (kl === lastKeyLen && sameBytes(buf, ko, lastKeyOff, kl)) {
+        key = lastKey;
+      } else {
+        key = text(buf, ko, kl);
+        lastKeyOff = ko;
+        lastKeyLen = kl;
+        lastKey = key;
+      }
+      headers[j] = { key, value: span(buf, size, copy, dv.getInt32(h + 8, true), dv.getInt32(h + 12, true)) };
     }
-    const flags = i32(at + 72);
-    const offset = dv.getBigInt64(at, true);
-    const timestamp = dv.getBigInt64(at + 8, true);
-    const producerId = dv.getBigInt64(at + 16, true);
+    const lo = dv.getUint32(at + 16, true);
+    const hi = dv.getInt32(at + 20, true);
+    if (pid === null || lo !== pidLo || hi !== pidHi) {
+      pidLo = lo;
+      pidHi = hi;
+      pid = int64String ? dv.getBigInt64(at + 16, true).toString() : dv.getBigInt64(at + 16, true);
+    }
+    const flags = dv.getInt32(at + 72, true);
+    const compression = dv.getInt32(at + 64, true);
+    const schemaSource = dv.getInt32(at + 80, true);
     records[i] = {
-      offset: int64String ? offset.toString() : offset,
-      timestamp: int64String ? timestamp.toString() : timestamp,
-      timestampType: timestampType(i32(at + 68)),
-      key: span(i32(at + 24), i32(at + 28), 'key'),
-      value: span(i32(at + 32), i32(at + 36), 'value'),
+      offset: int64String ? dv.getBigInt64(at, true).toString() : dv.getBigInt64(at, true),
+      timestamp: int64String ? dv.getBigInt64(at + 8, true).toString() : dv.getBigInt64(at + 8, true),
+      timestampType: TIMESTAMP_TYPES[dv.getInt32(at + 68, true) + 1] ?? 'NoTimestampType',
+      key: span(buf, size, copy, dv.getInt32(at + 24, true), dv.getInt32(at + 28, true)),
+      value: span(buf, size, copy, dv.getInt32(at + 32, true), dv.getInt32(at + 36, true)),
       headers,
-      producerId: int64String ? producerId.toString() : producerId,
-      producerEpoch: i32(at + 56),
-      sequence: i32(at + 48),
-      leaderEpoch: i32(at + 52),
-      magic: i32(at + 60),
-      compression: COMPRESSIONS[i32(at + 64)] ?? String(i32(at + 64)),
+      producerId: pid,
+      producerEpoch: dv.getInt32(at + 56, true),
+      sequence: dv.getInt32(at + 48, true),
+      leaderEpoch: dv.getInt32(at + 52, true),
+      magic: dv.getInt32(at + 60, true),
+      compression: COMPRESSIONS[compression] ?? String(compression),
       transactional: (flags & 1) !== 0,
       control: (flags & 2) !== 0,
-      controlType: i32(at + 76),
-      schemaSource: SCHEMA_SOURCES[i32(at + 80)] ?? String(i32(at + 80)),
-      schemaId: i32(at + 84),
-      schemaVersion: i32(at + 88),
+      controlType: dv.getInt32(at + 76, true),
+      schemaSource: SCHEMA_SOURCES[schemaSource] ?? String(schemaSource),
+      schemaId: dv.getInt32(at + 84, true),
+      schemaVersion: dv.getInt32(at + 88, true),
     };
   }
   return { records, skippedBytes };
+}
+
+// span returns bytes [off, off+len) of buf as a view or a copy; null for length -1.
+function span(buf, size, copy, off, len) {
+  if (len === -1) return null;
+  if (len < 0 || off < 0 || off + len > size) throw tableError(`span (${off}, ${len}) outside the table`);
+  return copy ? buf.slice(off, off + len) : buf.subarray(off, off + len);
+}
+
+function sameBytes(buf, a, b, len) {
+  for (let i = 0; i < len; i++) if (buf[a + i] !== buf[b + i]) return false;
+  return true;
+}
+
+// Header keys are short ASCII in practice: build them without a TextDecoder call.
+function text(buf, off, len) {
+  if (len <= 32) {
+    let s = '';
+    for (let i = off, end = off + len; i < end; i++) {
+      const c = buf[i];
+      if (c >= 0x80) return utf8.decode(buf.subarray(off, off + len));
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return utf8.decode(buf.subarray(off, off + len));
 }

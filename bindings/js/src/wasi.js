@@ -29,8 +29,9 @@ export class ProcExit extends Error {
  * @param {(fd: number, text: string) => void} write receives what the module writes to
  *   stdout (fd 1) and stderr (fd 2)
  */
-export function wasiImports(memory, write) {
+export function wasiImports(memory, write, env = {}) {
   const args = [utf8('kwire')];
+  const environ = Object.entries(env).map(([k, v]) => utf8(`${k}=${v}`));
   const decoder = new TextDecoder();
   const dv = () => new DataView(memory().buffer);
   const bytes = () => new Uint8Array(memory().buffer);
@@ -55,11 +56,19 @@ export function wasiImports(memory, write) {
     },
     environ_sizes_get(countPtr, sizePtr) {
       const v = dv();
-      v.setUint32(countPtr, 0, true);
-      v.setUint32(sizePtr, 0, true);
+      v.setUint32(countPtr, environ.length, true);
+      v.setUint32(sizePtr, environ.reduce((n, e) => n + e.length, 0), true);
       return ERRNO_SUCCESS;
     },
-    environ_get() {
+    environ_get(environPtr, bufPtr) {
+      const v = dv();
+      const m = bytes();
+      for (const e of environ) {
+        v.setUint32(environPtr, bufPtr, true);
+        environPtr += 4;
+        m.set(e, bufPtr);
+        bufPtr += e.length;
+      }
       return ERRNO_SUCCESS;
     },
     clock_time_get(id, _precision, outPtr) {
