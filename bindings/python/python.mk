@@ -26,19 +26,23 @@ $(BUILD)/kwire.wasm:
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $@ ./wasm
 endif
 
-$(PY): $(PY_DIR)/requirements-dev.txt
+PY_DEPS    := $(PY_VENV)/.requirements-installed
+FLOCK      := $(shell command -v flock 2>/dev/null)
+
+# ci-install.sh writes the stamp when it installs requirements-dev.txt.
+$(PY_DEPS): $(PY_DIR)/requirements-dev.txt
 	bash $(PY_DIR)/ci-install.sh
 	@touch $@
 
 # The package is built from a private copy of its sources (setuptools writes build/ and
 # *.egg-info beside them) and installed under a lock, so two makes running at once in one
 # checkout do not trip over each other.
-$(PY_STAMP): $(BUILD)/kwire.wasm $(PY) $(PY_SOURCES)
+$(PY_STAMP): $(BUILD)/kwire.wasm $(PY_DEPS) $(PY_SOURCES)
 	@mkdir -p $(dir $@)
 	@tmp=$$(mktemp -d $(abspath $(BUILD))/python/src.XXXXXX) && \
 	cp -r $(PY_DIR)/pyproject.toml $(PY_DIR)/setup.py $(PY_DIR)/README.md $(PY_DIR)/kwire $$tmp/ && \
 	echo "pip install $(PY_DIR) (with $(BUILD)/kwire.wasm) into $(PY_VENV)" && \
-	KWIRE_WASM=$(abspath $(BUILD)/kwire.wasm) flock $(BUILD)/python/.lock $(PY) -m pip install -q \
+	KWIRE_WASM=$(abspath $(BUILD)/kwire.wasm) $(if $(FLOCK),$(FLOCK) $(BUILD)/python/.lock) $(PY) -m pip install -q \
 		--disable-pip-version-check --no-build-isolation --no-deps --force-reinstall $$tmp; \
 	rc=$$?; rm -rf $$tmp; exit $$rc
 	$(PY_ENV) $(PY) -m kwire precompile
