@@ -5,6 +5,7 @@
 #   make python-test    pytest (API, records, every conformance vector, frames) and mypy --strict
 #   make python-bench   kwire vs kafka-python decoding the same 1000-record Fetch response
 #
+# The package ships $(BUILD)/kwire.wasm (abi/abi.mk's `wasm` rule builds it).
 # bindings/python/ci-install.sh creates the venv (run by .ci/run; the targets below run it
 # too when the venv is missing). Compiled wasm code is cached in build/python-cache.
 
@@ -17,14 +18,6 @@ PY_ENV     := KWIRE_CACHE_DIR=$(PY_CACHE)
 PY_SOURCES := $(wildcard $(PY_DIR)/kwire/*.py) $(PY_DIR)/kwire/py.typed $(PY_DIR)/pyproject.toml $(PY_DIR)/setup.py
 
 .PHONY: python python-test python-bench
-
-# The module's own rule lives with the module (abi/abi.mk); this one only stands in
-# while that fragment does not exist.
-ifeq ($(wildcard abi/abi.mk),)
-$(BUILD)/kwire.wasm:
-	@mkdir -p $(BUILD)
-	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $@ ./wasm
-endif
 
 PY_DEPS    := $(PY_VENV)/.requirements-installed
 FLOCK      := $(shell command -v flock 2>/dev/null)
