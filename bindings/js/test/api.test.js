@@ -246,6 +246,22 @@ test('memory growth between calls: large inputs and outputs stay correct', () =>
   assert.equal(kwire.decodeRequest(produceFrame).header.clientId, 'kwire-example');
 });
 
+test('memory stays flat over thousands of calls (the module collects its garbage under this WASI layer)', async () => {
+  const k = await kwire.load();
+  const cycle = () => {
+    const f = k.decodeResponse(fetchFrame, 1, 12);
+    for (const p of f.body.responses[0].partitions) k.decodeRecords(p.records);
+    k.encodeResponse(f);
+  };
+  for (let i = 0; i < 1000; i++) cycle();
+  const before = k._memory.buffer.byteLength;
+  for (let i = 0; i < 3000; i++) cycle();
+  // each cycle allocates several kilobytes of outputs: a leak would add megabytes; the
+  // heap may still settle by a page or two
+  const grown = k._memory.buffer.byteLength - before;
+  assert.ok(grown <= 1 << 20, `memory grew by ${grown} bytes over 3000 cycles (from ${before})`);
+});
+
 test('a trap discards the instance and replaces it with a fresh one', async () => {
   const k = await kwire.load();
   // calling _initialize twice is a misuse the Go runtime answers with a fatal error (a trap)
