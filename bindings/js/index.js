@@ -167,7 +167,14 @@ export class Kwire {
     this._x = x;
     this._memory = x.memory;
     this._refresh();
-    this._call('_initialize', x._initialize);
+    try {
+      x._initialize();
+    } catch (err) {
+      this._x = null;
+      const stderr = this._stderr.trim();
+      throw new KwireTrapError(`kwire.wasm failed to initialize: ${err && err.message}${stderr ? ` (module output: ${stderr})` : ''}`, false, '_initialize', err);
+    }
+    this._refresh();
     const v = x.kw_abi_version();
     const major = v >>> 16;
     const minor = v & 0xffff;
