@@ -49,7 +49,7 @@ python-test: $(PY_STAMP)
 	cd $(PY_DIR) && .venv/bin/mypy --strict --no-incremental --cache-dir=/dev/null kwire tests/typed_usage.py ../../examples/python/example.py
 
 python-bench: $(PY_STAMP)
-	$(PY_ENV) $(PY) $(PY_DIR)/bench/fetch_vs_kafka_python.py
+	$(PY_ENV) $(PY) $(PY_DIR)/bench/fetch_vs_kafka_python.py --breakdown
 
 BUILD_TARGETS += python
 TEST_TARGETS  += python-test

@@ -10,11 +10,12 @@ headers:
 
 Before timing, both sides must read the same records. Prints the time per response of
 each (best of several rounds) and the ratio; the target is kwire >= 10x faster.
-Usage: fetch_vs_kafka_python.py [--compression none|gzip] [--rounds N]
+Usage: fetch_vs_kafka_python.py [--compression none|gzip] [--rounds N] [--breakdown]
 """
 
 import argparse
 import base64
+import json
 import sys
 import time
 from typing import Any, Callable, List, Tuple
@@ -125,6 +126,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--compression", default="none", choices=["none", "gzip"])
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--breakdown", action="store_true", help="also time each stage of kwire's decode")
     args = ap.parse_args()
 
     kw = kwire.Kwire()
@@ -141,6 +143,21 @@ def main() -> int:
     print(f"  kwire {kwire.__version__} (wasmtime):  {tk * 1e6:9.1f} us/response  {tk / RECORDS * 1e9:7.0f} ns/record")
     print(f"  kafka-python {kafka.__version__}:      {tp * 1e6:9.1f} us/response  {tp / RECORDS * 1e9:7.0f} ns/record")
     print(f"  kwire is {ratio:.1f}x faster (target >= {TARGET:.0f}x: {'met' if ratio >= TARGET else 'NOT met'})")
+    if args.breakdown:
+        js = kw.decode_response_frame_json(frame, 1, 12)
+        body = json.loads(js)["body"]
+        b64 = body["responses"][0]["partitions"][0]["records"]
+        raw = base64.b64decode(b64)
+        table = kw.decode_records(raw).table
+        stages = [
+            ("kw_decode_response_frame (in the module, JSON out)", lambda: kw.decode_response_frame_json(frame, 1, 12)),
+            ("json.loads of the frame JSON", lambda: json.loads(js)),
+            ("base64 of the records field", lambda: base64.b64decode(b64)),
+            ("kw_records_decode_table (in the module)", lambda: kw.decode_records(raw)),
+            ("reading 1000 records from the table", lambda: [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in kwire.RecordTable(table)]),
+        ]
+        for name, fn in stages:
+            print(f"    {best(fn, args.rounds) * 1e6:9.1f} us  {name}")
     return 0
 
 

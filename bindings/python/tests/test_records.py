@@ -285,3 +285,26 @@ def test_malformed_table_is_refused() -> None:
         kwire.RecordTable(b"KWRT" + b"\0" * 10)
     with pytest.raises(kwire.InternalError):
         kwire.RecordTable(struct.pack("<4s9i", b"KWRT", 1, 5, 96, 40, 0, 16, 40, 0, 40))
+
+
+def test_random_access_slices_and_repr(kw: kwire.Kwire) -> None:
+    data = kw.encode_records([{"key": f"k{i}".encode(), "value": None, "headers": [("i", str(i).encode())] * (i % 3)} for i in range(5)])
+    t = kw.decode_records(data)
+    assert len(t) == 5 and t[-1].offset == 4 and t[0].value is None
+    assert [r.offset for r in t[1:4]] == [1, 2, 3] and [r.offset for r in t[::-2]] == [4, 2, 0]
+    assert [len(r.headers) for r in t] == [0, 1, 2, 0, 1]
+    assert [(k, bytes(v or b"")) for k, v in t[2].headers] == [("i", b"2"), ("i", b"2")]
+    assert [(bytes(k), bytes(v or b"")) for k, v in t[4].raw_headers()] == [(b"i", b"4")]
+    assert t[0].raw_headers() == []
+    with pytest.raises(IndexError):
+        t[5]
+    with pytest.raises(IndexError):
+        t[-6]
+    assert "key=b'k1'" in repr(t[1]) and "value=None" in repr(t[1])
+    assert "5 records" in repr(t)
+    # The tail fields read on demand agree with the JSON form.
+    js = kw.decode_records_dict(data)["records"]
+    for r, j in zip(t, js):
+        assert (r.sequence, r.leader_epoch, r.producer_epoch, r.magic) == (j["sequence"], j["leaderEpoch"], j["producerEpoch"], j["magic"])
+        assert (r.compression, r.timestamp_type, r.transactional, r.control, r.control_type) == (
+            j["compression"], j["timestampType"], j["transactional"], j["control"], j["controlType"])
