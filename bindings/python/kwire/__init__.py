@@ -21,7 +21,7 @@ Errors raise ``KwireError`` subclasses carrying the ABI status and text.
 from typing import Any, Dict, Iterable, Mapping, Tuple, Type, TypeVar, Union, overload
 
 from . import messages
-from ._api import RECORDS_SKIP_CRC, BytesLike, JSONText, Kwire, default, dumps
+from ._api import RECORDS_SKIP_CRC, BytesLike, JSONText, Kwire, default, dumps, loads
 from ._errors import (
     ArgError,
     DecodeError,
@@ -201,6 +201,7 @@ __all__ = [
     "encode_request_frame",
     "encode_response_frame",
     "header_versions",
+    "loads",
     "messages",
     "peek_request_header",
     "wasm_path",

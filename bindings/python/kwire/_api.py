@@ -4,6 +4,7 @@ shared default instance."""
 import base64
 import json
 import math
+import re
 import threading
 from typing import (
     Any,
@@ -60,6 +61,23 @@ def dumps(o: Any) -> bytes:
     except ValueError:
         s = json.dumps(_specials(o), separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_json_default)
     return s.encode("utf-8")
+
+
+# A JSON number token that is exactly "-0": negative zero, which kwire writes for a float64
+# -0.0 (its shortest form). Python's json reads it as the int 0 and would lose the sign.
+_NEG_ZERO = re.compile(rb"[:\[,]-0[,\]}]")
+
+
+def _int_or_neg_zero(s: str) -> Any:
+    return -0.0 if s == "-0" else int(s)
+
+
+def loads(text: bytes) -> Any:
+    """kwire's JSON form to Python values, exactly: like json.loads, except that the number
+    -0 becomes the float -0.0, so that encoding the result gives the same bytes again."""
+    if _NEG_ZERO.search(text):
+        return json.loads(text, parse_int=_int_or_neg_zero)
+    return json.loads(text)
 
 
 def _text(j: JSONText) -> BytesLike:
@@ -136,7 +154,7 @@ class Kwire:
         """Decodes exactly one message body at a version into its JSON form (a dict: int64
         as decimal strings, bytes as base64). ``message`` is a name ("FetchResponse") or a
         kwire.messages TypedDict (``messages.FetchResponse``), which types the result."""
-        return json.loads(self.decode_message_json(message, version, data))
+        return loads(self.decode_message_json(message, version, data))
 
     def decode_message_json(self, message: Any, version: int, data: BytesLike) -> bytes:
         """As decode_message, returning the JSON text."""
@@ -170,7 +188,7 @@ class Kwire:
     def decode_request_frame(self, frame: BytesLike) -> RequestFrame:
         """Decodes one complete request frame (size prefix included) into
         {"apiKey", "apiVersion", "headerVersion", "header", "body"}."""
-        return cast(RequestFrame, json.loads(self.decode_request_frame_json(frame)))
+        return cast(RequestFrame, loads(self.decode_request_frame_json(frame)))
 
     def decode_request_frame_json(self, frame: BytesLike) -> bytes:
         return self._one_in("kw_decode_request_frame", frame)
@@ -186,7 +204,7 @@ class Kwire:
     def decode_response_frame(self, frame: BytesLike, api_key: int, api_version: int) -> ResponseFrame:
         """Decodes one complete response frame answering a request of (api_key,
         api_version), which a response does not carry."""
-        return cast(ResponseFrame, json.loads(self.decode_response_frame_json(frame, api_key, api_version)))
+        return cast(ResponseFrame, loads(self.decode_response_frame_json(frame, api_key, api_version)))
 
     def decode_response_frame_json(self, frame: BytesLike, api_key: int, api_version: int) -> bytes:
         return self._one_in("kw_decode_response_frame", frame, api_key, api_version)
@@ -221,7 +239,7 @@ class Kwire:
     def decode_records_dict(self, data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordsJSON:
         """As decode_records, in the JSON form of kw_records_decode_json (int64 as decimal
         strings, bytes as base64)."""
-        return cast(RecordsJSON, json.loads(self.decode_records_json(data, verify_crc=verify_crc, max_decompressed=max_decompressed)))
+        return cast(RecordsJSON, loads(self.decode_records_json(data, verify_crc=verify_crc, max_decompressed=max_decompressed)))
 
     def decode_records_json(self, data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> bytes:
         """kw_records_decode_json's JSON text."""

@@ -183,6 +183,16 @@ def test_float64_specials(kw: kwire.Kwire) -> None:
     assert [o["value"] for o in d["entries"][0]["ops"]] == ["NaN", "-Infinity", 0.1]
 
 
+def test_negative_zero_survives_python_values(kw: kwire.Kwire) -> None:
+    body = {"entries": [{"entity": [], "ops": [{"key": "a", "value": -0.0}, {"key": "b", "value": 0.0}]}]}
+    b = kw.encode_message("AlterClientQuotasRequest", 1, body)
+    d = kw.decode_message(messages.AlterClientQuotasRequest, 1, b)
+    values = [o["value"] for o in d["entries"][0]["ops"]]
+    assert [math.copysign(1, float(v)) for v in values] == [-1.0, 1.0]
+    assert kw.encode_message("AlterClientQuotasRequest", 1, d) == b
+    assert kwire.loads(b'{"a":-0,"b":[0,-0],"c":"x:-0,"}') == {"a": -0.0, "b": [0, -0.0], "c": "x:-0,"}
+
+
 def test_unknown_tagged_fields_survive(kw: kwire.Kwire) -> None:
     body = {"topics": [], "_unknownTaggedFields": [{"tag": 100, "data": base64.b64encode(b"\x01\x02").decode()}]}
     b = kw.encode_message("MetadataRequest", 12, body)

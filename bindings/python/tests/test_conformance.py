@@ -4,7 +4,8 @@ every one of them, through the Python binding, with the native runner's three co
 - decode: kwire decodes the bytes; its JSON must equal the vector's json semantically
   (key order ignored, integers exact, floats by bit pattern, bools apart from ints);
 - encode: kwire encodes the vector's json; the bytes must equal the vector's;
-- round trip: kwire encodes its own decoded JSON; the bytes must equal the vector's.
+- round trip: kwire encodes its own decoded JSON; the bytes must equal the vector's;
+  and again through Python values (decode_message's dict given to encode_message).
 
 Renamed fields and superseded unstable versions are handled as the native runner does,
 from the ABI's catalogue: keys a newer release renamed are compared under the new name;
@@ -179,6 +180,17 @@ def check_vector(kw: kwire.Kwire, m: kwire.CatalogueMessage, v: Dict[str, Any]) 
                 )
         except kwire.KwireError as e:
             fails.append(f"vector {vid}: round-trip: {e}")
+        # The same through Python values: the dict decode_message returns, encoded again
+        # by encode_message (json.dumps of ints, floats, strings, lists, dicts).
+        try:
+            re2 = kw.encode_message(name, ver, kwire.loads(decoded))
+            if re2 != want_bytes:
+                fails.append(
+                    f"vector {vid}: dict round-trip: {len(re2)} bytes, input {len(want_bytes)}; "
+                    f"first difference at byte {first_diff(re2, want_bytes)}"
+                )
+        except kwire.KwireError as e:
+            fails.append(f"vector {vid}: dict round-trip: {e}")
     else:
         fails.append(f"vector {vid}: round-trip: skipped, the bytes did not decode")
     return fails
