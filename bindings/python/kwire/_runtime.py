@@ -194,7 +194,8 @@ class Instance:
     new one and the call raises InternalError.
     """
 
-    def __init__(self, path: Optional[str] = None) -> None:
+    def __init__(self, path: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> None:
+        self._env = [(str(k), str(v)) for k, v in (env or {}).items()]
         self._compiled = compiled(path)
         self._start()
 
@@ -203,6 +204,8 @@ class Instance:
         store = wasmtime.Store(c.engine)
         wasi = wasmtime.WasiConfig()
         wasi.inherit_stderr()
+        if self._env:
+            wasi.env = self._env
         store.set_wasi(wasi)
         inst = c.linker.instantiate(store, c.module)
         ex = inst.exports(store)

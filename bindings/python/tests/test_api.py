@@ -357,3 +357,16 @@ def test_checked_and_fast_calls_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     assert fast.encode_response_frame(fast.decode_response_frame(FETCH, 1, 12), 1, 12) == checked.encode_response_frame(
         checked.decode_response_frame(FETCH, 1, 12), 1, 12
     )
+
+
+def test_go_runtime_environment() -> None:
+    k = kwire.Kwire(env={"GOGC": "400"})
+    assert k.decode_request_frame(PRODUCE)["apiKey"] == 0
+    # GOGC=off: the module's heap only grows, which shows the setting reached its runtime.
+    off, on = kwire.Kwire(env={"GOGC": "off"}), kwire.Kwire()
+    recs = on.encode_records([{"value": b"x" * 1000}] * 200)
+    for k in (off, on):
+        for _ in range(300):
+            k.decode_records(recs)
+    size = lambda k: k._inst._mem.data_len(k._inst._store)
+    assert size(off) > size(on) + (16 << 20)
