@@ -100,6 +100,10 @@ func (m *AlterReplicaLogDirsRequest) encode(b []byte, v int16, w *wire.Encoder) 
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -274,6 +278,10 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) encode(b []byte, v int16,
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -453,6 +461,10 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) encode(b []byte, v i
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }

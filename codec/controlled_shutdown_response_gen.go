@@ -109,6 +109,10 @@ func (m *ControlledShutdownResponse) encode(b []byte, v int16, w *wire.Encoder) 
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -268,6 +272,10 @@ func (m *ControlledShutdownResponseRemainingPartition) encode(b []byte, v int16,
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }

@@ -100,6 +100,10 @@ func (m *DeleteAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -360,6 +364,10 @@ func (m *DeleteAclsRequestDeleteAclsFilter) encode(b []byte, v int16, w *wire.En
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }

@@ -109,6 +109,10 @@ func (m *IncrementalAlterConfigsRequest) encode(b []byte, v int16, w *wire.Encod
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -301,6 +305,10 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) encode(b []byte, v 
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -493,6 +501,10 @@ func (m *IncrementalAlterConfigsRequestAlterableConfig) encode(b []byte, v int16
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }

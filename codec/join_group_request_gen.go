@@ -229,6 +229,10 @@ func (m *JoinGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -448,6 +452,10 @@ func (m *JoinGroupRequestProtocol) encode(b []byte, v int16, w *wire.Encoder) []
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }

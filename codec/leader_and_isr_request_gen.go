@@ -260,6 +260,10 @@ func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -747,6 +751,10 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) encode(b []byte, v int16
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1125,6 +1133,10 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) encode(b []byte, v int16, w 
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1308,6 +1320,10 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) encode(b []byte, v int16, w 
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }

@@ -162,6 +162,10 @@ func (m *LeaderAndIsrResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -383,6 +387,10 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) encode(b []byte, v int1
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -574,6 +582,10 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) encode(b []byte, v int16, w
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }

@@ -110,7 +110,7 @@ func (m *ListClientMetricsResourcesRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoListClientMetricsResourcesRequest = MessageInfo{Name: "ListClientMetricsResourcesRequest", APIKey: 74, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2"}}
+var infoListClientMetricsResourcesRequest = MessageInfo{Name: "ListClientMetricsResourcesRequest", APIKey: 74, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2"}, CurrentName: "ListConfigResourcesRequest"}
 
 // MessageName returns "ListClientMetricsResourcesRequest".
 func (*ListClientMetricsResourcesRequest) MessageName() string {

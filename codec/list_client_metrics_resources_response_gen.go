@@ -343,7 +343,7 @@ func (m *ListClientMetricsResourcesResponseClientMetricsResource) unmarshalJSON(
 	}
 }
 
-var infoListClientMetricsResourcesResponse = MessageInfo{Name: "ListClientMetricsResourcesResponse", APIKey: 74, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2"}}
+var infoListClientMetricsResourcesResponse = MessageInfo{Name: "ListClientMetricsResourcesResponse", APIKey: 74, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2"}, CurrentName: "ListConfigResourcesResponse"}
 
 // MessageName returns "ListClientMetricsResourcesResponse".
 func (*ListClientMetricsResourcesResponse) MessageName() string {

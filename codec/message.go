@@ -144,6 +144,10 @@ type MessageInfo struct {
 	// a newer release redefined. kwire implements the newer definition; the older
 	// release's unstable encoding of that version is not supported.
 	Superseded []SupersededVersion
+	// CurrentName is set when a newer release gave this api key another name (Kafka 4
+	// calls api key 74 ListConfigResources, 3.9 ListClientMetricsResources): lookups by
+	// api key return the current name's type, and this one stays for older peers.
+	CurrentName string
 }
 
 // SupersededVersion is one version of one release whose unstable definition a newer
@@ -232,7 +236,10 @@ type DecodeError struct {
 
 // Error reports "kwire: decode <message> v<version> field <path> at offset <n>: <cause> (<detail>)".
 func (e *DecodeError) Error() string {
-	s := fmt.Sprintf("kwire: decode %s v%d", e.Message, e.Version)
+	s := "kwire: decode " + e.Message
+	if e.Version >= 0 {
+		s += fmt.Sprintf(" v%d", e.Version)
+	}
 	if e.Path != "" {
 		s += " field " + e.Path
 	}

@@ -117,6 +117,10 @@ func (m *OffsetCommitResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -327,6 +331,10 @@ func (m *OffsetCommitResponseTopic) encode(b []byte, v int16, w *wire.Encoder) [
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -508,6 +516,10 @@ func (m *OffsetCommitResponsePartition) encode(b []byte, v int16, w *wire.Encode
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }

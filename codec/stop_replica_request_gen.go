@@ -270,6 +270,10 @@ func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -551,6 +555,10 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) encode(b []byte, v int16, w *
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -736,6 +744,10 @@ func (m *StopReplicaRequestStopReplicaTopicV1) encode(b []byte, v int16, w *wire
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -944,6 +956,10 @@ func (m *StopReplicaRequestStopReplicaTopicState) encode(b []byte, v int16, w *w
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1153,6 +1169,10 @@ func (m *StopReplicaRequestStopReplicaPartitionState) encode(b []byte, v int16, 
 			w.Push("_unknownTaggedFields")
 			return b
 		}
+	} else if len(m.UnknownTaggedFields) > 0 {
+		w.Fail(wire.ErrBadTags, "tagged fields are set but this version is not flexible")
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }

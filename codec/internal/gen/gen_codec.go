@@ -369,6 +369,11 @@ func genEncode(e *emitter, m *Message, s *Struct) {
 			e.p("if len(m.UnknownTaggedFields) > 0 { b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1) }")
 		}
 		e.p("if w.Err != nil { w.Push(\"_unknownTaggedFields\"); return b }")
+		if !always(m.Flexible, m.Valid) {
+			// As Kafka: tagged fields cannot be carried by a version that is not flexible.
+			e.p("} else if len(m.UnknownTaggedFields) > 0 {")
+			e.p("w.Fail(wire.ErrBadTags, \"tagged fields are set but this version is not flexible\"); w.Push(\"_unknownTaggedFields\"); return b")
+		}
 		e.p("}")
 	}
 	e.p("return b")

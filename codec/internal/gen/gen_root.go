@@ -52,6 +52,9 @@ func genRootMethods(e *emitter, m *Message) {
 	if len(sv) > 0 {
 		renames += ", Superseded: []SupersededVersion{" + strings.Join(sv, ", ") + "}"
 	}
+	if m.currentName != "" {
+		renames += fmt.Sprintf(", CurrentName: %q", m.currentName)
+	}
 	e.p("var %s = MessageInfo{Name: %q, APIKey: %d, Kind: %s, MinVersion: %d, MaxVersion: %d, FlexibleMin: %d, DeprecatedMin: %d, DeprecatedMax: %d, Listeners: []string{%s}, LatestVersionUnstable: %v, Releases: []string{%s}%s}",
 		info, m.Name, m.APIKey, kindConst(m.Kind), m.Valid.lo, m.Valid.hi, flo, dlo, dhi, strings.Join(ls, ", "), m.Unstable, quoteAll(m.Releases), renames)
 	e.p("")
@@ -153,24 +156,7 @@ func genRegistry(msgs []*Message, releases []string) string {
 	e.p("return nil")
 	e.p("}")
 	e.p("")
-	byKey := map[int][2]*Message{}
-	var keys []int
-	for _, m := range msgs {
-		if m.APIKey < 0 {
-			continue
-		}
-		p := byKey[m.APIKey]
-		if _, ok := byKey[m.APIKey]; !ok {
-			keys = append(keys, m.APIKey)
-		}
-		if m.Kind == "request" {
-			p[0] = m
-		} else {
-			p[1] = m
-		}
-		byKey[m.APIKey] = p
-	}
-	sort.Ints(keys)
+	byKey, keys := primaryByKey(msgs, releases)
 	e.p("func newRequest(key int16) Request {")
 	e.p("switch key {")
 	for _, k := range keys {
@@ -214,4 +200,57 @@ func genRegistry(msgs []*Message, releases []string) string {
 	e.p("return -1")
 	e.p("}")
 	return e.b.String()
+}
+
+// primaryByKey picks, for every api key, the request and response that the newest
+// release names: Kafka 4.x renamed api key 74 (ListClientMetricsResources became
+// ListConfigResources), and lookups by key must give the current name.
+func primaryByKey(msgs []*Message, releases []string) (map[int][2]*Message, []int) {
+	rank := func(m *Message) int {
+		last := m.Releases[len(m.Releases)-1]
+		for i, r := range releases {
+			if r == last {
+				return i
+			}
+		}
+		return -1
+	}
+	byKey := map[int][2]*Message{}
+	var keys []int
+	for _, m := range msgs {
+		if m.APIKey < 0 {
+			continue
+		}
+		p, ok := byKey[m.APIKey]
+		if !ok {
+			keys = append(keys, m.APIKey)
+		}
+		i := 1
+		if m.Kind == "request" {
+			i = 0
+		}
+		if p[i] == nil || rank(m) > rank(p[i]) {
+			p[i] = m
+		} else if rank(m) == rank(p[i]) {
+			panic(fmt.Sprintf("api key %d: %s and %s both belong to release %s", m.APIKey, m.Name, p[i].Name, m.Releases[len(m.Releases)-1]))
+		}
+		byKey[m.APIKey] = p
+	}
+	sort.Ints(keys)
+	return byKey, keys
+}
+
+// supersededName returns the current name of the api key when m is an older name of it.
+func supersededName(m *Message, byKey map[int][2]*Message) string {
+	if m.APIKey < 0 {
+		return ""
+	}
+	i := 1
+	if m.Kind == "request" {
+		i = 0
+	}
+	if p := byKey[m.APIKey][i]; p != nil && p != m {
+		return p.Name
+	}
+	return ""
 }

@@ -97,21 +97,18 @@ func genTS(msgs []*Message, releases []string) string {
 	p("/** Descriptor name of every message. */")
 	p("export type MessageName = keyof MessagesByName;")
 	p("")
-	p("/** Request body type by api key. */")
+	byKey, keys := primaryByKey(msgs, releases)
+	p("/** Request body type by api key (the name the newest release uses). */")
 	p("export interface RequestsByKey {")
-	for _, m := range msgs {
-		if m.Kind == "request" {
-			p("  %d: %s;", m.APIKey, m.Root.GoName)
-		}
+	for _, k := range keys {
+		p("  %d: %s;", k, byKey[k][0].Root.GoName)
 	}
 	p("}")
 	p("")
-	p("/** Response body type by api key. */")
+	p("/** Response body type by api key (the name the newest release uses). */")
 	p("export interface ResponsesByKey {")
-	for _, m := range msgs {
-		if m.Kind == "response" {
-			p("  %d: %s;", m.APIKey, m.Root.GoName)
-		}
+	for _, k := range keys {
+		p("  %d: %s;", k, byKey[k][1].Root.GoName)
 	}
 	p("}")
 	return b.String()

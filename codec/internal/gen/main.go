@@ -100,6 +100,10 @@ func run(lockPath, specDir, outDir string, check bool) error {
 	if err := finish(msgs); err != nil {
 		return err
 	}
+	byKey, _ := primaryByKey(msgs, relNames)
+	for _, m := range msgs {
+		m.currentName = supersededName(m, byKey)
+	}
 	files := map[string][]byte{}
 	add := func(path, src string) error {
 		b, err := format.Source([]byte(src))

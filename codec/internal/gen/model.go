@@ -24,6 +24,7 @@ type Message struct {
 	Renames    []Rename  // fields the newer release renamed
 	Superseded []Superseded
 
+	currentName    string // the api key's name in the newest release, when it differs
 	unstableLatest bool // this release's latest version is unstable (requests and their responses)
 
 	newValid vrange // valid versions of the newer side while merging

@@ -145,7 +145,7 @@ type Error struct {
 
 // Error reports the JSON path, the cause and the byte offset.
 func (e *Error) Error() string {
-	s := "kwire: json " + e.Path + ": " + e.Err.Error()
+	s := "json " + e.Path + ": " + e.Err.Error()
 	if e.Detail != "" {
 		s += ": " + e.Detail
 	}
