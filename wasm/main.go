@@ -67,7 +67,7 @@ func hand(b []byte) (uint32, int32) {
 	}
 	b = b[:n:cap(b)]
 	p := addr(b)
-	live[p] = b[:cap(b)]
+	live[p] = b[:n:n] // the host may address its n bytes; the slice keeps the array alive
 	return p, int32(n)
 }
 
