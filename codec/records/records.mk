@@ -3,6 +3,8 @@
 #   make records-java     kwire-built batches checked by Kafka's reader, and the
 #                         committed Java vectors checked against what kafka-clients
 #                         writes now (part of `make test`)
+#   make records-js-test  the package's tests compiled to GOOS=js/wasm and run in Node
+#                         (part of `make test`)
 #   make records-vectors  rewrite conformance/vectors/records from kafka-clients
 #   make records-fuzz     every record fuzz target for $(FUZZTIME) each, one at a time
 #   make records-bench    the batch benchmark table
@@ -11,9 +13,9 @@ RECORDS_MVN     ?= mvn -q -B -Dstyle.color=never -f conformance/reference/record
 RECORDS_VECTORS := conformance/vectors/records/kafka-clients-4.4.0.jsonl
 RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy
 
-.PHONY: records-java records-vectors records-fuzz records-bench
+.PHONY: records-java records-js-test records-vectors records-fuzz records-bench
 
-TEST_TARGETS  += records-java
+TEST_TARGETS  += records-java records-js-test
 BENCH_TARGETS += records-bench
 FUZZ_TARGETS  += records-fuzz
 
@@ -37,6 +39,9 @@ records-java:
 	@cmp -s $(BUILD)/records-java.jsonl $(RECORDS_VECTORS) || \
 		{ echo "records-java: $(RECORDS_VECTORS) differs from what kafka-clients writes now; run make records-vectors"; exit 1; }
 	@echo "records-java: committed vectors match kafka-clients"
+
+records-js-test:
+	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records
 
 records-fuzz:
 	@for t in $(RECORDS_FUZZ); do \
