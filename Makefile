@@ -63,6 +63,7 @@ bench-codec:
 fuzz-codec:
 	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzDecodeRequestFrame$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzDecodeResponseFrame$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzUnmarshalJSON$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf $(BUILD)

@@ -108,3 +108,46 @@ func TestSeedFramesRoundTripExactly(t *testing.T) {
 	})
 	t.Logf("%d request/response frame pairs", n)
 }
+
+// FuzzUnmarshalJSON: no JSON input may panic the strict reader; what it accepts must
+// either encode or fail with an error, and its JSON output must read back to the same
+// bytes.
+func FuzzUnmarshalJSON(f *testing.F) {
+	r := rand.New(rand.NewSource(2))
+	names := []string{}
+	for _, info := range codec.Messages() {
+		names = append(names, info.Name)
+	}
+	for i, info := range codec.Messages() {
+		m := codec.NewMessage(info.Name)
+		codectest.Fill(m, r, info.MaxVersion)
+		js, err := m.AppendJSON(nil, info.MaxVersion)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint16(i), info.MaxVersion, js)
+	}
+	f.Add(uint16(0), int16(0), []byte(`{"_unknownTaggedFields":[{"tag":127,"data-:""}]}`))
+	f.Fuzz(func(t *testing.T, which uint16, v int16, js []byte) {
+		m := codec.NewMessage(names[int(which)%len(names)])
+		if err := m.UnmarshalJSON(js); err != nil {
+			return
+		}
+		b, err := m.Encode(nil, v)
+		if err != nil {
+			return
+		}
+		out, err := m.AppendJSON(nil, v)
+		if err != nil {
+			t.Fatalf("encodes but has no JSON: %v", err)
+		}
+		m2 := codec.NewMessage(m.MessageName())
+		if err := m2.UnmarshalJSON(out); err != nil {
+			t.Fatalf("own JSON does not read back: %v\n%s", err, out)
+		}
+		b2, err := m2.Encode(nil, v)
+		if err != nil || !bytes.Equal(b, b2) {
+			t.Fatalf("JSON round trip changed the bytes (%v)\n%s", err, out)
+		}
+	})
+}

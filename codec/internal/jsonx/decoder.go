@@ -33,6 +33,9 @@ func (d *Decoder) Err() error {
 	p := "$"
 	for i := len(d.path) - 1; i >= 0; i-- {
 		s := d.path[i]
+		if s == "" {
+			s = `""`
+		}
 		if s[0] == '[' {
 			p += s
 		} else {

@@ -74,7 +74,7 @@ func joinPath(segs []string) string {
 	var b []byte
 	for i := len(segs) - 1; i >= 0; i-- {
 		s := segs[i]
-		if len(b) > 0 && s[0] != '[' {
+		if len(b) > 0 && (s == "" || s[0] != '[') {
 			b = append(b, '.')
 		}
 		b = append(b, s...)
