@@ -5,6 +5,7 @@ GO        ?= go
 BUILD     := build
 SPEC_DIR  := $(BUILD)/spec
 FUZZTIME  ?= 10m
+SPEC_RELEASES := $(shell awk '!/^\#/ && NF { print $$1 }' codec/spec.lock)
 
 .PHONY: all build test go-test spec generate check-generated vectors bench bench-codec fuzz fuzz-codec clean
 
@@ -38,11 +39,10 @@ generate:
 	$(GO) run ./codec/internal/gen -lock codec/spec.lock -spec $(SPEC_DIR)
 
 # check-generated: fail when the committed generated code differs from what `make generate`
-# writes. Needs the spec (make spec); says so and stops when it is missing.
+# writes. Fetches the spec first when build/spec is missing.
 check-generated:
-	@if [ -d $(SPEC_DIR) ]; then \
-		$(GO) run ./codec/internal/gen -lock codec/spec.lock -spec $(SPEC_DIR) -check; \
-	else echo "check-generated: $(SPEC_DIR) missing, run 'make spec' first"; exit 1; fi
+	@for r in $(SPEC_RELEASES); do [ -d $(SPEC_DIR)/$$r ] || { $(MAKE) --no-print-directory spec; break; }; done
+	$(GO) run ./codec/internal/gen -lock codec/spec.lock -spec $(SPEC_DIR) -check
 
 test: check-generated go-test $(TEST_TARGETS)
 

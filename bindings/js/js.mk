@@ -24,7 +24,7 @@ $(JS_DIR)/kwire.wasm: $(ABI_WASM)
 
 js-deps:
 	@test -d $(JS_DIR)/node_modules/typescript -a -d $(JS_DIR)/node_modules/playwright-core -a -d $(JS_DIR)/node_modules/kafkajs || \
-		{ echo "bindings/js: dev dependencies missing; run: bash bindings/js/ci-install.sh"; exit 1; }
+		bash $(JS_DIR)/ci-install.sh
 
 # node --test, with a TAP copy whose summary must show tests run and none failed.
 js-test-node: js
