@@ -7,6 +7,8 @@ SPEC_DIR  := $(BUILD)/spec
 FUZZTIME  ?= 10m
 SPEC_RELEASES := $(shell awk '!/^\#/ && NF { print $$1 }' codec/spec.lock)
 
+.DEFAULT_GOAL := all
+
 .PHONY: all build test go-test spec generate check-generated vectors bench bench-codec fuzz fuzz-codec clean
 
 # Each area keeps its own targets beside its code. A fragment may add to
