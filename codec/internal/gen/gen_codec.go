@@ -140,11 +140,7 @@ func genDecode(e *emitter, m *Message, s *Struct) {
 			continue
 		}
 		if !f.Tagged.empty() {
-			if l := f.defaultLit(); l != "" {
-				e.p("m.%s = %s", f.GoName, l)
-			} else {
-				e.p("m.%s = %s", f.GoName, zeroOf(f))
-			}
+			e.p("m.%s = %s", f.GoName, defaultOrZero(f))
 			continue
 		}
 		c := cond(f.Versions, m.Valid)

@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/kwire/kwire/codec/internal/speclock"
 )
 
 func main() {
@@ -47,7 +49,7 @@ func snake(s string) string {
 }
 
 func run(lockPath, specDir, outDir string, check bool) error {
-	rels, err := readLock(lockPath)
+	rels, err := speclock.Read(lockPath)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ type Message struct {
 	Superseded []Superseded
 
 	currentName    string // the api key's name in the newest release, when it differs
-	unstableLatest bool // this release's latest version is unstable (requests and their responses)
+	unstableLatest bool   // this release's latest version is unstable (requests and their responses)
 
 	newValid vrange // valid versions of the newer side while merging
 }

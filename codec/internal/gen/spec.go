@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,33 +10,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// release is one line of codec/spec.lock.
-type release struct {
-	Name, Coord, SHA256 string
-}
-
-func readLock(path string) ([]release, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var rs []release
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			return nil, fmt.Errorf("%s: bad line %q", path, line)
-		}
-		rs = append(rs, release{f[0], f[1], f[2]})
-	}
-	return rs, sc.Err()
-}
 
 // vrange is an inclusive version range; hi == open means "and every later version".
 type vrange struct{ lo, hi int }

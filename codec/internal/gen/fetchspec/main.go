@@ -5,7 +5,6 @@ package main
 
 import (
 	"archive/zip"
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
@@ -15,6 +14,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/kwire/kwire/codec/internal/speclock"
 )
 
 func main() {
@@ -27,32 +28,8 @@ func main() {
 	}
 }
 
-type release struct{ name, coord, sha string }
-
-func readLock(path string) ([]release, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var rs []release
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		p := strings.Fields(line)
-		if len(p) != 3 {
-			return nil, fmt.Errorf("%s: bad line %q", path, line)
-		}
-		rs = append(rs, release{p[0], p[1], p[2]})
-	}
-	return rs, sc.Err()
-}
-
 func run(lockPath, out string) error {
-	rels, err := readLock(lockPath)
+	rels, err := speclock.Read(lockPath)
 	if err != nil {
 		return err
 	}
@@ -62,31 +39,31 @@ func run(lockPath, out string) error {
 	}
 	absJar, _ := filepath.Abs(jarDir)
 	for _, rel := range rels {
-		parts := strings.Split(rel.coord, ":")
+		parts := strings.Split(rel.Coord, ":")
 		if len(parts) != 3 {
-			return fmt.Errorf("bad coordinate %q", rel.coord)
+			return fmt.Errorf("bad coordinate %q", rel.Coord)
 		}
 		jar := filepath.Join(jarDir, parts[1]+"-"+parts[2]+".jar")
 		if _, err := os.Stat(jar); err != nil {
-			cmd := exec.Command("mvn", "-q", "-B", "dependency:copy", "-Dartifact="+rel.coord, "-DoutputDirectory="+absJar, "-Dmdep.overWriteIfNewer=true")
+			cmd := exec.Command("mvn", "-q", "-B", "dependency:copy", "-Dartifact="+rel.Coord, "-DoutputDirectory="+absJar, "-Dmdep.overWriteIfNewer=true")
 			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 			cmd.Dir = os.TempDir() // no pom.xml needed for dependency:copy
 			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("maven could not fetch %s: %v", rel.coord, err)
+				return fmt.Errorf("maven could not fetch %s: %v", rel.Coord, err)
 			}
 		}
 		sum, err := fileSHA256(jar)
 		if err != nil {
 			return err
 		}
-		if sum != rel.sha {
-			return fmt.Errorf("%s: sha256 %s does not match the lock (%s)", jar, sum, rel.sha)
+		if sum != rel.SHA256 {
+			return fmt.Errorf("%s: sha256 %s does not match the lock (%s)", jar, sum, rel.SHA256)
 		}
-		n, err := extract(jar, filepath.Join(out, rel.name))
+		n, err := extract(jar, filepath.Join(out, rel.Name))
 		if err != nil {
 			return err
 		}
-		fmt.Printf("fetchspec: %s: %d descriptors, jar sha256 verified\n", rel.name, n)
+		fmt.Printf("fetchspec: %s: %d descriptors, jar sha256 verified\n", rel.Name, n)
 	}
 	return nil
 }
