@@ -8,6 +8,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
@@ -181,14 +182,37 @@ func main() {
 				gzr.Reset(&br)
 				return readAll(dst, &gzr)
 			}},
-		{records.CompressionSnappy, "klauspost/compress snappy (one block)",
-			func(dst, src []byte) []byte { return snappy.Encode(dst[:cap(dst)], src) },
+		// Kafka's snappy is snappy-java's xerial framing: 32 KiB chunks, each a
+		// raw block after a 4-byte length. The library alone does the same chunks.
+		{records.CompressionSnappy, "klauspost/compress snappy, same 32 KiB chunks",
 			func(dst, src []byte) []byte {
-				out, err := snappy.DecodeStrict(dst[:cap(dst)], src)
-				if err != nil {
-					panic(err)
+				dst = append(dst[:0], 0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1)
+				for len(src) > 0 {
+					n := min(len(src), 32<<10)
+					at := len(dst)
+					enc := snappy.Encode(dst[at+4:cap(dst)], src[:n])
+					dst = dst[:at+4+len(enc)]
+					binary.BigEndian.PutUint32(dst[at:], uint32(len(enc)))
+					src = src[n:]
 				}
-				return out
+				return dst
+			},
+			func(dst, src []byte) []byte {
+				dst = dst[:0]
+				for pos := 16; pos < len(src); {
+					n := int(binary.BigEndian.Uint32(src[pos:]))
+					block := src[pos+4 : pos+4+n]
+					pos += 4 + n
+					m, err := snappy.DecodedLen(block)
+					if err != nil {
+						panic(err)
+					}
+					if _, err := snappy.DecodeStrict(dst[len(dst):len(dst)+m], block); err != nil {
+						panic(err)
+					}
+					dst = dst[:len(dst)+m]
+				}
+				return dst
 			}},
 		{records.CompressionLZ4, "pierrec/lz4 Writer/Reader",
 			func(dst, src []byte) []byte {
@@ -253,6 +277,40 @@ func main() {
 			row{name: l.c.String() + " decompress", kwire: kd, base: ld, bytes: n, baseName: l.name,
 				ratio: fmt.Sprintf("%.2fx time", float64(kd.NsPerOp())/float64(ld.NsPerOp())), target: "<= 1.1x time"})
 		sizes = append(sizes, fmt.Sprintf("%s: kwire %d bytes, library %d bytes", l.c, len(kcomp), len(lcomp)))
+	}
+
+	// zstd as zstd-jni writes it (streamed, no content size): kwire's streaming
+	// path against the library's own streaming decoder on the same frame.
+	{
+		var zs bytes.Buffer
+		zw, _ := zstd.NewWriter(&zs, zstd.WithEncoderConcurrency(1))
+		zw.Write(section)
+		zw.Close()
+		streamed := zs.Bytes()
+		sdec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		out := make([]byte, 0, 2*len(section))
+		kd, ld := pair(func(tb *testing.B) {
+			tb.ReportAllocs()
+			for i := 0; i < tb.N; i++ {
+				var err error
+				if out, err = records.Decompress(out[:0], records.CompressionZstd, streamed, 0); err != nil || len(out) != len(section) {
+					tb.Fatal(err)
+				}
+			}
+		}, func(tb *testing.B) {
+			tb.ReportAllocs()
+			for i := 0; i < tb.N; i++ {
+				br.Reset(streamed)
+				if err := sdec.Reset(&br); err != nil {
+					tb.Fatal(err)
+				}
+				if out = readAll(out, sdec); len(out) != len(section) {
+					tb.Fatal("short")
+				}
+			}
+		})
+		rows = append(rows, row{name: "zstd decompress, streamed frame", kwire: kd, base: ld, bytes: int64(len(section)), baseName: "klauspost/compress zstd stream",
+			ratio: fmt.Sprintf("%.2fx time", float64(kd.NsPerOp())/float64(ld.NsPerOp())), target: "<= 1.1x time"})
 	}
 
 	// 3. CRC32C.
