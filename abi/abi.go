@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
@@ -210,40 +209,17 @@ func fromEncode(err error) *Error {
 // "... json $.path: cause (at byte N)"; the path and offset are rebased onto the
 // caller's text.
 func fromJSON(err error, message string, prefix string, base int) *Error {
-	text := err.Error()
-	e := &Error{Status: StatusJSON, Text: text, Message: message, Version: -1, Offset: -1}
-	if i := strings.Index(text, "json $"); i >= 0 {
-		p := text[i+len("json "):]
-		if j := strings.Index(p, ": "); j >= 0 {
-			p = p[:j]
+	e := &Error{Status: StatusJSON, Text: err.Error(), Message: message, Version: -1, Offset: -1}
+	var je *codec.JSONError
+	if errors.As(err, &je) {
+		e.Path = prefix + je.Path[1:]
+		e.Offset = base + je.Offset
+		if prefix != "$" {
+			// Say where in the caller's text the failure is.
+			e.Text = "kwire: " + message + ": json " + e.Path + ": " + je.Cause() + " (at byte " + strconv.Itoa(e.Offset) + ")"
 		}
-		e.Path = prefix + p[1:]
-	}
-	if i := strings.LastIndex(text, "(at byte "); i >= 0 {
-		if n, err := strconv.Atoi(strings.TrimSuffix(text[i+len("(at byte "):], ")")); err == nil {
-			e.Offset = base + n
-		}
-	}
-	if prefix != "$" && e.Path != "" {
-		// Say where in the caller's text the failure is.
-		e.Text = "kwire: " + message + ": json " + e.Path + ": " + cause(text) + " (at byte " + strconv.Itoa(e.Offset) + ")"
 	}
 	return e
-}
-
-// cause is the part of a codec JSON error after its path.
-func cause(text string) string {
-	if i := strings.Index(text, "json $"); i >= 0 {
-		rest := text[i:]
-		if j := strings.Index(rest, ": "); j >= 0 {
-			rest = rest[j+2:]
-		}
-		if k := strings.LastIndex(rest, " (at byte "); k >= 0 {
-			rest = rest[:k]
-		}
-		return rest
-	}
-	return text
 }
 
 // fromReader turns an envelope reader error into a KW_ERR_JSON error.

@@ -353,11 +353,47 @@ func unmarshalJSONBody(m Message, data []byte) error {
 	d := jsonx.NewDecoder(data)
 	m.unmarshalJSON(d)
 	d.End()
-	if err := d.Err(); err != nil {
-		return fmt.Errorf("kwire: %s: %w", m.MessageName(), err)
+	var je *jsonx.Error
+	if errors.As(d.Err(), &je) {
+		return &JSONError{Message: m.MessageName(), Path: je.Path, Offset: je.Offset, Err: je.Err, Detail: je.Detail}
 	}
 	return nil
 }
+
+// JSONError is a failure to read the JSON form of a message.
+type JSONError struct {
+	Message string // descriptor name of the message being read
+	Path    string // JSON path of the failing value, e.g. "$.topicData[0].name"
+	Offset  int    // byte offset in the JSON text
+	Err     error  // cause: ErrJSONSyntax, ErrJSONType, ErrJSONRange, ErrJSONUnknownKey or ErrJSONDuplicateKey
+	Detail  string
+}
+
+// Error reports "kwire: <message>: json <path>: <cause>: <detail> (at byte <n>)".
+func (e *JSONError) Error() string {
+	s := "kwire: " + e.Message + ": json " + e.Path + ": " + e.Cause()
+	return s + " (at byte " + strconv.Itoa(e.Offset) + ")"
+}
+
+// Cause is the error text without message, path and offset.
+func (e *JSONError) Cause() string {
+	if e.Detail != "" {
+		return e.Err.Error() + ": " + e.Detail
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *JSONError) Unwrap() error { return e.Err }
+
+// Causes of JSON failures; a JSONError wraps one of them.
+var (
+	ErrJSONSyntax       = jsonx.ErrSyntax
+	ErrJSONType         = jsonx.ErrType
+	ErrJSONRange        = jsonx.ErrRange
+	ErrJSONUnknownKey   = jsonx.ErrUnknown
+	ErrJSONDuplicateKey = jsonx.ErrDup
+)
 
 // writeUnknownTags appends the unknown tags from u[i:] that sort below limit (all of
 // them when limit < 0), checking that they ascend and do not reuse the known tag limit.

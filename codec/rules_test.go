@@ -253,3 +253,11 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+func TestJSONErrorIsTyped(t *testing.T) {
+	err := codec.NewProduceRequest().UnmarshalJSON([]byte(`{"acks":"1"}`))
+	var je *codec.JSONError
+	if !errors.As(err, &je) || je.Message != "ProduceRequest" || je.Path != "$.acks" || je.Offset != 8 || !errors.Is(err, codec.ErrJSONType) {
+		t.Fatalf("err = %#v", err)
+	}
+}
