@@ -1,7 +1,6 @@
 package kerr
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kwire/kwire/codec/internal/speclock"
 )
 
 const (
@@ -37,22 +38,13 @@ type dump struct {
 // pinnedReleases returns the Kafka releases listed in codec/spec.lock, in file order.
 func pinnedReleases(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open(specLock)
+	rels, err := speclock.Read(specLock)
 	if err != nil {
-		t.Fatalf("open spec lock: %v", err)
-	}
-	defer f.Close()
-	var releases []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		releases = append(releases, strings.Fields(line)[0])
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatalf("read spec lock: %v", err)
+	}
+	var releases []string
+	for _, r := range rels {
+		releases = append(releases, r.Name)
 	}
 	if len(releases) == 0 {
 		t.Fatalf("%s lists no release", specLock)
