@@ -7,7 +7,7 @@
 # `make test`; run it when codec/spec.lock changes.
 
 MVN ?= mvn
-KERR_RELEASES   := $(shell awk '!/^\#/ && NF { print $$1 }' codec/spec.lock)
+KERR_RELEASES   := $(SPEC_RELEASES)
 KERR_DUMP_DIR   := conformance/vectors/errors
 KERR_REFERENCE  := conformance/reference/errors/pom.xml
 
