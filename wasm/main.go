@@ -145,6 +145,21 @@ func slots(out, outLen uint32) ([]byte, []byte, *abi.Error) {
 }
 
 // finish hands a result to the host through its slots.
+// call1 is the common shape f(in, in_len, ..., out, out_len): check the out-params and
+// the input, run fn, hand its result to the host.
+func call1(in uint32, inLen int32, what string, out, outLen uint32, fn func(src []byte) ([]byte, error)) int32 {
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := input(in, inLen, what)
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := fn(src)
+	return finish(o, l, res, err)
+}
+
 func finish(o, l []byte, res []byte, err error) int32 {
 	if err != nil {
 		return setErr(abi.AsError(err))
@@ -324,61 +339,25 @@ func kwEncodeMessage(np uint32, nl int32, version int32, in uint32, inLen int32,
 //go:wasmexport kw_decode_request_frame
 func kwDecodeRequestFrame(in uint32, inLen int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeRequestFrame(nil, src)
-	return finish(o, l, res, err)
+	return call1(in, inLen, "frame", out, outLen, func(src []byte) ([]byte, error) { return abi.DecodeRequestFrame(nil, src) })
 }
 
 //go:wasmexport kw_encode_request_frame
 func kwEncodeRequestFrame(in uint32, inLen int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeRequestFrame(nil, src)
-	return finish(o, l, res, err)
+	return call1(in, inLen, "json", out, outLen, func(src []byte) ([]byte, error) { return abi.EncodeRequestFrame(nil, src) })
 }
 
 //go:wasmexport kw_decode_response_frame
 func kwDecodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeResponseFrame(nil, src, apiKey, version)
-	return finish(o, l, res, err)
+	return call1(in, inLen, "frame", out, outLen, func(src []byte) ([]byte, error) { return abi.DecodeResponseFrame(nil, src, apiKey, version) })
 }
 
 //go:wasmexport kw_encode_response_frame
 func kwEncodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeResponseFrame(nil, src, apiKey, version)
-	return finish(o, l, res, err)
+	return call1(in, inLen, "json", out, outLen, func(src []byte) ([]byte, error) { return abi.EncodeResponseFrame(nil, src, apiKey, version) })
 }
 
 //go:wasmexport kw_peek_request_header
@@ -407,44 +386,17 @@ func kwPeekRequestHeader(in uint32, inLen int32, out uint32) (st int32) {
 //go:wasmexport kw_records_decode_json
 func kwRecordsDecodeJSON(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, "records")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.RecordsDecodeJSON(nil, src, flags, maxDecompressed)
-	return finish(o, l, res, err)
+	return call1(in, inLen, "records", out, outLen, func(src []byte) ([]byte, error) { return abi.RecordsDecodeJSON(nil, src, flags, maxDecompressed) })
 }
 
 //go:wasmexport kw_records_decode_table
 func kwRecordsDecodeTable(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, "records")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.RecordsDecodeTable(nil, src, flags, maxDecompressed)
-	return finish(o, l, res, err)
+	return call1(in, inLen, "records", out, outLen, func(src []byte) ([]byte, error) { return abi.RecordsDecodeTable(nil, src, flags, maxDecompressed) })
 }
 
 //go:wasmexport kw_records_encode
 func kwRecordsEncode(in uint32, inLen int32, compression int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.RecordsEncode(nil, src, compression)
-	return finish(o, l, res, err)
+	return call1(in, inLen, "json", out, outLen, func(src []byte) ([]byte, error) { return abi.RecordsEncode(nil, src, compression) })
 }
