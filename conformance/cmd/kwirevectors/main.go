@@ -21,14 +21,7 @@ import (
 )
 
 type line struct {
-	ID      string          `json:"id"`
-	Name    string          `json:"name"`
-	APIKey  int16           `json:"apiKey"`
-	Kind    string          `json:"kind"`
-	Version int16           `json:"version"`
-	Source  string          `json:"source"`
-	JSON    json.RawMessage `json:"json"`
-	Bytes   []byte          `json:"bytes"`
+	conformance.Vector
 	// Renames are kwire's declared field renames (it writes the newer names), so the
 	// reader can compare a release that uses the older ones.
 	Renames []rename `json:"renames,omitempty"`
@@ -105,8 +98,8 @@ func run(manifestPath, outPath string, n int, base int64) error {
 					failed++
 					continue
 				}
-				ln := line{ID: id, Name: mm.Name, APIKey: mm.APIKey, Kind: mm.Kind, Version: v,
-					Source: "kwire", JSON: js, Bytes: b}
+				ln := line{Vector: conformance.Vector{ID: id, Name: mm.Name, APIKey: mm.APIKey, Kind: mm.Kind, Version: v,
+					Source: "kwire", JSON: js, Bytes: b}}
 				info := msg.Info()
 				for _, r := range info.Renames {
 					ln.Renames = append(ln.Renames, rename{r.Path, r.Old, r.New})
