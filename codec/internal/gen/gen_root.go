@@ -189,16 +189,6 @@ func genRegistry(msgs []*Message, releases []string) string {
 	}
 	e.p("}")
 	e.p("")
-	// Flexible-version boundaries drive the header versions.
-	e.p("func flexibleMin(key int16) int16 {")
-	e.p("switch key {")
-	for _, k := range keys {
-		lo, _ := rangeBounds(byKey[k][0].Flexible)
-		e.p("case %d: return %d", k, lo)
-	}
-	e.p("}")
-	e.p("return -1")
-	e.p("}")
 	return e.b.String()
 }
 

@@ -450,11 +450,6 @@ func (d *Decoder) Int64() int64 {
 	return v
 }
 
-// Uint reads an integral number within [0, max] as uint64.
-func (d *Decoder) Uint(max uint64) uint64 {
-	return uint64(d.Int(0, int64(max)))
-}
-
 // Float64 reads a number, or one of the strings "NaN", "Infinity", "-Infinity".
 func (d *Decoder) Float64() float64 {
 	if d.err != nil {
@@ -535,35 +530,4 @@ func (d *Decoder) UUID() (u [16]byte) {
 	}
 	copy(u[:], b)
 	return
-}
-
-// Skip reads and discards one value of any type (used nowhere on strict paths; kept for
-// readers of the vector files).
-func (d *Decoder) Skip() {
-	if d.err != nil {
-		return
-	}
-	switch d.peek() {
-	case '{':
-		d.pos++
-		for first := true; d.More(&first, '}'); {
-			d.Key()
-			d.Skip()
-		}
-	case '[':
-		d.pos++
-		for first := true; d.More(&first, ']'); {
-			d.Skip()
-		}
-	case '"':
-		d.str()
-	case 't', 'f':
-		d.Bool()
-	case 'n':
-		if !d.Null() {
-			d.typeErr("value")
-		}
-	default:
-		d.number()
-	}
 }

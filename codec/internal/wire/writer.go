@@ -87,9 +87,6 @@ func AppendBool(b []byte, v bool) []byte {
 	return append(b, 0)
 }
 
-// AppendInt8 appends a signed byte.
-func AppendInt8(b []byte, v int8) []byte { return append(b, byte(v)) }
-
 // AppendInt16 appends a big-endian int16.
 func AppendInt16(b []byte, v int16) []byte { return binary.BigEndian.AppendUint16(b, uint16(v)) }
 
@@ -109,9 +106,6 @@ func AppendInt64(b []byte, v int64) []byte { return binary.BigEndian.AppendUint6
 func AppendFloat64(b []byte, v float64) []byte {
 	return binary.BigEndian.AppendUint64(b, math.Float64bits(v))
 }
-
-// AppendUUID appends 16 raw bytes.
-func AppendUUID(b []byte, v [16]byte) []byte { return append(b, v[:]...) }
 
 // AppendLength appends a length or count prefix: uvarint(n+1) when compact, else int32
 // when wide, else int16. n is -1 for null.
