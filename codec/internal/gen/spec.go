@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,7 +118,6 @@ type rawMessage struct {
 	CommonStructs         []*rawStruct `json:"commonStructs"`
 }
 
-var lineComment = regexp.MustCompile(`(?m)^\s*//.*$`)
 
 // stripComments removes // comments that are not inside strings.
 func stripComments(b []byte) []byte {
