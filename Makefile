@@ -24,6 +24,9 @@ FUZZ_TARGETS  :=
 -include abi/abi.mk
 -include bindings/bindings.mk
 -include examples/examples.mk
+-include conformance/broker/broker.mk
+-include conn/conn.mk
+-include envoy/envoy.mk
 
 all: build $(BUILD_TARGETS)
 

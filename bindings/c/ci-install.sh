@@ -11,4 +11,4 @@ if [ "${#need[@]}" -gt 0 ]; then
 	apt-get update
 	apt-get install -y --no-install-recommends "${need[@]}"
 fi
-echo "bindings/c: $(cc --version | head -n 1); pkg-config $(pkg-config --version)"
+echo "bindings/c: $(cc --version | awk "NR==1"); pkg-config $(pkg-config --version)"

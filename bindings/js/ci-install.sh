@@ -25,4 +25,4 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error </dev/null
 	echo "$want" > "$stamp"
 fi
-echo "bindings/js: node $(node --version), $(chromium --version 2>/dev/null | head -1), node_modules ready"
+echo "bindings/js: node $(node --version), $(chromium --version 2>/dev/null | awk "NR==1"), node_modules ready"
