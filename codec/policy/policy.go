@@ -1,0 +1,510 @@
+// Package policy checks the records of a Produce partition against a topic's
+// schema-validation rule: the library feature behind kwire's proxy filter, usable
+// by any Go program (and, through the flat ABI, by every binding).
+//
+// # Rules
+//
+// A Policy holds a default mode and a list of rules. A rule names a topic exactly
+// (Topic) or by prefix (Prefix) and carries one of three modes:
+//
+//   - none: records are not checked;
+//   - warn: records without a valid schema reference are reported (a filter logs
+//     and counts them) but accepted;
+//   - enforce: one record without a valid schema reference rejects its whole
+//     partition, as a broker rejects a batch with INVALID_RECORD.
+//
+// An exact rule wins over prefix rules; among prefixes the longest wins; a topic no
+// rule matches gets the default mode with no further constraints.
+//
+// # Schema references
+//
+// A record's schema reference is the one codec/records resolves (see
+// records.ResolveSchema): the record headers "schema.id" and "schema.version"
+// (decimal ASCII), else the Confluent prefix of the value (byte 0, then a 4-byte
+// big-endian id). The policy adds what a validator needs on top:
+//
+//   - a "schema.id" or "schema.version" header whose value is not a decimal int32 is
+//     a malformed reference (the record fails; it is not silently read from the
+//     value prefix instead);
+//   - SchemaIDs, when not empty, lists the allowed ids;
+//   - RequireVersion demands a schema version (from the "schema.version" header);
+//     Versions, when not empty, lists the allowed versions (and implies a version is
+//     required).
+//
+// # Verdicts
+//
+// Checker.Check walks one partition's records (any mix of magic 0, 1 and 2
+// batches, compressed or not, decompression capped by Config.MaxDecompressedBytes)
+// and returns a PartitionVerdict: how many records it saw, which failed and why
+// (RecordVerdict, with the record's index in the partition's records), and whether
+// the partition is accepted. Under enforce the policy fails closed: records that
+// cannot be decoded (corrupt, truncated, over the cap, unsupported) reject the
+// partition with the Kafka error a broker would give (CORRUPT_MESSAGE for damaged
+// bytes, INVALID_RECORD otherwise). Under warn undecodable records are reported but
+// the partition is accepted; under none nothing is decoded.
+//
+// CheckJSON is the bytes-in, bytes-out form used by the flat ABI.
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec/kerr"
+	"github.com/kwire/kwire/codec/records"
+)
+
+// Mode is what a rule does with records that lack a valid schema reference.
+type Mode uint8
+
+// The three modes.
+const (
+	None    Mode = 0 // no check
+	Warn    Mode = 1 // report, accept
+	Enforce Mode = 2 // reject the partition
+)
+
+// String is the mode's configuration name: "none", "warn" or "enforce".
+func (m Mode) String() string {
+	switch m {
+	case None:
+		return "none"
+	case Warn:
+		return "warn"
+	case Enforce:
+		return "enforce"
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// ParseMode reads a mode name ("none", "warn", "enforce").
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "none":
+		return None, nil
+	case "warn":
+		return Warn, nil
+	case "enforce":
+		return Enforce, nil
+	}
+	return None, fmt.Errorf("policy: unknown mode %q (want none, warn or enforce)", s)
+}
+
+// MarshalJSON writes the mode's name.
+func (m Mode) MarshalJSON() ([]byte, error) { return json.Marshal(m.String()) }
+
+// UnmarshalJSON reads a mode name.
+func (m *Mode) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("policy: a mode is a string (none, warn, enforce): %w", err)
+	}
+	v, err := ParseMode(s)
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// Rule is the schema rule of one topic (Topic) or of every topic starting with
+// Prefix. Exactly one of Topic and Prefix is set.
+type Rule struct {
+	Topic  string `json:"topic,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
+	Mode   Mode   `json:"policy"`
+	// SchemaIDs are the allowed schema ids; empty allows any id.
+	SchemaIDs []int32 `json:"schema_ids,omitempty"`
+	// RequireVersion rejects records without a schema version.
+	RequireVersion bool `json:"require_version,omitempty"`
+	// Versions are the allowed schema versions; when not empty a version is required.
+	Versions []int32 `json:"versions,omitempty"`
+}
+
+// Name describes the rule in logs and verdicts: "topic:orders", "prefix:audit.",
+// or "default".
+func (r *Rule) Name() string {
+	switch {
+	case r.Topic != "":
+		return "topic:" + r.Topic
+	case r.Prefix != "":
+		return "prefix:" + r.Prefix
+	}
+	return "default"
+}
+
+// Config is a policy as written in JSON:
+//
+//	{"default": "none",
+//	 "rules": [{"topic": "orders", "policy": "enforce", "schema_ids": [1, 2], "require_version": true},
+//	           {"prefix": "audit.", "policy": "warn"}],
+//	 "max_decompressed_bytes": 67108864}
+type Config struct {
+	Default Mode   `json:"default"`
+	Rules   []Rule `json:"rules,omitempty"`
+	// MaxDecompressedBytes caps what one compressed batch may decompress to; 0 means
+	// records.DefaultMaxDecompressedSize.
+	MaxDecompressedBytes int `json:"max_decompressed_bytes,omitempty"`
+}
+
+// Policy is a validated Config, ready to match topics. It is immutable and safe
+// for concurrent use; a Checker is not.
+type Policy struct {
+	cfg      Config
+	exact    map[string]*Rule
+	prefixes []*Rule // longest first
+	def      Rule
+	active   bool
+	enforces bool
+}
+
+// New validates cfg: every rule names a topic or a prefix (not both), no topic or
+// prefix appears twice, versions and ids are not negative, the cap is not negative.
+func New(cfg Config) (*Policy, error) {
+	if cfg.Default > Enforce {
+		return nil, fmt.Errorf("policy: default: unknown mode %d", cfg.Default)
+	}
+	if cfg.MaxDecompressedBytes < 0 {
+		return nil, fmt.Errorf("policy: max_decompressed_bytes: %d is negative", cfg.MaxDecompressedBytes)
+	}
+	p := &Policy{cfg: cfg, exact: map[string]*Rule{}, def: Rule{Mode: cfg.Default}}
+	p.cfg.Rules = append([]Rule(nil), cfg.Rules...)
+	seenPrefix := map[string]bool{}
+	for i := range p.cfg.Rules {
+		r := &p.cfg.Rules[i]
+		at := "policy: rules[" + strconv.Itoa(i) + "]"
+		switch {
+		case r.Topic != "" && r.Prefix != "":
+			return nil, fmt.Errorf("%s: sets both topic %q and prefix %q; a rule matches one way", at, r.Topic, r.Prefix)
+		case r.Topic == "" && r.Prefix == "":
+			return nil, fmt.Errorf("%s: needs a topic or a prefix", at)
+		case r.Topic != "":
+			if _, dup := p.exact[r.Topic]; dup {
+				return nil, fmt.Errorf("%s: topic %q has a rule already", at, r.Topic)
+			}
+			p.exact[r.Topic] = r
+		default:
+			if seenPrefix[r.Prefix] {
+				return nil, fmt.Errorf("%s: prefix %q has a rule already", at, r.Prefix)
+			}
+			seenPrefix[r.Prefix] = true
+			p.prefixes = append(p.prefixes, r)
+		}
+		if r.Mode > Enforce {
+			return nil, fmt.Errorf("%s: unknown mode %d", at, r.Mode)
+		}
+		for j, id := range r.SchemaIDs {
+			if id < 0 {
+				return nil, fmt.Errorf("%s.schema_ids[%d]: %d is negative", at, j, id)
+			}
+		}
+		for j, v := range r.Versions {
+			if v < 0 {
+				return nil, fmt.Errorf("%s.versions[%d]: %d is negative", at, j, v)
+			}
+		}
+		if r.Mode != None {
+			p.active = true
+		}
+		if r.Mode == Enforce {
+			p.enforces = true
+		}
+	}
+	sort.SliceStable(p.prefixes, func(i, j int) bool { return len(p.prefixes[i].Prefix) > len(p.prefixes[j].Prefix) })
+	if cfg.Default != None {
+		p.active = true
+	}
+	if cfg.Default == Enforce {
+		p.enforces = true
+	}
+	return p, nil
+}
+
+// Parse reads a Config from JSON strictly (an unknown key is an error) and
+// validates it.
+func Parse(data []byte) (*Policy, error) {
+	var cfg Config
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&cfg); err != nil {
+		return nil, fmt.Errorf("policy: reading the configuration: %w", err)
+	}
+	if d.More() {
+		return nil, errors.New("policy: reading the configuration: trailing data after the JSON object")
+	}
+	return New(cfg)
+}
+
+// Config returns the policy's configuration.
+func (p *Policy) Config() Config { return p.cfg }
+
+// Active reports whether any topic is checked (some mode is not none).
+func (p *Policy) Active() bool { return p.active }
+
+// Enforces reports whether some topic is under enforce: a filter that cannot read
+// a Produce request then rejects it, since it cannot tell which topics it holds.
+func (p *Policy) Enforces() bool { return p.enforces }
+
+// RuleFor returns the rule that applies to topic: its exact rule, else the rule of
+// its longest matching prefix, else the default rule (mode only).
+func (p *Policy) RuleFor(topic string) *Rule {
+	if r, ok := p.exact[topic]; ok {
+		return r
+	}
+	for _, r := range p.prefixes {
+		if strings.HasPrefix(topic, r.Prefix) {
+			return r
+		}
+	}
+	return &p.def
+}
+
+// Reason says why a record failed its rule.
+type Reason uint8
+
+// Reasons a record fails.
+const (
+	OK                Reason = 0
+	NoSchema          Reason = 1 // no schema reference in headers or value prefix
+	MalformedHeader   Reason = 2 // a schema.id or schema.version header that is not a decimal int32
+	IDNotAllowed      Reason = 3 // the id is not in the rule's SchemaIDs
+	NoVersion         Reason = 4 // the rule requires a version and the record has none
+	VersionNotAllowed Reason = 5 // the version is not in the rule's Versions
+	Undecodable       Reason = 6 // the records could not be read
+)
+
+// String is the reason's name in verdict JSON.
+func (r Reason) String() string {
+	switch r {
+	case OK:
+		return "ok"
+	case NoSchema:
+		return "no-schema"
+	case MalformedHeader:
+		return "malformed-header"
+	case IDNotAllowed:
+		return "id-not-allowed"
+	case NoVersion:
+		return "no-version"
+	case VersionNotAllowed:
+		return "version-not-allowed"
+	case Undecodable:
+		return "undecodable"
+	}
+	return "Reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// MarshalJSON writes the reason's name.
+func (r Reason) MarshalJSON() ([]byte, error) { return json.Marshal(r.String()) }
+
+// RecordVerdict is one failing record.
+type RecordVerdict struct {
+	// Index counts the partition's records from 0, across its batches, in wire order:
+	// for the usual one batch per partition it is the batch index a Produce response
+	// reports in record_errors.
+	Index  int           `json:"index"`
+	Offset int64         `json:"offset"`
+	Reason Reason        `json:"reason"`
+	Schema SchemaRefJSON `json:"schema"`
+	Detail string        `json:"message"`
+}
+
+// SchemaRefJSON is a records.SchemaRef as verdict JSON writes it.
+type SchemaRefJSON struct {
+	Source  string `json:"source"`
+	ID      int32  `json:"id"`
+	Version int32  `json:"version"`
+}
+
+func refJSON(r records.SchemaRef) SchemaRefJSON {
+	return SchemaRefJSON{Source: r.Source.String(), ID: r.ID, Version: r.Version}
+}
+
+// PartitionVerdict is the check of one partition's records.
+type PartitionVerdict struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Mode      Mode   `json:"policy"`
+	Rule      string `json:"rule"`
+	// Checked is false under none: nothing was decoded.
+	Checked bool `json:"checked"`
+	// Records counts the records read (up to the failure, for undecodable data).
+	Records int `json:"records"`
+	// Failed counts the records without a valid schema reference.
+	Failed int `json:"failed"`
+	// Accept is false only under enforce, when a record failed or the records could
+	// not be read.
+	Accept bool `json:"accept"`
+	// ErrorCode is the Kafka error of a rejected partition: INVALID_RECORD (87), or
+	// CORRUPT_MESSAGE (2) for damaged bytes; 0 when accepted.
+	ErrorCode int16 `json:"errorCode"`
+	// Error is the decoding failure, if any (also set under warn, where it does not
+	// reject).
+	Error string `json:"error,omitempty"`
+	// Failures lists the failing records in order.
+	Failures []RecordVerdict `json:"failures,omitempty"`
+	// Err is the decoding error itself.
+	Err error `json:"-"`
+}
+
+// Message is a one-line description of a rejected partition, for a Produce
+// response's error_message: the rule and the first failure.
+func (v *PartitionVerdict) Message() string {
+	if v.Accept {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("rejected by schema policy ")
+	b.WriteString(v.Rule)
+	if v.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(v.Error)
+		return b.String()
+	}
+	b.WriteString(": ")
+	b.WriteString(strconv.Itoa(v.Failed))
+	b.WriteString(" of ")
+	b.WriteString(strconv.Itoa(v.Records))
+	b.WriteString(" records failed")
+	if len(v.Failures) > 0 {
+		b.WriteString(", first at index ")
+		b.WriteString(strconv.Itoa(v.Failures[0].Index))
+		b.WriteString(": ")
+		b.WriteString(v.Failures[0].Detail)
+	}
+	return b.String()
+}
+
+// Checker checks partitions against a Policy, reusing one records decoder (and
+// its decompression buffer). It is not safe for concurrent use.
+type Checker struct {
+	p   *Policy
+	dec records.Decoder
+}
+
+// NewChecker returns a checker of p.
+func (p *Policy) NewChecker() *Checker {
+	return &Checker{p: p, dec: records.Decoder{Options: records.Options{MaxDecompressedSize: p.cfg.MaxDecompressedBytes}}}
+}
+
+// errStopWalk ends a walk early; never returned.
+var errStopWalk = errors.New("stop")
+
+// Check checks the records field of one Produce partition of topic.
+func (c *Checker) Check(topic string, partition int32, recs []byte) PartitionVerdict {
+	rule := c.p.RuleFor(topic)
+	v := PartitionVerdict{Topic: topic, Partition: partition, Mode: rule.Mode, Rule: rule.Name(), Accept: true}
+	if rule.Mode == None {
+		return v
+	}
+	v.Checked = true
+	skipped, err := c.dec.ForEachMessage(recs, topic, partition, func(m *records.Message) error {
+		idx := v.Records
+		v.Records++
+		if reason, detail := checkMessage(rule, m); reason != OK {
+			v.Failed++
+			v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: m.Offset, Reason: reason, Schema: refJSON(m.Schema), Detail: detail})
+		}
+		return nil
+	})
+	if err == nil && skipped > 0 {
+		// A producer never sends a partial batch; the broker would refuse it.
+		err = &records.Error{BaseOffset: -1, Record: -1, Field: "records", Offset: len(recs) - skipped,
+			Err: fmt.Errorf("%w: %d trailing bytes are not a whole batch", records.ErrTruncated, skipped)}
+	}
+	if err != nil {
+		v.Err = err
+		v.Error = err.Error()
+		if rule.Mode == Enforce {
+			v.Accept = false
+			v.ErrorCode = int16(kerr.InvalidRecord)
+			if errors.Is(err, records.ErrCRC) || errors.Is(err, records.ErrCorrupt) || errors.Is(err, records.ErrTruncated) {
+				v.ErrorCode = int16(kerr.CorruptMessage)
+			}
+		}
+		return v
+	}
+	if v.Failed > 0 && rule.Mode == Enforce {
+		v.Accept = false
+		v.ErrorCode = int16(kerr.InvalidRecord)
+	}
+	return v
+}
+
+// checkMessage applies rule to one record.
+func checkMessage(rule *Rule, m *records.Message) (Reason, string) {
+	for _, key := range [...]string{records.SchemaIDHeader, records.SchemaVersionHeader} {
+		if val, ok := m.HeaderValue(key); ok && !decimalInt32(val) {
+			return MalformedHeader, fmt.Sprintf("header %s is %q, not a decimal int32", key, clip(val))
+		}
+	}
+	ref := m.Schema
+	if ref.Source == records.SchemaNone {
+		return NoSchema, "no schema reference (no schema.id header, no schema-id prefix in the value)"
+	}
+	if len(rule.SchemaIDs) > 0 && !contains(rule.SchemaIDs, ref.ID) {
+		return IDNotAllowed, fmt.Sprintf("schema id %d is not allowed", ref.ID)
+	}
+	if ref.Version < 0 && (rule.RequireVersion || len(rule.Versions) > 0) {
+		return NoVersion, "no schema version (schema.version header)"
+	}
+	if len(rule.Versions) > 0 && !contains(rule.Versions, ref.Version) {
+		return VersionNotAllowed, fmt.Sprintf("schema version %d is not allowed", ref.Version)
+	}
+	return OK, ""
+}
+
+func contains(s []int32, v int32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// decimalInt32 is the header syntax records.ResolveSchema accepts.
+func decimalInt32(b []byte) bool {
+	if len(b) == 0 || len(b) > 11 {
+		return false
+	}
+	s := b
+	if s[0] == '-' {
+		s = s[1:]
+	}
+	if len(s) == 0 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	_, err := strconv.ParseInt(string(b), 10, 32)
+	return err == nil
+}
+
+func clip(b []byte) string {
+	if len(b) > 32 {
+		return string(b[:32]) + "..."
+	}
+	return string(b)
+}
+
+// CheckJSON parses policyJSON (a Config), checks recs (the records field of one
+// Produce partition of topic) and returns the PartitionVerdict as JSON. An error
+// is returned only for a bad policy; undecodable records are a verdict, not an
+// error.
+func CheckJSON(policyJSON []byte, topic string, partition int32, recs []byte) ([]byte, error) {
+	p, err := Parse(policyJSON)
+	if err != nil {
+		return nil, err
+	}
+	v := p.NewChecker().Check(topic, partition, recs)
+	return json.Marshal(&v)
+}

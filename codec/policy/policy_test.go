@@ -1,0 +1,254 @@
+package policy
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/kerr"
+	"github.com/kwire/kwire/codec/records"
+)
+
+// batch encodes msgs as the records field of one Produce partition (version 9,
+// magic 2) with the given compression.
+func batch(t testing.TB, c records.Compression, msgs ...records.Message) []byte {
+	t.Helper()
+	for i := range msgs {
+		msgs[i].Topic, msgs[i].Partition = "t", 0
+	}
+	req := codec.NewProduceRequest()
+	var e records.Encoder
+	if err := e.AppendProduceMessages(req, 9, msgs, records.ProduceOptions{Compression: c, PartitionLeaderEpoch: -1}); err != nil {
+		t.Fatal(err)
+	}
+	return req.TopicData[0].PartitionData[0].Records
+}
+
+func hdr(kv ...string) []records.Header {
+	var h []records.Header
+	for i := 0; i+1 < len(kv); i += 2 {
+		h = append(h, records.Header{Key: []byte(kv[i]), Value: []byte(kv[i+1])})
+	}
+	return h
+}
+
+func prefixed(id uint32, payload string) []byte {
+	b := []byte{0, 0, 0, 0, 0}
+	binary.BigEndian.PutUint32(b[1:], id)
+	return append(b, payload...)
+}
+
+func msg(value []byte, h ...string) records.Message {
+	return records.Message{Value: value, Headers: hdr(h...)}
+}
+
+func TestRuleMatching(t *testing.T) {
+	p, err := Parse([]byte(`{"default":"warn","rules":[
+		{"topic":"orders","policy":"enforce"},
+		{"prefix":"ord","policy":"none"},
+		{"prefix":"orders.","policy":"enforce","schema_ids":[7]},
+		{"prefix":"orders.eu.","policy":"warn"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		topic, rule string
+		mode        Mode
+	}{
+		{"orders", "topic:orders", Enforce},
+		{"orders.eu.x", "prefix:orders.eu.", Warn},
+		{"orders.us", "prefix:orders.", Enforce},
+		{"ordinal", "prefix:ord", None},
+		{"other", "default", Warn},
+		{"", "default", Warn},
+	} {
+		r := p.RuleFor(tc.topic)
+		if r.Name() != tc.rule || r.Mode != tc.mode {
+			t.Errorf("%q: got %s/%s, want %s/%s", tc.topic, r.Name(), r.Mode, tc.rule, tc.mode)
+		}
+	}
+	if !p.Active() || !p.Enforces() {
+		t.Errorf("Active %v Enforces %v, want both", p.Active(), p.Enforces())
+	}
+	q, err := Parse([]byte(`{"default":"none","rules":[{"prefix":"a","policy":"warn"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !q.Active() || q.Enforces() {
+		t.Errorf("warn-only: Active %v Enforces %v", q.Active(), q.Enforces())
+	}
+	n, _ := Parse([]byte(`{"default":"none"}`))
+	if n.Active() {
+		t.Error("all-none policy is active")
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	for _, tc := range []struct{ json, want string }{
+		{`{"default":"block"}`, `unknown mode "block"`},
+		{`{"default":"none","rules":[{"policy":"warn"}]}`, "rules[0]: needs a topic or a prefix"},
+		{`{"rules":[{"topic":"a","prefix":"b","policy":"warn"}]}`, "sets both topic"},
+		{`{"rules":[{"topic":"a","policy":"warn"},{"topic":"a","policy":"none"}]}`, `rules[1]: topic "a" has a rule already`},
+		{`{"rules":[{"prefix":"a","policy":"warn"},{"prefix":"a","policy":"none"}]}`, `rules[1]: prefix "a" has a rule already`},
+		{`{"rules":[{"topic":"a","policy":"warn","schema_ids":[-1]}]}`, "rules[0].schema_ids[0]: -1 is negative"},
+		{`{"rules":[{"topic":"a","policy":"warn","versions":[1,-2]}]}`, "rules[0].versions[1]: -2 is negative"},
+		{`{"rules":[{"topic":"a","policy":"warn","colour":1}]}`, `unknown field "colour"`},
+		{`{"default":1}`, "a mode is a string"},
+		{`{"max_decompressed_bytes":-1}`, "max_decompressed_bytes: -1 is negative"},
+		{`{} {}`, "trailing data"},
+		{`[`, "reading the configuration"},
+	} {
+		_, err := Parse([]byte(tc.json))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.json, err, tc.want)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	p, err := Parse([]byte(`{"default":"none","rules":[
+		{"topic":"any","policy":"enforce"},
+		{"topic":"ids","policy":"enforce","schema_ids":[1,2]},
+		{"topic":"ver","policy":"enforce","schema_ids":[1],"require_version":true},
+		{"topic":"vers","policy":"enforce","versions":[3]},
+		{"prefix":"warn.","policy":"warn","schema_ids":[1]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good1 := msg(prefixed(1, "x"))
+	hdr2 := msg([]byte("plain"), "schema.id", "2")
+	hdr2v3 := msg([]byte("plain"), "schema.id", "2", "schema.version", "3")
+	noref := msg([]byte("plain"))
+	badhdr := msg(prefixed(1, "x"), "schema.id", "one")
+	badver := msg(prefixed(1, "x"), "schema.version", "v1")
+	wrong := msg(prefixed(9, "x"))
+	for _, tc := range []struct {
+		name, topic string
+		msgs        []records.Message
+		accept      bool
+		failed      []Reason
+		code        kerr.Code
+		checked     bool
+	}{
+		{"any id", "any", []records.Message{good1, hdr2}, true, nil, 0, true},
+		{"no reference", "any", []records.Message{good1, noref}, false, []Reason{NoSchema}, kerr.InvalidRecord, true},
+		{"allowed ids", "ids", []records.Message{good1, hdr2}, true, nil, 0, true},
+		{"wrong id", "ids", []records.Message{wrong, good1}, false, []Reason{IDNotAllowed}, kerr.InvalidRecord, true},
+		{"malformed id header", "ids", []records.Message{badhdr}, false, []Reason{MalformedHeader}, kerr.InvalidRecord, true},
+		{"malformed version header", "any", []records.Message{badver}, false, []Reason{MalformedHeader}, kerr.InvalidRecord, true},
+		{"version required", "ver", []records.Message{good1}, false, []Reason{NoVersion}, kerr.InvalidRecord, true},
+		{"version present", "ver", []records.Message{msg(prefixed(1, "x"), "schema.version", "4")}, true, nil, 0, true},
+		{"version listed", "vers", []records.Message{hdr2v3}, true, nil, 0, true},
+		{"version not listed", "vers", []records.Message{msg([]byte("p"), "schema.id", "2", "schema.version", "4")}, false, []Reason{VersionNotAllowed}, kerr.InvalidRecord, true},
+		{"warn counts", "warn.a", []records.Message{noref, good1, wrong}, true, []Reason{NoSchema, IDNotAllowed}, 0, true},
+		{"none skips", "free", []records.Message{noref}, true, nil, 0, false},
+	} {
+		for _, c := range []records.Compression{records.CompressionNone, records.CompressionLZ4, records.CompressionZstd} {
+			recs := batch(t, c, append([]records.Message(nil), tc.msgs...)...)
+			v := p.NewChecker().Check(tc.topic, 3, recs)
+			if v.Accept != tc.accept || v.ErrorCode != int16(tc.code) || v.Checked != tc.checked {
+				t.Errorf("%s/%s: accept %v code %d checked %v, want %v %d %v (%s)", tc.name, c, v.Accept, v.ErrorCode, v.Checked, tc.accept, tc.code, tc.checked, v.Message())
+			}
+			if v.Failed != len(tc.failed) || len(v.Failures) != len(tc.failed) {
+				t.Errorf("%s/%s: %d failed (%v), want %v", tc.name, c, v.Failed, v.Failures, tc.failed)
+				continue
+			}
+			for i, r := range tc.failed {
+				if v.Failures[i].Reason != r {
+					t.Errorf("%s/%s: failure %d is %s, want %s", tc.name, c, i, v.Failures[i].Reason, r)
+				}
+			}
+			if tc.checked && v.Records != len(tc.msgs) {
+				t.Errorf("%s/%s: %d records, want %d", tc.name, c, v.Records, len(tc.msgs))
+			}
+			if v.Partition != 3 || v.Topic != tc.topic {
+				t.Errorf("%s: verdict names %s/%d", tc.name, v.Topic, v.Partition)
+			}
+		}
+	}
+}
+
+func TestFailureIndex(t *testing.T) {
+	p, _ := Parse([]byte(`{"default":"enforce"}`))
+	recs := batch(t, records.CompressionNone, msg(prefixed(1, "a")), msg([]byte("b")), msg(prefixed(1, "c")), msg([]byte("d")))
+	v := p.NewChecker().Check("x", 0, recs)
+	if len(v.Failures) != 2 || v.Failures[0].Index != 1 || v.Failures[1].Index != 3 {
+		t.Fatalf("failures %+v, want indexes 1 and 3", v.Failures)
+	}
+	if !strings.Contains(v.Message(), "2 of 4 records failed, first at index 1") {
+		t.Errorf("message %q", v.Message())
+	}
+}
+
+func TestUndecodable(t *testing.T) {
+	p, _ := Parse([]byte(`{"default":"none","rules":[{"topic":"e","policy":"enforce"},{"topic":"w","policy":"warn"}]}`))
+	good := batch(t, records.CompressionNone, msg(prefixed(1, "a")))
+	crc := append([]byte(nil), good...)
+	crc[len(crc)-1] ^= 0xff
+	for _, tc := range []struct {
+		name string
+		recs []byte
+		code kerr.Code
+	}{
+		{"crc", crc, kerr.CorruptMessage},
+		{"truncated", good[:len(good)-3], kerr.CorruptMessage},
+		{"garbage", []byte{1, 2, 3}, kerr.CorruptMessage},
+	} {
+		v := p.NewChecker().Check("e", 0, tc.recs)
+		if v.Accept || v.ErrorCode != int16(tc.code) || v.Err == nil {
+			t.Errorf("enforce %s: accept %v code %d err %v", tc.name, v.Accept, v.ErrorCode, v.Err)
+		}
+		w := p.NewChecker().Check("w", 0, tc.recs)
+		if !w.Accept || w.Err == nil {
+			t.Errorf("warn %s: accept %v err %v, want accepted with the error reported", tc.name, w.Accept, w.Err)
+		}
+	}
+	// Over the decompression cap: INVALID_RECORD, not passed.
+	big := strings.Repeat("x", 1<<16)
+	q, _ := Parse([]byte(`{"default":"enforce","max_decompressed_bytes":4096}`))
+	v := q.NewChecker().Check("x", 0, batch(t, records.CompressionLZ4, msg(append(prefixed(1, ""), big...))))
+	if v.Accept || v.ErrorCode != int16(kerr.InvalidRecord) {
+		t.Errorf("over the cap: accept %v code %d (%v)", v.Accept, v.ErrorCode, v.Err)
+	}
+}
+
+func TestCheckJSON(t *testing.T) {
+	recs := batch(t, records.CompressionNone, msg([]byte("plain")))
+	out, err := CheckJSON([]byte(`{"default":"enforce"}`), "t", 1, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["accept"] != false || got["errorCode"] != float64(87) || got["policy"] != "enforce" || got["rule"] != "default" || got["records"] != float64(1) {
+		t.Errorf("verdict %s", out)
+	}
+	f := got["failures"].([]any)[0].(map[string]any)
+	if f["reason"] != "no-schema" || f["schema"].(map[string]any)["source"] != "none" {
+		t.Errorf("failure %v", f)
+	}
+	if _, err := CheckJSON([]byte(`{"default":"maybe"}`), "t", 0, recs); err == nil {
+		t.Error("a bad policy is not an error")
+	}
+}
+
+func FuzzCheck(f *testing.F) {
+	f.Add(batch(f, records.CompressionNone, msg(prefixed(1, "a"), "schema.version", "2")))
+	f.Add(batch(f, records.CompressionLZ4, msg([]byte("b"))))
+	f.Add([]byte{0, 0, 0, 0})
+	p, _ := Parse([]byte(`{"default":"enforce","max_decompressed_bytes":1048576}`))
+	c := p.NewChecker()
+	f.Fuzz(func(t *testing.T, recs []byte) {
+		v := c.Check("t", 0, recs)
+		if v.Accept && (v.Err != nil || v.Failed > 0) {
+			t.Fatalf("accepted under enforce with err %v, %d failed", v.Err, v.Failed)
+		}
+		if !v.Accept && v.ErrorCode == 0 {
+			t.Fatal("rejected without an error code")
+		}
+	})
+}
