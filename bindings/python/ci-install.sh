@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the Python binding needs into bindings/python/.venv: a virtualenv with
-# pip, wasmtime, pytest, mypy and kafka-python (the benchmark's baseline). Idempotent:
-# quick when the venv already has what requirements-dev.txt lists.
+# pip, wasmtime, pytest, mypy, numpy (the optional column arrays are tested with it) and
+# kafka-python with its compression libraries (the benchmark's baseline). It also keeps
+# the wasmtime wheel in .venv/wheelhouse, from which the wheel test installs the package
+# into a fresh venv offline. Idempotent: quick when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -24,4 +26,11 @@ if ! cmp -s requirements-dev.txt "$stamp"; then
 	.venv/bin/python -m pip install -q --disable-pip-version-check --no-input -r requirements-dev.txt
 	cp requirements-dev.txt "$stamp"
 fi
-.venv/bin/python -m pip list --disable-pip-version-check 2>/dev/null | grep -i -E '^(wasmtime|pytest|mypy|kafka-python) ' | tr -s ' ' | sed 's/^/ci-install (python): /'
+# The wasmtime wheel the venv has, for the fresh-venv test of the kwire wheel.
+wt=$(.venv/bin/python -c 'from importlib.metadata import version; print(version("wasmtime"))')
+if ! ls .venv/wheelhouse/wasmtime-"$wt"-*.whl >/dev/null 2>&1; then
+	echo "ci-install (python): pip download wasmtime==$wt into .venv/wheelhouse"
+	.venv/bin/python -m pip download -q --disable-pip-version-check --no-input --no-deps --only-binary=:all: \
+		-d .venv/wheelhouse "wasmtime==$wt"
+fi
+.venv/bin/python -m pip list --disable-pip-version-check 2>/dev/null | grep -i -E '^(wasmtime|pytest|mypy|numpy|kafka-python) ' | tr -s ' ' | sed 's/^/ci-install (python): /'

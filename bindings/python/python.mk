@@ -1,9 +1,13 @@
 # The Python binding (included by the top-level Makefile through bindings/bindings.mk).
 #
-#   make python         build the kwire package with build/kwire.wasm inside, install it in
-#                       bindings/python/.venv and compile the module into the cache
-#   make python-test    pytest (API, records, every conformance vector, frames) and mypy --strict
-#   make python-bench   kwire vs kafka-python decoding the same 1000-record Fetch response
+#   make python         build the wheel $(BUILD)/python/dist/kwire-<version>-py3-none-any.whl
+#                       (kwire.wasm inside), install it into bindings/python/.venv and compile
+#                       the module into the cache
+#   make python-test    pytest (API, records, columns, decode_fetch/decode_produce, every
+#                       conformance vector, frames), mypy --strict, and the wheel installed
+#                       into a fresh venv running the example (python-test-wheel)
+#   make python-bench   kwire vs kafka-python on the same Fetch responses, the 50 MB response
+#                       against native Go, and the start-up times
 #
 # The package ships $(BUILD)/kwire.wasm (abi/abi.mk's `wasm` rule builds it).
 # bindings/python/ci-install.sh creates the venv (run by .ci/run; the targets below run it
@@ -15,41 +19,59 @@ PY         := $(PY_VENV)/bin/python
 PY_STAMP   := $(BUILD)/python/installed
 PY_CACHE   := $(abspath $(BUILD))/python-cache
 PY_ENV     := KWIRE_CACHE_DIR=$(PY_CACHE)
-PY_SOURCES := $(wildcard $(PY_DIR)/kwire/*.py) $(PY_DIR)/kwire/py.typed $(PY_DIR)/pyproject.toml $(PY_DIR)/setup.py
+PY_SOURCES := $(wildcard $(PY_DIR)/kwire/*.py $(PY_DIR)/kwire/*.pyi) $(PY_DIR)/kwire/py.typed $(PY_DIR)/pyproject.toml $(PY_DIR)/setup.py $(PY_DIR)/README.md
+PY_PKG_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' $(PY_DIR)/pyproject.toml)
+PY_WHEEL   := $(BUILD)/python/dist/kwire-$(PY_PKG_VERSION)-py3-none-any.whl
 
-.PHONY: python python-test python-bench
+.PHONY: python python-test python-test-unit python-test-wheel python-bench
 
 PY_DEPS    := $(PY_VENV)/.requirements-installed
 FLOCK      := $(shell command -v flock 2>/dev/null)
 
 # ci-install.sh writes the stamp when it installs requirements-dev.txt.
-$(PY_DEPS): $(PY_DIR)/requirements-dev.txt
+$(PY_DEPS): $(PY_DIR)/requirements-dev.txt $(PY_DIR)/ci-install.sh
 	bash $(PY_DIR)/ci-install.sh
 	@touch $@
 
-# The package is built from a private copy of its sources (setuptools writes build/ and
-# *.egg-info beside them) and installed under a lock, so two makes running at once in one
-# checkout do not trip over each other.
-$(PY_STAMP): $(BUILD)/kwire.wasm $(PY_DEPS) $(PY_SOURCES)
+# The wheel is built from a private copy of the sources (setuptools writes build/ and
+# *.egg-info beside them) with the venv's setuptools, offline (no build isolation), under
+# a lock, so two makes running at once in one checkout do not trip over each other.
+$(PY_WHEEL): $(BUILD)/kwire.wasm $(PY_DEPS) $(PY_SOURCES)
 	@mkdir -p $(dir $@)
 	@tmp=$$(mktemp -d $(abspath $(BUILD))/python/src.XXXXXX) && \
 	cp -r $(PY_DIR)/pyproject.toml $(PY_DIR)/setup.py $(PY_DIR)/README.md $(PY_DIR)/kwire $$tmp/ && \
-	echo "pip install $(PY_DIR) (with $(BUILD)/kwire.wasm) into $(PY_VENV)" && \
-	KWIRE_WASM=$(abspath $(BUILD)/kwire.wasm) $(if $(FLOCK),$(FLOCK) $(BUILD)/python/.lock) $(PY) -m pip install -q \
-		--disable-pip-version-check --no-build-isolation --no-deps --force-reinstall $$tmp; \
+	rm -rf $$tmp/kwire/__pycache__ $$tmp/kwire/kwire.wasm && \
+	echo "pip wheel $(PY_DIR) (with $(BUILD)/kwire.wasm) -> $@" && \
+	KWIRE_WASM=$(abspath $(BUILD)/kwire.wasm) $(if $(FLOCK),$(FLOCK) $(BUILD)/python/.lock) $(PY) -m pip wheel -q \
+		--disable-pip-version-check --no-build-isolation --no-deps -w $(abspath $(dir $@)) $$tmp; \
 	rc=$$?; rm -rf $$tmp; exit $$rc
+	@$(PY) -c 'import sys, zipfile; n = zipfile.ZipFile(sys.argv[1]).namelist(); \
+		missing = [f for f in ("kwire/kwire.wasm", "kwire/py.typed", "kwire/__init__.py") if f not in n]; \
+		sys.exit("wheel lacks " + ", ".join(missing) if missing else 0)' $@
+
+$(PY_STAMP): $(PY_WHEEL)
+	$(if $(FLOCK),$(FLOCK) $(BUILD)/python/.lock) $(PY) -m pip install -q --disable-pip-version-check --no-deps --force-reinstall $(PY_WHEEL)
 	$(PY_ENV) $(PY) -m kwire precompile
 	@touch $@
 
 python: $(PY_STAMP)
 
 # -p no:cacheprovider: no .pytest_cache; the conftest fails a run that tests nothing.
-python-test: $(PY_STAMP)
+python-test-unit: $(PY_STAMP)
 	cd $(PY_DIR) && $(PY_ENV) .venv/bin/pytest -p no:cacheprovider -q
 	cd $(PY_DIR) && .venv/bin/mypy --strict --no-incremental --cache-dir=/dev/null kwire tests/typed_usage.py ../../examples/python/example.py
 
+# The wheel in a fresh venv (offline: wasmtime from the wheelhouse ci-install.sh fills),
+# then the example run from it must print what the Go example prints.
+python-test-wheel: $(PY_WHEEL)
+	bash $(PY_DIR)/tests/wheel_check.sh $(PY_WHEEL) $(BUILD)/python/wheel-check "$(GO)"
+
+python-test: python-test-unit python-test-wheel
+
 python-bench: $(PY_STAMP)
-	$(PY_ENV) $(PY) $(PY_DIR)/bench/fetch_vs_kafka_python.py --breakdown
+	$(PY_ENV) $(PY) $(PY_DIR)/bench/fetch_vs_kafka_python.py
+	$(PY_ENV) $(PY) $(PY_DIR)/bench/at_scale.py --go "$(GO)"
+	$(PY) $(PY_DIR)/bench/startup.py
 
 BUILD_TARGETS += python
 TEST_TARGETS  += python-test

@@ -1,14 +1,19 @@
 """Loading kwire.wasm in wasmtime and calling its kw_ functions (capi/kwire.h).
 
-Compiling the module is slow (it holds every Kafka message), so the compiled code is
-kept in a cache directory and later processes only map it back in:
+Compiling the module is slow, so the compiled code is kept in a cache directory and later
+processes only map it back in:
 
 - ``KWIRE_CACHE_DIR`` names the directory; ``off`` (or an empty value) disables the cache;
-- otherwise ``$XDG_CACHE_HOME/kwire`` or ``~/.cache/kwire``.
+- otherwise the user's cache directory with a ``kwire`` subfolder: ``$XDG_CACHE_HOME/kwire``
+  or ``~/.cache/kwire`` (Linux and other Unixes), ``~/Library/Caches/kwire`` (macOS),
+  ``%LOCALAPPDATA%\\Cache\\kwire`` (Windows).
 
 An entry is named after the SHA-256 of the module, the wasmtime version and the machine,
-so a new module or a new wasmtime never loads stale code. Wasmtime trusts what it
-deserializes: the cache directory must be writable only by you.
+so a new module or a new wasmtime never loads stale code. Each entry has the SHA-256 of
+its compiled code beside it, checked before wasmtime sees it: a truncated or corrupt
+entry is ignored and rewritten. Files are written under a temporary name and renamed
+into place. Wasmtime trusts what it deserializes: the cache directory must be writable
+only by you (it is created 0700).
 """
 
 import ctypes
@@ -87,14 +92,28 @@ def wasm_path() -> str:
 
 
 def cache_dir() -> Optional[str]:
-    """Where compiled modules are kept, or None when caching is off."""
+    """Where compiled modules are kept, or None when caching is off (KWIRE_CACHE_DIR=off)."""
     env = os.environ.get("KWIRE_CACHE_DIR")
     if env is not None:
         if env == "" or env.lower() == "off":
             return None
         return env
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "kwire")
+    return os.path.join(_user_cache_dir(), "kwire")
+
+
+def _user_cache_dir() -> str:
+    """The platform's per-user cache directory."""
+    home = os.path.expanduser("~")
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(base, "Cache")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Caches")
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    # The XDG spec: a relative path is invalid and ignored.
+    if xdg and os.path.isabs(xdg):
+        return xdg
+    return os.path.join(home, ".cache")
 
 
 def _wasmtime_version() -> str:
@@ -122,38 +141,80 @@ class _Compiled:
         d = cache_dir()
         if d is None:
             return None
-        tag = f"{self.sha256[:32]}-wasmtime{_wasmtime_version()}-{platform.machine()}-{sys.platform}"
+        tag = f"{self.sha256}-wasmtime{_wasmtime_version()}-{platform.machine()}-{sys.platform}"
         return os.path.join(d, f"kwire-{tag}.cwasm")
 
     def _load(self, wasm: bytes) -> wasmtime.Module:
         cf = self._cache_file()
-        if cf is not None and os.path.isfile(cf):
-            try:
-                m = wasmtime.Module.deserialize_file(self.engine, cf)
+        if cf is not None:
+            m = _read_cache(self.engine, cf)
+            if m is not None:
                 self.from_cache = True
-                try:
-                    os.utime(cf)  # most recently used: kept by _prune
-                except OSError:
-                    pass
                 return m
-            except wasmtime.WasmtimeError:
-                pass  # written by another build or truncated: compile again below
         m = wasmtime.Module(self.engine, wasm)
         if cf is not None:
-            try:
-                os.makedirs(os.path.dirname(cf), mode=0o700, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=os.path.dirname(cf), prefix=".kwire-", suffix=".tmp")
-                try:
-                    with os.fdopen(fd, "wb") as f:
-                        f.write(m.serialize())
-                    os.replace(tmp, cf)
-                except BaseException:
-                    os.unlink(tmp)
-                    raise
-                _prune(os.path.dirname(cf))
-            except OSError:
-                pass  # a read-only home: run without the cache
+            _write_cache(cf, m.serialize())
         return m
+
+
+# A cache entry is two files: NAME.cwasm, what wasmtime's Module.serialize wrote, and
+# NAME.sha256, the hex SHA-256 of the first. wasmtime maps the .cwasm file in (no copy)
+# once its digest has been checked.
+
+
+def _digest_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(1 << 20)
+            if not chunk:
+                break
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _read_cache(engine: wasmtime.Engine, path: str) -> Optional[wasmtime.Module]:
+    """The module cached at path, or None when there is none or it is not usable
+    (truncated, corrupt, written by another wasmtime or for another machine)."""
+    try:
+        with open(path[: -len(".cwasm")] + ".sha256", "r", encoding="ascii") as f:
+            want = f.read().strip()
+        if _digest_file(path) != want:
+            return None
+        m = wasmtime.Module.deserialize_file(engine, path)
+    except (OSError, ValueError, wasmtime.WasmtimeError):
+        return None
+    try:
+        os.utime(path)  # most recently used: kept by _prune
+    except OSError:
+        pass
+    return m
+
+
+def _write_atomic(path: str, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".kwire-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _write_cache(path: str, payload: bytes) -> None:
+    """Writes a cache entry: each file to a temporary name, then renamed into place, the
+    digest last. A directory that cannot be written means running without the cache."""
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        _write_atomic(path, payload)
+        _write_atomic(path[: -len(".cwasm")] + ".sha256", hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n")
+        _prune(os.path.dirname(path))
+    except OSError:
+        pass
 
 
 _KEEP_CACHED = 4
@@ -167,6 +228,10 @@ def _prune(d: str) -> None:
         entries.sort(key=lambda p: os.stat(p).st_mtime, reverse=True)
         for p in entries[_KEEP_CACHED:]:
             os.unlink(p)
+            try:
+                os.unlink(p[: -len(".cwasm")] + ".sha256")
+            except OSError:
+                pass
     except OSError:
         pass
 
