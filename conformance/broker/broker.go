@@ -1,0 +1,612 @@
+// Package broker starts real Apache Kafka brokers for kwire's tests, examples and
+// benchmarks: a single-node KRaft broker (process.roles=broker,controller) on free
+// loopback ports, with PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners, a
+// certificate made with keytool at start, and PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512
+// users.
+//
+// The broker's jars come from the Maven project beside this package (pom.xml), which
+// copies org.apache.kafka:kafka_2.13 and its runtime dependencies into
+// build/kafka/<version>/lib of the repository; LibDir runs it on first use. Java 17 and
+// Maven must be installed.
+//
+// A broker never outlives its owner: every failure path of Start kills the process,
+// Stop waits for it to exit, and on Linux the process is killed when the Go process that
+// started it dies (Pdeathsig).
+package broker
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultVersion is the Kafka release started when Options.Version is empty.
+const DefaultVersion = "4.4.0"
+
+// Versions are the Kafka releases the launcher is tested with.
+var Versions = []string{"4.4.0", "3.9.2"}
+
+// Listeners are the names of the broker's client listeners, as Addr takes them.
+var Listeners = []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}
+
+// Mechanisms are the SASL mechanisms the broker enables, as User takes them.
+var Mechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+
+// Options configures Start.
+type Options struct {
+	// Version is the Kafka release: "4.4.0" (the default when empty) or "3.9.2".
+	Version string
+	// Props are extra server properties, e.g. "auto.create.topics.enable": "false".
+	// They override the launcher's own settings of the same name.
+	Props map[string]string
+}
+
+// Broker is a running Kafka broker process.
+type Broker struct {
+	version string
+	dir     string
+	addrs   map[string]string
+	users   map[string][2]string
+	certPEM []byte
+	logPath string
+	started time.Duration
+	phases  []string
+
+	proc    *os.Process
+	done    chan struct{} // closed when the process has exited
+	waitErr error         // the exit status, valid once done is closed
+	logFile *os.File
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// startTimeout bounds Start when its context has no deadline.
+const startTimeout = 90 * time.Second
+
+// stopTimeout is how long Stop waits for a clean shutdown before it kills the process.
+const stopTimeout = 30 * time.Second
+
+// Start formats storage in a new temporary directory, starts a single-node KRaft broker
+// on free 127.0.0.1 ports with listeners PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL, and
+// returns once the broker answers ApiVersions and lists itself in Metadata. The error of
+// a failed start includes the tail of the broker's log. The context bounds the start only
+// (90 s when it has no deadline); the broker runs until Stop or Kill.
+func Start(ctx context.Context, opts Options) (*Broker, error) {
+	version := opts.Version
+	if version == "" {
+		version = DefaultVersion
+	}
+	java, err := javaPath()
+	if err != nil {
+		return nil, err
+	}
+	lib, err := LibDir(version)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, startTimeout)
+		defer cancel()
+	}
+	t0 := time.Now()
+	// The ports are found free and then handed to Kafka, so another process can take one
+	// in between; a start that fails to bind is retried with new ports.
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		b, err := start(ctx, java, lib, version, opts.Props)
+		if err == nil {
+			b.started = time.Since(t0)
+			return b, nil
+		}
+		lastErr = err
+		var be *bindError
+		if !errors.As(err, &be) || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+// bindError is a start that failed because a port was taken.
+type bindError struct{ err error }
+
+func (e *bindError) Error() string { return e.err.Error() }
+func (e *bindError) Unwrap() error { return e.err }
+
+func start(ctx context.Context, java, lib, version string, props map[string]string) (b *Broker, err error) {
+	dir, err := os.MkdirTemp("", "kwire-broker-")
+	if err != nil {
+		return nil, fmt.Errorf("broker %s: %w", version, err)
+	}
+	b = &Broker{version: version, dir: dir, done: make(chan struct{}), logPath: filepath.Join(dir, "broker.log")}
+	defer func() {
+		if err != nil {
+			b.kill()
+			if b.logFile != nil {
+				b.logFile.Close()
+			}
+			os.RemoveAll(dir)
+			b = nil
+		}
+	}()
+
+	ports, err := freePorts(5)
+	if err != nil {
+		return b, fmt.Errorf("broker %s: free ports: %w", version, err)
+	}
+	b.addrs = map[string]string{}
+	for i, l := range Listeners {
+		b.addrs[l] = "127.0.0.1:" + strconv.Itoa(ports[i])
+	}
+	controller := "127.0.0.1:" + strconv.Itoa(ports[4])
+	b.users = map[string][2]string{
+		"PLAIN":         {"kwire-plain", randomHex(12)},
+		"SCRAM-SHA-256": {"kwire-scram256", randomHex(12)},
+		"SCRAM-SHA-512": {"kwire-scram512", randomHex(12)},
+	}
+
+	storePass := randomHex(12)
+	propsPath := filepath.Join(dir, "server.properties")
+	if err := os.WriteFile(propsPath, b.serverProperties(controller, storePass, props), 0o600); err != nil {
+		return b, fmt.Errorf("broker %s: %w", version, err)
+	}
+
+	// Format the storage, creating the SCRAM users in the bootstrap metadata.
+	formatArgs := append(jvmArgs(lib, true), "kafka.tools.StorageTool", "format",
+		"-t", clusterID(), "-c", propsPath)
+	for _, m := range []string{"SCRAM-SHA-256", "SCRAM-SHA-512"} {
+		u := b.users[m]
+		formatArgs = append(formatArgs, "--add-scram", m+"=[name="+u[0]+",password="+u[1]+"]")
+	}
+	formatLog := filepath.Join(dir, "format.log")
+	// The keystore and the storage format are independent JVM runs: they run side by side.
+	t0 := time.Now()
+	ksErr := make(chan error, 1)
+	go func() { ksErr <- b.makeKeystore(ctx, java, storePass) }()
+	out, ferr := runTool(ctx, java, formatArgs, formatLog)
+	kerr := <-ksErr
+	b.phases = append(b.phases, "keystore+format "+time.Since(t0).Round(time.Millisecond).String())
+	if ferr != nil {
+		return b, fmt.Errorf("broker %s: formatting storage: %w\n%s", version, ferr, tail(out, 4096))
+	}
+	if kerr != nil {
+		return b, fmt.Errorf("broker %s: %w", version, kerr)
+	}
+
+	logFile, err := os.Create(b.logPath)
+	if err != nil {
+		return b, fmt.Errorf("broker %s: %w", version, err)
+	}
+	b.logFile = logFile
+	args := append(jvmArgs(lib, false), "kafka.Kafka", propsPath)
+	if err := b.spawn(java, args); err != nil {
+		return b, fmt.Errorf("broker %s: starting java: %w", version, err)
+	}
+	t1 := time.Now()
+	err = b.waitReady(ctx)
+	b.phases = append(b.phases, "java to serving "+time.Since(t1).Round(time.Millisecond).String())
+	if err != nil {
+		b.kill()
+		logTail := b.logTail()
+		if bytes.Contains(logTail, []byte("Address already in use")) {
+			return b, &bindError{fmt.Errorf("broker %s: a port was taken: %w\n--- broker log (tail) ---\n%s", version, err, logTail)}
+		}
+		return b, fmt.Errorf("broker %s: not serving: %w\n--- broker log (tail) ---\n%s", version, err, logTail)
+	}
+	return b, nil
+}
+
+// spawn starts the broker process. On Linux the process gets SIGKILL when the thread
+// that started it exits, so the goroutine that starts it keeps its thread locked until
+// the process has exited (a thread is only ever torn down when a locked goroutine ends).
+func (b *Broker) spawn(java string, args []string) error {
+	cmd := exec.Command(java, args...)
+	cmd.Dir = b.dir
+	cmd.Stdout = b.logFile
+	cmd.Stderr = b.logFile
+	cmd.SysProcAttr = sysProcAttr()
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			runtime.UnlockOSThread()
+			return
+		}
+		b.proc = cmd.Process
+		started <- nil
+		b.waitErr = cmd.Wait()
+		close(b.done)
+		// The thread stays locked: it exits with this goroutine, after the process.
+	}()
+	return <-started
+}
+
+// waitReady polls the PLAINTEXT listener until the broker answers ApiVersions and
+// Metadata lists a broker, the process exits, or ctx ends.
+func (b *Broker) waitReady(ctx context.Context) error {
+	addr := b.addrs["PLAINTEXT"]
+	var last error
+	for {
+		select {
+		case <-b.done:
+			return fmt.Errorf("the broker process exited (%v)", b.waitErr)
+		default:
+		}
+		if last = probe(ctx, addr); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last probe: %v)", ctx.Err(), last)
+		case <-b.done:
+			return fmt.Errorf("the broker process exited (%v)", b.waitErr)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (b *Broker) makeKeystore(ctx context.Context, java, pass string) error {
+	keytool := filepath.Join(filepath.Dir(java), "keytool")
+	if _, err := os.Stat(keytool); err != nil {
+		if keytool, err = exec.LookPath("keytool"); err != nil {
+			return fmt.Errorf("keytool not found next to %s or on PATH", java)
+		}
+	}
+	store := filepath.Join(b.dir, "broker.p12")
+	gen := []string{"-J-XX:TieredStopAtLevel=1", "-genkeypair", "-noprompt", "-alias", "broker",
+		"-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
+		"-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1,dns:localhost",
+		"-keystore", store, "-storetype", "PKCS12", "-storepass", pass, "-keypass", pass}
+	if out, err := runTool(ctx, keytool, gen, ""); err != nil {
+		return fmt.Errorf("keytool -genkeypair: %w\n%s", err, tail(out, 2048))
+	}
+	export := []string{"-J-XX:TieredStopAtLevel=1", "-exportcert", "-rfc", "-alias", "broker",
+		"-keystore", store, "-storetype", "PKCS12", "-storepass", pass}
+	out, err := runTool(ctx, keytool, export, "")
+	if err != nil {
+		return fmt.Errorf("keytool -exportcert: %w\n%s", err, tail(out, 2048))
+	}
+	var blk *pem.Block
+	if i := bytes.Index(out, []byte("-----BEGIN")); i >= 0 {
+		blk, _ = pem.Decode(out[i:])
+	}
+	if blk == nil {
+		return fmt.Errorf("keytool -exportcert printed no PEM certificate:\n%s", tail(out, 2048))
+	}
+	if _, err := x509.ParseCertificate(blk.Bytes); err != nil {
+		return fmt.Errorf("the broker certificate: %w", err)
+	}
+	b.certPEM = pem.EncodeToMemory(blk)
+	return os.WriteFile(filepath.Join(b.dir, "broker.pem"), b.certPEM, 0o600)
+}
+
+// serverProperties writes the broker's configuration. Both releases take the static
+// controller.quorum.voters form of a single-node quorum.
+func (b *Broker) serverProperties(controller, storePass string, extra map[string]string) []byte {
+	p := map[string]string{
+		"process.roles":              "broker,controller",
+		"node.id":                    "1",
+		"controller.quorum.voters":   "1@" + controller,
+		"controller.listener.names":  "CONTROLLER",
+		"inter.broker.listener.name": "PLAINTEXT",
+		"listeners": "PLAINTEXT://" + b.addrs["PLAINTEXT"] + ",SSL://" + b.addrs["SSL"] +
+			",SASL_PLAINTEXT://" + b.addrs["SASL_PLAINTEXT"] + ",SASL_SSL://" + b.addrs["SASL_SSL"] +
+			",CONTROLLER://" + controller,
+		"advertised.listeners": "PLAINTEXT://" + b.addrs["PLAINTEXT"] + ",SSL://" + b.addrs["SSL"] +
+			",SASL_PLAINTEXT://" + b.addrs["SASL_PLAINTEXT"] + ",SASL_SSL://" + b.addrs["SASL_SSL"],
+		"listener.security.protocol.map":           "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,CONTROLLER:PLAINTEXT",
+		"log.dirs":                                 filepath.Join(b.dir, "data"),
+		"num.partitions":                           "1",
+		"default.replication.factor":               "1",
+		"offsets.topic.replication.factor":         "1",
+		"offsets.topic.num.partitions":             "1",
+		"transaction.state.log.replication.factor": "1",
+		"transaction.state.log.min.isr":            "1",
+		"transaction.state.log.num.partitions":     "1",
+		"group.initial.rebalance.delay.ms":         "0",
+		"num.network.threads":                      "2",
+		"num.io.threads":                           "4",
+		"ssl.keystore.location":                    filepath.Join(b.dir, "broker.p12"),
+		"ssl.keystore.type":                        "PKCS12",
+		"ssl.keystore.password":                    storePass,
+		"ssl.key.password":                         storePass,
+		"sasl.enabled.mechanisms":                  strings.Join(Mechanisms, ","),
+	}
+	if major(b.version) >= 4 {
+		p["share.coordinator.state.topic.replication.factor"] = "1"
+		p["share.coordinator.state.topic.min.isr"] = "1"
+	}
+	plain := b.users["PLAIN"]
+	for _, l := range []string{"sasl_plaintext", "sasl_ssl"} {
+		p["listener.name."+l+".plain.sasl.jaas.config"] = "org.apache.kafka.common.security.plain.PlainLoginModule required user_" +
+			plain[0] + "=\"" + plain[1] + "\";"
+		for _, m := range []string{"scram-sha-256", "scram-sha-512"} {
+			p["listener.name."+l+"."+m+".sasl.jaas.config"] = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+		}
+	}
+	for k, v := range extra {
+		p[k] = v
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out bytes.Buffer
+	for _, k := range keys {
+		out.WriteString(escapeProp(k, true) + "=" + escapeProp(p[k], false) + "\n")
+	}
+	return out.Bytes()
+}
+
+// escapeProp escapes a key or value for a Java properties file.
+func escapeProp(s string, key bool) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '=' || r == ':' || r == '#' || r == '!':
+			if key {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		case r == ' ' && (key || i == 0):
+			b.WriteString(`\ `)
+		case r > 0x7e:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Addr returns "127.0.0.1:port" of a listener: "PLAINTEXT", "SSL", "SASL_PLAINTEXT" or
+// "SASL_SSL"; "" for another name.
+func (b *Broker) Addr(listener string) string { return b.addrs[listener] }
+
+// TLSConfig returns a client configuration that trusts the broker's certificate (valid
+// for 127.0.0.1 and localhost). Each call returns a new config.
+func (b *Broker) TLSConfig() *tls.Config {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(b.certPEM)
+	return &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
+}
+
+// CertPEM returns the broker's certificate in PEM form.
+func (b *Broker) CertPEM() []byte { return append([]byte(nil), b.certPEM...) }
+
+// User returns the user and password of a SASL mechanism: "PLAIN", "SCRAM-SHA-256" or
+// "SCRAM-SHA-512" (empty strings for another). Passwords are random per broker.
+func (b *Broker) User(mechanism string) (user, password string) {
+	u := b.users[mechanism]
+	return u[0], u[1]
+}
+
+// Version returns the Kafka release the broker runs.
+func (b *Broker) Version() string { return b.version }
+
+// StartDuration is how long Start took, from its call to the first successful probe
+// (including jar lookup, keytool, formatting and the JVM's start).
+func (b *Broker) StartDuration() time.Duration { return b.started }
+
+// StartPhases describes where the start time went, e.g. "keystore+format 2.1s, java to
+// serving 3.4s".
+func (b *Broker) StartPhases() string { return strings.Join(b.phases, ", ") }
+
+// Dir is the broker's temporary directory (configuration, data, broker.log); Stop removes it.
+func (b *Broker) Dir() string { return b.dir }
+
+// LogTail returns up to the last 8 KiB of the broker's log.
+func (b *Broker) LogTail() string { return string(b.logTail()) }
+
+// Pid returns the broker's process id.
+func (b *Broker) Pid() int { return b.proc.Pid }
+
+// Done is closed when the broker process has exited.
+func (b *Broker) Done() <-chan struct{} { return b.done }
+
+func (b *Broker) logTail() []byte {
+	data, err := readTail(b.logPath, 8192)
+	if err != nil {
+		return []byte("(no log: " + err.Error() + ")")
+	}
+	return data
+}
+
+// Kill sends SIGKILL to the broker process and waits for it to exit. The temporary
+// directory stays until Stop.
+func (b *Broker) Kill() error {
+	if b.proc == nil {
+		return errors.New("broker: not started")
+	}
+	b.kill()
+	return nil
+}
+
+func (b *Broker) kill() {
+	if b.proc == nil {
+		return
+	}
+	select {
+	case <-b.done:
+		return
+	default:
+	}
+	_ = b.proc.Signal(syscall.SIGKILL)
+	<-b.done
+}
+
+// Stop shuts the broker down cleanly (SIGTERM; SIGKILL after 30 s), waits for the process
+// to exit and removes its temporary directory. It is idempotent and safe after Kill.
+func (b *Broker) Stop() error {
+	b.stopOnce.Do(func() {
+		if b.proc != nil {
+			select {
+			case <-b.done:
+			default:
+				_ = b.proc.Signal(syscall.SIGTERM)
+				select {
+				case <-b.done:
+				case <-time.After(stopTimeout):
+					b.stopErr = fmt.Errorf("broker %s: no clean shutdown within %v, killed\n--- broker log (tail) ---\n%s",
+						b.version, stopTimeout, b.logTail())
+					b.kill()
+				}
+			}
+		}
+		if b.logFile != nil {
+			b.logFile.Close()
+		}
+		if err := os.RemoveAll(b.dir); err != nil && b.stopErr == nil {
+			b.stopErr = err
+		}
+	})
+	return b.stopErr
+}
+
+func javaPath() (string, error) {
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		p := filepath.Join(home, "bin", "java")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("java")
+	if err != nil {
+		return "", &UnavailableError{Reason: "java not found (set JAVA_HOME or put java 17+ on PATH)"}
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return p, nil
+}
+
+// jvmArgs returns the java arguments before the main class. Tools (the storage format)
+// run with the quick-start compiler only.
+func jvmArgs(lib string, tool bool) []string {
+	args := []string{"-Xms128m", "-Xmx768m", "-Djava.awt.headless=true",
+		"-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+		"-Dorg.slf4j.simpleLogger.showDateTime=true"}
+	if tool {
+		args = append(args, "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+	}
+	return append(args, "-cp", filepath.Join(lib, "*"))
+}
+
+// runTool runs a short-lived command, bound by ctx, and returns its combined output
+// (also written to logPath when that is set).
+func runTool(ctx context.Context, name string, args []string, logPath string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if logPath != "" {
+		_ = os.WriteFile(logPath, out, 0o600)
+	}
+	return out, err
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// clusterID is a random Kafka uuid in its text form.
+func clusterID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func major(version string) int {
+	n, _ := strconv.Atoi(strings.SplitN(version, ".", 2)[0])
+	return n
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		b = b[len(b)-n:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return b
+}
+
+func readTail(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := st.Size() - n
+	if off < 0 {
+		off = 0
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, off, st.Size()-off))
+	if err != nil {
+		return nil, err
+	}
+	if off > 0 {
+		data = tail(data, int(n)-1)
+	}
+	return data, nil
+}
+
+// UnavailableError says that Java, Maven or the jars are missing: the environment
+// cannot run a broker (StartT skips on it unless KWIRE_REQUIRE_BROKER=1).
+type UnavailableError struct{ Reason string }
+
+func (e *UnavailableError) Error() string { return "broker unavailable: " + e.Reason }
