@@ -22,6 +22,10 @@ type AddOffsetsToTxnRequest struct {
 	GroupId string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewAddOffsetsToTxnRequest returns a AddOffsetsToTxnRequest holding the descriptor defaults.
@@ -41,7 +45,8 @@ func (m *AddOffsetsToTxnRequest) isDefault() bool {
 		m.ProducerId == 0 &&
 		m.ProducerEpoch == 0 &&
 		m.GroupId == "" &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
@@ -92,6 +97,10 @@ func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *AddOffsetsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -132,6 +141,7 @@ func (m *AddOffsetsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -152,7 +162,12 @@ func (m *AddOffsetsToTxnRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendString(b, m.GroupId)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -163,7 +178,7 @@ func (m *AddOffsetsToTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -195,11 +210,17 @@ func (m *AddOffsetsToTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[3] = true
 			m.GroupId = d.String()
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

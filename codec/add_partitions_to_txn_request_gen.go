@@ -24,6 +24,10 @@ type AddPartitionsToTxnRequest struct {
 	V3AndBelowTopics []AddPartitionsToTxnRequestAddPartitionsToTxnTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewAddPartitionsToTxnRequest returns a AddPartitionsToTxnRequest holding the descriptor defaults.
@@ -44,7 +48,8 @@ func (m *AddPartitionsToTxnRequest) isDefault() bool {
 		m.V3AndBelowProducerId == 0 &&
 		m.V3AndBelowProducerEpoch == 0 &&
 		len(m.V3AndBelowTopics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
@@ -149,6 +154,10 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -232,6 +241,7 @@ func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) [
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -279,7 +289,12 @@ func (m *AddPartitionsToTxnRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -290,7 +305,7 @@ func (m *AddPartitionsToTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [6]bool
+	var seen [7]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -350,11 +365,17 @@ func (m *AddPartitionsToTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.V3AndBelowTopics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[6] {
+				d.Duplicate(key)
+			}
+			seen[6] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[5] {
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -602,6 +623,7 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) appendJSON(b []
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -803,6 +825,7 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) appendJSON(b []byte, 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -224,6 +224,7 @@ func (m *AddPartitionsToTxnResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -458,6 +459,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) appendJSON(b []byte
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -645,6 +647,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) appendJSON(b [
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -810,6 +813,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) appendJSON
 	b = jsonx.AppendInt(b, int64(m.PartitionErrorCode))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -26,6 +26,10 @@ type AddRaftVoterRequest struct {
 	AckWhenCommitted bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewAddRaftVoterRequest returns a AddRaftVoterRequest holding the descriptor defaults.
@@ -49,7 +53,8 @@ func (m *AddRaftVoterRequest) isDefault() bool {
 		m.VoterDirectoryId == (UUID{}) &&
 		len(m.Listeners) == 0 &&
 		m.AckWhenCommitted &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *AddRaftVoterRequest) decode(r *wire.Reader, v int16) {
@@ -135,6 +140,10 @@ func (m *AddRaftVoterRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *AddRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -187,6 +196,7 @@ func (m *AddRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -222,7 +232,12 @@ func (m *AddRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -233,7 +248,7 @@ func (m *AddRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [7]bool
+	var seen [8]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -288,11 +303,17 @@ func (m *AddRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[5] = true
 			m.AckWhenCommitted = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[7] {
+				d.Duplicate(key)
+			}
+			seen[7] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[6] {
 				d.Duplicate(key)
 			}
 			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -415,6 +436,7 @@ func (m *AddRaftVoterRequestListener) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.Port))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -18,6 +18,10 @@ type AllocateProducerIdsRequest struct {
 	BrokerEpoch int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewAllocateProducerIdsRequest returns a AllocateProducerIdsRequest holding the descriptor defaults.
@@ -36,7 +40,8 @@ func (m *AllocateProducerIdsRequest) SetDefaults() {
 func (m *AllocateProducerIdsRequest) isDefault() bool {
 	return m.BrokerId == 0 &&
 		m.BrokerEpoch == -1 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *AllocateProducerIdsRequest) decode(r *wire.Reader, v int16) {
@@ -77,6 +82,10 @@ func (m *AllocateProducerIdsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *AllocateProducerIdsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -101,6 +110,7 @@ func (m *AllocateProducerIdsRequest) encode(b []byte, v int16, w *wire.Encoder) 
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -115,7 +125,12 @@ func (m *AllocateProducerIdsRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt64(b, m.BrokerEpoch)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -126,7 +141,7 @@ func (m *AllocateProducerIdsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -146,11 +161,17 @@ func (m *AllocateProducerIdsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[1] = true
 			m.BrokerEpoch = d.Int64()
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -135,6 +135,7 @@ func (m *AlterClientQuotasResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -344,6 +345,7 @@ func (m *AlterClientQuotasResponseEntryData) appendJSON(b []byte, v int16) []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -521,6 +523,7 @@ func (m *AlterClientQuotasResponseEntityData) appendJSON(b []byte, v int16) []by
 	b = jsonx.AppendNullableString(b, m.EntityName)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -18,6 +18,10 @@ type AlterConfigsRequest struct {
 	ValidateOnly bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewAlterConfigsRequest returns a AlterConfigsRequest holding the descriptor defaults.
@@ -35,7 +39,8 @@ func (m *AlterConfigsRequest) SetDefaults() {
 func (m *AlterConfigsRequest) isDefault() bool {
 	return len(m.Resources) == 0 &&
 		!m.ValidateOnly &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *AlterConfigsRequest) decode(r *wire.Reader, v int16) {
@@ -84,6 +89,10 @@ func (m *AlterConfigsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *AlterConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -114,6 +123,7 @@ func (m *AlterConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -135,7 +145,12 @@ func (m *AlterConfigsRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBool(b, m.ValidateOnly)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -146,7 +161,7 @@ func (m *AlterConfigsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -177,11 +192,17 @@ func (m *AlterConfigsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[1] = true
 			m.ValidateOnly = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -334,6 +355,7 @@ func (m *AlterConfigsRequestAlterConfigsResource) appendJSON(b []byte, v int16) 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -511,6 +533,7 @@ func (m *AlterConfigsRequestAlterableConfig) appendJSON(b []byte, v int16) []byt
 	b = jsonx.AppendNullableString(b, m.Value)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -20,6 +20,10 @@ type AlterPartitionReassignmentsRequest struct {
 	Topics []AlterPartitionReassignmentsRequestReassignableTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewAlterPartitionReassignmentsRequest returns a AlterPartitionReassignmentsRequest holding the descriptor defaults.
@@ -40,7 +44,8 @@ func (m *AlterPartitionReassignmentsRequest) isDefault() bool {
 	return m.TimeoutMs == 60000 &&
 		m.AllowReplicationFactorChange &&
 		len(m.Topics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
@@ -98,6 +103,10 @@ func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *AlterPartitionReassignmentsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -131,6 +140,7 @@ func (m *AlterPartitionReassignmentsRequest) encode(b []byte, v int16, w *wire.E
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -157,7 +167,12 @@ func (m *AlterPartitionReassignmentsRequest) appendJSON(b []byte, v int16) []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -168,7 +183,7 @@ func (m *AlterPartitionReassignmentsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -205,11 +220,17 @@ func (m *AlterPartitionReassignmentsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -346,6 +367,7 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) appendJSON(b []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -529,6 +551,7 @@ func (m *AlterPartitionReassignmentsRequestReassignablePartition) appendJSON(b [
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -20,6 +20,10 @@ type AlterPartitionRequest struct {
 	Topics []AlterPartitionRequestTopicData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewAlterPartitionRequest returns a AlterPartitionRequest holding the descriptor defaults.
@@ -39,7 +43,8 @@ func (m *AlterPartitionRequest) isDefault() bool {
 	return m.BrokerId == 0 &&
 		m.BrokerEpoch == -1 &&
 		len(m.Topics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
@@ -101,6 +106,10 @@ func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *AlterPartitionRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -134,6 +143,7 @@ func (m *AlterPartitionRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -158,7 +168,12 @@ func (m *AlterPartitionRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -169,7 +184,7 @@ func (m *AlterPartitionRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -206,11 +221,17 @@ func (m *AlterPartitionRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -379,6 +400,7 @@ func (m *AlterPartitionRequestTopicData) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -688,6 +710,7 @@ func (m *AlterPartitionRequestPartitionData) appendJSON(b []byte, v int16) []byt
 	b = jsonx.AppendInt(b, int64(m.PartitionEpoch))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -908,6 +931,7 @@ func (m *AlterPartitionRequestBrokerState) appendJSON(b []byte, v int16) []byte 
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

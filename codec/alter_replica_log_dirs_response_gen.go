@@ -135,6 +135,7 @@ func (m *AlterReplicaLogDirsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -322,6 +323,7 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) appendJSON(b 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -487,6 +489,7 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) appendJSO
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -183,6 +183,7 @@ func (m *AlterShareGroupOffsetsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -390,6 +391,7 @@ func (m *AlterShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []by
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -583,6 +585,7 @@ func (m *AlterShareGroupOffsetsResponsePartition) appendJSON(b []byte, v int16) 
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -18,6 +18,10 @@ type AlterUserScramCredentialsRequest struct {
 	Upsertions []AlterUserScramCredentialsRequestScramCredentialUpsertion
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewAlterUserScramCredentialsRequest returns a AlterUserScramCredentialsRequest holding the descriptor defaults.
@@ -35,7 +39,8 @@ func (m *AlterUserScramCredentialsRequest) SetDefaults() {
 func (m *AlterUserScramCredentialsRequest) isDefault() bool {
 	return len(m.Deletions) == 0 &&
 		len(m.Upsertions) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
@@ -100,6 +105,10 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *AlterUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -134,6 +143,7 @@ func (m *AlterUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.Enc
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -162,7 +172,12 @@ func (m *AlterUserScramCredentialsRequest) appendJSON(b []byte, v int16) []byte 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -173,7 +188,7 @@ func (m *AlterUserScramCredentialsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -215,11 +230,17 @@ func (m *AlterUserScramCredentialsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Upsertions = s
 			}
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -325,6 +346,7 @@ func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) appendJSON(b [
 	b = jsonx.AppendInt(b, int64(m.Mechanism))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -516,6 +538,7 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) appendJSON(b 
 	b = jsonx.AppendBytes(b, m.SaltedPassword, false)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -352,6 +352,7 @@ func (m *ApiVersionsResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -582,6 +583,7 @@ func (m *ApiVersionsResponseApiVersion) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.MaxVersion))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -793,6 +795,7 @@ func (m *ApiVersionsResponseSupportedFeatureKey) appendJSON(b []byte, v int16) [
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1004,6 +1007,7 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) appendJSON(b []byte, v int16) [
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

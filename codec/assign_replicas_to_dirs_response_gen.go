@@ -157,6 +157,7 @@ func (m *AssignReplicasToDirsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -341,6 +342,7 @@ func (m *AssignReplicasToDirsResponseDirectoryData) appendJSON(b []byte, v int16
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -519,6 +521,7 @@ func (m *AssignReplicasToDirsResponseTopicData) appendJSON(b []byte, v int16) []
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -680,6 +683,7 @@ func (m *AssignReplicasToDirsResponsePartitionData) appendJSON(b []byte, v int16
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -22,6 +22,10 @@ type BeginQuorumEpochRequest struct {
 	LeaderEndpoints []BeginQuorumEpochRequestLeaderEndpoint
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewBeginQuorumEpochRequest returns a BeginQuorumEpochRequest holding the descriptor defaults.
@@ -42,7 +46,8 @@ func (m *BeginQuorumEpochRequest) isDefault() bool {
 		m.VoterId == -1 &&
 		len(m.Topics) == 0 &&
 		len(m.LeaderEndpoints) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
@@ -129,6 +134,10 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *BeginQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -187,6 +196,7 @@ func (m *BeginQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -225,7 +235,12 @@ func (m *BeginQuorumEpochRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -236,7 +251,7 @@ func (m *BeginQuorumEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -290,11 +305,17 @@ func (m *BeginQuorumEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.LeaderEndpoints = s
 			}
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -435,6 +456,7 @@ func (m *BeginQuorumEpochRequestTopicData) appendJSON(b []byte, v int16) []byte 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -634,6 +656,7 @@ func (m *BeginQuorumEpochRequestPartitionData) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -844,6 +867,7 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) appendJSON(b []byte, v int16) []
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -204,6 +204,7 @@ func (m *BeginQuorumEpochResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -408,6 +409,7 @@ func (m *BeginQuorumEpochResponseTopicData) appendJSON(b []byte, v int16) []byte
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -599,6 +601,7 @@ func (m *BeginQuorumEpochResponsePartitionData) appendJSON(b []byte, v int16) []
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -804,6 +807,7 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) appendJSON(b []byte, v int16) []b
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -28,6 +28,10 @@ type BrokerHeartbeatRequest struct {
 	CordonedLogDirs []UUID
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewBrokerHeartbeatRequest returns a BrokerHeartbeatRequest holding the descriptor defaults.
@@ -51,7 +55,8 @@ func (m *BrokerHeartbeatRequest) isDefault() bool {
 		!m.WantShutDown &&
 		len(m.OfflineLogDirs) == 0 &&
 		m.CordonedLogDirs == nil &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
@@ -165,6 +170,10 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *BrokerHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -242,6 +251,7 @@ func (m *BrokerHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -293,7 +303,12 @@ func (m *BrokerHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -304,7 +319,7 @@ func (m *BrokerHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [8]bool
+	var seen [9]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -380,11 +395,17 @@ func (m *BrokerHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.CordonedLogDirs = s
 			}
 		case "_unknownTaggedFields":
+			if seen[8] {
+				d.Duplicate(key)
+			}
+			seen[8] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[7] {
 				d.Duplicate(key)
 			}
 			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -160,6 +160,7 @@ func (m *BrokerHeartbeatResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBool(b, m.ShouldShutDown)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -32,6 +32,10 @@ type BrokerRegistrationRequest struct {
 	PreviousBrokerEpoch int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewBrokerRegistrationRequest returns a BrokerRegistrationRequest holding the descriptor defaults.
@@ -58,7 +62,8 @@ func (m *BrokerRegistrationRequest) isDefault() bool {
 		!m.IsMigratingZkBroker &&
 		len(m.LogDirs) == 0 &&
 		m.PreviousBrokerEpoch == -1 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
@@ -191,6 +196,10 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *BrokerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -264,6 +273,7 @@ func (m *BrokerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) [
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -326,7 +336,12 @@ func (m *BrokerRegistrationRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -337,7 +352,7 @@ func (m *BrokerRegistrationRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [10]bool
+	var seen [11]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -433,11 +448,17 @@ func (m *BrokerRegistrationRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[8] = true
 			m.PreviousBrokerEpoch = d.Int64()
 		case "_unknownTaggedFields":
+			if seen[10] {
+				d.Duplicate(key)
+			}
+			seen[10] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[9] {
 				d.Duplicate(key)
 			}
 			seen[9] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -586,6 +607,7 @@ func (m *BrokerRegistrationRequestListener) appendJSON(b []byte, v int16) []byte
 	b = jsonx.AppendInt(b, int64(m.SecurityProtocol))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -765,6 +787,7 @@ func (m *BrokerRegistrationRequestFeature) appendJSON(b []byte, v int16) []byte 
 	b = jsonx.AppendInt(b, int64(m.MaxSupportedVersion))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -18,6 +18,10 @@ type ConsumerGroupDescribeRequest struct {
 	IncludeAuthorizedOperations bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewConsumerGroupDescribeRequest returns a ConsumerGroupDescribeRequest holding the descriptor defaults.
@@ -35,7 +39,8 @@ func (m *ConsumerGroupDescribeRequest) SetDefaults() {
 func (m *ConsumerGroupDescribeRequest) isDefault() bool {
 	return len(m.GroupIds) == 0 &&
 		!m.IncludeAuthorizedOperations &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ConsumerGroupDescribeRequest) decode(r *wire.Reader, v int16) {
@@ -85,6 +90,10 @@ func (m *ConsumerGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ConsumerGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -112,6 +121,7 @@ func (m *ConsumerGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -133,7 +143,12 @@ func (m *ConsumerGroupDescribeRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBool(b, m.IncludeAuthorizedOperations)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -144,7 +159,7 @@ func (m *ConsumerGroupDescribeRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -176,11 +191,17 @@ func (m *ConsumerGroupDescribeRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[1] = true
 			m.IncludeAuthorizedOperations = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -131,6 +131,7 @@ func (m *ConsumerGroupDescribeResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -437,6 +438,7 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) appendJSON(b []byte, v int
 	b = jsonx.AppendInt(b, int64(m.AuthorizedOperations))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -845,6 +847,7 @@ func (m *ConsumerGroupDescribeResponseMember) appendJSON(b []byte, v int16) []by
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1066,6 +1069,7 @@ func (m *ConsumerGroupDescribeResponseAssignment) appendJSON(b []byte, v int16) 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1251,6 +1255,7 @@ func (m *ConsumerGroupDescribeResponseTopicPartitions) appendJSON(b []byte, v in
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -34,6 +34,10 @@ type ConsumerGroupHeartbeatRequest struct {
 	TopicPartitions []ConsumerGroupHeartbeatRequestTopicPartitions
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewConsumerGroupHeartbeatRequest returns a ConsumerGroupHeartbeatRequest holding the descriptor defaults.
@@ -60,7 +64,8 @@ func (m *ConsumerGroupHeartbeatRequest) isDefault() bool {
 		m.SubscribedTopicRegex == nil &&
 		m.ServerAssignor == nil &&
 		m.TopicPartitions == nil &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
@@ -186,6 +191,10 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ConsumerGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -295,6 +304,7 @@ func (m *ConsumerGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encode
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -357,7 +367,12 @@ func (m *ConsumerGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -368,7 +383,7 @@ func (m *ConsumerGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [11]bool
+	var seen [12]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -463,11 +478,17 @@ func (m *ConsumerGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.TopicPartitions = s
 			}
 		case "_unknownTaggedFields":
+			if seen[11] {
+				d.Duplicate(key)
+			}
+			seen[11] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[10] {
 				d.Duplicate(key)
 			}
 			seen[10] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -595,6 +616,7 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) appendJSON(b []byte, v in
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -16,6 +16,10 @@ type ConsumerProtocolAssignment struct {
 	AssignedPartitions []ConsumerProtocolAssignmentTopicPartition
 	// UserData: bytes; versions 0-3; nullable 0-3; default "null".
 	UserData []byte
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewConsumerProtocolAssignment returns a ConsumerProtocolAssignment holding the descriptor defaults.
@@ -32,7 +36,8 @@ func (m *ConsumerProtocolAssignment) SetDefaults() {
 
 func (m *ConsumerProtocolAssignment) isDefault() bool {
 	return len(m.AssignedPartitions) == 0 &&
-		m.UserData == nil
+		m.UserData == nil &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ConsumerProtocolAssignment) decode(r *wire.Reader, v int16) {
@@ -68,6 +73,10 @@ func (m *ConsumerProtocolAssignment) decode(r *wire.Reader, v int16) {
 		r.Push("userData")
 		return
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ConsumerProtocolAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -88,6 +97,7 @@ func (m *ConsumerProtocolAssignment) encode(b []byte, v int16, w *wire.Encoder) 
 		return b
 	}
 	b = wire.AppendBytes(b, m.UserData, flex, true)
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -107,6 +117,10 @@ func (m *ConsumerProtocolAssignment) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "userData")
 	first = false
 	b = jsonx.AppendBytes(b, m.UserData, true)
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
+	}
 	_ = first
 	return append(b, '}')
 }
@@ -116,7 +130,7 @@ func (m *ConsumerProtocolAssignment) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -146,6 +160,12 @@ func (m *ConsumerProtocolAssignment) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			m.UserData = d.Bytes(true)
+		case "_trailingBytes":
+			if seen[2] {
+				d.Duplicate(key)
+			}
+			seen[2] = true
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

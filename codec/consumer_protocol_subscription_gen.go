@@ -22,6 +22,10 @@ type ConsumerProtocolSubscription struct {
 	GenerationId int32
 	// RackId: string; versions 3; nullable 3; default "null"; ignorable.
 	RackId *string
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewConsumerProtocolSubscription returns a ConsumerProtocolSubscription holding the descriptor defaults.
@@ -42,7 +46,8 @@ func (m *ConsumerProtocolSubscription) isDefault() bool {
 		m.UserData == nil &&
 		len(m.OwnedPartitions) == 0 &&
 		m.GenerationId == -1 &&
-		m.RackId == nil
+		m.RackId == nil &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
@@ -126,6 +131,10 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 	} else {
 		m.RackId = nil
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ConsumerProtocolSubscription) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -180,6 +189,7 @@ func (m *ConsumerProtocolSubscription) encode(b []byte, v int16, w *wire.Encoder
 	} else if !(m.RackId == nil) {
 		// RackId is ignorable: dropped at this version.
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -221,6 +231,10 @@ func (m *ConsumerProtocolSubscription) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = jsonx.AppendNullableString(b, m.RackId)
 	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
+	}
 	_ = first
 	return append(b, '}')
 }
@@ -230,7 +244,7 @@ func (m *ConsumerProtocolSubscription) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [6]bool
+	var seen [7]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -290,6 +304,12 @@ func (m *ConsumerProtocolSubscription) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[4] = true
 			m.RackId = d.NullableString()
+		case "_trailingBytes":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -18,6 +18,10 @@ type ControlledShutdownRequest struct {
 	BrokerEpoch int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewControlledShutdownRequest returns a ControlledShutdownRequest holding the descriptor defaults.
@@ -36,7 +40,8 @@ func (m *ControlledShutdownRequest) SetDefaults() {
 func (m *ControlledShutdownRequest) isDefault() bool {
 	return m.BrokerId == 0 &&
 		m.BrokerEpoch == -1 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ControlledShutdownRequest) decode(r *wire.Reader, v int16) {
@@ -73,6 +78,10 @@ func (m *ControlledShutdownRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ControlledShutdownRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -99,6 +108,7 @@ func (m *ControlledShutdownRequest) encode(b []byte, v int16, w *wire.Encoder) [
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -115,7 +125,12 @@ func (m *ControlledShutdownRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -126,7 +141,7 @@ func (m *ControlledShutdownRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -146,11 +161,17 @@ func (m *ControlledShutdownRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[1] = true
 			m.BrokerEpoch = d.Int64()
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

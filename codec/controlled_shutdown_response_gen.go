@@ -135,6 +135,7 @@ func (m *ControlledShutdownResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -291,6 +292,7 @@ func (m *ControlledShutdownResponseRemainingPartition) appendJSON(b []byte, v in
 	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

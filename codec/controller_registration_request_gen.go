@@ -24,6 +24,10 @@ type ControllerRegistrationRequest struct {
 	Features []ControllerRegistrationRequestFeature
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewControllerRegistrationRequest returns a ControllerRegistrationRequest holding the descriptor defaults.
@@ -44,7 +48,8 @@ func (m *ControllerRegistrationRequest) isDefault() bool {
 		!m.ZkMigrationReady &&
 		len(m.Listeners) == 0 &&
 		len(m.Features) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
@@ -133,6 +138,10 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ControllerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -178,6 +187,7 @@ func (m *ControllerRegistrationRequest) encode(b []byte, v int16, w *wire.Encode
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -215,7 +225,12 @@ func (m *ControllerRegistrationRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -226,7 +241,7 @@ func (m *ControllerRegistrationRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [6]bool
+	var seen [7]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -286,11 +301,17 @@ func (m *ControllerRegistrationRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Features = s
 			}
 		case "_unknownTaggedFields":
+			if seen[6] {
+				d.Duplicate(key)
+			}
+			seen[6] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[5] {
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -439,6 +460,7 @@ func (m *ControllerRegistrationRequestListener) appendJSON(b []byte, v int16) []
 	b = jsonx.AppendInt(b, int64(m.SecurityProtocol))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -618,6 +640,7 @@ func (m *ControllerRegistrationRequestFeature) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendInt(b, int64(m.MaxSupportedVersion))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

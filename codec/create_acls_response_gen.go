@@ -135,6 +135,7 @@ func (m *CreateAclsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -301,6 +302,7 @@ func (m *CreateAclsResponseAclCreationResult) appendJSON(b []byte, v int16) []by
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

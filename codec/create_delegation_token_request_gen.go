@@ -22,6 +22,10 @@ type CreateDelegationTokenRequest struct {
 	MaxLifetimeMs int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewCreateDelegationTokenRequest returns a CreateDelegationTokenRequest holding the descriptor defaults.
@@ -43,7 +47,8 @@ func (m *CreateDelegationTokenRequest) isDefault() bool {
 		(m.OwnerPrincipalName != nil && *m.OwnerPrincipalName == "") &&
 		len(m.Renewers) == 0 &&
 		m.MaxLifetimeMs == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
@@ -118,6 +123,10 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *CreateDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -182,6 +191,7 @@ func (m *CreateDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -213,7 +223,12 @@ func (m *CreateDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt64(b, m.MaxLifetimeMs)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -224,7 +239,7 @@ func (m *CreateDelegationTokenRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -267,11 +282,17 @@ func (m *CreateDelegationTokenRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[3] = true
 			m.MaxLifetimeMs = d.Int64()
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -386,6 +407,7 @@ func (m *CreateDelegationTokenRequestCreatableRenewers) appendJSON(b []byte, v i
 	b = jsonx.AppendString(b, m.PrincipalName)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -276,6 +276,7 @@ func (m *CreateDelegationTokenResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

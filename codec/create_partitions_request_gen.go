@@ -20,6 +20,10 @@ type CreatePartitionsRequest struct {
 	ValidateOnly bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewCreatePartitionsRequest returns a CreatePartitionsRequest holding the descriptor defaults.
@@ -38,7 +42,8 @@ func (m *CreatePartitionsRequest) isDefault() bool {
 	return len(m.Topics) == 0 &&
 		m.TimeoutMs == 0 &&
 		!m.ValidateOnly &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
@@ -100,6 +105,10 @@ func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *CreatePartitionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -139,6 +148,7 @@ func (m *CreatePartitionsRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -163,7 +173,12 @@ func (m *CreatePartitionsRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBool(b, m.ValidateOnly)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -174,7 +189,7 @@ func (m *CreatePartitionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -211,11 +226,17 @@ func (m *CreatePartitionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[2] = true
 			m.ValidateOnly = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -378,6 +399,7 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) appendJSON(b []byte, v in
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -552,6 +574,7 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) appendJSON(b []byte,
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -20,6 +20,10 @@ type CreateTopicsRequest struct {
 	ValidateOnly bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewCreateTopicsRequest returns a CreateTopicsRequest holding the descriptor defaults.
@@ -39,7 +43,8 @@ func (m *CreateTopicsRequest) isDefault() bool {
 	return len(m.Topics) == 0 &&
 		m.TimeoutMs == 60000 &&
 		!m.ValidateOnly &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
@@ -97,6 +102,10 @@ func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *CreateTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -134,6 +143,7 @@ func (m *CreateTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -160,7 +170,12 @@ func (m *CreateTopicsRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -171,7 +186,7 @@ func (m *CreateTopicsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -208,11 +223,17 @@ func (m *CreateTopicsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[2] = true
 			m.ValidateOnly = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -434,6 +455,7 @@ func (m *CreateTopicsRequestCreatableTopic) appendJSON(b []byte, v int16) []byte
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -641,6 +663,7 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) appendJSON(b []byte, v i
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -813,6 +836,7 @@ func (m *CreateTopicsRequestCreatableTopicConfig) appendJSON(b []byte, v int16) 
 	b = jsonx.AppendNullableString(b, m.Value)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -122,6 +122,7 @@ func (m *DefaultPrincipalData) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBool(b, m.TokenAuthenticated)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

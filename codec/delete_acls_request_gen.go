@@ -16,6 +16,10 @@ type DeleteAclsRequest struct {
 	Filters []DeleteAclsRequestDeleteAclsFilter
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDeleteAclsRequest returns a DeleteAclsRequest holding the descriptor defaults.
@@ -32,7 +36,8 @@ func (m *DeleteAclsRequest) SetDefaults() {
 
 func (m *DeleteAclsRequest) isDefault() bool {
 	return len(m.Filters) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DeleteAclsRequest) decode(r *wire.Reader, v int16) {
@@ -76,6 +81,10 @@ func (m *DeleteAclsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DeleteAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -105,6 +114,7 @@ func (m *DeleteAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -123,7 +133,12 @@ func (m *DeleteAclsRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -134,7 +149,7 @@ func (m *DeleteAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [2]bool
+	var seen [3]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -159,11 +174,17 @@ func (m *DeleteAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Filters = s
 			}
 		case "_unknownTaggedFields":
+			if seen[2] {
+				d.Duplicate(key)
+			}
+			seen[2] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -400,6 +421,7 @@ func (m *DeleteAclsRequestDeleteAclsFilter) appendJSON(b []byte, v int16) []byte
 	b = jsonx.AppendInt(b, int64(m.PermissionType))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

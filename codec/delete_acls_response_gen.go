@@ -135,6 +135,7 @@ func (m *DeleteAclsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -344,6 +345,7 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) appendJSON(b []byte, v int16)
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -642,6 +644,7 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) appendJSON(b []byte, v int16) 
 	b = jsonx.AppendInt(b, int64(m.PermissionType))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -18,6 +18,10 @@ type DeleteRecordsRequest struct {
 	TimeoutMs int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDeleteRecordsRequest returns a DeleteRecordsRequest holding the descriptor defaults.
@@ -35,7 +39,8 @@ func (m *DeleteRecordsRequest) SetDefaults() {
 func (m *DeleteRecordsRequest) isDefault() bool {
 	return len(m.Topics) == 0 &&
 		m.TimeoutMs == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DeleteRecordsRequest) decode(r *wire.Reader, v int16) {
@@ -84,6 +89,10 @@ func (m *DeleteRecordsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DeleteRecordsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -114,6 +123,7 @@ func (m *DeleteRecordsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -135,7 +145,12 @@ func (m *DeleteRecordsRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.TimeoutMs))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -146,7 +161,7 @@ func (m *DeleteRecordsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -177,11 +192,17 @@ func (m *DeleteRecordsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[1] = true
 			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -322,6 +343,7 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) appendJSON(b []byte, v int16) [
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -487,6 +509,7 @@ func (m *DeleteRecordsRequestDeleteRecordsPartition) appendJSON(b []byte, v int1
 	b = jsonx.AppendInt64(b, m.Offset)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -135,6 +135,7 @@ func (m *DeleteRecordsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -322,6 +323,7 @@ func (m *DeleteRecordsResponseDeleteRecordsTopicResult) appendJSON(b []byte, v i
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -500,6 +502,7 @@ func (m *DeleteRecordsResponseDeleteRecordsPartitionResult) appendJSON(b []byte,
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -18,6 +18,10 @@ type DeleteShareGroupStateRequest struct {
 	Topics []DeleteShareGroupStateRequestDeleteStateData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDeleteShareGroupStateRequest returns a DeleteShareGroupStateRequest holding the descriptor defaults.
@@ -35,7 +39,8 @@ func (m *DeleteShareGroupStateRequest) SetDefaults() {
 func (m *DeleteShareGroupStateRequest) isDefault() bool {
 	return m.GroupId == "" &&
 		len(m.Topics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DeleteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
@@ -84,6 +89,10 @@ func (m *DeleteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DeleteShareGroupStateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -115,6 +124,7 @@ func (m *DeleteShareGroupStateRequest) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -136,7 +146,12 @@ func (m *DeleteShareGroupStateRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -147,7 +162,7 @@ func (m *DeleteShareGroupStateRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -178,11 +193,17 @@ func (m *DeleteShareGroupStateRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -314,6 +335,7 @@ func (m *DeleteShareGroupStateRequestDeleteStateData) appendJSON(b []byte, v int
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -449,6 +471,7 @@ func (m *DeleteShareGroupStateRequestPartitionData) appendJSON(b []byte, v int16
 	b = jsonx.AppendInt(b, int64(m.Partition))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -28,6 +28,10 @@ type DescribeAclsRequest struct {
 	PermissionType int8
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDescribeAclsRequest returns a DescribeAclsRequest holding the descriptor defaults.
@@ -54,7 +58,8 @@ func (m *DescribeAclsRequest) isDefault() bool {
 		(m.HostFilter != nil && *m.HostFilter == "") &&
 		m.Operation == 0 &&
 		m.PermissionType == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
@@ -136,6 +141,10 @@ func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DescribeAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -205,6 +214,7 @@ func (m *DescribeAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -236,7 +246,12 @@ func (m *DescribeAclsRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.PermissionType))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -247,7 +262,7 @@ func (m *DescribeAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [8]bool
+	var seen [9]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -297,11 +312,17 @@ func (m *DescribeAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[6] = true
 			m.PermissionType = int8(d.Int(-1<<7, 1<<7-1))
 		case "_unknownTaggedFields":
+			if seen[8] {
+				d.Duplicate(key)
+			}
+			seen[8] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[7] {
 				d.Duplicate(key)
 			}
 			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

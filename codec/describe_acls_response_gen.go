@@ -188,6 +188,7 @@ func (m *DescribeAclsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -424,6 +425,7 @@ func (m *DescribeAclsResponseDescribeAclsResource) appendJSON(b []byte, v int16)
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -635,6 +637,7 @@ func (m *DescribeAclsResponseAclDescription) appendJSON(b []byte, v int16) []byt
 	b = jsonx.AppendInt(b, int64(m.PermissionType))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -198,6 +198,7 @@ func (m *DescribeClientQuotasResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -425,6 +426,7 @@ func (m *DescribeClientQuotasResponseEntryData) appendJSON(b []byte, v int16) []
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -607,6 +609,7 @@ func (m *DescribeClientQuotasResponseEntityData) appendJSON(b []byte, v int16) [
 	b = jsonx.AppendNullableString(b, m.EntityName)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -752,6 +755,7 @@ func (m *DescribeClientQuotasResponseValueData) appendJSON(b []byte, v int16) []
 	b = jsonx.AppendFloat64(b, m.Value)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -20,6 +20,10 @@ type DescribeClusterRequest struct {
 	IncludeFencedBrokers bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDescribeClusterRequest returns a DescribeClusterRequest holding the descriptor defaults.
@@ -39,7 +43,8 @@ func (m *DescribeClusterRequest) isDefault() bool {
 	return !m.IncludeClusterAuthorizedOperations &&
 		m.EndpointType == 1 &&
 		!m.IncludeFencedBrokers &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DescribeClusterRequest) decode(r *wire.Reader, v int16) {
@@ -85,6 +90,10 @@ func (m *DescribeClusterRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DescribeClusterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -116,6 +125,7 @@ func (m *DescribeClusterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -137,7 +147,12 @@ func (m *DescribeClusterRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -148,7 +163,7 @@ func (m *DescribeClusterRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -174,11 +189,17 @@ func (m *DescribeClusterRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[2] = true
 			m.IncludeFencedBrokers = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -251,6 +251,7 @@ func (m *DescribeClusterResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.ClusterAuthorizedOperations))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -501,6 +502,7 @@ func (m *DescribeClusterResponseDescribeClusterBroker) appendJSON(b []byte, v in
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

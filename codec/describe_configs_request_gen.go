@@ -20,6 +20,10 @@ type DescribeConfigsRequest struct {
 	IncludeDocumentation bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDescribeConfigsRequest returns a DescribeConfigsRequest holding the descriptor defaults.
@@ -38,7 +42,8 @@ func (m *DescribeConfigsRequest) isDefault() bool {
 	return len(m.Resources) == 0 &&
 		!m.IncludeSynonyms &&
 		!m.IncludeDocumentation &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DescribeConfigsRequest) decode(r *wire.Reader, v int16) {
@@ -100,6 +105,10 @@ func (m *DescribeConfigsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DescribeConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -143,6 +152,7 @@ func (m *DescribeConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -171,7 +181,12 @@ func (m *DescribeConfigsRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -182,7 +197,7 @@ func (m *DescribeConfigsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -219,11 +234,17 @@ func (m *DescribeConfigsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[2] = true
 			m.IncludeDocumentation = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -388,6 +409,7 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) appendJSON(b []byte, v i
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -16,6 +16,10 @@ type DescribeDelegationTokenRequest struct {
 	Owners []DescribeDelegationTokenRequestDescribeDelegationTokenOwner
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDescribeDelegationTokenRequest returns a DescribeDelegationTokenRequest holding the descriptor defaults.
@@ -33,7 +37,8 @@ func (m *DescribeDelegationTokenRequest) SetDefaults() {
 
 func (m *DescribeDelegationTokenRequest) isDefault() bool {
 	return (m.Owners != nil && len(m.Owners) == 0) &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DescribeDelegationTokenRequest) decode(r *wire.Reader, v int16) {
@@ -77,6 +82,10 @@ func (m *DescribeDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DescribeDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -111,6 +120,7 @@ func (m *DescribeDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encod
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -133,7 +143,12 @@ func (m *DescribeDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -144,7 +159,7 @@ func (m *DescribeDelegationTokenRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [2]bool
+	var seen [3]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -171,11 +186,17 @@ func (m *DescribeDelegationTokenRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Owners = s
 			}
 		case "_unknownTaggedFields":
+			if seen[2] {
+				d.Duplicate(key)
+			}
+			seen[2] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -290,6 +311,7 @@ func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) appendJSON(
 	b = jsonx.AppendString(b, m.PrincipalName)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -147,6 +147,7 @@ func (m *DescribeDelegationTokenResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -495,6 +496,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) appendJSON(b [
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -704,6 +706,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) appendJ
 	b = jsonx.AppendString(b, m.PrincipalName)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

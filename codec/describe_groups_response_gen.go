@@ -145,6 +145,7 @@ func (m *DescribeGroupsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -458,6 +459,7 @@ func (m *DescribeGroupsResponseDescribedGroup) appendJSON(b []byte, v int16) []b
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -732,6 +734,7 @@ func (m *DescribeGroupsResponseDescribedGroupMember) appendJSON(b []byte, v int1
 	b = jsonx.AppendBytes(b, m.MemberAssignment, false)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -157,6 +157,7 @@ func (m *DescribeLogDirsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -442,6 +443,7 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) appendJSON(b []byte, v in
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -653,6 +655,7 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) appendJSON(b []byte, v int
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -846,6 +849,7 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) appendJSON(b []byte, v
 	b = jsonx.AppendBool(b, m.IsFutureKey)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -131,6 +131,7 @@ func (m *DescribeProducersResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -314,6 +315,7 @@ func (m *DescribeProducersResponseTopicResponse) appendJSON(b []byte, v int16) [
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -544,6 +546,7 @@ func (m *DescribeProducersResponsePartitionResponse) appendJSON(b []byte, v int1
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -772,6 +775,7 @@ func (m *DescribeProducersResponseProducerState) appendJSON(b []byte, v int16) [
 	b = jsonx.AppendInt64(b, m.CurrentTxnStartOffset)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

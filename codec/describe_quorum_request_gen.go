@@ -16,6 +16,10 @@ type DescribeQuorumRequest struct {
 	Topics []DescribeQuorumRequestTopicData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDescribeQuorumRequest returns a DescribeQuorumRequest holding the descriptor defaults.
@@ -32,7 +36,8 @@ func (m *DescribeQuorumRequest) SetDefaults() {
 
 func (m *DescribeQuorumRequest) isDefault() bool {
 	return len(m.Topics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DescribeQuorumRequest) decode(r *wire.Reader, v int16) {
@@ -76,6 +81,10 @@ func (m *DescribeQuorumRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DescribeQuorumRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -101,6 +110,7 @@ func (m *DescribeQuorumRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -119,7 +129,12 @@ func (m *DescribeQuorumRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -130,7 +145,7 @@ func (m *DescribeQuorumRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [2]bool
+	var seen [3]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -155,11 +170,17 @@ func (m *DescribeQuorumRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[2] {
+				d.Duplicate(key)
+			}
+			seen[2] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -296,6 +317,7 @@ func (m *DescribeQuorumRequestTopicData) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -431,6 +453,7 @@ func (m *DescribeQuorumRequestPartitionData) appendJSON(b []byte, v int16) []byt
 	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -16,6 +16,10 @@ type DescribeShareGroupOffsetsRequest struct {
 	Groups []DescribeShareGroupOffsetsRequestGroup
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDescribeShareGroupOffsetsRequest returns a DescribeShareGroupOffsetsRequest holding the descriptor defaults.
@@ -32,7 +36,8 @@ func (m *DescribeShareGroupOffsetsRequest) SetDefaults() {
 
 func (m *DescribeShareGroupOffsetsRequest) isDefault() bool {
 	return len(m.Groups) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DescribeShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
@@ -76,6 +81,10 @@ func (m *DescribeShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DescribeShareGroupOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -101,6 +110,7 @@ func (m *DescribeShareGroupOffsetsRequest) encode(b []byte, v int16, w *wire.Enc
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -119,7 +129,12 @@ func (m *DescribeShareGroupOffsetsRequest) appendJSON(b []byte, v int16) []byte 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -130,7 +145,7 @@ func (m *DescribeShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [2]bool
+	var seen [3]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -155,11 +170,17 @@ func (m *DescribeShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Groups = s
 			}
 		case "_unknownTaggedFields":
+			if seen[2] {
+				d.Duplicate(key)
+			}
+			seen[2] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -306,6 +327,7 @@ func (m *DescribeShareGroupOffsetsRequestGroup) appendJSON(b []byte, v int16) []
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -487,6 +509,7 @@ func (m *DescribeShareGroupOffsetsRequestTopic) appendJSON(b []byte, v int16) []
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

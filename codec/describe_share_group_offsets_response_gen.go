@@ -131,6 +131,7 @@ func (m *DescribeShareGroupOffsetsResponse) appendJSON(b []byte, v int16) []byte
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -352,6 +353,7 @@ func (m *DescribeShareGroupOffsetsResponseGroup) appendJSON(b []byte, v int16) [
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -559,6 +561,7 @@ func (m *DescribeShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) [
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -800,6 +803,7 @@ func (m *DescribeShareGroupOffsetsResponsePartition) appendJSON(b []byte, v int1
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -20,6 +20,10 @@ type DescribeTopicPartitionsRequest struct {
 	Cursor *DescribeTopicPartitionsRequestCursor
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDescribeTopicPartitionsRequest returns a DescribeTopicPartitionsRequest holding the descriptor defaults.
@@ -39,7 +43,8 @@ func (m *DescribeTopicPartitionsRequest) isDefault() bool {
 	return len(m.Topics) == 0 &&
 		m.ResponsePartitionLimit == 2000 &&
 		m.Cursor == nil &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DescribeTopicPartitionsRequest) decode(r *wire.Reader, v int16) {
@@ -100,6 +105,10 @@ func (m *DescribeTopicPartitionsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DescribeTopicPartitionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -143,6 +152,7 @@ func (m *DescribeTopicPartitionsRequest) encode(b []byte, v int16, w *wire.Encod
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -171,7 +181,12 @@ func (m *DescribeTopicPartitionsRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -182,7 +197,7 @@ func (m *DescribeTopicPartitionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -224,11 +239,17 @@ func (m *DescribeTopicPartitionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Cursor.unmarshalJSON(d)
 			}
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -322,6 +343,7 @@ func (m *DescribeTopicPartitionsRequestTopicRequest) appendJSON(b []byte, v int1
 	b = jsonx.AppendString(b, m.Name)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -457,6 +479,7 @@ func (m *DescribeTopicPartitionsRequestCursor) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

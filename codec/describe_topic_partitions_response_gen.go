@@ -170,6 +170,7 @@ func (m *DescribeTopicPartitionsResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -439,6 +440,7 @@ func (m *DescribeTopicPartitionsResponseTopic) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendInt(b, int64(m.TopicAuthorizedOperations))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -864,6 +866,7 @@ func (m *DescribeTopicPartitionsResponsePartition) appendJSON(b []byte, v int16)
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1111,6 +1114,7 @@ func (m *DescribeTopicPartitionsResponseCursor) appendJSON(b []byte, v int16) []
 	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -131,6 +131,7 @@ func (m *DescribeTransactionsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -407,6 +408,7 @@ func (m *DescribeTransactionsResponseTransactionState) appendJSON(b []byte, v in
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -622,6 +624,7 @@ func (m *DescribeTransactionsResponseTopicData) appendJSON(b []byte, v int16) []
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

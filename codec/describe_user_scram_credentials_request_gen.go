@@ -16,6 +16,10 @@ type DescribeUserScramCredentialsRequest struct {
 	Users []DescribeUserScramCredentialsRequestUserName
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewDescribeUserScramCredentialsRequest returns a DescribeUserScramCredentialsRequest holding the descriptor defaults.
@@ -33,7 +37,8 @@ func (m *DescribeUserScramCredentialsRequest) SetDefaults() {
 
 func (m *DescribeUserScramCredentialsRequest) isDefault() bool {
 	return (m.Users != nil && len(m.Users) == 0) &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *DescribeUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
@@ -77,6 +82,10 @@ func (m *DescribeUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *DescribeUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -107,6 +116,7 @@ func (m *DescribeUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -129,7 +139,12 @@ func (m *DescribeUserScramCredentialsRequest) appendJSON(b []byte, v int16) []by
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -140,7 +155,7 @@ func (m *DescribeUserScramCredentialsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [2]bool
+	var seen [3]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -167,11 +182,17 @@ func (m *DescribeUserScramCredentialsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Users = s
 			}
 		case "_unknownTaggedFields":
+			if seen[2] {
+				d.Duplicate(key)
+			}
+			seen[2] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -265,6 +286,7 @@ func (m *DescribeUserScramCredentialsRequestUserName) appendJSON(b []byte, v int
 	b = jsonx.AppendString(b, m.Name)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

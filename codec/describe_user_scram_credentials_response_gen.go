@@ -184,6 +184,7 @@ func (m *DescribeUserScramCredentialsResponse) appendJSON(b []byte, v int16) []b
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -418,6 +419,7 @@ func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -591,6 +593,7 @@ func (m *DescribeUserScramCredentialsResponseCredentialInfo) appendJSON(b []byte
 	b = jsonx.AppendInt(b, int64(m.Iterations))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -20,6 +20,10 @@ type ElectLeadersRequest struct {
 	TimeoutMs int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewElectLeadersRequest returns a ElectLeadersRequest holding the descriptor defaults.
@@ -40,7 +44,8 @@ func (m *ElectLeadersRequest) isDefault() bool {
 	return m.ElectionType == 0 &&
 		(m.TopicPartitions != nil && len(m.TopicPartitions) == 0) &&
 		m.TimeoutMs == 60000 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
@@ -98,6 +103,10 @@ func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ElectLeadersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -140,6 +149,7 @@ func (m *ElectLeadersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -170,7 +180,12 @@ func (m *ElectLeadersRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.TimeoutMs))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -181,7 +196,7 @@ func (m *ElectLeadersRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -220,11 +235,17 @@ func (m *ElectLeadersRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[2] = true
 			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -361,6 +382,7 @@ func (m *ElectLeadersRequestTopicPartitions) appendJSON(b []byte, v int16) []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

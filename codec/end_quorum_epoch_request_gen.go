@@ -20,6 +20,10 @@ type EndQuorumEpochRequest struct {
 	LeaderEndpoints []EndQuorumEpochRequestLeaderEndpoint
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewEndQuorumEpochRequest returns a EndQuorumEpochRequest holding the descriptor defaults.
@@ -38,7 +42,8 @@ func (m *EndQuorumEpochRequest) isDefault() bool {
 	return m.ClusterId == nil &&
 		len(m.Topics) == 0 &&
 		len(m.LeaderEndpoints) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
@@ -116,6 +121,10 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *EndQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -169,6 +178,7 @@ func (m *EndQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -202,7 +212,12 @@ func (m *EndQuorumEpochRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -213,7 +228,7 @@ func (m *EndQuorumEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -261,11 +276,17 @@ func (m *EndQuorumEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.LeaderEndpoints = s
 			}
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -406,6 +427,7 @@ func (m *EndQuorumEpochRequestTopicData) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -686,6 +708,7 @@ func (m *EndQuorumEpochRequestPartitionData) appendJSON(b []byte, v int16) []byt
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -903,6 +926,7 @@ func (m *EndQuorumEpochRequestReplicaInfo) appendJSON(b []byte, v int16) []byte 
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1101,6 +1125,7 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) appendJSON(b []byte, v int16) []by
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -22,6 +22,10 @@ type EndTxnRequest struct {
 	Committed bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewEndTxnRequest returns a EndTxnRequest holding the descriptor defaults.
@@ -37,7 +41,8 @@ func (m *EndTxnRequest) isDefault() bool {
 		m.ProducerId == 0 &&
 		m.ProducerEpoch == 0 &&
 		!m.Committed &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
@@ -89,6 +94,10 @@ func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *EndTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -126,6 +135,7 @@ func (m *EndTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -146,7 +156,12 @@ func (m *EndTxnRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBool(b, m.Committed)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -157,7 +172,7 @@ func (m *EndTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -189,11 +204,17 @@ func (m *EndTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[3] = true
 			m.Committed = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -20,6 +20,10 @@ type EnvelopeRequest struct {
 	ClientHostAddress []byte
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewEnvelopeRequest returns a EnvelopeRequest holding the descriptor defaults.
@@ -35,7 +39,8 @@ func (m *EnvelopeRequest) isDefault() bool {
 	return len(m.RequestData) == 0 &&
 		(m.RequestPrincipal != nil && len(m.RequestPrincipal) == 0) &&
 		len(m.ClientHostAddress) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *EnvelopeRequest) decode(r *wire.Reader, v int16) {
@@ -77,6 +82,10 @@ func (m *EnvelopeRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *EnvelopeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -101,6 +110,7 @@ func (m *EnvelopeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -118,7 +128,12 @@ func (m *EnvelopeRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBytes(b, m.ClientHostAddress, false)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -129,7 +144,7 @@ func (m *EnvelopeRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -155,11 +170,17 @@ func (m *EnvelopeRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[2] = true
 			m.ClientHostAddress = d.Bytes(false)
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

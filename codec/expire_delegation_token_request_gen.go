@@ -18,6 +18,10 @@ type ExpireDelegationTokenRequest struct {
 	ExpiryTimePeriodMs int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewExpireDelegationTokenRequest returns a ExpireDelegationTokenRequest holding the descriptor defaults.
@@ -35,7 +39,8 @@ func (m *ExpireDelegationTokenRequest) SetDefaults() {
 func (m *ExpireDelegationTokenRequest) isDefault() bool {
 	return len(m.Hmac) == 0 &&
 		m.ExpiryTimePeriodMs == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ExpireDelegationTokenRequest) decode(r *wire.Reader, v int16) {
@@ -68,6 +73,10 @@ func (m *ExpireDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ExpireDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -90,6 +99,7 @@ func (m *ExpireDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -104,7 +114,12 @@ func (m *ExpireDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt64(b, m.ExpiryTimePeriodMs)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -115,7 +130,7 @@ func (m *ExpireDelegationTokenRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -135,11 +150,17 @@ func (m *ExpireDelegationTokenRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[1] = true
 			m.ExpiryTimePeriodMs = d.Int64()
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -22,6 +22,10 @@ type FetchSnapshotRequest struct {
 	Topics []FetchSnapshotRequestTopicSnapshot
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewFetchSnapshotRequest returns a FetchSnapshotRequest holding the descriptor defaults.
@@ -43,7 +47,8 @@ func (m *FetchSnapshotRequest) isDefault() bool {
 		m.ReplicaId == -1 &&
 		m.MaxBytes == 2147483647 &&
 		len(m.Topics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
@@ -121,6 +126,10 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -177,6 +186,7 @@ func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -204,7 +214,12 @@ func (m *FetchSnapshotRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -215,7 +230,7 @@ func (m *FetchSnapshotRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -258,11 +273,17 @@ func (m *FetchSnapshotRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -399,6 +420,7 @@ func (m *FetchSnapshotRequestTopicSnapshot) appendJSON(b []byte, v int16) []byte
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -625,6 +647,7 @@ func (m *FetchSnapshotRequestPartitionSnapshot) appendJSON(b []byte, v int16) []
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -793,6 +816,7 @@ func (m *FetchSnapshotRequestSnapshotId) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.Epoch))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

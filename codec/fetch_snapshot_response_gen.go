@@ -226,6 +226,7 @@ func (m *FetchSnapshotResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -432,6 +433,7 @@ func (m *FetchSnapshotResponseTopicSnapshot) appendJSON(b []byte, v int16) []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -696,6 +698,7 @@ func (m *FetchSnapshotResponsePartitionSnapshot) appendJSON(b []byte, v int16) [
 	b = jsonx.AppendBytes(b, m.UnalignedRecords, false)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -876,6 +879,7 @@ func (m *FetchSnapshotResponseSnapshotId) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.Epoch))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1026,6 +1030,7 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1215,6 +1220,7 @@ func (m *FetchSnapshotResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

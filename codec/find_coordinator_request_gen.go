@@ -20,6 +20,10 @@ type FindCoordinatorRequest struct {
 	CoordinatorKeys []string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewFindCoordinatorRequest returns a FindCoordinatorRequest holding the descriptor defaults.
@@ -38,7 +42,8 @@ func (m *FindCoordinatorRequest) isDefault() bool {
 	return m.Key == "" &&
 		m.KeyType == 0 &&
 		len(m.CoordinatorKeys) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
@@ -105,6 +110,10 @@ func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *FindCoordinatorRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -160,6 +169,7 @@ func (m *FindCoordinatorRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -190,7 +200,12 @@ func (m *FindCoordinatorRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -201,7 +216,7 @@ func (m *FindCoordinatorRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -239,11 +254,17 @@ func (m *FindCoordinatorRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.CoordinatorKeys = s
 			}
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

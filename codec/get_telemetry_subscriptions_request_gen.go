@@ -16,6 +16,10 @@ type GetTelemetrySubscriptionsRequest struct {
 	ClientInstanceId UUID
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewGetTelemetrySubscriptionsRequest returns a GetTelemetrySubscriptionsRequest holding the descriptor defaults.
@@ -32,7 +36,8 @@ func (m *GetTelemetrySubscriptionsRequest) SetDefaults() {
 
 func (m *GetTelemetrySubscriptionsRequest) isDefault() bool {
 	return m.ClientInstanceId == (UUID{}) &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *GetTelemetrySubscriptionsRequest) decode(r *wire.Reader, v int16) {
@@ -60,6 +65,10 @@ func (m *GetTelemetrySubscriptionsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *GetTelemetrySubscriptionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -77,6 +86,7 @@ func (m *GetTelemetrySubscriptionsRequest) encode(b []byte, v int16, w *wire.Enc
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -88,7 +98,12 @@ func (m *GetTelemetrySubscriptionsRequest) appendJSON(b []byte, v int16) []byte 
 	b = jsonx.AppendUUID(b, m.ClientInstanceId)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -99,7 +114,7 @@ func (m *GetTelemetrySubscriptionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [2]bool
+	var seen [3]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -113,11 +128,17 @@ func (m *GetTelemetrySubscriptionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[0] = true
 			m.ClientInstanceId = d.UUID()
 		case "_unknownTaggedFields":
+			if seen[2] {
+				d.Duplicate(key)
+			}
+			seen[2] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -277,6 +277,7 @@ func (m *GetTelemetrySubscriptionsResponse) appendJSON(b []byte, v int16) []byte
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

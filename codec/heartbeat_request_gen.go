@@ -22,6 +22,10 @@ type HeartbeatRequest struct {
 	GroupInstanceId *string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewHeartbeatRequest returns a HeartbeatRequest holding the descriptor defaults.
@@ -37,7 +41,8 @@ func (m *HeartbeatRequest) isDefault() bool {
 		m.GenerationId == 0 &&
 		m.MemberId == "" &&
 		m.GroupInstanceId == nil &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
@@ -87,6 +92,10 @@ func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
 			r.Push("_tags")
 			return
 		}
+	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
 	}
 }
 
@@ -138,6 +147,7 @@ func (m *HeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -160,7 +170,12 @@ func (m *HeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -171,7 +186,7 @@ func (m *HeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -203,11 +218,17 @@ func (m *HeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[3] = true
 			m.GroupInstanceId = d.NullableString()
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -26,6 +26,10 @@ type InitProducerIdRequest struct {
 	KeepPreparedTxn bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewInitProducerIdRequest returns a InitProducerIdRequest holding the descriptor defaults.
@@ -50,7 +54,8 @@ func (m *InitProducerIdRequest) isDefault() bool {
 		m.ProducerEpoch == -1 &&
 		!m.Enable2Pc &&
 		!m.KeepPreparedTxn &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
@@ -133,6 +138,10 @@ func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *InitProducerIdRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -211,6 +220,7 @@ func (m *InitProducerIdRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -245,7 +255,12 @@ func (m *InitProducerIdRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -256,7 +271,7 @@ func (m *InitProducerIdRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [7]bool
+	var seen [8]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -300,11 +315,17 @@ func (m *InitProducerIdRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[5] = true
 			m.KeepPreparedTxn = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[7] {
+				d.Duplicate(key)
+			}
+			seen[7] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[6] {
 				d.Duplicate(key)
 			}
 			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -18,6 +18,10 @@ type InitializeShareGroupStateRequest struct {
 	Topics []InitializeShareGroupStateRequestInitializeStateData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewInitializeShareGroupStateRequest returns a InitializeShareGroupStateRequest holding the descriptor defaults.
@@ -35,7 +39,8 @@ func (m *InitializeShareGroupStateRequest) SetDefaults() {
 func (m *InitializeShareGroupStateRequest) isDefault() bool {
 	return m.GroupId == "" &&
 		len(m.Topics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *InitializeShareGroupStateRequest) decode(r *wire.Reader, v int16) {
@@ -84,6 +89,10 @@ func (m *InitializeShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *InitializeShareGroupStateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -115,6 +124,7 @@ func (m *InitializeShareGroupStateRequest) encode(b []byte, v int16, w *wire.Enc
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -136,7 +146,12 @@ func (m *InitializeShareGroupStateRequest) appendJSON(b []byte, v int16) []byte 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -147,7 +162,7 @@ func (m *InitializeShareGroupStateRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -178,11 +193,17 @@ func (m *InitializeShareGroupStateRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -314,6 +335,7 @@ func (m *InitializeShareGroupStateRequestInitializeStateData) appendJSON(b []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -488,6 +510,7 @@ func (m *InitializeShareGroupStateRequestPartitionData) appendJSON(b []byte, v i
 	b = jsonx.AppendInt64(b, m.StartOffset)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

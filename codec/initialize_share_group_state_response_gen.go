@@ -119,6 +119,7 @@ func (m *InitializeShareGroupStateResponse) appendJSON(b []byte, v int16) []byte
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -291,6 +292,7 @@ func (m *InitializeShareGroupStateResponseInitializeStateResult) appendJSON(b []
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -478,6 +480,7 @@ func (m *InitializeShareGroupStateResponsePartitionResult) appendJSON(b []byte, 
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

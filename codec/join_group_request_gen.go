@@ -30,6 +30,10 @@ type JoinGroupRequest struct {
 	Reason *string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewJoinGroupRequest returns a JoinGroupRequest holding the descriptor defaults.
@@ -50,7 +54,8 @@ func (m *JoinGroupRequest) isDefault() bool {
 		m.ProtocolType == "" &&
 		len(m.Protocols) == 0 &&
 		m.Reason == nil &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
@@ -149,6 +154,10 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *JoinGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -234,6 +243,7 @@ func (m *JoinGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -279,7 +289,12 @@ func (m *JoinGroupRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -290,7 +305,7 @@ func (m *JoinGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [9]bool
+	var seen [10]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -357,11 +372,17 @@ func (m *JoinGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[7] = true
 			m.Reason = d.NullableString()
 		case "_unknownTaggedFields":
+			if seen[9] {
+				d.Duplicate(key)
+			}
+			seen[9] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[8] {
 				d.Duplicate(key)
 			}
 			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -471,6 +492,7 @@ func (m *JoinGroupRequestProtocol) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBytes(b, m.Metadata, false)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -30,6 +30,10 @@ type LeaderAndIsrRequest struct {
 	LiveLeaders []LeaderAndIsrRequestLeaderAndIsrLiveLeader
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewLeaderAndIsrRequest returns a LeaderAndIsrRequest holding the descriptor defaults.
@@ -54,7 +58,8 @@ func (m *LeaderAndIsrRequest) isDefault() bool {
 		len(m.UngroupedPartitionStates) == 0 &&
 		len(m.TopicStates) == 0 &&
 		len(m.LiveLeaders) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
@@ -185,6 +190,10 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -265,6 +274,7 @@ func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -328,7 +338,12 @@ func (m *LeaderAndIsrRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -339,7 +354,7 @@ func (m *LeaderAndIsrRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [9]bool
+	var seen [10]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -428,11 +443,17 @@ func (m *LeaderAndIsrRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.LiveLeaders = s
 			}
 		case "_unknownTaggedFields":
+			if seen[9] {
+				d.Duplicate(key)
+			}
+			seen[9] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[8] {
 				d.Duplicate(key)
 			}
 			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -838,6 +859,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) appendJSON(b []byte, v i
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1168,6 +1190,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) appendJSON(b []byte, v int16
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1342,6 +1365,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) appendJSON(b []byte, v int16
 	b = jsonx.AppendInt(b, int64(m.Port))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -202,6 +202,7 @@ func (m *LeaderAndIsrResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -411,6 +412,7 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) appendJSON(b []byte, v 
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -612,6 +614,7 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) appendJSON(b []byte, v int1
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -14,6 +14,10 @@ import (
 type ListClientMetricsResourcesRequest struct {
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewListClientMetricsResourcesRequest returns a ListClientMetricsResourcesRequest holding the descriptor defaults.
@@ -29,7 +33,8 @@ func (m *ListClientMetricsResourcesRequest) SetDefaults() {
 }
 
 func (m *ListClientMetricsResourcesRequest) isDefault() bool {
-	return len(m.UnknownTaggedFields) == 0
+	return len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ListClientMetricsResourcesRequest) decode(r *wire.Reader, v int16) {
@@ -52,6 +57,10 @@ func (m *ListClientMetricsResourcesRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ListClientMetricsResourcesRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -68,6 +77,7 @@ func (m *ListClientMetricsResourcesRequest) encode(b []byte, v int16, w *wire.En
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -76,7 +86,12 @@ func (m *ListClientMetricsResourcesRequest) appendJSON(b []byte, v int16) []byte
 	first := true
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -87,7 +102,7 @@ func (m *ListClientMetricsResourcesRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [1]bool
+	var seen [2]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -95,11 +110,17 @@ func (m *ListClientMetricsResourcesRequest) unmarshalJSON(d *jsonx.Decoder) {
 		}
 		switch key {
 		case "_unknownTaggedFields":
+			if seen[1] {
+				d.Duplicate(key)
+			}
+			seen[1] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[0] {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

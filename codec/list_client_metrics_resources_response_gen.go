@@ -157,6 +157,7 @@ func (m *ListClientMetricsResourcesResponse) appendJSON(b []byte, v int16) []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -303,6 +304,7 @@ func (m *ListClientMetricsResourcesResponseClientMetricsResource) appendJSON(b [
 	b = jsonx.AppendString(b, m.Name)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

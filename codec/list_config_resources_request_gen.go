@@ -16,6 +16,10 @@ type ListConfigResourcesRequest struct {
 	ResourceTypes []int8
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewListConfigResourcesRequest returns a ListConfigResourcesRequest holding the descriptor defaults.
@@ -32,7 +36,8 @@ func (m *ListConfigResourcesRequest) SetDefaults() {
 
 func (m *ListConfigResourcesRequest) isDefault() bool {
 	return len(m.ResourceTypes) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ListConfigResourcesRequest) decode(r *wire.Reader, v int16) {
@@ -81,6 +86,10 @@ func (m *ListConfigResourcesRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ListConfigResourcesRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -107,6 +116,7 @@ func (m *ListConfigResourcesRequest) encode(b []byte, v int16, w *wire.Encoder) 
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -127,7 +137,12 @@ func (m *ListConfigResourcesRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -138,7 +153,7 @@ func (m *ListConfigResourcesRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [2]bool
+	var seen [3]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -164,11 +179,17 @@ func (m *ListConfigResourcesRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.ResourceTypes = s
 			}
 		case "_unknownTaggedFields":
+			if seen[2] {
+				d.Duplicate(key)
+			}
+			seen[2] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

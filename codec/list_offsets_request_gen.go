@@ -22,6 +22,10 @@ type ListOffsetsRequest struct {
 	TimeoutMs int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewListOffsetsRequest returns a ListOffsetsRequest holding the descriptor defaults.
@@ -41,7 +45,8 @@ func (m *ListOffsetsRequest) isDefault() bool {
 		m.IsolationLevel == 0 &&
 		len(m.Topics) == 0 &&
 		m.TimeoutMs == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
@@ -108,6 +113,10 @@ func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ListOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -150,6 +159,7 @@ func (m *ListOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -181,7 +191,12 @@ func (m *ListOffsetsRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -192,7 +207,7 @@ func (m *ListOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -235,11 +250,17 @@ func (m *ListOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[3] = true
 			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -380,6 +401,7 @@ func (m *ListOffsetsRequestListOffsetsTopic) appendJSON(b []byte, v int16) []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -579,6 +601,7 @@ func (m *ListOffsetsRequestListOffsetsPartition) appendJSON(b []byte, v int16) [
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -18,6 +18,10 @@ type ListPartitionReassignmentsRequest struct {
 	Topics []ListPartitionReassignmentsRequestListPartitionReassignmentsTopics
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewListPartitionReassignmentsRequest returns a ListPartitionReassignmentsRequest holding the descriptor defaults.
@@ -36,7 +40,8 @@ func (m *ListPartitionReassignmentsRequest) SetDefaults() {
 func (m *ListPartitionReassignmentsRequest) isDefault() bool {
 	return m.TimeoutMs == 60000 &&
 		m.Topics == nil &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ListPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
@@ -85,6 +90,10 @@ func (m *ListPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ListPartitionReassignmentsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -116,6 +125,7 @@ func (m *ListPartitionReassignmentsRequest) encode(b []byte, v int16, w *wire.En
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -141,7 +151,12 @@ func (m *ListPartitionReassignmentsRequest) appendJSON(b []byte, v int16) []byte
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -152,7 +167,7 @@ func (m *ListPartitionReassignmentsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -185,11 +200,17 @@ func (m *ListPartitionReassignmentsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -322,6 +343,7 @@ func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) appe
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

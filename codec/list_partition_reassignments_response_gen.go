@@ -184,6 +184,7 @@ func (m *ListPartitionReassignmentsResponse) appendJSON(b []byte, v int16) []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -379,6 +380,7 @@ func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) appendJSON(
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -631,6 +633,7 @@ func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) appendJ
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

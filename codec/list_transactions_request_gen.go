@@ -22,6 +22,10 @@ type ListTransactionsRequest struct {
 	TransactionalIdPattern *string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewListTransactionsRequest returns a ListTransactionsRequest holding the descriptor defaults.
@@ -42,7 +46,8 @@ func (m *ListTransactionsRequest) isDefault() bool {
 		len(m.ProducerIdFilters) == 0 &&
 		m.DurationFilter == -1 &&
 		m.TransactionalIdPattern == nil &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
@@ -131,6 +136,10 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ListTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -185,6 +194,7 @@ func (m *ListTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -223,7 +233,12 @@ func (m *ListTransactionsRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -234,7 +249,7 @@ func (m *ListTransactionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -290,11 +305,17 @@ func (m *ListTransactionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[3] = true
 			m.TransactionalIdPattern = d.NullableString()
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -22,6 +22,10 @@ type MetadataRequest struct {
 	IncludeTopicAuthorizedOperations bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewMetadataRequest returns a MetadataRequest holding the descriptor defaults.
@@ -39,7 +43,8 @@ func (m *MetadataRequest) isDefault() bool {
 		m.AllowAutoTopicCreation &&
 		!m.IncludeClusterAuthorizedOperations &&
 		!m.IncludeTopicAuthorizedOperations &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
@@ -110,6 +115,10 @@ func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *MetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -165,6 +174,7 @@ func (m *MetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -202,7 +212,12 @@ func (m *MetadataRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -213,7 +228,7 @@ func (m *MetadataRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -258,11 +273,17 @@ func (m *MetadataRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[3] = true
 			m.IncludeTopicAuthorizedOperations = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -392,6 +413,7 @@ func (m *MetadataRequestTopic) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendNullableString(b, m.Name)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

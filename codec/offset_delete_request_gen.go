@@ -16,6 +16,10 @@ type OffsetDeleteRequest struct {
 	GroupId string
 	// Topics: []OffsetDeleteRequestTopic; versions 0.
 	Topics []OffsetDeleteRequestTopic
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewOffsetDeleteRequest returns a OffsetDeleteRequest holding the descriptor defaults.
@@ -32,7 +36,8 @@ func (m *OffsetDeleteRequest) SetDefaults() {
 
 func (m *OffsetDeleteRequest) isDefault() bool {
 	return m.GroupId == "" &&
-		len(m.Topics) == 0
+		len(m.Topics) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *OffsetDeleteRequest) decode(r *wire.Reader, v int16) {
@@ -64,6 +69,10 @@ func (m *OffsetDeleteRequest) decode(r *wire.Reader, v int16) {
 		r.Push("topics")
 		return
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *OffsetDeleteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -84,6 +93,7 @@ func (m *OffsetDeleteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -103,6 +113,10 @@ func (m *OffsetDeleteRequest) appendJSON(b []byte, v int16) []byte {
 		b = m.Topics[i].appendJSON(b, v)
 	}
 	b = append(b, ']')
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
+	}
 	_ = first
 	return append(b, '}')
 }
@@ -112,7 +126,7 @@ func (m *OffsetDeleteRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -142,6 +156,12 @@ func (m *OffsetDeleteRequest) unmarshalJSON(d *jsonx.Decoder) {
 				}
 				m.Topics = s
 			}
+		case "_trailingBytes":
+			if seen[2] {
+				d.Duplicate(key)
+			}
+			seen[2] = true
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

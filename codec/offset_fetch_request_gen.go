@@ -22,6 +22,10 @@ type OffsetFetchRequest struct {
 	RequireStable bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewOffsetFetchRequest returns a OffsetFetchRequest holding the descriptor defaults.
@@ -42,7 +46,8 @@ func (m *OffsetFetchRequest) isDefault() bool {
 		(m.Topics != nil && len(m.Topics) == 0) &&
 		len(m.Groups) == 0 &&
 		!m.RequireStable &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
@@ -133,6 +138,10 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *OffsetFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -207,6 +216,7 @@ func (m *OffsetFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -253,7 +263,12 @@ func (m *OffsetFetchRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -264,7 +279,7 @@ func (m *OffsetFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -320,11 +335,17 @@ func (m *OffsetFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[3] = true
 			m.RequireStable = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -485,6 +506,7 @@ func (m *OffsetFetchRequestTopic) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -766,6 +788,7 @@ func (m *OffsetFetchRequestGroup) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1007,6 +1030,7 @@ func (m *OffsetFetchRequestTopics) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

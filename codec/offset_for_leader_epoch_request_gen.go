@@ -18,6 +18,10 @@ type OffsetForLeaderEpochRequest struct {
 	Topics []OffsetForLeaderEpochRequestOffsetForLeaderTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewOffsetForLeaderEpochRequest returns a OffsetForLeaderEpochRequest holding the descriptor defaults.
@@ -36,7 +40,8 @@ func (m *OffsetForLeaderEpochRequest) SetDefaults() {
 func (m *OffsetForLeaderEpochRequest) isDefault() bool {
 	return m.ReplicaId == -2 &&
 		len(m.Topics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
@@ -89,6 +94,10 @@ func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *OffsetForLeaderEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -123,6 +132,7 @@ func (m *OffsetForLeaderEpochRequest) encode(b []byte, v int16, w *wire.Encoder)
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -146,7 +156,12 @@ func (m *OffsetForLeaderEpochRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -157,7 +172,7 @@ func (m *OffsetForLeaderEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -188,11 +203,17 @@ func (m *OffsetForLeaderEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[3] {
+				d.Duplicate(key)
+			}
+			seen[3] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -333,6 +354,7 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) appendJSON(b []byte, v
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -507,6 +529,7 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) appendJSON(b []byt
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

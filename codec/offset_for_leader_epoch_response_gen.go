@@ -145,6 +145,7 @@ func (m *OffsetForLeaderEpochResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -332,6 +333,7 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) appendJSON(b []
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -533,6 +535,7 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) appendJSON(b []byte, v int1
 	b = jsonx.AppendInt64(b, m.EndOffset)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

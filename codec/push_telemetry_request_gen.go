@@ -24,6 +24,10 @@ type PushTelemetryRequest struct {
 	Metrics []byte
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewPushTelemetryRequest returns a PushTelemetryRequest holding the descriptor defaults.
@@ -44,7 +48,8 @@ func (m *PushTelemetryRequest) isDefault() bool {
 		!m.Terminating &&
 		m.CompressionType == 0 &&
 		len(m.Metrics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
@@ -102,6 +107,10 @@ func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *PushTelemetryRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -131,6 +140,7 @@ func (m *PushTelemetryRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -154,7 +164,12 @@ func (m *PushTelemetryRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBytes(b, m.Metrics, false)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -165,7 +180,7 @@ func (m *PushTelemetryRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [6]bool
+	var seen [7]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -203,11 +218,17 @@ func (m *PushTelemetryRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[4] = true
 			m.Metrics = d.Bytes(false)
 		case "_unknownTaggedFields":
+			if seen[6] {
+				d.Duplicate(key)
+			}
+			seen[6] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[5] {
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -119,6 +119,7 @@ func (m *ReadShareGroupStateResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -291,6 +292,7 @@ func (m *ReadShareGroupStateResponseReadStateResult) appendJSON(b []byte, v int1
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -559,6 +561,7 @@ func (m *ReadShareGroupStateResponsePartitionResult) appendJSON(b []byte, v int1
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -770,6 +773,7 @@ func (m *ReadShareGroupStateResponseStateBatch) appendJSON(b []byte, v int16) []
 	b = jsonx.AppendInt(b, int64(m.DeliveryCount))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -119,6 +119,7 @@ func (m *ReadShareGroupStateSummaryResponse) appendJSON(b []byte, v int16) []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -291,6 +292,7 @@ func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) appendJSON(b 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -552,6 +554,7 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) appendJSON(b []byte,
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -20,6 +20,10 @@ type RemoveRaftVoterRequest struct {
 	VoterDirectoryId UUID
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewRemoveRaftVoterRequest returns a RemoveRaftVoterRequest holding the descriptor defaults.
@@ -39,7 +43,8 @@ func (m *RemoveRaftVoterRequest) isDefault() bool {
 	return (m.ClusterId != nil && *m.ClusterId == "") &&
 		m.VoterId == 0 &&
 		m.VoterDirectoryId == (UUID{}) &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
@@ -89,6 +94,10 @@ func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *RemoveRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -124,6 +133,7 @@ func (m *RemoveRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -141,7 +151,12 @@ func (m *RemoveRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendUUID(b, m.VoterDirectoryId)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -152,7 +167,7 @@ func (m *RemoveRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -178,11 +193,17 @@ func (m *RemoveRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[2] = true
 			m.VoterDirectoryId = d.UUID()
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

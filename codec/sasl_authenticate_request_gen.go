@@ -16,6 +16,10 @@ type SaslAuthenticateRequest struct {
 	AuthBytes []byte
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewSaslAuthenticateRequest returns a SaslAuthenticateRequest holding the descriptor defaults.
@@ -32,7 +36,8 @@ func (m *SaslAuthenticateRequest) SetDefaults() {
 
 func (m *SaslAuthenticateRequest) isDefault() bool {
 	return len(m.AuthBytes) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *SaslAuthenticateRequest) decode(r *wire.Reader, v int16) {
@@ -60,6 +65,10 @@ func (m *SaslAuthenticateRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *SaslAuthenticateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -81,6 +90,7 @@ func (m *SaslAuthenticateRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -92,7 +102,12 @@ func (m *SaslAuthenticateRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBytes(b, m.AuthBytes, false)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -103,7 +118,7 @@ func (m *SaslAuthenticateRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [2]bool
+	var seen [3]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -117,11 +132,17 @@ func (m *SaslAuthenticateRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[0] = true
 			m.AuthBytes = d.Bytes(false)
 		case "_unknownTaggedFields":
+			if seen[2] {
+				d.Duplicate(key)
+			}
+			seen[2] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

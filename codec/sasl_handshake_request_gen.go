@@ -14,6 +14,10 @@ import (
 type SaslHandshakeRequest struct {
 	// Mechanism: string; versions 0-1.
 	Mechanism string
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewSaslHandshakeRequest returns a SaslHandshakeRequest holding the descriptor defaults.
@@ -29,7 +33,8 @@ func (m *SaslHandshakeRequest) SetDefaults() {
 }
 
 func (m *SaslHandshakeRequest) isDefault() bool {
-	return m.Mechanism == ""
+	return m.Mechanism == "" &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *SaslHandshakeRequest) decode(r *wire.Reader, v int16) {
@@ -39,6 +44,10 @@ func (m *SaslHandshakeRequest) decode(r *wire.Reader, v int16) {
 	if r.Err != nil {
 		r.Push("mechanism")
 		return
+	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
 	}
 }
 
@@ -51,6 +60,7 @@ func (m *SaslHandshakeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 		return b
 	}
 	b = wire.AppendString(b, m.Mechanism, flex)
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -60,6 +70,10 @@ func (m *SaslHandshakeRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "mechanism")
 	first = false
 	b = jsonx.AppendString(b, m.Mechanism)
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
+	}
 	_ = first
 	return append(b, '}')
 }
@@ -69,7 +83,7 @@ func (m *SaslHandshakeRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [2]bool
+	var seen [3]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -82,6 +96,12 @@ func (m *SaslHandshakeRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[0] = true
 			m.Mechanism = d.String()
+		case "_trailingBytes":
+			if seen[1] {
+				d.Duplicate(key)
+			}
+			seen[1] = true
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

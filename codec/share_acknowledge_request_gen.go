@@ -24,6 +24,10 @@ type ShareAcknowledgeRequest struct {
 	Topics []ShareAcknowledgeRequestAcknowledgeTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewShareAcknowledgeRequest returns a ShareAcknowledgeRequest holding the descriptor defaults.
@@ -45,7 +49,8 @@ func (m *ShareAcknowledgeRequest) isDefault() bool {
 		m.ShareSessionEpoch == 0 &&
 		!m.IsRenewAck &&
 		len(m.Topics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
@@ -121,6 +126,10 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ShareAcknowledgeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -176,6 +185,7 @@ func (m *ShareAcknowledgeRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -208,7 +218,12 @@ func (m *ShareAcknowledgeRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -219,7 +234,7 @@ func (m *ShareAcknowledgeRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [6]bool
+	var seen [7]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -268,11 +283,17 @@ func (m *ShareAcknowledgeRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[6] {
+				d.Duplicate(key)
+			}
+			seen[6] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[5] {
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -404,6 +425,7 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) appendJSON(b []byte, v int16) 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -582,6 +604,7 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) appendJSON(b []byte, v int
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -782,6 +805,7 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) appendJSON(b []byte, v int
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -248,6 +248,7 @@ func (m *ShareAcknowledgeResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -461,6 +462,7 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) appendJSON(b []b
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -665,6 +667,7 @@ func (m *ShareAcknowledgeResponsePartitionData) appendJSON(b []byte, v int16) []
 	b = m.CurrentLeader.appendJSON(b, v)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -827,6 +830,7 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16)
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1006,6 +1010,7 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendNullableString(b, m.Rack)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -38,6 +38,10 @@ type ShareFetchRequest struct {
 	ForgottenTopicsData []ShareFetchRequestForgottenTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewShareFetchRequest returns a ShareFetchRequest holding the descriptor defaults.
@@ -67,7 +71,8 @@ func (m *ShareFetchRequest) isDefault() bool {
 		!m.IsRenewAck &&
 		len(m.Topics) == 0 &&
 		len(m.ForgottenTopicsData) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
@@ -226,6 +231,10 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ShareFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -334,6 +343,7 @@ func (m *ShareFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -400,7 +410,12 @@ func (m *ShareFetchRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -411,7 +426,7 @@ func (m *ShareFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [13]bool
+	var seen [14]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -513,11 +528,17 @@ func (m *ShareFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.ForgottenTopicsData = s
 			}
 		case "_unknownTaggedFields":
+			if seen[13] {
+				d.Duplicate(key)
+			}
+			seen[13] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[12] {
 				d.Duplicate(key)
 			}
 			seen[12] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -649,6 +670,7 @@ func (m *ShareFetchRequestFetchTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -851,6 +873,7 @@ func (m *ShareFetchRequestFetchPartition) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1057,6 +1080,7 @@ func (m *ShareFetchRequestAcknowledgementBatch) appendJSON(b []byte, v int16) []
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1238,6 +1262,7 @@ func (m *ShareFetchRequestForgottenTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -250,6 +250,7 @@ func (m *ShareFetchResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -463,6 +464,7 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) appendJSON(b []byte, v i
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -769,6 +771,7 @@ func (m *ShareFetchResponsePartitionData) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -966,6 +969,7 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byt
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1129,6 +1133,7 @@ func (m *ShareFetchResponseAcquiredRecords) appendJSON(b []byte, v int16) []byte
 	b = jsonx.AppendInt(b, int64(m.DeliveryCount))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1314,6 +1319,7 @@ func (m *ShareFetchResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendNullableString(b, m.Rack)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -131,6 +131,7 @@ func (m *ShareGroupDescribeResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -437,6 +438,7 @@ func (m *ShareGroupDescribeResponseDescribedGroup) appendJSON(b []byte, v int16)
 	b = jsonx.AppendInt(b, int64(m.AuthorizedOperations))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -753,6 +755,7 @@ func (m *ShareGroupDescribeResponseMember) appendJSON(b []byte, v int16) []byte 
 	b = m.Assignment.appendJSON(b, v)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -950,6 +953,7 @@ func (m *ShareGroupDescribeResponseAssignment) appendJSON(b []byte, v int16) []b
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1135,6 +1139,7 @@ func (m *ShareGroupDescribeResponseTopicPartitions) appendJSON(b []byte, v int16
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -24,6 +24,10 @@ type ShareGroupHeartbeatRequest struct {
 	SubscribedTopicNames []string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewShareGroupHeartbeatRequest returns a ShareGroupHeartbeatRequest holding the descriptor defaults.
@@ -44,7 +48,8 @@ func (m *ShareGroupHeartbeatRequest) isDefault() bool {
 		m.MemberEpoch == 0 &&
 		m.RackId == nil &&
 		m.SubscribedTopicNames == nil &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
@@ -113,6 +118,10 @@ func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *ShareGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -168,6 +177,7 @@ func (m *ShareGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) 
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -202,7 +212,12 @@ func (m *ShareGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -213,7 +228,7 @@ func (m *ShareGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [6]bool
+	var seen [7]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -265,11 +280,17 @@ func (m *ShareGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.SubscribedTopicNames = s
 			}
 		case "_unknownTaggedFields":
+			if seen[6] {
+				d.Duplicate(key)
+			}
+			seen[6] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[5] {
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

@@ -88,6 +88,7 @@ func (m *SnapshotFooterRecord) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.Version))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

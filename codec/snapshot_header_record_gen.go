@@ -114,6 +114,7 @@ func (m *SnapshotHeaderRecord) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt64(b, m.LastContainedLogTimestamp)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -30,6 +30,10 @@ type StopReplicaRequest struct {
 	TopicStates []StopReplicaRequestStopReplicaTopicState
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewStopReplicaRequest returns a StopReplicaRequest holding the descriptor defaults.
@@ -54,7 +58,8 @@ func (m *StopReplicaRequest) isDefault() bool {
 		len(m.UngroupedPartitions) == 0 &&
 		len(m.Topics) == 0 &&
 		len(m.TopicStates) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
@@ -189,6 +194,10 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -275,6 +284,7 @@ func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -340,7 +350,12 @@ func (m *StopReplicaRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -351,7 +366,7 @@ func (m *StopReplicaRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [9]bool
+	var seen [10]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -440,11 +455,17 @@ func (m *StopReplicaRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.TopicStates = s
 			}
 		case "_unknownTaggedFields":
+			if seen[9] {
+				d.Duplicate(key)
+			}
+			seen[9] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[8] {
 				d.Duplicate(key)
 			}
 			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -578,6 +599,7 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) appendJSON(b []byte, v int16)
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -774,6 +796,7 @@ func (m *StopReplicaRequestStopReplicaTopicV1) appendJSON(b []byte, v int16) []b
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -986,6 +1009,7 @@ func (m *StopReplicaRequestStopReplicaTopicState) appendJSON(b []byte, v int16) 
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1197,6 +1221,7 @@ func (m *StopReplicaRequestStopReplicaPartitionState) appendJSON(b []byte, v int
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -20,6 +20,10 @@ type StreamsGroupDescribeRequest struct {
 	IncludeTopologyDescription bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewStreamsGroupDescribeRequest returns a StreamsGroupDescribeRequest holding the descriptor defaults.
@@ -38,7 +42,8 @@ func (m *StreamsGroupDescribeRequest) isDefault() bool {
 	return len(m.GroupIds) == 0 &&
 		!m.IncludeAuthorizedOperations &&
 		!m.IncludeTopologyDescription &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *StreamsGroupDescribeRequest) decode(r *wire.Reader, v int16) {
@@ -97,6 +102,10 @@ func (m *StreamsGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *StreamsGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -131,6 +140,7 @@ func (m *StreamsGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder)
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -157,7 +167,12 @@ func (m *StreamsGroupDescribeRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -168,7 +183,7 @@ func (m *StreamsGroupDescribeRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -206,11 +221,17 @@ func (m *StreamsGroupDescribeRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[2] = true
 			m.IncludeTopologyDescription = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}

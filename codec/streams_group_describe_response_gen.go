@@ -131,6 +131,7 @@ func (m *StreamsGroupDescribeResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -570,6 +571,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) appendJSON(b []byte, v int1
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -827,6 +829,7 @@ func (m *StreamsGroupDescribeResponseTopology) appendJSON(b []byte, v int16) []b
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1145,6 +1148,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) appendJSON(b []byte, v int16) 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1419,6 +1423,7 @@ func (m *StreamsGroupDescribeResponseTopicInfo) appendJSON(b []byte, v int16) []
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1588,6 +1593,7 @@ func (m *StreamsGroupDescribeResponseKeyValue) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendString(b, m.Value)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -2058,6 +2064,7 @@ func (m *StreamsGroupDescribeResponseMember) appendJSON(b []byte, v int16) []byt
 	b = jsonx.AppendBool(b, m.IsClassic)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -2315,6 +2322,7 @@ func (m *StreamsGroupDescribeResponseEndpoint) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendInt(b, int64(m.Port))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -2482,6 +2490,7 @@ func (m *StreamsGroupDescribeResponseTaskOffset) appendJSON(b []byte, v int16) [
 	b = jsonx.AppendInt64(b, m.Offset)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -2729,6 +2738,7 @@ func (m *StreamsGroupDescribeResponseAssignment) appendJSON(b []byte, v int16) [
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -2936,6 +2946,7 @@ func (m *StreamsGroupDescribeResponseTaskIds) appendJSON(b []byte, v int16) []by
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -3170,6 +3181,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) appendJSON(b []byte, v
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -3388,6 +3400,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) appendJSON(
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -3773,6 +3786,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) appendJSON(b []byt
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -4003,6 +4017,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) appendJSON(
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

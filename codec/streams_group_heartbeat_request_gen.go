@@ -48,6 +48,10 @@ type StreamsGroupHeartbeatRequest struct {
 	ShutdownApplication bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewStreamsGroupHeartbeatRequest returns a StreamsGroupHeartbeatRequest holding the descriptor defaults.
@@ -81,7 +85,8 @@ func (m *StreamsGroupHeartbeatRequest) isDefault() bool {
 		m.TaskOffsets == nil &&
 		m.TaskEndOffsets == nil &&
 		!m.ShutdownApplication &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
@@ -319,6 +324,10 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -508,6 +517,7 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -641,7 +651,12 @@ func (m *StreamsGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBool(b, m.ShutdownApplication)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -652,7 +667,7 @@ func (m *StreamsGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [18]bool
+	var seen [19]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -850,11 +865,17 @@ func (m *StreamsGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[16] = true
 			m.ShutdownApplication = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[18] {
+				d.Duplicate(key)
+			}
+			seen[18] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[17] {
 				d.Duplicate(key)
 			}
 			seen[17] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -986,6 +1007,7 @@ func (m *StreamsGroupHeartbeatRequestTopology) appendJSON(b []byte, v int16) []b
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1390,6 +1412,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) appendJSON(b []byte, v int16) 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1699,6 +1722,7 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) appendJSON(b []byte, v int16) []
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1868,6 +1892,7 @@ func (m *StreamsGroupHeartbeatRequestKeyValue) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendString(b, m.Value)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -2097,6 +2122,7 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) appendJSON(b []byte, v in
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -2307,6 +2333,7 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) appendJSON(b []byte, v int16) []by
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -2460,6 +2487,7 @@ func (m *StreamsGroupHeartbeatRequestEndpoint) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendInt(b, int64(m.Port))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -2627,6 +2655,7 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) appendJSON(b []byte, v int16) [
 	b = jsonx.AppendInt64(b, m.Offset)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

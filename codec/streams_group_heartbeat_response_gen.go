@@ -551,6 +551,7 @@ func (m *StreamsGroupHeartbeatResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -841,6 +842,7 @@ func (m *StreamsGroupHeartbeatResponseStatus) appendJSON(b []byte, v int16) []by
 	b = jsonx.AppendString(b, m.StatusDetail)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1009,6 +1011,7 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) appendJSON(b []byte, v int16) []b
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1236,6 +1239,7 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) appendJSON(b []byte,
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1405,6 +1409,7 @@ func (m *StreamsGroupHeartbeatResponseEndpoint) appendJSON(b []byte, v int16) []
 	b = jsonx.AppendInt(b, int64(m.Port))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1573,6 +1578,7 @@ func (m *StreamsGroupHeartbeatResponseTopicPartition) appendJSON(b []byte, v int
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

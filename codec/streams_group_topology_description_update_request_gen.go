@@ -22,6 +22,10 @@ type StreamsGroupTopologyDescriptionUpdateRequest struct {
 	TopologyDescription StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewStreamsGroupTopologyDescriptionUpdateRequest returns a StreamsGroupTopologyDescriptionUpdateRequest holding the descriptor defaults.
@@ -42,7 +46,8 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) isDefault() bool {
 		m.MemberId == "" &&
 		m.TopologyEpoch == 0 &&
 		m.TopologyDescription.isDefault() &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) decode(r *wire.Reader, v int16) {
@@ -85,6 +90,10 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) decode(r *wire.Reader, v 
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -119,6 +128,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) encode(b []byte, v int16,
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -139,7 +149,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) appendJSON(b []byte, v in
 	b = m.TopologyDescription.appendJSON(b, v)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -150,7 +165,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) unmarshalJSON(d *jsonx.De
 	if !d.BeginObject() {
 		return
 	}
-	var seen [5]bool
+	var seen [6]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -182,11 +197,17 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) unmarshalJSON(d *jsonx.De
 			seen[3] = true
 			m.TopologyDescription.unmarshalJSON(d)
 		case "_unknownTaggedFields":
+			if seen[5] {
+				d.Duplicate(key)
+			}
+			seen[5] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -349,6 +370,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) append
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -543,6 +565,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -856,6 +879,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) ap
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1062,6 +1086,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 	b = m.Processor.appendJSON(b, v)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -140,6 +140,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateResponse) appendJSON(b []byte, v i
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -28,6 +28,10 @@ type SyncGroupRequest struct {
 	Assignments []SyncGroupRequestAssignment
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewSyncGroupRequest returns a SyncGroupRequest holding the descriptor defaults.
@@ -46,7 +50,8 @@ func (m *SyncGroupRequest) isDefault() bool {
 		m.ProtocolType == nil &&
 		m.ProtocolName == nil &&
 		len(m.Assignments) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
@@ -144,6 +149,10 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *SyncGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -233,6 +242,7 @@ func (m *SyncGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -275,7 +285,12 @@ func (m *SyncGroupRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -286,7 +301,7 @@ func (m *SyncGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [8]bool
+	var seen [9]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -347,11 +362,17 @@ func (m *SyncGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Assignments = s
 			}
 		case "_unknownTaggedFields":
+			if seen[8] {
+				d.Duplicate(key)
+			}
+			seen[8] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[7] {
 				d.Duplicate(key)
 			}
 			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -461,6 +482,7 @@ func (m *SyncGroupRequestAssignment) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBytes(b, m.Assignment, false)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -198,6 +198,7 @@ func (m *SyncGroupResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendBytes(b, m.Assignment, false)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -30,6 +30,10 @@ type TxnOffsetCommitRequest struct {
 	Topics []TxnOffsetCommitRequestTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewTxnOffsetCommitRequest returns a TxnOffsetCommitRequest holding the descriptor defaults.
@@ -54,7 +58,8 @@ func (m *TxnOffsetCommitRequest) isDefault() bool {
 		m.MemberId == "" &&
 		m.GroupInstanceId == nil &&
 		len(m.Topics) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
@@ -157,6 +162,10 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -242,6 +251,7 @@ func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -287,7 +297,12 @@ func (m *TxnOffsetCommitRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -298,7 +313,7 @@ func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [9]bool
+	var seen [10]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -365,11 +380,17 @@ func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.Topics = s
 			}
 		case "_unknownTaggedFields":
+			if seen[9] {
+				d.Duplicate(key)
+			}
+			seen[9] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[8] {
 				d.Duplicate(key)
 			}
 			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -542,6 +563,7 @@ func (m *TxnOffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -763,6 +785,7 @@ func (m *TxnOffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendNullableString(b, m.CommittedMetadata)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -20,6 +20,10 @@ type UpdateFeaturesRequest struct {
 	ValidateOnly bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewUpdateFeaturesRequest returns a UpdateFeaturesRequest holding the descriptor defaults.
@@ -39,7 +43,8 @@ func (m *UpdateFeaturesRequest) isDefault() bool {
 	return m.TimeoutMs == 60000 &&
 		len(m.FeatureUpdates) == 0 &&
 		!m.ValidateOnly &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *UpdateFeaturesRequest) decode(r *wire.Reader, v int16) {
@@ -97,6 +102,10 @@ func (m *UpdateFeaturesRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *UpdateFeaturesRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -130,6 +139,7 @@ func (m *UpdateFeaturesRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -156,7 +166,12 @@ func (m *UpdateFeaturesRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -167,7 +182,7 @@ func (m *UpdateFeaturesRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -204,11 +219,17 @@ func (m *UpdateFeaturesRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[2] = true
 			m.ValidateOnly = d.Bool()
 		case "_unknownTaggedFields":
+			if seen[4] {
+				d.Duplicate(key)
+			}
+			seen[4] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -363,6 +384,7 @@ func (m *UpdateFeaturesRequestFeatureUpdateKey) appendJSON(b []byte, v int16) []
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

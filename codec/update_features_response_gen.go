@@ -194,6 +194,7 @@ func (m *UpdateFeaturesResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -385,6 +386,7 @@ func (m *UpdateFeaturesResponseUpdatableFeatureResult) appendJSON(b []byte, v in
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

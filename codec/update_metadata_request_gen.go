@@ -30,6 +30,10 @@ type UpdateMetadataRequest struct {
 	LiveBrokers []UpdateMetadataRequestUpdateMetadataBroker
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewUpdateMetadataRequest returns a UpdateMetadataRequest holding the descriptor defaults.
@@ -54,7 +58,8 @@ func (m *UpdateMetadataRequest) isDefault() bool {
 		len(m.UngroupedPartitionStates) == 0 &&
 		len(m.TopicStates) == 0 &&
 		len(m.LiveBrokers) == 0 &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
@@ -188,6 +193,10 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *UpdateMetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -279,6 +288,7 @@ func (m *UpdateMetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 		w.Push("_unknownTaggedFields")
 		return b
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -342,7 +352,12 @@ func (m *UpdateMetadataRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -353,7 +368,7 @@ func (m *UpdateMetadataRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [9]bool
+	var seen [10]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -442,11 +457,17 @@ func (m *UpdateMetadataRequest) unmarshalJSON(d *jsonx.Decoder) {
 				m.LiveBrokers = s
 			}
 		case "_unknownTaggedFields":
+			if seen[9] {
+				d.Duplicate(key)
+			}
+			seen[9] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[8] {
 				d.Duplicate(key)
 			}
 			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -757,6 +778,7 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) appendJSON(b []byte,
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1057,6 +1079,7 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) appendJSON(b []byte, v i
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1341,6 +1364,7 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) appendJSON(b []byte, v int16
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -1590,6 +1614,7 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) appendJSON(b []byte, v int
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

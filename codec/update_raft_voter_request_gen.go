@@ -26,6 +26,10 @@ type UpdateRaftVoterRequest struct {
 	KRaftVersionFeature UpdateRaftVoterRequestKRaftVersionFeature
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
+	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
+	// readers ignore them and some clients send them. Encode writes them back after the
+	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
+	TrailingBytes []byte
 }
 
 // NewUpdateRaftVoterRequest returns a UpdateRaftVoterRequest holding the descriptor defaults.
@@ -49,7 +53,8 @@ func (m *UpdateRaftVoterRequest) isDefault() bool {
 		m.VoterDirectoryId == (UUID{}) &&
 		len(m.Listeners) == 0 &&
 		m.KRaftVersionFeature.isDefault() &&
-		len(m.UnknownTaggedFields) == 0
+		len(m.UnknownTaggedFields) == 0 &&
+		len(m.TrailingBytes) == 0
 }
 
 func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
@@ -131,6 +136,10 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
+	m.TrailingBytes = nil
+	if r.Err == nil && r.Off < len(r.Src) {
+		m.TrailingBytes = r.Raw(len(r.Src))
+	}
 }
 
 func (m *UpdateRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -181,6 +190,7 @@ func (m *UpdateRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 			return b
 		}
 	}
+	b = append(b, m.TrailingBytes...)
 	return b
 }
 
@@ -214,7 +224,12 @@ func (m *UpdateRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
 	b = m.KRaftVersionFeature.appendJSON(b, v)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
+	}
+	if len(m.TrailingBytes) > 0 {
+		b = jsonx.Key(b, first, "_trailingBytes")
+		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
 	_ = first
 	return append(b, '}')
@@ -225,7 +240,7 @@ func (m *UpdateRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
 	if !d.BeginObject() {
 		return
 	}
-	var seen [7]bool
+	var seen [8]bool
 	for first := true; d.More(&first, '}'); {
 		key := d.Key()
 		if d.Failed() {
@@ -280,11 +295,17 @@ func (m *UpdateRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
 			seen[5] = true
 			m.KRaftVersionFeature.unmarshalJSON(d)
 		case "_unknownTaggedFields":
+			if seen[7] {
+				d.Duplicate(key)
+			}
+			seen[7] = true
+			m.UnknownTaggedFields = readUnknownJSON(d)
+		case "_trailingBytes":
 			if seen[6] {
 				d.Duplicate(key)
 			}
 			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
+			m.TrailingBytes = d.Bytes(false)
 		default:
 			d.UnknownKey(key)
 		}
@@ -407,6 +428,7 @@ func (m *UpdateRaftVoterRequestListener) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.Port))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -563,6 +585,7 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) appendJSON(b []byte, v int16
 	b = jsonx.AppendInt(b, int64(m.MaxSupportedVersion))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

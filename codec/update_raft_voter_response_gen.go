@@ -150,6 +150,7 @@ func (m *UpdateRaftVoterResponse) appendJSON(b []byte, v int16) []byte {
 	b = m.CurrentLeader.appendJSON(b, v)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -337,6 +338,7 @@ func (m *UpdateRaftVoterResponseCurrentLeader) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendInt(b, int64(m.Port))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

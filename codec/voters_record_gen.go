@@ -127,6 +127,7 @@ func (m *VotersRecord) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -348,6 +349,7 @@ func (m *VotersRecordVoter) appendJSON(b []byte, v int16) []byte {
 	b = m.KRaftVersionFeature.appendJSON(b, v)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -529,6 +531,7 @@ func (m *VotersRecordEndpoint) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.Port))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -685,6 +688,7 @@ func (m *VotersRecordKRaftVersionFeature) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.MaxSupportedVersion))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

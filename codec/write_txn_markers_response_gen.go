@@ -123,6 +123,7 @@ func (m *WriteTxnMarkersResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -299,6 +300,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) appendJSON(b []byte, v 
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -486,6 +488,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) appendJSON(b []byt
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first
@@ -651,6 +654,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) appendJSON(b [
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
+		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
 	_ = first

@@ -41,6 +41,8 @@ export interface AddOffsetsToTxnRequest {
   /** string; versions 0-4; entity groupId. */
   groupId?: string;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** AddOffsetsToTxnResponse (response, api key 25), versions 0-4. */
@@ -65,6 +67,8 @@ export interface AddPartitionsToTxnRequest {
   /** []AddPartitionsToTxnTopic; versions 0-3. */
   v3AndBelowTopics?: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The AddPartitionsToTxnTransaction struct of AddPartitionsToTxnRequest. */
@@ -146,6 +150,8 @@ export interface AddRaftVoterRequest {
   /** bool; versions 1; default "true". */
   ackWhenCommitted?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The Listener struct of AddRaftVoterRequest. */
@@ -177,6 +183,8 @@ export interface AllocateProducerIdsRequest {
   /** int64; versions 0; default "-1". */
   brokerEpoch?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** AllocateProducerIdsResponse (response, api key 67), versions 0. */
@@ -199,6 +207,8 @@ export interface AlterClientQuotasRequest {
   /** bool; versions 0-1. */
   validateOnly?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The EntryData struct of AlterClientQuotasRequest. */
@@ -266,6 +276,8 @@ export interface AlterConfigsRequest {
   /** bool; versions 0-2. */
   validateOnly?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The AlterConfigsResource struct of AlterConfigsRequest. */
@@ -319,6 +331,8 @@ export interface AlterPartitionReassignmentsRequest {
   /** []ReassignableTopic; versions 0-1. */
   topics?: AlterPartitionReassignmentsRequestReassignableTopic[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The ReassignableTopic struct of AlterPartitionReassignmentsRequest. */
@@ -383,6 +397,8 @@ export interface AlterPartitionRequest {
   /** []TopicData; versions 0-3. */
   topics?: AlterPartitionRequestTopicData[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicData struct of AlterPartitionRequest. */
@@ -468,6 +484,8 @@ export interface AlterReplicaLogDirsRequest {
   /** []AlterReplicaLogDir; versions 0-2. */
   dirs?: AlterReplicaLogDirsRequestAlterReplicaLogDir[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The AlterReplicaLogDir struct of AlterReplicaLogDirsRequest. */
@@ -522,6 +540,8 @@ export interface AlterShareGroupOffsetsRequest {
   /** []AlterShareGroupOffsetsRequestTopic; versions 0. */
   topics?: AlterShareGroupOffsetsRequestTopic[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The AlterShareGroupOffsetsRequestTopic struct of AlterShareGroupOffsetsRequest. */
@@ -584,6 +604,8 @@ export interface AlterUserScramCredentialsRequest {
   /** []ScramCredentialUpsertion; versions 0. */
   upsertions?: AlterUserScramCredentialsRequestScramCredentialUpsertion[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The ScramCredentialDeletion struct of AlterUserScramCredentialsRequest. */
@@ -641,6 +663,8 @@ export interface ApiVersionsRequest {
   /** int32; versions 5; default "-1"; ignorable. */
   nodeId?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** ApiVersionsResponse (response, api key 18), versions 0-5. */
@@ -704,6 +728,8 @@ export interface AssignReplicasToDirsRequest {
   /** []DirectoryData; versions 0. */
   directories?: AssignReplicasToDirsRequestDirectoryData[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The DirectoryData struct of AssignReplicasToDirsRequest. */
@@ -780,6 +806,8 @@ export interface BeginQuorumEpochRequest {
   /** []LeaderEndpoint; versions 1; ignorable. */
   leaderEndpoints?: BeginQuorumEpochRequestLeaderEndpoint[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicData struct of BeginQuorumEpochRequest. */
@@ -876,6 +904,8 @@ export interface BrokerHeartbeatRequest {
   /** []uuid; versions 2; nullable 2; tag 1 in versions 2; default "null". */
   cordonedLogDirs?: Uuid[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** BrokerHeartbeatResponse (response, api key 63), versions 0-2. */
@@ -914,6 +944,8 @@ export interface BrokerRegistrationRequest {
   /** int64; versions 3-4; default "-1"; ignorable. */
   previousBrokerEpoch?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The Listener struct of BrokerRegistrationRequest. */
@@ -958,6 +990,8 @@ export interface ConsumerGroupDescribeRequest {
   /** bool; versions 0-1. */
   includeAuthorizedOperations?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** ConsumerGroupDescribeResponse (response, api key 69), versions 0-1. */
@@ -1060,6 +1094,8 @@ export interface ConsumerGroupHeartbeatRequest {
   /** []TopicPartitions; versions 0-1; nullable 0-1; default "null". */
   topicPartitions?: ConsumerGroupHeartbeatRequestTopicPartitions[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicPartitions struct of ConsumerGroupHeartbeatRequest. */
@@ -1112,6 +1148,8 @@ export interface ConsumerProtocolAssignment {
   assignedPartitions?: ConsumerProtocolAssignmentTopicPartition[];
   /** bytes; versions 0-3; nullable 0-3; default "null". */
   userData?: Base64 | null;
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicPartition struct of ConsumerProtocolAssignment. */
@@ -1134,6 +1172,8 @@ export interface ConsumerProtocolSubscription {
   generationId?: number;
   /** string; versions 3; nullable 3; default "null"; ignorable. */
   rackId?: string | null;
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicPartition struct of ConsumerProtocolSubscription. */
@@ -1157,6 +1197,8 @@ export interface ControlledShutdownRequest {
   /** int64; versions 2-3; default "-1"; ignorable. */
   brokerEpoch?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** ControlledShutdownResponse (response, api key 7), versions 0-3. */
@@ -1190,6 +1232,8 @@ export interface ControllerRegistrationRequest {
   /** []Feature; versions 0. */
   features?: ControllerRegistrationRequestFeature[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The Listener struct of ControllerRegistrationRequest. */
@@ -1232,6 +1276,8 @@ export interface CreateAclsRequest {
   /** []AclCreation; versions 0-3. */
   creations?: CreateAclsRequestAclCreation[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The AclCreation struct of CreateAclsRequest. */
@@ -1282,6 +1328,8 @@ export interface CreateDelegationTokenRequest {
   /** int64; versions 0-3. */
   maxLifetimeMs?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The CreatableRenewers struct of CreateDelegationTokenRequest. */
@@ -1329,6 +1377,8 @@ export interface CreatePartitionsRequest {
   /** bool; versions 0-3. */
   validateOnly?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The CreatePartitionsTopic struct of CreatePartitionsRequest. */
@@ -1378,6 +1428,8 @@ export interface CreateTopicsRequest {
   /** bool; versions 1-7; default "false". */
   validateOnly?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The CreatableTopic struct of CreateTopicsRequest. */
@@ -1474,6 +1526,8 @@ export interface DeleteAclsRequest {
   /** []DeleteAclsFilter; versions 0-3. */
   filters?: DeleteAclsRequestDeleteAclsFilter[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The DeleteAclsFilter struct of DeleteAclsRequest. */
@@ -1543,6 +1597,8 @@ export interface DeleteGroupsRequest {
   /** []string; versions 0-3; entity groupId. */
   groupsNames?: string[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** DeleteGroupsResponse (response, api key 42), versions 0-3. */
@@ -1572,6 +1628,8 @@ export interface DeleteRecordsRequest {
   /** int32; versions 0-2. */
   timeoutMs?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The DeleteRecordsTopic struct of DeleteRecordsRequest. */
@@ -1628,6 +1686,8 @@ export interface DeleteShareGroupOffsetsRequest {
   /** []DeleteShareGroupOffsetsRequestTopic; versions 0. */
   topics?: DeleteShareGroupOffsetsRequestTopic[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The DeleteShareGroupOffsetsRequestTopic struct of DeleteShareGroupOffsetsRequest. */
@@ -1670,6 +1730,8 @@ export interface DeleteShareGroupStateRequest {
   /** []DeleteStateData; versions 0. */
   topics?: DeleteShareGroupStateRequestDeleteStateData[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The DeleteStateData struct of DeleteShareGroupStateRequest. */
@@ -1724,6 +1786,8 @@ export interface DeleteTopicsRequest {
   /** int32; versions 0-6. */
   timeoutMs?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The DeleteTopicState struct of DeleteTopicsRequest. */
@@ -1774,6 +1838,8 @@ export interface DescribeAclsRequest {
   /** int8; versions 0-3. */
   permissionType?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** DescribeAclsResponse (response, api key 29), versions 0-3. */
@@ -1822,6 +1888,8 @@ export interface DescribeClientQuotasRequest {
   /** bool; versions 0-1. */
   strict?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The ComponentData struct of DescribeClientQuotasRequest. */
@@ -1884,6 +1952,8 @@ export interface DescribeClusterRequest {
   /** bool; versions 2. */
   includeFencedBrokers?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** DescribeClusterResponse (response, api key 60), versions 0-2. */
@@ -1931,6 +2001,8 @@ export interface DescribeConfigsRequest {
   /** bool; versions 3-4; default "false". */
   includeDocumentation?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The DescribeConfigsResource struct of DescribeConfigsRequest. */
@@ -2007,6 +2079,8 @@ export interface DescribeDelegationTokenRequest {
   /** []DescribeDelegationTokenOwner; versions 0-3; nullable 0-3. */
   owners?: DescribeDelegationTokenRequestDescribeDelegationTokenOwner[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The DescribeDelegationTokenOwner struct of DescribeDelegationTokenRequest. */
@@ -2070,6 +2144,8 @@ export interface DescribeGroupsRequest {
   /** bool; versions 3-6. */
   includeAuthorizedOperations?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** DescribeGroupsResponse (response, api key 15), versions 0-6. */
@@ -2124,6 +2200,8 @@ export interface DescribeLogDirsRequest {
   /** []DescribableLogDirTopic; versions 0-5; nullable 0-5. */
   topics?: DescribeLogDirsRequestDescribableLogDirTopic[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The DescribableLogDirTopic struct of DescribeLogDirsRequest. */
@@ -2190,6 +2268,8 @@ export interface DescribeProducersRequest {
   /** []TopicRequest; versions 0. */
   topics?: DescribeProducersRequestTopicRequest[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicRequest struct of DescribeProducersRequest. */
@@ -2254,6 +2334,8 @@ export interface DescribeQuorumRequest {
   /** []TopicData; versions 0-2. */
   topics?: DescribeQuorumRequestTopicData[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicData struct of DescribeQuorumRequest. */
@@ -2355,6 +2437,8 @@ export interface DescribeShareGroupOffsetsRequest {
   /** []DescribeShareGroupOffsetsRequestGroup; versions 0-1. */
   groups?: DescribeShareGroupOffsetsRequestGroup[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The DescribeShareGroupOffsetsRequestGroup struct of DescribeShareGroupOffsetsRequest. */
@@ -2434,6 +2518,8 @@ export interface DescribeTopicPartitionsRequest {
   /** Cursor; versions 0; nullable 0; default "null". */
   cursor?: DescribeTopicPartitionsRequestCursor | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicRequest struct of DescribeTopicPartitionsRequest. */
@@ -2517,6 +2603,8 @@ export interface DescribeTransactionsRequest {
   /** []string; versions 0; entity transactionalId. */
   transactionalIds?: string[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** DescribeTransactionsResponse (response, api key 65), versions 0. */
@@ -2563,6 +2651,8 @@ export interface DescribeUserScramCredentialsRequest {
   /** []UserName; versions 0; nullable 0. */
   users?: DescribeUserScramCredentialsRequestUserName[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The UserName struct of DescribeUserScramCredentialsRequest. */
@@ -2616,6 +2706,8 @@ export interface ElectLeadersRequest {
   /** int32; versions 0-2; default "60000". */
   timeoutMs?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicPartitions struct of ElectLeadersRequest. */
@@ -2667,6 +2759,8 @@ export interface EndQuorumEpochRequest {
   /** []LeaderEndpoint; versions 1; ignorable. */
   leaderEndpoints?: EndQuorumEpochRequestLeaderEndpoint[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicData struct of EndQuorumEpochRequest. */
@@ -2774,6 +2868,8 @@ export interface EndTxnRequest {
   /** bool; versions 0-5. */
   committed?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** EndTxnResponse (response, api key 26), versions 0-5. */
@@ -2798,6 +2894,8 @@ export interface EnvelopeRequest {
   /** bytes; versions 0. */
   clientHostAddress?: Base64;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** EnvelopeResponse (response, api key 58), versions 0. */
@@ -2816,6 +2914,8 @@ export interface ExpireDelegationTokenRequest {
   /** int64; versions 0-2. */
   expiryTimePeriodMs?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** ExpireDelegationTokenResponse (response, api key 40), versions 0-2. */
@@ -2856,6 +2956,8 @@ export interface FetchRequest {
   /** string; versions 11-18; default ""; ignorable. */
   rackId?: string;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The ReplicaState struct of FetchRequest. */
@@ -3023,6 +3125,8 @@ export interface FetchSnapshotRequest {
   /** []TopicSnapshot; versions 0-1. */
   topics?: FetchSnapshotRequestTopicSnapshot[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicSnapshot struct of FetchSnapshotRequest. */
@@ -3137,6 +3241,8 @@ export interface FindCoordinatorRequest {
   /** []string; versions 4-6. */
   coordinatorKeys?: string[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** FindCoordinatorResponse (response, api key 10), versions 0-6. */
@@ -3180,6 +3286,8 @@ export interface GetTelemetrySubscriptionsRequest {
   /** uuid; versions 0. */
   clientInstanceId?: Uuid;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** GetTelemetrySubscriptionsResponse (response, api key 71), versions 0. */
@@ -3216,6 +3324,8 @@ export interface HeartbeatRequest {
   /** string; versions 3-4; nullable 3-4; default "null". */
   groupInstanceId?: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** HeartbeatResponse (response, api key 12), versions 0-4. */
@@ -3234,6 +3344,8 @@ export interface IncrementalAlterConfigsRequest {
   /** bool; versions 0-1. */
   validateOnly?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The AlterConfigsResource struct of IncrementalAlterConfigsRequest. */
@@ -3295,6 +3407,8 @@ export interface InitProducerIdRequest {
   /** bool; versions 6; default "false". */
   keepPreparedTxn?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** InitProducerIdResponse (response, api key 22), versions 0-6. */
@@ -3321,6 +3435,8 @@ export interface InitializeShareGroupStateRequest {
   /** []InitializeStateData; versions 0. */
   topics?: InitializeShareGroupStateRequestInitializeStateData[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The InitializeStateData struct of InitializeShareGroupStateRequest. */
@@ -3389,6 +3505,8 @@ export interface JoinGroupRequest {
   /** string; versions 8-9; nullable 8-9; default "null"; ignorable. */
   reason?: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The JoinGroupRequestProtocol struct of JoinGroupRequest. */
@@ -3462,6 +3580,8 @@ export interface LeaderAndIsrRequest {
   /** []LeaderAndIsrLiveLeader; versions 0-7. */
   liveLeaders?: LeaderAndIsrRequestLeaderAndIsrLiveLeader[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The LeaderAndIsrPartitionState struct of LeaderAndIsrRequest. */
@@ -3577,6 +3697,8 @@ export interface LeaveGroupRequest {
   /** []MemberIdentity; versions 3-5. */
   members?: LeaveGroupRequestMemberIdentity[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The MemberIdentity struct of LeaveGroupRequest. */
@@ -3615,6 +3737,8 @@ export interface LeaveGroupResponseMemberResponse {
 /** ListClientMetricsResourcesRequest (request, api key 74), versions 0. */
 export interface ListClientMetricsResourcesRequest {
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** ListClientMetricsResourcesResponse (response, api key 74), versions 0. */
@@ -3640,6 +3764,8 @@ export interface ListConfigResourcesRequest {
   /** []int8; versions 1. */
   resourceTypes?: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** ListConfigResourcesResponse (response, api key 74), versions 0-1. */
@@ -3669,6 +3795,8 @@ export interface ListGroupsRequest {
   /** []string; versions 5. */
   typesFilter?: string[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** ListGroupsResponse (response, api key 16), versions 0-5. */
@@ -3706,6 +3834,8 @@ export interface ListOffsetsRequest {
   /** int32; versions 10-11; ignorable. */
   timeoutMs?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The ListOffsetsTopic struct of ListOffsetsRequest. */
@@ -3772,6 +3902,8 @@ export interface ListPartitionReassignmentsRequest {
   /** []ListPartitionReassignmentsTopics; versions 0; nullable 0; default "null". */
   topics?: ListPartitionReassignmentsRequestListPartitionReassignmentsTopics[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The ListPartitionReassignmentsTopics struct of ListPartitionReassignmentsRequest. */
@@ -3829,6 +3961,8 @@ export interface ListTransactionsRequest {
   /** string; versions 2; nullable 2; default "null". */
   transactionalIdPattern?: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** ListTransactionsResponse (response, api key 66), versions 0-2. */
@@ -3866,6 +4000,8 @@ export interface MetadataRequest {
   /** bool; versions 8-13. */
   includeTopicAuthorizedOperations?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The MetadataRequestTopic struct of MetadataRequest. */
@@ -3960,6 +4096,8 @@ export interface OffsetCommitRequest {
   /** []OffsetCommitRequestTopic; versions 0-10. */
   topics?: OffsetCommitRequestTopic[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The OffsetCommitRequestTopic struct of OffsetCommitRequest. */
@@ -4023,6 +4161,8 @@ export interface OffsetDeleteRequest {
   groupId?: string;
   /** []OffsetDeleteRequestTopic; versions 0. */
   topics?: OffsetDeleteRequestTopic[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The OffsetDeleteRequestTopic struct of OffsetDeleteRequest. */
@@ -4076,6 +4216,8 @@ export interface OffsetFetchRequest {
   /** bool; versions 7-10; default "false". */
   requireStable?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The OffsetFetchRequestTopic struct of OffsetFetchRequest. */
@@ -4192,6 +4334,8 @@ export interface OffsetForLeaderEpochRequest {
   /** []OffsetForLeaderTopic; versions 0-4. */
   topics?: OffsetForLeaderEpochRequestOffsetForLeaderTopic[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The OffsetForLeaderTopic struct of OffsetForLeaderEpochRequest. */
@@ -4256,6 +4400,8 @@ export interface ProduceRequest {
   /** []TopicProduceData; versions 0-13. */
   topicData?: ProduceRequestTopicProduceData[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicProduceData struct of ProduceRequest. */
@@ -4365,6 +4511,8 @@ export interface PushTelemetryRequest {
   /** bytes; versions 0. */
   metrics?: Base64;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** PushTelemetryResponse (response, api key 72), versions 0. */
@@ -4383,6 +4531,8 @@ export interface ReadShareGroupStateRequest {
   /** []ReadStateData; versions 0. */
   topics?: ReadShareGroupStateRequestReadStateData[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The ReadStateData struct of ReadShareGroupStateRequest. */
@@ -4456,6 +4606,8 @@ export interface ReadShareGroupStateSummaryRequest {
   /** []ReadStateSummaryData; versions 0-1. */
   topics?: ReadShareGroupStateSummaryRequestReadStateSummaryData[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The ReadStateSummaryData struct of ReadShareGroupStateSummaryRequest. */
@@ -4520,6 +4672,8 @@ export interface RemoveRaftVoterRequest {
   /** uuid; versions 0. */
   voterDirectoryId?: Uuid;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** RemoveRaftVoterResponse (response, api key 81), versions 0. */
@@ -4540,6 +4694,8 @@ export interface RenewDelegationTokenRequest {
   /** int64; versions 0-2. */
   renewPeriodMs?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** RenewDelegationTokenResponse (response, api key 39), versions 0-2. */
@@ -4578,6 +4734,8 @@ export interface SaslAuthenticateRequest {
   /** bytes; versions 0-2. */
   authBytes?: Base64;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** SaslAuthenticateResponse (response, api key 36), versions 0-2. */
@@ -4597,6 +4755,8 @@ export interface SaslAuthenticateResponse {
 export interface SaslHandshakeRequest {
   /** string; versions 0-1. */
   mechanism?: string;
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** SaslHandshakeResponse (response, api key 17), versions 0-1. */
@@ -4620,6 +4780,8 @@ export interface ShareAcknowledgeRequest {
   /** []AcknowledgeTopic; versions 0-2. */
   topics?: ShareAcknowledgeRequestAcknowledgeTopic[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The AcknowledgeTopic struct of ShareAcknowledgeRequest. */
@@ -4739,6 +4901,8 @@ export interface ShareFetchRequest {
   /** []ForgottenTopic; versions 0-2. */
   forgottenTopicsData?: ShareFetchRequestForgottenTopic[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The FetchTopic struct of ShareFetchRequest. */
@@ -4868,6 +5032,8 @@ export interface ShareGroupDescribeRequest {
   /** bool; versions 0-1. */
   includeAuthorizedOperations?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** ShareGroupDescribeResponse (response, api key 77), versions 0-1. */
@@ -4952,6 +5118,8 @@ export interface ShareGroupHeartbeatRequest {
   /** []string; versions 0-1; nullable 0-1; default "null"; entity topicName. */
   subscribedTopicNames?: string[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** ShareGroupHeartbeatResponse (response, api key 76), versions 0-1. */
@@ -5024,6 +5192,8 @@ export interface StopReplicaRequest {
   /** []StopReplicaTopicState; versions 3-4. */
   topicStates?: StopReplicaRequestStopReplicaTopicState[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The StopReplicaPartitionV0 struct of StopReplicaRequest. */
@@ -5093,6 +5263,8 @@ export interface StreamsGroupDescribeRequest {
   /** bool; versions 1; default "false". */
   includeTopologyDescription?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** StreamsGroupDescribeResponse (response, api key 89), versions 0-1. */
@@ -5335,6 +5507,8 @@ export interface StreamsGroupHeartbeatRequest {
   /** bool; versions 0-1; default "false". */
   shutdownApplication?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The Topology struct of StreamsGroupHeartbeatRequest. */
@@ -5522,6 +5696,8 @@ export interface StreamsGroupTopologyDescriptionUpdateRequest {
   /** TopologyDescription; versions 0. */
   topologyDescription?: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopologyDescription struct of StreamsGroupTopologyDescriptionUpdateRequest. */
@@ -5596,6 +5772,8 @@ export interface SyncGroupRequest {
   /** []SyncGroupRequestAssignment; versions 0-5. */
   assignments?: SyncGroupRequestAssignment[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The SyncGroupRequestAssignment struct of SyncGroupRequest. */
@@ -5641,6 +5819,8 @@ export interface TxnOffsetCommitRequest {
   /** []TxnOffsetCommitRequestTopic; versions 0-6. */
   topics?: TxnOffsetCommitRequestTopic[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TxnOffsetCommitRequestTopic struct of TxnOffsetCommitRequest. */
@@ -5701,6 +5881,8 @@ export interface UnregisterBrokerRequest {
   /** int32; versions 0; entity brokerId. */
   brokerId?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** UnregisterBrokerResponse (response, api key 64), versions 0. */
@@ -5719,6 +5901,8 @@ export interface UnregisterControllerRequest {
   /** int32; versions 0. */
   controllerId?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** UnregisterControllerResponse (response, api key 94), versions 0. */
@@ -5741,6 +5925,8 @@ export interface UpdateFeaturesRequest {
   /** bool; versions 1-2; default "false". */
   validateOnly?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The FeatureUpdateKey struct of UpdateFeaturesRequest. */
@@ -5799,6 +5985,8 @@ export interface UpdateMetadataRequest {
   /** []UpdateMetadataBroker; versions 0-8. */
   liveBrokers?: UpdateMetadataRequestUpdateMetadataBroker[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The UpdateMetadataPartitionState struct of UpdateMetadataRequest. */
@@ -5885,6 +6073,8 @@ export interface UpdateRaftVoterRequest {
   /** KRaftVersionFeature; versions 0. */
   kRaftVersionFeature?: UpdateRaftVoterRequestKRaftVersionFeature;
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The Listener struct of UpdateRaftVoterRequest. */
@@ -5940,6 +6130,8 @@ export interface VoteRequest {
   /** []TopicData; versions 0-2. */
   topics?: VoteRequestTopicData[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The TopicData struct of VoteRequest. */
@@ -6067,6 +6259,8 @@ export interface WriteShareGroupStateRequest {
   /** []WriteStateData; versions 0-1. */
   topics?: WriteShareGroupStateRequestWriteStateData[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The WriteStateData struct of WriteShareGroupStateRequest. */
@@ -6140,6 +6334,8 @@ export interface WriteTxnMarkersRequest {
   /** []WritableTxnMarker; versions 0-2. */
   markers?: WriteTxnMarkersRequestWritableTxnMarker[];
   _unknownTaggedFields?: UnknownTaggedField[];
+  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
 }
 
 /** The WritableTxnMarker struct of WriteTxnMarkersRequest. */

@@ -46,6 +46,7 @@ AddOffsetsToTxnRequest = TypedDict(
         "producerEpoch": int,
         "groupId": str,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -73,6 +74,7 @@ AddPartitionsToTxnRequest = TypedDict(
         "v3AndBelowProducerEpoch": int,
         "v3AndBelowTopics": List["AddPartitionsToTxnRequestAddPartitionsToTxnTopic"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -161,6 +163,7 @@ AddRaftVoterRequest = TypedDict(
         "listeners": List["AddRaftVoterRequestListener"],
         "ackWhenCommitted": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -198,6 +201,7 @@ AllocateProducerIdsRequest = TypedDict(
         "brokerId": int,
         "brokerEpoch": Int64,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -224,6 +228,7 @@ AlterClientQuotasRequest = TypedDict(
         "entries": List["AlterClientQuotasRequestEntryData"],
         "validateOnly": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -305,6 +310,7 @@ AlterConfigsRequest = TypedDict(
         "resources": List["AlterConfigsRequestAlterConfigsResource"],
         "validateOnly": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -366,6 +372,7 @@ AlterPartitionReassignmentsRequest = TypedDict(
         "allowReplicationFactorChange": bool,
         "topics": List["AlterPartitionReassignmentsRequestReassignableTopic"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -439,6 +446,7 @@ AlterPartitionRequest = TypedDict(
         "brokerEpoch": Int64,
         "topics": List["AlterPartitionRequestTopicData"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -529,6 +537,7 @@ AlterReplicaLogDirsRequest = TypedDict(
     {
         "dirs": List["AlterReplicaLogDirsRequestAlterReplicaLogDir"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -597,6 +606,7 @@ AlterShareGroupOffsetsRequest = TypedDict(
         "groupId": str,
         "topics": List["AlterShareGroupOffsetsRequestTopic"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -669,6 +679,7 @@ AlterUserScramCredentialsRequest = TypedDict(
         "deletions": List["AlterUserScramCredentialsRequestScramCredentialDeletion"],
         "upsertions": List["AlterUserScramCredentialsRequestScramCredentialUpsertion"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -732,6 +743,7 @@ ApiVersionsRequest = TypedDict(
         "clusterId": Optional[str],
         "nodeId": int,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -798,6 +810,7 @@ AssignReplicasToDirsRequest = TypedDict(
         "brokerEpoch": Int64,
         "directories": List["AssignReplicasToDirsRequestDirectoryData"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -890,6 +903,7 @@ BeginQuorumEpochRequest = TypedDict(
         "topics": List["BeginQuorumEpochRequestTopicData"],
         "leaderEndpoints": List["BeginQuorumEpochRequestLeaderEndpoint"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -992,6 +1006,7 @@ BrokerHeartbeatRequest = TypedDict(
         "offlineLogDirs": List[Uuid],
         "cordonedLogDirs": Optional[List[Uuid]],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1026,6 +1041,7 @@ BrokerRegistrationRequest = TypedDict(
         "logDirs": List[Uuid],
         "previousBrokerEpoch": Int64,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1076,6 +1092,7 @@ ConsumerGroupDescribeRequest = TypedDict(
         "groupIds": List[str],
         "includeAuthorizedOperations": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1168,6 +1185,7 @@ ConsumerGroupHeartbeatRequest = TypedDict(
         "serverAssignor": Optional[str],
         "topicPartitions": Optional[List["ConsumerGroupHeartbeatRequestTopicPartitions"]],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1228,6 +1246,7 @@ ConsumerProtocolAssignment = TypedDict(
     {
         "assignedPartitions": List["ConsumerProtocolAssignmentTopicPartition"],
         "userData": Optional[Base64],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1252,6 +1271,7 @@ ConsumerProtocolSubscription = TypedDict(
         "ownedPartitions": List["ConsumerProtocolSubscriptionTopicPartition"],
         "generationId": int,
         "rackId": Optional[str],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1284,6 +1304,7 @@ ControlledShutdownRequest = TypedDict(
         "brokerId": int,
         "brokerEpoch": Int64,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1322,6 +1343,7 @@ ControllerRegistrationRequest = TypedDict(
         "listeners": List["ControllerRegistrationRequestListener"],
         "features": List["ControllerRegistrationRequestFeature"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1371,6 +1393,7 @@ CreateAclsRequest = TypedDict(
     {
         "creations": List["CreateAclsRequestAclCreation"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1424,6 +1447,7 @@ CreateDelegationTokenRequest = TypedDict(
         "renewers": List["CreateDelegationTokenRequestCreatableRenewers"],
         "maxLifetimeMs": Int64,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1469,6 +1493,7 @@ CreatePartitionsRequest = TypedDict(
         "timeoutMs": int,
         "validateOnly": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1528,6 +1553,7 @@ CreateTopicsRequest = TypedDict(
         "timeoutMs": int,
         "validateOnly": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1631,6 +1657,7 @@ DeleteAclsRequest = TypedDict(
     {
         "filters": List["DeleteAclsRequestDeleteAclsFilter"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1700,6 +1727,7 @@ DeleteGroupsRequest = TypedDict(
     {
         "groupsNames": List[str],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1736,6 +1764,7 @@ DeleteRecordsRequest = TypedDict(
         "topics": List["DeleteRecordsRequestDeleteRecordsTopic"],
         "timeoutMs": int,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1805,6 +1834,7 @@ DeleteShareGroupOffsetsRequest = TypedDict(
         "groupId": str,
         "topics": List["DeleteShareGroupOffsetsRequestTopic"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1854,6 +1884,7 @@ DeleteShareGroupStateRequest = TypedDict(
         "groupId": str,
         "topics": List["DeleteShareGroupStateRequestDeleteStateData"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1922,6 +1953,7 @@ DeleteTopicsRequest = TypedDict(
         "topicNames": List[str],
         "timeoutMs": int,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -1975,6 +2007,7 @@ DescribeAclsRequest = TypedDict(
         "operation": int,
         "permissionType": int,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2027,6 +2060,7 @@ DescribeClientQuotasRequest = TypedDict(
         "components": List["DescribeClientQuotasRequestComponentData"],
         "strict": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2099,6 +2133,7 @@ DescribeClusterRequest = TypedDict(
         "endpointType": int,
         "includeFencedBrokers": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2144,6 +2179,7 @@ DescribeConfigsRequest = TypedDict(
         "includeSynonyms": bool,
         "includeDocumentation": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2223,6 +2259,7 @@ DescribeDelegationTokenRequest = TypedDict(
     {
         "owners": Optional[List["DescribeDelegationTokenRequestDescribeDelegationTokenOwner"]],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2289,6 +2326,7 @@ DescribeGroupsRequest = TypedDict(
         "groups": List[str],
         "includeAuthorizedOperations": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2344,6 +2382,7 @@ DescribeLogDirsRequest = TypedDict(
     {
         "topics": Optional[List["DescribeLogDirsRequestDescribableLogDirTopic"]],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2418,6 +2457,7 @@ DescribeProducersRequest = TypedDict(
     {
         "topics": List["DescribeProducersRequestTopicRequest"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2491,6 +2531,7 @@ DescribeQuorumRequest = TypedDict(
     {
         "topics": List["DescribeQuorumRequestTopicData"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2602,6 +2643,7 @@ DescribeShareGroupOffsetsRequest = TypedDict(
     {
         "groups": List["DescribeShareGroupOffsetsRequestGroup"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2689,6 +2731,7 @@ DescribeTopicPartitionsRequest = TypedDict(
         "responsePartitionLimit": int,
         "cursor": Optional["DescribeTopicPartitionsRequestCursor"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2778,6 +2821,7 @@ DescribeTransactionsRequest = TypedDict(
     {
         "transactionalIds": List[str],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2829,6 +2873,7 @@ DescribeUserScramCredentialsRequest = TypedDict(
     {
         "users": Optional[List["DescribeUserScramCredentialsRequestUserName"]],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2890,6 +2935,7 @@ ElectLeadersRequest = TypedDict(
         "topicPartitions": Optional[List["ElectLeadersRequestTopicPartitions"]],
         "timeoutMs": int,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -2950,6 +2996,7 @@ EndQuorumEpochRequest = TypedDict(
         "topics": List["EndQuorumEpochRequestTopicData"],
         "leaderEndpoints": List["EndQuorumEpochRequestLeaderEndpoint"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3071,6 +3118,7 @@ EndTxnRequest = TypedDict(
         "producerEpoch": int,
         "committed": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3098,6 +3146,7 @@ EnvelopeRequest = TypedDict(
         "requestPrincipal": Optional[Base64],
         "clientHostAddress": Base64,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3122,6 +3171,7 @@ ExpireDelegationTokenRequest = TypedDict(
         "hmac": Base64,
         "expiryTimePeriodMs": Int64,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3157,6 +3207,7 @@ FetchRequest = TypedDict(
         "forgottenTopicsData": List["FetchRequestForgottenTopic"],
         "rackId": str,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3327,6 +3378,7 @@ FetchSnapshotRequest = TypedDict(
         "maxBytes": int,
         "topics": List["FetchSnapshotRequestTopicSnapshot"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3451,6 +3503,7 @@ FindCoordinatorRequest = TypedDict(
         "keyType": int,
         "coordinatorKeys": List[str],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3494,6 +3547,7 @@ GetTelemetrySubscriptionsRequest = TypedDict(
     {
         "clientInstanceId": Uuid,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3527,6 +3581,7 @@ HeartbeatRequest = TypedDict(
         "memberId": str,
         "groupInstanceId": Optional[str],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3551,6 +3606,7 @@ IncrementalAlterConfigsRequest = TypedDict(
         "resources": List["IncrementalAlterConfigsRequestAlterConfigsResource"],
         "validateOnly": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3616,6 +3672,7 @@ InitProducerIdRequest = TypedDict(
         "enable2Pc": bool,
         "keepPreparedTxn": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3644,6 +3701,7 @@ InitializeShareGroupStateRequest = TypedDict(
         "groupId": str,
         "topics": List["InitializeShareGroupStateRequestInitializeStateData"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3719,6 +3777,7 @@ JoinGroupRequest = TypedDict(
         "protocols": List["JoinGroupRequestProtocol"],
         "reason": Optional[str],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3791,6 +3850,7 @@ LeaderAndIsrRequest = TypedDict(
         "topicStates": List["LeaderAndIsrRequestLeaderAndIsrTopicState"],
         "liveLeaders": List["LeaderAndIsrRequestLeaderAndIsrLiveLeader"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3910,6 +3970,7 @@ LeaveGroupRequest = TypedDict(
         "memberId": str,
         "members": List["LeaveGroupRequestMemberIdentity"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3957,6 +4018,7 @@ ListClientMetricsResourcesRequest = TypedDict(
     "ListClientMetricsResourcesRequest",
     {
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -3991,6 +4053,7 @@ ListConfigResourcesRequest = TypedDict(
     {
         "resourceTypes": List[int],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4027,6 +4090,7 @@ ListGroupsRequest = TypedDict(
         "statesFilter": List[str],
         "typesFilter": List[str],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4067,6 +4131,7 @@ ListOffsetsRequest = TypedDict(
         "topics": List["ListOffsetsRequestListOffsetsTopic"],
         "timeoutMs": int,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4141,6 +4206,7 @@ ListPartitionReassignmentsRequest = TypedDict(
         "timeoutMs": int,
         "topics": Optional[List["ListPartitionReassignmentsRequestListPartitionReassignmentsTopics"]],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4204,6 +4270,7 @@ ListTransactionsRequest = TypedDict(
         "durationFilter": Int64,
         "transactionalIdPattern": Optional[str],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4244,6 +4311,7 @@ MetadataRequest = TypedDict(
         "includeClusterAuthorizedOperations": bool,
         "includeTopicAuthorizedOperations": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4332,6 +4400,7 @@ OffsetCommitRequest = TypedDict(
         "retentionTimeMs": Int64,
         "topics": List["OffsetCommitRequestTopic"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4404,6 +4473,7 @@ OffsetDeleteRequest = TypedDict(
     {
         "groupId": str,
         "topics": List["OffsetDeleteRequestTopic"],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4469,6 +4539,7 @@ OffsetFetchRequest = TypedDict(
         "groups": List["OffsetFetchRequestGroup"],
         "requireStable": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4594,6 +4665,7 @@ OffsetForLeaderEpochRequest = TypedDict(
         "replicaId": int,
         "topics": List["OffsetForLeaderEpochRequestOffsetForLeaderTopic"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4667,6 +4739,7 @@ ProduceRequest = TypedDict(
         "timeoutMs": int,
         "topicData": List["ProduceRequestTopicProduceData"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4782,6 +4855,7 @@ PushTelemetryRequest = TypedDict(
         "compressionType": int,
         "metrics": Base64,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4806,6 +4880,7 @@ ReadShareGroupStateRequest = TypedDict(
         "groupId": str,
         "topics": List["ReadShareGroupStateRequestReadStateData"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4890,6 +4965,7 @@ ReadShareGroupStateSummaryRequest = TypedDict(
         "groupId": str,
         "topics": List["ReadShareGroupStateSummaryRequestReadStateSummaryData"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4963,6 +5039,7 @@ RemoveRaftVoterRequest = TypedDict(
         "voterId": int,
         "voterDirectoryId": Uuid,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -4988,6 +5065,7 @@ RenewDelegationTokenRequest = TypedDict(
         "hmac": Base64,
         "renewPeriodMs": Int64,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -5037,6 +5115,7 @@ SaslAuthenticateRequest = TypedDict(
     {
         "authBytes": Base64,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -5061,6 +5140,7 @@ SaslHandshakeRequest = TypedDict(
     "SaslHandshakeRequest",
     {
         "mechanism": str,
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -5087,6 +5167,7 @@ ShareAcknowledgeRequest = TypedDict(
         "isRenewAck": bool,
         "topics": List["ShareAcknowledgeRequestAcknowledgeTopic"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -5207,6 +5288,7 @@ ShareFetchRequest = TypedDict(
         "topics": List["ShareFetchRequestFetchTopic"],
         "forgottenTopicsData": List["ShareFetchRequestForgottenTopic"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -5345,6 +5427,7 @@ ShareGroupDescribeRequest = TypedDict(
         "groupIds": List[str],
         "includeAuthorizedOperations": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -5428,6 +5511,7 @@ ShareGroupHeartbeatRequest = TypedDict(
         "rackId": Optional[str],
         "subscribedTopicNames": Optional[List[str]],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -5507,6 +5591,7 @@ StopReplicaRequest = TypedDict(
         "topics": List["StopReplicaRequestStopReplicaTopicV1"],
         "topicStates": List["StopReplicaRequestStopReplicaTopicState"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -5589,6 +5674,7 @@ StreamsGroupDescribeRequest = TypedDict(
         "includeAuthorizedOperations": bool,
         "includeTopologyDescription": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -5816,6 +5902,7 @@ StreamsGroupHeartbeatRequest = TypedDict(
         "taskEndOffsets": Optional[List["StreamsGroupHeartbeatRequestTaskOffset"]],
         "shutdownApplication": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6009,6 +6096,7 @@ StreamsGroupTopologyDescriptionUpdateRequest = TypedDict(
         "topologyEpoch": int,
         "topologyDescription": "StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription",
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6087,6 +6175,7 @@ SyncGroupRequest = TypedDict(
         "protocolName": Optional[str],
         "assignments": List["SyncGroupRequestAssignment"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6131,6 +6220,7 @@ TxnOffsetCommitRequest = TypedDict(
         "groupInstanceId": Optional[str],
         "topics": List["TxnOffsetCommitRequestTopic"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6202,6 +6292,7 @@ UnregisterBrokerRequest = TypedDict(
     {
         "brokerId": int,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6226,6 +6317,7 @@ UnregisterControllerRequest = TypedDict(
     {
         "controllerId": int,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6252,6 +6344,7 @@ UpdateFeaturesRequest = TypedDict(
         "featureUpdates": List["UpdateFeaturesRequestFeatureUpdateKey"],
         "validateOnly": bool,
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6309,6 +6402,7 @@ UpdateMetadataRequest = TypedDict(
         "topicStates": List["UpdateMetadataRequestUpdateMetadataTopicState"],
         "liveBrokers": List["UpdateMetadataRequestUpdateMetadataBroker"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6393,6 +6487,7 @@ UpdateRaftVoterRequest = TypedDict(
         "listeners": List["UpdateRaftVoterRequestListener"],
         "kRaftVersionFeature": "UpdateRaftVoterRequestKRaftVersionFeature",
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6455,6 +6550,7 @@ VoteRequest = TypedDict(
         "voterId": int,
         "topics": List["VoteRequestTopicData"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6593,6 +6689,7 @@ WriteShareGroupStateRequest = TypedDict(
         "groupId": str,
         "topics": List["WriteShareGroupStateRequestWriteStateData"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )
@@ -6677,6 +6774,7 @@ WriteTxnMarkersRequest = TypedDict(
     {
         "markers": List["WriteTxnMarkersRequestWritableTxnMarker"],
         "_unknownTaggedFields": List[UnknownTaggedField],
+        "_trailingBytes": Base64,
     },
     total=False,
 )

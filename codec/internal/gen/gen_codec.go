@@ -77,6 +77,12 @@ func genStruct(e *emitter, m *Message, s *Struct) {
 		e.p("// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.")
 		e.p("UnknownTaggedFields []TaggedField")
 	}
+	if keepsTrailing(m, s) {
+		e.p("// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's")
+		e.p("// readers ignore them and some clients send them. Encode writes them back after the")
+		e.p("// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.")
+		e.p("TrailingBytes []byte")
+	}
 	e.p("}")
 	e.p("")
 
@@ -102,6 +108,9 @@ func genStruct(e *emitter, m *Message, s *Struct) {
 	}
 	if hasFlex(m) {
 		conds = append(conds, "len(m.UnknownTaggedFields) == 0")
+	}
+	if keepsTrailing(m, s) {
+		conds = append(conds, "len(m.TrailingBytes) == 0")
 	}
 	if len(conds) == 0 {
 		conds = []string{"true"}
@@ -193,9 +202,17 @@ func genDecode(e *emitter, m *Message, s *Struct) {
 		e.p("if r.Err != nil { r.Push(\"_tags\"); return }")
 		e.p("}")
 	}
+	if keepsTrailing(m, s) {
+		e.p("m.TrailingBytes = nil")
+		e.p("if r.Err == nil && r.Off < len(r.Src) { m.TrailingBytes = r.Raw(len(r.Src)) }")
+	}
 	e.p("}")
 	e.p("")
 }
+
+// keepsTrailing reports whether s is the root of a message that keeps the bytes that
+// follow it (see lenientTrailing).
+func keepsTrailing(m *Message, s *Struct) bool { return s == m.Root && lenientTrailing(m) }
 
 func zeroOf(f *Field) string {
 	t := f.goType()
@@ -371,6 +388,9 @@ func genEncode(e *emitter, m *Message, s *Struct) {
 			e.p("w.Fail(wire.ErrBadTags, \"tagged fields are set but this version is not flexible\"); w.Push(\"_unknownTaggedFields\"); return b")
 		}
 		e.p("}")
+	}
+	if keepsTrailing(m, s) {
+		e.p("b = append(b, m.TrailingBytes...)")
 	}
 	e.p("return b")
 	e.p("}")

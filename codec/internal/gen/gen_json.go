@@ -27,7 +27,14 @@ func genJSONOut(e *emitter, m *Message, s *Struct) {
 	if hasFlex(m) {
 		e.p("if len(m.UnknownTaggedFields) > 0 {")
 		e.p("b = jsonx.Key(b, first, \"_unknownTaggedFields\")")
+		e.p("first = false")
 		e.p("b = appendUnknownJSON(b, m.UnknownTaggedFields)")
+		e.p("}")
+	}
+	if keepsTrailing(m, s) {
+		e.p("if len(m.TrailingBytes) > 0 {")
+		e.p("b = jsonx.Key(b, first, \"_trailingBytes\")")
+		e.p("b = jsonx.AppendBytes(b, m.TrailingBytes, false)")
 		e.p("}")
 	}
 	e.p("_ = first")
@@ -97,6 +104,9 @@ func genJSONIn(e *emitter, m *Message, s *Struct) {
 	e.p("m.SetDefaults()")
 	e.p("if !d.BeginObject() { return }")
 	n := len(s.Fields) + 1
+	if keepsTrailing(m, s) {
+		n++
+	}
 	e.p("var seen [%d]bool", n)
 	e.p("for first := true; d.More(&first, '}'); {")
 	e.p("key := d.Key()")
@@ -117,6 +127,12 @@ func genJSONIn(e *emitter, m *Message, s *Struct) {
 		e.p("if seen[%d] { d.Duplicate(key) }", n-1)
 		e.p("seen[%d] = true", n-1)
 		e.p("m.UnknownTaggedFields = readUnknownJSON(d)")
+	}
+	if keepsTrailing(m, s) {
+		e.p("case \"_trailingBytes\":")
+		e.p("if seen[%d] { d.Duplicate(key) }", n-2)
+		e.p("seen[%d] = true", n-2)
+		e.p("m.TrailingBytes = d.Bytes(false)")
 	}
 	e.p("default:")
 	e.p("d.UnknownKey(key)")

@@ -83,6 +83,10 @@ func genTS(msgs []*Message, releases []string) string {
 			if hasFlex(m) {
 				p("  _unknownTaggedFields?: UnknownTaggedField[];")
 			}
+			if keepsTrailing(m, s) {
+				p("  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */")
+				p("  _trailingBytes?: Base64;")
+			}
 			p("}")
 			p("")
 		}
@@ -197,6 +201,9 @@ func genPy(msgs []*Message, releases []string) string {
 			}
 			if hasFlex(m) {
 				p(`        "_unknownTaggedFields": List[UnknownTaggedField],`)
+			}
+			if keepsTrailing(m, s) {
+				p(`        "_trailingBytes": Base64,`)
 			}
 			p("    },")
 			p("    total=False,")

@@ -127,14 +127,19 @@ func run(lockPath, specDir, outDir string, check bool) error {
 	if err := add(filepath.Join(outDir, "codectest", "fill_gen.go"), genFill(msgs, relNames)); err != nil {
 		return err
 	}
+	if err := add(filepath.Join(outDir, "transcode", "schema_gen.go"), genSchema(msgs, relNames)); err != nil {
+		return err
+	}
 	// Type declarations of the JSON form for the bindings, beside them.
 	root := filepath.Dir(filepath.Clean(outDir))
 	files[filepath.Join(root, "bindings", "js", "messages.d.ts")] = []byte(genTS(msgs, relNames))
 	files[filepath.Join(root, "bindings", "python", "kwire", "messages.py")] = []byte(genPy(msgs, relNames))
 	// Generated files that would no longer be written are stale.
 	existing, _ := filepath.Glob(filepath.Join(outDir, "*_gen.go"))
-	more, _ := filepath.Glob(filepath.Join(outDir, "codectest", "*_gen.go"))
-	existing = append(existing, more...)
+	for _, sub := range []string{"codectest", "transcode"} {
+		more, _ := filepath.Glob(filepath.Join(outDir, sub, "*_gen.go"))
+		existing = append(existing, more...)
+	}
 	var diffs []string
 	for _, p := range existing {
 		if _, ok := files[p]; !ok {

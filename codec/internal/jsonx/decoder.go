@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Decoder reads one JSON value strictly. Like wire.Reader it is sticky: after the first
@@ -17,6 +18,9 @@ type Decoder struct {
 	errOff int
 	detail string
 	path   []string // innermost first
+
+	scratch []byte // decoded text of the last escaped string (strBytes)
+	bin     []byte // decoded bytes of the last base64 value (BytesView)
 }
 
 // NewDecoder returns a decoder over src.
@@ -209,6 +213,17 @@ func (d *Decoder) Duplicate(key string) {
 
 // str reads a JSON string at the current position (which holds '"').
 func (d *Decoder) str() string {
+	b := d.strBytes()
+	if d.err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// strBytes reads a JSON string at the current position (which holds '"') and returns
+// its decoded bytes: a view of the input when the string has no escapes, else the
+// decoder's scratch buffer, valid until the next read.
+func (d *Decoder) strBytes() []byte {
 	start := d.pos
 	d.pos++
 	// Fast path: no escapes.
@@ -219,20 +234,21 @@ func (d *Decoder) str() string {
 			if !utf8.Valid(s) {
 				d.pos = start
 				d.Fail(ErrSyntax, "string is not valid UTF-8")
-				return ""
+				return nil
 			}
 			d.pos = i + 1
-			return string(s)
+			return s
 		}
 		if c == '\\' || c < 0x20 {
 			break
 		}
 	}
-	var b []byte
+	b := d.scratch[:0]
+	defer func() { d.scratch = b[:0] }()
 	for {
 		if d.pos >= len(d.src) {
 			d.Fail(ErrSyntax, "unterminated string")
-			return ""
+			return nil
 		}
 		c := d.src[d.pos]
 		switch {
@@ -240,16 +256,19 @@ func (d *Decoder) str() string {
 			d.pos++
 			if !utf8.Valid(b) {
 				d.Fail(ErrSyntax, "string is not valid UTF-8")
-				return ""
+				return nil
 			}
-			return string(b)
+			if b == nil {
+				b = []byte{}
+			}
+			return b
 		case c < 0x20:
 			d.Fail(ErrSyntax, "control character in string")
-			return ""
+			return nil
 		case c == '\\':
 			if d.pos+1 >= len(d.src) {
 				d.Fail(ErrSyntax, "unterminated escape")
-				return ""
+				return nil
 			}
 			e := d.src[d.pos+1]
 			d.pos += 2
@@ -269,13 +288,13 @@ func (d *Decoder) str() string {
 			case 'u':
 				r, ok := d.hex4()
 				if !ok {
-					return ""
+					return nil
 				}
 				if utf16.IsSurrogate(r) {
 					if d.literal("\\u") {
 						r2, ok := d.hex4()
 						if !ok {
-							return ""
+							return nil
 						}
 						r = utf16.DecodeRune(r, r2)
 					} else {
@@ -285,7 +304,7 @@ func (d *Decoder) str() string {
 				b = utf8.AppendRune(b, r)
 			default:
 				d.Fail(ErrSyntax, "invalid escape")
-				return ""
+				return nil
 			}
 		default:
 			b = append(b, c)
@@ -395,7 +414,7 @@ func (d *Decoder) number() (string, bool) {
 		}
 	}
 	d.pos = i
-	return string(d.src[start:i]), integer
+	return unsafeString(d.src[start:i]), integer
 }
 
 // Int reads an integral number within [min, max].
@@ -411,12 +430,13 @@ func (d *Decoder) Int(min, max int64) int64 {
 	}
 	if !integer {
 		d.pos = start
-		d.Fail(ErrType, "want an integer, got "+s)
+		d.Fail(ErrType, "want an integer, got "+string([]byte(s)))
 		return 0
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || v < min || v > max {
 		d.pos = start
+		s = string([]byte(s))
 		d.Fail(ErrRange, s+" is outside ["+strconv.FormatInt(min, 10)+", "+strconv.FormatInt(max, 10)+"]")
 		return 0
 	}
@@ -433,11 +453,14 @@ func (d *Decoder) Int64() int64 {
 		return d.Int(math.MinInt64, math.MaxInt64)
 	}
 	start := d.pos
-	s := d.str()
+	s := unsafeString(d.strBytes())
 	if d.err != nil {
 		return 0
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		s = string([]byte(s))
+	}
 	if err != nil || s == "" || s[0] == '+' || (len(s) > 1 && s[0] == '0') || (len(s) >= 2 && s[0] == '-' && s[1] == '0') {
 		d.pos = start
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
@@ -457,7 +480,7 @@ func (d *Decoder) Float64() float64 {
 	}
 	if d.peek() == '"' {
 		start := d.pos
-		switch d.str() {
+		switch unsafeString(d.strBytes()) {
 		case "NaN":
 			// Java's canonical NaN (Double.NaN), which Kafka's writers emit; Go's
 			// math.NaN() has a different payload and would change the bytes.
@@ -480,7 +503,7 @@ func (d *Decoder) Float64() float64 {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		d.pos = start
-		d.Fail(ErrRange, s+" does not fit a float64")
+		d.Fail(ErrRange, string([]byte(s))+" does not fit a float64")
 		return 0
 	}
 	return v
@@ -518,16 +541,118 @@ func (d *Decoder) UUID() (u [16]byte) {
 		return
 	}
 	start := d.pos
-	s := d.String()
+	s := d.StringBytes()
 	if d.err != nil {
 		return
 	}
-	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	var buf [24]byte
+	b, err := base64.RawURLEncoding.Strict().AppendDecode(buf[:0], s)
 	if err != nil || len(b) != 16 {
 		d.pos = start
-		d.Fail(ErrType, "want a uuid as 22 characters of URL-safe base64, got "+strconv.Quote(s))
+		d.Fail(ErrType, "want a uuid as 22 characters of URL-safe base64, got "+strconv.Quote(string(s)))
 		return
 	}
 	copy(u[:], b)
 	return
+}
+
+// unsafeString views b as a string without copying; b must not change while it is used.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// KeyBytes is Key without allocating: the decoded key, a view of the input or of the
+// decoder's scratch buffer, valid until the next read.
+func (d *Decoder) KeyBytes() []byte {
+	if d.peek() != '"' {
+		d.Fail(ErrSyntax, "want an object key")
+		return nil
+	}
+	k := d.strBytes()
+	if d.err != nil {
+		return nil
+	}
+	if d.peek() != ':' {
+		d.Fail(ErrSyntax, "want ':' after key")
+		return nil
+	}
+	d.pos++
+	return k
+}
+
+// StringBytes is String without allocating: the decoded text, a view of the input or
+// of the decoder's scratch buffer, valid until the next read.
+func (d *Decoder) StringBytes() []byte {
+	if d.err != nil {
+		return nil
+	}
+	if d.peek() != '"' {
+		d.typeErr("string")
+		return nil
+	}
+	return d.strBytes()
+}
+
+// BytesView is Bytes decoding into the decoder's buffer: the result is valid until the
+// next BytesView call. It reports null (when nullable) as (nil, true).
+func (d *Decoder) BytesView(nullable bool) (b []byte, null bool) {
+	if nullable && d.Null() {
+		return nil, true
+	}
+	if d.err != nil {
+		return nil, false
+	}
+	start := d.pos
+	s := d.StringBytes()
+	if d.err != nil {
+		return nil, false
+	}
+	out, err := base64.StdEncoding.Strict().AppendDecode(d.bin[:0], s)
+	if err != nil {
+		d.pos = start
+		d.Fail(ErrType, "want standard base64: "+err.Error())
+		return nil, false
+	}
+	d.bin = out
+	if out == nil {
+		out = []byte{}
+	}
+	return out, false
+}
+
+// BytesAppend is Bytes appending the decoded bytes to dst. It reports null (when
+// nullable) with null set and dst unchanged.
+func (d *Decoder) BytesAppend(dst []byte, nullable bool) (out []byte, null bool) {
+	if nullable && d.Null() {
+		return dst, true
+	}
+	if d.err != nil {
+		return dst, false
+	}
+	start := d.pos
+	s := d.StringBytes()
+	if d.err != nil {
+		return dst, false
+	}
+	out, err := base64.StdEncoding.Strict().AppendDecode(dst, s)
+	if err != nil {
+		d.pos = start
+		d.Fail(ErrType, "want standard base64: "+err.Error())
+		return dst, false
+	}
+	return out, false
+}
+
+// Pos is the offset of the next unread byte.
+func (d *Decoder) Pos() int { return d.pos }
+
+// Src is the input.
+func (d *Decoder) Src() []byte { return d.src }
+
+// Reset makes d read src from the start, keeping its buffers.
+func (d *Decoder) Reset(src []byte) {
+	*d = Decoder{src: src, path: d.path[:0], scratch: d.scratch[:0], bin: d.bin[:0]}
 }

@@ -428,3 +428,52 @@ func Slice[T any](s []T, n, remaining int) []T {
 	}
 	return make([]T, n)
 }
+
+// StringView reads a non-nullable string like String but returns a view of Src instead
+// of a copy; the checks and failures are String's.
+func (r *Reader) StringView(compact bool) []byte {
+	start := r.Off
+	n := r.length(compact, false, 1)
+	if n < 0 {
+		if r.Err == nil {
+			r.nullErr(start)
+		}
+		return nil
+	}
+	return r.strView(n)
+}
+
+// NullableStringView reads a string that may be null like NullableString, returning a
+// view of Src; null is (nil, true).
+func (r *Reader) NullableStringView(compact bool) ([]byte, bool) {
+	n := r.length(compact, false, 1)
+	if n < 0 {
+		return nil, r.Err == nil
+	}
+	return r.strView(n), false
+}
+
+func (r *Reader) strView(n int) []byte {
+	if n > math.MaxInt16 {
+		r.Fail(ErrLength, r.Off, "string of "+strconv.Itoa(n)+" bytes; the limit is 32767")
+		return nil
+	}
+	b := r.Src[r.Off : r.Off+n : r.Off+n]
+	r.Off += n
+	return b
+}
+
+// Trailing records ErrTrailing when bytes remain after a message that must end the input.
+func (r *Reader) Trailing() {
+	if r.Err == nil && r.Off != len(r.Src) {
+		r.Fail(ErrTrailing, r.Off, strconv.Itoa(len(r.Src)-r.Off)+" bytes left")
+	}
+}
+
+// Reset makes r read src from the start, keeping its path buffer.
+func (r *Reader) Reset(src []byte) {
+	*r = Reader{Src: src, path: r.path[:0]}
+}
+
+// PathSegments returns the recorded path segments, innermost first.
+func (r *Reader) PathSegments() []string { return r.path }

@@ -181,3 +181,6 @@ func AppendRawTag(b []byte, tag uint32, data []byte) []byte {
 	b = AppendUvarint(b, uint32(len(data)))
 	return append(b, data...)
 }
+
+// Reset clears a failure and the path, keeping the path buffer.
+func (e *Encoder) Reset() { *e = Encoder{path: e.path[:0]} }

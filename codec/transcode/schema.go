@@ -1,0 +1,87 @@
+package transcode
+
+// The schema tables (schema_gen.go) are written by codec/internal/gen from the same
+// merged descriptors as the typed codec. These are their types.
+
+// vr is an inclusive version range; lo > hi means no version.
+type vr struct{ lo, hi int16 }
+
+func (r vr) has(v int16) bool { return v >= r.lo && v <= r.hi }
+func (r vr) empty() bool      { return r.lo > r.hi }
+
+// Message kinds, as codec.Kind.
+const (
+	kindRequest uint8 = iota
+	kindResponse
+	kindHeader
+	kindData
+)
+
+// Message flags.
+const (
+	msgHasFlex  uint8 = 1 << iota // some version is flexible: structs carry unknown tags
+	msgTrailing                   // bytes after the body are accepted and kept
+)
+
+type message struct {
+	name   string
+	apiKey int16
+	kind   uint8
+	valid  vr
+	flex   vr
+	root   uint16
+	flags  uint8
+}
+
+type structDesc struct {
+	name        string // Go type name in the typed codec, for messages
+	first       uint16 // first field in schemaFields
+	n           uint16
+	taggedFirst uint16 // first entry in schemaTagged
+	taggedN     uint8
+}
+
+// Field types.
+const (
+	tBool uint8 = iota
+	tInt8
+	tInt16
+	tUint16
+	tInt32
+	tUint32
+	tInt64
+	tFloat64
+	tString
+	tBytes
+	tRecords
+	tUuid
+	tStruct
+)
+
+// Field flags.
+const (
+	fArray        uint8 = 1 << iota
+	fNullableEver       // nullable in some version: the typed field is a pointer or may be nil
+	fIgnorable
+	fDefaultNil // the typed codec's default is nil (pointer, slice), not an empty value
+)
+
+type field struct {
+	name    string // JSON name
+	typ     uint8
+	flags   uint8
+	ver     vr
+	nul     vr
+	tagged  vr
+	tag     int32
+	compact vr // versions that use compact (flexible) encodings for this field
+	sub     uint16
+	minElem int32 // smallest wire size of one array element
+	defInt  int64 // default of bool (0/1), integers, and float64 (as IEEE bits)
+	defStr  string
+	aliases string // former JSON names, comma-separated
+}
+
+func (f *field) isArray() bool      { return f.flags&fArray != 0 }
+func (f *field) nullableEver() bool { return f.flags&fNullableEver != 0 }
+func (f *field) defaultNil() bool   { return f.flags&fDefaultNil != 0 }
