@@ -14,9 +14,12 @@ import { wasiImports, ProcExit } from './src/wasi.js';
 import { errorFor, KwireTrapError, KW_ERR_ARG } from './src/errors.js';
 import { asBytes, fromBase64, toBase64 } from './src/base64.js';
 import { readTable } from './src/records.js';
+import { RecordTable, RecordSet, Record } from './src/table.js';
+import { RecordTableBuilder } from './src/builder.js';
 
 export * from './src/errors.js';
 export { toBase64, fromBase64 };
+export { RecordTable, RecordSet, Record, RecordTableBuilder };
 
 /** The ABI major and minor version this binding is written against. */
 export const ABI_MAJOR = 1;
@@ -522,6 +525,154 @@ export class Kwire {
     const st = this._call('kw_records_encode', x.kw_records_encode, p, n, codec, s, s + 4);
     return this._takeBytes(st, 'kw_records_encode');
   }
+
+  /**
+   * Decodes a records field (bytes or base64) into a RecordTable: lazy Record objects
+   * and typed-array columns over one buffer, no object per record unless asked for.
+   */
+  decodeRecordTable(records, options = {}) {
+    if (records === null || records === undefined) records = EMPTY;
+    const b = typeof records === 'string' ? fromBase64(records) : asBytes(records);
+    return new RecordTable(this._recordTableBytes(b, options));
+  }
+
+  _recordTableBytes(b, options) {
+    const flags = options.skipCrc ? RECORDS_SKIP_CRC : 0;
+    const x = this._exports();
+    const p = this._putBytes(b);
+    const s = this._scratch;
+    const st = this._call('kw_records_decode_table', x.kw_records_decode_table, p, b.length, flags, options.maxDecompressed ?? 0, s, s + 4);
+    return this._takeBytes(st, 'kw_records_decode_table');
+  }
+
+  /**
+   * Whether the loaded module has the frame-with-records calls
+   * (kw_decode_*_frame_records, kw_encode_request_frame_records); without them
+   * decodeFetch, decodeProduce and encodeProduce take the per-partition path.
+   */
+  hasFrameRecords() {
+    const x = this._exports();
+    return typeof x.kw_decode_response_frame_records === 'function' && typeof x.kw_decode_request_frame_records === 'function' &&
+      typeof x.kw_encode_request_frame_records === 'function';
+  }
+
+  /**
+   * Decodes a whole Fetch response frame answering a Fetch request of `apiVersion`. The
+   * result is decodeResponse's object, except that each non-null records field is a
+   * RecordSet (lazy records and typed-array columns over one record table), and
+   * `partitions` lists {topic, partition, records} for every partition in frame order.
+   */
+  decodeFetch(frame, apiVersion, options = {}) {
+    return this._decodeFrameRecords(frame, 1, apiVersion, options);
+  }
+
+  /** Decodes a whole Produce request frame, records as in decodeFetch. */
+  decodeProduce(frame, options = {}) {
+    return this._decodeFrameRecords(frame, 0, -1, options);
+  }
+
+  _decodeFrameRecords(frame, apiKey, apiVersion, options) {
+    const b = asBytes(frame);
+    const flags = options.skipCrc ? RECORDS_SKIP_CRC : 0;
+    const max = options.maxDecompressed ?? 0;
+    const x = this._exports();
+    let f;
+    let table = null;
+    if (options.fallback !== true && this.hasFrameRecords()) {
+      const p = this._putBytes(b);
+      const s = this._scratch;
+      const name = apiKey === 0 ? 'kw_decode_request_frame_records' : 'kw_decode_response_frame_records';
+      const st = apiKey === 0
+        ? this._call(name, x.kw_decode_request_frame_records, p, b.length, flags, max, s, s + 4)
+        : this._call(name, x.kw_decode_response_frame_records, p, b.length, apiKey, apiVersion, flags, max, s, s + 4);
+      table = new RecordTable(this._takeBytes(st, name));
+      if (table.layout < 2) throw new Error(`kwire: ${name} returned a layout ${table.layout} table (no frame JSON)`);
+      f = JSON.parse(table.jsonText());
+    } else {
+      f = apiKey === 0 ? this.decodeRequest(b) : this.decodeResponse(b, apiKey, apiVersion);
+    }
+    if (f.apiKey !== apiKey) {
+      throw new TypeError(`kwire: ${apiKey === 0 ? 'decodeProduce' : 'decodeFetch'} got a frame of api key ${f.apiKey}`);
+    }
+    const partitions = [];
+    const [topicsKey, partsKey, indexKey] = apiKey === 0 ? ['topicData', 'partitionData', 'index'] : ['responses', 'partitions', 'partitionIndex'];
+    for (const t of f.body[topicsKey] ?? []) {
+      const topic = t.topicId ?? (apiKey === 0 ? t.name : t.topic);
+      for (const p of t[partsKey] ?? []) {
+        const r = p.records;
+        if (r === null || r === undefined) continue;
+        let set;
+        if (table !== null) {
+          set = table.slice(r.firstRecord, r.recordCount, r.skippedBytes, r.size);
+        } else {
+          const raw = fromBase64(r);
+          const t1 = new RecordTable(this._recordTableBytes(raw, options));
+          set = t1.slice(0, t1.length, t1.skippedBytes, raw.length);
+        }
+        p.records = set;
+        partitions.push({ topic, partition: p[indexKey], records: set });
+      }
+    }
+    f.partitions = partitions;
+    return f;
+  }
+
+  /**
+   * Encodes a Produce request frame ({header, body}, as encodeRequest takes it) in which
+   * each partition's records field may be null, bytes or base64 text (a records field as
+   * it goes on the wire), a RecordSet (its records, written as one new batch), or a batch
+   * to build: {records: [...] | RecordSet, compression, magic, baseOffset, producerId,
+   * producerEpoch, baseSequence, transactional, partitionLeaderEpoch, timestampType,
+   * logAppendTime, level} (encodeRecords' options). With the frame-with-records calls,
+   * every batch's records go to the module in one record table (no JSON, no base64);
+   * without them each batch is built with encodeRecords first.
+   */
+  encodeProduce(frame, options = {}) {
+    if (frame === null || typeof frame !== 'object') throw new TypeError('kwire: encodeProduce needs {header, body}');
+    const fast = options.fallback !== true && this.hasFrameRecords();
+    const builder = fast ? new RecordTableBuilder() : null;
+    const body = { ...frame.body };
+    body.topicData = (frame.body?.topicData ?? []).map((t) => ({
+      ...t,
+      partitionData: (t.partitionData ?? []).map((p) => {
+        const r = p.records;
+        if (r === null || r === undefined || typeof r === 'string') return p;
+        if (ArrayBuffer.isView(r) || r instanceof ArrayBuffer) return { ...p, records: toBase64(asBytes(r)) };
+        const spec = r instanceof RecordSet ? { records: r } : r;
+        if (spec === null || typeof spec !== 'object' || (!Array.isArray(spec.records) && !(spec.records instanceof RecordSet))) {
+          throw new TypeError('kwire: a records field must be null, bytes, base64 text, a RecordSet or {records, compression, ...}');
+        }
+        const { records, compression = 'none', ...batch } = spec;
+        const codec = typeof compression === 'number' ? compression : Compression[compression];
+        const cname = COMPRESSION_NAMES[codec];
+        if (cname === undefined) throw new TypeError(`kwire: unknown compression ${String(compression)}`);
+        if (!fast) return { ...p, records: toBase64(this.encodeRecords(Array.from(records, plainRecord), { compression: codec, ...batch })) };
+        const first = builder.addAll(records);
+        const ref = { firstRecord: first, recordCount: builder.length - first, compression: cname, ...batch };
+        for (const k of ['baseOffset', 'producerId', 'logAppendTime']) if (ref[k] !== undefined) ref[k] = int64JSON(ref[k]);
+        return { ...p, records: ref };
+      }),
+    }));
+    const f = { ...frame, body };
+    delete f.partitions;
+    if (!fast) return this.encodeRequest(f);
+    const table = builder.build();
+    const x = this._exports();
+    const text = stringify(f);
+    const jb = utf8enc.encode(text);
+    const p = this._putBytes(table, jb);
+    const s = this._scratch;
+    const st = this._call('kw_encode_request_frame_records', x.kw_encode_request_frame_records, p - jb.length, jb.length, p, table.length, s, s + 4);
+    return this._takeBytes(st, 'kw_encode_request_frame_records');
+  }
+}
+
+const COMPRESSION_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+
+// plainRecord: a Record of a RecordSet (lazy getters) as encodeRecords' input.
+function plainRecord(r) {
+  if (r instanceof Record) return { key: r.key, value: r.value, timestamp: r.timestamp, headers: r.rawHeaders.map((h) => [utf8dec.decode(h.key), h.value]) };
+  return r;
 }
 
 function recordJSON(r, i) {
@@ -602,6 +753,14 @@ export const decodeRecords = (records, options) => def().decodeRecords(records, 
 export const decodeRecordsJSON = (records, options) => def().decodeRecordsJSON(records, options);
 /** See Kwire.encodeRecords. */
 export const encodeRecords = (records, options) => def().encodeRecords(records, options);
+/** See Kwire.decodeRecordTable. */
+export const decodeRecordTable = (records, options) => def().decodeRecordTable(records, options);
+/** See Kwire.decodeFetch. */
+export const decodeFetch = (frame, apiVersion, options) => def().decodeFetch(frame, apiVersion, options);
+/** See Kwire.decodeProduce. */
+export const decodeProduce = (frame, options) => def().decodeProduce(frame, options);
+/** See Kwire.encodeProduce. */
+export const encodeProduce = (frame, options) => def().encodeProduce(frame, options);
 /** See Kwire.apis. */
 export const apis = () => def().apis();
 /** See Kwire.catalogue. */

@@ -1,0 +1,405 @@
+// The record table (kw_records_decode_table, layout 1; the frame calls' layout 2, which
+// adds the frame JSON) as objects that read it lazily: RecordTable owns one copy of the
+// table, RecordSet is a run of its records (a partition's records field), Record one
+// entry, and Columns the table's fields as typed arrays. Layout in capi/kwire.h.
+
+const COMPRESSIONS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+const SCHEMA_SOURCES = ['none', 'value-prefix', 'header'];
+const TIMESTAMP_TYPES = ['NoTimestampType', 'CreateTime', 'LogAppendTime'];
+const HEADER_SIZE_1 = 40; // table header of layout 1
+const HEADER_SIZE_2 = 48; // layout 2: + json_offset, json_length
+const RECORD_MIN_STRIDE = 96;
+const HEADER_MIN_STRIDE = 16;
+
+const utf8 = new TextDecoder();
+
+export function tableError(msg) {
+  return new Error('kwire: bad record table: ' + msg);
+}
+
+/**
+ * RecordTable: one record table, in a Uint8Array the table owns (a copy made when the
+ * call returned, never the module's memory). Every record entry and header entry is
+ * checked against the buffer when the table is created, so the accessors below only load.
+ */
+export class RecordTable {
+  constructor(buf) {
+    const size = buf.length;
+    if (size < HEADER_SIZE_1 || buf[0] !== 0x4b || buf[1] !== 0x57 || buf[2] !== 0x52 || buf[3] !== 0x54) {
+      throw tableError('no KWRT header');
+    }
+    const dv = new DataView(buf.buffer, buf.byteOffset, size);
+    const layout = dv.getInt32(4, true);
+    const n = dv.getInt32(8, true);
+    const stride = dv.getInt32(12, true);
+    const recOff = dv.getInt32(16, true);
+    const hn = dv.getInt32(20, true);
+    const hstride = dv.getInt32(24, true);
+    const hOff = dv.getInt32(28, true);
+    const head = layout >= 2 ? HEADER_SIZE_2 : HEADER_SIZE_1;
+    if (layout < 1 || size < head || dv.getInt32(36, true) !== size || n < 0 || hn < 0 || stride < RECORD_MIN_STRIDE ||
+        hstride < HEADER_MIN_STRIDE || recOff < head || hOff < head || recOff + n * stride > size || hOff + hn * hstride > size) {
+      throw tableError(`geometry (layout ${layout}, ${n} records, ${hn} headers, ${size} bytes)`);
+    }
+    /** The table's bytes: keys, values and header spans are offsets into it. */
+    this.data = buf;
+    this.layout = layout;
+    /** The size of a partial batch at the end of the input, skipped (as Kafka's readers do). */
+    this.skippedBytes = dv.getInt32(32, true);
+    this.length = n;
+    this.headerCount = hn;
+    this._dv = dv;
+    this._stride = stride;
+    this._recOff = recOff;
+    this._hstride = hstride;
+    this._hOff = hOff;
+    this._columns = null;
+    this._jsonOffset = -1;
+    this._jsonLength = 0;
+    if (layout >= 2) {
+      const jo = dv.getInt32(40, true);
+      const jl = dv.getInt32(44, true);
+      if (jo < head || jl < 0 || jo + jl > size) throw tableError(`frame JSON (${jo}, ${jl}) outside the table`);
+      this._jsonOffset = jo;
+      this._jsonLength = jl;
+    }
+    this._check();
+  }
+
+  _check() {
+    const { _dv: dv, data, length: n, headerCount: hn } = this;
+    const size = data.length;
+    for (let i = 0, at = this._recOff; i < n; i++, at += this._stride) {
+      const ko = dv.getInt32(at + 24, true);
+      const kl = dv.getInt32(at + 28, true);
+      const vo = dv.getInt32(at + 32, true);
+      const vl = dv.getInt32(at + 36, true);
+      const fh = dv.getInt32(at + 40, true);
+      const hc = dv.getInt32(at + 44, true);
+      if ((kl !== -1 && (kl < 0 || ko < 0 || ko + kl > size)) || (vl !== -1 && (vl < 0 || vo < 0 || vo + vl > size)) ||
+          fh < 0 || hc < 0 || fh + hc > hn) {
+        throw tableError(`record ${i}: key (${ko}, ${kl}) value (${vo}, ${vl}) headers ${fh}+${hc} of ${hn}`);
+      }
+    }
+    for (let j = 0, at = this._hOff; j < hn; j++, at += this._hstride) {
+      const ko = dv.getInt32(at, true);
+      const kl = dv.getInt32(at + 4, true);
+      const vo = dv.getInt32(at + 8, true);
+      const vl = dv.getInt32(at + 12, true);
+      if (kl < 0 || ko < 0 || ko + kl > size || (vl !== -1 && (vl < 0 || vo < 0 || vo + vl > size))) {
+        throw tableError(`header ${j}: key (${ko}, ${kl}) value (${vo}, ${vl})`);
+      }
+    }
+  }
+
+  /** The frame JSON text a layout-2 table carries (null for layout 1). */
+  jsonText() {
+    if (this._jsonOffset < 0) return null;
+    return utf8.decode(this.data.subarray(this._jsonOffset, this._jsonOffset + this._jsonLength));
+  }
+
+  /** Record i (a lazy view: its fields are read from the table when asked for). */
+  at(i) {
+    if (!Number.isInteger(i) || i < 0 || i >= this.length) throw new RangeError(`kwire: record ${i} of ${this.length}`);
+    return new Record(this, this._recOff + i * this._stride);
+  }
+
+  /** Records first .. first+count-1 as a RecordSet. */
+  slice(first = 0, count = this.length - first, skippedBytes = 0, size = -1) {
+    if (!Number.isInteger(first) || !Number.isInteger(count) || first < 0 || count < 0 || first + count > this.length) {
+      throw tableError(`records ${first}+${count} of ${this.length}`);
+    }
+    return new RecordSet(this, first, count, skippedBytes, size);
+  }
+
+  [Symbol.iterator]() {
+    return records(this, 0, this.length);
+  }
+
+  /**
+   * Every record's fields as typed arrays (built once, on first call): no object per
+   * record. See Columns.
+   */
+  columns() {
+    this._columns ??= buildColumns(this);
+    return this._columns;
+  }
+}
+
+function* records(t, first, count) {
+  const stride = t._stride;
+  for (let at = t._recOff + first * stride, end = at + count * stride; at < end; at += stride) yield new Record(t, at);
+}
+
+/**
+ * RecordSet: `length` records of a table starting at `first` — a partition's records
+ * field. Iterable (lazy Record objects), indexable with at(i), and columns() gives the
+ * same records as typed arrays (subarrays of the table's columns).
+ */
+export class RecordSet {
+  constructor(table, first, length, skippedBytes, size) {
+    this.table = table;
+    this.first = first;
+    this.length = length;
+    /** Bytes of a partial batch at the end of this records field, skipped. */
+    this.skippedBytes = skippedBytes;
+    /** The size in bytes of the records field on the wire (-1 when not known). */
+    this.size = size;
+  }
+
+  at(i) {
+    if (!Number.isInteger(i) || i < 0 || i >= this.length) throw new RangeError(`kwire: record ${i} of ${this.length}`);
+    return new Record(this.table, this.table._recOff + (this.first + i) * this.table._stride);
+  }
+
+  [Symbol.iterator]() {
+    return records(this.table, this.first, this.length);
+  }
+
+  /** The records as plain objects (decodeRecords' form), for callers that want arrays. */
+  toArray() {
+    return Array.from(this, (r) => r.toObject());
+  }
+
+  columns() {
+    const c = this.table.columns();
+    const a = this.first;
+    const b = a + this.length;
+    return {
+      length: this.length,
+      data: c.data,
+      offsets: c.offsets.subarray(a, b),
+      timestamps: c.timestamps.subarray(a, b),
+      keys: c.keys.subarray(2 * a, 2 * b),
+      values: c.values.subarray(2 * a, 2 * b),
+      headerIndex: c.headerIndex.subarray(2 * a, 2 * b),
+      headers: c.headers,
+    };
+  }
+
+  toJSON() {
+    return { firstRecord: this.first, recordCount: this.length, skippedBytes: this.skippedBytes, size: this.size };
+  }
+}
+
+/**
+ * Record: one entry of a record table, read on access. int64 fields are bigint; key,
+ * value and header values are Uint8Array views into the table's buffer (null when null).
+ */
+export class Record {
+  constructor(table, at) {
+    this._t = table;
+    this._at = at;
+  }
+
+  get offset() {
+    return this._t._dv.getBigInt64(this._at, true);
+  }
+
+  get timestamp() {
+    return this._t._dv.getBigInt64(this._at + 8, true);
+  }
+
+  get producerId() {
+    return this._t._dv.getBigInt64(this._at + 16, true);
+  }
+
+  get key() {
+    const dv = this._t._dv;
+    const n = dv.getInt32(this._at + 28, true);
+    if (n === -1) return null;
+    const o = dv.getInt32(this._at + 24, true);
+    return this._t.data.subarray(o, o + n);
+  }
+
+  get value() {
+    const dv = this._t._dv;
+    const n = dv.getInt32(this._at + 36, true);
+    if (n === -1) return null;
+    const o = dv.getInt32(this._at + 32, true);
+    return this._t.data.subarray(o, o + n);
+  }
+
+  /** [{key: string, value: Uint8Array | null}] in wire order (header keys as UTF-8 text). */
+  get headers() {
+    const t = this._t;
+    const dv = t._dv;
+    const first = dv.getInt32(this._at + 40, true);
+    const count = dv.getInt32(this._at + 44, true);
+    const out = new Array(count);
+    for (let j = 0; j < count; j++) {
+      const h = t._hOff + (first + j) * t._hstride;
+      const ko = dv.getInt32(h, true);
+      const vl = dv.getInt32(h + 12, true);
+      const vo = dv.getInt32(h + 8, true);
+      out[j] = { key: text(t.data, ko, dv.getInt32(h + 4, true)), value: vl === -1 ? null : t.data.subarray(vo, vo + vl) };
+    }
+    return out;
+  }
+
+  /** [{key: Uint8Array, value: Uint8Array | null}]: header keys as their exact bytes. */
+  get rawHeaders() {
+    const t = this._t;
+    const dv = t._dv;
+    const first = dv.getInt32(this._at + 40, true);
+    const count = dv.getInt32(this._at + 44, true);
+    const out = new Array(count);
+    for (let j = 0; j < count; j++) {
+      const h = t._hOff + (first + j) * t._hstride;
+      const ko = dv.getInt32(h, true);
+      const vl = dv.getInt32(h + 12, true);
+      const vo = dv.getInt32(h + 8, true);
+      out[j] = { key: t.data.subarray(ko, ko + dv.getInt32(h + 4, true)), value: vl === -1 ? null : t.data.subarray(vo, vo + vl) };
+    }
+    return out;
+  }
+
+  get sequence() {
+    return this._i(48);
+  }
+
+  get leaderEpoch() {
+    return this._i(52);
+  }
+
+  get producerEpoch() {
+    return this._i(56);
+  }
+
+  get magic() {
+    return this._i(60);
+  }
+
+  get compression() {
+    const c = this._i(64);
+    return COMPRESSIONS[c] ?? String(c);
+  }
+
+  get timestampType() {
+    return TIMESTAMP_TYPES[this._i(68) + 1] ?? 'NoTimestampType';
+  }
+
+  get transactional() {
+    return (this._i(72) & 1) !== 0;
+  }
+
+  get control() {
+    return (this._i(72) & 2) !== 0;
+  }
+
+  get controlType() {
+    return this._i(76);
+  }
+
+  get schemaSource() {
+    const s = this._i(80);
+    return SCHEMA_SOURCES[s] ?? String(s);
+  }
+
+  get schemaId() {
+    return this._i(84);
+  }
+
+  get schemaVersion() {
+    return this._i(88);
+  }
+
+  _i(off) {
+    return this._t._dv.getInt32(this._at + off, true);
+  }
+
+  /** Every field as a plain object (the form decodeRecords returns, views). */
+  toObject() {
+    return {
+      offset: this.offset, timestamp: this.timestamp, timestampType: this.timestampType, key: this.key, value: this.value,
+      headers: this.headers, producerId: this.producerId, producerEpoch: this.producerEpoch, sequence: this.sequence,
+      leaderEpoch: this.leaderEpoch, magic: this.magic, compression: this.compression, transactional: this.transactional,
+      control: this.control, controlType: this.controlType, schemaSource: this.schemaSource, schemaId: this.schemaId,
+      schemaVersion: this.schemaVersion,
+    };
+  }
+}
+
+/**
+ * buildColumns gathers the strided entries into dense typed arrays:
+ *   offsets, timestamps   BigInt64Array [n]
+ *   keys, values          Int32Array [2n]: (offset into data, length); length -1 = null
+ *   headerIndex           Int32Array [2n]: (first header, header count) of each record
+ *   headers               Int32Array [4h]: (key offset, key length, value offset, value length)
+ *   data                  Uint8Array: the table (every offset above indexes it)
+ */
+function buildColumns(t) {
+  const n = t.length;
+  const hn = t.headerCount;
+  const data = t.data;
+  const offsets = new BigInt64Array(n);
+  const timestamps = new BigInt64Array(n);
+  const keys = new Int32Array(2 * n);
+  const values = new Int32Array(2 * n);
+  const headerIndex = new Int32Array(2 * n);
+  let headers;
+  const aligned = data.byteOffset % 4 === 0 && t._recOff % 4 === 0 && t._stride % 4 === 0 && t._hOff % 4 === 0 && t._hstride % 4 === 0;
+  if (aligned) {
+    const i32 = new Int32Array(data.buffer, data.byteOffset, data.length >> 2);
+    const o32 = new Int32Array(offsets.buffer);
+    const t32 = new Int32Array(timestamps.buffer);
+    const s = t._stride >> 2;
+    for (let i = 0, e = t._recOff >> 2; i < n; i++, e += s) {
+      const i2 = 2 * i;
+      o32[i2] = i32[e];
+      o32[i2 + 1] = i32[e + 1];
+      t32[i2] = i32[e + 2];
+      t32[i2 + 1] = i32[e + 3];
+      keys[i2] = i32[e + 6];
+      keys[i2 + 1] = i32[e + 7];
+      values[i2] = i32[e + 8];
+      values[i2 + 1] = i32[e + 9];
+      headerIndex[i2] = i32[e + 10];
+      headerIndex[i2 + 1] = i32[e + 11];
+    }
+    if (t._hstride === 16) {
+      headers = i32.slice(t._hOff >> 2, (t._hOff >> 2) + 4 * hn);
+    } else {
+      headers = new Int32Array(4 * hn);
+      for (let j = 0, e = t._hOff >> 2, s2 = t._hstride >> 2; j < hn; j++, e += s2) {
+        headers[4 * j] = i32[e];
+        headers[4 * j + 1] = i32[e + 1];
+        headers[4 * j + 2] = i32[e + 2];
+        headers[4 * j + 3] = i32[e + 3];
+      }
+    }
+  } else {
+    const dv = t._dv;
+    for (let i = 0, at = t._recOff; i < n; i++, at += t._stride) {
+      offsets[i] = dv.getBigInt64(at, true);
+      timestamps[i] = dv.getBigInt64(at + 8, true);
+      for (let k = 0; k < 2; k++) {
+        keys[2 * i + k] = dv.getInt32(at + 24 + 4 * k, true);
+        values[2 * i + k] = dv.getInt32(at + 32 + 4 * k, true);
+        headerIndex[2 * i + k] = dv.getInt32(at + 40 + 4 * k, true);
+      }
+    }
+    headers = new Int32Array(4 * hn);
+    for (let j = 0, at = t._hOff; j < hn; j++, at += t._hstride) {
+      for (let k = 0; k < 4; k++) headers[4 * j + k] = dv.getInt32(at + 4 * k, true);
+    }
+  }
+  // Little-endian hosts only above: the table is little-endian, and so are typed arrays
+  // on every platform JavaScript runs on today; checked once here all the same.
+  if (n > 0 && offsets[0] !== t._dv.getBigInt64(t._recOff, true)) throw tableError('a big-endian host is not supported');
+  return Object.freeze({ length: n, data, offsets, timestamps, keys, values, headerIndex, headers });
+}
+
+// Header keys are short ASCII in practice: build them without a TextDecoder call.
+export function text(buf, off, len) {
+  if (len <= 32) {
+    let s = '';
+    for (let i = off, end = off + len; i < end; i++) {
+      const c = buf[i];
+      if (c >= 0x80) return utf8.decode(buf.subarray(off, off + len));
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return utf8.decode(buf.subarray(off, off + len));
+}
