@@ -1,0 +1,174 @@
+package session
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/kerr"
+)
+
+// BeginNegotiation starts version negotiation and returns the first ApiVersions request
+// frame to send: at Config.BootstrapVersion, or kwire's highest ApiVersions version. Next
+// applies the answers itself and marks them with Response.Negotiation; when the broker
+// does not know the version, the answer carries the retry frame (at the highest version
+// both sides know, read from the broker's table in that UNSUPPORTED_VERSION answer).
+func (s *Session) BeginNegotiation() ([]byte, error) {
+	if s.err != nil {
+		return nil, s.failedErr()
+	}
+	if s.negotiating {
+		return nil, fmt.Errorf("kwire session: negotiation already under way: %w", ErrNegotiation)
+	}
+	v := s.cfg.BootstrapVersion
+	if v <= 0 {
+		v = apiVersionsInfo().Request.MaxVersion
+	}
+	s.negotiating = true
+	s.tried = s.tried[:0]
+	return s.apiVersionsFrame(v)
+}
+
+func apiVersionsInfo() codec.APIInfo {
+	a, _ := codec.LookupAPI(apiKeyApiVersions)
+	return a
+}
+
+// apiVersionsFrame encodes an ApiVersions request labelled with version v; above kwire's
+// highest version the body is kwire's newest.
+func (s *Session) apiVersionsFrame(v int16) ([]byte, error) {
+	req := codec.NewApiVersionsRequest()
+	req.ClientSoftwareName = s.cfg.ClientSoftwareName
+	if req.ClientSoftwareName == "" {
+		req.ClientSoftwareName = "kwire"
+	}
+	req.ClientSoftwareVersion = s.cfg.ClientSoftwareVersion
+	if req.ClientSoftwareVersion == "" {
+		req.ClientSoftwareVersion = "0"
+	}
+	bv := min(v, apiVersionsInfo().Request.MaxVersion)
+	body, err := req.Encode(nil, bv)
+	if err != nil {
+		s.negotiating = false
+		return nil, fmt.Errorf("kwire session: ApiVersions v%d request: %w", bv, err)
+	}
+	s.tried = append(s.tried, v)
+	frame, _, err := s.appendRequest(nil, apiKeyApiVersions, v, body, true, true)
+	if err != nil {
+		s.negotiating = false
+		return nil, err
+	}
+	return frame, nil
+}
+
+// negotiationResponse applies the answer to a negotiation request.
+func (s *Session) negotiationResponse(r *Response) {
+	r.Negotiation = NegotiationDone
+	done := func(err error) {
+		s.negotiating = false
+		r.Err = err
+	}
+	resp := codec.NewApiVersionsResponse()
+	if err := resp.Decode(r.Body, r.BodyVersion); err != nil {
+		done(fmt.Errorf("kwire session: negotiation: ApiVersions v%d response: %w: %w", r.BodyVersion, ErrNegotiation, err))
+		return
+	}
+	switch code := kerr.Code(resp.ErrorCode); code {
+	case 0:
+		table := make(map[int16]VersionRange, len(resp.ApiKeys))
+		for _, k := range resp.ApiKeys {
+			table[k.ApiKey] = VersionRange{Min: k.MinVersion, Max: k.MaxVersion}
+		}
+		s.broker = table
+		s.negotiated = true
+		done(nil)
+	case kerr.UnsupportedVersion:
+		// The broker wrote its answer at v0 with (at least) its ApiVersions range.
+		next := int16(-1)
+		kw := apiVersionsInfo().Request
+		for _, k := range resp.ApiKeys {
+			if k.ApiKey == apiKeyApiVersions {
+				lo, hi := max(kw.MinVersion, k.MinVersion), min(kw.MaxVersion, k.MaxVersion)
+				if hi >= lo {
+					next = hi
+				}
+			}
+		}
+		if next < 0 && len(resp.ApiKeys) == 0 {
+			next = 0 // a broker that lists nothing still answers v0
+		}
+		if next < 0 || slices.Contains(s.tried, next) {
+			done(fmt.Errorf("kwire session: negotiation: the broker refused ApiVersions v%d (UNSUPPORTED_VERSION) and lists no other version to try (tried %v, broker table %v): %w",
+				r.Version, s.tried, tableString(resp.ApiKeys), ErrNegotiation))
+			return
+		}
+		frame, err := s.apiVersionsFrame(next)
+		if err != nil {
+			done(err)
+			return
+		}
+		r.Negotiation = NegotiationRetry
+		r.Retry = frame
+	default:
+		done(fmt.Errorf("kwire session: negotiation: ApiVersions v%d answered %v: %w", r.Version, code.Err(), ErrNegotiation))
+	}
+}
+
+func tableString(keys []codec.ApiVersionsResponseApiVersion) string {
+	s := "["
+	for i, k := range keys {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%d:%d-%d", k.ApiKey, k.MinVersion, k.MaxVersion)
+	}
+	return s + "]"
+}
+
+// Negotiated reports whether the broker's version table is known.
+func (s *Session) Negotiated() bool { return s.negotiated }
+
+// BrokerVersions returns a copy of the broker's version table (nil before negotiation).
+func (s *Session) BrokerVersions() map[int16]VersionRange {
+	if s.broker == nil {
+		return nil
+	}
+	out := make(map[int16]VersionRange, len(s.broker))
+	for k, v := range s.broker {
+		out[k] = v
+	}
+	return out
+}
+
+// SetBrokerVersions installs a broker version table learned elsewhere (for example by
+// another connection to the same broker), as if negotiation had read it.
+func (s *Session) SetBrokerVersions(table map[int16]VersionRange) {
+	s.broker = make(map[int16]VersionRange, len(table))
+	for k, v := range table {
+		s.broker[k] = v
+	}
+	s.negotiated = true
+}
+
+// VersionFor returns the version to send apiKey at: min(kwire's highest, the broker's
+// highest), provided it is at least both lowest versions. It fails before negotiation,
+// for an api the broker does not list, and for an api with no version in common.
+func (s *Session) VersionFor(apiKey int16) (int16, error) {
+	api, ok := codec.LookupAPI(apiKey)
+	if !ok {
+		return 0, fmt.Errorf("kwire session: api key %d: %w", apiKey, ErrUnknownAPI)
+	}
+	if !s.negotiated {
+		return 0, fmt.Errorf("kwire session: %s: %w", api.Name, ErrNotNegotiated)
+	}
+	b, ok := s.broker[apiKey]
+	if !ok {
+		return 0, fmt.Errorf("kwire session: %s (api key %d): the broker does not list it: %w", api.Name, apiKey, ErrNoCommonVersion)
+	}
+	lo, hi := max(api.Request.MinVersion, b.Min), min(api.Request.MaxVersion, b.Max)
+	if hi < lo {
+		return 0, fmt.Errorf("kwire session: %s (api key %d): kwire knows v%d-%d, the broker v%d-%d: %w",
+			api.Name, apiKey, api.Request.MinVersion, api.Request.MaxVersion, b.Min, b.Max, ErrNoCommonVersion)
+	}
+	return hi, nil
+}
