@@ -3,7 +3,6 @@ package session
 import (
 	"encoding/binary"
 	"testing"
-
 )
 
 // FuzzFeed feeds arbitrary bytes, in two chunks, to a session with requests pending on
