@@ -2,12 +2,18 @@
 // every Kafka message) are generated into messages.d.ts; this file types the API over them.
 
 import type {
+  FetchResponse,
+  FetchResponseFetchableTopicResponse,
+  FetchResponsePartitionData,
   MessageName,
   MessagesByName,
   RequestHeader,
   RequestsByKey,
   ResponseHeader,
   ResponsesByKey,
+  ProduceRequest,
+  ProduceRequestTopicProduceData,
+  ProduceRequestPartitionProduceData,
 } from './messages.js';
 
 export type * from './messages.js';
@@ -232,6 +238,170 @@ export interface CatalogueInfo {
  */
 export type MessageInput<N extends MessageName> = MessagesByName[N];
 
+// ---- record tables: lazy records and columns ---------------------------------------
+
+/** One record of a record table, read on access. */
+export declare class Record {
+  private constructor();
+  readonly offset: bigint;
+  readonly timestamp: bigint;
+  readonly producerId: bigint;
+  /** A view into the table's buffer; null when the key is null (empty is an empty array). */
+  readonly key: Uint8Array | null;
+  readonly value: Uint8Array | null;
+  /** In wire order, duplicates kept; keys as UTF-8 text (invalid bytes become U+FFFD). */
+  readonly headers: { key: string; value: Uint8Array | null }[];
+  /** The headers with their keys as the exact bytes of the batch. */
+  readonly rawHeaders: { key: Uint8Array; value: Uint8Array | null }[];
+  readonly timestampType: TimestampType;
+  readonly producerEpoch: number;
+  readonly sequence: number;
+  readonly leaderEpoch: number;
+  readonly magic: number;
+  readonly compression: CompressionName;
+  readonly transactional: boolean;
+  readonly control: boolean;
+  readonly controlType: number;
+  readonly schemaSource: SchemaSource;
+  readonly schemaId: number;
+  readonly schemaVersion: number;
+  /** Every field as a plain object (decodeRecords' form, views). */
+  toObject(): DecodedRecord<bigint>;
+}
+
+/**
+ * Records as typed arrays, no object per record. Record i: offsets[i], timestamps[i];
+ * its key is data.subarray(keys[2i], keys[2i] + keys[2i+1]) (null when keys[2i+1] is
+ * -1), its value likewise with values; its headers are entries headerIndex[2i] ..
+ * headerIndex[2i] + headerIndex[2i+1] - 1 of headers, four int32 each (key offset, key
+ * length, value offset, value length; value length -1 = null). int64 values are exact.
+ */
+export interface Columns {
+  readonly length: number;
+  /** The table's bytes: every offset in keys, values and headers indexes it. */
+  readonly data: Uint8Array;
+  readonly offsets: BigInt64Array;
+  readonly timestamps: BigInt64Array;
+  readonly keys: Int32Array;
+  readonly values: Int32Array;
+  readonly headerIndex: Int32Array;
+  readonly headers: Int32Array;
+}
+
+/** A run of records of one table: a partition's records field. */
+export declare class RecordSet implements Iterable<Record> {
+  private constructor();
+  readonly table: RecordTable;
+  /** Index of its first record in the table. */
+  readonly first: number;
+  readonly length: number;
+  /** Bytes of a partial batch at the end of the records field, skipped as Kafka's readers do. */
+  readonly skippedBytes: number;
+  /** The records field's size on the wire in bytes (-1 when not known). */
+  readonly size: number;
+  at(i: number): Record;
+  [Symbol.iterator](): Iterator<Record>;
+  /** Typed arrays over these records (subarrays of the table's columns; data and headers are the table's). */
+  columns(): Columns;
+  /** The records as plain objects. */
+  toArray(): DecodedRecord<bigint>[];
+  toJSON(): { firstRecord: number; recordCount: number; skippedBytes: number; size: number };
+}
+
+/** One record table (capi/kwire.h's layout), in a buffer of its own. */
+export declare class RecordTable implements Iterable<Record> {
+  /** Reads (and checks) a record table's bytes. */
+  constructor(bytes: Uint8Array);
+  readonly data: Uint8Array;
+  readonly layout: number;
+  readonly length: number;
+  readonly headerCount: number;
+  readonly skippedBytes: number;
+  /** The frame JSON of a layout-2 table (null for layout 1). */
+  jsonText(): string | null;
+  at(i: number): Record;
+  slice(first?: number, count?: number, skippedBytes?: number, size?: number): RecordSet;
+  [Symbol.iterator](): Iterator<Record>;
+  /** Every record's fields as typed arrays (built on the first call, then cached). */
+  columns(): Columns;
+}
+
+/** Writes a record table on the host side: the records input of encodeProduce's table path. */
+export declare class RecordTableBuilder {
+  constructor();
+  readonly length: number;
+  /** Adds a record and returns its index. */
+  add(record: RecordInput | Record): number;
+  /** Adds every record and returns the index of the first. */
+  addAll(records: Iterable<RecordInput | Record>): number;
+  /** The table's bytes (layout 1). */
+  build(): Uint8Array;
+}
+
+export interface DecodeFrameRecordsOptions {
+  /** Do not verify batch checksums. */
+  skipCrc?: boolean;
+  /** Cap on what one compressed batch may decompress to, in bytes (0: 100 MiB). */
+  maxDecompressed?: number;
+  /** Use the per-partition path even when the module has the frame-records calls. */
+  fallback?: boolean;
+}
+
+/** Replaces the records field of a partition type by a RecordSet. */
+type WithRecordSet<P> = Omit<P, 'records'> & { records?: RecordSet | null };
+
+export interface PartitionRecords {
+  /** The topic name, or its topic id (base64) from the versions that carry ids. */
+  topic: string;
+  partition: number;
+  records: RecordSet;
+}
+
+/** decodeFetch's result: decodeResponse's frame with RecordSets for records. */
+export interface FetchFrame {
+  apiKey: 1;
+  apiVersion: number;
+  headerVersion: number;
+  header: ResponseHeader;
+  body: Omit<FetchResponse, 'responses'> & {
+    responses?: (Omit<FetchResponseFetchableTopicResponse, 'partitions'> & { partitions?: WithRecordSet<FetchResponsePartitionData>[] })[];
+  };
+  /** Every partition with a non-null records field, in frame order. */
+  partitions: PartitionRecords[];
+}
+
+/** decodeProduce's result: decodeRequest's frame with RecordSets for records. */
+export interface ProduceFrame {
+  apiKey: 0;
+  apiVersion: number;
+  headerVersion: number;
+  header: RequestHeader;
+  body: Omit<ProduceRequest, 'topicData'> & {
+    topicData?: (Omit<ProduceRequestTopicProduceData, 'partitionData'> & { partitionData?: WithRecordSet<ProduceRequestPartitionProduceData>[] })[];
+  };
+  partitions: PartitionRecords[];
+}
+
+/** A batch encodeProduce builds: its records and encodeRecords' options. */
+export interface BatchInput extends EncodeRecordsOptions {
+  records: (RecordInput | Record)[] | RecordSet;
+}
+
+/** encodeProduce's input: a records field is null, bytes or base64, a RecordSet, or a batch to build. */
+export interface ProduceFrameInput {
+  header: RequestHeader;
+  body: Omit<ProduceRequest, 'topicData'> & {
+    topicData?: (Omit<ProduceRequestTopicProduceData, 'partitionData'> & {
+      partitionData?: (Omit<ProduceRequestPartitionProduceData, 'records'> & { records?: string | BytesLike | RecordSet | BatchInput | null })[];
+    })[];
+  };
+}
+
+export interface EncodeProduceOptions {
+  /** Build each batch with encodeRecords even when the module has kw_encode_request_frame_records. */
+  fallback?: boolean;
+}
+
 /** One instance of kwire.wasm (its own memory). Not reentrant; calls are synchronous. */
 export declare class Kwire {
   private constructor();
@@ -257,6 +427,13 @@ export declare class Kwire {
   decodeRecords(records: BytesLike | string | null | undefined, options: DecodeRecordsOptions & { int64: 'string' }): DecodedRecords<string>;
   decodeRecordsJSON(records: BytesLike | string | null | undefined, options?: Omit<DecodeRecordsOptions, 'copy' | 'int64'>): DecodedRecordsJSON;
   encodeRecords(records: RecordInput[], options?: EncodeRecordsOptions): Uint8Array;
+
+  decodeRecordTable(records: BytesLike | string | null | undefined, options?: Omit<DecodeRecordsOptions, 'copy' | 'int64'>): RecordTable;
+  /** Whether the module exports the frame-records calls (else decodeFetch & co. go per partition). */
+  hasFrameRecords(): boolean;
+  decodeFetch(frame: BytesLike, apiVersion: number, options?: DecodeFrameRecordsOptions): FetchFrame;
+  decodeProduce(frame: BytesLike, options?: DecodeFrameRecordsOptions): ProduceFrame;
+  encodeProduce(frame: ProduceFrameInput, options?: EncodeProduceOptions): Uint8Array;
 }
 
 /** Compiles kwire.wasm: next to this file by default, or from the given source. */
@@ -282,6 +459,10 @@ export declare function decodeRecords(records: BytesLike | string | null | undef
 export declare function decodeRecords(records: BytesLike | string | null | undefined, options: DecodeRecordsOptions & { int64: 'string' }): DecodedRecords<string>;
 export declare function decodeRecordsJSON(records: BytesLike | string | null | undefined, options?: Omit<DecodeRecordsOptions, 'copy' | 'int64'>): DecodedRecordsJSON;
 export declare function encodeRecords(records: RecordInput[], options?: EncodeRecordsOptions): Uint8Array;
+export declare function decodeRecordTable(records: BytesLike | string | null | undefined, options?: Omit<DecodeRecordsOptions, 'copy' | 'int64'>): RecordTable;
+export declare function decodeFetch(frame: BytesLike, apiVersion: number, options?: DecodeFrameRecordsOptions): FetchFrame;
+export declare function decodeProduce(frame: BytesLike, options?: DecodeFrameRecordsOptions): ProduceFrame;
+export declare function encodeProduce(frame: ProduceFrameInput, options?: EncodeProduceOptions): Uint8Array;
 export declare function apis(): readonly ApiInfo[];
 export declare function catalogue(): Readonly<CatalogueInfo>;
 export declare function headerVersions(apiKey: number, apiVersion: number): { request: number; response: number };

@@ -144,10 +144,13 @@ test('decodeFetch keeps the frame and its errors', () => {
   const frame = kw.encodeRequest({ header: { requestApiKey: 3, requestApiVersion: 12, correlationId: 1, clientId: 'x' }, body: { topics: [] } });
   assert.throws(() => kw.decodeProduce(frame), /api key 3/);
   // a records field that is not a record batch fails like decodeRecords
-  const garbage = toBase64(new Uint8Array([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0, 0, 0, 9]));
+  const corrupt = kw.encodeRecords([{ key: 'k', value: 'value' }]);
+  corrupt[corrupt.length - 3] ^= 0xff; // a byte of the value: the batch's CRC no longer matches
+  const garbage = toBase64(corrupt);
   const resp = kw.encodeResponse({ header: { correlationId: 1 }, body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0,
     responses: [{ topic: 't', partitions: [{ partitionIndex: 0, errorCode: 0, highWatermark: '0', lastStableOffset: '0', logStartOffset: '0',
       abortedTransactions: [], preferredReadReplica: -1, records: garbage }] }] } }, 1, 12);
   assert.equal(checkDecoded(kw, resp, 1, 12), '');
+  for (const fallback of [false, true]) assert.throws(() => kw.decodeFetch(resp, 12, { fallback }), KwireDecodeError);
   assert.equal(checkSet(kw.decodeRecordTable(new Uint8Array(0)).slice(), [], 0), '');
 });

@@ -9,6 +9,8 @@ wasmtime. Every operation of the ABI (capi/kwire.h) is here, as a method of ``Kw
 - message bodies by name and version: ``decode_message``, ``encode_message``;
 - records: ``decode_records`` (the record table fast path), ``decode_records_dict``,
   ``encode_records``;
+- whole Fetch responses and Produce requests with their records in one record table
+  (lazy records, columns): ``decode_fetch``, ``decode_produce``, ``encode_produce``;
 - ``api_catalogue``, ``api``, ``header_versions``, ``abi_version``.
 
 Messages are dicts in kwire's JSON form, typed by the TypedDicts of ``kwire.messages``:
@@ -35,13 +37,16 @@ from ._errors import (
     UnsupportedError,
     VersionError,
 )
-from ._records import COMPRESSIONS, Record, RecordTable
+from ._records import COMPRESSIONS, Columns, Record, RecordSet, RecordTable, RecordTableBuilder
 from ._runtime import cache_dir, wasm_path
 from ._types import (
     Catalogue,
     CatalogueApi,
     CatalogueMessage,
+    FetchFrame,
+    PartitionRecords,
     PeekedHeader,
+    ProduceFrame,
     RecordJSON,
     RecordsJSON,
     RequestFrame,
@@ -126,6 +131,22 @@ def decode_records_dict(data: BytesLike, *, verify_crc: bool = True, max_decompr
     return default().decode_records_dict(data, verify_crc=verify_crc, max_decompressed=max_decompressed)
 
 
+def decode_fetch(frame: BytesLike, api_version: int, *, verify_crc: bool = True, max_decompressed: int = 0) -> FetchFrame:
+    """Decodes a whole Fetch response frame, records as RecordSets (see Kwire.decode_fetch)."""
+    return default().decode_fetch(frame, api_version, verify_crc=verify_crc, max_decompressed=max_decompressed)
+
+
+def decode_produce(frame: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> ProduceFrame:
+    """Decodes a whole Produce request frame, records as RecordSets (see Kwire.decode_produce)."""
+    return default().decode_produce(frame, verify_crc=verify_crc, max_decompressed=max_decompressed)
+
+
+def encode_produce(frame: Mapping[str, Any]) -> bytes:
+    """Encodes a Produce request frame whose records fields may be batches to build (see
+    Kwire.encode_produce)."""
+    return default().encode_produce(frame)
+
+
 def encode_records(
     records: Iterable[Any],
     *,
@@ -166,6 +187,12 @@ __all__ = [
     "Catalogue",
     "CatalogueApi",
     "CatalogueMessage",
+    "Columns",
+    "FetchFrame",
+    "PartitionRecords",
+    "ProduceFrame",
+    "RecordSet",
+    "RecordTableBuilder",
     "DecodeError",
     "EncodeError",
     "InternalError",
@@ -189,7 +216,9 @@ __all__ = [
     "api",
     "api_catalogue",
     "cache_dir",
+    "decode_fetch",
     "decode_message",
+    "decode_produce",
     "decode_records",
     "decode_records_dict",
     "decode_request_frame",
@@ -197,6 +226,7 @@ __all__ = [
     "default",
     "dumps",
     "encode_message",
+    "encode_produce",
     "encode_records",
     "encode_request_frame",
     "encode_response_frame",

@@ -10,6 +10,7 @@ from typing import (
     Any,
     Dict,
     Iterable,
+    List,
     Mapping,
     Optional,
     Tuple,
@@ -21,10 +22,10 @@ from typing import (
 )
 
 from . import _records
-from ._errors import ERR_UNKNOWN_API, error_for
-from ._records import RecordTable
+from ._errors import ERR_ARG, ERR_INTERNAL, ERR_UNKNOWN_API, error_for
+from ._records import RecordSet, RecordTable, RecordTableBuilder
 from ._runtime import Instance, check_int32
-from ._types import Catalogue, CatalogueApi, PeekedHeader, RecordsJSON, RequestFrame, ResponseFrame
+from ._types import Catalogue, CatalogueApi, FetchFrame, PartitionRecords, PeekedHeader, ProduceFrame, RecordsJSON, RequestFrame, ResponseFrame
 
 BytesLike = Union[bytes, bytearray, memoryview]
 """Any contiguous bytes: bytes, bytearray or memoryview (read, never kept)."""
@@ -34,6 +35,8 @@ T = TypeVar("T")
 
 RECORDS_SKIP_CRC = 1
 """kw_records_decode_* flag: do not verify batch checksums."""
+
+_FRAME_RECORDS = ("kw_decode_request_frame_records", "kw_decode_response_frame_records", "kw_encode_request_frame_records")
 
 
 def _json_default(o: Any) -> Any:
@@ -297,6 +300,132 @@ class Kwire:
         """kw_records_encode from its JSON input (see kwire.h)."""
         code = check_int32("compression", _records.compression_code(compression))
         return self._one_in("kw_records_encode", _text(json_text), code)
+
+    # ---- whole Fetch responses and Produce requests ----------------------------------------
+
+    def has_frame_records(self) -> bool:
+        """Whether the loaded module exports the frame-records calls
+        (kw_decode_request_frame_records, kw_decode_response_frame_records,
+        kw_encode_request_frame_records). Without them decode_fetch, decode_produce and
+        encode_produce go partition by partition through the older calls."""
+        return all(f in self._inst.optional for f in _FRAME_RECORDS)
+
+    def decode_fetch(
+        self, frame: BytesLike, api_version: int, *, verify_crc: bool = True, max_decompressed: int = 0, fallback: bool = False
+    ) -> FetchFrame:
+        """Decodes a whole Fetch response frame answering a Fetch request of api_version.
+        The result is decode_response_frame's, except that each non-null records field is
+        a RecordSet (records decoded once into one record table, never through base64 when
+        the module has the frame-records calls), and ``partitions`` lists
+        (topic, partition, records) for each of them. ``fallback=True`` takes the
+        per-partition path even when the module has the frame-records calls."""
+        return cast(FetchFrame, self._decode_frame_records(frame, 1, api_version, verify_crc, max_decompressed, fallback))
+
+    def decode_produce(
+        self, frame: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0, fallback: bool = False
+    ) -> ProduceFrame:
+        """Decodes a whole Produce request frame; records as in decode_fetch."""
+        return cast(ProduceFrame, self._decode_frame_records(frame, 0, -1, verify_crc, max_decompressed, fallback))
+
+    def _decode_frame_records(
+        self, frame: BytesLike, api_key: int, api_version: int, verify_crc: bool, max_decompressed: int, fallback: bool
+    ) -> Dict[str, Any]:
+        check_int32("api_version", api_version)
+        check_int32("max_decompressed", max_decompressed)
+        flags = 0 if verify_crc else RECORDS_SKIP_CRC
+        table: Optional[RecordTable] = None
+        if not fallback and self.has_frame_records():
+            if api_key == 0:
+                raw = self._one_in("kw_decode_request_frame_records", frame, flags, max_decompressed)
+            else:
+                raw = self._one_in("kw_decode_response_frame_records", frame, api_key, api_version, flags, max_decompressed)
+            table = RecordTable(raw)
+            text = table.json_text()
+            if text is None:
+                raise error_for(ERR_INTERNAL, f"kwire: the frame-records call returned a layout {table.layout} table (no frame JSON)")
+            f: Dict[str, Any] = loads(text)
+        elif api_key == 0:
+            f = dict(self.decode_request_frame(frame))
+        else:
+            f = dict(self.decode_response_frame(frame, api_key, api_version))
+        if f.get("apiKey") != api_key:
+            what = "decode_produce" if api_key == 0 else "decode_fetch"
+            raise TypeError(f"kwire: {what} got a frame of api key {f.get('apiKey')}")
+        topics_key, parts_key, index_key, name_key = (
+            ("topicData", "partitionData", "index", "name") if api_key == 0 else ("responses", "partitions", "partitionIndex", "topic")
+        )
+        partitions: List[PartitionRecords] = []
+        for t in f["body"].get(topics_key) or []:
+            topic = t.get("topicId", t.get(name_key))
+            for p in t.get(parts_key) or []:
+                r = p.get("records")
+                if r is None:
+                    continue
+                if table is not None:
+                    rs = table.slice(r["firstRecord"], r["recordCount"], r["skippedBytes"], r["size"])
+                else:
+                    data = base64.b64decode(r)
+                    t1 = self.decode_records(data, verify_crc=verify_crc, max_decompressed=max_decompressed)
+                    rs = t1.slice(0, len(t1), t1.skipped_bytes, len(data))
+                p["records"] = rs
+                partitions.append(PartitionRecords(topic, p[index_key], rs))
+        f["partitions"] = partitions
+        return f
+
+    def encode_produce(self, frame: Mapping[str, Any], *, fallback: bool = False) -> bytes:
+        """Encodes a Produce request frame ({"header", "body"}) in which each partition's
+        records field may be None, bytes-like or base64 text (the field as it goes on the
+        wire), a RecordSet (its records written as one new batch), or a batch to build: a
+        mapping with "records" (a list of records as encode_records takes them, or a
+        RecordSet) and optionally "compression" ("none", "gzip", "snappy", "lz4", "zstd")
+        and kw_records_encode's batch keys in their JSON names (magic, baseOffset,
+        producerId, producerEpoch, baseSequence, transactional, partitionLeaderEpoch,
+        timestampType, logAppendTime, level). With the frame-records calls every batch's
+        records go to the module in one record table; without them each batch is built
+        with kw_records_encode first."""
+        fast = not fallback and self.has_frame_records()
+        builder = RecordTableBuilder() if fast else None
+        body = dict(frame.get("body") or {})
+        topics = []
+        for t in body.get("topicData") or []:
+            t = dict(t)
+            parts = []
+            for p in t.get("partitionData") or []:
+                p = dict(p)
+                r = p.get("records")
+                if r is None or isinstance(r, (str, bytes, bytearray, memoryview)):
+                    parts.append(p)
+                    continue
+                spec: Mapping[str, Any] = {"records": r} if isinstance(r, RecordSet) else r
+                if not isinstance(spec, Mapping) or "records" not in spec:
+                    raise TypeError("kwire: a records field must be None, bytes, base64 text, a RecordSet or a mapping with 'records'")
+                batch = {k: v for k, v in spec.items() if k not in ("records", "compression")}
+                compression = spec.get("compression", "none")
+                code = _records.compression_code(compression)
+                if not 0 <= code < len(_records.COMPRESSIONS):
+                    raise error_for(ERR_ARG, f"kwire: unknown compression {compression!r}", {"category": "arg"})
+                if builder is None:
+                    recs = [_records.record_json(x, i) for i, x in enumerate(spec["records"])]
+                    p["records"] = self.encode_records_json(dumps({**batch, "records": recs}), code)
+                else:
+                    first = builder.add_all(spec["records"])
+                    p["records"] = {"firstRecord": first, "recordCount": len(builder) - first,
+                                    "compression": _records.COMPRESSIONS[code], **batch}
+                parts.append(p)
+            t["partitionData"] = parts
+            topics.append(t)
+        body["topicData"] = topics
+        f = {k: v for k, v in frame.items() if k != "partitions"}
+        f["body"] = body
+        if builder is None:
+            return self.encode_request_frame(f)
+        table = builder.build()
+        with self._lock:
+            jp, jn, tp, tn = self._inst.put(dumps(f), table)
+            try:
+                return self._inst.call_out("kw_encode_request_frame_records", jp, jn, tp, tn)
+            finally:
+                self._inst.release_input()
 
     # ---- plumbing ------------------------------------------------------------------------
 

@@ -3,7 +3,9 @@ of kw_records_encode built from Python values."""
 
 import base64
 import struct
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, overload
+import sys
+from array import array
+from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
 
 from ._errors import ERR_ARG, ERR_INTERNAL, error_for
 
@@ -151,6 +153,8 @@ class RecordTable(Sequence[Record]):
         "_hoff",
         "_hdrs",
         "_raw",
+        "layout",
+        "_json",
     )
 
     def __init__(self, table: bytes) -> None:
@@ -160,19 +164,31 @@ class RecordTable(Sequence[Record]):
         magic, layout, count, stride, recs, hcount, hstride, hoff, skipped, total = _TABLE_HEADER.unpack_from(table)
         if magic != b"KWRT" or layout < 1:
             raise _bad(f"magic {magic!r} layout {layout}")
+        head = _TABLE_HEADER.size
+        self._json: Optional[Tuple[int, int]] = None
+        if layout >= 2:
+            # layout 2 (the frame calls): + json_offset, json_length; the header is 48 bytes
+            head = _TABLE_HEADER.size + 8
+            if n < head:
+                raise _bad(f"a layout {layout} table of {n} bytes")
+            jo, jl = _FH_HC.unpack_from(table, _TABLE_HEADER.size)
+            if jo < head or jl < 0 or jo > n - jl:
+                raise _bad(f"frame JSON ({jo}, {jl}) outside the table")
+            self._json = (jo, jl)
         if (
             total != n
             or stride < _RECORD_SIZE
             or hstride < _HEADER.size
             or count < 0
             or hcount < 0
-            or recs < _TABLE_HEADER.size
+            or recs < head
             or recs + count * stride > n
-            or hoff < 0
+            or hoff < head
             or hoff + hcount * hstride > n
         ):
             raise _bad("inconsistent geometry")
         self.table = table
+        self.layout: int = layout
         self.skipped_bytes: int = skipped
         self._view = memoryview(table)
         self._count: int = count
@@ -270,6 +286,31 @@ class RecordTable(Sequence[Record]):
             at += stride
             yield r
 
+    def json_text(self) -> Optional[bytes]:
+        """The frame JSON a layout-2 table (decode_fetch, decode_produce) carries, else None."""
+        if self._json is None:
+            return None
+        jo, jl = self._json
+        return self.table[jo : jo + jl]
+
+    def slice(self, first: int = 0, count: Optional[int] = None, skipped_bytes: int = 0, size: int = -1) -> "RecordSet":
+        """Records first .. first+count-1 as a RecordSet (a partition's records field)."""
+        if count is None:
+            count = self._count - first
+        if first < 0 or count < 0 or first > self._count - count:
+            raise _bad(f"records {first}+{count} of {self._count}")
+        return RecordSet(self, first, count, skipped_bytes, size)
+
+    def columns(self) -> "Columns":
+        """Every record's fields as arrays (see Columns): no object per record."""
+        return Columns(self, 0, self._count)
+
+    def _heads_of(self, first: int, count: int) -> Iterator[Tuple[int, ...]]:
+        a = self._recs + first * self._stride
+        if self._stride == _RECORD_SIZE:
+            return _HEAD_STRIDE.iter_unpack(self._view[a : a + count * self._stride])
+        return (_HEAD.unpack_from(self.table, a + j * self._stride) for j in range(count))
+
     def __repr__(self) -> str:
         return f"<RecordTable {self._count} records, {len(self.table)} bytes, skipped {self.skipped_bytes}>"
 
@@ -314,6 +355,28 @@ def _field(r: Any, name: str, default: Any = None) -> Any:
     return getattr(r, name, default)
 
 
+def record_json(r: Any, i: int) -> Dict[str, Any]:
+    """One record of kw_records_encode's JSON input."""
+    rec: Dict[str, Any] = {
+        "key": _b64(_field(r, "key"), f"records[{i}].key"),
+        "value": _b64(_field(r, "value"), f"records[{i}].value"),
+    }
+    ts = _field(r, "timestamp")
+    if ts is not None:
+        rec["timestamp"] = int(ts)
+    hs = _field(r, "headers")
+    if hs:
+        hl = []
+        for h in hs:
+            if isinstance(h, Mapping):
+                k, v = h.get("key"), h.get("value")
+            else:
+                k, v = h
+            hl.append({"key": _header_key(k), "value": _b64(v, f"records[{i}] header value")})
+        rec["headers"] = hl
+    return rec
+
+
 def batch_json(
     records: Iterable[Any],
     *,
@@ -330,26 +393,7 @@ def batch_json(
 ) -> Dict[str, Any]:
     """The JSON input of kw_records_encode. int64 values go as JSON numbers (exact: the
     module reads integral numbers as well as decimal strings)."""
-    out: List[Dict[str, Any]] = []
-    for i, r in enumerate(records):
-        rec: Dict[str, Any] = {
-            "key": _b64(_field(r, "key"), f"records[{i}].key"),
-            "value": _b64(_field(r, "value"), f"records[{i}].value"),
-        }
-        ts = _field(r, "timestamp")
-        if ts is not None:
-            rec["timestamp"] = int(ts)
-        hs = _field(r, "headers")
-        if hs:
-            hl = []
-            for h in hs:
-                if isinstance(h, Mapping):
-                    k, v = h.get("key"), h.get("value")
-                else:
-                    k, v = h
-                hl.append({"key": _header_key(k), "value": _b64(v, f"records[{i}] header value")})
-            rec["headers"] = hl
-        out.append(rec)
+    out = [record_json(r, i) for i, r in enumerate(records)]
     return {
         "magic": magic,
         "baseOffset": base_offset,
@@ -363,3 +407,269 @@ def batch_json(
         "level": level,
         "records": out,
     }
+
+
+class RecordSet(Sequence[Record]):
+    """A run of records of one RecordTable: a partition's records field as decode_fetch
+    and decode_produce return it. A sequence of Record (made when iterated or indexed),
+    with ``columns()`` for access without an object per record.
+
+    ``skipped_bytes`` is the size of a partial batch at the end of the records field
+    (skipped, as Kafka's readers do); ``size`` the field's size on the wire (-1 when not
+    known)."""
+
+    __slots__ = ("table", "first", "skipped_bytes", "size", "_count")
+
+    def __init__(self, table: RecordTable, first: int, count: int, skipped_bytes: int, size: int) -> None:
+        self.table = table
+        self.first = first
+        self._count = count
+        self.skipped_bytes = skipped_bytes
+        self.size = size
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, i: int) -> Record: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> List[Record]: ...
+
+    def __getitem__(self, i: Union[int, slice]) -> Union[Record, List[Record]]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._count))]
+        j: int = i + self._count if i < 0 else i
+        if not 0 <= j < self._count:
+            raise IndexError("record index out of range")
+        return self.table[self.first + j]
+
+    def __iter__(self) -> Iterator[Record]:
+        t = self.table
+        return t._records(t._heads_of(self.first, self._count), t._recs + self.first * t._stride)
+
+    def columns(self) -> "Columns":
+        """These records' fields as arrays (see Columns)."""
+        return Columns(self.table, self.first, self._count)
+
+    def __repr__(self) -> str:
+        return f"<RecordSet {self._count} records from {self.first}, skipped {self.skipped_bytes}>"
+
+
+class Columns:
+    """Records as arrays, one entry per record, no object per record:
+
+    - ``offsets``, ``timestamps``: ``memoryview`` of format ``q`` (int64, exact);
+    - ``keys``, ``values``: ``memoryview`` of format ``i``, two entries per record: the
+      offset into ``data`` and the length (-1: null), so record i's value is
+      ``data[values[2*i] : values[2*i] + values[2*i+1]]``;
+    - ``header_index``: format ``i``, (first header, header count) per record;
+    - ``headers``: format ``i``, four entries per header: key offset, key length, value
+      offset, value length (-1: null) — the table's header entries, by table index;
+    - ``data``: a read-only ``memoryview`` of the table (every offset above indexes it).
+
+    The arrays are gathered from the table's entries with C-level copies when first read.
+    ``numpy()`` gives the same as numpy arrays that are views of the table (no copy), when
+    numpy is installed (it is optional).
+    """
+
+    __slots__ = ("table", "first", "length", "_q", "_got")
+
+    def __init__(self, table: RecordTable, first: int, count: int) -> None:
+        self.table = table
+        self.first = first
+        self.length = count
+        self._q: Optional[memoryview] = None
+        self._got: Dict[int, memoryview] = {}
+
+    def _field(self, word: int, fmt: 'Literal["q", "i"]') -> memoryview:
+        """Entry word `word` (8-byte unit) of every record, as a dense memoryview of fmt."""
+        got = self._got.get(word)
+        if got is None:
+            got = self._gather(word, fmt)
+            self._got[word] = got
+        return got
+
+    def _gather(self, word: int, fmt: 'Literal["q", "i"]') -> memoryview:
+        t = self.table
+        st = t._stride
+        a = t._recs + self.first * st
+        if st % 8 == 0 and _LITTLE:
+            q = self._q
+            if q is None:
+                q = t._view[a : a + self.length * st].cast("q")
+                self._q = q
+            return memoryview(q[word :: st // 8].tobytes()).cast(fmt)
+        raw = b"".join(t.table[a + j * st + 8 * word : a + j * st + 8 * word + 8] for j in range(self.length))
+        return _native(raw, fmt)
+
+    @property
+    def offsets(self) -> memoryview:
+        return self._field(0, "q")
+
+    @property
+    def timestamps(self) -> memoryview:
+        return self._field(1, "q")
+
+    @property
+    def producer_ids(self) -> memoryview:
+        return self._field(2, "q")
+
+    @property
+    def keys(self) -> memoryview:
+        return self._field(3, "i")
+
+    @property
+    def values(self) -> memoryview:
+        return self._field(4, "i")
+
+    @property
+    def header_index(self) -> memoryview:
+        return self._field(5, "i")
+
+    @property
+    def headers(self) -> memoryview:
+        t = self.table
+        if t._hstride == _HEADER.size and _LITTLE:
+            return t._view[t._hoff : t._hoff + t._hcount * _HEADER.size].cast("i")
+        return _native(b"".join(t.table[t._hoff + j * t._hstride : t._hoff + j * t._hstride + 16] for j in range(t._hcount)), "i")
+
+    @property
+    def data(self) -> memoryview:
+        return self.table._view
+
+    def numpy(self) -> Dict[str, Any]:
+        """The columns as numpy arrays that are views of the table (zero copy): offsets,
+        timestamps, producer_ids (int64, shape (n,)), keys, values, header_index (int32,
+        shape (n, 2)), headers (int32, shape (h, 4)) and data (uint8). ImportError when
+        numpy is not installed."""
+        import numpy as np
+
+        t = self.table
+        st = t._stride
+        a = t._recs + self.first * st
+        n = self.length
+
+        def view(dtype: str, off: int, shape: Tuple[int, ...], strides: Tuple[int, ...]) -> Any:
+            if shape[0] == 0:
+                return np.zeros(shape, dtype=dtype)
+            arr = np.ndarray(shape=shape, dtype=dtype, buffer=t.table, offset=off, strides=strides)
+            arr.flags.writeable = False
+            return arr
+
+        return {
+            "offsets": view("<i8", a, (n,), (st,)),
+            "timestamps": view("<i8", a + 8, (n,), (st,)),
+            "producer_ids": view("<i8", a + 16, (n,), (st,)),
+            "keys": view("<i4", a + 24, (n, 2), (st, 4)),
+            "values": view("<i4", a + 32, (n, 2), (st, 4)),
+            "header_index": view("<i4", a + 40, (n, 2), (st, 4)),
+            "headers": view("<i4", t._hoff, (t._hcount, 4), (t._hstride, 4)),
+            "data": np.frombuffer(t.table, dtype=np.uint8),
+        }
+
+
+_LITTLE = sys.byteorder == "little"
+
+
+def _native(raw: bytes, fmt: 'Literal["q", "i"]') -> memoryview:
+    """Little-endian integers as a memoryview of native ones (swapped on big-endian hosts)."""
+    a = array(fmt, raw)
+    if not _LITTLE:
+        a.byteswap()
+    return memoryview(a)
+
+
+class RecordTableBuilder:
+    """Writes a record table (layout 1) on the host side: the records input of the
+    frame-records encode call. ``add`` takes a mapping or object with ``key``, ``value``
+    (bytes-like, str as UTF-8, or None), ``timestamp`` (int, default -1) and ``headers``
+    (pairs or {"key", "value"} mappings; a decoded Record works, its header keys as their
+    exact bytes)."""
+
+    def __init__(self) -> None:
+        self._recs: List[Tuple[int, Optional[bytes], Optional[bytes], int, int]] = []
+        self._hdrs: List[Tuple[bytes, Optional[bytes]]] = []
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._recs)
+
+    def add(self, r: Any) -> int:
+        """Adds one record; returns its index."""
+        i = len(self._recs)
+        key = _raw(_field(r, "key"), f"record {i}: key")
+        value = _raw(_field(r, "value"), f"record {i}: value")
+        ts = _field(r, "timestamp")
+        ts = -1 if ts is None else int(ts)
+        if not -(1 << 63) <= ts < (1 << 63):
+            raise error_for(ERR_ARG, f"kwire: record {i}: timestamp {ts} is not an int64", {"category": "arg"})
+        first = len(self._hdrs)
+        hs = r.raw_headers() if isinstance(r, Record) else (_field(r, "headers") or [])
+        n = 0
+        for h in hs:
+            if isinstance(h, Mapping):
+                k, v = h.get("key"), h.get("value")
+            else:
+                k, v = h
+            kb = _raw(k, f"record {i}: header key")
+            if kb is None:
+                raise TypeError(f"record {i}: a header key must be str or bytes")
+            vb = _raw(v, f"record {i}: header value")
+            self._hdrs.append((kb, vb))
+            self._bytes += len(kb) + (len(vb) if vb is not None else 0)
+            n += 1
+        self._recs.append((ts, key, value, first, n))
+        self._bytes += (len(key) if key is not None else 0) + (len(value) if value is not None else 0)
+        return i
+
+    def add_all(self, records: Iterable[Any]) -> int:
+        """Adds every record; returns the index of the first."""
+        first = len(self._recs)
+        for r in records:
+            self.add(r)
+        return first
+
+    def build(self) -> bytes:
+        """The table's bytes."""
+        n, hn = len(self._recs), len(self._hdrs)
+        hoff = _TABLE_HEADER.size + n * _RECORD_SIZE
+        d = hoff + hn * _HEADER.size
+        total = d + self._bytes
+        buf = bytearray(total)
+        _TABLE_HEADER.pack_into(buf, 0, b"KWRT", 1, n, _RECORD_SIZE, _TABLE_HEADER.size, hn, _HEADER.size, hoff, 0, total)
+        chunks: List[bytes] = []
+
+        def put(b: Optional[bytes]) -> Tuple[int, int]:
+            nonlocal d
+            if b is None:
+                return 0, -1
+            chunks.append(b)
+            d += len(b)
+            return d - len(b), len(b)
+
+        entry = struct.Struct("<3q18i")
+        for i, (ts, key, value, first, count) in enumerate(self._recs):
+            ko, kl = put(key)
+            vo, vl = put(value)
+            entry.pack_into(
+                buf, _TABLE_HEADER.size + i * _RECORD_SIZE,
+                i, ts, -1, ko, kl, vo, vl, first, count, -1, -1, -1, 2, 0, -1 if ts == -1 else 0, 0, -1, 0, -1, -1, 0,
+            )
+        for j, (k, v) in enumerate(self._hdrs):
+            ko, kl = put(k)
+            vo, vl = put(v)
+            _HEADER.pack_into(buf, hoff + j * _HEADER.size, ko, kl, vo, vl)
+        start = hoff + hn * _HEADER.size
+        buf[start:] = b"".join(chunks)
+        return bytes(buf)
+
+
+def _raw(v: Any, what: str) -> Optional[bytes]:
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return v.encode("utf-8")
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v)
+    raise TypeError(f"{what} must be bytes, bytearray, memoryview, str or None, not {type(v).__name__}")

@@ -63,6 +63,13 @@ _EXPORTS = (
     "kw_records_encode",
 )
 
+# Exports a newer module adds (ABI minor versions only add): used when present.
+_OPTIONAL_EXPORTS = (
+    "kw_decode_request_frame_records",
+    "kw_decode_response_frame_records",
+    "kw_encode_request_frame_records",
+)
+
 BytesLike = Union[bytes, bytearray, memoryview]
 
 # The scratch buffer of an instance: out slot (0), out_len slot (4), two header-version
@@ -191,7 +198,7 @@ def _read_cache(engine: wasmtime.Engine, path: str) -> Optional[wasmtime.Module]
     return m
 
 
-def _write_atomic(path: str, data: bytes) -> None:
+def _write_atomic(path: str, data: Union[bytes, bytearray]) -> None:
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".kwire-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -205,7 +212,7 @@ def _write_atomic(path: str, data: bytes) -> None:
         raise
 
 
-def _write_cache(path: str, payload: bytes) -> None:
+def _write_cache(path: str, payload: Union[bytes, bytearray]) -> None:
     """Writes a cache entry: each file to a temporary name, then renamed into place, the
     digest last. A directory that cannot be written means running without the cache."""
     try:
@@ -283,6 +290,14 @@ class Instance:
             if not isinstance(f, wasmtime.Func):
                 raise KwireError(ERR_INTERNAL, f"kwire.wasm: export {name} is not a function")
             fns[name] = f
+        for name in _OPTIONAL_EXPORTS:
+            try:
+                f = ex[name]
+            except KeyError:
+                continue
+            if isinstance(f, wasmtime.Func):
+                fns[name] = f
+        self.optional = frozenset(n for n in _OPTIONAL_EXPORTS if n in fns)
         mem = ex["memory"]
         assert isinstance(mem, wasmtime.Memory)
         self._store = store

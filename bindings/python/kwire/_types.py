@@ -1,9 +1,12 @@
 """Typed shapes of what the ABI returns beyond the message bodies (those are in
 kwire.messages, generated)."""
 
-from typing import Any, Dict, List, NamedTuple, Optional, TypedDict
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, TypedDict, Union
 
 from .messages import Base64, Int64, RequestHeader, ResponseHeader
+
+if TYPE_CHECKING:
+    from ._records import RecordSet
 
 
 class _RequestFrameRequired(TypedDict):
@@ -129,3 +132,36 @@ class RecordJSON(TypedDict):
 class RecordsJSON(TypedDict):
     records: List[RecordJSON]
     skippedBytes: int
+
+
+class PartitionRecords(NamedTuple):
+    """One partition's records in decode_fetch / decode_produce: the topic's name, or its
+    topic id (base64) in the versions that carry ids; the partition index; the records."""
+
+    topic: str
+    partition: int
+    records: "RecordSet"
+
+
+class FetchFrame(TypedDict):
+    """decode_fetch's result: decode_response_frame's frame, except that each non-null
+    records field of body is a RecordSet, and ``partitions`` lists every partition with
+    records in frame order."""
+
+    apiKey: int
+    apiVersion: int
+    headerVersion: int
+    header: ResponseHeader
+    body: Dict[str, Any]
+    partitions: List[PartitionRecords]
+
+
+class ProduceFrame(TypedDict):
+    """decode_produce's result: decode_request_frame's frame with RecordSets for records."""
+
+    apiKey: int
+    apiVersion: int
+    headerVersion: int
+    header: RequestHeader
+    body: Dict[str, Any]
+    partitions: List[PartitionRecords]

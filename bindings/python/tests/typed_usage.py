@@ -70,3 +70,19 @@ def errors() -> Optional[str]:
         _ = (status, text, off)
         return e.path
     return None
+
+
+def frame_records(frame: bytes) -> None:
+    f: kwire.FetchFrame = kwire.decode_fetch(frame, 12)
+    for p in f["partitions"]:
+        rs: kwire.RecordSet = p.records
+        c: kwire.Columns = rs.columns()
+        offsets: memoryview = c.offsets
+        first: kwire.Record = rs[0]
+        n: int = first.offset + offsets[0]
+        print(n, p.topic, p.partition)
+    b = kwire.RecordTableBuilder()
+    b.add({"key": b"k", "value": None})
+    t: bytes = b.build()
+    print(t)
+    kwire.decode_fetch(frame, "12")  # type: ignore[arg-type]

@@ -3,6 +3,7 @@
 import {
   init, load, decodeRequest, decodeResponse, encodeRequest, encodeResponse, decodeMessage, encodeMessage,
   decodeRecords, encodeRecords, peekHeader, apis, KwireError, KwireDecodeError,
+  decodeFetch, decodeProduce, encodeProduce, RecordTableBuilder, type RecordSet, type Columns,
   type ProduceRequest, type FetchResponse, type InitProducerIdResponse, type AnyRequestFrame, type Int64,
 } from '../../index.js';
 
@@ -76,5 +77,35 @@ async function main(bytes: Uint8Array) {
     }
     if (e instanceof KwireError) void e.category;
   }
+
+  // decodeFetch: RecordSets with lazy records and columns
+  const fr = decodeFetch(bytes, 12);
+  for (const p of fr.partitions) {
+    const set: RecordSet = p.records;
+    for (const rec of set) {
+      const o: bigint = rec.offset;
+      const v: Uint8Array | null = rec.value;
+      void o, v;
+    }
+    const c: Columns = set.columns();
+    const offs: BigInt64Array = c.offsets;
+    const keys: Int32Array = c.keys;
+    void offs, keys;
+  }
+  const pr = fr.body.responses?.[0]?.partitions?.[0]?.records;
+  if (pr) expectType<Equal<typeof pr, RecordSet>>();
+  // @ts-expect-error: the records of decodeFetch are not base64 text
+  const notText: string | null | undefined = fr.body.responses?.[0]?.partitions?.[0]?.records;
+  void notText;
+  const pp = decodeProduce(bytes);
+  const b = new RecordTableBuilder();
+  b.add({ key: 'k', value: null, timestamp: 1n });
+  encodeProduce({ header: pp.header, body: { acks: -1, timeoutMs: 1000, topicData: [{ name: 't', partitionData: [
+    { index: 0, records: { records: [{ key: 'k', value: 'v' }], compression: 'zstd', producerId: 5n } },
+    { index: 1, records: pp.partitions[0]?.records ?? null },
+    { index: 2, records: new Uint8Array(0) },
+  ] }] } });
+  // @ts-expect-error: not a codec
+  encodeProduce({ header: pp.header, body: { topicData: [{ partitionData: [{ index: 0, records: { records: [], compression: 'brotli' } }] }] } });
 }
 void main;
