@@ -1,0 +1,312 @@
+//go:build wasip1
+
+package main
+
+import (
+	"runtime"
+	"strconv"
+	"unsafe"
+
+	"github.com/kwire/kwire/envoy/kafkafilter"
+)
+
+// proxy-wasm 0.2.1 constants.
+const (
+	statusOK = 0
+
+	actionContinue = 0
+	actionPause    = 1
+
+	bufDownstream   = 2
+	bufUpstream     = 3
+	bufVMConfig     = 6
+	bufPluginConfig = 7
+
+	streamDownstream = 2
+	streamUpstream   = 3
+)
+
+// Host functions ("env" module), as the specification defines them.
+
+//go:wasmimport env proxy_log
+func proxyLog(level int32, msg unsafe.Pointer, size int32) int32
+
+//go:wasmimport env proxy_get_buffer_bytes
+func proxyGetBufferBytes(buffer int32, start int32, maxSize int32, retData unsafe.Pointer, retSize unsafe.Pointer) int32
+
+//go:wasmimport env proxy_set_buffer_bytes
+func proxySetBufferBytes(buffer int32, start int32, size int32, data unsafe.Pointer, dataSize int32) int32
+
+//go:wasmimport env proxy_define_metric
+func proxyDefineMetric(kind int32, name unsafe.Pointer, nameSize int32, retID unsafe.Pointer) int32
+
+//go:wasmimport env proxy_increment_metric
+func proxyIncrementMetric(id int32, delta int64) int32
+
+//go:wasmimport env proxy_record_metric
+func proxyRecordMetric(id int32, value int64) int32
+
+//go:wasmimport env proxy_get_current_time_nanoseconds
+func proxyGetCurrentTimeNanoseconds(retTime unsafe.Pointer) int32
+
+//go:wasmimport env proxy_set_tick_period_milliseconds
+func proxySetTickPeriodMilliseconds(period int32) int32
+
+//go:wasmimport env proxy_close_stream
+func proxyCloseStream(stream int32) int32
+
+// allocs holds the buffers proxy_on_memory_allocate handed to the host until the
+// guest takes them over (Go's collector must not reclaim them meanwhile).
+var allocs = map[uint32][]byte{}
+
+func addrOf(b []byte) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) }
+
+//go:wasmexport proxy_abi_version_0_2_1
+func proxyABIVersion() {}
+
+//go:wasmexport proxy_on_memory_allocate
+func proxyOnMemoryAllocate(size int32) int32 {
+	if size < 0 {
+		return 0
+	}
+	b := make([]byte, max(size, 1))
+	a := addrOf(b)
+	allocs[a] = b
+	return int32(a)
+}
+
+// take claims a buffer the host filled through proxy_on_memory_allocate; ok is
+// false when ptr is not one (a host must allocate returned data that way).
+func take(ptr, size uint32) ([]byte, bool) {
+	b, ok := allocs[ptr]
+	if ptr == 0 || size == 0 {
+		if ok {
+			delete(allocs, ptr)
+		}
+		return nil, true
+	}
+	if !ok || int(size) > len(b) {
+		return nil, false
+	}
+	delete(allocs, ptr)
+	return b[:size], true
+}
+
+func getBuffer(buffer int32, size int32) ([]byte, bool) {
+	if size <= 0 {
+		return nil, true
+	}
+	var ptr, n uint32
+	if proxyGetBufferBytes(buffer, 0, size, unsafe.Pointer(&ptr), unsafe.Pointer(&n)) != statusOK {
+		return nil, false
+	}
+	return take(ptr, n)
+}
+
+func setBuffer(buffer int32, size int32, data []byte) bool {
+	return proxySetBufferBytes(buffer, 0, size, unsafe.Pointer(unsafe.SliceData(data)), int32(len(data))) == statusOK
+}
+
+// host implements kafkafilter.Host over the imports.
+type host struct{}
+
+func (host) Log(level kafkafilter.Level, msg string) {
+	proxyLog(int32(level), unsafe.Pointer(unsafe.StringData(msg)), int32(len(msg)))
+}
+
+func (host) DefineMetric(kind kafkafilter.MetricKind, name string) (uint32, bool) {
+	var id uint32
+	st := proxyDefineMetric(int32(kind), unsafe.Pointer(unsafe.StringData(name)), int32(len(name)), unsafe.Pointer(&id))
+	return id, st == statusOK
+}
+
+func (host) IncrementMetric(id uint32, delta int64) { proxyIncrementMetric(int32(id), delta) }
+
+func (host) RecordMetric(id uint32, value uint64) { proxyRecordMetric(int32(id), int64(value)) }
+
+func (host) NowNanos() int64 {
+	var t uint64
+	proxyGetCurrentTimeNanoseconds(unsafe.Pointer(&t))
+	return int64(t)
+}
+
+func (host) SetTickPeriod(ms uint32) { proxySetTickPeriodMilliseconds(int32(ms)) }
+
+// Contexts: plugin (root) contexts hold a configured filter; stream contexts one
+// connection.
+var (
+	roots   = map[uint32]*kafkafilter.Filter{}
+	streams = map[uint32]*stream{}
+)
+
+type stream struct {
+	root uint32
+	conn *kafkafilter.Conn
+}
+
+func logf(level kafkafilter.Level, msg string) { host{}.Log(level, msg) }
+
+// guard turns a panic inside a callback into a log line (and, for a stream, a
+// closed connection): no panic escapes to the host.
+func guard(ctx uint32, what string) {
+	if p := recover(); p != nil {
+		logf(kafkafilter.LevelCritical, "kwire: internal error in "+what+" (context "+strconv.FormatUint(uint64(ctx), 10)+"): "+panicText(p))
+		if _, ok := streams[ctx]; ok {
+			proxyCloseStream(streamDownstream)
+		}
+	}
+}
+
+func panicText(p any) string {
+	switch v := p.(type) {
+	case error:
+		return v.Error()
+	case string:
+		return v
+	}
+	return "panic"
+}
+
+//go:wasmexport proxy_on_context_create
+func proxyOnContextCreate(ctx, parent int32) {
+	defer guard(uint32(ctx), "proxy_on_context_create")
+	if parent == 0 {
+		roots[uint32(ctx)] = nil
+		return
+	}
+	s := &stream{root: uint32(parent)}
+	if f := roots[uint32(parent)]; f != nil {
+		s.conn = f.NewConn()
+	}
+	streams[uint32(ctx)] = s
+}
+
+//go:wasmexport proxy_on_vm_start
+func proxyOnVMStart(ctx, size int32) int32 {
+	defer guard(uint32(ctx), "proxy_on_vm_start")
+	return 1
+}
+
+//go:wasmexport proxy_on_configure
+func proxyOnConfigure(ctx, size int32) (ok int32) {
+	defer guard(uint32(ctx), "proxy_on_configure")
+	cfg, good := getBuffer(bufPluginConfig, size)
+	if !good {
+		logf(kafkafilter.LevelError, "kwire: cannot read the plugin configuration")
+		return 0
+	}
+	f, err := kafkafilter.New(host{}, cfg)
+	if err != nil {
+		logf(kafkafilter.LevelError, "kwire: plugin configuration refused: "+err.Error())
+		return 0
+	}
+	roots[uint32(ctx)] = f
+	return 1
+}
+
+//go:wasmexport proxy_on_new_connection
+func proxyOnNewConnection(ctx int32) int32 {
+	defer guard(uint32(ctx), "proxy_on_new_connection")
+	s := streams[uint32(ctx)]
+	if s == nil || s.conn == nil {
+		// No configured filter: fail closed.
+		logf(kafkafilter.LevelError, "kwire: connection without a configured filter; closing it")
+		proxyCloseStream(streamDownstream)
+	}
+	return actionContinue
+}
+
+// onData runs one direction's callback.
+func onData(ctx, size, eos int32, downstream bool) (action int32) {
+	s := streams[uint32(ctx)]
+	if s == nil || s.conn == nil {
+		return actionPause
+	}
+	if downstream && eos == 0 && s.conn.DownstreamWait(int(size)) {
+		return actionPause
+	}
+	buf := int32(bufUpstream)
+	if downstream {
+		buf = bufDownstream
+	}
+	data, ok := getBuffer(buf, size)
+	if !ok {
+		logf(kafkafilter.LevelError, "kwire: cannot read the data buffer; closing the connection")
+		proxyCloseStream(streamDownstream)
+		return actionPause
+	}
+	var out kafkafilter.Output
+	if downstream {
+		out = s.conn.Downstream(data, eos != 0)
+	} else {
+		out = s.conn.Upstream(data, eos != 0)
+	}
+	if !out.Same {
+		setBuffer(buf, size, out.Data)
+	}
+	if out.Close {
+		proxyCloseStream(streamDownstream)
+		proxyCloseStream(streamUpstream)
+	}
+	yieldToGC(len(data))
+	return actionContinue
+}
+
+//go:wasmexport proxy_on_downstream_data
+func proxyOnDownstreamData(ctx, size, eos int32) int32 {
+	defer guard(uint32(ctx), "proxy_on_downstream_data")
+	return onData(ctx, size, eos, true)
+}
+
+//go:wasmexport proxy_on_upstream_data
+func proxyOnUpstreamData(ctx, size, eos int32) int32 {
+	defer guard(uint32(ctx), "proxy_on_upstream_data")
+	return onData(ctx, size, eos, false)
+}
+
+//go:wasmexport proxy_on_downstream_connection_close
+func proxyOnDownstreamConnectionClose(ctx, peer int32) {}
+
+//go:wasmexport proxy_on_upstream_connection_close
+func proxyOnUpstreamConnectionClose(ctx, peer int32) {}
+
+//go:wasmexport proxy_on_done
+func proxyOnDone(ctx int32) int32 { return 1 }
+
+//go:wasmexport proxy_on_log
+func proxyOnLog(ctx int32) {}
+
+//go:wasmexport proxy_on_delete
+func proxyOnDelete(ctx int32) {
+	defer guard(uint32(ctx), "proxy_on_delete")
+	if s, ok := streams[uint32(ctx)]; ok {
+		if s.conn != nil {
+			s.conn.Done()
+		}
+		delete(streams, uint32(ctx))
+		return
+	}
+	delete(roots, uint32(ctx))
+}
+
+//go:wasmexport proxy_on_tick
+func proxyOnTick(ctx int32) {
+	defer guard(uint32(ctx), "proxy_on_tick")
+	if f := roots[uint32(ctx)]; f != nil {
+		f.OnTick()
+	}
+}
+
+// yieldToGC lets the Go scheduler run the collector's background workers, which
+// in a reactor run only while an export is running and yields: every 64 data
+// callbacks, or after 4 MiB of data.
+func yieldToGC(n int) {
+	calls++
+	handed += n
+	if calls >= 64 || handed >= 4<<20 {
+		calls, handed = 0, 0
+		runtime.Gosched()
+	}
+}
+
+var calls, handed int

@@ -1,0 +1,231 @@
+// Package kafkafilter is kwire's Kafka network filter, independent of any proxy:
+// it follows both directions of one Kafka connection (client requests downstream,
+// broker responses upstream) through byte chunks cut anywhere, and decides what to
+// forward. The proxy-wasm module in envoy/ drives it from Envoy's callbacks; tests
+// drive it directly.
+//
+// What it does, per the plugin configuration (Config):
+//
+//   - counts requests and responses per api key, unknown and undecodable frames,
+//     and times responses (histograms in milliseconds per api key);
+//   - denies api keys: a denied request never reaches the broker and the client
+//     gets that api's error response, in order (see Conn for how);
+//   - rewrites broker addresses in Metadata, FindCoordinator, DescribeCluster and
+//     Produce (node endpoints) responses from a node id -> host:port map, so clients
+//     reach brokers only through the proxy;
+//   - applies a codec/policy schema policy to Produce requests: rejected partitions
+//     are answered with INVALID_RECORD (or CORRUPT_MESSAGE) and never reach the
+//     broker; accepted partitions of the same request go through; the response
+//     order is kept; under enforce a Produce the filter cannot read is refused
+//     (the connection is closed), never passed.
+package kafkafilter
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/kerr"
+	"github.com/kwire/kwire/codec/policy"
+)
+
+// Config is the plugin configuration (JSON). Every field is optional.
+//
+//	{
+//	  "stat_prefix": "kafka.kwire",
+//	  "api_keys": {"deny": [19, 20]},
+//	  "deny_error_code": 31,
+//	  "brokers": {"1": "127.0.0.1:19092"},
+//	  "schema": {"default": "none", "rules": [{"topic": "orders", "policy": "enforce", "schema_ids": [1]}]},
+//	  "max_produce_version": 12,
+//	  "max_frame_bytes": 104857600,
+//	  "tick_ms": 0
+//	}
+type Config struct {
+	// StatPrefix starts every metric name; default "kafka.kwire".
+	StatPrefix string `json:"stat_prefix,omitempty"`
+	// APIKeys lists the api keys allowed (only these) or denied (all but these).
+	APIKeys APIKeys `json:"api_keys,omitempty"`
+	// DenyErrorCode is the Kafka error code a denied request is answered with;
+	// default CLUSTER_AUTHORIZATION_FAILED (31).
+	DenyErrorCode *int16 `json:"deny_error_code,omitempty"`
+	// Brokers maps a broker's node id to the host:port clients must use instead of
+	// the address the broker advertises. Node ids missing from the map are left as
+	// the broker wrote them (and counted).
+	Brokers map[string]string `json:"brokers,omitempty"`
+	// Schema is the schema-validation policy applied to Produce requests.
+	Schema *policy.Config `json:"schema,omitempty"`
+	// MaxProduceVersion caps the Produce version the broker advertises in ApiVersions
+	// responses. When a schema policy is active it defaults to 12: from version 13
+	// Produce names topics by id only, and a filter that has not seen the topic's id in
+	// a Metadata response on its VM cannot tell which rule applies (such partitions get
+	// UNKNOWN_TOPIC_ID, retriable, and are not forwarded). -1 turns the cap off.
+	MaxProduceVersion *int16 `json:"max_produce_version,omitempty"`
+	// MaxFrameBytes bounds a frame in either direction (default 100 MiB, Kafka's
+	// socket.request.max.bytes); a larger frame closes the connection.
+	MaxFrameBytes int `json:"max_frame_bytes,omitempty"`
+	// TickMs, when positive, asks the host for a tick every TickMs milliseconds; each
+	// tick logs a one-line summary at debug level.
+	TickMs int `json:"tick_ms,omitempty"`
+}
+
+// APIKeys is an allow list or a deny list of api keys (not both).
+type APIKeys struct {
+	Allow []int16 `json:"allow,omitempty"`
+	Deny  []int16 `json:"deny,omitempty"`
+}
+
+// settings is a validated Config.
+type settings struct {
+	prefix       string
+	denied       map[int16]bool
+	allowList    bool // denied holds the complement: keys not allowed are denied
+	allowed      map[int16]bool
+	denyCode     int16
+	brokers      map[int32]hostPort
+	pol          *policy.Policy
+	maxProduceV  int16 // -1: no cap
+	maxFrame     int
+	tickMs       int
+	learnTopicID bool
+}
+
+type hostPort struct {
+	host string
+	port int32
+}
+
+// ParseConfig reads and validates the plugin configuration. Empty input is the
+// default configuration. Unknown keys are errors.
+func ParseConfig(data []byte) (*Config, error) {
+	var c Config
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &c, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&c); err != nil {
+		return nil, fmt.Errorf("kafka filter configuration: %w", err)
+	}
+	if d.More() {
+		return nil, fmt.Errorf("kafka filter configuration: trailing data after the JSON object")
+	}
+	return &c, nil
+}
+
+func (c *Config) settings() (*settings, error) {
+	s := &settings{prefix: "kafka.kwire", denied: map[int16]bool{}, denyCode: int16(kerr.ClusterAuthorizationFailed),
+		maxProduceV: -1, maxFrame: codec.DefaultMaxFrameSize, tickMs: c.TickMs}
+	if c.StatPrefix != "" {
+		s.prefix = c.StatPrefix
+	}
+	if len(c.APIKeys.Allow) > 0 && len(c.APIKeys.Deny) > 0 {
+		return nil, fmt.Errorf("api_keys: give allow or deny, not both")
+	}
+	for i, k := range c.APIKeys.Deny {
+		if _, ok := codec.LookupAPI(k); !ok {
+			return nil, fmt.Errorf("api_keys.deny[%d]: %d is not a Kafka api key", i, k)
+		}
+		s.denied[k] = true
+	}
+	if len(c.APIKeys.Allow) > 0 {
+		s.allowList = true
+		s.allowed = map[int16]bool{}
+		for i, k := range c.APIKeys.Allow {
+			if _, ok := codec.LookupAPI(k); !ok {
+				return nil, fmt.Errorf("api_keys.allow[%d]: %d is not a Kafka api key", i, k)
+			}
+			s.allowed[k] = true
+		}
+	}
+	if c.DenyErrorCode != nil {
+		if !kerr.Code(*c.DenyErrorCode).Known() || *c.DenyErrorCode == 0 {
+			return nil, fmt.Errorf("deny_error_code: %d is not a Kafka error code", *c.DenyErrorCode)
+		}
+		s.denyCode = *c.DenyErrorCode
+	}
+	if len(c.Brokers) > 0 {
+		s.brokers = map[int32]hostPort{}
+		keys := make([]string, 0, len(c.Brokers))
+		for k := range c.Brokers {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			id, err := strconv.ParseInt(k, 10, 32)
+			if err != nil || id < 0 {
+				return nil, fmt.Errorf("brokers: key %q is not a node id", k)
+			}
+			host, port, ok := splitHostPort(c.Brokers[k])
+			if !ok {
+				return nil, fmt.Errorf("brokers[%s]: %q is not host:port", k, c.Brokers[k])
+			}
+			p, err := strconv.ParseUint(port, 10, 16)
+			if err != nil || p == 0 {
+				return nil, fmt.Errorf("brokers[%s]: port %q is not a TCP port", k, port)
+			}
+			s.brokers[int32(id)] = hostPort{host, int32(p)}
+		}
+	}
+	if c.Schema != nil {
+		p, err := policy.New(*c.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("schema: %w", err)
+		}
+		if p.Active() {
+			s.pol = p
+			s.maxProduceV = 12
+			s.learnTopicID = true
+		}
+	}
+	if c.MaxProduceVersion != nil {
+		v := *c.MaxProduceVersion
+		if v < -1 || v > 13 {
+			return nil, fmt.Errorf("max_produce_version: %d is not -1 or a Produce version (0-13)", v)
+		}
+		if v >= 0 && v < 3 && s.pol != nil {
+			return nil, fmt.Errorf("max_produce_version: %d carries no record headers; a schema policy needs 3 or more", v)
+		}
+		s.maxProduceV = v
+	}
+	if c.MaxFrameBytes < 0 {
+		return nil, fmt.Errorf("max_frame_bytes: %d is negative", c.MaxFrameBytes)
+	}
+	if c.MaxFrameBytes > 0 {
+		s.maxFrame = c.MaxFrameBytes
+	}
+	if c.TickMs < 0 {
+		return nil, fmt.Errorf("tick_ms: %d is negative", c.TickMs)
+	}
+	return s, nil
+}
+
+// isDenied reports whether requests of key are answered by the filter.
+func (s *settings) isDenied(key int16) bool {
+	if s.allowList {
+		return !s.allowed[key]
+	}
+	return s.denied[key]
+}
+
+// splitHostPort splits "host:port" or "[v6]:port".
+func splitHostPort(s string) (host, port string, ok bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 || i == len(s)-1 {
+		return "", "", false
+	}
+	host, port = s[:i], s[i+1:]
+	if strings.HasPrefix(host, "[") {
+		if !strings.HasSuffix(host, "]") || len(host) < 3 {
+			return "", "", false
+		}
+		host = host[1 : len(host)-1]
+	} else if strings.ContainsAny(host, ":[]") {
+		return "", "", false
+	}
+	return host, port, true
+}

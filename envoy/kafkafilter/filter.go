@@ -1,0 +1,183 @@
+package kafkafilter
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/policy"
+)
+
+// Level is a log level, numbered as proxy-wasm's proxy_log_level_t.
+type Level int32
+
+// Log levels.
+const (
+	LevelTrace    Level = 0
+	LevelDebug    Level = 1
+	LevelInfo     Level = 2
+	LevelWarn     Level = 3
+	LevelError    Level = 4
+	LevelCritical Level = 5
+)
+
+// MetricKind is a metric type, numbered as proxy-wasm's proxy_metric_type_t.
+type MetricKind int32
+
+// Metric kinds.
+const (
+	Counter   MetricKind = 0
+	Gauge     MetricKind = 1
+	Histogram MetricKind = 2
+)
+
+// Host is what the filter needs from its proxy: logs, metrics and a clock.
+type Host interface {
+	Log(level Level, msg string)
+	// DefineMetric returns the id of a metric; ok is false when the host refused.
+	DefineMetric(kind MetricKind, name string) (id uint32, ok bool)
+	IncrementMetric(id uint32, delta int64)
+	RecordMetric(id uint32, value uint64)
+	// NowNanos is the host's current time in nanoseconds.
+	NowNanos() int64
+	// SetTickPeriod asks for OnTick calls every ms milliseconds (0: none).
+	SetTickPeriod(ms uint32)
+}
+
+// Filter is one configured filter: its settings, metrics and what it has learned
+// from Metadata responses (topic ids). All its connections share it; it is not safe
+// for concurrent use (a proxy-wasm VM is single-threaded).
+type Filter struct {
+	host Host
+	s    *settings
+	chk  *policy.Checker
+
+	metricIDs  map[string]uint32
+	topicNames map[codec.UUID]string
+
+	// fixed metric ids
+	mReqUnknown, mReqFailure, mRespUnknown, mRespFailure, mDenied          uint32
+	mChecked, mFailed, mRejected, mWarned, mPartRejected, mPartAccepted    uint32
+	mReqRefused, mRewritten, mUnmapped, mConnTotal, mConnActive, mSubstitu uint32
+}
+
+// New configures a filter from the plugin configuration. A bad configuration is an
+// error naming the field; nothing is defined on the host then.
+func New(host Host, config []byte) (*Filter, error) {
+	c, err := ParseConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.settings()
+	if err != nil {
+		return nil, err
+	}
+	f := &Filter{host: host, s: s, metricIDs: map[string]uint32{}, topicNames: map[codec.UUID]string{}}
+	if s.pol != nil {
+		f.chk = s.pol.NewChecker()
+	}
+	c0 := func(n string) uint32 { return f.metric(Counter, n) }
+	f.mReqUnknown = c0("request.unknown")
+	f.mReqFailure = c0("request.failure")
+	f.mRespUnknown = c0("response.unknown")
+	f.mRespFailure = c0("response.failure")
+	f.mDenied = c0("request.denied")
+	f.mReqRefused = c0("request.refused")
+	f.mSubstitu = c0("request.answered_locally")
+	f.mChecked = c0("policy.records_checked")
+	f.mFailed = c0("policy.records_failed")
+	f.mRejected = c0("policy.records_rejected")
+	f.mWarned = c0("policy.records_warned")
+	f.mPartRejected = c0("policy.partitions_rejected")
+	f.mPartAccepted = c0("policy.partitions_accepted")
+	f.mRewritten = c0("rewrite.broker_addresses")
+	f.mUnmapped = c0("rewrite.unmapped_nodes")
+	f.mConnTotal = c0("connections.total")
+	f.mConnActive = f.metric(Gauge, "connections.active")
+	if s.tickMs > 0 {
+		host.SetTickPeriod(uint32(s.tickMs))
+	}
+	mode := "no schema policy"
+	if s.pol != nil {
+		mode = "schema policy active"
+		if s.pol.Enforces() {
+			mode = "schema policy enforcing"
+		}
+	}
+	host.Log(LevelInfo, "kwire kafka filter configured: "+mode+", "+strconv.Itoa(len(s.brokers))+" broker address rewrites, "+denySummary(s))
+	return f, nil
+}
+
+func denySummary(s *settings) string {
+	if s.allowList {
+		return strconv.Itoa(len(s.allowed)) + " api keys allowed"
+	}
+	return strconv.Itoa(len(s.denied)) + " api keys denied"
+}
+
+// metric returns the id of the metric prefix.name, defining it on first use.
+// Metrics the host refuses get id 0 and their updates are dropped by the host.
+func (f *Filter) metric(kind MetricKind, name string) uint32 {
+	full := f.s.prefix + "." + name
+	if id, ok := f.metricIDs[full]; ok {
+		return id
+	}
+	id, ok := f.host.DefineMetric(kind, full)
+	if !ok {
+		f.host.Log(LevelWarn, "kwire: the host refused metric "+full)
+	}
+	f.metricIDs[full] = id
+	return id
+}
+
+func (f *Filter) inc(id uint32, n int) {
+	if n != 0 {
+		f.host.IncrementMetric(id, int64(n))
+	}
+}
+
+// apiMetricName is the api's name in snake case, as Envoy's kafka filter spells
+// request metrics ("produce", "find_coordinator"); unknown keys get "api_<key>".
+func apiMetricName(key int16) string {
+	api, ok := codec.LookupAPI(key)
+	if !ok {
+		return "api_" + strconv.Itoa(int(key))
+	}
+	var b strings.Builder
+	for i, r := range api.Name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (f *Filter) countRequest(key int16) {
+	f.inc(f.metric(Counter, "request."+apiMetricName(key)), 1)
+}
+
+func (f *Filter) countResponse(key int16, startNanos int64) {
+	name := apiMetricName(key)
+	f.inc(f.metric(Counter, "response."+name), 1)
+	ms := (f.host.NowNanos() - startNanos) / 1e6
+	if ms < 0 {
+		ms = 0
+	}
+	f.host.RecordMetric(f.metric(Histogram, "response."+name+"_duration_ms"), uint64(ms))
+}
+
+// OnTick logs a one-line summary (debug level).
+func (f *Filter) OnTick() {
+	f.host.Log(LevelDebug, "kwire kafka filter: "+strconv.Itoa(len(f.topicNames))+" topic ids known")
+}
+
+// NewConn starts following one connection.
+func (f *Filter) NewConn() *Conn {
+	f.inc(f.mConnTotal, 1)
+	f.host.IncrementMetric(f.mConnActive, 1)
+	return &Conn{f: f}
+}
