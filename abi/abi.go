@@ -16,6 +16,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records/recordsjson"
 	"github.com/kwire/kwire/codec/records"
 )
 
@@ -97,12 +98,12 @@ func (e *Error) AppendJSON(b []byte) []byte {
 	b = append(b, `{"status":`...)
 	b = strconv.AppendInt(b, int64(e.Status), 10)
 	b = append(b, `,"category":`...)
-	b = appendStr(b, StatusName(e.Status))
+	b = recordsjson.AppendString(b, StatusName(e.Status))
 	b = append(b, `,"text":`...)
-	b = appendStr(b, e.Text)
+	b = recordsjson.AppendString(b, e.Text)
 	if e.Message != "" {
 		b = append(b, `,"message":`...)
-		b = appendStr(b, e.Message)
+		b = recordsjson.AppendString(b, e.Message)
 	}
 	if e.Version >= 0 {
 		b = append(b, `,"version":`...)
@@ -110,7 +111,7 @@ func (e *Error) AppendJSON(b []byte) []byte {
 	}
 	if e.Path != "" {
 		b = append(b, `,"path":`...)
-		b = appendStr(b, e.Path)
+		b = recordsjson.AppendString(b, e.Path)
 	}
 	if e.Offset >= 0 {
 		b = append(b, `,"offset":`...)
@@ -203,30 +204,30 @@ func fromEncode(err error) *Error {
 	return &Error{Status: StatusEncode, Text: err.Error(), Version: -1, Offset: -1}
 }
 
-// fromJSON classifies an error of a codec UnmarshalJSON call on a value that starts at
-// byte base of the caller's JSON text and sits at JSON path prefix ("$" for the whole
-// text, "$.body" inside a frame envelope). The codec's JSON errors read
-// "... json $.path: cause (at byte N)"; the path and offset are rebased onto the
-// caller's text.
-func fromJSON(err error, message string, prefix string, base int) *Error {
-	e := &Error{Status: StatusJSON, Text: err.Error(), Message: message, Version: -1, Offset: -1}
-	var je *codec.JSONError
-	if errors.As(err, &je) {
-		e.Path = prefix + je.Path[1:]
-		e.Offset = base + je.Offset
-		if prefix != "$" {
-			// Say where in the caller's text the failure is.
-			e.Text = "kwire: " + message + ": json " + e.Path + ": " + je.Cause() + " (at byte " + strconv.Itoa(e.Offset) + ")"
-		}
-	}
-	return e
+// fromJSON classifies a JSON error of the codec or the transcoder (path and offset
+// already refer to the caller's whole text).
+func fromJSON(je *codec.JSONError) *Error {
+	return &Error{Status: StatusJSON, Text: je.Error(), Message: je.Message, Version: -1, Path: je.Path, Offset: je.Offset}
 }
 
-// fromReader turns an envelope reader error into a KW_ERR_JSON error.
-func fromReader(r *reader, what string) *Error {
-	e := r.err
-	return &Error{Status: StatusJSON, Text: fmt.Sprintf("kwire: %s: json %s: %s (at byte %d)", what, e.path, e.msg, e.offset),
-		Message: what, Version: -1, Path: e.path, Offset: e.offset}
+// classify turns an error of the transcoder into the ABI's *Error.
+func classify(err error) *Error {
+	var je *codec.JSONError
+	if errors.As(err, &je) {
+		return fromJSON(je)
+	}
+	var ee *codec.EncodeError
+	if errors.As(err, &ee) {
+		return fromEncode(err)
+	}
+	if errors.Is(err, codec.ErrUnknownAPI) {
+		var de *codec.DecodeError
+		if errors.As(err, &de) {
+			return fromDecode(err)
+		}
+		return &Error{Status: StatusUnknownAPI, Text: err.Error(), Version: -1, Offset: -1}
+	}
+	return fromDecode(err)
 }
 
 // fromRecords classifies an error of the records package.

@@ -454,46 +454,26 @@ func TestGuard(t *testing.T) {
 	}
 }
 
-func TestJSONReader(t *testing.T) {
+func TestEnvelopeErrors(t *testing.T) {
 	for _, c := range []struct {
 		in, path, msg string
 	}{
-		{`{"a":1,"a":2}`, "$.a", "duplicate key"},
-		{`{"a":[1,2,}`, "$.a[2]", ""},
-		{`{"a":"\x"}`, "$.a", "bad escape"},
-		{`{"a":01}`, "$.a", "want a number"},
-		{`{"a":1} x`, "$", "unexpected data"},
-		{`{"a":"\ud800"}`, "", ""},
-		{"{\"a\":\"\x01\"}", "$.a", "control character"},
+		{`{"header":{},"header":{}}`, "$.header", "duplicate key"},
+		{`{"header":[1,2,}`, "$.header", "invalid JSON"},
+		{`{"body":"\x"}`, "$.body", "invalid escape"},
+		{`{"apiKey":01}`, "$", "want ',' or '}'"},
+		{`{"header":{},"body":{}} x`, "$", "unexpected data"},
+		{`{"header":{}}`, "$", `missing key "body"`},
+		{`{"nope":1}`, "$.nope", "unknown key"},
+		{"{\"body\":\"\x01\"}", "$.body", "control character"},
+		{`{"apiKey":3,"header":{"requestApiKey":18,"requestApiVersion":3},"body":{}}`, "$.apiKey", "3 disagrees with 18"},
+		{`{"header":{"requestApiKey":18,"requestApiVersion":3,"clientId":7},"body":{}}`, "$.header.clientId", "want string"},
+		{`{"header":{"requestApiKey":18,"requestApiVersion":3},"body":{"clientSoftwareName":1}}`, "$.body.clientSoftwareName", "want string"},
 	} {
-		r := newReader([]byte(c.in))
-		r.object(func(string) { r.skip() })
-		r.end()
-		if c.path == "" {
-			if r.err != nil {
-				t.Errorf("%s: %v", c.in, r.err)
-			}
-			continue
+		_, err := EncodeRequestFrame(nil, []byte(c.in))
+		e := status(t, err, StatusJSON)
+		if e.Path != c.path || !strings.Contains(e.Text, c.msg) || e.Offset < 0 {
+			t.Errorf("%s: %+v, want path %s and %q", c.in, e, c.path, c.msg)
 		}
-		if r.err == nil || r.err.path != c.path || !strings.Contains(r.err.msg, c.msg) {
-			t.Errorf("%s: %+v, want %s %s", c.in, r.err, c.path, c.msg)
-		}
-	}
-	r := newReader([]byte(`"a\u00e9\ud83d\ude00\n"`))
-	if s := r.str(); s != "aé😀\n" || r.err != nil {
-		t.Errorf("%q %v", s, r.err)
-	}
-	r = newReader([]byte(`"9223372036854775807"`))
-	if v := r.int64(); v != 1<<63-1 || r.err != nil {
-		t.Errorf("%d %v", v, r.err)
-	}
-	r = newReader([]byte(`40000`))
-	if r.int16(); r.err == nil {
-		t.Error("int16 range not checked")
-	}
-	var b []byte
-	b = appendString(b, []byte("a\"\\\n\x01\xff\u2028"))
-	if string(b) != `"a\"\\\n\u0001`+"\ufffd"+`\u2028"` {
-		t.Errorf("%s", b)
 	}
 }

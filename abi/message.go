@@ -6,24 +6,23 @@ import (
 	"sync"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records/recordsjson"
+	"github.com/kwire/kwire/codec/transcode"
 )
 
-// lookup returns a new message by descriptor name, checking the version.
-func lookup(name string, version int32) (codec.Message, *Error) {
-	m := codec.NewMessage(name)
-	if m == nil {
-		return nil, newErr(StatusUnknownAPI, "kwire: unknown message %q", name)
+// lookup checks a message name and version from the boundary.
+func lookup(name string, version int32) *Error {
+	info, ok := transcode.Lookup(name)
+	if !ok {
+		return newErr(StatusUnknownAPI, "kwire: unknown message %q", name)
 	}
-	if !fits16(version) || !m.Info().ValidVersion(int16(version)) {
-		i := m.Info()
-		return nil, &Error{Status: StatusVersion, Text: "kwire: " + name + " version " + strconv.Itoa(int(version)) +
-			": unsupported version (valid " + strconv.Itoa(int(i.MinVersion)) + "-" + strconv.Itoa(int(i.MaxVersion)) + ")",
+	if !fits16(version) || version < int32(info.MinVersion) || version > int32(info.MaxVersion) {
+		return &Error{Status: StatusVersion, Text: "kwire: " + name + " version " + strconv.Itoa(int(version)) +
+			": unsupported version (valid " + strconv.Itoa(int(info.MinVersion)) + "-" + strconv.Itoa(int(info.MaxVersion)) + ")",
 			Message: name, Version: int(version), Offset: -1}
 	}
-	return m, nil
+	return nil
 }
-
-var decodeOpts = codec.DecodeOptions{UnsafeStrings: true} // the message dies before the call returns
 
 // reserve makes room for about n more bytes in dst, so that an output is built with one
 // allocation instead of a series of doublings (each a copy, and garbage for the
@@ -41,17 +40,13 @@ func reserve(dst []byte, n int) []byte {
 // held by in, appended to dst.
 func DecodeMessage(dst []byte, name string, version int32, in []byte) (out []byte, err error) {
 	defer guard(&err)
-	m, e := lookup(name, version)
-	if e != nil {
+	if e := lookup(name, version); e != nil {
 		return dst, e
 	}
-	if err := m.DecodeWith(in, int16(version), decodeOpts); err != nil {
-		return dst, fromDecode(err)
-	}
 	// JSON is about three times the wire size (names, quotes, base64).
-	out, err = m.AppendJSON(reserve(dst, 3*len(in)+128), int16(version))
+	out, err = transcode.AppendJSON(reserve(dst, 3*len(in)+128), name, int16(version), in, nil)
 	if err != nil {
-		return dst, fromEncode(err)
+		return dst, classify(err)
 	}
 	return out, nil
 }
@@ -60,49 +55,26 @@ func DecodeMessage(dst []byte, name string, version int32, in []byte) (out []byt
 // message `name`, appended to dst.
 func EncodeMessage(dst []byte, name string, version int32, json []byte) (out []byte, err error) {
 	defer guard(&err)
-	m, e := lookup(name, version)
-	if e != nil {
+	if e := lookup(name, version); e != nil {
 		return dst, e
 	}
-	if err := m.UnmarshalJSON(json); err != nil {
-		return dst, fromJSON(err, name, "$", 0)
-	}
-	out, err = m.Encode(reserve(dst, len(json)/2+16), int16(version))
+	out, err = transcode.AppendWire(reserve(dst, len(json)/2+16), name, int16(version), json)
 	if err != nil {
-		return dst, fromEncode(err)
+		return dst, classify(err)
 	}
 	return out, nil
 }
 
-func appendEnvelopeHead(b []byte, key, version, hv int16) []byte {
-	b = append(b, `{"apiKey":`...)
-	b = strconv.AppendInt(b, int64(key), 10)
-	b = append(b, `,"apiVersion":`...)
-	b = strconv.AppendInt(b, int64(version), 10)
-	b = append(b, `,"headerVersion":`...)
-	b = strconv.AppendInt(b, int64(hv), 10)
-	return append(b, `,"header":`...)
-}
-
-var framer = codec.Framer{UnsafeStrings: true}
+var framer transcode.Framer
 
 // DecodeRequestFrame is kw_decode_request_frame.
 func DecodeRequestFrame(dst []byte, frame []byte) (out []byte, err error) {
 	defer guard(&err)
-	f, err := framer.DecodeRequest(frame)
+	out, err = framer.AppendRequestFrameJSON(reserve(dst, 3*len(frame)+192), frame)
 	if err != nil {
-		return dst, fromDecode(err)
+		return dst, classify(err)
 	}
-	v := f.Header.RequestApiVersion
-	out = appendEnvelopeHead(reserve(dst, 3*len(frame)+192), f.Header.RequestApiKey, v, f.HeaderVersion)
-	if out, err = f.Header.AppendJSON(out, f.HeaderVersion); err != nil {
-		return dst, fromEncode(err)
-	}
-	out = append(out, `,"body":`...)
-	if out, err = f.Body.AppendJSON(out, v); err != nil {
-		return dst, fromEncode(err)
-	}
-	return append(out, '}'), nil
+	return out, nil
 }
 
 // DecodeResponseFrame is kw_decode_response_frame.
@@ -111,19 +83,11 @@ func DecodeResponseFrame(dst []byte, frame []byte, apiKey, version int32) (out [
 	if e := checkAPI(apiKey, version, false); e != nil {
 		return dst, e
 	}
-	f, err := framer.DecodeResponse(frame, int16(apiKey), int16(version))
+	out, err = framer.AppendResponseFrameJSON(reserve(dst, 3*len(frame)+192), frame, int16(apiKey), int16(version))
 	if err != nil {
-		return dst, fromDecode(err)
+		return dst, classify(err)
 	}
-	out = appendEnvelopeHead(reserve(dst, 3*len(frame)+192), int16(apiKey), int16(version), f.HeaderVersion)
-	if out, err = f.Header.AppendJSON(out, f.HeaderVersion); err != nil {
-		return dst, fromEncode(err)
-	}
-	out = append(out, `,"body":`...)
-	if out, err = f.Body.AppendJSON(out, int16(version)); err != nil {
-		return dst, fromEncode(err)
-	}
-	return append(out, '}'), nil
+	return out, nil
 }
 
 // checkAPI checks an api key and version from the boundary against the request (or
@@ -149,92 +113,12 @@ func checkAPI(apiKey, version int32, request bool) *Error {
 	return nil
 }
 
-// envelope is what an encode-frame call reads.
-type envelope struct {
-	headerStart, headerEnd int
-	bodyStart, bodyEnd     int
-	apiKey, apiVersion, hv int64
-	hasKey, hasVer, hasHV  bool
-}
-
-func readEnvelope(json []byte, what string) (*envelope, *Error) {
-	e := &envelope{headerStart: -1, bodyStart: -1}
-	r := newReader(json)
-	r.object(func(key string) {
-		switch key {
-		case "header":
-			e.headerStart, e.headerEnd = r.skip()
-			e.headerStart = skipWS(json, e.headerStart)
-		case "body":
-			e.bodyStart, e.bodyEnd = r.skip()
-			e.bodyStart = skipWS(json, e.bodyStart)
-		case "apiKey":
-			e.apiKey, e.hasKey = r.intIn(-1<<15, 1<<15-1), true
-		case "apiVersion":
-			e.apiVersion, e.hasVer = r.intIn(-1<<15, 1<<15-1), true
-		case "headerVersion":
-			e.hv, e.hasHV = r.intIn(-1<<15, 1<<15-1), true
-		default:
-			r.unknown()
-		}
-	})
-	r.end()
-	if r.err == nil && e.headerStart < 0 {
-		r.fail(`missing key "header"`)
-	}
-	if r.err == nil && e.bodyStart < 0 {
-		r.fail(`missing key "body"`)
-	}
-	if r.err != nil {
-		return nil, fromReader(r, what)
-	}
-	return e, nil
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-func mismatch(what, key string, got, want int64) *Error {
-	return &Error{Status: StatusJSON, Text: "kwire: " + what + ": json $." + key + ": " + strconv.FormatInt(got, 10) +
-		" disagrees with " + strconv.FormatInt(want, 10), Message: what, Version: -1, Path: "$." + key, Offset: -1}
-}
-
 // EncodeRequestFrame is kw_encode_request_frame.
 func EncodeRequestFrame(dst []byte, json []byte) (out []byte, err error) {
 	defer guard(&err)
-	const what = "request frame"
-	env, e := readEnvelope(json, what)
-	if e != nil {
-		return dst, e
-	}
-	h := codec.NewRequestHeader()
-	if err := h.UnmarshalJSON(json[env.headerStart:env.headerEnd]); err != nil {
-		return dst, fromJSON(err, "RequestHeader", "$.header", env.headerStart)
-	}
-	key, v := h.RequestApiKey, h.RequestApiVersion
-	if env.hasKey && env.apiKey != int64(key) {
-		return dst, mismatch(what, "apiKey", env.apiKey, int64(key))
-	}
-	if env.hasVer && env.apiVersion != int64(v) {
-		return dst, mismatch(what, "apiVersion", env.apiVersion, int64(v))
-	}
-	if e := checkAPI(int32(key), int32(v), true); e != nil {
-		return dst, e
-	}
-	if hv := codec.RequestHeaderVersion(key, v); env.hasHV && env.hv != int64(hv) {
-		return dst, mismatch(what, "headerVersion", env.hv, int64(hv))
-	}
-	body := codec.NewRequest(key)
-	if err := body.UnmarshalJSON(json[env.bodyStart:env.bodyEnd]); err != nil {
-		return dst, fromJSON(err, body.MessageName(), "$.body", env.bodyStart)
-	}
-	out, err = framer.EncodeRequest(dst, h, body)
+	out, err = framer.AppendRequestFrame(reserve(dst, len(json)/2+32), json)
 	if err != nil {
-		return dst, fromEncode(err)
+		return dst, classify(err)
 	}
 	return out, nil
 }
@@ -242,34 +126,12 @@ func EncodeRequestFrame(dst []byte, json []byte) (out []byte, err error) {
 // EncodeResponseFrame is kw_encode_response_frame.
 func EncodeResponseFrame(dst []byte, json []byte, apiKey, version int32) (out []byte, err error) {
 	defer guard(&err)
-	const what = "response frame"
 	if e := checkAPI(apiKey, version, false); e != nil {
 		return dst, e
 	}
-	env, e := readEnvelope(json, what)
-	if e != nil {
-		return dst, e
-	}
-	if env.hasKey && env.apiKey != int64(apiKey) {
-		return dst, mismatch(what, "apiKey", env.apiKey, int64(apiKey))
-	}
-	if env.hasVer && env.apiVersion != int64(version) {
-		return dst, mismatch(what, "apiVersion", env.apiVersion, int64(version))
-	}
-	if hv := codec.ResponseHeaderVersion(int16(apiKey), int16(version)); env.hasHV && env.hv != int64(hv) {
-		return dst, mismatch(what, "headerVersion", env.hv, int64(hv))
-	}
-	h := codec.NewResponseHeader()
-	if err := h.UnmarshalJSON(json[env.headerStart:env.headerEnd]); err != nil {
-		return dst, fromJSON(err, "ResponseHeader", "$.header", env.headerStart)
-	}
-	body := codec.NewResponse(int16(apiKey))
-	if err := body.UnmarshalJSON(json[env.bodyStart:env.bodyEnd]); err != nil {
-		return dst, fromJSON(err, body.MessageName(), "$.body", env.bodyStart)
-	}
-	out, err = framer.EncodeResponse(dst, h, int16(version), body)
+	out, err = framer.AppendResponseFrame(reserve(dst, len(json)/2+32), json, int16(apiKey), int16(version))
 	if err != nil {
-		return dst, fromEncode(err)
+		return dst, classify(err)
 	}
 	return out, nil
 }
@@ -380,7 +242,7 @@ func appendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendStr(b, s)
+		b = recordsjson.AppendString(b, s)
 	}
 	return append(b, ']')
 }
@@ -403,11 +265,11 @@ func buildCatalogue() []byte {
 		b = append(b, `{"apiKey":`...)
 		b = strconv.AppendInt(b, int64(a.Key), 10)
 		b = append(b, `,"name":`...)
-		b = appendStr(b, a.Name)
+		b = recordsjson.AppendString(b, a.Name)
 		b = append(b, `,"request":`...)
-		b = appendStr(b, a.Request.Name)
+		b = recordsjson.AppendString(b, a.Request.Name)
 		b = append(b, `,"response":`...)
-		b = appendStr(b, a.Response.Name)
+		b = recordsjson.AppendString(b, a.Response.Name)
 		b = appendInt(b, "minVersion", int64(a.Request.MinVersion))
 		b = appendInt(b, "maxVersion", int64(a.Request.MaxVersion))
 		b = appendInt(b, "flexibleMin", int64(a.Request.FlexibleMin))
@@ -423,10 +285,10 @@ func buildCatalogue() []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"name":`...)
-		b = appendStr(b, m.Name)
+		b = recordsjson.AppendString(b, m.Name)
 		b = appendInt(b, "apiKey", int64(m.APIKey))
 		b = append(b, `,"kind":`...)
-		b = appendStr(b, m.Kind.String())
+		b = recordsjson.AppendString(b, m.Kind.String())
 		b = appendInt(b, "minVersion", int64(m.MinVersion))
 		b = appendInt(b, "maxVersion", int64(m.MaxVersion))
 		b = appendInt(b, "flexibleMin", int64(m.FlexibleMin))
@@ -442,11 +304,11 @@ func buildCatalogue() []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"path":`...)
-			b = appendStr(b, r.Path)
+			b = recordsjson.AppendString(b, r.Path)
 			b = append(b, `,"old":`...)
-			b = appendStr(b, r.Old)
+			b = recordsjson.AppendString(b, r.Old)
 			b = append(b, `,"new":`...)
-			b = appendStr(b, r.New)
+			b = recordsjson.AppendString(b, r.New)
 			b = append(b, '}')
 		}
 		b = append(b, `],"superseded":[`...)
@@ -455,7 +317,7 @@ func buildCatalogue() []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"release":`...)
-			b = appendStr(b, s.Release)
+			b = recordsjson.AppendString(b, s.Release)
 			b = appendInt(b, "version", int64(s.Version))
 			b = append(b, '}')
 		}

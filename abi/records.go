@@ -2,11 +2,12 @@ package abi
 
 import (
 	"encoding/binary"
-	"math"
+	"errors"
 	"strconv"
 	"sync"
 
 	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/records/recordsjson"
 )
 
 // Record table layout 1 (see kw_records_decode_table in kwire.h).
@@ -50,12 +51,6 @@ func forEach(src []byte, flags, maxDecompressed int32, fn func(m *records.Messag
 	return skipped, nil
 }
 
-func controlType(m *records.Message) int32 {
-	if !m.Control {
-		return -1
-	}
-	return int32(m.ControlRecord.Type)
-}
 
 // RecordsDecodeJSON is kw_records_decode_json, appended to dst.
 func RecordsDecodeJSON(dst []byte, in []byte, flags, maxDecompressed int32) (out []byte, err error) {
@@ -67,45 +62,7 @@ func RecordsDecodeJSON(dst []byte, in []byte, flags, maxDecompressed int32) (out
 			b = append(b, ',')
 		}
 		first = false
-		b = append(b, `{"offset":`...)
-		b = appendInt64Str(b, m.Offset)
-		b = append(b, `,"timestamp":`...)
-		b = appendInt64Str(b, m.Timestamp)
-		b = append(b, `,"timestampType":`...)
-		b = appendStr(b, m.TimestampType.String())
-		b = append(b, `,"key":`...)
-		b = appendBase64(b, m.Key)
-		b = append(b, `,"value":`...)
-		b = appendBase64(b, m.Value)
-		b = append(b, `,"headers":[`...)
-		for i, h := range m.Headers {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"key":`...)
-			b = appendString(b, h.Key)
-			b = append(b, `,"value":`...)
-			b = appendBase64(b, h.Value)
-			b = append(b, '}')
-		}
-		b = append(b, `],"producerId":`...)
-		b = appendInt64Str(b, m.ProducerID)
-		b = appendInt(b, "producerEpoch", int64(m.ProducerEpoch))
-		b = appendInt(b, "sequence", int64(m.Sequence))
-		b = appendInt(b, "leaderEpoch", int64(m.LeaderEpoch))
-		b = appendInt(b, "magic", int64(m.Magic))
-		b = append(b, `,"compression":`...)
-		b = appendStr(b, m.Compression.String())
-		b = append(b, `,"transactional":`...)
-		b = strconv.AppendBool(b, m.Transactional)
-		b = append(b, `,"control":`...)
-		b = strconv.AppendBool(b, m.Control)
-		b = appendInt(b, "controlType", int64(controlType(m)))
-		b = append(b, `,"schemaSource":`...)
-		b = appendStr(b, m.Schema.Source.String())
-		b = appendInt(b, "schemaId", int64(m.Schema.ID))
-		b = appendInt(b, "schemaVersion", int64(m.Schema.Version))
-		b = append(b, '}')
+		b = recordsjson.AppendMessage(b, m)
 	})
 	if e != nil {
 		return dst, e
@@ -177,7 +134,7 @@ func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (ou
 			firstHeader: int32(len(t.hdrs)), headerCount: int32(len(m.Headers)),
 			sequence: m.Sequence, leaderEpoch: m.LeaderEpoch, epoch: int32(m.ProducerEpoch),
 			magic: int32(m.Magic), compression: int32(m.Compression), tsType: int32(m.TimestampType),
-			flags: flagsOf(m), control: controlType(m),
+			flags: flagsOf(m), control: recordsjson.ControlType(m),
 			schemaSource: int32(m.Schema.Source), schemaID: m.Schema.ID, schVe: m.Schema.Version}
 		r.kv.kOff, r.kv.kLen = t.addBytes(m.Key)
 		r.kv.vOff, r.kv.vLen = t.addBytes(m.Value)
@@ -260,161 +217,23 @@ func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (ou
 	return out, nil
 }
 
-// batchSpec is the input of kw_records_encode.
-type batchSpec struct {
-	magic          int8
-	baseOffset     int64
-	leaderEpoch    int32
-	producerID     int64
-	producerEpoch  int16
-	baseSequence   int32
-	transactional  bool
-	logAppendTime  bool
-	logAppendValue int64
-	level          int
-	recs           []records.Record
-}
-
-func readBatchSpec(json []byte) (*batchSpec, *Error) {
-	s := &batchSpec{magic: 2, leaderEpoch: -1, producerID: -1, producerEpoch: -1, baseSequence: -1, logAppendValue: -1}
-	r := newReader(json)
-	hasRecords := false
-	r.object(func(key string) {
-		switch key {
-		case "magic":
-			s.magic = int8(r.intIn(0, 2))
-		case "baseOffset":
-			s.baseOffset = r.int64()
-		case "partitionLeaderEpoch":
-			s.leaderEpoch = r.int32()
-		case "producerId":
-			s.producerID = r.int64()
-		case "producerEpoch":
-			s.producerEpoch = r.int16()
-		case "baseSequence":
-			s.baseSequence = r.int32()
-		case "transactional":
-			s.transactional = r.bool()
-		case "timestampType":
-			at := r.pos
-			switch v := r.str(); v {
-			case "CreateTime":
-				s.logAppendTime = false
-			case "LogAppendTime":
-				s.logAppendTime = true
-			default:
-				if r.err == nil {
-					r.pos = at
-					r.fail(`want "CreateTime" or "LogAppendTime"`)
-				}
-			}
-		case "logAppendTime":
-			s.logAppendValue = r.int64()
-		case "level":
-			s.level = int(r.intIn(math.MinInt32, math.MaxInt32))
-		case "records":
-			hasRecords = true
-			r.array(func(int) {
-				rec := records.Record{Timestamp: -1}
-				r.object(func(key string) {
-					switch key {
-					case "key":
-						rec.Key = r.base64(true)
-					case "value":
-						rec.Value = r.base64(true)
-					case "timestamp":
-						rec.Timestamp = r.int64()
-					case "headers":
-						r.array(func(int) {
-							var h records.Header
-							hasKey := false
-							r.object(func(key string) {
-								switch key {
-								case "key":
-									h.Key = []byte(r.str())
-									hasKey = true
-								case "value":
-									h.Value = r.base64(true)
-								default:
-									r.unknown()
-								}
-							})
-							if r.err == nil && !hasKey {
-								r.fail(`header lacks "key"`)
-							}
-							rec.Headers = append(rec.Headers, h)
-						})
-					default:
-						r.unknown()
-					}
-				})
-				s.recs = append(s.recs, rec)
-			})
-		default:
-			r.unknown()
-		}
-	})
-	r.end()
-	if r.err == nil && !hasRecords {
-		r.fail(`missing key "records"`)
-	}
-	if r.err != nil {
-		return nil, fromReader(r, "records")
-	}
-	return s, nil
-}
-
 // RecordsEncode is kw_records_encode, appended to dst.
 func RecordsEncode(dst []byte, json []byte, compression int32) (out []byte, err error) {
 	defer guard(&err)
 	if compression < 0 || compression > int32(records.CompressionZstd) {
 		return dst, newErr(StatusArg, "kwire: unknown compression %d", compression)
 	}
-	c := records.Compression(compression)
-	s, e := readBatchSpec(json)
-	if e != nil {
-		return dst, e
-	}
-	enc := records.Encoder{Level: s.level}
-	if s.magic < 2 {
-		if c == records.CompressionZstd {
-			return dst, newErr(StatusUnsupported, "kwire: zstd needs magic 2, not %d", s.magic)
-		}
-		msgs := make([]records.LegacyMessage, len(s.recs))
-		for i, r := range s.recs {
-			if len(r.Headers) > 0 {
-				return dst, &Error{Status: StatusArg, Text: "kwire: records: json $.records[" + strconv.Itoa(i) +
-					"].headers: magic " + strconv.Itoa(int(s.magic)) + " messages have no headers", Message: "records",
-					Version: -1, Path: "$.records[" + strconv.Itoa(i) + "].headers", Offset: -1}
-			}
-			msgs[i] = records.LegacyMessage{Key: r.Key, Value: r.Value, Timestamp: r.Timestamp}
-		}
-		set := records.LegacySet{Magic: s.magic, Compression: c, TimestampType: records.CreateTime,
-			BaseOffset: s.baseOffset, LogAppendTime: s.logAppendValue}
-		if s.logAppendTime {
-			set.TimestampType = records.LogAppendTime
-		}
-		if s.magic == 0 {
-			set.TimestampType = records.NoTimestampType
-		}
-		out, err = enc.AppendLegacySet(dst, set, msgs)
-		if err != nil {
-			return dst, fromRecords(err, true)
-		}
-		return out, nil
-	}
-	b := records.Batch{BaseOffset: s.baseOffset, PartitionLeaderEpoch: s.leaderEpoch, ProducerID: s.producerID,
-		ProducerEpoch: s.producerEpoch, BaseSequence: s.baseSequence, Attributes: int16(c)}
-	if s.transactional {
-		b.Attributes |= records.AttrTransactional
-	}
-	b.SetDeltas(s.recs)
-	if s.logAppendTime {
-		b.Attributes |= records.AttrLogAppendTime
-		b.MaxTimestamp = s.logAppendValue
-	}
-	out, err = enc.AppendBatch(dst, &b, s.recs)
+	s, err := recordsjson.ParseBatchSpec(json)
 	if err != nil {
+		return dst, classify(err)
+	}
+	out, err = s.Append(dst, records.Compression(compression))
+	if err != nil {
+		var he *recordsjson.LegacyHeadersError
+		if errors.As(err, &he) {
+			p := "$.records[" + strconv.Itoa(he.Record) + "].headers"
+			return dst, &Error{Status: StatusArg, Text: he.Error(), Message: "records", Version: -1, Path: p, Offset: -1}
+		}
 		return dst, fromRecords(err, true)
 	}
 	return out, nil

@@ -656,3 +656,43 @@ func (d *Decoder) Src() []byte { return d.src }
 func (d *Decoder) Reset(src []byte) {
 	*d = Decoder{src: src, path: d.path[:0], scratch: d.scratch[:0], bin: d.bin[:0]}
 }
+
+// Skip reads one JSON value of any type, checking its syntax, and discards it.
+func (d *Decoder) Skip() {
+	d.skip(0)
+}
+
+const maxSkipDepth = 512
+
+func (d *Decoder) skip(depth int) {
+	if d.err != nil {
+		return
+	}
+	if depth > maxSkipDepth {
+		d.Fail(ErrSyntax, "nesting deeper than "+strconv.Itoa(maxSkipDepth))
+		return
+	}
+	switch c := d.peek(); {
+	case c == '{':
+		d.pos++
+		for first := true; d.More(&first, '}'); {
+			d.KeyBytes()
+			d.skip(depth + 1)
+		}
+	case c == '[':
+		d.pos++
+		for first := true; d.More(&first, ']'); {
+			d.skip(depth + 1)
+		}
+	case c == '"':
+		d.strBytes()
+	case c == 't' || c == 'f':
+		d.Bool()
+	case c == 'n':
+		if !d.Null() {
+			d.typeErr("a value")
+		}
+	default:
+		d.number()
+	}
+}

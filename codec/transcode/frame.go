@@ -1,0 +1,341 @@
+package transcode
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/internal/jsonx"
+)
+
+// A frame's JSON form is an envelope:
+//
+//	{"apiKey": 0, "apiVersion": 9, "headerVersion": 2, "header": {...}, "body": {...}}
+//
+// On output every key is written. On input "header" and "body" are required; "apiKey",
+// "apiVersion" and "headerVersion" are optional and, when present, must agree with the
+// header (request frames) or with the api key and version the caller passes (response
+// frames).
+
+// Framer transcodes whole frames: a 4-byte big-endian size, the header, the body. The
+// zero value refuses frames above codec.DefaultMaxFrameSize, as codec.Framer does.
+type Framer struct {
+	// MaxFrameSize bounds the size field of a frame; zero means codec.DefaultMaxFrameSize.
+	MaxFrameSize int
+	// Decode tunes how bodies are read (records fields).
+	Decode DecodeOptions
+}
+
+func (f *Framer) limit() int {
+	if f.MaxFrameSize > 0 {
+		return f.MaxFrameSize
+	}
+	return codec.DefaultMaxFrameSize
+}
+
+func (f *Framer) checkFrame(frame []byte, name string) error {
+	if len(frame) < 4 {
+		return &codec.DecodeError{Message: name, Version: -1, Offset: 0, Err: codec.ErrTruncated, Detail: "a frame needs a 4-byte size"}
+	}
+	size := int(int32(binary.BigEndian.Uint32(frame)))
+	if size < 0 || size > f.limit() {
+		return &codec.DecodeError{Message: name, Version: -1, Offset: 0, Err: codec.ErrTooLarge,
+			Detail: "frame size " + strconv.Itoa(size) + ", limit " + strconv.Itoa(f.limit())}
+	}
+	if n := 4 + size; n != len(frame) {
+		cause := codec.ErrTruncated
+		if n < len(frame) {
+			cause = codec.ErrTrailing
+		}
+		return &codec.DecodeError{Message: name, Version: -1, Offset: 0, Err: cause,
+			Detail: fmt.Sprintf("size field says %d bytes, frame holds %d", n-4, len(frame)-4)}
+	}
+	return nil
+}
+
+func headerMessage(request bool) *message {
+	if request {
+		return lookup("RequestHeader")
+	}
+	return lookup("ResponseHeader")
+}
+
+func envelopeHead(b []byte, key, version, hv int16) []byte {
+	b = append(b, `{"apiKey":`...)
+	b = strconv.AppendInt(b, int64(key), 10)
+	b = append(b, `,"apiVersion":`...)
+	b = strconv.AppendInt(b, int64(version), 10)
+	b = append(b, `,"headerVersion":`...)
+	b = strconv.AppendInt(b, int64(hv), 10)
+	return append(b, `,"header":`...)
+}
+
+// AppendRequestFrameJSON appends the JSON envelope of one complete request frame (size
+// prefix included); the header says which request and version the body is. Failures are
+// the typed codec's (codec.Framer.DecodeRequest): error offsets count from the frame start.
+func (f *Framer) AppendRequestFrameJSON(dst, frame []byte) ([]byte, error) {
+	if err := f.checkFrame(frame, "request frame"); err != nil {
+		return dst, err
+	}
+	if len(frame) < 8 {
+		return dst, &codec.DecodeError{Message: "RequestHeader", Version: -1, Offset: 4, Err: codec.ErrTruncated, Detail: "need the api key and version"}
+	}
+	key := int16(binary.BigEndian.Uint16(frame[4:]))
+	v := int16(binary.BigEndian.Uint16(frame[6:]))
+	body := byKey(requestByKey[:], key)
+	if body == nil {
+		return dst, &codec.DecodeError{Message: "RequestHeader", Version: -1, Path: "requestApiKey", Offset: 4, Err: codec.ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(key))}
+	}
+	if !body.valid.has(v) {
+		return dst, &codec.DecodeError{Message: body.name, Version: v, Path: "requestApiVersion", Offset: 6, Err: codec.ErrVersion,
+			Detail: fmt.Sprintf("valid %d-%d", body.valid.lo, body.valid.hi)}
+	}
+	hv := codec.RequestHeaderVersion(key, v)
+	return f.frameJSON(dst, frame, headerMessage(true), body, key, v, hv)
+}
+
+// AppendResponseFrameJSON appends the JSON envelope of one complete response frame; a
+// response does not say what it answers, so the caller passes the api key and version
+// of the request.
+func (f *Framer) AppendResponseFrameJSON(dst, frame []byte, apiKey, version int16) ([]byte, error) {
+	if err := f.checkFrame(frame, "response frame"); err != nil {
+		return dst, err
+	}
+	body := byKey(responseByKey[:], apiKey)
+	if body == nil {
+		return dst, &codec.DecodeError{Message: "response frame", Version: version, Offset: 0, Err: codec.ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(apiKey))}
+	}
+	if !body.valid.has(version) {
+		return dst, versionError(body, version)
+	}
+	hv := codec.ResponseHeaderVersion(apiKey, version)
+	return f.frameJSON(dst, frame, headerMessage(false), body, apiKey, version, hv)
+}
+
+func (f *Framer) frameJSON(dst, frame []byte, hm, body *message, key, v, hv int16) ([]byte, error) {
+	d := getDecoder(&f.Decode)
+	defer putDecoder(d)
+	d.r.Reset(frame)
+	d.r.Off = 4
+	d.out = envelopeHead(dst, key, v, hv)
+	if err := d.message(hm, hv, false); err != nil {
+		return dst, err
+	}
+	d.out = append(d.out, `,"body":`...)
+	if err := d.message(body, v, true); err != nil {
+		return dst, err
+	}
+	return append(d.out, '}'), nil
+}
+
+// envelope is what an encode-frame call reads of the envelope.
+type envelope struct {
+	header, body         span
+	apiKey, apiVersion   int64
+	hv                   int64
+	keyAt, verAt, hvAt   int // offsets of the values, -1 when absent
+}
+
+type span struct{ start, end int }
+
+func readEnvelope(t *tree, json []byte, what string) (*envelope, error) {
+	env := &envelope{header: span{-1, -1}, body: span{-1, -1}, keyAt: -1, verAt: -1, hvAt: -1}
+	d := &t.d
+	d.Reset(json)
+	if d.BeginObject() {
+		var seen [5]bool
+		keys := [5]string{"header", "body", "apiKey", "apiVersion", "headerVersion"}
+		for first := true; d.More(&first, '}'); {
+			k := string(d.KeyBytes())
+			if d.Failed() {
+				break
+			}
+			for i, name := range keys {
+				if k == name {
+					if seen[i] {
+						d.Duplicate(k)
+					}
+					seen[i] = true
+				}
+			}
+			switch k {
+			case "header":
+				env.header = skipValue(d)
+			case "body":
+				env.body = skipValue(d)
+			case "apiKey":
+				env.keyAt = valueAt(d)
+				env.apiKey = d.Int(-1<<15, 1<<15-1)
+			case "apiVersion":
+				env.verAt = valueAt(d)
+				env.apiVersion = d.Int(-1<<15, 1<<15-1)
+			case "headerVersion":
+				env.hvAt = valueAt(d)
+				env.hv = d.Int(-1<<15, 1<<15-1)
+			default:
+				d.UnknownKey(k)
+			}
+			if d.Failed() {
+				d.Push(k)
+				break
+			}
+		}
+	}
+	d.End()
+	if !d.Failed() && env.header.start < 0 {
+		d.Fail(jsonx.ErrType, `missing key "header"`)
+	}
+	if !d.Failed() && env.body.start < 0 {
+		d.Fail(jsonx.ErrType, `missing key "body"`)
+	}
+	if err := d.Err(); err != nil {
+		var je *jsonx.Error
+		if errors.As(err, &je) {
+			return nil, &codec.JSONError{Message: what, Path: je.Path, Offset: je.Offset, Err: je.Err, Detail: je.Detail}
+		}
+		return nil, err
+	}
+	return env, nil
+}
+
+func valueAt(d *jsonx.Decoder) int {
+	src := d.Src()
+	i := d.Pos()
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func skipValue(d *jsonx.Decoder) span {
+	start := valueAt(d)
+	d.Skip()
+	return span{start, d.Pos()}
+}
+
+func mismatch(what, key string, at int, got, want int64) error {
+	return &codec.JSONError{Message: what, Path: "$." + key, Offset: at, Err: codec.ErrJSONType,
+		Detail: strconv.FormatInt(got, 10) + " disagrees with " + strconv.FormatInt(want, 10)}
+}
+
+// rebase moves a JSON error of a nested document to the envelope's path and offsets.
+func rebase(err error, prefix string, base int) error {
+	var je *codec.JSONError
+	if errors.As(err, &je) {
+		je.Path = prefix + je.Path[1:]
+		je.Offset += base
+	}
+	return err
+}
+
+// intField returns the integer value of a header field from the parsed tree (its
+// default when absent).
+func (t *tree) intField(m *message, name string) int64 {
+	s := &schemaStructs[m.root]
+	fields := schemaFields[s.first : s.first+s.n]
+	for i := range fields {
+		if fields[i].name == name {
+			if x := t.slots[t.nodes[0].a+int32(i)]; x >= 0 {
+				return t.nodes[x].i
+			}
+			return fields[i].defInt
+		}
+	}
+	return 0
+}
+
+// AppendRequestFrame appends the request frame described by the JSON envelope. The
+// header names the api key and version; apiKey and apiVersion in the envelope, when
+// present, must agree with it.
+func (f *Framer) AppendRequestFrame(dst, json []byte) ([]byte, error) {
+	const what = "request frame"
+	t := getTree()
+	defer putTree(t)
+	env, err := readEnvelope(t, json, what)
+	if err != nil {
+		return dst, err
+	}
+	hm := headerMessage(true)
+	if err := t.parse(hm, json[env.header.start:env.header.end], 0); err != nil {
+		return dst, rebase(err, "$.header", env.header.start)
+	}
+	key, v := int16(t.intField(hm, "requestApiKey")), int16(t.intField(hm, "requestApiVersion"))
+	if env.keyAt >= 0 && env.apiKey != int64(key) {
+		return dst, mismatch(what, "apiKey", env.keyAt, env.apiKey, int64(key))
+	}
+	if env.verAt >= 0 && env.apiVersion != int64(v) {
+		return dst, mismatch(what, "apiVersion", env.verAt, env.apiVersion, int64(v))
+	}
+	body := byKey(requestByKey[:], key)
+	if body == nil {
+		return dst, fmt.Errorf("kwire: request header names api key %d: %w", key, codec.ErrUnknownAPI)
+	}
+	if !body.valid.has(v) {
+		return dst, versionError(body, v)
+	}
+	hv := codec.RequestHeaderVersion(key, v)
+	if env.hvAt >= 0 && env.hv != int64(hv) {
+		return dst, mismatch(what, "headerVersion", env.hvAt, env.hv, int64(hv))
+	}
+	return f.encodeFrame(dst, t, json, env, hm, body, hv, v)
+}
+
+// AppendResponseFrame appends the response frame, for a request of apiKey at version,
+// described by the JSON envelope.
+func (f *Framer) AppendResponseFrame(dst, json []byte, apiKey, version int16) ([]byte, error) {
+	const what = "response frame"
+	body := byKey(responseByKey[:], apiKey)
+	if body == nil {
+		return dst, fmt.Errorf("kwire: unknown api key %d: %w", apiKey, codec.ErrUnknownAPI)
+	}
+	if !body.valid.has(version) {
+		return dst, versionError(body, version)
+	}
+	t := getTree()
+	defer putTree(t)
+	env, err := readEnvelope(t, json, what)
+	if err != nil {
+		return dst, err
+	}
+	if env.keyAt >= 0 && env.apiKey != int64(apiKey) {
+		return dst, mismatch(what, "apiKey", env.keyAt, env.apiKey, int64(apiKey))
+	}
+	if env.verAt >= 0 && env.apiVersion != int64(version) {
+		return dst, mismatch(what, "apiVersion", env.verAt, env.apiVersion, int64(version))
+	}
+	hv := codec.ResponseHeaderVersion(apiKey, version)
+	if env.hvAt >= 0 && env.hv != int64(hv) {
+		return dst, mismatch(what, "headerVersion", env.hvAt, env.hv, int64(hv))
+	}
+	hm := headerMessage(false)
+	if err := t.parse(hm, json[env.header.start:env.header.end], 0); err != nil {
+		return dst, rebase(err, "$.header", env.header.start)
+	}
+	return f.encodeFrame(dst, t, json, env, hm, body, hv, version)
+}
+
+func (f *Framer) encodeFrame(dst []byte, ht *tree, json []byte, env *envelope, hm, body *message, hv, v int16) ([]byte, error) {
+	bt := getTree()
+	defer putTree(bt)
+	if err := bt.parse(body, json[env.body.start:env.body.end], 0); err != nil {
+		return dst, rebase(err, "$.body", env.body.start)
+	}
+	start := len(dst)
+	out := append(dst, 0, 0, 0, 0)
+	out, err := ht.encode(out, hm, hv)
+	if err != nil {
+		return dst[:start], err
+	}
+	if out, err = bt.encode(out, body, v); err != nil {
+		return dst[:start], err
+	}
+	size := len(out) - start - 4
+	if size > f.limit() {
+		return dst[:start], &codec.EncodeError{Message: body.name, Version: v, Err: codec.ErrTooLarge,
+			Detail: "frame of " + strconv.Itoa(size) + " bytes, limit " + strconv.Itoa(f.limit())}
+	}
+	binary.BigEndian.PutUint32(out[start:], uint32(size))
+	return out, nil
+}
