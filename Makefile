@@ -9,7 +9,7 @@ SPEC_RELEASES := $(shell awk '!/^\#/ && NF { print $$1 }' codec/spec.lock)
 
 .DEFAULT_GOAL := all
 
-.PHONY: all build test go-test spec generate check-generated vectors bench bench-codec fuzz fuzz-codec clean
+.PHONY: all build test go-test fmt-check spec generate check-generated vectors bench bench-codec fuzz fuzz-codec clean
 
 # Each area keeps its own targets beside its code. A fragment may add to
 # BUILD_TARGETS (run by `make`), TEST_TARGETS (run by `make test` after the Go tests),
@@ -51,10 +51,15 @@ check-generated:
 
 test: check-generated go-test $(TEST_TARGETS)
 
-go-test:
+go-test: fmt-check
 	$(GO) vet ./...
 	$(GO) test ./...
 	cd codec/bench && $(GO) vet ./... && $(GO) test ./...
+
+# fmt-check: every tracked Go file is gofmt-clean.
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@echo "gofmt: clean"
 
 bench: bench-codec $(BENCH_TARGETS)
 

@@ -16,8 +16,8 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/records/recordsjson"
 	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/records/recordsjson"
 )
 
 // The ABI version: kw_abi_version returns Major<<16 | Minor.

@@ -51,7 +51,6 @@ func forEach(src []byte, flags, maxDecompressed int32, fn func(m *records.Messag
 	return skipped, nil
 }
 
-
 // RecordsDecodeJSON is kw_records_decode_json, appended to dst.
 func RecordsDecodeJSON(dst []byte, in []byte, flags, maxDecompressed int32) (out []byte, err error) {
 	defer guard(&err)

@@ -35,14 +35,14 @@ type hole struct {
 }
 
 type decoder struct {
-	r     wire.Reader
-	out   []byte
-	opts  *DecodeOptions
-	unk   []unknownTag // stack of unknown tags of the structs being decoded
-	holes []hole       // stack of tagged-field holes of the structs being decoded
-	tmp   []byte
-	offs  []int
-	segs  []pathSeg    // current location, for the records callback
+	r      wire.Reader
+	out    []byte
+	opts   *DecodeOptions
+	unk    []unknownTag // stack of unknown tags of the structs being decoded
+	holes  []hole       // stack of tagged-field holes of the structs being decoded
+	tmp    []byte
+	offs   []int
+	segs   []pathSeg // current location, for the records callback
 	recErr error
 }
 

@@ -132,10 +132,10 @@ func (f *Framer) frameJSON(dst, frame []byte, hm, body *message, key, v, hv int1
 
 // envelope is what an encode-frame call reads of the envelope.
 type envelope struct {
-	header, body         span
-	apiKey, apiVersion   int64
-	hv                   int64
-	keyAt, verAt, hvAt   int // offsets of the values, -1 when absent
+	header, body       span
+	apiKey, apiVersion int64
+	hv                 int64
+	keyAt, verAt, hvAt int // offsets of the values, -1 when absent
 }
 
 type span struct{ start, end int }

@@ -118,7 +118,6 @@ type rawMessage struct {
 	CommonStructs         []*rawStruct `json:"commonStructs"`
 }
 
-
 // stripComments removes // comments that are not inside strings.
 func stripComments(b []byte) []byte {
 	var out []byte

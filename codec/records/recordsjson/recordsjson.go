@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"unsafe"
 	"strconv"
+	"unsafe"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/internal/jsonx"
