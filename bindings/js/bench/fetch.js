@@ -1,163 +1,208 @@
-// Benchmark: kwire's JavaScript binding against kafkajs decoding the same Fetch
-// response of 1000 records (two partitions, ten record batches of 100 records, each
-// record with a key, a ~100-byte value and one header), in one Node process.
+// Benchmark: kwire's JavaScript binding against kafkajs on the same Fetch responses, in
+// one Node process, alternating rounds, CPU time of the process.
 //
-// Both sides decode everything down to each record's key, value and headers:
-//   kwire:   decodeResponse(frame, 1, 11) then decodeRecords(partition.records) per partition
-//   kafkajs: its Fetch v11 response decoder (kafkajs/src/protocol/requests/fetch/v11/response)
-//            on the frame after the size and correlation id, as its connection passes it
-// Rounds alternate between the decoders; each figure is the median over the rounds of the
-// time per decode, as CPU time of the process and as wall time. On a loaded machine read
-// the ratios (CPU time first), not the absolute times.
+// The task, on each side the cheapest way its public API allows: decode a Fetch v11
+// response of 1000 records (2 partitions x 5 batches x 100 records, key ~10 bytes, value
+// ~100 bytes, one header) and, for every record, read its offset, timestamp, key and
+// value. Checksums (sum of offsets, sum of timestamps, total key bytes, total value bytes)
+// must agree between all decoders, or the benchmark fails. Once per codec: none, gzip,
+// snappy, lz4, zstd.
 //
-//   node bench/fetch.js [--rounds N] [--codec none|gzip]
+//   kafkajs          its Fetch v11 response decoder (what its consumer runs on each
+//                    response), then every message of every partition; snappy, lz4 and
+//                    zstd through pure-JS codecs registered the kafkajs way
+//                    (kafkajs-snappy, and lz4js / fzstd adapters below)
+//   kwire records    decodeFetch(frame, 11), then every Record of every partition
+//                    (lazy objects: r.offset, r.timestamp, r.key, r.value)
+//   kwire columns    decodeFetch(frame, 11), then each partition's columns(): offsets and
+//                    timestamps from BigInt64Array (read as two int32 halves: exact below
+//                    2^53), key and value lengths from the Int32Array (offset, length) pairs
+//                    — no object per record
+//
+// Then the time of `await init()` in a fresh Node process (compiling kwire.wasm).
+//
+//   node bench/fetch.js [--rounds N] [--codecs none,gzip,...]
 import { createRequire } from 'node:module';
-import { init, encodeRecords, encodeResponse, decodeResponse, decodeRecords, toBase64, fromBase64 } from '../index.js';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { init, encodeRecords, encodeResponse, decodeFetch, toBase64 } from '../index.js';
 
 const require = createRequire(import.meta.url);
 const kafkajsFetchV11 = require('kafkajs/src/protocol/requests/fetch/v11/response');
+const { CompressionCodecs, CompressionTypes } = require('kafkajs');
+const SnappyCodec = require('kafkajs-snappy');
+const lz4js = require('lz4js');
+const fzstd = require('fzstd');
 const kafkajsVersion = require('kafkajs/package.json').version;
+
+// kafkajs ships gzip only; other codecs are registered by the application. These
+// adapters only decompress (all a consumer needs).
+CompressionCodecs[CompressionTypes.Snappy] = SnappyCodec;
+CompressionCodecs[CompressionTypes.LZ4] = () => ({
+  async compress() { throw new Error('bench: compress not needed'); },
+  async decompress(buf) { return Buffer.from(lz4js.decompress(buf)); },
+});
+CompressionCodecs[CompressionTypes.ZSTD] = () => ({
+  async compress() { throw new Error('bench: compress not needed'); },
+  async decompress(buf) { return Buffer.from(fzstd.decompress(buf)); },
+});
 
 const args = process.argv.slice(2);
 const opt = (name, def) => {
   const i = args.indexOf('--' + name);
   return i >= 0 ? args[i + 1] : def;
 };
-const ROUNDS = Number(opt('rounds', 15));
-const CODEC = opt('codec', 'none');
-const TARGET = 2;
+const ROUNDS = Number(opt('rounds', 11));
+const CODECS = opt('codecs', 'none,gzip,snappy,lz4,zstd').split(',');
+const TARGET_RECORDS = 2;
+const TARGET_COLUMNS = 5;
 
 const kw = await init();
 
-// ---- the Fetch response --------------------------------------------------------------
-const PARTITIONS = 2;
-const BATCHES = 5; // per partition
-const PER_BATCH = 100;
-const filler = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(3);
-let offset = 0;
-const partitions = [];
-for (let p = 0; p < PARTITIONS; p++) {
-  const chunks = [];
-  for (let b = 0; b < BATCHES; b++) {
-    const recs = [];
-    for (let i = 0; i < PER_BATCH; i++) {
-      const n = offset + i;
-      recs.push({ key: `key-${n}`, value: `{"id":${n},"payload":"${filler.slice(n % 20, n % 20 + 80)}"}`,
-        timestamp: 1700000000000 + n, headers: [['trace-id', `t-${n}`]] });
+function buildFrame(codec) {
+  const filler = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(3);
+  let offset = 0;
+  const partitions = [];
+  for (let p = 0; p < 2; p++) {
+    const chunks = [];
+    for (let b = 0; b < 5; b++) {
+      const recs = [];
+      for (let i = 0; i < 100; i++) {
+        const n = offset + i;
+        recs.push({ key: `key-${n}`, value: `{"id":${n},"payload":"${filler.slice(n % 20, n % 20 + 80)}"}`,
+          timestamp: 1700000000000 + n, headers: [['trace-id', `t-${n}`]] });
+      }
+      chunks.push(encodeRecords(recs, { baseOffset: offset, compression: codec, producerId: 1000 + p, producerEpoch: 0, baseSequence: offset }));
+      offset += 100;
     }
-    chunks.push(encodeRecords(recs, { baseOffset: offset, compression: CODEC, producerId: 1000 + p, producerEpoch: 0, baseSequence: offset }));
-    offset += PER_BATCH;
+    partitions.push({ partitionIndex: p, errorCode: 0, highWatermark: String(offset), lastStableOffset: String(offset), logStartOffset: '0',
+      abortedTransactions: [], preferredReadReplica: -1, records: toBase64(Buffer.concat(chunks)) });
   }
-  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) (all.set(c, at), (at += c.length));
-  partitions.push({ partitionIndex: p, errorCode: 0, highWatermark: String(offset), lastStableOffset: String(offset), logStartOffset: '0',
-    abortedTransactions: [], preferredReadReplica: -1, records: toBase64(all) });
-}
-const frame = encodeResponse({ header: { correlationId: 42 }, body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [{ topic: 'bench', partitions }] } }, 1, 11);
-const payload = Buffer.from(frame.buffer, frame.byteOffset + 8, frame.length - 8); // kafkajs: after size and correlation id
-
-// ---- the two decoders ----------------------------------------------------------------
-function kwireDecode(copy) {
-  const f = decodeResponse(frame, 1, 11);
-  let n = 0;
-  for (const t of f.body.responses) {
-    for (const p of t.partitions) {
-      const { records } = decodeRecords(p.records, { copy });
-      p.records = records;
-      n += records.length;
-    }
-  }
-  return n;
+  return encodeResponse({ header: { correlationId: 42 }, body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [{ topic: 'bench', partitions }] } }, 1, 11);
 }
 
-async function kafkajsDecode() {
+// Each decoder returns [records, sum of offsets, sum of timestamps, key bytes, value bytes].
+async function kafkajsRead(payload) {
   const r = await kafkajsFetchV11.decode(payload);
-  let n = 0;
-  for (const t of r.responses) for (const p of t.partitions) n += p.messages.length;
-  return n;
-}
-
-// ---- both decode the same records ----------------------------------------------------
-{
-  const a = decodeResponse(frame, 1, 11);
-  const b = await kafkajsFetchV11.decode(payload);
-  const ka = a.body.responses[0].partitions.flatMap((p) => decodeRecords(p.records).records);
-  const kb = b.responses[0].partitions.flatMap((p) => p.messages);
-  if (ka.length !== 1000 || kb.length !== 1000) throw new Error(`records decoded: kwire ${ka.length}, kafkajs ${kb.length}`);
-  for (const i of [0, 1, 499, 999]) {
-    const x = ka[i];
-    const y = kb[i];
-    const same = String(x.offset) === y.offset && String(x.timestamp) === y.timestamp &&
-      Buffer.from(x.key).equals(y.key) && Buffer.from(x.value).equals(y.value) &&
-      Buffer.from(x.headers[0].value).equals(y.headers[x.headers[0].key]);
-    if (!same) throw new Error(`record ${i} differs between kwire and kafkajs`);
+  let n = 0, offs = 0, ts = 0, kb = 0, vb = 0;
+  for (const t of r.responses) {
+    for (const p of t.partitions) {
+      for (const m of p.messages) {
+        n++;
+        offs += Number(m.offset);
+        ts += Number(m.timestamp);
+        if (m.key !== null) kb += m.key.length;
+        if (m.value !== null) vb += m.value.length;
+      }
+    }
   }
+  return [n, offs, ts, kb, vb];
 }
 
-// ---- timing --------------------------------------------------------------------------
-// timeIt returns [wall µs, CPU µs] per decode. CPU time (this process, all threads) is
-// what a loaded machine distorts least: waiting for a core is not counted.
+function kwireRecords(frame) {
+  const f = decodeFetch(frame, 11);
+  let n = 0, offs = 0, ts = 0, kb = 0, vb = 0;
+  for (const p of f.partitions) {
+    for (const r of p.records) {
+      n++;
+      offs += Number(r.offset);
+      ts += Number(r.timestamp);
+      const k = r.key;
+      const v = r.value;
+      if (k !== null) kb += k.length;
+      if (v !== null) vb += v.length;
+    }
+  }
+  return [n, offs, ts, kb, vb];
+}
+
+function kwireColumns(frame) {
+  const f = decodeFetch(frame, 11);
+  let n = 0, offs = 0, ts = 0, kb = 0, vb = 0;
+  for (const p of f.partitions) {
+    const c = p.records.columns();
+    const o32 = new Int32Array(c.offsets.buffer, c.offsets.byteOffset, 2 * c.length);
+    const t32 = new Int32Array(c.timestamps.buffer, c.timestamps.byteOffset, 2 * c.length);
+    const keys = c.keys;
+    const values = c.values;
+    for (let i = 0; i < c.length; i++) {
+      offs += o32[2 * i + 1] * 4294967296 + (o32[2 * i] >>> 0);
+      ts += t32[2 * i + 1] * 4294967296 + (t32[2 * i] >>> 0);
+      const kl = keys[2 * i + 1];
+      const vl = values[2 * i + 1];
+      if (kl > 0) kb += kl;
+      if (vl > 0) vb += vl;
+    }
+    n += c.length;
+  }
+  return [n, offs, ts, kb, vb];
+}
+
+// timeIt returns CPU µs per call (user + system of this process).
 async function timeIt(fn, iterations) {
   const c0 = process.cpuUsage();
-  const t0 = process.hrtime.bigint();
   for (let i = 0; i < iterations; i++) await fn();
-  const wall = Number(process.hrtime.bigint() - t0) / 1e3 / iterations;
   const c = process.cpuUsage(c0);
-  return [wall, (c.user + c.system) / iterations];
+  return (c.user + c.system) / iterations;
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-const cases = [
-  ['kwire (views)', () => kwireDecode(false)],
-  ['kwire (copies)', () => kwireDecode(true)],
-  [`kafkajs ${kafkajsVersion}`, kafkajsDecode],
-];
-// warm up and size the rounds to ~200 ms per case
-const iters = [];
-for (const [, fn] of cases) {
-  await timeIt(fn, 50);
-  const [us] = await timeIt(fn, 50);
-  iters.push(Math.max(20, Math.round(200_000 / us)));
-}
-const samples = cases.map(() => []);
-for (let r = 0; r < ROUNDS; r++) {
-  for (let c = 0; c < cases.length; c++) samples[c].push(await timeIt(cases[c][1], iters[c]));
-}
-const wall = samples.map((xs) => median(xs.map((x) => x[0])));
-const cpu = samples.map((xs) => median(xs.map((x) => x[1])));
-const k = cases.length - 1; // kafkajs
-
-console.log(`Fetch v11 response, ${frame.length} bytes, 1000 records in ${PARTITIONS * BATCHES} batches (${CODEC}), Node ${process.version}, ${ROUNDS} alternating rounds`);
-console.log('decoder'.padEnd(18) + 'wall µs'.padStart(10) + 'CPU µs'.padStart(10) + '  speed vs kafkajs: by CPU time, by wall time (medians)');
-cases.forEach(([name], c) => {
-  console.log(name.padEnd(18) + wall[c].toFixed(0).padStart(10) + cpu[c].toFixed(0).padStart(10) + `  ${(cpu[k] / cpu[c]).toFixed(2)}x, ${(wall[k] / wall[c]).toFixed(2)}x`);
-});
-const ratio = cpu[k] / cpu[0];
-console.log(`ratio: kwire (views) decodes ${ratio.toFixed(2)}x as fast as kafkajs by CPU time (${(wall[k] / wall[0]).toFixed(2)}x by wall time); target >= ${TARGET}x: ${ratio >= TARGET ? 'met' : 'NOT met'}`);
-
-// Where kwire's time goes (CPU µs per Fetch decode): the two public calls, and inside them
-// the module's own exports (kw_decode_response_frame; kw_records_decode_table for both
-// partitions), called directly on the instance's input buffer.
-{
-  const f0 = decodeResponse(frame, 1, 11);
-  const recs = f0.body.responses[0].partitions.map((p) => fromBase64(p.records));
-  const x = kw._x;
-  const s = kw._scratch;
-  const rawCall = (fn, bytes, ...args) => {
-    const p = kw._putBytes(bytes);
-    const st = fn(p, bytes.length, ...args, s, s + 4);
-    kw._refresh();
-    const [o] = kw._out(st, 'bench');
-    x.kw_free(o);
-  };
-  const phases = [
-    ['decodeResponse', () => decodeResponse(frame, 1, 11)],
-    ['  kw_decode_response_frame', () => rawCall(x.kw_decode_response_frame, frame, 1, 11)],
-    ['decodeRecords (both partitions)', () => f0.body.responses[0].partitions.forEach((p) => decodeRecords(p.records))],
-    ['  kw_records_decode_table', () => recs.forEach((r) => rawCall(x.kw_records_decode_table, r, 0, 0))],
+const rows = [];
+let failed = false;
+for (const codec of CODECS) {
+  const frame = buildFrame(codec);
+  const payload = Buffer.from(frame.buffer, frame.byteOffset + 8, frame.length - 8); // kafkajs: after size and correlation id
+  const cases = [
+    [`kafkajs ${kafkajsVersion}`, () => kafkajsRead(payload)],
+    ['kwire records', () => kwireRecords(frame)],
+    ['kwire columns', () => kwireColumns(frame)],
   ];
-  const out = phases.map(() => []);
-  for (let r = 0; r < 9; r++) for (let i = 0; i < phases.length; i++) out[i].push((await timeIt(phases[i][1], 30))[1]);
-  console.log('kwire (views), CPU µs per decode: ' + phases.map(([n], i) => `${n.trim()} ${median(out[i]).toFixed(0)}`).join(', '));
+  const sums = [];
+  for (const [, fn] of cases) sums.push(JSON.stringify(await fn()));
+  if (new Set(sums).size !== 1 || JSON.parse(sums[0])[0] !== 1000) {
+    console.error(`bench (${codec}): the decoders disagree: ${cases.map(([n], i) => `${n} ${sums[i]}`).join('; ')}`);
+    failed = true;
+    continue;
+  }
+  const iters = [];
+  for (const [, fn] of cases) {
+    await timeIt(fn, 20);
+    iters.push(Math.max(10, Math.round(150_000 / Math.max(1, await timeIt(fn, 20)))));
+  }
+  const samples = cases.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) for (let c = 0; c < cases.length; c++) samples[c].push(await timeIt(cases[c][1], iters[c]));
+  const cpu = samples.map(median);
+  rows.push({ codec, bytes: frame.length, cpu, checksum: JSON.parse(sums[0]) });
 }
+
+console.log(`Fetch v11 response, 1000 records in 10 batches, Node ${process.version}, ${ROUNDS} alternating rounds, median CPU µs per response`);
+console.log(`kwire path: ${kw.hasFrameRecords() ? 'kw_decode_response_frame_records (one record table, no base64)' : 'kw_decode_response_frame + kw_records_decode_table per partition (the module lacks the frame-records calls)'}`);
+console.log('codec    bytes   kafkajs  kwire records (x kafkajs)  kwire columns (x kafkajs)');
+let minRec = Infinity;
+let minCol = Infinity;
+for (const { codec, bytes, cpu } of rows) {
+  const rr = cpu[0] / cpu[1];
+  const rc = cpu[0] / cpu[2];
+  minRec = Math.min(minRec, rr);
+  minCol = Math.min(minCol, rc);
+  console.log(`${codec.padEnd(7)}${String(bytes).padStart(7)}${cpu[0].toFixed(0).padStart(10)}${cpu[1].toFixed(0).padStart(15)} (${rr.toFixed(2)}x)${cpu[2].toFixed(0).padStart(17)} (${rc.toFixed(2)}x)`);
+}
+if (rows.length > 0) {
+  console.log(`per-record objects: worst ${minRec.toFixed(2)}x kafkajs (target >= ${TARGET_RECORDS}x: ${minRec >= TARGET_RECORDS ? 'met' : 'NOT met'}); ` +
+    `columns: worst ${minCol.toFixed(2)}x (target >= ${TARGET_COLUMNS}x: ${minCol >= TARGET_COLUMNS ? 'met' : 'NOT met'})`);
+}
+
+// `await init()` in a fresh process: compile and instantiate kwire.wasm.
+{
+  const index = new URL('../index.js', import.meta.url).href;
+  const code = `const t0 = performance.now(); const { init } = await import(${JSON.stringify(index)}); const t1 = performance.now(); await init(); const t2 = performance.now(); console.log(JSON.stringify({ importMs: t1 - t0, initMs: t2 - t1 }));`;
+  const times = [];
+  for (let i = 0; i < 3; i++) {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', cwd: fileURLToPath(new URL('..', import.meta.url)) });
+    if (r.status !== 0) throw new Error('bench: init() in a fresh process failed: ' + r.stderr);
+    times.push(JSON.parse(r.stdout));
+  }
+  console.log(`await init() in a fresh Node process (kwire.wasm ${(kw._module ? WebAssembly.Module.exports(kw._module).length : 0)} exports): ` +
+    `median ${median(times.map((t) => t.initMs)).toFixed(0)} ms (import of the package ${median(times.map((t) => t.importMs)).toFixed(0)} ms), 3 runs`);
+}
+if (failed) process.exit(1);
