@@ -9,6 +9,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/policy"
+	"github.com/kwire/kwire/codec/transcode"
 )
 
 // Api keys the filter treats specially.
@@ -274,10 +275,13 @@ func mergeRejected(resp *codec.ProduceResponse, rejected []rejectedTopic) {
 // Produce (which gets none). Every error field of the response carries the
 // configured code; per-entity responses name the request's entities.
 //
-// TODO(transcoder): only the api keys whose message types the filter links are
-// answered here (Produce, Metadata, FindCoordinator, DescribeCluster,
-// ApiVersions); any other denied api key closes the connection instead. The
-// generic case belongs to codec/transcode's schema-driven encoder.
+// Produce, Metadata, FindCoordinator, DescribeCluster and ApiVersions are built
+// with their typed messages and name the request's entities (topics, partitions,
+// coordinator keys). Every other api key goes through codec/transcode's
+// schema-driven encoder, which carries no per-message code: the response body is
+// {"errorCode": code, "errorMessage": ...} where the version has both fields,
+// {"errorCode": code} where it has one, and the all-default body otherwise (an
+// api whose errors are only per entity then answers with no entities).
 func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32) ([]byte, error) {
 	code := f.s.denyCode
 	msg := "api key " + strconv.Itoa(int(key)) + " (" + apiMetricName(key) + ") is denied by the proxy"
@@ -350,7 +354,21 @@ func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32
 		resp.ErrorCode = code
 		return responseFrame(corr, key, ver, resp)
 	}
-	return nil, fmt.Errorf("no error response for api key %d without the schema-driven transcoder", key)
+	var tf transcode.Framer
+	var lastErr error
+	for _, body := range []string{
+		`{"errorCode":` + strconv.Itoa(int(code)) + `,"errorMessage":"` + msg + `"}`,
+		`{"errorCode":` + strconv.Itoa(int(code)) + `}`,
+		`{}`,
+	} {
+		js := `{"header":{"correlationId":` + strconv.Itoa(int(corr)) + `},"body":` + body + `}`
+		out, err := tf.AppendResponseFrame(nil, []byte(js), key, ver)
+		if err == nil {
+			return out, nil
+		}
+		lastErr = err
+	}
+	return nil, fmt.Errorf("no error response for api key %d v%d: %w", key, ver, lastErr)
 }
 
 // rewriteResponse decodes a response the filter changes and returns the new frame,

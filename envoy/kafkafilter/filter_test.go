@@ -1,0 +1,588 @@
+package kafkafilter
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/kerr"
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/envoy/kafkatest"
+)
+
+type fakeMetric struct {
+	name    string
+	kind    MetricKind
+	value   int64
+	samples []uint64
+}
+
+type fakeHost struct {
+	logs    []string
+	metrics []*fakeMetric
+	byName  map[string]uint32
+	now     int64
+	tick    uint32
+}
+
+func newHost() *fakeHost { return &fakeHost{byName: map[string]uint32{}} }
+
+func (h *fakeHost) Log(l Level, msg string) { h.logs = append(h.logs, msg) }
+func (h *fakeHost) DefineMetric(k MetricKind, name string) (uint32, bool) {
+	if id, ok := h.byName[name]; ok {
+		return id, true
+	}
+	h.metrics = append(h.metrics, &fakeMetric{name: name, kind: k})
+	h.byName[name] = uint32(len(h.metrics))
+	return uint32(len(h.metrics)), true
+}
+func (h *fakeHost) IncrementMetric(id uint32, d int64) { h.metrics[id-1].value += d }
+func (h *fakeHost) RecordMetric(id uint32, v uint64) {
+	h.metrics[id-1].samples = append(h.metrics[id-1].samples, v)
+}
+func (h *fakeHost) NowNanos() int64         { h.now += 1e6; return h.now }
+func (h *fakeHost) SetTickPeriod(ms uint32) { h.tick = ms }
+func (h *fakeHost) value(name string) int64 {
+	id, ok := h.byName["kafka.kwire."+name]
+	if !ok {
+		return 0
+	}
+	return h.metrics[id-1].value
+}
+
+// chunker cuts a byte slice into the pieces one delivery uses.
+type chunker func(b []byte) [][]byte
+
+func whole(b []byte) [][]byte { return [][]byte{b} }
+
+func bytewise(b []byte) [][]byte {
+	var out [][]byte
+	for i := range b {
+		out = append(out, b[i:i+1])
+	}
+	return out
+}
+
+func randomly(seed int64) chunker {
+	r := rand.New(rand.NewSource(seed))
+	return func(b []byte) [][]byte {
+		var out [][]byte
+		for len(b) > 0 {
+			n := 1 + r.Intn(min(len(b), 700))
+			out = append(out, b[:n])
+			b = b[n:]
+		}
+		return out
+	}
+}
+
+// pipe runs a Conn between a client and the fake broker as a proxy would: held
+// downstream bytes stay with the proxy while the filter waits (Envoy's Pause).
+type pipe struct {
+	t        *testing.T
+	c        *Conn
+	br       *kafkatest.Broker
+	chunk    chunker
+	held     []byte
+	upSplit  kafkatest.Splitter
+	dnSplit  kafkatest.Splitter
+	upFrames [][]byte // what reached the broker
+	replies  [][]byte // what reached the client
+	closed   bool
+}
+
+func newPipe(t *testing.T, f *Filter, chunk chunker) *pipe {
+	return &pipe{t: t, c: f.NewConn(), br: kafkatest.NewBroker(), chunk: chunk}
+}
+
+func (p *pipe) send(frames ...[]byte) {
+	var all []byte
+	for _, f := range frames {
+		all = append(all, f...)
+	}
+	for _, piece := range p.chunk(all) {
+		if p.closed {
+			return
+		}
+		p.held = append(p.held, piece...)
+		if p.c.DownstreamWait(len(p.held)) {
+			continue
+		}
+		out := p.c.Downstream(p.held, false)
+		if out.Same && !bytes.Equal(out.Data, p.held) {
+			p.t.Fatal("Same set but the data differs")
+		}
+		p.held = nil
+		for _, f := range p.upSplit.Push(out.Data) {
+			p.upFrames = append(p.upFrames, f)
+			resp, err := p.br.Handle(f)
+			if err != nil {
+				p.t.Fatalf("broker: %v", err)
+			}
+			for _, rp := range p.chunk(resp) {
+				o := p.c.Upstream(rp, false)
+				p.replies = append(p.replies, p.dnSplit.Push(o.Data)...)
+				if o.Close {
+					p.closed = true
+				}
+			}
+		}
+		if out.Close {
+			p.closed = true
+		}
+	}
+}
+
+func mustFilter(t *testing.T, h Host, cfg string) *Filter {
+	t.Helper()
+	f, err := New(h, []byte(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func prefixed(id uint32) []byte {
+	b := []byte{0, 0, 0, 0, 0, 'x'}
+	binary.BigEndian.PutUint32(b[1:], id)
+	return b
+}
+
+func rec(topic string, part int32, value []byte, hdr ...string) records.Message {
+	m := records.Message{Topic: topic, Partition: part, Value: value}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		m.Headers = append(m.Headers, records.Header{Key: []byte(hdr[i]), Value: []byte(hdr[i+1])})
+	}
+	return m
+}
+
+func produceFrame(t *testing.T, corr int32, ver, acks int16, c records.Compression, msgs ...records.Message) []byte {
+	t.Helper()
+	req, err := kafkatest.Produce(ver, acks, c, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kafkatest.MustRequest(corr, ver, req)
+}
+
+func metadataFrame(corr int32, ver int16, topics ...string) []byte {
+	req := codec.NewMetadataRequest()
+	for _, n := range topics {
+		n := n
+		req.Topics = append(req.Topics, codec.MetadataRequestTopic{Name: &n})
+	}
+	return kafkatest.MustRequest(corr, ver, req)
+}
+
+func corrOf(frame []byte) int32 { return int32(binary.BigEndian.Uint32(frame[4:])) }
+
+func decodeProduce(t *testing.T, frame []byte, ver int16) *codec.ProduceResponse {
+	t.Helper()
+	rf, err := codec.DecodeResponseFrame(frame, 0, ver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rf.Body.(*codec.ProduceResponse)
+}
+
+// codes flattens a Produce response to "topic/partition=code" in order.
+func codes(r *codec.ProduceResponse) []string {
+	var out []string
+	for _, t := range r.Responses {
+		for _, p := range t.PartitionResponses {
+			out = append(out, t.Name+"/"+itoa(p.Index)+"="+itoa(int32(p.ErrorCode)))
+		}
+	}
+	return out
+}
+
+func itoa(v int32) string { return strings.TrimSpace(strings.Repeat(" ", 0) + string(appendInt(nil, v))) }
+func appendInt(b []byte, v int32) []byte {
+	if v < 0 {
+		return append(append(b, '-'), appendInt(nil, -v)...)
+	}
+	if v >= 10 {
+		b = appendInt(b, v/10)
+	}
+	return append(b, byte('0'+v%10))
+}
+
+const enforceCfg = `{"schema":{"default":"none","rules":[
+	{"topic":"orders","policy":"enforce","schema_ids":[1,2]},
+	{"prefix":"audit.","policy":"warn","schema_ids":[1]}]},
+	"brokers":{"1":"127.0.0.1:19092"}}`
+
+var chunkings = []struct {
+	name string
+	c    chunker
+}{{"whole", whole}, {"bytewise", bytewise}, {"random", randomly(7)}}
+
+func TestEnforceMixedProduce(t *testing.T) {
+	for _, ck := range chunkings {
+		t.Run(ck.name, func(t *testing.T) {
+			h := newHost()
+			f := mustFilter(t, h, enforceCfg)
+			p := newPipe(t, f, ck.c)
+			good := rec("orders", 0, prefixed(1))
+			bad := rec("orders", 1, []byte("no schema"))
+			wrong := rec("orders", 2, prefixed(9))
+			free := rec("free", 0, []byte("anything"))
+			p.send(
+				metadataFrame(1, 12, "orders"),
+				produceFrame(t, 2, 9, -1, records.CompressionLZ4, good, bad, wrong, free),
+				metadataFrame(3, 12, "orders"),
+			)
+			if p.closed {
+				t.Fatalf("connection closed; logs %v", h.logs)
+			}
+			if len(p.replies) != 3 {
+				t.Fatalf("%d replies, want 3", len(p.replies))
+			}
+			for i, want := range []int32{1, 2, 3} {
+				if corrOf(p.replies[i]) != want {
+					t.Fatalf("reply %d has correlation id %d, want %d", i, corrOf(p.replies[i]), want)
+				}
+			}
+			got := codes(decodeProduce(t, p.replies[1], 9))
+			want := []string{"orders/0=0", "orders/1=87", "orders/2=87", "free/0=0"}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("produce response %v, want %v", got, want)
+			}
+			resp := decodeProduce(t, p.replies[1], 9)
+			pr := resp.Responses[0].PartitionResponses[1]
+			if pr.ErrorMessage == nil || !strings.Contains(*pr.ErrorMessage, "no schema reference") || len(pr.RecordErrors) != 1 || pr.RecordErrors[0].BatchIndex != 0 {
+				t.Errorf("rejected partition message %v record errors %+v", pr.ErrorMessage, pr.RecordErrors)
+			}
+			var delivered []string
+			for _, pd := range p.br.Produced() {
+				delivered = append(delivered, pd.Topic+"/"+itoa(pd.Partition))
+			}
+			if strings.Join(delivered, " ") != "orders/0 free/0" {
+				t.Errorf("broker received %v, want orders/0 free/0", delivered)
+			}
+			// Broker addresses rewritten.
+			rf, err := codec.DecodeResponseFrame(p.replies[2], 3, 12)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := rf.Body.(*codec.MetadataResponse).Brokers[0]
+			if b.Host != "127.0.0.1" || b.Port != 19092 {
+				t.Errorf("metadata broker %s:%d, want 127.0.0.1:19092", b.Host, b.Port)
+			}
+			for name, want := range map[string]int64{
+				"request.produce": 1, "response.produce": 1, "request.metadata": 2, "response.metadata": 2,
+				"policy.records_checked": 3, "policy.records_failed": 2, "policy.records_rejected": 2,
+				"policy.partitions_rejected": 2, "policy.partitions_accepted": 2, "rewrite.broker_addresses": 2,
+			} {
+				if got := h.value(name); got != want {
+					t.Errorf("%s = %d, want %d", name, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestEnforceAllRejectedKeepsOrder(t *testing.T) {
+	for _, ck := range chunkings {
+		t.Run(ck.name, func(t *testing.T) {
+			h := newHost()
+			f := mustFilter(t, h, enforceCfg)
+			p := newPipe(t, f, ck.c)
+			p.send(
+				metadataFrame(10, 12, "orders"),
+				produceFrame(t, 11, 8, 1, records.CompressionNone, rec("orders", 0, []byte("plain"))),
+				produceFrame(t, 12, 3, 1, records.CompressionZstd, rec("orders", 1, prefixed(2), "schema.id", "bad")),
+				metadataFrame(13, 12, "orders"),
+			)
+			if len(p.replies) != 4 {
+				t.Fatalf("%d replies, want 4; logs %v", len(p.replies), h.logs)
+			}
+			for i, c := range []int32{10, 11, 12, 13} {
+				if corrOf(p.replies[i]) != c {
+					t.Fatalf("reply %d correlation %d, want %d", i, corrOf(p.replies[i]), c)
+				}
+			}
+			if got := codes(decodeProduce(t, p.replies[1], 8)); strings.Join(got, " ") != "orders/0=87" {
+				t.Errorf("v8 response %v", got)
+			}
+			if got := codes(decodeProduce(t, p.replies[2], 3)); strings.Join(got, " ") != "orders/1=87" {
+				t.Errorf("v3 response %v", got)
+			}
+			if n := len(p.br.Produced()); n != 0 {
+				t.Errorf("broker received %d partitions, want none", n)
+			}
+			// The broker saw ApiVersions v0 in place of each rejected Produce.
+			if r := p.br.Requests(); r[0] != 0 || r[18] != 2 {
+				t.Errorf("broker requests %v, want 2 ApiVersions and no Produce", r)
+			}
+		})
+	}
+}
+
+func TestAcksZero(t *testing.T) {
+	h := newHost()
+	f := mustFilter(t, h, enforceCfg)
+	p := newPipe(t, f, randomly(3))
+	p.send(
+		produceFrame(t, 1, 9, 0, records.CompressionNone, rec("orders", 0, []byte("bad"))),
+		produceFrame(t, 2, 9, 0, records.CompressionNone, rec("orders", 0, prefixed(2)), rec("orders", 1, []byte("bad"))),
+		metadataFrame(3, 12, "orders"),
+	)
+	if len(p.replies) != 1 || corrOf(p.replies[0]) != 3 {
+		t.Fatalf("replies %d, want only the Metadata one", len(p.replies))
+	}
+	pd := p.br.Produced()
+	if len(pd) != 1 || pd[0].Topic != "orders" || pd[0].Partition != 0 {
+		t.Fatalf("broker received %+v, want orders/0 only", pd)
+	}
+	if h.value("policy.partitions_rejected") != 2 {
+		t.Errorf("partitions_rejected %d", h.value("policy.partitions_rejected"))
+	}
+}
+
+func TestWarnAndNone(t *testing.T) {
+	h := newHost()
+	f := mustFilter(t, h, enforceCfg)
+	p := newPipe(t, f, whole)
+	p.send(produceFrame(t, 1, 9, -1, records.CompressionGzip,
+		rec("audit.x", 0, []byte("plain")), rec("audit.x", 0, prefixed(5)), rec("audit.x", 0, prefixed(1)),
+		rec("other", 0, []byte("plain"))))
+	if got := codes(decodeProduce(t, p.replies[0], 9)); strings.Join(got, " ") != "audit.x/0=0 other/0=0" {
+		t.Errorf("response %v", got)
+	}
+	if h.value("policy.records_warned") != 2 || h.value("policy.records_checked") != 3 || h.value("policy.records_rejected") != 0 {
+		t.Errorf("warned %d checked %d rejected %d", h.value("policy.records_warned"), h.value("policy.records_checked"), h.value("policy.records_rejected"))
+	}
+	if len(p.br.Produced()) != 2 {
+		t.Errorf("broker got %d partitions", len(p.br.Produced()))
+	}
+	warned := false
+	for _, l := range h.logs {
+		warned = warned || strings.Contains(l, "(warn) on audit.x/0: 2 of 3 records")
+	}
+	if !warned {
+		t.Errorf("no warn log line: %v", h.logs)
+	}
+}
+
+func TestFailClosed(t *testing.T) {
+	good := produceFrame(t, 1, 9, -1, records.CompressionNone, rec("orders", 0, prefixed(1)))
+	crc := append([]byte(nil), good...)
+	crc[len(crc)-5] ^= 0x55 // inside the record bytes: CRC mismatch
+	body := append([]byte(nil), good...)
+	body = body[:len(body)-20]
+	binary.BigEndian.PutUint32(body, uint32(len(body)-4))
+	unknownVer := append([]byte(nil), good...)
+	binary.BigEndian.PutUint16(unknownVer[6:], 99)
+	huge := []byte{0x7f, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1}
+	for _, tc := range []struct {
+		name   string
+		frame  []byte
+		closed bool
+		code   string
+	}{
+		{"corrupt batch", crc, false, "orders/0=2"},
+		{"truncated body", body, true, ""},
+		{"unknown version", unknownVer, true, ""},
+		{"frame over the limit", huge, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHost()
+			p := newPipe(t, mustFilter(t, h, enforceCfg), whole)
+			p.send(tc.frame)
+			if p.closed != tc.closed {
+				t.Fatalf("closed %v, want %v (logs %v)", p.closed, tc.closed, h.logs)
+			}
+			if len(p.br.Produced()) != 0 {
+				t.Errorf("the broker received %v", p.br.Produced())
+			}
+			if tc.code != "" {
+				if got := codes(decodeProduce(t, p.replies[0], 9)); strings.Join(got, " ") != tc.code {
+					t.Errorf("response %v, want %s", got, tc.code)
+				}
+			}
+		})
+	}
+}
+
+func TestDenied(t *testing.T) {
+	h := newHost()
+	f := mustFilter(t, h, `{"api_keys":{"deny":[3,19,0]}}`)
+	p := newPipe(t, f, bytewise)
+	ct := codec.NewCreateTopicsRequest()
+	ct.Topics = []codec.CreateTopicsRequestCreatableTopic{{Name: "x", NumPartitions: 1, ReplicationFactor: 1}}
+	fc := codec.NewFindCoordinatorRequest()
+	fc.CoordinatorKeys = []string{"g"}
+	p.send(
+		metadataFrame(1, 12, "a"),
+		kafkatest.MustRequest(2, 7, ct),
+		produceFrame(t, 3, 9, 1, records.CompressionNone, rec("t", 0, []byte("v"))),
+		kafkatest.MustRequest(4, 4, fc),
+	)
+	if len(p.replies) != 4 {
+		t.Fatalf("%d replies", len(p.replies))
+	}
+	rf, err := codec.DecodeResponseFrame(p.replies[0], 3, 12)
+	if err != nil || rf.Body.(*codec.MetadataResponse).Topics[0].ErrorCode != int16(kerr.ClusterAuthorizationFailed) {
+		t.Errorf("metadata: %v %+v", err, rf)
+	}
+	rf, err = codec.DecodeResponseFrame(p.replies[1], 19, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if corrOf(p.replies[1]) != 2 {
+		t.Errorf("create topics correlation %d", corrOf(p.replies[1]))
+	}
+	if got := codes(decodeProduce(t, p.replies[2], 9)); strings.Join(got, " ") != "t/0=31" {
+		t.Errorf("produce %v", got)
+	}
+	rf, err = codec.DecodeResponseFrame(p.replies[3], 10, 4)
+	if err != nil || len(rf.Body.(*codec.FindCoordinatorResponse).Coordinators) != 1 || rf.Body.(*codec.FindCoordinatorResponse).Coordinators[0].NodeId != 1 {
+		t.Errorf("find coordinator passes: %v %+v", err, rf)
+	}
+	if r := p.br.Requests(); r[3] != 0 || r[19] != 0 || r[0] != 0 || r[18] != 3 || r[10] != 1 {
+		t.Errorf("broker saw %v", r)
+	}
+	if h.value("request.denied") != 3 {
+		t.Errorf("denied %d", h.value("request.denied"))
+	}
+}
+
+func TestApiVersionsCapAndTopicIDs(t *testing.T) {
+	h := newHost()
+	f := mustFilter(t, h, enforceCfg)
+	p := newPipe(t, f, whole)
+	p.send(kafkatest.MustRequest(1, 3, codec.NewApiVersionsRequest()))
+	rf, err := codec.DecodeResponseFrame(p.replies[0], 18, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range rf.Body.(*codec.ApiVersionsResponse).ApiKeys {
+		if k.ApiKey == 0 && k.MaxVersion != 12 {
+			t.Errorf("Produce max version %d, want 12", k.MaxVersion)
+		}
+	}
+	// v13 names topics by id: unknown until a Metadata response named it.
+	m := rec("orders", 0, prefixed(1))
+	m.TopicID = kafkatest.TopicID("orders")
+	p.send(produceFrame(t, 2, 13, -1, records.CompressionNone, m))
+	r := decodeProduce(t, p.replies[1], 13)
+	if r.Responses[0].PartitionResponses[0].ErrorCode != int16(kerr.UnknownTopicID) {
+		t.Errorf("unknown id: %+v", r.Responses[0].PartitionResponses[0])
+	}
+	p.send(metadataFrame(3, 12, "orders"))
+	p.send(produceFrame(t, 4, 13, -1, records.CompressionNone, m))
+	r = decodeProduce(t, p.replies[3], 13)
+	if r.Responses[0].PartitionResponses[0].ErrorCode != 0 {
+		t.Errorf("known id: %+v (logs %v)", r.Responses[0].PartitionResponses[0], h.logs)
+	}
+}
+
+func TestChunkingGivesSameBytes(t *testing.T) {
+	frames := func(t *testing.T) [][]byte {
+		return [][]byte{
+			kafkatest.MustRequest(1, 3, codec.NewApiVersionsRequest()),
+			metadataFrame(2, 12, "orders", "audit.a"),
+			produceFrame(t, 3, 9, -1, records.CompressionLZ4, rec("orders", 0, prefixed(1)), rec("orders", 1, []byte("x")), rec("audit.a", 2, []byte("y"))),
+			produceFrame(t, 4, 9, 0, records.CompressionNone, rec("orders", 0, []byte("x"))),
+			produceFrame(t, 5, 7, -1, records.CompressionSnappy, rec("orders", 2, prefixed(2))),
+			metadataFrame(6, 4, "orders"),
+		}
+	}
+	var ref *pipe
+	var refHost *fakeHost
+	for _, ck := range []struct {
+		name string
+		c    chunker
+	}{{"whole", whole}, {"bytewise", bytewise}, {"random1", randomly(1)}, {"random2", randomly(2)}} {
+		h := newHost()
+		p := newPipe(t, mustFilter(t, h, enforceCfg), ck.c)
+		p.send(frames(t)...)
+		if ref == nil {
+			ref, refHost = p, h
+			if len(p.replies) != 5 {
+				t.Fatalf("%d replies", len(p.replies))
+			}
+			continue
+		}
+		if !equalFrames(ref.upFrames, p.upFrames) || !equalFrames(ref.replies, p.replies) {
+			t.Errorf("%s: different bytes than whole frames", ck.name)
+		}
+		for _, m := range refHost.metrics {
+			if m.kind != Histogram && h.value(strings.TrimPrefix(m.name, "kafka.kwire.")) != m.value {
+				t.Errorf("%s: metric %s = %d, whole gives %d", ck.name, m.name, h.value(strings.TrimPrefix(m.name, "kafka.kwire.")), m.value)
+			}
+		}
+	}
+}
+
+func equalFrames(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBadConfig(t *testing.T) {
+	for _, tc := range []struct{ cfg, want string }{
+		{`{"api_keys":{"allow":[0],"deny":[1]}}`, "allow or deny, not both"},
+		{`{"api_keys":{"deny":[999]}}`, "api_keys.deny[0]: 999 is not a Kafka api key"},
+		{`{"brokers":{"x":"a:1"}}`, `brokers: key "x" is not a node id`},
+		{`{"brokers":{"1":"nohost"}}`, `brokers[1]: "nohost" is not host:port`},
+		{`{"brokers":{"1":"h:99999"}}`, `brokers[1]: port "99999"`},
+		{`{"schema":{"default":"strict"}}`, `unknown mode "strict"`},
+		{`{"schema":{"rules":[{"policy":"warn"}]}}`, "schema: policy: rules[0]: needs a topic or a prefix"},
+		{`{"max_produce_version":14}`, "max_produce_version: 14"},
+		{`{"schema":{"default":"warn"},"max_produce_version":2}`, "no record headers"},
+		{`{"deny_error_code":5000}`, "deny_error_code: 5000"},
+		{`{"colour":"red"}`, `unknown field "colour"`},
+		{`{"max_frame_bytes":-1}`, "max_frame_bytes: -1"},
+		{`nope`, "kafka filter configuration"},
+	} {
+		_, err := New(newHost(), []byte(tc.cfg))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+	if _, err := New(newHost(), nil); err != nil {
+		t.Errorf("empty configuration: %v", err)
+	}
+}
+
+// FuzzDownstream feeds arbitrary client bytes: the filter must never panic and
+// must keep its invariants (output bounded by what it was given plus what it
+// synthesizes).
+func FuzzDownstream(f *testing.F) {
+	f.Add(produceFrame(&testing.T{}, 1, 9, -1, records.CompressionNone, rec("orders", 0, []byte("x"))), uint8(3))
+	f.Add(metadataFrame(1, 12, "orders"), uint8(1))
+	f.Add([]byte{0, 0, 0, 8, 0, 0, 0, 9, 0, 0, 0, 1}, uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
+		h := newHost()
+		fl, err := New(h, []byte(enforceCfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := fl.NewConn()
+		n := int(step) + 1
+		for i := 0; i < len(data); i += n {
+			out := c.Downstream(data[i:min(i+n, len(data))], false)
+			if len(out.Data) > 2*len(data)+64 {
+				t.Fatalf("output %d bytes for %d in", len(out.Data), len(data))
+			}
+			up := c.Upstream(data[i:min(i+n, len(data))], false)
+			_ = up
+			if out.Close {
+				break
+			}
+		}
+		c.Done()
+	})
+}
