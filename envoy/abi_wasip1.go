@@ -92,6 +92,9 @@ func take(ptr, size uint32) ([]byte, bool) {
 	return b[:size], true
 }
 
+// getBufferRange reads the first n bytes of a buffer.
+func getBufferRange(buffer int32, n int32) ([]byte, bool) { return getBuffer(buffer, n) }
+
 func getBuffer(buffer int32, size int32) ([]byte, bool) {
 	if size <= 0 {
 		return nil, true
@@ -222,8 +225,15 @@ func onData(ctx, size, eos int32, downstream bool) (action int32) {
 	if s == nil || s.conn == nil {
 		return actionPause
 	}
-	if downstream && eos == 0 && s.conn.DownstreamWait(int(size)) {
-		return actionPause
+	if downstream && eos == 0 {
+		if s.conn.DownstreamWait(int(size)) {
+			return actionPause
+		}
+		if size >= kafkafilter.HeadLen {
+			if head, ok := getBufferRange(bufDownstream, kafkafilter.HeadLen); ok && s.conn.DownstreamWaitFrame(head, int(size)) {
+				return actionPause
+			}
+		}
 	}
 	buf := int32(bufUpstream)
 	if downstream {

@@ -147,6 +147,30 @@ func (c *Conn) DownstreamWait(n int) bool {
 	return false
 }
 
+// HeadLen is how many bytes DownstreamWaitFrame wants to see.
+const HeadLen = reqHeadLen
+
+// DownstreamWaitFrame refines DownstreamWait when the filter is between frames:
+// given the first HeadLen bytes of the proxy's buffer (head) and its length n, it
+// reports whether the request starting there is one the filter needs whole
+// (Produce, or a denied api key) and n bytes do not complete it yet. The proxy can
+// then keep buffering without handing the bytes over, so a large request arriving
+// in many reads is read once.
+func (c *Conn) DownstreamWaitFrame(head []byte, n int) bool {
+	if c.closed || c.req.mode != modeHead || len(c.req.stash) != 0 || len(head) < reqHeadLen {
+		return false
+	}
+	size := int(int32(binary.BigEndian.Uint32(head)))
+	if size < reqHeadLen-4 || size > c.f.s.maxFrame {
+		return false
+	}
+	key := int16(binary.BigEndian.Uint16(head[4:]))
+	if key != apiProduce && !c.f.s.isDenied(key) {
+		return false
+	}
+	return n < 4+size
+}
+
 // Closed reports whether the filter has asked for the connection to be closed.
 func (c *Conn) Closed() bool { return c.closed }
 

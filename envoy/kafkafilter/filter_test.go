@@ -111,6 +111,9 @@ func (p *pipe) send(frames ...[]byte) {
 		if p.c.DownstreamWait(len(p.held)) {
 			continue
 		}
+		if len(p.held) >= HeadLen && p.c.DownstreamWaitFrame(p.held[:HeadLen], len(p.held)) {
+			continue
+		}
 		out := p.c.Downstream(p.held, false)
 		if out.Same && !bytes.Equal(out.Data, p.held) {
 			p.t.Fatal("Same set but the data differs")
@@ -199,7 +202,9 @@ func codes(r *codec.ProduceResponse) []string {
 	return out
 }
 
-func itoa(v int32) string { return strings.TrimSpace(strings.Repeat(" ", 0) + string(appendInt(nil, v))) }
+func itoa(v int32) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + string(appendInt(nil, v)))
+}
 func appendInt(b []byte, v int32) []byte {
 	if v < 0 {
 		return append(append(b, '-'), appendInt(nil, -v)...)

@@ -1,0 +1,16 @@
+module github.com/kwire/kwire/conformance/hosts/proxywasm
+
+go 1.26
+
+replace github.com/kwire/kwire => ../../..
+
+require (
+	github.com/kwire/kwire v0.0.0-00010101000000-000000000000
+	github.com/tetratelabs/wazero v1.12.0
+)
+
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+	golang.org/x/sys v0.44.0 // indirect
+)
