@@ -74,6 +74,7 @@ fuzz-codec:
 	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzDecodeRequestFrame$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzDecodeResponseFrame$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzUnmarshalJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codec/transcode/ -run '^$$' -fuzz '^FuzzBothEngines$$' -fuzztime $(FUZZTIME) -parallel 1
 
 clean:
 	rm -rf $(BUILD)
