@@ -172,3 +172,7 @@ func (s *Session) VersionFor(apiKey int16) (int16, error) {
 	}
 	return hi, nil
 }
+
+// NegotiationVersions returns the ApiVersions versions the latest negotiation sent, in
+// order: one entry when the broker knew the first, two after an UNSUPPORTED_VERSION retry.
+func (s *Session) NegotiationVersions() []int16 { return append([]int16(nil), s.tried...) }

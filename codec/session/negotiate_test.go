@@ -171,6 +171,9 @@ func TestNegotiation(t *testing.T) {
 					t.Errorf("api %d: v%d %v, want v%d", key, v, err, want)
 				}
 			}
+			if got := s.NegotiationVersions(); !equal16(got, c.wantSent) {
+				t.Errorf("NegotiationVersions() = %v, want %v", got, c.wantSent)
+			}
 			if s.Pending() != 0 {
 				t.Errorf("%d requests still pending", s.Pending())
 			}
