@@ -16,6 +16,7 @@
 
 ABI_WASM     := $(BUILD)/kwire.wasm
 ABI_SO       := $(BUILD)/libkwire.so
+ABI_PC_STATIC := $(BUILD)/kwire-static.pc
 ABI_A        := $(BUILD)/libkwire.a
 ABI_PC       := $(BUILD)/kwire.pc
 ABI_H        := $(BUILD)/include/kwire.h
@@ -26,8 +27,11 @@ ABI_CXX      ?= g++
 ABI_CFLAGS   ?= -std=c11 -O2 -Wall -Wextra -Werror
 ABI_WAZERO   := conformance/hosts/wazero
 ABI_WASMTIME := conformance/hosts/wasmtime
-# Version of the library in kwire.pc: the ABI version of kwire.h.
-ABI_VERSION   = $(shell sed -n 's/^\#define KW_ABI_MAJOR \([0-9]*\)/\1/p' capi/kwire.h).$(shell sed -n 's/^\#define KW_ABI_MINOR \([0-9]*\)/\1/p' capi/kwire.h)
+# Version of the library in kwire.pc: the ABI version of kwire.h. The shared library's
+# SONAME carries the major version (libkwire.so.1); libkwire.so links to it.
+ABI_MAJOR     = $(shell sed -n 's/^\#define KW_ABI_MAJOR \([0-9]*\)/\1/p' capi/kwire.h)
+ABI_VERSION   = $(ABI_MAJOR).$(shell sed -n 's/^\#define KW_ABI_MINOR \([0-9]*\)/\1/p' capi/kwire.h)
+ABI_SONAME    = libkwire.so.$(ABI_MAJOR)
 
 .PHONY: wasm capi abi-test abi-header-check abi-test-wazero abi-test-wasmtime abi-test-c abi-bench
 
@@ -38,14 +42,15 @@ $(ABI_WASM): $(ABI_GO_SRC)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $@ ./wasm
 	@ls -l $@ | awk '{print "kwire.wasm: " $$5 " bytes"}'
 
-capi: $(ABI_SO) $(ABI_A) $(ABI_PC) $(ABI_H)
+capi: $(ABI_SO) $(ABI_A) $(ABI_PC) $(ABI_PC_STATIC) $(ABI_H)
 
 # cgo also writes a header of its own next to each library; kwire.h is the ABI, so the
 # generated one is dropped (each build writes into its own folder, so `make -j` is safe).
 $(ABI_SO): $(ABI_GO_SRC)
 	@mkdir -p $(BUILD)/capi-so
-	$(GO) build -buildmode=c-shared -trimpath -o $(BUILD)/capi-so/libkwire.so ./capi
-	mv $(BUILD)/capi-so/libkwire.so $@ && rm -rf $(BUILD)/capi-so
+	$(GO) build -buildmode=c-shared -trimpath -ldflags='-extldflags=-Wl,-soname,$(ABI_SONAME)' -o $(BUILD)/capi-so/libkwire.so ./capi
+	mv $(BUILD)/capi-so/libkwire.so $(BUILD)/$(ABI_SONAME) && rm -rf $(BUILD)/capi-so
+	ln -sf $(ABI_SONAME) $@
 
 $(ABI_A): $(ABI_GO_SRC)
 	@mkdir -p $(BUILD)/capi-a
@@ -62,6 +67,15 @@ $(ABI_PC): capi/kwire.h
 	@printf '%s\n' 'libdir=$${pcfiledir}' 'includedir=$${pcfiledir}/include' '' \
 		'Name: kwire' 'Description: Kafka wire-protocol codec, flat C ABI' 'Version: $(ABI_VERSION)' \
 		'Libs: -L$${libdir} -lkwire' 'Libs.private: -lpthread' 'Cflags: -I$${includedir}' > $@
+	@echo "wrote $@"
+
+# kwire.pc's -lkwire makes the linker take libkwire.so when both libraries sit in one
+# folder, even with --static; kwire-static.pc names the archive itself.
+$(ABI_PC_STATIC): capi/kwire.h
+	@mkdir -p $(BUILD)
+	@printf '%s\n' 'libdir=$${pcfiledir}' 'includedir=$${pcfiledir}/include' '' \
+		'Name: kwire-static' 'Description: Kafka wire-protocol codec, flat C ABI (static library)' 'Version: $(ABI_VERSION)' \
+		'Libs: $${libdir}/libkwire.a -lpthread' 'Cflags: -I$${includedir}' > $@
 	@echo "wrote $@"
 
 abi-header-check:
@@ -82,16 +96,20 @@ $(ABI_CTEST)/%: capi/test/%.c capi/test/common.h capi/test/minijson.h capi/kwire
 	@mkdir -p $(ABI_CTEST)
 	$(ABI_CC) $(ABI_CFLAGS) -Icapi -Icapi/test $< -L$(BUILD) -lkwire -lpthread -Wl,-rpath,'$$ORIGIN/..' -o $@
 
-# The misuse test once more, linked statically against libkwire.a through kwire.pc.
-$(ABI_CTEST)/misuse-static: capi/test/misuse.c capi/test/common.h capi/test/minijson.h $(ABI_A) $(ABI_PC) $(ABI_H)
+# The misuse test once more, linked statically through kwire-static.pc (libkwire.so sits
+# in the same folder; the test checks below that the program does not need it).
+$(ABI_CTEST)/misuse-static: capi/test/misuse.c capi/test/common.h capi/test/minijson.h $(ABI_A) $(ABI_SO) $(ABI_PC_STATIC) $(ABI_H)
 	@mkdir -p $(ABI_CTEST)
-	$(ABI_CC) $(ABI_CFLAGS) $$(PKG_CONFIG_PATH=$(BUILD) pkg-config --cflags kwire 2>/dev/null || echo -I$(BUILD)/include) -Icapi/test $< \
-		$(BUILD)/libkwire.a $$(PKG_CONFIG_PATH=$(BUILD) pkg-config --static --libs-only-l kwire 2>/dev/null | sed 's/-lkwire//' || echo -lpthread) -o $@
+	$(ABI_CC) $(ABI_CFLAGS) $$(PKG_CONFIG_PATH=$(BUILD) pkg-config --cflags kwire-static) -Icapi/test $< -o $@.tmp \
+		$$(PKG_CONFIG_PATH=$(BUILD) pkg-config --libs kwire-static)
+	@if readelf -d $@.tmp | grep -q 'libkwire'; then echo "misuse-static links libkwire dynamically"; exit 1; fi
+	mv $@.tmp $@
 
 abi-test-c: $(addprefix $(ABI_CTEST)/,$(ABI_CTESTS)) $(ABI_CTEST)/misuse-static
 	$(ABI_CTEST)/conformance conformance/vectors
 	$(ABI_CTEST)/misuse
-	$(ABI_CTEST)/misuse-static | tail -1
+	$(ABI_CTEST)/misuse-static > $(ABI_CTEST)/misuse-static.log; tail -n 1 $(ABI_CTEST)/misuse-static.log
+	@readelf -d $(BUILD)/$(ABI_SONAME) | grep -q 'SONAME.*\[$(ABI_SONAME)\]' && echo "$(ABI_SONAME): SONAME $(ABI_SONAME)"
 	$(ABI_CTEST)/threads conformance/vectors/kafka-clients-4.4.0.jsonl 3
 
 abi-test: abi-header-check abi-test-c abi-test-wazero abi-test-wasmtime

@@ -25,7 +25,9 @@ minor="$(sed -n 's/^#define KW_ABI_MINOR \([0-9]*\).*/\1/p' "$header")"
 install -d "$dest/include" "$dest/lib/pkgconfig"
 install -m 0644 "$header" "$here/include/kwire_json.h" "$dest/include/"
 install -m 0644 "$libs/libkwire.a" "$dest/lib/libkwire.a"
-install -m 0755 "$libs/libkwire.so" "$dest/lib/libkwire.so"
+# The shared library under its SONAME (libkwire.so.<major>), with the usual link.
+install -m 0755 "$libs/libkwire.so" "$dest/lib/libkwire.so.$major"
+ln -sf "libkwire.so.$major" "$dest/lib/libkwire.so"
 for pc in kwire kwire-static; do
 	sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$major.$minor|" "$here/$pc.pc.in" > "$dest/lib/pkgconfig/$pc.pc"
 done
