@@ -1,0 +1,14 @@
+module github.com/kwire/kwire/conn/bench
+
+go 1.26.0
+
+require github.com/kwire/kwire v0.0.0
+
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+	github.com/twmb/franz-go v1.22.3
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1
+)
+
+replace github.com/kwire/kwire => ../..
