@@ -20,9 +20,8 @@ type Proxy struct {
 	conns    map[net.Conn]struct{}
 	closed   bool
 	// Errors counts connections that ended because the VM failed.
-	errs atomic.Int64
-	// ReadSize is the size of each read (default 64 KiB).
-	readSize int
+	errs     atomic.Int64
+	readSize func() int
 }
 
 // NewProxy listens on 127.0.0.1 (a free port) and serves until Close.
@@ -31,10 +30,20 @@ func NewProxy(plugin *Plugin, upstream string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Proxy{plugin: plugin, upstream: upstream, ln: ln, conns: map[net.Conn]struct{}{}, readSize: 64 << 10}
+	return NewProxyOn(ln, plugin, upstream, nil), nil
+}
+
+// NewProxyOn serves on ln (so that its address can go into the plugin's
+// configuration before the plugin exists). readSize, when not nil, gives the size
+// of each socket read (the chunks the filter sees); the default is 64 KiB.
+func NewProxyOn(ln net.Listener, plugin *Plugin, upstream string, readSize func() int) *Proxy {
+	if readSize == nil {
+		readSize = func() int { return 64 << 10 }
+	}
+	x := &Proxy{plugin: plugin, upstream: upstream, ln: ln, conns: map[net.Conn]struct{}{}, readSize: readSize}
 	x.wg.Add(1)
 	go x.serve()
-	return x, nil
+	return x
 }
 
 // Addr is the listening address (host:port).
@@ -125,9 +134,9 @@ func (x *Proxy) handle(client net.Conn) {
 	wg.Add(2)
 	pump := func(from, to net.Conn, downstream bool) {
 		defer wg.Done()
-		buf := make([]byte, x.readSize)
+		buf := make([]byte, 64<<10)
 		for {
-			n, rerr := from.Read(buf)
+			n, rerr := from.Read(buf[:max(1, min(len(buf), x.readSize()))])
 			if n > 0 {
 				out := buf[:n]
 				if s != nil {
