@@ -41,7 +41,7 @@ func TestVersion(t *testing.T) {
 		t.Fatal(Version())
 	}
 	hdr := readHeader(t)
-	if !strings.Contains(hdr, "#define KW_ABI_MAJOR 1\n") || !strings.Contains(hdr, "#define KW_ABI_MINOR 0\n") {
+	if !strings.Contains(hdr, "#define KW_ABI_MAJOR "+strconv.Itoa(Major)+"\n") || !strings.Contains(hdr, "#define KW_ABI_MINOR "+strconv.Itoa(Minor)+"\n") {
 		t.Fatalf("kwire.h disagrees with Major.Minor %d.%d", Major, Minor)
 	}
 }
@@ -314,7 +314,7 @@ func TestCatalogue(t *testing.T) {
 	if err := dec.Decode(&c); err != nil {
 		t.Fatal(err)
 	}
-	if c.ABIVersion != "1.0" || len(c.SpecReleases) == 0 || len(c.APIs) != len(codec.APIs()) || len(c.Messages) != len(codec.Messages()) {
+	if c.ABIVersion != strconv.Itoa(Major)+"."+strconv.Itoa(Minor) || len(c.SpecReleases) == 0 || len(c.APIs) != len(codec.APIs()) || len(c.Messages) != len(codec.Messages()) {
 		t.Fatalf("catalogue: %s %v %d apis %d messages", c.ABIVersion, c.SpecReleases, len(c.APIs), len(c.Messages))
 	}
 	if c.APIs[0].APIKey != 0 || c.APIs[0].Name != "Produce" || c.APIs[0].Request != "ProduceRequest" {

@@ -108,7 +108,7 @@ extern "C" {
 /* ---- version ------------------------------------------------------------------ */
 
 #define KW_ABI_MAJOR 1
-#define KW_ABI_MINOR 0
+#define KW_ABI_MINOR 1
 #define KW_ABI_VERSION ((KW_ABI_MAJOR << 16) | KW_ABI_MINOR)
 
 /* ---- status codes ------------------------------------------------------------- */
@@ -413,6 +413,61 @@ int32_t kw_records_decode_table(const uint8_t *in, int32_t in_len, int32_t flags
  * KW_ERR_ENCODE, KW_ERR_UNSUPPORTED (zstd with magic 0/1). */
 int32_t kw_records_encode(const uint8_t *json, int32_t json_len, int32_t compression, uint8_t **out,
                           int32_t *out_len);
+
+/* ================================================================================= */
+/* Frames with their records in a record table (ABI 1.1)                             */
+/* ================================================================================= */
+
+/* kw_decode_request_frame_records / kw_decode_response_frame_records: as
+ * kw_decode_request_frame / kw_decode_response_frame, but every records field (the
+ * record batches of Produce requests, Fetch and ShareFetch responses, ...) is decoded
+ * exactly once into one record table instead of travelling as base64 in the JSON. The
+ * output is a record table with layout version 2:
+ *
+ *   table header (48 bytes): the 40 bytes of layout 1 (kw_records_decode_table) with
+ *     +4  i32 layout version (2)
+ *     +32 i32 skipped_bytes   (0; each records field reports its own, see below)
+ *     +40 i32 json_offset     +44 i32 json_length
+ *   The bytes of keys, values and headers follow the header (each copied once, in
+ *   decoding order), then the record entries (at records_offset, 8-aligned), the header
+ *   entries (at headers_offset) and the JSON (at json_offset). Entries have layout 1's
+ *   format and strides; all offsets count from the start of the table.
+ *
+ * The JSON at json_offset is the frame's JSON form exactly as kw_decode_*_frame writes
+ * it, except that each records field that is not null is an object
+ *   {"firstRecord": i, "recordCount": n, "skippedBytes": s, "size": bytes}
+ * naming record entries i .. i+n-1 of the table; "skippedBytes" is the size of a partial
+ * batch at the end of the field (Kafka's readers skip it), "size" the field's length on
+ * the wire. flags and max_decompressed are those of kw_records_decode_table. Errors: those
+ * of the frame call, and those of the records calls (KW_ERR_DECODE naming the records
+ * field, e.g. "responses[0].partitions[2].records", and the batch; KW_ERR_TOO_LARGE;
+ * KW_ERR_UNSUPPORTED). */
+int32_t kw_decode_request_frame_records(const uint8_t *in, int32_t in_len, int32_t flags,
+                                        int32_t max_decompressed, uint8_t **out, int32_t *out_len);
+int32_t kw_decode_response_frame_records(const uint8_t *in, int32_t in_len, int32_t api_key,
+                                         int32_t api_version, int32_t flags, int32_t max_decompressed,
+                                         uint8_t **out, int32_t *out_len);
+
+/* kw_encode_request_frame_records: as kw_encode_request_frame, with records taken from a
+ * record table (layout 1 or 2: one that kw_records_decode_table or a *_frame_records
+ * call returned, or one the host built in the same format; only the entries' key, value,
+ * headers and timestamp are read). In the JSON a records field may be null, a base64
+ * string (the raw bytes, as in kw_encode_request_frame), or an object
+ *   {"firstRecord": i, "recordCount": n,
+ *    "compression": "none" | "gzip" | "snappy" | "lz4" | "zstd",   (default "none")
+ *    ...and any batch key of kw_records_encode: "magic", "baseOffset",
+ *    "partitionLeaderEpoch", "producerId", "producerEpoch", "baseSequence",
+ *    "transactional", "timestampType", "logAppendTime", "level"}
+ * which becomes one batch of table records i .. i+n-1, built as kw_records_encode builds
+ * it (so compression is chosen per partition). "skippedBytes" and "size", as a decode
+ * writes them, are accepted and ignored, so a decoded frame's JSON and table encode again
+ * as they are. table may be NULL with table_len 0 when no
+ * field refers to it. Errors: those of kw_encode_request_frame; a bad reference (records
+ * outside the table, unknown key, bad compression name) or a batch that cannot be built is
+ * KW_ERR_JSON at the records field's JSON path; a table whose header does not fit its
+ * buffer is KW_ERR_ARG. */
+int32_t kw_encode_request_frame_records(const uint8_t *json, int32_t json_len, const uint8_t *table,
+                                        int32_t table_len, uint8_t **out, int32_t *out_len);
 
 #ifdef __cplusplus
 }

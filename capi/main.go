@@ -400,3 +400,32 @@ func kw_records_encode(json *C.uint8_t, jsonLen C.int32_t, compression C.int32_t
 		return abi.RecordsEncode(dst, src, int32(compression))
 	})
 }
+
+//export kw_decode_request_frame_records
+func kw_decode_request_frame_records(in *C.uint8_t, inLen C.int32_t, flags, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeRequestFrameRecords(dst, src, int32(flags), int32(maxDecompressed))
+	})
+}
+
+//export kw_decode_response_frame_records
+func kw_decode_response_frame_records(in *C.uint8_t, inLen C.int32_t, apiKey, version, flags, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeResponseFrameRecords(dst, src, int32(apiKey), int32(version), int32(flags), int32(maxDecompressed))
+	})
+}
+
+//export kw_encode_request_frame_records
+func kw_encode_request_frame_records(json *C.uint8_t, jsonLen C.int32_t, table *C.uint8_t, tableLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
+	defer recovered(&st)
+	if e := begin(out, outLen); e != nil {
+		return setErr(e)
+	}
+	tb, e := input(unsafe.Pointer(table), tableLen, "table")
+	if e != nil {
+		return setErr(e)
+	}
+	return call1(json, jsonLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) {
+		return abi.EncodeRequestFrameRecords(dst, src, tb)
+	})
+}

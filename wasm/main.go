@@ -400,3 +400,34 @@ func kwRecordsEncode(in uint32, inLen int32, compression int32, out, outLen uint
 	defer recovered(&st)
 	return call1(in, inLen, "json", out, outLen, func(src []byte) ([]byte, error) { return abi.RecordsEncode(nil, src, compression) })
 }
+
+//go:wasmexport kw_decode_request_frame_records
+func kwDecodeRequestFrameRecords(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	return call1(in, inLen, "frame", out, outLen, func(src []byte) ([]byte, error) {
+		return abi.DecodeRequestFrameRecords(nil, src, flags, maxDecompressed)
+	})
+}
+
+//go:wasmexport kw_decode_response_frame_records
+func kwDecodeResponseFrameRecords(in uint32, inLen int32, apiKey, version, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	return call1(in, inLen, "frame", out, outLen, func(src []byte) ([]byte, error) {
+		return abi.DecodeResponseFrameRecords(nil, src, apiKey, version, flags, maxDecompressed)
+	})
+}
+
+//go:wasmexport kw_encode_request_frame_records
+func kwEncodeRequestFrameRecords(in uint32, inLen int32, table uint32, tableLen int32, out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	tb, e := input(table, tableLen, "table")
+	if e != nil {
+		if _, _, e2 := slots(out, outLen); e2 != nil {
+			return setErr(e2)
+		}
+		return setErr(e)
+	}
+	return call1(in, inLen, "json", out, outLen, func(src []byte) ([]byte, error) {
+		return abi.EncodeRequestFrameRecords(nil, src, tb)
+	})
+}

@@ -57,6 +57,16 @@ type tree struct {
 	stack []int32
 	tags  []tagSpan
 	side  []byte
+	opts  *EncodeOptions
+}
+
+// EncodeOptions tune JSON -> wire transcoding.
+type EncodeOptions struct {
+	// Records, when set, is called for every records field whose JSON value is an
+	// object (null and base64 strings keep their usual meaning): it receives the
+	// object's text and returns the bytes to write as the field's value. An error
+	// fails the encode as a JSON error at that field, with the error's text as detail.
+	Records func(object []byte) ([]byte, error)
 }
 
 func (t *tree) reset(src []byte) {
@@ -252,10 +262,35 @@ func (t *tree) scalarValue(f *field, nullableEver bool) int32 {
 		off := int32(len(t.side))
 		t.side = append(t.side, s...)
 		return t.add(node{kind: nStr, inSide: true, a: off, b: int32(len(s))})
-	case tBytes, tRecords:
+	case tRecords:
+		if t.opts != nil && t.opts.Records != nil {
+			if at := valueAt(d); at < len(t.src) && t.src[at] == '{' {
+				return t.recordsObject(at)
+			}
+		}
+		return t.bytesValue(nullableEver)
+	case tBytes:
 		return t.bytesValue(nullableEver)
 	}
 	return -1
+}
+
+// recordsObject hands a records field written as an object to EncodeOptions.Records.
+func (t *tree) recordsObject(at int) int32 {
+	d := &t.d
+	d.Skip()
+	if d.Failed() {
+		return -1
+	}
+	b, err := t.opts.Records(t.src[at:d.Pos()])
+	if err != nil {
+		d.Rewind(at)
+		d.Fail(jsonx.ErrType, err.Error())
+		return -1
+	}
+	off := len(t.side)
+	t.side = append(t.side, b...)
+	return t.add(node{kind: nBytes, a: int32(off), b: int32(len(b))})
 }
 
 func (t *tree) bytesValue(nullable bool) int32 {

@@ -26,6 +26,8 @@ type Framer struct {
 	MaxFrameSize int
 	// Decode tunes how bodies are read (records fields).
 	Decode DecodeOptions
+	// Encode tunes how bodies are written (records fields).
+	Encode EncodeOptions
 }
 
 func (f *Framer) limit() int {
@@ -319,6 +321,7 @@ func (f *Framer) AppendResponseFrame(dst, json []byte, apiKey, version int16) ([
 func (f *Framer) encodeFrame(dst []byte, ht *tree, json []byte, env *envelope, hm, body *message, hv, v int16) ([]byte, error) {
 	bt := getTree()
 	defer putTree(bt)
+	bt.opts = &f.Encode
 	if err := bt.parse(body, json[env.body.start:env.body.end], 0); err != nil {
 		return dst, rebase(err, "$.body", env.body.start)
 	}

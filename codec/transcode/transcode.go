@@ -238,6 +238,7 @@ func getTree() *tree { return trees.Get().(*tree) }
 
 func putTree(t *tree) {
 	t.reset(nil)
+	t.opts = nil
 	if cap(t.side) > 1<<20 {
 		t.side = nil // do not keep a large input's buffer alive
 	}

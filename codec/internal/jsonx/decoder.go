@@ -696,3 +696,11 @@ func (d *Decoder) skip(depth int) {
 		d.number()
 	}
 }
+
+// Rewind moves the read position back to pos (a position already passed), so that a
+// failure recorded next points at the value that starts there.
+func (d *Decoder) Rewind(pos int) {
+	if pos >= 0 && pos <= d.pos {
+		d.pos = pos
+	}
+}

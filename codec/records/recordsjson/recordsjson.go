@@ -339,3 +339,75 @@ func unsafeString(b []byte) string {
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+// TableRef is a records field of a frame written against a record table (see
+// kw_encode_request_frame_records): records FirstRecord .. FirstRecord+RecordCount-1 of
+// the table, encoded into one batch with Compression and the batch keys of BatchSpec.
+type TableRef struct {
+	BatchSpec
+	FirstRecord, RecordCount int
+	Compression              records.Compression
+}
+
+// ParseTableRef reads a table reference object strictly.
+func ParseTableRef(json []byte) (*TableRef, error) {
+	ref := &TableRef{BatchSpec: *NewBatchSpec(), FirstRecord: -1, RecordCount: -1}
+	d := jsonx.NewDecoder(json)
+	if d.BeginObject() {
+		var seen []string
+		for first := true; d.More(&first, '}'); {
+			key := string(d.KeyBytes())
+			if d.Failed() {
+				break
+			}
+			for _, k := range seen {
+				if k == key {
+					d.Duplicate(key)
+				}
+			}
+			seen = append(seen, key)
+			switch {
+			case key == "firstRecord":
+				ref.FirstRecord = int(d.Int(0, math.MaxInt32))
+			case key == "recordCount":
+				ref.RecordCount = int(d.Int(0, math.MaxInt32))
+			case key == "skippedBytes" || key == "size":
+				// What a decode wrote about the field it read; informational here.
+				d.Int(0, math.MaxInt32)
+			case key == "compression":
+				c := string(d.StringBytes())
+				if !d.Failed() {
+					var ok bool
+					if ref.Compression, ok = ParseCompression(c); !ok {
+						d.Fail(jsonx.ErrType, `want "none", "gzip", "snappy", "lz4" or "zstd", got `+strconv.Quote(c))
+					}
+				}
+			case ref.readBatchAttributes(d, key):
+			default:
+				d.UnknownKey(key)
+			}
+			if d.Failed() {
+				d.Push(key)
+				break
+			}
+		}
+	}
+	d.End()
+	if !d.Failed() && (ref.FirstRecord < 0 || ref.RecordCount < 0) {
+		d.Fail(jsonx.ErrType, `a records reference needs "firstRecord" and "recordCount"`)
+	}
+	if err := d.Err(); err != nil {
+		return nil, jsonError(err)
+	}
+	return ref, nil
+}
+
+// ParseCompression reads a codec name as records.Compression.String writes it.
+func ParseCompression(s string) (records.Compression, bool) {
+	for c := records.CompressionNone; c <= records.CompressionZstd; c++ {
+		if c.String() == s {
+			return c, true
+		}
+	}
+	return 0, false
+}

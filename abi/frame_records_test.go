@@ -1,0 +1,379 @@
+package abi
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records"
+)
+
+// parsedTable reads a layout-2 table back: its JSON and every record.
+type parsedTable struct {
+	json []byte
+	recs []records.Record
+	offs []int64
+}
+
+func parseFrameTable(t *testing.T, b []byte) parsedTable {
+	t.Helper()
+	le := binary.LittleEndian
+	if string(b[:4]) != TableMagic || le.Uint32(b[4:]) != TableLayoutFrame || int(le.Uint32(b[36:])) != len(b) {
+		t.Fatalf("bad table header %x", b[:48])
+	}
+	tr, err := readTable(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := tr.records(0, tr.count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offs []int64
+	for i := 0; i < tr.count; i++ {
+		offs = append(offs, int64(le.Uint64(b[tr.recsOff+i*tr.stride:])))
+	}
+	jo, jl := int(le.Uint32(b[40:])), int(le.Uint32(b[44:]))
+	return parsedTable{json: b[jo : jo+jl], recs: recs, offs: offs}
+}
+
+// expectRecords decodes records bytes with the records package, the reference.
+func expectRecords(t *testing.T, b []byte) ([]records.Record, []int64, error) {
+	var recs []records.Record
+	var offs []int64
+	d := records.NewDecoder(records.Options{})
+	_, err := d.ForEachMessage(b, "", 0, func(m *records.Message) error {
+		r := records.Record{Key: clone(m.Key), Value: clone(m.Value), Timestamp: m.Timestamp}
+		for _, h := range m.Headers {
+			k := h.Key
+			if k == nil {
+				k = []byte{}
+			}
+			r.Headers = append(r.Headers, records.Header{Key: clone(k), Value: clone(h.Value)})
+		}
+		recs = append(recs, r)
+		offs = append(offs, m.Offset)
+		return nil
+	})
+	return recs, offs, err
+}
+
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte{}, b...)
+}
+
+func sameRecords(a, b []records.Record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if !bytes.Equal(x.Key, y.Key) || (x.Key == nil) != (y.Key == nil) || !bytes.Equal(x.Value, y.Value) || (x.Value == nil) != (y.Value == nil) ||
+			x.Timestamp != y.Timestamp || len(x.Headers) != len(y.Headers) {
+			return false
+		}
+		for j := range x.Headers {
+			if !bytes.Equal(x.Headers[j].Key, y.Headers[j].Key) || !bytes.Equal(x.Headers[j].Value, y.Headers[j].Value) || (x.Headers[j].Value == nil) != (y.Headers[j].Value == nil) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// walkRecords calls fn for every records field in a decoded frame JSON value, in order.
+func walkRecords(v any, fn func(key string, val any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		for _, k := range keys {
+			if k == "records" {
+				fn(k, x[k])
+				continue
+			}
+			walkRecords(x[k], fn)
+		}
+	case []any:
+		for _, e := range x {
+			walkRecords(e, fn)
+		}
+	}
+}
+
+func recordVectors(t *testing.T) [][]byte {
+	f, err := os.Open("../conformance/vectors/records/kafka-clients-4.4.0.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var v struct{ Bytes []byte }
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v.Bytes)
+	}
+	return out
+}
+
+// checkFrame decodes frame both ways and compares: the JSON with references against the
+// plain frame JSON, and the table's records against the records package's.
+func checkFrameRecords(t *testing.T, what string, frame []byte, request bool, key, v int16) {
+	t.Helper()
+	var plain, table []byte
+	var perr, terr error
+	if request {
+		plain, perr = DecodeRequestFrame(nil, frame)
+		table, terr = DecodeRequestFrameRecords(nil, frame, 0, 0)
+	} else {
+		plain, perr = DecodeResponseFrame(nil, frame, int32(key), int32(v))
+		table, terr = DecodeResponseFrameRecords(nil, frame, int32(key), int32(v), 0, 0)
+	}
+	if perr != nil {
+		if terr == nil || StatusOf(terr) != StatusOf(perr) {
+			t.Fatalf("%s: plain decode fails (%v) but the table decode gives %v", what, perr, terr)
+		}
+		return
+	}
+	var pj any
+	if err := json.Unmarshal(plain, &pj); err != nil {
+		t.Fatal(err)
+	}
+	var fields [][]byte
+	walkRecords(pj, func(_ string, val any) {
+		if s, ok := val.(string); ok {
+			b := make([]byte, 0, len(s))
+			b, _ = appendB64Decode(b, s)
+			fields = append(fields, b)
+		} else {
+			fields = append(fields, nil)
+		}
+	})
+	// A records field whose bytes are not valid batches fails the table decode, with
+	// the records field named.
+	var want []records.Record
+	var wantOffs []int64
+	var werr error
+	for _, f := range fields {
+		if f == nil {
+			continue
+		}
+		r, o, err := expectRecords(t, f)
+		if err != nil {
+			werr = err
+			break
+		}
+		want, wantOffs = append(want, r...), append(wantOffs, o...)
+	}
+	if werr != nil {
+		if terr == nil {
+			t.Fatalf("%s: records fail to decode (%v) but the table decode succeeds", what, werr)
+		}
+		return
+	}
+	if terr != nil {
+		t.Fatalf("%s: table decode: %v", what, terr)
+	}
+	pt := parseFrameTable(t, table)
+	if !sameRecords(pt.recs, want) || fmt.Sprint(pt.offs) != fmt.Sprint(wantOffs) {
+		t.Fatalf("%s: table records differ from the records package's", what)
+	}
+	var tj any
+	if err := json.Unmarshal(pt.json, &tj); err != nil {
+		t.Fatalf("%s: table JSON: %v", what, err)
+	}
+	i, next := 0, 0
+	walkRecords(tj, func(_ string, val any) {
+		if fields[i] == nil {
+			if val != nil {
+				t.Fatalf("%s: null records field became %v", what, val)
+			}
+		} else {
+			ref := val.(map[string]any)
+			if int(ref["firstRecord"].(float64)) != next || int(ref["size"].(float64)) != len(fields[i]) {
+				t.Fatalf("%s: reference %v (want firstRecord %d, size %d)", what, ref, next, len(fields[i]))
+			}
+			next += int(ref["recordCount"].(float64))
+		}
+		i++
+	})
+	if next != len(want) {
+		t.Fatalf("%s: references cover %d records, the table holds %d", what, next, len(want))
+	}
+	if !request {
+		return
+	}
+	// Encode the frame again from the JSON with references and the table: its records
+	// must be the same.
+	out, err := EncodeRequestFrameRecords(nil, pt.json, table)
+	if err != nil {
+		t.Fatalf("%s: encode from the table: %v", what, err)
+	}
+	again, err := DecodeRequestFrameRecords(nil, out, 0, 0)
+	if err != nil {
+		t.Fatalf("%s: the re-encoded frame does not decode: %v", what, err)
+	}
+	if pt2 := parseFrameTable(t, again); !sameRecords(pt2.recs, want) {
+		t.Fatalf("%s: re-encoded records differ", what)
+	}
+}
+
+func appendB64Decode(dst []byte, s string) ([]byte, error) {
+	var v []byte
+	err := json.Unmarshal([]byte(`"`+s+`"`), &v)
+	return append(dst, v...), err
+}
+
+func requestFrame(t *testing.T, key, v int16, body []byte) []byte {
+	hv := codec.RequestHeaderVersion(key, v)
+	h := codec.NewRequestHeader()
+	h.RequestApiKey, h.RequestApiVersion, h.CorrelationId = key, v, 7
+	cid := "kwire"
+	h.ClientId = &cid
+	hb, err := h.Encode(nil, hv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := binary.BigEndian.AppendUint32(nil, uint32(len(hb)+len(body)))
+	return append(append(f, hb...), body...)
+}
+
+func responseFrame(t *testing.T, key, v int16, body []byte) []byte {
+	hv := codec.ResponseHeaderVersion(key, v)
+	h := codec.NewResponseHeader()
+	h.CorrelationId = 7
+	hb, err := h.Encode(nil, hv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := binary.BigEndian.AppendUint32(nil, uint32(len(hb)+len(body)))
+	return append(append(f, hb...), body...)
+}
+
+func TestFrameRecordsConformanceVectors(t *testing.T) {
+	files, _ := filepath.Glob("../conformance/vectors/kafka-clients-*.jsonl")
+	n := 0
+	for _, file := range files {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<26)
+		for sc.Scan() {
+			var v struct {
+				ID, Name, Kind string
+				APIKey         int16
+				Version        int16
+				Bytes          []byte
+			}
+			if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case v.APIKey == 0 && v.Kind == "request":
+				n++
+				checkFrameRecords(t, v.ID, requestFrame(t, 0, v.Version, v.Bytes), true, 0, v.Version)
+			case v.APIKey == 1 && v.Kind == "response":
+				n++
+				checkFrameRecords(t, v.ID, responseFrame(t, 1, v.Version, v.Bytes), false, 1, v.Version)
+			}
+		}
+		f.Close()
+	}
+	if n < 400 {
+		t.Fatalf("only %d Produce/Fetch vectors", n)
+	}
+	t.Logf("%d Produce request and Fetch response vectors", n)
+}
+
+func TestFrameRecordsBatchVectors(t *testing.T) {
+	vecs := recordVectors(t)
+	if len(vecs) < 20 {
+		t.Fatalf("%d record vectors", len(vecs))
+	}
+	for i, b := range vecs {
+		for _, v := range []int16{3, 9, 12} {
+			p := codec.NewProduceRequest()
+			p.Acks = 1
+			p.TopicData = []codec.ProduceRequestTopicProduceData{{Name: "t", TopicId: codec.UUID{1},
+				PartitionData: []codec.ProduceRequestPartitionProduceData{{Index: 0, Records: b}, {Index: 1, Records: nil}}}}
+			body, err := p.Encode(nil, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFrameRecords(t, fmt.Sprintf("record vector %d in Produce v%d", i, v), requestFrame(t, 0, v, body), true, 0, v)
+		}
+		for _, v := range []int16{4, 12, 16} {
+			r := codec.NewFetchResponse()
+			part := codec.NewFetchResponsePartitionData()
+			part.Records = b
+			r.Responses = []codec.FetchResponseFetchableTopicResponse{{Topic: "t", TopicId: codec.UUID{1},
+				Partitions: []codec.FetchResponsePartitionData{*part}}}
+			body, err := r.Encode(nil, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFrameRecords(t, fmt.Sprintf("record vector %d in Fetch v%d", i, v), responseFrame(t, 1, v, body), false, 1, v)
+		}
+	}
+}
+
+func TestFrameRecordsErrors(t *testing.T) {
+	body := []byte(`{"acks":1,"timeoutMs":5,"topicData":[{"name":"t","partitionData":[{"index":0,"records":%s}]}]}`)
+	env := func(rec string) []byte {
+		return []byte(`{"header":{"requestApiKey":0,"requestApiVersion":9,"correlationId":1,"clientId":"c"},"body":` + fmt.Sprintf(string(body), rec) + `}`)
+	}
+	_, err := EncodeRequestFrameRecords(nil, env(`{"firstRecord":0,"recordCount":1}`), nil)
+	e := status(t, err, StatusJSON)
+	if e.Path != "$.body.topicData[0].partitionData[0].records" {
+		t.Fatalf("path %q", e.Path)
+	}
+	if _, err := EncodeRequestFrameRecords(nil, env(`{"firstRecord":0}`), nil); err == nil {
+		t.Fatal("a reference without recordCount was accepted")
+	}
+	_, err = EncodeRequestFrameRecords(nil, env(`null`), []byte("junk"))
+	status(t, err, StatusArg)
+	// Base64 and null keep their meaning.
+	if _, err := EncodeRequestFrameRecords(nil, env(`null`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := EncodeRequestFrameRecords(nil, env(`""`), nil); err != nil {
+		t.Fatal(err)
+	}
+	// A reference beyond the table.
+	tbl, err := RecordsDecodeTable(nil, recordVectors(t)[0], 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = EncodeRequestFrameRecords(nil, env(`{"firstRecord":2,"recordCount":100,"compression":"lz4"}`), tbl)
+	status(t, err, StatusJSON)
+	out, err := EncodeRequestFrameRecords(nil, env(`{"firstRecord":0,"recordCount":2,"compression":"zstd","producerId":"5"}`), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, err := codec.DecodeRequestFrame(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := fr.Body.(*codec.ProduceRequest).TopicData[0].PartitionData[0].Records
+	b, _, err := records.ParseBatch(recs, false)
+	if err != nil || b.Compression() != records.CompressionZstd || b.ProducerID != 5 || b.NumRecords != 2 {
+		t.Fatalf("batch %+v %v", b, err)
+	}
+}
