@@ -249,7 +249,7 @@ func (c *Conn) Do(ctx context.Context, req codec.Request) (codec.Response, error
 // DoVersion is Do at an explicit version (-1: the negotiated one).
 func (c *Conn) DoVersion(ctx context.Context, req codec.Request, version int16) (codec.Response, error) {
 	r, err := c.sendFrame(ctx, func(s *session.Session) ([]byte, int32, bool, error) {
-		frame, corr, _, err := s.AppendTyped(nil, req, version)
+		frame, corr, _, err := s.AppendTyped(getFrame(), req, version)
 		return frame, corr, session.ExpectsResponse(req), err
 	})
 	if err != nil || r.Frame == nil {
@@ -262,7 +262,7 @@ func (c *Conn) DoVersion(ctx context.Context, req codec.Request, version int16) 
 // negotiated version) and returns the response frame undecoded.
 func (c *Conn) RoundTrip(ctx context.Context, apiKey, version int16, body []byte) (session.Response, error) {
 	return c.sendFrame(ctx, func(s *session.Session) ([]byte, int32, bool, error) {
-		frame, corr, err := s.AppendRequest(nil, apiKey, version, body)
+		frame, corr, err := s.AppendRequest(getFrame(), apiKey, version, body)
 		return frame, corr, true, err
 	})
 }
@@ -326,6 +326,20 @@ func (c *Conn) sendFrame(ctx context.Context, build func(s *session.Session) ([]
 
 func (c *Conn) release() { <-c.sem }
 
+// framePool recycles request frame buffers: a frame is built by its caller and dropped by
+// the writer once written. Buffers above 64 KiB are left to the collector.
+var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxPooledFrame = 64 << 10
+
+func getFrame() []byte { return (*framePool.Get().(*[]byte))[:0] }
+
+func putFrame(b []byte) {
+	if cap(b) <= maxPooledFrame {
+		framePool.Put(&b)
+	}
+}
+
 // writer writes queued frames, several per system call when they queue up.
 func (c *Conn) writer() {
 	defer c.wg.Done()
@@ -365,6 +379,7 @@ func (c *Conn) writer() {
 			}
 			c.requestsSent.Add(int64(len(batch)))
 			for i, cl := range batch {
+				putFrame(cl.frame)
 				cl.frame = nil
 				if cl.noResponse {
 					cl.done <- result{}

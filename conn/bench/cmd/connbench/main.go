@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -29,12 +30,23 @@ import (
 func main() {
 	var (
 		version     = flag.String("kafka", broker.DefaultVersion, "Kafka release of the broker")
-		rounds      = flag.Int("rounds", 5, "rounds per client and workload (alternating)")
-		roundTime   = flag.Duration("round", 2*time.Second, "duration of one round")
+		rounds      = flag.Int("rounds", 8, "rounds per client and workload (alternating)")
+		roundTime   = flag.Duration("round", 1500*time.Millisecond, "duration of one round")
+		warmup      = flag.Duration("warmup", 3*time.Second, "warm-up per client and workload, not measured")
 		concurrency = flag.Int("callers", 5, "concurrent callers sharing the one connection")
+		cpuProfile  = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	)
 	flag.Parse()
-	if err := run(*version, *rounds, *roundTime, *concurrency); err != nil {
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "connbench:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*version, *rounds, *roundTime, *warmup, *concurrency); err != nil {
 		fmt.Fprintln(os.Stderr, "connbench:", err)
 		os.Exit(1)
 	}
@@ -46,7 +58,7 @@ type client struct {
 	do   func(ctx context.Context) error
 }
 
-func run(version string, rounds int, roundTime time.Duration, callers int) error {
+func run(version string, rounds int, roundTime, warmup time.Duration, callers int) error {
 	ctx := context.Background()
 	b, err := broker.Start(ctx, broker.Options{Version: version})
 	if err != nil {
@@ -139,12 +151,13 @@ func run(version string, rounds int, roundTime time.Duration, callers int) error
 		},
 	}
 
-	fmt.Printf("%d callers on one connection per client, %d alternating rounds of %v each\n\n", callers, rounds, roundTime)
-	fmt.Printf("%-22s %14s %14s %8s\n", "workload", "kwire req/s", "kgo req/s", "ratio")
+	fmt.Printf("%d callers on one connection per client, %v warm-up, then %d alternating rounds of %v each\n", callers, warmup, rounds, roundTime)
+	fmt.Printf("ratio: kwire's median over kgo's; pair ratio: the median of the ratios of rounds run back to back\n\n")
+	fmt.Printf("%-22s %14s %14s %8s %12s\n", "workload", "kwire req/s", "kgo req/s", "ratio", "pair ratio")
 	for _, w := range workloads {
-		// Warm both up (connections opened, versions loaded, code paths hot).
+		// Warm both up (connections opened, versions loaded, the broker's code compiled).
 		for _, c := range []client{w.kwire, w.kgo} {
-			if _, err := measure(ctx, c, callers, roundTime/4); err != nil {
+			if _, err := measure(ctx, c, callers, warmup); err != nil {
 				return fmt.Errorf("%s %s: %w", w.name, c.name, err)
 			}
 		}
@@ -167,7 +180,11 @@ func run(version string, rounds int, roundTime time.Duration, callers int) error
 			}
 		}
 		mk, mf := median(kw), median(fg)
-		fmt.Printf("%-22s %14.0f %14.0f %7.2fx\n", w.name, mk, mf, mk/mf)
+		var pairs []float64
+		for i := range kw {
+			pairs = append(pairs, kw[i]/fg[i])
+		}
+		fmt.Printf("%-22s %14.0f %14.0f %7.2fx %11.2fx\n", w.name, mk, mf, mk/mf, median(pairs))
 		fmt.Printf("%-22s rounds kwire %v\n%-22s rounds kgo   %v\n", "", rounded(kw), "", rounded(fg))
 	}
 	st := kc.Stats()
