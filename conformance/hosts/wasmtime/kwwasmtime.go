@@ -68,7 +68,8 @@ var exports = []string{"kw_abi_version", "kw_alloc", "kw_free", "kw_last_error",
 	"kw_api_catalogue", "kw_header_versions", "kw_decode_message", "kw_encode_message",
 	"kw_decode_request_frame", "kw_encode_request_frame", "kw_decode_response_frame",
 	"kw_encode_response_frame", "kw_peek_request_header", "kw_records_decode_json",
-	"kw_records_decode_table", "kw_records_encode"}
+	"kw_records_decode_table", "kw_records_encode",
+	"kw_decode_request_frame_records", "kw_decode_response_frame_records", "kw_encode_request_frame_records"}
 
 // Instantiate creates an instance (WASI with stderr inherited) and runs _initialize.
 func (r *Runtime) Instantiate() (*Instance, error) {

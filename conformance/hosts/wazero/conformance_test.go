@@ -1,7 +1,9 @@
 package kwwazero
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,7 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kwire/kwire/abi"
 	"github.com/kwire/kwire/abi/abiconf"
+	"github.com/kwire/kwire/codec"
 )
 
 const vectorDir = "../../vectors"
@@ -97,8 +101,8 @@ func TestImportsAndExports(t *testing.T) {
 		t.Errorf("does not export memory")
 	}
 	in := instance(t)
-	if v := in.Version(); v != 1<<16 {
-		t.Errorf("kw_abi_version = %#x, want 0x10000", v)
+	if v := in.Version(); v != 1<<16|1 {
+		t.Errorf("kw_abi_version = %#x, want 0x10001", v)
 	}
 }
 
@@ -144,4 +148,78 @@ func TestRecordVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d record vectors checked", n)
+}
+
+// TestRequestTrailingBytes: a request frame followed by bytes Kafka's broker ignores (an
+// all-topics MetadataRequest v13 with 3 bytes after the body, as librdkafka 2.16 sends
+// it) decodes through kwire.wasm, shows the bytes and re-encodes byte for byte.
+func TestRequestTrailingBytes(t *testing.T) {
+	in := instance(t)
+	body := codec.NewMetadataRequest()
+	body.Topics = nil
+	frame, err := codec.EncodeRequestFrame(nil, codec.NewRequestHeaderFor(body, 13, 9, "rdkafka"), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame = append(frame, 0, 1, 2)
+	binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
+	js, err := in.DecodeRequestFrame(frame)
+	if err != nil {
+		t.Fatalf("kwire.wasm refuses the frame: %v", err)
+	}
+	if !bytes.HasSuffix(js, []byte(`,"_trailingBytes":"AAEC"}}`)) {
+		t.Fatalf("trailing bytes not shown: %s", js)
+	}
+	back, err := in.EncodeRequestFrame(js)
+	if err != nil || !bytes.Equal(back, frame) {
+		t.Fatalf("re-encode: %v\n got %x\nwant %x", err, back, frame)
+	}
+	// A response with an extra byte is still refused.
+	resp := codec.NewMetadataResponse()
+	rf, _ := codec.EncodeResponseFrame(nil, codec.NewResponseHeader(), 13, resp)
+	rf = append(rf, 0)
+	binary.BigEndian.PutUint32(rf, uint32(len(rf)-4))
+	if _, err := in.DecodeResponseFrame(rf, 3, 13); err == nil || !strings.Contains(err.Error(), "trailing bytes") {
+		t.Fatalf("response with an extra byte: %v", err)
+	}
+}
+
+// TestFrameRecords: the frame-records calls through kwire.wasm agree with the library's
+// own, natively.
+func TestFrameRecords(t *testing.T) {
+	in := instance(t)
+	vecs, err := abiconf.ReadRecordVectors(vectorDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range vecs {
+		p := codec.NewProduceRequest()
+		p.Acks = -1
+		p.TopicData = []codec.ProduceRequestTopicProduceData{{Name: "t", PartitionData: []codec.ProduceRequestPartitionProduceData{{Index: 3, Records: v.Bytes}}}}
+		frame, err := codec.EncodeRequestFrame(nil, codec.NewRequestHeaderFor(p, 9, 1, "c"), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, werr := abi.DecodeRequestFrameRecords(nil, frame, 0, 0)
+		got, gerr := in.DecodeRequestFrameRecords(frame, 0, 0)
+		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("%s: kwire.wasm and native differ (%v / %v)", v.Name, gerr, werr)
+		}
+		if werr != nil {
+			continue
+		}
+		// The table and its JSON build the request again.
+		le := binary.LittleEndian
+		jo, jl := le.Uint32(got[40:]), le.Uint32(got[44:])
+		out, err := in.EncodeRequestFrameRecords(got[jo:jo+jl], got)
+		nat, nerr := abi.EncodeRequestFrameRecords(nil, got[jo:jo+jl], got)
+		if err != nil || nerr != nil || !bytes.Equal(out, nat) {
+			t.Fatalf("%s: encode from the table: %v / %v", v.Name, err, nerr)
+		}
+		n++
+	}
+	if n < 20 {
+		t.Fatalf("only %d record vectors", n)
+	}
 }

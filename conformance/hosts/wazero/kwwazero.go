@@ -89,7 +89,8 @@ var exports = []string{"kw_abi_version", "kw_alloc", "kw_free", "kw_last_error",
 	"kw_api_catalogue", "kw_header_versions", "kw_decode_message", "kw_encode_message",
 	"kw_decode_request_frame", "kw_encode_request_frame", "kw_decode_response_frame",
 	"kw_encode_response_frame", "kw_peek_request_header", "kw_records_decode_json",
-	"kw_records_decode_table", "kw_records_encode"}
+	"kw_records_decode_table", "kw_records_encode",
+	"kw_decode_request_frame_records", "kw_decode_response_frame_records", "kw_encode_request_frame_records"}
 
 // Exports lists the kw_ functions every build of the module exports.
 func Exports() []string { return append([]string(nil), exports...) }
@@ -336,4 +337,25 @@ func (in *Instance) HeaderVersions(key, version int16) (int32, int32, error) {
 		return 0, 0, in.err(st)
 	}
 	return int32(in.u32(in.scratch)), int32(in.u32(in.scratch + 4)), nil
+}
+
+// DecodeRequestFrameRecords is kw_decode_request_frame_records: a layout-2 record table.
+func (in *Instance) DecodeRequestFrameRecords(frame []byte, flags, maxDecompressed int32) ([]byte, error) {
+	return in.call1("kw_decode_request_frame_records", frame, uint32(flags), uint32(maxDecompressed))
+}
+
+// DecodeResponseFrameRecords is kw_decode_response_frame_records.
+func (in *Instance) DecodeResponseFrameRecords(frame []byte, key, version int16, flags, maxDecompressed int32) ([]byte, error) {
+	return in.call1("kw_decode_response_frame_records", frame, uint32(int32(key)), uint32(int32(version)), uint32(flags), uint32(maxDecompressed))
+}
+
+// EncodeRequestFrameRecords is kw_encode_request_frame_records.
+func (in *Instance) EncodeRequestFrameRecords(json, table []byte) ([]byte, error) {
+	// Put reuses one input buffer: both go in it, one after the other.
+	p, err := in.Put(json, table)
+	if err != nil {
+		return nil, err
+	}
+	jl := uint32(len(json))
+	return in.takeOut(in.must("kw_encode_request_frame_records", p, jl, p+jl, uint32(len(table)), in.scratch, in.scratch+4))
 }
