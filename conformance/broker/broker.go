@@ -80,6 +80,32 @@ type Broker struct {
 	stopErr  error
 }
 
+// tempPrefix names the brokers' temporary directories; ownerFile in each holds the pid
+// of the process that started the broker.
+const (
+	tempPrefix = "kwire-broker-"
+	ownerFile  = "owner.pid"
+)
+
+// removeStale removes the temporary directories of brokers whose owner process is gone
+// (killed before it could call Stop; its broker died with it).
+func removeStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+"*"))
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, ownerFile))
+		if err != nil {
+			continue // being created, or not ours to judge
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if processGone(pid) {
+			os.RemoveAll(d)
+		}
+	}
+}
+
 // startTimeout bounds Start when its context has no deadline.
 const startTimeout = 90 * time.Second
 
@@ -131,12 +157,20 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 // bindError is a start that failed because a port was taken.
 type bindError struct{ err error }
 
+// Error returns the start error.
 func (e *bindError) Error() string { return e.err.Error() }
+
+// Unwrap returns the start error.
 func (e *bindError) Unwrap() error { return e.err }
 
 func start(ctx context.Context, java, lib, version string, props map[string]string) (b *Broker, err error) {
-	dir, err := os.MkdirTemp("", "kwire-broker-")
+	removeStale()
+	dir, err := os.MkdirTemp("", tempPrefix)
 	if err != nil {
+		return nil, fmt.Errorf("broker %s: %w", version, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("broker %s: %w", version, err)
 	}
 	b = &Broker{version: version, dir: dir, done: make(chan struct{}), logPath: filepath.Join(dir, "broker.log")}
@@ -609,4 +643,5 @@ func readTail(path string, n int64) ([]byte, error) {
 // cannot run a broker (StartT skips on it unless KWIRE_REQUIRE_BROKER=1).
 type UnavailableError struct{ Reason string }
 
+// Error says what is missing.
 func (e *UnavailableError) Error() string { return "broker unavailable: " + e.Reason }

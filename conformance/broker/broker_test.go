@@ -6,6 +6,9 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -186,6 +189,37 @@ func TestEscapeProp(t *testing.T) {
 		}
 		if got := escapeProp(c.in, false); got != c.val {
 			t.Errorf("value %q: %q, want %q", c.in, got, c.val)
+		}
+	}
+}
+
+// TestRemoveStale: a directory whose owner process is gone is removed; one whose owner
+// lives, or that names no owner, stays.
+func TestRemoveStale(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no `true` command:", err)
+	}
+	dead := cmd.Process.Pid
+	mk := func(owner string) string {
+		d, err := os.MkdirTemp("", tempPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		if owner != "" {
+			os.WriteFile(filepath.Join(d, ownerFile), []byte(owner), 0o600)
+		}
+		return d
+	}
+	stale, live, unowned := mk(strconv.Itoa(dead)), mk(strconv.Itoa(os.Getpid())), mk("")
+	removeStale()
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the directory of dead process %d stayed", dead)
+	}
+	for _, d := range []string{live, unowned} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
 		}
 	}
 }
