@@ -202,10 +202,10 @@ export class Kwire {
 
   // _call runs one export. Anything thrown while the module runs is a trap (or a
   // proc_exit): the instance's state is gone, so it is replaced.
-  _call(name, f, a, b, c, d, e, g, h) {
+  _call(name, f, a, b, c, d, e, g, h, i) {
     let r;
     try {
-      r = f(a, b, c, d, e, g, h);
+      r = f(a, b, c, d, e, g, h, i);
     } catch (err) {
       throw this._trapped(name, err);
     }

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as kwire from '../index.js';
 import { Catalogue, checkVector, jsonDiff, parseVectorLine } from './lib/conformance.js';
+import { checkTrailingBytes, fromHex, METADATA_V13_TRAILING_HEX } from './lib/interop.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const produceFrame = readFileSync(ROOT + 'examples/data/produce-request.bin');
@@ -230,6 +231,16 @@ test('a float64 -0.0 survives decodeMessage -> object -> encodeMessage', () => {
   assert.deepEqual(kwire.encodeMessage('AlterClientQuotasRequest', 1, back), bytes);
   const plus = kwire.encodeMessage('AlterClientQuotasRequest', 1, { ...msg, entries: [{ ...msg.entries[0], ops: [{ key: 'k', value: 0, remove: false }] }] });
   assert.notDeepEqual(plus, bytes);
+});
+
+test('interop: a request body followed by extra bytes (librdkafka 2.16 MetadataRequest v13) decodes, shows _trailingBytes and re-encodes; responses stay strict', () => {
+  assert.deepEqual(checkTrailingBytes(kw, kwire.KwireDecodeError), []);
+  const f = kwire.decodeRequest(fromHex(METADATA_V13_TRAILING_HEX));
+  assert.equal(f.body._trailingBytes, 'AAEC');
+  // The check itself fails when the bytes are not kept.
+  const lossy = { ...kw, decodeRequest: (b) => { const g = kw.decodeRequest(b); delete g.body._trailingBytes; return g; } };
+  Object.setPrototypeOf(lossy, Object.getPrototypeOf(kw));
+  assert.notDeepEqual(checkTrailingBytes(lossy, kwire.KwireDecodeError), []);
 });
 
 test('memory growth between calls: large inputs and outputs stay correct', () => {

@@ -82,6 +82,10 @@ try {
     ['peekHeader as in Node', () => assert.deepEqual(got.peek, kwire.peekHeader(produce))],
     ['the Fetch frame\'s 12 gzip/snappy/lz4/zstd records as in Node', () => { assert.equal(got.fetchValues.length, 12); assert.deepEqual(got.fetchValues, values); }],
     ['producer id 2^62+1 exact (records and body)', () => { assert.equal(got.producerId, '4611686018427387905'); assert.equal(got.producerIdBody, '4611686018427387905'); }],
+    ['interop: a MetadataRequest v13 with 3 bytes after its body decodes, shows _trailingBytes, re-encodes; a response with an extra byte is refused', () => {
+      assert.deepEqual(got.trailingBytes, []);
+      assert.equal(got.trailingShown, 'AAEC');
+    }],
     ['errors are KwireError subclasses with status and text', () => assert.deepEqual({ ...got.error, text: got.error.text.slice(0, 7) }, { name: 'KwireDecodeError', isKwireError: true, status: -2, text: 'kwire: ' })],
     ...got.conformance.map((c) => [`kafka-clients ${c.release}: one vector per (message, version, kind), ${c.vectors} vectors, 0 failures`, () => {
       console.log(c.table);
