@@ -275,6 +275,9 @@ func (c *Conn) sendFrame(ctx context.Context, build func(s *session.Session) ([]
 		return session.Response{}, c.err
 	default:
 	}
+	if err := ctx.Err(); err != nil {
+		return session.Response{}, err
+	}
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -359,9 +362,15 @@ func (c *Conn) writer() {
 				}
 			}
 			bufs = bufs[:0]
+			var total int64
 			for _, cl := range batch {
 				bufs = append(bufs, cl.frame)
+				total += int64(len(cl.frame))
 			}
+			// Counted before the write, so that a caller who has its answer sees its
+			// request counted; a failed write takes back what did not go out.
+			c.bytesWritten.Add(total)
+			c.requestsSent.Add(int64(len(batch)))
 			var n int64
 			var err error
 			if len(batch) == 1 {
@@ -372,12 +381,19 @@ func (c *Conn) writer() {
 				b := bufs // WriteTo consumes the slice it is called on
 				n, err = b.WriteTo(c.nc)
 			}
-			c.bytesWritten.Add(n)
 			if err != nil {
+				c.bytesWritten.Add(n - total)
+				for _, cl := range batch {
+					if n >= int64(len(cl.frame)) {
+						n -= int64(len(cl.frame))
+						continue
+					}
+					n = 0
+					c.requestsSent.Add(-1)
+				}
 				c.die(fmt.Errorf("write: %w", err))
 				return
 			}
-			c.requestsSent.Add(int64(len(batch)))
 			for i, cl := range batch {
 				putFrame(cl.frame)
 				cl.frame = nil

@@ -15,6 +15,7 @@ CONN_BENCH := conn/bench
 
 conn-test: broker-deps
 	KWIRE_REQUIRE_BROKER=1 $(GO) test -count=1 -timeout 15m ./conn/... ./codec/session/... ./conformance/broker/...
+	cd $(CONN_BENCH) && $(GO) vet ./...
 
 conn-bench: broker-deps
 	cd $(CONN_BENCH) && KWIRE_REQUIRE_BROKER=1 $(GO) run ./cmd/connbench
