@@ -469,6 +469,62 @@ int32_t kw_decode_response_frame_records(const uint8_t *in, int32_t in_len, int3
 int32_t kw_encode_request_frame_records(const uint8_t *json, int32_t json_len, const uint8_t *table,
                                         int32_t table_len, uint8_t **out, int32_t *out_len);
 
+/* ================================================================================= */
+/* Sessions: the client side of one Kafka connection, sans I/O (ABI 1.1)             */
+/* ================================================================================= */
+
+/* A session hands out correlation ids, writes request frames with the right header
+ * version, cuts the bytes the host reads from its socket (in any chunking) into response
+ * frames, matches each to its request, reads its header with the right header version
+ * (ApiVersions responses always use v0; ControlledShutdown v0 requests use header v0),
+ * negotiates api versions with ApiVersions and counts bytes and requests. It does no
+ * I/O: the host writes the frames it gets and feeds what it reads. Bodies are in the JSON
+ * form. Sessions are integer handles; calls on one handle are serialized (C: from any
+ * thread); different handles are independent. At most 65536 sessions are open at once.
+ *
+ * kw_session_new: config is a JSON object (may be empty, len 0): {"clientId": "kwire",
+ *   "maxFrameSize": 104857600, "clientSoftwareName": "kwire", "clientSoftwareVersion":
+ *   "0", "bootstrapVersion": 0 (ApiVersions version of the first negotiation request;
+ *   0 = kwire's highest)}. *out_handle receives a positive handle.
+ * kw_session_free: releases a handle.
+ * kw_session_begin_negotiation: the first ApiVersions request frame, to write first.
+ *   kw_session_next applies the broker's answers itself; when the broker does not know
+ *   the version asked (UNSUPPORTED_VERSION), the answer carries the retry frame to write.
+ * kw_session_request: the frame of a request of api_key at api_version (-1: the
+ *   negotiated version, min(kwire's highest, the broker's highest); KW_ERR_VERSION when
+ *   not negotiated yet or when no version is common) whose body is body_json (the JSON
+ *   form). *out_correlation_id receives its correlation id. flags: 0, or
+ *   KW_SESSION_NO_RESPONSE for a request the broker does not answer (Produce with
+ *   acks=0): nothing waits for it.
+ * kw_session_feed: bytes read from the connection. A frame whose size prefix is above
+ *   maxFrameSize fails the session (KW_ERR_TOO_LARGE) before anything is allocated.
+ * kw_session_next: the next complete response, as JSON; an empty output (out_len 0, the
+ *   buffer still to be freed) when none is complete yet:
+ *     {"correlationId": 3, "apiKey": 3, "apiVersion": 12, "bodyVersion": 12,
+ *      "headerVersion": 1, "negotiation": "none" | "done" | "retry",
+ *      "retry": "<base64 frame to write>",              (with "retry" only)
+ *      "body": {...}  or  "error": "<text>"}
+ *   "error" concerns that response only (a malformed body, a failed negotiation step);
+ *   the session goes on. A status error (KW_ERR_DECODE: a response for a correlation id
+ *   that is not pending, a header that cannot be read; KW_ERR_TOO_LARGE) fails the
+ *   session for good: close the connection.
+ * kw_session_counters: {"bytesSent": "n", "bytesReceived": "n", "requestsSent": "n",
+ *   "responsesReceived": "n", "pending": n, "negotiated": bool, "buffered": bool}
+ *   (int64 counts as decimal strings; "buffered": part of a frame has been fed).
+ * kw_session_version_for: the version kw_session_request would use for api_key. */
+#define KW_SESSION_NO_RESPONSE 1
+
+int32_t kw_session_new(const uint8_t *config_json, int32_t config_len, int32_t *out_handle);
+int32_t kw_session_free(int32_t session);
+int32_t kw_session_begin_negotiation(int32_t session, uint8_t **out, int32_t *out_len);
+int32_t kw_session_request(int32_t session, int32_t api_key, int32_t api_version, const uint8_t *body_json,
+                           int32_t body_len, int32_t flags, uint8_t **out, int32_t *out_len,
+                           int32_t *out_correlation_id);
+int32_t kw_session_feed(int32_t session, const uint8_t *in, int32_t in_len);
+int32_t kw_session_next(int32_t session, uint8_t **out, int32_t *out_len);
+int32_t kw_session_counters(int32_t session, uint8_t **out, int32_t *out_len);
+int32_t kw_session_version_for(int32_t session, int32_t api_key, int32_t *out_version);
+
 #ifdef __cplusplus
 }
 #endif

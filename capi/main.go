@@ -429,3 +429,99 @@ func kw_encode_request_frame_records(json *C.uint8_t, jsonLen C.int32_t, table *
 		return abi.EncodeRequestFrameRecords(dst, src, tb)
 	})
 }
+
+func doneC(err error) C.int32_t {
+	if err != nil {
+		return setErr(abi.AsError(err))
+	}
+	C.kw_clear_error()
+	return 0
+}
+
+//export kw_session_new
+func kw_session_new(cfg *C.uint8_t, cfgLen C.int32_t, outHandle *C.int32_t) (st C.int32_t) {
+	defer recovered(&st)
+	if outHandle == nil {
+		return setErr(abi.ArgError("NULL out_handle"))
+	}
+	*outHandle = 0
+	in, e := input(unsafe.Pointer(cfg), cfgLen, "config")
+	if e != nil {
+		return setErr(e)
+	}
+	h, err := abi.SessionNew(in)
+	if err == nil {
+		*outHandle = C.int32_t(h)
+	}
+	return doneC(err)
+}
+
+//export kw_session_free
+func kw_session_free(h C.int32_t) (st C.int32_t) {
+	defer recovered(&st)
+	return doneC(abi.SessionFree(int32(h)))
+}
+
+//export kw_session_begin_negotiation
+func kw_session_begin_negotiation(h C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	return call1(nil, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) {
+		return abi.SessionBeginNegotiation(dst, int32(h))
+	})
+}
+
+//export kw_session_request
+func kw_session_request(h, apiKey, version C.int32_t, body *C.uint8_t, bodyLen, flags C.int32_t, out **C.uint8_t, outLen *C.int32_t, outCorr *C.int32_t) (st C.int32_t) {
+	defer recovered(&st)
+	if outCorr == nil {
+		if e := begin(out, outLen); e != nil {
+			return setErr(e)
+		}
+		return setErr(abi.ArgError("NULL out_correlation_id"))
+	}
+	*outCorr = 0
+	return call1(body, bodyLen, "body", out, outLen, func(dst, src []byte) ([]byte, error) {
+		frame, corr, err := abi.SessionRequest(dst, int32(h), int32(apiKey), int32(version), src, int32(flags))
+		if err == nil {
+			*outCorr = C.int32_t(corr)
+		}
+		return frame, err
+	})
+}
+
+//export kw_session_feed
+func kw_session_feed(h C.int32_t, in *C.uint8_t, inLen C.int32_t) (st C.int32_t) {
+	defer recovered(&st)
+	b, e := input(unsafe.Pointer(in), inLen, "input")
+	if e != nil {
+		return setErr(e)
+	}
+	return doneC(abi.SessionFeed(int32(h), b))
+}
+
+//export kw_session_next
+func kw_session_next(h C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	return call1(nil, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) {
+		return abi.SessionNext(dst, int32(h))
+	})
+}
+
+//export kw_session_counters
+func kw_session_counters(h C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	return call1(nil, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) {
+		return abi.SessionCounters(dst, int32(h))
+	})
+}
+
+//export kw_session_version_for
+func kw_session_version_for(h, apiKey C.int32_t, outVersion *C.int32_t) (st C.int32_t) {
+	defer recovered(&st)
+	if outVersion == nil {
+		return setErr(abi.ArgError("NULL out_version"))
+	}
+	*outVersion = 0
+	v, err := abi.SessionVersionFor(int32(h), int32(apiKey))
+	if err == nil {
+		*outVersion = C.int32_t(v)
+	}
+	return doneC(err)
+}

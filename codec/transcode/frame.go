@@ -342,3 +342,46 @@ func (f *Framer) encodeFrame(dst []byte, ht *tree, json []byte, env *envelope, h
 	binary.BigEndian.PutUint32(out[start:], uint32(size))
 	return out, nil
 }
+
+// ParseFlat reads a JSON object whose values are scalars, strictly: keys names every
+// allowed key with its kind, "string", "int" (an integral number, as int64) or "bool".
+// Unknown keys, duplicates and wrong types are *codec.JSONError values naming what.
+// The ABI uses it for small configuration objects.
+func ParseFlat(json []byte, what string, keys map[string]string) (map[string]any, error) {
+	out := map[string]any{}
+	d := jsonx.NewDecoder(json)
+	if d.BeginObject() {
+		for first := true; d.More(&first, '}'); {
+			k := string(d.KeyBytes())
+			if d.Failed() {
+				break
+			}
+			if _, dup := out[k]; dup {
+				d.Duplicate(k)
+			}
+			switch keys[k] {
+			case "string":
+				out[k] = string(d.StringBytes())
+			case "int":
+				out[k] = d.Int(-1<<63, 1<<63-1)
+			case "bool":
+				out[k] = d.Bool()
+			default:
+				d.UnknownKey(k)
+			}
+			if d.Failed() {
+				d.Push(k)
+				break
+			}
+		}
+	}
+	d.End()
+	if err := d.Err(); err != nil {
+		var je *jsonx.Error
+		if errors.As(err, &je) {
+			return nil, &codec.JSONError{Message: what, Path: je.Path, Offset: je.Offset, Err: je.Err, Detail: je.Detail}
+		}
+		return nil, err
+	}
+	return out, nil
+}

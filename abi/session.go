@@ -1,0 +1,313 @@
+package abi
+
+import (
+	"encoding/base64"
+	"errors"
+	"math"
+	"strconv"
+	"sync"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records/recordsjson"
+	"github.com/kwire/kwire/codec/session"
+	"github.com/kwire/kwire/codec/transcode"
+)
+
+// Sessions behind integer handles (kw_session_*): the sans-IO client session of
+// codec/session, with bodies in the JSON form.
+
+var (
+	sessMu   sync.Mutex
+	sessions = map[int32]*sessionEntry{}
+	nextSess int32
+)
+
+// sessionEntry is one session; its lock serializes calls on the same handle.
+type sessionEntry struct {
+	mu sync.Mutex
+	s  *session.Session
+}
+
+func getSession(h int32) (*sessionEntry, *Error) {
+	sessMu.Lock()
+	e := sessions[h]
+	sessMu.Unlock()
+	if e == nil {
+		return nil, newErr(StatusArg, "kwire: %d is not a live session handle", h)
+	}
+	return e, nil
+}
+
+// parseSessionConfig reads the JSON configuration of kw_session_new.
+func parseSessionConfig(json []byte) (session.Config, *Error) {
+	var cfg session.Config
+	if len(json) == 0 {
+		return cfg, nil
+	}
+	obj, err := transcode.ParseFlat(json, "session config", map[string]string{
+		"clientId": "string", "maxFrameSize": "int", "clientSoftwareName": "string",
+		"clientSoftwareVersion": "string", "bootstrapVersion": "int"})
+	if err != nil {
+		return cfg, classify(err)
+	}
+	if v, ok := obj["clientId"]; ok {
+		s := v.(string)
+		cfg.ClientID = &s
+	}
+	if v, ok := obj["maxFrameSize"]; ok {
+		n := v.(int64)
+		if n < 0 || n > math.MaxInt32 {
+			return cfg, newErr(StatusArg, "kwire: session config: maxFrameSize %d out of range", n)
+		}
+		cfg.MaxFrameSize = int(n)
+	}
+	if v, ok := obj["clientSoftwareName"]; ok {
+		cfg.ClientSoftwareName = v.(string)
+	}
+	if v, ok := obj["clientSoftwareVersion"]; ok {
+		cfg.ClientSoftwareVersion = v.(string)
+	}
+	if v, ok := obj["bootstrapVersion"]; ok {
+		n := v.(int64)
+		if n < 0 || n > math.MaxInt16 {
+			return cfg, newErr(StatusArg, "kwire: session config: bootstrapVersion %d out of range", n)
+		}
+		cfg.BootstrapVersion = int16(n)
+	}
+	return cfg, nil
+}
+
+// SessionNew is kw_session_new.
+func SessionNew(config []byte) (h int32, err error) {
+	defer guard(&err)
+	cfg, e := parseSessionConfig(config)
+	if e != nil {
+		return 0, e
+	}
+	sessMu.Lock()
+	defer sessMu.Unlock()
+	if len(sessions) >= maxSessions {
+		return 0, newErr(StatusNoMem, "kwire: %d sessions are open; free some with kw_session_free", len(sessions))
+	}
+	for {
+		nextSess++
+		if nextSess <= 0 {
+			nextSess = 1
+		}
+		if sessions[nextSess] == nil {
+			break
+		}
+	}
+	sessions[nextSess] = &sessionEntry{s: session.New(cfg)}
+	return nextSess, nil
+}
+
+const maxSessions = 1 << 16
+
+// SessionFree is kw_session_free.
+func SessionFree(h int32) (err error) {
+	defer guard(&err)
+	sessMu.Lock()
+	defer sessMu.Unlock()
+	if sessions[h] == nil {
+		return newErr(StatusArg, "kwire: %d is not a live session handle", h)
+	}
+	delete(sessions, h)
+	return nil
+}
+
+// fromSession classifies an error of the session.
+func fromSession(err error) *Error {
+	st := StatusDecode
+	switch {
+	case errors.Is(err, session.ErrFrameTooLarge):
+		st = StatusTooLarge
+	case errors.Is(err, session.ErrUnknownAPI):
+		st = StatusUnknownAPI
+	case errors.Is(err, session.ErrNoCommonVersion), errors.Is(err, session.ErrNotNegotiated):
+		st = StatusVersion
+	case errors.Is(err, session.ErrNegotiation):
+		st = StatusUnsupported
+	}
+	return &Error{Status: st, Text: err.Error(), Version: -1, Offset: -1}
+}
+
+// SessionBeginNegotiation is kw_session_begin_negotiation: the first ApiVersions frame.
+func SessionBeginNegotiation(dst []byte, h int32) (out []byte, err error) {
+	defer guard(&err)
+	e, ae := getSession(h)
+	if ae != nil {
+		return dst, ae
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	frame, err := e.s.BeginNegotiation()
+	if err != nil {
+		return dst, fromSession(err)
+	}
+	return append(dst, frame...), nil
+}
+
+// Session request flags.
+const (
+	SessionNoResponse = 1 // the broker will not answer (Produce with acks=0)
+)
+
+// SessionRequest is kw_session_request: the frame of a request whose body is given in
+// the JSON form, at version (-1: the negotiated one); it returns the correlation id.
+func SessionRequest(dst []byte, h, apiKey, version int32, body []byte, flags int32) (out []byte, corr int32, err error) {
+	defer guard(&err)
+	e, ae := getSession(h)
+	if ae != nil {
+		return dst, 0, ae
+	}
+	if flags&^SessionNoResponse != 0 {
+		return dst, 0, newErr(StatusArg, "kwire: unknown session request flags 0x%x", flags)
+	}
+	if !fits16(apiKey) {
+		return dst, 0, newErr(StatusUnknownAPI, "kwire: unknown api key %d", apiKey)
+	}
+	if version != -1 && !fits16(version) {
+		return dst, 0, newErr(StatusVersion, "kwire: version %d out of range", version)
+	}
+	info, ok := transcode.LookupAPI(int16(apiKey), codec.KindRequest)
+	if !ok {
+		return dst, 0, newErr(StatusUnknownAPI, "kwire: unknown api key %d", apiKey)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	start := len(dst)
+	out, v, corr, err := e.s.StartFrame(dst, int16(apiKey), int16(version))
+	if err != nil {
+		return dst, 0, fromSession(err)
+	}
+	if v < info.MinVersion || v > info.MaxVersion {
+		return dst[:start], 0, newErr(StatusVersion, "kwire: %s version %d: unsupported version (valid %d-%d)", info.Name, v, info.MinVersion, info.MaxVersion)
+	}
+	if out, err = transcode.AppendWire(out, info.Name, v, body); err != nil {
+		return dst[:start], 0, classify(err)
+	}
+	if out, err = e.s.FinishFrame(out, start, int16(apiKey), v, corr, flags&SessionNoResponse != 0); err != nil {
+		return dst[:start], 0, fromSession(err)
+	}
+	return out, corr, nil
+}
+
+// SessionFeed is kw_session_feed.
+func SessionFeed(h int32, in []byte) (err error) {
+	defer guard(&err)
+	e, ae := getSession(h)
+	if ae != nil {
+		return ae
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.s.Feed(in); err != nil {
+		return fromSession(err)
+	}
+	return nil
+}
+
+var sessionFramer transcode.Framer
+
+// SessionNext is kw_session_next: the next complete response as JSON, or nothing (an
+// empty result) when none is complete.
+func SessionNext(dst []byte, h int32) (out []byte, err error) {
+	defer guard(&err)
+	e, ae := getSession(h)
+	if ae != nil {
+		return dst, ae
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r, ok, err := e.s.Next()
+	if err != nil {
+		return dst, fromSession(err)
+	}
+	if !ok {
+		return dst, nil
+	}
+	b := append(dst, `{"correlationId":`...)
+	b = strconv.AppendInt(b, int64(r.CorrelationID), 10)
+	b = append(b, `,"apiKey":`...)
+	b = strconv.AppendInt(b, int64(r.APIKey), 10)
+	b = append(b, `,"apiVersion":`...)
+	b = strconv.AppendInt(b, int64(r.Version), 10)
+	b = append(b, `,"bodyVersion":`...)
+	b = strconv.AppendInt(b, int64(r.BodyVersion), 10)
+	b = append(b, `,"headerVersion":`...)
+	b = strconv.AppendInt(b, int64(r.HeaderVersion), 10)
+	b = append(b, `,"negotiation":`...)
+	switch r.Negotiation {
+	case session.NegotiationDone:
+		b = append(b, `"done"`...)
+	case session.NegotiationRetry:
+		b = append(b, `"retry","retry":"`...)
+		b = base64.StdEncoding.AppendEncode(b, r.Retry)
+		b = append(b, '"')
+	default:
+		b = append(b, `"none"`...)
+	}
+	if r.Err != nil {
+		b = append(b, `,"error":`...)
+		b = recordsjson.AppendString(b, r.Err.Error())
+	} else {
+		info, _ := transcode.LookupAPI(r.APIKey, codec.KindResponse)
+		b = append(b, `,"body":`...)
+		body, err := transcode.AppendJSON(b, info.Name, r.BodyVersion, r.Body, nil)
+		if err != nil {
+			// The frame was cut and matched; only this response is lost.
+			b = append(b[:len(b)-len(`,"body":`)], `,"error":`...)
+			b = recordsjson.AppendString(b, err.Error())
+		} else {
+			b = body
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// SessionCounters is kw_session_counters.
+func SessionCounters(dst []byte, h int32) (out []byte, err error) {
+	defer guard(&err)
+	e, ae := getSession(h)
+	if ae != nil {
+		return dst, ae
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := e.s.Counters()
+	b := append(dst, `{"bytesSent":"`...)
+	b = strconv.AppendInt(b, c.BytesSent, 10)
+	b = append(b, `","bytesReceived":"`...)
+	b = strconv.AppendInt(b, c.BytesReceived, 10)
+	b = append(b, `","requestsSent":"`...)
+	b = strconv.AppendInt(b, c.RequestsSent, 10)
+	b = append(b, `","responsesReceived":"`...)
+	b = strconv.AppendInt(b, c.ResponsesReceived, 10)
+	b = append(b, `","pending":`...)
+	b = strconv.AppendInt(b, int64(e.s.Pending()), 10)
+	b = append(b, `,"negotiated":`...)
+	b = strconv.AppendBool(b, e.s.Negotiated())
+	b = append(b, `,"buffered":`...)
+	b = strconv.AppendBool(b, e.s.Buffered())
+	return append(b, '}'), nil
+}
+
+// SessionVersionFor is kw_session_version_for.
+func SessionVersionFor(h, apiKey int32) (v int32, err error) {
+	defer guard(&err)
+	e, ae := getSession(h)
+	if ae != nil {
+		return 0, ae
+	}
+	if !fits16(apiKey) {
+		return 0, newErr(StatusUnknownAPI, "kwire: unknown api key %d", apiKey)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ver, err := e.s.VersionFor(int16(apiKey))
+	if err != nil {
+		return 0, fromSession(err)
+	}
+	return int32(ver), nil
+}
