@@ -47,8 +47,6 @@
 package policy
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -92,19 +90,20 @@ func ParseMode(s string) (Mode, error) {
 	case "enforce":
 		return Enforce, nil
 	}
-	return None, fmt.Errorf("policy: unknown mode %q (want none, warn or enforce)", s)
+	return None, errors.New("policy: " + unknownMode(s))
 }
 
-// MarshalJSON writes the mode's name.
-func (m Mode) MarshalJSON() ([]byte, error) { return json.Marshal(m.String()) }
+func unknownMode(s string) string {
+	return "unknown mode " + strconv.Quote(s) + " (want none, warn or enforce)"
+}
 
-// UnmarshalJSON reads a mode name.
-func (m *Mode) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("policy: a mode is a string (none, warn, enforce): %w", err)
-	}
-	v, err := ParseMode(s)
+// MarshalText writes the mode's name (so encoding/json and other text encoders
+// write "enforce", not 2).
+func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads a mode name.
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
 	if err != nil {
 		return err
 	}
@@ -150,6 +149,10 @@ type Config struct {
 	// MaxDecompressedBytes caps what one compressed batch may decompress to; 0 means
 	// records.DefaultMaxDecompressedSize.
 	MaxDecompressedBytes int `json:"max_decompressed_bytes,omitempty"`
+	// SkipCRC skips the batch checksums (CRC32C, CRC32 for legacy messages). A proxy
+	// in front of a broker may: the broker verifies them on the bytes the policy
+	// checked and refuses a damaged batch with CORRUPT_MESSAGE itself.
+	SkipCRC bool `json:"skip_crc,omitempty"`
 }
 
 // Policy is a validated Config, ready to match topics. It is immutable and safe
@@ -165,47 +168,48 @@ type Policy struct {
 
 // New validates cfg: every rule names a topic or a prefix (not both), no topic or
 // prefix appears twice, versions and ids are not negative, the cap is not negative.
+// A failure is a *ConfigError naming the field.
 func New(cfg Config) (*Policy, error) {
 	if cfg.Default > Enforce {
-		return nil, fmt.Errorf("policy: default: unknown mode %d", cfg.Default)
+		return nil, invalid("unknown mode "+strconv.Itoa(int(cfg.Default)), "default")
 	}
 	if cfg.MaxDecompressedBytes < 0 {
-		return nil, fmt.Errorf("policy: max_decompressed_bytes: %d is negative", cfg.MaxDecompressedBytes)
+		return nil, invalid(strconv.Itoa(cfg.MaxDecompressedBytes)+" is negative", "max_decompressed_bytes")
 	}
 	p := &Policy{cfg: cfg, exact: map[string]*Rule{}, def: Rule{Mode: cfg.Default}}
 	p.cfg.Rules = append([]Rule(nil), cfg.Rules...)
 	seenPrefix := map[string]bool{}
 	for i := range p.cfg.Rules {
 		r := &p.cfg.Rules[i]
-		at := "policy: rules[" + strconv.Itoa(i) + "]"
+		at := "[" + strconv.Itoa(i) + "]"
 		switch {
 		case r.Topic != "" && r.Prefix != "":
-			return nil, fmt.Errorf("%s: sets both topic %q and prefix %q; a rule matches one way", at, r.Topic, r.Prefix)
+			return nil, invalid("sets both topic "+strconv.Quote(r.Topic)+" and prefix "+strconv.Quote(r.Prefix)+"; a rule matches one way", "rules", at)
 		case r.Topic == "" && r.Prefix == "":
-			return nil, fmt.Errorf("%s: needs a topic or a prefix", at)
+			return nil, invalid("needs a topic or a prefix", "rules", at)
 		case r.Topic != "":
 			if _, dup := p.exact[r.Topic]; dup {
-				return nil, fmt.Errorf("%s: topic %q has a rule already", at, r.Topic)
+				return nil, invalid("topic "+strconv.Quote(r.Topic)+" has a rule already", "rules", at, "topic")
 			}
 			p.exact[r.Topic] = r
 		default:
 			if seenPrefix[r.Prefix] {
-				return nil, fmt.Errorf("%s: prefix %q has a rule already", at, r.Prefix)
+				return nil, invalid("prefix "+strconv.Quote(r.Prefix)+" has a rule already", "rules", at, "prefix")
 			}
 			seenPrefix[r.Prefix] = true
 			p.prefixes = append(p.prefixes, r)
 		}
 		if r.Mode > Enforce {
-			return nil, fmt.Errorf("%s: unknown mode %d", at, r.Mode)
+			return nil, invalid("unknown mode "+strconv.Itoa(int(r.Mode)), "rules", at, "policy")
 		}
 		for j, id := range r.SchemaIDs {
 			if id < 0 {
-				return nil, fmt.Errorf("%s.schema_ids[%d]: %d is negative", at, j, id)
+				return nil, invalid(strconv.Itoa(int(id))+" is negative", "rules", at, "schema_ids", "["+strconv.Itoa(j)+"]")
 			}
 		}
 		for j, v := range r.Versions {
 			if v < 0 {
-				return nil, fmt.Errorf("%s.versions[%d]: %d is negative", at, j, v)
+				return nil, invalid(strconv.Itoa(int(v))+" is negative", "rules", at, "versions", "["+strconv.Itoa(j)+"]")
 			}
 		}
 		if r.Mode != None {
@@ -223,21 +227,6 @@ func New(cfg Config) (*Policy, error) {
 		p.enforces = true
 	}
 	return p, nil
-}
-
-// Parse reads a Config from JSON strictly (an unknown key is an error) and
-// validates it.
-func Parse(data []byte) (*Policy, error) {
-	var cfg Config
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&cfg); err != nil {
-		return nil, fmt.Errorf("policy: reading the configuration: %w", err)
-	}
-	if d.More() {
-		return nil, errors.New("policy: reading the configuration: trailing data after the JSON object")
-	}
-	return New(cfg)
 }
 
 // Config returns the policy's configuration.
@@ -299,8 +288,8 @@ func (r Reason) String() string {
 	return "Reason(" + strconv.Itoa(int(r)) + ")"
 }
 
-// MarshalJSON writes the reason's name.
-func (r Reason) MarshalJSON() ([]byte, error) { return json.Marshal(r.String()) }
+// MarshalText writes the reason's name.
+func (r Reason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // RecordVerdict is one failing record.
 type RecordVerdict struct {
@@ -389,7 +378,7 @@ type Checker struct {
 
 // NewChecker returns a checker of p.
 func (p *Policy) NewChecker() *Checker {
-	return &Checker{p: p, dec: records.Decoder{Options: records.Options{MaxDecompressedSize: p.cfg.MaxDecompressedBytes}}}
+	return &Checker{p: p, dec: records.Decoder{Options: records.Options{MaxDecompressedSize: p.cfg.MaxDecompressedBytes, SkipCRC: p.cfg.SkipCRC}}}
 }
 
 // errStopWalk ends a walk early; never returned.
@@ -497,14 +486,14 @@ func clip(b []byte) string {
 }
 
 // CheckJSON parses policyJSON (a Config), checks recs (the records field of one
-// Produce partition of topic) and returns the PartitionVerdict as JSON. An error
-// is returned only for a bad policy; undecodable records are a verdict, not an
-// error.
+// Produce partition of topic) and returns the PartitionVerdict as JSON (see
+// PartitionVerdict.AppendJSON). An error (a *ConfigError) is returned only for a
+// bad policy; undecodable records are a verdict, not an error.
 func CheckJSON(policyJSON []byte, topic string, partition int32, recs []byte) ([]byte, error) {
 	p, err := Parse(policyJSON)
 	if err != nil {
 		return nil, err
 	}
 	v := p.NewChecker().Check(topic, partition, recs)
-	return json.Marshal(&v)
+	return v.AppendJSON(nil), nil
 }

@@ -86,24 +86,39 @@ func TestRuleMatching(t *testing.T) {
 }
 
 func TestBadConfig(t *testing.T) {
-	for _, tc := range []struct{ json, want string }{
-		{`{"default":"block"}`, `unknown mode "block"`},
-		{`{"default":"none","rules":[{"policy":"warn"}]}`, "rules[0]: needs a topic or a prefix"},
-		{`{"rules":[{"topic":"a","prefix":"b","policy":"warn"}]}`, "sets both topic"},
-		{`{"rules":[{"topic":"a","policy":"warn"},{"topic":"a","policy":"none"}]}`, `rules[1]: topic "a" has a rule already`},
-		{`{"rules":[{"prefix":"a","policy":"warn"},{"prefix":"a","policy":"none"}]}`, `rules[1]: prefix "a" has a rule already`},
-		{`{"rules":[{"topic":"a","policy":"warn","schema_ids":[-1]}]}`, "rules[0].schema_ids[0]: -1 is negative"},
-		{`{"rules":[{"topic":"a","policy":"warn","versions":[1,-2]}]}`, "rules[0].versions[1]: -2 is negative"},
-		{`{"rules":[{"topic":"a","policy":"warn","colour":1}]}`, `unknown field "colour"`},
-		{`{"default":1}`, "a mode is a string"},
-		{`{"max_decompressed_bytes":-1}`, "max_decompressed_bytes: -1 is negative"},
-		{`{} {}`, "trailing data"},
-		{`[`, "reading the configuration"},
+	for _, tc := range []struct {
+		json, path, want string
+		offset           int
+	}{
+		{`{"default":"block"}`, "$.default", `unknown mode "block"`, 11},
+		{`{"default":"none","rules":[{"policy":"warn"}]}`, "$.rules[0]", "needs a topic or a prefix", 27},
+		{`{"rules":[{"topic":"a","prefix":"b","policy":"warn"}]}`, "$.rules[0]", "sets both topic", 10},
+		{`{"rules":[{"topic":"a","policy":"warn"},{"topic":"a","policy":"none"}]}`, "$.rules[1].topic", `topic "a" has a rule already`, 49},
+		{`{"rules":[{"prefix":"a","policy":"warn"},{"prefix":"a","policy":"none"}]}`, "$.rules[1].prefix", `prefix "a" has a rule already`, 51},
+		{`{"rules":[{"topic":"a","policy":"warn","schema_ids":[-1]}]}`, "$.rules[0].schema_ids[0]", "-1 is negative", 53},
+		{`{"rules":[{"topic":"a","policy":"warn","versions":[1,-2]}]}`, "$.rules[0].versions[1]", "-2 is negative", 53},
+		{`{"rules":[{"topic":"a","policy":"warn","colour":1}]}`, "$.rules[0].colour", `unknown key: "colour"`, 48},
+		{`{"default":1}`, "$.default", "wrong type: want string, got number", 11},
+		{`{"default":"none","default":"warn"}`, "$", `duplicate key: "default"`, 18},
+		{`{"max_decompressed_bytes":-1}`, "$.max_decompressed_bytes", "-1 is negative", 26},
+		{`{"skip_crc":"yes"}`, "$.skip_crc", "want boolean", 12},
+		{`{} {}`, "$", "unexpected data after the top-level value", 3},
+		{`[`, "$", "want object, got array", 0},
 	} {
 		_, err := Parse([]byte(tc.json))
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: got %v, want an error containing %q", tc.json, err, tc.want)
+		ce, ok := err.(*ConfigError)
+		if !ok {
+			t.Errorf("%s: got %v (%T), want a *ConfigError", tc.json, err, err)
+			continue
 		}
+		if ce.Path != tc.path || !strings.Contains(ce.Msg, tc.want) || ce.Offset != tc.offset || !strings.HasPrefix(ce.Error(), "policy: "+tc.path+": ") {
+			t.Errorf("%s: got path %s offset %d %q, want %s offset %d containing %q", tc.json, ce.Path, ce.Offset, ce.Error(), tc.path, tc.offset, tc.want)
+		}
+	}
+	// New names the field too, without an offset.
+	_, err := New(Config{Rules: []Rule{{Topic: "a", Mode: Warn, SchemaIDs: []int32{-3}}}})
+	if ce, ok := err.(*ConfigError); !ok || ce.Path != "$.rules[0].schema_ids[0]" || ce.Offset != -1 || ce.Error() != "policy: $.rules[0].schema_ids[0]: -3 is negative" {
+		t.Errorf("New: %v", err)
 	}
 }
 

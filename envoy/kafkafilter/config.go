@@ -22,8 +22,9 @@ package kafkafilter
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,6 +60,12 @@ type Config struct {
 	Brokers map[string]string `json:"brokers,omitempty"`
 	// Schema is the schema-validation policy applied to Produce requests.
 	Schema *policy.Config `json:"schema,omitempty"`
+	// VerifyCRC makes the filter verify batch checksums before checking records.
+	// Off by default: the broker verifies them on the very bytes the filter checked
+	// and answers a damaged batch with CORRUPT_MESSAGE, so nothing unchecked lands,
+	// and checksums are most of the policy's cost inside a WebAssembly VM. The
+	// schema's own skip_crc is then ignored.
+	VerifyCRC bool `json:"verify_crc,omitempty"`
 	// MaxProduceVersion caps the Produce version the broker advertises in ApiVersions
 	// responses. When a schema policy is active it defaults to 12: from version 13
 	// Produce names topics by id only, and a filter that has not seen the topic's id in
@@ -99,20 +106,61 @@ type hostPort struct {
 	port int32
 }
 
-// ParseConfig reads and validates the plugin configuration. Empty input is the
-// default configuration. Unknown keys are errors.
+// ParseConfig reads the plugin configuration strictly (policy.Reader: an unknown
+// or repeated key, a wrong type or trailing data is an error naming the JSON path
+// and byte offset). Empty input is the default configuration. settings validates
+// the values.
 func ParseConfig(data []byte) (*Config, error) {
 	var c Config
 	if len(bytes.TrimSpace(data)) == 0 {
 		return &c, nil
 	}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&c); err != nil {
-		return nil, fmt.Errorf("kafka filter configuration: %w", err)
+	r := policy.NewReader("kafka filter configuration", data)
+	int16s := func() (out []int16) {
+		r.Array(func(int) { out = append(out, int16(r.Int(math.MinInt16, math.MaxInt16))) })
+		return out
 	}
-	if d.More() {
-		return nil, fmt.Errorf("kafka filter configuration: trailing data after the JSON object")
+	r.Object(func(key string) {
+		switch key {
+		case "stat_prefix":
+			c.StatPrefix = r.String()
+		case "api_keys":
+			r.Object(func(key string) {
+				switch key {
+				case "allow":
+					c.APIKeys.Allow = int16s()
+				case "deny":
+					c.APIKeys.Deny = int16s()
+				default:
+					r.Unknown(key)
+				}
+			})
+		case "deny_error_code":
+			v := int16(r.Int(math.MinInt16, math.MaxInt16))
+			c.DenyErrorCode = &v
+		case "brokers":
+			c.Brokers = map[string]string{}
+			r.Object(func(node string) { c.Brokers[node] = r.String() })
+		case "schema":
+			if p := r.Policy(); p != nil {
+				cfg := p.Config()
+				c.Schema = &cfg
+			}
+		case "verify_crc":
+			c.VerifyCRC = r.Bool()
+		case "max_produce_version":
+			v := int16(r.Int(math.MinInt16, math.MaxInt16))
+			c.MaxProduceVersion = &v
+		case "max_frame_bytes":
+			c.MaxFrameBytes = int(r.Int(math.MinInt32, math.MaxInt32))
+		case "tick_ms":
+			c.TickMs = int(r.Int(math.MinInt32, math.MaxInt32))
+		default:
+			r.Unknown(key)
+		}
+	})
+	if err := r.End(); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }
@@ -124,7 +172,7 @@ func (c *Config) settings() (*settings, error) {
 		s.prefix = c.StatPrefix
 	}
 	if len(c.APIKeys.Allow) > 0 && len(c.APIKeys.Deny) > 0 {
-		return nil, fmt.Errorf("api_keys: give allow or deny, not both")
+		return nil, errors.New("api_keys: give allow or deny, not both")
 	}
 	for i, k := range c.APIKeys.Deny {
 		if _, ok := codec.LookupAPI(k); !ok {
@@ -172,9 +220,11 @@ func (c *Config) settings() (*settings, error) {
 		}
 	}
 	if c.Schema != nil {
-		p, err := policy.New(*c.Schema)
+		cfg := *c.Schema
+		cfg.SkipCRC = !c.VerifyCRC
+		p, err := policy.New(cfg)
 		if err != nil {
-			return nil, fmt.Errorf("schema: %w", err)
+			return nil, errors.New("schema: " + err.Error())
 		}
 		if p.Active() {
 			s.pol = p

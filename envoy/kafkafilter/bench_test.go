@@ -1,0 +1,79 @@
+package kafkafilter
+
+import (
+	"encoding/binary"
+	"math/rand"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/envoy/kafkatest"
+)
+
+// benchProduce is n Produce v9 requests of 64 records of 1 KiB (lz4 batches over
+// four partitions), every record carrying schema id 1: the traffic of the proxy
+// benchmark in conformance/hosts/proxywasm.
+func benchProduce(b *testing.B, n int) []byte {
+	var all []byte
+	rnd := rand.New(rand.NewSource(1))
+	for i := 0; i < n; i++ {
+		var msgs []records.Message
+		for j := 0; j < 64; j++ {
+			v := make([]byte, 1024)
+			binary.BigEndian.PutUint32(v[1:], 1)
+			rnd.Read(v[5:])
+			msgs = append(msgs, records.Message{Topic: "bench", Partition: int32(j % 4), Value: v})
+		}
+		req, err := kafkatest.Produce(9, 1, records.CompressionLZ4, msgs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all = append(all, kafkatest.MustRequest(int32(i+1), 9, req)...)
+	}
+	return all
+}
+
+// BenchmarkDownstreamProduce runs the benchmark traffic through a Conn in whole
+// frames (what the proxy-wasm module hands over after buffering), with the policy
+// named by each sub-benchmark.
+func BenchmarkDownstreamProduce(b *testing.B) {
+	const n = 50
+	traffic := benchProduce(b, n)
+	var frames [][]byte
+	for rest := traffic; len(rest) > 0; {
+		k := 4 + int(binary.BigEndian.Uint32(rest))
+		frames = append(frames, rest[:k])
+		rest = rest[k:]
+	}
+	resp := codec.NewProduceResponse()
+	tmpl, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{}, 9, resp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, cfg string }{
+		{"enforce", `{"schema":{"rules":[{"topic":"bench","policy":"enforce","schema_ids":[1]}]}}`},
+		{"none", `{"schema":{"rules":[{"topic":"other","policy":"enforce","schema_ids":[1]}]}}`},
+		{"nopolicy", `{}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			f, err := New(newHost(), []byte(bc.cfg))
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := f.NewConn()
+			reply := append([]byte(nil), tmpl...)
+			b.SetBytes(int64(len(traffic)))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, fr := range frames {
+					out := c.Downstream(fr, false)
+					if out.Close || len(out.Data) != len(fr) {
+						b.Fatalf("closed %v, forwarded %d of %d", out.Close, len(out.Data), len(fr))
+					}
+					copy(reply[4:8], fr[8:12])
+					c.Upstream(reply, false)
+				}
+			}
+		})
+	}
+}
