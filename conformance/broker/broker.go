@@ -593,11 +593,17 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// clusterID is a random Kafka uuid in its text form.
+// clusterID is a random Kafka uuid in its text form. Like Kafka's Uuid.randomUuid it
+// never starts with '-', which the storage tool's argument parser would take for an
+// option ("argument --cluster-id/-t: expected one argument").
 func clusterID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
+	for {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		if id := base64.RawURLEncoding.EncodeToString(b[:]); id[0] != '-' {
+			return id
+		}
+	}
 }
 
 func major(version string) int {
