@@ -1,0 +1,145 @@
+// Command kwire-broker starts one single-node Kafka broker with the launcher of
+// conformance/broker, so that programs in other languages (the JavaScript and Python tests
+// and examples) can use a real broker:
+//
+//	go run ./conformance/broker/cmd/kwire-broker [-version 4.4.0] [-prop key=value ...]
+//
+// Once the broker serves, it prints one JSON line on stdout:
+//
+//	{"version":"4.4.0","addr":"127.0.0.1:40001","listeners":{"PLAINTEXT":"127.0.0.1:40001",...},
+//	 "certPEM":"-----BEGIN CERTIFICATE-----...","users":{"PLAIN":["user","password"],...},
+//	 "pid":1234,"startMs":3500}
+//
+// addr is the PLAINTEXT listener. The broker is stopped cleanly (and its directory
+// removed) when stdin reaches end of file, on SIGTERM or SIGINT; the command then exits 0.
+// If the broker process dies by itself, the command exits 1. A failed start exits 1, or 3
+// when the environment cannot run a broker at all (no Java, no Maven to fetch the jars).
+// Killed outright, the command takes the broker with it (on Linux).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kwire/kwire/conformance/broker"
+)
+
+// props collects repeated -prop key=value flags.
+type props map[string]string
+
+// String returns the properties as key=value pairs.
+func (p props) String() string {
+	var parts []string
+	for k, v := range p {
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set adds one key=value pair.
+func (p props) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want key=value, got %q", s)
+	}
+	p[k] = v
+	return nil
+}
+
+// ready is the line printed once the broker serves.
+type ready struct {
+	Version   string               `json:"version"`
+	Addr      string               `json:"addr"`
+	Listeners map[string]string    `json:"listeners"`
+	CertPEM   string               `json:"certPEM"`
+	Users     map[string][2]string `json:"users"`
+	Pid       int                  `json:"pid"`
+	StartMs   int64                `json:"startMs"`
+}
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	version := flag.String("version", broker.DefaultVersion, "Kafka release: "+strings.Join(broker.Versions, " or "))
+	extra := props{}
+	flag.Var(extra, "prop", "extra server property key=value (repeatable)")
+	flag.Parse()
+
+	// Signals are watched from the start: a SIGTERM during the start cancels it, and
+	// one afterwards stops the broker.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	stopSig := make(chan os.Signal, 1)
+	go func() {
+		s := <-sigs
+		cancel()
+		stopSig <- s
+	}()
+
+	b, err := broker.Start(ctx, broker.Options{Version: *version, Props: extra})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kwire-broker:", err)
+		var ue *broker.UnavailableError
+		if errors.As(err, &ue) {
+			return 3
+		}
+		return 1
+	}
+
+	r := ready{Version: b.Version(), Addr: b.Addr("PLAINTEXT"), Listeners: map[string]string{},
+		CertPEM: string(b.CertPEM()), Users: map[string][2]string{}, Pid: b.Pid(), StartMs: b.StartDuration().Milliseconds()}
+	for _, l := range broker.Listeners {
+		r.Listeners[l] = b.Addr(l)
+	}
+	for _, m := range broker.Mechanisms {
+		u, p := b.User(m)
+		r.Users[m] = [2]string{u, p}
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kwire-broker:", err)
+		b.Stop()
+		return 1
+	}
+	if _, err := os.Stdout.Write(append(line, '\n')); err != nil {
+		fmt.Fprintln(os.Stderr, "kwire-broker: writing the address:", err)
+		b.Stop()
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "kwire-broker: Kafka %s on %s (started in %v); close stdin or send SIGTERM to stop it\n",
+		b.Version(), r.Addr, b.StartDuration().Round(time.Millisecond))
+
+	stdinClosed := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		close(stdinClosed)
+	}()
+	code := 0
+	select {
+	case <-stdinClosed:
+	case s := <-stopSig:
+		fmt.Fprintf(os.Stderr, "kwire-broker: %v\n", s)
+	case <-b.Done():
+		fmt.Fprintf(os.Stderr, "kwire-broker: the broker process exited by itself\n--- broker log (tail) ---\n%s\n", b.LogTail())
+		code = 1
+	}
+	if err := b.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "kwire-broker: stop:", err)
+		return 1
+	}
+	fmt.Fprintln(os.Stderr, "kwire-broker: stopped")
+	return code
+}
