@@ -33,7 +33,7 @@ ABI_MAJOR     = $(shell sed -n 's/^\#define KW_ABI_MAJOR \([0-9]*\)/\1/p' capi/k
 ABI_VERSION   = $(ABI_MAJOR).$(shell sed -n 's/^\#define KW_ABI_MINOR \([0-9]*\)/\1/p' capi/kwire.h)
 ABI_SONAME    = libkwire.so.$(ABI_MAJOR)
 
-.PHONY: wasm capi abi-test abi-header-check abi-test-wazero abi-test-wasmtime abi-test-c abi-bench
+.PHONY: wasm capi abi-test abi-header-check abi-link-check abi-test-wazero abi-test-wasmtime abi-test-c abi-bench
 
 wasm: $(ABI_WASM)
 
@@ -112,11 +112,22 @@ abi-test-c: $(addprefix $(ABI_CTEST)/,$(ABI_CTESTS)) $(ABI_CTEST)/misuse-static
 	@readelf -d $(BUILD)/$(ABI_SONAME) | grep -q 'SONAME.*\[$(ABI_SONAME)\]' && echo "$(ABI_SONAME): SONAME $(ABI_SONAME)"
 	$(ABI_CTEST)/threads conformance/vectors/kafka-clients-4.4.0.jsonl 3
 
-abi-test: abi-header-check abi-test-c abi-test-wazero abi-test-wasmtime
+# The library links the transcoder, not the typed codec's generated methods: none of
+# their decode, encode or JSON methods may be in libkwire (the wasm build links the same
+# abi package), except ApiVersions', which the session's negotiation uses. The
+# transcoder's interpreter must be there, so the check can fail.
+abi-link-check: $(ABI_SO)
+	@syms=$$($(GO) tool nm $(BUILD)/$(ABI_SONAME)); \
+	n=$$(printf '%s\n' "$$syms" | grep -E 'kwire/codec\.\(\*[A-Za-z0-9]+\)\.(decode|encode|appendJSON|unmarshalJSON)$$' | grep -vc 'codec\.(\*ApiVersions'); \
+	t=$$(printf '%s\n' "$$syms" | grep -c 'codec/transcode\.(\*decoder)\.structJSON'); \
+	if [ "$$n" != 0 ] || [ "$$t" = 0 ]; then echo "libkwire: $$n generated codec methods, $$t transcoder interpreters linked"; exit 1; fi; \
+	echo "libkwire: no generated per-message code linked (the transcoder's interpreter is)"
+
+abi-test: abi-header-check abi-link-check abi-test-c abi-test-wazero abi-test-wasmtime
 
 abi-bench: $(ABI_WASM)
 	cd $(ABI_WASMTIME) && KWIRE_BENCH=1 $(GO) test -count=1 -timeout 30m -run '^TestWasmBenchTable$$' -v .
 
 BUILD_TARGETS += wasm capi
-TEST_TARGETS  += abi-header-check abi-test-c abi-test-wazero abi-test-wasmtime
+TEST_TARGETS  += abi-header-check abi-link-check abi-test-c abi-test-wazero abi-test-wasmtime
 BENCH_TARGETS += abi-bench
