@@ -767,3 +767,11 @@ export const apis = () => def().apis();
 export const catalogue = () => def().catalogue();
 /** See Kwire.headerVersions. */
 export const headerVersions = (apiKey, apiVersion) => def().headerVersions(apiKey, apiVersion);
+
+// ---------------------------------------------------------------------------------
+// Sessions (src/session.js): one Kafka connection's client side. Session.create and
+// Session.connect use the instance init() loads unless given one.
+
+import { setDefaultLoader } from './src/session.js';
+export { Session, ConnectionClosedError, ResponseError } from './src/session.js';
+setDefaultLoader(() => init());
