@@ -14,6 +14,8 @@
  *   frames      the sample frames of examples/data: decode, re-encode byte for byte,
  *               peek (whole and partial frame), records of each partition
  *   errors      statuses, kw_last_error and kw_last_error_json, kw_free/kw_alloc misuse
+ *   interop     a request body followed by extra bytes (librdkafka's MetadataRequest v13)
+ *               decodes, shows _trailingBytes, re-encodes; responses stay strict
  *   int64       int64 values at the edges of their range, through JSON, exactly
  *   records     kw_records_encode with every codec, read back through the table and JSON
  *   vectors     every Kafka-written vector of conformance/vectors/kafka-clients-*.jsonl:
@@ -496,6 +498,78 @@ static void test_errors(void) {
     check(kw_free(&on_stack) == KW_ERR_ARG, "errors", "kw_free of a pointer the library never gave");
 }
 
+/* out_has reports whether the output holds the text s (outputs are not NUL-terminated). */
+static int out_has(out_buf o, const char *s) {
+    size_t n = strlen(s);
+    for (int32_t i = 0; o.p && (size_t)i + n <= (size_t)o.n; i++) {
+        if (memcmp(o.p + i, s, n) == 0) return 1;
+    }
+    return 0;
+}
+
+/* An interop case: Kafka's broker accepts a request whose body is followed by extra bytes
+ * and ignores them; librdkafka 2.16 sends an all-topics MetadataRequest v13 with 3 bytes
+ * after the body. kwire accepts it, shows the bytes as "_trailingBytes" (base64) at the end
+ * of the body and re-encodes the frame byte for byte. Responses stay strict. */
+static void test_trailing_bytes(void) {
+    /* size 25, api key 3, version 13, correlation id 9, client id "rdkafka", header tags;
+     * body: topics null (all topics), allowAutoTopicCreation true,
+     * includeTopicAuthorizedOperations false, tags; then 00 01 02. */
+    static const uint8_t req[] = {0x00, 0x00, 0x00, 0x19, 0x00, 0x03, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x09, 0x00, 0x07, 'r',
+                                  'd',  'k',  'a',  'f',  'k',  'a',  0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x02};
+    /* A MetadataResponse v13 frame (empty) followed by one extra byte (size 20). */
+    static const uint8_t resp[] = {0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                   0x00, 0x01, 0x00, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00, 0x00, 0x00, 0x00};
+    out_buf o = {0}, back = {0};
+    int32_t st = kw_decode_request_frame(req, (int32_t)sizeof req, &o.p, &o.n);
+    check(st == KW_OK, "interop", "MetadataRequest v13 with 3 bytes after the body: status %d (%s)", st, last_error());
+    if (st == KW_OK) {
+        const char *suffix = ",\"_trailingBytes\":\"AAEC\"}}";
+        size_t sl = strlen(suffix);
+        check((size_t)o.n > sl && memcmp(o.p + o.n - sl, suffix, sl) == 0, "interop",
+              "the frame JSON does not end with %s: %.*s", suffix, (int)o.n, (const char *)o.p);
+        kwj_value *f = parse_out(o);
+        kwj_value *body = kwj_get(f, "body");
+        check(f && num(kwj_get(f, "apiKey")) == 3 && num(kwj_get(f, "apiVersion")) == 13 &&
+                  str_eq(kwj_get(kwj_get(f, "header"), "clientId"), "rdkafka") && kwj_get(body, "topics") &&
+                  kwj_get(body, "topics")->type == KWJ_NULL && str_eq(kwj_get(body, "_trailingBytes"), "AAEC"),
+              "interop", "decoded frame: %.*s", (int)o.n, (const char *)o.p);
+        kwj_free(f);
+        st = kw_encode_request_frame(o.p, o.n, &back.p, &back.n);
+        check(st == KW_OK && back.n == (int32_t)sizeof req && memcmp(back.p, req, sizeof req) == 0, "interop",
+              "re-encode: status %d, %d bytes (want the %d input bytes)", st, back.n, (int)sizeof req);
+        out_free(&back);
+    }
+    out_free(&o);
+    /* The body alone, through the message calls. */
+    const uint8_t *body = req + 22;
+    size_t bn = sizeof req - 22;
+    st = decode_message("MetadataRequest", 13, body, bn, &o);
+    check(st == KW_OK && out_has(o, "\"_trailingBytes\":\"AAEC\""), "interop",
+          "MetadataRequest v13 body with 3 extra bytes: status %d", st);
+    if (st == KW_OK) {
+        st = kw_encode_message("MetadataRequest", 15, 13, o.p, o.n, &back.p, &back.n);
+        check(st == KW_OK && back.n == (int32_t)bn && memcmp(back.p, body, bn) == 0, "interop", "body re-encode: %d", st);
+        out_free(&back);
+    }
+    out_free(&o);
+    /* A response frame with an extra byte is still refused, naming its offset. */
+    st = kw_decode_response_frame(resp, (int32_t)sizeof resp, 3, 13, &o.p, &o.n);
+    kwj_value *ej = last_error_json();
+    check(st == KW_ERR_DECODE && o.p == NULL && strstr(last_error(), "trailing bytes") != NULL && ej &&
+              num(kwj_get(ej, "offset")) == 23,
+          "interop", "MetadataResponse v13 with an extra byte: status %d (%s)", st, last_error());
+    kwj_free(ej);
+    /* Without that byte the same response decodes. */
+    uint8_t ok[sizeof resp - 1];
+    memcpy(ok, resp, sizeof ok);
+    ok[3] = 19;
+    st = kw_decode_response_frame(ok, (int32_t)sizeof ok, 3, 13, &o.p, &o.n);
+    check(st == KW_OK && o.p && !out_has(o, "_trailingBytes"), "interop",
+          "MetadataResponse v13 without the extra byte: status %d (%s)", st, last_error());
+    out_free(&o);
+}
+
 static void test_int64(void) {
     /* InitProducerIdResponse v4: producerId is an int64 kwire writes as a string. */
     static const char *const values[] = {"9223372036854775807", "-9223372036854775808", "4611686018427387905", "9007199254740993",
@@ -920,6 +994,7 @@ int main(int argc, char **argv) {
         test_header_versions();
         test_frames();
         test_errors();
+        test_trailing_bytes();
         test_int64();
         test_records();
         kwj_value *rels = kwj_get(catalogue, "specReleases");
