@@ -1,0 +1,334 @@
+// Session against a real Apache Kafka broker (started once for this file with
+// conformance/broker/cmd/kwire-broker, stopped in `after`, also when a test fails): the
+// round trip the Go connection's tests make. Negotiation (and a forced
+// UNSUPPORTED_VERSION), CreateTopics, Produce of batches built with encodeRecords in every
+// compression, Fetch and exact contents, five requests in flight, counters equal to the
+// socket's bytes, a dead socket, and the same session over TLS (node:tls: any byte stream).
+//
+// Needs Go, Java 17 and the broker's jars (make broker-deps). Without Java or the jars the
+// tests are skipped, unless KWIRE_REQUIRE_BROKER=1 (set by make), which fails them instead.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import net from 'node:net';
+import tls from 'node:tls';
+import * as kwire from '../index.js';
+
+const { Session, ConnectionClosedError } = kwire;
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const k = await kwire.init();
+const kwMax = (key) => k.apis().find((a) => a.apiKey === key).maxVersion;
+
+let broker = null; // { info, child, stderr }
+let unavailable = null;
+
+// startBroker builds the launcher command and starts one broker; resolves with the JSON
+// line it prints.
+async function startBroker() {
+  const dir = mkdtempSync(join(tmpdir(), 'kwire-js-broker-'));
+  const bin = join(dir, 'kwire-broker');
+  try {
+    execFileSync(process.env.GO || 'go', ['build', '-o', bin, './conformance/broker/cmd/kwire-broker'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const child = spawn(bin, [], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const b = { child, stderr: '', info: null, dir, exited: new Promise((resolve) => child.once('exit', (code, sig) => resolve({ code, sig }))) };
+  child.stderr.on('data', (d) => (b.stderr = (b.stderr + d).slice(-16384)));
+  broker = b;
+  const line = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const i = out.indexOf('\n');
+      if (i >= 0) resolve(out.slice(0, i));
+    });
+    b.exited.then(({ code }) => reject(Object.assign(new Error(`kwire-broker exited with ${code} before serving:\n${b.stderr}`), { code })));
+  });
+  b.info = JSON.parse(line);
+  return b;
+}
+
+async function stopBroker() {
+  const b = broker;
+  if (b === null) return;
+  broker = null;
+  b.child.stdin.end(); // the launcher stops the broker when stdin closes
+  const timer = setTimeout(() => b.child.kill('SIGKILL'), 60000);
+  const { code } = await b.exited;
+  clearTimeout(timer);
+  rmSync(b.dir, { recursive: true, force: true });
+  if (code !== 0 && code !== null) throw new Error(`kwire-broker exited with ${code}:\n${b.stderr}`);
+}
+
+before(async () => {
+  try {
+    await startBroker();
+  } catch (err) {
+    if (err.code === 3 && process.env.KWIRE_REQUIRE_BROKER !== '1') unavailable = err.message;
+    else throw err;
+  }
+}, { timeout: 240000 });
+
+after(stopBroker, { timeout: 90000 });
+
+function brokerTest(name, fn) {
+  test(name, { timeout: 120000 }, (t) => {
+    if (unavailable !== null) return t.skip(`no Kafka broker (set KWIRE_REQUIRE_BROKER=1 to fail instead): ${unavailable}`);
+    return fn(t);
+  });
+}
+
+function addr() {
+  const [host, port] = broker.info.addr.split(':');
+  return [host, Number(port)];
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+let topicSeq = 0;
+
+async function createTopic(s, prefix) {
+  const name = `${prefix}-${process.pid}-${++topicSeq}`;
+  const r = await s.request(19, { topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30000, validateOnly: false });
+  const t = r.body.topics[0];
+  assert.equal(t.errorCode, 0, `CreateTopics ${name}: error ${t.errorCode} ${t.errorMessage}`);
+  assert.ok(t.topicId && t.topicId !== 'AAAAAAAAAAAAAAAAAAAAAA', 'CreateTopics returned no topic id');
+  return { name, id: t.topicId };
+}
+
+// Kafka's retriable produce errors while a new partition elects its leader.
+const RETRIABLE = new Set([3, 5, 6, 7]);
+
+async function produce(s, tp, records, compression) {
+  const batch = k.encodeRecords(records, { compression });
+  for (let attempt = 0; ; attempt++) {
+    const r = await s.request(0, { transactionalId: null, acks: -1, timeoutMs: 30000, topicData: [{ name: tp.name, topicId: tp.id, partitionData: [{ index: 0, records: batch }] }] });
+    const p = r.body.responses[0].partitionResponses[0];
+    if (p.errorCode === 0) return BigInt(p.baseOffset);
+    if (!RETRIABLE.has(p.errorCode) || attempt > 50) assert.fail(`Produce v${r.apiVersion} to ${tp.name}: error ${p.errorCode}`);
+    await sleep(100);
+  }
+}
+
+function fetchBody(tp, offset, maxWaitMs = 500) {
+  return {
+    replicaId: -1, maxWaitMs, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+    topics: [{ topic: tp.name, topicId: tp.id, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: String(offset), lastFetchedEpoch: -1, logStartOffset: '-1', partitionMaxBytes: 1 << 20 }] }],
+    forgottenTopicsData: [], rackId: '',
+  };
+}
+
+async function fetchRecords(s, tp, offset) {
+  const r = await s.request(1, fetchBody(tp, offset));
+  assert.equal(r.body.errorCode, 0);
+  const out = [];
+  for (const t of r.body.responses) {
+    for (const p of t.partitions) {
+      assert.equal(p.errorCode, 0, `Fetch ${tp.name}/${p.partitionIndex}: error ${p.errorCode}`);
+      for (const rec of k.decodeRecords(p.records, { copy: true }).records) if (rec.offset >= offset && !rec.control) out.push(rec);
+    }
+  }
+  return out;
+}
+
+const te = new TextEncoder();
+// An ApiVersions v3+ body Kafka accepts (an empty client software name is INVALID_REQUEST).
+const AV = { clientSoftwareName: 'kwire-js', clientSoftwareVersion: '0' };
+const bytesOrNull = (v) => (v === null ? null : te.encode(v));
+
+brokerTest('negotiation: ApiVersions at kwire\'s highest, every api at min(kwire, broker)', async () => {
+  const s = await Session.connect(...addr(), { kwire: k, clientId: 'kwire-js-test' });
+  try {
+    assert.equal(s.negotiated, true);
+    assert.deepEqual(s.negotiationVersions, [kwMax(18)], 'Kafka 4.4 knows kwire\'s ApiVersions version: one request');
+    const av = await s.request(18, { clientSoftwareName: 'kwire-js', clientSoftwareVersion: '0' });
+    const table = av.body.apiKeys;
+    assert.ok(table.length >= 20, `broker lists ${table.length} apis`);
+    let checked = 0;
+    for (const b of table) {
+      const api = k.apis().find((a) => a.apiKey === b.apiKey);
+      if (!api) continue;
+      const lo = Math.max(api.minVersion, b.minVersion);
+      const hi = Math.min(api.maxVersion, b.maxVersion);
+      if (hi < lo) {
+        assert.throws(() => s.versionFor(b.apiKey), kwire.KwireVersionError);
+        continue;
+      }
+      assert.equal(s.versionFor(b.apiKey), hi, `${api.name}`);
+      checked++;
+    }
+    assert.ok(checked >= 20);
+    const md = await s.request(3, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+    assert.equal(md.apiVersion, s.versionFor(3));
+    assert.equal(md.body.brokers.length, 1);
+    assert.equal(`${md.body.brokers[0].host}:${md.body.brokers[0].port}`, broker.info.addr);
+  } finally {
+    s.close();
+  }
+});
+
+brokerTest('forced UNSUPPORTED_VERSION: bootstrap above kwire\'s highest, one retry at the broker\'s', async () => {
+  const above = kwMax(18) + 1;
+  const s = await Session.connect(...addr(), { kwire: k, bootstrapVersion: above });
+  try {
+    const av = await s.request(18, AV);
+    assert.equal(av.body.errorCode, 0);
+    const brokerMax = av.body.apiKeys.find((a) => a.apiKey === 18).maxVersion;
+    assert.deepEqual(s.negotiationVersions, [above, Math.min(kwMax(18), brokerMax)]);
+  } finally {
+    s.close();
+  }
+});
+
+brokerTest('round trip: CreateTopics, Produce in every compression, Fetch back exact contents', async () => {
+  const s = await Session.connect(...addr(), { kwire: k });
+  try {
+    const tp = await createTopic(s, 'js-compression');
+    const comps = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+    const want = [];
+    const ts = 1700000000000;
+    for (const [ci, comp] of comps.entries()) {
+      const recs = [];
+      for (let i = 0; i < 20; i++) {
+        recs.push({
+          key: i === 3 ? null : `${comp}-key-${i}`,
+          value: i === 4 ? null : `${comp} value ${i}; `.repeat(1 + i),
+          timestamp: ts + ci * 100 + i,
+          headers: [['codec', comp], ['null', null]],
+        });
+      }
+      const base = await produce(s, tp, recs, comp);
+      assert.equal(base, BigInt(ci * 20), `${comp} batch offset`);
+      for (const r of recs) want.push({ ...r, compression: comp });
+    }
+    const got = [];
+    while (got.length < want.length) {
+      const recs = await fetchRecords(s, tp, BigInt(got.length));
+      assert.ok(recs.length > 0, `fetch from ${got.length} returned nothing`);
+      got.push(...recs);
+    }
+    assert.equal(got.length, want.length);
+    for (const [i, w] of want.entries()) {
+      const g = got[i];
+      assert.equal(g.offset, BigInt(i));
+      assert.equal(g.compression, w.compression, `record ${i}`);
+      assert.equal(g.timestamp, BigInt(w.timestamp));
+      assert.deepEqual(g.key, bytesOrNull(w.key), `record ${i} key`);
+      assert.deepEqual(g.value, bytesOrNull(w.value), `record ${i} value`);
+      assert.deepEqual(g.headers.map((h) => [h.key, h.value]), [['codec', te.encode(w.compression)], ['null', null]], `record ${i} headers`);
+    }
+  } finally {
+    s.close();
+  }
+});
+
+// Five requests in flight, measured: responses are held back (not fed) while five
+// requests are written; the broker answers all five before the session has read any.
+brokerTest('five requests in flight on one connection, answered in order', async () => {
+  const socket = net.connect({ host: addr()[0], port: addr()[1], noDelay: true });
+  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let gate = null; // null: fed at once; an array: held back
+  const s = new Session(k, (b) => void socket.write(b));
+  socket.on('data', (d) => (gate === null ? s.feed(d) : gate.push(d)));
+  socket.on('close', () => s.end());
+  const open = () => {
+    const held = gate;
+    gate = null;
+    for (const d of held) s.feed(d);
+  };
+  try {
+    await s.negotiate();
+    const tp = await createTopic(s, 'js-inflight');
+    await produce(s, tp, [{ key: 'k', value: 'in flight', timestamp: 1 }], 'none');
+    gate = [];
+    const sent = s.counters().requestsSent;
+    const ps = [
+      s.request(18, AV),
+      s.request(3, { topics: [{ name: tp.name, topicId: tp.id }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }),
+      s.request(1, fetchBody(tp, 0)),
+      s.request(18, AV),
+      s.request(3, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }),
+    ];
+    // Wait until the five answers have arrived on the socket (complete frames held back).
+    const frames = () => {
+      const b = Buffer.concat(gate);
+      let n = 0;
+      for (let at = 0; at + 4 <= b.length && at + 4 + b.readInt32BE(at) <= b.length; at += 4 + b.readInt32BE(at)) n++;
+      return n;
+    };
+    for (let i = 0; frames() < 5; i++) {
+      assert.ok(i < 600, `only ${frames()} answers arrived`);
+      await sleep(50);
+    }
+    const c = s.counters();
+    assert.equal(c.requestsSent - sent, 5);
+    assert.equal(c.pending, 5, 'five requests pending while all five answers sit unread on the socket');
+    open();
+    const rs = await Promise.all(ps);
+    assert.deepEqual(rs.map((r) => r.apiKey), [18, 3, 1, 18, 3]);
+    assert.deepEqual(rs.map((r) => r.body.errorCode ?? 0), [0, 0, 0, 0, 0]);
+    const corrs = rs.map((r) => r.correlationId);
+    assert.deepEqual(corrs, [...corrs].sort((a, b) => a - b));
+    assert.equal(k.decodeRecords(rs[2].body.responses[0].partitions[0].records).records[0].value.length, 9);
+    assert.equal(s.counters().pending, 0);
+  } finally {
+    s.close();
+    socket.destroy();
+  }
+});
+
+brokerTest('counters equal the bytes on the socket', async () => {
+  const s = await Session.connect(...addr(), { kwire: k });
+  try {
+    const tp = await createTopic(s, 'js-counters');
+    await produce(s, tp, [{ value: 'counted' }], 'gzip');
+    await fetchRecords(s, tp, 0n);
+    await Promise.all(Array.from({ length: 10 }, () => s.request(18, AV)));
+    const c = s.counters();
+    assert.equal(c.bytesSent, s.socket.bytesWritten);
+    assert.equal(c.bytesReceived, s.socket.bytesRead);
+    assert.equal(c.requestsSent, c.responsesReceived);
+    assert.ok(c.requestsSent >= 14);
+  } finally {
+    s.close();
+  }
+});
+
+brokerTest('a socket that dies rejects every pending request with ConnectionClosedError, later calls at once', async () => {
+  const s = await Session.connect(...addr(), { kwire: k });
+  const tp = await createTopic(s, 'js-dead');
+  await produce(s, tp, [{ value: 'x' }], 'none');
+  // Offset 1: nothing there yet, the broker holds these for 10 s.
+  const ps = [s.request(1, fetchBody(tp, 1, 10000)), s.request(1, fetchBody(tp, 1, 10000))];
+  const t0 = Date.now();
+  s.socket.destroy();
+  for (const p of ps) await assert.rejects(p, (e) => e instanceof ConnectionClosedError && /closed/.test(e.message));
+  assert.ok(Date.now() - t0 < 5000);
+  await assert.rejects(s.request(18, AV), ConnectionClosedError);
+  assert.equal(s.closed, true);
+});
+
+brokerTest('the same session over TLS (node:tls as a byte stream)', async () => {
+  const [host, port] = broker.info.listeners.SSL.split(':');
+  const socket = tls.connect({ host, port: Number(port), ca: broker.info.certPEM, servername: 'localhost' });
+  await new Promise((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+  const s = await Session.create((b) => void socket.write(b), { kwire: k });
+  socket.on('data', (d) => s.feed(d));
+  socket.on('close', () => s.end());
+  try {
+    await s.negotiate();
+    const tp = await createTopic(s, 'js-tls');
+    await produce(s, tp, [{ key: 'tls', value: 'over TLS', timestamp: 5 }], 'lz4');
+    const recs = await fetchRecords(s, tp, 0n);
+    assert.equal(recs.length, 1);
+    assert.deepEqual(recs[0].value, te.encode('over TLS'));
+  } finally {
+    s.close();
+    socket.destroy();
+  }
+});
