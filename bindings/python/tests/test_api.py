@@ -216,10 +216,56 @@ def test_decode_error_carries_status_text_path_offset(kw: kwire.Kwire) -> None:
     assert isinstance(err, kwire.KwireError) and isinstance(err, ValueError)
 
 
+# An all-topics MetadataRequest v13 as librdkafka 2.16 sends it: size 25, api key 3,
+# version 13, correlation id 9, client id "rdkafka", header tags; body: topics null,
+# allowAutoTopicCreation true, includeTopicAuthorizedOperations false, tags; then 3 bytes
+# that Kafka's broker ignores.
+METADATA_V13_TRAILING = bytes.fromhex("000000190003000d00000009000772646b61666b610000010000000102")
+# A MetadataResponse v13 frame (empty) with one extra byte after its body (size 20).
+METADATA_RESPONSE_V13_EXTRA = bytes.fromhex("000000140000000000000000000100ffffffff0100000000")
+
+
 def test_trailing_bytes(kw: kwire.Kwire) -> None:
+    """Request bodies keep bytes after the body (as Kafka's broker accepts them) and show
+    them as "_trailingBytes" (base64) at the end of the body; re-encoding gives the same
+    bytes. Responses stay strict."""
     b = kw.encode_message("MetadataRequest", 9, {"topics": []})
-    with pytest.raises(kwire.DecodeError):
-        kw.decode_message("MetadataRequest", 9, b + b"\0")
+    m = kw.decode_message("MetadataRequest", 9, b + b"\0")
+    assert m["_trailingBytes"] == "AA=="
+    assert list(m)[-1] == "_trailingBytes"
+    assert kw.encode_message("MetadataRequest", 9, m) == b + b"\0"
+    # Without extra bytes there is no such key.
+    assert "_trailingBytes" not in kw.decode_message("MetadataRequest", 9, b)
+    # A response body is refused, naming the offset of the extra byte.
+    r = kw.encode_message("MetadataResponse", 9, {"brokers": [], "topics": []})
+    with pytest.raises(kwire.DecodeError) as e:
+        kw.decode_message("MetadataResponse", 9, r + b"\0")
+    assert e.value.offset == len(r) and "trailing bytes" in e.value.text
+
+
+def test_interop_request_frame_with_trailing_bytes(kw: kwire.Kwire) -> None:
+    f = kw.decode_request_frame(METADATA_V13_TRAILING)
+    assert (f["apiKey"], f["apiVersion"], f["headerVersion"]) == (3, 13, 2)
+    assert f["header"]["correlationId"] == 9 and f["header"]["clientId"] == "rdkafka"
+    body = f["body"]
+    assert body["topics"] is None
+    assert body["_trailingBytes"] == "AAEC"
+    assert list(body)[-1] == "_trailingBytes"
+    assert kw.encode_request_frame(f) == METADATA_V13_TRAILING
+    text = kw.decode_request_frame_json(METADATA_V13_TRAILING)
+    assert text.endswith(b',"_trailingBytes":"AAEC"}}')
+    assert kw.encode_request_frame_json(text) == METADATA_V13_TRAILING
+    # The bytes are part of what re-encodes: other bytes give another frame.
+    f["body"]["_trailingBytes"] = "AAED"
+    assert kw.encode_request_frame(f) == METADATA_V13_TRAILING[:-1] + b"\x03"
+    peek = kw.peek_request_header(METADATA_V13_TRAILING)
+    assert peek.frame_size == 25 and peek.api_key == 3 and peek.client_id == "rdkafka"
+    # A response frame with an extra byte is still refused.
+    with pytest.raises(kwire.DecodeError) as e:
+        kw.decode_response_frame(METADATA_RESPONSE_V13_EXTRA, 3, 13)
+    assert "trailing bytes" in e.value.text and e.value.offset == 23
+    ok = struct.pack(">i", 19) + METADATA_RESPONSE_V13_EXTRA[4:-1]
+    assert "_trailingBytes" not in kw.decode_response_frame(ok, 3, 13)["body"]
 
 
 def test_json_error_names_the_path(kw: kwire.Kwire) -> None:

@@ -385,3 +385,54 @@ fn linked_as_configured() {
     assert_eq!(maps.contains("/libkwire.so"), cfg!(feature = "dynamic"));
     assert!(kwire::abi_compatible());
 }
+
+/// An all-topics MetadataRequest v13 as librdkafka 2.16 sends it: size 25, api key 3,
+/// version 13, correlation id 9, client id "rdkafka", header tags; body: topics null,
+/// allowAutoTopicCreation true, includeTopicAuthorizedOperations false, tags; then 3 bytes
+/// that Kafka's broker ignores.
+const METADATA_V13_TRAILING: [u8; 29] = [
+    0x00, 0x00, 0x00, 0x19, 0x00, 0x03, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x09, 0x00, 0x07, b'r', b'd', b'k', b'a', b'f',
+    b'k', b'a', 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x02,
+];
+/// A MetadataResponse v13 frame (empty) followed by one extra byte (size 20).
+const METADATA_RESPONSE_V13_EXTRA: [u8; 24] = [
+    0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0xff, 0xff, 0xff, 0xff,
+    0x01, 0x00, 0x00, 0x00, 0x00,
+];
+
+#[test]
+fn request_with_trailing_bytes_interop() {
+    // Kafka's broker accepts a request body followed by extra bytes; kwire keeps them as
+    // "_trailingBytes" (base64), last in the body, and re-encodes byte for byte.
+    let f = kwire::decode_request_frame(&METADATA_V13_TRAILING).expect("the frame is accepted");
+    assert_eq!((f.api_key, f.api_version, f.header_version), (3, 13, 2));
+    assert_eq!(f.header["clientId"], json!("rdkafka"));
+    assert_eq!(f.body["topics"], Value::Null);
+    assert_eq!(f.body["_trailingBytes"], json!("AAEC"));
+    let keys: Vec<&String> = f.body.as_object().expect("body object").keys().collect();
+    assert_eq!(keys.last().map(|k| k.as_str()), Some("_trailingBytes"));
+    assert_eq!(kwire::encode_request_frame(&f).unwrap(), METADATA_V13_TRAILING.to_vec());
+    // Other trailing bytes give another frame: the bytes are really what is written.
+    let mut g = f.clone();
+    g.body["_trailingBytes"] = json!("AAED");
+    let mut want = METADATA_V13_TRAILING.to_vec();
+    *want.last_mut().unwrap() = 3;
+    assert_eq!(kwire::encode_request_frame(&g).unwrap(), want);
+    // The body alone, through the message calls.
+    let body = &METADATA_V13_TRAILING[22..];
+    let text = kwire::decode_message_json("MetadataRequest", 13, body).unwrap();
+    assert!(text.ends_with(",\"_trailingBytes\":\"AAEC\"}"), "{}", text);
+    assert_eq!(kwire::encode_message_json("MetadataRequest", 13, &text).unwrap(), body.to_vec());
+    let peek = kwire::peek_request_header(&METADATA_V13_TRAILING).unwrap();
+    assert_eq!((peek.frame_size, peek.api_key, peek.client_id), (25, 3, Some(&b"rdkafka"[..])));
+
+    // A response frame with an extra byte is still refused, at that byte's offset.
+    let err = kwire::decode_response_frame(&METADATA_RESPONSE_V13_EXTRA, 3, 13).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Decode);
+    assert!(err.text().contains("trailing bytes"), "{}", err.text());
+    assert_eq!(err.offset(), Some(23));
+    let mut ok = METADATA_RESPONSE_V13_EXTRA[..23].to_vec();
+    ok[3] = 19;
+    let r = kwire::decode_response_frame(&ok, 3, 13).unwrap();
+    assert!(r.body.get("_trailingBytes").is_none());
+}
