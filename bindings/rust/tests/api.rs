@@ -422,9 +422,15 @@ fn request_with_trailing_bytes_interop() {
     let body = &METADATA_V13_TRAILING[22..];
     let text = kwire::decode_message_json("MetadataRequest", 13, body).unwrap();
     assert!(text.ends_with(",\"_trailingBytes\":\"AAEC\"}"), "{}", text);
-    assert_eq!(kwire::encode_message_json("MetadataRequest", 13, &text).unwrap(), body.to_vec());
+    assert_eq!(
+        kwire::encode_message_json("MetadataRequest", 13, &text).unwrap(),
+        body.to_vec()
+    );
     let peek = kwire::peek_request_header(&METADATA_V13_TRAILING).unwrap();
-    assert_eq!((peek.frame_size, peek.api_key, peek.client_id), (25, 3, Some(&b"rdkafka"[..])));
+    assert_eq!(
+        (peek.frame_size, peek.api_key, peek.client_id),
+        (25, 3, Some(&b"rdkafka"[..]))
+    );
 
     // A response frame with an extra byte is still refused, at that byte's offset.
     let err = kwire::decode_response_frame(&METADATA_RESPONSE_V13_EXTRA, 3, 13).unwrap_err();
