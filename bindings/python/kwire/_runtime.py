@@ -68,6 +68,15 @@ _OPTIONAL_EXPORTS = (
     "kw_decode_request_frame_records",
     "kw_decode_response_frame_records",
     "kw_encode_request_frame_records",
+    # ABI 1.1 sessions (kwire.session)
+    "kw_session_new",
+    "kw_session_free",
+    "kw_session_begin_negotiation",
+    "kw_session_request",
+    "kw_session_feed",
+    "kw_session_next",
+    "kw_session_counters",
+    "kw_session_version_for",
 )
 
 BytesLike = Union[bytes, bytearray, memoryview]
