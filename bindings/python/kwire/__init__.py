@@ -236,3 +236,8 @@ __all__ = [
     "peek_request_header",
     "wasm_path",
 ]
+
+# Sessions (kwire.session): the client side of one Kafka connection, over a socket or asyncio.
+from .session import AsyncSession, ConnectionClosedError, ResponseError, Session, SessionCore, SessionError  # noqa: E402
+
+__all__ += ["AsyncSession", "ConnectionClosedError", "ResponseError", "Session", "SessionCore", "SessionError"]
