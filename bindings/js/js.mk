@@ -57,3 +57,16 @@ js-bench: js js-deps
 BUILD_TARGETS += js
 TEST_TARGETS  += js-test
 BENCH_TARGETS += js-bench
+
+# Sessions (src/session.js) against a real broker: test/session-broker.test.js starts one
+# with conformance/broker/cmd/kwire-broker, so js-test-node needs the broker's jars first,
+# and fails rather than skips when Java or the jars are missing.
+#   make js-broker-example   examples/js/broker.js: connect to a launched broker, produce
+#                            three records and fetch them back
+.PHONY: js-broker-example
+js-test-node: broker-deps
+js-test-node: export KWIRE_REQUIRE_BROKER := 1
+js-test-node: export GO := $(GO)
+
+js-broker-example: js broker-deps
+	$(NODE) examples/js/broker.js
