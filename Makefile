@@ -51,9 +51,11 @@ check-generated:
 
 test: check-generated go-test $(TEST_TARGETS)
 
-go-test: fmt-check
+# The tests of conn, codec/session and conformance/broker start real Kafka brokers; under
+# make they must run (KWIRE_REQUIRE_BROKER=1 turns a missing Java or jar into a failure).
+go-test: fmt-check broker-deps
 	$(GO) vet ./...
-	$(GO) test ./...
+	KWIRE_REQUIRE_BROKER=1 $(GO) test -timeout 20m ./...
 	cd codec/bench && $(GO) vet ./... && $(GO) test ./...
 
 # fmt-check: every tracked Go file is gofmt-clean.

@@ -15,4 +15,18 @@ examples:
 		echo "$$l: same $$(wc -l < $(BUILD)/examples/$$l.txt) lines as Go"; \
 	done
 
+# Examples that talk to a real broker (started and stopped by each example) run when Java
+# is there; fragments add their targets to BROKER_EXAMPLES.
+BROKER_EXAMPLES += broker-examples
+
+.PHONY: examples-broker
+examples-broker:
+	@if command -v java >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory $(BROKER_EXAMPLES); \
+	else \
+		echo "examples: no java, so the broker examples ($(BROKER_EXAMPLES)) do not run"; \
+	fi
+
+examples: examples-broker
+
 BUILD_TARGETS += examples
