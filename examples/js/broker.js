@@ -44,9 +44,17 @@ async function run(addr) {
 
     const ct = await s.request(19, { topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30000, validateOnly: false });
     const created = ct.body.topics[0];
-    if (created.errorCode !== 0) throw new Error(`create topic: error ${created.errorCode} ${created.errorMessage ?? ''}`);
-    const topicId = created.topicId;
-    console.log(`created topic ${TOPIC}`);
+    let topicId = created.topicId;
+    if (created.errorCode === 36) {
+      // TOPIC_ALREADY_EXISTS (a broker given on the command line): look its id up.
+      const md = await s.request(3, { topics: [{ name: TOPIC, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+      topicId = md.body.topics[0].topicId;
+      console.log(`using topic ${TOPIC}`);
+    } else if (created.errorCode !== 0) {
+      throw new Error(`create topic: error ${created.errorCode} ${created.errorMessage ?? ''}`);
+    } else {
+      console.log(`created topic ${TOPIC}`);
+    }
 
     // Three records in one zstd batch; retry while the new partition elects its leader.
     const records = [
