@@ -76,3 +76,21 @@ python-bench: $(PY_STAMP)
 BUILD_TARGETS += python
 TEST_TARGETS  += python-test
 BENCH_TARGETS += python-bench
+
+# Sessions (kwire/session.py) against a real broker: tests/test_session_broker.py starts one
+# with conformance/broker/cmd/kwire-broker, so python-test-unit needs the broker's jars first
+# and fails rather than skips when Java or the jars are missing. The session tests and the
+# broker example are type-checked too (python-test-session-types).
+#   make python-broker-example   examples/python/broker_example.py: connect to a launched
+#                                broker, produce three records and fetch them back
+.PHONY: python-broker-example python-test-session-types
+python-test-unit: broker-deps
+python-test-unit: export KWIRE_REQUIRE_BROKER := 1
+python-test-unit: export GO := $(GO)
+python-test: python-test-session-types
+
+python-test-session-types: $(PY_STAMP)
+	cd $(PY_DIR) && .venv/bin/mypy --strict --no-incremental --cache-dir=/dev/null tests/test_session.py tests/test_session_broker.py ../../examples/python/broker_example.py
+
+python-broker-example: $(PY_STAMP) broker-deps
+	$(PY_ENV) $(PY) examples/python/broker_example.py
