@@ -59,6 +59,16 @@ func proxyCloseStream(stream int32) int32
 // guest takes them over (Go's collector must not reclaim them meanwhile).
 var allocs = map[uint32][]byte{}
 
+// scratch receives the data buffers the guest reads with proxy_get_buffer_bytes:
+// while reading is set, proxy_on_memory_allocate hands out scratch (grown as
+// needed) instead of a fresh allocation, so a request is not copied into a new
+// buffer of its size on every callback. The bytes are valid until the next read;
+// the filter copies whatever it keeps across callbacks.
+var (
+	scratch []byte
+	reading bool
+)
+
 func addrOf(b []byte) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) }
 
 //go:wasmexport proxy_abi_version_0_2_1
@@ -69,6 +79,13 @@ func proxyOnMemoryAllocate(size int32) int32 {
 	if size < 0 {
 		return 0
 	}
+	if reading {
+		if cap(scratch) < int(size) {
+			scratch = make([]byte, max(int(size), 2*cap(scratch), 4096))
+		}
+		scratch = scratch[:cap(scratch)]
+		return int32(addrOf(scratch))
+	}
 	b := make([]byte, max(size, 1))
 	a := addrOf(b)
 	allocs[a] = b
@@ -78,6 +95,12 @@ func proxyOnMemoryAllocate(size int32) int32 {
 // take claims a buffer the host filled through proxy_on_memory_allocate; ok is
 // false when ptr is not one (a host must allocate returned data that way).
 func take(ptr, size uint32) ([]byte, bool) {
+	if reading && len(scratch) > 0 && ptr == addrOf(scratch) {
+		if int(size) > len(scratch) {
+			return nil, false
+		}
+		return scratch[:size], true
+	}
 	b, ok := allocs[ptr]
 	if ptr == 0 || size == 0 {
 		if ok {
@@ -95,15 +118,21 @@ func take(ptr, size uint32) ([]byte, bool) {
 // getBufferRange reads the first n bytes of a buffer.
 func getBufferRange(buffer int32, n int32) ([]byte, bool) { return getBuffer(buffer, n) }
 
+// getBuffer reads the first size bytes of a buffer. Data buffers (downstream,
+// upstream) land in scratch: valid until the next getBuffer.
 func getBuffer(buffer int32, size int32) ([]byte, bool) {
 	if size <= 0 {
 		return nil, true
 	}
 	var ptr, n uint32
-	if proxyGetBufferBytes(buffer, 0, size, unsafe.Pointer(&ptr), unsafe.Pointer(&n)) != statusOK {
+	reading = buffer == bufDownstream || buffer == bufUpstream
+	st := proxyGetBufferBytes(buffer, 0, size, unsafe.Pointer(&ptr), unsafe.Pointer(&n))
+	b, ok := take(ptr, n)
+	reading = false
+	if st != statusOK {
 		return nil, false
 	}
-	return take(ptr, n)
+	return b, ok
 }
 
 func setBuffer(buffer int32, size int32, data []byte) bool {

@@ -30,6 +30,7 @@ envoy-bench: $(ENVOY_WASM)
 envoy-fuzz:
 	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzDownstream$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzScanMatchesIterator$$' -fuzztime $(FUZZTIME)
 	cd $(ENVOY_HARNESS) && $(GO) test -run '^$$' -fuzz '^FuzzModuleData$$' -fuzztime $(FUZZTIME) .
 
 BUILD_TARGETS += envoy

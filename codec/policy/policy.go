@@ -374,6 +374,7 @@ func (v *PartitionVerdict) Message() string {
 type Checker struct {
 	p   *Policy
 	dec records.Decoder
+	buf []byte // decompressed records of the fast path (scanBatch)
 }
 
 // NewChecker returns a checker of p.
@@ -392,15 +393,7 @@ func (c *Checker) Check(topic string, partition int32, recs []byte) PartitionVer
 		return v
 	}
 	v.Checked = true
-	skipped, err := c.dec.ForEachMessage(recs, topic, partition, func(m *records.Message) error {
-		idx := v.Records
-		v.Records++
-		if reason, detail := checkMessage(rule, m); reason != OK {
-			v.Failed++
-			v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: m.Offset, Reason: reason, Schema: refJSON(m.Schema), Detail: detail})
-		}
-		return nil
-	})
+	skipped, err := c.walk(&v, rule, recs, topic, partition)
 	if err == nil && skipped > 0 {
 		// A producer never sends a partial batch; the broker would refuse it.
 		err = &records.Error{BaseOffset: -1, Record: -1, Field: "records", Offset: len(recs) - skipped,
@@ -425,16 +418,115 @@ func (c *Checker) Check(topic string, partition int32, recs []byte) PartitionVer
 	return v
 }
 
-// checkMessage applies rule to one record.
-func checkMessage(rule *Rule, m *records.Message) (Reason, string) {
-	for _, key := range [...]string{records.SchemaIDHeader, records.SchemaVersionHeader} {
-		if val, ok := m.HeaderValue(key); ok && !decimalInt32(val) {
-			return MalformedHeader, fmt.Sprintf("header %s is %q, not a decimal int32", key, clip(val))
+// walk checks every record of recs into v, and returns what ForEachMessage
+// would: the size of a partial batch at the end, or the error that stopped it.
+// Data batches (magic 2, not control) are read with the batch iterator, without
+// building a Message per record; control batches and legacy message sets go
+// through ForEachMessage, entry by entry.
+func (c *Checker) walk(v *PartitionVerdict, rule *Rule, recs []byte, topic string, partition int32) (int, error) {
+	record := func(offset int64, value []byte, headers []records.Header) {
+		idx := v.Records
+		v.Records++
+		if reason, ref, detail := checkRecord(rule, value, headers); reason != OK {
+			v.Failed++
+			v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: offset, Reason: reason, Schema: refJSON(ref), Detail: detail})
 		}
 	}
-	ref := m.Schema
+	var r records.Record
+	for pos := 0; pos < len(recs); {
+		size, magic, err := records.PeekEntry(recs[pos:])
+		if err != nil {
+			return 0, shift(err, pos)
+		}
+		if size == 0 {
+			return len(recs) - pos, nil
+		}
+		entry := recs[pos : pos+size]
+		if magic == 2 {
+			b, _, err := records.ParseBatch(entry, c.dec.SkipCRC)
+			if err != nil {
+				return 0, shift(err, pos)
+			}
+			if !b.IsControl() {
+				if n, ok := c.scanBatch(rule, &b); ok {
+					v.Records += n
+					pos += size
+					continue
+				}
+				it, err := c.dec.Records(&b)
+				if err != nil {
+					return 0, shift(err, pos)
+				}
+				for it.Next(&r) {
+					record(r.Offset, r.Value, r.Headers)
+				}
+				if err := it.Err(); err != nil {
+					return 0, shift(err, pos)
+				}
+				pos += size
+				continue
+			}
+		}
+		_, err = c.dec.ForEachMessage(entry, topic, partition, func(m *records.Message) error {
+			if m.Control {
+				// A control record carries no schema reference.
+				idx := v.Records
+				v.Records++
+				v.Failed++
+				v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: m.Offset, Reason: NoSchema, Schema: refJSON(m.Schema), Detail: noSchemaDetail})
+				return nil
+			}
+			record(m.Offset, m.Value, m.Headers)
+			return nil
+		})
+		if err != nil {
+			return 0, shift(err, pos)
+		}
+		pos += size
+	}
+	return 0, nil
+}
+
+// shift moves the offset of a records error in entry (at pos in the partition's
+// records) to the partition's records.
+func shift(err error, pos int) error {
+	var e *records.Error
+	if pos > 0 && errors.As(err, &e) && !e.Decompressed {
+		e.Offset += pos
+	}
+	return err
+}
+
+const noSchemaDetail = "no schema reference (no schema.id header, no schema-id prefix in the value)"
+
+// checkRecord applies rule to one record, returning the failure (or OK) and the
+// record's schema reference.
+func checkRecord(rule *Rule, value []byte, headers []records.Header) (Reason, records.SchemaRef, string) {
+	ref := records.ResolveSchema(value, headers)
+	for _, key := range [...]string{records.SchemaIDHeader, records.SchemaVersionHeader} {
+		if val, ok := headerValue(headers, key); ok && !decimalInt32(val) {
+			return MalformedHeader, ref, fmt.Sprintf("header %s is %q, not a decimal int32", key, clip(val))
+		}
+	}
+	reason, detail := checkRef(rule, ref)
+	return reason, ref, detail
+}
+
+// headerValue is the value of the last header named key (the one ResolveSchema
+// reads).
+func headerValue(headers []records.Header, key string) ([]byte, bool) {
+	for i := len(headers) - 1; i >= 0; i-- {
+		if string(headers[i].Key) == key {
+			return headers[i].Value, true
+		}
+	}
+	return nil, false
+}
+
+// checkRef applies rule to a record's schema reference.
+func checkRef(rule *Rule, ref records.SchemaRef) (Reason, string) {
 	if ref.Source == records.SchemaNone {
-		return NoSchema, "no schema reference (no schema.id header, no schema-id prefix in the value)"
+		return NoSchema, noSchemaDetail
 	}
 	if len(rule.SchemaIDs) > 0 && !contains(rule.SchemaIDs, ref.ID) {
 		return IDNotAllowed, fmt.Sprintf("schema id %d is not allowed", ref.ID)

@@ -267,3 +267,118 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// reference is Check written over records.ForEachMessage (one Message per record):
+// the fast walk must agree with it on every input.
+func reference(p *Policy, topic string, recs []byte) (n, failed int, reasons []Reason, errText string) {
+	rule := p.RuleFor(topic)
+	var dec records.Decoder
+	dec.MaxDecompressedSize = p.cfg.MaxDecompressedBytes
+	dec.SkipCRC = p.cfg.SkipCRC
+	skipped, err := dec.ForEachMessage(recs, topic, 0, func(m *records.Message) error {
+		n++
+		reason, _, _ := checkRecord(rule, m.Value, m.Headers)
+		if m.Control {
+			reason = NoSchema
+		}
+		if reason != OK {
+			failed++
+			reasons = append(reasons, reason)
+		}
+		return nil
+	})
+	if err != nil {
+		errText = err.Error()
+	} else if skipped > 0 {
+		errText = "skipped"
+	}
+	return
+}
+
+func TestWalkMatchesForEachMessage(t *testing.T) {
+	var inputs [][]byte
+	for _, c := range []records.Compression{records.CompressionNone, records.CompressionLZ4, records.CompressionGzip} {
+		b := batch(t, c, msg(prefixed(1, "a")), msg([]byte("b"), "schema.id", "x"), msg([]byte("c"), "schema.id", "7", "schema.version", "2"))
+		inputs = append(inputs, b, append(append([]byte(nil), b...), b...), b[:len(b)-1])
+		for i := 0; i < len(b); i += 7 {
+			bad := append([]byte(nil), b...)
+			bad[i] ^= 0x5a
+			inputs = append(inputs, bad)
+		}
+	}
+	errs := 0
+	for k, in := range append(inputs, inputs...) {
+		cfg := `{"default":"enforce"}`
+		if k >= len(inputs) {
+			cfg = `{"default":"enforce","skip_crc":true}`
+		}
+		p, _ := Parse([]byte(cfg))
+		i := k % len(inputs)
+		v := p.NewChecker().Check("t", 0, in)
+		if v.Err != nil {
+			errs++
+		}
+		n, failed, reasons, errText := reference(p, "t", in)
+		if (v.Err != nil) != (errText != "") {
+			t.Errorf("input %d: walk error %v, reference %q", i, v.Err, errText)
+			continue
+		}
+		if v.Err == nil && errText == "skipped" {
+			t.Errorf("input %d: reference skipped a partial batch the walk accepted", i)
+		}
+		if v.Err != nil && errText != "skipped" && v.Error != errText {
+			t.Errorf("input %d: walk error %q, reference %q", i, v.Error, errText)
+		}
+		if v.Err == nil && (v.Records != n || v.Failed != failed) {
+			t.Errorf("input %d: walk %d records %d failed, reference %d %d", i, v.Records, v.Failed, n, failed)
+		}
+		for j := range reasons {
+			if v.Err == nil && v.Failures[j].Reason != reasons[j] {
+				t.Errorf("input %d failure %d: %s, reference %s", i, j, v.Failures[j].Reason, reasons[j])
+			}
+		}
+	}
+	if errs == 0 || errs == 2*len(inputs) {
+		t.Errorf("%d of %d inputs failed to decode: the damaged inputs do not exercise both paths", errs, 2*len(inputs))
+	}
+}
+
+// FuzzScanMatchesIterator holds the fast scan to the records iterator: whenever
+// the scan accepts a batch, the iterator reads the same number of records without
+// error and every one passes the rule.
+func FuzzScanMatchesIterator(f *testing.F) {
+	for _, c := range []records.Compression{records.CompressionNone, records.CompressionLZ4} {
+		f.Add(batch(f, c, msg(prefixed(1, "a")), msg([]byte("b"), "schema.id", "1", "schema.version", "2")))
+		f.Add(batch(f, c, msg([]byte("x"), "k", "v", "schema.id", "-0", "schema.id", "1")))
+	}
+	p, _ := Parse([]byte(`{"default":"enforce","skip_crc":true,"max_decompressed_bytes":1048576,"rules":[{"topic":"v","policy":"enforce","schema_ids":[1],"versions":[2]}]}`))
+	f.Fuzz(func(t *testing.T, recs []byte) {
+		for _, topic := range []string{"t", "v"} {
+			rule := p.RuleFor(topic)
+			b, _, err := records.ParseBatch(recs, true)
+			if err != nil || b.IsControl() {
+				return
+			}
+			c := p.NewChecker()
+			n, ok := c.scanBatch(rule, &b)
+			if !ok {
+				continue
+			}
+			it, err := c.dec.Records(&b)
+			if err != nil {
+				t.Fatalf("scan accepted %d records, iterator: %v", n, err)
+			}
+			var r records.Record
+			got := 0
+			for it.Next(&r) {
+				got++
+				if reason, _, _ := checkRecord(rule, r.Value, r.Headers); reason != OK {
+					t.Fatalf("scan accepted record %d, the rule says %s", got-1, reason)
+				}
+			}
+			if it.Err() != nil || got != n {
+				t.Fatalf("scan accepted %d records, iterator read %d: %v", n, got, it.Err())
+			}
+		}
+	})
+}

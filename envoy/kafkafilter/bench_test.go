@@ -13,7 +13,7 @@ import (
 // benchProduce is n Produce v9 requests of 64 records of 1 KiB (lz4 batches over
 // four partitions), every record carrying schema id 1: the traffic of the proxy
 // benchmark in conformance/hosts/proxywasm.
-func benchProduce(b *testing.B, n int) []byte {
+func benchProduce(b testing.TB, n int) []byte {
 	var all []byte
 	rnd := rand.New(rand.NewSource(1))
 	for i := 0; i < n; i++ {

@@ -53,6 +53,7 @@ type Filter struct {
 	chk  *policy.Checker
 
 	metricIDs  map[string]uint32
+	apiIDs     map[int16]*apiMetrics
 	topicNames map[codec.UUID]string
 
 	// fixed metric ids
@@ -72,7 +73,7 @@ func New(host Host, config []byte) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{host: host, s: s, metricIDs: map[string]uint32{}, topicNames: map[codec.UUID]string{}}
+	f := &Filter{host: host, s: s, metricIDs: map[string]uint32{}, apiIDs: map[int16]*apiMetrics{}, topicNames: map[codec.UUID]string{}}
 	if s.pol != nil {
 		f.chk = s.pol.NewChecker()
 	}
@@ -156,18 +157,35 @@ func apiMetricName(key int16) string {
 	return b.String()
 }
 
+// apiMetrics are the metric ids of one api key, defined on its first request.
+type apiMetrics struct{ request, response, duration uint32 }
+
+func (f *Filter) api(key int16) *apiMetrics {
+	if m := f.apiIDs[key]; m != nil {
+		return m
+	}
+	name := apiMetricName(key)
+	m := &apiMetrics{
+		request:  f.metric(Counter, "request."+name),
+		response: f.metric(Counter, "response."+name),
+		duration: f.metric(Histogram, "response."+name+"_duration_ms"),
+	}
+	f.apiIDs[key] = m
+	return m
+}
+
 func (f *Filter) countRequest(key int16) {
-	f.inc(f.metric(Counter, "request."+apiMetricName(key)), 1)
+	f.inc(f.api(key).request, 1)
 }
 
 func (f *Filter) countResponse(key int16, startNanos int64) {
-	name := apiMetricName(key)
-	f.inc(f.metric(Counter, "response."+name), 1)
+	m := f.api(key)
+	f.inc(m.response, 1)
 	ms := (f.host.NowNanos() - startNanos) / 1e6
 	if ms < 0 {
 		ms = 0
 	}
-	f.host.RecordMetric(f.metric(Histogram, "response."+name+"_duration_ms"), uint64(ms))
+	f.host.RecordMetric(m.duration, uint64(ms))
 }
 
 // OnTick logs a one-line summary (debug level).
