@@ -526,3 +526,116 @@ export declare class KwireTrapError extends KwireError {
   readonly replaced: boolean;
 }
 export declare function errorFor(status: number, details: ErrorDetails | null, call: string): KwireError;
+
+// ---------------------------------------------------------------------------------
+// Sessions (src/session.js): one Kafka connection's client side over kw_session_*.
+
+/** The session configuration kw_session_new reads, and the hooks of the JS session. */
+export interface SessionOptions {
+  /** The request header's client id (default "kwire"). */
+  clientId?: string;
+  /** The largest response frame accepted (default 100 MiB); a larger size prefix closes the session. */
+  maxFrameSize?: number;
+  /** ApiVersions' clientSoftwareName (default "kwire"). */
+  clientSoftwareName?: string;
+  /** ApiVersions' clientSoftwareVersion (default "0"). */
+  clientSoftwareVersion?: string;
+  /** The ApiVersions version of the first negotiation request (default: kwire's highest). */
+  bootstrapVersion?: number;
+  /** Called once when the session closes, with the error it closed with. */
+  onClose?: (error: ConnectionClosedError) => void;
+}
+
+/** Session.create's options: the instance to use (default: the one init() loads). */
+export interface SessionCreateOptions extends SessionOptions {
+  kwire?: Kwire;
+}
+
+/** Session.connect's options. */
+export interface SessionConnectOptions extends SessionCreateOptions {
+  /** Bounds the connect and the negotiation (default 30000). */
+  timeoutMs?: number;
+  /** false: return before negotiating (call negotiate() yourself). */
+  negotiate?: boolean;
+  /** Extra options for net.connect (host and port come from the arguments). */
+  socket?: { [option: string]: unknown };
+}
+
+/** A response as the session hands it over: the body in the JSON form. */
+export interface SessionResponse<K extends ResponseApiKey = ResponseApiKey> {
+  correlationId: number;
+  apiKey: K;
+  apiVersion: number;
+  /** The version the body is written in (ApiVersions' UNSUPPORTED_VERSION answers are v0). */
+  bodyVersion: number;
+  headerVersion: number;
+  negotiation: 'none' | 'done' | 'retry';
+  body: ResponsesByKey[K];
+}
+
+/** What a request's body may be: its JSON form (bytes fields as bytes or base64, int64 as bigint, number or string), or JSON text. */
+export type SessionRequestBody<K extends RequestApiKey> = RequestsByKey[K] | { [field: string]: unknown } | string;
+
+export interface SessionRequestOptions {
+  /** The version to send (default: the negotiated one). */
+  version?: number;
+  /** The broker does not answer (Produce with acks=0): the promise resolves with null once written. */
+  noResponse?: boolean;
+}
+
+export interface SessionCounters {
+  bytesSent: number;
+  bytesReceived: number;
+  requestsSent: number;
+  responsesReceived: number;
+  pending: number;
+  negotiated: boolean;
+  /** Part of a response frame has been fed. */
+  buffered: boolean;
+}
+
+/** The session is over; `cause` holds the underlying error (a KwireTooLargeError, the socket's error, ...). */
+export declare class ConnectionClosedError extends Error {}
+
+/** The response to one request could not be used; the session goes on. */
+export declare class ResponseError extends Error {
+  readonly response: { correlationId: number; apiKey: number; apiVersion: number; headerVersion: number; error: string };
+  readonly correlationId: number;
+  readonly apiKey: number;
+  readonly apiVersion: number;
+}
+
+/** The part of node:net's Socket the session's users read (Session.connect's socket). */
+export interface SessionSocket {
+  readonly bytesRead: number;
+  readonly bytesWritten: number;
+  readonly destroyed: boolean;
+  destroy(error?: Error): unknown;
+}
+
+/** One Kafka connection's client side: a write function out, feed() in. */
+export declare class Session {
+  constructor(kwire: Kwire, write: (bytes: Uint8Array) => void | Promise<void>, options?: SessionOptions);
+  static create(write: (bytes: Uint8Array) => void | Promise<void>, options?: SessionCreateOptions): Promise<Session>;
+  /** Opens a node:net connection, negotiated unless options.negotiate is false. */
+  static connect(host: string, port: number, options?: SessionConnectOptions): Promise<Session>;
+  /** The node:net Socket of Session.connect (typed structurally: no dependency on Node's types). */
+  socket?: SessionSocket;
+  readonly closed: boolean;
+  readonly negotiated: boolean;
+  /** The ApiVersions versions the negotiation sent, in order. */
+  readonly negotiationVersions: number[];
+  /** The error the session closed with, or null. */
+  readonly error: ConnectionClosedError | null;
+  negotiate(): Promise<void>;
+  request<K extends RequestApiKey & ResponseApiKey>(apiKey: K, body: SessionRequestBody<K>, options?: SessionRequestOptions & { noResponse?: false }): Promise<SessionResponse<K>>;
+  request<K extends RequestApiKey>(apiKey: K, body: SessionRequestBody<K>, options: SessionRequestOptions & { noResponse: true }): Promise<null>;
+  versionFor(apiKey: number): number;
+  counters(): SessionCounters;
+  /** Bytes read from the connection, in any chunking. */
+  feed(bytes: BytesLike): void;
+  /** The stream ended: pending requests reject with ConnectionClosedError. */
+  end(): void;
+  close(reason?: unknown): void;
+  free(): void;
+}
