@@ -90,7 +90,7 @@ abi-test-wazero: $(ABI_WASM)
 abi-test-wasmtime: $(ABI_WASM)
 	cd $(ABI_WASMTIME) && $(GO) test -count=1 -timeout 20m -v .
 
-ABI_CTESTS := conformance misuse threads
+ABI_CTESTS := conformance misuse threads policy
 
 $(ABI_CTEST)/%: capi/test/%.c capi/test/common.h capi/test/minijson.h capi/kwire.h $(ABI_SO)
 	@mkdir -p $(ABI_CTEST)

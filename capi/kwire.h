@@ -415,6 +415,51 @@ int32_t kw_records_encode(const uint8_t *json, int32_t json_len, int32_t compres
                           int32_t *out_len);
 
 /* ================================================================================= */
+/* Schema-validation policy (codec/policy)                                           */
+/* ================================================================================= */
+
+/* kw_policy_check: applies a schema-validation policy to the records of one Produce
+ * partition, as kwire's proxy filter does, and returns the partition's verdict.
+ * policy[0:policy_len) is the policy as JSON (every key optional):
+ *   {"default": "none" | "warn" | "enforce",
+ *    "rules": [{"topic": "orders" | "prefix": "audit.",      (exactly one of the two)
+ *               "policy": "none" | "warn" | "enforce",
+ *               "schema_ids": [1, 2],        (allowed ids; empty or absent: any id)
+ *               "require_version": false,    (a schema.version header is required)
+ *               "versions": [3]}],           (allowed versions; implies a version)
+ *    "max_decompressed_bytes": 0,            (cap per compressed batch; 0: 100 MiB)
+ *    "skip_crc": false}                      (do not verify batch checksums)
+ * An exact topic rule wins over prefix rules, the longest prefix over shorter ones; other
+ * topics get "default" (none when absent). A record's schema reference is its
+ * "schema.id" / "schema.version" headers (decimal int32 text), else the Confluent prefix
+ * of its value (byte 0, then a 4-byte big-endian id). A record fails its rule when it has
+ * no reference, a malformed schema.id or schema.version header, an id not listed, or a
+ * missing or unlisted version. topic[0:topic_len) is the topic's name (UTF-8), partition
+ * its partition, records[0:records_len) the partition's records field (record batches
+ * or legacy message sets, any compression). Returns the verdict as JSON:
+ *   {"topic": "orders", "partition": 0, "policy": "enforce", "rule": "topic:orders",
+ *    "checked": true,          (false under none: nothing was decoded)
+ *    "records": 2, "failed": 1,
+ *    "accept": false,          (false only under enforce: a record failed, or the
+ *                               records could not be read)
+ *    "errorCode": 87,          (the Kafka error of a rejected partition: 87
+ *                               INVALID_RECORD, or 2 CORRUPT_MESSAGE for damaged bytes)
+ *    "error": "...",           (present when the records could not be read)
+ *    "failures": [{"index": 1, "offset": 1,   (index among the partition's records)
+ *                  "reason": "no-schema" | "malformed-header" | "id-not-allowed" |
+ *                            "no-version" | "version-not-allowed",
+ *                  "schema": {"source": "none" | "value-prefix" | "header",
+ *                             "id": -1, "version": -1},
+ *                  "message": "..."}]}     (present when a record failed)
+ * Undecodable records are a verdict, not an error. Errors: KW_ERR_JSON for a bad policy
+ * (kw_last_error_json names the JSON path, e.g. "$.rules[1].policy", and the byte
+ * offset); KW_ERR_ARG for an empty, over-long (> 32767 bytes) or non-UTF-8 topic, a
+ * negative partition, or bad pointers and lengths. */
+int32_t kw_policy_check(const uint8_t *policy, int32_t policy_len, const uint8_t *topic, int32_t topic_len,
+                        int32_t partition, const uint8_t *records, int32_t records_len, uint8_t **out,
+                        int32_t *out_len);
+
+/* ================================================================================= */
 /* Frames with their records in a record table (ABI 1.1)                             */
 /* ================================================================================= */
 
