@@ -70,3 +70,6 @@ js-test-node: export GO := $(GO)
 
 js-broker-example: js broker-deps
 	$(NODE) examples/js/broker.js
+
+# make examples runs it when Java is there (examples/examples.mk).
+BROKER_EXAMPLES += js-broker-example

@@ -94,3 +94,6 @@ python-test-session-types: $(PY_STAMP)
 
 python-broker-example: $(PY_STAMP) broker-deps
 	$(PY_ENV) $(PY) examples/python/broker_example.py
+
+# make examples runs it when Java is there (examples/examples.mk).
+BROKER_EXAMPLES += python-broker-example
