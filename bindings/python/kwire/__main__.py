@@ -1,8 +1,8 @@
 """python -m kwire [info|precompile]
 
 info        prints the module's path, ABI version, spec releases and cache directory
-precompile  compiles kwire.wasm into the cache directory (a slow step done once), so
-            that later processes start quickly
+precompile  compiles kwire.wasm with Cranelift into the cache directory (a slow step
+            done once), so that later processes start quickly with optimized code
 """
 
 import sys
@@ -18,7 +18,7 @@ def main(argv: List[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     t = time.monotonic()
-    c = _runtime.compiled()
+    c = _runtime.compiled(compiler="cranelift" if cmd == "precompile" else None)
     took = time.monotonic() - t
     if cmd == "precompile":
         how = "loaded from the cache" if c.from_cache else "compiled"

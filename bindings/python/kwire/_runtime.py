@@ -8,6 +8,14 @@ processes only map it back in:
   or ``~/.cache/kwire`` (Linux and other Unixes), ``~/Library/Caches/kwire`` (macOS),
   ``%LOCALAPPDATA%\\Cache\\kwire`` (Windows).
 
+Fast start: with an empty cache, the module is first compiled with wasmtime's baseline
+compiler (Winch: about 6x less compile work than Cranelift, code about 1.3x slower), which
+is cached too, and a background thread compiles it with Cranelift (optimizing) and
+caches that; any later process that finds the Cranelift entry uses it. ``python -m kwire
+precompile`` (run by ``make python``) compiles with Cranelift at once. ``KWIRE_COMPILER``:
+``auto`` (default, as above), ``cranelift`` (never Winch: the first process waits for
+Cranelift). Where Winch is not available, Cranelift is used.
+
 An entry is named after the SHA-256 of the module, the wasmtime version and the machine,
 so a new module or a new wasmtime never loads stale code. Each entry has the SHA-256 of
 its compiled code beside it, checked before wasmtime sees it: a truncated or corrupt
@@ -139,38 +147,105 @@ def _wasmtime_version() -> str:
         return "unknown"
 
 
-class _Compiled:
-    """A compiled module with its engine and a linker that provides WASI."""
+# wasmtime's C API value of WASMTIME_STRATEGY_WINCH (the Python API names only auto and
+# cranelift).
+_STRATEGY_WINCH = 2
 
-    def __init__(self, path: str) -> None:
+
+def _winch_engine() -> Optional[wasmtime.Engine]:
+    """An engine that compiles with Winch, or None where that cannot be configured."""
+    try:
+        from wasmtime import _ffi as wffi
+
+        c = wasmtime.Config()
+        wffi.wasmtime_config_strategy_set(c.ptr(), _STRATEGY_WINCH)
+        return wasmtime.Engine(c)
+    except Exception:  # an older or newer wasmtime-py without this entry point
+        return None
+
+
+class _Compiled:
+    """A compiled module with its engine and a linker that provides WASI.
+
+    ``compiler`` is "cranelift" or "winch" (see the module docstring); ``upgrade`` is the
+    background thread compiling the Cranelift entry after a Winch start, else None."""
+
+    def __init__(self, path: str, compiler: Optional[str] = None) -> None:
         self.path = path
-        self.engine = wasmtime.Engine()
         self.from_cache = False
+        self.compiler = "cranelift"
+        self.upgrade: Optional[threading.Thread] = None
         with open(path, "rb") as f:
             wasm = f.read()
         self.sha256 = hashlib.sha256(wasm).hexdigest()
-        self.module = self._load(wasm)
+        mode = compiler or os.environ.get("KWIRE_COMPILER", "auto")
+        if mode not in ("auto", "cranelift"):
+            raise ValueError(f"KWIRE_COMPILER must be auto or cranelift, not {mode!r}")
+        self.engine, self.module = self._load(wasm, mode)
         self.linker = wasmtime.Linker(self.engine)
         self.linker.define_wasi()
 
-    def _cache_file(self) -> Optional[str]:
+    def _cache_file(self, compiler: str = "cranelift") -> Optional[str]:
         d = cache_dir()
         if d is None:
             return None
         tag = f"{self.sha256}-wasmtime{_wasmtime_version()}-{platform.machine()}-{sys.platform}"
+        if compiler != "cranelift":
+            tag += "-" + compiler
         return os.path.join(d, f"kwire-{tag}.cwasm")
 
-    def _load(self, wasm: bytes) -> wasmtime.Module:
+    def _load(self, wasm: bytes, mode: str) -> Tuple[wasmtime.Engine, wasmtime.Module]:
+        engine = wasmtime.Engine()
         cf = self._cache_file()
         if cf is not None:
-            m = _read_cache(self.engine, cf)
+            m = _read_cache(engine, cf)
             if m is not None:
                 self.from_cache = True
-                return m
-        m = wasmtime.Module(self.engine, wasm)
+                return engine, m
+            if mode == "auto":
+                fast = self._load_winch(wasm)
+                if fast is not None:
+                    self.upgrade = threading.Thread(target=_compile_cranelift, args=(wasm, cf, self._cache_file("winch")), name="kwire-compile", daemon=True)
+                    self.upgrade.start()
+                    return fast
+        m = wasmtime.Module(engine, wasm)
         if cf is not None:
             _write_cache(cf, m.serialize())
-        return m
+        return engine, m
+
+    def _load_winch(self, wasm: bytes) -> Optional[Tuple[wasmtime.Engine, wasmtime.Module]]:
+        engine = _winch_engine()
+        wf = self._cache_file("winch")
+        if engine is None or wf is None:
+            return None
+        m = _read_cache(engine, wf)
+        if m is not None:
+            self.from_cache = True
+        else:
+            try:
+                m = wasmtime.Module(engine, wasm)
+            except wasmtime.WasmtimeError:  # a wasmtime built without Winch, or a target it lacks
+                return None
+            _write_cache(wf, m.serialize())
+        self.compiler = "winch"
+        return engine, m
+
+
+def _compile_cranelift(wasm: bytes, path: str, winch_path: Optional[str]) -> None:
+    """Compiles with Cranelift and caches the result (the background upgrade after a Winch
+    start); the Winch entry is then removed. Never raises: a failure only means the next
+    process starts from Winch again."""
+    try:
+        m = wasmtime.Module(wasmtime.Engine(), wasm)
+        _write_cache(path, m.serialize())
+        if winch_path is not None and os.path.exists(path):
+            for f in (winch_path, winch_path[: -len(".cwasm")] + ".sha256"):
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
+    except Exception:
+        pass
 
 
 # A cache entry is two files: NAME.cwasm, what wasmtime's Module.serialize wrote, and
@@ -233,7 +308,7 @@ def _write_cache(path: str, payload: Union[bytes, bytearray]) -> None:
         pass
 
 
-_KEEP_CACHED = 4
+_KEEP_CACHED = 6
 
 
 def _prune(d: str) -> None:
@@ -256,13 +331,15 @@ _compiled: Dict[str, _Compiled] = {}
 _compiled_lock = threading.Lock()
 
 
-def compiled(path: Optional[str] = None) -> _Compiled:
-    """The compiled module at path (default: wasm_path()), compiled once per process."""
+def compiled(path: Optional[str] = None, compiler: Optional[str] = None) -> _Compiled:
+    """The compiled module at path (default: wasm_path()), compiled once per process.
+    compiler: "auto" or "cranelift" (default: $KWIRE_COMPILER, else "auto"); it only
+    matters for the first call of a process."""
     p = os.path.abspath(path or wasm_path())
     with _compiled_lock:
         c = _compiled.get(p)
         if c is None:
-            c = _Compiled(p)
+            c = _Compiled(p, compiler)
             _compiled[p] = c
         return c
 

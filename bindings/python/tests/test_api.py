@@ -420,3 +420,35 @@ def test_go_runtime_environment(capfd: pytest.CaptureFixture[str]) -> None:
             t.decode_records_json(recs)
         traced[gogc] = sum(1 for line in capfd.readouterr().err.splitlines() if line.startswith("gc "))
     assert traced["1"] >= 2 and traced["off"] == 0, traced
+
+
+def test_fast_start_compiles_with_winch_then_caches_cranelift(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty cache: the first process compiles with Winch (cached too) and upgrades to
+    Cranelift in a background thread; the next process loads the Cranelift entry."""
+    from kwire import _runtime
+
+    monkeypatch.setenv("KWIRE_CACHE_DIR", str(tmp_path))
+    path = kwire.wasm_path()
+    if _runtime._winch_engine() is None:
+        pytest.fail("this wasmtime cannot be configured for Winch: the fast start is not tested")
+    c = _runtime._Compiled(path)
+    assert c.compiler == "winch" and not c.from_cache and c.upgrade is not None
+    # The Winch-compiled module works like the other.
+    monkeypatch.setitem(_runtime._compiled, os.path.abspath(path), c)
+    k = kwire.Kwire(path)
+    assert k.decode_request_frame(PRODUCE)["header"]["clientId"] == "kwire-example"
+    assert k._inst._compiled is c
+    c.upgrade.join(timeout=600)
+    assert not c.upgrade.is_alive()
+    names = sorted(os.listdir(tmp_path))
+    assert [n for n in names if n.endswith(".cwasm")] == [os.path.basename(c._cache_file())], names
+    again = _runtime._Compiled(path)
+    assert again.compiler == "cranelift" and again.from_cache and again.upgrade is None
+    # KWIRE_COMPILER=cranelift never uses Winch; a bad value is refused.
+    monkeypatch.setenv("KWIRE_CACHE_DIR", str(tmp_path / "other"))
+    monkeypatch.setenv("KWIRE_COMPILER", "cranelift")
+    plain = _runtime._Compiled(path)
+    assert plain.compiler == "cranelift" and plain.upgrade is None
+    monkeypatch.setenv("KWIRE_COMPILER", "fast")
+    with pytest.raises(ValueError):
+        _runtime._Compiled(path)

@@ -266,6 +266,26 @@ def test_corrupt_tables_are_refused() -> None:
         list(kwire.RecordTable(bytes(bad)))
     with pytest.raises(kwire.InternalError):
         kwire.RecordTable(bytes(good[:30]))
+    # Each span of a record entry is checked when the table is made: key offset, key
+    # length, value offset, the header range.
+    recs = struct.unpack_from("<i", good, 16)[0]
+    for at, v in ((24, -5), (28, -2), (28, 1 << 20), (32, -1), (40, 3), (44, 7)):
+        b2 = bytearray(good)
+        struct.pack_into("<i", b2, recs + at, v)
+        with pytest.raises(kwire.InternalError):
+            kwire.RecordTable(bytes(b2))
+    # Header entries are checked when headers are first read.
+    hb = kwire.RecordTableBuilder()
+    hb.add({"key": "k", "value": "v", "headers": [("h", b"x")]})
+    hgood = hb.build()
+    assert [(k, bytes(v or b"")) for k, v in next(iter(kwire.RecordTable(hgood))).headers] == [("h", b"x")]
+    hbad = bytearray(hgood)
+    struct.pack_into("<i", hbad, struct.unpack_from("<i", hgood, 28)[0] + 12, 1 << 20)  # header value past the end
+    r = next(iter(kwire.RecordTable(bytes(hbad))))
+    with pytest.raises(kwire.InternalError):
+        r.headers
+    with pytest.raises(kwire.InternalError):
+        r.raw_headers()
     lay2 = bytearray(good)
     struct.pack_into("<i", lay2, 4, 2)  # layout 2 without room for the frame JSON fields
     with pytest.raises(kwire.InternalError):
