@@ -16,6 +16,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/kwire/kwire/codec"
@@ -30,6 +31,18 @@ type result struct {
 	KeyBytes   int64   `json:"keyBytes"`
 	ValueBytes int64   `json:"valueBytes"`
 	Go         string  `json:"go"`
+	// CPU time of the process (every thread: the collector's too) per decode.
+	CPUBestMs   float64 `json:"cpuBestMs"`
+	CPUMedianMs float64 `json:"cpuMedianMs"`
+}
+
+// cpuMs is the process's user + system CPU time so far, in milliseconds.
+func cpuMs() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fail(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
 }
 
 func main() {
@@ -66,15 +79,20 @@ func main() {
 		fail(err)
 	}
 	times := make([]float64, 0, *rounds)
+	cpus := make([]float64, 0, *rounds)
 	for i := 0; i < *rounds; i++ {
+		c := cpuMs()
 		t := time.Now()
 		if err := decode(); err != nil {
 			fail(err)
 		}
 		times = append(times, float64(time.Since(t).Microseconds())/1000)
+		cpus = append(cpus, cpuMs()-c)
 	}
 	sort.Float64s(times)
+	sort.Float64s(cpus)
 	r.BestMs, r.MedianMs, r.Go = times[0], times[len(times)/2], runtime.Version()
+	r.CPUBestMs, r.CPUMedianMs = cpus[0], cpus[len(cpus)/2]
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
 		fail(err)
 	}
