@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import { spawnSync } from 'node:child_process';
 import * as kwire from '../index.js';
 
 const { Session, ConnectionClosedError, ResponseError, KwireTooLargeError, KwireDecodeError, KwireJSONError } = kwire;
@@ -276,4 +277,29 @@ test('handles are released: 70000 sessions opened and closed one after another',
 test('a module without sessions is refused with a clear error', () => {
   const fake = { _exports: () => ({}), abiVersion: () => ({ major: 1, minor: 0 }) };
   assert.throws(() => new Session(fake, () => {}), /has no sessions \(needs ABI 1\.1/);
+});
+
+test('a session dropped without close() has its handle released by the FinalizationRegistry', () => {
+  // In a child process with --expose-gc: a dropped session's handle stops being live
+  // once the collector has run and the registry's callback with it.
+  const script = `
+    import * as kwire from ${JSON.stringify(new URL('../index.js', import.meta.url).href)};
+    const k = await kwire.init();
+    const s = k._scratch;
+    const live = (h) => {
+      const st = k._x.kw_session_counters(h, s, s + 4);
+      if (st === 0) k._x.kw_free(new DataView(k._memory.buffer).getUint32(s, true));
+      return st === 0;
+    };
+    let handle = (() => new kwire.Session(k, () => {})._handle)();
+    if (!live(handle)) throw new Error('not live before the drop');
+    for (let i = 0; i < 200 && live(handle); i++) {
+      globalThis.gc();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    console.log(live(handle) ? 'still live' : 'released');
+  `;
+  const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(r.stderr, '');
+  assert.equal(r.stdout.trim(), 'released');
 });
