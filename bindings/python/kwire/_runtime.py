@@ -97,7 +97,11 @@ _PEEK = struct.Struct("<8i")
 # KW_MAX_ALLOC: the largest buffer the module hands out or accepts.
 MAX_ALLOC = 512 * 1024 * 1024
 # Input buffers above this size are released after the call instead of kept for reuse.
-_KEEP_INPUT = 4 << 20
+# The module's linear memory never shrinks, so releasing a large input gives nothing back
+# to the system; kept, the next large input reuses it, where a released one leaves the
+# module's heap to find room for a new one (measured with a 48 MB Fetch response: the
+# linear memory settles at 242 MB kept, 392 MB released).
+_KEEP_INPUT = MAX_ALLOC
 
 
 def wasm_path() -> str:
@@ -490,7 +494,7 @@ class Instance:
             if self._in:
                 self.free(self._in)
                 self._in, self._in_cap = 0, 0
-            cap = max(total, 4096, min(2 * self._in_cap, _KEEP_INPUT))
+            cap = max(total, 4096, min(2 * self._in_cap, 64 << 20))
             self._in = self._alloc(cap)
             self._in_cap = cap
         base = self._base() + self._in
