@@ -5,7 +5,9 @@ CreateTopics, Produce of batches built with encode_records in every compression,
 and exact contents, five requests in flight, counters equal to the socket's bytes, a dead
 socket, TLS; with the blocking Session and with AsyncSession.
 
-Needs Go, Java 17 and the broker's jars (make broker-deps). Without Java or the jars the
+The release is Kafka 4.4.0, or the BROKER_VERSION of the test module
+(test_session_broker_392.py runs these tests against 3.9.2). Needs Go, Java 17 and the
+broker's jars (make broker-deps). Without Java or the jars the
 tests are skipped (which the suite's guard counts as a failure unless KWIRE_ALLOW_SKIP=1);
 with KWIRE_REQUIRE_BROKER=1 (set by make) they fail at once instead.
 """
@@ -43,14 +45,15 @@ class Broker:
 
 
 @pytest.fixture(scope="module")
-def broker() -> Iterator[Broker]:
+def broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
+    version = str(getattr(request.module, "BROKER_VERSION", "4.4.0"))
     tmp = tempfile.mkdtemp(prefix="kwire-py-broker-")
     proc: Optional["subprocess.Popen[bytes]"] = None
     errlog = open(os.path.join(tmp, "stderr"), "w+b")
     try:
         exe = os.path.join(tmp, "kwire-broker")
         subprocess.run([os.environ.get("GO", "go"), "build", "-o", exe, "./conformance/broker/cmd/kwire-broker"], cwd=REPO, check=True)
-        proc = subprocess.Popen([exe], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog)
+        proc = subprocess.Popen([exe, "-version", version], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog)
         assert proc.stdout is not None
         deadline = time.monotonic() + 240
         line = b""
@@ -68,7 +71,9 @@ def broker() -> Iterator[Broker]:
                     pytest.skip(f"no Kafka broker (set KWIRE_REQUIRE_BROKER=1 to fail instead): {err}")
                 pytest.fail(f"kwire-broker did not serve (exit {code}):\n{err}")
             line += chunk
-        yield Broker(json.loads(line))
+        info = json.loads(line)
+        assert info["version"] == version
+        yield Broker(info)
     finally:
         if proc is not None:
             assert proc.stdin is not None
@@ -154,11 +159,17 @@ def kw_max(key: int) -> int:
     return int(K.api(key)["maxVersion"])
 
 
+def expected_negotiation(av: kwire.session.Response) -> List[int]:
+    """ApiVersions at kwire's highest, then at the broker's highest when that is lower."""
+    broker_max = next(a["maxVersion"] for a in av["body"]["apiKeys"] if a["apiKey"] == 18)
+    return [kw_max(18), broker_max] if broker_max < kw_max(18) else [kw_max(18)]
+
+
 def test_negotiation(broker: Broker) -> None:
     with connect(broker, client_id="kwire-python-test") as s:
-        assert s.negotiated and s.negotiation_versions == [kw_max(18)]
         av = s.request(18, AV)
         assert av is not None and av["body"]["errorCode"] == 0
+        assert s.negotiated and s.negotiation_versions == expected_negotiation(av)
         checked = 0
         for b in av["body"]["apiKeys"]:
             try:
@@ -329,7 +340,8 @@ def test_async_round_trip_pipelined_and_dead_socket(broker: Broker) -> None:
             await kwire.AsyncSession.connect(host, port, kwire=K, ssl=ctx, server_hostname="localhost", timeout=60),
         ):
             async with a:
-                assert a.negotiated and a.negotiation_versions == [kw_max(18)]
+                av = await a.request(18, AV)
+                assert av is not None and a.negotiated and a.negotiation_versions == expected_negotiation(av)
                 _seq[0] += 1
                 name = f"py-async-{os.getpid()}-{_seq[0]}"
                 r = await a.request(19, {"topics": [{"name": name, "numPartitions": 1, "replicationFactor": 1, "assignments": [], "configs": []}], "timeoutMs": 30000, "validateOnly": False})
