@@ -747,8 +747,17 @@ class AsyncSession:
         if not no_response:
             f = asyncio.get_running_loop().create_future()
             self._futures[corr] = f
-        self._write(frame)
-        await self._drain()
+        try:
+            self._write(frame)
+            await self._drain()
+        except BaseException:
+            if f is not None:
+                self._futures.pop(corr, None)
+                if f.done() and not f.cancelled():
+                    f.exception()  # retrieved: the error is raised here
+                else:
+                    f.cancel()
+            raise
         if f is None:
             return None
         outcome = await f
