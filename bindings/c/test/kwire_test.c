@@ -24,6 +24,9 @@
  *               bytes). A version that kwire's catalogue declares superseded for that
  *               release, and that the release's manifest marks unstable, is excused when it
  *               fails, and counted apart.
+ *   framerecords every record vector inside Fetch and Produce frames through the ABI 1.1
+ *               calls (kw_decode_*_frame_records, kw_encode_request_frame_records), against
+ *               the record table of the same bytes; their errors
  *   recvectors  every record vector of conformance/vectors/records/: the record table
  *               against the batches Kafka's reader saw, record by record
  *
@@ -862,6 +865,182 @@ static int bytes_eq(const uint8_t *tab, int32_t off, int32_t len, const kwj_valu
     return eq;
 }
 
+/* ---- frames with their records in a record table (ABI 1.1) ------------------------ */
+
+/* same_entry compares record entry ia of table a with entry ib of table b: every field,
+ * keys, values and headers by content (their offsets differ between tables). With
+ * content_only, only what kw_encode_request_frame_records carries over: key, value,
+ * headers and timestamp. Returns "" or what differs. */
+static const char *same_entry(const uint8_t *a, int32_t ia, const uint8_t *b, int32_t ib, int content_only) {
+    const uint8_t *ea = a + rd32(a + 16) + (size_t)ia * rd32(a + 12), *eb = b + rd32(b + 16) + (size_t)ib * rd32(b + 12);
+    if (!content_only && (rd64(ea) != rd64(eb) || rd64(ea + 16) != rd64(eb + 16))) return "offset or producer id";
+    if (rd64(ea + 8) != rd64(eb + 8)) return "timestamp";
+    for (int f = 24; f <= 32; f += 8) { /* key, value: (offset, length) */
+        int32_t la = rd32(ea + f + 4), lb = rd32(eb + f + 4);
+        if (la != lb || (la > 0 && memcmp(a + rd32(ea + f), b + rd32(eb + f), (size_t)la) != 0)) return f == 24 ? "key" : "value";
+    }
+    int32_t hc = rd32(ea + 44);
+    if (hc != rd32(eb + 44)) return "header count";
+    for (int32_t j = 0; j < hc; j++) {
+        const uint8_t *ha = a + rd32(a + 28) + (size_t)(rd32(ea + 40) + j) * rd32(a + 24);
+        const uint8_t *hb = b + rd32(b + 28) + (size_t)(rd32(eb + 40) + j) * rd32(b + 24);
+        for (int f = 0; f <= 8; f += 8) {
+            int32_t la = rd32(ha + f + 4), lb = rd32(hb + f + 4);
+            if (la != lb || (la > 0 && memcmp(a + rd32(ha + f), b + rd32(hb + f), (size_t)la) != 0)) return "header";
+        }
+    }
+    if (!content_only && memcmp(ea + 48, eb + 48, 44) != 0) return "sequence .. schema version";
+    return "";
+}
+
+/* frame_table_json parses the frame JSON of a layout-2 table after checking its header;
+ * NULL (with a failed check) when the table is malformed. */
+static kwj_value *frame_table_json(out_buf t, const char *what) {
+    int ok = t.n >= 48 && memcmp(t.p, "KWRT", 4) == 0 && rd32(t.p + 4) == 2 && rd32(t.p + 36) == t.n && rd32(t.p + 16) % 8 == 0 &&
+             rd32(t.p + 12) >= 96 && rd32(t.p + 40) >= 48 && rd32(t.p + 44) >= 0 && rd32(t.p + 40) + rd32(t.p + 44) == t.n &&
+             rd32(t.p + 16) + (int64_t)rd32(t.p + 8) * rd32(t.p + 12) <= rd32(t.p + 28);
+    check(ok, "framerecords", "%s: layout-2 table header", what);
+    return ok ? kwj_parse((const char *)t.p + rd32(t.p + 40), (size_t)rd32(t.p + 44), NULL, 0) : NULL;
+}
+
+/* check_partitions compares every records reference of a decoded frame with the layout-1
+ * table of the raw records (want), the same for every partition. */
+static void check_partitions(out_buf t, kwj_value *js, const char *topics, const char *parts, out_buf want, int32_t raw_len,
+                             int nparts, const char *what) {
+    int seen = 0;
+    kwj_value *ts = kwj_get(kwj_get(js, "body"), topics);
+    for (size_t i = 0; i < kwj_len(ts); i++) {
+        kwj_value *ps = kwj_get(kwj_at(ts, i), parts);
+        for (size_t j = 0; j < kwj_len(ps); j++) {
+            kwj_value *ref = kwj_get(kwj_at(ps, j), "records");
+            int32_t first = num(kwj_get(ref, "firstRecord")), count = num(kwj_get(ref, "recordCount"));
+            check(count == rd32(want.p + 8) && first >= 0 && first + count <= rd32(t.p + 8) &&
+                      num(kwj_get(ref, "skippedBytes")) == rd32(want.p + 32) && num(kwj_get(ref, "size")) == raw_len,
+                  "framerecords", "%s: partition %zu: reference %d+%d of %d (want %d records, size %d)", what, j, first, count,
+                  rd32(t.p + 8), rd32(want.p + 8), raw_len);
+            for (int32_t r = 0; r < count && first + count <= rd32(t.p + 8) && count == rd32(want.p + 8); r++) {
+                const char *why = same_entry(t.p, first + r, want.p, r, 0);
+                check(why[0] == 0, "framerecords", "%s: partition %zu record %d: %s differs", what, j, r, why);
+                if (why[0]) break;
+            }
+            seen++;
+        }
+    }
+    check(seen == nparts, "framerecords", "%s: %d partitions with records, want %d", what, seen, nparts);
+}
+
+/* Every record-batch vector inside a Fetch v12 response and a Produce v9 request (two
+ * partitions each) through kw_decode_*_frame_records, against kw_records_decode_table of
+ * the same bytes; the Produce frames also through kw_encode_request_frame_records and back. */
+static void test_frame_records(void) {
+    size_t n = 0;
+    char *text = read_file("conformance/vectors/records/kafka-clients-4.4.0.jsonl", &n);
+    check(text != NULL, "framerecords", "cannot read the record vectors");
+    if (!text) return;
+    long vectors = 0;
+    for (size_t pos = 0; pos < n;) {
+        size_t end = pos;
+        while (end < n && text[end] != '\n') end++;
+        kwj_value *v = end > pos ? kwj_parse(text + pos, end - pos, NULL, 0) : NULL;
+        pos = end + 1;
+        if (!v) continue;
+        const char *name = kwj_str(kwj_get(v, "name"), NULL);
+        const char *b64 = kwj_str(kwj_get(v, "bytes"), NULL);
+        uint8_t *raw = NULL;
+        size_t rawn = 0;
+        out_buf want = {0};
+        if (!b64 || kwj_bytes(kwj_get(v, "bytes"), &raw, &rawn) != 0 ||
+            kw_records_decode_table(raw, (int32_t)rawn, 0, 0, &want.p, &want.n) != KW_OK) {
+            check(0, "framerecords", "%s: the vector's records do not decode: %s", name, last_error());
+            free(raw);
+            kwj_free(v);
+            continue;
+        }
+        vectors++;
+        size_t cap = 2 * strlen(b64) + 1024;
+        char *json = malloc(cap);
+        /* Fetch v12 response */
+        snprintf(json, cap,
+                 "{\"header\":{\"correlationId\":5},\"body\":{\"responses\":[{\"topic\":\"t\",\"partitions\":["
+                 "{\"partitionIndex\":0,\"highWatermark\":\"10\",\"records\":\"%s\"},"
+                 "{\"partitionIndex\":1,\"highWatermark\":\"10\",\"records\":\"%s\"}]}]}}",
+                 b64, b64);
+        out_buf frame = {0}, t = {0};
+        int32_t st = kw_encode_response_frame((const uint8_t *)json, (int32_t)strlen(json), 1, 12, &frame.p, &frame.n);
+        check(st == KW_OK, "framerecords", "%s: building the Fetch frame: %s", name, last_error());
+        if (st == KW_OK) {
+            st = kw_decode_response_frame_records(frame.p, frame.n, 1, 12, 0, 0, &t.p, &t.n);
+            check(st == KW_OK, "framerecords", "%s: kw_decode_response_frame_records: %d %s", name, st, last_error());
+            kwj_value *js = st == KW_OK ? frame_table_json(t, name) : NULL;
+            if (js) check_partitions(t, js, "responses", "partitions", want, (int32_t)rawn, 2, name);
+            kwj_free(js);
+            out_free(&t);
+        }
+        out_free(&frame);
+        /* Produce v9 request, and back through kw_encode_request_frame_records */
+        snprintf(json, cap,
+                 "{\"header\":{\"requestApiKey\":0,\"requestApiVersion\":9,\"correlationId\":6,\"clientId\":\"c\"},"
+                 "\"body\":{\"acks\":-1,\"timeoutMs\":1000,\"topicData\":[{\"name\":\"t\",\"partitionData\":["
+                 "{\"index\":0,\"records\":\"%s\"},{\"index\":1,\"records\":\"%s\"}]}]}}",
+                 b64, b64);
+        st = kw_encode_request_frame((const uint8_t *)json, (int32_t)strlen(json), &frame.p, &frame.n);
+        check(st == KW_OK, "framerecords", "%s: building the Produce frame: %s", name, last_error());
+        if (st == KW_OK) {
+            st = kw_decode_request_frame_records(frame.p, frame.n, 0, 0, &t.p, &t.n);
+            check(st == KW_OK, "framerecords", "%s: kw_decode_request_frame_records: %d %s", name, st, last_error());
+            kwj_value *js = st == KW_OK ? frame_table_json(t, name) : NULL;
+            if (js) check_partitions(t, js, "topicData", "partitionData", want, (int32_t)rawn, 2, name);
+            kwj_free(js);
+            /* The decoded JSON and table encode again; the records read back the same. Only
+             * magic 2 batches carry headers, and a control batch is not rebuilt. */
+            int magic2 = rd32(want.p + 8) > 0 && rd32(want.p + rd32(want.p + 16) + 60) == 2 &&
+                         (rd32(want.p + rd32(want.p + 16) + 72) & 2) == 0;
+            if (st == KW_OK && magic2) {
+                out_buf again = {0}, t2 = {0};
+                st = kw_encode_request_frame_records(t.p + rd32(t.p + 40), rd32(t.p + 44), t.p, t.n, &again.p, &again.n);
+                check(st == KW_OK, "framerecords", "%s: kw_encode_request_frame_records: %d %s", name, st, last_error());
+                if (st == KW_OK) st = kw_decode_request_frame_records(again.p, again.n, 0, 0, &t2.p, &t2.n);
+                check(st == KW_OK && rd32(t2.p + 8) == rd32(t.p + 8), "framerecords", "%s: re-encoded frame: %d records of %d",
+                      name, st == KW_OK ? rd32(t2.p + 8) : -1, rd32(t.p + 8));
+                for (int32_t r = 0; st == KW_OK && r < rd32(t.p + 8) && rd32(t2.p + 8) == rd32(t.p + 8); r++) {
+                    const char *why = same_entry(t.p, r, t2.p, r, 1);
+                    check(why[0] == 0, "framerecords", "%s: re-encoded record %d: %s differs", name, r, why);
+                    if (why[0]) break;
+                }
+                out_free(&again);
+                out_free(&t2);
+            }
+            out_free(&t);
+        }
+        out_free(&frame);
+        free(json);
+        free(raw);
+        out_free(&want);
+        kwj_free(v);
+    }
+    free(text);
+    printf("frame records: %ld record vectors inside Fetch v12 and Produce v9 frames\n", vectors);
+    check(vectors >= 20, "framerecords", "only %ld record vectors", vectors);
+
+    /* Errors: a cut frame; a reference outside the table; a table too short for its header. */
+    out_buf o = {0};
+    const uint8_t cut[] = {0, 0, 0, 40, 0, 0, 0, 5};
+    check(kw_decode_response_frame_records(cut, 8, 1, 12, 0, 0, &o.p, &o.n) == KW_ERR_DECODE && o.p == NULL, "framerecords",
+          "a cut Fetch frame is not KW_ERR_DECODE");
+    const char *badref = "{\"header\":{\"requestApiKey\":0,\"requestApiVersion\":9,\"correlationId\":1,\"clientId\":\"c\"},"
+                         "\"body\":{\"acks\":1,\"timeoutMs\":1,\"topicData\":[{\"name\":\"t\",\"partitionData\":[{\"index\":0,"
+                         "\"records\":{\"firstRecord\":3,\"recordCount\":1}}]}]}}";
+    int32_t st = kw_encode_request_frame_records((const uint8_t *)badref, (int32_t)strlen(badref), NULL, 0, &o.p, &o.n);
+    kwj_value *ej = last_error_json();
+    check(st != KW_OK && o.p == NULL && ej && kwj_str(kwj_get(ej, "path"), NULL) &&
+              strstr(kwj_str(kwj_get(ej, "path"), NULL), "records") != NULL,
+          "framerecords", "a reference outside the table: status %d (%s)", st, last_error());
+    kwj_free(ej);
+    const uint8_t shorttable[8] = {'K', 'W', 'R', 'T', 1, 0, 0, 0};
+    st = kw_encode_request_frame_records((const uint8_t *)badref, (int32_t)strlen(badref), shorttable, 8, &o.p, &o.n);
+    check(st == KW_ERR_ARG && o.p == NULL, "framerecords", "a table shorter than its header: status %d", st);
+}
+
 static void test_record_vectors(void) {
     size_t n = 0;
     char *text = read_file("conformance/vectors/records/kafka-clients-4.4.0.jsonl", &n);
@@ -1000,6 +1179,7 @@ int main(int argc, char **argv) {
         kwj_value *rels = kwj_get(catalogue, "specReleases");
         for (size_t i = 0; i < kwj_len(rels); i++) test_vectors(kwj_str(kwj_at(rels, i), NULL));
         test_record_vectors();
+        test_frame_records();
     }
     kwj_free(catalogue);
     printf("%ld passed, %ld failed\n", passed, failed);
