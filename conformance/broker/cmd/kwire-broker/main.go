@@ -12,6 +12,8 @@
 //
 // addr is the PLAINTEXT listener. The broker is stopped cleanly (and its directory
 // removed) when stdin reaches end of file, on SIGTERM or SIGINT; the command then exits 0.
+// Either during the start cancels it (exit 1): run it with stdin open (a pipe, a
+// terminal), not from /dev/null.
 // If the broker process dies by itself, the command exits 1. A failed start exits 1, or 3
 // when the environment cannot run a broker at all (no Java, no Maven to fetch the jars).
 // Killed outright, the command takes the broker with it (on Linux).
@@ -76,8 +78,8 @@ func run() int {
 	flag.Var(extra, "prop", "extra server property key=value (repeatable)")
 	flag.Parse()
 
-	// Signals are watched from the start: a SIGTERM during the start cancels it, and
-	// one afterwards stops the broker.
+	// Signals and stdin are watched from the start: a SIGTERM or the end of stdin during
+	// the start cancels it, and afterwards stops the broker.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -87,6 +89,12 @@ func run() int {
 		s := <-sigs
 		cancel()
 		stopSig <- s
+	}()
+	stdinClosed := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		cancel()
+		close(stdinClosed)
 	}()
 
 	b, err := broker.Start(ctx, broker.Options{Version: *version, Props: extra})
@@ -122,11 +130,6 @@ func run() int {
 	fmt.Fprintf(os.Stderr, "kwire-broker: Kafka %s on %s (started in %v); close stdin or send SIGTERM to stop it\n",
 		b.Version(), r.Addr, b.StartDuration().Round(time.Millisecond))
 
-	stdinClosed := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		close(stdinClosed)
-	}()
 	code := 0
 	select {
 	case <-stdinClosed:
