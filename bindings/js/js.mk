@@ -69,7 +69,7 @@ js-test-node: export KWIRE_REQUIRE_BROKER := 1
 js-test-node: export GO := $(GO)
 
 js-broker-example: js broker-deps
-	$(NODE) examples/js/broker.js
+	GO="$(GO)" $(NODE) examples/js/broker.js
 
 # make examples runs it when Java is there (examples/examples.mk).
 BROKER_EXAMPLES += js-broker-example

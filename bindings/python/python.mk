@@ -93,7 +93,7 @@ python-test-session-types: $(PY_STAMP)
 	cd $(PY_DIR) && .venv/bin/mypy --strict --no-incremental --cache-dir=/dev/null tests/test_session.py tests/test_session_broker.py tests/test_session_broker_392.py ../../examples/python/broker_example.py
 
 python-broker-example: $(PY_STAMP) broker-deps
-	$(PY_ENV) $(PY) examples/python/broker_example.py
+	GO="$(GO)" $(PY_ENV) $(PY) examples/python/broker_example.py
 
 # make examples runs it when Java is there (examples/examples.mk).
 BROKER_EXAMPLES += python-broker-example
