@@ -138,6 +138,17 @@ function kwireColumns(frame) {
   return [n, offs, ts, kb, vb];
 }
 
+// The export call alone (input copied in, kw_decode_response_frame_records, kw_free): the
+// module's share of kwire's time, to tell it from the binding's. Not a decoder: no checksum.
+function moduleAlone(frame) {
+  const x = kw._x;
+  const p = kw._putBytes(frame);
+  const s = kw._scratch;
+  const st = kw._call('kw_decode_response_frame_records', x.kw_decode_response_frame_records, p, frame.length, 1, 11, 0, 0, s, s + 4);
+  const [out] = kw._out(st, 'kw_decode_response_frame_records');
+  kw._call('kw_free', x.kw_free, out);
+}
+
 // timeIt returns CPU µs per call (user + system of this process).
 async function timeIt(fn, iterations) {
   const c0 = process.cpuUsage();
@@ -159,6 +170,7 @@ for (const codec of CODECS) {
   ];
   const sums = [];
   for (const [, fn] of cases) sums.push(JSON.stringify(await fn()));
+  if (kw.hasFrameRecords()) cases.push(['kwire.wasm call alone', () => moduleAlone(frame)]);
   if (new Set(sums).size !== 1 || JSON.parse(sums[0])[0] !== 1000) {
     console.error(`bench (${codec}): the decoders disagree: ${cases.map(([n], i) => `${n} ${sums[i]}`).join('; ')}`);
     failed = true;
@@ -172,7 +184,7 @@ for (const codec of CODECS) {
   const samples = cases.map(() => []);
   for (let r = 0; r < ROUNDS; r++) for (let c = 0; c < cases.length; c++) samples[c].push(await timeIt(cases[c][1], iters[c]));
   const cpu = samples.map(median);
-  rows.push({ codec, bytes: frame.length, cpu, checksum: JSON.parse(sums[0]) });
+  rows.push({ codec, bytes: frame.length, cpu, checksum: JSON.parse(sums[0]), module: cpu[3] });
 }
 
 console.log(`Fetch v11 response, 1000 records in 10 batches, Node ${process.version}, ${ROUNDS} alternating rounds, median CPU µs per response`);
@@ -186,6 +198,10 @@ for (const { codec, bytes, cpu } of rows) {
   minRec = Math.min(minRec, rr);
   minCol = Math.min(minCol, rc);
   console.log(`${codec.padEnd(7)}${String(bytes).padStart(7)}${cpu[0].toFixed(0).padStart(10)}${cpu[1].toFixed(0).padStart(15)} (${rr.toFixed(2)}x)${cpu[2].toFixed(0).padStart(17)} (${rc.toFixed(2)}x)`);
+}
+if (rows.length > 0 && rows[0].module !== undefined) {
+  console.log('inside kwire.wasm (the export call alone, input copied in, output freed), µs and share of kwire columns: ' +
+    rows.map(({ codec, cpu, module }) => `${codec} ${module.toFixed(0)} (${((100 * module) / cpu[2]).toFixed(0)}%)`).join(', '));
 }
 if (rows.length > 0) {
   console.log(`per-record objects: worst ${minRec.toFixed(2)}x kafkajs (target >= ${TARGET_RECORDS}x: ${minRec >= TARGET_RECORDS ? 'met' : 'NOT met'}); ` +

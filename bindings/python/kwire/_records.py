@@ -3,7 +3,6 @@ of kw_records_encode built from Python values."""
 
 import base64
 import struct
-from operator import add as _add
 import sys
 from array import array
 from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
@@ -207,38 +206,6 @@ class RecordTable(Sequence[Record]):
         self._hoff: int = hoff
         self._hdrs: Optional[List[Tuple[str, Optional[memoryview]]]] = None
         self._raw: Optional[List[Tuple[memoryview, Optional[memoryview]]]] = None
-        self._check_records()
-
-    def _check_records(self) -> None:
-        """Checks every record entry's key and value spans and header range against the
-        buffer (header entries are checked when the headers are first read), with
-        C-level passes over the columns rather than a Python loop per record."""
-        n, count, hn = len(self.table), self._count, self._hcount
-        if count == 0:
-            return
-        cols: List[Sequence[int]]
-        if self._stride % 4 == 0 and self._recs % 4 == 0 and _LITTLE:
-            w = self._view[self._recs : self._recs + count * self._stride].cast("i")
-            s = self._stride // 4
-            cols = [w[k::s] for k in (6, 7, 8, 9, 10, 11)]
-        else:
-            heads = [_HEAD.unpack_from(self.table, self._recs + j * self._stride) for j in range(count)]
-            cols = [[h[k] for h in heads] for k in range(3, 9)]
-        ko, kl, vo, vl, fh, hc = cols
-        # A null span has length -1 (its offset is not used); every other span lies in
-        # the buffer.
-        if (
-            min(kl) < -1
-            or min(ko) < 0
-            or max(map(_add, ko, kl)) > n
-            or min(vl) < -1
-            or min(vo) < 0
-            or max(map(_add, vo, vl)) > n
-            or min(fh) < 0
-            or min(hc) < 0
-            or max(map(_add, fh, hc)) > hn
-        ):
-            raise _bad(f"record entries: a key, value or header range lies outside the table of {n} bytes, {hn} headers")
 
     def _heads(self) -> Iterator[Tuple[int, ...]]:
         if self._stride == _RECORD_SIZE:
@@ -301,13 +268,19 @@ class RecordTable(Sequence[Record]):
         return self._records(self._heads(), self._recs)
 
     def _records(self, heads: Iterator[Tuple[int, ...]], at: int) -> Iterator[Record]:
-        # The hot path of a consumer: one struct pass over the entries (checked when the
-        # table was made), no per-record work beyond the object and its two views; headers
-        # are read when first asked for.
-        v = self._view
+        # The hot path of a consumer: one struct pass over the entries, every span checked
+        # against the buffer before it is sliced; headers are read when first asked for.
+        v, n, hn = self._view, len(self.table), self._hcount
         new = Record.__new__
         stride = self._stride
         for off, ts, pid, ko, kl, vo, vl, fh, hc in heads:
+            if not (
+                (kl == -1 or 0 <= ko <= n - kl and kl >= 0)
+                and (vl == -1 or 0 <= vo <= n - vl and vl >= 0)
+                and 0 <= fh
+                and 0 <= hc <= hn - fh
+            ):
+                raise _bad(f"record entry at {at}: key ({ko}, {kl}) value ({vo}, {vl}) headers {fh}+{hc} of {hn}")
             r = new(Record)
             r.offset = off
             r.timestamp = ts
