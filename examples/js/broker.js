@@ -12,6 +12,9 @@ import { spawn } from 'node:child_process';
 import { init, Session } from '../../bindings/js/index.js';
 
 const TOPIC = 'kwire-example';
+// Kafka's retriable error codes: a new partition electing its leader, a topic id the
+// broker's metadata does not know yet, ...
+const RETRIABLE = new Set([2, 3, 5, 6, 7, 9, 13, 15, 16, 19, 41, 51, 56, 70, 71, 72, 74, 75, 78, 84, 88, 89, 100, 103, 122, 123, 133]);
 const goQuote = (b) => JSON.stringify(new TextDecoder().decode(b)); // the examples' bytes are plain ASCII
 
 // startBroker runs the launcher and resolves with its JSON line and a stop function
@@ -71,7 +74,7 @@ async function run(addr) {
         base = p.baseOffset;
         break;
       }
-      if (![3, 5, 6, 7].includes(p.errorCode) || attempt >= 50) throw new Error(`produce: error ${p.errorCode}`);
+      if (!RETRIABLE.has(p.errorCode) || attempt >= 50) throw new Error(`produce: error ${p.errorCode}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     console.log(`produced ${records.length} records at offset ${base}`);

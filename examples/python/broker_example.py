@@ -21,6 +21,9 @@ from typing import Any, Dict, List, Optional
 import kwire
 
 TOPIC = "kwire-example"
+# Kafka's retriable error codes: a new partition electing its leader, a topic id the
+# broker's metadata does not know yet, ...
+RETRIABLE = {2, 3, 5, 6, 7, 9, 13, 15, 16, 19, 41, 51, 56, 70, 71, 72, 74, 75, 78, 84, 88, 89, 100, 103, 122, 123, 133}
 
 
 def go_quote(b: Optional[memoryview]) -> str:
@@ -63,7 +66,7 @@ def run(addr: str) -> None:
             if p["errorCode"] == 0:
                 base = int(p["baseOffset"])
                 break
-            if p["errorCode"] not in (3, 5, 6, 7) or attempt == 50:
+            if p["errorCode"] not in RETRIABLE or attempt == 50:
                 raise RuntimeError(f"produce: error {p['errorCode']}")
             time.sleep(0.1)
         print(f"produced {len(records)} records at offset {base}")

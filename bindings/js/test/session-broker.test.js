@@ -104,8 +104,9 @@ async function createTopic(s, prefix) {
   return { name, id: t.topicId };
 }
 
-// Kafka's retriable produce errors while a new partition elects its leader.
-const RETRIABLE = new Set([3, 5, 6, 7]);
+// Kafka's retriable error codes (codec/kerr lists them): a new partition electing its
+// leader, a topic id not known yet on the broker's metadata, ...
+const RETRIABLE = new Set([2, 3, 5, 6, 7, 9, 13, 15, 16, 19, 41, 51, 56, 70, 71, 72, 74, 75, 78, 84, 88, 89, 100, 103, 122, 123, 133]);
 
 async function produce(s, tp, records, compression) {
   const batch = k.encodeRecords(records, { compression });

@@ -34,7 +34,9 @@ from conftest import REPO
 K = kwire.default()
 AV = {"clientSoftwareName": "kwire-python", "clientSoftwareVersion": "0"}
 META = {"topics": [], "allowAutoTopicCreation": False, "includeTopicAuthorizedOperations": False}
-RETRIABLE = {3, 5, 6, 7}  # a new partition electing its leader
+# Kafka's retriable error codes (codec/kerr lists them): a new partition electing its leader,
+# a topic id not known yet on the broker's metadata, ...
+RETRIABLE = {2, 3, 5, 6, 7, 9, 13, 15, 16, 19, 41, 51, 56, 70, 71, 72, 74, 75, 78, 84, 88, 89, 100, 103, 122, 123, 133}
 
 
 class Broker:
