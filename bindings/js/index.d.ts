@@ -559,6 +559,8 @@ export interface SessionConnectOptions extends SessionCreateOptions {
   negotiate?: boolean;
   /** Extra options for net.connect (host and port come from the arguments). */
   socket?: { [option: string]: unknown };
+  /** Connect with node:tls: true, or tls.connect's options ({ ca, servername, ... }). */
+  tls?: boolean | { [option: string]: unknown };
 }
 
 /** A response as the session hands it over: the body in the JSON form. */

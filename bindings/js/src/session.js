@@ -135,22 +135,31 @@ export class Session {
   }
 
   /**
-   * Opens a node:net connection to host:port and returns its session, negotiated
+   * Opens a node:net connection to host:port (node:tls with options.tls: true or
+   * tls.connect's options, e.g. { ca, servername }) and returns its session, negotiated
    * (options.negotiate: false skips that). options: the constructor's, plus kwire (an
    * instance; default: init()), timeoutMs (connect and negotiate, default 30000), and
    * socket options for net.connect (noDelay is on). The socket is `session.socket`;
    * close() ends it, and its end or error closes the session.
    */
   static async connect(host, port, options = {}) {
-    const net = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:net');
     const timeoutMs = options.timeoutMs ?? 30000;
-    const socket = net.connect({ host, port, noDelay: true, ...(options.socket ?? {}) });
+    const useTLS = options.tls !== undefined && options.tls !== false && options.tls !== null;
+    let socket;
+    if (useTLS) {
+      const tls = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:tls');
+      socket = tls.connect({ host, port, ...(options.tls === true ? {} : options.tls), ...(options.socket ?? {}) });
+    } else {
+      const net = await import(/* webpackIgnore: true */ /* @vite-ignore */ 'node:net');
+      socket = net.connect({ host, port, noDelay: true, ...(options.socket ?? {}) });
+    }
     let session;
     try {
       await withTimeout(new Promise((resolve, reject) => {
-        socket.once('connect', resolve);
+        socket.once(useTLS ? 'secureConnect' : 'connect', resolve);
         socket.once('error', reject);
       }), timeoutMs, `kwire: connecting to ${host}:${port}`);
+      if (useTLS) socket.setNoDelay(true);
       session = await Session.create((bytes) => writeSocket(socket, bytes), {
         ...options,
         onClose: (err) => {

@@ -326,9 +326,10 @@ brokerTest('the same session over TLS (node:tls as a byte stream)', async () => 
   const s = await Session.create((b) => void socket.write(b), { kwire: k });
   socket.on('data', (d) => s.feed(d));
   socket.on('close', () => s.end());
+  let tp;
   try {
     await s.negotiate();
-    const tp = await createTopic(s, 'js-tls');
+    tp = await createTopic(s, 'js-tls');
     await produce(s, tp, [{ key: 'tls', value: 'over TLS', timestamp: 5 }], 'lz4');
     const recs = await fetchRecords(s, tp, 0n);
     assert.equal(recs.length, 1);
@@ -336,5 +337,14 @@ brokerTest('the same session over TLS (node:tls as a byte stream)', async () => 
   } finally {
     s.close();
     socket.destroy();
+  }
+  // Session.connect's own TLS option.
+  const s2 = await Session.connect(host, Number(port), { kwire: k, tls: { ca: broker.info.certPEM, servername: 'localhost' } });
+  try {
+    assert.equal(s2.negotiated, true);
+    assert.deepEqual((await fetchRecords(s2, tp, 0n)).map((r) => r.value), [te.encode('over TLS')]);
+    assert.ok(s2.socket.encrypted);
+  } finally {
+    s2.close();
   }
 });
