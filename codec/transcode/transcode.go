@@ -126,7 +126,6 @@ func AppendJSON(dst []byte, name string, version int16, src []byte, opts *Decode
 // message decodes one message from d.r at version; whole says the input must end with
 // it (unless the message keeps trailing bytes).
 func (d *decoder) message(m *message, v int16, whole bool) (err error) {
-	start := d.r.Off
 	defer func() {
 		if p := recover(); p != nil {
 			// The interpreter checks every bound; this turns a bug into an error rather
@@ -134,7 +133,6 @@ func (d *decoder) message(m *message, v int16, whole bool) (err error) {
 			err = &codec.DecodeError{Message: m.name, Version: v, Offset: d.r.Off, Err: errors.New("internal decoder fault"), Detail: fmt.Sprint(p)}
 		}
 	}()
-	_ = start
 	d.structJSON(m, m.root, v)
 	if d.r.Err == nil && whole {
 		if m.flags&msgTrailing != 0 {

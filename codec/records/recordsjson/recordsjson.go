@@ -141,8 +141,8 @@ func (s *BatchSpec) readBatchAttributes(d *jsonx.Decoder, key string) bool {
 			s.LogAppendTime = true
 		default:
 			if !d.Failed() {
+				d.Rewind(at)
 				d.Fail(jsonx.ErrType, `want "CreateTime" or "LogAppendTime", got `+strconv.Quote(v))
-				_ = at
 			}
 		}
 	case "logAppendTime":
