@@ -36,25 +36,51 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 	}
 	p := 0
 	for i := 0; i < n; i++ {
-		length, q := varint(data, p)
+		// Each varint takes the one-byte path inline (varint1) and calls
+		// varintLong only for longer ones.
+		length, q := varint1(data, p)
+		if q < 0 {
+			length, q = varintLong(data, p)
+		}
 		if q < 0 || length < minRecordSize-1 || int64(length) > int64(len(data)-q) {
 			return 0, false
 		}
 		end := q + int(length)
 		rec := data[:end]
-		q++                      // attributes
-		q = skipVarlong(rec, q)  // timestampDelta
-		_, q = varint(rec, q)    // offsetDelta
-		_, q = skipBytes(rec, q) // key
-		vl, vq := varint(rec, q) // value
-		q = vq
-		if vl > 0 && q >= 0 {
-			if int64(vl) > int64(end-q) {
-				return 0, false
-			}
+		q = skipVarlong(rec, q+1) // attributes, timestampDelta
+		at := q
+		if _, q = varint1(rec, at); q < 0 { // offsetDelta
+			_, q = varintLong(rec, at)
+		}
+		at = q
+		kl, q := varint1(rec, at) // key
+		if q < 0 {
+			kl, q = varintLong(rec, at)
+		}
+		if q < 0 || int64(kl) > int64(end-q) {
+			return 0, false
+		}
+		if kl > 0 {
+			q += int(kl)
+		}
+		at = q
+		vl, q := varint1(rec, at) // value
+		if q < 0 {
+			vl, q = varintLong(rec, at)
+		}
+		if q < 0 || int64(vl) > int64(end-q) {
+			return 0, false
+		}
+		var value []byte
+		if vl >= 0 {
+			value = rec[q : q+int(vl)]
 			q += int(vl)
 		}
-		nh, q := varint(rec, q)
+		at = q
+		nh, q := varint1(rec, at)
+		if q < 0 {
+			nh, q = varintLong(rec, at)
+		}
 		if q < 0 || nh < 0 || int64(nh)*2 > int64(end-q) {
 			return 0, false
 		}
@@ -66,13 +92,14 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 				return 0, false
 			}
 			key := rec[kq : kq+int(kl)]
-			hl, hq := skipBytes(rec, kq+int(kl))
-			if hq < 0 {
+			hl, hq := varint(rec, kq+int(kl))
+			if hq < 0 || int64(hl) > int64(end-hq) {
 				return 0, false
 			}
 			var val []byte
 			if hl >= 0 {
-				val = rec[hq-int(hl) : hq]
+				val = rec[hq : hq+int(hl)]
+				hq += int(hl)
 			}
 			q = hq
 			switch string(key) {
@@ -84,10 +111,6 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 		}
 		if q != end {
 			return 0, false
-		}
-		var value []byte
-		if vl >= 0 {
-			value = rec[vq : vq+int(vl)]
 		}
 		// records.ResolveSchema, with the policy's malformed-header rule first.
 		ref := records.SchemaRef{ID: -1, Version: -1}
@@ -122,15 +145,23 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 const minRecordSize = 7
 
 // varint reads a zigzag varint of at most 5 bytes, as records reads Kafka's int32
-// varints (bits past 32 of a fifth byte are dropped); next is -1 on failure. The
-// one-byte case is small enough to inline.
+// varints (bits past 32 of a fifth byte are dropped); next is -1 on failure.
 func varint(b []byte, pos int) (v int32, next int) {
+	if v, next = varint1(b, pos); next < 0 {
+		v, next = varintLong(b, pos)
+	}
+	return v, next
+}
+
+// varint1 reads a one-byte varint (next -1 for anything else): small enough to
+// inline, so the common case costs no call inside a WebAssembly VM.
+func varint1(b []byte, pos int) (v int32, next int) {
 	if uint(pos) < uint(len(b)) {
 		if c := int32(b[pos]); c < 0x80 {
 			return c>>1 ^ -(c & 1), pos + 1
 		}
 	}
-	return varintLong(b, pos)
+	return 0, -1
 }
 
 //go:noinline
@@ -179,19 +210,6 @@ func skipVarlongLong(b []byte, pos int) int {
 		}
 	}
 	return -1
-}
-
-// skipBytes skips a varint length and that many bytes (none for a negative
-// length), returning the length; next is -1 on failure.
-func skipBytes(b []byte, pos int) (n int32, next int) {
-	n, pos = varint(b, pos)
-	if n > 0 && pos >= 0 {
-		if int64(n) > int64(len(b)-pos) {
-			return n, -1
-		}
-		pos += int(n)
-	}
-	return n, pos
 }
 
 // atoi32 reads a decimal int32 decimalInt32 accepted.
