@@ -348,3 +348,30 @@ brokerTest('the same session over TLS (node:tls as a byte stream)', async () => 
     s2.close();
   }
 });
+
+// SASL is two requests the caller sends through the session: SaslHandshake, then
+// SaslAuthenticate with the mechanism's bytes (PLAIN: "\0user\0password").
+brokerTest('SASL PLAIN through the session; a wrong password is refused and the broker closes', async () => {
+  const [host, port] = broker.info.listeners.SASL_PLAINTEXT.split(':');
+  const [user, password] = broker.info.users.PLAIN;
+  const login = async (pw) => {
+    const s = await Session.connect(host, Number(port), { kwire: k });
+    const hs = await s.request(17, { mechanism: 'PLAIN' });
+    assert.equal(hs.body.errorCode, 0);
+    assert.ok(hs.body.mechanisms.includes('PLAIN'));
+    return [s, await s.request(36, { authBytes: te.encode(`\0${user}\0${pw}`) })];
+  };
+  const [s, ok] = await login(password);
+  try {
+    assert.equal(ok.body.errorCode, 0, ok.body.errorMessage);
+    const md = await s.request(3, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+    assert.equal(md.body.brokers.length, 1);
+  } finally {
+    s.close();
+  }
+  const [bad, refused] = await login(password + 'x');
+  assert.equal(refused.body.errorCode, 58); // SASL_AUTHENTICATION_FAILED
+  assert.match(refused.body.errorMessage, /[Aa]uthentication failed/);
+  await assert.rejects(bad.request(18, AV), ConnectionClosedError); // the broker closed the connection
+  bad.close();
+});

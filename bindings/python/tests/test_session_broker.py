@@ -386,3 +386,30 @@ def test_async_round_trip_pipelined_and_dead_socket(broker: Broker) -> None:
         await a.close()
 
     asyncio.run(main())
+
+
+def test_sasl_plain_and_a_wrong_password(broker: Broker) -> None:
+    """SASL is two requests the caller sends through the session: SaslHandshake, then
+    SaslAuthenticate with the mechanism's bytes (PLAIN: NUL user NUL password)."""
+    host, port = broker.info["listeners"]["SASL_PLAINTEXT"].split(":")
+    user, password = broker.info["users"]["PLAIN"]
+
+    def login(pw: str) -> Tuple[kwire.Session, kwire.session.Response]:
+        s = kwire.Session.connect(host, int(port), kwire=K, timeout=60)
+        hs = s.request(17, {"mechanism": "PLAIN"})
+        assert hs is not None and hs["body"]["errorCode"] == 0 and "PLAIN" in hs["body"]["mechanisms"]
+        r = s.request(36, {"authBytes": b"\0" + user.encode() + b"\0" + pw.encode()})
+        assert r is not None
+        return s, r
+
+    s, ok = login(password)
+    with s:
+        assert ok["body"]["errorCode"] == 0, ok["body"]["errorMessage"]
+        md = s.request(3, META)
+        assert md is not None and len(md["body"]["brokers"]) == 1
+    bad, refused = login(password + "x")
+    with bad:
+        assert refused["body"]["errorCode"] == 58  # SASL_AUTHENTICATION_FAILED
+        assert "uthentication failed" in refused["body"]["errorMessage"]
+        with pytest.raises(kwire.ConnectionClosedError):  # the broker closed the connection
+            bad.request(18, AV)
