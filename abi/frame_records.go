@@ -57,31 +57,7 @@ func (t *frameTable) addBytes(b []byte) (int32, int32) {
 func (t *frameTable) hook(dst []byte, recs []byte, path func() string) ([]byte, error) {
 	first := len(t.recs)
 	skipped, err := t.dec.ForEachMessage(recs, "", 0, func(m *records.Message) error {
-		r := tableRec{offset: m.Offset, timestamp: m.Timestamp, producerID: m.ProducerID,
-			firstHeader: int32(len(t.hdrs)), headerCount: int32(len(m.Headers)),
-			sequence: m.Sequence, leaderEpoch: m.LeaderEpoch, epoch: int32(m.ProducerEpoch),
-			magic: int32(m.Magic), compression: int32(m.Compression), tsType: int32(m.TimestampType),
-			control:      recordsjson.ControlType(m),
-			schemaSource: int32(m.Schema.Source), schemaID: m.Schema.ID, schVe: m.Schema.Version}
-		if m.Transactional {
-			r.flags |= 1
-		}
-		if m.Control {
-			r.flags |= 2
-		}
-		r.kv.kOff, r.kv.kLen = t.addBytes(m.Key)
-		r.kv.vOff, r.kv.vLen = t.addBytes(m.Value)
-		for _, h := range m.Headers {
-			var s span2
-			k := h.Key
-			if k == nil {
-				k = []byte{}
-			}
-			s.kOff, s.kLen = t.addBytes(k)
-			s.vOff, s.vLen = t.addBytes(h.Value)
-			t.hdrs = append(t.hdrs, s)
-		}
-		t.recs = append(t.recs, r)
+		t.recs, t.hdrs = appendRecord(m, t.addBytes, t.recs, t.hdrs)
 		return nil
 	})
 	if err != nil {
@@ -163,7 +139,6 @@ func (t *frameTable) finish() ([]byte, error) {
 	b := t.out[t.start:]
 	le := binary.LittleEndian
 	put32 := func(at int, v int32) { le.PutUint32(b[at:], uint32(v)) }
-	put64 := func(at int, v int64) { le.PutUint64(b[at:], uint64(v)) }
 	rel := func(off, n int32) int32 {
 		if n < 0 {
 			return 0
@@ -182,43 +157,10 @@ func (t *frameTable) finish() ([]byte, error) {
 	put32(36, int32(total))
 	put32(40, int32(jsonOff))
 	put32(44, int32(len(t.json)))
-	for i, r := range t.recs {
-		writeRecordEntry(b, recsOff+i*TableRecordStride, &r, rel, put32, put64)
-	}
-	for j, h := range t.hdrs {
-		at := hdrsOff + j*TableHeaderStride
-		put32(at+0, rel(h.kOff, h.kLen))
-		put32(at+4, h.kLen)
-		put32(at+8, rel(h.vOff, h.vLen))
-		put32(at+12, h.vLen)
-	}
+	writeEntries(b, recsOff, hdrsOff, t.recs, t.hdrs, rel)
 	out := t.out
 	t.out = nil
 	return out, nil
-}
-
-func writeRecordEntry(b []byte, at int, r *tableRec, rel func(off, n int32) int32, put32 func(int, int32), put64 func(int, int64)) {
-	put64(at+0, r.offset)
-	put64(at+8, r.timestamp)
-	put64(at+16, r.producerID)
-	put32(at+24, rel(r.kv.kOff, r.kv.kLen))
-	put32(at+28, r.kv.kLen)
-	put32(at+32, rel(r.kv.vOff, r.kv.vLen))
-	put32(at+36, r.kv.vLen)
-	put32(at+40, r.firstHeader)
-	put32(at+44, r.headerCount)
-	put32(at+48, r.sequence)
-	put32(at+52, r.leaderEpoch)
-	put32(at+56, r.epoch)
-	put32(at+60, r.magic)
-	put32(at+64, r.compression)
-	put32(at+68, r.tsType)
-	put32(at+72, r.flags)
-	put32(at+76, r.control)
-	put32(at+80, r.schemaSource)
-	put32(at+84, r.schemaID)
-	put32(at+88, r.schVe)
-	put32(at+92, 0)
 }
 
 // DecodeRequestFrameRecords is kw_decode_request_frame_records.

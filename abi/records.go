@@ -118,36 +118,8 @@ func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (ou
 		}
 		tables.Put(t)
 	}()
-	var flagsOf = func(m *records.Message) int32 {
-		f := int32(0)
-		if m.Transactional {
-			f |= 1
-		}
-		if m.Control {
-			f |= 2
-		}
-		return f
-	}
 	skipped, e := forEach(in, flags, maxDecompressed, func(m *records.Message) {
-		r := tableRec{offset: m.Offset, timestamp: m.Timestamp, producerID: m.ProducerID,
-			firstHeader: int32(len(t.hdrs)), headerCount: int32(len(m.Headers)),
-			sequence: m.Sequence, leaderEpoch: m.LeaderEpoch, epoch: int32(m.ProducerEpoch),
-			magic: int32(m.Magic), compression: int32(m.Compression), tsType: int32(m.TimestampType),
-			flags: flagsOf(m), control: recordsjson.ControlType(m),
-			schemaSource: int32(m.Schema.Source), schemaID: m.Schema.ID, schVe: m.Schema.Version}
-		r.kv.kOff, r.kv.kLen = t.addBytes(m.Key)
-		r.kv.vOff, r.kv.vLen = t.addBytes(m.Value)
-		for _, h := range m.Headers {
-			var s span2
-			k := h.Key
-			if k == nil {
-				k = []byte{}
-			}
-			s.kOff, s.kLen = t.addBytes(k)
-			s.vOff, s.vLen = t.addBytes(h.Value)
-			t.hdrs = append(t.hdrs, s)
-		}
-		t.recs = append(t.recs, r)
+		t.recs, t.hdrs = appendRecord(m, t.addBytes, t.recs, t.hdrs)
 	})
 	if e != nil {
 		return dst, e
@@ -165,7 +137,6 @@ func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (ou
 	b := out[start:]
 	le := binary.LittleEndian
 	put32 := func(at int, v int32) { le.PutUint32(b[at:], uint32(v)) }
-	put64 := func(at int, v int64) { le.PutUint64(b[at:], uint64(v)) }
 	rel := func(off, n int32) int32 {
 		if n < 0 {
 			return 0
@@ -182,11 +153,51 @@ func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (ou
 	put32(28, int32(hdrsOff))
 	put32(32, int32(skipped))
 	put32(36, int32(total))
-	for i, r := range t.recs {
+	writeEntries(b, recsOff, hdrsOff, t.recs, t.hdrs, rel)
+	return out, nil
+}
+
+// appendRecord adds one record's entry, its headers' entries and its bytes (through add)
+// to a table being built.
+func appendRecord(m *records.Message, add func([]byte) (int32, int32), recs []tableRec, hdrs []span2) ([]tableRec, []span2) {
+	r := tableRec{offset: m.Offset, timestamp: m.Timestamp, producerID: m.ProducerID,
+		firstHeader: int32(len(hdrs)), headerCount: int32(len(m.Headers)),
+		sequence: m.Sequence, leaderEpoch: m.LeaderEpoch, epoch: int32(m.ProducerEpoch),
+		magic: int32(m.Magic), compression: int32(m.Compression), tsType: int32(m.TimestampType),
+		control:      recordsjson.ControlType(m),
+		schemaSource: int32(m.Schema.Source), schemaID: m.Schema.ID, schVe: m.Schema.Version}
+	if m.Transactional {
+		r.flags |= 1
+	}
+	if m.Control {
+		r.flags |= 2
+	}
+	r.kv.kOff, r.kv.kLen = add(m.Key)
+	r.kv.vOff, r.kv.vLen = add(m.Value)
+	for _, h := range m.Headers {
+		var s span2
+		k := h.Key
+		if k == nil {
+			k = []byte{}
+		}
+		s.kOff, s.kLen = add(k)
+		s.vOff, s.vLen = add(h.Value)
+		hdrs = append(hdrs, s)
+	}
+	return append(recs, r), hdrs
+}
+
+// writeEntries writes the record and header entries of a table (layout 1 and 2 share
+// their format); rel turns a span of the data area into an offset in the table.
+func writeEntries(b []byte, recsOff, hdrsOff int, recs []tableRec, hdrs []span2, rel func(off, n int32) int32) {
+	le := binary.LittleEndian
+	put32 := func(at int, v int32) { le.PutUint32(b[at:], uint32(v)) }
+	for i := range recs {
+		r := &recs[i]
 		at := recsOff + i*TableRecordStride
-		put64(at+0, r.offset)
-		put64(at+8, r.timestamp)
-		put64(at+16, r.producerID)
+		le.PutUint64(b[at+0:], uint64(r.offset))
+		le.PutUint64(b[at+8:], uint64(r.timestamp))
+		le.PutUint64(b[at+16:], uint64(r.producerID))
 		put32(at+24, rel(r.kv.kOff, r.kv.kLen))
 		put32(at+28, r.kv.kLen)
 		put32(at+32, rel(r.kv.vOff, r.kv.vLen))
@@ -206,14 +217,13 @@ func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (ou
 		put32(at+88, r.schVe)
 		put32(at+92, 0)
 	}
-	for j, h := range t.hdrs {
+	for j, h := range hdrs {
 		at := hdrsOff + j*TableHeaderStride
 		put32(at+0, rel(h.kOff, h.kLen))
 		put32(at+4, h.kLen)
 		put32(at+8, rel(h.vOff, h.vLen))
 		put32(at+12, h.vLen)
 	}
-	return out, nil
 }
 
 // RecordsEncode is kw_records_encode, appended to dst.

@@ -28,14 +28,17 @@ type sessionEntry struct {
 	s  *session.Session
 }
 
-func getSession(h int32) (*sessionEntry, *Error) {
+// withSession runs fn with the session of handle h, holding its lock.
+func withSession(h int32, fn func(s *session.Session) error) error {
 	sessMu.Lock()
 	e := sessions[h]
 	sessMu.Unlock()
 	if e == nil {
-		return nil, newErr(StatusArg, "kwire: %d is not a live session handle", h)
+		return newErr(StatusArg, "kwire: %d is not a live session handle", h)
 	}
-	return e, nil
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return fn(e.s)
 }
 
 // parseSessionConfig reads the JSON configuration of kw_session_new.
@@ -135,17 +138,16 @@ func fromSession(err error) *Error {
 // SessionBeginNegotiation is kw_session_begin_negotiation: the first ApiVersions frame.
 func SessionBeginNegotiation(dst []byte, h int32) (out []byte, err error) {
 	defer guard(&err)
-	e, ae := getSession(h)
-	if ae != nil {
-		return dst, ae
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	frame, err := e.s.BeginNegotiation()
-	if err != nil {
-		return dst, fromSession(err)
-	}
-	return append(dst, frame...), nil
+	out = dst
+	err = withSession(h, func(s *session.Session) error {
+		frame, err := s.BeginNegotiation()
+		if err != nil {
+			return fromSession(err)
+		}
+		out = append(dst, frame...)
+		return nil
+	})
+	return out, err
 }
 
 // Session request flags.
@@ -157,10 +159,6 @@ const (
 // the JSON form, at version (-1: the negotiated one); it returns the correlation id.
 func SessionRequest(dst []byte, h, apiKey, version int32, body []byte, flags int32) (out []byte, corr int32, err error) {
 	defer guard(&err)
-	e, ae := getSession(h)
-	if ae != nil {
-		return dst, 0, ae
-	}
 	if flags&^SessionNoResponse != 0 {
 		return dst, 0, newErr(StatusArg, "kwire: unknown session request flags 0x%x", flags)
 	}
@@ -174,21 +172,27 @@ func SessionRequest(dst []byte, h, apiKey, version int32, body []byte, flags int
 	if !ok {
 		return dst, 0, newErr(StatusUnknownAPI, "kwire: unknown api key %d", apiKey)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	start := len(dst)
-	out, v, corr, err := e.s.StartFrame(dst, int16(apiKey), int16(version))
+	out = dst
+	err = withSession(h, func(s *session.Session) error {
+		start := len(dst)
+		b, v, c, err := s.StartFrame(dst, int16(apiKey), int16(version))
+		if err != nil {
+			return fromSession(err)
+		}
+		if v < info.MinVersion || v > info.MaxVersion {
+			return newErr(StatusVersion, "kwire: %s version %d: unsupported version (valid %d-%d)", info.Name, v, info.MinVersion, info.MaxVersion)
+		}
+		if b, err = transcode.AppendWire(b, info.Name, v, body); err != nil {
+			return classify(err)
+		}
+		if b, err = s.FinishFrame(b, start, int16(apiKey), v, c, flags&SessionNoResponse != 0); err != nil {
+			return fromSession(err)
+		}
+		out, corr = b, c
+		return nil
+	})
 	if err != nil {
-		return dst, 0, fromSession(err)
-	}
-	if v < info.MinVersion || v > info.MaxVersion {
-		return dst[:start], 0, newErr(StatusVersion, "kwire: %s version %d: unsupported version (valid %d-%d)", info.Name, v, info.MinVersion, info.MaxVersion)
-	}
-	if out, err = transcode.AppendWire(out, info.Name, v, body); err != nil {
-		return dst[:start], 0, classify(err)
-	}
-	if out, err = e.s.FinishFrame(out, start, int16(apiKey), v, corr, flags&SessionNoResponse != 0); err != nil {
-		return dst[:start], 0, fromSession(err)
+		return dst, 0, err
 	}
 	return out, corr, nil
 }
@@ -196,16 +200,12 @@ func SessionRequest(dst []byte, h, apiKey, version int32, body []byte, flags int
 // SessionFeed is kw_session_feed.
 func SessionFeed(h int32, in []byte) (err error) {
 	defer guard(&err)
-	e, ae := getSession(h)
-	if ae != nil {
-		return ae
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.s.Feed(in); err != nil {
-		return fromSession(err)
-	}
-	return nil
+	return withSession(h, func(s *session.Session) error {
+		if err := s.Feed(in); err != nil {
+			return fromSession(err)
+		}
+		return nil
+	})
 }
 
 var sessionFramer transcode.Framer
@@ -214,18 +214,16 @@ var sessionFramer transcode.Framer
 // empty result) when none is complete.
 func SessionNext(dst []byte, h int32) (out []byte, err error) {
 	defer guard(&err)
-	e, ae := getSession(h)
-	if ae != nil {
-		return dst, ae
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	r, ok, err := e.s.Next()
-	if err != nil {
-		return dst, fromSession(err)
-	}
-	if !ok {
-		return dst, nil
+	var r session.Response
+	var ok bool
+	if err := withSession(h, func(s *session.Session) error {
+		var err error
+		if r, ok, err = s.Next(); err != nil {
+			return fromSession(err)
+		}
+		return nil
+	}); err != nil || !ok {
+		return dst, err
 	}
 	b := append(dst, `{"correlationId":`...)
 	b = strconv.AppendInt(b, int64(r.CorrelationID), 10)
@@ -269,13 +267,15 @@ func SessionNext(dst []byte, h int32) (out []byte, err error) {
 // SessionCounters is kw_session_counters.
 func SessionCounters(dst []byte, h int32) (out []byte, err error) {
 	defer guard(&err)
-	e, ae := getSession(h)
-	if ae != nil {
-		return dst, ae
+	var c session.Counters
+	var pending int
+	var negotiated, buffered bool
+	if err := withSession(h, func(s *session.Session) error {
+		c, pending, negotiated, buffered = s.Counters(), s.Pending(), s.Negotiated(), s.Buffered()
+		return nil
+	}); err != nil {
+		return dst, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	c := e.s.Counters()
 	b := append(dst, `{"bytesSent":"`...)
 	b = strconv.AppendInt(b, c.BytesSent, 10)
 	b = append(b, `","bytesReceived":"`...)
@@ -285,29 +285,27 @@ func SessionCounters(dst []byte, h int32) (out []byte, err error) {
 	b = append(b, `","responsesReceived":"`...)
 	b = strconv.AppendInt(b, c.ResponsesReceived, 10)
 	b = append(b, `","pending":`...)
-	b = strconv.AppendInt(b, int64(e.s.Pending()), 10)
+	b = strconv.AppendInt(b, int64(pending), 10)
 	b = append(b, `,"negotiated":`...)
-	b = strconv.AppendBool(b, e.s.Negotiated())
+	b = strconv.AppendBool(b, negotiated)
 	b = append(b, `,"buffered":`...)
-	b = strconv.AppendBool(b, e.s.Buffered())
+	b = strconv.AppendBool(b, buffered)
 	return append(b, '}'), nil
 }
 
 // SessionVersionFor is kw_session_version_for.
 func SessionVersionFor(h, apiKey int32) (v int32, err error) {
 	defer guard(&err)
-	e, ae := getSession(h)
-	if ae != nil {
-		return 0, ae
-	}
 	if !fits16(apiKey) {
 		return 0, newErr(StatusUnknownAPI, "kwire: unknown api key %d", apiKey)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	ver, err := e.s.VersionFor(int16(apiKey))
-	if err != nil {
-		return 0, fromSession(err)
-	}
-	return int32(ver), nil
+	err = withSession(h, func(s *session.Session) error {
+		ver, err := s.VersionFor(int16(apiKey))
+		if err != nil {
+			return fromSession(err)
+		}
+		v = int32(ver)
+		return nil
+	})
+	return v, err
 }

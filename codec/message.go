@@ -395,25 +395,10 @@ var (
 	ErrJSONDuplicateKey = jsonx.ErrDup
 )
 
-// writeUnknownTags appends the unknown tags from u[i:] that sort below limit (all of
-// them when limit < 0), checking that they ascend and do not reuse the known tag limit.
+// writeUnknownTags appends the unknown tags from u[i:] that sort below limit (all of them
+// when limit < 0); see wire.WriteUnknownTags.
 func writeUnknownTags(b []byte, w *wire.Encoder, u []TaggedField, i int, last int64, limit int64) ([]byte, int, int64) {
-	for ; i < len(u); i++ {
-		t := int64(u[i].Tag)
-		if limit >= 0 && t >= limit {
-			if t == limit {
-				w.Fail(wire.ErrBadTags, "unknown tag "+strconv.FormatInt(t, 10)+" is a tag this version defines")
-			}
-			break
-		}
-		if t <= last {
-			w.Fail(wire.ErrBadTags, "unknown tags must ascend: "+strconv.FormatInt(t, 10)+" after "+strconv.FormatInt(last, 10))
-			break
-		}
-		b = wire.AppendRawTag(b, u[i].Tag, u[i].Data)
-		last = t
-	}
-	return b, i, last
+	return wire.WriteUnknownTags(b, w, u, i, last, limit)
 }
 
 func appendUnknownJSON(b []byte, u []TaggedField) []byte {

@@ -2,7 +2,6 @@ package transcode
 
 import (
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/codec/internal/jsonx"
@@ -525,10 +524,12 @@ func (e *encoder) encodeStruct(b []byte, m *message, si uint16, obj int32, v int
 		}
 	}
 	if m.flags&msgHasFlex != 0 {
-		var unk []tagSpan
+		var unk []wire.TaggedField
 		if u := e.slot(obj, len(fields)+slotUnknown); u >= 0 {
 			n := &e.t.nodes[u]
-			unk = e.t.tags[n.a : n.a+n.b]
+			for _, ts := range e.t.tags[n.a : n.a+n.b] {
+				unk = append(unk, wire.TaggedField{Tag: ts.tag, Data: e.t.side[ts.off : ts.off+ts.len]})
+			}
 		}
 		if flex {
 			tagged := schemaTagged[s.taggedFirst : s.taggedFirst+uint16(s.taggedN)]
@@ -546,7 +547,7 @@ func (e *encoder) encodeStruct(b []byte, m *message, si uint16, obj int32, v int
 				if !f.tagged.has(v) {
 					continue
 				}
-				b, u, last = e.writeUnknownTags(b, unk, u, last, int64(f.tag))
+				b, u, last = wire.WriteUnknownTags(b, &e.w, unk, u, last, int64(f.tag))
 				x := e.slot(obj, int(j))
 				if !e.isDefault(m, f, x) {
 					var start int
@@ -559,7 +560,7 @@ func (e *encoder) encodeStruct(b []byte, m *message, si uint16, obj int32, v int
 				}
 			}
 			if u < len(unk) {
-				b, _, _ = e.writeUnknownTags(b, unk, u, last, -1)
+				b, _, _ = wire.WriteUnknownTags(b, &e.w, unk, u, last, -1)
 			}
 			if e.w.Err != nil {
 				e.w.Push("_unknownTaggedFields")
@@ -578,25 +579,6 @@ func (e *encoder) encodeStruct(b []byte, m *message, si uint16, obj int32, v int
 		}
 	}
 	return b
-}
-
-func (e *encoder) writeUnknownTags(b []byte, u []tagSpan, i int, last int64, limit int64) ([]byte, int, int64) {
-	for ; i < len(u); i++ {
-		t := int64(u[i].tag)
-		if limit >= 0 && t >= limit {
-			if t == limit {
-				e.w.Fail(wire.ErrBadTags, "unknown tag "+strconv.FormatInt(t, 10)+" is a tag this version defines")
-			}
-			break
-		}
-		if t <= last {
-			e.w.Fail(wire.ErrBadTags, "unknown tags must ascend: "+strconv.FormatInt(t, 10)+" after "+strconv.FormatInt(last, 10))
-			break
-		}
-		b = wire.AppendRawTag(b, u[i].tag, e.t.side[u[i].off:u[i].off+u[i].len])
-		last = t
-	}
-	return b, i, last
 }
 
 // writeField mirrors genWriteField; stop reports the typed code's early return.

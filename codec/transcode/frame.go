@@ -193,11 +193,7 @@ func readEnvelope(t *tree, json []byte, what string) (*envelope, error) {
 		d.Fail(jsonx.ErrType, `missing key "body"`)
 	}
 	if err := d.Err(); err != nil {
-		var je *jsonx.Error
-		if errors.As(err, &je) {
-			return nil, &codec.JSONError{Message: what, Path: je.Path, Offset: je.Offset, Err: je.Err, Detail: je.Detail}
-		}
-		return nil, err
+		return nil, jsonError(err, what, 0)
 	}
 	return env, nil
 }
@@ -377,11 +373,7 @@ func ParseFlat(json []byte, what string, keys map[string]string) (map[string]any
 	}
 	d.End()
 	if err := d.Err(); err != nil {
-		var je *jsonx.Error
-		if errors.As(err, &je) {
-			return nil, &codec.JSONError{Message: what, Path: je.Path, Offset: je.Offset, Err: je.Err, Detail: je.Detail}
-		}
-		return nil, err
+		return nil, jsonError(err, what, 0)
 	}
 	return out, nil
 }

@@ -181,13 +181,19 @@ func (t *tree) parse(m *message, json []byte, base int) error {
 	t.object(m, m.root, true)
 	t.d.End()
 	if err := t.d.Err(); err != nil {
-		var je *jsonx.Error
-		if errors.As(err, &je) {
-			return &codec.JSONError{Message: m.name, Path: je.Path, Offset: je.Offset + base, Err: je.Err, Detail: je.Detail}
-		}
-		return err
+		return jsonError(err, m.name, base)
 	}
 	return nil
+}
+
+// jsonError turns a failure of the JSON reader into the codec's *JSONError for the
+// message (or envelope) what, its offset moved by base.
+func jsonError(err error, what string, base int) error {
+	var je *jsonx.Error
+	if errors.As(err, &je) {
+		return &codec.JSONError{Message: what, Path: je.Path, Offset: je.Offset + base, Err: je.Err, Detail: je.Detail}
+	}
+	return err
 }
 
 // encode writes the parsed message (its root is node 0) at version v.

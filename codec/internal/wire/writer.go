@@ -184,3 +184,26 @@ func AppendRawTag(b []byte, tag uint32, data []byte) []byte {
 
 // Reset clears a failure and the path, keeping the path buffer.
 func (e *Encoder) Reset() { *e = Encoder{path: e.path[:0]} }
+
+// WriteUnknownTags appends the tagged fields u[i:] that sort below limit (all of them
+// when limit < 0), checking that they ascend after last and do not reuse the known tag
+// limit; it returns the buffer, the index of the first field not written and the last
+// tag written. Failures go to w, which stays sticky.
+func WriteUnknownTags(b []byte, w *Encoder, u []TaggedField, i int, last int64, limit int64) ([]byte, int, int64) {
+	for ; i < len(u); i++ {
+		t := int64(u[i].Tag)
+		if limit >= 0 && t >= limit {
+			if t == limit {
+				w.Fail(ErrBadTags, "unknown tag "+strconv.FormatInt(t, 10)+" is a tag this version defines")
+			}
+			break
+		}
+		if t <= last {
+			w.Fail(ErrBadTags, "unknown tags must ascend: "+strconv.FormatInt(t, 10)+" after "+strconv.FormatInt(last, 10))
+			break
+		}
+		b = AppendRawTag(b, u[i].Tag, u[i].Data)
+		last = t
+	}
+	return b, i, last
+}

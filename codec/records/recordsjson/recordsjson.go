@@ -155,9 +155,11 @@ func (s *BatchSpec) readBatchAttributes(d *jsonx.Decoder, key string) bool {
 	return true
 }
 
-func (s *BatchSpec) readFields(d *jsonx.Decoder) (hasRecords bool) {
+// object reads one JSON object strictly, calling fn with each key to read its value:
+// a duplicate key is an error, and a failure gets the key on its path.
+func object(d *jsonx.Decoder, fn func(key string)) {
 	if !d.BeginObject() {
-		return false
+		return
 	}
 	var seen []string
 	for first := true; d.More(&first, '}'); {
@@ -171,6 +173,16 @@ func (s *BatchSpec) readFields(d *jsonx.Decoder) (hasRecords bool) {
 			}
 		}
 		seen = append(seen, key)
+		fn(key)
+		if d.Failed() {
+			d.Push(key)
+			return
+		}
+	}
+}
+
+func (s *BatchSpec) readFields(d *jsonx.Decoder) (hasRecords bool) {
+	object(d, func(key string) {
 		switch {
 		case key == "records":
 			hasRecords = true
@@ -179,12 +191,8 @@ func (s *BatchSpec) readFields(d *jsonx.Decoder) (hasRecords bool) {
 		default:
 			d.UnknownKey(key)
 		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-	return
+	})
+	return hasRecords
 }
 
 func readRecords(d *jsonx.Decoder, out []records.Record) []records.Record {
@@ -193,30 +201,20 @@ func readRecords(d *jsonx.Decoder, out []records.Record) []records.Record {
 	}
 	for first := true; d.More(&first, ']'); {
 		rec := records.Record{Timestamp: -1}
-		if d.BeginObject() {
-			for f := true; d.More(&f, '}'); {
-				key := string(d.KeyBytes())
-				if d.Failed() {
-					break
-				}
-				switch key {
-				case "key":
-					rec.Key = copyBytes(d.BytesView(true))
-				case "value":
-					rec.Value = copyBytes(d.BytesView(true))
-				case "timestamp":
-					rec.Timestamp = d.Int64()
-				case "headers":
-					rec.Headers = readHeaders(d)
-				default:
-					d.UnknownKey(key)
-				}
-				if d.Failed() {
-					d.Push(key)
-					break
-				}
+		object(d, func(key string) {
+			switch key {
+			case "key":
+				rec.Key = copyBytes(d.BytesView(true))
+			case "value":
+				rec.Value = copyBytes(d.BytesView(true))
+			case "timestamp":
+				rec.Timestamp = d.Int64()
+			case "headers":
+				rec.Headers = readHeaders(d)
+			default:
+				d.UnknownKey(key)
 			}
-		}
+		})
 		if d.Failed() {
 			d.PushIndex(len(out))
 			return out
@@ -234,27 +232,17 @@ func readHeaders(d *jsonx.Decoder) []records.Header {
 	for first := true; d.More(&first, ']'); {
 		var h records.Header
 		hasKey := false
-		if d.BeginObject() {
-			for f := true; d.More(&f, '}'); {
-				key := string(d.KeyBytes())
-				if d.Failed() {
-					break
-				}
-				switch key {
-				case "key":
-					h.Key = append([]byte{}, d.StringBytes()...)
-					hasKey = true
-				case "value":
-					h.Value = copyBytes(d.BytesView(true))
-				default:
-					d.UnknownKey(key)
-				}
-				if d.Failed() {
-					d.Push(key)
-					break
-				}
+		object(d, func(key string) {
+			switch key {
+			case "key":
+				h.Key = append([]byte{}, d.StringBytes()...)
+				hasKey = true
+			case "value":
+				h.Value = copyBytes(d.BytesView(true))
+			default:
+				d.UnknownKey(key)
 			}
-		}
+		})
 		if !d.Failed() && !hasKey {
 			d.Fail(jsonx.ErrType, `a header needs "key"`)
 		}
@@ -353,45 +341,28 @@ type TableRef struct {
 func ParseTableRef(json []byte) (*TableRef, error) {
 	ref := &TableRef{BatchSpec: *NewBatchSpec(), FirstRecord: -1, RecordCount: -1}
 	d := jsonx.NewDecoder(json)
-	if d.BeginObject() {
-		var seen []string
-		for first := true; d.More(&first, '}'); {
-			key := string(d.KeyBytes())
-			if d.Failed() {
-				break
-			}
-			for _, k := range seen {
-				if k == key {
-					d.Duplicate(key)
+	object(d, func(key string) {
+		switch {
+		case key == "firstRecord":
+			ref.FirstRecord = int(d.Int(0, math.MaxInt32))
+		case key == "recordCount":
+			ref.RecordCount = int(d.Int(0, math.MaxInt32))
+		case key == "skippedBytes" || key == "size":
+			// What a decode wrote about the field it read; informational here.
+			d.Int(0, math.MaxInt32)
+		case key == "compression":
+			c := string(d.StringBytes())
+			if !d.Failed() {
+				var ok bool
+				if ref.Compression, ok = ParseCompression(c); !ok {
+					d.Fail(jsonx.ErrType, `want "none", "gzip", "snappy", "lz4" or "zstd", got `+strconv.Quote(c))
 				}
 			}
-			seen = append(seen, key)
-			switch {
-			case key == "firstRecord":
-				ref.FirstRecord = int(d.Int(0, math.MaxInt32))
-			case key == "recordCount":
-				ref.RecordCount = int(d.Int(0, math.MaxInt32))
-			case key == "skippedBytes" || key == "size":
-				// What a decode wrote about the field it read; informational here.
-				d.Int(0, math.MaxInt32)
-			case key == "compression":
-				c := string(d.StringBytes())
-				if !d.Failed() {
-					var ok bool
-					if ref.Compression, ok = ParseCompression(c); !ok {
-						d.Fail(jsonx.ErrType, `want "none", "gzip", "snappy", "lz4" or "zstd", got `+strconv.Quote(c))
-					}
-				}
-			case ref.readBatchAttributes(d, key):
-			default:
-				d.UnknownKey(key)
-			}
-			if d.Failed() {
-				d.Push(key)
-				break
-			}
+		case ref.readBatchAttributes(d, key):
+		default:
+			d.UnknownKey(key)
 		}
-	}
+	})
 	d.End()
 	if !d.Failed() && (ref.FirstRecord < 0 || ref.RecordCount < 0) {
 		d.Fail(jsonx.ErrType, `a records reference needs "firstRecord" and "recordCount"`)
