@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/rand"
+	"os"
 	"strings"
 	"testing"
 
@@ -593,4 +594,38 @@ func FuzzDownstream(f *testing.F) {
 		}
 		c.Done()
 	})
+}
+
+// TestExampleConfiguration: the plugin configuration in examples/envoy/envoy.yaml
+// (the block scalar after "value: |") is one the filter accepts.
+func TestExampleConfiguration(t *testing.T) {
+	y, err := os.ReadFile("../../examples/envoy/envoy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg []string
+	indent := -1
+	for _, line := range strings.Split(string(y), "\n") {
+		if indent < 0 {
+			if strings.HasSuffix(strings.TrimSpace(line), "value: |") {
+				indent = 0
+			}
+			continue
+		}
+		n := len(line) - len(strings.TrimLeft(line, " "))
+		if indent == 0 {
+			indent = n
+		}
+		if strings.TrimSpace(line) != "" && n < indent {
+			break
+		}
+		cfg = append(cfg, line)
+	}
+	if len(cfg) == 0 {
+		t.Fatal("no plugin configuration found in envoy.yaml")
+	}
+	h := newHost()
+	if _, err := New(h, []byte(strings.Join(cfg, "\n"))); err != nil {
+		t.Fatalf("the example's plugin configuration is refused: %v", err)
+	}
 }
