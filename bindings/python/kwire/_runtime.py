@@ -10,8 +10,8 @@ processes only map it back in:
 
 Fast start: with an empty cache, the module is first compiled with wasmtime's baseline
 compiler (Winch: about 6x less compile work than Cranelift, code about 1.3x slower), which
-is cached too, and a background thread compiles it with Cranelift (optimizing) and
-caches that; any later process that finds the Cranelift entry uses it. ``python -m kwire
+is cached too, and a background thread (lowest CPU priority, one core) compiles it with
+Cranelift (optimizing) and caches that; any later process that finds the Cranelift entry uses it. ``python -m kwire
 precompile`` (run by ``make python``) compiles with Cranelift at once. ``KWIRE_COMPILER``:
 ``auto`` (default, as above), ``cranelift`` (never Winch: the first process waits for
 Cranelift). Where Winch is not available, Cranelift is used.
@@ -209,12 +209,13 @@ class _Compiled:
             if mode == "auto":
                 fast = self._load_winch(wasm)
                 if fast is not None:
-                    self.upgrade = threading.Thread(target=_compile_cranelift, args=(wasm, cf, self._cache_file("winch")), name="kwire-compile", daemon=True)
+                    self.upgrade = threading.Thread(target=_upgrade, args=(wasm, cf, self._cache_file("winch")), name="kwire-compile", daemon=True)
                     self.upgrade.start()
                     return fast
         m = wasmtime.Module(engine, wasm)
         if cf is not None:
             _write_cache(cf, m.serialize())
+            _drop_winch_entry(cf, self._cache_file("winch"))
         return engine, m
 
     def _load_winch(self, wasm: bytes) -> Optional[Tuple[wasmtime.Engine, wasmtime.Module]]:
@@ -230,26 +231,42 @@ class _Compiled:
                 m = wasmtime.Module(engine, wasm)
             except wasmtime.WasmtimeError:  # a wasmtime built without Winch, or a target it lacks
                 return None
+            # Cached at once (about 0.1 s): a short-lived process rarely lives to see its
+            # background compile finish, and the next one should not compile again.
             _write_cache(wf, m.serialize())
         self.compiler = "winch"
         return engine, m
 
 
-def _compile_cranelift(wasm: bytes, path: str, winch_path: Optional[str]) -> None:
-    """Compiles with Cranelift and caches the result (the background upgrade after a Winch
-    start); the Winch entry is then removed. Never raises: a failure only means the next
+def _upgrade(wasm: bytes, path: str, winch_path: Optional[str]) -> None:
+    """The background work after a Winch start, at the lowest CPU priority and on one
+    thread, so that it takes idle time rather than the program's: compile with Cranelift,
+    cache that and remove the Winch entry. Never raises: a failure only means the next
     process starts from Winch again."""
     try:
-        m = wasmtime.Module(wasmtime.Engine(), wasm)
+        if hasattr(os, "setpriority") and sys.platform.startswith("linux"):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)  # this thread only, on Linux
+    except OSError:
+        pass
+    try:
+        cfg = wasmtime.Config()
+        cfg.parallel_compilation = False
+        m = wasmtime.Module(wasmtime.Engine(cfg), wasm)
         _write_cache(path, m.serialize())
-        if winch_path is not None and os.path.exists(path):
-            for f in (winch_path, winch_path[: -len(".cwasm")] + ".sha256"):
-                try:
-                    os.unlink(f)
-                except OSError:
-                    pass
+        _drop_winch_entry(path, winch_path)
     except Exception:
         pass
+
+
+def _drop_winch_entry(path: str, winch_path: Optional[str]) -> None:
+    """Removes the Winch entry once the Cranelift entry at path exists."""
+    if winch_path is None or not os.path.exists(path):
+        return
+    for f in (winch_path, winch_path[: -len(".cwasm")] + ".sha256"):
+        try:
+            os.unlink(f)
+        except OSError:
+            pass
 
 
 # A cache entry is two files: NAME.cwasm, what wasmtime's Module.serialize wrote, and

@@ -81,6 +81,14 @@ try {
     ['the Produce frame re-encodes to its bytes', () => assert.equal(got.requestReencodes, true)],
     ['peekHeader as in Node', () => assert.deepEqual(got.peek, kwire.peekHeader(produce))],
     ['the Fetch frame\'s 12 gzip/snappy/lz4/zstd records as in Node', () => { assert.equal(got.fetchValues.length, 12); assert.deepEqual(got.fetchValues, values); }],
+    ['decodeFetch as in Node, through the frame-records calls and the fallback (records and columns); encodeProduce/decodeProduce round trip', () => {
+      assert.equal(got.hasFrameRecords, true);
+      for (const path of ['frameRecords', 'fallback']) {
+        assert.deepEqual(got.decodeFetch[path].vals, values, path);
+        assert.deepEqual(got.decodeFetch[path].cols, values.map((v) => v.split(' ')[1] + ' ' + v.split(' ').slice(3).join(' ')), path);
+        assert.deepEqual(got.produceRoundTrip[path], values.map((v) => v.split(' ').slice(3).join(' ')), path);
+      }
+    }],
     ['producer id 2^62+1 exact (records and body)', () => { assert.equal(got.producerId, '4611686018427387905'); assert.equal(got.producerIdBody, '4611686018427387905'); }],
     ['interop: a MetadataRequest v13 with 3 bytes after its body decodes, shows _trailingBytes, re-encodes; a response with an extra byte is refused', () => {
       assert.deepEqual(got.trailingBytes, []);
