@@ -433,7 +433,7 @@ func (d *Decoder) Int(min, max int64) int64 {
 		d.Fail(ErrType, "want an integer, got "+string([]byte(s)))
 		return 0
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
+	v, err := parseInt(s)
 	if err != nil || v < min || v > max {
 		d.pos = start
 		s = string([]byte(s))
@@ -441,6 +441,27 @@ func (d *Decoder) Int(min, max int64) int64 {
 		return 0
 	}
 	return v
+}
+
+// parseInt parses the integer text number() accepted (an optional '-', then digits).
+// Up to 18 digits cannot overflow an int64 and are summed directly, which is much
+// cheaper than strconv in WebAssembly; longer ones go through strconv.
+func parseInt(s string) (int64, error) {
+	digits := s
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return strconv.ParseInt(s, 10, 64)
+	}
+	var v int64
+	for i := 0; i < len(digits); i++ {
+		v = v*10 + int64(digits[i]-'0')
+	}
+	if len(digits) != len(s) {
+		v = -v
+	}
+	return v, nil
 }
 
 // Int64 reads an int64 written as a decimal string (the output form) or an integral

@@ -3,6 +3,7 @@ package jsonx
 import (
 	"errors"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -103,5 +104,16 @@ func TestErrorPath(t *testing.T) {
 	var je *Error
 	if !errors.As(err, &je) || je.Path != "$.a[1]" || !errors.Is(err, ErrType) || je.Offset != 10 {
 		t.Fatalf("err = %v (%+v)", err, je)
+	}
+}
+
+func TestParseIntMatchesStrconv(t *testing.T) {
+	for _, s := range []string{"0", "-0", "7", "-7", "123456789012345678", "-123456789012345678",
+		"1234567890123456789", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "-9223372036854775809"} {
+		got, gerr := parseInt(s)
+		want, werr := strconv.ParseInt(s, 10, 64)
+		if got != want || (gerr == nil) != (werr == nil) {
+			t.Errorf("%s: %d %v, strconv %d %v", s, got, gerr, want, werr)
+		}
 	}
 }
