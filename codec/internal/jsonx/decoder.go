@@ -226,12 +226,13 @@ func (d *Decoder) str() string {
 func (d *Decoder) strBytes() []byte {
 	start := d.pos
 	d.pos++
-	// Fast path: no escapes.
+	// Fast path: no escapes. Only text with bytes above 0x7f needs a UTF-8 check.
+	var high byte
 	for i := d.pos; i < len(d.src); i++ {
 		c := d.src[i]
 		if c == '"' {
 			s := d.src[d.pos:i]
-			if !utf8.Valid(s) {
+			if high >= utf8.RuneSelf && !utf8.Valid(s) {
 				d.pos = start
 				d.Fail(ErrSyntax, "string is not valid UTF-8")
 				return nil
@@ -242,6 +243,7 @@ func (d *Decoder) strBytes() []byte {
 		if c == '\\' || c < 0x20 {
 			break
 		}
+		high |= c
 	}
 	b := d.scratch[:0]
 	defer func() { d.scratch = b[:0] }()

@@ -117,3 +117,29 @@ func TestParseIntMatchesStrconv(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendIntMatchesStrconv(t *testing.T) {
+	for v := int64(-12000); v <= 12000; v++ {
+		if got, want := string(AppendInt(nil, v)), strconv.FormatInt(v, 10); got != want {
+			t.Fatalf("%d: %s, want %s", v, got, want)
+		}
+	}
+	for _, v := range []int64{math.MinInt64, math.MaxInt64, 99999, -99999, 1 << 40} {
+		if got, want := string(AppendInt(nil, v)), strconv.FormatInt(v, 10); got != want {
+			t.Fatalf("%d: %s, want %s", v, got, want)
+		}
+	}
+}
+
+func TestStringUTF8Checked(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{{`"abc"`, true}, {"\"h\xc3\xa9\"", true}, {"\"\xff\"", false}, {"\"a\xc3\"", false}} {
+		d := NewDecoder([]byte(c.in))
+		d.StringBytes()
+		if d.Failed() == c.ok {
+			t.Errorf("%q: failed=%v", c.in, d.Failed())
+		}
+	}
+}
