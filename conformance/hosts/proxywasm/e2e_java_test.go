@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,11 +73,24 @@ func perAPIRequests(p *Plugin) (sum int64, byAPI map[string]int64) {
 // records without one, with a wrong one or with a malformed schema.id header get
 // INVALID_RECORD in the producer's callback, warn passes and counts, the consumer
 // reads through the proxy (Metadata rewritten to the proxy's address), and the
-// filter's metrics equal what the clients sent.
+// filter's metrics equal what the clients sent. It runs twice: with the proxy
+// reading whole chunks, and reading random sizes (1 to 1500 bytes) so that frames
+// reach the filter cut anywhere.
 func TestEndToEndJavaClients(t *testing.T) {
 	java := javaClients(t)
-	const prefix = "java"
-	s := startE2E(t, prefix, nil)
+	r := rand.New(rand.NewSource(5))
+	var mu sync.Mutex
+	randomSize := func() int { mu.Lock(); defer mu.Unlock(); return 1 + r.Intn(1500) }
+	for _, tc := range []struct {
+		name string
+		size func() int
+	}{{"whole", nil}, {"random", randomSize}} {
+		t.Run(tc.name, func(t *testing.T) { javaScenario(t, java, "java"+tc.name, tc.size) })
+	}
+}
+
+func javaScenario(t *testing.T, java []string, prefix string, readSize func() int) {
+	s := startE2E(t, prefix, readSize)
 	direct := dialKafka(t, s.b.Addr("PLAINTEXT"))
 	orders, audit, free := prefix+".orders", prefix+".audit", prefix+".free"
 	createTopics(t, direct, 1, orders, audit, free)
@@ -121,7 +136,7 @@ func TestEndToEndJavaClients(t *testing.T) {
 		}
 	}
 	sort.Strings(consumed)
-	if got, want := strings.Join(consumed, ", "), "java.audit/0 warned, java.free/0 free, java.orders/0 j1, java.orders/0 j2"; got != want {
+	if got, want := strings.Join(consumed, ", "), audit+"/0 warned, "+free+"/0 free, "+orders+"/0 j1, "+orders+"/0 j2"; got != want {
 		t.Errorf("the consumer read %q through the proxy, want %q", got, want)
 	}
 	// What the broker holds, read directly.
