@@ -1041,6 +1041,151 @@ static void test_frame_records(void) {
     check(st == KW_ERR_ARG && o.p == NULL, "framerecords", "a table shorter than its header: status %d", st);
 }
 
+/* blank turns a parsed value into null in place, freeing what it held. */
+static void blank(kwj_value *v) {
+    if (!v) return;
+    for (size_t i = 0; i < v->count; i++) {
+        kwj_free(v->items[i]);
+        if (v->keys) free(v->keys[i]);
+    }
+    free(v->items);
+    free(v->keys);
+    free(v->key_lens);
+    free(v->str);
+    v->items = NULL, v->keys = NULL, v->key_lens = NULL, v->str = NULL;
+    v->count = 0, v->len = 0;
+    v->type = KWJ_NULL;
+}
+
+/* frame_around puts a size prefix and a header (correlation id 9, client id "c") around a
+ * request or response body of (api_key, version). */
+static int frame_around(int request, int api_key, int version, const uint8_t *body, size_t bn, out_buf *frame) {
+    int32_t rq = 0, rs = 0;
+    if (kw_header_versions(api_key, version, &rq, &rs) != KW_OK) return -1;
+    char hj[160];
+    out_buf h = {0};
+    if (request)
+        snprintf(hj, sizeof hj, "{\"requestApiKey\":%d,\"requestApiVersion\":%d,\"correlationId\":9,\"clientId\":\"c\"}", api_key, version);
+    else
+        snprintf(hj, sizeof hj, "{\"correlationId\":9}");
+    const char *hname = request ? "RequestHeader" : "ResponseHeader";
+    if (kw_encode_message(hname, (int32_t)strlen(hname), request ? rq : rs, (const uint8_t *)hj, (int32_t)strlen(hj), &h.p, &h.n) != KW_OK)
+        return -1;
+    size_t total = (size_t)h.n + bn;
+    frame->p = kw_alloc((int32_t)(4 + total));
+    frame->n = (int32_t)(4 + total);
+    frame->p[0] = (uint8_t)(total >> 24), frame->p[1] = (uint8_t)(total >> 16), frame->p[2] = (uint8_t)(total >> 8), frame->p[3] = (uint8_t)total;
+    memcpy(frame->p + 4, h.p, (size_t)h.n);
+    if (bn) memcpy(frame->p + 4 + h.n, body, bn);
+    out_free(&h);
+    return 0;
+}
+
+/* Every Produce request and Fetch response conformance vector of a release, in a frame,
+ * through kw_decode_*_frame_records: each records field's reference against
+ * kw_records_decode_table of the bytes kw_decode_*_frame shows for it (same accept or
+ * refuse), and the rest of the frame JSON equal. */
+static void test_frame_records_vectors(const char *release) {
+    char rel[256];
+    snprintf(rel, sizeof rel, "conformance/vectors/kafka-clients-%s.jsonl", release);
+    size_t n = 0;
+    char *text = read_file(rel, &n);
+    check(text != NULL, "framerecords", "cannot read %s", rel);
+    if (!text) return;
+    long vectors = 0, fields = 0;
+    for (size_t pos = 0; pos < n;) {
+        size_t end = pos;
+        while (end < n && text[end] != '\n') end++;
+        kwj_value *v = end > pos ? kwj_parse(text + pos, end - pos, NULL, 0) : NULL;
+        pos = end + 1;
+        if (!v) continue;
+        const char *id = kwj_str(kwj_get(v, "id"), NULL), *kind = kwj_str(kwj_get(v, "kind"), NULL);
+        int api_key = num(kwj_get(v, "apiKey")), version = num(kwj_get(v, "version"));
+        int request = kind && strcmp(kind, "request") == 0;
+        uint8_t *body = NULL;
+        size_t bn = 0;
+        out_buf frame = {0};
+        if (!id || !((api_key == 0 && request) || (api_key == 1 && kind && strcmp(kind, "response") == 0)) ||
+            kwj_bytes(kwj_get(v, "bytes"), &body, &bn) != 0) {
+            kwj_free(v);
+            continue;
+        }
+        vectors++;
+        if (frame_around(request, api_key, version, body, bn, &frame) != 0) {
+            check(0, "framerecords", "%s: cannot frame the vector: %s", id, last_error());
+            free(body);
+            kwj_free(v);
+            continue;
+        }
+        out_buf plain = {0}, t = {0};
+        int32_t st1 = request ? kw_decode_request_frame(frame.p, frame.n, &plain.p, &plain.n)
+                              : kw_decode_response_frame(frame.p, frame.n, api_key, version, &plain.p, &plain.n);
+        int32_t st2 = request ? kw_decode_request_frame_records(frame.p, frame.n, 0, 0, &t.p, &t.n)
+                              : kw_decode_response_frame_records(frame.p, frame.n, api_key, version, 0, 0, &t.p, &t.n);
+        kwj_value *pj = st1 == KW_OK ? parse_out(plain) : NULL;
+        kwj_value *tj = st2 == KW_OK ? frame_table_json(t, id) : NULL;
+        /* Walk both frames' records fields; a field whose records the table call refuses
+         * makes the whole frame call fail. */
+        int refused = 0;
+        char bad[1024] = "";
+        kwj_value *pts = kwj_get(kwj_get(pj, "body"), request ? "topicData" : "responses");
+        kwj_value *tts = kwj_get(kwj_get(tj, "body"), request ? "topicData" : "responses");
+        for (size_t i = 0; pj && i < kwj_len(pts) && !bad[0]; i++) {
+            kwj_value *pps = kwj_get(kwj_at(pts, i), request ? "partitionData" : "partitions");
+            kwj_value *tps = kwj_get(kwj_at(tts, i), request ? "partitionData" : "partitions");
+            for (size_t j = 0; j < kwj_len(pps) && !bad[0]; j++) {
+                kwj_value *pr = kwj_get(kwj_at(pps, j), "records"), *tr = kwj_get(kwj_at(tps, j), "records");
+                if (!pr || pr->type == KWJ_NULL) {
+                    if (tj && (!tr || tr->type != KWJ_NULL)) snprintf(bad, sizeof bad, "[%zu][%zu]: null records not null", i, j);
+                    continue;
+                }
+                uint8_t *raw = NULL;
+                size_t rn = 0;
+                out_buf want = {0};
+                if (kwj_bytes(pr, &raw, &rn) != 0 || kw_records_decode_table(raw, (int32_t)rn, 0, 0, &want.p, &want.n) != KW_OK) {
+                    refused = 1;
+                    free(raw);
+                    continue;
+                }
+                fields++;
+                if (tj) {
+                    int32_t first = num(kwj_get(tr, "firstRecord")), count = num(kwj_get(tr, "recordCount"));
+                    if (count != rd32(want.p + 8) || first < 0 || first + count > rd32(t.p + 8) ||
+                        num(kwj_get(tr, "size")) != (int32_t)rn || num(kwj_get(tr, "skippedBytes")) != rd32(want.p + 32))
+                        snprintf(bad, sizeof bad, "[%zu][%zu]: reference %d+%d, want %d records of %zu bytes", i, j, first, count,
+                                 rd32(want.p + 8), rn);
+                    for (int32_t r = 0; !bad[0] && r < count; r++) {
+                        const char *why = same_entry(t.p, first + r, want.p, r, 0);
+                        if (why[0]) snprintf(bad, sizeof bad, "[%zu][%zu] record %d: %s", i, j, r, why);
+                    }
+                    /* The field compared, the frames must otherwise agree: make both null. */
+                    blank(pr);
+                    blank(tr);
+                }
+                free(raw);
+                out_free(&want);
+            }
+        }
+        if (!bad[0] && st1 == KW_OK && (st2 == KW_OK) == refused) {
+            snprintf(bad, sizeof bad, "frame call status %d, but the records fields %s", st2, refused ? "do not all decode" : "decode");
+        }
+        if (!bad[0] && st1 != KW_OK && st2 == KW_OK) snprintf(bad, sizeof bad, "the frame is refused, the frame-records call accepts it");
+        char path[512] = "$";
+        if (!bad[0] && pj && tj && json_diff(pj, tj, path, sizeof path)) snprintf(bad, sizeof bad, "frame JSON differs at %.500s", path);
+        check(bad[0] == 0, "framerecords", "%s: %s", id, bad);
+        kwj_free(pj);
+        kwj_free(tj);
+        out_free(&plain);
+        out_free(&t);
+        out_free(&frame);
+        free(body);
+        kwj_free(v);
+    }
+    free(text);
+    printf("frame records %s: %ld Produce request / Fetch response vectors, %ld records fields compared\n", release, vectors, fields);
+    check(vectors > 100 && fields > 50, "framerecords", "%s: only %ld vectors, %ld records fields", release, vectors, fields);
+}
+
 static void test_record_vectors(void) {
     size_t n = 0;
     char *text = read_file("conformance/vectors/records/kafka-clients-4.4.0.jsonl", &n);
@@ -1180,6 +1325,7 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < kwj_len(rels); i++) test_vectors(kwj_str(kwj_at(rels, i), NULL));
         test_record_vectors();
         test_frame_records();
+        for (size_t i = 0; i < kwj_len(rels); i++) test_frame_records_vectors(kwj_str(kwj_at(rels, i), NULL));
     }
     kwj_free(catalogue);
     printf("%ld passed, %ld failed\n", passed, failed);
