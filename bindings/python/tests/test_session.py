@@ -340,6 +340,7 @@ def test_peer_closing_mid_frame(server_factory: Callable[[Handler], FakeServer])
 
 def test_async_cancelled_request_leaves_the_session_consistent(server_factory: Callable[[Handler], FakeServer]) -> None:
     release = threading.Event()
+    late_answers: List[threading.Thread] = []
 
     def other(c: socket.socket, h: "kwire.PeekedHeader", frame: bytes) -> None:
         if h.correlation_id == 1:
@@ -348,8 +349,13 @@ def test_async_cancelled_request_leaves_the_session_consistent(server_factory: C
                 release.wait(10)
                 c.sendall(metadata_answer(h.correlation_id, h.api_version))
 
-            threading.Thread(target=late, daemon=True).start()
+            t = threading.Thread(target=late, daemon=True)
+            late_answers.append(t)
+            t.start()
         else:
+            # A broker answers in request order: the late answer goes out first.
+            for t in late_answers:
+                t.join(10)
             c.sendall(metadata_answer(h.correlation_id, h.api_version))
 
     srv = server_factory(negotiating(other))
