@@ -139,12 +139,6 @@ func (t *frameTable) finish() ([]byte, error) {
 	b := t.out[t.start:]
 	le := binary.LittleEndian
 	put32 := func(at int, v int32) { le.PutUint32(b[at:], uint32(v)) }
-	rel := func(off, n int32) int32 {
-		if n < 0 {
-			return 0
-		}
-		return off
-	}
 	copy(b, TableMagic)
 	put32(4, TableLayoutFrame)
 	put32(8, int32(len(t.recs)))
@@ -157,7 +151,7 @@ func (t *frameTable) finish() ([]byte, error) {
 	put32(36, int32(total))
 	put32(40, int32(jsonOff))
 	put32(44, int32(len(t.json)))
-	writeEntries(b, recsOff, hdrsOff, t.recs, t.hdrs, rel)
+	writeEntries(b, recsOff, hdrsOff, t.recs, t.hdrs, 0)
 	out := t.out
 	t.out = nil
 	return out, nil

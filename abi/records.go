@@ -137,12 +137,6 @@ func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (ou
 	b := out[start:]
 	le := binary.LittleEndian
 	put32 := func(at int, v int32) { le.PutUint32(b[at:], uint32(v)) }
-	rel := func(off, n int32) int32 {
-		if n < 0 {
-			return 0
-		}
-		return int32(dataOff) + off
-	}
 	copy(b, TableMagic)
 	put32(4, TableLayout)
 	put32(8, int32(len(t.recs)))
@@ -153,7 +147,7 @@ func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (ou
 	put32(28, int32(hdrsOff))
 	put32(32, int32(skipped))
 	put32(36, int32(total))
-	writeEntries(b, recsOff, hdrsOff, t.recs, t.hdrs, rel)
+	writeEntries(b, recsOff, hdrsOff, t.recs, t.hdrs, int32(dataOff))
 	return out, nil
 }
 
@@ -188,42 +182,51 @@ func appendRecord(m *records.Message, add func([]byte) (int32, int32), recs []ta
 }
 
 // writeEntries writes the record and header entries of a table (layout 1 and 2 share
-// their format); rel turns a span of the data area into an offset in the table.
-func writeEntries(b []byte, recsOff, hdrsOff int, recs []tableRec, hdrs []span2, rel func(off, n int32) int32) {
+// their format); the spans of the data area are moved by base (null spans stay 0, -1).
+// Plain stores, no closures: Go's WebAssembly backend does not inline those.
+func writeEntries(b []byte, recsOff, hdrsOff int, recs []tableRec, hdrs []span2, base int32) {
 	le := binary.LittleEndian
-	put32 := func(at int, v int32) { le.PutUint32(b[at:], uint32(v)) }
 	for i := range recs {
 		r := &recs[i]
-		at := recsOff + i*TableRecordStride
-		le.PutUint64(b[at+0:], uint64(r.offset))
-		le.PutUint64(b[at+8:], uint64(r.timestamp))
-		le.PutUint64(b[at+16:], uint64(r.producerID))
-		put32(at+24, rel(r.kv.kOff, r.kv.kLen))
-		put32(at+28, r.kv.kLen)
-		put32(at+32, rel(r.kv.vOff, r.kv.vLen))
-		put32(at+36, r.kv.vLen)
-		put32(at+40, r.firstHeader)
-		put32(at+44, r.headerCount)
-		put32(at+48, r.sequence)
-		put32(at+52, r.leaderEpoch)
-		put32(at+56, r.epoch)
-		put32(at+60, r.magic)
-		put32(at+64, r.compression)
-		put32(at+68, r.tsType)
-		put32(at+72, r.flags)
-		put32(at+76, r.control)
-		put32(at+80, r.schemaSource)
-		put32(at+84, r.schemaID)
-		put32(at+88, r.schVe)
-		put32(at+92, 0)
+		e := b[recsOff+i*TableRecordStride : recsOff+(i+1)*TableRecordStride]
+		le.PutUint64(e[0:], uint64(r.offset))
+		le.PutUint64(e[8:], uint64(r.timestamp))
+		le.PutUint64(e[16:], uint64(r.producerID))
+		le.PutUint32(e[24:], uint32(rebase(r.kv.kOff, r.kv.kLen, base)))
+		le.PutUint32(e[28:], uint32(r.kv.kLen))
+		le.PutUint32(e[32:], uint32(rebase(r.kv.vOff, r.kv.vLen, base)))
+		le.PutUint32(e[36:], uint32(r.kv.vLen))
+		le.PutUint32(e[40:], uint32(r.firstHeader))
+		le.PutUint32(e[44:], uint32(r.headerCount))
+		le.PutUint32(e[48:], uint32(r.sequence))
+		le.PutUint32(e[52:], uint32(r.leaderEpoch))
+		le.PutUint32(e[56:], uint32(r.epoch))
+		le.PutUint32(e[60:], uint32(r.magic))
+		le.PutUint32(e[64:], uint32(r.compression))
+		le.PutUint32(e[68:], uint32(r.tsType))
+		le.PutUint32(e[72:], uint32(r.flags))
+		le.PutUint32(e[76:], uint32(r.control))
+		le.PutUint32(e[80:], uint32(r.schemaSource))
+		le.PutUint32(e[84:], uint32(r.schemaID))
+		le.PutUint32(e[88:], uint32(r.schVe))
+		le.PutUint32(e[92:], 0)
 	}
-	for j, h := range hdrs {
-		at := hdrsOff + j*TableHeaderStride
-		put32(at+0, rel(h.kOff, h.kLen))
-		put32(at+4, h.kLen)
-		put32(at+8, rel(h.vOff, h.vLen))
-		put32(at+12, h.vLen)
+	for j := range hdrs {
+		h := &hdrs[j]
+		e := b[hdrsOff+j*TableHeaderStride : hdrsOff+(j+1)*TableHeaderStride]
+		le.PutUint32(e[0:], uint32(rebase(h.kOff, h.kLen, base)))
+		le.PutUint32(e[4:], uint32(h.kLen))
+		le.PutUint32(e[8:], uint32(rebase(h.vOff, h.vLen, base)))
+		le.PutUint32(e[12:], uint32(h.vLen))
 	}
+}
+
+// rebase moves a span's offset by base; a null span (n == -1) has offset 0.
+func rebase(off, n, base int32) int32 {
+	if n < 0 {
+		return 0
+	}
+	return base + off
 }
 
 // RecordsEncode is kw_records_encode, appended to dst.
