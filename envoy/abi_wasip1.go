@@ -258,7 +258,7 @@ func onData(ctx, size, eos int32, downstream bool) (action int32) {
 		if s.conn.DownstreamWait(int(size)) {
 			return actionPause
 		}
-		if size >= kafkafilter.HeadLen {
+		if size >= kafkafilter.HeadLen && s.conn.BetweenFrames() {
 			if head, ok := getBufferRange(bufDownstream, kafkafilter.HeadLen); ok && s.conn.DownstreamWaitFrame(head, int(size)) {
 				return actionPause
 			}

@@ -150,6 +150,13 @@ func (c *Conn) DownstreamWait(n int) bool {
 // HeadLen is how many bytes DownstreamWaitFrame wants to see.
 const HeadLen = reqHeadLen
 
+// BetweenFrames reports whether the filter holds no part of a request: only then
+// can DownstreamWaitFrame tell anything from the head of the proxy's buffer, so a
+// proxy need not read the head otherwise.
+func (c *Conn) BetweenFrames() bool {
+	return !c.closed && c.req.mode == modeHead && len(c.req.stash) == 0
+}
+
 // DownstreamWaitFrame refines DownstreamWait when the filter is between frames:
 // given the first HeadLen bytes of the proxy's buffer (head) and its length n, it
 // reports whether the request starting there is one the filter needs whole

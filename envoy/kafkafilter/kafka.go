@@ -160,6 +160,17 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 	}
 	kept := req.TopicData[:0:0]
 	anyRejected := false
+	// Counts are added to the metrics once per request: each update is a call
+	// into the host.
+	var n struct{ checked, failed, warned, rejected, partAccepted, partRejected int }
+	defer func() {
+		f.inc(f.mChecked, n.checked)
+		f.inc(f.mFailed, n.failed)
+		f.inc(f.mWarned, n.warned)
+		f.inc(f.mRejected, n.rejected)
+		f.inc(f.mPartAccepted, n.partAccepted)
+		f.inc(f.mPartRejected, n.partRejected)
+	}()
 	for ti := range req.TopicData {
 		t := &req.TopicData[ti]
 		name := t.Name
@@ -172,27 +183,27 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 		for pi := range t.PartitionData {
 			p := &t.PartitionData[pi]
 			if !known {
-				f.inc(f.mPartRejected, 1)
+				n.partRejected++
 				rej.parts = append(rej.parts, partitionError(p.Index, int16(kerr.UnknownTopicID),
 					"topic id "+t.TopicId.String()+" is unknown to the schema filter (no Metadata response named it yet)", nil))
 				continue
 			}
 			v := f.chk.Check(name, p.Index, p.Records)
 			if v.Checked {
-				f.inc(f.mChecked, v.Records)
-				f.inc(f.mFailed, v.Failed)
+				n.checked += v.Records
+				n.failed += v.Failed
 			}
 			if v.Accept {
-				f.inc(f.mPartAccepted, 1)
+				n.partAccepted++
 				if v.Failed > 0 || v.Err != nil {
-					f.inc(f.mWarned, v.Failed)
+					n.warned += v.Failed
 					f.host.Log(LevelWarn, "kwire: schema policy "+v.Rule+" (warn) on "+name+"/"+strconv.Itoa(int(p.Index))+": "+warnText(&v))
 				}
 				keptParts = append(keptParts, *p)
 				continue
 			}
-			f.inc(f.mPartRejected, 1)
-			f.inc(f.mRejected, max(v.Records, 1))
+			n.partRejected++
+			n.rejected += max(v.Records, 1)
 			f.host.Log(LevelInfo, "kwire: "+name+"/"+strconv.Itoa(int(p.Index))+" "+v.Message())
 			rej.parts = append(rej.parts, partitionError(p.Index, v.ErrorCode, v.Message(), v.Failures))
 		}

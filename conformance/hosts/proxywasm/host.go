@@ -423,6 +423,8 @@ type Stream struct {
 	cur       *[]byte
 	closeReq  bool
 	continueD bool
+	// borrowed is set while a callback reads the caller's bytes in place.
+	borrowed bool
 	deleted   bool
 	// Source and Destination are reported as the source.address and
 	// destination.address properties.
@@ -466,7 +468,8 @@ func (s *Stream) Buffered() (downstream, upstream int) {
 }
 
 // Downstream delivers bytes read from the client and returns what to send
-// upstream.
+// upstream. The result may alias data: it is valid until the caller reuses data
+// (a proxy writes it out before its next read). data itself is not modified.
 func (s *Stream) Downstream(data []byte, endOfStream bool) ([]byte, error) {
 	return s.deliver(&s.down, BufferDownstreamData, "proxy_on_downstream_data", data, endOfStream)
 }
@@ -484,8 +487,32 @@ func (s *Stream) deliver(buf *[]byte, bufID int32, callback string, data []byte,
 	if s.deleted {
 		return nil, errors.New("proxywasm: stream deleted")
 	}
-	*buf = append(*buf, data...)
 	var out []byte
+	if len(*buf) == 0 && len(data) > 0 {
+		// Nothing is buffered: the callback reads the caller's bytes where they are
+		// (as Envoy hands a filter its own buffer), and they are copied only when it
+		// pauses. set_buffer_bytes never writes into a borrowed buffer (borrowed).
+		view := data[:len(data):len(data)]
+		s.borrowed = true
+		p.active, p.activeBuf, s.cur = s, bufID, &view
+		r, err := p.call(callback, uint64(s.id), uint64(len(view)), b2u(eos))
+		p.active, p.activeBuf, s.cur = nil, -1, nil
+		s.borrowed = false
+		if err != nil {
+			return nil, err
+		}
+		if r == nil || r[0] == ActionContinue {
+			out = view
+		} else {
+			*buf = append(*buf, view...)
+		}
+		if s.closeReq || !(bufID == BufferDownstreamData && s.continueD) {
+			return out, nil
+		}
+		s.continueD = false
+	} else {
+		*buf = append(*buf, data...)
+	}
 	for {
 		if len(*buf) == 0 && !eos {
 			return out, nil
@@ -716,7 +743,11 @@ func hostFunctions() []hostFn {
 			case start == 0 && size == 0:
 				*buf = append(append([]byte(nil), val...), data...)
 			case start == 0 && size >= uint64(len(data)):
-				*buf = append((*buf)[:0], val...)
+				if p.active != nil && p.active.borrowed {
+					*buf = append([]byte(nil), val...)
+				} else {
+					*buf = append((*buf)[:0], val...)
+				}
 			case start >= uint64(len(data)):
 				*buf = append(*buf, val...)
 			default:
