@@ -425,7 +425,7 @@ type Stream struct {
 	continueD bool
 	// borrowed is set while a callback reads the caller's bytes in place.
 	borrowed bool
-	deleted   bool
+	deleted  bool
 	// Source and Destination are reported as the source.address and
 	// destination.address properties.
 	Source, Destination string
