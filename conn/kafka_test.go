@@ -248,11 +248,14 @@ func (c *countingConn) framesWritten() int {
 	return c.frames
 }
 
-// closeGate makes reads wait; the returned function opens it again.
+// closeGate makes reads wait; the returned function opens it again and may be called
+// more than once (a test defers it, so that a failure never leaves the reader, and so
+// Close, waiting forever).
 func (c *countingConn) closeGate() func() {
 	g := make(chan struct{})
 	c.gate.Store(&g)
-	return func() { close(g); c.gate.Store(nil) }
+	var once sync.Once
+	return func() { once.Do(func() { close(g); c.gate.Store(nil) }) }
 }
 
 func dialCounting(t testing.TB, addr string, opts ...Option) (*Conn, *countingConn) {
