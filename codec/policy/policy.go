@@ -123,11 +123,16 @@ type Rule struct {
 	RequireVersion bool `json:"require_version,omitempty"`
 	// Versions are the allowed schema versions; when not empty a version is required.
 	Versions []int32 `json:"versions,omitempty"`
+
+	name string // Name, computed by New
 }
 
 // Name describes the rule in logs and verdicts: "topic:orders", "prefix:audit.",
 // or "default".
 func (r *Rule) Name() string {
+	if r.name != "" {
+		return r.name
+	}
 	switch {
 	case r.Topic != "":
 		return "topic:" + r.Topic
@@ -181,6 +186,8 @@ func New(cfg Config) (*Policy, error) {
 	seenPrefix := map[string]bool{}
 	for i := range p.cfg.Rules {
 		r := &p.cfg.Rules[i]
+		r.SchemaIDs = append([]int32(nil), r.SchemaIDs...) // the caller keeps its slices
+		r.Versions = append([]int32(nil), r.Versions...)
 		at := "[" + strconv.Itoa(i) + "]"
 		switch {
 		case r.Topic != "" && r.Prefix != "":
@@ -212,6 +219,8 @@ func New(cfg Config) (*Policy, error) {
 				return nil, invalid(strconv.Itoa(int(v))+" is negative", "rules", at, "versions", "["+strconv.Itoa(j)+"]")
 			}
 		}
+		r.name = "" // a Config taken from another Policy carries its names
+		r.name = r.Name()
 		if r.Mode != None {
 			p.active = true
 		}
@@ -229,8 +238,17 @@ func New(cfg Config) (*Policy, error) {
 	return p, nil
 }
 
-// Config returns the policy's configuration.
-func (p *Policy) Config() Config { return p.cfg }
+// Config returns a copy of the policy's configuration.
+func (p *Policy) Config() Config {
+	c := p.cfg
+	c.Rules = append([]Rule(nil), p.cfg.Rules...)
+	for i := range c.Rules {
+		r := &c.Rules[i]
+		r.SchemaIDs = append([]int32(nil), r.SchemaIDs...)
+		r.Versions = append([]int32(nil), r.Versions...)
+	}
+	return c
+}
 
 // Active reports whether any topic is checked (some mode is not none).
 func (p *Policy) Active() bool { return p.active }
@@ -424,14 +442,6 @@ func (c *Checker) Check(topic string, partition int32, recs []byte) PartitionVer
 // building a Message per record; control batches and legacy message sets go
 // through ForEachMessage, entry by entry.
 func (c *Checker) walk(v *PartitionVerdict, rule *Rule, recs []byte, topic string, partition int32) (int, error) {
-	record := func(offset int64, value []byte, headers []records.Header) {
-		idx := v.Records
-		v.Records++
-		if reason, ref, detail := checkRecord(rule, value, headers); reason != OK {
-			v.Failed++
-			v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: offset, Reason: reason, Schema: refJSON(ref), Detail: detail})
-		}
-	}
 	var r records.Record
 	for pos := 0; pos < len(recs); {
 		size, magic, err := records.PeekEntry(recs[pos:])
@@ -458,7 +468,7 @@ func (c *Checker) walk(v *PartitionVerdict, rule *Rule, recs []byte, topic strin
 					return 0, shift(err, pos)
 				}
 				for it.Next(&r) {
-					record(r.Offset, r.Value, r.Headers)
+					v.record(rule, r.Offset, r.Value, r.Headers)
 				}
 				if err := it.Err(); err != nil {
 					return 0, shift(err, pos)
@@ -476,7 +486,7 @@ func (c *Checker) walk(v *PartitionVerdict, rule *Rule, recs []byte, topic strin
 				v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: m.Offset, Reason: NoSchema, Schema: refJSON(m.Schema), Detail: noSchemaDetail})
 				return nil
 			}
-			record(m.Offset, m.Value, m.Headers)
+			v.record(rule, m.Offset, m.Value, m.Headers)
 			return nil
 		})
 		if err != nil {
@@ -485,6 +495,16 @@ func (c *Checker) walk(v *PartitionVerdict, rule *Rule, recs []byte, topic strin
 		pos += size
 	}
 	return 0, nil
+}
+
+// record checks one record against rule.
+func (v *PartitionVerdict) record(rule *Rule, offset int64, value []byte, headers []records.Header) {
+	idx := v.Records
+	v.Records++
+	if reason, ref, detail := checkRecord(rule, value, headers); reason != OK {
+		v.Failed++
+		v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: offset, Reason: reason, Schema: refJSON(ref), Detail: detail})
+	}
 }
 
 // shift moves the offset of a records error in entry (at pos in the partition's

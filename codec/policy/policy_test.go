@@ -382,3 +382,19 @@ func FuzzScanMatchesIterator(f *testing.F) {
 		}
 	})
 }
+
+func TestRuleNameFollowsConfig(t *testing.T) {
+	p, _ := Parse([]byte(`{"rules":[{"topic":"a","policy":"warn"}]}`))
+	cfg := p.Config()
+	cfg.Rules[0].Topic = "b"
+	q, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := q.RuleFor("b").Name(); got != "topic:b" {
+		t.Errorf("rule name %q, want topic:b", got)
+	}
+	if got := p.RuleFor("a").Name(); got != "topic:a" {
+		t.Errorf("the first policy's rule name changed to %q", got)
+	}
+}

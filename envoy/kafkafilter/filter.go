@@ -52,6 +52,8 @@ type Filter struct {
 	s    *settings
 	chk  *policy.Checker
 
+	produce    codec.ProduceRequest // reused by checkProduce
+	accepted   []bool               // reused by checkProduce
 	metricIDs  map[string]uint32
 	apiIDs     map[int16]*apiMetrics
 	topicNames map[codec.UUID]string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/kerr"
@@ -141,9 +142,13 @@ type produceAction struct {
 }
 
 // checkProduce applies the schema policy to a whole Produce request frame.
+//
+// The request is decoded into one ProduceRequest the filter reuses, with strings
+// aliasing the frame, so that a request allocates nothing here: nothing decoded may
+// outlive the call unless copied (rejectedTopic names are).
 func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
-	var req codec.ProduceRequest
-	if err := req.Decode(frame[hlen:], ver); err != nil {
+	req := &f.produce
+	if err := req.DecodeWith(frame[hlen:], ver, codec.DecodeOptions{UnsafeStrings: true}); err != nil {
 		f.inc(f.mReqFailure, 1)
 		if f.s.pol != nil && f.s.pol.Enforces() {
 			return produceAction{refuse: "Produce v" + strconv.Itoa(int(ver)) + " cannot be decoded and the schema policy enforces: " + err.Error()}
@@ -158,7 +163,7 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 		act.forwardAsIs = true
 		return act
 	}
-	kept := req.TopicData[:0:0]
+	accepted := f.accepted[:0] // per partition, in request order
 	anyRejected := false
 	// Counts are added to the metrics once per request: each update is a call
 	// into the host.
@@ -179,9 +184,9 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 			name, known = f.topicNames[t.TopicId]
 		}
 		var rej rejectedTopic
-		keptParts := t.PartitionData[:0:0]
 		for pi := range t.PartitionData {
 			p := &t.PartitionData[pi]
+			accepted = append(accepted, false)
 			if !known {
 				n.partRejected++
 				rej.parts = append(rej.parts, partitionError(p.Index, int16(kerr.UnknownTopicID),
@@ -199,7 +204,7 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 					n.warned += v.Failed
 					f.host.Log(LevelWarn, "kwire: schema policy "+v.Rule+" (warn) on "+name+"/"+strconv.Itoa(int(p.Index))+": "+warnText(&v))
 				}
-				keptParts = append(keptParts, *p)
+				accepted[len(accepted)-1] = true
 				continue
 			}
 			n.partRejected++
@@ -209,24 +214,36 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 		}
 		if len(rej.parts) > 0 {
 			anyRejected = true
-			rej.name, rej.id = t.Name, t.TopicId
+			rej.name, rej.id = strings.Clone(t.Name), t.TopicId
 			act.rejected = append(act.rejected, rej)
 		}
-		if len(keptParts) > 0 {
-			nt := *t
-			nt.PartitionData = keptParts
-			kept = append(kept, nt)
-		}
 	}
+	f.accepted = accepted
 	if !anyRejected {
 		act.forwardAsIs = true
 		return act
+	}
+	// The accepted partitions, re-encoded without the rejected ones.
+	var kept []codec.ProduceRequestTopicProduceData
+	i := 0
+	for _, t := range req.TopicData {
+		var parts []codec.ProduceRequestPartitionProduceData
+		for _, p := range t.PartitionData {
+			if accepted[i] {
+				parts = append(parts, p)
+			}
+			i++
+		}
+		if len(parts) > 0 {
+			t.PartitionData = parts
+			kept = append(kept, t)
+		}
 	}
 	if len(kept) == 0 {
 		return act
 	}
 	req.TopicData = kept
-	b, err := reframe(frame, hlen, ver, &req)
+	b, err := reframe(frame, hlen, ver, req)
 	if err != nil {
 		return produceAction{refuse: "re-encoding the accepted partitions: " + err.Error()}
 	}
