@@ -445,7 +445,8 @@ int32_t kw_records_encode(const uint8_t *json, int32_t json_len, int32_t compres
  *    "errorCode": 87,          (the Kafka error of a rejected partition: 87
  *                               INVALID_RECORD, or 2 CORRUPT_MESSAGE for damaged bytes)
  *    "error": "...",           (present when the records could not be read)
- *    "failures": [{"index": 1, "offset": 1,   (index among the partition's records)
+ *    "failures": [{"index": 1, "offset": "1", (index among the partition's records;
+ *                                              the offset, an int64, as a string)
  *                  "reason": "no-schema" | "malformed-header" | "id-not-allowed" |
  *                            "no-version" | "version-not-allowed",
  *                  "schema": {"source": "none" | "value-prefix" | "header",

@@ -70,7 +70,8 @@ int main(void) {
     jval *f = v ? jget(v, "failures") : NULL;
     check(v && is_bool(jget(v, "accept"), 0) && jint(jget(v, "errorCode"), -1) == 87 && jint(jget(v, "failed"), -1) == 2 &&
               f && f->t == J_ARR && f->n == 2 && is_str(jget(f->items[0], "reason"), "no-schema") &&
-              jint(jget(f->items[0], "index"), -1) == 1 && is_str(jget(f->items[1], "reason"), "id-not-allowed") &&
+              jint(jget(f->items[0], "index"), -1) == 1 && is_str(jget(f->items[0], "offset"), "1") &&
+              is_str(jget(f->items[1], "reason"), "id-not-allowed") &&
               jint(jget(jget(f->items[1], "schema"), "id"), -1) == 2,
           "a record without a schema id and one with a wrong id reject the partition (INVALID_RECORD)");
     jfree(v);

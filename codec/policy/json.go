@@ -272,7 +272,7 @@ func (r *Reader) Policy() *Policy {
 //	{"topic":"orders","partition":0,"policy":"enforce","rule":"topic:orders",
 //	 "checked":true,"records":2,"failed":1,"accept":false,"errorCode":87,
 //	 "error":"...", (only for undecodable records)
-//	 "failures":[{"index":1,"offset":1,"reason":"no-schema",
+//	 "failures":[{"index":1,"offset":"1","reason":"no-schema",
 //	              "schema":{"source":"none","id":-1,"version":-1},"message":"..."}]}
 //
 // "failures" is left out when no record failed.
@@ -308,8 +308,9 @@ func (v *PartitionVerdict) AppendJSON(b []byte) []byte {
 			}
 			b = append(b, `{"index":`...)
 			b = strconv.AppendInt(b, int64(f.Index), 10)
-			b = append(b, `,"offset":`...)
+			b = append(b, `,"offset":"`...) // int64: a decimal string, as in kwire's JSON form
 			b = strconv.AppendInt(b, f.Offset, 10)
+			b = append(b, '"')
 			b = append(b, `,"reason":`...)
 			b = jsonx.AppendString(b, f.Reason.String())
 			b = append(b, `,"schema":{"source":`...)

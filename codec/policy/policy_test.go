@@ -243,7 +243,7 @@ func TestCheckJSON(t *testing.T) {
 		t.Errorf("verdict %s", out)
 	}
 	f := got["failures"].([]any)[0].(map[string]any)
-	if f["reason"] != "no-schema" || f["schema"].(map[string]any)["source"] != "none" {
+	if f["reason"] != "no-schema" || f["schema"].(map[string]any)["source"] != "none" || f["offset"] != "0" || f["index"] != float64(0) {
 		t.Errorf("failure %v", f)
 	}
 	if _, err := CheckJSON([]byte(`{"default":"maybe"}`), "t", 0, recs); err == nil {
