@@ -111,6 +111,7 @@ abi-test-c: $(addprefix $(ABI_CTEST)/,$(ABI_CTESTS)) $(ABI_CTEST)/misuse-static
 	$(ABI_CTEST)/misuse-static > $(ABI_CTEST)/misuse-static.log; tail -n 1 $(ABI_CTEST)/misuse-static.log
 	@readelf -d $(BUILD)/$(ABI_SONAME) | grep -q 'SONAME.*\[$(ABI_SONAME)\]' && echo "$(ABI_SONAME): SONAME $(ABI_SONAME)"
 	$(ABI_CTEST)/threads conformance/vectors/kafka-clients-4.4.0.jsonl 3
+	$(ABI_CTEST)/policy
 
 # The library links the transcoder, not the typed codec's generated methods: none of
 # their decode, encode or JSON methods may be in libkwire (the wasm build links the same

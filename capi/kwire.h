@@ -415,7 +415,7 @@ int32_t kw_records_encode(const uint8_t *json, int32_t json_len, int32_t compres
                           int32_t *out_len);
 
 /* ================================================================================= */
-/* Schema-validation policy (codec/policy)                                           */
+/* Schema-validation policy (codec/policy) (ABI 1.1)                                 */
 /* ================================================================================= */
 
 /* kw_policy_check: applies a schema-validation policy to the records of one Produce

@@ -71,7 +71,7 @@ var exports = []string{"kw_abi_version", "kw_alloc", "kw_free", "kw_last_error",
 	"kw_records_decode_table", "kw_records_encode",
 	"kw_decode_request_frame_records", "kw_decode_response_frame_records", "kw_encode_request_frame_records",
 	"kw_session_new", "kw_session_free", "kw_session_begin_negotiation", "kw_session_request", "kw_session_feed",
-	"kw_session_next", "kw_session_counters", "kw_session_version_for"}
+	"kw_session_next", "kw_session_counters", "kw_session_version_for", "kw_policy_check"}
 
 // Instantiate creates an instance (WASI with stderr inherited) and runs _initialize.
 func (r *Runtime) Instantiate() (*Instance, error) {
