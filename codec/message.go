@@ -417,52 +417,10 @@ func appendUnknownJSON(b []byte, u []TaggedField) []byte {
 }
 
 func readUnknownJSON(d *jsonx.Decoder) []TaggedField {
-	if !d.BeginArray() {
-		return nil
-	}
 	var out []TaggedField
-	last := int64(-1)
-	for first := true; d.More(&first, ']'); {
-		var t TaggedField
-		var seenTag, seenData bool
-		if d.BeginObject() {
-			for f := true; d.More(&f, '}'); {
-				k := d.Key()
-				switch k {
-				case "tag":
-					if seenTag {
-						d.Duplicate(k)
-					}
-					seenTag = true
-					t.Tag = uint32(d.Int(0, 1<<32-1))
-				case "data":
-					if seenData {
-						d.Duplicate(k)
-					}
-					seenData = true
-					t.Data = d.Bytes(false)
-				default:
-					d.UnknownKey(k)
-				}
-				if d.Failed() {
-					d.Push(k)
-					break
-				}
-			}
-		}
-		if !d.Failed() && (!seenTag || !seenData) {
-			d.Fail(jsonx.ErrType, "an unknown tagged field needs both \"tag\" and \"data\"")
-		}
-		if !d.Failed() && int64(t.Tag) <= last {
-			d.Fail(jsonx.ErrType, "unknown tags must ascend")
-		}
-		if d.Failed() {
-			d.PushIndex(len(out))
-			break
-		}
-		last = int64(t.Tag)
-		out = append(out, t)
-	}
+	d.TaggedFields(func(tag uint32, data []byte) {
+		out = append(out, TaggedField{Tag: tag, Data: append([]byte{}, data...)})
+	})
 	return out
 }
 

@@ -302,64 +302,18 @@ func (t *tree) bytesValue(nullable bool) int32 {
 	return t.add(node{kind: nBytes, a: int32(off), b: int32(len(out) - off)})
 }
 
-// unknownTags parses the _unknownTaggedFields list, mirroring the typed codec.
+// unknownTags parses the _unknownTaggedFields list with the typed codec's reader.
 func (t *tree) unknownTags() int32 {
-	d := &t.d
-	if !d.BeginArray() {
+	base := int32(len(t.tags))
+	t.d.TaggedFields(func(tag uint32, data []byte) {
+		off := int32(len(t.side))
+		t.side = append(t.side, data...)
+		t.tags = append(t.tags, tagSpan{tag: tag, off: off, len: int32(len(data))})
+	})
+	if t.d.Failed() {
 		return -1
 	}
-	base := int32(len(t.tags))
-	last := int64(-1)
-	count := 0
-	for first := true; d.More(&first, ']'); {
-		var ts tagSpan
-		var seenTag, seenData bool
-		if d.BeginObject() {
-			for f := true; d.More(&f, '}'); {
-				kb := d.KeyBytes()
-				k := string(kb)
-				switch k {
-				case "tag":
-					if seenTag {
-						d.Duplicate(k)
-					}
-					seenTag = true
-					ts.tag = uint32(d.Int(0, 1<<32-1))
-				case "data":
-					if seenData {
-						d.Duplicate(k)
-					}
-					seenData = true
-					off := len(t.side)
-					out, _ := d.BytesAppend(t.side, false)
-					if !d.Failed() {
-						t.side = out
-						ts.off, ts.len = int32(off), int32(len(out)-off)
-					}
-				default:
-					d.UnknownKey(k)
-				}
-				if d.Failed() {
-					d.Push(k)
-					break
-				}
-			}
-		}
-		if !d.Failed() && (!seenTag || !seenData) {
-			d.Fail(jsonx.ErrType, "an unknown tagged field needs both \"tag\" and \"data\"")
-		}
-		if !d.Failed() && int64(ts.tag) <= last {
-			d.Fail(jsonx.ErrType, "unknown tags must ascend")
-		}
-		if d.Failed() {
-			d.PushIndex(count)
-			break
-		}
-		last = int64(ts.tag)
-		t.tags = append(t.tags, ts)
-		count++
-	}
-	return t.add(node{kind: nTags, a: base, b: int32(count)})
+	return t.add(node{kind: nTags, a: base, b: int32(len(t.tags)) - base})
 }
 
 // ---------------------------------------------------------------------------------

@@ -727,3 +727,55 @@ func (d *Decoder) Rewind(pos int) {
 		d.pos = pos
 	}
 }
+
+// TaggedFields reads the reserved list of unknown tagged fields, [{"tag": n, "data":
+// "<base64>"}, ...], strictly: both keys are required, tags ascend. add gets each tag
+// and its data, which is valid only during the call.
+func (d *Decoder) TaggedFields(add func(tag uint32, data []byte)) {
+	if !d.BeginArray() {
+		return
+	}
+	last := int64(-1)
+	for i, first := 0, true; d.More(&first, ']'); i++ {
+		var tag uint32
+		var data []byte
+		var seenTag, seenData bool
+		if d.BeginObject() {
+			for f := true; d.More(&f, '}'); {
+				k := d.Key()
+				switch k {
+				case "tag":
+					if seenTag {
+						d.Duplicate(k)
+					}
+					seenTag = true
+					tag = uint32(d.Int(0, 1<<32-1))
+				case "data":
+					if seenData {
+						d.Duplicate(k)
+					}
+					seenData = true
+					data, _ = d.BytesView(false)
+				default:
+					d.UnknownKey(k)
+				}
+				if d.Failed() {
+					d.Push(k)
+					break
+				}
+			}
+		}
+		if !d.Failed() && (!seenTag || !seenData) {
+			d.Fail(ErrType, "an unknown tagged field needs both \"tag\" and \"data\"")
+		}
+		if !d.Failed() && int64(tag) <= last {
+			d.Fail(ErrType, "unknown tags must ascend")
+		}
+		if d.Failed() {
+			d.PushIndex(i)
+			return
+		}
+		last = int64(tag)
+		add(tag, data)
+	}
+}
