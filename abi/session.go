@@ -208,8 +208,6 @@ func SessionFeed(h int32, in []byte) (err error) {
 	})
 }
 
-var sessionFramer transcode.Framer
-
 // SessionNext is kw_session_next: the next complete response as JSON, or nothing (an
 // empty result) when none is complete.
 func SessionNext(dst []byte, h int32) (out []byte, err error) {
