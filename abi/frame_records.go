@@ -137,20 +137,10 @@ func (t *frameTable) finish() ([]byte, error) {
 	t.out = append(t.out, make([]byte, jsonOff-recsOff)...)
 	t.out = append(t.out, t.json...)
 	b := t.out[t.start:]
-	le := binary.LittleEndian
-	put32 := func(at int, v int32) { le.PutUint32(b[at:], uint32(v)) }
-	copy(b, TableMagic)
-	put32(4, TableLayoutFrame)
-	put32(8, int32(len(t.recs)))
-	put32(12, TableRecordStride)
-	put32(16, int32(recsOff))
-	put32(20, int32(len(t.hdrs)))
-	put32(24, TableHeaderStride)
-	put32(28, int32(hdrsOff))
-	put32(32, 0) // skipped bytes are per records field, in the JSON references
-	put32(36, int32(total))
-	put32(40, int32(jsonOff))
-	put32(44, int32(len(t.json)))
+	// Skipped bytes are per records field, in the JSON references.
+	writeTableHeader(b, TableLayoutFrame, len(t.recs), recsOff, len(t.hdrs), hdrsOff, 0, total)
+	binary.LittleEndian.PutUint32(b[40:], uint32(jsonOff))
+	binary.LittleEndian.PutUint32(b[44:], uint32(len(t.json)))
 	writeEntries(b, recsOff, hdrsOff, t.recs, t.hdrs, 0)
 	out := t.out
 	t.out = nil

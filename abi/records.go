@@ -135,18 +135,7 @@ func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (ou
 	out = append(dst, make([]byte, dataOff)...)
 	out = append(out, t.data...)
 	b := out[start:]
-	le := binary.LittleEndian
-	put32 := func(at int, v int32) { le.PutUint32(b[at:], uint32(v)) }
-	copy(b, TableMagic)
-	put32(4, TableLayout)
-	put32(8, int32(len(t.recs)))
-	put32(12, TableRecordStride)
-	put32(16, int32(recsOff))
-	put32(20, int32(len(t.hdrs)))
-	put32(24, TableHeaderStride)
-	put32(28, int32(hdrsOff))
-	put32(32, int32(skipped))
-	put32(36, int32(total))
+	writeTableHeader(b, TableLayout, len(t.recs), recsOff, len(t.hdrs), hdrsOff, skipped, total)
 	writeEntries(b, recsOff, hdrsOff, t.recs, t.hdrs, int32(dataOff))
 	return out, nil
 }
@@ -179,6 +168,15 @@ func appendRecord(m *records.Message, add func([]byte) (int32, int32), recs []ta
 		hdrs = append(hdrs, s)
 	}
 	return append(recs, r), hdrs
+}
+
+// writeTableHeader writes the 40-byte header that layouts 1 and 2 share.
+func writeTableHeader(b []byte, layout, nrecs, recsOff, nhdrs, hdrsOff, skipped, total int) {
+	le := binary.LittleEndian
+	copy(b, TableMagic)
+	for i, v := range [...]int{layout, nrecs, TableRecordStride, recsOff, nhdrs, TableHeaderStride, hdrsOff, skipped, total} {
+		le.PutUint32(b[4+4*i:], uint32(int32(v)))
+	}
 }
 
 // writeEntries writes the record and header entries of a table (layout 1 and 2 share
