@@ -398,8 +398,8 @@ func (c *Conn) writer() {
 				putFrame(cl.frame)
 				cl.frame = nil
 				if cl.noResponse {
-					cl.done <- result{}
 					c.release()
+					cl.done <- result{}
 				}
 				batch[i] = nil
 			}
@@ -448,8 +448,10 @@ func (c *Conn) reader() {
 				if d.cl.abandoned.Load() {
 					c.dropped.Add(1)
 				}
-				d.cl.done <- result{resp: d.r}
+				// The permit goes back before the caller wakes: once Do returns, its
+				// request no longer counts as in flight.
 				c.release()
+				d.cl.done <- result{resp: d.r}
 				ready[i] = delivery{}
 			}
 			ready = ready[:0]
