@@ -23,8 +23,7 @@ import (
 // does not touch byte for byte intact, unknown tagged fields included.
 //
 // Parse accepts exactly what AppendJSON (and the typed codec's Decode) accepts, with the
-// same errors. Arrays of scalars and byte strings are single nodes; their elements are
-// not indexed. A Doc aliases the bytes it parsed; it is reusable and not safe for
+// same errors. A Doc aliases the bytes it parsed; it is reusable and not safe for
 // concurrent use.
 type Doc struct {
 	r     wire.Reader
@@ -54,7 +53,7 @@ const (
 type docNode struct {
 	f       *field // nil for the root, the element's array field for an element
 	kind    uint8
-	elem    bool // an element of an array of structs
+	elem    bool // an array element
 	compact bool // compact encodings at this node
 	removed bool
 	dirty   bool  // this node or a descendant is edited
@@ -231,10 +230,13 @@ func (d *Doc) value(f *field, parent, hdr int32, tag uint32, compact bool) {
 		}
 		d.nodes[self].kind = dArray
 		if f.typ != tStruct {
-			for i := 0; i < n && r.Err == nil; i++ {
+			for i := 0; i < n; i++ {
+				e := d.add(docNode{f: f, kind: dScalar, elem: true, parent: self, start: int32(r.Off), hdr: -1, compact: compact, edit: -1})
 				d.scalar(f, compact, false, false)
+				d.close(e)
 				if r.Err != nil {
 					r.PushIndex(i)
+					return
 				}
 			}
 			return
@@ -600,8 +602,8 @@ func (d *Doc) Remove(n Node) error {
 // n. The bytes are not checked here; AppendTo writes them as they are.
 func (d *Doc) AppendRaw(n Node, elem []byte) error {
 	p := d.node(n)
-	if p == nil || p.kind != dArray || p.f.typ != tStruct {
-		return d.editErr(n, "not an array of structs")
+	if p == nil || p.kind != dArray {
+		return d.editErr(n, "not an array")
 	}
 	if p.nadd == 0 {
 		p.edit = int32(len(d.subs))
