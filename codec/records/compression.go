@@ -2,14 +2,9 @@ package records
 
 import (
 	"bytes"
-	"errors"
+	"compress/gzip"
 	"fmt"
 	"io"
-	"math/bits"
-	"sync"
-
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 )
 
 // Compression is the codec in the low three bits of a batch's attributes.
@@ -129,6 +124,9 @@ func readAllLimit(dst []byte, r io.Reader, limit int, hint int) ([]byte, error) 
 	}
 }
 
+// gzipDecoder is the standard library's gzip reader, pooled. Like Kafka's
+// Java reader it reads concatenated gzip members as one stream; bytes after
+// the last member that do not start another are corrupt.
 type gzipDecoder struct {
 	r  gzip.Reader
 	br bytes.Reader
@@ -146,244 +144,26 @@ func gunzip(dst, src []byte, limit int) ([]byte, error) {
 	if err := g.r.Reset(&g.br); err != nil {
 		return dst, detail(ErrCorrupt, "gzip: %v", err)
 	}
+	g.r.Multistream(true)
 	return readAllLimit(dst, &g.r, limit, 4*len(src))
-}
-
-// zstd decoders are pooled per limit, since the limit is a decoder option.
-var (
-	zstdMu    sync.Mutex
-	zstdPools = map[int]*codecPool{}
-)
-
-// zstdPool returns the pool for a limit. Pools are kept per power of two, so
-// callers passing many different limits do not make many pools; the exact limit
-// is enforced on the output.
-func zstdPool(limit int) *codecPool {
-	limit = 1 << bits.Len(uint(limit-1))
-	zstdMu.Lock()
-	defer zstdMu.Unlock()
-	p := zstdPools[limit]
-	if p == nil {
-		p = &codecPool{New: func() any {
-			// Concurrency 1: DecodeAll then runs on the caller's goroutine and
-			// starts none of its own, which wasip1 and js need.
-			d, err := zstd.NewReader(nil,
-				zstd.WithDecoderConcurrency(1),
-				zstd.WithDecoderLowmem(true),
-				zstd.WithDecoderMaxMemory(uint64(limit)),
-			)
-			if err != nil {
-				return err
-			}
-			return &zstdDecoder{d: d}
-		}}
-		zstdPools[limit] = p
-	}
-	return p
-}
-
-type zstdDecoder struct {
-	d  *zstd.Decoder
-	br bytes.Reader
-}
-
-func unzstd(dst, src []byte, limit int) ([]byte, error) {
-	p := zstdPool(limit)
-	v := p.Get()
-	z, ok := v.(*zstdDecoder)
-	if !ok {
-		return dst, detail(ErrUnsupported, "zstd decoder: %v", v)
-	}
-	defer p.Put(z)
-	out, err := unzstdWith(z, dst, src, limit)
-	if err != nil {
-		if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrCorrupt) {
-			return dst, err
-		}
-		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-			return dst, detail(ErrTooLarge, "more than %d bytes", limit)
-		}
-		if errors.Is(err, zstd.ErrWindowSizeExceeded) {
-			// The decoder refuses a window larger than the limit, since it may
-			// have to hold that much.
-			return dst, detail(ErrTooLarge, "zstd window exceeds the %d-byte limit", limit)
-		}
-		return dst, detail(ErrCorrupt, "zstd: %v", err)
-	}
-	return out, nil
-}
-
-// unzstdWith decodes in one call when the frame header states the content
-// size (into a buffer of exactly that size), and streams otherwise (Java's
-// zstd-jni streams, so Kafka's frames usually do not state it), growing the
-// output by doubling up to the limit.
-func unzstdWith(z *zstdDecoder, dst, src []byte, limit int) ([]byte, error) {
-	var h zstd.Header
-	if err := h.Decode(src); err == nil && h.HasFCS && !h.Skippable {
-		if h.FrameContentSize > uint64(limit) {
-			return dst, detail(ErrTooLarge, "frame claims %d bytes, limit %d", h.FrameContentSize, limit)
-		}
-		if uint64(cap(dst)) < h.FrameContentSize {
-			dst = make([]byte, 0, h.FrameContentSize)
-		}
-		out, err := z.d.DecodeAll(src, dst[:0])
-		if err == nil && len(out) > limit {
-			return dst, detail(ErrTooLarge, "more than %d bytes", limit)
-		}
-		return out, err
-	}
-	z.br.Reset(src)
-	defer z.br.Reset(nil)
-	if err := z.d.Reset(&z.br); err != nil {
-		return dst, err
-	}
-	out, err := readAllLimit(dst, zstdStream{z.d}, limit, 4*len(src))
-	if err != nil && !errors.Is(err, ErrTooLarge) {
-		var e zstdErr
-		if errors.As(err, &e) {
-			return dst, e.err
-		}
-	}
-	return out, err
-}
-
-// zstdStream keeps the decoder's own errors recognisable through readAllLimit.
-type zstdStream struct{ d *zstd.Decoder }
-type zstdErr struct{ err error }
-
-func (e zstdErr) Error() string { return e.err.Error() }
-
-func (s zstdStream) Read(p []byte) (int, error) {
-	n, err := s.d.Read(p)
-	if err != nil && err != io.EOF {
-		return n, zstdErr{err}
-	}
-	return n, err
-}
-
-// ---- compression ----
-
-// appendWriter is an io.Writer that appends to a slice.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-type gzipEncoder struct {
-	w   *gzip.Writer
-	out appendWriter
-}
-
-var (
-	gzipEncMu    sync.Mutex
-	gzipEncPools = map[int]*codecPool{}
-)
-
-func gzipEncPool(level int) *codecPool {
-	gzipEncMu.Lock()
-	defer gzipEncMu.Unlock()
-	p := gzipEncPools[level]
-	if p == nil {
-		p = &codecPool{New: func() any {
-			e := new(gzipEncoder)
-			w, err := gzip.NewWriterLevel(&e.out, level)
-			if err != nil {
-				return err
-			}
-			e.w = w
-			return e
-		}}
-		gzipEncPools[level] = p
-	}
-	return p
-}
-
-var (
-	zstdEncMu    sync.Mutex
-	zstdEncPools = map[zstd.EncoderLevel]*codecPool{}
-)
-
-// zstdEncPool returns the encoder pool for a zstd level, keyed by the few
-// encoder levels the library maps zstd's levels onto.
-func zstdEncPool(zlevel int) *codecPool {
-	level := zstd.EncoderLevelFromZstd(zlevel)
-	zstdEncMu.Lock()
-	defer zstdEncMu.Unlock()
-	p := zstdEncPools[level]
-	if p == nil {
-		p = &codecPool{New: func() any {
-			e, err := zstd.NewWriter(nil,
-				zstd.WithEncoderConcurrency(1),
-				zstd.WithEncoderLevel(level),
-				zstd.WithLowerEncoderMem(true),
-			)
-			if err != nil {
-				return err
-			}
-			return e
-		}}
-		zstdEncPools[level] = p
-	}
-	return p
 }
 
 // compress appends the compressed form of src to dst. level 0 is the codec's
 // default; otherwise it is the codec's own scale, as Kafka's compression.*.level
-// settings use it (gzip 1-9, lz4 1-17, zstd -131072..22).
+// settings use it (gzip 1-9, lz4 1-17, zstd -131072..22). A build with the
+// kwire_nocompress tag has no compressors: every codec but none fails with
+// ErrUnsupported.
 func compress(dst []byte, c Compression, src []byte, level int, magic int8, rawSnappy bool) ([]byte, error) {
 	switch c {
 	case CompressionNone:
 		return append(dst, src...), nil
-	case CompressionGzip:
-		if level == 0 {
-			level = gzip.DefaultCompression
-		}
-		if level < gzip.HuffmanOnly || level > gzip.BestCompression {
-			return dst, detail(ErrUnsupported, "gzip level %d", level)
-		}
-		p := gzipEncPool(level)
-		v := p.Get()
-		e, ok := v.(*gzipEncoder)
-		if !ok {
-			return dst, detail(ErrUnsupported, "gzip encoder: %v", v)
-		}
-		e.out.b = dst
-		e.w.Reset(&e.out)
-		if _, err := e.w.Write(src); err != nil {
-			return dst, err
-		}
-		if err := e.w.Close(); err != nil {
-			return dst, err
-		}
-		dst = e.out.b
-		e.out.b = nil
-		p.Put(e)
-		return dst, nil
-	case CompressionSnappy:
-		if rawSnappy {
-			return appendSnappyBlock(dst, src, false), nil
-		}
-		return appendXerial(dst, src), nil
-	case CompressionLZ4:
-		return appendLZ4Frame(dst, src, level, magic == 0)
+	case CompressionGzip, CompressionSnappy, CompressionLZ4:
+		return encode(dst, c, src, level, magic, rawSnappy)
 	case CompressionZstd:
 		if magic < 2 {
 			return dst, detail(ErrUnsupported, "zstd needs magic 2, have magic %d", magic)
 		}
-		if level == 0 {
-			level = 3
-		}
-		p := zstdEncPool(level)
-		v := p.Get()
-		e, ok := v.(*zstd.Encoder)
-		if !ok {
-			return dst, detail(ErrUnsupported, "zstd encoder: %v", v)
-		}
-		dst = e.EncodeAll(src, dst)
-		p.Put(e)
-		return dst, nil
+		return encode(dst, c, src, level, magic, rawSnappy)
 	}
 	return dst, detail(ErrUnsupported, "compression codec %d", int(c))
 }

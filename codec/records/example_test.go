@@ -1,3 +1,5 @@
+//go:build !kwire_nocompress
+
 package records_test
 
 import (

@@ -24,7 +24,7 @@ func seedBatch(t testing.TB, c Compression) []byte {
 	b := Batch{BaseOffset: 42, PartitionLeaderEpoch: 3, Attributes: int16(c), ProducerID: 7, ProducerEpoch: 1, BaseSequence: 5}
 	b.SetDeltas(recs)
 	var e Encoder
-	out, err := e.AppendBatch(nil, &b, recs)
+	out, err := testAppendBatch(t, &e, nil, &b, recs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func checkDecodeRoundTrip(t *testing.T, src []byte, skipCRC bool) {
 	recs = cloneRecords(recs)
 	b2 := b
 	var enc Encoder
-	out, err := enc.AppendBatch(nil, &b2, recs)
+	out, err := testAppendBatch(t, &enc, nil, &b2, recs)
 	if err != nil {
 		t.Fatalf("re-encode: %v", err)
 	}
@@ -124,7 +124,7 @@ func FuzzLegacy(f *testing.F) {
 	var e Encoder
 	for _, magic := range []int8{0, 1} {
 		for _, c := range []Compression{CompressionNone, CompressionGzip, CompressionSnappy, CompressionLZ4} {
-			src, err := e.AppendLegacySet(nil, LegacySet{Magic: magic, Compression: c, BaseOffset: 10}, []LegacyMessage{
+			src, err := testAppendLegacySet(f, &e, nil, LegacySet{Magic: magic, Compression: c, BaseOffset: 10}, []LegacyMessage{
 				{Timestamp: 5, Key: []byte("a"), Value: []byte("b")}, {Timestamp: 6, Value: bytes.Repeat([]byte("q"), 50)},
 			})
 			if err != nil {

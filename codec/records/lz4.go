@@ -2,14 +2,15 @@ package records
 
 import (
 	"encoding/binary"
-
-	"github.com/pierrec/lz4/v4"
+	"errors"
 )
 
 // Kafka compresses with the LZ4 frame format (magic 0x184D2204, a frame
-// descriptor, blocks, an end mark). kwire reads and writes the frame itself and
-// hands each block to pierrec/lz4's block codec, which decodes straight into the
-// one output buffer.
+// descriptor, blocks, an end mark). kwire reads and writes the frame itself.
+// Blocks are decoded by kwire's own block decoder (lz4_block.go) straight into
+// the one output buffer, a dependent block reading back into the frame's
+// earlier output; they are compressed with pierrec/lz4's block compressor
+// (lz4_encode.go).
 //
 // The legacy quirk: for magic 0 message sets Kafka computed the descriptor's
 // header checksum over the 4 magic bytes as well as the descriptor, and its
@@ -21,7 +22,6 @@ const (
 	lz4Magic      = 0x184D2204
 	lz4SkipMagic  = 0x184D2A50 // ..5F
 	lz4BlockLimit = 64 << 10   // block size kwire writes, as Kafka does
-	lz4Window     = 64 << 10
 )
 
 var lz4BlockSizes = [8]int{4: 64 << 10, 5: 256 << 10, 6: 1 << 20, 7: 4 << 20}
@@ -117,6 +117,7 @@ func unlz4Frame(dst, src []byte, pos, limit int, legacyChecksum bool) ([]byte, i
 			return dst, pos - 4, detail(ErrCorrupt, "lz4: block of %d bytes at byte %d (block limit %d, %d bytes left)", n, pos-4, blockMax, len(src)-pos)
 		}
 		block := src[pos : pos+n]
+		blockAt := pos
 		pos += n
 		if blockChecksum {
 			if len(src)-pos < 4 {
@@ -142,27 +143,21 @@ func unlz4Frame(dst, src []byte, pos, limit int, legacyChecksum bool) ([]byte, i
 		if dst, ok = growTo(dst, room, limit); !ok {
 			return dst, pos, detail(ErrTooLarge, "more than %d bytes", limit)
 		}
-		out := dst[len(dst) : len(dst)+room]
-		var k int
-		var err error
-		if independent || len(dst) == frameStart {
-			k, err = lz4.UncompressBlock(block, out)
-		} else {
-			dict := dst[frameStart:]
-			if len(dict) > lz4Window {
-				dict = dict[len(dict)-lz4Window:]
-			}
-			k, err = lz4.UncompressBlockWithDict(block, out, dict)
+		base := len(dst)
+		if !independent {
+			// Matches may reach back into the frame's earlier output (the
+			// 2-byte offset keeps them within 64 KiB of it).
+			base = frameStart
 		}
+		k, err := lz4Decode(dst[:len(dst)+room], base, len(dst), block)
 		if err != nil {
-			if room < blockMax {
-				// The block may simply not fit under the limit: tell which.
-				tmp := make([]byte, blockMax)
-				if _, err2 := lz4.UncompressBlock(block, tmp); err2 == nil || !independent {
+			if errors.Is(err, errLZ4Short) {
+				if room < blockMax {
 					return dst, pos, detail(ErrTooLarge, "more than %d bytes", limit)
 				}
+				return dst, pos, detail(ErrCorrupt, "lz4: block at byte %d decodes to more than the frame's %d-byte block size", blockAt, blockMax)
 			}
-			return dst, pos, detail(ErrCorrupt, "lz4: block at byte %d: %v", pos-n, err)
+			return dst, pos, detail(ErrCorrupt, "lz4: block at byte %d: %v", blockAt, err)
 		}
 		dst = dst[:len(dst)+k]
 		if len(dst) > limit {
@@ -179,70 +174,4 @@ func unlz4Frame(dst, src []byte, pos, limit int, legacyChecksum bool) ([]byte, i
 		pos += 4
 	}
 	return dst, pos, nil
-}
-
-var (
-	lz4Fast = codecPool{New: func() any { return new(lz4.Compressor) }}
-	lz4HC   = codecPool{New: func() any { return new(lz4.CompressorHC) }}
-)
-
-// appendLZ4Frame appends src as one LZ4 frame the way Kafka writes it:
-// independent 64 KiB blocks, no block or content checksum, no content size.
-// level 0-2 use the fast compressor; 3 and up the high-compression one (its
-// search depth capped at level 9).
-func appendLZ4Frame(dst, src []byte, level int, legacyChecksum bool) ([]byte, error) {
-	hdr := len(dst)
-	dst = binary.LittleEndian.AppendUint32(dst, lz4Magic)
-	dst = append(dst, 0x60, 0x40) // version 01, independent blocks; 64 KiB blocks
-	if legacyChecksum {
-		dst = append(dst, byte(xxh32(dst[hdr:hdr+6])>>8))
-	} else {
-		dst = append(dst, byte(xxh32(dst[hdr+4:hdr+6])>>8))
-	}
-	var fast *lz4.Compressor
-	var hc *lz4.CompressorHC
-	if level <= 2 {
-		fast = lz4Fast.Get().(*lz4.Compressor)
-		defer lz4Fast.Put(fast)
-	} else {
-		hc = lz4HC.Get().(*lz4.CompressorHC)
-		defer lz4HC.Put(hc)
-		if level > 9 {
-			level = 9
-		}
-		hc.Level = lz4.CompressionLevel(1 << (8 + level))
-	}
-	bound := lz4.CompressBlockBound(lz4BlockLimit)
-	for len(src) > 0 {
-		block := src
-		if len(block) > lz4BlockLimit {
-			block = block[:lz4BlockLimit]
-		}
-		src = src[len(block):]
-		if cap(dst)-len(dst) < 4+bound {
-			nd := make([]byte, len(dst), 2*cap(dst)+4+bound)
-			copy(nd, dst)
-			dst = nd
-		}
-		at := len(dst)
-		dst = dst[:at+4]
-		// A destination of the full bound keeps the compressor on its fast path;
-		// a block that does not shrink is stored as is.
-		out := dst[at+4 : at+4+bound]
-		var n int
-		var err error
-		if fast != nil {
-			n, err = fast.CompressBlock(block, out)
-		} else {
-			n, err = hc.CompressBlock(block, out)
-		}
-		if err != nil || n == 0 || n >= len(block) {
-			binary.LittleEndian.PutUint32(dst[at:], uint32(len(block))|0x80000000)
-			dst = append(dst, block...)
-			continue
-		}
-		binary.LittleEndian.PutUint32(dst[at:], uint32(n))
-		dst = dst[:at+4+n]
-	}
-	return binary.LittleEndian.AppendUint32(dst, 0), nil
 }

@@ -2,8 +2,6 @@ package records
 
 import (
 	"bytes"
-
-	"github.com/klauspost/compress/snappy"
 )
 
 // Kafka's Java clients write snappy through snappy-java's stream format
@@ -12,6 +10,7 @@ import (
 // brokers write them little-endian, so their values are not checked), then chunks
 // of a 4-byte big-endian length and a raw snappy block. Other clients send one raw
 // snappy block with no framing. Both are read; xerial framing is written.
+// The block codec is kwire's own (snappy_block.go, snappy_encode.go).
 
 var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 
@@ -50,11 +49,13 @@ func unsnappy(dst, src []byte, limit int) ([]byte, error) {
 	return dst, nil
 }
 
-// unsnappyBlock appends one raw snappy block to dst.
+// unsnappyBlock appends one raw snappy block to dst. The declared length is
+// checked against the limit and against what the block could possibly expand
+// to before any memory is allocated for it.
 func unsnappyBlock(dst, src []byte, limit int) ([]byte, error) {
-	n, err := snappy.DecodedLen(src)
+	n, hdr, err := snappyHeader(src)
 	if err != nil {
-		return dst, detail(ErrCorrupt, "snappy: %v", err)
+		return dst, detail(ErrCorrupt, "%v", err)
 	}
 	if n > limit-len(dst) {
 		return dst, detail(ErrTooLarge, "more than %d bytes", limit)
@@ -66,49 +67,8 @@ func unsnappyBlock(dst, src []byte, limit int) ([]byte, error) {
 	if dst, ok = growTo(dst, n, limit); !ok {
 		return dst, detail(ErrTooLarge, "more than %d bytes", limit)
 	}
-	out, err := snappy.DecodeStrict(dst[len(dst):len(dst)+n], src)
-	if err != nil {
-		return dst, detail(ErrCorrupt, "snappy: %v", err)
-	}
-	if len(out) != n {
-		return dst, detail(ErrCorrupt, "snappy: decoded %d bytes, header says %d", len(out), n)
+	if err := snappyDecode(dst[len(dst):len(dst)+n], src, hdr); err != nil {
+		return dst, detail(ErrCorrupt, "%v", err)
 	}
 	return dst[:len(dst)+n], nil
-}
-
-// appendXerial appends src compressed with snappy in xerial framing.
-func appendXerial(dst, src []byte) []byte {
-	dst = append(dst, xerialMagic...)
-	dst = append(dst, 0, 0, 0, 1, 0, 0, 0, 1)
-	for len(src) > 0 {
-		chunk := src
-		if len(chunk) > xerialChunk {
-			chunk = chunk[:xerialChunk]
-		}
-		src = src[len(chunk):]
-		dst = appendSnappyBlock(dst, chunk, true)
-	}
-	return dst
-}
-
-// appendSnappyBlock appends one raw snappy block, with a 4-byte big-endian length
-// before it when framed.
-func appendSnappyBlock(dst, src []byte, framed bool) []byte {
-	hdr := 0
-	if framed {
-		hdr = 4
-	}
-	need := hdr + snappy.MaxEncodedLen(len(src))
-	if cap(dst)-len(dst) < need {
-		nd := make([]byte, len(dst), 2*cap(dst)+need)
-		copy(nd, dst)
-		dst = nd
-	}
-	start := len(dst)
-	enc := snappy.Encode(dst[start+hdr:start+need], src)
-	dst = dst[:start+hdr]
-	if framed {
-		be.PutUint32(dst[start:], uint32(len(enc)))
-	}
-	return dst[:start+hdr+len(enc)]
 }

@@ -94,7 +94,7 @@ func TestJavaVectorsReencode(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if out, err = enc.AppendBatch(out, &b, recs); err != nil {
+					if out, err = records.AppendBatchT(t, &enc, out, &b, recs); err != nil {
 						t.Fatal(err)
 					}
 				} else {
@@ -112,7 +112,7 @@ func TestJavaVectorsReencode(t *testing.T) {
 					}
 					set := records.LegacySet{Magic: w.Magic, Compression: w.Compression(), TimestampType: w.TimestampType(),
 						BaseOffset: msgs[0].Offset, LogAppendTime: w.Timestamp}
-					if out, err = enc.AppendLegacySet(out, set, msgs); err != nil {
+					if out, err = records.AppendLegacySetT(t, &enc, out, set, msgs); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -1,0 +1,137 @@
+package records
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// The snappy block format: the decoded length as a uvarint (at most 5 bytes,
+// at most 2^32-1), then elements, each starting with a tag byte whose low two
+// bits give its kind:
+//
+//	00 literal: the upper six bits are length-1 when below 60; 60..63 say that
+//	   the length-1 follows in 1..4 little-endian bytes; the literal bytes follow.
+//	01 copy: length 4 + bits 2..4 (4..11), offset = bits 5..7 << 8 | next byte.
+//	10 copy: length 1 + bits 2..7 (1..64), offset = next 2 bytes, little-endian.
+//	11 copy: length 1 + bits 2..7 (1..64), offset = next 4 bytes, little-endian.
+//
+// A copy repeats length bytes starting offset bytes back in the output (they
+// may overlap what the copy itself writes). The decoder below is strict: a zero
+// offset, an offset before the start of the output, an element running past
+// the declared length or the input, and output shorter than declared are all
+// corrupt.
+
+// errSnappy is the cause of every snappy block error; the detail says where.
+var errSnappy = errors.New("snappy")
+
+// snappyHeader reads a block's declared decoded length and the size of its
+// uvarint.
+func snappyHeader(src []byte) (n, hdr int, err error) {
+	v, k := binary.Uvarint(src)
+	if k <= 0 || k > 5 || v > 0xFFFFFFFF {
+		return 0, 0, fmt.Errorf("%w: bad length header", errSnappy)
+	}
+	if uint64(int(v)) != v || int(v) < 0 {
+		return 0, 0, fmt.Errorf("%w: length %d does not fit an int", errSnappy, v)
+	}
+	return int(v), k, nil
+}
+
+// snappyDecode decodes the elements of a block, which start at src[s] after
+// the length header, into dst, which must be exactly as long as the declared
+// decoded length. It fails unless the elements fill dst exactly. Byte offsets
+// in its errors count from the start of the block.
+func snappyDecode(dst, src []byte, s int) error {
+	d := 0
+	for s < len(src) {
+		at := s
+		tag := src[s]
+		var length, offset int
+		switch tag & 3 {
+		case 0:
+			l := int(tag >> 2)
+			s++
+			if l >= 60 {
+				k := l - 59 // 1..4 length bytes
+				if len(src)-s < k {
+					return fmt.Errorf("%w: literal length truncated at byte %d", errSnappy, at)
+				}
+				var u uint32
+				for i := k - 1; i >= 0; i-- {
+					u = u<<8 | uint32(src[s+i])
+				}
+				s += k
+				if uint64(u)+1 > uint64(len(dst)-d) {
+					return fmt.Errorf("%w: literal of %d bytes at byte %d runs past the declared length", errSnappy, uint64(u)+1, at)
+				}
+				l = int(u)
+			}
+			length = l + 1
+			if length > len(dst)-d {
+				return fmt.Errorf("%w: literal of %d bytes at byte %d runs past the declared length", errSnappy, length, at)
+			}
+			if length > len(src)-s {
+				return fmt.Errorf("%w: literal of %d bytes at byte %d runs past the input", errSnappy, length, at)
+			}
+			copy(dst[d:], src[s:s+length])
+			d += length
+			s += length
+			continue
+		case 1:
+			if len(src)-s < 2 {
+				return fmt.Errorf("%w: copy truncated at byte %d", errSnappy, at)
+			}
+			length = 4 + int(tag>>2)&7
+			offset = int(tag>>5)<<8 | int(src[s+1])
+			s += 2
+		case 2:
+			if len(src)-s < 3 {
+				return fmt.Errorf("%w: copy truncated at byte %d", errSnappy, at)
+			}
+			length = 1 + int(tag>>2)
+			offset = int(binary.LittleEndian.Uint16(src[s+1:]))
+			s += 3
+		case 3:
+			if len(src)-s < 5 {
+				return fmt.Errorf("%w: copy truncated at byte %d", errSnappy, at)
+			}
+			length = 1 + int(tag>>2)
+			u := binary.LittleEndian.Uint32(src[s+1:])
+			if uint64(u) > uint64(d) {
+				return fmt.Errorf("%w: copy at byte %d reaches %d bytes back, %d written", errSnappy, at, u, d)
+			}
+			offset = int(u)
+			s += 5
+		}
+		if offset == 0 || offset > d {
+			return fmt.Errorf("%w: copy at byte %d reaches %d bytes back, %d written", errSnappy, at, offset, d)
+		}
+		if length > len(dst)-d {
+			return fmt.Errorf("%w: copy of %d bytes at byte %d runs past the declared length", errSnappy, length, at)
+		}
+		copyMatch(dst, d, offset, length)
+		d += length
+	}
+	if d != len(dst) {
+		return fmt.Errorf("%w: decoded %d bytes, the header says %d", errSnappy, d, len(dst))
+	}
+	return nil
+}
+
+// copyMatch writes length bytes at dst[d:] repeating those offset bytes back;
+// the source may overlap the destination (offset < length repeats a pattern).
+// The caller has checked 0 < offset <= d and d+length <= len(dst).
+func copyMatch(dst []byte, d, offset, length int) {
+	if offset >= length {
+		copy(dst[d:d+length], dst[d-offset:])
+		return
+	}
+	// Overlapping: copy the pattern, doubling the copied run each time.
+	end := d + length
+	for d < end {
+		n := copy(dst[d:end], dst[d-offset:d])
+		d += n
+		offset += n
+	}
+}
