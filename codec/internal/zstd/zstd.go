@@ -175,8 +175,15 @@ func (d *Decoder) frame(dst, src []byte, pos, maxLen int) ([]byte, int, error) {
 			return dst, p, &decodeError{ErrTooLarge, "frame content size " + itoa(fcs) + " exceeds the limit of " + itoa(uint64(maxLen-len(dst))) + " remaining bytes", start}
 		}
 		d.end, d.endCorrupt = len(dst)+int(fcs), true
-		if cap(dst) < d.end {
-			nd := make([]byte, len(dst), d.end)
+		// Reserve the stated size, but no more than a generous multiple of
+		// the input left: a small input claiming a large size does not get
+		// to allocate it before its blocks show it to be true.
+		want := int(fcs)
+		if most := 32*(len(src)-p) + 64<<10; want > most {
+			want = most
+		}
+		if cap(dst)-len(dst) < want {
+			nd := make([]byte, len(dst), len(dst)+want)
 			copy(nd, dst)
 			dst = nd
 		}
