@@ -64,6 +64,7 @@ const (
 	kindApiVersions                 // cap the Produce version
 	kindProduce                     // merge rejected partitions, rewrite node endpoints
 	kindReplace                     // drop the broker's answer, send synth instead
+	kindAddresses                   // rewrite node endpoints (Fetch, share groups)
 )
 
 // pend is a request forwarded upstream whose response is expected.
@@ -349,6 +350,11 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 	case apiApiVersions:
 		if s.maxProduceV >= 0 {
 			p.kind = kindApiVersions
+		}
+	case apiFetch, apiShareFetch, apiShareAcknowledge:
+		// Their responses name the leaders' endpoints (Fetch from v16).
+		if s.brokers != nil && (key != apiFetch || ver >= 16) {
+			p.kind = kindAddresses
 		}
 	}
 	c.pending = append(c.pending, p)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/policy"
+	"github.com/kwire/kwire/codec/transcode"
 )
 
 // Level is a log level, numbered as proxy-wasm's proxy_log_level_t.
@@ -52,8 +53,7 @@ type Filter struct {
 	s    *settings
 	chk  *policy.Checker
 
-	produce    codec.ProduceRequest // reused by checkProduce
-	accepted   []bool               // reused by checkProduce
+	doc        transcode.Doc // reused by every request and response the filter reads
 	metricIDs  map[string]uint32
 	apiIDs     map[int16]*apiMetrics
 	topicNames map[codec.UUID]string

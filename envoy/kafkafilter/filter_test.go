@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/codectest"
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/transcode"
 	"github.com/kwire/kwire/envoy/kafkatest"
 )
 
@@ -627,5 +629,95 @@ func TestExampleConfiguration(t *testing.T) {
 	h := newHost()
 	if _, err := New(h, []byte(strings.Join(cfg, "\n"))); err != nil {
 		t.Fatalf("the example's plugin configuration is refused: %v", err)
+	}
+}
+
+// Every response that carries a broker address (a struct with host, port and a node
+// id, found in random messages of every version) is one the filter rewrites.
+func TestAddressRewriteCoversEveryResponse(t *testing.T) {
+	rewritten := map[int16]bool{apiMetadata: true, apiFindCoordinator: true, apiDescribeCluster: true,
+		apiProduce: true, apiFetch: true, apiShareFetch: true, apiShareAcknowledge: true,
+		// KRaft's controller-to-controller RPCs: they name controller listeners and
+		// never pass between a client and a broker.
+		53: true, 54: true}
+	for _, info := range codec.Messages() {
+		if info.Kind != codec.KindResponse {
+			continue
+		}
+		for v := info.MinVersion; v <= info.MaxVersion; v++ {
+			m := codec.NewMessage(info.Name)
+			codectest.Fill(m, rand.New(rand.NewSource(int64(v))), v)
+			body, err := m.Encode(nil, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d transcode.Doc
+			if err := d.Parse(body, info.Name, v); err != nil {
+				t.Fatal(err)
+			}
+			if hasAddress(&d, d.Root()) && !rewritten[info.APIKey] {
+				t.Errorf("%s v%d carries broker addresses but the filter does not rewrite them", info.Name, v)
+			}
+		}
+	}
+}
+
+func hasAddress(d *transcode.Doc, n transcode.Node) bool {
+	if d.Field(n, "host") != transcode.NoNode && d.Field(n, "port") != transcode.NoNode &&
+		(d.Field(n, "nodeId") != transcode.NoNode || d.Field(n, "brokerId") != transcode.NoNode) {
+		return true
+	}
+	for c := d.First(n); c != transcode.NoNode; c = d.Next(c) {
+		if hasAddress(d, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestNodeEndpointsRewritten(t *testing.T) {
+	h := newHost()
+	f := mustFilter(t, h, `{"brokers":{"1":"proxy.example:9000"}}`)
+	c := f.NewConn()
+	frameOf := func(key, ver int16, m interface {
+		Encode([]byte, int16) ([]byte, error)
+	}) []byte {
+		b := []byte{0, 0, 0, 0, 0, 0, 0, 7, 0}
+		b, err := m.Encode(b, ver)
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+		return b
+	}
+	fetch := codec.NewFetchResponse()
+	fetch.NodeEndpoints = []codec.FetchResponseNodeEndpoint{{NodeId: 1, Host: "broker-1.internal", Port: 9092}, {NodeId: 2, Host: "broker-2.internal", Port: 9092}}
+	fetch.Responses = []codec.FetchResponseFetchableTopicResponse{{Partitions: []codec.FetchResponsePartitionData{{PartitionIndex: 0, Records: []byte{}}}}}
+	out, err := c.rewriteResponse(&pend{key: apiFetch, ver: 16, kind: kindAddresses}, frameOf(apiFetch, 16, fetch))
+	if err != nil || out == nil {
+		t.Fatalf("Fetch v16: %v, changed %v", err, out != nil)
+	}
+	var got codec.FetchResponse
+	if err := got.Decode(out[9:], 16); err != nil {
+		t.Fatal(err)
+	}
+	if e := got.NodeEndpoints; len(e) != 2 || e[0].Host != "proxy.example" || e[0].Port != 9000 || e[1].Host != "broker-2.internal" || e[1].Port != 9092 {
+		t.Errorf("node endpoints %+v", e)
+	}
+	if len(got.Responses) != 1 || got.Responses[0].Partitions[0].Records == nil {
+		t.Errorf("the rest of the response changed: %+v", got.Responses)
+	}
+	if got, want := h.value("rewrite.broker_addresses"), int64(1); got != want {
+		t.Errorf("rewrite.broker_addresses %d, want %d", got, want)
+	}
+	if got, want := h.value("rewrite.unmapped_nodes"), int64(1); got != want {
+		t.Errorf("rewrite.unmapped_nodes %d, want %d", got, want)
+	}
+	// An address whose entry carries an error stays as it is.
+	fc := codec.NewFindCoordinatorResponse()
+	fc.Coordinators = []codec.FindCoordinatorResponseCoordinator{{Key: "g", NodeId: 1, Host: "broker-1.internal", Port: 9092, ErrorCode: 15}}
+	out, err = c.rewriteResponse(&pend{key: apiFindCoordinator, ver: 4, kind: kindFindCoord}, frameOf(apiFindCoordinator, 4, fc))
+	if err != nil || out != nil {
+		t.Errorf("FindCoordinator with an error: %v, changed %v", err, out != nil)
 	}
 }

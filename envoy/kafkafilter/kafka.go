@@ -1,11 +1,13 @@
 package kafkafilter
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/kerr"
@@ -15,11 +17,14 @@ import (
 
 // Api keys the filter treats specially.
 const (
-	apiProduce         = 0
-	apiMetadata        = 3
-	apiFindCoordinator = 10
-	apiApiVersions     = 18
-	apiDescribeCluster = 60
+	apiProduce          = 0
+	apiFetch            = 1
+	apiMetadata         = 3
+	apiFindCoordinator  = 10
+	apiApiVersions      = 18
+	apiDescribeCluster  = 60
+	apiShareFetch       = 78
+	apiShareAcknowledge = 79
 )
 
 var errShort = errors.New("truncated header")
@@ -92,21 +97,12 @@ func responseHeaderLen(frame []byte, key, ver int16) (int, error) {
 	return 8, nil
 }
 
-// encoder is a typed message's encoder; the filter names concrete types only, so
-// the linker keeps just the messages it uses.
-type encoder interface {
-	Encode(dst []byte, version int16) ([]byte, error)
-}
-
-// responseFrame encodes a whole response frame with an empty tagged-field section
-// when the header is flexible.
-func responseFrame(corr int32, key, ver int16, body encoder) ([]byte, error) {
-	b := make([]byte, 8, 256)
-	binary.BigEndian.PutUint32(b[4:], uint32(corr))
-	if codec.ResponseHeaderVersion(key, ver) == 1 {
-		b = append(b, 0)
-	}
-	b, err := body.Encode(b, ver)
+// frameWith writes the header bytes of frame (size prefix included) followed by
+// body, and fixes the size.
+func frameWith(frame []byte, hlen int, body func([]byte) ([]byte, error)) ([]byte, error) {
+	b := make([]byte, 0, len(frame)+64)
+	b = append(b, frame[:hlen]...)
+	b, err := body(b)
 	if err != nil {
 		return nil, err
 	}
@@ -114,11 +110,16 @@ func responseFrame(corr int32, key, ver int16, body encoder) ([]byte, error) {
 	return b, nil
 }
 
-// reframe writes the header bytes of frame (after the size) followed by body.
-func reframe(frame []byte, hlen int, ver int16, body encoder) ([]byte, error) {
-	b := make([]byte, 0, len(frame))
-	b = append(b, frame[:hlen]...)
-	b, err := body.Encode(b, ver)
+// responseFrame encodes a whole response frame from the body's JSON form, with an
+// empty tagged-field section when the header is flexible.
+func responseFrame(corr int32, key, ver int16, bodyJSON []byte) ([]byte, error) {
+	api, _ := codec.LookupAPI(key)
+	b := make([]byte, 8, 256)
+	binary.BigEndian.PutUint32(b[4:], uint32(corr))
+	if codec.ResponseHeaderVersion(key, ver) == 1 {
+		b = append(b, 0)
+	}
+	b, err := transcode.AppendWire(b, api.Response.Name, ver, bodyJSON)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,14 @@ func reframe(frame []byte, hlen int, ver int16, body encoder) ([]byte, error) {
 type rejectedTopic struct {
 	name  string
 	id    codec.UUID
-	parts []codec.ProduceResponsePartitionProduceResponse
+	parts []rejectedPartition
+}
+
+type rejectedPartition struct {
+	index    int32
+	code     int16
+	msg      string
+	failures []policy.RecordVerdict
 }
 
 type produceAction struct {
@@ -143,12 +151,14 @@ type produceAction struct {
 
 // checkProduce applies the schema policy to a whole Produce request frame.
 //
-// The request is decoded into one ProduceRequest the filter reuses, with strings
-// aliasing the frame, so that a request allocates nothing here: nothing decoded may
-// outlive the call unless copied (rejectedTopic names are).
+// The request is indexed by f.doc (transcode.Doc), which copies nothing: topic names
+// alias the frame while the checker looks at them and are copied only for the
+// partitions the filter answers. The accepted partitions of a partly rejected request
+// are written again by the Doc with the rejected ones removed, every other byte as the
+// client sent it.
 func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
-	req := &f.produce
-	if err := req.DecodeWith(frame[hlen:], ver, codec.DecodeOptions{UnsafeStrings: true}); err != nil {
+	d := &f.doc
+	if err := d.ParseAPI(frame[hlen:], apiProduce, codec.KindRequest, ver); err != nil {
 		f.inc(f.mReqFailure, 1)
 		if f.s.pol != nil && f.s.pol.Enforces() {
 			return produceAction{refuse: "Produce v" + strconv.Itoa(int(ver)) + " cannot be decoded and the schema policy enforces: " + err.Error()}
@@ -158,13 +168,12 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 		// response that never comes is skipped when the next one is matched).
 		return produceAction{acks: -1, forwardAsIs: true}
 	}
-	act := produceAction{acks: req.Acks}
+	root := d.Root()
+	act := produceAction{acks: int16(d.Int(d.Field(root, "acks")))}
 	if f.s.pol == nil {
 		act.forwardAsIs = true
 		return act
 	}
-	accepted := f.accepted[:0] // per partition, in request order
-	anyRejected := false
 	// Counts are added to the metrics once per request: each update is a call
 	// into the host.
 	var n struct{ checked, failed, warned, rejected, partAccepted, partRejected int }
@@ -176,79 +185,84 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 		f.inc(f.mPartAccepted, n.partAccepted)
 		f.inc(f.mPartRejected, n.partRejected)
 	}()
-	for ti := range req.TopicData {
-		t := &req.TopicData[ti]
-		name := t.Name
+	kept := 0
+	for t := d.First(d.Field(root, "topicData")); t != transcode.NoNode; {
+		next := d.Next(t)
+		var name string
+		var id codec.UUID
 		known := true
 		if ver >= 13 {
-			name, known = f.topicNames[t.TopicId]
+			id = d.UUID(d.Field(t, "topicId"))
+			name, known = f.topicNames[id]
+		} else {
+			s, _ := d.Str(d.Field(t, "name"))
+			name = unsafeString(s)
 		}
 		var rej rejectedTopic
-		for pi := range t.PartitionData {
-			p := &t.PartitionData[pi]
-			accepted = append(accepted, false)
+		keptHere := 0
+		for p := d.First(d.Field(t, "partitionData")); p != transcode.NoNode; {
+			nextP := d.Next(p)
+			index := int32(d.Int(d.Field(p, "index")))
 			if !known {
 				n.partRejected++
-				rej.parts = append(rej.parts, partitionError(p.Index, int16(kerr.UnknownTopicID),
-					"topic id "+t.TopicId.String()+" is unknown to the schema filter (no Metadata response named it yet)", nil))
+				rej.parts = append(rej.parts, rejectedPartition{index: index, code: int16(kerr.UnknownTopicID),
+					msg: "topic id " + id.String() + " is unknown to the schema filter (no Metadata response named it yet)"})
+				d.Remove(p)
+				p = nextP
 				continue
 			}
-			v := f.chk.Check(name, p.Index, p.Records)
+			v := f.chk.Check(name, index, d.Bytes(d.Field(p, "records")))
 			if v.Checked {
 				n.checked += v.Records
 				n.failed += v.Failed
 			}
 			if v.Accept {
 				n.partAccepted++
+				keptHere++
 				if v.Failed > 0 || v.Err != nil {
 					n.warned += v.Failed
-					f.host.Log(LevelWarn, "kwire: schema policy "+v.Rule+" (warn) on "+name+"/"+strconv.Itoa(int(p.Index))+": "+warnText(&v))
+					f.host.Log(LevelWarn, "kwire: schema policy "+v.Rule+" (warn) on "+name+"/"+strconv.Itoa(int(index))+": "+warnText(&v))
 				}
-				accepted[len(accepted)-1] = true
+				p = nextP
 				continue
 			}
 			n.partRejected++
 			n.rejected += max(v.Records, 1)
-			f.host.Log(LevelInfo, "kwire: "+name+"/"+strconv.Itoa(int(p.Index))+" "+v.Message())
-			rej.parts = append(rej.parts, partitionError(p.Index, v.ErrorCode, v.Message(), v.Failures))
+			f.host.Log(LevelInfo, "kwire: "+name+"/"+strconv.Itoa(int(index))+" "+v.Message())
+			rej.parts = append(rej.parts, rejectedPartition{index: index, code: v.ErrorCode, msg: v.Message(), failures: v.Failures})
+			d.Remove(p)
+			p = nextP
 		}
 		if len(rej.parts) > 0 {
-			anyRejected = true
-			rej.name, rej.id = strings.Clone(t.Name), t.TopicId
+			rej.name, rej.id = strings.Clone(name), id
 			act.rejected = append(act.rejected, rej)
 		}
+		if keptHere == 0 {
+			d.Remove(t)
+		}
+		kept += keptHere
+		t = next
 	}
-	f.accepted = accepted
-	if !anyRejected {
+	if len(act.rejected) == 0 {
 		act.forwardAsIs = true
 		return act
 	}
-	// The accepted partitions, re-encoded without the rejected ones.
-	var kept []codec.ProduceRequestTopicProduceData
-	i := 0
-	for _, t := range req.TopicData {
-		var parts []codec.ProduceRequestPartitionProduceData
-		for _, p := range t.PartitionData {
-			if accepted[i] {
-				parts = append(parts, p)
-			}
-			i++
-		}
-		if len(parts) > 0 {
-			t.PartitionData = parts
-			kept = append(kept, t)
-		}
-	}
-	if len(kept) == 0 {
+	if kept == 0 {
 		return act
 	}
-	req.TopicData = kept
-	b, err := reframe(frame, hlen, ver, req)
+	b, err := frameWith(frame, hlen, d.AppendTo)
 	if err != nil {
 		return produceAction{refuse: "re-encoding the accepted partitions: " + err.Error()}
 	}
 	act.rewritten = b
 	return act
+}
+
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 func warnText(v *policy.PartitionVerdict) string {
@@ -262,135 +276,231 @@ func warnText(v *policy.PartitionVerdict) string {
 	return s
 }
 
-// partitionError is a Produce partition response carrying code, with the record
-// errors and message for versions that have them (the encoder drops them below v8).
-func partitionError(index int32, code int16, msg string, failures []policy.RecordVerdict) codec.ProduceResponsePartitionProduceResponse {
-	p := codec.ProduceResponsePartitionProduceResponse{Index: index, ErrorCode: code, BaseOffset: -1, LogAppendTimeMs: -1, LogStartOffset: -1}
-	p.CurrentLeader.LeaderId, p.CurrentLeader.LeaderEpoch = -1, -1
-	p.ErrorMessage = &msg
-	for _, fl := range failures {
-		m := fl.Detail
-		p.RecordErrors = append(p.RecordErrors, codec.ProduceResponseBatchIndexAndErrorMessage{BatchIndex: int32(fl.Index), BatchIndexErrorMessage: &m})
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
 	}
-	return p
+	return append(b, '"')
+}
+
+func appendJSONUUID(b []byte, id codec.UUID) []byte {
+	b = append(b, '"')
+	b = base64.RawURLEncoding.AppendEncode(b, id[:])
+	return append(b, '"')
+}
+
+// produceResponseJSON is the JSON form of a Produce response (at ver) answering the
+// rejected partitions: each carries its error code and, at versions that have them,
+// the record errors and message (ignorable fields, dropped below v8).
+func produceResponseJSON(ver int16, rejected []rejectedTopic) []byte {
+	b := []byte(`{"responses":[`)
+	for i, t := range rejected {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		if ver >= 13 {
+			b = append(b, `"topicId":`...)
+			b = appendJSONUUID(b, t.id)
+		} else {
+			b = append(b, `"name":`...)
+			b = appendJSONString(b, t.name)
+		}
+		b = append(b, `,"partitionResponses":[`...)
+		for j, p := range t.parts {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"index":`...)
+			b = strconv.AppendInt(b, int64(p.index), 10)
+			b = append(b, `,"errorCode":`...)
+			b = strconv.AppendInt(b, int64(p.code), 10)
+			b = append(b, `,"baseOffset":"-1","logAppendTimeMs":"-1","logStartOffset":"-1","errorMessage":`...)
+			b = appendJSONString(b, p.msg)
+			b = append(b, `,"recordErrors":[`...)
+			for k, fl := range p.failures {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"batchIndex":`...)
+				b = strconv.AppendInt(b, int64(fl.Index), 10)
+				b = append(b, `,"batchIndexErrorMessage":`...)
+				b = appendJSONString(b, fl.Detail)
+				b = append(b, '}')
+			}
+			b = append(b, "]}"...)
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, "]}"...)
 }
 
 // produceErrorResponse is the Produce response for a request whose partitions
 // the filter answered.
 func produceErrorResponse(corr int32, ver int16, rejected []rejectedTopic) ([]byte, error) {
-	var resp codec.ProduceResponse
-	mergeRejected(&resp, rejected)
-	return responseFrame(corr, apiProduce, ver, &resp)
+	return responseFrame(corr, apiProduce, ver, produceResponseJSON(ver, rejected))
 }
 
-func mergeRejected(resp *codec.ProduceResponse, rejected []rejectedTopic) {
-	for _, r := range rejected {
-		i := 0
-		for ; i < len(resp.Responses); i++ {
-			t := &resp.Responses[i]
-			if t.Name == r.name && t.TopicId == r.id {
-				break
+// mergeRejected adds the rejected partitions to the broker's Produce response held
+// by d: into the topic's entry when the broker answered other partitions of it, as new
+// topic entries otherwise.
+func mergeRejected(d *transcode.Doc, ver int16, rejected []rejectedTopic) error {
+	body, err := transcode.AppendWire(nil, "ProduceResponse", ver, produceResponseJSON(ver, rejected))
+	if err != nil {
+		return err
+	}
+	var add transcode.Doc
+	if err := add.Parse(body, "ProduceResponse", ver); err != nil {
+		return err
+	}
+	responses := d.Field(d.Root(), "responses")
+	for t := add.First(add.Field(add.Root(), "responses")); t != transcode.NoNode; t = add.Next(t) {
+		match := transcode.NoNode
+		for bt := d.First(responses); bt != transcode.NoNode && match == transcode.NoNode; bt = d.Next(bt) {
+			if sameTopic(d, bt, &add, t, ver) {
+				match = bt
 			}
 		}
-		if i == len(resp.Responses) {
-			resp.Responses = append(resp.Responses, codec.ProduceResponseTopicProduceResponse{Name: r.name, TopicId: r.id})
+		if match == transcode.NoNode {
+			if err := d.AppendRaw(responses, add.Raw(t)); err != nil {
+				return err
+			}
+			continue
 		}
-		resp.Responses[i].PartitionResponses = append(resp.Responses[i].PartitionResponses, r.parts...)
+		parts := d.Field(match, "partitionResponses")
+		for p := add.First(add.Field(t, "partitionResponses")); p != transcode.NoNode; p = add.Next(p) {
+			if err := d.AppendRaw(parts, add.Raw(p)); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
+}
+
+func sameTopic(a *transcode.Doc, at transcode.Node, b *transcode.Doc, bt transcode.Node, ver int16) bool {
+	if ver >= 13 {
+		return a.UUID(a.Field(at, "topicId")) == b.UUID(b.Field(bt, "topicId"))
+	}
+	x, _ := a.Str(a.Field(at, "name"))
+	y, _ := b.Str(b.Field(bt, "name"))
+	return string(x) == string(y)
 }
 
 // denyResponse builds the error response to a denied request, or nil for an acks=0
 // Produce (which gets none). Every error field of the response carries the
 // configured code; per-entity responses name the request's entities.
 //
-// Produce, Metadata, FindCoordinator, DescribeCluster and ApiVersions are built
-// with their typed messages and name the request's entities (topics, partitions,
-// coordinator keys). Every other api key goes through codec/transcode's
-// schema-driven encoder, which carries no per-message code: the response body is
+// Produce, Metadata, FindCoordinator and DescribeCluster responses name the request's
+// entities (topics, partitions, coordinator keys). Every other api key answers
 // {"errorCode": code, "errorMessage": ...} where the version has both fields,
-// {"errorCode": code} where it has one, and the all-default body otherwise (an
-// api whose errors are only per entity then answers with no entities).
+// {"errorCode": code} where it has one, and the all-default body otherwise (an api
+// whose errors are only per entity then answers with no entities). All of them are
+// written by codec/transcode's schema-driven encoder from their JSON form.
 func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32) ([]byte, error) {
 	code := f.s.denyCode
+	codeText := strconv.Itoa(int(code))
 	msg := "api key " + strconv.Itoa(int(key)) + " (" + apiMetricName(key) + ") is denied by the proxy"
-	body := frame[hlen:]
+	d := &f.doc
 	switch key {
-	case apiProduce:
-		var req codec.ProduceRequest
-		if err := req.Decode(body, ver); err != nil {
+	case apiProduce, apiMetadata, apiFindCoordinator, apiDescribeCluster:
+		if err := d.ParseAPI(frame[hlen:], key, codec.KindRequest, ver); err != nil {
 			return nil, err
 		}
-		if req.Acks == 0 {
+	}
+	root := d.Root()
+	var b []byte
+	switch key {
+	case apiProduce:
+		if d.Int(d.Field(root, "acks")) == 0 {
 			return nil, nil
 		}
 		var rej []rejectedTopic
-		for _, t := range req.TopicData {
-			r := rejectedTopic{name: t.Name, id: t.TopicId}
-			for _, p := range t.PartitionData {
-				r.parts = append(r.parts, partitionError(p.Index, code, msg, nil))
+		for t := d.First(d.Field(root, "topicData")); t != transcode.NoNode; t = d.Next(t) {
+			s, _ := d.Str(d.Field(t, "name"))
+			r := rejectedTopic{name: string(s), id: d.UUID(d.Field(t, "topicId"))}
+			for p := d.First(d.Field(t, "partitionData")); p != transcode.NoNode; p = d.Next(p) {
+				r.parts = append(r.parts, rejectedPartition{index: int32(d.Int(d.Field(p, "index"))), code: code, msg: msg})
 			}
 			rej = append(rej, r)
 		}
 		return produceErrorResponse(corr, ver, rej)
 	case apiMetadata:
-		var req codec.MetadataRequest
-		if err := req.Decode(body, ver); err != nil {
-			return nil, err
-		}
-		resp := codec.NewMetadataResponse()
-		resp.ControllerId = -1
+		b = append(b, `{"controllerId":-1`...)
 		if ver >= 13 {
-			resp.ErrorCode = code
+			b = append(b, `,"errorCode":`+codeText...)
 		}
-		for _, t := range req.Topics {
-			rt := codec.NewMetadataResponseTopic()
-			rt.ErrorCode, rt.Name, rt.TopicId = code, t.Name, t.TopicId
-			resp.Topics = append(resp.Topics, *rt)
+		b = append(b, `,"topics":[`...)
+		for t := d.First(d.Field(root, "topics")); t != transcode.NoNode; t = d.Next(t) {
+			if b[len(b)-1] != '[' {
+				b = append(b, ',')
+			}
+			b = append(b, `{"errorCode":`+codeText+`,"name":`...)
+			if s, null := d.Str(d.Field(t, "name")); null {
+				b = append(b, "null"...)
+			} else {
+				b = appendJSONString(b, string(s))
+			}
+			if ver >= 10 {
+				b = append(b, `,"topicId":`...)
+				b = appendJSONUUID(b, d.UUID(d.Field(t, "topicId")))
+			}
+			b = append(b, '}')
 		}
-		return responseFrame(corr, key, ver, resp)
+		b = append(b, "]}"...)
 	case apiFindCoordinator:
-		var req codec.FindCoordinatorRequest
-		if err := req.Decode(body, ver); err != nil {
-			return nil, err
-		}
-		resp := codec.NewFindCoordinatorResponse()
-		resp.NodeId, resp.Port = -1, -1
+		b = append(b, `{"nodeId":-1,"port":-1`...)
 		if ver < 4 {
-			resp.ErrorCode = code
+			b = append(b, `,"errorCode":`+codeText...)
 			if ver >= 1 {
-				resp.ErrorMessage = &msg
+				b = append(b, `,"errorMessage":`...)
+				b = appendJSONString(b, msg)
 			}
-		}
-		if ver >= 4 {
-			for _, k := range req.CoordinatorKeys {
-				resp.Coordinators = append(resp.Coordinators, codec.FindCoordinatorResponseCoordinator{Key: k, NodeId: -1, Port: -1, ErrorCode: code, ErrorMessage: &msg})
+		} else {
+			b = append(b, `,"coordinators":[`...)
+			for k := d.First(d.Field(root, "coordinatorKeys")); k != transcode.NoNode; k = d.Next(k) {
+				if b[len(b)-1] != '[' {
+					b = append(b, ',')
+				}
+				s, _ := d.Str(k)
+				b = append(b, `{"key":`...)
+				b = appendJSONString(b, string(s))
+				b = append(b, `,"nodeId":-1,"port":-1,"errorCode":`+codeText+`,"errorMessage":`...)
+				b = appendJSONString(b, msg)
+				b = append(b, '}')
 			}
+			b = append(b, ']')
 		}
-		return responseFrame(corr, key, ver, resp)
+		b = append(b, '}')
 	case apiDescribeCluster:
-		resp := codec.NewDescribeClusterResponse()
-		resp.ErrorCode, resp.ErrorMessage, resp.ControllerId = code, &msg, -1
+		b = append(b, `{"errorCode":`+codeText+`,"controllerId":-1,"errorMessage":`...)
+		b = appendJSONString(b, msg)
 		if ver >= 1 {
-			var req codec.DescribeClusterRequest
-			if err := req.Decode(body, ver); err == nil {
-				resp.EndpointType = req.EndpointType
-			}
+			b = append(b, `,"endpointType":`...)
+			b = strconv.AppendInt(b, d.Int(d.Field(root, "endpointType")), 10)
 		}
-		return responseFrame(corr, key, ver, resp)
-	case apiApiVersions:
-		resp := codec.NewApiVersionsResponse()
-		resp.ErrorCode = code
-		return responseFrame(corr, key, ver, resp)
+		b = append(b, '}')
 	}
-	var tf transcode.Framer
+	if b != nil {
+		return responseFrame(corr, key, ver, b)
+	}
 	var lastErr error
 	for _, body := range []string{
-		`{"errorCode":` + strconv.Itoa(int(code)) + `,"errorMessage":"` + msg + `"}`,
-		`{"errorCode":` + strconv.Itoa(int(code)) + `}`,
+		`{"errorCode":` + codeText + `,"errorMessage":` + string(appendJSONString(nil, msg)) + `}`,
+		`{"errorCode":` + codeText + `}`,
 		`{}`,
 	} {
-		js := `{"header":{"correlationId":` + strconv.Itoa(int(corr)) + `},"body":` + body + `}`
-		out, err := tf.AppendResponseFrame(nil, []byte(js), key, ver)
+		out, err := responseFrame(corr, key, ver, []byte(body))
 		if err == nil {
 			return out, nil
 		}
@@ -399,113 +509,108 @@ func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32
 	return nil, fmt.Errorf("no error response for api key %d v%d: %w", key, ver, lastErr)
 }
 
-// rewriteResponse decodes a response the filter changes and returns the new frame,
-// or nil when nothing changed.
+// rewriteResponse indexes a response the filter may change and returns the new
+// frame, or nil when nothing changed.
 func (c *Conn) rewriteResponse(p *pend, frame []byte) ([]byte, error) {
 	f := c.f
 	hlen, err := responseHeaderLen(frame, p.key, p.ver)
 	if err != nil {
 		return nil, err
 	}
-	body := frame[hlen:]
+	d := &f.doc
+	if err := d.ParseAPI(frame[hlen:], p.key, codec.KindResponse, p.ver); err != nil {
+		return nil, err
+	}
+	root := d.Root()
 	changed := false
-	var out encoder
 	switch p.kind {
 	case kindMetadata:
-		var r codec.MetadataResponse
-		if err := r.Decode(body, p.ver); err != nil {
-			return nil, err
-		}
-		for i := range r.Brokers {
-			b := &r.Brokers[i]
-			changed = f.mapNode(b.NodeId, &b.Host, &b.Port) || changed
-		}
 		if f.s.learnTopicID && p.ver >= 10 {
-			for _, t := range r.Topics {
-				if t.Name != nil && t.TopicId != (codec.UUID{}) {
-					f.topicNames[t.TopicId] = *t.Name
+			for t := d.First(d.Field(root, "topics")); t != transcode.NoNode; t = d.Next(t) {
+				name, null := d.Str(d.Field(t, "name"))
+				if id := codec.UUID(d.UUID(d.Field(t, "topicId"))); !null && id != (codec.UUID{}) {
+					f.topicNames[id] = string(name)
 				}
 			}
 		}
-		out = &r
-	case kindFindCoord:
-		var r codec.FindCoordinatorResponse
-		if err := r.Decode(body, p.ver); err != nil {
-			return nil, err
-		}
-		if p.ver < 4 {
-			if r.ErrorCode == 0 {
-				changed = f.mapNode(r.NodeId, &r.Host, &r.Port)
-			}
-		}
-		for i := range r.Coordinators {
-			k := &r.Coordinators[i]
-			if k.ErrorCode == 0 {
-				changed = f.mapNode(k.NodeId, &k.Host, &k.Port) || changed
-			}
-		}
-		out = &r
-	case kindDescCluster:
-		var r codec.DescribeClusterResponse
-		if err := r.Decode(body, p.ver); err != nil {
-			return nil, err
-		}
-		for i := range r.Brokers {
-			b := &r.Brokers[i]
-			changed = f.mapNode(b.BrokerId, &b.Host, &b.Port) || changed
-		}
-		out = &r
 	case kindApiVersions:
-		var r codec.ApiVersionsResponse
-		if err := r.Decode(body, p.ver); err != nil {
-			return nil, err
-		}
-		for i := range r.ApiKeys {
-			k := &r.ApiKeys[i]
-			if k.ApiKey == apiProduce && k.MaxVersion > f.s.maxProduceV && k.MinVersion <= f.s.maxProduceV {
-				k.MaxVersion = f.s.maxProduceV
+		for k := d.First(d.Field(root, "apiKeys")); k != transcode.NoNode; k = d.Next(k) {
+			maxV := d.Field(k, "maxVersion")
+			if d.Int(d.Field(k, "apiKey")) == apiProduce && d.Int(maxV) > int64(f.s.maxProduceV) && d.Int(d.Field(k, "minVersion")) <= int64(f.s.maxProduceV) {
+				if err := d.SetInt(maxV, int64(f.s.maxProduceV)); err != nil {
+					return nil, err
+				}
 				changed = true
 			}
 		}
-		out = &r
 	case kindProduce:
-		var r codec.ProduceResponse
-		if err := r.Decode(body, p.ver); err != nil {
-			return nil, err
-		}
-		for i := range r.NodeEndpoints {
-			n := &r.NodeEndpoints[i]
-			changed = f.mapNode(n.NodeId, &n.Host, &n.Port) || changed
-		}
 		if len(p.rejected) > 0 {
-			mergeRejected(&r, p.rejected)
+			if err := mergeRejected(d, p.ver, p.rejected); err != nil {
+				return nil, err
+			}
 			changed = true
 		}
-		out = &r
-	default:
-		return nil, nil
+	}
+	if f.s.brokers != nil {
+		ch, err := f.rewriteAddresses(d, root)
+		if err != nil {
+			return nil, err
+		}
+		changed = ch || changed
 	}
 	if !changed {
 		return nil, nil
 	}
-	return reframe(frame, hlen, p.ver, out)
+	return frameWith(frame, hlen, d.AppendTo)
+}
+
+// rewriteAddresses rewrites every broker address in the message under n: any struct
+// with a host and a port and a node id (nodeId or brokerId) whose error code, if it
+// has one, is 0. That covers Metadata's brokers, FindCoordinator's coordinator (and
+// coordinators), DescribeCluster's brokers and the node endpoints of Produce, Fetch and
+// the share-group responses, and any later message that carries addresses the same way.
+func (f *Filter) rewriteAddresses(d *transcode.Doc, n transcode.Node) (bool, error) {
+	changed := false
+	host, port := d.Field(n, "host"), d.Field(n, "port")
+	if host != transcode.NoNode && port != transcode.NoNode {
+		id := d.Field(n, "nodeId")
+		if id == transcode.NoNode {
+			id = d.Field(n, "brokerId")
+		}
+		errCode := d.Field(n, "errorCode")
+		if id != transcode.NoNode && (errCode == transcode.NoNode || d.Int(errCode) == 0) {
+			h, _ := d.Str(host)
+			ch, err := f.mapNode(d, int32(d.Int(id)), host, string(h), port)
+			if err != nil {
+				return false, err
+			}
+			changed = ch
+		}
+	}
+	for c := d.First(n); c != transcode.NoNode; c = d.Next(c) {
+		ch, err := f.rewriteAddresses(d, c)
+		if err != nil {
+			return false, err
+		}
+		changed = ch || changed
+	}
+	return changed, nil
 }
 
 // mapNode rewrites one broker address from the brokers map; it reports whether
 // anything changed.
-func (f *Filter) mapNode(id int32, host *string, port *int32) bool {
-	if f.s.brokers == nil {
-		return false
-	}
+func (f *Filter) mapNode(d *transcode.Doc, id int32, hostNode transcode.Node, host string, portNode transcode.Node) (bool, error) {
 	hp, ok := f.s.brokers[id]
 	if !ok {
 		f.inc(f.mUnmapped, 1)
-		return false
+		return false, nil
 	}
 	f.inc(f.mRewritten, 1)
-	if *host == hp.host && *port == hp.port {
-		return false
+	if host == hp.host && int32(d.Int(portNode)) == hp.port {
+		return false, nil
 	}
-	*host, *port = hp.host, hp.port
-	return true
+	if err := d.SetString(hostNode, hp.host); err != nil {
+		return false, err
+	}
+	return true, d.SetInt(portNode, int64(hp.port))
 }
