@@ -2,7 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
-	"fmt"
+	"github.com/kwire/kwire/codec/internal/errtext"
 	"strconv"
 
 	"github.com/kwire/kwire/codec/internal/wire"
@@ -116,7 +116,7 @@ func (f Framer) checkFrame(frame []byte, name string) error {
 			cause = ErrTrailing
 		}
 		return &DecodeError{Message: name, Version: -1, Offset: 0, Err: cause,
-			Detail: fmt.Sprintf("size field says %d bytes, frame holds %d", n-4, len(frame)-4)}
+			Detail: "size field says " + strconv.Itoa(n-4) + " bytes, frame holds " + strconv.Itoa(len(frame)-4)}
 	}
 	return nil
 }
@@ -135,8 +135,8 @@ func (f Framer) finishFrame(dst []byte, start int, name string, version int16) (
 // version; the body must be that api's request.
 func (f Framer) EncodeRequest(dst []byte, h *RequestHeader, body Request) ([]byte, error) {
 	if h.RequestApiKey != body.APIKey() {
-		return dst, fmt.Errorf("kwire: request header names api key %d but the body is %s (api key %d): %w",
-			h.RequestApiKey, body.MessageName(), body.APIKey(), ErrMismatch)
+		return dst, errtext.Wrap("kwire: request header names api key "+strconv.Itoa(int(h.RequestApiKey))+" but the body is "+
+			body.MessageName()+" (api key "+strconv.Itoa(int(body.APIKey()))+"): "+ErrMismatch.Error(), ErrMismatch)
 	}
 	v := h.RequestApiVersion
 	if !body.Info().ValidVersion(v) {
@@ -171,7 +171,7 @@ func (f Framer) DecodeRequest(frame []byte) (*RequestFrame, error) {
 	}
 	if !body.Info().ValidVersion(v) {
 		return nil, &DecodeError{Message: body.MessageName(), Version: v, Path: "requestApiVersion", Offset: 6, Err: ErrVersion,
-			Detail: fmt.Sprintf("valid %d-%d", body.Info().MinVersion, body.Info().MaxVersion)}
+			Detail: errtext.Range(body.Info().MinVersion, body.Info().MaxVersion)}
 	}
 	out := &RequestFrame{HeaderVersion: RequestHeaderVersion(key, v), Body: body}
 	r := wire.Reader{Src: frame, Off: 4, UnsafeStrings: f.UnsafeStrings}

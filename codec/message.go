@@ -13,7 +13,7 @@ package codec
 import (
 	"encoding/base64"
 	"errors"
-	"fmt"
+	"github.com/kwire/kwire/codec/internal/errtext"
 	"sort"
 	"strconv"
 
@@ -67,7 +67,7 @@ func (u UUID) String() string { return base64.RawURLEncoding.EncodeToString(u[:]
 func ParseUUID(s string) (UUID, error) {
 	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil || len(b) != 16 {
-		return UUID{}, fmt.Errorf("kwire: %q is not a uuid (22 characters of URL-safe base64)", s)
+		return UUID{}, errors.New("kwire: " + strconv.Quote(s) + " is not a uuid (22 characters of URL-safe base64)")
 	}
 	return UUID(b), nil
 }
@@ -238,12 +238,12 @@ type DecodeError struct {
 func (e *DecodeError) Error() string {
 	s := "kwire: decode " + e.Message
 	if e.Version >= 0 {
-		s += fmt.Sprintf(" v%d", e.Version)
+		s += " v" + strconv.Itoa(int(e.Version))
 	}
 	if e.Path != "" {
 		s += " field " + e.Path
 	}
-	s += fmt.Sprintf(" at offset %d: %v", e.Offset, e.Err)
+	s += " at offset " + strconv.Itoa(e.Offset) + ": " + errText(e.Err)
 	if e.Detail != "" {
 		s += " (" + e.Detail + ")"
 	}
@@ -252,6 +252,14 @@ func (e *DecodeError) Error() string {
 
 // Unwrap returns the cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// errText is err's text, or "<nil>" as fmt renders a nil error.
+func errText(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
 
 // EncodeError is any failure to encode a message.
 type EncodeError struct {
@@ -264,7 +272,7 @@ type EncodeError struct {
 
 // Error reports "kwire: encode <message> v<version> field <path>: <cause> (<detail>)".
 func (e *EncodeError) Error() string {
-	s := fmt.Sprintf("kwire: encode %s v%d", e.Message, e.Version)
+	s := "kwire: encode " + e.Message + " v" + strconv.Itoa(int(e.Version))
 	if e.Path != "" {
 		s += " field " + e.Path
 	}
@@ -298,7 +306,7 @@ var (
 
 func versionError(m Message, v int16) error {
 	i := m.Info()
-	return fmt.Errorf("kwire: %s version %d: %w (valid %d-%d)", m.MessageName(), v, ErrVersion, i.MinVersion, i.MaxVersion)
+	return errtext.Wrap("kwire: "+m.MessageName()+" version "+strconv.Itoa(int(v))+": "+ErrVersion.Error()+" ("+errtext.Range(i.MinVersion, i.MaxVersion)+")", ErrVersion)
 }
 
 func encodeError(m Message, v int16, w *wire.Encoder) error {
@@ -308,7 +316,7 @@ func encodeError(m Message, v int16, w *wire.Encoder) error {
 func internalFault(m Message, v int16, off int, p any) error {
 	// Generated decoders check every bound; this turns a bug into an error rather than
 	// a crash of the host process.
-	return &DecodeError{Message: m.MessageName(), Version: v, Offset: off, Err: errors.New("internal decoder fault"), Detail: fmt.Sprint(p)}
+	return &DecodeError{Message: m.MessageName(), Version: v, Offset: off, Err: errors.New("internal decoder fault"), Detail: errtext.Panic(p)}
 }
 
 // finishDecode checks that the whole input was used and turns a failure into an error.

@@ -48,7 +48,7 @@ package policy
 
 import (
 	"errors"
-	"fmt"
+	"github.com/kwire/kwire/codec/internal/errtext"
 	"sort"
 	"strconv"
 	"strings"
@@ -415,7 +415,7 @@ func (c *Checker) Check(topic string, partition int32, recs []byte) PartitionVer
 	if err == nil && skipped > 0 {
 		// A producer never sends a partial batch; the broker would refuse it.
 		err = &records.Error{BaseOffset: -1, Record: -1, Field: "records", Offset: len(recs) - skipped,
-			Err: fmt.Errorf("%w: %d trailing bytes are not a whole batch", records.ErrTruncated, skipped)}
+			Err: errtext.Wrap(records.ErrTruncated.Error()+": "+strconv.Itoa(skipped)+" trailing bytes are not a whole batch", records.ErrTruncated)}
 	}
 	if err != nil {
 		v.Err = err
@@ -525,7 +525,7 @@ func checkRecord(rule *Rule, value []byte, headers []records.Header) (Reason, re
 	ref := records.ResolveSchema(value, headers)
 	for _, key := range [...]string{records.SchemaIDHeader, records.SchemaVersionHeader} {
 		if val, ok := headerValue(headers, key); ok && !decimalInt32(val) {
-			return MalformedHeader, ref, fmt.Sprintf("header %s is %q, not a decimal int32", key, clip(val))
+			return MalformedHeader, ref, "header " + key + " is " + strconv.Quote(clip(val)) + ", not a decimal int32"
 		}
 	}
 	reason, detail := checkRef(rule, ref)
@@ -549,13 +549,13 @@ func checkRef(rule *Rule, ref records.SchemaRef) (Reason, string) {
 		return NoSchema, noSchemaDetail
 	}
 	if len(rule.SchemaIDs) > 0 && !contains(rule.SchemaIDs, ref.ID) {
-		return IDNotAllowed, fmt.Sprintf("schema id %d is not allowed", ref.ID)
+		return IDNotAllowed, "schema id " + strconv.Itoa(int(ref.ID)) + " is not allowed"
 	}
 	if ref.Version < 0 && (rule.RequireVersion || len(rule.Versions) > 0) {
 		return NoVersion, "no schema version (schema.version header)"
 	}
 	if len(rule.Versions) > 0 && !contains(rule.Versions, ref.Version) {
-		return VersionNotAllowed, fmt.Sprintf("schema version %d is not allowed", ref.Version)
+		return VersionNotAllowed, "schema version " + strconv.Itoa(int(ref.Version)) + " is not allowed"
 	}
 	return OK, ""
 }

@@ -2,7 +2,7 @@ package transcode
 
 import (
 	"errors"
-	"fmt"
+	"github.com/kwire/kwire/codec/internal/errtext"
 	"math"
 	"strconv"
 
@@ -94,7 +94,7 @@ func (d *Doc) ParseAPI(src []byte, key int16, kind codec.Kind, version int16) er
 	}
 	if m == nil {
 		d.reset(nil, nil, 0)
-		return fmt.Errorf("kwire: api key %d (%s): %w", key, kindName(kind), ErrUnknownMessage)
+		return errtext.Wrap("kwire: api key "+strconv.Itoa(int(key))+" ("+kindName(kind)+"): "+ErrUnknownMessage.Error(), ErrUnknownMessage)
 	}
 	if !m.valid.has(version) {
 		d.reset(nil, nil, 0)
@@ -124,7 +124,7 @@ func (d *Doc) parse(m *message, src []byte, v int16) (err error) {
 	d.reset(m, src, v)
 	defer func() {
 		if p := recover(); p != nil {
-			err = &codec.DecodeError{Message: m.name, Version: v, Offset: d.r.Off, Err: errors.New("internal decoder fault"), Detail: fmt.Sprint(p)}
+			err = &codec.DecodeError{Message: m.name, Version: v, Offset: d.r.Off, Err: errors.New("internal decoder fault"), Detail: errtext.Panic(p)}
 		}
 		if err != nil {
 			d.reset(nil, nil, 0)
@@ -510,7 +510,7 @@ func (d *Doc) UUID(n Node) (u [16]byte) {
 var ErrEdit = errors.New("kwire: edit refused")
 
 func (d *Doc) editErr(n Node, detail string) error {
-	return fmt.Errorf("%w: %s v%d %s: %s", ErrEdit, d.Message(), d.v, d.Path(n), detail)
+	return errtext.Wrap(ErrEdit.Error()+": "+d.Message()+" v"+strconv.Itoa(int(d.v))+" "+d.Path(n)+": "+detail, ErrEdit)
 }
 
 // dirty marks n and its ancestors as holding an edit.

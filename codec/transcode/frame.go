@@ -3,7 +3,7 @@ package transcode
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
+	"github.com/kwire/kwire/codec/internal/errtext"
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
@@ -52,7 +52,7 @@ func (f *Framer) checkFrame(frame []byte, name string) error {
 			cause = codec.ErrTrailing
 		}
 		return &codec.DecodeError{Message: name, Version: -1, Offset: 0, Err: cause,
-			Detail: fmt.Sprintf("size field says %d bytes, frame holds %d", n-4, len(frame)-4)}
+			Detail: "size field says " + strconv.Itoa(n-4) + " bytes, frame holds " + strconv.Itoa(len(frame)-4)}
 	}
 	return nil
 }
@@ -92,7 +92,7 @@ func (f *Framer) AppendRequestFrameJSON(dst, frame []byte) ([]byte, error) {
 	}
 	if !body.valid.has(v) {
 		return dst, &codec.DecodeError{Message: body.name, Version: v, Path: "requestApiVersion", Offset: 6, Err: codec.ErrVersion,
-			Detail: fmt.Sprintf("valid %d-%d", body.valid.lo, body.valid.hi)}
+			Detail: errtext.Range(body.valid.lo, body.valid.hi)}
 	}
 	hv := codec.RequestHeaderVersion(key, v)
 	return f.frameJSON(dst, frame, headerMessage(true), body, key, v, hv)
@@ -268,7 +268,7 @@ func (f *Framer) AppendRequestFrame(dst, json []byte) ([]byte, error) {
 	}
 	body := byKey(requestByKey[:], key)
 	if body == nil {
-		return dst, fmt.Errorf("kwire: request header names api key %d: %w", key, codec.ErrUnknownAPI)
+		return dst, errtext.Wrap("kwire: request header names api key "+strconv.Itoa(int(key))+": "+codec.ErrUnknownAPI.Error(), codec.ErrUnknownAPI)
 	}
 	if !body.valid.has(v) {
 		return dst, versionError(body, v)
@@ -286,7 +286,7 @@ func (f *Framer) AppendResponseFrame(dst, json []byte, apiKey, version int16) ([
 	const what = "response frame"
 	body := byKey(responseByKey[:], apiKey)
 	if body == nil {
-		return dst, fmt.Errorf("kwire: unknown api key %d: %w", apiKey, codec.ErrUnknownAPI)
+		return dst, errtext.Wrap("kwire: unknown api key "+strconv.Itoa(int(apiKey))+": "+codec.ErrUnknownAPI.Error(), codec.ErrUnknownAPI)
 	}
 	if !body.valid.has(version) {
 		return dst, versionError(body, version)

@@ -13,8 +13,9 @@ package transcode
 
 import (
 	"errors"
-	"fmt"
+	"github.com/kwire/kwire/codec/internal/errtext"
 	"sort"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -94,11 +95,11 @@ func LookupAPI(key int16, kind codec.Kind) (Info, bool) {
 }
 
 func versionError(m *message, v int16) error {
-	return fmt.Errorf("kwire: %s version %d: %w (valid %d-%d)", m.name, v, codec.ErrVersion, m.valid.lo, m.valid.hi)
+	return errtext.Wrap("kwire: "+m.name+" version "+strconv.Itoa(int(v))+": "+codec.ErrVersion.Error()+" ("+errtext.Range(m.valid.lo, m.valid.hi)+")", codec.ErrVersion)
 }
 
 func unknownMessage(name string) error {
-	return fmt.Errorf("kwire: %q: %w", name, ErrUnknownMessage)
+	return errtext.Wrap("kwire: "+strconv.Quote(name)+": "+ErrUnknownMessage.Error(), ErrUnknownMessage)
 }
 
 // AppendJSON appends the JSON form of the message `name` at version held by src, which
@@ -130,7 +131,7 @@ func (d *decoder) message(m *message, v int16, whole bool) (err error) {
 		if p := recover(); p != nil {
 			// The interpreter checks every bound; this turns a bug into an error rather
 			// than a crash of the host process.
-			err = &codec.DecodeError{Message: m.name, Version: v, Offset: d.r.Off, Err: errors.New("internal decoder fault"), Detail: fmt.Sprint(p)}
+			err = &codec.DecodeError{Message: m.name, Version: v, Offset: d.r.Off, Err: errors.New("internal decoder fault"), Detail: errtext.Panic(p)}
 		}
 	}()
 	d.structJSON(m, m.root, v)
@@ -201,7 +202,7 @@ func (t *tree) encode(dst []byte, m *message, v int16) (out []byte, err error) {
 	e := encoder{t: t}
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = dst, &codec.EncodeError{Message: m.name, Version: v, Err: errors.New("internal encoder fault"), Detail: fmt.Sprint(p)}
+			out, err = dst, &codec.EncodeError{Message: m.name, Version: v, Err: errors.New("internal encoder fault"), Detail: errtext.Panic(p)}
 		}
 	}()
 	b := e.encodeStruct(dst, m, m.root, 0, v, true)

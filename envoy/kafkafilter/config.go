@@ -23,7 +23,6 @@ package kafkafilter
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -176,7 +175,7 @@ func (c *Config) settings() (*settings, error) {
 	}
 	for i, k := range c.APIKeys.Deny {
 		if _, ok := codec.LookupAPI(k); !ok {
-			return nil, fmt.Errorf("api_keys.deny[%d]: %d is not a Kafka api key", i, k)
+			return nil, errors.New("api_keys.deny[" + strconv.Itoa(i) + "]: " + strconv.Itoa(int(k)) + " is not a Kafka api key")
 		}
 		s.denied[k] = true
 	}
@@ -185,14 +184,14 @@ func (c *Config) settings() (*settings, error) {
 		s.allowed = map[int16]bool{}
 		for i, k := range c.APIKeys.Allow {
 			if _, ok := codec.LookupAPI(k); !ok {
-				return nil, fmt.Errorf("api_keys.allow[%d]: %d is not a Kafka api key", i, k)
+				return nil, errors.New("api_keys.allow[" + strconv.Itoa(i) + "]: " + strconv.Itoa(int(k)) + " is not a Kafka api key")
 			}
 			s.allowed[k] = true
 		}
 	}
 	if c.DenyErrorCode != nil {
 		if !kerr.Code(*c.DenyErrorCode).Known() || *c.DenyErrorCode == 0 {
-			return nil, fmt.Errorf("deny_error_code: %d is not a Kafka error code", *c.DenyErrorCode)
+			return nil, errors.New("deny_error_code: " + strconv.Itoa(int(*c.DenyErrorCode)) + " is not a Kafka error code")
 		}
 		s.denyCode = *c.DenyErrorCode
 	}
@@ -206,15 +205,15 @@ func (c *Config) settings() (*settings, error) {
 		for _, k := range keys {
 			id, err := strconv.ParseInt(k, 10, 32)
 			if err != nil || id < 0 {
-				return nil, fmt.Errorf("brokers: key %q is not a node id", k)
+				return nil, errors.New("brokers: key " + strconv.Quote(k) + " is not a node id")
 			}
 			host, port, ok := splitHostPort(c.Brokers[k])
 			if !ok {
-				return nil, fmt.Errorf("brokers[%s]: %q is not host:port", k, c.Brokers[k])
+				return nil, errors.New("brokers[" + k + "]: " + strconv.Quote(c.Brokers[k]) + " is not host:port")
 			}
 			p, err := strconv.ParseUint(port, 10, 16)
 			if err != nil || p == 0 {
-				return nil, fmt.Errorf("brokers[%s]: port %q is not a TCP port", k, port)
+				return nil, errors.New("brokers[" + k + "]: port " + strconv.Quote(port) + " is not a TCP port")
 			}
 			s.brokers[int32(id)] = hostPort{host, int32(p)}
 		}
@@ -235,21 +234,21 @@ func (c *Config) settings() (*settings, error) {
 	if c.MaxProduceVersion != nil {
 		v := *c.MaxProduceVersion
 		if v < -1 || v > 13 {
-			return nil, fmt.Errorf("max_produce_version: %d is not -1 or a Produce version (0-13)", v)
+			return nil, errors.New("max_produce_version: " + strconv.Itoa(int(v)) + " is not -1 or a Produce version (0-13)")
 		}
 		if v >= 0 && v < 3 && s.pol != nil {
-			return nil, fmt.Errorf("max_produce_version: %d carries no record headers; a schema policy needs 3 or more", v)
+			return nil, errors.New("max_produce_version: " + strconv.Itoa(int(v)) + " carries no record headers; a schema policy needs 3 or more")
 		}
 		s.maxProduceV = v
 	}
 	if c.MaxFrameBytes < 0 {
-		return nil, fmt.Errorf("max_frame_bytes: %d is negative", c.MaxFrameBytes)
+		return nil, errors.New("max_frame_bytes: " + strconv.Itoa(int(c.MaxFrameBytes)) + " is negative")
 	}
 	if c.MaxFrameBytes > 0 {
 		s.maxFrame = c.MaxFrameBytes
 	}
 	if c.TickMs < 0 {
-		return nil, fmt.Errorf("tick_ms: %d is negative", c.TickMs)
+		return nil, errors.New("tick_ms: " + strconv.Itoa(int(c.TickMs)) + " is negative")
 	}
 	return s, nil
 }

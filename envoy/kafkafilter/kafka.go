@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -506,7 +505,7 @@ func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32
 		}
 		lastErr = err
 	}
-	return nil, fmt.Errorf("no error response for api key %d v%d: %w", key, ver, lastErr)
+	return nil, errors.New("no error response for api key " + strconv.Itoa(int(key)) + " v" + strconv.Itoa(int(ver)) + ": " + lastErr.Error())
 }
 
 // rewriteResponse indexes a response the filter may change and returns the new
