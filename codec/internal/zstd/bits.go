@@ -1,7 +1,6 @@
 package zstd
 
 import (
-	"encoding/binary"
 	"math/bits"
 )
 
@@ -34,7 +33,7 @@ func (b *bitReader) fill() {
 	}
 	if b.off >= 8 {
 		k := (64 - b.n) >> 3
-		w := binary.LittleEndian.Uint64(b.in[b.off-8:])
+		w := le64(b.in[b.off-8:])
 		b.v = b.v<<(k*8) | w>>(64-k*8)
 		b.off -= int(k)
 		b.n += k * 8
@@ -57,6 +56,13 @@ func (b *bitReader) read(k uint) uint64 {
 	if b.n < k {
 		b.fill()
 	}
+	b.n -= k
+	return (b.v >> b.n) & (1<<k - 1)
+}
+
+// take returns the next k bits; the caller has made sure (with fill) that
+// at least k bits are loaded.
+func (b *bitReader) take(k uint) uint64 {
 	b.n -= k
 	return (b.v >> b.n) & (1<<k - 1)
 }

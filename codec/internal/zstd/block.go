@@ -1,7 +1,5 @@
 package zstd
 
-import "encoding/binary"
-
 // Literal length and match length codes: the value a code stands for is its
 // base plus that many extra bits read from the sequence bitstream.
 var llBase = [36]uint32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
@@ -156,25 +154,35 @@ func (d *Decoder) sequences(dst, lits, src []byte, nseq, at int) ([]byte, error)
 	if !br.init(src) {
 		return dst, corrupt(at, "bad sequences bitstream end")
 	}
-	llt := d.seq[kindLL].e[:1<<d.seq[kindLL].log]
-	oft := d.seq[kindOF].e[:1<<d.seq[kindOF].log]
-	mlt := d.seq[kindML].e[:1<<d.seq[kindML].log]
-	lls := br.read(uint(d.seq[kindLL].log)) & uint64(len(llt)-1)
-	ofs := br.read(uint(d.seq[kindOF].log)) & uint64(len(oft)-1)
-	mls := br.read(uint(d.seq[kindML].log)) & uint64(len(mlt)-1)
+	// States stay below their table's 1<<log entries by construction; the
+	// masks only let the compiler drop bounds checks.
+	const m = uint64(len(fseTable{}.e) - 1)
+	llt, oft, mlt := &d.seq[kindLL].e, &d.seq[kindOF].e, &d.seq[kindML].e
+	lls := br.read(uint(d.seq[kindLL].log))
+	ofs := br.read(uint(d.seq[kindOF].log))
+	mls := br.read(uint(d.seq[kindML].log))
 	r0, r1, r2 := d.reps[0], d.reps[1], d.reps[2]
 	blockStart := len(dst)
-	window := d.window
+	frameStart, end, window := d.frameStart, d.end, d.window
 	var err error
 	for i := nseq - 1; i >= 0; i-- {
-		le, oe, me := llt[lls], oft[ofs], mlt[mls]
-		ofv := int(oe.base) + int(br.read(uint(oe.extra)))
-		ml := int(me.base) + int(br.read(uint(me.extra)))
-		ll := int(le.base) + int(br.read(uint(le.extra)))
+		le, oe, me := llt[lls&m], oft[ofs&m], mlt[mls&m]
+		// A refill leaves at least 57 bits: enough for the offset's (at most
+		// 31) and the match length's (16) extra bits, then for the literal
+		// length's (16) and the three state updates (9+9+8).
+		if br.n < 47 {
+			br.fill()
+		}
+		ofv := int(oe.base) + int(br.take(uint(oe.extra)))
+		ml := int(me.base) + int(br.take(uint(me.extra)))
+		if br.n < 42 {
+			br.fill()
+		}
+		ll := int(le.base) + int(br.take(uint(le.extra)))
 		if i != 0 {
-			lls = (uint64(le.next) + br.read(uint(le.nb))) & uint64(len(llt)-1)
-			mls = (uint64(me.next) + br.read(uint(me.nb))) & uint64(len(mlt)-1)
-			ofs = (uint64(oe.next) + br.read(uint(oe.nb))) & uint64(len(oft)-1)
+			lls = uint64(le.next) + br.take(uint(le.nb))
+			mls = uint64(me.next) + br.take(uint(me.nb))
+			ofs = uint64(oe.next) + br.take(uint(oe.nb))
 		}
 		var off int
 		if ofv > 3 {
@@ -204,7 +212,7 @@ func (d *Decoder) sequences(dst, lits, src []byte, nseq, at int) ([]byte, error)
 		}
 		l := len(dst)
 		n := ll + ml
-		if n > cap(dst)-l || n > d.end-l {
+		if n > cap(dst)-l || n > end-l {
 			if dst, err = d.grow(dst, n, at); err != nil {
 				return dst, err
 			}
@@ -213,10 +221,12 @@ func (d *Decoder) sequences(dst, lits, src []byte, nseq, at int) ([]byte, error)
 			return dst, corrupt(at, "block decodes to more than 128 KiB")
 		}
 		dst = dst[:l+n]
-		copy(dst[l:], lits[:ll])
-		lits = lits[ll:]
-		l += ll
-		if off <= 0 || off > l-d.frameStart || uint64(off) > window {
+		if ll > 0 {
+			copy(dst[l:], lits[:ll])
+			lits = lits[ll:]
+			l += ll
+		}
+		if off <= 0 || off > l-frameStart || uint64(off) > window {
 			return dst, corrupt(at, "match offset "+itoa(uint64(off))+" out of range")
 		}
 		if off >= ml {
@@ -335,7 +345,7 @@ func (d *Decoder) literals(blk []byte, at int) ([]byte, int, error) {
 	for i := 0; i < 4; i++ {
 		n := len(data) - p
 		if i < 3 {
-			n = int(binary.LittleEndian.Uint16(data[2*i:]))
+			n = int(le16(data[2*i:]))
 		}
 		if n > len(data)-p {
 			return nil, 0, corrupt(at+hl, "literal stream sizes exceed the literals section")

@@ -296,6 +296,11 @@ func TestHugeContentSize(t *testing.T) {
 	if n > 1<<20 {
 		t.Fatalf("allocated %d bytes for a 13-byte input", n)
 	}
+	// The largest limit there is: no overflow, still no allocation.
+	n = bytesAllocated(func() { _, err = d.DecodeAll([]byte("x"), big, int(^uint(0)>>1)) })
+	if !errors.Is(err, ErrCorrupt) || n > 1<<20 {
+		t.Fatalf("largest limit: %v, %d bytes allocated", err, n)
+	}
 	if a := testing.AllocsPerRun(10, func() { d.DecodeAll(nil, huge, 1<<30) }); a > 2 {
 		t.Fatalf("%v allocations per failing call", a)
 	}

@@ -1,7 +1,6 @@
 package zstd
 
 import (
-	"encoding/binary"
 	"math/bits"
 )
 
@@ -33,7 +32,7 @@ func readNCount(src []byte, norm []int16, maxSym int, maxLog uint) (nsym int, lo
 		i := bitPos >> 3
 		var v uint32
 		if i+4 <= len(src) {
-			v = binary.LittleEndian.Uint32(src[i:])
+			v = le32(src[i:])
 		} else {
 			for j := 3; j >= 0; j-- {
 				v <<= 8

@@ -1,7 +1,6 @@
 package zstd
 
 import (
-	"encoding/binary"
 	"math/bits"
 )
 
@@ -26,10 +25,10 @@ func xxh64(b []byte) uint64 {
 		p1, p2 := xxP1, xxP2 // variables: the sums below wrap around
 		v1, v2, v3, v4 := p1+p2, p2, uint64(0), -p1
 		for len(b) >= 32 {
-			v1 = xxRound(v1, binary.LittleEndian.Uint64(b))
-			v2 = xxRound(v2, binary.LittleEndian.Uint64(b[8:]))
-			v3 = xxRound(v3, binary.LittleEndian.Uint64(b[16:]))
-			v4 = xxRound(v4, binary.LittleEndian.Uint64(b[24:]))
+			v1 = xxRound(v1, le64(b))
+			v2 = xxRound(v2, le64(b[8:]))
+			v3 = xxRound(v3, le64(b[16:]))
+			v4 = xxRound(v4, le64(b[24:]))
 			b = b[32:]
 		}
 		h = bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
@@ -42,11 +41,11 @@ func xxh64(b []byte) uint64 {
 	}
 	h += n
 	for ; len(b) >= 8; b = b[8:] {
-		h ^= xxRound(0, binary.LittleEndian.Uint64(b))
+		h ^= xxRound(0, le64(b))
 		h = bits.RotateLeft64(h, 27)*xxP1 + xxP4
 	}
 	if len(b) >= 4 {
-		h ^= uint64(binary.LittleEndian.Uint32(b)) * xxP1
+		h ^= uint64(le32(b)) * xxP1
 		h = bits.RotateLeft64(h, 23)*xxP2 + xxP3
 		b = b[4:]
 	}

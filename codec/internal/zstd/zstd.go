@@ -8,7 +8,6 @@
 package zstd
 
 import (
-	"encoding/binary"
 	"errors"
 )
 
@@ -93,6 +92,9 @@ func (d *Decoder) DecodeAll(dst, src []byte, limit int) ([]byte, error) {
 	if limit < 0 {
 		limit = 0
 	}
+	if maxInt := int(^uint(0) >> 1); limit > maxInt-len(dst) {
+		limit = maxInt - len(dst)
+	}
 	maxLen := len(dst) + limit
 	pos := 0
 	var err error
@@ -100,12 +102,12 @@ func (d *Decoder) DecodeAll(dst, src []byte, limit int) ([]byte, error) {
 		if len(src)-pos < 4 {
 			return orig, corrupt(pos, "truncated frame magic")
 		}
-		m := binary.LittleEndian.Uint32(src[pos:])
+		m := le32(src[pos:])
 		if m&^0xF == skippableMagic {
 			if len(src)-pos < 8 {
 				return orig, corrupt(pos, "truncated skippable frame header")
 			}
-			n := uint64(binary.LittleEndian.Uint32(src[pos+4:]))
+			n := uint64(le32(src[pos+4:]))
 			if n > uint64(len(src)-pos-8) {
 				return orig, corrupt(pos, "truncated skippable frame")
 			}
@@ -249,7 +251,7 @@ func (d *Decoder) frame(dst, src []byte, pos, maxLen int) ([]byte, int, error) {
 		if len(src)-p < 4 {
 			return dst, p, corrupt(p, "truncated content checksum")
 		}
-		want := binary.LittleEndian.Uint32(src[p:])
+		want := le32(src[p:])
 		if got := uint32(xxh64(dst[d.frameStart:])); got != want {
 			return dst, p, corrupt(p, "content checksum mismatch")
 		}
@@ -301,4 +303,19 @@ func (d *Decoder) grow(dst []byte, n, at int) ([]byte, error) {
 	nd := make([]byte, len(dst), c)
 	copy(nd, dst)
 	return nd, nil
+}
+
+// Little-endian loads, written out so that the package needs no
+// encoding/binary (which links in reflect and strconv).
+func le16(b []byte) uint16 { _ = b[1]; return uint16(b[0]) | uint16(b[1])<<8 }
+
+func le32(b []byte) uint32 {
+	_ = b[3]
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+func le64(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
