@@ -10,9 +10,10 @@
 //     and times responses (histograms in milliseconds per api key);
 //   - denies api keys: a denied request never reaches the broker and the client
 //     gets that api's error response, in order (see Conn for how);
-//   - rewrites broker addresses in Metadata, FindCoordinator, DescribeCluster and
-//     Produce (node endpoints) responses from a node id -> host:port map, so clients
-//     reach brokers only through the proxy;
+//   - rewrites broker addresses from a node id -> host:port map wherever a response
+//     carries them (Metadata, FindCoordinator, DescribeCluster, and the node
+//     endpoints of Produce, Fetch, ShareFetch and ShareAcknowledge), so clients reach
+//     brokers only through the proxy;
 //   - applies a codec/policy schema policy to Produce requests: rejected partitions
 //     are answered with INVALID_RECORD (or CORRUPT_MESSAGE) and never reach the
 //     broker; accepted partitions of the same request go through; the response
