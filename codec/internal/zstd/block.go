@@ -227,7 +227,7 @@ func (d *Decoder) sequences(dst, lits, src []byte, nseq, at int) ([]byte, error)
 			l += ll
 		}
 		if off <= 0 || off > l-frameStart || uint64(off) > window {
-			return dst, corrupt(at, "match offset "+itoa(uint64(off))+" out of range")
+			return dst, newError(ErrCorrupt, at, "match offset # out of range", uint64(off), 0)
 		}
 		if off >= ml {
 			copy(dst[l:l+ml], dst[l-off:])

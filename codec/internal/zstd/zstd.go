@@ -48,19 +48,41 @@ type Decoder struct {
 
 // decodeError is the error type DecodeAll returns: a kind (ErrCorrupt or
 // ErrTooLarge), what went wrong, and the input offset where it was noticed.
+// Each '#' in msg stands for the next of args; the text is put together only
+// when Error is called.
 type decodeError struct {
 	kind error
 	msg  string
 	off  int
+	args [2]uint64
 }
 
 func (e *decodeError) Error() string {
-	return e.kind.Error() + ": " + e.msg + " at input byte " + itoa(uint64(e.off))
+	b := append([]byte(e.kind.Error()), ": "...)
+	k := 0
+	for i := 0; i < len(e.msg); i++ {
+		if e.msg[i] == '#' && k < len(e.args) {
+			b = append(b, itoa(e.args[k])...)
+			k++
+		} else {
+			b = append(b, e.msg[i])
+		}
+	}
+	b = append(b, " at input byte "...)
+	return string(append(b, itoa(uint64(e.off))...))
 }
 
 func (e *decodeError) Unwrap() error { return e.kind }
 
-func corrupt(off int, msg string) error { return &decodeError{ErrCorrupt, msg, off} }
+// newError is kept out of line: its many call sites stay one call each.
+//
+//go:noinline
+func newError(kind error, off int, msg string, a, b uint64) error {
+	return &decodeError{kind, msg, off, [2]uint64{a, b}}
+}
+
+//go:noinline
+func corrupt(off int, msg string) error { return &decodeError{kind: ErrCorrupt, msg: msg, off: off} }
 
 func itoa(v uint64) string {
 	var b [20]byte
@@ -157,7 +179,7 @@ func (d *Decoder) frame(dst, src []byte, pos, maxLen int) ([]byte, int, error) {
 	}
 	did := readLE(src[p:], didSize)
 	if did != 0 {
-		return dst, p, corrupt(p, "dictionary "+itoa(did)+" not supported")
+		return dst, p, newError(ErrCorrupt, p, "dictionary # not supported", did, 0)
 	}
 	p += didSize
 	fcs := readLE(src[p:], fcsSize)
@@ -174,7 +196,7 @@ func (d *Decoder) frame(dst, src []byte, pos, maxLen int) ([]byte, int, error) {
 	d.end, d.endCorrupt = maxLen, false
 	if fcsSize > 0 {
 		if fcs > uint64(maxLen-len(dst)) {
-			return dst, p, &decodeError{ErrTooLarge, "frame content size " + itoa(fcs) + " exceeds the limit of " + itoa(uint64(maxLen-len(dst))) + " remaining bytes", start}
+			return dst, p, newError(ErrTooLarge, start, "frame content size # exceeds the # bytes left under the limit", fcs, uint64(maxLen-len(dst)))
 		}
 		d.end, d.endCorrupt = len(dst)+int(fcs), true
 		// Reserve the stated size, but no more than a generous multiple of
@@ -206,7 +228,7 @@ func (d *Decoder) frame(dst, src []byte, pos, maxLen int) ([]byte, int, error) {
 		p += 3
 		size := int(bh >> 3)
 		if size > maxBlockSize {
-			return dst, p, corrupt(at, "block size "+itoa(uint64(size))+" exceeds 128 KiB")
+			return dst, p, newError(ErrCorrupt, at, "block size # exceeds 128 KiB", uint64(size), 0)
 		}
 		switch (bh >> 1) & 3 {
 		case 0: // raw
@@ -245,7 +267,7 @@ func (d *Decoder) frame(dst, src []byte, pos, maxLen int) ([]byte, int, error) {
 		}
 	}
 	if fcsSize > 0 && len(dst) != d.end {
-		return dst, p, corrupt(p, "frame content size "+itoa(fcs)+" but "+itoa(uint64(len(dst)-d.frameStart))+" bytes decoded")
+		return dst, p, newError(ErrCorrupt, p, "frame content size # but # bytes decoded", fcs, uint64(len(dst)-d.frameStart))
 	}
 	if fhd&4 != 0 {
 		if len(src)-p < 4 {
@@ -285,7 +307,7 @@ func (d *Decoder) grow(dst []byte, n, at int) ([]byte, error) {
 		if d.endCorrupt {
 			return dst, corrupt(at, "frame content exceeds its stated content size")
 		}
-		return dst, &decodeError{ErrTooLarge, "decoded output passes the limit", at}
+		return dst, newError(ErrTooLarge, at, "decoded output passes the limit", 0, 0)
 	}
 	if cap(dst)-len(dst) >= n {
 		return dst, nil
