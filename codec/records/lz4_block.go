@@ -25,7 +25,8 @@ var (
 // start for an independent block, the start of the frame's output (or the start
 // of a dictionary) for a dependent one. It fails with errLZ4Short when the
 // output does not fit in buf, and with an error wrapping errLZ4 when the block
-// is malformed: truncated, an offset of 0 or before base, or no token at all.
+// is malformed: truncated, an offset of 0 or before base, a block that ends
+// in a match or in a token announcing one, or no token at all.
 func lz4Decode(buf []byte, base, start int, src []byte) (int, error) {
 	if len(src) == 0 {
 		return 0, fmt.Errorf("%w: empty block", errLZ4)
@@ -53,7 +54,11 @@ func lz4Decode(buf []byte, base, start int, src []byte) (int, error) {
 		d += n
 		s += n
 		if s == len(src) {
-			return d - start, nil // the last sequence: literals only
+			// The last sequence: literals only, so no match length either.
+			if tok&15 != 0 {
+				return 0, fmt.Errorf("%w: the last sequence at byte %d has a match length but no match", errLZ4, at)
+			}
+			return d - start, nil
 		}
 		// Match.
 		if len(src)-s < 2 {

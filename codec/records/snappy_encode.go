@@ -9,14 +9,15 @@ import (
 
 // kwire's snappy block encoder: input is cut into 64 KiB blocks (as snappy
 // does, so every copy fits the 2-byte-offset form) and each block is matched
-// greedily against a table of 4-byte hashes of earlier positions in the block.
+// greedily against tables of 8- and 4-byte hashes of earlier positions in the
+// block.
 // It writes valid snappy; its bytes are not meant to equal any other encoder's.
 
 const (
 	snappyBlockMax  = 64 << 10
 	snappyTableBits = 14
-	// snappyTailLen bytes at the end of a block are always literals: a match
-	// needs 4 bytes to hash and compare.
+	// snappyTailLen: a block shorter than this many bytes plus 8 is all one
+	// literal; in longer ones, matches start at least 8 bytes before the end.
 	snappyTailLen = 4
 )
 
@@ -24,9 +25,10 @@ const (
 // worst case of all-literal blocks, with room to spare).
 func snappyMaxEncodedLen(n int) int { return 32 + n + n/6 }
 
-// snappyEncoder holds the hash table; it is pooled.
+// snappyEncoder holds the hash tables; it is pooled.
 type snappyEncoder struct {
-	table [1 << snappyTableBits]uint16
+	short [1 << snappyTableBits]uint16 // positions by a hash of 4 bytes
+	long  [1 << snappyTableBits]uint16 // positions by a hash of 8 bytes
 }
 
 var snappyEncoders = codecPool{New: func() any { return new(snappyEncoder) }}
@@ -50,25 +52,39 @@ func snappyEncode(dst, src []byte) []byte {
 	return dst
 }
 
-func snappyHash(u uint32) uint32 {
-	return (u * 0x1E35A7BD) >> (32 - snappyTableBits)
+func snappyHash4(u uint64) uint32 {
+	return (uint32(u) * 0x1E35A7BD) >> (32 - snappyTableBits)
 }
 
-// encodeBlock appends the elements for one block of at most 64 KiB.
+func snappyHash8(u uint64) uint32 {
+	return uint32((u * 0xCF1BBCDCB7A56463) >> (64 - snappyTableBits))
+}
+
+// encodeBlock appends the elements for one block of at most 64 KiB. At each
+// position it looks up the last position with the same 8 bytes (by hash),
+// then the last with the same 4; it takes the first that really matches,
+// extends it both ways and emits the literals before it and the copy.
 func (e *snappyEncoder) encodeBlock(dst, src []byte) []byte {
-	if len(src) < snappyTailLen+4 {
+	if len(src) < snappyTailLen+8 {
 		return appendSnappyLiteral(dst, src)
 	}
-	clear(e.table[:])
-	lit := 0 // start of the pending literal run
-	limit := len(src) - snappyTailLen
-	misses := 32 // after every 32 misses in a row, the scan step grows by 1
+	clear(e.short[:])
+	clear(e.long[:])
+	lit := 0              // start of the pending literal run
+	limit := len(src) - 8 // positions hashed: 8 bytes must follow
+	misses := 32          // after every 32 misses in a row, the scan step grows by 1
 	for s := 1; s < limit; {
-		u := binary.LittleEndian.Uint32(src[s:])
-		h := snappyHash(u)
-		cand := int(e.table[h])
-		e.table[h] = uint16(s)
-		if cand >= s || binary.LittleEndian.Uint32(src[cand:]) != u {
+		u := binary.LittleEndian.Uint64(src[s:])
+		hl, hs := snappyHash8(u), snappyHash4(u)
+		candL, candS := int(e.long[hl]), int(e.short[hs])
+		e.long[hl], e.short[hs] = uint16(s), uint16(s)
+		cand := -1
+		if candL < s && binary.LittleEndian.Uint64(src[candL:]) == u {
+			cand = candL
+		} else if candS < s && binary.LittleEndian.Uint32(src[candS:]) == uint32(u) {
+			cand = candS
+		}
+		if cand < 0 {
 			s += misses >> 5
 			misses++
 			continue
@@ -84,9 +100,11 @@ func (e *snappyEncoder) encodeBlock(dst, src []byte) []byte {
 		dst = appendSnappyCopy(dst, s-cand, n)
 		s += n
 		lit = s
-		// Remember a position inside the match too, so a repeat of it is found.
-		if s-2 >= 0 && s-2 < limit {
-			e.table[snappyHash(binary.LittleEndian.Uint32(src[s-2:]))] = uint16(s - 2)
+		// Remember the last positions inside the match too, so a repeat of
+		// what follows it is found.
+		for p := max(s-3, s-n); p < s && p < limit; p++ {
+			v := binary.LittleEndian.Uint64(src[p:])
+			e.long[snappyHash8(v)], e.short[snappyHash4(v)] = uint16(p), uint16(p)
 		}
 	}
 	return appendSnappyLiteral(dst, src[lit:])
