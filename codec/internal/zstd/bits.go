@@ -57,14 +57,14 @@ func (b *bitReader) read(k uint) uint64 {
 		b.fill()
 	}
 	b.n -= k
-	return (b.v >> b.n) & (1<<k - 1)
+	return b.v >> (b.n & 63) & (1<<(k&63) - 1)
 }
 
 // take returns the next k bits; the caller has made sure (with fill) that
 // at least k bits are loaded.
 func (b *bitReader) take(k uint) uint64 {
 	b.n -= k
-	return (b.v >> b.n) & (1<<k - 1)
+	return b.v >> (b.n & 63) & (1<<(k&63) - 1)
 }
 
 // over reports whether more bits were read than the stream holds.

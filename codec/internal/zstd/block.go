@@ -164,25 +164,37 @@ func (d *Decoder) sequences(dst, lits, src []byte, nseq, at int) ([]byte, error)
 	r0, r1, r2 := d.reps[0], d.reps[1], d.reps[2]
 	blockStart := len(dst)
 	frameStart, end, window := d.frameStart, d.end, d.window
+	bv, bn := br.v, br.n
 	var err error
 	for i := nseq - 1; i >= 0; i-- {
 		le, oe, me := llt[lls&m], oft[ofs&m], mlt[mls&m]
 		// A refill leaves at least 57 bits: enough for the offset's (at most
 		// 31) and the match length's (16) extra bits, then for the literal
-		// length's (16) and the three state updates (9+9+8).
-		if br.n < 47 {
+		// length's (16) and the three state updates (9+9+8). The container
+		// lives in locals here so that it can stay in registers.
+		if bn < 47 {
+			br.v, br.n = bv, bn
 			br.fill()
+			bv, bn = br.v, br.n
 		}
-		ofv := int(oe.base) + int(br.take(uint(oe.extra)))
-		ml := int(me.base) + int(br.take(uint(me.extra)))
-		if br.n < 42 {
+		bn -= uint(oe.extra)
+		ofv := int(oe.base) + int(bv>>(bn&63)&(1<<(oe.extra&63)-1))
+		bn -= uint(me.extra)
+		ml := int(me.base) + int(bv>>(bn&63)&(1<<(me.extra&63)-1))
+		if bn < 42 {
+			br.v, br.n = bv, bn
 			br.fill()
+			bv, bn = br.v, br.n
 		}
-		ll := int(le.base) + int(br.take(uint(le.extra)))
+		bn -= uint(le.extra)
+		ll := int(le.base) + int(bv>>(bn&63)&(1<<(le.extra&63)-1))
 		if i != 0 {
-			lls = uint64(le.next) + br.take(uint(le.nb))
-			mls = uint64(me.next) + br.take(uint(me.nb))
-			ofs = uint64(oe.next) + br.take(uint(oe.nb))
+			bn -= uint(le.nb)
+			lls = uint64(le.next) + bv>>(bn&63)&(1<<(le.nb&63)-1)
+			bn -= uint(me.nb)
+			mls = uint64(me.next) + bv>>(bn&63)&(1<<(me.nb&63)-1)
+			bn -= uint(oe.nb)
+			ofs = uint64(oe.next) + bv>>(bn&63)&(1<<(oe.nb&63)-1)
 		}
 		var off int
 		if ofv > 3 {
@@ -220,16 +232,29 @@ func (d *Decoder) sequences(dst, lits, src []byte, nseq, at int) ([]byte, error)
 		if l+n-blockStart > maxBlockSize {
 			return dst, corrupt(at, "block decodes to more than 128 KiB")
 		}
+		// Short copies move 16 bytes at once where the room is there: bytes
+		// past the copy's end are overwritten by the next copy or lie beyond
+		// the output, in dst's spare capacity below the frame's end.
+		full := dst[:cap(dst)]
+		if end < len(full) {
+			full = full[:end]
+		}
 		dst = dst[:l+n]
 		if ll > 0 {
-			copy(dst[l:], lits[:ll])
+			if ll <= 16 && len(full)-l >= 16 && len(lits) >= 16 {
+				copy16(full[l:], lits)
+			} else {
+				copy(dst[l:], lits[:ll])
+			}
 			lits = lits[ll:]
 			l += ll
 		}
 		if off <= 0 || off > l-frameStart || uint64(off) > window {
 			return dst, newError(ErrCorrupt, at, "match offset # out of range", uint64(off), 0)
 		}
-		if off >= ml {
+		if ml <= 16 && off >= 8 && len(full)-l >= 16 {
+			copy16(full[l:], full[l-off:])
+		} else if off >= ml {
 			copy(dst[l:l+ml], dst[l-off:])
 		} else {
 			for j := 0; j < ml; {
@@ -237,6 +262,7 @@ func (d *Decoder) sequences(dst, lits, src []byte, nseq, at int) ([]byte, error)
 			}
 		}
 	}
+	br.v, br.n = bv, bn
 	if !br.done() {
 		return dst, corrupt(at, "sequences bitstream not consumed exactly")
 	}
@@ -374,4 +400,18 @@ func (d *Decoder) litBuf(n int) []byte {
 		d.lit = make([]byte, c)
 	}
 	return d.lit[:n]
+}
+
+// copy16 copies src[:16] to dst[:16] eight bytes at a time, so that with
+// overlapping slices (src before dst, at least 8 bytes apart) it repeats the
+// pattern as an LZ77 match copy must.
+func copy16(dst, src []byte) {
+	put64(dst[:8], le64(src[:8]))
+	put64(dst[8:16], le64(src[8:16]))
+}
+
+func put64(b []byte, v uint64) {
+	_ = b[7]
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+	b[4], b[5], b[6], b[7] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
 }

@@ -149,14 +149,14 @@ func (d *Decoder) huffStream(out, src []byte) bool {
 	for ; i+4 <= len(out); i += 4 {
 		br.fill()
 		for j := 0; j < 4; j++ {
-			e := table[(br.v>>(br.n-mb))&(1<<mb-1)]
+			e := table[br.v>>((br.n-mb)&63)&(1<<(mb&63)-1)]
 			out[i+j] = byte(e >> 8)
 			br.n -= uint(e & 0xFF)
 		}
 	}
 	for ; i < len(out); i++ {
 		br.fill()
-		e := table[(br.v>>(br.n-mb))&(1<<mb-1)]
+		e := table[br.v>>((br.n-mb)&63)&(1<<(mb&63)-1)]
 		out[i] = byte(e >> 8)
 		br.n -= uint(e & 0xFF)
 	}

@@ -105,7 +105,9 @@ func itoa(v uint64) string {
 // than the remaining limit fails before anything is allocated for it. Input that
 // is not valid zstd (including an empty src and frames that need a dictionary)
 // fails with an error wrapping ErrCorrupt. On error the returned slice is dst as
-// it was passed in.
+// it was passed in. Like append, DecodeAll writes into dst's spare capacity; it
+// may also leave scratch bytes there past the end of the output (never past
+// len(dst)+limit).
 func (d *Decoder) DecodeAll(dst, src []byte, limit int) ([]byte, error) {
 	orig := dst
 	if len(src) == 0 {
