@@ -127,6 +127,12 @@ func TestHandBuilt(t *testing.T) {
 	}
 	var d Decoder
 	for _, c := range cases {
+		// Bytes already in dst are no history for the frame's matches.
+		if c.want != "" {
+			if _, err := d.DecodeAll(bytes.Repeat([]byte("0123456789"), 500), c.frame, 1<<20); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s after a 5000-byte dst: got %v, want ErrCorrupt", c.name, err)
+			}
+		}
 		got, err := d.DecodeAll(nil, c.frame, 1<<20)
 		if c.want != "" {
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
@@ -253,6 +259,14 @@ func TestLimit(t *testing.T) {
 			got, err := d.DecodeAll(bytes.Clone(prefix), c.src, c.n)
 			if err != nil || len(got) != len(prefix)+c.n {
 				t.Errorf("%s at its limit: %d bytes, %v", c.name, len(got), err)
+			}
+			// dst's capacity past len(dst)+limit is left alone.
+			buf := append(bytes.Clone(prefix), bytes.Repeat([]byte{0xA5}, c.n+64)...)
+			if _, err := d.DecodeAll(buf[:len(prefix)], c.src, c.n); err != nil {
+				t.Errorf("%s into a buffer with room: %v", c.name, err)
+			}
+			if !bytes.Equal(buf[len(prefix)+c.n:], bytes.Repeat([]byte{0xA5}, 64)) {
+				t.Errorf("%s: bytes past the limit in dst's capacity were written", c.name)
 			}
 			got, err = d.DecodeAll(bytes.Clone(prefix), c.src, c.n-1)
 			if !errors.Is(err, ErrTooLarge) {
