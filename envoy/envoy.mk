@@ -18,7 +18,7 @@ envoy: $(ENVOY_WASM)
 
 $(ENVOY_WASM): $(ENVOY_GO_SRC)
 	@mkdir -p $(BUILD)
-	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $@ ./envoy
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -tags kwire_nocompress -o $@ ./envoy
 	@ls -l $@ | awk '{printf "kwire-envoy.wasm: %d bytes (%.2f MiB)\n", $$5, $$5/1048576}'
 
 envoy-test: $(ENVOY_WASM)

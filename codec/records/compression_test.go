@@ -144,7 +144,8 @@ func bombs(t *testing.T) []bomb {
 	zw.Write(zeros)
 	zw.Close()
 	out = append(out, bomb{"zstd-expands", CompressionZstd, zs.Bytes(), 1 << 20})
-	// zstd whose window alone exceeds the limit.
+	// zstd whose window exceeds the limit: it needs no window buffer, and
+	// fails when its output does.
 	var zw8 bytes.Buffer
 	zw2, _ := zstd.NewWriter(&zw8, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(8<<20))
 	zw2.Write(zeros)

@@ -25,22 +25,34 @@
 //
 // # Compression
 //
-// gzip, zstd and snappy use github.com/klauspost/compress, lz4 uses
-// github.com/pierrec/lz4/v4's block codec inside kwire's own LZ4 frame reader
-// and writer. Snappy is read both raw and in the xerial framing Java clients
-// write (whose version fields some brokers write little-endian; they are not
-// checked), and written in xerial framing (Encoder.RawSnappy for raw). LZ4
-// frames of magic 0 carry Kafka's old header checksum, computed over the frame
-// magic too; it is written that way and, as Kafka does, not checked on read.
-// Decoders run on the caller's goroutine and start none (zstd with concurrency
-// 1), so the package works under GOOS=wasip1 and GOOS=js; codec state is pooled.
+// Decoding uses only kwire's own code and the standard library: gzip is the
+// standard library's reader (concatenated members read as one stream, as
+// Kafka's Java reader does); snappy and LZ4 blocks are decoded by kwire's own
+// block decoders inside its own xerial and LZ4 frame readers; zstd by kwire's
+// own decoder (codec/internal/zstd). Encoding uses github.com/klauspost/compress
+// for gzip and zstd, github.com/pierrec/lz4/v4's block compressor inside
+// kwire's LZ4 frame writer, and kwire's own snappy block encoder.
+//
+// Snappy is read both raw and in the xerial framing Java clients write (whose
+// version fields some brokers write little-endian; they are not checked), and
+// written in xerial framing (Encoder.RawSnappy for raw). LZ4 frames of magic 0
+// carry Kafka's old header checksum, computed over the frame magic too; it is
+// written that way and, as Kafka does, not checked on read. Codecs run on the
+// caller's goroutine and start none, so the package works under GOOS=wasip1
+// and GOOS=js; codec state is pooled.
+//
+// Built with the tag kwire_nocompress, the package has no compressors and
+// links no compression library: it decodes every codec as above, but Compress
+// and every encoder asked for gzip, snappy, lz4 or zstd fail with
+// ErrUnsupported. Binaries that only read (a filter) use it to stay small.
 //
 // Decompressed size is capped by Options.MaxDecompressedSize (default
 // DefaultMaxDecompressedSize, the 100 MiB frame limit). Past it decoding fails
 // with ErrTooLarge, having held at most about the cap: a frame that declares a
 // larger content size (zstd, lz4) or a snappy block that claims one is refused
 // before anything is allocated; otherwise the output grows by doubling up to
-// the cap. A zstd frame whose window exceeds the cap is refused too.
+// the cap. zstd frames decode straight into the output, which is their match
+// history: they need no window buffer, whatever window size they state.
 //
 // # Errors
 //

@@ -5,17 +5,22 @@
 #                         writes now (part of `make test`)
 #   make records-js-test  the package's tests compiled to GOOS=js/wasm and run in Node
 #                         (part of `make test`)
+#   make records-nocompress-test
+#                         the package's tests built with the tag kwire_nocompress (no
+#                         compressors: decoding must work fully, encoding must refuse), and
+#                         a check that such a wasm build links no compression library
+#                         (part of `make test`)
 #   make records-vectors  rewrite conformance/vectors/records from kafka-clients
 #   make records-fuzz     every record fuzz target for $(FUZZTIME) each, one at a time
 #   make records-bench    the batch benchmark table
 
 RECORDS_MVN     ?= mvn -q -B -Dstyle.color=never -f conformance/reference/records/pom.xml
 RECORDS_VECTORS := conformance/vectors/records/kafka-clients-4.4.0.jsonl
-RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy
+RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy FuzzSnappyBlock FuzzLZ4Block
 
-.PHONY: records-java records-js-test records-vectors records-fuzz records-bench
+.PHONY: records-java records-js-test records-nocompress-test records-vectors records-fuzz records-bench
 
-TEST_TARGETS  += records-java records-js-test
+TEST_TARGETS  += records-java records-js-test records-nocompress-test
 BENCH_TARGETS += records-bench
 FUZZ_TARGETS  += records-fuzz
 
@@ -42,6 +47,14 @@ records-java:
 
 records-js-test:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records
+
+records-nocompress-test:
+	$(GO) vet -tags kwire_nocompress ./codec/records/...
+	$(GO) test -tags kwire_nocompress ./codec/records/...
+	@deps=$$(GOOS=wasip1 GOARCH=wasm $(GO) list -tags kwire_nocompress -deps ./codec/records) || exit 1; \
+		if echo "$$deps" | grep -E 'klauspost|pierrec|^crypto/'; then \
+			echo "records-nocompress-test: a kwire_nocompress build links the compression libraries above"; exit 1; \
+		else echo "records-nocompress-test: a kwire_nocompress wasm build links no compression library"; fi
 
 records-fuzz:
 	@for t in $(RECORDS_FUZZ); do \
