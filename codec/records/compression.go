@@ -3,7 +3,6 @@ package records
 import (
 	"bytes"
 	"compress/gzip"
-	"fmt"
 	"io"
 )
 
@@ -119,7 +118,7 @@ func readAllLimit(dst []byte, r io.Reader, limit int, hint int) ([]byte, error) 
 			return dst, nil
 		}
 		if err != nil {
-			return dst, fmt.Errorf("%w: %w", ErrCorrupt, err)
+			return dst, detail(ErrCorrupt, "%v", err)
 		}
 	}
 }

@@ -1,9 +1,10 @@
 package records
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/internal/errtext"
 )
 
 // ForEachFetchMessage calls fn for every message of a FetchResponse: every
@@ -42,7 +43,7 @@ func (d *Decoder) ForEachFetchMessage(resp *codec.FetchResponse, names map[codec
 				if name == "" {
 					name = t.TopicId.String()
 				}
-				return fmt.Errorf("records: fetch topic %s partition %d: %w", name, p.PartitionIndex, err)
+				return errtext.Wrap("records: fetch topic "+name+" partition "+strconv.Itoa(int(p.PartitionIndex))+": "+err.Error(), err)
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package records
 
 import (
 	"errors"
-	"fmt"
 )
 
 // The LZ4 block format: a sequence of sequences, each a token byte (high
@@ -29,7 +28,7 @@ var (
 // in a match or in a token announcing one, or no token at all.
 func lz4Decode(buf []byte, base, start int, src []byte) (int, error) {
 	if len(src) == 0 {
-		return 0, fmt.Errorf("%w: empty block", errLZ4)
+		return 0, detail(errLZ4, "empty block")
 	}
 	d, s := start, 0
 	for {
@@ -45,7 +44,7 @@ func lz4Decode(buf []byte, base, start int, src []byte) (int, error) {
 			}
 		}
 		if n > len(src)-s {
-			return 0, fmt.Errorf("%w: %d literals at byte %d run past the block", errLZ4, n, at)
+			return 0, detail(errLZ4, "%d literals at byte %d run past the block", n, at)
 		}
 		if n > len(buf)-d {
 			return 0, errLZ4Short
@@ -56,18 +55,18 @@ func lz4Decode(buf []byte, base, start int, src []byte) (int, error) {
 		if s == len(src) {
 			// The last sequence: literals only, so no match length either.
 			if tok&15 != 0 {
-				return 0, fmt.Errorf("%w: the last sequence at byte %d has a match length but no match", errLZ4, at)
+				return 0, detail(errLZ4, "the last sequence at byte %d has a match length but no match", at)
 			}
 			return d - start, nil
 		}
 		// Match.
 		if len(src)-s < 2 {
-			return 0, fmt.Errorf("%w: match offset truncated at byte %d", errLZ4, s)
+			return 0, detail(errLZ4, "match offset truncated at byte %d", s)
 		}
 		offset := int(src[s]) | int(src[s+1])<<8
 		s += 2
 		if offset == 0 || offset > d-base {
-			return 0, fmt.Errorf("%w: match at byte %d reaches %d bytes back, %d available", errLZ4, at, offset, d-base)
+			return 0, detail(errLZ4, "match at byte %d reaches %d bytes back, %d available", at, offset, d-base)
 		}
 		n = int(tok&15) + 4
 		if n == 19 {
@@ -83,7 +82,7 @@ func lz4Decode(buf []byte, base, start int, src []byte) (int, error) {
 		d += n
 		if s == len(src) {
 			// A block must end with literals; one ending in a match was cut.
-			return 0, fmt.Errorf("%w: block ends inside the sequence at byte %d", errLZ4, at)
+			return 0, detail(errLZ4, "block ends inside the sequence at byte %d", at)
 		}
 	}
 }
@@ -93,7 +92,7 @@ func lz4Decode(buf []byte, base, start int, src []byte) (int, error) {
 func lz4Length(src []byte, s, n, at int) (int, int, error) {
 	for {
 		if s >= len(src) {
-			return 0, 0, fmt.Errorf("%w: length truncated in the sequence at byte %d", errLZ4, at)
+			return 0, 0, detail(errLZ4, "length truncated in the sequence at byte %d", at)
 		}
 		b := src[s]
 		s++
@@ -102,7 +101,7 @@ func lz4Length(src []byte, s, n, at int) (int, int, error) {
 			return n, s, nil
 		}
 		if n > 1<<30 {
-			return 0, 0, fmt.Errorf("%w: length over 1 GiB in the sequence at byte %d", errLZ4, at)
+			return 0, 0, detail(errLZ4, "length over 1 GiB in the sequence at byte %d", at)
 		}
 	}
 }

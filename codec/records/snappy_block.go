@@ -3,7 +3,6 @@ package records
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 )
 
 // The snappy block format: the decoded length as a uvarint (at most 5 bytes,
@@ -30,10 +29,10 @@ var errSnappy = errors.New("snappy")
 func snappyHeader(src []byte) (n, hdr int, err error) {
 	v, k := binary.Uvarint(src)
 	if k <= 0 || k > 5 || v > 0xFFFFFFFF {
-		return 0, 0, fmt.Errorf("%w: bad length header", errSnappy)
+		return 0, 0, detail(errSnappy, "bad length header")
 	}
 	if uint64(int(v)) != v || int(v) < 0 {
-		return 0, 0, fmt.Errorf("%w: length %d does not fit an int", errSnappy, v)
+		return 0, 0, detail(errSnappy, "length %d does not fit an int", v)
 	}
 	return int(v), k, nil
 }
@@ -55,7 +54,7 @@ func snappyDecode(dst, src []byte, s int) error {
 			if l >= 60 {
 				k := l - 59 // 1..4 length bytes
 				if len(src)-s < k {
-					return fmt.Errorf("%w: literal length truncated at byte %d", errSnappy, at)
+					return detail(errSnappy, "literal length truncated at byte %d", at)
 				}
 				var u uint32
 				for i := k - 1; i >= 0; i-- {
@@ -63,16 +62,16 @@ func snappyDecode(dst, src []byte, s int) error {
 				}
 				s += k
 				if uint64(u)+1 > uint64(len(dst)-d) {
-					return fmt.Errorf("%w: literal of %d bytes at byte %d runs past the declared length", errSnappy, uint64(u)+1, at)
+					return detail(errSnappy, "literal of %d bytes at byte %d runs past the declared length", uint64(u)+1, at)
 				}
 				l = int(u)
 			}
 			length = l + 1
 			if length > len(dst)-d {
-				return fmt.Errorf("%w: literal of %d bytes at byte %d runs past the declared length", errSnappy, length, at)
+				return detail(errSnappy, "literal of %d bytes at byte %d runs past the declared length", length, at)
 			}
 			if length > len(src)-s {
-				return fmt.Errorf("%w: literal of %d bytes at byte %d runs past the input", errSnappy, length, at)
+				return detail(errSnappy, "literal of %d bytes at byte %d runs past the input", length, at)
 			}
 			copy(dst[d:], src[s:s+length])
 			d += length
@@ -80,41 +79,41 @@ func snappyDecode(dst, src []byte, s int) error {
 			continue
 		case 1:
 			if len(src)-s < 2 {
-				return fmt.Errorf("%w: copy truncated at byte %d", errSnappy, at)
+				return detail(errSnappy, "copy truncated at byte %d", at)
 			}
 			length = 4 + int(tag>>2)&7
 			offset = int(tag>>5)<<8 | int(src[s+1])
 			s += 2
 		case 2:
 			if len(src)-s < 3 {
-				return fmt.Errorf("%w: copy truncated at byte %d", errSnappy, at)
+				return detail(errSnappy, "copy truncated at byte %d", at)
 			}
 			length = 1 + int(tag>>2)
 			offset = int(binary.LittleEndian.Uint16(src[s+1:]))
 			s += 3
 		case 3:
 			if len(src)-s < 5 {
-				return fmt.Errorf("%w: copy truncated at byte %d", errSnappy, at)
+				return detail(errSnappy, "copy truncated at byte %d", at)
 			}
 			length = 1 + int(tag>>2)
 			u := binary.LittleEndian.Uint32(src[s+1:])
 			if uint64(u) > uint64(d) {
-				return fmt.Errorf("%w: copy at byte %d reaches %d bytes back, %d written", errSnappy, at, u, d)
+				return detail(errSnappy, "copy at byte %d reaches %d bytes back, %d written", at, u, d)
 			}
 			offset = int(u)
 			s += 5
 		}
 		if offset == 0 || offset > d {
-			return fmt.Errorf("%w: copy at byte %d reaches %d bytes back, %d written", errSnappy, at, offset, d)
+			return detail(errSnappy, "copy at byte %d reaches %d bytes back, %d written", at, offset, d)
 		}
 		if length > len(dst)-d {
-			return fmt.Errorf("%w: copy of %d bytes at byte %d runs past the declared length", errSnappy, length, at)
+			return detail(errSnappy, "copy of %d bytes at byte %d runs past the declared length", length, at)
 		}
 		copyMatch(dst, d, offset, length)
 		d += length
 	}
 	if d != len(dst) {
-		return fmt.Errorf("%w: decoded %d bytes, the header says %d", errSnappy, d, len(dst))
+		return detail(errSnappy, "decoded %d bytes, the header says %d", d, len(dst))
 	}
 	return nil
 }
