@@ -107,6 +107,7 @@ func TestHandBuilt(t *testing.T) {
 		{"match before this frame, after an earlier one", append(block(frameHeader(0x20, 0, 0, 8), true, 0, 8, raw8), block(frameHeader(0x00, 0x40, 0, 0), true, 2, -1, rleSeqBlock(1, 0, 0, 0, []byte{1}))...), "out of range"},
 		{"offset beyond a 1 KiB window", block(block(frameHeader(0x00, 0x00, 0, 0), false, 1, 4000, []byte{'r'}), true, 2, -1, rleSeqBlock(1, 0, 11, 0, []byte{0, 8})), "out of range"},
 		{"same offset in an 8 KiB window", block(block(frameHeader(0x00, 0x18, 0, 0), false, 1, 4000, []byte{'r'}), true, 2, -1, rleSeqBlock(1, 0, 11, 0, []byte{0, 8})), ""},
+		{"bitstream whose last byte is only the marker", block(block(frameHeader(0x00, 0x18, 0, 0), false, 1, 5000, []byte{'m'}), true, 2, -1, rleSeqBlock(64, 0, 11, 0, append(make([]byte, 88), 1))), ""},
 		{"repeat mode without a table", block(block(frameHeader(0x00, 0x40, 0, 0), false, 0, 8, raw8), true, 2, 5, []byte{0, 1, 0xFC, 1, 1}), "repeat mode"},
 		{"treeless literals first", block(frameHeader(0x00, 0x40, 0, 0), true, 2, 5, []byte{3, 0x10, 0, 0, 0}), "treeless"},
 		{"reserved block type", block(frameHeader(0x00, 0x40, 0, 0), true, 3, 0, nil), "reserved block type"},
