@@ -2,6 +2,7 @@ package zstd
 
 import (
 	"bytes"
+	"errors"
 	"math/rand"
 	"strconv"
 	"testing"
@@ -179,5 +180,50 @@ func TestDifferential(t *testing.T) {
 				t.Errorf("%s, %s: output differs (%d bytes, want %d)", e.name, in.name, len(got), len(in.data))
 			}
 		}
+	}
+}
+
+func skippable(magicLow byte, content []byte) []byte {
+	b := []byte{0x50 | magicLow, 0x2A, 0x4D, 0x18}
+	b = append(b, byte(len(content)), byte(len(content)>>8), byte(len(content)>>16), byte(len(content)>>24))
+	return append(b, content...)
+}
+
+// TestMultiFrame decodes frames of different kinds one after another, with
+// skippable frames (and an encoder's skippable padding) between them.
+func TestMultiFrame(t *testing.T) {
+	a, b, c := records(71, 30, 700), text(72, 150000), randomBytes(73, 5000)
+	padded, err := kzstd.NewWriter(nil, kzstd.WithEncoderPadding(4096), kzstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer padded.Close()
+	var src, want []byte
+	src = append(src, encode(t, encoding{"default", false, nil}, a)...)
+	src = append(src, skippable(0x0, []byte("metadata"))...)
+	src = append(src, encode(t, encoding{"stream", true, nil}, b)...)
+	src = append(src, skippable(0xF, nil)...)
+	src = append(src, encode(t, encoding{"single", false, []kzstd.EOption{kzstd.WithSingleSegment(true)}}, c)...)
+	p := padded.EncodeAll(a, nil)
+	if len(p)%4096 != 0 {
+		t.Fatalf("padded frame is %d bytes, not a multiple of 4096", len(p))
+	}
+	src = append(src, p...)
+	src = append(src, encode(t, encoding{"empty", false, nil}, nil)...)
+	src = append(src, skippable(0x7, bytes.Repeat([]byte{0xFF}, 300))...)
+	want = append(append(append(append(want, a...), b...), c...), a...)
+	var d Decoder
+	got, err := d.DecodeAll([]byte("head:"), src, len(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, append([]byte("head:"), want...)) {
+		t.Fatalf("output differs: %d bytes, want %d", len(got), 5+len(want))
+	}
+	if kgot, err := kdecode(t, src); err != nil || !bytes.Equal(kgot, want) {
+		t.Fatalf("klauspost/compress's decoder disagrees about the test input: %v", err)
+	}
+	if _, err := d.DecodeAll(nil, src, len(want)-1); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("one byte under the total: got %v, want ErrTooLarge", err)
 	}
 }
