@@ -11,6 +11,11 @@
 ENVOY_WASM    := $(BUILD)/kwire-envoy.wasm
 ENVOY_GO_SRC  := $(shell find envoy codec -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
 ENVOY_HARNESS := conformance/hosts/proxywasm
+# The module's size budget (4 MB): a build over it fails. What keeps it small: the filter
+# reads messages with codec/transcode (no typed messages), is built with kwire_nocompress
+# (records' decoders only: ours, and the standard library's inflate), and nothing it
+# reaches calls fmt.
+ENVOY_BUDGET  := 4000000
 
 .PHONY: envoy envoy-test envoy-bench envoy-fuzz
 
@@ -19,7 +24,8 @@ envoy: $(ENVOY_WASM)
 $(ENVOY_WASM): $(ENVOY_GO_SRC)
 	@mkdir -p $(BUILD)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -tags kwire_nocompress -o $@ ./envoy
-	@ls -l $@ | awk '{printf "kwire-envoy.wasm: %d bytes (%.2f MiB)\n", $$5, $$5/1048576}'
+	@ls -l $@ | awk '{printf "kwire-envoy.wasm: %d bytes (%.2f MiB), budget %d\n", $$5, $$5/1048576, $(ENVOY_BUDGET)}'
+	@test $$(wc -c < $@) -le $(ENVOY_BUDGET) || { echo "kwire-envoy.wasm is over its size budget of $(ENVOY_BUDGET) bytes" >&2; rm -f $@; exit 1; }
 
 envoy-test: $(ENVOY_WASM)
 	cd $(ENVOY_HARNESS) && $(GO) vet ./... && KWIRE_REQUIRE_BROKER=1 $(GO) test -count=1 -timeout 20m ./...
