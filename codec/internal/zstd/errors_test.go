@@ -200,6 +200,9 @@ func TestByteFlips(t *testing.T) {
 				m := bytes.Clone(f.data)
 				m[i] ^= x
 				got, err := d.DecodeAll(nil, m, 1<<20)
+				if kgot, kerr := kdecode(t, m); kerr == nil && err == nil && !bytes.Equal(got, kgot) {
+					t.Fatalf("%s byte %d ^ %#x: both decoders accept the frame but disagree", f.name, i, x)
+				}
 				if err != nil {
 					if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooLarge) {
 						t.Fatalf("%s byte %d ^ %#x: error %v wraps neither ErrCorrupt nor ErrTooLarge", f.name, i, x, err)

@@ -90,3 +90,32 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFrames mutates valid frames: the fuzz input is compressed by
+// klauspost/compress (with or without checksum), then up to three bytes of the
+// frame are changed. Where both decoders accept the result, their outputs must
+// be equal; the unchanged frame must decode to the input.
+func FuzzFrames(f *testing.F) {
+	f.Add(text(81, 2000), uint8(0), uint32(40), uint8(1), uint32(0), uint8(0), uint32(0), uint8(0))
+	f.Add(records(82, 3, 400), uint8(1), uint32(17), uint8(0x80), uint32(99), uint8(3), uint32(0), uint8(0))
+	f.Add(mixed(83, 30000), uint8(2), uint32(1000), uint8(7), uint32(5), uint8(0xFF), uint32(300), uint8(2))
+	f.Add(make([]byte, 5000), uint8(3), uint32(8), uint8(4), uint32(0), uint8(0), uint32(0), uint8(0))
+	var d Decoder
+	f.Fuzz(func(t *testing.T, data []byte, enc uint8, p1 uint32, x1 uint8, p2 uint32, x2 uint8, p3 uint32, x3 uint8) {
+		kdec, encs := fuzzReference(t)
+		frame := encs[int(enc)%len(encs)].EncodeAll(data, nil)
+		if got, err := d.DecodeAll(nil, frame, len(data)); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("unchanged frame: %v", err)
+		}
+		frame[int(p1%uint32(len(frame)))] ^= x1
+		frame[int(p2%uint32(len(frame)))] ^= x2
+		frame[int(p3%uint32(len(frame)))] ^= x3
+		got, err := d.DecodeAll(nil, frame, fuzzLimit)
+		if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("error %v wraps neither ErrCorrupt nor ErrTooLarge", err)
+		}
+		if want, kerr := kdec.DecodeAll(frame, nil); kerr == nil && err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("both accept the changed frame but outputs differ: %d bytes here, %d there", len(got), len(want))
+		}
+	})
+}
