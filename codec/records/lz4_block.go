@@ -1,8 +1,11 @@
 package records
 
 import (
+	"encoding/binary"
 	"errors"
 )
+
+var le = binary.LittleEndian
 
 // The LZ4 block format: a sequence of sequences, each a token byte (high
 // nibble: literal count, low nibble: match length - 4), more literal-count
@@ -49,7 +52,14 @@ func lz4Decode(buf []byte, base, start int, src []byte) (int, error) {
 		if n > len(buf)-d {
 			return 0, errLZ4Short
 		}
-		copy(buf[d:], src[s:s+n])
+		if n <= 16 && len(src)-s >= 16 && len(buf)-d >= 16 {
+			// Short literals: one fixed 16-byte move (what lies past n is
+			// overwritten next or is not part of the output).
+			le.PutUint64(buf[d:], le.Uint64(src[s:]))
+			le.PutUint64(buf[d+8:], le.Uint64(src[s+8:]))
+		} else {
+			copy(buf[d:], src[s:s+n])
+		}
 		d += n
 		s += n
 		if s == len(src) {
@@ -78,7 +88,15 @@ func lz4Decode(buf []byte, base, start int, src []byte) (int, error) {
 		if n > len(buf)-d {
 			return 0, errLZ4Short
 		}
-		copyMatch(buf, d, offset, n)
+		if n <= 64 && offset >= 8 && len(buf)-d >= n+8 {
+			// Short matches: 8-byte moves, each reading only bytes already
+			// written (offset >= 8).
+			for i := 0; i < n; i += 8 {
+				le.PutUint64(buf[d+i:], le.Uint64(buf[d+i-offset:]))
+			}
+		} else {
+			copyMatch(buf, d, offset, n)
+		}
 		d += n
 		if s == len(src) {
 			// A block must end with literals; one ending in a match was cut.

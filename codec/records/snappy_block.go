@@ -39,10 +39,15 @@ func snappyHeader(src []byte) (n, hdr int, err error) {
 
 // snappyDecode decodes the elements of a block, which start at src[s] after
 // the length header, into dst, which must be exactly as long as the declared
-// decoded length. It fails unless the elements fill dst exactly. Byte offsets
-// in its errors count from the start of the block.
+// decoded length; up to 15 bytes of dst's spare capacity may be written over.
+// It fails unless the elements fill dst exactly. Byte offsets in its errors
+// count from the start of the block.
 func snappyDecode(dst, src []byte, s int) error {
 	d := 0
+	// Short literals and copies are moved 16 bytes at a time where dst's
+	// capacity has room: bytes written past a literal or copy are overwritten
+	// by the next one or lie past the output.
+	room := dst[:cap(dst)]
 	for s < len(src) {
 		at := s
 		tag := src[s]
@@ -73,7 +78,12 @@ func snappyDecode(dst, src []byte, s int) error {
 			if length > len(src)-s {
 				return detail(errSnappy, "literal of %d bytes at byte %d runs past the input", length, at)
 			}
-			copy(dst[d:], src[s:s+length])
+			if length <= 16 && len(src)-s >= 16 && len(room)-d >= 16 {
+				le.PutUint64(room[d:], le.Uint64(src[s:]))
+				le.PutUint64(room[d+8:], le.Uint64(src[s+8:]))
+			} else {
+				copy(dst[d:], src[s:s+length])
+			}
 			d += length
 			s += length
 			continue
@@ -109,7 +119,15 @@ func snappyDecode(dst, src []byte, s int) error {
 		if length > len(dst)-d {
 			return detail(errSnappy, "copy of %d bytes at byte %d runs past the declared length", length, at)
 		}
-		copyMatch(dst, d, offset, length)
+		if length <= 64 && offset >= 8 && len(room)-d >= length+8 {
+			// Short matches: 8-byte moves, each reading only bytes already
+			// written (offset >= 8).
+			for i := 0; i < length; i += 8 {
+				le.PutUint64(room[d+i:], le.Uint64(room[d+i-offset:]))
+			}
+		} else {
+			copyMatch(dst, d, offset, length)
+		}
 		d += length
 	}
 	if d != len(dst) {
