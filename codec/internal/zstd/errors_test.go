@@ -355,3 +355,18 @@ func TestXXH64(t *testing.T) {
 		}
 	}
 }
+
+// TestManyFramesGrowth: many small frames with content sizes make dst grow by
+// doubling, not by one reallocation (and copy of everything so far) per frame.
+func TestManyFramesGrowth(t *testing.T) {
+	one := block(frameHeader(0x20, 0, 0, 100), true, 0, 100, text(91, 100)) // content size 100
+	src := bytes.Repeat(one, 2000)
+	var d Decoder
+	if got, err := d.DecodeAll(nil, src, 200000); err != nil || len(got) != 200000 {
+		t.Fatalf("%d bytes, %v", len(got), err)
+	}
+	a := testing.AllocsPerRun(5, func() { d.DecodeAll(nil, src, 200000) })
+	if a > 30 {
+		t.Fatalf("%v allocations for 2000 frames", a)
+	}
+}

@@ -32,6 +32,7 @@ type Decoder struct {
 	// Per-frame state.
 	frameStart int    // len(dst) when the current frame started
 	end        int    // output length the frame may not pass
+	maxLen     int    // output length the whole call may not pass (capacity cap)
 	endCorrupt bool   // passing end means a wrong content size (not the limit)
 	window     uint64 // the frame's window size
 	reps       [3]int // repeat offsets
@@ -195,7 +196,7 @@ func (d *Decoder) frame(dst, src []byte, pos, maxLen int) ([]byte, int, error) {
 
 	// Reset the frame state.
 	d.frameStart = len(dst)
-	d.end, d.endCorrupt = maxLen, false
+	d.end, d.endCorrupt, d.maxLen = maxLen, false, maxLen
 	if fcsSize > 0 {
 		if fcs > uint64(maxLen-len(dst)) {
 			return dst, p, newError(ErrTooLarge, start, "frame content size # exceeds the # bytes left under the limit", fcs, uint64(maxLen-len(dst)))
@@ -209,9 +210,9 @@ func (d *Decoder) frame(dst, src []byte, pos, maxLen int) ([]byte, int, error) {
 			want = most
 		}
 		if cap(dst)-len(dst) < want {
-			nd := make([]byte, len(dst), len(dst)+want)
-			copy(nd, dst)
-			dst = nd
+			// By doubling (up to the frame's end), so that many small
+			// frames do not reallocate once each.
+			dst, _ = d.grow(dst, want, start) // want <= d.end-len(dst): no error
 		}
 	}
 	d.reps = [3]int{1, 4, 8}
@@ -303,7 +304,8 @@ func fill(b []byte, c byte) {
 }
 
 // grow makes room for n more bytes of output in dst, failing when that would
-// pass the frame's end (its content size, or the caller's limit).
+// pass the frame's end (its content size, or the caller's limit). Capacity
+// doubles, up to the caller's limit.
 func (d *Decoder) grow(dst []byte, n, at int) ([]byte, error) {
 	if n > d.end-len(dst) {
 		if d.endCorrupt {
@@ -321,8 +323,8 @@ func (d *Decoder) grow(dst []byte, n, at int) ([]byte, error) {
 	if c < 4096 {
 		c = 4096
 	}
-	if c > d.end {
-		c = d.end
+	if c > d.maxLen {
+		c = d.maxLen
 	}
 	nd := make([]byte, len(dst), c)
 	copy(nd, dst)
