@@ -105,3 +105,31 @@ func BenchmarkEncodeJSON(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDoc compares indexing a message with Doc.Parse against the typed codec's
+// Decode (with unsafe strings, its cheapest form), on the vectors of one message.
+func BenchmarkDoc(b *testing.B) {
+	for _, name := range benchSets {
+		items := benchItems(b, name)
+		b.Run(name+"/typed", func(b *testing.B) {
+			for b.Loop() {
+				for _, it := range items {
+					m := codec.NewMessage(it.name)
+					if err := m.DecodeWith(it.wire, it.v, codec.DecodeOptions{UnsafeStrings: true}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(name+"/doc", func(b *testing.B) {
+			var d transcode.Doc
+			for b.Loop() {
+				for _, it := range items {
+					if err := d.Parse(it.wire, it.name, it.v); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -217,11 +217,15 @@ func (d *Doc) structNodes(si uint16, self int32) {
 
 // value reads one field's value as a child of parent.
 func (d *Doc) value(f *field, parent, hdr int32, tag uint32, compact bool) {
+	self := d.add(docNode{f: f, parent: parent, start: int32(d.r.Off), hdr: hdr, tag: tag, compact: compact, edit: -1})
+	d.fill(f, self, compact)
+	d.close(self)
+}
+
+// fill reads the value of node self, a field f.
+func (d *Doc) fill(f *field, self int32, compact bool) {
 	r := &d.r
-	v := d.v
-	nul := f.nul.has(v)
-	self := d.add(docNode{f: f, parent: parent, start: int32(r.Off), hdr: hdr, tag: tag, compact: compact, edit: -1})
-	defer d.close(self)
+	nul := f.nul.has(d.v)
 	if f.isArray() {
 		n := r.ArrayLen(compact, nul, int(f.minElem))
 		if n < 0 {
@@ -257,8 +261,7 @@ func (d *Doc) value(f *field, parent, hdr int32, tag uint32, compact bool) {
 			return
 		}
 		d.nodes[self].kind = dStruct
-		// The struct's own span starts after its presence byte; structNodes sets it, so
-		// keep the field's start (the marker) by reading into a child-less struct node.
+		// structNodes starts the span after the presence byte; the field's span keeps it.
 		start := d.nodes[self].start
 		d.structNodes(f.sub, self)
 		d.nodes[self].start = start
