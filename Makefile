@@ -77,6 +77,7 @@ fuzz-codec:
 	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzDecodeResponseFrame$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzUnmarshalJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/transcode/ -run '^$$' -fuzz '^FuzzBothEngines$$' -fuzztime $(FUZZTIME) -parallel 1
+	$(GO) test ./codec/transcode/ -run '^$$' -fuzz '^FuzzDoc$$' -fuzztime $(FUZZTIME) -parallel 1
 
 clean:
 	rm -rf $(BUILD)
