@@ -152,7 +152,7 @@ func bombs(t *testing.T) []bomb {
 	zw2.Close()
 	out = append(out, bomb{"zstd-window", CompressionZstd, zw8.Bytes(), 1 << 20})
 	// zstd claiming 1 TiB against the default limit.
-	hdr := []byte{0x28, 0xB5, 0x2F, 0xFD, 0xC0} // magic; FCS 8 bytes, single segment
+	hdr := []byte{0x28, 0xB5, 0x2F, 0xFD, 0xC0} // magic; FCS 8 bytes after a window descriptor (the first byte below)
 	hdr = binary.LittleEndian.AppendUint64(hdr, 1<<40)
 	hdr = append(hdr, make([]byte, 1000)...)
 	out = append(out, bomb{"zstd-claims-1TiB", CompressionZstd, hdr, 0})
