@@ -11,7 +11,8 @@
 #                         a check that such a wasm build links no compression library
 #                         (part of `make test`)
 #   make records-vectors  rewrite conformance/vectors/records from kafka-clients
-#   make records-fuzz     every record fuzz target for $(FUZZTIME) each, one at a time
+#   make records-fuzz     every record fuzz target for $(FUZZTIME) each, one at a time (a new input is
+#                         minimized for at most 5 s, so short runs spend their time fuzzing)
 #   make records-bench    the batch benchmark table
 
 RECORDS_MVN     ?= mvn -q -B -Dstyle.color=never -f conformance/reference/records/pom.xml
@@ -58,8 +59,8 @@ records-nocompress-test:
 
 records-fuzz:
 	@for t in $(RECORDS_FUZZ); do \
-		echo "$(GO) test ./codec/records -run '^$$' -fuzz '^'$$t'$$' -fuzztime $(FUZZTIME) -parallel 1"; \
-		$(GO) test ./codec/records -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 1 || exit 1; \
+		echo "$(GO) test ./codec/records -run '^$$' -fuzz '^'$$t'$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s"; \
+		$(GO) test ./codec/records -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s || exit 1; \
 	done
 
 records-bench:
