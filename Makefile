@@ -78,6 +78,8 @@ fuzz-codec:
 	$(GO) test ./codec/ -run '^$$' -fuzz '^FuzzUnmarshalJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/transcode/ -run '^$$' -fuzz '^FuzzBothEngines$$' -fuzztime $(FUZZTIME) -parallel 1
 	$(GO) test ./codec/transcode/ -run '^$$' -fuzz '^FuzzDoc$$' -fuzztime $(FUZZTIME) -parallel 1
+	$(GO) test ./codec/internal/zstd/ -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s
+	$(GO) test ./codec/internal/zstd/ -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s
 
 clean:
 	rm -rf $(BUILD)
