@@ -200,6 +200,10 @@ func Compress(dst []byte, c Compression, src []byte, level int) ([]byte, error) 
 // 2 batch carries it) to dst, reusing dst's capacity. It fails with ErrTooLarge
 // past limit bytes (0: DefaultMaxDecompressedSize), holding at most about limit
 // bytes while it tries.
+//
+// Unlike append, it may also write scratch bytes into dst's spare capacity past
+// the end of the result (the decoders copy in 8- and 16-byte steps), so the
+// capacity of dst must not be shared with anything the caller still needs.
 func Decompress(dst []byte, c Compression, src []byte, limit int) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultMaxDecompressedSize
