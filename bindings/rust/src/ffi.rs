@@ -18,7 +18,7 @@ pub const KW_ERR_INTERNAL: i32 = -10;
 
 /// The header version this crate was written against (KW_ABI_MAJOR, KW_ABI_MINOR).
 pub const KW_ABI_MAJOR: i32 = 1;
-pub const KW_ABI_MINOR: i32 = 0;
+pub const KW_ABI_MINOR: i32 = 1;
 
 pub const KW_MAX_ALLOC: i32 = 512 * 1024 * 1024;
 pub const KW_RECORDS_SKIP_CRC: i32 = 1;
@@ -94,6 +94,32 @@ extern "C" {
         in_len: i32,
         flags: i32,
         max_decompressed: i32,
+        out: *mut *mut u8,
+        out_len: *mut i32,
+    ) -> i32;
+    pub fn kw_decode_request_frame_records(
+        input: *const u8,
+        in_len: i32,
+        flags: i32,
+        max_decompressed: i32,
+        out: *mut *mut u8,
+        out_len: *mut i32,
+    ) -> i32;
+    pub fn kw_decode_response_frame_records(
+        input: *const u8,
+        in_len: i32,
+        api_key: i32,
+        api_version: i32,
+        flags: i32,
+        max_decompressed: i32,
+        out: *mut *mut u8,
+        out_len: *mut i32,
+    ) -> i32;
+    pub fn kw_encode_request_frame_records(
+        json: *const u8,
+        json_len: i32,
+        table: *const u8,
+        table_len: i32,
         out: *mut *mut u8,
         out_len: *mut i32,
     ) -> i32;

@@ -37,6 +37,7 @@ mod error;
 mod ffi;
 pub mod json;
 pub mod records;
+pub mod table;
 
 use std::os::raw::c_char;
 
@@ -44,6 +45,7 @@ use serde::{Deserialize, Serialize};
 pub use serde_json::Value;
 
 pub use error::{Error, ErrorKind, Result};
+pub use table::{FrameRecords, RecordTable};
 
 /// The ABI major version this crate was written for; [`abi_version`] must report the same.
 pub const ABI_MAJOR: u16 = ffi::KW_ABI_MAJOR as u16;
@@ -81,6 +83,12 @@ impl LibBuf {
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
+
+// SAFETY: the buffer is owned by this value alone and only read; the library allows a
+// buffer to be freed by a thread other than the one that got it (kwire.h, THREADS).
+unsafe impl Send for LibBuf {}
+// SAFETY: shared access only reads the buffer.
+unsafe impl Sync for LibBuf {}
 
 impl Drop for LibBuf {
     fn drop(&mut self) {
@@ -434,6 +442,95 @@ fn encode_response_frame_value(json: &[u8], api_key: i16, api_version: i16) -> R
     // SAFETY: json is valid for jl bytes during the call; valid out-params.
     let b =
         call(|o, n| unsafe { ffi::kw_encode_response_frame(ptr(json), jl, api_key as i32, api_version as i32, o, n) })?;
+    Ok(b.as_slice().to_vec())
+}
+
+// ---- frames with their records in a record table (ABI 1.1) -----------------------------
+
+/// Decodes one complete request frame as [`decode_request_frame`] does, except that every
+/// records field (a Produce request's record batches) is decoded, once, into one
+/// [`RecordTable`] instead of travelling as base64 in the JSON: see [`table`]. `opts`
+/// are those of [`records::decode`] (CRC checks, decompression cap). A records field that
+/// cannot be read fails the call ([`ErrorKind::Decode`] naming the field, e.g.
+/// `topicData[0].partitionData[1].records`, and the batch).
+pub fn decode_request_frame_records(frame: &[u8], opts: &records::DecodeOptions) -> Result<FrameRecords> {
+    let (flags, max) = opts.args()?;
+    let il = len32("frame", frame.len())?;
+    // SAFETY: frame is valid for il bytes during the call; valid out-params.
+    let b = call(|o, n| unsafe { ffi::kw_decode_request_frame_records(ptr(frame), il, flags, max, o, n) })?;
+    FrameRecords::from_lib(b, true)
+}
+
+/// Decodes one complete response frame answering a request of (api key, version) as
+/// [`decode_response_frame`] does, with every records field (Fetch and ShareFetch
+/// responses' record batches) decoded into one [`RecordTable`]; as
+/// [`decode_request_frame_records`].
+///
+/// ```
+/// let frame = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data/fetch-response.bin")).unwrap();
+/// let fetch = kwire::decode_response_frame_records(&frame, 1, 12, &Default::default()).unwrap();
+/// for p in fetch.partitions().unwrap() {
+///     for r in p.records {
+///         assert!(r.value().unwrap().starts_with(b"events/"));
+///         assert_eq!(r.headers().next().unwrap().key, b"trace-id");
+///     }
+/// }
+/// ```
+pub fn decode_response_frame_records(
+    frame: &[u8],
+    api_key: i16,
+    api_version: i16,
+    opts: &records::DecodeOptions,
+) -> Result<FrameRecords> {
+    let (flags, max) = opts.args()?;
+    let il = len32("frame", frame.len())?;
+    // SAFETY: frame is valid for il bytes during the call; valid out-params.
+    let b = call(|o, n| unsafe {
+        ffi::kw_decode_response_frame_records(ptr(frame), il, api_key as i32, api_version as i32, flags, max, o, n)
+    })?;
+    FrameRecords::from_lib(b, false)
+}
+
+/// Encodes a request frame (size prefix included) as [`encode_request_frame`] does, with
+/// records taken from a record table: in the frame's JSON a records field may be null,
+/// base64 text (the raw bytes), or a table reference — a [`table::BatchRef`] (records of
+/// `table` built into one batch with its [`table::BatchOptions`]: compression per field,
+/// level, magic, producer fields, ...) or a decoded frame's [`table::RecordsField`]
+/// object (then built with the default options). `table` is the bytes of a table that a
+/// decode returned ([`RecordTable::as_bytes`]) or that [`table::TableBuilder::build`]
+/// wrote; it may be empty when no field refers to it. Only the records' keys, values,
+/// headers and timestamps are read from it.
+///
+/// A bad reference (records outside the table, an unknown key or compression) or a batch
+/// that cannot be built is [`ErrorKind::Json`] with the records field's JSON path; a table
+/// whose header does not fit its bytes is [`ErrorKind::Arg`].
+pub fn encode_request_frame_records(frame: &RequestFrame, table: &[u8]) -> Result<Vec<u8>> {
+    encode_request_frame_records_raw(&to_json(frame)?, table)
+}
+
+/// Encodes a request frame from a header and a body whose records fields may refer to
+/// `table`; see [`encode_request_frame_records`].
+pub fn encode_request_records(header: &Value, body: &Value, table: &[u8]) -> Result<Vec<u8>> {
+    #[derive(Serialize)]
+    struct F<'a> {
+        header: &'a Value,
+        body: &'a Value,
+    }
+    encode_request_frame_records_raw(&to_json(&F { header, body })?, table)
+}
+
+/// Encodes a request frame from its JSON text (for instance [`FrameRecords::json`], with
+/// the table it came with: the frame encodes again as it was decoded, each records field
+/// rebuilt as one batch); see [`encode_request_frame_records`].
+pub fn encode_request_frame_records_json(json: &str, table: &[u8]) -> Result<Vec<u8>> {
+    encode_request_frame_records_raw(json.as_bytes(), table)
+}
+
+fn encode_request_frame_records_raw(json: &[u8], table: &[u8]) -> Result<Vec<u8>> {
+    let jl = len32("JSON", json.len())?;
+    let tl = len32("record table", table.len())?;
+    // SAFETY: json and table are valid for their lengths during the call; valid out-params.
+    let b = call(|o, n| unsafe { ffi::kw_encode_request_frame_records(ptr(json), jl, ptr(table), tl, o, n) })?;
     Ok(b.as_slice().to_vec())
 }
 

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::table::RecordTable;
 use crate::{call, ffi, len32, parse, ptr, to_json};
 
 /// A batch's compression codec.
@@ -194,7 +195,7 @@ impl Default for DecodeOptions {
 }
 
 impl DecodeOptions {
-    fn args(&self) -> Result<(i32, i32)> {
+    pub(crate) fn args(&self) -> Result<(i32, i32)> {
         let flags = if self.verify_crc { 0 } else { ffi::KW_RECORDS_SKIP_CRC };
         let max = match self.max_decompressed {
             None => 0,
@@ -220,6 +221,29 @@ pub fn decode(bytes: &[u8], opts: &DecodeOptions) -> Result<RecordSet> {
             "kwire: the library returned a malformed record table",
         )
     })
+}
+
+/// Decodes every batch and legacy message of `bytes` into a [`RecordTable`] (layout 1),
+/// read in place: keys, values and headers are slices of the table, nothing is copied per
+/// record.
+///
+/// ```
+/// use kwire::records::{self, BatchSpec, NewRecord};
+/// let batch = BatchSpec {
+///     base_offset: 7,
+///     records: vec![NewRecord { value: Some(b"v".to_vec()), ..Default::default() }],
+///     ..Default::default()
+/// };
+/// let table = records::decode_table(&records::encode(&batch, Default::default()).unwrap(), &Default::default()).unwrap();
+/// let r = table.get(0).unwrap();
+/// assert_eq!((r.offset(), r.key(), r.value()), (7, None, Some(&b"v"[..])));
+/// ```
+pub fn decode_table(bytes: &[u8], opts: &DecodeOptions) -> Result<RecordTable> {
+    let (flags, max) = opts.args()?;
+    let il = len32("records", bytes.len())?;
+    // SAFETY: bytes is valid for il bytes during the call; valid out-params.
+    let b = call(|o, n| unsafe { ffi::kw_records_decode_table(ptr(bytes), il, flags, max, o, n) })?;
+    RecordTable::from_lib(b)
 }
 
 /// Decodes the records of `bytes` into the library's JSON form of records (int64 values

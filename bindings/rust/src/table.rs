@@ -1,0 +1,1101 @@
+//! Record tables: the library's flat binary form of records (kwire.h, "record table"), and
+//! whole frames decoded with their records in one table (ABI 1.1).
+//!
+//! [`crate::decode_request_frame_records`] and [`crate::decode_response_frame_records`]
+//! decode a frame and every records field in it (the record batches of Produce requests,
+//! Fetch and ShareFetch responses, ...) in one call. The result, a [`FrameRecords`], holds
+//! the frame's JSON form, in which each records field that is not null is a small object
+//! naming a range of the table ([`RecordsField`]), and the [`RecordTable`] itself, whose
+//! records ([`RecordView`]) lend out their keys, values and headers as slices of the
+//! table's bytes: nothing is copied per record.
+//!
+//! [`crate::encode_request_frame_records`] goes the other way: a request frame whose records
+//! fields refer to a table — one a decode returned, or one built with [`TableBuilder`] —
+//! with the batch options of each field ([`BatchOptions`]: compression, level, magic,
+//! producer fields, ...).
+//!
+//! ```
+//! use kwire::records::{Compression, NewRecord};
+//! use kwire::table::{BatchOptions, TableBuilder};
+//! use serde_json::json;
+//!
+//! // A Produce request whose one partition carries two records, compressed with zstd.
+//! let mut table = TableBuilder::new();
+//! let batch = table.add_batch(
+//!     &[
+//!         NewRecord { key: Some(b"k1".to_vec()), value: Some(b"v1".to_vec()), timestamp: 1_700_000_000_000, ..Default::default() },
+//!         NewRecord { key: None, value: Some(b"v2".to_vec()), timestamp: 1_700_000_000_001, ..Default::default() },
+//!     ],
+//!     &BatchOptions { compression: Compression::Zstd, base_offset: 41, ..Default::default() },
+//! );
+//! let header = json!({"requestApiKey": 0, "requestApiVersion": 9, "correlationId": 1, "clientId": "doc"});
+//! let body = json!({"acks": -1, "timeoutMs": 1000,
+//!                   "topicData": [{"name": "t", "partitionData": [{"index": 0, "records": batch}]}]});
+//! let frame = kwire::encode_request_records(&header, &body, &table.build().unwrap()).unwrap();
+//!
+//! // And back: one table for the whole frame.
+//! let decoded = kwire::decode_request_frame_records(&frame, &Default::default()).unwrap();
+//! let parts = decoded.partitions().unwrap();
+//! assert_eq!((parts[0].topic.as_deref(), parts[0].partition), (Some("t"), 0));
+//! let recs: Vec<_> = parts[0].records.iter().collect();
+//! assert_eq!(recs[1].offset(), 42);
+//! assert_eq!(recs[1].key(), None);
+//! assert_eq!(recs[1].value(), Some(&b"v2"[..]));
+//! assert_eq!(recs[1].compression(), Compression::Zstd);
+//! ```
+
+use std::ops::Range;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::records::{Compression, Header, NewRecord, Record, SchemaSource, TimestampType};
+use crate::{LibBuf, RequestFrame, ResponseFrame};
+
+/// The size of a layout-1 table header; layout 2 adds 8 bytes (the JSON's offset and length).
+const HEADER_1: usize = 40;
+const HEADER_2: usize = 48;
+/// The strides of layout 1 (a table may have larger ones).
+const RECORD_STRIDE: usize = 96;
+const HEADER_STRIDE: usize = 16;
+
+enum Bytes {
+    Lib(LibBuf),
+    Owned(Vec<u8>),
+}
+
+impl Bytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Lib(b) => b.as_slice(),
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// A record table: records with their keys, values and headers in one buffer, read in
+/// place. The library's tables are freed (with the library's `kw_free`) when the
+/// `RecordTable` is dropped; the records it lends out ([`RecordView`]) cannot outlive it.
+///
+/// Every entry is checked when the table is made, so reading it never fails and never
+/// reads outside the buffer.
+pub struct RecordTable {
+    bytes: Bytes,
+    layout: i32,
+    count: usize,
+    stride: usize,
+    records_offset: usize,
+    header_count: usize,
+    header_stride: usize,
+    headers_offset: usize,
+    skipped_bytes: usize,
+    json: Option<Range<usize>>,
+}
+
+impl std::fmt::Debug for RecordTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordTable")
+            .field("layout", &self.layout)
+            .field("records", &self.count)
+            .field("headers", &self.header_count)
+            .field("skipped_bytes", &self.skipped_bytes)
+            .field("size", &self.bytes.as_slice().len())
+            .finish()
+    }
+}
+
+fn rd32(b: &[u8], at: usize) -> Option<i32> {
+    Some(i32::from_le_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?))
+}
+
+fn rd64(b: &[u8], at: usize) -> Option<i64> {
+    Some(i64::from_le_bytes(b.get(at..at.checked_add(8)?)?.try_into().ok()?))
+}
+
+fn rdusize(b: &[u8], at: usize) -> Option<usize> {
+    usize::try_from(rd32(b, at)?).ok()
+}
+
+/// Checks a (offset, length) pair stored at `at`: length -1 (null) or a range inside b.
+fn span_ok(b: &[u8], at: usize, nullable: bool) -> Option<()> {
+    let len = rd32(b, at + 4)?;
+    if len == -1 {
+        return nullable.then_some(());
+    }
+    let off = rdusize(b, at)?;
+    (off.checked_add(usize::try_from(len).ok()?)? <= b.len()).then_some(())
+}
+
+impl RecordTable {
+    /// Reads a table from its bytes — one the library returned, or one built on the host
+    /// ([`TableBuilder::build`]). A table whose header or entries do not fit the buffer, or
+    /// whose entries hold values outside their ranges, is [`ErrorKind::Arg`].
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<RecordTable> {
+        RecordTable::new(Bytes::Owned(bytes))
+            .map_err(|why| Error::new(ErrorKind::Arg, format!("kwire: bad record table: {}", why)))
+    }
+
+    /// A table the library returned: a malformed one is the library's bug.
+    pub(crate) fn from_lib(buf: LibBuf) -> Result<RecordTable> {
+        RecordTable::new(Bytes::Lib(buf)).map_err(|why| {
+            Error::new(
+                ErrorKind::Internal,
+                format!("kwire: the library returned a malformed record table: {}", why),
+            )
+        })
+    }
+
+    fn new(bytes: Bytes) -> std::result::Result<RecordTable, &'static str> {
+        let b = bytes.as_slice();
+        let head = |at| rd32(b, at).ok_or("shorter than its header");
+        if b.len() < HEADER_1 || &b[..4] != b"KWRT" {
+            return Err("no \"KWRT\" magic and 40-byte header");
+        }
+        let layout = head(4)?;
+        if layout < 1 {
+            return Err("unknown layout version");
+        }
+        let nonneg = |v: i32| usize::try_from(v).map_err(|_| "a negative count, stride or offset");
+        let count = nonneg(head(8)?)?;
+        let stride = nonneg(head(12)?)?;
+        let records_offset = nonneg(head(16)?)?;
+        let header_count = nonneg(head(20)?)?;
+        let header_stride = nonneg(head(24)?)?;
+        let headers_offset = nonneg(head(28)?)?;
+        let skipped_bytes = nonneg(head(32)?)?;
+        if nonneg(head(36)?)? != b.len() {
+            return Err("total size differs from the buffer's length");
+        }
+        if stride < RECORD_STRIDE || header_stride < HEADER_STRIDE {
+            return Err("strides below layout 1's");
+        }
+        let fits = |off: usize, n: usize, stride: usize| {
+            n.checked_mul(stride)
+                .and_then(|s| s.checked_add(off))
+                .is_some_and(|end| end <= b.len())
+        };
+        if !fits(records_offset, count, stride) || !fits(headers_offset, header_count, header_stride) {
+            return Err("record or header entries run past the end");
+        }
+        let json = if layout >= 2 {
+            if b.len() < HEADER_2 {
+                return Err("a layout-2 table shorter than its 48-byte header");
+            }
+            let (off, len) = (nonneg(head(40)?)?, nonneg(head(44)?)?);
+            if off.checked_add(len).is_none_or(|end| end > b.len()) {
+                return Err("the frame JSON runs past the end");
+            }
+            if std::str::from_utf8(&b[off..off + len]).is_err() {
+                return Err("the frame JSON is not UTF-8");
+            }
+            Some(off..off + len)
+        } else {
+            None
+        };
+        for i in 0..count {
+            let e = records_offset + i * stride;
+            let ok = (|| {
+                span_ok(b, e + 24, true)?;
+                span_ok(b, e + 32, true)?;
+                let (h0, hn) = (rdusize(b, e + 40)?, rdusize(b, e + 44)?);
+                (h0.checked_add(hn)? <= header_count).then_some(())?;
+                Compression::from_code(rd32(b, e + 64)?)?;
+                (-1..=1).contains(&rd32(b, e + 68)?).then_some(())?;
+                i16::try_from(rd32(b, e + 56)?).ok()?;
+                i8::try_from(rd32(b, e + 60)?).ok()?;
+                let ct = rd32(b, e + 76)?;
+                (ct == -1 || i16::try_from(ct).is_ok()).then_some(())
+            })();
+            if ok.is_none() {
+                return Err("a record entry holds a range outside the table or a value out of range");
+            }
+        }
+        for j in 0..header_count {
+            let h = headers_offset + j * header_stride;
+            if span_ok(b, h, false).and_then(|_| span_ok(b, h + 8, true)).is_none() {
+                return Err("a header entry holds a range outside the table (or a null key)");
+            }
+        }
+        Ok(RecordTable {
+            bytes,
+            layout,
+            count,
+            stride,
+            records_offset,
+            header_count,
+            header_stride,
+            headers_offset,
+            skipped_bytes,
+            json,
+        })
+    }
+
+    /// The table's bytes (to pass to [`crate::encode_request_frame_records`], or to keep).
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.as_slice()
+    }
+
+    /// The layout version: 1 for a table of one records field, 2 for a frame's table.
+    pub fn layout(&self) -> i32 {
+        self.layout
+    }
+
+    /// The number of records.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the table holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The number of record headers of all records together.
+    pub fn header_count(&self) -> usize {
+        self.header_count
+    }
+
+    /// Layout 1: the size of a partial batch at the end of the input, which Kafka's readers
+    /// skip. Layout 2 reports 0 here; each records field has its own
+    /// ([`RecordsField::skipped_bytes`]).
+    pub fn skipped_bytes(&self) -> usize {
+        self.skipped_bytes
+    }
+
+    /// Layout 2: the frame's JSON text stored in the table.
+    pub fn json(&self) -> Option<&str> {
+        let r = self.json.clone()?;
+        std::str::from_utf8(self.bytes.as_slice().get(r)?).ok()
+    }
+
+    /// Record `i`, or None past the end.
+    pub fn get(&self, i: usize) -> Option<RecordView<'_>> {
+        (i < self.count).then(|| RecordView {
+            t: self,
+            e: self.records_offset + i * self.stride,
+        })
+    }
+
+    /// Every record, in table order.
+    pub fn iter(&self) -> RecordIter<'_> {
+        RecordIter {
+            t: self,
+            next: 0,
+            end: self.count,
+        }
+    }
+
+    /// Records `first .. first + count`, or None when they are not all in the table.
+    pub fn slice(&self, first: usize, count: usize) -> Option<RecordSlice<'_>> {
+        (first.checked_add(count)? <= self.count).then_some(RecordSlice {
+            t: self,
+            first,
+            count,
+            skipped_bytes: 0,
+            size: None,
+        })
+    }
+
+    /// The records a records field of the frame JSON names, with its skipped bytes and
+    /// size; None when they are not all in the table.
+    pub fn field(&self, f: &RecordsField) -> Option<RecordSlice<'_>> {
+        let mut s = self.slice(f.first_record, f.record_count)?;
+        s.skipped_bytes = f.skipped_bytes;
+        s.size = f.size;
+        Some(s)
+    }
+
+    fn b(&self) -> &[u8] {
+        self.bytes.as_slice()
+    }
+    fn i32_at(&self, at: usize) -> i32 {
+        rd32(self.b(), at).unwrap_or(-1)
+    }
+    fn i64_at(&self, at: usize) -> i64 {
+        rd64(self.b(), at).unwrap_or(-1)
+    }
+    /// The bytes of an (offset, length) pair checked in `new`.
+    fn span(&self, at: usize) -> Option<&[u8]> {
+        let len = usize::try_from(self.i32_at(at + 4)).ok()?;
+        let off = usize::try_from(self.i32_at(at)).ok()?;
+        Some(self.b().get(off..off + len).unwrap_or_default())
+    }
+}
+
+impl<'a> IntoIterator for &'a RecordTable {
+    type Item = RecordView<'a>;
+    type IntoIter = RecordIter<'a>;
+    fn into_iter(self) -> RecordIter<'a> {
+        self.iter()
+    }
+}
+
+/// One record of a [`RecordTable`], read in place: its key, value and headers are slices
+/// of the table's bytes.
+#[derive(Clone, Copy)]
+pub struct RecordView<'a> {
+    t: &'a RecordTable,
+    e: usize,
+}
+
+impl std::fmt::Debug for RecordView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordView")
+            .field("offset", &self.offset())
+            .field("timestamp", &self.timestamp())
+            .field("key", &self.key())
+            .field("value", &self.value())
+            .field("headers", &self.headers().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> RecordView<'a> {
+    /// The record's offset.
+    pub fn offset(&self) -> i64 {
+        self.t.i64_at(self.e)
+    }
+    /// Its timestamp (-1 for magic 0).
+    pub fn timestamp(&self) -> i64 {
+        self.t.i64_at(self.e + 8)
+    }
+    /// The batch's producer id (-1 when none).
+    pub fn producer_id(&self) -> i64 {
+        self.t.i64_at(self.e + 16)
+    }
+    /// The key; None when null (null and empty differ).
+    pub fn key(&self) -> Option<&'a [u8]> {
+        self.t.span(self.e + 24)
+    }
+    /// The value; None when null.
+    pub fn value(&self) -> Option<&'a [u8]> {
+        self.t.span(self.e + 32)
+    }
+    /// The record's headers in wire order, duplicates kept.
+    pub fn headers(&self) -> Headers<'a> {
+        let first = usize::try_from(self.t.i32_at(self.e + 40)).unwrap_or(0);
+        let n = usize::try_from(self.t.i32_at(self.e + 44)).unwrap_or(0);
+        Headers {
+            t: self.t,
+            next: first,
+            end: first + n,
+        }
+    }
+    /// The record's sequence (-1 when none).
+    pub fn sequence(&self) -> i32 {
+        self.t.i32_at(self.e + 48)
+    }
+    /// The batch's partition leader epoch (-1 for legacy messages).
+    pub fn leader_epoch(&self) -> i32 {
+        self.t.i32_at(self.e + 52)
+    }
+    /// The batch's producer epoch (-1 when none).
+    pub fn producer_epoch(&self) -> i16 {
+        self.t.i32_at(self.e + 56) as i16
+    }
+    /// 0, 1 or 2.
+    pub fn magic(&self) -> i8 {
+        self.t.i32_at(self.e + 60) as i8
+    }
+    /// The codec of the batch (or legacy wrapper) that held the record.
+    pub fn compression(&self) -> Compression {
+        Compression::from_code(self.t.i32_at(self.e + 64)).unwrap_or_default()
+    }
+    /// What the timestamp means.
+    pub fn timestamp_type(&self) -> TimestampType {
+        match self.t.i32_at(self.e + 68) {
+            -1 => TimestampType::NoTimestamp,
+            1 => TimestampType::LogAppendTime,
+            _ => TimestampType::CreateTime,
+        }
+    }
+    /// Part of a transaction.
+    pub fn transactional(&self) -> bool {
+        self.t.i32_at(self.e + 72) & 1 != 0
+    }
+    /// A control record (transaction marker, leader change, ...).
+    pub fn control(&self) -> bool {
+        self.t.i32_at(self.e + 72) & 2 != 0
+    }
+    /// The control record's type (0 ABORT, 1 COMMIT, 2 LEADER_CHANGE, ...); None otherwise.
+    pub fn control_type(&self) -> Option<i16> {
+        match self.t.i32_at(self.e + 76) {
+            -1 => None,
+            c => Some(c as i16),
+        }
+    }
+    /// Where a schema reference was found.
+    pub fn schema_source(&self) -> SchemaSource {
+        match self.t.i32_at(self.e + 80) {
+            1 => SchemaSource::ValuePrefix,
+            2 => SchemaSource::Header,
+            _ => SchemaSource::None,
+        }
+    }
+    /// The schema id, when found.
+    pub fn schema_id(&self) -> Option<i32> {
+        Some(self.t.i32_at(self.e + 84)).filter(|&v| v != -1)
+    }
+    /// The schema version, when found.
+    pub fn schema_version(&self) -> Option<i32> {
+        Some(self.t.i32_at(self.e + 88)).filter(|&v| v != -1)
+    }
+    /// The record as an owned [`Record`] (keys, values and headers copied).
+    pub fn to_record(&self) -> Record {
+        Record {
+            offset: self.offset(),
+            timestamp: self.timestamp(),
+            timestamp_type: self.timestamp_type(),
+            key: self.key().map(<[u8]>::to_vec),
+            value: self.value().map(<[u8]>::to_vec),
+            headers: self
+                .headers()
+                .map(|h| Header {
+                    key: h.key.to_vec(),
+                    value: h.value.map(<[u8]>::to_vec),
+                })
+                .collect(),
+            producer_id: self.producer_id(),
+            producer_epoch: self.producer_epoch(),
+            sequence: self.sequence(),
+            leader_epoch: self.leader_epoch(),
+            magic: self.magic(),
+            compression: self.compression(),
+            transactional: self.transactional(),
+            control: self.control(),
+            control_type: self.control_type(),
+            schema_source: self.schema_source(),
+            schema_id: self.schema_id(),
+            schema_version: self.schema_version(),
+        }
+    }
+}
+
+/// A record header, read in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HeaderView<'a> {
+    /// The key's bytes (Kafka's header keys are strings; see [`HeaderView::key_str`]).
+    pub key: &'a [u8],
+    /// The value; None when null.
+    pub value: Option<&'a [u8]>,
+}
+
+impl<'a> HeaderView<'a> {
+    /// The key as a string, when it is valid UTF-8.
+    pub fn key_str(&self) -> Option<&'a str> {
+        std::str::from_utf8(self.key).ok()
+    }
+}
+
+/// The headers of one record ([`RecordView::headers`]).
+#[derive(Clone)]
+pub struct Headers<'a> {
+    t: &'a RecordTable,
+    next: usize,
+    end: usize,
+}
+
+impl<'a> Iterator for Headers<'a> {
+    type Item = HeaderView<'a>;
+    fn next(&mut self) -> Option<HeaderView<'a>> {
+        if self.next >= self.end {
+            return None;
+        }
+        let h = self.t.headers_offset + self.next * self.t.header_stride;
+        self.next += 1;
+        Some(HeaderView {
+            key: self.t.span(h).unwrap_or_default(),
+            value: self.t.span(h + 8),
+        })
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end.saturating_sub(self.next);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Headers<'_> {}
+
+/// A range of a table's records: the records of one records field, or any range.
+#[derive(Clone, Copy, Debug)]
+pub struct RecordSlice<'a> {
+    t: &'a RecordTable,
+    first: usize,
+    count: usize,
+    skipped_bytes: usize,
+    size: Option<usize>,
+}
+
+impl<'a> RecordSlice<'a> {
+    /// The number of records.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+    /// Whether the range is empty.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+    /// The index in the table of the range's first record.
+    pub fn first(&self) -> usize {
+        self.first
+    }
+    /// Record `i` of the range, or None past its end.
+    pub fn get(&self, i: usize) -> Option<RecordView<'a>> {
+        if i < self.count {
+            self.t.get(self.first + i)
+        } else {
+            None
+        }
+    }
+    /// The records of the range.
+    pub fn iter(&self) -> RecordIter<'a> {
+        RecordIter {
+            t: self.t,
+            next: self.first,
+            end: self.first + self.count,
+        }
+    }
+    /// For a records field: the size of a partial batch at its end, which Kafka's readers
+    /// skip (0 otherwise).
+    pub fn skipped_bytes(&self) -> usize {
+        self.skipped_bytes
+    }
+    /// For a records field: its length on the wire.
+    pub fn size(&self) -> Option<usize> {
+        self.size
+    }
+    /// The table the records live in.
+    pub fn table(&self) -> &'a RecordTable {
+        self.t
+    }
+}
+
+impl<'a> IntoIterator for RecordSlice<'a> {
+    type Item = RecordView<'a>;
+    type IntoIter = RecordIter<'a>;
+    fn into_iter(self) -> RecordIter<'a> {
+        self.iter()
+    }
+}
+
+/// An iterator over records of a table.
+#[derive(Clone)]
+pub struct RecordIter<'a> {
+    t: &'a RecordTable,
+    next: usize,
+    end: usize,
+}
+
+impl<'a> Iterator for RecordIter<'a> {
+    type Item = RecordView<'a>;
+    fn next(&mut self) -> Option<RecordView<'a>> {
+        if self.next >= self.end {
+            return None;
+        }
+        self.next += 1;
+        self.t.get(self.next - 1)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end.saturating_sub(self.next);
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for RecordIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.next >= self.end {
+            return None;
+        }
+        self.end -= 1;
+        self.t.get(self.end)
+    }
+}
+
+impl ExactSizeIterator for RecordIter<'_> {}
+
+// ---- frames with their records in a table ------------------------------------------------
+
+/// A records field of a decoded frame's JSON: the object
+/// `{"firstRecord": i, "recordCount": n, "skippedBytes": s, "size": bytes}` naming records
+/// `i .. i+n` of the frame's table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordsField {
+    /// Where the field is in the frame JSON ("body.responses[0].partitions[2].records");
+    /// empty when read with [`RecordsField::from_value`].
+    pub path: String,
+    /// The index of its first record in the table.
+    pub first_record: usize,
+    /// The number of its records.
+    pub record_count: usize,
+    /// The size of a partial batch at the end of the field, which Kafka's readers skip.
+    pub skipped_bytes: usize,
+    /// The field's length on the wire, when the JSON says it.
+    pub size: Option<usize>,
+}
+
+impl RecordsField {
+    /// Reads a records field's value in a decoded frame's JSON; None when it is not such an
+    /// object (null, or base64 text).
+    pub fn from_value(v: &Value) -> Option<RecordsField> {
+        let o = v.as_object()?;
+        let n = |k: &str| o.get(k).and_then(Value::as_u64).and_then(|x| usize::try_from(x).ok());
+        Some(RecordsField {
+            path: String::new(),
+            first_record: n("firstRecord")?,
+            record_count: n("recordCount")?,
+            skipped_bytes: n("skippedBytes").unwrap_or(0),
+            size: n("size"),
+        })
+    }
+}
+
+/// Walks `v`, collecting every member "records" that is a table reference.
+fn collect_fields(v: &Value, path: &mut String, out: &mut Vec<RecordsField>) {
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                match (k.as_str(), RecordsField::from_value(x)) {
+                    ("records", Some(mut f)) => {
+                        f.path = path.clone();
+                        out.push(f);
+                    }
+                    _ => collect_fields(x, path, out),
+                }
+                path.truncate(len);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{}]", i));
+                collect_fields(x, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The records of one partition of a Produce request or a Fetch response
+/// ([`FrameRecords::partitions`]).
+#[derive(Clone, Debug)]
+pub struct PartitionRecords<'a> {
+    /// The topic's name (Produce `name`, Fetch `topic`), when the version carries it.
+    pub topic: Option<String>,
+    /// The topic's id in the JSON form (22-character URL-safe base64), when the version
+    /// carries it (Produce v13+, Fetch v13+).
+    pub topic_id: Option<String>,
+    /// The partition index.
+    pub partition: i32,
+    /// Its records.
+    pub records: RecordSlice<'a>,
+}
+
+/// Which call decoded a [`FrameRecords`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Request,
+    Response,
+}
+
+/// A frame decoded with its records in one record table
+/// ([`crate::decode_request_frame_records`], [`crate::decode_response_frame_records`]).
+#[derive(Debug)]
+pub struct FrameRecords {
+    json: String,
+    table: RecordTable,
+    side: Side,
+}
+
+impl FrameRecords {
+    pub(crate) fn from_lib(buf: LibBuf, request: bool) -> Result<FrameRecords> {
+        let table = RecordTable::from_lib(buf)?;
+        let json = table.json().map(str::to_string).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Internal,
+                format!(
+                    "kwire: the library returned a layout {} record table, without the frame JSON",
+                    table.layout()
+                ),
+            )
+        })?;
+        Ok(FrameRecords {
+            json,
+            table,
+            side: if request { Side::Request } else { Side::Response },
+        })
+    }
+
+    /// The frame's JSON form (as [`crate::decode_request_frame`] or
+    /// [`crate::decode_response_frame`] writes it), except that each records field that is
+    /// not null is a [`RecordsField`] object instead of base64.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The frame's JSON parsed into a [`Value`].
+    pub fn value(&self) -> Result<Value> {
+        parse(&self.json)
+    }
+
+    /// The frame JSON as a [`RequestFrame`] (a request frame's decode).
+    pub fn request_frame(&self) -> Result<RequestFrame> {
+        parse(&self.json)
+    }
+
+    /// The frame JSON as a [`ResponseFrame`] (a response frame's decode).
+    pub fn response_frame(&self) -> Result<ResponseFrame> {
+        parse(&self.json)
+    }
+
+    /// The record table holding every records field's records.
+    pub fn table(&self) -> &RecordTable {
+        &self.table
+    }
+
+    /// Every records field of the frame that is not null, in frame order, with its path.
+    pub fn records_fields(&self) -> Result<Vec<RecordsField>> {
+        let mut out = Vec::new();
+        collect_fields(&self.value()?, &mut String::new(), &mut out);
+        Ok(out)
+    }
+
+    /// The records of a records field; an error when the field names records outside the
+    /// table.
+    pub fn records(&self, f: &RecordsField) -> Result<RecordSlice<'_>> {
+        self.table.field(f).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Internal,
+                format!(
+                    "kwire: records field {} names records {}..{} of a table of {}",
+                    f.path,
+                    f.first_record,
+                    f.first_record.saturating_add(f.record_count),
+                    self.table.len()
+                ),
+            )
+        })
+    }
+
+    /// For a Produce request or a Fetch response: topic, partition and records of every
+    /// partition whose records field is not null, in frame order. Other frames are
+    /// [`ErrorKind::Arg`] (use [`FrameRecords::records_fields`]).
+    pub fn partitions(&self) -> Result<Vec<PartitionRecords<'_>>> {
+        let v = self.value()?;
+        let api_key = v["apiKey"].as_i64();
+        let (topics, parts, index, name) = match (self.side, api_key) {
+            (Side::Request, Some(0)) => ("topicData", "partitionData", "index", "name"),
+            (Side::Response, Some(1)) => ("responses", "partitions", "partitionIndex", "topic"),
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::Arg,
+                    format!(
+                        "kwire: partitions() reads Produce requests and Fetch responses, not a {} of api key {}",
+                        if self.side == Side::Request { "request" } else { "response" },
+                        api_key.unwrap_or(-1)
+                    ),
+                ))
+            }
+        };
+        let mut out = Vec::new();
+        let empty = Vec::new();
+        for (ti, t) in v["body"][topics].as_array().unwrap_or(&empty).iter().enumerate() {
+            for (pi, p) in t[parts].as_array().unwrap_or(&empty).iter().enumerate() {
+                let Some(mut f) = RecordsField::from_value(&p["records"]) else {
+                    continue;
+                };
+                f.path = format!("body.{}[{}].{}[{}].records", topics, ti, parts, pi);
+                out.push(PartitionRecords {
+                    topic: t[name].as_str().map(str::to_string),
+                    topic_id: t["topicId"].as_str().map(str::to_string),
+                    partition: p[index].as_i64().and_then(|x| i32::try_from(x).ok()).unwrap_or(-1),
+                    records: self.records(&f)?,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The frame JSON and the table, taken apart.
+    pub fn into_parts(self) -> (String, RecordTable) {
+        (self.json, self.table)
+    }
+}
+
+fn parse<T: for<'de> serde::Deserialize<'de>>(json: &str) -> Result<T> {
+    serde_json::from_str(json).map_err(|e| {
+        Error::new(
+            ErrorKind::Internal,
+            format!("kwire: the library's frame JSON is not the expected JSON: {}", e),
+        )
+    })
+}
+
+// ---- building a table on the host ---------------------------------------------------------
+
+/// How [`crate::encode_request_frame_records`] builds one records field's batch: the
+/// codec, and what Kafka's producer puts in a batch header. `Default` gives an
+/// uncompressed magic 2 batch at offset 0 without a producer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchOptions {
+    /// The batch's codec (chosen per records field).
+    #[serde(serialize_with = "ser_compression")]
+    pub compression: Compression,
+    /// Compression level on the codec's scale; 0 = the codec's default.
+    pub level: i32,
+    /// 2, or 0/1 for a legacy message set (which has no headers).
+    pub magic: i8,
+    /// The first record's offset.
+    #[serde(with = "crate::json::int64_string")]
+    pub base_offset: i64,
+    /// -1 when unknown.
+    pub partition_leader_epoch: i32,
+    /// -1 when none.
+    #[serde(with = "crate::json::int64_string")]
+    pub producer_id: i64,
+    /// -1 when none.
+    pub producer_epoch: i16,
+    /// -1 when none.
+    pub base_sequence: i32,
+    /// Part of a transaction.
+    pub transactional: bool,
+    /// CreateTime or LogAppendTime.
+    pub timestamp_type: TimestampType,
+    /// The broker's append time for LogAppendTime (-1 otherwise).
+    #[serde(with = "crate::json::int64_string")]
+    pub log_append_time: i64,
+}
+
+impl Default for BatchOptions {
+    fn default() -> Self {
+        BatchOptions {
+            compression: Compression::None,
+            level: 0,
+            magic: 2,
+            base_offset: 0,
+            partition_leader_epoch: -1,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            transactional: false,
+            timestamp_type: TimestampType::CreateTime,
+            log_append_time: -1,
+        }
+    }
+}
+
+fn ser_compression<S: serde::Serializer>(c: &Compression, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(c.name())
+}
+
+/// The value of a records field that [`crate::encode_request_frame_records`] turns into one
+/// batch of table records `first_record .. first_record + record_count`. It serializes to
+/// the ABI's object (`{"firstRecord": i, "recordCount": n, "compression": "zstd", ...}`),
+/// so it goes straight into a body built with `serde_json::json!`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchRef {
+    /// The index of the batch's first record in the table.
+    pub first_record: usize,
+    /// The number of records in the batch.
+    pub record_count: usize,
+    /// How the batch is built.
+    #[serde(flatten)]
+    pub options: BatchOptions,
+}
+
+impl BatchRef {
+    /// The records field's JSON value.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+struct Entry {
+    timestamp: i64,
+    key: Option<(usize, usize)>,
+    value: Option<(usize, usize)>,
+    first_header: usize,
+    header_count: usize,
+}
+
+/// Builds a record table (layout 1) on the host: the records input of
+/// [`crate::encode_request_frame_records`]. Only what the encoder reads is stored: key,
+/// value, timestamp and headers; record `i` gets offset `i` in the table (the batch's
+/// offsets come from [`BatchOptions::base_offset`]).
+#[derive(Default)]
+pub struct TableBuilder {
+    records: Vec<Entry>,
+    headers: Vec<((usize, usize), Option<(usize, usize)>)>,
+    data: Vec<u8>,
+}
+
+impl TableBuilder {
+    /// An empty builder.
+    pub fn new() -> TableBuilder {
+        TableBuilder::default()
+    }
+
+    /// The number of records added so far (the index the next one gets).
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether no record was added.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    fn put(&mut self, b: Option<&[u8]>) -> Option<(usize, usize)> {
+        let b = b?;
+        self.data.extend_from_slice(b);
+        Some((self.data.len() - b.len(), b.len()))
+    }
+
+    /// Adds one record from its parts (headers: key and value, None for a null value) and
+    /// returns its index.
+    pub fn add_parts<'h>(
+        &mut self,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        timestamp: i64,
+        headers: impl IntoIterator<Item = (&'h [u8], Option<&'h [u8]>)>,
+    ) -> usize {
+        let first_header = self.headers.len();
+        let key = self.put(key);
+        let value = self.put(value);
+        for (k, v) in headers {
+            let k = self.put(Some(k)).unwrap_or_default();
+            let v = self.put(v);
+            self.headers.push((k, v));
+        }
+        self.records.push(Entry {
+            timestamp,
+            key,
+            value,
+            first_header,
+            header_count: self.headers.len() - first_header,
+        });
+        self.records.len() - 1
+    }
+
+    /// Adds a [`NewRecord`] and returns its index.
+    pub fn add(&mut self, r: &NewRecord) -> usize {
+        self.add_parts(
+            r.key.as_deref(),
+            r.value.as_deref(),
+            r.timestamp,
+            r.headers.iter().map(|(k, v)| (k.as_bytes(), v.as_deref())),
+        )
+    }
+
+    /// Adds a copy of a decoded record's key, value, timestamp and headers and returns its
+    /// index.
+    pub fn add_view(&mut self, r: &RecordView<'_>) -> usize {
+        self.add_parts(r.key(), r.value(), r.timestamp(), r.headers().map(|h| (h.key, h.value)))
+    }
+
+    /// Adds records as one batch and returns the records field's value.
+    pub fn add_batch(&mut self, records: &[NewRecord], options: &BatchOptions) -> BatchRef {
+        let first = self.len();
+        for r in records {
+            self.add(r);
+        }
+        BatchRef {
+            first_record: first,
+            record_count: self.len() - first,
+            options: options.clone(),
+        }
+    }
+
+    /// Adds copies of decoded records as one batch and returns the records field's value.
+    pub fn add_batch_views<'r>(
+        &mut self,
+        records: impl IntoIterator<Item = RecordView<'r>>,
+        options: &BatchOptions,
+    ) -> BatchRef {
+        let first = self.len();
+        for r in records {
+            self.add_view(&r);
+        }
+        BatchRef {
+            first_record: first,
+            record_count: self.len() - first,
+            options: options.clone(),
+        }
+    }
+
+    /// The table's bytes. A table above the ABI's 2 GiB is [`ErrorKind::Arg`].
+    pub fn build(&self) -> Result<Vec<u8>> {
+        let too_large = || Error::new(ErrorKind::Arg, "kwire: a record table above 2 GiB");
+        let n = self.records.len();
+        let hn = self.headers.len();
+        let headers_offset = n
+            .checked_mul(RECORD_STRIDE)
+            .and_then(|x| x.checked_add(HEADER_1))
+            .ok_or_else(too_large)?;
+        let data_offset = hn
+            .checked_mul(HEADER_STRIDE)
+            .and_then(|x| x.checked_add(headers_offset))
+            .ok_or_else(too_large)?;
+        let total = data_offset.checked_add(self.data.len()).ok_or_else(too_large)?;
+        let i32of = |x: usize| i32::try_from(x).map_err(|_| too_large());
+        i32of(total)?;
+        let mut b = Vec::with_capacity(total);
+        b.extend_from_slice(b"KWRT");
+        for v in [1, n, RECORD_STRIDE, HEADER_1, hn, HEADER_STRIDE, headers_offset, 0, total] {
+            b.extend_from_slice(&(v as i32).to_le_bytes());
+        }
+        // total <= i32::MAX, so every offset and count below fits an i32.
+        let span = |s: Option<(usize, usize)>| match s {
+            None => [0, -1],
+            Some((o, l)) => [(data_offset + o) as i32, l as i32],
+        };
+        for (i, r) in self.records.iter().enumerate() {
+            b.extend_from_slice(&(i as i64).to_le_bytes());
+            b.extend_from_slice(&r.timestamp.to_le_bytes());
+            b.extend_from_slice(&(-1i64).to_le_bytes());
+            let [ko, kl] = span(r.key);
+            let [vo, vl] = span(r.value);
+            let ts_type = if r.timestamp == -1 { -1 } else { 0 };
+            let ints: [i32; 18] = [
+                ko,
+                kl,
+                vo,
+                vl,
+                r.first_header as i32,
+                r.header_count as i32,
+                -1, // sequence
+                -1, // leader epoch
+                -1, // producer epoch
+                2,  // magic
+                0,  // compression
+                ts_type,
+                0,  // flags
+                -1, // control type
+                0,  // schema source
+                -1, // schema id
+                -1, // schema version
+                0,  // reserved
+            ];
+            for v in ints {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        for (k, v) in &self.headers {
+            for x in span(Some(*k)).into_iter().chain(span(*v)) {
+                b.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        b.extend_from_slice(&self.data);
+        debug_assert_eq!(b.len(), total);
+        Ok(b)
+    }
+}
