@@ -89,8 +89,8 @@ impl Error {
     pub fn status(&self) -> i32 {
         self.kind.status()
     }
-    /// The library's text, e.g. "kwire: decode ProduceRequest v9 field topicData[0].name at
-    /// offset 17: truncated input".
+    /// The library's text, e.g. `"kwire: decode ProduceRequest v9 field topicData[0].name at
+    /// offset 17: truncated input"`.
     pub fn text(&self) -> &str {
         &self.text
     }
@@ -102,8 +102,8 @@ impl Error {
     pub fn version(&self) -> Option<i16> {
         self.version
     }
-    /// The field path (decode/encode: "topicData[0].name"), the JSON path (JSON errors:
-    /// "$.topicData[0].name") or the record position, when known.
+    /// The field path (decode/encode: `"topicData[0].name"`), the JSON path (JSON errors:
+    /// `"$.topicData[0].name"`) or the record position, when known.
     pub fn path(&self) -> Option<&str> {
         self.path.as_deref()
     }

@@ -621,7 +621,7 @@ impl ExactSizeIterator for RecordIter<'_> {}
 /// `i .. i+n` of the frame's table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordsField {
-    /// Where the field is in the frame JSON ("body.responses[0].partitions[2].records");
+    /// Where the field is in the frame JSON (`"body.responses[0].partitions[2].records"`);
     /// empty when read with [`RecordsField::from_value`].
     pub path: String,
     /// The index of its first record in the table.
@@ -797,7 +797,11 @@ impl FrameRecords {
                     ErrorKind::Arg,
                     format!(
                         "kwire: partitions() reads Produce requests and Fetch responses, not a {} of api key {}",
-                        if self.side == Side::Request { "request" } else { "response" },
+                        if self.side == Side::Request {
+                            "request"
+                        } else {
+                            "response"
+                        },
                         api_key.unwrap_or(-1)
                     ),
                 ))
@@ -918,10 +922,13 @@ impl BatchRef {
     }
 }
 
+/// (offset, length) of bytes in a [`TableBuilder`]'s data.
+type Span = (usize, usize);
+
 struct Entry {
     timestamp: i64,
-    key: Option<(usize, usize)>,
-    value: Option<(usize, usize)>,
+    key: Option<Span>,
+    value: Option<Span>,
     first_header: usize,
     header_count: usize,
 }
@@ -933,7 +940,7 @@ struct Entry {
 #[derive(Default)]
 pub struct TableBuilder {
     records: Vec<Entry>,
-    headers: Vec<((usize, usize), Option<(usize, usize)>)>,
+    headers: Vec<(Span, Option<Span>)>,
     data: Vec<u8>,
 }
 
@@ -953,7 +960,7 @@ impl TableBuilder {
         self.records.is_empty()
     }
 
-    fn put(&mut self, b: Option<&[u8]>) -> Option<(usize, usize)> {
+    fn put(&mut self, b: Option<&[u8]>) -> Option<Span> {
         let b = b?;
         self.data.extend_from_slice(b);
         Some((self.data.len() - b.len(), b.len()))
@@ -1050,11 +1057,21 @@ impl TableBuilder {
         i32of(total)?;
         let mut b = Vec::with_capacity(total);
         b.extend_from_slice(b"KWRT");
-        for v in [1, n, RECORD_STRIDE, HEADER_1, hn, HEADER_STRIDE, headers_offset, 0, total] {
+        for v in [
+            1,
+            n,
+            RECORD_STRIDE,
+            HEADER_1,
+            hn,
+            HEADER_STRIDE,
+            headers_offset,
+            0,
+            total,
+        ] {
             b.extend_from_slice(&(v as i32).to_le_bytes());
         }
         // total <= i32::MAX, so every offset and count below fits an i32.
-        let span = |s: Option<(usize, usize)>| match s {
+        let span = |s: Option<Span>| match s {
             None => [0, -1],
             Some((o, l)) => [(data_offset + o) as i32, l as i32],
         };

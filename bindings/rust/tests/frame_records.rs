@@ -107,7 +107,11 @@ fn frame_around(api_key: i16, version: i16, request: bool, correlation_id: i32, 
                     "correlationId": correlation_id, "clientId": "v"}),
         )
     } else {
-        kwire::encode_message("ResponseHeader", hv.response, &json!({ "correlationId": correlation_id }))
+        kwire::encode_message(
+            "ResponseHeader",
+            hv.response,
+            &json!({ "correlationId": correlation_id }),
+        )
     }
     .unwrap();
     let mut f = ((header.len() + body.len()) as u32).to_be_bytes().to_vec();
@@ -187,8 +191,17 @@ fn check_decoded(frame: &[u8], api_key: i16, version: i16, request: bool, c: &mu
         if &f.path != path {
             return Err(format!("field path {}, want {}", f.path, path));
         }
-        if (f.first_record, f.record_count, f.skipped_bytes, f.size) != (next, set.records.len(), set.skipped_bytes, Some(*size)) {
-            return Err(format!("{}: {:?}, want {} records, {} skipped, size {}", path, f, set.records.len(), set.skipped_bytes, size));
+        if (f.first_record, f.record_count, f.skipped_bytes, f.size)
+            != (next, set.records.len(), set.skipped_bytes, Some(*size))
+        {
+            return Err(format!(
+                "{}: {:?}, want {} records, {} skipped, size {}",
+                path,
+                f,
+                set.records.len(),
+                set.skipped_bytes,
+                size
+            ));
         }
         next += f.record_count;
         let slice = got.records(f).map_err(|e| e.to_string())?;
@@ -203,7 +216,11 @@ fn check_decoded(frame: &[u8], api_key: i16, version: i16, request: bool, c: &mu
             if r.key() != w.key.as_deref() || r.value() != w.value.as_deref() || r.offset() != w.offset {
                 return Err(format!("{} record {}: key, value or offset differs", path, i));
             }
-            if !r.headers().map(|h| (h.key, h.value)).eq(w.headers.iter().map(|h| (&h.key[..], h.value.as_deref()))) {
+            if !r
+                .headers()
+                .map(|h| (h.key, h.value))
+                .eq(w.headers.iter().map(|h| (&h.key[..], h.value.as_deref())))
+            {
                 return Err(format!("{} record {}: headers differ", path, i));
             }
         }
@@ -211,7 +228,11 @@ fn check_decoded(frame: &[u8], api_key: i16, version: i16, request: bool, c: &mu
         c.records += set.records.len();
     }
     if next != got.table().len() {
-        return Err(format!("the table has {} records, the fields {}", got.table().len(), next));
+        return Err(format!(
+            "the table has {} records, the fields {}",
+            got.table().len(),
+            next
+        ));
     }
     // partitions() sees the same fields, with topic and partition.
     if (api_key == 0 && request) || (api_key == 1 && !request) {
@@ -258,7 +279,11 @@ fn check_reencode(frame: &[u8]) -> Result<(usize, usize), String> {
         .map_err(|e| format!("encode as decoded: {:?}: {}", e.kind(), e))?;
     let back = kwire::decode_request_frame_records(&again, &DecodeOptions::default()).map_err(|e| e.to_string())?;
     if back.table().len() != d.table().len() {
-        return Err(format!("re-encoded: {} records of {}", back.table().len(), d.table().len()));
+        return Err(format!(
+            "re-encoded: {} records of {}",
+            back.table().len(),
+            d.table().len()
+        ));
     }
     // With each field's base offset.
     let mut v = d.value().unwrap();
@@ -268,7 +293,11 @@ fn check_reencode(frame: &[u8]) -> Result<(usize, usize), String> {
     let back = kwire::decode_request_frame_records(&again, &DecodeOptions::default()).map_err(|e| e.to_string())?;
     let (fields, back_fields) = (d.records_fields().unwrap(), back.records_fields().unwrap());
     if fields.len() != back_fields.len() {
-        return Err(format!("{} records fields, re-encoded {}", fields.len(), back_fields.len()));
+        return Err(format!(
+            "{} records fields, re-encoded {}",
+            fields.len(),
+            back_fields.len()
+        ));
     }
     let (mut n, mut offsets) = (0, 0);
     for (f, bf) in fields.iter().zip(&back_fields) {
@@ -277,20 +306,38 @@ fn check_reencode(frame: &[u8]) -> Result<(usize, usize), String> {
             return Err(format!("{}: {} records, re-encoded {}", f.path, s.len(), bs.len()));
         }
         let base = s.get(0).map(|r| r.offset()).unwrap_or(0);
-        let contiguous = s.iter().enumerate().all(|(i, r)| r.offset() == base.wrapping_add(i as i64));
+        let contiguous = s
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r.offset() == base.wrapping_add(i as i64));
         for (i, (r, b)) in s.iter().zip(bs.iter()).enumerate() {
             if r.key() != b.key() || r.value() != b.value() || r.timestamp() != b.timestamp() {
-                return Err(format!("{} record {}: key, value or timestamp differs: {:?} {:?}", f.path, i, r, b));
+                return Err(format!(
+                    "{} record {}: key, value or timestamp differs: {:?} {:?}",
+                    f.path, i, r, b
+                ));
             }
             if !r.headers().eq(b.headers()) {
                 return Err(format!("{} record {}: headers differ", f.path, i));
             }
             if b.offset() != base.wrapping_add(i as i64) {
-                return Err(format!("{} record {}: offset {}, want {}", f.path, i, b.offset(), base + i as i64));
+                return Err(format!(
+                    "{} record {}: offset {}, want {}",
+                    f.path,
+                    i,
+                    b.offset(),
+                    base + i as i64
+                ));
             }
             if contiguous {
                 if b.offset() != r.offset() {
-                    return Err(format!("{} record {}: offset {} != {}", f.path, i, b.offset(), r.offset()));
+                    return Err(format!(
+                        "{} record {}: offset {} != {}",
+                        f.path,
+                        i,
+                        b.offset(),
+                        r.offset()
+                    ));
                 }
                 offsets += 1;
             }
@@ -336,7 +383,10 @@ fn every_produce_and_fetch_vector() {
                     kwire::decode_response_frame_records(&frame, api_key, version, &DecodeOptions::default())
                 };
                 if r.is_ok() {
-                    fails.push(format!("{}: decode_*_frame refuses it, the frame-records call does not", id));
+                    fails.push(format!(
+                        "{}: decode_*_frame refuses it, the frame-records call does not",
+                        id
+                    ));
                 }
                 skipped += 1;
                 continue;
@@ -380,7 +430,12 @@ fn every_produce_and_fetch_vector() {
             fails.len()
         );
         assert!(checked > 200, "{}: only {} vectors checked", name, checked);
-        assert!(fails.is_empty(), "{}:\n{}", name, fails[..fails.len().min(20)].join("\n"));
+        assert!(
+            fails.is_empty(),
+            "{}:\n{}",
+            name,
+            fails[..fails.len().min(20)].join("\n")
+        );
     }
 }
 
@@ -433,7 +488,8 @@ fn every_record_vector_inside_frames() {
             let frame = kwire::encode_response(1, version, &json!({"correlationId": 5}), &fetch_body(version, &fields))
                 .unwrap_or_else(|e| panic!("{}: Fetch v{}: {}", name, version, e));
             let mut c = Counts::default();
-            check_decoded(&frame, 1, version, false, &mut c).unwrap_or_else(|m| panic!("{}: Fetch v{}: {}", name, version, m));
+            check_decoded(&frame, 1, version, false, &mut c)
+                .unwrap_or_else(|m| panic!("{}: Fetch v{}: {}", name, version, m));
             assert_eq!((c.fields, c.records), (2, 2 * want.records.len()), "{}", name);
             let d = kwire::decode_response_frame_records(&frame, 1, version, &DecodeOptions::default()).unwrap();
             let parts = d.partitions().unwrap();
@@ -457,7 +513,8 @@ fn every_record_vector_inside_frames() {
             let frame = kwire::encode_request(&produce_header(version), &produce_body(version, &fields))
                 .unwrap_or_else(|e| panic!("{}: Produce v{}: {}", name, version, e));
             let mut c = Counts::default();
-            check_decoded(&frame, 0, version, true, &mut c).unwrap_or_else(|m| panic!("{}: Produce v{}: {}", name, version, m));
+            check_decoded(&frame, 0, version, true, &mut c)
+                .unwrap_or_else(|m| panic!("{}: Produce v{}: {}", name, version, m));
             assert_eq!((c.fields, c.records), (2, 2 * want.records.len()), "{}", name);
             frames += 1;
         }
@@ -529,8 +586,13 @@ fn every_record_vector_rebuilt_through_a_table() {
         rebuilt += 1;
         if opts.compression == Compression::None {
             // Kafka's own bytes, byte for byte.
-            let kafka = kwire::encode_request(&produce_header(9), &produce_body(9, &[v["bytes"].clone(), Value::Null])).unwrap();
-            assert_eq!(frame, kafka, "{}: the frame differs from the one with Kafka's bytes", name);
+            let kafka = kwire::encode_request(&produce_header(9), &produce_body(9, &[v["bytes"].clone(), Value::Null]))
+                .unwrap();
+            assert_eq!(
+                frame, kafka,
+                "{}: the frame differs from the one with Kafka's bytes",
+                name
+            );
             exact += 1;
         }
     }
@@ -578,11 +640,19 @@ fn table_builder_reads_back_and_encodes_per_field_codecs() {
     assert_eq!((r[0].key(), r[0].value()), (Some(&b"k1"[..]), Some(&[1u8, 2, 3][..])));
     let h: Vec<_> = r[0].headers().map(|h| (h.key_str().unwrap(), h.value)).collect();
     assert_eq!(h, [("h", Some(&b"x"[..])), ("n", None)]);
-    assert_eq!((r[1].key(), r[1].value()), (None, Some(&b""[..])), "null and empty differ");
+    assert_eq!(
+        (r[1].key(), r[1].value()),
+        (None, Some(&b""[..])),
+        "null and empty differ"
+    );
     assert_eq!((r[2].key(), r[2].value(), r[2].timestamp()), (Some(&b""[..]), None, -1));
     assert_eq!(r[2].timestamp_type(), TimestampType::NoTimestamp);
     assert_eq!(r[3].timestamp(), i64::MIN + 1);
-    assert_eq!(r[3].headers().next().unwrap().key, [0xff], "header keys keep their exact bytes");
+    assert_eq!(
+        r[3].headers().next().unwrap().key,
+        [0xff],
+        "header keys keep their exact bytes"
+    );
     assert_eq!(r[3].headers().next().unwrap().key_str(), None);
     assert_eq!(t.iter().rev().map(|r| r.offset()).collect::<Vec<_>>(), [3, 2, 1, 0]);
     assert!(t.get(4).is_none() && t.slice(3, 2).is_none() && t.slice(4, 0).is_some());
@@ -607,8 +677,13 @@ fn table_builder_reads_back_and_encodes_per_field_codecs() {
     assert_eq!((parts[0].partition, parts[1].partition), (0, 1));
     let p0: Vec<_> = parts[0].records.iter().collect();
     assert_eq!(p0.len(), 3);
-    assert!(p0.iter().all(|r| r.compression() == Compression::Gzip && r.producer_id() == p62));
-    assert_eq!(p0.iter().map(|r| r.offset()).collect::<Vec<_>>(), [p62, p62 + 1, p62 + 2]);
+    assert!(p0
+        .iter()
+        .all(|r| r.compression() == Compression::Gzip && r.producer_id() == p62));
+    assert_eq!(
+        p0.iter().map(|r| r.offset()).collect::<Vec<_>>(),
+        [p62, p62 + 1, p62 + 2]
+    );
     assert_eq!(p0.iter().map(|r| r.sequence()).collect::<Vec<_>>(), [10, 11, 12]);
     assert_eq!(p0[0].producer_epoch(), 3);
     assert_eq!(p0[0].timestamp(), p62);
@@ -616,7 +691,9 @@ fn table_builder_reads_back_and_encodes_per_field_codecs() {
     assert_eq!(p0[2].value(), None);
     let p1: Vec<_> = parts[1].records.iter().collect();
     assert_eq!(p1.len(), 2);
-    assert!(p1.iter().all(|r| r.compression() == Compression::Lz4 && r.producer_id() == -1));
+    assert!(p1
+        .iter()
+        .all(|r| r.compression() == Compression::Lz4 && r.producer_id() == -1));
     assert_eq!((p1[1].key(), p1[1].value()), (None, Some(&b""[..])));
 
     // The typed frame path: RequestFrame in, the same bytes out.
@@ -639,7 +716,12 @@ fn sample_fetch_response_through_the_table() {
     let rf = d.response_frame().unwrap();
     assert_eq!((rf.api_key, rf.api_version, rf.header_version), (1, 12, 1));
     let parts = d.partitions().unwrap();
-    let codecs = [Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd];
+    let codecs = [
+        Compression::Gzip,
+        Compression::Snappy,
+        Compression::Lz4,
+        Compression::Zstd,
+    ];
     assert_eq!(parts.len(), 4);
     for (p, codec) in parts.iter().zip(codecs) {
         assert_eq!(p.topic.as_deref(), Some("events"));
@@ -716,7 +798,13 @@ fn errors() {
     let at = batch.len() - 3;
     batch[at] ^= 0xff;
     let b64 = json!(json::base64_encode(&batch));
-    let f = kwire::encode_response(1, 12, &json!({"correlationId": 1}), &fetch_body(12, &[Value::Null, b64])).unwrap();
+    let f = kwire::encode_response(
+        1,
+        12,
+        &json!({"correlationId": 1}),
+        &fetch_body(12, &[Value::Null, b64]),
+    )
+    .unwrap();
     let e = kwire::decode_response_frame_records(&f, 1, 12, &DecodeOptions::default()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Decode);
     assert!(e.text().contains("responses[0].partitions[1].records"), "{}", e);
