@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 
 use kwire::records::{self, Compression, DecodeOptions, NewRecord, Record, TimestampType};
-use kwire::table::{BatchOptions, RecordTable, RecordsField, TableBuilder};
+use kwire::table::{BatchOptions, BatchRef, RecordTable, RecordsField, TableBuilder};
 use kwire::{json, ErrorKind, Value};
 use serde_json::json;
 
@@ -762,6 +762,13 @@ fn errors() {
         let plain = kwire::decode_request_frame(&f).unwrap_err();
         assert_eq!((e.kind(), e.text()), (plain.kind(), plain.text()), "cut at {}", n);
     }
+    // Every cut of a Fetch response frame, likewise.
+    let fetch = std::fs::read(repo().join("examples/data/fetch-response.bin")).unwrap();
+    for n in 0..fetch.len() {
+        let e = kwire::decode_response_frame_records(&fetch[..n], 1, 12, &DecodeOptions::default()).unwrap_err();
+        let plain = kwire::decode_response_frame(&fetch[..n], 1, 12).unwrap_err();
+        assert_eq!((e.kind(), e.text()), (plain.kind(), plain.text()), "cut at {}", n);
+    }
     let cut = [0u8, 0, 0, 40, 0, 0, 0, 5];
     let e = kwire::decode_response_frame_records(&cut, 1, 12, &DecodeOptions::default()).unwrap_err();
     assert_eq!((e.kind(), e.status()), (ErrorKind::Decode, -2));
@@ -882,7 +889,89 @@ fn malformed_tables_are_refused_not_read() {
     b[40 + 36..40 + 40].copy_from_slice(&(1i32 << 20).to_le_bytes());
     let e = RecordTable::from_bytes(b).unwrap_err();
     assert!(e.text().contains("bad record table"), "{}", e);
-    // Strides larger than layout 1's are read by their stride.
+    // An empty records field gives an empty table.
     let t = records::decode_table(&[], &DecodeOptions::default()).unwrap();
-    assert_eq!((t.len(), t.skipped_bytes()), (0, 0));
+    assert_eq!((t.len(), t.skipped_bytes(), t.iter().count()), (0, 0, 0));
+}
+
+/// A table whose strides are larger than layout 1's (as a later layout may have) is read
+/// by its strides: the same table as `good` with 8 more bytes per record and per header
+/// entry.
+#[test]
+fn larger_strides_are_read_by_their_stride() {
+    let mut tb = TableBuilder::new();
+    tb.add_parts(Some(b"k0"), Some(b"v0"), 10, [(&b"h0"[..], Some(&b"x"[..]))]);
+    tb.add_parts(
+        None,
+        Some(b"v1"),
+        11,
+        [(&b"h1"[..], None), (&b"h2"[..], Some(&b""[..]))],
+    );
+    let good = tb.build().unwrap();
+    let rd = |at: usize| i32::from_le_bytes(good[at..at + 4].try_into().unwrap()) as usize;
+    let (n, hn, hoff) = (rd(8), rd(20), rd(28));
+    let data = hoff + hn * 16;
+    let (stride, hstride) = (104usize, 24usize);
+    let new_hoff = 40 + n * stride;
+    let new_data = new_hoff + hn * hstride;
+    let shift = |v: i32| if v < 0 { v } else { v + (new_data - data) as i32 };
+    let mut b = good[..40].to_vec();
+    for i in 0..n {
+        let mut e = good[40 + i * 96..40 + (i + 1) * 96].to_vec();
+        for f in [24, 32] {
+            if i32::from_le_bytes(e[f + 4..f + 8].try_into().unwrap()) >= 0 {
+                let v = shift(i32::from_le_bytes(e[f..f + 4].try_into().unwrap()));
+                e[f..f + 4].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        e.extend_from_slice(&[0xee; 8]);
+        b.extend_from_slice(&e);
+    }
+    for j in 0..hn {
+        let mut e = good[hoff + j * 16..hoff + (j + 1) * 16].to_vec();
+        for f in [0, 8] {
+            if i32::from_le_bytes(e[f + 4..f + 4 + 4].try_into().unwrap()) >= 0 {
+                let v = shift(i32::from_le_bytes(e[f..f + 4].try_into().unwrap()));
+                e[f..f + 4].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        e.extend_from_slice(&[0xee; 8]);
+        b.extend_from_slice(&e);
+    }
+    b.extend_from_slice(&good[data..]);
+    for (at, v) in [(12, stride), (24, hstride), (28, new_hoff), (36, b.len())] {
+        b[at..at + 4].copy_from_slice(&(v as i32).to_le_bytes());
+    }
+    let (wide, narrow) = (
+        RecordTable::from_bytes(b).unwrap(),
+        RecordTable::from_bytes(good).unwrap(),
+    );
+    let recs = |t: &RecordTable| t.iter().map(|r| r.to_record()).collect::<Vec<_>>();
+    assert_eq!(recs(&wide), recs(&narrow));
+    assert_eq!(wide.get(1).unwrap().headers().nth(1).unwrap().key, b"h2");
+    // And the library reads it the same way.
+    let field = BatchRef {
+        first_record: 0,
+        record_count: wide.len(),
+        options: BatchOptions::default(),
+    };
+    let frame = kwire::encode_request_records(
+        &produce_header(9),
+        &produce_body(9, &[field.to_value()]),
+        wide.as_bytes(),
+    )
+    .unwrap();
+    let d = kwire::decode_request_frame_records(&frame, &DecodeOptions::default()).unwrap();
+    let got: Vec<_> = d
+        .table()
+        .iter()
+        .map(|r| (r.key(), r.value(), r.timestamp(), r.headers().count()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some(&b"k0"[..]), Some(&b"v0"[..]), 10, 1),
+            (None, Some(&b"v1"[..]), 11, 2)
+        ]
+    );
 }
