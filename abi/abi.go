@@ -147,17 +147,61 @@ func AsError(err error) *Error {
 	return &Error{Status: StatusInternal, Text: "kwire: internal error: " + err.Error(), Version: -1, Offset: -1}
 }
 
-func newErr(status int32, format string, args ...any) *Error {
-	return &Error{Status: status, Text: fmt.Sprintf(format, args...), Version: -1, Offset: -1}
+// newErr is an error with status and text, tied to no version or offset. The texts
+// are built without package fmt, which would add a few hundred kilobytes to kwire.wasm.
+func newErr(status int32, text string) *Error {
+	return &Error{Status: status, Text: text, Version: -1, Offset: -1}
 }
 
-// ArgError is a KW_ERR_ARG error with the given text; the shims use it for pointer
-// and length checks.
-func ArgError(format string, args ...any) *Error { return newErr(StatusArg, "kwire: "+format, args...) }
+// ArgError is a KW_ERR_ARG error whose text is "kwire: " and format rendered by package
+// fmt with args; the C shims use it for pointer and length checks. It links package
+// fmt, so the wasm shims use ArgText instead.
+func ArgError(format string, args ...any) *Error {
+	return newErr(StatusArg, fmt.Sprintf("kwire: "+format, args...))
+}
+
+// ArgText is a KW_ERR_ARG error with the text "kwire: " + text.
+func ArgText(text string) *Error { return newErr(StatusArg, "kwire: "+text) }
 
 // Recovered turns a recovered panic value into a KW_ERR_INTERNAL error.
 func Recovered(p any) *Error {
-	return newErr(StatusInternal, "kwire: internal error (recovered panic): %v", p)
+	return newErr(StatusInternal, "kwire: internal error (recovered panic): "+panicText(p))
+}
+
+// panicText renders a recovered panic value as fmt's %v does for the values panics
+// carry: errors (runtime errors among them), Stringers, strings and ints. A value of any
+// other type is named only as such, and one whose Error or String method panics in turn
+// is rendered without it.
+func panicText(p any) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = "(a panic value whose Error or String method panics)"
+		}
+	}()
+	switch v := p.(type) {
+	case nil:
+		return "<nil>"
+	case error:
+		return v.Error()
+	case interface{ String() string }:
+		return v.String()
+	case string:
+		return v
+	case int:
+		return strconv.Itoa(v)
+	}
+	return "(a panic value of an unprintable type)"
+}
+
+// decimal renders an integer in decimal, as fmt's %d does.
+func decimal[T ~int8 | ~int16 | ~int32 | ~int | ~int64](v T) string {
+	return strconv.FormatInt(int64(v), 10)
+}
+
+// hexadecimal renders an integer in lower-case hexadecimal, as fmt's %x does (a negative value
+// as "-" and the hexadecimal of its magnitude).
+func hexadecimal[T ~int8 | ~int16 | ~int32 | ~int | ~int64](v T) string {
+	return strconv.FormatInt(int64(v), 16)
 }
 
 // guard recovers a panic into *err. Every exported operation defers it.

@@ -68,7 +68,7 @@ func (t *frameTable) hook(dst []byte, recs []byte, path func() string) ([]byte, 
 		return dst, e
 	}
 	if len(t.out)-t.start > MaxAlloc {
-		t.hookErr = newErr(StatusTooLarge, "kwire: record table exceeds the output limit of %d bytes", MaxAlloc)
+		t.hookErr = newErr(StatusTooLarge, "kwire: record table exceeds the output limit of "+decimal(MaxAlloc)+" bytes")
 		return dst, t.hookErr
 	}
 	dst = append(dst, `{"firstRecord":`...)
@@ -132,7 +132,7 @@ func (t *frameTable) finish() ([]byte, error) {
 	jsonOff := hdrsOff + len(t.hdrs)*TableHeaderStride
 	total := jsonOff + len(t.json)
 	if total > MaxAlloc {
-		return nil, newErr(StatusTooLarge, "kwire: record table of %d bytes exceeds the output limit", total)
+		return nil, newErr(StatusTooLarge, "kwire: record table of "+decimal(total)+" bytes exceeds the output limit")
 	}
 	t.out = append(t.out, make([]byte, jsonOff-recsOff)...)
 	t.out = append(t.out, t.json...)
@@ -247,7 +247,7 @@ func EncodeRequestFrameRecords(dst []byte, json []byte, table []byte) (out []byt
 	var tr *tableReader
 	if len(table) > 0 {
 		if tr, err = readTable(table); err != nil {
-			return dst, newErr(StatusArg, "kwire: %v", err)
+			return dst, newErr(StatusArg, "kwire: "+err.Error())
 		}
 	}
 	f := transcode.Framer{Encode: transcode.EncodeOptions{Records: func(obj []byte) ([]byte, error) {

@@ -14,7 +14,7 @@ import (
 func lookup(name string, version int32) *Error {
 	info, ok := transcode.Lookup(name)
 	if !ok {
-		return newErr(StatusUnknownAPI, "kwire: unknown message %q", name)
+		return newErr(StatusUnknownAPI, "kwire: unknown message "+strconv.Quote(name))
 	}
 	if !fits16(version) || version < int32(info.MinVersion) || version > int32(info.MaxVersion) {
 		return &Error{Status: StatusVersion, Text: "kwire: " + name + " version " + strconv.Itoa(int(version)) +
@@ -99,7 +99,7 @@ func checkAPI(apiKey, version int32, request bool) *Error {
 		api, ok = codec.LookupAPI(int16(apiKey))
 	}
 	if !ok {
-		return newErr(StatusUnknownAPI, "kwire: unknown api key %d", apiKey)
+		return newErr(StatusUnknownAPI, "kwire: unknown api key "+decimal(apiKey))
 	}
 	info := api.Response
 	if request {

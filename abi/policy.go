@@ -23,11 +23,11 @@ func PolicyCheck(dst, policyJSON []byte, topic string, partition int32, records 
 	case topic == "":
 		return nil, newErr(StatusArg, "kwire: policy check: empty topic")
 	case len(topic) > maxTopicLen:
-		return nil, newErr(StatusArg, "kwire: policy check: topic of %d bytes exceeds %d", len(topic), maxTopicLen)
+		return nil, newErr(StatusArg, "kwire: policy check: topic of "+decimal(len(topic))+" bytes exceeds "+decimal(maxTopicLen))
 	case !utf8.ValidString(topic):
 		return nil, newErr(StatusArg, "kwire: policy check: topic is not valid UTF-8")
 	case partition < 0:
-		return nil, newErr(StatusArg, "kwire: policy check: negative partition %d", partition)
+		return nil, newErr(StatusArg, "kwire: policy check: negative partition "+decimal(partition))
 	}
 	p, perr := policy.Parse(policyJSON)
 	if perr != nil {

@@ -23,10 +23,10 @@ var decoders = sync.Pool{New: func() any { return records.NewDecoder(records.Opt
 
 func recordOptions(flags, maxDecompressed int32) (records.Options, *Error) {
 	if flags&^FlagSkipCRC != 0 {
-		return records.Options{}, newErr(StatusArg, "kwire: unknown record flags 0x%x", flags)
+		return records.Options{}, newErr(StatusArg, "kwire: unknown record flags 0x"+hexadecimal(flags))
 	}
 	if maxDecompressed < 0 {
-		return records.Options{}, newErr(StatusArg, "kwire: negative max_decompressed %d", maxDecompressed)
+		return records.Options{}, newErr(StatusArg, "kwire: negative max_decompressed "+decimal(maxDecompressed))
 	}
 	return records.Options{MaxDecompressedSize: int(maxDecompressed), SkipCRC: flags&FlagSkipCRC != 0}, nil
 }
@@ -70,7 +70,7 @@ func RecordsDecodeJSON(dst []byte, in []byte, flags, maxDecompressed int32) (out
 	b = strconv.AppendInt(b, int64(skipped), 10)
 	b = append(b, '}')
 	if len(b)-len(dst) > MaxAlloc {
-		return dst, newErr(StatusTooLarge, "kwire: records JSON of %d bytes exceeds the output limit", len(b)-len(dst))
+		return dst, newErr(StatusTooLarge, "kwire: records JSON of "+decimal(len(b)-len(dst))+" bytes exceeds the output limit")
 	}
 	return b, nil
 }
@@ -129,7 +129,7 @@ func RecordsDecodeTable(dst []byte, in []byte, flags, maxDecompressed int32) (ou
 	dataOff := hdrsOff + len(t.hdrs)*TableHeaderStride
 	total := dataOff + len(t.data)
 	if total > MaxAlloc {
-		return dst, newErr(StatusTooLarge, "kwire: record table of %d bytes exceeds the output limit", total)
+		return dst, newErr(StatusTooLarge, "kwire: record table of "+decimal(total)+" bytes exceeds the output limit")
 	}
 	start := len(dst)
 	out = append(dst, make([]byte, dataOff)...)
@@ -231,7 +231,7 @@ func rebase(off, n, base int32) int32 {
 func RecordsEncode(dst []byte, json []byte, compression int32) (out []byte, err error) {
 	defer guard(&err)
 	if compression < 0 || compression > int32(records.CompressionZstd) {
-		return dst, newErr(StatusArg, "kwire: unknown compression %d", compression)
+		return dst, newErr(StatusArg, "kwire: unknown compression "+decimal(compression))
 	}
 	s, err := recordsjson.ParseBatchSpec(json)
 	if err != nil {

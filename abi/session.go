@@ -34,7 +34,7 @@ func withSession(h int32, fn func(s *session.Session) error) error {
 	e := sessions[h]
 	sessMu.Unlock()
 	if e == nil {
-		return newErr(StatusArg, "kwire: %d is not a live session handle", h)
+		return newErr(StatusArg, "kwire: "+decimal(h)+" is not a live session handle")
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -60,7 +60,7 @@ func parseSessionConfig(json []byte) (session.Config, *Error) {
 	if v, ok := obj["maxFrameSize"]; ok {
 		n := v.(int64)
 		if n < 0 || n > math.MaxInt32 {
-			return cfg, newErr(StatusArg, "kwire: session config: maxFrameSize %d out of range", n)
+			return cfg, newErr(StatusArg, "kwire: session config: maxFrameSize "+decimal(n)+" out of range")
 		}
 		cfg.MaxFrameSize = int(n)
 	}
@@ -73,7 +73,7 @@ func parseSessionConfig(json []byte) (session.Config, *Error) {
 	if v, ok := obj["bootstrapVersion"]; ok {
 		n := v.(int64)
 		if n < 0 || n > math.MaxInt16 {
-			return cfg, newErr(StatusArg, "kwire: session config: bootstrapVersion %d out of range", n)
+			return cfg, newErr(StatusArg, "kwire: session config: bootstrapVersion "+decimal(n)+" out of range")
 		}
 		cfg.BootstrapVersion = int16(n)
 	}
@@ -90,7 +90,7 @@ func SessionNew(config []byte) (h int32, err error) {
 	sessMu.Lock()
 	defer sessMu.Unlock()
 	if len(sessions) >= maxSessions {
-		return 0, newErr(StatusNoMem, "kwire: %d sessions are open; free some with kw_session_free", len(sessions))
+		return 0, newErr(StatusNoMem, "kwire: "+decimal(len(sessions))+" sessions are open; free some with kw_session_free")
 	}
 	for {
 		nextSess++
@@ -113,7 +113,7 @@ func SessionFree(h int32) (err error) {
 	sessMu.Lock()
 	defer sessMu.Unlock()
 	if sessions[h] == nil {
-		return newErr(StatusArg, "kwire: %d is not a live session handle", h)
+		return newErr(StatusArg, "kwire: "+decimal(h)+" is not a live session handle")
 	}
 	delete(sessions, h)
 	return nil
@@ -160,17 +160,17 @@ const (
 func SessionRequest(dst []byte, h, apiKey, version int32, body []byte, flags int32) (out []byte, corr int32, err error) {
 	defer guard(&err)
 	if flags&^SessionNoResponse != 0 {
-		return dst, 0, newErr(StatusArg, "kwire: unknown session request flags 0x%x", flags)
+		return dst, 0, newErr(StatusArg, "kwire: unknown session request flags 0x"+hexadecimal(flags))
 	}
 	if !fits16(apiKey) {
-		return dst, 0, newErr(StatusUnknownAPI, "kwire: unknown api key %d", apiKey)
+		return dst, 0, newErr(StatusUnknownAPI, "kwire: unknown api key "+decimal(apiKey))
 	}
 	if version != -1 && !fits16(version) {
-		return dst, 0, newErr(StatusVersion, "kwire: version %d out of range", version)
+		return dst, 0, newErr(StatusVersion, "kwire: version "+decimal(version)+" out of range")
 	}
 	info, ok := transcode.LookupAPI(int16(apiKey), codec.KindRequest)
 	if !ok {
-		return dst, 0, newErr(StatusUnknownAPI, "kwire: unknown api key %d", apiKey)
+		return dst, 0, newErr(StatusUnknownAPI, "kwire: unknown api key "+decimal(apiKey))
 	}
 	out = dst
 	err = withSession(h, func(s *session.Session) error {
@@ -180,7 +180,8 @@ func SessionRequest(dst []byte, h, apiKey, version int32, body []byte, flags int
 			return fromSession(err)
 		}
 		if v < info.MinVersion || v > info.MaxVersion {
-			return newErr(StatusVersion, "kwire: %s version %d: unsupported version (valid %d-%d)", info.Name, v, info.MinVersion, info.MaxVersion)
+			return newErr(StatusVersion, "kwire: "+info.Name+" version "+decimal(v)+": unsupported version (valid "+
+				decimal(info.MinVersion)+"-"+decimal(info.MaxVersion)+")")
 		}
 		if b, err = transcode.AppendWire(b, info.Name, v, body); err != nil {
 			return classify(err)
@@ -295,7 +296,7 @@ func SessionCounters(dst []byte, h int32) (out []byte, err error) {
 func SessionVersionFor(h, apiKey int32) (v int32, err error) {
 	defer guard(&err)
 	if !fits16(apiKey) {
-		return 0, newErr(StatusUnknownAPI, "kwire: unknown api key %d", apiKey)
+		return 0, newErr(StatusUnknownAPI, "kwire: unknown api key "+decimal(apiKey))
 	}
 	err = withSession(h, func(s *session.Session) error {
 		ver, err := s.VersionFor(int16(apiKey))

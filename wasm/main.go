@@ -14,8 +14,8 @@ package main
 
 import (
 	"encoding/binary"
-	"fmt"
 	"runtime"
+	"strconv"
 	"unsafe"
 
 	"github.com/kwire/kwire/abi"
@@ -117,14 +117,15 @@ func recovered(st *int32) {
 // input checks an input (pointer, length) pair.
 func input(p uint32, n int32, what string) ([]byte, *abi.Error) {
 	if n < 0 {
-		return nil, abi.ArgError("%s: negative length %d", what, n)
+		return nil, abi.ArgText(what + ": negative length " + strconv.Itoa(int(n)))
 	}
 	if p == 0 && n > 0 {
-		return nil, abi.ArgError("%s: NULL pointer with length %d", what, n)
+		return nil, abi.ArgText(what + ": NULL pointer with length " + strconv.Itoa(int(n)))
 	}
 	b, ok := region(p, uint32(n))
 	if !ok {
-		return nil, abi.ArgError("%s: [%d, %d) is not inside a live kw_alloc buffer", what, p, uint64(p)+uint64(n))
+		return nil, abi.ArgText(what + ": [" + strconv.FormatUint(uint64(p), 10) + ", " +
+			strconv.FormatUint(uint64(p)+uint64(n), 10) + ") is not inside a live kw_alloc buffer")
 	}
 	return b, nil
 }
@@ -132,12 +133,12 @@ func input(p uint32, n int32, what string) ([]byte, *abi.Error) {
 // slots checks the out-param slots of a call and clears them.
 func slots(out, outLen uint32) ([]byte, []byte, *abi.Error) {
 	if out == 0 || outLen == 0 {
-		return nil, nil, abi.ArgError("NULL out-param")
+		return nil, nil, abi.ArgText("NULL out-param")
 	}
 	o, ok1 := region(out, 4)
 	l, ok2 := region(outLen, 4)
 	if !ok1 || !ok2 {
-		return nil, nil, abi.ArgError("out-param slot is not inside a live kw_alloc buffer")
+		return nil, nil, abi.ArgText("out-param slot is not inside a live kw_alloc buffer")
 	}
 	binary.LittleEndian.PutUint32(o, 0)
 	binary.LittleEndian.PutUint32(l, 0)
@@ -165,7 +166,7 @@ func finish(o, l []byte, res []byte, err error) int32 {
 		return setErr(abi.AsError(err))
 	}
 	if len(res) > abi.MaxAlloc {
-		return setErr(&abi.Error{Status: abi.StatusTooLarge, Text: fmt.Sprintf("kwire: output of %d bytes exceeds the limit", len(res)), Version: -1, Offset: -1})
+		return setErr(&abi.Error{Status: abi.StatusTooLarge, Text: "kwire: output of " + strconv.Itoa(len(res)) + " bytes exceeds the limit", Version: -1, Offset: -1})
 	}
 	p, n := hand(res)
 	yieldToGC(len(res))
@@ -192,11 +193,11 @@ func kwAlloc(size int32) (p uint32) {
 		}
 	}()
 	if size < 0 {
-		setErr(abi.ArgError("kw_alloc: negative size %d", size))
+		setErr(abi.ArgText("kw_alloc: negative size " + strconv.Itoa(int(size))))
 		return 0
 	}
 	if size > abi.MaxAlloc {
-		setErr(&abi.Error{Status: abi.StatusTooLarge, Text: fmt.Sprintf("kwire: kw_alloc: %d bytes exceeds KW_MAX_ALLOC", size), Version: -1, Offset: -1})
+		setErr(&abi.Error{Status: abi.StatusTooLarge, Text: "kwire: kw_alloc: " + strconv.Itoa(int(size)) + " bytes exceeds KW_MAX_ALLOC", Version: -1, Offset: -1})
 		return 0
 	}
 	p, _ = hand(make([]byte, size))
@@ -213,7 +214,7 @@ func kwFree(p uint32) (st int32) {
 		return abi.StatusOK
 	}
 	if _, ok := live[p]; !ok {
-		return setErr(abi.ArgError("kw_free: %d is not a live buffer (double free or stray pointer)", p))
+		return setErr(abi.ArgText("kw_free: " + strconv.FormatUint(uint64(p), 10) + " is not a live buffer (double free or stray pointer)"))
 	}
 	delete(live, p)
 	clearErr()
@@ -276,12 +277,12 @@ func kwHeaderVersions(apiKey, version int32, reqOut, respOut uint32) (st int32) 
 	var ok bool
 	if reqOut != 0 {
 		if rq, ok = region(reqOut, 4); !ok {
-			return setErr(abi.ArgError("request_header_version slot is not inside a live kw_alloc buffer"))
+			return setErr(abi.ArgText("request_header_version slot is not inside a live kw_alloc buffer"))
 		}
 	}
 	if respOut != 0 {
 		if rs, ok = region(respOut, 4); !ok {
-			return setErr(abi.ArgError("response_header_version slot is not inside a live kw_alloc buffer"))
+			return setErr(abi.ArgText("response_header_version slot is not inside a live kw_alloc buffer"))
 		}
 	}
 	req, resp, err := abi.HeaderVersions(apiKey, version)
@@ -364,11 +365,11 @@ func kwEncodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, o
 func kwPeekRequestHeader(in uint32, inLen int32, out uint32) (st int32) {
 	defer recovered(&st)
 	if out == 0 {
-		return setErr(abi.ArgError("NULL out-param"))
+		return setErr(abi.ArgText("NULL out-param"))
 	}
 	dst, ok := region(out, abi.PeekSize)
 	if !ok {
-		return setErr(abi.ArgError("kw_peek_header at %d is not inside a live kw_alloc buffer", out))
+		return setErr(abi.ArgText("kw_peek_header at " + strconv.FormatUint(uint64(out), 10) + " is not inside a live kw_alloc buffer"))
 	}
 	src, e := input(in, inLen, "frame")
 	if e != nil {

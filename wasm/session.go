@@ -11,11 +11,11 @@ import (
 // slot32 returns the 4-byte out-param slot at p.
 func slot32(p uint32, what string) ([]byte, *abi.Error) {
 	if p == 0 {
-		return nil, abi.ArgError("NULL %s", what)
+		return nil, abi.ArgText("NULL " + what)
 	}
 	b, ok := region(p, 4)
 	if !ok {
-		return nil, abi.ArgError("%s slot is not inside a live kw_alloc buffer", what)
+		return nil, abi.ArgText(what + " slot is not inside a live kw_alloc buffer")
 	}
 	return b, nil
 }

@@ -1,10 +1,10 @@
 package session
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/internal/errtext"
 	"github.com/kwire/kwire/codec/kerr"
 )
 
@@ -18,7 +18,7 @@ func (s *Session) BeginNegotiation() ([]byte, error) {
 		return nil, s.failedErr()
 	}
 	if s.negotiating {
-		return nil, fmt.Errorf("kwire session: negotiation already under way: %w", ErrNegotiation)
+		return nil, errtext.Wrap("kwire session: negotiation already under way: "+ErrNegotiation.Error(), ErrNegotiation)
 	}
 	v := s.cfg.BootstrapVersion
 	if v <= 0 {
@@ -50,7 +50,7 @@ func (s *Session) apiVersionsFrame(v int16) ([]byte, error) {
 	body, err := req.Encode(nil, bv)
 	if err != nil {
 		s.negotiating = false
-		return nil, fmt.Errorf("kwire session: ApiVersions v%d request: %w", bv, err)
+		return nil, errtext.Wrap("kwire session: ApiVersions v"+itoa(bv)+" request: "+err.Error(), err)
 	}
 	s.tried = append(s.tried, v)
 	frame, _, err := s.appendRequest(nil, apiKeyApiVersions, v, body, true, true)
@@ -70,7 +70,8 @@ func (s *Session) negotiationResponse(r *Response) {
 	}
 	resp := codec.NewApiVersionsResponse()
 	if err := resp.Decode(r.Body, r.BodyVersion); err != nil {
-		done(fmt.Errorf("kwire session: negotiation: ApiVersions v%d response: %w: %w", r.BodyVersion, ErrNegotiation, err))
+		done(errtext.WrapAll("kwire session: negotiation: ApiVersions v"+itoa(r.BodyVersion)+" response: "+
+			ErrNegotiation.Error()+": "+err.Error(), ErrNegotiation, err))
 		return
 	}
 	switch code := kerr.Code(resp.ErrorCode); code {
@@ -98,8 +99,9 @@ func (s *Session) negotiationResponse(r *Response) {
 			next = 0 // a broker that lists nothing still answers v0
 		}
 		if next < 0 || slices.Contains(s.tried, next) {
-			done(fmt.Errorf("kwire session: negotiation: the broker refused ApiVersions v%d (UNSUPPORTED_VERSION) and lists no other version to try (tried %v, broker table %v): %w",
-				r.Version, s.tried, tableString(resp.ApiKeys), ErrNegotiation))
+			done(errtext.Wrap("kwire session: negotiation: the broker refused ApiVersions v"+itoa(r.Version)+
+				" (UNSUPPORTED_VERSION) and lists no other version to try (tried "+versionsString(s.tried)+
+				", broker table "+tableString(resp.ApiKeys)+"): "+ErrNegotiation.Error(), ErrNegotiation))
 			return
 		}
 		frame, err := s.apiVersionsFrame(next)
@@ -110,7 +112,8 @@ func (s *Session) negotiationResponse(r *Response) {
 		r.Negotiation = NegotiationRetry
 		r.Retry = frame
 	default:
-		done(fmt.Errorf("kwire session: negotiation: ApiVersions v%d answered %v: %w", r.Version, code.Err(), ErrNegotiation))
+		done(errtext.Wrap("kwire session: negotiation: ApiVersions v"+itoa(r.Version)+" answered "+errtext.Text(code.Err())+
+			": "+ErrNegotiation.Error(), ErrNegotiation))
 	}
 }
 
@@ -120,7 +123,19 @@ func tableString(keys []codec.ApiVersionsResponseApiVersion) string {
 		if i > 0 {
 			s += " "
 		}
-		s += fmt.Sprintf("%d:%d-%d", k.ApiKey, k.MinVersion, k.MaxVersion)
+		s += itoa(k.ApiKey) + ":" + itoa(k.MinVersion) + "-" + itoa(k.MaxVersion)
+	}
+	return s + "]"
+}
+
+// versionsString renders versions as fmt's %v does: "[3 0]".
+func versionsString(versions []int16) string {
+	s := "["
+	for i, v := range versions {
+		if i > 0 {
+			s += " "
+		}
+		s += itoa(v)
 	}
 	return s + "]"
 }
@@ -156,19 +171,21 @@ func (s *Session) SetBrokerVersions(table map[int16]VersionRange) {
 func (s *Session) VersionFor(apiKey int16) (int16, error) {
 	api, ok := codec.LookupAPI(apiKey)
 	if !ok {
-		return 0, fmt.Errorf("kwire session: api key %d: %w", apiKey, ErrUnknownAPI)
+		return 0, errtext.Wrap("kwire session: api key "+itoa(apiKey)+": "+ErrUnknownAPI.Error(), ErrUnknownAPI)
 	}
 	if !s.negotiated {
-		return 0, fmt.Errorf("kwire session: %s: %w", api.Name, ErrNotNegotiated)
+		return 0, errtext.Wrap("kwire session: "+api.Name+": "+ErrNotNegotiated.Error(), ErrNotNegotiated)
 	}
 	b, ok := s.broker[apiKey]
 	if !ok {
-		return 0, fmt.Errorf("kwire session: %s (api key %d): the broker does not list it: %w", api.Name, apiKey, ErrNoCommonVersion)
+		return 0, errtext.Wrap("kwire session: "+api.Name+" (api key "+itoa(apiKey)+"): the broker does not list it: "+
+			ErrNoCommonVersion.Error(), ErrNoCommonVersion)
 	}
 	lo, hi := max(api.Request.MinVersion, b.Min), min(api.Request.MaxVersion, b.Max)
 	if hi < lo {
-		return 0, fmt.Errorf("kwire session: %s (api key %d): kwire knows v%d-%d, the broker v%d-%d: %w",
-			api.Name, apiKey, api.Request.MinVersion, api.Request.MaxVersion, b.Min, b.Max, ErrNoCommonVersion)
+		return 0, errtext.Wrap("kwire session: "+api.Name+" (api key "+itoa(apiKey)+"): kwire knows v"+
+			itoa(api.Request.MinVersion)+"-"+itoa(api.Request.MaxVersion)+", the broker v"+itoa(b.Min)+"-"+itoa(b.Max)+
+			": "+ErrNoCommonVersion.Error(), ErrNoCommonVersion)
 	}
 	return hi, nil
 }

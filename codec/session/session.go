@@ -27,10 +27,10 @@ package session
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/internal/errtext"
 	"github.com/kwire/kwire/codec/internal/wire"
 )
 
@@ -205,7 +205,7 @@ func (s *Session) fail(err error) error {
 }
 
 func (s *Session) failedErr() error {
-	return fmt.Errorf("kwire session: %w: %w", ErrFailed, s.err)
+	return errtext.WrapAll("kwire session: "+ErrFailed.Error()+": "+errtext.Text(s.err), ErrFailed, s.err)
 }
 
 // BeginRequest returns a new request frame for (apiKey, version) with body as its
@@ -243,7 +243,7 @@ func (s *Session) StartFrame(dst []byte, apiKey, version int16) ([]byte, int16, 
 	}
 	hv := codec.RequestHeaderVersion(apiKey, version)
 	if hv < 0 {
-		return dst, 0, 0, fmt.Errorf("kwire session: request api key %d: %w", apiKey, ErrUnknownAPI)
+		return dst, 0, 0, errtext.Wrap("kwire session: request api key "+itoa(apiKey)+": "+ErrUnknownAPI.Error(), ErrUnknownAPI)
 	}
 	corr := s.nextCorr
 	s.nextCorr++
@@ -274,8 +274,8 @@ func (s *Session) StartFrame(dst []byte, apiKey, version int16) ([]byte, int16, 
 func (s *Session) FinishFrame(dst []byte, start int, apiKey, version int16, corr int32, noResponse bool) ([]byte, error) {
 	size := len(dst) - start - 4
 	if size < 0 || size > s.maxFrame || int64(size) > 1<<31-1 {
-		return dst[:start], fmt.Errorf("kwire session: request api key %d v%d: frame of %d bytes, limit %d: %w",
-			apiKey, version, size, s.maxFrame, ErrFrameTooLarge)
+		return dst[:start], errtext.Wrap("kwire session: request api key "+itoa(apiKey)+" v"+itoa(version)+": frame of "+
+			itoa(size)+" bytes, limit "+itoa(s.maxFrame)+": "+ErrFrameTooLarge.Error(), ErrFrameTooLarge)
 	}
 	binary.BigEndian.PutUint32(dst[start:], uint32(size))
 	if !noResponse {
@@ -325,7 +325,8 @@ func (s *Session) Feed(p []byte) error {
 			s.sizeN = 0
 			size := int(int32(binary.BigEndian.Uint32(s.sizeBuf[:])))
 			if size < 0 || size > s.maxFrame {
-				return s.fail(fmt.Errorf("kwire session: response frame size %d, limit %d: %w", size, s.maxFrame, ErrFrameTooLarge))
+				return s.fail(errtext.Wrap("kwire session: response frame size "+itoa(size)+", limit "+itoa(s.maxFrame)+": "+
+					ErrFrameTooLarge.Error(), ErrFrameTooLarge))
 			}
 			s.curLen = 4 + size
 			// Allocate for what has arrived (at least 32 KiB), not for what the prefix
@@ -369,12 +370,14 @@ func (s *Session) Next() (Response, bool, error) {
 		s.frames = s.frames[:0:0]
 	}
 	if len(frame) < 8 {
-		return Response{}, false, s.fail(fmt.Errorf("kwire session: response frame of %d bytes has no correlation id: %w", len(frame)-4, ErrMalformedHeader))
+		return Response{}, false, s.fail(errtext.Wrap("kwire session: response frame of "+itoa(len(frame)-4)+" bytes has no correlation id: "+
+			ErrMalformedHeader.Error(), ErrMalformedHeader))
 	}
 	corr := int32(binary.BigEndian.Uint32(frame[4:]))
 	p, ok := s.pending[corr]
 	if !ok {
-		return Response{}, false, s.fail(fmt.Errorf("kwire session: correlation id %d (%d requests pending): %w", corr, len(s.pending), ErrUnknownCorrelation))
+		return Response{}, false, s.fail(errtext.Wrap("kwire session: correlation id "+itoa(corr)+" ("+itoa(len(s.pending))+" requests pending): "+
+			ErrUnknownCorrelation.Error(), ErrUnknownCorrelation))
 	}
 	delete(s.pending, corr)
 	s.counters.ResponsesReceived++
@@ -394,8 +397,9 @@ func (s *Session) Next() (Response, bool, error) {
 		}
 		if rd.Err != nil {
 			// The frame is cut and matched; only this response is lost.
-			r.Err = fmt.Errorf("kwire session: %s v%d response (correlation id %d): header v%d tagged fields at offset %d: %w (%v: %s)",
-				apiName(p.apiKey), p.version, corr, p.headerVersion, rd.ErrOff, ErrMalformedHeader, rd.Err, rd.Detail)
+			r.Err = errtext.Wrap("kwire session: "+apiName(p.apiKey)+" v"+itoa(p.version)+" response (correlation id "+itoa(corr)+
+				"): header v"+itoa(p.headerVersion)+" tagged fields at offset "+itoa(rd.ErrOff)+": "+ErrMalformedHeader.Error()+
+				" ("+errtext.Text(rd.Err)+": "+rd.Detail+")", ErrMalformedHeader)
 			return r, true, nil
 		}
 	}
@@ -407,6 +411,11 @@ func (s *Session) Next() (Response, bool, error) {
 		s.negotiationResponse(&r)
 	}
 	return r, true, nil
+}
+
+// itoa renders an integer in decimal, as fmt's %d does.
+func itoa[T ~int8 | ~int16 | ~int32 | ~int | ~int64](v T) string {
+	return strconv.FormatInt(int64(v), 10)
 }
 
 func apiName(key int16) string {

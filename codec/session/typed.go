@@ -1,9 +1,8 @@
 package session
 
 import (
-	"fmt"
-
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/internal/errtext"
 )
 
 // The typed helpers below link the generated message types; a host that only moves
@@ -48,10 +47,10 @@ func DecodeBody(r Response) (codec.Response, error) {
 	}
 	resp := codec.NewResponse(r.APIKey)
 	if resp == nil {
-		return nil, fmt.Errorf("kwire session: api key %d: %w", r.APIKey, ErrUnknownAPI)
+		return nil, errtext.Wrap("kwire session: api key "+itoa(r.APIKey)+": "+ErrUnknownAPI.Error(), ErrUnknownAPI)
 	}
 	if err := resp.Decode(r.Body, r.BodyVersion); err != nil {
-		return nil, fmt.Errorf("kwire session: correlation id %d: %w", r.CorrelationID, err)
+		return nil, errtext.Wrap("kwire session: correlation id "+itoa(r.CorrelationID)+": "+err.Error(), err)
 	}
 	return resp, nil
 }
@@ -62,11 +61,11 @@ func DecodeInto(r Response, resp codec.Response) error {
 		return r.Err
 	}
 	if resp.APIKey() != r.APIKey {
-		return fmt.Errorf("kwire session: correlation id %d answers api key %d, not %s: %w",
-			r.CorrelationID, r.APIKey, resp.MessageName(), codec.ErrMismatch)
+		return errtext.Wrap("kwire session: correlation id "+itoa(r.CorrelationID)+" answers api key "+itoa(r.APIKey)+
+			", not "+resp.MessageName()+": "+codec.ErrMismatch.Error(), codec.ErrMismatch)
 	}
 	if err := resp.Decode(r.Body, r.BodyVersion); err != nil {
-		return fmt.Errorf("kwire session: correlation id %d: %w", r.CorrelationID, err)
+		return errtext.Wrap("kwire session: correlation id "+itoa(r.CorrelationID)+": "+err.Error(), err)
 	}
 	return nil
 }

@@ -22,6 +22,36 @@ func (e *wrapped) Unwrap() error { return e.cause }
 // through to cause.
 func Wrap(msg string, cause error) error { return &wrapped{msg: msg, cause: cause} }
 
+// wrappedAll is an error with its own text that unwraps to several causes, as
+// fmt.Errorf with more than one %w.
+type wrappedAll struct {
+	msg    string
+	causes []error
+}
+
+func (e *wrappedAll) Error() string   { return e.msg }
+func (e *wrappedAll) Unwrap() []error { return e.causes }
+
+// WrapAll returns an error whose text is msg and which errors.Is and errors.As see
+// through to each non-nil cause, in order, as fmt.Errorf with one %w per cause.
+func WrapAll(msg string, causes ...error) error {
+	kept := make([]error, 0, len(causes))
+	for _, c := range causes {
+		if c != nil {
+			kept = append(kept, c)
+		}
+	}
+	return &wrappedAll{msg: msg, causes: kept}
+}
+
+// Text renders err as fmt's %v does for an error (its Error text, "<nil>" for nil).
+func Text(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
 // Panic renders a recovered panic value for an error's detail.
 func Panic(p any) string {
 	switch v := p.(type) {

@@ -36,3 +36,40 @@ func TestPanic(t *testing.T) {
 		t.Error(Range(0, 13))
 	}
 }
+
+func TestWrapAllMatchesErrorf(t *testing.T) {
+	first, second := errors.New("first"), io.ErrUnexpectedEOF
+	for _, c := range []struct {
+		name   string
+		got    error
+		want   error
+		causes []error
+	}{
+		{"two", WrapAll("x: "+first.Error()+": "+second.Error(), first, second),
+			fmt.Errorf("x: %w: %w", first, second), []error{first, second}},
+		{"one", WrapAll("y: "+second.Error(), second), fmt.Errorf("y: %w", second), []error{second}},
+	} {
+		if c.got.Error() != c.want.Error() {
+			t.Errorf("%s: text %q, fmt %q", c.name, c.got, c.want)
+		}
+		for _, cause := range c.causes {
+			if !errors.Is(c.got, cause) {
+				t.Errorf("%s: errors.Is(%v) = false", c.name, cause)
+			}
+		}
+		if errors.Is(c.got, io.EOF) {
+			t.Errorf("%s: unwraps to an error it does not carry", c.name)
+		}
+	}
+	if n := len(WrapAll("z", nil, first).(interface{ Unwrap() []error }).Unwrap()); n != 1 {
+		t.Errorf("WrapAll with a nil cause unwraps to %d errors, want 1", n)
+	}
+}
+
+func TestText(t *testing.T) {
+	for _, err := range []error{nil, io.EOF, errors.New("kwire: x")} {
+		if got, want := Text(err), fmt.Sprintf("%v", err); got != want {
+			t.Errorf("Text(%v) = %q, want %q", err, got, want)
+		}
+	}
+}

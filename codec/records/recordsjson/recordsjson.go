@@ -6,12 +6,12 @@ package recordsjson
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"unsafe"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/internal/errtext"
 	"github.com/kwire/kwire/codec/internal/jsonx"
 	"github.com/kwire/kwire/codec/records"
 )
@@ -289,7 +289,8 @@ func (s *BatchSpec) Append(dst []byte, c records.Compression) ([]byte, error) {
 	enc := records.Encoder{Level: s.Level}
 	if s.Magic < 2 {
 		if c == records.CompressionZstd {
-			return dst, fmt.Errorf("kwire: zstd needs magic 2, not %d: %w", s.Magic, records.ErrUnsupported)
+			return dst, errtext.Wrap("kwire: zstd needs magic 2, not "+strconv.Itoa(int(s.Magic))+": "+
+				records.ErrUnsupported.Error(), records.ErrUnsupported)
 		}
 		msgs := make([]records.LegacyMessage, len(s.Records))
 		for i, r := range s.Records {
