@@ -2,7 +2,8 @@
 #
 #   make rust        cargo build --release of the crate (links build/libkwire.a)
 #   make rust-test   cargo test (static link: unit, API, int64, every conformance vector,
-#                    doc tests), then the API tests again linked against libkwire.so
+#                    frames with their records in one table, doc tests), then the API
+#                    tests again linked against libkwire.so
 #
 # Cargo's output stays in bindings/rust/target (git-ignored).
 
