@@ -1003,6 +1003,17 @@ impl TableBuilder {
         )
     }
 
+    /// Adds an owned decoded [`Record`]'s key, value, timestamp and headers (its other
+    /// fields come from the batch options) and returns its index.
+    pub fn add_decoded(&mut self, r: &Record) -> usize {
+        self.add_parts(
+            r.key.as_deref(),
+            r.value.as_deref(),
+            r.timestamp,
+            r.headers.iter().map(|h| (&h.key[..], h.value.as_deref())),
+        )
+    }
+
     /// Adds a copy of a decoded record's key, value, timestamp and headers and returns its
     /// index.
     pub fn add_view(&mut self, r: &RecordView<'_>) -> usize {

@@ -583,6 +583,12 @@ fn every_record_vector_rebuilt_through_a_table() {
         let got: Vec<Record> = parts[0].records.iter().map(|r| r.to_record()).collect();
         // Every field of every record, offsets, producer, sequence and codec included.
         assert_eq!(got, want.records, "{}", name);
+        // The same batch from owned Records gives the same frame.
+        let mut tb2 = TableBuilder::new();
+        for r in &want.records {
+            tb2.add_decoded(r);
+        }
+        assert_eq!(tb2.build().unwrap(), table, "{}", name);
         rebuilt += 1;
         if opts.compression == Compression::None {
             // Kafka's own bytes, byte for byte.
