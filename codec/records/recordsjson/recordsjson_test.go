@@ -60,7 +60,8 @@ func TestLegacyHeaders(t *testing.T) {
 	}
 	s.Magic = 0
 	s.Records[0].Headers = nil
-	if _, err := s.Append(nil, records.CompressionZstd); !errors.Is(err, records.ErrUnsupported) {
+	_, err = s.Append(nil, records.CompressionZstd)
+	if !errors.Is(err, records.ErrUnsupported) || err.Error() != "kwire: zstd needs magic 2, not 0: unsupported" {
 		t.Fatalf("zstd with magic 0: %v", err)
 	}
 }
