@@ -107,21 +107,14 @@ func (d *decoder) structJSON(m *message, si uint16, v int16) {
 	if m.flags&msgHasFlex != 0 && flex {
 		n := r.TagCount()
 		prev := int64(-1)
-		tagged := schemaTagged[s.taggedFirst : s.taggedFirst+uint16(s.taggedN)]
+		tagged := s.tagged()
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
 			if r.Err != nil {
 				break
 			}
 			prev = int64(tag)
-			known := -1
-			for _, j := range tagged {
-				f := &fields[j]
-				if f.tag == int32(tag) && f.tagged.has(v) {
-					known = int(j)
-					break
-				}
-			}
+			known := knownTag(fields, tagged, tag, v)
 			if known < 0 {
 				d.unk = append(d.unk, unknownTag{tag: tag, data: r.Raw(end)})
 				continue

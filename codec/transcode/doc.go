@@ -85,13 +85,7 @@ func (d *Doc) Parse(src []byte, name string, version int16) error {
 
 // ParseAPI indexes the request or response (kind) body of an api key at version.
 func (d *Doc) ParseAPI(src []byte, key int16, kind codec.Kind, version int16) error {
-	var m *message
-	switch kind {
-	case codec.KindRequest:
-		m = byKey(requestByKey[:], key)
-	case codec.KindResponse:
-		m = byKey(responseByKey[:], key)
-	}
+	m := apiMessage(key, kind)
 	if m == nil {
 		d.reset(nil, nil, 0)
 		return errtext.Wrap("kwire: api key "+strconv.Itoa(int(key))+" ("+kindName(kind)+"): "+ErrUnknownMessage.Error(), ErrUnknownMessage)
@@ -176,7 +170,7 @@ func (d *Doc) structNodes(si uint16, self int32) {
 	if m.flags&msgHasFlex != 0 && m.flex.has(v) {
 		n := r.TagCount()
 		prev := int64(-1)
-		tagged := schemaTagged[s.taggedFirst : s.taggedFirst+uint16(s.taggedN)]
+		tagged := s.tagged()
 		for i := 0; i < n && r.Err == nil; i++ {
 			hdr := r.Off
 			tag, end := r.TagHeader(prev)
@@ -184,14 +178,7 @@ func (d *Doc) structNodes(si uint16, self int32) {
 				break
 			}
 			prev = int64(tag)
-			known := -1
-			for _, j := range tagged {
-				f := &fields[j]
-				if f.tag == int32(tag) && f.tagged.has(v) {
-					known = int(j)
-					break
-				}
-			}
+			known := knownTag(fields, tagged, tag, v)
 			if known < 0 {
 				u := d.add(docNode{kind: dUnknownTag, parent: self, start: int32(r.Off), hdr: int32(hdr), tag: tag, edit: -1})
 				r.Raw(end)

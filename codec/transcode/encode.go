@@ -486,7 +486,7 @@ func (e *encoder) encodeStruct(b []byte, m *message, si uint16, obj int32, v int
 			}
 		}
 		if flex {
-			tagged := schemaTagged[s.taggedFirst : s.taggedFirst+uint16(s.taggedN)]
+			tagged := s.tagged()
 			nt := len(unk)
 			for _, j := range tagged {
 				f := &fields[j]

@@ -85,3 +85,20 @@ type field struct {
 func (f *field) isArray() bool      { return f.flags&fArray != 0 }
 func (f *field) nullableEver() bool { return f.flags&fNullableEver != 0 }
 func (f *field) defaultNil() bool   { return f.flags&fDefaultNil != 0 }
+
+// tagged is the positions in the struct's fields of its tagged fields.
+func (s *structDesc) tagged() []uint8 {
+	return schemaTagged[s.taggedFirst : s.taggedFirst+uint16(s.taggedN)]
+}
+
+// knownTag is the position in fields of the tagged field with tag at version v, or -1
+// when the struct defines no such tag at v.
+func knownTag(fields []field, tagged []uint8, tag uint32, v int16) int {
+	for _, j := range tagged {
+		f := &fields[j]
+		if f.tag == int32(tag) && f.tagged.has(v) {
+			return int(j)
+		}
+	}
+	return -1
+}

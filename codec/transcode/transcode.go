@@ -62,6 +62,17 @@ func lookup(name string) *message {
 	return nil
 }
 
+// apiMessage is the request or response (kind) of an api key, or nil.
+func apiMessage(key int16, kind codec.Kind) *message {
+	switch kind {
+	case codec.KindRequest:
+		return byKey(requestByKey[:], key)
+	case codec.KindResponse:
+		return byKey(responseByKey[:], key)
+	}
+	return nil
+}
+
 func byKey(table []int16, key int16) *message {
 	if key < 0 || int(key) >= len(table) || table[key] < 0 {
 		return nil
@@ -81,13 +92,7 @@ func Lookup(name string) (Info, bool) {
 // LookupAPI returns the request or response (kind) of an api key, by the name the
 // newest release gives it.
 func LookupAPI(key int16, kind codec.Kind) (Info, bool) {
-	var m *message
-	switch kind {
-	case codec.KindRequest:
-		m = byKey(requestByKey[:], key)
-	case codec.KindResponse:
-		m = byKey(responseByKey[:], key)
-	}
+	m := apiMessage(key, kind)
 	if m == nil {
 		return Info{}, false
 	}
