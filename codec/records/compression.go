@@ -53,7 +53,7 @@ func decompress(dst []byte, c Compression, src []byte, limit int, magic int8) ([
 		}
 		return append(dst, src...), nil
 	case CompressionGzip:
-		return gunzip(dst, src, limit)
+		return decodeGzip(dst, src, limit)
 	case CompressionSnappy:
 		return unsnappy(dst, src, limit)
 	case CompressionLZ4:
@@ -62,7 +62,7 @@ func decompress(dst []byte, c Compression, src []byte, limit int, magic int8) ([
 		if magic < 2 {
 			return dst, detail(ErrUnsupported, "zstd needs magic 2, have magic %d", magic)
 		}
-		return unzstd(dst, src, limit)
+		return decodeZstd(dst, src, limit)
 	}
 	return dst, detail(ErrUnsupported, "compression codec %d", int(c))
 }

@@ -25,11 +25,17 @@
 //
 // # Compression
 //
-// Decoding uses only kwire's own code and the standard library: gzip is the
-// standard library's reader (concatenated members read as one stream, as
-// Kafka's Java reader does); snappy and LZ4 blocks are decoded by kwire's own
-// block decoders inside its own xerial and LZ4 frame readers; zstd by kwire's
-// own decoder (codec/internal/zstd). Encoding uses github.com/klauspost/compress
+// kwire's own decoders define what decodes: gzip is the standard library's
+// reader (concatenated members read as one stream, as Kafka's Java reader
+// does); snappy and LZ4 blocks are decoded by kwire's own block decoders inside
+// its own xerial and LZ4 frame readers; zstd by kwire's own decoder
+// (codec/internal/zstd). WebAssembly builds (and kwire_nocompress ones) use
+// only these. Native builds try github.com/klauspost/compress (gzip, zstd) and
+// github.com/pierrec/lz4 (LZ4 blocks) first, which run assembly on amd64 and
+// arm64, and decode again with kwire's own decoder whatever those refuse, so
+// the error an input gets is the same in every build. (The one known
+// difference: pierrec accepts an LZ4 block that ends in a match, which the LZ4
+// format and kwire's decoder do not; no encoder writes one.) Encoding uses github.com/klauspost/compress
 // for gzip and zstd, github.com/pierrec/lz4/v4's block compressor inside
 // kwire's LZ4 frame writer, and kwire's own snappy block encoder.
 //

@@ -149,7 +149,7 @@ func unlz4Frame(dst, src []byte, pos, limit int, legacyChecksum bool) ([]byte, i
 			// 2-byte offset keeps them within 64 KiB of it).
 			base = frameStart
 		}
-		k, err := lz4Decode(dst[:len(dst)+room], base, len(dst), block)
+		k, err := decodeLZ4Block(dst[:len(dst)+room], base, len(dst), block)
 		if err != nil {
 			if errors.Is(err, errLZ4Short) {
 				if room < blockMax {
