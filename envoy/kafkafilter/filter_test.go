@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/rand"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -205,18 +206,7 @@ func codes(r *codec.ProduceResponse) []string {
 	return out
 }
 
-func itoa(v int32) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + string(appendInt(nil, v)))
-}
-func appendInt(b []byte, v int32) []byte {
-	if v < 0 {
-		return append(append(b, '-'), appendInt(nil, -v)...)
-	}
-	if v >= 10 {
-		b = appendInt(b, v/10)
-	}
-	return append(b, byte('0'+v%10))
-}
+func itoa(v int32) string { return strconv.Itoa(int(v)) }
 
 const enforceCfg = `{"schema":{"default":"none","rules":[
 	{"topic":"orders","policy":"enforce","schema_ids":[1,2]},
@@ -720,4 +710,118 @@ func TestNodeEndpointsRewritten(t *testing.T) {
 	if err != nil || out != nil {
 		t.Errorf("FindCoordinator with an error: %v, changed %v", err, out != nil)
 	}
+}
+
+// Every version of every request the filter may deny gets a response it can build,
+// that the typed codec decodes, with the configured code in its error fields and the
+// request's entities named (topics and partitions, coordinator keys).
+func TestDenyResponseEveryVersion(t *testing.T) {
+	const code = 29 // TOPIC_AUTHORIZATION_FAILED
+	h := newHost()
+	f := mustFilter(t, h, `{"api_keys":{"allow":[18]},"deny_error_code":29}`)
+	n := 0
+	for _, api := range codec.APIs() {
+		for v := api.Request.MinVersion; v <= api.Request.MaxVersion; v++ {
+			req := codec.NewRequest(api.Key)
+			codectest.Fill(req, rand.New(rand.NewSource(int64(v)+int64(api.Key)*100)), v)
+			frame, err := kafkatest.Request(77, v, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hlen, err := requestHeaderLen(frame, api.Key, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := f.denyResponse(frame, hlen, api.Key, v, 77)
+			if err != nil {
+				t.Errorf("%s v%d: %v", api.Name, v, err)
+				continue
+			}
+			if out == nil {
+				if p, ok := req.(*codec.ProduceRequest); !ok || p.Acks != 0 {
+					t.Errorf("%s v%d: no response", api.Name, v)
+				}
+				continue
+			}
+			n++
+			rf, err := codec.DecodeResponseFrame(out, api.Key, v)
+			if err != nil {
+				t.Errorf("%s v%d: the response does not decode: %v", api.Name, v, err)
+				continue
+			}
+			if rf.Header.CorrelationId != 77 {
+				t.Errorf("%s v%d: correlation id %d", api.Name, v, rf.Header.CorrelationId)
+			}
+			switch r := rf.Body.(type) {
+			case *codec.ProduceResponse:
+				p := req.(*codec.ProduceRequest)
+				var want, got []string
+				for _, tp := range p.TopicData {
+					for _, pp := range tp.PartitionData {
+						want = append(want, tp.Name+tp.TopicId.String()+"/"+itoa(pp.Index))
+					}
+				}
+				for _, tp := range r.Responses {
+					for _, pp := range tp.PartitionResponses {
+						got = append(got, tp.Name+tp.TopicId.String()+"/"+itoa(pp.Index))
+						if pp.ErrorCode != code || pp.BaseOffset != -1 {
+							t.Errorf("Produce v%d: partition %+v", v, pp)
+						}
+					}
+				}
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("Produce v%d: partitions %v, want %v", v, got, want)
+				}
+			case *codec.MetadataResponse:
+				m := req.(*codec.MetadataRequest)
+				if len(r.Topics) != len(m.Topics) {
+					t.Errorf("Metadata v%d: %d topics, want %d", v, len(r.Topics), len(m.Topics))
+				}
+				for i := range r.Topics {
+					want := fmtPtr(m.Topics[min(i, len(m.Topics)-1)].Name)
+					if want == "<nil>" && v < 12 {
+						want = "" // the response names a topic asked for by id with ""
+					}
+					if i < len(m.Topics) && (r.Topics[i].ErrorCode != code || r.Topics[i].TopicId != m.Topics[i].TopicId ||
+						(v >= 1 && fmtPtr(r.Topics[i].Name) != want)) {
+						t.Errorf("Metadata v%d: topic %+v for %+v", v, r.Topics[i], m.Topics[i])
+					}
+				}
+				if v >= 13 && r.ErrorCode != code {
+					t.Errorf("Metadata v%d: top-level error %d", v, r.ErrorCode)
+				}
+			case *codec.FindCoordinatorResponse:
+				fc := req.(*codec.FindCoordinatorRequest)
+				if v < 4 && r.ErrorCode != code {
+					t.Errorf("FindCoordinator v%d: error %d", v, r.ErrorCode)
+				}
+				if v >= 4 {
+					if len(r.Coordinators) != len(fc.CoordinatorKeys) {
+						t.Errorf("FindCoordinator v%d: %d coordinators for %d keys", v, len(r.Coordinators), len(fc.CoordinatorKeys))
+					}
+					for i, c := range r.Coordinators {
+						if c.ErrorCode != code || i < len(fc.CoordinatorKeys) && c.Key != fc.CoordinatorKeys[i] {
+							t.Errorf("FindCoordinator v%d: coordinator %+v", v, c)
+						}
+					}
+				}
+			case *codec.DescribeClusterResponse:
+				dc := req.(*codec.DescribeClusterRequest)
+				if r.ErrorCode != code || (v >= 1 && r.EndpointType != dc.EndpointType) {
+					t.Errorf("DescribeCluster v%d: %+v", v, r)
+				}
+			}
+		}
+	}
+	if n < 300 {
+		t.Fatalf("only %d responses built", n)
+	}
+	t.Logf("%d deny responses built and decoded", n)
+}
+
+func fmtPtr(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
 }

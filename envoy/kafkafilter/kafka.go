@@ -445,9 +445,9 @@ func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32
 				b = append(b, ',')
 			}
 			b = append(b, `{"errorCode":`+codeText+`,"name":`...)
-			if s, null := d.Str(d.Field(t, "name")); null {
+			if s, null := d.Str(d.Field(t, "name")); null && ver >= 12 {
 				b = append(b, "null"...)
-			} else {
+			} else { // a request by topic id (v10-11) gets "" where the response cannot carry null
 				b = appendJSONString(b, string(s))
 			}
 			if ver >= 10 {
@@ -458,15 +458,15 @@ func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32
 		}
 		b = append(b, "]}"...)
 	case apiFindCoordinator:
-		b = append(b, `{"nodeId":-1,"port":-1`...)
+		b = append(b, '{')
 		if ver < 4 {
-			b = append(b, `,"errorCode":`+codeText...)
+			b = append(b, `"nodeId":-1,"port":-1,"errorCode":`+codeText...)
 			if ver >= 1 {
 				b = append(b, `,"errorMessage":`...)
 				b = appendJSONString(b, msg)
 			}
 		} else {
-			b = append(b, `,"coordinators":[`...)
+			b = append(b, `"coordinators":[`...)
 			for k := d.First(d.Field(root, "coordinatorKeys")); k != transcode.NoNode; k = d.Next(k) {
 				if b[len(b)-1] != '[' {
 					b = append(b, ',')
