@@ -12,6 +12,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/codectest"
 	"github.com/kwire/kwire/codec/kerr"
+	"github.com/kwire/kwire/codec/policy"
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/transcode"
 	"github.com/kwire/kwire/envoy/kafkatest"
@@ -824,4 +825,68 @@ func fmtPtr(s *string) string {
 		return "<nil>"
 	}
 	return *s
+}
+
+// The broker's Produce response gains the partitions the filter rejected, at every
+// version: into the topic's entry when it has one, as a new entry otherwise.
+func TestMergeRejectedEveryVersion(t *testing.T) {
+	idA, idB := codec.UUID{1}, codec.UUID{2}
+	for v := int16(0); v <= 13; v++ {
+		resp := codec.NewProduceResponse()
+		pa := codec.NewProduceResponsePartitionProduceResponse()
+		pa.BaseOffset = 5
+		ta := codec.ProduceResponseTopicProduceResponse{PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pa}}
+		if v >= 13 {
+			ta.TopicId = idA
+		} else {
+			ta.Name = "a"
+		}
+		resp.Responses = []codec.ProduceResponseTopicProduceResponse{ta}
+		body, err := resp.Encode(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rejected := []rejectedTopic{
+			{name: "a", id: idA, parts: []rejectedPartition{{index: 1, code: 87, msg: "no schema", failures: []policy.RecordVerdict{{Index: 2, Detail: "record 2"}}}}},
+			{name: "b", id: idB, parts: []rejectedPartition{{index: 0, code: 87, msg: "no schema"}}},
+		}
+		if v >= 13 {
+			rejected[0].name, rejected[1].name = "", ""
+		}
+		var d transcode.Doc
+		if err := d.Parse(body, "ProduceResponse", v); err != nil {
+			t.Fatal(err)
+		}
+		if err := mergeRejected(&d, v, rejected); err != nil {
+			t.Fatalf("v%d: %v", v, err)
+		}
+		out, err := d.AppendTo(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got codec.ProduceResponse
+		if err := got.Decode(out, v); err != nil {
+			t.Fatalf("v%d: %v", v, err)
+		}
+		var parts []string
+		for _, tp := range got.Responses {
+			for _, p := range tp.PartitionResponses {
+				s := tp.Name + tp.TopicId.String()[:2] + "/" + itoa(p.Index) + "=" + itoa(int32(p.ErrorCode))
+				if v >= 8 && p.ErrorCode != 0 && (p.ErrorMessage == nil || *p.ErrorMessage != "no schema") {
+					t.Errorf("v%d: %s message %v", v, s, p.ErrorMessage)
+				}
+				if v >= 8 && p.Index == 1 && (len(p.RecordErrors) != 1 || p.RecordErrors[0].BatchIndex != 2) {
+					t.Errorf("v%d: record errors %+v", v, p.RecordErrors)
+				}
+				parts = append(parts, s)
+			}
+		}
+		want := "aAA/0=0 aAA/1=87 bAA/0=87"
+		if v >= 13 {
+			want = "AQ/0=0 AQ/1=87 Ag/0=87"
+		}
+		if strings.Join(parts, " ") != want {
+			t.Errorf("v%d: %s, want %s", v, strings.Join(parts, " "), want)
+		}
+	}
 }
