@@ -1,6 +1,7 @@
 package transcode
 
 import (
+	"encoding/binary"
 	"errors"
 	"github.com/kwire/kwire/codec/internal/errtext"
 	"math"
@@ -397,12 +398,8 @@ func (d *Doc) IsNull(n Node) bool {
 	if p.kind != dScalar || (p.f.typ != tString && p.f.typ != tBytes && p.f.typ != tRecords) {
 		return false
 	}
-	r := wire.Reader{Src: d.src[:p.end], Off: int(p.start)}
-	if p.f.typ == tString {
-		_, null := r.NullableStringView(p.compact)
-		return null
-	}
-	return r.NullableBytes(p.compact) == nil
+	_, null := d.payload(p)
+	return null
 }
 
 // Raw is n's bytes as parsed: for a tagged field its value without the tag header, for
@@ -444,22 +441,49 @@ func (d *Doc) Int(n Node) int64 {
 	if p == nil || p.kind != dScalar {
 		return 0
 	}
-	r := wire.Reader{Src: d.src[:p.end], Off: int(p.start)}
+	// The span was read whole by Parse, so it holds the value's bytes.
+	b := d.src[p.start:p.end]
 	switch p.f.typ {
 	case tBool, tInt8:
-		return int64(r.Int8())
+		return int64(int8(b[0]))
 	case tInt16:
-		return int64(r.Int16())
+		return int64(int16(binary.BigEndian.Uint16(b)))
 	case tUint16:
-		return int64(r.Uint16())
+		return int64(binary.BigEndian.Uint16(b))
 	case tInt32:
-		return int64(r.Int32())
+		return int64(int32(binary.BigEndian.Uint32(b)))
 	case tUint32:
-		return int64(r.Uint32())
+		return int64(binary.BigEndian.Uint32(b))
 	case tInt64:
-		return r.Int64()
+		return int64(binary.BigEndian.Uint64(b))
 	}
 	return 0
+}
+
+// payload is the content of a string, bytes or records scalar after its length
+// prefix; null is (nil, true). Parse checked the prefix, so only its form is read.
+func (d *Doc) payload(p *docNode) ([]byte, bool) {
+	b := d.src[p.start:p.end:p.end]
+	if p.compact {
+		if b[0] == 0 { // uvarint(length+1) of 0: null
+			return nil, true
+		}
+		i := 0
+		for b[i] >= 0x80 {
+			i++
+		}
+		return b[i+1:], false
+	}
+	if p.f.typ == tString {
+		if int16(binary.BigEndian.Uint16(b)) < 0 {
+			return nil, true
+		}
+		return b[2:], false
+	}
+	if int32(binary.BigEndian.Uint32(b)) < 0 {
+		return nil, true
+	}
+	return b[4:], false
 }
 
 // Str is the value of a string scalar n as a view of the parsed bytes; null is (nil,
@@ -469,8 +493,7 @@ func (d *Doc) Str(n Node) (s []byte, null bool) {
 	if p == nil || p.kind != dScalar || p.f.typ != tString {
 		return nil, false
 	}
-	r := wire.Reader{Src: d.src[:p.end], Off: int(p.start)}
-	return r.NullableStringView(p.compact)
+	return d.payload(p)
 }
 
 // Bytes is the value of a bytes or records scalar n as a view of the parsed bytes (nil
@@ -480,8 +503,8 @@ func (d *Doc) Bytes(n Node) []byte {
 	if p == nil || p.kind != dScalar || (p.f.typ != tBytes && p.f.typ != tRecords) {
 		return nil
 	}
-	r := wire.Reader{Src: d.src[:p.end], Off: int(p.start)}
-	return r.NullableBytes(p.compact)
+	b, _ := d.payload(p)
+	return b
 }
 
 // UUID is the value of a uuid scalar n.
