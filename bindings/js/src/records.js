@@ -1,18 +1,7 @@
 // Reading the record table (kw_records_decode_table, layout in kwire.h) with plain
 // little-endian loads: no JSON on the records fast path.
 
-const COMPRESSIONS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
-const SCHEMA_SOURCES = ['none', 'value-prefix', 'header'];
-const TIMESTAMP_TYPES = ['NoTimestampType', 'CreateTime', 'LogAppendTime'];
-const HEADER_SIZE = 40;
-const RECORD_MIN_STRIDE = 96;
-const HEADER_MIN_STRIDE = 16;
-
-const utf8 = new TextDecoder();
-
-function tableError(msg) {
-  return new Error('kwire: bad record table: ' + msg);
-}
+import { COMPRESSIONS, SCHEMA_SOURCES, TIMESTAMP_TYPES, outside, readGeometry, tableError, text } from './layout.js';
 
 /**
  * readTable turns a record table into record objects.
@@ -21,23 +10,7 @@ function tableError(msg) {
  * @param {boolean} int64String int64 fields as decimal strings instead of bigint
  */
 export function readTable(buf, copy, int64String) {
-  const size = buf.length;
-  if (size < HEADER_SIZE || buf[0] !== 0x4b || buf[1] !== 0x57 || buf[2] !== 0x52 || buf[3] !== 0x54) {
-    throw tableError('no KWRT header');
-  }
-  const dv = new DataView(buf.buffer, buf.byteOffset, size);
-  const layout = dv.getInt32(4, true);
-  const n = dv.getInt32(8, true);
-  const stride = dv.getInt32(12, true);
-  const recOff = dv.getInt32(16, true);
-  const hn = dv.getInt32(20, true);
-  const hstride = dv.getInt32(24, true);
-  const hOff = dv.getInt32(28, true);
-  const skippedBytes = dv.getInt32(32, true);
-  if (layout < 1 || dv.getInt32(36, true) !== size || n < 0 || hn < 0 || stride < RECORD_MIN_STRIDE || hstride < HEADER_MIN_STRIDE ||
-      recOff < HEADER_SIZE || hOff < HEADER_SIZE || recOff + n * stride > size || hOff + hn * hstride > size) {
-    throw tableError(`geometry (layout ${layout}, ${n} records, ${hn} headers, ${size} bytes)`);
-  }
+  const { dv, size, n, stride, recOff, hn, hstride, hOff, skippedBytes } = readGeometry(buf);
   // Records of one batch share their producer id, and headers usually repeat their
   // keys: the previous value is reused when the bytes are the same.
   let pidLo = 0;
@@ -51,13 +24,13 @@ export function readTable(buf, copy, int64String) {
     const at = recOff + i * stride;
     const first = dv.getInt32(at + 40, true);
     const count = dv.getInt32(at + 44, true);
-    if (first < 0 || count < 0 || first + count > hn) throw tableError(`record ${i}: headers ${first}+${count} of ${hn}`);
+    if (outside(first, count, hn)) throw tableError(`record ${i}: headers ${first}+${count} of ${hn}`);
     const headers = new Array(count);
     for (let j = 0; j < count; j++) {
       const h = hOff + (first + j) * hstride;
       const ko = dv.getInt32(h, true);
       const kl = dv.getInt32(h + 4, true);
-      if (kl < 0 || ko < 0 || ko + kl > size) throw tableError(`record ${i}: header ${j} key outside the table`);
+      if (outside(ko, kl, size)) throw tableError(`record ${i}: header ${j} key outside the table`);
       let key;
       if (kl === lastKeyLen && sameBytes(buf, ko, lastKeyOff, kl)) {
         key = lastKey;
@@ -106,25 +79,11 @@ export function readTable(buf, copy, int64String) {
 // span returns bytes [off, off+len) of buf as a view or a copy; null for length -1.
 function span(buf, size, copy, off, len) {
   if (len === -1) return null;
-  if (len < 0 || off < 0 || off + len > size) throw tableError(`span (${off}, ${len}) outside the table`);
+  if (outside(off, len, size)) throw tableError(`span (${off}, ${len}) outside the table`);
   return copy ? buf.slice(off, off + len) : buf.subarray(off, off + len);
 }
 
 function sameBytes(buf, a, b, len) {
   for (let i = 0; i < len; i++) if (buf[a + i] !== buf[b + i]) return false;
   return true;
-}
-
-// Header keys are short ASCII in practice: build them without a TextDecoder call.
-function text(buf, off, len) {
-  if (len <= 32) {
-    let s = '';
-    for (let i = off, end = off + len; i < end; i++) {
-      const c = buf[i];
-      if (c >= 0x80) return utf8.decode(buf.subarray(off, off + len));
-      s += String.fromCharCode(c);
-    }
-    return s;
-  }
-  return utf8.decode(buf.subarray(off, off + len));
 }

@@ -3,19 +3,7 @@
 // table, RecordSet is a run of its records (a partition's records field), Record one
 // entry, and Columns the table's fields as typed arrays. Layout in capi/kwire.h.
 
-const COMPRESSIONS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
-const SCHEMA_SOURCES = ['none', 'value-prefix', 'header'];
-const TIMESTAMP_TYPES = ['NoTimestampType', 'CreateTime', 'LogAppendTime'];
-const HEADER_SIZE_1 = 40; // table header of layout 1
-const HEADER_SIZE_2 = 48; // layout 2: + json_offset, json_length
-const RECORD_MIN_STRIDE = 96;
-const HEADER_MIN_STRIDE = 16;
-
-const utf8 = new TextDecoder();
-
-export function tableError(msg) {
-  return new Error('kwire: bad record table: ' + msg);
-}
+import { COMPRESSIONS, SCHEMA_SOURCES, TIMESTAMP_TYPES, decodeText, outside, readGeometry, tableError, text } from './layout.js';
 
 /**
  * RecordTable: one record table, in a Uint8Array the table owns (a copy made when the
@@ -24,28 +12,12 @@ export function tableError(msg) {
  */
 export class RecordTable {
   constructor(buf) {
-    const size = buf.length;
-    if (size < HEADER_SIZE_1 || buf[0] !== 0x4b || buf[1] !== 0x57 || buf[2] !== 0x52 || buf[3] !== 0x54) {
-      throw tableError('no KWRT header');
-    }
-    const dv = new DataView(buf.buffer, buf.byteOffset, size);
-    const layout = dv.getInt32(4, true);
-    const n = dv.getInt32(8, true);
-    const stride = dv.getInt32(12, true);
-    const recOff = dv.getInt32(16, true);
-    const hn = dv.getInt32(20, true);
-    const hstride = dv.getInt32(24, true);
-    const hOff = dv.getInt32(28, true);
-    const head = layout >= 2 ? HEADER_SIZE_2 : HEADER_SIZE_1;
-    if (layout < 1 || size < head || dv.getInt32(36, true) !== size || n < 0 || hn < 0 || stride < RECORD_MIN_STRIDE ||
-        hstride < HEADER_MIN_STRIDE || recOff < head || hOff < head || recOff + n * stride > size || hOff + hn * hstride > size) {
-      throw tableError(`geometry (layout ${layout}, ${n} records, ${hn} headers, ${size} bytes)`);
-    }
+    const { dv, size, layout, head, n, stride, recOff, hn, hstride, hOff, skippedBytes } = readGeometry(buf);
     /** The table's bytes: keys, values and header spans are offsets into it. */
     this.data = buf;
     this.layout = layout;
     /** The size of a partial batch at the end of the input, skipped (as Kafka's readers do). */
-    this.skippedBytes = dv.getInt32(32, true);
+    this.skippedBytes = skippedBytes;
     this.length = n;
     this.headerCount = hn;
     this._dv = dv;
@@ -76,8 +48,7 @@ export class RecordTable {
       const vl = dv.getInt32(at + 36, true);
       const fh = dv.getInt32(at + 40, true);
       const hc = dv.getInt32(at + 44, true);
-      if ((kl !== -1 && (kl < 0 || ko < 0 || ko + kl > size)) || (vl !== -1 && (vl < 0 || vo < 0 || vo + vl > size)) ||
-          fh < 0 || hc < 0 || fh + hc > hn) {
+      if ((kl !== -1 && outside(ko, kl, size)) || (vl !== -1 && outside(vo, vl, size)) || outside(fh, hc, hn)) {
         throw tableError(`record ${i}: key (${ko}, ${kl}) value (${vo}, ${vl}) headers ${fh}+${hc} of ${hn}`);
       }
     }
@@ -86,7 +57,7 @@ export class RecordTable {
       const kl = dv.getInt32(at + 4, true);
       const vo = dv.getInt32(at + 8, true);
       const vl = dv.getInt32(at + 12, true);
-      if (kl < 0 || ko < 0 || ko + kl > size || (vl !== -1 && (vl < 0 || vo < 0 || vo + vl > size))) {
+      if (outside(ko, kl, size) || (vl !== -1 && outside(vo, vl, size))) {
         throw tableError(`header ${j}: key (${ko}, ${kl}) value (${vo}, ${vl})`);
       }
     }
@@ -95,7 +66,7 @@ export class RecordTable {
   /** The frame JSON text a layout-2 table carries (null for layout 1). */
   jsonText() {
     if (this._jsonOffset < 0) return null;
-    return utf8.decode(this.data.subarray(this._jsonOffset, this._jsonOffset + this._jsonLength));
+    return decodeText(this.data, this._jsonOffset, this._jsonLength);
   }
 
   /** Record i (a lazy view: its fields are read from the table when asked for). */
@@ -205,40 +176,34 @@ export class Record {
   }
 
   get key() {
-    const dv = this._t._dv;
-    const n = dv.getInt32(this._at + 28, true);
-    if (n === -1) return null;
-    const o = dv.getInt32(this._at + 24, true);
-    return this._t.data.subarray(o, o + n);
+    return this._span(24);
   }
 
   get value() {
-    const dv = this._t._dv;
-    const n = dv.getInt32(this._at + 36, true);
-    if (n === -1) return null;
-    const o = dv.getInt32(this._at + 32, true);
-    return this._t.data.subarray(o, o + n);
+    return this._span(32);
   }
 
   /** [{key: string, value: Uint8Array | null}] in wire order (header keys as UTF-8 text). */
   get headers() {
-    const t = this._t;
-    const dv = t._dv;
-    const first = dv.getInt32(this._at + 40, true);
-    const count = dv.getInt32(this._at + 44, true);
-    const out = new Array(count);
-    for (let j = 0; j < count; j++) {
-      const h = t._hOff + (first + j) * t._hstride;
-      const ko = dv.getInt32(h, true);
-      const vl = dv.getInt32(h + 12, true);
-      const vo = dv.getInt32(h + 8, true);
-      out[j] = { key: text(t.data, ko, dv.getInt32(h + 4, true)), value: vl === -1 ? null : t.data.subarray(vo, vo + vl) };
-    }
-    return out;
+    return this._headers(text);
   }
 
   /** [{key: Uint8Array, value: Uint8Array | null}]: header keys as their exact bytes. */
   get rawHeaders() {
+    return this._headers(view);
+  }
+
+  // The (offset, length) pair at off of the entry as a view of the table; null for length -1.
+  _span(off) {
+    const dv = this._t._dv;
+    const n = dv.getInt32(this._at + off + 4, true);
+    if (n === -1) return null;
+    const o = dv.getInt32(this._at + off, true);
+    return this._t.data.subarray(o, o + n);
+  }
+
+  // The record's headers in wire order, each key made by key(data, offset, length).
+  _headers(key) {
     const t = this._t;
     const dv = t._dv;
     const first = dv.getInt32(this._at + 40, true);
@@ -246,10 +211,9 @@ export class Record {
     const out = new Array(count);
     for (let j = 0; j < count; j++) {
       const h = t._hOff + (first + j) * t._hstride;
-      const ko = dv.getInt32(h, true);
       const vl = dv.getInt32(h + 12, true);
       const vo = dv.getInt32(h + 8, true);
-      out[j] = { key: t.data.subarray(ko, ko + dv.getInt32(h + 4, true)), value: vl === -1 ? null : t.data.subarray(vo, vo + vl) };
+      out[j] = { key: key(t.data, dv.getInt32(h, true), dv.getInt32(h + 4, true)), value: vl === -1 ? null : t.data.subarray(vo, vo + vl) };
     }
     return out;
   }
@@ -390,16 +354,6 @@ function buildColumns(t) {
   return Object.freeze({ length: n, data, offsets, timestamps, keys, values, headerIndex, headers });
 }
 
-// Header keys are short ASCII in practice: build them without a TextDecoder call.
-export function text(buf, off, len) {
-  if (len <= 32) {
-    let s = '';
-    for (let i = off, end = off + len; i < end; i++) {
-      const c = buf[i];
-      if (c >= 0x80) return utf8.decode(buf.subarray(off, off + len));
-      s += String.fromCharCode(c);
-    }
-    return s;
-  }
-  return utf8.decode(buf.subarray(off, off + len));
+function view(buf, off, len) {
+  return buf.subarray(off, off + len);
 }
