@@ -71,12 +71,8 @@ _EXPORTS = (
     "kw_records_encode",
 )
 
-# Exports a newer module adds (ABI minor versions only add): used when present.
-_OPTIONAL_EXPORTS = (
-    "kw_decode_request_frame_records",
-    "kw_decode_response_frame_records",
-    "kw_encode_request_frame_records",
-    # ABI 1.1 sessions (kwire.session)
+# The ABI 1.1 session calls (kwire.session needs every one of them).
+_SESSION_EXPORTS = (
     "kw_session_new",
     "kw_session_free",
     "kw_session_begin_negotiation",
@@ -86,6 +82,13 @@ _OPTIONAL_EXPORTS = (
     "kw_session_counters",
     "kw_session_version_for",
 )
+
+# Exports a newer module adds (ABI minor versions only add): used when present.
+_OPTIONAL_EXPORTS = (
+    "kw_decode_request_frame_records",
+    "kw_decode_response_frame_records",
+    "kw_encode_request_frame_records",
+) + _SESSION_EXPORTS
 
 BytesLike = Union[bytes, bytearray, memoryview]
 

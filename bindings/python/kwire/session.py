@@ -30,21 +30,10 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple, TypedDict, Un
 
 from ._api import BytesLike, Kwire, default, dumps, loads
 from ._errors import ERR_UNSUPPORTED, KwireError, error_for
-from ._runtime import _OUT_SLOTS, Instance, check_int32
+from ._runtime import _OUT_SLOTS, _SESSION_EXPORTS, Instance, check_int32
 
 NO_RESPONSE = 1
 """kw_session_request flag: the broker does not answer (Produce with acks=0)."""
-
-_EXPORTS = (
-    "kw_session_new",
-    "kw_session_free",
-    "kw_session_begin_negotiation",
-    "kw_session_request",
-    "kw_session_feed",
-    "kw_session_next",
-    "kw_session_counters",
-    "kw_session_version_for",
-)
 
 _READ_SIZE = 1 << 16
 
@@ -140,7 +129,7 @@ class SessionCore:
     ) -> None:
         kw = kwire if kwire is not None else default()
         inst = kw._inst
-        missing = [n for n in _EXPORTS if n not in inst.optional]
+        missing = [n for n in _SESSION_EXPORTS if n not in inst.optional]
         if missing:
             major, minor = inst.abi_version >> 16, inst.abi_version & 0xFFFF
             text = f"kwire: this kwire.wasm (ABI {major}.{minor}) has no sessions (needs ABI 1.1; missing {', '.join(missing)})"
@@ -355,7 +344,82 @@ class _Pipeline:
         return ConnectionClosedError(text)
 
 
-class Session:
+class _SessionBase:
+    """What Session and AsyncSession share: the _Pipeline over a SessionCore, the state
+    read from it, and the bytes read from the connection turned into outcomes. A
+    subclass gives the I/O: _write (a frame to the connection) and _close_with (the
+    connection closed and whatever waits failed with err, which it returns)."""
+
+    def __init__(
+        self,
+        kwire: Optional[Kwire],
+        client_id: Optional[str],
+        max_frame_size: Optional[int],
+        client_software_name: Optional[str],
+        client_software_version: Optional[str],
+        bootstrap_version: Optional[int],
+    ) -> None:
+        self._p = _Pipeline(
+            SessionCore(
+                kwire,
+                client_id=client_id,
+                max_frame_size=max_frame_size,
+                client_software_name=client_software_name,
+                client_software_version=client_software_version,
+                bootstrap_version=bootstrap_version,
+            )
+        )
+
+    # ---- state -----------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._p.closed is not None
+
+    @property
+    def error(self) -> Optional[ConnectionClosedError]:
+        """The error the session closed with, or None."""
+        return self._p.closed
+
+    @property
+    def negotiated(self) -> bool:
+        return self._p.negotiated
+
+    @property
+    def negotiation_versions(self) -> List[int]:
+        """The ApiVersions versions the negotiation sent, in order."""
+        return list(self._p.negotiation_versions)
+
+    def counters(self) -> Counters:
+        return self._p.core.counters()
+
+    def version_for(self, api_key: int) -> int:
+        self._p.check()
+        return self._p.core.version_for(api_key)
+
+    # ---- I/O -------------------------------------------------------------------------
+
+    def _write(self, frame: bytes) -> None:
+        raise NotImplementedError
+
+    def _close_with(self, err: ConnectionClosedError) -> ConnectionClosedError:
+        raise NotImplementedError
+
+    def _received(self, data: bytes) -> Tuple[List[Tuple[int, Union[Response, ResponseError]]], List[bytes]]:
+        """What one read from the connection gave (empty: the peer closed it): the
+        completed (correlation id, response or error) and the frames to write. The end of
+        the stream or a broken one closes the session and raises its
+        ConnectionClosedError."""
+        if not data:
+            raise self._close_with(self._p.end_error())
+        try:
+            return self._p.drain(data)
+        except ConnectionClosedError as e:
+            self._close_with(e)
+            raise
+
+
+class Session(_SessionBase):
     """A Kafka connection over a blocking socket (or any object with ``sendall`` and
     ``recv``). ``request`` sends and waits; ``send`` and ``receive`` pipeline: send any
     number of requests, then receive each response by its correlation id (responses read
@@ -377,16 +441,7 @@ class Session:
         bootstrap_version: Optional[int] = None,
     ) -> None:
         self.sock = sock
-        self._p = _Pipeline(
-            SessionCore(
-                kwire,
-                client_id=client_id,
-                max_frame_size=max_frame_size,
-                client_software_name=client_software_name,
-                client_software_version=client_software_version,
-                bootstrap_version=bootstrap_version,
-            )
-        )
+        super().__init__(kwire, client_id, max_frame_size, client_software_name, client_software_version, bootstrap_version)
         self._lock = threading.RLock()
         self._waiting: Set[int] = set()
         self._results: Dict[int, Union[Response, ResponseError]] = {}
@@ -435,35 +490,6 @@ class Session:
                 raise
         return s
 
-    # ---- state -----------------------------------------------------------------------
-
-    @property
-    def closed(self) -> bool:
-        return self._p.closed is not None
-
-    @property
-    def error(self) -> Optional[ConnectionClosedError]:
-        """The error the session closed with, or None."""
-        return self._p.closed
-
-    @property
-    def negotiated(self) -> bool:
-        return self._p.negotiated
-
-    @property
-    def negotiation_versions(self) -> List[int]:
-        """The ApiVersions versions the negotiation sent, in order."""
-        return list(self._p.negotiation_versions)
-
-    def counters(self) -> Counters:
-        return self._p.core.counters()
-
-    def version_for(self, api_key: int) -> int:
-        self._p.check()
-        return self._p.core.version_for(api_key)
-
-    # ---- I/O -------------------------------------------------------------------------
-
     def _write(self, frame: bytes) -> None:
         try:
             self.sock.sendall(frame)
@@ -488,13 +514,7 @@ class Session:
             raise
         except OSError as e:
             raise self._close_with(ConnectionClosedError(f"kwire: reading from the connection: {e}")) from e
-        if not data:
-            raise self._close_with(self._p.end_error())
-        try:
-            done, writes = self._p.drain(data)
-        except ConnectionClosedError as e:
-            self._close_with(e)
-            raise
+        done, writes = self._received(data)
         for frame in writes:
             self._write(frame)
         for corr, outcome in done:
@@ -570,7 +590,7 @@ class Session:
         self.close()
 
 
-class AsyncSession:
+class AsyncSession(_SessionBase):
     """A Kafka connection over asyncio streams. A reader task feeds the session; each
     ``await request(...)`` writes its frame at once and resolves with its response, so
     concurrent requests are pipelined. A cancelled request leaves the session consistent
@@ -590,16 +610,7 @@ class AsyncSession:
     ) -> None:
         self.reader = reader
         self.writer = writer
-        self._p = _Pipeline(
-            SessionCore(
-                kwire,
-                client_id=client_id,
-                max_frame_size=max_frame_size,
-                client_software_name=client_software_name,
-                client_software_version=client_software_version,
-                bootstrap_version=bootstrap_version,
-            )
-        )
+        super().__init__(kwire, client_id, max_frame_size, client_software_name, client_software_version, bootstrap_version)
         self._futures: Dict[int, "asyncio.Future[Union[Response, ResponseError]]"] = {}
         self._negotiation: Optional["asyncio.Future[None]"] = None
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
@@ -648,30 +659,7 @@ class AsyncSession:
                 raise
         return s
 
-    @property
-    def closed(self) -> bool:
-        return self._p.closed is not None
-
-    @property
-    def error(self) -> Optional[ConnectionClosedError]:
-        return self._p.closed
-
-    @property
-    def negotiated(self) -> bool:
-        return self._p.negotiated
-
-    @property
-    def negotiation_versions(self) -> List[int]:
-        return list(self._p.negotiation_versions)
-
-    def counters(self) -> Counters:
-        return self._p.core.counters()
-
-    def version_for(self, api_key: int) -> int:
-        self._p.check()
-        return self._p.core.version_for(api_key)
-
-    def _fail(self, err: ConnectionClosedError) -> ConnectionClosedError:
+    def _close_with(self, err: ConnectionClosedError) -> ConnectionClosedError:
         err = self._p.fail(err)
         futures = list(self._futures.values())
         self._futures.clear()
@@ -689,15 +677,11 @@ class AsyncSession:
                 try:
                     data = await self.reader.read(_READ_SIZE)
                 except (OSError, asyncio.IncompleteReadError) as e:
-                    self._fail(ConnectionClosedError(f"kwire: reading from the connection: {e}"))
-                    return
-                if not data:
-                    self._fail(self._p.end_error())
+                    self._close_with(ConnectionClosedError(f"kwire: reading from the connection: {e}"))
                     return
                 try:
-                    done, writes = self._p.drain(data)
-                except ConnectionClosedError as e:
-                    self._fail(e)
+                    done, writes = self._received(data)
+                except ConnectionClosedError:
                     return
                 for frame in writes:
                     self._write(frame)
@@ -713,20 +697,20 @@ class AsyncSession:
                     if f is not None and not f.done():
                         f.set_result(outcome)
         except asyncio.CancelledError:
-            self._fail(ConnectionClosedError("kwire: the session was closed"))
+            self._close_with(ConnectionClosedError("kwire: the session was closed"))
             raise
 
     def _write(self, frame: bytes) -> None:
         try:
             self.writer.write(frame)
         except (OSError, RuntimeError) as e:
-            raise self._fail(ConnectionClosedError(f"kwire: writing to the connection: {e}")) from e
+            raise self._close_with(ConnectionClosedError(f"kwire: writing to the connection: {e}")) from e
 
     async def _drain(self) -> None:
         try:
             await self.writer.drain()
         except (OSError, RuntimeError) as e:
-            raise self._fail(ConnectionClosedError(f"kwire: writing to the connection: {e}")) from e
+            raise self._close_with(ConnectionClosedError(f"kwire: writing to the connection: {e}")) from e
 
     async def negotiate(self) -> None:
         """Negotiates api versions; a second call waits for the same negotiation."""
@@ -769,7 +753,7 @@ class AsyncSession:
         """Closes the connection and the session; pending and later requests raise
         ConnectionClosedError."""
         if self._p.closed is None:
-            self._fail(ConnectionClosedError("kwire: the session was closed"))
+            self._close_with(ConnectionClosedError("kwire: the session was closed"))
         if not self._task.done():
             self._task.cancel()
         try:
