@@ -405,13 +405,23 @@ var errStopWalk = errors.New("stop")
 
 // Check checks the records field of one Produce partition of topic.
 func (c *Checker) Check(topic string, partition int32, recs []byte) PartitionVerdict {
-	rule := c.p.RuleFor(topic)
-	v := PartitionVerdict{Topic: topic, Partition: partition, Mode: rule.Mode, Rule: rule.Name(), Accept: true}
+	var v PartitionVerdict
+	c.CheckRule(&v, c.p.RuleFor(topic), topic, partition, recs)
+	return v
+}
+
+// CheckRule is Check with the topic's rule already looked up (rule must be what
+// RuleFor of the checker's policy returned for topic), writing the verdict into
+// *v (whatever v held is replaced). A caller checking many partitions of a topic
+// looks the rule up once, and can skip the partitions of a topic whose rule's
+// mode is None: their verdict is always the accepting one, with nothing checked.
+func (c *Checker) CheckRule(v *PartitionVerdict, rule *Rule, topic string, partition int32, recs []byte) {
+	*v = PartitionVerdict{Topic: topic, Partition: partition, Mode: rule.Mode, Rule: rule.Name(), Accept: true}
 	if rule.Mode == None {
-		return v
+		return
 	}
 	v.Checked = true
-	skipped, err := c.walk(&v, rule, recs, topic, partition)
+	skipped, err := c.walk(v, rule, recs, topic, partition)
 	if err == nil && skipped > 0 {
 		// A producer never sends a partial batch; the broker would refuse it.
 		err = &records.Error{BaseOffset: -1, Record: -1, Field: "records", Offset: len(recs) - skipped,
@@ -427,13 +437,12 @@ func (c *Checker) Check(topic string, partition int32, recs []byte) PartitionVer
 				v.ErrorCode = int16(kerr.CorruptMessage)
 			}
 		}
-		return v
+		return
 	}
 	if v.Failed > 0 && rule.Mode == Enforce {
 		v.Accept = false
 		v.ErrorCode = int16(kerr.InvalidRecord)
 	}
-	return v
 }
 
 // walk checks every record of recs into v, and returns what ForEachMessage

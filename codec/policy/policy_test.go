@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/binary"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -139,6 +140,8 @@ func TestCheck(t *testing.T) {
 	badhdr := msg(prefixed(1, "x"), "schema.id", "one")
 	badver := msg(prefixed(1, "x"), "schema.version", "v1")
 	wrong := msg(prefixed(9, "x"))
+	chk := p.NewChecker()
+	var reused PartitionVerdict
 	for _, tc := range []struct {
 		name, topic string
 		msgs        []records.Message
@@ -180,6 +183,13 @@ func TestCheck(t *testing.T) {
 			}
 			if v.Partition != 3 || v.Topic != tc.topic {
 				t.Errorf("%s: verdict names %s/%d", tc.name, v.Topic, v.Partition)
+			}
+			// CheckRule into a verdict left over from another partition gives the same.
+			reused.Failed, reused.Records, reused.Accept = 7, 9, false
+			reused.Failures = append(reused.Failures, RecordVerdict{Index: 5})
+			chk.CheckRule(&reused, p.RuleFor(tc.topic), tc.topic, 3, recs)
+			if !reflect.DeepEqual(reused, v) {
+				t.Errorf("%s/%s: CheckRule gave %+v, Check %+v", tc.name, c, reused, v)
 			}
 		}
 	}

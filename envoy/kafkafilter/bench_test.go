@@ -77,3 +77,41 @@ func BenchmarkDownstreamProduce(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProduceSteps times the steps of one Produce request of the benchmark
+// traffic: indexing it (parse), and checkProduce under a policy that does not
+// apply to its topic (none) and under the enforcing one (enforce).
+func BenchmarkProduceSteps(b *testing.B) {
+	frame := benchProduce(b, 1)
+	hlen, err := requestHeaderLen(frame, apiProduce, 9)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("parse", func(b *testing.B) {
+		f, err := New(newHost(), []byte(`{}`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if err := f.doc.ParseAPI(frame[hlen:], apiProduce, codec.KindRequest, 9); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, bc := range []struct{ name, cfg string }{
+		{"none", `{"schema":{"rules":[{"topic":"other","policy":"enforce","schema_ids":[1]}]}}`},
+		{"enforce", `{"schema":{"rules":[{"topic":"bench","policy":"enforce","schema_ids":[1]}]}}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			f, err := New(newHost(), []byte(bc.cfg))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if act := f.checkProduce(frame, hlen, 9); !act.forwardAsIs {
+					b.Fatal("not forwarded as is")
+				}
+			}
+		})
+	}
+}

@@ -175,16 +175,41 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 	}
 	// Counts are added to the metrics once per request: each update is a call
 	// into the host.
-	var n struct{ checked, failed, warned, rejected, partAccepted, partRejected int }
-	defer func() {
-		f.inc(f.mChecked, n.checked)
-		f.inc(f.mFailed, n.failed)
-		f.inc(f.mWarned, n.warned)
-		f.inc(f.mRejected, n.rejected)
-		f.inc(f.mPartAccepted, n.partAccepted)
-		f.inc(f.mPartRejected, n.partRejected)
-	}()
+	var n produceCounts
+	kept := f.checkTopics(d, root, ver, &act, &n)
+	f.inc(f.mChecked, n.checked)
+	f.inc(f.mFailed, n.failed)
+	f.inc(f.mWarned, n.warned)
+	f.inc(f.mRejected, n.rejected)
+	f.inc(f.mPartAccepted, n.partAccepted)
+	f.inc(f.mPartRejected, n.partRejected)
+	if len(act.rejected) == 0 {
+		act.forwardAsIs = true
+		return act
+	}
+	if kept == 0 {
+		return act
+	}
+	b, err := frameWith(frame, hlen, d.AppendTo)
+	if err != nil {
+		return produceAction{refuse: "re-encoding the accepted partitions: " + err.Error()}
+	}
+	act.rewritten = b
+	return act
+}
+
+// produceCounts are the metrics of one Produce request's check.
+type produceCounts struct{ checked, failed, warned, rejected, partAccepted, partRejected int }
+
+// checkTopics applies the schema policy to every partition of the Produce
+// request indexed by d, removes the rejected ones from d and adds them to
+// act.rejected; it returns how many partitions are kept. The rule is looked up
+// once per topic, and the partitions of a topic whose rule is none are accepted
+// without a call into the checker (its verdict for them is always the accepting
+// one, with nothing checked).
+func (f *Filter) checkTopics(d *transcode.Doc, root transcode.Node, ver int16, act *produceAction, n *produceCounts) int {
 	kept := 0
+	var v policy.PartitionVerdict
 	for t := d.First(d.Field(root, "topicData")); t != transcode.NoNode; {
 		next := d.Next(t)
 		var name string
@@ -197,10 +222,20 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 			s, _ := d.Str(d.Field(t, "name"))
 			name = unsafeString(s)
 		}
+		var rule *policy.Rule
+		if known {
+			rule = f.s.pol.RuleFor(name)
+		}
 		var rej rejectedTopic
 		keptHere := 0
 		for p := d.First(d.Field(t, "partitionData")); p != transcode.NoNode; {
 			nextP := d.Next(p)
+			if known && rule.Mode == policy.None {
+				n.partAccepted++
+				keptHere++
+				p = nextP
+				continue
+			}
 			index := int32(d.Int(d.Field(p, "index")))
 			if !known {
 				n.partRejected++
@@ -210,7 +245,7 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 				p = nextP
 				continue
 			}
-			v := f.chk.Check(name, index, d.Bytes(d.Field(p, "records")))
+			f.chk.CheckRule(&v, rule, name, index, d.Bytes(d.Field(p, "records")))
 			if v.Checked {
 				n.checked += v.Records
 				n.failed += v.Failed
@@ -242,19 +277,7 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 		kept += keptHere
 		t = next
 	}
-	if len(act.rejected) == 0 {
-		act.forwardAsIs = true
-		return act
-	}
-	if kept == 0 {
-		return act
-	}
-	b, err := frameWith(frame, hlen, d.AppendTo)
-	if err != nil {
-		return produceAction{refuse: "re-encoding the accepted partitions: " + err.Error()}
-	}
-	act.rewritten = b
-	return act
+	return kept
 }
 
 func unsafeString(b []byte) string {
