@@ -10,7 +10,7 @@ import (
 )
 
 // TestReferenceCLI decodes what the reference zstd command-line tool produces
-// (it is part of the base image; the test is skipped, and says so, where the
+// (when the zstd command is installed; the test is skipped, and says so, where the
 // tool is missing).
 func TestReferenceCLI(t *testing.T) {
 	bin, err := exec.LookPath("zstd")
