@@ -225,11 +225,13 @@ func (c *countingConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write counts p before writing it, as the connection counts its own writes: the
+// peer may answer, and the caller see the answer, before the goroutine that wrote
+// gets to run again, and a count taken after the write would then lag behind.
 func (c *countingConn) Write(p []byte) (int, error) {
-	n, err := c.Conn.Write(p)
-	c.written.Add(int64(n))
+	c.written.Add(int64(len(p)))
 	c.mu.Lock()
-	c.pend = append(c.pend, p[:n]...)
+	c.pend = append(c.pend, p...)
 	for len(c.pend) >= 4 {
 		size := int(binary.BigEndian.Uint32(c.pend))
 		if len(c.pend) < 4+size {
@@ -239,6 +241,10 @@ func (c *countingConn) Write(p []byte) (int, error) {
 		c.frames++
 	}
 	c.mu.Unlock()
+	n, err := c.Conn.Write(p)
+	if n < len(p) {
+		c.written.Add(int64(n - len(p))) // what did not go out (the connection is dead then)
+	}
 	return n, err
 }
 
