@@ -66,7 +66,10 @@ typedef struct {
     size_t errlen;
 } kwj_parser_;
 
-static inline void kwj_free(kwj_value *v) {
+static inline void kwj_free(kwj_value *v);
+
+/* kwj_clear frees what v holds and leaves it a null value in place. */
+static inline void kwj_clear(kwj_value *v) {
     if (!v) return;
     for (size_t i = 0; i < v->count; i++) {
         kwj_free(v->items[i]);
@@ -76,6 +79,14 @@ static inline void kwj_free(kwj_value *v) {
     free(v->keys);
     free(v->key_lens);
     free(v->str);
+    v->items = NULL, v->keys = NULL, v->key_lens = NULL, v->str = NULL;
+    v->count = 0, v->len = 0;
+    v->type = KWJ_NULL;
+}
+
+static inline void kwj_free(kwj_value *v) {
+    if (!v) return;
+    kwj_clear(v);
     free(v);
 }
 
