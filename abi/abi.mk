@@ -92,13 +92,13 @@ abi-test-wasmtime: $(ABI_WASM)
 
 ABI_CTESTS := conformance misuse threads policy
 
-$(ABI_CTEST)/%: capi/test/%.c capi/test/common.h capi/test/minijson.h capi/kwire.h $(ABI_SO)
+$(ABI_CTEST)/%: capi/test/%.c capi/test/common.h capi/test/check.h capi/test/minijson.h capi/kwire.h $(ABI_SO)
 	@mkdir -p $(ABI_CTEST)
 	$(ABI_CC) $(ABI_CFLAGS) -Icapi -Icapi/test $< -L$(BUILD) -lkwire -lpthread -Wl,-rpath,'$$ORIGIN/..' -o $@
 
 # The misuse test once more, linked statically through kwire-static.pc (libkwire.so sits
 # in the same folder; the test checks below that the program does not need it).
-$(ABI_CTEST)/misuse-static: capi/test/misuse.c capi/test/common.h capi/test/minijson.h $(ABI_A) $(ABI_SO) $(ABI_PC_STATIC) $(ABI_H)
+$(ABI_CTEST)/misuse-static: capi/test/misuse.c capi/test/common.h capi/test/check.h capi/test/minijson.h $(ABI_A) $(ABI_SO) $(ABI_PC_STATIC) $(ABI_H)
 	@mkdir -p $(ABI_CTEST)
 	$(ABI_CC) $(ABI_CFLAGS) $$(PKG_CONFIG_PATH=$(BUILD) pkg-config --cflags kwire-static) -Icapi/test $< -o $@.tmp \
 		$$(PKG_CONFIG_PATH=$(BUILD) pkg-config --libs kwire-static)

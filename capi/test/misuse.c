@@ -6,8 +6,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
+#include "check.h"
 
-static int passed, failed;
 static const char *name = "ApiVersionsRequest";
 /* ApiVersionsRequest v3: client software name "kw" and version "1", no tags. */
 static const uint8_t body[] = {3, 'k', 'w', 2, '1', 0};
@@ -20,14 +20,6 @@ static int contains(const uint8_t *b, int32_t n, const char *needle) {
     return 0;
 }
 
-static void check(int ok, const char *what) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        printf("FAIL: %s\n", what);
-    }
-}
 
 /* valid makes a valid call and checks its output and that the error was cleared. */
 static void valid(const char *after) {

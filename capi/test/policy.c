@@ -6,17 +6,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
+#include "check.h"
 
-static int passed, failed;
 
-static void check(int ok, const char *what) {
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        printf("FAIL: %s\n", what);
-    }
-}
 
 /* records encodes one batch of values (base64, comma-separated JSON strings). */
 static uint8_t *records(const char *values_b64, int32_t compression, int32_t *len) {
