@@ -50,6 +50,9 @@ const MaxAlloc = 512 << 20
 // Compression codecs (KW_COMPRESSION_*) and record flags (KW_RECORDS_*).
 const (
 	FlagSkipCRC = 1
+	// FlagInputSpans (KW_RECORDS_INPUT_SPANS) asks the frame-records calls for a
+	// layout-3 table, whose spans of uncompressed records point into the input frame.
+	FlagInputSpans = 2
 )
 
 // StatusName is the category name kw_last_error_json writes for a status.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
@@ -12,28 +13,42 @@ import (
 	"github.com/kwire/kwire/codec/transcode"
 )
 
-// Record table layout 2 (kw_decode_*_frame_records): layout 1's header fields at the
-// same offsets, then the frame's JSON. The bytes of keys, values and headers come right
-// after the header, in the order the records were decoded, so each is copied once; the
-// record and header entries follow them.
+// Record table layouts 2 and 3 (kw_decode_*_frame_records): layout 1's header fields
+// at the same offsets, then the frame's JSON. The data area after the header holds the
+// records sections of batches (decompressed when they were compressed), each copied
+// once; the record and header entries follow it. Layout 3 (KW_RECORDS_INPUT_SPANS)
+// copies no record that was stored uncompressed: such a record's entry says so
+// (TableSourceInput) and its spans index the input frame.
 const (
 	TableLayoutFrame     = 2
+	TableLayoutInput     = 3
 	TableHeaderSizeFrame = 48
 )
 
-// frameTable builds a layout-2 table while a frame is transcoded: the records hook
-// appends record bytes straight into out (after the header) and remembers the entries.
+// Where a record's spans (key, value, its headers) point, at +TableRecSource of its entry.
+const (
+	TableRecSource   = 92
+	TableSourceTable = 0 // the table
+	TableSourceInput = 1 // the input frame (layout 3)
+)
+
+// frameTable builds a layout-2 or layout-3 table while a frame is transcoded: the
+// records hook scans each batch into entries (ents, hents) and copies into out only
+// what must be copied.
 type frameTable struct {
-	out     []byte // the table being built: header, then data
-	start   int    // offset of the table in out
-	recs    []tableRec
-	hdrs    []span2
-	opts    records.Options
-	dec     *records.Decoder
-	json    []byte
-	recErr  error
-	framer  transcode.Framer
-	hookErr *Error
+	out        []byte // the table being built: header, then the data area
+	start      int    // offset of the table in out
+	ents       []byte // record entries, TableRecordStride bytes each
+	hents      []byte // header entries, TableHeaderStride bytes each
+	nrec, nhdr int
+	spans      []int32 // one batch's record spans (records.ScanRecords)
+	hspans     []int32 // one batch's header spans
+	frame      []byte  // the input frame (its offsets are layout 3's input spans)
+	inputSpans bool
+	dec        *records.Decoder
+	json       []byte
+	framer     transcode.Framer
+	hookErr    *Error
 }
 
 var frameTables = sync.Pool{New: func() any {
@@ -41,6 +56,235 @@ var frameTables = sync.Pool{New: func() any {
 	t.framer.Decode.Records = t.hook
 	return t
 }}
+
+// hook decodes one records field into the table and writes its reference.
+func (t *frameTable) hook(dst []byte, recs []byte, path func() string) ([]byte, error) {
+	first := t.nrec
+	skipped, err := t.addField(recs)
+	if err != nil {
+		e := fromRecords(err, false)
+		e.Path = path() + " (" + e.Path + ")"
+		e.Text = "kwire: " + path() + ": " + err.Error()
+		t.hookErr = e
+		return dst, e
+	}
+	if len(t.out)-t.start+len(t.ents)+len(t.hents) > MaxAlloc {
+		t.hookErr = newErr(StatusTooLarge, "kwire: record table exceeds the output limit of "+decimal(MaxAlloc)+" bytes")
+		return dst, t.hookErr
+	}
+	dst = append(dst, `{"firstRecord":`...)
+	dst = strconv.AppendInt(dst, int64(first), 10)
+	dst = append(dst, `,"recordCount":`...)
+	dst = strconv.AppendInt(dst, int64(t.nrec-first), 10)
+	dst = append(dst, `,"skippedBytes":`...)
+	dst = strconv.AppendInt(dst, int64(skipped), 10)
+	dst = append(dst, `,"size":`...)
+	dst = strconv.AppendInt(dst, int64(len(recs)), 10)
+	return append(dst, '}'), nil
+}
+
+// addField adds the records of one records field: batches through the scan, anything
+// else (legacy messages, control batches, whatever the scan refuses) through the
+// Decoder. An error is always the Decoder's, for the whole field, so that it names the
+// same batch, record, field and offset as kw_records_decode_json.
+func (t *frameTable) addField(recs []byte) (skipped int, err error) {
+	inOff := -1
+	if t.inputSpans {
+		inOff = offsetIn(t.frame, recs)
+	}
+	for pos := 0; pos < len(recs); {
+		size, magic, err := records.PeekEntry(recs[pos:])
+		if err != nil {
+			return 0, t.explain(recs)
+		}
+		if size == 0 {
+			return len(recs) - pos, nil
+		}
+		entry := recs[pos : pos+size]
+		at := -1
+		if inOff >= 0 {
+			at = inOff + pos
+		}
+		if magic != 2 || readerOnly || !t.scanBatch(entry, at) {
+			if _, err := t.dec.ForEachMessage(entry, "", 0, t.addMessage); err != nil {
+				return 0, t.explain(recs)
+			}
+		}
+		pos += size
+	}
+	return 0, nil
+}
+
+// readerOnly turns the scan off (tests compare the two paths).
+var readerOnly = false
+
+// explain reads a records field with the Decoder for its error.
+func (t *frameTable) explain(recs []byte) error {
+	_, err := t.dec.ForEachMessage(recs, "", 0, func(*records.Message) error { return nil })
+	if err == nil {
+		err = errors.New("kwire: internal error: the record scan refused records the reader accepts")
+	}
+	return err
+}
+
+// offsetIn returns the offset of sub in b when sub lies inside b, else -1.
+func offsetIn(b, sub []byte) int {
+	if len(sub) == 0 || len(b) == 0 {
+		return -1
+	}
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(sub))) - uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if d > uintptr(len(b)) || uintptr(len(sub)) > uintptr(len(b))-d || d > 1<<31-1 {
+		return -1
+	}
+	return int(d)
+}
+
+// scanBatch adds the records of one magic 2 batch through records.ScanRecords and
+// reports whether it could; on false nothing was added. at is the batch's offset in
+// the input frame when its uncompressed records may stay there (layout 3), else -1.
+func (t *frameTable) scanBatch(entry []byte, at int) bool {
+	b, _, err := records.ParseBatch(entry, t.dec.SkipCRC)
+	if err != nil || b.IsControl() {
+		return false
+	}
+	data, decompressed, err := t.dec.BatchData(&b)
+	if err != nil {
+		return false
+	}
+	n := int(b.NumRecords) // ParseBatch and BatchData bound it by the data's size
+	if cap(t.spans) < n*records.SpanRecordWords {
+		t.spans = make([]int32, n*records.SpanRecordWords)
+	}
+	spans := t.spans[:n*records.SpanRecordWords]
+	if len(t.hspans) < 64 {
+		t.hspans = make([]int32, 64*records.SpanHeaderWords)
+	}
+	pos, nrec, nhdr := 0, 0, 0
+	for nrec < n {
+		next, k, h, ok := records.ScanRecords(data, pos, spans[nrec*records.SpanRecordWords:], t.hspans[nhdr*records.SpanHeaderWords:])
+		if !ok {
+			return false
+		}
+		pos, nrec, nhdr = next, nrec+k, nhdr+h
+		if nrec < n {
+			if pos >= len(data) {
+				return false // fewer records than the batch says
+			}
+			more := make([]int32, 2*len(t.hspans))
+			copy(more, t.hspans[:nhdr*records.SpanHeaderWords])
+			t.hspans = more
+		}
+	}
+	if pos != len(data) {
+		return false
+	}
+	source, base := int32(TableSourceTable), 0
+	if at >= 0 && !decompressed {
+		source, base = TableSourceInput, at+records.BatchHeaderSize
+	} else {
+		base = len(t.out) - t.start
+		t.out = append(t.out, data...)
+	}
+	t.writeBatch(&b, data, spans, t.hspans[:nhdr*records.SpanHeaderWords], int32(base), source)
+	return true
+}
+
+// writeBatch appends the entries of one scanned batch. Plain stores, no calls per record
+// but for the rare schema headers.
+func (t *frameTable) writeBatch(b *records.Batch, data []byte, spans, hspans []int32, base, source int32) {
+	le := binary.LittleEndian
+	n := len(spans) / records.SpanRecordWords
+	e0, h0 := len(t.ents), len(t.hents)
+	t.ents = grow(t.ents, n*TableRecordStride)
+	t.hents = grow(t.hents, len(hspans)/records.SpanHeaderWords*TableHeaderStride)
+	ents, hents := t.ents[e0:], t.hents[h0:]
+	var flags uint32
+	if b.IsTransactional() {
+		flags = 1
+	}
+	logAppend := b.TimestampType() == records.LogAppendTime
+	fh := int32(t.nhdr)
+	hp := 0
+	for i := 0; i < n; i++ {
+		s := spans[i*records.SpanRecordWords : i*records.SpanRecordWords+records.SpanRecordWords : i*records.SpanRecordWords+records.SpanRecordWords]
+		e := ents[i*TableRecordStride : i*TableRecordStride+TableRecordStride : i*TableRecordStride+TableRecordStride]
+		od := s[records.SpanOffsetDelta]
+		ts := b.MaxTimestamp
+		if !logAppend {
+			ts = b.BaseTimestamp + int64(uint64(uint32(s[records.SpanTSDeltaLo]))|uint64(uint32(s[records.SpanTSDeltaHi]))<<32)
+		}
+		ko, kl := s[records.SpanKeyOff]+base, s[records.SpanKeyLen]
+		if kl < 0 {
+			ko = 0
+		}
+		vo, vl := s[records.SpanValueOff]+base, s[records.SpanValueLen]
+		if vl < 0 {
+			vo = 0
+		}
+		nh := s[records.SpanHeaders]
+		hs := hspans[hp : hp+int(nh)*records.SpanHeaderWords]
+		sch := records.SchemaRef{ID: -1, Version: -1}
+		if nh > 0 || vl >= 5 {
+			sch = records.SpanSchema(data, s, hs)
+		}
+		le.PutUint64(e[0:], uint64(b.BaseOffset+int64(od)))
+		le.PutUint64(e[8:], uint64(ts))
+		le.PutUint64(e[16:], uint64(b.ProducerID))
+		le.PutUint32(e[24:], uint32(ko))
+		le.PutUint32(e[28:], uint32(kl))
+		le.PutUint32(e[32:], uint32(vo))
+		le.PutUint32(e[36:], uint32(vl))
+		le.PutUint32(e[40:], uint32(fh))
+		le.PutUint32(e[44:], uint32(nh))
+		le.PutUint32(e[48:], uint32(records.RecordSequence(b.BaseSequence, od)))
+		le.PutUint32(e[52:], uint32(b.PartitionLeaderEpoch))
+		le.PutUint32(e[56:], uint32(int32(b.ProducerEpoch)))
+		le.PutUint32(e[60:], 2)
+		le.PutUint32(e[64:], uint32(b.Compression()))
+		le.PutUint32(e[68:], uint32(b.TimestampType()))
+		le.PutUint32(e[72:], flags)
+		le.PutUint32(e[76:], 0xffffffff)
+		le.PutUint32(e[80:], uint32(sch.Source))
+		le.PutUint32(e[84:], uint32(sch.ID))
+		le.PutUint32(e[88:], uint32(sch.Version))
+		le.PutUint32(e[92:], uint32(source))
+		for j := 0; j+records.SpanHeaderWords <= len(hs); j += records.SpanHeaderWords {
+			h := hents[hp/records.SpanHeaderWords*TableHeaderStride:]
+			h = h[:TableHeaderStride:TableHeaderStride]
+			hvo, hvl := hs[j+2]+base, hs[j+3]
+			if hvl < 0 {
+				hvo = 0
+			}
+			le.PutUint32(h[0:], uint32(hs[j]+base))
+			le.PutUint32(h[4:], uint32(hs[j+1]))
+			le.PutUint32(h[8:], uint32(hvo))
+			le.PutUint32(h[12:], uint32(hvl))
+			hp += records.SpanHeaderWords
+		}
+		fh += nh
+	}
+	t.nrec += n
+	t.nhdr = int(fh)
+}
+
+// addMessage adds one record the Decoder read, its bytes copied into the data area.
+func (t *frameTable) addMessage(m *records.Message) error {
+	var r [1]tableRec
+	var hdrs []span2
+	if len(m.Headers) > 0 {
+		hdrs = make([]span2, 0, len(m.Headers))
+	}
+	recs, hdrs := appendRecord(m, t.addBytes, r[:0], hdrs)
+	recs[0].firstHeader = int32(t.nhdr)
+	e0, h0 := len(t.ents), len(t.hents)
+	t.ents = grow(t.ents, TableRecordStride)
+	t.hents = grow(t.hents, len(hdrs)*TableHeaderStride)
+	writeEntries(t.ents[e0:], 0, 0, recs, nil, 0)
+	writeEntries(t.hents[h0:], 0, 0, nil, hdrs, 0)
+	t.nrec++
+	t.nhdr += len(hdrs)
+	return nil
+}
 
 // addBytes copies b into the data area; it returns the offset from the table start,
 // or (0, -1) for nil.
@@ -53,46 +297,35 @@ func (t *frameTable) addBytes(b []byte) (int32, int32) {
 	return int32(off), int32(len(b))
 }
 
-// hook decodes one records field into the table and writes its reference.
-func (t *frameTable) hook(dst []byte, recs []byte, path func() string) ([]byte, error) {
-	first := len(t.recs)
-	skipped, err := t.dec.ForEachMessage(recs, "", 0, func(m *records.Message) error {
-		t.recs, t.hdrs = appendRecord(m, t.addBytes, t.recs, t.hdrs)
-		return nil
-	})
-	if err != nil {
-		e := fromRecords(err, false)
-		e.Path = path() + " (" + e.Path + ")"
-		e.Text = "kwire: " + path() + ": " + err.Error()
-		t.hookErr = e
-		return dst, e
+// grow extends b by n zeroed bytes, reusing its capacity.
+func grow(b []byte, n int) []byte {
+	if cap(b)-len(b) < n {
+		nb := make([]byte, len(b), 2*cap(b)+n)
+		copy(nb, b)
+		b = nb
 	}
-	if len(t.out)-t.start > MaxAlloc {
-		t.hookErr = newErr(StatusTooLarge, "kwire: record table exceeds the output limit of "+decimal(MaxAlloc)+" bytes")
-		return dst, t.hookErr
-	}
-	dst = append(dst, `{"firstRecord":`...)
-	dst = strconv.AppendInt(dst, int64(first), 10)
-	dst = append(dst, `,"recordCount":`...)
-	dst = strconv.AppendInt(dst, int64(len(t.recs)-first), 10)
-	dst = append(dst, `,"skippedBytes":`...)
-	dst = strconv.AppendInt(dst, int64(skipped), 10)
-	dst = append(dst, `,"size":`...)
-	dst = strconv.AppendInt(dst, int64(len(recs)), 10)
-	return append(dst, '}'), nil
+	return b[:len(b)+n]
 }
 
 func (t *frameTable) reset() {
-	t.out, t.json, t.recs, t.hdrs, t.hookErr = nil, t.json[:0], t.recs[:0], t.hdrs[:0], nil
+	t.out, t.json, t.hookErr, t.frame = nil, t.json[:0], nil, nil
+	t.ents, t.hents, t.nrec, t.nhdr = t.ents[:0], t.hents[:0], 0, 0
 	if cap(t.json) > 4<<20 {
 		t.json = nil
 	}
+	if cap(t.ents) > 8<<20 {
+		t.ents, t.spans = nil, nil
+	}
+	if cap(t.hents) > 8<<20 {
+		t.hents, t.hspans = nil, nil
+	}
 }
 
-// decodeFrameRecords runs one frame decode with records going into a layout-2 table.
+// decodeFrameRecords runs one frame decode with records going into a layout-2 or
+// layout-3 table.
 func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, decode func(t *frameTable) ([]byte, error)) (out []byte, err error) {
 	defer guard(&err)
-	opts, e := recordOptions(flags, maxDecompressed)
+	opts, e := recordOptions(flags&^FlagInputSpans, maxDecompressed)
 	if e != nil {
 		return dst, e
 	}
@@ -100,6 +333,8 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 	d := decoders.Get().(*records.Decoder)
 	d.Options = opts
 	t.dec = d
+	t.frame = frame
+	t.inputSpans = flags&FlagInputSpans != 0
 	defer func() {
 		d.Options = records.Options{}
 		decoders.Put(d)
@@ -107,10 +342,14 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 		t.reset()
 		frameTables.Put(t)
 	}()
-	// Record bytes are at most the frame's size (more only when decompressed).
 	t.start = len(dst)
-	t.out = reserve(dst, TableHeaderSizeFrame+len(frame)+len(frame)/8+256)
-	t.out = append(t.out, make([]byte, TableHeaderSizeFrame)...)
+	if t.inputSpans {
+		t.out = reserve(dst, TableHeaderSizeFrame+len(frame)/2+256)
+	} else {
+		// Record bytes are at most the frame's size (more only when decompressed).
+		t.out = reserve(dst, TableHeaderSizeFrame+len(frame)+len(frame)/8+256)
+	}
+	t.out = grow(t.out, TableHeaderSizeFrame)
 	json, err := decode(t)
 	if t.hookErr != nil {
 		return dst, t.hookErr
@@ -128,20 +367,24 @@ func (t *frameTable) finish() ([]byte, error) {
 		t.out = append(t.out, 0)
 	}
 	recsOff := len(t.out) - t.start
-	hdrsOff := recsOff + len(t.recs)*TableRecordStride
-	jsonOff := hdrsOff + len(t.hdrs)*TableHeaderStride
+	hdrsOff := recsOff + len(t.ents)
+	jsonOff := hdrsOff + len(t.hents)
 	total := jsonOff + len(t.json)
 	if total > MaxAlloc {
 		return nil, newErr(StatusTooLarge, "kwire: record table of "+decimal(total)+" bytes exceeds the output limit")
 	}
-	t.out = append(t.out, make([]byte, jsonOff-recsOff)...)
+	t.out = append(t.out, t.ents...)
+	t.out = append(t.out, t.hents...)
 	t.out = append(t.out, t.json...)
 	b := t.out[t.start:]
+	layout := TableLayoutFrame
+	if t.inputSpans {
+		layout = TableLayoutInput
+	}
 	// Skipped bytes are per records field, in the JSON references.
-	writeTableHeader(b, TableLayoutFrame, len(t.recs), recsOff, len(t.hdrs), hdrsOff, 0, total)
+	writeTableHeader(b, layout, t.nrec, recsOff, t.nhdr, hdrsOff, 0, total)
 	binary.LittleEndian.PutUint32(b[40:], uint32(jsonOff))
 	binary.LittleEndian.PutUint32(b[44:], uint32(len(t.json)))
-	writeEntries(b, recsOff, hdrsOff, t.recs, t.hdrs, 0)
 	out := t.out
 	t.out = nil
 	return out, nil
@@ -211,6 +454,9 @@ func (t *tableReader) records(first, count int) ([]records.Record, error) {
 		at := t.recsOff + (first+i)*t.stride
 		r := &out[i]
 		r.Timestamp = int64(le.Uint64(t.b[at+8:]))
+		if get(at+TableRecSource) != TableSourceTable {
+			return nil, errors.New("record " + strconv.Itoa(first+i) + " points into the frame its table was decoded from (a layout-3 table); encode from a table that holds its bytes")
+		}
 		var err error
 		if r.Key, err = t.span(get(at+24), get(at+28), "a key"); err != nil {
 			return nil, err

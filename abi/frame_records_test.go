@@ -150,6 +150,7 @@ func checkFrameRecords(t *testing.T, what string, frame []byte, request bool, ke
 		}
 		return
 	}
+	checkSamePaths(t, what, frame, request, key, v, 0)
 	var pj any
 	if err := json.Unmarshal(plain, &pj); err != nil {
 		t.Fatal(err)
@@ -376,4 +377,148 @@ func TestFrameRecordsErrors(t *testing.T) {
 	if err != nil || b.Compression() != records.CompressionZstd || b.ProducerID != 5 || b.NumRecords != 2 {
 		t.Fatalf("batch %+v %v", b, err)
 	}
+}
+
+// tableEntries reads every record entry of a frame table as its words, with each span
+// (key, value, header keys and values) replaced by the bytes it names: the table's own,
+// or for a layout-3 entry marked TableSourceInput, the frame's.
+func tableEntries(t *testing.T, b, frame []byte) []string {
+	t.Helper()
+	le := binary.LittleEndian
+	tr, err := readTable(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := le.Uint32(b[4:])
+	span := func(src []byte, off, n int32) string {
+		if n == -1 {
+			if off != 0 {
+				t.Fatalf("null span with offset %d", off)
+			}
+			return "null"
+		}
+		if off < 0 || n < 0 || int(off)+int(n) > len(src) {
+			t.Fatalf("span (%d, %d) outside its %d bytes", off, n, len(src))
+		}
+		return fmt.Sprintf("%q", src[off:off+n])
+	}
+	var out []string
+	for i := 0; i < tr.count; i++ {
+		e := b[tr.recsOff+i*tr.stride:]
+		src := b
+		switch le.Uint32(e[TableRecSource:]) {
+		case TableSourceTable:
+		case TableSourceInput:
+			if layout != TableLayoutInput {
+				t.Fatalf("record %d of a layout-%d table points into the input", i, layout)
+			}
+			src = frame
+		default:
+			t.Fatalf("record %d: source %d", i, le.Uint32(e[TableRecSource:]))
+		}
+		w := func(at int) int32 { return int32(le.Uint32(e[at:])) }
+		s := fmt.Sprintf("off=%d ts=%d pid=%d key=%s value=%s", int64(le.Uint64(e)), int64(le.Uint64(e[8:])), int64(le.Uint64(e[16:])),
+			span(src, w(24), w(28)), span(src, w(32), w(36)))
+		for at := 40; at < 92; at += 4 {
+			if at == 40 {
+				continue // first header: compared through the headers below
+			}
+			s += fmt.Sprintf(" +%d=%d", at, w(at))
+		}
+		for j := 0; j < int(w(44)); j++ {
+			h := b[tr.hdrsOff+(int(w(40))+j)*tr.hstride:]
+			hw := func(at int) int32 { return int32(le.Uint32(h[at:])) }
+			s += " h[" + span(src, hw(0), hw(4)) + "]=" + span(src, hw(8), hw(12))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// checkSamePaths decodes frame with the record scan and with the records reader alone,
+// in layouts 2 and 3: every entry, every byte a span names and the JSON must agree,
+// and so must errors.
+func checkSamePaths(t *testing.T, what string, frame []byte, request bool, key, v int16, extra int32) {
+	t.Helper()
+	run := func(flags int32, reader bool) ([]byte, error) {
+		flags |= extra
+		readerOnly = reader
+		defer func() { readerOnly = false }()
+		if request {
+			return DecodeRequestFrameRecords(nil, frame, flags, 0)
+		}
+		return DecodeResponseFrameRecords(nil, frame, int32(key), int32(v), flags, 0)
+	}
+	ref, rerr := run(0, true)
+	for _, flags := range []int32{0, FlagInputSpans} {
+		got, err := run(flags, false)
+		if (err != nil) != (rerr != nil) || (err != nil && (err.Error() != rerr.Error() || AsError(err).Path != AsError(rerr).Path || AsError(err).Offset != AsError(rerr).Offset)) {
+			t.Fatalf("%s (flags %d): scan gives %v, the reader %v", what, flags, err, rerr)
+		}
+		if err != nil {
+			continue
+		}
+		a, b := tableEntries(t, got, frame), tableEntries(t, ref, frame)
+		if len(a) != len(b) {
+			t.Fatalf("%s (flags %d): %d entries, the reader %d", what, flags, len(a), len(b))
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("%s (flags %d): entry %d\n scan   %s\n reader %s", what, flags, i, a[i], b[i])
+			}
+		}
+		if pa, pb := parseFrameJSON(t, got), parseFrameJSON(t, ref); !bytes.Equal(pa, pb) {
+			t.Fatalf("%s (flags %d): JSON differs", what, flags)
+		}
+	}
+}
+
+func parseFrameJSON(t *testing.T, b []byte) []byte {
+	le := binary.LittleEndian
+	jo, jl := int(le.Uint32(b[40:])), int(le.Uint32(b[44:]))
+	return b[jo : jo+jl]
+}
+
+// TestFrameRecordsScanMatchesReader spoils the record vectors (byte flips and
+// truncations inside the records, checksums not checked so that the records are read)
+// and holds the scan to the reader's verdict, entries and errors.
+func TestFrameRecordsScanMatchesReader(t *testing.T) {
+	vecs := recordVectors(t)
+	n := 0
+	for i, b := range vecs {
+		r := codec.NewFetchResponse()
+		part := codec.NewFetchResponsePartitionData()
+		part.Records = b
+		r.Responses = []codec.FetchResponseFetchableTopicResponse{{Topic: "t", Partitions: []codec.FetchResponsePartitionData{*part}}}
+		body, err := r.Encode(nil, 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frame := responseFrame(t, 1, 12, body)
+		recStart := len(frame) - len(b) - 1 // the records field, then the tag section's count (0)
+		step := 1 + len(b)/50
+		for at := recStart; at < len(frame)-1; at += step {
+			for _, x := range []byte{0x01, 0xff} {
+				spoilt := append([]byte(nil), frame...)
+				spoilt[at] ^= x
+				checkSamePaths(t, fmt.Sprintf("vector %d, byte %d ^ %#x", i, at, x), spoilt, false, 1, 12, FlagSkipCRC)
+				n++
+			}
+		}
+		// A records field cut short: the last batch becomes a partial one, or a
+		// record runs past its batch.
+		for cut := 1; cut < len(b) && cut < 200; cut += 13 {
+			r2 := *r
+			p2 := *part
+			p2.Records = b[:len(b)-cut]
+			r2.Responses = []codec.FetchResponseFetchableTopicResponse{{Topic: "t", Partitions: []codec.FetchResponsePartitionData{p2}}}
+			body, err := r2.Encode(nil, 12)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSamePaths(t, fmt.Sprintf("vector %d cut by %d", i, cut), responseFrame(t, 1, 12, body), false, 1, 12, FlagSkipCRC)
+			n++
+		}
+	}
+	t.Logf("%d spoilt frames", n)
 }

@@ -44,11 +44,23 @@ type decoder struct {
 	offs   []int
 	segs   []pathSeg // current location, for the records callback
 	recErr error
+	// recField is the records field being handed to the callback; pathOfRecords
+	// (recordsFieldPath) renders its path on demand.
+	recField      *field
+	pathOfRecords func() string
 }
 
 type pathSeg struct {
 	name  string
 	index int // -1 for a field segment
+}
+
+// recordsFieldPath is the path of the records field being handed to the callback.
+func (d *decoder) recordsFieldPath() string {
+	d.segs = append(d.segs, pathSeg{name: d.recField.name, index: -1})
+	p := d.recordsPath()
+	d.segs = d.segs[:len(d.segs)-1]
+	return p
 }
 
 // recordsPath renders the current location for a records callback.
@@ -254,12 +266,9 @@ func (d *decoder) records(f *field, compact, nul bool) {
 		d.out = append(d.out, "null"...)
 		return
 	}
-	out, err := d.opts.Records(d.out, b, func() string {
-		d.segs = append(d.segs, pathSeg{name: f.name, index: -1})
-		p := d.recordsPath()
-		d.segs = d.segs[:len(d.segs)-1]
-		return p
-	})
+	d.recField = f
+	out, err := d.opts.Records(d.out, b, d.pathOfRecords)
+	d.recField = nil
 	if err != nil {
 		d.recErr = err
 		r.Fail(errRecordsHook, r.Off, "")

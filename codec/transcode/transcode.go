@@ -222,8 +222,12 @@ func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceDat
 // Pools: a decode or encode keeps its buffers for the next call. In WebAssembly, where
 // every allocation is dear, this keeps steady-state calls free of garbage.
 var (
-	decoders = sync.Pool{New: func() any { return new(decoder) }}
-	trees    = sync.Pool{New: func() any { return new(tree) }}
+	decoders = sync.Pool{New: func() any {
+		d := new(decoder)
+		d.pathOfRecords = d.recordsFieldPath // once: a method value made per call would allocate
+		return d
+	}}
+	trees = sync.Pool{New: func() any { return new(tree) }}
 )
 
 var noOptions DecodeOptions

@@ -1,0 +1,5 @@
+package records
+
+func scanRecords(data []byte, pos int, spans, hdrs []int32) (next, nrec, nhdr int, ok bool) {
+	return scanRecordsGeneric(data, pos, spans, hdrs)
+}
