@@ -23,7 +23,7 @@ import (
 // The ABI version: kw_abi_version returns Major<<16 | Minor.
 const (
 	Major = 1
-	Minor = 1
+	Minor = 2
 )
 
 // Version is what kw_abi_version returns.

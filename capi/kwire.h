@@ -108,7 +108,7 @@ extern "C" {
 /* ---- version ------------------------------------------------------------------ */
 
 #define KW_ABI_MAJOR 1
-#define KW_ABI_MINOR 1
+#define KW_ABI_MINOR 2
 #define KW_ABI_VERSION ((KW_ABI_MAJOR << 16) | KW_ABI_MINOR)
 
 /* ---- status codes ------------------------------------------------------------- */
@@ -162,6 +162,61 @@ extern "C" {
 
 /* Do not verify batch checksums (CRC32C for magic 2, CRC32 for magic 0/1). */
 #define KW_RECORDS_SKIP_CRC 1
+/* kw_decode_*_frame_records only (ABI 1.2): return a layout-3 table, whose spans of
+ * records stored uncompressed point into the input frame instead of a copy. */
+#define KW_RECORDS_INPUT_SPANS 2
+
+/* ---- the record table (kw_records_decode_table, kw_decode_*_frame_records) --------
+ * Byte offsets of its fields, described in full at kw_records_decode_table. These names
+ * are the one definition of the layout; the bindings check theirs against them. */
+
+#define KW_TABLE_MAGIC "KWRT"
+#define KW_TABLE_LAYOUT 4              /* i32 layout version: 1, 2 or 3 */
+#define KW_TABLE_RECORD_COUNT 8
+#define KW_TABLE_RECORD_STRIDE 12
+#define KW_TABLE_RECORDS_OFFSET 16
+#define KW_TABLE_HEADER_COUNT 20
+#define KW_TABLE_HEADER_STRIDE 24
+#define KW_TABLE_HEADERS_OFFSET 28
+#define KW_TABLE_SKIPPED_BYTES 32
+#define KW_TABLE_TOTAL_SIZE 36
+#define KW_TABLE_JSON_OFFSET 40        /* layouts 2 and 3 */
+#define KW_TABLE_JSON_LENGTH 44        /* layouts 2 and 3 */
+#define KW_TABLE_HEADER_SIZE_1 40      /* the table header of layout 1 */
+#define KW_TABLE_HEADER_SIZE_2 48      /* of layouts 2 and 3 */
+
+#define KW_REC_OFFSET 0                /* i64 */
+#define KW_REC_TIMESTAMP 8             /* i64 */
+#define KW_REC_PRODUCER_ID 16          /* i64 */
+#define KW_REC_KEY_OFFSET 24
+#define KW_REC_KEY_LENGTH 28
+#define KW_REC_VALUE_OFFSET 32
+#define KW_REC_VALUE_LENGTH 36
+#define KW_REC_FIRST_HEADER 40
+#define KW_REC_HEADER_COUNT 44
+#define KW_REC_SEQUENCE 48
+#define KW_REC_LEADER_EPOCH 52
+#define KW_REC_PRODUCER_EPOCH 56
+#define KW_REC_MAGIC 60
+#define KW_REC_COMPRESSION 64
+#define KW_REC_TIMESTAMP_TYPE 68
+#define KW_REC_FLAGS 72
+#define KW_REC_CONTROL_TYPE 76
+#define KW_REC_SCHEMA_SOURCE 80
+#define KW_REC_SCHEMA_ID 84
+#define KW_REC_SCHEMA_VERSION 88
+#define KW_REC_SOURCE 92               /* layout 3: KW_SOURCE_*; 0 before */
+#define KW_REC_STRIDE 96               /* the record stride of layouts 1-3 */
+
+#define KW_HDR_KEY_OFFSET 0
+#define KW_HDR_KEY_LENGTH 4
+#define KW_HDR_VALUE_OFFSET 8
+#define KW_HDR_VALUE_LENGTH 12
+#define KW_HDR_STRIDE 16               /* the header stride of layouts 1-3 */
+
+/* Where a record's spans point (KW_REC_SOURCE): its key, value and headers. */
+#define KW_SOURCE_TABLE 0              /* offsets into the table */
+#define KW_SOURCE_INPUT 1              /* offsets into the input the call was given */
 
 /* ================================================================================= */
 /* Version, memory, errors                                                           */
@@ -381,12 +436,13 @@ int32_t kw_records_decode_json(const uint8_t *in, int32_t in_len, int32_t flags,
  *     +80 i32   schema_source   (0 none, 1 value prefix, 2 headers)
  *     +84 i32   schema_id       (-1 when unknown)
  *     +88 i32   schema_version  (-1 when unknown)
- *     +92 i32   reserved (0)
+ *     +92 i32   source          (0 in layouts 1 and 2; see layout 3)
  *   header entry j at headers_offset + j * header_stride:
  *     +0 i32 key_offset  +4 i32 key_length
  *     +8 i32 value_offset +12 i32 value_length (-1: null value)
- *   then the bytes of keys, values and header keys/values, referenced by the entries
- *   above (the exact bytes of the batch, decompressed).
+ *   then the data area: the bytes of keys, values and header keys/values, referenced by
+ *   the entries above (the exact bytes of the batch, decompressed; a batch's records
+ *   section may be held whole, so bytes between the spans belong to no field).
  * A later layout version may grow the strides (new fields at the end of an entry) and
  * the table header; hosts must use the strides and offsets, not the constants.
  * Errors: as kw_records_decode_json. */
@@ -474,10 +530,24 @@ int32_t kw_policy_check(const uint8_t *policy, int32_t policy_len, const uint8_t
  *     +4  i32 layout version (2)
  *     +32 i32 skipped_bytes   (0; each records field reports its own, see below)
  *     +40 i32 json_offset     +44 i32 json_length
- *   The bytes of keys, values and headers follow the header (each copied once, in
- *   decoding order), then the record entries (at records_offset, 8-aligned), the header
- *   entries (at headers_offset) and the JSON (at json_offset). Entries have layout 1's
- *   format and strides; all offsets count from the start of the table.
+ *   The data area follows the header: the records sections of the batches (each copied
+ *   once, decompressed when compressed; spans index into them), then the record entries
+ *   (at records_offset, 8-aligned), the header entries (at headers_offset) and the JSON
+ *   (at json_offset). Entries have layout 1's format and strides; all offsets count from
+ *   the start of the table.
+ *
+ * With KW_RECORDS_INPUT_SPANS in flags (ABI 1.2) the table has layout version 3: as
+ * layout 2, except that no record stored uncompressed is copied. Such a record's entry
+ * has KW_SOURCE_INPUT at +92 (KW_REC_SOURCE), and its key, value and header spans are
+ * offsets into the input frame `in` (which the host already holds: keep it, unchanged,
+ * as long as the table is read); every other record has KW_SOURCE_TABLE and its spans
+ * index the table, as in layout 2. The data area then holds only decompressed bytes. A
+ * layout-3 table is not accepted by kw_encode_request_frame_records when an entry
+ * points into the input (KW_ERR_JSON naming the records field).
+ *
+ * The library reuses memory that the host released with kw_free for later outputs and
+ * kw_alloc buffers, so a host that decodes, frees and decodes again allocates nothing in
+ * steady state (kw_runtime_stats shows it).
  *
  * The JSON at json_offset is the frame's JSON form exactly as kw_decode_*_frame writes
  * it, except that each records field that is not null is an object
@@ -514,6 +584,20 @@ int32_t kw_decode_response_frame_records(const uint8_t *in, int32_t in_len, int3
  * buffer is KW_ERR_ARG. */
 int32_t kw_encode_request_frame_records(const uint8_t *json, int32_t json_len, const uint8_t *table,
                                         int32_t table_len, uint8_t **out, int32_t *out_len);
+
+/* kw_runtime_stats (ABI 1.2): figures of the library's Go runtime and of the buffers the
+ * host holds, as one JSON object:
+ *   {"gcCycles": 12,             (garbage collection cycles completed so far)
+ *    "heapAllocs": 4021,         (heap objects allocated so far)
+ *    "heapAllocBytes": 8310000,  (bytes allocated so far)
+ *    "heapLiveBytes": 1200000,   (bytes of heap objects, live or not yet swept)
+ *    "runtimeBytes": 9000000,    (memory the runtime has mapped; in wasm, about the
+ *                                 linear memory in use)
+ *    "liveBuffers": 2,           (kw_alloc and output buffers not yet freed)
+ *    "liveBufferBytes": 4096}
+ * For monitoring a long-running host and for tests that steady-state calls allocate
+ * nothing. The output is freed with kw_free like any other. */
+int32_t kw_runtime_stats(uint8_t **out, int32_t *out_len);
 
 /* ================================================================================= */
 /* Sessions: the client side of one Kafka connection, sans I/O (ABI 1.1)             */

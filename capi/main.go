@@ -525,3 +525,16 @@ func kw_session_version_for(h, apiKey C.int32_t, outVersion *C.int32_t) (st C.in
 	}
 	return doneC(err)
 }
+
+//export kw_runtime_stats
+func kw_runtime_stats(out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	live.Lock()
+	n, bytes := len(live.m), 0
+	for _, size := range live.m {
+		bytes += size
+	}
+	live.Unlock()
+	return call1(nil, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) {
+		return abi.RuntimeStats(dst, n, bytes), nil
+	})
+}

@@ -67,8 +67,59 @@ func hand(b []byte) (uint32, int32) {
 	}
 	b = b[:n:cap(b)]
 	p := addr(b)
-	live[p] = b[:n:n] // the host may address its n bytes; the slice keeps the array alive
+	live[p] = b[:n] // the host may address its n bytes; the slice keeps the array (and its capacity) alive
 	return p, int32(n)
+}
+
+// spare holds buffers the host freed, for the next outputs and kw_alloc calls: a host
+// that decodes, frees and decodes again gets the same memory back, so steady-state
+// calls allocate nothing and never start a GC cycle. At most spareMax buffers and
+// spareBytes bytes are kept; the newest is reused first.
+var spare [][]byte
+
+const (
+	spareMax   = 8
+	spareBytes = 64 << 20
+)
+
+// release keeps a freed buffer in spare when there is room.
+func release(b []byte) {
+	if cap(b) < 64 {
+		return
+	}
+	total := cap(b)
+	for _, s := range spare {
+		total += cap(s)
+	}
+	if len(spare) < spareMax && total <= spareBytes {
+		spare = append(spare, b[:0])
+	}
+}
+
+// takeSpare returns the newest spare buffer (empty, with its capacity) or nil.
+func takeSpare() []byte {
+	if len(spare) == 0 {
+		return nil
+	}
+	b := spare[len(spare)-1]
+	spare[len(spare)-1] = nil
+	spare = spare[:len(spare)-1]
+	return b
+}
+
+// takeSpareFor returns a spare buffer of at least n bytes (len n, zeroed) or nil.
+func takeSpareFor(n int) []byte {
+	for i := len(spare) - 1; i >= 0; i-- {
+		if b := spare[i]; cap(b) >= n && cap(b) <= 2*n+4096 {
+			copy(spare[i:], spare[i+1:])
+			spare[len(spare)-1] = nil
+			spare = spare[:len(spare)-1]
+			b = b[:n]
+			clear(b)
+			return b
+		}
+	}
+	return nil
 }
 
 // region returns the bytes [p, p+n) when they lie inside one live buffer.
@@ -148,7 +199,7 @@ func slots(out, outLen uint32) ([]byte, []byte, *abi.Error) {
 // finish hands a result to the host through its slots.
 // call1 is the common shape f(in, in_len, ..., out, out_len): check the out-params and
 // the input, run fn, hand its result to the host.
-func call1(in uint32, inLen int32, what string, out, outLen uint32, fn func(src []byte) ([]byte, error)) int32 {
+func call1(in uint32, inLen int32, what string, out, outLen uint32, fn func(dst, src []byte) ([]byte, error)) int32 {
 	o, l, e := slots(out, outLen)
 	if e != nil {
 		return setErr(e)
@@ -157,12 +208,13 @@ func call1(in uint32, inLen int32, what string, out, outLen uint32, fn func(src 
 	if e != nil {
 		return setErr(e)
 	}
-	res, err := fn(src)
+	res, err := fn(takeSpare(), src)
 	return finish(o, l, res, err)
 }
 
 func finish(o, l []byte, res []byte, err error) int32 {
 	if err != nil {
+		release(res) // dst, unused: never handed out
 		return setErr(abi.AsError(err))
 	}
 	if len(res) > abi.MaxAlloc {
@@ -200,8 +252,12 @@ func kwAlloc(size int32) (p uint32) {
 		setErr(&abi.Error{Status: abi.StatusTooLarge, Text: "kwire: kw_alloc: " + strconv.Itoa(int(size)) + " bytes exceeds KW_MAX_ALLOC", Version: -1, Offset: -1})
 		return 0
 	}
-	p, _ = hand(make([]byte, size))
-	yieldToGC(int(size))
+	b := takeSpareFor(int(size))
+	if b == nil {
+		b = make([]byte, size)
+		yieldToGC(int(size))
+	}
+	p, _ = hand(b)
 	clearErr()
 	return p
 }
@@ -213,10 +269,12 @@ func kwFree(p uint32) (st int32) {
 		clearErr()
 		return abi.StatusOK
 	}
-	if _, ok := live[p]; !ok {
+	b, ok := live[p]
+	if !ok {
 		return setErr(abi.ArgText("kw_free: " + strconv.FormatUint(uint64(p), 10) + " is not a live buffer (double free or stray pointer)"))
 	}
 	delete(live, p)
+	release(b)
 	clearErr()
 	return abi.StatusOK
 }
@@ -314,7 +372,7 @@ func kwDecodeMessage(np uint32, nl int32, version int32, in uint32, inLen int32,
 	if e != nil {
 		return setErr(e)
 	}
-	res, err := abi.DecodeMessage(nil, n, version, src)
+	res, err := abi.DecodeMessage(takeSpare(), n, version, src)
 	return finish(o, l, res, err)
 }
 
@@ -333,32 +391,32 @@ func kwEncodeMessage(np uint32, nl int32, version int32, in uint32, inLen int32,
 	if e != nil {
 		return setErr(e)
 	}
-	res, err := abi.EncodeMessage(nil, n, version, src)
+	res, err := abi.EncodeMessage(takeSpare(), n, version, src)
 	return finish(o, l, res, err)
 }
 
 //go:wasmexport kw_decode_request_frame
 func kwDecodeRequestFrame(in uint32, inLen int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(src []byte) ([]byte, error) { return abi.DecodeRequestFrame(nil, src) })
+	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.DecodeRequestFrame(dst, src) })
 }
 
 //go:wasmexport kw_encode_request_frame
 func kwEncodeRequestFrame(in uint32, inLen int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(in, inLen, "json", out, outLen, func(src []byte) ([]byte, error) { return abi.EncodeRequestFrame(nil, src) })
+	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.EncodeRequestFrame(dst, src) })
 }
 
 //go:wasmexport kw_decode_response_frame
 func kwDecodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(src []byte) ([]byte, error) { return abi.DecodeResponseFrame(nil, src, apiKey, version) })
+	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.DecodeResponseFrame(dst, src, apiKey, version) })
 }
 
 //go:wasmexport kw_encode_response_frame
 func kwEncodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(in, inLen, "json", out, outLen, func(src []byte) ([]byte, error) { return abi.EncodeResponseFrame(nil, src, apiKey, version) })
+	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.EncodeResponseFrame(dst, src, apiKey, version) })
 }
 
 //go:wasmexport kw_peek_request_header
@@ -387,34 +445,34 @@ func kwPeekRequestHeader(in uint32, inLen int32, out uint32) (st int32) {
 //go:wasmexport kw_records_decode_json
 func kwRecordsDecodeJSON(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(in, inLen, "records", out, outLen, func(src []byte) ([]byte, error) { return abi.RecordsDecodeJSON(nil, src, flags, maxDecompressed) })
+	return call1(in, inLen, "records", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.RecordsDecodeJSON(dst, src, flags, maxDecompressed) })
 }
 
 //go:wasmexport kw_records_decode_table
 func kwRecordsDecodeTable(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(in, inLen, "records", out, outLen, func(src []byte) ([]byte, error) { return abi.RecordsDecodeTable(nil, src, flags, maxDecompressed) })
+	return call1(in, inLen, "records", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.RecordsDecodeTable(dst, src, flags, maxDecompressed) })
 }
 
 //go:wasmexport kw_records_encode
 func kwRecordsEncode(in uint32, inLen int32, compression int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(in, inLen, "json", out, outLen, func(src []byte) ([]byte, error) { return abi.RecordsEncode(nil, src, compression) })
+	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.RecordsEncode(dst, src, compression) })
 }
 
 //go:wasmexport kw_decode_request_frame_records
 func kwDecodeRequestFrameRecords(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(src []byte) ([]byte, error) {
-		return abi.DecodeRequestFrameRecords(nil, src, flags, maxDecompressed)
+	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeRequestFrameRecords(dst, src, flags, maxDecompressed)
 	})
 }
 
 //go:wasmexport kw_decode_response_frame_records
 func kwDecodeResponseFrameRecords(in uint32, inLen int32, apiKey, version, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(src []byte) ([]byte, error) {
-		return abi.DecodeResponseFrameRecords(nil, src, apiKey, version, flags, maxDecompressed)
+	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeResponseFrameRecords(dst, src, apiKey, version, flags, maxDecompressed)
 	})
 }
 
@@ -428,7 +486,21 @@ func kwEncodeRequestFrameRecords(in uint32, inLen int32, table uint32, tableLen 
 		}
 		return setErr(e)
 	}
-	return call1(in, inLen, "json", out, outLen, func(src []byte) ([]byte, error) {
-		return abi.EncodeRequestFrameRecords(nil, src, tb)
+	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) {
+		return abi.EncodeRequestFrameRecords(dst, src, tb)
 	})
+}
+
+//go:wasmexport kw_runtime_stats
+func kwRuntimeStats(out, outLen uint32) (st int32) {
+	defer recovered(&st)
+	o, l, e := slots(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	n := 0
+	for _, b := range live {
+		n += cap(b)
+	}
+	return finish(o, l, abi.RuntimeStats(takeSpare(), len(live), n), nil)
 }

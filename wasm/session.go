@@ -56,7 +56,7 @@ func kwSessionFree(h int32) (st int32) {
 //go:wasmexport kw_session_begin_negotiation
 func kwSessionBeginNegotiation(h int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(0, 0, "none", out, outLen, func([]byte) ([]byte, error) { return abi.SessionBeginNegotiation(nil, h) })
+	return call1(0, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) { return abi.SessionBeginNegotiation(dst, h) })
 }
 
 //go:wasmexport kw_session_request
@@ -67,8 +67,8 @@ func kwSessionRequest(h, apiKey, version int32, body uint32, bodyLen int32, flag
 		return setErr(e)
 	}
 	binary.LittleEndian.PutUint32(c, 0)
-	return call1(body, bodyLen, "body", out, outLen, func(src []byte) ([]byte, error) {
-		frame, corr, err := abi.SessionRequest(nil, h, apiKey, version, src, flags)
+	return call1(body, bodyLen, "body", out, outLen, func(dst, src []byte) ([]byte, error) {
+		frame, corr, err := abi.SessionRequest(dst, h, apiKey, version, src, flags)
 		if err == nil {
 			binary.LittleEndian.PutUint32(c, uint32(corr))
 		}
@@ -89,13 +89,13 @@ func kwSessionFeed(h int32, in uint32, inLen int32) (st int32) {
 //go:wasmexport kw_session_next
 func kwSessionNext(h int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(0, 0, "none", out, outLen, func([]byte) ([]byte, error) { return abi.SessionNext(nil, h) })
+	return call1(0, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) { return abi.SessionNext(dst, h) })
 }
 
 //go:wasmexport kw_session_counters
 func kwSessionCounters(h int32, out, outLen uint32) (st int32) {
 	defer recovered(&st)
-	return call1(0, 0, "none", out, outLen, func([]byte) ([]byte, error) { return abi.SessionCounters(nil, h) })
+	return call1(0, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) { return abi.SessionCounters(dst, h) })
 }
 
 //go:wasmexport kw_session_version_for
