@@ -206,6 +206,30 @@ func TestFrameRecords(t *testing.T) {
 		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
 			t.Fatalf("%s: kwire.wasm and native differ (%v / %v)", v.Name, gerr, werr)
 		}
+		// Layout 3 (spans into the input) and a Fetch response carrying the same
+		// records, in both layouts: byte for byte what the library writes natively.
+		fr := codec.NewFetchResponse()
+		part := codec.NewFetchResponsePartitionData()
+		part.Records = v.Bytes
+		fr.Responses = []codec.FetchResponseFetchableTopicResponse{{Topic: "t", Partitions: []codec.FetchResponsePartitionData{*part}}}
+		fetch, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: 1}, 12, fr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, flags := range []int32{abi.FlagInputSpans, abi.FlagInputSpans | abi.FlagSkipCRC} {
+			w3, e3 := abi.DecodeRequestFrameRecords(nil, frame, flags, 0)
+			g3, f3 := in.DecodeRequestFrameRecords(frame, flags, 0)
+			if (e3 == nil) != (f3 == nil) || !bytes.Equal(g3, w3) {
+				t.Fatalf("%s: layout 3: kwire.wasm and native differ (%v / %v)", v.Name, f3, e3)
+			}
+			for _, fl := range []int32{flags, flags &^ abi.FlagInputSpans} {
+				wf, ef := abi.DecodeResponseFrameRecords(nil, fetch, 1, 12, fl, 0)
+				gf, ff := in.DecodeResponseFrameRecords(fetch, 1, 12, fl, 0)
+				if (ef == nil) != (ff == nil) || !bytes.Equal(gf, wf) {
+					t.Fatalf("%s: Fetch v12 (flags %d): kwire.wasm and native differ (%v / %v)", v.Name, fl, ff, ef)
+				}
+			}
+		}
 		if werr != nil {
 			continue
 		}

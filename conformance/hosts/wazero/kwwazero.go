@@ -92,7 +92,7 @@ var exports = []string{"kw_abi_version", "kw_alloc", "kw_free", "kw_last_error",
 	"kw_records_decode_table", "kw_records_encode",
 	"kw_decode_request_frame_records", "kw_decode_response_frame_records", "kw_encode_request_frame_records",
 	"kw_session_new", "kw_session_free", "kw_session_begin_negotiation", "kw_session_request", "kw_session_feed",
-	"kw_session_next", "kw_session_counters", "kw_session_version_for", "kw_policy_check"}
+	"kw_session_next", "kw_session_counters", "kw_session_version_for", "kw_policy_check", "kw_runtime_stats"}
 
 // Exports lists the kw_ functions every build of the module exports.
 func Exports() []string { return append([]string(nil), exports...) }
@@ -349,6 +349,11 @@ func (in *Instance) DecodeRequestFrameRecords(frame []byte, flags, maxDecompress
 // DecodeResponseFrameRecords is kw_decode_response_frame_records.
 func (in *Instance) DecodeResponseFrameRecords(frame []byte, key, version int16, flags, maxDecompressed int32) ([]byte, error) {
 	return in.call1("kw_decode_response_frame_records", frame, uint32(int32(key)), uint32(int32(version)), uint32(flags), uint32(maxDecompressed))
+}
+
+// RuntimeStats is kw_runtime_stats: the module's runtime figures as JSON.
+func (in *Instance) RuntimeStats() ([]byte, error) {
+	return in.takeOut(in.must("kw_runtime_stats", in.scratch, in.scratch+4))
 }
 
 // EncodeRequestFrameRecords is kw_encode_request_frame_records.

@@ -2,9 +2,14 @@ package kwwazero
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/kwire/kwire/abi"
+	"github.com/kwire/kwire/codec/codectest"
+	"github.com/kwire/kwire/codec/records"
 )
 
 // TestNoMemoryGrowth runs 10^6 kw_decode_message / kw_free cycles (KWIRE_MEM_CYCLES
@@ -92,5 +97,107 @@ func TestLeakIsVisible(t *testing.T) {
 	t.Logf("5000 decodes without kw_free: memory %d -> %d bytes", before, after)
 	if after <= before {
 		t.Errorf("memory did not grow although no output was freed")
+	}
+}
+
+// TestFrameRecordsSteadyState runs 10^5 kw_decode_response_frame_records / kw_free
+// cycles (KWIRE_MEM_CYCLES overrides the count) of a 10-record Fetch response in layout 3,
+// 10^4 in layout 2, and 10^3 of a 1000-record lz4 Fetch response, each after a warm-up:
+// the module's runtime must start no GC cycle and allocate no heap object
+// (kw_runtime_stats, from runtime/metrics: small objects are counted when a cache is
+// refilled, so no GC cycle is the firmer bound: a few dozen bytes per call would start
+// one), and its linear memory must not grow.
+func TestFrameRecordsSteadyState(t *testing.T) {
+	cycles := 100_000
+	if s := os.Getenv("KWIRE_MEM_CYCLES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1000 {
+			t.Fatalf("KWIRE_MEM_CYCLES=%q", s)
+		}
+		cycles = n
+	}
+	small, err := codectest.FetchFrameOf(records.CompressionNone, 0, 1, 2, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := codectest.FetchFrame(records.CompressionLZ4, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		frame  []byte
+		flags  int32
+		cycles int
+	}{{small, abi.FlagInputSpans, cycles}, {small, 0, cycles / 10}, {big, abi.FlagInputSpans, cycles / 100}} {
+		frame, flags, cycles := c.frame, c.flags, c.cycles
+		in := instance(t)
+		p, err := in.Put(frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := in.Scratch()
+		cycle := func() {
+			st := in.must("kw_decode_response_frame_records", p, uint32(len(frame)), 1, 11, uint32(flags), 0, sc, sc+4)
+			if st != 0 {
+				t.Fatalf("kw_decode_response_frame_records: %d %s", st, in.LastError())
+			}
+			if st := in.Free(in.u32(sc)); st != 0 {
+				t.Fatalf("kw_free: %d", st)
+			}
+		}
+		stats := func() map[string]uint64 {
+			js, err := in.RuntimeStats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]uint64
+			if err := json.Unmarshal(js, &m); err != nil {
+				t.Fatalf("kw_runtime_stats: %v: %s", err, js)
+			}
+			return m
+		}
+		for i := 0; i < 200; i++ {
+			cycle()
+		}
+		before, mem := stats(), in.Memory().Size()
+		for i := 0; i < cycles; i++ {
+			cycle()
+		}
+		after, mem2 := stats(), in.Memory().Size()
+		t.Logf("flags %d: %d cycles: GC cycles %d -> %d, heap objects allocated %d -> %d, linear memory %d -> %d bytes",
+			flags, cycles, before["gcCycles"], after["gcCycles"], before["heapAllocs"], after["heapAllocs"], mem, mem2)
+		// kw_runtime_stats itself allocates nothing either; the bound allows none.
+		if after["gcCycles"] != before["gcCycles"] || after["heapAllocs"] != before["heapAllocs"] || mem2 != mem {
+			t.Errorf("flags %d: not a steady state: %v -> %v, memory %d -> %d", flags, before, after, mem, mem2)
+		}
+		in.Close()
+	}
+}
+
+// TestSteadyStateIsVisible is the control: decoding without kw_free allocates, and
+// kw_runtime_stats sees it.
+func TestSteadyStateIsVisible(t *testing.T) {
+	in := instance(t)
+	frame, err := codectest.FetchFrame(records.CompressionNone, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := in.Put(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := in.Scratch()
+	js, _ := in.RuntimeStats()
+	var before, after map[string]uint64
+	json.Unmarshal(js, &before)
+	for i := 0; i < 50; i++ {
+		if st := in.must("kw_decode_response_frame_records", p, uint32(len(frame)), 1, 11, 0, 0, sc, sc+4); st != 0 {
+			t.Fatal(in.LastError())
+		}
+	}
+	js, _ = in.RuntimeStats()
+	json.Unmarshal(js, &after)
+	if after["heapAllocs"] <= before["heapAllocs"] || after["liveBuffers"] < before["liveBuffers"]+50 {
+		t.Fatalf("50 unfreed outputs went unseen: %v -> %v", before, after)
 	}
 }
