@@ -246,9 +246,18 @@ export declare class Record {
   readonly offset: bigint;
   readonly timestamp: bigint;
   readonly producerId: bigint;
-  /** A view into the table's buffer; null when the key is null (empty is an empty array). */
+  /**
+   * A view, null when the key is null (empty is an empty array). In a table of
+   * decodeFetch / decodeProduce (layout 3) the view of a record stored uncompressed is
+   * of the caller's own frame (no copy: do not change the frame while reading); else of
+   * the table's buffer.
+   */
   readonly key: Uint8Array | null;
   readonly value: Uint8Array | null;
+  /** The key as UTF-8 text (invalid bytes become U+FFFD); null when null. */
+  readonly keyText: string | null;
+  /** The value as UTF-8 text (invalid bytes become U+FFFD); null when null. */
+  readonly valueText: string | null;
   /** In wire order, duplicates kept; keys as UTF-8 text (invalid bytes become U+FFFD). */
   readonly headers: { key: string; value: Uint8Array | null }[];
   /** The headers with their keys as the exact bytes of the batch. */
@@ -271,15 +280,21 @@ export declare class Record {
 
 /**
  * Records as typed arrays, no object per record. Record i: offsets[i], timestamps[i];
- * its key is data.subarray(keys[2i], keys[2i] + keys[2i+1]) (null when keys[2i+1] is
- * -1), its value likewise with values; its headers are entries headerIndex[2i] ..
- * headerIndex[2i] + headerIndex[2i+1] - 1 of headers, four int32 each (key offset, key
- * length, value offset, value length; value length -1 = null). int64 values are exact.
+ * its spans index buf = (sources[i] === 1 ? input : data): its key is
+ * buf.subarray(keys[2i], keys[2i] + keys[2i+1]) (null when keys[2i+1] is -1), its value
+ * likewise with values; its headers are entries headerIndex[2i] .. headerIndex[2i] +
+ * headerIndex[2i+1] - 1 of headers, four int32 each (key offset, key length, value
+ * offset, value length; value length -1 = null), also indexing buf. int64 values are
+ * exact.
  */
 export interface Columns {
   readonly length: number;
-  /** The table's bytes: every offset in keys, values and headers indexes it. */
+  /** The table's bytes: the spans of records whose source is 0 index it. */
   readonly data: Uint8Array;
+  /** The caller's frame (layout 3): the spans of records whose source is 1 index it; else null. */
+  readonly input: Uint8Array | null;
+  /** Per record: 0 its spans index data, 1 they index input (an uncompressed record of a layout-3 table). */
+  readonly sources: Uint8Array;
   readonly offsets: BigInt64Array;
   readonly timestamps: BigInt64Array;
   readonly keys: Int32Array;
@@ -310,14 +325,16 @@ export declare class RecordSet implements Iterable<Record> {
 
 /** One record table (capi/kwire.h's layout), in a buffer of its own. */
 export declare class RecordTable implements Iterable<Record> {
-  /** Reads (and checks) a record table's bytes. */
-  constructor(bytes: Uint8Array);
+  /** Reads (and checks) a record table's bytes; a layout-3 table needs the frame it was decoded from. */
+  constructor(bytes: Uint8Array, input?: Uint8Array | null);
   readonly data: Uint8Array;
+  /** The frame a layout-3 table's input spans index (null for layouts 1 and 2). */
+  readonly input: Uint8Array | null;
   readonly layout: number;
   readonly length: number;
   readonly headerCount: number;
   readonly skippedBytes: number;
-  /** The frame JSON of a layout-2 table (null for layout 1). */
+  /** The frame JSON of a layout-2 or layout-3 table (null for layout 1). */
   jsonText(): string | null;
   at(i: number): Record;
   slice(first?: number, count?: number, skippedBytes?: number, size?: number): RecordSet;
@@ -345,6 +362,12 @@ export interface DecodeFrameRecordsOptions {
   maxDecompressed?: number;
   /** Use the per-partition path even when the module has the frame-records calls. */
   fallback?: boolean;
+  /**
+   * Copy every record into the table (layout 2) instead of leaving records stored
+   * uncompressed in the frame (layout 3, the default with ABI 1.2): for callers that
+   * reuse or change the frame's buffer while they still read the records.
+   */
+  copy?: boolean;
 }
 
 /** Replaces the records field of a partition type by a RecordSet. */

@@ -33,6 +33,8 @@ const PEEK_MAX = 14 + 0x7fff;
 /** Inputs up to this size are UTF-8-encoded straight into the module's memory. */
 const ENCODE_INTO_MAX = 1 << 20;
 const RECORDS_SKIP_CRC = 1;
+/** KW_RECORDS_INPUT_SPANS (ABI 1.2): uncompressed records stay in the caller's frame. */
+const RECORDS_INPUT_SPANS = 2;
 const EMPTY = new Uint8Array(0);
 
 const utf8enc = new TextEncoder();
@@ -582,10 +584,14 @@ export class Kwire {
       const p = this._putBytes(b);
       const s = this._scratch;
       const name = apiKey === 0 ? 'kw_decode_request_frame_records' : 'kw_decode_response_frame_records';
+      // ABI 1.2: a record stored uncompressed is not copied; its key, value and headers
+      // are views of `b`, the caller's own frame (options.copy: views of a copy).
+      const spans = this._abi.minor >= 2 && options.copy !== true;
+      const fl = spans ? flags | RECORDS_INPUT_SPANS : flags;
       const st = apiKey === 0
-        ? this._call(name, x.kw_decode_request_frame_records, p, b.length, flags, max, s, s + 4)
-        : this._call(name, x.kw_decode_response_frame_records, p, b.length, apiKey, apiVersion, flags, max, s, s + 4);
-      table = new RecordTable(this._takeBytes(st, name));
+        ? this._call(name, x.kw_decode_request_frame_records, p, b.length, fl, max, s, s + 4)
+        : this._call(name, x.kw_decode_response_frame_records, p, b.length, apiKey, apiVersion, fl, max, s, s + 4);
+      table = new RecordTable(this._takeBytes(st, name), spans ? b : null);
       if (table.layout < 2) throw new Error(`kwire: ${name} returned a layout ${table.layout} table (no frame JSON)`);
       f = JSON.parse(table.jsonText());
     } else {

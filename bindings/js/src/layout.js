@@ -6,6 +6,17 @@
 export const COMPRESSIONS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 export const SCHEMA_SOURCES = ['none', 'value-prefix', 'header'];
 export const TIMESTAMP_TYPES = ['NoTimestampType', 'CreateTime', 'LogAppendTime'];
+// Offsets of the fields of a record entry and a header entry (KW_REC_*, KW_HDR_* in
+// capi/kwire.h; test/layout.test.js holds them to the header).
+export const REC = Object.freeze({
+  offset: 0, timestamp: 8, producerId: 16, keyOffset: 24, keyLength: 28, valueOffset: 32, valueLength: 36,
+  firstHeader: 40, headerCount: 44, sequence: 48, leaderEpoch: 52, producerEpoch: 56, magic: 60, compression: 64,
+  timestampType: 68, flags: 72, controlType: 76, schemaSource: 80, schemaId: 84, schemaVersion: 88, source: 92,
+});
+export const HDR = Object.freeze({ keyOffset: 0, keyLength: 4, valueOffset: 8, valueLength: 12 });
+/** KW_SOURCE_TABLE / KW_SOURCE_INPUT: where a record's spans point. */
+export const SOURCE_TABLE = 0;
+export const SOURCE_INPUT = 1;
 const HEADER_SIZE_1 = 40; // table header of layout 1
 const HEADER_SIZE_2 = 48; // layout 2: + json_offset, json_length
 const RECORD_MIN_STRIDE = 96;

@@ -3,7 +3,7 @@
 // table, RecordSet is a run of its records (a partition's records field), Record one
 // entry, and Columns the table's fields as typed arrays. Layout in capi/kwire.h.
 
-import { COMPRESSIONS, SCHEMA_SOURCES, TIMESTAMP_TYPES, decodeText, outside, readGeometry, tableError, text } from './layout.js';
+import { COMPRESSIONS, HDR, REC, SCHEMA_SOURCES, SOURCE_INPUT, SOURCE_TABLE, TIMESTAMP_TYPES, decodeText, outside, readGeometry, tableError, text } from './layout.js';
 
 /**
  * RecordTable: one record table, in a Uint8Array the table owns (a copy made when the
@@ -11,10 +11,19 @@ import { COMPRESSIONS, SCHEMA_SOURCES, TIMESTAMP_TYPES, decodeText, outside, rea
  * checked against the buffer when the table is created, so the accessors below only load.
  */
 export class RecordTable {
-  constructor(buf) {
+  /**
+   * @param {Uint8Array} buf the table
+   * @param {Uint8Array | null} input the frame a layout-3 table was decoded from: the
+   *   spans of its records marked SOURCE_INPUT index it (it is not copied: the caller
+   *   must not change it while the records are read)
+   */
+  constructor(buf, input = null) {
     const { dv, size, layout, head, n, stride, recOff, hn, hstride, hOff, skippedBytes } = readGeometry(buf);
-    /** The table's bytes: keys, values and header spans are offsets into it. */
+    /** The table's bytes: keys, values and header spans are offsets into it (or into input, see sources). */
     this.data = buf;
+    /** The input frame the spans of SOURCE_INPUT records index (layout 3), else null. */
+    this.input = layout >= 3 ? input : null;
+    if (layout >= 3 && input === null) throw tableError('a layout-3 table needs the frame it was decoded from');
     this.layout = layout;
     /** The size of a partial batch at the end of the input, skipped (as Kafka's readers do). */
     this.skippedBytes = skippedBytes;
@@ -40,27 +49,35 @@ export class RecordTable {
 
   _check() {
     const { _dv: dv, data, length: n, headerCount: hn } = this;
-    const size = data.length;
+    const inputSize = this.input === null ? -1 : this.input.length;
     for (let i = 0, at = this._recOff; i < n; i++, at += this._stride) {
-      const ko = dv.getInt32(at + 24, true);
-      const kl = dv.getInt32(at + 28, true);
-      const vo = dv.getInt32(at + 32, true);
-      const vl = dv.getInt32(at + 36, true);
-      const fh = dv.getInt32(at + 40, true);
-      const hc = dv.getInt32(at + 44, true);
+      const ko = dv.getInt32(at + REC.keyOffset, true);
+      const kl = dv.getInt32(at + REC.keyLength, true);
+      const vo = dv.getInt32(at + REC.valueOffset, true);
+      const vl = dv.getInt32(at + REC.valueLength, true);
+      const fh = dv.getInt32(at + REC.firstHeader, true);
+      const hc = dv.getInt32(at + REC.headerCount, true);
+      const src = dv.getInt32(at + REC.source, true);
+      const size = src === SOURCE_TABLE ? data.length : src === SOURCE_INPUT ? inputSize : -1;
+      if (size < 0) throw tableError(`record ${i}: source ${src} in a layout-${this.layout} table`);
       if ((kl !== -1 && outside(ko, kl, size)) || (vl !== -1 && outside(vo, vl, size)) || outside(fh, hc, hn)) {
         throw tableError(`record ${i}: key (${ko}, ${kl}) value (${vo}, ${vl}) headers ${fh}+${hc} of ${hn}`);
       }
-    }
-    for (let j = 0, at = this._hOff; j < hn; j++, at += this._hstride) {
-      const ko = dv.getInt32(at, true);
-      const kl = dv.getInt32(at + 4, true);
-      const vo = dv.getInt32(at + 8, true);
-      const vl = dv.getInt32(at + 12, true);
-      if (outside(ko, kl, size) || (vl !== -1 && outside(vo, vl, size))) {
-        throw tableError(`header ${j}: key (${ko}, ${kl}) value (${vo}, ${vl})`);
+      for (let j = fh, h = this._hOff + fh * this._hstride; j < fh + hc; j++, h += this._hstride) {
+        const hko = dv.getInt32(h + HDR.keyOffset, true);
+        const hkl = dv.getInt32(h + HDR.keyLength, true);
+        const hvo = dv.getInt32(h + HDR.valueOffset, true);
+        const hvl = dv.getInt32(h + HDR.valueLength, true);
+        if (outside(hko, hkl, size) || (hvl !== -1 && outside(hvo, hvl, size))) {
+          throw tableError(`header ${j}: key (${hko}, ${hkl}) value (${hvo}, ${hvl})`);
+        }
       }
     }
+  }
+
+  // The buffer the spans of the record entry at `at` index.
+  _bytesOf(at) {
+    return this.input !== null && this._dv.getInt32(at + REC.source, true) === SOURCE_INPUT ? this.input : this.data;
   }
 
   /** The frame JSON text a layout-2 table carries (null for layout 1). */
@@ -139,6 +156,8 @@ export class RecordSet {
     return {
       length: this.length,
       data: c.data,
+      input: c.input,
+      sources: c.sources.subarray(a, b),
       offsets: c.offsets.subarray(a, b),
       timestamps: c.timestamps.subarray(a, b),
       keys: c.keys.subarray(2 * a, 2 * b),
@@ -168,19 +187,19 @@ export class Record {
   }
 
   get timestamp() {
-    return this._t._dv.getBigInt64(this._at + 8, true);
+    return this._t._dv.getBigInt64(this._at + REC.timestamp, true);
   }
 
   get producerId() {
-    return this._t._dv.getBigInt64(this._at + 16, true);
+    return this._t._dv.getBigInt64(this._at + REC.producerId, true);
   }
 
   get key() {
-    return this._span(24);
+    return this._span(REC.keyOffset);
   }
 
   get value() {
-    return this._span(32);
+    return this._span(REC.valueOffset);
   }
 
   /** [{key: string, value: Uint8Array | null}] in wire order (header keys as UTF-8 text). */
@@ -199,73 +218,86 @@ export class Record {
     const n = dv.getInt32(this._at + off + 4, true);
     if (n === -1) return null;
     const o = dv.getInt32(this._at + off, true);
-    return this._t.data.subarray(o, o + n);
+    return this._t._bytesOf(this._at).subarray(o, o + n);
+  }
+
+  /** The key as UTF-8 text (invalid bytes become U+FFFD); null when the key is null. */
+  get keyText() {
+    const k = this.key;
+    return k === null ? null : decodeText(k, 0, k.length);
+  }
+
+  /** The value as UTF-8 text (invalid bytes become U+FFFD); null when the value is null. */
+  get valueText() {
+    const v = this.value;
+    return v === null ? null : decodeText(v, 0, v.length);
   }
 
   // The record's headers in wire order, each key made by key(data, offset, length).
   _headers(key) {
     const t = this._t;
     const dv = t._dv;
-    const first = dv.getInt32(this._at + 40, true);
-    const count = dv.getInt32(this._at + 44, true);
+    const data = t._bytesOf(this._at);
+    const first = dv.getInt32(this._at + REC.firstHeader, true);
+    const count = dv.getInt32(this._at + REC.headerCount, true);
     const out = new Array(count);
     for (let j = 0; j < count; j++) {
       const h = t._hOff + (first + j) * t._hstride;
-      const vl = dv.getInt32(h + 12, true);
-      const vo = dv.getInt32(h + 8, true);
-      out[j] = { key: key(t.data, dv.getInt32(h, true), dv.getInt32(h + 4, true)), value: vl === -1 ? null : t.data.subarray(vo, vo + vl) };
+      const vl = dv.getInt32(h + HDR.valueLength, true);
+      const vo = dv.getInt32(h + HDR.valueOffset, true);
+      out[j] = { key: key(data, dv.getInt32(h + HDR.keyOffset, true), dv.getInt32(h + HDR.keyLength, true)), value: vl === -1 ? null : data.subarray(vo, vo + vl) };
     }
     return out;
   }
 
   get sequence() {
-    return this._i(48);
+    return this._i(REC.sequence);
   }
 
   get leaderEpoch() {
-    return this._i(52);
+    return this._i(REC.leaderEpoch);
   }
 
   get producerEpoch() {
-    return this._i(56);
+    return this._i(REC.producerEpoch);
   }
 
   get magic() {
-    return this._i(60);
+    return this._i(REC.magic);
   }
 
   get compression() {
-    const c = this._i(64);
+    const c = this._i(REC.compression);
     return COMPRESSIONS[c] ?? String(c);
   }
 
   get timestampType() {
-    return TIMESTAMP_TYPES[this._i(68) + 1] ?? 'NoTimestampType';
+    return TIMESTAMP_TYPES[this._i(REC.timestampType) + 1] ?? 'NoTimestampType';
   }
 
   get transactional() {
-    return (this._i(72) & 1) !== 0;
+    return (this._i(REC.flags) & 1) !== 0;
   }
 
   get control() {
-    return (this._i(72) & 2) !== 0;
+    return (this._i(REC.flags) & 2) !== 0;
   }
 
   get controlType() {
-    return this._i(76);
+    return this._i(REC.controlType);
   }
 
   get schemaSource() {
-    const s = this._i(80);
+    const s = this._i(REC.schemaSource);
     return SCHEMA_SOURCES[s] ?? String(s);
   }
 
   get schemaId() {
-    return this._i(84);
+    return this._i(REC.schemaId);
   }
 
   get schemaVersion() {
-    return this._i(88);
+    return this._i(REC.schemaVersion);
   }
 
   _i(off) {
@@ -290,7 +322,10 @@ export class Record {
  *   keys, values          Int32Array [2n]: (offset into data, length); length -1 = null
  *   headerIndex           Int32Array [2n]: (first header, header count) of each record
  *   headers               Int32Array [4h]: (key offset, key length, value offset, value length)
- *   data                  Uint8Array: the table (every offset above indexes it)
+ *   sources               Uint8Array [n]: where record i's spans (and its headers') point:
+ *                         SOURCE_TABLE (0) data, SOURCE_INPUT (1) input
+ *   data                  Uint8Array: the table
+ *   input                 Uint8Array | null: the frame of a layout-3 table (null before)
  */
 function buildColumns(t) {
   const n = t.length;
@@ -301,6 +336,7 @@ function buildColumns(t) {
   const keys = new Int32Array(2 * n);
   const values = new Int32Array(2 * n);
   const headerIndex = new Int32Array(2 * n);
+  const sources = new Uint8Array(n);
   let headers;
   const aligned = data.byteOffset % 4 === 0 && t._recOff % 4 === 0 && t._stride % 4 === 0 && t._hOff % 4 === 0 && t._hstride % 4 === 0;
   if (aligned) {
@@ -320,6 +356,7 @@ function buildColumns(t) {
       values[i2 + 1] = i32[e + 9];
       headerIndex[i2] = i32[e + 10];
       headerIndex[i2 + 1] = i32[e + 11];
+      sources[i] = i32[e + 23];
     }
     if (t._hstride === 16) {
       headers = i32.slice(t._hOff >> 2, (t._hOff >> 2) + 4 * hn);
@@ -342,6 +379,7 @@ function buildColumns(t) {
         values[2 * i + k] = dv.getInt32(at + 32 + 4 * k, true);
         headerIndex[2 * i + k] = dv.getInt32(at + 40 + 4 * k, true);
       }
+      sources[i] = dv.getInt32(at + REC.source, true);
     }
     headers = new Int32Array(4 * hn);
     for (let j = 0, at = t._hOff; j < hn; j++, at += t._hstride) {
@@ -351,7 +389,7 @@ function buildColumns(t) {
   // Little-endian hosts only above: the table is little-endian, and so are typed arrays
   // on every platform JavaScript runs on today; checked once here all the same.
   if (n > 0 && offsets[0] !== t._dv.getBigInt64(t._recOff, true)) throw tableError('a big-endian host is not supported');
-  return Object.freeze({ length: n, data, offsets, timestamps, keys, values, headerIndex, headers });
+  return Object.freeze({ length: n, data, input: t.input, sources, offsets, timestamps, keys, values, headerIndex, headers });
 }
 
 function view(buf, off, len) {

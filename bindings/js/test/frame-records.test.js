@@ -154,3 +154,35 @@ test('decodeFetch keeps the frame and its errors', () => {
   for (const fallback of [false, true]) assert.throws(() => kw.decodeFetch(resp, 12, { fallback }), KwireDecodeError);
   assert.equal(checkSet(kw.decodeRecordTable(new Uint8Array(0)).slice(), [], 0), '');
 });
+
+test('decodeFetch: an uncompressed record is a view of the caller\'s frame, a compressed one is not', () => {
+  const recs = [{ key: 'k', value: 'hello, input', headers: [['h', 'v']] }];
+  for (const [compression, inInput] of [['none', true], ['lz4', false]]) {
+    const batch = kw.encodeRecords(recs, { compression });
+    const frame = kw.encodeResponse({ header: { correlationId: 1 }, body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [{ topic: 't', partitions: [
+      { partitionIndex: 0, errorCode: 0, highWatermark: '1', lastStableOffset: '1', logStartOffset: '0', abortedTransactions: [], preferredReadReplica: -1, records: toBase64(batch) }] }] } }, 1, 12);
+    const f = kw.decodeFetch(frame, 12);
+    const set = f.partitions[0].records;
+    assert.equal(set.table.layout, kw.abiVersion().minor >= 2 ? 3 : 2);
+    const r = set.at(0);
+    assert.equal(r.valueText, 'hello, input');
+    assert.equal(r.keyText, 'k');
+    const v = r.value;
+    assert.equal(v.buffer === frame.buffer, inInput, `${compression}: value in the frame's buffer`);
+    assert.equal(r.headers[0].value.buffer === frame.buffer, inInput);
+    if (inInput) {
+      // The very bytes: a change to the frame shows through the record.
+      const at = v.byteOffset - frame.byteOffset;
+      assert.deepEqual(frame.subarray(at, at + v.length), v);
+      frame[at] = 'H'.charCodeAt(0);
+      assert.equal(set.at(0).valueText, 'Hello, input');
+      const c = set.columns();
+      assert.equal(c.sources[0], 1);
+      assert.equal(c.input, frame);
+    }
+    // options.copy: a table that holds its own bytes (the changed frame fails its CRC now).
+    const g = kw.decodeFetch(frame, 12, { copy: true, skipCrc: true });
+    assert.notEqual(g.partitions[0].records.at(0).value.buffer, frame.buffer);
+    assert.equal(g.partitions[0].records.table.layout, 2);
+  }
+});

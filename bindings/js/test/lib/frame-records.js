@@ -41,15 +41,22 @@ export function checkSet(set, want, skippedBytes) {
     }
     // the columns say the same
     if (c.offsets[i] !== w.offset || c.timestamps[i] !== w.timestamp) return `record ${i}: columns offset/timestamp ${c.offsets[i]}/${c.timestamps[i]}`;
-    if (!eqBytes(span(c.data, c.keys, i), w.key) || !eqBytes(span(c.data, c.values, i), w.value)) return `record ${i}: columns key or value differs`;
+    // Spans index the table, or (layout 3, sources[i] 1) the caller's frame.
+    if (c.sources[i] !== 0 && c.sources[i] !== 1) return `record ${i}: columns source ${c.sources[i]}`;
+    const buf = c.sources[i] === 1 ? c.input : c.data;
+    if (buf === null) return `record ${i}: source 1 without an input`;
+    if (!eqBytes(span(buf, c.keys, i), w.key) || !eqBytes(span(buf, c.values, i), w.value)) return `record ${i}: columns key or value differs`;
+    if ((c.sources[i] === 1) !== (w.compression === 'none' && set.table.layout >= 3 && w.magic === 2 && !w.control)) {
+      return `record ${i}: source ${c.sources[i]} for a ${w.compression} record of magic ${w.magic} in a layout-${set.table.layout} table`;
+    }
     const first = c.headerIndex[2 * i];
     const count = c.headerIndex[2 * i + 1];
     if (count !== w.headers.length) return `record ${i}: columns header count ${count}`;
     const td = new TextDecoder();
     for (let j = 0; j < count; j++) {
       const h = 4 * (first + j);
-      const key = td.decode(c.data.subarray(c.headers[h], c.headers[h] + c.headers[h + 1]));
-      const value = c.headers[h + 3] === -1 ? null : c.data.subarray(c.headers[h + 2], c.headers[h + 2] + c.headers[h + 3]);
+      const key = td.decode(buf.subarray(c.headers[h], c.headers[h] + c.headers[h + 1]));
+      const value = c.headers[h + 3] === -1 ? null : buf.subarray(c.headers[h + 2], c.headers[h + 2] + c.headers[h + 3]);
       if (key !== w.headers[j].key || !eqBytes(value, w.headers[j].value)) return `record ${i}: columns header ${j} differs`;
     }
     // at(i) is the same record
