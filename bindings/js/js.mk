@@ -6,8 +6,10 @@
 #     js-test-types        tsc --strict over test/types/usage.ts against index.d.ts and messages.d.ts
 #     js-test-browser      headless Chromium (Debian's) loads the package from localhost and runs it
 #     js-test-pack         npm pack, install the tarball in an empty project, import 'kwire' by name
-#   make js-bench          kwire vs kafkajs on 1000-record Fetch responses (every codec), the 50 MB
-#                          response against native Go, `await init()` (part of `make bench`)
+#   make js-bench          kwire vs kafkajs and @platformatic/kafka on 1000-record Fetch responses
+#                          (two value sizes, every codec), kwire.wasm's export against the same
+#                          call in native Go, the 48 MB response against native Go, `await init()`
+#                          (part of `make bench`); `node bench/fetch.js --profile` profiles kwire
 #
 # Needs Node >= 20 and what bindings/js/ci-install.sh installs (node_modules, chromium).
 
@@ -24,7 +26,7 @@ $(JS_DIR)/kwire.wasm: $(ABI_WASM)
 	cp $< $@
 
 js-deps:
-	@test -d $(JS_DIR)/node_modules/typescript -a -d $(JS_DIR)/node_modules/playwright-core -a -d $(JS_DIR)/node_modules/kafkajs -a -d $(JS_DIR)/node_modules/fzstd || \
+	@test -d $(JS_DIR)/node_modules/typescript -a -d $(JS_DIR)/node_modules/playwright-core -a -d $(JS_DIR)/node_modules/kafkajs -a -d $(JS_DIR)/node_modules/fzstd -a -d $(JS_DIR)/node_modules/@platformatic/kafka || \
 		bash $(JS_DIR)/ci-install.sh
 
 # node --test, with a TAP copy whose summary must show tests run and none failed.
@@ -50,8 +52,8 @@ js-test-pack: js
 js-test: js-test-node js-test-types js-test-browser js-test-pack
 
 js-bench: js js-deps
-	cd $(JS_DIR) && $(NODE) bench/fetch.js
 	@mkdir -p $(BUILD)/bench
+	cd $(JS_DIR) && $(NODE) bench/fetch.js --out $(CURDIR)/$(BUILD)/bench --go "$(GO)"
 	$(NODE) --expose-gc $(JS_DIR)/bench/at-scale.js --frame $(BUILD)/bench/fetch-50mb.bin --go "$(GO)"
 
 BUILD_TARGETS += js

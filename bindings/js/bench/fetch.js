@@ -1,31 +1,63 @@
-// Benchmark: kwire's JavaScript binding against kafkajs on the same Fetch responses, in
-// one Node process, alternating rounds, CPU time of the process.
+// Benchmark: kwire's JavaScript binding against kafkajs and @platformatic/kafka on the
+// same Fetch responses, in one Node process, alternating rounds, CPU time of the process;
+// and kwire.wasm's export alone against the same function in native Go.
 //
-// The task, on each side the cheapest way its public API allows: decode a Fetch v11
-// response of 1000 records (2 partitions x 5 batches x 100 records, key ~10 bytes, value
-// ~100 bytes, one header) and, for every record, read its offset, timestamp, key and
-// value. Checksums (sum of offsets, sum of timestamps, total key bytes, total value bytes)
-// must agree between all decoders, or the benchmark fails. Once per codec: none, gzip,
-// snappy, lz4, zstd.
+// The task, on each side the cheapest way its code allows: decode a Fetch v11 response of
+// 1000 records (2 partitions x 5 batches x 100 records, key ~10 bytes, one header) and,
+// for every record, read its offset, timestamp, key and value. Two frames: values of
+// ~100 bytes (the frame of earlier runs) and values of 200-600 bytes (lengths drawn from
+// a seeded generator, so every run builds the same frame). Checksums (records, sum of
+// offsets, sum of timestamps, total key bytes, total value bytes) must agree between all
+// decoders, or the benchmark fails. Once per codec: none, gzip, snappy, lz4, zstd.
 //
 //   kafkajs          its Fetch v11 response decoder (what its consumer runs on each
 //                    response), then every message of every partition; snappy, lz4 and
 //                    zstd through pure-JS codecs registered the kafkajs way
-//                    (kafkajs-snappy, and lz4js / fzstd adapters below)
+//                    (kafkajs-snappy, and lz4js / fzstd adapters below). It never checks
+//                    a batch's CRC.
+//   @platformatic/kafka
+//                    fetchV11.parseResponse over a Reader of the response body (what its
+//                    connection hands each Fetch response to), then every record of
+//                    every batch; offset and timestamp as the batch's first (converted
+//                    from bigint once per batch) plus the record's delta. Keys and values
+//                    are Buffer views of the response (or of the decompressed batch). It
+//                    reads a batch's CRC field and never checks it. gzip through
+//                    node:zlib, snappy and lz4 through its own wasm codecs; Node 20's zlib
+//                    has no zstd, so its zstd entry's decompressSync is replaced by fzstd
+//                    (the decompressor kafkajs gets here too).
 //   kwire records    decodeFetch(frame, 11), then every Record of every partition
-//                    (lazy objects: r.offset, r.timestamp, r.key, r.value)
+//                    (lazy objects: r.offset, r.timestamp, r.key, r.value); CRC-32C of
+//                    every batch checked, and again with {skipCrc: true}
 //   kwire columns    decodeFetch(frame, 11), then each partition's columns(): offsets and
 //                    timestamps from BigInt64Array (read as two int32 halves: exact below
 //                    2^53), key and value lengths from the Int32Array (offset, length) pairs
-//                    — no object per record
+//                    — no object per record; CRC checked, and with {skipCrc: true}
+//   kwire.wasm call  kw_decode_response_frame_records alone (input copied into the
+//                    module's memory, the call, kw_free of its output; CRC checked), and
+//                    abi.DecodeResponseFrameRecords, the same function in native Go, on the
+//                    same frame (`go run ./bindings/js/bench/goabi` on the frame files)
 //
 // Then the time of `await init()` in a fresh Node process (compiling kwire.wasm).
 //
-//   node bench/fetch.js [--rounds N] [--codecs none,gzip,...]
+//   node bench/fetch.js [--rounds N] [--sample-ms MS] [--codecs none,gzip,...] [--frames small,mixed]
+//                       [--out DIR] [--go GO] [--wasm FILE]
+//
+// Profile mode: the kwire case in a loop under the inspector's CPU profiler, then the
+// top 15 functions by self time (wasm functions inside the export included):
+//
+//   node bench/fetch.js --profile [--codecs none] [--frames small] [--case records|columns]
+//                       [--skip-crc] [--seconds S] [--wasm FILE]
+//
+// kwire.wasm as built (-ldflags '-s -w') has no name section, so its functions show as
+// wasm-function[N]; --wasm loads another build, e.g. one with names:
+//   GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o /tmp/kwire-names.wasm ./wasm
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { init, encodeRecords, encodeResponse, decodeFetch, toBase64 } from '../index.js';
+import { init, load, encodeRecords, encodeResponse, decodeFetch, toBase64 } from '../index.js';
 
 const require = createRequire(import.meta.url);
 const kafkajsFetchV11 = require('kafkajs/src/protocol/requests/fetch/v11/response');
@@ -34,6 +66,8 @@ const SnappyCodec = require('kafkajs-snappy');
 const lz4js = require('lz4js');
 const fzstd = require('fzstd');
 const kafkajsVersion = require('kafkajs/package.json').version;
+const platformatic = await import('@platformatic/kafka');
+const platformaticVersion = JSON.parse(readFileSync(new URL('../node_modules/@platformatic/kafka/package.json', import.meta.url), 'utf8')).version;
 
 // kafkajs ships gzip only; other codecs are registered by the application. These
 // adapters only decompress (all a consumer needs).
@@ -46,22 +80,74 @@ CompressionCodecs[CompressionTypes.ZSTD] = () => ({
   async compress() { throw new Error('bench: compress not needed'); },
   async decompress(buf) { return Buffer.from(fzstd.decompress(buf)); },
 });
+// @platformatic/kafka decompresses zstd with node:zlib's zstdDecompressSync, which Node 20
+// lacks; its codec table is one object per codec, so the decompressor is swapped there.
+const platformaticZstdNative = platformatic.compressionsAlgorithms.zstd.available;
+if (!platformaticZstdNative) {
+  platformatic.compressionsAlgorithms.zstd.decompressSync = (buf) => {
+    const u = fzstd.decompress(buf);
+    return Buffer.from(u.buffer, u.byteOffset, u.length);
+  };
+}
 
 const args = process.argv.slice(2);
 const opt = (name, def) => {
   const i = args.indexOf('--' + name);
   return i >= 0 ? args[i + 1] : def;
 };
-const ROUNDS = Number(opt('rounds', 11));
-const CODECS = opt('codecs', 'none,gzip,snappy,lz4,zstd').split(',');
-const TARGET_RECORDS = 2;
-const TARGET_COLUMNS = 5;
+const PROFILE = args.includes('--profile');
+const ROUNDS = Number(opt('rounds', 9));
+const SAMPLE_US = 1000 * Number(opt('sample-ms', 50));
+const CODECS = opt('codecs', PROFILE ? 'none' : 'none,gzip,snappy,lz4,zstd').split(',');
+const FRAMES = opt('frames', PROFILE ? 'small' : 'small,mixed').split(',');
+const WASM = opt('wasm', undefined);
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const OUT = resolve(opt('out', join(ROOT, 'build', 'bench')));
+const GO = opt('go', 'go');
 
-const kw = await init();
+const TARGET_RECORDS_KAFKAJS = 4;
+const TARGET_COLUMNS_KAFKAJS = 10;
+const TARGET_COLUMNS_PLATFORMATIC = 5;
+const TARGET_MODULE_NONE = 3;
+const TARGET_MODULE_COMPRESSED = 4;
 
-function buildFrame(codec) {
+for (const c of CODECS) if (!['none', 'gzip', 'snappy', 'lz4', 'zstd'].includes(c)) throw new Error(`bench: unknown codec ${c}`);
+for (const f of FRAMES) if (!['small', 'mixed'].includes(f)) throw new Error(`bench: unknown frame ${f} (small, mixed)`);
+
+const kw = await init(WASM === undefined ? undefined : resolve(WASM));
+
+// ---- the frames -----------------------------------------------------------------------
+
+// mulberry32: a small seeded generator, so the mixed frame is the same on every run.
+function generator(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ('order customer item price quantity status shipped pending region north south east west ' +
+  'warehouse sku currency eur usd total discount tax created updated event click view cart checkout ' +
+  'session device mobile desktop browser referrer campaign true false null').split(' ');
+
+// small: value {"id":n,"payload":"<80 characters>"} (~100 bytes), as in earlier runs.
+// mixed: value a JSON-ish text of words, its length uniform in 200..600 bytes.
+function buildFrame(codec, kind) {
   const filler = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(3);
+  const rand = generator(0x6b77);
+  const mixedValue = (n) => {
+    const len = 200 + Math.floor(rand() * 401);
+    let s = `{"id":${n},"text":"`;
+    while (s.length < len) s += WORDS[Math.floor(rand() * WORDS.length)] + ' ';
+    return s.slice(0, len - 2) + '"}';
+  };
   let offset = 0;
+  let minValue = Infinity;
+  let maxValue = 0;
   const partitions = [];
   for (let p = 0; p < 2; p++) {
     const chunks = [];
@@ -69,8 +155,10 @@ function buildFrame(codec) {
       const recs = [];
       for (let i = 0; i < 100; i++) {
         const n = offset + i;
-        recs.push({ key: `key-${n}`, value: `{"id":${n},"payload":"${filler.slice(n % 20, n % 20 + 80)}"}`,
-          timestamp: 1700000000000 + n, headers: [['trace-id', `t-${n}`]] });
+        const value = kind === 'small' ? `{"id":${n},"payload":"${filler.slice(n % 20, n % 20 + 80)}"}` : mixedValue(n);
+        minValue = Math.min(minValue, value.length);
+        maxValue = Math.max(maxValue, value.length);
+        recs.push({ key: `key-${n}`, value, timestamp: 1700000000000 + n, headers: [['trace-id', `t-${n}`]] });
       }
       chunks.push(encodeRecords(recs, { baseOffset: offset, compression: codec, producerId: 1000 + p, producerEpoch: 0, baseSequence: offset }));
       offset += 100;
@@ -78,10 +166,12 @@ function buildFrame(codec) {
     partitions.push({ partitionIndex: p, errorCode: 0, highWatermark: String(offset), lastStableOffset: String(offset), logStartOffset: '0',
       abortedTransactions: [], preferredReadReplica: -1, records: toBase64(Buffer.concat(chunks)) });
   }
-  return encodeResponse({ header: { correlationId: 42 }, body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [{ topic: 'bench', partitions }] } }, 1, 11);
+  const frame = encodeResponse({ header: { correlationId: 42 }, body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [{ topic: 'bench', partitions }] } }, 1, 11);
+  return { frame, minValue, maxValue };
 }
 
-// Each decoder returns [records, sum of offsets, sum of timestamps, key bytes, value bytes].
+// ---- the decoders: each returns [records, sum of offsets, sum of timestamps, key bytes, value bytes]
+
 async function kafkajsRead(payload) {
   const r = await kafkajsFetchV11.decode(payload);
   let n = 0, offs = 0, ts = 0, kb = 0, vb = 0;
@@ -99,8 +189,35 @@ async function kafkajsRead(payload) {
   return [n, offs, ts, kb, vb];
 }
 
-function kwireRecords(frame) {
-  const f = decodeFetch(frame, 11);
+// payload: the response after its size and correlation id, as the client's connection
+// hands it to the parser (Fetch v11 has a v0 response header: nothing else to skip).
+function platformaticRead(payload) {
+  const r = platformatic.fetchV11.parseResponse(42, 1, 11, platformatic.Reader.from(payload));
+  let n = 0, offs = 0, ts = 0, kb = 0, vb = 0;
+  for (const t of r.responses) {
+    for (const p of t.partitions) {
+      if (p.records === null) continue;
+      for (const batch of p.records) {
+        const firstOffset = Number(batch.firstOffset);
+        const firstTimestamp = Number(batch.firstTimestamp);
+        for (const rec of batch.records) {
+          n++;
+          offs += firstOffset + rec.offsetDelta;
+          ts += firstTimestamp + Number(rec.timestampDelta);
+          if (rec.key !== null) kb += rec.key.length;
+          if (rec.value !== null) vb += rec.value.length;
+        }
+      }
+    }
+  }
+  return [n, offs, ts, kb, vb];
+}
+
+const CRC = {};
+const NO_CRC = { skipCrc: true };
+
+function kwireRecords(frame, options) {
+  const f = decodeFetch(frame, 11, options);
   let n = 0, offs = 0, ts = 0, kb = 0, vb = 0;
   for (const p of f.partitions) {
     for (const r of p.records) {
@@ -116,8 +233,8 @@ function kwireRecords(frame) {
   return [n, offs, ts, kb, vb];
 }
 
-function kwireColumns(frame) {
-  const f = decodeFetch(frame, 11);
+function kwireColumns(frame, options) {
+  const f = decodeFetch(frame, 11, options);
   let n = 0, offs = 0, ts = 0, kb = 0, vb = 0;
   for (const p of f.partitions) {
     const c = p.records.columns();
@@ -138,74 +255,309 @@ function kwireColumns(frame) {
   return [n, offs, ts, kb, vb];
 }
 
-// The export call alone (input copied in, kw_decode_response_frame_records, kw_free): the
-// module's share of kwire's time, to tell it from the binding's. Not a decoder: no checksum.
-function moduleAlone(frame) {
-  const x = kw._x;
-  const p = kw._putBytes(frame);
-  const s = kw._scratch;
-  const st = kw._call('kw_decode_response_frame_records', x.kw_decode_response_frame_records, p, frame.length, 1, 11, 0, 0, s, s + 4);
-  const [out] = kw._out(st, 'kw_decode_response_frame_records');
-  kw._call('kw_free', x.kw_free, out);
+// The export call alone, on the exports of an instance of its own (the binding's helpers
+// are not used, so this keeps working whatever the binding does around the call, and the
+// instance decodeFetch uses never sees its memory grow under it): the frame copied into a
+// buffer of the module, kw_decode_response_frame_records (CRC checked), kw_free of the
+// output. Returns the records of the table, for a check; not a decoder (no checksum).
+function moduleCall(instance) {
+  const x = instance._x;
+  if (x === null || typeof x !== 'object' || typeof x.kw_decode_response_frame_records !== 'function') return null;
+  let inPtr = 0;
+  let inCap = 0;
+  const slots = x.kw_alloc(8) >>> 0;
+  if (slots === 0) throw new Error('bench: kw_alloc(8) failed');
+  return (frame) => {
+    if (frame.length > inCap) {
+      if (inPtr !== 0) x.kw_free(inPtr);
+      inPtr = x.kw_alloc(frame.length) >>> 0;
+      if (inPtr === 0) throw new Error(`bench: kw_alloc(${frame.length}) failed`);
+      inCap = frame.length;
+    }
+    new Uint8Array(x.memory.buffer, inPtr, frame.length).set(frame);
+    const st = x.kw_decode_response_frame_records(inPtr, frame.length, 1, 11, 0, 0, slots, slots + 4);
+    if (st !== 0) throw new Error(`bench: kw_decode_response_frame_records returned ${st}`);
+    const dv = new DataView(x.memory.buffer);
+    const out = dv.getUint32(slots, true);
+    const records = dv.getInt32(out + 8, true);
+    x.kw_free(out);
+    return records;
+  };
 }
 
-// timeIt returns CPU µs per call (user + system of this process).
-async function timeIt(fn, iterations) {
+// ---- timing ---------------------------------------------------------------------------
+
+// timeIt returns CPU µs per call (user + system of this process, every thread).
+async function timeIt(fn, iterations, isAsync) {
   const c0 = process.cpuUsage();
-  for (let i = 0; i < iterations; i++) await fn();
+  if (isAsync) for (let i = 0; i < iterations; i++) await fn();
+  else for (let i = 0; i < iterations; i++) fn();
   const c = process.cpuUsage(c0);
   return (c.user + c.system) / iterations;
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-const rows = [];
+// calibrate warms fn up and returns the calls that fill about SAMPLE_US of CPU.
+async function calibrate(fn, isAsync) {
+  let per = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    const c0 = process.cpuUsage();
+    let n = 0;
+    let used = 0;
+    while (n < 3 || used < SAMPLE_US / 4) {
+      if (isAsync) await fn();
+      else fn();
+      n++;
+      const c = process.cpuUsage(c0);
+      used = c.user + c.system;
+    }
+    per = used / n;
+  }
+  return Math.max(3, Math.round(SAMPLE_US / Math.max(1, per)));
+}
+
+const KIND_LABEL = { small: 'values ~100 B', mixed: 'values 200-600 B' };
+
+// ---- profile mode ---------------------------------------------------------------------
+
+if (PROFILE) {
+  const { Session } = await import('node:inspector/promises');
+  const caseName = opt('case', 'records');
+  if (caseName !== 'records' && caseName !== 'columns') throw new Error('bench: --case records or columns');
+  const options = args.includes('--skip-crc') ? NO_CRC : CRC;
+  const seconds = Number(opt('seconds', 3));
+  const wasmFile = WASM === undefined ? fileURLToPath(new URL('../kwire.wasm', import.meta.url)) : resolve(WASM);
+  const named = WebAssembly.Module.customSections(new WebAssembly.Module(readFileSync(wasmFile)), 'name').length > 0;
+  console.log(`profile: kwire ${caseName} (decodeFetch${options.skipCrc ? ' with skipCrc' : ', CRC checked'}) in a loop, ${seconds} s per frame, ` +
+    `V8's sampling profiler (node:inspector), Node ${process.version}; kwire.wasm: ${wasmFile}`);
+  if (!named) {
+    console.log('  this kwire.wasm has no name section (built with -ldflags \'-s -w\'): its functions show as wasm-function[N]. ' +
+      'For names: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o /tmp/kwire-names.wasm ./wasm, then --wasm /tmp/kwire-names.wasm');
+  }
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  for (const kind of FRAMES) {
+    for (const codec of CODECS) {
+      const { frame } = buildFrame(codec, kind);
+      const fn = caseName === 'records' ? () => kwireRecords(frame, options) : () => kwireColumns(frame, options);
+      for (let i = 0; i < 50; i++) fn();
+      await session.post('Profiler.start');
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      let calls = 0;
+      while (performance.now() - t0 < seconds * 1000) {
+        for (let i = 0; i < 10; i++) fn();
+        calls += 10;
+      }
+      const c = process.cpuUsage(c0);
+      const { profile } = await session.post('Profiler.stop');
+      // Self time by samples: every sample counts the same (under load the sampler's
+      // intervals stretch at random, so counts are the fairer weight); ms are the shares
+      // of the loop's CPU time.
+      const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+      const self = new Map();
+      let inWasm = 0;
+      for (const id of profile.samples) {
+        const { callFrame: f } = byId.get(id);
+        const isWasm = f.url.startsWith('wasm://');
+        const where = isWasm ? 'wasm' : f.url === '' ? '(V8/Node)' : `${f.url.replace(/^.*\/bindings\/js\//, '').replace(/^.*\/node_modules\//, '')}:${f.lineNumber + 1}`;
+        const key = `${f.functionName || '(anonymous)'}\u0000${where}`;
+        self.set(key, (self.get(key) ?? 0) + 1);
+        if (isWasm) inWasm++;
+      }
+      const total = profile.samples.length;
+      const cpuMs = (c.user + c.system) / 1000;
+      console.log(`\n${KIND_LABEL[kind]}, ${codec}: ${calls} calls, ${((c.user + c.system) / calls).toFixed(0)} µs CPU per call; ` +
+        `${total} samples, ${(100 * inWasm / total).toFixed(0)}% of them in wasm functions`);
+      console.log('  self ms  share  where                    function');
+      for (const [key, k] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
+        const [name, where] = key.split('\u0000');
+        console.log(`${((cpuMs * k) / total).toFixed(0).padStart(9)}${((100 * k) / total).toFixed(1).padStart(6)}%  ${where.padEnd(25)}${name}`);
+      }
+    }
+  }
+  session.disconnect();
+  process.exit(0);
+}
+
+// ---- the frames, the checks, native Go --------------------------------------------------
+
+const moduleAlone = moduleCall(await load(WASM === undefined ? undefined : resolve(WASM)));
+const frames = [];
+mkdirSync(OUT, { recursive: true });
+for (const kind of FRAMES) {
+  for (const codec of CODECS) {
+    const { frame, minValue, maxValue } = buildFrame(codec, kind);
+    const file = join(OUT, `fetch-v11-${kind}-${codec}.bin`);
+    writeFileSync(file, frame);
+    frames.push({ kind, codec, frame, file, minValue, maxValue });
+  }
+}
+
+// Native Go, on one frame file: run right after that frame's JavaScript rounds, so both
+// sides are timed within seconds of each other on this (shared) machine.
+let goVersion = '';
+function goNative(file) {
+  const go = spawnSync(GO, ['run', './bindings/js/bench/goabi', '-version', '11', '-rounds', '11', '-ms', '30', file], { cwd: ROOT, encoding: 'utf8' });
+  if (go.status !== 0) throw new Error(`bench: the Go side failed (${go.error?.message ?? 'exit ' + go.status}): ${go.stderr}`);
+  const r = JSON.parse(go.stdout);
+  goVersion = r.go;
+  return r;
+}
+
+// The CRC claims, tried: one value byte of an uncompressed frame flipped (the batch's
+// CRC no longer matches, the structure is intact). Each decoder either decodes it or throws.
+async function crcProbe(frame) {
+  const bad = Buffer.from(frame);
+  const at = bad.indexOf('{"id":500,');
+  if (at < 0) throw new Error('bench: record 500 not found in the frame');
+  bad[at + 12] ^= 1;
+  const payload = bad.subarray(8);
+  const tryIt = async (fn) => {
+    try {
+      await fn();
+      return 'decodes it';
+    } catch (e) {
+      return /crc/i.test(String(e?.message)) ? 'rejects it (CRC)' : `rejects it (${String(e?.message).slice(0, 80)})`;
+    }
+  };
+  return {
+    kafkajs: await tryIt(() => kafkajsRead(payload)),
+    platformatic: await tryIt(() => platformaticRead(payload)),
+    kwire: await tryIt(() => kwireRecords(bad, CRC)),
+    kwireSkip: await tryIt(() => kwireRecords(bad, NO_CRC)),
+  };
+}
+const noneFrame = frames.find((f) => f.codec === 'none');
+const probe = noneFrame !== undefined ? await crcProbe(noneFrame.frame) : null;
+
 let failed = false;
-for (const codec of CODECS) {
-  const frame = buildFrame(codec);
-  const payload = Buffer.from(frame.buffer, frame.byteOffset + 8, frame.length - 8); // kafkajs: after size and correlation id
+const results = [];
+for (const fr of frames) {
+  const { kind, codec, frame } = fr;
+  const payload = Buffer.from(frame.buffer, frame.byteOffset + 8, frame.length - 8); // after size and correlation id
   const cases = [
-    [`kafkajs ${kafkajsVersion}`, () => kafkajsRead(payload)],
-    ['kwire records', () => kwireRecords(frame)],
-    ['kwire columns', () => kwireColumns(frame)],
+    { name: `kafkajs ${kafkajsVersion}`, fn: () => kafkajsRead(payload), isAsync: true, check: true },
+    { name: `@platformatic/kafka ${platformaticVersion}`, fn: () => platformaticRead(payload), check: true },
+    { name: 'kwire records', fn: () => kwireRecords(frame, CRC), check: true },
+    { name: 'kwire records skipCrc', fn: () => kwireRecords(frame, NO_CRC), check: true },
+    { name: 'kwire columns', fn: () => kwireColumns(frame, CRC), check: true },
+    { name: 'kwire columns skipCrc', fn: () => kwireColumns(frame, NO_CRC), check: true },
   ];
+  if (moduleAlone !== null) cases.push({ name: 'kwire.wasm call alone', fn: () => moduleAlone(frame) });
   const sums = [];
-  for (const [, fn] of cases) sums.push(JSON.stringify(await fn()));
-  if (kw.hasFrameRecords()) cases.push(['kwire.wasm call alone', () => moduleAlone(frame)]);
-  if (new Set(sums).size !== 1 || JSON.parse(sums[0])[0] !== 1000) {
-    console.error(`bench (${codec}): the decoders disagree: ${cases.map(([n], i) => `${n} ${sums[i]}`).join('; ')}`);
+  for (const c of cases.filter((c) => c.check)) sums.push(JSON.stringify(await c.fn()));
+  const tableRecords = moduleAlone !== null ? moduleAlone(frame) : 1000;
+  if (new Set(sums).size !== 1 || JSON.parse(sums[0])[0] !== 1000 || tableRecords !== 1000) {
+    console.error(`bench (${kind}, ${codec}): the decoders disagree: ${cases.filter((c) => c.check).map((c, i) => `${c.name} ${sums[i]}`).join('; ')}; ` +
+      `records in the export's table ${tableRecords}`);
     failed = true;
     continue;
   }
   const iters = [];
-  for (const [, fn] of cases) {
-    await timeIt(fn, 20);
-    iters.push(Math.max(10, Math.round(150_000 / Math.max(1, await timeIt(fn, 20)))));
-  }
+  for (const c of cases) iters.push(await calibrate(c.fn, c.isAsync));
   const samples = cases.map(() => []);
-  for (let r = 0; r < ROUNDS; r++) for (let c = 0; c < cases.length; c++) samples[c].push(await timeIt(cases[c][1], iters[c]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let i = 0; i < cases.length; i++) samples[i].push(await timeIt(cases[i].fn, iters[i], cases[i].isAsync));
+  }
   const cpu = samples.map(median);
-  rows.push({ codec, bytes: frame.length, cpu, checksum: JSON.parse(sums[0]), module: cpu[3] });
+  const goRes = goNative(fr.file);
+  if (goRes.records !== 1000) {
+    console.error(`bench (${kind}, ${codec}): Go's record table has ${goRes.records} records`);
+    failed = true;
+    continue;
+  }
+  const spread = samples.map((xs, i) => ({ x: Math.max(...xs) / Math.min(...xs), name: cases[i].name }));
+  results.push({ ...fr, cpu, spread, module: moduleAlone !== null ? cpu[6] : undefined, goUs: goRes.cpuMedianUs });
 }
 
-console.log(`Fetch v11 response, 1000 records in 10 batches, Node ${process.version}, ${ROUNDS} alternating rounds, median CPU µs per response`);
+// ---- the report -----------------------------------------------------------------------
+
+const fmt = (us) => us.toFixed(0);
+const x = (a, b) => `${(a / b).toFixed(2)}x`;
+console.log(`Fetch v11 responses of 1000 records (2 partitions x 5 batches x 100, key ~10 B, one header), Node ${process.version}, ` +
+  `${ROUNDS} alternating rounds of ~${SAMPLE_US / 1000} ms CPU per case, median CPU µs per response (user + system)`);
+console.log(`CRC checks: kafkajs ${kafkajsVersion} never checks a batch's CRC; @platformatic/kafka ${platformaticVersion} reads the CRC field and never checks it; ` +
+  'kwire checks CRC-32C of every batch unless {skipCrc: true}');
+if (probe !== null) {
+  console.log(`  tried on the ${KIND_LABEL[noneFrame.kind]} none frame with one value byte flipped: kafkajs ${probe.kafkajs}, @platformatic/kafka ${probe.platformatic}, ` +
+    `kwire ${probe.kwire}, kwire with skipCrc ${probe.kwireSkip}`);
+  if (probe.kwire !== 'rejects it (CRC)' || probe.kwireSkip !== 'decodes it') {
+    console.error('bench: kwire did not reject the corrupted batch with CRC checks on, or did not decode it with skipCrc');
+    failed = true;
+  }
+}
+console.log(`zstd: kafkajs through fzstd (registered); @platformatic/kafka through ${platformaticZstdNative ? "node:zlib (its own)" : "fzstd (Node 20's zlib has no zstd; its decompressor swapped in)"}`);
 console.log(`kwire path: ${kw.hasFrameRecords() ? 'kw_decode_response_frame_records (one record table, no base64)' : 'kw_decode_response_frame + kw_records_decode_table per partition (the module lacks the frame-records calls)'}`);
-console.log('codec    bytes   kafkajs  kwire records (x kafkajs)  kwire columns (x kafkajs)');
-let minRec = Infinity;
-let minCol = Infinity;
-for (const { codec, bytes, cpu } of rows) {
-  const rr = cpu[0] / cpu[1];
-  const rc = cpu[0] / cpu[2];
-  minRec = Math.min(minRec, rr);
-  minCol = Math.min(minCol, rc);
-  console.log(`${codec.padEnd(7)}${String(bytes).padStart(7)}${cpu[0].toFixed(0).padStart(10)}${cpu[1].toFixed(0).padStart(15)} (${rr.toFixed(2)}x)${cpu[2].toFixed(0).padStart(17)} (${rc.toFixed(2)}x)`);
+const worst = {};
+const note = (key, ratio, where) => {
+  if (worst[key] === undefined || ratio < worst[key].ratio) worst[key] = { ratio, where };
+};
+const noteMax = (key, ratio, where) => {
+  if (worst[key] === undefined || ratio > worst[key].ratio) worst[key] = { ratio, where };
+};
+for (const kind of FRAMES) {
+  const rows = results.filter((r) => r.kind === kind);
+  if (rows.length === 0) continue;
+  const vmin = Math.min(...rows.map((r) => r.minValue));
+  const vmax = Math.max(...rows.map((r) => r.maxValue));
+  console.log(`\n${KIND_LABEL[kind]} (${vmin}-${vmax} B)   CPU µs per response; kwire speed-up over each peer (peer CPU / kwire CPU), CRC checked [skipCrc]`);
+  console.log('codec     bytes  kafkajs platformatic | kw records [skipCrc] | kw columns [skipCrc] |  records x kafkajs  x platformatic | columns x kafkajs     x platformatic');
+  for (const { codec, frame, cpu } of rows) {
+    const [kj, pk, rec, recN, col, colN] = cpu;
+    const where = `${codec}, ${KIND_LABEL[kind]}`;
+    note('recKj', kj / rec, where);
+    note('recKjN', kj / recN, where);
+    note('recPk', pk / rec, where);
+    note('recPkN', pk / recN, where);
+    note('colKj', kj / col, where);
+    note('colKjN', kj / colN, where);
+    note('colPk', pk / col, where);
+    note('colPkN', pk / colN, where);
+    console.log(`${codec.padEnd(7)}${String(frame.length).padStart(8)}${fmt(kj).padStart(9)}${fmt(pk).padStart(13)} |` +
+      `${fmt(rec).padStart(11)} [${fmt(recN).padStart(6)}] |${fmt(col).padStart(11)} [${fmt(colN).padStart(6)}] |` +
+      `${x(kj, rec).padStart(8)} [${x(kj, recN).padStart(6)}]${x(pk, rec).padStart(8)} [${x(pk, recN).padStart(6)}] |` +
+      `${x(kj, col).padStart(8)} [${x(kj, colN).padStart(6)}]${x(pk, col).padStart(8)} [${x(pk, colN).padStart(6)}]`);
+  }
+  if (rows[0].module !== undefined) {
+    console.log(`kw_decode_response_frame_records alone (input copied in, output freed; CRC checked) vs abi.DecodeResponseFrameRecords in native Go (${goVersion}, GOMAXPROCS 1), CPU µs:`);
+    for (const { codec, cpu, module, goUs } of rows) {
+      const r = module / goUs;
+      const target = codec === 'none' ? TARGET_MODULE_NONE : TARGET_MODULE_COMPRESSED;
+      noteMax(codec === 'none' ? 'modNone' : 'modComp', r, `${codec}, ${KIND_LABEL[kind]}`);
+      console.log(`  ${codec.padEnd(7)} wasm ${fmt(module).padStart(6)}  native ${fmt(goUs).padStart(6)}  = ${r.toFixed(1)}x native (target <= ${target}x: ${r <= target ? 'met' : 'NOT met'}); ` +
+        `${((100 * module) / cpu[4]).toFixed(0)}% of kwire columns`);
+    }
+  } else {
+    console.log('kw_decode_response_frame_records alone: not measured (the binding exposes no module exports, or the module lacks the call)');
+  }
 }
-if (rows.length > 0 && rows[0].module !== undefined) {
-  console.log('inside kwire.wasm (the export call alone, input copied in, output freed), µs and share of kwire columns: ' +
-    rows.map(({ codec, cpu, module }) => `${codec} ${module.toFixed(0)} (${((100 * module) / cpu[2]).toFixed(0)}%)`).join(', '));
+
+if (results.length > 0) {
+  const line = (label, key, target, atLeast = true) => {
+    const w = worst[key];
+    const wn = worst[key + 'N'];
+    const ok = (r) => (atLeast ? r >= target : r <= target) ? 'met' : 'NOT met';
+    let s = `  ${label.padEnd(44)} worst ${w.ratio.toFixed(2)}x (${w.where}): ${ok(w.ratio)}`;
+    if (wn !== undefined) s += `; with skipCrc worst ${wn.ratio.toFixed(2)}x (${wn.where}): ${ok(wn.ratio)}`;
+    console.log(s);
+  };
+  console.log('\nTargets (worst codec over the frames above; kwire as it runs by default, CRC checked, then with skipCrc):');
+  line(`kwire records >= ${TARGET_RECORDS_KAFKAJS}x kafkajs`, 'recKj', TARGET_RECORDS_KAFKAJS);
+  line(`kwire columns >= ${TARGET_COLUMNS_KAFKAJS}x kafkajs`, 'colKj', TARGET_COLUMNS_KAFKAJS);
+  line(`kwire columns >= ${TARGET_COLUMNS_PLATFORMATIC}x @platformatic/kafka`, 'colPk', TARGET_COLUMNS_PLATFORMATIC);
+  console.log(`  kwire records vs @platformatic/kafka (no target): worst ${worst.recPk.ratio.toFixed(2)}x (${worst.recPk.where}); with skipCrc ${worst.recPkN.ratio.toFixed(2)}x (${worst.recPkN.where})`);
+  if (worst.modNone !== undefined) line(`the export <= ${TARGET_MODULE_NONE}x native Go, none`, 'modNone', TARGET_MODULE_NONE, false);
+  if (worst.modComp !== undefined) line(`the export <= ${TARGET_MODULE_COMPRESSED}x native Go, compressed`, 'modComp', TARGET_MODULE_COMPRESSED, false);
 }
-if (rows.length > 0) {
-  console.log(`per-record objects: worst ${minRec.toFixed(2)}x kafkajs (target >= ${TARGET_RECORDS}x: ${minRec >= TARGET_RECORDS ? 'met' : 'NOT met'}); ` +
-    `columns: worst ${minCol.toFixed(2)}x (target >= ${TARGET_COLUMNS}x: ${minCol >= TARGET_COLUMNS ? 'met' : 'NOT met'})`);
+
+if (results.length > 0) {
+  const all = results.flatMap((r) => r.spread.map((s) => ({ ...s, where: `${r.codec}, ${KIND_LABEL[r.kind]}` })));
+  const wide = all.reduce((a, b) => (b.x > a.x ? b : a));
+  console.log(`Noise: slowest / fastest of a case's ${ROUNDS} rounds, median over the ${all.length} cases ${median(all.map((s) => s.x)).toFixed(2)}x, ` +
+    `widest ${wide.x.toFixed(2)}x (${wide.name}, ${wide.where}); the machine's load average at the end: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`);
 }
 
 // `await init()` in a fresh process: compile and instantiate kwire.wasm.
@@ -218,7 +570,7 @@ if (rows.length > 0) {
     if (r.status !== 0) throw new Error('bench: init() in a fresh process failed: ' + r.stderr);
     times.push(JSON.parse(r.stdout));
   }
-  console.log(`await init() in a fresh Node process (kwire.wasm ${(kw._module ? WebAssembly.Module.exports(kw._module).length : 0)} exports): ` +
+  console.log(`\nawait init() in a fresh Node process (kwire.wasm next to index.js): ` +
     `median ${median(times.map((t) => t.initMs)).toFixed(0)} ms (import of the package ${median(times.map((t) => t.importMs)).toFixed(0)} ms), 3 runs`);
 }
 if (failed) process.exit(1);

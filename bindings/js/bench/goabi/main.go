@@ -1,0 +1,95 @@
+// Command goabi is the native-Go side of the JavaScript benchmarks' "module call alone"
+// figure: it times abi.DecodeResponseFrameRecords, the function behind the wasm export
+// kw_decode_response_frame_records, on Fetch response frames that the benchmark wrote to
+// files, called as the export calls it (a nil dst, so each call allocates its output).
+// For every file it prints one line of JSON: the CPU time per call in µs (median and
+// best of the rounds; user + system of the process with GOMAXPROCS 1, so the collector's
+// work is counted) and the records in the table it returned.
+//
+//	go run ./bindings/js/bench/goabi [-version 11] [-flags 0] [-rounds 9] [-ms 20] FILE...
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"syscall"
+
+	"github.com/kwire/kwire/abi"
+)
+
+type result struct {
+	File     string  `json:"file"`
+	Records  int     `json:"records"`
+	Calls    int     `json:"calls"`
+	MedianUs float64 `json:"cpuMedianUs"`
+	BestUs   float64 `json:"cpuBestUs"`
+	Go       string  `json:"go"`
+}
+
+// cpuUs is the process's user + system CPU time so far, in µs.
+func cpuUs() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fail(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e3
+}
+
+func main() {
+	version := flag.Int("version", 11, "the Fetch version the responses answer")
+	flags := flag.Int("flags", 0, "the records flags (1: skip CRC checks)")
+	rounds := flag.Int("rounds", 9, "timed rounds per file")
+	ms := flag.Float64("ms", 20, "CPU milliseconds per round (calls per round are chosen to fill it)")
+	flag.Parse()
+	runtime.GOMAXPROCS(1)
+	enc := json.NewEncoder(os.Stdout)
+	for _, file := range flag.Args() {
+		frame, err := os.ReadFile(file)
+		if err != nil {
+			fail(err)
+		}
+		call := func() []byte {
+			out, err := abi.DecodeResponseFrameRecords(nil, frame, 1, int32(*version), int32(*flags), 0)
+			if err != nil {
+				fail(fmt.Errorf("goabi: %s: %w", file, err))
+			}
+			return out
+		}
+		out := call()
+		if len(out) < 12 {
+			fail(fmt.Errorf("goabi: %s: a %d-byte table", file, len(out)))
+		}
+		r := result{File: file, Records: int(int32(binary.LittleEndian.Uint32(out[8:]))), Go: runtime.Version()}
+		// Calibrate: as many calls as fill about ms of CPU per round.
+		c0 := cpuUs()
+		n := 0
+		for cpuUs()-c0 < *ms*1000/4 || n < 3 {
+			call()
+			n++
+		}
+		r.Calls = max(1, int(float64(n)*(*ms*1000)/(cpuUs()-c0)))
+		per := make([]float64, *rounds)
+		for i := range per {
+			c := cpuUs()
+			for j := 0; j < r.Calls; j++ {
+				call()
+			}
+			per[i] = (cpuUs() - c) / float64(r.Calls)
+		}
+		sort.Float64s(per)
+		r.MedianUs, r.BestUs = per[len(per)/2], per[0]
+		if err := enc.Encode(r); err != nil {
+			fail(err)
+		}
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
+}
