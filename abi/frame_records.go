@@ -224,7 +224,7 @@ func (t *frameTable) writeBatch(b *records.Batch, data []byte, spans, hspans []i
 		nh := s[records.SpanHeaders]
 		hs := hspans[hp : hp+int(nh)*records.SpanHeaderWords]
 		sch := records.SchemaRef{ID: -1, Version: -1}
-		if nh > 0 || vl >= 5 {
+		if records.MayHaveSchema(data, s, hs) {
 			sch = records.SpanSchema(data, s, hs)
 		}
 		le.PutUint64(e[0:], uint64(b.BaseOffset+int64(od)))
@@ -344,7 +344,9 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 	}()
 	t.start = len(dst)
 	if t.inputSpans {
-		t.out = reserve(dst, TableHeaderSizeFrame+len(frame)/2+256)
+		// Uncompressed records stay in the frame: the table holds decompressed bytes only,
+		// and grows when it must.
+		t.out = reserve(dst, TableHeaderSizeFrame+len(frame)/8+256)
 	} else {
 		// Record bytes are at most the frame's size (more only when decompressed).
 		t.out = reserve(dst, TableHeaderSizeFrame+len(frame)+len(frame)/8+256)

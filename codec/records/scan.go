@@ -46,52 +46,73 @@ func ScanRecords(data []byte, pos int, spans, hdrs []int32) (next, nrec, nhdr in
 
 // scanRecordsGeneric is ScanRecords in plain Go. Every read is bounded by the record's
 // end, which is itself checked against data, so a record cannot reach into the next.
+// Varints of one byte (nearly all of them) are read inline; longer ones by readVarint,
+// whose limits (5 bytes, the fifth byte's high bits dropped) are the reader's.
 func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, nhdr int, ok bool) {
 	maxRec := len(spans) / SpanRecordWords
 	maxHdr := len(hdrs) / SpanHeaderWords
 	for nrec < maxRec && pos < len(data) {
-		// length
-		length, p, vok := readVarint(data, pos)
-		if !vok || length < minRecordSize-1 || int64(length) > int64(len(data)-p) {
+		var length int32
+		p := pos
+		if c := data[p]; c < 0x80 {
+			length, p = int32(c>>1)^-int32(c&1), p+1
+		} else if length, p, ok = readVarint(data, p); !ok {
+			return pos, nrec, nhdr, false
+		}
+		if length < minRecordSize-1 || int64(length) > int64(len(data)-p) {
 			return pos, nrec, nhdr, false
 		}
 		end := p + int(length)
 		rec := data[:end]
 		p++ // attributes
-		tsd, p2, vok := readVarlong(rec, p)
-		if !vok {
+		var tsd int64
+		if c := rec[p]; c < 0x80 {
+			tsd, p = int64(c>>1)^-int64(c&1), p+1
+		} else if tsd, p, ok = readVarlong(rec, p); !ok {
 			return pos, nrec, nhdr, false
 		}
-		od, p3, vok := readVarint(rec, p2)
-		if !vok {
+		var od, kl, vl, nh int32
+		if p < end && rec[p] < 0x80 {
+			c := rec[p]
+			od, p = int32(c>>1)^-int32(c&1), p+1
+		} else if od, p, ok = readVarint(rec, p); !ok {
 			return pos, nrec, nhdr, false
 		}
-		kl, p4, vok := readVarint(rec, p3)
-		if !vok {
+		if p < end && rec[p] < 0x80 {
+			c := rec[p]
+			kl, p = int32(c>>1)^-int32(c&1), p+1
+		} else if kl, p, ok = readVarint(rec, p); !ok {
 			return pos, nrec, nhdr, false
 		}
-		ko := p4
+		ko := p
 		if kl < 0 {
 			kl, ko = -1, 0
-		} else if int64(kl) > int64(end-p4) {
+		} else if int64(kl) > int64(end-p) {
 			return pos, nrec, nhdr, false
 		} else {
-			p4 += int(kl)
+			p += int(kl)
 		}
-		vl, p5, vok := readVarint(rec, p4)
-		if !vok {
+		if p < end && rec[p] < 0x80 {
+			c := rec[p]
+			vl, p = int32(c>>1)^-int32(c&1), p+1
+		} else if vl, p, ok = readVarint(rec, p); !ok {
 			return pos, nrec, nhdr, false
 		}
-		vo := p5
+		vo := p
 		if vl < 0 {
 			vl, vo = -1, 0
-		} else if int64(vl) > int64(end-p5) {
+		} else if int64(vl) > int64(end-p) {
 			return pos, nrec, nhdr, false
 		} else {
-			p5 += int(vl)
+			p += int(vl)
 		}
-		nh, p6, vok := readVarint(rec, p5)
-		if !vok || nh < 0 || int64(nh)*2 > int64(end-p6) {
+		if p < end && rec[p] < 0x80 {
+			c := rec[p]
+			nh, p = int32(c>>1)^-int32(c&1), p+1
+		} else if nh, p, ok = readVarint(rec, p); !ok {
+			return pos, nrec, nhdr, false
+		}
+		if nh < 0 || int64(nh)*2 > int64(end-p) {
 			return pos, nrec, nhdr, false
 		}
 		if int(nh) > maxHdr-nhdr {
@@ -99,29 +120,36 @@ func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, 
 		}
 		h := hdrs[nhdr*SpanHeaderWords : (nhdr+int(nh))*SpanHeaderWords]
 		for j := 0; j < int(nh); j++ {
-			hkl, q, vok := readVarint(rec, p6)
-			if !vok || hkl < 0 || int64(hkl) > int64(end-q) {
+			var hkl, hvl int32
+			if p < end && rec[p] < 0x80 {
+				c := rec[p]
+				hkl, p = int32(c>>1)^-int32(c&1), p+1
+			} else if hkl, p, ok = readVarint(rec, p); !ok {
 				return pos, nrec, nhdr, false
 			}
-			hko := q
-			q += int(hkl)
-			hvl, q2, vok := readVarint(rec, q)
-			if !vok {
+			if hkl < 0 || int64(hkl) > int64(end-p) {
 				return pos, nrec, nhdr, false
 			}
-			hvo := q2
+			hko := p
+			p += int(hkl)
+			if p < end && rec[p] < 0x80 {
+				c := rec[p]
+				hvl, p = int32(c>>1)^-int32(c&1), p+1
+			} else if hvl, p, ok = readVarint(rec, p); !ok {
+				return pos, nrec, nhdr, false
+			}
+			hvo := p
 			if hvl < 0 {
 				hvl, hvo = -1, 0
-			} else if int64(hvl) > int64(end-q2) {
+			} else if int64(hvl) > int64(end-p) {
 				return pos, nrec, nhdr, false
 			} else {
-				q2 += int(hvl)
+				p += int(hvl)
 			}
 			w := h[j*SpanHeaderWords : j*SpanHeaderWords+SpanHeaderWords : j*SpanHeaderWords+SpanHeaderWords]
 			w[0], w[1], w[2], w[3] = int32(hko), hkl, int32(hvo), hvl
-			p6 = q2
 		}
-		if p6 != end {
+		if p != end {
 			return pos, nrec, nhdr, false
 		}
 		s := spans[nrec*SpanRecordWords : nrec*SpanRecordWords+SpanRecordWords : nrec*SpanRecordWords+SpanRecordWords]
@@ -138,6 +166,18 @@ func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, 
 		pos = end
 	}
 	return pos, nrec, nhdr, true
+}
+
+// MayHaveSchema reports whether SpanSchema could find a schema reference in a record:
+// a header whose key has the length of a schema header's, or a value that starts with
+// the Confluent prefix's zero byte. Else the reference is none, and SpanSchema need not run.
+func MayHaveSchema(data []byte, rec, hdrs []int32) bool {
+	for j := 1; j < len(hdrs); j += SpanHeaderWords {
+		if n := hdrs[j]; n == int32(len(SchemaIDHeader)) || n == int32(len(SchemaVersionHeader)) {
+			return true
+		}
+	}
+	return rec[SpanValueLen] >= 5 && data[rec[SpanValueOff]] == 0
 }
 
 // SpanSchema is ResolveSchema for a record read by ScanRecords: rec is its
