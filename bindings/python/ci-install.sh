@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the Python binding needs into bindings/python/.venv: a virtualenv with
-# pip, wasmtime, pytest, mypy, numpy (the optional column arrays are tested with it) and
-# kafka-python with its compression libraries (the benchmark's baseline). It also keeps
-# the wasmtime wheel in .venv/wheelhouse, from which the wheel test installs the package
-# into a fresh venv offline. Idempotent: quick when everything is there.
+# pip, wasmtime, pytest, mypy, numpy (the optional column arrays are tested with it),
+# kafka-python with its compression libraries and aiokafka (the benchmark's peers). It
+# also keeps the wasmtime wheel in .venv/wheelhouse, from which the wheel test installs
+# the package into a fresh venv offline. Idempotent: quick when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -33,4 +33,4 @@ if ! ls .venv/wheelhouse/wasmtime-"$wt"-*.whl >/dev/null 2>&1; then
 	.venv/bin/python -m pip download -q --disable-pip-version-check --no-input --no-deps --only-binary=:all: \
 		-d .venv/wheelhouse "wasmtime==$wt"
 fi
-.venv/bin/python -m pip list --disable-pip-version-check 2>/dev/null | grep -i -E '^(wasmtime|pytest|mypy|numpy|kafka-python) ' | tr -s ' ' | sed 's/^/ci-install (python): /'
+.venv/bin/python -m pip list --disable-pip-version-check 2>/dev/null | grep -i -E '^(wasmtime|pytest|mypy|numpy|kafka-python|aiokafka) ' | tr -s ' ' | sed 's/^/ci-install (python): /'

@@ -6,8 +6,11 @@
 #   make python-test    pytest (API, records, columns, decode_fetch/decode_produce, every
 #                       conformance vector, frames), mypy --strict, and the wheel installed
 #                       into a fresh venv running the example (python-test-wheel)
-#   make python-bench   kwire vs kafka-python on the same Fetch responses, the 50 MB response
-#                       against native Go, and the start-up times
+#   make python-bench   kwire vs kafka-python and aiokafka's C record reader on the same Fetch
+#                       responses, the module call alone against native Go, the 48 MB
+#                       response against native Go, and the start-up times
+#   make python-bench-profile   cProfile of kwire's Python side and, where perf works, a
+#                       sampling of the module's code (wasmtime's perfmap profiler)
 #
 # The package ships $(BUILD)/kwire.wasm (abi/abi.mk's `wasm` rule builds it).
 # bindings/python/ci-install.sh creates the venv (run by .ci/run; the targets below run it
@@ -23,7 +26,7 @@ PY_SOURCES := $(wildcard $(PY_DIR)/kwire/*.py $(PY_DIR)/kwire/*.pyi) $(PY_DIR)/k
 PY_PKG_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' $(PY_DIR)/pyproject.toml)
 PY_WHEEL   := $(BUILD)/python/dist/kwire-$(PY_PKG_VERSION)-py3-none-any.whl
 
-.PHONY: python python-test python-test-unit python-test-wheel python-bench
+.PHONY: python python-test python-test-unit python-test-wheel python-bench python-bench-profile
 
 PY_DEPS    := $(PY_VENV)/.requirements-installed
 FLOCK      := $(shell command -v flock 2>/dev/null)
@@ -69,9 +72,12 @@ python-test-wheel: $(PY_WHEEL)
 python-test: python-test-unit python-test-wheel
 
 python-bench: $(PY_STAMP)
-	$(PY_ENV) $(PY) $(PY_DIR)/bench/fetch_vs_kafka_python.py
+	$(PY_ENV) $(PY) $(PY_DIR)/bench/fetch_vs_kafka_python.py --go "$(GO)"
 	$(PY_ENV) $(PY) $(PY_DIR)/bench/at_scale.py --go "$(GO)"
 	$(PY) $(PY_DIR)/bench/startup.py
+
+python-bench-profile: $(PY_STAMP)
+	$(PY_ENV) $(PY) $(PY_DIR)/bench/fetch_vs_kafka_python.py --profile --go "$(GO)"
 
 BUILD_TARGETS += python
 TEST_TARGETS  += python-test
