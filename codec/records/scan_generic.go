@@ -1,3 +1,5 @@
+//go:build !wasm || kwire_purego
+
 package records
 
 func scanRecords(data []byte, pos int, spans, hdrs []int32) (next, nrec, nhdr int, ok bool) {

@@ -272,3 +272,31 @@ func loadRecordVectorsForScan(t *testing.T) [][]byte {
 	}
 	return out
 }
+
+// BenchmarkScanRecords: ScanRecords (the kernel in WebAssembly builds) and its plain-Go
+// twin on the records of the benches' batches: 100 records, key ~10 bytes, value ~100
+// or 1000 bytes, one header.
+func BenchmarkScanRecords(b *testing.B) {
+	for _, size := range []int{100, 1000} {
+		recs := make([]Record, 100)
+		for i := range recs {
+			recs[i] = Record{OffsetDelta: int32(i), TimestampDelta: int64(i), Key: []byte("key-" + strconv.Itoa(i)), Value: bytes.Repeat([]byte("v"), size),
+				Headers: []Header{{Key: []byte("trace-id"), Value: []byte("t-" + strconv.Itoa(i))}}}
+		}
+		data := scanSection(b, recs)
+		spans, hdrs := make([]int32, 100*SpanRecordWords), make([]int32, 100*SpanHeaderWords)
+		for _, c := range []struct {
+			name string
+			fn   func(data []byte, pos int, spans, hdrs []int32) (int, int, int, bool)
+		}{{"ScanRecords", ScanRecords}, {"generic", scanRecordsGeneric}} {
+			b.Run(strconv.Itoa(size)+"B/"+c.name, func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				for i := 0; i < b.N; i++ {
+					if _, n, _, ok := c.fn(data, 0, spans, hdrs); !ok || n != 100 {
+						b.Fatal(n, ok)
+					}
+				}
+			})
+		}
+	}
+}
