@@ -203,15 +203,19 @@ func (t *frameTable) writeBatch(b *records.Batch, data []byte, spans, hspans []i
 		flags = 1
 	}
 	logAppend := b.TimestampType() == records.LogAppendTime
+	// The batch's fields, once: the stores below could alias *b for the compiler.
+	baseOffset, baseTS, maxTS, pid := b.BaseOffset, b.BaseTimestamp, b.MaxTimestamp, uint64(b.ProducerID)
+	baseSeq, epoch, leaderEpoch := b.BaseSequence, uint32(int32(b.ProducerEpoch)), uint32(b.PartitionLeaderEpoch)
+	compression, tsType := uint32(b.Compression()), uint32(b.TimestampType())
 	fh := int32(t.nhdr)
 	hp := 0
 	for i := 0; i < n; i++ {
 		s := spans[i*records.SpanRecordWords : i*records.SpanRecordWords+records.SpanRecordWords : i*records.SpanRecordWords+records.SpanRecordWords]
 		e := ents[i*TableRecordStride : i*TableRecordStride+TableRecordStride : i*TableRecordStride+TableRecordStride]
 		od := s[records.SpanOffsetDelta]
-		ts := b.MaxTimestamp
+		ts := maxTS
 		if !logAppend {
-			ts = b.BaseTimestamp + int64(uint64(uint32(s[records.SpanTSDeltaLo]))|uint64(uint32(s[records.SpanTSDeltaHi]))<<32)
+			ts = baseTS + int64(uint64(uint32(s[records.SpanTSDeltaLo]))|uint64(uint32(s[records.SpanTSDeltaHi]))<<32)
 		}
 		ko, kl := s[records.SpanKeyOff]+base, s[records.SpanKeyLen]
 		if kl < 0 {
@@ -227,21 +231,21 @@ func (t *frameTable) writeBatch(b *records.Batch, data []byte, spans, hspans []i
 		if records.MayHaveSchema(data, s, hs) {
 			sch = records.SpanSchema(data, s, hs)
 		}
-		le.PutUint64(e[0:], uint64(b.BaseOffset+int64(od)))
+		le.PutUint64(e[0:], uint64(baseOffset+int64(od)))
 		le.PutUint64(e[8:], uint64(ts))
-		le.PutUint64(e[16:], uint64(b.ProducerID))
+		le.PutUint64(e[16:], pid)
 		le.PutUint32(e[24:], uint32(ko))
 		le.PutUint32(e[28:], uint32(kl))
 		le.PutUint32(e[32:], uint32(vo))
 		le.PutUint32(e[36:], uint32(vl))
 		le.PutUint32(e[40:], uint32(fh))
 		le.PutUint32(e[44:], uint32(nh))
-		le.PutUint32(e[48:], uint32(records.RecordSequence(b.BaseSequence, od)))
-		le.PutUint32(e[52:], uint32(b.PartitionLeaderEpoch))
-		le.PutUint32(e[56:], uint32(int32(b.ProducerEpoch)))
+		le.PutUint32(e[48:], uint32(records.RecordSequence(baseSeq, od)))
+		le.PutUint32(e[52:], leaderEpoch)
+		le.PutUint32(e[56:], epoch)
 		le.PutUint32(e[60:], 2)
-		le.PutUint32(e[64:], uint32(b.Compression()))
-		le.PutUint32(e[68:], uint32(b.TimestampType()))
+		le.PutUint32(e[64:], compression)
+		le.PutUint32(e[68:], tsType)
 		le.PutUint32(e[72:], flags)
 		le.PutUint32(e[76:], 0xffffffff)
 		le.PutUint32(e[80:], uint32(sch.Source))
