@@ -17,7 +17,7 @@
 
 RECORDS_MVN     ?= mvn -q -B -Dstyle.color=never -f conformance/reference/records/pom.xml
 RECORDS_VECTORS := conformance/vectors/records/kafka-clients-4.4.0.jsonl
-RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy FuzzSnappyBlock FuzzLZ4Block
+RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy FuzzSnappyBlock FuzzLZ4Block FuzzScanRecords
 
 .PHONY: records-java records-js-test records-nocompress-test records-vectors records-fuzz records-bench
 
@@ -46,8 +46,10 @@ records-java:
 		{ echo "records-java: $(RECORDS_VECTORS) differs from what kafka-clients writes now; run make records-vectors"; exit 1; }
 	@echo "records-java: committed vectors match kafka-clients"
 
+# In Node (V8): with the WebAssembly kernels, and with them off (kwire_purego).
 records-js-test:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records
+	GOOS=js GOARCH=wasm $(GO) test -tags kwire_purego -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records
 
 records-nocompress-test:
 	$(GO) vet -tags kwire_nocompress ./codec/records/...
@@ -57,7 +59,12 @@ records-nocompress-test:
 			echo "records-nocompress-test: a kwire_nocompress build links the compression libraries above"; exit 1; \
 		else echo "records-nocompress-test: a kwire_nocompress wasm build links no compression library"; fi
 
+# The kernels' differential fuzzing runs inside the WebAssembly build (in Node), where the
+# kernels are: Go's coverage-guided fuzzer does not run WebAssembly, so the Test*KernelFuzz
+# tests mutate random inputs for KWIRE_KERNEL_FUZZTIME each.
 records-fuzz:
+	GOOS=js GOARCH=wasm KWIRE_KERNEL_FUZZTIME=$(FUZZTIME) $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
+		-run 'KernelFuzz' -v -timeout 0 ./codec/records
 	@for t in $(RECORDS_FUZZ); do \
 		echo "$(GO) test ./codec/records -run '^$$' -fuzz '^'$$t'$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s"; \
 		$(GO) test ./codec/records -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s || exit 1; \

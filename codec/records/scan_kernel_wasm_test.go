@@ -4,7 +4,10 @@ package records
 
 import (
 	"math/rand"
+	"os"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // TestScanKernelReadsCommonRecords: the kernel alone reads a whole section of records
@@ -42,4 +45,46 @@ func TestScanKernelReadsCommonRecords(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestScanKernelFuzz is the kernel's differential fuzzing inside the WebAssembly build
+// (Go's coverage-guided fuzzer does not run WebAssembly): random record sections, spoilt
+// by random byte flips, insertions, cuts and long varints, go through checkScan (the
+// kernel's ScanRecords and the twin against the reader) until KWIRE_KERNEL_FUZZTIME
+// (a Go duration; 2s by default) is over. The seed of a failure is printed.
+func TestScanKernelFuzz(t *testing.T) {
+	d := 2 * time.Second
+	if s := os.Getenv("KWIRE_KERNEL_FUZZTIME"); s != "" {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seed := time.Now().UnixNano()
+	r := rand.New(rand.NewSource(seed))
+	deadline := time.Now().Add(d)
+	n := 0
+	for ; time.Now().Before(deadline); n++ {
+		recs := randomRecords(r, 1+r.Intn(6))
+		data := scanSection(t, recs)
+		for m := r.Intn(4); m > 0 && len(data) > 0; m-- {
+			at := r.Intn(len(data))
+			switch r.Intn(4) {
+			case 0:
+				data[at] ^= byte(1 << r.Intn(8))
+			case 1:
+				data[at] = byte(r.Intn(256))
+			case 2:
+				data = data[:at]
+			case 3:
+				data = append(data[:at], append([]byte{0x80 | byte(r.Intn(128)), 0x80, 0x01}, data[at:]...)...)
+			}
+		}
+		count := len(recs)
+		if r.Intn(4) == 0 {
+			count = r.Intn(len(recs) + 2)
+		}
+		checkScan(t, "fuzz case "+strconv.Itoa(n)+" of seed "+strconv.FormatInt(seed, 10), data, count)
+	}
+	t.Logf("%d cases in %v (seed %d)", n, d, seed)
 }
