@@ -1,41 +1,33 @@
 package abi
 
 import (
-	"runtime/metrics"
+	"runtime"
 	"strconv"
 )
 
-// The runtime figures kw_runtime_stats reports, read with runtime/metrics.
-var runtimeSamples = []metrics.Sample{
-	{Name: "/gc/cycles/total:gc-cycles"},
-	{Name: "/gc/heap/allocs:objects"},
-	{Name: "/gc/heap/allocs:bytes"},
-	{Name: "/memory/classes/heap/objects:bytes"},
-	{Name: "/memory/classes/total:bytes"},
-}
-
-var runtimeKeys = [...]string{"gcCycles", "heapAllocs", "heapAllocBytes", "heapLiveBytes", "runtimeBytes"}
+// memStats is reused by RuntimeStats so that reading the figures allocates nothing.
+var memStats runtime.MemStats
 
 // RuntimeStats is kw_runtime_stats: the library's Go runtime figures as one JSON object,
 // appended to dst. buffers and bufferBytes are the host-held buffers the caller counts
-// (live kw_alloc and output buffers). Reading them allocates nothing.
+// (live kw_alloc and output buffers). The figures are runtime.ReadMemStats', which are
+// exact (every cache flushed); reading them stops the world for a moment and allocates
+// nothing.
 func RuntimeStats(dst []byte, buffers, bufferBytes int) []byte {
-	metrics.Read(runtimeSamples)
-	dst = append(dst, '{')
-	for i, s := range runtimeSamples {
+	runtime.ReadMemStats(&memStats)
+	m := &memStats
+	for i, v := range [...]uint64{uint64(m.NumGC), m.Mallocs, m.TotalAlloc, m.HeapAlloc, m.Sys, uint64(buffers), uint64(bufferBytes)} {
+		if i == 0 {
+			dst = append(dst, '{')
+		} else {
+			dst = append(dst, ',')
+		}
 		dst = append(dst, '"')
 		dst = append(dst, runtimeKeys[i]...)
 		dst = append(dst, `":`...)
-		var v uint64
-		if s.Value.Kind() == metrics.KindUint64 {
-			v = s.Value.Uint64()
-		}
 		dst = strconv.AppendUint(dst, v, 10)
-		dst = append(dst, ',')
 	}
-	dst = append(dst, `"liveBuffers":`...)
-	dst = strconv.AppendInt(dst, int64(buffers), 10)
-	dst = append(dst, `,"liveBufferBytes":`...)
-	dst = strconv.AppendInt(dst, int64(bufferBytes), 10)
 	return append(dst, '}')
 }
+
+var runtimeKeys = [...]string{"gcCycles", "heapAllocs", "heapAllocBytes", "heapLiveBytes", "runtimeBytes", "liveBuffers", "liveBufferBytes"}

@@ -588,15 +588,16 @@ int32_t kw_encode_request_frame_records(const uint8_t *json, int32_t json_len, c
 /* kw_runtime_stats (ABI 1.2): figures of the library's Go runtime and of the buffers the
  * host holds, as one JSON object:
  *   {"gcCycles": 12,             (garbage collection cycles completed so far)
- *    "heapAllocs": 4021,         (heap objects allocated so far)
+ *    "heapAllocs": 4021,         (heap objects allocated so far, exact)
  *    "heapAllocBytes": 8310000,  (bytes allocated so far)
  *    "heapLiveBytes": 1200000,   (bytes of heap objects, live or not yet swept)
- *    "runtimeBytes": 9000000,    (memory the runtime has mapped; in wasm, about the
+ *    "runtimeBytes": 9000000,    (memory the runtime obtained; in wasm, about the
  *                                 linear memory in use)
  *    "liveBuffers": 2,           (kw_alloc and output buffers not yet freed)
  *    "liveBufferBytes": 4096}
  * For monitoring a long-running host and for tests that steady-state calls allocate
- * nothing. The output is freed with kw_free like any other. */
+ * nothing. The call stops the Go runtime's world for a moment (not for hot paths). The
+ * output is freed with kw_free like any other. */
 int32_t kw_runtime_stats(uint8_t **out, int32_t *out_len);
 
 /* ================================================================================= */
