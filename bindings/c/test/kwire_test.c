@@ -26,7 +26,10 @@
  *               fails, and counted apart.
  *   framerecords every record vector inside Fetch and Produce frames through the ABI 1.1
  *               calls (kw_decode_*_frame_records, kw_encode_request_frame_records), against
- *               the record table of the same bytes; their errors
+ *               the record table of the same bytes, and every Produce/Fetch vector framed;
+ *               both as layout 2 and as layout 3 (KW_RECORDS_INPUT_SPANS, ABI 1.2: spans
+ *               of uncompressed records into the frame, resolved through KW_REC_SOURCE);
+ *               their errors
  *   recvectors  every record vector of conformance/vectors/records/: the record table
  *               against the batches Kafka's reader saw, record by record
  *
@@ -867,17 +870,26 @@ static int bytes_eq(const uint8_t *tab, int32_t off, int32_t len, const kwj_valu
 
 /* ---- frames with their records in a record table (ABI 1.1) ------------------------ */
 
+/* span_base is what the spans of record entry e of table t index: the table, or — for a
+ * KW_SOURCE_INPUT record of a layout-3 table — the input frame of the decode call. */
+static const uint8_t *span_base(const uint8_t *t, const uint8_t *e, const uint8_t *input) {
+    return rd32(t + KW_TABLE_LAYOUT) >= 3 && rd32(e + KW_REC_SOURCE) == KW_SOURCE_INPUT ? input : t;
+}
+
 /* same_entry compares record entry ia of table a with entry ib of table b: every field,
- * keys, values and headers by content (their offsets differ between tables). With
- * content_only, only what kw_encode_request_frame_records carries over: key, value,
+ * keys, values and headers by content (their offsets differ between tables; the spans of
+ * a layout-3 table's input records index ain or bin, the frame it was decoded from).
+ * With content_only, only what kw_encode_request_frame_records carries over: key, value,
  * headers and timestamp. Returns "" or what differs. */
-static const char *same_entry(const uint8_t *a, int32_t ia, const uint8_t *b, int32_t ib, int content_only) {
+static const char *same_entry(const uint8_t *a, const uint8_t *ain, int32_t ia, const uint8_t *b, const uint8_t *bin, int32_t ib,
+                              int content_only) {
     const uint8_t *ea = a + rd32(a + 16) + (size_t)ia * rd32(a + 12), *eb = b + rd32(b + 16) + (size_t)ib * rd32(b + 12);
+    const uint8_t *ba = span_base(a, ea, ain), *bb = span_base(b, eb, bin);
     if (!content_only && (rd64(ea) != rd64(eb) || rd64(ea + 16) != rd64(eb + 16))) return "offset or producer id";
     if (rd64(ea + 8) != rd64(eb + 8)) return "timestamp";
     for (int f = 24; f <= 32; f += 8) { /* key, value: (offset, length) */
         int32_t la = rd32(ea + f + 4), lb = rd32(eb + f + 4);
-        if (la != lb || (la > 0 && memcmp(a + rd32(ea + f), b + rd32(eb + f), (size_t)la) != 0)) return f == 24 ? "key" : "value";
+        if (la != lb || (la > 0 && memcmp(ba + rd32(ea + f), bb + rd32(eb + f), (size_t)la) != 0)) return f == 24 ? "key" : "value";
     }
     int32_t hc = rd32(ea + 44);
     if (hc != rd32(eb + 44)) return "header count";
@@ -886,27 +898,58 @@ static const char *same_entry(const uint8_t *a, int32_t ia, const uint8_t *b, in
         const uint8_t *hb = b + rd32(b + 28) + (size_t)(rd32(eb + 40) + j) * rd32(b + 24);
         for (int f = 0; f <= 8; f += 8) {
             int32_t la = rd32(ha + f + 4), lb = rd32(hb + f + 4);
-            if (la != lb || (la > 0 && memcmp(a + rd32(ha + f), b + rd32(hb + f), (size_t)la) != 0)) return "header";
+            if (la != lb || (la > 0 && memcmp(ba + rd32(ha + f), bb + rd32(hb + f), (size_t)la) != 0)) return "header";
         }
     }
     if (!content_only && memcmp(ea + 48, eb + 48, 44) != 0) return "sequence .. schema version";
     return "";
 }
 
-/* frame_table_json parses the frame JSON of a layout-2 table after checking its header;
- * NULL (with a failed check) when the table is malformed. */
-static kwj_value *frame_table_json(out_buf t, const char *what) {
-    int ok = t.n >= 48 && memcmp(t.p, "KWRT", 4) == 0 && rd32(t.p + 4) == 2 && rd32(t.p + 36) == t.n && rd32(t.p + 16) % 8 == 0 &&
-             rd32(t.p + 12) >= 96 && rd32(t.p + 40) >= 48 && rd32(t.p + 44) >= 0 && rd32(t.p + 40) + rd32(t.p + 44) == t.n &&
-             rd32(t.p + 16) + (int64_t)rd32(t.p + 8) * rd32(t.p + 12) <= rd32(t.p + 28);
-    check(ok, "framerecords", "%s: layout-2 table header", what);
-    return ok ? kwj_parse((const char *)t.p + rd32(t.p + 40), (size_t)rd32(t.p + 44), NULL, 0) : NULL;
+/* input_spans_ok checks the record entries of a layout-3 table decoded from an n-byte
+ * frame: every KW_REC_SOURCE is KW_SOURCE_TABLE or KW_SOURCE_INPUT, compressed records
+ * come from the table, and the key, value and header spans of KW_SOURCE_INPUT records lie
+ * inside the frame. Returns the number of KW_SOURCE_INPUT records, or -1 (with a failed
+ * check). */
+static int32_t input_spans_ok(out_buf t, int32_t n, const char *what) {
+    int32_t input = 0;
+    for (int32_t i = 0; i < rd32(t.p + KW_TABLE_RECORD_COUNT); i++) {
+        const uint8_t *e = t.p + rd32(t.p + KW_TABLE_RECORDS_OFFSET) + (size_t)i * rd32(t.p + KW_TABLE_RECORD_STRIDE);
+        int32_t src = rd32(e + KW_REC_SOURCE);
+        int ok = src == KW_SOURCE_TABLE || (src == KW_SOURCE_INPUT && rd32(e + KW_REC_COMPRESSION) == KW_COMPRESSION_NONE);
+        const uint8_t *spans[2] = {e + KW_REC_KEY_OFFSET, e + KW_REC_VALUE_OFFSET}; /* each (offset, length) */
+        for (int k = 0; ok && src == KW_SOURCE_INPUT && k < 2; k++)
+            ok = rd32(spans[k] + 4) == -1 || (rd32(spans[k]) >= 0 && rd32(spans[k] + 4) >= 0 && (int64_t)rd32(spans[k]) + rd32(spans[k] + 4) <= n);
+        for (int32_t j = 0; ok && src == KW_SOURCE_INPUT && j < rd32(e + KW_REC_HEADER_COUNT); j++) {
+            const uint8_t *h = t.p + rd32(t.p + KW_TABLE_HEADERS_OFFSET) + (size_t)(rd32(e + KW_REC_FIRST_HEADER) + j) * rd32(t.p + KW_TABLE_HEADER_STRIDE);
+            int32_t ko = rd32(h + KW_HDR_KEY_OFFSET), kl = rd32(h + KW_HDR_KEY_LENGTH);
+            int32_t vo = rd32(h + KW_HDR_VALUE_OFFSET), vl = rd32(h + KW_HDR_VALUE_LENGTH);
+            ok = ko >= 0 && kl >= 0 && (int64_t)ko + kl <= n && (vl == -1 || (vo >= 0 && vl >= 0 && (int64_t)vo + vl <= n));
+        }
+        check(ok, "framerecords", "%s: layout 3 record %d: source %d, spans outside the input or a compressed input record", what, i, src);
+        if (!ok) return -1;
+        input += src == KW_SOURCE_INPUT;
+    }
+    return input;
+}
+
+/* frame_table_json parses the frame JSON of a layout-2 or layout-3 table after checking
+ * its header; NULL (with a failed check) when the table is malformed. */
+static kwj_value *frame_table_json(out_buf t, int32_t layout, const char *what) {
+    int ok = t.n >= KW_TABLE_HEADER_SIZE_2 && memcmp(t.p, KW_TABLE_MAGIC, 4) == 0 && rd32(t.p + KW_TABLE_LAYOUT) == layout &&
+             rd32(t.p + KW_TABLE_TOTAL_SIZE) == t.n && rd32(t.p + KW_TABLE_RECORDS_OFFSET) % 8 == 0 &&
+             rd32(t.p + KW_TABLE_RECORD_STRIDE) >= KW_REC_STRIDE && rd32(t.p + KW_TABLE_JSON_OFFSET) >= KW_TABLE_HEADER_SIZE_2 &&
+             rd32(t.p + KW_TABLE_JSON_LENGTH) >= 0 && rd32(t.p + KW_TABLE_JSON_OFFSET) + rd32(t.p + KW_TABLE_JSON_LENGTH) == t.n &&
+             rd32(t.p + KW_TABLE_RECORDS_OFFSET) + (int64_t)rd32(t.p + KW_TABLE_RECORD_COUNT) * rd32(t.p + KW_TABLE_RECORD_STRIDE) <=
+                 rd32(t.p + KW_TABLE_HEADERS_OFFSET);
+    check(ok, "framerecords", "%s: layout-%d table header", what, layout);
+    return ok ? kwj_parse((const char *)t.p + rd32(t.p + KW_TABLE_JSON_OFFSET), (size_t)rd32(t.p + KW_TABLE_JSON_LENGTH), NULL, 0) : NULL;
 }
 
 /* check_partitions compares every records reference of a decoded frame with the layout-1
- * table of the raw records (want), the same for every partition. */
-static void check_partitions(out_buf t, kwj_value *js, const char *topics, const char *parts, out_buf want, int32_t raw_len,
-                             int nparts, const char *what) {
+ * table of the raw records (want), the same for every partition; in is the frame the
+ * table was decoded from (for a layout-3 table's input records). */
+static void check_partitions(out_buf t, const uint8_t *in, kwj_value *js, const char *topics, const char *parts, out_buf want,
+                             int32_t raw_len, int nparts, const char *what) {
     int seen = 0;
     kwj_value *ts = kwj_get(kwj_get(js, "body"), topics);
     for (size_t i = 0; i < kwj_len(ts); i++) {
@@ -919,7 +962,7 @@ static void check_partitions(out_buf t, kwj_value *js, const char *topics, const
                   "framerecords", "%s: partition %zu: reference %d+%d of %d (want %d records, size %d)", what, j, first, count,
                   rd32(t.p + 8), rd32(want.p + 8), raw_len);
             for (int32_t r = 0; r < count && first + count <= rd32(t.p + 8) && count == rd32(want.p + 8); r++) {
-                const char *why = same_entry(t.p, first + r, want.p, r, 0);
+                const char *why = same_entry(t.p, in, first + r, want.p, NULL, r, 0);
                 check(why[0] == 0, "framerecords", "%s: partition %zu record %d: %s differs", what, j, r, why);
                 if (why[0]) break;
             }
@@ -937,7 +980,7 @@ static void test_frame_records(void) {
     char *text = read_file("conformance/vectors/records/kafka-clients-4.4.0.jsonl", &n);
     check(text != NULL, "framerecords", "cannot read the record vectors");
     if (!text) return;
-    long vectors = 0;
+    long vectors = 0, frames3 = 0, input3 = 0;
     for (size_t pos = 0; pos < n;) {
         size_t end = pos;
         while (end < n && text[end] != '\n') end++;
@@ -971,8 +1014,27 @@ static void test_frame_records(void) {
         if (st == KW_OK) {
             st = kw_decode_response_frame_records(frame.p, frame.n, 1, 12, 0, 0, &t.p, &t.n);
             check(st == KW_OK, "framerecords", "%s: kw_decode_response_frame_records: %d %s", name, st, last_error());
-            kwj_value *js = st == KW_OK ? frame_table_json(t, name) : NULL;
-            if (js) check_partitions(t, js, "responses", "partitions", want, (int32_t)rawn, 2, name);
+            kwj_value *js = st == KW_OK ? frame_table_json(t, 2, name) : NULL;
+            if (js) check_partitions(t, frame.p, js, "responses", "partitions", want, (int32_t)rawn, 2, name);
+            kwj_free(js);
+            out_free(&t);
+            /* Layout 3: uncompressed records stay in the frame. */
+            st = kw_decode_response_frame_records(frame.p, frame.n, 1, 12, KW_RECORDS_INPUT_SPANS, 0, &t.p, &t.n);
+            check(st == KW_OK, "framerecords", "%s: kw_decode_response_frame_records, layout 3: %d %s", name, st, last_error());
+            js = st == KW_OK ? frame_table_json(t, 3, name) : NULL;
+            if (js) {
+                check_partitions(t, frame.p, js, "responses", "partitions", want, (int32_t)rawn, 2, name);
+                /* Exactly the uncompressed magic 2 data records stay in the frame (control
+                 * records and legacy messages are copied), in both partitions. */
+                int32_t input = input_spans_ok(t, frame.n, name), plain = 0;
+                for (int32_t r = 0; r < rd32(want.p + KW_TABLE_RECORD_COUNT); r++) {
+                    const uint8_t *e = want.p + rd32(want.p + KW_TABLE_RECORDS_OFFSET) + (size_t)r * rd32(want.p + KW_TABLE_RECORD_STRIDE);
+                    plain += rd32(e + KW_REC_MAGIC) == 2 && rd32(e + KW_REC_COMPRESSION) == KW_COMPRESSION_NONE && (rd32(e + KW_REC_FLAGS) & 2) == 0;
+                }
+                check(input == 2 * plain, "framerecords", "%s: layout 3: %d records from the frame, want %d", name, input, 2 * plain);
+                frames3 += input >= 0;
+                input3 += input > 0 ? input : 0;
+            }
             kwj_free(js);
             out_free(&t);
         }
@@ -988,9 +1050,27 @@ static void test_frame_records(void) {
         if (st == KW_OK) {
             st = kw_decode_request_frame_records(frame.p, frame.n, 0, 0, &t.p, &t.n);
             check(st == KW_OK, "framerecords", "%s: kw_decode_request_frame_records: %d %s", name, st, last_error());
-            kwj_value *js = st == KW_OK ? frame_table_json(t, name) : NULL;
-            if (js) check_partitions(t, js, "topicData", "partitionData", want, (int32_t)rawn, 2, name);
+            kwj_value *js = st == KW_OK ? frame_table_json(t, 2, name) : NULL;
+            if (js) check_partitions(t, frame.p, js, "topicData", "partitionData", want, (int32_t)rawn, 2, name);
             kwj_free(js);
+            /* Layout 3 reads the same; kw_encode_request_frame_records refuses it when a
+             * record points into the frame. */
+            out_buf t3 = {0}, o3 = {0};
+            int32_t st3 = kw_decode_request_frame_records(frame.p, frame.n, KW_RECORDS_INPUT_SPANS, 0, &t3.p, &t3.n);
+            check(st3 == KW_OK, "framerecords", "%s: kw_decode_request_frame_records, layout 3: %d %s", name, st3, last_error());
+            kwj_value *js3 = st3 == KW_OK ? frame_table_json(t3, 3, name) : NULL;
+            if (js3) {
+                check_partitions(t3, frame.p, js3, "topicData", "partitionData", want, (int32_t)rawn, 2, name);
+                int32_t input = input_spans_ok(t3, frame.n, name);
+                st3 = kw_encode_request_frame_records(t3.p + rd32(t3.p + KW_TABLE_JSON_OFFSET), rd32(t3.p + KW_TABLE_JSON_LENGTH), t3.p,
+                                                      t3.n, &o3.p, &o3.n);
+                if (input > 0)
+                    check(st3 == KW_ERR_JSON && o3.p == NULL, "framerecords",
+                          "%s: kw_encode_request_frame_records of a layout-3 table with input records: status %d", name, st3);
+                out_free(&o3);
+            }
+            kwj_free(js3);
+            out_free(&t3);
             /* The decoded JSON and table encode again; the records read back the same. Only
              * magic 2 batches carry headers, and a control batch is not rebuilt. */
             int magic2 = rd32(want.p + 8) > 0 && rd32(want.p + rd32(want.p + 16) + 60) == 2 &&
@@ -1003,7 +1083,7 @@ static void test_frame_records(void) {
                 check(st == KW_OK && rd32(t2.p + 8) == rd32(t.p + 8), "framerecords", "%s: re-encoded frame: %d records of %d",
                       name, st == KW_OK ? rd32(t2.p + 8) : -1, rd32(t.p + 8));
                 for (int32_t r = 0; st == KW_OK && r < rd32(t.p + 8) && rd32(t2.p + 8) == rd32(t.p + 8); r++) {
-                    const char *why = same_entry(t.p, r, t2.p, r, 1);
+                    const char *why = same_entry(t.p, NULL, r, t2.p, NULL, r, 1);
                     check(why[0] == 0, "framerecords", "%s: re-encoded record %d: %s differs", name, r, why);
                     if (why[0]) break;
                 }
@@ -1019,8 +1099,11 @@ static void test_frame_records(void) {
         kwj_free(v);
     }
     free(text);
-    printf("frame records: %ld record vectors inside Fetch v12 and Produce v9 frames\n", vectors);
-    check(vectors >= 20, "framerecords", "only %ld record vectors", vectors);
+    printf("frame records: %ld record vectors inside Fetch v12 and Produce v9 frames; layout 3: %ld Fetch tables, %ld records "
+           "read from the frame\n",
+           vectors, frames3, input3);
+    check(vectors >= 20 && frames3 == vectors && input3 > 0, "framerecords", "only %ld record vectors, %ld layout-3 tables, %ld input records",
+          vectors, frames3, input3);
 
     /* Errors: a cut frame; a reference outside the table; a table too short for its header. */
     out_buf o = {0};
@@ -1107,7 +1190,7 @@ static void test_frame_records_vectors(const char *release) {
         int32_t st2 = request ? kw_decode_request_frame_records(frame.p, frame.n, 0, 0, &t.p, &t.n)
                               : kw_decode_response_frame_records(frame.p, frame.n, api_key, version, 0, 0, &t.p, &t.n);
         kwj_value *pj = st1 == KW_OK ? parse_out(plain) : NULL;
-        kwj_value *tj = st2 == KW_OK ? frame_table_json(t, id) : NULL;
+        kwj_value *tj = st2 == KW_OK ? frame_table_json(t, 2, id) : NULL;
         /* Walk both frames' records fields; a field whose records the table call refuses
          * makes the whole frame call fail. */
         int refused = 0;
@@ -1139,7 +1222,7 @@ static void test_frame_records_vectors(const char *release) {
                         snprintf(bad, sizeof bad, "[%zu][%zu]: reference %d+%d, want %d records of %zu bytes", i, j, first, count,
                                  rd32(want.p + 8), rn);
                     for (int32_t r = 0; !bad[0] && r < count; r++) {
-                        const char *why = same_entry(t.p, first + r, want.p, r, 0);
+                        const char *why = same_entry(t.p, NULL, first + r, want.p, NULL, r, 0);
                         if (why[0]) snprintf(bad, sizeof bad, "[%zu][%zu] record %d: %s", i, j, r, why);
                     }
                     /* The field compared, the frames must otherwise agree: make both null. */
@@ -1156,6 +1239,24 @@ static void test_frame_records_vectors(const char *release) {
         if (!bad[0] && st1 != KW_OK && st2 == KW_OK) snprintf(bad, sizeof bad, "the frame is refused, the frame-records call accepts it");
         char path[512] = "$";
         if (!bad[0] && pj && tj && json_diff(pj, tj, path, sizeof path)) snprintf(bad, sizeof bad, "frame JSON differs at %.500s", path);
+        /* Layout 3 (KW_RECORDS_INPUT_SPANS): the same status, JSON and records. */
+        out_buf t3 = {0};
+        int32_t st3 = request ? kw_decode_request_frame_records(frame.p, frame.n, KW_RECORDS_INPUT_SPANS, 0, &t3.p, &t3.n)
+                              : kw_decode_response_frame_records(frame.p, frame.n, api_key, version, KW_RECORDS_INPUT_SPANS, 0, &t3.p, &t3.n);
+        if (!bad[0] && st3 != st2) snprintf(bad, sizeof bad, "layout 3: status %d, layout 2 %d", st3, st2);
+        if (!bad[0] && st3 == KW_OK) {
+            kwj_value *j3 = frame_table_json(t3, 3, id);
+            if (!j3 || rd32(t3.p + KW_TABLE_JSON_LENGTH) != rd32(t.p + KW_TABLE_JSON_LENGTH) ||
+                memcmp(t3.p + rd32(t3.p + KW_TABLE_JSON_OFFSET), t.p + rd32(t.p + KW_TABLE_JSON_OFFSET), (size_t)rd32(t.p + KW_TABLE_JSON_LENGTH)) != 0 ||
+                rd32(t3.p + KW_TABLE_RECORD_COUNT) != rd32(t.p + KW_TABLE_RECORD_COUNT) || input_spans_ok(t3, frame.n, id) < 0)
+                snprintf(bad, sizeof bad, "layout 3: another JSON or record count, or spans outside the frame");
+            for (int32_t r = 0; !bad[0] && r < rd32(t.p + KW_TABLE_RECORD_COUNT); r++) {
+                const char *why = same_entry(t3.p, frame.p, r, t.p, NULL, r, 0);
+                if (why[0]) snprintf(bad, sizeof bad, "layout 3 record %d: %s differs from layout 2", r, why);
+            }
+            kwj_free(j3);
+        }
+        out_free(&t3);
         check(bad[0] == 0, "framerecords", "%s: %s", id, bad);
         kwj_free(pj);
         kwj_free(tj);
@@ -1166,7 +1267,8 @@ static void test_frame_records_vectors(const char *release) {
         kwj_free(v);
     }
     free(text);
-    printf("frame records %s: %ld Produce request / Fetch response vectors, %ld records fields compared\n", release, vectors, fields);
+    printf("frame records %s: %ld Produce request / Fetch response vectors, %ld records fields compared (layouts 2 and 3)\n", release,
+           vectors, fields);
     check(vectors > 100 && fields > 50, "framerecords", "%s: only %ld vectors, %ld records fields", release, vectors, fields);
 }
 

@@ -18,10 +18,11 @@ pub const KW_ERR_INTERNAL: i32 = -10;
 
 /// The header version this crate was written against (KW_ABI_MAJOR, KW_ABI_MINOR).
 pub const KW_ABI_MAJOR: i32 = 1;
-pub const KW_ABI_MINOR: i32 = 1;
+pub const KW_ABI_MINOR: i32 = 2;
 
 pub const KW_MAX_ALLOC: i32 = 512 * 1024 * 1024;
 pub const KW_RECORDS_SKIP_CRC: i32 = 1;
+pub const KW_RECORDS_INPUT_SPANS: i32 = 2;
 
 #[repr(C)]
 #[derive(Default, Clone, Copy, Debug)]
@@ -123,6 +124,7 @@ extern "C" {
         out: *mut *mut u8,
         out_len: *mut i32,
     ) -> i32;
+    pub fn kw_runtime_stats(out: *mut *mut u8, out_len: *mut i32) -> i32;
     pub fn kw_records_encode(
         json: *const u8,
         json_len: i32,

@@ -42,10 +42,18 @@ pub mod table;
 use std::os::raw::c_char;
 
 use serde::{Deserialize, Serialize};
+/// The serde_json crate this one exchanges values with, re-exported so that a program can
+/// build them (`kwire::serde_json::json!`) without naming the dependency itself.
+pub use serde_json;
 pub use serde_json::Value;
 
 pub use error::{Error, ErrorKind, Result};
 pub use table::{FrameRecords, RecordTable};
+
+// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
 
 /// The ABI major version this crate was written for; [`abi_version`] must report the same.
 pub const ABI_MAJOR: u16 = ffi::KW_ABI_MAJOR as u16;
@@ -453,12 +461,50 @@ fn encode_response_frame_value(json: &[u8], api_key: i16, api_version: i16) -> R
 /// are those of [`records::decode`] (CRC checks, decompression cap). A records field that
 /// cannot be read fails the call ([`ErrorKind::Decode`] naming the field, e.g.
 /// `topicData[0].partitionData[1].records`, and the batch).
-pub fn decode_request_frame_records(frame: &[u8], opts: &records::DecodeOptions) -> Result<FrameRecords> {
+pub fn decode_request_frame_records(frame: &[u8], opts: &records::DecodeOptions) -> Result<FrameRecords<'static>> {
     let (flags, max) = opts.args()?;
     let il = len32("frame", frame.len())?;
     // SAFETY: frame is valid for il bytes during the call; valid out-params.
     let b = call(|o, n| unsafe { ffi::kw_decode_request_frame_records(ptr(frame), il, flags, max, o, n) })?;
     FrameRecords::from_lib(b, true)
+}
+
+/// As [`decode_request_frame_records`], but the records stored uncompressed in the frame
+/// are not copied (ABI 1.2, a layout-3 table): their keys, values and headers are slices
+/// of `frame`, which the result borrows ([`table::Source::Input`]). Only records that had
+/// to be decompressed (and legacy messages and control records, which the library reads
+/// one by one) are in the table's own bytes. The fastest way to read a frame's records;
+/// the table cannot go back into [`encode_request_frame_records`] when a record points
+/// into the frame ([`RecordTable::input_records`]).
+///
+/// ```
+/// use kwire::table::Source;
+/// let frame = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data/produce-request.bin")).unwrap();
+/// let d = kwire::decode_request_frame_records_borrowed(&frame, &Default::default()).unwrap();
+/// assert_eq!(d.table().layout(), 3);
+/// let r = d.table().get(0).unwrap();
+/// assert_eq!((r.source(), r.key()), (Source::Input, Some(&b"key-0"[..])));
+/// assert!(frame.as_ptr_range().contains(&r.key().unwrap().as_ptr()));
+/// ```
+///
+/// The records cannot outlive the frame:
+///
+/// ```compile_fail
+/// let frame = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data/produce-request.bin")).unwrap();
+/// let d = kwire::decode_request_frame_records_borrowed(&frame, &Default::default()).unwrap();
+/// drop(frame);
+/// println!("{:?}", d.table().get(0).unwrap().key());
+/// ```
+pub fn decode_request_frame_records_borrowed<'f>(
+    frame: &'f [u8],
+    opts: &records::DecodeOptions,
+) -> Result<FrameRecords<'f>> {
+    let (flags, max) = opts.args()?;
+    let il = len32("frame", frame.len())?;
+    let flags = flags | ffi::KW_RECORDS_INPUT_SPANS;
+    // SAFETY: frame is valid for il bytes during the call; valid out-params.
+    let b = call(|o, n| unsafe { ffi::kw_decode_request_frame_records(ptr(frame), il, flags, max, o, n) })?;
+    FrameRecords::from_lib_input(b, frame, true)
 }
 
 /// Decodes one complete response frame answering a request of (api key, version) as
@@ -481,7 +527,7 @@ pub fn decode_response_frame_records(
     api_key: i16,
     api_version: i16,
     opts: &records::DecodeOptions,
-) -> Result<FrameRecords> {
+) -> Result<FrameRecords<'static>> {
     let (flags, max) = opts.args()?;
     let il = len32("frame", frame.len())?;
     // SAFETY: frame is valid for il bytes during the call; valid out-params.
@@ -489,6 +535,38 @@ pub fn decode_response_frame_records(
         ffi::kw_decode_response_frame_records(ptr(frame), il, api_key as i32, api_version as i32, flags, max, o, n)
     })?;
     FrameRecords::from_lib(b, false)
+}
+
+/// As [`decode_response_frame_records`], with the records stored uncompressed read in
+/// place in `frame`, which the result borrows; see
+/// [`decode_request_frame_records_borrowed`].
+///
+/// ```
+/// use kwire::table::Source;
+/// let frame = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/data/fetch-response.bin")).unwrap();
+/// let fetch = kwire::decode_response_frame_records_borrowed(&frame, 1, 12, &Default::default()).unwrap();
+/// for p in fetch.partitions().unwrap() {
+///     for r in p.records {
+///         // This sample's batches are all compressed: their records are in the table.
+///         assert_eq!(r.source(), Source::Table);
+///         assert!(r.value().unwrap().starts_with(b"events/"));
+///     }
+/// }
+/// ```
+pub fn decode_response_frame_records_borrowed<'f>(
+    frame: &'f [u8],
+    api_key: i16,
+    api_version: i16,
+    opts: &records::DecodeOptions,
+) -> Result<FrameRecords<'f>> {
+    let (flags, max) = opts.args()?;
+    let il = len32("frame", frame.len())?;
+    let flags = flags | ffi::KW_RECORDS_INPUT_SPANS;
+    // SAFETY: frame is valid for il bytes during the call; valid out-params.
+    let b = call(|o, n| unsafe {
+        ffi::kw_decode_response_frame_records(ptr(frame), il, api_key as i32, api_version as i32, flags, max, o, n)
+    })?;
+    FrameRecords::from_lib_input(b, frame, false)
 }
 
 /// Encodes a request frame (size prefix included) as [`encode_request_frame`] does, with
@@ -532,6 +610,36 @@ fn encode_request_frame_records_raw(json: &[u8], table: &[u8]) -> Result<Vec<u8>
     // SAFETY: json and table are valid for their lengths during the call; valid out-params.
     let b = call(|o, n| unsafe { ffi::kw_encode_request_frame_records(ptr(json), jl, ptr(table), tl, o, n) })?;
     Ok(b.as_slice().to_vec())
+}
+
+// ---- runtime figures (ABI 1.2) ---------------------------------------------------------
+
+/// The figures of libkwire's Go runtime and of the library's buffers ([`runtime_stats`]).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RuntimeStats {
+    /// Garbage collection cycles completed so far.
+    pub gc_cycles: u64,
+    /// Heap objects allocated so far.
+    pub heap_allocs: u64,
+    /// Bytes allocated so far.
+    pub heap_alloc_bytes: u64,
+    /// Bytes of heap objects, live or not yet swept.
+    pub heap_live_bytes: u64,
+    /// Memory the runtime has mapped.
+    pub runtime_bytes: u64,
+    /// Library buffers not freed yet (outputs this crate holds: tables, ...).
+    pub live_buffers: u64,
+    /// Their bytes.
+    pub live_buffer_bytes: u64,
+}
+
+/// The library's runtime figures: for monitoring a long-running program, and to see
+/// that steady-state calls allocate nothing.
+pub fn runtime_stats() -> Result<RuntimeStats> {
+    // SAFETY: valid out-params.
+    let b = call(|o, n| unsafe { ffi::kw_runtime_stats(o, n) })?;
+    parse("runtime figures", &b)
 }
 
 /// What [`peek_request_header`] reads from the start of a request frame.
@@ -585,4 +693,154 @@ pub fn peek_request_header(frame: &[u8]) -> Result<PeekedHeader<'_>> {
         header_version: h.header_version as i16,
         client_id,
     })
+}
+
+/// The crate's copies of kwire.h's constants, held to the header itself.
+#[cfg(test)]
+mod header_check {
+    use std::collections::BTreeMap;
+
+    use crate::ffi;
+    use crate::records::Compression;
+    use crate::table::layout::*;
+
+    /// Every `#define KW_... value` of capi/kwire.h whose value is an integer (or an integer
+    /// product, or a string), by name.
+    fn defines() -> BTreeMap<String, String> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../capi/kwire.h");
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {}", path, e));
+        let mut out = BTreeMap::new();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("#define KW_") else {
+                continue;
+            };
+            let rest = rest.split("/*").next().unwrap_or_default();
+            let (name, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            out.insert(format!("KW_{}", name), value.trim().to_string());
+        }
+        assert!(out.len() > 50, "only {} defines read from {}", out.len(), path);
+        out
+    }
+
+    /// An integer define's value: `4`, `(-1)`, `(512 * 1024 * 1024)`.
+    fn int(v: &str) -> Option<i64> {
+        let v = v.trim().trim_start_matches('(').trim_end_matches(')');
+        v.split('*').map(|f| f.trim().parse::<i64>().ok()).product()
+    }
+
+    /// Checks that the defines of kwire.h with one of `prefixes` are exactly `ours`, with
+    /// the same values.
+    fn same(prefixes: &[&str], ours: &[(&str, i64)]) {
+        let defs = defines();
+        let theirs: BTreeMap<&str, i64> = defs
+            .iter()
+            .filter(|(k, _)| prefixes.iter().any(|p| k.starts_with(p)))
+            .filter_map(|(k, v)| int(v).map(|n| (k.as_str(), n)))
+            .collect();
+        let ours: BTreeMap<&str, i64> = ours.iter().copied().collect();
+        assert_eq!(
+            ours, theirs,
+            "the crate's {:?} constants and kwire.h's differ",
+            prefixes
+        );
+    }
+
+    #[test]
+    fn table_layout_matches_kwire_h() {
+        let u = |x: usize| x as i64;
+        same(
+            &["KW_TABLE_", "KW_REC_", "KW_HDR_", "KW_SOURCE_"],
+            &[
+                ("KW_TABLE_LAYOUT", u(TABLE_LAYOUT)),
+                ("KW_TABLE_RECORD_COUNT", u(TABLE_RECORD_COUNT)),
+                ("KW_TABLE_RECORD_STRIDE", u(TABLE_RECORD_STRIDE)),
+                ("KW_TABLE_RECORDS_OFFSET", u(TABLE_RECORDS_OFFSET)),
+                ("KW_TABLE_HEADER_COUNT", u(TABLE_HEADER_COUNT)),
+                ("KW_TABLE_HEADER_STRIDE", u(TABLE_HEADER_STRIDE)),
+                ("KW_TABLE_HEADERS_OFFSET", u(TABLE_HEADERS_OFFSET)),
+                ("KW_TABLE_SKIPPED_BYTES", u(TABLE_SKIPPED_BYTES)),
+                ("KW_TABLE_TOTAL_SIZE", u(TABLE_TOTAL_SIZE)),
+                ("KW_TABLE_JSON_OFFSET", u(TABLE_JSON_OFFSET)),
+                ("KW_TABLE_JSON_LENGTH", u(TABLE_JSON_LENGTH)),
+                ("KW_TABLE_HEADER_SIZE_1", u(TABLE_HEADER_SIZE_1)),
+                ("KW_TABLE_HEADER_SIZE_2", u(TABLE_HEADER_SIZE_2)),
+                ("KW_REC_OFFSET", u(REC_OFFSET)),
+                ("KW_REC_TIMESTAMP", u(REC_TIMESTAMP)),
+                ("KW_REC_PRODUCER_ID", u(REC_PRODUCER_ID)),
+                ("KW_REC_KEY_OFFSET", u(REC_KEY_OFFSET)),
+                ("KW_REC_KEY_LENGTH", u(REC_KEY_LENGTH)),
+                ("KW_REC_VALUE_OFFSET", u(REC_VALUE_OFFSET)),
+                ("KW_REC_VALUE_LENGTH", u(REC_VALUE_LENGTH)),
+                ("KW_REC_FIRST_HEADER", u(REC_FIRST_HEADER)),
+                ("KW_REC_HEADER_COUNT", u(REC_HEADER_COUNT)),
+                ("KW_REC_SEQUENCE", u(REC_SEQUENCE)),
+                ("KW_REC_LEADER_EPOCH", u(REC_LEADER_EPOCH)),
+                ("KW_REC_PRODUCER_EPOCH", u(REC_PRODUCER_EPOCH)),
+                ("KW_REC_MAGIC", u(REC_MAGIC)),
+                ("KW_REC_COMPRESSION", u(REC_COMPRESSION)),
+                ("KW_REC_TIMESTAMP_TYPE", u(REC_TIMESTAMP_TYPE)),
+                ("KW_REC_FLAGS", u(REC_FLAGS)),
+                ("KW_REC_CONTROL_TYPE", u(REC_CONTROL_TYPE)),
+                ("KW_REC_SCHEMA_SOURCE", u(REC_SCHEMA_SOURCE)),
+                ("KW_REC_SCHEMA_ID", u(REC_SCHEMA_ID)),
+                ("KW_REC_SCHEMA_VERSION", u(REC_SCHEMA_VERSION)),
+                ("KW_REC_SOURCE", u(REC_SOURCE)),
+                ("KW_REC_STRIDE", u(REC_STRIDE)),
+                ("KW_HDR_KEY_OFFSET", u(HDR_KEY_OFFSET)),
+                ("KW_HDR_KEY_LENGTH", u(HDR_KEY_LENGTH)),
+                ("KW_HDR_VALUE_OFFSET", u(HDR_VALUE_OFFSET)),
+                ("KW_HDR_VALUE_LENGTH", u(HDR_VALUE_LENGTH)),
+                ("KW_HDR_STRIDE", u(HDR_STRIDE)),
+                ("KW_SOURCE_TABLE", SOURCE_TABLE.into()),
+                ("KW_SOURCE_INPUT", SOURCE_INPUT.into()),
+            ],
+        );
+        let magic = format!("\"{}\"", std::str::from_utf8(TABLE_MAGIC).unwrap());
+        assert_eq!(defines()["KW_TABLE_MAGIC"], magic);
+    }
+
+    #[test]
+    fn statuses_flags_and_versions_match_kwire_h() {
+        same(
+            &["KW_OK", "KW_ERR_"],
+            &[
+                ("KW_OK", ffi::KW_OK.into()),
+                ("KW_ERR_ARG", ffi::KW_ERR_ARG.into()),
+                ("KW_ERR_DECODE", ffi::KW_ERR_DECODE.into()),
+                ("KW_ERR_ENCODE", ffi::KW_ERR_ENCODE.into()),
+                ("KW_ERR_JSON", ffi::KW_ERR_JSON.into()),
+                ("KW_ERR_UNKNOWN_API", ffi::KW_ERR_UNKNOWN_API.into()),
+                ("KW_ERR_VERSION", ffi::KW_ERR_VERSION.into()),
+                ("KW_ERR_TOO_LARGE", ffi::KW_ERR_TOO_LARGE.into()),
+                ("KW_ERR_NOMEM", ffi::KW_ERR_NOMEM.into()),
+                ("KW_ERR_UNSUPPORTED", ffi::KW_ERR_UNSUPPORTED.into()),
+                ("KW_ERR_INTERNAL", ffi::KW_ERR_INTERNAL.into()),
+            ],
+        );
+        same(
+            &["KW_RECORDS_", "KW_ABI_MAJOR", "KW_ABI_MINOR", "KW_MAX_ALLOC"],
+            &[
+                ("KW_RECORDS_SKIP_CRC", ffi::KW_RECORDS_SKIP_CRC.into()),
+                ("KW_RECORDS_INPUT_SPANS", ffi::KW_RECORDS_INPUT_SPANS.into()),
+                ("KW_ABI_MAJOR", ffi::KW_ABI_MAJOR.into()),
+                ("KW_ABI_MINOR", ffi::KW_ABI_MINOR.into()),
+                ("KW_MAX_ALLOC", ffi::KW_MAX_ALLOC.into()),
+            ],
+        );
+        let codecs = [
+            Compression::None,
+            Compression::Gzip,
+            Compression::Snappy,
+            Compression::Lz4,
+            Compression::Zstd,
+        ];
+        let ours: Vec<(String, i64)> = codecs
+            .iter()
+            .map(|c| (format!("KW_COMPRESSION_{}", c.name().to_uppercase()), c.code().into()))
+            .collect();
+        same(
+            &["KW_COMPRESSION_"],
+            &ours.iter().map(|(k, v)| (k.as_str(), *v)).collect::<Vec<_>>(),
+        );
+    }
 }

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::table::layout::*;
 use crate::table::RecordTable;
 use crate::{call, ffi, len32, parse, ptr, to_json};
 
@@ -238,7 +239,7 @@ pub fn decode(bytes: &[u8], opts: &DecodeOptions) -> Result<RecordSet> {
 /// let r = table.get(0).unwrap();
 /// assert_eq!((r.offset(), r.key(), r.value()), (7, None, Some(&b"v"[..])));
 /// ```
-pub fn decode_table(bytes: &[u8], opts: &DecodeOptions) -> Result<RecordTable> {
+pub fn decode_table(bytes: &[u8], opts: &DecodeOptions) -> Result<RecordTable<'static>> {
     let (flags, max) = opts.args()?;
     let il = len32("records", bytes.len())?;
     // SAFETY: bytes is valid for il bytes during the call; valid out-params.
@@ -283,18 +284,26 @@ impl Table<'_> {
 
 fn read_table(buf: &[u8]) -> Option<RecordSet> {
     let t = Table(buf);
-    if buf.get(0..4)? != b"KWRT" || t.usize(36)? != buf.len() {
+    if buf.get(0..4)? != TABLE_MAGIC || t.usize(TABLE_TOTAL_SIZE)? != buf.len() {
         return None;
     }
-    let (count, stride, first) = (t.usize(8)?, t.usize(12)?, t.usize(16)?);
-    let (hcount, hstride, hfirst) = (t.usize(20)?, t.usize(24)?, t.usize(28)?);
-    if stride < 96 || hstride < 16 {
+    let (count, stride, first) = (
+        t.usize(TABLE_RECORD_COUNT)?,
+        t.usize(TABLE_RECORD_STRIDE)?,
+        t.usize(TABLE_RECORDS_OFFSET)?,
+    );
+    let (hcount, hstride, hfirst) = (
+        t.usize(TABLE_HEADER_COUNT)?,
+        t.usize(TABLE_HEADER_STRIDE)?,
+        t.usize(TABLE_HEADERS_OFFSET)?,
+    );
+    if stride < REC_STRIDE || hstride < HDR_STRIDE {
         return None;
     }
     let mut records = Vec::with_capacity(count.min(buf.len() / stride));
     for i in 0..count {
         let e = first.checked_add(i.checked_mul(stride)?)?;
-        let (h0, hn) = (t.usize(e + 40)?, t.usize(e + 44)?);
+        let (h0, hn) = (t.usize(e + REC_FIRST_HEADER)?, t.usize(e + REC_HEADER_COUNT)?);
         if h0.checked_add(hn)? > hcount {
             return None;
         }
@@ -302,25 +311,25 @@ fn read_table(buf: &[u8]) -> Option<RecordSet> {
         for j in h0..h0 + hn {
             let he = hfirst.checked_add(j.checked_mul(hstride)?)?;
             headers.push(Header {
-                key: t.bytes(he)??,
-                value: t.bytes(he + 8)?,
+                key: t.bytes(he + HDR_KEY_OFFSET)??,
+                value: t.bytes(he + HDR_VALUE_OFFSET)?,
             });
         }
         let optional = |v: i32| if v == -1 { None } else { Some(v) };
-        let flags = t.i32(e + 72)?;
+        let flags = t.i32(e + REC_FLAGS)?;
         records.push(Record {
-            offset: t.i64(e)?,
-            timestamp: t.i64(e + 8)?,
-            producer_id: t.i64(e + 16)?,
-            key: t.bytes(e + 24)?,
-            value: t.bytes(e + 32)?,
+            offset: t.i64(e + REC_OFFSET)?,
+            timestamp: t.i64(e + REC_TIMESTAMP)?,
+            producer_id: t.i64(e + REC_PRODUCER_ID)?,
+            key: t.bytes(e + REC_KEY_OFFSET)?,
+            value: t.bytes(e + REC_VALUE_OFFSET)?,
             headers,
-            sequence: t.i32(e + 48)?,
-            leader_epoch: t.i32(e + 52)?,
-            producer_epoch: i16::try_from(t.i32(e + 56)?).ok()?,
-            magic: i8::try_from(t.i32(e + 60)?).ok()?,
-            compression: Compression::from_code(t.i32(e + 64)?)?,
-            timestamp_type: match t.i32(e + 68)? {
+            sequence: t.i32(e + REC_SEQUENCE)?,
+            leader_epoch: t.i32(e + REC_LEADER_EPOCH)?,
+            producer_epoch: i16::try_from(t.i32(e + REC_PRODUCER_EPOCH)?).ok()?,
+            magic: i8::try_from(t.i32(e + REC_MAGIC)?).ok()?,
+            compression: Compression::from_code(t.i32(e + REC_COMPRESSION)?)?,
+            timestamp_type: match t.i32(e + REC_TIMESTAMP_TYPE)? {
                 -1 => TimestampType::NoTimestamp,
                 0 => TimestampType::CreateTime,
                 1 => TimestampType::LogAppendTime,
@@ -328,19 +337,19 @@ fn read_table(buf: &[u8]) -> Option<RecordSet> {
             },
             transactional: flags & 1 != 0,
             control: flags & 2 != 0,
-            control_type: optional(t.i32(e + 76)?).map(|c| c as i16),
-            schema_source: match t.i32(e + 80)? {
+            control_type: optional(t.i32(e + REC_CONTROL_TYPE)?).map(|c| c as i16),
+            schema_source: match t.i32(e + REC_SCHEMA_SOURCE)? {
                 1 => SchemaSource::ValuePrefix,
                 2 => SchemaSource::Header,
                 _ => SchemaSource::None,
             },
-            schema_id: optional(t.i32(e + 84)?),
-            schema_version: optional(t.i32(e + 88)?),
+            schema_id: optional(t.i32(e + REC_SCHEMA_ID)?),
+            schema_version: optional(t.i32(e + REC_SCHEMA_VERSION)?),
         });
     }
     Some(RecordSet {
         records,
-        skipped_bytes: t.usize(32)?,
+        skipped_bytes: t.usize(TABLE_SKIPPED_BYTES)?,
     })
 }
 

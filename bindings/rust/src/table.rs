@@ -9,6 +9,13 @@
 //! records ([`RecordView`]) lend out their keys, values and headers as slices of the
 //! table's bytes: nothing is copied per record.
 //!
+//! [`crate::decode_request_frame_records_borrowed`] and
+//! [`crate::decode_response_frame_records_borrowed`] (ABI 1.2) go one step further: the
+//! table (layout 3) holds only the records that had to be decompressed, and every record
+//! stored uncompressed in the frame lends out slices of the frame itself
+//! ([`Source::Input`]). Such a [`FrameRecords`] borrows the frame (its lifetime `'f`) and
+//! cannot outlive it.
+//!
 //! [`crate::encode_request_frame_records`] goes the other way: a request frame whose records
 //! fields refer to a table — one a decode returned, or one built with [`TableBuilder`] —
 //! with the batch options of each field ([`BatchOptions`]: compression, level, magic,
@@ -53,12 +60,122 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::records::{Compression, Header, NewRecord, Record, SchemaSource, TimestampType};
 use crate::{LibBuf, RequestFrame, ResponseFrame};
 
-/// The size of a layout-1 table header; layout 2 adds 8 bytes (the JSON's offset and length).
-const HEADER_1: usize = 40;
-const HEADER_2: usize = 48;
-/// The strides of layout 1 (a table may have larger ones).
-const RECORD_STRIDE: usize = 96;
-const HEADER_STRIDE: usize = 16;
+/// The record table's layout: byte offsets of the fields of its header, of a record entry
+/// and of a header entry, as kwire.h defines them (`KW_TABLE_*`, `KW_REC_*`, `KW_HDR_*`,
+/// `KW_SOURCE_*`; the crate's tests hold every name here to kwire.h's value). Integers are
+/// little-endian; an entry's (offset, length) pair has length -1 for null.
+pub mod layout {
+    /// The 4 bytes a table starts with.
+    pub const TABLE_MAGIC: &[u8; 4] = b"KWRT";
+    /// i32: the layout version (1, 2 or 3).
+    pub const TABLE_LAYOUT: usize = 4;
+    /// i32: the number of record entries.
+    pub const TABLE_RECORD_COUNT: usize = 8;
+    /// i32: bytes per record entry.
+    pub const TABLE_RECORD_STRIDE: usize = 12;
+    /// i32: the offset of record entry 0.
+    pub const TABLE_RECORDS_OFFSET: usize = 16;
+    /// i32: the number of header entries (of all records together).
+    pub const TABLE_HEADER_COUNT: usize = 20;
+    /// i32: bytes per header entry.
+    pub const TABLE_HEADER_STRIDE: usize = 24;
+    /// i32: the offset of header entry 0.
+    pub const TABLE_HEADERS_OFFSET: usize = 28;
+    /// i32: the size of a partial batch at the end of the input (layout 1).
+    pub const TABLE_SKIPPED_BYTES: usize = 32;
+    /// i32: the table's size in bytes.
+    pub const TABLE_TOTAL_SIZE: usize = 36;
+    /// i32: the offset of the frame JSON (layouts 2 and 3).
+    pub const TABLE_JSON_OFFSET: usize = 40;
+    /// i32: the length of the frame JSON (layouts 2 and 3).
+    pub const TABLE_JSON_LENGTH: usize = 44;
+    /// The size of the table header of layout 1.
+    pub const TABLE_HEADER_SIZE_1: usize = 40;
+    /// The size of the table header of layouts 2 and 3.
+    pub const TABLE_HEADER_SIZE_2: usize = 48;
+
+    /// i64: the record's offset.
+    pub const REC_OFFSET: usize = 0;
+    /// i64: its timestamp.
+    pub const REC_TIMESTAMP: usize = 8;
+    /// i64: the batch's producer id.
+    pub const REC_PRODUCER_ID: usize = 16;
+    /// i32: the key's offset.
+    pub const REC_KEY_OFFSET: usize = 24;
+    /// i32: the key's length (-1: null).
+    pub const REC_KEY_LENGTH: usize = 28;
+    /// i32: the value's offset.
+    pub const REC_VALUE_OFFSET: usize = 32;
+    /// i32: the value's length (-1: null).
+    pub const REC_VALUE_LENGTH: usize = 36;
+    /// i32: the index of the record's first header entry.
+    pub const REC_FIRST_HEADER: usize = 40;
+    /// i32: the number of its header entries.
+    pub const REC_HEADER_COUNT: usize = 44;
+    /// i32: the record's sequence.
+    pub const REC_SEQUENCE: usize = 48;
+    /// i32: the batch's partition leader epoch.
+    pub const REC_LEADER_EPOCH: usize = 52;
+    /// i32: the batch's producer epoch.
+    pub const REC_PRODUCER_EPOCH: usize = 56;
+    /// i32: 0, 1 or 2.
+    pub const REC_MAGIC: usize = 60;
+    /// i32: the codec (`KW_COMPRESSION_*`).
+    pub const REC_COMPRESSION: usize = 64;
+    /// i32: -1 none, 0 CreateTime, 1 LogAppendTime.
+    pub const REC_TIMESTAMP_TYPE: usize = 68;
+    /// i32: bit 0 transactional, bit 1 control.
+    pub const REC_FLAGS: usize = 72;
+    /// i32: the control record's type, -1 for a data record.
+    pub const REC_CONTROL_TYPE: usize = 76;
+    /// i32: where a schema reference was found (0 none, 1 value prefix, 2 headers).
+    pub const REC_SCHEMA_SOURCE: usize = 80;
+    /// i32: the schema id (-1 when unknown).
+    pub const REC_SCHEMA_ID: usize = 84;
+    /// i32: the schema version (-1 when unknown).
+    pub const REC_SCHEMA_VERSION: usize = 88;
+    /// i32, layout 3: where the record's key, value and header spans point
+    /// ([`SOURCE_TABLE`], [`SOURCE_INPUT`]); 0 in layouts 1 and 2.
+    pub const REC_SOURCE: usize = 92;
+    /// The record stride of layouts 1 to 3 (a table may have a larger one).
+    pub const REC_STRIDE: usize = 96;
+
+    /// i32: the header key's offset.
+    pub const HDR_KEY_OFFSET: usize = 0;
+    /// i32: the header key's length.
+    pub const HDR_KEY_LENGTH: usize = 4;
+    /// i32: the header value's offset.
+    pub const HDR_VALUE_OFFSET: usize = 8;
+    /// i32: the header value's length (-1: null).
+    pub const HDR_VALUE_LENGTH: usize = 12;
+    /// The header stride of layouts 1 to 3 (a table may have a larger one).
+    pub const HDR_STRIDE: usize = 16;
+
+    /// [`REC_SOURCE`]: the spans are offsets into the table.
+    pub const SOURCE_TABLE: i32 = 0;
+    /// [`REC_SOURCE`]: the spans are offsets into the input the decode call was given.
+    pub const SOURCE_INPUT: i32 = 1;
+
+    /// The layout of a table of one records field (`kw_records_decode_table`).
+    pub const LAYOUT_RECORDS: i32 = 1;
+    /// The layout of a frame's table (`kw_decode_*_frame_records`).
+    pub const LAYOUT_FRAME: i32 = 2;
+    /// The layout of a frame's table whose uncompressed records stay in the frame
+    /// (`KW_RECORDS_INPUT_SPANS`).
+    pub const LAYOUT_INPUT: i32 = 3;
+}
+
+use layout::*;
+
+/// Where a record's key, value and headers are ([`RecordView::source`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// In the table's own bytes: every record of layouts 1 and 2, and the records of
+    /// layout 3 that were decompressed, copied from a legacy message or a control batch.
+    Table,
+    /// In the frame the table was decoded from (layout 3: a record stored uncompressed).
+    Input,
+}
 
 enum Bytes {
     Lib(LibBuf),
@@ -78,10 +195,17 @@ impl Bytes {
 /// place. The library's tables are freed (with the library's `kw_free`) when the
 /// `RecordTable` is dropped; the records it lends out ([`RecordView`]) cannot outlive it.
 ///
+/// A layout-3 table ([`crate::decode_request_frame_records_borrowed`]) also borrows the
+/// frame it was decoded from, for `'f`: the records that were stored uncompressed lend
+/// out slices of the frame. Every other table owns all its bytes and is a
+/// `RecordTable<'static>`.
+///
 /// Every entry is checked when the table is made, so reading it never fails and never
-/// reads outside the buffer.
-pub struct RecordTable {
+/// reads outside the buffer (or the frame).
+pub struct RecordTable<'f> {
     bytes: Bytes,
+    input: &'f [u8],
+    input_records: usize,
     layout: i32,
     count: usize,
     stride: usize,
@@ -93,7 +217,7 @@ pub struct RecordTable {
     json: Option<Range<usize>>,
 }
 
-impl std::fmt::Debug for RecordTable {
+impl std::fmt::Debug for RecordTable<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RecordTable")
             .field("layout", &self.layout)
@@ -101,6 +225,8 @@ impl std::fmt::Debug for RecordTable {
             .field("headers", &self.header_count)
             .field("skipped_bytes", &self.skipped_bytes)
             .field("size", &self.bytes.as_slice().len())
+            .field("input_records", &self.input_records)
+            .field("input_size", &self.input.len())
             .finish()
     }
 }
@@ -117,57 +243,78 @@ fn rdusize(b: &[u8], at: usize) -> Option<usize> {
     usize::try_from(rd32(b, at)?).ok()
 }
 
-/// Checks a (offset, length) pair stored at `at`: length -1 (null) or a range inside b.
-fn span_ok(b: &[u8], at: usize, nullable: bool) -> Option<()> {
+/// Checks a (offset, length) pair stored at `at` of `b`: length -1 (null; then offset
+/// 0 is not required) or a range inside `base`.
+fn span_ok(b: &[u8], at: usize, base: &[u8], nullable: bool) -> Option<()> {
     let len = rd32(b, at + 4)?;
     if len == -1 {
         return nullable.then_some(());
     }
     let off = rdusize(b, at)?;
-    (off.checked_add(usize::try_from(len).ok()?)? <= b.len()).then_some(())
+    (off.checked_add(usize::try_from(len).ok()?)? <= base.len()).then_some(())
 }
 
-impl RecordTable {
+impl RecordTable<'static> {
     /// Reads a table from its bytes — one the library returned, or one built on the host
     /// ([`TableBuilder::build`]). A table whose header or entries do not fit the buffer, or
-    /// whose entries hold values outside their ranges, is [`ErrorKind::Arg`].
-    pub fn from_bytes(bytes: Vec<u8>) -> Result<RecordTable> {
-        RecordTable::new(Bytes::Owned(bytes))
+    /// whose entries hold values outside their ranges, is [`ErrorKind::Arg`]; so is a
+    /// layout-3 table with records in the frame it was decoded from (read it with
+    /// [`RecordTable::from_bytes_with_input`]).
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<RecordTable<'static>> {
+        RecordTable::new(Bytes::Owned(bytes), None)
             .map_err(|why| Error::new(ErrorKind::Arg, format!("kwire: bad record table: {}", why)))
     }
 
     /// A table the library returned: a malformed one is the library's bug.
-    pub(crate) fn from_lib(buf: LibBuf) -> Result<RecordTable> {
-        RecordTable::new(Bytes::Lib(buf)).map_err(|why| {
-            Error::new(
-                ErrorKind::Internal,
-                format!("kwire: the library returned a malformed record table: {}", why),
-            )
-        })
+    pub(crate) fn from_lib(buf: LibBuf) -> Result<RecordTable<'static>> {
+        RecordTable::new(Bytes::Lib(buf), None).map_err(lib_error)
+    }
+}
+
+fn lib_error(why: &str) -> Error {
+    Error::new(
+        ErrorKind::Internal,
+        format!("kwire: the library returned a malformed record table: {}", why),
+    )
+}
+
+impl<'f> RecordTable<'f> {
+    /// Reads a table from its bytes and the input it was decoded from: a layout-3 table's
+    /// records with [`Source::Input`] have their spans in `input` (the frame given to the
+    /// decode call, unchanged). Tables of other layouts ignore `input`. Errors as
+    /// [`RecordTable::from_bytes`]; a span outside `input` is [`ErrorKind::Arg`] too.
+    pub fn from_bytes_with_input(bytes: Vec<u8>, input: &'f [u8]) -> Result<RecordTable<'f>> {
+        RecordTable::new(Bytes::Owned(bytes), Some(input))
+            .map_err(|why| Error::new(ErrorKind::Arg, format!("kwire: bad record table: {}", why)))
     }
 
-    fn new(bytes: Bytes) -> std::result::Result<RecordTable, &'static str> {
+    /// A layout-3 table the library returned for the frame `input`.
+    pub(crate) fn from_lib_input(buf: LibBuf, input: &'f [u8]) -> Result<RecordTable<'f>> {
+        RecordTable::new(Bytes::Lib(buf), Some(input)).map_err(lib_error)
+    }
+
+    fn new(bytes: Bytes, input: Option<&'f [u8]>) -> std::result::Result<RecordTable<'f>, &'static str> {
         let b = bytes.as_slice();
         let head = |at| rd32(b, at).ok_or("shorter than its header");
-        if b.len() < HEADER_1 || &b[..4] != b"KWRT" {
+        if b.len() < TABLE_HEADER_SIZE_1 || &b[..4] != TABLE_MAGIC {
             return Err("no \"KWRT\" magic and 40-byte header");
         }
-        let layout = head(4)?;
-        if layout < 1 {
+        let layout = head(TABLE_LAYOUT)?;
+        if layout < LAYOUT_RECORDS {
             return Err("unknown layout version");
         }
         let nonneg = |v: i32| usize::try_from(v).map_err(|_| "a negative count, stride or offset");
-        let count = nonneg(head(8)?)?;
-        let stride = nonneg(head(12)?)?;
-        let records_offset = nonneg(head(16)?)?;
-        let header_count = nonneg(head(20)?)?;
-        let header_stride = nonneg(head(24)?)?;
-        let headers_offset = nonneg(head(28)?)?;
-        let skipped_bytes = nonneg(head(32)?)?;
-        if nonneg(head(36)?)? != b.len() {
+        let count = nonneg(head(TABLE_RECORD_COUNT)?)?;
+        let stride = nonneg(head(TABLE_RECORD_STRIDE)?)?;
+        let records_offset = nonneg(head(TABLE_RECORDS_OFFSET)?)?;
+        let header_count = nonneg(head(TABLE_HEADER_COUNT)?)?;
+        let header_stride = nonneg(head(TABLE_HEADER_STRIDE)?)?;
+        let headers_offset = nonneg(head(TABLE_HEADERS_OFFSET)?)?;
+        let skipped_bytes = nonneg(head(TABLE_SKIPPED_BYTES)?)?;
+        if nonneg(head(TABLE_TOTAL_SIZE)?)? != b.len() {
             return Err("total size differs from the buffer's length");
         }
-        if stride < RECORD_STRIDE || header_stride < HEADER_STRIDE {
+        if stride < REC_STRIDE || header_stride < HDR_STRIDE {
             return Err("strides below layout 1's");
         }
         let fits = |off: usize, n: usize, stride: usize| {
@@ -178,11 +325,11 @@ impl RecordTable {
         if !fits(records_offset, count, stride) || !fits(headers_offset, header_count, header_stride) {
             return Err("record or header entries run past the end");
         }
-        let json = if layout >= 2 {
-            if b.len() < HEADER_2 {
+        let json = if layout >= LAYOUT_FRAME {
+            if b.len() < TABLE_HEADER_SIZE_2 {
                 return Err("a layout-2 table shorter than its 48-byte header");
             }
-            let (off, len) = (nonneg(head(40)?)?, nonneg(head(44)?)?);
+            let (off, len) = (nonneg(head(TABLE_JSON_OFFSET)?)?, nonneg(head(TABLE_JSON_LENGTH)?)?);
             if off.checked_add(len).is_none_or(|end| end > b.len()) {
                 return Err("the frame JSON runs past the end");
             }
@@ -193,32 +340,74 @@ impl RecordTable {
         } else {
             None
         };
+        let mut input_records = 0;
         for i in 0..count {
             let e = records_offset + i * stride;
+            // Layout 3 says per record where its spans point; layouts 1 and 2 hold 0 there.
+            let source = if layout >= LAYOUT_INPUT {
+                match rd32(b, e + REC_SOURCE) {
+                    Some(SOURCE_TABLE) => Source::Table,
+                    Some(SOURCE_INPUT) => Source::Input,
+                    _ => return Err("a record entry of a layout-3 table names an unknown source"),
+                }
+            } else {
+                Source::Table
+            };
+            let base = match (source, input) {
+                (Source::Table, _) => b,
+                (Source::Input, Some(input)) => input,
+                (Source::Input, None) => {
+                    return Err("a record points into the frame the table was decoded from, and no frame was given")
+                }
+            };
             let ok = (|| {
-                span_ok(b, e + 24, true)?;
-                span_ok(b, e + 32, true)?;
-                let (h0, hn) = (rdusize(b, e + 40)?, rdusize(b, e + 44)?);
+                span_ok(b, e + REC_KEY_OFFSET, base, true)?;
+                span_ok(b, e + REC_VALUE_OFFSET, base, true)?;
+                let (h0, hn) = (rdusize(b, e + REC_FIRST_HEADER)?, rdusize(b, e + REC_HEADER_COUNT)?);
                 (h0.checked_add(hn)? <= header_count).then_some(())?;
-                Compression::from_code(rd32(b, e + 64)?)?;
-                (-1..=1).contains(&rd32(b, e + 68)?).then_some(())?;
-                i16::try_from(rd32(b, e + 56)?).ok()?;
-                i8::try_from(rd32(b, e + 60)?).ok()?;
-                let ct = rd32(b, e + 76)?;
+                for j in h0..h0 + hn {
+                    let h = headers_offset + j * header_stride;
+                    span_ok(b, h + HDR_KEY_OFFSET, base, false)?;
+                    span_ok(b, h + HDR_VALUE_OFFSET, base, true)?;
+                }
+                let compression = Compression::from_code(rd32(b, e + REC_COMPRESSION)?)?;
+                // Only records stored uncompressed can be read from the frame.
+                (source == Source::Table || compression == Compression::None).then_some(())?;
+                (-1..=1).contains(&rd32(b, e + REC_TIMESTAMP_TYPE)?).then_some(())?;
+                i16::try_from(rd32(b, e + REC_PRODUCER_EPOCH)?).ok()?;
+                i8::try_from(rd32(b, e + REC_MAGIC)?).ok()?;
+                let ct = rd32(b, e + REC_CONTROL_TYPE)?;
                 (ct == -1 || i16::try_from(ct).is_ok()).then_some(())
             })();
             if ok.is_none() {
-                return Err("a record entry holds a range outside the table or a value out of range");
+                return Err(if source == Source::Input {
+                    "a record entry holds a range outside the frame, a value out of range, or is compressed"
+                } else {
+                    "a record entry holds a range outside the table or a value out of range"
+                });
             }
+            input_records += usize::from(source == Source::Input);
         }
-        for j in 0..header_count {
-            let h = headers_offset + j * header_stride;
-            if span_ok(b, h, false).and_then(|_| span_ok(b, h + 8, true)).is_none() {
-                return Err("a header entry holds a range outside the table (or a null key)");
+        // Layouts 1 and 2: every header entry indexes the table, also one no record names.
+        if layout < LAYOUT_INPUT {
+            for j in 0..header_count {
+                let h = headers_offset + j * header_stride;
+                if span_ok(b, h + HDR_KEY_OFFSET, b, false)
+                    .and_then(|_| span_ok(b, h + HDR_VALUE_OFFSET, b, true))
+                    .is_none()
+                {
+                    return Err("a header entry holds a range outside the table (or a null key)");
+                }
             }
         }
         Ok(RecordTable {
             bytes,
+            input: if layout >= LAYOUT_INPUT {
+                input.unwrap_or_default()
+            } else {
+                &[]
+            },
+            input_records,
             layout,
             count,
             stride,
@@ -231,14 +420,31 @@ impl RecordTable {
         })
     }
 
-    /// The table's bytes (to pass to [`crate::encode_request_frame_records`], or to keep).
+    /// The table's bytes (to pass to [`crate::encode_request_frame_records`], or to keep;
+    /// a layout-3 table's input records point into [`RecordTable::input`]).
     pub fn as_bytes(&self) -> &[u8] {
         self.bytes.as_slice()
     }
 
-    /// The layout version: 1 for a table of one records field, 2 for a frame's table.
+    /// The layout version: 1 for a table of one records field, 2 for a frame's table, 3
+    /// for a frame's table whose uncompressed records stay in the frame.
     pub fn layout(&self) -> i32 {
         self.layout
+    }
+
+    /// Layout 3: the frame the table was decoded from, whose bytes the records with
+    /// [`Source::Input`] lend out; empty for other tables.
+    pub fn input(&self) -> &'f [u8] {
+        self.input
+    }
+
+    /// The number of records with [`Source::Input`] (0 but in layout 3). A table with such
+    /// records cannot be passed to [`crate::encode_request_frame_records`] (the library
+    /// refuses it with [`ErrorKind::Json`]): decode the frame with
+    /// [`crate::decode_request_frame_records`] for that, or copy the records into a
+    /// [`TableBuilder`].
+    pub fn input_records(&self) -> usize {
+        self.input_records
     }
 
     /// The number of records.
@@ -315,15 +521,30 @@ impl RecordTable {
     fn i64_at(&self, at: usize) -> i64 {
         rd64(self.b(), at).unwrap_or(-1)
     }
-    /// The bytes of an (offset, length) pair checked in `new`.
-    fn span(&self, at: usize) -> Option<&[u8]> {
+    /// Where the spans of the record entry at `e` point.
+    fn source(&self, e: usize) -> Source {
+        if self.layout >= LAYOUT_INPUT && self.i32_at(e + REC_SOURCE) == SOURCE_INPUT {
+            Source::Input
+        } else {
+            Source::Table
+        }
+    }
+    /// The bytes the spans of the record entry at `e` (and of its headers) index.
+    fn base(&self, e: usize) -> &[u8] {
+        match self.source(e) {
+            Source::Input => self.input,
+            Source::Table => self.b(),
+        }
+    }
+    /// The bytes of an (offset, length) pair of the table, checked in `new`, in `base`.
+    fn span<'s>(&self, at: usize, base: &'s [u8]) -> Option<&'s [u8]> {
         let len = usize::try_from(self.i32_at(at + 4)).ok()?;
         let off = usize::try_from(self.i32_at(at)).ok()?;
-        Some(self.b().get(off..off + len).unwrap_or_default())
+        Some(base.get(off..off + len).unwrap_or_default())
     }
 }
 
-impl<'a> IntoIterator for &'a RecordTable {
+impl<'a, 'f> IntoIterator for &'a RecordTable<'f> {
     type Item = RecordView<'a>;
     type IntoIter = RecordIter<'a>;
     fn into_iter(self) -> RecordIter<'a> {
@@ -332,10 +553,11 @@ impl<'a> IntoIterator for &'a RecordTable {
 }
 
 /// One record of a [`RecordTable`], read in place: its key, value and headers are slices
-/// of the table's bytes.
+/// of the table's bytes, or — a layout-3 table's [`Source::Input`] records — of the frame
+/// the table was decoded from.
 #[derive(Clone, Copy)]
 pub struct RecordView<'a> {
-    t: &'a RecordTable,
+    t: &'a RecordTable<'a>,
     e: usize,
 }
 
@@ -354,57 +576,63 @@ impl std::fmt::Debug for RecordView<'_> {
 impl<'a> RecordView<'a> {
     /// The record's offset.
     pub fn offset(&self) -> i64 {
-        self.t.i64_at(self.e)
+        self.t.i64_at(self.e + REC_OFFSET)
     }
     /// Its timestamp (-1 for magic 0).
     pub fn timestamp(&self) -> i64 {
-        self.t.i64_at(self.e + 8)
+        self.t.i64_at(self.e + REC_TIMESTAMP)
     }
     /// The batch's producer id (-1 when none).
     pub fn producer_id(&self) -> i64 {
-        self.t.i64_at(self.e + 16)
+        self.t.i64_at(self.e + REC_PRODUCER_ID)
+    }
+    /// Where its key, value and headers are: the table, or the frame the table was decoded
+    /// from (layout 3).
+    pub fn source(&self) -> Source {
+        self.t.source(self.e)
     }
     /// The key; None when null (null and empty differ).
     pub fn key(&self) -> Option<&'a [u8]> {
-        self.t.span(self.e + 24)
+        self.t.span(self.e + REC_KEY_OFFSET, self.t.base(self.e))
     }
     /// The value; None when null.
     pub fn value(&self) -> Option<&'a [u8]> {
-        self.t.span(self.e + 32)
+        self.t.span(self.e + REC_VALUE_OFFSET, self.t.base(self.e))
     }
     /// The record's headers in wire order, duplicates kept.
     pub fn headers(&self) -> Headers<'a> {
-        let first = usize::try_from(self.t.i32_at(self.e + 40)).unwrap_or(0);
-        let n = usize::try_from(self.t.i32_at(self.e + 44)).unwrap_or(0);
+        let first = usize::try_from(self.t.i32_at(self.e + REC_FIRST_HEADER)).unwrap_or(0);
+        let n = usize::try_from(self.t.i32_at(self.e + REC_HEADER_COUNT)).unwrap_or(0);
         Headers {
             t: self.t,
+            base: self.t.base(self.e),
             next: first,
             end: first + n,
         }
     }
     /// The record's sequence (-1 when none).
     pub fn sequence(&self) -> i32 {
-        self.t.i32_at(self.e + 48)
+        self.t.i32_at(self.e + REC_SEQUENCE)
     }
     /// The batch's partition leader epoch (-1 for legacy messages).
     pub fn leader_epoch(&self) -> i32 {
-        self.t.i32_at(self.e + 52)
+        self.t.i32_at(self.e + REC_LEADER_EPOCH)
     }
     /// The batch's producer epoch (-1 when none).
     pub fn producer_epoch(&self) -> i16 {
-        self.t.i32_at(self.e + 56) as i16
+        self.t.i32_at(self.e + REC_PRODUCER_EPOCH) as i16
     }
     /// 0, 1 or 2.
     pub fn magic(&self) -> i8 {
-        self.t.i32_at(self.e + 60) as i8
+        self.t.i32_at(self.e + REC_MAGIC) as i8
     }
     /// The codec of the batch (or legacy wrapper) that held the record.
     pub fn compression(&self) -> Compression {
-        Compression::from_code(self.t.i32_at(self.e + 64)).unwrap_or_default()
+        Compression::from_code(self.t.i32_at(self.e + REC_COMPRESSION)).unwrap_or_default()
     }
     /// What the timestamp means.
     pub fn timestamp_type(&self) -> TimestampType {
-        match self.t.i32_at(self.e + 68) {
+        match self.t.i32_at(self.e + REC_TIMESTAMP_TYPE) {
             -1 => TimestampType::NoTimestamp,
             1 => TimestampType::LogAppendTime,
             _ => TimestampType::CreateTime,
@@ -412,22 +640,22 @@ impl<'a> RecordView<'a> {
     }
     /// Part of a transaction.
     pub fn transactional(&self) -> bool {
-        self.t.i32_at(self.e + 72) & 1 != 0
+        self.t.i32_at(self.e + REC_FLAGS) & 1 != 0
     }
     /// A control record (transaction marker, leader change, ...).
     pub fn control(&self) -> bool {
-        self.t.i32_at(self.e + 72) & 2 != 0
+        self.t.i32_at(self.e + REC_FLAGS) & 2 != 0
     }
     /// The control record's type (0 ABORT, 1 COMMIT, 2 LEADER_CHANGE, ...); None otherwise.
     pub fn control_type(&self) -> Option<i16> {
-        match self.t.i32_at(self.e + 76) {
+        match self.t.i32_at(self.e + REC_CONTROL_TYPE) {
             -1 => None,
             c => Some(c as i16),
         }
     }
     /// Where a schema reference was found.
     pub fn schema_source(&self) -> SchemaSource {
-        match self.t.i32_at(self.e + 80) {
+        match self.t.i32_at(self.e + REC_SCHEMA_SOURCE) {
             1 => SchemaSource::ValuePrefix,
             2 => SchemaSource::Header,
             _ => SchemaSource::None,
@@ -435,11 +663,11 @@ impl<'a> RecordView<'a> {
     }
     /// The schema id, when found.
     pub fn schema_id(&self) -> Option<i32> {
-        Some(self.t.i32_at(self.e + 84)).filter(|&v| v != -1)
+        Some(self.t.i32_at(self.e + REC_SCHEMA_ID)).filter(|&v| v != -1)
     }
     /// The schema version, when found.
     pub fn schema_version(&self) -> Option<i32> {
-        Some(self.t.i32_at(self.e + 88)).filter(|&v| v != -1)
+        Some(self.t.i32_at(self.e + REC_SCHEMA_VERSION)).filter(|&v| v != -1)
     }
     /// The record as an owned [`Record`] (keys, values and headers copied).
     pub fn to_record(&self) -> Record {
@@ -491,7 +719,8 @@ impl<'a> HeaderView<'a> {
 /// The headers of one record ([`RecordView::headers`]).
 #[derive(Clone)]
 pub struct Headers<'a> {
-    t: &'a RecordTable,
+    t: &'a RecordTable<'a>,
+    base: &'a [u8],
     next: usize,
     end: usize,
 }
@@ -505,8 +734,8 @@ impl<'a> Iterator for Headers<'a> {
         let h = self.t.headers_offset + self.next * self.t.header_stride;
         self.next += 1;
         Some(HeaderView {
-            key: self.t.span(h).unwrap_or_default(),
-            value: self.t.span(h + 8),
+            key: self.t.span(h + HDR_KEY_OFFSET, self.base).unwrap_or_default(),
+            value: self.t.span(h + HDR_VALUE_OFFSET, self.base),
         })
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -520,7 +749,7 @@ impl ExactSizeIterator for Headers<'_> {}
 /// A range of a table's records: the records of one records field, or any range.
 #[derive(Clone, Copy, Debug)]
 pub struct RecordSlice<'a> {
-    t: &'a RecordTable,
+    t: &'a RecordTable<'a>,
     first: usize,
     count: usize,
     skipped_bytes: usize,
@@ -566,7 +795,7 @@ impl<'a> RecordSlice<'a> {
         self.size
     }
     /// The table the records live in.
-    pub fn table(&self) -> &'a RecordTable {
+    pub fn table(&self) -> &'a RecordTable<'a> {
         self.t
     }
 }
@@ -582,7 +811,7 @@ impl<'a> IntoIterator for RecordSlice<'a> {
 /// An iterator over records of a table.
 #[derive(Clone)]
 pub struct RecordIter<'a> {
-    t: &'a RecordTable,
+    t: &'a RecordTable<'a>,
     next: usize,
     end: usize,
 }
@@ -705,17 +934,29 @@ enum Side {
 }
 
 /// A frame decoded with its records in one record table
-/// ([`crate::decode_request_frame_records`], [`crate::decode_response_frame_records`]).
+/// ([`crate::decode_request_frame_records`], [`crate::decode_response_frame_records`]:
+/// `FrameRecords<'static>`, owning every byte), or in a layout-3 table that borrows the
+/// frame for `'f` ([`crate::decode_request_frame_records_borrowed`],
+/// [`crate::decode_response_frame_records_borrowed`]).
 #[derive(Debug)]
-pub struct FrameRecords {
+pub struct FrameRecords<'f> {
     json: String,
-    table: RecordTable,
+    table: RecordTable<'f>,
     side: Side,
 }
 
-impl FrameRecords {
-    pub(crate) fn from_lib(buf: LibBuf, request: bool) -> Result<FrameRecords> {
-        let table = RecordTable::from_lib(buf)?;
+impl FrameRecords<'static> {
+    pub(crate) fn from_lib(buf: LibBuf, request: bool) -> Result<FrameRecords<'static>> {
+        FrameRecords::with_table(RecordTable::from_lib(buf)?, request)
+    }
+}
+
+impl<'f> FrameRecords<'f> {
+    pub(crate) fn from_lib_input(buf: LibBuf, frame: &'f [u8], request: bool) -> Result<FrameRecords<'f>> {
+        FrameRecords::with_table(RecordTable::from_lib_input(buf, frame)?, request)
+    }
+
+    fn with_table(table: RecordTable<'f>, request: bool) -> Result<FrameRecords<'f>> {
         let json = table.json().map(str::to_string).ok_or_else(|| {
             Error::new(
                 ErrorKind::Internal,
@@ -755,8 +996,13 @@ impl FrameRecords {
     }
 
     /// The record table holding every records field's records.
-    pub fn table(&self) -> &RecordTable {
+    pub fn table(&self) -> &RecordTable<'f> {
         &self.table
+    }
+
+    /// The frame a layout-3 table borrows (empty for layout 2).
+    pub fn input(&self) -> &'f [u8] {
+        self.table.input()
     }
 
     /// Every records field of the frame that is not null, in frame order, with its path.
@@ -827,7 +1073,7 @@ impl FrameRecords {
     }
 
     /// The frame JSON and the table, taken apart.
-    pub fn into_parts(self) -> (String, RecordTable) {
+    pub fn into_parts(self) -> (String, RecordTable<'f>) {
         (self.json, self.table)
     }
 }
@@ -1056,25 +1302,26 @@ impl TableBuilder {
         let n = self.records.len();
         let hn = self.headers.len();
         let headers_offset = n
-            .checked_mul(RECORD_STRIDE)
-            .and_then(|x| x.checked_add(HEADER_1))
+            .checked_mul(REC_STRIDE)
+            .and_then(|x| x.checked_add(TABLE_HEADER_SIZE_1))
             .ok_or_else(too_large)?;
         let data_offset = hn
-            .checked_mul(HEADER_STRIDE)
+            .checked_mul(HDR_STRIDE)
             .and_then(|x| x.checked_add(headers_offset))
             .ok_or_else(too_large)?;
         let total = data_offset.checked_add(self.data.len()).ok_or_else(too_large)?;
         let i32of = |x: usize| i32::try_from(x).map_err(|_| too_large());
         i32of(total)?;
         let mut b = Vec::with_capacity(total);
-        b.extend_from_slice(b"KWRT");
+        b.extend_from_slice(TABLE_MAGIC);
+        // The header's fields in their order, KW_TABLE_LAYOUT .. KW_TABLE_TOTAL_SIZE.
         for v in [
-            1,
+            LAYOUT_RECORDS as usize,
             n,
-            RECORD_STRIDE,
-            HEADER_1,
+            REC_STRIDE,
+            TABLE_HEADER_SIZE_1,
             hn,
-            HEADER_STRIDE,
+            HDR_STRIDE,
             headers_offset,
             0,
             total,
@@ -1111,7 +1358,7 @@ impl TableBuilder {
                 0,  // schema source
                 -1, // schema id
                 -1, // schema version
-                0,  // reserved
+                SOURCE_TABLE,
             ];
             for v in ints {
                 b.extend_from_slice(&v.to_le_bytes());

@@ -1,11 +1,13 @@
 //! Frames with their records in one record table (ABI 1.1): decode_request_frame_records,
 //! decode_response_frame_records, encode_request_frame_records, RecordTable and
-//! TableBuilder.
+//! TableBuilder; and layout 3 (ABI 1.2), decode_*_frame_records_borrowed.
 //!
 //! - every Produce request and Fetch response vector of conformance/vectors/kafka-clients-*
 //!   inside a frame, against decode_*_frame (the JSON) and records::decode of each records
-//!   field (every record field by field); the Produce frames encoded again from the decoded
-//!   JSON and table, and decoded back record for record;
+//!   field (every record field by field), in layout 2 and in layout 3 (whose input records
+//!   are slices of the frame, checked against layout 2 record by record); the Produce
+//!   frames encoded again from the decoded JSON and table, and decoded back record for
+//!   record;
 //! - every record vector of conformance/vectors/records inside Fetch v4/v12/v16 responses
 //!   and Produce v3/v9/v12 requests, and rebuilt through a TableBuilder with the vector's
 //!   batch options (byte for byte with Kafka's bytes when uncompressed);
@@ -15,7 +17,7 @@
 use std::path::PathBuf;
 
 use kwire::records::{self, Compression, DecodeOptions, NewRecord, Record, TimestampType};
-use kwire::table::{BatchOptions, BatchRef, RecordTable, RecordsField, TableBuilder};
+use kwire::table::{BatchOptions, BatchRef, FrameRecords, RecordTable, RecordView, RecordsField, Source, TableBuilder};
 use kwire::{json, ErrorKind, Value};
 use serde_json::json;
 
@@ -126,6 +128,94 @@ struct Counts {
     fields: usize,
     records: usize,
     refused: usize,
+    /// Layout 3: records read in place in the frame, and from the table.
+    input_records: usize,
+    table_records: usize,
+    /// Layout-3 Produce tables with input records that the encoder refused.
+    encodes_refused: usize,
+}
+
+/// Whether `s` lies inside `frame`.
+fn inside(frame: &[u8], s: &[u8]) -> bool {
+    let (a, b) = (s.as_ptr() as usize, frame.as_ptr() as usize);
+    a >= b && a + s.len() <= b + frame.len()
+}
+
+/// Checks a layout-3 table (`l3`, decoded from `frame`) against the layout-2 table of the
+/// same frame (`l2`): the same JSON and records (every field, keys, values and headers by
+/// content); exactly the uncompressed magic 2 data records are read from the frame, and
+/// their keys, values and headers are slices of it, the others' slices of the table.
+fn check_layout3(frame: &[u8], l2: &FrameRecords<'_>, l3: &FrameRecords<'_>, c: &mut Counts) -> Result<(), String> {
+    let (t2, t3) = (l2.table(), l3.table());
+    if (t2.layout(), t3.layout()) != (2, 3) {
+        return Err(format!("layouts {} and {}", t2.layout(), t3.layout()));
+    }
+    if l3.json() != l2.json() {
+        return Err("layout 3: the frame JSON differs from layout 2's".into());
+    }
+    if l3.input().as_ptr() != frame.as_ptr() || l3.input().len() != frame.len() || !t2.input().is_empty() {
+        return Err("layout 3 does not borrow the frame, or layout 2 does".into());
+    }
+    if (t3.len(), t3.header_count()) != (t2.len(), t2.header_count()) {
+        return Err(format!(
+            "layout 3: {} records and {} headers, layout 2 {} and {}",
+            t3.len(),
+            t3.header_count(),
+            t2.len(),
+            t2.header_count()
+        ));
+    }
+    if t3.as_bytes().len() > t2.as_bytes().len() {
+        return Err("layout 3 is larger than layout 2".into());
+    }
+    let slices = |r: &RecordView<'_>| -> Vec<Vec<u8>> { parts_of(r).into_iter().map(<[u8]>::to_vec).collect() };
+    let mut input = 0;
+    for (i, (r2, r3)) in t2.iter().zip(t3.iter()).enumerate() {
+        if r3.to_record() != r2.to_record() || slices(&r3) != slices(&r2) {
+            return Err(format!("record {}: layout 3 {:?}\nlayout 2 {:?}", i, r3, r2));
+        }
+        if r2.source() != Source::Table {
+            return Err(format!("record {}: layout 2 says {:?}", i, r2.source()));
+        }
+        let plain = r3.magic() == 2 && r3.compression() == Compression::None && !r3.control();
+        if (r3.source() == Source::Input) != plain {
+            return Err(format!(
+                "record {}: {:?}, magic {}, {:?}, control {}",
+                i,
+                r3.source(),
+                r3.magic(),
+                r3.compression(),
+                r3.control()
+            ));
+        }
+        // The slices lie where the source says: in the frame, or (non-empty) not in it.
+        for s in parts_of(&r3) {
+            let ok = match r3.source() {
+                Source::Input => inside(frame, s),
+                Source::Table => s.is_empty() || !inside(frame, s),
+            };
+            if !ok {
+                return Err(format!("record {}: a slice outside its {:?} source", i, r3.source()));
+            }
+        }
+        input += usize::from(r3.source() == Source::Input);
+    }
+    if t3.input_records() != input {
+        return Err(format!("input_records() {}, counted {}", t3.input_records(), input));
+    }
+    c.input_records += input;
+    c.table_records += t3.len() - input;
+    Ok(())
+}
+
+/// A record's key, value, header keys and header values that are not null.
+fn parts_of<'a>(r: &RecordView<'a>) -> Vec<&'a [u8]> {
+    let mut out: Vec<&[u8]> = r.key().into_iter().chain(r.value()).collect();
+    for h in r.headers() {
+        out.push(h.key);
+        out.extend(h.value);
+    }
+    out
 }
 
 /// checks decode_*_frame_records of `frame` against decode_*_frame and records::decode:
@@ -156,6 +246,23 @@ fn check_decoded(frame: &[u8], api_key: i16, version: i16, request: bool, c: &mu
     } else {
         kwire::decode_response_frame_records(frame, api_key, version, &DecodeOptions::default())
     };
+    let got3 = if request {
+        kwire::decode_request_frame_records_borrowed(frame, &DecodeOptions::default())
+    } else {
+        kwire::decode_response_frame_records_borrowed(frame, api_key, version, &DecodeOptions::default())
+    };
+    // Layout 3 accepts and refuses what layout 2 does, with the same error.
+    let got3 = match (&got, got3) {
+        (Ok(_), Ok(g3)) => Some(g3),
+        (Err(e), Err(e3)) if (e.kind(), e.text()) == (e3.kind(), e3.text()) => None,
+        (g, g3) => {
+            return Err(format!(
+                "layout 3: {:?}, layout 2: {:?}",
+                g3.map(|_| ()),
+                g.as_ref().map(|_| ())
+            ))
+        }
+    };
     let got = match (got, want_err) {
         (Err(e), Some((path, we))) => {
             if e.kind() != we.kind() {
@@ -182,9 +289,14 @@ fn check_decoded(frame: &[u8], api_key: i16, version: i16, request: bool, c: &mu
     if strip(&gv) != strip(&plain) {
         return Err(format!("the frame JSON differs:\n{}\n{}", strip(&gv), strip(&plain)));
     }
+    let got3 = got3.ok_or("layout 3 refuses the frame")?;
+    check_layout3(frame, &got, &got3, c)?;
     let gf = got.records_fields().map_err(|e| e.to_string())?;
     if gf.len() != want.len() {
         return Err(format!("{} records fields, want {}", gf.len(), want.len()));
+    }
+    if got3.records_fields().map_err(|e| e.to_string())? != gf {
+        return Err("layout 3: other records fields".into());
     }
     let mut next = 0;
     for (f, (path, size, set)) in gf.iter().zip(&want) {
@@ -207,6 +319,21 @@ fn check_decoded(frame: &[u8], api_key: i16, version: i16, request: bool, c: &mu
         let slice = got.records(f).map_err(|e| e.to_string())?;
         if slice.len() != set.records.len() || slice.iter().len() != set.records.len() {
             return Err(format!("{}: a slice of {} records", path, slice.len()));
+        }
+        let slice3 = got3.records(f).map_err(|e| e.to_string())?;
+        if slice3.len() != set.records.len() {
+            return Err(format!("{}: a layout-3 slice of {} records", path, slice3.len()));
+        }
+        for (i, (r3, w)) in slice3.iter().zip(&set.records).enumerate() {
+            if r3.to_record() != *w || r3.key() != w.key.as_deref() || r3.value() != w.value.as_deref() {
+                return Err(format!(
+                    "{} record {}: layout 3 {:?}\nwant {:?}",
+                    path,
+                    i,
+                    r3.to_record(),
+                    w
+                ));
+            }
         }
         for (i, (r, w)) in slice.iter().zip(&set.records).enumerate() {
             if r.to_record() != *w {
@@ -236,11 +363,27 @@ fn check_decoded(frame: &[u8], api_key: i16, version: i16, request: bool, c: &mu
     }
     // partitions() sees the same fields, with topic and partition.
     if (api_key == 0 && request) || (api_key == 1 && !request) {
-        let parts = got.partitions().map_err(|e| e.to_string())?;
-        let lens: Vec<usize> = parts.iter().map(|p| p.records.len()).collect();
         let want_lens: Vec<usize> = want.iter().map(|w| w.2.records.len()).collect();
-        if lens != want_lens {
-            return Err(format!("partitions(): {:?} records, want {:?}", lens, want_lens));
+        for g in [&got, &got3] {
+            let parts = g.partitions().map_err(|e| e.to_string())?;
+            let lens: Vec<usize> = parts.iter().map(|p| p.records.len()).collect();
+            if lens != want_lens {
+                return Err(format!("partitions(): {:?} records, want {:?}", lens, want_lens));
+            }
+        }
+    }
+    // A layout-3 Produce table with records in the frame does not encode.
+    if request && got3.table().input_records() > 0 {
+        match kwire::encode_request_frame_records_json(got3.json(), got3.table().as_bytes()) {
+            Err(e) if e.kind() == ErrorKind::Json && e.path().is_some_and(|p| p.contains("records")) => {
+                c.encodes_refused += 1
+            }
+            r => {
+                return Err(format!(
+                    "encode from a layout-3 table with input records: {:?}",
+                    r.map(|_| ())
+                ))
+            }
         }
     }
     Ok(())
@@ -416,7 +559,8 @@ fn every_produce_and_fetch_vector() {
         eprintln!(
             "{}: {} Produce/Fetch vectors checked ({} with a records field; {} refused by decode_*_frame, skipped): \
              {} records fields, {} records compared field by field, {} frames whose records decode_records refuses \
-             (refused alike); {} Produce frames re-encoded, {} records compared, {} offsets; {} failures",
+             (refused alike); layout 3: {} records read in the frame, {} from the table, {} Produce tables refused \
+             by the encoder; {} Produce frames re-encoded, {} records compared, {} offsets; {} failures",
             name,
             checked,
             with_records,
@@ -424,12 +568,22 @@ fn every_produce_and_fetch_vector() {
             c.fields,
             c.records,
             c.refused,
+            c.input_records,
+            c.table_records,
+            c.encodes_refused,
             reencoded,
             reenc_records,
             reenc_offsets,
             fails.len()
         );
         assert!(checked > 200, "{}: only {} vectors checked", name, checked);
+        // (These vectors' batches are uncompressed: the record vectors below have the others.)
+        assert!(
+            c.input_records > 0 && c.encodes_refused > 0,
+            "{}: layout 3 read no record in the frame: {:?}",
+            name,
+            c
+        );
         assert!(
             fails.is_empty(),
             "{}:\n{}",
@@ -477,7 +631,7 @@ fn produce_body(version: i16, fields: &[Value]) -> Value {
 #[test]
 fn every_record_vector_inside_frames() {
     let vectors = record_vectors();
-    let mut frames = 0;
+    let (mut frames, mut input, mut table) = (0, 0, 0);
     for v in &vectors {
         let name = v["name"].as_str().unwrap();
         let b64 = v["bytes"].clone();
@@ -507,6 +661,7 @@ fn every_record_vector_inside_frames() {
             }
             assert_eq!(parts[1].records.size(), Some(raw.len()));
             assert_eq!(parts[1].records.first(), want.records.len());
+            (input, table) = (input + c.input_records, table + c.table_records);
             frames += 1;
         }
         for version in [3i16, 9, 12] {
@@ -516,15 +671,25 @@ fn every_record_vector_inside_frames() {
             check_decoded(&frame, 0, version, true, &mut c)
                 .unwrap_or_else(|m| panic!("{}: Produce v{}: {}", name, version, m));
             assert_eq!((c.fields, c.records), (2, 2 * want.records.len()), "{}", name);
+            (input, table) = (input + c.input_records, table + c.table_records);
             frames += 1;
         }
     }
     eprintln!(
-        "{} record vectors inside {} Fetch and Produce frames, every record compared field by field",
+        "{} record vectors inside {} Fetch and Produce frames, every record compared field by field (layouts 2 and 3; \
+         layout 3 read {} records in the frame, {} from the table)",
         vectors.len(),
-        frames
+        frames,
+        input,
+        table
     );
     assert!(vectors.len() >= 20, "only {} record vectors", vectors.len());
+    assert!(
+        input > 0 && table > 0,
+        "layout 3: {} records in the frame, {} from the table",
+        input,
+        table
+    );
 }
 
 /// The batch options of a vector's first batch.
@@ -980,4 +1145,165 @@ fn larger_strides_are_read_by_their_stride() {
             (None, Some(&b"v1"[..]), 11, 2)
         ]
     );
+}
+
+/// Layout 3 borrows the frame: the records of an uncompressed batch are slices of it, those
+/// of a compressed one of the table; the table's bytes read again only with the frame (or
+/// an equal copy of it, whose slices they then are); a bad source is refused.
+#[test]
+fn layout_3_tables_borrow_the_frame() {
+    let vectors = record_vectors();
+    let by_name = |n: &str| {
+        vectors
+            .iter()
+            .find(|v| v["name"] == n)
+            .unwrap_or_else(|| panic!("no vector {}", n))
+    };
+    let (plain, zstd) = (by_name("v2-none"), by_name("v2-zstd"));
+    let body = fetch_body(12, &[plain["bytes"].clone(), zstd["bytes"].clone()]);
+    let frame = kwire::encode_response(1, 12, &json!({"correlationId": 5}), &body).unwrap();
+    let d = kwire::decode_response_frame_records_borrowed(&frame, 1, 12, &DecodeOptions::default()).unwrap();
+    let owned = kwire::decode_response_frame_records(&frame, 1, 12, &DecodeOptions::default()).unwrap();
+    let parts = d.partitions().unwrap();
+    assert_eq!(parts.len(), 2);
+    let (n_plain, n_zstd) = (parts[0].records.len(), parts[1].records.len());
+    assert!(n_plain > 0 && n_zstd > 0);
+    let mut values = 0;
+    for r in parts[0].records {
+        assert_eq!((r.source(), r.compression()), (Source::Input, Compression::None));
+        if let Some(v) = r.value().filter(|v| !v.is_empty()) {
+            assert!(frame.as_ptr_range().contains(&v.as_ptr()), "a value outside the frame");
+            values += 1;
+        }
+        assert!(
+            parts_of(&r).iter().all(|s| inside(&frame, s)),
+            "a slice outside the frame"
+        );
+    }
+    assert!(values > 0);
+    for r in parts[1].records {
+        assert_eq!((r.source(), r.compression()), (Source::Table, Compression::Zstd));
+        assert!(
+            parts_of(&r).iter().all(|s| inside(d.table().as_bytes(), s)),
+            "a decompressed slice outside the table"
+        );
+    }
+    assert_eq!(d.table().input_records(), n_plain);
+    assert!(d.table().as_bytes().len() < owned.table().as_bytes().len());
+    assert!(format!("{:?}", d.table()).contains("input_records"));
+
+    // The bytes alone are not a readable table; with the frame, or an equal copy, they are.
+    let bytes = d.table().as_bytes().to_vec();
+    let e = RecordTable::from_bytes(bytes.clone()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Arg);
+    assert!(e.text().contains("no frame was given"), "{}", e);
+    let copy = frame.clone();
+    let t = RecordTable::from_bytes_with_input(bytes.clone(), &copy).unwrap();
+    assert_eq!(t.layout(), 3);
+    let recs = |t: &RecordTable<'_>| t.iter().map(|r| r.to_record()).collect::<Vec<_>>();
+    assert_eq!(recs(&t), recs(owned.table()));
+    assert!(t
+        .iter()
+        .take(n_plain)
+        .all(|r| parts_of(&r).iter().all(|s| inside(&copy, s))));
+    // A frame too short for the spans, and an unknown source, are refused.
+    let e = RecordTable::from_bytes_with_input(bytes.clone(), &frame[..frame.len() / 2]).unwrap_err();
+    assert!(e.text().contains("outside the frame"), "{}", e);
+    let rd = |at: usize| i32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let src0 = rd(16) + 92;
+    let mut bad = bytes.clone();
+    bad[src0..src0 + 4].copy_from_slice(&7i32.to_le_bytes());
+    let e = RecordTable::from_bytes_with_input(bad, &frame).unwrap_err();
+    assert!(e.text().contains("unknown source"), "{}", e);
+    // An input record claiming a codec cannot be read from the frame.
+    let mut bad = bytes.clone();
+    bad[src0 - 92 + 64..src0 - 92 + 68].copy_from_slice(&1i32.to_le_bytes());
+    assert!(RecordTable::from_bytes_with_input(bad, &frame).is_err());
+    // Layout 2 bytes ignore the input.
+    let t2 = RecordTable::from_bytes_with_input(owned.table().as_bytes().to_vec(), &frame).unwrap();
+    assert_eq!(recs(&t2), recs(owned.table()));
+    assert!(t2.input().is_empty() && t2.input_records() == 0);
+
+    // Every cut and every single-byte change of the table: refused or read within bounds.
+    for n in 0..bytes.len() {
+        assert!(
+            RecordTable::from_bytes_with_input(bytes[..n].to_vec(), &frame).is_err(),
+            "cut at {}",
+            n
+        );
+    }
+    // (The table header, and the entries: the data area before them holds bytes only.)
+    let entries = rd(16)..rd(28) + rd(20) * rd(24);
+    for at in (0..48).chain(entries) {
+        for x in [0x80u8, 0x01, 0xff] {
+            let mut b = bytes.clone();
+            b[at] ^= x;
+            if let Ok(t) = RecordTable::from_bytes_with_input(b, &frame) {
+                for r in t.iter() {
+                    let _ = (r.key(), r.value(), r.headers().count(), r.to_record());
+                }
+            }
+        }
+    }
+
+    // Threads may read a borrowed table while the frame lives (scoped threads).
+    let n = std::thread::scope(|s| {
+        s.spawn(|| d.table().iter().filter(|r| r.source() == Source::Input).count())
+            .join()
+    });
+    assert_eq!(n.unwrap(), n_plain);
+
+    // A Produce request of the compressed batch only: nothing points into the frame, so the
+    // layout-3 table encodes like layout 2's; with the uncompressed one it is refused.
+    let produce = kwire::encode_request(&produce_header(9), &produce_body(9, &[zstd["bytes"].clone()])).unwrap();
+    let p3 = kwire::decode_request_frame_records_borrowed(&produce, &DecodeOptions::default()).unwrap();
+    let p2 = kwire::decode_request_frame_records(&produce, &DecodeOptions::default()).unwrap();
+    assert_eq!(p3.table().input_records(), 0);
+    assert_eq!(
+        kwire::encode_request_frame_records_json(p3.json(), p3.table().as_bytes()).unwrap(),
+        kwire::encode_request_frame_records_json(p2.json(), p2.table().as_bytes()).unwrap()
+    );
+    let produce = kwire::encode_request(&produce_header(9), &produce_body(9, &[plain["bytes"].clone()])).unwrap();
+    let p3 = kwire::decode_request_frame_records_borrowed(&produce, &DecodeOptions::default()).unwrap();
+    let e = kwire::encode_request_frame_records_json(p3.json(), p3.table().as_bytes()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Json, "{}", e);
+    // Copied through a TableBuilder, its records encode.
+    let mut tb = TableBuilder::new();
+    let field = tb.add_batch_views(p3.table(), &BatchOptions::default());
+    let again = kwire::encode_request_records(
+        &produce_header(9),
+        &produce_body(9, &[field.to_value()]),
+        &tb.build().unwrap(),
+    )
+    .unwrap();
+    let back = kwire::decode_request_frame_records(&again, &DecodeOptions::default()).unwrap();
+    assert_eq!(
+        back.table()
+            .iter()
+            .map(|r| (r.to_record().key, r.to_record().value))
+            .collect::<Vec<_>>(),
+        p3.table()
+            .iter()
+            .map(|r| (r.to_record().key, r.to_record().value))
+            .collect::<Vec<_>>()
+    );
+
+    // Options apply to the borrowed calls too.
+    let zero = DecodeOptions {
+        max_decompressed: Some(0),
+        ..Default::default()
+    };
+    assert_eq!(
+        kwire::decode_response_frame_records_borrowed(&frame, 1, 12, &zero)
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Arg
+    );
+    let small = DecodeOptions {
+        max_decompressed: Some(16),
+        ..Default::default()
+    };
+    let e = kwire::decode_response_frame_records_borrowed(&frame, 1, 12, &small).unwrap_err();
+    let e2 = kwire::decode_response_frame_records(&frame, 1, 12, &small).unwrap_err();
+    assert_eq!((e.kind(), e.text()), (e2.kind(), e2.text()));
 }

@@ -71,7 +71,7 @@ var exports = []string{"kw_abi_version", "kw_alloc", "kw_free", "kw_last_error",
 	"kw_records_decode_table", "kw_records_encode",
 	"kw_decode_request_frame_records", "kw_decode_response_frame_records", "kw_encode_request_frame_records",
 	"kw_session_new", "kw_session_free", "kw_session_begin_negotiation", "kw_session_request", "kw_session_feed",
-	"kw_session_next", "kw_session_counters", "kw_session_version_for", "kw_policy_check"}
+	"kw_session_next", "kw_session_counters", "kw_session_version_for", "kw_policy_check", "kw_runtime_stats"}
 
 // Instantiate creates an instance (WASI with stderr inherited) and runs _initialize.
 func (r *Runtime) Instantiate() (*Instance, error) {
@@ -313,6 +313,33 @@ func (in *Instance) RecordsDecodeTable(b []byte, flags, maxDecompressed int32) (
 // RecordsEncode is kw_records_encode.
 func (in *Instance) RecordsEncode(json []byte, compression int32) ([]byte, error) {
 	return in.call1("kw_records_encode", json, uint32(compression))
+}
+
+// DecodeRequestFrameRecords is kw_decode_request_frame_records: a layout-2 record table,
+// or layout 3 with abi.FlagInputSpans.
+func (in *Instance) DecodeRequestFrameRecords(frame []byte, flags, maxDecompressed int32) ([]byte, error) {
+	return in.call1("kw_decode_request_frame_records", frame, uint32(flags), uint32(maxDecompressed))
+}
+
+// DecodeResponseFrameRecords is kw_decode_response_frame_records.
+func (in *Instance) DecodeResponseFrameRecords(frame []byte, key, version int16, flags, maxDecompressed int32) ([]byte, error) {
+	return in.call1("kw_decode_response_frame_records", frame, uint32(int32(key)), uint32(int32(version)), uint32(flags), uint32(maxDecompressed))
+}
+
+// EncodeRequestFrameRecords is kw_encode_request_frame_records.
+func (in *Instance) EncodeRequestFrameRecords(json, table []byte) ([]byte, error) {
+	// Put fills the one input buffer: the JSON, then the table.
+	p, err := in.Put(json, table)
+	if err != nil {
+		return nil, err
+	}
+	jl := uint32(len(json))
+	return in.takeOut(in.must("kw_encode_request_frame_records", p, jl, p+jl, uint32(len(table)), in.scratch, in.scratch+4))
+}
+
+// RuntimeStats is kw_runtime_stats: the module's runtime figures as JSON.
+func (in *Instance) RuntimeStats() ([]byte, error) {
+	return in.takeOut(in.must("kw_runtime_stats", in.scratch, in.scratch+4))
 }
 
 // PeekRequestHeader is kw_peek_request_header.
