@@ -80,6 +80,7 @@ fuzz-codec:
 	$(GO) test ./codec/transcode/ -run '^$$' -fuzz '^FuzzDoc$$' -fuzztime $(FUZZTIME) -parallel 1
 	$(GO) test ./codec/internal/zstd/ -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s
 	$(GO) test ./codec/internal/zstd/ -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s
+	$(GO) test ./codec/internal/crc32c/ -run '^$$' -fuzz '^FuzzUpdate$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s
 
 clean:
 	rm -rf $(BUILD)

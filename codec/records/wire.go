@@ -4,12 +4,13 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"math/bits"
+
+	"github.com/kwire/kwire/codec/internal/crc32c"
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// CRC32C is the checksum of a magic 2 batch (Castagnoli polynomial).
-func CRC32C(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+// CRC32C is the checksum of a magic 2 batch (Castagnoli polynomial). In the
+// WebAssembly build it runs a hand-written kernel (codec/internal/crc32c).
+func CRC32C(b []byte) uint32 { return crc32c.Checksum(b) }
 
 // CRC32 is the checksum of a legacy (magic 0 and 1) message (IEEE polynomial).
 func CRC32(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
