@@ -48,8 +48,8 @@ records-java:
 
 # In Node (V8): with the WebAssembly kernels, and with them off (kwire_purego).
 records-js-test:
-	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records
-	GOOS=js GOARCH=wasm $(GO) test -tags kwire_purego -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records
+	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./codec/internal/crc32c
+	GOOS=js GOARCH=wasm $(GO) test -tags kwire_purego -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./codec/internal/crc32c
 
 records-nocompress-test:
 	$(GO) vet -tags kwire_nocompress ./codec/records/...
@@ -64,7 +64,7 @@ records-nocompress-test:
 # tests mutate random inputs for KWIRE_KERNEL_FUZZTIME each.
 records-fuzz:
 	GOOS=js GOARCH=wasm KWIRE_KERNEL_FUZZTIME=$(FUZZTIME) $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
-		-run 'KernelFuzz' -v -timeout 0 ./codec/records
+		-run 'KernelFuzz' -v -timeout 0 -p 1 ./codec/records ./codec/internal/crc32c
 	@for t in $(RECORDS_FUZZ); do \
 		echo "$(GO) test ./codec/records -run '^$$' -fuzz '^'$$t'$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s"; \
 		$(GO) test ./codec/records -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s || exit 1; \
