@@ -228,7 +228,12 @@ func (t *frameTable) writeBatch(b *records.Batch, data []byte, spans, hspans []i
 		nh := s[records.SpanHeaders]
 		hs := hspans[hp : hp+int(nh)*records.SpanHeaderWords]
 		sch := records.SchemaRef{ID: -1, Version: -1}
-		if records.MayHaveSchema(data, s, hs) {
+		// records.MayHaveSchema, inline (a call per record costs more than the test).
+		maybe := vl >= 5 && data[s[records.SpanValueOff]] == 0
+		for j := 1; j < len(hs) && !maybe; j += records.SpanHeaderWords {
+			maybe = hs[j] == int32(len(records.SchemaIDHeader)) || hs[j] == int32(len(records.SchemaVersionHeader))
+		}
+		if maybe {
 			sch = records.SpanSchema(data, s, hs)
 		}
 		le.PutUint64(e[0:], uint64(baseOffset+int64(od)))

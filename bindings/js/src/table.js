@@ -5,6 +5,9 @@
 
 import { COMPRESSIONS, HDR, REC, SCHEMA_SOURCES, SOURCE_INPUT, SOURCE_TABLE, TIMESTAMP_TYPES, decodeText, outside, readGeometry, tableError, text } from './layout.js';
 
+// The record entry's fields as int32 word indexes (REC's byte offsets / 4).
+const W = Object.freeze(Object.fromEntries(Object.entries(REC).map(([k, v]) => [k, v >> 2])));
+
 /**
  * RecordTable: one record table, in a Uint8Array the table owns (a copy made when the
  * call returned, never the module's memory). Every record entry and header entry is
@@ -48,7 +51,43 @@ export class RecordTable {
   }
 
   _check() {
-    const { _dv: dv, data, length: n, headerCount: hn } = this;
+    const { data, length: n } = this;
+    if (data.byteOffset % 4 === 0 && this._recOff % 4 === 0 && this._stride % 4 === 0 && this._hOff % 4 === 0 && this._hstride % 4 === 0) {
+      this._checkAligned();
+      return;
+    }
+    this._checkDataView(n);
+  }
+
+  // _check over int32 words (every table the module returns is 8-aligned): one load a
+  // field, no DataView call.
+  _checkAligned() {
+    const { data, length: n, headerCount: hn } = this;
+    const w = new Int32Array(data.buffer, data.byteOffset, data.length >> 2);
+    const inputSize = this.input === null ? -1 : this.input.length;
+    const size0 = data.length;
+    const rs = this._stride >> 2;
+    const hs = this._hstride >> 2;
+    const h0 = this._hOff >> 2;
+    for (let i = 0, e = this._recOff >> 2; i < n; i++, e += rs) {
+      const ko = w[e + W.keyOffset], kl = w[e + W.keyLength], vo = w[e + W.valueOffset], vl = w[e + W.valueLength];
+      const fh = w[e + W.firstHeader], hc = w[e + W.headerCount], src = w[e + W.source];
+      const size = src === SOURCE_TABLE ? size0 : src === SOURCE_INPUT ? inputSize : -1;
+      if (size < 0) throw tableError(`record ${i}: source ${src} in a layout-${this.layout} table`);
+      if ((kl !== -1 && outside(ko, kl, size)) || (vl !== -1 && outside(vo, vl, size)) || outside(fh, hc, hn)) {
+        throw tableError(`record ${i}: key (${ko}, ${kl}) value (${vo}, ${vl}) headers ${fh}+${hc} of ${hn}`);
+      }
+      for (let j = fh, h = h0 + fh * hs; j < fh + hc; j++, h += hs) {
+        const hko = w[h], hkl = w[h + 1], hvo = w[h + 2], hvl = w[h + 3];
+        if (outside(hko, hkl, size) || (hvl !== -1 && outside(hvo, hvl, size))) {
+          throw tableError(`header ${j}: key (${hko}, ${hkl}) value (${hvo}, ${hvl})`);
+        }
+      }
+    }
+  }
+
+  _checkDataView(n) {
+    const { _dv: dv, data, headerCount: hn } = this;
     const inputSize = this.input === null ? -1 : this.input.length;
     for (let i = 0, at = this._recOff; i < n; i++, at += this._stride) {
       const ko = dv.getInt32(at + REC.keyOffset, true);
@@ -356,7 +395,7 @@ function buildColumns(t) {
       values[i2 + 1] = i32[e + 9];
       headerIndex[i2] = i32[e + 10];
       headerIndex[i2 + 1] = i32[e + 11];
-      sources[i] = i32[e + 23];
+      sources[i] = i32[e + W.source];
     }
     if (t._hstride === 16) {
       headers = i32.slice(t._hOff >> 2, (t._hOff >> 2) + 4 * hn);
