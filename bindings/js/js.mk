@@ -51,9 +51,11 @@ js-test-pack: js
 
 js-test: js-test-node js-test-types js-test-browser js-test-pack
 
+# The bench also times the module built with -tags kwire_purego (no WebAssembly kernels).
 js-bench: js js-deps
 	@mkdir -p $(BUILD)/bench
-	cd $(JS_DIR) && $(NODE) bench/fetch.js --out $(CURDIR)/$(BUILD)/bench --go "$(GO)"
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -tags kwire_purego -o $(BUILD)/bench/kwire-purego.wasm ./wasm
+	cd $(JS_DIR) && $(NODE) bench/fetch.js --out $(CURDIR)/$(BUILD)/bench --go "$(GO)" --purego $(CURDIR)/$(BUILD)/bench/kwire-purego.wasm
 	$(NODE) --expose-gc $(JS_DIR)/bench/at-scale.js --frame $(BUILD)/bench/fetch-50mb.bin --go "$(GO)"
 
 BUILD_TARGETS += js

@@ -40,7 +40,7 @@
 // Then the time of `await init()` in a fresh Node process (compiling kwire.wasm).
 //
 //   node bench/fetch.js [--rounds N] [--sample-ms MS] [--codecs none,gzip,...] [--frames small,mixed]
-//                       [--out DIR] [--go GO] [--wasm FILE]
+//                       [--out DIR] [--go GO] [--wasm FILE] [--purego FILE]
 //
 // Profile mode: the kwire case in a loop under the inspector's CPU profiler, then the
 // top 15 functions by self time (wasm functions inside the export included):
@@ -263,6 +263,8 @@ function kwireColumns(frame, options) {
 function moduleCall(instance) {
   const x = instance._x;
   if (x === null || typeof x !== 'object' || typeof x.kw_decode_response_frame_records !== 'function') return null;
+  // The flags decodeFetch passes: KW_RECORDS_INPUT_SPANS (2) from ABI 1.2 on.
+  const FLAGS = (x.kw_abi_version() & 0xffff) >= 2 ? 2 : 0;
   let inPtr = 0;
   let inCap = 0;
   const slots = x.kw_alloc(8) >>> 0;
@@ -275,7 +277,7 @@ function moduleCall(instance) {
       inCap = frame.length;
     }
     new Uint8Array(x.memory.buffer, inPtr, frame.length).set(frame);
-    const st = x.kw_decode_response_frame_records(inPtr, frame.length, 1, 11, 0, 0, slots, slots + 4);
+    const st = x.kw_decode_response_frame_records(inPtr, frame.length, 1, 11, FLAGS, 0, slots, slots + 4);
     if (st !== 0) throw new Error(`bench: kw_decode_response_frame_records returned ${st}`);
     const dv = new DataView(x.memory.buffer);
     const out = dv.getUint32(slots, true);
@@ -385,6 +387,9 @@ if (PROFILE) {
 // ---- the frames, the checks, native Go --------------------------------------------------
 
 const moduleAlone = moduleCall(await load(WASM === undefined ? undefined : resolve(WASM)));
+// The same module built with -tags kwire_purego (no WebAssembly kernels), when given.
+const PUREGO = opt('purego', undefined);
+const moduleAlonePure = PUREGO === undefined ? null : moduleCall(await load(resolve(PUREGO)));
 const frames = [];
 mkdirSync(OUT, { recursive: true });
 for (const kind of FRAMES) {
@@ -447,6 +452,7 @@ for (const fr of frames) {
     { name: 'kwire columns skipCrc', fn: () => kwireColumns(frame, NO_CRC), check: true },
   ];
   if (moduleAlone !== null) cases.push({ name: 'kwire.wasm call alone', fn: () => moduleAlone(frame) });
+  if (moduleAlone !== null && moduleAlonePure !== null) cases.push({ name: 'kwire.wasm (kwire_purego) call alone', fn: () => moduleAlonePure(frame) });
   const sums = [];
   for (const c of cases.filter((c) => c.check)) sums.push(JSON.stringify(await c.fn()));
   const tableRecords = moduleAlone !== null ? moduleAlone(frame) : 1000;
@@ -470,7 +476,7 @@ for (const fr of frames) {
     continue;
   }
   const spread = samples.map((xs, i) => ({ x: Math.max(...xs) / Math.min(...xs), name: cases[i].name }));
-  results.push({ ...fr, cpu, spread, module: moduleAlone !== null ? cpu[6] : undefined, goUs: goRes.cpuMedianUs });
+  results.push({ ...fr, cpu, spread, module: moduleAlone !== null ? cpu[6] : undefined, pure: cpu[7], goUs: goRes.cpuMedianUs });
 }
 
 // ---- the report -----------------------------------------------------------------------
@@ -523,12 +529,13 @@ for (const kind of FRAMES) {
   }
   if (rows[0].module !== undefined) {
     console.log(`kw_decode_response_frame_records alone (input copied in, output freed; CRC checked) vs abi.DecodeResponseFrameRecords in native Go (${goVersion}, GOMAXPROCS 1), CPU µs:`);
-    for (const { codec, cpu, module, goUs } of rows) {
+    for (const { codec, cpu, module, pure, goUs } of rows) {
       const r = module / goUs;
       const target = codec === 'none' ? TARGET_MODULE_NONE : TARGET_MODULE_COMPRESSED;
       noteMax(codec === 'none' ? 'modNone' : 'modComp', r, `${codec}, ${KIND_LABEL[kind]}`);
+      const p = pure === undefined ? '' : `; kwire_purego build ${fmt(pure)} = ${(pure / goUs).toFixed(1)}x native (the kernels: ${(pure / module).toFixed(2)}x faster)`;
       console.log(`  ${codec.padEnd(7)} wasm ${fmt(module).padStart(6)}  native ${fmt(goUs).padStart(6)}  = ${r.toFixed(1)}x native (target <= ${target}x: ${r <= target ? 'met' : 'NOT met'}); ` +
-        `${((100 * module) / cpu[4]).toFixed(0)}% of kwire columns`);
+        `${((100 * module) / cpu[4]).toFixed(0)}% of kwire columns${p}`);
     }
   } else {
     console.log('kw_decode_response_frame_records alone: not measured (the binding exposes no module exports, or the module lacks the call)');
