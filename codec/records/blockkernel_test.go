@@ -779,9 +779,9 @@ func TestBlockKernelHooks(t *testing.T) {
 }
 
 // FuzzLZ4Kernel: the kernels against the twin on any input as a block after
-// dictLen bytes of history, in 64 KiB of room and, when the twin accepts it,
-// in just the room it needs plus slack bytes; and on the reference
-// compressor's block of the input.
+// dictLen bytes of history, in 1 KiB plus 32 bytes a block byte of room (at
+// most 64 KiB) and, when the twin accepts it, in just the room it needs plus
+// slack bytes; and on the reference compressor's block of the input.
 func FuzzLZ4Kernel(f *testing.F) {
 	for _, in := range testInputs() {
 		if len(in) > 0 && len(in) <= 4<<10 {
@@ -800,7 +800,7 @@ func FuzzLZ4Kernel(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, dictLen uint16, slack uint8) {
 		k := int(dictLen) % (len(data) + 1)
 		dict, block := data[:k], data[k:]
-		init := append(cloneBytes(dict), make([]byte, 64<<10)...)
+		init := append(cloneBytes(dict), make([]byte, min(1<<10+32*len(block), 64<<10))...)
 		if checkLZ4(t, init, 0, k, block) {
 			n, _ := lz4DecodeGeneric(init, 0, k, block)
 			checkLZ4(t, init[:k+n+int(slack%32)], 0, k, block)

@@ -14,6 +14,7 @@
 //	R5  the token or tag
 //	R6  n     the length of a literal run or a copy
 //	R7  off   the offset of a copy
+//	R9  (LZ4) where the block's output starts
 //	R12 the result
 //
 // R8, R10, R11, R14, R15 are scratch. Every length and offset is checked
