@@ -22,14 +22,19 @@ var (
 	errLZ4Short = errors.New("lz4: block decodes past the room for it")
 )
 
-// lz4Decode decodes one LZ4 block into buf[start:len(buf)] and returns how many
-// bytes it wrote. Matches may reach back to buf[base] (base <= start): base ==
+// lz4DecodeGeneric decodes one LZ4 block into buf[start:len(buf)] and returns
+// how many bytes it wrote. Matches may reach back to buf[base] (base <= start): base ==
 // start for an independent block, the start of the frame's output (or the start
 // of a dictionary) for a dependent one. It fails with errLZ4Short when the
 // output does not fit in buf, and with an error wrapping errLZ4 when the block
 // is malformed: truncated, an offset of 0 or before base, a block that ends
 // in a match or in a token announcing one, or no token at all.
-func lz4Decode(buf []byte, base, start int, src []byte) (int, error) {
+//
+// It is the plain-Go decoder, the reference for every build: lz4Decode
+// (blockkernel_*.go) is this function, or in WebAssembly builds a kernel that
+// falls back to it for the exact error whenever a block is not well-formed.
+// Bytes of buf[start:] past the decoded output may be written over.
+func lz4DecodeGeneric(buf []byte, base, start int, src []byte) (int, error) {
 	if len(src) == 0 {
 		return 0, detail(errLZ4, "empty block")
 	}

@@ -17,7 +17,7 @@
 
 RECORDS_MVN     ?= mvn -q -B -Dstyle.color=never -f conformance/reference/records/pom.xml
 RECORDS_VECTORS := conformance/vectors/records/kafka-clients-4.4.0.jsonl
-RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy FuzzSnappyBlock FuzzLZ4Block FuzzScanRecords
+RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy FuzzSnappyBlock FuzzLZ4Block FuzzScanRecords FuzzLZ4Kernel FuzzSnappyKernel
 
 .PHONY: records-java records-js-test records-nocompress-test records-vectors records-fuzz records-bench
 

@@ -37,12 +37,16 @@ func snappyHeader(src []byte) (n, hdr int, err error) {
 	return int(v), k, nil
 }
 
-// snappyDecode decodes the elements of a block, which start at src[s] after
+// snappyDecodeGeneric decodes the elements of a block, which start at src[s] after
 // the length header, into dst, which must be exactly as long as the declared
 // decoded length; up to 15 bytes of dst's spare capacity may be written over.
 // It fails unless the elements fill dst exactly. Byte offsets in its errors
 // count from the start of the block.
-func snappyDecode(dst, src []byte, s int) error {
+//
+// It is the plain-Go decoder, the reference for every build: snappyDecode
+// (blockkernel_*.go) is this function, or in WebAssembly builds a kernel that
+// falls back to it for the exact error whenever a block is not well-formed.
+func snappyDecodeGeneric(dst, src []byte, s int) error {
 	d := 0
 	// Short literals and copies are moved 16 bytes at a time where dst's
 	// capacity has room: bytes written past a literal or copy are overwritten
