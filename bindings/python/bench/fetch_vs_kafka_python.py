@@ -260,8 +260,8 @@ class GoServer:
     """gorecords -serve on the frame files: native Go's samples, taken between this
     process's own so that both see the same load."""
 
-    def __init__(self, go: str, paths: List[str]) -> None:
-        self.proc = subprocess.Popen([go, "run", "./bindings/python/bench/gorecords", "-serve", "-version", "12", *paths], cwd=REPO,
+    def __init__(self, go: str, paths: List[str], flags: int) -> None:
+        self.proc = subprocess.Popen([go, "run", "./bindings/python/bench/gorecords", "-serve", "-version", "12", "-flags", str(flags), *paths], cwd=REPO,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
@@ -326,7 +326,7 @@ def bench(args: argparse.Namespace) -> int:
     # Native Go on the same frames; the module's output and Go's must be the same bytes.
     paths = write_frames(frames12)
     keys = list(frames12)
-    go = GoServer(args.go, [paths[k] for k in keys])
+    go = GoServer(args.go, [paths[k] for k in keys], mc.flags)
     try:
         same = all(hashlib.sha256(mc.output(handles[k], 12)).hexdigest() == g["outSha256"] for k, g in zip(keys, go.info))
         for j, key in enumerate(keys):
@@ -376,7 +376,8 @@ def bench(args: argparse.Namespace) -> int:
               + (aio_note if "aio" in name else ""))
 
     print()
-    print(f"kw_decode_response_frame_records alone, CRC checked, median CPU us per call, in the same alternating rounds: wasmtime {wasmtime_version()} "
+    print(f"kw_decode_response_frame_records alone, flags {mc.flags} (decode_fetch's: {'a layout-3 table, uncompressed records left in the frame' if mc.flags else 'layout 2'}), "
+          f"CRC checked, median CPU us per call, in the same alternating rounds: wasmtime {wasmtime_version()} "
           f"({how}, {mc.call_kind}, input in the module, output freed unread) vs native {go.info[0]['go']} abi.DecodeResponseFrameRecords "
           f"(gorecords -serve, GOMAXPROCS 1); outputs byte-identical: {'yes' if same else 'NO'}")
     print(f"{'values':<10}{'codec':<7}{'wasm':>7}{'Go':>7}{'wasm/Go':>9}   share of kwire col / obj")

@@ -105,7 +105,12 @@ class ModuleCall:
         self._free, _ = _caller(self.store, fns["kw_free"])
         self._decode, _ = _caller(self.store, fns["kw_decode_response_frame_records"])
         abi, _ = _caller(self.store, fns["kw_abi_version"])
-        if abi() != fns["kw_abi_version"](self.store):  # the fast path must agree with the checked one
+        version = fns["kw_abi_version"](self.store)
+        # The flags decode_fetch passes by default: input spans (a layout-3 table, records
+        # stored uncompressed left in the frame) from ABI 1.2 on. The calls below use them
+        # unless given others.
+        self.flags = kwire.RECORDS_INPUT_SPANS if version & 0xFFFF >= 2 else 0
+        if abi() != version:  # the fast path must agree with the checked one
             self._alloc = lambda *a: fns["kw_alloc"](self.store, *a)
             self._free = lambda *a: fns["kw_free"](self.store, *a)
             self._decode = lambda *a: fns["kw_decode_response_frame_records"](self.store, *a)
@@ -128,11 +133,12 @@ class ModuleCall:
         self.mem.write(self.store, frame, p)
         return p, len(frame)
 
-    def call(self, frame: Tuple[int, int], api_version: int, flags: int = 0) -> Tuple[int, int]:
-        """kw_decode_response_frame_records on a frame put in the module; returns the
-        output's (pointer, length) in the module's memory (free it with free)."""
+    def call(self, frame: Tuple[int, int], api_version: int, flags: Optional[int] = None) -> Tuple[int, int]:
+        """kw_decode_response_frame_records on a frame put in the module, with flags
+        (default: the binding's, self.flags); returns the output's (pointer, length) in
+        the module's memory (free it with free)."""
         p, n = frame
-        st = self._decode(p, n, 1, api_version, flags, 0, self.slots, self.slots + 4)
+        st = self._decode(p, n, 1, api_version, self.flags if flags is None else flags, 0, self.slots, self.slots + 4)
         if st != 0:
             raise RuntimeError(f"kw_decode_response_frame_records returned status {st}")
         base = ctypes.addressof(self.mem.data_ptr(self.store).contents)  # the memory may have moved
@@ -142,12 +148,12 @@ class ModuleCall:
     def free(self, ptr: int) -> None:
         self._free(ptr)
 
-    def once(self, frame: Tuple[int, int], api_version: int, flags: int = 0) -> None:
+    def once(self, frame: Tuple[int, int], api_version: int, flags: Optional[int] = None) -> None:
         """One call, its output freed unread: what the benchmark times."""
         ptr, _ = self.call(frame, api_version, flags)
         self._free(ptr)
 
-    def output(self, frame: Tuple[int, int], api_version: int, flags: int = 0) -> bytes:
+    def output(self, frame: Tuple[int, int], api_version: int, flags: Optional[int] = None) -> bytes:
         """One call, its output copied out and freed."""
         ptr, size = self.call(frame, api_version, flags)
         out = bytes(self.mem.read(self.store, ptr, ptr + size))

@@ -10,8 +10,11 @@ wasmtime. Every operation of the ABI (capi/kwire.h) is here, as a method of ``Kw
 - records: ``decode_records`` (the record table fast path), ``decode_records_dict``,
   ``encode_records``;
 - whole Fetch responses and Produce requests with their records in one record table
-  (lazy records, columns): ``decode_fetch``, ``decode_produce``, ``encode_produce``;
-- ``api_catalogue``, ``api``, ``header_versions``, ``abi_version``.
+  (lazy records, columns; with a module of ABI 1.2, records stored uncompressed are
+  views of the caller's frame, not copies: ``copy=True`` for a table of its own):
+  ``decode_fetch``, ``decode_produce``, ``encode_produce``;
+- ``api_catalogue``, ``api``, ``header_versions``, ``abi_version``;
+  ``Kwire.runtime_stats`` (the module's runtime figures, ABI 1.2).
 
 Messages are dicts in kwire's JSON form, typed by the TypedDicts of ``kwire.messages``:
 int64 fields come out as decimal strings (and go in as ints or strings), bytes fields as
@@ -20,10 +23,12 @@ memoryviews. Each ``*_json`` variant takes or returns the JSON text instead of a
 Errors raise ``KwireError`` subclasses carrying the ABI status and text.
 """
 
-from typing import Any, Dict, Iterable, Mapping, Tuple, Type, TypeVar, Union, overload
+# typing's names under private aliases, so that they are no attributes of the package.
+from typing import Any as _Any, Dict as _Dict, Iterable as _Iterable, Mapping as _Mapping, Tuple as _Tuple, Type as _Type
+from typing import TypeVar as _TypeVar, Union as _Union, overload as _overload
 
 from . import messages
-from ._api import RECORDS_SKIP_CRC, BytesLike, JSONText, Kwire, default, dumps, loads
+from ._api import BytesLike, JSONText, Kwire, RecordsData, default, dumps, loads
 from ._errors import (
     ArgError,
     DecodeError,
@@ -37,7 +42,8 @@ from ._errors import (
     UnsupportedError,
     VersionError,
 )
-from ._records import COMPRESSIONS, Columns, Record, RecordSet, RecordTable, RecordTableBuilder
+from ._layout import RECORDS_INPUT_SPANS, RECORDS_SKIP_CRC, SOURCE_INPUT, SOURCE_TABLE
+from ._records import COMPRESSIONS, Columns, Header, RawHeader, Record, RecordSet, RecordTable, RecordTableBuilder
 from ._runtime import cache_dir, wasm_path
 from ._types import (
     Catalogue,
@@ -55,7 +61,7 @@ from ._types import (
 
 __version__ = "0.1.0"
 
-T = TypeVar("T")
+_T = _TypeVar("_T")
 
 
 def abi_version() -> int:
@@ -73,25 +79,25 @@ def api(api_key: int) -> CatalogueApi:
     return default().api(api_key)
 
 
-def header_versions(api_key: int, api_version: int) -> Tuple[int, int]:
+def header_versions(api_key: int, api_version: int) -> _Tuple[int, int]:
     """(request header version, response header version) of (api_key, api_version)."""
     return default().header_versions(api_key, api_version)
 
 
-@overload
-def decode_message(message: Type[T], version: int, data: BytesLike) -> T: ...
+@_overload
+def decode_message(message: _Type[_T], version: int, data: BytesLike) -> _T: ...
 
 
-@overload
-def decode_message(message: str, version: int, data: BytesLike) -> Dict[str, Any]: ...
+@_overload
+def decode_message(message: str, version: int, data: BytesLike) -> _Dict[str, _Any]: ...
 
 
-def decode_message(message: Any, version: int, data: BytesLike) -> Any:
+def decode_message(message: _Any, version: int, data: BytesLike) -> _Any:
     """Decodes one message body (name or kwire.messages TypedDict) at a version."""
     return default().decode_message(message, version, data)
 
 
-def encode_message(message: Any, version: int, body: Mapping[str, Any]) -> bytes:
+def encode_message(message: _Any, version: int, body: _Mapping[str, _Any]) -> bytes:
     """Encodes a message body at a version (body bytes only)."""
     return default().encode_message(message, version, body)
 
@@ -101,7 +107,7 @@ def decode_request_frame(frame: BytesLike) -> RequestFrame:
     return default().decode_request_frame(frame)
 
 
-def encode_request_frame(frame: Mapping[str, Any]) -> bytes:
+def encode_request_frame(frame: _Mapping[str, _Any]) -> bytes:
     """Encodes {"header", "body"} into a whole request frame."""
     return default().encode_request_frame(frame)
 
@@ -111,7 +117,7 @@ def decode_response_frame(frame: BytesLike, api_key: int, api_version: int) -> R
     return default().decode_response_frame(frame, api_key, api_version)
 
 
-def encode_response_frame(frame: Mapping[str, Any], api_key: int, api_version: int) -> bytes:
+def encode_response_frame(frame: _Mapping[str, _Any], api_key: int, api_version: int) -> bytes:
     """Encodes {"header", "body"} as the response frame of (api_key, api_version)."""
     return default().encode_response_frame(frame, api_key, api_version)
 
@@ -121,36 +127,38 @@ def peek_request_header(frame: BytesLike) -> PeekedHeader:
     return default().peek_request_header(frame)
 
 
-def decode_records(data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordTable:
-    """Decodes a records field into a RecordTable (fast path)."""
+def decode_records(data: RecordsData, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordTable:
+    """Decodes a records field (bytes, or the base64 text the frame decoders give) into a
+    RecordTable (fast path)."""
     return default().decode_records(data, verify_crc=verify_crc, max_decompressed=max_decompressed)
 
 
-def decode_records_dict(data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordsJSON:
+def decode_records_dict(data: RecordsData, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordsJSON:
     """Decodes a records field into kw_records_decode_json's JSON form."""
     return default().decode_records_dict(data, verify_crc=verify_crc, max_decompressed=max_decompressed)
 
 
-def decode_fetch(frame: BytesLike, api_version: int, *, verify_crc: bool = True, max_decompressed: int = 0) -> FetchFrame:
-    """Decodes a whole Fetch response frame, records as RecordSets (see Kwire.decode_fetch)."""
-    return default().decode_fetch(frame, api_version, verify_crc=verify_crc, max_decompressed=max_decompressed)
+def decode_fetch(frame: BytesLike, api_version: int, *, verify_crc: bool = True, max_decompressed: int = 0, copy: bool = False) -> FetchFrame:
+    """Decodes a whole Fetch response frame, records as RecordSets; uncompressed records
+    are views of ``frame`` unless ``copy=True`` (see Kwire.decode_fetch)."""
+    return default().decode_fetch(frame, api_version, verify_crc=verify_crc, max_decompressed=max_decompressed, copy=copy)
 
 
-def decode_produce(frame: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> ProduceFrame:
+def decode_produce(frame: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0, copy: bool = False) -> ProduceFrame:
     """Decodes a whole Produce request frame, records as RecordSets (see Kwire.decode_produce)."""
-    return default().decode_produce(frame, verify_crc=verify_crc, max_decompressed=max_decompressed)
+    return default().decode_produce(frame, verify_crc=verify_crc, max_decompressed=max_decompressed, copy=copy)
 
 
-def encode_produce(frame: Mapping[str, Any]) -> bytes:
+def encode_produce(frame: _Mapping[str, _Any]) -> bytes:
     """Encodes a Produce request frame whose records fields may be batches to build (see
     Kwire.encode_produce)."""
     return default().encode_produce(frame)
 
 
 def encode_records(
-    records: Iterable[Any],
+    records: _Iterable[_Any],
     *,
-    compression: Union[str, int] = "none",
+    compression: _Union[str, int] = "none",
     magic: int = 2,
     base_offset: int = 0,
     partition_leader_epoch: int = -1,
@@ -181,7 +189,10 @@ def encode_records(
 
 __all__ = [
     "COMPRESSIONS",
+    "RECORDS_INPUT_SPANS",
     "RECORDS_SKIP_CRC",
+    "SOURCE_INPUT",
+    "SOURCE_TABLE",
     "ArgError",
     "BytesLike",
     "Catalogue",
@@ -189,6 +200,7 @@ __all__ = [
     "CatalogueMessage",
     "Columns",
     "FetchFrame",
+    "Header",
     "PartitionRecords",
     "ProduceFrame",
     "RecordSet",
@@ -203,8 +215,10 @@ __all__ = [
     "OutOfMemoryError",
     "PeekedHeader",
     "Record",
+    "RawHeader",
     "RecordJSON",
     "RecordTable",
+    "RecordsData",
     "RecordsJSON",
     "RequestFrame",
     "ResponseFrame",

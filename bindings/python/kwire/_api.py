@@ -2,6 +2,7 @@
 shared default instance."""
 
 import base64
+import binascii
 import json
 import math
 import re
@@ -22,19 +23,20 @@ from typing import (
 )
 
 from . import _records
-from ._errors import ERR_ARG, ERR_INTERNAL, ERR_UNKNOWN_API, error_for
+from ._errors import ERR_ARG, ERR_INTERNAL, ERR_UNKNOWN_API, ERR_UNSUPPORTED, error_for
+from ._layout import RECORDS_INPUT_SPANS, RECORDS_SKIP_CRC
 from ._records import RecordSet, RecordTable, RecordTableBuilder
 from ._runtime import Instance, check_int32
 from ._types import Catalogue, CatalogueApi, FetchFrame, PartitionRecords, PeekedHeader, ProduceFrame, RecordsJSON, RequestFrame, ResponseFrame
 
 BytesLike = Union[bytes, bytearray, memoryview]
-"""Any contiguous bytes: bytes, bytearray or memoryview (read, never kept)."""
+"""Any contiguous bytes: bytes, bytearray or memoryview (read, never kept; except the
+frame of decode_fetch / decode_produce, whose records may stay views of it)."""
+RecordsData = Union[bytes, bytearray, memoryview, str]
+"""A records field: its bytes, or the base64 text the frame decoders give for it."""
 JSONText = Union[bytes, bytearray, memoryview, str]
 
 T = TypeVar("T")
-
-RECORDS_SKIP_CRC = 1
-"""kw_records_decode_* flag: do not verify batch checksums."""
 
 _FRAME_RECORDS = ("kw_decode_request_frame_records", "kw_decode_response_frame_records", "kw_encode_request_frame_records")
 
@@ -236,26 +238,28 @@ class Kwire:
 
     # ---- records -------------------------------------------------------------------------
 
-    def decode_records(self, data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordTable:
+    def decode_records(self, data: RecordsData, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordTable:
         """Decodes every batch (magic 2) and legacy message (magic 0, 1) of a records field,
         decompressing as needed, into a RecordTable (the fast path: a flat binary table
         read with struct loads; keys, values and header values are memoryviews of it).
-        ``max_decompressed`` caps what one batch may decompress to (0: 100 MiB)."""
+        ``data`` is the field's bytes, or the base64 text that decode_request_frame and
+        decode_response_frame give for it. ``max_decompressed`` caps what one batch may
+        decompress to (0: 100 MiB)."""
         return RecordTable(self._records("kw_records_decode_table", data, verify_crc, max_decompressed))
 
-    def decode_records_dict(self, data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordsJSON:
+    def decode_records_dict(self, data: RecordsData, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordsJSON:
         """As decode_records, in the JSON form of kw_records_decode_json (int64 as decimal
         strings, bytes as base64)."""
         return cast(RecordsJSON, loads(self.decode_records_json(data, verify_crc=verify_crc, max_decompressed=max_decompressed)))
 
-    def decode_records_json(self, data: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0) -> bytes:
+    def decode_records_json(self, data: RecordsData, *, verify_crc: bool = True, max_decompressed: int = 0) -> bytes:
         """kw_records_decode_json's JSON text."""
         return self._records("kw_records_decode_json", data, verify_crc, max_decompressed)
 
-    def _records(self, fn: str, data: BytesLike, verify_crc: bool, max_decompressed: int) -> bytes:
+    def _records(self, fn: str, data: RecordsData, verify_crc: bool, max_decompressed: int) -> bytes:
         check_int32("max_decompressed", max_decompressed)
         flags = 0 if verify_crc else RECORDS_SKIP_CRC
-        return self._one_in(fn, data, flags, max_decompressed)
+        return self._one_in(fn, _records_bytes(data), flags, max_decompressed)
 
     def encode_records(
         self,
@@ -311,35 +315,57 @@ class Kwire:
         return all(f in self._inst.optional for f in _FRAME_RECORDS)
 
     def decode_fetch(
-        self, frame: BytesLike, api_version: int, *, verify_crc: bool = True, max_decompressed: int = 0, fallback: bool = False
+        self,
+        frame: BytesLike,
+        api_version: int,
+        *,
+        verify_crc: bool = True,
+        max_decompressed: int = 0,
+        fallback: bool = False,
+        copy: bool = False,
     ) -> FetchFrame:
         """Decodes a whole Fetch response frame answering a Fetch request of api_version.
         The result is decode_response_frame's, except that each non-null records field is
         a RecordSet (records decoded once into one record table, never through base64 when
         the module has the frame-records calls), and ``partitions`` lists
-        (topic, partition, records) for each of them. ``fallback=True`` takes the
-        per-partition path even when the module has the frame-records calls."""
-        return cast(FetchFrame, self._decode_frame_records(frame, 1, api_version, verify_crc, max_decompressed, fallback))
+        (topic, partition, records) for each of them.
+
+        Zero copy (a module of ABI 1.2): the keys, values and headers of records stored
+        uncompressed are memoryviews of ``frame`` itself (``Record.source`` is
+        SOURCE_INPUT), which the result keeps a reference to; do not change the frame (a
+        bytearray) while reading them. Decompressed records, control records and legacy
+        messages are views of the table. ``copy=True`` asks for a table that holds its own
+        copy of every record instead. ``fallback=True`` takes the per-partition path (the
+        records fields' base64 decoded, then each decoded on its own: copies) even when
+        the module has the frame-records calls."""
+        return cast(FetchFrame, self._decode_frame_records(frame, 1, api_version, verify_crc, max_decompressed, fallback, copy))
 
     def decode_produce(
-        self, frame: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0, fallback: bool = False
+        self, frame: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0, fallback: bool = False, copy: bool = False
     ) -> ProduceFrame:
-        """Decodes a whole Produce request frame; records as in decode_fetch."""
-        return cast(ProduceFrame, self._decode_frame_records(frame, 0, -1, verify_crc, max_decompressed, fallback))
+        """Decodes a whole Produce request frame; records (and ``copy``) as in decode_fetch."""
+        return cast(ProduceFrame, self._decode_frame_records(frame, 0, -1, verify_crc, max_decompressed, fallback, copy))
 
     def _decode_frame_records(
-        self, frame: BytesLike, api_key: int, api_version: int, verify_crc: bool, max_decompressed: int, fallback: bool
+        self, frame: BytesLike, api_key: int, api_version: int, verify_crc: bool, max_decompressed: int, fallback: bool, copy: bool
     ) -> Dict[str, Any]:
         check_int32("api_version", api_version)
         check_int32("max_decompressed", max_decompressed)
         flags = 0 if verify_crc else RECORDS_SKIP_CRC
         table: Optional[RecordTable] = None
         if not fallback and self.has_frame_records():
+            # ABI 1.2: records stored uncompressed are not copied; their spans index the
+            # caller's frame (a layout-3 table), unless the caller asked for a copy.
+            spans = not copy and self._inst.abi_minor >= 2
+            if spans:
+                flags |= RECORDS_INPUT_SPANS
             if api_key == 0:
                 raw = self._one_in("kw_decode_request_frame_records", frame, flags, max_decompressed)
             else:
                 raw = self._one_in("kw_decode_response_frame_records", frame, api_key, api_version, flags, max_decompressed)
-            table = RecordTable(raw)
+            table = RecordTable(raw, frame if spans else None)
+            if spans != (table.layout >= 3):
+                raise error_for(ERR_INTERNAL, f"kwire: the frame-records call returned a layout {table.layout} table for flags {flags}")
             text = table.json_text()
             if text is None:
                 raise error_for(ERR_INTERNAL, f"kwire: the frame-records call returned a layout {table.layout} table (no frame JSON)")
@@ -429,6 +455,17 @@ class Kwire:
 
     # ---- plumbing ------------------------------------------------------------------------
 
+    def runtime_stats(self) -> Dict[str, int]:
+        """kw_runtime_stats (ABI 1.2): figures of the module's Go runtime and of the buffers
+        the binding holds in it: gcCycles, heapAllocs, heapAllocBytes, heapLiveBytes,
+        runtimeBytes, liveBuffers, liveBufferBytes (see capi/kwire.h). UnsupportedError
+        when the loaded module is older."""
+        if "kw_runtime_stats" not in self._inst.optional:
+            raise error_for(ERR_UNSUPPORTED, f"kwire: the loaded module (ABI 1.{self._inst.abi_minor}) has no kw_runtime_stats (ABI 1.2)",
+                            {"category": "unsupported"})
+        with self._lock:
+            return cast(Dict[str, int], json.loads(self._inst.call_out("kw_runtime_stats")))
+
     def _one_in(self, fn: str, data: BytesLike, *args: int) -> bytes:
         for i, a in enumerate(args):
             check_int32(f"argument {i + 2} of {fn}", a)
@@ -438,6 +475,16 @@ class Kwire:
                 return self._inst.call_out(fn, p, n, *args)
             finally:
                 self._inst.release_input()
+
+
+def _records_bytes(data: RecordsData) -> BytesLike:
+    """A records field's bytes: base64 text (as the frame decoders give it) decoded."""
+    if not isinstance(data, str):
+        return data
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError) as e:
+        raise error_for(ERR_ARG, f"kwire: records given as text must be base64 (as decode_*_frame gives them): {e}", {"category": "arg"}) from None
 
 
 _default: Optional[Kwire] = None

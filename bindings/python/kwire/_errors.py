@@ -1,5 +1,6 @@
 """kwire's exceptions: one class per ABI status, each carrying the status and the text."""
 
+import warnings
 from typing import Any, Dict, Optional, Type
 
 # Status codes of the ABI (capi/kwire.h).
@@ -24,7 +25,10 @@ class KwireError(Exception):
         category: "arg", "decode", "encode", "json", "unknown_api", "version", "too_large",
                   "nomem", "unsupported", "internal" (or what a newer library reports).
         text:     the library's error text (kw_last_error).
-        message:  the message name the error concerns, when known.
+        message_name: the name of the message the error concerns ("ProduceRequest"),
+                  when known.
+        message:  deprecated alias of message_name (it reads like the error's text,
+                  which is ``text``, or ``str(e)``); warns DeprecationWarning.
         version:  the message version, when known.
         path:     the field path (decode/encode) or JSON path (JSON errors), when known.
         offset:   the byte offset in the input (or in the JSON text), when known.
@@ -34,7 +38,7 @@ class KwireError(Exception):
     status: int
     category: str
     text: str
-    message: Optional[str]
+    message_name: Optional[str]
     version: Optional[int]
     path: Optional[str]
     offset: Optional[int]
@@ -47,7 +51,7 @@ class KwireError(Exception):
         self.details = d
         self.category = str(d.get("category", _CATEGORIES.get(status, "error")))
         msg = d.get("message")
-        self.message = msg if isinstance(msg, str) else None
+        self.message_name = msg if isinstance(msg, str) else None
         ver = d.get("version")
         self.version = ver if isinstance(ver, int) else None
         path = d.get("path")
@@ -55,6 +59,12 @@ class KwireError(Exception):
         off = d.get("offset")
         self.offset = off if isinstance(off, int) else None
         super().__init__(status, text)
+
+    @property
+    def message(self) -> Optional[str]:
+        """Deprecated: use message_name (the name of the message the error concerns)."""
+        warnings.warn("KwireError.message is deprecated: use message_name", DeprecationWarning, stacklevel=2)
+        return self.message_name
 
     def __str__(self) -> str:
         return f"{self.text} (status {self.status}, {self.category})"

@@ -1,12 +1,15 @@
-"""The record table (kw_records_decode_table) read with plain struct loads, and the input
-of kw_records_encode built from Python values."""
+"""The record table (kw_records_decode_table's layout 1, the frame calls' layouts 2 and 3)
+read with plain struct loads, and the input of kw_records_encode built from Python values.
+The table's field offsets are named once, in _layout (capi/kwire.h's KW_REC_*, ...)."""
 
 import base64
 import struct
 import sys
 from array import array
-from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
+from itertools import chain, repeat
+from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union, overload
 
+from . import _layout as L
 from ._errors import ERR_ARG, ERR_INTERNAL, error_for
 
 BytesLike = Union[bytes, bytearray, memoryview]
@@ -16,42 +19,105 @@ COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 _TIMESTAMP_TYPES = {-1: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}
 _SCHEMA_SOURCES = ("none", "value-prefix", "header")
 
+# The table header of layout 1 (magic .. total_size); layouts 2 and 3 add the frame JSON's
+# (offset, length) at TABLE_JSON_OFFSET.
 _TABLE_HEADER = struct.Struct("<4s9i")
-_RECORD_SIZE = 96  # layout 1
-# The head of a record entry, read for every record: offset, timestamp, producer_id,
-# key_offset, key_length, value_offset, value_length, first_header, header_count.
+_JSON_SPAN = struct.Struct("<2i")
+# The head of a record entry, read for every record: offset, timestamp, producer_id (i64),
+# key offset and length, value offset and length, first header, header count (i32) —
+# REC_OFFSET .. REC_HEADER_COUNT, in order (tests/test_layout.py checks it against kwire.h).
 _HEAD = struct.Struct("<3q6i")
-_HEAD_STRIDE = struct.Struct("<3q6i%dx" % (_RECORD_SIZE - 48))
-# The tail, read when one of its fields is asked for: sequence .. schema_version.
-_TAIL = struct.Struct("<12i")
-_FH_HC = struct.Struct("<2i")  # first_header, header_count at +40
-_HEADER = struct.Struct("<4i")
+# Indices in a head tuple; the entry tuples of _entry() have the source after them.
+_KO, _KL, _VO, _VL, _FH, _HC, _SRC = 3, 4, 5, 6, 7, 8, 9
+# The tail, read when one of its fields is asked for: REC_SEQUENCE .. REC_SOURCE.
+_TAIL = struct.Struct("<%di" % ((L.REC_SOURCE + 4 - L.REC_SEQUENCE) // 4))
+
+
+def _tail_index(off: int) -> int:
+    return (off - L.REC_SEQUENCE) // 4
+
+
+_T_SEQUENCE = _tail_index(L.REC_SEQUENCE)
+_T_LEADER_EPOCH = _tail_index(L.REC_LEADER_EPOCH)
+_T_PRODUCER_EPOCH = _tail_index(L.REC_PRODUCER_EPOCH)
+_T_MAGIC = _tail_index(L.REC_MAGIC)
+_T_COMPRESSION = _tail_index(L.REC_COMPRESSION)
+_T_TIMESTAMP_TYPE = _tail_index(L.REC_TIMESTAMP_TYPE)
+_T_FLAGS = _tail_index(L.REC_FLAGS)
+_T_CONTROL_TYPE = _tail_index(L.REC_CONTROL_TYPE)
+_T_SCHEMA_SOURCE = _tail_index(L.REC_SCHEMA_SOURCE)
+_T_SCHEMA_ID = _tail_index(L.REC_SCHEMA_ID)
+_T_SCHEMA_VERSION = _tail_index(L.REC_SCHEMA_VERSION)
+_T_SOURCE = _tail_index(L.REC_SOURCE)
+_HEADER = struct.Struct("<4i")  # HDR_KEY_OFFSET, HDR_KEY_LENGTH, HDR_VALUE_OFFSET, HDR_VALUE_LENGTH
 _FLAG_TRANSACTIONAL = 1
 _FLAG_CONTROL = 2
+_LITTLE = sys.byteorder == "little"
+
+_entries: Dict[int, struct.Struct] = {}
+
+
+def _entry(stride: int) -> struct.Struct:
+    """A whole record entry of that stride: the head, then the source (REC_SOURCE)."""
+    s = _entries.get(stride)
+    if s is None:
+        s = struct.Struct("<3q6i%dxi%dx" % (L.REC_SOURCE - L.REC_SEQUENCE, stride - L.REC_SOURCE - 4))
+        _entries[stride] = s
+    return s
+
+
+def _show(b: Optional[memoryview]) -> str:
+    return "None" if b is None else repr(bytes(b))
+
+
+class Header(NamedTuple):
+    """One record header: ``key`` (str: the key's UTF-8, invalid bytes as U+FFFD) and
+    ``value`` (a read-only memoryview, or None when null). A tuple, so ``for k, v in
+    r.headers`` works; its repr shows the value as bytes."""
+
+    key: str
+    value: Optional[memoryview]
+
+    def __repr__(self) -> str:
+        return f"Header({self.key!r}, {_show(self.value)})"
+
+
+class RawHeader(NamedTuple):
+    """A header with its key as the exact bytes of the batch (Record.raw_headers())."""
+
+    key: memoryview
+    value: Optional[memoryview]
+
+    def __repr__(self) -> str:
+        return f"RawHeader({_show(self.key)}, {_show(self.value)})"
+
+
+_new_tuple = tuple.__new__
 
 
 class Record:
     """One record of a record table.
 
-    ``key``, ``value`` and header values are read-only ``memoryview`` slices of the
-    table (no copy; ``bytes(r.value)`` copies), or ``None`` when null. They stay valid as
-    long as any of them or the table is referenced. Header keys are ``str`` (invalid
-    UTF-8 becomes U+FFFD, as in the JSON form); ``raw_headers()`` gives their exact
-    bytes. int64 values (offset, timestamp, producer_id) are Python ints.
+    ``key``, ``value`` and header values are read-only ``memoryview`` slices (no copy;
+    ``bytes(r.value)`` copies), or ``None`` when null, made when first asked for. They are
+    views of the table, or, for a record that a layout-3 table (decode_fetch,
+    decode_produce) leaves in the caller's frame (``source == SOURCE_INPUT``: stored
+    uncompressed), views of that frame. They stay valid as long as any of them, the table
+    or the frame is referenced. Header keys are ``str`` (invalid UTF-8 becomes U+FFFD, as
+    in the JSON form); ``raw_headers()`` gives their exact bytes. int64 values (offset,
+    timestamp, producer_id) are Python ints.
 
-    offset, timestamp, producer_id, key and value are read when the record is; the other
-    fields are read from the table when first asked for.
+    offset, timestamp and producer_id are read when the record is; the other fields when
+    first asked for.
     """
 
-    __slots__ = ("offset", "timestamp", "producer_id", "key", "value", "_fh", "_hc", "_table", "_at", "_tail")
+    __slots__ = ("offset", "timestamp", "producer_id", "_h", "_buf", "_table", "_at", "_tail")
 
     offset: int
     timestamp: int
     producer_id: int
-    key: Optional[memoryview]
-    value: Optional[memoryview]
-    _fh: int  # first header entry
-    _hc: int  # header count
+    _h: Tuple[int, ...]  # the entry: offset .. header_count, source
+    _buf: memoryview  # what the spans index: the table, or the caller's frame
     _table: "RecordTable"
     _at: int
     _tail: Tuple[int, ...]  # unset until a tail field is asked for
@@ -60,132 +126,165 @@ class Record:
         try:
             return self._tail
         except AttributeError:
-            t = _TAIL.unpack_from(self._table.table, self._at + 48)
+            t = _TAIL.unpack_from(self._table.table, self._at + L.REC_SEQUENCE)
             self._tail = t
             return t
 
     @property
-    def headers(self) -> List[Tuple[str, Optional[memoryview]]]:
-        """The record's headers in wire order: (key, value) pairs (read from the table
-        when first asked for, for every record of the table at once)."""
-        hc = self._hc
-        return self._table._headers()[self._fh : self._fh + hc] if hc else []
+    def key(self) -> Optional[memoryview]:
+        """The key: a read-only memoryview, or None when null."""
+        h = self._h
+        n = h[_KL]
+        return None if n == -1 else self._buf[h[_KO] : h[_KO] + n]
 
-    def raw_headers(self) -> List[Tuple[memoryview, Optional[memoryview]]]:
+    @property
+    def value(self) -> Optional[memoryview]:
+        """The value: a read-only memoryview, or None when null."""
+        h = self._h
+        n = h[_VL]
+        return None if n == -1 else self._buf[h[_VO] : h[_VO] + n]
+
+    @property
+    def source(self) -> int:
+        """What key, value and headers are views of: SOURCE_TABLE (0) the table,
+        SOURCE_INPUT (1) the frame the table was decoded from (layout 3)."""
+        return self._h[_SRC]
+
+    @property
+    def headers(self) -> List[Header]:
+        """The record's headers in wire order (read from the table when first asked for,
+        for every record of the table at once)."""
+        h = self._h
+        hc = h[_HC]
+        return self._table._headers()[h[_FH] : h[_FH] + hc] if hc else []
+
+    def raw_headers(self) -> List[RawHeader]:
         """The headers with their keys as the exact bytes of the batch."""
-        hc = self._hc
-        return self._table._raw_headers()[self._fh : self._fh + hc] if hc else []
+        h = self._h
+        hc = h[_HC]
+        return self._table._raw_headers()[h[_FH] : h[_FH] + hc] if hc else []
 
     @property
     def sequence(self) -> int:
-        return self._t()[0]
+        return self._t()[_T_SEQUENCE]
 
     @property
     def leader_epoch(self) -> int:
-        return self._t()[1]
+        return self._t()[_T_LEADER_EPOCH]
 
     @property
     def producer_epoch(self) -> int:
-        return self._t()[2]
+        return self._t()[_T_PRODUCER_EPOCH]
 
     @property
     def magic(self) -> int:
-        return self._t()[3]
+        return self._t()[_T_MAGIC]
 
     @property
     def compression(self) -> str:
         """"none", "gzip", "snappy", "lz4" or "zstd"."""
-        c = self._t()[4]
+        c = self._t()[_T_COMPRESSION]
         return COMPRESSIONS[c] if 0 <= c < len(COMPRESSIONS) else str(c)
 
     @property
     def timestamp_type(self) -> str:
         """"CreateTime", "LogAppendTime" or "NoTimestampType"."""
-        tt = self._t()[5]
+        tt = self._t()[_T_TIMESTAMP_TYPE]
         return _TIMESTAMP_TYPES.get(tt, str(tt))
 
     @property
     def transactional(self) -> bool:
-        return bool(self._t()[6] & _FLAG_TRANSACTIONAL)
+        return bool(self._t()[_T_FLAGS] & _FLAG_TRANSACTIONAL)
 
     @property
     def control(self) -> bool:
-        return bool(self._t()[6] & _FLAG_CONTROL)
+        return bool(self._t()[_T_FLAGS] & _FLAG_CONTROL)
 
     @property
     def control_type(self) -> int:
         """-1 unless a control record: 0 ABORT, 1 COMMIT, 2 LEADER_CHANGE, ..."""
-        return self._t()[7]
+        return self._t()[_T_CONTROL_TYPE]
 
     @property
     def schema_source(self) -> str:
         """"none", "value-prefix" or "header"."""
-        ss = self._t()[8]
+        ss = self._t()[_T_SCHEMA_SOURCE]
         return _SCHEMA_SOURCES[ss] if 0 <= ss < len(_SCHEMA_SOURCES) else str(ss)
 
     @property
     def schema_id(self) -> int:
-        return self._t()[9]
+        return self._t()[_T_SCHEMA_ID]
 
     @property
     def schema_version(self) -> int:
-        return self._t()[10]
+        return self._t()[_T_SCHEMA_VERSION]
 
     def __repr__(self) -> str:
-        def show(b: Optional[memoryview]) -> str:
-            return "None" if b is None else repr(bytes(b))
-
-        hs = ", ".join(f"({k!r}, {show(v)})" for k, v in self.headers)
+        hs = ", ".join(f"({k!r}, {_show(v)})" for k, v in self.headers)
         return (
-            f"Record(offset={self.offset}, timestamp={self.timestamp}, key={show(self.key)}, "
-            f"value={show(self.value)}, headers=[{hs}], compression={self.compression!r})"
+            f"Record(offset={self.offset}, timestamp={self.timestamp}, key={_show(self.key)}, "
+            f"value={_show(self.value)}, headers=[{hs}], compression={self.compression!r})"
         )
 
 
 class RecordTable(Sequence[Record]):
-    """The records of kw_records_decode_table: a sequence of Record, read from one bytes
-    buffer (``table``) with struct loads. ``skipped_bytes`` is the size of a partial batch
-    at the end of the input, which Kafka's readers skip. Every offset and length in the
-    table is checked against the buffer before any record is handed out."""
+    """A record table: a sequence of Record, read from one bytes buffer (``table``) with
+    struct loads. ``skipped_bytes`` is the size of a partial batch at the end of the input,
+    which Kafka's readers skip; ``layout`` the table's layout version.
+
+    A layout-3 table (what decode_fetch and decode_produce get from a module of ABI 1.2)
+    leaves the records stored uncompressed where they are: their spans index ``input``,
+    the frame the table was decoded from, which the table keeps a read-only memoryview of
+    (no copy). ``input`` is required for layout 3 and ignored before. The caller must not
+    change that frame while the records are read (a bytearray cannot be resized while
+    views of it exist; changing its bytes changes the records).
+
+    Every record entry's spans, checked against the buffer they index, and every header
+    entry are checked when the table is created: a table that points outside its buffers
+    is refused (InternalError) before any record is handed out.
+    """
 
     __slots__ = (
         "table",
+        "input",
         "skipped_bytes",
+        "layout",
         "_view",
+        "_bufs",
         "_count",
         "_stride",
         "_recs",
         "_hcount",
         "_hstride",
         "_hoff",
+        "_hsrc",
+        "_hbuf",
         "_hdrs",
         "_raw",
-        "layout",
         "_json",
     )
 
-    def __init__(self, table: bytes) -> None:
+    def __init__(self, table: bytes, input: Optional[BytesLike] = None) -> None:
         n = len(table)
         if n < _TABLE_HEADER.size:
             raise _bad(f"a record table of {n} bytes")
         magic, layout, count, stride, recs, hcount, hstride, hoff, skipped, total = _TABLE_HEADER.unpack_from(table)
-        if magic != b"KWRT" or layout < 1:
+        if magic != L.TABLE_MAGIC or layout < 1:
             raise _bad(f"magic {magic!r} layout {layout}")
-        head = _TABLE_HEADER.size
+        head = L.TABLE_HEADER_SIZE_1
         self._json: Optional[Tuple[int, int]] = None
         if layout >= 2:
-            # layout 2 (the frame calls): + json_offset, json_length; the header is 48 bytes
-            head = _TABLE_HEADER.size + 8
+            head = L.TABLE_HEADER_SIZE_2
             if n < head:
                 raise _bad(f"a layout {layout} table of {n} bytes")
-            jo, jl = _FH_HC.unpack_from(table, _TABLE_HEADER.size)
+            jo, jl = _JSON_SPAN.unpack_from(table, L.TABLE_JSON_OFFSET)
             if jo < head or jl < 0 or jo > n - jl:
                 raise _bad(f"frame JSON ({jo}, {jl}) outside the table")
             self._json = (jo, jl)
         if (
             total != n
-            or stride < _RECORD_SIZE
-            or hstride < _HEADER.size
+            or stride < L.REC_STRIDE
+            or hstride < L.HDR_STRIDE
             or count < 0
             or hcount < 0
             or recs < head
@@ -193,52 +292,169 @@ class RecordTable(Sequence[Record]):
             or hoff < head
             or hoff + hcount * hstride > n
         ):
-            raise _bad("inconsistent geometry")
+            raise _bad(f"geometry (layout {layout}, {count} records, {hcount} headers, {n} bytes)")
         self.table = table
         self.layout: int = layout
         self.skipped_bytes: int = skipped
         self._view = memoryview(table)
+        self.input: Optional[memoryview] = None
+        if layout >= 3:
+            if input is None:
+                raise _bad("a layout-3 table needs the frame it was decoded from (input)")
+            self.input = memoryview(input).cast("B").toreadonly()
+        self._bufs: Tuple[memoryview, ...] = (self._view,) if self.input is None else (self._view, self.input)
         self._count: int = count
         self._stride: int = stride
         self._recs: int = recs
         self._hcount: int = hcount
         self._hstride: int = hstride
         self._hoff: int = hoff
-        self._hdrs: Optional[List[Tuple[str, Optional[memoryview]]]] = None
-        self._raw: Optional[List[Tuple[memoryview, Optional[memoryview]]]] = None
+        # The source of each header entry (that of the record it belongs to) when the
+        # headers index both buffers; else None, and they all index _hbuf.
+        self._hsrc: Optional[bytes] = None
+        self._hbuf: memoryview = self._view
+        self._hdrs: Optional[List[Header]] = None
+        self._raw: Optional[List[RawHeader]] = None
+        self._check()
 
-    def _heads(self) -> Iterator[Tuple[int, ...]]:
-        if self._stride == _RECORD_SIZE:
-            return _HEAD_STRIDE.iter_unpack(self._view[self._recs : self._recs + self._count * self._stride])
-        return (_HEAD.unpack_from(self.table, self._recs + j * self._stride) for j in range(self._count))
+    # ---- checks, once, when the table is created ---------------------------------------
+
+    def _check(self) -> None:
+        """Every span of every record and header entry lies in the buffer it indexes, every
+        source is one the table may have, every record's headers are header entries.
+
+        First a quick check (_Lanes: big-integer arithmetic over all entries at once, at C
+        speed) of a table as kwire writes them; when it finds anything, or the table's
+        strides do not suit it, the entry-by-entry check (_check_each) says which entry is
+        wrong, or accepts what the quick one is too strict about (e.g. headers out of
+        record order)."""
+        sizes = [len(b) for b in self._bufs]
+        if not (self._stride % 8 == 0 and self._hstride % 8 == 0 and self._quick(sizes)):
+            self._check_each(sizes)
+
+    def _quick(self, sizes: List[int]) -> bool:
+        n, hn, v = self._count, self._hcount, self._view
+        hsrc: Optional[bytes] = None  # per header, when the records are of both sources
+        hbuf = L.SOURCE_TABLE
+        if n:
+            recs = v[self._recs : self._recs + n * self._stride]
+            src = recs.cast("i")[L.REC_SOURCE // 4 :: self._stride // 4].tobytes()
+            low = src[0::4]  # a source's low byte; the other three must be 0
+            if src.count(0) + low.count(1) != len(src) or (len(sizes) == 1 and 1 in low):
+                return False  # a source other than 0, or (layout 3) 1
+            mixed = 0 in low and 1 in low
+            words = recs.cast("q")
+            w = self._stride // 8
+            kv = words[L.REC_KEY_OFFSET // 8 :: w].tobytes() + words[L.REC_VALUE_OFFSET // 8 :: w].tobytes()
+            if not mixed:
+                sizes1 = (sizes[low[0]] + 1) * _patterns(2 * n).ones
+            else:
+                lanes = bytearray(16 * n)
+                lanes[0 : 8 * n : 8] = low
+                lanes[8 * n :: 8] = low
+                sizes1 = (sizes[0] + 1) * _patterns(2 * n).ones + int.from_bytes(lanes, "little") * (sizes[1] - sizes[0])
+            fhc = int.from_bytes(words[L.REC_FIRST_HEADER // 8 :: w].tobytes(), "little")
+            if not (_spans_fit(int.from_bytes(kv, "little"), 2 * n, sizes1, False) and _spans_fit(fhc, n, (hn + 1) * _patterns(n).ones, True)):
+                return False
+            if hn:
+                # Headers in record order, each record's right after the previous one's: then
+                # each header entry is one record's, and takes its source.
+                p = _patterns(n)
+                fh, hc = fhc & p.lo32, (fhc >> 32) & p.lo32
+                end, last = fh + hc, 64 * (n - 1)
+                if fh & _LANE or end >> last != hn or end & ((1 << last) - 1) != fh >> 64:
+                    return False
+                if mixed:
+                    counts = struct.unpack("<%dq" % n, hc.to_bytes(8 * n, "little"))
+                    hsrc = bytes(chain.from_iterable(map(repeat, low, counts)))
+                else:
+                    hbuf = low[0]
+        if hn:
+            hs = self._hstride
+            if hs != L.HDR_STRIDE:
+                return False
+            ents = int.from_bytes(v[self._hoff : self._hoff + hn * hs], "little")  # (key, value) span pairs
+            p = _patterns(2 * hn)
+            if hsrc is None:
+                sizes1 = (sizes[hbuf] + 1) * p.ones
+            else:
+                lanes = bytearray(16 * hn)
+                lanes[0::16] = hsrc
+                lanes[8::16] = hsrc
+                sizes1 = (sizes[0] + 1) * p.ones + int.from_bytes(lanes, "little") * (sizes[1] - sizes[0])
+            if ents & p.even_sign or not _spans_fit(ents, 2 * hn, sizes1, False):
+                return False  # a key of length -1, or a span outside its buffer
+        self._hsrc, self._hbuf = hsrc, self._bufs[hbuf]
+        return True
+
+    def _check_each(self, sizes: List[int]) -> None:
+        """Entry by entry: raises naming the first bad entry; else notes each header's
+        source (a header entry shared by records of both sources is refused)."""
+        n, hn = self._count, self._hcount
+        hsrc = bytearray(hn)
+        claimed = bytearray(hn)  # 1: a SOURCE_TABLE record's, 2: a SOURCE_INPUT record's
+        what = {L.SOURCE_TABLE: "the table", L.SOURCE_INPUT: "the input"}
+        for i, (_, _, _, ko, kl, vo, vl, fh, hc, src) in enumerate(self._entries(0, n)):
+            if not 0 <= src < len(sizes):
+                raise _bad(f"record {i}: source {src} in a layout-{self.layout} table" + ("" if self.layout >= 3 else " (only layout 3 has sources)"))
+            size = sizes[src]
+            if not (
+                (kl == -1 or (kl >= 0 and 0 <= ko <= size - kl))
+                and (vl == -1 or (vl >= 0 and 0 <= vo <= size - vl))
+                and 0 <= fh
+                and 0 <= hc <= hn - fh
+            ):
+                raise _bad(f"record {i}: key ({ko}, {kl}) value ({vo}, {vl}) headers {fh}+{hc} of {hn}, in {what.get(src, src)} of {size} bytes")
+            for j in range(fh, fh + hc):
+                if claimed[j] and claimed[j] != src + 1:
+                    raise _bad(f"header {j} belongs to records of both sources")
+                claimed[j] = src + 1
+                hsrc[j] = src
+        for j, (ko, kl, vo, vl) in enumerate(self._header_entries()):
+            size = sizes[hsrc[j]]
+            if not (kl >= 0 and 0 <= ko <= size - kl and (vl == -1 or (vl >= 0 and 0 <= vo <= size - vl))):
+                raise _bad(f"header {j}: key ({ko}, {kl}) value ({vo}, {vl}), in {what[hsrc[j]]} of {size} bytes")
+        if hn and min(hsrc) == max(hsrc):
+            self._hbuf = self._bufs[hsrc[0]]
+        else:
+            self._hsrc = bytes(hsrc) if hn else None
+
+    # ---- reading ------------------------------------------------------------------------
+
+    def _entries(self, first: int, count: int) -> Iterator[Tuple[int, ...]]:
+        """Record entries first .. first+count-1: (offset, timestamp, producer_id, key
+        offset, key length, value offset, value length, first header, header count, source)."""
+        a = self._recs + first * self._stride
+        return _entry(self._stride).iter_unpack(self._view[a : a + count * self._stride])
 
     def _header_entries(self) -> List[Tuple[int, ...]]:
-        """Every header entry (key_offset, key_length, value_offset, value_length), checked."""
-        n = len(self.table)
+        """Every header entry (key_offset, key_length, value_offset, value_length)."""
         if self._hstride == _HEADER.size:
-            ents = list(_HEADER.iter_unpack(self._view[self._hoff : self._hoff + self._hcount * _HEADER.size]))
-        else:
-            ents = [_HEADER.unpack_from(self.table, self._hoff + j * self._hstride) for j in range(self._hcount)]
-        for j, (ko, kl, vo, vl) in enumerate(ents):
-            if not (0 <= ko <= n - kl and kl >= 0 and (vl == -1 or (0 <= vo <= n - vl and vl >= 0))):
-                raise _bad(f"header entry {j}: key ({ko}, {kl}) value ({vo}, {vl})")
-        return ents
+            return list(_HEADER.iter_unpack(self._view[self._hoff : self._hoff + self._hcount * _HEADER.size]))
+        return [_HEADER.unpack_from(self.table, self._hoff + j * self._hstride) for j in range(self._hcount)]
 
-    def _raw_headers(self) -> List[Tuple[memoryview, Optional[memoryview]]]:
+    def _header_bufs(self) -> Iterable[memoryview]:
+        """The buffer each header entry's spans index."""
+        if self._hsrc is None:
+            return repeat(self._hbuf, self._hcount)
+        return map(self._bufs.__getitem__, self._hsrc)
+
+    def _raw_headers(self) -> List[RawHeader]:
         raw = self._raw
         if raw is None:
-            v = self._view
-            raw = [(v[ko : ko + kl], None if vl == -1 else v[vo : vo + vl]) for ko, kl, vo, vl in self._header_entries()]
+            raw = [
+                _new_tuple(RawHeader, (b[ko : ko + kl], None if vl == -1 else b[vo : vo + vl]))
+                for (ko, kl, vo, vl), b in zip(self._header_entries(), self._header_bufs())
+            ]
             self._raw = raw
         return raw
 
-    def _headers(self) -> List[Tuple[str, Optional[memoryview]]]:
+    def _headers(self) -> List[Header]:
         h = self._hdrs
         if h is None:
-            t, v = self.table, self._view
             h = [
-                (t[ko : ko + kl].decode("utf-8", "replace"), None if vl == -1 else v[vo : vo + vl])
-                for ko, kl, vo, vl in self._header_entries()
+                _new_tuple(Header, (str(b[ko : ko + kl], "utf-8", "replace"), None if vl == -1 else b[vo : vo + vl]))
+                for (ko, kl, vo, vl), b in zip(self._header_entries(), self._header_bufs())
             ]
             self._hdrs = h
         return h
@@ -258,44 +474,32 @@ class RecordTable(Sequence[Record]):
         j: int = i + self._count if i < 0 else i
         if not 0 <= j < self._count:
             raise IndexError("record index out of range")
-        at = self._recs + j * self._stride
-        return self._record(at, _HEAD.unpack_from(self.table, at))
-
-    def _record(self, at: int, head: Tuple[int, ...]) -> Record:
-        return next(self._records(iter((head,)), at))
+        return next(self._records(j, 1))
 
     def __iter__(self) -> Iterator[Record]:
-        return self._records(self._heads(), self._recs)
+        return self._records(0, self._count)
 
-    def _records(self, heads: Iterator[Tuple[int, ...]], at: int) -> Iterator[Record]:
-        # The hot path of a consumer: one struct pass over the entries, every span checked
-        # against the buffer before it is sliced; headers are read when first asked for.
-        v, n, hn = self._view, len(self.table), self._hcount
+    def _records(self, first: int, count: int) -> Iterator[Record]:
+        # The hot path of a consumer: one struct pass over the entries (checked when the
+        # table was made); keys, values and headers are sliced when first asked for.
         new = Record.__new__
+        bufs = self._bufs
         stride = self._stride
-        for off, ts, pid, ko, kl, vo, vl, fh, hc in heads:
-            if not (
-                (kl == -1 or 0 <= ko <= n - kl and kl >= 0)
-                and (vl == -1 or 0 <= vo <= n - vl and vl >= 0)
-                and 0 <= fh
-                and 0 <= hc <= hn - fh
-            ):
-                raise _bad(f"record entry at {at}: key ({ko}, {kl}) value ({vo}, {vl}) headers {fh}+{hc} of {hn}")
+        at = self._recs + first * stride
+        src = _SRC
+        for h in self._entries(first, count):
             r = new(Record)
-            r.offset = off
-            r.timestamp = ts
-            r.producer_id = pid
-            r.key = None if kl == -1 else v[ko : ko + kl]
-            r.value = None if vl == -1 else v[vo : vo + vl]
-            r._fh = fh
-            r._hc = hc
+            r.offset, r.timestamp, r.producer_id = h[0], h[1], h[2]
+            r._h = h
+            r._buf = bufs[h[src]]
             r._table = self
             r._at = at
             at += stride
             yield r
 
     def json_text(self) -> Optional[bytes]:
-        """The frame JSON a layout-2 table (decode_fetch, decode_produce) carries, else None."""
+        """The frame JSON a layout-2 or -3 table (decode_fetch, decode_produce) carries,
+        else None."""
         if self._json is None:
             return None
         jo, jl = self._json
@@ -313,18 +517,60 @@ class RecordTable(Sequence[Record]):
         """Every record's fields as arrays (see Columns): no object per record."""
         return Columns(self, 0, self._count)
 
-    def _heads_of(self, first: int, count: int) -> Iterator[Tuple[int, ...]]:
-        a = self._recs + first * self._stride
-        if self._stride == _RECORD_SIZE:
-            return _HEAD_STRIDE.iter_unpack(self._view[a : a + count * self._stride])
-        return (_HEAD.unpack_from(self.table, a + j * self._stride) for j in range(count))
-
     def __repr__(self) -> str:
-        return f"<RecordTable {self._count} records, {len(self.table)} bytes, skipped {self.skipped_bytes}>"
+        frame = "" if self.input is None else f", {self.input.nbytes}-byte input"
+        return f"<RecordTable layout {self.layout}, {self._count} records, {len(self.table)} bytes{frame}, skipped {self.skipped_bytes}>"
+
+
+_LANE = (1 << 64) - 1
+
+
+class _Patterns:
+    """Big integers of `count` 64-bit lanes with the same value in each (see _spans_fit)."""
+
+    __slots__ = ("ones", "lo32", "sign", "b40", "high_sign", "even_sign")
+
+    def __init__(self, count: int) -> None:
+        self.ones = int.from_bytes(b"\x01\0\0\0\0\0\0\0" * count, "little")
+        self.lo32 = self.ones * 0xFFFFFFFF
+        self.sign = self.ones << 31  # bit 31 of each lane: a negative low half
+        self.high_sign = self.ones << 63  # bit 63: a negative high half
+        self.b40 = self.ones << 40
+        self.even_sign = int.from_bytes(b"\0\0\0\0\0\0\0\x80\0\0\0\0\0\0\0\0" * (count // 2), "little")
+
+
+_pattern_cache: Dict[int, _Patterns] = {}
+
+
+def _patterns(count: int) -> _Patterns:
+    p = _pattern_cache.get(count)
+    if p is None:
+        if len(_pattern_cache) >= 16:
+            _pattern_cache.clear()
+        p = _pattern_cache[count] = _Patterns(count)
+    return p
+
+
+def _spans_fit(words: int, count: int, sizes1: int, high_nonnegative: bool) -> bool:
+    """The quick check of `count` (offset, length) pairs at once, with big-integer
+    arithmetic instead of a Python loop: `words` holds them as the table does, lane i
+    (bits 64i .. 64i+63) = offset | length << 32, and `sizes1` the size + 1 of the buffer
+    each indexes, one per lane. True when every offset is >= 0, every length >= -1 (-1
+    is a null, whose offset only has to be <= size + 1; with high_nonnegative, >= 0) and
+    offset + length <= size. Each lane's arithmetic stays within its lane: offsets and
+    lengths as unsigned 32-bit values, sums below 2^33, sizes below 2^31."""
+    p = _patterns(count)
+    off = words & p.lo32
+    len1 = ((words >> 32) + p.ones) & p.lo32  # length + 1: a null is 0, a negative length >= 2^31
+    if (off | len1) & p.sign or (high_nonnegative and words & p.high_sign):
+        return False
+    # 2^40 + size + 1 - (offset + length + 1) per lane: bit 40 stays set exactly where
+    # the span fits, and no lane borrows from the next.
+    return (sizes1 + p.b40 - (off + len1)) & p.b40 == p.b40
 
 
 def _bad(what: str) -> Exception:
-    return error_for(ERR_INTERNAL, f"kwire: malformed record table from kw_records_decode_table: {what}")
+    return error_for(ERR_INTERNAL, f"kwire: bad record table: {what}")
 
 
 def compression_code(c: Union[str, int]) -> int:
@@ -453,8 +699,7 @@ class RecordSet(Sequence[Record]):
         return self.table[self.first + j]
 
     def __iter__(self) -> Iterator[Record]:
-        t = self.table
-        return t._records(t._heads_of(self.first, self._count), t._recs + self.first * t._stride)
+        return self.table._records(self.first, self._count)
 
     def columns(self) -> "Columns":
         """These records' fields as arrays (see Columns)."""
@@ -467,73 +712,91 @@ class RecordSet(Sequence[Record]):
 class Columns:
     """Records as arrays, one entry per record, no object per record:
 
-    - ``offsets``, ``timestamps``: ``memoryview`` of format ``q`` (int64, exact);
+    - ``offsets``, ``timestamps``, ``producer_ids``: ``memoryview`` of format ``q``
+      (int64, exact);
     - ``keys``, ``values``: ``memoryview`` of format ``i``, two entries per record: the
-      offset into ``data`` and the length (-1: null), so record i's value is
-      ``data[values[2*i] : values[2*i] + values[2*i+1]]``;
+      offset and the length (-1: null) in the record's buffer (below);
     - ``header_index``: format ``i``, (first header, header count) per record;
     - ``headers``: format ``i``, four entries per header: key offset, key length, value
-      offset, value length (-1: null) — the table's header entries, by table index;
-    - ``data``: a read-only ``memoryview`` of the table (every offset above indexes it).
+      offset, value length (-1: null) — the table's header entries, by table index; a
+      header's spans index the same buffer as its record's;
+    - ``sources``: format ``i``, one per record: which buffer its key, value and header
+      spans index: ``SOURCE_TABLE`` (0) ``data``, ``SOURCE_INPUT`` (1) ``input``;
+    - ``data``: a read-only ``memoryview`` of the table;
+    - ``input``: a read-only ``memoryview`` of the frame a layout-3 table was decoded from
+      (decode_fetch, decode_produce without ``copy=True``; its uncompressed records stay
+      there), else None, and then every source is 0.
+
+    So record i's value is ``buf[values[2*i] : values[2*i] + values[2*i+1]]`` with
+    ``buf = input if sources[i] == SOURCE_INPUT else data``.
 
     The arrays are gathered from the table's entries with C-level copies when first read.
     ``numpy()`` gives the same as numpy arrays that are views of the table (no copy), when
     numpy is installed (it is optional).
     """
 
-    __slots__ = ("table", "first", "length", "_q", "_got")
+    __slots__ = ("table", "first", "length", "_q", "_i", "_got")
 
     def __init__(self, table: RecordTable, first: int, count: int) -> None:
         self.table = table
         self.first = first
         self.length = count
         self._q: Optional[memoryview] = None
-        self._got: Dict[int, memoryview] = {}
+        self._i: Optional[memoryview] = None
+        self._got: Dict[Tuple[int, str], memoryview] = {}
 
-    def _field(self, word: int, fmt: 'Literal["q", "i"]') -> memoryview:
-        """Entry word `word` (8-byte unit) of every record, as a dense memoryview of fmt."""
-        got = self._got.get(word)
+    def _field(self, off: int, fmt: 'Literal["q", "i"]', size: int = 8) -> memoryview:
+        """The `size` bytes at `off` of every record entry, as a dense memoryview of fmt."""
+        got = self._got.get((off, fmt))
         if got is None:
-            got = self._gather(word, fmt)
-            self._got[word] = got
+            got = self._gather(off, fmt, size)
+            self._got[(off, fmt)] = got
         return got
 
-    def _gather(self, word: int, fmt: 'Literal["q", "i"]') -> memoryview:
+    def _gather(self, off: int, fmt: 'Literal["q", "i"]', size: int) -> memoryview:
         t = self.table
         st = t._stride
         a = t._recs + self.first * st
-        if st % 8 == 0 and _LITTLE:
-            q = self._q
-            if q is None:
-                q = t._view[a : a + self.length * st].cast("q")
-                self._q = q
-            return memoryview(q[word :: st // 8].tobytes()).cast(fmt)
-        raw = b"".join(t.table[a + j * st + 8 * word : a + j * st + 8 * word + 8] for j in range(self.length))
+        if _LITTLE and st % 8 == 0 and off % size == 0:
+            if size == 8:
+                q = self._q
+                if q is None:
+                    q = self._q = t._view[a : a + self.length * st].cast("q")
+                return memoryview(q[off // 8 :: st // 8].tobytes()).cast(fmt)
+            i = self._i
+            if i is None:
+                i = self._i = t._view[a : a + self.length * st].cast("i")
+            return memoryview(i[off // 4 :: st // 4].tobytes()).cast("i")
+        raw = b"".join(t.table[a + j * st + off : a + j * st + off + size] for j in range(self.length))
         return _native(raw, fmt)
 
     @property
     def offsets(self) -> memoryview:
-        return self._field(0, "q")
+        return self._field(L.REC_OFFSET, "q")
 
     @property
     def timestamps(self) -> memoryview:
-        return self._field(1, "q")
+        return self._field(L.REC_TIMESTAMP, "q")
 
     @property
     def producer_ids(self) -> memoryview:
-        return self._field(2, "q")
+        return self._field(L.REC_PRODUCER_ID, "q")
 
     @property
     def keys(self) -> memoryview:
-        return self._field(3, "i")
+        return self._field(L.REC_KEY_OFFSET, "i")  # with REC_KEY_LENGTH, the next 4 bytes
 
     @property
     def values(self) -> memoryview:
-        return self._field(4, "i")
+        return self._field(L.REC_VALUE_OFFSET, "i")
 
     @property
     def header_index(self) -> memoryview:
-        return self._field(5, "i")
+        return self._field(L.REC_FIRST_HEADER, "i")  # with REC_HEADER_COUNT
+
+    @property
+    def sources(self) -> memoryview:
+        return self._field(L.REC_SOURCE, "i", 4)
 
     @property
     def headers(self) -> memoryview:
@@ -546,11 +809,16 @@ class Columns:
     def data(self) -> memoryview:
         return self.table._view
 
+    @property
+    def input(self) -> Optional[memoryview]:
+        return self.table.input
+
     def numpy(self) -> Dict[str, Any]:
         """The columns as numpy arrays that are views of the table (zero copy): offsets,
         timestamps, producer_ids (int64, shape (n,)), keys, values, header_index (int32,
-        shape (n, 2)), headers (int32, shape (h, 4)) and data (uint8). ImportError when
-        numpy is not installed."""
+        shape (n, 2)), sources (int32, shape (n,)), headers (int32, shape (h, 4)), data
+        (uint8) and input (uint8, a view of the frame; None unless layout 3). ImportError
+        when numpy is not installed."""
         import numpy as np
 
         t = self.table
@@ -566,18 +834,17 @@ class Columns:
             return arr
 
         return {
-            "offsets": view("<i8", a, (n,), (st,)),
-            "timestamps": view("<i8", a + 8, (n,), (st,)),
-            "producer_ids": view("<i8", a + 16, (n,), (st,)),
-            "keys": view("<i4", a + 24, (n, 2), (st, 4)),
-            "values": view("<i4", a + 32, (n, 2), (st, 4)),
-            "header_index": view("<i4", a + 40, (n, 2), (st, 4)),
+            "offsets": view("<i8", a + L.REC_OFFSET, (n,), (st,)),
+            "timestamps": view("<i8", a + L.REC_TIMESTAMP, (n,), (st,)),
+            "producer_ids": view("<i8", a + L.REC_PRODUCER_ID, (n,), (st,)),
+            "keys": view("<i4", a + L.REC_KEY_OFFSET, (n, 2), (st, 4)),
+            "values": view("<i4", a + L.REC_VALUE_OFFSET, (n, 2), (st, 4)),
+            "header_index": view("<i4", a + L.REC_FIRST_HEADER, (n, 2), (st, 4)),
+            "sources": view("<i4", a + L.REC_SOURCE, (n,), (st,)),
             "headers": view("<i4", t._hoff, (t._hcount, 4), (t._hstride, 4)),
             "data": np.frombuffer(t.table, dtype=np.uint8),
+            "input": None if t.input is None else np.frombuffer(t.input, dtype=np.uint8),
         }
-
-
-_LITTLE = sys.byteorder == "little"
 
 
 def _native(raw: bytes, fmt: 'Literal["q", "i"]') -> memoryview:
@@ -641,11 +908,11 @@ class RecordTableBuilder:
     def build(self) -> bytes:
         """The table's bytes."""
         n, hn = len(self._recs), len(self._hdrs)
-        hoff = _TABLE_HEADER.size + n * _RECORD_SIZE
+        hoff = L.TABLE_HEADER_SIZE_1 + n * L.REC_STRIDE
         d = hoff + hn * _HEADER.size
         total = d + self._bytes
         buf = bytearray(total)
-        _TABLE_HEADER.pack_into(buf, 0, b"KWRT", 1, n, _RECORD_SIZE, _TABLE_HEADER.size, hn, _HEADER.size, hoff, 0, total)
+        _TABLE_HEADER.pack_into(buf, 0, L.TABLE_MAGIC, 1, n, L.REC_STRIDE, L.TABLE_HEADER_SIZE_1, hn, L.HDR_STRIDE, hoff, 0, total)
         chunks: List[bytes] = []
 
         def put(b: Optional[bytes]) -> Tuple[int, int]:
@@ -661,14 +928,14 @@ class RecordTableBuilder:
             ko, kl = put(key)
             vo, vl = put(value)
             entry.pack_into(
-                buf, _TABLE_HEADER.size + i * _RECORD_SIZE,
+                buf, L.TABLE_HEADER_SIZE_1 + i * L.REC_STRIDE,
                 i, ts, -1, ko, kl, vo, vl, first, count, -1, -1, -1, 2, 0, -1 if ts == -1 else 0, 0, -1, 0, -1, -1, 0,
             )
         for j, (k, v) in enumerate(self._hdrs):
             ko, kl = put(k)
             vo, vl = put(v)
-            _HEADER.pack_into(buf, hoff + j * _HEADER.size, ko, kl, vo, vl)
-        start = hoff + hn * _HEADER.size
+            _HEADER.pack_into(buf, hoff + j * L.HDR_STRIDE, ko, kl, vo, vl)
+        start = hoff + hn * L.HDR_STRIDE
         buf[start:] = b"".join(chunks)
         return bytes(buf)
 

@@ -88,6 +88,7 @@ _OPTIONAL_EXPORTS = (
     "kw_decode_request_frame_records",
     "kw_decode_response_frame_records",
     "kw_encode_request_frame_records",
+    "kw_runtime_stats",  # ABI 1.2
 ) + _SESSION_EXPORTS
 
 BytesLike = Union[bytes, bytearray, memoryview]
@@ -423,6 +424,7 @@ class Instance:
                     self._fast[name] = (ctypes.byref(f._func), slots, len(ps), len(rs))
         self.abi_version: int = fns["kw_abi_version"](store)
         major, minor = self.abi_version >> 16, self.abi_version & 0xFFFF
+        self.abi_minor: int = minor
         if major != ABI_MAJOR or minor < ABI_MINOR:
             raise KwireError(
                 ERR_INTERNAL,

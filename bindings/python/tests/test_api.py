@@ -209,11 +209,54 @@ def test_decode_error_carries_status_text_path_offset(kw: kwire.Kwire) -> None:
         kw.decode_message("ProduceRequest", 9, b"\x00\x01")
     err = e.value
     assert err.status == -2 and err.category == "decode"
-    assert err.message == "ProduceRequest" and err.version == 9
+    assert err.message_name == "ProduceRequest" and err.version == 9
     assert err.path == "acks" and err.offset == 1
+    # .message is the deprecated alias of message_name
+    with pytest.warns(DeprecationWarning, match="message_name"):
+        assert err.message == "ProduceRequest"
+    assert kwire.KwireError(-2, "t").message_name is None
     assert "ProduceRequest" in err.text and "acks" in err.text
     assert "status -2" in str(err) and err.details["status"] == -2
     assert isinstance(err, kwire.KwireError) and isinstance(err, ValueError)
+
+
+# ---- small things a first user runs into ---------------------------------------------------
+
+
+def test_decode_records_takes_the_base64_that_decode_request_frame_gives(kw: kwire.Kwire) -> None:
+    f = kw.decode_request_frame(PRODUCE)
+    text = f["body"]["topicData"][0]["partitionData"][0]["records"]
+    assert isinstance(text, str)
+    want = [(r.offset, bytes(r.key or b""), bytes(r.value or b"")) for r in kw.decode_records(base64.b64decode(text))]
+    assert want and [(r.offset, bytes(r.key or b""), bytes(r.value or b"")) for r in kw.decode_records(text)] == want
+    assert [(r.offset, bytes(r.key or b""), bytes(r.value or b"")) for r in kwire.decode_records(text)] == want
+    assert kw.decode_records_dict(text) == kw.decode_records_dict(base64.b64decode(text))
+    with pytest.raises(kwire.ArgError, match="base64"):
+        kw.decode_records("not base64!")
+
+
+def test_headers_print_their_bytes(kw: kwire.Kwire) -> None:
+    b = kw.encode_records([{"key": b"k", "value": b"v", "headers": [("h", b"x"), ("n", None), ("\u00e9", b"\xff")]}])
+    r = kw.decode_records(b)[0]
+    assert repr(r.headers) == "[Header('h', b'x'), Header('n', None), Header('\u00e9', b'\\xff')]"
+    assert "<memory" not in repr(r.raw_headers()) and repr(r.raw_headers()[0]) == "RawHeader(b'h', b'x')"
+    assert "<memory" not in repr(r) and "headers=[('h', b'x'), ('n', None)" in repr(r)
+    (k, v), h = r.headers[0], r.headers[0]
+    assert (k, bytes(v or b"")) == (h.key, b"x") and isinstance(h, tuple) and h == ("h", v)
+    assert isinstance(r.headers[0], kwire.Header) and isinstance(r.raw_headers()[0], kwire.RawHeader)
+
+
+def test_the_package_exports_its_api_and_no_typing_names() -> None:
+    public = {n for n in dir(kwire) if not n.startswith("_")}
+    for typing_name in ("Any", "Dict", "Iterable", "Mapping", "Tuple", "Type", "TypeVar", "Union", "overload", "T"):
+        assert typing_name not in public, typing_name
+    modules = {n for n in public if type(getattr(kwire, n)).__name__ == "module"}
+    assert modules == {"messages", "session"}  # kwire.messages, and the session module behind kwire.Session
+    assert public - modules - {"__version__"} == set(kwire.__all__) - {"messages"}
+    assert len(kwire.__all__) == len(set(kwire.__all__))
+    ns: Dict[str, Any] = {}
+    exec("from kwire import *", ns)
+    assert set(ns) - {"__builtins__"} == set(kwire.__all__)
 
 
 # An all-topics MetadataRequest v13 as librdkafka 2.16 sends it: size 25, api key 3,

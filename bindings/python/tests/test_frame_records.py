@@ -42,34 +42,60 @@ def rows_of(recs: Any) -> List[Row]:
 
 
 def rows_of_columns(c: kwire.Columns) -> List[Tuple[int, int, Optional[bytes], Optional[bytes], List[Tuple[str, Optional[bytes]]]]]:
-    data, keys, values, hi, hs = c.data, c.keys, c.values, c.header_index, c.headers
+    keys, values, hi, hs, sources = c.keys, c.values, c.header_index, c.headers, c.sources
     offs, tss = c.offsets, c.timestamps
+    assert len(sources) == c.length
 
-    def span(pairs: memoryview, i: int) -> Optional[bytes]:
+    def span(data: memoryview, pairs: memoryview, i: int) -> Optional[bytes]:
         return None if pairs[2 * i + 1] == -1 else bytes(data[pairs[2 * i] : pairs[2 * i] + pairs[2 * i + 1]])
 
     out = []
     for i in range(c.length):
+        # Spans index the table, or (layout 3, source 1) the frame the table was decoded from.
+        assert sources[i] in (kwire.SOURCE_TABLE, kwire.SOURCE_INPUT)
+        data = c.data
+        if sources[i] == kwire.SOURCE_INPUT:
+            assert c.input is not None
+            data = c.input
         headers = []
         for j in range(hi[2 * i], hi[2 * i] + hi[2 * i + 1]):
             ko, kl, vo, vl = hs[4 * j : 4 * j + 4]
             headers.append((bytes(data[ko : ko + kl]).decode("utf-8", "replace"), None if vl == -1 else bytes(data[vo : vo + vl])))
-        out.append((offs[i], tss[i], span(keys, i), span(values, i), headers))
+        out.append((offs[i], tss[i], span(data, keys, i), span(data, values, i), headers))
     return out
 
 
-def check_set(rs: kwire.RecordSet, want: kwire.RecordTable) -> None:
-    """A RecordSet (records and columns) says exactly what decode_records says."""
+def in_input(r: kwire.Record, layout: int) -> bool:
+    """Whether a layout-`layout` table leaves r in the input: stored uncompressed in a
+    magic-2 batch, not a control record."""
+    return layout >= 3 and r.compression == "none" and r.magic == 2 and not r.control
+
+
+def check_set(rs: kwire.RecordSet, want: kwire.RecordTable, frame: Optional[Any] = None) -> None:
+    """A RecordSet (records and columns) says exactly what decode_records says; in a
+    layout-3 table, exactly the records stored uncompressed are views of `frame` (the
+    very object the caller passed), every other one a view of the table."""
     assert len(rs) == len(want)
     assert rs.skipped_bytes == want.skipped_bytes
     w = rows_of(want)
     assert rows_of(rs) == w
     assert rows_of([rs[i] for i in range(len(rs))]) == w
     assert rows_of_columns(rs.columns()) == [(o, t, k, v, h) for o, t, _, k, v, h, _ in w]
+    layout = rs.table.layout
+    sources = [kwire.SOURCE_INPUT if in_input(r, layout) else kwire.SOURCE_TABLE for r in rs]
+    assert [r.source for r in rs] == sources
+    assert rs.columns().sources.tolist() == sources
+    assert (rs.table.input is not None) == (layout >= 3) == (rs.columns().input is not None)
+    for r, src in zip(rs, sources):
+        owner = frame if src == kwire.SOURCE_INPUT else rs.table.table
+        views = [r.key, r.value] + [v for _, v in r.headers] + [k for k, _ in r.raw_headers()]
+        assert all(v.obj is owner and v.readonly for v in views if v is not None), (src, r)
     np_cols = rs.columns().numpy()
     assert np_cols["offsets"].tolist() == [r[0] for r in w]
     assert np_cols["timestamps"].tolist() == [r[1] for r in w]
     assert np_cols["values"][:, 1].tolist() == [-1 if r[4] is None else len(r[4]) for r in w]
+    assert np_cols["sources"].tolist() == sources
+    assert (np_cols["input"] is None) == (layout < 3)
 
 
 @pytest.mark.parametrize("v", RECORD_VECTORS, ids=[v["name"] for v in RECORD_VECTORS])
@@ -102,6 +128,16 @@ def paths(kw: kwire.Kwire) -> List[bool]:
     return [False, True] if kw.has_frame_records() else [True]
 
 
+# The ways decode_fetch / decode_produce read records: (fallback, copy, the table layout
+# they must give): the frame-records call with input spans (layout 3, the default with a
+# module of ABI 1.2; layout 2 with an older one), the same call with copy=True (layout 2),
+# and the per-partition path (a layout-1 table per records field).
+def modes(kw: kwire.Kwire) -> List[Tuple[bool, bool, int]]:
+    if not kw.has_frame_records():
+        return [(True, False, 1)]
+    return [(False, False, 3 if kw.abi_version() & 0xFFFF >= 2 else 2), (False, True, 2), (True, False, 1)]
+
+
 def check_decoded(kw: kwire.Kwire, frame: bytes, api_key: int, version: int) -> None:
     """decode_fetch / decode_produce through every path against the JSON frame and
     decode_records; a records field decode_records refuses must fail the call the same way."""
@@ -118,15 +154,17 @@ def check_decoded(kw: kwire.Kwire, frame: bytes, api_key: int, version: int) -> 
         except kwire.KwireError as e:
             want_err = e
             break
-    for fallback in paths(kw):
+    for fallback, copy, layout in modes(kw):
         if want_err is not None:
             with pytest.raises(type(want_err)):
                 if api_key == 0:
-                    kw.decode_produce(frame, fallback=fallback)
+                    kw.decode_produce(frame, fallback=fallback, copy=copy)
                 else:
-                    kw.decode_fetch(frame, version, fallback=fallback)
+                    kw.decode_fetch(frame, version, fallback=fallback, copy=copy)
             continue
-        got: Dict[str, Any] = dict(kw.decode_produce(frame, fallback=fallback) if api_key == 0 else kw.decode_fetch(frame, version, fallback=fallback))
+        got: Dict[str, Any] = dict(
+            kw.decode_produce(frame, fallback=fallback, copy=copy) if api_key == 0 else kw.decode_fetch(frame, version, fallback=fallback, copy=copy)
+        )
         gparts = [p for t in got["body"].get("topicData" if api_key == 0 else "responses") or [] for p in t.get("partitionData" if api_key == 0 else "partitions") or []]
         assert len(gparts) == len(parts)
 
@@ -146,7 +184,8 @@ def check_decoded(kw: kwire.Kwire, frame: bytes, api_key: int, version: int) -> 
             rs = g["records"]
             assert isinstance(rs, kwire.RecordSet)
             assert got["partitions"][k].records is rs
-            check_set(rs, want[k])
+            assert rs.table.layout == layout
+            check_set(rs, want[k], frame)
             assert rs.size == len(base64.b64decode(p["records"]))
             k += 1
         assert len(got["partitions"]) == k
@@ -262,30 +301,36 @@ def test_corrupt_tables_are_refused() -> None:
     good = bytearray(b.build())
     bad = bytearray(good)
     struct.pack_into("<i", bad, 40 + 36, 1 << 20)  # value length past the end
-    with pytest.raises(kwire.InternalError):
-        list(kwire.RecordTable(bytes(bad)))
+    with pytest.raises(kwire.InternalError, match="bad record table: record 0: key"):
+        kwire.RecordTable(bytes(bad))
     with pytest.raises(kwire.InternalError):
         kwire.RecordTable(bytes(good[:30]))
-    # Each span of a record entry is checked when the record is read: key offset, key
-    # length, value offset, the header range.
+    # Every span of every record entry is checked when the table is made: key offset, key
+    # length, value offset, the header range, the source (0 before layout 3).
     recs = struct.unpack_from("<i", good, 16)[0]
-    for at, v in ((24, -5), (28, -2), (28, 1 << 20), (32, -1), (40, 3), (44, 7)):
+    for at, v in ((24, -5), (28, -2), (28, 1 << 20), (32, -1), (40, 3), (44, 7), (40, -1), (44, -1), (92, 1), (92, -1)):
         b2 = bytearray(good)
         struct.pack_into("<i", b2, recs + at, v)
-        with pytest.raises(kwire.InternalError):
-            list(kwire.RecordTable(bytes(b2)))
-    # Header entries are checked when headers are first read.
+        with pytest.raises(kwire.InternalError, match="record 0"):
+            kwire.RecordTable(bytes(b2))
+    # The offset of a null does not matter.
+    b3 = bytearray(good)
+    struct.pack_into("<ii", b3, recs + 24, 1 << 20, -1)
+    assert next(iter(kwire.RecordTable(bytes(b3)))).key is None
+    # So are header entries: one past the end is refused, whether a record has it or not.
     hb = kwire.RecordTableBuilder()
     hb.add({"key": "k", "value": "v", "headers": [("h", b"x")]})
     hgood = hb.build()
     assert [(k, bytes(v or b"")) for k, v in next(iter(kwire.RecordTable(hgood))).headers] == [("h", b"x")]
-    hbad = bytearray(hgood)
-    struct.pack_into("<i", hbad, struct.unpack_from("<i", hgood, 28)[0] + 12, 1 << 20)  # header value past the end
-    r = next(iter(kwire.RecordTable(bytes(hbad))))
-    with pytest.raises(kwire.InternalError):
-        r.headers
-    with pytest.raises(kwire.InternalError):
-        r.raw_headers()
+    hoff = struct.unpack_from("<i", hgood, 28)[0]
+    for at, v in ((12, 1 << 20), (0, -1), (4, -1), (8, 1 << 20)):
+        hbad = bytearray(hgood)
+        struct.pack_into("<i", hbad, hoff + at, v)
+        with pytest.raises(kwire.InternalError, match="header 0"):
+            kwire.RecordTable(bytes(hbad))
+        struct.pack_into("<i", hbad, recs + 44, 0)  # no record has it now
+        with pytest.raises(kwire.InternalError, match="header 0"):
+            kwire.RecordTable(bytes(hbad))
     lay2 = bytearray(good)
     struct.pack_into("<i", lay2, 4, 2)  # layout 2 without room for the frame JSON fields
     with pytest.raises(kwire.InternalError):

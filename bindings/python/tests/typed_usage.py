@@ -4,7 +4,7 @@ Each `# type: ignore[code]` marks a line that must be a type error; with --stric
 ignore that is not needed is itself an error, so these lines prove the types bite.
 """
 
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import kwire
 from kwire import messages
@@ -44,8 +44,12 @@ def records(data: bytes) -> int:
     for r in t:
         pid: int = r.producer_id
         v: Optional[memoryview] = r.value
-        hs: List[Tuple[str, Optional[memoryview]]] = r.headers
-        total += pid + len(v or b"") + len(hs)
+        hs: Sequence[Tuple[str, Optional[memoryview]]] = r.headers  # Header is such a tuple
+        named: List[kwire.Header] = r.headers
+        hv: Optional[memoryview] = named[0].value if named else None
+        src: int = r.source
+        total += pid + len(v or b"") + len(hs) + len(hv or b"") + src
+        r.key = None  # type: ignore[misc]
     first: kwire.Record = t[0]
     some: List[kwire.Record] = t[1:3]
     raw: bytes = kwire.encode_records([first, {"key": b"k", "value": None}], compression="zstd", producer_id=2**62 + 1)
@@ -67,7 +71,8 @@ def errors() -> Optional[str]:
         status: int = e.status
         text: str = e.text
         off: Optional[int] = e.offset
-        _ = (status, text, off)
+        name: Optional[str] = e.message_name
+        _ = (status, text, off, name)
         return e.path
     return None
 
@@ -78,6 +83,9 @@ def frame_records(frame: bytes) -> None:
         rs: kwire.RecordSet = p.records
         c: kwire.Columns = rs.columns()
         offsets: memoryview = c.offsets
+        sources: memoryview = c.sources
+        frame_view: Optional[memoryview] = c.input
+        _ = (sources, frame_view)
         first: kwire.Record = rs[0]
         n: int = first.offset + offsets[0]
         print(n, p.topic, p.partition)
@@ -86,3 +94,5 @@ def frame_records(frame: bytes) -> None:
     t: bytes = b.build()
     print(t)
     kwire.decode_fetch(frame, "12")  # type: ignore[arg-type]
+    kwire.decode_fetch(bytearray(frame), 12, copy=True)
+    kwire.decode_records(kwire.decode_request_frame(frame)["body"]["topicData"][0]["partitionData"][0]["records"] or "")

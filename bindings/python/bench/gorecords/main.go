@@ -13,8 +13,8 @@
 // reads lines "INDEX CALLS" from standard input and answers each with the CPU
 // microseconds per call of CALLS calls on file INDEX, until its input ends.
 //
-//	go run ./bindings/python/bench/gorecords [-version 12] [-flags 0] [-rounds 9] [-sample-ms 20] FILE...
-//	go run ./bindings/python/bench/gorecords -serve [-version 12] [-flags 0] FILE...
+//	go run ./bindings/python/bench/gorecords [-version 12] [-flags 2] [-rounds 9] [-sample-ms 20] FILE...
+//	go run ./bindings/python/bench/gorecords -serve [-version 12] [-flags 2] FILE...
 package main
 
 import (
@@ -53,7 +53,7 @@ func cpuUs() float64 {
 
 func main() {
 	version := flag.Int("version", 12, "the Fetch version the responses answer")
-	flags := flag.Int("flags", 0, "kw_records flags: 0 verifies CRCs, 1 (KW_RECORDS_SKIP_CRC) skips them")
+	flags := flag.Int("flags", 0, "kw_records flags: 0 verifies CRCs, +1 (KW_RECORDS_SKIP_CRC) skips them, +2 (KW_RECORDS_INPUT_SPANS) gives a layout-3 table")
 	rounds := flag.Int("rounds", 9, "timed samples per file")
 	sampleMs := flag.Float64("sample-ms", 20, "CPU time one sample aims at")
 	serveMode := flag.Bool("serve", false, "time on demand: read \"INDEX CALLS\" lines from standard input")
