@@ -228,9 +228,25 @@ func finish(o, l []byte, res []byte, err error) int32 {
 	return abi.StatusOK
 }
 
+// names holds the message names hosts have passed, so that a repeated name costs no
+// allocation (a lookup by string(b) does not allocate); at most maxNames are kept.
+var names = map[string]string{}
+
+const maxNames = 1024
+
 func name(p uint32, n int32) (string, *abi.Error) {
 	b, e := input(p, n, "name")
-	return string(b), e
+	if e != nil {
+		return "", e
+	}
+	if s, ok := names[string(b)]; ok {
+		return s, nil
+	}
+	s := string(b)
+	if len(names) < maxNames {
+		names[s] = s
+	}
+	return s, nil
 }
 
 //go:wasmexport kw_abi_version
