@@ -4,7 +4,6 @@ package records
 
 import (
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strconv"
 	"testing"
@@ -17,13 +16,7 @@ import (
 // flips and cuts, go through checkLZ4 and checkSnappy (the kernel against the twin) until
 // KWIRE_KERNEL_FUZZTIME (a Go duration; 2s by default) is over.
 func TestBlockKernelFuzz(t *testing.T) {
-	d := 2 * time.Second
-	if s := os.Getenv("KWIRE_KERNEL_FUZZTIME"); s != "" {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d := kernelFuzzTime(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 7))

@@ -54,13 +54,7 @@ func TestScanKernelReadsCommonRecords(t *testing.T) {
 // kernel's ScanRecords and the twin against the reader) until KWIRE_KERNEL_FUZZTIME
 // (a Go duration; 2s by default) is over. The seed of a failure is printed.
 func TestScanKernelFuzz(t *testing.T) {
-	d := 2 * time.Second
-	if s := os.Getenv("KWIRE_KERNEL_FUZZTIME"); s != "" {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d := kernelFuzzTime(t)
 	seed := time.Now().UnixNano()
 	r := rand.New(rand.NewSource(seed))
 	deadline := time.Now().Add(d)
@@ -93,4 +87,18 @@ func TestScanKernelFuzz(t *testing.T) {
 		checkScan(t, "fuzz case "+strconv.Itoa(n)+" of seed "+strconv.FormatInt(seed, 10), data, count)
 	}
 	t.Logf("%d cases in %v (seed %d)", n, d, seed)
+}
+
+// kernelFuzzTime is how long a kernel's fuzz loop runs: KWIRE_KERNEL_FUZZTIME (a Go
+// duration), 2s by default.
+func kernelFuzzTime(t *testing.T) time.Duration {
+	s := os.Getenv("KWIRE_KERNEL_FUZZTIME")
+	if s == "" {
+		return 2 * time.Second
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

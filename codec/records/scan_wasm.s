@@ -61,6 +61,7 @@ TEXT ·scanRecordsKernel(SB), NOSPLIT, $0-105
 	I64Const $0
 	Set R8
 
+	Block // the results, with R13 = done
 	Block // bail: the record at R2 is the twin's
 	Block // done: out of room or of data
 	Loop
@@ -231,21 +232,14 @@ TEXT ·scanRecordsKernel(SB), NOSPLIT, $0-105
 	End
 	End
 	// done
-	Get SP
-	Get R2
-	I64Store next+80(FP)
-	Get SP
-	Get R7
-	I64Store nrec+88(FP)
-	Get SP
-	Get R8
-	I64Store nhdr+96(FP)
-	Get SP
-	I32Const $1
-	I32Store8 done+104(FP)
-	RET
+	I64Const $1
+	Set R13
+	Br $1
 	End
 	// bail
+	I64Const $0
+	Set R13
+	End
 	Get SP
 	Get R2
 	I64Store next+80(FP)
@@ -256,6 +250,7 @@ TEXT ·scanRecordsKernel(SB), NOSPLIT, $0-105
 	Get R8
 	I64Store nhdr+96(FP)
 	Get SP
-	I32Const $0
+	Get R13
+	I32WrapI64
 	I32Store8 done+104(FP)
 	RET
