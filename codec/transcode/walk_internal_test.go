@@ -214,4 +214,3 @@ func TestWalkerOnDamagedBodies(t *testing.T) {
 	}
 	t.Logf("%d damaged bodies", cases)
 }
-
