@@ -59,15 +59,11 @@ func proxyCloseStream(stream int32) int32
 // guest takes them over (Go's collector must not reclaim them meanwhile).
 var allocs = map[uint32][]byte{}
 
-// scratch receives the data buffers the guest reads with proxy_get_buffer_bytes:
-// while reading is set, proxy_on_memory_allocate hands out scratch (grown as
-// needed) instead of a fresh allocation, so a request is not copied into a new
-// buffer of its size on every callback. The bytes are valid until the next read;
-// the filter copies whatever it keeps across callbacks.
-var (
-	scratch []byte
-	reading bool
-)
+// target receives the bytes of a data buffer the guest reads with
+// proxy_get_buffer_bytes: while it is set, proxy_on_memory_allocate hands it out
+// instead of a fresh allocation, so the host copies straight into the filter's
+// buffer.
+var target []byte
 
 func addrOf(b []byte) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) }
 
@@ -79,12 +75,8 @@ func proxyOnMemoryAllocate(size int32) int32 {
 	if size < 0 {
 		return 0
 	}
-	if reading {
-		if cap(scratch) < int(size) {
-			scratch = make([]byte, max(int(size), 2*cap(scratch), 4096))
-		}
-		scratch = scratch[:cap(scratch)]
-		return int32(addrOf(scratch))
+	if target != nil && int(size) <= len(target) {
+		return int32(addrOf(target))
 	}
 	b := make([]byte, max(size, 1))
 	a := addrOf(b)
@@ -95,12 +87,6 @@ func proxyOnMemoryAllocate(size int32) int32 {
 // take claims a buffer the host filled through proxy_on_memory_allocate; ok is
 // false when ptr is not one (a host must allocate returned data that way).
 func take(ptr, size uint32) ([]byte, bool) {
-	if reading && len(scratch) > 0 && ptr == addrOf(scratch) {
-		if int(size) > len(scratch) {
-			return nil, false
-		}
-		return scratch[:size], true
-	}
 	b, ok := allocs[ptr]
 	if ptr == 0 || size == 0 {
 		if ok {
@@ -115,28 +101,48 @@ func take(ptr, size uint32) ([]byte, bool) {
 	return b[:size], true
 }
 
-// getBufferRange reads the first n bytes of a buffer.
-func getBufferRange(buffer int32, n int32) ([]byte, bool) { return getBuffer(buffer, n) }
-
-// getBuffer reads the first size bytes of a buffer. Data buffers (downstream,
-// upstream) land in scratch: valid until the next getBuffer.
+// getBuffer reads the first size bytes of a configuration buffer.
 func getBuffer(buffer int32, size int32) ([]byte, bool) {
 	if size <= 0 {
 		return nil, true
 	}
 	var ptr, n uint32
-	reading = buffer == bufDownstream || buffer == bufUpstream
 	st := proxyGetBufferBytes(buffer, 0, size, unsafe.Pointer(&ptr), unsafe.Pointer(&n))
 	b, ok := take(ptr, n)
-	reading = false
 	if st != statusOK {
 		return nil, false
 	}
 	return b, ok
 }
 
-func setBuffer(buffer int32, size int32, data []byte) bool {
-	return proxySetBufferBytes(buffer, 0, size, unsafe.Pointer(unsafe.SliceData(data)), int32(len(data))) == statusOK
+// dataBuffer is a data buffer (downstream or upstream) during its callback.
+type dataBuffer struct {
+	id int32
+	n  int
+}
+
+func (b dataBuffer) Len() int { return b.n }
+
+// ReadAt has the host copy len(p) bytes at off straight into p.
+func (b dataBuffer) ReadAt(p []byte, off int) bool {
+	if len(p) == 0 {
+		return true
+	}
+	var ptr, n uint32
+	target = p
+	st := proxyGetBufferBytes(b.id, int32(off), int32(len(p)), unsafe.Pointer(&ptr), unsafe.Pointer(&n))
+	target = nil
+	if st != statusOK || int(n) != len(p) {
+		return false
+	}
+	if ptr == addrOf(p) {
+		return true
+	}
+	got, ok := take(ptr, n)
+	if ok {
+		copy(p, got)
+	}
+	return ok
 }
 
 // host implements kafkafilter.Host over the imports.
@@ -248,46 +254,33 @@ func proxyOnNewConnection(ctx int32) int32 {
 	return actionContinue
 }
 
-// onData runs one direction's callback.
+// onData runs one direction's callback: the filter reads what it needs of the
+// buffer and says whether to forward it (as is, or with a prefix replaced), or to
+// keep it (downstream only).
 func onData(ctx, size, eos int32, downstream bool) (action int32) {
 	s := streams[uint32(ctx)]
 	if s == nil || s.conn == nil {
 		return actionPause
 	}
-	if downstream && eos == 0 {
-		if s.conn.DownstreamWait(int(size)) {
-			return actionPause
-		}
-		if size >= kafkafilter.HeadLen && s.conn.BetweenFrames() {
-			if head, ok := getBufferRange(bufDownstream, kafkafilter.HeadLen); ok && s.conn.DownstreamWaitFrame(head, int(size)) {
-				return actionPause
-			}
-		}
-	}
-	buf := int32(bufUpstream)
+	buf := dataBuffer{id: bufUpstream, n: int(size)}
+	var act kafkafilter.Action
 	if downstream {
-		buf = bufDownstream
-	}
-	data, ok := getBuffer(buf, size)
-	if !ok {
-		logf(kafkafilter.LevelError, "kwire: cannot read the data buffer; closing the connection")
-		proxyCloseStream(streamDownstream)
-		return actionPause
-	}
-	var out kafkafilter.Output
-	if downstream {
-		out = s.conn.Downstream(data, eos != 0)
+		buf.id = bufDownstream
+		act = s.conn.OnDownstream(buf, eos != 0)
 	} else {
-		out = s.conn.Upstream(data, eos != 0)
+		act = s.conn.OnUpstream(buf, eos != 0)
 	}
-	if !out.Same {
-		setBuffer(buf, size, out.Data)
+	if act.Edit {
+		proxySetBufferBytes(buf.id, 0, int32(act.Drain), unsafe.Pointer(unsafe.SliceData(act.Prefix)), int32(len(act.Prefix)))
 	}
-	if out.Close {
+	if act.Close {
 		proxyCloseStream(streamDownstream)
 		proxyCloseStream(streamUpstream)
 	}
-	yieldToGC(len(data))
+	yieldToGC(int(size))
+	if act.Pause {
+		return actionPause
+	}
 	return actionContinue
 }
 

@@ -66,12 +66,12 @@ func BenchmarkDownstreamProduce(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, fr := range frames {
-					out := c.Downstream(fr, false)
-					if out.Close || len(out.Data) != len(fr) {
-						b.Fatalf("closed %v, forwarded %d of %d", out.Close, len(out.Data), len(fr))
+					act := c.OnDownstream(sliceBuffer(fr), false)
+					if act.Close || act.Pause || act.Edit {
+						b.Fatalf("closed %v, paused %v, edited %v", act.Close, act.Pause, act.Edit)
 					}
 					copy(reply[4:8], fr[8:12])
-					c.Upstream(reply, false)
+					c.OnUpstream(sliceBuffer(reply), false)
 				}
 			}
 		})

@@ -66,6 +66,17 @@ type Config struct {
 	// and checksums are most of the policy's cost inside a WebAssembly VM. The
 	// schema's own skip_crc is then ignored.
 	VerifyCRC bool `json:"verify_crc,omitempty"`
+	// FetchEndpoints says what the filter does, when Brokers is set, with the node
+	// endpoints of Fetch responses (v16+; KIP-951 clients use them on a leader change):
+	//   - "in_place" (default): rewrite them at the same size as the response streams
+	//     through: the response is never held; endpoints whose proxy address is longer
+	//     than the broker's are removed (clients then refresh metadata, through the
+	//     filter);
+	//   - "hold": hold each response whole and rewrite its endpoints exactly (store and
+	//     forward: costs the time a response takes to arrive, and copies it);
+	//   - "forward": leave Fetch responses untouched. A client may then reach a new
+	//     leader at the address the broker advertises, around the proxy.
+	FetchEndpoints string `json:"fetch_endpoints,omitempty"`
 	// MaxProduceVersion caps the Produce version the broker advertises in ApiVersions
 	// responses. When a schema policy is active it defaults to 12: from version 13
 	// Produce names topics by id only, and a filter that has not seen the topic's id in
@@ -99,7 +110,16 @@ type settings struct {
 	maxFrame     int
 	tickMs       int
 	learnTopicID bool
+	// fetchEndpoints is FetchEndpoints
+	fetchEndpoints int
 }
+
+// FetchEndpoints values.
+const (
+	endpointsInPlace = iota
+	endpointsHold
+	endpointsForward
+)
 
 type hostPort struct {
 	host string
@@ -146,6 +166,8 @@ func ParseConfig(data []byte) (*Config, error) {
 				cfg := p.Config()
 				c.Schema = &cfg
 			}
+		case "fetch_endpoints":
+			c.FetchEndpoints = r.String()
 		case "verify_crc":
 			c.VerifyCRC = r.Bool()
 		case "max_produce_version":
@@ -241,6 +263,16 @@ func (c *Config) settings() (*settings, error) {
 			return nil, errors.New("max_produce_version: " + strconv.Itoa(int(v)) + " carries no record headers; a schema policy needs 3 or more")
 		}
 		s.maxProduceV = v
+	}
+	switch c.FetchEndpoints {
+	case "", "in_place":
+		s.fetchEndpoints = endpointsInPlace
+	case "hold":
+		s.fetchEndpoints = endpointsHold
+	case "forward":
+		s.fetchEndpoints = endpointsForward
+	default:
+		return nil, errors.New("fetch_endpoints: " + strconv.Quote(c.FetchEndpoints) + " is not in_place, hold or forward")
 	}
 	if c.MaxFrameBytes < 0 {
 		return nil, errors.New("max_frame_bytes: " + strconv.Itoa(int(c.MaxFrameBytes)) + " is negative")

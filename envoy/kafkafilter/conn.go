@@ -5,16 +5,52 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/transcode"
 )
 
+// Buffer is the proxy's data buffer for one direction during one callback: the bytes
+// it holds (what arrived since it last forwarded, the paused bytes first) and a way
+// to copy a range of them into the filter. The filter reads only what it must:
+// frame heads, the fields it decides on, and the frames it changes.
+type Buffer interface {
+	// Len is the number of bytes in the buffer.
+	Len() int
+	// ReadAt copies len(p) bytes from offset off into p; false when the proxy refused.
+	ReadAt(p []byte, off int) bool
+}
+
+// Action is what the proxy does with its buffer when a callback returns.
+type Action struct {
+	// Pause keeps the whole buffer, unforwarded; the next callback of that direction
+	// sees it again with what arrived since (Envoy's StopIteration). Downstream only.
+	Pause bool
+	// Edit replaces the first Drain bytes of the buffer with Prefix before it is
+	// forwarded (proxy_set_buffer_bytes(start 0, size Drain, Prefix)); without Edit the
+	// buffer is forwarded as it is.
+	Edit   bool
+	Drain  int
+	Prefix []byte
+	// Close asks for the connection to be closed after what is forwarded.
+	Close bool
+}
+
 // Conn follows one Kafka connection. Downstream carries client bytes toward the
-// broker, Upstream broker bytes toward the client. Each call consumes every byte it
-// is given and returns what to forward; bytes of a frame not yet complete stay in
-// the Conn (or, downstream, in the proxy's buffer: see DownstreamWait).
+// broker, Upstream broker bytes toward the client.
 //
-// Frames the filter needs whole (Produce requests, denied requests, responses it
-// rewrites) are buffered up to the frame limit; every other frame streams through
-// as soon as its header is read, so a large Fetch response is never held.
+// Every frame streams through as its bytes arrive unless the filter may have to
+// change it: a request the filter answers itself (a denied api key), a Produce whose
+// topics a schema rule covers, and a response it rewrites. Of a streaming frame the
+// filter reads the head and, for the few kinds it inspects on the way (a Produce's
+// topics under a policy, a Fetch response's fields up to its node endpoints), the
+// length prefixes and fields it needs; the rest is stepped over by length and never
+// copied into the filter.
+//
+// A request the filter must see whole is held by the proxy (Pause) when it starts its
+// buffer, and in the filter otherwise. A response the filter rewrites is held in the
+// filter: proxies do not reliably keep a paused write buffer (Envoy's tcp_proxy
+// expects a write to take all it is given). A Fetch response under address
+// rewriting is not held: its node endpoints are rewritten in place at the same size
+// (see FetchEndpoints), so only its tag section, at the end, is read.
 //
 // A request the filter answers itself (a denied api key, or a Produce whose every
 // partition the policy rejects) is replaced upstream by an ApiVersions v0 request
@@ -31,22 +67,49 @@ type Conn struct {
 	closed  bool
 	done    bool
 	out     outBuf
+	win     window
+	// Copied counts the bytes the filter has copied out of the proxy's buffers.
+	copied int64
 }
 
-// dir is the parsing state of one direction.
+// dir is the parsing state of one direction. Offsets named ...At are stream
+// offsets: bytes of that direction since the connection began.
 type dir struct {
-	mode   int
-	remain int    // modePass, modeDrop: bytes left of the current frame
-	need   int    // modeFrame: length of the frame being buffered
-	stash  []byte // bytes of the current head or frame not yet handled
-	cur    pend   // upstream: the request the current response answers
+	request bool
+	mode    int
+	base    int  // stream offset of the buffer's first byte in this callback
+	paused  bool // the previous callback paused: the buffer starts with the same bytes
+	resume  int  // after a pause: the buffer offset the filter had reached
+
+	frameAt, frameEnd int   // the current frame
+	head              []byte // a head split across callbacks
+	headSent          bool   // head's bytes were forwarded already
+	stash             []byte // modeHold in the filter: the frame's bytes so far
+	inHost            bool   // modeHold / modeDecide: the frame is held by the proxy, from buffer offset 0
+	cur               pend   // upstream: the request the current response answers
+
+	// modeDecide (a Produce under a policy) and modeWalk (a response whose tag
+	// section the filter may rewrite in place).
+	walk     transcode.Walker
+	bodyAt   int    // stream offset of the body
+	carry    []byte // bytes of a field split across callbacks (already forwarded)
+	carryAt  int
+	join     []byte
+	topics   int // modeDecide: topics not yet seen
+	acks     int16
+	tailAt   int // modeWalk: stream offset of the root tag section, once known
+	tail     []byte
+	decision int
 }
 
 const (
-	modeHead = iota
-	modePass
-	modeDrop
-	modeFrame
+	modeHead   = iota // between frames
+	modePass          // forward until frameEnd
+	modeDrop          // drop until frameEnd (a broker answer the filter replaces)
+	modeHold          // the filter needs the frame whole
+	modeDecide        // a Produce: walk its topics until the filter knows whether a rule covers one
+	modeWalk          // a response: walk to its tag section, forwarding as it goes
+	modeTail          // a response: collect its tag section in the filter
 )
 
 const (
@@ -64,7 +127,8 @@ const (
 	kindApiVersions                 // cap the Produce version
 	kindProduce                     // merge rejected partitions, rewrite node endpoints
 	kindReplace                     // drop the broker's answer, send synth instead
-	kindAddresses                   // rewrite node endpoints (Fetch, share groups)
+	kindAddresses                   // rewrite node endpoints: held whole (fetch_endpoints "hold")
+	kindTags                        // rewrite node endpoints in place (Fetch, share groups)
 )
 
 // pend is a request forwarded upstream whose response is expected.
@@ -77,110 +141,12 @@ type pend struct {
 	synth    []byte          // kindReplace: the response frame to send
 }
 
-// Output is the result of one call: the bytes to forward, and whether the
-// connection must be closed (after forwarding them).
-type Output struct {
-	Data []byte
-	// Same is set when Data is exactly the input: the proxy need not replace its buffer.
-	Same  bool
-	Close bool
-}
-
-// outBuf collects what one call forwards, aliasing the input while it can.
-type outBuf struct {
-	in   []byte
-	b    []byte
-	same bool
-	pos  int
-}
-
-func (o *outBuf) reset(in []byte) {
-	o.in, o.b, o.same, o.pos = in, o.b[:0], true, 0
-}
-
-func (o *outBuf) materialize() {
-	if o.same {
-		o.same = false
-		o.b = append(o.b[:0], o.in[:o.pos]...)
-	}
-}
-
-// emitIn forwards in[i:j].
-func (o *outBuf) emitIn(i, j int) {
-	if o.same && i == o.pos {
-		o.pos = j
-		return
-	}
-	o.materialize()
-	o.b = append(o.b, o.in[i:j]...)
-}
-
-// emit forwards p (copied).
-func (o *outBuf) emit(p []byte) {
-	if len(p) == 0 {
-		return
-	}
-	o.materialize()
-	o.b = append(o.b, p...)
-}
-
-func (o *outBuf) result(close bool) Output {
-	if o.same {
-		return Output{Data: o.in[:o.pos], Same: o.pos == len(o.in), Close: close}
-	}
-	return Output{Data: o.b, Close: close}
-}
-
-// DownstreamWait reports whether n more downstream bytes still cannot complete
-// what the filter is waiting for (a request head, or a request it needs whole).
-// The proxy may then keep the bytes buffered (Envoy's StopIteration) and call
-// Downstream later with all of them, which saves copying them into the Conn.
-func (c *Conn) DownstreamWait(n int) bool {
-	if c.closed {
-		return false
-	}
-	switch c.req.mode {
-	case modeHead:
-		return len(c.req.stash)+n < reqHeadLen
-	case modeFrame:
-		return len(c.req.stash)+n < c.req.need
-	}
-	return false
-}
-
-// HeadLen is how many bytes DownstreamWaitFrame wants to see.
-const HeadLen = reqHeadLen
-
-// BetweenFrames reports whether the filter holds no part of a request: only then
-// can DownstreamWaitFrame tell anything from the head of the proxy's buffer, so a
-// proxy need not read the head otherwise.
-func (c *Conn) BetweenFrames() bool {
-	return !c.closed && c.req.mode == modeHead && len(c.req.stash) == 0
-}
-
-// DownstreamWaitFrame refines DownstreamWait when the filter is between frames:
-// given the first HeadLen bytes of the proxy's buffer (head) and its length n, it
-// reports whether the request starting there is one the filter needs whole
-// (Produce, or a denied api key) and n bytes do not complete it yet. The proxy can
-// then keep buffering without handing the bytes over, so a large request arriving
-// in many reads is read once.
-func (c *Conn) DownstreamWaitFrame(head []byte, n int) bool {
-	if c.closed || c.req.mode != modeHead || len(c.req.stash) != 0 || len(head) < reqHeadLen {
-		return false
-	}
-	size := int(int32(binary.BigEndian.Uint32(head)))
-	if size < reqHeadLen-4 || size > c.f.s.maxFrame {
-		return false
-	}
-	key := int16(binary.BigEndian.Uint16(head[4:]))
-	if key != apiProduce && !c.f.s.isDenied(key) {
-		return false
-	}
-	return n < 4+size
-}
-
 // Closed reports whether the filter has asked for the connection to be closed.
 func (c *Conn) Closed() bool { return c.closed }
+
+// Copied is the number of bytes the filter has copied out of the proxy's buffers on
+// this connection (heads, inspected fields and frames it held or changed).
+func (c *Conn) Copied() int64 { return c.copied }
 
 // Done releases the connection's state (the proxy closed it).
 func (c *Conn) Done() {
@@ -189,7 +155,9 @@ func (c *Conn) Done() {
 	}
 	c.done = true
 	c.f.host.IncrementMetric(c.f.mConnActive, -1)
-	c.pending, c.req.stash, c.resp.stash, c.out.b = nil, nil, nil, nil
+	c.pending = nil
+	c.req, c.resp = dir{}, dir{}
+	c.out = outBuf{}
 }
 
 func (c *Conn) closeWith(msg string) {
@@ -199,101 +167,302 @@ func (c *Conn) closeWith(msg string) {
 	c.closed = true
 }
 
-// Downstream consumes client bytes and returns what to forward to the broker.
-func (c *Conn) Downstream(data []byte, endOfStream bool) Output {
-	c.out.reset(data)
-	if c.closed {
-		c.out.pos = 0
-		return Output{Close: true}
-	}
-	c.run(&c.req, data, true)
-	return c.out.result(c.closed)
+// OnDownstream handles the proxy's buffer of client bytes (toward the broker).
+func (c *Conn) OnDownstream(b Buffer, endOfStream bool) Action {
+	c.req.request = true
+	return c.run(&c.req, b, endOfStream)
 }
 
-// Upstream consumes broker bytes and returns what to forward to the client.
-func (c *Conn) Upstream(data []byte, endOfStream bool) Output {
-	c.out.reset(data)
-	if c.closed {
-		return Output{Close: true}
-	}
-	c.run(&c.resp, data, false)
-	return c.out.result(c.closed)
+// OnUpstream handles the proxy's buffer of broker bytes (toward the client).
+func (c *Conn) OnUpstream(b Buffer, endOfStream bool) Action {
+	return c.run(&c.resp, b, endOfStream)
 }
 
-// run walks data through one direction's state machine.
-func (c *Conn) run(d *dir, data []byte, request bool) {
-	headLen := respHeadLen
-	if request {
-		headLen = reqHeadLen
+// ---- reading the proxy's buffer ----
+
+// window caches the bytes last read from the buffer, so that a walk over small
+// fields costs one read per window rather than one per field.
+type window struct {
+	b     Buffer
+	n     int // buffer length
+	buf   []byte
+	at, w int // buffer offset and length of the cached bytes
+}
+
+const windowSize = 512
+
+// at returns the bytes from buffer offset off on, at least n of them when the
+// buffer holds that many (up to its end otherwise); valid until the next read.
+func (c *Conn) at(off, n int) []byte {
+	w := &c.win
+	if off >= w.at && off+n <= w.at+w.w {
+		return w.buf[off-w.at : w.w]
 	}
-	i := 0
-	for i < len(data) && !c.closed {
+	k := min(w.n-off, max(n, windowSize))
+	if k <= 0 {
+		return nil
+	}
+	if cap(w.buf) < k {
+		w.buf = make([]byte, max(k, 2*cap(w.buf)))
+	}
+	if !w.b.ReadAt(w.buf[:k], off) {
+		c.closeWith("the proxy refused to read its buffer")
+		w.w = 0
+		return nil
+	}
+	c.copied += int64(k)
+	w.at, w.w = off, k
+	return w.buf[:k]
+}
+
+// readInto appends n bytes at buffer offset off to dst.
+func (c *Conn) readInto(dst []byte, off, n int) ([]byte, bool) {
+	if n <= 0 {
+		return dst, true
+	}
+	l := len(dst)
+	dst = append(dst, make([]byte, n)...)
+	if !c.win.b.ReadAt(dst[l:], off) {
+		c.closeWith("the proxy refused to read its buffer")
+		return dst[:l], false
+	}
+	c.copied += int64(n)
+	return dst, true
+}
+
+// ---- what one callback forwards ----
+
+// outBuf collects what one callback forwards: ranges of the proxy's buffer and bytes
+// the filter wrote, in order.
+type outBuf struct {
+	ops   []outOp
+	arena []byte
+}
+
+// outOp is a range of the buffer [a, b) or, when own, arena[a:b].
+type outOp struct {
+	a, b int
+	own  bool
+}
+
+func (o *outBuf) reset() { o.ops, o.arena = o.ops[:0], o.arena[:0] }
+
+// host forwards buffer bytes [a, b).
+func (o *outBuf) host(a, b int) {
+	if a >= b {
+		return
+	}
+	if n := len(o.ops); n > 0 && !o.ops[n-1].own && o.ops[n-1].b == a {
+		o.ops[n-1].b = b
+		return
+	}
+	o.ops = append(o.ops, outOp{a: a, b: b})
+}
+
+// own forwards p (copied).
+func (o *outBuf) own(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	a := len(o.arena)
+	o.arena = append(o.arena, p...)
+	if n := len(o.ops); n > 0 && o.ops[n-1].own && o.ops[n-1].b == a {
+		o.ops[n-1].b = len(o.arena)
+		return
+	}
+	o.ops = append(o.ops, outOp{a: a, b: len(o.arena), own: true})
+}
+
+// action turns the callback's output into what the proxy does with a buffer of n
+// bytes: forward it as is, replace a prefix (the filter's bytes, then the buffer
+// from some offset to its end), or, when neither fits, replace all of it.
+func (c *Conn) action(n int) Action {
+	o := &c.out
+	k := len(o.ops)
+	if k == 1 && !o.ops[0].own && o.ops[0].a == 0 && o.ops[0].b == n {
+		return Action{Close: c.closed}
+	}
+	// The filter's bytes, then the buffer from some offset to its end.
+	prefixEnd := 0
+	for prefixEnd < k && o.ops[prefixEnd].own {
+		prefixEnd++
+	}
+	if prefixEnd == k-1 && o.ops[k-1].b == n || prefixEnd == k && n == 0 {
+		drain := 0
+		if prefixEnd < k {
+			drain = o.ops[k-1].a
+		}
+		var p []byte
+		if prefixEnd > 0 {
+			p = o.arena[o.ops[0].a:o.ops[prefixEnd-1].b]
+		}
+		return Action{Edit: true, Drain: drain, Prefix: p, Close: c.closed}
+	}
+	// Anything else is written whole.
+	var all []byte
+	for _, op := range o.ops {
+		if op.own {
+			all = append(all, o.arena[op.a:op.b]...)
+			continue
+		}
+		var ok bool
+		if all, ok = c.readInto(all, op.a, op.b-op.a); !ok {
+			return Action{Close: true}
+		}
+	}
+	return Action{Edit: true, Drain: n, Prefix: all, Close: c.closed}
+}
+
+// ---- the state machine ----
+
+// mayHoldRequests reports whether the filter may have to change a request, so that
+// none may be forwarded before its head is read.
+func (c *Conn) mayHoldRequests() bool {
+	s := c.f.s
+	return s.pol != nil || s.allowList || len(s.denied) > 0
+}
+
+// mayHoldResponses reports whether a response now expected may be one the filter
+// changes, so that none may be forwarded before its head is read.
+func (c *Conn) mayHoldResponses() bool {
+	for i := range c.pending {
+		if c.pending[i].kind != kindPass {
+			return true
+		}
+	}
+	return false
+}
+
+// run handles one callback's buffer for direction d.
+func (c *Conn) run(d *dir, b Buffer, endOfStream bool) Action {
+	n := b.Len()
+	c.out.reset()
+	c.win = window{b: b, n: n, buf: c.win.buf}
+	if c.closed {
+		return Action{Edit: true, Drain: n, Close: true}
+	}
+	pos := 0
+	if d.paused {
+		pos = d.resume
+		d.paused = false
+	}
+	for pos < n && !c.closed {
+		s := d.base + pos // stream offset at pos
 		switch d.mode {
 		case modePass, modeDrop:
-			n := min(d.remain, len(data)-i)
+			k := min(d.frameEnd-s, n-pos)
 			if d.mode == modePass {
-				c.out.emitIn(i, i+n)
+				c.out.host(pos, pos+k)
 			}
-			d.remain -= n
-			i += n
-			if d.remain == 0 {
+			pos += k
+			if d.base+pos == d.frameEnd {
 				d.mode = modeHead
 			}
 		case modeHead:
-			if len(d.stash) == 0 && len(data)-i >= headLen {
-				c.head(d, data[i:i+headLen], request)
-				continue
+			pos = c.head(d, pos, n)
+		case modeHold:
+			pos = c.hold(d, pos, n)
+		case modeDecide:
+			pos = c.decide(d, pos, n)
+		case modeWalk:
+			pos = c.walkResponse(d, pos, n)
+		case modeTail:
+			pos = c.collectTail(d, pos, n)
+		}
+		if d.paused {
+			if endOfStream {
+				// Nothing more comes: the request held is incomplete, and goes nowhere.
+				d.paused = false
+				c.closeWith("the client closed its side in the middle of a request")
+				return Action{Edit: true, Drain: n, Close: true}
 			}
-			take := min(headLen-len(d.stash), len(data)-i)
-			d.stash = append(d.stash, data[i:i+take]...)
-			i += take
-			if len(d.stash) < headLen {
-				continue
-			}
-			c.head(d, d.stash, request)
-			// The stashed head bytes belong to the frame now being handled.
-			switch d.mode {
-			case modePass:
-				c.out.emit(d.stash)
-				d.remain -= len(d.stash)
-				d.stash = d.stash[:0]
-			case modeDrop:
-				d.remain -= len(d.stash)
-				d.stash = d.stash[:0]
-			}
-			if (d.mode == modePass || d.mode == modeDrop) && d.remain == 0 {
-				d.mode = modeHead
-			}
-		case modeFrame:
-			if len(d.stash) == 0 && len(data)-i >= d.need {
-				frame := data[i : i+d.need]
-				c.frame(d, frame, i, request)
-				i += len(frame)
-				d.mode = modeHead
-				continue
-			}
-			take := min(d.need-len(d.stash), len(data)-i)
-			d.stash = append(d.stash, data[i:i+take]...)
-			i += take
-			if len(d.stash) == d.need {
-				c.frame(d, d.stash, -1, request)
-				d.stash = d.stash[:0]
-				d.mode = modeHead
-			}
+			// The frame being held starts the buffer: keep all of it.
+			d.resume = pos
+			return Action{Pause: true}
 		}
 	}
+	act := c.action(n)
+	d.base += n
+	return act
 }
 
-// head decides what to do with the frame whose first bytes are h.
-func (c *Conn) head(d *dir, h []byte, request bool) {
+// head reads the head of the frame at pos and decides what to do with it.
+func (c *Conn) head(d *dir, pos, n int) int {
+	headLen := respHeadLen
+	if d.request {
+		headLen = reqHeadLen
+	}
+	s := d.base + pos
+	var h []byte
+	if len(d.head) == 0 && n-pos >= headLen {
+		h = c.at(pos, headLen)[:headLen]
+		d.frameAt = s
+	} else {
+		if len(d.head) == 0 {
+			d.frameAt = s
+			d.headSent = false
+		}
+		k := min(headLen-len(d.head), n-pos)
+		hold := d.request && c.mayHoldRequests() || !d.request && c.mayHoldResponses()
+		if len(d.head) == 0 && k < headLen && hold && pos == 0 && d.request {
+			d.paused = true // the proxy keeps the partial head
+			return pos
+		}
+		var ok bool
+		if d.head, ok = c.readInto(d.head, pos, k); !ok {
+			return n
+		}
+		if !hold {
+			c.out.host(pos, pos+k)
+			d.headSent = true
+		}
+		pos += k
+		if len(d.head) < headLen {
+			return pos
+		}
+		h = d.head
+	}
 	size := int(int32(binary.BigEndian.Uint32(h)))
-	if request {
+	if d.request {
 		c.requestHead(d, h, size)
 	} else {
 		c.responseHead(d, h, size)
 	}
+	if c.closed {
+		return n
+	}
+	d.frameEnd = d.frameAt + 4 + size
+	if len(d.head) > 0 {
+		// The head was assembled from earlier callbacks: its bytes are forwarded now
+		// if the frame streams, or start the frame the filter holds.
+		switch d.mode {
+		case modePass:
+			if !d.headSent {
+				c.out.own(d.head)
+			}
+		case modeDrop, modeWalk:
+		default:
+			d.stash = append(d.stash[:0], d.head...)
+			d.inHost = false
+		}
+		d.head = d.head[:0]
+		if (d.mode == modePass || d.mode == modeDrop) && d.base+pos >= d.frameEnd {
+			d.mode = modeHead
+		}
+		return pos
+	}
+	// The head is in this buffer at pos and has not been forwarded.
+	switch d.mode {
+	case modeHold, modeDecide:
+		// Held by the proxy when the frame starts the buffer (requests), in the filter
+		// otherwise: hold and decide read it from pos.
+		d.stash = d.stash[:0]
+		d.inHost = d.request && pos == 0
+	}
+	return pos
 }
 
+// frameSizeOK checks a frame's size prefix.
 func (c *Conn) frameSizeOK(size, min int, what string) bool {
 	if size < min || size > c.f.s.maxFrame {
 		c.f.inc(c.f.mReqFailure, 1)
@@ -325,16 +494,28 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		}
 		// Forward it as is; its response is matched and counted as unknown.
 		c.pending = append(c.pending, pend{corr: corr, key: -1, ver: ver, start: c.f.host.NowNanos()})
-		d.mode, d.remain = modePass, 4+size
+		d.mode = modePass
 		return
 	}
 	c.f.countRequest(key)
-	if s.isDenied(key) || key == apiProduce {
-		d.mode, d.need = modeFrame, 4+size
+	if s.isDenied(key) {
+		d.mode = modeHold
+		return
+	}
+	if key == apiProduce && s.pol != nil {
+		d.mode = modeDecide
+		d.decision = decideUnknown
+		d.topics, d.acks = -1, -1
+		d.bodyAt = -1
 		return
 	}
 	p := pend{corr: corr, key: key, ver: ver, start: c.f.host.NowNanos()}
 	switch key {
+	case apiProduce:
+		// No policy: only its response's node endpoints (v10+) may change.
+		if s.brokers != nil && ver >= 10 {
+			p.kind = kindProduce
+		}
 	case apiMetadata:
 		if s.brokers != nil || s.learnTopicID {
 			p.kind = kindMetadata
@@ -353,12 +534,18 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		}
 	case apiFetch, apiShareFetch, apiShareAcknowledge:
 		// Their responses name the leaders' endpoints (Fetch from v16).
-		if s.brokers != nil && (key != apiFetch || ver >= 16) {
+		switch {
+		case s.brokers == nil || key == apiFetch && ver < 16:
+		case key != apiFetch:
+			p.kind = kindAddresses // their endpoints are not in the tag section: held whole
+		case s.fetchEndpoints == endpointsInPlace:
+			p.kind = kindTags
+		case s.fetchEndpoints == endpointsHold:
 			p.kind = kindAddresses
 		}
 	}
 	c.pending = append(c.pending, p)
-	d.mode, d.remain = modePass, 4+size
+	d.mode = modePass
 }
 
 func (c *Conn) responseHead(d *dir, h []byte, size int) {
@@ -373,7 +560,7 @@ func (c *Conn) responseHead(d *dir, h []byte, size int) {
 			break
 		}
 	}
-	d.mode, d.remain = modePass, 4+size
+	d.mode = modePass
 	if idx < 0 {
 		c.f.inc(c.f.mRespUnknown, 1)
 		c.f.host.Log(LevelDebug, "kwire: response with correlation id "+strconv.Itoa(int(corr))+" matches no pending request")
@@ -390,33 +577,73 @@ func (c *Conn) responseHead(d *dir, h []byte, size int) {
 		return
 	}
 	c.f.countResponse(p.key, p.start)
+	d.cur = p
 	switch p.kind {
 	case kindPass:
 		return
 	case kindReplace:
-		c.out.emit(p.synth)
+		c.out.own(p.synth)
 		d.mode = modeDrop
 		return
 	case kindProduce:
 		if len(p.rejected) == 0 && c.f.s.brokers == nil {
 			return
 		}
+	case kindTags:
+		d.mode = modeWalk
+		d.bodyAt, d.tailAt, d.carry = -1, -1, d.carry[:0]
+		return
 	}
-	d.cur = p
-	d.mode, d.need = modeFrame, 4+size
+	d.mode = modeHold
 }
 
-// frame handles one whole frame; at is its offset in the current input, or -1
-// when it was assembled in the stash.
-func (c *Conn) frame(d *dir, frame []byte, at int, request bool) {
+// ---- frames the filter needs whole ----
+
+// hold gathers a frame the filter needs whole, then handles it.
+func (c *Conn) hold(d *dir, pos, n int) int {
+	size := d.frameEnd - d.frameAt
+	if d.inHost {
+		// The frame starts the buffer (pos 0) and the proxy holds it.
+		if n < size {
+			d.paused = true
+			return 0
+		}
+		frame, ok := c.readInto(d.stash[:0], 0, size)
+		if !ok {
+			return n
+		}
+		d.stash = frame
+		c.frame(d, frame, 0)
+		d.inHost = false
+		d.stash = d.stash[:0]
+		d.mode = modeHead
+		return size
+	}
+	k := min(size-len(d.stash), n-pos)
+	var ok bool
+	if d.stash, ok = c.readInto(d.stash, pos, k); !ok {
+		return n
+	}
+	pos += k
+	if len(d.stash) == size {
+		c.frame(d, d.stash, -1)
+		d.stash = d.stash[:0]
+		d.mode = modeHead
+	}
+	return pos
+}
+
+// frame handles one whole frame; at is its buffer offset, or -1 when it was
+// gathered in the filter.
+func (c *Conn) frame(d *dir, frame []byte, at int) {
 	forward := func() {
 		if at >= 0 {
-			c.out.emitIn(at, at+len(frame))
+			c.out.host(at, at+len(frame))
 		} else {
-			c.out.emit(frame)
+			c.out.own(frame)
 		}
 	}
-	if request {
+	if d.request {
 		c.requestFrame(frame, forward)
 		return
 	}
@@ -431,10 +658,10 @@ func (c *Conn) frame(d *dir, frame []byte, at int, request bool) {
 		forward()
 		return
 	}
-	c.out.emit(out)
+	c.out.own(out)
 }
 
-// requestFrame handles a whole request the filter buffered: a Produce or a denied
+// requestFrame handles a whole request the filter held: a Produce or a denied
 // request.
 func (c *Conn) requestFrame(frame []byte, forward func()) {
 	key := int16(binary.BigEndian.Uint16(frame[4:]))
@@ -473,7 +700,7 @@ func (c *Conn) requestFrame(frame []byte, forward func()) {
 			c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindProduce})
 		}
 	case act.rewritten != nil:
-		c.out.emit(act.rewritten)
+		c.out.own(act.rewritten)
 		if act.acks != 0 {
 			c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindProduce, rejected: act.rejected})
 		}
@@ -501,6 +728,6 @@ func (c *Conn) substitute(corr int32, key, ver int16, now int64, synth []byte) {
 	binary.BigEndian.PutUint16(b[6:], 0)
 	binary.BigEndian.PutUint32(b[8:], uint32(corr))
 	binary.BigEndian.PutUint16(b[12:], 0xffff) // null client id
-	c.out.emit(b[:])
+	c.out.own(b[:])
 	c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindReplace, synth: synth})
 }

@@ -62,6 +62,11 @@ type Filter struct {
 	mReqUnknown, mReqFailure, mRespUnknown, mRespFailure, mDenied          uint32
 	mChecked, mFailed, mRejected, mWarned, mPartRejected, mPartAccepted    uint32
 	mReqRefused, mRewritten, mUnmapped, mConnTotal, mConnActive, mSubstitu uint32
+	mUnruled, mInPlace, mEndpointsDropped                                  uint32
+
+	// rewriting a response's tag section in place (stream.go)
+	syn, synOut []byte
+	empty       map[int32][]byte
 }
 
 // New configures a filter from the plugin configuration. A bad configuration is an
@@ -97,6 +102,9 @@ func New(host Host, config []byte) (*Filter, error) {
 	f.mUnmapped = c0("rewrite.unmapped_nodes")
 	f.mConnTotal = c0("connections.total")
 	f.mConnActive = f.metric(Gauge, "connections.active")
+	f.mUnruled = c0("policy.requests_streamed")
+	f.mInPlace = c0("rewrite.endpoints_in_place")
+	f.mEndpointsDropped = c0("rewrite.endpoints_dropped")
 	if s.tickMs > 0 {
 		host.SetTickPeriod(uint32(s.tickMs))
 	}

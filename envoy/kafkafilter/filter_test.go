@@ -91,9 +91,9 @@ type pipe struct {
 	c        *Conn
 	br       *kafkatest.Broker
 	chunk    chunker
-	held     []byte
 	upSplit  kafkatest.Splitter
 	dnSplit  kafkatest.Splitter
+	dn, up   proxyDir
 	upFrames [][]byte // what reached the broker
 	replies  [][]byte // what reached the client
 	closed   bool
@@ -112,36 +112,73 @@ func (p *pipe) send(frames ...[]byte) {
 		if p.closed {
 			return
 		}
-		p.held = append(p.held, piece...)
-		if p.c.DownstreamWait(len(p.held)) {
-			continue
-		}
-		if len(p.held) >= HeadLen && p.c.DownstreamWaitFrame(p.held[:HeadLen], len(p.held)) {
-			continue
-		}
-		out := p.c.Downstream(p.held, false)
-		if out.Same && !bytes.Equal(out.Data, p.held) {
-			p.t.Fatal("Same set but the data differs")
-		}
-		p.held = nil
-		for _, f := range p.upSplit.Push(out.Data) {
+		out, closed := p.dn.deliver(p.t, p.c, piece, true)
+		for _, f := range p.upSplit.Push(out) {
 			p.upFrames = append(p.upFrames, f)
 			resp, err := p.br.Handle(f)
 			if err != nil {
 				p.t.Fatalf("broker: %v", err)
 			}
 			for _, rp := range p.chunk(resp) {
-				o := p.c.Upstream(rp, false)
-				p.replies = append(p.replies, p.dnSplit.Push(o.Data)...)
-				if o.Close {
+				o, cl := p.up.deliver(p.t, p.c, rp, false)
+				p.replies = append(p.replies, p.dnSplit.Push(o)...)
+				if cl {
 					p.closed = true
 				}
 			}
 		}
-		if out.Close {
+		if closed {
 			p.closed = true
 		}
 	}
+}
+
+// sliceBuffer is a proxy buffer in memory.
+type sliceBuffer []byte
+
+func (b sliceBuffer) Len() int { return len(b) }
+func (b sliceBuffer) ReadAt(p []byte, off int) bool {
+	if off < 0 || off+len(p) > len(b) {
+		return false
+	}
+	copy(p, b[off:])
+	return true
+}
+
+// proxyDir is one direction of a proxy with Envoy's buffer semantics: a callback
+// that pauses keeps the buffer, which the next callback sees with the new bytes
+// after it; an edit drains a prefix and prepends the filter's bytes; the rest is
+// forwarded.
+type proxyDir struct {
+	buf []byte
+}
+
+func (p *proxyDir) deliver(t testing.TB, c *Conn, data []byte, downstream bool) ([]byte, bool) {
+	p.buf = append(p.buf, data...)
+	var act Action
+	if downstream {
+		act = c.OnDownstream(sliceBuffer(p.buf), false)
+	} else {
+		act = c.OnUpstream(sliceBuffer(p.buf), false)
+	}
+	if act.Pause {
+		if !downstream {
+			t.Fatal("the filter paused the upstream direction")
+		}
+		if act.Edit {
+			t.Fatal("the filter paused and edited")
+		}
+		return nil, act.Close
+	}
+	out := p.buf
+	if act.Edit {
+		if act.Drain > len(out) || act.Drain < 0 {
+			t.Fatalf("drain %d of %d bytes", act.Drain, len(out))
+		}
+		out = append(append([]byte(nil), act.Prefix...), out[act.Drain:]...)
+	}
+	p.buf = nil
+	return out, act.Close
 }
 
 func mustFilter(t *testing.T, h Host, cfg string) *Filter {
@@ -574,14 +611,14 @@ func FuzzDownstream(f *testing.F) {
 		}
 		c := fl.NewConn()
 		n := int(step) + 1
+		var dn, up proxyDir
 		for i := 0; i < len(data); i += n {
-			out := c.Downstream(data[i:min(i+n, len(data))], false)
-			if len(out.Data) > 2*len(data)+64 {
-				t.Fatalf("output %d bytes for %d in", len(out.Data), len(data))
+			out, closed := dn.deliver(t, c, data[i:min(i+n, len(data))], true)
+			if len(out) > 2*len(data)+64 {
+				t.Fatalf("output %d bytes for %d in", len(out), len(data))
 			}
-			up := c.Upstream(data[i:min(i+n, len(data))], false)
-			_ = up
-			if out.Close {
+			_, upClosed := up.deliver(t, c, data[i:min(i+n, len(data))], false)
+			if closed || upClosed {
 				break
 			}
 		}

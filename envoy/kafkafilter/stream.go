@@ -1,0 +1,515 @@
+package kafkafilter
+
+import (
+	"encoding/binary"
+	"strconv"
+	"sync"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/policy"
+	"github.com/kwire/kwire/codec/transcode"
+)
+
+// The walk plans of the frames the filter follows as they stream.
+var (
+	plansOnce   sync.Once
+	producePlan *transcode.WalkPlan // a Produce request's acks and topics
+	fetchPlan   *transcode.WalkPlan // a Fetch response, to its tag section
+	producePlanErr, fetchPlanErr error
+)
+
+// Selections of producePlan.
+const (
+	selAcks = iota
+	selTopics
+	selTopicName
+	selTopicID
+)
+
+func plans() {
+	plansOnce.Do(func() {
+		producePlan, producePlanErr = transcode.NewWalkPlan(apiProduce, codec.KindRequest, "acks", "topicData", "topicData.name", "topicData.topicId")
+		fetchPlan, fetchPlanErr = transcode.NewWalkPlan(apiFetch, codec.KindResponse)
+	})
+}
+
+// Decisions about a Produce request under a policy.
+const (
+	decideUnknown = iota
+	decidePass    // no rule covers any of its topics: it streams through
+	decideHold    // a rule may apply: the filter needs it whole
+)
+
+// frameSrc serves a held frame's body to a walk: from the proxy's buffer when the
+// proxy holds the frame (it starts the buffer), or from stash.
+type frameSrc struct {
+	c     *Conn
+	d     *dir
+	body  int // frame offset of the body
+	avail int // frame bytes available
+}
+
+func (s *frameSrc) At(off, n int) []byte {
+	o := s.body + off
+	if o >= s.avail {
+		return nil
+	}
+	if !s.d.inHost {
+		return s.d.stash[o:s.avail]
+	}
+	b := s.c.at(o, min(n, s.avail-o))
+	return b[:min(len(b), s.avail-o)]
+}
+
+// frameBytes returns up to n bytes of a held frame from its start.
+func (c *Conn) frameBytes(d *dir, avail, n int) []byte {
+	n = min(n, avail)
+	if !d.inHost {
+		return d.stash[:n]
+	}
+	b := c.at(0, n)
+	return b[:min(len(b), n)]
+}
+
+// decide walks a Produce request under a policy, held meanwhile, until the filter
+// knows whether a rule covers one of its topics: if none does, it streams through
+// (a single-topic request is decided by its first bytes); otherwise the filter
+// holds it whole and checks it.
+func (c *Conn) decide(d *dir, pos, n int) int {
+	size := d.frameEnd - d.frameAt
+	if !d.inHost {
+		k := min(size-len(d.stash), n-pos)
+		var ok bool
+		if d.stash, ok = c.readInto(d.stash, pos, k); !ok {
+			return n
+		}
+		pos += k
+	}
+	avail := len(d.stash)
+	if d.inHost {
+		avail = min(n, size)
+	}
+	plans()
+	if d.bodyAt < 0 {
+		ver := int16(binary.BigEndian.Uint16(c.frameBytes(d, avail, reqHeadLen)[6:]))
+		hb := c.frameBytes(d, avail, 1024)
+		hl, err := requestHeaderLen(hb, apiProduce, ver)
+		if err == errShort && len(hb) < avail {
+			hl, err = requestHeaderLen(c.frameBytes(d, avail, avail), apiProduce, ver)
+		}
+		switch {
+		case err == errShort && avail < size:
+			return c.decideWait(d, pos)
+		case err != nil || producePlanErr != nil:
+			d.decision = decideHold // the whole-frame path reports what is wrong
+		default:
+			d.bodyAt = hl
+			d.walk.Reset(producePlan, ver, size-hl, false)
+		}
+	}
+	src := frameSrc{c: c, d: d, body: d.bodyAt, avail: avail}
+	for d.decision == decideUnknown {
+		switch d.walk.Next(&src) {
+		case transcode.WalkMore:
+			if avail < size {
+				return c.decideWait(d, pos)
+			}
+			d.decision = decideHold
+		case transcode.WalkField:
+			ev := d.walk.Event()
+			switch ev.Sel {
+			case selAcks:
+				d.acks = int16(ev.Int)
+			case selTopics:
+				d.topics = int(ev.Int)
+				if d.topics <= 0 {
+					d.decision = decidePass
+				}
+			case selTopicName, selTopicID:
+				name := unsafeString(ev.Bytes)
+				known := true
+				if ev.Sel == selTopicID {
+					var id codec.UUID
+					copy(id[:], ev.Bytes)
+					name, known = c.f.topicNames[id]
+				}
+				if !known || c.f.s.pol.RuleFor(name).Mode != policy.None {
+					d.decision = decideHold
+					break
+				}
+				if d.topics--; d.topics == 0 {
+					d.decision = decidePass
+				}
+			}
+		case transcode.WalkDone:
+			d.decision = decidePass
+		default:
+			d.decision = decideHold
+		}
+	}
+	if d.decision == decideHold {
+		d.mode = modeHold
+		if d.inHost {
+			return 0
+		}
+		return pos
+	}
+	// No rule covers the request: it streams through from its first byte.
+	c.f.inc(c.f.mUnruled, 1)
+	ver := int16(binary.BigEndian.Uint16(c.frameBytes(d, avail, reqHeadLen)[6:]))
+	corr := int32(binary.BigEndian.Uint32(c.frameBytes(d, avail, reqHeadLen)[8:]))
+	if d.acks != 0 {
+		p := pend{corr: corr, key: apiProduce, ver: ver, start: c.f.host.NowNanos()}
+		if c.f.s.brokers != nil && ver >= 10 {
+			p.kind = kindProduce
+		}
+		c.pending = append(c.pending, p)
+	}
+	d.mode = modePass
+	if d.inHost {
+		d.inHost = false
+		return 0
+	}
+	c.out.own(d.stash)
+	d.stash = d.stash[:0]
+	if d.base+pos >= d.frameEnd {
+		d.mode = modeHead
+	}
+	return pos
+}
+
+// decideWait waits for more of an undecided Produce request: the proxy keeps it
+// when it starts the buffer; otherwise it is in stash already.
+func (c *Conn) decideWait(d *dir, pos int) int {
+	if d.inHost {
+		d.paused = true
+		return 0
+	}
+	return pos
+}
+
+// ---- responses rewritten in place ----
+
+// streamAt returns the response bytes from stream offset so on, at least n of them
+// when they have arrived: from the buffer, or from carry for bytes of a field that
+// began in an earlier callback.
+func (c *Conn) streamAt(d *dir, so, n int) []byte {
+	if so >= d.base {
+		return c.at(so-d.base, n)
+	}
+	co := so - d.carryAt
+	if co < 0 || co >= len(d.carry) {
+		return nil
+	}
+	rest := d.carry[co:]
+	if len(rest) >= n {
+		return rest
+	}
+	d.join = append(append(d.join[:0], rest...), c.at(0, n-len(rest))...)
+	return d.join
+}
+
+type respSrc struct {
+	c *Conn
+	d *dir
+}
+
+func (s respSrc) At(off, n int) []byte { return s.c.streamAt(s.d, s.d.bodyAt+off, n) }
+
+// keepCarry saves the response bytes from stream offset so to buffer offset end,
+// which the walk reads again in the next callback (they are forwarded meanwhile).
+func (c *Conn) keepCarry(d *dir, so, end int) {
+	endS := d.base + end
+	if so >= endS {
+		d.carry = d.carry[:0]
+		return
+	}
+	var keep []byte
+	from := so
+	if so < d.base {
+		keep = append(keep, d.carry[so-d.carryAt:]...)
+		from = d.base
+	}
+	keep, _ = c.readInto(keep, from-d.base, endS-from)
+	d.carry, d.carryAt = keep, so
+}
+
+// walkResponse follows a response whose tag section the filter may rewrite (a Fetch
+// response's node endpoints), forwarding it as it goes: the walk reads the length
+// prefixes up to the root struct's tag section, which is the frame's last bytes.
+func (c *Conn) walkResponse(d *dir, pos, n int) int {
+	plans()
+	if d.bodyAt < 0 {
+		hdr := d.frameAt + respHeadLen
+		if codec.ResponseHeaderVersion(d.cur.key, d.cur.ver) == 1 {
+			b := c.streamAt(d, hdr, 64)
+			end, err := skipTags(b, 0)
+			if err != nil {
+				if d.base+n-hdr < 64 && d.base+n < d.frameEnd {
+					// The header's tags have not all arrived.
+					return c.walkForward(d, pos, n, hdr)
+				}
+				return c.walkFailed(d, pos, "response header: "+err.Error())
+			}
+			hdr += end
+		}
+		d.bodyAt = hdr
+		if fetchPlanErr != nil || d.cur.key != apiFetch {
+			return c.walkFailed(d, pos, "no walk plan")
+		}
+		if err := d.walk.Reset(fetchPlan, d.cur.ver, d.frameEnd-hdr, true); err != nil {
+			return c.walkFailed(d, pos, err.Error())
+		}
+	}
+	for {
+		switch d.walk.Next(respSrc{c, d}) {
+		case transcode.WalkMore:
+			return c.walkForward(d, pos, n, d.bodyAt+d.walk.Pos())
+		case transcode.WalkRootTags:
+			d.tailAt = d.bodyAt + d.walk.Pos()
+			d.tail = d.tail[:0]
+			d.carry = d.carry[:0]
+			d.mode = modeTail
+			return pos
+		case transcode.WalkField:
+			continue
+		default:
+			return c.walkFailed(d, pos, d.walk.Err().Error())
+		}
+	}
+}
+
+// walkForward forwards the response's bytes in this buffer, keeping those from
+// stream offset from, which the walk reads next time.
+func (c *Conn) walkForward(d *dir, pos, n, from int) int {
+	end := min(n, d.frameEnd-d.base)
+	c.keepCarry(d, from, end)
+	c.out.host(pos, end)
+	if d.base+end == d.frameEnd {
+		// The frame ended before the walk did: it is malformed.
+		c.walkFailed(d, end, "the frame ends inside its body")
+		d.mode = modeHead
+	}
+	return end
+}
+
+// walkFailed forwards the rest of a response the walk cannot follow, unchanged.
+func (c *Conn) walkFailed(d *dir, pos int, msg string) int {
+	c.f.inc(c.f.mRespFailure, 1)
+	c.f.host.Log(LevelWarn, "kwire: response "+apiMetricName(d.cur.key)+" v"+strconv.Itoa(int(d.cur.ver))+" forwarded unchanged: "+msg)
+	d.mode = modePass
+	d.carry = d.carry[:0]
+	return pos
+}
+
+// collectTail forwards a walked response up to its tag section, then reads the
+// section (usually a byte or a few dozen) and forwards it rewritten in place.
+func (c *Conn) collectTail(d *dir, pos, n int) int {
+	if s := d.base + pos; s < d.tailAt {
+		k := min(d.tailAt-s, n-pos)
+		c.out.host(pos, pos+k)
+		pos += k
+		if pos == n {
+			return pos
+		}
+	}
+	tailLen := d.frameEnd - d.tailAt
+	at := pos // buffer offset of the tail bytes read now
+	k := min(tailLen-len(d.tail), n-pos)
+	if len(d.tail) == 0 && k == tailLen {
+		// The whole section is here: forward it from the buffer unless it changes.
+		t := c.at(pos, k)[:k]
+		if t[0] == 0 { // no tagged fields: nothing to rewrite
+			c.out.host(pos, pos+k)
+			d.mode = modeHead
+			return pos + k
+		}
+		nt, changed := c.f.rewriteTail(&d.cur, t)
+		if changed {
+			c.out.own(nt)
+		} else {
+			c.out.host(at, at+k)
+		}
+		d.mode = modeHead
+		return pos + k
+	}
+	var ok bool
+	if d.tail, ok = c.readInto(d.tail, pos, k); !ok {
+		return n
+	}
+	pos += k
+	if len(d.tail) < tailLen {
+		return pos
+	}
+	nt, changed := c.f.rewriteTail(&d.cur, d.tail)
+	if changed {
+		c.out.own(nt)
+	} else {
+		c.out.own(d.tail)
+	}
+	d.mode = modeHead
+	return pos
+}
+
+// rewriteTail rewrites the broker addresses in a response's root tag section (p's
+// api and version) at the same size, so that the frame's size, forwarded first,
+// still holds. Addresses that do not fit are removed with the field that carries
+// them (clients then ask for metadata, which the filter rewrites). It returns the
+// section unchanged (and false) when nothing changes or it cannot be read.
+func (f *Filter) rewriteTail(p *pend, tail []byte) ([]byte, bool) {
+	prefix, err := f.emptyBody(p.key, p.ver)
+	if err != nil {
+		f.tailFailed(p, err.Error())
+		return tail, false
+	}
+	f.syn = append(append(f.syn[:0], prefix...), tail...)
+	d := &f.doc
+	if err := d.ParseAPI(f.syn, p.key, codec.KindResponse, p.ver); err != nil {
+		f.tailFailed(p, err.Error())
+		return tail, false
+	}
+	changed, err := f.rewriteAddresses(d, d.Root())
+	if err != nil || !changed {
+		if err != nil {
+			f.tailFailed(p, err.Error())
+		}
+		return tail, false
+	}
+	body, err := d.AppendTo(f.synOut[:0])
+	if err != nil {
+		f.tailFailed(p, err.Error())
+		return tail, false
+	}
+	f.synOut = body
+	nt := body[len(prefix):]
+	if len(nt) <= len(tail) {
+		if out, ok := padTags(nt, len(tail)); ok {
+			f.inc(f.mInPlace, 1)
+			return out, true
+		}
+	}
+	// The new addresses are longer than the old: drop the node endpoints.
+	if err := d.ParseAPI(f.syn, p.key, codec.KindResponse, p.ver); err != nil {
+		return tail, false
+	}
+	if ne := d.Field(d.Root(), "nodeEndpoints"); ne == transcode.NoNode || d.Remove(ne) != nil {
+		return tail, false
+	}
+	body, err = d.AppendTo(f.synOut[:0])
+	if err != nil {
+		return tail, false
+	}
+	f.synOut = body
+	if out, ok := padTags(body[len(prefix):], len(tail)); ok {
+		f.inc(f.mEndpointsDropped, 1)
+		f.host.Log(LevelInfo, "kwire: "+apiMetricName(p.key)+" v"+strconv.Itoa(int(p.ver))+" response: node endpoints removed (the proxy's addresses are longer than the broker's, and the response was already on its way)")
+		return out, true
+	}
+	return tail, false
+}
+
+func (f *Filter) tailFailed(p *pend, msg string) {
+	f.inc(f.mRespFailure, 1)
+	f.host.Log(LevelWarn, "kwire: response "+apiMetricName(p.key)+" v"+strconv.Itoa(int(p.ver))+": tag section forwarded unchanged: "+msg)
+}
+
+// emptyBody is the body of a response of key at ver with every field at its
+// default, without its root tag section (the last byte, an empty section).
+func (f *Filter) emptyBody(key, ver int16) ([]byte, error) {
+	k := int32(key)<<16 | int32(uint16(ver))
+	if b, ok := f.empty[k]; ok {
+		return b, nil
+	}
+	api, _ := codec.LookupAPI(key)
+	b, err := transcode.AppendWire(nil, api.Response.Name, ver, []byte(`{}`))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 || b[len(b)-1] != 0 {
+		return nil, errShort
+	}
+	b = b[:len(b)-1]
+	if f.empty == nil {
+		f.empty = map[int32][]byte{}
+	}
+	f.empty[k] = b
+	return b, nil
+}
+
+// padTagTag is the tag of the field padTags adds: above any tag Kafka defines, so
+// every reader keeps it as an unknown tagged field (and tags still ascend).
+const padTagTag = 0x3fff
+
+// padTags grows a tag section to want bytes with content that every Kafka reader
+// skips: a tagged field of zeros with a tag no message defines or, for one or two
+// bytes, a longer (non-minimal) encoding of the field count, which readers decode as
+// the same number.
+func padTags(t []byte, want int) ([]byte, bool) {
+	diff := want - len(t)
+	if diff == 0 {
+		return t, true
+	}
+	count, cl := binary.Uvarint(t)
+	if cl <= 0 || diff < 0 {
+		return nil, false
+	}
+	fields := t[cl:]
+	// The largest tag present, so that the padding's tag ascends.
+	maxTag := int64(-1)
+	for rest := fields; len(rest) > 0; {
+		tag, n1 := binary.Uvarint(rest)
+		size, n2 := binary.Uvarint(rest[max(n1, 0):])
+		if n1 <= 0 || n2 <= 0 || uint64(len(rest)-n1-n2) < size {
+			return nil, false
+		}
+		maxTag = max(maxTag, int64(tag))
+		rest = rest[n1+n2+int(size):]
+	}
+	padTag := uint64(max(padTagTag, maxTag+1))
+	tl := uvarintLen(padTag)
+	newCount := uvarintLen(count + 1)
+	room := diff - (newCount - cl) // bytes for the padding field
+	out := make([]byte, 0, want)
+	if room >= tl+1 {
+		s := room - tl - 1
+		sl := 1
+		if s > 127 {
+			sl, s = 5, room-tl-5
+		}
+		out = binary.AppendUvarint(out, count+1)
+		out = append(out, fields...)
+		out = binary.AppendUvarint(out, padTag)
+		out = appendUvarintN(out, uint64(s), sl)
+		out = append(out, make([]byte, s)...)
+	} else {
+		if cl+diff > 5 {
+			return nil, false
+		}
+		out = appendUvarintN(out, count, cl+diff)
+		out = append(out, fields...)
+	}
+	return out, len(out) == want
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// appendUvarintN appends v as an unsigned varint of exactly n bytes (n at least its
+// minimal length): continuation bits carry zeros to the last byte.
+func appendUvarintN(b []byte, v uint64, n int) []byte {
+	for i := 0; i < n; i++ {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if i < n-1 {
+			c |= 0x80
+		}
+		b = append(b, c)
+	}
+	return b
+}
