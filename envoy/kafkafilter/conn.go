@@ -81,7 +81,7 @@ type dir struct {
 	paused  bool // the previous callback paused: the buffer starts with the same bytes
 	resume  int  // after a pause: the buffer offset the filter had reached
 
-	frameAt, frameEnd int   // the current frame
+	frameAt, frameEnd int    // the current frame
 	head              []byte // a head split across callbacks
 	headSent          bool   // head's bytes were forwarded already
 	stash             []byte // modeHold in the filter: the frame's bytes so far

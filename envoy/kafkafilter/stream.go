@@ -12,9 +12,9 @@ import (
 
 // The walk plans of the frames the filter follows as they stream.
 var (
-	plansOnce   sync.Once
-	producePlan *transcode.WalkPlan // a Produce request's acks and topics
-	fetchPlan   *transcode.WalkPlan // a Fetch response, to its tag section
+	plansOnce                    sync.Once
+	producePlan                  *transcode.WalkPlan // a Produce request's acks and topics
+	fetchPlan                    *transcode.WalkPlan // a Fetch response, to its tag section
 	producePlanErr, fetchPlanErr error
 )
 
