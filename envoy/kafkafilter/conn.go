@@ -326,7 +326,7 @@ func (c *Conn) mayHoldRequests() bool {
 // changes, so that none may be forwarded before its head is read.
 func (c *Conn) mayHoldResponses() bool {
 	for i := range c.pending {
-		if c.pending[i].kind != kindPass {
+		if k := c.pending[i].kind; k != kindPass && k != kindTags {
 			return true
 		}
 	}
@@ -436,11 +436,11 @@ func (c *Conn) head(d *dir, pos, n int) int {
 		// The head was assembled from earlier callbacks: its bytes are forwarded now
 		// if the frame streams, or start the frame the filter holds.
 		switch d.mode {
-		case modePass:
+		case modePass, modeWalk:
 			if !d.headSent {
 				c.out.own(d.head)
 			}
-		case modeDrop, modeWalk:
+		case modeDrop:
 		default:
 			d.stash = append(d.stash[:0], d.head...)
 			d.inHost = false

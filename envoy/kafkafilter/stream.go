@@ -354,7 +354,8 @@ func (c *Conn) collectTail(d *dir, pos, n int) int {
 // rewriteTail rewrites the broker addresses in a response's root tag section (p's
 // api and version) at the same size, so that the frame's size, forwarded first,
 // still holds. Addresses that do not fit are removed with the field that carries
-// them (clients then ask for metadata, which the filter rewrites). It returns the
+// them, which is left empty (clients then ask for metadata, which the filter
+// rewrites). It returns the
 // section unchanged (and false) when nothing changes or it cannot be read.
 func (f *Filter) rewriteTail(p *pend, tail []byte) ([]byte, bool) {
 	prefix, err := f.emptyBody(p.key, p.ver)
@@ -392,8 +393,16 @@ func (f *Filter) rewriteTail(p *pend, tail []byte) ([]byte, bool) {
 	if err := d.ParseAPI(f.syn, p.key, codec.KindResponse, p.ver); err != nil {
 		return tail, false
 	}
-	if ne := d.Field(d.Root(), "nodeEndpoints"); ne == transcode.NoNode || d.Remove(ne) != nil {
+	ne := d.Field(d.Root(), "nodeEndpoints")
+	if ne == transcode.NoNode {
 		return tail, false
+	}
+	for e := d.First(ne); e != transcode.NoNode; {
+		next := d.Next(e)
+		if d.Remove(e) != nil {
+			return tail, false
+		}
+		e = next
 	}
 	body, err = d.AppendTo(f.synOut[:0])
 	if err != nil {

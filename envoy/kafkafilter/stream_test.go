@@ -1,0 +1,232 @@
+package kafkafilter
+
+import (
+	"bytes"
+	"math/rand"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/envoy/kafkatest"
+)
+
+// fetchResponse is a Fetch response frame at ver: parts partitions of size bytes of
+// records each (one batch of random values, uncompressed), and endpoints.
+func fetchResponse(t testing.TB, corr int32, ver int16, parts, size int, endpoints []codec.FetchResponseNodeEndpoint) []byte {
+	t.Helper()
+	rnd := rand.New(rand.NewSource(int64(parts*size) + int64(ver)))
+	var enc records.Encoder
+	resp := codec.NewFetchResponse()
+	topic := codec.FetchResponseFetchableTopicResponse{Topic: "events"}
+	topic.TopicId[3] = 9
+	for p := 0; p < parts; p++ {
+		var rs []records.Record
+		for n := 0; n < size; n += 1000 {
+			v := make([]byte, 1000)
+			rnd.Read(v)
+			rs = append(rs, records.Record{Value: v})
+		}
+		batch := records.Batch{BaseOffset: 100, PartitionLeaderEpoch: 1}
+		batch.SetDeltas(rs)
+		recs, err := enc.AppendBatch(nil, &batch, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pd codec.FetchResponsePartitionData
+		pd.SetDefaults()
+		pd.PartitionIndex, pd.HighWatermark, pd.Records = int32(p), 200, recs
+		if p == 1 && len(endpoints) > 0 {
+			pd.ErrorCode = 6 // NOT_LEADER_OR_FOLLOWER, with the new leader
+			pd.CurrentLeader.LeaderId, pd.CurrentLeader.LeaderEpoch = 1, 7
+			pd.Records = []byte{}
+		}
+		topic.Partitions = append(topic.Partitions, pd)
+	}
+	resp.Responses = append(resp.Responses, topic)
+	resp.NodeEndpoints = endpoints
+	frame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: corr}, ver, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frame
+}
+
+func fetchRequest(t testing.TB, corr int32, ver int16) []byte {
+	t.Helper()
+	req := codec.NewFetchRequest()
+	req.MaxWaitMs, req.MaxBytes = 500, 1<<20
+	req.Topics = []codec.FetchRequestFetchTopic{{Topic: "events", Partitions: []codec.FetchRequestFetchPartition{{Partition: 0}}}}
+	req.Topics[0].TopicId[3] = 9
+	return kafkatest.MustRequest(corr, ver, req)
+}
+
+func chunk64K(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		n := min(len(b), 64<<10)
+		out = append(out, b[:n])
+		b = b[n:]
+	}
+	return out
+}
+
+// through sends request downstream, then response upstream in chunks, and returns
+// what reached the client.
+func through(t *testing.T, c *Conn, request, response []byte, chunk chunker) []byte {
+	t.Helper()
+	var dn, up proxyDir
+	out, closed := dn.deliver(t, c, request, true)
+	if closed || !bytes.Equal(out, request) {
+		t.Fatalf("request: closed %v, forwarded changed %v", closed, !bytes.Equal(out, request))
+	}
+	var got []byte
+	for _, piece := range chunk(response) {
+		o, closed := up.deliver(t, c, piece, false)
+		if closed {
+			t.Fatal("the filter closed the connection")
+		}
+		got = append(got, o...)
+	}
+	return got
+}
+
+// Under address rewriting, a Fetch response streams through: its node endpoints are
+// rewritten where they are, at the same size (the size prefix went first), in every
+// chunking; endpoints that would not fit are removed; everything else is unchanged.
+func TestFetchEndpointsInPlace(t *testing.T) {
+	endpoints := []codec.FetchResponseNodeEndpoint{{NodeId: 1, Host: "broker-1.kafka.internal", Port: 9092}, {NodeId: 2, Host: "broker-2.kafka.internal", Port: 9092}}
+	for _, tc := range []struct {
+		name, proxy string
+		dropped     bool
+	}{
+		{"shorter", "proxy-1:19092", false},
+		{"same size", "broker-1.kafka.proxied:9092", false},
+		{"one byte shorter", "broker-1.kafka.interna:9092", false},
+		{"two bytes shorter", "broker-1.kafka.intern:9092", false},
+		{"longer", "a-much-longer-proxy-host-name.example.com:19092", true},
+	} {
+		for _, ver := range []int16{16, 17, 18} {
+			for ci, chunk := range []chunker{whole, bytewise, randomly(3), chunk64K} {
+				h := newHost()
+				f := mustFilter(t, h, `{"brokers":{"1":"`+tc.proxy+`"}}`)
+				c := f.NewConn()
+				resp := fetchResponse(t, 5, ver, 3, 3000, endpoints)
+				got := through(t, c, fetchRequest(t, 5, ver), resp, chunk)
+				if len(got) != len(resp) {
+					t.Fatalf("%s v%d chunking %d: %d bytes forwarded, want %d", tc.name, ver, ci, len(got), len(resp))
+				}
+				rf, err := codec.DecodeResponseFrame(got, apiFetch, ver)
+				if err != nil {
+					t.Fatalf("%s v%d chunking %d: the client cannot read the response: %v", tc.name, ver, ci, err)
+				}
+				want, _ := codec.DecodeResponseFrame(resp, apiFetch, ver)
+				gr, wr := rf.Body.(*codec.FetchResponse), want.Body.(*codec.FetchResponse)
+				if tc.dropped {
+					if len(gr.NodeEndpoints) != 0 || h.value("rewrite.endpoints_dropped") != 1 {
+						t.Fatalf("%s v%d: endpoints %+v, dropped %d", tc.name, ver, gr.NodeEndpoints, h.value("rewrite.endpoints_dropped"))
+					}
+				} else {
+					host, port, _ := splitHostPort(tc.proxy)
+					e := gr.NodeEndpoints
+					if len(e) != 2 || e[0].Host != host || itoa(e[0].Port) != port || e[1].Host != endpoints[1].Host || e[1].Port != endpoints[1].Port || h.value("rewrite.endpoints_in_place") != 1 {
+						t.Fatalf("%s v%d chunking %d: endpoints %+v, in place %d", tc.name, ver, ci, e, h.value("rewrite.endpoints_in_place"))
+					}
+				}
+				gr.NodeEndpoints, wr.NodeEndpoints = nil, nil
+				gb, _ := gr.Encode(nil, ver)
+				wb, _ := wr.Encode(nil, ver)
+				if !bytes.Equal(stripUnknown(t, gb, ver), stripUnknown(t, wb, ver)) {
+					t.Fatalf("%s v%d: the rest of the response changed", tc.name, ver)
+				}
+			}
+		}
+	}
+}
+
+// stripUnknown drops the unknown tagged fields (the padding) of a Fetch response body.
+func stripUnknown(t *testing.T, body []byte, ver int16) []byte {
+	var r codec.FetchResponse
+	if err := r.Decode(body, ver); err != nil {
+		t.Fatal(err)
+	}
+	r.UnknownTaggedFields = nil
+	b, _ := r.Encode(nil, ver)
+	return b
+}
+
+// A Fetch response of 1 MiB through a filter that rewrites addresses (and has a
+// schema policy) but no rule for its records is not copied into the filter: only
+// frame heads and the walk's small reads are, a few KiB at most; the bytes reach the
+// client unchanged.
+func TestFetchResponseNotCopied(t *testing.T) {
+	for _, ver := range []int16{12, 16, 18} {
+		for _, mode := range []string{"in_place", "forward"} {
+			h := newHost()
+			f := mustFilter(t, h, `{"brokers":{"1":"proxy:9000"},"fetch_endpoints":"`+mode+`","schema":{"rules":[{"topic":"orders","policy":"enforce","schema_ids":[1]}]}}`)
+			c := f.NewConn()
+			resp := fetchResponse(t, 5, ver, 10, 105<<10, nil)
+			if len(resp) < 1<<20 {
+				t.Fatalf("response of %d bytes", len(resp))
+			}
+			req := fetchRequest(t, 5, ver)
+			got := through(t, c, req, resp, chunk64K)
+			if !bytes.Equal(got, resp) {
+				t.Fatalf("v%d %s: the response changed", ver, mode)
+			}
+			copied := c.Copied()
+			t.Logf("Fetch v%d (%s): %d of %d response bytes copied into the filter", ver, mode, copied, len(resp))
+			if copied > 16<<10 {
+				t.Fatalf("Fetch v%d (%s): %d bytes copied into the filter for a %d-byte response", ver, mode, copied, len(resp))
+			}
+		}
+	}
+}
+
+// Under "hold", the response is held whole and rewritten exactly (its size changes).
+func TestFetchEndpointsHold(t *testing.T) {
+	endpoints := []codec.FetchResponseNodeEndpoint{{NodeId: 1, Host: "b1", Port: 9092}}
+	h := newHost()
+	f := mustFilter(t, h, `{"brokers":{"1":"a-much-longer-proxy-host-name.example.com:19092"},"fetch_endpoints":"hold"}`)
+	c := f.NewConn()
+	resp := fetchResponse(t, 5, 18, 3, 3000, endpoints)
+	got := through(t, c, fetchRequest(t, 5, 18), resp, randomly(5))
+	rf, err := codec.DecodeResponseFrame(got, apiFetch, 18)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rf.Body.(*codec.FetchResponse).NodeEndpoints; len(e) != 1 || e[0].Host != "a-much-longer-proxy-host-name.example.com" || e[0].Port != 19092 {
+		t.Fatalf("endpoints %+v", e)
+	}
+	if c.Copied() < int64(len(resp)) {
+		t.Fatalf("held whole, yet only %d of %d bytes copied", c.Copied(), len(resp))
+	}
+}
+
+// A Produce request whose topic no rule covers streams through: the proxy holds only
+// its first bytes (until the topic is known), nothing of its records is copied, and
+// the broker receives it unchanged.
+func TestProduceWithoutRuleStreams(t *testing.T) {
+	var big []records.Message
+	for i := 0; i < 64; i++ {
+		big = append(big, rec("events", int32(i%4), bytes.Repeat([]byte{byte(i)}, 1024)))
+	}
+	for ci, chunk := range []chunker{whole, chunk64K, randomly(9)} {
+		h := newHost()
+		f := mustFilter(t, h, enforceCfg)
+		p := newPipe(t, f, chunk)
+		frame := produceFrame(t, 1, 9, -1, records.CompressionNone, big...)
+		p.send(frame)
+		if len(p.upFrames) != 1 || !bytes.Equal(p.upFrames[0], frame) {
+			t.Fatalf("chunking %d: %d frames reached the broker", ci, len(p.upFrames))
+		}
+		if len(p.replies) != 1 {
+			t.Fatalf("chunking %d: %d replies", ci, len(p.replies))
+		}
+		if got := h.value("policy.requests_streamed"); got != 1 {
+			t.Fatalf("chunking %d: policy.requests_streamed %d", ci, got)
+		}
+		if ci < 2 && p.c.Copied() > 4<<10 {
+			t.Fatalf("chunking %d: %d bytes of a %d-byte request copied", ci, p.c.Copied(), len(frame))
+		}
+	}
+}
