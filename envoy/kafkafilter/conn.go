@@ -96,6 +96,7 @@ type dir struct {
 	carryAt  int
 	join     []byte
 	topics   int // modeDecide: topics not yet seen
+	parts    int // modeDecide: partitions of the topics seen
 	acks     int16
 	tailAt   int // modeWalk: stream offset of the root tag section, once known
 	tail     []byte
@@ -505,7 +506,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 	if key == apiProduce && s.pol != nil {
 		d.mode = modeDecide
 		d.decision = decideUnknown
-		d.topics, d.acks = -1, -1
+		d.topics, d.acks, d.parts = -1, -1, 0
 		d.bodyAt = -1
 		return
 	}

@@ -24,11 +24,12 @@ const (
 	selTopics
 	selTopicName
 	selTopicID
+	selPartitions
 )
 
 func plans() {
 	plansOnce.Do(func() {
-		producePlan, producePlanErr = transcode.NewWalkPlan(apiProduce, codec.KindRequest, "acks", "topicData", "topicData.name", "topicData.topicId")
+		producePlan, producePlanErr = transcode.NewWalkPlan(apiProduce, codec.KindRequest, "acks", "topicData", "topicData.name", "topicData.topicId", "topicData.partitionData")
 		fetchPlan, fetchPlanErr = transcode.NewWalkPlan(apiFetch, codec.KindResponse)
 	})
 }
@@ -73,7 +74,7 @@ func (c *Conn) frameBytes(d *dir, avail, n int) []byte {
 
 // decide walks a Produce request under a policy, held meanwhile, until the filter
 // knows whether a rule covers one of its topics: if none does, it streams through
-// (a single-topic request is decided by its first bytes); otherwise the filter
+// (a single-topic request is decided by its first bytes, up to its partition count); otherwise the filter
 // holds it whole and checks it.
 func (c *Conn) decide(d *dir, pos, n int) int {
 	size := d.frameEnd - d.frameAt
@@ -135,8 +136,10 @@ func (c *Conn) decide(d *dir, pos, n int) int {
 				}
 				if !known || c.f.s.pol.RuleFor(name).Mode != policy.None {
 					d.decision = decideHold
-					break
 				}
+			case selPartitions:
+				// A topic no rule covers: the partitions it names go through.
+				d.parts += max(int(ev.Int), 0)
 				if d.topics--; d.topics == 0 {
 					d.decision = decidePass
 				}
@@ -156,6 +159,7 @@ func (c *Conn) decide(d *dir, pos, n int) int {
 	}
 	// No rule covers the request: it streams through from its first byte.
 	c.f.inc(c.f.mUnruled, 1)
+	c.f.inc(c.f.mPartAccepted, d.parts)
 	ver := int16(binary.BigEndian.Uint16(c.frameBytes(d, avail, reqHeadLen)[6:]))
 	corr := int32(binary.BigEndian.Uint32(c.frameBytes(d, avail, reqHeadLen)[8:]))
 	if d.acks != 0 {

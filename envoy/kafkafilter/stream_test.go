@@ -3,6 +3,7 @@ package kafkafilter
 import (
 	"bytes"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
@@ -227,6 +228,54 @@ func TestProduceWithoutRuleStreams(t *testing.T) {
 		}
 		if ci < 2 && p.c.Copied() > 4<<10 {
 			t.Fatalf("chunking %d: %d bytes of a %d-byte request copied", ci, p.c.Copied(), len(frame))
+		}
+	}
+}
+
+// The per-api metrics carry Envoy's kafka_broker filter names as well as kwire's:
+// with stat_prefix "kafka.edge" they are Envoy's names for its stat_prefix "edge".
+func TestEnvoyMetricNames(t *testing.T) {
+	h := newHost()
+	f := mustFilter(t, h, `{"stat_prefix":"kafka.edge","schema":{"rules":[{"topic":"orders","policy":"enforce","schema_ids":[1]}]}}`)
+	p := newPipe(t, f, randomly(1))
+	p.send(produceFrame(t, 1, 9, -1, records.CompressionNone, rec("events", 0, []byte("v"))), metadataFrame(2, 12, "events"))
+	if len(p.replies) != 2 {
+		t.Fatalf("%d replies", len(p.replies))
+	}
+	for _, tc := range []struct {
+		name    string
+		kind    MetricKind
+		samples int
+	}{
+		{"kafka.edge.request.produce_request", Counter, 0},
+		{"kafka.edge.response.produce_response", Counter, 0},
+		{"kafka.edge.response.produce_duration", Histogram, 1},
+		{"kafka.edge.request.metadata_request", Counter, 0},
+		{"kafka.edge.response.metadata_response", Counter, 0},
+		{"kafka.edge.response.metadata_duration", Histogram, 1},
+		{"kafka.edge.request.unknown", Counter, 0},
+		{"kafka.edge.request.failure", Counter, 0},
+		{"kafka.edge.response.unknown", Counter, 0},
+		{"kafka.edge.response.failure", Counter, 0},
+		{"kafka.edge.request.produce", Counter, 0},
+		{"kafka.edge.response.produce_duration_ms", Histogram, 1},
+	} {
+		id, ok := h.byName[tc.name]
+		if !ok {
+			t.Errorf("no metric %s", tc.name)
+			continue
+		}
+		m := h.metrics[id-1]
+		if m.kind != tc.kind {
+			t.Errorf("%s is a %d, want %d", tc.name, m.kind, tc.kind)
+		}
+		if tc.kind == Histogram && len(m.samples) != tc.samples {
+			t.Errorf("%s has %d samples, want %d", tc.name, len(m.samples), tc.samples)
+		}
+		if tc.kind == Counter && strings.HasSuffix(tc.name, "_request") || strings.HasSuffix(tc.name, "_response") {
+			if m.value != 1 {
+				t.Errorf("%s = %d, want 1", tc.name, m.value)
+			}
 		}
 	}
 }
