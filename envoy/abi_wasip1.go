@@ -121,10 +121,13 @@ type dataBuffer struct {
 	n  int
 }
 
-func (b dataBuffer) Len() int { return b.n }
+// dataBuf is the buffer of the running data callback.
+var dataBuf dataBuffer
+
+func (b *dataBuffer) Len() int { return b.n }
 
 // ReadAt has the host copy len(p) bytes at off straight into p.
-func (b dataBuffer) ReadAt(p []byte, off int) bool {
+func (b *dataBuffer) ReadAt(p []byte, off int) bool {
 	if len(p) == 0 {
 		return true
 	}
@@ -262,7 +265,9 @@ func onData(ctx, size, eos int32, downstream bool) (action int32) {
 	if s == nil || s.conn == nil {
 		return actionPause
 	}
-	buf := dataBuffer{id: bufUpstream, n: int(size)}
+	buf := &dataBuf // a pointer in the interface: no allocation per callback
+	*buf = dataBuffer{id: bufUpstream, n: int(size)}
+	copiedBefore := s.conn.Copied()
 	var act kafkafilter.Action
 	if downstream {
 		buf.id = bufDownstream
@@ -277,7 +282,7 @@ func onData(ctx, size, eos int32, downstream bool) (action int32) {
 		proxyCloseStream(streamDownstream)
 		proxyCloseStream(streamUpstream)
 	}
-	yieldToGC(int(size))
+	yieldToGC(int(s.conn.Copied() - copiedBefore))
 	if act.Pause {
 		return actionPause
 	}
@@ -330,12 +335,13 @@ func proxyOnTick(ctx int32) {
 }
 
 // yieldToGC lets the Go scheduler run the collector's background workers, which
-// in a reactor run only while an export is running and yields: every 64 data
-// callbacks, or after 4 MiB of data.
+// in a reactor run only while an export is running and yields: every 256 data
+// callbacks, or after 4 MiB copied into the filter (what it allocates follows
+// what it copies).
 func yieldToGC(n int) {
 	calls++
 	handed += n
-	if calls >= 64 || handed >= 4<<20 {
+	if calls >= 256 || handed >= 4<<20 {
 		calls, handed = 0, 0
 		runtime.Gosched()
 	}

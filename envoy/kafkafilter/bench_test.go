@@ -115,3 +115,35 @@ func BenchmarkProduceSteps(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStreamFetch runs a 1 MiB Fetch response through a Conn in 64 KiB reads,
+// natively, per fetch_endpoints mode: the filter's own cost, without a VM.
+func BenchmarkStreamFetch(b *testing.B) {
+	for _, bc := range []struct {
+		name, cfg string
+		ver       int16
+	}{
+		{"v12-pass", `{"brokers":{"1":"proxy:9000"}}`, 12},
+		{"v18-in-place", `{"brokers":{"1":"proxy:9000"}}`, 18},
+		{"v18-hold", `{"brokers":{"1":"proxy:9000"},"fetch_endpoints":"hold"}`, 18},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			f, err := New(newHost(), []byte(bc.cfg))
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := f.NewConn()
+			req, resp := fetchRequest(b, 5, bc.ver), fetchResponse(b, 5, bc.ver, 10, 105<<10, nil)
+			b.SetBytes(int64(len(resp)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c.OnDownstream(sliceBuffer(req), false)
+				for _, piece := range chunk64K(resp) {
+					if act := c.OnUpstream(sliceBuffer(piece), false); act.Edit && bc.name != "v18-hold" {
+						b.Fatal("edited")
+					}
+				}
+			}
+		})
+	}
+}

@@ -101,6 +101,8 @@ type dir struct {
 	tailAt   int // modeWalk: stream offset of the root tag section, once known
 	tail     []byte
 	decision int
+	fsrc     frameSrc // the walks' sources (kept here: no allocation per call)
+	rsrc     respSrc
 }
 
 const (
@@ -222,7 +224,12 @@ func (c *Conn) readInto(dst []byte, off, n int) ([]byte, bool) {
 		return dst, true
 	}
 	l := len(dst)
-	dst = append(dst, make([]byte, n)...)
+	if cap(dst)-l < n {
+		grown := make([]byte, l, max(l+n, 2*cap(dst)))
+		copy(grown, dst)
+		dst = grown
+	}
+	dst = dst[:l+n]
 	if !c.win.b.ReadAt(dst[l:], off) {
 		c.closeWith("the proxy refused to read its buffer")
 		return dst[:l], false
@@ -572,7 +579,7 @@ func (c *Conn) responseHead(d *dir, h []byte, size int) {
 		c.f.host.Log(LevelDebug, "kwire: "+strconv.Itoa(idx)+" pending requests were not answered")
 	}
 	p := c.pending[idx]
-	c.pending = c.pending[idx+1:]
+	c.pending = c.pending[:copy(c.pending, c.pending[idx+1:])]
 	if p.key < 0 {
 		c.f.inc(c.f.mRespUnknown, 1)
 		return

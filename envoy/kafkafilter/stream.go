@@ -108,9 +108,9 @@ func (c *Conn) decide(d *dir, pos, n int) int {
 			d.walk.Reset(producePlan, ver, size-hl, false)
 		}
 	}
-	src := frameSrc{c: c, d: d, body: d.bodyAt, avail: avail}
+	d.fsrc = frameSrc{c: c, d: d, body: d.bodyAt, avail: avail}
 	for d.decision == decideUnknown {
-		switch d.walk.Next(&src) {
+		switch d.walk.Next(&d.fsrc) {
 		case transcode.WalkMore:
 			if avail < size {
 				return c.decideWait(d, pos)
@@ -218,7 +218,7 @@ type respSrc struct {
 	d *dir
 }
 
-func (s respSrc) At(off, n int) []byte { return s.c.streamAt(s.d, s.d.bodyAt+off, n) }
+func (s *respSrc) At(off, n int) []byte { return s.c.streamAt(s.d, s.d.bodyAt+off, n) }
 
 // keepCarry saves the response bytes from stream offset so to buffer offset end,
 // which the walk reads again in the next callback (they are forwarded meanwhile).
@@ -266,7 +266,8 @@ func (c *Conn) walkResponse(d *dir, pos, n int) int {
 		}
 	}
 	for {
-		switch d.walk.Next(respSrc{c, d}) {
+		d.rsrc = respSrc{c, d}
+		switch d.walk.Next(&d.rsrc) {
 		case transcode.WalkMore:
 			return c.walkForward(d, pos, n, d.bodyAt+d.walk.Pos())
 		case transcode.WalkRootTags:

@@ -8,6 +8,8 @@ import (
 	"math/rand"
 	"net"
 	"os"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,18 +18,11 @@ import (
 	"github.com/kwire/kwire/envoy/kafkatest"
 )
 
-// sink answers every request frame with the same small Produce v9 response
-// (correlation id patched in), so the upstream costs the same with and without
-// the filter and almost nothing.
-func sink(t testing.TB) (addr string, stop func()) {
+// sink answers every request frame with the response its api key maps to
+// (correlation id patched in), so that the upstream costs the same with and without
+// the filter, and little.
+func sink(t testing.TB, answers map[int16][]byte) (addr string, stop func()) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := codec.NewProduceResponse()
-	pr := codec.NewProduceResponsePartitionProduceResponse()
-	r.Responses = []codec.ProduceResponseTopicProduceResponse{{Name: "bench", PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pr}}}
-	tmpl, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{}, 9, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +38,13 @@ func sink(t testing.TB) (addr string, stop func()) {
 				buf := make([]byte, 256<<10)
 				for {
 					n, err := c.Read(buf)
-					var out []byte
 					for _, f := range sp.Push(buf[:n]) {
-						resp := append([]byte(nil), tmpl...)
-						copy(resp[4:8], f[8:12])
-						out = append(out, resp...)
-					}
-					if len(out) > 0 {
-						if _, werr := c.Write(out); werr != nil {
+						tmpl := answers[int16(binary.BigEndian.Uint16(f[4:]))]
+						if tmpl == nil {
+							return
+						}
+						copy(tmpl[4:8], f[8:12])
+						if _, werr := c.Write(tmpl); werr != nil {
 							return
 						}
 					}
@@ -64,110 +58,309 @@ func sink(t testing.TB) (addr string, stop func()) {
 	return ln.Addr().String(), func() { ln.Close() }
 }
 
-// benchTraffic is n Produce v9 requests of 64 records of 1 KiB each, lz4 batches,
-// every record carrying an allowed schema id.
-func benchTraffic(t testing.TB, n int) ([]byte, int) {
-	var all []byte
+// produceRequests is n Produce v9 requests to topic, each one lz4 batch of 64
+// records of 1 KiB (a 64 KiB batch) whose records carry schema id 1 in a header.
+func produceRequests(t testing.TB, topic string, n int) [][]byte {
 	rnd := rand.New(rand.NewSource(1))
+	var out [][]byte
 	for i := 0; i < n; i++ {
 		var msgs []records.Message
 		for j := 0; j < 64; j++ {
 			v := make([]byte, 1024)
-			v[0] = 0
-			binary.BigEndian.PutUint32(v[1:], 1)
-			rnd.Read(v[5:])
-			msgs = append(msgs, records.Message{Topic: "bench", Partition: int32(j % 4), Value: v})
+			rnd.Read(v)
+			msgs = append(msgs, records.Message{Topic: topic, Partition: int32(i % 4), Value: v,
+				Headers: []records.Header{{Key: []byte("schema.id"), Value: []byte("1")}}})
 		}
 		req, err := kafkatest.Produce(9, 1, records.CompressionLZ4, msgs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		all = append(all, kafkatest.MustRequest(int32(i+1), 9, req)...)
+		out = append(out, kafkatest.MustRequest(int32(i+1), 9, req))
 	}
-	return all, n
+	return out
 }
 
-func runTraffic(t testing.TB, addr string, traffic []byte, n int) time.Duration {
+// fetchResponseFrame is a Fetch response of about 1 MiB at ver: 10 partitions of
+// two lz4 batches of 125 records of 1 KiB of text.
+func fetchResponseFrame(t testing.TB, ver int16) []byte {
+	rnd := rand.New(rand.NewSource(2))
+	words := strings.Fields("kafka record value order payment user event stream topic partition offset leader broker")
+	var enc records.Encoder
+	resp := codec.NewFetchResponse()
+	topic := codec.FetchResponseFetchableTopicResponse{Topic: "bench"}
+	topic.TopicId[15] = 1
+	for p := 0; p < 10; p++ {
+		var recs []byte
+		for b := 0; b < 2; b++ {
+			rs := make([]records.Record, 125)
+			for i := range rs {
+				var v []byte
+				for len(v) < 1024 {
+					v = append(v, words[rnd.Intn(len(words))]...)
+					v = append(v, ' ')
+				}
+				rs[i] = records.Record{Key: []byte(fmt.Sprint("k", i)), Value: v[:1024]}
+			}
+			batch := records.Batch{BaseOffset: int64(b * 125), Attributes: int16(records.CompressionLZ4), PartitionLeaderEpoch: 3}
+			batch.SetDeltas(rs)
+			var err error
+			if recs, err = enc.AppendBatch(recs, &batch, rs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var pd codec.FetchResponsePartitionData
+		pd.SetDefaults()
+		pd.PartitionIndex, pd.HighWatermark, pd.LastStableOffset, pd.Records = int32(p), 250, 250, recs
+		pd.AbortedTransactions = []codec.FetchResponseAbortedTransaction{}
+		topic.Partitions = append(topic.Partitions, pd)
+	}
+	resp.Responses = append(resp.Responses, topic)
+	frame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{}, ver, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frame
+}
+
+func fetchRequestFrame(t testing.TB, ver int16) []byte {
+	req := codec.NewFetchRequest()
+	req.MaxWaitMs, req.MaxBytes = 500, 1<<20
+	ft := codec.FetchRequestFetchTopic{Topic: "bench"}
+	ft.TopicId[15] = 1
+	for p := 0; p < 10; p++ {
+		fp := codec.NewFetchRequestFetchPartition()
+		fp.Partition, fp.PartitionMaxBytes = int32(p), 256<<10
+		ft.Partitions = append(ft.Partitions, *fp)
+	}
+	req.Topics = []codec.FetchRequestFetchTopic{ft}
+	return kafkatest.MustRequest(1, ver, req)
+}
+
+// closedLoop sends each request and waits for its response before the next, as a
+// consumer does with one broker, and returns each request's time and the total.
+func closedLoop(t testing.TB, addr string, reqs [][]byte) ([]time.Duration, time.Duration) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Minute))
-	start := time.Now()
-	errc := make(chan error, 1)
-	go func() { _, err := c.Write(traffic); errc <- err }()
 	var sp kafkatest.Splitter
-	got := 0
-	buf := make([]byte, 64<<10)
-	for got < n {
-		k, err := c.Read(buf)
-		got += len(sp.Push(buf[:k]))
-		if err != nil && err != io.EOF {
-			t.Fatalf("after %d responses: %v", got, err)
+	buf := make([]byte, 256<<10)
+	times := make([]time.Duration, 0, len(reqs))
+	begin := time.Now()
+	for i, r := range reqs {
+		start := time.Now()
+		if _, err := c.Write(r); err != nil {
+			t.Fatalf("request %d: %v", i, err)
 		}
-		if err == io.EOF {
-			t.Fatalf("EOF after %d responses", got)
+		for got := false; !got; {
+			n, err := c.Read(buf)
+			if len(sp.Push(buf[:n])) > 0 {
+				got = true
+			}
+			if err != nil && !(err == io.EOF && got) {
+				t.Fatalf("response %d: %v", i, err)
+			}
 		}
+		times = append(times, time.Since(start))
 	}
-	d := time.Since(start)
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return times, time.Since(begin)
 }
 
-// TestProxyBenchTable compares the harness proxy with the filter (schema policy
-// enforcing on the topic, every record checked, lz4 decompressed) against the same
-// proxy without it, on the same traffic, in one run. KWIRE_BENCH=1 runs it.
+func percentile(d []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+// benchResult is one workload's comparison.
+type benchResult struct {
+	name                  string
+	bytes                 int
+	pass, filter          time.Duration // best total of the rounds
+	passTimes, filterTime []time.Duration
+	filterRequests        int // requests sent through the filter, warm-up included
+}
+
+func (r benchResult) ratio() float64 { return r.pass.Seconds() / r.filter.Seconds() }
+func (r benchResult) added(p float64) float64 {
+	return float64(percentile(r.filterTime, p)-percentile(r.passTimes, p)) / 1e3
+}
+
+// compare runs reqs through the proxy without a module and the one with the
+// filter, alternating rounds, and keeps each side's best round.
+func compare(t testing.TB, name string, without, with *Proxy, reqs [][]byte, bytesPerRound int) benchResult {
+	closedLoop(t, with.Addr(), reqs[:min(len(reqs), 20)])
+	closedLoop(t, without.Addr(), reqs[:min(len(reqs), 20)])
+	r := benchResult{name: name, bytes: bytesPerRound, filterRequests: min(len(reqs), 20) + 5*len(reqs)}
+	for round := 0; round < 5; round++ {
+		ts, total := closedLoop(t, without.Addr(), reqs)
+		if r.pass == 0 || total < r.pass {
+			r.pass, r.passTimes = total, ts
+		}
+		ts, total = closedLoop(t, with.Addr(), reqs)
+		if r.filter == 0 || total < r.filter {
+			r.filter, r.filterTime = total, ts
+		}
+	}
+	return r
+}
+
+// TestProxyBenchTable compares the harness proxy with the filter against the same
+// proxy without a module, on three workloads in one run (KWIRE_BENCH=1, make
+// envoy-bench):
+//
+//   - consume: Fetch responses of about 1 MiB (10 partitions, lz4 batches), address
+//     rewriting on, at v12 and v18; the client waits for each response;
+//   - produce-no-rule: Produce v9 of 64 KiB lz4 batches to a topic no rule names;
+//   - produce-enforce: the same to a topic whose rule enforces schema ids in headers.
+//
+// It also measures consume at v18 with fetch_endpoints "hold" (what holding each
+// response costs) and, with a real broker, a Java consumer (TestProxyBenchJava).
 func TestProxyBenchTable(t *testing.T) {
 	if os.Getenv("KWIRE_BENCH") != "1" {
 		t.Skip("set KWIRE_BENCH=1 (make envoy-bench)")
 	}
-	up, stop := sink(t)
-	defer stop()
-	p, err := NewPlugin(context.Background(), Config{Module: module(t), Cache: cache,
-		PluginConfiguration: []byte(`{"schema":{"default":"none","rules":[{"topic":"bench","policy":"enforce","schema_ids":[1]}]}}`)})
+	produceResp := codec.NewProduceResponse()
+	pr := codec.NewProduceResponsePartitionProduceResponse()
+	produceResp.Responses = []codec.ProduceResponseTopicProduceResponse{{Name: "bench", PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pr}}}
+	produceFrame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{}, 9, produceResp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
-	with, err := NewProxy(p, up)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer with.Close()
-	without, err := NewProxy(nil, up)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer without.Close()
-	traffic, n := benchTraffic(t, 400)
-	mib := float64(len(traffic)) / (1 << 20)
-	// Warm up both, then alternate rounds and keep the best of each.
-	runTraffic(t, with.Addr(), traffic[:len(traffic)/8], 0)
-	best := map[string]time.Duration{}
-	for round := 0; round < 5; round++ {
-		for _, x := range []struct {
-			name string
-			px   *Proxy
-		}{{"pass-through", without}, {"filter", with}} {
-			d := runTraffic(t, x.px.Addr(), traffic, n)
-			if best[x.name] == 0 || d < best[x.name] {
-				best[x.name] = d
+	const policy = `"schema":{"default":"none","rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}`
+	newProxy := func(cfg string, answers map[int16][]byte) (*Proxy, *Proxy, *Plugin, func()) {
+		up, stop := sink(t, answers)
+		var p *Plugin
+		if cfg != "" {
+			if p, err = NewPlugin(context.Background(), Config{Module: module(t), Cache: cache, PluginConfiguration: []byte(cfg)}); err != nil {
+				t.Fatal(err)
 			}
 		}
+		with, err := NewProxy(p, up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, err := NewProxy(nil, up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return without, with, p, func() { with.Close(); without.Close(); p.Close(); stop() }
 	}
-	checked, _ := p.Metric("kafka.kwire.policy.records_checked")
-	if checked.Value < int64(n*64) {
-		t.Fatalf("the filter checked %d records, want at least %d", checked.Value, n*64)
+	var results []benchResult
+	copied := map[string]float64{}
+	for _, w := range []struct {
+		name, cfg string
+		ver       int16
+	}{
+		{"consume v12", `{"brokers":{"1":"127.0.0.1:19092"},` + policy + `}`, 12},
+		{"consume v18", `{"brokers":{"1":"127.0.0.1:19092"},` + policy + `}`, 18},
+		{"consume v18 hold", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"hold",` + policy + `}`, 18},
+	} {
+		resp := fetchResponseFrame(t, w.ver)
+		without, with, p, stop := newProxy(w.cfg, map[int16][]byte{apiFetch: resp})
+		reqs := make([][]byte, 200)
+		for i := range reqs {
+			reqs[i] = fetchRequestFrame(t, w.ver)
+		}
+		before := p.BytesCopiedIn()
+		r := compare(t, w.name, without, with, reqs, len(resp)*len(reqs))
+		copied[w.name] = float64(p.BytesCopiedIn()-before) / float64(r.filterRequests)
+		results = append(results, r)
+		stop()
 	}
-	pt, fl := best["pass-through"], best["filter"]
-	fmt.Printf("proxy benchmark: %d Produce v9 requests, 64 x 1 KiB records each in lz4 batches, %.1f MiB on the wire\n", n, mib)
-	fmt.Printf("  %-14s %8.1f ms  %8.1f MiB/s  %8.0f req/s\n", "pass-through", ms(pt), mib/pt.Seconds(), float64(n)/pt.Seconds())
-	fmt.Printf("  %-14s %8.1f ms  %8.1f MiB/s  %8.0f req/s\n", "filter", ms(fl), mib/fl.Seconds(), float64(n)/fl.Seconds())
-	fmt.Printf("  filter cost: %.2f ms per MiB, %.1f us per request; throughput ratio filter/pass-through %.2fx (target >= 0.8x)\n",
-		(ms(fl)-ms(pt))/mib, float64((fl-pt).Microseconds())/float64(n), pt.Seconds()/fl.Seconds())
+	for _, w := range []struct{ name, topic string }{{"produce-no-rule", "free"}, {"produce-enforce", "enforced"}} {
+		reqs := produceRequests(t, w.topic, 400)
+		without, with, p, stop := newProxy(`{`+policy+`}`, map[int16][]byte{apiProduce: produceFrame})
+		n := 0
+		for _, r := range reqs {
+			n += len(r)
+		}
+		before := p.BytesCopiedIn()
+		r := compare(t, w.name, without, with, reqs, n)
+		results = append(results, r)
+		copied[w.name] = float64(p.BytesCopiedIn()-before) / float64(r.filterRequests)
+		if w.topic == "enforced" {
+			if m, _ := p.Metric("kafka.kwire.policy.records_checked"); m.Value < int64(len(reqs)*64) {
+				t.Fatalf("the filter checked %d records, want at least %d", m.Value, len(reqs)*64)
+			}
+		}
+		stop()
+	}
+	fmt.Println("proxy benchmark: the harness proxy with kwire-envoy.wasm vs the same proxy without a module, best of 5 rounds each")
+	fmt.Printf("  %-18s %10s %12s %12s %8s %12s %12s %12s\n", "workload", "MiB/round", "pass MiB/s", "filter MiB/s", "ratio", "added p50 us", "added p99 us", "copied/req")
+	for _, r := range results {
+		mib := float64(r.bytes) / (1 << 20)
+		perReq := float64(r.bytes) / float64(len(r.passTimes))
+		fmt.Printf("  %-18s %10.1f %12.1f %12.1f %7.2fx %12.1f %12.1f %6.0f B %3.0f%%\n", r.name, mib, mib/r.pass.Seconds(), mib/r.filter.Seconds(), r.ratio(), r.added(0.5), r.added(0.99), copied[r.name], 100*copied[r.name]/perReq)
+	}
+	worst := results[0]
+	if results[1].ratio() < worst.ratio() {
+		worst = results[1]
+	}
+	lines := []benchResult{worst, results[3], results[4]}
+	names := []string{"consume", "produce-no-rule", "produce-enforce"}
+	for i, r := range lines {
+		fmt.Printf("envoy-bench %s: ratio %.2fx, added p50 %.1f us, p99 %.1f us\n", names[i], r.ratio(), r.added(0.5), r.added(0.99))
+	}
+	fmt.Printf("envoy-bench consume-hold (fetch_endpoints \"hold\", v18): ratio %.2fx, added p50 %.1f us, p99 %.1f us\n", results[2].ratio(), results[2].added(0.5), results[2].added(0.99))
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+const (
+	apiProduce = 0
+	apiFetch   = 1
+)
+
+// BenchmarkModuleCallbacks times the module alone, without sockets: one Fetch
+// response of about 1 MiB delivered upstream in 64 KiB reads, per mode, and one
+// Produce request of a 64 KiB batch downstream.
+func BenchmarkModuleCallbacks(b *testing.B) {
+	for _, bc := range []struct {
+		name, cfg string
+		ver       int16
+		produce   string
+	}{
+		{"fetch-v12-noconfig", `{}`, 12, ""},
+		{"fetch-v12-pass", `{"brokers":{"1":"127.0.0.1:19092"}}`, 12, ""},
+		{"fetch-v18-in-place", `{"brokers":{"1":"127.0.0.1:19092"}}`, 18, ""},
+		{"fetch-v18-forward", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"forward"}`, 18, ""},
+		{"fetch-v18-hold", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"hold"}`, 18, ""},
+		{"produce-no-rule", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`, 9, "free"},
+		{"produce-enforce", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`, 9, "enforced"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			p := newPlugin(b, bc.cfg)
+			s, err := p.NewStream()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var req, resp []byte
+			if bc.produce != "" {
+				req = produceRequests(b, bc.produce, 1)[0]
+				produceResp := codec.NewProduceResponse()
+				resp, _ = codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: 1}, 9, produceResp)
+			} else {
+				req, resp = fetchRequestFrame(b, bc.ver), fetchResponseFrame(b, bc.ver)
+			}
+			copy(resp[4:8], req[8:12])
+			b.SetBytes(int64(len(req) + len(resp)))
+			calls := 0
+			for b.Loop() {
+				for off := 0; off < len(req); off += 64 << 10 {
+					if _, err := s.Downstream(req[off:min(off+64<<10, len(req))], false); err != nil {
+						b.Fatal(err)
+					}
+					calls++
+				}
+				for off := 0; off < len(resp); off += 64 << 10 {
+					if _, err := s.Upstream(resp[off:min(off+64<<10, len(resp))], false); err != nil {
+						b.Fatal(err)
+					}
+					calls++
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(calls), "ns/callback")
+		})
+	}
+}

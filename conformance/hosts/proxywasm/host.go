@@ -17,9 +17,10 @@
 //     next callback of that direction sees the accumulated buffer (data_size grows);
 //     Continue forwards the buffer (as modified) and empties it;
 //   - proxy_get_buffer_bytes (memory obtained through proxy_on_memory_allocate)
-//     and proxy_set_buffer_bytes with Envoy's rules for network buffers: prepend
-//     (start 0, size 0), replace (start 0, size >= length), append (start >=
-//     length), anything else BAD_ARGUMENT; DOWNSTREAM_DATA and UPSTREAM_DATA exist
+//     (any start and length within the buffer) and proxy_set_buffer_bytes with
+//     Envoy's rules for network buffers (its Buffer::copyFrom): start 0 drains size
+//     bytes (all of them when size >= length) and prepends the data, start >= length
+//     appends, anything else is BAD_ARGUMENT; DOWNSTREAM_DATA and UPSTREAM_DATA exist
 //     only during their callbacks, the configurations only during
 //     proxy_on_vm_start and proxy_on_configure;
 //   - proxy_close_stream closes the connection (both sides) after what was
@@ -166,6 +167,7 @@ type Plugin struct {
 	metricByNm map[string]uint32
 	logs       []LogEntry
 	props      map[string][]byte
+	copiedIn   int64 // data-buffer bytes handed to the module by proxy_get_buffer_bytes
 
 	tickStop chan struct{}
 	tickWG   sync.WaitGroup
@@ -342,6 +344,14 @@ func (p *Plugin) Logs() []LogEntry {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]LogEntry(nil), p.logs...)
+}
+
+// BytesCopiedIn is the number of data-buffer bytes (downstream and upstream) the
+// module has had copied into its memory through proxy_get_buffer_bytes.
+func (p *Plugin) BytesCopiedIn() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.copiedIn
 }
 
 // Metrics returns a snapshot of every defined metric, sorted by name.
@@ -713,6 +723,9 @@ func hostFunctions() []hostFn {
 				return
 			}
 			end := min(start+max, uint64(len(data)))
+			if b := int32(st[0]); b == BufferDownstreamData || b == BufferUpstreamData {
+				p.copiedIn += int64(end - start)
+			}
 			st[0] = uint64(p.writeOut(ctx, m, data[start:end], uint32(st[3]), uint32(st[4])))
 		}},
 		{"proxy_get_buffer_status", rep(3), rep(1), func(ctx context.Context, m api.Module, st []uint64) {
@@ -740,14 +753,11 @@ func hostFunctions() []hostFn {
 				return
 			}
 			switch {
-			case start == 0 && size == 0:
-				*buf = append(append([]byte(nil), val...), data...)
-			case start == 0 && size >= uint64(len(data)):
-				if p.active != nil && p.active.borrowed {
-					*buf = append([]byte(nil), val...)
-				} else {
-					*buf = append((*buf)[:0], val...)
-				}
+			case start == 0:
+				// Envoy's Buffer::copyFrom: drain size bytes (at most all), then prepend.
+				size = min(size, uint64(len(data)))
+				nb := make([]byte, 0, len(val)+len(data)-int(size))
+				*buf = append(append(nb, val...), data[size:]...)
 			case start >= uint64(len(data)):
 				*buf = append(*buf, val...)
 			default:
