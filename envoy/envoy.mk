@@ -31,7 +31,7 @@ envoy-test: $(ENVOY_WASM)
 	cd $(ENVOY_HARNESS) && $(GO) vet ./... && KWIRE_REQUIRE_BROKER=1 $(GO) test -count=1 -timeout 20m ./...
 
 envoy-bench: $(ENVOY_WASM)
-	cd $(ENVOY_HARNESS) && KWIRE_BENCH=1 $(GO) test -count=1 -timeout 20m -run '^TestProxyBenchTable$$' -v .
+	cd $(ENVOY_HARNESS) && KWIRE_BENCH=1 $(GO) test -count=1 -timeout 20m -run '^TestProxyBench(Table|Java)$$' -v .
 
 envoy-fuzz:
 	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzDownstream$$' -fuzztime $(FUZZTIME)
