@@ -247,77 +247,67 @@ func rejectCode(c kerr.Code) error {
 	return nil
 }
 
-// compile checks rule r (at segs) and builds its parts and rejection code.
-func (r *Rule) compile(def kerr.Code, segs ...string) error {
-	at := func(s ...string) []string { return append(append([]string(nil), segs...), s...) }
+// compile checks rule r (at rules[i], the path base) and builds its parts and
+// rejection code.
+func (r *Rule) compile(def kerr.Code, base ...string) error {
 	if err := rejectCode(r.Error); err != nil {
-		return invalid(err.Error(), at("error")...)
+		return invalid(err.Error(), append(base, "error")...)
 	}
 	r.code = int16(def)
 	if r.Error != 0 {
 		r.code = int16(r.Error)
 	}
-	val := Check{SchemaIDs: r.SchemaIDs, RequireVersion: r.RequireVersion, Versions: r.Versions}
+	val, valAt := Check{SchemaIDs: r.SchemaIDs, RequireVersion: r.RequireVersion, Versions: r.Versions}, base
 	if r.Value != nil {
-		for _, f := range []struct {
-			name string
-			set  bool
-		}{{"schema_ids", len(r.SchemaIDs) > 0}, {"require_version", r.RequireVersion}, {"versions", len(r.Versions) > 0}} {
-			if f.set {
-				return invalid("is the value's: give it in value or at the top level of the rule, not both", at(f.name)...)
-			}
+		if len(r.SchemaIDs) > 0 || r.RequireVersion || len(r.Versions) > 0 {
+			return invalid("schema_ids, require_version and versions are the value's: give them in value or at the top level of the rule, not both", append(base, "value")...)
 		}
-		val = *r.Value
+		val, valAt = *r.Value, append(base[:len(base):len(base)], "value")
 	}
 	var err error
-	valAt := segs
-	if r.Value != nil {
-		valAt = at("value")
-	}
-	if r.value, err = val.compile(true, valAt...); err != nil {
+	if r.value, err = val.compile(true, valAt); err != nil {
 		return err
 	}
 	if r.Key != nil {
-		if r.key, err = r.Key.compile(false, at("key")...); err != nil {
-			return err
-		}
+		r.key, err = r.Key.compile(false, append(base[:len(base):len(base)], "key"))
 	}
-	return nil
+	return err
 }
 
-// compile checks c, a value's (value true) or a key's, at segs.
-func (c *Check) compile(value bool, segs ...string) (part, error) {
-	at := func(s ...string) []string { return append(append([]string(nil), segs...), s...) }
-	for _, l := range [...]struct {
-		name string
-		list []int32
-	}{{"schema_ids", c.SchemaIDs}, {"versions", c.Versions}} {
-		for j, v := range l.list {
-			if v < 0 {
-				return part{}, invalid(strconv.Itoa(int(v))+" is negative", at(l.name, "["+strconv.Itoa(j)+"]")...)
-			}
+// compile checks c, a value's (value true) or a key's, at the path base.
+func (c *Check) compile(value bool, base []string) (part, error) {
+	fail := func(msg string, segs ...string) (part, error) {
+		return part{}, invalid(msg, append(base[:len(base):len(base)], segs...)...)
+	}
+	for j, v := range c.SchemaIDs {
+		if v < 0 {
+			return fail(strconv.Itoa(int(v))+" is negative", "schema_ids", "["+strconv.Itoa(j)+"]")
 		}
 	}
-	if !value && (c.RequireVersion || len(c.Versions) > 0) {
-		name := "versions"
-		if c.RequireVersion {
-			name = "require_version"
+	for j, v := range c.Versions {
+		if v < 0 {
+			return fail(strconv.Itoa(int(v))+" is negative", "versions", "["+strconv.Itoa(j)+"]")
 		}
-		return part{}, invalid("a key's schema reference is its Confluent prefix, which carries no version", at(name)...)
 	}
 	implied := len(c.SchemaIDs) > 0 || c.RequireVersion || len(c.Versions) > 0
+	if !value && c.RequireVersion {
+		return fail("a key's schema reference is its Confluent prefix, which carries no version", "require_version")
+	}
+	if !value && len(c.Versions) > 0 {
+		return fail("a key's schema reference is its Confluent prefix, which carries no version", "versions")
+	}
 	schema := value || implied
 	if c.RequireSchema != nil {
 		if !*c.RequireSchema && implied {
-			return part{}, invalid("is false, but schema_ids, require_version or versions need a schema reference", at("require_schema")...)
+			return fail("is false, but schema_ids, require_version or versions need a schema reference", "require_schema")
 		}
 		schema = *c.RequireSchema
 	}
 	if c.Null > RefuseNull {
-		return part{}, invalid("unknown null policy "+strconv.Itoa(int(c.Null)), at("null")...)
+		return fail("unknown null policy "+strconv.Itoa(int(c.Null)), "null")
 	}
 	return part{schema: schema, requireVersion: c.RequireVersion, json: c.JSON || c.UniqueKeys, unique: c.UniqueKeys,
-		refuseNull: c.Null == RefuseNull, ids: append([]int32(nil), c.SchemaIDs...), versions: append([]int32(nil), c.Versions...)}, nil
+		refuseNull: c.Null == RefuseNull, ids: c.SchemaIDs, versions: c.Versions}, nil
 }
 
 // Name describes the rule in logs and verdicts: "topic:orders", "prefix:audit.",

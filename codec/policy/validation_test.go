@@ -293,7 +293,7 @@ func TestValidationConfig(t *testing.T) {
 		t.Errorf("codes: default %d, x %d", d.RuleFor("other").code, d.RuleFor("x").code)
 	}
 	for _, tc := range []struct{ json, path, want string }{
-		{`{"rules":[{"topic":"a","policy":"warn","schema_ids":[1],"value":{"json":true}}]}`, "$.rules[0].schema_ids", "give it in value or at the top level"},
+		{`{"rules":[{"topic":"a","policy":"warn","schema_ids":[1],"value":{"json":true}}]}`, "$.rules[0].value", "give them in value or at the top level"},
 		{`{"rules":[{"topic":"a","policy":"warn","value":{"schema_ids":[1,-1]}}]}`, "$.rules[0].value.schema_ids[1]", "-1 is negative"},
 		{`{"rules":[{"topic":"a","policy":"warn","value":{"require_schema":false,"versions":[1]}}]}`, "$.rules[0].value.require_schema", "need a schema reference"},
 		{`{"rules":[{"topic":"a","policy":"warn","key":{"require_version":true}}]}`, "$.rules[0].key.require_version", "carries no version"},
