@@ -1,6 +1,7 @@
 package kafkafilter
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -144,4 +145,29 @@ type countingHost struct {
 func (h *countingHost) IncrementMetric(id uint32, d int64) {
 	h.calls[id]++
 	h.fakeHost.IncrementMetric(id, d)
+}
+
+// TestReadmeValidationExamples configures a filter with every example of the
+// record validation section of examples/envoy/README.md.
+func TestReadmeValidationExamples(t *testing.T) {
+	b, err := os.ReadFile("../../examples/envoy/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n## Record validation")
+	if !ok {
+		t.Fatal("no record validation section in examples/envoy/README.md")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	n := 0
+	for _, part := range strings.Split(sec, "```json\n")[1:] {
+		cfg, _, _ := strings.Cut(part, "```")
+		if _, err := New(newHost(), []byte(cfg)); err != nil {
+			t.Errorf("example %d refused: %v\n%s", n, err, cfg)
+		}
+		n++
+	}
+	if n < 5 {
+		t.Errorf("%d examples, want one per mode (5)", n)
+	}
 }
