@@ -31,6 +31,18 @@
 //     Versions, when not empty, lists the allowed versions (and implies a version is
 //     required).
 //
+// # Keys and values
+//
+// What a rule requires of a record's value is Rule.Value, of its key Rule.Key (a
+// Check each): a schema reference (required by default for the value, not for the
+// key; a key's reference is its Confluent prefix only), allowed ids and versions,
+// JSON (ValidJSON, on the payload after the Confluent prefix when the reference is
+// checked and comes from it), unique object keys, and whether a null passes
+// (allowed by default: a tombstone passes a rule that requires a value schema).
+// The top-level SchemaIDs, RequireVersion and Versions of a rule are the value's.
+// Rule.Error (or Config.Error) picks the error of a rejected partition:
+// INVALID_RECORD (the default) or POLICY_VIOLATION.
+//
 // # Verdicts
 //
 // Checker.Check walks one partition's records (any mix of magic 0, 1 and 2
