@@ -109,18 +109,17 @@ func (v *jsonValidator) check(b []byte, unique bool) error {
 			if i, err = v.number(b, i); err != nil {
 				return err
 			}
-		case c == 't':
-			if i, err = v.literal(b, i, "true"); err != nil {
-				return err
+		case c == 't' || c == 'f' || c == 'n':
+			lit := "null"
+			if c == 't' {
+				lit = "true"
+			} else if c == 'f' {
+				lit = "false"
 			}
-		case c == 'f':
-			if i, err = v.literal(b, i, "false"); err != nil {
-				return err
+			if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+				return v.fail(i, "invalid literal (want "+lit+")")
 			}
-		case c == 'n':
-			if i, err = v.literal(b, i, "null"); err != nil {
-				return err
-			}
+			i += len(lit)
 		default:
 			return v.fail(i, "invalid character "+quoteByte(c)+" looking for a JSON value")
 		}
@@ -415,13 +414,6 @@ func digits(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-func (v *jsonValidator) literal(b []byte, i int, lit string) (int, error) {
-	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
-		return i, v.fail(i, "invalid literal (want "+lit+")")
-	}
-	return i + len(lit), nil
 }
 
 func quoteByte(c byte) string {

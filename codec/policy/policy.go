@@ -288,38 +288,44 @@ func (r *Rule) compile(def kerr.Code, base ...string) error {
 
 // compile checks c, a value's (value true) or a key's, at the path base.
 func (c *Check) compile(value bool, base []string) (part, error) {
-	fail := func(msg string, segs ...string) (part, error) {
-		return part{}, invalid(msg, append(base[:len(base):len(base)], segs...)...)
+	if err := nonNegative(c.SchemaIDs, base, "schema_ids"); err != nil {
+		return part{}, err
 	}
-	for j, v := range c.SchemaIDs {
-		if v < 0 {
-			return fail(strconv.Itoa(int(v))+" is negative", "schema_ids", "["+strconv.Itoa(j)+"]")
-		}
-	}
-	for j, v := range c.Versions {
-		if v < 0 {
-			return fail(strconv.Itoa(int(v))+" is negative", "versions", "["+strconv.Itoa(j)+"]")
-		}
+	if err := nonNegative(c.Versions, base, "versions"); err != nil {
+		return part{}, err
 	}
 	implied := len(c.SchemaIDs) > 0 || c.RequireVersion || len(c.Versions) > 0
-	if !value && c.RequireVersion {
-		return fail("a key's schema reference is its Confluent prefix, which carries no version", "require_version")
-	}
-	if !value && len(c.Versions) > 0 {
-		return fail("a key's schema reference is its Confluent prefix, which carries no version", "versions")
-	}
 	schema := value || implied
 	if c.RequireSchema != nil {
-		if !*c.RequireSchema && implied {
-			return fail("is false, but schema_ids, require_version or versions need a schema reference", "require_schema")
-		}
 		schema = *c.RequireSchema
 	}
-	if c.Null > RefuseNull {
-		return fail("unknown null policy "+strconv.Itoa(int(c.Null)), "null")
+	msg, field := "", ""
+	switch {
+	case !value && implied && (c.RequireVersion || len(c.Versions) > 0):
+		msg, field = "a key's schema reference is its Confluent prefix, which carries no version", "versions"
+		if c.RequireVersion {
+			field = "require_version"
+		}
+	case !schema && implied:
+		msg, field = "is false, but schema_ids, require_version or versions need a schema reference", "require_schema"
+	case c.Null > RefuseNull:
+		msg, field = "unknown null policy (want allow or refuse)", "null"
+	}
+	if msg != "" {
+		return part{}, invalid(msg, append(base[:len(base):len(base)], field)...)
 	}
 	return part{schema: schema, requireVersion: c.RequireVersion, json: c.JSON || c.UniqueKeys, unique: c.UniqueKeys,
 		refuseNull: c.Null == RefuseNull, ids: c.SchemaIDs, versions: c.Versions}, nil
+}
+
+// nonNegative fails on the first negative entry of list (base.name[j]).
+func nonNegative(list []int32, base []string, name string) error {
+	for j, v := range list {
+		if v < 0 {
+			return invalid(strconv.Itoa(int(v))+" is negative", append(base[:len(base):len(base)], name, "["+strconv.Itoa(j)+"]")...)
+		}
+	}
+	return nil
 }
 
 // Name describes the rule in logs and verdicts: "topic:orders", "prefix:audit.",
