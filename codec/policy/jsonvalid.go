@@ -15,7 +15,9 @@ const MaxJSONDepth = 1000
 type JSONError struct {
 	// Offset is the byte offset of the failure in the checked bytes.
 	Offset int
-	// Duplicate is the repeated object key (decoded), when that is the failure.
+	// Repeated is true when the failure is a repeated object key: Duplicate (as
+	// decoded).
+	Repeated  bool
 	Duplicate string
 	// Msg says what is wrong.
 	Msg string
@@ -217,7 +219,7 @@ func (v *jsonValidator) unique(mark int) error {
 		return nil
 	}
 	k := keys[first]
-	v.err = JSONError{Offset: k.at, Duplicate: string(kb[k.from:k.to]), Msg: "duplicate object key " + strconv.Quote(clip(kb[k.from:k.to]))}
+	v.err = JSONError{Offset: k.at, Repeated: true, Duplicate: string(kb[k.from:k.to]), Msg: "duplicate object key " + strconv.Quote(clip(kb[k.from:k.to]))}
 	return &v.err
 }
 

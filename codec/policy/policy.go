@@ -809,7 +809,7 @@ func (c *Checker) checkPart(p *part, field string, b []byte, ref records.SchemaR
 	if p.json {
 		if err := c.json.check(b, p.unique); err != nil {
 			je := err.(*JSONError)
-			if je.Duplicate != "" || strings.HasPrefix(je.Msg, "duplicate") {
+			if je.Repeated {
 				return DuplicateKey, field + ": " + je.Error()
 			}
 			return InvalidJSON, field + ": not JSON: " + je.Error()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -61,6 +62,7 @@ func TestValidJSON(t *testing.T) {
 		{`{"\ud800":1,"\udc00":2}`, true, ""},
 		{`[{"x":{"y":1,"y":2}}]`, true, `duplicate object key "y" at byte 13`},
 		{`{"a":1,"a":2}`, false, ""},
+		{`{"":1,"":2}`, true, `duplicate object key "" at byte 6`},
 		{`{"b":1,"a":2,"c":3,"a":4,"b":5}`, true, `duplicate object key "a" at byte 19`},
 	} {
 		err := ValidJSON([]byte(tc.in), tc.unique)
@@ -218,6 +220,8 @@ func TestValidationRules(t *testing.T) {
 		{"unique ok", "uniq", []records.Message{rec(nil, []byte(`{"a":{"a":1}}`))}, 0, nil},
 		{"unique duplicate", "uniq", []records.Message{rec(nil, []byte(`{"a":1,"a":2}`))}, kerr.PolicyViolation,
 			[]fail{{DuplicateKey, "value", `value: duplicate object key "a" at byte 7`}}},
+		{"unique empty key", "uniq", []records.Message{rec(nil, []byte(`{"":1,"\u0000":2,"":3}`))}, kerr.PolicyViolation,
+			[]fail{{DuplicateKey, "value", `duplicate object key "" at byte 17`}}},
 		{"unique also parses", "uniq", []records.Message{rec(nil, []byte(`{"a"}`))}, kerr.PolicyViolation, []fail{{InvalidJSON, "value", "want ':'"}}},
 		{"framed payload", "framed", []records.Message{rec(nil, prefixed(7, `{"x":[]}`))}, 0, nil},
 		{"framed bad payload", "framed", []records.Message{rec(nil, prefixed(7, `{x}`))}, kerr.InvalidRecord, []fail{{InvalidJSON, "value", "at byte 1"}}},
@@ -333,4 +337,72 @@ func slicesEqual(a, b []int32) bool {
 		}
 	}
 	return true
+}
+
+// FuzzCheckValidation holds the verdicts of the validation rules to their
+// contract on any records: an accepted partition under enforce has no failure, a
+// rejected one has its rule's error (or the decoding errors'), every failure names
+// its side and a validation reason.
+func FuzzCheckValidation(f *testing.F) {
+	f.Add(batch(f, records.CompressionNone, rec([]byte(`{"k":1}`), []byte(`{"a":1,"a":2}`)), rec(nil, nil)))
+	f.Add(batch(f, records.CompressionLZ4, rec(prefixed(3, "[]"), prefixed(1, `{"x":"\u00e9"}`))))
+	p, err := Parse([]byte(`{"default":"enforce","max_decompressed_bytes":1048576,"error":"POLICY_VIOLATION","rules":[
+		{"topic":"j","policy":"enforce","value":{"require_schema":false,"unique_keys":true,"null":"refuse"},"key":{"json":true,"null":"refuse"},"error":"INVALID_RECORD"},
+		{"topic":"f","policy":"enforce","value":{"schema_ids":[1],"json":true},"key":{"require_schema":true,"unique_keys":true}}]}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	c := p.NewChecker()
+	f.Fuzz(func(t *testing.T, recs []byte) {
+		for _, topic := range []string{"j", "f", "t"} {
+			v := c.Check(topic, 0, recs)
+			if v.Accept && (v.Err != nil || v.Failed > 0) {
+				t.Fatalf("%s: accepted under enforce with err %v, %d failed", topic, v.Err, v.Failed)
+			}
+			want := int16(kerr.PolicyViolation)
+			if topic == "j" {
+				want = int16(kerr.InvalidRecord)
+			}
+			if !v.Accept && v.Err == nil && v.ErrorCode != want {
+				t.Fatalf("%s: rejected with %d, want %d", topic, v.ErrorCode, want)
+			}
+			if !v.Accept && v.Err != nil && v.ErrorCode != int16(kerr.InvalidRecord) && v.ErrorCode != int16(kerr.CorruptMessage) {
+				t.Fatalf("%s: undecodable records rejected with %d", topic, v.ErrorCode)
+			}
+			for _, fl := range v.Failures {
+				if (fl.Field != "key" && fl.Field != "value") || fl.Reason == OK || fl.Reason == Undecodable || !strings.HasPrefix(fl.Detail, fl.Field+": ") && fl.Field == "key" {
+					t.Fatalf("%s: failure %+v", topic, fl)
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkValidJSON(b *testing.B) {
+	doc := []byte(`{"id":12345,"name":"caf\u00e9 ☕","tags":["a","b","c"],"price":12.5e-1,"nested":{"ok":true,"none":null,"list":[1,2,3,{"x":-0.5}]}}`)
+	for i := 0; len(doc) < 1024; i++ {
+		doc = append(doc[:len(doc)-1], []byte(`,"key`+strconv.Itoa(i)+`":[1,"two",{"three":3}]}`)...)
+	}
+	if err := ValidJSON(doc, true); err != nil {
+		b.Fatal(err)
+	}
+	var v jsonValidator
+	for _, bc := range []struct {
+		name string
+		fn   func() bool
+	}{
+		{"kwire", func() bool { return v.check(doc, false) == nil }},
+		{"kwire-unique", func() bool { return v.check(doc, true) == nil }},
+		{"encoding-json", func() bool { return json.Valid(doc) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if !bc.fn() {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
 }
