@@ -17,7 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/kerr"
+	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/conformance/broker"
+	"github.com/kwire/kwire/envoy/kafkatest"
 )
 
 // validationConfigTmpl is one rule per validation mode (%[1]s is the topic
@@ -67,12 +71,33 @@ var validationSends = []validationSend{
 	{"warn-bad", "warn", nil, []byte("not json"), nil, "ok"},
 }
 
+// goValidationSends are the records of one Produce request the Go client sends
+// through each proxy (one partition per topic), at v12 and at v7, after the Java
+// producer: the response merges the broker's answers with the filter's.
+var goValidationSends = []struct {
+	topic      string
+	key, value []byte
+	code       kerr.Code
+	msg        string
+}{
+	{"json", nil, []byte(`{"go":1}`), 0, ""},
+	{"uniq", nil, []byte(`{"a":1,"a":1}`), kerr.PolicyViolation, `value: duplicate object key "a" at byte 7`},
+	{"tomb", []byte("k"), nil, kerr.InvalidRecord, "value: null (a tombstone)"},
+	{"tombok", nil, []byte("noschema"), kerr.InvalidRecord, "no schema reference"},
+	{"key", []byte(`"k"`), []byte("v"), 0, ""},
+	{"framed", nil, framed(1, `[1]`), 0, ""},
+	{"pv", nil, framed(5, "x"), kerr.PolicyViolation, "schema id 5 is not allowed"},
+	{"warn", nil, []byte("no"), 0, ""},
+}
+
 // TestEndToEndValidation sends a Java 4.4 producer's records through the harness
 // proxy with the filter to a real 4.4.0 broker, once per chunking (whole reads,
 // random sizes, one byte at a time), all in one JVM: each record the rules refuse
 // gets its rule's error (INVALID_RECORD or POLICY_VIOLATION) with the record's
 // message in the producer's callback, the accepted ones land on the broker (read
-// back directly), and the per-topic counters say what failed where.
+// back directly), and the per-topic counters say what failed where. Then a Go
+// client sends one Produce request mixing accepted and rejected partitions through
+// each proxy, at v12 (record errors and messages) and v7 (codes only).
 func TestEndToEndValidation(t *testing.T) {
 	java := javaClients(t)
 	java[len(java)-1] = "io.kwire.proxywasm.ValidationClients"
@@ -94,6 +119,7 @@ func TestEndToEndValidation(t *testing.T) {
 		topicSet[s.topic] = true
 	}
 	plugins := map[string]*Plugin{}
+	proxies := map[string]string{}
 	var args, topics []string
 	for _, ck := range chunkings {
 		prefix := "val" + ck.name
@@ -117,6 +143,7 @@ func TestEndToEndValidation(t *testing.T) {
 			p.Close()
 		})
 		plugins[prefix] = p
+		proxies[prefix] = px.Addr()
 		args = append(args, px.Addr()+","+prefix)
 		for topic := range topicSet {
 			topics = append(topics, prefix+"."+topic)
@@ -187,6 +214,52 @@ func TestEndToEndValidation(t *testing.T) {
 					t.Errorf("%s: %q, want %s with %q", s.name, outcome, class, msg)
 				}
 			}
+			// The Go client: one request mixing accepted and rejected partitions.
+			k := dialKafka(t, proxies[prefix])
+			for _, ver := range []int16{12, 7} {
+				var msgs []records.Message
+				for _, g := range goValidationSends {
+					msgs = append(msgs, records.Message{Topic: prefix + "." + g.topic, Key: g.key, Value: g.value})
+				}
+				req, err := kafkatest.Produce(ver, -1, records.CompressionLZ4, msgs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp := k.call(ver, req).(*codec.ProduceResponse)
+				seen := 0
+				for _, tr := range resp.Responses {
+					for _, pr := range tr.PartitionResponses {
+						for _, g := range goValidationSends {
+							if tr.Name != prefix+"."+g.topic {
+								continue
+							}
+							seen++
+							if pr.ErrorCode != int16(g.code) {
+								t.Errorf("go v%d %s: %s, want %s", ver, g.topic, kerr.Code(pr.ErrorCode), g.code)
+							}
+							if g.code == 0 || ver < 8 {
+								if len(pr.RecordErrors) != 0 || (ver < 8 && pr.ErrorMessage != nil) {
+									t.Errorf("go v%d %s: record errors %+v, message %v", ver, g.topic, pr.RecordErrors, pr.ErrorMessage)
+								}
+								continue
+							}
+							if pr.ErrorMessage == nil || !strings.Contains(*pr.ErrorMessage, g.msg) || len(pr.RecordErrors) != 1 ||
+								pr.RecordErrors[0].BatchIndex != 0 || pr.RecordErrors[0].BatchIndexErrorMessage == nil ||
+								!strings.Contains(*pr.RecordErrors[0].BatchIndexErrorMessage, g.msg) {
+								t.Errorf("go v%d %s: message %v, record errors %+v, want %q", ver, g.topic, pr.ErrorMessage, pr.RecordErrors, g.msg)
+							}
+						}
+					}
+				}
+				if seen != len(goValidationSends) {
+					t.Errorf("go v%d: %d partitions answered, want %d", ver, seen, len(goValidationSends))
+				}
+				for _, g := range goValidationSends {
+					if g.code == 0 {
+						landed[g.topic] = append(landed[g.topic], string(g.value))
+					}
+				}
+			}
 			// What the broker holds, read directly: the accepted records, in order.
 			for topic := range topicSet {
 				var vals []string
@@ -202,21 +275,22 @@ func TestEndToEndValidation(t *testing.T) {
 				}
 			}
 			p := plugins[prefix]
+			// The Java producer's records and the Go client's two requests.
 			for name, want := range map[string]int64{
 				"policy.topic." + prefix + ".json.value_json.rejected":     1,
-				"policy.topic." + prefix + ".json.records_checked":         2,
-				"policy.topic." + prefix + ".uniq.value_json.rejected":     1,
-				"policy.topic." + prefix + ".tomb.value_null.rejected":     1,
-				"policy.topic." + prefix + ".tombok.value_schema.rejected": 1,
+				"policy.topic." + prefix + ".json.records_checked":         2 + 2,
+				"policy.topic." + prefix + ".uniq.value_json.rejected":     1 + 2,
+				"policy.topic." + prefix + ".tomb.value_null.rejected":     1 + 2,
+				"policy.topic." + prefix + ".tombok.value_schema.rejected": 1 + 2,
 				"policy.topic." + prefix + ".key.key_json.rejected":        1,
 				"policy.topic." + prefix + ".key.key_null.rejected":        1,
 				"policy.topic." + prefix + ".framed.value_json.rejected":   1,
-				"policy.topic." + prefix + ".framed.records_checked":       3,
-				"policy.topic." + prefix + ".pv.value_schema.rejected":     1,
-				"policy.topic." + prefix + ".warn.value_json.warned":       1,
-				"policy.records_rejected":                                  8,
-				"policy.records_warned":                                    1,
-				"policy.partitions_rejected":                               8,
+				"policy.topic." + prefix + ".framed.records_checked":       3 + 2,
+				"policy.topic." + prefix + ".pv.value_schema.rejected":     1 + 2,
+				"policy.topic." + prefix + ".warn.value_json.warned":       1 + 2,
+				"policy.records_rejected":                                  8 + 8,
+				"policy.records_warned":                                    1 + 2,
+				"policy.partitions_rejected":                               8 + 8,
 			} {
 				if g := metricValue(p, name); g != want {
 					t.Errorf("%s = %d, want %d", name, g, want)
