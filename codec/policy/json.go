@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec/internal/jsonx"
-	"github.com/kwire/kwire/codec/kerr"
 )
 
 // ConfigError is a bad configuration: the JSON path of the offending value, and
@@ -198,20 +197,16 @@ func (r *Reader) Policy() *Policy {
 		})
 		return out
 	}
-	errorCode := func() kerr.Code {
+	errorCode := func() ErrorCode {
 		at := d.Pos()
 		s := d.String()
-		if d.Failed() {
-			return 0
+		var c ErrorCode
+		if !d.Failed() {
+			if err := c.UnmarshalText([]byte(s)); err != nil {
+				r.Fail(at, strings.TrimPrefix(err.Error(), "policy: "))
+			}
 		}
-		switch s {
-		case "INVALID_RECORD":
-			return kerr.InvalidRecord
-		case "POLICY_VIOLATION":
-			return kerr.PolicyViolation
-		}
-		r.Fail(at, "unknown error "+strconv.Quote(s)+" (want INVALID_RECORD or POLICY_VIOLATION)")
-		return 0
+		return c
 	}
 	check := func(path string) *Check {
 		c := &Check{}

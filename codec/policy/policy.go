@@ -148,8 +148,8 @@ type Rule struct {
 	// Key is what the rule requires of record keys; nil is nothing.
 	Key *Check `json:"key,omitempty"`
 	// Error is the Kafka error a partition the rule rejects is answered with:
-	// kerr.InvalidRecord or kerr.PolicyViolation; 0 is Config.Error's.
-	Error kerr.Code `json:"error,omitempty"`
+	// InvalidRecord or PolicyViolation; 0 is Config.Error's.
+	Error ErrorCode `json:"error,omitempty"`
 
 	name       string // Name, computed by New
 	value, key part   // compiled by New
@@ -251,9 +251,40 @@ func (c *Check) clone() *Check {
 	return &d
 }
 
+// ErrorCode is the Kafka error code a rule rejects partitions with; its text form
+// (configuration JSON) is the error's name.
+type ErrorCode int16
+
+// The rejection errors a rule may name (0 is unset: the policy's, else
+// InvalidRecord).
+const (
+	InvalidRecord   = ErrorCode(kerr.InvalidRecord)   // "INVALID_RECORD" (87)
+	PolicyViolation = ErrorCode(kerr.PolicyViolation) // "POLICY_VIOLATION" (44)
+)
+
+// String is the error's name: "INVALID_RECORD" or "POLICY_VIOLATION" (kerr's
+// name for any other code).
+func (c ErrorCode) String() string { return kerr.Code(c).String() }
+
+// MarshalText writes the error's name.
+func (c ErrorCode) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// UnmarshalText reads "INVALID_RECORD" or "POLICY_VIOLATION".
+func (c *ErrorCode) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "INVALID_RECORD":
+		*c = InvalidRecord
+	case "POLICY_VIOLATION":
+		*c = PolicyViolation
+	default:
+		return errors.New("policy: unknown error " + strconv.Quote(string(b)) + " (want INVALID_RECORD or POLICY_VIOLATION)")
+	}
+	return nil
+}
+
 // rejectCode checks a configured rejection error (0: unset).
-func rejectCode(c kerr.Code) error {
-	if c != 0 && c != kerr.InvalidRecord && c != kerr.PolicyViolation {
+func rejectCode(c ErrorCode) error {
+	if c != 0 && c != InvalidRecord && c != PolicyViolation {
 		return errors.New(strconv.Itoa(int(c)) + " is not INVALID_RECORD (87) or POLICY_VIOLATION (44)")
 	}
 	return nil
@@ -261,7 +292,7 @@ func rejectCode(c kerr.Code) error {
 
 // compile checks rule r (at rules[i], the path base) and builds its parts and
 // rejection code.
-func (r *Rule) compile(def kerr.Code, base ...string) error {
+func (r *Rule) compile(def ErrorCode, base ...string) error {
 	if err := rejectCode(r.Error); err != nil {
 		return invalid(err.Error(), append(base, "error")...)
 	}
@@ -360,8 +391,8 @@ type Config struct {
 	// checked and refuses a damaged batch with CORRUPT_MESSAGE itself.
 	SkipCRC bool `json:"skip_crc,omitempty"`
 	// Error is the Kafka error of a partition a rule rejects, for rules that do
-	// not name their own: kerr.InvalidRecord (0 means it) or kerr.PolicyViolation.
-	Error kerr.Code `json:"error,omitempty"`
+	// not name their own: InvalidRecord (0 means it) or PolicyViolation.
+	Error ErrorCode `json:"error,omitempty"`
 }
 
 // Policy is a validated Config, ready to match topics. It is immutable and safe
@@ -390,7 +421,7 @@ func New(cfg Config) (*Policy, error) {
 	}
 	code := cfg.Error
 	if code == 0 {
-		code = kerr.InvalidRecord
+		code = InvalidRecord
 	}
 	p := &Policy{cfg: cfg, exact: map[string]*Rule{}, def: Rule{Mode: cfg.Default}}
 	_ = p.def.compile(code) // a value schema reference, nothing to refuse

@@ -314,11 +314,25 @@ func TestValidationConfig(t *testing.T) {
 			t.Errorf("%s: %v, want %s: ...%s... with an offset", tc.json, err, tc.path, tc.want)
 		}
 	}
-	if _, err := New(Config{Rules: []Rule{{Topic: "a", Mode: Warn, Error: kerr.CorruptMessage}}}); err == nil || !strings.Contains(err.Error(), "$.rules[0].error") {
+	if _, err := New(Config{Rules: []Rule{{Topic: "a", Mode: Warn, Error: ErrorCode(kerr.CorruptMessage)}}}); err == nil || !strings.Contains(err.Error(), "$.rules[0].error") {
 		t.Errorf("New with error 2: %v", err)
 	}
 	if _, err := New(Config{Rules: []Rule{{Topic: "a", Mode: Warn, Key: &Check{Null: 5}}}}); err == nil || !strings.Contains(err.Error(), "$.rules[0].key.null") {
 		t.Errorf("New with null 5: %v", err)
+	}
+	// encoding/json writes the configuration in the form Parse reads.
+	rt := Config{Error: PolicyViolation, Rules: []Rule{{Topic: "a", Mode: Enforce, Error: InvalidRecord,
+		Value: &Check{JSON: true, Null: RefuseNull, RequireSchema: new(bool)}, Key: &Check{UniqueKeys: true}}}}
+	text, err := json.Marshal(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(text)
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	if r := back.RuleFor("a"); r.code != 87 || !r.value.json || !r.value.refuseNull || r.value.schema || !r.key.unique || back.cfg.Error != PolicyViolation {
+		t.Errorf("%s read back as %+v", text, r)
 	}
 }
 
