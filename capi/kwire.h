@@ -482,9 +482,20 @@ int32_t kw_records_encode(const uint8_t *json, int32_t json_len, int32_t compres
  *               "policy": "none" | "warn" | "enforce",
  *               "schema_ids": [1, 2],        (allowed ids; empty or absent: any id)
  *               "require_version": false,    (a schema.version header is required)
- *               "versions": [3]}],           (allowed versions; implies a version)
+ *               "versions": [3],             (allowed versions; implies a version)
+ *               "value": {...}, "key": {...}, (what the value / key must be; the three
+ *                                             fields above are the value's, given there
+ *                                             or in "value": see below)
+ *               "error": "INVALID_RECORD" | "POLICY_VIOLATION"}], (rejection error)
+ *    "error": "INVALID_RECORD",              (of rules that name none; the default)
  *    "max_decompressed_bytes": 0,            (cap per compressed batch; 0: 100 MiB)
  *    "skip_crc": false}                      (do not verify batch checksums)
+ * "value" and "key" take "require_schema" (default true for the value, false for the
+ * key), "schema_ids", "require_version" and "versions" (value only), "json" (the bytes
+ * are one RFC 8259 JSON text; after the Confluent prefix when the reference is checked
+ * and comes from it), "unique_keys" (no object repeats a key; implies json) and "null":
+ * "allow" (default: a null passes the side's checks) | "refuse". A key's schema
+ * reference is its Confluent prefix only.
  * An exact topic rule wins over prefix rules, the longest prefix over shorter ones; other
  * topics get "default" (none when absent). A record's schema reference is its
  * "schema.id" / "schema.version" headers (decimal int32 text), else the Confluent prefix
@@ -498,13 +509,17 @@ int32_t kw_records_encode(const uint8_t *json, int32_t json_len, int32_t compres
  *    "records": 2, "failed": 1,
  *    "accept": false,          (false only under enforce: a record failed, or the
  *                               records could not be read)
- *    "errorCode": 87,          (the Kafka error of a rejected partition: 87
- *                               INVALID_RECORD, or 2 CORRUPT_MESSAGE for damaged bytes)
+ *    "errorCode": 87,          (the Kafka error of a rejected partition: the rule's
+ *                               (87 INVALID_RECORD or 44 POLICY_VIOLATION) when records
+ *                               fail it; 87 for unreadable records, 2 CORRUPT_MESSAGE
+ *                               for damaged bytes)
  *    "error": "...",           (present when the records could not be read)
  *    "failures": [{"index": 1, "offset": "1", (index among the partition's records;
  *                                              the offset, an int64, as a string)
  *                  "reason": "no-schema" | "malformed-header" | "id-not-allowed" |
- *                            "no-version" | "version-not-allowed",
+ *                            "no-version" | "version-not-allowed" | "invalid-json" |
+ *                            "duplicate-key" | "null-refused",
+ *                  "field": "value" | "key",     (the side that failed)
  *                  "schema": {"source": "none" | "value-prefix" | "header",
  *                             "id": -1, "version": -1},
  *                  "message": "..."}]}     (present when a record failed)

@@ -37,6 +37,7 @@ envoy-fuzz:
 	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzDownstream$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzScanMatchesIterator$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzValidJSON$$' -fuzztime $(FUZZTIME)
 	cd $(ENVOY_HARNESS) && $(GO) test -run '^$$' -fuzz '^FuzzModuleData$$' -fuzztime $(FUZZTIME) .
 
 BUILD_TARGETS += envoy

@@ -197,12 +197,57 @@ func (r *Reader) Policy() *Policy {
 		})
 		return out
 	}
+	errorCode := func() ErrorCode {
+		at := d.Pos()
+		s := d.String()
+		var c ErrorCode
+		if !d.Failed() {
+			if err := c.UnmarshalText([]byte(s)); err != nil {
+				r.Fail(at, strings.TrimPrefix(err.Error(), "policy: "))
+			}
+		}
+		return c
+	}
+	check := func(path string) *Check {
+		c := &Check{}
+		r.Object(func(key string) {
+			offs[path+"."+key] = d.Pos()
+			switch key {
+			case "require_schema":
+				v := d.Bool()
+				c.RequireSchema = &v
+			case "schema_ids":
+				c.SchemaIDs = int32s(path + ".schema_ids")
+			case "require_version":
+				c.RequireVersion = d.Bool()
+			case "versions":
+				c.Versions = int32s(path + ".versions")
+			case "json":
+				c.JSON = d.Bool()
+			case "unique_keys":
+				c.UniqueKeys = d.Bool()
+			case "null":
+				at := d.Pos()
+				s := d.String()
+				if !d.Failed() {
+					if err := c.Null.UnmarshalText([]byte(s)); err != nil {
+						r.Fail(at, unknownNull(s))
+					}
+				}
+			default:
+				d.UnknownKey(key)
+			}
+		})
+		return c
+	}
 	offs[""] = d.Pos()
 	r.Object(func(key string) {
 		offs[key] = d.Pos()
 		switch key {
 		case "default":
 			cfg.Default = mode()
+		case "error":
+			cfg.Error = errorCode()
 		case "max_decompressed_bytes":
 			cfg.MaxDecompressedBytes = int(d.Int(math.MinInt32, math.MaxInt32))
 		case "skip_crc":
@@ -227,6 +272,12 @@ func (r *Reader) Policy() *Policy {
 						rule.RequireVersion = d.Bool()
 					case "versions":
 						rule.Versions = int32s(at + ".versions")
+					case "value":
+						rule.Value = check(at + ".value")
+					case "key":
+						rule.Key = check(at + ".key")
+					case "error":
+						rule.Error = errorCode()
 					default:
 						d.UnknownKey(key)
 					}
@@ -272,7 +323,7 @@ func (r *Reader) Policy() *Policy {
 //	{"topic":"orders","partition":0,"policy":"enforce","rule":"topic:orders",
 //	 "checked":true,"records":2,"failed":1,"accept":false,"errorCode":87,
 //	 "error":"...", (only for undecodable records)
-//	 "failures":[{"index":1,"offset":"1","reason":"no-schema",
+//	 "failures":[{"index":1,"offset":"1","reason":"no-schema","field":"value",
 //	              "schema":{"source":"none","id":-1,"version":-1},"message":"..."}]}
 //
 // "failures" is left out when no record failed.
@@ -313,6 +364,8 @@ func (v *PartitionVerdict) AppendJSON(b []byte) []byte {
 			b = append(b, '"')
 			b = append(b, `,"reason":`...)
 			b = jsonx.AppendString(b, f.Reason.String())
+			b = append(b, `,"field":`...)
+			b = jsonx.AppendString(b, f.Field)
 			b = append(b, `,"schema":{"source":`...)
 			b = jsonx.AppendString(b, f.Schema.Source)
 			b = append(b, `,"id":`...)

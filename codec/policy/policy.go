@@ -31,6 +31,18 @@
 //     Versions, when not empty, lists the allowed versions (and implies a version is
 //     required).
 //
+// # Keys and values
+//
+// What a rule requires of a record's value is Rule.Value, of its key Rule.Key (a
+// Check each): a schema reference (required by default for the value, not for the
+// key; a key's reference is its Confluent prefix only), allowed ids and versions,
+// JSON (ValidJSON, on the payload after the Confluent prefix when the reference is
+// checked and comes from it), unique object keys, and whether a null passes
+// (allowed by default: a tombstone passes a rule that requires a value schema).
+// The top-level SchemaIDs, RequireVersion and Versions of a rule are the value's.
+// Rule.Error (or Config.Error) picks the error of a rejected partition:
+// INVALID_RECORD (the default) or POLICY_VIOLATION.
+//
 // # Verdicts
 //
 // Checker.Check walks one partition's records (any mix of magic 0, 1 and 2
@@ -47,6 +59,7 @@
 package policy
 
 import (
+	"encoding/binary"
 	"errors"
 	"github.com/kwire/kwire/codec/internal/errtext"
 	"sort"
@@ -113,18 +126,237 @@ func (m *Mode) UnmarshalText(b []byte) error {
 
 // Rule is the schema rule of one topic (Topic) or of every topic starting with
 // Prefix. Exactly one of Topic and Prefix is set.
+//
+// What a rule requires of a record's value is Value; the top-level SchemaIDs,
+// RequireVersion and Versions are the value's too (the form rules had before
+// Value existed), given either there or in Value, not both. Key is what it
+// requires of the key.
 type Rule struct {
 	Topic  string `json:"topic,omitempty"`
 	Prefix string `json:"prefix,omitempty"`
 	Mode   Mode   `json:"policy"`
+	// SchemaIDs are the allowed schema ids of the value; empty allows any id.
+	SchemaIDs []int32 `json:"schema_ids,omitempty"`
+	// RequireVersion rejects records whose value has no schema version.
+	RequireVersion bool `json:"require_version,omitempty"`
+	// Versions are the allowed schema versions of the value; when not empty a
+	// version is required.
+	Versions []int32 `json:"versions,omitempty"`
+	// Value is what the rule requires of record values; nil is a schema
+	// reference, constrained by the top-level fields.
+	Value *Check `json:"value,omitempty"`
+	// Key is what the rule requires of record keys; nil is nothing.
+	Key *Check `json:"key,omitempty"`
+	// Error is the Kafka error a partition the rule rejects is answered with:
+	// InvalidRecord or PolicyViolation; 0 is Config.Error's.
+	Error ErrorCode `json:"error,omitempty"`
+
+	name       string // Name, computed by New
+	value, key part   // compiled by New
+	code       int16  // the rejection error
+}
+
+// Check is what a rule requires of one side of a record, its key or its value.
+//
+// The schema reference of a value is the one codec/records resolves (the
+// "schema.id" and "schema.version" headers, else the Confluent prefix of the
+// value); the schema reference of a key is the Confluent prefix of the key only
+// (byte 0 and a 4-byte big-endian id: no header names a key's schema, so a key
+// has no version).
+type Check struct {
+	// RequireSchema requires a schema reference. Nil is true for the value (what a
+	// rule has always checked) and false for the key; SchemaIDs, RequireVersion and
+	// Versions imply it.
+	RequireSchema *bool `json:"require_schema,omitempty"`
 	// SchemaIDs are the allowed schema ids; empty allows any id.
 	SchemaIDs []int32 `json:"schema_ids,omitempty"`
-	// RequireVersion rejects records without a schema version.
+	// RequireVersion rejects records without a schema version (values only).
 	RequireVersion bool `json:"require_version,omitempty"`
-	// Versions are the allowed schema versions; when not empty a version is required.
+	// Versions are the allowed schema versions (values only); when not empty a
+	// version is required.
 	Versions []int32 `json:"versions,omitempty"`
+	// JSON requires the bytes to be one JSON text (RFC 8259, valid UTF-8, nesting
+	// at most MaxJSONDepth). When the schema reference is checked and comes from
+	// the Confluent prefix, the JSON is the payload after the 5-byte prefix;
+	// otherwise it is the whole of the bytes.
+	JSON bool `json:"json,omitempty"`
+	// UniqueKeys also refuses an object that repeats a key; it implies JSON.
+	UniqueKeys bool `json:"unique_keys,omitempty"`
+	// Null says whether a null key or value (a tombstone) passes: AllowNull (the
+	// default, as a broker's own schema validation lets tombstones pass) skips
+	// every other check of the side; RefuseNull fails the record.
+	Null NullPolicy `json:"null,omitempty"`
+}
 
-	name string // Name, computed by New
+// NullPolicy is whether a rule lets a null key or value pass.
+type NullPolicy uint8
+
+// The null policies.
+const (
+	AllowNull  NullPolicy = 0 // "allow"
+	RefuseNull NullPolicy = 1 // "refuse"
+)
+
+// String is the policy's configuration name: "allow" or "refuse".
+func (n NullPolicy) String() string {
+	switch n {
+	case AllowNull:
+		return "allow"
+	case RefuseNull:
+		return "refuse"
+	}
+	return "NullPolicy(" + strconv.Itoa(int(n)) + ")"
+}
+
+// MarshalText writes the policy's name.
+func (n NullPolicy) MarshalText() ([]byte, error) { return []byte(n.String()), nil }
+
+// UnmarshalText reads "allow" or "refuse".
+func (n *NullPolicy) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "allow":
+		*n = AllowNull
+	case "refuse":
+		*n = RefuseNull
+	default:
+		return errors.New("policy: " + unknownNull(string(b)))
+	}
+	return nil
+}
+
+func unknownNull(s string) string {
+	return "unknown null policy " + strconv.Quote(s) + " (want allow or refuse)"
+}
+
+// part is a compiled Check.
+type part struct {
+	schema, requireVersion, json, unique, refuseNull bool
+	ids, versions                                    []int32
+}
+
+// checks reports whether the part checks anything.
+func (p *part) checks() bool { return p.schema || p.json || p.refuseNull }
+
+func (c *Check) clone() *Check {
+	if c == nil {
+		return nil
+	}
+	d := *c
+	d.SchemaIDs = append([]int32(nil), c.SchemaIDs...)
+	d.Versions = append([]int32(nil), c.Versions...)
+	if c.RequireSchema != nil {
+		v := *c.RequireSchema
+		d.RequireSchema = &v
+	}
+	return &d
+}
+
+// ErrorCode is the Kafka error code a rule rejects partitions with; its text form
+// (configuration JSON) is the error's name.
+type ErrorCode int16
+
+// The rejection errors a rule may name (0 is unset: the policy's, else
+// InvalidRecord).
+const (
+	InvalidRecord   = ErrorCode(kerr.InvalidRecord)   // "INVALID_RECORD" (87)
+	PolicyViolation = ErrorCode(kerr.PolicyViolation) // "POLICY_VIOLATION" (44)
+)
+
+// String is the error's name: "INVALID_RECORD" or "POLICY_VIOLATION" (kerr's
+// name for any other code).
+func (c ErrorCode) String() string { return kerr.Code(c).String() }
+
+// MarshalText writes the error's name.
+func (c ErrorCode) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// UnmarshalText reads "INVALID_RECORD" or "POLICY_VIOLATION".
+func (c *ErrorCode) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "INVALID_RECORD":
+		*c = InvalidRecord
+	case "POLICY_VIOLATION":
+		*c = PolicyViolation
+	default:
+		return errors.New("policy: unknown error " + strconv.Quote(string(b)) + " (want INVALID_RECORD or POLICY_VIOLATION)")
+	}
+	return nil
+}
+
+// rejectCode checks a configured rejection error (0: unset).
+func rejectCode(c ErrorCode) error {
+	if c != 0 && c != InvalidRecord && c != PolicyViolation {
+		return errors.New(strconv.Itoa(int(c)) + " is not INVALID_RECORD (87) or POLICY_VIOLATION (44)")
+	}
+	return nil
+}
+
+// compile checks rule r (at rules[i], the path base) and builds its parts and
+// rejection code.
+func (r *Rule) compile(def ErrorCode, base ...string) error {
+	if err := rejectCode(r.Error); err != nil {
+		return invalid(err.Error(), append(base, "error")...)
+	}
+	r.code = int16(def)
+	if r.Error != 0 {
+		r.code = int16(r.Error)
+	}
+	val, valAt := Check{SchemaIDs: r.SchemaIDs, RequireVersion: r.RequireVersion, Versions: r.Versions}, base
+	if r.Value != nil {
+		if len(r.SchemaIDs) > 0 || r.RequireVersion || len(r.Versions) > 0 {
+			return invalid("schema_ids, require_version and versions are the value's: give them in value or at the top level of the rule, not both", append(base, "value")...)
+		}
+		val, valAt = *r.Value, append(base[:len(base):len(base)], "value")
+	}
+	var err error
+	if r.value, err = val.compile(true, valAt); err != nil {
+		return err
+	}
+	if r.Key != nil {
+		r.key, err = r.Key.compile(false, append(base[:len(base):len(base)], "key"))
+	}
+	return err
+}
+
+// compile checks c, a value's (value true) or a key's, at the path base.
+func (c *Check) compile(value bool, base []string) (part, error) {
+	if err := nonNegative(c.SchemaIDs, base, "schema_ids"); err != nil {
+		return part{}, err
+	}
+	if err := nonNegative(c.Versions, base, "versions"); err != nil {
+		return part{}, err
+	}
+	implied := len(c.SchemaIDs) > 0 || c.RequireVersion || len(c.Versions) > 0
+	schema := value || implied
+	if c.RequireSchema != nil {
+		schema = *c.RequireSchema
+	}
+	msg, field := "", ""
+	switch {
+	case !value && implied && (c.RequireVersion || len(c.Versions) > 0):
+		msg, field = "a key's schema reference is its Confluent prefix, which carries no version", "versions"
+		if c.RequireVersion {
+			field = "require_version"
+		}
+	case !schema && implied:
+		msg, field = "is false, but schema_ids, require_version or versions need a schema reference", "require_schema"
+	case c.Null > RefuseNull:
+		msg, field = "unknown null policy (want allow or refuse)", "null"
+	}
+	if msg != "" {
+		return part{}, invalid(msg, append(base[:len(base):len(base)], field)...)
+	}
+	return part{schema: schema, requireVersion: c.RequireVersion, json: c.JSON || c.UniqueKeys, unique: c.UniqueKeys,
+		refuseNull: c.Null == RefuseNull, ids: c.SchemaIDs, versions: c.Versions}, nil
+}
+
+// nonNegative fails on the first negative entry of list (base.name[j]).
+func nonNegative(list []int32, base []string, name string) error {
+	for j, v := range list {
+		if v < 0 {
+			return invalid(strconv.Itoa(int(v))+" is negative", append(base[:len(base):len(base)], name, "["+strconv.Itoa(j)+"]")...)
+		}
+	}
+	return nil
 }
 
 // Name describes the rule in logs and verdicts: "topic:orders", "prefix:audit.",
@@ -158,6 +390,9 @@ type Config struct {
 	// in front of a broker may: the broker verifies them on the bytes the policy
 	// checked and refuses a damaged batch with CORRUPT_MESSAGE itself.
 	SkipCRC bool `json:"skip_crc,omitempty"`
+	// Error is the Kafka error of a partition a rule rejects, for rules that do
+	// not name their own: InvalidRecord (0 means it) or PolicyViolation.
+	Error ErrorCode `json:"error,omitempty"`
 }
 
 // Policy is a validated Config, ready to match topics. It is immutable and safe
@@ -181,13 +416,22 @@ func New(cfg Config) (*Policy, error) {
 	if cfg.MaxDecompressedBytes < 0 {
 		return nil, invalid(strconv.Itoa(cfg.MaxDecompressedBytes)+" is negative", "max_decompressed_bytes")
 	}
+	if err := rejectCode(cfg.Error); err != nil {
+		return nil, invalid(err.Error(), "error")
+	}
+	code := cfg.Error
+	if code == 0 {
+		code = InvalidRecord
+	}
 	p := &Policy{cfg: cfg, exact: map[string]*Rule{}, def: Rule{Mode: cfg.Default}}
+	_ = p.def.compile(code) // a value schema reference, nothing to refuse
 	p.cfg.Rules = append([]Rule(nil), cfg.Rules...)
 	seenPrefix := map[string]bool{}
 	for i := range p.cfg.Rules {
 		r := &p.cfg.Rules[i]
 		r.SchemaIDs = append([]int32(nil), r.SchemaIDs...) // the caller keeps its slices
 		r.Versions = append([]int32(nil), r.Versions...)
+		r.Value, r.Key = r.Value.clone(), r.Key.clone()
 		at := "[" + strconv.Itoa(i) + "]"
 		switch {
 		case r.Topic != "" && r.Prefix != "":
@@ -209,15 +453,8 @@ func New(cfg Config) (*Policy, error) {
 		if r.Mode > Enforce {
 			return nil, invalid("unknown mode "+strconv.Itoa(int(r.Mode)), "rules", at, "policy")
 		}
-		for j, id := range r.SchemaIDs {
-			if id < 0 {
-				return nil, invalid(strconv.Itoa(int(id))+" is negative", "rules", at, "schema_ids", "["+strconv.Itoa(j)+"]")
-			}
-		}
-		for j, v := range r.Versions {
-			if v < 0 {
-				return nil, invalid(strconv.Itoa(int(v))+" is negative", "rules", at, "versions", "["+strconv.Itoa(j)+"]")
-			}
+		if err := r.compile(code, "rules", at); err != nil {
+			return nil, err
 		}
 		r.name = "" // a Config taken from another Policy carries its names
 		r.name = r.Name()
@@ -246,6 +483,7 @@ func (p *Policy) Config() Config {
 		r := &c.Rules[i]
 		r.SchemaIDs = append([]int32(nil), r.SchemaIDs...)
 		r.Versions = append([]int32(nil), r.Versions...)
+		r.Value, r.Key = r.Value.clone(), r.Key.clone()
 	}
 	return c
 }
@@ -283,6 +521,9 @@ const (
 	NoVersion         Reason = 4 // the rule requires a version and the record has none
 	VersionNotAllowed Reason = 5 // the version is not in the rule's Versions
 	Undecodable       Reason = 6 // the records could not be read
+	InvalidJSON       Reason = 7 // the rule requires JSON and the bytes are not
+	DuplicateKey      Reason = 8 // the rule requires unique object keys and an object repeats one
+	NullRefused       Reason = 9 // the key or value is null and the rule refuses null
 )
 
 // String is the reason's name in verdict JSON.
@@ -302,6 +543,12 @@ func (r Reason) String() string {
 		return "version-not-allowed"
 	case Undecodable:
 		return "undecodable"
+	case InvalidJSON:
+		return "invalid-json"
+	case DuplicateKey:
+		return "duplicate-key"
+	case NullRefused:
+		return "null-refused"
 	}
 	return "Reason(" + strconv.Itoa(int(r)) + ")"
 }
@@ -314,9 +561,11 @@ type RecordVerdict struct {
 	// Index counts the partition's records from 0, across its batches, in wire order:
 	// for the usual one batch per partition it is the batch index a Produce response
 	// reports in record_errors.
-	Index  int           `json:"index"`
-	Offset int64         `json:"offset"`
-	Reason Reason        `json:"reason"`
+	Index  int    `json:"index"`
+	Offset int64  `json:"offset"`
+	Reason Reason `json:"reason"`
+	// Field is the side of the record that failed: "value" or "key".
+	Field  string        `json:"field"`
 	Schema SchemaRefJSON `json:"schema"`
 	Detail string        `json:"message"`
 }
@@ -347,8 +596,10 @@ type PartitionVerdict struct {
 	// Accept is false only under enforce, when a record failed or the records could
 	// not be read.
 	Accept bool `json:"accept"`
-	// ErrorCode is the Kafka error of a rejected partition: INVALID_RECORD (87), or
-	// CORRUPT_MESSAGE (2) for damaged bytes; 0 when accepted.
+	// ErrorCode is the Kafka error of a rejected partition: the rule's (by default
+	// INVALID_RECORD, 87; or POLICY_VIOLATION, 44) when records fail it;
+	// INVALID_RECORD for records that cannot be read, CORRUPT_MESSAGE (2) for
+	// damaged bytes; 0 when accepted.
 	ErrorCode int16 `json:"errorCode"`
 	// Error is the decoding failure, if any (also set under warn, where it does not
 	// reject).
@@ -390,9 +641,10 @@ func (v *PartitionVerdict) Message() string {
 // Checker checks partitions against a Policy, reusing one records decoder (and
 // its decompression buffer). It is not safe for concurrent use.
 type Checker struct {
-	p   *Policy
-	dec records.Decoder
-	buf []byte // decompressed records of the fast path (scanBatch)
+	p    *Policy
+	dec  records.Decoder
+	buf  []byte        // decompressed records of the fast path (scanBatch)
+	json jsonValidator // the JSON checks' scratch space
 }
 
 // NewChecker returns a checker of p.
@@ -441,7 +693,7 @@ func (c *Checker) CheckRule(v *PartitionVerdict, rule *Rule, topic string, parti
 	}
 	if v.Failed > 0 && rule.Mode == Enforce {
 		v.Accept = false
-		v.ErrorCode = int16(kerr.InvalidRecord)
+		v.ErrorCode = rule.code
 	}
 }
 
@@ -477,7 +729,7 @@ func (c *Checker) walk(v *PartitionVerdict, rule *Rule, recs []byte, topic strin
 					return 0, shift(err, pos)
 				}
 				for it.Next(&r) {
-					v.record(rule, r.Offset, r.Value, r.Headers)
+					c.record(v, rule, r.Offset, r.Key, r.Value, r.Headers)
 				}
 				if err := it.Err(); err != nil {
 					return 0, shift(err, pos)
@@ -492,10 +744,10 @@ func (c *Checker) walk(v *PartitionVerdict, rule *Rule, recs []byte, topic strin
 				idx := v.Records
 				v.Records++
 				v.Failed++
-				v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: m.Offset, Reason: NoSchema, Schema: refJSON(m.Schema), Detail: noSchemaDetail})
+				v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: m.Offset, Reason: NoSchema, Field: "value", Schema: refJSON(m.Schema), Detail: noSchemaDetail})
 				return nil
 			}
-			v.record(rule, m.Offset, m.Value, m.Headers)
+			c.record(v, rule, m.Offset, m.Key, m.Value, m.Headers)
 			return nil
 		})
 		if err != nil {
@@ -507,12 +759,12 @@ func (c *Checker) walk(v *PartitionVerdict, rule *Rule, recs []byte, topic strin
 }
 
 // record checks one record against rule.
-func (v *PartitionVerdict) record(rule *Rule, offset int64, value []byte, headers []records.Header) {
+func (c *Checker) record(v *PartitionVerdict, rule *Rule, offset int64, key, value []byte, headers []records.Header) {
 	idx := v.Records
 	v.Records++
-	if reason, ref, detail := checkRecord(rule, value, headers); reason != OK {
+	if reason, field, ref, detail := c.checkRecord(rule, key, value, headers); reason != OK {
 		v.Failed++
-		v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: offset, Reason: reason, Schema: refJSON(ref), Detail: detail})
+		v.Failures = append(v.Failures, RecordVerdict{Index: idx, Offset: offset, Reason: reason, Field: field, Schema: refJSON(ref), Detail: detail})
 	}
 }
 
@@ -528,17 +780,73 @@ func shift(err error, pos int) error {
 
 const noSchemaDetail = "no schema reference (no schema.id header, no schema-id prefix in the value)"
 
-// checkRecord applies rule to one record, returning the failure (or OK) and the
-// record's schema reference.
-func checkRecord(rule *Rule, value []byte, headers []records.Header) (Reason, records.SchemaRef, string) {
+// checkRecord applies rule to one record, returning the failure (or OK), the
+// side that failed ("value" or "key") and the schema reference of that side.
+func (c *Checker) checkRecord(rule *Rule, key, value []byte, headers []records.Header) (Reason, string, records.SchemaRef, string) {
 	ref := records.ResolveSchema(value, headers)
-	for _, key := range [...]string{records.SchemaIDHeader, records.SchemaVersionHeader} {
-		if val, ok := headerValue(headers, key); ok && !decimalInt32(val) {
-			return MalformedHeader, ref, "header " + key + " is " + strconv.Quote(clip(val)) + ", not a decimal int32"
+	if p := &rule.value; p.checks() {
+		if value == nil {
+			if p.refuseNull {
+				return NullRefused, "value", ref, "value: null (a tombstone), and the rule refuses null values"
+			}
+		} else {
+			if p.schema {
+				for _, key := range [...]string{records.SchemaIDHeader, records.SchemaVersionHeader} {
+					if val, ok := headerValue(headers, key); ok && !decimalInt32(val) {
+						return MalformedHeader, "value", ref, "header " + key + " is " + strconv.Quote(clip(val)) + ", not a decimal int32"
+					}
+				}
+			}
+			if reason, detail := c.checkPart(p, "value", value, ref); reason != OK {
+				return reason, "value", ref, detail
+			}
 		}
 	}
-	reason, detail := checkRef(rule, ref)
-	return reason, ref, detail
+	if p := &rule.key; p.checks() {
+		kref := keyRef(key)
+		if key == nil {
+			if p.refuseNull {
+				return NullRefused, "key", kref, "key: null, and the rule refuses null keys"
+			}
+		} else if reason, detail := c.checkPart(p, "key", key, kref); reason != OK {
+			return reason, "key", kref, detail
+		}
+	}
+	return OK, "", ref, ""
+}
+
+// keyRef is the schema reference of a key: its Confluent prefix, if any.
+func keyRef(key []byte) records.SchemaRef {
+	if len(key) >= 5 && key[0] == 0 {
+		return records.SchemaRef{Source: records.SchemaValuePrefix, ID: int32(binary.BigEndian.Uint32(key[1:])), Version: -1}
+	}
+	return records.SchemaRef{ID: -1, Version: -1}
+}
+
+// checkPart applies p to the bytes b (not null) of one side of a record, whose
+// schema reference is ref (headers already checked).
+func (c *Checker) checkPart(p *part, field string, b []byte, ref records.SchemaRef) (Reason, string) {
+	if p.schema {
+		if reason, detail := checkRef(p, ref); reason != OK {
+			if field == "key" {
+				detail = "key: " + strings.Replace(detail, noSchemaDetail, "no schema reference (no schema-id prefix in the key)", 1)
+			}
+			return reason, detail
+		}
+		if ref.Source == records.SchemaValuePrefix {
+			b = b[5:]
+		}
+	}
+	if p.json {
+		if err := c.json.check(b, p.unique); err != nil {
+			je := err.(*JSONError)
+			if je.Repeated {
+				return DuplicateKey, field + ": " + je.Error()
+			}
+			return InvalidJSON, field + ": not JSON: " + je.Error()
+		}
+	}
+	return OK, ""
 }
 
 // headerValue is the value of the last header named key (the one ResolveSchema
@@ -553,17 +861,17 @@ func headerValue(headers []records.Header, key string) ([]byte, bool) {
 }
 
 // checkRef applies rule to a record's schema reference.
-func checkRef(rule *Rule, ref records.SchemaRef) (Reason, string) {
+func checkRef(rule *part, ref records.SchemaRef) (Reason, string) {
 	if ref.Source == records.SchemaNone {
 		return NoSchema, noSchemaDetail
 	}
-	if len(rule.SchemaIDs) > 0 && !contains(rule.SchemaIDs, ref.ID) {
+	if len(rule.ids) > 0 && !contains(rule.ids, ref.ID) {
 		return IDNotAllowed, "schema id " + strconv.Itoa(int(ref.ID)) + " is not allowed"
 	}
-	if ref.Version < 0 && (rule.RequireVersion || len(rule.Versions) > 0) {
+	if ref.Version < 0 && (rule.requireVersion || len(rule.versions) > 0) {
 		return NoVersion, "no schema version (schema.version header)"
 	}
-	if len(rule.Versions) > 0 && !contains(rule.Versions, ref.Version) {
+	if len(rule.versions) > 0 && !contains(rule.versions, ref.Version) {
 		return VersionNotAllowed, "schema version " + strconv.Itoa(int(ref.Version)) + " is not allowed"
 	}
 	return OK, ""

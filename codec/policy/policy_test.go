@@ -285,9 +285,10 @@ func reference(p *Policy, topic string, recs []byte) (n, failed int, reasons []R
 	var dec records.Decoder
 	dec.MaxDecompressedSize = p.cfg.MaxDecompressedBytes
 	dec.SkipCRC = p.cfg.SkipCRC
+	c := p.NewChecker()
 	skipped, err := dec.ForEachMessage(recs, topic, 0, func(m *records.Message) error {
 		n++
-		reason, _, _ := checkRecord(rule, m.Value, m.Headers)
+		reason, _, _, _ := c.checkRecord(rule, m.Key, m.Value, m.Headers)
 		if m.Control {
 			reason = NoSchema
 		}
@@ -361,9 +362,12 @@ func FuzzScanMatchesIterator(f *testing.F) {
 		f.Add(batch(f, c, msg(prefixed(1, "a")), msg([]byte("b"), "schema.id", "1", "schema.version", "2")))
 		f.Add(batch(f, c, msg([]byte("x"), "k", "v", "schema.id", "-0", "schema.id", "1")))
 	}
-	p, _ := Parse([]byte(`{"default":"enforce","skip_crc":true,"max_decompressed_bytes":1048576,"rules":[{"topic":"v","policy":"enforce","schema_ids":[1],"versions":[2]}]}`))
+	f.Add(batch(f, records.CompressionNone, rec([]byte(`{"k":1}`), []byte(`{"a":1,"a":2}`)), rec(nil, nil), rec(prefixed(3, "[]"), prefixed(1, "{}"))))
+	p, _ := Parse([]byte(`{"default":"enforce","skip_crc":true,"max_decompressed_bytes":1048576,"rules":[{"topic":"v","policy":"enforce","schema_ids":[1],"versions":[2]},
+		{"topic":"j","policy":"enforce","value":{"require_schema":false,"unique_keys":true,"null":"refuse"},"key":{"json":true,"null":"refuse"}},
+		{"topic":"f","policy":"enforce","value":{"schema_ids":[1],"json":true},"key":{"require_schema":true,"json":true}}]}`))
 	f.Fuzz(func(t *testing.T, recs []byte) {
-		for _, topic := range []string{"t", "v"} {
+		for _, topic := range []string{"t", "v", "j", "f"} {
 			rule := p.RuleFor(topic)
 			b, _, err := records.ParseBatch(recs, true)
 			if err != nil || b.IsControl() {
@@ -382,7 +386,7 @@ func FuzzScanMatchesIterator(f *testing.F) {
 			got := 0
 			for it.Next(&r) {
 				got++
-				if reason, _, _ := checkRecord(rule, r.Value, r.Headers); reason != OK {
+				if reason, _, _, _ := c.checkRecord(rule, r.Key, r.Value, r.Headers); reason != OK {
 					t.Fatalf("scan accepted record %d, the rule says %s", got-1, reason)
 				}
 			}

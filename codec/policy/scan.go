@@ -60,7 +60,9 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 		if q < 0 || int64(kl) > int64(end-q) {
 			return 0, false
 		}
-		if kl > 0 {
+		var key []byte
+		if kl >= 0 {
+			key = rec[q : q+int(kl)]
 			q += int(kl)
 		}
 		at = q
@@ -129,7 +131,7 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 		case len(value) >= 5 && value[0] == 0:
 			ref.ID, ref.Source = int32(binary.BigEndian.Uint32(value[1:])), records.SchemaValuePrefix
 		}
-		if reason, _ := checkRef(rule, ref); reason != OK {
+		if !c.scanOK(rule, key, value, ref) {
 			return 0, false
 		}
 		p = end
@@ -138,6 +140,30 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// scanOK reports whether a record the scan read passes rule (checkRecord's
+// checks, its malformed-header check done by the scan before).
+func (c *Checker) scanOK(rule *Rule, key, value []byte, ref records.SchemaRef) bool {
+	if p := &rule.value; p.checks() {
+		if value == nil {
+			if p.refuseNull {
+				return false
+			}
+		} else if reason, _ := c.checkPart(p, "value", value, ref); reason != OK {
+			return false
+		}
+	}
+	if p := &rule.key; p.checks() {
+		if key == nil {
+			if p.refuseNull {
+				return false
+			}
+		} else if reason, _ := c.checkPart(p, "key", key, keyRef(key)); reason != OK {
+			return false
+		}
+	}
+	return true
 }
 
 // minRecordSize is the smallest record (records' minimum): length, attributes,

@@ -15,7 +15,8 @@
 //     endpoints of Produce, Fetch, ShareFetch and ShareAcknowledge), so clients reach
 //     brokers only through the proxy;
 //   - applies a codec/policy schema policy to Produce requests: rejected partitions
-//     are answered with INVALID_RECORD (or CORRUPT_MESSAGE) and never reach the
+//     are answered with the rule's error (INVALID_RECORD by default, or
+//     POLICY_VIOLATION; CORRUPT_MESSAGE for damaged bytes) and never reach the
 //     broker; accepted partitions of the same request go through; the response
 //     order is kept; under enforce a Produce the filter cannot read is refused
 //     (the connection is closed), never passed.
@@ -112,6 +113,7 @@ type settings struct {
 	learnTopicID bool
 	// fetchEndpoints is FetchEndpoints
 	fetchEndpoints int
+	stats          policyStats // per-topic policy counters (policystats.go)
 }
 
 // FetchEndpoints values.

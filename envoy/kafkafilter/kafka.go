@@ -183,6 +183,7 @@ func (f *Filter) checkProduce(frame []byte, hlen int, ver int16) produceAction {
 	f.inc(f.mRejected, n.rejected)
 	f.inc(f.mPartAccepted, n.partAccepted)
 	f.inc(f.mPartRejected, n.partRejected)
+	f.flushPolicy() // per-topic counters (policystats.go)
 	if len(act.rejected) == 0 {
 		act.forwardAsIs = true
 		return act
@@ -246,6 +247,7 @@ func (f *Filter) checkTopics(d *transcode.Doc, root transcode.Node, ver int16, a
 				continue
 			}
 			f.chk.CheckRule(&v, rule, name, index, d.Bytes(d.Field(p, "records")))
+			f.countPolicy(name, &v)
 			if v.Checked {
 				n.checked += v.Records
 				n.failed += v.Failed
@@ -291,7 +293,7 @@ func warnText(v *policy.PartitionVerdict) string {
 	if v.Err != nil {
 		return "records undecodable: " + v.Error
 	}
-	s := strconv.Itoa(v.Failed) + " of " + strconv.Itoa(v.Records) + " records without a valid schema reference"
+	s := strconv.Itoa(v.Failed) + " of " + strconv.Itoa(v.Records) + " records failed the rule"
 	if len(v.Failures) > 0 {
 		s += ", first at index " + strconv.Itoa(v.Failures[0].Index) + ": " + v.Failures[0].Detail
 	}
