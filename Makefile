@@ -81,6 +81,8 @@ fuzz-codec:
 	$(GO) test ./codec/internal/zstd/ -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s
 	$(GO) test ./codec/internal/zstd/ -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s
 	$(GO) test ./codec/internal/crc32c/ -run '^$$' -fuzz '^FuzzUpdate$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s
+	$(GO) test ./codec/internal/inflate/ -run '^$$' -fuzz '^FuzzInflate$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s
+	$(GO) test ./codec/internal/inflate/ -run '^$$' -fuzz '^FuzzGunzip$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s
 
 clean:
 	rm -rf $(BUILD)

@@ -1,8 +1,6 @@
 package records
 
 import (
-	"bytes"
-	"compress/gzip"
 	"io"
 )
 
@@ -121,30 +119,6 @@ func readAllLimit(dst []byte, r io.Reader, limit int, hint int) ([]byte, error) 
 			return dst, detail(ErrCorrupt, "%v", err)
 		}
 	}
-}
-
-// gzipDecoder is the standard library's gzip reader, pooled. Like Kafka's
-// Java reader it reads concatenated gzip members as one stream; bytes after
-// the last member that do not start another are corrupt.
-type gzipDecoder struct {
-	r  gzip.Reader
-	br bytes.Reader
-}
-
-var gzipDecoders = codecPool{New: func() any { return new(gzipDecoder) }}
-
-func gunzip(dst, src []byte, limit int) ([]byte, error) {
-	g := gzipDecoders.Get().(*gzipDecoder)
-	defer func() {
-		g.br.Reset(nil)
-		gzipDecoders.Put(g)
-	}()
-	g.br.Reset(src)
-	if err := g.r.Reset(&g.br); err != nil {
-		return dst, detail(ErrCorrupt, "gzip: %v", err)
-	}
-	g.r.Multistream(true)
-	return readAllLimit(dst, &g.r, limit, 4*len(src))
 }
 
 // compress appends the compressed form of src to dst. level 0 is the codec's

@@ -4,6 +4,7 @@ package records
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"math/bits"
@@ -166,3 +167,27 @@ type zstdStream struct{ d *kzstd.Decoder }
 func (s zstdStream) Read(p []byte) (int, error) { return s.d.Read(p) }
 
 var _ io.Reader = zstdStream{}
+
+// gzipDecoder is the standard library's gzip reader, pooled. Like Kafka's
+// Java reader it reads concatenated gzip members as one stream; bytes after
+// the last member that do not start another are corrupt.
+type gzipDecoder struct {
+	r  gzip.Reader
+	br bytes.Reader
+}
+
+var gzipDecoders = codecPool{New: func() any { return new(gzipDecoder) }}
+
+func gunzip(dst, src []byte, limit int) ([]byte, error) {
+	g := gzipDecoders.Get().(*gzipDecoder)
+	defer func() {
+		g.br.Reset(nil)
+		gzipDecoders.Put(g)
+	}()
+	g.br.Reset(src)
+	if err := g.r.Reset(&g.br); err != nil {
+		return dst, detail(ErrCorrupt, "gzip: %v", err)
+	}
+	g.r.Multistream(true)
+	return readAllLimit(dst, &g.r, limit, 4*len(src))
+}
