@@ -156,12 +156,12 @@ func cmdEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 type recordsField struct {
 	Batches []struct {
 		Magic                int8      `json:"magic"`
-		BaseOffset           int64     `json:"baseOffset"`
+		BaseOffset           int64s    `json:"baseOffset"`
 		PartitionLeaderEpoch *int32    `json:"partitionLeaderEpoch"`
 		Compression          string    `json:"compression"`
 		TimestampType        string    `json:"timestampType"`
-		LogAppendTime        *int64    `json:"logAppendTime"`
-		ProducerID           *int64    `json:"producerId"`
+		LogAppendTime        *int64s   `json:"logAppendTime"`
+		ProducerID           *int64s   `json:"producerId"`
 		ProducerEpoch        *int16    `json:"producerEpoch"`
 		BaseSequence         *int32    `json:"baseSequence"`
 		Transactional        bool      `json:"transactional"`
@@ -173,7 +173,7 @@ type recordsField struct {
 }
 
 type recJSON struct {
-	Timestamp int64      `json:"timestamp"`
+	Timestamp int64s     `json:"timestamp"`
 	Key       *valueJSON `json:"key"`
 	Value     *valueJSON `json:"value"`
 	Headers   []struct {
@@ -218,12 +218,12 @@ func encodeRecords(obj []byte) ([]byte, error) {
 	for i, b := range rf.Batches {
 		spec := recordsjson.NewBatchSpec()
 		spec.Magic = b.Magic
-		spec.BaseOffset = b.BaseOffset
+		spec.BaseOffset = int64(b.BaseOffset)
 		if b.PartitionLeaderEpoch != nil {
 			spec.PartitionLeaderEpoch = *b.PartitionLeaderEpoch
 		}
 		if b.ProducerID != nil {
-			spec.ProducerID = *b.ProducerID
+			spec.ProducerID = int64(*b.ProducerID)
 		}
 		if b.ProducerEpoch != nil {
 			spec.ProducerEpoch = *b.ProducerEpoch
@@ -235,7 +235,7 @@ func encodeRecords(obj []byte) ([]byte, error) {
 		if b.TimestampType == "LogAppendTime" {
 			spec.LogAppendTime = true
 			if b.LogAppendTime != nil {
-				spec.LogAppendValue = *b.LogAppendTime
+				spec.LogAppendValue = int64(*b.LogAppendTime)
 			}
 		}
 		if b.Control {
@@ -246,7 +246,7 @@ func encodeRecords(obj []byte) ([]byte, error) {
 			return nil, fmt.Errorf("batches[%d]: unknown compression %q", i, b.Compression)
 		}
 		for j, r := range b.Records {
-			rec := records.Record{Timestamp: r.Timestamp}
+			rec := records.Record{Timestamp: int64(r.Timestamp)}
 			var err error
 			if rec.Key, err = r.Key.bytes(); err != nil {
 				return nil, fmt.Errorf("batches[%d].records[%d].key: %v", i, j, err)
@@ -269,4 +269,20 @@ func encodeRecords(obj []byte) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// int64s reads an int64 written as a decimal string (as kwire writes them) or a number.
+type int64s int64
+
+func (v *int64s) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = s[1 : len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("want an int64, got %s", b)
+	}
+	*v = int64s(n)
+	return nil
 }

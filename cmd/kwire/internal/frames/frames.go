@@ -274,11 +274,11 @@ func (w *Writer) batch(dst, entry []byte, magic int8) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
-		dst = appendInt(dst, "baseOffset", b.BaseOffset)
+		dst = appendInt64(dst, "baseOffset", b.BaseOffset)
 		dst = appendInt(dst, "partitionLeaderEpoch", int64(b.PartitionLeaderEpoch))
 		dst = appendStr(dst, "compression", b.Compression().String())
 		dst = appendStr(dst, "timestampType", b.TimestampType().String())
-		dst = appendInt(dst, "producerId", b.ProducerID)
+		dst = appendInt64(dst, "producerId", b.ProducerID)
 		dst = appendInt(dst, "producerEpoch", int64(b.ProducerEpoch))
 		dst = appendInt(dst, "baseSequence", int64(b.BaseSequence))
 		dst = append(dst, `,"transactional":`...)
@@ -286,7 +286,7 @@ func (w *Writer) batch(dst, entry []byte, magic int8) ([]byte, error) {
 		dst = append(dst, `,"control":`...)
 		dst = strconv.AppendBool(dst, b.IsControl())
 		if b.TimestampType() == records.LogAppendTime {
-			dst = appendInt(dst, "logAppendTime", b.MaxTimestamp)
+			dst = appendInt64(dst, "logAppendTime", b.MaxTimestamp)
 		}
 	}
 	dst = append(dst, `,"records":[`...)
@@ -320,6 +320,16 @@ func appendInt(b []byte, key string, v int64) []byte {
 	return strconv.AppendInt(b, v, 10)
 }
 
+// appendInt64 writes an int64 as a decimal string, as the JSON form does, so that no
+// reader (JavaScript's JSON.parse) loses precision.
+func appendInt64(b []byte, key string, v int64) []byte {
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':', '"')
+	b = strconv.AppendInt(b, v, 10)
+	return append(b, '"')
+}
+
 func appendStr(b []byte, key, v string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, key...)
@@ -344,10 +354,11 @@ func AppendValue(b, v []byte) []byte {
 }
 
 func appendRecord(b []byte, m *records.Message) []byte {
-	b = append(b, `{"offset":`...)
+	b = append(b, `{"offset":"`...)
 	b = strconv.AppendInt(b, m.Offset, 10)
-	b = append(b, `,"timestamp":`...)
+	b = append(b, `","timestamp":"`...)
 	b = strconv.AppendInt(b, m.Timestamp, 10)
+	b = append(b, '"')
 	b = append(b, `,"key":`...)
 	b = AppendValue(b, m.Key)
 	b = append(b, `,"value":`...)
