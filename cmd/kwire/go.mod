@@ -1,8 +1,13 @@
 module github.com/kwire/kwire/cmd/kwire
 
-go 1.26
+go 1.26.0
 
 require github.com/kwire/kwire v0.0.0
+
+require (
+	github.com/twmb/franz-go v1.22.3
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
+)
 
 require (
 	github.com/google/gopacket v1.1.19
