@@ -44,7 +44,7 @@ type tcpdump struct {
 func startTcpdump(t *testing.T, file string, port int) *tcpdump {
 	t.Helper()
 	bin := need(t, "tcpdump")
-	d := &tcpdump{cmd: exec.Command(bin, "-i", "lo", "-U", "-s", "0", "-n", "-w", file, "tcp port "+strconv.Itoa(port))}
+	d := &tcpdump{cmd: exec.Command(bin, "-i", "lo", "--immediate-mode", "-U", "-s", "0", "-n", "-w", file, "tcp port "+strconv.Itoa(port))}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
