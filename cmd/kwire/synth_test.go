@@ -20,11 +20,11 @@ import (
 // synthConn builds the packets of one TCP connection between 10.0.0.1:50000 and
 // 10.0.0.2:port.
 type synthConn struct {
-	t          *testing.T
-	port       uint16
-	seq        [2]uint32 // next sequence number: client, server
-	now        time.Time
-	pkts       []synthPacket
+	t    *testing.T
+	port uint16
+	seq  [2]uint32 // next sequence number: client, server
+	now  time.Time
+	pkts []synthPacket
 }
 
 type synthPacket struct {
