@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -55,7 +56,8 @@ func cmdPcap(args []string, stdout, stderr io.Writer) error {
 	showProgress := *progress == "always" || (*progress == "auto" && isTerminal(stderr))
 
 	out := newLineWriter(stdout)
-	w := frames.NewWriter(*raw)
+	// The summary reads only error codes: records stay base64, not decoded.
+	w := frames.NewWriter(*raw || *summary)
 	var sum *summaryTable
 	if *summary {
 		sum = newSummary()
@@ -281,11 +283,13 @@ func (s *summaryTable) add(f *capture.Frame, key, version int16, line []byte, fa
 	}
 }
 
+var errorCodeKey = []byte(`"errorCode":`)
+
 // errorCodes counts the non-zero "errorCode" values of a response line.
 func errorCodes(line []byte, codes map[int]int) {
-	const key = `"errorCode":`
+	key := errorCodeKey
 	for i := 0; ; {
-		j := strings.Index(string(line[i:]), key)
+		j := bytes.Index(line[i:], errorCodeKey)
 		if j < 0 {
 			return
 		}

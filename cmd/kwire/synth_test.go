@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"net"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/records/recordsjson"
 	"github.com/kwire/kwire/codec/transcode"
 )
 
@@ -126,6 +129,7 @@ func sampleFrames(t *testing.T) (req, resp []byte) {
 func TestPcapSynthetic(t *testing.T) {
 	req, resp := sampleFrames(t)
 	dir := t.TempDir()
+	reqSize := len(req)
 	check := func(name string, pkts []synthPacket, ng bool, wantReqs int, args ...string) []pcapLine {
 		t.Helper()
 		file := filepath.Join(dir, name+".pcap")
@@ -145,8 +149,8 @@ func TestPcapSynthetic(t *testing.T) {
 			switch l.Dir {
 			case "request":
 				reqs++
-				if l.Size != len(req) {
-					t.Errorf("%s: request size %d, want %d", name, l.Size, len(req))
+				if l.Size != reqSize {
+					t.Errorf("%s: request size %d, want %d", name, l.Size, reqSize)
 				}
 			case "response":
 				resps++
@@ -226,12 +230,45 @@ func TestPcapSynthetic(t *testing.T) {
 	}
 	check("mixed", mixed, false, 2)
 
+	// A 12 KB request in 4 KB segments, the first two swapped: the reassembly queues a
+	// packet larger than its 1900-byte pages.
+	big := bigProduce(t)
+	reqSize = len(big)
+	c = newSynthConn(t, 19999)
+	c.handshake()
+	c.send(false, big, 4000)
+	c.send(true, resp, 1460)
+	mixed = append([]synthPacket{}, c.pkts[:3]...)
+	mixed = append(mixed, c.pkts[4], c.pkts[3])
+	mixed = append(mixed, c.pkts[5:]...)
+	check("big", mixed, false, 1)
+	reqSize = len(req)
+
 	// Mid-stream: the capture starts inside a request frame, then a whole exchange.
 	c = newSynthConn(t, 19999)
 	c.send(false, req[50:], 1460)
 	c.send(false, req, 1460)
 	c.send(true, resp, 1460)
 	check("midstream", c.pkts, false, 1)
+}
+
+// bigProduce is a Produce v9 request (correlation id 7) with one 12 KB record.
+func bigProduce(t *testing.T) []byte {
+	t.Helper()
+	spec := recordsjson.NewBatchSpec()
+	spec.Records = []records.Record{{Value: bytes.Repeat([]byte("kafka "), 2000)}}
+	recs, err := spec.Append(nil, records.CompressionNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := `{"header":{"requestApiKey":0,"requestApiVersion":9,"correlationId":7,"clientId":"big"},"body":{"transactionalId":null,"acks":-1,"timeoutMs":30000,"topicData":[{"name":"orders","partitionData":[{"index":0,"records":"` +
+		base64.StdEncoding.EncodeToString(recs) + `"}]}]}}`
+	f := transcode.Framer{}
+	frame, err := f.AppendRequestFrame(nil, []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frame
 }
 
 // TestPcapErrors: exit codes and error lines.

@@ -84,12 +84,18 @@ func cmdTap(args []string, stdout, stderr io.Writer) error {
 		<-sig
 		ln.Close()
 	}()
+	return t.serveAll(ln)
+}
+
+// serveAll accepts clients until ln is closed.
+func (t *tap) serveAll(ln net.Listener) error {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
-				t.out.Flush()
-				return nil
+				t.mu.Lock()
+				defer t.mu.Unlock()
+				return t.out.Flush()
 			}
 			return &netError{err}
 		}

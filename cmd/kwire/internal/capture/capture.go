@@ -343,7 +343,8 @@ type half struct {
 	synced bool
 	// the capture times of the current scatter-gather, to date a frame's last segment
 	sg       reassembly.ScatterGather
-	sgBase   int // buffer position (absolute, counting from buf[0]) of sg's first byte
+	sgBase   int       // buffer position (absolute, counting from buf[0]) of sg's first byte
+	acTime   time.Time // capture time of the packet that delivered sg
 	lastTime time.Time
 }
 
@@ -399,18 +400,35 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Assemb
 	}
 	h.sgBase = len(h.buf)
 	h.sg = sg
+	h.acTime = ac.GetCaptureInfo().Timestamp
 	h.buf = append(h.buf, sg.Fetch(n)...)
 	s.process(i)
-	h.lastTime = sg.CaptureInfo(n - 1).Timestamp
+	h.lastTime = h.timeAt(len(h.buf) - 1)
 	h.sg = nil
 }
 
 // timeAt is the capture time of the segment holding buffer position pos.
 func (h *half) timeAt(pos int) time.Time {
 	if h.sg != nil && pos >= h.sgBase {
-		return h.sg.CaptureInfo(pos - h.sgBase).Timestamp
+		return sgTime(h.sg, pos-h.sgBase, h.acTime)
 	}
 	return h.lastTime
+}
+
+// sgTime is the capture time of the segment holding byte off of sg. The reassembly
+// keeps no capture context for the second and later pages of a packet it had to queue
+// (reading it panics in gopacket v1.1.19): those bytes get the time of the packet that
+// delivered them, fallback.
+func sgTime(sg reassembly.ScatterGather, off int, fallback time.Time) (t time.Time) {
+	defer func() {
+		if recover() != nil {
+			t = fallback
+		}
+	}()
+	if ts := sg.CaptureInfo(off).Timestamp; !ts.IsZero() {
+		return ts
+	}
+	return fallback
 }
 
 // ReassemblyComplete ends the connection.

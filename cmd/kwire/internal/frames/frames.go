@@ -40,7 +40,6 @@ type Writer struct {
 	framer transcode.Framer
 	dec    records.Decoder
 	body   []byte
-	recErr error
 }
 
 // NewWriter returns a Writer that decodes records fields unless rawRecords is set.
@@ -116,28 +115,29 @@ func (w *Writer) prefix(b []byte, m *Meta, dir string, h Header, size int) []byt
 // the error is returned too.
 func (w *Writer) AppendRequest(dst []byte, m *Meta, frame []byte) ([]byte, error) {
 	h, _ := PeekRequest(frame)
-	start := len(dst)
 	b := w.prefix(dst, m, "request", h, len(frame))
-	if len(frame) >= 8 {
-		b = appendKeyVersion(b, h.APIKey, h.APIVersion)
-	}
-	w.recErr = nil
 	n := len(b)
 	out, err := w.framer.AppendRequestFrameJSON(b, frame)
-	return w.finish(dst[:start], out, n, err)
+	if err != nil {
+		out = out[:n]
+		if len(frame) >= 8 {
+			out = appendKeyVersion(out, h.APIKey, h.APIVersion)
+		}
+	}
+	return finish(out, n, err)
 }
 
 // AppendResponse appends the JSON line of one complete response frame that answers a
 // request with the given api key and version.
 func (w *Writer) AppendResponse(dst []byte, m *Meta, frame []byte, apiKey, version int16) ([]byte, error) {
 	id, _ := PeekResponse(frame)
-	start := len(dst)
 	b := w.prefix(dst, m, "response", Header{CorrelationID: id}, len(frame))
-	b = appendKeyVersion(b, apiKey, version)
-	w.recErr = nil
 	n := len(b)
 	out, err := w.framer.AppendResponseFrameJSON(b, frame, apiKey, version)
-	return w.finish(dst[:start], out, n, err)
+	if err != nil {
+		out = appendKeyVersion(out[:n], apiKey, version)
+	}
+	return finish(out, n, err)
 }
 
 // AppendUnmatched appends the line of a response whose request was not seen (so its
@@ -156,31 +156,19 @@ func appendKeyVersion(b []byte, key, version int16) []byte {
 	return strconv.AppendInt(b, int64(version), 10)
 }
 
-// finish turns the transcoder's envelope appended at n into the rest of the line: its
-// apiKey and apiVersion are already in the prefix, so the envelope is spliced in from
-// its "headerVersion" key on.
-func (w *Writer) finish(dst, out []byte, n int, err error) ([]byte, error) {
+// finish completes a line. On success the transcoder's envelope
+// ({"apiKey":..,"apiVersion":..,"headerVersion":..,"header":..,"body":..}) was appended
+// at n, right after the line's own keys: its opening brace becomes a comma, so the
+// envelope's keys join the line without a copy. On failure the line ends with "error".
+func finish(out []byte, n int, err error) ([]byte, error) {
 	if err != nil {
-		return appendError(out[:n], err), err
+		return appendError(out, err), err
 	}
-	env := out[n:]
-	const marker = `,"headerVersion":`
-	i := indexOf(env, marker)
-	if i < 0 {
-		return appendError(out[:n], errors.New("kwire: unexpected envelope")), err
+	if n >= len(out) || out[n] != '{' {
+		return appendError(out[:n], errors.New("kwire: unexpected envelope")), errors.New("kwire: unexpected envelope")
 	}
-	copy(out[n:], env[i:])
-	out = out[:n+len(env)-i]
+	out[n] = ','
 	return append(out, '\n'), nil
-}
-
-func indexOf(b []byte, s string) int {
-	for i := 0; i+len(s) <= len(b) && i < 64; i++ {
-		if string(b[i:i+len(s)]) == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // appendError closes a line with the "error" key: message, path and offset.
@@ -345,7 +333,7 @@ func AppendValue(b, v []byte) []byte {
 	}
 	if utf8.Valid(v) {
 		b = append(b, `{"text":`...)
-		b = recordsjson.AppendString(b, unsafeString(v))
+		b = appendText(b, v)
 		return append(b, '}')
 	}
 	b = append(b, `{"base64":"`...)
@@ -395,4 +383,44 @@ func unsafeString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// needsEscape marks the bytes a JSON string cannot hold as they are.
+var needsEscape = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendText appends valid UTF-8 as a JSON string: runs of bytes that need no escape
+// are copied whole.
+func appendText(b, v []byte) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !needsEscape[c] {
+			continue
+		}
+		b = append(b, v[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+		}
+		start = i + 1
+	}
+	b = append(b, v[start:]...)
+	return append(b, '"')
 }
