@@ -9,12 +9,16 @@
 #   make kwire-sample   make examples/data/sample.pcap again: launcher, tcpdump, franz-go clients
 #   make kwire-bench    MB/s of kwire pcap on one core beside tshark -Y kafka -T json, peak RSS (part of `make bench`)
 #   make kwire-fuzz     the capture reader and the line writer under fuzzing (part of `make fuzz`)
+#   make kwire-inspector        bindings/js/kwire-inspect.wasm: the capture reader for the browser
+#                               inspector (bindings/js/inspector.html), GOOS=wasip1 c-shared (part of `make`)
+#   make kwire-inspector-test   the inspector in Debian's headless Chromium on the committed capture,
+#                               against the native command; screenshot build/js/inspector.png (part of `make test`)
 
 KWIRE_DIR    := cmd/kwire
 KWIRE_BIN    := $(BUILD)/kwire
 KWIRE_SAMPLE := examples/data/sample.pcap
 
-.PHONY: kwire kwire-example kwire-test kwire-deps kwire-sample kwire-bench kwire-fuzz
+.PHONY: kwire kwire-example kwire-test kwire-deps kwire-sample kwire-bench kwire-fuzz kwire-inspector kwire-inspector-test
 
 kwire:
 	@mkdir -p $(BUILD)
@@ -39,7 +43,14 @@ kwire-fuzz:
 	cd $(KWIRE_DIR) && $(GO) test ./internal/capture -run '^$$' -fuzz '^FuzzReadCapture$$' -fuzztime $(FUZZTIME)
 	cd $(KWIRE_DIR) && $(GO) test ./internal/frames -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME)
 
-BUILD_TARGETS += kwire kwire-example
-TEST_TARGETS  += kwire-test
+kwire-inspector:
+	cd $(KWIRE_DIR) && GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' \
+		-o $(CURDIR)/$(JS_DIR)/kwire-inspect.wasm ./internal/inspectwasm
+
+kwire-inspector-test: kwire kwire-inspector js js-deps
+	cd $(JS_DIR) && $(NODE) test/browser/inspector.js $(CURDIR)/$(KWIRE_BIN)
+
+BUILD_TARGETS += kwire kwire-example kwire-inspector
+TEST_TARGETS  += kwire-test kwire-inspector-test
 BENCH_TARGETS += kwire-bench
 FUZZ_TARGETS  += kwire-fuzz
