@@ -69,7 +69,11 @@ try {
   page.on('pageerror', (e) => problems.push('page error: ' + e.message));
   page.on('console', (m) => m.type() === 'error' && problems.push('console error: ' + m.text()));
   await page.goto(origin + '/inspector.html', { waitUntil: 'load' });
-  await page.waitForFunction(() => window.kwireInspectorReady === true, null, { timeout: 60_000 });
+  try {
+    await page.waitForFunction(() => window.kwireInspectorReady === true, null, { timeout: 60_000 });
+  } catch (e) {
+    throw new Error(`the page did not get ready (status: ${await page.textContent('#status')}; ${problems.join('; ')})`);
+  }
 
   const rows = () => page.$$eval('#frames tbody tr.frame', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
   const result = async () => {
