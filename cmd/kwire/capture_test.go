@@ -250,7 +250,7 @@ func TestCaptureRealClients(t *testing.T) {
 	need(t, "tcpdump")
 	need(t, "tshark")
 	need(t, "java")
-	b := broker.StartT(t, broker.Options{Version: "4.4.0"})
+	b := broker.SharedT(t, broker.Options{Version: "4.4.0"})
 	if b == nil {
 		return
 	}

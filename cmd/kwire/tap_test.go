@@ -109,7 +109,7 @@ func brokersIn(t *testing.T, lines []pcapLine) map[string]int {
 // FindCoordinator name the tap, every connection the client opens goes through it, and
 // the tap prints the produced records.
 func TestTapRealBroker(t *testing.T) {
-	b := broker.StartT(t, broker.Options{Version: "4.4.0"})
+	b := broker.SharedT(t, broker.Options{Version: "4.4.0"})
 	if b == nil {
 		return
 	}
