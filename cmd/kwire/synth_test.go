@@ -314,3 +314,21 @@ func TestPcapErrors(t *testing.T) {
 		t.Errorf("error %s: want message, path and offset", lines[0].Error)
 	}
 }
+
+// TestPcapNotKafka: a connection that is not Kafka (HTTP on port 8080, from its SYN and
+// without it) gives no line.
+func TestPcapNotKafka(t *testing.T) {
+	c := newSynthConn(t, 8080)
+	c.handshake()
+	body := bytes.Repeat([]byte("GET /index.html HTTP/1.1\r\nHost: example\r\n\r\n"), 3000)
+	c.send(false, body, 1460)
+	c.send(true, bytes.Repeat([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"), 3000), 1460)
+	file := filepath.Join(t.TempDir(), "http.pcap")
+	for _, pkts := range [][]synthPacket{c.pkts, c.pkts[3:]} {
+		writePcap(t, file, false, pkts)
+		lines, code, stderr := runPcap(t, file)
+		if code != 0 || len(lines) != 0 {
+			t.Errorf("HTTP capture: exit %d, %d lines (%s)", code, len(lines), stderr)
+		}
+	}
+}

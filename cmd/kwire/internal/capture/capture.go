@@ -456,19 +456,21 @@ func (s *stream) process(i int) {
 }
 
 // probe looks for a request frame in half i of a connection whose roles are unknown.
+// Bytes before the first position that may still start a frame are dropped, and a frame
+// found while probing may claim at most probeWindow bytes: a connection that is not
+// Kafka holds little.
 func (s *stream) probe(i int) {
 	h := &s.half[i]
-	if at, ok := s.findRequest(h.buf[h.off:], true); ok {
-		h.off += at
+	at, ok := s.findRequest(h.buf[h.off:], true)
+	h.off += at
+	if ok {
 		h.synced = true
 		s.setClient(i)
-		return
-	}
-	// Keep the tail that may still start a frame; the rest is not Kafka.
-	if keep := 12; len(h.buf)-h.off > resyncWindow+keep {
-		h.off = len(h.buf) - keep
 	}
 }
+
+// probeWindow bounds the frame size a probed connection's first request may claim.
+const probeWindow = 1 << 20
 
 // plausibleRequest checks the header of a request frame at the start of b without
 // decoding its body: the size, a known api key and version, a non-negative
@@ -500,6 +502,9 @@ func (s *stream) plausibleRequest(b []byte, window int) (size int, ok bool) {
 // complete (more bytes may make it decode).
 func (s *stream) findRequest(b []byte, probing bool) (at int, ok bool) {
 	window := resyncWindow
+	if probing {
+		window = probeWindow
+	}
 	if w := s.r.maxFrame(); w < window {
 		window = w
 	}
