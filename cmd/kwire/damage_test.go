@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -86,6 +87,23 @@ func idOf(l pcapLine) identity {
 func damaged(t *testing.T, dir, file, port string, full []pcapLine) {
 	t.Helper()
 	ps, lt := readPackets(t, file)
+
+	// The same capture as pcapng (written by Wireshark's editcap) gives the same frames.
+	ngFile := filepath.Join(dir, "clients.pcapng")
+	if out, err := exec.Command(need(t, "editcap"), "-F", "pcapng", file, ngFile).CombinedOutput(); err != nil {
+		t.Fatalf("editcap: %v\n%s", err, out)
+	}
+	ngLines, code, stderr := runPcap(t, ngFile, "--port", port)
+	if code != 0 || len(ngLines) != len(full) {
+		t.Errorf("pcapng copy: exit %d, %d frames, want %d (%s)", code, len(ngLines), len(full), stderr)
+	} else {
+		for i := range full {
+			if idOf(full[i]) != idOf(ngLines[i]) || !full[i].Time.Equal(ngLines[i].Time) {
+				t.Errorf("pcapng copy: frame %d is %+v, want %+v", i, idOf(ngLines[i]), idOf(full[i]))
+				break
+			}
+		}
+	}
 
 	// Reordered and duplicated.
 	var mixed []rawPacket

@@ -168,7 +168,21 @@ try {
     assert.ok(want.length >= 4);
   });
 
-  // 4. Not a capture: a clear error, no rows.
+  // 4. The capture dropped on the drop zone (a drop event carrying the file).
+  await page.evaluate(async (b64) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'dropped.pcap'));
+    document.getElementById('drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, readFileSync(CAPTURE).toString('base64'));
+  const dropped = await result();
+  await check('a capture dropped on the page: the same rows', async () => {
+    assert.equal(dropped.frames, native.length);
+    assert.deepEqual(await rows(), got);
+    assert.match(await page.textContent('#status'), /^dropped\.pcap: /);
+  });
+
+  // 5. Not a capture: a clear error, no rows.
   await page.setInputFiles('#file', { name: 'junk.pcap', mimeType: 'application/octet-stream', buffer: Buffer.from('not a capture') });
   const bad = await result();
   await check('a file that is not a capture gets an error', async () => {
