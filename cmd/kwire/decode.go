@@ -241,7 +241,9 @@ func (l *lineWriter) Flush() error {
 // outputError is a failure to write the output (a closed pipe, a full disk).
 type outputError struct{ err error }
 
+// Error says what could not be written.
 func (e *outputError) Error() string { return "writing output: " + e.err.Error() }
+// Unwrap returns the write error.
 func (e *outputError) Unwrap() error { return e.err }
 
 var _ = errors.New

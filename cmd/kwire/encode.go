@@ -274,6 +274,7 @@ func encodeRecords(obj []byte) ([]byte, error) {
 // int64s reads an int64 written as a decimal string (as kwire writes them) or a number.
 type int64s int64
 
+// UnmarshalJSON reads "123" or 123.
 func (v *int64s) UnmarshalJSON(b []byte) error {
 	s := string(b)
 	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {

@@ -50,12 +50,15 @@ func main() {
 // usageError is a bad command line.
 type usageError struct{ msg string }
 
+// Error is the problem with the command line.
 func (e *usageError) Error() string { return e.msg }
 
 // inputError is an input that cannot be read.
 type inputError struct{ err error }
 
+// Error says why the input could not be read.
 func (e *inputError) Error() string { return e.err.Error() }
+// Unwrap returns the cause.
 func (e *inputError) Unwrap() error { return e.err }
 
 // errFrames reports that some frames did not decode (their lines say why).

@@ -21,8 +21,10 @@ import (
 // portList is a repeatable --port flag.
 type portList []uint16
 
+// String lists the ports.
 func (p *portList) String() string { return fmt.Sprint(*p) }
 
+// Set adds one port, or several separated by commas.
 func (p *portList) Set(s string) error {
 	for _, part := range strings.Split(s, ",") {
 		n, err := strconv.ParseUint(strings.TrimSpace(part), 10, 16)

@@ -20,7 +20,9 @@ import (
 // netError is a failure to listen or to reach the upstream broker.
 type netError struct{ err error }
 
+// Error says what failed on the network.
 func (e *netError) Error() string { return e.err.Error() }
+// Unwrap returns the cause.
 func (e *netError) Unwrap() error { return e.err }
 
 // Api keys whose responses carry broker addresses that --rewrite points at the tap.

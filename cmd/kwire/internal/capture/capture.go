@@ -129,6 +129,7 @@ type countingReader struct {
 	n int64
 }
 
+// Read reads from the file and counts.
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
@@ -242,6 +243,7 @@ func (r *Reader) parserFor(lt layers.LinkType) *linkParser {
 
 type context struct{ ci gopacket.CaptureInfo }
 
+// GetCaptureInfo is the packet's capture time and lengths.
 func (c *context) GetCaptureInfo() gopacket.CaptureInfo { return c.ci }
 
 func (r *Reader) packet(lt layers.LinkType, data []byte, ci gopacket.CaptureInfo) {
