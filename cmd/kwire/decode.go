@@ -243,6 +243,7 @@ type outputError struct{ err error }
 
 // Error says what could not be written.
 func (e *outputError) Error() string { return "writing output: " + e.err.Error() }
+
 // Unwrap returns the write error.
 func (e *outputError) Unwrap() error { return e.err }
 

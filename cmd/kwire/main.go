@@ -58,6 +58,7 @@ type inputError struct{ err error }
 
 // Error says why the input could not be read.
 func (e *inputError) Error() string { return e.err.Error() }
+
 // Unwrap returns the cause.
 func (e *inputError) Unwrap() error { return e.err }
 

@@ -22,6 +22,7 @@ type netError struct{ err error }
 
 // Error says what failed on the network.
 func (e *netError) Error() string { return e.err.Error() }
+
 // Unwrap returns the cause.
 func (e *netError) Unwrap() error { return e.err }
 
