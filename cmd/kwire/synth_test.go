@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"net"
 	"os"
@@ -330,5 +331,45 @@ func TestPcapNotKafka(t *testing.T) {
 		if code != 0 || len(lines) != 0 {
 			t.Errorf("HTTP capture: exit %d, %d lines (%s)", code, len(lines), stderr)
 		}
+	}
+}
+
+// TestPcapLinuxSLL2: a capture of tcpdump -i any (link type LINUX_SLL2, 276) reads as
+// the Ethernet one does.
+func TestPcapLinuxSLL2(t *testing.T) {
+	req, resp := sampleFrames(t)
+	c := newSynthConn(t, 9092)
+	c.handshake()
+	c.send(false, req, 1460)
+	c.send(true, resp, 1460)
+	var buf bytes.Buffer
+	hdr := make([]byte, 24)
+	binary.LittleEndian.PutUint32(hdr[0:], 0xa1b2c3d4)
+	binary.LittleEndian.PutUint16(hdr[4:], 2)
+	binary.LittleEndian.PutUint16(hdr[6:], 4)
+	binary.LittleEndian.PutUint32(hdr[16:], 262144)
+	binary.LittleEndian.PutUint32(hdr[20:], 276)
+	buf.Write(hdr)
+	for _, p := range c.pkts {
+		ip := p.data[14:] // drop the Ethernet header
+		sll2 := make([]byte, 20)
+		binary.BigEndian.PutUint16(sll2[0:], 0x0800)
+		binary.BigEndian.PutUint32(sll2[4:], 1) // interface index
+		binary.BigEndian.PutUint16(sll2[8:], 772)
+		sll2[11] = 6
+		rec := make([]byte, 16)
+		binary.LittleEndian.PutUint32(rec[0:], uint32(p.ci.Timestamp.Unix()))
+		binary.LittleEndian.PutUint32(rec[4:], uint32(p.ci.Timestamp.Nanosecond()/1000))
+		binary.LittleEndian.PutUint32(rec[8:], uint32(len(sll2)+len(ip)))
+		binary.LittleEndian.PutUint32(rec[12:], uint32(len(sll2)+len(ip)))
+		buf.Write(rec)
+		buf.Write(sll2)
+		buf.Write(ip)
+	}
+	file := filepath.Join(t.TempDir(), "any.pcap")
+	os.WriteFile(file, buf.Bytes(), 0o644)
+	lines, code, stderr := runPcap(t, file)
+	if code != 0 || len(lines) != 2 || lines[0].Dir != "request" || lines[1].Dir != "response" || lines[1].APIKey != 0 {
+		t.Errorf("SLL2 capture: exit %d, lines %+v (%s)", code, lines, stderr)
 	}
 }

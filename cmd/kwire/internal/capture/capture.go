@@ -246,7 +246,27 @@ type context struct{ ci gopacket.CaptureInfo }
 // GetCaptureInfo is the packet's capture time and lengths.
 func (c *context) GetCaptureInfo() gopacket.CaptureInfo { return c.ci }
 
+// linkTypeLinuxSLL2 stands for LINKTYPE_LINUX_SLL2 (276), Linux's second cooked header,
+// which tcpdump -i any writes: 20 bytes, the ethertype first. gopacket v1.1.19 has no
+// layer for it, and its LinkType is a byte, so pcapgo reports 276 as 20 (276 & 0xff, a
+// value no link type uses): both mean SLL2 here.
+const linkTypeLinuxSLL2 layers.LinkType = 276 & 0xff
+
 func (r *Reader) packet(lt layers.LinkType, data []byte, ci gopacket.CaptureInfo) {
+	if lt == linkTypeLinuxSLL2 {
+		if len(data) < 20 {
+			return
+		}
+		switch binary.BigEndian.Uint16(data) {
+		case uint16(layers.EthernetTypeIPv4):
+			lt = layers.LinkTypeIPv4
+		case uint16(layers.EthernetTypeIPv6):
+			lt = layers.LinkTypeIPv6
+		default:
+			return
+		}
+		data = data[20:]
+	}
 	p := r.parserFor(lt)
 	if p == nil {
 		return
