@@ -25,6 +25,7 @@ import (
 // 10.0.0.2:port.
 type synthConn struct {
 	t    *testing.T
+	v6   bool // fd00::1 and fd00::2 instead
 	port uint16
 	seq  [2]uint32 // next sequence number: client, server
 	now  time.Time
@@ -43,19 +44,36 @@ func newSynthConn(t *testing.T, port uint16) *synthConn {
 func (c *synthConn) packet(fromServer bool, flags string, payload []byte) {
 	c.t.Helper()
 	src, dst := net.IP{10, 0, 0, 1}, net.IP{10, 0, 0, 2}
+	if c.v6 {
+		src, dst = net.ParseIP("fd00::1"), net.ParseIP("fd00::2")
+	}
 	sp, dp := layers.TCPPort(50000), layers.TCPPort(c.port)
 	i := 0
 	if fromServer {
 		src, dst, sp, dp, i = dst, src, dp, sp, 1
 	}
 	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{0, 1, 2, 3, 4, 5}, DstMAC: net.HardwareAddr{0, 1, 2, 3, 4, 6}, EthernetType: layers.EthernetTypeIPv4}
-	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src, DstIP: dst}
+	var ip gopacket.SerializableLayer
+	var ip4 *layers.IPv4
+	var ip6 *layers.IPv6
+	if c.v6 {
+		eth.EthernetType = layers.EthernetTypeIPv6
+		ip6 = &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolTCP, SrcIP: src, DstIP: dst}
+		ip = ip6
+	} else {
+		ip4 = &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src, DstIP: dst}
+		ip = ip4
+	}
 	tcp := &layers.TCP{SrcPort: sp, DstPort: dp, Seq: c.seq[i], Ack: c.seq[1-i], Window: 65535, ACK: true, PSH: len(payload) > 0,
 		SYN: strings.Contains(flags, "S"), FIN: strings.Contains(flags, "F")}
 	if tcp.SYN && !fromServer {
 		tcp.ACK = false
 	}
-	tcp.SetNetworkLayerForChecksum(ip)
+	if c.v6 {
+		tcp.SetNetworkLayerForChecksum(ip6)
+	} else {
+		tcp.SetNetworkLayerForChecksum(ip4)
+	}
 	buf := gopacket.NewSerializeBuffer()
 	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, tcp, gopacket.Payload(payload)); err != nil {
 		c.t.Fatal(err)
@@ -371,5 +389,21 @@ func TestPcapLinuxSLL2(t *testing.T) {
 	lines, code, stderr := runPcap(t, file)
 	if code != 0 || len(lines) != 2 || lines[0].Dir != "request" || lines[1].Dir != "response" || lines[1].APIKey != 0 {
 		t.Errorf("SLL2 capture: exit %d, lines %+v (%s)", code, lines, stderr)
+	}
+}
+
+// TestPcapIPv6: a connection over IPv6 names its ends [addr]:port.
+func TestPcapIPv6(t *testing.T) {
+	req, resp := sampleFrames(t)
+	c := newSynthConn(t, 9092)
+	c.v6 = true
+	c.handshake()
+	c.send(false, req, 1460)
+	c.send(true, resp, 1460)
+	file := filepath.Join(t.TempDir(), "v6.pcap")
+	writePcap(t, file, true, c.pkts)
+	lines, code, stderr := runPcap(t, file)
+	if code != 0 || len(lines) != 2 || lines[0].Conn != "[fd00::1]:50000 > [fd00::2]:9092" || lines[1].LatencyUs == nil {
+		t.Errorf("IPv6 capture: exit %d, lines %+v (%s)", code, lines, stderr)
 	}
 }

@@ -132,6 +132,9 @@ func (t *tap) serve(client net.Conn) {
 			now := time.Now()
 			if h, ok := frames.PeekRequest(frame); ok {
 				mu.Lock()
+				if len(pending) >= 1<<14 {
+					clear(pending) // requests never answered (Produce with acks=0)
+				}
 				pending[h.CorrelationID] = tapPending{h.APIKey, h.APIVersion, now}
 				mu.Unlock()
 			}
