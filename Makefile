@@ -27,6 +27,7 @@ FUZZ_TARGETS  :=
 -include conformance/broker/broker.mk
 -include conn/conn.mk
 -include envoy/envoy.mk
+-include cmd/kwire/kwire.mk
 
 all: build $(BUILD_TARGETS)
 

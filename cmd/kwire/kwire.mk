@@ -1,0 +1,56 @@
+# The kwire command (included by the top-level Makefile). Its own Go module
+# (cmd/kwire/go.mod): it depends on gopacket, and its tests on franz-go.
+#
+#   make kwire          build/kwire
+#   make kwire-example  kwire pcap --summary on the committed capture examples/data/sample.pcap (part of `make`)
+#   make kwire-test     vet and the tests: unit tests, and the capture tests, in which tcpdump records
+#                       Java and franz-go clients talking to a real 4.4.0 broker and tshark reads the
+#                       same capture (part of `make test`; needs cmd/kwire/ci-install.sh's tcpdump and tshark)
+#   make kwire-sample   make examples/data/sample.pcap again: launcher, tcpdump, franz-go clients
+#   make kwire-bench    MB/s of kwire pcap on one core beside tshark -Y kafka -T json, peak RSS (part of `make bench`)
+#   make kwire-fuzz     the capture reader and the line writer under fuzzing (part of `make fuzz`)
+#   make kwire-inspector        bindings/js/kwire-inspect.wasm: the capture reader for the browser
+#                               inspector (bindings/js/inspector.html), GOOS=wasip1 c-shared (part of `make`)
+#   make kwire-inspector-test   the inspector in Debian's headless Chromium on the committed capture,
+#                               against the native command; screenshot build/js/inspector.png (part of `make test`)
+
+KWIRE_DIR    := cmd/kwire
+KWIRE_BIN    := $(BUILD)/kwire
+KWIRE_SAMPLE := examples/data/sample.pcap
+
+.PHONY: kwire kwire-example kwire-test kwire-deps kwire-sample kwire-bench kwire-fuzz kwire-inspector kwire-inspector-test
+
+kwire:
+	@mkdir -p $(BUILD)
+	cd $(KWIRE_DIR) && $(GO) build -trimpath -o $(CURDIR)/$(KWIRE_BIN) .
+
+kwire-example: kwire
+	$(KWIRE_BIN) pcap --summary $(KWIRE_SAMPLE)
+
+kwire-deps:
+	@command -v tcpdump >/dev/null 2>&1 && command -v tshark >/dev/null 2>&1 || bash $(KWIRE_DIR)/ci-install.sh
+
+kwire-test: kwire-deps broker-deps
+	cd $(KWIRE_DIR) && $(GO) vet ./... && KWIRE_REQUIRE_BROKER=1 $(GO) test -count=1 -timeout 15m ./...
+
+kwire-sample: broker-deps kwire-deps
+	cd $(KWIRE_DIR) && $(GO) run ./internal/samplecapture -out $(CURDIR)/$(KWIRE_SAMPLE)
+
+kwire-bench: kwire kwire-deps broker-deps
+	cd $(KWIRE_DIR) && $(GO) run ./internal/bench -kwire $(CURDIR)/$(KWIRE_BIN) -dir $(CURDIR)/$(BUILD)/kwire-bench
+
+kwire-fuzz:
+	cd $(KWIRE_DIR) && $(GO) test ./internal/capture -run '^$$' -fuzz '^FuzzReadCapture$$' -fuzztime $(FUZZTIME)
+	cd $(KWIRE_DIR) && $(GO) test ./internal/frames -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME)
+
+kwire-inspector:
+	cd $(KWIRE_DIR) && GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' \
+		-o $(CURDIR)/$(JS_DIR)/kwire-inspect.wasm ./internal/inspectwasm
+
+kwire-inspector-test: kwire kwire-inspector js js-deps
+	cd $(JS_DIR) && $(NODE) test/browser/inspector.js $(CURDIR)/$(KWIRE_BIN)
+
+BUILD_TARGETS += kwire kwire-example kwire-inspector
+TEST_TARGETS  += kwire-test kwire-inspector-test
+BENCH_TARGETS += kwire-bench
+FUZZ_TARGETS  += kwire-fuzz
