@@ -2,6 +2,7 @@ package kafkafilter
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand"
 	"strings"
 	"testing"
@@ -350,4 +351,45 @@ func bigChunks(r *rand.Rand) chunker {
 		}
 		return out
 	}
+}
+
+// FuzzUpstream feeds arbitrary broker bytes after three Fetch v18 requests, through a
+// filter that rewrites node endpoints in place: no panic, nothing forwarded beyond
+// what came in, and a well-formed response whose endpoints are not mapped comes out
+// unchanged.
+func FuzzUpstream(f *testing.F) {
+	ep := []codec.FetchResponseNodeEndpoint{{NodeId: 1, Host: "broker-1.kafka.internal", Port: 9092}}
+	f.Add(fetchResponse(f, 1, 18, 2, 2000, nil), uint16(700))
+	f.Add(fetchResponse(f, 1, 18, 3, 1000, ep), uint16(3))
+	f.Add(append(fetchResponse(f, 1, 18, 1, 100, nil), fetchResponse(f, 2, 18, 1, 100, ep)...), uint16(64))
+	f.Fuzz(func(t *testing.T, data []byte, step uint16) {
+		h := newHost()
+		fl, err := New(h, []byte(`{"brokers":{"1":"p:9","2":"a-much-longer-proxy-host-name.example:19092"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := fl.NewConn()
+		var dn, up proxyDir
+		for corr := int32(1); corr <= 3; corr++ {
+			dn.deliver(t, c, fetchRequest(t, corr, 18), true)
+		}
+		n := int(step) + 1
+		var out []byte
+		for i := 0; i < len(data); i += n {
+			o, closed := up.deliver(t, c, data[i:min(i+n, len(data))], false)
+			out = append(out, o...)
+			if closed {
+				break
+			}
+		}
+		if len(out) > len(data) {
+			t.Fatalf("%d bytes out for %d in", len(out), len(data))
+		}
+		if rf, err := codec.DecodeResponseFrame(data, apiFetch, 18); err == nil && int(binary.BigEndian.Uint32(data))+4 == len(data) {
+			if len(rf.Body.(*codec.FetchResponse).NodeEndpoints) == 0 && !bytes.Equal(out, data) {
+				t.Fatal("a response without node endpoints changed")
+			}
+		}
+		c.Done()
+	})
 }
