@@ -591,7 +591,10 @@ func (b *Broker) Restart(ctx context.Context) error {
 // answered until Continue. Used to test clients against a broker that does not answer.
 func (b *Broker) Pause() error {
 	if p := b.process(); p != nil {
-		return p.Signal(syscall.SIGSTOP)
+		if err := p.Signal(syscall.SIGSTOP); err != nil {
+			return err
+		}
+		return waitStopped(p.Pid)
 	}
 	return errors.New("broker: not started")
 }
