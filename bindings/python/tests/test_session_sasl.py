@@ -138,7 +138,9 @@ def both(brokers: Dict[str, Launcher], fn: Callable[[Launcher], None]) -> None:
 
 
 def unsigned_jwt(sub: str, ttl: int) -> str:
-    enc = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()  # noqa: E731
+    def enc(b: bytes) -> str:
+        return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+
     now = int(time.time())
     return enc(b'{"alg":"none"}') + "." + enc(json.dumps({"sub": sub, "iat": now, "exp": now + ttl}).encode()) + "."
 
@@ -225,7 +227,7 @@ def fetch_body(tp: Tuple[str, str], offset: int) -> Dict[str, Any]:
 def values_of(resp: Any, offset: int) -> List[bytes]:
     p = resp["body"]["responses"][0]["partitions"][0]
     assert p["errorCode"] == 0, f"Fetch: error {p['errorCode']}"
-    return [bytes(r.value) for r in K.decode_records(base64.b64decode(p["records"] or "")) if r.offset >= offset and not r.control]
+    return [bytes(r.value or b"") for r in K.decode_records(base64.b64decode(p["records"] or "")) if r.offset >= offset and not r.control]
 
 
 async def acreate(s: Any) -> Tuple[str, str]:
