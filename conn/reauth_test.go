@@ -121,6 +121,16 @@ func testReauthUnderLoad(t *testing.T, b *broker.Broker) {
 			return unsignedJWT("kwire-oauth", time.Hour), nil
 		}}, false, 1},
 	}
+	// The broker's side: its log has a line for every re-authentication it begins.
+	logBefore := b.LogContains(broker.ReauthLogLine)
+	var reauths atomic.Int64
+	t.Cleanup(func() { // after both parallel subtests
+		logged := b.LogContains(broker.ReauthLogLine) - logBefore
+		t.Logf("broker log: %d lines %q during the run; the two connections counted %d re-authentications", logged, broker.ReauthLogLine, reauths.Load())
+		if int64(logged) != reauths.Load() {
+			t.Errorf("the broker logged %d re-authentications, the connections made %d", logged, reauths.Load())
+		}
+	})
 	for _, s := range setups {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
@@ -189,6 +199,7 @@ func testReauthUnderLoad(t *testing.T, b *broker.Broker) {
 				}
 			}
 			st := c.Stats()
+			reauths.Add(st.Reauthentications)
 			wire := cc.framesOf(36) // SaslAuthenticate
 			hs := cc.framesOf(17)   // SaslHandshake
 			t.Logf("%s: %v, %d requests (%d produced records), 0 failed of them: %d; on the wire: %d SaslHandshake, %d SaslAuthenticate; %d re-authentications; session lifetime %v; conn error %v",

@@ -607,6 +607,9 @@ func (b *Broker) Continue() error {
 	return errors.New("broker: not started")
 }
 
+// ReauthLogLine is what the broker's log holds for every re-authentication it begins.
+const ReauthLogLine = "Beginning re-authentication"
+
 // LogContains counts the lines of the broker's log (all of it, every run since Start)
 // that contain s.
 func (b *Broker) LogContains(s string) int {
@@ -710,6 +713,11 @@ func jvmArgs(lib string, tool bool) []string {
 		"-Dorg.slf4j.simpleLogger.showDateTime=true"}
 	if tool {
 		args = append(args, "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+	} else {
+		// The broker's SASL server logs each authentication and re-authentication at debug
+		// level ("Beginning re-authentication: ...", "Authentication complete; session max
+		// lifetime ..."): tests read them to see re-authentication from the broker's side.
+		args = append(args, "-Dorg.slf4j.simpleLogger.log.org.apache.kafka.common.security.authenticator.SaslServerAuthenticator=debug")
 	}
 	return append(args, "-cp", filepath.Join(lib, "*"))
 }

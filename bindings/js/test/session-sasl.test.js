@@ -28,6 +28,7 @@ const { Session, ReconnectingSession, ConnectionClosedError, TimeoutError, Authe
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const VERSIONS = ['4.4.0', '3.9.2'];
 const REAUTH_MS = 3000;
+const REAUTH_LOG = 'Beginning re-authentication'; // the broker's debug line (conformance/broker ReauthLogLine)
 const LOAD_MS = Number(process.env.KWIRE_REAUTH_DURATION_MS || 30000);
 const k = await kwire.init();
 
@@ -267,7 +268,8 @@ bothVersions(`${LOAD_MS / 1000} s of requests across re-authentications: none lo
     { name: 'SCRAM-SHA-512/SASL_SSL', listener: 'SASL_SSL', mech: 'SCRAM-SHA-512', steps: 2 },
     { name: 'OAUTHBEARER/SASL_PLAINTEXT', listener: 'SASL_PLAINTEXT', mech: 'OAUTHBEARER', steps: 1 },
   ];
-  const logLinesBefore = (await b.command('count Successfully authenticated')).count;
+  const logLinesBefore = (await b.command(`count ${REAUTH_LOG}`)).count;
+  let reauths = 0;
   await Promise.all(setups.map(async (st) => {
     const tokens = { n: 0 };
     const s = await connect(b, st.listener, saslFor(b, st.mech, tokens), { requestTimeoutMs: 10000 });
@@ -304,10 +306,12 @@ bothVersions(`${LOAD_MS / 1000} s of requests across re-authentications: none lo
     assert.equal(stats.saslAuthenticates, st.steps * (stats.reauthentications + 1));
     if (st.mech === 'OAUTHBEARER') assert.equal(tokens.n, stats.reauthentications + 1, 'one token per authentication');
     assert.equal(s.closed, false);
+    reauths += stats.reauthentications;
     s.close();
   }));
-  const logLines = (await b.command('count Successfully authenticated')).count - logLinesBefore;
-  console.log(`Kafka ${b.version}: broker log lines "Successfully authenticated" during the run: ${logLines}`);
+  const logLines = (await b.command(`count ${REAUTH_LOG}`)).count - logLinesBefore;
+  console.log(`Kafka ${b.version}: broker log lines "${REAUTH_LOG}" during the run: ${logLines}; the sessions counted ${reauths}`);
+  assert.equal(logLines, reauths, 'the broker logged as many re-authentications as the sessions made');
 }, LOAD_MS + 120000);
 
 bothVersions('broker restart: the reconnecting session carries on, re-authenticated', async (b) => {

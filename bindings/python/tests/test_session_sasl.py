@@ -41,6 +41,7 @@ from kwire.session import AsyncSession, AuthenticationError, ConnectionClosedErr
 K = kwire.default()
 VERSIONS = ["4.4.0", "3.9.2"]
 REAUTH_MS = 3000
+REAUTH_LOG = "Beginning re-authentication"  # the broker's debug line (conformance/broker ReauthLogLine)
 LOAD_S = float(os.environ.get("KWIRE_REAUTH_DURATION_MS", "30000")) / 1000
 META: Dict[str, Any] = {"topics": [], "allowAutoTopicCreation": False, "includeTopicAuthorizedOperations": False}
 RETRIABLE = {3, 5, 6, 7, 9, 100}
@@ -337,6 +338,8 @@ def test_paused_broker_times_out(brokers: Dict[str, Launcher]) -> None:
 
 def test_reauth_under_load(brokers: Dict[str, Launcher], report: List[str]) -> None:
     lines: List[str] = []
+    reauths: Dict[str, int] = {v: 0 for v in VERSIONS}
+    logged_before = {v: int(brokers[v].command(f"count {REAUTH_LOG}")["count"]) for v in VERSIONS}
 
     def sync_load(b: Launcher) -> None:
         s = connect(b, "SASL_SSL", sasl_for(b, "SCRAM-SHA-512"), request_timeout=10)
@@ -356,6 +359,7 @@ def test_reauth_under_load(brokers: Dict[str, Launcher], report: List[str]) -> N
         assert st["reauthentications"] >= (5 if LOAD_S >= 30 else int(LOAD_S * 1000 / REAUTH_MS / 2))
         assert hs == st["reauthentications"] and auth == 2 * hs and st["saslAuthenticates"] == 2 * (hs + 1)
         assert not s.closed
+        reauths[b.version] += st["reauthentications"]
         s.close()
 
     async def async_load(b: Launcher) -> None:
@@ -389,6 +393,7 @@ def test_reauth_under_load(brokers: Dict[str, Launcher], report: List[str]) -> N
         assert st["reauthentications"] >= (5 if LOAD_S >= 30 else int(LOAD_S * 1000 / REAUTH_MS / 2))
         assert hs == st["reauthentications"] and auth == hs and tokens[0] == hs + 1
         assert not s.closed
+        reauths[b.version] += st["reauthentications"]
         await s.close()
 
     async def main() -> None:
@@ -398,6 +403,10 @@ def test_reauth_under_load(brokers: Dict[str, Launcher], report: List[str]) -> N
             await asyncio.gather(*syncs, *(async_load(brokers[v]) for v in VERSIONS))
 
     asyncio.run(main())
+    for v in VERSIONS:
+        logged = int(brokers[v].command(f"count {REAUTH_LOG}")["count"]) - logged_before[v]
+        lines.append(f"Kafka {v}: broker log lines {REAUTH_LOG!r} during the run: {logged}; the sessions counted {reauths[v]}")
+        assert logged == reauths[v], lines[-1]
     for line in sorted(lines):
         print(line)
     report.extend(sorted(lines))
