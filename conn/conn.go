@@ -126,6 +126,7 @@ type Conn struct {
 	// closed when the last request on the wire is answered.
 	gate, idle chan struct{}
 	lifetime   time.Duration
+	authSent   time.Time // when the last SaslAuthenticate was sent
 
 	sem     chan struct{} // in-flight permits
 	writeCh chan *call

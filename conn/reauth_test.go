@@ -22,7 +22,7 @@ import (
 
 // reauthMs is the brokers' connections.max.reauth.ms in TestBroker: short enough for
 // many re-authentications within one test.
-const reauthMs = 3000
+const reauthMs = 4000
 
 // unsignedJWT is a token for Kafka's unsecured OAUTHBEARER validator: an unsigned JWS
 // whose "exp" is ttl from now.

@@ -186,6 +186,9 @@ func (c *Conn) saslStep(ctx context.Context, mech string, token []byte) (*codec.
 	req := codec.NewSaslAuthenticateRequest()
 	req.AuthBytes = token
 	c.saslAuthenticates.Add(1)
+	c.mu.Lock()
+	c.authSent = time.Now() // the broker's session starts after this: the lifetime counts from here
+	c.mu.Unlock()
 	resp, err := c.Do(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("kwire conn: SASL %s: %w", mech, err)
@@ -211,6 +214,7 @@ func reauthDelay(life time.Duration) time.Duration {
 func (c *Conn) scheduleReauth(life time.Duration) {
 	c.mu.Lock()
 	c.lifetime = life
+	sent := c.authSent
 	c.mu.Unlock()
 	if life <= 0 || c.opts.noReauth {
 		return
@@ -218,7 +222,9 @@ func (c *Conn) scheduleReauth(life time.Duration) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		t := time.NewTimer(reauthDelay(life))
+		// Counted from when the last SaslAuthenticate went out, not from its answer: a
+		// slow answer must not eat into the margin before the broker's deadline.
+		t := time.NewTimer(max(reauthDelay(life)-time.Since(sent), 0))
 		defer t.Stop()
 		select {
 		case <-t.C:

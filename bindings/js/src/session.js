@@ -141,6 +141,7 @@ export class Session {
     this._idleWaiter = null;
     this._sasl = null;
     this._reauthTimer = null;
+    this._authSentAt = 0;
     this._stats = { dropped: 0, saslAuthenticates: 0, reauthentications: 0, sessionLifetimeMs: 0 };
     const config = {};
     for (const k of ['clientId', 'maxFrameSize', 'clientSoftwareName', 'clientSoftwareVersion', 'bootstrapVersion']) {
@@ -243,16 +244,20 @@ export class Session {
   _authExchange(cfg) {
     return saslAuthenticate((apiKey, body) => this._requestNow(apiKey, body, { timeoutMs: REAUTH_TIMEOUT_MS }), cfg, () => {
       this._stats.saslAuthenticates++;
+      this._authSentAt = Date.now(); // the broker's session starts after this
     });
   }
 
   _scheduleReauth(lifetimeMs) {
     this._stats.sessionLifetimeMs = lifetimeMs;
     if (!(lifetimeMs > 0) || this._closed !== null) return;
+    // Counted from when the last SaslAuthenticate went out, not from its answer: a slow
+    // answer must not eat into the margin before the broker's deadline.
+    const delay = Math.max(0, reauthDelayMs(lifetimeMs) - (Date.now() - this._authSentAt));
     this._reauthTimer = setTimeout(() => {
       this._reauthTimer = null;
       this._reauth();
-    }, reauthDelayMs(lifetimeMs));
+    }, delay);
     if (typeof this._reauthTimer.unref === 'function') this._reauthTimer.unref();
   }
 

@@ -1,13 +1,13 @@
 // SASL, re-authentication (KIP-368), request timeouts and reconnection against real
 // Apache Kafka brokers: one 4.4.0 and one 3.9.2, started side by side for this file with
-// conformance/broker/cmd/kwire-broker -reauth-ms 3000, and every scenario run against
+// conformance/broker/cmd/kwire-broker -reauth-ms 4000, and every scenario run against
 // both at once:
 //
 // - PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER on SASL_PLAINTEXT and SASL_SSL; a
 //   wrong password for each; an expired token; a failing token callback;
 // - a request to a paused broker (SIGSTOP) times out, the next one works;
 // - 30 s of requests over two connections (SCRAM-SHA-512 on SASL_SSL, OAUTHBEARER on
-//   SASL_PLAINTEXT) with re-authentication every ~2.7 s: none fails, every record comes
+//   SASL_PLAINTEXT) with re-authentication every ~3.6 s: none fails, every record comes
 //   back in order, and the SaslHandshake and SaslAuthenticate frames written to the
 //   socket are counted;
 // - the broker restarted under a ReconnectingSession: the requests in flight fail, the
@@ -27,7 +27,7 @@ import * as kwire from '../index.js';
 const { Session, ReconnectingSession, ConnectionClosedError, TimeoutError, AuthenticationError } = kwire;
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const VERSIONS = ['4.4.0', '3.9.2'];
-const REAUTH_MS = 3000;
+const REAUTH_MS = 4000;
 const REAUTH_LOG = 'Beginning re-authentication'; // the broker's debug line (conformance/broker ReauthLogLine)
 const LOAD_MS = Number(process.env.KWIRE_REAUTH_DURATION_MS || 30000);
 const k = await kwire.init();

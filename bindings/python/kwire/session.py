@@ -398,6 +398,7 @@ class _SessionBase:
         self._request_timeout = request_timeout
         self._abandoned: Set[int] = set()  # correlation ids of timed-out requests on the wire
         self._sasl: Optional[Dict[str, Any]] = None
+        self._auth_sent = 0.0  # time.monotonic() of the last SaslAuthenticate sent
         self._stats: Stats = {"dropped": 0, "saslAuthenticates": 0, "reauthentications": 0, "sessionLifetimeMs": 0}
         self._p = _Pipeline(
             SessionCore(
@@ -573,6 +574,7 @@ class Session(_SessionBase):
             while True:
                 if api_key == 36:
                     self._stats["saslAuthenticates"] += 1
+                    self._auth_sent = time.monotonic()  # the broker's session starts after this
                 corr = self._send_now(api_key, body)
                 r = self._receive(corr, REAUTH_TIMEOUT)
                 api_key, body = gen.send(r["body"])
@@ -584,7 +586,8 @@ class Session(_SessionBase):
     def _schedule_reauth(self, life_ms: int) -> None:
         if life_ms <= 0 or self._p.closed is not None:
             return
-        t = threading.Timer(_reauth_delay(life_ms), self._reauth)
+        # Counted from when the last SaslAuthenticate went out, not from its answer.
+        t = threading.Timer(max(0.0, _reauth_delay(life_ms) - (time.monotonic() - self._auth_sent)), self._reauth)
         t.daemon = True
         self._reauth_timer = t
         t.start()
@@ -858,6 +861,7 @@ class AsyncSession(_SessionBase):
             while True:
                 if api_key == 36:
                     self._stats["saslAuthenticates"] += 1
+                    self._auth_sent = time.monotonic()  # the broker's session starts after this
                 r = await self._request_now(api_key, body, timeout=REAUTH_TIMEOUT)
                 assert r is not None
                 api_key, body = gen.send(r["body"])
@@ -875,7 +879,8 @@ class AsyncSession(_SessionBase):
             self._reauth_handle = None
             self._reauth_task = loop.create_task(self._reauth())
 
-        self._reauth_handle = loop.call_later(_reauth_delay(life_ms), start)
+        # Counted from when the last SaslAuthenticate went out, not from its answer.
+        self._reauth_handle = loop.call_later(max(0.0, _reauth_delay(life_ms) - (time.monotonic() - self._auth_sent)), start)
 
     async def _reauth(self) -> None:
         if self._p.closed is not None or self._sasl is None:

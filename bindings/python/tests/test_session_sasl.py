@@ -1,12 +1,12 @@
 """SASL, re-authentication (KIP-368), request timeouts and reconnection against real Apache
 Kafka brokers: one 4.4.0 and one 3.9.2, started side by side for this module with
-conformance/broker/cmd/kwire-broker -reauth-ms 3000, each scenario run against both:
+conformance/broker/cmd/kwire-broker -reauth-ms 4000, each scenario run against both:
 
 - PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER on SASL_PLAINTEXT and SASL_SSL with
   Session and AsyncSession; a wrong password for each; an expired token; a failing
   token callback;
 - a request to a paused broker (SIGSTOP) times out, the next one works (both sessions);
-- 30 s of requests with re-authentication every ~2.7 s, the two brokers at once: an
+- 30 s of requests with re-authentication every ~3.6 s, the two brokers at once: an
   AsyncSession (OAUTHBEARER, SASL_PLAINTEXT) producing numbered records beside Metadata
   callers, and a blocking Session (SCRAM-SHA-512, SASL_SSL) in a thread. None fails,
   every record comes back in order, and the SaslHandshake and SaslAuthenticate frames
@@ -40,7 +40,7 @@ from kwire.session import AsyncSession, AuthenticationError, ConnectionClosedErr
 
 K = kwire.default()
 VERSIONS = ["4.4.0", "3.9.2"]
-REAUTH_MS = 3000
+REAUTH_MS = 4000
 REAUTH_LOG = "Beginning re-authentication"  # the broker's debug line (conformance/broker ReauthLogLine)
 LOAD_S = float(os.environ.get("KWIRE_REAUTH_DURATION_MS", "30000")) / 1000
 META: Dict[str, Any] = {"topics": [], "allowAutoTopicCreation": False, "includeTopicAuthorizedOperations": False}
