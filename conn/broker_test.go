@@ -26,7 +26,7 @@ func TestBroker(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			b := broker.StartT(t, broker.Options{Version: v})
+			b := broker.StartT(t, broker.Options{Version: v, ReauthMs: reauthMs})
 			t.Run("Negotiation", func(t *testing.T) { testNegotiation(t, b) })
 			t.Run("ForcedUnsupportedVersion", func(t *testing.T) { testForcedUnsupported(t, b) })
 			t.Run("ProduceFetchCompression", func(t *testing.T) { testCompression(t, b) })
@@ -36,6 +36,11 @@ func TestBroker(t *testing.T) {
 			t.Run("TLS", func(t *testing.T) { testTLS(t, b) })
 			t.Run("SASL", func(t *testing.T) { testSASL(t, b) })
 			t.Run("WrongPassword", func(t *testing.T) { testWrongPassword(t, b) })
+			t.Run("OAuthBearer", func(t *testing.T) { testOAuthBearer(t, b) })
+			t.Run("ReauthRequired", func(t *testing.T) { testReauthRequired(t, b) })
+			t.Run("Reauth30s", func(t *testing.T) { testReauthUnderLoad(t, b) })
+			t.Run("NoAnswerTimeout", func(t *testing.T) { testNoAnswer(t, b) })
+			t.Run("Restart", func(t *testing.T) { testRestart(t, b) })
 			t.Run("BackwardScan", func(t *testing.T) { testBackwardScan(t, b) })
 			t.Run("BrokerKilled", func(t *testing.T) { testKilled(t, b) })
 			t.Logf("broker %s: all checks in %v (start %v)", v, time.Since(start).Round(time.Millisecond), b.StartDuration().Round(time.Millisecond))
@@ -285,7 +290,7 @@ func testSASL(t *testing.T, b *broker.Broker) {
 		for _, listener := range []string{"SASL_PLAINTEXT", "SASL_SSL"} {
 			t.Run(mech+"/"+listener, func(t *testing.T) {
 				user, pass := b.User(mech)
-				opts := []Option{WithSASL(mech, user, pass)}
+				opts := []Option{WithSASL(SASL{Mechanism: mech, Username: user, Password: pass})}
 				if listener == "SASL_SSL" {
 					opts = append(opts, WithTLS(b.TLSConfig()))
 				}
@@ -312,22 +317,32 @@ func testWrongPassword(t *testing.T, b *broker.Broker) {
 	for _, mech := range broker.Mechanisms {
 		t.Run(mech, func(t *testing.T) {
 			user, pass := b.User(mech)
-			_, err := Dial(testCtx(t), b.Addr("SASL_PLAINTEXT"), WithSASL(mech, user, pass+"-wrong"))
+			_, err := Dial(testCtx(t), b.Addr("SASL_PLAINTEXT"), WithSASL(SASL{Mechanism: mech, Username: user, Password: pass + "-wrong"}))
 			var ae *AuthError
 			if !errors.Is(err, ErrAuthentication) || !errors.As(err, &ae) || ae.Code != kerr.SaslAuthenticationFailed {
 				t.Fatalf("wrong password: %v, want an AuthError with SASL_AUTHENTICATION_FAILED", err)
+			}
+			if strings.Contains(err.Error(), pass) {
+				t.Fatalf("the error shows the password: %v", err)
 			}
 			t.Logf("%v", err)
 		})
 	}
 	// An unknown user, and a mechanism the broker does not enable.
-	_, err := Dial(testCtx(t), b.Addr("SASL_PLAINTEXT"), WithSASL("SCRAM-SHA-256", "nobody", "x"))
+	_, err := Dial(testCtx(t), b.Addr("SASL_PLAINTEXT"), WithSASL(SASL{Mechanism: "SCRAM-SHA-256", Username: "nobody", Password: "x"}))
 	if !errors.Is(err, ErrAuthentication) {
 		t.Errorf("unknown user: %v", err)
 	}
-	_, err = Dial(testCtx(t), b.Addr("SASL_PLAINTEXT"), WithSASL("GSSAPI", "u", "p"))
+	_, err = Dial(testCtx(t), b.Addr("SASL_PLAINTEXT"), WithSASL(SASL{Mechanism: "GSSAPI", Username: "u", Password: "p"}))
 	if !errors.Is(err, ErrAuthentication) {
 		t.Errorf("unsupported mechanism: %v", err)
+	}
+	// A mechanism kwire does not speak fails before anything is sent (the case of one
+	// the broker does not enable is TestMechanismNotEnabled's, against a fake broker).
+	var ae *AuthError
+	_, err = Dial(testCtx(t), b.Addr("SASL_PLAINTEXT"), WithSASL(SASL{Mechanism: "SCRAM-SHA-1", Username: "u", Password: "p"}))
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "kwire supports") {
+		t.Errorf("SCRAM-SHA-1: %v", err)
 	}
 }
 

@@ -13,7 +13,11 @@
 //
 // Open (or Dial) negotiates api versions with ApiVersions before returning, retrying at a
 // lower version when the broker answers UNSUPPORTED_VERSION, and then authenticates with
-// SASL when asked to. Do sends a typed request at the negotiated version.
+// SASL when asked to. When the broker grants a session lifetime (connections.max.reauth.ms,
+// or a token's expiry), the connection re-authenticates at 85-95% of it: new requests wait,
+// the requests on the wire are answered, the SASL exchange runs again, and the waiting
+// requests go out in their order. A failed re-authentication fails the connection. Do
+// sends a typed request at the negotiated version.
 package conn
 
 import (
@@ -25,6 +29,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/session"
@@ -43,11 +48,12 @@ type options struct {
 	clientID      *string
 	maxInFlight   int
 	tls           *tls.Config
-	sasl          *saslConfig
+	sasl          *SASL
 	maxFrame      int
 	bootstrap     int16
 	noNegotiation bool
 	dialer        *net.Dialer
+	noReauth      bool // tests only: never re-authenticate
 }
 
 // Option configures Dial and Open.
@@ -65,10 +71,13 @@ func WithMaxInFlight(n int) Option {
 // address's host). Open ignores it: it takes the connection as given.
 func WithTLS(cfg *tls.Config) Option { return func(o *options) { o.tls = cfg } }
 
-// WithSASL authenticates with mechanism "PLAIN", "SCRAM-SHA-256" or "SCRAM-SHA-512"
-// (SaslHandshake v1, then SaslAuthenticate) after version negotiation.
-func WithSASL(mechanism, user, password string) Option {
-	return func(o *options) { o.sasl = &saslConfig{mechanism: mechanism, user: user, password: password} }
+// WithSASL authenticates after version negotiation (SaslHandshake v1, then
+// SaslAuthenticate), and again whenever the broker's session lifetime runs out:
+//
+//	conn.WithSASL(conn.SASL{Mechanism: "SCRAM-SHA-512", Username: "u", Password: "p"})
+//	conn.WithSASL(conn.SASL{Mechanism: "OAUTHBEARER", Token: fetchToken})
+func WithSASL(s SASL) Option {
+	return func(o *options) { o.sasl = &s }
 }
 
 // WithMaxFrameSize bounds the size of received frames (default 100 MiB).
@@ -96,6 +105,12 @@ type Stats struct {
 	Dropped int64
 	// InFlight is the number of requests written or queued and not yet answered.
 	InFlight int
+	// SaslAuthenticates counts SaslAuthenticate requests sent (every step of every
+	// authentication); Reauthentications the re-authentications completed.
+	SaslAuthenticates, Reauthentications int64
+	// SessionLifetime is the lifetime the broker granted at the last authentication (0:
+	// none, or no SASL).
+	SessionLifetime time.Duration
 }
 
 // Conn is a connection to one broker. Its methods are safe for concurrent use.
@@ -107,6 +122,11 @@ type Conn struct {
 	sess  *session.Session
 	calls map[int32]*call
 	dead  bool
+	// gate, while a re-authentication runs, holds every request but its own; idle is
+	// closed when the last request on the wire is answered.
+	gate, idle chan struct{}
+	lifetime   time.Duration
+	authSent   time.Time // when the last SaslAuthenticate was sent
 
 	sem     chan struct{} // in-flight permits
 	writeCh chan *call
@@ -118,6 +138,8 @@ type Conn struct {
 	bytesWritten, bytesRead atomic.Int64
 	requestsSent, responses atomic.Int64
 	dropped                 atomic.Int64
+	saslAuthenticates       atomic.Int64
+	reauths                 atomic.Int64
 }
 
 // call is one request on its way.
@@ -199,10 +221,12 @@ func Open(ctx context.Context, nc net.Conn, opts ...Option) (*Conn, error) {
 			c.Close()
 			return nil, errors.New("kwire conn: SASL needs version negotiation")
 		}
-		if err := c.authenticate(ctx, o.sasl); err != nil {
+		life, err := c.authenticate(ctx, o.sasl)
+		if err != nil {
 			c.Close()
 			return nil, err
 		}
+		c.scheduleReauth(life)
 	}
 	return c, nil
 }
@@ -278,20 +302,37 @@ func (c *Conn) sendFrame(ctx context.Context, build func(s *session.Session) ([]
 	if err := ctx.Err(); err != nil {
 		return session.Response{}, err
 	}
-	select {
-	case c.sem <- struct{}{}:
-	case <-ctx.Done():
-		return session.Response{}, ctx.Err()
-	case <-c.closed:
-		return session.Response{}, c.err
-	}
-	cl := &call{done: make(chan result, 1)}
-	c.mu.Lock()
-	if c.dead {
+	auth := ctx.Value(authKey{}) != nil
+	for {
+		select {
+		case c.sem <- struct{}{}:
+		case <-ctx.Done():
+			return session.Response{}, ctx.Err()
+		case <-c.closed:
+			return session.Response{}, c.err
+		}
+		c.mu.Lock()
+		if c.dead {
+			c.mu.Unlock()
+			c.release()
+			return session.Response{}, c.err
+		}
+		if c.gate == nil || auth {
+			break
+		}
+		// A re-authentication runs: wait for it with the permit given back.
+		gate := c.gate
 		c.mu.Unlock()
 		c.release()
-		return session.Response{}, c.err
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return session.Response{}, ctx.Err()
+		case <-c.closed:
+			return session.Response{}, c.err
+		}
 	}
+	cl := &call{done: make(chan result, 1)}
 	frame, corr, expect, err := build(c.sess)
 	if err != nil {
 		c.mu.Unlock()
@@ -441,6 +482,10 @@ func (c *Conn) reader() {
 				cl := c.calls[r.CorrelationID]
 				delete(c.calls, r.CorrelationID)
 				ready = append(ready, delivery{cl, r})
+				if c.idle != nil && len(c.calls) == 0 {
+					close(c.idle)
+					c.idle = nil
+				}
 			}
 			c.mu.Unlock()
 			for i, d := range ready {
@@ -516,7 +561,16 @@ func (c *Conn) Stats() Stats {
 		ResponsesReceived: c.responses.Load(),
 		Dropped:           c.dropped.Load(),
 		InFlight:          len(c.sem),
+		SaslAuthenticates: c.saslAuthenticates.Load(),
+		Reauthentications: c.reauths.Load(),
+		SessionLifetime:   c.sessionLifetime(),
 	}
+}
+
+func (c *Conn) sessionLifetime() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lifetime
 }
 
 // SessionCounters returns the counters of the underlying session: frames produced and

@@ -211,6 +211,7 @@ type countingConn struct {
 	mu     sync.Mutex
 	pend   []byte // bytes of a partly written frame
 	frames int
+	keys   map[int16]int // request frames written per api key
 
 	// gate, when non-nil, holds every Read result until it is closed.
 	gate atomic.Pointer[chan struct{}]
@@ -237,6 +238,12 @@ func (c *countingConn) Write(p []byte) (int, error) {
 		if len(c.pend) < 4+size {
 			break
 		}
+		if size >= 2 {
+			if c.keys == nil {
+				c.keys = map[int16]int{}
+			}
+			c.keys[int16(binary.BigEndian.Uint16(c.pend[4:]))]++
+		}
 		c.pend = c.pend[4+size:]
 		c.frames++
 	}
@@ -246,6 +253,13 @@ func (c *countingConn) Write(p []byte) (int, error) {
 		c.written.Add(int64(n - len(p))) // what did not go out (the connection is dead then)
 	}
 	return n, err
+}
+
+// framesOf returns the request frames written with api key key.
+func (c *countingConn) framesOf(key int16) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.keys[key]
 }
 
 func (c *countingConn) framesWritten() int {

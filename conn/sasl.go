@@ -12,8 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	mrand "math/rand/v2"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/kerr"
@@ -47,54 +50,145 @@ func (e *AuthError) Error() string {
 // Is makes errors.Is(err, ErrAuthentication) hold.
 func (e *AuthError) Is(target error) bool { return target == ErrAuthentication }
 
-type saslConfig struct {
-	mechanism, user, password string
+// SASL configures authentication for WithSASL. Mechanism is "PLAIN", "SCRAM-SHA-256",
+// "SCRAM-SHA-512" (Username and Password) or "OAUTHBEARER" (Token).
+type SASL struct {
+	Mechanism string
+	// Username and Password are the credentials of PLAIN and SCRAM. The password never
+	// appears in an error.
+	Username, Password string
+	// Token returns the OAUTHBEARER token (a JWT, without "Bearer "). It is called at
+	// every authentication, re-authentications included, so it may fetch a fresh one.
+	Token func(ctx context.Context) (string, error)
+	// Extensions are OAUTHBEARER's optional SASL extensions (RFC 7628 key=value pairs).
+	Extensions map[string]string
 }
+
+// ReauthTimeout bounds one re-authentication exchange (SaslHandshake and every
+// SaslAuthenticate); a broker that does not answer in time fails the connection.
+const ReauthTimeout = 30 * time.Second
 
 // scramMinIterations is the lowest iteration count accepted from a server (RFC 7677's
 // minimum, which Kafka enforces too).
 const scramMinIterations = 4096
 
-// authenticate runs SaslHandshake v1 and the mechanism's SaslAuthenticate exchange.
-func (c *Conn) authenticate(ctx context.Context, cfg *saslConfig) error {
-	mech := strings.ToUpper(cfg.mechanism)
-	var h func() hash.Hash
+// authKey marks the context of the authentication exchange: its requests pass the gate
+// that holds every other request during a re-authentication.
+type authKey struct{}
+
+func saslHash(mech string) (func() hash.Hash, bool) {
 	switch mech {
-	case "PLAIN":
+	case "PLAIN", "OAUTHBEARER":
+		return nil, true
 	case "SCRAM-SHA-256":
-		h = sha256.New
+		return sha256.New, true
 	case "SCRAM-SHA-512":
-		h = sha512.New
-	default:
-		return &AuthError{Mechanism: cfg.mechanism, Message: "kwire supports PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512"}
+		return sha512.New, true
+	}
+	return nil, false
+}
+
+// authenticate runs SaslHandshake v1 and the mechanism's SaslAuthenticate exchange, and
+// returns the session lifetime the broker grants (0: no re-authentication needed).
+func (c *Conn) authenticate(ctx context.Context, cfg *SASL) (time.Duration, error) {
+	ctx = context.WithValue(ctx, authKey{}, true)
+	mech := strings.ToUpper(cfg.Mechanism)
+	h, ok := saslHash(mech)
+	if !ok {
+		return 0, &AuthError{Mechanism: cfg.Mechanism, Message: "kwire supports PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER"}
+	}
+	if mech == "OAUTHBEARER" && cfg.Token == nil {
+		return 0, &AuthError{Mechanism: mech, Message: "no token callback (SASL.Token)"}
 	}
 	if v, err := c.VersionFor(17); err != nil {
-		return fmt.Errorf("kwire conn: SASL: %w", err)
+		return 0, fmt.Errorf("kwire conn: SASL: %w", err)
 	} else if v < 1 {
-		return &AuthError{Mechanism: mech, Message: "the broker only knows SaslHandshake v0 (no SaslAuthenticate)"}
+		return 0, &AuthError{Mechanism: mech, Message: "the broker only knows SaslHandshake v0 (unframed tokens, before Kafka 1.0), which kwire does not speak"}
 	}
 	hs := codec.NewSaslHandshakeRequest()
 	hs.Mechanism = mech
 	resp, err := c.Do(ctx, hs)
 	if err != nil {
-		return fmt.Errorf("kwire conn: SASL handshake: %w", err)
+		return 0, fmt.Errorf("kwire conn: SASL handshake: %w", err)
 	}
 	if hr := resp.(*codec.SaslHandshakeResponse); hr.ErrorCode != 0 {
-		return &AuthError{Mechanism: mech, Code: kerr.Code(hr.ErrorCode),
-			Message: "the broker enables " + strings.Join(hr.Mechanisms, ", ")}
+		msg := "the broker enables " + strings.Join(hr.Mechanisms, ", ")
+		if len(hr.Mechanisms) == 0 {
+			msg = "the broker enables no SASL mechanism on this listener"
+		}
+		return 0, &AuthError{Mechanism: mech, Code: kerr.Code(hr.ErrorCode), Message: msg}
 	}
-	if h == nil {
-		token := append(append(append([]byte{0}, cfg.user...), 0), cfg.password...)
-		_, err := c.saslStep(ctx, mech, token)
-		return err
+	switch {
+	case mech == "PLAIN":
+		token := append(append(append([]byte{0}, cfg.Username...), 0), cfg.Password...)
+		ar, err := c.saslStep(ctx, mech, token)
+		if err != nil {
+			return 0, err
+		}
+		return lifetime(ar), nil
+	case mech == "OAUTHBEARER":
+		return c.oauthBearer(ctx, cfg)
+	default:
+		return c.scram(ctx, mech, h, cfg.Username, cfg.Password)
 	}
-	return c.scram(ctx, mech, h, cfg.user, cfg.password)
 }
 
-// saslStep sends one SaslAuthenticate token and returns the broker's token.
-func (c *Conn) saslStep(ctx context.Context, mech string, token []byte) ([]byte, error) {
+func lifetime(ar *codec.SaslAuthenticateResponse) time.Duration {
+	return time.Duration(ar.SessionLifetimeMs) * time.Millisecond
+}
+
+// oauthBearer sends RFC 7628's client response: the gs2 header, then auth=Bearer <token>
+// and the extensions, each ended by 0x01. A broker that refuses the token answers with a
+// JSON error challenge, which the client acknowledges with 0x01 before the broker fails
+// the exchange with its message.
+func (c *Conn) oauthBearer(ctx context.Context, cfg *SASL) (time.Duration, error) {
+	const mech = "OAUTHBEARER"
+	token, err := cfg.Token(ctx)
+	if err != nil {
+		return 0, &AuthError{Mechanism: mech, Message: "the token callback failed: " + err.Error()}
+	}
+	token = strings.TrimPrefix(token, "Bearer ")
+	if token == "" || strings.ContainsAny(token, "\x01 ") {
+		return 0, &AuthError{Mechanism: mech, Message: "the token callback returned an empty or malformed token"}
+	}
+	msg := []byte("n,,\x01auth=Bearer " + token + "\x01")
+	keys := make([]string, 0, len(cfg.Extensions))
+	for k := range cfg.Extensions {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		msg = append(msg, k+"="+cfg.Extensions[k]+"\x01"...)
+	}
+	msg = append(msg, 1)
+	ar, err := c.saslStep(ctx, mech, msg)
+	if err != nil {
+		return 0, err
+	}
+	if len(ar.AuthBytes) == 0 {
+		return lifetime(ar), nil
+	}
+	challenge := string(ar.AuthBytes)
+	_, err = c.saslStep(ctx, mech, []byte{1})
+	var ae *AuthError
+	if errors.As(err, &ae) {
+		ae.Message = strings.TrimSpace(ae.Message + " (broker challenge " + challenge + ")")
+		return 0, ae
+	}
+	if err != nil {
+		return 0, err
+	}
+	return 0, &AuthError{Mechanism: mech, Message: "the broker refused the token: " + challenge}
+}
+
+// saslStep sends one SaslAuthenticate token and returns the broker's answer.
+func (c *Conn) saslStep(ctx context.Context, mech string, token []byte) (*codec.SaslAuthenticateResponse, error) {
 	req := codec.NewSaslAuthenticateRequest()
 	req.AuthBytes = token
+	c.saslAuthenticates.Add(1)
+	c.mu.Lock()
+	c.authSent = time.Now() // the broker's session starts after this: the lifetime counts from here
+	c.mu.Unlock()
 	resp, err := c.Do(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("kwire conn: SASL %s: %w", mech, err)
@@ -107,42 +201,118 @@ func (c *Conn) saslStep(ctx context.Context, mech string, token []byte) ([]byte,
 		}
 		return nil, &AuthError{Mechanism: mech, Code: kerr.Code(ar.ErrorCode), Message: msg}
 	}
-	return ar.AuthBytes, nil
+	return ar, nil
+}
+
+// reauthDelay is when to re-authenticate a session of the given lifetime: at a random
+// point between 85% and 95% of it, as Kafka's Java client does.
+func reauthDelay(life time.Duration) time.Duration {
+	return time.Duration(float64(life) * (0.85 + 0.10*mrand.Float64()))
+}
+
+// scheduleReauth starts the goroutine that re-authenticates after reauthDelay(life).
+func (c *Conn) scheduleReauth(life time.Duration) {
+	c.mu.Lock()
+	c.lifetime = life
+	sent := c.authSent
+	c.mu.Unlock()
+	if life <= 0 || c.opts.noReauth {
+		return
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		// Counted from when the last SaslAuthenticate went out, not from its answer: a
+		// slow answer must not eat into the margin before the broker's deadline.
+		t := time.NewTimer(max(reauthDelay(life)-time.Since(sent), 0))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-c.closed:
+			return
+		}
+		next, err := c.reauthenticate()
+		if err != nil {
+			c.die(fmt.Errorf("re-authentication: %w", err))
+			return
+		}
+		c.reauths.Add(1)
+		c.scheduleReauth(next)
+	}()
+}
+
+// reauthenticate holds new requests at the gate, waits until every request on the wire
+// is answered, runs the handshake and the exchange again on the same connection, and
+// opens the gate. Requests keep their order: the held ones are sent after it, in the
+// order they arrived at the gate.
+func (c *Conn) reauthenticate() (time.Duration, error) {
+	c.mu.Lock()
+	if c.dead {
+		c.mu.Unlock()
+		return 0, c.err
+	}
+	gate := make(chan struct{})
+	c.gate = gate
+	var idle chan struct{}
+	if len(c.calls) > 0 {
+		idle = make(chan struct{})
+		c.idle = idle
+	}
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.gate, c.idle = nil, nil
+		c.mu.Unlock()
+		close(gate)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), ReauthTimeout)
+	defer cancel()
+	if idle != nil {
+		select {
+		case <-idle:
+		case <-c.closed:
+			return 0, c.err
+		case <-ctx.Done():
+			return 0, errors.New("requests in flight were not answered within " + ReauthTimeout.String())
+		}
+	}
+	return c.authenticate(ctx, c.opts.sasl)
 }
 
 // scram runs RFC 5802's exchange: client-first, server-first, client-final with the
 // proof, server-final whose signature the client checks.
-func (c *Conn) scram(ctx context.Context, mech string, h func() hash.Hash, user, password string) error {
+func (c *Conn) scram(ctx context.Context, mech string, h func() hash.Hash, user, password string) (time.Duration, error) {
 	var nb [24]byte
 	if _, err := rand.Read(nb[:]); err != nil {
-		return err
+		return 0, err
 	}
 	nonce := base64.RawStdEncoding.EncodeToString(nb[:])
 	clientFirstBare := "n=" + scramName(user) + ",r=" + nonce
-	serverFirst, err := c.saslStep(ctx, mech, []byte("n,,"+clientFirstBare))
+	first, err := c.saslStep(ctx, mech, []byte("n,,"+clientFirstBare))
 	if err != nil {
-		return err
+		return 0, err
 	}
+	serverFirst := first.AuthBytes
 	clientFinal, serverSig, err := scramFinal(h, clientFirstBare, nonce, password, serverFirst)
 	if err != nil {
-		return &AuthError{Mechanism: mech, Message: err.Error()}
+		return 0, &AuthError{Mechanism: mech, Message: err.Error()}
 	}
-	serverFinal, err := c.saslStep(ctx, mech, []byte(clientFinal))
+	final, err := c.saslStep(ctx, mech, []byte(clientFinal))
 	if err != nil {
-		return err
+		return 0, err
 	}
-	fattrs, err := scramAttrs(serverFinal)
+	fattrs, err := scramAttrs(final.AuthBytes)
 	if err != nil {
-		return &AuthError{Mechanism: mech, Message: "server-final message: " + err.Error()}
+		return 0, &AuthError{Mechanism: mech, Message: "server-final message: " + err.Error()}
 	}
 	if e, ok := fattrs["e"]; ok {
-		return &AuthError{Mechanism: mech, Message: "server error " + e}
+		return 0, &AuthError{Mechanism: mech, Message: "server error " + e}
 	}
 	got, err := base64.StdEncoding.DecodeString(fattrs["v"])
 	if err != nil || !hmac.Equal(got, serverSig) {
-		return &AuthError{Mechanism: mech, Message: "the server's signature does not verify: it does not know the password"}
+		return 0, &AuthError{Mechanism: mech, Message: "the server's signature does not verify: it does not know the password"}
 	}
-	return nil
+	return lifetime(final), nil
 }
 
 // scramFinal computes the client-final message answering serverFirst, and the server

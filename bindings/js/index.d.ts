@@ -567,7 +567,27 @@ export interface SessionOptions {
   bootstrapVersion?: number;
   /** Called once when the session closes, with the error it closed with. */
   onClose?: (error: ConnectionClosedError) => void;
+  /** The timeout of every request (ms; default 0: none); request()'s timeoutMs overrides it. */
+  requestTimeoutMs?: number;
 }
+
+/** SASL with a user and password: PLAIN, or SCRAM (RFC 5802/7677, over node:crypto). */
+export interface SaslPassword {
+  mechanism: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
+  username: string;
+  password: string;
+}
+
+/** SASL OAUTHBEARER (RFC 7628): token is called at every authentication, re-authentications included. */
+export interface SaslOAuthBearer {
+  mechanism: 'OAUTHBEARER';
+  /** Returns the token (a JWT, without "Bearer "). */
+  token: () => string | Promise<string>;
+  /** Optional SASL extensions (key=value pairs of the client response). */
+  extensions?: { [key: string]: string };
+}
+
+export type SaslOptions = SaslPassword | SaslOAuthBearer;
 
 /** Session.create's options: the instance to use (default: the one init() loads). */
 export interface SessionCreateOptions extends SessionOptions {
@@ -584,6 +604,14 @@ export interface SessionConnectOptions extends SessionCreateOptions {
   socket?: { [option: string]: unknown };
   /** Connect with node:tls: true, or tls.connect's options ({ ca, servername, ... }). */
   tls?: boolean | { [option: string]: unknown };
+  /** Authenticate after negotiating (and re-authenticate when the broker grants a session lifetime). */
+  sasl?: SaslOptions;
+}
+
+/** Session.connect's single-argument form. */
+export interface SessionConnectTarget extends SessionConnectOptions {
+  host: string;
+  port: number;
 }
 
 /** A response as the session hands it over: the body in the JSON form. */
@@ -606,6 +634,20 @@ export interface SessionRequestOptions {
   version?: number;
   /** The broker does not answer (Produce with acks=0): the promise resolves with null once written. */
   noResponse?: boolean;
+  /** Reject with TimeoutError after this many ms (default: the session's requestTimeoutMs); the late response is dropped. */
+  timeoutMs?: number;
+}
+
+/** What a session counted itself. */
+export interface SessionStats {
+  /** Late responses of timed-out requests, read and dropped. */
+  dropped: number;
+  /** SaslAuthenticate requests sent (every step of every authentication). */
+  saslAuthenticates: number;
+  /** Re-authentications completed. */
+  reauthentications: number;
+  /** The session lifetime the broker granted at the last authentication (0: none). */
+  sessionLifetimeMs: number;
 }
 
 export interface SessionCounters {
@@ -621,6 +663,18 @@ export interface SessionCounters {
 
 /** The session is over; `cause` holds the underlying error (a KwireTooLargeError, the socket's error, ...). */
 export declare class ConnectionClosedError extends Error {}
+
+/** A request got no response within its timeout; the session goes on. */
+export declare class TimeoutError extends Error {}
+
+/** The broker refused the mechanism or the credentials, or the exchange broke its rules. */
+export declare class AuthenticationError extends Error {
+  readonly mechanism: string;
+  /** Kafka's error code (58 SASL_AUTHENTICATION_FAILED, 33 UNSUPPORTED_SASL_MECHANISM, ...); 0 when kwire found the fault. */
+  readonly errorCode: number;
+  /** The broker's error message, or null. */
+  readonly brokerMessage: string | null;
+}
 
 /** The response to one request could not be used; the session goes on. */
 export declare class ResponseError extends Error {
@@ -644,6 +698,7 @@ export declare class Session {
   static create(write: (bytes: Uint8Array) => void | Promise<void>, options?: SessionCreateOptions): Promise<Session>;
   /** Opens a node:net connection, negotiated unless options.negotiate is false. */
   static connect(host: string, port: number, options?: SessionConnectOptions): Promise<Session>;
+  static connect(target: SessionConnectTarget): Promise<Session>;
   /** The node:net Socket of Session.connect (typed structurally: no dependency on Node's types). */
   socket?: SessionSocket;
   readonly closed: boolean;
@@ -657,10 +712,43 @@ export declare class Session {
   request<K extends RequestApiKey>(apiKey: K, body: SessionRequestBody<K>, options: SessionRequestOptions & { noResponse: true }): Promise<null>;
   versionFor(apiKey: number): number;
   counters(): SessionCounters;
+  /** Authenticates (after negotiate()); Session.connect's sasl option calls it. */
+  authenticate(sasl: SaslOptions): Promise<{ sessionLifetimeMs: number }>;
+  stats(): SessionStats;
   /** Bytes read from the connection, in any chunking. */
   feed(bytes: BytesLike): void;
   /** The stream ended: pending requests reject with ConnectionClosedError. */
   end(): void;
   close(reason?: unknown): void;
   free(): void;
+}
+
+/** ReconnectingSession's backoff: initialDelayMs * multiplier^n, capped at maxDelayMs, +-jitter. */
+export interface ReconnectOptions {
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+  multiplier?: number;
+  /** The random spread around each delay, as a fraction (default 0.2). */
+  jitter?: number;
+  maxAttempts?: number;
+}
+
+export interface ReconnectingSessionOptions extends SessionConnectOptions {
+  reconnect?: ReconnectOptions;
+  /** Called after each new connection. */
+  onReconnect?: (session: Session, attempt: number) => void;
+}
+
+/** A Session.connect that reconnects (negotiating and authenticating again); requests in flight on a dead connection reject, never resent. */
+export declare class ReconnectingSession {
+  static connect(host: string, port: number, options?: ReconnectingSessionOptions): Promise<ReconnectingSession>;
+  static connect(target: ReconnectingSessionOptions & { host: string; port: number }): Promise<ReconnectingSession>;
+  /** The current session (a new one after each reconnection). */
+  readonly session: Session;
+  /** Connections made after the first. */
+  readonly reconnects: number;
+  readonly closed: boolean;
+  request<K extends RequestApiKey & ResponseApiKey>(apiKey: K, body: SessionRequestBody<K>, options?: SessionRequestOptions & { noResponse?: false }): Promise<SessionResponse<K>>;
+  request<K extends RequestApiKey>(apiKey: K, body: SessionRequestBody<K>, options: SessionRequestOptions & { noResponse: true }): Promise<null>;
+  close(reason?: unknown): void;
 }

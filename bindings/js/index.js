@@ -779,5 +779,6 @@ export const headerVersions = (apiKey, apiVersion) => def().headerVersions(apiKe
 // Session.connect use the instance init() loads unless given one.
 
 import { setDefaultLoader } from './src/session.js';
-export { Session, ConnectionClosedError, ResponseError } from './src/session.js';
+export { Session, ConnectionClosedError, ResponseError, TimeoutError, AuthenticationError } from './src/session.js';
+export { ReconnectingSession } from './src/reconnect.js';
 setDefaultLoader(() => init());

@@ -96,7 +96,7 @@ python-test-unit: export GO := $(GO)
 python-test: python-test-session-types
 
 python-test-session-types: $(PY_STAMP)
-	cd $(PY_DIR) && .venv/bin/mypy --strict --no-incremental --cache-dir=/dev/null tests/test_session.py tests/test_session_broker.py tests/test_session_broker_392.py ../../examples/python/broker_example.py
+	cd $(PY_DIR) && .venv/bin/mypy --strict --no-incremental --cache-dir=/dev/null tests/test_session.py tests/test_session_broker.py tests/test_session_broker_392.py tests/test_session_sasl.py tests/test_session_reauth_fake.py ../../examples/python/broker_example.py
 
 python-broker-example: $(PY_STAMP) broker-deps
 	GO="$(GO)" $(PY_ENV) $(PY) examples/python/broker_example.py

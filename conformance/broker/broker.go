@@ -1,8 +1,11 @@
 // Package broker starts real Apache Kafka brokers for kwire's tests, examples and
 // benchmarks: a single-node KRaft broker (process.roles=broker,controller) on free
 // loopback ports, with PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners, a
-// certificate made with keytool at start, and PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512
-// users.
+// certificate made with keytool at start, PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 users,
+// and OAUTHBEARER with Kafka's unsecured JWS validator (any unsigned token whose claims
+// are well formed is accepted: a test mechanism, never one for production). Options.ReauthMs
+// sets connections.max.reauth.ms (KIP-368); Halt, Resume, Restart, Pause and Continue let
+// a test take the broker away under a live client.
 //
 // The broker's jars come from the Maven project beside this package (pom.xml), which
 // copies org.apache.kafka:kafka_2.13 and its runtime dependencies into
@@ -48,8 +51,21 @@ var Versions = []string{"4.4.0", "3.9.2"}
 // Listeners are the names of the broker's client listeners, as Addr takes them.
 var Listeners = []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}
 
-// Mechanisms are the SASL mechanisms the broker enables, as User takes them.
+// Mechanisms are the SASL mechanisms with a user and password that the broker enables,
+// as User takes them. OAuthBearer is enabled too.
 var Mechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+
+// OAuthBearer is the token mechanism the SASL listeners also enable. Its validator is
+// Kafka's unsecured one (OAuthBearerUnsecuredValidatorCallbackHandler): the token is an
+// unsigned JWS ({"alg":"none"}) with a "sub" claim and an "exp" claim in seconds.
+const OAuthBearer = "OAUTHBEARER"
+
+// oauthValidator and oauthLogin are the unsecured handlers of Kafka's OAUTHBEARER,
+// present under these names in every tested release.
+const (
+	oauthValidator = "org.apache.kafka.common.security.oauthbearer.internals.unsecured.OAuthBearerUnsecuredValidatorCallbackHandler"
+	oauthLogin     = "org.apache.kafka.common.security.oauthbearer.internals.unsecured.OAuthBearerUnsecuredLoginCallbackHandler"
+)
 
 // Options configures Start.
 type Options struct {
@@ -58,6 +74,10 @@ type Options struct {
 	// Props are extra server properties, e.g. "auto.create.topics.enable": "false".
 	// They override the launcher's own settings of the same name.
 	Props map[string]string
+	// ReauthMs, when above 0, sets connections.max.reauth.ms: the broker tells SASL
+	// clients that session lifetime (SaslAuthenticate v1+ sessionLifetimeMs) and closes
+	// a connection that sends a request after it without re-authenticating (KIP-368).
+	ReauthMs int
 }
 
 // Broker is a running Kafka broker process.
@@ -71,6 +91,10 @@ type Broker struct {
 	started time.Duration
 	phases  []string
 
+	java, lib string
+	propsPath string
+
+	procMu  sync.Mutex // guards proc, done and waitErr across Halt and Resume
 	proc    *os.Process
 	done    chan struct{} // closed when the process has exited
 	waitErr error         // the exit status, valid once done is closed
@@ -140,7 +164,14 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 	// in between; a start that fails to bind is retried with new ports.
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		b, err := start(ctx, java, lib, version, opts.Props)
+		props := opts.Props
+		if opts.ReauthMs > 0 {
+			props = map[string]string{"connections.max.reauth.ms": strconv.Itoa(opts.ReauthMs)}
+			for k, v := range opts.Props {
+				props[k] = v
+			}
+		}
+		b, err := start(ctx, java, lib, version, props)
 		if err == nil {
 			b.started = time.Since(t0)
 			return b, nil
@@ -173,7 +204,7 @@ func start(ctx context.Context, java, lib, version string, props map[string]stri
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("broker %s: %w", version, err)
 	}
-	b = &Broker{version: version, dir: dir, done: make(chan struct{}), logPath: filepath.Join(dir, "broker.log")}
+	b = &Broker{version: version, dir: dir, done: make(chan struct{}), logPath: filepath.Join(dir, "broker.log"), java: java, lib: lib}
 	defer func() {
 		if err != nil {
 			b.kill()
@@ -202,6 +233,7 @@ func start(ctx context.Context, java, lib, version string, props map[string]stri
 
 	storePass := randomHex(12)
 	propsPath := filepath.Join(dir, "server.properties")
+	b.propsPath = propsPath
 	if err := os.WriteFile(propsPath, b.serverProperties(controller, storePass, props), 0o600); err != nil {
 		return b, fmt.Errorf("broker %s: %w", version, err)
 	}
@@ -261,6 +293,7 @@ func (b *Broker) spawn(java string, args []string) error {
 	cmd.Stderr = b.logFile
 	cmd.SysProcAttr = sysProcAttr()
 	started := make(chan error, 1)
+	done := make(chan struct{})
 	go func() {
 		runtime.LockOSThread()
 		if err := cmd.Start(); err != nil {
@@ -268,10 +301,15 @@ func (b *Broker) spawn(java string, args []string) error {
 			runtime.UnlockOSThread()
 			return
 		}
-		b.proc = cmd.Process
+		b.procMu.Lock()
+		b.proc, b.done = cmd.Process, done
+		b.procMu.Unlock()
 		started <- nil
-		b.waitErr = cmd.Wait()
-		close(b.done)
+		err := cmd.Wait()
+		b.procMu.Lock()
+		b.waitErr = err
+		b.procMu.Unlock()
+		close(done)
 		// The thread stays locked: it exits with this goroutine, after the process.
 	}()
 	return <-started
@@ -281,11 +319,12 @@ func (b *Broker) spawn(java string, args []string) error {
 // Metadata lists a broker, the process exits, or ctx ends.
 func (b *Broker) waitReady(ctx context.Context) error {
 	addr := b.addrs["PLAINTEXT"]
+	done := b.Done()
 	var last error
 	for {
 		select {
-		case <-b.done:
-			return fmt.Errorf("the broker process exited (%v)", b.waitErr)
+		case <-done:
+			return fmt.Errorf("the broker process exited (%v)", b.exitErr())
 		default:
 		}
 		if last = probe(ctx, addr); last == nil {
@@ -294,8 +333,8 @@ func (b *Broker) waitReady(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%w (last probe: %v)", ctx.Err(), last)
-		case <-b.done:
-			return fmt.Errorf("the broker process exited (%v)", b.waitErr)
+		case <-done:
+			return fmt.Errorf("the broker process exited (%v)", b.exitErr())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -372,8 +411,12 @@ func (b *Broker) serverProperties(controller, storePass string, extra map[string
 		p["share.coordinator.state.topic.replication.factor"] = "1"
 		p["share.coordinator.state.topic.min.isr"] = "1"
 	}
+	p["sasl.enabled.mechanisms"] += "," + OAuthBearer
 	plain := b.users["PLAIN"]
 	for _, l := range []string{"sasl_plaintext", "sasl_ssl"} {
+		p["listener.name."+l+".oauthbearer.sasl.jaas.config"] = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub=\"kwire-broker\";"
+		p["listener.name."+l+".oauthbearer.sasl.server.callback.handler.class"] = oauthValidator
+		p["listener.name."+l+".oauthbearer.sasl.login.callback.handler.class"] = oauthLogin
 		p["listener.name."+l+".plain.sasl.jaas.config"] = "org.apache.kafka.common.security.plain.PlainLoginModule required user_" +
 			plain[0] + "=\"" + plain[1] + "\";"
 		for _, m := range []string{"scram-sha-256", "scram-sha-512"} {
@@ -461,11 +504,127 @@ func (b *Broker) Dir() string { return b.dir }
 // LogTail returns up to the last 8 KiB of the broker's log.
 func (b *Broker) LogTail() string { return string(b.logTail()) }
 
-// Pid returns the broker's process id.
-func (b *Broker) Pid() int { return b.proc.Pid }
+// Pid returns the broker's process id (a new one after Resume).
+func (b *Broker) Pid() int {
+	b.procMu.Lock()
+	defer b.procMu.Unlock()
+	return b.proc.Pid
+}
 
-// Done is closed when the broker process has exited.
-func (b *Broker) Done() <-chan struct{} { return b.done }
+// Done is closed when the broker process has exited. After Resume it is the new
+// process's channel.
+func (b *Broker) Done() <-chan struct{} {
+	b.procMu.Lock()
+	defer b.procMu.Unlock()
+	return b.done
+}
+
+func (b *Broker) exitErr() error {
+	b.procMu.Lock()
+	defer b.procMu.Unlock()
+	return b.waitErr
+}
+
+func (b *Broker) process() *os.Process {
+	b.procMu.Lock()
+	defer b.procMu.Unlock()
+	return b.proc
+}
+
+// Halt stops the broker process cleanly (SIGTERM; SIGKILL after 30 s) and keeps its
+// directory, ports and data: Resume starts it again as it was.
+func (b *Broker) Halt() error {
+	p, done := b.process(), b.Done()
+	if p == nil {
+		return errors.New("broker: not started")
+	}
+	select {
+	case <-done:
+		return nil
+	default:
+	}
+	_ = p.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+		return nil
+	case <-time.After(stopTimeout):
+		_ = p.Signal(syscall.SIGKILL)
+		<-done
+		return fmt.Errorf("broker %s: no clean shutdown within %v, killed", b.version, stopTimeout)
+	}
+}
+
+// Resume starts a halted broker again on the same ports, configuration and log
+// directory, and returns once it serves (bound by ctx, 90 s without a deadline). A
+// port taken meanwhile by another process makes it fail.
+func (b *Broker) Resume(ctx context.Context) error {
+	select {
+	case <-b.Done():
+	default:
+		return errors.New("broker: Resume of a running broker")
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, startTimeout)
+		defer cancel()
+	}
+	args := append(jvmArgs(b.lib, false), "kafka.Kafka", b.propsPath)
+	if err := b.spawn(b.java, args); err != nil {
+		return fmt.Errorf("broker %s: restarting java: %w", b.version, err)
+	}
+	if err := b.waitReady(ctx); err != nil {
+		b.kill()
+		return fmt.Errorf("broker %s: not serving after restart: %w\n--- broker log (tail) ---\n%s", b.version, err, b.logTail())
+	}
+	return nil
+}
+
+// Restart is Halt then Resume: the same broker, stopped cleanly and started again.
+func (b *Broker) Restart(ctx context.Context) error {
+	if err := b.Halt(); err != nil {
+		return err
+	}
+	return b.Resume(ctx)
+}
+
+// Pause stops the broker process with SIGSTOP: its sockets stay open and nothing is
+// answered until Continue. Used to test clients against a broker that does not answer.
+func (b *Broker) Pause() error {
+	if p := b.process(); p != nil {
+		if err := p.Signal(syscall.SIGSTOP); err != nil {
+			return err
+		}
+		return waitStopped(p.Pid)
+	}
+	return errors.New("broker: not started")
+}
+
+// Continue resumes a paused broker (SIGCONT).
+func (b *Broker) Continue() error {
+	if p := b.process(); p != nil {
+		return p.Signal(syscall.SIGCONT)
+	}
+	return errors.New("broker: not started")
+}
+
+// ReauthLogLine is what the broker's log holds for every re-authentication it begins.
+const ReauthLogLine = "Beginning re-authentication"
+
+// LogContains counts the lines of the broker's log (all of it, every run since Start)
+// that contain s.
+func (b *Broker) LogContains(s string) int {
+	data, err := os.ReadFile(b.logPath)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if bytes.Contains(line, []byte(s)) {
+			n++
+		}
+	}
+	return n
+}
 
 func (b *Broker) logTail() []byte {
 	data, err := readTail(b.logPath, 8192)
@@ -478,7 +637,7 @@ func (b *Broker) logTail() []byte {
 // Kill sends SIGKILL to the broker process and waits for it to exit. The temporary
 // directory stays until Stop.
 func (b *Broker) Kill() error {
-	if b.proc == nil {
+	if b.process() == nil {
 		return errors.New("broker: not started")
 	}
 	b.kill()
@@ -486,29 +645,32 @@ func (b *Broker) Kill() error {
 }
 
 func (b *Broker) kill() {
-	if b.proc == nil {
+	p, done := b.process(), b.Done()
+	if p == nil {
 		return
 	}
 	select {
-	case <-b.done:
+	case <-done:
 		return
 	default:
 	}
-	_ = b.proc.Signal(syscall.SIGKILL)
-	<-b.done
+	_ = p.Signal(syscall.SIGCONT) // a paused process dies as well, but say so
+	_ = p.Signal(syscall.SIGKILL)
+	<-done
 }
 
 // Stop shuts the broker down cleanly (SIGTERM; SIGKILL after 30 s), waits for the process
 // to exit and removes its temporary directory. It is idempotent and safe after Kill.
 func (b *Broker) Stop() error {
 	b.stopOnce.Do(func() {
-		if b.proc != nil {
+		if p, done := b.process(), b.Done(); p != nil {
 			select {
-			case <-b.done:
+			case <-done:
 			default:
-				_ = b.proc.Signal(syscall.SIGTERM)
+				_ = p.Signal(syscall.SIGCONT)
+				_ = p.Signal(syscall.SIGTERM)
 				select {
-				case <-b.done:
+				case <-done:
 				case <-time.After(stopTimeout):
 					b.stopErr = fmt.Errorf("broker %s: no clean shutdown within %v, killed\n--- broker log (tail) ---\n%s",
 						b.version, stopTimeout, b.logTail())
@@ -551,6 +713,11 @@ func jvmArgs(lib string, tool bool) []string {
 		"-Dorg.slf4j.simpleLogger.showDateTime=true"}
 	if tool {
 		args = append(args, "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+	} else {
+		// The broker's SASL server logs each authentication and re-authentication at debug
+		// level ("Beginning re-authentication: ...", "Authentication complete; session max
+		// lifetime ..."): tests read them to see re-authentication from the broker's side.
+		args = append(args, "-Dorg.slf4j.simpleLogger.log.org.apache.kafka.common.security.authenticator.SaslServerAuthenticator=debug")
 	}
 	return append(args, "-cp", filepath.Join(lib, "*"))
 }

@@ -53,7 +53,7 @@ func TestBroker(t *testing.T) {
 				t.Errorf("SSL: a client without the broker's certificate connected")
 			}
 
-			// The SASL listeners announce the three mechanisms.
+			// The SASL listeners announce the four mechanisms.
 			for _, l := range []string{"SASL_PLAINTEXT", "SASL_SSL"} {
 				c := dial(t, b, l)
 				hs := codec.NewSaslHandshakeRequest()
@@ -64,6 +64,9 @@ func TestBroker(t *testing.T) {
 					t.Fatalf("%s: SaslHandshake: %v", l, err)
 				}
 				got := strings.Join(resp.(*codec.SaslHandshakeResponse).Mechanisms, ",")
+				if !strings.Contains(got, OAuthBearer) {
+					t.Errorf("%s: mechanisms %q lack %s", l, got, OAuthBearer)
+				}
 				for _, m := range Mechanisms {
 					if !strings.Contains(got, m) {
 						t.Errorf("%s: mechanisms %q lack %s", l, got, m)

@@ -14,6 +14,14 @@
 //   stream.on('data', (b) => s.feed(b)); stream.on('close', () => s.end());
 //   await s.negotiate();
 //
+// With SASL (options.sasl of Session.connect, or authenticate()), the session
+// authenticates after negotiation and, when the broker grants a session lifetime
+// (KIP-368: connections.max.reauth.ms, a token's expiry), re-authenticates at 85-95% of
+// it: new requests wait, the requests on the wire are answered, the exchange runs again,
+// and the waiting requests go out in their order. A failed re-authentication closes the
+// session. options.requestTimeoutMs (or request()'s timeoutMs) bounds each request: it
+// rejects with a TimeoutError and its late response is dropped when it comes.
+//
 // Requests may be pipelined: each call writes its frame at once and its promise settles
 // when its response arrives. A response the module cannot read rejects that request only.
 // A broken stream (a frame above maxFrameSize, a response nobody asked for, a failed
@@ -22,6 +30,12 @@
 
 import { KwireTrapError, KwireArgError, KW_ERR_ARG } from './errors.js';
 import { asBytes, fromBase64, toBase64 } from './base64.js';
+import { AuthenticationError, authenticate as saslAuthenticate, checkSasl, reauthDelayMs } from './sasl.js';
+
+export { AuthenticationError };
+
+/** How long a re-authentication may take (waiting for the requests on the wire, then the exchange). */
+export const REAUTH_TIMEOUT_MS = 30000;
 
 const utf8dec = new TextDecoder();
 const NO_RESPONSE = 1;
@@ -38,6 +52,17 @@ export class ConnectionClosedError extends Error {
   constructor(message, options) {
     super(message, options);
     this.name = 'ConnectionClosedError';
+  }
+}
+
+/**
+ * TimeoutError: a request got no response within its timeout. The session goes on; the
+ * response, when it comes, is dropped (stats().dropped counts it).
+ */
+export class TimeoutError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'TimeoutError';
   }
 }
 
@@ -110,6 +135,14 @@ export class Session {
     this._negotiation = null; // the pending negotiation's promise
     this._negotiated = false;
     this._negotiationVersions = [];
+    this._requestTimeoutMs = options.requestTimeoutMs ?? 0;
+    this._abandoned = new Set(); // correlation ids of timed-out requests still on the wire
+    this._queue = null; // requests held while a re-authentication runs
+    this._idleWaiter = null;
+    this._sasl = null;
+    this._reauthTimer = null;
+    this._authSentAt = 0;
+    this._stats = { dropped: 0, saslAuthenticates: 0, reauthentications: 0, sessionLifetimeMs: 0 };
     const config = {};
     for (const k of ['clientId', 'maxFrameSize', 'clientSoftwareName', 'clientSoftwareVersion', 'bootstrapVersion']) {
       if (options[k] !== undefined) config[k] = options[k];
@@ -143,6 +176,11 @@ export class Session {
    * close() ends it, and its end or error closes the session.
    */
   static async connect(host, port, options = {}) {
+    if (host !== null && typeof host === 'object') {
+      // connect({ host, port, ...options })
+      ({ host, port, ...options } = host);
+    }
+    const sasl = options.sasl !== undefined && options.sasl !== null ? checkSasl(options.sasl) : null;
     const timeoutMs = options.timeoutMs ?? 30000;
     const useTLS = options.tls !== undefined && options.tls !== false && options.tls !== null;
     let socket;
@@ -175,15 +213,106 @@ export class Session {
     socket.on('data', (b) => session.feed(b));
     socket.on('error', (err) => session._fail(new ConnectionClosedError(`kwire: connection to ${host}:${port}: ${err.message}`, { cause: err })));
     socket.on('close', () => session.end());
-    if (options.negotiate !== false) {
+    if (options.negotiate !== false || sasl !== null) {
       try {
         await withTimeout(session.negotiate(), timeoutMs, `kwire: negotiating with ${host}:${port}`);
+        if (sasl !== null) await withTimeout(session.authenticate(sasl), timeoutMs, `kwire: authenticating with ${host}:${port}`);
       } catch (err) {
         session.close(err);
         throw err;
       }
     }
     return session;
+  }
+
+  /**
+   * Authenticates with SASL (after negotiate()): sasl is { mechanism: 'PLAIN' |
+   * 'SCRAM-SHA-256' | 'SCRAM-SHA-512', username, password } or { mechanism:
+   * 'OAUTHBEARER', token: async () => jwt, extensions? }. The token callback is called
+   * again at every re-authentication. Rejects with an AuthenticationError (the broker's
+   * code and message; never the password). Resolves with { sessionLifetimeMs }.
+   */
+  async authenticate(sasl) {
+    const cfg = checkSasl(sasl);
+    this._check();
+    const r = await this._authExchange(cfg);
+    this._sasl = cfg;
+    this._scheduleReauth(r.sessionLifetimeMs);
+    return r;
+  }
+
+  _authExchange(cfg) {
+    return saslAuthenticate((apiKey, body) => this._requestNow(apiKey, body, { timeoutMs: REAUTH_TIMEOUT_MS }), cfg, () => {
+      this._stats.saslAuthenticates++;
+      this._authSentAt = Date.now(); // the broker's session starts after this
+    });
+  }
+
+  _scheduleReauth(lifetimeMs) {
+    this._stats.sessionLifetimeMs = lifetimeMs;
+    if (!(lifetimeMs > 0) || this._closed !== null) return;
+    // Counted from when the last SaslAuthenticate went out, not from its answer: a slow
+    // answer must not eat into the margin before the broker's deadline.
+    const delay = Math.max(0, reauthDelayMs(lifetimeMs) - (Date.now() - this._authSentAt));
+    this._reauthTimer = setTimeout(() => {
+      this._reauthTimer = null;
+      this._reauth();
+    }, delay);
+    if (typeof this._reauthTimer.unref === 'function') this._reauthTimer.unref();
+  }
+
+  // _reauth holds new requests, waits for the ones on the wire, runs the exchange again
+  // and sends the held requests in order; a failure closes the session.
+  async _reauth() {
+    if (this._closed !== null) return;
+    this._queue = [];
+    let r;
+    try {
+      await withTimeout(this._idle(), REAUTH_TIMEOUT_MS, 'kwire: re-authentication: waiting for the requests in flight');
+      r = await this._authExchange(this._sasl);
+    } catch (err) {
+      const q = this._queue;
+      this._queue = null;
+      this._fail(new ConnectionClosedError(`kwire: re-authentication failed: ${err && err.message}`, { cause: err }));
+      for (const item of q) item.reject(this._closed);
+      return;
+    }
+    this._stats.reauthentications++;
+    const q = this._queue;
+    this._queue = null;
+    this._scheduleReauth(r.sessionLifetimeMs);
+    for (const item of q) {
+      if (item.done) continue;
+      item.done = true;
+      clearTimeout(item.timer);
+      const left = item.deadline === Infinity ? 0 : Math.max(1, item.deadline - Date.now());
+      this._requestNow(item.apiKey, item.body, { ...item.options, timeoutMs: left }).then(item.resolve, item.reject);
+    }
+  }
+
+  _idle() {
+    if (this._pending.size === 0 && this._abandoned.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this._idleWaiter = resolve;
+    });
+  }
+
+  _maybeIdle() {
+    if (this._idleWaiter !== null && this._pending.size === 0 && this._abandoned.size === 0) {
+      const f = this._idleWaiter;
+      this._idleWaiter = null;
+      f();
+    }
+  }
+
+  /**
+   * What the session counted itself: dropped (late responses of timed-out requests),
+   * saslAuthenticates (SaslAuthenticate requests sent, every step of every
+   * authentication), reauthentications (completed), sessionLifetimeMs (granted at the
+   * last authentication; 0: none).
+   */
+  stats() {
+    return { ...this._stats };
   }
 
   // _call runs one export of the session's instance; a trap fails the session (the
@@ -272,6 +401,26 @@ export class Session {
    * acks=0): resolves with null once the frame is handed to write.
    */
   request(apiKey, body, options = {}) {
+    if (this._queue !== null && this._closed === null) {
+      // A re-authentication runs: the request waits for it, in order.
+      const timeoutMs = options.timeoutMs ?? this._requestTimeoutMs;
+      return new Promise((resolve, reject) => {
+        const item = { apiKey, body, options, resolve, reject, done: false, timer: null, deadline: Infinity };
+        if (timeoutMs > 0 && timeoutMs !== Infinity) {
+          item.deadline = Date.now() + timeoutMs;
+          item.timer = setTimeout(() => {
+            if (item.done) return;
+            item.done = true;
+            reject(new TimeoutError(`kwire: api key ${apiKey}: no response within ${timeoutMs} ms (held by a re-authentication)`));
+          }, timeoutMs);
+        }
+        this._queue.push(item);
+      });
+    }
+    return this._requestNow(apiKey, body, options);
+  }
+
+  _requestNow(apiKey, body, options) {
     const version = options.version ?? -1;
     const flags = options.noResponse ? NO_RESPONSE : 0;
     let frame;
@@ -293,8 +442,18 @@ export class Session {
       this._send(frame);
       return this._closed === null ? Promise.resolve(null) : Promise.reject(this._closed);
     }
+    const timeoutMs = options.timeoutMs ?? this._requestTimeoutMs;
     const promise = new Promise((resolve, reject) => {
-      this._pending.set(corr, { resolve, reject, negotiation: false });
+      const entry = { resolve, reject, negotiation: false, timer: null };
+      if (timeoutMs > 0 && timeoutMs !== Infinity) {
+        entry.timer = setTimeout(() => {
+          if (this._pending.get(corr) !== entry) return;
+          this._pending.delete(corr);
+          this._abandoned.add(corr);
+          reject(new TimeoutError(`kwire: api key ${apiKey} (correlation id ${corr}): no response within ${timeoutMs} ms`));
+        }, timeoutMs);
+      }
+      this._pending.set(corr, entry);
     });
     this._send(frame);
     return promise;
@@ -358,10 +517,17 @@ export class Session {
       this._send(frame);
       return;
     }
-    if (p === undefined) return; // the module matched it; nobody here waits (cannot happen)
+    if (p === undefined) {
+      // The module matched it; nobody here waits: the late answer of a timed-out request.
+      if (this._abandoned.delete(r.correlationId)) this._stats.dropped++;
+      this._maybeIdle();
+      return;
+    }
+    if (p.timer) clearTimeout(p.timer);
     if (r.error !== undefined) p.reject(new ResponseError(r));
     else if (p.negotiation) p.resolve();
     else p.resolve(r);
+    this._maybeIdle();
   }
 
   /**
@@ -443,7 +609,24 @@ export class Session {
     }
     const pending = [...this._pending.values()];
     this._pending.clear();
-    for (const p of pending) p.reject(err);
+    this._abandoned.clear();
+    if (this._reauthTimer !== null) {
+      clearTimeout(this._reauthTimer);
+      this._reauthTimer = null;
+    }
+    for (const p of pending) {
+      if (p.timer) clearTimeout(p.timer);
+      p.reject(err);
+    }
+    if (this._queue !== null) {
+      for (const item of this._queue) {
+        if (item.done) continue;
+        item.done = true;
+        clearTimeout(item.timer);
+        item.reject(err);
+      }
+    }
+    this._maybeIdle();
     if (this._negotiation !== null) this._negotiation.catch(() => {}); // rejected above; the caller of negotiate() sees it
     if (this._onClose !== null) {
       const f = this._onClose;
@@ -474,7 +657,7 @@ function withTimeout(promise, ms, what) {
   return Promise.race([
     promise,
     new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+      timer = setTimeout(() => reject(new TimeoutError(`${what}: no answer within ${ms} ms`)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
 }

@@ -252,6 +252,28 @@ __all__ = [
 ]
 
 # Sessions (kwire.session): the client side of one Kafka connection, over a socket or asyncio.
-from .session import AsyncSession, ConnectionClosedError, ResponseError, Session, SessionCore, SessionError  # noqa: E402
+from .session import (  # noqa: E402
+    AsyncSession,
+    AuthenticationError,
+    ConnectionClosedError,
+    ReconnectingAsyncSession,
+    ReconnectingSession,
+    RequestTimeoutError,
+    ResponseError,
+    Session,
+    SessionCore,
+    SessionError,
+)
 
-__all__ += ["AsyncSession", "ConnectionClosedError", "ResponseError", "Session", "SessionCore", "SessionError"]
+__all__ += [
+    "AsyncSession",
+    "AuthenticationError",
+    "ConnectionClosedError",
+    "ReconnectingAsyncSession",
+    "ReconnectingSession",
+    "RequestTimeoutError",
+    "ResponseError",
+    "Session",
+    "SessionCore",
+    "SessionError",
+]

@@ -17,20 +17,39 @@ records as base64 or bytes-like values). A response the module cannot read raise
 ``ResponseError`` for that request only; a broken stream (a frame above max_frame_size, a
 response nobody asked for, the peer closing, a failed write) closes the session: every
 pending request and every later call raises ``ConnectionClosedError``.
+
+SASL: ``connect(..., sasl={"mechanism": "SCRAM-SHA-512", "username": ..., "password": ...})``
+or ``sasl={"mechanism": "OAUTHBEARER", "token": callback}`` authenticates after negotiation.
+When the broker grants a session lifetime (KIP-368: connections.max.reauth.ms, a token's
+expiry) the session re-authenticates at 85-95% of it: new requests wait, the requests on
+the wire are answered, the exchange runs again (the token callback is called again), and
+the waiting requests go out in their order. A failed re-authentication closes the session.
+``request_timeout`` (or ``request(..., timeout=)``) bounds each request: it raises
+``RequestTimeoutError`` and the late response is dropped when it comes.
+``ReconnectingSession`` and ``ReconnectingAsyncSession`` open a new connection (negotiated
+and authenticated again, with exponential backoff and jitter) when the old one dies; the
+requests that were on it fail and are never sent again.
 """
 
 import asyncio
 import base64
 import ctypes
+import inspect
+import random
 import socket
 import ssl as _ssl
 import threading
+import time
 import weakref
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple, TypedDict, Union
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Set, Tuple, TypedDict, Union, cast
 
 from ._api import BytesLike, Kwire, default, dumps, loads
 from ._errors import ERR_UNSUPPORTED, KwireError, error_for
 from ._runtime import _OUT_SLOTS, _SESSION_EXPORTS, Instance, check_int32
+from ._sasl import AuthenticationError, Exchange, Sasl, check as _check_sasl, exchange as _sasl_exchange, reauth_delay as _reauth_delay
+
+REAUTH_TIMEOUT = 30.0
+"""Seconds a re-authentication may take (the requests on the wire answered, then the exchange)."""
 
 NO_RESPONSE = 1
 """kw_session_request flag: the broker does not answer (Produce with acks=0)."""
@@ -73,6 +92,22 @@ class ConnectionClosedError(SessionError):
     """The session is over: the peer closed the connection, a write failed, the stream
     carried something that cannot be a response (``__cause__`` holds the KwireError, e.g.
     a TooLargeError for a frame above max_frame_size), or close() was called."""
+
+
+class RequestTimeoutError(SessionError, TimeoutError):
+    """A request got no response within its timeout. The session goes on; the response,
+    when it comes, is dropped (``stats()["dropped"]`` counts it)."""
+
+
+class Stats(TypedDict):
+    """What a session counted itself: late responses dropped, SaslAuthenticate requests
+    sent (every step of every authentication), re-authentications completed, and the
+    session lifetime the broker granted at the last authentication (0: none)."""
+
+    dropped: int
+    saslAuthenticates: int
+    reauthentications: int
+    sessionLifetimeMs: int
 
 
 class ResponseError(SessionError):
@@ -358,7 +393,13 @@ class _SessionBase:
         client_software_name: Optional[str],
         client_software_version: Optional[str],
         bootstrap_version: Optional[int],
+        request_timeout: Optional[float] = None,
     ) -> None:
+        self._request_timeout = request_timeout
+        self._abandoned: Set[int] = set()  # correlation ids of timed-out requests on the wire
+        self._sasl: Optional[Dict[str, Any]] = None
+        self._auth_sent = 0.0  # time.monotonic() of the last SaslAuthenticate sent
+        self._stats: Stats = {"dropped": 0, "saslAuthenticates": 0, "reauthentications": 0, "sessionLifetimeMs": 0}
         self._p = _Pipeline(
             SessionCore(
                 kwire,
@@ -392,6 +433,10 @@ class _SessionBase:
 
     def counters(self) -> Counters:
         return self._p.core.counters()
+
+    def stats(self) -> Stats:
+        """What the session counted itself (see Stats)."""
+        return cast(Stats, dict(self._stats))
 
     def version_for(self, api_key: int) -> int:
         self._p.check()
@@ -439,12 +484,14 @@ class Session(_SessionBase):
         client_software_name: Optional[str] = None,
         client_software_version: Optional[str] = None,
         bootstrap_version: Optional[int] = None,
+        request_timeout: Optional[float] = None,
     ) -> None:
         self.sock = sock
-        super().__init__(kwire, client_id, max_frame_size, client_software_name, client_software_version, bootstrap_version)
+        super().__init__(kwire, client_id, max_frame_size, client_software_name, client_software_version, bootstrap_version, request_timeout)
         self._lock = threading.RLock()
         self._waiting: Set[int] = set()
         self._results: Dict[int, Union[Response, ResponseError]] = {}
+        self._reauth_timer: Optional[threading.Timer] = None
 
     @classmethod
     def connect(
@@ -462,9 +509,13 @@ class Session(_SessionBase):
         client_software_name: Optional[str] = None,
         client_software_version: Optional[str] = None,
         bootstrap_version: Optional[int] = None,
+        sasl: Optional[Sasl] = None,
+        request_timeout: Optional[float] = None,
     ) -> "Session":
         """Connects to host:port (TLS with ssl_context), negotiates (unless negotiate is
-        False) and returns the session. timeout applies to every socket operation."""
+        False), authenticates when sasl is given, and returns the session. timeout applies
+        to every socket operation; request_timeout bounds each request (default none)."""
+        cfg = _check_sasl(sasl) if sasl is not None else None
         sock: Any = socket.create_connection((host, port), timeout=timeout)
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -478,17 +529,105 @@ class Session(_SessionBase):
                 client_software_name=client_software_name,
                 client_software_version=client_software_version,
                 bootstrap_version=bootstrap_version,
+                request_timeout=request_timeout,
             )
         except BaseException:
             sock.close()
             raise
-        if negotiate:
+        if negotiate or cfg is not None:
             try:
                 s.negotiate()
+                if cfg is not None:
+                    s.authenticate(cfg)
             except BaseException:
                 s.close()
                 raise
         return s
+
+    # ---- SASL --------------------------------------------------------------------------
+
+    def authenticate(self, sasl: Sasl) -> int:
+        """Authenticates with SASL (after negotiate()) and returns the session lifetime in
+        ms (0: none). Raises AuthenticationError (the broker's code and message, never the
+        password). The OAUTHBEARER token callback must be a plain function here."""
+        cfg = _check_sasl(sasl)
+        with self._lock:
+            self._p.check()
+            life = self._run_exchange(cfg)
+            self._sasl = cfg
+            self._schedule_reauth(life)
+            return life
+
+    def _run_exchange(self, cfg: Dict[str, Any]) -> int:
+        token = None
+        if cfg["mechanism"] == "OAUTHBEARER":
+            try:
+                token = cfg["token"]()
+            except Exception as e:
+                raise AuthenticationError("OAUTHBEARER", 0, f"the token callback failed: {e}") from None
+            if inspect.isawaitable(token):
+                cast(Any, token).close()
+                raise AuthenticationError("OAUTHBEARER", 0, "the token callback returned a coroutine: the blocking Session needs a plain function (AsyncSession takes either)")
+        gen = _sasl_exchange(cfg, token)
+        try:
+            api_key, body = next(gen)
+            while True:
+                if api_key == 36:
+                    self._stats["saslAuthenticates"] += 1
+                    self._auth_sent = time.monotonic()  # the broker's session starts after this
+                corr = self._send_now(api_key, body)
+                r = self._receive(corr, REAUTH_TIMEOUT)
+                api_key, body = gen.send(r["body"])
+        except StopIteration as stop:
+            life = int(stop.value)
+            self._stats["sessionLifetimeMs"] = life
+            return life
+
+    def _schedule_reauth(self, life_ms: int) -> None:
+        if life_ms <= 0 or self._p.closed is not None:
+            return
+        # Counted from when the last SaslAuthenticate went out, not from its answer.
+        t = threading.Timer(max(0.0, _reauth_delay(life_ms) - (time.monotonic() - self._auth_sent)), self._reauth)
+        t.daemon = True
+        self._reauth_timer = t
+        t.start()
+
+    def _reauth(self) -> None:
+        """Runs on the timer's thread: holds the session (other threads wait at its lock, in
+        order), reads until every request on the wire is answered, then runs the exchange."""
+        with self._lock:
+            if self._p.closed is not None or self._sasl is None:
+                return
+            try:
+                deadline = time.monotonic() + REAUTH_TIMEOUT
+                while (self._waiting - self._results.keys()) or self._abandoned:
+                    self._read_until(deadline)
+                life = self._run_exchange(self._sasl)
+            except (SessionError, AuthenticationError, KwireError, OSError) as e:
+                self._close_with(ConnectionClosedError(f"kwire: re-authentication failed: {e}"))
+                return
+            self._stats["reauthentications"] += 1
+            self._schedule_reauth(life)
+
+    def _read_until(self, deadline: Optional[float]) -> None:
+        """One read, bounded by deadline (raises RequestTimeoutError past it)."""
+        if deadline is None:
+            self._read_once()
+            return
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise RequestTimeoutError("kwire: no response in time")
+        base = self.sock.gettimeout()
+        self.sock.settimeout(left if base is None else min(base, left))
+        try:
+            self._read_once()
+        except socket.timeout:
+            if time.monotonic() >= deadline:
+                raise RequestTimeoutError("kwire: no response in time") from None
+            raise
+        finally:
+            if self._p.closed is None:
+                self.sock.settimeout(base)
 
     def _write(self, frame: bytes) -> None:
         try:
@@ -500,6 +639,9 @@ class Session(_SessionBase):
 
     def _close_with(self, err: ConnectionClosedError) -> ConnectionClosedError:
         err = self._p.fail(err)
+        t = self._reauth_timer
+        if t is not None and t is not threading.current_thread():
+            t.cancel()
         try:
             self.sock.close()
         except OSError:
@@ -520,15 +662,25 @@ class Session(_SessionBase):
         for corr, outcome in done:
             if corr in self._waiting or corr == self._p.negotiation_corr:
                 self._results[corr] = outcome
+            elif corr in self._abandoned:
+                self._abandoned.discard(corr)
+                self._stats["dropped"] += 1
 
-    def _wait(self, corr: int) -> Union[Response, ResponseError]:
+    def _wait(self, corr: int, timeout: Optional[float] = None) -> Union[Response, ResponseError]:
+        deadline = None if timeout is None or timeout <= 0 else time.monotonic() + timeout
         with self._lock:
             while True:
                 if corr in self._results:
                     self._waiting.discard(corr)
                     return self._results.pop(corr)
                 self._p.check()
-                self._read_once()
+                try:
+                    self._read_until(deadline)
+                except RequestTimeoutError:
+                    # Given up: the response is read and dropped when it comes.
+                    self._waiting.discard(corr)
+                    self._abandoned.add(corr)
+                    raise RequestTimeoutError(f"kwire: correlation id {corr}: no response within {timeout} s") from None
 
     def negotiate(self) -> None:
         """Negotiates api versions (ApiVersions, with one retry when the broker does not
@@ -553,6 +705,9 @@ class Session(_SessionBase):
 
     def send(self, api_key: int, body: Union[Mapping[str, Any], str, bytes], *, version: int = -1, no_response: bool = False) -> int:
         """Writes a request and returns its correlation id, for receive()."""
+        return self._send_now(api_key, body, version=version, no_response=no_response)
+
+    def _send_now(self, api_key: int, body: Union[Mapping[str, Any], str, bytes], *, version: int = -1, no_response: bool = False) -> int:
         with self._lock:
             self._p.check()
             corr, frame = self._p.core.request(api_key, body, version=version, no_response=no_response)
@@ -561,22 +716,29 @@ class Session(_SessionBase):
             self._write(frame)
             return corr
 
-    def receive(self, correlation_id: int) -> Response:
+    def receive(self, correlation_id: int, *, timeout: Optional[float] = None) -> Response:
         """The response to the request send() returned correlation_id for; ResponseError
-        when the module cannot read it."""
+        when the module cannot read it; RequestTimeoutError after timeout seconds (default:
+        the session's request_timeout), after which the response is dropped when it comes."""
         if correlation_id not in self._waiting and correlation_id not in self._results:
             raise ValueError(f"kwire: no request with correlation id {correlation_id} is pending")
-        outcome = self._wait(correlation_id)
+        return self._receive(correlation_id, timeout if timeout is not None else self._request_timeout)
+
+    def _receive(self, correlation_id: int, timeout: Optional[float]) -> Response:
+        outcome = self._wait(correlation_id, timeout)
         if isinstance(outcome, ResponseError):
             raise outcome
         return outcome
 
-    def request(self, api_key: int, body: Union[Mapping[str, Any], str, bytes], *, version: int = -1, no_response: bool = False) -> Optional[Response]:
-        """Sends a request and returns its response (None with no_response)."""
+    def request(
+        self, api_key: int, body: Union[Mapping[str, Any], str, bytes], *, version: int = -1, no_response: bool = False, timeout: Optional[float] = None
+    ) -> Optional[Response]:
+        """Sends a request and returns its response (None with no_response); timeout as
+        receive()'s."""
         corr = self.send(api_key, body, version=version, no_response=no_response)
         if no_response:
             return None
-        return self.receive(corr)
+        return self.receive(corr, timeout=timeout)
 
     def close(self) -> None:
         """Closes the socket and the session; later calls raise ConnectionClosedError."""
@@ -607,12 +769,17 @@ class AsyncSession(_SessionBase):
         client_software_name: Optional[str] = None,
         client_software_version: Optional[str] = None,
         bootstrap_version: Optional[int] = None,
+        request_timeout: Optional[float] = None,
     ) -> None:
         self.reader = reader
         self.writer = writer
-        super().__init__(kwire, client_id, max_frame_size, client_software_name, client_software_version, bootstrap_version)
+        super().__init__(kwire, client_id, max_frame_size, client_software_name, client_software_version, bootstrap_version, request_timeout)
         self._futures: Dict[int, "asyncio.Future[Union[Response, ResponseError]]"] = {}
         self._negotiation: Optional["asyncio.Future[None]"] = None
+        self._gate: Optional["asyncio.Future[None]"] = None  # set while a re-authentication runs
+        self._idle: Optional["asyncio.Future[None]"] = None
+        self._reauth_handle: Optional[asyncio.TimerHandle] = None
+        self._reauth_task: Optional["asyncio.Task[None]"] = None
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
 
     @classmethod
@@ -631,9 +798,13 @@ class AsyncSession(_SessionBase):
         client_software_name: Optional[str] = None,
         client_software_version: Optional[str] = None,
         bootstrap_version: Optional[int] = None,
+        sasl: Optional[Sasl] = None,
+        request_timeout: Optional[float] = None,
     ) -> "AsyncSession":
         """Opens an asyncio connection (TLS with ssl), negotiates (unless negotiate is
-        False; both bounded by timeout) and returns the session."""
+        False), authenticates when sasl is given (each bounded by timeout) and returns the
+        session. request_timeout bounds each request (default none)."""
+        cfg = _check_sasl(sasl) if sasl is not None else None
         reader, writer = await asyncio.wait_for(
             asyncio.open_connection(host, port, ssl=ssl, server_hostname=(server_hostname or host) if ssl else None), timeout
         )
@@ -647,22 +818,104 @@ class AsyncSession(_SessionBase):
                 client_software_name=client_software_name,
                 client_software_version=client_software_version,
                 bootstrap_version=bootstrap_version,
+                request_timeout=request_timeout,
             )
         except BaseException:
             writer.close()
             raise
-        if negotiate:
+        if negotiate or cfg is not None:
             try:
                 await asyncio.wait_for(s.negotiate(), timeout)
+                if cfg is not None:
+                    await asyncio.wait_for(s.authenticate(cfg), timeout)
             except BaseException:
                 await s.close()
                 raise
         return s
 
+    # ---- SASL --------------------------------------------------------------------------
+
+    async def authenticate(self, sasl: Sasl) -> int:
+        """Authenticates with SASL (after negotiate()) and returns the session lifetime in
+        ms (0: none). Raises AuthenticationError. The OAUTHBEARER token callback may be a
+        coroutine function or a plain one."""
+        cfg = _check_sasl(sasl)
+        self._p.check()
+        life = await self._run_exchange(cfg)
+        self._sasl = cfg
+        self._schedule_reauth(life)
+        return life
+
+    async def _run_exchange(self, cfg: Dict[str, Any]) -> int:
+        token = None
+        if cfg["mechanism"] == "OAUTHBEARER":
+            try:
+                token = cfg["token"]()
+                if inspect.isawaitable(token):
+                    token = await token
+            except Exception as e:
+                raise AuthenticationError("OAUTHBEARER", 0, f"the token callback failed: {e}") from None
+        gen = _sasl_exchange(cfg, token)
+        try:
+            api_key, body = next(gen)
+            while True:
+                if api_key == 36:
+                    self._stats["saslAuthenticates"] += 1
+                    self._auth_sent = time.monotonic()  # the broker's session starts after this
+                r = await self._request_now(api_key, body, timeout=REAUTH_TIMEOUT)
+                assert r is not None
+                api_key, body = gen.send(r["body"])
+        except StopIteration as stop:
+            life = int(stop.value)
+            self._stats["sessionLifetimeMs"] = life
+            return life
+
+    def _schedule_reauth(self, life_ms: int) -> None:
+        if life_ms <= 0 or self._p.closed is not None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def start() -> None:
+            self._reauth_handle = None
+            self._reauth_task = loop.create_task(self._reauth())
+
+        # Counted from when the last SaslAuthenticate went out, not from its answer.
+        self._reauth_handle = loop.call_later(max(0.0, _reauth_delay(life_ms) - (time.monotonic() - self._auth_sent)), start)
+
+    async def _reauth(self) -> None:
+        if self._p.closed is not None or self._sasl is None:
+            return
+        gate = asyncio.get_running_loop().create_future()
+        self._gate = gate
+        try:
+            if self._futures or self._abandoned:
+                self._idle = asyncio.get_running_loop().create_future()
+                await asyncio.wait_for(asyncio.shield(self._idle), REAUTH_TIMEOUT)
+            life = await self._run_exchange(self._sasl)
+        except (SessionError, AuthenticationError, KwireError, OSError, asyncio.TimeoutError) as e:
+            self._close_with(ConnectionClosedError(f"kwire: re-authentication failed: {e or type(e).__name__}"))
+            return
+        finally:
+            self._gate = None
+            self._idle = None
+            gate.set_result(None)
+        self._stats["reauthentications"] += 1
+        self._schedule_reauth(life)
+
+    def _check_idle(self) -> None:
+        if self._idle is not None and not self._idle.done() and not self._futures and not self._abandoned:
+            self._idle.set_result(None)
+
     def _close_with(self, err: ConnectionClosedError) -> ConnectionClosedError:
         err = self._p.fail(err)
+        if self._reauth_handle is not None:
+            self._reauth_handle.cancel()
+            self._reauth_handle = None
         futures = list(self._futures.values())
         self._futures.clear()
+        self._abandoned.clear()
+        if self._idle is not None and not self._idle.done():
+            self._idle.set_result(None)
         for f in futures:
             if not f.done():
                 f.set_exception(err)
@@ -696,6 +949,10 @@ class AsyncSession(_SessionBase):
                     f = self._futures.pop(corr, None)
                     if f is not None and not f.done():
                         f.set_result(outcome)
+                    elif f is None and corr in self._abandoned:
+                        self._abandoned.discard(corr)
+                        self._stats["dropped"] += 1
+                self._check_idle()
         except asyncio.CancelledError:
             self._close_with(ConnectionClosedError("kwire: the session was closed"))
             raise
@@ -722,9 +979,28 @@ class AsyncSession(_SessionBase):
         await asyncio.shield(self._negotiation)
 
     async def request(
-        self, api_key: int, body: Union[Mapping[str, Any], str, bytes], *, version: int = -1, no_response: bool = False
+        self, api_key: int, body: Union[Mapping[str, Any], str, bytes], *, version: int = -1, no_response: bool = False, timeout: Optional[float] = None
     ) -> Optional[Response]:
-        """Sends a request and returns its response (None with no_response)."""
+        """Sends a request and returns its response (None with no_response). timeout
+        (default: the session's request_timeout) raises RequestTimeoutError after that many
+        seconds, the time waiting for a re-authentication included; the late response is
+        dropped when it comes."""
+        if timeout is None:
+            timeout = self._request_timeout
+        deadline = None if timeout is None or timeout <= 0 else asyncio.get_running_loop().time() + timeout
+        while self._gate is not None and self._p.closed is None:
+            # A re-authentication runs: wait for it (the gate's waiters resume in order).
+            left = None if deadline is None else deadline - asyncio.get_running_loop().time()
+            try:
+                await asyncio.wait_for(asyncio.shield(self._gate), left)
+            except asyncio.TimeoutError:
+                raise RequestTimeoutError(f"kwire: api key {api_key}: no response within {timeout} s (held by a re-authentication)") from None
+        left = None if deadline is None else max(deadline - asyncio.get_running_loop().time(), 0.001)
+        return await self._request_now(api_key, body, version=version, no_response=no_response, timeout=left)
+
+    async def _request_now(
+        self, api_key: int, body: Union[Mapping[str, Any], str, bytes], *, version: int = -1, no_response: bool = False, timeout: Optional[float] = None
+    ) -> Optional[Response]:
         self._p.check()
         corr, frame = self._p.core.request(api_key, body, version=version, no_response=no_response)
         f: Optional["asyncio.Future[Union[Response, ResponseError]]"] = None
@@ -744,7 +1020,18 @@ class AsyncSession(_SessionBase):
             raise
         if f is None:
             return None
-        outcome = await f
+        if timeout is not None and timeout > 0:
+            try:
+                outcome = await asyncio.wait_for(asyncio.shield(f), timeout)
+            except asyncio.TimeoutError:
+                if self._futures.get(corr) is f:
+                    del self._futures[corr]
+                    self._abandoned.add(corr)
+                    f.cancel()
+                    raise RequestTimeoutError(f"kwire: api key {api_key} (correlation id {corr}): no response within {timeout:.3g} s") from None
+                outcome = f.result()  # settled meanwhile
+        else:
+            outcome = await f
         if isinstance(outcome, ResponseError):
             raise outcome
         return outcome
@@ -754,6 +1041,8 @@ class AsyncSession(_SessionBase):
         ConnectionClosedError."""
         if self._p.closed is None:
             self._close_with(ConnectionClosedError("kwire: the session was closed"))
+        if self._reauth_task is not None and not self._reauth_task.done():
+            self._reauth_task.cancel()
         if not self._task.done():
             self._task.cancel()
         try:
@@ -772,14 +1061,174 @@ class AsyncSession(_SessionBase):
         await self.close()
 
 
+def backoff_delay(attempt: int, initial: float = 0.1, maximum: float = 10.0, multiplier: float = 2.0, jitter: float = 0.2) -> float:
+    """Seconds before reconnection attempt (0-based): initial * multiplier**attempt, capped
+    at maximum, spread by +-jitter."""
+    base = min(maximum, initial * multiplier**attempt)
+    return max(0.0, base * (1 - jitter + 2 * jitter * random.random()))
+
+
+class _Reconnector:
+    """What the two reconnecting wrappers share: the backoff settings and the counts."""
+
+    def __init__(self, host: str, port: int, reconnect: Optional[Mapping[str, float]], max_attempts: Optional[int], kwargs: Dict[str, Any]) -> None:
+        self.host, self.port = host, port
+        self._backoff = dict(reconnect or {})
+        self._max_attempts = max_attempts
+        self._kwargs = kwargs
+        self._closed = False
+        self.reconnects = 0
+        """Connections made after the first."""
+
+    def _delay(self, n: int) -> float:
+        return backoff_delay(n, **self._backoff)
+
+    def _give_up(self, n: int, last: Optional[BaseException]) -> None:
+        if self._max_attempts is not None and n >= self._max_attempts:
+            self._closed = True
+            raise ConnectionClosedError(f"kwire: reconnecting to {self.host}:{self.port}: gave up after {n} attempts: {last}") from last
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+class ReconnectingSession(_Reconnector):
+    """A blocking Session that comes back: when its connection has died, the next request
+    opens a new one (Session.connect with the same arguments: negotiated and
+    authenticated again), retrying with exponential backoff and jitter. The requests that
+    were on the dead connection raised ConnectionClosedError; they are never resent.
+    reconnect: backoff_delay's settings (initial, maximum, multiplier, jitter);
+    max_attempts: per reconnection (default: no limit). A refused authentication is not
+    retried: it raises AuthenticationError."""
+
+    def __init__(self, host: str, port: int, *, reconnect: Optional[Mapping[str, float]] = None, max_attempts: Optional[int] = None, **kwargs: Any) -> None:
+        super().__init__(host, port, reconnect, max_attempts, kwargs)
+        self._lock = threading.Lock()
+        self.session = Session.connect(host, port, **kwargs)
+        """The current session (a new one after each reconnection)."""
+
+    def _current(self) -> Session:
+        with self._lock:
+            if self._closed:
+                raise ConnectionClosedError("kwire: the session was closed")
+            if not self.session.closed:
+                return self.session
+            last: Optional[BaseException] = None
+            for n in range(1 << 30):
+                self._give_up(n, last)
+                time.sleep(self._delay(n))
+                try:
+                    self.session = Session.connect(self.host, self.port, **self._kwargs)
+                except AuthenticationError:
+                    raise
+                except (OSError, SessionError, KwireError) as e:
+                    last = e
+                    continue
+                self.reconnects += 1
+                return self.session
+            raise AssertionError("unreachable")
+
+    def request(self, api_key: int, body: Union[Mapping[str, Any], str, bytes], **options: Any) -> Optional[Response]:
+        """Session.request on the current connection (a new one if it died)."""
+        return self._current().request(api_key, body, **options)
+
+    def close(self) -> None:
+        self._closed = True
+        self.session.close()
+
+    def __enter__(self) -> "ReconnectingSession":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class ReconnectingAsyncSession(_Reconnector):
+    """ReconnectingSession over AsyncSession: concurrent requests made while the
+    connection is replaced wait for the one new connection (within their timeout)."""
+
+    def __init__(self, host: str, port: int, reconnect: Optional[Mapping[str, float]], max_attempts: Optional[int], kwargs: Dict[str, Any]) -> None:
+        super().__init__(host, port, reconnect, max_attempts, kwargs)
+        self.session: AsyncSession
+        """The current session (a new one after each reconnection)."""
+        self._connecting: Optional["asyncio.Task[AsyncSession]"] = None
+
+    @classmethod
+    async def connect(
+        cls, host: str, port: int, *, reconnect: Optional[Mapping[str, float]] = None, max_attempts: Optional[int] = None, **kwargs: Any
+    ) -> "ReconnectingAsyncSession":
+        """Connects like AsyncSession.connect(host, port, **kwargs); the first connection
+        must succeed."""
+        r = cls(host, port, reconnect, max_attempts, kwargs)
+        r.session = await AsyncSession.connect(host, port, **kwargs)
+        return r
+
+    async def _reconnect(self) -> AsyncSession:
+        last: Optional[BaseException] = None
+        for n in range(1 << 30):
+            self._give_up(n, last)
+            await asyncio.sleep(self._delay(n))
+            if self._closed:
+                raise ConnectionClosedError("kwire: the session was closed")
+            try:
+                s = await AsyncSession.connect(self.host, self.port, **self._kwargs)
+            except AuthenticationError:
+                raise
+            except (OSError, SessionError, KwireError, asyncio.TimeoutError) as e:
+                last = e
+                continue
+            self.session = s
+            self.reconnects += 1
+            return s
+        raise AssertionError("unreachable")
+
+    async def request(self, api_key: int, body: Union[Mapping[str, Any], str, bytes], **options: Any) -> Optional[Response]:
+        """AsyncSession.request on the current connection, or on the new one once made.
+        options["timeout"] (or the request_timeout given to connect) bounds the wait for it."""
+        if self._closed:
+            raise ConnectionClosedError("kwire: the session was closed")
+        s = self.session
+        if s.closed:
+            if self._connecting is None or self._connecting.done():
+                self._connecting = asyncio.get_running_loop().create_task(self._reconnect())
+            timeout = options.get("timeout", self._kwargs.get("request_timeout"))
+            t0 = asyncio.get_running_loop().time()
+            try:
+                s = await asyncio.wait_for(asyncio.shield(self._connecting), timeout)
+            except asyncio.TimeoutError:
+                raise RequestTimeoutError(f"kwire: api key {api_key}: no connection within {timeout} s (reconnecting)") from None
+            if timeout:
+                options = dict(options, timeout=max(0.001, timeout - (asyncio.get_running_loop().time() - t0)))
+        return await s.request(api_key, body, **options)
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._connecting is not None and not self._connecting.done():
+            self._connecting.cancel()
+        await self.session.close()
+
+    async def __aenter__(self) -> "ReconnectingAsyncSession":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+
 __all__ = [
     "AsyncSession",
+    "AuthenticationError",
     "ConnectionClosedError",
     "Counters",
     "NO_RESPONSE",
+    "ReconnectingAsyncSession",
+    "ReconnectingSession",
+    "RequestTimeoutError",
     "Response",
     "ResponseError",
     "Session",
     "SessionCore",
     "SessionError",
+    "Stats",
+    "backoff_delay",
 ]

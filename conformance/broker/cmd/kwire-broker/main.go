@@ -2,7 +2,7 @@
 // conformance/broker, so that programs in other languages (the JavaScript and Python tests
 // and examples) can use a real broker:
 //
-//	go run ./conformance/broker/cmd/kwire-broker [-version 4.4.0] [-prop key=value ...]
+//	go run ./conformance/broker/cmd/kwire-broker [-version 4.4.0] [-reauth-ms 3000] [-prop key=value ...]
 //
 // Once the broker serves, it prints one JSON line on stdout:
 //
@@ -10,8 +10,22 @@
 //	 "certPEM":"-----BEGIN CERTIFICATE-----...","users":{"PLAIN":["user","password"],...},
 //	 "pid":1234,"startMs":3500}
 //
-// addr is the PLAINTEXT listener. The broker is stopped cleanly (and its directory
-// removed) when stdin reaches end of file, on SIGTERM or SIGINT; the command then exits 0.
+// addr is the PLAINTEXT listener; "mechanisms" lists every SASL mechanism the SASL
+// listeners enable (OAUTHBEARER, with Kafka's unsecured validator, has no user), and
+// "reauthMs" is connections.max.reauth.ms (0: not set).
+//
+// While it runs, the command reads commands from stdin, one a line, and answers each with
+// one JSON line on stdout, {"ok":"<command>"} or {"error":"..."}:
+//
+//	halt      stop the broker process cleanly, keeping ports, configuration and data
+//	resume    start it again as it was, answer once it serves
+//	restart   halt then resume
+//	pause     SIGSTOP the broker (its sockets stay open, nothing is answered)
+//	continue  SIGCONT it
+//	count S   {"ok":"count","count":N}: the lines of the broker's log containing S
+//
+// The broker is stopped cleanly (and its directory removed) when stdin reaches end of
+// file, on SIGTERM or SIGINT; the command then exits 0.
 // Either during the start cancels it (exit 1): run it with stdin open (a pipe, a
 // terminal), not from /dev/null.
 // If the broker process dies by itself, the command exits 1. A failed start exits 1, or 3
@@ -20,12 +34,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -64,6 +78,8 @@ type ready struct {
 	Listeners map[string]string    `json:"listeners"`
 	CertPEM   string               `json:"certPEM"`
 	Users     map[string][2]string `json:"users"`
+	Mechs     []string             `json:"mechanisms"`
+	ReauthMs  int                  `json:"reauthMs"`
 	Pid       int                  `json:"pid"`
 	StartMs   int64                `json:"startMs"`
 }
@@ -76,6 +92,7 @@ func run() int {
 	version := flag.String("version", broker.DefaultVersion, "Kafka release: "+strings.Join(broker.Versions, " or "))
 	extra := props{}
 	flag.Var(extra, "prop", "extra server property key=value (repeatable)")
+	reauthMs := flag.Int("reauth-ms", 0, "connections.max.reauth.ms (0: not set)")
 	flag.Parse()
 
 	// Signals and stdin are watched from the start: a SIGTERM or the end of stdin during
@@ -91,13 +108,18 @@ func run() int {
 		stopSig <- s
 	}()
 	stdinClosed := make(chan struct{})
+	lines := make(chan string)
 	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
 		cancel()
 		close(stdinClosed)
 	}()
+	// Commands that arrive during the start wait for it.
 
-	b, err := broker.Start(ctx, broker.Options{Version: *version, Props: extra})
+	b, err := broker.Start(ctx, broker.Options{Version: *version, Props: extra, ReauthMs: *reauthMs})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kwire-broker:", err)
 		var ue *broker.UnavailableError
@@ -108,7 +130,8 @@ func run() int {
 	}
 
 	r := ready{Version: b.Version(), Addr: b.Addr("PLAINTEXT"), Listeners: map[string]string{},
-		CertPEM: string(b.CertPEM()), Users: map[string][2]string{}, Pid: b.Pid(), StartMs: b.StartDuration().Milliseconds()}
+		CertPEM: string(b.CertPEM()), Users: map[string][2]string{}, Pid: b.Pid(), StartMs: b.StartDuration().Milliseconds(),
+		Mechs: append(append([]string(nil), broker.Mechanisms...), broker.OAuthBearer), ReauthMs: *reauthMs}
 	for _, l := range broker.Listeners {
 		r.Listeners[l] = b.Addr(l)
 	}
@@ -131,13 +154,26 @@ func run() int {
 		b.Version(), r.Addr, b.StartDuration().Round(time.Millisecond))
 
 	code := 0
-	select {
-	case <-stdinClosed:
-	case s := <-stopSig:
-		fmt.Fprintf(os.Stderr, "kwire-broker: %v\n", s)
-	case <-b.Done():
-		fmt.Fprintf(os.Stderr, "kwire-broker: the broker process exited by itself\n--- broker log (tail) ---\n%s\n", b.LogTail())
-		code = 1
+	halted := false
+loop:
+	for {
+		done := b.Done()
+		if halted {
+			done = nil
+		}
+		select {
+		case line := <-lines:
+			answer(b, line, &halted)
+		case <-stdinClosed:
+			break loop
+		case s := <-stopSig:
+			fmt.Fprintf(os.Stderr, "kwire-broker: %v\n", s)
+			break loop
+		case <-done:
+			fmt.Fprintf(os.Stderr, "kwire-broker: the broker process exited by itself\n--- broker log (tail) ---\n%s\n", b.LogTail())
+			code = 1
+			break loop
+		}
 	}
 	if err := b.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "kwire-broker: stop:", err)
@@ -145,4 +181,45 @@ func run() int {
 	}
 	fmt.Fprintln(os.Stderr, "kwire-broker: stopped")
 	return code
+}
+
+// answer runs one stdin command and prints its JSON answer line.
+func answer(b *broker.Broker, line string, halted *bool) {
+	cmd, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	out := map[string]any{"ok": cmd}
+	var err error
+	switch cmd {
+	case "":
+		return
+	case "halt":
+		err = b.Halt()
+		*halted = true
+	case "resume", "restart":
+		if cmd == "restart" {
+			if err = b.Halt(); err != nil {
+				break
+			}
+		}
+		*halted = true
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		err = b.Resume(ctx)
+		cancel()
+		if err == nil {
+			*halted = false
+			out["pid"] = b.Pid()
+		}
+	case "pause":
+		err = b.Pause()
+	case "continue":
+		err = b.Continue()
+	case "count":
+		out["count"] = b.LogContains(arg)
+	default:
+		err = fmt.Errorf("unknown command %q (halt, resume, restart, pause, continue, count S)", cmd)
+	}
+	if err != nil {
+		out = map[string]any{"error": err.Error()}
+	}
+	data, _ := json.Marshal(out)
+	os.Stdout.Write(append(data, '\n'))
 }
