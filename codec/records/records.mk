@@ -13,7 +13,8 @@
 #   make records-nocompress-test
 #                         the package's tests built with the tag kwire_nocompress (no
 #                         compressors: decoding must work fully, encoding must refuse), and
-#                         a check that such a wasm build links no compression library
+#                         a check that such a wasm build links no compression library, and
+#                         that kwire.wasm links none either (its encoders are kwire's own)
 #                         (part of `make test`)
 #   make records-vectors  rewrite conformance/vectors/records from kafka-clients
 #   make records-fuzz     every record fuzz target for $(FUZZTIME) each, one at a time (a new input is
@@ -73,6 +74,10 @@ records-nocompress-test:
 		if echo "$$deps" | grep -E 'klauspost|pierrec|^crypto/'; then \
 			echo "records-nocompress-test: a kwire_nocompress build links the compression libraries above"; exit 1; \
 		else echo "records-nocompress-test: a kwire_nocompress wasm build links no compression library"; fi
+	@deps=$$(GOOS=wasip1 GOARCH=wasm $(GO) list -deps ./wasm) || exit 1; \
+		if echo "$$deps" | grep -E 'klauspost|pierrec|^crypto/'; then \
+			echo "records-nocompress-test: kwire.wasm links the compression libraries above"; exit 1; \
+		else echo "records-nocompress-test: kwire.wasm compresses with kwire's own encoders only"; fi
 
 # The kernels' differential fuzzing runs inside the WebAssembly build (in Node), where the
 # kernels are: Go's coverage-guided fuzzer does not run WebAssembly, so the Test*KernelFuzz
