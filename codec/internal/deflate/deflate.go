@@ -250,10 +250,15 @@ func (e *Encoder) writeBlock(raw []byte, final bool) {
 		e.writeStored(raw, final)
 	case fixed <= dyn:
 		w.add(fin|1<<1, 3)
-		for _, t := range e.tok {
-			e.writeFixed(t)
+		for i := range e.lit.bits {
+			e.lit.bits[i] = uint8(fixedLitLen(i))
 		}
-		w.add(fixedCode(endBlock))
+		for i := range e.dist.bits[:30] {
+			e.dist.bits[i] = 5
+		}
+		e.lit.assign(288)
+		e.dist.assign(30)
+		e.writeTokens()
 	default:
 		w.add(fin|2<<1, 3)
 		w.add(uint64(nl-257), 5)
@@ -269,19 +274,7 @@ func (e *Encoder) writeBlock(raw []byte, final bool) {
 				w.add(uint64(r>>5), uint(nb))
 			}
 		}
-		for _, t := range e.tok {
-			if t < 1<<31 {
-				w.add(uint64(e.lit.code[t]), uint(e.lit.bits[t]))
-				continue
-			}
-			lc, lx, ln := lengthCode(t >> 16 & 0xFF)
-			dc, dx, dn := distCode(t & 0xFFFF)
-			w.add(uint64(e.lit.code[lc]), uint(e.lit.bits[lc]))
-			w.add(uint64(lx), ln)
-			w.add(uint64(e.dist.code[dc]), uint(e.dist.bits[dc]))
-			w.add(uint64(dx), dn)
-		}
-		w.add(uint64(e.lit.code[endBlock]), uint(e.lit.bits[endBlock]))
+		e.writeTokens()
 	}
 	e.tok = e.tok[:0]
 }
@@ -318,35 +311,23 @@ func fixedLitLen(s int) uint {
 	return 8
 }
 
-// fixedCode returns the fixed code of a literal/length symbol, bit-reversed
-// for writing, and its length.
-func fixedCode(s int) (uint64, uint) {
-	var c, n uint32
-	switch {
-	case s < 144:
-		c, n = 0x30+uint32(s), 8
-	case s < 256:
-		c, n = 0x190+uint32(s-144), 9
-	case s < 280:
-		c, n = uint32(s-256), 7
-	default:
-		c, n = 0xC0+uint32(s-280), 8
-	}
-	return uint64(bits.Reverse32(c) >> (32 - n)), uint(n)
-}
-
-func (e *Encoder) writeFixed(t uint32) {
+// writeTokens writes e.tok and the end of the block with the codes in e.lit
+// and e.dist.
+func (e *Encoder) writeTokens() {
 	w := &e.w
-	if t < 1<<31 {
-		w.add(fixedCode(int(t)))
-		return
+	for _, t := range e.tok {
+		if t < 1<<31 {
+			w.add(uint64(e.lit.code[t]), uint(e.lit.bits[t]))
+			continue
+		}
+		lc, lx, ln := lengthCode(t >> 16 & 0xFF)
+		dc, dx, dn := distCode(t & 0xFFFF)
+		w.add(uint64(e.lit.code[lc]), uint(e.lit.bits[lc]))
+		w.add(uint64(lx), ln)
+		w.add(uint64(e.dist.code[dc]), uint(e.dist.bits[dc]))
+		w.add(uint64(dx), dn)
 	}
-	lc, lx, ln := lengthCode(t >> 16 & 0xFF)
-	dc, dx, dn := distCode(t & 0xFFFF)
-	w.add(fixedCode(int(lc)))
-	w.add(uint64(lx), ln)
-	w.add(uint64(bits.Reverse32(dc)>>27), 5)
-	w.add(uint64(dx), dn)
+	w.add(uint64(e.lit.code[endBlock]), uint(e.lit.bits[endBlock]))
 }
 
 // useTwo makes sure at least two symbols of f are counted (a code of one
@@ -444,8 +425,8 @@ func (w *bitWriter) flush() []byte {
 // huffman is a length-limited canonical Huffman code, its codes bit-reversed
 // for writing.
 type huffman struct {
-	code    [286]uint16
-	bits    [286]uint8
+	code    [288]uint16 // (the fixed literal/length code has 288 symbols)
+	bits    [288]uint8
 	node    [2 * 286]uint32
 	parent  [2 * 286]uint16
 	order   [286]uint16
@@ -512,16 +493,21 @@ func (h *huffman) build(f []uint32, limit uint32) {
 			}
 		}
 	}
-	// Canonical codes: by length, then symbol.
+	h.assign(len(f))
+}
+
+// assign gives the first n symbols their canonical codes from their lengths
+// in h.bits: by length, then symbol.
+func (h *huffman) assign(n int) {
 	var count, next [17]uint32
-	for _, b := range h.bits[:len(f)] {
+	for _, b := range h.bits[:n] {
 		count[b]++
 	}
 	count[0] = 0
 	for l := 1; l <= 16; l++ {
 		next[l] = (next[l-1] + count[l-1]) << 1
 	}
-	for s, b := range h.bits[:len(f)] {
+	for s, b := range h.bits[:n] {
 		if b != 0 {
 			h.code[s] = uint16(bits.Reverse32(next[b]) >> (32 - uint32(b)))
 			next[b]++

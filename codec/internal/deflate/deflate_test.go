@@ -32,6 +32,7 @@ func inputs() map[string][]byte {
 		"empty":     nil,
 		"one":       {7},
 		"three":     []byte("abc"),
+		"high":      {144, 200, 255, 143, 0, 150, 255, 255, 255, 255, 255, 255, 1},
 		"short":     []byte("hello, hello, hello world"),
 		"zeros":     make([]byte, 200<<10),
 		"random":    random(100 << 10),
