@@ -293,7 +293,10 @@ func nodeInit() (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("no node")
 	}
-	index := filepath.Join(repoRoot(), "bindings", "js", "index.js")
+	index, err := filepath.Abs(filepath.Join(repoRoot(), "bindings", "js", "index.js"))
+	if err != nil {
+		return 0, err
+	}
 	wasm, err := filepath.Abs(wasmPath())
 	if err != nil {
 		return 0, err
@@ -302,9 +305,12 @@ func nodeInit() (float64, error) {
 		"file://"+index, wasm)
 	var ms []float64
 	for i := 0; i < 3; i++ {
-		out, err := exec.Command(node, "--input-type=module", "-e", code).Output()
+		cmd := exec.Command(node, "--input-type=module", "-e", code)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
 		if err != nil {
-			return 0, fmt.Errorf("node: %v", err)
+			return 0, fmt.Errorf("node: %v: %s", err, strings.TrimSpace(stderr.String()))
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
 		if err != nil {
