@@ -86,6 +86,11 @@ func (e *Encoder) AppendDeflate(dst, src []byte) []byte {
 		}
 		if l >= minMatch {
 			e.tok = append(e.tok, 1<<31|uint32(l-3)<<16|uint32(d))
+			if l > lazyMax {
+				// A long match's inner positions are left out of the chains
+				// (but its last few): they cost time and rarely pay.
+				ins = max(ins, p+l-3)
+			}
 			insert(p + l)
 			p += l
 		} else {
