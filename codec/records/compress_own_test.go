@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -14,6 +15,8 @@ import (
 
 	"github.com/kwire/kwire/codec/records"
 )
+
+var refZstd, _ = kzstd.NewReader(nil, kzstd.WithDecoderConcurrency(1))
 
 // libDecode decompresses with the reference libraries only: the standard
 // library's gzip reader, pierrec/lz4's frame reader, klauspost/compress's zstd.
@@ -30,12 +33,11 @@ func libDecode(t *testing.T, c records.Compression, b []byte) []byte {
 	case records.CompressionLZ4:
 		r = lz4.NewReader(bytes.NewReader(b))
 	case records.CompressionZstd:
-		d, err := kzstd.NewReader(bytes.NewReader(b), kzstd.WithDecoderConcurrency(1))
+		out, err := refZstd.DecodeAll(b, nil)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v: the reference library rejects kwire's output: %v", c, err)
 		}
-		defer d.Close()
-		r = d
+		return out
 	}
 	out, err := io.ReadAll(r)
 	if err != nil {
@@ -115,8 +117,10 @@ func benchPayloads(t testing.TB) (bench [][]byte) {
 // builds' compressors, compiled natively too) write what the reference
 // libraries decode back to the input, and stay within 10% of the libraries'
 // sizes at their default levels, on the Java vectors' records and on 1 KiB
-// record batches.
+// record batches. (The sizes are compared in native builds only: the code is
+// the same, and the libraries' encoders are slow to set up in WebAssembly.)
 func TestOwnEncoders(t *testing.T) {
+	sizes := runtime.GOARCH != "wasm"
 	vectors, bench := recordPayloads(t)
 	if len(vectors) < 10 {
 		t.Fatalf("only %d vector payloads", len(vectors))
@@ -139,12 +143,15 @@ func TestOwnEncoders(t *testing.T) {
 					if got := libDecode(t, c, out); !bytes.Equal(got, p) {
 						t.Fatalf("%v: library decodes %d bytes that differ from the %d input bytes", c, len(got), len(p))
 					}
-					if magic == 2 {
+					if magic == 2 && sizes {
 						ours += len(out)
 						ref += len(records.RefCompressT(t, c, p, magic))
 						raw += len(p)
 					}
 				}
+			}
+			if !sizes {
+				continue
 			}
 			t.Logf("%-6v %-13s %8d bytes: own %7d, library %7d (%+.1f%%)", c, set.name, raw, ours, ref, 100*(float64(ours)/float64(ref)-1))
 			if float64(ours) > 1.10*float64(ref) {
