@@ -1,4 +1,4 @@
-//go:build !kwire_nocompress
+//go:build !kwire_nocompress && !wasm && !kwire_ownenc
 
 package records
 
@@ -16,6 +16,10 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
 	return len(p), nil
 }
+
+// ownEncoders tells whether this build compresses with kwire's own encoders
+// (compress_own.go): not native builds, which use the libraries.
+const ownEncoders = false
 
 type gzipEncoder struct {
 	w   *gzip.Writer

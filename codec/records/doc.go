@@ -35,9 +35,14 @@
 // arm64, and decode again with kwire's own decoder whatever those refuse, so
 // the error an input gets is the same in every build. (The one known
 // difference: pierrec accepts an LZ4 block that ends in a match, which the LZ4
-// format and kwire's decoder do not; no encoder writes one.) Encoding uses github.com/klauspost/compress
-// for gzip and zstd, github.com/pierrec/lz4/v4's block compressor inside
-// kwire's LZ4 frame writer, and kwire's own snappy block encoder.
+// format and kwire's decoder do not; no encoder writes one.) Native builds
+// encode with github.com/klauspost/compress for gzip and zstd and
+// github.com/pierrec/lz4/v4's block compressor inside kwire's LZ4 frame
+// writer. WebAssembly builds (and native ones with the tag kwire_ownenc)
+// encode with kwire's own encoders, one level each, which link none of those
+// libraries: codec/internal/deflate (gzip), codec/internal/lz4enc (LZ4
+// blocks) and codec/internal/zstd's encoder. Every build has kwire's own
+// snappy block encoder.
 //
 // Snappy is read both raw and in the xerial framing Java clients write (whose
 // version fields some brokers write little-endian; they are not checked), and

@@ -1,4 +1,4 @@
-//go:build !kwire_nocompress
+//go:build !kwire_nocompress && !wasm && !kwire_ownenc
 
 package records
 
@@ -18,14 +18,7 @@ var (
 // level 0-2 use the fast compressor; 3 and up the high-compression one (its
 // search depth capped at level 9).
 func appendLZ4Frame(dst, src []byte, level int, legacyChecksum bool) ([]byte, error) {
-	hdr := len(dst)
-	dst = binary.LittleEndian.AppendUint32(dst, lz4Magic)
-	dst = append(dst, 0x60, 0x40) // version 01, independent blocks; 64 KiB blocks
-	if legacyChecksum {
-		dst = append(dst, byte(xxh32(dst[hdr:hdr+6])>>8))
-	} else {
-		dst = append(dst, byte(xxh32(dst[hdr+4:hdr+6])>>8))
-	}
+	dst = appendLZ4Header(dst, legacyChecksum)
 	var fast *lz4.Compressor
 	var hc *lz4.CompressorHC
 	if level <= 2 {

@@ -1,14 +1,20 @@
 # Record batches, compression and the message view (codec/records).
 #
-#   make records-java     kwire-built batches checked by Kafka's reader, and the
-#                         committed Java vectors checked against what kafka-clients
-#                         writes now (part of `make test`)
+#   make records-java     kwire-built batches checked by Kafka's reader (compressed by the
+#                         libraries, as native builds do, and by kwire's own encoders, as
+#                         the WebAssembly builds do), and the committed Java vectors
+#                         checked against what kafka-clients writes now (part of `make test`)
+#   make records-ownenc-broker
+#                         batches compressed by kwire's own encoders (tag kwire_ownenc)
+#                         produced to a real 4.4.0 broker and fetched back (part of
+#                         `make test`)
 #   make records-js-test  the package's tests compiled to GOOS=js/wasm and run in Node
 #                         (part of `make test`)
 #   make records-nocompress-test
 #                         the package's tests built with the tag kwire_nocompress (no
 #                         compressors: decoding must work fully, encoding must refuse), and
-#                         a check that such a wasm build links no compression library
+#                         a check that such a wasm build links no compression library, and
+#                         that kwire.wasm links none either (its encoders are kwire's own)
 #                         (part of `make test`)
 #   make records-vectors  rewrite conformance/vectors/records from kafka-clients
 #   make records-fuzz     every record fuzz target for $(FUZZTIME) each, one at a time (a new input is
@@ -17,11 +23,14 @@
 
 RECORDS_MVN     ?= mvn -q -B -Dstyle.color=never -f conformance/reference/records/pom.xml
 RECORDS_VECTORS := conformance/vectors/records/kafka-clients-4.4.0.jsonl
+# The encoders' differential fuzz targets (encode, then the reference library decodes):
+# package:target.
+RECORDS_ENC_FUZZ := ./codec/internal/lz4enc:FuzzReference ./codec/internal/deflate:FuzzReference ./codec/internal/zstd:FuzzEncode
 RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy FuzzSnappyBlock FuzzLZ4Block FuzzScanRecords FuzzLZ4Kernel FuzzSnappyKernel
 
-.PHONY: records-java records-js-test records-nocompress-test records-vectors records-fuzz records-bench
+.PHONY: records-ownenc-broker records-java records-js-test records-nocompress-test records-vectors records-fuzz records-bench
 
-TEST_TARGETS  += records-java records-js-test records-nocompress-test
+TEST_TARGETS  += records-java records-ownenc-broker records-js-test records-nocompress-test
 BENCH_TARGETS += records-bench
 FUZZ_TARGETS  += records-fuzz
 
@@ -32,7 +41,9 @@ records-vectors:
 
 records-java:
 	@mkdir -p $(BUILD)
-	$(GO) run ./codec/records/internal/kwirebatches -out $(BUILD)/records-kwire.jsonl
+	$(GO) run ./codec/records/internal/kwirebatches -out $(BUILD)/records-kwire-lib.jsonl
+	$(GO) run -tags kwire_ownenc ./codec/records/internal/kwirebatches -out $(BUILD)/records-kwire-own.jsonl
+	cat $(BUILD)/records-kwire-lib.jsonl $(BUILD)/records-kwire-own.jsonl > $(BUILD)/records-kwire.jsonl
 	$(RECORDS_MVN) compile exec:java -Dexec.args="verify $(BUILD)/records-kwire.jsonl"
 	@# The checker must also reject spoilt batches and wrong expectations: every one.
 	$(GO) run ./codec/records/internal/kwirebatches -mutate -out $(BUILD)/records-kwire-spoilt.jsonl
@@ -46,6 +57,11 @@ records-java:
 		{ echo "records-java: $(RECORDS_VECTORS) differs from what kafka-clients writes now; run make records-vectors"; exit 1; }
 	@echo "records-java: committed vectors match kafka-clients"
 
+# conn's produce-and-fetch check of every codec, built with kwire's own encoders, against
+# the 4.4.0 broker only (the library-compressed run is part of conn's own tests).
+records-ownenc-broker: broker-deps
+	KWIRE_REQUIRE_BROKER=1 $(GO) test -count=1 -tags kwire_ownenc -run '^TestBroker$$/^4\.4\.0$$/^ProduceFetchCompression$$' -v ./conn
+
 # In Node (V8): with the WebAssembly kernels, and with them off (kwire_purego).
 records-js-test:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./codec/internal/crc32c
@@ -58,6 +74,10 @@ records-nocompress-test:
 		if echo "$$deps" | grep -E 'klauspost|pierrec|^crypto/'; then \
 			echo "records-nocompress-test: a kwire_nocompress build links the compression libraries above"; exit 1; \
 		else echo "records-nocompress-test: a kwire_nocompress wasm build links no compression library"; fi
+	@deps=$$(GOOS=wasip1 GOARCH=wasm $(GO) list -deps ./wasm) || exit 1; \
+		if echo "$$deps" | grep -E 'klauspost|pierrec|^crypto/'; then \
+			echo "records-nocompress-test: kwire.wasm links the compression libraries above"; exit 1; \
+		else echo "records-nocompress-test: kwire.wasm compresses with kwire's own encoders only"; fi
 
 # The kernels' differential fuzzing runs inside the WebAssembly build (in Node), where the
 # kernels are: Go's coverage-guided fuzzer does not run WebAssembly, so the Test*KernelFuzz
@@ -65,6 +85,10 @@ records-nocompress-test:
 records-fuzz:
 	GOOS=js GOARCH=wasm KWIRE_KERNEL_FUZZTIME=$(FUZZTIME) $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
 		-run 'KernelFuzz' -v -timeout 0 -p 1 ./codec/records ./codec/internal/crc32c
+	@for pt in $(RECORDS_ENC_FUZZ); do p=$${pt%%:*}; t=$${pt##*:}; \
+		echo "$(GO) test $$p -run '^$$' -fuzz '^'$$t'$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s"; \
+		$(GO) test $$p -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s || exit 1; \
+	done
 	@for t in $(RECORDS_FUZZ); do \
 		echo "$(GO) test ./codec/records -run '^$$' -fuzz '^'$$t'$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s"; \
 		$(GO) test ./codec/records -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s || exit 1; \

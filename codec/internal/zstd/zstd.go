@@ -1,5 +1,5 @@
-// Package zstd decodes Zstandard frames (RFC 8878). It decodes only: no
-// encoder, no dictionaries. It runs on one goroutine and imports only small
+// Package zstd decodes Zstandard frames (RFC 8878) and encodes them at one
+// fast level (Encoder); no dictionaries. It runs on one goroutine and imports only small
 // standard packages, so that it stays small when compiled to WebAssembly.
 //
 // The output buffer is the decoding history: a frame is decoded straight into
