@@ -12,7 +12,6 @@ package abi
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
@@ -154,13 +153,6 @@ func AsError(err error) *Error {
 // are built without package fmt, which would add a few hundred kilobytes to kwire.wasm.
 func newErr(status int32, text string) *Error {
 	return &Error{Status: status, Text: text, Version: -1, Offset: -1}
-}
-
-// ArgError is a KW_ERR_ARG error whose text is "kwire: " and format rendered by package
-// fmt with args; the C shims use it for pointer and length checks. It links package
-// fmt, so the wasm shims use ArgText instead.
-func ArgError(format string, args ...any) *Error {
-	return newErr(StatusArg, fmt.Sprintf("kwire: "+format, args...))
 }
 
 // ArgText is a KW_ERR_ARG error with the text "kwire: " + text.

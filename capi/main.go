@@ -132,13 +132,13 @@ func recovered(st *C.int32_t) {
 // input turns a (pointer, length) pair into a Go view of C memory, valid during the call.
 func input(p unsafe.Pointer, n C.int32_t, what string) ([]byte, *abi.Error) {
 	if n < 0 {
-		return nil, abi.ArgError("%s: negative length %d", what, n)
+		return nil, argError("%s: negative length %d", what, n)
 	}
 	if n == 0 {
 		return nil, nil
 	}
 	if p == nil {
-		return nil, abi.ArgError("%s: NULL pointer with length %d", what, n)
+		return nil, argError("%s: NULL pointer with length %d", what, n)
 	}
 	return unsafe.Slice((*byte)(p), int(n)), nil
 }
@@ -167,7 +167,7 @@ func finish(out **C.uint8_t, outLen *C.int32_t, res []byte, err error) C.int32_t
 // begin checks and clears the out-params.
 func begin(out **C.uint8_t, outLen *C.int32_t) *abi.Error {
 	if out == nil || outLen == nil {
-		return abi.ArgError("NULL out-param")
+		return argError("NULL out-param")
 	}
 	*out = nil
 	*outLen = 0
@@ -195,7 +195,7 @@ func kw_alloc(size C.int32_t) (p *C.uint8_t) {
 		}
 	}()
 	if size < 0 {
-		setErr(abi.ArgError("kw_alloc: negative size %d", size))
+		setErr(argError("kw_alloc: negative size %d", size))
 		return nil
 	}
 	if size > abi.MaxAlloc {
@@ -220,7 +220,7 @@ func kw_free(p unsafe.Pointer) (st C.int32_t) {
 		return 0
 	}
 	if !unregister(p) {
-		return setErr(abi.ArgError("kw_free: %p is not a live buffer (double free or stray pointer)", p))
+		return setErr(argError("kw_free: %p is not a live buffer (double free or stray pointer)", p))
 	}
 	C.free(p)
 	C.kw_clear_error()
@@ -363,7 +363,7 @@ func kw_encode_response_frame(json *C.uint8_t, jsonLen C.int32_t, apiKey, versio
 func kw_peek_request_header(in *C.uint8_t, inLen C.int32_t, out unsafe.Pointer) (st C.int32_t) {
 	defer recovered(&st)
 	if out == nil {
-		return setErr(abi.ArgError("NULL out-param"))
+		return setErr(argError("NULL out-param"))
 	}
 	src, e := input(unsafe.Pointer(in), inLen, "frame")
 	if e != nil {
@@ -442,7 +442,7 @@ func doneC(err error) C.int32_t {
 func kw_session_new(cfg *C.uint8_t, cfgLen C.int32_t, outHandle *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
 	if outHandle == nil {
-		return setErr(abi.ArgError("NULL out_handle"))
+		return setErr(argError("NULL out_handle"))
 	}
 	*outHandle = 0
 	in, e := input(unsafe.Pointer(cfg), cfgLen, "config")
@@ -476,7 +476,7 @@ func kw_session_request(h, apiKey, version C.int32_t, body *C.uint8_t, bodyLen, 
 		if e := begin(out, outLen); e != nil {
 			return setErr(e)
 		}
-		return setErr(abi.ArgError("NULL out_correlation_id"))
+		return setErr(argError("NULL out_correlation_id"))
 	}
 	*outCorr = 0
 	return call1(body, bodyLen, "body", out, outLen, func(dst, src []byte) ([]byte, error) {
@@ -516,7 +516,7 @@ func kw_session_counters(h C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int3
 func kw_session_version_for(h, apiKey C.int32_t, outVersion *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
 	if outVersion == nil {
-		return setErr(abi.ArgError("NULL out_version"))
+		return setErr(argError("NULL out_version"))
 	}
 	*outVersion = 0
 	v, err := abi.SessionVersionFor(int32(h), int32(apiKey))
@@ -537,4 +537,10 @@ func kw_runtime_stats(out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return call1(nil, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) {
 		return abi.RuntimeStats(dst, n, bytes), nil
 	})
+}
+
+// argError is a KW_ERR_ARG error whose text is "kwire: " and format rendered by
+// package fmt (which the C library may link; kwire.wasm's shims do without it).
+func argError(format string, args ...any) *abi.Error {
+	return abi.ArgText(fmt.Sprintf(format, args...))
 }
