@@ -104,7 +104,18 @@ func versionError(m *message, v int16) error {
 }
 
 func unknownMessage(name string) error {
-	return errtext.Wrap("kwire: "+strconv.Quote(name)+": "+ErrUnknownMessage.Error(), ErrUnknownMessage)
+	return errtext.Wrap("kwire: "+strconv.Quote(name)+": "+ErrUnknownMessage.Error()+DidYouMean(name), ErrUnknownMessage)
+}
+
+// DidYouMean is "; did you mean FetchRequest?" naming the messages closest to name
+// (a misspelling, a wrong case, "Fetch" for FetchRequest and FetchResponse), or ""
+// when none is close.
+func DidYouMean(name string) string {
+	names := make([]string, len(schemaMessages))
+	for i := range schemaMessages {
+		names[i] = schemaMessages[i].name
+	}
+	return errtext.DidYouMean(name, names)
 }
 
 // AppendJSON appends the JSON form of the message `name` at version held by src, which
