@@ -106,7 +106,7 @@ func TestFrameRecordsProduceVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-				var f struct {
+		var f struct {
 			Body struct {
 				TopicData []struct {
 					Name          string
@@ -177,7 +177,12 @@ func TestResponseVersionHint(t *testing.T) {
 			!strings.HasSuffix(e.Text, "; the bytes decode as FetchResponse v12: was the request v12?") {
 			t.Fatalf("%s: %q hint %+v", name, e.Text, e.Hint)
 		}
-		var j struct{ Hint struct{ Message, Text string; Version int } }
+		var j struct {
+			Hint struct {
+				Message, Text string
+				Version       int
+			}
+		}
 		if err := json.Unmarshal(e.AppendJSON(nil), &j); err != nil || j.Hint.Version != 12 || j.Hint.Message != "FetchResponse" {
 			t.Fatalf("%s: json %s", name, e.AppendJSON(nil))
 		}

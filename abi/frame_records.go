@@ -49,9 +49,9 @@ type frameTable struct {
 	// frame: its records fields get Kafka's validateRecords verdict.
 	produce int16
 	dec     *records.Decoder
-	json       []byte
-	framer     transcode.Framer
-	hookErr    *Error
+	json    []byte
+	framer  transcode.Framer
+	hookErr *Error
 }
 
 var frameTables = sync.Pool{New: func() any {
