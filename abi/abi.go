@@ -271,6 +271,10 @@ func fromJSON(je *codec.JSONError) *Error {
 
 // classify turns an error of the transcoder into the ABI's *Error.
 func classify(err error) *Error {
+	var ve *codec.VersionError
+	if errors.As(err, &ve) {
+		return &Error{Status: StatusVersion, Text: err.Error(), Message: ve.Message, Version: int(ve.Version), Offset: -1}
+	}
 	var je *codec.JSONError
 	if errors.As(err, &je) {
 		return fromJSON(je)

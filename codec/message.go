@@ -326,8 +326,24 @@ var (
 
 func versionError(m Message, v int16) error {
 	i := m.Info()
-	return errtext.Wrap("kwire: "+m.MessageName()+" version "+strconv.Itoa(int(v))+": "+ErrVersion.Error()+" ("+errtext.Range(i.MinVersion, i.MaxVersion)+")", ErrVersion)
+	return &VersionError{Message: m.MessageName(), Version: v, Min: i.MinVersion, Max: i.MaxVersion}
 }
+
+// VersionError is an encode (or JSON) call at a version the message does not have. It
+// unwraps to ErrVersion.
+type VersionError struct {
+	Message  string // "MetadataRequest"
+	Version  int16  // the version asked for
+	Min, Max int16  // the message's valid versions
+}
+
+// Error reads "kwire: MetadataRequest version 99: unsupported version (valid 0-13)".
+func (e *VersionError) Error() string {
+	return "kwire: " + e.Message + " version " + strconv.Itoa(int(e.Version)) + ": " + ErrVersion.Error() + " (" + errtext.Range(e.Min, e.Max) + ")"
+}
+
+// Unwrap returns ErrVersion.
+func (e *VersionError) Unwrap() error { return ErrVersion }
 
 func encodeError(m Message, v int16, w *wire.Encoder) error {
 	return &EncodeError{Message: m.MessageName(), Version: v, Path: w.Path(), Err: w.Err, Detail: w.Detail}

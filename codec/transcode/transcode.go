@@ -100,7 +100,7 @@ func LookupAPI(key int16, kind codec.Kind) (Info, bool) {
 }
 
 func versionError(m *message, v int16) error {
-	return errtext.Wrap("kwire: "+m.name+" version "+strconv.Itoa(int(v))+": "+codec.ErrVersion.Error()+" ("+errtext.Range(m.valid.lo, m.valid.hi)+")", codec.ErrVersion)
+	return &codec.VersionError{Message: m.name, Version: v, Min: m.valid.lo, Max: m.valid.hi}
 }
 
 func unknownMessage(name string) error {
