@@ -35,6 +35,7 @@
 
 mod error;
 mod ffi;
+pub mod constants;
 pub mod json;
 pub mod records;
 pub mod table;
@@ -48,7 +49,8 @@ pub use serde_json;
 pub use serde_json::Value;
 
 pub use error::{Error, ErrorKind, Result};
-pub use table::{FrameRecords, RecordTable};
+pub use constants::{api_key, api_key_name, error_code, error_code_name, error_code_retriable};
+pub use table::{FrameRecords, ProduceVerdict, RecordTable};
 
 // The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]
