@@ -725,5 +725,39 @@ pub fn error_code_name(code: i16) -> Option<&'static str> {
 
 /// Whether Kafka treats an error code as retriable.
 pub fn error_code_retriable(code: i16) -> bool {
-    matches!(code, 2 | 3 | 5 | 6 | 7 | 9 | 13 | 14 | 15 | 16 | 19 | 20 | 41 | 51 | 56 | 70 | 71 | 72 | 74 | 75 | 78 | 80 | 83 | 84 | 88 | 89 | 100 | 103 | 106 | 122 | 123 | 133)
+    match code {
+        2 => true,
+        3 => true,
+        5 => true,
+        6 => true,
+        7 => true,
+        9 => true,
+        13 => true,
+        14 => true,
+        15 => true,
+        16 => true,
+        19 => true,
+        20 => true,
+        41 => true,
+        51 => true,
+        56 => true,
+        70 => true,
+        71 => true,
+        72 => true,
+        74 => true,
+        75 => true,
+        78 => true,
+        80 => true,
+        83 => true,
+        84 => true,
+        88 => true,
+        89 => true,
+        100 => true,
+        103 => true,
+        106 => true,
+        122 => true,
+        123 => true,
+        133 => true,
+        _ => false,
+    }
 }

@@ -33,9 +33,9 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod constants;
 mod error;
 mod ffi;
-pub mod constants;
 pub mod json;
 pub mod records;
 pub mod table;
@@ -48,8 +48,8 @@ use serde::{Deserialize, Serialize};
 pub use serde_json;
 pub use serde_json::Value;
 
-pub use error::{Error, ErrorKind, Result};
 pub use constants::{api_key, api_key_name, error_code, error_code_name, error_code_retriable};
+pub use error::{Error, ErrorKind, Result};
 pub use table::{FrameRecords, ProduceVerdict, RecordTable};
 
 // The README's examples, compiled and run as doc tests.

@@ -45,11 +45,11 @@ fn produce_partitions_kafka_refuses_are_reported() {
     assert_eq!(
         got,
         vec![
-            (events.clone(), 0, 0, 2),                           // one complete batch
-            (events.clone(), 1, error_code::INVALID_RECORD, 0),  // a batch cut short
-            (events.clone(), 2, error_code::INVALID_RECORD, 0),  // no batch
-            (events.clone(), 3, error_code::INVALID_RECORD, 2),  // two batches
-            (events.clone(), 4, error_code::INVALID_RECORD, 1),  // a magic 1 message set at v9
+            (events.clone(), 0, 0, 2),                          // one complete batch
+            (events.clone(), 1, error_code::INVALID_RECORD, 0), // a batch cut short
+            (events.clone(), 2, error_code::INVALID_RECORD, 0), // no batch
+            (events.clone(), 3, error_code::INVALID_RECORD, 2), // two batches
+            (events.clone(), 4, error_code::INVALID_RECORD, 1), // a magic 1 message set at v9
         ]
     );
     let bad = f.invalid_partitions().expect("invalid partitions");
@@ -57,14 +57,20 @@ fn produce_partitions_kafka_refuses_are_reported() {
     let v = bad[0].invalid.as_ref().expect("verdict");
     assert_eq!(v.error, "INVALID_RECORD");
     assert!(v.reason.contains("found none complete"), "{}", v.reason);
-    assert!(bad[2].invalid.as_ref().unwrap().reason.contains("exactly one record batch"));
+    assert!(bad[2]
+        .invalid
+        .as_ref()
+        .unwrap()
+        .reason
+        .contains("exactly one record batch"));
     assert!(bad[1].records.len() == 0);
 }
 
 #[test]
 fn fetch_with_partial_trailing_batch_decodes() {
-    let f = kwire::decode_response_frame_records(&frames()["fetch-v12-partial-batch"], 1, 12, &DecodeOptions::default())
-        .expect("decode");
+    let f =
+        kwire::decode_response_frame_records(&frames()["fetch-v12-partial-batch"], 1, 12, &DecodeOptions::default())
+            .expect("decode");
     let parts = f.partitions().expect("partitions");
     assert_eq!(parts.len(), 1);
     assert!(parts[0].invalid.is_none());
@@ -87,9 +93,17 @@ fn a_response_at_the_wrong_version_names_the_version() {
     ];
     for e in errs {
         assert_eq!(e.kind(), ErrorKind::Decode);
-        assert_eq!(e.hint(), Some("the bytes decode as FetchResponse v12: was the request v12?"));
+        assert_eq!(
+            e.hint(),
+            Some("the bytes decode as FetchResponse v12: was the request v12?")
+        );
         assert_eq!(e.hint_version(), Some(12));
-        assert!(e.text().ends_with("; the bytes decode as FetchResponse v12: was the request v12?"), "{}", e);
+        assert!(
+            e.text()
+                .ends_with("; the bytes decode as FetchResponse v12: was the request v12?"),
+            "{}",
+            e
+        );
     }
 }
 

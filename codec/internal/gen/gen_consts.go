@@ -169,15 +169,13 @@ func genConstsRust(apis []apiConst, releases []string) string {
 	for _, c := range kerr.All() {
 		fmt.Fprintf(&b, "        %d => %q,\n", int(c), c.String())
 	}
-	b.WriteString("        _ => return None,\n    })\n}\n\n/// Whether Kafka treats an error code as retriable.\npub fn error_code_retriable(code: i16) -> bool {\n    matches!(code, ")
-	var r []string
+	b.WriteString("        _ => return None,\n    })\n}\n\n/// Whether Kafka treats an error code as retriable.\npub fn error_code_retriable(code: i16) -> bool {\n    match code {\n")
 	for _, c := range kerr.All() {
 		if c.Retriable() {
-			r = append(r, strconv.Itoa(int(c)))
+			fmt.Fprintf(&b, "        %d => true,\n", int(c))
 		}
 	}
-	b.WriteString(strings.Join(r, " | "))
-	b.WriteString(")\n}\n")
+	b.WriteString("        _ => false,\n    }\n}\n")
 	return b.String()
 }
 
