@@ -66,7 +66,7 @@ $(ABI_H): capi/kwire.h capi/kwire_constants.h bindings/c/include/kwire_json.h
 # pkg-config file for the libraries in build/, un-installed: it names build/ by its
 # absolute path and records it as the run path, so a program linked through it starts
 # without LD_LIBRARY_PATH (an installed package, build/c or `make c-install`, is relocatable).
-$(ABI_PC): capi/kwire.h
+$(ABI_PC): capi/kwire.h abi/abi.mk
 	@mkdir -p $(BUILD)
 	@printf '%s\n' 'libdir=$(abspath $(BUILD))' 'includedir=$${libdir}/include' '' \
 		'Name: kwire' 'Description: Kafka wire-protocol codec, flat C ABI (un-installed, in its build folder)' 'Version: $(ABI_VERSION)' \
