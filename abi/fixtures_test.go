@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -195,5 +196,29 @@ func TestResponseVersionHint(t *testing.T) {
 	var de *codec.DecodeError
 	if !errors.As(err, &de) || de.Hint == nil || de.Hint.Version != 12 {
 		t.Fatalf("codec: %v", err)
+	}
+}
+
+// A records error of a frame-records decode counts its byte offset from the frame.
+func TestFrameRecordsErrorOffsetInFrame(t *testing.T) {
+	frame := append([]byte{}, fixtureFrames(t)["fetch-v12-partial-batch"]...)
+	at := bytes.Index(frame, []byte("f-value-0"))
+	frame[at] ^= 0xff // the first batch's CRC no longer matches
+	f, err := codec.DecodeResponseFrame(frame, 1, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := f.Body.(*codec.FetchResponse).Responses[0].Partitions[0].Records
+	field := bytes.Index(frame, recs)
+	var d records.Decoder
+	_, want := d.ForEachMessage(recs, "", 0, func(*records.Message) error { return nil })
+	var re *records.Error
+	if !errors.As(want, &re) || field < 0 {
+		t.Fatalf("reference error %v, field at %d", want, field)
+	}
+	_, err = DecodeResponseFrameRecords(nil, frame, 1, 12, 0, 0)
+	e := status(t, err, StatusDecode)
+	if e.Offset != field+re.Offset || !strings.Contains(e.Text, "byte "+strconv.Itoa(field+re.Offset)+":") {
+		t.Fatalf("offset %d (%q), want %d = field %d + %d", e.Offset, e.Text, field+re.Offset, field, re.Offset)
 	}
 }

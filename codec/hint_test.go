@@ -47,3 +47,15 @@ func TestDecodeResponseFrameBadVersion(t *testing.T) {
 		t.Fatalf("%T %v", err, err)
 	}
 }
+
+func TestPointerHelpers(t *testing.T) {
+	s := codec.StringPtr("events")
+	n := codec.Ptr(int32(7))
+	if s == nil || *s != "events" || n == nil || *n != 7 {
+		t.Fatalf("%v %v", s, n)
+	}
+	// Each call makes its own value.
+	if codec.StringPtr("a") == codec.StringPtr("a") {
+		t.Fatal("shared pointer")
+	}
+}
