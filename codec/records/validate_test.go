@@ -1,6 +1,7 @@
 package records
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -161,4 +162,21 @@ func FuzzValidateProduceRecords(f *testing.F) {
 			t.Fatalf("verdict %+v", v)
 		}
 	})
+}
+
+// A records error inside a Fetch response names the partition once, and "records:" once.
+func TestFetchMessageErrorPrefixOnce(t *testing.T) {
+	bad := testBatch(t, 2)
+	bad[len(bad)-3] ^= 0xff // CRC mismatch
+	resp := codec.NewFetchResponse()
+	resp.Responses = []codec.FetchResponseFetchableTopicResponse{{Topic: "events", Partitions: []codec.FetchResponsePartitionData{{PartitionIndex: 3, Records: bad}}}}
+	var d Decoder
+	err := d.ForEachFetchMessage(resp, nil, func(*Message) error { return nil })
+	if err == nil || !strings.HasPrefix(err.Error(), "records: fetch topic events partition 3: batch") || strings.Count(err.Error(), "records:") != 1 {
+		t.Fatalf("%v", err)
+	}
+	var re *Error
+	if !errors.As(err, &re) {
+		t.Fatalf("%T does not unwrap to *Error", err)
+	}
 }
