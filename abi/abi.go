@@ -91,6 +91,9 @@ type Error struct {
 	Version int    // its version, -1 when unknown
 	Path    string // field path, JSON path or record location, when known
 	Offset  int    // byte offset in the input (or JSON text), -1 when unknown
+	// Hint, for a response that failed to decode, is the one other version of its api
+	// at which the frame decodes (codec.DecodeError.Hint); nil when there is none.
+	Hint *codec.VersionHint
 }
 
 func (e *Error) Error() string { return e.Text }
@@ -118,6 +121,15 @@ func (e *Error) AppendJSON(b []byte) []byte {
 	if e.Offset >= 0 {
 		b = append(b, `,"offset":`...)
 		b = strconv.AppendInt(b, int64(e.Offset), 10)
+	}
+	if e.Hint != nil {
+		b = append(b, `,"hint":{"message":`...)
+		b = recordsjson.AppendString(b, e.Hint.Message)
+		b = append(b, `,"version":`...)
+		b = strconv.AppendInt(b, int64(e.Hint.Version), 10)
+		b = append(b, `,"text":`...)
+		b = recordsjson.AppendString(b, e.Hint.String())
+		b = append(b, '}')
 	}
 	return append(b, '}')
 }
@@ -219,7 +231,7 @@ func fromDecode(err error) *Error {
 		case errors.Is(de.Err, codec.ErrVersion):
 			st = StatusVersion
 		}
-		return &Error{Status: st, Text: de.Error(), Message: de.Message, Version: int(de.Version), Path: de.Path, Offset: de.Offset}
+		return &Error{Status: st, Text: de.Error(), Message: de.Message, Version: int(de.Version), Path: de.Path, Offset: de.Offset, Hint: de.Hint}
 	}
 	if errors.Is(err, codec.ErrVersion) {
 		return &Error{Status: StatusVersion, Text: err.Error(), Version: -1, Offset: -1}
@@ -251,6 +263,10 @@ func fromJSON(je *codec.JSONError) *Error {
 
 // classify turns an error of the transcoder into the ABI's *Error.
 func classify(err error) *Error {
+	var ve *codec.VersionError
+	if errors.As(err, &ve) {
+		return &Error{Status: StatusVersion, Text: err.Error(), Message: ve.Message, Version: int(ve.Version), Offset: -1}
+	}
 	var je *codec.JSONError
 	if errors.As(err, &je) {
 		return fromJSON(je)

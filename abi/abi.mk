@@ -57,16 +57,20 @@ $(ABI_A): $(ABI_GO_SRC)
 	$(GO) build -buildmode=c-archive -trimpath -o $(BUILD)/capi-a/libkwire.a ./capi
 	mv $(BUILD)/capi-a/libkwire.a $@ && rm -rf $(BUILD)/capi-a
 
-$(ABI_H): capi/kwire.h
+# build/include holds every header of the C package: the ABI, the generated constants and
+# the JSON reader, so that PKG_CONFIG_PATH=build compiles what bindings/c/README.md shows.
+$(ABI_H): capi/kwire.h capi/kwire_constants.h bindings/c/include/kwire_json.h
 	@mkdir -p $(dir $@)
-	cp capi/kwire.h $@
+	cp capi/kwire.h capi/kwire_constants.h bindings/c/include/kwire_json.h $(dir $@)
 
-# pkg-config file for the libraries in build/ (paths relative to the .pc file).
-$(ABI_PC): capi/kwire.h
+# pkg-config file for the libraries in build/, un-installed: it names build/ by its
+# absolute path and records it as the run path, so a program linked through it starts
+# without LD_LIBRARY_PATH (an installed package, build/c or `make c-install`, is relocatable).
+$(ABI_PC): capi/kwire.h abi/abi.mk
 	@mkdir -p $(BUILD)
-	@printf '%s\n' 'libdir=$${pcfiledir}' 'includedir=$${pcfiledir}/include' '' \
-		'Name: kwire' 'Description: Kafka wire-protocol codec, flat C ABI' 'Version: $(ABI_VERSION)' \
-		'Libs: -L$${libdir} -lkwire' 'Libs.private: -lpthread' 'Cflags: -I$${includedir}' > $@
+	@printf '%s\n' 'libdir=$(abspath $(BUILD))' 'includedir=$${libdir}/include' '' \
+		'Name: kwire' 'Description: Kafka wire-protocol codec, flat C ABI (un-installed, in its build folder)' 'Version: $(ABI_VERSION)' \
+		'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lkwire' 'Libs.private: -lpthread' 'Cflags: -I$${includedir}' > $@
 	@echo "wrote $@"
 
 # kwire.pc's -lkwire makes the linker take libkwire.so when both libraries sit in one

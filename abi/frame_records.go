@@ -45,10 +45,13 @@ type frameTable struct {
 	hspans     []int32 // one batch's header spans
 	frame      []byte  // the input frame (its offsets are layout 3's input spans)
 	inputSpans bool
-	dec        *records.Decoder
-	json       []byte
-	framer     transcode.Framer
-	hookErr    *Error
+	// produce is the version of the Produce request being decoded, -1 for any other
+	// frame: its records fields get Kafka's validateRecords verdict.
+	produce int16
+	dec     *records.Decoder
+	json    []byte
+	framer  transcode.Framer
+	hookErr *Error
 }
 
 var frameTables = sync.Pool{New: func() any {
@@ -63,8 +66,13 @@ func (t *frameTable) hook(dst []byte, recs []byte, path func() string) ([]byte, 
 	skipped, err := t.addField(recs)
 	if err != nil {
 		e := fromRecords(err, false)
+		// Offsets count from the start of the frame (but inside decompressed data).
+		var re *records.Error
+		if at := offsetIn(t.frame, recs); at >= 0 && errors.As(err, &re) && !re.Decompressed {
+			e.Offset += at
+		}
 		e.Path = path() + " (" + e.Path + ")"
-		e.Text = "kwire: " + path() + ": " + err.Error()
+		e.Text = "kwire: " + path() + ": " + recordsText(err, e.Offset)
 		t.hookErr = e
 		return dst, e
 	}
@@ -80,7 +88,38 @@ func (t *frameTable) hook(dst []byte, recs []byte, path func() string) ([]byte, 
 	dst = strconv.AppendInt(dst, int64(skipped), 10)
 	dst = append(dst, `,"size":`...)
 	dst = strconv.AppendInt(dst, int64(len(recs)), 10)
+	if t.produce >= 0 {
+		if v := records.ValidateProduceRecords(t.produce, recs); !v.OK() {
+			dst = appendVerdict(dst, v)
+		}
+	}
 	return append(dst, '}'), nil
+}
+
+// appendVerdict appends the "invalid" key of a records reference: Kafka's verdict on a
+// Produce partition's records (records.ValidateProduceRecords).
+func appendVerdict(dst []byte, v records.ProduceVerdict) []byte {
+	dst = append(dst, `,"invalid":{"errorCode":`...)
+	dst = strconv.AppendInt(dst, int64(v.Code), 10)
+	dst = append(dst, `,"error":`...)
+	dst = recordsjson.AppendString(dst, v.Code.String())
+	dst = append(dst, `,"reason":`...)
+	dst = recordsjson.AppendString(dst, v.Reason)
+	return append(dst, '}')
+}
+
+// recordsText is a records error's text with its byte offset counted from the frame:
+// the records package counts from the records field.
+func recordsText(err error, frameOffset int) string {
+	var re *records.Error
+	if !errors.As(err, &re) || re.Decompressed {
+		return err.Error()
+	}
+	saved := re.Offset
+	re.Offset = frameOffset
+	text := err.Error()
+	re.Offset = saved
+	return text
 }
 
 // addField adds the records of one records field: batches through the scan, anything
@@ -343,6 +382,7 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 	d.Options = opts
 	t.dec = d
 	t.frame = frame
+	t.produce = -1
 	t.inputSpans = flags&FlagInputSpans != 0
 	defer func() {
 		d.Options = records.Options{}
@@ -404,6 +444,9 @@ func (t *frameTable) finish() ([]byte, error) {
 // DecodeRequestFrameRecords is kw_decode_request_frame_records.
 func DecodeRequestFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32) ([]byte, error) {
 	return decodeFrameRecords(dst, frame, flags, maxDecompressed, func(t *frameTable) ([]byte, error) {
+		if len(frame) >= 8 && binary.BigEndian.Uint16(frame[4:]) == 0 { // a Produce request
+			t.produce = int16(binary.BigEndian.Uint16(frame[6:]))
+		}
 		return t.framer.AppendRequestFrameJSON(t.json[:0], frame)
 	})
 }
@@ -413,9 +456,19 @@ func DecodeResponseFrameRecords(dst []byte, frame []byte, apiKey, version, flags
 	if e := checkAPI(apiKey, version, false); e != nil {
 		return dst, e
 	}
-	return decodeFrameRecords(dst, frame, flags, maxDecompressed, func(t *frameTable) ([]byte, error) {
+	out, err := decodeFrameRecords(dst, frame, flags, maxDecompressed, func(t *frameTable) ([]byte, error) {
 		return t.framer.AppendResponseFrameJSON(t.json[:0], frame, int16(apiKey), int16(version))
 	})
+	// A records field misread at a wrong version fails in the records hook, past the
+	// transcoder's own hint: look for the version here too.
+	if e, ok := err.(*Error); ok && e.Hint == nil && e.Status == StatusDecode {
+		var f transcode.Framer
+		if h := f.ResponseVersionHint(frame, int16(apiKey), int16(version)); h != nil {
+			e.Hint = h
+			e.Text += "; " + h.String()
+		}
+	}
+	return out, err
 }
 
 // tableReader reads records back from a record table a host passes in (layout 1 or 2).

@@ -14,7 +14,7 @@ import (
 func lookup(name string, version int32) *Error {
 	info, ok := transcode.Lookup(name)
 	if !ok {
-		return newErr(StatusUnknownAPI, "kwire: unknown message "+strconv.Quote(name))
+		return newErr(StatusUnknownAPI, "kwire: unknown message "+strconv.Quote(name)+transcode.DidYouMean(name))
 	}
 	if !fits16(version) || version < int32(info.MinVersion) || version > int32(info.MaxVersion) {
 		return &Error{Status: StatusVersion, Text: "kwire: " + name + " version " + strconv.Itoa(int(version)) +

@@ -255,7 +255,13 @@ int32_t kw_last_error(const uint8_t **out, int32_t *out_len);
  * for decode errors path is the field path and offset the byte offset in the input; for
  * JSON errors path is the JSON path ("$.topicData[0].name") and offset the byte offset in
  * the JSON text; for record batches path is "batch <baseOffset>, record <i>, field <f>"
- * style and offset the byte offset. After a success: {"status": 0}. */
+ * style and offset the byte offset (from the start of the frame in the frame-records
+ * calls, but inside decompressed data). A response that fails to decode at the version
+ * given but decodes, whole, at exactly one other version of its api also has
+ *   "hint": {"message": "FetchResponse", "version": 12,
+ *            "text": "the bytes decode as FetchResponse v12: was the request v12?"}
+ * (the text ends the error text too). An unknown message name's text ends in "; did you
+ * mean FetchResponse?" when a name is close. After a success: {"status": 0}. */
 int32_t kw_last_error_json(const uint8_t **out, int32_t *out_len);
 
 /* ================================================================================= */
@@ -569,7 +575,14 @@ int32_t kw_policy_check(const uint8_t *policy, int32_t policy_len, const uint8_t
  *   {"firstRecord": i, "recordCount": n, "skippedBytes": s, "size": bytes}
  * naming record entries i .. i+n-1 of the table; "skippedBytes" is the size of a partial
  * batch at the end of the field (Kafka's readers skip it), "size" the field's length on
- * the wire. flags and max_decompressed are those of kw_records_decode_table. Errors: those
+ * the wire. In a Produce request (v3 on), a partition whose records Kafka's
+ * ProduceRequest.validateRecords refuses (not exactly one complete batch of magic 2, or
+ * zstd before v7) has in its object also
+ *   "invalid": {"errorCode": 87, "error": "INVALID_RECORD", "reason": "..."}
+ * (76 UNSUPPORTED_COMPRESSION_TYPE, 2 CORRUPT_MESSAGE, -1 for a compression id Kafka does
+ * not know before v7): the partition's error as a broker answers it. kw_encode_request_
+ * frame_records ignores the key. flags and max_decompressed are those of
+ * kw_records_decode_table. Errors: those
  * of the frame call, and those of the records calls (KW_ERR_DECODE naming the records
  * field, e.g. "responses[0].partitions[2].records", and the batch; KW_ERR_TOO_LARGE;
  * KW_ERR_UNSUPPORTED). */

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"errors"
 	"github.com/kwire/kwire/codec/internal/errtext"
 	"strconv"
 
@@ -212,8 +213,17 @@ func (f Framer) DecodeResponse(frame []byte, apiKey, version int16) (*ResponseFr
 		return nil, &DecodeError{Message: "response frame", Version: version, Offset: 0, Err: ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(apiKey))}
 	}
 	if !body.Info().ValidVersion(version) {
-		return nil, versionError(body, version)
+		return nil, &DecodeError{Message: body.MessageName(), Version: version, Offset: 0, Err: ErrVersion,
+			Detail: errtext.Range(body.Info().MinVersion, body.Info().MaxVersion)}
 	}
+	out, err := f.decodeResponse(frame, body, apiKey, version)
+	if err != nil {
+		return nil, f.hint(err, frame, apiKey, version)
+	}
+	return out, nil
+}
+
+func (f Framer) decodeResponse(frame []byte, body Response, apiKey, version int16) (*ResponseFrame, error) {
 	out := &ResponseFrame{HeaderVersion: ResponseHeaderVersion(apiKey, version), Body: body}
 	r := wire.Reader{Src: frame, Off: 4, UnsafeStrings: f.UnsafeStrings}
 	if err := decodeAt(&out.Header, &r, out.HeaderVersion, false); err != nil {
@@ -223,6 +233,29 @@ func (f Framer) DecodeResponse(frame []byte, apiKey, version int16) (*ResponseFr
 		return nil, err
 	}
 	return out, nil
+}
+
+// hint sets the Hint of a response decode error when exactly one other valid version
+// of the api decodes the whole frame (the most common mistake is a wrong version).
+func (f Framer) hint(err error, frame []byte, apiKey, version int16) error {
+	de, ok := err.(*DecodeError)
+	if !ok || de.Hint != nil || errors.Is(de.Err, ErrTooLarge) {
+		return err
+	}
+	info := NewResponse(apiKey).Info()
+	found, n := int16(-1), 0
+	for v := info.MinVersion; v <= info.MaxVersion && n < 2; v++ {
+		if v == version || !info.ValidVersion(v) {
+			continue
+		}
+		if _, e := f.decodeResponse(frame, NewResponse(apiKey), apiKey, v); e == nil {
+			found, n = v, n+1
+		}
+	}
+	if n == 1 {
+		de.Hint = &VersionHint{Message: NewResponse(apiKey).MessageName(), Version: found}
+	}
+	return err
 }
 
 // PeekedHeader is what PeekRequestHeader reads.

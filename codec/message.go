@@ -232,6 +232,23 @@ type DecodeError struct {
 	Offset  int    // byte offset in the input where the failing read started
 	Err     error  // cause: one of the wire errors (ErrTruncated, ErrLength, ...)
 	Detail  string
+	// Hint is set when a response frame failed to decode at the version asked for but
+	// decodes cleanly, whole, at exactly one other valid version of its api: the
+	// request was most likely of that version.
+	Hint *VersionHint
+}
+
+// VersionHint names the version at which a response frame that failed to decode
+// does decode (see DecodeError.Hint).
+type VersionHint struct {
+	Message string // "FetchResponse"
+	Version int16
+}
+
+// String reads "the bytes decode as FetchResponse v12: was the request v12?".
+func (h *VersionHint) String() string {
+	v := strconv.Itoa(int(h.Version))
+	return "the bytes decode as " + h.Message + " v" + v + ": was the request v" + v + "?"
 }
 
 // Error reports "kwire: decode <message> v<version> field <path> at offset <n>: <cause> (<detail>)".
@@ -246,6 +263,9 @@ func (e *DecodeError) Error() string {
 	s += " at offset " + strconv.Itoa(e.Offset) + ": " + errText(e.Err)
 	if e.Detail != "" {
 		s += " (" + e.Detail + ")"
+	}
+	if e.Hint != nil {
+		s += "; " + e.Hint.String()
 	}
 	return s
 }
@@ -306,8 +326,24 @@ var (
 
 func versionError(m Message, v int16) error {
 	i := m.Info()
-	return errtext.Wrap("kwire: "+m.MessageName()+" version "+strconv.Itoa(int(v))+": "+ErrVersion.Error()+" ("+errtext.Range(i.MinVersion, i.MaxVersion)+")", ErrVersion)
+	return &VersionError{Message: m.MessageName(), Version: v, Min: i.MinVersion, Max: i.MaxVersion}
 }
+
+// VersionError is an encode (or JSON) call at a version the message does not have. It
+// unwraps to ErrVersion.
+type VersionError struct {
+	Message  string // "MetadataRequest"
+	Version  int16  // the version asked for
+	Min, Max int16  // the message's valid versions
+}
+
+// Error reads "kwire: MetadataRequest version 99: unsupported version (valid 0-13)".
+func (e *VersionError) Error() string {
+	return "kwire: " + e.Message + " version " + strconv.Itoa(int(e.Version)) + ": " + ErrVersion.Error() + " (" + errtext.Range(e.Min, e.Max) + ")"
+}
+
+// Unwrap returns ErrVersion.
+func (e *VersionError) Unwrap() error { return ErrVersion }
 
 func encodeError(m Message, v int16, w *wire.Encoder) error {
 	return &EncodeError{Message: m.MessageName(), Version: v, Path: w.Path(), Err: w.Err, Detail: w.Detail}

@@ -30,3 +30,15 @@ examples-broker:
 examples: examples-broker
 
 BUILD_TARGETS += examples
+
+# readme-test: every code block of these READMEs compiles or runs as written (the rule,
+# and the marker for blocks that need a broker, are in internal/readmecheck/main.go).
+# Rust blocks run as the crate's doc tests (rust-test).
+README_SNIPPETS := codec/README.md conn/README.md bindings/js/README.md bindings/python/README.md \
+                   bindings/c/README.md bindings/rust/README.md examples/README.md
+
+.PHONY: readme-test
+readme-test: capi js python
+	KWIRE_CACHE_DIR=$(abspath $(BUILD))/python-cache $(GO) run ./internal/readmecheck -build $(BUILD) $(README_SNIPPETS)
+
+TEST_TARGETS += readme-test

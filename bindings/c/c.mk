@@ -10,7 +10,7 @@
 
 C_PKG     := $(BUILD)/c
 C_STAMP   := $(C_PKG)/.package
-C_SOURCES := capi/kwire.h bindings/c/include/kwire_json.h bindings/c/kwire.pc.in \
+C_SOURCES := capi/kwire.h capi/kwire_constants.h bindings/c/include/kwire_json.h bindings/c/kwire.pc.in \
              bindings/c/kwire-static.pc.in bindings/c/package.sh
 PREFIX    ?= /usr/local
 

@@ -23,7 +23,7 @@ minor="$(sed -n 's/^#define KW_ABI_MINOR \([0-9]*\).*/\1/p' "$header")"
 [ -n "$major" ] && [ -n "$minor" ] || { echo "package.sh: no KW_ABI_MAJOR/MINOR in $header" >&2; exit 1; }
 
 install -d "$dest/include" "$dest/lib/pkgconfig"
-install -m 0644 "$header" "$here/include/kwire_json.h" "$dest/include/"
+install -m 0644 "$header" "$repo/capi/kwire_constants.h" "$here/include/kwire_json.h" "$dest/include/"
 install -m 0644 "$libs/libkwire.a" "$dest/lib/libkwire.a"
 # The shared library under its SONAME (libkwire.so.<major>), with the usual link.
 install -m 0755 "$libs/libkwire.so" "$dest/lib/libkwire.so.$major"

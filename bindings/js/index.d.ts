@@ -2,21 +2,30 @@
 // every Kafka message) are generated into messages.d.ts; this file types the API over them.
 
 import type {
-  FetchResponse,
-  FetchResponseFetchableTopicResponse,
-  FetchResponsePartitionData,
+  FetchResponseDecoded,
+  FetchResponseFetchableTopicResponseDecoded,
+  FetchResponsePartitionDataDecoded,
   MessageName,
   MessagesByName,
+  MessagesByNameDecoded,
   RequestHeader,
+  RequestHeaderDecoded,
   RequestsByKey,
+  RequestsByKeyDecoded,
   ResponseHeader,
+  ResponseHeaderDecoded,
   ResponsesByKey,
+  ResponsesByKeyDecoded,
+  ProduceRequestDecoded,
+  ProduceRequestTopicProduceDataDecoded,
+  ProduceRequestPartitionProduceDataDecoded,
+  ProduceRequestPartitionProduceData,
   ProduceRequest,
   ProduceRequestTopicProduceData,
-  ProduceRequestPartitionProduceData,
 } from './messages.js';
 
 export type * from './messages.js';
+export { ApiKey, ErrorCode, RETRIABLE_ERROR_CODES, apiKeyName, errorCodeName } from './src/constants.js';
 
 /** Bytes the binding reads: a Uint8Array (a Node Buffer is one), any typed array or DataView, or an ArrayBuffer. */
 export type BytesLike = Uint8Array | ArrayBufferView | ArrayBuffer;
@@ -41,25 +50,29 @@ export type RequestApiKey = keyof RequestsByKey;
 /** Api keys with a response type. */
 export type ResponseApiKey = keyof ResponsesByKey;
 
-/** A decoded request frame, as kw_decode_request_frame writes it. */
+/**
+ * A decoded request frame, as kw_decode_request_frame writes it. Fields that every
+ * version of the message has are typed as present (`body.topicData`); the others are
+ * optional (`name` of a Produce topic is absent from v13, which names topics by id).
+ */
 export interface RequestFrame<K extends RequestApiKey = RequestApiKey> {
   apiKey: K;
   apiVersion: number;
   headerVersion: number;
-  header: RequestHeader;
-  body: RequestsByKey[K];
+  header: RequestHeaderDecoded;
+  body: RequestsByKeyDecoded[K];
 }
 
 /** Any request frame: narrow it by `apiKey` (`if (f.apiKey === 0) f.body.topicData`). */
 export type AnyRequestFrame = { [K in RequestApiKey]: RequestFrame<K> }[RequestApiKey];
 
-/** A decoded response frame, as kw_decode_response_frame writes it. */
+/** A decoded response frame, as kw_decode_response_frame writes it (fields typed as in RequestFrame). */
 export interface ResponseFrame<K extends ResponseApiKey = ResponseApiKey> {
   apiKey: K;
   apiVersion: number;
   headerVersion: number;
-  header: ResponseHeader;
-  body: ResponsesByKey[K];
+  header: ResponseHeaderDecoded;
+  body: ResponsesByKeyDecoded[K];
 }
 
 /** What encodeRequest reads: the api key and version come from header.requestApiKey and header.requestApiVersion. */
@@ -314,13 +327,15 @@ export declare class RecordSet implements Iterable<Record> {
   readonly skippedBytes: number;
   /** The records field's size on the wire in bytes (-1 when not known). */
   readonly size: number;
+  /** For a Produce partition (v3 on): null, or why a broker refuses these records. */
+  readonly invalid: ProduceVerdict | null;
   at(i: number): Record;
   [Symbol.iterator](): Iterator<Record>;
   /** Typed arrays over these records (subarrays of the table's columns; data and headers are the table's). */
   columns(): Columns;
   /** The records as plain objects. */
   toArray(): DecodedRecord<bigint>[];
-  toJSON(): { firstRecord: number; recordCount: number; skippedBytes: number; size: number };
+  toJSON(): { firstRecord: number; recordCount: number; skippedBytes: number; size: number; invalid?: ProduceVerdict };
 }
 
 /** One record table (capi/kwire.h's layout), in a buffer of its own. */
@@ -337,7 +352,7 @@ export declare class RecordTable implements Iterable<Record> {
   /** The frame JSON of a layout-2 or layout-3 table (null for layout 1). */
   jsonText(): string | null;
   at(i: number): Record;
-  slice(first?: number, count?: number, skippedBytes?: number, size?: number): RecordSet;
+  slice(first?: number, count?: number, skippedBytes?: number, size?: number, invalid?: ProduceVerdict | null): RecordSet;
   [Symbol.iterator](): Iterator<Record>;
   /** Every record's fields as typed arrays (built on the first call, then cached). */
   columns(): Columns;
@@ -371,13 +386,24 @@ export interface DecodeFrameRecordsOptions {
 }
 
 /** Replaces the records field of a partition type by a RecordSet. */
-type WithRecordSet<P> = Omit<P, 'records'> & { records?: RecordSet | null };
+type WithRecordSet<P> = Omit<P, 'records'> & { records: RecordSet | null };
+
+/** Kafka's verdict on a Produce partition's records that a broker refuses (ValidateProduceRecords). */
+export interface ProduceVerdict {
+  /** Kafka's error code: 87 INVALID_RECORD, 76 UNSUPPORTED_COMPRESSION_TYPE, 2 CORRUPT_MESSAGE, -1. */
+  errorCode: number;
+  /** Kafka's name of the error code. */
+  error: string;
+  reason: string;
+}
 
 export interface PartitionRecords {
   /** The topic name, or its topic id (base64) from the versions that carry ids. */
   topic: string;
   partition: number;
   records: RecordSet;
+  /** For a Produce request: null, or why a broker refuses this partition's records. */
+  invalid: ProduceVerdict | null;
 }
 
 /** decodeFetch's result: decodeResponse's frame with RecordSets for records. */
@@ -385,9 +411,9 @@ export interface FetchFrame {
   apiKey: 1;
   apiVersion: number;
   headerVersion: number;
-  header: ResponseHeader;
-  body: Omit<FetchResponse, 'responses'> & {
-    responses?: (Omit<FetchResponseFetchableTopicResponse, 'partitions'> & { partitions?: WithRecordSet<FetchResponsePartitionData>[] })[];
+  header: ResponseHeaderDecoded;
+  body: Omit<FetchResponseDecoded, 'responses'> & {
+    responses: (Omit<FetchResponseFetchableTopicResponseDecoded, 'partitions'> & { partitions: WithRecordSet<FetchResponsePartitionDataDecoded>[] })[];
   };
   /** Every partition with a non-null records field, in frame order. */
   partitions: PartitionRecords[];
@@ -398,11 +424,13 @@ export interface ProduceFrame {
   apiKey: 0;
   apiVersion: number;
   headerVersion: number;
-  header: RequestHeader;
-  body: Omit<ProduceRequest, 'topicData'> & {
-    topicData?: (Omit<ProduceRequestTopicProduceData, 'partitionData'> & { partitionData?: WithRecordSet<ProduceRequestPartitionProduceData>[] })[];
+  header: RequestHeaderDecoded;
+  body: Omit<ProduceRequestDecoded, 'topicData'> & {
+    topicData: (Omit<ProduceRequestTopicProduceDataDecoded, 'partitionData'> & { partitionData: WithRecordSet<ProduceRequestPartitionProduceDataDecoded>[] })[];
   };
   partitions: PartitionRecords[];
+  /** The partitions a broker would refuse, by Kafka's validateRecords (v3 on); empty when none. */
+  invalidPartitions: (ProduceVerdict & { topic: string; partition: number })[];
 }
 
 /** A batch encodeProduce builds: its records and encodeRecords' options. */
@@ -436,7 +464,7 @@ export declare class Kwire {
   apis(): readonly ApiInfo[];
   headerVersions(apiKey: number, apiVersion: number): { request: number; response: number };
 
-  decodeMessage<N extends MessageName>(name: N, version: number, bytes: BytesLike): MessagesByName[N];
+  decodeMessage<N extends MessageName>(name: N, version: number, bytes: BytesLike): MessagesByNameDecoded[N];
   encodeMessage<N extends MessageName>(name: N, version: number, message: MessageInput<N> | string): Uint8Array;
 
   decodeRequest(frame: BytesLike): AnyRequestFrame;
@@ -470,7 +498,7 @@ export declare const ABI_MAJOR: number;
 export declare const ABI_MINOR: number;
 export declare const Compression: Readonly<{ none: 0; gzip: 1; snappy: 2; lz4: 3; zstd: 4 }>;
 
-export declare function decodeMessage<N extends MessageName>(name: N, version: number, bytes: BytesLike): MessagesByName[N];
+export declare function decodeMessage<N extends MessageName>(name: N, version: number, bytes: BytesLike): MessagesByNameDecoded[N];
 export declare function encodeMessage<N extends MessageName>(name: N, version: number, message: MessageInput<N> | string): Uint8Array;
 export declare function decodeRequest(frame: BytesLike): AnyRequestFrame;
 export declare function encodeRequest<K extends RequestApiKey>(frame: RequestFrameInput<K> | string): Uint8Array;
@@ -516,6 +544,11 @@ export interface ErrorDetails {
   version?: number;
   path?: string;
   offset?: number;
+  /** A response decoded at a wrong version: the one version that decodes it. */
+  hint?: { message: string; version: number; text: string };
+  /** The per-partition path of decodeFetch/decodeProduce: the partition whose records failed. */
+  topic?: string;
+  partition?: number;
 }
 
 /** Every error of a kwire call. */
@@ -533,6 +566,14 @@ export declare class KwireError extends Error {
   readonly version: number | undefined;
   readonly path: string | undefined;
   readonly offset: number | undefined;
+  /** "the bytes decode as FetchResponse v12: was the request v12?", when a response decodes at exactly one other version. */
+  readonly hint: string | undefined;
+  /** The version of the hint. */
+  readonly hintVersion: number | undefined;
+  /** The topic whose records failed (per-partition path). */
+  readonly topic: string | undefined;
+  /** The partition whose records failed (per-partition path). */
+  readonly partition: number | undefined;
 }
 export declare class KwireArgError extends KwireError {}
 export declare class KwireDecodeError extends KwireError {}

@@ -11,15 +11,17 @@
 // the caller gets refers to the module's memory.
 
 import { wasiImports, ProcExit } from './src/wasi.js';
-import { errorFor, KwireTrapError, KW_ERR_ARG } from './src/errors.js';
+import { errorFor, KwireError, KwireTrapError, KW_ERR_ARG } from './src/errors.js';
 import { asBytes, fromBase64, toBase64 } from './src/base64.js';
 import { readTable } from './src/records.js';
 import { RecordTable, RecordSet, Record } from './src/table.js';
 import { RecordTableBuilder } from './src/builder.js';
+import { produceVerdict } from './src/validate.js';
 
 export * from './src/errors.js';
 export { toBase64, fromBase64 };
 export { RecordTable, RecordSet, Record, RecordTableBuilder };
+export { ApiKey, ErrorCode, RETRIABLE_ERROR_CODES, apiKeyName, errorCodeName } from './src/constants.js';
 
 /** The ABI major and minor version this binding is written against. */
 export const ABI_MAJOR = 1;
@@ -415,6 +417,7 @@ export class Kwire {
 
   /** Decodes a whole response frame answering a request of (apiKey, apiVersion). */
   decodeResponse(frame, apiKey, apiVersion) {
+    checkApi('decodeResponse', apiKey, apiVersion);
     const x = this._exports();
     const b = asBytes(frame);
     const p = this._putBytes(b);
@@ -565,6 +568,7 @@ export class Kwire {
    * `partitions` lists {topic, partition, records} for every partition in frame order.
    */
   decodeFetch(frame, apiVersion, options = {}) {
+    checkApi('decodeFetch', 1, apiVersion);
     return this._decodeFrameRecords(frame, 1, apiVersion, options);
   }
 
@@ -601,25 +605,37 @@ export class Kwire {
       throw new TypeError(`kwire: ${apiKey === 0 ? 'decodeProduce' : 'decodeFetch'} got a frame of api key ${f.apiKey}`);
     }
     const partitions = [];
+    const invalidPartitions = [];
     const [topicsKey, partsKey, indexKey] = apiKey === 0 ? ['topicData', 'partitionData', 'index'] : ['responses', 'partitions', 'partitionIndex'];
-    for (const t of f.body[topicsKey] ?? []) {
+    const topics = f.body[topicsKey] ?? [];
+    for (let ti = 0; ti < topics.length; ti++) {
+      const t = topics[ti];
       const topic = t.topicId ?? (apiKey === 0 ? t.name : t.topic);
-      for (const p of t[partsKey] ?? []) {
+      const parts = t[partsKey] ?? [];
+      for (let pi = 0; pi < parts.length; pi++) {
+        const p = parts[pi];
         const r = p.records;
         if (r === null || r === undefined) continue;
         let set;
         if (table !== null) {
-          set = table.slice(r.firstRecord, r.recordCount, r.skippedBytes, r.size);
+          set = table.slice(r.firstRecord, r.recordCount, r.skippedBytes, r.size, r.invalid ?? null);
         } else {
           const raw = fromBase64(r);
-          const t1 = new RecordTable(this._recordTableBytes(raw, options));
-          set = t1.slice(0, t1.length, t1.skippedBytes, raw.length);
+          let t1;
+          try {
+            t1 = new RecordTable(this._recordTableBytes(raw, options));
+          } catch (err) {
+            throw withPartition(err, `${topicsKey}[${ti}].${partsKey}[${pi}].records`, topic, p[indexKey]);
+          }
+          set = t1.slice(0, t1.length, t1.skippedBytes, raw.length, apiKey === 0 ? produceVerdict(f.apiVersion, raw) : null);
         }
         p.records = set;
-        partitions.push({ topic, partition: p[indexKey], records: set });
+        partitions.push({ topic, partition: p[indexKey], records: set, invalid: set.invalid });
+        if (set.invalid !== null) invalidPartitions.push({ topic, partition: p[indexKey], ...set.invalid });
       }
     }
     f.partitions = partitions;
+    if (apiKey === 0) f.invalidPartitions = invalidPartitions;
     return f;
   }
 
@@ -674,6 +690,23 @@ export class Kwire {
 }
 
 const COMPRESSION_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+
+// checkApi refuses a call without a numeric api key and version: a response does not
+// say which version it answers, and a forgotten one would decode as v0 and fail
+// somewhere misleading.
+function checkApi(call, apiKey, apiVersion) {
+  if (!Number.isInteger(apiKey) || !Number.isInteger(apiVersion)) {
+    throw new TypeError(`kwire: ${call} needs the api key and the version of the request it answers (integers), got ${String(apiKey)} and ${String(apiVersion)}`);
+  }
+}
+
+// withPartition names the topic and partition in a records error of the per-partition path.
+function withPartition(err, path, topic, partition) {
+  if (!(err instanceof KwireError)) return err;
+  const d = err.details ?? {};
+  const text = `kwire: topic ${topic} partition ${partition}: ${err.text.replace(/^kwire: /, '')}`;
+  return errorFor(err.status, { ...d, text, path: d.path ? `${path} (${d.path})` : path, topic, partition }, err.call);
+}
 
 // plainRecord: a Record of a RecordSet (lazy getters) as encodeRecords' input.
 function plainRecord(r) {

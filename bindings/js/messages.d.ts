@@ -30,6 +30,14 @@ export interface AbortedTxn {
   lastStableOffset?: Int64;
 }
 
+/** AbortedTxn as decoded: fields of every version are always present. */
+export interface AbortedTxnDecoded {
+  producerId: Int64;
+  firstOffset: Int64;
+  lastOffset: Int64;
+  lastStableOffset: Int64;
+}
+
 /** AddOffsetsToTxnRequest (request, api key 25), versions 0-4. */
 export interface AddOffsetsToTxnRequest {
   /** string; versions 0-4; entity transactionalId. */
@@ -45,12 +53,29 @@ export interface AddOffsetsToTxnRequest {
   _trailingBytes?: Base64;
 }
 
+/** AddOffsetsToTxnRequest as decoded: fields of every version are always present. */
+export interface AddOffsetsToTxnRequestDecoded {
+  transactionalId: string;
+  producerId: Int64;
+  producerEpoch: number;
+  groupId: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** AddOffsetsToTxnResponse (response, api key 25), versions 0-4. */
 export interface AddOffsetsToTxnResponse {
   /** int32; versions 0-4. */
   throttleTimeMs?: number;
   /** int16; versions 0-4. */
   errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AddOffsetsToTxnResponse as decoded: fields of every version are always present. */
+export interface AddOffsetsToTxnResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -71,6 +96,17 @@ export interface AddPartitionsToTxnRequest {
   _trailingBytes?: Base64;
 }
 
+/** AddPartitionsToTxnRequest as decoded: fields of every version are always present. */
+export interface AddPartitionsToTxnRequestDecoded {
+  transactions?: AddPartitionsToTxnRequestAddPartitionsToTxnTransactionDecoded[];
+  v3AndBelowTransactionalId?: string;
+  v3AndBelowProducerId?: Int64;
+  v3AndBelowProducerEpoch?: number;
+  v3AndBelowTopics?: AddPartitionsToTxnRequestAddPartitionsToTxnTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The AddPartitionsToTxnTransaction struct of AddPartitionsToTxnRequest. */
 export interface AddPartitionsToTxnRequestAddPartitionsToTxnTransaction {
   /** string; versions 4-5; entity transactionalId. */
@@ -86,12 +122,29 @@ export interface AddPartitionsToTxnRequestAddPartitionsToTxnTransaction {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AddPartitionsToTxnRequestAddPartitionsToTxnTransaction as decoded: fields of every version are always present. */
+export interface AddPartitionsToTxnRequestAddPartitionsToTxnTransactionDecoded {
+  transactionalId?: string;
+  producerId?: Int64;
+  producerEpoch?: number;
+  verifyOnly?: boolean;
+  topics?: AddPartitionsToTxnRequestAddPartitionsToTxnTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AddPartitionsToTxnTopic struct of AddPartitionsToTxnRequest. */
 export interface AddPartitionsToTxnRequestAddPartitionsToTxnTopic {
   /** string; versions 0-5; entity topicName. */
   name?: string;
   /** []int32; versions 0-5. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AddPartitionsToTxnRequestAddPartitionsToTxnTopic as decoded: fields of every version are always present. */
+export interface AddPartitionsToTxnRequestAddPartitionsToTxnTopicDecoded {
+  name: string;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -108,12 +161,28 @@ export interface AddPartitionsToTxnResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AddPartitionsToTxnResponse as decoded: fields of every version are always present. */
+export interface AddPartitionsToTxnResponseDecoded {
+  throttleTimeMs: number;
+  errorCode?: number;
+  resultsByTransaction?: AddPartitionsToTxnResponseAddPartitionsToTxnResultDecoded[];
+  resultsByTopicV3AndBelow?: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AddPartitionsToTxnResult struct of AddPartitionsToTxnResponse. */
 export interface AddPartitionsToTxnResponseAddPartitionsToTxnResult {
   /** string; versions 4-5; entity transactionalId. */
   transactionalId?: string;
   /** []AddPartitionsToTxnTopicResult; versions 4-5. */
   topicResults?: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AddPartitionsToTxnResponseAddPartitionsToTxnResult as decoded: fields of every version are always present. */
+export interface AddPartitionsToTxnResponseAddPartitionsToTxnResultDecoded {
+  transactionalId?: string;
+  topicResults?: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -126,12 +195,26 @@ export interface AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult as decoded: fields of every version are always present. */
+export interface AddPartitionsToTxnResponseAddPartitionsToTxnTopicResultDecoded {
+  name: string;
+  resultsByPartition: AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AddPartitionsToTxnPartitionResult struct of AddPartitionsToTxnResponse. */
 export interface AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult {
   /** int32; versions 0-5. */
   partitionIndex?: number;
   /** int16; versions 0-5. */
   partitionErrorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult as decoded: fields of every version are always present. */
+export interface AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResultDecoded {
+  partitionIndex: number;
+  partitionErrorCode: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -154,6 +237,18 @@ export interface AddRaftVoterRequest {
   _trailingBytes?: Base64;
 }
 
+/** AddRaftVoterRequest as decoded: fields of every version are always present. */
+export interface AddRaftVoterRequestDecoded {
+  clusterId: string | null;
+  timeoutMs: number;
+  voterId: number;
+  voterDirectoryId: Uuid;
+  listeners: AddRaftVoterRequestListenerDecoded[];
+  ackWhenCommitted?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The Listener struct of AddRaftVoterRequest. */
 export interface AddRaftVoterRequestListener {
   /** string; versions 0-1. */
@@ -162,6 +257,14 @@ export interface AddRaftVoterRequestListener {
   host?: string;
   /** uint16; versions 0-1. */
   port?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AddRaftVoterRequestListener as decoded: fields of every version are always present. */
+export interface AddRaftVoterRequestListenerDecoded {
+  name: string;
+  host: string;
+  port: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -176,6 +279,14 @@ export interface AddRaftVoterResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AddRaftVoterResponse as decoded: fields of every version are always present. */
+export interface AddRaftVoterResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** AllocateProducerIdsRequest (request, api key 67), versions 0. */
 export interface AllocateProducerIdsRequest {
   /** int32; versions 0; entity brokerId. */
@@ -184,6 +295,14 @@ export interface AllocateProducerIdsRequest {
   brokerEpoch?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** AllocateProducerIdsRequest as decoded: fields of every version are always present. */
+export interface AllocateProducerIdsRequestDecoded {
+  brokerId: number;
+  brokerEpoch: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -200,6 +319,15 @@ export interface AllocateProducerIdsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AllocateProducerIdsResponse as decoded: fields of every version are always present. */
+export interface AllocateProducerIdsResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  producerIdStart: Int64;
+  producerIdLen: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** AlterClientQuotasRequest (request, api key 49), versions 0-1. */
 export interface AlterClientQuotasRequest {
   /** []EntryData; versions 0-1. */
@@ -208,6 +336,14 @@ export interface AlterClientQuotasRequest {
   validateOnly?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** AlterClientQuotasRequest as decoded: fields of every version are always present. */
+export interface AlterClientQuotasRequestDecoded {
+  entries: AlterClientQuotasRequestEntryDataDecoded[];
+  validateOnly: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -220,12 +356,26 @@ export interface AlterClientQuotasRequestEntryData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterClientQuotasRequestEntryData as decoded: fields of every version are always present. */
+export interface AlterClientQuotasRequestEntryDataDecoded {
+  entity: AlterClientQuotasRequestEntityDataDecoded[];
+  ops: AlterClientQuotasRequestOpDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The EntityData struct of AlterClientQuotasRequest. */
 export interface AlterClientQuotasRequestEntityData {
   /** string; versions 0-1. */
   entityType?: string;
   /** string; versions 0-1; nullable 0-1. */
   entityName?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterClientQuotasRequestEntityData as decoded: fields of every version are always present. */
+export interface AlterClientQuotasRequestEntityDataDecoded {
+  entityType: string;
+  entityName: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -240,12 +390,27 @@ export interface AlterClientQuotasRequestOpData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterClientQuotasRequestOpData as decoded: fields of every version are always present. */
+export interface AlterClientQuotasRequestOpDataDecoded {
+  key: string;
+  value: Float64;
+  remove: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** AlterClientQuotasResponse (response, api key 49), versions 0-1. */
 export interface AlterClientQuotasResponse {
   /** int32; versions 0-1. */
   throttleTimeMs?: number;
   /** []EntryData; versions 0-1. */
   entries?: AlterClientQuotasResponseEntryData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterClientQuotasResponse as decoded: fields of every version are always present. */
+export interface AlterClientQuotasResponseDecoded {
+  throttleTimeMs: number;
+  entries: AlterClientQuotasResponseEntryDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -260,12 +425,27 @@ export interface AlterClientQuotasResponseEntryData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterClientQuotasResponseEntryData as decoded: fields of every version are always present. */
+export interface AlterClientQuotasResponseEntryDataDecoded {
+  errorCode: number;
+  errorMessage: string | null;
+  entity: AlterClientQuotasResponseEntityDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The EntityData struct of AlterClientQuotasResponse. */
 export interface AlterClientQuotasResponseEntityData {
   /** string; versions 0-1. */
   entityType?: string;
   /** string; versions 0-1; nullable 0-1. */
   entityName?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterClientQuotasResponseEntityData as decoded: fields of every version are always present. */
+export interface AlterClientQuotasResponseEntityDataDecoded {
+  entityType: string;
+  entityName: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -280,6 +460,14 @@ export interface AlterConfigsRequest {
   _trailingBytes?: Base64;
 }
 
+/** AlterConfigsRequest as decoded: fields of every version are always present. */
+export interface AlterConfigsRequestDecoded {
+  resources: AlterConfigsRequestAlterConfigsResourceDecoded[];
+  validateOnly: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The AlterConfigsResource struct of AlterConfigsRequest. */
 export interface AlterConfigsRequestAlterConfigsResource {
   /** int8; versions 0-2. */
@@ -288,6 +476,14 @@ export interface AlterConfigsRequestAlterConfigsResource {
   resourceName?: string;
   /** []AlterableConfig; versions 0-2. */
   configs?: AlterConfigsRequestAlterableConfig[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterConfigsRequestAlterConfigsResource as decoded: fields of every version are always present. */
+export interface AlterConfigsRequestAlterConfigsResourceDecoded {
+  resourceType: number;
+  resourceName: string;
+  configs: AlterConfigsRequestAlterableConfigDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -300,12 +496,26 @@ export interface AlterConfigsRequestAlterableConfig {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterConfigsRequestAlterableConfig as decoded: fields of every version are always present. */
+export interface AlterConfigsRequestAlterableConfigDecoded {
+  name: string;
+  value: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** AlterConfigsResponse (response, api key 33), versions 0-2. */
 export interface AlterConfigsResponse {
   /** int32; versions 0-2. */
   throttleTimeMs?: number;
   /** []AlterConfigsResourceResponse; versions 0-2. */
   responses?: AlterConfigsResponseAlterConfigsResourceResponse[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterConfigsResponse as decoded: fields of every version are always present. */
+export interface AlterConfigsResponseDecoded {
+  throttleTimeMs: number;
+  responses: AlterConfigsResponseAlterConfigsResourceResponseDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -322,6 +532,15 @@ export interface AlterConfigsResponseAlterConfigsResourceResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterConfigsResponseAlterConfigsResourceResponse as decoded: fields of every version are always present. */
+export interface AlterConfigsResponseAlterConfigsResourceResponseDecoded {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** AlterPartitionReassignmentsRequest (request, api key 45), versions 0-1. */
 export interface AlterPartitionReassignmentsRequest {
   /** int32; versions 0-1; default "60000". */
@@ -335,6 +554,15 @@ export interface AlterPartitionReassignmentsRequest {
   _trailingBytes?: Base64;
 }
 
+/** AlterPartitionReassignmentsRequest as decoded: fields of every version are always present. */
+export interface AlterPartitionReassignmentsRequestDecoded {
+  timeoutMs: number;
+  allowReplicationFactorChange?: boolean;
+  topics: AlterPartitionReassignmentsRequestReassignableTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The ReassignableTopic struct of AlterPartitionReassignmentsRequest. */
 export interface AlterPartitionReassignmentsRequestReassignableTopic {
   /** string; versions 0-1; entity topicName. */
@@ -344,12 +572,26 @@ export interface AlterPartitionReassignmentsRequestReassignableTopic {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterPartitionReassignmentsRequestReassignableTopic as decoded: fields of every version are always present. */
+export interface AlterPartitionReassignmentsRequestReassignableTopicDecoded {
+  name: string;
+  partitions: AlterPartitionReassignmentsRequestReassignablePartitionDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ReassignablePartition struct of AlterPartitionReassignmentsRequest. */
 export interface AlterPartitionReassignmentsRequestReassignablePartition {
   /** int32; versions 0-1. */
   partitionIndex?: number;
   /** []int32; versions 0-1; nullable 0-1; default "null"; entity brokerId. */
   replicas?: number[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterPartitionReassignmentsRequestReassignablePartition as decoded: fields of every version are always present. */
+export interface AlterPartitionReassignmentsRequestReassignablePartitionDecoded {
+  partitionIndex: number;
+  replicas: number[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -368,12 +610,29 @@ export interface AlterPartitionReassignmentsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterPartitionReassignmentsResponse as decoded: fields of every version are always present. */
+export interface AlterPartitionReassignmentsResponseDecoded {
+  throttleTimeMs: number;
+  allowReplicationFactorChange?: boolean;
+  errorCode: number;
+  errorMessage: string | null;
+  responses: AlterPartitionReassignmentsResponseReassignableTopicResponseDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ReassignableTopicResponse struct of AlterPartitionReassignmentsResponse. */
 export interface AlterPartitionReassignmentsResponseReassignableTopicResponse {
   /** string; versions 0-1; entity topicName. */
   name?: string;
   /** []ReassignablePartitionResponse; versions 0-1. */
   partitions?: AlterPartitionReassignmentsResponseReassignablePartitionResponse[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterPartitionReassignmentsResponseReassignableTopicResponse as decoded: fields of every version are always present. */
+export interface AlterPartitionReassignmentsResponseReassignableTopicResponseDecoded {
+  name: string;
+  partitions: AlterPartitionReassignmentsResponseReassignablePartitionResponseDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -385,6 +644,14 @@ export interface AlterPartitionReassignmentsResponseReassignablePartitionRespons
   errorCode?: number;
   /** string; versions 0-1; nullable 0-1. */
   errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterPartitionReassignmentsResponseReassignablePartitionResponse as decoded: fields of every version are always present. */
+export interface AlterPartitionReassignmentsResponseReassignablePartitionResponseDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -401,6 +668,15 @@ export interface AlterPartitionRequest {
   _trailingBytes?: Base64;
 }
 
+/** AlterPartitionRequest as decoded: fields of every version are always present. */
+export interface AlterPartitionRequestDecoded {
+  brokerId: number;
+  brokerEpoch: Int64;
+  topics: AlterPartitionRequestTopicDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TopicData struct of AlterPartitionRequest. */
 export interface AlterPartitionRequestTopicData {
   /** string; versions 0-1; ignorable; entity topicName. */
@@ -409,6 +685,14 @@ export interface AlterPartitionRequestTopicData {
   topicId?: Uuid;
   /** []PartitionData; versions 0-3. */
   partitions?: AlterPartitionRequestPartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterPartitionRequestTopicData as decoded: fields of every version are always present. */
+export interface AlterPartitionRequestTopicDataDecoded {
+  topicName?: string;
+  topicId?: Uuid;
+  partitions: AlterPartitionRequestPartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -429,11 +713,29 @@ export interface AlterPartitionRequestPartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterPartitionRequestPartitionData as decoded: fields of every version are always present. */
+export interface AlterPartitionRequestPartitionDataDecoded {
+  partitionIndex: number;
+  leaderEpoch: number;
+  newIsr?: number[];
+  newIsrWithEpochs?: AlterPartitionRequestBrokerStateDecoded[];
+  leaderRecoveryState?: number;
+  partitionEpoch: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The BrokerState struct of AlterPartitionRequest. */
 export interface AlterPartitionRequestBrokerState {
   /** int32; versions 3; entity brokerId. */
   brokerId?: number;
   /** int64; versions 3; default "-1". */
+  brokerEpoch?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterPartitionRequestBrokerState as decoded: fields of every version are always present. */
+export interface AlterPartitionRequestBrokerStateDecoded {
+  brokerId?: number;
   brokerEpoch?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -449,6 +751,14 @@ export interface AlterPartitionResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterPartitionResponse as decoded: fields of every version are always present. */
+export interface AlterPartitionResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  topics: AlterPartitionResponseTopicDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicData struct of AlterPartitionResponse. */
 export interface AlterPartitionResponseTopicData {
   /** string; versions 0-1; ignorable; entity topicName. */
@@ -457,6 +767,14 @@ export interface AlterPartitionResponseTopicData {
   topicId?: Uuid;
   /** []PartitionData; versions 0-3. */
   partitions?: AlterPartitionResponsePartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterPartitionResponseTopicData as decoded: fields of every version are always present. */
+export interface AlterPartitionResponseTopicDataDecoded {
+  topicName?: string;
+  topicId?: Uuid;
+  partitions: AlterPartitionResponsePartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -479,12 +797,31 @@ export interface AlterPartitionResponsePartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterPartitionResponsePartitionData as decoded: fields of every version are always present. */
+export interface AlterPartitionResponsePartitionDataDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  leaderId: number;
+  leaderEpoch: number;
+  isr: number[];
+  leaderRecoveryState?: number;
+  partitionEpoch: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** AlterReplicaLogDirsRequest (request, api key 34), versions 0-2. */
 export interface AlterReplicaLogDirsRequest {
   /** []AlterReplicaLogDir; versions 0-2. */
   dirs?: AlterReplicaLogDirsRequestAlterReplicaLogDir[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** AlterReplicaLogDirsRequest as decoded: fields of every version are always present. */
+export interface AlterReplicaLogDirsRequestDecoded {
+  dirs: AlterReplicaLogDirsRequestAlterReplicaLogDirDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -497,12 +834,26 @@ export interface AlterReplicaLogDirsRequestAlterReplicaLogDir {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterReplicaLogDirsRequestAlterReplicaLogDir as decoded: fields of every version are always present. */
+export interface AlterReplicaLogDirsRequestAlterReplicaLogDirDecoded {
+  path: string;
+  topics: AlterReplicaLogDirsRequestAlterReplicaLogDirTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AlterReplicaLogDirTopic struct of AlterReplicaLogDirsRequest. */
 export interface AlterReplicaLogDirsRequestAlterReplicaLogDirTopic {
   /** string; versions 0-2; entity topicName. */
   name?: string;
   /** []int32; versions 0-2. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterReplicaLogDirsRequestAlterReplicaLogDirTopic as decoded: fields of every version are always present. */
+export interface AlterReplicaLogDirsRequestAlterReplicaLogDirTopicDecoded {
+  name: string;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -515,6 +866,13 @@ export interface AlterReplicaLogDirsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterReplicaLogDirsResponse as decoded: fields of every version are always present. */
+export interface AlterReplicaLogDirsResponseDecoded {
+  throttleTimeMs: number;
+  results: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AlterReplicaLogDirTopicResult struct of AlterReplicaLogDirsResponse. */
 export interface AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult {
   /** string; versions 0-2; entity topicName. */
@@ -524,12 +882,26 @@ export interface AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult as decoded: fields of every version are always present. */
+export interface AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResultDecoded {
+  topicName: string;
+  partitions: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AlterReplicaLogDirPartitionResult struct of AlterReplicaLogDirsResponse. */
 export interface AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult {
   /** int32; versions 0-2. */
   partitionIndex?: number;
   /** int16; versions 0-2. */
   errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult as decoded: fields of every version are always present. */
+export interface AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResultDecoded {
+  partitionIndex: number;
+  errorCode: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -544,6 +916,14 @@ export interface AlterShareGroupOffsetsRequest {
   _trailingBytes?: Base64;
 }
 
+/** AlterShareGroupOffsetsRequest as decoded: fields of every version are always present. */
+export interface AlterShareGroupOffsetsRequestDecoded {
+  groupId: string;
+  topics: AlterShareGroupOffsetsRequestTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The AlterShareGroupOffsetsRequestTopic struct of AlterShareGroupOffsetsRequest. */
 export interface AlterShareGroupOffsetsRequestTopic {
   /** string; versions 0; entity topicName. */
@@ -553,12 +933,26 @@ export interface AlterShareGroupOffsetsRequestTopic {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterShareGroupOffsetsRequestTopic as decoded: fields of every version are always present. */
+export interface AlterShareGroupOffsetsRequestTopicDecoded {
+  topicName: string;
+  partitions: AlterShareGroupOffsetsRequestPartitionDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AlterShareGroupOffsetsRequestPartition struct of AlterShareGroupOffsetsRequest. */
 export interface AlterShareGroupOffsetsRequestPartition {
   /** int32; versions 0. */
   partitionIndex?: number;
   /** int64; versions 0. */
   startOffset?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterShareGroupOffsetsRequestPartition as decoded: fields of every version are always present. */
+export interface AlterShareGroupOffsetsRequestPartitionDecoded {
+  partitionIndex: number;
+  startOffset: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -575,6 +969,15 @@ export interface AlterShareGroupOffsetsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterShareGroupOffsetsResponse as decoded: fields of every version are always present. */
+export interface AlterShareGroupOffsetsResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  responses: AlterShareGroupOffsetsResponseTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AlterShareGroupOffsetsResponseTopic struct of AlterShareGroupOffsetsResponse. */
 export interface AlterShareGroupOffsetsResponseTopic {
   /** string; versions 0; entity topicName. */
@@ -583,6 +986,14 @@ export interface AlterShareGroupOffsetsResponseTopic {
   topicId?: Uuid;
   /** []AlterShareGroupOffsetsResponsePartition; versions 0. */
   partitions?: AlterShareGroupOffsetsResponsePartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterShareGroupOffsetsResponseTopic as decoded: fields of every version are always present. */
+export interface AlterShareGroupOffsetsResponseTopicDecoded {
+  topicName: string;
+  topicId: Uuid;
+  partitions: AlterShareGroupOffsetsResponsePartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -597,6 +1008,14 @@ export interface AlterShareGroupOffsetsResponsePartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterShareGroupOffsetsResponsePartition as decoded: fields of every version are always present. */
+export interface AlterShareGroupOffsetsResponsePartitionDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  errorMessage: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** AlterUserScramCredentialsRequest (request, api key 51), versions 0. */
 export interface AlterUserScramCredentialsRequest {
   /** []ScramCredentialDeletion; versions 0. */
@@ -608,12 +1027,27 @@ export interface AlterUserScramCredentialsRequest {
   _trailingBytes?: Base64;
 }
 
+/** AlterUserScramCredentialsRequest as decoded: fields of every version are always present. */
+export interface AlterUserScramCredentialsRequestDecoded {
+  deletions: AlterUserScramCredentialsRequestScramCredentialDeletionDecoded[];
+  upsertions: AlterUserScramCredentialsRequestScramCredentialUpsertionDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The ScramCredentialDeletion struct of AlterUserScramCredentialsRequest. */
 export interface AlterUserScramCredentialsRequestScramCredentialDeletion {
   /** string; versions 0. */
   name?: string;
   /** int8; versions 0. */
   mechanism?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterUserScramCredentialsRequestScramCredentialDeletion as decoded: fields of every version are always present. */
+export interface AlterUserScramCredentialsRequestScramCredentialDeletionDecoded {
+  name: string;
+  mechanism: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -632,12 +1066,29 @@ export interface AlterUserScramCredentialsRequestScramCredentialUpsertion {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AlterUserScramCredentialsRequestScramCredentialUpsertion as decoded: fields of every version are always present. */
+export interface AlterUserScramCredentialsRequestScramCredentialUpsertionDecoded {
+  name: string;
+  mechanism: number;
+  iterations: number;
+  salt: Base64;
+  saltedPassword: Base64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** AlterUserScramCredentialsResponse (response, api key 51), versions 0. */
 export interface AlterUserScramCredentialsResponse {
   /** int32; versions 0. */
   throttleTimeMs?: number;
   /** []AlterUserScramCredentialsResult; versions 0. */
   results?: AlterUserScramCredentialsResponseAlterUserScramCredentialsResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterUserScramCredentialsResponse as decoded: fields of every version are always present. */
+export interface AlterUserScramCredentialsResponseDecoded {
+  throttleTimeMs: number;
+  results: AlterUserScramCredentialsResponseAlterUserScramCredentialsResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -649,6 +1100,14 @@ export interface AlterUserScramCredentialsResponseAlterUserScramCredentialsResul
   errorCode?: number;
   /** string; versions 0; nullable 0. */
   errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AlterUserScramCredentialsResponseAlterUserScramCredentialsResult as decoded: fields of every version are always present. */
+export interface AlterUserScramCredentialsResponseAlterUserScramCredentialsResultDecoded {
+  user: string;
+  errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -664,6 +1123,16 @@ export interface ApiVersionsRequest {
   nodeId?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** ApiVersionsRequest as decoded: fields of every version are always present. */
+export interface ApiVersionsRequestDecoded {
+  clientSoftwareName?: string;
+  clientSoftwareVersion?: string;
+  clusterId?: string | null;
+  nodeId?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -686,6 +1155,18 @@ export interface ApiVersionsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ApiVersionsResponse as decoded: fields of every version are always present. */
+export interface ApiVersionsResponseDecoded {
+  errorCode: number;
+  apiKeys: ApiVersionsResponseApiVersionDecoded[];
+  throttleTimeMs?: number;
+  supportedFeatures?: ApiVersionsResponseSupportedFeatureKeyDecoded[];
+  finalizedFeaturesEpoch?: Int64;
+  finalizedFeatures?: ApiVersionsResponseFinalizedFeatureKeyDecoded[];
+  zkMigrationReady?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ApiVersion struct of ApiVersionsResponse. */
 export interface ApiVersionsResponseApiVersion {
   /** int16; versions 0-5. */
@@ -694,6 +1175,14 @@ export interface ApiVersionsResponseApiVersion {
   minVersion?: number;
   /** int16; versions 0-5. */
   maxVersion?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ApiVersionsResponseApiVersion as decoded: fields of every version are always present. */
+export interface ApiVersionsResponseApiVersionDecoded {
+  apiKey: number;
+  minVersion: number;
+  maxVersion: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -708,6 +1197,14 @@ export interface ApiVersionsResponseSupportedFeatureKey {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ApiVersionsResponseSupportedFeatureKey as decoded: fields of every version are always present. */
+export interface ApiVersionsResponseSupportedFeatureKeyDecoded {
+  name?: string;
+  minVersion?: number;
+  maxVersion?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The FinalizedFeatureKey struct of ApiVersionsResponse. */
 export interface ApiVersionsResponseFinalizedFeatureKey {
   /** string; versions 3-5. */
@@ -715,6 +1212,14 @@ export interface ApiVersionsResponseFinalizedFeatureKey {
   /** int16; versions 3-5. */
   maxVersionLevel?: number;
   /** int16; versions 3-5. */
+  minVersionLevel?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ApiVersionsResponseFinalizedFeatureKey as decoded: fields of every version are always present. */
+export interface ApiVersionsResponseFinalizedFeatureKeyDecoded {
+  name?: string;
+  maxVersionLevel?: number;
   minVersionLevel?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -732,12 +1237,28 @@ export interface AssignReplicasToDirsRequest {
   _trailingBytes?: Base64;
 }
 
+/** AssignReplicasToDirsRequest as decoded: fields of every version are always present. */
+export interface AssignReplicasToDirsRequestDecoded {
+  brokerId: number;
+  brokerEpoch: Int64;
+  directories: AssignReplicasToDirsRequestDirectoryDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The DirectoryData struct of AssignReplicasToDirsRequest. */
 export interface AssignReplicasToDirsRequestDirectoryData {
   /** uuid; versions 0. */
   id?: Uuid;
   /** []TopicData; versions 0. */
   topics?: AssignReplicasToDirsRequestTopicData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AssignReplicasToDirsRequestDirectoryData as decoded: fields of every version are always present. */
+export interface AssignReplicasToDirsRequestDirectoryDataDecoded {
+  id: Uuid;
+  topics: AssignReplicasToDirsRequestTopicDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -750,10 +1271,23 @@ export interface AssignReplicasToDirsRequestTopicData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AssignReplicasToDirsRequestTopicData as decoded: fields of every version are always present. */
+export interface AssignReplicasToDirsRequestTopicDataDecoded {
+  topicId: Uuid;
+  partitions: AssignReplicasToDirsRequestPartitionDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The PartitionData struct of AssignReplicasToDirsRequest. */
 export interface AssignReplicasToDirsRequestPartitionData {
   /** int32; versions 0. */
   partitionIndex?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AssignReplicasToDirsRequestPartitionData as decoded: fields of every version are always present. */
+export interface AssignReplicasToDirsRequestPartitionDataDecoded {
+  partitionIndex: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -768,12 +1302,27 @@ export interface AssignReplicasToDirsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AssignReplicasToDirsResponse as decoded: fields of every version are always present. */
+export interface AssignReplicasToDirsResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  directories: AssignReplicasToDirsResponseDirectoryDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DirectoryData struct of AssignReplicasToDirsResponse. */
 export interface AssignReplicasToDirsResponseDirectoryData {
   /** uuid; versions 0. */
   id?: Uuid;
   /** []TopicData; versions 0. */
   topics?: AssignReplicasToDirsResponseTopicData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AssignReplicasToDirsResponseDirectoryData as decoded: fields of every version are always present. */
+export interface AssignReplicasToDirsResponseDirectoryDataDecoded {
+  id: Uuid;
+  topics: AssignReplicasToDirsResponseTopicDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -786,12 +1335,26 @@ export interface AssignReplicasToDirsResponseTopicData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** AssignReplicasToDirsResponseTopicData as decoded: fields of every version are always present. */
+export interface AssignReplicasToDirsResponseTopicDataDecoded {
+  topicId: Uuid;
+  partitions: AssignReplicasToDirsResponsePartitionDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The PartitionData struct of AssignReplicasToDirsResponse. */
 export interface AssignReplicasToDirsResponsePartitionData {
   /** int32; versions 0. */
   partitionIndex?: number;
   /** int16; versions 0. */
   errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** AssignReplicasToDirsResponsePartitionData as decoded: fields of every version are always present. */
+export interface AssignReplicasToDirsResponsePartitionDataDecoded {
+  partitionIndex: number;
+  errorCode: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -810,12 +1373,29 @@ export interface BeginQuorumEpochRequest {
   _trailingBytes?: Base64;
 }
 
+/** BeginQuorumEpochRequest as decoded: fields of every version are always present. */
+export interface BeginQuorumEpochRequestDecoded {
+  clusterId: string | null;
+  voterId?: number;
+  topics: BeginQuorumEpochRequestTopicDataDecoded[];
+  leaderEndpoints?: BeginQuorumEpochRequestLeaderEndpointDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TopicData struct of BeginQuorumEpochRequest. */
 export interface BeginQuorumEpochRequestTopicData {
   /** string; versions 0-1; entity topicName. */
   topicName?: string;
   /** []PartitionData; versions 0-1. */
   partitions?: BeginQuorumEpochRequestPartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** BeginQuorumEpochRequestTopicData as decoded: fields of every version are always present. */
+export interface BeginQuorumEpochRequestTopicDataDecoded {
+  topicName: string;
+  partitions: BeginQuorumEpochRequestPartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -832,6 +1412,15 @@ export interface BeginQuorumEpochRequestPartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** BeginQuorumEpochRequestPartitionData as decoded: fields of every version are always present. */
+export interface BeginQuorumEpochRequestPartitionDataDecoded {
+  partitionIndex: number;
+  voterDirectoryId?: Uuid;
+  leaderId: number;
+  leaderEpoch: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The LeaderEndpoint struct of BeginQuorumEpochRequest. */
 export interface BeginQuorumEpochRequestLeaderEndpoint {
   /** string; versions 1. */
@@ -839,6 +1428,14 @@ export interface BeginQuorumEpochRequestLeaderEndpoint {
   /** string; versions 1. */
   host?: string;
   /** uint16; versions 1. */
+  port?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** BeginQuorumEpochRequestLeaderEndpoint as decoded: fields of every version are always present. */
+export interface BeginQuorumEpochRequestLeaderEndpointDecoded {
+  name?: string;
+  host?: string;
   port?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -854,12 +1451,27 @@ export interface BeginQuorumEpochResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** BeginQuorumEpochResponse as decoded: fields of every version are always present. */
+export interface BeginQuorumEpochResponseDecoded {
+  errorCode: number;
+  topics: BeginQuorumEpochResponseTopicDataDecoded[];
+  nodeEndpoints?: BeginQuorumEpochResponseNodeEndpointDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicData struct of BeginQuorumEpochResponse. */
 export interface BeginQuorumEpochResponseTopicData {
   /** string; versions 0-1; entity topicName. */
   topicName?: string;
   /** []PartitionData; versions 0-1. */
   partitions?: BeginQuorumEpochResponsePartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** BeginQuorumEpochResponseTopicData as decoded: fields of every version are always present. */
+export interface BeginQuorumEpochResponseTopicDataDecoded {
+  topicName: string;
+  partitions: BeginQuorumEpochResponsePartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -876,6 +1488,15 @@ export interface BeginQuorumEpochResponsePartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** BeginQuorumEpochResponsePartitionData as decoded: fields of every version are always present. */
+export interface BeginQuorumEpochResponsePartitionDataDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  leaderId: number;
+  leaderEpoch: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The NodeEndpoint struct of BeginQuorumEpochResponse. */
 export interface BeginQuorumEpochResponseNodeEndpoint {
   /** int32; versions 1; entity brokerId. */
@@ -883,6 +1504,14 @@ export interface BeginQuorumEpochResponseNodeEndpoint {
   /** string; versions 1. */
   host?: string;
   /** uint16; versions 1. */
+  port?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** BeginQuorumEpochResponseNodeEndpoint as decoded: fields of every version are always present. */
+export interface BeginQuorumEpochResponseNodeEndpointDecoded {
+  nodeId?: number;
+  host?: string;
   port?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -908,6 +1537,19 @@ export interface BrokerHeartbeatRequest {
   _trailingBytes?: Base64;
 }
 
+/** BrokerHeartbeatRequest as decoded: fields of every version are always present. */
+export interface BrokerHeartbeatRequestDecoded {
+  brokerId: number;
+  brokerEpoch: Int64;
+  currentMetadataOffset: Int64;
+  wantFence: boolean;
+  wantShutDown: boolean;
+  offlineLogDirs?: Uuid[];
+  cordonedLogDirs?: Uuid[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** BrokerHeartbeatResponse (response, api key 63), versions 0-2. */
 export interface BrokerHeartbeatResponse {
   /** int32; versions 0-2. */
@@ -920,6 +1562,16 @@ export interface BrokerHeartbeatResponse {
   isFenced?: boolean;
   /** bool; versions 0-2. */
   shouldShutDown?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** BrokerHeartbeatResponse as decoded: fields of every version are always present. */
+export interface BrokerHeartbeatResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  isCaughtUp: boolean;
+  isFenced: boolean;
+  shouldShutDown: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -948,6 +1600,21 @@ export interface BrokerRegistrationRequest {
   _trailingBytes?: Base64;
 }
 
+/** BrokerRegistrationRequest as decoded: fields of every version are always present. */
+export interface BrokerRegistrationRequestDecoded {
+  brokerId: number;
+  clusterId: string;
+  incarnationId: Uuid;
+  listeners: BrokerRegistrationRequestListenerDecoded[];
+  features: BrokerRegistrationRequestFeatureDecoded[];
+  rack: string | null;
+  isMigratingZkBroker?: boolean;
+  logDirs?: Uuid[];
+  previousBrokerEpoch?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The Listener struct of BrokerRegistrationRequest. */
 export interface BrokerRegistrationRequestListener {
   /** string; versions 0-4. */
@@ -958,6 +1625,15 @@ export interface BrokerRegistrationRequestListener {
   port?: number;
   /** int16; versions 0-4. */
   securityProtocol?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** BrokerRegistrationRequestListener as decoded: fields of every version are always present. */
+export interface BrokerRegistrationRequestListenerDecoded {
+  name: string;
+  host: string;
+  port: number;
+  securityProtocol: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -972,6 +1648,14 @@ export interface BrokerRegistrationRequestFeature {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** BrokerRegistrationRequestFeature as decoded: fields of every version are always present. */
+export interface BrokerRegistrationRequestFeatureDecoded {
+  name: string;
+  minSupportedVersion: number;
+  maxSupportedVersion: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** BrokerRegistrationResponse (response, api key 62), versions 0-4. */
 export interface BrokerRegistrationResponse {
   /** int32; versions 0-4. */
@@ -980,6 +1664,14 @@ export interface BrokerRegistrationResponse {
   errorCode?: number;
   /** int64; versions 0-4; default "-1". */
   brokerEpoch?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** BrokerRegistrationResponse as decoded: fields of every version are always present. */
+export interface BrokerRegistrationResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  brokerEpoch: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -994,12 +1686,27 @@ export interface ConsumerGroupDescribeRequest {
   _trailingBytes?: Base64;
 }
 
+/** ConsumerGroupDescribeRequest as decoded: fields of every version are always present. */
+export interface ConsumerGroupDescribeRequestDecoded {
+  groupIds: string[];
+  includeAuthorizedOperations: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** ConsumerGroupDescribeResponse (response, api key 69), versions 0-1. */
 export interface ConsumerGroupDescribeResponse {
   /** int32; versions 0-1. */
   throttleTimeMs?: number;
   /** []DescribedGroup; versions 0-1. */
   groups?: ConsumerGroupDescribeResponseDescribedGroup[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ConsumerGroupDescribeResponse as decoded: fields of every version are always present. */
+export interface ConsumerGroupDescribeResponseDecoded {
+  throttleTimeMs: number;
+  groups: ConsumerGroupDescribeResponseDescribedGroupDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1023,6 +1730,20 @@ export interface ConsumerGroupDescribeResponseDescribedGroup {
   members?: ConsumerGroupDescribeResponseMember[];
   /** int32; versions 0-1; default "-2147483648". */
   authorizedOperations?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ConsumerGroupDescribeResponseDescribedGroup as decoded: fields of every version are always present. */
+export interface ConsumerGroupDescribeResponseDescribedGroupDecoded {
+  errorCode: number;
+  errorMessage: string | null;
+  groupId: string;
+  groupState: string;
+  groupEpoch: number;
+  assignmentEpoch: number;
+  assignorName: string;
+  members: ConsumerGroupDescribeResponseMemberDecoded[];
+  authorizedOperations: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1053,10 +1774,32 @@ export interface ConsumerGroupDescribeResponseMember {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ConsumerGroupDescribeResponseMember as decoded: fields of every version are always present. */
+export interface ConsumerGroupDescribeResponseMemberDecoded {
+  memberId: string;
+  instanceId: string | null;
+  rackId: string | null;
+  memberEpoch: number;
+  clientId: string;
+  clientHost: string;
+  subscribedTopicNames: string[];
+  subscribedTopicRegex: string | null;
+  assignment: ConsumerGroupDescribeResponseAssignmentDecoded;
+  targetAssignment: ConsumerGroupDescribeResponseAssignmentDecoded;
+  memberType?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Assignment struct of ConsumerGroupDescribeResponse. */
 export interface ConsumerGroupDescribeResponseAssignment {
   /** []TopicPartitions; versions 0-1. */
   topicPartitions?: ConsumerGroupDescribeResponseTopicPartitions[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ConsumerGroupDescribeResponseAssignment as decoded: fields of every version are always present. */
+export interface ConsumerGroupDescribeResponseAssignmentDecoded {
+  topicPartitions: ConsumerGroupDescribeResponseTopicPartitionsDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1068,6 +1811,14 @@ export interface ConsumerGroupDescribeResponseTopicPartitions {
   topicName?: string;
   /** []int32; versions 0-1. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ConsumerGroupDescribeResponseTopicPartitions as decoded: fields of every version are always present. */
+export interface ConsumerGroupDescribeResponseTopicPartitionsDecoded {
+  topicId: Uuid;
+  topicName: string;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1098,12 +1849,35 @@ export interface ConsumerGroupHeartbeatRequest {
   _trailingBytes?: Base64;
 }
 
+/** ConsumerGroupHeartbeatRequest as decoded: fields of every version are always present. */
+export interface ConsumerGroupHeartbeatRequestDecoded {
+  groupId: string;
+  memberId: string;
+  memberEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  rebalanceTimeoutMs: number;
+  subscribedTopicNames: string[] | null;
+  subscribedTopicRegex?: string | null;
+  serverAssignor: string | null;
+  topicPartitions: ConsumerGroupHeartbeatRequestTopicPartitionsDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TopicPartitions struct of ConsumerGroupHeartbeatRequest. */
 export interface ConsumerGroupHeartbeatRequestTopicPartitions {
   /** uuid; versions 0-1. */
   topicId?: Uuid;
   /** []int32; versions 0-1. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ConsumerGroupHeartbeatRequestTopicPartitions as decoded: fields of every version are always present. */
+export interface ConsumerGroupHeartbeatRequestTopicPartitionsDecoded {
+  topicId: Uuid;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1126,10 +1900,28 @@ export interface ConsumerGroupHeartbeatResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ConsumerGroupHeartbeatResponse as decoded: fields of every version are always present. */
+export interface ConsumerGroupHeartbeatResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  memberId: string | null;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  assignment: ConsumerGroupHeartbeatResponseAssignmentDecoded | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Assignment struct of ConsumerGroupHeartbeatResponse. */
 export interface ConsumerGroupHeartbeatResponseAssignment {
   /** []TopicPartitions; versions 0-1. */
   topicPartitions?: ConsumerGroupHeartbeatResponseTopicPartitions[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ConsumerGroupHeartbeatResponseAssignment as decoded: fields of every version are always present. */
+export interface ConsumerGroupHeartbeatResponseAssignmentDecoded {
+  topicPartitions: ConsumerGroupHeartbeatResponseTopicPartitionsDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1139,6 +1931,13 @@ export interface ConsumerGroupHeartbeatResponseTopicPartitions {
   topicId?: Uuid;
   /** []int32; versions 0-1. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ConsumerGroupHeartbeatResponseTopicPartitions as decoded: fields of every version are always present. */
+export interface ConsumerGroupHeartbeatResponseTopicPartitionsDecoded {
+  topicId: Uuid;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1152,12 +1951,25 @@ export interface ConsumerProtocolAssignment {
   _trailingBytes?: Base64;
 }
 
+/** ConsumerProtocolAssignment as decoded: fields of every version are always present. */
+export interface ConsumerProtocolAssignmentDecoded {
+  assignedPartitions: ConsumerProtocolAssignmentTopicPartitionDecoded[];
+  userData: Base64 | null;
+  _trailingBytes?: Base64;
+}
+
 /** The TopicPartition struct of ConsumerProtocolAssignment. */
 export interface ConsumerProtocolAssignmentTopicPartition {
   /** string; versions 0-3; entity topicName. */
   topic?: string;
   /** []int32; versions 0-3. */
   partitions?: number[];
+}
+
+/** ConsumerProtocolAssignmentTopicPartition as decoded: fields of every version are always present. */
+export interface ConsumerProtocolAssignmentTopicPartitionDecoded {
+  topic: string;
+  partitions: number[];
 }
 
 /** ConsumerProtocolSubscription (data), versions 0-3. */
@@ -1176,6 +1988,16 @@ export interface ConsumerProtocolSubscription {
   _trailingBytes?: Base64;
 }
 
+/** ConsumerProtocolSubscription as decoded: fields of every version are always present. */
+export interface ConsumerProtocolSubscriptionDecoded {
+  topics: string[];
+  userData: Base64 | null;
+  ownedPartitions?: ConsumerProtocolSubscriptionTopicPartitionDecoded[];
+  generationId?: number;
+  rackId?: string | null;
+  _trailingBytes?: Base64;
+}
+
 /** The TopicPartition struct of ConsumerProtocolSubscription. */
 export interface ConsumerProtocolSubscriptionTopicPartition {
   /** string; versions 1-3; entity topicName. */
@@ -1184,10 +2006,21 @@ export interface ConsumerProtocolSubscriptionTopicPartition {
   partitions?: number[];
 }
 
+/** ConsumerProtocolSubscriptionTopicPartition as decoded: fields of every version are always present. */
+export interface ConsumerProtocolSubscriptionTopicPartitionDecoded {
+  topic?: string;
+  partitions?: number[];
+}
+
 /** ControlRecordTypeSchema (data), versions 0. */
 export interface ControlRecordTypeSchema {
   /** int16; versions 0. */
   type?: number;
+}
+
+/** ControlRecordTypeSchema as decoded: fields of every version are always present. */
+export interface ControlRecordTypeSchemaDecoded {
+  type: number;
 }
 
 /** ControlledShutdownRequest (request, api key 7), versions 0-3. */
@@ -1201,6 +2034,14 @@ export interface ControlledShutdownRequest {
   _trailingBytes?: Base64;
 }
 
+/** ControlledShutdownRequest as decoded: fields of every version are always present. */
+export interface ControlledShutdownRequestDecoded {
+  brokerId: number;
+  brokerEpoch?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** ControlledShutdownResponse (response, api key 7), versions 0-3. */
 export interface ControlledShutdownResponse {
   /** int16; versions 0-3. */
@@ -1210,12 +2051,26 @@ export interface ControlledShutdownResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ControlledShutdownResponse as decoded: fields of every version are always present. */
+export interface ControlledShutdownResponseDecoded {
+  errorCode: number;
+  remainingPartitions: ControlledShutdownResponseRemainingPartitionDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The RemainingPartition struct of ControlledShutdownResponse. */
 export interface ControlledShutdownResponseRemainingPartition {
   /** string; versions 0-3; entity topicName. */
   topicName?: string;
   /** int32; versions 0-3. */
   partitionIndex?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ControlledShutdownResponseRemainingPartition as decoded: fields of every version are always present. */
+export interface ControlledShutdownResponseRemainingPartitionDecoded {
+  topicName: string;
+  partitionIndex: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1236,6 +2091,17 @@ export interface ControllerRegistrationRequest {
   _trailingBytes?: Base64;
 }
 
+/** ControllerRegistrationRequest as decoded: fields of every version are always present. */
+export interface ControllerRegistrationRequestDecoded {
+  controllerId: number;
+  incarnationId: Uuid;
+  zkMigrationReady: boolean;
+  listeners: ControllerRegistrationRequestListenerDecoded[];
+  features: ControllerRegistrationRequestFeatureDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The Listener struct of ControllerRegistrationRequest. */
 export interface ControllerRegistrationRequestListener {
   /** string; versions 0. */
@@ -1246,6 +2112,15 @@ export interface ControllerRegistrationRequestListener {
   port?: number;
   /** int16; versions 0. */
   securityProtocol?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ControllerRegistrationRequestListener as decoded: fields of every version are always present. */
+export interface ControllerRegistrationRequestListenerDecoded {
+  name: string;
+  host: string;
+  port: number;
+  securityProtocol: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1260,6 +2135,14 @@ export interface ControllerRegistrationRequestFeature {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ControllerRegistrationRequestFeature as decoded: fields of every version are always present. */
+export interface ControllerRegistrationRequestFeatureDecoded {
+  name: string;
+  minSupportedVersion: number;
+  maxSupportedVersion: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** ControllerRegistrationResponse (response, api key 70), versions 0. */
 export interface ControllerRegistrationResponse {
   /** int32; versions 0. */
@@ -1271,12 +2154,27 @@ export interface ControllerRegistrationResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ControllerRegistrationResponse as decoded: fields of every version are always present. */
+export interface ControllerRegistrationResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** CreateAclsRequest (request, api key 30), versions 0-3. */
 export interface CreateAclsRequest {
   /** []AclCreation; versions 0-3. */
   creations?: CreateAclsRequestAclCreation[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** CreateAclsRequest as decoded: fields of every version are always present. */
+export interface CreateAclsRequestDecoded {
+  creations: CreateAclsRequestAclCreationDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -1299,6 +2197,18 @@ export interface CreateAclsRequestAclCreation {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** CreateAclsRequestAclCreation as decoded: fields of every version are always present. */
+export interface CreateAclsRequestAclCreationDecoded {
+  resourceType: number;
+  resourceName: string;
+  resourcePatternType?: number;
+  principal: string;
+  host: string;
+  operation: number;
+  permissionType: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** CreateAclsResponse (response, api key 30), versions 0-3. */
 export interface CreateAclsResponse {
   /** int32; versions 0-3. */
@@ -1308,12 +2218,26 @@ export interface CreateAclsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** CreateAclsResponse as decoded: fields of every version are always present. */
+export interface CreateAclsResponseDecoded {
+  throttleTimeMs: number;
+  results: CreateAclsResponseAclCreationResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AclCreationResult struct of CreateAclsResponse. */
 export interface CreateAclsResponseAclCreationResult {
   /** int16; versions 0-3. */
   errorCode?: number;
   /** string; versions 0-3; nullable 0-3. */
   errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** CreateAclsResponseAclCreationResult as decoded: fields of every version are always present. */
+export interface CreateAclsResponseAclCreationResultDecoded {
+  errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1332,12 +2256,29 @@ export interface CreateDelegationTokenRequest {
   _trailingBytes?: Base64;
 }
 
+/** CreateDelegationTokenRequest as decoded: fields of every version are always present. */
+export interface CreateDelegationTokenRequestDecoded {
+  ownerPrincipalType?: string | null;
+  ownerPrincipalName?: string | null;
+  renewers: CreateDelegationTokenRequestCreatableRenewersDecoded[];
+  maxLifetimeMs: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The CreatableRenewers struct of CreateDelegationTokenRequest. */
 export interface CreateDelegationTokenRequestCreatableRenewers {
   /** string; versions 0-3. */
   principalType?: string;
   /** string; versions 0-3. */
   principalName?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** CreateDelegationTokenRequestCreatableRenewers as decoded: fields of every version are always present. */
+export interface CreateDelegationTokenRequestCreatableRenewersDecoded {
+  principalType: string;
+  principalName: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1368,6 +2309,22 @@ export interface CreateDelegationTokenResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** CreateDelegationTokenResponse as decoded: fields of every version are always present. */
+export interface CreateDelegationTokenResponseDecoded {
+  errorCode: number;
+  principalType: string;
+  principalName: string;
+  tokenRequesterPrincipalType?: string;
+  tokenRequesterPrincipalName?: string;
+  issueTimestampMs: Int64;
+  expiryTimestampMs: Int64;
+  maxTimestampMs: Int64;
+  tokenId: string;
+  hmac: Base64;
+  throttleTimeMs: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** CreatePartitionsRequest (request, api key 37), versions 0-3. */
 export interface CreatePartitionsRequest {
   /** []CreatePartitionsTopic; versions 0-3. */
@@ -1378,6 +2335,15 @@ export interface CreatePartitionsRequest {
   validateOnly?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** CreatePartitionsRequest as decoded: fields of every version are always present. */
+export interface CreatePartitionsRequestDecoded {
+  topics: CreatePartitionsRequestCreatePartitionsTopicDecoded[];
+  timeoutMs: number;
+  validateOnly: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -1392,10 +2358,24 @@ export interface CreatePartitionsRequestCreatePartitionsTopic {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** CreatePartitionsRequestCreatePartitionsTopic as decoded: fields of every version are always present. */
+export interface CreatePartitionsRequestCreatePartitionsTopicDecoded {
+  name: string;
+  count: number;
+  assignments: CreatePartitionsRequestCreatePartitionsAssignmentDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The CreatePartitionsAssignment struct of CreatePartitionsRequest. */
 export interface CreatePartitionsRequestCreatePartitionsAssignment {
   /** []int32; versions 0-3; entity brokerId. */
   brokerIds?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** CreatePartitionsRequestCreatePartitionsAssignment as decoded: fields of every version are always present. */
+export interface CreatePartitionsRequestCreatePartitionsAssignmentDecoded {
+  brokerIds: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1405,6 +2385,13 @@ export interface CreatePartitionsResponse {
   throttleTimeMs?: number;
   /** []CreatePartitionsTopicResult; versions 0-3. */
   results?: CreatePartitionsResponseCreatePartitionsTopicResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** CreatePartitionsResponse as decoded: fields of every version are always present. */
+export interface CreatePartitionsResponseDecoded {
+  throttleTimeMs: number;
+  results: CreatePartitionsResponseCreatePartitionsTopicResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1419,6 +2406,14 @@ export interface CreatePartitionsResponseCreatePartitionsTopicResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** CreatePartitionsResponseCreatePartitionsTopicResult as decoded: fields of every version are always present. */
+export interface CreatePartitionsResponseCreatePartitionsTopicResultDecoded {
+  name: string;
+  errorCode: number;
+  errorMessage: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** CreateTopicsRequest (request, api key 19), versions 0-7. */
 export interface CreateTopicsRequest {
   /** []CreatableTopic; versions 0-7. */
@@ -1429,6 +2424,15 @@ export interface CreateTopicsRequest {
   validateOnly?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** CreateTopicsRequest as decoded: fields of every version are always present. */
+export interface CreateTopicsRequestDecoded {
+  topics: CreateTopicsRequestCreatableTopicDecoded[];
+  timeoutMs: number;
+  validateOnly?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -1447,12 +2451,29 @@ export interface CreateTopicsRequestCreatableTopic {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** CreateTopicsRequestCreatableTopic as decoded: fields of every version are always present. */
+export interface CreateTopicsRequestCreatableTopicDecoded {
+  name: string;
+  numPartitions: number;
+  replicationFactor: number;
+  assignments: CreateTopicsRequestCreatableReplicaAssignmentDecoded[];
+  configs: CreateTopicsRequestCreatableTopicConfigDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The CreatableReplicaAssignment struct of CreateTopicsRequest. */
 export interface CreateTopicsRequestCreatableReplicaAssignment {
   /** int32; versions 0-7. */
   partitionIndex?: number;
   /** []int32; versions 0-7; entity brokerId. */
   brokerIds?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** CreateTopicsRequestCreatableReplicaAssignment as decoded: fields of every version are always present. */
+export interface CreateTopicsRequestCreatableReplicaAssignmentDecoded {
+  partitionIndex: number;
+  brokerIds: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1465,12 +2486,26 @@ export interface CreateTopicsRequestCreatableTopicConfig {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** CreateTopicsRequestCreatableTopicConfig as decoded: fields of every version are always present. */
+export interface CreateTopicsRequestCreatableTopicConfigDecoded {
+  name: string;
+  value: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** CreateTopicsResponse (response, api key 19), versions 0-7. */
 export interface CreateTopicsResponse {
   /** int32; versions 2-7; ignorable. */
   throttleTimeMs?: number;
   /** []CreatableTopicResult; versions 0-7. */
   topics?: CreateTopicsResponseCreatableTopicResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** CreateTopicsResponse as decoded: fields of every version are always present. */
+export interface CreateTopicsResponseDecoded {
+  throttleTimeMs?: number;
+  topics: CreateTopicsResponseCreatableTopicResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1495,6 +2530,19 @@ export interface CreateTopicsResponseCreatableTopicResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** CreateTopicsResponseCreatableTopicResult as decoded: fields of every version are always present. */
+export interface CreateTopicsResponseCreatableTopicResultDecoded {
+  name: string;
+  topicId?: Uuid;
+  errorCode: number;
+  errorMessage?: string | null;
+  topicConfigErrorCode?: number;
+  numPartitions?: number;
+  replicationFactor?: number;
+  configs?: CreateTopicsResponseCreatableTopicConfigsDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The CreatableTopicConfigs struct of CreateTopicsResponse. */
 export interface CreateTopicsResponseCreatableTopicConfigs {
   /** string; versions 5-7. */
@@ -1510,6 +2558,16 @@ export interface CreateTopicsResponseCreatableTopicConfigs {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** CreateTopicsResponseCreatableTopicConfigs as decoded: fields of every version are always present. */
+export interface CreateTopicsResponseCreatableTopicConfigsDecoded {
+  name?: string;
+  value?: string | null;
+  readOnly?: boolean;
+  configSource?: number;
+  isSensitive?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DefaultPrincipalData (data), versions 0. */
 export interface DefaultPrincipalData {
   /** string; versions 0. */
@@ -1521,12 +2579,27 @@ export interface DefaultPrincipalData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DefaultPrincipalData as decoded: fields of every version are always present. */
+export interface DefaultPrincipalDataDecoded {
+  type: string;
+  name: string;
+  tokenAuthenticated: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DeleteAclsRequest (request, api key 31), versions 0-3. */
 export interface DeleteAclsRequest {
   /** []DeleteAclsFilter; versions 0-3. */
   filters?: DeleteAclsRequestDeleteAclsFilter[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** DeleteAclsRequest as decoded: fields of every version are always present. */
+export interface DeleteAclsRequestDecoded {
+  filters: DeleteAclsRequestDeleteAclsFilterDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -1549,12 +2622,31 @@ export interface DeleteAclsRequestDeleteAclsFilter {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DeleteAclsRequestDeleteAclsFilter as decoded: fields of every version are always present. */
+export interface DeleteAclsRequestDeleteAclsFilterDecoded {
+  resourceTypeFilter: number;
+  resourceNameFilter: string | null;
+  patternTypeFilter?: number;
+  principalFilter: string | null;
+  hostFilter: string | null;
+  operation: number;
+  permissionType: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DeleteAclsResponse (response, api key 31), versions 0-3. */
 export interface DeleteAclsResponse {
   /** int32; versions 0-3. */
   throttleTimeMs?: number;
   /** []DeleteAclsFilterResult; versions 0-3. */
   filterResults?: DeleteAclsResponseDeleteAclsFilterResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteAclsResponse as decoded: fields of every version are always present. */
+export interface DeleteAclsResponseDecoded {
+  throttleTimeMs: number;
+  filterResults: DeleteAclsResponseDeleteAclsFilterResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1566,6 +2658,14 @@ export interface DeleteAclsResponseDeleteAclsFilterResult {
   errorMessage?: string | null;
   /** []DeleteAclsMatchingAcl; versions 0-3. */
   matchingAcls?: DeleteAclsResponseDeleteAclsMatchingAcl[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteAclsResponseDeleteAclsFilterResult as decoded: fields of every version are always present. */
+export interface DeleteAclsResponseDeleteAclsFilterResultDecoded {
+  errorCode: number;
+  errorMessage: string | null;
+  matchingAcls: DeleteAclsResponseDeleteAclsMatchingAclDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1592,12 +2692,33 @@ export interface DeleteAclsResponseDeleteAclsMatchingAcl {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DeleteAclsResponseDeleteAclsMatchingAcl as decoded: fields of every version are always present. */
+export interface DeleteAclsResponseDeleteAclsMatchingAclDecoded {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+  patternType?: number;
+  principal: string;
+  host: string;
+  operation: number;
+  permissionType: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DeleteGroupsRequest (request, api key 42), versions 0-3. */
 export interface DeleteGroupsRequest {
   /** []string; versions 0-3; entity groupId. */
   groupsNames?: string[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** DeleteGroupsRequest as decoded: fields of every version are always present. */
+export interface DeleteGroupsRequestDecoded {
+  groupsNames: string[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -1610,6 +2731,13 @@ export interface DeleteGroupsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DeleteGroupsResponse as decoded: fields of every version are always present. */
+export interface DeleteGroupsResponseDecoded {
+  throttleTimeMs: number;
+  results: DeleteGroupsResponseDeletableGroupResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DeletableGroupResult struct of DeleteGroupsResponse. */
 export interface DeleteGroupsResponseDeletableGroupResult {
   /** string; versions 0-3; entity groupId. */
@@ -1617,6 +2745,14 @@ export interface DeleteGroupsResponseDeletableGroupResult {
   /** int16; versions 0-3. */
   errorCode?: number;
   /** string; versions 3; nullable 3; default "null"; ignorable. */
+  errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteGroupsResponseDeletableGroupResult as decoded: fields of every version are always present. */
+export interface DeleteGroupsResponseDeletableGroupResultDecoded {
+  groupId: string;
+  errorCode: number;
   errorMessage?: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -1632,12 +2768,27 @@ export interface DeleteRecordsRequest {
   _trailingBytes?: Base64;
 }
 
+/** DeleteRecordsRequest as decoded: fields of every version are always present. */
+export interface DeleteRecordsRequestDecoded {
+  topics: DeleteRecordsRequestDeleteRecordsTopicDecoded[];
+  timeoutMs: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The DeleteRecordsTopic struct of DeleteRecordsRequest. */
 export interface DeleteRecordsRequestDeleteRecordsTopic {
   /** string; versions 0-2; entity topicName. */
   name?: string;
   /** []DeleteRecordsPartition; versions 0-2. */
   partitions?: DeleteRecordsRequestDeleteRecordsPartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteRecordsRequestDeleteRecordsTopic as decoded: fields of every version are always present. */
+export interface DeleteRecordsRequestDeleteRecordsTopicDecoded {
+  name: string;
+  partitions: DeleteRecordsRequestDeleteRecordsPartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1650,6 +2801,13 @@ export interface DeleteRecordsRequestDeleteRecordsPartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DeleteRecordsRequestDeleteRecordsPartition as decoded: fields of every version are always present. */
+export interface DeleteRecordsRequestDeleteRecordsPartitionDecoded {
+  partitionIndex: number;
+  offset: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DeleteRecordsResponse (response, api key 21), versions 0-2. */
 export interface DeleteRecordsResponse {
   /** int32; versions 0-2. */
@@ -1659,12 +2817,26 @@ export interface DeleteRecordsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DeleteRecordsResponse as decoded: fields of every version are always present. */
+export interface DeleteRecordsResponseDecoded {
+  throttleTimeMs: number;
+  topics: DeleteRecordsResponseDeleteRecordsTopicResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DeleteRecordsTopicResult struct of DeleteRecordsResponse. */
 export interface DeleteRecordsResponseDeleteRecordsTopicResult {
   /** string; versions 0-2; entity topicName. */
   name?: string;
   /** []DeleteRecordsPartitionResult; versions 0-2. */
   partitions?: DeleteRecordsResponseDeleteRecordsPartitionResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteRecordsResponseDeleteRecordsTopicResult as decoded: fields of every version are always present. */
+export interface DeleteRecordsResponseDeleteRecordsTopicResultDecoded {
+  name: string;
+  partitions: DeleteRecordsResponseDeleteRecordsPartitionResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1679,6 +2851,14 @@ export interface DeleteRecordsResponseDeleteRecordsPartitionResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DeleteRecordsResponseDeleteRecordsPartitionResult as decoded: fields of every version are always present. */
+export interface DeleteRecordsResponseDeleteRecordsPartitionResultDecoded {
+  partitionIndex: number;
+  lowWatermark: Int64;
+  errorCode: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DeleteShareGroupOffsetsRequest (request, api key 92), versions 0. */
 export interface DeleteShareGroupOffsetsRequest {
   /** string; versions 0; entity groupId. */
@@ -1690,10 +2870,24 @@ export interface DeleteShareGroupOffsetsRequest {
   _trailingBytes?: Base64;
 }
 
+/** DeleteShareGroupOffsetsRequest as decoded: fields of every version are always present. */
+export interface DeleteShareGroupOffsetsRequestDecoded {
+  groupId: string;
+  topics: DeleteShareGroupOffsetsRequestTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The DeleteShareGroupOffsetsRequestTopic struct of DeleteShareGroupOffsetsRequest. */
 export interface DeleteShareGroupOffsetsRequestTopic {
   /** string; versions 0; entity topicName. */
   topicName?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteShareGroupOffsetsRequestTopic as decoded: fields of every version are always present. */
+export interface DeleteShareGroupOffsetsRequestTopicDecoded {
+  topicName: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1710,6 +2904,15 @@ export interface DeleteShareGroupOffsetsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DeleteShareGroupOffsetsResponse as decoded: fields of every version are always present. */
+export interface DeleteShareGroupOffsetsResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  responses: DeleteShareGroupOffsetsResponseTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DeleteShareGroupOffsetsResponseTopic struct of DeleteShareGroupOffsetsResponse. */
 export interface DeleteShareGroupOffsetsResponseTopic {
   /** string; versions 0; entity topicName. */
@@ -1720,6 +2923,15 @@ export interface DeleteShareGroupOffsetsResponseTopic {
   errorCode?: number;
   /** string; versions 0; nullable 0; default "null". */
   errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteShareGroupOffsetsResponseTopic as decoded: fields of every version are always present. */
+export interface DeleteShareGroupOffsetsResponseTopicDecoded {
+  topicName: string;
+  topicId: Uuid;
+  errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1734,12 +2946,27 @@ export interface DeleteShareGroupStateRequest {
   _trailingBytes?: Base64;
 }
 
+/** DeleteShareGroupStateRequest as decoded: fields of every version are always present. */
+export interface DeleteShareGroupStateRequestDecoded {
+  groupId: string;
+  topics: DeleteShareGroupStateRequestDeleteStateDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The DeleteStateData struct of DeleteShareGroupStateRequest. */
 export interface DeleteShareGroupStateRequestDeleteStateData {
   /** uuid; versions 0. */
   topicId?: Uuid;
   /** []PartitionData; versions 0. */
   partitions?: DeleteShareGroupStateRequestPartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteShareGroupStateRequestDeleteStateData as decoded: fields of every version are always present. */
+export interface DeleteShareGroupStateRequestDeleteStateDataDecoded {
+  topicId: Uuid;
+  partitions: DeleteShareGroupStateRequestPartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1750,10 +2977,22 @@ export interface DeleteShareGroupStateRequestPartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DeleteShareGroupStateRequestPartitionData as decoded: fields of every version are always present. */
+export interface DeleteShareGroupStateRequestPartitionDataDecoded {
+  partition: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DeleteShareGroupStateResponse (response, api key 86), versions 0. */
 export interface DeleteShareGroupStateResponse {
   /** []DeleteStateResult; versions 0. */
   results?: DeleteShareGroupStateResponseDeleteStateResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteShareGroupStateResponse as decoded: fields of every version are always present. */
+export interface DeleteShareGroupStateResponseDecoded {
+  results: DeleteShareGroupStateResponseDeleteStateResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1766,6 +3005,13 @@ export interface DeleteShareGroupStateResponseDeleteStateResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DeleteShareGroupStateResponseDeleteStateResult as decoded: fields of every version are always present. */
+export interface DeleteShareGroupStateResponseDeleteStateResultDecoded {
+  topicId: Uuid;
+  partitions: DeleteShareGroupStateResponsePartitionResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The PartitionResult struct of DeleteShareGroupStateResponse. */
 export interface DeleteShareGroupStateResponsePartitionResult {
   /** int32; versions 0. */
@@ -1774,6 +3020,14 @@ export interface DeleteShareGroupStateResponsePartitionResult {
   errorCode?: number;
   /** string; versions 0; nullable 0; default "null". */
   errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteShareGroupStateResponsePartitionResult as decoded: fields of every version are always present. */
+export interface DeleteShareGroupStateResponsePartitionResultDecoded {
+  partition: number;
+  errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1790,11 +3044,27 @@ export interface DeleteTopicsRequest {
   _trailingBytes?: Base64;
 }
 
+/** DeleteTopicsRequest as decoded: fields of every version are always present. */
+export interface DeleteTopicsRequestDecoded {
+  topics?: DeleteTopicsRequestDeleteTopicStateDecoded[];
+  topicNames?: string[];
+  timeoutMs: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The DeleteTopicState struct of DeleteTopicsRequest. */
 export interface DeleteTopicsRequestDeleteTopicState {
   /** string; versions 6; nullable 6; default "null"; entity topicName. */
   name?: string | null;
   /** uuid; versions 6. */
+  topicId?: Uuid;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteTopicsRequestDeleteTopicState as decoded: fields of every version are always present. */
+export interface DeleteTopicsRequestDeleteTopicStateDecoded {
+  name?: string | null;
   topicId?: Uuid;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -1808,6 +3078,13 @@ export interface DeleteTopicsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DeleteTopicsResponse as decoded: fields of every version are always present. */
+export interface DeleteTopicsResponseDecoded {
+  throttleTimeMs?: number;
+  responses: DeleteTopicsResponseDeletableTopicResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DeletableTopicResult struct of DeleteTopicsResponse. */
 export interface DeleteTopicsResponseDeletableTopicResult {
   /** string; versions 0-6; nullable 6; entity topicName. */
@@ -1817,6 +3094,15 @@ export interface DeleteTopicsResponseDeletableTopicResult {
   /** int16; versions 0-6. */
   errorCode?: number;
   /** string; versions 5-6; nullable 5-6; default "null"; ignorable. */
+  errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DeleteTopicsResponseDeletableTopicResult as decoded: fields of every version are always present. */
+export interface DeleteTopicsResponseDeletableTopicResultDecoded {
+  name: string | null;
+  topicId?: Uuid;
+  errorCode: number;
   errorMessage?: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -1842,6 +3128,19 @@ export interface DescribeAclsRequest {
   _trailingBytes?: Base64;
 }
 
+/** DescribeAclsRequest as decoded: fields of every version are always present. */
+export interface DescribeAclsRequestDecoded {
+  resourceTypeFilter: number;
+  resourceNameFilter: string | null;
+  patternTypeFilter?: number;
+  principalFilter: string | null;
+  hostFilter: string | null;
+  operation: number;
+  permissionType: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** DescribeAclsResponse (response, api key 29), versions 0-3. */
 export interface DescribeAclsResponse {
   /** int32; versions 0-3. */
@@ -1852,6 +3151,15 @@ export interface DescribeAclsResponse {
   errorMessage?: string | null;
   /** []DescribeAclsResource; versions 0-3. */
   resources?: DescribeAclsResponseDescribeAclsResource[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeAclsResponse as decoded: fields of every version are always present. */
+export interface DescribeAclsResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  resources: DescribeAclsResponseDescribeAclsResourceDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1868,6 +3176,15 @@ export interface DescribeAclsResponseDescribeAclsResource {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeAclsResponseDescribeAclsResource as decoded: fields of every version are always present. */
+export interface DescribeAclsResponseDescribeAclsResourceDecoded {
+  resourceType: number;
+  resourceName: string;
+  patternType?: number;
+  acls: DescribeAclsResponseAclDescriptionDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AclDescription struct of DescribeAclsResponse. */
 export interface DescribeAclsResponseAclDescription {
   /** string; versions 0-3. */
@@ -1878,6 +3195,15 @@ export interface DescribeAclsResponseAclDescription {
   operation?: number;
   /** int8; versions 0-3. */
   permissionType?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeAclsResponseAclDescription as decoded: fields of every version are always present. */
+export interface DescribeAclsResponseAclDescriptionDecoded {
+  principal: string;
+  host: string;
+  operation: number;
+  permissionType: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1892,6 +3218,14 @@ export interface DescribeClientQuotasRequest {
   _trailingBytes?: Base64;
 }
 
+/** DescribeClientQuotasRequest as decoded: fields of every version are always present. */
+export interface DescribeClientQuotasRequestDecoded {
+  components: DescribeClientQuotasRequestComponentDataDecoded[];
+  strict: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The ComponentData struct of DescribeClientQuotasRequest. */
 export interface DescribeClientQuotasRequestComponentData {
   /** string; versions 0-1. */
@@ -1900,6 +3234,14 @@ export interface DescribeClientQuotasRequestComponentData {
   matchType?: number;
   /** string; versions 0-1; nullable 0-1. */
   match?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeClientQuotasRequestComponentData as decoded: fields of every version are always present. */
+export interface DescribeClientQuotasRequestComponentDataDecoded {
+  entityType: string;
+  matchType: number;
+  match: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1916,12 +3258,28 @@ export interface DescribeClientQuotasResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeClientQuotasResponse as decoded: fields of every version are always present. */
+export interface DescribeClientQuotasResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  entries: DescribeClientQuotasResponseEntryDataDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The EntryData struct of DescribeClientQuotasResponse. */
 export interface DescribeClientQuotasResponseEntryData {
   /** []EntityData; versions 0-1. */
   entity?: DescribeClientQuotasResponseEntityData[];
   /** []ValueData; versions 0-1. */
   values?: DescribeClientQuotasResponseValueData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeClientQuotasResponseEntryData as decoded: fields of every version are always present. */
+export interface DescribeClientQuotasResponseEntryDataDecoded {
+  entity: DescribeClientQuotasResponseEntityDataDecoded[];
+  values: DescribeClientQuotasResponseValueDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1934,12 +3292,26 @@ export interface DescribeClientQuotasResponseEntityData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeClientQuotasResponseEntityData as decoded: fields of every version are always present. */
+export interface DescribeClientQuotasResponseEntityDataDecoded {
+  entityType: string;
+  entityName: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ValueData struct of DescribeClientQuotasResponse. */
 export interface DescribeClientQuotasResponseValueData {
   /** string; versions 0-1. */
   key?: string;
   /** float64; versions 0-1. */
   value?: Float64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeClientQuotasResponseValueData as decoded: fields of every version are always present. */
+export interface DescribeClientQuotasResponseValueDataDecoded {
+  key: string;
+  value: Float64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -1953,6 +3325,15 @@ export interface DescribeClusterRequest {
   includeFencedBrokers?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** DescribeClusterRequest as decoded: fields of every version are always present. */
+export interface DescribeClusterRequestDecoded {
+  includeClusterAuthorizedOperations: boolean;
+  endpointType?: number;
+  includeFencedBrokers?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -1977,6 +3358,19 @@ export interface DescribeClusterResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeClusterResponse as decoded: fields of every version are always present. */
+export interface DescribeClusterResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  endpointType?: number;
+  clusterId: string;
+  controllerId: number;
+  brokers: DescribeClusterResponseDescribeClusterBrokerDecoded[];
+  clusterAuthorizedOperations: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DescribeClusterBroker struct of DescribeClusterResponse. */
 export interface DescribeClusterResponseDescribeClusterBroker {
   /** int32; versions 0-2; entity brokerId. */
@@ -1988,6 +3382,16 @@ export interface DescribeClusterResponseDescribeClusterBroker {
   /** string; versions 0-2; nullable 0-2; default "null". */
   rack?: string | null;
   /** bool; versions 2. */
+  isFenced?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeClusterResponseDescribeClusterBroker as decoded: fields of every version are always present. */
+export interface DescribeClusterResponseDescribeClusterBrokerDecoded {
+  brokerId: number;
+  host: string;
+  port: number;
+  rack: string | null;
   isFenced?: boolean;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -2005,6 +3409,15 @@ export interface DescribeConfigsRequest {
   _trailingBytes?: Base64;
 }
 
+/** DescribeConfigsRequest as decoded: fields of every version are always present. */
+export interface DescribeConfigsRequestDecoded {
+  resources: DescribeConfigsRequestDescribeConfigsResourceDecoded[];
+  includeSynonyms?: boolean;
+  includeDocumentation?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The DescribeConfigsResource struct of DescribeConfigsRequest. */
 export interface DescribeConfigsRequestDescribeConfigsResource {
   /** int8; versions 0-4. */
@@ -2016,12 +3429,27 @@ export interface DescribeConfigsRequestDescribeConfigsResource {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeConfigsRequestDescribeConfigsResource as decoded: fields of every version are always present. */
+export interface DescribeConfigsRequestDescribeConfigsResourceDecoded {
+  resourceType: number;
+  resourceName: string;
+  configurationKeys: string[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DescribeConfigsResponse (response, api key 32), versions 0-4. */
 export interface DescribeConfigsResponse {
   /** int32; versions 0-4. */
   throttleTimeMs?: number;
   /** []DescribeConfigsResult; versions 0-4. */
   results?: DescribeConfigsResponseDescribeConfigsResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeConfigsResponse as decoded: fields of every version are always present. */
+export interface DescribeConfigsResponseDecoded {
+  throttleTimeMs: number;
+  results: DescribeConfigsResponseDescribeConfigsResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2037,6 +3465,16 @@ export interface DescribeConfigsResponseDescribeConfigsResult {
   resourceName?: string;
   /** []DescribeConfigsResourceResult; versions 0-4. */
   configs?: DescribeConfigsResponseDescribeConfigsResourceResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeConfigsResponseDescribeConfigsResult as decoded: fields of every version are always present. */
+export interface DescribeConfigsResponseDescribeConfigsResultDecoded {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+  configs: DescribeConfigsResponseDescribeConfigsResourceResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2063,6 +3501,20 @@ export interface DescribeConfigsResponseDescribeConfigsResourceResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeConfigsResponseDescribeConfigsResourceResult as decoded: fields of every version are always present. */
+export interface DescribeConfigsResponseDescribeConfigsResourceResultDecoded {
+  name: string;
+  value: string | null;
+  readOnly: boolean;
+  isDefault?: boolean;
+  configSource?: number;
+  isSensitive: boolean;
+  synonyms?: DescribeConfigsResponseDescribeConfigsSynonymDecoded[];
+  configType?: number;
+  documentation?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DescribeConfigsSynonym struct of DescribeConfigsResponse. */
 export interface DescribeConfigsResponseDescribeConfigsSynonym {
   /** string; versions 1-4. */
@@ -2070,6 +3522,14 @@ export interface DescribeConfigsResponseDescribeConfigsSynonym {
   /** string; versions 1-4; nullable 1-4. */
   value?: string | null;
   /** int8; versions 1-4. */
+  source?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeConfigsResponseDescribeConfigsSynonym as decoded: fields of every version are always present. */
+export interface DescribeConfigsResponseDescribeConfigsSynonymDecoded {
+  name?: string;
+  value?: string | null;
   source?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -2083,12 +3543,26 @@ export interface DescribeDelegationTokenRequest {
   _trailingBytes?: Base64;
 }
 
+/** DescribeDelegationTokenRequest as decoded: fields of every version are always present. */
+export interface DescribeDelegationTokenRequestDecoded {
+  owners: DescribeDelegationTokenRequestDescribeDelegationTokenOwnerDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The DescribeDelegationTokenOwner struct of DescribeDelegationTokenRequest. */
 export interface DescribeDelegationTokenRequestDescribeDelegationTokenOwner {
   /** string; versions 0-3. */
   principalType?: string;
   /** string; versions 0-3. */
   principalName?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeDelegationTokenRequestDescribeDelegationTokenOwner as decoded: fields of every version are always present. */
+export interface DescribeDelegationTokenRequestDescribeDelegationTokenOwnerDecoded {
+  principalType: string;
+  principalName: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2100,6 +3574,14 @@ export interface DescribeDelegationTokenResponse {
   tokens?: DescribeDelegationTokenResponseDescribedDelegationToken[];
   /** int32; versions 0-3. */
   throttleTimeMs?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeDelegationTokenResponse as decoded: fields of every version are always present. */
+export interface DescribeDelegationTokenResponseDecoded {
+  errorCode: number;
+  tokens: DescribeDelegationTokenResponseDescribedDelegationTokenDecoded[];
+  throttleTimeMs: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2128,12 +3610,34 @@ export interface DescribeDelegationTokenResponseDescribedDelegationToken {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeDelegationTokenResponseDescribedDelegationToken as decoded: fields of every version are always present. */
+export interface DescribeDelegationTokenResponseDescribedDelegationTokenDecoded {
+  principalType: string;
+  principalName: string;
+  tokenRequesterPrincipalType?: string;
+  tokenRequesterPrincipalName?: string;
+  issueTimestamp: Int64;
+  expiryTimestamp: Int64;
+  maxTimestamp: Int64;
+  tokenId: string;
+  hmac: Base64;
+  renewers: DescribeDelegationTokenResponseDescribedDelegationTokenRenewerDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DescribedDelegationTokenRenewer struct of DescribeDelegationTokenResponse. */
 export interface DescribeDelegationTokenResponseDescribedDelegationTokenRenewer {
   /** string; versions 0-3. */
   principalType?: string;
   /** string; versions 0-3. */
   principalName?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeDelegationTokenResponseDescribedDelegationTokenRenewer as decoded: fields of every version are always present. */
+export interface DescribeDelegationTokenResponseDescribedDelegationTokenRenewerDecoded {
+  principalType: string;
+  principalName: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2148,12 +3652,27 @@ export interface DescribeGroupsRequest {
   _trailingBytes?: Base64;
 }
 
+/** DescribeGroupsRequest as decoded: fields of every version are always present. */
+export interface DescribeGroupsRequestDecoded {
+  groups: string[];
+  includeAuthorizedOperations?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** DescribeGroupsResponse (response, api key 15), versions 0-6. */
 export interface DescribeGroupsResponse {
   /** int32; versions 1-6; ignorable. */
   throttleTimeMs?: number;
   /** []DescribedGroup; versions 0-6. */
   groups?: DescribeGroupsResponseDescribedGroup[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeGroupsResponse as decoded: fields of every version are always present. */
+export interface DescribeGroupsResponseDecoded {
+  throttleTimeMs?: number;
+  groups: DescribeGroupsResponseDescribedGroupDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2178,6 +3697,19 @@ export interface DescribeGroupsResponseDescribedGroup {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeGroupsResponseDescribedGroup as decoded: fields of every version are always present. */
+export interface DescribeGroupsResponseDescribedGroupDecoded {
+  errorCode: number;
+  errorMessage?: string | null;
+  groupId: string;
+  groupState: string;
+  protocolType: string;
+  protocolData: string;
+  members: DescribeGroupsResponseDescribedGroupMemberDecoded[];
+  authorizedOperations?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DescribedGroupMember struct of DescribeGroupsResponse. */
 export interface DescribeGroupsResponseDescribedGroupMember {
   /** string; versions 0-6. */
@@ -2195,12 +3727,30 @@ export interface DescribeGroupsResponseDescribedGroupMember {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeGroupsResponseDescribedGroupMember as decoded: fields of every version are always present. */
+export interface DescribeGroupsResponseDescribedGroupMemberDecoded {
+  memberId: string;
+  groupInstanceId?: string | null;
+  clientId: string;
+  clientHost: string;
+  memberMetadata: Base64;
+  memberAssignment: Base64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DescribeLogDirsRequest (request, api key 35), versions 0-5. */
 export interface DescribeLogDirsRequest {
   /** []DescribableLogDirTopic; versions 0-5; nullable 0-5. */
   topics?: DescribeLogDirsRequestDescribableLogDirTopic[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** DescribeLogDirsRequest as decoded: fields of every version are always present. */
+export interface DescribeLogDirsRequestDecoded {
+  topics: DescribeLogDirsRequestDescribableLogDirTopicDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -2213,6 +3763,13 @@ export interface DescribeLogDirsRequestDescribableLogDirTopic {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeLogDirsRequestDescribableLogDirTopic as decoded: fields of every version are always present. */
+export interface DescribeLogDirsRequestDescribableLogDirTopicDecoded {
+  topic: string;
+  partitions: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DescribeLogDirsResponse (response, api key 35), versions 0-5. */
 export interface DescribeLogDirsResponse {
   /** int32; versions 0-5. */
@@ -2221,6 +3778,14 @@ export interface DescribeLogDirsResponse {
   errorCode?: number;
   /** []DescribeLogDirsResult; versions 0-5. */
   results?: DescribeLogDirsResponseDescribeLogDirsResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeLogDirsResponse as decoded: fields of every version are always present. */
+export interface DescribeLogDirsResponseDecoded {
+  throttleTimeMs: number;
+  errorCode?: number;
+  results: DescribeLogDirsResponseDescribeLogDirsResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2241,12 +3806,30 @@ export interface DescribeLogDirsResponseDescribeLogDirsResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeLogDirsResponseDescribeLogDirsResult as decoded: fields of every version are always present. */
+export interface DescribeLogDirsResponseDescribeLogDirsResultDecoded {
+  errorCode: number;
+  logDir: string;
+  topics: DescribeLogDirsResponseDescribeLogDirsTopicDecoded[];
+  totalBytes?: Int64;
+  usableBytes?: Int64;
+  isCordoned?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DescribeLogDirsTopic struct of DescribeLogDirsResponse. */
 export interface DescribeLogDirsResponseDescribeLogDirsTopic {
   /** string; versions 0-5; entity topicName. */
   name?: string;
   /** []DescribeLogDirsPartition; versions 0-5. */
   partitions?: DescribeLogDirsResponseDescribeLogDirsPartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeLogDirsResponseDescribeLogDirsTopic as decoded: fields of every version are always present. */
+export interface DescribeLogDirsResponseDescribeLogDirsTopicDecoded {
+  name: string;
+  partitions: DescribeLogDirsResponseDescribeLogDirsPartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2263,12 +3846,28 @@ export interface DescribeLogDirsResponseDescribeLogDirsPartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeLogDirsResponseDescribeLogDirsPartition as decoded: fields of every version are always present. */
+export interface DescribeLogDirsResponseDescribeLogDirsPartitionDecoded {
+  partitionIndex: number;
+  partitionSize: Int64;
+  offsetLag: Int64;
+  isFutureKey: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DescribeProducersRequest (request, api key 61), versions 0. */
 export interface DescribeProducersRequest {
   /** []TopicRequest; versions 0. */
   topics?: DescribeProducersRequestTopicRequest[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** DescribeProducersRequest as decoded: fields of every version are always present. */
+export interface DescribeProducersRequestDecoded {
+  topics: DescribeProducersRequestTopicRequestDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -2281,6 +3880,13 @@ export interface DescribeProducersRequestTopicRequest {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeProducersRequestTopicRequest as decoded: fields of every version are always present. */
+export interface DescribeProducersRequestTopicRequestDecoded {
+  name: string;
+  partitionIndexes: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DescribeProducersResponse (response, api key 61), versions 0. */
 export interface DescribeProducersResponse {
   /** int32; versions 0. */
@@ -2290,12 +3896,26 @@ export interface DescribeProducersResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeProducersResponse as decoded: fields of every version are always present. */
+export interface DescribeProducersResponseDecoded {
+  throttleTimeMs: number;
+  topics: DescribeProducersResponseTopicResponseDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicResponse struct of DescribeProducersResponse. */
 export interface DescribeProducersResponseTopicResponse {
   /** string; versions 0; entity topicName. */
   name?: string;
   /** []PartitionResponse; versions 0. */
   partitions?: DescribeProducersResponsePartitionResponse[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeProducersResponseTopicResponse as decoded: fields of every version are always present. */
+export interface DescribeProducersResponseTopicResponseDecoded {
+  name: string;
+  partitions: DescribeProducersResponsePartitionResponseDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2309,6 +3929,15 @@ export interface DescribeProducersResponsePartitionResponse {
   errorMessage?: string | null;
   /** []ProducerState; versions 0. */
   activeProducers?: DescribeProducersResponseProducerState[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeProducersResponsePartitionResponse as decoded: fields of every version are always present. */
+export interface DescribeProducersResponsePartitionResponseDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  errorMessage: string | null;
+  activeProducers: DescribeProducersResponseProducerStateDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2329,12 +3958,30 @@ export interface DescribeProducersResponseProducerState {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeProducersResponseProducerState as decoded: fields of every version are always present. */
+export interface DescribeProducersResponseProducerStateDecoded {
+  producerId: Int64;
+  producerEpoch: number;
+  lastSequence: number;
+  lastTimestamp: Int64;
+  coordinatorEpoch: number;
+  currentTxnStartOffset: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DescribeQuorumRequest (request, api key 55), versions 0-2. */
 export interface DescribeQuorumRequest {
   /** []TopicData; versions 0-2. */
   topics?: DescribeQuorumRequestTopicData[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** DescribeQuorumRequest as decoded: fields of every version are always present. */
+export interface DescribeQuorumRequestDecoded {
+  topics: DescribeQuorumRequestTopicDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -2347,10 +3994,23 @@ export interface DescribeQuorumRequestTopicData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeQuorumRequestTopicData as decoded: fields of every version are always present. */
+export interface DescribeQuorumRequestTopicDataDecoded {
+  topicName: string;
+  partitions: DescribeQuorumRequestPartitionDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The PartitionData struct of DescribeQuorumRequest. */
 export interface DescribeQuorumRequestPartitionData {
   /** int32; versions 0-2. */
   partitionIndex?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeQuorumRequestPartitionData as decoded: fields of every version are always present. */
+export interface DescribeQuorumRequestPartitionDataDecoded {
+  partitionIndex: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2367,12 +4027,28 @@ export interface DescribeQuorumResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeQuorumResponse as decoded: fields of every version are always present. */
+export interface DescribeQuorumResponseDecoded {
+  errorCode: number;
+  errorMessage?: string | null;
+  topics: DescribeQuorumResponseTopicDataDecoded[];
+  nodes?: DescribeQuorumResponseNodeDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicData struct of DescribeQuorumResponse. */
 export interface DescribeQuorumResponseTopicData {
   /** string; versions 0-2; entity topicName. */
   topicName?: string;
   /** []PartitionData; versions 0-2. */
   partitions?: DescribeQuorumResponsePartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeQuorumResponseTopicData as decoded: fields of every version are always present. */
+export interface DescribeQuorumResponseTopicDataDecoded {
+  topicName: string;
+  partitions: DescribeQuorumResponsePartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2397,6 +4073,19 @@ export interface DescribeQuorumResponsePartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeQuorumResponsePartitionData as decoded: fields of every version are always present. */
+export interface DescribeQuorumResponsePartitionDataDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  errorMessage?: string | null;
+  leaderId: number;
+  leaderEpoch: number;
+  highWatermark: Int64;
+  currentVoters: DescribeQuorumResponseReplicaStateDecoded[];
+  observers: DescribeQuorumResponseReplicaStateDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ReplicaState struct of DescribeQuorumResponse. */
 export interface DescribeQuorumResponseReplicaState {
   /** int32; versions 0-2; entity brokerId. */
@@ -2412,12 +4101,29 @@ export interface DescribeQuorumResponseReplicaState {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeQuorumResponseReplicaState as decoded: fields of every version are always present. */
+export interface DescribeQuorumResponseReplicaStateDecoded {
+  replicaId: number;
+  replicaDirectoryId?: Uuid;
+  logEndOffset: Int64;
+  lastFetchTimestamp?: Int64;
+  lastCaughtUpTimestamp?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Node struct of DescribeQuorumResponse. */
 export interface DescribeQuorumResponseNode {
   /** int32; versions 2; entity brokerId. */
   nodeId?: number;
   /** []Listener; versions 2. */
   listeners?: DescribeQuorumResponseListener[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeQuorumResponseNode as decoded: fields of every version are always present. */
+export interface DescribeQuorumResponseNodeDecoded {
+  nodeId?: number;
+  listeners?: DescribeQuorumResponseListenerDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2432,12 +4138,27 @@ export interface DescribeQuorumResponseListener {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeQuorumResponseListener as decoded: fields of every version are always present. */
+export interface DescribeQuorumResponseListenerDecoded {
+  name?: string;
+  host?: string;
+  port?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DescribeShareGroupOffsetsRequest (request, api key 90), versions 0-1. */
 export interface DescribeShareGroupOffsetsRequest {
   /** []DescribeShareGroupOffsetsRequestGroup; versions 0-1. */
   groups?: DescribeShareGroupOffsetsRequestGroup[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** DescribeShareGroupOffsetsRequest as decoded: fields of every version are always present. */
+export interface DescribeShareGroupOffsetsRequestDecoded {
+  groups: DescribeShareGroupOffsetsRequestGroupDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -2450,6 +4171,13 @@ export interface DescribeShareGroupOffsetsRequestGroup {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeShareGroupOffsetsRequestGroup as decoded: fields of every version are always present. */
+export interface DescribeShareGroupOffsetsRequestGroupDecoded {
+  groupId: string;
+  topics: DescribeShareGroupOffsetsRequestTopicDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DescribeShareGroupOffsetsRequestTopic struct of DescribeShareGroupOffsetsRequest. */
 export interface DescribeShareGroupOffsetsRequestTopic {
   /** string; versions 0-1; entity topicName. */
@@ -2459,12 +4187,26 @@ export interface DescribeShareGroupOffsetsRequestTopic {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeShareGroupOffsetsRequestTopic as decoded: fields of every version are always present. */
+export interface DescribeShareGroupOffsetsRequestTopicDecoded {
+  topicName: string;
+  partitions: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DescribeShareGroupOffsetsResponse (response, api key 90), versions 0-1. */
 export interface DescribeShareGroupOffsetsResponse {
   /** int32; versions 0-1. */
   throttleTimeMs?: number;
   /** []DescribeShareGroupOffsetsResponseGroup; versions 0-1. */
   groups?: DescribeShareGroupOffsetsResponseGroup[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeShareGroupOffsetsResponse as decoded: fields of every version are always present. */
+export interface DescribeShareGroupOffsetsResponseDecoded {
+  throttleTimeMs: number;
+  groups: DescribeShareGroupOffsetsResponseGroupDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2481,6 +4223,15 @@ export interface DescribeShareGroupOffsetsResponseGroup {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeShareGroupOffsetsResponseGroup as decoded: fields of every version are always present. */
+export interface DescribeShareGroupOffsetsResponseGroupDecoded {
+  groupId: string;
+  topics: DescribeShareGroupOffsetsResponseTopicDecoded[];
+  errorCode: number;
+  errorMessage: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DescribeShareGroupOffsetsResponseTopic struct of DescribeShareGroupOffsetsResponse. */
 export interface DescribeShareGroupOffsetsResponseTopic {
   /** string; versions 0-1; entity topicName. */
@@ -2489,6 +4240,14 @@ export interface DescribeShareGroupOffsetsResponseTopic {
   topicId?: Uuid;
   /** []DescribeShareGroupOffsetsResponsePartition; versions 0-1. */
   partitions?: DescribeShareGroupOffsetsResponsePartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeShareGroupOffsetsResponseTopic as decoded: fields of every version are always present. */
+export interface DescribeShareGroupOffsetsResponseTopicDecoded {
+  topicName: string;
+  topicId: Uuid;
+  partitions: DescribeShareGroupOffsetsResponsePartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2509,6 +4268,17 @@ export interface DescribeShareGroupOffsetsResponsePartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeShareGroupOffsetsResponsePartition as decoded: fields of every version are always present. */
+export interface DescribeShareGroupOffsetsResponsePartitionDecoded {
+  partitionIndex: number;
+  startOffset: Int64;
+  leaderEpoch: number;
+  lag?: Int64;
+  errorCode: number;
+  errorMessage: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DescribeTopicPartitionsRequest (request, api key 75), versions 0. */
 export interface DescribeTopicPartitionsRequest {
   /** []TopicRequest; versions 0. */
@@ -2522,10 +4292,25 @@ export interface DescribeTopicPartitionsRequest {
   _trailingBytes?: Base64;
 }
 
+/** DescribeTopicPartitionsRequest as decoded: fields of every version are always present. */
+export interface DescribeTopicPartitionsRequestDecoded {
+  topics: DescribeTopicPartitionsRequestTopicRequestDecoded[];
+  responsePartitionLimit: number;
+  cursor: DescribeTopicPartitionsRequestCursorDecoded | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TopicRequest struct of DescribeTopicPartitionsRequest. */
 export interface DescribeTopicPartitionsRequestTopicRequest {
   /** string; versions 0; entity topicName. */
   name?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeTopicPartitionsRequestTopicRequest as decoded: fields of every version are always present. */
+export interface DescribeTopicPartitionsRequestTopicRequestDecoded {
+  name: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2538,6 +4323,13 @@ export interface DescribeTopicPartitionsRequestCursor {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeTopicPartitionsRequestCursor as decoded: fields of every version are always present. */
+export interface DescribeTopicPartitionsRequestCursorDecoded {
+  topicName: string;
+  partitionIndex: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** DescribeTopicPartitionsResponse (response, api key 75), versions 0. */
 export interface DescribeTopicPartitionsResponse {
   /** int32; versions 0; ignorable. */
@@ -2546,6 +4338,14 @@ export interface DescribeTopicPartitionsResponse {
   topics?: DescribeTopicPartitionsResponseTopic[];
   /** Cursor; versions 0; nullable 0; default "null". */
   nextCursor?: DescribeTopicPartitionsResponseCursor | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeTopicPartitionsResponse as decoded: fields of every version are always present. */
+export interface DescribeTopicPartitionsResponseDecoded {
+  throttleTimeMs: number;
+  topics: DescribeTopicPartitionsResponseTopicDecoded[];
+  nextCursor: DescribeTopicPartitionsResponseCursorDecoded | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2563,6 +4363,17 @@ export interface DescribeTopicPartitionsResponseTopic {
   partitions?: DescribeTopicPartitionsResponsePartition[];
   /** int32; versions 0; default "-2147483648". */
   topicAuthorizedOperations?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeTopicPartitionsResponseTopic as decoded: fields of every version are always present. */
+export interface DescribeTopicPartitionsResponseTopicDecoded {
+  errorCode: number;
+  name: string | null;
+  topicId: Uuid;
+  isInternal: boolean;
+  partitions: DescribeTopicPartitionsResponsePartitionDecoded[];
+  topicAuthorizedOperations: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2589,12 +4400,33 @@ export interface DescribeTopicPartitionsResponsePartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeTopicPartitionsResponsePartition as decoded: fields of every version are always present. */
+export interface DescribeTopicPartitionsResponsePartitionDecoded {
+  errorCode: number;
+  partitionIndex: number;
+  leaderId: number;
+  leaderEpoch: number;
+  replicaNodes: number[];
+  isrNodes: number[];
+  eligibleLeaderReplicas: number[] | null;
+  lastKnownElr: number[] | null;
+  offlineReplicas: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Cursor struct of DescribeTopicPartitionsResponse. */
 export interface DescribeTopicPartitionsResponseCursor {
   /** string; versions 0; entity topicName. */
   topicName?: string;
   /** int32; versions 0. */
   partitionIndex?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeTopicPartitionsResponseCursor as decoded: fields of every version are always present. */
+export interface DescribeTopicPartitionsResponseCursorDecoded {
+  topicName: string;
+  partitionIndex: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2607,12 +4439,26 @@ export interface DescribeTransactionsRequest {
   _trailingBytes?: Base64;
 }
 
+/** DescribeTransactionsRequest as decoded: fields of every version are always present. */
+export interface DescribeTransactionsRequestDecoded {
+  transactionalIds: string[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** DescribeTransactionsResponse (response, api key 65), versions 0. */
 export interface DescribeTransactionsResponse {
   /** int32; versions 0. */
   throttleTimeMs?: number;
   /** []TransactionState; versions 0. */
   transactionStates?: DescribeTransactionsResponseTransactionState[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeTransactionsResponse as decoded: fields of every version are always present. */
+export interface DescribeTransactionsResponseDecoded {
+  throttleTimeMs: number;
+  transactionStates: DescribeTransactionsResponseTransactionStateDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2637,12 +4483,32 @@ export interface DescribeTransactionsResponseTransactionState {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeTransactionsResponseTransactionState as decoded: fields of every version are always present. */
+export interface DescribeTransactionsResponseTransactionStateDecoded {
+  errorCode: number;
+  transactionalId: string;
+  transactionState: string;
+  transactionTimeoutMs: number;
+  transactionStartTimeMs: Int64;
+  producerId: Int64;
+  producerEpoch: number;
+  topics: DescribeTransactionsResponseTopicDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicData struct of DescribeTransactionsResponse. */
 export interface DescribeTransactionsResponseTopicData {
   /** string; versions 0; entity topicName. */
   topic?: string;
   /** []int32; versions 0. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeTransactionsResponseTopicData as decoded: fields of every version are always present. */
+export interface DescribeTransactionsResponseTopicDataDecoded {
+  topic: string;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2655,10 +4521,23 @@ export interface DescribeUserScramCredentialsRequest {
   _trailingBytes?: Base64;
 }
 
+/** DescribeUserScramCredentialsRequest as decoded: fields of every version are always present. */
+export interface DescribeUserScramCredentialsRequestDecoded {
+  users: DescribeUserScramCredentialsRequestUserNameDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The UserName struct of DescribeUserScramCredentialsRequest. */
 export interface DescribeUserScramCredentialsRequestUserName {
   /** string; versions 0. */
   name?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeUserScramCredentialsRequestUserName as decoded: fields of every version are always present. */
+export interface DescribeUserScramCredentialsRequestUserNameDecoded {
+  name: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2675,6 +4554,15 @@ export interface DescribeUserScramCredentialsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeUserScramCredentialsResponse as decoded: fields of every version are always present. */
+export interface DescribeUserScramCredentialsResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  results: DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The DescribeUserScramCredentialsResult struct of DescribeUserScramCredentialsResponse. */
 export interface DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult {
   /** string; versions 0. */
@@ -2688,12 +4576,28 @@ export interface DescribeUserScramCredentialsResponseDescribeUserScramCredential
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult as decoded: fields of every version are always present. */
+export interface DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResultDecoded {
+  user: string;
+  errorCode: number;
+  errorMessage: string | null;
+  credentialInfos: DescribeUserScramCredentialsResponseCredentialInfoDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The CredentialInfo struct of DescribeUserScramCredentialsResponse. */
 export interface DescribeUserScramCredentialsResponseCredentialInfo {
   /** int8; versions 0. */
   mechanism?: number;
   /** int32; versions 0. */
   iterations?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** DescribeUserScramCredentialsResponseCredentialInfo as decoded: fields of every version are always present. */
+export interface DescribeUserScramCredentialsResponseCredentialInfoDecoded {
+  mechanism: number;
+  iterations: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2710,12 +4614,28 @@ export interface ElectLeadersRequest {
   _trailingBytes?: Base64;
 }
 
+/** ElectLeadersRequest as decoded: fields of every version are always present. */
+export interface ElectLeadersRequestDecoded {
+  electionType?: number;
+  topicPartitions: ElectLeadersRequestTopicPartitionsDecoded[] | null;
+  timeoutMs: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TopicPartitions struct of ElectLeadersRequest. */
 export interface ElectLeadersRequestTopicPartitions {
   /** string; versions 0-2; entity topicName. */
   topic?: string;
   /** []int32; versions 0-2. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ElectLeadersRequestTopicPartitions as decoded: fields of every version are always present. */
+export interface ElectLeadersRequestTopicPartitionsDecoded {
+  topic: string;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2730,12 +4650,27 @@ export interface ElectLeadersResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ElectLeadersResponse as decoded: fields of every version are always present. */
+export interface ElectLeadersResponseDecoded {
+  throttleTimeMs: number;
+  errorCode?: number;
+  replicaElectionResults: ElectLeadersResponseReplicaElectionResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ReplicaElectionResult struct of ElectLeadersResponse. */
 export interface ElectLeadersResponseReplicaElectionResult {
   /** string; versions 0-2; entity topicName. */
   topic?: string;
   /** []PartitionResult; versions 0-2. */
   partitionResult?: ElectLeadersResponsePartitionResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ElectLeadersResponseReplicaElectionResult as decoded: fields of every version are always present. */
+export interface ElectLeadersResponseReplicaElectionResultDecoded {
+  topic: string;
+  partitionResult: ElectLeadersResponsePartitionResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2747,6 +4682,14 @@ export interface ElectLeadersResponsePartitionResult {
   errorCode?: number;
   /** string; versions 0-2; nullable 0-2. */
   errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ElectLeadersResponsePartitionResult as decoded: fields of every version are always present. */
+export interface ElectLeadersResponsePartitionResultDecoded {
+  partitionId: number;
+  errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2763,12 +4706,28 @@ export interface EndQuorumEpochRequest {
   _trailingBytes?: Base64;
 }
 
+/** EndQuorumEpochRequest as decoded: fields of every version are always present. */
+export interface EndQuorumEpochRequestDecoded {
+  clusterId: string | null;
+  topics: EndQuorumEpochRequestTopicDataDecoded[];
+  leaderEndpoints?: EndQuorumEpochRequestLeaderEndpointDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TopicData struct of EndQuorumEpochRequest. */
 export interface EndQuorumEpochRequestTopicData {
   /** string; versions 0-1; entity topicName. */
   topicName?: string;
   /** []PartitionData; versions 0-1. */
   partitions?: EndQuorumEpochRequestPartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** EndQuorumEpochRequestTopicData as decoded: fields of every version are always present. */
+export interface EndQuorumEpochRequestTopicDataDecoded {
+  topicName: string;
+  partitions: EndQuorumEpochRequestPartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2787,11 +4746,28 @@ export interface EndQuorumEpochRequestPartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** EndQuorumEpochRequestPartitionData as decoded: fields of every version are always present. */
+export interface EndQuorumEpochRequestPartitionDataDecoded {
+  partitionIndex: number;
+  leaderId: number;
+  leaderEpoch: number;
+  preferredSuccessors?: number[];
+  preferredCandidates?: EndQuorumEpochRequestReplicaInfoDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ReplicaInfo struct of EndQuorumEpochRequest. */
 export interface EndQuorumEpochRequestReplicaInfo {
   /** int32; versions 1; entity brokerId. */
   candidateId?: number;
   /** uuid; versions 1. */
+  candidateDirectoryId?: Uuid;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** EndQuorumEpochRequestReplicaInfo as decoded: fields of every version are always present. */
+export interface EndQuorumEpochRequestReplicaInfoDecoded {
+  candidateId?: number;
   candidateDirectoryId?: Uuid;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -2807,6 +4783,14 @@ export interface EndQuorumEpochRequestLeaderEndpoint {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** EndQuorumEpochRequestLeaderEndpoint as decoded: fields of every version are always present. */
+export interface EndQuorumEpochRequestLeaderEndpointDecoded {
+  name?: string;
+  host?: string;
+  port?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** EndQuorumEpochResponse (response, api key 54), versions 0-1. */
 export interface EndQuorumEpochResponse {
   /** int16; versions 0-1. */
@@ -2818,12 +4802,27 @@ export interface EndQuorumEpochResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** EndQuorumEpochResponse as decoded: fields of every version are always present. */
+export interface EndQuorumEpochResponseDecoded {
+  errorCode: number;
+  topics: EndQuorumEpochResponseTopicDataDecoded[];
+  nodeEndpoints?: EndQuorumEpochResponseNodeEndpointDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicData struct of EndQuorumEpochResponse. */
 export interface EndQuorumEpochResponseTopicData {
   /** string; versions 0-1; entity topicName. */
   topicName?: string;
   /** []PartitionData; versions 0-1. */
   partitions?: EndQuorumEpochResponsePartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** EndQuorumEpochResponseTopicData as decoded: fields of every version are always present. */
+export interface EndQuorumEpochResponseTopicDataDecoded {
+  topicName: string;
+  partitions: EndQuorumEpochResponsePartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2840,6 +4839,15 @@ export interface EndQuorumEpochResponsePartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** EndQuorumEpochResponsePartitionData as decoded: fields of every version are always present. */
+export interface EndQuorumEpochResponsePartitionDataDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  leaderId: number;
+  leaderEpoch: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The NodeEndpoint struct of EndQuorumEpochResponse. */
 export interface EndQuorumEpochResponseNodeEndpoint {
   /** int32; versions 1; entity brokerId. */
@@ -2851,10 +4859,23 @@ export interface EndQuorumEpochResponseNodeEndpoint {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** EndQuorumEpochResponseNodeEndpoint as decoded: fields of every version are always present. */
+export interface EndQuorumEpochResponseNodeEndpointDecoded {
+  nodeId?: number;
+  host?: string;
+  port?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** EndTxnMarker (data), versions 0. */
 export interface EndTxnMarker {
   /** int32; versions 0. */
   coordinatorEpoch?: number;
+}
+
+/** EndTxnMarker as decoded: fields of every version are always present. */
+export interface EndTxnMarkerDecoded {
+  coordinatorEpoch: number;
 }
 
 /** EndTxnRequest (request, api key 26), versions 0-5. */
@@ -2872,6 +4893,16 @@ export interface EndTxnRequest {
   _trailingBytes?: Base64;
 }
 
+/** EndTxnRequest as decoded: fields of every version are always present. */
+export interface EndTxnRequestDecoded {
+  transactionalId: string;
+  producerId: Int64;
+  producerEpoch: number;
+  committed: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** EndTxnResponse (response, api key 26), versions 0-5. */
 export interface EndTxnResponse {
   /** int32; versions 0-5. */
@@ -2881,6 +4912,15 @@ export interface EndTxnResponse {
   /** int64; versions 5; default "-1"; ignorable; entity producerId. */
   producerId?: Int64;
   /** int16; versions 5; default "-1"; ignorable. */
+  producerEpoch?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** EndTxnResponse as decoded: fields of every version are always present. */
+export interface EndTxnResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  producerId?: Int64;
   producerEpoch?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -2898,12 +4938,28 @@ export interface EnvelopeRequest {
   _trailingBytes?: Base64;
 }
 
+/** EnvelopeRequest as decoded: fields of every version are always present. */
+export interface EnvelopeRequestDecoded {
+  requestData: Base64;
+  requestPrincipal: Base64 | null;
+  clientHostAddress: Base64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** EnvelopeResponse (response, api key 58), versions 0. */
 export interface EnvelopeResponse {
   /** bytes; versions 0; nullable 0; default "null". */
   responseData?: Base64 | null;
   /** int16; versions 0. */
   errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** EnvelopeResponse as decoded: fields of every version are always present. */
+export interface EnvelopeResponseDecoded {
+  responseData: Base64 | null;
+  errorCode: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2918,6 +4974,14 @@ export interface ExpireDelegationTokenRequest {
   _trailingBytes?: Base64;
 }
 
+/** ExpireDelegationTokenRequest as decoded: fields of every version are always present. */
+export interface ExpireDelegationTokenRequestDecoded {
+  hmac: Base64;
+  expiryTimePeriodMs: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** ExpireDelegationTokenResponse (response, api key 40), versions 0-2. */
 export interface ExpireDelegationTokenResponse {
   /** int16; versions 0-2. */
@@ -2926,6 +4990,14 @@ export interface ExpireDelegationTokenResponse {
   expiryTimestampMs?: Int64;
   /** int32; versions 0-2. */
   throttleTimeMs?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ExpireDelegationTokenResponse as decoded: fields of every version are always present. */
+export interface ExpireDelegationTokenResponseDecoded {
+  errorCode: number;
+  expiryTimestampMs: Int64;
+  throttleTimeMs: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -2960,11 +5032,36 @@ export interface FetchRequest {
   _trailingBytes?: Base64;
 }
 
+/** FetchRequest as decoded: fields of every version are always present. */
+export interface FetchRequestDecoded {
+  clusterId?: string | null;
+  replicaId?: number;
+  replicaState?: FetchRequestReplicaStateDecoded;
+  maxWaitMs: number;
+  minBytes: number;
+  maxBytes?: number;
+  isolationLevel?: number;
+  sessionId?: number;
+  sessionEpoch?: number;
+  topics: FetchRequestFetchTopicDecoded[];
+  forgottenTopicsData?: FetchRequestForgottenTopicDecoded[];
+  rackId?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The ReplicaState struct of FetchRequest. */
 export interface FetchRequestReplicaState {
   /** int32; versions 15-18; default "-1"; entity brokerId. */
   replicaId?: number;
   /** int64; versions 15-18; default "-1". */
+  replicaEpoch?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchRequestReplicaState as decoded: fields of every version are always present. */
+export interface FetchRequestReplicaStateDecoded {
+  replicaId?: number;
   replicaEpoch?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -2977,6 +5074,14 @@ export interface FetchRequestFetchTopic {
   topicId?: Uuid;
   /** []FetchPartition; versions 0-18. */
   partitions?: FetchRequestFetchPartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchRequestFetchTopic as decoded: fields of every version are always present. */
+export interface FetchRequestFetchTopicDecoded {
+  topic?: string;
+  topicId?: Uuid;
+  partitions: FetchRequestFetchPartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3001,6 +5106,19 @@ export interface FetchRequestFetchPartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FetchRequestFetchPartition as decoded: fields of every version are always present. */
+export interface FetchRequestFetchPartitionDecoded {
+  partition: number;
+  currentLeaderEpoch?: number;
+  fetchOffset: Int64;
+  lastFetchedEpoch?: number;
+  logStartOffset?: Int64;
+  partitionMaxBytes: number;
+  replicaDirectoryId?: Uuid;
+  highWatermark?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ForgottenTopic struct of FetchRequest. */
 export interface FetchRequestForgottenTopic {
   /** string; versions 7-12; ignorable; entity topicName. */
@@ -3008,6 +5126,14 @@ export interface FetchRequestForgottenTopic {
   /** uuid; versions 13-18; ignorable. */
   topicId?: Uuid;
   /** []int32; versions 7-18. */
+  partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchRequestForgottenTopic as decoded: fields of every version are always present. */
+export interface FetchRequestForgottenTopicDecoded {
+  topic?: string;
+  topicId?: Uuid;
   partitions?: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -3027,6 +5153,16 @@ export interface FetchResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FetchResponse as decoded: fields of every version are always present. */
+export interface FetchResponseDecoded {
+  throttleTimeMs?: number;
+  errorCode?: number;
+  sessionId?: number;
+  responses: FetchResponseFetchableTopicResponseDecoded[];
+  nodeEndpoints?: FetchResponseNodeEndpointDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The FetchableTopicResponse struct of FetchResponse. */
 export interface FetchResponseFetchableTopicResponse {
   /** string; versions 0-12; ignorable; entity topicName. */
@@ -3035,6 +5171,14 @@ export interface FetchResponseFetchableTopicResponse {
   topicId?: Uuid;
   /** []PartitionData; versions 0-18. */
   partitions?: FetchResponsePartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchResponseFetchableTopicResponse as decoded: fields of every version are always present. */
+export interface FetchResponseFetchableTopicResponseDecoded {
+  topic?: string;
+  topicId?: Uuid;
+  partitions: FetchResponsePartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3065,11 +5209,34 @@ export interface FetchResponsePartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FetchResponsePartitionData as decoded: fields of every version are always present. */
+export interface FetchResponsePartitionDataDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  highWatermark: Int64;
+  lastStableOffset?: Int64;
+  logStartOffset?: Int64;
+  divergingEpoch?: FetchResponseEpochEndOffsetDecoded;
+  currentLeader?: FetchResponseLeaderIdAndEpochDecoded;
+  snapshotId?: FetchResponseSnapshotIdDecoded;
+  abortedTransactions?: FetchResponseAbortedTransactionDecoded[] | null;
+  preferredReadReplica?: number;
+  records: Base64 | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The EpochEndOffset struct of FetchResponse. */
 export interface FetchResponseEpochEndOffset {
   /** int32; versions 12-18; default "-1". */
   epoch?: number;
   /** int64; versions 12-18; default "-1". */
+  endOffset?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchResponseEpochEndOffset as decoded: fields of every version are always present. */
+export interface FetchResponseEpochEndOffsetDecoded {
+  epoch?: number;
   endOffset?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -3083,6 +5250,13 @@ export interface FetchResponseLeaderIdAndEpoch {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FetchResponseLeaderIdAndEpoch as decoded: fields of every version are always present. */
+export interface FetchResponseLeaderIdAndEpochDecoded {
+  leaderId?: number;
+  leaderEpoch?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The SnapshotId struct of FetchResponse. */
 export interface FetchResponseSnapshotId {
   /** int64; versions 0-18; default "-1". */
@@ -3092,11 +5266,25 @@ export interface FetchResponseSnapshotId {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FetchResponseSnapshotId as decoded: fields of every version are always present. */
+export interface FetchResponseSnapshotIdDecoded {
+  endOffset: Int64;
+  epoch: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AbortedTransaction struct of FetchResponse. */
 export interface FetchResponseAbortedTransaction {
   /** int64; versions 4-18; entity producerId. */
   producerId?: Int64;
   /** int64; versions 4-18. */
+  firstOffset?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchResponseAbortedTransaction as decoded: fields of every version are always present. */
+export interface FetchResponseAbortedTransactionDecoded {
+  producerId?: Int64;
   firstOffset?: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -3110,6 +5298,15 @@ export interface FetchResponseNodeEndpoint {
   /** int32; versions 16-18. */
   port?: number;
   /** string; versions 16-18; nullable 16-18; default "null". */
+  rack?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchResponseNodeEndpoint as decoded: fields of every version are always present. */
+export interface FetchResponseNodeEndpointDecoded {
+  nodeId?: number;
+  host?: string;
+  port?: number;
   rack?: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -3129,12 +5326,29 @@ export interface FetchSnapshotRequest {
   _trailingBytes?: Base64;
 }
 
+/** FetchSnapshotRequest as decoded: fields of every version are always present. */
+export interface FetchSnapshotRequestDecoded {
+  clusterId?: string | null;
+  replicaId: number;
+  maxBytes: number;
+  topics: FetchSnapshotRequestTopicSnapshotDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TopicSnapshot struct of FetchSnapshotRequest. */
 export interface FetchSnapshotRequestTopicSnapshot {
   /** string; versions 0-1; entity topicName. */
   name?: string;
   /** []PartitionSnapshot; versions 0-1. */
   partitions?: FetchSnapshotRequestPartitionSnapshot[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchSnapshotRequestTopicSnapshot as decoded: fields of every version are always present. */
+export interface FetchSnapshotRequestTopicSnapshotDecoded {
+  name: string;
+  partitions: FetchSnapshotRequestPartitionSnapshotDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3153,12 +5367,29 @@ export interface FetchSnapshotRequestPartitionSnapshot {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FetchSnapshotRequestPartitionSnapshot as decoded: fields of every version are always present. */
+export interface FetchSnapshotRequestPartitionSnapshotDecoded {
+  partition: number;
+  currentLeaderEpoch: number;
+  snapshotId: FetchSnapshotRequestSnapshotIdDecoded;
+  position: Int64;
+  replicaDirectoryId?: Uuid;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The SnapshotId struct of FetchSnapshotRequest. */
 export interface FetchSnapshotRequestSnapshotId {
   /** int64; versions 0-1. */
   endOffset?: Int64;
   /** int32; versions 0-1. */
   epoch?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchSnapshotRequestSnapshotId as decoded: fields of every version are always present. */
+export interface FetchSnapshotRequestSnapshotIdDecoded {
+  endOffset: Int64;
+  epoch: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3175,12 +5406,28 @@ export interface FetchSnapshotResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FetchSnapshotResponse as decoded: fields of every version are always present. */
+export interface FetchSnapshotResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  topics: FetchSnapshotResponseTopicSnapshotDecoded[];
+  nodeEndpoints?: FetchSnapshotResponseNodeEndpointDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicSnapshot struct of FetchSnapshotResponse. */
 export interface FetchSnapshotResponseTopicSnapshot {
   /** string; versions 0-1; entity topicName. */
   name?: string;
   /** []PartitionSnapshot; versions 0-1. */
   partitions?: FetchSnapshotResponsePartitionSnapshot[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchSnapshotResponseTopicSnapshot as decoded: fields of every version are always present. */
+export interface FetchSnapshotResponseTopicSnapshotDecoded {
+  name: string;
+  partitions: FetchSnapshotResponsePartitionSnapshotDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3203,6 +5450,18 @@ export interface FetchSnapshotResponsePartitionSnapshot {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FetchSnapshotResponsePartitionSnapshot as decoded: fields of every version are always present. */
+export interface FetchSnapshotResponsePartitionSnapshotDecoded {
+  index: number;
+  errorCode: number;
+  snapshotId: FetchSnapshotResponseSnapshotIdDecoded;
+  currentLeader?: FetchSnapshotResponseLeaderIdAndEpochDecoded;
+  size: Int64;
+  position: Int64;
+  unalignedRecords: Base64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The SnapshotId struct of FetchSnapshotResponse. */
 export interface FetchSnapshotResponseSnapshotId {
   /** int64; versions 0-1. */
@@ -3212,12 +5471,26 @@ export interface FetchSnapshotResponseSnapshotId {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FetchSnapshotResponseSnapshotId as decoded: fields of every version are always present. */
+export interface FetchSnapshotResponseSnapshotIdDecoded {
+  endOffset: Int64;
+  epoch: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The LeaderIdAndEpoch struct of FetchSnapshotResponse. */
 export interface FetchSnapshotResponseLeaderIdAndEpoch {
   /** int32; versions 0-1; entity brokerId. */
   leaderId?: number;
   /** int32; versions 0-1. */
   leaderEpoch?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** FetchSnapshotResponseLeaderIdAndEpoch as decoded: fields of every version are always present. */
+export interface FetchSnapshotResponseLeaderIdAndEpochDecoded {
+  leaderId: number;
+  leaderEpoch: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3232,6 +5505,14 @@ export interface FetchSnapshotResponseNodeEndpoint {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FetchSnapshotResponseNodeEndpoint as decoded: fields of every version are always present. */
+export interface FetchSnapshotResponseNodeEndpointDecoded {
+  nodeId?: number;
+  host?: string;
+  port?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** FindCoordinatorRequest (request, api key 10), versions 0-6. */
 export interface FindCoordinatorRequest {
   /** string; versions 0-3. */
@@ -3242,6 +5523,15 @@ export interface FindCoordinatorRequest {
   coordinatorKeys?: string[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** FindCoordinatorRequest as decoded: fields of every version are always present. */
+export interface FindCoordinatorRequestDecoded {
+  key?: string;
+  keyType?: number;
+  coordinatorKeys?: string[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -3264,6 +5554,18 @@ export interface FindCoordinatorResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FindCoordinatorResponse as decoded: fields of every version are always present. */
+export interface FindCoordinatorResponseDecoded {
+  throttleTimeMs?: number;
+  errorCode?: number;
+  errorMessage?: string | null;
+  nodeId?: number;
+  host?: string;
+  port?: number;
+  coordinators?: FindCoordinatorResponseCoordinatorDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Coordinator struct of FindCoordinatorResponse. */
 export interface FindCoordinatorResponseCoordinator {
   /** string; versions 4-6. */
@@ -3281,12 +5583,30 @@ export interface FindCoordinatorResponseCoordinator {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** FindCoordinatorResponseCoordinator as decoded: fields of every version are always present. */
+export interface FindCoordinatorResponseCoordinatorDecoded {
+  key?: string;
+  nodeId?: number;
+  host?: string;
+  port?: number;
+  errorCode?: number;
+  errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** GetTelemetrySubscriptionsRequest (request, api key 71), versions 0. */
 export interface GetTelemetrySubscriptionsRequest {
   /** uuid; versions 0. */
   clientInstanceId?: Uuid;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** GetTelemetrySubscriptionsRequest as decoded: fields of every version are always present. */
+export interface GetTelemetrySubscriptionsRequestDecoded {
+  clientInstanceId: Uuid;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -3313,6 +5633,20 @@ export interface GetTelemetrySubscriptionsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** GetTelemetrySubscriptionsResponse as decoded: fields of every version are always present. */
+export interface GetTelemetrySubscriptionsResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  clientInstanceId: Uuid;
+  subscriptionId: number;
+  acceptedCompressionTypes: number[];
+  pushIntervalMs: number;
+  telemetryMaxBytes: number;
+  deltaTemporality: boolean;
+  requestedMetrics: string[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** HeartbeatRequest (request, api key 12), versions 0-4. */
 export interface HeartbeatRequest {
   /** string; versions 0-4; entity groupId. */
@@ -3328,12 +5662,29 @@ export interface HeartbeatRequest {
   _trailingBytes?: Base64;
 }
 
+/** HeartbeatRequest as decoded: fields of every version are always present. */
+export interface HeartbeatRequestDecoded {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** HeartbeatResponse (response, api key 12), versions 0-4. */
 export interface HeartbeatResponse {
   /** int32; versions 1-4; ignorable. */
   throttleTimeMs?: number;
   /** int16; versions 0-4. */
   errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** HeartbeatResponse as decoded: fields of every version are always present. */
+export interface HeartbeatResponseDecoded {
+  throttleTimeMs?: number;
+  errorCode: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3348,6 +5699,14 @@ export interface IncrementalAlterConfigsRequest {
   _trailingBytes?: Base64;
 }
 
+/** IncrementalAlterConfigsRequest as decoded: fields of every version are always present. */
+export interface IncrementalAlterConfigsRequestDecoded {
+  resources: IncrementalAlterConfigsRequestAlterConfigsResourceDecoded[];
+  validateOnly: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The AlterConfigsResource struct of IncrementalAlterConfigsRequest. */
 export interface IncrementalAlterConfigsRequestAlterConfigsResource {
   /** int8; versions 0-1. */
@@ -3356,6 +5715,14 @@ export interface IncrementalAlterConfigsRequestAlterConfigsResource {
   resourceName?: string;
   /** []AlterableConfig; versions 0-1. */
   configs?: IncrementalAlterConfigsRequestAlterableConfig[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** IncrementalAlterConfigsRequestAlterConfigsResource as decoded: fields of every version are always present. */
+export interface IncrementalAlterConfigsRequestAlterConfigsResourceDecoded {
+  resourceType: number;
+  resourceName: string;
+  configs: IncrementalAlterConfigsRequestAlterableConfigDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3370,12 +5737,27 @@ export interface IncrementalAlterConfigsRequestAlterableConfig {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** IncrementalAlterConfigsRequestAlterableConfig as decoded: fields of every version are always present. */
+export interface IncrementalAlterConfigsRequestAlterableConfigDecoded {
+  name: string;
+  configOperation: number;
+  value: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** IncrementalAlterConfigsResponse (response, api key 44), versions 0-1. */
 export interface IncrementalAlterConfigsResponse {
   /** int32; versions 0-1. */
   throttleTimeMs?: number;
   /** []AlterConfigsResourceResponse; versions 0-1. */
   responses?: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** IncrementalAlterConfigsResponse as decoded: fields of every version are always present. */
+export interface IncrementalAlterConfigsResponseDecoded {
+  throttleTimeMs: number;
+  responses: IncrementalAlterConfigsResponseAlterConfigsResourceResponseDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3389,6 +5771,15 @@ export interface IncrementalAlterConfigsResponseAlterConfigsResourceResponse {
   resourceType?: number;
   /** string; versions 0-1. */
   resourceName?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** IncrementalAlterConfigsResponseAlterConfigsResourceResponse as decoded: fields of every version are always present. */
+export interface IncrementalAlterConfigsResponseAlterConfigsResourceResponseDecoded {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3411,6 +5802,18 @@ export interface InitProducerIdRequest {
   _trailingBytes?: Base64;
 }
 
+/** InitProducerIdRequest as decoded: fields of every version are always present. */
+export interface InitProducerIdRequestDecoded {
+  transactionalId: string | null;
+  transactionTimeoutMs: number;
+  producerId?: Int64;
+  producerEpoch?: number;
+  enable2Pc?: boolean;
+  keepPreparedTxn?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** InitProducerIdResponse (response, api key 22), versions 0-6. */
 export interface InitProducerIdResponse {
   /** int32; versions 0-6; ignorable. */
@@ -3428,6 +5831,17 @@ export interface InitProducerIdResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** InitProducerIdResponse as decoded: fields of every version are always present. */
+export interface InitProducerIdResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  producerId: Int64;
+  producerEpoch: number;
+  ongoingTxnProducerId?: Int64;
+  ongoingTxnProducerEpoch?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** InitializeShareGroupStateRequest (request, api key 83), versions 0. */
 export interface InitializeShareGroupStateRequest {
   /** string; versions 0. */
@@ -3439,12 +5853,27 @@ export interface InitializeShareGroupStateRequest {
   _trailingBytes?: Base64;
 }
 
+/** InitializeShareGroupStateRequest as decoded: fields of every version are always present. */
+export interface InitializeShareGroupStateRequestDecoded {
+  groupId: string;
+  topics: InitializeShareGroupStateRequestInitializeStateDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The InitializeStateData struct of InitializeShareGroupStateRequest. */
 export interface InitializeShareGroupStateRequestInitializeStateData {
   /** uuid; versions 0. */
   topicId?: Uuid;
   /** []PartitionData; versions 0. */
   partitions?: InitializeShareGroupStateRequestPartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** InitializeShareGroupStateRequestInitializeStateData as decoded: fields of every version are always present. */
+export interface InitializeShareGroupStateRequestInitializeStateDataDecoded {
+  topicId: Uuid;
+  partitions: InitializeShareGroupStateRequestPartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3459,10 +5888,24 @@ export interface InitializeShareGroupStateRequestPartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** InitializeShareGroupStateRequestPartitionData as decoded: fields of every version are always present. */
+export interface InitializeShareGroupStateRequestPartitionDataDecoded {
+  partition: number;
+  stateEpoch: number;
+  startOffset: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** InitializeShareGroupStateResponse (response, api key 83), versions 0. */
 export interface InitializeShareGroupStateResponse {
   /** []InitializeStateResult; versions 0. */
   results?: InitializeShareGroupStateResponseInitializeStateResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** InitializeShareGroupStateResponse as decoded: fields of every version are always present. */
+export interface InitializeShareGroupStateResponseDecoded {
+  results: InitializeShareGroupStateResponseInitializeStateResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3475,6 +5918,13 @@ export interface InitializeShareGroupStateResponseInitializeStateResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** InitializeShareGroupStateResponseInitializeStateResult as decoded: fields of every version are always present. */
+export interface InitializeShareGroupStateResponseInitializeStateResultDecoded {
+  topicId: Uuid;
+  partitions: InitializeShareGroupStateResponsePartitionResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The PartitionResult struct of InitializeShareGroupStateResponse. */
 export interface InitializeShareGroupStateResponsePartitionResult {
   /** int32; versions 0. */
@@ -3483,6 +5933,14 @@ export interface InitializeShareGroupStateResponsePartitionResult {
   errorCode?: number;
   /** string; versions 0; nullable 0; default "null". */
   errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** InitializeShareGroupStateResponsePartitionResult as decoded: fields of every version are always present. */
+export interface InitializeShareGroupStateResponsePartitionResultDecoded {
+  partition: number;
+  errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3509,12 +5967,33 @@ export interface JoinGroupRequest {
   _trailingBytes?: Base64;
 }
 
+/** JoinGroupRequest as decoded: fields of every version are always present. */
+export interface JoinGroupRequestDecoded {
+  groupId: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs?: number;
+  memberId: string;
+  groupInstanceId?: string | null;
+  protocolType: string;
+  protocols: JoinGroupRequestProtocolDecoded[];
+  reason?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The JoinGroupRequestProtocol struct of JoinGroupRequest. */
 export interface JoinGroupRequestProtocol {
   /** string; versions 0-9. */
   name?: string;
   /** bytes; versions 0-9. */
   metadata?: Base64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** JoinGroupRequestProtocol as decoded: fields of every version are always present. */
+export interface JoinGroupRequestProtocolDecoded {
+  name: string;
+  metadata: Base64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3541,6 +6020,20 @@ export interface JoinGroupResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** JoinGroupResponse as decoded: fields of every version are always present. */
+export interface JoinGroupResponseDecoded {
+  throttleTimeMs?: number;
+  errorCode: number;
+  generationId: number;
+  protocolType?: string | null;
+  protocolName: string | null;
+  leader: string;
+  skipAssignment?: boolean;
+  memberId: string;
+  members: JoinGroupResponseMemberDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The JoinGroupResponseMember struct of JoinGroupResponse. */
 export interface JoinGroupResponseMember {
   /** string; versions 0-9. */
@@ -3552,12 +6045,27 @@ export interface JoinGroupResponseMember {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** JoinGroupResponseMember as decoded: fields of every version are always present. */
+export interface JoinGroupResponseMemberDecoded {
+  memberId: string;
+  groupInstanceId?: string | null;
+  metadata: Base64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** KRaftVersionRecord (data), versions 0. */
 export interface KRaftVersionRecord {
   /** int16; versions 0. */
   version?: number;
   /** int16; versions 0. */
   kRaftVersion?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** KRaftVersionRecord as decoded: fields of every version are always present. */
+export interface KRaftVersionRecordDecoded {
+  version: number;
+  kRaftVersion: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3581,6 +6089,20 @@ export interface LeaderAndIsrRequest {
   liveLeaders?: LeaderAndIsrRequestLeaderAndIsrLiveLeader[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** LeaderAndIsrRequest as decoded: fields of every version are always present. */
+export interface LeaderAndIsrRequestDecoded {
+  controllerId: number;
+  isKRaftController?: boolean;
+  controllerEpoch: number;
+  brokerEpoch?: Int64;
+  type?: number;
+  ungroupedPartitionStates?: LeaderAndIsrRequestLeaderAndIsrPartitionStateDecoded[];
+  topicStates?: LeaderAndIsrRequestLeaderAndIsrTopicStateDecoded[];
+  liveLeaders: LeaderAndIsrRequestLeaderAndIsrLiveLeaderDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -3613,6 +6135,23 @@ export interface LeaderAndIsrRequestLeaderAndIsrPartitionState {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** LeaderAndIsrRequestLeaderAndIsrPartitionState as decoded: fields of every version are always present. */
+export interface LeaderAndIsrRequestLeaderAndIsrPartitionStateDecoded {
+  topicName?: string;
+  partitionIndex: number;
+  controllerEpoch: number;
+  leader: number;
+  leaderEpoch: number;
+  isr: number[];
+  partitionEpoch: number;
+  replicas: number[];
+  addingReplicas?: number[];
+  removingReplicas?: number[];
+  isNew?: boolean;
+  leaderRecoveryState?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The LeaderAndIsrTopicState struct of LeaderAndIsrRequest. */
 export interface LeaderAndIsrRequestLeaderAndIsrTopicState {
   /** string; versions 2-7; entity topicName. */
@@ -3621,6 +6160,14 @@ export interface LeaderAndIsrRequestLeaderAndIsrTopicState {
   topicId?: Uuid;
   /** []LeaderAndIsrPartitionState; versions 2-7. */
   partitionStates?: LeaderAndIsrRequestLeaderAndIsrPartitionState[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** LeaderAndIsrRequestLeaderAndIsrTopicState as decoded: fields of every version are always present. */
+export interface LeaderAndIsrRequestLeaderAndIsrTopicStateDecoded {
+  topicName?: string;
+  topicId?: Uuid;
+  partitionStates?: LeaderAndIsrRequestLeaderAndIsrPartitionStateDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3635,6 +6182,14 @@ export interface LeaderAndIsrRequestLeaderAndIsrLiveLeader {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** LeaderAndIsrRequestLeaderAndIsrLiveLeader as decoded: fields of every version are always present. */
+export interface LeaderAndIsrRequestLeaderAndIsrLiveLeaderDecoded {
+  brokerId: number;
+  hostName: string;
+  port: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** LeaderAndIsrResponse (response, api key 4), versions 0-7. */
 export interface LeaderAndIsrResponse {
   /** int16; versions 0-7. */
@@ -3643,6 +6198,14 @@ export interface LeaderAndIsrResponse {
   partitionErrors?: LeaderAndIsrResponseLeaderAndIsrPartitionError[];
   /** []LeaderAndIsrTopicError; versions 5-7. */
   topics?: LeaderAndIsrResponseLeaderAndIsrTopicError[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** LeaderAndIsrResponse as decoded: fields of every version are always present. */
+export interface LeaderAndIsrResponseDecoded {
+  errorCode: number;
+  partitionErrors?: LeaderAndIsrResponseLeaderAndIsrPartitionErrorDecoded[];
+  topics?: LeaderAndIsrResponseLeaderAndIsrTopicErrorDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3657,12 +6220,27 @@ export interface LeaderAndIsrResponseLeaderAndIsrPartitionError {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** LeaderAndIsrResponseLeaderAndIsrPartitionError as decoded: fields of every version are always present. */
+export interface LeaderAndIsrResponseLeaderAndIsrPartitionErrorDecoded {
+  topicName?: string;
+  partitionIndex: number;
+  errorCode: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The LeaderAndIsrTopicError struct of LeaderAndIsrResponse. */
 export interface LeaderAndIsrResponseLeaderAndIsrTopicError {
   /** uuid; versions 5-7. */
   topicId?: Uuid;
   /** []LeaderAndIsrPartitionError; versions 5-7. */
   partitionErrors?: LeaderAndIsrResponseLeaderAndIsrPartitionError[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** LeaderAndIsrResponseLeaderAndIsrTopicError as decoded: fields of every version are always present. */
+export interface LeaderAndIsrResponseLeaderAndIsrTopicErrorDecoded {
+  topicId?: Uuid;
+  partitionErrors?: LeaderAndIsrResponseLeaderAndIsrPartitionErrorDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3679,11 +6257,27 @@ export interface LeaderChangeMessage {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** LeaderChangeMessage as decoded: fields of every version are always present. */
+export interface LeaderChangeMessageDecoded {
+  version: number;
+  leaderId: number;
+  voters: LeaderChangeMessageVoterDecoded[];
+  grantingVoters: LeaderChangeMessageVoterDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Voter struct of LeaderChangeMessage. */
 export interface LeaderChangeMessageVoter {
   /** int32; versions 0-1. */
   voterId?: number;
   /** uuid; versions 1. */
+  voterDirectoryId?: Uuid;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** LeaderChangeMessageVoter as decoded: fields of every version are always present. */
+export interface LeaderChangeMessageVoterDecoded {
+  voterId: number;
   voterDirectoryId?: Uuid;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -3701,6 +6295,15 @@ export interface LeaveGroupRequest {
   _trailingBytes?: Base64;
 }
 
+/** LeaveGroupRequest as decoded: fields of every version are always present. */
+export interface LeaveGroupRequestDecoded {
+  groupId: string;
+  memberId?: string;
+  members?: LeaveGroupRequestMemberIdentityDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The MemberIdentity struct of LeaveGroupRequest. */
 export interface LeaveGroupRequestMemberIdentity {
   /** string; versions 3-5. */
@@ -3708,6 +6311,14 @@ export interface LeaveGroupRequestMemberIdentity {
   /** string; versions 3-5; nullable 3-5; default "null". */
   groupInstanceId?: string | null;
   /** string; versions 5; nullable 5; default "null"; ignorable. */
+  reason?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** LeaveGroupRequestMemberIdentity as decoded: fields of every version are always present. */
+export interface LeaveGroupRequestMemberIdentityDecoded {
+  memberId?: string;
+  groupInstanceId?: string | null;
   reason?: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -3723,6 +6334,14 @@ export interface LeaveGroupResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** LeaveGroupResponse as decoded: fields of every version are always present. */
+export interface LeaveGroupResponseDecoded {
+  throttleTimeMs?: number;
+  errorCode: number;
+  members?: LeaveGroupResponseMemberResponseDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The MemberResponse struct of LeaveGroupResponse. */
 export interface LeaveGroupResponseMemberResponse {
   /** string; versions 3-5. */
@@ -3734,10 +6353,24 @@ export interface LeaveGroupResponseMemberResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** LeaveGroupResponseMemberResponse as decoded: fields of every version are always present. */
+export interface LeaveGroupResponseMemberResponseDecoded {
+  memberId?: string;
+  groupInstanceId?: string | null;
+  errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** ListClientMetricsResourcesRequest (request, api key 74), versions 0. */
 export interface ListClientMetricsResourcesRequest {
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** ListClientMetricsResourcesRequest as decoded: fields of every version are always present. */
+export interface ListClientMetricsResourcesRequestDecoded {
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -3752,10 +6385,24 @@ export interface ListClientMetricsResourcesResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ListClientMetricsResourcesResponse as decoded: fields of every version are always present. */
+export interface ListClientMetricsResourcesResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  clientMetricsResources: ListClientMetricsResourcesResponseClientMetricsResourceDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ClientMetricsResource struct of ListClientMetricsResourcesResponse. */
 export interface ListClientMetricsResourcesResponseClientMetricsResource {
   /** string; versions 0. */
   name?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ListClientMetricsResourcesResponseClientMetricsResource as decoded: fields of every version are always present. */
+export interface ListClientMetricsResourcesResponseClientMetricsResourceDecoded {
+  name: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3765,6 +6412,13 @@ export interface ListConfigResourcesRequest {
   resourceTypes?: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** ListConfigResourcesRequest as decoded: fields of every version are always present. */
+export interface ListConfigResourcesRequestDecoded {
+  resourceTypes?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -3779,11 +6433,26 @@ export interface ListConfigResourcesResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ListConfigResourcesResponse as decoded: fields of every version are always present. */
+export interface ListConfigResourcesResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  configResources: ListConfigResourcesResponseConfigResourceDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ConfigResource struct of ListConfigResourcesResponse. */
 export interface ListConfigResourcesResponseConfigResource {
   /** string; versions 0-1. */
   resourceName?: string;
   /** int8; versions 1; default "16"; ignorable. */
+  resourceType?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ListConfigResourcesResponseConfigResource as decoded: fields of every version are always present. */
+export interface ListConfigResourcesResponseConfigResourceDecoded {
+  resourceName: string;
   resourceType?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -3799,6 +6468,14 @@ export interface ListGroupsRequest {
   _trailingBytes?: Base64;
 }
 
+/** ListGroupsRequest as decoded: fields of every version are always present. */
+export interface ListGroupsRequestDecoded {
+  statesFilter?: string[];
+  typesFilter?: string[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** ListGroupsResponse (response, api key 16), versions 0-5. */
 export interface ListGroupsResponse {
   /** int32; versions 1-5; ignorable. */
@@ -3807,6 +6484,14 @@ export interface ListGroupsResponse {
   errorCode?: number;
   /** []ListedGroup; versions 0-5. */
   groups?: ListGroupsResponseListedGroup[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ListGroupsResponse as decoded: fields of every version are always present. */
+export interface ListGroupsResponseDecoded {
+  throttleTimeMs?: number;
+  errorCode: number;
+  groups: ListGroupsResponseListedGroupDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3819,6 +6504,15 @@ export interface ListGroupsResponseListedGroup {
   /** string; versions 4-5; ignorable. */
   groupState?: string;
   /** string; versions 5; ignorable. */
+  groupType?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ListGroupsResponseListedGroup as decoded: fields of every version are always present. */
+export interface ListGroupsResponseListedGroupDecoded {
+  groupId: string;
+  protocolType: string;
+  groupState?: string;
   groupType?: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -3838,12 +6532,29 @@ export interface ListOffsetsRequest {
   _trailingBytes?: Base64;
 }
 
+/** ListOffsetsRequest as decoded: fields of every version are always present. */
+export interface ListOffsetsRequestDecoded {
+  replicaId: number;
+  isolationLevel?: number;
+  topics: ListOffsetsRequestListOffsetsTopicDecoded[];
+  timeoutMs?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The ListOffsetsTopic struct of ListOffsetsRequest. */
 export interface ListOffsetsRequestListOffsetsTopic {
   /** string; versions 0-11; entity topicName. */
   name?: string;
   /** []ListOffsetsPartition; versions 0-11. */
   partitions?: ListOffsetsRequestListOffsetsPartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ListOffsetsRequestListOffsetsTopic as decoded: fields of every version are always present. */
+export interface ListOffsetsRequestListOffsetsTopicDecoded {
+  name: string;
+  partitions: ListOffsetsRequestListOffsetsPartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3860,6 +6571,15 @@ export interface ListOffsetsRequestListOffsetsPartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ListOffsetsRequestListOffsetsPartition as decoded: fields of every version are always present. */
+export interface ListOffsetsRequestListOffsetsPartitionDecoded {
+  partitionIndex: number;
+  currentLeaderEpoch?: number;
+  timestamp: Int64;
+  maxNumOffsets?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** ListOffsetsResponse (response, api key 2), versions 0-11. */
 export interface ListOffsetsResponse {
   /** int32; versions 2-11; ignorable. */
@@ -3869,12 +6589,26 @@ export interface ListOffsetsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ListOffsetsResponse as decoded: fields of every version are always present. */
+export interface ListOffsetsResponseDecoded {
+  throttleTimeMs?: number;
+  topics: ListOffsetsResponseListOffsetsTopicResponseDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ListOffsetsTopicResponse struct of ListOffsetsResponse. */
 export interface ListOffsetsResponseListOffsetsTopicResponse {
   /** string; versions 0-11; entity topicName. */
   name?: string;
   /** []ListOffsetsPartitionResponse; versions 0-11. */
   partitions?: ListOffsetsResponseListOffsetsPartitionResponse[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ListOffsetsResponseListOffsetsTopicResponse as decoded: fields of every version are always present. */
+export interface ListOffsetsResponseListOffsetsTopicResponseDecoded {
+  name: string;
+  partitions: ListOffsetsResponseListOffsetsPartitionResponseDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3895,6 +6629,17 @@ export interface ListOffsetsResponseListOffsetsPartitionResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ListOffsetsResponseListOffsetsPartitionResponse as decoded: fields of every version are always present. */
+export interface ListOffsetsResponseListOffsetsPartitionResponseDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  oldStyleOffsets?: Int64[];
+  timestamp?: Int64;
+  offset?: Int64;
+  leaderEpoch?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** ListPartitionReassignmentsRequest (request, api key 46), versions 0. */
 export interface ListPartitionReassignmentsRequest {
   /** int32; versions 0; default "60000". */
@@ -3906,12 +6651,27 @@ export interface ListPartitionReassignmentsRequest {
   _trailingBytes?: Base64;
 }
 
+/** ListPartitionReassignmentsRequest as decoded: fields of every version are always present. */
+export interface ListPartitionReassignmentsRequestDecoded {
+  timeoutMs: number;
+  topics: ListPartitionReassignmentsRequestListPartitionReassignmentsTopicsDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The ListPartitionReassignmentsTopics struct of ListPartitionReassignmentsRequest. */
 export interface ListPartitionReassignmentsRequestListPartitionReassignmentsTopics {
   /** string; versions 0; entity topicName. */
   name?: string;
   /** []int32; versions 0. */
   partitionIndexes?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ListPartitionReassignmentsRequestListPartitionReassignmentsTopics as decoded: fields of every version are always present. */
+export interface ListPartitionReassignmentsRequestListPartitionReassignmentsTopicsDecoded {
+  name: string;
+  partitionIndexes: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3928,12 +6688,28 @@ export interface ListPartitionReassignmentsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ListPartitionReassignmentsResponse as decoded: fields of every version are always present. */
+export interface ListPartitionReassignmentsResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  topics: ListPartitionReassignmentsResponseOngoingTopicReassignmentDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The OngoingTopicReassignment struct of ListPartitionReassignmentsResponse. */
 export interface ListPartitionReassignmentsResponseOngoingTopicReassignment {
   /** string; versions 0; entity topicName. */
   name?: string;
   /** []OngoingPartitionReassignment; versions 0. */
   partitions?: ListPartitionReassignmentsResponseOngoingPartitionReassignment[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ListPartitionReassignmentsResponseOngoingTopicReassignment as decoded: fields of every version are always present. */
+export interface ListPartitionReassignmentsResponseOngoingTopicReassignmentDecoded {
+  name: string;
+  partitions: ListPartitionReassignmentsResponseOngoingPartitionReassignmentDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3947,6 +6723,15 @@ export interface ListPartitionReassignmentsResponseOngoingPartitionReassignment 
   addingReplicas?: number[];
   /** []int32; versions 0; entity brokerId. */
   removingReplicas?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ListPartitionReassignmentsResponseOngoingPartitionReassignment as decoded: fields of every version are always present. */
+export interface ListPartitionReassignmentsResponseOngoingPartitionReassignmentDecoded {
+  partitionIndex: number;
+  replicas: number[];
+  addingReplicas: number[];
+  removingReplicas: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -3965,6 +6750,16 @@ export interface ListTransactionsRequest {
   _trailingBytes?: Base64;
 }
 
+/** ListTransactionsRequest as decoded: fields of every version are always present. */
+export interface ListTransactionsRequestDecoded {
+  stateFilters: string[];
+  producerIdFilters: Int64[];
+  durationFilter?: Int64;
+  transactionalIdPattern?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** ListTransactionsResponse (response, api key 66), versions 0-2. */
 export interface ListTransactionsResponse {
   /** int32; versions 0-2. */
@@ -3978,6 +6773,15 @@ export interface ListTransactionsResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ListTransactionsResponse as decoded: fields of every version are always present. */
+export interface ListTransactionsResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  unknownStateFilters: string[];
+  transactionStates: ListTransactionsResponseTransactionStateDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TransactionState struct of ListTransactionsResponse. */
 export interface ListTransactionsResponseTransactionState {
   /** string; versions 0-2; entity transactionalId. */
@@ -3986,6 +6790,14 @@ export interface ListTransactionsResponseTransactionState {
   producerId?: Int64;
   /** string; versions 0-2. */
   transactionState?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ListTransactionsResponseTransactionState as decoded: fields of every version are always present. */
+export interface ListTransactionsResponseTransactionStateDecoded {
+  transactionalId: string;
+  producerId: Int64;
+  transactionState: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4004,12 +6816,29 @@ export interface MetadataRequest {
   _trailingBytes?: Base64;
 }
 
+/** MetadataRequest as decoded: fields of every version are always present. */
+export interface MetadataRequestDecoded {
+  topics: MetadataRequestTopicDecoded[] | null;
+  allowAutoTopicCreation?: boolean;
+  includeClusterAuthorizedOperations?: boolean;
+  includeTopicAuthorizedOperations?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The MetadataRequestTopic struct of MetadataRequest. */
 export interface MetadataRequestTopic {
   /** uuid; versions 10-13; ignorable. */
   topicId?: Uuid;
   /** string; versions 0-13; nullable 10-13; entity topicName. */
   name?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** MetadataRequestTopic as decoded: fields of every version are always present. */
+export interface MetadataRequestTopicDecoded {
+  topicId?: Uuid;
+  name: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4032,6 +6861,18 @@ export interface MetadataResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** MetadataResponse as decoded: fields of every version are always present. */
+export interface MetadataResponseDecoded {
+  throttleTimeMs?: number;
+  brokers: MetadataResponseBrokerDecoded[];
+  clusterId?: string | null;
+  controllerId?: number;
+  topics: MetadataResponseTopicDecoded[];
+  clusterAuthorizedOperations?: number;
+  errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The MetadataResponseBroker struct of MetadataResponse. */
 export interface MetadataResponseBroker {
   /** int32; versions 0-13; entity brokerId. */
@@ -4041,6 +6882,15 @@ export interface MetadataResponseBroker {
   /** int32; versions 0-13. */
   port?: number;
   /** string; versions 1-13; nullable 1-13; default "null"; ignorable. */
+  rack?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** MetadataResponseBroker as decoded: fields of every version are always present. */
+export interface MetadataResponseBrokerDecoded {
+  nodeId: number;
+  host: string;
+  port: number;
   rack?: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -4058,6 +6908,17 @@ export interface MetadataResponseTopic {
   /** []MetadataResponsePartition; versions 0-13. */
   partitions?: MetadataResponsePartition[];
   /** int32; versions 8-13; default "-2147483648". */
+  topicAuthorizedOperations?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** MetadataResponseTopic as decoded: fields of every version are always present. */
+export interface MetadataResponseTopicDecoded {
+  errorCode: number;
+  name: string | null;
+  topicId?: Uuid;
+  isInternal?: boolean;
+  partitions: MetadataResponsePartitionDecoded[];
   topicAuthorizedOperations?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -4081,6 +6942,18 @@ export interface MetadataResponsePartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** MetadataResponsePartition as decoded: fields of every version are always present. */
+export interface MetadataResponsePartitionDecoded {
+  errorCode: number;
+  partitionIndex: number;
+  leaderId: number;
+  leaderEpoch?: number;
+  replicaNodes: number[];
+  isrNodes: number[];
+  offlineReplicas?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** OffsetCommitRequest (request, api key 8), versions 0-10. */
 export interface OffsetCommitRequest {
   /** string; versions 0-10; entity groupId. */
@@ -4100,6 +6973,18 @@ export interface OffsetCommitRequest {
   _trailingBytes?: Base64;
 }
 
+/** OffsetCommitRequest as decoded: fields of every version are always present. */
+export interface OffsetCommitRequestDecoded {
+  groupId: string;
+  generationIdOrMemberEpoch?: number;
+  memberId?: string;
+  groupInstanceId?: string | null;
+  retentionTimeMs?: Int64;
+  topics: OffsetCommitRequestTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The OffsetCommitRequestTopic struct of OffsetCommitRequest. */
 export interface OffsetCommitRequestTopic {
   /** string; versions 0-9; ignorable; entity topicName. */
@@ -4108,6 +6993,14 @@ export interface OffsetCommitRequestTopic {
   topicId?: Uuid;
   /** []OffsetCommitRequestPartition; versions 0-10. */
   partitions?: OffsetCommitRequestPartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetCommitRequestTopic as decoded: fields of every version are always present. */
+export interface OffsetCommitRequestTopicDecoded {
+  name?: string;
+  topicId?: Uuid;
+  partitions: OffsetCommitRequestPartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4126,12 +7019,29 @@ export interface OffsetCommitRequestPartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** OffsetCommitRequestPartition as decoded: fields of every version are always present. */
+export interface OffsetCommitRequestPartitionDecoded {
+  partitionIndex: number;
+  committedOffset: Int64;
+  committedLeaderEpoch?: number;
+  commitTimestamp?: Int64;
+  committedMetadata: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** OffsetCommitResponse (response, api key 8), versions 0-10. */
 export interface OffsetCommitResponse {
   /** int32; versions 3-10; ignorable. */
   throttleTimeMs?: number;
   /** []OffsetCommitResponseTopic; versions 0-10. */
   topics?: OffsetCommitResponseTopic[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetCommitResponse as decoded: fields of every version are always present. */
+export interface OffsetCommitResponseDecoded {
+  throttleTimeMs?: number;
+  topics: OffsetCommitResponseTopicDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4146,12 +7056,27 @@ export interface OffsetCommitResponseTopic {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** OffsetCommitResponseTopic as decoded: fields of every version are always present. */
+export interface OffsetCommitResponseTopicDecoded {
+  name?: string;
+  topicId?: Uuid;
+  partitions: OffsetCommitResponsePartitionDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The OffsetCommitResponsePartition struct of OffsetCommitResponse. */
 export interface OffsetCommitResponsePartition {
   /** int32; versions 0-10. */
   partitionIndex?: number;
   /** int16; versions 0-10. */
   errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetCommitResponsePartition as decoded: fields of every version are always present. */
+export interface OffsetCommitResponsePartitionDecoded {
+  partitionIndex: number;
+  errorCode: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4165,6 +7090,13 @@ export interface OffsetDeleteRequest {
   _trailingBytes?: Base64;
 }
 
+/** OffsetDeleteRequest as decoded: fields of every version are always present. */
+export interface OffsetDeleteRequestDecoded {
+  groupId: string;
+  topics: OffsetDeleteRequestTopicDecoded[];
+  _trailingBytes?: Base64;
+}
+
 /** The OffsetDeleteRequestTopic struct of OffsetDeleteRequest. */
 export interface OffsetDeleteRequestTopic {
   /** string; versions 0; entity topicName. */
@@ -4173,10 +7105,21 @@ export interface OffsetDeleteRequestTopic {
   partitions?: OffsetDeleteRequestPartition[];
 }
 
+/** OffsetDeleteRequestTopic as decoded: fields of every version are always present. */
+export interface OffsetDeleteRequestTopicDecoded {
+  name: string;
+  partitions: OffsetDeleteRequestPartitionDecoded[];
+}
+
 /** The OffsetDeleteRequestPartition struct of OffsetDeleteRequest. */
 export interface OffsetDeleteRequestPartition {
   /** int32; versions 0. */
   partitionIndex?: number;
+}
+
+/** OffsetDeleteRequestPartition as decoded: fields of every version are always present. */
+export interface OffsetDeleteRequestPartitionDecoded {
+  partitionIndex: number;
 }
 
 /** OffsetDeleteResponse (response, api key 47), versions 0. */
@@ -4189,6 +7132,13 @@ export interface OffsetDeleteResponse {
   topics?: OffsetDeleteResponseTopic[];
 }
 
+/** OffsetDeleteResponse as decoded: fields of every version are always present. */
+export interface OffsetDeleteResponseDecoded {
+  errorCode: number;
+  throttleTimeMs: number;
+  topics: OffsetDeleteResponseTopicDecoded[];
+}
+
 /** The OffsetDeleteResponseTopic struct of OffsetDeleteResponse. */
 export interface OffsetDeleteResponseTopic {
   /** string; versions 0; entity topicName. */
@@ -4197,12 +7147,24 @@ export interface OffsetDeleteResponseTopic {
   partitions?: OffsetDeleteResponsePartition[];
 }
 
+/** OffsetDeleteResponseTopic as decoded: fields of every version are always present. */
+export interface OffsetDeleteResponseTopicDecoded {
+  name: string;
+  partitions: OffsetDeleteResponsePartitionDecoded[];
+}
+
 /** The OffsetDeleteResponsePartition struct of OffsetDeleteResponse. */
 export interface OffsetDeleteResponsePartition {
   /** int32; versions 0. */
   partitionIndex?: number;
   /** int16; versions 0. */
   errorCode?: number;
+}
+
+/** OffsetDeleteResponsePartition as decoded: fields of every version are always present. */
+export interface OffsetDeleteResponsePartitionDecoded {
+  partitionIndex: number;
+  errorCode: number;
 }
 
 /** OffsetFetchRequest (request, api key 9), versions 0-10. */
@@ -4220,11 +7182,28 @@ export interface OffsetFetchRequest {
   _trailingBytes?: Base64;
 }
 
+/** OffsetFetchRequest as decoded: fields of every version are always present. */
+export interface OffsetFetchRequestDecoded {
+  groupId?: string;
+  topics?: OffsetFetchRequestTopicDecoded[] | null;
+  groups?: OffsetFetchRequestGroupDecoded[];
+  requireStable?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The OffsetFetchRequestTopic struct of OffsetFetchRequest. */
 export interface OffsetFetchRequestTopic {
   /** string; versions 0-7; entity topicName. */
   name?: string;
   /** []int32; versions 0-7. */
+  partitionIndexes?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetFetchRequestTopic as decoded: fields of every version are always present. */
+export interface OffsetFetchRequestTopicDecoded {
+  name?: string;
   partitionIndexes?: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -4242,6 +7221,15 @@ export interface OffsetFetchRequestGroup {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** OffsetFetchRequestGroup as decoded: fields of every version are always present. */
+export interface OffsetFetchRequestGroupDecoded {
+  groupId?: string;
+  memberId?: string | null;
+  memberEpoch?: number;
+  topics?: OffsetFetchRequestTopicsDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The OffsetFetchRequestTopics struct of OffsetFetchRequest. */
 export interface OffsetFetchRequestTopics {
   /** string; versions 8-9; ignorable; entity topicName. */
@@ -4249,6 +7237,14 @@ export interface OffsetFetchRequestTopics {
   /** uuid; versions 10; ignorable. */
   topicId?: Uuid;
   /** []int32; versions 8-10. */
+  partitionIndexes?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetFetchRequestTopics as decoded: fields of every version are always present. */
+export interface OffsetFetchRequestTopicsDecoded {
+  name?: string;
+  topicId?: Uuid;
   partitionIndexes?: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -4266,12 +7262,28 @@ export interface OffsetFetchResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** OffsetFetchResponse as decoded: fields of every version are always present. */
+export interface OffsetFetchResponseDecoded {
+  throttleTimeMs?: number;
+  topics?: OffsetFetchResponseTopicDecoded[];
+  errorCode?: number;
+  groups?: OffsetFetchResponseGroupDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The OffsetFetchResponseTopic struct of OffsetFetchResponse. */
 export interface OffsetFetchResponseTopic {
   /** string; versions 0-7; entity topicName. */
   name?: string;
   /** []OffsetFetchResponsePartition; versions 0-7. */
   partitions?: OffsetFetchResponsePartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetFetchResponseTopic as decoded: fields of every version are always present. */
+export interface OffsetFetchResponseTopicDecoded {
+  name?: string;
+  partitions?: OffsetFetchResponsePartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4290,6 +7302,16 @@ export interface OffsetFetchResponsePartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** OffsetFetchResponsePartition as decoded: fields of every version are always present. */
+export interface OffsetFetchResponsePartitionDecoded {
+  partitionIndex?: number;
+  committedOffset?: Int64;
+  committedLeaderEpoch?: number;
+  metadata?: string | null;
+  errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The OffsetFetchResponseGroup struct of OffsetFetchResponse. */
 export interface OffsetFetchResponseGroup {
   /** string; versions 8-10; entity groupId. */
@@ -4297,6 +7319,14 @@ export interface OffsetFetchResponseGroup {
   /** []OffsetFetchResponseTopics; versions 8-10. */
   topics?: OffsetFetchResponseTopics[];
   /** int16; versions 8-10; default "0". */
+  errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetFetchResponseGroup as decoded: fields of every version are always present. */
+export interface OffsetFetchResponseGroupDecoded {
+  groupId?: string;
+  topics?: OffsetFetchResponseTopicsDecoded[];
   errorCode?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -4309,6 +7339,14 @@ export interface OffsetFetchResponseTopics {
   topicId?: Uuid;
   /** []OffsetFetchResponsePartitions; versions 8-10. */
   partitions?: OffsetFetchResponsePartitions[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetFetchResponseTopics as decoded: fields of every version are always present. */
+export interface OffsetFetchResponseTopicsDecoded {
+  name?: string;
+  topicId?: Uuid;
+  partitions?: OffsetFetchResponsePartitionsDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4327,6 +7365,16 @@ export interface OffsetFetchResponsePartitions {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** OffsetFetchResponsePartitions as decoded: fields of every version are always present. */
+export interface OffsetFetchResponsePartitionsDecoded {
+  partitionIndex?: number;
+  committedOffset?: Int64;
+  committedLeaderEpoch?: number;
+  metadata?: string | null;
+  errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** OffsetForLeaderEpochRequest (request, api key 23), versions 0-4. */
 export interface OffsetForLeaderEpochRequest {
   /** int32; versions 3-4; default "-2"; ignorable; entity brokerId. */
@@ -4338,12 +7386,27 @@ export interface OffsetForLeaderEpochRequest {
   _trailingBytes?: Base64;
 }
 
+/** OffsetForLeaderEpochRequest as decoded: fields of every version are always present. */
+export interface OffsetForLeaderEpochRequestDecoded {
+  replicaId?: number;
+  topics: OffsetForLeaderEpochRequestOffsetForLeaderTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The OffsetForLeaderTopic struct of OffsetForLeaderEpochRequest. */
 export interface OffsetForLeaderEpochRequestOffsetForLeaderTopic {
   /** string; versions 0-4; entity topicName. */
   topic?: string;
   /** []OffsetForLeaderPartition; versions 0-4. */
   partitions?: OffsetForLeaderEpochRequestOffsetForLeaderPartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetForLeaderEpochRequestOffsetForLeaderTopic as decoded: fields of every version are always present. */
+export interface OffsetForLeaderEpochRequestOffsetForLeaderTopicDecoded {
+  topic: string;
+  partitions: OffsetForLeaderEpochRequestOffsetForLeaderPartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4358,6 +7421,14 @@ export interface OffsetForLeaderEpochRequestOffsetForLeaderPartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** OffsetForLeaderEpochRequestOffsetForLeaderPartition as decoded: fields of every version are always present. */
+export interface OffsetForLeaderEpochRequestOffsetForLeaderPartitionDecoded {
+  partition: number;
+  currentLeaderEpoch?: number;
+  leaderEpoch: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** OffsetForLeaderEpochResponse (response, api key 23), versions 0-4. */
 export interface OffsetForLeaderEpochResponse {
   /** int32; versions 2-4; ignorable. */
@@ -4367,12 +7438,26 @@ export interface OffsetForLeaderEpochResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** OffsetForLeaderEpochResponse as decoded: fields of every version are always present. */
+export interface OffsetForLeaderEpochResponseDecoded {
+  throttleTimeMs?: number;
+  topics: OffsetForLeaderEpochResponseOffsetForLeaderTopicResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The OffsetForLeaderTopicResult struct of OffsetForLeaderEpochResponse. */
 export interface OffsetForLeaderEpochResponseOffsetForLeaderTopicResult {
   /** string; versions 0-4; entity topicName. */
   topic?: string;
   /** []EpochEndOffset; versions 0-4. */
   partitions?: OffsetForLeaderEpochResponseEpochEndOffset[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetForLeaderEpochResponseOffsetForLeaderTopicResult as decoded: fields of every version are always present. */
+export interface OffsetForLeaderEpochResponseOffsetForLeaderTopicResultDecoded {
+  topic: string;
+  partitions: OffsetForLeaderEpochResponseEpochEndOffsetDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4386,6 +7471,15 @@ export interface OffsetForLeaderEpochResponseEpochEndOffset {
   leaderEpoch?: number;
   /** int64; versions 0-4; default "-1". */
   endOffset?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** OffsetForLeaderEpochResponseEpochEndOffset as decoded: fields of every version are always present. */
+export interface OffsetForLeaderEpochResponseEpochEndOffsetDecoded {
+  errorCode: number;
+  partition: number;
+  leaderEpoch?: number;
+  endOffset: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4404,6 +7498,16 @@ export interface ProduceRequest {
   _trailingBytes?: Base64;
 }
 
+/** ProduceRequest as decoded: fields of every version are always present. */
+export interface ProduceRequestDecoded {
+  transactionalId?: string | null;
+  acks: number;
+  timeoutMs: number;
+  topicData: ProduceRequestTopicProduceDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TopicProduceData struct of ProduceRequest. */
 export interface ProduceRequestTopicProduceData {
   /** string; versions 0-12; ignorable; entity topicName. */
@@ -4415,12 +7519,27 @@ export interface ProduceRequestTopicProduceData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ProduceRequestTopicProduceData as decoded: fields of every version are always present. */
+export interface ProduceRequestTopicProduceDataDecoded {
+  name?: string;
+  topicId?: Uuid;
+  partitionData: ProduceRequestPartitionProduceDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The PartitionProduceData struct of ProduceRequest. */
 export interface ProduceRequestPartitionProduceData {
   /** int32; versions 0-13. */
   index?: number;
   /** records; versions 0-13; nullable 0-13. */
   records?: Base64 | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ProduceRequestPartitionProduceData as decoded: fields of every version are always present. */
+export interface ProduceRequestPartitionProduceDataDecoded {
+  index: number;
+  records: Base64 | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4435,6 +7554,14 @@ export interface ProduceResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ProduceResponse as decoded: fields of every version are always present. */
+export interface ProduceResponseDecoded {
+  responses: ProduceResponseTopicProduceResponseDecoded[];
+  throttleTimeMs?: number;
+  nodeEndpoints?: ProduceResponseNodeEndpointDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicProduceResponse struct of ProduceResponse. */
 export interface ProduceResponseTopicProduceResponse {
   /** string; versions 0-12; ignorable; entity topicName. */
@@ -4443,6 +7570,14 @@ export interface ProduceResponseTopicProduceResponse {
   topicId?: Uuid;
   /** []PartitionProduceResponse; versions 0-13. */
   partitionResponses?: ProduceResponsePartitionProduceResponse[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ProduceResponseTopicProduceResponse as decoded: fields of every version are always present. */
+export interface ProduceResponseTopicProduceResponseDecoded {
+  name?: string;
+  topicId?: Uuid;
+  partitionResponses: ProduceResponsePartitionProduceResponseDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4467,11 +7602,31 @@ export interface ProduceResponsePartitionProduceResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ProduceResponsePartitionProduceResponse as decoded: fields of every version are always present. */
+export interface ProduceResponsePartitionProduceResponseDecoded {
+  index: number;
+  errorCode: number;
+  baseOffset: Int64;
+  logAppendTimeMs?: Int64;
+  logStartOffset?: Int64;
+  recordErrors?: ProduceResponseBatchIndexAndErrorMessageDecoded[];
+  errorMessage?: string | null;
+  currentLeader?: ProduceResponseLeaderIdAndEpochDecoded;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The BatchIndexAndErrorMessage struct of ProduceResponse. */
 export interface ProduceResponseBatchIndexAndErrorMessage {
   /** int32; versions 8-13. */
   batchIndex?: number;
   /** string; versions 8-13; nullable 8-13; default "null". */
+  batchIndexErrorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ProduceResponseBatchIndexAndErrorMessage as decoded: fields of every version are always present. */
+export interface ProduceResponseBatchIndexAndErrorMessageDecoded {
+  batchIndex?: number;
   batchIndexErrorMessage?: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -4485,6 +7640,13 @@ export interface ProduceResponseLeaderIdAndEpoch {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ProduceResponseLeaderIdAndEpoch as decoded: fields of every version are always present. */
+export interface ProduceResponseLeaderIdAndEpochDecoded {
+  leaderId?: number;
+  leaderEpoch?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The NodeEndpoint struct of ProduceResponse. */
 export interface ProduceResponseNodeEndpoint {
   /** int32; versions 10-13; entity brokerId. */
@@ -4494,6 +7656,15 @@ export interface ProduceResponseNodeEndpoint {
   /** int32; versions 10-13. */
   port?: number;
   /** string; versions 10-13; nullable 10-13; default "null". */
+  rack?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ProduceResponseNodeEndpoint as decoded: fields of every version are always present. */
+export interface ProduceResponseNodeEndpointDecoded {
+  nodeId?: number;
+  host?: string;
+  port?: number;
   rack?: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -4515,12 +7686,30 @@ export interface PushTelemetryRequest {
   _trailingBytes?: Base64;
 }
 
+/** PushTelemetryRequest as decoded: fields of every version are always present. */
+export interface PushTelemetryRequestDecoded {
+  clientInstanceId: Uuid;
+  subscriptionId: number;
+  terminating: boolean;
+  compressionType: number;
+  metrics: Base64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** PushTelemetryResponse (response, api key 72), versions 0. */
 export interface PushTelemetryResponse {
   /** int32; versions 0. */
   throttleTimeMs?: number;
   /** int16; versions 0. */
   errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** PushTelemetryResponse as decoded: fields of every version are always present. */
+export interface PushTelemetryResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4535,12 +7724,27 @@ export interface ReadShareGroupStateRequest {
   _trailingBytes?: Base64;
 }
 
+/** ReadShareGroupStateRequest as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateRequestDecoded {
+  groupId: string;
+  topics: ReadShareGroupStateRequestReadStateDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The ReadStateData struct of ReadShareGroupStateRequest. */
 export interface ReadShareGroupStateRequestReadStateData {
   /** uuid; versions 0. */
   topicId?: Uuid;
   /** []PartitionData; versions 0. */
   partitions?: ReadShareGroupStateRequestPartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ReadShareGroupStateRequestReadStateData as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateRequestReadStateDataDecoded {
+  topicId: Uuid;
+  partitions: ReadShareGroupStateRequestPartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4553,10 +7757,23 @@ export interface ReadShareGroupStateRequestPartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ReadShareGroupStateRequestPartitionData as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateRequestPartitionDataDecoded {
+  partition: number;
+  leaderEpoch: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** ReadShareGroupStateResponse (response, api key 84), versions 0. */
 export interface ReadShareGroupStateResponse {
   /** []ReadStateResult; versions 0. */
   results?: ReadShareGroupStateResponseReadStateResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ReadShareGroupStateResponse as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateResponseDecoded {
+  results: ReadShareGroupStateResponseReadStateResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4566,6 +7783,13 @@ export interface ReadShareGroupStateResponseReadStateResult {
   topicId?: Uuid;
   /** []PartitionResult; versions 0. */
   partitions?: ReadShareGroupStateResponsePartitionResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ReadShareGroupStateResponseReadStateResult as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateResponseReadStateResultDecoded {
+  topicId: Uuid;
+  partitions: ReadShareGroupStateResponsePartitionResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4586,6 +7810,17 @@ export interface ReadShareGroupStateResponsePartitionResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ReadShareGroupStateResponsePartitionResult as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateResponsePartitionResultDecoded {
+  partition: number;
+  errorCode: number;
+  errorMessage: string | null;
+  stateEpoch: number;
+  startOffset: Int64;
+  stateBatches: ReadShareGroupStateResponseStateBatchDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The StateBatch struct of ReadShareGroupStateResponse. */
 export interface ReadShareGroupStateResponseStateBatch {
   /** int64; versions 0. */
@@ -4596,6 +7831,15 @@ export interface ReadShareGroupStateResponseStateBatch {
   deliveryState?: number;
   /** int16; versions 0. */
   deliveryCount?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ReadShareGroupStateResponseStateBatch as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateResponseStateBatchDecoded {
+  firstOffset: Int64;
+  lastOffset: Int64;
+  deliveryState: number;
+  deliveryCount: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4610,12 +7854,27 @@ export interface ReadShareGroupStateSummaryRequest {
   _trailingBytes?: Base64;
 }
 
+/** ReadShareGroupStateSummaryRequest as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateSummaryRequestDecoded {
+  groupId: string;
+  topics: ReadShareGroupStateSummaryRequestReadStateSummaryDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The ReadStateSummaryData struct of ReadShareGroupStateSummaryRequest. */
 export interface ReadShareGroupStateSummaryRequestReadStateSummaryData {
   /** uuid; versions 0-1. */
   topicId?: Uuid;
   /** []PartitionData; versions 0-1. */
   partitions?: ReadShareGroupStateSummaryRequestPartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ReadShareGroupStateSummaryRequestReadStateSummaryData as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateSummaryRequestReadStateSummaryDataDecoded {
+  topicId: Uuid;
+  partitions: ReadShareGroupStateSummaryRequestPartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4628,10 +7887,23 @@ export interface ReadShareGroupStateSummaryRequestPartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ReadShareGroupStateSummaryRequestPartitionData as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateSummaryRequestPartitionDataDecoded {
+  partition: number;
+  leaderEpoch: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** ReadShareGroupStateSummaryResponse (response, api key 87), versions 0-1. */
 export interface ReadShareGroupStateSummaryResponse {
   /** []ReadStateSummaryResult; versions 0-1. */
   results?: ReadShareGroupStateSummaryResponseReadStateSummaryResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ReadShareGroupStateSummaryResponse as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateSummaryResponseDecoded {
+  results: ReadShareGroupStateSummaryResponseReadStateSummaryResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4641,6 +7913,13 @@ export interface ReadShareGroupStateSummaryResponseReadStateSummaryResult {
   topicId?: Uuid;
   /** []PartitionResult; versions 0-1. */
   partitions?: ReadShareGroupStateSummaryResponsePartitionResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ReadShareGroupStateSummaryResponseReadStateSummaryResult as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateSummaryResponseReadStateSummaryResultDecoded {
+  topicId: Uuid;
+  partitions: ReadShareGroupStateSummaryResponsePartitionResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4663,6 +7942,18 @@ export interface ReadShareGroupStateSummaryResponsePartitionResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ReadShareGroupStateSummaryResponsePartitionResult as decoded: fields of every version are always present. */
+export interface ReadShareGroupStateSummaryResponsePartitionResultDecoded {
+  partition: number;
+  errorCode: number;
+  errorMessage: string | null;
+  stateEpoch: number;
+  leaderEpoch: number;
+  startOffset: Int64;
+  deliveryCompleteCount?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** RemoveRaftVoterRequest (request, api key 81), versions 0. */
 export interface RemoveRaftVoterRequest {
   /** string; versions 0; nullable 0. */
@@ -4673,6 +7964,15 @@ export interface RemoveRaftVoterRequest {
   voterDirectoryId?: Uuid;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** RemoveRaftVoterRequest as decoded: fields of every version are always present. */
+export interface RemoveRaftVoterRequestDecoded {
+  clusterId: string | null;
+  voterId: number;
+  voterDirectoryId: Uuid;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -4687,6 +7987,14 @@ export interface RemoveRaftVoterResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** RemoveRaftVoterResponse as decoded: fields of every version are always present. */
+export interface RemoveRaftVoterResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** RenewDelegationTokenRequest (request, api key 39), versions 0-2. */
 export interface RenewDelegationTokenRequest {
   /** bytes; versions 0-2. */
@@ -4698,6 +8006,14 @@ export interface RenewDelegationTokenRequest {
   _trailingBytes?: Base64;
 }
 
+/** RenewDelegationTokenRequest as decoded: fields of every version are always present. */
+export interface RenewDelegationTokenRequestDecoded {
+  hmac: Base64;
+  renewPeriodMs: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** RenewDelegationTokenResponse (response, api key 39), versions 0-2. */
 export interface RenewDelegationTokenResponse {
   /** int16; versions 0-2. */
@@ -4706,6 +8022,14 @@ export interface RenewDelegationTokenResponse {
   expiryTimestampMs?: Int64;
   /** int32; versions 0-2. */
   throttleTimeMs?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** RenewDelegationTokenResponse as decoded: fields of every version are always present. */
+export interface RenewDelegationTokenResponseDecoded {
+  errorCode: number;
+  expiryTimestampMs: Int64;
+  throttleTimeMs: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4722,10 +8046,25 @@ export interface RequestHeader {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** RequestHeader as decoded: fields of every version are always present. */
+export interface RequestHeaderDecoded {
+  requestApiKey: number;
+  requestApiVersion: number;
+  correlationId: number;
+  clientId?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** ResponseHeader (header), versions 0-1. */
 export interface ResponseHeader {
   /** int32; versions 0-1. */
   correlationId?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ResponseHeader as decoded: fields of every version are always present. */
+export interface ResponseHeaderDecoded {
+  correlationId: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4735,6 +8074,13 @@ export interface SaslAuthenticateRequest {
   authBytes?: Base64;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** SaslAuthenticateRequest as decoded: fields of every version are always present. */
+export interface SaslAuthenticateRequestDecoded {
+  authBytes: Base64;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -4751,11 +8097,26 @@ export interface SaslAuthenticateResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** SaslAuthenticateResponse as decoded: fields of every version are always present. */
+export interface SaslAuthenticateResponseDecoded {
+  errorCode: number;
+  errorMessage: string | null;
+  authBytes: Base64;
+  sessionLifetimeMs?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** SaslHandshakeRequest (request, api key 17), versions 0-1. */
 export interface SaslHandshakeRequest {
   /** string; versions 0-1. */
   mechanism?: string;
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** SaslHandshakeRequest as decoded: fields of every version are always present. */
+export interface SaslHandshakeRequestDecoded {
+  mechanism: string;
   _trailingBytes?: Base64;
 }
 
@@ -4765,6 +8126,12 @@ export interface SaslHandshakeResponse {
   errorCode?: number;
   /** []string; versions 0-1. */
   mechanisms?: string[];
+}
+
+/** SaslHandshakeResponse as decoded: fields of every version are always present. */
+export interface SaslHandshakeResponseDecoded {
+  errorCode: number;
+  mechanisms: string[];
 }
 
 /** ShareAcknowledgeRequest (request, api key 79), versions 0-2. */
@@ -4784,12 +8151,30 @@ export interface ShareAcknowledgeRequest {
   _trailingBytes?: Base64;
 }
 
+/** ShareAcknowledgeRequest as decoded: fields of every version are always present. */
+export interface ShareAcknowledgeRequestDecoded {
+  groupId: string | null;
+  memberId: string | null;
+  shareSessionEpoch: number;
+  isRenewAck?: boolean;
+  topics: ShareAcknowledgeRequestAcknowledgeTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The AcknowledgeTopic struct of ShareAcknowledgeRequest. */
 export interface ShareAcknowledgeRequestAcknowledgeTopic {
   /** uuid; versions 0-2. */
   topicId?: Uuid;
   /** []AcknowledgePartition; versions 0-2. */
   partitions?: ShareAcknowledgeRequestAcknowledgePartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareAcknowledgeRequestAcknowledgeTopic as decoded: fields of every version are always present. */
+export interface ShareAcknowledgeRequestAcknowledgeTopicDecoded {
+  topicId: Uuid;
+  partitions: ShareAcknowledgeRequestAcknowledgePartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4802,6 +8187,13 @@ export interface ShareAcknowledgeRequestAcknowledgePartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareAcknowledgeRequestAcknowledgePartition as decoded: fields of every version are always present. */
+export interface ShareAcknowledgeRequestAcknowledgePartitionDecoded {
+  partitionIndex: number;
+  acknowledgementBatches: ShareAcknowledgeRequestAcknowledgementBatchDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AcknowledgementBatch struct of ShareAcknowledgeRequest. */
 export interface ShareAcknowledgeRequestAcknowledgementBatch {
   /** int64; versions 0-2. */
@@ -4810,6 +8202,14 @@ export interface ShareAcknowledgeRequestAcknowledgementBatch {
   lastOffset?: Int64;
   /** []int8; versions 0-2. */
   acknowledgeTypes?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareAcknowledgeRequestAcknowledgementBatch as decoded: fields of every version are always present. */
+export interface ShareAcknowledgeRequestAcknowledgementBatchDecoded {
+  firstOffset: Int64;
+  lastOffset: Int64;
+  acknowledgeTypes: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4830,12 +8230,30 @@ export interface ShareAcknowledgeResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareAcknowledgeResponse as decoded: fields of every version are always present. */
+export interface ShareAcknowledgeResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  acquisitionLockTimeoutMs?: number;
+  responses: ShareAcknowledgeResponseShareAcknowledgeTopicResponseDecoded[];
+  nodeEndpoints: ShareAcknowledgeResponseNodeEndpointDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ShareAcknowledgeTopicResponse struct of ShareAcknowledgeResponse. */
 export interface ShareAcknowledgeResponseShareAcknowledgeTopicResponse {
   /** uuid; versions 0-2; ignorable. */
   topicId?: Uuid;
   /** []PartitionData; versions 0-2. */
   partitions?: ShareAcknowledgeResponsePartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareAcknowledgeResponseShareAcknowledgeTopicResponse as decoded: fields of every version are always present. */
+export interface ShareAcknowledgeResponseShareAcknowledgeTopicResponseDecoded {
+  topicId: Uuid;
+  partitions: ShareAcknowledgeResponsePartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4852,12 +8270,28 @@ export interface ShareAcknowledgeResponsePartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareAcknowledgeResponsePartitionData as decoded: fields of every version are always present. */
+export interface ShareAcknowledgeResponsePartitionDataDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  errorMessage: string | null;
+  currentLeader: ShareAcknowledgeResponseLeaderIdAndEpochDecoded;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The LeaderIdAndEpoch struct of ShareAcknowledgeResponse. */
 export interface ShareAcknowledgeResponseLeaderIdAndEpoch {
   /** int32; versions 0-2. */
   leaderId?: number;
   /** int32; versions 0-2. */
   leaderEpoch?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareAcknowledgeResponseLeaderIdAndEpoch as decoded: fields of every version are always present. */
+export interface ShareAcknowledgeResponseLeaderIdAndEpochDecoded {
+  leaderId: number;
+  leaderEpoch: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4871,6 +8305,15 @@ export interface ShareAcknowledgeResponseNodeEndpoint {
   port?: number;
   /** string; versions 0-2; nullable 0-2; default "null". */
   rack?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareAcknowledgeResponseNodeEndpoint as decoded: fields of every version are always present. */
+export interface ShareAcknowledgeResponseNodeEndpointDecoded {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4905,12 +8348,37 @@ export interface ShareFetchRequest {
   _trailingBytes?: Base64;
 }
 
+/** ShareFetchRequest as decoded: fields of every version are always present. */
+export interface ShareFetchRequestDecoded {
+  groupId: string | null;
+  memberId: string | null;
+  shareSessionEpoch: number;
+  maxWaitMs: number;
+  minBytes: number;
+  maxBytes: number;
+  maxRecords?: number;
+  batchSize?: number;
+  shareAcquireMode?: number;
+  isRenewAck?: boolean;
+  topics: ShareFetchRequestFetchTopicDecoded[];
+  forgottenTopicsData: ShareFetchRequestForgottenTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The FetchTopic struct of ShareFetchRequest. */
 export interface ShareFetchRequestFetchTopic {
   /** uuid; versions 0-2; ignorable. */
   topicId?: Uuid;
   /** []FetchPartition; versions 0-2. */
   partitions?: ShareFetchRequestFetchPartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareFetchRequestFetchTopic as decoded: fields of every version are always present. */
+export interface ShareFetchRequestFetchTopicDecoded {
+  topicId: Uuid;
+  partitions: ShareFetchRequestFetchPartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4925,6 +8393,14 @@ export interface ShareFetchRequestFetchPartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareFetchRequestFetchPartition as decoded: fields of every version are always present. */
+export interface ShareFetchRequestFetchPartitionDecoded {
+  partitionIndex: number;
+  partitionMaxBytes?: number;
+  acknowledgementBatches: ShareFetchRequestAcknowledgementBatchDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The AcknowledgementBatch struct of ShareFetchRequest. */
 export interface ShareFetchRequestAcknowledgementBatch {
   /** int64; versions 0-2. */
@@ -4936,12 +8412,27 @@ export interface ShareFetchRequestAcknowledgementBatch {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareFetchRequestAcknowledgementBatch as decoded: fields of every version are always present. */
+export interface ShareFetchRequestAcknowledgementBatchDecoded {
+  firstOffset: Int64;
+  lastOffset: Int64;
+  acknowledgeTypes: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ForgottenTopic struct of ShareFetchRequest. */
 export interface ShareFetchRequestForgottenTopic {
   /** uuid; versions 0-2; ignorable. */
   topicId?: Uuid;
   /** []int32; versions 0-2. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareFetchRequestForgottenTopic as decoded: fields of every version are always present. */
+export interface ShareFetchRequestForgottenTopicDecoded {
+  topicId: Uuid;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4962,12 +8453,30 @@ export interface ShareFetchResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareFetchResponse as decoded: fields of every version are always present. */
+export interface ShareFetchResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  acquisitionLockTimeoutMs?: number;
+  responses: ShareFetchResponseShareFetchableTopicResponseDecoded[];
+  nodeEndpoints: ShareFetchResponseNodeEndpointDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The ShareFetchableTopicResponse struct of ShareFetchResponse. */
 export interface ShareFetchResponseShareFetchableTopicResponse {
   /** uuid; versions 0-2; ignorable. */
   topicId?: Uuid;
   /** []PartitionData; versions 0-2. */
   partitions?: ShareFetchResponsePartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareFetchResponseShareFetchableTopicResponse as decoded: fields of every version are always present. */
+export interface ShareFetchResponseShareFetchableTopicResponseDecoded {
+  topicId: Uuid;
+  partitions: ShareFetchResponsePartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -4992,12 +8501,32 @@ export interface ShareFetchResponsePartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareFetchResponsePartitionData as decoded: fields of every version are always present. */
+export interface ShareFetchResponsePartitionDataDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  errorMessage: string | null;
+  acknowledgeErrorCode: number;
+  acknowledgeErrorMessage: string | null;
+  currentLeader: ShareFetchResponseLeaderIdAndEpochDecoded;
+  records: Base64 | null;
+  acquiredRecords: ShareFetchResponseAcquiredRecordsDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The LeaderIdAndEpoch struct of ShareFetchResponse. */
 export interface ShareFetchResponseLeaderIdAndEpoch {
   /** int32; versions 0-2. */
   leaderId?: number;
   /** int32; versions 0-2. */
   leaderEpoch?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareFetchResponseLeaderIdAndEpoch as decoded: fields of every version are always present. */
+export interface ShareFetchResponseLeaderIdAndEpochDecoded {
+  leaderId: number;
+  leaderEpoch: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5009,6 +8538,14 @@ export interface ShareFetchResponseAcquiredRecords {
   lastOffset?: Int64;
   /** int16; versions 0-2. */
   deliveryCount?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareFetchResponseAcquiredRecords as decoded: fields of every version are always present. */
+export interface ShareFetchResponseAcquiredRecordsDecoded {
+  firstOffset: Int64;
+  lastOffset: Int64;
+  deliveryCount: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5025,6 +8562,15 @@ export interface ShareFetchResponseNodeEndpoint {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareFetchResponseNodeEndpoint as decoded: fields of every version are always present. */
+export interface ShareFetchResponseNodeEndpointDecoded {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** ShareGroupDescribeRequest (request, api key 77), versions 0-1. */
 export interface ShareGroupDescribeRequest {
   /** []string; versions 0-1; entity groupId. */
@@ -5036,12 +8582,27 @@ export interface ShareGroupDescribeRequest {
   _trailingBytes?: Base64;
 }
 
+/** ShareGroupDescribeRequest as decoded: fields of every version are always present. */
+export interface ShareGroupDescribeRequestDecoded {
+  groupIds: string[];
+  includeAuthorizedOperations: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** ShareGroupDescribeResponse (response, api key 77), versions 0-1. */
 export interface ShareGroupDescribeResponse {
   /** int32; versions 0-1. */
   throttleTimeMs?: number;
   /** []DescribedGroup; versions 0-1. */
   groups?: ShareGroupDescribeResponseDescribedGroup[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareGroupDescribeResponse as decoded: fields of every version are always present. */
+export interface ShareGroupDescribeResponseDecoded {
+  throttleTimeMs: number;
+  groups: ShareGroupDescribeResponseDescribedGroupDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5068,6 +8629,20 @@ export interface ShareGroupDescribeResponseDescribedGroup {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareGroupDescribeResponseDescribedGroup as decoded: fields of every version are always present. */
+export interface ShareGroupDescribeResponseDescribedGroupDecoded {
+  errorCode: number;
+  errorMessage: string | null;
+  groupId: string;
+  groupState: string;
+  groupEpoch: number;
+  assignmentEpoch: number;
+  assignorName: string;
+  members: ShareGroupDescribeResponseMemberDecoded[];
+  authorizedOperations: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Member struct of ShareGroupDescribeResponse. */
 export interface ShareGroupDescribeResponseMember {
   /** string; versions 0-1. */
@@ -5087,10 +8662,28 @@ export interface ShareGroupDescribeResponseMember {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareGroupDescribeResponseMember as decoded: fields of every version are always present. */
+export interface ShareGroupDescribeResponseMemberDecoded {
+  memberId: string;
+  rackId: string | null;
+  memberEpoch: number;
+  clientId: string;
+  clientHost: string;
+  subscribedTopicNames: string[];
+  assignment: ShareGroupDescribeResponseAssignmentDecoded;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Assignment struct of ShareGroupDescribeResponse. */
 export interface ShareGroupDescribeResponseAssignment {
   /** []TopicPartitions; versions 0-1. */
   topicPartitions?: ShareGroupDescribeResponseTopicPartitions[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareGroupDescribeResponseAssignment as decoded: fields of every version are always present. */
+export interface ShareGroupDescribeResponseAssignmentDecoded {
+  topicPartitions: ShareGroupDescribeResponseTopicPartitionsDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5102,6 +8695,14 @@ export interface ShareGroupDescribeResponseTopicPartitions {
   topicName?: string;
   /** []int32; versions 0-1. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareGroupDescribeResponseTopicPartitions as decoded: fields of every version are always present. */
+export interface ShareGroupDescribeResponseTopicPartitionsDecoded {
+  topicId: Uuid;
+  topicName: string;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5119,6 +8720,17 @@ export interface ShareGroupHeartbeatRequest {
   subscribedTopicNames?: string[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** ShareGroupHeartbeatRequest as decoded: fields of every version are always present. */
+export interface ShareGroupHeartbeatRequestDecoded {
+  groupId: string;
+  memberId: string;
+  memberEpoch: number;
+  rackId: string | null;
+  subscribedTopicNames: string[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -5141,10 +8753,28 @@ export interface ShareGroupHeartbeatResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareGroupHeartbeatResponse as decoded: fields of every version are always present. */
+export interface ShareGroupHeartbeatResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  memberId: string | null;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  assignment: ShareGroupHeartbeatResponseAssignmentDecoded | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Assignment struct of ShareGroupHeartbeatResponse. */
 export interface ShareGroupHeartbeatResponseAssignment {
   /** []TopicPartitions; versions 0-1. */
   topicPartitions?: ShareGroupHeartbeatResponseTopicPartitions[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** ShareGroupHeartbeatResponseAssignment as decoded: fields of every version are always present. */
+export interface ShareGroupHeartbeatResponseAssignmentDecoded {
+  topicPartitions: ShareGroupHeartbeatResponseTopicPartitionsDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5157,10 +8787,23 @@ export interface ShareGroupHeartbeatResponseTopicPartitions {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** ShareGroupHeartbeatResponseTopicPartitions as decoded: fields of every version are always present. */
+export interface ShareGroupHeartbeatResponseTopicPartitionsDecoded {
+  topicId: Uuid;
+  partitions: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** SnapshotFooterRecord (data), versions 0. */
 export interface SnapshotFooterRecord {
   /** int16; versions 0. */
   version?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** SnapshotFooterRecord as decoded: fields of every version are always present. */
+export interface SnapshotFooterRecordDecoded {
+  version: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5170,6 +8813,13 @@ export interface SnapshotHeaderRecord {
   version?: number;
   /** int64; versions 0. */
   lastContainedLogTimestamp?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** SnapshotHeaderRecord as decoded: fields of every version are always present. */
+export interface SnapshotHeaderRecordDecoded {
+  version: number;
+  lastContainedLogTimestamp: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5196,11 +8846,32 @@ export interface StopReplicaRequest {
   _trailingBytes?: Base64;
 }
 
+/** StopReplicaRequest as decoded: fields of every version are always present. */
+export interface StopReplicaRequestDecoded {
+  controllerId: number;
+  isKRaftController?: boolean;
+  controllerEpoch: number;
+  brokerEpoch?: Int64;
+  deletePartitions?: boolean;
+  ungroupedPartitions?: StopReplicaRequestStopReplicaPartitionV0Decoded[];
+  topics?: StopReplicaRequestStopReplicaTopicV1Decoded[];
+  topicStates?: StopReplicaRequestStopReplicaTopicStateDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The StopReplicaPartitionV0 struct of StopReplicaRequest. */
 export interface StopReplicaRequestStopReplicaPartitionV0 {
   /** string; versions 0; entity topicName. */
   topicName?: string;
   /** int32; versions 0. */
+  partitionIndex?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StopReplicaRequestStopReplicaPartitionV0 as decoded: fields of every version are always present. */
+export interface StopReplicaRequestStopReplicaPartitionV0Decoded {
+  topicName?: string;
   partitionIndex?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -5214,12 +8885,26 @@ export interface StopReplicaRequestStopReplicaTopicV1 {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StopReplicaRequestStopReplicaTopicV1 as decoded: fields of every version are always present. */
+export interface StopReplicaRequestStopReplicaTopicV1Decoded {
+  name?: string;
+  partitionIndexes?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The StopReplicaTopicState struct of StopReplicaRequest. */
 export interface StopReplicaRequestStopReplicaTopicState {
   /** string; versions 3-4; entity topicName. */
   topicName?: string;
   /** []StopReplicaPartitionState; versions 3-4. */
   partitionStates?: StopReplicaRequestStopReplicaPartitionState[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StopReplicaRequestStopReplicaTopicState as decoded: fields of every version are always present. */
+export interface StopReplicaRequestStopReplicaTopicStateDecoded {
+  topicName?: string;
+  partitionStates?: StopReplicaRequestStopReplicaPartitionStateDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5234,12 +8919,27 @@ export interface StopReplicaRequestStopReplicaPartitionState {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StopReplicaRequestStopReplicaPartitionState as decoded: fields of every version are always present. */
+export interface StopReplicaRequestStopReplicaPartitionStateDecoded {
+  partitionIndex?: number;
+  leaderEpoch?: number;
+  deletePartition?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** StopReplicaResponse (response, api key 5), versions 0-4. */
 export interface StopReplicaResponse {
   /** int16; versions 0-4. */
   errorCode?: number;
   /** []StopReplicaPartitionError; versions 0-4. */
   partitionErrors?: StopReplicaResponseStopReplicaPartitionError[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StopReplicaResponse as decoded: fields of every version are always present. */
+export interface StopReplicaResponseDecoded {
+  errorCode: number;
+  partitionErrors: StopReplicaResponseStopReplicaPartitionErrorDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5251,6 +8951,14 @@ export interface StopReplicaResponseStopReplicaPartitionError {
   partitionIndex?: number;
   /** int16; versions 0-4. */
   errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StopReplicaResponseStopReplicaPartitionError as decoded: fields of every version are always present. */
+export interface StopReplicaResponseStopReplicaPartitionErrorDecoded {
+  topicName: string;
+  partitionIndex: number;
+  errorCode: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5267,12 +8975,28 @@ export interface StreamsGroupDescribeRequest {
   _trailingBytes?: Base64;
 }
 
+/** StreamsGroupDescribeRequest as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeRequestDecoded {
+  groupIds: string[];
+  includeAuthorizedOperations: boolean;
+  includeTopologyDescription?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** StreamsGroupDescribeResponse (response, api key 89), versions 0-1. */
 export interface StreamsGroupDescribeResponse {
   /** int32; versions 0-1. */
   throttleTimeMs?: number;
   /** []DescribedGroup; versions 0-1. */
   groups?: StreamsGroupDescribeResponseDescribedGroup[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupDescribeResponse as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseDecoded {
+  throttleTimeMs: number;
+  groups: StreamsGroupDescribeResponseDescribedGroupDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5305,12 +9029,36 @@ export interface StreamsGroupDescribeResponseDescribedGroup {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupDescribeResponseDescribedGroup as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseDescribedGroupDecoded {
+  errorCode: number;
+  errorMessage: string | null;
+  groupId: string;
+  groupState: string;
+  groupEpoch: number;
+  assignmentEpoch: number;
+  topology: StreamsGroupDescribeResponseTopologyDecoded | null;
+  members: StreamsGroupDescribeResponseMemberDecoded[];
+  authorizedOperations: number;
+  topologyDescription?: StreamsGroupDescribeResponseTopologyDescriptionDecoded | null;
+  topologyDescriptionStatus?: number;
+  assignorName?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Topology struct of StreamsGroupDescribeResponse. */
 export interface StreamsGroupDescribeResponseTopology {
   /** int32; versions 0-1. */
   epoch?: number;
   /** []Subtopology; versions 0-1; nullable 0-1; default "null". */
   subtopologies?: StreamsGroupDescribeResponseSubtopology[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupDescribeResponseTopology as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseTopologyDecoded {
+  epoch: number;
+  subtopologies: StreamsGroupDescribeResponseSubtopologyDecoded[] | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5329,6 +9077,16 @@ export interface StreamsGroupDescribeResponseSubtopology {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupDescribeResponseSubtopology as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseSubtopologyDecoded {
+  subtopologyId: string;
+  sourceTopics: string[];
+  repartitionSinkTopics: string[];
+  stateChangelogTopics: StreamsGroupDescribeResponseTopicInfoDecoded[];
+  repartitionSourceTopics: StreamsGroupDescribeResponseTopicInfoDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicInfo struct of StreamsGroupDescribeResponse. */
 export interface StreamsGroupDescribeResponseTopicInfo {
   /** string; versions 0-1; entity topicName. */
@@ -5342,12 +9100,28 @@ export interface StreamsGroupDescribeResponseTopicInfo {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupDescribeResponseTopicInfo as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseTopicInfoDecoded {
+  name: string;
+  partitions: number;
+  replicationFactor: number;
+  topicConfigs: StreamsGroupDescribeResponseKeyValueDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The KeyValue struct of StreamsGroupDescribeResponse. */
 export interface StreamsGroupDescribeResponseKeyValue {
   /** string; versions 0-1. */
   key?: string;
   /** string; versions 0-1. */
   value?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupDescribeResponseKeyValue as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseKeyValueDecoded {
+  key: string;
+  value: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5386,12 +9160,39 @@ export interface StreamsGroupDescribeResponseMember {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupDescribeResponseMember as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseMemberDecoded {
+  memberId: string;
+  memberEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  clientId: string;
+  clientHost: string;
+  topologyEpoch: number;
+  processId: string;
+  userEndpoint: StreamsGroupDescribeResponseEndpointDecoded | null;
+  clientTags: StreamsGroupDescribeResponseKeyValueDecoded[];
+  taskOffsets: StreamsGroupDescribeResponseTaskOffsetDecoded[];
+  taskEndOffsets: StreamsGroupDescribeResponseTaskOffsetDecoded[];
+  assignment: StreamsGroupDescribeResponseAssignmentDecoded;
+  targetAssignment: StreamsGroupDescribeResponseAssignmentDecoded;
+  isClassic: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Endpoint struct of StreamsGroupDescribeResponse. */
 export interface StreamsGroupDescribeResponseEndpoint {
   /** string; versions 0-1. */
   host?: string;
   /** uint16; versions 0-1. */
   port?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupDescribeResponseEndpoint as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseEndpointDecoded {
+  host: string;
+  port: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5406,6 +9207,14 @@ export interface StreamsGroupDescribeResponseTaskOffset {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupDescribeResponseTaskOffset as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseTaskOffsetDecoded {
+  subtopologyId: string;
+  partition: number;
+  offset: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Assignment struct of StreamsGroupDescribeResponse. */
 export interface StreamsGroupDescribeResponseAssignment {
   /** []TaskIds; versions 0-1. */
@@ -5414,6 +9223,14 @@ export interface StreamsGroupDescribeResponseAssignment {
   standbyTasks?: StreamsGroupDescribeResponseTaskIds[];
   /** []TaskIds; versions 0-1. */
   warmupTasks?: StreamsGroupDescribeResponseTaskIds[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupDescribeResponseAssignment as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseAssignmentDecoded {
+  activeTasks: StreamsGroupDescribeResponseTaskIdsDecoded[];
+  standbyTasks: StreamsGroupDescribeResponseTaskIdsDecoded[];
+  warmupTasks: StreamsGroupDescribeResponseTaskIdsDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5426,6 +9243,13 @@ export interface StreamsGroupDescribeResponseTaskIds {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupDescribeResponseTaskIds as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseTaskIdsDecoded {
+  subtopologyId: string;
+  partitions: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopologyDescription struct of StreamsGroupDescribeResponse. */
 export interface StreamsGroupDescribeResponseTopologyDescription {
   /** []TopologyDescriptionSubtopology; versions 1. */
@@ -5435,12 +9259,26 @@ export interface StreamsGroupDescribeResponseTopologyDescription {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupDescribeResponseTopologyDescription as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseTopologyDescriptionDecoded {
+  subtopologies?: StreamsGroupDescribeResponseTopologyDescriptionSubtopologyDecoded[];
+  globalStores?: StreamsGroupDescribeResponseTopologyDescriptionGlobalStoreDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopologyDescriptionSubtopology struct of StreamsGroupDescribeResponse. */
 export interface StreamsGroupDescribeResponseTopologyDescriptionSubtopology {
   /** string; versions 1. */
   subtopologyId?: string;
   /** []TopologyDescriptionNode; versions 1. */
   nodes?: StreamsGroupDescribeResponseTopologyDescriptionNode[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupDescribeResponseTopologyDescriptionSubtopology as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseTopologyDescriptionSubtopologyDecoded {
+  subtopologyId?: string;
+  nodes?: StreamsGroupDescribeResponseTopologyDescriptionNodeDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5461,12 +9299,30 @@ export interface StreamsGroupDescribeResponseTopologyDescriptionNode {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupDescribeResponseTopologyDescriptionNode as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseTopologyDescriptionNodeDecoded {
+  name?: string;
+  nodeType?: number;
+  sourceTopics?: string[];
+  sinkTopic?: string | null;
+  stores?: string[];
+  successors?: string[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopologyDescriptionGlobalStore struct of StreamsGroupDescribeResponse. */
 export interface StreamsGroupDescribeResponseTopologyDescriptionGlobalStore {
   /** TopologyDescriptionNode; versions 1. */
   source?: StreamsGroupDescribeResponseTopologyDescriptionNode;
   /** TopologyDescriptionNode; versions 1. */
   processor?: StreamsGroupDescribeResponseTopologyDescriptionNode;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupDescribeResponseTopologyDescriptionGlobalStore as decoded: fields of every version are always present. */
+export interface StreamsGroupDescribeResponseTopologyDescriptionGlobalStoreDecoded {
+  source?: StreamsGroupDescribeResponseTopologyDescriptionNodeDecoded;
+  processor?: StreamsGroupDescribeResponseTopologyDescriptionNodeDecoded;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5511,12 +9367,42 @@ export interface StreamsGroupHeartbeatRequest {
   _trailingBytes?: Base64;
 }
 
+/** StreamsGroupHeartbeatRequest as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatRequestDecoded {
+  groupId: string;
+  memberId: string;
+  memberEpoch: number;
+  endpointInformationEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  rebalanceTimeoutMs: number;
+  topology: StreamsGroupHeartbeatRequestTopologyDecoded | null;
+  activeTasks: StreamsGroupHeartbeatRequestTaskIdsDecoded[] | null;
+  standbyTasks: StreamsGroupHeartbeatRequestTaskIdsDecoded[] | null;
+  warmupTasks: StreamsGroupHeartbeatRequestTaskIdsDecoded[] | null;
+  processId: string | null;
+  userEndpoint: StreamsGroupHeartbeatRequestEndpointDecoded | null;
+  clientTags: StreamsGroupHeartbeatRequestKeyValueDecoded[] | null;
+  taskOffsets: StreamsGroupHeartbeatRequestTaskOffsetDecoded[] | null;
+  taskEndOffsets: StreamsGroupHeartbeatRequestTaskOffsetDecoded[] | null;
+  shutdownApplication: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The Topology struct of StreamsGroupHeartbeatRequest. */
 export interface StreamsGroupHeartbeatRequestTopology {
   /** int32; versions 0-1. */
   epoch?: number;
   /** []Subtopology; versions 0-1. */
   subtopologies?: StreamsGroupHeartbeatRequestSubtopology[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupHeartbeatRequestTopology as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatRequestTopologyDecoded {
+  epoch: number;
+  subtopologies: StreamsGroupHeartbeatRequestSubtopologyDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5539,6 +9425,18 @@ export interface StreamsGroupHeartbeatRequestSubtopology {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupHeartbeatRequestSubtopology as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatRequestSubtopologyDecoded {
+  subtopologyId: string;
+  sourceTopics: string[];
+  sourceTopicRegex: string[];
+  stateChangelogTopics: StreamsGroupHeartbeatRequestTopicInfoDecoded[];
+  repartitionSinkTopics: string[];
+  repartitionSourceTopics: StreamsGroupHeartbeatRequestTopicInfoDecoded[];
+  copartitionGroups: StreamsGroupHeartbeatRequestCopartitionGroupDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicInfo struct of StreamsGroupHeartbeatRequest. */
 export interface StreamsGroupHeartbeatRequestTopicInfo {
   /** string; versions 0-1; entity topicName. */
@@ -5552,12 +9450,28 @@ export interface StreamsGroupHeartbeatRequestTopicInfo {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupHeartbeatRequestTopicInfo as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatRequestTopicInfoDecoded {
+  name: string;
+  partitions: number;
+  replicationFactor: number;
+  topicConfigs: StreamsGroupHeartbeatRequestKeyValueDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The KeyValue struct of StreamsGroupHeartbeatRequest. */
 export interface StreamsGroupHeartbeatRequestKeyValue {
   /** string; versions 0-1. */
   key?: string;
   /** string; versions 0-1. */
   value?: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupHeartbeatRequestKeyValue as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatRequestKeyValueDecoded {
+  key: string;
+  value: string;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5572,12 +9486,27 @@ export interface StreamsGroupHeartbeatRequestCopartitionGroup {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupHeartbeatRequestCopartitionGroup as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatRequestCopartitionGroupDecoded {
+  sourceTopics: number[];
+  sourceTopicRegex: number[];
+  repartitionSourceTopics: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TaskIds struct of StreamsGroupHeartbeatRequest. */
 export interface StreamsGroupHeartbeatRequestTaskIds {
   /** string; versions 0-1. */
   subtopologyId?: string;
   /** []int32; versions 0-1. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupHeartbeatRequestTaskIds as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatRequestTaskIdsDecoded {
+  subtopologyId: string;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5590,6 +9519,13 @@ export interface StreamsGroupHeartbeatRequestEndpoint {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupHeartbeatRequestEndpoint as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatRequestEndpointDecoded {
+  host: string;
+  port: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TaskOffset struct of StreamsGroupHeartbeatRequest. */
 export interface StreamsGroupHeartbeatRequestTaskOffset {
   /** string; versions 0-1. */
@@ -5598,6 +9534,14 @@ export interface StreamsGroupHeartbeatRequestTaskOffset {
   partition?: number;
   /** int64; versions 0-1. */
   offset?: Int64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupHeartbeatRequestTaskOffset as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatRequestTaskOffsetDecoded {
+  subtopologyId: string;
+  partition: number;
+  offset: Int64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5638,6 +9582,27 @@ export interface StreamsGroupHeartbeatResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupHeartbeatResponse as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  memberId: string;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  acceptableRecoveryLagLegacy?: number;
+  taskOffsetIntervalMs: number;
+  acceptableRecoveryLag?: Int64;
+  status: StreamsGroupHeartbeatResponseStatusDecoded[] | null;
+  activeTasks: StreamsGroupHeartbeatResponseTaskIdsDecoded[] | null;
+  standbyTasks: StreamsGroupHeartbeatResponseTaskIdsDecoded[] | null;
+  warmupTasks: StreamsGroupHeartbeatResponseTaskIdsDecoded[] | null;
+  topologyDescriptionRequired?: boolean;
+  endpointInformationEpoch: number;
+  partitionsByUserEndpoint: StreamsGroupHeartbeatResponseEndpointToPartitionsDecoded[] | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Status struct of StreamsGroupHeartbeatResponse. */
 export interface StreamsGroupHeartbeatResponseStatus {
   /** int8; versions 0-1. */
@@ -5647,12 +9612,26 @@ export interface StreamsGroupHeartbeatResponseStatus {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupHeartbeatResponseStatus as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatResponseStatusDecoded {
+  statusCode: number;
+  statusDetail: string;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TaskIds struct of StreamsGroupHeartbeatResponse. */
 export interface StreamsGroupHeartbeatResponseTaskIds {
   /** string; versions 0-1. */
   subtopologyId?: string;
   /** []int32; versions 0-1. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupHeartbeatResponseTaskIds as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatResponseTaskIdsDecoded {
+  subtopologyId: string;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5667,6 +9646,14 @@ export interface StreamsGroupHeartbeatResponseEndpointToPartitions {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupHeartbeatResponseEndpointToPartitions as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatResponseEndpointToPartitionsDecoded {
+  userEndpoint: StreamsGroupHeartbeatResponseEndpointDecoded;
+  activePartitions: StreamsGroupHeartbeatResponseTopicPartitionDecoded[];
+  standbyPartitions: StreamsGroupHeartbeatResponseTopicPartitionDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Endpoint struct of StreamsGroupHeartbeatResponse. */
 export interface StreamsGroupHeartbeatResponseEndpoint {
   /** string; versions 0-1. */
@@ -5676,12 +9663,26 @@ export interface StreamsGroupHeartbeatResponseEndpoint {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupHeartbeatResponseEndpoint as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatResponseEndpointDecoded {
+  host: string;
+  port: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicPartition struct of StreamsGroupHeartbeatResponse. */
 export interface StreamsGroupHeartbeatResponseTopicPartition {
   /** string; versions 0-1; entity topicName. */
   topic?: string;
   /** []int32; versions 0-1. */
   partitions?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupHeartbeatResponseTopicPartition as decoded: fields of every version are always present. */
+export interface StreamsGroupHeartbeatResponseTopicPartitionDecoded {
+  topic: string;
+  partitions: number[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5700,6 +9701,16 @@ export interface StreamsGroupTopologyDescriptionUpdateRequest {
   _trailingBytes?: Base64;
 }
 
+/** StreamsGroupTopologyDescriptionUpdateRequest as decoded: fields of every version are always present. */
+export interface StreamsGroupTopologyDescriptionUpdateRequestDecoded {
+  groupId: string;
+  memberId: string;
+  topologyEpoch: number;
+  topologyDescription: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionDecoded;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TopologyDescription struct of StreamsGroupTopologyDescriptionUpdateRequest. */
 export interface StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription {
   /** []TopologyDescriptionSubtopology; versions 0. */
@@ -5709,12 +9720,26 @@ export interface StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription as decoded: fields of every version are always present. */
+export interface StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionDecoded {
+  subtopologies: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopologyDecoded[];
+  globalStores: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStoreDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopologyDescriptionSubtopology struct of StreamsGroupTopologyDescriptionUpdateRequest. */
 export interface StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology {
   /** string; versions 0. */
   subtopologyId?: string;
   /** []TopologyDescriptionNode; versions 0. */
   nodes?: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology as decoded: fields of every version are always present. */
+export interface StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopologyDecoded {
+  subtopologyId: string;
+  nodes: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNodeDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5735,12 +9760,30 @@ export interface StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode as decoded: fields of every version are always present. */
+export interface StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNodeDecoded {
+  name: string;
+  nodeType: number;
+  sourceTopics: string[];
+  sinkTopic: string | null;
+  stores: string[];
+  successors: string[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopologyDescriptionGlobalStore struct of StreamsGroupTopologyDescriptionUpdateRequest. */
 export interface StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore {
   /** TopologyDescriptionNode; versions 0. */
   source?: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode;
   /** TopologyDescriptionNode; versions 0. */
   processor?: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore as decoded: fields of every version are always present. */
+export interface StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStoreDecoded {
+  source: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNodeDecoded;
+  processor: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNodeDecoded;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5752,6 +9795,14 @@ export interface StreamsGroupTopologyDescriptionUpdateResponse {
   errorCode?: number;
   /** string; versions 0; nullable 0; default "null". */
   errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** StreamsGroupTopologyDescriptionUpdateResponse as decoded: fields of every version are always present. */
+export interface StreamsGroupTopologyDescriptionUpdateResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5776,12 +9827,32 @@ export interface SyncGroupRequest {
   _trailingBytes?: Base64;
 }
 
+/** SyncGroupRequest as decoded: fields of every version are always present. */
+export interface SyncGroupRequestDecoded {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId?: string | null;
+  protocolType?: string | null;
+  protocolName?: string | null;
+  assignments: SyncGroupRequestAssignmentDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The SyncGroupRequestAssignment struct of SyncGroupRequest. */
 export interface SyncGroupRequestAssignment {
   /** string; versions 0-5. */
   memberId?: string;
   /** bytes; versions 0-5. */
   assignment?: Base64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** SyncGroupRequestAssignment as decoded: fields of every version are always present. */
+export interface SyncGroupRequestAssignmentDecoded {
+  memberId: string;
+  assignment: Base64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5797,6 +9868,16 @@ export interface SyncGroupResponse {
   protocolName?: string | null;
   /** bytes; versions 0-5. */
   assignment?: Base64;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** SyncGroupResponse as decoded: fields of every version are always present. */
+export interface SyncGroupResponseDecoded {
+  throttleTimeMs?: number;
+  errorCode: number;
+  protocolType?: string | null;
+  protocolName?: string | null;
+  assignment: Base64;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5823,6 +9904,20 @@ export interface TxnOffsetCommitRequest {
   _trailingBytes?: Base64;
 }
 
+/** TxnOffsetCommitRequest as decoded: fields of every version are always present. */
+export interface TxnOffsetCommitRequestDecoded {
+  transactionalId: string;
+  groupId: string;
+  producerId: Int64;
+  producerEpoch: number;
+  generationIdOrMemberEpoch?: number;
+  memberId?: string;
+  groupInstanceId?: string | null;
+  topics: TxnOffsetCommitRequestTopicDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TxnOffsetCommitRequestTopic struct of TxnOffsetCommitRequest. */
 export interface TxnOffsetCommitRequestTopic {
   /** string; versions 0-5; ignorable; entity topicName. */
@@ -5831,6 +9926,14 @@ export interface TxnOffsetCommitRequestTopic {
   topicId?: Uuid;
   /** []TxnOffsetCommitRequestPartition; versions 0-6. */
   partitions?: TxnOffsetCommitRequestPartition[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** TxnOffsetCommitRequestTopic as decoded: fields of every version are always present. */
+export interface TxnOffsetCommitRequestTopicDecoded {
+  name?: string;
+  topicId?: Uuid;
+  partitions: TxnOffsetCommitRequestPartitionDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5847,12 +9950,28 @@ export interface TxnOffsetCommitRequestPartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** TxnOffsetCommitRequestPartition as decoded: fields of every version are always present. */
+export interface TxnOffsetCommitRequestPartitionDecoded {
+  partitionIndex: number;
+  committedOffset: Int64;
+  committedLeaderEpoch?: number;
+  committedMetadata: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** TxnOffsetCommitResponse (response, api key 28), versions 0-6. */
 export interface TxnOffsetCommitResponse {
   /** int32; versions 0-6. */
   throttleTimeMs?: number;
   /** []TxnOffsetCommitResponseTopic; versions 0-6. */
   topics?: TxnOffsetCommitResponseTopic[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** TxnOffsetCommitResponse as decoded: fields of every version are always present. */
+export interface TxnOffsetCommitResponseDecoded {
+  throttleTimeMs: number;
+  topics: TxnOffsetCommitResponseTopicDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5867,6 +9986,14 @@ export interface TxnOffsetCommitResponseTopic {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** TxnOffsetCommitResponseTopic as decoded: fields of every version are always present. */
+export interface TxnOffsetCommitResponseTopicDecoded {
+  name?: string;
+  topicId?: Uuid;
+  partitions: TxnOffsetCommitResponsePartitionDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TxnOffsetCommitResponsePartition struct of TxnOffsetCommitResponse. */
 export interface TxnOffsetCommitResponsePartition {
   /** int32; versions 0-6. */
@@ -5876,12 +10003,26 @@ export interface TxnOffsetCommitResponsePartition {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** TxnOffsetCommitResponsePartition as decoded: fields of every version are always present. */
+export interface TxnOffsetCommitResponsePartitionDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** UnregisterBrokerRequest (request, api key 64), versions 0. */
 export interface UnregisterBrokerRequest {
   /** int32; versions 0; entity brokerId. */
   brokerId?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** UnregisterBrokerRequest as decoded: fields of every version are always present. */
+export interface UnregisterBrokerRequestDecoded {
+  brokerId: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -5896,12 +10037,27 @@ export interface UnregisterBrokerResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** UnregisterBrokerResponse as decoded: fields of every version are always present. */
+export interface UnregisterBrokerResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** UnregisterControllerRequest (request, api key 94), versions 0. */
 export interface UnregisterControllerRequest {
   /** int32; versions 0. */
   controllerId?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** UnregisterControllerRequest as decoded: fields of every version are always present. */
+export interface UnregisterControllerRequestDecoded {
+  controllerId: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -5913,6 +10069,14 @@ export interface UnregisterControllerResponse {
   errorCode?: number;
   /** string; versions 0; nullable 0. */
   errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** UnregisterControllerResponse as decoded: fields of every version are always present. */
+export interface UnregisterControllerResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5929,6 +10093,15 @@ export interface UpdateFeaturesRequest {
   _trailingBytes?: Base64;
 }
 
+/** UpdateFeaturesRequest as decoded: fields of every version are always present. */
+export interface UpdateFeaturesRequestDecoded {
+  timeoutMs: number;
+  featureUpdates: UpdateFeaturesRequestFeatureUpdateKeyDecoded[];
+  validateOnly?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The FeatureUpdateKey struct of UpdateFeaturesRequest. */
 export interface UpdateFeaturesRequestFeatureUpdateKey {
   /** string; versions 0-2. */
@@ -5938,6 +10111,15 @@ export interface UpdateFeaturesRequestFeatureUpdateKey {
   /** bool; versions 0. */
   allowDowngrade?: boolean;
   /** int8; versions 1-2; default "1". */
+  upgradeType?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** UpdateFeaturesRequestFeatureUpdateKey as decoded: fields of every version are always present. */
+export interface UpdateFeaturesRequestFeatureUpdateKeyDecoded {
+  feature: string;
+  maxVersionLevel: number;
+  allowDowngrade?: boolean;
   upgradeType?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
@@ -5955,6 +10137,15 @@ export interface UpdateFeaturesResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** UpdateFeaturesResponse as decoded: fields of every version are always present. */
+export interface UpdateFeaturesResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  results?: UpdateFeaturesResponseUpdatableFeatureResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The UpdatableFeatureResult struct of UpdateFeaturesResponse. */
 export interface UpdateFeaturesResponseUpdatableFeatureResult {
   /** string; versions 0-2. */
@@ -5963,6 +10154,14 @@ export interface UpdateFeaturesResponseUpdatableFeatureResult {
   errorCode?: number;
   /** string; versions 0-2; nullable 0-2. */
   errorMessage?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** UpdateFeaturesResponseUpdatableFeatureResult as decoded: fields of every version are always present. */
+export interface UpdateFeaturesResponseUpdatableFeatureResultDecoded {
+  feature: string;
+  errorCode: number;
+  errorMessage: string | null;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -5989,6 +10188,20 @@ export interface UpdateMetadataRequest {
   _trailingBytes?: Base64;
 }
 
+/** UpdateMetadataRequest as decoded: fields of every version are always present. */
+export interface UpdateMetadataRequestDecoded {
+  controllerId: number;
+  isKRaftController?: boolean;
+  type?: number;
+  controllerEpoch: number;
+  brokerEpoch?: Int64;
+  ungroupedPartitionStates?: UpdateMetadataRequestUpdateMetadataPartitionStateDecoded[];
+  topicStates?: UpdateMetadataRequestUpdateMetadataTopicStateDecoded[];
+  liveBrokers: UpdateMetadataRequestUpdateMetadataBrokerDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The UpdateMetadataPartitionState struct of UpdateMetadataRequest. */
 export interface UpdateMetadataRequestUpdateMetadataPartitionState {
   /** string; versions 0-4; ignorable; entity topicName. */
@@ -6012,6 +10225,20 @@ export interface UpdateMetadataRequestUpdateMetadataPartitionState {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** UpdateMetadataRequestUpdateMetadataPartitionState as decoded: fields of every version are always present. */
+export interface UpdateMetadataRequestUpdateMetadataPartitionStateDecoded {
+  topicName?: string;
+  partitionIndex: number;
+  controllerEpoch: number;
+  leader: number;
+  leaderEpoch: number;
+  isr: number[];
+  zkVersion: number;
+  replicas: number[];
+  offlineReplicas?: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The UpdateMetadataTopicState struct of UpdateMetadataRequest. */
 export interface UpdateMetadataRequestUpdateMetadataTopicState {
   /** string; versions 5-8; entity topicName. */
@@ -6020,6 +10247,14 @@ export interface UpdateMetadataRequestUpdateMetadataTopicState {
   topicId?: Uuid;
   /** []UpdateMetadataPartitionState; versions 5-8. */
   partitionStates?: UpdateMetadataRequestUpdateMetadataPartitionState[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** UpdateMetadataRequestUpdateMetadataTopicState as decoded: fields of every version are always present. */
+export interface UpdateMetadataRequestUpdateMetadataTopicStateDecoded {
+  topicName?: string;
+  topicId?: Uuid;
+  partitionStates?: UpdateMetadataRequestUpdateMetadataPartitionStateDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6038,6 +10273,16 @@ export interface UpdateMetadataRequestUpdateMetadataBroker {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** UpdateMetadataRequestUpdateMetadataBroker as decoded: fields of every version are always present. */
+export interface UpdateMetadataRequestUpdateMetadataBrokerDecoded {
+  id: number;
+  v0Host?: string;
+  v0Port?: number;
+  endpoints?: UpdateMetadataRequestUpdateMetadataEndpointDecoded[];
+  rack?: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The UpdateMetadataEndpoint struct of UpdateMetadataRequest. */
 export interface UpdateMetadataRequestUpdateMetadataEndpoint {
   /** int32; versions 1-8. */
@@ -6051,10 +10296,25 @@ export interface UpdateMetadataRequestUpdateMetadataEndpoint {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** UpdateMetadataRequestUpdateMetadataEndpoint as decoded: fields of every version are always present. */
+export interface UpdateMetadataRequestUpdateMetadataEndpointDecoded {
+  port?: number;
+  host?: string;
+  listener?: string;
+  securityProtocol?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** UpdateMetadataResponse (response, api key 6), versions 0-8. */
 export interface UpdateMetadataResponse {
   /** int16; versions 0-8. */
   errorCode?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** UpdateMetadataResponse as decoded: fields of every version are always present. */
+export interface UpdateMetadataResponseDecoded {
+  errorCode: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6077,6 +10337,18 @@ export interface UpdateRaftVoterRequest {
   _trailingBytes?: Base64;
 }
 
+/** UpdateRaftVoterRequest as decoded: fields of every version are always present. */
+export interface UpdateRaftVoterRequestDecoded {
+  clusterId: string | null;
+  currentLeaderEpoch: number;
+  voterId: number;
+  voterDirectoryId: Uuid;
+  listeners: UpdateRaftVoterRequestListenerDecoded[];
+  kRaftVersionFeature: UpdateRaftVoterRequestKRaftVersionFeatureDecoded;
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The Listener struct of UpdateRaftVoterRequest. */
 export interface UpdateRaftVoterRequestListener {
   /** string; versions 0. */
@@ -6085,6 +10357,14 @@ export interface UpdateRaftVoterRequestListener {
   host?: string;
   /** uint16; versions 0. */
   port?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** UpdateRaftVoterRequestListener as decoded: fields of every version are always present. */
+export interface UpdateRaftVoterRequestListenerDecoded {
+  name: string;
+  host: string;
+  port: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6097,6 +10377,13 @@ export interface UpdateRaftVoterRequestKRaftVersionFeature {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** UpdateRaftVoterRequestKRaftVersionFeature as decoded: fields of every version are always present. */
+export interface UpdateRaftVoterRequestKRaftVersionFeatureDecoded {
+  minSupportedVersion: number;
+  maxSupportedVersion: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** UpdateRaftVoterResponse (response, api key 82), versions 0. */
 export interface UpdateRaftVoterResponse {
   /** int32; versions 0. */
@@ -6105,6 +10392,14 @@ export interface UpdateRaftVoterResponse {
   errorCode?: number;
   /** CurrentLeader; versions 0; tag 0 in versions 0. */
   currentLeader?: UpdateRaftVoterResponseCurrentLeader;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** UpdateRaftVoterResponse as decoded: fields of every version are always present. */
+export interface UpdateRaftVoterResponseDecoded {
+  throttleTimeMs: number;
+  errorCode: number;
+  currentLeader?: UpdateRaftVoterResponseCurrentLeaderDecoded;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6121,6 +10416,15 @@ export interface UpdateRaftVoterResponseCurrentLeader {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** UpdateRaftVoterResponseCurrentLeader as decoded: fields of every version are always present. */
+export interface UpdateRaftVoterResponseCurrentLeaderDecoded {
+  leaderId: number;
+  leaderEpoch: number;
+  host: string;
+  port: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** VoteRequest (request, api key 52), versions 0-2. */
 export interface VoteRequest {
   /** string; versions 0-2; nullable 0-2; default "null". */
@@ -6134,12 +10438,28 @@ export interface VoteRequest {
   _trailingBytes?: Base64;
 }
 
+/** VoteRequest as decoded: fields of every version are always present. */
+export interface VoteRequestDecoded {
+  clusterId: string | null;
+  voterId?: number;
+  topics: VoteRequestTopicDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The TopicData struct of VoteRequest. */
 export interface VoteRequestTopicData {
   /** string; versions 0-2; entity topicName. */
   topicName?: string;
   /** []PartitionData; versions 0-2. */
   partitions?: VoteRequestPartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** VoteRequestTopicData as decoded: fields of every version are always present. */
+export interface VoteRequestTopicDataDecoded {
+  topicName: string;
+  partitions: VoteRequestPartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6164,6 +10484,19 @@ export interface VoteRequestPartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** VoteRequestPartitionData as decoded: fields of every version are always present. */
+export interface VoteRequestPartitionDataDecoded {
+  partitionIndex: number;
+  replicaEpoch: number;
+  replicaId: number;
+  replicaDirectoryId?: Uuid;
+  voterDirectoryId?: Uuid;
+  lastOffsetEpoch: number;
+  lastOffset: Int64;
+  preVote?: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** VoteResponse (response, api key 52), versions 0-2. */
 export interface VoteResponse {
   /** int16; versions 0-2. */
@@ -6175,12 +10508,27 @@ export interface VoteResponse {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** VoteResponse as decoded: fields of every version are always present. */
+export interface VoteResponseDecoded {
+  errorCode: number;
+  topics: VoteResponseTopicDataDecoded[];
+  nodeEndpoints?: VoteResponseNodeEndpointDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The TopicData struct of VoteResponse. */
 export interface VoteResponseTopicData {
   /** string; versions 0-2; entity topicName. */
   topicName?: string;
   /** []PartitionData; versions 0-2. */
   partitions?: VoteResponsePartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** VoteResponseTopicData as decoded: fields of every version are always present. */
+export interface VoteResponseTopicDataDecoded {
+  topicName: string;
+  partitions: VoteResponsePartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6199,6 +10547,16 @@ export interface VoteResponsePartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** VoteResponsePartitionData as decoded: fields of every version are always present. */
+export interface VoteResponsePartitionDataDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  leaderId: number;
+  leaderEpoch: number;
+  voteGranted: boolean;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The NodeEndpoint struct of VoteResponse. */
 export interface VoteResponseNodeEndpoint {
   /** int32; versions 1-2; entity brokerId. */
@@ -6210,12 +10568,27 @@ export interface VoteResponseNodeEndpoint {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** VoteResponseNodeEndpoint as decoded: fields of every version are always present. */
+export interface VoteResponseNodeEndpointDecoded {
+  nodeId?: number;
+  host?: string;
+  port?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** VotersRecord (data), versions 0. */
 export interface VotersRecord {
   /** int16; versions 0. */
   version?: number;
   /** []Voter; versions 0. */
   voters?: VotersRecordVoter[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** VotersRecord as decoded: fields of every version are always present. */
+export interface VotersRecordDecoded {
+  version: number;
+  voters: VotersRecordVoterDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6232,6 +10605,15 @@ export interface VotersRecordVoter {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** VotersRecordVoter as decoded: fields of every version are always present. */
+export interface VotersRecordVoterDecoded {
+  voterId: number;
+  voterDirectoryId: Uuid;
+  endpoints: VotersRecordEndpointDecoded[];
+  kRaftVersionFeature: VotersRecordKRaftVersionFeatureDecoded;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The Endpoint struct of VotersRecord. */
 export interface VotersRecordEndpoint {
   /** string; versions 0. */
@@ -6243,12 +10625,27 @@ export interface VotersRecordEndpoint {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** VotersRecordEndpoint as decoded: fields of every version are always present. */
+export interface VotersRecordEndpointDecoded {
+  name: string;
+  host: string;
+  port: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The KRaftVersionFeature struct of VotersRecord. */
 export interface VotersRecordKRaftVersionFeature {
   /** int16; versions 0. */
   minSupportedVersion?: number;
   /** int16; versions 0. */
   maxSupportedVersion?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** VotersRecordKRaftVersionFeature as decoded: fields of every version are always present. */
+export interface VotersRecordKRaftVersionFeatureDecoded {
+  minSupportedVersion: number;
+  maxSupportedVersion: number;
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6263,12 +10660,27 @@ export interface WriteShareGroupStateRequest {
   _trailingBytes?: Base64;
 }
 
+/** WriteShareGroupStateRequest as decoded: fields of every version are always present. */
+export interface WriteShareGroupStateRequestDecoded {
+  groupId: string;
+  topics: WriteShareGroupStateRequestWriteStateDataDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+  _trailingBytes?: Base64;
+}
+
 /** The WriteStateData struct of WriteShareGroupStateRequest. */
 export interface WriteShareGroupStateRequestWriteStateData {
   /** uuid; versions 0-1. */
   topicId?: Uuid;
   /** []PartitionData; versions 0-1. */
   partitions?: WriteShareGroupStateRequestPartitionData[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** WriteShareGroupStateRequestWriteStateData as decoded: fields of every version are always present. */
+export interface WriteShareGroupStateRequestWriteStateDataDecoded {
+  topicId: Uuid;
+  partitions: WriteShareGroupStateRequestPartitionDataDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6289,6 +10701,17 @@ export interface WriteShareGroupStateRequestPartitionData {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** WriteShareGroupStateRequestPartitionData as decoded: fields of every version are always present. */
+export interface WriteShareGroupStateRequestPartitionDataDecoded {
+  partition: number;
+  stateEpoch: number;
+  leaderEpoch: number;
+  startOffset: Int64;
+  deliveryCompleteCount?: number;
+  stateBatches: WriteShareGroupStateRequestStateBatchDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The StateBatch struct of WriteShareGroupStateRequest. */
 export interface WriteShareGroupStateRequestStateBatch {
   /** int64; versions 0-1. */
@@ -6302,10 +10725,25 @@ export interface WriteShareGroupStateRequestStateBatch {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** WriteShareGroupStateRequestStateBatch as decoded: fields of every version are always present. */
+export interface WriteShareGroupStateRequestStateBatchDecoded {
+  firstOffset: Int64;
+  lastOffset: Int64;
+  deliveryState: number;
+  deliveryCount: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** WriteShareGroupStateResponse (response, api key 85), versions 0-1. */
 export interface WriteShareGroupStateResponse {
   /** []WriteStateResult; versions 0-1. */
   results?: WriteShareGroupStateResponseWriteStateResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** WriteShareGroupStateResponse as decoded: fields of every version are always present. */
+export interface WriteShareGroupStateResponseDecoded {
+  results: WriteShareGroupStateResponseWriteStateResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6315,6 +10753,13 @@ export interface WriteShareGroupStateResponseWriteStateResult {
   topicId?: Uuid;
   /** []PartitionResult; versions 0-1. */
   partitions?: WriteShareGroupStateResponsePartitionResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** WriteShareGroupStateResponseWriteStateResult as decoded: fields of every version are always present. */
+export interface WriteShareGroupStateResponseWriteStateResultDecoded {
+  topicId: Uuid;
+  partitions: WriteShareGroupStateResponsePartitionResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6329,12 +10774,27 @@ export interface WriteShareGroupStateResponsePartitionResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** WriteShareGroupStateResponsePartitionResult as decoded: fields of every version are always present. */
+export interface WriteShareGroupStateResponsePartitionResultDecoded {
+  partition: number;
+  errorCode: number;
+  errorMessage: string | null;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** WriteTxnMarkersRequest (request, api key 27), versions 0-2. */
 export interface WriteTxnMarkersRequest {
   /** []WritableTxnMarker; versions 0-2. */
   markers?: WriteTxnMarkersRequestWritableTxnMarker[];
   _unknownTaggedFields?: UnknownTaggedField[];
   /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */
+  _trailingBytes?: Base64;
+}
+
+/** WriteTxnMarkersRequest as decoded: fields of every version are always present. */
+export interface WriteTxnMarkersRequestDecoded {
+  markers: WriteTxnMarkersRequestWritableTxnMarkerDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
   _trailingBytes?: Base64;
 }
 
@@ -6355,6 +10815,17 @@ export interface WriteTxnMarkersRequestWritableTxnMarker {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** WriteTxnMarkersRequestWritableTxnMarker as decoded: fields of every version are always present. */
+export interface WriteTxnMarkersRequestWritableTxnMarkerDecoded {
+  producerId: Int64;
+  producerEpoch: number;
+  transactionResult: boolean;
+  topics: WriteTxnMarkersRequestWritableTxnMarkerTopicDecoded[];
+  coordinatorEpoch: number;
+  transactionVersion?: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The WritableTxnMarkerTopic struct of WriteTxnMarkersRequest. */
 export interface WriteTxnMarkersRequestWritableTxnMarkerTopic {
   /** string; versions 0-2; entity topicName. */
@@ -6364,10 +10835,23 @@ export interface WriteTxnMarkersRequestWritableTxnMarkerTopic {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** WriteTxnMarkersRequestWritableTxnMarkerTopic as decoded: fields of every version are always present. */
+export interface WriteTxnMarkersRequestWritableTxnMarkerTopicDecoded {
+  name: string;
+  partitionIndexes: number[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** WriteTxnMarkersResponse (response, api key 27), versions 0-2. */
 export interface WriteTxnMarkersResponse {
   /** []WritableTxnMarkerResult; versions 0-2. */
   markers?: WriteTxnMarkersResponseWritableTxnMarkerResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** WriteTxnMarkersResponse as decoded: fields of every version are always present. */
+export interface WriteTxnMarkersResponseDecoded {
+  markers: WriteTxnMarkersResponseWritableTxnMarkerResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6380,12 +10864,26 @@ export interface WriteTxnMarkersResponseWritableTxnMarkerResult {
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
+/** WriteTxnMarkersResponseWritableTxnMarkerResult as decoded: fields of every version are always present. */
+export interface WriteTxnMarkersResponseWritableTxnMarkerResultDecoded {
+  producerId: Int64;
+  topics: WriteTxnMarkersResponseWritableTxnMarkerTopicResultDecoded[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
 /** The WritableTxnMarkerTopicResult struct of WriteTxnMarkersResponse. */
 export interface WriteTxnMarkersResponseWritableTxnMarkerTopicResult {
   /** string; versions 0-2; entity topicName. */
   name?: string;
   /** []WritableTxnMarkerPartitionResult; versions 0-2. */
   partitions?: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[];
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** WriteTxnMarkersResponseWritableTxnMarkerTopicResult as decoded: fields of every version are always present. */
+export interface WriteTxnMarkersResponseWritableTxnMarkerTopicResultDecoded {
+  name: string;
+  partitions: WriteTxnMarkersResponseWritableTxnMarkerPartitionResultDecoded[];
   _unknownTaggedFields?: UnknownTaggedField[];
 }
 
@@ -6396,6 +10894,222 @@ export interface WriteTxnMarkersResponseWritableTxnMarkerPartitionResult {
   /** int16; versions 0-2. */
   errorCode?: number;
   _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** WriteTxnMarkersResponseWritableTxnMarkerPartitionResult as decoded: fields of every version are always present. */
+export interface WriteTxnMarkersResponseWritableTxnMarkerPartitionResultDecoded {
+  partitionIndex: number;
+  errorCode: number;
+  _unknownTaggedFields?: UnknownTaggedField[];
+}
+
+/** Every decoded message by descriptor name. */
+export interface MessagesByNameDecoded {
+  AbortedTxn: AbortedTxnDecoded;
+  AddOffsetsToTxnRequest: AddOffsetsToTxnRequestDecoded;
+  AddOffsetsToTxnResponse: AddOffsetsToTxnResponseDecoded;
+  AddPartitionsToTxnRequest: AddPartitionsToTxnRequestDecoded;
+  AddPartitionsToTxnResponse: AddPartitionsToTxnResponseDecoded;
+  AddRaftVoterRequest: AddRaftVoterRequestDecoded;
+  AddRaftVoterResponse: AddRaftVoterResponseDecoded;
+  AllocateProducerIdsRequest: AllocateProducerIdsRequestDecoded;
+  AllocateProducerIdsResponse: AllocateProducerIdsResponseDecoded;
+  AlterClientQuotasRequest: AlterClientQuotasRequestDecoded;
+  AlterClientQuotasResponse: AlterClientQuotasResponseDecoded;
+  AlterConfigsRequest: AlterConfigsRequestDecoded;
+  AlterConfigsResponse: AlterConfigsResponseDecoded;
+  AlterPartitionReassignmentsRequest: AlterPartitionReassignmentsRequestDecoded;
+  AlterPartitionReassignmentsResponse: AlterPartitionReassignmentsResponseDecoded;
+  AlterPartitionRequest: AlterPartitionRequestDecoded;
+  AlterPartitionResponse: AlterPartitionResponseDecoded;
+  AlterReplicaLogDirsRequest: AlterReplicaLogDirsRequestDecoded;
+  AlterReplicaLogDirsResponse: AlterReplicaLogDirsResponseDecoded;
+  AlterShareGroupOffsetsRequest: AlterShareGroupOffsetsRequestDecoded;
+  AlterShareGroupOffsetsResponse: AlterShareGroupOffsetsResponseDecoded;
+  AlterUserScramCredentialsRequest: AlterUserScramCredentialsRequestDecoded;
+  AlterUserScramCredentialsResponse: AlterUserScramCredentialsResponseDecoded;
+  ApiVersionsRequest: ApiVersionsRequestDecoded;
+  ApiVersionsResponse: ApiVersionsResponseDecoded;
+  AssignReplicasToDirsRequest: AssignReplicasToDirsRequestDecoded;
+  AssignReplicasToDirsResponse: AssignReplicasToDirsResponseDecoded;
+  BeginQuorumEpochRequest: BeginQuorumEpochRequestDecoded;
+  BeginQuorumEpochResponse: BeginQuorumEpochResponseDecoded;
+  BrokerHeartbeatRequest: BrokerHeartbeatRequestDecoded;
+  BrokerHeartbeatResponse: BrokerHeartbeatResponseDecoded;
+  BrokerRegistrationRequest: BrokerRegistrationRequestDecoded;
+  BrokerRegistrationResponse: BrokerRegistrationResponseDecoded;
+  ConsumerGroupDescribeRequest: ConsumerGroupDescribeRequestDecoded;
+  ConsumerGroupDescribeResponse: ConsumerGroupDescribeResponseDecoded;
+  ConsumerGroupHeartbeatRequest: ConsumerGroupHeartbeatRequestDecoded;
+  ConsumerGroupHeartbeatResponse: ConsumerGroupHeartbeatResponseDecoded;
+  ConsumerProtocolAssignment: ConsumerProtocolAssignmentDecoded;
+  ConsumerProtocolSubscription: ConsumerProtocolSubscriptionDecoded;
+  ControlRecordTypeSchema: ControlRecordTypeSchemaDecoded;
+  ControlledShutdownRequest: ControlledShutdownRequestDecoded;
+  ControlledShutdownResponse: ControlledShutdownResponseDecoded;
+  ControllerRegistrationRequest: ControllerRegistrationRequestDecoded;
+  ControllerRegistrationResponse: ControllerRegistrationResponseDecoded;
+  CreateAclsRequest: CreateAclsRequestDecoded;
+  CreateAclsResponse: CreateAclsResponseDecoded;
+  CreateDelegationTokenRequest: CreateDelegationTokenRequestDecoded;
+  CreateDelegationTokenResponse: CreateDelegationTokenResponseDecoded;
+  CreatePartitionsRequest: CreatePartitionsRequestDecoded;
+  CreatePartitionsResponse: CreatePartitionsResponseDecoded;
+  CreateTopicsRequest: CreateTopicsRequestDecoded;
+  CreateTopicsResponse: CreateTopicsResponseDecoded;
+  DefaultPrincipalData: DefaultPrincipalDataDecoded;
+  DeleteAclsRequest: DeleteAclsRequestDecoded;
+  DeleteAclsResponse: DeleteAclsResponseDecoded;
+  DeleteGroupsRequest: DeleteGroupsRequestDecoded;
+  DeleteGroupsResponse: DeleteGroupsResponseDecoded;
+  DeleteRecordsRequest: DeleteRecordsRequestDecoded;
+  DeleteRecordsResponse: DeleteRecordsResponseDecoded;
+  DeleteShareGroupOffsetsRequest: DeleteShareGroupOffsetsRequestDecoded;
+  DeleteShareGroupOffsetsResponse: DeleteShareGroupOffsetsResponseDecoded;
+  DeleteShareGroupStateRequest: DeleteShareGroupStateRequestDecoded;
+  DeleteShareGroupStateResponse: DeleteShareGroupStateResponseDecoded;
+  DeleteTopicsRequest: DeleteTopicsRequestDecoded;
+  DeleteTopicsResponse: DeleteTopicsResponseDecoded;
+  DescribeAclsRequest: DescribeAclsRequestDecoded;
+  DescribeAclsResponse: DescribeAclsResponseDecoded;
+  DescribeClientQuotasRequest: DescribeClientQuotasRequestDecoded;
+  DescribeClientQuotasResponse: DescribeClientQuotasResponseDecoded;
+  DescribeClusterRequest: DescribeClusterRequestDecoded;
+  DescribeClusterResponse: DescribeClusterResponseDecoded;
+  DescribeConfigsRequest: DescribeConfigsRequestDecoded;
+  DescribeConfigsResponse: DescribeConfigsResponseDecoded;
+  DescribeDelegationTokenRequest: DescribeDelegationTokenRequestDecoded;
+  DescribeDelegationTokenResponse: DescribeDelegationTokenResponseDecoded;
+  DescribeGroupsRequest: DescribeGroupsRequestDecoded;
+  DescribeGroupsResponse: DescribeGroupsResponseDecoded;
+  DescribeLogDirsRequest: DescribeLogDirsRequestDecoded;
+  DescribeLogDirsResponse: DescribeLogDirsResponseDecoded;
+  DescribeProducersRequest: DescribeProducersRequestDecoded;
+  DescribeProducersResponse: DescribeProducersResponseDecoded;
+  DescribeQuorumRequest: DescribeQuorumRequestDecoded;
+  DescribeQuorumResponse: DescribeQuorumResponseDecoded;
+  DescribeShareGroupOffsetsRequest: DescribeShareGroupOffsetsRequestDecoded;
+  DescribeShareGroupOffsetsResponse: DescribeShareGroupOffsetsResponseDecoded;
+  DescribeTopicPartitionsRequest: DescribeTopicPartitionsRequestDecoded;
+  DescribeTopicPartitionsResponse: DescribeTopicPartitionsResponseDecoded;
+  DescribeTransactionsRequest: DescribeTransactionsRequestDecoded;
+  DescribeTransactionsResponse: DescribeTransactionsResponseDecoded;
+  DescribeUserScramCredentialsRequest: DescribeUserScramCredentialsRequestDecoded;
+  DescribeUserScramCredentialsResponse: DescribeUserScramCredentialsResponseDecoded;
+  ElectLeadersRequest: ElectLeadersRequestDecoded;
+  ElectLeadersResponse: ElectLeadersResponseDecoded;
+  EndQuorumEpochRequest: EndQuorumEpochRequestDecoded;
+  EndQuorumEpochResponse: EndQuorumEpochResponseDecoded;
+  EndTxnMarker: EndTxnMarkerDecoded;
+  EndTxnRequest: EndTxnRequestDecoded;
+  EndTxnResponse: EndTxnResponseDecoded;
+  EnvelopeRequest: EnvelopeRequestDecoded;
+  EnvelopeResponse: EnvelopeResponseDecoded;
+  ExpireDelegationTokenRequest: ExpireDelegationTokenRequestDecoded;
+  ExpireDelegationTokenResponse: ExpireDelegationTokenResponseDecoded;
+  FetchRequest: FetchRequestDecoded;
+  FetchResponse: FetchResponseDecoded;
+  FetchSnapshotRequest: FetchSnapshotRequestDecoded;
+  FetchSnapshotResponse: FetchSnapshotResponseDecoded;
+  FindCoordinatorRequest: FindCoordinatorRequestDecoded;
+  FindCoordinatorResponse: FindCoordinatorResponseDecoded;
+  GetTelemetrySubscriptionsRequest: GetTelemetrySubscriptionsRequestDecoded;
+  GetTelemetrySubscriptionsResponse: GetTelemetrySubscriptionsResponseDecoded;
+  HeartbeatRequest: HeartbeatRequestDecoded;
+  HeartbeatResponse: HeartbeatResponseDecoded;
+  IncrementalAlterConfigsRequest: IncrementalAlterConfigsRequestDecoded;
+  IncrementalAlterConfigsResponse: IncrementalAlterConfigsResponseDecoded;
+  InitProducerIdRequest: InitProducerIdRequestDecoded;
+  InitProducerIdResponse: InitProducerIdResponseDecoded;
+  InitializeShareGroupStateRequest: InitializeShareGroupStateRequestDecoded;
+  InitializeShareGroupStateResponse: InitializeShareGroupStateResponseDecoded;
+  JoinGroupRequest: JoinGroupRequestDecoded;
+  JoinGroupResponse: JoinGroupResponseDecoded;
+  KRaftVersionRecord: KRaftVersionRecordDecoded;
+  LeaderAndIsrRequest: LeaderAndIsrRequestDecoded;
+  LeaderAndIsrResponse: LeaderAndIsrResponseDecoded;
+  LeaderChangeMessage: LeaderChangeMessageDecoded;
+  LeaveGroupRequest: LeaveGroupRequestDecoded;
+  LeaveGroupResponse: LeaveGroupResponseDecoded;
+  ListClientMetricsResourcesRequest: ListClientMetricsResourcesRequestDecoded;
+  ListClientMetricsResourcesResponse: ListClientMetricsResourcesResponseDecoded;
+  ListConfigResourcesRequest: ListConfigResourcesRequestDecoded;
+  ListConfigResourcesResponse: ListConfigResourcesResponseDecoded;
+  ListGroupsRequest: ListGroupsRequestDecoded;
+  ListGroupsResponse: ListGroupsResponseDecoded;
+  ListOffsetsRequest: ListOffsetsRequestDecoded;
+  ListOffsetsResponse: ListOffsetsResponseDecoded;
+  ListPartitionReassignmentsRequest: ListPartitionReassignmentsRequestDecoded;
+  ListPartitionReassignmentsResponse: ListPartitionReassignmentsResponseDecoded;
+  ListTransactionsRequest: ListTransactionsRequestDecoded;
+  ListTransactionsResponse: ListTransactionsResponseDecoded;
+  MetadataRequest: MetadataRequestDecoded;
+  MetadataResponse: MetadataResponseDecoded;
+  OffsetCommitRequest: OffsetCommitRequestDecoded;
+  OffsetCommitResponse: OffsetCommitResponseDecoded;
+  OffsetDeleteRequest: OffsetDeleteRequestDecoded;
+  OffsetDeleteResponse: OffsetDeleteResponseDecoded;
+  OffsetFetchRequest: OffsetFetchRequestDecoded;
+  OffsetFetchResponse: OffsetFetchResponseDecoded;
+  OffsetForLeaderEpochRequest: OffsetForLeaderEpochRequestDecoded;
+  OffsetForLeaderEpochResponse: OffsetForLeaderEpochResponseDecoded;
+  ProduceRequest: ProduceRequestDecoded;
+  ProduceResponse: ProduceResponseDecoded;
+  PushTelemetryRequest: PushTelemetryRequestDecoded;
+  PushTelemetryResponse: PushTelemetryResponseDecoded;
+  ReadShareGroupStateRequest: ReadShareGroupStateRequestDecoded;
+  ReadShareGroupStateResponse: ReadShareGroupStateResponseDecoded;
+  ReadShareGroupStateSummaryRequest: ReadShareGroupStateSummaryRequestDecoded;
+  ReadShareGroupStateSummaryResponse: ReadShareGroupStateSummaryResponseDecoded;
+  RemoveRaftVoterRequest: RemoveRaftVoterRequestDecoded;
+  RemoveRaftVoterResponse: RemoveRaftVoterResponseDecoded;
+  RenewDelegationTokenRequest: RenewDelegationTokenRequestDecoded;
+  RenewDelegationTokenResponse: RenewDelegationTokenResponseDecoded;
+  RequestHeader: RequestHeaderDecoded;
+  ResponseHeader: ResponseHeaderDecoded;
+  SaslAuthenticateRequest: SaslAuthenticateRequestDecoded;
+  SaslAuthenticateResponse: SaslAuthenticateResponseDecoded;
+  SaslHandshakeRequest: SaslHandshakeRequestDecoded;
+  SaslHandshakeResponse: SaslHandshakeResponseDecoded;
+  ShareAcknowledgeRequest: ShareAcknowledgeRequestDecoded;
+  ShareAcknowledgeResponse: ShareAcknowledgeResponseDecoded;
+  ShareFetchRequest: ShareFetchRequestDecoded;
+  ShareFetchResponse: ShareFetchResponseDecoded;
+  ShareGroupDescribeRequest: ShareGroupDescribeRequestDecoded;
+  ShareGroupDescribeResponse: ShareGroupDescribeResponseDecoded;
+  ShareGroupHeartbeatRequest: ShareGroupHeartbeatRequestDecoded;
+  ShareGroupHeartbeatResponse: ShareGroupHeartbeatResponseDecoded;
+  SnapshotFooterRecord: SnapshotFooterRecordDecoded;
+  SnapshotHeaderRecord: SnapshotHeaderRecordDecoded;
+  StopReplicaRequest: StopReplicaRequestDecoded;
+  StopReplicaResponse: StopReplicaResponseDecoded;
+  StreamsGroupDescribeRequest: StreamsGroupDescribeRequestDecoded;
+  StreamsGroupDescribeResponse: StreamsGroupDescribeResponseDecoded;
+  StreamsGroupHeartbeatRequest: StreamsGroupHeartbeatRequestDecoded;
+  StreamsGroupHeartbeatResponse: StreamsGroupHeartbeatResponseDecoded;
+  StreamsGroupTopologyDescriptionUpdateRequest: StreamsGroupTopologyDescriptionUpdateRequestDecoded;
+  StreamsGroupTopologyDescriptionUpdateResponse: StreamsGroupTopologyDescriptionUpdateResponseDecoded;
+  SyncGroupRequest: SyncGroupRequestDecoded;
+  SyncGroupResponse: SyncGroupResponseDecoded;
+  TxnOffsetCommitRequest: TxnOffsetCommitRequestDecoded;
+  TxnOffsetCommitResponse: TxnOffsetCommitResponseDecoded;
+  UnregisterBrokerRequest: UnregisterBrokerRequestDecoded;
+  UnregisterBrokerResponse: UnregisterBrokerResponseDecoded;
+  UnregisterControllerRequest: UnregisterControllerRequestDecoded;
+  UnregisterControllerResponse: UnregisterControllerResponseDecoded;
+  UpdateFeaturesRequest: UpdateFeaturesRequestDecoded;
+  UpdateFeaturesResponse: UpdateFeaturesResponseDecoded;
+  UpdateMetadataRequest: UpdateMetadataRequestDecoded;
+  UpdateMetadataResponse: UpdateMetadataResponseDecoded;
+  UpdateRaftVoterRequest: UpdateRaftVoterRequestDecoded;
+  UpdateRaftVoterResponse: UpdateRaftVoterResponseDecoded;
+  VoteRequest: VoteRequestDecoded;
+  VoteResponse: VoteResponseDecoded;
+  VotersRecord: VotersRecordDecoded;
+  WriteShareGroupStateRequest: WriteShareGroupStateRequestDecoded;
+  WriteShareGroupStateResponse: WriteShareGroupStateResponseDecoded;
+  WriteTxnMarkersRequest: WriteTxnMarkersRequestDecoded;
+  WriteTxnMarkersResponse: WriteTxnMarkersResponseDecoded;
 }
 
 /** Every message by descriptor name. */
@@ -6806,4 +11520,202 @@ export interface ResponsesByKey {
   92: DeleteShareGroupOffsetsResponse;
   93: StreamsGroupTopologyDescriptionUpdateResponse;
   94: UnregisterControllerResponse;
+}
+
+/** Decoded request body type by api key. */
+export interface RequestsByKeyDecoded {
+  0: ProduceRequestDecoded;
+  1: FetchRequestDecoded;
+  2: ListOffsetsRequestDecoded;
+  3: MetadataRequestDecoded;
+  4: LeaderAndIsrRequestDecoded;
+  5: StopReplicaRequestDecoded;
+  6: UpdateMetadataRequestDecoded;
+  7: ControlledShutdownRequestDecoded;
+  8: OffsetCommitRequestDecoded;
+  9: OffsetFetchRequestDecoded;
+  10: FindCoordinatorRequestDecoded;
+  11: JoinGroupRequestDecoded;
+  12: HeartbeatRequestDecoded;
+  13: LeaveGroupRequestDecoded;
+  14: SyncGroupRequestDecoded;
+  15: DescribeGroupsRequestDecoded;
+  16: ListGroupsRequestDecoded;
+  17: SaslHandshakeRequestDecoded;
+  18: ApiVersionsRequestDecoded;
+  19: CreateTopicsRequestDecoded;
+  20: DeleteTopicsRequestDecoded;
+  21: DeleteRecordsRequestDecoded;
+  22: InitProducerIdRequestDecoded;
+  23: OffsetForLeaderEpochRequestDecoded;
+  24: AddPartitionsToTxnRequestDecoded;
+  25: AddOffsetsToTxnRequestDecoded;
+  26: EndTxnRequestDecoded;
+  27: WriteTxnMarkersRequestDecoded;
+  28: TxnOffsetCommitRequestDecoded;
+  29: DescribeAclsRequestDecoded;
+  30: CreateAclsRequestDecoded;
+  31: DeleteAclsRequestDecoded;
+  32: DescribeConfigsRequestDecoded;
+  33: AlterConfigsRequestDecoded;
+  34: AlterReplicaLogDirsRequestDecoded;
+  35: DescribeLogDirsRequestDecoded;
+  36: SaslAuthenticateRequestDecoded;
+  37: CreatePartitionsRequestDecoded;
+  38: CreateDelegationTokenRequestDecoded;
+  39: RenewDelegationTokenRequestDecoded;
+  40: ExpireDelegationTokenRequestDecoded;
+  41: DescribeDelegationTokenRequestDecoded;
+  42: DeleteGroupsRequestDecoded;
+  43: ElectLeadersRequestDecoded;
+  44: IncrementalAlterConfigsRequestDecoded;
+  45: AlterPartitionReassignmentsRequestDecoded;
+  46: ListPartitionReassignmentsRequestDecoded;
+  47: OffsetDeleteRequestDecoded;
+  48: DescribeClientQuotasRequestDecoded;
+  49: AlterClientQuotasRequestDecoded;
+  50: DescribeUserScramCredentialsRequestDecoded;
+  51: AlterUserScramCredentialsRequestDecoded;
+  52: VoteRequestDecoded;
+  53: BeginQuorumEpochRequestDecoded;
+  54: EndQuorumEpochRequestDecoded;
+  55: DescribeQuorumRequestDecoded;
+  56: AlterPartitionRequestDecoded;
+  57: UpdateFeaturesRequestDecoded;
+  58: EnvelopeRequestDecoded;
+  59: FetchSnapshotRequestDecoded;
+  60: DescribeClusterRequestDecoded;
+  61: DescribeProducersRequestDecoded;
+  62: BrokerRegistrationRequestDecoded;
+  63: BrokerHeartbeatRequestDecoded;
+  64: UnregisterBrokerRequestDecoded;
+  65: DescribeTransactionsRequestDecoded;
+  66: ListTransactionsRequestDecoded;
+  67: AllocateProducerIdsRequestDecoded;
+  68: ConsumerGroupHeartbeatRequestDecoded;
+  69: ConsumerGroupDescribeRequestDecoded;
+  70: ControllerRegistrationRequestDecoded;
+  71: GetTelemetrySubscriptionsRequestDecoded;
+  72: PushTelemetryRequestDecoded;
+  73: AssignReplicasToDirsRequestDecoded;
+  74: ListConfigResourcesRequestDecoded;
+  75: DescribeTopicPartitionsRequestDecoded;
+  76: ShareGroupHeartbeatRequestDecoded;
+  77: ShareGroupDescribeRequestDecoded;
+  78: ShareFetchRequestDecoded;
+  79: ShareAcknowledgeRequestDecoded;
+  80: AddRaftVoterRequestDecoded;
+  81: RemoveRaftVoterRequestDecoded;
+  82: UpdateRaftVoterRequestDecoded;
+  83: InitializeShareGroupStateRequestDecoded;
+  84: ReadShareGroupStateRequestDecoded;
+  85: WriteShareGroupStateRequestDecoded;
+  86: DeleteShareGroupStateRequestDecoded;
+  87: ReadShareGroupStateSummaryRequestDecoded;
+  88: StreamsGroupHeartbeatRequestDecoded;
+  89: StreamsGroupDescribeRequestDecoded;
+  90: DescribeShareGroupOffsetsRequestDecoded;
+  91: AlterShareGroupOffsetsRequestDecoded;
+  92: DeleteShareGroupOffsetsRequestDecoded;
+  93: StreamsGroupTopologyDescriptionUpdateRequestDecoded;
+  94: UnregisterControllerRequestDecoded;
+}
+
+/** Decoded response body type by api key. */
+export interface ResponsesByKeyDecoded {
+  0: ProduceResponseDecoded;
+  1: FetchResponseDecoded;
+  2: ListOffsetsResponseDecoded;
+  3: MetadataResponseDecoded;
+  4: LeaderAndIsrResponseDecoded;
+  5: StopReplicaResponseDecoded;
+  6: UpdateMetadataResponseDecoded;
+  7: ControlledShutdownResponseDecoded;
+  8: OffsetCommitResponseDecoded;
+  9: OffsetFetchResponseDecoded;
+  10: FindCoordinatorResponseDecoded;
+  11: JoinGroupResponseDecoded;
+  12: HeartbeatResponseDecoded;
+  13: LeaveGroupResponseDecoded;
+  14: SyncGroupResponseDecoded;
+  15: DescribeGroupsResponseDecoded;
+  16: ListGroupsResponseDecoded;
+  17: SaslHandshakeResponseDecoded;
+  18: ApiVersionsResponseDecoded;
+  19: CreateTopicsResponseDecoded;
+  20: DeleteTopicsResponseDecoded;
+  21: DeleteRecordsResponseDecoded;
+  22: InitProducerIdResponseDecoded;
+  23: OffsetForLeaderEpochResponseDecoded;
+  24: AddPartitionsToTxnResponseDecoded;
+  25: AddOffsetsToTxnResponseDecoded;
+  26: EndTxnResponseDecoded;
+  27: WriteTxnMarkersResponseDecoded;
+  28: TxnOffsetCommitResponseDecoded;
+  29: DescribeAclsResponseDecoded;
+  30: CreateAclsResponseDecoded;
+  31: DeleteAclsResponseDecoded;
+  32: DescribeConfigsResponseDecoded;
+  33: AlterConfigsResponseDecoded;
+  34: AlterReplicaLogDirsResponseDecoded;
+  35: DescribeLogDirsResponseDecoded;
+  36: SaslAuthenticateResponseDecoded;
+  37: CreatePartitionsResponseDecoded;
+  38: CreateDelegationTokenResponseDecoded;
+  39: RenewDelegationTokenResponseDecoded;
+  40: ExpireDelegationTokenResponseDecoded;
+  41: DescribeDelegationTokenResponseDecoded;
+  42: DeleteGroupsResponseDecoded;
+  43: ElectLeadersResponseDecoded;
+  44: IncrementalAlterConfigsResponseDecoded;
+  45: AlterPartitionReassignmentsResponseDecoded;
+  46: ListPartitionReassignmentsResponseDecoded;
+  47: OffsetDeleteResponseDecoded;
+  48: DescribeClientQuotasResponseDecoded;
+  49: AlterClientQuotasResponseDecoded;
+  50: DescribeUserScramCredentialsResponseDecoded;
+  51: AlterUserScramCredentialsResponseDecoded;
+  52: VoteResponseDecoded;
+  53: BeginQuorumEpochResponseDecoded;
+  54: EndQuorumEpochResponseDecoded;
+  55: DescribeQuorumResponseDecoded;
+  56: AlterPartitionResponseDecoded;
+  57: UpdateFeaturesResponseDecoded;
+  58: EnvelopeResponseDecoded;
+  59: FetchSnapshotResponseDecoded;
+  60: DescribeClusterResponseDecoded;
+  61: DescribeProducersResponseDecoded;
+  62: BrokerRegistrationResponseDecoded;
+  63: BrokerHeartbeatResponseDecoded;
+  64: UnregisterBrokerResponseDecoded;
+  65: DescribeTransactionsResponseDecoded;
+  66: ListTransactionsResponseDecoded;
+  67: AllocateProducerIdsResponseDecoded;
+  68: ConsumerGroupHeartbeatResponseDecoded;
+  69: ConsumerGroupDescribeResponseDecoded;
+  70: ControllerRegistrationResponseDecoded;
+  71: GetTelemetrySubscriptionsResponseDecoded;
+  72: PushTelemetryResponseDecoded;
+  73: AssignReplicasToDirsResponseDecoded;
+  74: ListConfigResourcesResponseDecoded;
+  75: DescribeTopicPartitionsResponseDecoded;
+  76: ShareGroupHeartbeatResponseDecoded;
+  77: ShareGroupDescribeResponseDecoded;
+  78: ShareFetchResponseDecoded;
+  79: ShareAcknowledgeResponseDecoded;
+  80: AddRaftVoterResponseDecoded;
+  81: RemoveRaftVoterResponseDecoded;
+  82: UpdateRaftVoterResponseDecoded;
+  83: InitializeShareGroupStateResponseDecoded;
+  84: ReadShareGroupStateResponseDecoded;
+  85: WriteShareGroupStateResponseDecoded;
+  86: DeleteShareGroupStateResponseDecoded;
+  87: ReadShareGroupStateSummaryResponseDecoded;
+  88: StreamsGroupHeartbeatResponseDecoded;
+  89: StreamsGroupDescribeResponseDecoded;
+  90: DescribeShareGroupOffsetsResponseDecoded;
+  91: AlterShareGroupOffsetsResponseDecoded;
+  92: DeleteShareGroupOffsetsResponseDecoded;
+  93: StreamsGroupTopologyDescriptionUpdateResponseDecoded;
+  94: UnregisterControllerResponseDecoded;
 }

@@ -4,7 +4,12 @@
 //!   built then.
 //! - Otherwise the repository's `build/` folder (this crate lives in bindings/rust of the
 //!   kwire repository). When the library is missing there, `make capi` builds it (Go and
-//!   make needed).
+//!   make needed), and says so: a `cargo:warning` before and after, since the nested make
+//!   writes into the repository's build/ and takes a minute. `KWIRE_NO_MAKE=1` turns that
+//!   into a failure that names the missing file, for builds that must not run make.
+//!
+//! Building it rather than failing keeps `cargo test` in a fresh checkout working, as the
+//! repository's `make test` does; the warning keeps it from being silent.
 //!
 //! Feature `static` (default) links libkwire.a; feature `dynamic` links libkwire.so and
 //! records its folder as the run path of this package's own binaries and tests.
@@ -15,6 +20,7 @@ use std::process::Command;
 
 fn main() {
     println!("cargo:rerun-if-env-changed=KWIRE_LIB_DIR");
+    println!("cargo:rerun-if-env-changed=KWIRE_NO_MAKE");
     println!("cargo:rerun-if-changed=build.rs");
     let dynamic = env::var_os("CARGO_FEATURE_DYNAMIC").is_some();
     let file = if dynamic { "libkwire.so" } else { "libkwire.a" };
@@ -61,7 +67,21 @@ fn make_capi(repo: &Path, file: &str) {
             file
         );
     }
+    let missing = repo.join("build").join(file);
+    if env::var_os("KWIRE_NO_MAKE").is_some_and(|v| !v.is_empty() && v != "0") {
+        panic!(
+            "{} is missing and KWIRE_NO_MAKE is set: run `make capi` in {}, or set KWIRE_LIB_DIR",
+            missing.display(),
+            repo.display()
+        );
+    }
     let make = env::var("MAKE").unwrap_or_else(|_| "make".to_string());
+    println!(
+        "cargo:warning={} is missing: running `{} -C {} capi` to build it (set KWIRE_LIB_DIR to use a built library, KWIRE_NO_MAKE=1 to fail instead)",
+        missing.display(),
+        make,
+        repo.display()
+    );
     // A `make` running this build passes its job server and flags down: drop them, the
     // nested make is a separate build.
     let status = Command::new(&make)
@@ -76,4 +96,5 @@ fn make_capi(repo: &Path, file: &str) {
     if !status.success() {
         panic!("`{} -C {} capi` failed ({})", make, repo.display(), status);
     }
+    println!("cargo:warning=built {} with `{} capi`", missing.display(), make);
 }

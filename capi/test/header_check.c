@@ -3,6 +3,11 @@
  * be clean in both, and every function must have the signature written here.
  */
 #include "kwire.h"
+#include "kwire_constants.h"
+
+/* The generated constants compile in both languages and carry Kafka's numbers. */
+typedef char kw_check_api_fetch[(KW_API_FETCH == 1 && KW_API_PRODUCE == 0) ? 1 : -1];
+typedef char kw_check_error_codes[(KW_ERROR_UNKNOWN_TOPIC_OR_PARTITION == 3 && KW_ERROR_UNKNOWN_SERVER_ERROR == -1 && KW_ERROR_INVALID_RECORD == 87) ? 1 : -1];
 
 #ifdef __cplusplus
 #define KW_NULL nullptr

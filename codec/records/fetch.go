@@ -43,7 +43,12 @@ func (d *Decoder) ForEachFetchMessage(resp *codec.FetchResponse, names map[codec
 				if name == "" {
 					name = t.TopicId.String()
 				}
-				return errtext.Wrap("records: fetch topic "+name+" partition "+strconv.Itoa(int(p.PartitionIndex))+": "+err.Error(), err)
+				// An *Error's text starts with "records: " already: say it once.
+				text := err.Error()
+				if len(text) >= len("records: ") && text[:len("records: ")] == "records: " {
+					text = text[len("records: "):]
+				}
+				return errtext.Wrap("records: fetch topic "+name+" partition "+strconv.Itoa(int(p.PartitionIndex))+": "+text, err)
 			}
 		}
 	}

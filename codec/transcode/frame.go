@@ -110,10 +110,56 @@ func (f *Framer) AppendResponseFrameJSON(dst, frame []byte, apiKey, version int1
 		return dst, &codec.DecodeError{Message: "response frame", Version: version, Offset: 0, Err: codec.ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(apiKey))}
 	}
 	if !body.valid.has(version) {
-		return dst, versionError(body, version)
+		return dst, &codec.DecodeError{Message: body.name, Version: version, Offset: 0, Err: codec.ErrVersion,
+			Detail: errtext.Range(body.valid.lo, body.valid.hi)}
 	}
 	hv := codec.ResponseHeaderVersion(apiKey, version)
-	return f.frameJSON(dst, frame, headerMessage(false), body, apiKey, version, hv)
+	out, err := f.frameJSON(dst, frame, headerMessage(false), body, apiKey, version, hv)
+	if err != nil {
+		return dst, f.hint(err, frame, body, apiKey, version)
+	}
+	return out, nil
+}
+
+// hint sets the Hint of a response decode error (see ResponseVersionHint).
+func (f *Framer) hint(err error, frame []byte, body *message, apiKey, version int16) error {
+	de, ok := err.(*codec.DecodeError)
+	if !ok || de.Hint != nil || errors.Is(de.Err, codec.ErrTooLarge) {
+		return err
+	}
+	de.Hint = f.versionHint(frame, body, apiKey, version)
+	return err
+}
+
+// ResponseVersionHint returns the one valid version of apiKey other than version at
+// which frame decodes cleanly and whole, or nil when none or several do: what
+// codec.DecodeError.Hint says after a failed decode. Records fields are read as bytes
+// (no records callback): the hint is about the message's layout.
+func (f *Framer) ResponseVersionHint(frame []byte, apiKey, version int16) *codec.VersionHint {
+	body := byKey(responseByKey[:], apiKey)
+	if body == nil || f.checkFrame(frame, "response frame") != nil {
+		return nil
+	}
+	return f.versionHint(frame, body, apiKey, version)
+}
+
+func (f *Framer) versionHint(frame []byte, body *message, apiKey, version int16) *codec.VersionHint {
+	plain := Framer{MaxFrameSize: f.MaxFrameSize}
+	var scratch []byte
+	found, n := int16(-1), 0
+	for v := body.valid.lo; v <= body.valid.hi && n < 2; v++ {
+		if v == version || !body.valid.has(v) {
+			continue
+		}
+		var e error
+		if scratch, e = plain.frameJSON(scratch[:0], frame, headerMessage(false), body, apiKey, v, codec.ResponseHeaderVersion(apiKey, v)); e == nil {
+			found, n = v, n+1
+		}
+	}
+	if n != 1 {
+		return nil
+	}
+	return &codec.VersionHint{Message: body.name, Version: found}
 }
 
 func (f *Framer) frameJSON(dst, frame []byte, hm, body *message, key, v, hv int16) ([]byte, error) {

@@ -100,11 +100,22 @@ func LookupAPI(key int16, kind codec.Kind) (Info, bool) {
 }
 
 func versionError(m *message, v int16) error {
-	return errtext.Wrap("kwire: "+m.name+" version "+strconv.Itoa(int(v))+": "+codec.ErrVersion.Error()+" ("+errtext.Range(m.valid.lo, m.valid.hi)+")", codec.ErrVersion)
+	return &codec.VersionError{Message: m.name, Version: v, Min: m.valid.lo, Max: m.valid.hi}
 }
 
 func unknownMessage(name string) error {
-	return errtext.Wrap("kwire: "+strconv.Quote(name)+": "+ErrUnknownMessage.Error(), ErrUnknownMessage)
+	return errtext.Wrap("kwire: "+strconv.Quote(name)+": "+ErrUnknownMessage.Error()+DidYouMean(name), ErrUnknownMessage)
+}
+
+// DidYouMean is "; did you mean FetchRequest?" naming the messages closest to name
+// (a misspelling, a wrong case, "Fetch" for FetchRequest and FetchResponse), or ""
+// when none is close.
+func DidYouMean(name string) string {
+	names := make([]string, len(schemaMessages))
+	for i := range schemaMessages {
+		names[i] = schemaMessages[i].name
+	}
+	return errtext.DidYouMean(name, names)
 }
 
 // AppendJSON appends the JSON form of the message `name` at version held by src, which

@@ -32,6 +32,11 @@
  *               their errors
  *   recvectors  every record vector of conformance/vectors/records/: the record table
  *               against the batches Kafka's reader saw, record by record
+ *   newcomer    abi/testdata/frames.txt: a Produce v9 request whose partitions break
+ *               Kafka's validateRecords (their records references carry "invalid" with
+ *               the error code), a Fetch v12 response with a partial trailing batch, the
+ *               same response decoded at v11 (kw_last_error_json's "hint" names v12), a
+ *               misspelt message name ("did you mean"), kwire_constants.h
  *
  * Prints failures to stderr and, last, "N passed, N failed" on stdout.
  */
@@ -44,6 +49,7 @@
 #include <string.h>
 
 #include "kwire.h"
+#include "kwire_constants.h"
 #include "kwire_json.h"
 
 static long passed, failed;
@@ -1390,6 +1396,101 @@ static void test_json_reader(void) {
     check(kwj_parse(deep, sizeof deep, NULL, 0) == NULL, "json", "nesting limit");
 }
 
+/* The frame called name in abi/testdata/frames.txt (the frames every binding's tests
+ * share), hex-decoded into a malloc'd buffer; NULL when missing. */
+static uint8_t *fixture_frame(const char *name, size_t *len) {
+    size_t n;
+    char *text = read_file("abi/testdata/frames.txt", &n);
+    if (!text) return NULL;
+    uint8_t *out = NULL;
+    size_t nl = strlen(name);
+    for (char *line = text; line < text + n;) {
+        char *end = memchr(line, '\n', (size_t)(text + n - line));
+        if (!end) end = text + n;
+        if (line[0] != '#' && (size_t)(end - line) > nl + 1 && memcmp(line, name, nl) == 0 && line[nl] == ' ') {
+            const char *h = line + nl + 1;
+            size_t hl = (size_t)(end - h) / 2;
+            out = malloc(hl);
+            for (size_t i = 0; i < hl; i++) {
+                unsigned v;
+                sscanf(h + 2 * i, "%2x", &v);
+                out[i] = (uint8_t)v;
+            }
+            *len = hl;
+            break;
+        }
+        line = end + 1;
+    }
+    free(text);
+    return out;
+}
+
+static void test_newcomer(void) {
+    const char *g = "newcomer";
+    size_t pn = 0, fn = 0;
+    uint8_t *produce = fixture_frame("produce-v9-invalid-partitions", &pn);
+    uint8_t *fetch = fixture_frame("fetch-v12-partial-batch", &fn);
+    check(produce != NULL && fetch != NULL, g, "abi/testdata/frames.txt has both frames");
+    if (!produce || !fetch) {
+        free(produce);
+        free(fetch);
+        return;
+    }
+    /* Kafka's verdict per Produce partition, in the records references of the frame JSON. */
+    out_buf o = {0};
+    int32_t st = kw_decode_request_frame_records(produce, (int32_t)pn, 0, 0, &o.p, &o.n);
+    check(st == KW_OK, g, "decode the Produce frame with its records: %s", st == KW_OK ? "" : last_error());
+    if (st == KW_OK) {
+        int32_t jo = rd32(o.p + KW_TABLE_JSON_OFFSET), jl = rd32(o.p + KW_TABLE_JSON_LENGTH);
+        kwj_value *doc = kwj_parse((const char *)o.p + jo, (size_t)jl, NULL, 0);
+        kwj_value *t = kwj_at(kwj_get(kwj_get(doc, "body"), "topicData"), 0);
+        kwj_value *parts = kwj_get(t, "partitionData");
+        check(str_eq(kwj_get(t, "name"), "events") && kwj_len(parts) == 5, g, "topic events with 5 partitions");
+        const int32_t want[5] = {KW_ERROR_NONE, KW_ERROR_INVALID_RECORD, KW_ERROR_INVALID_RECORD, KW_ERROR_INVALID_RECORD,
+                                 KW_ERROR_INVALID_RECORD};
+        for (size_t i = 0; i < 5 && i < kwj_len(parts); i++) {
+            kwj_value *p = kwj_at(parts, i);
+            kwj_value *inv = kwj_get(kwj_get(p, "records"), "invalid");
+            int32_t code = inv ? num(kwj_get(inv, "errorCode")) : KW_ERROR_NONE;
+            check(code == want[i] && num(kwj_get(p, "index")) == (int32_t)i, g, "partition %zu: error code %d, want %d", i, code,
+                  want[i]);
+            if (inv) check(str_eq(kwj_get(inv, "error"), "INVALID_RECORD") && kwj_get(inv, "reason"), g, "partition %zu: verdict", i);
+        }
+        kwj_free(doc);
+        out_free(&o);
+    }
+    /* A Fetch response ending in a partial batch decodes; the partial batch is skipped. */
+    st = kw_decode_response_frame_records(fetch, (int32_t)fn, KW_API_FETCH, 12, 0, 0, &o.p, &o.n);
+    check(st == KW_OK, g, "decode the Fetch v12 frame: %s", st == KW_OK ? "" : last_error());
+    if (st == KW_OK) {
+        int32_t jo = rd32(o.p + KW_TABLE_JSON_OFFSET), jl = rd32(o.p + KW_TABLE_JSON_LENGTH);
+        kwj_value *doc = kwj_parse((const char *)o.p + jo, (size_t)jl, NULL, 0);
+        kwj_value *r = kwj_get(kwj_at(kwj_get(kwj_at(kwj_get(kwj_get(doc, "body"), "responses"), 0), "partitions"), 0), "records");
+        check(num(kwj_get(r, "recordCount")) == 2 && num(kwj_get(r, "skippedBytes")) > 0, g, "2 records, a partial batch skipped");
+        kwj_free(doc);
+        out_free(&o);
+    }
+    /* At the wrong version: the error names the version that decodes the frame. */
+    st = kw_decode_response_frame(fetch, (int32_t)fn, KW_API_FETCH, 11, &o.p, &o.n);
+    check(st == KW_ERR_DECODE, g, "Fetch v12 bytes at v11: status %d", st);
+    kwj_value *e = last_error_json();
+    kwj_value *h = kwj_get(e, "hint");
+    check(num(kwj_get(h, "version")) == 12 && str_eq(kwj_get(h, "message"), "FetchResponse") &&
+              str_eq(kwj_get(h, "text"), "the bytes decode as FetchResponse v12: was the request v12?"),
+          g, "kw_last_error_json has the hint");
+    check(strstr(last_error(), "; the bytes decode as FetchResponse v12: was the request v12?") != NULL, g,
+          "kw_last_error says it: %s", last_error());
+    kwj_free(e);
+    /* A misspelt message name. */
+    st = decode_message("FetchRespons", 4, (const uint8_t *)"", 0, &o);
+    check(st == KW_ERR_UNKNOWN_API && strstr(last_error(), "did you mean FetchResponse?") != NULL, g, "did you mean: %s",
+          last_error());
+    check(KW_API_PRODUCE == 0 && KW_API_API_VERSIONS == 18 && KW_ERROR_UNKNOWN_TOPIC_OR_PARTITION == 3, g,
+          "kwire_constants.h");
+    free(produce);
+    free(fetch);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3 || (strcmp(argv[2], "static") != 0 && strcmp(argv[2], "shared") != 0)) {
         fprintf(stderr, "usage: %s <repository root> static|shared\n", argv[0]);
@@ -1412,6 +1513,7 @@ int main(int argc, char **argv) {
         test_record_vectors();
         test_frame_records();
         for (size_t i = 0; i < kwj_len(rels); i++) test_frame_records_vectors(kwj_str(kwj_at(rels, i), NULL));
+        test_newcomer();
     }
     kwj_free(catalogue);
     printf("%ld passed, %ld failed\n", passed, failed);

@@ -17,7 +17,8 @@ export const KW_ERR_INTERNAL = -10;
  * KwireError is every error a kwire call reports. `status` is the ABI's negative status,
  * `category` its name (decode, encode, json, ...), `text` the library's error text
  * (kw_last_error), `details` the parsed kw_last_error_json (with `message`, `version`,
- * `path`, `offset` when the library knows them) and `call` the kw_ function that failed.
+ * `path`, `offset`, `hint` when the library knows them) and `call` the kw_ function that
+ * failed. `messageName` is the Kafka message's name (`message` in the details).
  */
 export class KwireError extends Error {
   constructor(status, details, call, options) {
@@ -46,6 +47,25 @@ export class KwireError extends Error {
   /** The byte offset in the input (or in the JSON text), when known. */
   get offset() {
     return this.details.offset;
+  }
+  /**
+   * For a response that failed to decode: "the bytes decode as FetchResponse v12: was
+   * the request v12?" when exactly one other version of its api decodes the frame.
+   */
+  get hint() {
+    return this.details.hint?.text;
+  }
+  /** The version the hint names (12 above), when there is a hint. */
+  get hintVersion() {
+    return this.details.hint?.version;
+  }
+  /** The topic of the partition whose records failed, on the per-partition path. */
+  get topic() {
+    return this.details.topic;
+  }
+  /** The partition whose records failed, on the per-partition path. */
+  get partition() {
+    return this.details.partition;
   }
 }
 

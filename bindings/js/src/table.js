@@ -132,11 +132,11 @@ export class RecordTable {
   }
 
   /** Records first .. first+count-1 as a RecordSet. */
-  slice(first = 0, count = this.length - first, skippedBytes = 0, size = -1) {
+  slice(first = 0, count = this.length - first, skippedBytes = 0, size = -1, invalid = null) {
     if (!Number.isInteger(first) || !Number.isInteger(count) || first < 0 || count < 0 || first + count > this.length) {
       throw tableError(`records ${first}+${count} of ${this.length}`);
     }
-    return new RecordSet(this, first, count, skippedBytes, size);
+    return new RecordSet(this, first, count, skippedBytes, size, invalid);
   }
 
   [Symbol.iterator]() {
@@ -164,7 +164,7 @@ function* records(t, first, count) {
  * same records as typed arrays (subarrays of the table's columns).
  */
 export class RecordSet {
-  constructor(table, first, length, skippedBytes, size) {
+  constructor(table, first, length, skippedBytes, size, invalid) {
     this.table = table;
     this.first = first;
     this.length = length;
@@ -172,6 +172,12 @@ export class RecordSet {
     this.skippedBytes = skippedBytes;
     /** The size in bytes of the records field on the wire (-1 when not known). */
     this.size = size;
+    /**
+     * For a partition of a Produce request (v3 on): null when its records pass Kafka's
+     * validateRecords, else the broker's verdict { errorCode, error, reason } (e.g. 87,
+     * 'INVALID_RECORD', 'Produce v9 needs one record batch per partition, found none').
+     */
+    this.invalid = invalid ?? null;
   }
 
   at(i) {
@@ -207,7 +213,9 @@ export class RecordSet {
   }
 
   toJSON() {
-    return { firstRecord: this.first, recordCount: this.length, skippedBytes: this.skippedBytes, size: this.size };
+    const ref = { firstRecord: this.first, recordCount: this.length, skippedBytes: this.skippedBytes, size: this.size };
+    if (this.invalid !== null) ref.invalid = this.invalid;
+    return ref;
   }
 }
 

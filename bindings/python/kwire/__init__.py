@@ -28,6 +28,7 @@ from typing import Any as _Any, Dict as _Dict, Iterable as _Iterable, Mapping as
 from typing import TypeVar as _TypeVar, Union as _Union, overload as _overload
 
 from . import messages
+from .constants import ApiKey, ErrorCode
 from ._api import BytesLike, JSONText, Kwire, RecordsData, default, dumps, loads
 from ._errors import (
     ArgError,
@@ -188,6 +189,8 @@ def encode_records(
 
 
 __all__ = [
+    "ApiKey",
+    "ErrorCode",
     "COMPRESSIONS",
     "RECORDS_INPUT_SPANS",
     "RECORDS_SKIP_CRC",

@@ -23,7 +23,8 @@ from typing import (
 )
 
 from . import _records
-from ._errors import ERR_ARG, ERR_INTERNAL, ERR_UNKNOWN_API, ERR_UNSUPPORTED, error_for
+from ._errors import ERR_ARG, ERR_INTERNAL, ERR_UNKNOWN_API, ERR_UNSUPPORTED, KwireError, error_for
+from ._validate import produce_verdict
 from ._layout import RECORDS_INPUT_SPANS, RECORDS_SKIP_CRC
 from ._records import RecordSet, RecordTable, RecordTableBuilder
 from ._runtime import Instance, check_int32
@@ -381,21 +382,30 @@ class Kwire:
             ("topicData", "partitionData", "index", "name") if api_key == 0 else ("responses", "partitions", "partitionIndex", "topic")
         )
         partitions: List[PartitionRecords] = []
-        for t in f["body"].get(topics_key) or []:
+        invalid: List[Dict[str, Any]] = []
+        for ti, t in enumerate(f["body"].get(topics_key) or []):
             topic = t.get("topicId", t.get(name_key))
-            for p in t.get(parts_key) or []:
+            for pi, p in enumerate(t.get(parts_key) or []):
                 r = p.get("records")
                 if r is None:
                     continue
                 if table is not None:
-                    rs = table.slice(r["firstRecord"], r["recordCount"], r["skippedBytes"], r["size"])
+                    rs = table.slice(r["firstRecord"], r["recordCount"], r["skippedBytes"], r["size"], r.get("invalid"))
                 else:
                     data = base64.b64decode(r)
-                    t1 = self.decode_records(data, verify_crc=verify_crc, max_decompressed=max_decompressed)
-                    rs = t1.slice(0, len(t1), t1.skipped_bytes, len(data))
+                    try:
+                        t1 = self.decode_records(data, verify_crc=verify_crc, max_decompressed=max_decompressed)
+                    except KwireError as e:
+                        raise _with_partition(e, f"{topics_key}[{ti}].{parts_key}[{pi}].records", topic, p[index_key]) from None
+                    verdict = produce_verdict(f["apiVersion"], data) if api_key == 0 else None
+                    rs = t1.slice(0, len(t1), t1.skipped_bytes, len(data), verdict)
                 p["records"] = rs
                 partitions.append(PartitionRecords(topic, p[index_key], rs))
+                if rs.invalid is not None:
+                    invalid.append({"topic": topic, "partition": p[index_key], **rs.invalid})
         f["partitions"] = partitions
+        if api_key == 0:
+            f["invalidPartitions"] = invalid
         return f
 
     def encode_produce(self, frame: Mapping[str, Any], *, fallback: bool = False) -> bytes:
@@ -475,6 +485,15 @@ class Kwire:
                 return self._inst.call_out(fn, p, n, *args)
             finally:
                 self._inst.release_input()
+
+
+def _with_partition(e: KwireError, path: str, topic: Any, partition: Any) -> KwireError:
+    """e with the topic and partition of the per-partition path in its text and details."""
+    d = dict(e.details)
+    d["path"] = f"{path} ({e.path})" if e.path else path
+    d["topic"], d["partition"] = topic, partition
+    text = e.text[len("kwire: ") :] if e.text.startswith("kwire: ") else e.text
+    return error_for(e.status, f"kwire: topic {topic} partition {partition}: {text}", d)
 
 
 def _records_bytes(data: RecordsData) -> BytesLike:

@@ -32,6 +32,12 @@ class KwireError(Exception):
         version:  the message version, when known.
         path:     the field path (decode/encode) or JSON path (JSON errors), when known.
         offset:   the byte offset in the input (or in the JSON text), when known.
+        hint:     for a response that failed to decode, "the bytes decode as
+                  FetchResponse v12: was the request v12?" when exactly one other
+                  version of its api decodes the frame; else None.
+        hint_version: the version of the hint (12 above), or None.
+        topic, partition: the partition whose records failed, on decode_fetch's and
+                  decode_produce's per-partition path; else None.
         details:  the whole kw_last_error_json object.
     """
 
@@ -42,6 +48,10 @@ class KwireError(Exception):
     version: Optional[int]
     path: Optional[str]
     offset: Optional[int]
+    hint: Optional[str]
+    hint_version: Optional[int]
+    topic: Optional[str]
+    partition: Optional[int]
     details: Dict[str, Any]
 
     def __init__(self, status: int, text: str, details: Optional[Dict[str, Any]] = None) -> None:
@@ -58,6 +68,13 @@ class KwireError(Exception):
         self.path = path if isinstance(path, str) else None
         off = d.get("offset")
         self.offset = off if isinstance(off, int) else None
+        h = d.get("hint")
+        self.hint = h.get("text") if isinstance(h, dict) and isinstance(h.get("text"), str) else None
+        self.hint_version = h.get("version") if isinstance(h, dict) and isinstance(h.get("version"), int) else None
+        t = d.get("topic")
+        self.topic = t if isinstance(t, str) else None
+        p = d.get("partition")
+        self.partition = p if isinstance(p, int) else None
         super().__init__(status, text)
 
     @property

@@ -144,6 +144,19 @@ class Record:
         n = h[_VL]
         return None if n == -1 else self._buf[h[_VO] : h[_VO] + n]
 
+    def key_text(self, errors: str = "replace") -> Optional[str]:
+        """The key decoded as UTF-8 (invalid bytes as U+FFFD unless ``errors`` says
+        otherwise, as bytes.decode takes it), or None when null."""
+        h = self._h
+        n = h[_KL]
+        return None if n == -1 else str(self._buf[h[_KO] : h[_KO] + n], "utf-8", errors)
+
+    def value_text(self, errors: str = "replace") -> Optional[str]:
+        """The value decoded as UTF-8 (as key_text), or None when null."""
+        h = self._h
+        n = h[_VL]
+        return None if n == -1 else str(self._buf[h[_VO] : h[_VO] + n], "utf-8", errors)
+
     @property
     def source(self) -> int:
         """What key, value and headers are views of: SOURCE_TABLE (0) the table,
@@ -505,13 +518,15 @@ class RecordTable(Sequence[Record]):
         jo, jl = self._json
         return self.table[jo : jo + jl]
 
-    def slice(self, first: int = 0, count: Optional[int] = None, skipped_bytes: int = 0, size: int = -1) -> "RecordSet":
+    def slice(
+        self, first: int = 0, count: Optional[int] = None, skipped_bytes: int = 0, size: int = -1, invalid: Optional[Dict[str, Any]] = None
+    ) -> "RecordSet":
         """Records first .. first+count-1 as a RecordSet (a partition's records field)."""
         if count is None:
             count = self._count - first
         if first < 0 or count < 0 or first > self._count - count:
             raise _bad(f"records {first}+{count} of {self._count}")
-        return RecordSet(self, first, count, skipped_bytes, size)
+        return RecordSet(self, first, count, skipped_bytes, size, invalid)
 
     def columns(self) -> "Columns":
         """Every record's fields as arrays (see Columns): no object per record."""
@@ -670,16 +685,24 @@ class RecordSet(Sequence[Record]):
 
     ``skipped_bytes`` is the size of a partial batch at the end of the records field
     (skipped, as Kafka's readers do); ``size`` the field's size on the wire (-1 when not
-    known)."""
+    known).
 
-    __slots__ = ("table", "first", "skipped_bytes", "size", "_count")
+    ``invalid``, for a partition of a Produce request (v3 on), is None when its records
+    pass Kafka's validateRecords, else the broker's verdict: a dict with ``errorCode``
+    (87 INVALID_RECORD, 76 UNSUPPORTED_COMPRESSION_TYPE, 2 CORRUPT_MESSAGE, -1),
+    ``error`` (Kafka's name of the code) and ``reason``."""
 
-    def __init__(self, table: RecordTable, first: int, count: int, skipped_bytes: int, size: int) -> None:
+    __slots__ = ("table", "first", "skipped_bytes", "size", "invalid", "_count")
+
+    def __init__(
+        self, table: RecordTable, first: int, count: int, skipped_bytes: int, size: int, invalid: Optional[Dict[str, Any]] = None
+    ) -> None:
         self.table = table
         self.first = first
         self._count = count
         self.skipped_bytes = skipped_bytes
         self.size = size
+        self.invalid = invalid
 
     def __len__(self) -> int:
         return self._count

@@ -136,11 +136,18 @@ class RecordsJSON(TypedDict):
 
 class PartitionRecords(NamedTuple):
     """One partition's records in decode_fetch / decode_produce: the topic's name, or its
-    topic id (base64) in the versions that carry ids; the partition index; the records."""
+    topic id (base64) in the versions that carry ids; the partition index; the records;
+    for a Produce request (v3 on), ``invalid``: None, or why a broker refuses these records
+    (Kafka's validateRecords: {"errorCode", "error", "reason"}, as RecordSet.invalid)."""
 
     topic: str
     partition: int
     records: "RecordSet"
+
+    @property
+    def invalid(self) -> Optional[Dict[str, Any]]:
+        """records.invalid: None, or Kafka's verdict refusing this Produce partition."""
+        return self.records.invalid
 
 
 class FetchFrame(TypedDict):
@@ -165,3 +172,6 @@ class ProduceFrame(TypedDict):
     header: RequestHeader
     body: Dict[str, Any]
     partitions: List[PartitionRecords]
+    #: The partitions a broker would refuse (Kafka's validateRecords, v3 on): each
+    #: {"topic", "partition", "errorCode", "error", "reason"}; empty when none.
+    invalidPartitions: List[Dict[str, Any]]

@@ -251,8 +251,9 @@ def test_the_package_exports_its_api_and_no_typing_names() -> None:
     for typing_name in ("Any", "Dict", "Iterable", "Mapping", "Tuple", "Type", "TypeVar", "Union", "overload", "T"):
         assert typing_name not in public, typing_name
     modules = {n for n in public if type(getattr(kwire, n)).__name__ == "module"}
-    assert modules == {"messages", "session"}  # kwire.messages, and the session module behind kwire.Session
-    assert public - modules - {"__version__"} == set(kwire.__all__) - {"messages"}
+    # kwire.messages, kwire.constants (ApiKey, ErrorCode), and the session module behind kwire.Session
+    assert modules == {"constants", "messages", "session"}
+    assert public - modules - {"__version__"} == set(kwire.__all__) - {"messages", "constants"}
     assert len(kwire.__all__) == len(set(kwire.__all__))
     ns: Dict[str, Any] = {}
     exec("from kwire import *", ns)

@@ -78,6 +78,8 @@ pub struct Error {
     pub(crate) version: Option<i16>,
     pub(crate) path: Option<String>,
     pub(crate) offset: Option<i64>,
+    pub(crate) hint: Option<String>,
+    pub(crate) hint_version: Option<i16>,
 }
 
 impl Error {
@@ -97,6 +99,20 @@ impl Error {
     /// The message the error is about ("ProduceRequest"), when known.
     pub fn message(&self) -> Option<&str> {
         self.message.as_deref()
+    }
+    /// The name of the message the error is about: [`Error::message`], under the name the
+    /// other bindings use (JavaScript's `messageName`, Python's `message_name`).
+    pub fn message_name(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+    /// For a response that failed to decode: `"the bytes decode as FetchResponse v12: was
+    /// the request v12?"`, when exactly one other version of its api decodes the frame.
+    pub fn hint(&self) -> Option<&str> {
+        self.hint.as_deref()
+    }
+    /// The version the hint names (12 above).
+    pub fn hint_version(&self) -> Option<i16> {
+        self.hint_version
     }
     /// The version the error is about, when known.
     pub fn version(&self) -> Option<i16> {
@@ -120,6 +136,8 @@ impl Error {
             version: None,
             path: None,
             offset: None,
+            hint: None,
+            hint_version: None,
         }
     }
 
@@ -143,6 +161,13 @@ impl Error {
                     .and_then(|v| i16::try_from(v).ok());
                 e.path = o.get("path").and_then(|v| v.as_str()).map(str::to_string);
                 e.offset = o.get("offset").and_then(|v| v.as_i64());
+                if let Some(h) = o.get("hint").and_then(|v| v.as_object()) {
+                    e.hint = h.get("text").and_then(|v| v.as_str()).map(str::to_string);
+                    e.hint_version = h
+                        .get("version")
+                        .and_then(|v| v.as_i64())
+                        .and_then(|v| i16::try_from(v).ok());
+                }
             }
         }
         if e.text.is_empty() {

@@ -33,6 +33,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod constants;
 mod error;
 mod ffi;
 pub mod json;
@@ -47,8 +48,9 @@ use serde::{Deserialize, Serialize};
 pub use serde_json;
 pub use serde_json::Value;
 
+pub use constants::{api_key, api_key_name, error_code, error_code_name, error_code_retriable};
 pub use error::{Error, ErrorKind, Result};
-pub use table::{FrameRecords, RecordTable};
+pub use table::{FrameRecords, ProduceVerdict, RecordTable};
 
 // The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -167,6 +167,19 @@ pub struct Record {
     pub schema_version: Option<i32>,
 }
 
+impl Record {
+    /// The key as UTF-8 text, decoded now: `Ok(None)` when null, an error when the bytes
+    /// are not UTF-8 (`String::from_utf8_lossy(r.key.as_deref().unwrap_or_default())`
+    /// when invalid bytes should become U+FFFD).
+    pub fn key_str(&self) -> std::result::Result<Option<&str>, std::str::Utf8Error> {
+        self.key.as_deref().map(std::str::from_utf8).transpose()
+    }
+    /// The value as UTF-8 text, as [`Record::key_str`].
+    pub fn value_str(&self) -> std::result::Result<Option<&str>, std::str::Utf8Error> {
+        self.value.as_deref().map(std::str::from_utf8).transpose()
+    }
+}
+
 /// The records of a records field.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct RecordSet {

@@ -599,6 +599,16 @@ impl<'a> RecordView<'a> {
     pub fn value(&self) -> Option<&'a [u8]> {
         self.t.span(self.e + REC_VALUE_OFFSET, self.t.base(self.e))
     }
+    /// The key as UTF-8 text, decoded now (no copy): `Ok(None)` when null, an error when
+    /// the bytes are not UTF-8 (use `String::from_utf8_lossy` on [`RecordView::key`] to
+    /// replace invalid bytes instead).
+    pub fn key_str(&self) -> std::result::Result<Option<&'a str>, std::str::Utf8Error> {
+        self.key().map(std::str::from_utf8).transpose()
+    }
+    /// The value as UTF-8 text, as [`RecordView::key_str`].
+    pub fn value_str(&self) -> std::result::Result<Option<&'a str>, std::str::Utf8Error> {
+        self.value().map(std::str::from_utf8).transpose()
+    }
     /// The record's headers in wire order, duplicates kept.
     pub fn headers(&self) -> Headers<'a> {
         let first = usize::try_from(self.t.i32_at(self.e + REC_FIRST_HEADER)).unwrap_or(0);
@@ -861,6 +871,35 @@ pub struct RecordsField {
     pub skipped_bytes: usize,
     /// The field's length on the wire, when the JSON says it.
     pub size: Option<usize>,
+    /// For a partition of a Produce request (v3 on): None when its records pass Kafka's
+    /// validateRecords, else why a broker refuses them.
+    pub invalid: Option<ProduceVerdict>,
+}
+
+/// Kafka's verdict on the records of a Produce partition that a broker refuses
+/// (ProduceRequest.validateRecords): from v3 on, exactly one complete batch of magic 2,
+/// and no zstd before v7.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProduceVerdict {
+    /// Kafka's error code for the partition: 87 INVALID_RECORD, 76
+    /// UNSUPPORTED_COMPRESSION_TYPE, 2 CORRUPT_MESSAGE, -1 UNKNOWN_SERVER_ERROR (see
+    /// [`crate::error_code`]).
+    pub error_code: i16,
+    /// Kafka's name of the code.
+    pub error: String,
+    /// Why, in words.
+    pub reason: String,
+}
+
+impl ProduceVerdict {
+    fn from_value(v: &Value) -> Option<ProduceVerdict> {
+        let o = v.as_object()?;
+        Some(ProduceVerdict {
+            error_code: o.get("errorCode")?.as_i64().and_then(|c| i16::try_from(c).ok())?,
+            error: o.get("error")?.as_str()?.to_string(),
+            reason: o.get("reason").and_then(Value::as_str).unwrap_or_default().to_string(),
+        })
+    }
 }
 
 impl RecordsField {
@@ -875,6 +914,7 @@ impl RecordsField {
             record_count: n("recordCount")?,
             skipped_bytes: n("skippedBytes").unwrap_or(0),
             size: n("size"),
+            invalid: o.get("invalid").and_then(ProduceVerdict::from_value),
         })
     }
 }
@@ -924,6 +964,8 @@ pub struct PartitionRecords<'a> {
     pub partition: i32,
     /// Its records.
     pub records: RecordSlice<'a>,
+    /// For a Produce request (v3 on): None, or why a broker refuses these records.
+    pub invalid: Option<ProduceVerdict>,
 }
 
 /// Which call decoded a [`FrameRecords`].
@@ -1066,10 +1108,17 @@ impl<'f> FrameRecords<'f> {
                     topic_id: t["topicId"].as_str().map(str::to_string),
                     partition: p[index].as_i64().and_then(|x| i32::try_from(x).ok()).unwrap_or(-1),
                     records: self.records(&f)?,
+                    invalid: f.invalid.clone(),
                 });
             }
         }
         Ok(out)
+    }
+
+    /// For a Produce request: the partitions a broker would refuse by Kafka's
+    /// validateRecords (v3 on), in frame order; empty when none.
+    pub fn invalid_partitions(&self) -> Result<Vec<PartitionRecords<'_>>> {
+        Ok(self.partitions()?.into_iter().filter(|p| p.invalid.is_some()).collect())
     }
 
     /// The frame JSON and the table, taken apart.

@@ -71,3 +71,101 @@ func Panic(p any) string {
 func Range(lo, hi int16) string {
 	return "valid " + strconv.Itoa(int(lo)) + "-" + strconv.Itoa(int(hi))
 }
+
+// Suggest returns the names closest to name for a "did you mean" (case-insensitive
+// edit distance, at most a third of the name's length and at least 2; a name that
+// differs only in case, or that name starts, comes first), at most three; nil when
+// none is close.
+func Suggest(name string, names []string) []string {
+	if name == "" {
+		return nil
+	}
+	lower := toLower(name)
+	limit := len(name) / 3
+	if limit < 2 {
+		limit = 2
+	}
+	best := limit + 1
+	var out []string
+	for _, n := range names {
+		ln := toLower(n)
+		d := distance(lower, ln)
+		if d > 0 && len(ln) > len(lower) && ln[:len(lower)] == lower {
+			d = 1 // "fetch" for "FetchRequest"
+		}
+		if ln == lower {
+			d = 0
+		}
+		switch {
+		case d < best:
+			best, out = d, append(out[:0], n)
+		case d == best && len(out) < 3:
+			out = append(out, n)
+		}
+	}
+	if best > limit {
+		return nil
+	}
+	return out
+}
+
+// DidYouMean is "; did you mean A?" (or "A or B?", "A, B or C?") for the
+// suggestions of Suggest, "" when there are none.
+func DidYouMean(name string, names []string) string {
+	s := Suggest(name, names)
+	if len(s) == 0 {
+		return ""
+	}
+	b := "; did you mean "
+	for i, n := range s {
+		switch {
+		case i == 0:
+		case i == len(s)-1:
+			b += " or "
+		default:
+			b += ", "
+		}
+		b += n
+	}
+	return b + "?"
+}
+
+func toLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// distance is the Levenshtein distance of a and b (bytes).
+func distance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 1 << 30
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			if prev[j]+1 < c {
+				c = prev[j] + 1
+			}
+			if cur[j-1]+1 < c {
+				c = cur[j-1] + 1
+			}
+			cur[j] = c
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -45,6 +45,26 @@ func tsType(f *Field) string {
 	return t
 }
 
+// alwaysPresent reports whether a decode writes f at every version of m: f exists in
+// all of m's versions and is never a tagged field (those may be left out).
+func alwaysPresent(m *Message, f *Field) bool {
+	return f.Versions.lo <= m.Valid.lo && f.Versions.hi >= m.Valid.hi && f.Tagged.empty()
+}
+
+func tsTypeDecoded(f *Field) string {
+	if f.Struct == nil {
+		return tsType(f)
+	}
+	t := f.Struct.GoName + "Decoded"
+	if f.Array {
+		t += "[]"
+	}
+	if f.nullableEver() {
+		t += " | null"
+	}
+	return t
+}
+
 func genTS(msgs []*Message, releases []string) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
@@ -89,8 +109,34 @@ func genTS(msgs []*Message, releases []string) string {
 			}
 			p("}")
 			p("")
+			// What a decode returns: a field that every version of the message has is
+			// always there (the others only in the versions that have them).
+			p("/** %s as decoded: fields of every version are always present. */", s.GoName)
+			p("export interface %sDecoded {", s.GoName)
+			for _, f := range s.Fields {
+				opt := "?"
+				if alwaysPresent(m, f) {
+					opt = ""
+				}
+				p("  %s%s: %s;", f.JSONName, opt, tsTypeDecoded(f))
+			}
+			if hasFlex(m) {
+				p("  _unknownTaggedFields?: UnknownTaggedField[];")
+			}
+			if keepsTrailing(m, s) {
+				p("  _trailingBytes?: Base64;")
+			}
+			p("}")
+			p("")
 		}
 	}
+	p("/** Every decoded message by descriptor name. */")
+	p("export interface MessagesByNameDecoded {")
+	for _, m := range msgs {
+		p("  %s: %sDecoded;", m.Name, m.Root.GoName)
+	}
+	p("}")
+	p("")
 	p("/** Every message by descriptor name. */")
 	p("export interface MessagesByName {")
 	for _, m := range msgs {
@@ -113,6 +159,20 @@ func genTS(msgs []*Message, releases []string) string {
 	p("export interface ResponsesByKey {")
 	for _, k := range keys {
 		p("  %d: %s;", k, byKey[k][1].Root.GoName)
+	}
+	p("}")
+	p("")
+	p("/** Decoded request body type by api key. */")
+	p("export interface RequestsByKeyDecoded {")
+	for _, k := range keys {
+		p("  %d: %sDecoded;", k, byKey[k][0].Root.GoName)
+	}
+	p("}")
+	p("")
+	p("/** Decoded response body type by api key. */")
+	p("export interface ResponsesByKeyDecoded {")
+	for _, k := range keys {
+		p("  %d: %sDecoded;", k, byKey[k][1].Root.GoName)
 	}
 	p("}")
 	return b.String()

@@ -134,6 +134,13 @@ func run(lockPath, specDir, outDir string, check bool) error {
 	root := filepath.Dir(filepath.Clean(outDir))
 	files[filepath.Join(root, "bindings", "js", "messages.d.ts")] = []byte(genTS(msgs, relNames))
 	files[filepath.Join(root, "bindings", "python", "kwire", "messages.py")] = []byte(genPy(msgs, relNames))
+	// Named api keys and error codes for every binding.
+	apis := apiConsts(msgs, relNames)
+	files[filepath.Join(root, "bindings", "js", "src", "constants.js")] = []byte(genConstsJS(apis, relNames))
+	files[filepath.Join(root, "bindings", "js", "src", "constants.d.ts")] = []byte(genConstsDTS(apis, relNames))
+	files[filepath.Join(root, "bindings", "python", "kwire", "constants.py")] = []byte(genConstsPy(apis, relNames))
+	files[filepath.Join(root, "bindings", "rust", "src", "constants.rs")] = []byte(genConstsRust(apis, relNames))
+	files[filepath.Join(root, "capi", "kwire_constants.h")] = []byte(genConstsC(apis, relNames))
 	// Generated files that would no longer be written are stale.
 	existing, _ := filepath.Glob(filepath.Join(outDir, "*_gen.go"))
 	for _, sub := range []string{"codectest", "transcode"} {

@@ -351,6 +351,9 @@ func ParseTableRef(json []byte) (*TableRef, error) {
 		case key == "skippedBytes" || key == "size":
 			// What a decode wrote about the field it read; informational here.
 			d.Int(0, math.MaxInt32)
+		case key == "invalid":
+			// A decode's verdict on a Produce partition's records; informational here.
+			d.Skip()
 		case key == "compression":
 			c := string(d.StringBytes())
 			if !d.Failed() {

@@ -134,6 +134,7 @@ export function checkDecoded(kw, frame, apiKey, version) {
       break;
     }
   }
+  let verdicts = null; // the invalidPartitions of the first path, which the other must repeat
   for (const fallback of kw.hasFrameRecords() ? [false, true] : [true]) {
     const how = fallback ? 'per-partition path' : 'frame-records path';
     let got;
@@ -147,7 +148,12 @@ export function checkDecoded(kw, frame, apiKey, version) {
     // everything but the records fields equals the JSON frame
     const gotParts = apiKey === 0 ? got.body.topicData.flatMap((t) => t.partitionData) : got.body.responses.flatMap((t) => t.partitions);
     if (gotParts.length !== parts.length) return `${how}: ${gotParts.length} partitions, want ${parts.length}`;
-    const strip = (f) => JSON.stringify({ ...f, partitions: undefined }, (k, x) => (k === 'records' && x !== null ? 'R' : x));
+    const strip = (f) => JSON.stringify({ ...f, partitions: undefined, invalidPartitions: undefined }, (k, x) => (k === 'records' && x !== null ? 'R' : x));
+    if (apiKey === 0) {
+      const v = JSON.stringify(got.invalidPartitions);
+      if (verdicts !== null && v !== verdicts) return `${how}: invalidPartitions ${v}, the other path ${verdicts}`;
+      verdicts = v;
+    }
     if (strip(got) !== strip(plain)) return `${how}: the frame differs from the JSON frame:\n${strip(got).slice(0, 300)}\n${strip(plain).slice(0, 300)}`;
     let k = 0;
     for (let i = 0; i < parts.length; i++) {

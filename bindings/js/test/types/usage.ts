@@ -4,7 +4,8 @@ import {
   init, load, decodeRequest, decodeResponse, encodeRequest, encodeResponse, decodeMessage, encodeMessage,
   decodeRecords, encodeRecords, peekHeader, apis, KwireError, KwireDecodeError,
   decodeFetch, decodeProduce, encodeProduce, RecordTableBuilder, type RecordSet, type Columns,
-  type ProduceRequest, type FetchResponse, type InitProducerIdResponse, type AnyRequestFrame, type Int64,
+  type ProduceRequestDecoded, type FetchResponseDecoded, type InitProducerIdResponseDecoded, type AnyRequestFrame, type Int64,
+  ApiKey, ErrorCode, errorCodeName, type ProduceVerdict,
 } from '../../index.js';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -18,19 +19,32 @@ async function main(bytes: Uint8Array) {
   // decodeRequest narrows by api key
   const f: AnyRequestFrame = decodeRequest(bytes);
   if (f.apiKey === 0) {
-    expectType<Equal<typeof f.body, ProduceRequest>>();
+    expectType<Equal<typeof f.body, ProduceRequestDecoded>>();
     const records: string | null | undefined = f.body.topicData?.[0]?.partitionData?.[0]?.records;
     void records;
+    // under --strict, fields of every version are present: no `?.` needed
+    const topics: unknown[] = f.body.topicData;
+    const acks: number = f.body.acks;
+    const index: number | undefined = f.body.topicData[0]?.partitionData[0]?.index;
+    // a Produce topic's name is absent from v13 (topic ids): optional
+    // @ts-expect-error: name may be undefined
+    const name: string = f.body.topicData[0]!.name;
+    void topics, acks, index, name;
   }
+  // named api keys and error codes
+  const fetchKey: 1 = ApiKey.Fetch;
+  const utop: 3 = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  const ename: string | undefined = errorCodeName(87);
+  void fetchKey, utop, ename;
   // decodeResponse is typed by its api key argument
   const r = decodeResponse(bytes, 1, 12);
-  expectType<Equal<typeof r.body, FetchResponse>>();
+  expectType<Equal<typeof r.body, FetchResponseDecoded>>();
   const r2 = kw.decodeResponse(bytes, 22, 4);
-  expectType<Equal<typeof r2.body, InitProducerIdResponse>>();
+  expectType<Equal<typeof r2.body, InitProducerIdResponseDecoded>>();
 
   // bodies by name
   const m = decodeMessage('InitProducerIdResponse', 4, bytes);
-  expectType<Equal<typeof m, InitProducerIdResponse>>();
+  expectType<Equal<typeof m, InitProducerIdResponseDecoded>>();
   const pid: Int64 | undefined = m.producerId;
   void pid;
   encodeMessage('InitProducerIdResponse', 4, { producerId: '4611686018427387905', producerEpoch: 1 });
@@ -98,6 +112,9 @@ async function main(bytes: Uint8Array) {
   const notText: string | null | undefined = fr.body.responses?.[0]?.partitions?.[0]?.records;
   void notText;
   const pp = decodeProduce(bytes);
+  const verdict: ProduceVerdict | null = pp.partitions[0]?.invalid ?? null;
+  const firstBad: number | undefined = pp.invalidPartitions[0]?.errorCode;
+  void verdict, firstBad;
   const b = new RecordTableBuilder();
   b.add({ key: 'k', value: null, timestamp: 1n });
   encodeProduce({ header: pp.header, body: { acks: -1, timeoutMs: 1000, topicData: [{ name: 't', partitionData: [
