@@ -1,6 +1,7 @@
 # kwire's proxy-wasm Kafka filter (included by the top-level Makefile, which defines GO and BUILD).
 #
-#   make envoy         build/kwire-envoy.wasm (GOOS=wasip1 reactor, proxy-wasm ABI 0.2.1), with its size
+#   make envoy         build/kwire-envoy.wasm (GOOS=wasip1 reactor, proxy-wasm ABI 0.2.1), with its size,
+#                      its SHA-256 and its version beside it
 #   make envoy-test    the proxy-wasm host harness (conformance/hosts/proxywasm, wazero): the module's
 #                      imports and exports against the spec, the filter through the harness against a
 #                      fake broker and, with KWIRE_REQUIRE_BROKER=1, the end-to-end tests against a real
@@ -16,6 +17,9 @@ ENVOY_HARNESS := conformance/hosts/proxywasm
 # (records' decoders only: ours, and the standard library's inflate), and nothing it
 # reaches calls fmt.
 ENVOY_BUDGET  := 4000000
+# The module's version (the project's, as the bindings carry it), written beside it with
+# its SHA-256 (build/kwire-envoy.wasm.version, build/kwire-envoy.wasm.sha256).
+ENVOY_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' bindings/python/pyproject.toml)
 
 .PHONY: envoy envoy-test envoy-bench envoy-fuzz
 
@@ -26,6 +30,8 @@ $(ENVOY_WASM): $(ENVOY_GO_SRC)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -tags kwire_nocompress -o $@ ./envoy
 	@ls -l $@ | awk '{printf "kwire-envoy.wasm: %d bytes (%.2f MiB), budget %d\n", $$5, $$5/1048576, $(ENVOY_BUDGET)}'
 	@test $$(wc -c < $@) -le $(ENVOY_BUDGET) || { echo "kwire-envoy.wasm is over its size budget of $(ENVOY_BUDGET) bytes" >&2; rm -f $@; exit 1; }
+	@cd $(BUILD) && sha256sum kwire-envoy.wasm > kwire-envoy.wasm.sha256 && cat kwire-envoy.wasm.sha256
+	@echo "kwire-envoy $(ENVOY_VERSION) ($$(git rev-parse --short HEAD 2>/dev/null || echo unknown))" > $(BUILD)/kwire-envoy.wasm.version && cat $(BUILD)/kwire-envoy.wasm.version
 
 envoy-test: $(ENVOY_WASM)
 	cd $(ENVOY_HARNESS) && $(GO) vet ./... && KWIRE_REQUIRE_BROKER=1 $(GO) test -count=1 -timeout 20m ./...
