@@ -11,6 +11,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/policy"
+	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/transcode"
 )
 
@@ -246,7 +247,20 @@ func (f *Filter) checkTopics(d *transcode.Doc, root transcode.Node, ver int16, a
 				p = nextP
 				continue
 			}
-			f.chk.CheckRule(&v, rule, name, index, d.Bytes(d.Field(p, "records")))
+			recs := d.Bytes(d.Field(p, "records"))
+			// What the broker would refuse whatever the rule (Kafka's validateRecords: one
+			// complete magic-2 batch from v3, no zstd before v7) is answered here, as the
+			// broker would answer it, before the rule reads the records.
+			if pv := records.ValidateProduceRecords(ver, recs); !pv.OK() {
+				n.partRejected++
+				n.rejected++
+				f.host.Log(LevelInfo, "kwire: "+name+"/"+strconv.Itoa(int(index))+" refused as the broker would: "+pv.Reason)
+				rej.parts = append(rej.parts, rejectedPartition{index: index, code: int16(pv.Code), msg: pv.Reason})
+				d.Remove(p)
+				p = nextP
+				continue
+			}
+			f.chk.CheckRule(&v, rule, name, index, recs)
 			f.countPolicy(name, &v)
 			if v.Checked {
 				n.checked += v.Records

@@ -393,3 +393,39 @@ func FuzzUpstream(f *testing.F) {
 		c.Done()
 	})
 }
+
+// Under a rule, a partition Kafka's validateRecords refuses (here two batches at v9)
+// is answered by the filter with the broker's error, and never reaches the broker;
+// the other partitions of the request go on.
+func TestProduceValidatedAsKafkaDoes(t *testing.T) {
+	h := newHost()
+	f := mustFilter(t, h, enforceCfg)
+	p := newPipe(t, f, whole)
+	good := produceFrame(t, 1, 9, -1, records.CompressionNone, rec("orders", 0, prefixed(1)), rec("orders", 1, prefixed(1)))
+	rf, err := codec.DecodeRequestFrame(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := *rf.Body.(*codec.ProduceRequest)
+	part := &req.TopicData[0].PartitionData[1]
+	part.Records = append(append([]byte(nil), part.Records...), part.Records...) // two batches
+	frame := kafkatest.MustRequest(1, 9, &req)
+	p.send(frame)
+	if len(p.replies) != 1 {
+		t.Fatalf("%d replies", len(p.replies))
+	}
+	r := decodeProduce(t, p.replies[0], 9)
+	got := codes(r)
+	if len(got) != 2 {
+		t.Fatalf("codes %v", got)
+	}
+	if h.value("policy.partitions_rejected") != 1 {
+		t.Fatalf("partitions_rejected %d, codes %v", h.value("policy.partitions_rejected"), got)
+	}
+	for _, c := range got {
+		if strings.HasSuffix(c, "/1=87") {
+			return
+		}
+	}
+	t.Fatalf("partition 1 not answered INVALID_RECORD: %v", got)
+}
