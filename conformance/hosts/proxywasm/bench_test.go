@@ -1,6 +1,7 @@
 package proxywasm
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -81,7 +82,7 @@ func produceRequests(t testing.TB, topic string, n int) [][]byte {
 }
 
 // fetchResponseFrame is a Fetch response of about 1 MiB at ver: 10 partitions of
-// two lz4 batches of 125 records of 1 KiB of text.
+// two lz4 batches of 130 records of 1 KiB of text.
 func fetchResponseFrame(t testing.TB, ver int16) []byte {
 	rnd := rand.New(rand.NewSource(2))
 	words := strings.Fields("kafka record value order payment user event stream topic partition offset leader broker")
@@ -92,7 +93,7 @@ func fetchResponseFrame(t testing.TB, ver int16) []byte {
 	for p := 0; p < 10; p++ {
 		var recs []byte
 		for b := 0; b < 2; b++ {
-			rs := make([]records.Record, 125)
+			rs := make([]records.Record, 130)
 			for i := range rs {
 				var v []byte
 				for len(v) < 1024 {
@@ -101,7 +102,7 @@ func fetchResponseFrame(t testing.TB, ver int16) []byte {
 				}
 				rs[i] = records.Record{Key: []byte(fmt.Sprint("k", i)), Value: v[:1024]}
 			}
-			batch := records.Batch{BaseOffset: int64(b * 125), Attributes: int16(records.CompressionLZ4), PartitionLeaderEpoch: 3}
+			batch := records.Batch{BaseOffset: int64(b * 130), Attributes: int16(records.CompressionLZ4), PartitionLeaderEpoch: 3}
 			batch.SetDeltas(rs)
 			var err error
 			if recs, err = enc.AppendBatch(recs, &batch, rs); err != nil {
@@ -110,7 +111,7 @@ func fetchResponseFrame(t testing.TB, ver int16) []byte {
 		}
 		var pd codec.FetchResponsePartitionData
 		pd.SetDefaults()
-		pd.PartitionIndex, pd.HighWatermark, pd.LastStableOffset, pd.Records = int32(p), 250, 250, recs
+		pd.PartitionIndex, pd.HighWatermark, pd.LastStableOffset, pd.Records = int32(p), 260, 260, recs
 		pd.AbortedTransactions = []codec.FetchResponseAbortedTransaction{}
 		topic.Partitions = append(topic.Partitions, pd)
 	}
@@ -362,5 +363,40 @@ func BenchmarkModuleCallbacks(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(calls), "ns/callback")
 		})
+	}
+}
+
+// Through the module itself: a Fetch response of about 1 MiB, in 64 KiB reads, with
+// address rewriting on and a policy with no rule for it, is not copied into the VM:
+// the bytes the host copies in per response are counted and stay a few KiB.
+func TestFetchResponseNotCopiedIntoModule(t *testing.T) {
+	for _, ver := range []int16{12, 18} {
+		p := newPlugin(t, `{"brokers":{"1":"127.0.0.1:19092"},"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`)
+		s, err := p.NewStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, resp := fetchRequestFrame(t, ver), fetchResponseFrame(t, ver)
+		copy(resp[4:8], req[8:12])
+		if out, err := s.Downstream(req, false); err != nil || !bytes.Equal(out, req) {
+			t.Fatalf("request: %v", err)
+		}
+		before := p.BytesCopiedIn()
+		var got []byte
+		for off := 0; off < len(resp); off += 64 << 10 {
+			out, err := s.Upstream(resp[off:min(off+64<<10, len(resp))], false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, out...)
+		}
+		copied := p.BytesCopiedIn() - before
+		t.Logf("Fetch v%d: %d of %d bytes copied into the module", ver, copied, len(resp))
+		if !bytes.Equal(got, resp) {
+			t.Fatalf("Fetch v%d: the response changed", ver)
+		}
+		if len(resp) < 1<<20 || copied > 16<<10 {
+			t.Fatalf("Fetch v%d: %d bytes copied into the module for a %d-byte response", ver, copied, len(resp))
+		}
 	}
 }
