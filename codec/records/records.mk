@@ -26,7 +26,7 @@ RECORDS_VECTORS := conformance/vectors/records/kafka-clients-4.4.0.jsonl
 # The encoders' differential fuzz targets (encode, then the reference library decodes):
 # package:target.
 RECORDS_ENC_FUZZ := ./codec/internal/lz4enc:FuzzReference ./codec/internal/deflate:FuzzReference ./codec/internal/zstd:FuzzEncode
-RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy FuzzSnappyBlock FuzzLZ4Block FuzzScanRecords FuzzLZ4Kernel FuzzSnappyKernel
+RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy FuzzSnappyBlock FuzzLZ4Block FuzzScanRecords FuzzLZ4Kernel FuzzSnappyKernel FuzzValidateProduceRecords
 
 .PHONY: records-ownenc-broker records-java records-js-test records-nocompress-test records-vectors records-fuzz records-bench
 
