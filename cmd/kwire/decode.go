@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -137,31 +138,39 @@ func grow(b []byte, n int) []byte {
 	return b[:len(b)+n]
 }
 
-func cmdDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("decode", stderr)
-	request := fs.Bool("request", false, "the frames are requests (the default)")
-	response := fs.String("response", "", "the frames are responses to API:VERSION (e.g. Fetch:16)")
-	format := fs.String("format", "raw", "input: raw (size-prefixed frames back to back), hex or base64 (one frame per line)")
-	raw := fs.Bool("raw-records", false, "keep records fields as base64 (the lossless form kwire encode reads back byte for byte)")
+// openFrames parses the arguments decode and encode share: the direction flags, the
+// format, and one FILE (or - for standard input), which it opens.
+// The flags are read after parsing, through their pointers.
+func openFrames(fs *flag.FlagSet, args []string, what string, request *bool, response, format *string, stdin io.Reader) (direction, io.ReadCloser, error) {
+	var dir direction
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return err
+		return dir, nil, err
 	}
-	var dir direction
 	if err := dir.parse(*request, *response); err != nil {
-		return err
+		return dir, nil, err
 	}
 	if err := checkFormat(*format); err != nil {
-		return err
+		return dir, nil, err
 	}
 	if len(pos) > 1 {
-		return &usageError{"decode reads one FILE (or - for standard input)"}
+		return dir, nil, &usageError{what + " reads one FILE (or - for standard input)"}
 	}
 	name := "-"
 	if len(pos) == 1 {
 		name = pos[0]
 	}
 	in, err := openInput(name, stdin)
+	return dir, in, err
+}
+
+func cmdDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("decode", stderr)
+	request := fs.Bool("request", false, "the frames are requests (the default)")
+	response := fs.String("response", "", "the frames are responses to API:VERSION (e.g. Fetch:16)")
+	format := fs.String("format", "raw", "input: raw (size-prefixed frames back to back), hex or base64 (one frame per line)")
+	raw := fs.Bool("raw-records", false, "keep records fields as base64 (the lossless form kwire encode reads back byte for byte)")
+	dir, in, err := openFrames(fs, args, "decode", request, response, format, stdin)
 	if err != nil {
 		return err
 	}

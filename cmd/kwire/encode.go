@@ -34,25 +34,7 @@ func cmdEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	request := fs.Bool("request", false, "lines without \"dir\" are requests (the default)")
 	response := fs.String("response", "", "lines without \"dir\" are responses to API:VERSION")
 	format := fs.String("format", "raw", "output: raw (frames back to back), hex or base64 (one frame per line)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	var dir direction
-	if err := dir.parse(*request, *response); err != nil {
-		return err
-	}
-	if err := checkFormat(*format); err != nil {
-		return err
-	}
-	if len(pos) > 1 {
-		return &usageError{"encode reads one FILE (or - for standard input)"}
-	}
-	name := "-"
-	if len(pos) == 1 {
-		name = pos[0]
-	}
-	in, err := openInput(name, stdin)
+	dir, in, err := openFrames(fs, args, "encode", request, response, format, stdin)
 	if err != nil {
 		return err
 	}
