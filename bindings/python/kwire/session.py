@@ -777,6 +777,9 @@ class AsyncSession(_SessionBase):
         self._futures: Dict[int, "asyncio.Future[Union[Response, ResponseError]]"] = {}
         self._negotiation: Optional["asyncio.Future[None]"] = None
         self._gate: Optional["asyncio.Future[None]"] = None  # set while a re-authentication runs
+        # Requests that arrived during a re-authentication, in order: released one at a
+        # time, each once it has its correlation id, so that none that came later overtakes.
+        self._held: List["asyncio.Future[None]"] = []
         self._idle: Optional["asyncio.Future[None]"] = None
         self._reauth_handle: Optional[asyncio.TimerHandle] = None
         self._reauth_task: Optional["asyncio.Task[None]"] = None
@@ -899,8 +902,17 @@ class AsyncSession(_SessionBase):
             self._gate = None
             self._idle = None
             gate.set_result(None)
+            self._release_held()
         self._stats["reauthentications"] += 1
         self._schedule_reauth(life)
+
+    def _release_held(self) -> None:
+        """Lets the first held request go (it releases the next once numbered)."""
+        while self._held and self._gate is None:
+            w = self._held.pop(0)
+            if not w.done():
+                w.set_result(None)
+                return
 
     def _check_idle(self) -> None:
         if self._idle is not None and not self._idle.done() and not self._futures and not self._abandoned:
@@ -921,6 +933,10 @@ class AsyncSession(_SessionBase):
                 f.set_exception(err)
         if self._negotiation is not None and not self._negotiation.done():
             self._negotiation.set_exception(err)
+        held, self._held = self._held, []
+        for w in held:
+            if not w.done():
+                w.set_result(None)  # each then fails on the closed session
         self.writer.close()
         return err
 
@@ -988,21 +1004,42 @@ class AsyncSession(_SessionBase):
         if timeout is None:
             timeout = self._request_timeout
         deadline = None if timeout is None or timeout <= 0 else asyncio.get_running_loop().time() + timeout
-        while self._gate is not None and self._p.closed is None:
-            # A re-authentication runs: wait for it (the gate's waiters resume in order).
+        held = False
+        if (self._gate is not None or self._held) and self._p.closed is None:
+            # A re-authentication runs, or requests it held are still going out: wait in line.
+            w = asyncio.get_running_loop().create_future()
+            self._held.append(w)
+            held = True
             left = None if deadline is None else deadline - asyncio.get_running_loop().time()
             try:
-                await asyncio.wait_for(asyncio.shield(self._gate), left)
-            except asyncio.TimeoutError:
-                raise RequestTimeoutError(f"kwire: api key {api_key}: no response within {timeout} s (held by a re-authentication)") from None
+                await asyncio.wait_for(asyncio.shield(w), left)
+            except BaseException as e:  # a timeout, or the caller's cancellation
+                if w in self._held:
+                    self._held.remove(w)
+                else:
+                    self._release_held()  # released, but gone: the next one goes
+                if isinstance(e, asyncio.TimeoutError):
+                    raise RequestTimeoutError(f"kwire: api key {api_key}: no response within {timeout} s (held by a re-authentication)") from None
+                raise
         left = None if deadline is None else max(deadline - asyncio.get_running_loop().time(), 0.001)
-        return await self._request_now(api_key, body, version=version, no_response=no_response, timeout=left)
+        return await self._request_now(api_key, body, version=version, no_response=no_response, timeout=left, release=held)
 
     async def _request_now(
-        self, api_key: int, body: Union[Mapping[str, Any], str, bytes], *, version: int = -1, no_response: bool = False, timeout: Optional[float] = None
+        self,
+        api_key: int,
+        body: Union[Mapping[str, Any], str, bytes],
+        *,
+        version: int = -1,
+        no_response: bool = False,
+        timeout: Optional[float] = None,
+        release: bool = False,
     ) -> Optional[Response]:
-        self._p.check()
-        corr, frame = self._p.core.request(api_key, body, version=version, no_response=no_response)
+        try:
+            self._p.check()
+            corr, frame = self._p.core.request(api_key, body, version=version, no_response=no_response)
+        finally:
+            if release:
+                self._release_held()  # numbered (or failed): the next held request may go
         f: Optional["asyncio.Future[Union[Response, ResponseError]]"] = None
         if not no_response:
             f = asyncio.get_running_loop().create_future()
