@@ -192,7 +192,7 @@ type window struct {
 	at, w int // buffer offset and length of the cached bytes
 }
 
-const windowSize = 512
+const windowSize = 1024
 
 // at returns the bytes from buffer offset off on, at least n of them when the
 // buffer holds that many (up to its end otherwise); valid until the next read.
