@@ -250,7 +250,7 @@ func (t *tap) rewriteFrame(d *transcode.Doc, frame []byte, key, version int16) (
 	if err := d.ParseAPI(frame[hlen:], key, codec.KindResponse, version); err != nil {
 		return nil, err
 	}
-	changed, err := t.rewriteNode(d, d.Root())
+	changed, err := d.RewriteAddresses(d.Root(), t.toTap)
 	if err != nil || !changed {
 		return nil, err
 	}
@@ -263,30 +263,5 @@ func (t *tap) rewriteFrame(d *transcode.Doc, frame []byte, key, version int16) (
 	return out, nil
 }
 
-func (t *tap) rewriteNode(d *transcode.Doc, n transcode.Node) (bool, error) {
-	changed := false
-	host, port := d.Field(n, "host"), d.Field(n, "port")
-	errCode := d.Field(n, "errorCode")
-	if host != transcode.NoNode && port != transcode.NoNode &&
-		(d.Field(n, "nodeId") != transcode.NoNode || d.Field(n, "brokerId") != transcode.NoNode) &&
-		(errCode == transcode.NoNode || d.Int(errCode) == 0) {
-		h, _ := d.Str(host)
-		if string(h) != t.host || int32(d.Int(port)) != t.port {
-			if err := d.SetString(host, t.host); err != nil {
-				return false, err
-			}
-			if err := d.SetInt(port, int64(t.port)); err != nil {
-				return false, err
-			}
-			changed = true
-		}
-	}
-	for c := d.First(n); c != transcode.NoNode; c = d.Next(c) {
-		ch, err := t.rewriteNode(d, c)
-		if err != nil {
-			return false, err
-		}
-		changed = changed || ch
-	}
-	return changed, nil
-}
+// toTap is a transcode.AddressMap sending every broker address to the tap.
+func (t *tap) toTap(int32, string, int32) (string, int32, bool) { return t.host, t.port, true }

@@ -602,53 +602,20 @@ func (c *Conn) rewriteResponse(p *pend, frame []byte) ([]byte, error) {
 	return frameWith(frame, hlen, d.AppendTo)
 }
 
-// rewriteAddresses rewrites every broker address in the message under n: any struct
-// with a host and a port and a node id (nodeId or brokerId) whose error code, if it
-// has one, is 0. That covers Metadata's brokers, FindCoordinator's coordinator (and
-// coordinators), DescribeCluster's brokers and the node endpoints of Produce, Fetch and
-// the share-group responses, and any later message that carries addresses the same way.
+// rewriteAddresses rewrites the broker addresses in the message under n from the
+// brokers map (transcode.Doc.RewriteAddresses says which structs carry them), counting
+// those it maps and those it has no entry for.
 func (f *Filter) rewriteAddresses(d *transcode.Doc, n transcode.Node) (bool, error) {
-	changed := false
-	host, port := d.Field(n, "host"), d.Field(n, "port")
-	if host != transcode.NoNode && port != transcode.NoNode {
-		id := d.Field(n, "nodeId")
-		if id == transcode.NoNode {
-			id = d.Field(n, "brokerId")
-		}
-		errCode := d.Field(n, "errorCode")
-		if id != transcode.NoNode && (errCode == transcode.NoNode || d.Int(errCode) == 0) {
-			h, _ := d.Str(host)
-			ch, err := f.mapNode(d, int32(d.Int(id)), host, string(h), port)
-			if err != nil {
-				return false, err
-			}
-			changed = ch
-		}
-	}
-	for c := d.First(n); c != transcode.NoNode; c = d.Next(c) {
-		ch, err := f.rewriteAddresses(d, c)
-		if err != nil {
-			return false, err
-		}
-		changed = ch || changed
-	}
-	return changed, nil
+	return d.RewriteAddresses(n, f.mapAddress)
 }
 
-// mapNode rewrites one broker address from the brokers map; it reports whether
-// anything changed.
-func (f *Filter) mapNode(d *transcode.Doc, id int32, hostNode transcode.Node, host string, portNode transcode.Node) (bool, error) {
-	hp, ok := f.s.brokers[id]
+// mapAddress is the brokers map as a transcode.AddressMap.
+func (f *Filter) mapAddress(node int32, _ string, _ int32) (string, int32, bool) {
+	hp, ok := f.s.brokers[node]
 	if !ok {
 		f.inc(f.mUnmapped, 1)
-		return false, nil
+		return "", 0, false
 	}
 	f.inc(f.mRewritten, 1)
-	if host == hp.host && int32(d.Int(portNode)) == hp.port {
-		return false, nil
-	}
-	if err := d.SetString(hostNode, hp.host); err != nil {
-		return false, err
-	}
-	return true, d.SetInt(portNode, int64(hp.port))
+	return hp.host, hp.port, true
 }
