@@ -22,9 +22,6 @@ type Proxy struct {
 	// Errors counts connections that ended because the VM failed.
 	errs     atomic.Int64
 	readSize func() int
-	// Tap, when set before traffic starts, sees every chunk read (in) and what the
-	// plugin made of it (out), per direction.
-	Tap func(downstream bool, in, out []byte)
 }
 
 // NewProxy listens on 127.0.0.1 (a free port) and serves until Close.
@@ -154,9 +151,6 @@ func (x *Proxy) handle(client net.Conn) {
 						shut(PeerLocal)
 						return
 					}
-				}
-				if x.Tap != nil {
-					x.Tap(downstream, buf[:n], out)
 				}
 				if len(out) > 0 {
 					if _, err := to.Write(out); err != nil {
