@@ -333,3 +333,92 @@ func NewRequestHeaderFor(body Request, version int16, correlationID int32, clien
 	h.ClientId = &clientID
 	return h
 }
+
+// RequestHeaderLen returns where the body of a request frame (size prefix included)
+// starts: after the api key, version, correlation id, client id and, in flexible
+// headers, the tagged fields. It reads only the header, so frame may be any prefix of
+// the frame that holds it. The error wraps ErrTruncated when frame ends inside the
+// header (read more and call again), ErrUnknownAPI for an api key kwire does not know,
+// and ErrVarint or ErrLength for a malformed header.
+func RequestHeaderLen(frame []byte) (int, error) {
+	if len(frame) < 12 {
+		return 0, headerErr("RequestHeader", -1, "", len(frame), ErrTruncated, "")
+	}
+	key := int16(binary.BigEndian.Uint16(frame[4:]))
+	hv := RequestHeaderVersion(key, int16(binary.BigEndian.Uint16(frame[6:])))
+	if hv < 0 {
+		return 0, headerErr("RequestHeader", -1, "requestApiKey", 4, ErrUnknownAPI, "api key "+strconv.Itoa(int(key)))
+	}
+	off := 12
+	if hv >= 1 {
+		// The client id keeps the classic int16 length even in flexible headers.
+		if len(frame) < off+2 {
+			return 0, headerErr("RequestHeader", hv, "clientId", off, ErrTruncated, "")
+		}
+		n := int(int16(binary.BigEndian.Uint16(frame[off:])))
+		if n < -1 {
+			return 0, headerErr("RequestHeader", hv, "clientId", off, ErrLength, "length "+strconv.Itoa(n))
+		}
+		off += 2 + max(n, 0)
+		if off > len(frame) {
+			return 0, headerErr("RequestHeader", hv, "clientId", off-n, ErrTruncated, "")
+		}
+	}
+	if hv >= 2 {
+		return skipHeaderTags(frame, off, "RequestHeader", hv)
+	}
+	return off, nil
+}
+
+// ResponseHeaderLen returns where the body of a response frame (size prefix included)
+// to a request of (apiKey, version) starts: after the correlation id and, in flexible
+// headers, the tagged fields. Its errors are those of RequestHeaderLen.
+func ResponseHeaderLen(frame []byte, apiKey, version int16) (int, error) {
+	if len(frame) < 8 {
+		return 0, headerErr("ResponseHeader", -1, "", len(frame), ErrTruncated, "")
+	}
+	switch ResponseHeaderVersion(apiKey, version) {
+	case -1:
+		return 0, headerErr("ResponseHeader", -1, "", 0, ErrUnknownAPI, "api key "+strconv.Itoa(int(apiKey)))
+	case 1:
+		return skipHeaderTags(frame, 8, "ResponseHeader", 1)
+	}
+	return 8, nil
+}
+
+// skipHeaderTags returns the offset after the tagged-field section at off.
+func skipHeaderTags(b []byte, off int, msg string, hv int16) (int, error) {
+	uvarint := func() (uint64, error) {
+		v, n := binary.Uvarint(b[min(off, len(b)):])
+		switch {
+		case n == 0 && len(b)-off < binary.MaxVarintLen32:
+			return 0, headerErr(msg, hv, "_tagged_fields", off, ErrTruncated, "")
+		case n <= 0 || n > binary.MaxVarintLen32 || v > 1<<31-1:
+			return 0, headerErr(msg, hv, "_tagged_fields", off, ErrVarint, "")
+		}
+		off += n
+		return v, nil
+	}
+	count, err := uvarint()
+	if err != nil {
+		return 0, err
+	}
+	for ; count > 0; count-- {
+		if _, err := uvarint(); err != nil {
+			return 0, err
+		}
+		size, err := uvarint()
+		if err != nil {
+			return 0, err
+		}
+		if size > uint64(len(b)-off) {
+			return 0, headerErr(msg, hv, "_tagged_fields", off, ErrTruncated, "tagged field of "+strconv.FormatUint(size, 10)+" bytes")
+		}
+		off += int(size)
+	}
+	return off, nil
+}
+
+func headerErr(msg string, hv int16, path string, off int, err error, detail string) error {
+	return &DecodeError{Message: msg, Version: hv, Path: path, Offset: off, Err: err, Detail: detail}
+}

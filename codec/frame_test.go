@@ -226,3 +226,90 @@ func TestDenseCountDoesNotPreallocate(t *testing.T) {
 		t.Fatalf("allocated %d bytes for a %d-byte input", grew, len(body))
 	}
 }
+
+// TestHeaderLen holds RequestHeaderLen and ResponseHeaderLen to the encoder: on every
+// api key and version, with a client id and an unknown tagged field in the flexible
+// headers, the body starts where they say, and every shorter prefix of the header is
+// ErrTruncated.
+func TestHeaderLen(t *testing.T) {
+	tags := []codec.TaggedField{{Tag: 7, Data: []byte("abc")}, {Tag: 300, Data: make([]byte, 200)}}
+	for _, api := range codec.APIs() {
+		for v := api.Request.MinVersion; v <= api.Request.MaxVersion; v++ {
+			req := codec.NewRequest(api.Key)
+			body, err := req.Encode(nil, v)
+			if err != nil {
+				t.Fatalf("%s v%d: %v", api.Name, v, err)
+			}
+			h := codec.NewRequestHeaderFor(req, v, 17, "client-x")
+			if codec.RequestHeaderVersion(api.Key, v) >= 2 {
+				h.UnknownTaggedFields = tags
+			}
+			frame, err := codec.EncodeRequestFrame(nil, h, req)
+			if err != nil {
+				t.Fatalf("%s v%d: %v", api.Name, v, err)
+			}
+			want := len(frame) - len(body)
+			if got, err := codec.RequestHeaderLen(frame); got != want || err != nil {
+				t.Errorf("RequestHeaderLen(%s v%d) = %d, %v; want %d", api.Name, v, got, err, want)
+			}
+			for n := 0; n < want; n++ {
+				if _, err := codec.RequestHeaderLen(frame[:n]); !errors.Is(err, codec.ErrTruncated) {
+					t.Fatalf("RequestHeaderLen(%s v%d, first %d of %d header bytes) = %v, want ErrTruncated", api.Name, v, n, want, err)
+				}
+			}
+
+			resp := req.NewResponse()
+			rbody, err := resp.Encode(nil, v)
+			if err != nil {
+				t.Fatalf("%s response v%d: %v", api.Name, v, err)
+			}
+			rh := &codec.ResponseHeader{CorrelationId: 17}
+			if codec.ResponseHeaderVersion(api.Key, v) == 1 {
+				rh.UnknownTaggedFields = tags
+			}
+			rframe, err := codec.EncodeResponseFrame(nil, rh, v, resp)
+			if err != nil {
+				t.Fatalf("%s response v%d: %v", api.Name, v, err)
+			}
+			want = len(rframe) - len(rbody)
+			if got, err := codec.ResponseHeaderLen(rframe, api.Key, v); got != want || err != nil {
+				t.Errorf("ResponseHeaderLen(%s v%d) = %d, %v; want %d", api.Name, v, got, err, want)
+			}
+			for n := 0; n < want; n++ {
+				if _, err := codec.ResponseHeaderLen(rframe[:n], api.Key, v); !errors.Is(err, codec.ErrTruncated) {
+					t.Fatalf("ResponseHeaderLen(%s v%d, first %d of %d header bytes) = %v, want ErrTruncated", api.Name, v, n, want, err)
+				}
+			}
+		}
+	}
+}
+
+func TestHeaderLenErrors(t *testing.T) {
+	frame := func(b ...byte) []byte { return append([]byte{0, 0, 0, 100}, b...) }
+	tests := []struct {
+		name  string
+		frame []byte
+		resp  bool
+		want  error
+	}{
+		{"unknown api key", frame(0x75, 0x30, 0, 0, 0, 0, 0, 1), false, codec.ErrUnknownAPI},
+		{"client id length -2", frame(0, 0, 0, 8, 0, 0, 0, 1, 0xff, 0xfe), false, codec.ErrLength},
+		{"tag count varint of six bytes", frame(0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01), false, codec.ErrVarint},
+		{"tag count over int32", frame(0, 0, 0, 9, 0, 0, 0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f), false, codec.ErrVarint},
+		{"response tag size varint of six bytes", frame(0, 0, 0, 1, 1, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01), true, codec.ErrVarint},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			if tc.resp {
+				_, err = codec.ResponseHeaderLen(tc.frame, 0, 9)
+			} else {
+				_, err = codec.RequestHeaderLen(tc.frame)
+			}
+			var de *codec.DecodeError
+			if !errors.Is(err, tc.want) || !errors.As(err, &de) {
+				t.Errorf("got %v, want a DecodeError wrapping %v", err, tc.want)
+			}
+		})
+	}
+}

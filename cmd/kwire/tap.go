@@ -8,7 +8,9 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,6 +180,38 @@ func (t *tap) serve(client net.Conn) {
 	}()
 	<-done
 	<-done
+	t.reportUnanswered(conn, pending)
+}
+
+// reportUnanswered says on stderr which requests of a finished connection got no
+// response: a client closing with a long-polling Fetch in flight leaves one, and a
+// request line without its response should not go unexplained.
+func (t *tap) reportUnanswered(conn string, pending map[int32]tapPending) {
+	if len(pending) == 0 {
+		return
+	}
+	ids := make([]int32, 0, len(pending))
+	for id := range pending {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	for i, id := range ids {
+		if i == 8 {
+			fmt.Fprintf(&b, ", ... (%d more)", len(ids)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		p := pending[id]
+		name := "api key " + strconv.Itoa(int(p.key))
+		if api, ok := codec.LookupAPI(p.key); ok {
+			name = api.Name
+		}
+		fmt.Fprintf(&b, "%s v%d (correlation id %d)", name, p.version, id)
+	}
+	fmt.Fprintf(t.stderr, "kwire tap: %s: connection closed with %d request(s) unanswered: %s\n", conn, len(ids), b.String())
 }
 
 func (t *tap) print(line []byte) {
@@ -211,39 +245,10 @@ func (t *tap) frames(src io.Reader, dst io.Writer, fn func(frame []byte) []byte)
 	}
 }
 
-// responseHeaderLen is the size prefix plus the response header's length.
-func responseHeaderLen(frame []byte, key, version int16) (int, error) {
-	n := 8 // size, correlation id
-	if codec.ResponseHeaderVersion(key, version) >= 1 {
-		// tagged fields: a count, then (tag, size, data) each, all unsigned varints
-		count, k := binary.Uvarint(frame[n:])
-		if k <= 0 {
-			return 0, errors.New("bad tagged fields in the response header")
-		}
-		n += k
-		for i := uint64(0); i < count; i++ {
-			_, k := binary.Uvarint(frame[n:])
-			if k <= 0 {
-				return 0, errors.New("bad tagged field in the response header")
-			}
-			n += k
-			sz, k := binary.Uvarint(frame[n:])
-			if k <= 0 || sz > uint64(len(frame)-n-k) {
-				return 0, errors.New("bad tagged field in the response header")
-			}
-			n += k + int(sz)
-		}
-	}
-	if n > len(frame) {
-		return 0, errors.New("response header runs past the frame")
-	}
-	return n, nil
-}
-
 // rewriteFrame points every broker address of the response (a struct with host, port
 // and nodeId or brokerId) at the tap. It returns nil when nothing changed.
 func (t *tap) rewriteFrame(d *transcode.Doc, frame []byte, key, version int16) ([]byte, error) {
-	hlen, err := responseHeaderLen(frame, key, version)
+	hlen, err := codec.ResponseHeaderLen(frame, key, version)
 	if err != nil {
 		return nil, err
 	}

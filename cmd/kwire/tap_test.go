@@ -47,17 +47,40 @@ func (s *syncBuffer) lines(t *testing.T) []pcapLine {
 	return out
 }
 
-func startTap(t *testing.T, upstream string, rewrite bool) (string, *syncBuffer) {
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// unansweredIn adds up the requests the tap reported unanswered on stderr.
+func unansweredIn(t *testing.T, stderr string) int {
+	n := 0
+	for _, line := range strings.Split(stderr, "\n") {
+		_, after, ok := strings.Cut(line, "connection closed with ")
+		if !ok {
+			continue
+		}
+		k, err := strconv.Atoi(strings.Fields(after)[0])
+		if err != nil {
+			t.Fatalf("tap stderr: %q", line)
+		}
+		n += k
+	}
+	return n
+}
+
+func startTap(t *testing.T, upstream string, rewrite bool) (addr string, out, stderr *syncBuffer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &syncBuffer{}
+	out, stderr = &syncBuffer{}, &syncBuffer{}
 	h, p, _ := net.SplitHostPort(ln.Addr().String())
 	port, _ := strconv.Atoi(p)
 	tp := &tap{upstream: upstream, rewrite: rewrite, host: h, port: int32(port), out: newLineWriter(out),
-		maxFrame: codec.DefaultMaxFrameSize, stderr: io.Discard}
+		maxFrame: codec.DefaultMaxFrameSize, stderr: stderr}
 	done := make(chan error, 1)
 	go func() { done <- tp.serveAll(ln) }()
 	t.Cleanup(func() {
@@ -66,7 +89,7 @@ func startTap(t *testing.T, upstream string, rewrite bool) (string, *syncBuffer)
 			t.Errorf("tap: %v", err)
 		}
 	})
-	return ln.Addr().String(), out
+	return ln.Addr().String(), out, stderr
 }
 
 // brokersIn returns the host:port of every broker in Metadata and FindCoordinator
@@ -116,7 +139,7 @@ func TestTapRealBroker(t *testing.T) {
 	upstream := b.Addr("PLAINTEXT")
 	for _, rewrite := range []bool{false, true} {
 		t.Run("rewrite="+strconv.FormatBool(rewrite), func(t *testing.T) {
-			addr, out := startTap(t, upstream, rewrite)
+			addr, out, stderr := startTap(t, upstream, rewrite)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			topic := "tap-" + strconv.FormatBool(rewrite)
@@ -144,20 +167,32 @@ func TestTapRealBroker(t *testing.T) {
 				got += fs.NumRecords()
 			}
 			cl.Close()
-			time.Sleep(100 * time.Millisecond)
-			lines := out.lines(t)
-			reqs, resps, produced := 0, 0, 0
+			// A request is answered or, when the client closed the connection with it in
+			// flight (a long-polling Fetch), reported on stderr once the connection ends.
+			var lines []pcapLine
+			var reqs, resps, produced, unanswered int
+			for wait := 0; wait < 100; wait++ {
+				time.Sleep(50 * time.Millisecond)
+				lines = out.lines(t)
+				reqs, resps, produced = 0, 0, 0
+				for _, l := range lines {
+					if l.Dir == "request" {
+						reqs++
+						if l.APIKey == 0 && strings.Contains(string(l.Body), `"value":{"text":"through the tap`) {
+							produced++
+						}
+					} else {
+						resps++
+					}
+				}
+				unanswered = unansweredIn(t, stderr.String())
+				if reqs == resps+unanswered {
+					break
+				}
+			}
 			for _, l := range lines {
 				if l.Error != nil {
 					t.Errorf("tap line with error: %s", l.Error)
-				}
-				if l.Dir == "request" {
-					reqs++
-					if l.APIKey == 0 && strings.Contains(string(l.Body), `"value":{"text":"through the tap`) {
-						produced++
-					}
-				} else {
-					resps++
 				}
 			}
 			// With --rewrite everything goes through the tap, the records too; without it the
@@ -166,8 +201,8 @@ func TestTapRealBroker(t *testing.T) {
 			if rewrite {
 				wantProduced = 5
 			}
-			if produced != wantProduced || reqs == 0 || resps != reqs {
-				t.Errorf("tap printed %d requests, %d responses, %d produce requests with the records (want %d)", reqs, resps, produced, wantProduced)
+			if produced != wantProduced || reqs == 0 || resps+unanswered != reqs {
+				t.Errorf("tap printed %d requests, %d responses, %d unanswered, %d produce requests with the records (want %d)\nstderr: %s", reqs, resps, unanswered, produced, wantProduced, stderr.String())
 			}
 			seen := brokersIn(t, lines)
 			want := upstream
@@ -187,7 +222,53 @@ func TestTapRealBroker(t *testing.T) {
 			if !rewrite && len(hosts) < 2 {
 				t.Errorf("without --rewrite the client should also dial the broker itself: dialled %v", hosts)
 			}
-			t.Logf("rewrite=%v: %d requests, %d responses through the tap; client dialled %v; brokers in responses %v", rewrite, reqs, resps, hosts, seen)
+			t.Logf("rewrite=%v: %d requests, %d responses (%d unanswered at close) through the tap; client dialled %v; brokers in responses %v", rewrite, reqs, resps, unanswered, hosts, seen)
 		})
+	}
+}
+
+// TestTapReportsUnanswered: a client that closes with a request in flight leaves a
+// request line without a response; the tap says so on stderr when the connection ends.
+func TestTapReportsUnanswered(t *testing.T) {
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(io.Discard, c); c.Close() }() // reads, never answers
+		}
+	}()
+	addr, out, stderr := startTap(t, silent.Addr().String(), false)
+	req := codec.NewRequest(18)
+	frame, err := codec.EncodeRequestFrame(nil, codec.NewRequestHeaderFor(req, 3, 41, "c"), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write(frame); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(out.lines(t)) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.Close()
+	want := "connection closed with 1 request(s) unanswered: ApiVersions v3 (correlation id 41)"
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), want) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("tap stderr %q, want it to contain %q", stderr.String(), want)
+	}
+	if n := len(out.lines(t)); n != 1 {
+		t.Errorf("tap printed %d lines, want the request's", n)
 	}
 }

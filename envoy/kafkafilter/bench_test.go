@@ -83,7 +83,7 @@ func BenchmarkDownstreamProduce(b *testing.B) {
 // apply to its topic (none) and under the enforcing one (enforce).
 func BenchmarkProduceSteps(b *testing.B) {
 	frame := benchProduce(b, 1)
-	hlen, err := requestHeaderLen(frame, apiProduce, 9)
+	hlen, err := codec.RequestHeaderLen(frame)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -675,7 +675,7 @@ func (c *Conn) requestFrame(frame []byte, forward func()) {
 	key := int16(binary.BigEndian.Uint16(frame[4:]))
 	ver := int16(binary.BigEndian.Uint16(frame[6:]))
 	corr := int32(binary.BigEndian.Uint32(frame[8:]))
-	hlen, err := requestHeaderLen(frame, key, ver)
+	hlen, err := codec.RequestHeaderLen(frame)
 	if err != nil {
 		c.f.inc(c.f.mReqFailure, 1)
 		c.closeWith("request header: " + err.Error())

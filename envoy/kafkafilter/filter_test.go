@@ -767,7 +767,7 @@ func TestDenyResponseEveryVersion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hlen, err := requestHeaderLen(frame, api.Key, v)
+			hlen, err := codec.RequestHeaderLen(frame)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,43 +60,6 @@ func skipTags(b []byte, off int) (int, error) {
 	return off, nil
 }
 
-// requestHeaderLen is the length of a request frame's size prefix and header.
-func requestHeaderLen(frame []byte, key, ver int16) (int, error) {
-	hv := codec.RequestHeaderVersion(key, ver)
-	off := 12
-	if hv >= 1 {
-		if len(frame) < off+2 {
-			return 0, errShort
-		}
-		n := int(int16(binary.BigEndian.Uint16(frame[off:])))
-		off += 2
-		if n > 0 {
-			off += n
-		}
-		if off > len(frame) {
-			return 0, errShort
-		}
-	}
-	if hv >= 2 {
-		var err error
-		if off, err = skipTags(frame, off); err != nil {
-			return 0, err
-		}
-	}
-	return off, nil
-}
-
-// responseHeaderLen is the length of a response frame's size prefix and header.
-func responseHeaderLen(frame []byte, key, ver int16) (int, error) {
-	if len(frame) < 8 {
-		return 0, errShort
-	}
-	if codec.ResponseHeaderVersion(key, ver) == 1 {
-		return skipTags(frame, 8)
-	}
-	return 8, nil
-}
-
 // frameWith writes the header bytes of frame (size prefix included) followed by
 // body, and fixes the size.
 func frameWith(frame []byte, hlen int, body func([]byte) ([]byte, error)) ([]byte, error) {
@@ -551,7 +514,7 @@ func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32
 // frame, or nil when nothing changed.
 func (c *Conn) rewriteResponse(p *pend, frame []byte) ([]byte, error) {
 	f := c.f
-	hlen, err := responseHeaderLen(frame, p.key, p.ver)
+	hlen, err := codec.ResponseHeaderLen(frame, p.key, p.ver)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package kafkafilter
 
 import (
 	"encoding/binary"
+	"errors"
 	"strconv"
 	"sync"
 
@@ -94,12 +95,12 @@ func (c *Conn) decide(d *dir, pos, n int) int {
 	if d.bodyAt < 0 {
 		ver := int16(binary.BigEndian.Uint16(c.frameBytes(d, avail, reqHeadLen)[6:]))
 		hb := c.frameBytes(d, avail, 1024)
-		hl, err := requestHeaderLen(hb, apiProduce, ver)
-		if err == errShort && len(hb) < avail {
-			hl, err = requestHeaderLen(c.frameBytes(d, avail, avail), apiProduce, ver)
+		hl, err := codec.RequestHeaderLen(hb)
+		if errors.Is(err, codec.ErrTruncated) && len(hb) < avail {
+			hl, err = codec.RequestHeaderLen(c.frameBytes(d, avail, avail))
 		}
 		switch {
-		case err == errShort && avail < size:
+		case errors.Is(err, codec.ErrTruncated) && avail < size:
 			return c.decideWait(d, pos)
 		case err != nil || producePlanErr != nil:
 			d.decision = decideHold // the whole-frame path reports what is wrong
