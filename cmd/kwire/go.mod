@@ -2,7 +2,7 @@ module github.com/kwire/kwire/cmd/kwire
 
 go 1.26.0
 
-require github.com/kwire/kwire v0.0.0
+require github.com/kwire/kwire v0.1.0
 
 require (
 	github.com/twmb/franz-go v1.22.3
@@ -16,5 +16,3 @@ require (
 	golang.org/x/net v0.0.0-20190620200207-3b0461eec859 // indirect
 	golang.org/x/sys v0.0.0-20190412213103-97732733099d // indirect
 )
-
-replace github.com/kwire/kwire => ../..

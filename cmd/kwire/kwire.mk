@@ -6,6 +6,9 @@
 #   make kwire-test     vet and the tests: unit tests, and the capture tests, in which tcpdump records
 #                       Java and franz-go clients talking to a real 4.4.0 broker and tshark reads the
 #                       same capture (part of `make test`; needs cmd/kwire/ci-install.sh's tcpdump and tshark)
+#   make kwire-install-test     go install github.com/kwire/kwire/cmd/kwire@latest as a user would after a
+#                               release, from a module proxy made of this tree (internal/modproxy): no
+#                               workspace, no replace; then the installed kwire runs (part of `make test`)
 #   make kwire-sample   make examples/data/sample.pcap again: launcher, tcpdump, franz-go clients
 #   make kwire-bench    MB/s of kwire pcap on one core beside tshark -Y kafka -T json, peak RSS (part of `make bench`)
 #   make kwire-fuzz     the capture reader and the line writer under fuzzing (part of `make fuzz`)
@@ -18,7 +21,7 @@ KWIRE_DIR    := cmd/kwire
 KWIRE_BIN    := $(BUILD)/kwire
 KWIRE_SAMPLE := examples/data/sample.pcap
 
-.PHONY: kwire kwire-example kwire-test kwire-deps kwire-sample kwire-bench kwire-fuzz kwire-inspector kwire-inspector-test
+.PHONY: kwire kwire-example kwire-test kwire-install-test kwire-deps kwire-sample kwire-bench kwire-fuzz kwire-inspector kwire-inspector-test
 
 kwire:
 	@mkdir -p $(BUILD)
@@ -32,6 +35,24 @@ kwire-deps:
 
 kwire-test: kwire-deps broker-deps
 	cd $(KWIRE_DIR) && $(GO) vet ./... && KWIRE_REQUIRE_BROKER=1 $(GO) test -count=1 -timeout 15m ./...
+
+# The proxy's kwire modules come first; the other modules come from the local module
+# cache's download directory when they are there, else from the configured GOPROXY. A
+# module cache of its own keeps the release version from mixing with earlier runs.
+KWIRE_INSTALL := $(BUILD)/kwire-install
+kwire-install-test:
+	rm -rf $(KWIRE_INSTALL) && mkdir -p $(KWIRE_INSTALL)
+	cd $(KWIRE_DIR) && $(GO) run ./internal/modproxy -repo $(CURDIR) -version v0.1.0 -out $(CURDIR)/$(KWIRE_INSTALL)/proxy
+	cd $(KWIRE_INSTALL) && env GOWORK=off GOFLAGS=-modcacherw GOMODCACHE=$(CURDIR)/$(KWIRE_INSTALL)/modcache \
+		GOPROXY=file://$(CURDIR)/$(KWIRE_INSTALL)/proxy,file://$$($(GO) env GOMODCACHE)/cache/download,$$($(GO) env GOPROXY) \
+		GONOSUMDB=github.com/kwire GOBIN=$(CURDIR)/$(KWIRE_INSTALL)/bin \
+		$(GO) install github.com/kwire/kwire/cmd/kwire@latest
+	$(KWIRE_INSTALL)/bin/kwire apis > $(KWIRE_INSTALL)/apis.txt
+	grep -q '^ *0  Produce ' $(KWIRE_INSTALL)/apis.txt
+	$(KWIRE_INSTALL)/bin/kwire pcap --summary $(KWIRE_SAMPLE) > $(KWIRE_INSTALL)/summary.txt
+	grep -q '^Produce (0) ' $(KWIRE_INSTALL)/summary.txt
+	rm -rf $(KWIRE_INSTALL)/modcache
+	@echo "kwire-install-test: go install github.com/kwire/kwire/cmd/kwire@latest from $(KWIRE_INSTALL)/proxy: kwire apis and kwire pcap ran"
 
 kwire-sample: broker-deps kwire-deps
 	cd $(KWIRE_DIR) && $(GO) run ./internal/samplecapture -out $(CURDIR)/$(KWIRE_SAMPLE)
@@ -51,6 +72,6 @@ kwire-inspector-test: kwire kwire-inspector js js-deps
 	cd $(JS_DIR) && $(NODE) test/browser/inspector.js $(CURDIR)/$(KWIRE_BIN)
 
 BUILD_TARGETS += kwire kwire-example kwire-inspector
-TEST_TARGETS  += kwire-test kwire-inspector-test
+TEST_TARGETS  += kwire-test kwire-install-test kwire-inspector-test
 BENCH_TARGETS += kwire-bench
 FUZZ_TARGETS  += kwire-fuzz
