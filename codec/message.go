@@ -185,12 +185,29 @@ func APIs() []APIInfo { return append([]APIInfo(nil), allAPIs...) }
 
 // LookupAPI returns the metadata of an api key.
 func LookupAPI(key int16) (APIInfo, bool) {
+	if key >= 0 && int(key) < len(apiIndex) {
+		if i := apiIndex[key]; i > 0 {
+			return allAPIs[i-1], true
+		}
+		return APIInfo{}, false
+	}
 	i := sort.Search(len(allAPIs), func(i int) bool { return allAPIs[i].Key >= key })
 	if i < len(allAPIs) && allAPIs[i].Key == key {
 		return allAPIs[i], true
 	}
 	return APIInfo{}, false
 }
+
+// apiIndex maps the api keys below 256 to their index in allAPIs plus one (0: not
+// an api key): a lookup per frame is an array index, not a search.
+var apiIndex = func() (idx [256]uint8) {
+	for i, a := range allAPIs {
+		if a.Key >= 0 && int(a.Key) < len(idx) && i < 255 {
+			idx[a.Key] = uint8(i + 1)
+		}
+	}
+	return idx
+}()
 
 // NewMessage returns a new message with defaults by descriptor name ("ProduceRequest",
 // "RequestHeader", "ConsumerProtocolSubscription"), or nil.

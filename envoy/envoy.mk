@@ -42,6 +42,7 @@ envoy-bench: $(ENVOY_WASM)
 envoy-fuzz:
 	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzDownstream$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzUpstream$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzProduceHead$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzScanMatchesIterator$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzValidJSON$$' -fuzztime $(FUZZTIME)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"strconv"
+	"unsafe"
 
 	"github.com/kwire/kwire/codec"
 )
@@ -54,8 +55,10 @@ const (
 // WalkPlan names the fields of one message a Walker reports. Plans are built once
 // and shared; a plan is read-only.
 type WalkPlan struct {
-	m   *message
-	sel map[*field]int
+	m *message
+	// sel holds, for each field of schemaFields, one more than the index of the path
+	// that selects it (0: not selected): the walk asks of every field it passes.
+	sel []uint16
 }
 
 // NewWalkPlan makes the plan for the message with api key key and kind (request or
@@ -72,7 +75,10 @@ func NewWalkPlan(key int16, kind codec.Kind, paths ...string) (*WalkPlan, error)
 }
 
 func newWalkPlan(m *message, paths []string) (*WalkPlan, error) {
-	p := &WalkPlan{m: m, sel: map[*field]int{}}
+	if len(paths) >= 1<<16-1 {
+		return nil, errors.New("transcode: too many paths for one walk plan")
+	}
+	p := &WalkPlan{m: m, sel: make([]uint16, len(schemaFields))}
 	for i, path := range paths {
 		if !p.selectPath(m.root, path, i) {
 			return nil, errors.New("transcode: " + m.name + " has no field " + strconv.Quote(path))
@@ -98,13 +104,22 @@ func (p *WalkPlan) selectPath(si uint16, path string, id int) bool {
 			continue
 		}
 		if rest == "" {
-			p.sel[f] = id
+			p.sel[int(s.first)+i] = uint16(id + 1)
 			found = true
 		} else if f.typ == tStruct && p.selectPath(f.sub, rest, id) {
 			found = true
 		}
 	}
 	return found
+}
+
+// selected returns the index of the path that selects f, a field of schemaFields.
+func (p *WalkPlan) selected(f *field) (int, bool) {
+	i := (uintptr(unsafe.Pointer(f)) - uintptr(unsafe.Pointer(&schemaFields[0]))) / unsafe.Sizeof(schemaFields[0])
+	if i >= uintptr(len(p.sel)) || p.sel[i] == 0 {
+		return 0, false
+	}
+	return int(p.sel[i]) - 1, true
 }
 
 // Message is the name of the plan's message.
@@ -362,7 +377,7 @@ func (w *Walker) Next(src WalkSource) WalkStatus {
 
 // emit reports a selected field; it returns whether f is selected.
 func (w *Walker) emit(f *field, off, n int, v int64, b []byte) bool {
-	id, ok := w.plan.sel[f]
+	id, ok := w.plan.selected(f)
 	if !ok {
 		return false
 	}
@@ -431,7 +446,7 @@ func (w *Walker) scalar(src WalkSource, f *field, compact, nullable bool) (WalkS
 		size = 16
 	}
 	if size > 0 {
-		id, selected := w.plan.sel[f]
+		id, selected := w.plan.selected(f)
 		if !selected {
 			return w.skip(size), false
 		}
@@ -469,7 +484,7 @@ func (w *Walker) scalar(src WalkSource, f *field, compact, nullable bool) (WalkS
 	if n > w.end-w.pos-k {
 		return w.fail(f.name + ": length " + strconv.Itoa(n) + " exceeds the " + strconv.Itoa(w.end-w.pos-k) + " bytes that remain"), false
 	}
-	id, selected := w.plan.sel[f]
+	id, selected := w.plan.selected(f)
 	if selected && f.typ == tString && n > 0 {
 		b := src.At(w.pos+k, n)
 		if len(b) < n {

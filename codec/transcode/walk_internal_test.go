@@ -109,7 +109,8 @@ func docScalars(d *Doc, p *WalkPlan) (out []walkedScalar, rootTags int) {
 		if n.f.isArray() && !n.elem {
 			continue
 		}
-		out = append(out, walkedScalar{p.sel[n.f], int(n.end)})
+		id, _ := p.selected(n.f)
+		out = append(out, walkedScalar{id, int(n.end)})
 	}
 	return out, rootTags
 }

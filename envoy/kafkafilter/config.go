@@ -104,6 +104,7 @@ type settings struct {
 	denied       map[int16]bool
 	allowList    bool // denied holds the complement: keys not allowed are denied
 	allowed      map[int16]bool
+	deniedLow    [256]bool // isDenied for the keys below 256, looked up once per request
 	denyCode     int16
 	brokers      map[int32]hostPort
 	pol          *policy.Policy
@@ -285,11 +286,21 @@ func (c *Config) settings() (*settings, error) {
 	if c.TickMs < 0 {
 		return nil, errors.New("tick_ms: " + strconv.Itoa(int(c.TickMs)) + " is negative")
 	}
+	for k := range s.deniedLow {
+		s.deniedLow[k] = s.isDeniedSlow(int16(k))
+	}
 	return s, nil
 }
 
 // isDenied reports whether requests of key are answered by the filter.
 func (s *settings) isDenied(key int16) bool {
+	if key >= 0 && int(key) < len(s.deniedLow) {
+		return s.deniedLow[key]
+	}
+	return s.isDeniedSlow(key)
+}
+
+func (s *settings) isDeniedSlow(key int16) bool {
 	if s.allowList {
 		return !s.allowed[key]
 	}

@@ -55,7 +55,8 @@ type Filter struct {
 
 	doc        transcode.Doc // reused by every request and response the filter reads
 	metricIDs  map[string]uint32
-	apiIDs     map[int16]*apiMetrics
+	apiIDs     [256]*apiMetrics // by api key (the keys Kafka defines are below 256)
+	apiIDsRest map[int16]*apiMetrics
 	topicNames map[codec.UUID]string
 
 	// fixed metric ids
@@ -80,7 +81,7 @@ func New(host Host, config []byte) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{host: host, s: s, metricIDs: map[string]uint32{}, apiIDs: map[int16]*apiMetrics{}, topicNames: map[codec.UUID]string{}}
+	f := &Filter{host: host, s: s, metricIDs: map[string]uint32{}, apiIDsRest: map[int16]*apiMetrics{}, topicNames: map[codec.UUID]string{}}
 	if s.pol != nil {
 		f.chk = s.pol.NewChecker()
 	}
@@ -174,7 +175,11 @@ func apiMetricName(key int16) string {
 type apiMetrics struct{ request, response, duration, envoyRequest, envoyResponse, envoyDuration uint32 }
 
 func (f *Filter) api(key int16) *apiMetrics {
-	if m := f.apiIDs[key]; m != nil {
+	inArray := key >= 0 && int(key) < len(f.apiIDs)
+	if inArray && f.apiIDs[key] != nil {
+		return f.apiIDs[key]
+	}
+	if m := f.apiIDsRest[key]; !inArray && m != nil {
 		return m
 	}
 	name := apiMetricName(key)
@@ -186,7 +191,11 @@ func (f *Filter) api(key int16) *apiMetrics {
 		envoyResponse: f.metric(Counter, "response."+name+"_response"),
 		envoyDuration: f.metric(Histogram, "response."+name+"_duration"),
 	}
-	f.apiIDs[key] = m
+	if inArray {
+		f.apiIDs[key] = m
+	} else {
+		f.apiIDsRest[key] = m
+	}
 	return m
 }
 

@@ -106,7 +106,22 @@ func (c *Conn) decide(d *dir, pos, n int) int {
 			d.decision = decideHold // the whole-frame path reports what is wrong
 		default:
 			d.bodyAt = hl
-			d.walk.Reset(producePlan, ver, size-hl, false)
+			if h, ok := produceHead(hb[min(hl, len(hb)):], ver, size-hl); !ok {
+				d.walk.Reset(producePlan, ver, size-hl, false)
+			} else {
+				// One topic, and its partition count, in the first bytes: decided
+				// without the walk.
+				d.acks = h.acks
+				name, known := unsafeString(h.name), true
+				if ver >= 13 {
+					name, known = c.f.topicNames[h.id]
+				}
+				if !known || c.f.s.pol.RuleFor(name).Mode != policy.None {
+					d.decision = decideHold
+				} else {
+					d.parts, d.decision = h.parts, decidePass
+				}
+			}
 		}
 	}
 	d.fsrc = frameSrc{c: c, d: d, body: d.bodyAt, avail: avail}
@@ -181,6 +196,87 @@ func (c *Conn) decide(d *dir, pos, n int) int {
 		d.mode = modeHead
 	}
 	return pos
+}
+
+// produceHeadInfo is what decides a single-topic Produce request under a policy.
+type produceHeadInfo struct {
+	acks  int16
+	name  []byte     // the topic's name (to v12)
+	id    codec.UUID // the topic's id (v13 on)
+	parts int        // its partition count
+}
+
+// produceHead reads, from the first bytes of a Produce request body of bodyLen
+// bytes at version ver, what decides a single-topic request: acks, the topic and its
+// partition count. ok is false when b ends first, the request does not name exactly
+// one topic, or a length is out of bounds; the walk (the reference this fast path is
+// tested against) then decides. b is not kept.
+func produceHead(b []byte, ver int16, bodyLen int) (h produceHeadInfo, ok bool) {
+	b = b[:min(len(b), bodyLen)]
+	flex := ver >= 9
+	off := 0
+	// length reads a length or count: a compact one (uvarint, one more than it) in
+	// flexible versions, else an int16 (strings) or int32 (arrays); -1 is null.
+	length := func(wide bool) int {
+		if flex {
+			v, n := binary.Uvarint(b[off:])
+			if n <= 0 || v > 1<<31 {
+				return -2
+			}
+			off += n
+			return int(v) - 1
+		}
+		if wide {
+			if len(b)-off < 4 {
+				return -2
+			}
+			v := int(int32(binary.BigEndian.Uint32(b[off:])))
+			off += 4
+			return v
+		}
+		if len(b)-off < 2 {
+			return -2
+		}
+		v := int(int16(binary.BigEndian.Uint16(b[off:])))
+		off += 2
+		return v
+	}
+	if ver >= 3 {
+		n := length(false) // transactional id
+		if n < -1 || n > len(b)-off {
+			return h, false
+		}
+		off += max(n, 0)
+	}
+	if len(b)-off < 6 {
+		return h, false
+	}
+	h.acks = int16(binary.BigEndian.Uint16(b[off:]))
+	off += 6 // acks, timeout
+	if length(true) != 1 {
+		return h, false
+	}
+	if ver >= 13 {
+		if len(b)-off < 16 {
+			return h, false
+		}
+		copy(h.id[:], b[off:])
+		off += 16
+	} else {
+		n := length(false)
+		if n < 0 || n > len(b)-off {
+			return h, false
+		}
+		h.name = b[off : off+n]
+		off += n
+	}
+	h.parts = length(true)
+	// The smallest partition: index, records length, and tags in flexible versions.
+	minPart := 8
+	if flex {
+		minPart = 6
+	}
+	return h, h.parts >= 0 && h.parts*minPart <= bodyLen-off
 }
 
 // decideWait waits for more of an undecided Produce request: the proxy keeps it

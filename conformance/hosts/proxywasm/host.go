@@ -167,7 +167,9 @@ type Plugin struct {
 	metricByNm map[string]uint32
 	logs       []LogEntry
 	props      map[string][]byte
-	copiedIn   int64 // data-buffer bytes handed to the module by proxy_get_buffer_bytes
+	copiedIn   int64         // data-buffer bytes handed to the module by proxy_get_buffer_bytes
+	vmTime     time.Duration // time spent in the module's callbacks
+	vmCalls    int64         // callbacks run
 
 	tickStop chan struct{}
 	tickWG   sync.WaitGroup
@@ -291,7 +293,10 @@ func (p *Plugin) call(name string, args ...uint64) ([]uint64, error) {
 	if f == nil {
 		return nil, nil
 	}
+	start := time.Now()
 	r, err := f.Call(withPlugin(p.ctx, p), args...)
+	p.vmTime += time.Since(start)
+	p.vmCalls++
 	if err != nil {
 		p.broken = fmt.Errorf("proxywasm: %s trapped; the VM is unusable: %w", name, err)
 		return nil, p.broken
@@ -352,6 +357,21 @@ func (p *Plugin) BytesCopiedIn() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.copiedIn
+}
+
+// VMTime is the time spent in the module's callbacks so far (host functions they
+// call included): what the filter adds to the proxy's work.
+func (p *Plugin) VMTime() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.vmTime
+}
+
+// Callbacks is the number of the module's callbacks run so far.
+func (p *Plugin) Callbacks() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.vmCalls
 }
 
 // Metrics returns a snapshot of every defined metric, sorted by name.
