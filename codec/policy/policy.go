@@ -641,10 +641,13 @@ func (v *PartitionVerdict) Message() string {
 // Checker checks partitions against a Policy, reusing one records decoder (and
 // its decompression buffer). It is not safe for concurrent use.
 type Checker struct {
-	p    *Policy
-	dec  records.Decoder
-	buf  []byte        // decompressed records of the fast path (scanBatch)
-	json jsonValidator // the JSON checks' scratch space
+	p   *Policy
+	dec records.Decoder
+	buf []byte // decompressed records of the fast path (scanBatch)
+	// spans and hdrs receive the fast path's record and header spans
+	// (records.ScanRecords).
+	spans, hdrs []int32
+	json        jsonValidator // the JSON checks' scratch space
 }
 
 // NewChecker returns a checker of p.

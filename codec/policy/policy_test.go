@@ -412,3 +412,26 @@ func TestRuleNameFollowsConfig(t *testing.T) {
 		t.Errorf("the first policy's rule name changed to %q", got)
 	}
 }
+
+// refOK is checkRef's verdict without the detail: the two agree on every
+// combination of the rule's id, version and required-version settings.
+func TestRefOKMatchesCheckRef(t *testing.T) {
+	for _, ids := range [][]int32{nil, {1, 2}} {
+		for _, versions := range [][]int32{nil, {3}} {
+			for _, requireVersion := range []bool{false, true} {
+				p := &part{schema: true, ids: ids, versions: versions, requireVersion: requireVersion}
+				for _, src := range []records.SchemaSource{records.SchemaNone, records.SchemaHeader, records.SchemaValuePrefix} {
+					for _, id := range []int32{-1, 1, 5} {
+						for _, ver := range []int32{-1, 3, 4} {
+							ref := records.SchemaRef{ID: id, Version: ver, Source: src}
+							reason, _ := checkRef(p, ref)
+							if got := refOK(p, ref); got != (reason == OK) {
+								t.Errorf("rule %+v, ref %+v: refOK %v, checkRef %s", *p, ref, got, reason)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
