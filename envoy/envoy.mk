@@ -6,7 +6,9 @@
 #                      imports and exports against the spec, the filter through the harness against a
 #                      fake broker and, with KWIRE_REQUIRE_BROKER=1, the end-to-end tests against a real
 #                      Kafka broker with Go and Java clients
-#   make envoy-bench   the harness proxy with the filter vs without it, same Produce traffic
+#   make envoy-bench   the harness proxy with the filter vs without it (consume, produce-no-rule,
+#                      produce-enforce, request by request in turn), a real Java consumer through both,
+#                      and the module alone on wazero beside V8 (v8/callbacks.mjs on Node)
 #   make envoy-fuzz    the filter's data path (FUZZTIME each)
 
 ENVOY_WASM    := $(BUILD)/kwire-envoy.wasm
@@ -37,7 +39,7 @@ envoy-test: $(ENVOY_WASM)
 	cd $(ENVOY_HARNESS) && $(GO) vet ./... && KWIRE_REQUIRE_BROKER=1 $(GO) test -count=1 -timeout 20m ./...
 
 envoy-bench: $(ENVOY_WASM)
-	cd $(ENVOY_HARNESS) && KWIRE_BENCH=1 $(GO) test -count=1 -timeout 20m -run '^TestProxyBench(Table|Java)$$' -v .
+	cd $(ENVOY_HARNESS) && KWIRE_BENCH=1 $(GO) test -count=1 -timeout 20m -run '^(TestProxyBench(Table|Java)|TestModuleCallbacksV8)$$' -v .
 
 envoy-fuzz:
 	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzDownstream$$' -fuzztime $(FUZZTIME)

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -351,56 +354,169 @@ const (
 	apiFetch   = 1
 )
 
-// BenchmarkModuleCallbacks times the module alone, without sockets: one Fetch
-// response of about 1 MiB delivered upstream in 64 KiB reads, per mode, and one
-// Produce request of a 64 KiB batch downstream.
+// callbackWorkloads are the module-alone workloads: one Fetch response of about 1 MiB
+// delivered upstream in 64 KiB reads, per mode, and one Produce request of a 64 KiB
+// batch downstream.
+var callbackWorkloads = []struct {
+	name, cfg string
+	ver       int16
+	produce   string
+}{
+	{"fetch-v12-noconfig", `{}`, 12, ""},
+	{"fetch-v12-pass", `{"brokers":{"1":"127.0.0.1:19092"}}`, 12, ""},
+	{"fetch-v18-in-place", `{"brokers":{"1":"127.0.0.1:19092"}}`, 18, ""},
+	{"fetch-v18-forward", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"forward"}`, 18, ""},
+	{"fetch-v18-hold", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"hold"}`, 18, ""},
+	{"produce-no-rule", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`, 9, "free"},
+	{"produce-enforce", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`, 9, "enforced"},
+}
+
+// callbackFrames are a workload's request and its response, correlated.
+func callbackFrames(t testing.TB, ver int16, produce string) (req, resp []byte) {
+	if produce != "" {
+		req = produceRequests(t, produce, 1)[0]
+		resp, _ = codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: 1}, 9, codec.NewProduceResponse())
+	} else {
+		req, resp = fetchRequestFrame(t, ver), fetchResponseFrame(t, ver)
+	}
+	copy(resp[4:8], req[8:12])
+	return req, resp
+}
+
+// deliverOp sends one request downstream and its response upstream in 64 KiB reads
+// and returns the callbacks made.
+func deliverOp(t testing.TB, s *Stream, req, resp []byte) int {
+	calls := 0
+	for off := 0; off < len(req); off += 64 << 10 {
+		if _, err := s.Downstream(req[off:min(off+64<<10, len(req))], false); err != nil {
+			t.Fatal(err)
+		}
+		calls++
+	}
+	for off := 0; off < len(resp); off += 64 << 10 {
+		if _, err := s.Upstream(resp[off:min(off+64<<10, len(resp))], false); err != nil {
+			t.Fatal(err)
+		}
+		calls++
+	}
+	return calls
+}
+
+// BenchmarkModuleCallbacks times the module alone on wazero, without sockets
+// (callbackWorkloads).
 func BenchmarkModuleCallbacks(b *testing.B) {
-	for _, bc := range []struct {
-		name, cfg string
-		ver       int16
-		produce   string
-	}{
-		{"fetch-v12-noconfig", `{}`, 12, ""},
-		{"fetch-v12-pass", `{"brokers":{"1":"127.0.0.1:19092"}}`, 12, ""},
-		{"fetch-v18-in-place", `{"brokers":{"1":"127.0.0.1:19092"}}`, 18, ""},
-		{"fetch-v18-forward", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"forward"}`, 18, ""},
-		{"fetch-v18-hold", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"hold"}`, 18, ""},
-		{"produce-no-rule", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`, 9, "free"},
-		{"produce-enforce", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`, 9, "enforced"},
-	} {
+	for _, bc := range callbackWorkloads {
 		b.Run(bc.name, func(b *testing.B) {
 			p := newPlugin(b, bc.cfg)
 			s, err := p.NewStream()
 			if err != nil {
 				b.Fatal(err)
 			}
-			var req, resp []byte
-			if bc.produce != "" {
-				req = produceRequests(b, bc.produce, 1)[0]
-				produceResp := codec.NewProduceResponse()
-				resp, _ = codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: 1}, 9, produceResp)
-			} else {
-				req, resp = fetchRequestFrame(b, bc.ver), fetchResponseFrame(b, bc.ver)
-			}
-			copy(resp[4:8], req[8:12])
+			req, resp := callbackFrames(b, bc.ver, bc.produce)
 			b.SetBytes(int64(len(req) + len(resp)))
 			calls := 0
 			for b.Loop() {
-				for off := 0; off < len(req); off += 64 << 10 {
-					if _, err := s.Downstream(req[off:min(off+64<<10, len(req))], false); err != nil {
-						b.Fatal(err)
-					}
-					calls++
-				}
-				for off := 0; off < len(resp); off += 64 << 10 {
-					if _, err := s.Upstream(resp[off:min(off+64<<10, len(resp))], false); err != nil {
-						b.Fatal(err)
-					}
-					calls++
-				}
+				calls += deliverOp(b, s, req, resp)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(calls), "ns/callback")
 		})
+	}
+}
+
+// TestModuleCallbacksV8 times the module alone on V8 (Node's WebAssembly, through
+// v8/callbacks.mjs, a proxy-wasm host of its own) beside wazero, on
+// callbackWorkloads, in one run (KWIRE_BENCH=1, make envoy-bench). Envoy runs Wasm
+// filters on V8 by default; the harness proxy runs them on wazero.
+func TestModuleCallbacksV8(t *testing.T) {
+	if os.Getenv("KWIRE_BENCH") != "1" {
+		t.Skip("set KWIRE_BENCH=1 (make envoy-bench)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is needed for the V8 side of the benchmark")
+	}
+	dir := t.TempDir()
+	modPath := filepath.Join(dir, "kwire-envoy.wasm")
+	if err := os.WriteFile(modPath, module(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type workload struct {
+		Name, Config, Request, Response string
+		Ops                             int
+	}
+	const ops = 2000
+	var ws []workload
+	wazeroNs := map[string]float64{}
+	for i, bc := range callbackWorkloads {
+		req, resp := callbackFrames(t, bc.ver, bc.produce)
+		w := workload{Name: bc.name, Config: bc.cfg, Request: filepath.Join(dir, fmt.Sprint(i, ".req")), Response: filepath.Join(dir, fmt.Sprint(i, ".resp")), Ops: ops}
+		if os.WriteFile(w.Request, req, 0o644) != nil || os.WriteFile(w.Response, resp, 0o644) != nil {
+			t.Fatal("cannot write the frames")
+		}
+		ws = append(ws, w)
+		p := newPlugin(t, bc.cfg)
+		s, err := p.NewStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 200; j++ {
+			deliverOp(t, s, req, resp)
+		}
+		start := time.Now()
+		for j := 0; j < ops; j++ {
+			deliverOp(t, s, req, resp)
+		}
+		wazeroNs[bc.name] = float64(time.Since(start).Nanoseconds()) / ops
+	}
+	// The V8 workloads carry lowercase keys.
+	type jsWorkload struct {
+		Name     string `json:"name"`
+		Config   string `json:"config"`
+		Request  string `json:"request"`
+		Response string `json:"response"`
+		Ops      int    `json:"ops"`
+	}
+	var js []jsWorkload
+	for _, w := range ws {
+		js = append(js, jsWorkload(w))
+	}
+	list, _ := json.Marshal(js)
+	listPath := filepath.Join(dir, "workloads.json")
+	if err := os.WriteFile(listPath, list, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// --no-liftoff: every function compiled by the optimizing tier from the start, the
+	// steady state of a long-running proxy (with lazy tier-up, the first workloads
+	// would run partly on the baseline compiler).
+	cmd := exec.Command(node, "--no-warnings", "--no-liftoff", filepath.Join("v8", "callbacks.mjs"), modPath, listPath)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node v8/callbacks.mjs: %v\n%s%s", err, out, stderr.Bytes())
+	}
+	fmt.Println("the module alone, no sockets: wazero (the harness) beside V8 (Envoy's default runtime), us per request and its response")
+	fmt.Printf("  %-20s %10s %10s %8s %10s %12s\n", "workload", "wazero us", "V8 us", "V8/wz", "calls/op", "copied/op")
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r struct {
+			Name          string  `json:"name"`
+			NsPerOp       float64 `json:"nsPerOp"`
+			Callbacks     float64 `json:"callbacks"`
+			BytesCopiedIn float64 `json:"bytesCopiedIn"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("node printed %q: %v", line, err)
+		}
+		wz, ok := wazeroNs[r.Name]
+		if !ok || r.NsPerOp <= 0 || r.Callbacks < 2 {
+			t.Fatalf("node printed %+v", r)
+		}
+		seen++
+		fmt.Printf("  %-20s %10.1f %10.1f %7.2fx %10.1f %10.0f B\n", r.Name, wz/1e3, r.NsPerOp/1e3, r.NsPerOp/wz, r.Callbacks, r.BytesCopiedIn)
+	}
+	if seen != len(callbackWorkloads) {
+		t.Fatalf("node timed %d of %d workloads", seen, len(callbackWorkloads))
 	}
 }
 
