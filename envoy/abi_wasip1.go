@@ -65,6 +65,14 @@ var allocs = map[uint32][]byte{}
 // buffer.
 var target []byte
 
+// out receives the host's out-parameters. A local whose address goes to the host
+// escapes to the heap: an allocation per host call. The module runs one callback at
+// a time, so one static set serves every call.
+var out struct {
+	ptr, size uint32
+	time      uint64
+}
+
 func addrOf(b []byte) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) }
 
 //go:wasmexport proxy_abi_version_0_2_1
@@ -106,8 +114,8 @@ func getBuffer(buffer int32, size int32) ([]byte, bool) {
 	if size <= 0 {
 		return nil, true
 	}
-	var ptr, n uint32
-	st := proxyGetBufferBytes(buffer, 0, size, unsafe.Pointer(&ptr), unsafe.Pointer(&n))
+	st := proxyGetBufferBytes(buffer, 0, size, unsafe.Pointer(&out.ptr), unsafe.Pointer(&out.size))
+	ptr, n := out.ptr, out.size
 	b, ok := take(ptr, n)
 	if st != statusOK {
 		return nil, false
@@ -131,9 +139,9 @@ func (b *dataBuffer) ReadAt(p []byte, off int) bool {
 	if len(p) == 0 {
 		return true
 	}
-	var ptr, n uint32
 	target = p
-	st := proxyGetBufferBytes(b.id, int32(off), int32(len(p)), unsafe.Pointer(&ptr), unsafe.Pointer(&n))
+	st := proxyGetBufferBytes(b.id, int32(off), int32(len(p)), unsafe.Pointer(&out.ptr), unsafe.Pointer(&out.size))
+	ptr, n := out.ptr, out.size
 	target = nil
 	if st != statusOK || int(n) != len(p) {
 		return false
@@ -156,9 +164,8 @@ func (host) Log(level kafkafilter.Level, msg string) {
 }
 
 func (host) DefineMetric(kind kafkafilter.MetricKind, name string) (uint32, bool) {
-	var id uint32
-	st := proxyDefineMetric(int32(kind), unsafe.Pointer(unsafe.StringData(name)), int32(len(name)), unsafe.Pointer(&id))
-	return id, st == statusOK
+	st := proxyDefineMetric(int32(kind), unsafe.Pointer(unsafe.StringData(name)), int32(len(name)), unsafe.Pointer(&out.ptr))
+	return out.ptr, st == statusOK
 }
 
 func (host) IncrementMetric(id uint32, delta int64) { proxyIncrementMetric(int32(id), delta) }
@@ -166,9 +173,8 @@ func (host) IncrementMetric(id uint32, delta int64) { proxyIncrementMetric(int32
 func (host) RecordMetric(id uint32, value uint64) { proxyRecordMetric(int32(id), int64(value)) }
 
 func (host) NowNanos() int64 {
-	var t uint64
-	proxyGetCurrentTimeNanoseconds(unsafe.Pointer(&t))
-	return int64(t)
+	proxyGetCurrentTimeNanoseconds(unsafe.Pointer(&out.time))
+	return int64(out.time)
 }
 
 func (host) SetTickPeriod(ms uint32) { proxySetTickPeriodMilliseconds(int32(ms)) }

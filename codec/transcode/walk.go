@@ -181,6 +181,9 @@ func (w *Walker) Reset(p *WalkPlan, v int16, bodyLen int, stopAtRootTags bool) e
 	return nil
 }
 
+// fixedSize is the wire size of each fixed-size scalar type, 0 for the others.
+var fixedSize = [16]uint8{tBool: 1, tInt8: 1, tInt16: 2, tUint16: 2, tInt32: 4, tUint32: 4, tInt64: 8, tFloat64: 8, tUuid: 16}
+
 // Pos is the body offset the walk has reached.
 func (w *Walker) Pos() int { return w.pos }
 
@@ -318,6 +321,17 @@ func (w *Walker) Next(src WalkSource) WalkStatus {
 			if !f.ver.has(w.v) || !f.tagged.empty() {
 				top.i++
 				continue
+			}
+			if sz := int(fixedSize[f.typ&15]); sz != 0 && f.flags&fArray == 0 {
+				// A fixed-size scalar nobody asked for: stepped over here, without the
+				// calls of value and scalar (most of a Fetch response's fields).
+				if _, sel := w.plan.selected(f); !sel {
+					if st := w.skip(sz); st != WalkField {
+						return st
+					}
+					top.i++
+					continue
+				}
 			}
 			st, emitted := w.value(src, f, f.compact.has(w.v))
 			if st != WalkField {

@@ -215,3 +215,109 @@ func TestWalkerOnDamagedBodies(t *testing.T) {
 	}
 	t.Logf("%d damaged bodies", cases)
 }
+
+// A plan that selects no fixed-size scalar steps over them without reading them:
+// what it reports is what the full plan reports of the fields it selects, its walk
+// ends (and finds the root tags) where the full plan's does, and on damaged bodies it
+// fails where the full plan fails.
+func TestWalkerStepsOverUnselected(t *testing.T) {
+	rnd := rand.New(rand.NewSource(11))
+	walked := 0
+	for _, info := range codec.Messages() {
+		if info.Kind != codec.KindRequest && info.Kind != codec.KindResponse {
+			continue
+		}
+		m := lookup(info.Name)
+		paths := allPaths(m.root, "", nil, 0)
+		full, err := newWalkPlan(m, paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The variable-size paths keep their index in full; the others select nothing.
+		var varPaths []string
+		varIndex := map[int]int{} // index in varPaths -> index in paths
+		for i, path := range paths {
+			if p1, _ := newWalkPlan(m, []string{path}); p1 != nil && !onlyFixed(p1) {
+				varIndex[len(varPaths)] = i
+				varPaths = append(varPaths, path)
+			}
+		}
+		part, err := newWalkPlan(m, varPaths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := info.MinVersion; v <= info.MaxVersion; v++ {
+			msg := codec.NewMessage(info.Name)
+			codectest.Fill(msg, rnd, v)
+			b, err := msg.Encode(nil, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k < 4; k++ {
+				body := b
+				if k > 0 && len(b) > 0 {
+					body = append([]byte(nil), b...)
+					if k == 1 {
+						body[rnd.Intn(len(body))] ^= byte(1 + rnd.Intn(255))
+					} else if k == 2 {
+						body = body[:rnd.Intn(len(body))]
+					}
+				}
+				want, _, wantErr := walkAll(full, v, body, nil, false)
+				got, _, gotErr := walkAll(part, v, body, rnd, false)
+				if (wantErr == nil) != (gotErr == nil) {
+					t.Fatalf("%s v%d case %d: full plan %v, partial plan %v", info.Name, v, k, wantErr, gotErr)
+				}
+				var wantVar []walkedScalar
+				selected := map[int]int{}
+				for j, i := range varIndex {
+					selected[i] = j
+				}
+				for _, s := range want {
+					if j, ok := selected[s.sel]; ok {
+						wantVar = append(wantVar, walkedScalar{j, s.end})
+					}
+				}
+				if wantErr == nil && !equalScalars(got, wantVar) {
+					t.Fatalf("%s v%d case %d: partial plan reported %v, the full plan's %v", info.Name, v, k, got, wantVar)
+				}
+				if k == 0 && m.flags&msgHasFlex != 0 && m.flex.has(v) {
+					_, at1, err1 := walkAll(full, v, body, nil, true)
+					_, at2, err2 := walkAll(part, v, body, rnd, true)
+					if at1 != at2 || err1 != nil || err2 != nil {
+						t.Fatalf("%s v%d: root tags at %d (%v) with the full plan, %d (%v) with the partial one", info.Name, v, at1, err1, at2, err2)
+					}
+				}
+				walked++
+			}
+		}
+	}
+	if walked < 2000 {
+		t.Fatalf("only %d walks", walked)
+	}
+}
+
+// onlyFixed reports whether a plan selects only fixed-size scalars.
+func onlyFixed(p *WalkPlan) bool {
+	for i, s := range p.sel {
+		if s != 0 {
+			f := &schemaFields[i]
+			if fixedSize[f.typ&15] == 0 || f.flags&fArray != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func equalScalars(a, b []walkedScalar) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

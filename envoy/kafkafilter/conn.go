@@ -93,6 +93,7 @@ type dir struct {
 	walk     transcode.Walker
 	bodyAt   int    // stream offset of the body
 	carry    []byte // bytes of a field split across callbacks (already forwarded)
+	spare    []byte // the previous carry's array, reused by the next
 	carryAt  int
 	join     []byte
 	topics   int // modeDecide: topics not yet seen

@@ -325,13 +325,14 @@ func (c *Conn) keepCarry(d *dir, so, end int) {
 		d.carry = d.carry[:0]
 		return
 	}
-	var keep []byte
+	keep := d.spare[:0]
 	from := so
 	if so < d.base {
 		keep = append(keep, d.carry[so-d.carryAt:]...)
 		from = d.base
 	}
 	keep, _ = c.readInto(keep, from-d.base, endS-from)
+	d.spare = d.carry[:0]
 	d.carry, d.carryAt = keep, so
 }
 

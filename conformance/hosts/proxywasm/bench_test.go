@@ -427,6 +427,8 @@ func BenchmarkModuleCallbacks(b *testing.B) {
 // v8/callbacks.mjs, a proxy-wasm host of its own) beside wazero, on
 // callbackWorkloads, in one run (KWIRE_BENCH=1, make envoy-bench). Envoy runs Wasm
 // filters on V8 by default; the harness proxy runs them on wazero.
+// KWIRE_BENCH_V8_ONLY=NAME runs one workload; KWIRE_BENCH_V8_PROFILE=DIR writes a V8
+// CPU profile of the run there.
 func TestModuleCallbacksV8(t *testing.T) {
 	if os.Getenv("KWIRE_BENCH") != "1" {
 		t.Skip("set KWIRE_BENCH=1 (make envoy-bench)")
@@ -444,29 +446,34 @@ func TestModuleCallbacksV8(t *testing.T) {
 		Name, Config, Request, Response string
 		Ops                             int
 	}
-	const ops = 2000
 	var ws []workload
 	wazeroNs := map[string]float64{}
 	for i, bc := range callbackWorkloads {
-		req, resp := callbackFrames(t, bc.ver, bc.produce)
-		w := workload{Name: bc.name, Config: bc.cfg, Request: filepath.Join(dir, fmt.Sprint(i, ".req")), Response: filepath.Join(dir, fmt.Sprint(i, ".resp")), Ops: ops}
-		if os.WriteFile(w.Request, req, 0o644) != nil || os.WriteFile(w.Response, resp, 0o644) != nil {
-			t.Fatal("cannot write the frames")
+		if only := os.Getenv("KWIRE_BENCH_V8_ONLY"); only != "" && bc.name != only {
+			continue
 		}
-		ws = append(ws, w)
+		req, resp := callbackFrames(t, bc.ver, bc.produce)
 		p := newPlugin(t, bc.cfg)
 		s, err := p.NewStream()
 		if err != nil {
 			t.Fatal(err)
 		}
+		warm := time.Now()
 		for j := 0; j < 200; j++ {
 			deliverOp(t, s, req, resp)
 		}
+		// About a second of work on each side.
+		ops := int(min(20000, max(200, time.Second/(time.Since(warm)/200))))
+		w := workload{Name: bc.name, Config: bc.cfg, Request: filepath.Join(dir, fmt.Sprint(i, ".req")), Response: filepath.Join(dir, fmt.Sprint(i, ".resp")), Ops: ops}
+		if os.WriteFile(w.Request, req, 0o644) != nil || os.WriteFile(w.Response, resp, 0o644) != nil {
+			t.Fatal("cannot write the frames")
+		}
+		ws = append(ws, w)
 		start := time.Now()
 		for j := 0; j < ops; j++ {
 			deliverOp(t, s, req, resp)
 		}
-		wazeroNs[bc.name] = float64(time.Since(start).Nanoseconds()) / ops
+		wazeroNs[bc.name] = float64(time.Since(start).Nanoseconds()) / float64(ops)
 	}
 	// The V8 workloads carry lowercase keys.
 	type jsWorkload struct {
@@ -476,24 +483,31 @@ func TestModuleCallbacksV8(t *testing.T) {
 		Response string `json:"response"`
 		Ops      int    `json:"ops"`
 	}
-	var js []jsWorkload
-	for _, w := range ws {
-		js = append(js, jsWorkload(w))
-	}
-	list, _ := json.Marshal(js)
-	listPath := filepath.Join(dir, "workloads.json")
-	if err := os.WriteFile(listPath, list, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// --no-liftoff: every function compiled by the optimizing tier from the start, the
-	// steady state of a long-running proxy (with lazy tier-up, the first workloads
-	// would run partly on the baseline compiler).
-	cmd := exec.Command(node, "--no-warnings", "--no-liftoff", filepath.Join("v8", "callbacks.mjs"), modPath, listPath)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node v8/callbacks.mjs: %v\n%s%s", err, out, stderr.Bytes())
+	// One node process per workload: Node 20 crashes now and then when several
+	// instances with their own WASI objects live in one process.
+	var out []byte
+	for i, w := range ws {
+		list, _ := json.Marshal([]jsWorkload{jsWorkload(w)})
+		listPath := filepath.Join(dir, fmt.Sprint(i, ".json"))
+		if err := os.WriteFile(listPath, list, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// --no-liftoff: every function compiled by the optimizing tier from the start,
+		// the steady state of a long-running proxy (with lazy tier-up, a short run
+		// would be timed partly on the baseline compiler).
+		args := []string{"--no-warnings", "--no-liftoff"}
+		if prof := os.Getenv("KWIRE_BENCH_V8_PROFILE"); prof != "" {
+			// A V8 CPU profile of the run (Chrome DevTools reads it), in that directory.
+			args = append(args, "--cpu-prof", "--cpu-prof-dir="+prof)
+		}
+		cmd := exec.Command(node, append(args, filepath.Join("v8", "callbacks.mjs"), modPath, listPath)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		o, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("node v8/callbacks.mjs (%s): %v\n%s%s", w.Name, err, o, stderr.Bytes())
+		}
+		out = append(out, o...)
 	}
 	fmt.Println("the module alone, no sockets: wazero (the harness) beside V8 (Envoy's default runtime), us per request and its response")
 	fmt.Printf("  %-20s %10s %10s %8s %10s %12s\n", "workload", "wazero us", "V8 us", "V8/wz", "calls/op", "copied/op")
@@ -515,8 +529,8 @@ func TestModuleCallbacksV8(t *testing.T) {
 		seen++
 		fmt.Printf("  %-20s %10.1f %10.1f %7.2fx %10.1f %10.0f B\n", r.Name, wz/1e3, r.NsPerOp/1e3, r.NsPerOp/wz, r.Callbacks, r.BytesCopiedIn)
 	}
-	if seen != len(callbackWorkloads) {
-		t.Fatalf("node timed %d of %d workloads", seen, len(callbackWorkloads))
+	if seen != len(ws) {
+		t.Fatalf("node timed %d of %d workloads", seen, len(ws))
 	}
 }
 

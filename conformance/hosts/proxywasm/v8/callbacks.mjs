@@ -36,8 +36,12 @@ function newPlugin(config) {
   const buffers = { [PLUGIN_CONFIG]: new TextEncoder().encode(config) };
   let active = -1; // the data buffer of the running callback
   const state = { copiedIn: 0, callbacks: 0, closed: false, metrics: [] };
-  const view = () => new DataView(mem.buffer);
-  const bytes = () => new Uint8Array(mem.buffer);
+  // Views of the module's memory, made again only when it grows (growth detaches the
+  // old buffer): a host that made them per call would time itself.
+  let memBuf = null, dv, u8;
+  const refresh = () => { memBuf = mem.buffer; dv = new DataView(memBuf); u8 = new Uint8Array(memBuf); };
+  const view = () => { if (mem.buffer !== memBuf) refresh(); return dv; };
+  const bytes = () => { if (mem.buffer !== memBuf) refresh(); return u8; };
   const bufferOf = (id) => {
     if (id === DOWNSTREAM || id === UPSTREAM) return id === active ? buffers[id] : undefined;
     return buffers[id];
@@ -135,11 +139,17 @@ function newPlugin(config) {
 }
 
 for (const w of workloads) {
-  const req = readFileSync(w.request), resp = readFileSync(w.response);
+  const reads = (path) => {
+    const b = new Uint8Array(readFileSync(path));
+    const out = [];
+    for (let off = 0; off < b.length; off += READ) out.push(b.subarray(off, off + READ));
+    return out;
+  };
+  const req = reads(w.request), resp = reads(w.response);
   const p = newPlugin(w.config);
   const op = () => {
-    for (let off = 0; off < req.length; off += READ) p.deliver(DOWNSTREAM, req.subarray(off, off + READ));
-    for (let off = 0; off < resp.length; off += READ) p.deliver(UPSTREAM, resp.subarray(off, off + READ));
+    for (const r of req) p.deliver(DOWNSTREAM, r);
+    for (const r of resp) p.deliver(UPSTREAM, r);
   };
   for (let i = 0; i < Math.min(200, w.ops); i++) op(); // warm up: V8 tiers the code up
   if (p.state.closed) throw new Error(w.name + ': the module closed the connection');
