@@ -8,7 +8,8 @@
 #                      Kafka broker with Go and Java clients
 #   make envoy-bench   the harness proxy with the filter vs without it (consume, produce-no-rule,
 #                      produce-enforce, request by request in turn), a real Java consumer through both,
-#                      and the module alone on wazero beside V8 (v8/callbacks.mjs on Node)
+#                      the same comparison on V8 (a Node proxy, v8/proxy.mjs), and the module alone on
+#                      wazero beside V8 (v8/callbacks.mjs)
 #   make envoy-fuzz    the filter's data path (FUZZTIME each)
 
 ENVOY_WASM    := $(BUILD)/kwire-envoy.wasm
@@ -39,7 +40,7 @@ envoy-test: $(ENVOY_WASM)
 	cd $(ENVOY_HARNESS) && $(GO) vet ./... && KWIRE_REQUIRE_BROKER=1 $(GO) test -count=1 -timeout 20m ./...
 
 envoy-bench: $(ENVOY_WASM)
-	cd $(ENVOY_HARNESS) && KWIRE_BENCH=1 $(GO) test -count=1 -timeout 20m -run '^(TestProxyBench(Table|Java)|TestModuleCallbacksV8)$$' -v .
+	cd $(ENVOY_HARNESS) && KWIRE_BENCH=1 $(GO) test -count=1 -timeout 20m -run '^(TestProxyBench(Table|Java|V8)|TestModuleCallbacksV8)$$' -v .
 
 envoy-fuzz:
 	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzDownstream$$' -fuzztime $(FUZZTIME)

@@ -1,6 +1,7 @@
 package proxywasm
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -194,6 +195,12 @@ func percentile(d []time.Duration, p float64) time.Duration {
 	return s[min(len(s)-1, int(p*float64(len(s))))]
 }
 
+// vmProbe reads a VM's totals: time in the module's callbacks, and their number.
+type vmProbe interface {
+	VMTime() time.Duration
+	Callbacks() int64
+}
+
 // benchResult is one workload's comparison.
 type benchResult struct {
 	name                  string
@@ -216,12 +223,12 @@ func (r benchResult) vm(p float64) float64 { return float64(percentile(r.vmTimes
 // alternating order), so that both sides see the same machine: on a shared machine
 // the noise of separate runs is larger than what the filter adds. It also records
 // the time each request spent in the module's callbacks.
-func compare(t testing.TB, name string, without, with *Proxy, p *Plugin, reqs [][]byte, bytesPerRound int) benchResult {
+func compare(t testing.TB, name string, passAddr, filterAddr string, p vmProbe, reqs [][]byte, bytesPerRound int) benchResult {
 	const rounds = 3
-	closedLoop(t, with.Addr(), reqs[:min(len(reqs), 20)])
-	closedLoop(t, without.Addr(), reqs[:min(len(reqs), 20)])
+	closedLoop(t, filterAddr, reqs[:min(len(reqs), 20)])
+	closedLoop(t, passAddr, reqs[:min(len(reqs), 20)])
 	r := benchResult{name: name, bytes: bytesPerRound, filterRequests: min(len(reqs), 20) + rounds*len(reqs)}
-	pass, filter := dialLoop(t, without.Addr()), dialLoop(t, with.Addr())
+	pass, filter := dialLoop(t, passAddr), dialLoop(t, filterAddr)
 	calls0 := p.Callbacks()
 	defer pass.c.Close()
 	defer filter.c.Close()
@@ -247,6 +254,9 @@ func compare(t testing.TB, name string, without, with *Proxy, p *Plugin, reqs []
 	return r
 }
 
+// benchPolicy is the schema policy of the proxy benchmarks: one topic enforced.
+const benchPolicy = `"schema":{"default":"none","rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}`
+
 // TestProxyBenchTable compares the harness proxy with the filter against the same
 // proxy without a module, on three workloads in one run (KWIRE_BENCH=1, make
 // envoy-bench):
@@ -269,7 +279,6 @@ func TestProxyBenchTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const policy = `"schema":{"default":"none","rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}`
 	newProxy := func(cfg string, answers map[int16][]byte) (*Proxy, *Proxy, *Plugin, func()) {
 		up, stop := sink(t, answers)
 		var p *Plugin
@@ -294,9 +303,9 @@ func TestProxyBenchTable(t *testing.T) {
 		name, cfg string
 		ver       int16
 	}{
-		{"consume v12", `{"brokers":{"1":"127.0.0.1:19092"},` + policy + `}`, 12},
-		{"consume v18", `{"brokers":{"1":"127.0.0.1:19092"},` + policy + `}`, 18},
-		{"consume v18 hold", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"hold",` + policy + `}`, 18},
+		{"consume v12", `{"brokers":{"1":"127.0.0.1:19092"},` + benchPolicy + `}`, 12},
+		{"consume v18", `{"brokers":{"1":"127.0.0.1:19092"},` + benchPolicy + `}`, 18},
+		{"consume v18 hold", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"hold",` + benchPolicy + `}`, 18},
 	} {
 		resp := fetchResponseFrame(t, w.ver)
 		without, with, p, stop := newProxy(w.cfg, map[int16][]byte{apiFetch: resp})
@@ -305,20 +314,20 @@ func TestProxyBenchTable(t *testing.T) {
 			reqs[i] = fetchRequestFrame(t, w.ver)
 		}
 		before := p.BytesCopiedIn()
-		r := compare(t, w.name, without, with, p, reqs, len(resp)*len(reqs))
+		r := compare(t, w.name, without.Addr(), with.Addr(), p, reqs, len(resp)*len(reqs))
 		copied[w.name] = float64(p.BytesCopiedIn()-before) / float64(r.filterRequests)
 		results = append(results, r)
 		stop()
 	}
 	for _, w := range []struct{ name, topic string }{{"produce-no-rule", "free"}, {"produce-enforce", "enforced"}} {
 		reqs := produceRequests(t, w.topic, 400)
-		without, with, p, stop := newProxy(`{`+policy+`}`, map[int16][]byte{apiProduce: produceFrame})
+		without, with, p, stop := newProxy(`{`+benchPolicy+`}`, map[int16][]byte{apiProduce: produceFrame})
 		n := 0
 		for _, r := range reqs {
 			n += len(r)
 		}
 		before := p.BytesCopiedIn()
-		r := compare(t, w.name, without, with, p, reqs, n)
+		r := compare(t, w.name, without.Addr(), with.Addr(), p, reqs, n)
 		results = append(results, r)
 		copied[w.name] = float64(p.BytesCopiedIn()-before) / float64(r.filterRequests)
 		if w.topic == "enforced" {
@@ -566,5 +575,136 @@ func TestFetchResponseNotCopiedIntoModule(t *testing.T) {
 		if len(resp) < 1<<20 || copied > 16<<10 {
 			t.Fatalf("Fetch v%d: %d bytes copied into the module for a %d-byte response", ver, copied, len(resp))
 		}
+	}
+}
+
+// v8Proxy is v8/proxy.mjs running: a Node proxy with the module on V8 beside the
+// same proxy without it.
+type v8Proxy struct {
+	cmd          *exec.Cmd
+	stdin        io.WriteCloser
+	lines        *bufio.Scanner
+	pass, filter string
+	t            testing.TB
+}
+
+func startV8Proxy(t testing.TB, node, modPath, cfg, upstream string) *v8Proxy {
+	cmd := exec.Command(node, "--no-warnings", "--no-liftoff", filepath.Join("v8", "proxy.mjs"), modPath, cfg, upstream)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	x := &v8Proxy{cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout), t: t}
+	var ports struct{ Pass, Filter int }
+	if !x.lines.Scan() || json.Unmarshal(x.lines.Bytes(), &ports) != nil || ports.Pass == 0 || ports.Filter == 0 {
+		cmd.Process.Kill()
+		t.Fatalf("node v8/proxy.mjs did not start: %q", x.lines.Text())
+	}
+	x.pass, x.filter = fmt.Sprint("127.0.0.1:", ports.Pass), fmt.Sprint("127.0.0.1:", ports.Filter)
+	return x
+}
+
+func (x *v8Proxy) stats() (vmNanos, callbacks int64) {
+	fmt.Fprintln(x.stdin, "stats")
+	var s struct{ VMNanos, Callbacks int64 }
+	if !x.lines.Scan() || json.Unmarshal(x.lines.Bytes(), &s) != nil {
+		x.t.Fatalf("node v8/proxy.mjs: %q", x.lines.Text())
+	}
+	return s.VMNanos, s.Callbacks
+}
+
+// VMTime and Callbacks make a v8Proxy a vmProbe.
+func (x *v8Proxy) VMTime() time.Duration { n, _ := x.stats(); return time.Duration(n) }
+func (x *v8Proxy) Callbacks() int64      { _, c := x.stats(); return c }
+
+func (x *v8Proxy) stop() {
+	x.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- x.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		x.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// TestProxyBenchV8 is TestProxyBenchTable's comparison on V8, Envoy's default Wasm
+// runtime: a Node proxy (v8/proxy.mjs) with kwire-envoy.wasm against the same Node
+// proxy without a module, both in front of the same trivial upstream, each request
+// through both in turn (KWIRE_BENCH=1, make envoy-bench). Node's proxy is not
+// Envoy's, but both sides share it, as both sides of the harness benchmark share
+// the harness.
+func TestProxyBenchV8(t *testing.T) {
+	if os.Getenv("KWIRE_BENCH") != "1" {
+		t.Skip("set KWIRE_BENCH=1 (make envoy-bench)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is needed for the V8 benchmark")
+	}
+	modPath := filepath.Join(t.TempDir(), "kwire-envoy.wasm")
+	if err := os.WriteFile(modPath, module(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	produceResp := codec.NewProduceResponse()
+	pr := codec.NewProduceResponsePartitionProduceResponse()
+	produceResp.Responses = []codec.ProduceResponseTopicProduceResponse{{Name: "bench", PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pr}}}
+	produceFrame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{}, 9, produceResp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type workload struct {
+		name, cfg string
+		answers   map[int16][]byte
+		reqs      [][]byte
+		bytes     int // what one round moves: the responses of consume, the requests of produce
+	}
+	var ws []workload
+	for _, ver := range []int16{12, 18} {
+		resp := fetchResponseFrame(t, ver)
+		reqs := make([][]byte, 200)
+		for i := range reqs {
+			reqs[i] = fetchRequestFrame(t, ver)
+		}
+		ws = append(ws, workload{fmt.Sprint("consume v", ver), `{"brokers":{"1":"127.0.0.1:19092"},` + benchPolicy + `}`, map[int16][]byte{apiFetch: resp}, reqs, len(resp) * len(reqs)})
+	}
+	for _, w := range []struct{ name, topic string }{{"produce-no-rule", "free"}, {"produce-enforce", "enforced"}} {
+		reqs := produceRequests(t, w.topic, 400)
+		n := 0
+		for _, r := range reqs {
+			n += len(r)
+		}
+		ws = append(ws, workload{w.name, `{` + benchPolicy + `}`, map[int16][]byte{apiProduce: produceFrame}, reqs, n})
+	}
+	var results []benchResult
+	for _, w := range ws {
+		up, stopSink := sink(t, w.answers)
+		x := startV8Proxy(t, node, modPath, w.cfg, up)
+		results = append(results, compare(t, w.name, x.pass, x.filter, x, w.reqs, w.bytes))
+		x.stop()
+		stopSink()
+	}
+	fmt.Println("proxy benchmark on V8: a Node proxy with kwire-envoy.wasm vs the same Node proxy without a module, 3 rounds, each request through both in turn")
+	fmt.Printf("  %-18s %8s %12s %12s %8s %12s %12s %10s %10s %10s\n", "workload", "MiB", "pass MiB/s", "filter MiB/s", "ratio", "added p50 us", "added p99 us", "VM p50 us", "VM p99 us", "calls/req")
+	for _, r := range results {
+		mib := float64(r.bytes) / (1 << 20)
+		fmt.Printf("  %-18s %8.1f %12.1f %12.1f %7.2fx %12.1f %12.1f %10.1f %10.1f %10.1f\n", r.name, mib, mib/r.pass.Seconds(), mib/r.filter.Seconds(), r.ratio(), r.added(0.5), r.added(0.99), r.vm(0.5), r.vm(0.99), float64(r.callbacks)/float64(len(r.vmTimes)))
+	}
+	worst := results[0]
+	if results[1].ratio() < worst.ratio() {
+		worst = results[1]
+	}
+	for i, r := range []benchResult{worst, results[2], results[3]} {
+		name := []string{"consume", "produce-no-rule", "produce-enforce"}[i]
+		fmt.Printf("envoy-bench v8 %s: ratio %.2fx, added p50 %.1f us, p99 %.1f us (in the VM: p50 %.1f us, p99 %.1f us)\n", name, r.ratio(), r.added(0.5), r.added(0.99), r.vm(0.5), r.vm(0.99))
 	}
 }
