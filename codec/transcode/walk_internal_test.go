@@ -2,6 +2,7 @@ package transcode
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
@@ -278,7 +279,7 @@ func TestWalkerStepsOverUnselected(t *testing.T) {
 						wantVar = append(wantVar, walkedScalar{j, s.end})
 					}
 				}
-				if wantErr == nil && !equalScalars(got, wantVar) {
+				if wantErr == nil && !slices.Equal(got, wantVar) {
 					t.Fatalf("%s v%d case %d: partial plan reported %v, the full plan's %v", info.Name, v, k, got, wantVar)
 				}
 				if k == 0 && m.flags&msgHasFlex != 0 && m.flex.has(v) {
@@ -305,18 +306,6 @@ func onlyFixed(p *WalkPlan) bool {
 			if fixedSize[f.typ&15] == 0 || f.flags&fArray != 0 {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-func equalScalars(a, b []walkedScalar) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
 		}
 	}
 	return true

@@ -439,18 +439,8 @@ func BenchmarkModuleCallbacks(b *testing.B) {
 // KWIRE_BENCH_V8_ONLY=NAME runs one workload; KWIRE_BENCH_V8_PROFILE=DIR writes a V8
 // CPU profile of the run there.
 func TestModuleCallbacksV8(t *testing.T) {
-	if os.Getenv("KWIRE_BENCH") != "1" {
-		t.Skip("set KWIRE_BENCH=1 (make envoy-bench)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node is needed for the V8 side of the benchmark")
-	}
-	dir := t.TempDir()
-	modPath := filepath.Join(dir, "kwire-envoy.wasm")
-	if err := os.WriteFile(modPath, module(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	node, modPath := v8Setup(t)
+	dir := filepath.Dir(modPath)
 	type workload struct {
 		Name, Config, Request, Response string
 		Ops                             int
@@ -578,6 +568,23 @@ func TestFetchResponseNotCopiedIntoModule(t *testing.T) {
 	}
 }
 
+// v8Setup skips a V8 benchmark unless KWIRE_BENCH=1, and returns node and the
+// module's path in a temporary directory.
+func v8Setup(t *testing.T) (node, modPath string) {
+	if os.Getenv("KWIRE_BENCH") != "1" {
+		t.Skip("set KWIRE_BENCH=1 (make envoy-bench)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is needed for the V8 benchmarks")
+	}
+	modPath = filepath.Join(t.TempDir(), "kwire-envoy.wasm")
+	if err := os.WriteFile(modPath, module(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return node, modPath
+}
+
 // v8Proxy is v8/proxy.mjs running: a Node proxy with the module on V8 beside the
 // same proxy without it.
 type v8Proxy struct {
@@ -644,17 +651,7 @@ func (x *v8Proxy) stop() {
 // Envoy's, but both sides share it, as both sides of the harness benchmark share
 // the harness.
 func TestProxyBenchV8(t *testing.T) {
-	if os.Getenv("KWIRE_BENCH") != "1" {
-		t.Skip("set KWIRE_BENCH=1 (make envoy-bench)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node is needed for the V8 benchmark")
-	}
-	modPath := filepath.Join(t.TempDir(), "kwire-envoy.wasm")
-	if err := os.WriteFile(modPath, module(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	node, modPath := v8Setup(t)
 	produceResp := codec.NewProduceResponse()
 	pr := codec.NewProduceResponsePartitionProduceResponse()
 	produceResp.Responses = []codec.ProduceResponseTopicProduceResponse{{Name: "bench", PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pr}}}
