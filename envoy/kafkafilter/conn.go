@@ -171,6 +171,28 @@ func (c *Conn) closeWith(msg string) {
 	c.closed = true
 }
 
+// PassThrough is the cheap first look at a callback's buffer of n bytes: it
+// reports whether all of them belong to a frame already streaming through, and if
+// so accounts for them, and the proxy forwards the buffer as it is. When it
+// returns false, call OnDownstream or OnUpstream. It reads nothing and calls
+// nothing: inside a VM, where most of a callback's cost is the code it runs, the
+// callbacks in the middle of a large frame (16 of the 18 of a 1 MiB Fetch response
+// in 64 KiB reads) cost only this.
+func (c *Conn) PassThrough(downstream bool, n int) bool {
+	d := &c.resp
+	if downstream {
+		d = &c.req
+	}
+	if c.closed || c.done || d.paused || d.mode != modePass || n <= 0 || d.frameEnd-d.base < n {
+		return false
+	}
+	d.base += n
+	if d.base == d.frameEnd {
+		d.mode = modeHead
+	}
+	return true
+}
+
 // OnDownstream handles the proxy's buffer of client bytes (toward the broker).
 func (c *Conn) OnDownstream(b Buffer, endOfStream bool) Action {
 	c.req.request = true

@@ -429,3 +429,40 @@ func TestProduceValidatedAsKafkaDoes(t *testing.T) {
 	}
 	t.Fatalf("partition 1 not answered INVALID_RECORD: %v", got)
 }
+
+// PassThrough takes the callbacks in the middle of a frame that streams through, and
+// only those: for a 1 MiB Fetch response at v12 (no rewrite needed) every 64 KiB read
+// after the first, none of a v18 response walked to its endpoints, and never one
+// that starts a frame.
+func TestPassThroughMidFrame(t *testing.T) {
+	for _, tc := range []struct {
+		ver  int16
+		want int // reads PassThrough takes
+	}{{12, 16}, {18, 0}} {
+		c := mustFilter(t, newHost(), `{"brokers":{"1":"127.0.0.1:19092"}}`).NewConn()
+		if act := c.OnDownstream(sliceBuffer(fetchRequest(t, 5, tc.ver)), false); act.Edit || act.Pause || act.Close {
+			t.Fatalf("v%d: request %+v", tc.ver, act)
+		}
+		if c.PassThrough(false, 100) {
+			t.Fatalf("v%d: PassThrough took the first bytes of a response", tc.ver)
+		}
+		resp := fetchResponse(t, 5, tc.ver, 10, 105<<10, nil)
+		taken := 0
+		for i, piece := range chunk64K(resp) {
+			if i > 0 && c.PassThrough(false, len(piece)) {
+				taken++
+				continue
+			}
+			if act := c.OnUpstream(sliceBuffer(piece), false); act.Edit || act.Pause || act.Close {
+				t.Fatalf("v%d, read %d: %+v", tc.ver, i, act)
+			}
+		}
+		if taken != tc.want {
+			t.Errorf("v%d: PassThrough took %d of %d reads, want %d", tc.ver, taken, len(chunk64K(resp)), tc.want)
+		}
+		// The next frame starts a buffer: not taken, and read.
+		if c.PassThrough(false, 8) {
+			t.Errorf("v%d: PassThrough took the start of the next frame", tc.ver)
+		}
+	}
+}
