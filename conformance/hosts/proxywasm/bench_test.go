@@ -254,6 +254,18 @@ func compare(t testing.TB, name string, passAddr, filterAddr string, p vmProbe, 
 	return r
 }
 
+// benchProduceResponse is the upstream's answer to the benchmarks' Produce requests.
+func benchProduceResponse(t testing.TB) []byte {
+	resp := codec.NewProduceResponse()
+	pr := codec.NewProduceResponsePartitionProduceResponse()
+	resp.Responses = []codec.ProduceResponseTopicProduceResponse{{Name: "bench", PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pr}}}
+	frame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{}, 9, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frame
+}
+
 // benchPolicy is the schema policy of the proxy benchmarks: one topic enforced.
 const benchPolicy = `"schema":{"default":"none","rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}`
 
@@ -272,17 +284,12 @@ func TestProxyBenchTable(t *testing.T) {
 	if os.Getenv("KWIRE_BENCH") != "1" {
 		t.Skip("set KWIRE_BENCH=1 (make envoy-bench)")
 	}
-	produceResp := codec.NewProduceResponse()
-	pr := codec.NewProduceResponsePartitionProduceResponse()
-	produceResp.Responses = []codec.ProduceResponseTopicProduceResponse{{Name: "bench", PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pr}}}
-	produceFrame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{}, 9, produceResp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	produceFrame := benchProduceResponse(t)
 	newProxy := func(cfg string, answers map[int16][]byte) (*Proxy, *Proxy, *Plugin, func()) {
 		up, stop := sink(t, answers)
 		var p *Plugin
 		if cfg != "" {
+			var err error
 			if p, err = NewPlugin(context.Background(), Config{Module: module(t), Cache: cache, PluginConfiguration: []byte(cfg)}); err != nil {
 				t.Fatal(err)
 			}
@@ -652,13 +659,7 @@ func (x *v8Proxy) stop() {
 // the harness.
 func TestProxyBenchV8(t *testing.T) {
 	node, modPath := v8Setup(t)
-	produceResp := codec.NewProduceResponse()
-	pr := codec.NewProduceResponsePartitionProduceResponse()
-	produceResp.Responses = []codec.ProduceResponseTopicProduceResponse{{Name: "bench", PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pr}}}
-	produceFrame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{}, 9, produceResp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	produceFrame := benchProduceResponse(t)
 	type workload struct {
 		name, cfg string
 		answers   map[int16][]byte
