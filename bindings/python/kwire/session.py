@@ -780,6 +780,9 @@ class AsyncSession(_SessionBase):
         # Requests that arrived during a re-authentication, in order: released one at a
         # time, each once it has its correlation id, so that none that came later overtakes.
         self._held: List["asyncio.Future[None]"] = []
+        # A held request has been let go and has not yet been numbered: a request arriving
+        # now waits in line too, or it would overtake it.
+        self._releasing = False
         self._idle: Optional["asyncio.Future[None]"] = None
         self._reauth_handle: Optional[asyncio.TimerHandle] = None
         self._reauth_task: Optional["asyncio.Task[None]"] = None
@@ -908,9 +911,10 @@ class AsyncSession(_SessionBase):
 
     def _release_held(self) -> None:
         """Lets the first held request go (it releases the next once numbered)."""
-        while self._held and self._gate is None:
+        while self._held and self._gate is None and not self._releasing:
             w = self._held.pop(0)
             if not w.done():
+                self._releasing = True
                 w.set_result(None)
                 return
 
@@ -934,6 +938,7 @@ class AsyncSession(_SessionBase):
         if self._negotiation is not None and not self._negotiation.done():
             self._negotiation.set_exception(err)
         held, self._held = self._held, []
+        self._releasing = False
         for w in held:
             if not w.done():
                 w.set_result(None)  # each then fails on the closed session
@@ -1005,7 +1010,7 @@ class AsyncSession(_SessionBase):
             timeout = self._request_timeout
         deadline = None if timeout is None or timeout <= 0 else asyncio.get_running_loop().time() + timeout
         held = False
-        if (self._gate is not None or self._held) and self._p.closed is None:
+        if (self._gate is not None or self._held or self._releasing) and self._p.closed is None:
             # A re-authentication runs, or requests it held are still going out: wait in line.
             w = asyncio.get_running_loop().create_future()
             self._held.append(w)
@@ -1016,7 +1021,8 @@ class AsyncSession(_SessionBase):
             except BaseException as e:  # a timeout, or the caller's cancellation
                 if w in self._held:
                     self._held.remove(w)
-                else:
+                elif w.done():
+                    self._releasing = False
                     self._release_held()  # released, but gone: the next one goes
                 if isinstance(e, asyncio.TimeoutError):
                     raise RequestTimeoutError(f"kwire: api key {api_key}: no response within {timeout} s (held by a re-authentication)") from None
@@ -1039,6 +1045,7 @@ class AsyncSession(_SessionBase):
             corr, frame = self._p.core.request(api_key, body, version=version, no_response=no_response)
         finally:
             if release:
+                self._releasing = False
                 self._release_held()  # numbered (or failed): the next held request may go
         f: Optional["asyncio.Future[Union[Response, ResponseError]]"] = None
         if not no_response:
