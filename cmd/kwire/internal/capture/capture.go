@@ -547,35 +547,50 @@ func (s *stream) findRequest(b []byte, probing bool) (at int, ok bool) {
 	return at, false
 }
 
-func (s *stream) requests(h *half) {
+// nextFrame returns h's next whole frame (size prefix included) and moves past it, or
+// nil when h does not hold one yet. A stream that lost its framing is first
+// resynchronised by find, which returns where the next frame that parses starts; a
+// size prefix outside minSize..maxFrame loses the framing again.
+func (s *stream) nextFrame(h *half, minSize int, find func([]byte) (int, bool)) []byte {
 	for {
 		b := h.buf[h.off:]
 		if !h.synced {
-			at, ok := s.findRequest(b, false)
+			at, ok := find(b)
 			h.off += at
 			s.r.stats.SkippedBytes += int64(at)
 			if !ok {
-				return
+				return nil
 			}
 			h.synced = true
 			s.r.stats.Resyncs++
 			continue
 		}
 		if len(b) < 4 {
-			return
+			return nil
 		}
 		size := int(int32(binary.BigEndian.Uint32(b)))
-		if size < 8 || size > s.r.maxFrame() {
+		if size < minSize || size > s.r.maxFrame() {
 			h.synced = false
 			h.off++
 			s.r.stats.SkippedBytes++
 			continue
 		}
 		if 4+size > len(b) {
+			return nil
+		}
+		h.off += 4 + size
+		return b[:4+size]
+	}
+}
+
+func (s *stream) findRequestAt(b []byte) (int, bool) { return s.findRequest(b, false) }
+
+func (s *stream) requests(h *half) {
+	for {
+		frame := s.nextFrame(h, 8, s.findRequestAt)
+		if frame == nil {
 			return
 		}
-		frame := b[:4+size]
-		h.off += 4 + size
 		f := Frame{Time: h.timeAt(h.off - 1), Conn: s.conn, Request: true, Data: frame}
 		if hd, ok := frames.PeekRequest(frame); ok {
 			if len(s.pending) >= maxPending {
@@ -618,33 +633,10 @@ func (s *stream) findResponse(b []byte) (at int, ok bool) {
 
 func (s *stream) responses(h *half) {
 	for {
-		b := h.buf[h.off:]
-		if !h.synced {
-			at, ok := s.findResponse(b)
-			h.off += at
-			s.r.stats.SkippedBytes += int64(at)
-			if !ok {
-				return
-			}
-			h.synced = true
-			s.r.stats.Resyncs++
-			continue
-		}
-		if len(b) < 4 {
+		frame := s.nextFrame(h, 4, s.findResponse)
+		if frame == nil {
 			return
 		}
-		size := int(int32(binary.BigEndian.Uint32(b)))
-		if size < 4 || size > s.r.maxFrame() {
-			h.synced = false
-			h.off++
-			s.r.stats.SkippedBytes++
-			continue
-		}
-		if 4+size > len(b) {
-			return
-		}
-		frame := b[:4+size]
-		h.off += 4 + size
 		f := Frame{Time: h.timeAt(h.off - 1), Conn: s.conn, Data: frame}
 		id := int32(binary.BigEndian.Uint32(frame[4:]))
 		if p, ok := s.pending[id]; ok {
