@@ -169,10 +169,11 @@ func apiMetricName(key int16) string {
 }
 
 // apiMetrics are the metric ids of one api key, defined on its first request:
-// kwire's names and Envoy's kafka_broker filter's (request.<api>_request,
-// response.<api>_response, response.<api>_duration), so that dashboards built for
-// that filter read these too.
-type apiMetrics struct{ request, response, duration, envoyRequest, envoyResponse, envoyDuration uint32 }
+// request.<api>, response.<api> and response.<api>_duration_ms. Each api is counted
+// once: Envoy files every metric a Wasm module defines under its "wasmcustom"
+// namespace, so copies under the names of Envoy's kafka_broker filter would never
+// show as that filter's metrics (examples/envoy/README.md, "Metrics").
+type apiMetrics struct{ request, response, duration uint32 }
 
 func (f *Filter) api(key int16) *apiMetrics {
 	inArray := key >= 0 && int(key) < len(f.apiIDs)
@@ -184,12 +185,9 @@ func (f *Filter) api(key int16) *apiMetrics {
 	}
 	name := apiMetricName(key)
 	m := &apiMetrics{
-		request:       f.metric(Counter, "request."+name),
-		response:      f.metric(Counter, "response."+name),
-		duration:      f.metric(Histogram, "response."+name+"_duration_ms"),
-		envoyRequest:  f.metric(Counter, "request."+name+"_request"),
-		envoyResponse: f.metric(Counter, "response."+name+"_response"),
-		envoyDuration: f.metric(Histogram, "response."+name+"_duration"),
+		request:  f.metric(Counter, "request."+name),
+		response: f.metric(Counter, "response."+name),
+		duration: f.metric(Histogram, "response."+name+"_duration_ms"),
 	}
 	if inArray {
 		f.apiIDs[key] = m
@@ -200,21 +198,17 @@ func (f *Filter) api(key int16) *apiMetrics {
 }
 
 func (f *Filter) countRequest(key int16) {
-	m := f.api(key)
-	f.inc(m.request, 1)
-	f.inc(m.envoyRequest, 1)
+	f.inc(f.api(key).request, 1)
 }
 
 func (f *Filter) countResponse(key int16, startNanos int64) {
 	m := f.api(key)
 	f.inc(m.response, 1)
-	f.inc(m.envoyResponse, 1)
 	ms := (f.host.NowNanos() - startNanos) / 1e6
 	if ms < 0 {
 		ms = 0
 	}
 	f.host.RecordMetric(m.duration, uint64(ms))
-	f.host.RecordMetric(m.envoyDuration, uint64(ms))
 }
 
 // OnTick logs a one-line summary (debug level).

@@ -670,6 +670,35 @@ func TestExampleConfiguration(t *testing.T) {
 	}
 }
 
+// TestExampleAdminOnLoopback: examples/envoy/envoy.yaml has a top-level admin block
+// (where the filter's metrics are read) and it listens on loopback only.
+func TestExampleAdminOnLoopback(t *testing.T) {
+	y, err := os.ReadFile("../../examples/envoy/envoy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block []string
+	in := false
+	for _, line := range strings.Split(string(y), "\n") {
+		top := line != "" && line[0] != ' ' && line[0] != '#'
+		switch {
+		case top && strings.HasPrefix(line, "admin:"):
+			in = true
+		case top:
+			in = false
+		case in:
+			block = append(block, strings.TrimSpace(line))
+		}
+	}
+	admin := strings.Join(block, " ")
+	if !strings.Contains(admin, "socket_address:") {
+		t.Fatalf("envoy.yaml has no admin listener (admin block %q)", admin)
+	}
+	if !strings.Contains(admin, "address: 127.0.0.1,") {
+		t.Errorf("the admin listener is not on 127.0.0.1: %q", admin)
+	}
+}
+
 // Every response that carries a broker address (a struct with host, port and a node
 // id, found in random messages of every version) is one the filter rewrites.
 func TestAddressRewriteCoversEveryResponse(t *testing.T) {

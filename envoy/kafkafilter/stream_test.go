@@ -234,33 +234,33 @@ func TestProduceWithoutRuleStreams(t *testing.T) {
 	}
 }
 
-// The per-api metrics carry Envoy's kafka_broker filter names as well as kwire's:
-// with stat_prefix "kafka.edge" they are Envoy's names for its stat_prefix "edge".
-func TestEnvoyMetricNames(t *testing.T) {
+// Each api is counted once, under kwire's names (request.<api>, response.<api>,
+// response.<api>_duration_ms); nothing is defined under the kafka_broker filter's
+// names (<api>_request, <api>_response, <api>_duration).
+func TestAPIMetricNames(t *testing.T) {
 	h := newHost()
 	f := mustFilter(t, h, `{"stat_prefix":"kafka.edge","schema":{"rules":[{"topic":"orders","policy":"enforce","schema_ids":[1]}]}}`)
 	p := newPipe(t, f, randomly(1))
-	p.send(produceFrame(t, 1, 9, -1, records.CompressionNone, rec("events", 0, []byte("v"))), metadataFrame(2, 12, "events"))
-	if len(p.replies) != 2 {
+	p.send(produceFrame(t, 1, 9, -1, records.CompressionNone, rec("events", 0, []byte("v"))),
+		metadataFrame(2, 12, "events"), metadataFrame(3, 12, "events"))
+	if len(p.replies) != 3 {
 		t.Fatalf("%d replies", len(p.replies))
 	}
 	for _, tc := range []struct {
-		name    string
-		kind    MetricKind
-		samples int
+		name  string
+		kind  MetricKind
+		count int // the counter's value, or the histogram's samples
 	}{
-		{"kafka.edge.request.produce_request", Counter, 0},
-		{"kafka.edge.response.produce_response", Counter, 0},
-		{"kafka.edge.response.produce_duration", Histogram, 1},
-		{"kafka.edge.request.metadata_request", Counter, 0},
-		{"kafka.edge.response.metadata_response", Counter, 0},
-		{"kafka.edge.response.metadata_duration", Histogram, 1},
+		{"kafka.edge.request.produce", Counter, 1},
+		{"kafka.edge.response.produce", Counter, 1},
+		{"kafka.edge.response.produce_duration_ms", Histogram, 1},
+		{"kafka.edge.request.metadata", Counter, 2},
+		{"kafka.edge.response.metadata", Counter, 2},
+		{"kafka.edge.response.metadata_duration_ms", Histogram, 2},
 		{"kafka.edge.request.unknown", Counter, 0},
 		{"kafka.edge.request.failure", Counter, 0},
 		{"kafka.edge.response.unknown", Counter, 0},
 		{"kafka.edge.response.failure", Counter, 0},
-		{"kafka.edge.request.produce", Counter, 0},
-		{"kafka.edge.response.produce_duration_ms", Histogram, 1},
 	} {
 		id, ok := h.byName[tc.name]
 		if !ok {
@@ -271,12 +271,18 @@ func TestEnvoyMetricNames(t *testing.T) {
 		if m.kind != tc.kind {
 			t.Errorf("%s is a %d, want %d", tc.name, m.kind, tc.kind)
 		}
-		if tc.kind == Histogram && len(m.samples) != tc.samples {
-			t.Errorf("%s has %d samples, want %d", tc.name, len(m.samples), tc.samples)
+		if got := int(m.value); tc.kind == Histogram {
+			if len(m.samples) != tc.count {
+				t.Errorf("%s has %d samples, want %d", tc.name, len(m.samples), tc.count)
+			}
+		} else if got != tc.count {
+			t.Errorf("%s = %d, want %d", tc.name, got, tc.count)
 		}
-		if tc.kind == Counter && strings.HasSuffix(tc.name, "_request") || strings.HasSuffix(tc.name, "_response") {
-			if m.value != 1 {
-				t.Errorf("%s = %d, want 1", tc.name, m.value)
+	}
+	for name := range h.byName {
+		for _, suffix := range []string{"_request", "_response", "_duration"} {
+			if strings.HasSuffix(name, suffix) {
+				t.Errorf("metric %s defined: an api is counted twice", name)
 			}
 		}
 	}

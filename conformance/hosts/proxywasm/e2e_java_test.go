@@ -62,9 +62,6 @@ func perAPIRequests(p *Plugin) (sum int64, byAPI map[string]int64) {
 		case "unknown", "failure", "denied", "refused", "answered_locally":
 			continue
 		}
-		if strings.HasSuffix(api, "_request") {
-			continue // Envoy's name for the same count
-		}
 		byAPI[api] = m.Value
 		sum += m.Value
 	}
