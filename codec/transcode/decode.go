@@ -18,6 +18,50 @@ type RecordsFunc func(dst []byte, records []byte, path func() string) ([]byte, e
 type DecodeOptions struct {
 	// Records replaces the base64 form of records fields; nil keeps base64.
 	Records RecordsFunc
+	// TopicName, when set, names the topics of structs that identify a topic by its id
+	// alone at the version being read (Produce v13, Fetch v13+, OffsetCommit v10,
+	// ShareFetch, ...: a "topicId" and no topic name field at that version). Right after
+	// such a struct's "topicId" the decoder writes the name TopicName returns for the
+	// id, when ok, under the key of the struct's name field at the versions that have
+	// one ("name" in Produce, "topic" in Fetch) or TopicNameKey where it has none. These
+	// names are not wire fields: encoding drops them (see EncodeOptions.TopicNames).
+	TopicName func(id [16]byte) (name string, ok bool)
+}
+
+// TopicNameKey is the key of a topic name DecodeOptions.TopicName adds to a struct
+// that has no topic name field at any version (ShareFetch's topics, for one).
+const TopicNameKey = "topicName"
+
+// isTopicNameField reports whether f is one of the fields that name a topic beside a
+// "topicId" in the descriptors (entity type topicName): a string called name, topic or
+// topicName.
+func isTopicNameField(f *field) bool {
+	return f.typ == tString && !f.isArray() && (f.name == "name" || f.name == "topic" || f.name == TopicNameKey)
+}
+
+// isTopicIDField reports whether f is a topic id (a uuid called topicId).
+func isTopicIDField(f *field) bool { return f.typ == tUuid && !f.isArray() && f.name == "topicId" }
+
+// topicNameKey is the key under which a struct's resolved topic name goes at version
+// v, or "" when the struct has a topic name field at v (the name is on the wire).
+func topicNameKey(fields []field, v int16) string {
+	key := ""
+	for i := range fields {
+		f := &fields[i]
+		if !isTopicNameField(f) {
+			continue
+		}
+		if f.ver.has(v) {
+			return ""
+		}
+		if key == "" {
+			key = f.name
+		}
+	}
+	if key == "" {
+		key = TopicNameKey
+	}
+	return key
 }
 
 // unknownTag is one tagged field the schema does not define, as read.
@@ -113,6 +157,9 @@ func (d *decoder) structJSON(m *message, si uint16, v int16) {
 			d.holes = d.holes[:holeBase]
 			return
 		}
+		if d.opts.TopicName != nil && isTopicIDField(f) {
+			d.topicName(fields, v)
+		}
 	}
 	unkBase := len(d.unk)
 	regEnd := len(d.out)
@@ -163,6 +210,23 @@ func (d *decoder) structJSON(m *message, si uint16, v int16) {
 		d.unk = d.unk[:unkBase]
 	}
 	d.out = append(d.out, '}')
+}
+
+// topicName writes the resolved name of the topic id just read, when the struct has no
+// name of its own at v and DecodeOptions.TopicName knows the id.
+func (d *decoder) topicName(fields []field, v int16) {
+	key := topicNameKey(fields, v)
+	if key == "" {
+		return
+	}
+	var id [16]byte
+	copy(id[:], d.r.Src[d.r.Off-16:d.r.Off])
+	name, ok := d.opts.TopicName(id)
+	if !ok {
+		return
+	}
+	d.key(false, key)
+	d.out = jsonx.AppendString(d.out, name)
 }
 
 // fillHoles moves the decoded values of tagged fields, which the tag section appended

@@ -66,6 +66,11 @@ type EncodeOptions struct {
 	// object's text and returns the bytes to write as the field's value. An error
 	// fails the encode as a JSON error at that field, with the error's text as detail.
 	Records func(object []byte) ([]byte, error)
+	// TopicNames accepts the topic names DecodeOptions.TopicName writes beside a
+	// "topicId" and drops them: a struct's topic name field at a version that lacks it,
+	// and TopicNameKey in a struct that has no name field. The wire form is what it
+	// would be without them.
+	TopicNames bool
 }
 
 func (t *tree) reset(src []byte) {
@@ -136,6 +141,13 @@ func (t *tree) object(m *message, si uint16, root bool) int32 {
 			slot = int32(len(fields)) + slotUnknown
 		case trailing && string(key) == "_trailingBytes":
 			slot = int32(len(fields)) + slotTrailing
+		case t.opts != nil && t.opts.TopicNames && string(key) == TopicNameKey && resolvedNameKey(fields):
+			d.StringBytes()
+			if d.Failed() {
+				d.Push(TopicNameKey)
+				return self
+			}
+			continue
 		default:
 			if ks == "" {
 				ks = string(key)
@@ -442,6 +454,33 @@ func (e *encoder) structIsDefault(m *message, si uint16, obj int32) bool {
 	return true
 }
 
+// resolvedNameKey reports whether a struct with these fields takes a resolved topic
+// name under TopicNameKey: it has a topic id and no topic name field.
+func resolvedNameKey(fields []field) bool {
+	id := false
+	for i := range fields {
+		if isTopicNameField(&fields[i]) {
+			return false
+		}
+		id = id || isTopicIDField(&fields[i])
+	}
+	return id
+}
+
+// resolvedName reports whether f, a field absent at v, is a topic name that
+// EncodeOptions.TopicNames drops: the struct has its topic id at v.
+func (e *encoder) resolvedName(fields []field, f *field, v int16) bool {
+	if e.t.opts == nil || !e.t.opts.TopicNames || !isTopicNameField(f) {
+		return false
+	}
+	for i := range fields {
+		if isTopicIDField(&fields[i]) && fields[i].ver.has(v) {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *encoder) nonDefault(f *field) bool {
 	if f.flags&fIgnorable != 0 {
 		return false // dropped at this version
@@ -467,7 +506,7 @@ func (e *encoder) encodeStruct(b []byte, m *message, si uint16, obj int32, v int
 			continue
 		}
 		if !f.ver.has(v) {
-			if !e.isDefault(m, f, x) && e.nonDefault(f) {
+			if !e.isDefault(m, f, x) && !e.resolvedName(fields, f, v) && e.nonDefault(f) {
 				return b
 			}
 			continue
