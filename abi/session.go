@@ -131,8 +131,15 @@ func fromSession(err error) *Error {
 		st = StatusVersion
 	case errors.Is(err, session.ErrNegotiation):
 		st = StatusUnsupported
+	case errors.Is(err, session.ErrInvalidField):
+		st = StatusEncode
 	}
-	return &Error{Status: st, Text: err.Error(), Version: -1, Offset: -1}
+	e := &Error{Status: st, Text: err.Error(), Version: -1, Offset: -1}
+	var ee *codec.EncodeError
+	if errors.As(err, &ee) {
+		e.Message, e.Version, e.Path = ee.Message, int(ee.Version), ee.Path
+	}
+	return e
 }
 
 // SessionBeginNegotiation is kw_session_begin_negotiation: the first ApiVersions frame.

@@ -191,3 +191,36 @@ func TestSessionErrors(t *testing.T) {
 	}
 	status(t, SessionFree(h), StatusArg)
 }
+
+// TestSessionApiVersionsSoftware: kw_session_request of ApiVersions with an empty body
+// sends the session's client software fields (the configured ones, else kwire-go and
+// the library's version); a value Kafka refuses is KW_ERR_ENCODE naming the field.
+func TestSessionApiVersionsSoftware(t *testing.T) {
+	for _, c := range []struct{ config, name, version string }{
+		{``, "kwire-go", codec.Version},
+		{`{"clientSoftwareName":"kwire-js","clientSoftwareVersion":"9.8.7"}`, "kwire-js", "9.8.7"},
+	} {
+		h, err := SessionNew([]byte(c.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		frame, _, err := SessionRequest(nil, h, 18, 3, []byte(`{}`), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := codec.DecodeRequestFrame(frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := f.Body.(*codec.ApiVersionsRequest)
+		if req.ClientSoftwareName != c.name || req.ClientSoftwareVersion != c.version {
+			t.Errorf("config %s: sent %q %q, want %q %q", c.config, req.ClientSoftwareName, req.ClientSoftwareVersion, c.name, c.version)
+		}
+		_, _, err = SessionRequest(nil, h, 18, 3, []byte(`{"clientSoftwareName":"my app"}`), 0)
+		e := status(t, err, StatusEncode)
+		if e.Path != "clientSoftwareName" || e.Message != "ApiVersionsRequest" || e.Version != 3 {
+			t.Errorf("error %+v does not name the field", e)
+		}
+		SessionFree(h)
+	}
+}

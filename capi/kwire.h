@@ -642,9 +642,13 @@ int32_t kw_runtime_stats(uint8_t **out, int32_t *out_len);
  * thread); different handles are independent. At most 65536 sessions are open at once.
  *
  * kw_session_new: config is a JSON object (may be empty, len 0): {"clientId": "kwire",
- *   "maxFrameSize": 104857600, "clientSoftwareName": "kwire", "clientSoftwareVersion":
- *   "0", "bootstrapVersion": 0 (ApiVersions version of the first negotiation request;
- *   0 = kwire's highest)}. *out_handle receives a positive handle.
+ *   "maxFrameSize": 104857600, "clientSoftwareName": "kwire-go", "clientSoftwareVersion":
+ *   "<the library's version>", "bootstrapVersion": 0 (ApiVersions version of the first
+ *   negotiation request; 0 = kwire's highest)}. *out_handle receives a positive handle.
+ *   The client software fields go into negotiation's ApiVersions requests and into every
+ *   ApiVersions request (v3+) of kw_session_request that leaves them empty. Kafka accepts
+ *   only letters, digits, '-' and '.', beginning and ending with a letter or digit: another
+ *   value fails that request with KW_ERR_ENCODE naming the field, before it is written.
  * kw_session_free: releases a handle.
  * kw_session_begin_negotiation: the first ApiVersions request frame, to write first.
  *   kw_session_next applies the broker's answers itself; when the broker does not know

@@ -108,8 +108,19 @@ func testForcedUnsupported(t *testing.T, b *broker.Broker) {
 	if !slices.Equal(sent, []int16{above, want}) {
 		t.Fatalf("ApiVersions sent at %v, want [%d %d]", sent, above, want)
 	}
-	if _, err := c.Do(testCtx(t), codec.NewApiVersionsRequest()); err != nil {
+	// An ApiVersions request with its client software fields left empty: the session
+	// fills them (Kafka answers INVALID_REQUEST and no apis without them, from v3 on).
+	req := codec.NewApiVersionsRequest()
+	resp, err := c.Do(testCtx(t), req)
+	if err != nil {
 		t.Fatalf("ApiVersions after the retry: %v", err)
+	}
+	av := resp.(*codec.ApiVersionsResponse)
+	if v, _ := c.VersionFor(18); v < 3 || av.ErrorCode != 0 || len(av.ApiKeys) < 20 {
+		t.Fatalf("ApiVersions v%d with empty client software fields: error code %d, %d apis", v, av.ErrorCode, len(av.ApiKeys))
+	}
+	if req.ClientSoftwareName != "" || req.ClientSoftwareVersion != "" {
+		t.Errorf("the caller's request was changed: %q %q", req.ClientSoftwareName, req.ClientSoftwareVersion)
 	}
 }
 

@@ -51,6 +51,8 @@ type options struct {
 	sasl          *SASL
 	maxFrame      int
 	bootstrap     int16
+	softwareName  string
+	softwareVer   string
 	noNegotiation bool
 	dialer        *net.Dialer
 	noReauth      bool // tests only: never re-authenticate
@@ -87,6 +89,16 @@ func WithMaxFrameSize(n int) Option { return func(o *options) { o.maxFrame = n }
 // kwire's highest). A version the broker does not know is answered with
 // UNSUPPORTED_VERSION and negotiation retries at the highest version both know.
 func WithBootstrapVersion(v int16) Option { return func(o *options) { o.bootstrap = v } }
+
+// WithClientSoftware sets the clientSoftwareName and clientSoftwareVersion that
+// ApiVersions v3+ requests report: negotiation's, and those of any ApiVersions request
+// that leaves them empty (default session.DefaultClientSoftwareName, "kwire-go", and
+// codec.Version). Kafka accepts letters, digits, '-' and '.', beginning and ending with a
+// letter or digit (session.SoftwarePattern); other values fail the request before it is
+// sent.
+func WithClientSoftware(name, version string) Option {
+	return func(o *options) { o.softwareName, o.softwareVer = name, version }
+}
 
 // WithoutNegotiation skips ApiVersions: requests must then name their version (DoVersion,
 // RoundTrip), and SASL is unavailable.
@@ -197,7 +209,8 @@ func collect(opts []Option) options {
 // On failure nc is closed.
 func Open(ctx context.Context, nc net.Conn, opts ...Option) (*Conn, error) {
 	o := collect(opts)
-	cfg := session.Config{ClientID: o.clientID, MaxFrameSize: o.maxFrame, BootstrapVersion: o.bootstrap}
+	cfg := session.Config{ClientID: o.clientID, MaxFrameSize: o.maxFrame, BootstrapVersion: o.bootstrap,
+		ClientSoftwareName: o.softwareName, ClientSoftwareVersion: o.softwareVer}
 	c := &Conn{
 		nc:      nc,
 		opts:    o,

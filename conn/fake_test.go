@@ -285,3 +285,50 @@ func TestWithoutNegotiation(t *testing.T) {
 		t.Errorf("stats %+v", c.Stats())
 	}
 }
+
+// TestClientSoftware: negotiation and an ApiVersions request left empty report the
+// configured client software (by default kwire-go and codec.Version); a value Kafka
+// refuses fails Dial before anything is sent.
+func TestClientSoftware(t *testing.T) {
+	for _, c := range []struct {
+		opts          []Option
+		name, version string
+	}{
+		{nil, "kwire-go", codec.Version},
+		{[]Option{WithClientSoftware("my-app", "3.1")}, "my-app", "3.1"},
+	} {
+		var mu sync.Mutex
+		var seen [][2]string
+		srv := newFakeServer(t, func(w net.Conn, h codec.PeekedHeader, frame []byte) bool {
+			if h.APIKey == 18 {
+				f, err := codec.DecodeRequestFrame(frame)
+				if err != nil {
+					t.Error(err)
+					return false
+				}
+				req := f.Body.(*codec.ApiVersionsRequest)
+				mu.Lock()
+				seen = append(seen, [2]string{req.ClientSoftwareName, req.ClientSoftwareVersion})
+				mu.Unlock()
+			}
+			return false
+		})
+		conn := dialT(t, srv.addr(), c.opts...)
+		if _, err := conn.Do(testCtx(t), codec.NewApiVersionsRequest()); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		if want := [2]string{c.name, c.version}; len(seen) != 2 || seen[0] != want || seen[1] != want {
+			t.Errorf("ApiVersions requests carried %v, want %v twice", seen, want)
+		}
+		mu.Unlock()
+	}
+	srv := newFakeServer(t, func(net.Conn, codec.PeekedHeader, []byte) bool {
+		t.Error("a request reached the server")
+		return true
+	})
+	_, err := Dial(testCtx(t), srv.addr(), WithClientSoftware("my app", "1"))
+	if !errors.Is(err, session.ErrInvalidField) {
+		t.Fatalf("Dial with a name Kafka refuses: %v", err)
+	}
+}

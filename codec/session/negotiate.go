@@ -38,14 +38,7 @@ func apiVersionsInfo() codec.APIInfo {
 // highest version the body is kwire's newest.
 func (s *Session) apiVersionsFrame(v int16) ([]byte, error) {
 	req := codec.NewApiVersionsRequest()
-	req.ClientSoftwareName = s.cfg.ClientSoftwareName
-	if req.ClientSoftwareName == "" {
-		req.ClientSoftwareName = "kwire"
-	}
-	req.ClientSoftwareVersion = s.cfg.ClientSoftwareVersion
-	if req.ClientSoftwareVersion == "" {
-		req.ClientSoftwareVersion = "0"
-	}
+	req.ClientSoftwareName, req.ClientSoftwareVersion = s.softwareName(), s.softwareVersion()
 	bv := min(v, apiVersionsInfo().Request.MaxVersion)
 	body, err := req.Encode(nil, bv)
 	if err != nil {

@@ -68,8 +68,10 @@ type Config struct {
 	// means codec.DefaultMaxFrameSize (100 MiB). Larger frames fail the session before
 	// anything is allocated for them.
 	MaxFrameSize int
-	// ClientSoftwareName and ClientSoftwareVersion go into ApiVersions v3+ requests;
-	// empty means "kwire" and "0".
+	// ClientSoftwareName and ClientSoftwareVersion go into ApiVersions v3+ requests: the
+	// session's negotiation and any ApiVersions request that leaves them empty. Empty
+	// means DefaultClientSoftwareName ("kwire-go") and DefaultClientSoftwareVersion
+	// (codec.Version). Kafka accepts only values matching SoftwarePattern.
 	ClientSoftwareName, ClientSoftwareVersion string
 	// BootstrapVersion is the ApiVersions version of the first negotiation request. Zero
 	// means kwire's highest. A version above kwire's highest sends kwire's newest body
@@ -271,7 +273,21 @@ func (s *Session) StartFrame(dst []byte, apiKey, version int16) ([]byte, int16, 
 
 // FinishFrame completes a frame begun at start by StartFrame: it writes the size prefix,
 // registers the correlation id (unless noResponse) and counts the request.
+//
+// An ApiVersions request at v3 or later whose clientSoftwareName or clientSoftwareVersion
+// is empty gets the session's (Config), as the Java client fills them; either value
+// breaking Kafka's rule for these fields (SoftwarePattern) fails the request with
+// ErrInvalidField instead of the broker's INVALID_REQUEST.
 func (s *Session) FinishFrame(dst []byte, start int, apiKey, version int16, corr int32, noResponse bool) ([]byte, error) {
+	if apiKey == apiKeyApiVersions && version >= apiVersionsMinSoftware {
+		var err error
+		body := s.requestBodyOffset(start, codec.RequestHeaderVersion(apiKey, version))
+		if body <= len(dst) {
+			if dst, err = s.fillApiVersions(dst, body, version); err != nil {
+				return dst[:start], err
+			}
+		}
+	}
 	size := len(dst) - start - 4
 	if size < 0 || size > s.maxFrame || int64(size) > 1<<31-1 {
 		return dst[:start], errtext.Wrap("kwire session: request api key "+itoa(apiKey)+" v"+itoa(version)+": frame of "+

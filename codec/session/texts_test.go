@@ -67,6 +67,19 @@ func TestErrorTexts(t *testing.T) {
 			return err
 		}, []error{ErrFrameTooLarge},
 			"kwire session: request api key 3 v12: frame of 116 bytes, limit 64: frame too large"},
+		{"ApiVersions with a client software name Kafka refuses", func(t *testing.T) error {
+			req := codec.NewApiVersionsRequest()
+			req.ClientSoftwareName = "my client"
+			body, _ := req.Encode(nil, 3)
+			_, _, err := New(Config{}).BeginRequest(18, 3, body)
+			return err
+		}, []error{ErrInvalidField},
+			`kwire session: ApiVersions v3 request: clientSoftwareName "my client" does not match [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])? (letters, digits, '-' and '.', beginning and ending with a letter or digit), which the broker checks: it would answer INVALID_REQUEST: invalid field value`},
+		{"ApiVersions with a configured client software version Kafka refuses", func(t *testing.T) error {
+			_, err := New(Config{ClientSoftwareVersion: "1.0-"}).BeginNegotiation()
+			return err
+		}, []error{ErrInvalidField},
+			`kwire session: ApiVersions v` + apiVersionsMax + ` request: clientSoftwareVersion "1.0-" does not match [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])? (letters, digits, '-' and '.', beginning and ending with a letter or digit), which the broker checks: it would answer INVALID_REQUEST: invalid field value`},
 		{"response over the frame limit", func(t *testing.T) error {
 			return New(Config{MaxFrameSize: 64}).Feed([]byte{0, 0, 1, 0})
 		}, []error{ErrFrameTooLarge},
