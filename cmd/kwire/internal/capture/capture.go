@@ -1,5 +1,6 @@
-// Package capture turns pcap and pcapng captures into Kafka frames: it reads the packets
-// with gopacket's pcapgo, reassembles each TCP connection in both directions with
+// Package capture turns pcap and pcapng captures into Kafka frames: it reads the
+// packets itself (pcapfile.go: memory bounded by the file's real size, whatever its
+// headers claim), reassembles each TCP connection in both directions with
 // gopacket's reassembly (retransmissions, out-of-order and duplicated segments), finds
 // the Kafka server side, cuts the byte streams into frames, resynchronises at the next
 // frame that parses when a capture starts (or loses bytes) in mid-stream, and pairs
@@ -22,7 +23,6 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 	"github.com/google/gopacket/reassembly"
 
 	"github.com/kwire/kwire/cmd/kwire/internal/frames"
@@ -119,10 +119,6 @@ func (r *Reader) serverPort(p uint16) bool {
 // ErrFormat is returned for input that is neither pcap nor pcapng.
 var ErrFormat = errors.New("not a pcap or pcapng capture")
 
-type packetSource interface {
-	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
-}
-
 // countingReader counts the bytes read from the file, for progress.
 type countingReader struct {
 	r io.Reader
@@ -141,52 +137,37 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // last file.
 func (r *Reader) ReadCapture(in io.Reader) error {
 	cr := &countingReader{r: in}
-	br := bufio.NewReaderSize(cr, 1<<20)
+	br := bufio.NewReaderSize(cr, 64<<10)
 	magic, err := br.Peek(4)
 	if err != nil {
 		return fmt.Errorf("%w: %d bytes", ErrFormat, len(magic))
 	}
-	var src packetSource
-	linkOf := func(gopacket.CaptureInfo) layers.LinkType { return layers.LinkTypeNull }
+	var src packetReader
 	switch binary.LittleEndian.Uint32(magic) {
-	case 0x0a0d0d0a: // pcapng section header block
-		ng, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{})
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrFormat, err)
-		}
-		src = ng
-		linkOf = func(ci gopacket.CaptureInfo) layers.LinkType {
-			if ifc, err := ng.Interface(ci.InterfaceIndex); err == nil {
-				return ifc.LinkType
-			}
-			return ng.LinkType()
+	case ngSectionHeader:
+		if src, err = newNgReader(br); err != nil {
+			return err
 		}
 	case 0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1:
-		pr, err := pcapgo.NewReader(br)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrFormat, err)
+		if src, err = newPcapReader(br); err != nil {
+			return err
 		}
-		src = pr
-		lt := pr.LinkType()
-		linkOf = func(gopacket.CaptureInfo) layers.LinkType { return lt }
 	default:
 		return fmt.Errorf("%w: magic %#08x", ErrFormat, binary.BigEndian.Uint32(magic))
 	}
 	for {
-		data, ci, err := src.ZeroCopyReadPacketData()
-		if err == io.EOF {
+		data, info, err := src.next()
+		if err == io.EOF || errors.Is(err, errCut) {
+			// At the end, or a capture cut while written (tcpdump killed): what was
+			// read stands.
 			break
 		}
 		if err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				// A capture cut while written (tcpdump killed): what was read stands.
-				break
-			}
 			return fmt.Errorf("reading packet %d: %w", r.stats.Packets+1, err)
 		}
 		r.stats.Packets++
 		r.stats.Bytes += int64(len(data))
-		r.packet(linkOf(ci), data, ci)
+		r.packet(info.LinkType, data, gopacket.CaptureInfo{Timestamp: info.Timestamp, CaptureLength: info.CaptureLength, Length: info.OriginalLength})
 		if r.stats.Packets&4095 == 0 && r.OnProgress != nil {
 			r.OnProgress(cr.n - int64(br.Buffered()))
 		}
@@ -246,14 +227,14 @@ type context struct{ ci gopacket.CaptureInfo }
 // GetCaptureInfo is the packet's capture time and lengths.
 func (c *context) GetCaptureInfo() gopacket.CaptureInfo { return c.ci }
 
-// linkTypeLinuxSLL2 stands for LINKTYPE_LINUX_SLL2 (276), Linux's second cooked header,
-// which tcpdump -i any writes: 20 bytes, the ethertype first. gopacket v1.1.19 has no
-// layer for it, and its LinkType is a byte, so pcapgo reports 276 as 20 (276 & 0xff, a
-// value no link type uses): both mean SLL2 here.
-const linkTypeLinuxSLL2 layers.LinkType = 276 & 0xff
+// linkTypeLinuxSLL2 is LINKTYPE_LINUX_SLL2, Linux's second cooked header, which
+// tcpdump -i any writes: 20 bytes, the ethertype first. gopacket v1.1.19 has no layer
+// for it (and its LinkType is a byte).
+const linkTypeLinuxSLL2 = 276
 
-func (r *Reader) packet(lt layers.LinkType, data []byte, ci gopacket.CaptureInfo) {
-	if lt == linkTypeLinuxSLL2 {
+func (r *Reader) packet(linkType uint32, data []byte, ci gopacket.CaptureInfo) {
+	lt := layers.LinkType(linkType)
+	if linkType == linkTypeLinuxSLL2 {
 		if len(data) < 20 {
 			return
 		}
@@ -266,6 +247,8 @@ func (r *Reader) packet(lt layers.LinkType, data []byte, ci gopacket.CaptureInfo
 			return
 		}
 		data = data[20:]
+	} else if linkType > 0xff {
+		return // a link type gopacket has no layer for
 	}
 	p := r.parserFor(lt)
 	if p == nil {
@@ -437,20 +420,41 @@ func (h *half) timeAt(pos int) time.Time {
 	return h.lastTime
 }
 
-// sgTime is the capture time of the segment holding byte off of sg. The reassembly
-// keeps no capture context for the second and later pages of a packet it had to queue
-// (reading it panics in gopacket v1.1.19): those bytes get the time of the packet that
-// delivered them, fallback.
-func sgTime(sg reassembly.ScatterGather, off int, fallback time.Time) (t time.Time) {
-	defer func() {
-		if recover() != nil {
-			t = fallback
+// sgTime is the capture time of the segment holding byte off of sg.
+//
+// gopacket v1.1.19's reassembly keeps the capture context of a packet it had to queue
+// (out of order) only on the first of the 1900-byte pages it copies the packet into;
+// asking the later pages for it panics on the nil context. Every page of a queued
+// packet but its last is full, so the packet's first page lies a whole number of
+// pages before any of its later bytes: step back a page at a time until a page
+// answers. That is the packet's own time. Only if none does (the pages were trimmed
+// by an overlap) the time of the packet that delivered the bytes, fallback, is used.
+func sgTime(sg reassembly.ScatterGather, off int, fallback time.Time) time.Time {
+	for at := off; at >= 0; at -= reassemblyPageBytes {
+		if ts, ok := sgTimeAt(sg, at); ok {
+			if ts.IsZero() {
+				return fallback
+			}
+			return ts
 		}
-	}()
-	if ts := sg.CaptureInfo(off).Timestamp; !ts.IsZero() {
-		return ts
 	}
 	return fallback
+}
+
+// reassemblyPageBytes is the size of gopacket v1.1.19's reassembly pages (its
+// unexported pageBytes). A step no larger than a page cannot pass over a packet's
+// first page; were the pages made smaller, TestQueuedPacketTime would fail.
+const reassemblyPageBytes = 1900
+
+// sgTimeAt asks sg for the capture time of byte off; ok is false where the reassembly
+// kept no context for it.
+func sgTimeAt(sg reassembly.ScatterGather, off int) (ts time.Time, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return sg.CaptureInfo(off).Timestamp, true
 }
 
 // ReassemblyComplete ends the connection.

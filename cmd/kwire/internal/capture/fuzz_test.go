@@ -3,16 +3,24 @@ package capture
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
 // FuzzReadCapture feeds arbitrary bytes to the capture reader: it must return (an
-// error or not) without panicking, and every frame it hands over must be a whole
-// frame (its size prefix matches its length).
+// error or not) without panicking, every frame it hands over must be a whole frame
+// (its size prefix matches its length), and a whole input must never allocate more
+// than allocLimit of its size, whatever its headers claim.
 func FuzzReadCapture(f *testing.F) {
 	if b, err := os.ReadFile("../../../../examples/data/sample.pcap"); err == nil {
 		f.Add(b)
 		f.Add(b[:len(b)/2])
+	}
+	files, _ := filepath.Glob(filepath.Join(hostileDir, "*"))
+	for _, file := range files {
+		if b, err := os.ReadFile(file); err == nil && len(b) < 4096 {
+			f.Add(b)
+		}
 	}
 	f.Add([]byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -21,7 +29,12 @@ func FuzzReadCapture(f *testing.F) {
 				t.Fatalf("frame of %d bytes with size prefix % x", len(fr.Data), fr.Data[:min(4, len(fr.Data))])
 			}
 		})
-		_ = r.ReadCapture(bytes.NewReader(data))
-		r.Close()
+		alloc := allocated(func() {
+			_ = r.ReadCapture(bytes.NewReader(data))
+			r.Close()
+		})
+		if limit := allocLimit(len(data)); alloc > limit {
+			t.Fatalf("%d bytes allocated for a %d-byte input, more than %d", alloc, len(data), limit)
+		}
 	})
 }
