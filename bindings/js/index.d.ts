@@ -494,6 +494,8 @@ export declare function init(source?: WasmSource, options?: LoadOptions): Promis
 /** Creates a new, independent instance. */
 export declare function load(source?: WasmSource, options?: LoadOptions): Promise<Kwire>;
 
+/** The package's version, as in its package.json ("0.1.0"). */
+export declare const VERSION: string;
 export declare const ABI_MAJOR: number;
 export declare const ABI_MINOR: number;
 export declare const Compression: Readonly<{ none: 0; gzip: 1; snappy: 2; lz4: 3; zstd: 4 }>;
@@ -600,9 +602,13 @@ export interface SessionOptions {
   clientId?: string;
   /** The largest response frame accepted (default 100 MiB); a larger size prefix closes the session. */
   maxFrameSize?: number;
-  /** ApiVersions' clientSoftwareName (default "kwire"). */
+  /**
+   * ApiVersions' clientSoftwareName (default "kwire-js"), written into every ApiVersions
+   * request (v3+) that leaves it empty. Kafka accepts letters, digits, '-' and '.',
+   * beginning and ending with a letter or digit; another value is refused before sending.
+   */
   clientSoftwareName?: string;
-  /** ApiVersions' clientSoftwareVersion (default "0"). */
+  /** ApiVersions' clientSoftwareVersion (default VERSION, the package's version), likewise. */
   clientSoftwareVersion?: string;
   /** The ApiVersions version of the first negotiation request (default: kwire's highest). */
   bootstrapVersion?: number;

@@ -22,6 +22,8 @@ export * from './src/errors.js';
 export { toBase64, fromBase64 };
 export { RecordTable, RecordSet, Record, RecordTableBuilder };
 export { ApiKey, ErrorCode, RETRIABLE_ERROR_CODES, apiKeyName, errorCodeName } from './src/constants.js';
+/** The package's version (package.json's). */
+export { VERSION } from './src/version.js';
 
 /** The ABI major and minor version this binding is written against. */
 export const ABI_MAJOR = 1;

@@ -5,7 +5,7 @@
 // the promises and the transport:
 //
 //   const s = await Session.connect('127.0.0.1', 9092);        // node:net, negotiated
-//   const r = await s.request(3, { topics: [] });              // Metadata, negotiated version
+//   const r = await s.request(3, { topics: null });            // Metadata (every topic), negotiated version
 //   r.body.brokers; s.close();
 //
 // or, over any byte stream, a write function and feed():
@@ -31,6 +31,7 @@
 import { KwireTrapError, KwireArgError, KW_ERR_ARG } from './errors.js';
 import { asBytes, fromBase64, toBase64 } from './base64.js';
 import { AuthenticationError, authenticate as saslAuthenticate, checkSasl, reauthDelayMs } from './sasl.js';
+import { VERSION, CLIENT_SOFTWARE_NAME } from './version.js';
 
 export { AuthenticationError };
 
@@ -110,9 +111,10 @@ export class Session {
   /**
    * kwire: a Kwire instance (from load() or init()). write: called with each frame to
    * send, in order; it may return a promise (a rejection fails the session). options:
-   * clientId, maxFrameSize (default 100 MiB), clientSoftwareName,
-   * clientSoftwareVersion, bootstrapVersion (the first ApiVersions version; default
-   * kwire's highest), onClose (called once with the closing error).
+   * clientId, maxFrameSize (default 100 MiB), clientSoftwareName (default 'kwire-js')
+   * and clientSoftwareVersion (default the package's version), which go into every
+   * ApiVersions request that leaves them empty, bootstrapVersion (the first ApiVersions
+   * version; default kwire's highest), onClose (called once with the closing error).
    */
   constructor(kwire, write, options = {}) {
     if (kwire === null || typeof kwire !== 'object' || typeof kwire._exports !== 'function') {
@@ -147,6 +149,9 @@ export class Session {
     for (const k of ['clientId', 'maxFrameSize', 'clientSoftwareName', 'clientSoftwareVersion', 'bootstrapVersion']) {
       if (options[k] !== undefined) config[k] = options[k];
     }
+    // The module's own defaults name its Go side; this package reports itself.
+    if (config.clientSoftwareName === undefined || config.clientSoftwareName === '') config.clientSoftwareName = CLIENT_SOFTWARE_NAME;
+    if (config.clientSoftwareVersion === undefined || config.clientSoftwareVersion === '') config.clientSoftwareVersion = VERSION;
     const text = JSON.stringify(config);
     const [p, n] = kwire._putText(text);
     const s = kwire._scratch;

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import * as kwire from '../index.js';
 
 const { Session, ConnectionClosedError, ResponseError, KwireTooLargeError, KwireDecodeError, KwireJSONError } = kwire;
@@ -302,4 +303,42 @@ test('a session dropped without close() has its handle released by the Finalizat
   const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(r.stderr, '');
   assert.equal(r.stdout.trim(), 'released');
+});
+
+test('ApiVersions: the session fills the client software fields a request leaves empty, and refuses what Kafka refuses', async () => {
+  const sent = (frames) => frames.map((f) => k.decodeRequest(f).body);
+  // The defaults: kwire-js and the package's version, in negotiation and in request(18, {}).
+  const writes = [];
+  const s = new Session(k, (b) => writes.push(b));
+  s.request(18, {}, { version: 3 }).catch(() => {});
+  s.request(18, { clientSoftwareName: 'mine' }, { version: AV_MAX }).catch(() => {});
+  const neg = s.negotiate();
+  neg.catch(() => {});
+  assert.deepEqual(sent(writes).map((b) => [b.clientSoftwareName, b.clientSoftwareVersion]), [
+    ['kwire-js', kwire.VERSION], ['mine', kwire.VERSION], ['kwire-js', kwire.VERSION],
+  ]);
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  assert.equal(kwire.VERSION, pkg.version); // what the session reports is the package's version
+  s.close();
+
+  // Configured values.
+  const w2 = [];
+  const s2 = new Session(k, (b) => w2.push(b), { clientSoftwareName: 'my-app', clientSoftwareVersion: '2.0.1' });
+  s2.request(18, {}, { version: 3 }).catch(() => {});
+  assert.deepEqual(sent(w2).map((b) => [b.clientSoftwareName, b.clientSoftwareVersion]), [['my-app', '2.0.1']]);
+
+  // A value outside Kafka's pattern rejects with the field named, and nothing is written.
+  await assert.rejects(s2.request(18, { clientSoftwareName: 'my app' }, { version: 3 }), (e) => {
+    assert.ok(e instanceof kwire.KwireEncodeError, String(e));
+    assert.equal(e.path, 'clientSoftwareName');
+    assert.match(e.message, /clientSoftwareName "my app" does not match \[a-zA-Z0-9\]/);
+    assert.match(e.message, /INVALID_REQUEST/);
+    return true;
+  });
+  assert.equal(w2.length, 1);
+  assert.equal(s2.closed, false);
+  s2.close();
+  const s3 = new Session(k, () => {}, { clientSoftwareVersion: '1.0-' });
+  await assert.rejects(s3.negotiate(), (e) => e instanceof kwire.KwireEncodeError && e.path === 'clientSoftwareVersion');
+  s3.close();
 });
