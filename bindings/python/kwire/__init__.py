@@ -60,7 +60,7 @@ from ._types import (
     ResponseFrame,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__ as __version__
 
 _T = _TypeVar("_T")
 

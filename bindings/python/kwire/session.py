@@ -46,6 +46,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Set,
 from ._api import BytesLike, Kwire, default, dumps, loads
 from ._errors import ERR_UNSUPPORTED, KwireError, error_for
 from ._runtime import _OUT_SLOTS, _SESSION_EXPORTS, Instance, check_int32
+from ._version import CLIENT_SOFTWARE_NAME, __version__
 from ._sasl import AuthenticationError, Exchange, Sasl, check as _check_sasl, exchange as _sasl_exchange, reauth_delay as _reauth_delay
 
 REAUTH_TIMEOUT = 30.0
@@ -148,8 +149,12 @@ class SessionCore:
     with ``next``. Thread-safe (calls hold the instance's lock).
 
     Configuration: client_id (default "kwire"), max_frame_size (default 100 MiB),
-    client_software_name, client_software_version, bootstrap_version (the ApiVersions
-    version of the first negotiation request; default kwire's highest).
+    client_software_name (default "kwire-python") and client_software_version (default
+    the package's ``__version__``), which go into every ApiVersions request (v3+) that
+    leaves them empty, bootstrap_version (the ApiVersions version of the first
+    negotiation request; default kwire's highest). Kafka accepts client software values
+    of letters, digits, '-' and '.', beginning and ending with a letter or digit; another
+    value raises ``EncodeError`` naming the field before anything is sent.
     """
 
     def __init__(
@@ -173,8 +178,8 @@ class SessionCore:
         for key, value in (
             ("clientId", client_id),
             ("maxFrameSize", max_frame_size),
-            ("clientSoftwareName", client_software_name),
-            ("clientSoftwareVersion", client_software_version),
+            ("clientSoftwareName", CLIENT_SOFTWARE_NAME if client_software_name in (None, "") else client_software_name),
+            ("clientSoftwareVersion", __version__ if client_software_version in (None, "") else client_software_version),
             ("bootstrapVersion", bootstrap_version),
         ):
             if value is not None:

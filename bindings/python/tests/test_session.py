@@ -418,3 +418,61 @@ def test_a_module_without_sessions_is_refused(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(K._inst, "optional", frozenset())
     with pytest.raises(kwire.UnsupportedError, match=r"has no sessions \(needs ABI 1\.1"):
         SessionCore(K)
+
+
+def _software(frame: bytes) -> List[str]:
+    body = K.decode_request_frame(frame)["body"]
+    return [str(body["clientSoftwareName"]), str(body["clientSoftwareVersion"])]
+
+
+def test_api_versions_software_filled() -> None:
+    """request(18, {}) at v3+ carries the session's client software name and version
+    (kwire-python and the package's version unless configured), as negotiation does."""
+    core = SessionCore(K)
+    assert _software(core.request(18, {}, version=3)[1]) == ["kwire-python", kwire.__version__]
+    assert _software(core.request(18, {"clientSoftwareName": "mine"}, version=AV_MAX)[1]) == ["mine", kwire.__version__]
+    assert _software(core.begin_negotiation()) == ["kwire-python", kwire.__version__]
+    core.free()
+    for empty in (None, ""):
+        core = SessionCore(K, client_software_name=empty, client_software_version=empty)
+        assert _software(core.request(18, {}, version=3)[1]) == ["kwire-python", kwire.__version__]
+        core.free()
+    core = SessionCore(K, client_software_name="my-app", client_software_version="2.0.1")
+    assert _software(core.request(18, {}, version=3)[1]) == ["my-app", "2.0.1"]
+    core.free()
+    # The sessions over a transport use the same core.
+    m = Memory()
+    s = kwire.Session(m, kwire=K)
+    s.send(18, {}, version=AV_MAX)
+    assert _software(m.written[0]) == ["kwire-python", kwire.__version__]
+    s.close()
+
+
+def test_api_versions_software_refused() -> None:
+    """A client software value Kafka's broker refuses (INVALID_REQUEST) raises EncodeError
+    naming the field and the rule, and nothing is written."""
+    m = Memory()
+    s = kwire.Session(m, kwire=K)
+    with pytest.raises(kwire.EncodeError) as ei:
+        s.send(18, {"clientSoftwareName": "my app"}, version=3)
+    assert ei.value.path == "clientSoftwareName"
+    assert 'clientSoftwareName "my app" does not match [a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?' in str(ei.value)
+    assert "INVALID_REQUEST" in str(ei.value)
+    assert m.written == [] and not s.closed
+    s.close()
+    core = SessionCore(K, client_software_version="1.0-")
+    with pytest.raises(kwire.EncodeError) as ei:
+        core.begin_negotiation()
+    assert ei.value.path == "clientSoftwareVersion"
+    core.free()
+
+
+def test_version_is_the_package_version() -> None:
+    """kwire.__version__ (what sessions report) is the version the package is built with."""
+    import re
+
+    from conftest import REPO
+
+    text = (REPO / "bindings" / "python" / "pyproject.toml").read_text()
+    m = re.search(r'^version = "([^"]+)"$', text, re.M)
+    assert m is not None and kwire.__version__ == m.group(1)
