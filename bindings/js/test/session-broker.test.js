@@ -182,6 +182,26 @@ brokerTest('negotiation: ApiVersions at kwire\'s highest, every api at min(kwire
   }
 });
 
+brokerTest('Metadata: topics null lists every topic, topics [] none (as the READMEs say)', async () => {
+  const s = await Session.connect(...addr(), { kwire: k });
+  try {
+    const tp = await createTopic(s, 'js-metadata');
+    let all;
+    for (let i = 0; i < 50; i++) { // the broker's metadata cache learns the new topic soon after CreateTopics
+      all = await s.request(3, { topics: null });
+      if (all.body.topics.some((t) => t.name === tp.name)) break;
+      await sleep(100);
+    }
+    assert.ok(all.apiVersion >= 1);
+    assert.ok(all.body.topics.some((t) => t.name === tp.name), `topics: null lists ${all.body.topics.map((t) => t.name)}`);
+    const none = await s.request(3, { topics: [] });
+    assert.deepEqual(none.body.topics, []);
+    assert.equal(none.body.brokers.length, 1);
+  } finally {
+    s.close();
+  }
+});
+
 brokerTest('forced UNSUPPORTED_VERSION: bootstrap above kwire\'s highest, one retry at the broker\'s', async () => {
   const above = kwMax(18) + 1;
   const s = await Session.connect(...addr(), { kwire: k, bootstrapVersion: above });

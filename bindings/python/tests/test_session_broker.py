@@ -195,6 +195,23 @@ def test_negotiation(broker: Broker) -> None:
         assert [f"{x['host']}:{x['port']}" for x in brokers] == [broker.info["addr"]]
 
 
+def test_metadata_null_lists_every_topic(broker: Broker) -> None:
+    """{"topics": None} asks for every topic, {"topics": []} for none (as the README says)."""
+    with connect(broker) as s:
+        name, _ = create_topic(s, "py-metadata")
+        names: List[str] = []
+        for _ in range(50):  # the broker's metadata cache learns the new topic soon after CreateTopics
+            every = s.request(3, {"topics": None})
+            assert every is not None and every["apiVersion"] >= 1
+            names = [t["name"] for t in every["body"]["topics"]]
+            if name in names:
+                break
+            time.sleep(0.1)
+        assert name in names
+        none = s.request(3, {"topics": []})
+        assert none is not None and none["body"]["topics"] == [] and len(none["body"]["brokers"]) == 1
+
+
 def test_forced_unsupported_version(broker: Broker) -> None:
     above = kw_max(18) + 1
     with connect(broker, bootstrap_version=above) as s:
