@@ -43,7 +43,8 @@ func cmdEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	sc.Buffer(make([]byte, 0, 1<<16), 256<<20)
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	defer w.Flush()
-	f := transcode.Framer{Encode: transcode.EncodeOptions{Records: encodeRecords}}
+	// Topic names kwire pcap adds beside topic ids are not wire fields: dropped.
+	f := transcode.Framer{Encode: transcode.EncodeOptions{Records: encodeRecords, TopicNames: true}}
 	var frame, env []byte
 	lineNo, failed := 0, 0
 	for sc.Scan() {

@@ -4,7 +4,7 @@
 //	kwire apis                                   the catalogue of api keys and versions
 //	kwire decode [--request | --response API:VERSION] [--format raw|hex|base64] [FILE|-]
 //	kwire encode [--request | --response API:VERSION] [--format raw|hex|base64] [FILE|-]
-//	kwire pcap [--port N]... [--summary] FILE...
+//	kwire pcap [--port N]... [--summary] [--no-resolve] FILE...
 //	kwire tap --listen ADDR --upstream ADDR [--rewrite]
 //
 // Exit codes: 0 success; 1 the input was read but some frames did not decode (their
@@ -36,7 +36,7 @@ Usage:
   kwire apis [--json]
   kwire decode [--request | --response API:VERSION] [--format raw|hex|base64] [--raw-records] [FILE|-]
   kwire encode [--request | --response API:VERSION] [--format raw|hex|base64] [FILE|-]
-  kwire pcap [--port N]... [--summary] [--raw-records] [--progress auto|always|never] FILE...
+  kwire pcap [--port N]... [--summary] [--raw-records] [--no-resolve] [--progress auto|always|never] FILE...
   kwire tap --listen ADDR --upstream ADDR [--rewrite] [--port-offset]
   kwire help
 
@@ -79,7 +79,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "encode":
 		err = cmdEncode(args[1:], stdin, stdout, stderr)
 	case "pcap":
-		err = cmdPcap(args[1:], stdout, stderr)
+		err = cmdPcap(args[1:], stdin, stdout, stderr)
 	case "tap":
 		err = cmdTap(args[1:], stdout, stderr)
 	case "help", "-h", "--help":

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -36,19 +37,29 @@ func (p *portList) Set(s string) error {
 	return nil
 }
 
-func cmdPcap(args []string, stdout, stderr io.Writer) error {
+func cmdPcap(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("pcap", stderr)
 	var ports portList
 	fs.Var(&ports, "port", "a Kafka server port (repeatable; default 9092 and any port where frames parse)")
 	summary := fs.Bool("summary", false, "print a table per api key instead of the frames")
 	raw := fs.Bool("raw-records", false, "keep records fields as base64")
 	progress := fs.String("progress", "auto", "progress on stderr: auto (when stderr is a terminal), always or never")
+	noResolve := fs.Bool("no-resolve", false, "do not name the topics of frames that carry topic ids alone (from the capture's Metadata responses)")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return &usageError{"pcap needs at least one capture FILE"}
+		return &usageError{"pcap needs at least one capture FILE (or - for standard input)"}
+	}
+	stdins := 0
+	for _, name := range files {
+		if name == "-" {
+			stdins++
+		}
+	}
+	if stdins > 1 {
+		return &usageError{"pcap reads standard input (-) once"}
 	}
 	switch *progress {
 	case "auto", "always", "never":
@@ -56,10 +67,21 @@ func cmdPcap(args []string, stdout, stderr io.Writer) error {
 		return &usageError{fmt.Sprintf("--progress wants auto, always or never, got %q", *progress)}
 	}
 	showProgress := *progress == "always" || (*progress == "auto" && isTerminal(stderr))
+	opts := capture.Options{Ports: ports}
 
 	out := newLineWriter(stdout)
 	// The summary reads only error codes: records stay base64, not decoded.
 	w := frames.NewWriter(*raw || *summary)
+	if !*summary && !*noResolve {
+		// Topic ids are named from the capture's responses that name them: those read
+		// before a frame and, when every input can be read twice, all of them, in a
+		// first pass made when a frame has an id no earlier response named.
+		topics := frames.NewTopics()
+		if stdins == 0 && regularFiles(files) {
+			topics.Missing = func(t *frames.Topics) { learnTopics(files, opts, t, showProgress, stderr) }
+		}
+		w.ResolveTopics(topics)
+	}
 	var sum *summaryTable
 	if *summary {
 		sum = newSummary()
@@ -95,15 +117,15 @@ func cmdPcap(args []string, stdout, stderr io.Writer) error {
 			outErr = out.Line(line)
 		}
 	}
-	r := capture.NewReader(capture.Options{Ports: ports}, sink)
+	r := capture.NewReader(opts, sink)
 	for i, name := range files {
-		file, err := os.Open(name)
+		file, err := openCapture(name, stdin)
 		if err != nil {
-			return &inputError{err}
+			return err
 		}
 		var bar *progressBar
 		if showProgress {
-			if st, err := file.Stat(); err == nil {
+			if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
 				bar = newProgressBar(stderr, name, i+1, len(files), st.Size())
 				r.OnProgress = bar.update
 			}
@@ -140,6 +162,78 @@ func cmdPcap(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d frames: %w", failed, errFrames)
 	}
 	return nil
+}
+
+// captureFile is an input of kwire pcap: a file, or standard input for "-".
+type captureFile interface {
+	io.ReadCloser
+	Stat() (os.FileInfo, error)
+}
+
+// stdinCapture is standard input as a captureFile (its Stat says it is no regular file).
+type stdinCapture struct{ io.Reader }
+
+func (stdinCapture) Close() error               { return nil }
+func (stdinCapture) Stat() (os.FileInfo, error) { return nil, errors.New("standard input") }
+
+func openCapture(name string, stdin io.Reader) (captureFile, error) {
+	if name == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		return stdinCapture{stdin}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, &inputError{err}
+	}
+	return f, nil
+}
+
+// regularFiles reports whether every input is a regular file, which can be read twice
+// (a pipe or a terminal cannot).
+func regularFiles(files []string) bool {
+	for _, name := range files {
+		st, err := os.Stat(name)
+		if err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
+
+// learnTopics reads the whole capture for the topic names its responses give, and
+// nothing else. A file that cannot be read stops it; the pass that writes the lines
+// reports why.
+func learnTopics(files []string, opts capture.Options, topics *frames.Topics, showProgress bool, stderr io.Writer) {
+	r := capture.NewReader(opts, func(f *capture.Frame) {
+		if f.Matched && frames.Learns(f.APIKey, f.APIVersion) {
+			topics.Learn(f.Data, f.APIKey, f.APIVersion)
+		}
+	})
+	defer r.Close()
+	for i, name := range files {
+		file, err := os.Open(name)
+		if err != nil {
+			return
+		}
+		var bar *progressBar
+		if showProgress {
+			if st, err := file.Stat(); err == nil {
+				bar = newProgressBar(stderr, "topic names: "+name, i+1, len(files), st.Size())
+				r.OnProgress = bar.update
+			}
+		}
+		err = r.ReadCapture(file)
+		file.Close()
+		if bar != nil {
+			bar.done()
+			r.OnProgress = nil
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func isTerminal(w io.Writer) bool {

@@ -40,6 +40,7 @@ type Writer struct {
 	framer transcode.Framer
 	dec    records.Decoder
 	body   []byte
+	topics *Topics
 }
 
 // NewWriter returns a Writer that decodes records fields unless rawRecords is set.
@@ -49,6 +50,17 @@ func NewWriter(rawRecords bool) *Writer {
 		w.framer.Decode.Records = w.records
 	}
 	return w
+}
+
+// ResolveTopics makes the writer name the topics of frames that carry topic ids alone
+// (Produce v13, Fetch v13+, ShareFetch, ...) from t, beside the ids, and learn into t
+// the names of the responses it writes (see Topics). nil turns it off.
+func (w *Writer) ResolveTopics(t *Topics) {
+	w.topics = t
+	w.framer.Decode.TopicName = nil
+	if t != nil {
+		w.framer.Decode.TopicName = t.Name
+	}
 }
 
 // Header is what the first bytes of a frame say: for a request its api key, version and
@@ -136,6 +148,8 @@ func (w *Writer) AppendResponse(dst []byte, m *Meta, frame []byte, apiKey, versi
 	out, err := w.framer.AppendResponseFrameJSON(b, frame, apiKey, version)
 	if err != nil {
 		out = appendKeyVersion(out[:n], apiKey, version)
+	} else if w.topics != nil {
+		w.topics.Learn(frame, apiKey, version)
 	}
 	return finish(out, n, err)
 }

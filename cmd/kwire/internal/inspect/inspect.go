@@ -18,11 +18,26 @@ import (
 const MaxOutput = 256 << 20
 
 // Pcap reads a pcap or pcapng capture and appends one line per frame to dst, then a
-// last line {"summary": {...}} with the counts. ports as kwire pcap --port.
+// last line {"summary": {...}} with the counts. ports as kwire pcap --port. Topic ids
+// are named as kwire pcap names them in a regular file: from the responses before a
+// frame, or, once a frame has an id none of them named, from all the capture's.
 func Pcap(dst, data []byte, ports []uint16) ([]byte, error) {
+	opts := capture.Options{Ports: ports}
+	topics := frames.NewTopics()
+	topics.Missing = func(t *frames.Topics) {
+		first := capture.NewReader(opts, func(f *capture.Frame) {
+			if f.Matched && frames.Learns(f.APIKey, f.APIVersion) {
+				t.Learn(f.Data, f.APIKey, f.APIVersion)
+			}
+		})
+		// A capture that does not read fails below, with its error.
+		_ = first.ReadCapture(bytes.NewReader(data))
+		first.Close()
+	}
 	w := frames.NewWriter(false)
+	w.ResolveTopics(topics)
 	var tooBig bool
-	r := capture.NewReader(capture.Options{Ports: ports}, func(f *capture.Frame) {
+	r := capture.NewReader(opts, func(f *capture.Frame) {
 		if tooBig {
 			return
 		}
