@@ -109,6 +109,7 @@ type Broker struct {
 const (
 	tempPrefix = "kwire-broker-"
 	ownerFile  = "owner.pid"
+	certFile   = "broker.pem"
 )
 
 // removeStale removes the temporary directories of brokers whose owner process is gone
@@ -372,7 +373,7 @@ func (b *Broker) makeKeystore(ctx context.Context, java, pass string) error {
 		return fmt.Errorf("the broker certificate: %w", err)
 	}
 	b.certPEM = pem.EncodeToMemory(blk)
-	return os.WriteFile(filepath.Join(b.dir, "broker.pem"), b.certPEM, 0o600)
+	return os.WriteFile(filepath.Join(b.dir, certFile), b.certPEM, 0o600)
 }
 
 // serverProperties writes the broker's configuration. Both releases take the static
@@ -479,6 +480,10 @@ func (b *Broker) TLSConfig() *tls.Config {
 
 // CertPEM returns the broker's certificate in PEM form.
 func (b *Broker) CertPEM() []byte { return append([]byte(nil), b.certPEM...) }
+
+// CertFile is the path of a file holding CertPEM, for clients that take a CA file (in
+// Dir: Stop removes it).
+func (b *Broker) CertFile() string { return filepath.Join(b.dir, certFile) }
 
 // User returns the user and password of a SASL mechanism: "PLAIN", "SCRAM-SHA-256" or
 // "SCRAM-SHA-512" (empty strings for another). Passwords are random per broker.

@@ -11,9 +11,11 @@ import (
 )
 
 // sysProcAttr makes the kernel kill a child when the thread that started it exits, so a
-// broker dies with a Go process that is killed before it can call Stop.
+// broker dies with a Go process that is killed before it can call Stop. The child gets a
+// process group of its own: a Ctrl-C at the terminal reaches the Go process only, which
+// then stops the broker in order (Stop) instead of racing the broker's own shutdown.
 func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 }
 
 // processGone reports whether no process has the given pid.
