@@ -9,7 +9,7 @@
 //   node test/browser/inspector.js KWIRE_BINARY
 import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,7 +45,7 @@ await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const origin = `http://127.0.0.1:${server.address().port}`;
 
 // What the native command prints for the same inputs.
-const lines = (args, input) => execFileSync(KWIRE, args, { input, maxBuffer: 1 << 28 }).toString()
+const lines = (args, input) => execFileSync(KWIRE, args, { input, maxBuffer: 1 << 28, stdio: 'pipe' }).toString()
   .split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
 const native = lines(['pcap', CAPTURE]);
 const produce = readFileSync(join(ROOT, 'examples/data/produce-request.bin'));
@@ -188,6 +188,37 @@ try {
   await check('a file that is not a capture gets an error', async () => {
     assert.match(bad.error ?? '', /not a pcap or pcapng/);
     assert.match(await page.textContent('#status'), /not a pcap or pcapng/);
+  });
+  // 6. Crafted captures whose headers claim sizes they do not hold (4 GB snapshot
+  // lengths, lying packet and block lengths, thousands of interfaces): each gives the
+  // frames kwire pcap gives and, where kwire pcap fails, its error, and the module lives
+  // on (the committed capture reads again after them).
+  const HOSTILE = join(ROOT, 'cmd/kwire/testdata/hostile');
+  const hostile = readdirSync(HOSTILE).sort();
+  for (const name of hostile) {
+    const file = join(HOSTILE, name);
+    let want;
+    let wantError = '';
+    try {
+      want = lines(['pcap', file]);
+    } catch (e) {
+      want = e.stdout.toString().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+      wantError = e.stderr.toString().trim().replace(`kwire: ${file}: `, '');
+    }
+    await page.setInputFiles('#file', file);
+    const h = await result();
+    await check(`crafted capture ${name}: ${want.length} frame${want.length === 1 ? '' : 's'}${wantError ? ', then the error' : ''} as kwire pcap`, async () => {
+      assert.equal(h.frames ?? 0, want.length);
+      if (wantError) assert.equal(h.error, wantError);
+      else assert.equal(h.error, undefined);
+    });
+  }
+  await check('there are crafted captures', () => assert.ok(hostile.length >= 10, hostile.join(' ')));
+  await page.setInputFiles('#file', CAPTURE);
+  const again = await result();
+  await check('after the crafted captures, the committed capture reads as before', async () => {
+    assert.equal(again.frames, native.length);
+    assert.deepEqual(await rows(), got);
   });
   await check('no page errors', () => assert.deepEqual(problems, []));
 } finally {
