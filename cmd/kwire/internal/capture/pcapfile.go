@@ -52,10 +52,24 @@ type fileReader struct {
 	buf []byte
 }
 
-// readN reads exactly n bytes into the reader's buffer (reused between calls) and
-// returns them. The buffer grows with the bytes that arrive, never ahead of them by
-// more than readChunk: a length that lies costs what the file really holds.
+// readN reads exactly n bytes and returns them, valid until the next read: from the
+// file buffer when they fit in it, else copied into the reader's own buffer (reused
+// between calls), which grows with the bytes that arrive, never ahead of them by more
+// than readChunk: a length that lies costs what the file really holds.
 func (f *fileReader) readN(n int) ([]byte, error) {
+	if n <= f.r.Size() {
+		// Most records fit in the file buffer: no copy.
+		b, err := f.r.Peek(n)
+		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return b, errCut
+			}
+			return b, err
+		}
+		f.r.Discard(n)
+		f.off += int64(n)
+		return b, nil
+	}
 	f.buf = f.buf[:0]
 	for len(f.buf) < n {
 		want := min(n-len(f.buf), readChunk)
