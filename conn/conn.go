@@ -14,7 +14,7 @@
 // Open (or Dial) negotiates api versions with ApiVersions before returning, retrying at a
 // lower version when the broker answers UNSUPPORTED_VERSION, and then authenticates with
 // SASL when asked to. When the broker grants a session lifetime (connections.max.reauth.ms,
-// or a token's expiry), the connection re-authenticates at 85-95% of it: new requests wait,
+// or a token's expiry), the connection re-authenticates at 85-95% of it (at least a second before its end): new requests wait,
 // the requests on the wire are answered, the SASL exchange runs again, and the waiting
 // requests go out in their order. A failed re-authentication fails the connection. Do
 // sends a typed request at the negotiated version.

@@ -205,10 +205,18 @@ func (c *Conn) saslStep(ctx context.Context, mech string, token []byte) (*codec.
 }
 
 // reauthDelay is when to re-authenticate a session of the given lifetime: at a random
-// point between 85% and 95% of it, as Kafka's Java client does.
+// point between 85% and 95% of it, as Kafka's Java client does, but at least a second
+// before it ends (and not before its middle). The requests on the wire are answered
+// before the exchange starts, and a broker closes a connection whose session has
+// expired on its next request, the re-authentication's own included: 5-15% of a
+// lifetime of a few seconds is too little margin on a busy host or a slow network.
 func reauthDelay(life time.Duration) time.Duration {
-	return time.Duration(float64(life) * (0.85 + 0.10*mrand.Float64()))
+	d := time.Duration(float64(life) * (0.85 + 0.10*mrand.Float64()))
+	return min(d, max(life-reauthMargin, life/2))
 }
+
+// reauthMargin is the least time left on a session when its re-authentication starts.
+const reauthMargin = time.Second
 
 // scheduleReauth starts the goroutine that re-authenticates after reauthDelay(life).
 func (c *Conn) scheduleReauth(life time.Duration) {

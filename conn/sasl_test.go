@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestScramVector checks the SCRAM computation against the SCRAM-SHA-256 example of RFC
@@ -59,5 +60,24 @@ func TestAuthErrorIs(t *testing.T) {
 	err := error(&AuthError{Mechanism: "PLAIN", Code: 58, Message: "bad"})
 	if !errors.Is(err, ErrAuthentication) || !strings.Contains(err.Error(), "SASL_AUTHENTICATION_FAILED") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestReauthDelay: 85-95% of a long lifetime; at least reauthMargin before the end of
+// a short one, and never before its middle.
+func TestReauthDelay(t *testing.T) {
+	for _, c := range []struct {
+		life, lo, hi time.Duration
+	}{
+		{time.Hour, 51 * time.Minute, 57 * time.Minute},
+		{20 * time.Second, 17 * time.Second, 19 * time.Second},
+		{4 * time.Second, 3 * time.Second, 3 * time.Second},
+		{1500 * time.Millisecond, 750 * time.Millisecond, 750 * time.Millisecond},
+	} {
+		for range 200 {
+			if d := reauthDelay(c.life); d < c.lo || d > c.hi {
+				t.Fatalf("reauthDelay(%v) = %v, want %v..%v", c.life, d, c.lo, c.hi)
+			}
+		}
 	}
 }

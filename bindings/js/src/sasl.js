@@ -171,7 +171,14 @@ async function scram(step, mech, user, password) {
   return { sessionLifetimeMs: last.lifetime };
 }
 
-/** When to re-authenticate a session of lifetimeMs: at 85-95% of it, as Kafka's Java client does. */
+/**
+ * When to re-authenticate a session of lifetimeMs: at 85-95% of it, as Kafka's Java
+ * client does, but at least a second before it ends (and not before its middle). The
+ * requests on the wire are answered before the exchange starts, and a broker closes a
+ * connection whose session has expired on its next request, the re-authentication's
+ * own included: 5-15% of a lifetime of a few seconds is too little margin on a busy
+ * host or a slow network.
+ */
 export function reauthDelayMs(lifetimeMs) {
-  return lifetimeMs * (0.85 + 0.1 * Math.random());
+  return Math.min(lifetimeMs * (0.85 + 0.1 * Math.random()), Math.max(lifetimeMs - 1000, lifetimeMs / 2));
 }

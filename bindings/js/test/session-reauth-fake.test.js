@@ -181,3 +181,13 @@ test('ReconnectingSession: the request on the dying connection fails and is not 
     await srv.close();
   }
 });
+
+test('reauthDelayMs: 85-95% of a long lifetime; at least a second before the end of a short one, never before its middle', async () => {
+  const { reauthDelayMs } = await import('../src/sasl.js');
+  for (const [life, lo, hi] of [[3_600_000, 3_060_000, 3_420_000], [20_000, 17_000, 19_000], [4000, 3000, 3000], [1500, 750, 750]]) {
+    for (let i = 0; i < 200; i++) {
+      const d = reauthDelayMs(life);
+      assert.ok(d >= lo && d <= hi, `reauthDelayMs(${life}) = ${d}, want ${lo}..${hi}`);
+    }
+  }
+});

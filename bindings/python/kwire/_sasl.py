@@ -63,8 +63,13 @@ def check(sasl: Sasl) -> Dict[str, Any]:
 
 def reauth_delay(lifetime_ms: int) -> float:
     """Seconds until re-authentication of a session of lifetime_ms: 85-95% of it, as
-    Kafka's Java client does."""
-    return lifetime_ms / 1000.0 * (0.85 + 0.10 * random.random())
+    Kafka's Java client does, but at least a second before it ends (and not before its
+    middle). The requests on the wire are answered before the exchange starts, and a
+    broker closes a connection whose session has expired on its next request, the
+    re-authentication's own included: 5-15% of a lifetime of a few seconds is too little
+    margin on a busy host or a slow network."""
+    life = lifetime_ms / 1000.0
+    return min(life * (0.85 + 0.10 * random.random()), max(life - 1.0, life / 2))
 
 
 def _auth_bytes(body: Dict[str, Any]) -> bytes:

@@ -244,3 +244,14 @@ def test_wrong_mechanism_type() -> None:
         check_sasl({"mechanism": "SCRAM-SHA-1", "username": "u", "password": "p"})
     with pytest.raises(TypeError):
         check_sasl({"mechanism": "OAUTHBEARER"})
+
+
+def test_reauth_delay_margin() -> None:
+    """85-95% of a long lifetime; at least a second before the end of a short one, and
+    never before its middle."""
+    from kwire._sasl import reauth_delay
+
+    for life_ms, lo, hi in [(3_600_000, 3060.0, 3420.0), (20_000, 17.0, 19.0), (4000, 3.0, 3.0), (1500, 0.75, 0.75)]:
+        for _ in range(200):
+            d = reauth_delay(life_ms)
+            assert lo <= d <= hi, f"reauth_delay({life_ms}) = {d}, want {lo}..{hi}"
