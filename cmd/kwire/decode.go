@@ -95,7 +95,7 @@ func (s *frameSource) next() ([]byte, error) {
 		s.buf = append(s.buf[:0], size[:]...)
 		s.buf = grow(s.buf, n)
 		if _, err := io.ReadFull(s.r, s.buf[4:]); err != nil {
-			return nil, &inputError{fmt.Errorf("stream ends inside a frame of %d bytes: %w", n, err)}
+			return nil, &inputError{fmt.Errorf("stream ends inside a frame of %s: %w", plural(n, "byte"), err)}
 		}
 		return s.buf, nil
 	}
@@ -207,7 +207,7 @@ func cmdDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d frames: %w", failed, errFrames)
+		return &failedError{plural(failed, "frame") + " did not decode"}
 	}
 	return nil
 }

@@ -130,7 +130,7 @@ func cmdEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return &outputError{err}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d lines: %w", failed, errFrames)
+		return &failedError{plural(failed, "line") + " could not be encoded"}
 	}
 	return nil
 }

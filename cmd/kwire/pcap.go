@@ -159,7 +159,7 @@ func cmdPcap(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d frames: %w", failed, errFrames)
+		return &failedError{plural(failed, "frame") + " did not decode"}
 	}
 	return nil
 }
@@ -427,12 +427,12 @@ func (s *summaryTable) write(w io.Writer, st capture.Stats) {
 	}
 	fmt.Fprintf(w, "%-28s %8d %9d %12d\n", "total", tr, tp, tb)
 	span := s.last.Sub(s.first)
-	fmt.Fprintf(w, "%d packets, %d connections, %s of traffic", st.Packets, st.Connections, span.Round(time.Millisecond))
+	fmt.Fprintf(w, "%s, %s, %s of traffic", plural(st.Packets, "packet"), plural(st.Connections, "connection"), span.Round(time.Millisecond))
 	if s.unmatched > 0 {
-		fmt.Fprintf(w, ", %d responses without their request", s.unmatched)
+		fmt.Fprintf(w, ", %s without their request", plural(s.unmatched, "response"))
 	}
 	if st.Resyncs > 0 {
-		fmt.Fprintf(w, ", %d resynchronisations (%d bytes skipped)", st.Resyncs, st.SkippedBytes)
+		fmt.Fprintf(w, ", %s (%s skipped)", plural(st.Resyncs, "resynchronisation"), plural(int(st.SkippedBytes), "byte"))
 	}
 	fmt.Fprintln(w)
 }

@@ -211,7 +211,7 @@ func (t *tap) reportUnanswered(conn string, pending map[int32]tapPending) {
 		}
 		fmt.Fprintf(&b, "%s v%d (correlation id %d)", name, p.version, id)
 	}
-	fmt.Fprintf(t.stderr, "kwire tap: %s: connection closed with %d request(s) unanswered: %s\n", conn, len(ids), b.String())
+	fmt.Fprintf(t.stderr, "kwire tap: %s: connection closed with %s unanswered: %s\n", conn, plural(len(ids), "request"), b.String())
 }
 
 func (t *tap) print(line []byte) {
