@@ -17,7 +17,7 @@
 // With SASL (options.sasl of Session.connect, or authenticate()), the session
 // authenticates after negotiation and, when the broker grants a session lifetime
 // (KIP-368: connections.max.reauth.ms, a token's expiry), re-authenticates at 85-95% of
-// it: new requests wait, the requests on the wire are answered, the exchange runs again,
+// it, at least a second before its end: new requests wait, the requests on the wire are answered, the exchange runs again,
 // and the waiting requests go out in their order. A failed re-authentication closes the
 // session. options.requestTimeoutMs (or request()'s timeoutMs) bounds each request: it
 // rejects with a TimeoutError and its late response is dropped when it comes.

@@ -21,8 +21,8 @@ pending request and every later call raises ``ConnectionClosedError``.
 SASL: ``connect(..., sasl={"mechanism": "SCRAM-SHA-512", "username": ..., "password": ...})``
 or ``sasl={"mechanism": "OAUTHBEARER", "token": callback}`` authenticates after negotiation.
 When the broker grants a session lifetime (KIP-368: connections.max.reauth.ms, a token's
-expiry) the session re-authenticates at 85-95% of it: new requests wait, the requests on
-the wire are answered, the exchange runs again (the token callback is called again), and
+expiry) the session re-authenticates at 85-95% of it, at least a second before its end:
+new requests wait, the requests on the wire are answered, the exchange runs again (the token callback is called again), and
 the waiting requests go out in their order. A failed re-authentication closes the session.
 ``request_timeout`` (or ``request(..., timeout=)``) bounds each request: it raises
 ``RequestTimeoutError`` and the late response is dropped when it comes.
