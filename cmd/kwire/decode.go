@@ -164,6 +164,9 @@ func openFrames(fs *flag.FlagSet, args []string, what string, request *bool, res
 	return dir, in, err
 }
 
+// hintedFrames is how many frames that fail to decode say what they look like.
+const hintedFrames = 100
+
 func cmdDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("decode", stderr)
 	request := fs.Bool("request", false, "the frames are requests (the default)")
@@ -178,8 +181,13 @@ func cmdDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	src := &frameSource{r: bufio.NewReaderSize(in, 1<<16), format: *format}
 	out := newLineWriter(stdout)
 	w := frames.NewWriter(*raw)
+	// The direction of the frames is the user's word: a frame that fails says what
+	// its bytes look like (a response read as a request, for one). Finding that out
+	// costs a decode per api version, so only the first hintedFrames failures do.
+	w.Hints = true
 	meta := frames.Meta{Latency: -1}
-	failed := 0
+	failed, frameNo := 0, 0
+	firstHint := ""
 	var line []byte
 	for {
 		frame, err := src.next()
@@ -190,6 +198,7 @@ func cmdDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			out.Flush()
 			return err
 		}
+		frameNo++
 		var derr error
 		if dir.response {
 			line, derr = w.AppendResponse(line[:0], &meta, frame, dir.key, dir.version)
@@ -198,6 +207,10 @@ func cmdDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		if derr != nil {
 			failed++
+			w.Hints = failed < hintedFrames
+			if hint := frames.DirectionHint(derr); hint != "" && firstHint == "" {
+				firstHint = " (frame " + strconv.Itoa(frameNo) + ": " + hint + ")"
+			}
 		}
 		if err := out.Line(line); err != nil {
 			return err
@@ -207,7 +220,7 @@ func cmdDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if failed > 0 {
-		return &failedError{plural(failed, "frame") + " did not decode"}
+		return &failedError{plural(failed, "frame") + " did not decode" + firstHint}
 	}
 	return nil
 }

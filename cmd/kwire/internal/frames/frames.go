@@ -36,6 +36,12 @@ type Writer struct {
 	// RawRecords keeps records fields as base64 (the transcoder's lossless form)
 	// instead of decoding them.
 	RawRecords bool
+	// Hints makes the error of a frame that does not decode say what its bytes look
+	// like: a request frame that decodes whole as a response says so, with the
+	// likeliest apis and versions (RequestHint), and a response frame that decodes as
+	// a request says so too (ResponseHint). For frames whose direction is a guess
+	// (kwire decode); finding the hint costs a decode per api version.
+	Hints bool
 
 	framer transcode.Framer
 	dec    records.Decoder
@@ -135,6 +141,9 @@ func (w *Writer) AppendRequest(dst []byte, m *Meta, frame []byte) ([]byte, error
 		if len(frame) >= 8 {
 			out = appendKeyVersion(out, h.APIKey, h.APIVersion)
 		}
+		if w.Hints {
+			err = requestHint(frame, err)
+		}
 	}
 	return finish(out, n, err)
 }
@@ -148,6 +157,9 @@ func (w *Writer) AppendResponse(dst []byte, m *Meta, frame []byte, apiKey, versi
 	out, err := w.framer.AppendResponseFrameJSON(b, frame, apiKey, version)
 	if err != nil {
 		out = appendKeyVersion(out[:n], apiKey, version)
+		if w.Hints {
+			err = responseHint(frame, err)
+		}
 	} else if w.topics != nil {
 		w.topics.Learn(frame, apiKey, version)
 	}

@@ -78,9 +78,11 @@ func Pcap(dst, data []byte, ports []uint16) ([]byte, error) {
 }
 
 // Frame decodes one frame: a request, or with apiKey >= 0 a response to that api key
-// and version. A frame that does not decode gives its error line.
+// and version. A frame that does not decode gives its error line, which says what the
+// bytes look like when they decode in the other direction (as kwire decode does).
 func Frame(dst, frame []byte, apiKey, version int16) []byte {
 	w := frames.NewWriter(false)
+	w.Hints = true // a pasted frame's direction is a guess
 	meta := frames.Meta{Latency: -1}
 	if apiKey >= 0 {
 		dst, _ = w.AppendResponse(dst, &meta, frame, apiKey, version)
