@@ -3,8 +3,9 @@
 // Chromium through playwright-core, and checks what it shows against the native kwire
 // command on the same inputs: the project's committed capture (one table row per frame,
 // in order, with the same direction, api, version and correlation id; a Produce
-// request's records expanded), a pasted hex request and a pasted base64 response. It
-// saves a screenshot to build/js/inspector.png.
+// request's and a Fetch response's records expanded, under the topic name their topic
+// ids have in the capture's Metadata responses), a pasted hex request and a pasted
+// base64 response. It saves a screenshot to build/js/inspector.png.
 //
 //   node test/browser/inspector.js KWIRE_BINARY
 import { createServer } from 'node:http';
@@ -128,10 +129,29 @@ try {
     const tree = await page.textContent('tr.detail .tree');
     assert.ok(tree.includes('header') && tree.includes('body'), tree.slice(0, 200));
   });
+  await check('the Produce v13 request names its topic by id; the page shows the name the capture gives it', async () => {
+    const topic = native[firstProduce].body.topicData[0];
+    assert.ok(native[firstProduce].apiVersion >= 13 && typeof topic.topicId === 'string', JSON.stringify(topic).slice(0, 200));
+    assert.equal(topic.name, 'orders', 'kwire pcap names the topic id');
+    const batches = topic.partitionData[0].records.batches;
+    const n = batches.reduce((s, b) => s + b.records.length, 0);
+    assert.equal(await page.textContent('tr.detail .records-title'),
+      `body.topicData[0].partitionData[0].records topic orders, partition 0: ${batches.length} batch${batches.length === 1 ? '' : 'es'}, ${n} record${n === 1 ? '' : 's'}`);
+  });
   await check('the screenshot is saved', async () => {
     mkdirSync(join(ROOT, 'build/js'), { recursive: true });
     await page.screenshot({ path: SHOT, fullPage: false });
     assert.ok(readFileSync(SHOT).length > 10_000);
+  });
+
+  const firstFetch = native.findIndex((l) => l.dir === 'response' && l.apiKey === 1 && l.body.responses.some((t) => t.partitions.some((p) => p.records?.batches?.length)));
+  await check('a Fetch response (topic ids only) shows its records under the topic name', async () => {
+    assert.ok(firstFetch >= 0, 'no Fetch response with records in the capture');
+    assert.ok(native[firstFetch].apiVersion >= 13 && native[firstFetch].body.responses[0].topic === 'orders');
+    const row = page.locator('#frames tbody tr.frame').nth(firstFetch);
+    await row.click();
+    const titles = await row.locator('xpath=following-sibling::tr[1]').locator('.records-title').allTextContents();
+    assert.ok(titles.length > 0 && titles.every((t) => / topic orders, partition \d+: /.test(t)), titles.join(' | '));
   });
 
   // 2. A pasted hex request.
@@ -146,6 +166,7 @@ try {
     await page.locator('#frames tbody tr.frame').first().click();
     const recs = await page.$$eval('tr.detail tr.record', (trs) => trs.map((tr) => tr.cells[4].textContent));
     assert.deepEqual(recs, ['orders/0 message 0', 'orders/0 message 1']);
+    assert.match(await page.textContent('#status'), /^pasted frame: 1 frame$/);
   });
 
   // 3. A pasted base64 response, decoded as Fetch v12.
@@ -166,6 +187,17 @@ try {
     for (const t of n.body.responses) for (const p of t.partitions) for (const b of p.records.batches) for (const rec of b.records) want.push(rec.value.text);
     assert.deepEqual(recs, want);
     assert.ok(want.length >= 4);
+  });
+
+  // 3b. The same response pasted as a request: the error says what it looks like.
+  await page.fill('#frame', fetchResp.toString('base64'));
+  await page.check('input[name=dir][value=request]');
+  await page.click('#decode');
+  const asRequest = await result();
+  await check('a response pasted as a request: its error says to try --response Fetch:12', async () => {
+    assert.equal(asRequest.errors, 1);
+    await page.locator('#frames tbody tr.frame').first().click();
+    assert.match(await page.textContent('tr.detail p'), /^this looks like a response, not a request: try --response Fetch:12 \(as a request: /);
   });
 
   // 4. The capture dropped on the drop zone (a drop event carrying the file).
