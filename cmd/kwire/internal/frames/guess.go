@@ -1,6 +1,7 @@
 package frames
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -71,10 +72,15 @@ func GuessResponse(frame []byte) []Guess {
 
 func likelier(a, b *Guess) bool { return a.odd < b.odd }
 
-// oddValues counts the values of a decoded body's JSON form that no broker writes.
+// oddValues counts the values of a decoded body's JSON form that no broker writes. A
+// body of more than maxScored bytes counts none: bytes that many rarely decode as more
+// than one api, and reading them into values would cost more than the decode.
 func oddValues(js []byte) (odd int) {
+	if len(js) > maxScored {
+		return 0
+	}
 	var v any
-	d := json.NewDecoder(strings.NewReader(string(js)))
+	d := json.NewDecoder(bytes.NewReader(js))
 	d.UseNumber()
 	if d.Decode(&v) != nil {
 		return 1 << 20
@@ -104,6 +110,8 @@ func oddValues(js []byte) (odd int) {
 	walk("", v)
 	return odd
 }
+
+const maxScored = 1 << 20
 
 // plausibleNumber reports whether a broker could have written n as the value of key:
 // a known error code, a throttle time from 0 to an hour, a node id, epoch or other id
