@@ -2,7 +2,11 @@ module github.com/kwire/kwire/cmd/kwire
 
 go 1.26.0
 
-require github.com/kwire/kwire v0.1.0
+require (
+	github.com/kwire/kwire v0.1.0
+	github.com/kwire/kwire/conformance/hosts/proxywasm v0.1.0
+	github.com/tetratelabs/wazero v1.12.0
+)
 
 require (
 	github.com/twmb/franz-go v1.22.3
@@ -14,5 +18,5 @@ require (
 	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	golang.org/x/net v0.0.0-20190620200207-3b0461eec859 // indirect
-	golang.org/x/sys v0.0.0-20190412213103-97732733099d // indirect
+	golang.org/x/sys v0.44.0 // indirect
 )

@@ -1,5 +1,6 @@
 # The kwire command (included by the top-level Makefile). Its own Go module
-# (cmd/kwire/go.mod): it depends on gopacket, and its tests on franz-go.
+# (cmd/kwire/go.mod): it depends on gopacket and the proxy-wasm host module (wazero), and its
+# tests on franz-go.
 #
 #   make kwire          build/kwire
 #   make kwire-example  kwire pcap --summary on the committed capture examples/data/sample.pcap (part of `make`)
@@ -7,8 +8,9 @@
 #                       Java and franz-go clients talking to a real 4.4.0 broker and tshark reads the
 #                       same capture (part of `make test`; needs cmd/kwire/ci-install.sh's tcpdump and tshark)
 #   make kwire-install-test     go install github.com/kwire/kwire/cmd/kwire@latest as a user would after a
-#                               release, from a module proxy made of this tree (internal/modproxy): no
-#                               workspace, no replace; then the installed kwire runs (part of `make test`)
+#                               release, from a module proxy made of this tree (internal/modproxy: the
+#                               library, the proxy-wasm host module and the command): no workspace, no
+#                               replace; then the installed kwire runs (part of `make test`)
 #   make kwire-sample   make examples/data/sample.pcap again: launcher, tcpdump, franz-go clients
 #   make kwire-bench    MB/s of kwire pcap on one core beside tshark -Y kafka -T json, peak RSS (part of `make bench`)
 #   make kwire-fuzz     the capture reader and the line writer under fuzzing (part of `make fuzz`)
@@ -33,17 +35,21 @@ kwire-example: kwire
 kwire-deps:
 	@command -v tcpdump >/dev/null 2>&1 && command -v tshark >/dev/null 2>&1 || bash $(KWIRE_DIR)/ci-install.sh
 
-kwire-test: kwire-deps broker-deps
+# The kwire envoy tests run build/kwire-envoy.wasm (ENVOY_WASM, envoy/envoy.mk).
+kwire-test: kwire-deps broker-deps $(ENVOY_WASM)
 	cd $(KWIRE_DIR) && $(GO) vet ./... && KWIRE_REQUIRE_BROKER=1 $(GO) test -count=1 -timeout 15m ./...
 
 # The proxy's kwire modules come first; the other modules come from the local module
 # cache's download directory when they are there, else from the configured GOPROXY. A
-# module cache of its own keeps the release version from mixing with earlier runs.
+# module cache of its own keeps the release version from mixing with earlier runs, and
+# GODEBUG=goindex=0 keeps the go command from reading the files of a module version from
+# its index in the build cache, made by an earlier run from another state of the tree
+# (the same module path, version and module cache directory each time).
 KWIRE_INSTALL := $(BUILD)/kwire-install
-kwire-install-test:
+kwire-install-test: $(ENVOY_WASM)
 	rm -rf $(KWIRE_INSTALL) && mkdir -p $(KWIRE_INSTALL)
 	cd $(KWIRE_DIR) && $(GO) run ./internal/modproxy -repo $(CURDIR) -version v0.1.0 -out $(CURDIR)/$(KWIRE_INSTALL)/proxy
-	cd $(KWIRE_INSTALL) && env GOWORK=off GOFLAGS=-modcacherw GOMODCACHE=$(CURDIR)/$(KWIRE_INSTALL)/modcache \
+	cd $(KWIRE_INSTALL) && env GOWORK=off GODEBUG=goindex=0 GOFLAGS=-modcacherw GOMODCACHE=$(CURDIR)/$(KWIRE_INSTALL)/modcache \
 		GOPROXY=file://$(CURDIR)/$(KWIRE_INSTALL)/proxy,file://$$($(GO) env GOMODCACHE)/cache/download,$$($(GO) env GOPROXY) \
 		GONOSUMDB=github.com/kwire GOBIN=$(CURDIR)/$(KWIRE_INSTALL)/bin \
 		$(GO) install github.com/kwire/kwire/cmd/kwire@latest
@@ -51,8 +57,10 @@ kwire-install-test:
 	grep -q '^ *0  Produce ' $(KWIRE_INSTALL)/apis.txt
 	$(KWIRE_INSTALL)/bin/kwire pcap --summary $(KWIRE_SAMPLE) > $(KWIRE_INSTALL)/summary.txt
 	grep -q '^Produce (0) ' $(KWIRE_INSTALL)/summary.txt
+	$(KWIRE_INSTALL)/bin/kwire envoy check --wasm $(ENVOY_WASM) examples/envoy/envoy.yaml > $(KWIRE_INSTALL)/envoy-check.txt
+	grep -q ': accepted$$' $(KWIRE_INSTALL)/envoy-check.txt
 	rm -rf $(KWIRE_INSTALL)/modcache
-	@echo "kwire-install-test: go install github.com/kwire/kwire/cmd/kwire@latest from $(KWIRE_INSTALL)/proxy: kwire apis and kwire pcap ran"
+	@echo "kwire-install-test: go install github.com/kwire/kwire/cmd/kwire@latest from $(KWIRE_INSTALL)/proxy: kwire apis, kwire pcap and kwire envoy check ran"
 
 kwire-sample: broker-deps kwire-deps
 	cd $(KWIRE_DIR) && $(GO) run ./internal/samplecapture -out $(CURDIR)/$(KWIRE_SAMPLE)

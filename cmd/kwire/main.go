@@ -6,6 +6,8 @@
 //	kwire encode [--request | --response API:VERSION] [--format raw|hex|base64] [FILE|-]
 //	kwire pcap [--port N]... [--summary] [--no-resolve] FILE...
 //	kwire tap --listen ADDR --upstream ADDR [--rewrite]
+//	kwire envoy check [--wasm FILE] CONFIG...           the Envoy filter's verdict on a configuration
+//	kwire envoy proxy --config CONFIG --listen ADDR --upstream ADDR   the filter as a TCP proxy
 //
 // Exit codes: 0 success; 1 the input was read but some frames did not decode (their
 // lines carry "error"); 2 usage error; 3 an input could not be read (missing file, not
@@ -38,6 +40,8 @@ Usage:
   kwire encode [--request | --response API:VERSION] [--format raw|hex|base64] [FILE|-]
   kwire pcap [--port N]... [--summary] [--raw-records] [--no-resolve] [--progress auto|always|never] FILE...
   kwire tap --listen ADDR --upstream ADDR [--rewrite] [--port-offset]
+  kwire envoy check [--wasm FILE] [--log-level L] CONFIG...
+  kwire envoy proxy --config CONFIG --listen ADDR --upstream ADDR [--wasm FILE] [--log-level L]
   kwire help
 
 Exit codes: 0 ok; 1 some frames did not decode; 2 usage; 3 input unreadable; 4 network.
@@ -82,6 +86,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdPcap(args[1:], stdin, stdout, stderr)
 	case "tap":
 		err = cmdTap(args[1:], stdout, stderr)
+	case "envoy":
+		err = cmdEnvoy(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -105,6 +111,9 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kwire: %s\n", ue.msg)
 		return exitUsage
 	case errors.Is(err, errFrames):
+		fmt.Fprintf(stderr, "kwire: %v\n", err)
+		return exitFrames
+	case errors.Is(err, errRefused):
 		fmt.Fprintf(stderr, "kwire: %v\n", err)
 		return exitFrames
 	case errors.As(err, &ie):

@@ -5,7 +5,7 @@ go 1.26
 replace github.com/kwire/kwire => ../../..
 
 require (
-	github.com/kwire/kwire v0.0.0-00010101000000-000000000000
+	github.com/kwire/kwire v0.1.0
 	github.com/tetratelabs/wazero v1.12.0
 )
 

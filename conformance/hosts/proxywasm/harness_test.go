@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"math/rand"
 	"net"
 	"os"
@@ -227,6 +228,14 @@ func TestConfigureRefusesBadConfig(t *testing.T) {
 	_, err := NewPlugin(context.Background(), Config{Module: module(t), PluginConfiguration: []byte(`{"schema":{"default":"block"}}`), Cache: cache})
 	if err == nil || !strings.Contains(err.Error(), "proxy_on_configure refused") || !strings.Contains(err.Error(), `unknown mode \"block\"`) && !strings.Contains(err.Error(), `unknown mode "block"`) {
 		t.Fatalf("got %v", err)
+	}
+	if !errors.Is(err, ErrConfigureRefused) || errors.Is(err, ErrVMStartRefused) {
+		t.Errorf("the refusal does not wrap ErrConfigureRefused alone: %v", err)
+	}
+	// A module that does not load is another error.
+	_, err = NewPlugin(context.Background(), Config{Module: []byte("\x00asm\x01\x00\x00\x00"), Cache: cache})
+	if err == nil || errors.Is(err, ErrConfigureRefused) {
+		t.Errorf("an empty module: %v", err)
 	}
 }
 

@@ -1,7 +1,7 @@
-// Package proxywasm is a proxy-wasm host for tests and benchmarks: it runs a
-// proxy-wasm 0.2.1 network-filter module in wazero with Envoy's semantics for the
-// parts a network (L4) filter uses, and (proxy.go) serves it as a TCP proxy on
-// loopback in front of an upstream.
+// Package proxywasm is a proxy-wasm host for tests, benchmarks and the kwire
+// command's `kwire envoy check` and `kwire envoy proxy`: it runs a proxy-wasm 0.2.1
+// network-filter module in wazero with Envoy's semantics for the parts a network (L4)
+// filter uses, and (proxy.go) serves it as a TCP proxy in front of an upstream.
 //
 // Emulated, as Envoy's wasm network filter does:
 //
@@ -184,9 +184,19 @@ type metric struct {
 	samples []uint64
 }
 
+// ErrVMStartRefused and ErrConfigureRefused are what NewPlugin's error wraps
+// (errors.Is) when proxy_on_vm_start or proxy_on_configure returned false: the
+// module refused its VM or plugin configuration, as Envoy would report it and
+// refuse the listener. Any other NewPlugin error is a module that does not load.
+var (
+	ErrVMStartRefused   = errors.New("proxywasm: proxy_on_vm_start returned false")
+	ErrConfigureRefused = errors.New("proxywasm: proxy_on_configure refused the plugin configuration")
+)
+
 // NewPlugin instantiates the module, creates the plugin context and runs
 // proxy_on_vm_start and proxy_on_configure. Their failure is an error carrying
-// the module's last log lines.
+// the module's last log lines (wrapping ErrVMStartRefused or ErrConfigureRefused
+// when the module returned false).
 func NewPlugin(ctx context.Context, cfg Config) (*Plugin, error) {
 	if cfg.Name == "" {
 		cfg.Name = "kwire"
@@ -247,7 +257,7 @@ func NewPlugin(ctx context.Context, cfg Config) (*Plugin, error) {
 		return p.failLocked(err)
 	}
 	if r != nil && r[0] == 0 {
-		return p.failLocked(fmt.Errorf("proxywasm: proxy_on_vm_start returned false%s", p.lastLogs()))
+		return p.failLocked(fmt.Errorf("%w%s", ErrVMStartRefused, p.lastLogs()))
 	}
 	p.configBuf = BufferPluginConfiguration
 	r, err = p.call("proxy_on_configure", uint64(p.rootID), uint64(len(cfg.PluginConfiguration)))
@@ -256,7 +266,7 @@ func NewPlugin(ctx context.Context, cfg Config) (*Plugin, error) {
 		return p.failLocked(err)
 	}
 	if r != nil && r[0] == 0 {
-		return p.failLocked(fmt.Errorf("proxywasm: proxy_on_configure refused the plugin configuration%s", p.lastLogs()))
+		return p.failLocked(fmt.Errorf("%w%s", ErrConfigureRefused, p.lastLogs()))
 	}
 	return p, nil
 }

@@ -1,6 +1,7 @@
 // Command modproxy writes a Go module proxy (the GOPROXY=file:// layout) holding the
-// library and the kwire command as they are in this checkout, at one release version,
-// so that `go install github.com/kwire/kwire/cmd/kwire@latest` can be tried as a user
+// library, the kwire command and the repository's other modules the command requires
+// (the proxy-wasm host of kwire envoy) as they are in this checkout, at one release
+// version, so that `go install github.com/kwire/kwire/cmd/kwire@latest` can be tried as a user
 // would try it after a release: no workspace, no replace directive, module zips and
 // go.sum lines made as Go makes them.
 //
@@ -8,8 +9,8 @@
 //
 // A module's files are the repository's tracked files under its directory (as they
 // are in the working tree), less those of nested modules and the workspace file. The
-// command's go.sum gets the library's lines for the version, as a release commit
-// would carry them.
+// command's go.sum gets the lines of the library and of those modules for the version,
+// as a release commit would carry them.
 package main
 
 import (
@@ -35,6 +36,10 @@ const (
 	commandPath = "github.com/kwire/kwire/cmd/kwire"
 	commandDir  = "cmd/kwire"
 )
+
+// required are the modules of the repository, besides the library, that the command
+// requires at the release version, by directory.
+var required = []string{"conformance/hosts/proxywasm"}
 
 func main() {
 	repo := flag.String("repo", "../..", "the repository's root")
@@ -91,18 +96,27 @@ func run(repo, version, out string) error {
 		return files
 	}
 
-	lib := filesOf("")
-	libZip, err := writeModule(out, libraryPath, version, lib)
-	if err != nil {
-		return err
-	}
 	cmd := filesOf(commandDir)
-	sums := fmt.Sprintf("%s %s %s\n%s %s/go.mod %s\n", libraryPath, version, libZip, libraryPath, version, modHash(lib["go.mod"]))
-	cmd["go.sum"] = append(cmd["go.sum"], sums...)
+	var written []string
+	for _, dir := range append([]string{""}, required...) {
+		if dir != "" && !slices.Contains(nested, dir+"/") {
+			return errors.New(dir + "/go.mod is not tracked in " + repo)
+		}
+		files := filesOf(dir)
+		modPath := path.Join(libraryPath, dir)
+		zipHash, err := writeModule(out, modPath, version, files)
+		if err != nil {
+			return err
+		}
+		sums := fmt.Sprintf("%s %s %s\n%s %s/go.mod %s\n", modPath, version, zipHash, modPath, version, modHash(files["go.mod"]))
+		cmd["go.sum"] = append(cmd["go.sum"], sums...)
+		written = append(written, fmt.Sprintf("%s (%d files)", modPath, len(files)))
+	}
 	if _, err := writeModule(out, commandPath, version, cmd); err != nil {
 		return err
 	}
-	fmt.Printf("modproxy: %s and %s at %s (%d and %d files) in %s\n", libraryPath, commandPath, version, len(lib), len(cmd), out)
+	written = append(written, fmt.Sprintf("%s (%d files)", commandPath, len(cmd)))
+	fmt.Printf("modproxy: at %s in %s: %s\n", version, out, strings.Join(written, ", "))
 	return nil
 }
 
