@@ -4,6 +4,7 @@
 # output goes to the crate's own target folder (bindings/rust/target).
 set -euo pipefail
 make -s capi >&2
+export KWIRE_LIB_DIR="$PWD/build" # where build.rs finds libkwire
 export CARGO_TARGET_DIR="$PWD/bindings/rust/target"
 cargo build --quiet --release --manifest-path examples/rust/Cargo.toml >&2
 "$CARGO_TARGET_DIR/release/kwire-example" examples/data
