@@ -33,12 +33,14 @@ BUILD_TARGETS += examples
 
 # readme-test: every code block of these READMEs compiles or runs as written (the rule,
 # and the marker for blocks that need a broker, are in internal/readmecheck/main.go).
-# Rust blocks run as the crate's doc tests (rust-test).
+# Rust blocks run as the crate's doc tests (rust-test). Each binding's install recipe runs
+# in a new folder outside the checkout, offline; the root README must list exactly those
+# recipes, written the same (-recipes).
 README_SNIPPETS := codec/README.md conn/README.md bindings/js/README.md bindings/python/README.md \
                    bindings/c/README.md bindings/rust/README.md examples/README.md
 
 .PHONY: readme-test
 readme-test: capi js python
-	KWIRE_CACHE_DIR=$(abspath $(BUILD))/python-cache $(GO) run ./internal/readmecheck -build $(BUILD) $(README_SNIPPETS)
+	KWIRE_CACHE_DIR=$(abspath $(BUILD))/python-cache $(GO) run ./internal/readmecheck -build $(BUILD) -recipes README.md $(README_SNIPPETS)
 
 TEST_TARGETS += readme-test

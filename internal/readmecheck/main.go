@@ -22,7 +22,19 @@
 // or a value it cannot have) is compiled, not run. Blocks run with a time limit of
 // 60 seconds each (Go's compiles, 10 minutes).
 //
-// Usage: go run ./internal/readmecheck [-build dir] README.md...
+// Install recipes: an sh block preceded by `<!-- snippet: install -->` is a binding's
+// install recipe, run as a new user would run it: by bash (-euo pipefail) in a new
+// empty folder outside the checkout, with KWIRE_SRC naming the checkout and an
+// environment stripped of what points into it (no virtual environment on PATH, no
+// KWIRE_WASM, KWIRE_LIB_DIR, PKG_CONFIG_PATH, PYTHONPATH or NODE_PATH). Package managers
+// work offline there: pip from bindings/python/.venv/wheelhouse, npm and cargo from
+// their caches. A recipe ends by using what it installed, so exit status 0 means the
+// package works; each distinct recipe runs once, with a time limit of 15 minutes.
+// -recipes FILE (the root README) names a README whose install recipes must be exactly
+// those of the other READMEs, each recipe written the same in both places; its other
+// blocks are not checked.
+//
+// Usage: go run ./internal/readmecheck [-build dir] [-recipes README.md] README.md...
 package main
 
 import (
@@ -45,14 +57,19 @@ type block struct {
 	lang        string
 	text        string
 	compileOnly bool
+	install     bool
 }
 
-const compileOnlyMarker = "<!-- snippet: compile-only -->"
+const (
+	compileOnlyMarker = "<!-- snippet: compile-only -->"
+	installMarker     = "<!-- snippet: install -->"
+)
 
 var notRun = map[string]bool{"sh": true, "console": true, "text": true, "json": true}
 
 func main() {
 	build := flag.String("build", "build", "scratch folder (the snippets are written under <build>/_readme)")
+	recipes := flag.String("recipes", "", "a README whose install recipes must be those of the others (its other blocks are not checked)")
 	flag.Parse()
 	root, err := os.Getwd()
 	if err != nil {
@@ -68,9 +85,28 @@ func main() {
 		}
 		blocks = append(blocks, bs...)
 	}
-	counts := map[string]int{}
 	failed := 0
+	if *recipes != "" {
+		bs, err := extract(*recipes)
+		if err != nil {
+			fail(err)
+		}
+		for _, problem := range sameRecipes(bs, blocks) {
+			failed++
+			fmt.Println("FAIL", problem)
+		}
+	}
+	counts := map[string]int{}
+	ran := map[string]string{} // recipe text -> where it ran first
 	for i, b := range blocks {
+		if b.install {
+			if where, ok := ran[b.text]; ok {
+				fmt.Printf("install recipe %s:%d: the same as %s\n", b.file, b.line, where)
+				counts["install recipe"]++
+				continue
+			}
+			ran[b.text] = fmt.Sprintf("%s:%d", b.file, b.line)
+		}
 		what, err := check(root, scratch, i, b)
 		if err != nil {
 			failed++
@@ -80,7 +116,7 @@ func main() {
 		counts[what]++
 	}
 	var parts []string
-	for _, k := range []string{"run", "compiled", "doc test", "not code"} {
+	for _, k := range []string{"install recipe", "run", "compiled", "doc test", "not code"} {
 		if counts[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
 		}
@@ -125,7 +161,8 @@ func extract(path string) ([]block, error) {
 			continue
 		}
 		if m := fence.FindStringSubmatch(line); m != nil {
-			cur = &block{file: path, line: n, lang: m[2], compileOnly: strings.TrimSpace(prev) == compileOnlyMarker}
+			cur = &block{file: path, line: n, lang: m[2], compileOnly: strings.TrimSpace(prev) == compileOnlyMarker,
+				install: strings.TrimSpace(prev) == installMarker}
 			closing = m[1]
 			body.Reset()
 		}
@@ -146,6 +183,17 @@ func check(root, scratch string, i int, b block) (string, error) {
 	}
 	if lang == "shell" || lang == "bash" {
 		lang = "sh"
+	}
+	if b.install {
+		if lang != "sh" {
+			return "", fmt.Errorf("an install recipe is an sh block, not %q", b.lang)
+		}
+		start := time.Now()
+		if err := runRecipe(root, b.text); err != nil {
+			return "", err
+		}
+		fmt.Printf("install recipe %s:%d ran in %v\n", b.file, b.line, time.Since(start).Round(time.Second))
+		return "install recipe", nil
 	}
 	if notRun[lang] {
 		return "not code", nil
@@ -252,4 +300,91 @@ func run(dir, name string, args ...string) error {
 		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, text)
 	}
 	return nil
+}
+
+// sameRecipes compares the install recipes of the -recipes README with those of the
+// others: each must be written, the same, in both.
+func sameRecipes(catalogue, others []block) []string {
+	have := map[string]bool{}
+	for _, b := range others {
+		if b.install {
+			have[b.text] = true
+		}
+	}
+	listed := map[string]bool{}
+	var problems []string
+	for _, b := range catalogue {
+		if !b.install {
+			continue
+		}
+		listed[b.text] = true
+		if !have[b.text] {
+			problems = append(problems, fmt.Sprintf("%s:%d: this install recipe is in no binding's README as it is written here", b.file, b.line))
+		}
+	}
+	for _, b := range others {
+		if b.install && !listed[b.text] {
+			problems = append(problems, fmt.Sprintf("%s:%d: this install recipe is not in the README that lists them all, as it is written here", b.file, b.line))
+		}
+	}
+	if len(listed) == 0 {
+		problems = append(problems, "the README given with -recipes has no install recipe")
+	}
+	return problems
+}
+
+// runRecipe runs an install recipe in a new folder outside the checkout, as a new user
+// would: see the package comment.
+func runRecipe(root, text string) error {
+	dir, err := os.MkdirTemp("", "kwire-recipe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", text)
+	cmd.Dir = dir
+	cmd.Env = recipeEnv(root, os.Environ())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		tail := strings.TrimSpace(out.String())
+		if len(tail) > 4000 {
+			tail = "..." + tail[len(tail)-4000:]
+		}
+		return fmt.Errorf("install recipe (run in a new folder, KWIRE_SRC=%s): %v\n%s", root, err, tail)
+	}
+	return nil
+}
+
+// recipeEnv is env without what points into the checkout or into a virtual environment,
+// with KWIRE_SRC and the package managers' offline settings.
+func recipeEnv(root string, env []string) []string {
+	drop := map[string]bool{"VIRTUAL_ENV": true, "PYTHONPATH": true, "PYTHONHOME": true, "KWIRE_WASM": true,
+		"KWIRE_LIB_DIR": true, "KWIRE_NO_MAKE": true, "PKG_CONFIG_PATH": true, "NODE_PATH": true,
+		"CARGO_TARGET_DIR": true, "KWIRE_SRC": true}
+	var out []string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if drop[k] || strings.HasPrefix(k, "PIP_") || strings.HasPrefix(strings.ToLower(k), "npm_config_") {
+			continue
+		}
+		if k == "PATH" {
+			var keep []string
+			for _, p := range filepath.SplitList(v) {
+				if p != "" && !strings.HasPrefix(p+string(filepath.Separator), root+string(filepath.Separator)) &&
+					!strings.Contains(p, string(filepath.Separator)+".venv"+string(filepath.Separator)) {
+					keep = append(keep, p)
+				}
+			}
+			kv = "PATH=" + strings.Join(keep, string(filepath.ListSeparator))
+		}
+		out = append(out, kv)
+	}
+	return append(out, "KWIRE_SRC="+root,
+		"PIP_NO_INDEX=1", "PIP_FIND_LINKS="+filepath.Join(root, "bindings", "python", ".venv", "wheelhouse"),
+		"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1",
+		"npm_config_offline=true", "npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false",
+		"CARGO_NET_OFFLINE=true")
 }

@@ -60,5 +60,8 @@ check "example (corrupt cache entry) prints the same" run_example "$work/cache" 
 check "corrupt-cache output equals the Go example's" same "$work/go.txt" "$work/corrupt.txt"
 check "the corrupt entry was rewritten" test "$(stat -c %s "$work/cache"/kwire-*.cwasm)" -gt 1000
 
+# The wheel stays where make built it and the READMEs' install recipe takes it from.
+check "the wheel is still at $1" test -s "$wheel"
+
 echo "python-test-wheel: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
