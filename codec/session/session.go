@@ -213,7 +213,7 @@ func (s *Session) failedErr() error {
 // BeginRequest returns a new request frame for (apiKey, version) with body as its
 // encoded body, registering the correlation id it carries. A version of -1 picks the
 // negotiated version (VersionFor). The body is not checked: it must be apiKey's request
-// at version.
+// at version. (ApiVersions v3+ is the exception: see FinishFrame.)
 func (s *Session) BeginRequest(apiKey, version int16, body []byte) (frame []byte, corr int32, err error) {
 	return s.AppendRequest(nil, apiKey, version, body)
 }
