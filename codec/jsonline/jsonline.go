@@ -15,6 +15,12 @@
 // byte for byte). A frame that does not decode still gets a line, whose "error" object
 // (message, path, offset) replaces header and body, and the error is returned too.
 //
+// The lines are those of `kwire decode`, but for the hint that command adds to the error
+// of a frame that looks as if it went the other way (there the direction is the user's
+// guess; here the caller says which it is). With a Meta and, for frames that name their
+// topics by id alone, a Writer.TopicName that knows the names, they are those of `kwire
+// pcap`.
+//
 // A Writer keeps its buffers from frame to frame and is not safe for concurrent use;
 // AppendRequest and AppendResponse use a new one per call.
 package jsonline
@@ -49,6 +55,11 @@ type Writer struct {
 	RawRecords bool
 	// MaxFrameSize bounds a frame's size field; zero means codec.DefaultMaxFrameSize.
 	MaxFrameSize int
+	// TopicName, when set, names the topic of a struct that carries a topic id alone
+	// (Produce v13, Fetch v13+, ShareFetch, ...): the name it returns goes beside the
+	// "topicId", as transcode.DecodeOptions.TopicName describes. Names learned from the
+	// traffic's Metadata responses, for one.
+	TopicName func(id [16]byte) (name string, ok bool)
 
 	framer transcode.Framer
 	dec    records.Decoder
@@ -57,15 +68,15 @@ type Writer struct {
 }
 
 func (w *Writer) setup() {
-	if w.ready && w.raw == w.RawRecords {
-		w.framer.MaxFrameSize = w.MaxFrameSize
-		return
+	if !w.ready || w.raw != w.RawRecords {
+		w.framer = transcode.Framer{}
+		if !w.RawRecords {
+			w.framer.Decode.Records = w.appendRecords
+		}
+		w.ready, w.raw = true, w.RawRecords
 	}
-	w.framer = transcode.Framer{MaxFrameSize: w.MaxFrameSize}
-	if !w.RawRecords {
-		w.framer.Decode.Records = w.appendRecords
-	}
-	w.ready, w.raw = true, w.RawRecords
+	w.framer.MaxFrameSize = w.MaxFrameSize
+	w.framer.Decode.TopicName = w.TopicName
 }
 
 // AppendRequest appends the line of one whole request frame (size prefix included),
