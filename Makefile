@@ -9,7 +9,7 @@ SPEC_RELEASES := $(shell awk '!/^\#/ && NF { print $$1 }' codec/spec.lock)
 
 .DEFAULT_GOAL := all
 
-.PHONY: all build test go-test fmt-check spec generate check-generated vectors bench bench-codec fuzz fuzz-codec clean
+.PHONY: all build test go-test fmt-check ports spec generate check-generated vectors bench bench-codec fuzz fuzz-codec clean
 
 # Each area keeps its own targets beside its code. A fragment may add to
 # BUILD_TARGETS (run by `make`), TEST_TARGETS (run by `make test` after the Go tests),
@@ -31,10 +31,19 @@ FUZZ_TARGETS  :=
 
 all: build $(BUILD_TARGETS)
 
+# The whole module builds for linux and for both WebAssembly ports; programs that only a
+# host can run (benchmarks reading getrusage, the broker command) say so with a build
+# constraint and its reason.
 build:
 	$(GO) build ./...
-	GOOS=wasip1 GOARCH=wasm $(GO) build ./codec/...
-	GOOS=js GOARCH=wasm $(GO) build ./codec/...
+	GOOS=wasip1 GOARCH=wasm $(GO) build ./...
+	GOOS=js GOARCH=wasm $(GO) build ./...
+
+# ports: make build's three builds, then go vet of the whole module, tests included, for
+# GOOS=wasip1 and GOOS=js (part of `make test`).
+ports: build
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./...
 
 # spec: fetch the pinned kafka-clients jars with Maven and extract their message descriptors.
 spec:
@@ -50,7 +59,7 @@ check-generated:
 	@for r in $(SPEC_RELEASES); do [ -d $(SPEC_DIR)/$$r ] || { $(MAKE) --no-print-directory spec; break; }; done
 	$(GO) run ./codec/internal/gen -lock codec/spec.lock -spec $(SPEC_DIR) -check
 
-test: check-generated go-test $(TEST_TARGETS)
+test: check-generated go-test ports $(TEST_TARGETS)
 
 # The tests of conn, codec/session and conformance/broker start real Kafka brokers; under
 # make they must run (KWIRE_REQUIRE_BROKER=1 turns a missing Java or jar into a failure).

@@ -596,7 +596,7 @@ func (b *Broker) Restart(ctx context.Context) error {
 // answered until Continue. Used to test clients against a broker that does not answer.
 func (b *Broker) Pause() error {
 	if p := b.process(); p != nil {
-		if err := p.Signal(syscall.SIGSTOP); err != nil {
+		if err := p.Signal(sigStop); err != nil {
 			return err
 		}
 		return waitStopped(p.Pid)
@@ -607,7 +607,7 @@ func (b *Broker) Pause() error {
 // Continue resumes a paused broker (SIGCONT).
 func (b *Broker) Continue() error {
 	if p := b.process(); p != nil {
-		return p.Signal(syscall.SIGCONT)
+		return p.Signal(sigCont)
 	}
 	return errors.New("broker: not started")
 }
@@ -659,7 +659,7 @@ func (b *Broker) kill() {
 		return
 	default:
 	}
-	_ = p.Signal(syscall.SIGCONT) // a paused process dies as well, but say so
+	_ = p.Signal(sigCont) // a paused process dies as well, but say so
 	_ = p.Signal(syscall.SIGKILL)
 	<-done
 }
@@ -672,7 +672,7 @@ func (b *Broker) Stop() error {
 			select {
 			case <-done:
 			default:
-				_ = p.Signal(syscall.SIGCONT)
+				_ = p.Signal(sigCont)
 				_ = p.Signal(syscall.SIGTERM)
 				select {
 				case <-done:

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command goabi is the native-Go side of the JavaScript benchmarks' "module call alone"
 // figure: it times abi.DecodeResponseFrameRecords, the function behind the wasm export
 // kw_decode_response_frame_records, on Fetch response frames that the benchmark wrote to
@@ -7,6 +9,9 @@
 // work is counted) and the records in the table it returned.
 //
 //	go run ./bindings/js/bench/goabi [-version 11] [-flags 0] [-rounds 9] [-ms 20] FILE...
+//
+// It is built for Unix hosts only (the constraint above): it reads the process's CPU
+// time with getrusage, which the WebAssembly ports (and Windows) do not have.
 package main
 
 import (

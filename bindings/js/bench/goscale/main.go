@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command goscale is the native-Go side of the bindings' at-scale benchmark: it decodes a
 // Fetch response frame (a file written by the JavaScript or Python benchmark) with
 // codec.DecodeResponseFrame and reads every record's value with
@@ -7,6 +9,9 @@
 // checksum the benchmark compares with its own).
 //
 //	go run ./bindings/js/bench/goscale -frame FILE -version 12 [-rounds 15]
+//
+// It is built for Unix hosts only (the constraint above): it reads the process's CPU
+// time with getrusage, which the WebAssembly ports (and Windows) do not have.
 package main
 
 import (

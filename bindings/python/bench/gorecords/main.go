@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command gorecords is the native-Go side of the Python benchmark's module-call
 // comparison: for each frame file (a Fetch response the Python benchmark wrote, size
 // prefix included) it times abi.DecodeResponseFrameRecords, the Go function behind
@@ -15,6 +17,9 @@
 //
 //	go run ./bindings/python/bench/gorecords [-version 12] [-flags 2] [-rounds 9] [-sample-ms 20] FILE...
 //	go run ./bindings/python/bench/gorecords -serve [-version 12] [-flags 2] FILE...
+//
+// It is built for Unix hosts only (the constraint above): it reads the process's CPU
+// time with getrusage, which the WebAssembly ports (and Windows) do not have.
 package main
 
 import (
