@@ -6,7 +6,8 @@
 #                          or jar set into a failure instead of a skip (also in `make test`)
 #   make conn-bench        pipelined round trips on one connection, conn vs franz-go's kgo,
 #                          against one launched broker (conn/bench, a module of its own)
-#   make conn-fuzz         the session's fuzz target for FUZZTIME
+#   make conn-fuzz         the session's fuzz target for FUZZTIME (`make fuzz` runs it with
+#                          every other target)
 #   make broker-examples   the Go example against a launched broker (examples/broker/go)
 
 CONN_BENCH := conn/bench
@@ -22,11 +23,10 @@ conn-bench: broker-deps
 	cd $(CONN_BENCH) && KWIRE_REQUIRE_BROKER=1 $(GO) run ./cmd/connbench
 
 conn-fuzz:
-	$(GO) test ./codec/session/ -run '^$$' -fuzz '^FuzzFeed$$' -fuzztime $(FUZZTIME)
+	$(MAKE) --no-print-directory fuzz-go FUZZ_ONLY='^codec/session/'
 
 broker-examples: broker-deps
 	$(GO) run ./examples/broker/go
 
 TEST_TARGETS  += conn-test
 BENCH_TARGETS += conn-bench
-FUZZ_TARGETS  += conn-fuzz

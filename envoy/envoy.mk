@@ -10,7 +10,8 @@
 #                      produce-enforce, request by request in turn), a real Java consumer through both,
 #                      the same comparison on V8 (a Node proxy, v8/proxy.mjs), and the module alone on
 #                      wazero beside V8 (v8/callbacks.mjs)
-#   make envoy-fuzz    the filter's data path (FUZZTIME each)
+#   make envoy-fuzz    the fuzz targets of the filter's data path, its policy and the module in the
+#                      harness, FUZZTIME each (`make fuzz` runs them with every other target)
 
 ENVOY_WASM    := $(BUILD)/kwire-envoy.wasm
 ENVOY_GO_SRC  := $(shell find envoy codec -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
@@ -43,15 +44,8 @@ envoy-bench: $(ENVOY_WASM)
 	cd $(ENVOY_HARNESS) && KWIRE_BENCH=1 $(GO) test -count=1 -timeout 20m -run '^(TestProxyBench(Table|Java|V8)|TestModuleCallbacksV8)$$' -v .
 
 envoy-fuzz:
-	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzDownstream$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzUpstream$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./envoy/kafkafilter -run '^$$' -fuzz '^FuzzProduceHead$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzScanMatchesIterator$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./codec/policy -run '^$$' -fuzz '^FuzzValidJSON$$' -fuzztime $(FUZZTIME)
-	cd $(ENVOY_HARNESS) && $(GO) test -run '^$$' -fuzz '^FuzzModuleData$$' -fuzztime $(FUZZTIME) .
+	$(MAKE) --no-print-directory fuzz-go FUZZ_ONLY='^(envoy/|codec/policy/|$(ENVOY_HARNESS)/)'
 
 BUILD_TARGETS += envoy
 TEST_TARGETS  += envoy-test
 BENCH_TARGETS += envoy-bench
-FUZZ_TARGETS  += envoy-fuzz

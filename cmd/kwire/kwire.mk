@@ -13,7 +13,8 @@
 #                               replace; then the installed kwire runs (part of `make test`)
 #   make kwire-sample   make examples/data/sample.pcap again: launcher, tcpdump, franz-go clients
 #   make kwire-bench    MB/s of kwire pcap on one core beside tshark -Y kafka -T json, peak RSS (part of `make bench`)
-#   make kwire-fuzz     the capture reader and the line writer under fuzzing (part of `make fuzz`)
+#   make kwire-fuzz     the capture reader and the line writer under fuzzing, FUZZTIME each (`make fuzz`
+#                       runs them with every other target)
 #   make kwire-inspector        bindings/js/kwire-inspect.wasm: the capture reader for the browser
 #                               inspector (bindings/js/inspector.html), GOOS=wasip1 c-shared (part of `make`)
 #   make kwire-inspector-test   the inspector in Debian's headless Chromium on the committed capture,
@@ -69,8 +70,7 @@ kwire-bench: kwire kwire-deps broker-deps
 	cd $(KWIRE_DIR) && $(GO) run ./internal/bench -kwire $(CURDIR)/$(KWIRE_BIN) -dir $(CURDIR)/$(BUILD)/kwire-bench
 
 kwire-fuzz:
-	cd $(KWIRE_DIR) && $(GO) test ./internal/capture -run '^$$' -fuzz '^FuzzReadCapture$$' -fuzztime $(FUZZTIME)
-	cd $(KWIRE_DIR) && $(GO) test ./internal/frames -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME)
+	$(MAKE) --no-print-directory fuzz-go FUZZ_ONLY='^$(KWIRE_DIR)/'
 
 kwire-inspector:
 	cd $(KWIRE_DIR) && GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' \
@@ -82,4 +82,3 @@ kwire-inspector-test: kwire kwire-inspector js js-deps
 BUILD_TARGETS += kwire kwire-example kwire-inspector
 TEST_TARGETS  += kwire-test kwire-install-test kwire-inspector-test
 BENCH_TARGETS += kwire-bench
-FUZZ_TARGETS  += kwire-fuzz

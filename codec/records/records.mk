@@ -17,22 +17,23 @@
 #                         that kwire.wasm links none either (its encoders are kwire's own)
 #                         (part of `make test`)
 #   make records-vectors  rewrite conformance/vectors/records from kafka-clients
-#   make records-fuzz     every record fuzz target for $(FUZZTIME) each, one at a time (a new input is
-#                         minimized for at most 5 s, so short runs spend their time fuzzing)
+#   make records-fuzz     every record fuzz target for $(FUZZTIME) each, one at a time: the kernels'
+#                         in Node (records-kernel-fuzz, part of `make fuzz`), then the Go fuzz
+#                         targets of codec/records and of kwire's own encoders (`make fuzz` runs
+#                         those with every other target)
 #   make records-bench    the batch benchmark table
 
 RECORDS_MVN     ?= mvn -q -B -Dstyle.color=never -f conformance/reference/records/pom.xml
 RECORDS_VECTORS := conformance/vectors/records/kafka-clients-4.4.0.jsonl
-# The encoders' differential fuzz targets (encode, then the reference library decodes):
-# package:target.
-RECORDS_ENC_FUZZ := ./codec/internal/lz4enc:FuzzReference ./codec/internal/deflate:FuzzReference ./codec/internal/zstd:FuzzEncode
-RECORDS_FUZZ    := FuzzBatchNone FuzzBatchGzip FuzzBatchSnappy FuzzBatchLZ4 FuzzBatchZstd FuzzLegacy FuzzSnappyBlock FuzzLZ4Block FuzzScanRecords FuzzLZ4Kernel FuzzSnappyKernel FuzzValidateProduceRecords
+# The Go fuzz targets of records-fuzz: the package's, and the encoders' differential ones
+# (encode, then the reference library decodes), as a FUZZ_ONLY regexp.
+RECORDS_FUZZ    := ^codec/records/|^codec/internal/(lz4enc|deflate)/|^codec/internal/zstd/FuzzEncode
 
-.PHONY: records-ownenc-broker records-java records-js-test records-nocompress-test records-vectors records-fuzz records-bench
+.PHONY: records-ownenc-broker records-java records-js-test records-nocompress-test records-vectors records-fuzz records-kernel-fuzz records-bench
 
 TEST_TARGETS  += records-java records-ownenc-broker records-js-test records-nocompress-test
 BENCH_TARGETS += records-bench
-FUZZ_TARGETS  += records-fuzz
+FUZZ_TARGETS  += records-kernel-fuzz
 
 vectors: records-vectors
 
@@ -82,17 +83,12 @@ records-nocompress-test:
 # The kernels' differential fuzzing runs inside the WebAssembly build (in Node), where the
 # kernels are: Go's coverage-guided fuzzer does not run WebAssembly, so the Test*KernelFuzz
 # tests mutate random inputs for KWIRE_KERNEL_FUZZTIME each.
-records-fuzz:
+records-kernel-fuzz:
 	GOOS=js GOARCH=wasm KWIRE_KERNEL_FUZZTIME=$(FUZZTIME) $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
 		-run 'KernelFuzz' -v -timeout 0 -p 1 ./codec/records ./codec/internal/crc32c
-	@for pt in $(RECORDS_ENC_FUZZ); do p=$${pt%%:*}; t=$${pt##*:}; \
-		echo "$(GO) test $$p -run '^$$' -fuzz '^'$$t'$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s"; \
-		$(GO) test $$p -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s || exit 1; \
-	done
-	@for t in $(RECORDS_FUZZ); do \
-		echo "$(GO) test ./codec/records -run '^$$' -fuzz '^'$$t'$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s"; \
-		$(GO) test ./codec/records -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 5s || exit 1; \
-	done
+
+records-fuzz: records-kernel-fuzz
+	$(MAKE) --no-print-directory fuzz-go FUZZ_ONLY='$(RECORDS_FUZZ)'
 
 records-bench:
 	$(GO) run ./codec/records/internal/benchtable

@@ -558,7 +558,19 @@ func FuzzModuleData(f *testing.F) {
 		f.Add(fr, uint16(7))
 	}
 	f.Add([]byte{0, 0, 0, 4, 0, 0, 0, 0}, uint16(1))
-	p := newPlugin(f, testConfig)
+	// The fuzzer's coordinator and each of its worker processes compile the module, which
+	// takes seconds: a worker would spend them before its first input, and a worker
+	// starts again after every crash. With the compiled code cached on disk (beside the
+	// module, in build/), only the first process compiles.
+	dc, err := wazero.NewCompilationCacheWithDir(filepath.Join("..", "..", "..", "build", "wazero-cache"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := NewPlugin(context.Background(), Config{Module: module(f), PluginConfiguration: []byte(testConfig), Cache: dc})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { p.Close(); dc.Close(context.Background()) })
 	f.Fuzz(func(t *testing.T, data []byte, step uint16) {
 		s, err := p.NewStream()
 		if err != nil {
