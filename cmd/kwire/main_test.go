@@ -10,8 +10,7 @@ import (
 )
 
 // TestMain stops the broker the capture and tap tests share. With KWIRE_TEST_MAIN=1
-// the test binary is the command itself (tests run it in a child process, under
-// limits the test process should not have).
+// the test binary is the command itself (tests run it in a child process).
 func TestMain(m *testing.M) {
 	if os.Getenv("KWIRE_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

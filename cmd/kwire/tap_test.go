@@ -261,7 +261,7 @@ func TestTapReportsUnanswered(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	c.Close()
-	want := "connection closed with 1 request(s) unanswered: ApiVersions v3 (correlation id 41)"
+	want := "connection closed with 1 request unanswered: ApiVersions v3 (correlation id 41)"
 	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), want) && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
