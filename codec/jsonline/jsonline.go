@@ -96,17 +96,20 @@ func AppendResponse(dst, frame []byte, apiKey, version int16, m *Meta) ([]byte, 
 // AppendRequest appends the line of one whole request frame to dst. m may be nil.
 func (w *Writer) AppendRequest(dst, frame []byte, m *Meta) ([]byte, error) {
 	w.setup()
-	var corr int32
-	if len(frame) >= 12 {
-		corr = int32(binary.BigEndian.Uint32(frame[8:]))
-	}
-	b := appendPrefix(dst, m, false, corr, len(frame))
+	b := AppendHead(dst, frame, false, m)
 	n := len(b)
 	out, err := w.framer.AppendRequestFrameJSON(b, frame)
 	if err != nil {
 		out = out[:n]
+		// Like the correlation id, the key and version are read only from a frame that
+		// holds the request header's fixed part (12 bytes): one of 8 to 11 bytes gets
+		// 0 for them, as in kwire decode's lines.
+		var key, version int16
+		if len(frame) >= 12 {
+			key, version = int16(binary.BigEndian.Uint16(frame[4:])), int16(binary.BigEndian.Uint16(frame[6:]))
+		}
 		if len(frame) >= 8 {
-			out = appendKeyVersion(out, int16(binary.BigEndian.Uint16(frame[4:])), int16(binary.BigEndian.Uint16(frame[6:])))
+			out = appendKeyVersion(out, key, version)
 		}
 	}
 	return join(out, n, err)
@@ -116,11 +119,7 @@ func (w *Writer) AppendRequest(dst, frame []byte, m *Meta) ([]byte, error) {
 // (apiKey, version) to dst. m may be nil.
 func (w *Writer) AppendResponse(dst, frame []byte, apiKey, version int16, m *Meta) ([]byte, error) {
 	w.setup()
-	var corr int32
-	if len(frame) >= 8 {
-		corr = int32(binary.BigEndian.Uint32(frame[4:]))
-	}
-	b := appendPrefix(dst, m, true, corr, len(frame))
+	b := AppendHead(dst, frame, true, m)
 	n := len(b)
 	out, err := w.framer.AppendResponseFrameJSON(b, frame, apiKey, version)
 	if err != nil {
@@ -129,9 +128,21 @@ func (w *Writer) AppendResponse(dst, frame []byte, apiKey, version int16, m *Met
 	return join(out, n, err)
 }
 
-// appendPrefix opens the line with the keys that come before the envelope's.
-func appendPrefix(b []byte, m *Meta, response bool, corr int32, size int) []byte {
-	b = append(b, '{')
+// AppendHead appends the opening of the line of a whole frame (size prefix included),
+// the keys that come before the envelope's: "{", then "time" and "conn" from m,
+// "dir", the frame's "correlationId" (0 when the frame is too short to hold one) and
+// "size", and for a response the "latencyUs" of m. m may be nil. It is for a caller
+// that writes a line of its own about a frame, such as a response whose request was
+// not seen: it appends its keys (",\"error\":" and AppendError, say) and closes the
+// line with "}\n".
+func AppendHead(dst, frame []byte, response bool, m *Meta) []byte {
+	var corr int32
+	if response && len(frame) >= 8 {
+		corr = int32(binary.BigEndian.Uint32(frame[4:]))
+	} else if !response && len(frame) >= 12 {
+		corr = int32(binary.BigEndian.Uint32(frame[8:]))
+	}
+	b := append(dst, '{')
 	if m != nil && !m.Time.IsZero() {
 		b = append(b, `"time":"`...)
 		b = m.Time.UTC().AppendFormat(b, time.RFC3339Nano)
@@ -150,7 +161,7 @@ func appendPrefix(b []byte, m *Meta, response bool, corr int32, size int) []byte
 	b = append(b, `,"correlationId":`...)
 	b = strconv.AppendInt(b, int64(corr), 10)
 	b = append(b, `,"size":`...)
-	b = strconv.AppendInt(b, int64(size), 10)
+	b = strconv.AppendInt(b, int64(len(frame)), 10)
 	if response && m != nil && m.Latency >= 0 {
 		b = append(b, `,"latencyUs":`...)
 		b = strconv.AppendInt(b, m.Latency.Microseconds(), 10)
@@ -176,14 +187,17 @@ func join(out []byte, n int, err error) ([]byte, error) {
 	}
 	if err != nil {
 		out = append(out, `,"error":`...)
-		return append(appendError(out, err), "}\n"...), err
+		return append(AppendError(out, err), "}\n"...), err
 	}
 	out[n] = ','
 	return append(out, '\n'), nil
 }
 
-// appendError appends {"message", "path", "offset"} for err.
-func appendError(b []byte, err error) []byte {
+// AppendError appends the object a line's "error" key holds for err:
+// {"message": ..., "path": ..., "offset": ...}, where path is the field that did not
+// decode and offset its byte offset from the frame's first byte, when err is a
+// *codec.DecodeError or a *records.Error, and "" and 0 otherwise.
+func AppendError(b []byte, err error) []byte {
 	msg, path, off := describe(err)
 	b = append(b, `{"message":`...)
 	b = recordsjson.AppendString(b, msg)
@@ -247,7 +261,7 @@ func (w *Writer) appendRecords(dst, recs []byte, path func() string) ([]byte, er
 	return append(dst, '}'), nil
 }
 
-// appendFieldError is appendError for a records field at path, whose failing entry
+// appendFieldError is AppendError for a records field at path, whose failing entry
 // starts at byte at of the field.
 func appendFieldError(b []byte, err error, path string, at int) []byte {
 	msg, field, off := describe(err)

@@ -6,7 +6,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -361,5 +363,44 @@ func TestTopicName(t *testing.T) {
 	named, err := w.AppendRequest(nil, frame, nil)
 	if err != nil || !strings.Contains(string(named), `"topicId":"AQIDBAUGBwgJCgsMDQ4PEA","name":"orders"`) {
 		t.Fatalf("with TopicName: %s %v", named, err)
+	}
+}
+
+// TestAppendValueText: every valid UTF-8 string, escapes and all, is written as text and
+// comes back from a JSON reader unchanged.
+func TestAppendValueText(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	alphabet := []rune{'a', 'Z', '"', '\\', '\n', '\r', '\t', 0, 1, 0x1f, 0x7f, 'é', '€', '𝄞', 0x2028, '/', '<'}
+	for i := 0; i < 5000; i++ {
+		var rs []rune
+		for n := rng.Intn(40); n > 0; n-- {
+			rs = append(rs, alphabet[rng.Intn(len(alphabet))])
+		}
+		s := string(rs)
+		var got struct{ Text *string }
+		b := jsonline.AppendValue(nil, []byte(s))
+		if err := json.Unmarshal(b, &got); err != nil || got.Text == nil || *got.Text != s {
+			t.Fatalf("%q: %s, %v", s, b, err)
+		}
+	}
+}
+
+// TestAppendHead: a line of one's own about a frame, opened with AppendHead and closed
+// with AppendError, is the line a Writer writes for a frame that does not decode.
+func TestAppendHead(t *testing.T) {
+	frame := []byte{0, 0, 0, 6, 0, 1, 0, 12, 0, 0, 0, 7} // a response, cut short
+	m := &jsonline.Meta{Conn: "a > b", Latency: 2 * time.Millisecond}
+	want, err := jsonline.AppendResponse(nil, frame, 1, 12, m)
+	if err == nil {
+		t.Fatal("a cut frame decodes")
+	}
+	line := jsonline.AppendHead(nil, frame, true, m)
+	line = append(line, `,"apiKey":1,"apiVersion":12,"error":`...)
+	line = append(jsonline.AppendError(line, err), "}\n"...)
+	if !bytes.Equal(line, want) {
+		t.Fatalf("%s\nwant %s", line, want)
+	}
+	if got := string(jsonline.AppendError(nil, errors.New("x"))); got != `{"message":"x","path":"","offset":0}` {
+		t.Errorf("a plain error: %s", got)
 	}
 }
