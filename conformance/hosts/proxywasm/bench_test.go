@@ -489,8 +489,7 @@ func TestModuleCallbacksV8(t *testing.T) {
 		Response string `json:"response"`
 		Ops      int    `json:"ops"`
 	}
-	// One node process per workload: Node 20 crashes now and then when several
-	// instances with their own WASI objects live in one process.
+	// One node process per workload: each is timed on an engine of its own.
 	var out []byte
 	for i, w := range ws {
 		list, _ := json.Marshal([]jsWorkload{jsWorkload(w)})

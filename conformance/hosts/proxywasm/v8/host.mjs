@@ -7,16 +7,24 @@
 //     bytes and prepends the data; start >= length appends);
 //   - a downstream buffer the callback pauses is kept and delivered again, with the
 //     bytes that arrive next, on the next callback.
-import { WASI } from 'node:wasi';
+//
+// The module's WASI imports come from the JavaScript binding's own layer
+// (bindings/js/src/wasi.js), not from node:wasi. In Node 20 and 22 node:wasi's functions
+// are V8 fast API calls, and its poll_oneoff allocates through an allocator that reports
+// to V8 (AdjustAmountOfExternalAllocatedMemory); when the process holds much external
+// memory (ArrayBuffers, the memories of several instances) that report starts a garbage
+// collection inside the fast call, which V8 does not support: Node 20 then aborts in
+// WASI::~WASI ("current_uvwasi_memory_ == 0", node_wasi.cc) or in the deoptimizer, or
+// segfaults; Node 22 segfaults; Node 24 was not seen to crash. The module's Go runtime
+// calls poll_oneoff after its garbage collections (fetch_endpoints "hold" makes them
+// often), so a process with several instances crashed now and then, keeping the WASI
+// objects alive or not. Like wazero's in the harness, this poll_oneoff does not sleep.
+import { wasiImports } from '../../../../bindings/js/src/wasi.js';
 
 const OK = 0, NOT_FOUND = 1, BAD_ARGUMENT = 2;
 export const DOWNSTREAM = 2, UPSTREAM = 3;
 const PLUGIN_CONFIG = 7;
 const CONTINUE = 0;
-
-// Node's WASI objects are kept alive to the end: finalizing one while another
-// instance runs trips an assertion in Node 20.
-const keep = [];
 
 // newVM instantiates the module with one plugin (root context) configured with
 // config, and returns a way to open streams (connections) on it.
@@ -93,12 +101,11 @@ export function newVM(wasmModule, config) {
     proxy_set_tick_period_milliseconds: () => OK,
     proxy_close_stream() { closeRequested = true; return OK; },
   };
-  const wasi = new WASI({ version: 'preview1', args: [], env: {} });
-  keep.push(wasi);
-  const instance = new WebAssembly.Instance(wasmModule, { env, wasi_snapshot_preview1: wasi.wasiImport });
+  const wasi = wasiImports(() => mem, (fd, text) => (fd === 1 ? process.stdout : process.stderr).write(text));
+  const instance = new WebAssembly.Instance(wasmModule, { env, wasi_snapshot_preview1: wasi });
   exports = instance.exports;
   mem = exports.memory;
-  wasi.initialize(instance);
+  exports._initialize();
   const root = 1;
   let nextID = 2;
   exports.proxy_on_context_create(root, 0);
