@@ -123,19 +123,7 @@ func cmdPcap(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		var bar *progressBar
-		if showProgress {
-			if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
-				bar = newProgressBar(stderr, name, i+1, len(files), st.Size())
-				r.OnProgress = bar.update
-			}
-		}
-		err = r.ReadCapture(file)
-		file.Close()
-		if bar != nil {
-			bar.done()
-			r.OnProgress = nil
-		}
+		err = readCapture(r, file, showProgress, stderr, name, i+1, len(files))
 		if err != nil {
 			out.Flush()
 			return &inputError{fmt.Errorf("%s: %w", name, err)}
@@ -217,20 +205,7 @@ func learnTopics(files []string, opts capture.Options, topics *frames.Topics, sh
 		if err != nil {
 			return
 		}
-		var bar *progressBar
-		if showProgress {
-			if st, err := file.Stat(); err == nil {
-				bar = newProgressBar(stderr, "topic names: "+name, i+1, len(files), st.Size())
-				r.OnProgress = bar.update
-			}
-		}
-		err = r.ReadCapture(file)
-		file.Close()
-		if bar != nil {
-			bar.done()
-			r.OnProgress = nil
-		}
-		if err != nil {
+		if err := readCapture(r, file, showProgress, stderr, "topic names: "+name, i+1, len(files)); err != nil {
 			return
 		}
 	}
@@ -243,6 +218,23 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// readCapture reads one capture file with r and closes it; with showProgress, a
+// regular file's progress is drawn on stderr as file i of n, under label.
+func readCapture(r *capture.Reader, file captureFile, showProgress bool, stderr io.Writer, label string, i, n int) error {
+	defer file.Close()
+	if showProgress {
+		if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
+			bar := newProgressBar(stderr, label, i, n, st.Size())
+			r.OnProgress = bar.update
+			defer func() {
+				bar.done()
+				r.OnProgress = nil
+			}()
+		}
+	}
+	return r.ReadCapture(file)
 }
 
 // progressBar draws "name [=====>    ] 42% 420/1000 MB 310 MB/s" on stderr, at most
