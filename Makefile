@@ -36,6 +36,7 @@ FUZZ_TARGETS  :=
 -include conn/conn.mk
 -include envoy/envoy.mk
 -include cmd/kwire/kwire.mk
+-include internal/jswasm/jswasm.mk
 
 all: build $(BUILD_TARGETS)
 

@@ -9,7 +9,8 @@
 #                         produced to a real 4.4.0 broker and fetched back (part of
 #                         `make test`)
 #   make records-js-test  the package's tests compiled to GOOS=js/wasm and run in Node
-#                         (part of `make test`)
+#                         (part of `make test`; `make wasm-node-soak` runs these binaries
+#                         many times, internal/jswasm/jswasm.mk)
 #   make records-nocompress-test
 #                         the package's tests built with the tag kwire_nocompress (no
 #                         compressors: decoding must work fully, encoding must refuse), and
