@@ -152,6 +152,11 @@ type Conn struct {
 	dropped                 atomic.Int64
 	saslAuthenticates       atomic.Int64
 	reauths                 atomic.Int64
+
+	// reauthMu is held for the whole of a re-authentication; reauthStopped (under it)
+	// ends the schedule. Tests stop it to read counters that no exchange is changing.
+	reauthMu      sync.Mutex
+	reauthStopped bool
 }
 
 // call is one request on its way.

@@ -239,14 +239,29 @@ func (c *Conn) scheduleReauth(life time.Duration) {
 		case <-c.closed:
 			return
 		}
+		c.reauthMu.Lock()
+		if c.reauthStopped {
+			c.reauthMu.Unlock()
+			return
+		}
 		next, err := c.reauthenticate()
+		if err == nil {
+			c.reauths.Add(1)
+		}
+		c.reauthMu.Unlock()
 		if err != nil {
 			c.die(fmt.Errorf("re-authentication: %w", err))
 			return
 		}
-		c.reauths.Add(1)
 		c.scheduleReauth(next)
 	}()
+}
+
+// stopReauth waits for a re-authentication in progress to end and starts no more.
+func (c *Conn) stopReauth() {
+	c.reauthMu.Lock()
+	c.reauthStopped = true
+	c.reauthMu.Unlock()
 }
 
 // reauthenticate holds new requests at the gate, waits until every request on the wire
