@@ -56,17 +56,17 @@ ports: build
 
 # spec: fetch the pinned kafka-clients jars with Maven and extract their message descriptors.
 spec:
-	$(GO) run ./codec/internal/gen/fetchspec -lock codec/spec.lock -out $(SPEC_DIR)
+	$(GO) run ./internal/gen/fetchspec -lock codec/spec.lock -out $(SPEC_DIR)
 
 # generate: rewrite the generated Go code from the descriptors in build/spec.
 generate:
-	$(GO) run ./codec/internal/gen -lock codec/spec.lock -spec $(SPEC_DIR)
+	$(GO) run ./internal/gen -lock codec/spec.lock -spec $(SPEC_DIR)
 
 # check-generated: fail when the committed generated code differs from what `make generate`
 # writes. Fetches the spec first when build/spec is missing.
 check-generated:
 	@for r in $(SPEC_RELEASES); do [ -d $(SPEC_DIR)/$$r ] || { $(MAKE) --no-print-directory spec; break; }; done
-	$(GO) run ./codec/internal/gen -lock codec/spec.lock -spec $(SPEC_DIR) -check
+	$(GO) run ./internal/gen -lock codec/spec.lock -spec $(SPEC_DIR) -check
 
 test: check-generated go-test ports $(TEST_TARGETS)
 

@@ -6,8 +6,8 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/kwire/kwire/codec/internal/jsonx"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // AlterClientQuotasRequest is Kafka's AlterClientQuotasRequest (api key 49), versions 0-1; flexible versions 1.

@@ -6,8 +6,8 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/kwire/kwire/codec/internal/jsonx"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // ConsumerGroupHeartbeatResponse is Kafka's ConsumerGroupHeartbeatResponse (api key 68), versions 0-1; flexible versions 0-1.

@@ -6,8 +6,8 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/kwire/kwire/codec/internal/jsonx"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // ConsumerProtocolSubscription is Kafka's ConsumerProtocolSubscription data type, versions 0-3; flexible versions none.

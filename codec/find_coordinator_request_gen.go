@@ -6,8 +6,8 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/kwire/kwire/codec/internal/jsonx"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // FindCoordinatorRequest is Kafka's FindCoordinatorRequest (api key 10), versions 0-6; flexible versions 3-6.

@@ -3,10 +3,10 @@ package codec
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/kwire/kwire/codec/internal/errtext"
+	"github.com/kwire/kwire/internal/errtext"
 	"strconv"
 
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // DefaultMaxFrameSize is the largest frame accepted unless a Framer says otherwise:

@@ -6,8 +6,8 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/kwire/kwire/codec/internal/jsonx"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // JoinGroupRequest is Kafka's JoinGroupRequest (api key 11), versions 0-9; flexible versions 6-9.

@@ -13,12 +13,12 @@ package codec
 import (
 	"encoding/base64"
 	"errors"
-	"github.com/kwire/kwire/codec/internal/errtext"
+	"github.com/kwire/kwire/internal/errtext"
 	"sort"
 	"strconv"
 
-	"github.com/kwire/kwire/codec/internal/jsonx"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // Kind says what a message is.

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kwire/kwire/codec/internal/speclock"
+	"github.com/kwire/kwire/internal/speclock"
 )
 
 const (

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kwire/kwire/codec/internal/jsonx"
+	"github.com/kwire/kwire/internal/jsonx"
 )
 
 // ConfigError is a bad configuration: the JSON path of the offending value, and

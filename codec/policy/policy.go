@@ -61,7 +61,7 @@ package policy
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/kwire/kwire/codec/internal/errtext"
+	"github.com/kwire/kwire/internal/errtext"
 	"sort"
 	"strconv"
 	"strings"

@@ -5,9 +5,9 @@ package records
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/codec/internal/deflate"
-	"github.com/kwire/kwire/codec/internal/lz4enc"
-	"github.com/kwire/kwire/codec/internal/zstd"
+	"github.com/kwire/kwire/internal/deflate"
+	"github.com/kwire/kwire/internal/lz4enc"
+	"github.com/kwire/kwire/internal/zstd"
 )
 
 // kwire's own encoders, the ones WebAssembly builds (and native builds with the
@@ -17,10 +17,10 @@ import (
 // (compress_encode.go), for their assembly; this code is compiled there too,
 // so that native tests check it against the libraries' decoders.
 //
-//   - gzip: codec/internal/deflate, one level (the standard library's writer
+//   - gzip: internal/deflate, one level (the standard library's writer
 //     would link fmt, and reflect with it);
-//   - LZ4: kwire's LZ4 frame writer around codec/internal/lz4enc, one level;
-//   - zstd: codec/internal/zstd's encoder, one level;
+//   - LZ4: kwire's LZ4 frame writer around internal/lz4enc, one level;
+//   - zstd: internal/zstd's encoder, one level;
 //   - snappy: kwire's own block encoder, as in every build.
 
 var (

@@ -5,11 +5,11 @@ package records
 import (
 	"errors"
 
-	"github.com/kwire/kwire/codec/internal/inflate"
+	"github.com/kwire/kwire/internal/inflate"
 )
 
 // WebAssembly builds, and builds with kwire_nocompress, decode with kwire's own
-// decoders only: gzip by codec/internal/inflate, zstd by codec/internal/zstd, LZ4
+// decoders only: gzip by internal/inflate, zstd by internal/zstd, LZ4
 // blocks by lz4Decode. They are small, which is what
 // those builds need (see decode_native.go for the others).
 

@@ -29,7 +29,7 @@
 // reader (concatenated members read as one stream, as Kafka's Java reader
 // does); snappy and LZ4 blocks are decoded by kwire's own block decoders inside
 // its own xerial and LZ4 frame readers; zstd by kwire's own decoder
-// (codec/internal/zstd). WebAssembly builds (and kwire_nocompress ones) use
+// (internal/zstd). WebAssembly builds (and kwire_nocompress ones) use
 // only these. Native builds try github.com/klauspost/compress (gzip, zstd) and
 // github.com/pierrec/lz4 (LZ4 blocks) first, which run assembly on amd64 and
 // arm64, and decode again with kwire's own decoder whatever those refuse, so
@@ -40,8 +40,8 @@
 // github.com/pierrec/lz4/v4's block compressor inside kwire's LZ4 frame
 // writer. WebAssembly builds (and native ones with the tag kwire_ownenc)
 // encode with kwire's own encoders, one level each, which link none of those
-// libraries: codec/internal/deflate (gzip), codec/internal/lz4enc (LZ4
-// blocks) and codec/internal/zstd's encoder. Every build has kwire's own
+// libraries: internal/deflate (gzip), internal/lz4enc (LZ4
+// blocks) and internal/zstd's encoder. Every build has kwire's own
 // snappy block encoder.
 //
 // Snappy is read both raw and in the xerial framing Java clients write (whose

@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/internal/errtext"
+	"github.com/kwire/kwire/internal/errtext"
 )
 
 // ForEachFetchMessage calls fn for every message of a FetchResponse: every

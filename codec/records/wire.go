@@ -5,11 +5,11 @@ import (
 	"hash/crc32"
 	"math/bits"
 
-	"github.com/kwire/kwire/codec/internal/crc32c"
+	"github.com/kwire/kwire/internal/crc32c"
 )
 
 // CRC32C is the checksum of a magic 2 batch (Castagnoli polynomial). In the
-// WebAssembly build it runs a hand-written kernel (codec/internal/crc32c).
+// WebAssembly build it runs a hand-written kernel (internal/crc32c).
 func CRC32C(b []byte) uint32 { return crc32c.Checksum(b) }
 
 // CRC32 is the checksum of a legacy (magic 0 and 1) message (IEEE polynomial).

@@ -3,10 +3,10 @@ package records
 import (
 	"errors"
 
-	"github.com/kwire/kwire/codec/internal/zstd"
+	"github.com/kwire/kwire/internal/zstd"
 )
 
-// zstd frames are decoded by kwire's own decoder (codec/internal/zstd), which
+// zstd frames are decoded by kwire's own decoder (internal/zstd), which
 // decodes straight into the output: the output is the match history, so it
 // needs no window buffer and its memory is bounded by the limit plus fixed
 // tables. A frame header stating a content size beyond the limit is refused

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/internal/errtext"
+	"github.com/kwire/kwire/internal/errtext"
 	"github.com/kwire/kwire/codec/kerr"
 )
 

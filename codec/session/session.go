@@ -30,8 +30,8 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/internal/errtext"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/errtext"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // apiKeyApiVersions is the api key of ApiVersions.

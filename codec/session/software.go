@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/internal/errtext"
+	"github.com/kwire/kwire/internal/errtext"
 )
 
 // The client software a session reports in ApiVersions v3+ when Config leaves it empty.

@@ -2,7 +2,7 @@ package session
 
 import (
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/internal/errtext"
+	"github.com/kwire/kwire/internal/errtext"
 )
 
 // The typed helpers below link the generated message types; a host that only moves

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/kwire/kwire/codec/internal/jsonx"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // RecordsFunc, when set in DecodeOptions, is called for every records field that is not

@@ -3,12 +3,12 @@ package transcode
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/kwire/kwire/codec/internal/errtext"
+	"github.com/kwire/kwire/internal/errtext"
 	"math"
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // A Doc is one message's wire bytes indexed by the schema: the root struct, every field

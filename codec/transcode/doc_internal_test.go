@@ -7,7 +7,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/codectest"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // Doc's accessors read values straight from the spans Parse found; the wire reader,

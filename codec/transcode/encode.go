@@ -4,8 +4,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/kwire/kwire/codec/internal/jsonx"
-	"github.com/kwire/kwire/codec/internal/wire"
+	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // JSON -> wire happens in two steps that mirror the typed codec's UnmarshalJSON then

@@ -3,11 +3,11 @@ package transcode
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/kwire/kwire/codec/internal/errtext"
+	"github.com/kwire/kwire/internal/errtext"
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/internal/jsonx"
+	"github.com/kwire/kwire/internal/jsonx"
 )
 
 // A frame's JSON form is an envelope:

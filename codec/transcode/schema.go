@@ -1,6 +1,6 @@
 package transcode
 
-// The schema tables (schema_gen.go) are written by codec/internal/gen from the same
+// The schema tables (schema_gen.go) are written by internal/gen from the same
 // merged descriptors as the typed codec. These are their types.
 
 // vr is an inclusive version range; lo > hi means no version.

@@ -13,14 +13,14 @@ package transcode
 
 import (
 	"errors"
-	"github.com/kwire/kwire/codec/internal/errtext"
+	"github.com/kwire/kwire/internal/errtext"
 	"sort"
 	"strconv"
 	"sync"
 	"unsafe"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/internal/jsonx"
+	"github.com/kwire/kwire/internal/jsonx"
 )
 
 // ErrUnknownMessage is the cause of an error for a message name the schema lacks.

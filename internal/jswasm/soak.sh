@@ -33,10 +33,10 @@ binaries=(
 	"records-purego ./codec/records kwire_purego -"
 	"transcode ./codec/transcode - -"
 	"transcode-purego ./codec/transcode kwire_purego -"
-	"crc32c ./codec/internal/crc32c - -"
-	"crc32c-purego ./codec/internal/crc32c kwire_purego -"
+	"crc32c ./internal/crc32c - -"
+	"crc32c-purego ./internal/crc32c kwire_purego -"
 	"records-kernelfuzz ./codec/records - KernelFuzz"
-	"crc32c-kernelfuzz ./codec/internal/crc32c - KernelFuzz"
+	"crc32c-kernelfuzz ./internal/crc32c - KernelFuzz"
 )
 
 summary=""

@@ -11,8 +11,8 @@ import (
 	"unsafe"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/internal/errtext"
-	"github.com/kwire/kwire/codec/internal/jsonx"
+	"github.com/kwire/kwire/internal/errtext"
+	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/codec/records"
 )
 

@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kwire/kwire/codec/internal/speclock"
+	"github.com/kwire/kwire/internal/speclock"
 )
 
 func main() {

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/kwire/kwire/codec/internal/speclock"
+	"github.com/kwire/kwire/internal/speclock"
 )
 
 func main() {

@@ -18,8 +18,8 @@ func genMessage(m *Message) string {
 	e.p(`"encoding/binary"`)
 	e.p(`"math"`)
 	e.p("")
-	e.p(`"github.com/kwire/kwire/codec/internal/jsonx"`)
-	e.p(`"github.com/kwire/kwire/codec/internal/wire"`)
+	e.p(`"github.com/kwire/kwire/internal/jsonx"`)
+	e.p(`"github.com/kwire/kwire/internal/wire"`)
 	e.p(")")
 	e.p("")
 	for _, s := range append([]*Struct{m.Root}, m.Structs...) {
