@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -38,8 +37,6 @@ func (m *AbortedTxn) isDefault() bool {
 }
 
 func (m *AbortedTxn) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
 	if len(r.Src)-r.Off >= 32 {
 		p := r.Src[r.Off : r.Off+32]
 		_ = p[31]
@@ -73,8 +70,6 @@ func (m *AbortedTxn) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AbortedTxn) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 32)...)
@@ -103,7 +98,6 @@ func (m *AbortedTxn) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "lastStableOffset")
 	first = false
 	b = jsonx.AppendInt64(b, m.LastStableOffset)
-	_ = first
 	return append(b, '}')
 }
 
@@ -208,6 +202,3 @@ func (m *AbortedTxn) AppendJSON(dst []byte, version int16) ([]byte, error) {
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *AbortedTxn) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

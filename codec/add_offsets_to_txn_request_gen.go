@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -50,9 +49,7 @@ func (m *AddOffsetsToTxnRequest) isDefault() bool {
 }
 
 func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
-	m.TransactionalId = r.String(flex)
+	m.TransactionalId = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
@@ -75,13 +72,13 @@ func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -104,14 +101,12 @@ func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AddOffsetsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if len(m.TransactionalId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionalId, flex)
+	b = wire.AppendString(b, m.TransactionalId, v >= 3)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 10)...)
@@ -125,8 +120,8 @@ func (m *AddOffsetsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
-	if flex {
+	b = wire.AppendString(b, m.GroupId, v >= 3)
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -169,7 +164,6 @@ func (m *AddOffsetsToTxnRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -296,6 +290,3 @@ func (*AddOffsetsToTxnRequest) NewResponse() Response { return NewAddOffsetsToTx
 func (*AddOffsetsToTxnRequest) ResponseType() *AddOffsetsToTxnResponse {
 	return NewAddOffsetsToTxnResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,8 +38,6 @@ func (m *AddOffsetsToTxnResponse) isDefault() bool {
 }
 
 func (m *AddOffsetsToTxnResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -60,7 +57,7 @@ func (m *AddOffsetsToTxnResponse) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -79,8 +76,6 @@ func (m *AddOffsetsToTxnResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AddOffsetsToTxnResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -89,7 +84,7 @@ func (m *AddOffsetsToTxnResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -121,7 +116,6 @@ func (m *AddOffsetsToTxnResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -230,6 +224,3 @@ func (*AddOffsetsToTxnResponse) NewRequest() Request { return NewAddOffsetsToTxn
 func (*AddOffsetsToTxnResponse) RequestType() *AddOffsetsToTxnRequest {
 	return NewAddOffsetsToTxnRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

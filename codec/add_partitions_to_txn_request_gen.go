@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -53,10 +52,8 @@ func (m *AddPartitionsToTxnRequest) isDefault() bool {
 }
 
 func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v >= 4 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Transactions
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -81,7 +78,7 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 		m.Transactions = nil
 	}
 	if v <= 3 {
-		m.V3AndBelowTransactionalId = r.String(flex)
+		m.V3AndBelowTransactionalId = r.String(v >= 3)
 		if r.Err != nil {
 			r.Push("v3AndBelowTransactionalId")
 			return
@@ -113,7 +110,7 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 		m.V3AndBelowProducerEpoch = 0
 	}
 	if v <= 3 {
-		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+		if n := r.ArrayLen(v >= 3, false, 2); n >= 0 {
 			s := m.V3AndBelowTopics
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -138,7 +135,7 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 		m.V3AndBelowTopics = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -161,10 +158,8 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v >= 4 {
-		b = wire.AppendArrayLen(b, len(m.Transactions), m.Transactions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Transactions), false, true)
 		for i := range m.Transactions {
 			b = m.Transactions[i].encode(b, v, w)
 			if w.Err != nil {
@@ -173,7 +168,7 @@ func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) [
 				return b
 			}
 		}
-	} else if !(len(m.Transactions) == 0) {
+	} else if len(m.Transactions) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactions")
 		return b
@@ -184,35 +179,33 @@ func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) [
 			w.Push("v3AndBelowTransactionalId")
 			return b
 		}
-		b = wire.AppendString(b, m.V3AndBelowTransactionalId, flex)
+		b = wire.AppendString(b, m.V3AndBelowTransactionalId, v >= 3)
 	} else if !(m.V3AndBelowTransactionalId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("v3AndBelowTransactionalId")
 		return b
 	}
 	if v <= 3 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 10)...)
-			p := b[n : n+10]
-			_ = p[9]
-			binary.BigEndian.PutUint64(p[0:], uint64(m.V3AndBelowProducerId))
-			binary.BigEndian.PutUint16(p[8:], uint16(m.V3AndBelowProducerEpoch))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 10)...)
+		p := b[n : n+10]
+		_ = p[9]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.V3AndBelowProducerId))
+		binary.BigEndian.PutUint16(p[8:], uint16(m.V3AndBelowProducerEpoch))
 	} else {
-		if !(m.V3AndBelowProducerId == 0) {
+		if m.V3AndBelowProducerId != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("v3AndBelowProducerId")
 			return b
 		}
-		if !(m.V3AndBelowProducerEpoch == 0) {
+		if m.V3AndBelowProducerEpoch != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("v3AndBelowProducerEpoch")
 			return b
 		}
 	}
 	if v <= 3 {
-		b = wire.AppendArrayLen(b, len(m.V3AndBelowTopics), m.V3AndBelowTopics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.V3AndBelowTopics), false, v >= 3)
 		for i := range m.V3AndBelowTopics {
 			b = m.V3AndBelowTopics[i].encode(b, v, w)
 			if w.Err != nil {
@@ -221,12 +214,12 @@ func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) [
 				return b
 			}
 		}
-	} else if !(len(m.V3AndBelowTopics) == 0) {
+	} else if len(m.V3AndBelowTopics) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("v3AndBelowTopics")
 		return b
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -296,7 +289,6 @@ func (m *AddPartitionsToTxnRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -424,10 +416,8 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) isDefault() boo
 }
 
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v >= 4 {
-		m.TransactionalId = r.String(flex)
+		m.TransactionalId = r.String(true)
 		if r.Err != nil {
 			r.Push("transactionalId")
 			return
@@ -466,7 +456,7 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 		m.VerifyOnly = false
 	}
 	if v >= 4 {
-		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+		if n := r.ArrayLen(true, false, 2); n >= 0 {
 			s := m.Topics
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -491,7 +481,7 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 		m.Topics = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -510,51 +500,47 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 }
 
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v >= 4 {
 		if len(m.TransactionalId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 			w.Push("transactionalId")
 			return b
 		}
-		b = wire.AppendString(b, m.TransactionalId, flex)
+		b = wire.AppendString(b, m.TransactionalId, true)
 	} else if !(m.TransactionalId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalId")
 		return b
 	}
 	if v >= 4 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 11)...)
-			p := b[n : n+11]
-			_ = p[10]
-			binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
-			binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
-			if m.VerifyOnly {
-				p[10] = 1
-			}
+		n := len(b)
+		b = append(b, make([]byte, 11)...)
+		p := b[n : n+11]
+		_ = p[10]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
+		if m.VerifyOnly {
+			p[10] = 1
 		}
 	} else {
-		if !(m.ProducerId == 0) {
+		if m.ProducerId != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("producerId")
 			return b
 		}
-		if !(m.ProducerEpoch == 0) {
+		if m.ProducerEpoch != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("producerEpoch")
 			return b
 		}
-		if !(!m.VerifyOnly) {
+		if m.VerifyOnly {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("verifyOnly")
 			return b
 		}
 	}
 	if v >= 4 {
-		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 		for i := range m.Topics {
 			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
@@ -563,12 +549,12 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) encode(b []byte
 				return b
 			}
 		}
-	} else if !(len(m.Topics) == 0) {
+	} else if len(m.Topics) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
 		return b
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -626,7 +612,6 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) appendJSON(b []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -728,14 +713,12 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) isDefault() bool {
 }
 
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 3, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -758,7 +741,7 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) decode(r *wire.Reader
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -777,19 +760,17 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) decode(r *wire.Reader
 }
 
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, v >= 3)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 3)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -828,7 +809,6 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) appendJSON(b []byte, 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -951,6 +931,3 @@ func (*AddPartitionsToTxnRequest) NewResponse() Response { return NewAddPartitio
 func (*AddPartitionsToTxnRequest) ResponseType() *AddPartitionsToTxnResponse {
 	return NewAddPartitionsToTxnResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -45,8 +44,6 @@ func (m *AddPartitionsToTxnResponse) isDefault() bool {
 }
 
 func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
@@ -62,7 +59,7 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	if v >= 4 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.ResultsByTransaction
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -87,7 +84,7 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 		m.ResultsByTransaction = nil
 	}
 	if v <= 3 {
-		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+		if n := r.ArrayLen(v >= 3, false, 2); n >= 0 {
 			s := m.ResultsByTopicV3AndBelow
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -112,7 +109,7 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 		m.ResultsByTopicV3AndBelow = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -131,16 +128,13 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AddPartitionsToTxnResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	if v >= 4 {
 		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
-		// ErrorCode is ignorable: dropped at this version.
 	}
+	// ErrorCode is ignorable: dropped at other versions.
 	if v >= 4 {
-		b = wire.AppendArrayLen(b, len(m.ResultsByTransaction), m.ResultsByTransaction == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.ResultsByTransaction), false, true)
 		for i := range m.ResultsByTransaction {
 			b = m.ResultsByTransaction[i].encode(b, v, w)
 			if w.Err != nil {
@@ -149,13 +143,13 @@ func (m *AddPartitionsToTxnResponse) encode(b []byte, v int16, w *wire.Encoder) 
 				return b
 			}
 		}
-	} else if !(len(m.ResultsByTransaction) == 0) {
+	} else if len(m.ResultsByTransaction) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("resultsByTransaction")
 		return b
 	}
 	if v <= 3 {
-		b = wire.AppendArrayLen(b, len(m.ResultsByTopicV3AndBelow), m.ResultsByTopicV3AndBelow == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.ResultsByTopicV3AndBelow), false, v >= 3)
 		for i := range m.ResultsByTopicV3AndBelow {
 			b = m.ResultsByTopicV3AndBelow[i].encode(b, v, w)
 			if w.Err != nil {
@@ -164,12 +158,12 @@ func (m *AddPartitionsToTxnResponse) encode(b []byte, v int16, w *wire.Encoder) 
 				return b
 			}
 		}
-	} else if !(len(m.ResultsByTopicV3AndBelow) == 0) {
+	} else if len(m.ResultsByTopicV3AndBelow) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("resultsByTopicV3AndBelow")
 		return b
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -227,7 +221,6 @@ func (m *AddPartitionsToTxnResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -334,10 +327,8 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) isDefault() bool {
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v >= 4 {
-		m.TransactionalId = r.String(flex)
+		m.TransactionalId = r.String(true)
 		if r.Err != nil {
 			r.Push("transactionalId")
 			return
@@ -346,7 +337,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Read
 		m.TransactionalId = ""
 	}
 	if v >= 4 {
-		if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+		if n := r.ArrayLen(true, false, 2); n >= 0 {
 			s := m.TopicResults
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -371,7 +362,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Read
 		m.TopicResults = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -390,22 +381,20 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Read
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v >= 4 {
 		if len(m.TransactionalId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 			w.Push("transactionalId")
 			return b
 		}
-		b = wire.AppendString(b, m.TransactionalId, flex)
+		b = wire.AppendString(b, m.TransactionalId, true)
 	} else if !(m.TransactionalId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalId")
 		return b
 	}
 	if v >= 4 {
-		b = wire.AppendArrayLen(b, len(m.TopicResults), m.TopicResults == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TopicResults), false, true)
 		for i := range m.TopicResults {
 			b = m.TopicResults[i].encode(b, v, w)
 			if w.Err != nil {
@@ -414,12 +403,12 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) encode(b []byte, v 
 				return b
 			}
 		}
-	} else if !(len(m.TopicResults) == 0) {
+	} else if len(m.TopicResults) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicResults")
 		return b
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -462,7 +451,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) appendJSON(b []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -546,14 +534,12 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) isDefault() bo
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 3, false, 6); n >= 0 {
 		s := m.ResultsByPartition
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -575,7 +561,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) decode(r *wire
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -594,15 +580,13 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) decode(r *wire
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.ResultsByPartition), m.ResultsByPartition == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, v >= 3)
+	b = wire.AppendArrayLen(b, len(m.ResultsByPartition), false, v >= 3)
 	for i := range m.ResultsByPartition {
 		b = m.ResultsByPartition[i].encode(b, v, w)
 		if w.Err != nil {
@@ -611,7 +595,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) encode(b []byt
 			return b
 		}
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -650,7 +634,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) appendJSON(b [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -734,8 +717,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) isDefault(
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -755,7 +736,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) decode(r *
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -774,8 +755,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) decode(r *
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -784,7 +763,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) encode(b [
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.PartitionErrorCode))
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -816,7 +795,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) appendJSON
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -927,6 +905,3 @@ func (*AddPartitionsToTxnResponse) NewRequest() Request { return NewAddPartition
 func (*AddPartitionsToTxnResponse) RequestType() *AddPartitionsToTxnRequest {
 	return NewAddPartitionsToTxnRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -44,9 +44,7 @@ func (m *AlterClientQuotasRequest) isDefault() bool {
 }
 
 func (m *AlterClientQuotasRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Entries
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -73,7 +71,7 @@ func (m *AlterClientQuotasRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -96,9 +94,7 @@ func (m *AlterClientQuotasRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterClientQuotasRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Entries), m.Entries == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Entries), false, v >= 1)
 	for i := range m.Entries {
 		b = m.Entries[i].encode(b, v, w)
 		if w.Err != nil {
@@ -108,7 +104,7 @@ func (m *AlterClientQuotasRequest) encode(b []byte, v int16, w *wire.Encoder) []
 		}
 	}
 	b = wire.AppendBool(b, m.ValidateOnly)
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -152,7 +148,6 @@ func (m *AlterClientQuotasRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -242,9 +237,7 @@ func (m *AlterClientQuotasRequestEntryData) isDefault() bool {
 }
 
 func (m *AlterClientQuotasRequestEntryData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Entity
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -265,7 +258,7 @@ func (m *AlterClientQuotasRequestEntryData) decode(r *wire.Reader, v int16) {
 		r.Push("entity")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 10); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 10); n >= 0 {
 		s := m.Ops
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -287,7 +280,7 @@ func (m *AlterClientQuotasRequestEntryData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -306,9 +299,7 @@ func (m *AlterClientQuotasRequestEntryData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterClientQuotasRequestEntryData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Entity), m.Entity == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Entity), false, v >= 1)
 	for i := range m.Entity {
 		b = m.Entity[i].encode(b, v, w)
 		if w.Err != nil {
@@ -317,7 +308,7 @@ func (m *AlterClientQuotasRequestEntryData) encode(b []byte, v int16, w *wire.En
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.Ops), m.Ops == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Ops), false, v >= 1)
 	for i := range m.Ops {
 		b = m.Ops[i].encode(b, v, w)
 		if w.Err != nil {
@@ -326,7 +317,7 @@ func (m *AlterClientQuotasRequestEntryData) encode(b []byte, v int16, w *wire.En
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -372,7 +363,6 @@ func (m *AlterClientQuotasRequestEntryData) appendJSON(b []byte, v int16) []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -468,24 +458,18 @@ func (m *AlterClientQuotasRequestEntityData) isDefault() bool {
 }
 
 func (m *AlterClientQuotasRequestEntityData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.EntityType = r.String(flex)
+	m.EntityType = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("entityType")
 		return
 	}
-	if true {
-		m.EntityName = r.NullableString(flex)
-	} else {
-		m.EntityName = r.StringPtr(flex)
-	}
+	m.EntityName = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("entityName")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -504,26 +488,19 @@ func (m *AlterClientQuotasRequestEntityData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterClientQuotasRequestEntityData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.EntityType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.EntityType)))
 		w.Push("entityType")
 		return b
 	}
-	b = wire.AppendString(b, m.EntityType, flex)
-	if m.EntityName == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("entityName")
-		return b
-	}
+	b = wire.AppendString(b, m.EntityType, v >= 1)
 	if m.EntityName != nil && len(*m.EntityName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.EntityName)))
 		w.Push("entityName")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.EntityName, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.EntityName, v >= 1)
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -555,7 +532,6 @@ func (m *AlterClientQuotasRequestEntityData) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -631,9 +607,7 @@ func (m *AlterClientQuotasRequestOpData) isDefault() bool {
 }
 
 func (m *AlterClientQuotasRequestOpData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.Key = r.String(flex)
+	m.Key = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("key")
 		return
@@ -657,7 +631,7 @@ func (m *AlterClientQuotasRequestOpData) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -676,14 +650,12 @@ func (m *AlterClientQuotasRequestOpData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterClientQuotasRequestOpData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.Key) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 		w.Push("key")
 		return b
 	}
-	b = wire.AppendString(b, m.Key, flex)
+	b = wire.AppendString(b, m.Key, v >= 1)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 9)...)
@@ -694,7 +666,7 @@ func (m *AlterClientQuotasRequestOpData) encode(b []byte, v int16, w *wire.Encod
 			p[8] = 1
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -729,7 +701,6 @@ func (m *AlterClientQuotasRequestOpData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -846,6 +817,3 @@ func (*AlterClientQuotasRequest) NewResponse() Response { return NewAlterClientQ
 func (*AlterClientQuotasRequest) ResponseType() *AlterClientQuotasResponse {
 	return NewAlterClientQuotasResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -39,14 +36,12 @@ func (m *AlterClientQuotasResponse) isDefault() bool {
 }
 
 func (m *AlterClientQuotasResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 4); n >= 0 {
 		s := m.Entries
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +63,7 @@ func (m *AlterClientQuotasResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +82,8 @@ func (m *AlterClientQuotasResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterClientQuotasResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Entries), m.Entries == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Entries), false, v >= 1)
 	for i := range m.Entries {
 		b = m.Entries[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +92,7 @@ func (m *AlterClientQuotasResponse) encode(b []byte, v int16, w *wire.Encoder) [
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +131,6 @@ func (m *AlterClientQuotasResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -226,23 +218,17 @@ func (m *AlterClientQuotasResponseEntryData) isDefault() bool {
 }
 
 func (m *AlterClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Entity
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -264,7 +250,7 @@ func (m *AlterClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -283,21 +269,14 @@ func (m *AlterClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterClientQuotasResponseEntryData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	b = wire.AppendArrayLen(b, len(m.Entity), m.Entity == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 1)
+	b = wire.AppendArrayLen(b, len(m.Entity), false, v >= 1)
 	for i := range m.Entity {
 		b = m.Entity[i].encode(b, v, w)
 		if w.Err != nil {
@@ -306,7 +285,7 @@ func (m *AlterClientQuotasResponseEntryData) encode(b []byte, v int16, w *wire.E
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -348,7 +327,6 @@ func (m *AlterClientQuotasResponseEntryData) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -439,24 +417,18 @@ func (m *AlterClientQuotasResponseEntityData) isDefault() bool {
 }
 
 func (m *AlterClientQuotasResponseEntityData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.EntityType = r.String(flex)
+	m.EntityType = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("entityType")
 		return
 	}
-	if true {
-		m.EntityName = r.NullableString(flex)
-	} else {
-		m.EntityName = r.StringPtr(flex)
-	}
+	m.EntityName = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("entityName")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -475,26 +447,19 @@ func (m *AlterClientQuotasResponseEntityData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterClientQuotasResponseEntityData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.EntityType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.EntityType)))
 		w.Push("entityType")
 		return b
 	}
-	b = wire.AppendString(b, m.EntityType, flex)
-	if m.EntityName == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("entityName")
-		return b
-	}
+	b = wire.AppendString(b, m.EntityType, v >= 1)
 	if m.EntityName != nil && len(*m.EntityName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.EntityName)))
 		w.Push("entityName")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.EntityName, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.EntityName, v >= 1)
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -526,7 +491,6 @@ func (m *AlterClientQuotasResponseEntityData) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -637,6 +601,3 @@ func (*AlterClientQuotasResponse) NewRequest() Request { return NewAlterClientQu
 func (*AlterClientQuotasResponse) RequestType() *AlterClientQuotasRequest {
 	return NewAlterClientQuotasRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

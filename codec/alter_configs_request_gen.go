@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -44,9 +41,7 @@ func (m *AlterConfigsRequest) isDefault() bool {
 }
 
 func (m *AlterConfigsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 3); n >= 0 {
 		s := m.Resources
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -73,7 +68,7 @@ func (m *AlterConfigsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -96,9 +91,7 @@ func (m *AlterConfigsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Resources), m.Resources == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Resources), false, v >= 2)
 	for i := range m.Resources {
 		b = m.Resources[i].encode(b, v, w)
 		if w.Err != nil {
@@ -108,7 +101,7 @@ func (m *AlterConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		}
 	}
 	b = wire.AppendBool(b, m.ValidateOnly)
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -152,7 +145,6 @@ func (m *AlterConfigsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -245,19 +237,17 @@ func (m *AlterConfigsRequestAlterConfigsResource) isDefault() bool {
 }
 
 func (m *AlterConfigsRequestAlterConfigsResource) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ResourceType = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceType")
 		return
 	}
-	m.ResourceName = r.String(flex)
+	m.ResourceName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("resourceName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Configs
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -279,7 +269,7 @@ func (m *AlterConfigsRequestAlterConfigsResource) decode(r *wire.Reader, v int16
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -298,16 +288,14 @@ func (m *AlterConfigsRequestAlterConfigsResource) decode(r *wire.Reader, v int16
 }
 
 func (m *AlterConfigsRequestAlterConfigsResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = append(b, byte(m.ResourceType))
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
 		return b
 	}
-	b = wire.AppendString(b, m.ResourceName, flex)
-	b = wire.AppendArrayLen(b, len(m.Configs), m.Configs == nil && (false), flex)
+	b = wire.AppendString(b, m.ResourceName, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Configs), false, v >= 2)
 	for i := range m.Configs {
 		b = m.Configs[i].encode(b, v, w)
 		if w.Err != nil {
@@ -316,7 +304,7 @@ func (m *AlterConfigsRequestAlterConfigsResource) encode(b []byte, v int16, w *w
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -358,7 +346,6 @@ func (m *AlterConfigsRequestAlterConfigsResource) appendJSON(b []byte, v int16) 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -449,24 +436,18 @@ func (m *AlterConfigsRequestAlterableConfig) isDefault() bool {
 }
 
 func (m *AlterConfigsRequestAlterableConfig) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if true {
-		m.Value = r.NullableString(flex)
-	} else {
-		m.Value = r.StringPtr(flex)
-	}
+	m.Value = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("value")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -485,26 +466,19 @@ func (m *AlterConfigsRequestAlterableConfig) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterConfigsRequestAlterableConfig) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	if m.Value == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("value")
-		return b
-	}
+	b = wire.AppendString(b, m.Name, v >= 2)
 	if m.Value != nil && len(*m.Value) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 		w.Push("value")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Value, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.Value, v >= 2)
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -536,7 +510,6 @@ func (m *AlterConfigsRequestAlterableConfig) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -643,6 +616,3 @@ func (*AlterConfigsRequest) NewResponse() Response { return NewAlterConfigsRespo
 
 // ResponseType returns a new paired AlterConfigsResponse, typed.
 func (*AlterConfigsRequest) ResponseType() *AlterConfigsResponse { return NewAlterConfigsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -49,8 +46,6 @@ func (m *AlterPartitionReassignmentsRequest) isDefault() bool {
 }
 
 func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.TimeoutMs = r.Int32()
 	if r.Err != nil {
 		r.Push("timeoutMs")
@@ -65,7 +60,7 @@ func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.AllowReplicationFactorChange = true
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -87,21 +82,19 @@ func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -110,17 +103,15 @@ func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterPartitionReassignmentsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.TimeoutMs)
 	if v >= 1 {
 		b = wire.AppendBool(b, m.AllowReplicationFactorChange)
-	} else if !(m.AllowReplicationFactorChange) {
+	} else if !m.AllowReplicationFactorChange {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("allowReplicationFactorChange")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -129,16 +120,14 @@ func (m *AlterPartitionReassignmentsRequest) encode(b []byte, v int16, w *wire.E
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -174,7 +163,6 @@ func (m *AlterPartitionReassignmentsRequest) appendJSON(b []byte, v int16) []byt
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -270,14 +258,12 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) isDefault() bool {
 }
 
 func (m *AlterPartitionReassignmentsRequestReassignableTopic) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -299,34 +285,30 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) decode(r *wire.Rea
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *AlterPartitionReassignmentsRequestReassignableTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -335,16 +317,14 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) encode(b []byte, v
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -370,7 +350,6 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) appendJSON(b []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -454,14 +433,12 @@ func (m *AlterPartitionReassignmentsRequestReassignablePartition) isDefault() bo
 }
 
 func (m *AlterPartitionReassignmentsRequestReassignablePartition) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.PartitionIndex = r.Int32()
 	if r.Err != nil {
 		r.Push("partitionIndex")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 4); n >= 0 {
+	if n := r.ArrayLen(true, true, 4); n >= 0 {
 		s := m.Replicas
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -484,47 +461,36 @@ func (m *AlterPartitionReassignmentsRequestReassignablePartition) decode(r *wire
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *AlterPartitionReassignmentsRequestReassignablePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.PartitionIndex)
-	if m.Replicas == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("replicas")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.Replicas), m.Replicas == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Replicas), m.Replicas == nil, true)
 	for i := range m.Replicas {
 		b = wire.AppendInt32(b, m.Replicas[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -554,7 +520,6 @@ func (m *AlterPartitionReassignmentsRequestReassignablePartition) appendJSON(b [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -685,6 +650,3 @@ func (*AlterPartitionReassignmentsRequest) NewResponse() Response {
 func (*AlterPartitionReassignmentsRequest) ResponseType() *AlterPartitionReassignmentsResponse {
 	return NewAlterPartitionReassignmentsResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -48,8 +47,6 @@ func (m *AlterPartitionRequest) isDefault() bool {
 }
 
 func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -68,7 +65,7 @@ func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -90,21 +87,19 @@ func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -113,8 +108,6 @@ func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterPartitionRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -123,7 +116,7 @@ func (m *AlterPartitionRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -132,16 +125,14 @@ func (m *AlterPartitionRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -175,7 +166,6 @@ func (m *AlterPartitionRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -274,10 +264,8 @@ func (m *AlterPartitionRequestTopicData) isDefault() bool {
 }
 
 func (m *AlterPartitionRequestTopicData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v <= 1 {
-		m.TopicName = r.String(flex)
+		m.TopicName = r.String(true)
 		if r.Err != nil {
 			r.Push("topicName")
 			return
@@ -294,7 +282,7 @@ func (m *AlterPartitionRequestTopicData) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicId = UUID{}
 	}
-	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
+	if n := r.ArrayLen(true, false, 13); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -316,43 +304,37 @@ func (m *AlterPartitionRequestTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *AlterPartitionRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v <= 1 {
 		if len(m.TopicName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
 			return b
 		}
-		b = wire.AppendString(b, m.TopicName, flex)
-	} else if !(m.TopicName == "") {
-		// TopicName is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.TopicName, true)
 	}
+	// TopicName is ignorable: dropped at other versions.
 	if v >= 2 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	// TopicId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -361,16 +343,14 @@ func (m *AlterPartitionRequestTopicData) encode(b []byte, v int16, w *wire.Encod
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -403,7 +383,6 @@ func (m *AlterPartitionRequestTopicData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -505,8 +484,6 @@ func (m *AlterPartitionRequestPartitionData) isDefault() bool {
 }
 
 func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -526,7 +503,7 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 		}
 	}
 	if v <= 2 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(true, false, 4); n >= 0 {
 			s := m.NewIsr
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -552,7 +529,7 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 		m.NewIsr = nil
 	}
 	if v >= 3 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.NewIsrWithEpochs
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -591,27 +568,23 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *AlterPartitionRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -621,17 +594,17 @@ func (m *AlterPartitionRequestPartitionData) encode(b []byte, v int16, w *wire.E
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	}
 	if v <= 2 {
-		b = wire.AppendArrayLen(b, len(m.NewIsr), m.NewIsr == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.NewIsr), false, true)
 		for i := range m.NewIsr {
 			b = wire.AppendInt32(b, m.NewIsr[i])
 		}
-	} else if !(len(m.NewIsr) == 0) {
+	} else if len(m.NewIsr) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("newIsr")
 		return b
 	}
 	if v >= 3 {
-		b = wire.AppendArrayLen(b, len(m.NewIsrWithEpochs), m.NewIsrWithEpochs == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.NewIsrWithEpochs), false, true)
 		for i := range m.NewIsrWithEpochs {
 			b = m.NewIsrWithEpochs[i].encode(b, v, w)
 			if w.Err != nil {
@@ -640,29 +613,27 @@ func (m *AlterPartitionRequestPartitionData) encode(b []byte, v int16, w *wire.E
 				return b
 			}
 		}
-	} else if !(len(m.NewIsrWithEpochs) == 0) {
+	} else if len(m.NewIsrWithEpochs) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("newIsrWithEpochs")
 		return b
 	}
 	if v >= 1 {
 		b = append(b, byte(m.LeaderRecoveryState))
-	} else if !(m.LeaderRecoveryState == 0) {
+	} else if m.LeaderRecoveryState != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderRecoveryState")
 		return b
 	}
 	b = wire.AppendInt32(b, m.PartitionEpoch)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -713,7 +684,6 @@ func (m *AlterPartitionRequestPartitionData) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -834,8 +804,6 @@ func (m *AlterPartitionRequestBrokerState) isDefault() bool {
 }
 
 func (m *AlterPartitionRequestBrokerState) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v >= 3 {
 		if len(r.Src)-r.Off >= 12 {
 			p := r.Src[r.Off : r.Off+12]
@@ -860,58 +828,50 @@ func (m *AlterPartitionRequestBrokerState) decode(r *wire.Reader, v int16) {
 		m.BrokerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *AlterPartitionRequestBrokerState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v >= 3 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 12)...)
-			p := b[n : n+12]
-			_ = p[11]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
-			binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
 	} else {
-		if !(m.BrokerId == 0) {
+		if m.BrokerId != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("brokerId")
 			return b
 		}
-		if !(m.BrokerEpoch == -1) {
+		if m.BrokerEpoch != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("brokerEpoch")
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -934,7 +894,6 @@ func (m *AlterPartitionRequestBrokerState) appendJSON(b []byte, v int16) []byte 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1043,6 +1002,3 @@ func (*AlterPartitionRequest) NewResponse() Response { return NewAlterPartitionR
 func (*AlterPartitionRequest) ResponseType() *AlterPartitionResponse {
 	return NewAlterPartitionResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

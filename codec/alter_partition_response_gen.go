@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -42,8 +41,6 @@ func (m *AlterPartitionResponse) isDefault() bool {
 }
 
 func (m *AlterPartitionResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -62,7 +59,7 @@ func (m *AlterPartitionResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -84,27 +81,23 @@ func (m *AlterPartitionResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *AlterPartitionResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -113,7 +106,7 @@ func (m *AlterPartitionResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -122,16 +115,14 @@ func (m *AlterPartitionResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -160,7 +151,6 @@ func (m *AlterPartitionResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -253,10 +243,8 @@ func (m *AlterPartitionResponseTopicData) isDefault() bool {
 }
 
 func (m *AlterPartitionResponseTopicData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v <= 1 {
-		m.TopicName = r.String(flex)
+		m.TopicName = r.String(true)
 		if r.Err != nil {
 			r.Push("topicName")
 			return
@@ -273,7 +261,7 @@ func (m *AlterPartitionResponseTopicData) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicId = UUID{}
 	}
-	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
+	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -295,43 +283,37 @@ func (m *AlterPartitionResponseTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *AlterPartitionResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v <= 1 {
 		if len(m.TopicName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
 			return b
 		}
-		b = wire.AppendString(b, m.TopicName, flex)
-	} else if !(m.TopicName == "") {
-		// TopicName is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.TopicName, true)
 	}
+	// TopicName is ignorable: dropped at other versions.
 	if v >= 2 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	// TopicId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -340,16 +322,14 @@ func (m *AlterPartitionResponseTopicData) encode(b []byte, v int16, w *wire.Enco
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -382,7 +362,6 @@ func (m *AlterPartitionResponseTopicData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -487,8 +466,6 @@ func (m *AlterPartitionResponsePartitionData) isDefault() bool {
 }
 
 func (m *AlterPartitionResponsePartitionData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 14 {
 		p := r.Src[r.Off : r.Off+14]
 		_ = p[13]
@@ -519,7 +496,7 @@ func (m *AlterPartitionResponsePartitionData) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Isr
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -556,27 +533,23 @@ func (m *AlterPartitionResponsePartitionData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *AlterPartitionResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 14)...)
@@ -587,26 +560,23 @@ func (m *AlterPartitionResponsePartitionData) encode(b []byte, v int16, w *wire.
 		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
 		binary.BigEndian.PutUint32(p[10:], uint32(m.LeaderEpoch))
 	}
-	b = wire.AppendArrayLen(b, len(m.Isr), m.Isr == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Isr), false, true)
 	for i := range m.Isr {
 		b = wire.AppendInt32(b, m.Isr[i])
 	}
 	if v >= 1 {
 		b = append(b, byte(m.LeaderRecoveryState))
-	} else if !(m.LeaderRecoveryState == 0) {
-		// LeaderRecoveryState is ignorable: dropped at this version.
 	}
+	// LeaderRecoveryState is ignorable: dropped at other versions.
 	b = wire.AppendInt32(b, m.PartitionEpoch)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -649,7 +619,6 @@ func (m *AlterPartitionResponsePartitionData) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -800,6 +769,3 @@ func (*AlterPartitionResponse) NewRequest() Request { return NewAlterPartitionRe
 func (*AlterPartitionResponse) RequestType() *AlterPartitionRequest {
 	return NewAlterPartitionRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -41,9 +38,7 @@ func (m *AlterReplicaLogDirsRequest) isDefault() bool {
 }
 
 func (m *AlterReplicaLogDirsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Dirs
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -65,7 +60,7 @@ func (m *AlterReplicaLogDirsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -88,9 +83,7 @@ func (m *AlterReplicaLogDirsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterReplicaLogDirsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Dirs), m.Dirs == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Dirs), false, v >= 2)
 	for i := range m.Dirs {
 		b = m.Dirs[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +92,7 @@ func (m *AlterReplicaLogDirsRequest) encode(b []byte, v int16, w *wire.Encoder) 
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -140,7 +133,6 @@ func (m *AlterReplicaLogDirsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -224,14 +216,12 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) isDefault() bool {
 }
 
 func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Path = r.String(flex)
+	m.Path = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("path")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -253,7 +243,7 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) decode(r *wire.Reader, v 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -272,15 +262,13 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) decode(r *wire.Reader, v 
 }
 
 func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Path) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Path)))
 		w.Push("path")
 		return b
 	}
-	b = wire.AppendString(b, m.Path, flex)
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendString(b, m.Path, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 2)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -289,7 +277,7 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) encode(b []byte, v int16,
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -328,7 +316,6 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -412,14 +399,12 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) isDefault() bool {
 }
 
 func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -442,7 +427,7 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) decode(r *wire.Reade
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -461,19 +446,17 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) decode(r *wire.Reade
 }
 
 func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 2)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -512,7 +495,6 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) appendJSON(b []byte,
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -635,6 +617,3 @@ func (*AlterReplicaLogDirsRequest) NewResponse() Response { return NewAlterRepli
 func (*AlterReplicaLogDirsRequest) ResponseType() *AlterReplicaLogDirsResponse {
 	return NewAlterReplicaLogDirsResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

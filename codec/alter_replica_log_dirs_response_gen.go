@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,14 +38,12 @@ func (m *AlterReplicaLogDirsResponse) isDefault() bool {
 }
 
 func (m *AlterReplicaLogDirsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Results
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +65,7 @@ func (m *AlterReplicaLogDirsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +84,8 @@ func (m *AlterReplicaLogDirsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterReplicaLogDirsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Results), false, v >= 2)
 	for i := range m.Results {
 		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +94,7 @@ func (m *AlterReplicaLogDirsResponse) encode(b []byte, v int16, w *wire.Encoder)
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +133,6 @@ func (m *AlterReplicaLogDirsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -222,14 +216,12 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) isDefault() b
 }
 
 func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -251,7 +243,7 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) decode(r *wir
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -270,15 +262,13 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) decode(r *wir
 }
 
 func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 2)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -287,7 +277,7 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) encode(b []by
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -326,7 +316,6 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) appendJSON(b 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -410,8 +399,6 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) isDefault
 }
 
 func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -431,7 +418,7 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) decode(r 
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -450,8 +437,6 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) decode(r 
 }
 
 func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -460,7 +445,7 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) encode(b 
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -492,7 +477,6 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) appendJSO
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -603,6 +587,3 @@ func (*AlterReplicaLogDirsResponse) NewRequest() Request { return NewAlterReplic
 func (*AlterReplicaLogDirsResponse) RequestType() *AlterReplicaLogDirsRequest {
 	return NewAlterReplicaLogDirsRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -44,9 +43,7 @@ func (m *AlterUserScramCredentialsRequest) isDefault() bool {
 }
 
 func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Deletions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -67,7 +64,7 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 		r.Push("deletions")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.Upsertions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -89,21 +86,19 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -112,9 +107,7 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Deletions), m.Deletions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Deletions), false, true)
 	for i := range m.Deletions {
 		b = m.Deletions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -123,7 +116,7 @@ func (m *AlterUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.Enc
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.Upsertions), m.Upsertions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Upsertions), false, true)
 	for i := range m.Upsertions {
 		b = m.Upsertions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -132,16 +125,14 @@ func (m *AlterUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.Enc
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -179,7 +170,6 @@ func (m *AlterUserScramCredentialsRequest) appendJSON(b []byte, v int16) []byte 
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -280,9 +270,7 @@ func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) isDefault() bo
 }
 
 func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -293,44 +281,38 @@ func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) decode(r *wire
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, true)
 	b = append(b, byte(m.Mechanism))
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -349,7 +331,6 @@ func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) appendJSON(b [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -431,9 +412,7 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) isDefault() b
 }
 
 func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -456,44 +435,40 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) decode(r *wir
 			return
 		}
 	}
-	m.Salt = r.Bytes(flex)
+	m.Salt = r.Bytes(true)
 	if r.Err != nil {
 		r.Push("salt")
 		return
 	}
-	m.SaltedPassword = r.Bytes(flex)
+	m.SaltedPassword = r.Bytes(true)
 	if r.Err != nil {
 		r.Push("saltedPassword")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 5)...)
@@ -502,18 +477,16 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) encode(b []by
 		p[0] = byte(m.Mechanism)
 		binary.BigEndian.PutUint32(p[1:], uint32(m.Iterations))
 	}
-	b = wire.AppendBytes(b, m.Salt, flex, false)
-	b = wire.AppendBytes(b, m.SaltedPassword, flex, false)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	b = wire.AppendBytes(b, m.Salt, true, false)
+	b = wire.AppendBytes(b, m.SaltedPassword, true, false)
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -541,7 +514,6 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) appendJSON(b 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -676,6 +648,3 @@ func (*AlterUserScramCredentialsRequest) NewResponse() Response {
 func (*AlterUserScramCredentialsRequest) ResponseType() *AlterUserScramCredentialsResponse {
 	return NewAlterUserScramCredentialsResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -51,10 +48,8 @@ func (m *ApiVersionsRequest) isDefault() bool {
 }
 
 func (m *ApiVersionsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v >= 3 {
-		m.ClientSoftwareName = r.String(flex)
+		m.ClientSoftwareName = r.String(true)
 		if r.Err != nil {
 			r.Push("clientSoftwareName")
 			return
@@ -63,7 +58,7 @@ func (m *ApiVersionsRequest) decode(r *wire.Reader, v int16) {
 		m.ClientSoftwareName = ""
 	}
 	if v >= 3 {
-		m.ClientSoftwareVersion = r.String(flex)
+		m.ClientSoftwareVersion = r.String(true)
 		if r.Err != nil {
 			r.Push("clientSoftwareVersion")
 			return
@@ -72,11 +67,7 @@ func (m *ApiVersionsRequest) decode(r *wire.Reader, v int16) {
 		m.ClientSoftwareVersion = ""
 	}
 	if v >= 5 {
-		if v >= 5 {
-			m.ClusterId = r.NullableString(flex)
-		} else {
-			m.ClusterId = r.StringPtr(flex)
-		}
+		m.ClusterId = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("clusterId")
 			return
@@ -94,7 +85,7 @@ func (m *ApiVersionsRequest) decode(r *wire.Reader, v int16) {
 		m.NodeId = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -117,49 +108,38 @@ func (m *ApiVersionsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ApiVersionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v >= 3 {
 		if len(m.ClientSoftwareName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientSoftwareName)))
 			w.Push("clientSoftwareName")
 			return b
 		}
-		b = wire.AppendString(b, m.ClientSoftwareName, flex)
-	} else if !(m.ClientSoftwareName == "") {
-		// ClientSoftwareName is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.ClientSoftwareName, true)
 	}
+	// ClientSoftwareName is ignorable: dropped at other versions.
 	if v >= 3 {
 		if len(m.ClientSoftwareVersion) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientSoftwareVersion)))
 			w.Push("clientSoftwareVersion")
 			return b
 		}
-		b = wire.AppendString(b, m.ClientSoftwareVersion, flex)
-	} else if !(m.ClientSoftwareVersion == "") {
-		// ClientSoftwareVersion is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.ClientSoftwareVersion, true)
 	}
+	// ClientSoftwareVersion is ignorable: dropped at other versions.
 	if v >= 5 {
-		if m.ClusterId == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("clusterId")
-			return b
-		}
 		if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 			w.Push("clusterId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ClusterId, flex)
-	} else if !(m.ClusterId == nil) {
-		// ClusterId is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ClusterId, true)
 	}
+	// ClusterId is ignorable: dropped at other versions.
 	if v >= 5 {
 		b = wire.AppendInt32(b, m.NodeId)
-	} else if !(m.NodeId == -1) {
-		// NodeId is ignorable: dropped at this version.
 	}
-	if flex {
+	// NodeId is ignorable: dropped at other versions.
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -210,7 +190,6 @@ func (m *ApiVersionsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -335,6 +314,3 @@ func (*ApiVersionsRequest) NewResponse() Response { return NewApiVersionsRespons
 
 // ResponseType returns a new paired ApiVersionsResponse, typed.
 func (*ApiVersionsRequest) ResponseType() *ApiVersionsResponse { return NewApiVersionsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

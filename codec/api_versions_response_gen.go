@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -55,14 +54,12 @@ func (m *ApiVersionsResponse) isDefault() bool {
 }
 
 func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 3, false, 6); n >= 0 {
 		s := m.ApiKeys
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -97,7 +94,7 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 	m.FinalizedFeatures = nil
 	m.ZkMigrationReady = false
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -107,9 +104,9 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			switch {
-			case tag == 0 && v >= 3:
+			case tag == 0:
 				saved := r.Limit(end)
-				if n := r.ArrayLen(true, (false), 1); n >= 0 {
+				if n := r.ArrayLen(true, false, 1); n >= 0 {
 					s := m.SupportedFeatures
 					s = wire.Slice(s, n, r.Remaining())
 					for i := 0; i < n; i++ {
@@ -131,7 +128,7 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 					r.Push("supportedFeatures")
 					return
 				}
-			case tag == 1 && v >= 3:
+			case tag == 1:
 				saved := r.Limit(end)
 				m.FinalizedFeaturesEpoch = r.Int64()
 				r.Unlimit(saved, tag)
@@ -139,9 +136,9 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 					r.Push("finalizedFeaturesEpoch")
 					return
 				}
-			case tag == 2 && v >= 3:
+			case tag == 2:
 				saved := r.Limit(end)
-				if n := r.ArrayLen(true, (false), 1); n >= 0 {
+				if n := r.ArrayLen(true, false, 1); n >= 0 {
 					s := m.FinalizedFeatures
 					s = wire.Slice(s, n, r.Remaining())
 					for i := 0; i < n; i++ {
@@ -163,7 +160,7 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 					r.Push("finalizedFeatures")
 					return
 				}
-			case tag == 3 && v >= 3:
+			case tag == 3:
 				saved := r.Limit(end)
 				m.ZkMigrationReady = r.Bool()
 				r.Unlimit(saved, tag)
@@ -183,10 +180,8 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ApiVersionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendArrayLen(b, len(m.ApiKeys), m.ApiKeys == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ApiKeys), false, v >= 3)
 	for i := range m.ApiKeys {
 		b = m.ApiKeys[i].encode(b, v, w)
 		if w.Err != nil {
@@ -197,88 +192,67 @@ func (m *ApiVersionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	}
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	if !(v >= 3) && !(len(m.SupportedFeatures) == 0) {
-		// SupportedFeatures is ignorable: dropped at this version.
-	}
-	if !(v >= 3) && !(m.FinalizedFeaturesEpoch == -1) {
-		// FinalizedFeaturesEpoch is ignorable: dropped at this version.
-	}
-	if !(v >= 3) && !(len(m.FinalizedFeatures) == 0) {
-		// FinalizedFeatures is ignorable: dropped at this version.
-	}
-	if !(v >= 3) && !(!m.ZkMigrationReady) {
-		// ZkMigrationReady is ignorable: dropped at this version.
-	}
-	if flex {
+	// ThrottleTimeMs is ignorable: dropped at other versions.
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
-		if (v >= 3) && !(len(m.SupportedFeatures) == 0) {
+		if len(m.SupportedFeatures) != 0 {
 			nt++
 		}
-		if (v >= 3) && !(m.FinalizedFeaturesEpoch == -1) {
+		if m.FinalizedFeaturesEpoch != -1 {
 			nt++
 		}
-		if (v >= 3) && !(len(m.FinalizedFeatures) == 0) {
+		if len(m.FinalizedFeatures) != 0 {
 			nt++
 		}
-		if (v >= 3) && !(!m.ZkMigrationReady) {
+		if m.ZkMigrationReady {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
-		if v >= 3 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(len(m.SupportedFeatures) == 0) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				b = wire.AppendArrayLen(b, len(m.SupportedFeatures), m.SupportedFeatures == nil && (false), true)
-				for i := range m.SupportedFeatures {
-					b = m.SupportedFeatures[i].encode(b, v, w)
-					if w.Err != nil {
-						w.PushIndex(i)
-						w.Push("supportedFeatures")
-						return b
-					}
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+		if len(m.SupportedFeatures) != 0 {
+			var start int
+			b, start = wire.BeginTag(b, 0)
+			b = wire.AppendArrayLen(b, len(m.SupportedFeatures), false, true)
+			for i := range m.SupportedFeatures {
+				b = m.SupportedFeatures[i].encode(b, v, w)
+				if w.Err != nil {
+					w.PushIndex(i)
+					w.Push("supportedFeatures")
+					return b
 				}
-				b = wire.EndTag(b, start)
 			}
+			b = wire.EndTag(b, start)
 		}
-		if v >= 3 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
-			if !(m.FinalizedFeaturesEpoch == -1) {
-				var start int
-				b, start = wire.BeginTag(b, 1)
-				b = wire.AppendInt64(b, m.FinalizedFeaturesEpoch)
-				b = wire.EndTag(b, start)
-			}
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
+		if m.FinalizedFeaturesEpoch != -1 {
+			var start int
+			b, start = wire.BeginTag(b, 1)
+			b = wire.AppendInt64(b, m.FinalizedFeaturesEpoch)
+			b = wire.EndTag(b, start)
 		}
-		if v >= 3 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 2)
-			if !(len(m.FinalizedFeatures) == 0) {
-				var start int
-				b, start = wire.BeginTag(b, 2)
-				b = wire.AppendArrayLen(b, len(m.FinalizedFeatures), m.FinalizedFeatures == nil && (false), true)
-				for i := range m.FinalizedFeatures {
-					b = m.FinalizedFeatures[i].encode(b, v, w)
-					if w.Err != nil {
-						w.PushIndex(i)
-						w.Push("finalizedFeatures")
-						return b
-					}
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 2)
+		if len(m.FinalizedFeatures) != 0 {
+			var start int
+			b, start = wire.BeginTag(b, 2)
+			b = wire.AppendArrayLen(b, len(m.FinalizedFeatures), false, true)
+			for i := range m.FinalizedFeatures {
+				b = m.FinalizedFeatures[i].encode(b, v, w)
+				if w.Err != nil {
+					w.PushIndex(i)
+					w.Push("finalizedFeatures")
+					return b
 				}
-				b = wire.EndTag(b, start)
 			}
+			b = wire.EndTag(b, start)
 		}
-		if v >= 3 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 3)
-			if !(!m.ZkMigrationReady) {
-				var start int
-				b, start = wire.BeginTag(b, 3)
-				b = wire.AppendBool(b, m.ZkMigrationReady)
-				b = wire.EndTag(b, start)
-			}
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 3)
+		if m.ZkMigrationReady {
+			var start int
+			b, start = wire.BeginTag(b, 3)
+			b = wire.AppendBool(b, m.ZkMigrationReady)
+			b = wire.EndTag(b, start)
 		}
 		if u < len(m.UnknownTaggedFields) {
 			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
@@ -355,7 +329,6 @@ func (m *ApiVersionsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -494,8 +467,6 @@ func (m *ApiVersionsResponseApiVersion) isDefault() bool {
 }
 
 func (m *ApiVersionsResponseApiVersion) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -521,7 +492,7 @@ func (m *ApiVersionsResponseApiVersion) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -540,8 +511,6 @@ func (m *ApiVersionsResponseApiVersion) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ApiVersionsResponseApiVersion) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -551,7 +520,7 @@ func (m *ApiVersionsResponseApiVersion) encode(b []byte, v int16, w *wire.Encode
 		binary.BigEndian.PutUint16(p[2:], uint16(m.MinVersion))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.MaxVersion))
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -586,7 +555,6 @@ func (m *ApiVersionsResponseApiVersion) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -668,10 +636,8 @@ func (m *ApiVersionsResponseSupportedFeatureKey) isDefault() bool {
 }
 
 func (m *ApiVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v >= 3 {
-		m.Name = r.String(flex)
+		m.Name = r.String(true)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -703,7 +669,7 @@ func (m *ApiVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16)
 		m.MaxVersion = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -722,42 +688,38 @@ func (m *ApiVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16)
 }
 
 func (m *ApiVersionsResponseSupportedFeatureKey) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v >= 3 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, true)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
 		return b
 	}
 	if v >= 3 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 4)...)
-			p := b[n : n+4]
-			_ = p[3]
-			binary.BigEndian.PutUint16(p[0:], uint16(m.MinVersion))
-			binary.BigEndian.PutUint16(p[2:], uint16(m.MaxVersion))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 4)...)
+		p := b[n : n+4]
+		_ = p[3]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.MinVersion))
+		binary.BigEndian.PutUint16(p[2:], uint16(m.MaxVersion))
 	} else {
-		if !(m.MinVersion == 0) {
+		if m.MinVersion != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("minVersion")
 			return b
 		}
-		if !(m.MaxVersion == 0) {
+		if m.MaxVersion != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("maxVersion")
 			return b
 		}
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -798,7 +760,6 @@ func (m *ApiVersionsResponseSupportedFeatureKey) appendJSON(b []byte, v int16) [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -880,10 +841,8 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) isDefault() bool {
 }
 
 func (m *ApiVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v >= 3 {
-		m.Name = r.String(flex)
+		m.Name = r.String(true)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -915,7 +874,7 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16)
 		m.MinVersionLevel = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -934,42 +893,38 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16)
 }
 
 func (m *ApiVersionsResponseFinalizedFeatureKey) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v >= 3 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, true)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
 		return b
 	}
 	if v >= 3 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 4)...)
-			p := b[n : n+4]
-			_ = p[3]
-			binary.BigEndian.PutUint16(p[0:], uint16(m.MaxVersionLevel))
-			binary.BigEndian.PutUint16(p[2:], uint16(m.MinVersionLevel))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 4)...)
+		p := b[n : n+4]
+		_ = p[3]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.MaxVersionLevel))
+		binary.BigEndian.PutUint16(p[2:], uint16(m.MinVersionLevel))
 	} else {
-		if !(m.MaxVersionLevel == 0) {
+		if m.MaxVersionLevel != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("maxVersionLevel")
 			return b
 		}
-		if !(m.MinVersionLevel == 0) {
+		if m.MinVersionLevel != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("minVersionLevel")
 			return b
 		}
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1010,7 +965,6 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) appendJSON(b []byte, v int16) [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1123,6 +1077,3 @@ func (*ApiVersionsResponse) NewRequest() Request { return NewApiVersionsRequest(
 
 // RequestType returns a new paired ApiVersionsRequest, typed.
 func (*ApiVersionsResponse) RequestType() *ApiVersionsRequest { return NewApiVersionsRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -51,13 +50,7 @@ func (m *BeginQuorumEpochRequest) isDefault() bool {
 }
 
 func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	if true {
-		m.ClusterId = r.NullableString(flex)
-	} else {
-		m.ClusterId = r.StringPtr(flex)
-	}
+	m.ClusterId = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
@@ -71,7 +64,7 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.VoterId = -1
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -93,7 +86,7 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.LeaderEndpoints
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -118,7 +111,7 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 		m.LeaderEndpoints = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -141,25 +134,17 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *BeginQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
-	if m.ClusterId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("clusterId")
-		return b
-	}
 	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ClusterId, flex)
+	b = wire.AppendNullableString(b, m.ClusterId, v >= 1)
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.VoterId)
-	} else if !(m.VoterId == -1) {
-		// VoterId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	// VoterId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 1)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -169,7 +154,7 @@ func (m *BeginQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 		}
 	}
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.LeaderEndpoints), m.LeaderEndpoints == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.LeaderEndpoints), false, true)
 		for i := range m.LeaderEndpoints {
 			b = m.LeaderEndpoints[i].encode(b, v, w)
 			if w.Err != nil {
@@ -178,10 +163,9 @@ func (m *BeginQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 				return b
 			}
 		}
-	} else if !(len(m.LeaderEndpoints) == 0) {
-		// LeaderEndpoints is ignorable: dropped at this version.
 	}
-	if flex {
+	// LeaderEndpoints is ignorable: dropped at other versions.
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -242,7 +226,6 @@ func (m *BeginQuorumEpochRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -355,14 +338,12 @@ func (m *BeginQuorumEpochRequestTopicData) isDefault() bool {
 }
 
 func (m *BeginQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 12); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -384,7 +365,7 @@ func (m *BeginQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -403,15 +384,13 @@ func (m *BeginQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *BeginQuorumEpochRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, v >= 1)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 1)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -420,7 +399,7 @@ func (m *BeginQuorumEpochRequestTopicData) encode(b []byte, v int16, w *wire.Enc
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -459,7 +438,6 @@ func (m *BeginQuorumEpochRequestTopicData) appendJSON(b []byte, v int16) []byte 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -549,8 +527,6 @@ func (m *BeginQuorumEpochRequestPartitionData) isDefault() bool {
 }
 
 func (m *BeginQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	m.PartitionIndex = r.Int32()
 	if r.Err != nil {
 		r.Push("partitionIndex")
@@ -584,7 +560,7 @@ func (m *BeginQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -603,14 +579,11 @@ func (m *BeginQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *BeginQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	b = wire.AppendInt32(b, m.PartitionIndex)
 	if v >= 1 {
 		b = append(b, m.VoterDirectoryId[:]...)
-	} else if !(m.VoterDirectoryId == (UUID{})) {
-		// VoterDirectoryId is ignorable: dropped at this version.
 	}
+	// VoterDirectoryId is ignorable: dropped at other versions.
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -619,7 +592,7 @@ func (m *BeginQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire
 		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -659,7 +632,6 @@ func (m *BeginQuorumEpochRequestPartitionData) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -747,10 +719,8 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) isDefault() bool {
 }
 
 func (m *BeginQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	if v >= 1 {
-		m.Name = r.String(flex)
+		m.Name = r.String(true)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -759,7 +729,7 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) 
 		m.Name = ""
 	}
 	if v >= 1 {
-		m.Host = r.String(flex)
+		m.Host = r.String(true)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -777,7 +747,7 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) 
 		m.Port = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -796,15 +766,13 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) 
 }
 
 func (m *BeginQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if v >= 1 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, true)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
@@ -816,7 +784,7 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wir
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, true)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
@@ -824,12 +792,12 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wir
 	}
 	if v >= 1 {
 		b = wire.AppendUint16(b, m.Port)
-	} else if !(m.Port == 0) {
+	} else if m.Port != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
 		return b
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -870,7 +838,6 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -985,6 +952,3 @@ func (*BeginQuorumEpochRequest) NewResponse() Response { return NewBeginQuorumEp
 func (*BeginQuorumEpochRequest) ResponseType() *BeginQuorumEpochResponse {
 	return NewBeginQuorumEpochResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

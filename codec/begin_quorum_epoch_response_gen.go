@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -42,14 +41,12 @@ func (m *BeginQuorumEpochResponse) isDefault() bool {
 }
 
 func (m *BeginQuorumEpochResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -72,7 +69,7 @@ func (m *BeginQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 	}
 	m.NodeEndpoints = nil
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -82,9 +79,9 @@ func (m *BeginQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			switch {
-			case tag == 0 && v >= 1:
+			case tag == 0:
 				saved := r.Limit(end)
-				if n := r.ArrayLen(true, (false), 1); n >= 0 {
+				if n := r.ArrayLen(true, false, 1); n >= 0 {
 					s := m.NodeEndpoints
 					s = wire.Slice(s, n, r.Remaining())
 					for i := 0; i < n; i++ {
@@ -118,10 +115,8 @@ func (m *BeginQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *BeginQuorumEpochResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 1)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -130,34 +125,32 @@ func (m *BeginQuorumEpochResponse) encode(b []byte, v int16, w *wire.Encoder) []
 			return b
 		}
 	}
-	if !(v >= 1) && !(len(m.NodeEndpoints) == 0) {
+	if v <= 0 && len(m.NodeEndpoints) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeEndpoints")
 		return b
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
-		if (v >= 1) && !(len(m.NodeEndpoints) == 0) {
+		if len(m.NodeEndpoints) != 0 {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
-		if v >= 1 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(len(m.NodeEndpoints) == 0) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
-				for i := range m.NodeEndpoints {
-					b = m.NodeEndpoints[i].encode(b, v, w)
-					if w.Err != nil {
-						w.PushIndex(i)
-						w.Push("nodeEndpoints")
-						return b
-					}
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+		if len(m.NodeEndpoints) != 0 {
+			var start int
+			b, start = wire.BeginTag(b, 0)
+			b = wire.AppendArrayLen(b, len(m.NodeEndpoints), false, true)
+			for i := range m.NodeEndpoints {
+				b = m.NodeEndpoints[i].encode(b, v, w)
+				if w.Err != nil {
+					w.PushIndex(i)
+					w.Push("nodeEndpoints")
+					return b
 				}
-				b = wire.EndTag(b, start)
 			}
+			b = wire.EndTag(b, start)
 		}
 		if u < len(m.UnknownTaggedFields) {
 			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
@@ -207,7 +200,6 @@ func (m *BeginQuorumEpochResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -308,14 +300,12 @@ func (m *BeginQuorumEpochResponseTopicData) isDefault() bool {
 }
 
 func (m *BeginQuorumEpochResponseTopicData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 14); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -337,7 +327,7 @@ func (m *BeginQuorumEpochResponseTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -356,15 +346,13 @@ func (m *BeginQuorumEpochResponseTopicData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *BeginQuorumEpochResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, v >= 1)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 1)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -373,7 +361,7 @@ func (m *BeginQuorumEpochResponseTopicData) encode(b []byte, v int16, w *wire.En
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -412,7 +400,6 @@ func (m *BeginQuorumEpochResponseTopicData) appendJSON(b []byte, v int16) []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -502,8 +489,6 @@ func (m *BeginQuorumEpochResponsePartitionData) isDefault() bool {
 }
 
 func (m *BeginQuorumEpochResponsePartitionData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	if len(r.Src)-r.Off >= 14 {
 		p := r.Src[r.Off : r.Off+14]
 		_ = p[13]
@@ -535,7 +520,7 @@ func (m *BeginQuorumEpochResponsePartitionData) decode(r *wire.Reader, v int16) 
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -554,8 +539,6 @@ func (m *BeginQuorumEpochResponsePartitionData) decode(r *wire.Reader, v int16) 
 }
 
 func (m *BeginQuorumEpochResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 14)...)
@@ -566,7 +549,7 @@ func (m *BeginQuorumEpochResponsePartitionData) encode(b []byte, v int16, w *wir
 		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
 		binary.BigEndian.PutUint32(p[10:], uint32(m.LeaderEpoch))
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -604,7 +587,6 @@ func (m *BeginQuorumEpochResponsePartitionData) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -692,8 +674,6 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) isDefault() bool {
 }
 
 func (m *BeginQuorumEpochResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	if v >= 1 {
 		m.NodeId = r.Int32()
 		if r.Err != nil {
@@ -704,7 +684,7 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.NodeId = 0
 	}
 	if v >= 1 {
-		m.Host = r.String(flex)
+		m.Host = r.String(true)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -722,7 +702,7 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.Port = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -741,11 +721,9 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 }
 
 func (m *BeginQuorumEpochResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.NodeId)
-	} else if !(m.NodeId == 0) {
+	} else if m.NodeId != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -756,7 +734,7 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) encode(b []byte, v int16, w *wire
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, true)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
@@ -764,12 +742,12 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) encode(b []byte, v int16, w *wire
 	}
 	if v >= 1 {
 		b = wire.AppendUint16(b, m.Port)
-	} else if !(m.Port == 0) {
+	} else if m.Port != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
 		return b
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -810,7 +788,6 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -927,6 +904,3 @@ func (*BeginQuorumEpochResponse) NewRequest() Request { return NewBeginQuorumEpo
 func (*BeginQuorumEpochResponse) RequestType() *BeginQuorumEpochRequest {
 	return NewBeginQuorumEpochRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -60,8 +59,6 @@ func (m *BrokerHeartbeatRequest) isDefault() bool {
 }
 
 func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 22 {
 		p := r.Src[r.Off : r.Off+22]
 		_ = p[21]
@@ -101,74 +98,72 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	m.OfflineLogDirs = nil
 	m.CordonedLogDirs = nil
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			switch {
-			case tag == 0 && v >= 1:
-				saved := r.Limit(end)
-				if n := r.ArrayLen(true, (false), 16); n >= 0 {
-					s := m.OfflineLogDirs
-					if s != nil && cap(s) >= n {
-						s = s[:n]
-					} else {
-						s = make([]UUID, n)
-					}
-					for i := range s {
-						s[i] = r.UUID()
-						if r.Err != nil {
-							r.PushIndex(i)
-							break
-						}
-					}
-					m.OfflineLogDirs = s
-				} else {
-					m.OfflineLogDirs = nil
-				}
-				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("offlineLogDirs")
-					return
-				}
-			case tag == 1 && v >= 2:
-				saved := r.Limit(end)
-				if n := r.ArrayLen(true, (v >= 2), 16); n >= 0 {
-					s := m.CordonedLogDirs
-					if s != nil && cap(s) >= n {
-						s = s[:n]
-					} else {
-						s = make([]UUID, n)
-					}
-					for i := range s {
-						s[i] = r.UUID()
-						if r.Err != nil {
-							r.PushIndex(i)
-							break
-						}
-					}
-					m.CordonedLogDirs = s
-				} else {
-					m.CordonedLogDirs = nil
-				}
-				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("cordonedLogDirs")
-					return
-				}
-			default:
-				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-			}
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		switch {
+		case tag == 0 && v >= 1:
+			saved := r.Limit(end)
+			if n := r.ArrayLen(true, false, 16); n >= 0 {
+				s := m.OfflineLogDirs
+				if s != nil && cap(s) >= n {
+					s = s[:n]
+				} else {
+					s = make([]UUID, n)
+				}
+				for i := range s {
+					s[i] = r.UUID()
+					if r.Err != nil {
+						r.PushIndex(i)
+						break
+					}
+				}
+				m.OfflineLogDirs = s
+			} else {
+				m.OfflineLogDirs = nil
+			}
+			r.Unlimit(saved, tag)
+			if r.Err != nil {
+				r.Push("offlineLogDirs")
+				return
+			}
+		case tag == 1 && v >= 2:
+			saved := r.Limit(end)
+			if n := r.ArrayLen(true, true, 16); n >= 0 {
+				s := m.CordonedLogDirs
+				if s != nil && cap(s) >= n {
+					s = s[:n]
+				} else {
+					s = make([]UUID, n)
+				}
+				for i := range s {
+					s[i] = r.UUID()
+					if r.Err != nil {
+						r.PushIndex(i)
+						break
+					}
+				}
+				m.CordonedLogDirs = s
+			} else {
+				m.CordonedLogDirs = nil
+			}
+			r.Unlimit(saved, tag)
+			if r.Err != nil {
+				r.Push("cordonedLogDirs")
+				return
+			}
+		default:
+			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+		}
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -177,8 +172,6 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *BrokerHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 22)...)
@@ -194,62 +187,55 @@ func (m *BrokerHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 			p[21] = 1
 		}
 	}
-	if !(v >= 1) && !(len(m.OfflineLogDirs) == 0) {
+	if v <= 0 && len(m.OfflineLogDirs) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("offlineLogDirs")
 		return b
 	}
-	if !(v >= 2) && !(m.CordonedLogDirs == nil) {
+	if v <= 1 && m.CordonedLogDirs != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("cordonedLogDirs")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		if (v >= 1) && !(len(m.OfflineLogDirs) == 0) {
-			nt++
-		}
-		if (v >= 2) && !(m.CordonedLogDirs == nil) {
-			nt++
-		}
-		b = wire.AppendUvarint(b, uint32(nt))
-		u, last := 0, int64(-1)
-		if v >= 1 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(len(m.OfflineLogDirs) == 0) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				b = wire.AppendArrayLen(b, len(m.OfflineLogDirs), m.OfflineLogDirs == nil && (false), true)
-				for i := range m.OfflineLogDirs {
-					b = append(b, m.OfflineLogDirs[i][:]...)
-				}
-				b = wire.EndTag(b, start)
+	nt := len(m.UnknownTaggedFields)
+	if v >= 1 && len(m.OfflineLogDirs) != 0 {
+		nt++
+	}
+	if v >= 2 && m.CordonedLogDirs != nil {
+		nt++
+	}
+	b = wire.AppendUvarint(b, uint32(nt))
+	u, last := 0, int64(-1)
+	if v >= 1 {
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+		if len(m.OfflineLogDirs) != 0 {
+			var start int
+			b, start = wire.BeginTag(b, 0)
+			b = wire.AppendArrayLen(b, len(m.OfflineLogDirs), false, true)
+			for i := range m.OfflineLogDirs {
+				b = append(b, m.OfflineLogDirs[i][:]...)
 			}
+			b = wire.EndTag(b, start)
 		}
-		if v >= 2 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
-			if !(m.CordonedLogDirs == nil) {
-				var start int
-				b, start = wire.BeginTag(b, 1)
-				if m.CordonedLogDirs == nil && !(v >= 2) {
-					w.Fail(wire.ErrNotNullable, "")
-					w.Push("cordonedLogDirs")
-					return b
-				}
-				b = wire.AppendArrayLen(b, len(m.CordonedLogDirs), m.CordonedLogDirs == nil && (v >= 2), true)
-				for i := range m.CordonedLogDirs {
-					b = append(b, m.CordonedLogDirs[i][:]...)
-				}
-				b = wire.EndTag(b, start)
+	}
+	if v >= 2 {
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
+		if m.CordonedLogDirs != nil {
+			var start int
+			b, start = wire.BeginTag(b, 1)
+			b = wire.AppendArrayLen(b, len(m.CordonedLogDirs), m.CordonedLogDirs == nil, true)
+			for i := range m.CordonedLogDirs {
+				b = append(b, m.CordonedLogDirs[i][:]...)
 			}
+			b = wire.EndTag(b, start)
 		}
-		if u < len(m.UnknownTaggedFields) {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	}
+	if u < len(m.UnknownTaggedFields) {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -310,7 +296,6 @@ func (m *BrokerHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -481,6 +466,3 @@ func (*BrokerHeartbeatRequest) NewResponse() Response { return NewBrokerHeartbea
 func (*BrokerHeartbeatRequest) ResponseType() *BrokerHeartbeatResponse {
 	return NewBrokerHeartbeatResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -67,14 +66,12 @@ func (m *BrokerRegistrationRequest) isDefault() bool {
 }
 
 func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.BrokerId = r.Int32()
 	if r.Err != nil {
 		r.Push("brokerId")
 		return
 	}
-	m.ClusterId = r.String(flex)
+	m.ClusterId = r.String(true)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
@@ -84,7 +81,7 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		r.Push("incarnationId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
+	if n := r.ArrayLen(true, false, 7); n >= 0 {
 		s := m.Listeners
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -105,7 +102,7 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		r.Push("listeners")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Features
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -126,11 +123,7 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		r.Push("features")
 		return
 	}
-	if true {
-		m.Rack = r.NullableString(flex)
-	} else {
-		m.Rack = r.StringPtr(flex)
-	}
+	m.Rack = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rack")
 		return
@@ -145,7 +138,7 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		m.IsMigratingZkBroker = false
 	}
 	if v >= 2 {
-		if n := r.ArrayLen(flex, (false), 16); n >= 0 {
+		if n := r.ArrayLen(true, false, 16); n >= 0 {
 			s := m.LogDirs
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -180,21 +173,19 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		m.PreviousBrokerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -203,17 +194,15 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *BrokerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.BrokerId)
 	if len(m.ClusterId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClusterId)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendString(b, m.ClusterId, flex)
+	b = wire.AppendString(b, m.ClusterId, true)
 	b = append(b, m.IncarnationId[:]...)
-	b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Listeners), false, true)
 	for i := range m.Listeners {
 		b = m.Listeners[i].encode(b, v, w)
 		if w.Err != nil {
@@ -222,7 +211,7 @@ func (m *BrokerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) [
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.Features), m.Features == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Features), false, true)
 	for i := range m.Features {
 		b = m.Features[i].encode(b, v, w)
 		if w.Err != nil {
@@ -231,47 +220,38 @@ func (m *BrokerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) [
 			return b
 		}
 	}
-	if m.Rack == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("rack")
-		return b
-	}
 	if m.Rack != nil && len(*m.Rack) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 		w.Push("rack")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Rack, flex)
+	b = wire.AppendNullableString(b, m.Rack, true)
 	if v >= 1 {
 		b = wire.AppendBool(b, m.IsMigratingZkBroker)
-	} else if !(!m.IsMigratingZkBroker) {
+	} else if m.IsMigratingZkBroker {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isMigratingZkBroker")
 		return b
 	}
 	if v >= 2 {
-		b = wire.AppendArrayLen(b, len(m.LogDirs), m.LogDirs == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.LogDirs), false, true)
 		for i := range m.LogDirs {
 			b = append(b, m.LogDirs[i][:]...)
 		}
-	} else if !(len(m.LogDirs) == 0) {
-		// LogDirs is ignorable: dropped at this version.
 	}
+	// LogDirs is ignorable: dropped at other versions.
 	if v >= 3 {
 		b = wire.AppendInt64(b, m.PreviousBrokerEpoch)
-	} else if !(m.PreviousBrokerEpoch == -1) {
-		// PreviousBrokerEpoch is ignorable: dropped at this version.
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	// PreviousBrokerEpoch is ignorable: dropped at other versions.
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -343,7 +323,6 @@ func (m *BrokerRegistrationRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -504,14 +483,12 @@ func (m *BrokerRegistrationRequestListener) isDefault() bool {
 }
 
 func (m *BrokerRegistrationRequestListener) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	m.Host = r.String(flex)
+	m.Host = r.String(true)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -535,39 +512,35 @@ func (m *BrokerRegistrationRequestListener) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *BrokerRegistrationRequestListener) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, true)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 4)...)
@@ -576,16 +549,14 @@ func (m *BrokerRegistrationRequestListener) encode(b []byte, v int16, w *wire.En
 		binary.BigEndian.PutUint16(p[0:], m.Port)
 		binary.BigEndian.PutUint16(p[2:], uint16(m.SecurityProtocol))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -610,7 +581,6 @@ func (m *BrokerRegistrationRequestListener) appendJSON(b []byte, v int16) []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -698,9 +668,7 @@ func (m *BrokerRegistrationRequestFeature) isDefault() bool {
 }
 
 func (m *BrokerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -724,33 +692,29 @@ func (m *BrokerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *BrokerRegistrationRequestFeature) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 4)...)
@@ -759,16 +723,14 @@ func (m *BrokerRegistrationRequestFeature) encode(b []byte, v int16, w *wire.Enc
 		binary.BigEndian.PutUint16(p[0:], uint16(m.MinSupportedVersion))
 		binary.BigEndian.PutUint16(p[2:], uint16(m.MaxSupportedVersion))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -790,7 +752,6 @@ func (m *BrokerRegistrationRequestFeature) appendJSON(b []byte, v int16) []byte 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -907,6 +868,3 @@ func (*BrokerRegistrationRequest) NewResponse() Response { return NewBrokerRegis
 func (*BrokerRegistrationRequest) ResponseType() *BrokerRegistrationResponse {
 	return NewBrokerRegistrationResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -69,14 +66,12 @@ func (m *ConsumerGroupHeartbeatRequest) isDefault() bool {
 }
 
 func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -86,20 +81,12 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("memberEpoch")
 		return
 	}
-	if true {
-		m.InstanceId = r.NullableString(flex)
-	} else {
-		m.InstanceId = r.StringPtr(flex)
-	}
+	m.InstanceId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("instanceId")
 		return
 	}
-	if true {
-		m.RackId = r.NullableString(flex)
-	} else {
-		m.RackId = r.StringPtr(flex)
-	}
+	m.RackId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rackId")
 		return
@@ -109,7 +96,7 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("rebalanceTimeoutMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 1); n >= 0 {
+	if n := r.ArrayLen(true, true, 1); n >= 0 {
 		s := m.SubscribedTopicNames
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -117,7 +104,7 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -132,11 +119,7 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 1 {
-		if v >= 1 {
-			m.SubscribedTopicRegex = r.NullableString(flex)
-		} else {
-			m.SubscribedTopicRegex = r.StringPtr(flex)
-		}
+		m.SubscribedTopicRegex = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("subscribedTopicRegex")
 			return
@@ -144,16 +127,12 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.SubscribedTopicRegex = nil
 	}
-	if true {
-		m.ServerAssignor = r.NullableString(flex)
-	} else {
-		m.ServerAssignor = r.StringPtr(flex)
-	}
+	m.ServerAssignor = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("serverAssignor")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 18); n >= 0 {
+	if n := r.ArrayLen(true, true, 18); n >= 0 {
 		s := m.TopicPartitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -175,21 +154,19 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -198,50 +175,33 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ConsumerGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, true)
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, true)
 	b = wire.AppendInt32(b, m.MemberEpoch)
-	if m.InstanceId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("instanceId")
-		return b
-	}
 	if m.InstanceId != nil && len(*m.InstanceId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceId)))
 		w.Push("instanceId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.InstanceId, flex)
-	if m.RackId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("rackId")
-		return b
-	}
+	b = wire.AppendNullableString(b, m.InstanceId, true)
 	if m.RackId != nil && len(*m.RackId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 		w.Push("rackId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.RackId, flex)
+	b = wire.AppendNullableString(b, m.RackId, true)
 	b = wire.AppendInt32(b, m.RebalanceTimeoutMs)
-	if m.SubscribedTopicNames == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("subscribedTopicNames")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil, true)
 	for i := range m.SubscribedTopicNames {
 		if len(m.SubscribedTopicNames[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubscribedTopicNames[i])))
@@ -249,28 +209,18 @@ func (m *ConsumerGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encode
 			w.Push("subscribedTopicNames")
 			return b
 		}
-		b = wire.AppendString(b, m.SubscribedTopicNames[i], flex)
+		b = wire.AppendString(b, m.SubscribedTopicNames[i], true)
 	}
 	if v >= 1 {
-		if m.SubscribedTopicRegex == nil && !(v >= 1) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("subscribedTopicRegex")
-			return b
-		}
 		if m.SubscribedTopicRegex != nil && len(*m.SubscribedTopicRegex) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.SubscribedTopicRegex)))
 			w.Push("subscribedTopicRegex")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.SubscribedTopicRegex, flex)
-	} else if !(m.SubscribedTopicRegex == nil) {
+		b = wire.AppendNullableString(b, m.SubscribedTopicRegex, true)
+	} else if m.SubscribedTopicRegex != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("subscribedTopicRegex")
-		return b
-	}
-	if m.ServerAssignor == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("serverAssignor")
 		return b
 	}
 	if m.ServerAssignor != nil && len(*m.ServerAssignor) > 32767 {
@@ -278,13 +228,8 @@ func (m *ConsumerGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encode
 		w.Push("serverAssignor")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ServerAssignor, flex)
-	if m.TopicPartitions == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("topicPartitions")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.TopicPartitions), m.TopicPartitions == nil && (true), flex)
+	b = wire.AppendNullableString(b, m.ServerAssignor, true)
+	b = wire.AppendArrayLen(b, len(m.TopicPartitions), m.TopicPartitions == nil, true)
 	for i := range m.TopicPartitions {
 		b = m.TopicPartitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -293,16 +238,14 @@ func (m *ConsumerGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encode
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -374,7 +317,6 @@ func (m *ConsumerGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -528,14 +470,12 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) isDefault() bool {
 }
 
 func (m *ConsumerGroupHeartbeatRequestTopicPartitions) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.TopicId = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -558,42 +498,36 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) decode(r *wire.Reader, v 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ConsumerGroupHeartbeatRequestTopicPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = append(b, m.TopicId[:]...)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -619,7 +553,6 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -744,6 +677,3 @@ func (*ConsumerGroupHeartbeatRequest) NewResponse() Response {
 func (*ConsumerGroupHeartbeatRequest) ResponseType() *ConsumerGroupHeartbeatResponse {
 	return NewConsumerGroupHeartbeatResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

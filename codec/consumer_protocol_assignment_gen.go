@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -41,9 +38,7 @@ func (m *ConsumerProtocolAssignment) isDefault() bool {
 }
 
 func (m *ConsumerProtocolAssignment) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(false, false, 2); n >= 0 {
 		s := m.AssignedPartitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -64,11 +59,7 @@ func (m *ConsumerProtocolAssignment) decode(r *wire.Reader, v int16) {
 		r.Push("assignedPartitions")
 		return
 	}
-	if true {
-		m.UserData = r.NullableBytes(flex)
-	} else {
-		m.UserData = r.Bytes(flex)
-	}
+	m.UserData = r.NullableBytes(false)
 	if r.Err != nil {
 		r.Push("userData")
 		return
@@ -80,9 +71,7 @@ func (m *ConsumerProtocolAssignment) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ConsumerProtocolAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.AssignedPartitions), m.AssignedPartitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.AssignedPartitions), false, false)
 	for i := range m.AssignedPartitions {
 		b = m.AssignedPartitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -91,12 +80,7 @@ func (m *ConsumerProtocolAssignment) encode(b []byte, v int16, w *wire.Encoder) 
 			return b
 		}
 	}
-	if m.UserData == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("userData")
-		return b
-	}
-	b = wire.AppendBytes(b, m.UserData, flex, true)
+	b = wire.AppendBytes(b, m.UserData, false, true)
 	b = append(b, m.TrailingBytes...)
 	return b
 }
@@ -121,7 +105,6 @@ func (m *ConsumerProtocolAssignment) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -202,14 +185,12 @@ func (m *ConsumerProtocolAssignmentTopicPartition) isDefault() bool {
 }
 
 func (m *ConsumerProtocolAssignmentTopicPartition) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
-	m.Topic = r.String(flex)
+	m.Topic = r.String(false)
 	if r.Err != nil {
 		r.Push("topic")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(false, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -234,15 +215,13 @@ func (m *ConsumerProtocolAssignmentTopicPartition) decode(r *wire.Reader, v int1
 }
 
 func (m *ConsumerProtocolAssignmentTopicPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	if len(m.Topic) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
 		return b
 	}
-	b = wire.AppendString(b, m.Topic, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, false)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, false)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
@@ -265,7 +244,6 @@ func (m *ConsumerProtocolAssignmentTopicPartition) appendJSON(b []byte, v int16)
 		b = jsonx.AppendInt(b, int64(m.Partitions[i]))
 	}
 	b = append(b, ']')
-	_ = first
 	return append(b, '}')
 }
 
@@ -372,6 +350,3 @@ func (m *ConsumerProtocolAssignment) AppendJSON(dst []byte, version int16) ([]by
 func (m *ConsumerProtocolAssignment) UnmarshalJSON(data []byte) error {
 	return unmarshalJSONBody(m, data)
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

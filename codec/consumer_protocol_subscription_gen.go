@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -51,9 +48,7 @@ func (m *ConsumerProtocolSubscription) isDefault() bool {
 }
 
 func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(false, false, 1); n >= 0 {
 		s := m.Topics
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -61,7 +56,7 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(false)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -75,17 +70,13 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 		r.Push("topics")
 		return
 	}
-	if true {
-		m.UserData = r.NullableBytes(flex)
-	} else {
-		m.UserData = r.Bytes(flex)
-	}
+	m.UserData = r.NullableBytes(false)
 	if r.Err != nil {
 		r.Push("userData")
 		return
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(false, false, 1); n >= 0 {
 			s := m.OwnedPartitions
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -119,11 +110,7 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 		m.GenerationId = -1
 	}
 	if v >= 3 {
-		if v >= 3 {
-			m.RackId = r.NullableString(flex)
-		} else {
-			m.RackId = r.StringPtr(flex)
-		}
+		m.RackId = r.NullableString(false)
 		if r.Err != nil {
 			r.Push("rackId")
 			return
@@ -138,9 +125,7 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ConsumerProtocolSubscription) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, false)
 	for i := range m.Topics {
 		if len(m.Topics[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topics[i])))
@@ -148,16 +133,11 @@ func (m *ConsumerProtocolSubscription) encode(b []byte, v int16, w *wire.Encoder
 			w.Push("topics")
 			return b
 		}
-		b = wire.AppendString(b, m.Topics[i], flex)
+		b = wire.AppendString(b, m.Topics[i], false)
 	}
-	if m.UserData == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("userData")
-		return b
-	}
-	b = wire.AppendBytes(b, m.UserData, flex, true)
+	b = wire.AppendBytes(b, m.UserData, false, true)
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.OwnedPartitions), m.OwnedPartitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.OwnedPartitions), false, false)
 		for i := range m.OwnedPartitions {
 			b = m.OwnedPartitions[i].encode(b, v, w)
 			if w.Err != nil {
@@ -166,29 +146,21 @@ func (m *ConsumerProtocolSubscription) encode(b []byte, v int16, w *wire.Encoder
 				return b
 			}
 		}
-	} else if !(len(m.OwnedPartitions) == 0) {
-		// OwnedPartitions is ignorable: dropped at this version.
 	}
+	// OwnedPartitions is ignorable: dropped at other versions.
 	if v >= 2 {
 		b = wire.AppendInt32(b, m.GenerationId)
-	} else if !(m.GenerationId == -1) {
-		// GenerationId is ignorable: dropped at this version.
 	}
+	// GenerationId is ignorable: dropped at other versions.
 	if v >= 3 {
-		if m.RackId == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("rackId")
-			return b
-		}
 		if m.RackId != nil && len(*m.RackId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 			w.Push("rackId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.RackId, flex)
-	} else if !(m.RackId == nil) {
-		// RackId is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.RackId, false)
 	}
+	// RackId is ignorable: dropped at other versions.
 	b = append(b, m.TrailingBytes...)
 	return b
 }
@@ -235,7 +207,6 @@ func (m *ConsumerProtocolSubscription) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -346,10 +317,8 @@ func (m *ConsumerProtocolSubscriptionTopicPartition) isDefault() bool {
 }
 
 func (m *ConsumerProtocolSubscriptionTopicPartition) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
 	if v >= 1 {
-		m.Topic = r.String(flex)
+		m.Topic = r.String(false)
 		if r.Err != nil {
 			r.Push("topic")
 			return
@@ -358,7 +327,7 @@ func (m *ConsumerProtocolSubscriptionTopicPartition) decode(r *wire.Reader, v in
 		m.Topic = ""
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(false, false, 4); n >= 0 {
 			s := m.Partitions
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -386,26 +355,24 @@ func (m *ConsumerProtocolSubscriptionTopicPartition) decode(r *wire.Reader, v in
 }
 
 func (m *ConsumerProtocolSubscriptionTopicPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	if v >= 1 {
 		if len(m.Topic) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 			w.Push("topic")
 			return b
 		}
-		b = wire.AppendString(b, m.Topic, flex)
+		b = wire.AppendString(b, m.Topic, false)
 	} else if !(m.Topic == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topic")
 		return b
 	}
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Partitions), false, false)
 		for i := range m.Partitions {
 			b = wire.AppendInt32(b, m.Partitions[i])
 		}
-	} else if !(len(m.Partitions) == 0) {
+	} else if len(m.Partitions) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitions")
 		return b
@@ -433,7 +400,6 @@ func (m *ConsumerProtocolSubscriptionTopicPartition) appendJSON(b []byte, v int1
 		}
 		b = append(b, ']')
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -540,6 +506,3 @@ func (m *ConsumerProtocolSubscription) AppendJSON(dst []byte, version int16) ([]
 func (m *ConsumerProtocolSubscription) UnmarshalJSON(data []byte) error {
 	return unmarshalJSONBody(m, data)
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

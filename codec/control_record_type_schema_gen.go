@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -33,8 +30,6 @@ func (m *ControlRecordTypeSchema) isDefault() bool {
 }
 
 func (m *ControlRecordTypeSchema) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
 	m.Type = r.Int16()
 	if r.Err != nil {
 		r.Push("type")
@@ -43,8 +38,6 @@ func (m *ControlRecordTypeSchema) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ControlRecordTypeSchema) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	b = wire.AppendInt16(b, m.Type)
 	return b
 }
@@ -55,7 +48,6 @@ func (m *ControlRecordTypeSchema) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "type")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.Type))
-	_ = first
 	return append(b, '}')
 }
 
@@ -142,6 +134,3 @@ func (m *ControlRecordTypeSchema) AppendJSON(dst []byte, version int16) ([]byte,
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *ControlRecordTypeSchema) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

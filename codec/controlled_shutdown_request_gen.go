@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -45,8 +42,6 @@ func (m *ControlledShutdownRequest) isDefault() bool {
 }
 
 func (m *ControlledShutdownRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	m.BrokerId = r.Int32()
 	if r.Err != nil {
 		r.Push("brokerId")
@@ -62,7 +57,7 @@ func (m *ControlledShutdownRequest) decode(r *wire.Reader, v int16) {
 		m.BrokerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -85,15 +80,12 @@ func (m *ControlledShutdownRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ControlledShutdownRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	b = wire.AppendInt32(b, m.BrokerId)
 	if v >= 2 {
 		b = wire.AppendInt64(b, m.BrokerEpoch)
-	} else if !(m.BrokerEpoch == -1) {
-		// BrokerEpoch is ignorable: dropped at this version.
 	}
-	if flex {
+	// BrokerEpoch is ignorable: dropped at other versions.
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -132,7 +124,6 @@ func (m *ControlledShutdownRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -249,6 +240,3 @@ func (*ControlledShutdownRequest) NewResponse() Response { return NewControlledS
 func (*ControlledShutdownRequest) ResponseType() *ControlledShutdownResponse {
 	return NewControlledShutdownResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -39,14 +36,12 @@ func (m *ControlledShutdownResponse) isDefault() bool {
 }
 
 func (m *ControlledShutdownResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
+	if n := r.ArrayLen(v >= 3, false, 5); n >= 0 {
 		s := m.RemainingPartitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +63,7 @@ func (m *ControlledShutdownResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +82,8 @@ func (m *ControlledShutdownResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ControlledShutdownResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendArrayLen(b, len(m.RemainingPartitions), m.RemainingPartitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RemainingPartitions), false, v >= 3)
 	for i := range m.RemainingPartitions {
 		b = m.RemainingPartitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +92,7 @@ func (m *ControlledShutdownResponse) encode(b []byte, v int16, w *wire.Encoder) 
 			return b
 		}
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +131,6 @@ func (m *ControlledShutdownResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -222,9 +214,7 @@ func (m *ControlledShutdownResponseRemainingPartition) isDefault() bool {
 }
 
 func (m *ControlledShutdownResponseRemainingPartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
@@ -235,7 +225,7 @@ func (m *ControlledShutdownResponseRemainingPartition) decode(r *wire.Reader, v 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -254,16 +244,14 @@ func (m *ControlledShutdownResponseRemainingPartition) decode(r *wire.Reader, v 
 }
 
 func (m *ControlledShutdownResponseRemainingPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendString(b, m.TopicName, v >= 3)
 	b = wire.AppendInt32(b, m.PartitionIndex)
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -295,7 +283,6 @@ func (m *ControlledShutdownResponseRemainingPartition) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -406,6 +393,3 @@ func (*ControlledShutdownResponse) NewRequest() Request { return NewControlledSh
 func (*ControlledShutdownResponse) RequestType() *ControlledShutdownRequest {
 	return NewControlledShutdownRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

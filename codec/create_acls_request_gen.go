@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -41,9 +38,7 @@ func (m *CreateAclsRequest) isDefault() bool {
 }
 
 func (m *CreateAclsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 6); n >= 0 {
 		s := m.Creations
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -65,7 +60,7 @@ func (m *CreateAclsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -88,9 +83,7 @@ func (m *CreateAclsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *CreateAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Creations), m.Creations == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Creations), false, v >= 2)
 	for i := range m.Creations {
 		b = m.Creations[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +92,7 @@ func (m *CreateAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -140,7 +133,6 @@ func (m *CreateAclsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -240,14 +232,12 @@ func (m *CreateAclsRequestAclCreation) isDefault() bool {
 }
 
 func (m *CreateAclsRequestAclCreation) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ResourceType = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceType")
 		return
 	}
-	m.ResourceName = r.String(flex)
+	m.ResourceName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("resourceName")
 		return
@@ -261,12 +251,12 @@ func (m *CreateAclsRequestAclCreation) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ResourcePatternType = 3
 	}
-	m.Principal = r.String(flex)
+	m.Principal = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principal")
 		return
 	}
-	m.Host = r.String(flex)
+	m.Host = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -290,7 +280,7 @@ func (m *CreateAclsRequestAclCreation) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -309,18 +299,16 @@ func (m *CreateAclsRequestAclCreation) decode(r *wire.Reader, v int16) {
 }
 
 func (m *CreateAclsRequestAclCreation) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = append(b, byte(m.ResourceType))
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
 		return b
 	}
-	b = wire.AppendString(b, m.ResourceName, flex)
+	b = wire.AppendString(b, m.ResourceName, v >= 2)
 	if v >= 1 {
 		b = append(b, byte(m.ResourcePatternType))
-	} else if !(m.ResourcePatternType == 3) {
+	} else if m.ResourcePatternType != 3 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("resourcePatternType")
 		return b
@@ -330,13 +318,13 @@ func (m *CreateAclsRequestAclCreation) encode(b []byte, v int16, w *wire.Encoder
 		w.Push("principal")
 		return b
 	}
-	b = wire.AppendString(b, m.Principal, flex)
+	b = wire.AppendString(b, m.Principal, v >= 2)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, v >= 2)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 2)...)
@@ -345,7 +333,7 @@ func (m *CreateAclsRequestAclCreation) encode(b []byte, v int16, w *wire.Encoder
 		p[0] = byte(m.Operation)
 		p[1] = byte(m.PermissionType)
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -394,7 +382,6 @@ func (m *CreateAclsRequestAclCreation) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -531,6 +518,3 @@ func (*CreateAclsRequest) NewResponse() Response { return NewCreateAclsResponse(
 
 // ResponseType returns a new paired CreateAclsResponse, typed.
 func (*CreateAclsRequest) ResponseType() *CreateAclsResponse { return NewCreateAclsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -52,14 +49,8 @@ func (m *CreateDelegationTokenRequest) isDefault() bool {
 }
 
 func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if v >= 3 {
-		if v >= 3 {
-			m.OwnerPrincipalType = r.NullableString(flex)
-		} else {
-			m.OwnerPrincipalType = r.StringPtr(flex)
-		}
+		m.OwnerPrincipalType = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("ownerPrincipalType")
 			return
@@ -68,11 +59,7 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 		m.OwnerPrincipalType = newString("")
 	}
 	if v >= 3 {
-		if v >= 3 {
-			m.OwnerPrincipalName = r.NullableString(flex)
-		} else {
-			m.OwnerPrincipalName = r.StringPtr(flex)
-		}
+		m.OwnerPrincipalName = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("ownerPrincipalName")
 			return
@@ -80,7 +67,7 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.OwnerPrincipalName = newString("")
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Renewers
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -107,7 +94,7 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -130,43 +117,31 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *CreateDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if v >= 3 {
-		if m.OwnerPrincipalType == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("ownerPrincipalType")
-			return b
-		}
 		if m.OwnerPrincipalType != nil && len(*m.OwnerPrincipalType) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.OwnerPrincipalType)))
 			w.Push("ownerPrincipalType")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.OwnerPrincipalType, flex)
+		b = wire.AppendNullableString(b, m.OwnerPrincipalType, true)
 	} else if !(m.OwnerPrincipalType != nil && *m.OwnerPrincipalType == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ownerPrincipalType")
 		return b
 	}
 	if v >= 3 {
-		if m.OwnerPrincipalName == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("ownerPrincipalName")
-			return b
-		}
 		if m.OwnerPrincipalName != nil && len(*m.OwnerPrincipalName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.OwnerPrincipalName)))
 			w.Push("ownerPrincipalName")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.OwnerPrincipalName, flex)
+		b = wire.AppendNullableString(b, m.OwnerPrincipalName, true)
 	} else if !(m.OwnerPrincipalName != nil && *m.OwnerPrincipalName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ownerPrincipalName")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.Renewers), m.Renewers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Renewers), false, v >= 2)
 	for i := range m.Renewers {
 		b = m.Renewers[i].encode(b, v, w)
 		if w.Err != nil {
@@ -176,7 +151,7 @@ func (m *CreateDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder
 		}
 	}
 	b = wire.AppendInt64(b, m.MaxLifetimeMs)
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -230,7 +205,6 @@ func (m *CreateDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -332,20 +306,18 @@ func (m *CreateDelegationTokenRequestCreatableRenewers) isDefault() bool {
 }
 
 func (m *CreateDelegationTokenRequestCreatableRenewers) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.PrincipalType = r.String(flex)
+	m.PrincipalType = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principalType")
 		return
 	}
-	m.PrincipalName = r.String(flex)
+	m.PrincipalName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principalName")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -364,21 +336,19 @@ func (m *CreateDelegationTokenRequestCreatableRenewers) decode(r *wire.Reader, v
 }
 
 func (m *CreateDelegationTokenRequestCreatableRenewers) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.PrincipalType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalType)))
 		w.Push("principalType")
 		return b
 	}
-	b = wire.AppendString(b, m.PrincipalType, flex)
+	b = wire.AppendString(b, m.PrincipalType, v >= 2)
 	if len(m.PrincipalName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalName)))
 		w.Push("principalName")
 		return b
 	}
-	b = wire.AppendString(b, m.PrincipalName, flex)
-	if flex {
+	b = wire.AppendString(b, m.PrincipalName, v >= 2)
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -410,7 +380,6 @@ func (m *CreateDelegationTokenRequestCreatableRenewers) appendJSON(b []byte, v i
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -523,6 +492,3 @@ func (*CreateDelegationTokenRequest) NewResponse() Response {
 func (*CreateDelegationTokenRequest) ResponseType() *CreateDelegationTokenResponse {
 	return NewCreateDelegationTokenResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

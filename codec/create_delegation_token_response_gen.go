@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -66,25 +65,23 @@ func (m *CreateDelegationTokenResponse) isDefault() bool {
 }
 
 func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	m.PrincipalType = r.String(flex)
+	m.PrincipalType = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principalType")
 		return
 	}
-	m.PrincipalName = r.String(flex)
+	m.PrincipalName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principalName")
 		return
 	}
 	if v >= 3 {
-		m.TokenRequesterPrincipalType = r.String(flex)
+		m.TokenRequesterPrincipalType = r.String(true)
 		if r.Err != nil {
 			r.Push("tokenRequesterPrincipalType")
 			return
@@ -93,7 +90,7 @@ func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 		m.TokenRequesterPrincipalType = ""
 	}
 	if v >= 3 {
-		m.TokenRequesterPrincipalName = r.String(flex)
+		m.TokenRequesterPrincipalName = r.String(true)
 		if r.Err != nil {
 			r.Push("tokenRequesterPrincipalName")
 			return
@@ -125,12 +122,12 @@ func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	m.TokenId = r.String(flex)
+	m.TokenId = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("tokenId")
 		return
 	}
-	m.Hmac = r.Bytes(flex)
+	m.Hmac = r.Bytes(v >= 2)
 	if r.Err != nil {
 		r.Push("hmac")
 		return
@@ -141,7 +138,7 @@ func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -160,28 +157,26 @@ func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *CreateDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if len(m.PrincipalType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalType)))
 		w.Push("principalType")
 		return b
 	}
-	b = wire.AppendString(b, m.PrincipalType, flex)
+	b = wire.AppendString(b, m.PrincipalType, v >= 2)
 	if len(m.PrincipalName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalName)))
 		w.Push("principalName")
 		return b
 	}
-	b = wire.AppendString(b, m.PrincipalName, flex)
+	b = wire.AppendString(b, m.PrincipalName, v >= 2)
 	if v >= 3 {
 		if len(m.TokenRequesterPrincipalType) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenRequesterPrincipalType)))
 			w.Push("tokenRequesterPrincipalType")
 			return b
 		}
-		b = wire.AppendString(b, m.TokenRequesterPrincipalType, flex)
+		b = wire.AppendString(b, m.TokenRequesterPrincipalType, true)
 	} else if !(m.TokenRequesterPrincipalType == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("tokenRequesterPrincipalType")
@@ -193,7 +188,7 @@ func (m *CreateDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encode
 			w.Push("tokenRequesterPrincipalName")
 			return b
 		}
-		b = wire.AppendString(b, m.TokenRequesterPrincipalName, flex)
+		b = wire.AppendString(b, m.TokenRequesterPrincipalName, true)
 	} else if !(m.TokenRequesterPrincipalName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("tokenRequesterPrincipalName")
@@ -213,10 +208,10 @@ func (m *CreateDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encode
 		w.Push("tokenId")
 		return b
 	}
-	b = wire.AppendString(b, m.TokenId, flex)
-	b = wire.AppendBytes(b, m.Hmac, flex, false)
+	b = wire.AppendString(b, m.TokenId, v >= 2)
+	b = wire.AppendBytes(b, m.Hmac, v >= 2, false)
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -279,7 +274,6 @@ func (m *CreateDelegationTokenResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -444,6 +438,3 @@ func (*CreateDelegationTokenResponse) NewRequest() Request { return NewCreateDel
 func (*CreateDelegationTokenResponse) RequestType() *CreateDelegationTokenRequest {
 	return NewCreateDelegationTokenRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

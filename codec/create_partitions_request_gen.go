@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -47,9 +46,7 @@ func (m *CreatePartitionsRequest) isDefault() bool {
 }
 
 func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 6); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -89,7 +86,7 @@ func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -112,9 +109,7 @@ func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *CreatePartitionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 2)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -133,7 +128,7 @@ func (m *CreatePartitionsRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 			p[4] = 1
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -180,7 +175,6 @@ func (m *CreatePartitionsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -280,9 +274,7 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) isDefault() bool {
 }
 
 func (m *CreatePartitionsRequestCreatePartitionsTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -292,7 +284,7 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) decode(r *wire.Reader, v 
 		r.Push("count")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 2, true, 1); n >= 0 {
 		s := m.Assignments
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -314,7 +306,7 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) decode(r *wire.Reader, v 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -333,21 +325,14 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) decode(r *wire.Reader, v 
 }
 
 func (m *CreatePartitionsRequestCreatePartitionsTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, v >= 2)
 	b = wire.AppendInt32(b, m.Count)
-	if m.Assignments == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("assignments")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.Assignments), m.Assignments == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Assignments), m.Assignments == nil, v >= 2)
 	for i := range m.Assignments {
 		b = m.Assignments[i].encode(b, v, w)
 		if w.Err != nil {
@@ -356,7 +341,7 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) encode(b []byte, v int16,
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -402,7 +387,6 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -491,9 +475,7 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) isDefault() bool {
 }
 
 func (m *CreatePartitionsRequestCreatePartitionsAssignment) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.BrokerIds
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -516,7 +498,7 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) decode(r *wire.Reade
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -535,13 +517,11 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) decode(r *wire.Reade
 }
 
 func (m *CreatePartitionsRequestCreatePartitionsAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.BrokerIds), m.BrokerIds == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.BrokerIds), false, v >= 2)
 	for i := range m.BrokerIds {
 		b = wire.AppendInt32(b, m.BrokerIds[i])
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -577,7 +557,6 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) appendJSON(b []byte,
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -692,6 +671,3 @@ func (*CreatePartitionsRequest) NewResponse() Response { return NewCreatePartiti
 func (*CreatePartitionsRequest) ResponseType() *CreatePartitionsResponse {
 	return NewCreatePartitionsResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

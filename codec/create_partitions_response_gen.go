@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -39,14 +36,12 @@ func (m *CreatePartitionsResponse) isDefault() bool {
 }
 
 func (m *CreatePartitionsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.Results
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +63,7 @@ func (m *CreatePartitionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +82,8 @@ func (m *CreatePartitionsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *CreatePartitionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Results), false, v >= 2)
 	for i := range m.Results {
 		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +92,7 @@ func (m *CreatePartitionsResponse) encode(b []byte, v int16, w *wire.Encoder) []
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +131,6 @@ func (m *CreatePartitionsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -225,9 +217,7 @@ func (m *CreatePartitionsResponseCreatePartitionsTopicResult) isDefault() bool {
 }
 
 func (m *CreatePartitionsResponseCreatePartitionsTopicResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -237,17 +227,13 @@ func (m *CreatePartitionsResponseCreatePartitionsTopicResult) decode(r *wire.Rea
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -266,27 +252,20 @@ func (m *CreatePartitionsResponseCreatePartitionsTopicResult) decode(r *wire.Rea
 }
 
 func (m *CreatePartitionsResponseCreatePartitionsTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, v >= 2)
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 2)
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -321,7 +300,6 @@ func (m *CreatePartitionsResponseCreatePartitionsTopicResult) appendJSON(b []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -438,6 +416,3 @@ func (*CreatePartitionsResponse) NewRequest() Request { return NewCreatePartitio
 func (*CreatePartitionsResponse) RequestType() *CreatePartitionsRequest {
 	return NewCreatePartitionsRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

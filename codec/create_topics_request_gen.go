@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -48,9 +47,7 @@ func (m *CreateTopicsRequest) isDefault() bool {
 }
 
 func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(v >= 5, false, 9); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -86,7 +83,7 @@ func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
 		m.ValidateOnly = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -109,9 +106,7 @@ func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *CreateTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 5)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -123,12 +118,12 @@ func (m *CreateTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	b = wire.AppendInt32(b, m.TimeoutMs)
 	if v >= 1 {
 		b = wire.AppendBool(b, m.ValidateOnly)
-	} else if !(!m.ValidateOnly) {
+	} else if m.ValidateOnly {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("validateOnly")
 		return b
 	}
-	if flex {
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -177,7 +172,6 @@ func (m *CreateTopicsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -282,9 +276,7 @@ func (m *CreateTopicsRequestCreatableTopic) isDefault() bool {
 }
 
 func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -307,7 +299,7 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
+	if n := r.ArrayLen(v >= 5, false, 5); n >= 0 {
 		s := m.Assignments
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -328,7 +320,7 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 		r.Push("assignments")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 5, false, 2); n >= 0 {
 		s := m.Configs
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -350,7 +342,7 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -369,14 +361,12 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *CreateTopicsRequestCreatableTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, v >= 5)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -385,7 +375,7 @@ func (m *CreateTopicsRequestCreatableTopic) encode(b []byte, v int16, w *wire.En
 		binary.BigEndian.PutUint32(p[0:], uint32(m.NumPartitions))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ReplicationFactor))
 	}
-	b = wire.AppendArrayLen(b, len(m.Assignments), m.Assignments == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Assignments), false, v >= 5)
 	for i := range m.Assignments {
 		b = m.Assignments[i].encode(b, v, w)
 		if w.Err != nil {
@@ -394,7 +384,7 @@ func (m *CreateTopicsRequestCreatableTopic) encode(b []byte, v int16, w *wire.En
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.Configs), m.Configs == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Configs), false, v >= 5)
 	for i := range m.Configs {
 		b = m.Configs[i].encode(b, v, w)
 		if w.Err != nil {
@@ -403,7 +393,7 @@ func (m *CreateTopicsRequestCreatableTopic) encode(b []byte, v int16, w *wire.En
 			return b
 		}
 	}
-	if flex {
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -458,7 +448,6 @@ func (m *CreateTopicsRequestCreatableTopic) appendJSON(b []byte, v int16) []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -571,14 +560,12 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) isDefault() bool {
 }
 
 func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
 	m.PartitionIndex = r.Int32()
 	if r.Err != nil {
 		r.Push("partitionIndex")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 5, false, 4); n >= 0 {
 		s := m.BrokerIds
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -601,7 +588,7 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -620,14 +607,12 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v
 }
 
 func (m *CreateTopicsRequestCreatableReplicaAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
 	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendArrayLen(b, len(m.BrokerIds), m.BrokerIds == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.BrokerIds), false, v >= 5)
 	for i := range m.BrokerIds {
 		b = wire.AppendInt32(b, m.BrokerIds[i])
 	}
-	if flex {
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -666,7 +651,6 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) appendJSON(b []byte, v i
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -752,24 +736,18 @@ func (m *CreateTopicsRequestCreatableTopicConfig) isDefault() bool {
 }
 
 func (m *CreateTopicsRequestCreatableTopicConfig) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if true {
-		m.Value = r.NullableString(flex)
-	} else {
-		m.Value = r.StringPtr(flex)
-	}
+	m.Value = r.NullableString(v >= 5)
 	if r.Err != nil {
 		r.Push("value")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -788,26 +766,19 @@ func (m *CreateTopicsRequestCreatableTopicConfig) decode(r *wire.Reader, v int16
 }
 
 func (m *CreateTopicsRequestCreatableTopicConfig) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	if m.Value == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("value")
-		return b
-	}
+	b = wire.AppendString(b, m.Name, v >= 5)
 	if m.Value != nil && len(*m.Value) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 		w.Push("value")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Value, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.Value, v >= 5)
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -839,7 +810,6 @@ func (m *CreateTopicsRequestCreatableTopicConfig) appendJSON(b []byte, v int16) 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -946,6 +916,3 @@ func (*CreateTopicsRequest) NewResponse() Response { return NewCreateTopicsRespo
 
 // ResponseType returns a new paired CreateTopicsResponse, typed.
 func (*CreateTopicsRequest) ResponseType() *CreateTopicsResponse { return NewCreateTopicsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

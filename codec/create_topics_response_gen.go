@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,8 +38,6 @@ func (m *CreateTopicsResponse) isDefault() bool {
 }
 
 func (m *CreateTopicsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
 	if v >= 2 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -50,7 +47,7 @@ func (m *CreateTopicsResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ThrottleTimeMs = 0
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(v >= 5, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -72,7 +69,7 @@ func (m *CreateTopicsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -91,14 +88,11 @@ func (m *CreateTopicsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *CreateTopicsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
 	if v >= 2 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	// ThrottleTimeMs is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 5)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -107,7 +101,7 @@ func (m *CreateTopicsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 			return b
 		}
 	}
-	if flex {
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -148,7 +142,6 @@ func (m *CreateTopicsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -254,9 +247,7 @@ func (m *CreateTopicsResponseCreatableTopicResult) isDefault() bool {
 }
 
 func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -276,11 +267,7 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 		return
 	}
 	if v >= 1 {
-		if v >= 1 {
-			m.ErrorMessage = r.NullableString(flex)
-		} else {
-			m.ErrorMessage = r.StringPtr(flex)
-		}
+		m.ErrorMessage = r.NullableString(v >= 5)
 		if r.Err != nil {
 			r.Push("errorMessage")
 			return
@@ -313,7 +300,7 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 		m.ReplicationFactor = -1
 	}
 	if v >= 5 {
-		if n := r.ArrayLen(flex, (v >= 5), 1); n >= 0 {
+		if n := r.ArrayLen(true, true, 1); n >= 0 {
 			s := m.Configs
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -338,7 +325,7 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 		m.Configs = []CreateTopicsResponseCreatableTopicConfigs{}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -348,7 +335,7 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 			}
 			prev = int64(tag)
 			switch {
-			case tag == 0 && v >= 5:
+			case tag == 0:
 				saved := r.Limit(end)
 				m.TopicConfigErrorCode = r.Int16()
 				r.Unlimit(saved, tag)
@@ -368,62 +355,36 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 }
 
 func (m *CreateTopicsResponseCreatableTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, v >= 5)
 	if v >= 7 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
+	// TopicId is ignorable: dropped at other versions.
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 1 {
-		if m.ErrorMessage == nil && !(v >= 1) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("errorMessage")
-			return b
-		}
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
-		// ErrorMessage is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ErrorMessage, v >= 5)
 	}
-	if !(v >= 5) && !(m.TopicConfigErrorCode == 0) {
-		// TopicConfigErrorCode is ignorable: dropped at this version.
+	// ErrorMessage is ignorable: dropped at other versions.
+	if v >= 5 {
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.NumPartitions))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ReplicationFactor))
 	}
 	if v >= 5 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 6)...)
-			p := b[n : n+6]
-			_ = p[5]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.NumPartitions))
-			binary.BigEndian.PutUint16(p[4:], uint16(m.ReplicationFactor))
-		}
-	} else {
-		if !(m.NumPartitions == -1) {
-			// NumPartitions is ignorable: dropped at this version.
-		}
-		if !(m.ReplicationFactor == -1) {
-			// ReplicationFactor is ignorable: dropped at this version.
-		}
-	}
-	if v >= 5 {
-		if m.Configs == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("configs")
-			return b
-		}
-		b = wire.AppendArrayLen(b, len(m.Configs), m.Configs == nil && (v >= 5), flex)
+		b = wire.AppendArrayLen(b, len(m.Configs), m.Configs == nil, true)
 		for i := range m.Configs {
 			b = m.Configs[i].encode(b, v, w)
 			if w.Err != nil {
@@ -432,24 +393,21 @@ func (m *CreateTopicsResponseCreatableTopicResult) encode(b []byte, v int16, w *
 				return b
 			}
 		}
-	} else if !(m.Configs != nil && len(m.Configs) == 0) {
-		// Configs is ignorable: dropped at this version.
 	}
-	if flex {
+	// Configs is ignorable: dropped at other versions.
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
-		if (v >= 5) && !(m.TopicConfigErrorCode == 0) {
+		if m.TopicConfigErrorCode != 0 {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
-		if v >= 5 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(m.TopicConfigErrorCode == 0) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				b = wire.AppendInt16(b, m.TopicConfigErrorCode)
-				b = wire.EndTag(b, start)
-			}
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+		if m.TopicConfigErrorCode != 0 {
+			var start int
+			b, start = wire.BeginTag(b, 0)
+			b = wire.AppendInt16(b, m.TopicConfigErrorCode)
+			b = wire.EndTag(b, start)
 		}
 		if u < len(m.UnknownTaggedFields) {
 			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
@@ -521,7 +479,6 @@ func (m *CreateTopicsResponseCreatableTopicResult) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -654,10 +611,8 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) isDefault() bool {
 }
 
 func (m *CreateTopicsResponseCreatableTopicConfigs) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
 	if v >= 5 {
-		m.Name = r.String(flex)
+		m.Name = r.String(true)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -666,11 +621,7 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) decode(r *wire.Reader, v int
 		m.Name = ""
 	}
 	if v >= 5 {
-		if v >= 5 {
-			m.Value = r.NullableString(flex)
-		} else {
-			m.Value = r.StringPtr(flex)
-		}
+		m.Value = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("value")
 			return
@@ -709,7 +660,7 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) decode(r *wire.Reader, v int
 		m.IsSensitive = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -728,67 +679,55 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) decode(r *wire.Reader, v int
 }
 
 func (m *CreateTopicsResponseCreatableTopicConfigs) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
 	if v >= 5 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, true)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
 		return b
 	}
 	if v >= 5 {
-		if m.Value == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("value")
-			return b
-		}
 		if m.Value != nil && len(*m.Value) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 			w.Push("value")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Value, flex)
+		b = wire.AppendNullableString(b, m.Value, true)
 	} else if !(m.Value != nil && *m.Value == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("value")
 		return b
 	}
 	if v >= 5 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 3)...)
-			p := b[n : n+3]
-			_ = p[2]
-			if m.ReadOnly {
-				p[0] = 1
-			}
-			p[1] = byte(m.ConfigSource)
-			if m.IsSensitive {
-				p[2] = 1
-			}
+		n := len(b)
+		b = append(b, make([]byte, 3)...)
+		p := b[n : n+3]
+		_ = p[2]
+		if m.ReadOnly {
+			p[0] = 1
+		}
+		p[1] = byte(m.ConfigSource)
+		if m.IsSensitive {
+			p[2] = 1
 		}
 	} else {
-		if !(!m.ReadOnly) {
+		if m.ReadOnly {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("readOnly")
 			return b
 		}
-		if !(m.ConfigSource == -1) {
-			// ConfigSource is ignorable: dropped at this version.
-		}
-		if !(!m.IsSensitive) {
+		if m.IsSensitive {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("isSensitive")
 			return b
 		}
 	}
-	if flex {
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -839,7 +778,6 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) appendJSON(b []byte, v int16
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -964,6 +902,3 @@ func (*CreateTopicsResponse) NewRequest() Request { return NewCreateTopicsReques
 
 // RequestType returns a new paired CreateTopicsRequest, typed.
 func (*CreateTopicsResponse) RequestType() *CreateTopicsRequest { return NewCreateTopicsRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -42,14 +39,12 @@ func (m *DefaultPrincipalData) isDefault() bool {
 }
 
 func (m *DefaultPrincipalData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Type = r.String(flex)
+	m.Type = r.String(true)
 	if r.Err != nil {
 		r.Push("type")
 		return
 	}
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -60,50 +55,44 @@ func (m *DefaultPrincipalData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DefaultPrincipalData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Type) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Type)))
 		w.Push("type")
 		return b
 	}
-	b = wire.AppendString(b, m.Type, flex)
+	b = wire.AppendString(b, m.Type, true)
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, true)
 	b = wire.AppendBool(b, m.TokenAuthenticated)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -125,7 +114,6 @@ func (m *DefaultPrincipalData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -230,6 +218,3 @@ func (m *DefaultPrincipalData) AppendJSON(dst []byte, version int16) ([]byte, er
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *DefaultPrincipalData) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

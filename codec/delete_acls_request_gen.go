@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -41,9 +38,7 @@ func (m *DeleteAclsRequest) isDefault() bool {
 }
 
 func (m *DeleteAclsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 6); n >= 0 {
 		s := m.Filters
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -65,7 +60,7 @@ func (m *DeleteAclsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -88,9 +83,7 @@ func (m *DeleteAclsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Filters), m.Filters == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Filters), false, v >= 2)
 	for i := range m.Filters {
 		b = m.Filters[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +92,7 @@ func (m *DeleteAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -140,7 +133,6 @@ func (m *DeleteAclsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -243,18 +235,12 @@ func (m *DeleteAclsRequestDeleteAclsFilter) isDefault() bool {
 }
 
 func (m *DeleteAclsRequestDeleteAclsFilter) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ResourceTypeFilter = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceTypeFilter")
 		return
 	}
-	if true {
-		m.ResourceNameFilter = r.NullableString(flex)
-	} else {
-		m.ResourceNameFilter = r.StringPtr(flex)
-	}
+	m.ResourceNameFilter = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("resourceNameFilter")
 		return
@@ -268,20 +254,12 @@ func (m *DeleteAclsRequestDeleteAclsFilter) decode(r *wire.Reader, v int16) {
 	} else {
 		m.PatternTypeFilter = 3
 	}
-	if true {
-		m.PrincipalFilter = r.NullableString(flex)
-	} else {
-		m.PrincipalFilter = r.StringPtr(flex)
-	}
+	m.PrincipalFilter = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("principalFilter")
 		return
 	}
-	if true {
-		m.HostFilter = r.NullableString(flex)
-	} else {
-		m.HostFilter = r.StringPtr(flex)
-	}
+	m.HostFilter = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("hostFilter")
 		return
@@ -305,7 +283,7 @@ func (m *DeleteAclsRequestDeleteAclsFilter) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -324,30 +302,18 @@ func (m *DeleteAclsRequestDeleteAclsFilter) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteAclsRequestDeleteAclsFilter) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = append(b, byte(m.ResourceTypeFilter))
-	if m.ResourceNameFilter == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("resourceNameFilter")
-		return b
-	}
 	if m.ResourceNameFilter != nil && len(*m.ResourceNameFilter) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ResourceNameFilter)))
 		w.Push("resourceNameFilter")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ResourceNameFilter, flex)
+	b = wire.AppendNullableString(b, m.ResourceNameFilter, v >= 2)
 	if v >= 1 {
 		b = append(b, byte(m.PatternTypeFilter))
-	} else if !(m.PatternTypeFilter == 3) {
+	} else if m.PatternTypeFilter != 3 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("patternTypeFilter")
-		return b
-	}
-	if m.PrincipalFilter == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("principalFilter")
 		return b
 	}
 	if m.PrincipalFilter != nil && len(*m.PrincipalFilter) > 32767 {
@@ -355,18 +321,13 @@ func (m *DeleteAclsRequestDeleteAclsFilter) encode(b []byte, v int16, w *wire.En
 		w.Push("principalFilter")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.PrincipalFilter, flex)
-	if m.HostFilter == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("hostFilter")
-		return b
-	}
+	b = wire.AppendNullableString(b, m.PrincipalFilter, v >= 2)
 	if m.HostFilter != nil && len(*m.HostFilter) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.HostFilter)))
 		w.Push("hostFilter")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.HostFilter, flex)
+	b = wire.AppendNullableString(b, m.HostFilter, v >= 2)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 2)...)
@@ -375,7 +336,7 @@ func (m *DeleteAclsRequestDeleteAclsFilter) encode(b []byte, v int16, w *wire.En
 		p[0] = byte(m.Operation)
 		p[1] = byte(m.PermissionType)
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -424,7 +385,6 @@ func (m *DeleteAclsRequestDeleteAclsFilter) appendJSON(b []byte, v int16) []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -561,6 +521,3 @@ func (*DeleteAclsRequest) NewResponse() Response { return NewDeleteAclsResponse(
 
 // ResponseType returns a new paired DeleteAclsResponse, typed.
 func (*DeleteAclsRequest) ResponseType() *DeleteAclsResponse { return NewDeleteAclsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

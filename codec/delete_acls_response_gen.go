@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -39,14 +36,12 @@ func (m *DeleteAclsResponse) isDefault() bool {
 }
 
 func (m *DeleteAclsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.FilterResults
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +63,7 @@ func (m *DeleteAclsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +82,8 @@ func (m *DeleteAclsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.FilterResults), m.FilterResults == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.FilterResults), false, v >= 2)
 	for i := range m.FilterResults {
 		b = m.FilterResults[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +92,7 @@ func (m *DeleteAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +131,6 @@ func (m *DeleteAclsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -226,23 +218,17 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) isDefault() bool {
 }
 
 func (m *DeleteAclsResponseDeleteAclsFilterResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 9); n >= 0 {
 		s := m.MatchingAcls
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -264,7 +250,7 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) decode(r *wire.Reader, v int1
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -283,21 +269,14 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) decode(r *wire.Reader, v int1
 }
 
 func (m *DeleteAclsResponseDeleteAclsFilterResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	b = wire.AppendArrayLen(b, len(m.MatchingAcls), m.MatchingAcls == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.MatchingAcls), false, v >= 2)
 	for i := range m.MatchingAcls {
 		b = m.MatchingAcls[i].encode(b, v, w)
 		if w.Err != nil {
@@ -306,7 +285,7 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) encode(b []byte, v int16, w *
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -348,7 +327,6 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -461,18 +439,12 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) isDefault() bool {
 }
 
 func (m *DeleteAclsResponseDeleteAclsMatchingAcl) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
@@ -482,7 +454,7 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) decode(r *wire.Reader, v int16
 		r.Push("resourceType")
 		return
 	}
-	m.ResourceName = r.String(flex)
+	m.ResourceName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("resourceName")
 		return
@@ -496,12 +468,12 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) decode(r *wire.Reader, v int16
 	} else {
 		m.PatternType = 3
 	}
-	m.Principal = r.String(flex)
+	m.Principal = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principal")
 		return
 	}
-	m.Host = r.String(flex)
+	m.Host = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -525,7 +497,7 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) decode(r *wire.Reader, v int16
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -544,30 +516,23 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) decode(r *wire.Reader, v int16
 }
 
 func (m *DeleteAclsResponseDeleteAclsMatchingAcl) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 2)
 	b = append(b, byte(m.ResourceType))
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
 		return b
 	}
-	b = wire.AppendString(b, m.ResourceName, flex)
+	b = wire.AppendString(b, m.ResourceName, v >= 2)
 	if v >= 1 {
 		b = append(b, byte(m.PatternType))
-	} else if !(m.PatternType == 3) {
+	} else if m.PatternType != 3 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("patternType")
 		return b
@@ -577,13 +542,13 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) encode(b []byte, v int16, w *w
 		w.Push("principal")
 		return b
 	}
-	b = wire.AppendString(b, m.Principal, flex)
+	b = wire.AppendString(b, m.Principal, v >= 2)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, v >= 2)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 2)...)
@@ -592,7 +557,7 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) encode(b []byte, v int16, w *w
 		p[0] = byte(m.Operation)
 		p[1] = byte(m.PermissionType)
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -647,7 +612,6 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) appendJSON(b []byte, v int16) 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -796,6 +760,3 @@ func (*DeleteAclsResponse) NewRequest() Request { return NewDeleteAclsRequest() 
 
 // RequestType returns a new paired DeleteAclsRequest, typed.
 func (*DeleteAclsResponse) RequestType() *DeleteAclsRequest { return NewDeleteAclsRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

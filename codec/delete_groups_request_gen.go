@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -41,9 +38,7 @@ func (m *DeleteGroupsRequest) isDefault() bool {
 }
 
 func (m *DeleteGroupsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 1); n >= 0 {
 		s := m.GroupsNames
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -51,7 +46,7 @@ func (m *DeleteGroupsRequest) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(v >= 2)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -66,7 +61,7 @@ func (m *DeleteGroupsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -89,9 +84,7 @@ func (m *DeleteGroupsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteGroupsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.GroupsNames), m.GroupsNames == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.GroupsNames), false, v >= 2)
 	for i := range m.GroupsNames {
 		if len(m.GroupsNames[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupsNames[i])))
@@ -99,9 +92,9 @@ func (m *DeleteGroupsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 			w.Push("groupsNames")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupsNames[i], flex)
+		b = wire.AppendString(b, m.GroupsNames[i], v >= 2)
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -142,7 +135,6 @@ func (m *DeleteGroupsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -261,6 +253,3 @@ func (*DeleteGroupsRequest) NewResponse() Response { return NewDeleteGroupsRespo
 
 // ResponseType returns a new paired DeleteGroupsResponse, typed.
 func (*DeleteGroupsRequest) ResponseType() *DeleteGroupsResponse { return NewDeleteGroupsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

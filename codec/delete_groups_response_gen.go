@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -39,14 +36,12 @@ func (m *DeleteGroupsResponse) isDefault() bool {
 }
 
 func (m *DeleteGroupsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 3); n >= 0 {
 		s := m.Results
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +63,7 @@ func (m *DeleteGroupsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +82,8 @@ func (m *DeleteGroupsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Results), false, v >= 2)
 	for i := range m.Results {
 		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +92,7 @@ func (m *DeleteGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +131,6 @@ func (m *DeleteGroupsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -225,9 +217,7 @@ func (m *DeleteGroupsResponseDeletableGroupResult) isDefault() bool {
 }
 
 func (m *DeleteGroupsResponseDeletableGroupResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -238,11 +228,7 @@ func (m *DeleteGroupsResponseDeletableGroupResult) decode(r *wire.Reader, v int1
 		return
 	}
 	if v >= 3 {
-		if v >= 3 {
-			m.ErrorMessage = r.NullableString(flex)
-		} else {
-			m.ErrorMessage = r.StringPtr(flex)
-		}
+		m.ErrorMessage = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("errorMessage")
 			return
@@ -251,7 +237,7 @@ func (m *DeleteGroupsResponseDeletableGroupResult) decode(r *wire.Reader, v int1
 		m.ErrorMessage = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -270,31 +256,23 @@ func (m *DeleteGroupsResponseDeletableGroupResult) decode(r *wire.Reader, v int1
 }
 
 func (m *DeleteGroupsResponseDeletableGroupResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, v >= 2)
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 3 {
-		if m.ErrorMessage == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("errorMessage")
-			return b
-		}
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	} else if !(m.ErrorMessage == nil) {
-		// ErrorMessage is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	}
-	if flex {
+	// ErrorMessage is ignorable: dropped at other versions.
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -331,7 +309,6 @@ func (m *DeleteGroupsResponseDeletableGroupResult) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -444,6 +421,3 @@ func (*DeleteGroupsResponse) NewRequest() Request { return NewDeleteGroupsReques
 
 // RequestType returns a new paired DeleteGroupsRequest, typed.
 func (*DeleteGroupsResponse) RequestType() *DeleteGroupsRequest { return NewDeleteGroupsRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -44,9 +43,7 @@ func (m *DeleteRecordsRequest) isDefault() bool {
 }
 
 func (m *DeleteRecordsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -73,7 +70,7 @@ func (m *DeleteRecordsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -96,9 +93,7 @@ func (m *DeleteRecordsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteRecordsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 2)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -108,7 +103,7 @@ func (m *DeleteRecordsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 		}
 	}
 	b = wire.AppendInt32(b, m.TimeoutMs)
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -152,7 +147,6 @@ func (m *DeleteRecordsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -242,14 +236,12 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) isDefault() bool {
 }
 
 func (m *DeleteRecordsRequestDeleteRecordsTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 12); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -271,7 +263,7 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) decode(r *wire.Reader, v int16)
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -290,15 +282,13 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) decode(r *wire.Reader, v int16)
 }
 
 func (m *DeleteRecordsRequestDeleteRecordsTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 2)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -307,7 +297,7 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) encode(b []byte, v int16, w *wi
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -346,7 +336,6 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) appendJSON(b []byte, v int16) [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -430,8 +419,6 @@ func (m *DeleteRecordsRequestDeleteRecordsPartition) isDefault() bool {
 }
 
 func (m *DeleteRecordsRequestDeleteRecordsPartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -451,7 +438,7 @@ func (m *DeleteRecordsRequestDeleteRecordsPartition) decode(r *wire.Reader, v in
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -470,8 +457,6 @@ func (m *DeleteRecordsRequestDeleteRecordsPartition) decode(r *wire.Reader, v in
 }
 
 func (m *DeleteRecordsRequestDeleteRecordsPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -480,7 +465,7 @@ func (m *DeleteRecordsRequestDeleteRecordsPartition) encode(b []byte, v int16, w
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.Offset))
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -512,7 +497,6 @@ func (m *DeleteRecordsRequestDeleteRecordsPartition) appendJSON(b []byte, v int1
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -619,6 +603,3 @@ func (*DeleteRecordsRequest) NewResponse() Response { return NewDeleteRecordsRes
 
 // ResponseType returns a new paired DeleteRecordsResponse, typed.
 func (*DeleteRecordsRequest) ResponseType() *DeleteRecordsResponse { return NewDeleteRecordsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

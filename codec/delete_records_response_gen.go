@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,14 +38,12 @@ func (m *DeleteRecordsResponse) isDefault() bool {
 }
 
 func (m *DeleteRecordsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +65,7 @@ func (m *DeleteRecordsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +84,8 @@ func (m *DeleteRecordsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteRecordsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 2)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +94,7 @@ func (m *DeleteRecordsResponse) encode(b []byte, v int16, w *wire.Encoder) []byt
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +133,6 @@ func (m *DeleteRecordsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -222,14 +216,12 @@ func (m *DeleteRecordsResponseDeleteRecordsTopicResult) isDefault() bool {
 }
 
 func (m *DeleteRecordsResponseDeleteRecordsTopicResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 14); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -251,7 +243,7 @@ func (m *DeleteRecordsResponseDeleteRecordsTopicResult) decode(r *wire.Reader, v
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -270,15 +262,13 @@ func (m *DeleteRecordsResponseDeleteRecordsTopicResult) decode(r *wire.Reader, v
 }
 
 func (m *DeleteRecordsResponseDeleteRecordsTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 2)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -287,7 +277,7 @@ func (m *DeleteRecordsResponseDeleteRecordsTopicResult) encode(b []byte, v int16
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -326,7 +316,6 @@ func (m *DeleteRecordsResponseDeleteRecordsTopicResult) appendJSON(b []byte, v i
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -413,8 +402,6 @@ func (m *DeleteRecordsResponseDeleteRecordsPartitionResult) isDefault() bool {
 }
 
 func (m *DeleteRecordsResponseDeleteRecordsPartitionResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if len(r.Src)-r.Off >= 14 {
 		p := r.Src[r.Off : r.Off+14]
 		_ = p[13]
@@ -440,7 +427,7 @@ func (m *DeleteRecordsResponseDeleteRecordsPartitionResult) decode(r *wire.Reade
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -459,8 +446,6 @@ func (m *DeleteRecordsResponseDeleteRecordsPartitionResult) decode(r *wire.Reade
 }
 
 func (m *DeleteRecordsResponseDeleteRecordsPartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 14)...)
@@ -470,7 +455,7 @@ func (m *DeleteRecordsResponseDeleteRecordsPartitionResult) encode(b []byte, v i
 		binary.BigEndian.PutUint64(p[4:], uint64(m.LowWatermark))
 		binary.BigEndian.PutUint16(p[12:], uint16(m.ErrorCode))
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -505,7 +490,6 @@ func (m *DeleteRecordsResponseDeleteRecordsPartitionResult) appendJSON(b []byte,
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -618,6 +602,3 @@ func (*DeleteRecordsResponse) NewRequest() Request { return NewDeleteRecordsRequ
 
 // RequestType returns a new paired DeleteRecordsRequest, typed.
 func (*DeleteRecordsResponse) RequestType() *DeleteRecordsRequest { return NewDeleteRecordsRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

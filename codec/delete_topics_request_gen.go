@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -47,10 +44,8 @@ func (m *DeleteTopicsRequest) isDefault() bool {
 }
 
 func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 6 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Topics
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -75,7 +70,7 @@ func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
 		m.Topics = nil
 	}
 	if v <= 5 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 4, false, 1); n >= 0 {
 			s := m.TopicNames
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -83,7 +78,7 @@ func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
 				s = make([]string, n)
 			}
 			for i := range s {
-				s[i] = r.String(flex)
+				s[i] = r.String(v >= 4)
 				if r.Err != nil {
 					r.PushIndex(i)
 					break
@@ -106,7 +101,7 @@ func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -129,10 +124,8 @@ func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 6 {
-		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 		for i := range m.Topics {
 			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
@@ -141,13 +134,13 @@ func (m *DeleteTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 				return b
 			}
 		}
-	} else if !(len(m.Topics) == 0) {
+	} else if len(m.Topics) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
 		return b
 	}
 	if v <= 5 {
-		b = wire.AppendArrayLen(b, len(m.TopicNames), m.TopicNames == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TopicNames), false, v >= 4)
 		for i := range m.TopicNames {
 			if len(m.TopicNames[i]) > 32767 {
 				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicNames[i])))
@@ -155,13 +148,12 @@ func (m *DeleteTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 				w.Push("topicNames")
 				return b
 			}
-			b = wire.AppendString(b, m.TopicNames[i], flex)
+			b = wire.AppendString(b, m.TopicNames[i], v >= 4)
 		}
-	} else if !(len(m.TopicNames) == 0) {
-		// TopicNames is ignorable: dropped at this version.
 	}
+	// TopicNames is ignorable: dropped at other versions.
 	b = wire.AppendInt32(b, m.TimeoutMs)
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -219,7 +211,6 @@ func (m *DeleteTopicsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -327,14 +318,8 @@ func (m *DeleteTopicsRequestDeleteTopicState) isDefault() bool {
 }
 
 func (m *DeleteTopicsRequestDeleteTopicState) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 6 {
-		if v >= 6 {
-			m.Name = r.NullableString(flex)
-		} else {
-			m.Name = r.StringPtr(flex)
-		}
+		m.Name = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -352,7 +337,7 @@ func (m *DeleteTopicsRequestDeleteTopicState) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -371,33 +356,26 @@ func (m *DeleteTopicsRequestDeleteTopicState) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteTopicsRequestDeleteTopicState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 6 {
-		if m.Name == nil && !(v >= 6) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("name")
-			return b
-		}
 		if m.Name != nil && len(*m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Name, flex)
-	} else if !(m.Name == nil) {
+		b = wire.AppendNullableString(b, m.Name, true)
+	} else if m.Name != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
 		return b
 	}
 	if v >= 6 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
+	} else if m.TopicId != (UUID{}) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicId")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -433,7 +411,6 @@ func (m *DeleteTopicsRequestDeleteTopicState) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -540,6 +517,3 @@ func (*DeleteTopicsRequest) NewResponse() Response { return NewDeleteTopicsRespo
 
 // ResponseType returns a new paired DeleteTopicsResponse, typed.
 func (*DeleteTopicsRequest) ResponseType() *DeleteTopicsResponse { return NewDeleteTopicsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

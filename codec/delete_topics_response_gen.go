@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -39,8 +36,6 @@ func (m *DeleteTopicsResponse) isDefault() bool {
 }
 
 func (m *DeleteTopicsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -50,7 +45,7 @@ func (m *DeleteTopicsResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ThrottleTimeMs = 0
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 3); n >= 0 {
 		s := m.Responses
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -72,7 +67,7 @@ func (m *DeleteTopicsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -91,14 +86,11 @@ func (m *DeleteTopicsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteTopicsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
+	// ThrottleTimeMs is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Responses), false, v >= 4)
 	for i := range m.Responses {
 		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
@@ -107,7 +99,7 @@ func (m *DeleteTopicsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 			return b
 		}
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -148,7 +140,6 @@ func (m *DeleteTopicsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -239,12 +230,10 @@ func (m *DeleteTopicsResponseDeletableTopicResult) isDefault() bool {
 }
 
 func (m *DeleteTopicsResponseDeletableTopicResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 6 {
-		m.Name = r.NullableString(flex)
+		m.Name = r.NullableString(v >= 4)
 	} else {
-		m.Name = r.StringPtr(flex)
+		m.Name = r.StringPtr(v >= 4)
 	}
 	if r.Err != nil {
 		r.Push("name")
@@ -265,11 +254,7 @@ func (m *DeleteTopicsResponseDeletableTopicResult) decode(r *wire.Reader, v int1
 		return
 	}
 	if v >= 5 {
-		if v >= 5 {
-			m.ErrorMessage = r.NullableString(flex)
-		} else {
-			m.ErrorMessage = r.StringPtr(flex)
-		}
+		m.ErrorMessage = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("errorMessage")
 			return
@@ -278,7 +263,7 @@ func (m *DeleteTopicsResponseDeletableTopicResult) decode(r *wire.Reader, v int1
 		m.ErrorMessage = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -297,9 +282,7 @@ func (m *DeleteTopicsResponseDeletableTopicResult) decode(r *wire.Reader, v int1
 }
 
 func (m *DeleteTopicsResponseDeletableTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
-	if m.Name == nil && !(v >= 6) {
+	if m.Name == nil && v <= 5 {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("name")
 		return b
@@ -309,29 +292,22 @@ func (m *DeleteTopicsResponseDeletableTopicResult) encode(b []byte, v int16, w *
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Name, flex)
+	b = wire.AppendNullableString(b, m.Name, v >= 4)
 	if v >= 6 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
+	// TopicId is ignorable: dropped at other versions.
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 5 {
-		if m.ErrorMessage == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("errorMessage")
-			return b
-		}
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	} else if !(m.ErrorMessage == nil) {
-		// ErrorMessage is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	}
-	if flex {
+	// ErrorMessage is ignorable: dropped at other versions.
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -373,7 +349,6 @@ func (m *DeleteTopicsResponseDeletableTopicResult) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -492,6 +467,3 @@ func (*DeleteTopicsResponse) NewRequest() Request { return NewDeleteTopicsReques
 
 // RequestType returns a new paired DeleteTopicsRequest, typed.
 func (*DeleteTopicsResponse) RequestType() *DeleteTopicsRequest { return NewDeleteTopicsRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

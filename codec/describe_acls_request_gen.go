@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -63,18 +60,12 @@ func (m *DescribeAclsRequest) isDefault() bool {
 }
 
 func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ResourceTypeFilter = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceTypeFilter")
 		return
 	}
-	if true {
-		m.ResourceNameFilter = r.NullableString(flex)
-	} else {
-		m.ResourceNameFilter = r.StringPtr(flex)
-	}
+	m.ResourceNameFilter = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("resourceNameFilter")
 		return
@@ -88,20 +79,12 @@ func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.PatternTypeFilter = 3
 	}
-	if true {
-		m.PrincipalFilter = r.NullableString(flex)
-	} else {
-		m.PrincipalFilter = r.StringPtr(flex)
-	}
+	m.PrincipalFilter = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("principalFilter")
 		return
 	}
-	if true {
-		m.HostFilter = r.NullableString(flex)
-	} else {
-		m.HostFilter = r.StringPtr(flex)
-	}
+	m.HostFilter = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("hostFilter")
 		return
@@ -125,7 +108,7 @@ func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -148,30 +131,18 @@ func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = append(b, byte(m.ResourceTypeFilter))
-	if m.ResourceNameFilter == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("resourceNameFilter")
-		return b
-	}
 	if m.ResourceNameFilter != nil && len(*m.ResourceNameFilter) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ResourceNameFilter)))
 		w.Push("resourceNameFilter")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ResourceNameFilter, flex)
+	b = wire.AppendNullableString(b, m.ResourceNameFilter, v >= 2)
 	if v >= 1 {
 		b = append(b, byte(m.PatternTypeFilter))
-	} else if !(m.PatternTypeFilter == 3) {
+	} else if m.PatternTypeFilter != 3 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("patternTypeFilter")
-		return b
-	}
-	if m.PrincipalFilter == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("principalFilter")
 		return b
 	}
 	if m.PrincipalFilter != nil && len(*m.PrincipalFilter) > 32767 {
@@ -179,18 +150,13 @@ func (m *DescribeAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		w.Push("principalFilter")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.PrincipalFilter, flex)
-	if m.HostFilter == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("hostFilter")
-		return b
-	}
+	b = wire.AppendNullableString(b, m.PrincipalFilter, v >= 2)
 	if m.HostFilter != nil && len(*m.HostFilter) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.HostFilter)))
 		w.Push("hostFilter")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.HostFilter, flex)
+	b = wire.AppendNullableString(b, m.HostFilter, v >= 2)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 2)...)
@@ -199,7 +165,7 @@ func (m *DescribeAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		p[0] = byte(m.Operation)
 		p[1] = byte(m.PermissionType)
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -253,7 +219,6 @@ func (m *DescribeAclsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -396,6 +361,3 @@ func (*DescribeAclsRequest) NewResponse() Response { return NewDescribeAclsRespo
 
 // ResponseType returns a new paired DescribeAclsResponse, typed.
 func (*DescribeAclsRequest) ResponseType() *DescribeAclsResponse { return NewDescribeAclsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

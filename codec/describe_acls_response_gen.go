@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -46,8 +45,6 @@ func (m *DescribeAclsResponse) isDefault() bool {
 }
 
 func (m *DescribeAclsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -66,16 +63,12 @@ func (m *DescribeAclsResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 3); n >= 0 {
 		s := m.Resources
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -97,7 +90,7 @@ func (m *DescribeAclsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -116,8 +109,6 @@ func (m *DescribeAclsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -126,18 +117,13 @@ func (m *DescribeAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	b = wire.AppendArrayLen(b, len(m.Resources), m.Resources == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Resources), false, v >= 2)
 	for i := range m.Resources {
 		b = m.Resources[i].encode(b, v, w)
 		if w.Err != nil {
@@ -146,7 +132,7 @@ func (m *DescribeAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -191,7 +177,6 @@ func (m *DescribeAclsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -294,14 +279,12 @@ func (m *DescribeAclsResponseDescribeAclsResource) isDefault() bool {
 }
 
 func (m *DescribeAclsResponseDescribeAclsResource) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ResourceType = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceType")
 		return
 	}
-	m.ResourceName = r.String(flex)
+	m.ResourceName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("resourceName")
 		return
@@ -315,7 +298,7 @@ func (m *DescribeAclsResponseDescribeAclsResource) decode(r *wire.Reader, v int1
 	} else {
 		m.PatternType = 3
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.Acls
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -337,7 +320,7 @@ func (m *DescribeAclsResponseDescribeAclsResource) decode(r *wire.Reader, v int1
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -356,23 +339,21 @@ func (m *DescribeAclsResponseDescribeAclsResource) decode(r *wire.Reader, v int1
 }
 
 func (m *DescribeAclsResponseDescribeAclsResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = append(b, byte(m.ResourceType))
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
 		return b
 	}
-	b = wire.AppendString(b, m.ResourceName, flex)
+	b = wire.AppendString(b, m.ResourceName, v >= 2)
 	if v >= 1 {
 		b = append(b, byte(m.PatternType))
-	} else if !(m.PatternType == 3) {
+	} else if m.PatternType != 3 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("patternType")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.Acls), m.Acls == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Acls), false, v >= 2)
 	for i := range m.Acls {
 		b = m.Acls[i].encode(b, v, w)
 		if w.Err != nil {
@@ -381,7 +362,7 @@ func (m *DescribeAclsResponseDescribeAclsResource) encode(b []byte, v int16, w *
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -428,7 +409,6 @@ func (m *DescribeAclsResponseDescribeAclsResource) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -530,14 +510,12 @@ func (m *DescribeAclsResponseAclDescription) isDefault() bool {
 }
 
 func (m *DescribeAclsResponseAclDescription) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Principal = r.String(flex)
+	m.Principal = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principal")
 		return
 	}
-	m.Host = r.String(flex)
+	m.Host = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -561,7 +539,7 @@ func (m *DescribeAclsResponseAclDescription) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -580,20 +558,18 @@ func (m *DescribeAclsResponseAclDescription) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeAclsResponseAclDescription) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Principal) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Principal)))
 		w.Push("principal")
 		return b
 	}
-	b = wire.AppendString(b, m.Principal, flex)
+	b = wire.AppendString(b, m.Principal, v >= 2)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, v >= 2)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 2)...)
@@ -602,7 +578,7 @@ func (m *DescribeAclsResponseAclDescription) encode(b []byte, v int16, w *wire.E
 		p[0] = byte(m.Operation)
 		p[1] = byte(m.PermissionType)
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -640,7 +616,6 @@ func (m *DescribeAclsResponseAclDescription) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -759,6 +734,3 @@ func (*DescribeAclsResponse) NewRequest() Request { return NewDescribeAclsReques
 
 // RequestType returns a new paired DescribeAclsRequest, typed.
 func (*DescribeAclsResponse) RequestType() *DescribeAclsRequest { return NewDescribeAclsRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

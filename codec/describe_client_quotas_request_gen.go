@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -44,9 +41,7 @@ func (m *DescribeClientQuotasRequest) isDefault() bool {
 }
 
 func (m *DescribeClientQuotasRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 3); n >= 0 {
 		s := m.Components
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -73,7 +68,7 @@ func (m *DescribeClientQuotasRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -96,9 +91,7 @@ func (m *DescribeClientQuotasRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeClientQuotasRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Components), m.Components == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Components), false, v >= 1)
 	for i := range m.Components {
 		b = m.Components[i].encode(b, v, w)
 		if w.Err != nil {
@@ -108,7 +101,7 @@ func (m *DescribeClientQuotasRequest) encode(b []byte, v int16, w *wire.Encoder)
 		}
 	}
 	b = wire.AppendBool(b, m.Strict)
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -152,7 +145,6 @@ func (m *DescribeClientQuotasRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -246,9 +238,7 @@ func (m *DescribeClientQuotasRequestComponentData) isDefault() bool {
 }
 
 func (m *DescribeClientQuotasRequestComponentData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.EntityType = r.String(flex)
+	m.EntityType = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("entityType")
 		return
@@ -258,17 +248,13 @@ func (m *DescribeClientQuotasRequestComponentData) decode(r *wire.Reader, v int1
 		r.Push("matchType")
 		return
 	}
-	if true {
-		m.Match = r.NullableString(flex)
-	} else {
-		m.Match = r.StringPtr(flex)
-	}
+	m.Match = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("match")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -287,27 +273,20 @@ func (m *DescribeClientQuotasRequestComponentData) decode(r *wire.Reader, v int1
 }
 
 func (m *DescribeClientQuotasRequestComponentData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.EntityType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.EntityType)))
 		w.Push("entityType")
 		return b
 	}
-	b = wire.AppendString(b, m.EntityType, flex)
+	b = wire.AppendString(b, m.EntityType, v >= 1)
 	b = append(b, byte(m.MatchType))
-	if m.Match == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("match")
-		return b
-	}
 	if m.Match != nil && len(*m.Match) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Match)))
 		w.Push("match")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Match, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.Match, v >= 1)
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -342,7 +321,6 @@ func (m *DescribeClientQuotasRequestComponentData) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -459,6 +437,3 @@ func (*DescribeClientQuotasRequest) NewResponse() Response { return NewDescribeC
 func (*DescribeClientQuotasRequest) ResponseType() *DescribeClientQuotasResponse {
 	return NewDescribeClientQuotasResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -47,8 +46,6 @@ func (m *DescribeClientQuotasResponse) isDefault() bool {
 }
 
 func (m *DescribeClientQuotasResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -67,16 +64,12 @@ func (m *DescribeClientQuotasResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 1, true, 2); n >= 0 {
 		s := m.Entries
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -98,7 +91,7 @@ func (m *DescribeClientQuotasResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -117,8 +110,6 @@ func (m *DescribeClientQuotasResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeClientQuotasResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -127,23 +118,13 @@ func (m *DescribeClientQuotasResponse) encode(b []byte, v int16, w *wire.Encoder
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	if m.Entries == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("entries")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.Entries), m.Entries == nil && (true), flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 1)
+	b = wire.AppendArrayLen(b, len(m.Entries), m.Entries == nil, v >= 1)
 	for i := range m.Entries {
 		b = m.Entries[i].encode(b, v, w)
 		if w.Err != nil {
@@ -152,7 +133,7 @@ func (m *DescribeClientQuotasResponse) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -201,7 +182,6 @@ func (m *DescribeClientQuotasResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -299,9 +279,7 @@ func (m *DescribeClientQuotasResponseEntryData) isDefault() bool {
 }
 
 func (m *DescribeClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Entity
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -322,7 +300,7 @@ func (m *DescribeClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) 
 		r.Push("entity")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 9); n >= 0 {
 		s := m.Values
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -344,7 +322,7 @@ func (m *DescribeClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -363,9 +341,7 @@ func (m *DescribeClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) 
 }
 
 func (m *DescribeClientQuotasResponseEntryData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Entity), m.Entity == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Entity), false, v >= 1)
 	for i := range m.Entity {
 		b = m.Entity[i].encode(b, v, w)
 		if w.Err != nil {
@@ -374,7 +350,7 @@ func (m *DescribeClientQuotasResponseEntryData) encode(b []byte, v int16, w *wir
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.Values), m.Values == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Values), false, v >= 1)
 	for i := range m.Values {
 		b = m.Values[i].encode(b, v, w)
 		if w.Err != nil {
@@ -383,7 +359,7 @@ func (m *DescribeClientQuotasResponseEntryData) encode(b []byte, v int16, w *wir
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -429,7 +405,6 @@ func (m *DescribeClientQuotasResponseEntryData) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -525,24 +500,18 @@ func (m *DescribeClientQuotasResponseEntityData) isDefault() bool {
 }
 
 func (m *DescribeClientQuotasResponseEntityData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.EntityType = r.String(flex)
+	m.EntityType = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("entityType")
 		return
 	}
-	if true {
-		m.EntityName = r.NullableString(flex)
-	} else {
-		m.EntityName = r.StringPtr(flex)
-	}
+	m.EntityName = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("entityName")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -561,26 +530,19 @@ func (m *DescribeClientQuotasResponseEntityData) decode(r *wire.Reader, v int16)
 }
 
 func (m *DescribeClientQuotasResponseEntityData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.EntityType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.EntityType)))
 		w.Push("entityType")
 		return b
 	}
-	b = wire.AppendString(b, m.EntityType, flex)
-	if m.EntityName == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("entityName")
-		return b
-	}
+	b = wire.AppendString(b, m.EntityType, v >= 1)
 	if m.EntityName != nil && len(*m.EntityName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.EntityName)))
 		w.Push("entityName")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.EntityName, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.EntityName, v >= 1)
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -612,7 +574,6 @@ func (m *DescribeClientQuotasResponseEntityData) appendJSON(b []byte, v int16) [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -685,9 +646,7 @@ func (m *DescribeClientQuotasResponseValueData) isDefault() bool {
 }
 
 func (m *DescribeClientQuotasResponseValueData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.Key = r.String(flex)
+	m.Key = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("key")
 		return
@@ -698,7 +657,7 @@ func (m *DescribeClientQuotasResponseValueData) decode(r *wire.Reader, v int16) 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -717,16 +676,14 @@ func (m *DescribeClientQuotasResponseValueData) decode(r *wire.Reader, v int16) 
 }
 
 func (m *DescribeClientQuotasResponseValueData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.Key) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 		w.Push("key")
 		return b
 	}
-	b = wire.AppendString(b, m.Key, flex)
+	b = wire.AppendString(b, m.Key, v >= 1)
 	b = wire.AppendFloat64(b, m.Value)
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -758,7 +715,6 @@ func (m *DescribeClientQuotasResponseValueData) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -869,6 +825,3 @@ func (*DescribeClientQuotasResponse) NewRequest() Request { return NewDescribeCl
 func (*DescribeClientQuotasResponse) RequestType() *DescribeClientQuotasRequest {
 	return NewDescribeClientQuotasRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

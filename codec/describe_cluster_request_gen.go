@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -48,8 +45,6 @@ func (m *DescribeClusterRequest) isDefault() bool {
 }
 
 func (m *DescribeClusterRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.IncludeClusterAuthorizedOperations = r.Bool()
 	if r.Err != nil {
 		r.Push("includeClusterAuthorizedOperations")
@@ -74,21 +69,19 @@ func (m *DescribeClusterRequest) decode(r *wire.Reader, v int16) {
 		m.IncludeFencedBrokers = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -97,33 +90,29 @@ func (m *DescribeClusterRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeClusterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendBool(b, m.IncludeClusterAuthorizedOperations)
 	if v >= 1 {
 		b = append(b, byte(m.EndpointType))
-	} else if !(m.EndpointType == 1) {
+	} else if m.EndpointType != 1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("endpointType")
 		return b
 	}
 	if v >= 2 {
 		b = wire.AppendBool(b, m.IncludeFencedBrokers)
-	} else if !(!m.IncludeFencedBrokers) {
+	} else if m.IncludeFencedBrokers {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeFencedBrokers")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -154,7 +143,6 @@ func (m *DescribeClusterRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -275,6 +263,3 @@ func (*DescribeClusterRequest) NewResponse() Response { return NewDescribeCluste
 func (*DescribeClusterRequest) ResponseType() *DescribeClusterResponse {
 	return NewDescribeClusterResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -60,8 +59,6 @@ func (m *DescribeClusterResponse) isDefault() bool {
 }
 
 func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -80,11 +77,7 @@ func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
@@ -98,7 +91,7 @@ func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.EndpointType = 1
 	}
-	m.ClusterId = r.String(flex)
+	m.ClusterId = r.String(true)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
@@ -108,7 +101,7 @@ func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
 		r.Push("controllerId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 11); n >= 0 {
+	if n := r.ArrayLen(true, false, 11); n >= 0 {
 		s := m.Brokers
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -135,27 +128,23 @@ func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeClusterResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -164,20 +153,15 @@ func (m *DescribeClusterResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	if v >= 1 {
 		b = append(b, byte(m.EndpointType))
-	} else if !(m.EndpointType == 1) {
+	} else if m.EndpointType != 1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("endpointType")
 		return b
@@ -187,9 +171,9 @@ func (m *DescribeClusterResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendString(b, m.ClusterId, flex)
+	b = wire.AppendString(b, m.ClusterId, true)
 	b = wire.AppendInt32(b, m.ControllerId)
-	b = wire.AppendArrayLen(b, len(m.Brokers), m.Brokers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Brokers), false, true)
 	for i := range m.Brokers {
 		b = m.Brokers[i].encode(b, v, w)
 		if w.Err != nil {
@@ -199,16 +183,14 @@ func (m *DescribeClusterResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 		}
 	}
 	b = wire.AppendInt32(b, m.ClusterAuthorizedOperations)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -254,7 +236,6 @@ func (m *DescribeClusterResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -383,14 +364,12 @@ func (m *DescribeClusterResponseDescribeClusterBroker) isDefault() bool {
 }
 
 func (m *DescribeClusterResponseDescribeClusterBroker) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.BrokerId = r.Int32()
 	if r.Err != nil {
 		r.Push("brokerId")
 		return
 	}
-	m.Host = r.String(flex)
+	m.Host = r.String(true)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -400,11 +379,7 @@ func (m *DescribeClusterResponseDescribeClusterBroker) decode(r *wire.Reader, v 
 		r.Push("port")
 		return
 	}
-	if true {
-		m.Rack = r.NullableString(flex)
-	} else {
-		m.Rack = r.StringPtr(flex)
-	}
+	m.Rack = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rack")
 		return
@@ -419,63 +394,52 @@ func (m *DescribeClusterResponseDescribeClusterBroker) decode(r *wire.Reader, v 
 		m.IsFenced = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeClusterResponseDescribeClusterBroker) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.BrokerId)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, true)
 	b = wire.AppendInt32(b, m.Port)
-	if m.Rack == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("rack")
-		return b
-	}
 	if m.Rack != nil && len(*m.Rack) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 		w.Push("rack")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Rack, flex)
+	b = wire.AppendNullableString(b, m.Rack, true)
 	if v >= 2 {
 		b = wire.AppendBool(b, m.IsFenced)
-	} else if !(!m.IsFenced) {
+	} else if m.IsFenced {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isFenced")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -505,7 +469,6 @@ func (m *DescribeClusterResponseDescribeClusterBroker) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -632,6 +595,3 @@ func (*DescribeClusterResponse) NewRequest() Request { return NewDescribeCluster
 func (*DescribeClusterResponse) RequestType() *DescribeClusterRequest {
 	return NewDescribeClusterRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

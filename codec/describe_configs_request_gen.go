@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -47,9 +44,7 @@ func (m *DescribeConfigsRequest) isDefault() bool {
 }
 
 func (m *DescribeConfigsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 3); n >= 0 {
 		s := m.Resources
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -89,7 +84,7 @@ func (m *DescribeConfigsRequest) decode(r *wire.Reader, v int16) {
 		m.IncludeDocumentation = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -112,9 +107,7 @@ func (m *DescribeConfigsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Resources), m.Resources == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Resources), false, v >= 4)
 	for i := range m.Resources {
 		b = m.Resources[i].encode(b, v, w)
 		if w.Err != nil {
@@ -125,19 +118,19 @@ func (m *DescribeConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	}
 	if v >= 1 {
 		b = wire.AppendBool(b, m.IncludeSynonyms)
-	} else if !(!m.IncludeSynonyms) {
+	} else if m.IncludeSynonyms {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeSynonyms")
 		return b
 	}
 	if v >= 3 {
 		b = wire.AppendBool(b, m.IncludeDocumentation)
-	} else if !(!m.IncludeDocumentation) {
+	} else if m.IncludeDocumentation {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeDocumentation")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -188,7 +181,6 @@ func (m *DescribeConfigsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -288,19 +280,17 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) isDefault() bool {
 }
 
 func (m *DescribeConfigsRequestDescribeConfigsResource) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	m.ResourceType = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceType")
 		return
 	}
-	m.ResourceName = r.String(flex)
+	m.ResourceName = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("resourceName")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 4, true, 1); n >= 0 {
 		s := m.ConfigurationKeys
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -308,7 +298,7 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) decode(r *wire.Reader, v
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(v >= 4)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -323,7 +313,7 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) decode(r *wire.Reader, v
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -342,21 +332,14 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) decode(r *wire.Reader, v
 }
 
 func (m *DescribeConfigsRequestDescribeConfigsResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	b = append(b, byte(m.ResourceType))
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
 		return b
 	}
-	b = wire.AppendString(b, m.ResourceName, flex)
-	if m.ConfigurationKeys == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("configurationKeys")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.ConfigurationKeys), m.ConfigurationKeys == nil && (true), flex)
+	b = wire.AppendString(b, m.ResourceName, v >= 4)
+	b = wire.AppendArrayLen(b, len(m.ConfigurationKeys), m.ConfigurationKeys == nil, v >= 4)
 	for i := range m.ConfigurationKeys {
 		if len(m.ConfigurationKeys[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ConfigurationKeys[i])))
@@ -364,9 +347,9 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) encode(b []byte, v int16
 			w.Push("configurationKeys")
 			return b
 		}
-		b = wire.AppendString(b, m.ConfigurationKeys[i], flex)
+		b = wire.AppendString(b, m.ConfigurationKeys[i], v >= 4)
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -412,7 +395,6 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) appendJSON(b []byte, v i
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -541,6 +523,3 @@ func (*DescribeConfigsRequest) NewResponse() Response { return NewDescribeConfig
 func (*DescribeConfigsRequest) ResponseType() *DescribeConfigsResponse {
 	return NewDescribeConfigsResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

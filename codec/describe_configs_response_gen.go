@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -39,14 +36,12 @@ func (m *DescribeConfigsResponse) isDefault() bool {
 }
 
 func (m *DescribeConfigsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 6); n >= 0 {
 		s := m.Results
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +63,7 @@ func (m *DescribeConfigsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +82,8 @@ func (m *DescribeConfigsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeConfigsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Results), false, v >= 4)
 	for i := range m.Results {
 		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +92,7 @@ func (m *DescribeConfigsResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 			return b
 		}
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +131,6 @@ func (m *DescribeConfigsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -232,18 +224,12 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) isDefault() bool {
 }
 
 func (m *DescribeConfigsResponseDescribeConfigsResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(v >= 4)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
@@ -253,12 +239,12 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) decode(r *wire.Reader, v 
 		r.Push("resourceType")
 		return
 	}
-	m.ResourceName = r.String(flex)
+	m.ResourceName = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("resourceName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 4); n >= 0 {
 		s := m.Configs
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -280,7 +266,7 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) decode(r *wire.Reader, v 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -299,28 +285,21 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) decode(r *wire.Reader, v 
 }
 
 func (m *DescribeConfigsResponseDescribeConfigsResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 4)
 	b = append(b, byte(m.ResourceType))
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
 		return b
 	}
-	b = wire.AppendString(b, m.ResourceName, flex)
-	b = wire.AppendArrayLen(b, len(m.Configs), m.Configs == nil && (false), flex)
+	b = wire.AppendString(b, m.ResourceName, v >= 4)
+	b = wire.AppendArrayLen(b, len(m.Configs), false, v >= 4)
 	for i := range m.Configs {
 		b = m.Configs[i].encode(b, v, w)
 		if w.Err != nil {
@@ -329,7 +308,7 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) encode(b []byte, v int16,
 			return b
 		}
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -377,7 +356,6 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -503,18 +481,12 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) isDefault() bool 
 }
 
 func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if true {
-		m.Value = r.NullableString(flex)
-	} else {
-		m.Value = r.StringPtr(flex)
-	}
+	m.Value = r.NullableString(v >= 4)
 	if r.Err != nil {
 		r.Push("value")
 		return
@@ -548,7 +520,7 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 		return
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 4, false, 1); n >= 0 {
 			s := m.Synonyms
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -582,11 +554,7 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 		m.ConfigType = 0
 	}
 	if v >= 3 {
-		if v >= 3 {
-			m.Documentation = r.NullableString(flex)
-		} else {
-			m.Documentation = r.StringPtr(flex)
-		}
+		m.Documentation = r.NullableString(v >= 4)
 		if r.Err != nil {
 			r.Push("documentation")
 			return
@@ -595,7 +563,7 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 		m.Documentation = newString("")
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -614,41 +582,33 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 }
 
 func (m *DescribeConfigsResponseDescribeConfigsResourceResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	if m.Value == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("value")
-		return b
-	}
+	b = wire.AppendString(b, m.Name, v >= 4)
 	if m.Value != nil && len(*m.Value) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 		w.Push("value")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Value, flex)
+	b = wire.AppendNullableString(b, m.Value, v >= 4)
 	b = wire.AppendBool(b, m.ReadOnly)
 	if v <= 0 {
 		b = wire.AppendBool(b, m.IsDefault)
-	} else if !(!m.IsDefault) {
+	} else if m.IsDefault {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isDefault")
 		return b
 	}
 	if v >= 1 {
 		b = append(b, byte(m.ConfigSource))
-	} else if !(m.ConfigSource == -1) {
-		// ConfigSource is ignorable: dropped at this version.
 	}
+	// ConfigSource is ignorable: dropped at other versions.
 	b = wire.AppendBool(b, m.IsSensitive)
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.Synonyms), m.Synonyms == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Synonyms), false, v >= 4)
 		for i := range m.Synonyms {
 			b = m.Synonyms[i].encode(b, v, w)
 			if w.Err != nil {
@@ -657,30 +617,22 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) encode(b []byte, 
 				return b
 			}
 		}
-	} else if !(len(m.Synonyms) == 0) {
-		// Synonyms is ignorable: dropped at this version.
 	}
+	// Synonyms is ignorable: dropped at other versions.
 	if v >= 3 {
 		b = append(b, byte(m.ConfigType))
-	} else if !(m.ConfigType == 0) {
-		// ConfigType is ignorable: dropped at this version.
 	}
+	// ConfigType is ignorable: dropped at other versions.
 	if v >= 3 {
-		if m.Documentation == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("documentation")
-			return b
-		}
 		if m.Documentation != nil && len(*m.Documentation) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Documentation)))
 			w.Push("documentation")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Documentation, flex)
-	} else if !(m.Documentation != nil && *m.Documentation == "") {
-		// Documentation is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.Documentation, v >= 4)
 	}
-	if flex {
+	// Documentation is ignorable: dropped at other versions.
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -750,7 +702,6 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) appendJSON(b []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -880,10 +831,8 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) isDefault() bool {
 }
 
 func (m *DescribeConfigsResponseDescribeConfigsSynonym) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 1 {
-		m.Name = r.String(flex)
+		m.Name = r.String(v >= 4)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -892,11 +841,7 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) decode(r *wire.Reader, v
 		m.Name = ""
 	}
 	if v >= 1 {
-		if v >= 1 {
-			m.Value = r.NullableString(flex)
-		} else {
-			m.Value = r.StringPtr(flex)
-		}
+		m.Value = r.NullableString(v >= 4)
 		if r.Err != nil {
 			r.Push("value")
 			return
@@ -914,7 +859,7 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) decode(r *wire.Reader, v
 		m.Source = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -933,32 +878,25 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) decode(r *wire.Reader, v
 }
 
 func (m *DescribeConfigsResponseDescribeConfigsSynonym) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 1 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, v >= 4)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
 		return b
 	}
 	if v >= 1 {
-		if m.Value == nil && !(v >= 1) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("value")
-			return b
-		}
 		if m.Value != nil && len(*m.Value) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 			w.Push("value")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Value, flex)
+		b = wire.AppendNullableString(b, m.Value, v >= 4)
 	} else if !(m.Value != nil && *m.Value == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("value")
@@ -966,12 +904,12 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) encode(b []byte, v int16
 	}
 	if v >= 1 {
 		b = append(b, byte(m.Source))
-	} else if !(m.Source == 0) {
+	} else if m.Source != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("source")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1012,7 +950,6 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) appendJSON(b []byte, v i
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1127,6 +1064,3 @@ func (*DescribeConfigsResponse) NewRequest() Request { return NewDescribeConfigs
 func (*DescribeConfigsResponse) RequestType() *DescribeConfigsRequest {
 	return NewDescribeConfigsRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

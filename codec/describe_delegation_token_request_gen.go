@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -42,9 +39,7 @@ func (m *DescribeDelegationTokenRequest) isDefault() bool {
 }
 
 func (m *DescribeDelegationTokenRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if n := r.ArrayLen(flex, (true), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, true, 2); n >= 0 {
 		s := m.Owners
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -66,7 +61,7 @@ func (m *DescribeDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -89,14 +84,7 @@ func (m *DescribeDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	if m.Owners == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("owners")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.Owners), m.Owners == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Owners), m.Owners == nil, v >= 2)
 	for i := range m.Owners {
 		b = m.Owners[i].encode(b, v, w)
 		if w.Err != nil {
@@ -105,7 +93,7 @@ func (m *DescribeDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encod
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -150,7 +138,6 @@ func (m *DescribeDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -236,20 +223,18 @@ func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) isDefault()
 }
 
 func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.PrincipalType = r.String(flex)
+	m.PrincipalType = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principalType")
 		return
 	}
-	m.PrincipalName = r.String(flex)
+	m.PrincipalName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principalName")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -268,21 +253,19 @@ func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) decode(r *w
 }
 
 func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.PrincipalType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalType)))
 		w.Push("principalType")
 		return b
 	}
-	b = wire.AppendString(b, m.PrincipalType, flex)
+	b = wire.AppendString(b, m.PrincipalType, v >= 2)
 	if len(m.PrincipalName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalName)))
 		w.Push("principalName")
 		return b
 	}
-	b = wire.AppendString(b, m.PrincipalName, flex)
-	if flex {
+	b = wire.AppendString(b, m.PrincipalName, v >= 2)
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -314,7 +297,6 @@ func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) appendJSON(
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -429,6 +411,3 @@ func (*DescribeDelegationTokenRequest) NewResponse() Response {
 func (*DescribeDelegationTokenRequest) ResponseType() *DescribeDelegationTokenResponse {
 	return NewDescribeDelegationTokenResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -42,14 +41,12 @@ func (m *DescribeDelegationTokenResponse) isDefault() bool {
 }
 
 func (m *DescribeDelegationTokenResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 29); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 29); n >= 0 {
 		s := m.Tokens
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -76,7 +73,7 @@ func (m *DescribeDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -95,10 +92,8 @@ func (m *DescribeDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendArrayLen(b, len(m.Tokens), m.Tokens == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Tokens), false, v >= 2)
 	for i := range m.Tokens {
 		b = m.Tokens[i].encode(b, v, w)
 		if w.Err != nil {
@@ -108,7 +103,7 @@ func (m *DescribeDelegationTokenResponse) encode(b []byte, v int16, w *wire.Enco
 		}
 	}
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -150,7 +145,6 @@ func (m *DescribeDelegationTokenResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -264,20 +258,18 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) isDefault() bo
 }
 
 func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.PrincipalType = r.String(flex)
+	m.PrincipalType = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principalType")
 		return
 	}
-	m.PrincipalName = r.String(flex)
+	m.PrincipalName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principalName")
 		return
 	}
 	if v >= 3 {
-		m.TokenRequesterPrincipalType = r.String(flex)
+		m.TokenRequesterPrincipalType = r.String(true)
 		if r.Err != nil {
 			r.Push("tokenRequesterPrincipalType")
 			return
@@ -286,7 +278,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 		m.TokenRequesterPrincipalType = ""
 	}
 	if v >= 3 {
-		m.TokenRequesterPrincipalName = r.String(flex)
+		m.TokenRequesterPrincipalName = r.String(true)
 		if r.Err != nil {
 			r.Push("tokenRequesterPrincipalName")
 			return
@@ -318,17 +310,17 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 			return
 		}
 	}
-	m.TokenId = r.String(flex)
+	m.TokenId = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("tokenId")
 		return
 	}
-	m.Hmac = r.Bytes(flex)
+	m.Hmac = r.Bytes(v >= 2)
 	if r.Err != nil {
 		r.Push("hmac")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Renewers
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -350,7 +342,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -369,27 +361,25 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 }
 
 func (m *DescribeDelegationTokenResponseDescribedDelegationToken) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.PrincipalType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalType)))
 		w.Push("principalType")
 		return b
 	}
-	b = wire.AppendString(b, m.PrincipalType, flex)
+	b = wire.AppendString(b, m.PrincipalType, v >= 2)
 	if len(m.PrincipalName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalName)))
 		w.Push("principalName")
 		return b
 	}
-	b = wire.AppendString(b, m.PrincipalName, flex)
+	b = wire.AppendString(b, m.PrincipalName, v >= 2)
 	if v >= 3 {
 		if len(m.TokenRequesterPrincipalType) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenRequesterPrincipalType)))
 			w.Push("tokenRequesterPrincipalType")
 			return b
 		}
-		b = wire.AppendString(b, m.TokenRequesterPrincipalType, flex)
+		b = wire.AppendString(b, m.TokenRequesterPrincipalType, true)
 	} else if !(m.TokenRequesterPrincipalType == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("tokenRequesterPrincipalType")
@@ -401,7 +391,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) encode(b []byt
 			w.Push("tokenRequesterPrincipalName")
 			return b
 		}
-		b = wire.AppendString(b, m.TokenRequesterPrincipalName, flex)
+		b = wire.AppendString(b, m.TokenRequesterPrincipalName, true)
 	} else if !(m.TokenRequesterPrincipalName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("tokenRequesterPrincipalName")
@@ -421,9 +411,9 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) encode(b []byt
 		w.Push("tokenId")
 		return b
 	}
-	b = wire.AppendString(b, m.TokenId, flex)
-	b = wire.AppendBytes(b, m.Hmac, flex, false)
-	b = wire.AppendArrayLen(b, len(m.Renewers), m.Renewers == nil && (false), flex)
+	b = wire.AppendString(b, m.TokenId, v >= 2)
+	b = wire.AppendBytes(b, m.Hmac, v >= 2, false)
+	b = wire.AppendArrayLen(b, len(m.Renewers), false, v >= 2)
 	for i := range m.Renewers {
 		b = m.Renewers[i].encode(b, v, w)
 		if w.Err != nil {
@@ -432,7 +422,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) encode(b []byt
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -499,7 +489,6 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) appendJSON(b [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -631,20 +620,18 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) isDefau
 }
 
 func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.PrincipalType = r.String(flex)
+	m.PrincipalType = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principalType")
 		return
 	}
-	m.PrincipalName = r.String(flex)
+	m.PrincipalName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principalName")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -663,21 +650,19 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) decode(
 }
 
 func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.PrincipalType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalType)))
 		w.Push("principalType")
 		return b
 	}
-	b = wire.AppendString(b, m.PrincipalType, flex)
+	b = wire.AppendString(b, m.PrincipalType, v >= 2)
 	if len(m.PrincipalName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.PrincipalName)))
 		w.Push("principalName")
 		return b
 	}
-	b = wire.AppendString(b, m.PrincipalName, flex)
-	if flex {
+	b = wire.AppendString(b, m.PrincipalName, v >= 2)
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -709,7 +694,6 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) appendJ
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -826,6 +810,3 @@ func (*DescribeDelegationTokenResponse) NewRequest() Request {
 func (*DescribeDelegationTokenResponse) RequestType() *DescribeDelegationTokenRequest {
 	return NewDescribeDelegationTokenRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

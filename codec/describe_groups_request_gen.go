@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -44,9 +41,7 @@ func (m *DescribeGroupsRequest) isDefault() bool {
 }
 
 func (m *DescribeGroupsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 5, false, 1); n >= 0 {
 		s := m.Groups
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -54,7 +49,7 @@ func (m *DescribeGroupsRequest) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(v >= 5)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -78,7 +73,7 @@ func (m *DescribeGroupsRequest) decode(r *wire.Reader, v int16) {
 		m.IncludeAuthorizedOperations = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -101,9 +96,7 @@ func (m *DescribeGroupsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeGroupsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Groups), false, v >= 5)
 	for i := range m.Groups {
 		if len(m.Groups[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Groups[i])))
@@ -111,16 +104,16 @@ func (m *DescribeGroupsRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 			w.Push("groups")
 			return b
 		}
-		b = wire.AppendString(b, m.Groups[i], flex)
+		b = wire.AppendString(b, m.Groups[i], v >= 5)
 	}
 	if v >= 3 {
 		b = wire.AppendBool(b, m.IncludeAuthorizedOperations)
-	} else if !(!m.IncludeAuthorizedOperations) {
+	} else if m.IncludeAuthorizedOperations {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeAuthorizedOperations")
 		return b
 	}
-	if flex {
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -166,7 +159,6 @@ func (m *DescribeGroupsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -293,6 +285,3 @@ func (*DescribeGroupsRequest) NewResponse() Response { return NewDescribeGroupsR
 func (*DescribeGroupsRequest) ResponseType() *DescribeGroupsResponse {
 	return NewDescribeGroupsResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -39,8 +36,6 @@ func (m *DescribeGroupsResponse) isDefault() bool {
 }
 
 func (m *DescribeGroupsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -50,7 +45,7 @@ func (m *DescribeGroupsResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ThrottleTimeMs = 0
 	}
-	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
+	if n := r.ArrayLen(v >= 5, false, 7); n >= 0 {
 		s := m.Groups
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -72,7 +67,7 @@ func (m *DescribeGroupsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -91,14 +86,11 @@ func (m *DescribeGroupsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
+	// ThrottleTimeMs is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Groups), false, v >= 5)
 	for i := range m.Groups {
 		b = m.Groups[i].encode(b, v, w)
 		if w.Err != nil {
@@ -107,7 +99,7 @@ func (m *DescribeGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 			return b
 		}
 	}
-	if flex {
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -148,7 +140,6 @@ func (m *DescribeGroupsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -251,19 +242,13 @@ func (m *DescribeGroupsResponseDescribedGroup) isDefault() bool {
 }
 
 func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
 	if v >= 6 {
-		if v >= 6 {
-			m.ErrorMessage = r.NullableString(flex)
-		} else {
-			m.ErrorMessage = r.StringPtr(flex)
-		}
+		m.ErrorMessage = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("errorMessage")
 			return
@@ -271,27 +256,27 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ErrorMessage = nil
 	}
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.GroupState = r.String(flex)
+	m.GroupState = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("groupState")
 		return
 	}
-	m.ProtocolType = r.String(flex)
+	m.ProtocolType = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("protocolType")
 		return
 	}
-	m.ProtocolData = r.String(flex)
+	m.ProtocolData = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("protocolData")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
+	if n := r.ArrayLen(v >= 5, false, 5); n >= 0 {
 		s := m.Members
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -322,7 +307,7 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 		m.AuthorizedOperations = -2147483648
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -341,22 +326,15 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeGroupsResponseDescribedGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 6 {
-		if m.ErrorMessage == nil && !(v >= 6) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("errorMessage")
-			return b
-		}
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	} else if !(m.ErrorMessage == nil) {
+		b = wire.AppendNullableString(b, m.ErrorMessage, true)
+	} else if m.ErrorMessage != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorMessage")
 		return b
@@ -366,26 +344,26 @@ func (m *DescribeGroupsResponseDescribedGroup) encode(b []byte, v int16, w *wire
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, v >= 5)
 	if len(m.GroupState) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 		w.Push("groupState")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupState, flex)
+	b = wire.AppendString(b, m.GroupState, v >= 5)
 	if len(m.ProtocolType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProtocolType)))
 		w.Push("protocolType")
 		return b
 	}
-	b = wire.AppendString(b, m.ProtocolType, flex)
+	b = wire.AppendString(b, m.ProtocolType, v >= 5)
 	if len(m.ProtocolData) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProtocolData)))
 		w.Push("protocolData")
 		return b
 	}
-	b = wire.AppendString(b, m.ProtocolData, flex)
-	b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
+	b = wire.AppendString(b, m.ProtocolData, v >= 5)
+	b = wire.AppendArrayLen(b, len(m.Members), false, v >= 5)
 	for i := range m.Members {
 		b = m.Members[i].encode(b, v, w)
 		if w.Err != nil {
@@ -396,12 +374,12 @@ func (m *DescribeGroupsResponseDescribedGroup) encode(b []byte, v int16, w *wire
 	}
 	if v >= 3 {
 		b = wire.AppendInt32(b, m.AuthorizedOperations)
-	} else if !(m.AuthorizedOperations == -2147483648) {
+	} else if m.AuthorizedOperations != -2147483648 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("authorizedOperations")
 		return b
 	}
-	if flex {
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -462,7 +440,6 @@ func (m *DescribeGroupsResponseDescribedGroup) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -594,19 +571,13 @@ func (m *DescribeGroupsResponseDescribedGroupMember) isDefault() bool {
 }
 
 func (m *DescribeGroupsResponseDescribedGroupMember) decode(r *wire.Reader, v int16) {
-	flex := v >= 5
-	_ = flex
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
 	if v >= 4 {
-		if v >= 4 {
-			m.GroupInstanceId = r.NullableString(flex)
-		} else {
-			m.GroupInstanceId = r.StringPtr(flex)
-		}
+		m.GroupInstanceId = r.NullableString(v >= 5)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
@@ -614,28 +585,28 @@ func (m *DescribeGroupsResponseDescribedGroupMember) decode(r *wire.Reader, v in
 	} else {
 		m.GroupInstanceId = nil
 	}
-	m.ClientId = r.String(flex)
+	m.ClientId = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("clientId")
 		return
 	}
-	m.ClientHost = r.String(flex)
+	m.ClientHost = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("clientHost")
 		return
 	}
-	m.MemberMetadata = r.Bytes(flex)
+	m.MemberMetadata = r.Bytes(v >= 5)
 	if r.Err != nil {
 		r.Push("memberMetadata")
 		return
 	}
-	m.MemberAssignment = r.Bytes(flex)
+	m.MemberAssignment = r.Bytes(v >= 5)
 	if r.Err != nil {
 		r.Push("memberAssignment")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 5 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -654,44 +625,36 @@ func (m *DescribeGroupsResponseDescribedGroupMember) decode(r *wire.Reader, v in
 }
 
 func (m *DescribeGroupsResponseDescribedGroupMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 5
-	_ = flex
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, v >= 5)
 	if v >= 4 {
-		if m.GroupInstanceId == nil && !(v >= 4) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("groupInstanceId")
-			return b
-		}
 		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
-	} else if !(m.GroupInstanceId == nil) {
-		// GroupInstanceId is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 5)
 	}
+	// GroupInstanceId is ignorable: dropped at other versions.
 	if len(m.ClientId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientId)))
 		w.Push("clientId")
 		return b
 	}
-	b = wire.AppendString(b, m.ClientId, flex)
+	b = wire.AppendString(b, m.ClientId, v >= 5)
 	if len(m.ClientHost) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientHost)))
 		w.Push("clientHost")
 		return b
 	}
-	b = wire.AppendString(b, m.ClientHost, flex)
-	b = wire.AppendBytes(b, m.MemberMetadata, flex, false)
-	b = wire.AppendBytes(b, m.MemberAssignment, flex, false)
-	if flex {
+	b = wire.AppendString(b, m.ClientHost, v >= 5)
+	b = wire.AppendBytes(b, m.MemberMetadata, v >= 5, false)
+	b = wire.AppendBytes(b, m.MemberAssignment, v >= 5, false)
+	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -737,7 +700,6 @@ func (m *DescribeGroupsResponseDescribedGroupMember) appendJSON(b []byte, v int1
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -870,6 +832,3 @@ func (*DescribeGroupsResponse) NewRequest() Request { return NewDescribeGroupsRe
 func (*DescribeGroupsResponse) RequestType() *DescribeGroupsRequest {
 	return NewDescribeGroupsRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -42,9 +39,7 @@ func (m *DescribeLogDirsRequest) isDefault() bool {
 }
 
 func (m *DescribeLogDirsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if n := r.ArrayLen(flex, (true), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, true, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -66,7 +61,7 @@ func (m *DescribeLogDirsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -89,14 +84,7 @@ func (m *DescribeLogDirsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeLogDirsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	if m.Topics == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("topics")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil, v >= 2)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -105,7 +93,7 @@ func (m *DescribeLogDirsRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -150,7 +138,6 @@ func (m *DescribeLogDirsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -236,14 +223,12 @@ func (m *DescribeLogDirsRequestDescribableLogDirTopic) isDefault() bool {
 }
 
 func (m *DescribeLogDirsRequestDescribableLogDirTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Topic = r.String(flex)
+	m.Topic = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("topic")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -266,7 +251,7 @@ func (m *DescribeLogDirsRequestDescribableLogDirTopic) decode(r *wire.Reader, v 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -285,19 +270,17 @@ func (m *DescribeLogDirsRequestDescribableLogDirTopic) decode(r *wire.Reader, v 
 }
 
 func (m *DescribeLogDirsRequestDescribableLogDirTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Topic) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
 		return b
 	}
-	b = wire.AppendString(b, m.Topic, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 2)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -336,7 +319,6 @@ func (m *DescribeLogDirsRequestDescribableLogDirTopic) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -457,6 +439,3 @@ func (*DescribeLogDirsRequest) NewResponse() Response { return NewDescribeLogDir
 func (*DescribeLogDirsRequest) ResponseType() *DescribeLogDirsResponse {
 	return NewDescribeLogDirsResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

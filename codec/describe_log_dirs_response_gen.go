@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -42,8 +41,6 @@ func (m *DescribeLogDirsResponse) isDefault() bool {
 }
 
 func (m *DescribeLogDirsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
@@ -58,7 +55,7 @@ func (m *DescribeLogDirsResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ErrorCode = 0
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.Results
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -80,7 +77,7 @@ func (m *DescribeLogDirsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -99,15 +96,12 @@ func (m *DescribeLogDirsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeLogDirsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	if v >= 3 {
 		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
-		// ErrorCode is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
+	// ErrorCode is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Results), false, v >= 2)
 	for i := range m.Results {
 		b = m.Results[i].encode(b, v, w)
 		if w.Err != nil {
@@ -116,7 +110,7 @@ func (m *DescribeLogDirsResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -160,7 +154,6 @@ func (m *DescribeLogDirsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -264,19 +257,17 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) isDefault() bool {
 }
 
 func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	m.LogDir = r.String(flex)
+	m.LogDir = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("logDir")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -330,7 +321,7 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v 
 		m.IsCordoned = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -349,16 +340,14 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v 
 }
 
 func (m *DescribeLogDirsResponseDescribeLogDirsResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if len(m.LogDir) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.LogDir)))
 		w.Push("logDir")
 		return b
 	}
-	b = wire.AppendString(b, m.LogDir, flex)
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendString(b, m.LogDir, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 2)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -368,28 +357,18 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) encode(b []byte, v int16,
 		}
 	}
 	if v >= 4 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 16)...)
-			p := b[n : n+16]
-			_ = p[15]
-			binary.BigEndian.PutUint64(p[0:], uint64(m.TotalBytes))
-			binary.BigEndian.PutUint64(p[8:], uint64(m.UsableBytes))
-		}
-	} else {
-		if !(m.TotalBytes == -1) {
-			// TotalBytes is ignorable: dropped at this version.
-		}
-		if !(m.UsableBytes == -1) {
-			// UsableBytes is ignorable: dropped at this version.
-		}
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.TotalBytes))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.UsableBytes))
 	}
 	if v >= 5 {
 		b = wire.AppendBool(b, m.IsCordoned)
-	} else if !(!m.IsCordoned) {
-		// IsCordoned is ignorable: dropped at this version.
 	}
-	if flex {
+	// IsCordoned is ignorable: dropped at other versions.
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -446,7 +425,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -554,14 +532,12 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) isDefault() bool {
 }
 
 func (m *DescribeLogDirsResponseDescribeLogDirsTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 21); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 21); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -583,7 +559,7 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) decode(r *wire.Reader, v i
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -602,15 +578,13 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) decode(r *wire.Reader, v i
 }
 
 func (m *DescribeLogDirsResponseDescribeLogDirsTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 2)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -619,7 +593,7 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) encode(b []byte, v int16, 
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -658,7 +632,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) appendJSON(b []byte, v int
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -748,8 +721,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) isDefault() bool {
 }
 
 func (m *DescribeLogDirsResponseDescribeLogDirsPartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if len(r.Src)-r.Off >= 21 {
 		p := r.Src[r.Off : r.Off+21]
 		_ = p[20]
@@ -781,7 +752,7 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) decode(r *wire.Reader,
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -800,8 +771,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) decode(r *wire.Reader,
 }
 
 func (m *DescribeLogDirsResponseDescribeLogDirsPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 21)...)
@@ -814,7 +783,7 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) encode(b []byte, v int
 			p[20] = 1
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -852,7 +821,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) appendJSON(b []byte, v
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -973,6 +941,3 @@ func (*DescribeLogDirsResponse) NewRequest() Request { return NewDescribeLogDirs
 func (*DescribeLogDirsResponse) RequestType() *DescribeLogDirsRequest {
 	return NewDescribeLogDirsRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

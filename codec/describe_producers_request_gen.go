@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -41,9 +38,7 @@ func (m *DescribeProducersRequest) isDefault() bool {
 }
 
 func (m *DescribeProducersRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -65,21 +60,19 @@ func (m *DescribeProducersRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -88,9 +81,7 @@ func (m *DescribeProducersRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeProducersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,16 +90,14 @@ func (m *DescribeProducersRequest) encode(b []byte, v int16, w *wire.Encoder) []
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -136,7 +125,6 @@ func (m *DescribeProducersRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -220,14 +208,12 @@ func (m *DescribeProducersRequestTopicRequest) isDefault() bool {
 }
 
 func (m *DescribeProducersRequestTopicRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.PartitionIndexes
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -250,47 +236,41 @@ func (m *DescribeProducersRequestTopicRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeProducersRequestTopicRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, true)
+	b = wire.AppendArrayLen(b, len(m.PartitionIndexes), false, true)
 	for i := range m.PartitionIndexes {
 		b = wire.AppendInt32(b, m.PartitionIndexes[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -316,7 +296,6 @@ func (m *DescribeProducersRequestTopicRequest) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -439,6 +418,3 @@ func (*DescribeProducersRequest) NewResponse() Response { return NewDescribeProd
 func (*DescribeProducersRequest) ResponseType() *DescribeProducersResponse {
 	return NewDescribeProducersResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -46,19 +45,13 @@ func (m *DescribeQuorumResponse) isDefault() bool {
 }
 
 func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
 	if v >= 2 {
-		if v >= 2 {
-			m.ErrorMessage = r.NullableString(flex)
-		} else {
-			m.ErrorMessage = r.StringPtr(flex)
-		}
+		m.ErrorMessage = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("errorMessage")
 			return
@@ -66,7 +59,7 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ErrorMessage = newString("")
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -88,7 +81,7 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 2 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Nodes
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -113,44 +106,34 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 		m.Nodes = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeQuorumResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 2 {
-		if m.ErrorMessage == nil && !(v >= 2) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("errorMessage")
-			return b
-		}
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
-		// ErrorMessage is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	// ErrorMessage is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -160,7 +143,7 @@ func (m *DescribeQuorumResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 		}
 	}
 	if v >= 2 {
-		b = wire.AppendArrayLen(b, len(m.Nodes), m.Nodes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Nodes), false, true)
 		for i := range m.Nodes {
 			b = m.Nodes[i].encode(b, v, w)
 			if w.Err != nil {
@@ -169,21 +152,19 @@ func (m *DescribeQuorumResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 				return b
 			}
 		}
-	} else if !(len(m.Nodes) == 0) {
+	} else if len(m.Nodes) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodes")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -226,7 +207,6 @@ func (m *DescribeQuorumResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -333,14 +313,12 @@ func (m *DescribeQuorumResponseTopicData) isDefault() bool {
 }
 
 func (m *DescribeQuorumResponseTopicData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(true)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 25); n >= 0 {
+	if n := r.ArrayLen(true, false, 25); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -362,34 +340,30 @@ func (m *DescribeQuorumResponseTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeQuorumResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -398,16 +372,14 @@ func (m *DescribeQuorumResponseTopicData) encode(b []byte, v int16, w *wire.Enco
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -433,7 +405,6 @@ func (m *DescribeQuorumResponseTopicData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -536,8 +507,6 @@ func (m *DescribeQuorumResponsePartitionData) isDefault() bool {
 }
 
 func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -557,11 +526,7 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 		}
 	}
 	if v >= 2 {
-		if v >= 2 {
-			m.ErrorMessage = r.NullableString(flex)
-		} else {
-			m.ErrorMessage = r.StringPtr(flex)
-		}
+		m.ErrorMessage = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("errorMessage")
 			return
@@ -593,7 +558,7 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
+	if n := r.ArrayLen(true, false, 13); n >= 0 {
 		s := m.CurrentVoters
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -614,7 +579,7 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 		r.Push("currentVoters")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
+	if n := r.ArrayLen(true, false, 13); n >= 0 {
 		s := m.Observers
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -636,27 +601,23 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeQuorumResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -666,20 +627,14 @@ func (m *DescribeQuorumResponsePartitionData) encode(b []byte, v int16, w *wire.
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
 	if v >= 2 {
-		if m.ErrorMessage == nil && !(v >= 2) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("errorMessage")
-			return b
-		}
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
-		// ErrorMessage is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	}
+	// ErrorMessage is ignorable: dropped at other versions.
 	{
 		n := len(b)
 		b = append(b, make([]byte, 16)...)
@@ -689,7 +644,7 @@ func (m *DescribeQuorumResponsePartitionData) encode(b []byte, v int16, w *wire.
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 		binary.BigEndian.PutUint64(p[8:], uint64(m.HighWatermark))
 	}
-	b = wire.AppendArrayLen(b, len(m.CurrentVoters), m.CurrentVoters == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.CurrentVoters), false, true)
 	for i := range m.CurrentVoters {
 		b = m.CurrentVoters[i].encode(b, v, w)
 		if w.Err != nil {
@@ -698,7 +653,7 @@ func (m *DescribeQuorumResponsePartitionData) encode(b []byte, v int16, w *wire.
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.Observers), m.Observers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Observers), false, true)
 	for i := range m.Observers {
 		b = m.Observers[i].encode(b, v, w)
 		if w.Err != nil {
@@ -707,16 +662,14 @@ func (m *DescribeQuorumResponsePartitionData) encode(b []byte, v int16, w *wire.
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -769,7 +722,6 @@ func (m *DescribeQuorumResponsePartitionData) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -911,8 +863,6 @@ func (m *DescribeQuorumResponseReplicaState) isDefault() bool {
 }
 
 func (m *DescribeQuorumResponseReplicaState) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ReplicaId = r.Int32()
 	if r.Err != nil {
 		r.Push("replicaId")
@@ -956,63 +906,48 @@ func (m *DescribeQuorumResponseReplicaState) decode(r *wire.Reader, v int16) {
 		m.LastCaughtUpTimestamp = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeQuorumResponseReplicaState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.ReplicaId)
 	if v >= 2 {
 		b = append(b, m.ReplicaDirectoryId[:]...)
-	} else if !(m.ReplicaDirectoryId == (UUID{})) {
+	} else if m.ReplicaDirectoryId != (UUID{}) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("replicaDirectoryId")
 		return b
 	}
 	b = wire.AppendInt64(b, m.LogEndOffset)
 	if v >= 1 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 16)...)
-			p := b[n : n+16]
-			_ = p[15]
-			binary.BigEndian.PutUint64(p[0:], uint64(m.LastFetchTimestamp))
-			binary.BigEndian.PutUint64(p[8:], uint64(m.LastCaughtUpTimestamp))
-		}
-	} else {
-		if !(m.LastFetchTimestamp == -1) {
-			// LastFetchTimestamp is ignorable: dropped at this version.
-		}
-		if !(m.LastCaughtUpTimestamp == -1) {
-			// LastCaughtUpTimestamp is ignorable: dropped at this version.
-		}
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.LastFetchTimestamp))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.LastCaughtUpTimestamp))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1046,7 +981,6 @@ func (m *DescribeQuorumResponseReplicaState) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1137,8 +1071,6 @@ func (m *DescribeQuorumResponseNode) isDefault() bool {
 }
 
 func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v >= 2 {
 		m.NodeId = r.Int32()
 		if r.Err != nil {
@@ -1149,7 +1081,7 @@ func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 		m.NodeId = 0
 	}
 	if v >= 2 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Listeners
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -1174,36 +1106,32 @@ func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 		m.Listeners = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeQuorumResponseNode) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v >= 2 {
 		b = wire.AppendInt32(b, m.NodeId)
-	} else if !(m.NodeId == 0) {
+	} else if m.NodeId != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
 	}
 	if v >= 2 {
-		b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Listeners), false, true)
 		for i := range m.Listeners {
 			b = m.Listeners[i].encode(b, v, w)
 			if w.Err != nil {
@@ -1212,21 +1140,19 @@ func (m *DescribeQuorumResponseNode) encode(b []byte, v int16, w *wire.Encoder) 
 				return b
 			}
 		}
-	} else if !(len(m.Listeners) == 0) {
+	} else if len(m.Listeners) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("listeners")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1256,7 +1182,6 @@ func (m *DescribeQuorumResponseNode) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1343,10 +1268,8 @@ func (m *DescribeQuorumResponseListener) isDefault() bool {
 }
 
 func (m *DescribeQuorumResponseListener) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v >= 2 {
-		m.Name = r.String(flex)
+		m.Name = r.String(true)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -1355,7 +1278,7 @@ func (m *DescribeQuorumResponseListener) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 2 {
-		m.Host = r.String(flex)
+		m.Host = r.String(true)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -1373,34 +1296,30 @@ func (m *DescribeQuorumResponseListener) decode(r *wire.Reader, v int16) {
 		m.Port = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeQuorumResponseListener) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v >= 2 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, true)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
@@ -1412,7 +1331,7 @@ func (m *DescribeQuorumResponseListener) encode(b []byte, v int16, w *wire.Encod
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, true)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
@@ -1420,21 +1339,19 @@ func (m *DescribeQuorumResponseListener) encode(b []byte, v int16, w *wire.Encod
 	}
 	if v >= 2 {
 		b = wire.AppendUint16(b, m.Port)
-	} else if !(m.Port == 0) {
+	} else if m.Port != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1462,7 +1379,6 @@ func (m *DescribeQuorumResponseListener) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1577,6 +1493,3 @@ func (*DescribeQuorumResponse) NewRequest() Request { return NewDescribeQuorumRe
 func (*DescribeQuorumResponse) RequestType() *DescribeQuorumRequest {
 	return NewDescribeQuorumRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -42,14 +41,12 @@ func (m *DescribeTopicPartitionsResponse) isDefault() bool {
 }
 
 func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 26); n >= 0 {
+	if n := r.ArrayLen(true, false, 26); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -70,7 +67,7 @@ func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
 		r.Push("topics")
 		return
 	}
-	if !(true) || r.StructMarker() {
+	if r.StructMarker() {
 		if m.NextCursor == nil {
 			m.NextCursor = new(DescribeTopicPartitionsResponseCursor)
 		}
@@ -83,29 +80,25 @@ func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeTopicPartitionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -115,32 +108,23 @@ func (m *DescribeTopicPartitionsResponse) encode(b []byte, v int16, w *wire.Enco
 		}
 	}
 	if m.NextCursor == nil {
-		if !(true) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("nextCursor")
-			return b
-		}
 		b = append(b, 0xff)
 	} else {
-		if true {
-			b = append(b, 1)
-		}
+		b = append(b, 1)
 		b = m.NextCursor.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("nextCursor")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -173,7 +157,6 @@ func (m *DescribeTopicPartitionsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -282,18 +265,12 @@ func (m *DescribeTopicPartitionsResponseTopic) isDefault() bool {
 }
 
 func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.Name = r.NullableString(flex)
-	} else {
-		m.Name = r.StringPtr(flex)
-	}
+	m.Name = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -316,7 +293,7 @@ func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
+	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -343,39 +320,30 @@ func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeTopicPartitionsResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.Name == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("name")
-		return b
-	}
 	if m.Name != nil && len(*m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Name, flex)
+	b = wire.AppendNullableString(b, m.Name, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 17)...)
@@ -386,7 +354,7 @@ func (m *DescribeTopicPartitionsResponseTopic) encode(b []byte, v int16, w *wire
 			p[16] = 1
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -396,16 +364,14 @@ func (m *DescribeTopicPartitionsResponseTopic) encode(b []byte, v int16, w *wire
 		}
 	}
 	b = wire.AppendInt32(b, m.TopicAuthorizedOperations)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -443,7 +409,6 @@ func (m *DescribeTopicPartitionsResponseTopic) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -573,8 +538,6 @@ func (m *DescribeTopicPartitionsResponsePartition) isDefault() bool {
 }
 
 func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 14 {
 		p := r.Src[r.Off : r.Off+14]
 		_ = p[13]
@@ -605,7 +568,7 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.ReplicaNodes
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -627,7 +590,7 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		r.Push("replicaNodes")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.IsrNodes
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -649,7 +612,7 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		r.Push("isrNodes")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 4); n >= 0 {
+	if n := r.ArrayLen(true, true, 4); n >= 0 {
 		s := m.EligibleLeaderReplicas
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -671,7 +634,7 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		r.Push("eligibleLeaderReplicas")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 4); n >= 0 {
+	if n := r.ArrayLen(true, true, 4); n >= 0 {
 		s := m.LastKnownElr
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -693,7 +656,7 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		r.Push("lastKnownElr")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.OfflineReplicas
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -716,27 +679,23 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeTopicPartitionsResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 14)...)
@@ -747,46 +706,34 @@ func (m *DescribeTopicPartitionsResponsePartition) encode(b []byte, v int16, w *
 		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
 		binary.BigEndian.PutUint32(p[10:], uint32(m.LeaderEpoch))
 	}
-	b = wire.AppendArrayLen(b, len(m.ReplicaNodes), m.ReplicaNodes == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ReplicaNodes), false, true)
 	for i := range m.ReplicaNodes {
 		b = wire.AppendInt32(b, m.ReplicaNodes[i])
 	}
-	b = wire.AppendArrayLen(b, len(m.IsrNodes), m.IsrNodes == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.IsrNodes), false, true)
 	for i := range m.IsrNodes {
 		b = wire.AppendInt32(b, m.IsrNodes[i])
 	}
-	if m.EligibleLeaderReplicas == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("eligibleLeaderReplicas")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.EligibleLeaderReplicas), m.EligibleLeaderReplicas == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.EligibleLeaderReplicas), m.EligibleLeaderReplicas == nil, true)
 	for i := range m.EligibleLeaderReplicas {
 		b = wire.AppendInt32(b, m.EligibleLeaderReplicas[i])
 	}
-	if m.LastKnownElr == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("lastKnownElr")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.LastKnownElr), m.LastKnownElr == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.LastKnownElr), m.LastKnownElr == nil, true)
 	for i := range m.LastKnownElr {
 		b = wire.AppendInt32(b, m.LastKnownElr[i])
 	}
-	b = wire.AppendArrayLen(b, len(m.OfflineReplicas), m.OfflineReplicas == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.OfflineReplicas), false, true)
 	for i := range m.OfflineReplicas {
 		b = wire.AppendInt32(b, m.OfflineReplicas[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -869,7 +816,6 @@ func (m *DescribeTopicPartitionsResponsePartition) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1048,9 +994,7 @@ func (m *DescribeTopicPartitionsResponseCursor) isDefault() bool {
 }
 
 func (m *DescribeTopicPartitionsResponseCursor) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(true)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
@@ -1061,44 +1005,38 @@ func (m *DescribeTopicPartitionsResponseCursor) decode(r *wire.Reader, v int16) 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeTopicPartitionsResponseCursor) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendString(b, m.TopicName, true)
 	b = wire.AppendInt32(b, m.PartitionIndex)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1117,7 +1055,6 @@ func (m *DescribeTopicPartitionsResponseCursor) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1234,6 +1171,3 @@ func (*DescribeTopicPartitionsResponse) NewRequest() Request {
 func (*DescribeTopicPartitionsResponse) RequestType() *DescribeTopicPartitionsRequest {
 	return NewDescribeTopicPartitionsRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -41,9 +38,7 @@ func (m *DescribeTransactionsRequest) isDefault() bool {
 }
 
 func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.TransactionalIds
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -51,7 +46,7 @@ func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -66,21 +61,19 @@ func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -89,9 +82,7 @@ func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.TransactionalIds), m.TransactionalIds == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TransactionalIds), false, true)
 	for i := range m.TransactionalIds {
 		if len(m.TransactionalIds[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalIds[i])))
@@ -99,18 +90,16 @@ func (m *DescribeTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder)
 			w.Push("transactionalIds")
 			return b
 		}
-		b = wire.AppendString(b, m.TransactionalIds[i], flex)
+		b = wire.AppendString(b, m.TransactionalIds[i], true)
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -138,7 +127,6 @@ func (m *DescribeTransactionsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -261,6 +249,3 @@ func (*DescribeTransactionsRequest) NewResponse() Response { return NewDescribeT
 func (*DescribeTransactionsRequest) ResponseType() *DescribeTransactionsResponse {
 	return NewDescribeTransactionsResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

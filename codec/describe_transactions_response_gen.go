@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,14 +38,12 @@ func (m *DescribeTransactionsResponse) isDefault() bool {
 }
 
 func (m *DescribeTransactionsResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 28); n >= 0 {
+	if n := r.ArrayLen(true, false, 28); n >= 0 {
 		s := m.TransactionStates
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,29 +65,25 @@ func (m *DescribeTransactionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.TransactionStates), m.TransactionStates == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TransactionStates), false, true)
 	for i := range m.TransactionStates {
 		b = m.TransactionStates[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,16 +92,14 @@ func (m *DescribeTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -134,7 +125,6 @@ func (m *DescribeTransactionsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -236,19 +226,17 @@ func (m *DescribeTransactionsResponseTransactionState) isDefault() bool {
 }
 
 func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	m.TransactionalId = r.String(flex)
+	m.TransactionalId = r.String(true)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
 	}
-	m.TransactionState = r.String(flex)
+	m.TransactionState = r.String(true)
 	if r.Err != nil {
 		r.Push("transactionState")
 		return
@@ -283,7 +271,7 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -305,40 +293,36 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeTransactionsResponseTransactionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if len(m.TransactionalId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionalId, flex)
+	b = wire.AppendString(b, m.TransactionalId, true)
 	if len(m.TransactionState) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionState)))
 		w.Push("transactionState")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionState, flex)
+	b = wire.AppendString(b, m.TransactionState, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 22)...)
@@ -349,7 +333,7 @@ func (m *DescribeTransactionsResponseTransactionState) encode(b []byte, v int16,
 		binary.BigEndian.PutUint64(p[12:], uint64(m.ProducerId))
 		binary.BigEndian.PutUint16(p[20:], uint16(m.ProducerEpoch))
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -358,16 +342,14 @@ func (m *DescribeTransactionsResponseTransactionState) encode(b []byte, v int16,
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -411,7 +393,6 @@ func (m *DescribeTransactionsResponseTransactionState) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -531,14 +512,12 @@ func (m *DescribeTransactionsResponseTopicData) isDefault() bool {
 }
 
 func (m *DescribeTransactionsResponseTopicData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Topic = r.String(flex)
+	m.Topic = r.String(true)
 	if r.Err != nil {
 		r.Push("topic")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -561,47 +540,41 @@ func (m *DescribeTransactionsResponseTopicData) decode(r *wire.Reader, v int16) 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *DescribeTransactionsResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Topic) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
 		return b
 	}
-	b = wire.AppendString(b, m.Topic, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -627,7 +600,6 @@ func (m *DescribeTransactionsResponseTopicData) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -750,6 +722,3 @@ func (*DescribeTransactionsResponse) NewRequest() Request { return NewDescribeTr
 func (*DescribeTransactionsResponse) RequestType() *DescribeTransactionsRequest {
 	return NewDescribeTransactionsRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -49,8 +46,6 @@ func (m *ElectLeadersRequest) isDefault() bool {
 }
 
 func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if v >= 1 {
 		m.ElectionType = r.Int8()
 		if r.Err != nil {
@@ -60,7 +55,7 @@ func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ElectionType = 0
 	}
-	if n := r.ArrayLen(flex, (true), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, true, 2); n >= 0 {
 		s := m.TopicPartitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -87,7 +82,7 @@ func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -110,21 +105,14 @@ func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ElectLeadersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if v >= 1 {
 		b = append(b, byte(m.ElectionType))
-	} else if !(m.ElectionType == 0) {
+	} else if m.ElectionType != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("electionType")
 		return b
 	}
-	if m.TopicPartitions == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("topicPartitions")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.TopicPartitions), m.TopicPartitions == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.TopicPartitions), m.TopicPartitions == nil, v >= 2)
 	for i := range m.TopicPartitions {
 		b = m.TopicPartitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -134,7 +122,7 @@ func (m *ElectLeadersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		}
 	}
 	b = wire.AppendInt32(b, m.TimeoutMs)
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -187,7 +175,6 @@ func (m *ElectLeadersRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -285,14 +272,12 @@ func (m *ElectLeadersRequestTopicPartitions) isDefault() bool {
 }
 
 func (m *ElectLeadersRequestTopicPartitions) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Topic = r.String(flex)
+	m.Topic = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("topic")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -315,7 +300,7 @@ func (m *ElectLeadersRequestTopicPartitions) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -334,19 +319,17 @@ func (m *ElectLeadersRequestTopicPartitions) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ElectLeadersRequestTopicPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Topic) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
 		return b
 	}
-	b = wire.AppendString(b, m.Topic, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 2)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -385,7 +368,6 @@ func (m *ElectLeadersRequestTopicPartitions) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -504,6 +486,3 @@ func (*ElectLeadersRequest) NewResponse() Response { return NewElectLeadersRespo
 
 // ResponseType returns a new paired ElectLeadersResponse, typed.
 func (*ElectLeadersRequest) ResponseType() *ElectLeadersResponse { return NewElectLeadersResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -42,8 +41,6 @@ func (m *ElectLeadersResponse) isDefault() bool {
 }
 
 func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
@@ -58,7 +55,7 @@ func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ErrorCode = 0
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.ReplicaElectionResults
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -80,7 +77,7 @@ func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -99,17 +96,15 @@ func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ElectLeadersResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	if v >= 1 {
 		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
+	} else if m.ErrorCode != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.ReplicaElectionResults), m.ReplicaElectionResults == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ReplicaElectionResults), false, v >= 2)
 	for i := range m.ReplicaElectionResults {
 		b = m.ReplicaElectionResults[i].encode(b, v, w)
 		if w.Err != nil {
@@ -118,7 +113,7 @@ func (m *ElectLeadersResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -162,7 +157,6 @@ func (m *ElectLeadersResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -252,14 +246,12 @@ func (m *ElectLeadersResponseReplicaElectionResult) isDefault() bool {
 }
 
 func (m *ElectLeadersResponseReplicaElectionResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Topic = r.String(flex)
+	m.Topic = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("topic")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 7); n >= 0 {
 		s := m.PartitionResult
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -281,7 +273,7 @@ func (m *ElectLeadersResponseReplicaElectionResult) decode(r *wire.Reader, v int
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -300,15 +292,13 @@ func (m *ElectLeadersResponseReplicaElectionResult) decode(r *wire.Reader, v int
 }
 
 func (m *ElectLeadersResponseReplicaElectionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.Topic) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
 		return b
 	}
-	b = wire.AppendString(b, m.Topic, flex)
-	b = wire.AppendArrayLen(b, len(m.PartitionResult), m.PartitionResult == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, v >= 2)
+	b = wire.AppendArrayLen(b, len(m.PartitionResult), false, v >= 2)
 	for i := range m.PartitionResult {
 		b = m.PartitionResult[i].encode(b, v, w)
 		if w.Err != nil {
@@ -317,7 +307,7 @@ func (m *ElectLeadersResponseReplicaElectionResult) encode(b []byte, v int16, w 
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -356,7 +346,6 @@ func (m *ElectLeadersResponseReplicaElectionResult) appendJSON(b []byte, v int16
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -444,8 +433,6 @@ func (m *ElectLeadersResponsePartitionResult) isDefault() bool {
 }
 
 func (m *ElectLeadersResponsePartitionResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -464,17 +451,13 @@ func (m *ElectLeadersResponsePartitionResult) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -493,8 +476,6 @@ func (m *ElectLeadersResponsePartitionResult) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ElectLeadersResponsePartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -503,18 +484,13 @@ func (m *ElectLeadersResponsePartitionResult) encode(b []byte, v int16, w *wire.
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionId))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 2)
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -549,7 +525,6 @@ func (m *ElectLeadersResponsePartitionResult) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -662,6 +637,3 @@ func (*ElectLeadersResponse) NewRequest() Request { return NewElectLeadersReques
 
 // RequestType returns a new paired ElectLeadersRequest, typed.
 func (*ElectLeadersResponse) RequestType() *ElectLeadersRequest { return NewElectLeadersRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

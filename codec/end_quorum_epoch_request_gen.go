@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -47,18 +46,12 @@ func (m *EndQuorumEpochRequest) isDefault() bool {
 }
 
 func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	if true {
-		m.ClusterId = r.NullableString(flex)
-	} else {
-		m.ClusterId = r.StringPtr(flex)
-	}
+	m.ClusterId = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -80,7 +73,7 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.LeaderEndpoints
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -105,7 +98,7 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 		m.LeaderEndpoints = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -128,20 +121,13 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EndQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
-	if m.ClusterId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("clusterId")
-		return b
-	}
 	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ClusterId, flex)
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.ClusterId, v >= 1)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 1)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -151,7 +137,7 @@ func (m *EndQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 		}
 	}
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.LeaderEndpoints), m.LeaderEndpoints == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.LeaderEndpoints), false, true)
 		for i := range m.LeaderEndpoints {
 			b = m.LeaderEndpoints[i].encode(b, v, w)
 			if w.Err != nil {
@@ -160,10 +146,9 @@ func (m *EndQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 				return b
 			}
 		}
-	} else if !(len(m.LeaderEndpoints) == 0) {
-		// LeaderEndpoints is ignorable: dropped at this version.
 	}
-	if flex {
+	// LeaderEndpoints is ignorable: dropped at other versions.
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -219,7 +204,6 @@ func (m *EndQuorumEpochRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -326,14 +310,12 @@ func (m *EndQuorumEpochRequestTopicData) isDefault() bool {
 }
 
 func (m *EndQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 12); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -355,7 +337,7 @@ func (m *EndQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -374,15 +356,13 @@ func (m *EndQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EndQuorumEpochRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, v >= 1)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 1)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -391,7 +371,7 @@ func (m *EndQuorumEpochRequestTopicData) encode(b []byte, v int16, w *wire.Encod
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -430,7 +410,6 @@ func (m *EndQuorumEpochRequestTopicData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -523,8 +502,6 @@ func (m *EndQuorumEpochRequestPartitionData) isDefault() bool {
 }
 
 func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -550,7 +527,7 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 		}
 	}
 	if v <= 0 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(false, false, 4); n >= 0 {
 			s := m.PreferredSuccessors
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -576,7 +553,7 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 		m.PreferredSuccessors = nil
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.PreferredCandidates
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -601,7 +578,7 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 		m.PreferredCandidates = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -620,8 +597,6 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EndQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -632,15 +607,14 @@ func (m *EndQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.E
 		binary.BigEndian.PutUint32(p[8:], uint32(m.LeaderEpoch))
 	}
 	if v <= 0 {
-		b = wire.AppendArrayLen(b, len(m.PreferredSuccessors), m.PreferredSuccessors == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PreferredSuccessors), false, false)
 		for i := range m.PreferredSuccessors {
 			b = wire.AppendInt32(b, m.PreferredSuccessors[i])
 		}
-	} else if !(len(m.PreferredSuccessors) == 0) {
-		// PreferredSuccessors is ignorable: dropped at this version.
 	}
+	// PreferredSuccessors is ignorable: dropped at other versions.
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.PreferredCandidates), m.PreferredCandidates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PreferredCandidates), false, true)
 		for i := range m.PreferredCandidates {
 			b = m.PreferredCandidates[i].encode(b, v, w)
 			if w.Err != nil {
@@ -649,10 +623,9 @@ func (m *EndQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.E
 				return b
 			}
 		}
-	} else if !(len(m.PreferredCandidates) == 0) {
-		// PreferredCandidates is ignorable: dropped at this version.
 	}
-	if flex {
+	// PreferredCandidates is ignorable: dropped at other versions.
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -711,7 +684,6 @@ func (m *EndQuorumEpochRequestPartitionData) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -825,8 +797,6 @@ func (m *EndQuorumEpochRequestReplicaInfo) isDefault() bool {
 }
 
 func (m *EndQuorumEpochRequestReplicaInfo) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	if v >= 1 {
 		if len(r.Src)-r.Off >= 20 {
 			p := r.Src[r.Off : r.Off+20]
@@ -851,7 +821,7 @@ func (m *EndQuorumEpochRequestReplicaInfo) decode(r *wire.Reader, v int16) {
 		m.CandidateDirectoryId = UUID{}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -870,30 +840,26 @@ func (m *EndQuorumEpochRequestReplicaInfo) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EndQuorumEpochRequestReplicaInfo) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if v >= 1 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 20)...)
-			p := b[n : n+20]
-			_ = p[19]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.CandidateId))
-			copy(p[4:20], m.CandidateDirectoryId[:])
-		}
+		n := len(b)
+		b = append(b, make([]byte, 20)...)
+		p := b[n : n+20]
+		_ = p[19]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.CandidateId))
+		copy(p[4:20], m.CandidateDirectoryId[:])
 	} else {
-		if !(m.CandidateId == 0) {
+		if m.CandidateId != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("candidateId")
 			return b
 		}
-		if !(m.CandidateDirectoryId == (UUID{})) {
+		if m.CandidateDirectoryId != (UUID{}) {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("candidateDirectoryId")
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -929,7 +895,6 @@ func (m *EndQuorumEpochRequestReplicaInfo) appendJSON(b []byte, v int16) []byte 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1005,10 +970,8 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) isDefault() bool {
 }
 
 func (m *EndQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	if v >= 1 {
-		m.Name = r.String(flex)
+		m.Name = r.String(true)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -1017,7 +980,7 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 1 {
-		m.Host = r.String(flex)
+		m.Host = r.String(true)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -1035,7 +998,7 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) {
 		m.Port = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1054,15 +1017,13 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EndQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if v >= 1 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, true)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
@@ -1074,7 +1035,7 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wire.
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, true)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
@@ -1082,12 +1043,12 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wire.
 	}
 	if v >= 1 {
 		b = wire.AppendUint16(b, m.Port)
-	} else if !(m.Port == 0) {
+	} else if m.Port != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
 		return b
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1128,7 +1089,6 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1243,6 +1203,3 @@ func (*EndQuorumEpochRequest) NewResponse() Response { return NewEndQuorumEpochR
 func (*EndQuorumEpochRequest) ResponseType() *EndQuorumEpochResponse {
 	return NewEndQuorumEpochResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -29,8 +26,6 @@ func (m *EndTxnMarker) isDefault() bool {
 }
 
 func (m *EndTxnMarker) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
 	m.CoordinatorEpoch = r.Int32()
 	if r.Err != nil {
 		r.Push("coordinatorEpoch")
@@ -39,8 +34,6 @@ func (m *EndTxnMarker) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EndTxnMarker) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	b = wire.AppendInt32(b, m.CoordinatorEpoch)
 	return b
 }
@@ -51,7 +44,6 @@ func (m *EndTxnMarker) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "coordinatorEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.CoordinatorEpoch))
-	_ = first
 	return append(b, '}')
 }
 
@@ -138,6 +130,3 @@ func (m *EndTxnMarker) AppendJSON(dst []byte, version int16) ([]byte, error) {
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *EndTxnMarker) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -46,9 +45,7 @@ func (m *EndTxnRequest) isDefault() bool {
 }
 
 func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
-	m.TransactionalId = r.String(flex)
+	m.TransactionalId = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
@@ -78,7 +75,7 @@ func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -101,14 +98,12 @@ func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EndTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if len(m.TransactionalId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionalId, flex)
+	b = wire.AppendString(b, m.TransactionalId, v >= 3)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 11)...)
@@ -120,7 +115,7 @@ func (m *EndTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			p[10] = 1
 		}
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -163,7 +158,6 @@ func (m *EndTxnRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -288,6 +282,3 @@ func (*EndTxnRequest) NewResponse() Response { return NewEndTxnResponse() }
 
 // ResponseType returns a new paired EndTxnResponse, typed.
 func (*EndTxnRequest) ResponseType() *EndTxnResponse { return NewEndTxnResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

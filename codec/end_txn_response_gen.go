@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -43,8 +42,6 @@ func (m *EndTxnResponse) isDefault() bool {
 }
 
 func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -87,7 +84,7 @@ func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
 		m.ProducerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -106,8 +103,6 @@ func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EndTxnResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -117,23 +112,14 @@ func (m *EndTxnResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
 	if v >= 5 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 10)...)
-			p := b[n : n+10]
-			_ = p[9]
-			binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
-			binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
-		}
-	} else {
-		if !(m.ProducerId == -1) {
-			// ProducerId is ignorable: dropped at this version.
-		}
-		if !(m.ProducerEpoch == -1) {
-			// ProducerEpoch is ignorable: dropped at this version.
-		}
+		n := len(b)
+		b = append(b, make([]byte, 10)...)
+		p := b[n : n+10]
+		_ = p[9]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -175,7 +161,6 @@ func (m *EndTxnResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -294,6 +279,3 @@ func (*EndTxnResponse) NewRequest() Request { return NewEndTxnRequest() }
 
 // RequestType returns a new paired EndTxnRequest, typed.
 func (*EndTxnResponse) RequestType() *EndTxnRequest { return NewEndTxnRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -44,43 +41,35 @@ func (m *EnvelopeRequest) isDefault() bool {
 }
 
 func (m *EnvelopeRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.RequestData = r.Bytes(flex)
+	m.RequestData = r.Bytes(true)
 	if r.Err != nil {
 		r.Push("requestData")
 		return
 	}
-	if true {
-		m.RequestPrincipal = r.NullableBytes(flex)
-	} else {
-		m.RequestPrincipal = r.Bytes(flex)
-	}
+	m.RequestPrincipal = r.NullableBytes(true)
 	if r.Err != nil {
 		r.Push("requestPrincipal")
 		return
 	}
-	m.ClientHostAddress = r.Bytes(flex)
+	m.ClientHostAddress = r.Bytes(true)
 	if r.Err != nil {
 		r.Push("clientHostAddress")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -89,26 +78,17 @@ func (m *EnvelopeRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EnvelopeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	b = wire.AppendBytes(b, m.RequestData, flex, false)
-	if m.RequestPrincipal == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("requestPrincipal")
-		return b
+	b = wire.AppendBytes(b, m.RequestData, true, false)
+	b = wire.AppendBytes(b, m.RequestPrincipal, true, true)
+	b = wire.AppendBytes(b, m.ClientHostAddress, true, false)
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
 	}
-	b = wire.AppendBytes(b, m.RequestPrincipal, flex, true)
-	b = wire.AppendBytes(b, m.ClientHostAddress, flex, false)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -135,7 +115,6 @@ func (m *EnvelopeRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -254,6 +233,3 @@ func (*EnvelopeRequest) NewResponse() Response { return NewEnvelopeResponse() }
 
 // ResponseType returns a new paired EnvelopeResponse, typed.
 func (*EnvelopeRequest) ResponseType() *EnvelopeResponse { return NewEnvelopeResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

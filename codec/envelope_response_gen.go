@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -35,13 +32,7 @@ func (m *EnvelopeResponse) isDefault() bool {
 }
 
 func (m *EnvelopeResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if true {
-		m.ResponseData = r.NullableBytes(flex)
-	} else {
-		m.ResponseData = r.Bytes(flex)
-	}
+	m.ResponseData = r.NullableBytes(true)
 	if r.Err != nil {
 		r.Push("responseData")
 		return
@@ -52,44 +43,33 @@ func (m *EnvelopeResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *EnvelopeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	if m.ResponseData == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("responseData")
-		return b
-	}
-	b = wire.AppendBytes(b, m.ResponseData, flex, true)
+	b = wire.AppendBytes(b, m.ResponseData, true, true)
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -108,7 +88,6 @@ func (m *EnvelopeResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -215,6 +194,3 @@ func (*EnvelopeResponse) NewRequest() Request { return NewEnvelopeRequest() }
 
 // RequestType returns a new paired EnvelopeRequest, typed.
 func (*EnvelopeResponse) RequestType() *EnvelopeRequest { return NewEnvelopeRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

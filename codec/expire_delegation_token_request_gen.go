@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -44,9 +41,7 @@ func (m *ExpireDelegationTokenRequest) isDefault() bool {
 }
 
 func (m *ExpireDelegationTokenRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.Hmac = r.Bytes(flex)
+	m.Hmac = r.Bytes(v >= 2)
 	if r.Err != nil {
 		r.Push("hmac")
 		return
@@ -57,7 +52,7 @@ func (m *ExpireDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -80,11 +75,9 @@ func (m *ExpireDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ExpireDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	b = wire.AppendBytes(b, m.Hmac, flex, false)
+	b = wire.AppendBytes(b, m.Hmac, v >= 2, false)
 	b = wire.AppendInt64(b, m.ExpiryTimePeriodMs)
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -121,7 +114,6 @@ func (m *ExpireDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -240,6 +232,3 @@ func (*ExpireDelegationTokenRequest) NewResponse() Response {
 func (*ExpireDelegationTokenRequest) ResponseType() *ExpireDelegationTokenResponse {
 	return NewExpireDelegationTokenResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

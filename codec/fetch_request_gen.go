@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -74,8 +73,6 @@ func (m *FetchRequest) isDefault() bool {
 }
 
 func (m *FetchRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	m.ClusterId = nil
 	if v <= 14 {
 		m.ReplicaId = r.Int32()
@@ -146,7 +143,7 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 		m.SessionId = 0
 		m.SessionEpoch = -1
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 12, false, 1); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -168,7 +165,7 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 7 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 12, false, 1); n >= 0 {
 			s := m.ForgottenTopicsData
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -193,7 +190,7 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 		m.ForgottenTopicsData = nil
 	}
 	if v >= 11 {
-		m.RackId = r.String(flex)
+		m.RackId = r.String(v >= 12)
 		if r.Err != nil {
 			r.Push("rackId")
 			return
@@ -202,7 +199,7 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 		m.RackId = ""
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -212,13 +209,9 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			switch {
-			case tag == 0 && v >= 12:
+			case tag == 0:
 				saved := r.Limit(end)
-				if v >= 12 {
-					m.ClusterId = r.NullableString(true)
-				} else {
-					m.ClusterId = r.StringPtr(true)
-				}
+				m.ClusterId = r.NullableString(true)
 				r.Unlimit(saved, tag)
 				if r.Err != nil {
 					r.Push("clusterId")
@@ -248,19 +241,14 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
-	if !(v >= 12) && !(m.ClusterId == nil) {
-		// ClusterId is ignorable: dropped at this version.
-	}
 	if v <= 14 {
 		b = wire.AppendInt32(b, m.ReplicaId)
-	} else if !(m.ReplicaId == -1) {
+	} else if m.ReplicaId != -1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("replicaId")
 		return b
 	}
-	if !(v >= 15) && !(m.ReplicaState.isDefault()) {
+	if v <= 14 && !m.ReplicaState.isDefault() {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("replicaState")
 		return b
@@ -275,32 +263,21 @@ func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	}
 	if v >= 3 {
 		b = wire.AppendInt32(b, m.MaxBytes)
-	} else if !(m.MaxBytes == 2147483647) {
-		// MaxBytes is ignorable: dropped at this version.
 	}
+	// MaxBytes is ignorable: dropped at other versions.
 	if v >= 4 {
 		b = append(b, byte(m.IsolationLevel))
-	} else if !(m.IsolationLevel == 0) {
-		// IsolationLevel is ignorable: dropped at this version.
 	}
+	// IsolationLevel is ignorable: dropped at other versions.
 	if v >= 7 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 8)...)
-			p := b[n : n+8]
-			_ = p[7]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.SessionId))
-			binary.BigEndian.PutUint32(p[4:], uint32(m.SessionEpoch))
-		}
-	} else {
-		if !(m.SessionId == 0) {
-			// SessionId is ignorable: dropped at this version.
-		}
-		if !(m.SessionEpoch == -1) {
-			// SessionEpoch is ignorable: dropped at this version.
-		}
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.SessionId))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.SessionEpoch))
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 12)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -310,7 +287,7 @@ func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		}
 	}
 	if v >= 7 {
-		b = wire.AppendArrayLen(b, len(m.ForgottenTopicsData), m.ForgottenTopicsData == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.ForgottenTopicsData), false, v >= 12)
 		for i := range m.ForgottenTopicsData {
 			b = m.ForgottenTopicsData[i].encode(b, v, w)
 			if w.Err != nil {
@@ -319,7 +296,7 @@ func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				return b
 			}
 		}
-	} else if !(len(m.ForgottenTopicsData) == 0) {
+	} else if len(m.ForgottenTopicsData) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("forgottenTopicsData")
 		return b
@@ -330,42 +307,34 @@ func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			w.Push("rackId")
 			return b
 		}
-		b = wire.AppendString(b, m.RackId, flex)
-	} else if !(m.RackId == "") {
-		// RackId is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.RackId, v >= 12)
 	}
-	if flex {
+	// RackId is ignorable: dropped at other versions.
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
-		if (v >= 12) && !(m.ClusterId == nil) {
+		if m.ClusterId != nil {
 			nt++
 		}
-		if (v >= 15) && !(m.ReplicaState.isDefault()) {
+		if v >= 15 && !m.ReplicaState.isDefault() {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
-		if v >= 12 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(m.ClusterId == nil) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				if m.ClusterId == nil && !(v >= 12) {
-					w.Fail(wire.ErrNotNullable, "")
-					w.Push("clusterId")
-					return b
-				}
-				if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-					w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
-					w.Push("clusterId")
-					return b
-				}
-				b = wire.AppendNullableString(b, m.ClusterId, true)
-				b = wire.EndTag(b, start)
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+		if m.ClusterId != nil {
+			var start int
+			b, start = wire.BeginTag(b, 0)
+			if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+				w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+				w.Push("clusterId")
+				return b
 			}
+			b = wire.AppendNullableString(b, m.ClusterId, true)
+			b = wire.EndTag(b, start)
 		}
 		if v >= 15 {
 			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
-			if !(m.ReplicaState.isDefault()) {
+			if !m.ReplicaState.isDefault() {
 				var start int
 				b, start = wire.BeginTag(b, 1)
 				b = m.ReplicaState.encode(b, v, w)
@@ -472,7 +441,6 @@ func (m *FetchRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -635,8 +603,6 @@ func (m *FetchRequestReplicaState) isDefault() bool {
 }
 
 func (m *FetchRequestReplicaState) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if v >= 15 {
 		if len(r.Src)-r.Off >= 12 {
 			p := r.Src[r.Off : r.Off+12]
@@ -661,7 +627,7 @@ func (m *FetchRequestReplicaState) decode(r *wire.Reader, v int16) {
 		m.ReplicaEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -680,30 +646,26 @@ func (m *FetchRequestReplicaState) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchRequestReplicaState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	if v >= 15 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 12)...)
-			p := b[n : n+12]
-			_ = p[11]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.ReplicaId))
-			binary.BigEndian.PutUint64(p[4:], uint64(m.ReplicaEpoch))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ReplicaId))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.ReplicaEpoch))
 	} else {
-		if !(m.ReplicaId == -1) {
+		if m.ReplicaId != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("replicaId")
 			return b
 		}
-		if !(m.ReplicaEpoch == -1) {
+		if m.ReplicaEpoch != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("replicaEpoch")
 			return b
 		}
 	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -739,7 +701,6 @@ func (m *FetchRequestReplicaState) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -815,10 +776,8 @@ func (m *FetchRequestFetchTopic) isDefault() bool {
 }
 
 func (m *FetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if v <= 12 {
-		m.Topic = r.String(flex)
+		m.Topic = r.String(v >= 12)
 		if r.Err != nil {
 			r.Push("topic")
 			return
@@ -835,7 +794,7 @@ func (m *FetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicId = UUID{}
 	}
-	if n := r.ArrayLen(flex, (false), 16); n >= 0 {
+	if n := r.ArrayLen(v >= 12, false, 16); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -857,7 +816,7 @@ func (m *FetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -876,24 +835,20 @@ func (m *FetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchRequestFetchTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	if v <= 12 {
 		if len(m.Topic) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 			w.Push("topic")
 			return b
 		}
-		b = wire.AppendString(b, m.Topic, flex)
-	} else if !(m.Topic == "") {
-		// Topic is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Topic, v >= 12)
 	}
+	// Topic is ignorable: dropped at other versions.
 	if v >= 13 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	// TopicId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 12)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -902,7 +857,7 @@ func (m *FetchRequestFetchTopic) encode(b []byte, v int16, w *wire.Encoder) []by
 			return b
 		}
 	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -948,7 +903,6 @@ func (m *FetchRequestFetchTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1060,8 +1014,6 @@ func (m *FetchRequestFetchPartition) isDefault() bool {
 }
 
 func (m *FetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	m.Partition = r.Int32()
 	if r.Err != nil {
 		r.Push("partition")
@@ -1107,7 +1059,7 @@ func (m *FetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 	m.ReplicaDirectoryId = UUID{}
 	m.HighWatermark = 9223372036854775807
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1145,47 +1097,37 @@ func (m *FetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchRequestFetchPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	b = wire.AppendInt32(b, m.Partition)
 	if v >= 9 {
 		b = wire.AppendInt32(b, m.CurrentLeaderEpoch)
-	} else if !(m.CurrentLeaderEpoch == -1) {
-		// CurrentLeaderEpoch is ignorable: dropped at this version.
 	}
+	// CurrentLeaderEpoch is ignorable: dropped at other versions.
 	b = wire.AppendInt64(b, m.FetchOffset)
 	if v >= 12 {
 		b = wire.AppendInt32(b, m.LastFetchedEpoch)
-	} else if !(m.LastFetchedEpoch == -1) {
+	} else if m.LastFetchedEpoch != -1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("lastFetchedEpoch")
 		return b
 	}
 	if v >= 5 {
 		b = wire.AppendInt64(b, m.LogStartOffset)
-	} else if !(m.LogStartOffset == -1) {
-		// LogStartOffset is ignorable: dropped at this version.
 	}
+	// LogStartOffset is ignorable: dropped at other versions.
 	b = wire.AppendInt32(b, m.PartitionMaxBytes)
-	if !(v >= 17) && !(m.ReplicaDirectoryId == (UUID{})) {
-		// ReplicaDirectoryId is ignorable: dropped at this version.
-	}
-	if !(v >= 18) && !(m.HighWatermark == 9223372036854775807) {
-		// HighWatermark is ignorable: dropped at this version.
-	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
-		if (v >= 17) && !(m.ReplicaDirectoryId == (UUID{})) {
+		if v >= 17 && m.ReplicaDirectoryId != (UUID{}) {
 			nt++
 		}
-		if (v >= 18) && !(m.HighWatermark == 9223372036854775807) {
+		if v >= 18 && m.HighWatermark != 9223372036854775807 {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 17 {
 			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(m.ReplicaDirectoryId == (UUID{})) {
+			if m.ReplicaDirectoryId != (UUID{}) {
 				var start int
 				b, start = wire.BeginTag(b, 0)
 				b = append(b, m.ReplicaDirectoryId[:]...)
@@ -1194,7 +1136,7 @@ func (m *FetchRequestFetchPartition) encode(b []byte, v int16, w *wire.Encoder) 
 		}
 		if v >= 18 {
 			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
-			if !(m.HighWatermark == 9223372036854775807) {
+			if m.HighWatermark != 9223372036854775807 {
 				var start int
 				b, start = wire.BeginTag(b, 1)
 				b = wire.AppendInt64(b, m.HighWatermark)
@@ -1258,7 +1200,6 @@ func (m *FetchRequestFetchPartition) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1370,10 +1311,8 @@ func (m *FetchRequestForgottenTopic) isDefault() bool {
 }
 
 func (m *FetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if v >= 7 && v <= 12 {
-		m.Topic = r.String(flex)
+		m.Topic = r.String(v >= 12)
 		if r.Err != nil {
 			r.Push("topic")
 			return
@@ -1391,7 +1330,7 @@ func (m *FetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if v >= 7 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(v >= 12, false, 4); n >= 0 {
 			s := m.Partitions
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -1417,7 +1356,7 @@ func (m *FetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 		m.Partitions = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1436,34 +1375,30 @@ func (m *FetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchRequestForgottenTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	if v >= 7 && v <= 12 {
 		if len(m.Topic) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 			w.Push("topic")
 			return b
 		}
-		b = wire.AppendString(b, m.Topic, flex)
-	} else if !(m.Topic == "") {
-		// Topic is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Topic, v >= 12)
 	}
+	// Topic is ignorable: dropped at other versions.
 	if v >= 13 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
+	// TopicId is ignorable: dropped at other versions.
 	if v >= 7 {
-		b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 12)
 		for i := range m.Partitions {
 			b = wire.AppendInt32(b, m.Partitions[i])
 		}
-	} else if !(len(m.Partitions) == 0) {
+	} else if len(m.Partitions) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitions")
 		return b
 	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1511,7 +1446,6 @@ func (m *FetchRequestForgottenTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1636,6 +1570,3 @@ func (*FetchRequest) NewResponse() Response { return NewFetchResponse() }
 
 // ResponseType returns a new paired FetchResponse, typed.
 func (*FetchRequest) ResponseType() *FetchResponse { return NewFetchResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -44,8 +43,6 @@ func (m *FetchResponse) isDefault() bool {
 }
 
 func (m *FetchResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -78,7 +75,7 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 		m.SessionId = 0
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 12, false, 1); n >= 0 {
 		s := m.Responses
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -101,7 +98,7 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 	}
 	m.NodeEndpoints = nil
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -113,7 +110,7 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 			switch {
 			case tag == 0 && v >= 16:
 				saved := r.Limit(end)
-				if n := r.ArrayLen(true, (false), 1); n >= 0 {
+				if n := r.ArrayLen(true, false, 1); n >= 0 {
 					s := m.NodeEndpoints
 					s = wire.Slice(s, n, r.Remaining())
 					for i := 0; i < n; i++ {
@@ -147,33 +144,25 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
+	// ThrottleTimeMs is ignorable: dropped at other versions.
 	if v >= 7 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 6)...)
-			p := b[n : n+6]
-			_ = p[5]
-			binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
-			binary.BigEndian.PutUint32(p[2:], uint32(m.SessionId))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.SessionId))
 	} else {
-		if !(m.ErrorCode == 0) {
-			// ErrorCode is ignorable: dropped at this version.
-		}
-		if !(m.SessionId == 0) {
+		if m.SessionId != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("sessionId")
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Responses), false, v >= 12)
 	for i := range m.Responses {
 		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
@@ -182,24 +171,24 @@ func (m *FetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if !(v >= 16) && !(len(m.NodeEndpoints) == 0) {
+	if v <= 15 && len(m.NodeEndpoints) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeEndpoints")
 		return b
 	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
-		if (v >= 16) && !(len(m.NodeEndpoints) == 0) {
+		if v >= 16 && len(m.NodeEndpoints) != 0 {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 16 {
 			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(len(m.NodeEndpoints) == 0) {
+			if len(m.NodeEndpoints) != 0 {
 				var start int
 				b, start = wire.BeginTag(b, 0)
-				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
+				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), false, true)
 				for i := range m.NodeEndpoints {
 					b = m.NodeEndpoints[i].encode(b, v, w)
 					if w.Err != nil {
@@ -271,7 +260,6 @@ func (m *FetchResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -387,10 +375,8 @@ func (m *FetchResponseFetchableTopicResponse) isDefault() bool {
 }
 
 func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if v <= 12 {
-		m.Topic = r.String(flex)
+		m.Topic = r.String(v >= 12)
 		if r.Err != nil {
 			r.Push("topic")
 			return
@@ -407,7 +393,7 @@ func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicId = UUID{}
 	}
-	if n := r.ArrayLen(flex, (false), 15); n >= 0 {
+	if n := r.ArrayLen(v >= 12, false, 15); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -429,7 +415,7 @@ func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -448,24 +434,20 @@ func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchResponseFetchableTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	if v <= 12 {
 		if len(m.Topic) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 			w.Push("topic")
 			return b
 		}
-		b = wire.AppendString(b, m.Topic, flex)
-	} else if !(m.Topic == "") {
-		// Topic is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Topic, v >= 12)
 	}
+	// Topic is ignorable: dropped at other versions.
 	if v >= 13 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	// TopicId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 12)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -474,7 +456,7 @@ func (m *FetchResponseFetchableTopicResponse) encode(b []byte, v int16, w *wire.
 			return b
 		}
 	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -520,7 +502,6 @@ func (m *FetchResponseFetchableTopicResponse) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -644,8 +625,6 @@ func (m *FetchResponsePartitionData) isDefault() bool {
 }
 
 func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if len(r.Src)-r.Off >= 14 {
 		p := r.Src[r.Off : r.Off+14]
 		_ = p[13]
@@ -692,7 +671,7 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 	m.CurrentLeader = *NewFetchResponseLeaderIdAndEpoch()
 	m.SnapshotId = *NewFetchResponseSnapshotId()
 	if v >= 4 {
-		if n := r.ArrayLen(flex, (v >= 4), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 12, true, 1); n >= 0 {
 			s := m.AbortedTransactions
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -725,17 +704,13 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 	} else {
 		m.PreferredReadReplica = -1
 	}
-	if true {
-		m.Records = r.NullableBytes(flex)
-	} else {
-		m.Records = r.Bytes(flex)
-	}
+	m.Records = r.NullableBytes(v >= 12)
 	if r.Err != nil {
 		r.Push("records")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -745,7 +720,7 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			switch {
-			case tag == 0 && v >= 12:
+			case tag == 0:
 				saved := r.Limit(end)
 				m.DivergingEpoch.decode(r, v)
 				r.Unlimit(saved, tag)
@@ -753,7 +728,7 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 					r.Push("divergingEpoch")
 					return
 				}
-			case tag == 1 && v >= 12:
+			case tag == 1:
 				saved := r.Limit(end)
 				m.CurrentLeader.decode(r, v)
 				r.Unlimit(saved, tag)
@@ -761,7 +736,7 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 					r.Push("currentLeader")
 					return
 				}
-			case tag == 2 && v >= 12:
+			case tag == 2:
 				saved := r.Limit(end)
 				m.SnapshotId.decode(r, v)
 				r.Unlimit(saved, tag)
@@ -781,8 +756,6 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 14)...)
@@ -794,36 +767,29 @@ func (m *FetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) 
 	}
 	if v >= 4 {
 		b = wire.AppendInt64(b, m.LastStableOffset)
-	} else if !(m.LastStableOffset == -1) {
-		// LastStableOffset is ignorable: dropped at this version.
 	}
+	// LastStableOffset is ignorable: dropped at other versions.
 	if v >= 5 {
 		b = wire.AppendInt64(b, m.LogStartOffset)
-	} else if !(m.LogStartOffset == -1) {
-		// LogStartOffset is ignorable: dropped at this version.
 	}
-	if !(v >= 12) && !(m.DivergingEpoch.isDefault()) {
+	// LogStartOffset is ignorable: dropped at other versions.
+	if v <= 11 && !m.DivergingEpoch.isDefault() {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("divergingEpoch")
 		return b
 	}
-	if !(v >= 12) && !(m.CurrentLeader.isDefault()) {
+	if v <= 11 && !m.CurrentLeader.isDefault() {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("currentLeader")
 		return b
 	}
-	if !(v >= 12) && !(m.SnapshotId.isDefault()) {
+	if v <= 11 && !m.SnapshotId.isDefault() {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("snapshotId")
 		return b
 	}
 	if v >= 4 {
-		if m.AbortedTransactions == nil && !(v >= 4) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("abortedTransactions")
-			return b
-		}
-		b = wire.AppendArrayLen(b, len(m.AbortedTransactions), m.AbortedTransactions == nil && (v >= 4), flex)
+		b = wire.AppendArrayLen(b, len(m.AbortedTransactions), m.AbortedTransactions == nil, v >= 12)
 		for i := range m.AbortedTransactions {
 			b = m.AbortedTransactions[i].encode(b, v, w)
 			if w.Err != nil {
@@ -832,73 +798,61 @@ func (m *FetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) 
 				return b
 			}
 		}
-	} else if !(m.AbortedTransactions != nil && len(m.AbortedTransactions) == 0) {
-		// AbortedTransactions is ignorable: dropped at this version.
 	}
+	// AbortedTransactions is ignorable: dropped at other versions.
 	if v >= 11 {
 		b = wire.AppendInt32(b, m.PreferredReadReplica)
-	} else if !(m.PreferredReadReplica == -1) {
+	} else if m.PreferredReadReplica != -1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("preferredReadReplica")
 		return b
 	}
-	if m.Records == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("records")
-		return b
-	}
-	b = wire.AppendBytes(b, m.Records, flex, true)
-	if flex {
+	b = wire.AppendBytes(b, m.Records, v >= 12, true)
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
-		if (v >= 12) && !(m.DivergingEpoch.isDefault()) {
+		if !m.DivergingEpoch.isDefault() {
 			nt++
 		}
-		if (v >= 12) && !(m.CurrentLeader.isDefault()) {
+		if !m.CurrentLeader.isDefault() {
 			nt++
 		}
-		if (v >= 12) && !(m.SnapshotId.isDefault()) {
+		if !m.SnapshotId.isDefault() {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
-		if v >= 12 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(m.DivergingEpoch.isDefault()) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				b = m.DivergingEpoch.encode(b, v, w)
-				if w.Err != nil {
-					w.Push("divergingEpoch")
-					return b
-				}
-				b = wire.EndTag(b, start)
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+		if !m.DivergingEpoch.isDefault() {
+			var start int
+			b, start = wire.BeginTag(b, 0)
+			b = m.DivergingEpoch.encode(b, v, w)
+			if w.Err != nil {
+				w.Push("divergingEpoch")
+				return b
 			}
+			b = wire.EndTag(b, start)
 		}
-		if v >= 12 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
-			if !(m.CurrentLeader.isDefault()) {
-				var start int
-				b, start = wire.BeginTag(b, 1)
-				b = m.CurrentLeader.encode(b, v, w)
-				if w.Err != nil {
-					w.Push("currentLeader")
-					return b
-				}
-				b = wire.EndTag(b, start)
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 1)
+		if !m.CurrentLeader.isDefault() {
+			var start int
+			b, start = wire.BeginTag(b, 1)
+			b = m.CurrentLeader.encode(b, v, w)
+			if w.Err != nil {
+				w.Push("currentLeader")
+				return b
 			}
+			b = wire.EndTag(b, start)
 		}
-		if v >= 12 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 2)
-			if !(m.SnapshotId.isDefault()) {
-				var start int
-				b, start = wire.BeginTag(b, 2)
-				b = m.SnapshotId.encode(b, v, w)
-				if w.Err != nil {
-					w.Push("snapshotId")
-					return b
-				}
-				b = wire.EndTag(b, start)
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 2)
+		if !m.SnapshotId.isDefault() {
+			var start int
+			b, start = wire.BeginTag(b, 2)
+			b = m.SnapshotId.encode(b, v, w)
+			if w.Err != nil {
+				w.Push("snapshotId")
+				return b
 			}
+			b = wire.EndTag(b, start)
 		}
 		if u < len(m.UnknownTaggedFields) {
 			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
@@ -981,7 +935,6 @@ func (m *FetchResponsePartitionData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1123,8 +1076,6 @@ func (m *FetchResponseEpochEndOffset) isDefault() bool {
 }
 
 func (m *FetchResponseEpochEndOffset) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if v >= 12 {
 		if len(r.Src)-r.Off >= 12 {
 			p := r.Src[r.Off : r.Off+12]
@@ -1149,7 +1100,7 @@ func (m *FetchResponseEpochEndOffset) decode(r *wire.Reader, v int16) {
 		m.EndOffset = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1168,30 +1119,26 @@ func (m *FetchResponseEpochEndOffset) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchResponseEpochEndOffset) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	if v >= 12 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 12)...)
-			p := b[n : n+12]
-			_ = p[11]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.Epoch))
-			binary.BigEndian.PutUint64(p[4:], uint64(m.EndOffset))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Epoch))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.EndOffset))
 	} else {
-		if !(m.Epoch == -1) {
+		if m.Epoch != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("epoch")
 			return b
 		}
-		if !(m.EndOffset == -1) {
+		if m.EndOffset != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("endOffset")
 			return b
 		}
 	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1227,7 +1174,6 @@ func (m *FetchResponseEpochEndOffset) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1302,8 +1248,6 @@ func (m *FetchResponseLeaderIdAndEpoch) isDefault() bool {
 }
 
 func (m *FetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if v >= 12 {
 		if len(r.Src)-r.Off >= 8 {
 			p := r.Src[r.Off : r.Off+8]
@@ -1328,7 +1272,7 @@ func (m *FetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 		m.LeaderEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1347,30 +1291,26 @@ func (m *FetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	if v >= 12 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 8)...)
-			p := b[n : n+8]
-			_ = p[7]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
-			binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	} else {
-		if !(m.LeaderId == -1) {
+		if m.LeaderId != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("leaderId")
 			return b
 		}
-		if !(m.LeaderEpoch == -1) {
+		if m.LeaderEpoch != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("leaderEpoch")
 			return b
 		}
 	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1406,7 +1346,6 @@ func (m *FetchResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1481,8 +1420,6 @@ func (m *FetchResponseSnapshotId) isDefault() bool {
 }
 
 func (m *FetchResponseSnapshotId) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -1502,7 +1439,7 @@ func (m *FetchResponseSnapshotId) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1521,8 +1458,6 @@ func (m *FetchResponseSnapshotId) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchResponseSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -1531,7 +1466,7 @@ func (m *FetchResponseSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []b
 		binary.BigEndian.PutUint64(p[0:], uint64(m.EndOffset))
 		binary.BigEndian.PutUint32(p[8:], uint32(m.Epoch))
 	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1563,7 +1498,6 @@ func (m *FetchResponseSnapshotId) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1636,8 +1570,6 @@ func (m *FetchResponseAbortedTransaction) isDefault() bool {
 }
 
 func (m *FetchResponseAbortedTransaction) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if v >= 4 {
 		if len(r.Src)-r.Off >= 16 {
 			p := r.Src[r.Off : r.Off+16]
@@ -1662,7 +1594,7 @@ func (m *FetchResponseAbortedTransaction) decode(r *wire.Reader, v int16) {
 		m.FirstOffset = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1681,30 +1613,26 @@ func (m *FetchResponseAbortedTransaction) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchResponseAbortedTransaction) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	if v >= 4 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 16)...)
-			p := b[n : n+16]
-			_ = p[15]
-			binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
-			binary.BigEndian.PutUint64(p[8:], uint64(m.FirstOffset))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.FirstOffset))
 	} else {
-		if !(m.ProducerId == 0) {
+		if m.ProducerId != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("producerId")
 			return b
 		}
-		if !(m.FirstOffset == 0) {
+		if m.FirstOffset != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("firstOffset")
 			return b
 		}
 	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1740,7 +1668,6 @@ func (m *FetchResponseAbortedTransaction) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1819,8 +1746,6 @@ func (m *FetchResponseNodeEndpoint) isDefault() bool {
 }
 
 func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
-	flex := v >= 12
-	_ = flex
 	if v >= 16 {
 		m.NodeId = r.Int32()
 		if r.Err != nil {
@@ -1831,7 +1756,7 @@ func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.NodeId = 0
 	}
 	if v >= 16 {
-		m.Host = r.String(flex)
+		m.Host = r.String(true)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -1849,11 +1774,7 @@ func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.Port = 0
 	}
 	if v >= 16 {
-		if v >= 16 {
-			m.Rack = r.NullableString(flex)
-		} else {
-			m.Rack = r.StringPtr(flex)
-		}
+		m.Rack = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("rack")
 			return
@@ -1862,7 +1783,7 @@ func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.Rack = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 12 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1881,11 +1802,9 @@ func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 12
-	_ = flex
 	if v >= 16 {
 		b = wire.AppendInt32(b, m.NodeId)
-	} else if !(m.NodeId == 0) {
+	} else if m.NodeId != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -1896,7 +1815,7 @@ func (m *FetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) [
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, true)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
@@ -1904,29 +1823,24 @@ func (m *FetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) [
 	}
 	if v >= 16 {
 		b = wire.AppendInt32(b, m.Port)
-	} else if !(m.Port == 0) {
+	} else if m.Port != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
 		return b
 	}
 	if v >= 16 {
-		if m.Rack == nil && !(v >= 16) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("rack")
-			return b
-		}
 		if m.Rack != nil && len(*m.Rack) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 			w.Push("rack")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Rack, flex)
-	} else if !(m.Rack == nil) {
+		b = wire.AppendNullableString(b, m.Rack, true)
+	} else if m.Rack != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("rack")
 		return b
 	}
-	if flex {
+	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1972,7 +1886,6 @@ func (m *FetchResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -2091,6 +2004,3 @@ func (*FetchResponse) NewRequest() Request { return NewFetchRequest() }
 
 // RequestType returns a new paired FetchRequest, typed.
 func (*FetchResponse) RequestType() *FetchRequest { return NewFetchRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -52,8 +51,6 @@ func (m *FetchSnapshotRequest) isDefault() bool {
 }
 
 func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ClusterId = nil
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
@@ -73,7 +70,7 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -95,36 +92,30 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			switch {
-			case tag == 0:
-				saved := r.Limit(end)
-				if true {
-					m.ClusterId = r.NullableString(true)
-				} else {
-					m.ClusterId = r.StringPtr(true)
-				}
-				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("clusterId")
-					return
-				}
-			default:
-				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-			}
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		switch {
+		case tag == 0:
+			saved := r.Limit(end)
+			m.ClusterId = r.NullableString(true)
+			r.Unlimit(saved, tag)
+			if r.Err != nil {
+				r.Push("clusterId")
+				return
+			}
+		default:
+			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+		}
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -133,8 +124,6 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -143,7 +132,7 @@ func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ReplicaId))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.MaxBytes))
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -152,39 +141,30 @@ func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		if (true) && !(m.ClusterId == nil) {
-			nt++
-		}
-		b = wire.AppendUvarint(b, uint32(nt))
-		u, last := 0, int64(-1)
-		if true {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(m.ClusterId == nil) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				if m.ClusterId == nil && !(true) {
-					w.Fail(wire.ErrNotNullable, "")
-					w.Push("clusterId")
-					return b
-				}
-				if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-					w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
-					w.Push("clusterId")
-					return b
-				}
-				b = wire.AppendNullableString(b, m.ClusterId, true)
-				b = wire.EndTag(b, start)
-			}
-		}
-		if u < len(m.UnknownTaggedFields) {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
+	nt := len(m.UnknownTaggedFields)
+	if m.ClusterId != nil {
+		nt++
+	}
+	b = wire.AppendUvarint(b, uint32(nt))
+	u, last := 0, int64(-1)
+	b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+	if m.ClusterId != nil {
+		var start int
+		b, start = wire.BeginTag(b, 0)
+		if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+			w.Push("clusterId")
 			return b
 		}
+		b = wire.AppendNullableString(b, m.ClusterId, true)
+		b = wire.EndTag(b, start)
+	}
+	if u < len(m.UnknownTaggedFields) {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -221,7 +201,6 @@ func (m *FetchSnapshotRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -323,14 +302,12 @@ func (m *FetchSnapshotRequestTopicSnapshot) isDefault() bool {
 }
 
 func (m *FetchSnapshotRequestTopicSnapshot) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 30); n >= 0 {
+	if n := r.ArrayLen(true, false, 30); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -352,34 +329,30 @@ func (m *FetchSnapshotRequestTopicSnapshot) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *FetchSnapshotRequestTopicSnapshot) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -388,16 +361,14 @@ func (m *FetchSnapshotRequestTopicSnapshot) encode(b []byte, v int16, w *wire.En
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -423,7 +394,6 @@ func (m *FetchSnapshotRequestTopicSnapshot) appendJSON(b []byte, v int16) []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -517,8 +487,6 @@ func (m *FetchSnapshotRequestPartitionSnapshot) isDefault() bool {
 }
 
 func (m *FetchSnapshotRequestPartitionSnapshot) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -549,38 +517,34 @@ func (m *FetchSnapshotRequestPartitionSnapshot) decode(r *wire.Reader, v int16) 
 	}
 	m.ReplicaDirectoryId = UUID{}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			switch {
-			case tag == 0 && v >= 1:
-				saved := r.Limit(end)
-				m.ReplicaDirectoryId = r.UUID()
-				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("replicaDirectoryId")
-					return
-				}
-			default:
-				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-			}
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		switch {
+		case tag == 0 && v >= 1:
+			saved := r.Limit(end)
+			m.ReplicaDirectoryId = r.UUID()
+			r.Unlimit(saved, tag)
+			if r.Err != nil {
+				r.Push("replicaDirectoryId")
+				return
+			}
+		default:
+			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+		}
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *FetchSnapshotRequestPartitionSnapshot) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -595,32 +559,27 @@ func (m *FetchSnapshotRequestPartitionSnapshot) encode(b []byte, v int16, w *wir
 		return b
 	}
 	b = wire.AppendInt64(b, m.Position)
-	if !(v >= 1) && !(m.ReplicaDirectoryId == (UUID{})) {
-		// ReplicaDirectoryId is ignorable: dropped at this version.
+	nt := len(m.UnknownTaggedFields)
+	if v >= 1 && m.ReplicaDirectoryId != (UUID{}) {
+		nt++
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		if (v >= 1) && !(m.ReplicaDirectoryId == (UUID{})) {
-			nt++
+	b = wire.AppendUvarint(b, uint32(nt))
+	u, last := 0, int64(-1)
+	if v >= 1 {
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+		if m.ReplicaDirectoryId != (UUID{}) {
+			var start int
+			b, start = wire.BeginTag(b, 0)
+			b = append(b, m.ReplicaDirectoryId[:]...)
+			b = wire.EndTag(b, start)
 		}
-		b = wire.AppendUvarint(b, uint32(nt))
-		u, last := 0, int64(-1)
-		if v >= 1 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(m.ReplicaDirectoryId == (UUID{})) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				b = append(b, m.ReplicaDirectoryId[:]...)
-				b = wire.EndTag(b, start)
-			}
-		}
-		if u < len(m.UnknownTaggedFields) {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	}
+	if u < len(m.UnknownTaggedFields) {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -650,7 +609,6 @@ func (m *FetchSnapshotRequestPartitionSnapshot) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -741,8 +699,6 @@ func (m *FetchSnapshotRequestSnapshotId) isDefault() bool {
 }
 
 func (m *FetchSnapshotRequestSnapshotId) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -762,27 +718,23 @@ func (m *FetchSnapshotRequestSnapshotId) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *FetchSnapshotRequestSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -791,16 +743,14 @@ func (m *FetchSnapshotRequestSnapshotId) encode(b []byte, v int16, w *wire.Encod
 		binary.BigEndian.PutUint64(p[0:], uint64(m.EndOffset))
 		binary.BigEndian.PutUint32(p[8:], uint32(m.Epoch))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -819,7 +769,6 @@ func (m *FetchSnapshotRequestSnapshotId) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -926,6 +875,3 @@ func (*FetchSnapshotRequest) NewResponse() Response { return NewFetchSnapshotRes
 
 // ResponseType returns a new paired FetchSnapshotResponse, typed.
 func (*FetchSnapshotRequest) ResponseType() *FetchSnapshotResponse { return NewFetchSnapshotResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -45,8 +44,6 @@ func (m *FetchSnapshotResponse) isDefault() bool {
 }
 
 func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -65,7 +62,7 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -88,54 +85,50 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 	}
 	m.NodeEndpoints = nil
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			switch {
-			case tag == 0 && v >= 1:
-				saved := r.Limit(end)
-				if n := r.ArrayLen(true, (false), 1); n >= 0 {
-					s := m.NodeEndpoints
-					s = wire.Slice(s, n, r.Remaining())
-					for i := 0; i < n; i++ {
-						if i == len(s) {
-							s = append(s, FetchSnapshotResponseNodeEndpoint{})
-						}
-						s[i].decode(r, v)
-						if r.Err != nil {
-							r.PushIndex(i)
-							break
-						}
-					}
-					m.NodeEndpoints = s
-				} else {
-					m.NodeEndpoints = nil
-				}
-				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("nodeEndpoints")
-					return
-				}
-			default:
-				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-			}
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		switch {
+		case tag == 0 && v >= 1:
+			saved := r.Limit(end)
+			if n := r.ArrayLen(true, false, 1); n >= 0 {
+				s := m.NodeEndpoints
+				s = wire.Slice(s, n, r.Remaining())
+				for i := 0; i < n; i++ {
+					if i == len(s) {
+						s = append(s, FetchSnapshotResponseNodeEndpoint{})
+					}
+					s[i].decode(r, v)
+					if r.Err != nil {
+						r.PushIndex(i)
+						break
+					}
+				}
+				m.NodeEndpoints = s
+			} else {
+				m.NodeEndpoints = nil
+			}
+			r.Unlimit(saved, tag)
+			if r.Err != nil {
+				r.Push("nodeEndpoints")
+				return
+			}
+		default:
+			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+		}
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *FetchSnapshotResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -144,7 +137,7 @@ func (m *FetchSnapshotResponse) encode(b []byte, v int16, w *wire.Encoder) []byt
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -153,42 +146,40 @@ func (m *FetchSnapshotResponse) encode(b []byte, v int16, w *wire.Encoder) []byt
 			return b
 		}
 	}
-	if !(v >= 1) && !(len(m.NodeEndpoints) == 0) {
+	if v <= 0 && len(m.NodeEndpoints) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeEndpoints")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		if (v >= 1) && !(len(m.NodeEndpoints) == 0) {
-			nt++
-		}
-		b = wire.AppendUvarint(b, uint32(nt))
-		u, last := 0, int64(-1)
-		if v >= 1 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(len(m.NodeEndpoints) == 0) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
-				for i := range m.NodeEndpoints {
-					b = m.NodeEndpoints[i].encode(b, v, w)
-					if w.Err != nil {
-						w.PushIndex(i)
-						w.Push("nodeEndpoints")
-						return b
-					}
+	nt := len(m.UnknownTaggedFields)
+	if v >= 1 && len(m.NodeEndpoints) != 0 {
+		nt++
+	}
+	b = wire.AppendUvarint(b, uint32(nt))
+	u, last := 0, int64(-1)
+	if v >= 1 {
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+		if len(m.NodeEndpoints) != 0 {
+			var start int
+			b, start = wire.BeginTag(b, 0)
+			b = wire.AppendArrayLen(b, len(m.NodeEndpoints), false, true)
+			for i := range m.NodeEndpoints {
+				b = m.NodeEndpoints[i].encode(b, v, w)
+				if w.Err != nil {
+					w.PushIndex(i)
+					w.Push("nodeEndpoints")
+					return b
 				}
-				b = wire.EndTag(b, start)
 			}
+			b = wire.EndTag(b, start)
 		}
-		if u < len(m.UnknownTaggedFields) {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	}
+	if u < len(m.UnknownTaggedFields) {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -229,7 +220,6 @@ func (m *FetchSnapshotResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -336,14 +326,12 @@ func (m *FetchSnapshotResponseTopicSnapshot) isDefault() bool {
 }
 
 func (m *FetchSnapshotResponseTopicSnapshot) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 37); n >= 0 {
+	if n := r.ArrayLen(true, false, 37); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -365,34 +353,30 @@ func (m *FetchSnapshotResponseTopicSnapshot) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *FetchSnapshotResponseTopicSnapshot) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -401,16 +385,14 @@ func (m *FetchSnapshotResponseTopicSnapshot) encode(b []byte, v int16, w *wire.E
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -436,7 +418,6 @@ func (m *FetchSnapshotResponseTopicSnapshot) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -537,8 +518,6 @@ func (m *FetchSnapshotResponsePartitionSnapshot) isDefault() bool {
 }
 
 func (m *FetchSnapshotResponsePartitionSnapshot) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -581,44 +560,40 @@ func (m *FetchSnapshotResponsePartitionSnapshot) decode(r *wire.Reader, v int16)
 			return
 		}
 	}
-	m.UnalignedRecords = r.Bytes(flex)
+	m.UnalignedRecords = r.Bytes(true)
 	if r.Err != nil {
 		r.Push("unalignedRecords")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			switch {
-			case tag == 0:
-				saved := r.Limit(end)
-				m.CurrentLeader.decode(r, v)
-				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("currentLeader")
-					return
-				}
-			default:
-				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-			}
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		switch {
+		case tag == 0:
+			saved := r.Limit(end)
+			m.CurrentLeader.decode(r, v)
+			r.Unlimit(saved, tag)
+			if r.Err != nil {
+				r.Push("currentLeader")
+				return
+			}
+		default:
+			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+		}
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *FetchSnapshotResponsePartitionSnapshot) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -640,34 +615,30 @@ func (m *FetchSnapshotResponsePartitionSnapshot) encode(b []byte, v int16, w *wi
 		binary.BigEndian.PutUint64(p[0:], uint64(m.Size))
 		binary.BigEndian.PutUint64(p[8:], uint64(m.Position))
 	}
-	b = wire.AppendBytes(b, m.UnalignedRecords, flex, false)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		if (true) && !(m.CurrentLeader.isDefault()) {
-			nt++
-		}
-		b = wire.AppendUvarint(b, uint32(nt))
-		u, last := 0, int64(-1)
-		if true {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(m.CurrentLeader.isDefault()) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				b = m.CurrentLeader.encode(b, v, w)
-				if w.Err != nil {
-					w.Push("currentLeader")
-					return b
-				}
-				b = wire.EndTag(b, start)
-			}
-		}
-		if u < len(m.UnknownTaggedFields) {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
-		}
+	b = wire.AppendBytes(b, m.UnalignedRecords, true, false)
+	nt := len(m.UnknownTaggedFields)
+	if !m.CurrentLeader.isDefault() {
+		nt++
+	}
+	b = wire.AppendUvarint(b, uint32(nt))
+	u, last := 0, int64(-1)
+	b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+	if !m.CurrentLeader.isDefault() {
+		var start int
+		b, start = wire.BeginTag(b, 0)
+		b = m.CurrentLeader.encode(b, v, w)
 		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
+			w.Push("currentLeader")
 			return b
 		}
+		b = wire.EndTag(b, start)
+	}
+	if u < len(m.UnknownTaggedFields) {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -701,7 +672,6 @@ func (m *FetchSnapshotResponsePartitionSnapshot) appendJSON(b []byte, v int16) [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -804,8 +774,6 @@ func (m *FetchSnapshotResponseSnapshotId) isDefault() bool {
 }
 
 func (m *FetchSnapshotResponseSnapshotId) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -825,27 +793,23 @@ func (m *FetchSnapshotResponseSnapshotId) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *FetchSnapshotResponseSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -854,16 +818,14 @@ func (m *FetchSnapshotResponseSnapshotId) encode(b []byte, v int16, w *wire.Enco
 		binary.BigEndian.PutUint64(p[0:], uint64(m.EndOffset))
 		binary.BigEndian.PutUint32(p[8:], uint32(m.Epoch))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -882,7 +844,6 @@ func (m *FetchSnapshotResponseSnapshotId) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -955,8 +916,6 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) isDefault() bool {
 }
 
 func (m *FetchSnapshotResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -976,27 +935,23 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) 
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *FetchSnapshotResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -1005,16 +960,14 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wir
 		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1033,7 +986,6 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1109,8 +1061,6 @@ func (m *FetchSnapshotResponseNodeEndpoint) isDefault() bool {
 }
 
 func (m *FetchSnapshotResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v >= 1 {
 		m.NodeId = r.Int32()
 		if r.Err != nil {
@@ -1121,7 +1071,7 @@ func (m *FetchSnapshotResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.NodeId = 0
 	}
 	if v >= 1 {
-		m.Host = r.String(flex)
+		m.Host = r.String(true)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -1139,30 +1089,26 @@ func (m *FetchSnapshotResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.Port = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *FetchSnapshotResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.NodeId)
-	} else if !(m.NodeId == 0) {
+	} else if m.NodeId != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -1173,7 +1119,7 @@ func (m *FetchSnapshotResponseNodeEndpoint) encode(b []byte, v int16, w *wire.En
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, true)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
@@ -1181,21 +1127,19 @@ func (m *FetchSnapshotResponseNodeEndpoint) encode(b []byte, v int16, w *wire.En
 	}
 	if v >= 1 {
 		b = wire.AppendUint16(b, m.Port)
-	} else if !(m.Port == 0) {
+	} else if m.Port != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1223,7 +1167,6 @@ func (m *FetchSnapshotResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1336,6 +1279,3 @@ func (*FetchSnapshotResponse) NewRequest() Request { return NewFetchSnapshotRequ
 
 // RequestType returns a new paired FetchSnapshotRequest, typed.
 func (*FetchSnapshotResponse) RequestType() *FetchSnapshotRequest { return NewFetchSnapshotRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

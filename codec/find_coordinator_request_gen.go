@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -47,10 +44,8 @@ func (m *FindCoordinatorRequest) isDefault() bool {
 }
 
 func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v <= 3 {
-		m.Key = r.String(flex)
+		m.Key = r.String(v >= 3)
 		if r.Err != nil {
 			r.Push("key")
 			return
@@ -68,7 +63,7 @@ func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
 		m.KeyType = 0
 	}
 	if v >= 4 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.CoordinatorKeys
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -76,7 +71,7 @@ func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
 				s = make([]string, n)
 			}
 			for i := range s {
-				s[i] = r.String(flex)
+				s[i] = r.String(true)
 				if r.Err != nil {
 					r.PushIndex(i)
 					break
@@ -94,7 +89,7 @@ func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
 		m.CoordinatorKeys = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -117,15 +112,13 @@ func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FindCoordinatorRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v <= 3 {
 		if len(m.Key) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 			w.Push("key")
 			return b
 		}
-		b = wire.AppendString(b, m.Key, flex)
+		b = wire.AppendString(b, m.Key, v >= 3)
 	} else if !(m.Key == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("key")
@@ -133,13 +126,13 @@ func (m *FindCoordinatorRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	}
 	if v >= 1 {
 		b = append(b, byte(m.KeyType))
-	} else if !(m.KeyType == 0) {
+	} else if m.KeyType != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("keyType")
 		return b
 	}
 	if v >= 4 {
-		b = wire.AppendArrayLen(b, len(m.CoordinatorKeys), m.CoordinatorKeys == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.CoordinatorKeys), false, true)
 		for i := range m.CoordinatorKeys {
 			if len(m.CoordinatorKeys[i]) > 32767 {
 				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.CoordinatorKeys[i])))
@@ -147,14 +140,14 @@ func (m *FindCoordinatorRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 				w.Push("coordinatorKeys")
 				return b
 			}
-			b = wire.AppendString(b, m.CoordinatorKeys[i], flex)
+			b = wire.AppendString(b, m.CoordinatorKeys[i], true)
 		}
-	} else if !(len(m.CoordinatorKeys) == 0) {
+	} else if len(m.CoordinatorKeys) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("coordinatorKeys")
 		return b
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -207,7 +200,6 @@ func (m *FindCoordinatorRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -340,6 +332,3 @@ func (*FindCoordinatorRequest) NewResponse() Response { return NewFindCoordinato
 func (*FindCoordinatorRequest) ResponseType() *FindCoordinatorResponse {
 	return NewFindCoordinatorResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

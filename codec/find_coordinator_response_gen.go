@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -55,8 +54,6 @@ func (m *FindCoordinatorResponse) isDefault() bool {
 }
 
 func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -76,11 +73,7 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	if v >= 1 && v <= 3 {
-		if v >= 1 && v <= 3 {
-			m.ErrorMessage = r.NullableString(flex)
-		} else {
-			m.ErrorMessage = r.StringPtr(flex)
-		}
+		m.ErrorMessage = r.NullableString(v >= 3)
 		if r.Err != nil {
 			r.Push("errorMessage")
 			return
@@ -98,7 +91,7 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 		m.NodeId = 0
 	}
 	if v <= 3 {
-		m.Host = r.String(flex)
+		m.Host = r.String(v >= 3)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -116,7 +109,7 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 		m.Port = 0
 	}
 	if v >= 4 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Coordinators
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -141,7 +134,7 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 		m.Coordinators = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -160,38 +153,29 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FindCoordinatorResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
+	// ThrottleTimeMs is ignorable: dropped at other versions.
 	if v <= 3 {
 		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
+	} else if m.ErrorCode != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
 		return b
 	}
 	if v >= 1 && v <= 3 {
-		if m.ErrorMessage == nil && !(v >= 1 && v <= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("errorMessage")
-			return b
-		}
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
-		// ErrorMessage is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ErrorMessage, v >= 3)
 	}
+	// ErrorMessage is ignorable: dropped at other versions.
 	if v <= 3 {
 		b = wire.AppendInt32(b, m.NodeId)
-	} else if !(m.NodeId == 0) {
+	} else if m.NodeId != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -202,7 +186,7 @@ func (m *FindCoordinatorResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, v >= 3)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
@@ -210,13 +194,13 @@ func (m *FindCoordinatorResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 	}
 	if v <= 3 {
 		b = wire.AppendInt32(b, m.Port)
-	} else if !(m.Port == 0) {
+	} else if m.Port != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
 		return b
 	}
 	if v >= 4 {
-		b = wire.AppendArrayLen(b, len(m.Coordinators), m.Coordinators == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Coordinators), false, true)
 		for i := range m.Coordinators {
 			b = m.Coordinators[i].encode(b, v, w)
 			if w.Err != nil {
@@ -225,12 +209,12 @@ func (m *FindCoordinatorResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 				return b
 			}
 		}
-	} else if !(len(m.Coordinators) == 0) {
+	} else if len(m.Coordinators) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("coordinators")
 		return b
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -298,7 +282,6 @@ func (m *FindCoordinatorResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -425,10 +408,8 @@ func (m *FindCoordinatorResponseCoordinator) isDefault() bool {
 }
 
 func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v >= 4 {
-		m.Key = r.String(flex)
+		m.Key = r.String(true)
 		if r.Err != nil {
 			r.Push("key")
 			return
@@ -446,7 +427,7 @@ func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 		m.NodeId = 0
 	}
 	if v >= 4 {
-		m.Host = r.String(flex)
+		m.Host = r.String(true)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -478,11 +459,7 @@ func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	if v >= 4 {
-		if v >= 4 {
-			m.ErrorMessage = r.NullableString(flex)
-		} else {
-			m.ErrorMessage = r.StringPtr(flex)
-		}
+		m.ErrorMessage = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("errorMessage")
 			return
@@ -491,7 +468,7 @@ func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 		m.ErrorMessage = newString("")
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -510,15 +487,13 @@ func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 }
 
 func (m *FindCoordinatorResponseCoordinator) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v >= 4 {
 		if len(m.Key) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 			w.Push("key")
 			return b
 		}
-		b = wire.AppendString(b, m.Key, flex)
+		b = wire.AppendString(b, m.Key, true)
 	} else if !(m.Key == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("key")
@@ -526,7 +501,7 @@ func (m *FindCoordinatorResponseCoordinator) encode(b []byte, v int16, w *wire.E
 	}
 	if v >= 4 {
 		b = wire.AppendInt32(b, m.NodeId)
-	} else if !(m.NodeId == 0) {
+	} else if m.NodeId != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -537,49 +512,41 @@ func (m *FindCoordinatorResponseCoordinator) encode(b []byte, v int16, w *wire.E
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, true)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
 		return b
 	}
 	if v >= 4 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 6)...)
-			p := b[n : n+6]
-			_ = p[5]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.Port))
-			binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 6)...)
+		p := b[n : n+6]
+		_ = p[5]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.Port))
+		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	} else {
-		if !(m.Port == 0) {
+		if m.Port != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("port")
 			return b
 		}
-		if !(m.ErrorCode == 0) {
+		if m.ErrorCode != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("errorCode")
 			return b
 		}
 	}
 	if v >= 4 {
-		if m.ErrorMessage == nil && !(v >= 4) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("errorMessage")
-			return b
-		}
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	} else if !(m.ErrorMessage != nil && *m.ErrorMessage == "") {
-		// ErrorMessage is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	}
-	if flex {
+	// ErrorMessage is ignorable: dropped at other versions.
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -635,7 +602,6 @@ func (m *FindCoordinatorResponseCoordinator) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -768,6 +734,3 @@ func (*FindCoordinatorResponse) NewRequest() Request { return NewFindCoordinator
 func (*FindCoordinatorResponse) RequestType() *FindCoordinatorRequest {
 	return NewFindCoordinatorRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -60,8 +59,6 @@ func (m *GetTelemetrySubscriptionsResponse) isDefault() bool {
 }
 
 func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 26 {
 		p := r.Src[r.Off : r.Off+26]
 		_ = p[25]
@@ -92,7 +89,7 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.AcceptedCompressionTypes
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -138,7 +135,7 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.RequestedMetrics
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -146,7 +143,7 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -161,27 +158,23 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *GetTelemetrySubscriptionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 26)...)
@@ -192,7 +185,7 @@ func (m *GetTelemetrySubscriptionsResponse) encode(b []byte, v int16, w *wire.En
 		copy(p[6:22], m.ClientInstanceId[:])
 		binary.BigEndian.PutUint32(p[22:], uint32(m.SubscriptionId))
 	}
-	b = wire.AppendArrayLen(b, len(m.AcceptedCompressionTypes), m.AcceptedCompressionTypes == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.AcceptedCompressionTypes), false, true)
 	for i := range m.AcceptedCompressionTypes {
 		b = append(b, byte(m.AcceptedCompressionTypes[i]))
 	}
@@ -207,7 +200,7 @@ func (m *GetTelemetrySubscriptionsResponse) encode(b []byte, v int16, w *wire.En
 			p[8] = 1
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.RequestedMetrics), m.RequestedMetrics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RequestedMetrics), false, true)
 	for i := range m.RequestedMetrics {
 		if len(m.RequestedMetrics[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.RequestedMetrics[i])))
@@ -215,18 +208,16 @@ func (m *GetTelemetrySubscriptionsResponse) encode(b []byte, v int16, w *wire.En
 			w.Push("requestedMetrics")
 			return b
 		}
-		b = wire.AppendString(b, m.RequestedMetrics[i], flex)
+		b = wire.AppendString(b, m.RequestedMetrics[i], true)
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -280,7 +271,6 @@ func (m *GetTelemetrySubscriptionsResponse) appendJSON(b []byte, v int16) []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -463,6 +453,3 @@ func (*GetTelemetrySubscriptionsResponse) NewRequest() Request {
 func (*GetTelemetrySubscriptionsResponse) RequestType() *GetTelemetrySubscriptionsRequest {
 	return NewGetTelemetrySubscriptionsRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

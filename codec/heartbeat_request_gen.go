@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -46,9 +43,7 @@ func (m *HeartbeatRequest) isDefault() bool {
 }
 
 func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -58,17 +53,13 @@ func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("generationId")
 		return
 	}
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
 	if v >= 3 {
-		if v >= 3 {
-			m.GroupInstanceId = r.NullableString(flex)
-		} else {
-			m.GroupInstanceId = r.StringPtr(flex)
-		}
+		m.GroupInstanceId = r.NullableString(v >= 4)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
@@ -77,7 +68,7 @@ func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
 		m.GroupInstanceId = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -100,39 +91,32 @@ func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *HeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, v >= 4)
 	b = wire.AppendInt32(b, m.GenerationId)
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, v >= 4)
 	if v >= 3 {
-		if m.GroupInstanceId == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("groupInstanceId")
-			return b
-		}
 		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
-	} else if !(m.GroupInstanceId == nil) {
+		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 4)
+	} else if m.GroupInstanceId != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -177,7 +161,6 @@ func (m *HeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -302,6 +285,3 @@ func (*HeartbeatRequest) NewResponse() Response { return NewHeartbeatResponse() 
 
 // ResponseType returns a new paired HeartbeatResponse, typed.
 func (*HeartbeatRequest) ResponseType() *HeartbeatResponse { return NewHeartbeatResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -39,8 +36,6 @@ func (m *HeartbeatResponse) isDefault() bool {
 }
 
 func (m *HeartbeatResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -56,7 +51,7 @@ func (m *HeartbeatResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -75,15 +70,12 @@ func (m *HeartbeatResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *HeartbeatResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
+	// ThrottleTimeMs is ignorable: dropped at other versions.
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -117,7 +109,6 @@ func (m *HeartbeatResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -224,6 +215,3 @@ func (*HeartbeatResponse) NewRequest() Request { return NewHeartbeatRequest() }
 
 // RequestType returns a new paired HeartbeatRequest, typed.
 func (*HeartbeatResponse) RequestType() *HeartbeatRequest { return NewHeartbeatRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -44,9 +41,7 @@ func (m *IncrementalAlterConfigsRequest) isDefault() bool {
 }
 
 func (m *IncrementalAlterConfigsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 3); n >= 0 {
 		s := m.Resources
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -73,7 +68,7 @@ func (m *IncrementalAlterConfigsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -96,9 +91,7 @@ func (m *IncrementalAlterConfigsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *IncrementalAlterConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Resources), m.Resources == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Resources), false, v >= 1)
 	for i := range m.Resources {
 		b = m.Resources[i].encode(b, v, w)
 		if w.Err != nil {
@@ -108,7 +101,7 @@ func (m *IncrementalAlterConfigsRequest) encode(b []byte, v int16, w *wire.Encod
 		}
 	}
 	b = wire.AppendBool(b, m.ValidateOnly)
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -152,7 +145,6 @@ func (m *IncrementalAlterConfigsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -245,19 +237,17 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) isDefault() bool {
 }
 
 func (m *IncrementalAlterConfigsRequestAlterConfigsResource) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	m.ResourceType = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceType")
 		return
 	}
-	m.ResourceName = r.String(flex)
+	m.ResourceName = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("resourceName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 3); n >= 0 {
 		s := m.Configs
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -279,7 +269,7 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) decode(r *wire.Read
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -298,16 +288,14 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) decode(r *wire.Read
 }
 
 func (m *IncrementalAlterConfigsRequestAlterConfigsResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	b = append(b, byte(m.ResourceType))
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
 		return b
 	}
-	b = wire.AppendString(b, m.ResourceName, flex)
-	b = wire.AppendArrayLen(b, len(m.Configs), m.Configs == nil && (false), flex)
+	b = wire.AppendString(b, m.ResourceName, v >= 1)
+	b = wire.AppendArrayLen(b, len(m.Configs), false, v >= 1)
 	for i := range m.Configs {
 		b = m.Configs[i].encode(b, v, w)
 		if w.Err != nil {
@@ -316,7 +304,7 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) encode(b []byte, v 
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -358,7 +346,6 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) appendJSON(b []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -452,9 +439,7 @@ func (m *IncrementalAlterConfigsRequestAlterableConfig) isDefault() bool {
 }
 
 func (m *IncrementalAlterConfigsRequestAlterableConfig) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -464,17 +449,13 @@ func (m *IncrementalAlterConfigsRequestAlterableConfig) decode(r *wire.Reader, v
 		r.Push("configOperation")
 		return
 	}
-	if true {
-		m.Value = r.NullableString(flex)
-	} else {
-		m.Value = r.StringPtr(flex)
-	}
+	m.Value = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("value")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -493,27 +474,20 @@ func (m *IncrementalAlterConfigsRequestAlterableConfig) decode(r *wire.Reader, v
 }
 
 func (m *IncrementalAlterConfigsRequestAlterableConfig) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, v >= 1)
 	b = append(b, byte(m.ConfigOperation))
-	if m.Value == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("value")
-		return b
-	}
 	if m.Value != nil && len(*m.Value) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Value)))
 		w.Push("value")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Value, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.Value, v >= 1)
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -548,7 +522,6 @@ func (m *IncrementalAlterConfigsRequestAlterableConfig) appendJSON(b []byte, v i
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -669,6 +642,3 @@ func (*IncrementalAlterConfigsRequest) NewResponse() Response {
 func (*IncrementalAlterConfigsRequest) ResponseType() *IncrementalAlterConfigsResponse {
 	return NewIncrementalAlterConfigsResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

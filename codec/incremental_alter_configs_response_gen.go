@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -39,14 +36,12 @@ func (m *IncrementalAlterConfigsResponse) isDefault() bool {
 }
 
 func (m *IncrementalAlterConfigsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 5); n >= 0 {
 		s := m.Responses
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +63,7 @@ func (m *IncrementalAlterConfigsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +82,8 @@ func (m *IncrementalAlterConfigsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *IncrementalAlterConfigsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Responses), false, v >= 1)
 	for i := range m.Responses {
 		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +92,7 @@ func (m *IncrementalAlterConfigsResponse) encode(b []byte, v int16, w *wire.Enco
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +131,6 @@ func (m *IncrementalAlterConfigsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -229,18 +221,12 @@ func (m *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) isDefault(
 }
 
 func (m *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
@@ -250,13 +236,13 @@ func (m *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) decode(r *
 		r.Push("resourceType")
 		return
 	}
-	m.ResourceName = r.String(flex)
+	m.ResourceName = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("resourceName")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -275,28 +261,21 @@ func (m *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) decode(r *
 }
 
 func (m *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 1)
 	b = append(b, byte(m.ResourceType))
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
 		return b
 	}
-	b = wire.AppendString(b, m.ResourceName, flex)
-	if flex {
+	b = wire.AppendString(b, m.ResourceName, v >= 1)
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -334,7 +313,6 @@ func (m *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) appendJSON
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -463,6 +441,3 @@ func (*IncrementalAlterConfigsResponse) NewRequest() Request {
 func (*IncrementalAlterConfigsResponse) RequestType() *IncrementalAlterConfigsRequest {
 	return NewIncrementalAlterConfigsRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

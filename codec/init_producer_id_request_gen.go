@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -59,13 +58,7 @@ func (m *InitProducerIdRequest) isDefault() bool {
 }
 
 func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	if true {
-		m.TransactionalId = r.NullableString(flex)
-	} else {
-		m.TransactionalId = r.StringPtr(flex)
-	}
+	m.TransactionalId = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
@@ -122,7 +115,7 @@ func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
 		m.KeepPreparedTxn = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -145,67 +138,56 @@ func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *InitProducerIdRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	if m.TransactionalId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("transactionalId")
-		return b
-	}
 	if m.TransactionalId != nil && len(*m.TransactionalId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalId)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.TransactionalId, flex)
+	b = wire.AppendNullableString(b, m.TransactionalId, v >= 2)
 	b = wire.AppendInt32(b, m.TransactionTimeoutMs)
 	if v >= 3 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 10)...)
-			p := b[n : n+10]
-			_ = p[9]
-			binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
-			binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 10)...)
+		p := b[n : n+10]
+		_ = p[9]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
 	} else {
-		if !(m.ProducerId == -1) {
+		if m.ProducerId != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("producerId")
 			return b
 		}
-		if !(m.ProducerEpoch == -1) {
+		if m.ProducerEpoch != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("producerEpoch")
 			return b
 		}
 	}
 	if v >= 6 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 2)...)
-			p := b[n : n+2]
-			_ = p[1]
-			if m.Enable2Pc {
-				p[0] = 1
-			}
-			if m.KeepPreparedTxn {
-				p[1] = 1
-			}
+		n := len(b)
+		b = append(b, make([]byte, 2)...)
+		p := b[n : n+2]
+		_ = p[1]
+		if m.Enable2Pc {
+			p[0] = 1
+		}
+		if m.KeepPreparedTxn {
+			p[1] = 1
 		}
 	} else {
-		if !(!m.Enable2Pc) {
+		if m.Enable2Pc {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("enable2Pc")
 			return b
 		}
-		if !(!m.KeepPreparedTxn) {
+		if m.KeepPreparedTxn {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("keepPreparedTxn")
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -262,7 +244,6 @@ func (m *InitProducerIdRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -401,6 +382,3 @@ func (*InitProducerIdRequest) NewResponse() Response { return NewInitProducerIdR
 func (*InitProducerIdRequest) ResponseType() *InitProducerIdResponse {
 	return NewInitProducerIdResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -54,8 +53,6 @@ func (m *InitProducerIdResponse) isDefault() bool {
 }
 
 func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if len(r.Src)-r.Off >= 16 {
 		p := r.Src[r.Off : r.Off+16]
 		_ = p[15]
@@ -110,7 +107,7 @@ func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
 		m.OngoingTxnProducerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -129,8 +126,6 @@ func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *InitProducerIdResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 16)...)
@@ -142,27 +137,25 @@ func (m *InitProducerIdResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 		binary.BigEndian.PutUint16(p[14:], uint16(m.ProducerEpoch))
 	}
 	if v >= 6 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 10)...)
-			p := b[n : n+10]
-			_ = p[9]
-			binary.BigEndian.PutUint64(p[0:], uint64(m.OngoingTxnProducerId))
-			binary.BigEndian.PutUint16(p[8:], uint16(m.OngoingTxnProducerEpoch))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 10)...)
+		p := b[n : n+10]
+		_ = p[9]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.OngoingTxnProducerId))
+		binary.BigEndian.PutUint16(p[8:], uint16(m.OngoingTxnProducerEpoch))
 	} else {
-		if !(m.OngoingTxnProducerId == -1) {
+		if m.OngoingTxnProducerId != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("ongoingTxnProducerId")
 			return b
 		}
-		if !(m.OngoingTxnProducerEpoch == -1) {
+		if m.OngoingTxnProducerEpoch != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("ongoingTxnProducerEpoch")
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -210,7 +203,6 @@ func (m *InitProducerIdResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -343,6 +335,3 @@ func (*InitProducerIdResponse) NewRequest() Request { return NewInitProducerIdRe
 func (*InitProducerIdResponse) RequestType() *InitProducerIdRequest {
 	return NewInitProducerIdRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

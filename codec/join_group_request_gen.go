@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -59,9 +56,7 @@ func (m *JoinGroupRequest) isDefault() bool {
 }
 
 func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -80,17 +75,13 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.RebalanceTimeoutMs = -1
 	}
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
 	if v >= 5 {
-		if v >= 5 {
-			m.GroupInstanceId = r.NullableString(flex)
-		} else {
-			m.GroupInstanceId = r.StringPtr(flex)
-		}
+		m.GroupInstanceId = r.NullableString(v >= 6)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
@@ -98,12 +89,12 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.GroupInstanceId = nil
 	}
-	m.ProtocolType = r.String(flex)
+	m.ProtocolType = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("protocolType")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 6, false, 2); n >= 0 {
 		s := m.Protocols
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -125,11 +116,7 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 8 {
-		if v >= 8 {
-			m.Reason = r.NullableString(flex)
-		} else {
-			m.Reason = r.StringPtr(flex)
-		}
+		m.Reason = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("reason")
 			return
@@ -138,7 +125,7 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 		m.Reason = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -161,39 +148,31 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *JoinGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, v >= 6)
 	b = wire.AppendInt32(b, m.SessionTimeoutMs)
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.RebalanceTimeoutMs)
-	} else if !(m.RebalanceTimeoutMs == -1) {
-		// RebalanceTimeoutMs is ignorable: dropped at this version.
 	}
+	// RebalanceTimeoutMs is ignorable: dropped at other versions.
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, v >= 6)
 	if v >= 5 {
-		if m.GroupInstanceId == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("groupInstanceId")
-			return b
-		}
 		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
-	} else if !(m.GroupInstanceId == nil) {
+		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 6)
+	} else if m.GroupInstanceId != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
@@ -203,8 +182,8 @@ func (m *JoinGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("protocolType")
 		return b
 	}
-	b = wire.AppendString(b, m.ProtocolType, flex)
-	b = wire.AppendArrayLen(b, len(m.Protocols), m.Protocols == nil && (false), flex)
+	b = wire.AppendString(b, m.ProtocolType, v >= 6)
+	b = wire.AppendArrayLen(b, len(m.Protocols), false, v >= 6)
 	for i := range m.Protocols {
 		b = m.Protocols[i].encode(b, v, w)
 		if w.Err != nil {
@@ -214,21 +193,15 @@ func (m *JoinGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		}
 	}
 	if v >= 8 {
-		if m.Reason == nil && !(v >= 8) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("reason")
-			return b
-		}
 		if m.Reason != nil && len(*m.Reason) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Reason)))
 			w.Push("reason")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Reason, flex)
-	} else if !(m.Reason == nil) {
-		// Reason is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.Reason, true)
 	}
-	if flex {
+	// Reason is ignorable: dropped at other versions.
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -296,7 +269,6 @@ func (m *JoinGroupRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -422,20 +394,18 @@ func (m *JoinGroupRequestProtocol) isDefault() bool {
 }
 
 func (m *JoinGroupRequestProtocol) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	m.Metadata = r.Bytes(flex)
+	m.Metadata = r.Bytes(v >= 6)
 	if r.Err != nil {
 		r.Push("metadata")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -454,16 +424,14 @@ func (m *JoinGroupRequestProtocol) decode(r *wire.Reader, v int16) {
 }
 
 func (m *JoinGroupRequestProtocol) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendBytes(b, m.Metadata, flex, false)
-	if flex {
+	b = wire.AppendString(b, m.Name, v >= 6)
+	b = wire.AppendBytes(b, m.Metadata, v >= 6, false)
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -495,7 +463,6 @@ func (m *JoinGroupRequestProtocol) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -602,6 +569,3 @@ func (*JoinGroupRequest) NewResponse() Response { return NewJoinGroupResponse() 
 
 // ResponseType returns a new paired JoinGroupResponse, typed.
 func (*JoinGroupRequest) ResponseType() *JoinGroupResponse { return NewJoinGroupResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

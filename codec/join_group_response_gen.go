@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -62,8 +61,6 @@ func (m *JoinGroupResponse) isDefault() bool {
 }
 
 func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v >= 2 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -92,11 +89,7 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 		}
 	}
 	if v >= 7 {
-		if v >= 7 {
-			m.ProtocolType = r.NullableString(flex)
-		} else {
-			m.ProtocolType = r.StringPtr(flex)
-		}
+		m.ProtocolType = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("protocolType")
 			return
@@ -105,15 +98,15 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 		m.ProtocolType = nil
 	}
 	if v >= 7 {
-		m.ProtocolName = r.NullableString(flex)
+		m.ProtocolName = r.NullableString(v >= 6)
 	} else {
-		m.ProtocolName = r.StringPtr(flex)
+		m.ProtocolName = r.StringPtr(v >= 6)
 	}
 	if r.Err != nil {
 		r.Push("protocolName")
 		return
 	}
-	m.Leader = r.String(flex)
+	m.Leader = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("leader")
 		return
@@ -127,12 +120,12 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.SkipAssignment = false
 	}
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 6, false, 2); n >= 0 {
 		s := m.Members
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -154,7 +147,7 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -173,13 +166,10 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v >= 2 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
+	// ThrottleTimeMs is ignorable: dropped at other versions.
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -189,21 +179,15 @@ func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		binary.BigEndian.PutUint32(p[2:], uint32(m.GenerationId))
 	}
 	if v >= 7 {
-		if m.ProtocolType == nil && !(v >= 7) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("protocolType")
-			return b
-		}
 		if m.ProtocolType != nil && len(*m.ProtocolType) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolType)))
 			w.Push("protocolType")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ProtocolType, flex)
-	} else if !(m.ProtocolType == nil) {
-		// ProtocolType is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ProtocolType, true)
 	}
-	if m.ProtocolName == nil && !(v >= 7) {
+	// ProtocolType is ignorable: dropped at other versions.
+	if m.ProtocolName == nil && v <= 6 {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("protocolName")
 		return b
@@ -213,16 +197,16 @@ func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("protocolName")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ProtocolName, flex)
+	b = wire.AppendNullableString(b, m.ProtocolName, v >= 6)
 	if len(m.Leader) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Leader)))
 		w.Push("leader")
 		return b
 	}
-	b = wire.AppendString(b, m.Leader, flex)
+	b = wire.AppendString(b, m.Leader, v >= 6)
 	if v >= 9 {
 		b = wire.AppendBool(b, m.SkipAssignment)
-	} else if !(!m.SkipAssignment) {
+	} else if m.SkipAssignment {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("skipAssignment")
 		return b
@@ -232,8 +216,8 @@ func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
-	b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
+	b = wire.AppendString(b, m.MemberId, v >= 6)
+	b = wire.AppendArrayLen(b, len(m.Members), false, v >= 6)
 	for i := range m.Members {
 		b = m.Members[i].encode(b, v, w)
 		if w.Err != nil {
@@ -242,7 +226,7 @@ func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -308,7 +292,6 @@ func (m *JoinGroupResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -437,19 +420,13 @@ func (m *JoinGroupResponseMember) isDefault() bool {
 }
 
 func (m *JoinGroupResponseMember) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
 	if v >= 5 {
-		if v >= 5 {
-			m.GroupInstanceId = r.NullableString(flex)
-		} else {
-			m.GroupInstanceId = r.StringPtr(flex)
-		}
+		m.GroupInstanceId = r.NullableString(v >= 6)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
@@ -457,13 +434,13 @@ func (m *JoinGroupResponseMember) decode(r *wire.Reader, v int16) {
 	} else {
 		m.GroupInstanceId = nil
 	}
-	m.Metadata = r.Bytes(flex)
+	m.Metadata = r.Bytes(v >= 6)
 	if r.Err != nil {
 		r.Push("metadata")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -482,31 +459,23 @@ func (m *JoinGroupResponseMember) decode(r *wire.Reader, v int16) {
 }
 
 func (m *JoinGroupResponseMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, v >= 6)
 	if v >= 5 {
-		if m.GroupInstanceId == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("groupInstanceId")
-			return b
-		}
 		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
-	} else if !(m.GroupInstanceId == nil) {
-		// GroupInstanceId is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 6)
 	}
-	b = wire.AppendBytes(b, m.Metadata, flex, false)
-	if flex {
+	// GroupInstanceId is ignorable: dropped at other versions.
+	b = wire.AppendBytes(b, m.Metadata, v >= 6, false)
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -543,7 +512,6 @@ func (m *JoinGroupResponseMember) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -656,6 +624,3 @@ func (*JoinGroupResponse) NewRequest() Request { return NewJoinGroupRequest() }
 
 // RequestType returns a new paired JoinGroupRequest, typed.
 func (*JoinGroupResponse) RequestType() *JoinGroupRequest { return NewJoinGroupRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

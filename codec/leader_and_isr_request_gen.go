@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -63,8 +62,6 @@ func (m *LeaderAndIsrRequest) isDefault() bool {
 }
 
 func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	m.ControllerId = r.Int32()
 	if r.Err != nil {
 		r.Push("controllerId")
@@ -103,7 +100,7 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 		m.Type = 0
 	}
 	if v <= 1 {
-		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
+		if n := r.ArrayLen(false, false, 22); n >= 0 {
 			s := m.UngroupedPartitionStates
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -128,7 +125,7 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 		m.UngroupedPartitionStates = nil
 	}
 	if v >= 2 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 4, false, 1); n >= 0 {
 			s := m.TopicStates
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -152,7 +149,7 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicStates = nil
 	}
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 9); n >= 0 {
 		s := m.LiveLeaders
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -174,7 +171,7 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -197,12 +194,10 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	b = wire.AppendInt32(b, m.ControllerId)
 	if v >= 7 {
 		b = wire.AppendBool(b, m.IsKRaftController)
-	} else if !(!m.IsKRaftController) {
+	} else if m.IsKRaftController {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isKRaftController")
 		return b
@@ -210,18 +205,17 @@ func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	b = wire.AppendInt32(b, m.ControllerEpoch)
 	if v >= 2 {
 		b = wire.AppendInt64(b, m.BrokerEpoch)
-	} else if !(m.BrokerEpoch == -1) {
-		// BrokerEpoch is ignorable: dropped at this version.
 	}
+	// BrokerEpoch is ignorable: dropped at other versions.
 	if v >= 5 {
 		b = append(b, byte(m.Type))
-	} else if !(m.Type == 0) {
+	} else if m.Type != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("type")
 		return b
 	}
 	if v <= 1 {
-		b = wire.AppendArrayLen(b, len(m.UngroupedPartitionStates), m.UngroupedPartitionStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.UngroupedPartitionStates), false, false)
 		for i := range m.UngroupedPartitionStates {
 			b = m.UngroupedPartitionStates[i].encode(b, v, w)
 			if w.Err != nil {
@@ -230,13 +224,13 @@ func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 				return b
 			}
 		}
-	} else if !(len(m.UngroupedPartitionStates) == 0) {
+	} else if len(m.UngroupedPartitionStates) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ungroupedPartitionStates")
 		return b
 	}
 	if v >= 2 {
-		b = wire.AppendArrayLen(b, len(m.TopicStates), m.TopicStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TopicStates), false, v >= 4)
 		for i := range m.TopicStates {
 			b = m.TopicStates[i].encode(b, v, w)
 			if w.Err != nil {
@@ -245,12 +239,12 @@ func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 				return b
 			}
 		}
-	} else if !(len(m.TopicStates) == 0) {
+	} else if len(m.TopicStates) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicStates")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.LiveLeaders), m.LiveLeaders == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.LiveLeaders), false, v >= 4)
 	for i := range m.LiveLeaders {
 		b = m.LiveLeaders[i].encode(b, v, w)
 		if w.Err != nil {
@@ -259,7 +253,7 @@ func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 			return b
 		}
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -345,7 +339,6 @@ func (m *LeaderAndIsrRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -523,10 +516,8 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) isDefault() bool {
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v <= 1 {
-		m.TopicName = r.String(flex)
+		m.TopicName = r.String(false)
 		if r.Err != nil {
 			r.Push("topicName")
 			return
@@ -564,7 +555,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 4); n >= 0 {
 		s := m.Isr
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -591,7 +582,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 		r.Push("partitionEpoch")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 4); n >= 0 {
 		s := m.Replicas
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -614,7 +605,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 		return
 	}
 	if v >= 3 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(v >= 4, false, 4); n >= 0 {
 			s := m.AddingReplicas
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -640,7 +631,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 		m.AddingReplicas = nil
 	}
 	if v >= 3 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(v >= 4, false, 4); n >= 0 {
 			s := m.RemovingReplicas
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -684,7 +675,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 		m.LeaderRecoveryState = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -703,18 +694,15 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v <= 1 {
 		if len(m.TopicName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
 			return b
 		}
-		b = wire.AppendString(b, m.TopicName, flex)
-	} else if !(m.TopicName == "") {
-		// TopicName is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.TopicName, false)
 	}
+	// TopicName is ignorable: dropped at other versions.
 	{
 		n := len(b)
 		b = append(b, make([]byte, 16)...)
@@ -725,44 +713,41 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) encode(b []byte, v int16
 		binary.BigEndian.PutUint32(p[8:], uint32(m.Leader))
 		binary.BigEndian.PutUint32(p[12:], uint32(m.LeaderEpoch))
 	}
-	b = wire.AppendArrayLen(b, len(m.Isr), m.Isr == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Isr), false, v >= 4)
 	for i := range m.Isr {
 		b = wire.AppendInt32(b, m.Isr[i])
 	}
 	b = wire.AppendInt32(b, m.PartitionEpoch)
-	b = wire.AppendArrayLen(b, len(m.Replicas), m.Replicas == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Replicas), false, v >= 4)
 	for i := range m.Replicas {
 		b = wire.AppendInt32(b, m.Replicas[i])
 	}
 	if v >= 3 {
-		b = wire.AppendArrayLen(b, len(m.AddingReplicas), m.AddingReplicas == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.AddingReplicas), false, v >= 4)
 		for i := range m.AddingReplicas {
 			b = wire.AppendInt32(b, m.AddingReplicas[i])
 		}
-	} else if !(len(m.AddingReplicas) == 0) {
-		// AddingReplicas is ignorable: dropped at this version.
 	}
+	// AddingReplicas is ignorable: dropped at other versions.
 	if v >= 3 {
-		b = wire.AppendArrayLen(b, len(m.RemovingReplicas), m.RemovingReplicas == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.RemovingReplicas), false, v >= 4)
 		for i := range m.RemovingReplicas {
 			b = wire.AppendInt32(b, m.RemovingReplicas[i])
 		}
-	} else if !(len(m.RemovingReplicas) == 0) {
-		// RemovingReplicas is ignorable: dropped at this version.
 	}
+	// RemovingReplicas is ignorable: dropped at other versions.
 	if v >= 1 {
 		b = wire.AppendBool(b, m.IsNew)
-	} else if !(!m.IsNew) {
-		// IsNew is ignorable: dropped at this version.
 	}
+	// IsNew is ignorable: dropped at other versions.
 	if v >= 6 {
 		b = append(b, byte(m.LeaderRecoveryState))
-	} else if !(m.LeaderRecoveryState == 0) {
+	} else if m.LeaderRecoveryState != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderRecoveryState")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -862,7 +847,6 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) appendJSON(b []byte, v i
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1046,10 +1030,8 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) isDefault() bool {
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 2 {
-		m.TopicName = r.String(flex)
+		m.TopicName = r.String(v >= 4)
 		if r.Err != nil {
 			r.Push("topicName")
 			return
@@ -1067,7 +1049,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int
 		m.TopicId = UUID{}
 	}
 	if v >= 2 {
-		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
+		if n := r.ArrayLen(v >= 4, false, 22); n >= 0 {
 			s := m.PartitionStates
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -1092,7 +1074,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int
 		m.PartitionStates = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1111,15 +1093,13 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 2 {
 		if len(m.TopicName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
 			return b
 		}
-		b = wire.AppendString(b, m.TopicName, flex)
+		b = wire.AppendString(b, m.TopicName, v >= 4)
 	} else if !(m.TopicName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicName")
@@ -1127,11 +1107,10 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) encode(b []byte, v int16, w 
 	}
 	if v >= 5 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
+	// TopicId is ignorable: dropped at other versions.
 	if v >= 2 {
-		b = wire.AppendArrayLen(b, len(m.PartitionStates), m.PartitionStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionStates), false, v >= 4)
 		for i := range m.PartitionStates {
 			b = m.PartitionStates[i].encode(b, v, w)
 			if w.Err != nil {
@@ -1140,12 +1119,12 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) encode(b []byte, v int16, w 
 				return b
 			}
 		}
-	} else if !(len(m.PartitionStates) == 0) {
+	} else if len(m.PartitionStates) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionStates")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1193,7 +1172,6 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) appendJSON(b []byte, v int16
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1286,14 +1264,12 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) isDefault() bool {
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	m.BrokerId = r.Int32()
 	if r.Err != nil {
 		r.Push("brokerId")
 		return
 	}
-	m.HostName = r.String(flex)
+	m.HostName = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("hostName")
 		return
@@ -1304,7 +1280,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) decode(r *wire.Reader, v int
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1323,17 +1299,15 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) decode(r *wire.Reader, v int
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	b = wire.AppendInt32(b, m.BrokerId)
 	if len(m.HostName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.HostName)))
 		w.Push("hostName")
 		return b
 	}
-	b = wire.AppendString(b, m.HostName, flex)
+	b = wire.AppendString(b, m.HostName, v >= 4)
 	b = wire.AppendInt32(b, m.Port)
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1368,7 +1342,6 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) appendJSON(b []byte, v int16
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1481,6 +1454,3 @@ func (*LeaderAndIsrRequest) NewResponse() Response { return NewLeaderAndIsrRespo
 
 // ResponseType returns a new paired LeaderAndIsrResponse, typed.
 func (*LeaderAndIsrRequest) ResponseType() *LeaderAndIsrResponse { return NewLeaderAndIsrResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

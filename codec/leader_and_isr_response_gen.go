@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -42,15 +41,13 @@ func (m *LeaderAndIsrResponse) isDefault() bool {
 }
 
 func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
 	if v <= 4 {
-		if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+		if n := r.ArrayLen(v >= 4, false, 6); n >= 0 {
 			s := m.PartitionErrors
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -75,7 +72,7 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 		m.PartitionErrors = nil
 	}
 	if v >= 5 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Topics
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -100,7 +97,7 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 		m.Topics = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -119,11 +116,9 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *LeaderAndIsrResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v <= 4 {
-		b = wire.AppendArrayLen(b, len(m.PartitionErrors), m.PartitionErrors == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionErrors), false, v >= 4)
 		for i := range m.PartitionErrors {
 			b = m.PartitionErrors[i].encode(b, v, w)
 			if w.Err != nil {
@@ -132,13 +127,13 @@ func (m *LeaderAndIsrResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 				return b
 			}
 		}
-	} else if !(len(m.PartitionErrors) == 0) {
+	} else if len(m.PartitionErrors) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionErrors")
 		return b
 	}
 	if v >= 5 {
-		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 		for i := range m.Topics {
 			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
@@ -147,12 +142,12 @@ func (m *LeaderAndIsrResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 				return b
 			}
 		}
-	} else if !(len(m.Topics) == 0) {
+	} else if len(m.Topics) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -205,7 +200,6 @@ func (m *LeaderAndIsrResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -309,10 +303,8 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) isDefault() bool {
 }
 
 func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v <= 4 {
-		m.TopicName = r.String(flex)
+		m.TopicName = r.String(v >= 4)
 		if r.Err != nil {
 			r.Push("topicName")
 			return
@@ -339,7 +331,7 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) decode(r *wire.Reader, 
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -358,18 +350,15 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) decode(r *wire.Reader, 
 }
 
 func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v <= 4 {
 		if len(m.TopicName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
 			return b
 		}
-		b = wire.AppendString(b, m.TopicName, flex)
-	} else if !(m.TopicName == "") {
-		// TopicName is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.TopicName, v >= 4)
 	}
+	// TopicName is ignorable: dropped at other versions.
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -378,7 +367,7 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) encode(b []byte, v int1
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -415,7 +404,6 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) appendJSON(b []byte, v 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -494,8 +482,6 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) isDefault() bool {
 }
 
 func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 5 {
 		m.TopicId = r.UUID()
 		if r.Err != nil {
@@ -506,7 +492,7 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v in
 		m.TopicId = UUID{}
 	}
 	if v >= 5 {
-		if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+		if n := r.ArrayLen(true, false, 6); n >= 0 {
 			s := m.PartitionErrors
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -531,7 +517,7 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v in
 		m.PartitionErrors = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -550,17 +536,15 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v in
 }
 
 func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 5 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
+	} else if m.TopicId != (UUID{}) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicId")
 		return b
 	}
 	if v >= 5 {
-		b = wire.AppendArrayLen(b, len(m.PartitionErrors), m.PartitionErrors == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionErrors), false, true)
 		for i := range m.PartitionErrors {
 			b = m.PartitionErrors[i].encode(b, v, w)
 			if w.Err != nil {
@@ -569,12 +553,12 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) encode(b []byte, v int16, w
 				return b
 			}
 		}
-	} else if !(len(m.PartitionErrors) == 0) {
+	} else if len(m.PartitionErrors) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionErrors")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -617,7 +601,6 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) appendJSON(b []byte, v int1
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -735,6 +718,3 @@ func (*LeaderAndIsrResponse) NewRequest() Request { return NewLeaderAndIsrReques
 
 // RequestType returns a new paired LeaderAndIsrRequest, typed.
 func (*LeaderAndIsrResponse) RequestType() *LeaderAndIsrRequest { return NewLeaderAndIsrRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

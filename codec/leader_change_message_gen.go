@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -45,8 +44,6 @@ func (m *LeaderChangeMessage) isDefault() bool {
 }
 
 func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -65,7 +62,7 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
+	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.Voters
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -86,7 +83,7 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 		r.Push("voters")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
+	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.GrantingVoters
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -108,27 +105,23 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *LeaderChangeMessage) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -137,7 +130,7 @@ func (m *LeaderChangeMessage) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		binary.BigEndian.PutUint16(p[0:], uint16(m.Version))
 		binary.BigEndian.PutUint32(p[2:], uint32(m.LeaderId))
 	}
-	b = wire.AppendArrayLen(b, len(m.Voters), m.Voters == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Voters), false, true)
 	for i := range m.Voters {
 		b = m.Voters[i].encode(b, v, w)
 		if w.Err != nil {
@@ -146,7 +139,7 @@ func (m *LeaderChangeMessage) encode(b []byte, v int16, w *wire.Encoder) []byte 
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.GrantingVoters), m.GrantingVoters == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.GrantingVoters), false, true)
 	for i := range m.GrantingVoters {
 		b = m.GrantingVoters[i].encode(b, v, w)
 		if w.Err != nil {
@@ -155,16 +148,14 @@ func (m *LeaderChangeMessage) encode(b []byte, v int16, w *wire.Encoder) []byte 
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -203,7 +194,6 @@ func (m *LeaderChangeMessage) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -310,8 +300,6 @@ func (m *LeaderChangeMessageVoter) isDefault() bool {
 }
 
 func (m *LeaderChangeMessageVoter) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.VoterId = r.Int32()
 	if r.Err != nil {
 		r.Push("voterId")
@@ -327,45 +315,39 @@ func (m *LeaderChangeMessageVoter) decode(r *wire.Reader, v int16) {
 		m.VoterDirectoryId = UUID{}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *LeaderChangeMessageVoter) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.VoterId)
 	if v >= 1 {
 		b = append(b, m.VoterDirectoryId[:]...)
-	} else if !(m.VoterDirectoryId == (UUID{})) {
+	} else if m.VoterDirectoryId != (UUID{}) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("voterDirectoryId")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -386,7 +368,6 @@ func (m *LeaderChangeMessageVoter) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -485,6 +466,3 @@ func (m *LeaderChangeMessage) AppendJSON(dst []byte, version int16) ([]byte, err
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *LeaderChangeMessage) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

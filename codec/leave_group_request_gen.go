@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -47,15 +44,13 @@ func (m *LeaveGroupRequest) isDefault() bool {
 }
 
 func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
 	if v <= 2 {
-		m.MemberId = r.String(flex)
+		m.MemberId = r.String(false)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
@@ -64,7 +59,7 @@ func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
 		m.MemberId = ""
 	}
 	if v >= 3 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 4, false, 1); n >= 0 {
 			s := m.Members
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -89,7 +84,7 @@ func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
 		m.Members = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -112,28 +107,26 @@ func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *LeaveGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, v >= 4)
 	if v <= 2 {
 		if len(m.MemberId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendString(b, m.MemberId, flex)
+		b = wire.AppendString(b, m.MemberId, false)
 	} else if !(m.MemberId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
 		return b
 	}
 	if v >= 3 {
-		b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Members), false, v >= 4)
 		for i := range m.Members {
 			b = m.Members[i].encode(b, v, w)
 			if w.Err != nil {
@@ -142,12 +135,12 @@ func (m *LeaveGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				return b
 			}
 		}
-	} else if !(len(m.Members) == 0) {
+	} else if len(m.Members) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("members")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -198,7 +191,6 @@ func (m *LeaveGroupRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -297,10 +289,8 @@ func (m *LeaveGroupRequestMemberIdentity) isDefault() bool {
 }
 
 func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 3 {
-		m.MemberId = r.String(flex)
+		m.MemberId = r.String(v >= 4)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
@@ -309,11 +299,7 @@ func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 		m.MemberId = ""
 	}
 	if v >= 3 {
-		if v >= 3 {
-			m.GroupInstanceId = r.NullableString(flex)
-		} else {
-			m.GroupInstanceId = r.StringPtr(flex)
-		}
+		m.GroupInstanceId = r.NullableString(v >= 4)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
@@ -322,11 +308,7 @@ func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 		m.GroupInstanceId = nil
 	}
 	if v >= 5 {
-		if v >= 5 {
-			m.Reason = r.NullableString(flex)
-		} else {
-			m.Reason = r.StringPtr(flex)
-		}
+		m.Reason = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("reason")
 			return
@@ -335,7 +317,7 @@ func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 		m.Reason = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -354,53 +336,40 @@ func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 }
 
 func (m *LeaveGroupRequestMemberIdentity) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 3 {
 		if len(m.MemberId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendString(b, m.MemberId, flex)
+		b = wire.AppendString(b, m.MemberId, v >= 4)
 	} else if !(m.MemberId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
 		return b
 	}
 	if v >= 3 {
-		if m.GroupInstanceId == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("groupInstanceId")
-			return b
-		}
 		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
-	} else if !(m.GroupInstanceId == nil) {
+		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 4)
+	} else if m.GroupInstanceId != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
 	}
 	if v >= 5 {
-		if m.Reason == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("reason")
-			return b
-		}
 		if m.Reason != nil && len(*m.Reason) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Reason)))
 			w.Push("reason")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Reason, flex)
-	} else if !(m.Reason == nil) {
-		// Reason is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.Reason, true)
 	}
-	if flex {
+	// Reason is ignorable: dropped at other versions.
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -441,7 +410,6 @@ func (m *LeaveGroupRequestMemberIdentity) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -554,6 +522,3 @@ func (*LeaveGroupRequest) NewResponse() Response { return NewLeaveGroupResponse(
 
 // ResponseType returns a new paired LeaveGroupResponse, typed.
 func (*LeaveGroupRequest) ResponseType() *LeaveGroupResponse { return NewLeaveGroupResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

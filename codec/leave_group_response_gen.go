@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -42,8 +39,6 @@ func (m *LeaveGroupResponse) isDefault() bool {
 }
 
 func (m *LeaveGroupResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -59,7 +54,7 @@ func (m *LeaveGroupResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 3 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 4, false, 1); n >= 0 {
 			s := m.Members
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -84,7 +79,7 @@ func (m *LeaveGroupResponse) decode(r *wire.Reader, v int16) {
 		m.Members = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -103,16 +98,13 @@ func (m *LeaveGroupResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *LeaveGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
+	// ThrottleTimeMs is ignorable: dropped at other versions.
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 3 {
-		b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Members), false, v >= 4)
 		for i := range m.Members {
 			b = m.Members[i].encode(b, v, w)
 			if w.Err != nil {
@@ -121,12 +113,12 @@ func (m *LeaveGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				return b
 			}
 		}
-	} else if !(len(m.Members) == 0) {
+	} else if len(m.Members) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("members")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -172,7 +164,6 @@ func (m *LeaveGroupResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -266,10 +257,8 @@ func (m *LeaveGroupResponseMemberResponse) isDefault() bool {
 }
 
 func (m *LeaveGroupResponseMemberResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 3 {
-		m.MemberId = r.String(flex)
+		m.MemberId = r.String(v >= 4)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
@@ -278,11 +267,7 @@ func (m *LeaveGroupResponseMemberResponse) decode(r *wire.Reader, v int16) {
 		m.MemberId = ""
 	}
 	if v >= 3 {
-		if v >= 3 {
-			m.GroupInstanceId = r.NullableString(flex)
-		} else {
-			m.GroupInstanceId = r.StringPtr(flex)
-		}
+		m.GroupInstanceId = r.NullableString(v >= 4)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
@@ -300,7 +285,7 @@ func (m *LeaveGroupResponseMemberResponse) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -319,32 +304,25 @@ func (m *LeaveGroupResponseMemberResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *LeaveGroupResponseMemberResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 3 {
 		if len(m.MemberId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendString(b, m.MemberId, flex)
+		b = wire.AppendString(b, m.MemberId, v >= 4)
 	} else if !(m.MemberId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
 		return b
 	}
 	if v >= 3 {
-		if m.GroupInstanceId == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("groupInstanceId")
-			return b
-		}
 		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
+		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 4)
 	} else if !(m.GroupInstanceId != nil && *m.GroupInstanceId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
@@ -352,12 +330,12 @@ func (m *LeaveGroupResponseMemberResponse) encode(b []byte, v int16, w *wire.Enc
 	}
 	if v >= 3 {
 		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
+	} else if m.ErrorCode != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
 		return b
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -398,7 +376,6 @@ func (m *LeaveGroupResponseMemberResponse) appendJSON(b []byte, v int16) []byte 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -511,6 +488,3 @@ func (*LeaveGroupResponse) NewRequest() Request { return NewLeaveGroupRequest() 
 
 // RequestType returns a new paired LeaveGroupRequest, typed.
 func (*LeaveGroupResponse) RequestType() *LeaveGroupRequest { return NewLeaveGroupRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -41,10 +38,8 @@ func (m *ListConfigResourcesRequest) isDefault() bool {
 }
 
 func (m *ListConfigResourcesRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.ResourceTypes
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -70,21 +65,19 @@ func (m *ListConfigResourcesRequest) decode(r *wire.Reader, v int16) {
 		m.ResourceTypes = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -93,28 +86,24 @@ func (m *ListConfigResourcesRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ListConfigResourcesRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.ResourceTypes), m.ResourceTypes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.ResourceTypes), false, true)
 		for i := range m.ResourceTypes {
 			b = append(b, byte(m.ResourceTypes[i]))
 		}
-	} else if !(len(m.ResourceTypes) == 0) {
+	} else if len(m.ResourceTypes) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("resourceTypes")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -144,7 +133,6 @@ func (m *ListConfigResourcesRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -267,6 +255,3 @@ func (*ListConfigResourcesRequest) NewResponse() Response { return NewListConfig
 func (*ListConfigResourcesRequest) ResponseType() *ListConfigResourcesResponse {
 	return NewListConfigResourcesResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -42,8 +41,6 @@ func (m *ListConfigResourcesResponse) isDefault() bool {
 }
 
 func (m *ListConfigResourcesResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -62,7 +59,7 @@ func (m *ListConfigResourcesResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.ConfigResources
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -84,27 +81,23 @@ func (m *ListConfigResourcesResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ListConfigResourcesResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -113,7 +106,7 @@ func (m *ListConfigResourcesResponse) encode(b []byte, v int16, w *wire.Encoder)
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	b = wire.AppendArrayLen(b, len(m.ConfigResources), m.ConfigResources == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ConfigResources), false, true)
 	for i := range m.ConfigResources {
 		b = m.ConfigResources[i].encode(b, v, w)
 		if w.Err != nil {
@@ -122,16 +115,14 @@ func (m *ListConfigResourcesResponse) encode(b []byte, v int16, w *wire.Encoder)
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -160,7 +151,6 @@ func (m *ListConfigResourcesResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -251,9 +241,7 @@ func (m *ListConfigResourcesResponseConfigResource) isDefault() bool {
 }
 
 func (m *ListConfigResourcesResponseConfigResource) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.ResourceName = r.String(flex)
+	m.ResourceName = r.String(true)
 	if r.Err != nil {
 		r.Push("resourceName")
 		return
@@ -268,48 +256,41 @@ func (m *ListConfigResourcesResponseConfigResource) decode(r *wire.Reader, v int
 		m.ResourceType = 16
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ListConfigResourcesResponseConfigResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
 		w.Push("resourceName")
 		return b
 	}
-	b = wire.AppendString(b, m.ResourceName, flex)
+	b = wire.AppendString(b, m.ResourceName, true)
 	if v >= 1 {
 		b = append(b, byte(m.ResourceType))
-	} else if !(m.ResourceType == 16) {
-		// ResourceType is ignorable: dropped at this version.
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	// ResourceType is ignorable: dropped at other versions.
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -330,7 +311,6 @@ func (m *ListConfigResourcesResponseConfigResource) appendJSON(b []byte, v int16
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -441,6 +421,3 @@ func (*ListConfigResourcesResponse) NewRequest() Request { return NewListConfigR
 func (*ListConfigResourcesResponse) RequestType() *ListConfigResourcesRequest {
 	return NewListConfigResourcesRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -44,10 +41,8 @@ func (m *ListGroupsRequest) isDefault() bool {
 }
 
 func (m *ListGroupsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v >= 4 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.StatesFilter
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -55,7 +50,7 @@ func (m *ListGroupsRequest) decode(r *wire.Reader, v int16) {
 				s = make([]string, n)
 			}
 			for i := range s {
-				s[i] = r.String(flex)
+				s[i] = r.String(true)
 				if r.Err != nil {
 					r.PushIndex(i)
 					break
@@ -73,7 +68,7 @@ func (m *ListGroupsRequest) decode(r *wire.Reader, v int16) {
 		m.StatesFilter = nil
 	}
 	if v >= 5 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.TypesFilter
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -81,7 +76,7 @@ func (m *ListGroupsRequest) decode(r *wire.Reader, v int16) {
 				s = make([]string, n)
 			}
 			for i := range s {
-				s[i] = r.String(flex)
+				s[i] = r.String(true)
 				if r.Err != nil {
 					r.PushIndex(i)
 					break
@@ -99,7 +94,7 @@ func (m *ListGroupsRequest) decode(r *wire.Reader, v int16) {
 		m.TypesFilter = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -122,10 +117,8 @@ func (m *ListGroupsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ListGroupsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v >= 4 {
-		b = wire.AppendArrayLen(b, len(m.StatesFilter), m.StatesFilter == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.StatesFilter), false, true)
 		for i := range m.StatesFilter {
 			if len(m.StatesFilter[i]) > 32767 {
 				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.StatesFilter[i])))
@@ -133,15 +126,15 @@ func (m *ListGroupsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				w.Push("statesFilter")
 				return b
 			}
-			b = wire.AppendString(b, m.StatesFilter[i], flex)
+			b = wire.AppendString(b, m.StatesFilter[i], true)
 		}
-	} else if !(len(m.StatesFilter) == 0) {
+	} else if len(m.StatesFilter) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("statesFilter")
 		return b
 	}
 	if v >= 5 {
-		b = wire.AppendArrayLen(b, len(m.TypesFilter), m.TypesFilter == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TypesFilter), false, true)
 		for i := range m.TypesFilter {
 			if len(m.TypesFilter[i]) > 32767 {
 				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TypesFilter[i])))
@@ -149,14 +142,14 @@ func (m *ListGroupsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				w.Push("typesFilter")
 				return b
 			}
-			b = wire.AppendString(b, m.TypesFilter[i], flex)
+			b = wire.AppendString(b, m.TypesFilter[i], true)
 		}
-	} else if !(len(m.TypesFilter) == 0) {
+	} else if len(m.TypesFilter) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("typesFilter")
 		return b
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -211,7 +204,6 @@ func (m *ListGroupsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -348,6 +340,3 @@ func (*ListGroupsRequest) NewResponse() Response { return NewListGroupsResponse(
 
 // ResponseType returns a new paired ListGroupsResponse, typed.
 func (*ListGroupsRequest) ResponseType() *ListGroupsResponse { return NewListGroupsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

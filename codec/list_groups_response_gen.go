@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -42,8 +39,6 @@ func (m *ListGroupsResponse) isDefault() bool {
 }
 
 func (m *ListGroupsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -58,7 +53,7 @@ func (m *ListGroupsResponse) decode(r *wire.Reader, v int16) {
 		r.Push("errorCode")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 3, false, 2); n >= 0 {
 		s := m.Groups
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -80,7 +75,7 @@ func (m *ListGroupsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -99,15 +94,12 @@ func (m *ListGroupsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ListGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
+	// ThrottleTimeMs is ignorable: dropped at other versions.
 	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Groups), false, v >= 3)
 	for i := range m.Groups {
 		b = m.Groups[i].encode(b, v, w)
 		if w.Err != nil {
@@ -116,7 +108,7 @@ func (m *ListGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -160,7 +152,6 @@ func (m *ListGroupsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -256,20 +247,18 @@ func (m *ListGroupsResponseListedGroup) isDefault() bool {
 }
 
 func (m *ListGroupsResponseListedGroup) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.ProtocolType = r.String(flex)
+	m.ProtocolType = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("protocolType")
 		return
 	}
 	if v >= 4 {
-		m.GroupState = r.String(flex)
+		m.GroupState = r.String(true)
 		if r.Err != nil {
 			r.Push("groupState")
 			return
@@ -278,7 +267,7 @@ func (m *ListGroupsResponseListedGroup) decode(r *wire.Reader, v int16) {
 		m.GroupState = ""
 	}
 	if v >= 5 {
-		m.GroupType = r.String(flex)
+		m.GroupType = r.String(true)
 		if r.Err != nil {
 			r.Push("groupType")
 			return
@@ -287,7 +276,7 @@ func (m *ListGroupsResponseListedGroup) decode(r *wire.Reader, v int16) {
 		m.GroupType = ""
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -306,41 +295,37 @@ func (m *ListGroupsResponseListedGroup) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ListGroupsResponseListedGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, v >= 3)
 	if len(m.ProtocolType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProtocolType)))
 		w.Push("protocolType")
 		return b
 	}
-	b = wire.AppendString(b, m.ProtocolType, flex)
+	b = wire.AppendString(b, m.ProtocolType, v >= 3)
 	if v >= 4 {
 		if len(m.GroupState) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 			w.Push("groupState")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupState, flex)
-	} else if !(m.GroupState == "") {
-		// GroupState is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.GroupState, true)
 	}
+	// GroupState is ignorable: dropped at other versions.
 	if v >= 5 {
 		if len(m.GroupType) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupType)))
 			w.Push("groupType")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupType, flex)
-	} else if !(m.GroupType == "") {
-		// GroupType is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.GroupType, true)
 	}
-	if flex {
+	// GroupType is ignorable: dropped at other versions.
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -382,7 +367,6 @@ func (m *ListGroupsResponseListedGroup) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -501,6 +485,3 @@ func (*ListGroupsResponse) NewRequest() Request { return NewListGroupsRequest() 
 
 // RequestType returns a new paired ListGroupsRequest, typed.
 func (*ListGroupsResponse) RequestType() *ListGroupsRequest { return NewListGroupsRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

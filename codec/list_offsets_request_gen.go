@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -50,8 +47,6 @@ func (m *ListOffsetsRequest) isDefault() bool {
 }
 
 func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	m.ReplicaId = r.Int32()
 	if r.Err != nil {
 		r.Push("replicaId")
@@ -66,7 +61,7 @@ func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.IsolationLevel = 0
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 6, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -97,7 +92,7 @@ func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
 		m.TimeoutMs = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -120,17 +115,15 @@ func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ListOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	b = wire.AppendInt32(b, m.ReplicaId)
 	if v >= 2 {
 		b = append(b, byte(m.IsolationLevel))
-	} else if !(m.IsolationLevel == 0) {
+	} else if m.IsolationLevel != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isolationLevel")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 6)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -141,10 +134,9 @@ func (m *ListOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	}
 	if v >= 10 {
 		b = wire.AppendInt32(b, m.TimeoutMs)
-	} else if !(m.TimeoutMs == 0) {
-		// TimeoutMs is ignorable: dropped at this version.
 	}
-	if flex {
+	// TimeoutMs is ignorable: dropped at other versions.
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -198,7 +190,6 @@ func (m *ListOffsetsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -300,14 +291,12 @@ func (m *ListOffsetsRequestListOffsetsTopic) isDefault() bool {
 }
 
 func (m *ListOffsetsRequestListOffsetsTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
+	if n := r.ArrayLen(v >= 6, false, 12); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -329,7 +318,7 @@ func (m *ListOffsetsRequestListOffsetsTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -348,15 +337,13 @@ func (m *ListOffsetsRequestListOffsetsTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ListOffsetsRequestListOffsetsTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, v >= 6)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 6)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -365,7 +352,7 @@ func (m *ListOffsetsRequestListOffsetsTopic) encode(b []byte, v int16, w *wire.E
 			return b
 		}
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -404,7 +391,6 @@ func (m *ListOffsetsRequestListOffsetsTopic) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -496,8 +482,6 @@ func (m *ListOffsetsRequestListOffsetsPartition) isDefault() bool {
 }
 
 func (m *ListOffsetsRequestListOffsetsPartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	m.PartitionIndex = r.Int32()
 	if r.Err != nil {
 		r.Push("partitionIndex")
@@ -527,7 +511,7 @@ func (m *ListOffsetsRequestListOffsetsPartition) decode(r *wire.Reader, v int16)
 		m.MaxNumOffsets = 1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -546,23 +530,20 @@ func (m *ListOffsetsRequestListOffsetsPartition) decode(r *wire.Reader, v int16)
 }
 
 func (m *ListOffsetsRequestListOffsetsPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	b = wire.AppendInt32(b, m.PartitionIndex)
 	if v >= 4 {
 		b = wire.AppendInt32(b, m.CurrentLeaderEpoch)
-	} else if !(m.CurrentLeaderEpoch == -1) {
-		// CurrentLeaderEpoch is ignorable: dropped at this version.
 	}
+	// CurrentLeaderEpoch is ignorable: dropped at other versions.
 	b = wire.AppendInt64(b, m.Timestamp)
 	if v <= 0 {
 		b = wire.AppendInt32(b, m.MaxNumOffsets)
-	} else if !(m.MaxNumOffsets == 1) {
+	} else if m.MaxNumOffsets != 1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("maxNumOffsets")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -604,7 +585,6 @@ func (m *ListOffsetsRequestListOffsetsPartition) appendJSON(b []byte, v int16) [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -723,6 +703,3 @@ func (*ListOffsetsRequest) NewResponse() Response { return NewListOffsetsRespons
 
 // ResponseType returns a new paired ListOffsetsResponse, typed.
 func (*ListOffsetsRequest) ResponseType() *ListOffsetsResponse { return NewListOffsetsResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,8 +38,6 @@ func (m *ListOffsetsResponse) isDefault() bool {
 }
 
 func (m *ListOffsetsResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v >= 2 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -50,7 +47,7 @@ func (m *ListOffsetsResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ThrottleTimeMs = 0
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 6, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -72,7 +69,7 @@ func (m *ListOffsetsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -91,14 +88,11 @@ func (m *ListOffsetsResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ListOffsetsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v >= 2 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	// ThrottleTimeMs is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 6)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -107,7 +101,7 @@ func (m *ListOffsetsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 			return b
 		}
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -148,7 +142,6 @@ func (m *ListOffsetsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -232,14 +225,12 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) isDefault() bool {
 }
 
 func (m *ListOffsetsResponseListOffsetsTopicResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 6, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -261,7 +252,7 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) decode(r *wire.Reader, v i
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -280,15 +271,13 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) decode(r *wire.Reader, v i
 }
 
 func (m *ListOffsetsResponseListOffsetsTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, v >= 6)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 6)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -297,7 +286,7 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) encode(b []byte, v int16, 
 			return b
 		}
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -336,7 +325,6 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) appendJSON(b []byte, v int
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -435,8 +423,6 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) isDefault() bool {
 }
 
 func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -456,7 +442,7 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 		}
 	}
 	if v <= 0 {
-		if n := r.ArrayLen(flex, (false), 8); n >= 0 {
+		if n := r.ArrayLen(false, false, 8); n >= 0 {
 			s := m.OldStyleOffsets
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -514,7 +500,7 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 		m.LeaderEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -533,8 +519,6 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 }
 
 func (m *ListOffsetsResponseListOffsetsPartitionResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -544,31 +528,29 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) encode(b []byte, v int
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
 	if v <= 0 {
-		b = wire.AppendArrayLen(b, len(m.OldStyleOffsets), m.OldStyleOffsets == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.OldStyleOffsets), false, false)
 		for i := range m.OldStyleOffsets {
 			b = wire.AppendInt64(b, m.OldStyleOffsets[i])
 		}
-	} else if !(len(m.OldStyleOffsets) == 0) {
+	} else if len(m.OldStyleOffsets) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("oldStyleOffsets")
 		return b
 	}
 	if v >= 1 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 16)...)
-			p := b[n : n+16]
-			_ = p[15]
-			binary.BigEndian.PutUint64(p[0:], uint64(m.Timestamp))
-			binary.BigEndian.PutUint64(p[8:], uint64(m.Offset))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint64(p[0:], uint64(m.Timestamp))
+		binary.BigEndian.PutUint64(p[8:], uint64(m.Offset))
 	} else {
-		if !(m.Timestamp == -1) {
+		if m.Timestamp != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("timestamp")
 			return b
 		}
-		if !(m.Offset == -1) {
+		if m.Offset != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("offset")
 			return b
@@ -576,12 +558,12 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) encode(b []byte, v int
 	}
 	if v >= 4 {
 		b = wire.AppendInt32(b, m.LeaderEpoch)
-	} else if !(m.LeaderEpoch == -1) {
+	} else if m.LeaderEpoch != -1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("leaderEpoch")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -640,7 +622,6 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) appendJSON(b []byte, v
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -783,6 +764,3 @@ func (*ListOffsetsResponse) NewRequest() Request { return NewListOffsetsRequest(
 
 // RequestType returns a new paired ListOffsetsRequest, typed.
 func (*ListOffsetsResponse) RequestType() *ListOffsetsRequest { return NewListOffsetsRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

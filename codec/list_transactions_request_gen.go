@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -51,9 +48,7 @@ func (m *ListTransactionsRequest) isDefault() bool {
 }
 
 func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.StateFilters
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -61,7 +56,7 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -75,7 +70,7 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 		r.Push("stateFilters")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
+	if n := r.ArrayLen(true, false, 8); n >= 0 {
 		s := m.ProducerIdFilters
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -107,11 +102,7 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 		m.DurationFilter = -1
 	}
 	if v >= 2 {
-		if v >= 2 {
-			m.TransactionalIdPattern = r.NullableString(flex)
-		} else {
-			m.TransactionalIdPattern = r.StringPtr(flex)
-		}
+		m.TransactionalIdPattern = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("transactionalIdPattern")
 			return
@@ -120,21 +111,19 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 		m.TransactionalIdPattern = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -143,9 +132,7 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ListTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.StateFilters), m.StateFilters == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StateFilters), false, true)
 	for i := range m.StateFilters {
 		if len(m.StateFilters[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.StateFilters[i])))
@@ -153,46 +140,39 @@ func (m *ListTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 			w.Push("stateFilters")
 			return b
 		}
-		b = wire.AppendString(b, m.StateFilters[i], flex)
+		b = wire.AppendString(b, m.StateFilters[i], true)
 	}
-	b = wire.AppendArrayLen(b, len(m.ProducerIdFilters), m.ProducerIdFilters == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ProducerIdFilters), false, true)
 	for i := range m.ProducerIdFilters {
 		b = wire.AppendInt64(b, m.ProducerIdFilters[i])
 	}
 	if v >= 1 {
 		b = wire.AppendInt64(b, m.DurationFilter)
-	} else if !(m.DurationFilter == -1) {
+	} else if m.DurationFilter != -1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("durationFilter")
 		return b
 	}
 	if v >= 2 {
-		if m.TransactionalIdPattern == nil && !(v >= 2) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("transactionalIdPattern")
-			return b
-		}
 		if m.TransactionalIdPattern != nil && len(*m.TransactionalIdPattern) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalIdPattern)))
 			w.Push("transactionalIdPattern")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.TransactionalIdPattern, flex)
-	} else if !(m.TransactionalIdPattern == nil) {
+		b = wire.AppendNullableString(b, m.TransactionalIdPattern, true)
+	} else if m.TransactionalIdPattern != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalIdPattern")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -240,7 +220,6 @@ func (m *ListTransactionsRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -391,6 +370,3 @@ func (*ListTransactionsRequest) NewResponse() Response { return NewListTransacti
 func (*ListTransactionsRequest) ResponseType() *ListTransactionsResponse {
 	return NewListTransactionsResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -45,8 +44,6 @@ func (m *ListTransactionsResponse) isDefault() bool {
 }
 
 func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -65,7 +62,7 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.UnknownStateFilters
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -73,7 +70,7 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -87,7 +84,7 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 		r.Push("unknownStateFilters")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 11); n >= 0 {
+	if n := r.ArrayLen(true, false, 11); n >= 0 {
 		s := m.TransactionStates
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -109,27 +106,23 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ListTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -138,7 +131,7 @@ func (m *ListTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder) []
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	b = wire.AppendArrayLen(b, len(m.UnknownStateFilters), m.UnknownStateFilters == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.UnknownStateFilters), false, true)
 	for i := range m.UnknownStateFilters {
 		if len(m.UnknownStateFilters[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.UnknownStateFilters[i])))
@@ -146,9 +139,9 @@ func (m *ListTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder) []
 			w.Push("unknownStateFilters")
 			return b
 		}
-		b = wire.AppendString(b, m.UnknownStateFilters[i], flex)
+		b = wire.AppendString(b, m.UnknownStateFilters[i], true)
 	}
-	b = wire.AppendArrayLen(b, len(m.TransactionStates), m.TransactionStates == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TransactionStates), false, true)
 	for i := range m.TransactionStates {
 		b = m.TransactionStates[i].encode(b, v, w)
 		if w.Err != nil {
@@ -157,16 +150,14 @@ func (m *ListTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder) []
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -205,7 +196,6 @@ func (m *ListTransactionsResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -316,9 +306,7 @@ func (m *ListTransactionsResponseTransactionState) isDefault() bool {
 }
 
 func (m *ListTransactionsResponseTransactionState) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.TransactionalId = r.String(flex)
+	m.TransactionalId = r.String(true)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
@@ -328,56 +316,50 @@ func (m *ListTransactionsResponseTransactionState) decode(r *wire.Reader, v int1
 		r.Push("producerId")
 		return
 	}
-	m.TransactionState = r.String(flex)
+	m.TransactionState = r.String(true)
 	if r.Err != nil {
 		r.Push("transactionState")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ListTransactionsResponseTransactionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.TransactionalId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionalId, flex)
+	b = wire.AppendString(b, m.TransactionalId, true)
 	b = wire.AppendInt64(b, m.ProducerId)
 	if len(m.TransactionState) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionState)))
 		w.Push("transactionState")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionState, flex)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	b = wire.AppendString(b, m.TransactionState, true)
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -399,7 +381,6 @@ func (m *ListTransactionsResponseTransactionState) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -516,6 +497,3 @@ func (*ListTransactionsResponse) NewRequest() Request { return NewListTransactio
 func (*ListTransactionsResponse) RequestType() *ListTransactionsRequest {
 	return NewListTransactionsRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -48,9 +45,7 @@ func (m *MetadataRequest) isDefault() bool {
 }
 
 func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
-	if n := r.ArrayLen(flex, (v >= 1), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 9, v >= 1, 1); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -99,7 +94,7 @@ func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
 		m.IncludeTopicAuthorizedOperations = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -122,14 +117,12 @@ func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *MetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
-	if m.Topics == nil && !(v >= 1) {
+	if m.Topics == nil && v <= 0 {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("topics")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (v >= 1), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && v >= 1, v >= 9)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -140,26 +133,26 @@ func (m *MetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	}
 	if v >= 4 {
 		b = wire.AppendBool(b, m.AllowAutoTopicCreation)
-	} else if !(m.AllowAutoTopicCreation) {
+	} else if !m.AllowAutoTopicCreation {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("allowAutoTopicCreation")
 		return b
 	}
 	if v >= 8 && v <= 10 {
 		b = wire.AppendBool(b, m.IncludeClusterAuthorizedOperations)
-	} else if !(!m.IncludeClusterAuthorizedOperations) {
+	} else if m.IncludeClusterAuthorizedOperations {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeClusterAuthorizedOperations")
 		return b
 	}
 	if v >= 8 {
 		b = wire.AppendBool(b, m.IncludeTopicAuthorizedOperations)
-	} else if !(!m.IncludeTopicAuthorizedOperations) {
+	} else if m.IncludeTopicAuthorizedOperations {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeTopicAuthorizedOperations")
 		return b
 	}
-	if flex {
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -219,7 +212,6 @@ func (m *MetadataRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -324,8 +316,6 @@ func (m *MetadataRequestTopic) isDefault() bool {
 }
 
 func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	if v >= 10 {
 		m.TopicId = r.UUID()
 		if r.Err != nil {
@@ -336,16 +326,16 @@ func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if v >= 10 {
-		m.Name = r.NullableString(flex)
+		m.Name = r.NullableString(v >= 9)
 	} else {
-		m.Name = r.StringPtr(flex)
+		m.Name = r.StringPtr(v >= 9)
 	}
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -364,14 +354,11 @@ func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *MetadataRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	if v >= 10 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	if m.Name == nil && !(v >= 10) {
+	// TopicId is ignorable: dropped at other versions.
+	if m.Name == nil && v <= 9 {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("name")
 		return b
@@ -381,8 +368,8 @@ func (m *MetadataRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Name, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.Name, v >= 9)
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -416,7 +403,6 @@ func (m *MetadataRequestTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -523,6 +509,3 @@ func (*MetadataRequest) NewResponse() Response { return NewMetadataResponse() }
 
 // ResponseType returns a new paired MetadataResponse, typed.
 func (*MetadataRequest) ResponseType() *MetadataResponse { return NewMetadataResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -52,8 +51,6 @@ func (m *MetadataResponse) isDefault() bool {
 }
 
 func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	if v >= 3 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -63,7 +60,7 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ThrottleTimeMs = 0
 	}
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(v >= 9, false, 9); n >= 0 {
 		s := m.Brokers
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -85,11 +82,7 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 2 {
-		if v >= 2 {
-			m.ClusterId = r.NullableString(flex)
-		} else {
-			m.ClusterId = r.StringPtr(flex)
-		}
+		m.ClusterId = r.NullableString(v >= 9)
 		if r.Err != nil {
 			r.Push("clusterId")
 			return
@@ -106,7 +99,7 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ControllerId = -1
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 9, false, 4); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -146,7 +139,7 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -165,14 +158,11 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *MetadataResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	if v >= 3 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Brokers), m.Brokers == nil && (false), flex)
+	// ThrottleTimeMs is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Brokers), false, v >= 9)
 	for i := range m.Brokers {
 		b = m.Brokers[i].encode(b, v, w)
 		if w.Err != nil {
@@ -182,26 +172,19 @@ func (m *MetadataResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		}
 	}
 	if v >= 2 {
-		if m.ClusterId == nil && !(v >= 2) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("clusterId")
-			return b
-		}
 		if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 			w.Push("clusterId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ClusterId, flex)
-	} else if !(m.ClusterId == nil) {
-		// ClusterId is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ClusterId, v >= 9)
 	}
+	// ClusterId is ignorable: dropped at other versions.
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ControllerId)
-	} else if !(m.ControllerId == -1) {
-		// ControllerId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	// ControllerId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 9)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -212,17 +195,16 @@ func (m *MetadataResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	}
 	if v >= 8 && v <= 10 {
 		b = wire.AppendInt32(b, m.ClusterAuthorizedOperations)
-	} else if !(m.ClusterAuthorizedOperations == -2147483648) {
+	} else if m.ClusterAuthorizedOperations != -2147483648 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("clusterAuthorizedOperations")
 		return b
 	}
 	if v >= 13 {
 		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
-		// ErrorCode is ignorable: dropped at this version.
 	}
-	if flex {
+	// ErrorCode is ignorable: dropped at other versions.
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -293,7 +275,6 @@ func (m *MetadataResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -424,14 +405,12 @@ func (m *MetadataResponseBroker) isDefault() bool {
 }
 
 func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	m.NodeId = r.Int32()
 	if r.Err != nil {
 		r.Push("nodeId")
 		return
 	}
-	m.Host = r.String(flex)
+	m.Host = r.String(v >= 9)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -442,11 +421,7 @@ func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 1 {
-		if v >= 1 {
-			m.Rack = r.NullableString(flex)
-		} else {
-			m.Rack = r.StringPtr(flex)
-		}
+		m.Rack = r.NullableString(v >= 9)
 		if r.Err != nil {
 			r.Push("rack")
 			return
@@ -455,7 +430,7 @@ func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
 		m.Rack = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -474,32 +449,24 @@ func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
 }
 
 func (m *MetadataResponseBroker) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	b = wire.AppendInt32(b, m.NodeId)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, v >= 9)
 	b = wire.AppendInt32(b, m.Port)
 	if v >= 1 {
-		if m.Rack == nil && !(v >= 1) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("rack")
-			return b
-		}
 		if m.Rack != nil && len(*m.Rack) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 			w.Push("rack")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Rack, flex)
-	} else if !(m.Rack == nil) {
-		// Rack is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.Rack, v >= 9)
 	}
-	if flex {
+	// Rack is ignorable: dropped at other versions.
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -539,7 +506,6 @@ func (m *MetadataResponseBroker) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -638,17 +604,15 @@ func (m *MetadataResponseTopic) isDefault() bool {
 }
 
 func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
 	if v >= 12 {
-		m.Name = r.NullableString(flex)
+		m.Name = r.NullableString(v >= 9)
 	} else {
-		m.Name = r.StringPtr(flex)
+		m.Name = r.StringPtr(v >= 9)
 	}
 	if r.Err != nil {
 		r.Push("name")
@@ -672,7 +636,7 @@ func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 	} else {
 		m.IsInternal = false
 	}
-	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
+	if n := r.ArrayLen(v >= 9, false, 12); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -703,7 +667,7 @@ func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 		m.TopicAuthorizedOperations = -2147483648
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -722,10 +686,8 @@ func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *MetadataResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.Name == nil && !(v >= 12) {
+	if m.Name == nil && v <= 11 {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("name")
 		return b
@@ -735,18 +697,16 @@ func (m *MetadataResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byt
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Name, flex)
+	b = wire.AppendNullableString(b, m.Name, v >= 9)
 	if v >= 10 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
+	// TopicId is ignorable: dropped at other versions.
 	if v >= 1 {
 		b = wire.AppendBool(b, m.IsInternal)
-	} else if !(!m.IsInternal) {
-		// IsInternal is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	// IsInternal is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 9)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -757,12 +717,12 @@ func (m *MetadataResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byt
 	}
 	if v >= 8 {
 		b = wire.AppendInt32(b, m.TopicAuthorizedOperations)
-	} else if !(m.TopicAuthorizedOperations == -2147483648) {
+	} else if m.TopicAuthorizedOperations != -2147483648 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicAuthorizedOperations")
 		return b
 	}
-	if flex {
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -819,7 +779,6 @@ func (m *MetadataResponseTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -943,8 +902,6 @@ func (m *MetadataResponsePartition) isDefault() bool {
 }
 
 func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	if len(r.Src)-r.Off >= 10 {
 		p := r.Src[r.Off : r.Off+10]
 		_ = p[9]
@@ -978,7 +935,7 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 	} else {
 		m.LeaderEpoch = -1
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 9, false, 4); n >= 0 {
 		s := m.ReplicaNodes
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -1000,7 +957,7 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 		r.Push("replicaNodes")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 9, false, 4); n >= 0 {
 		s := m.IsrNodes
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -1023,7 +980,7 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 5 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(v >= 9, false, 4); n >= 0 {
 			s := m.OfflineReplicas
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -1049,7 +1006,7 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 		m.OfflineReplicas = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1068,8 +1025,6 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 }
 
 func (m *MetadataResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 10)...)
@@ -1081,26 +1036,24 @@ func (m *MetadataResponsePartition) encode(b []byte, v int16, w *wire.Encoder) [
 	}
 	if v >= 7 {
 		b = wire.AppendInt32(b, m.LeaderEpoch)
-	} else if !(m.LeaderEpoch == -1) {
-		// LeaderEpoch is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.ReplicaNodes), m.ReplicaNodes == nil && (false), flex)
+	// LeaderEpoch is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.ReplicaNodes), false, v >= 9)
 	for i := range m.ReplicaNodes {
 		b = wire.AppendInt32(b, m.ReplicaNodes[i])
 	}
-	b = wire.AppendArrayLen(b, len(m.IsrNodes), m.IsrNodes == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.IsrNodes), false, v >= 9)
 	for i := range m.IsrNodes {
 		b = wire.AppendInt32(b, m.IsrNodes[i])
 	}
 	if v >= 5 {
-		b = wire.AppendArrayLen(b, len(m.OfflineReplicas), m.OfflineReplicas == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.OfflineReplicas), false, v >= 9)
 		for i := range m.OfflineReplicas {
 			b = wire.AppendInt32(b, m.OfflineReplicas[i])
 		}
-	} else if !(len(m.OfflineReplicas) == 0) {
-		// OfflineReplicas is ignorable: dropped at this version.
 	}
-	if flex {
+	// OfflineReplicas is ignorable: dropped at other versions.
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1172,7 +1125,6 @@ func (m *MetadataResponsePartition) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1345,6 +1297,3 @@ func (*MetadataResponse) NewRequest() Request { return NewMetadataRequest() }
 
 // RequestType returns a new paired MetadataRequest, typed.
 func (*MetadataResponse) RequestType() *MetadataRequest { return NewMetadataRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -58,9 +57,7 @@ func (m *OffsetCommitRequest) isDefault() bool {
 }
 
 func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 8
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(v >= 8)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -75,7 +72,7 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		m.GenerationIdOrMemberEpoch = -1
 	}
 	if v >= 1 {
-		m.MemberId = r.String(flex)
+		m.MemberId = r.String(v >= 8)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
@@ -84,11 +81,7 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		m.MemberId = ""
 	}
 	if v >= 7 {
-		if v >= 7 {
-			m.GroupInstanceId = r.NullableString(flex)
-		} else {
-			m.GroupInstanceId = r.StringPtr(flex)
-		}
+		m.GroupInstanceId = r.NullableString(v >= 8)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
@@ -105,7 +98,7 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.RetentionTimeMs = -1
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 8, false, 1); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -127,7 +120,7 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 8 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -150,52 +143,42 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 8
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, v >= 8)
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.GenerationIdOrMemberEpoch)
-	} else if !(m.GenerationIdOrMemberEpoch == -1) {
-		// GenerationIdOrMemberEpoch is ignorable: dropped at this version.
 	}
+	// GenerationIdOrMemberEpoch is ignorable: dropped at other versions.
 	if v >= 1 {
 		if len(m.MemberId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendString(b, m.MemberId, flex)
-	} else if !(m.MemberId == "") {
-		// MemberId is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.MemberId, v >= 8)
 	}
+	// MemberId is ignorable: dropped at other versions.
 	if v >= 7 {
-		if m.GroupInstanceId == nil && !(v >= 7) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("groupInstanceId")
-			return b
-		}
 		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
-	} else if !(m.GroupInstanceId == nil) {
+		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 8)
+	} else if m.GroupInstanceId != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
 	}
 	if v >= 2 && v <= 4 {
 		b = wire.AppendInt64(b, m.RetentionTimeMs)
-	} else if !(m.RetentionTimeMs == -1) {
-		// RetentionTimeMs is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	// RetentionTimeMs is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 8)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -204,7 +187,7 @@ func (m *OffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 			return b
 		}
 	}
-	if flex {
+	if v >= 8 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -268,7 +251,6 @@ func (m *OffsetCommitRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -385,10 +367,8 @@ func (m *OffsetCommitRequestTopic) isDefault() bool {
 }
 
 func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 8
-	_ = flex
 	if v <= 9 {
-		m.Name = r.String(flex)
+		m.Name = r.String(v >= 8)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -405,7 +385,7 @@ func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicId = UUID{}
 	}
-	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
+	if n := r.ArrayLen(v >= 8, false, 13); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -427,7 +407,7 @@ func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 8 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -446,24 +426,20 @@ func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 8
-	_ = flex
 	if v <= 9 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
-	} else if !(m.Name == "") {
-		// Name is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Name, v >= 8)
 	}
+	// Name is ignorable: dropped at other versions.
 	if v >= 10 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	// TopicId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 8)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -472,7 +448,7 @@ func (m *OffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []
 			return b
 		}
 	}
-	if flex {
+	if v >= 8 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -518,7 +494,6 @@ func (m *OffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -620,8 +595,6 @@ func (m *OffsetCommitRequestPartition) isDefault() bool {
 }
 
 func (m *OffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 8
-	_ = flex
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -658,17 +631,13 @@ func (m *OffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 	} else {
 		m.CommitTimestamp = -1
 	}
-	if true {
-		m.CommittedMetadata = r.NullableString(flex)
-	} else {
-		m.CommittedMetadata = r.StringPtr(flex)
-	}
+	m.CommittedMetadata = r.NullableString(v >= 8)
 	if r.Err != nil {
 		r.Push("committedMetadata")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 8 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -687,8 +656,6 @@ func (m *OffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 8
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -699,19 +666,13 @@ func (m *OffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Encoder
 	}
 	if v >= 6 {
 		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
-	} else if !(m.CommittedLeaderEpoch == -1) {
-		// CommittedLeaderEpoch is ignorable: dropped at this version.
 	}
+	// CommittedLeaderEpoch is ignorable: dropped at other versions.
 	if v == 1 {
 		b = wire.AppendInt64(b, m.CommitTimestamp)
-	} else if !(m.CommitTimestamp == -1) {
+	} else if m.CommitTimestamp != -1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("commitTimestamp")
-		return b
-	}
-	if m.CommittedMetadata == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("committedMetadata")
 		return b
 	}
 	if m.CommittedMetadata != nil && len(*m.CommittedMetadata) > 32767 {
@@ -719,8 +680,8 @@ func (m *OffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Encoder
 		w.Push("committedMetadata")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.CommittedMetadata, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.CommittedMetadata, v >= 8)
+	if v >= 8 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -765,7 +726,6 @@ func (m *OffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -890,6 +850,3 @@ func (*OffsetCommitRequest) NewResponse() Response { return NewOffsetCommitRespo
 
 // ResponseType returns a new paired OffsetCommitResponse, typed.
 func (*OffsetCommitRequest) ResponseType() *OffsetCommitResponse { return NewOffsetCommitResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

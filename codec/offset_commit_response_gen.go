@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,8 +38,6 @@ func (m *OffsetCommitResponse) isDefault() bool {
 }
 
 func (m *OffsetCommitResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 8
-	_ = flex
 	if v >= 3 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -50,7 +47,7 @@ func (m *OffsetCommitResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ThrottleTimeMs = 0
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 8, false, 1); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -72,7 +69,7 @@ func (m *OffsetCommitResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 8 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -91,14 +88,11 @@ func (m *OffsetCommitResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetCommitResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 8
-	_ = flex
 	if v >= 3 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	// ThrottleTimeMs is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 8)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -107,7 +101,7 @@ func (m *OffsetCommitResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 			return b
 		}
 	}
-	if flex {
+	if v >= 8 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -148,7 +142,6 @@ func (m *OffsetCommitResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -235,10 +228,8 @@ func (m *OffsetCommitResponseTopic) isDefault() bool {
 }
 
 func (m *OffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 8
-	_ = flex
 	if v <= 9 {
-		m.Name = r.String(flex)
+		m.Name = r.String(v >= 8)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -255,7 +246,7 @@ func (m *OffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicId = UUID{}
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 8, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -277,7 +268,7 @@ func (m *OffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 8 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -296,24 +287,20 @@ func (m *OffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetCommitResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 8
-	_ = flex
 	if v <= 9 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
-	} else if !(m.Name == "") {
-		// Name is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Name, v >= 8)
 	}
+	// Name is ignorable: dropped at other versions.
 	if v >= 10 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	// TopicId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 8)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -322,7 +309,7 @@ func (m *OffsetCommitResponseTopic) encode(b []byte, v int16, w *wire.Encoder) [
 			return b
 		}
 	}
-	if flex {
+	if v >= 8 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -368,7 +355,6 @@ func (m *OffsetCommitResponseTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -458,8 +444,6 @@ func (m *OffsetCommitResponsePartition) isDefault() bool {
 }
 
 func (m *OffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 8
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -479,7 +463,7 @@ func (m *OffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 8 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -498,8 +482,6 @@ func (m *OffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetCommitResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 8
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -508,7 +490,7 @@ func (m *OffsetCommitResponsePartition) encode(b []byte, v int16, w *wire.Encode
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if flex {
+	if v >= 8 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -540,7 +522,6 @@ func (m *OffsetCommitResponsePartition) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -647,6 +628,3 @@ func (*OffsetCommitResponse) NewRequest() Request { return NewOffsetCommitReques
 
 // RequestType returns a new paired OffsetCommitRequest, typed.
 func (*OffsetCommitResponse) RequestType() *OffsetCommitRequest { return NewOffsetCommitRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

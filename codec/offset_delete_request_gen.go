@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -41,14 +38,12 @@ func (m *OffsetDeleteRequest) isDefault() bool {
 }
 
 func (m *OffsetDeleteRequest) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(false)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(false, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -76,15 +71,13 @@ func (m *OffsetDeleteRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetDeleteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendString(b, m.GroupId, false)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, false)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -117,7 +110,6 @@ func (m *OffsetDeleteRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -198,14 +190,12 @@ func (m *OffsetDeleteRequestTopic) isDefault() bool {
 }
 
 func (m *OffsetDeleteRequestTopic) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(false)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(false, false, 4); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -229,15 +219,13 @@ func (m *OffsetDeleteRequestTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetDeleteRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, false)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, false)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -265,7 +253,6 @@ func (m *OffsetDeleteRequestTopic) appendJSON(b []byte, v int16) []byte {
 		b = m.Partitions[i].appendJSON(b, v)
 	}
 	b = append(b, ']')
-	_ = first
 	return append(b, '}')
 }
 
@@ -337,8 +324,6 @@ func (m *OffsetDeleteRequestPartition) isDefault() bool {
 }
 
 func (m *OffsetDeleteRequestPartition) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
 	m.PartitionIndex = r.Int32()
 	if r.Err != nil {
 		r.Push("partitionIndex")
@@ -347,8 +332,6 @@ func (m *OffsetDeleteRequestPartition) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetDeleteRequestPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	b = wire.AppendInt32(b, m.PartitionIndex)
 	return b
 }
@@ -359,7 +342,6 @@ func (m *OffsetDeleteRequestPartition) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "partitionIndex")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	_ = first
 	return append(b, '}')
 }
 
@@ -454,6 +436,3 @@ func (*OffsetDeleteRequest) NewResponse() Response { return NewOffsetDeleteRespo
 
 // ResponseType returns a new paired OffsetDeleteResponse, typed.
 func (*OffsetDeleteRequest) ResponseType() *OffsetDeleteResponse { return NewOffsetDeleteResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

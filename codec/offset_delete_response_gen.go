@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,8 +38,6 @@ func (m *OffsetDeleteResponse) isDefault() bool {
 }
 
 func (m *OffsetDeleteResponse) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -59,7 +56,7 @@ func (m *OffsetDeleteResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(false, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -83,8 +80,6 @@ func (m *OffsetDeleteResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetDeleteResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -93,7 +88,7 @@ func (m *OffsetDeleteResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
 		binary.BigEndian.PutUint32(p[2:], uint32(m.ThrottleTimeMs))
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, false)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -124,7 +119,6 @@ func (m *OffsetDeleteResponse) appendJSON(b []byte, v int16) []byte {
 		b = m.Topics[i].appendJSON(b, v)
 	}
 	b = append(b, ']')
-	_ = first
 	return append(b, '}')
 }
 
@@ -205,14 +199,12 @@ func (m *OffsetDeleteResponseTopic) isDefault() bool {
 }
 
 func (m *OffsetDeleteResponseTopic) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(false)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(false, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -236,15 +228,13 @@ func (m *OffsetDeleteResponseTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetDeleteResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, false)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, false)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -272,7 +262,6 @@ func (m *OffsetDeleteResponseTopic) appendJSON(b []byte, v int16) []byte {
 		b = m.Partitions[i].appendJSON(b, v)
 	}
 	b = append(b, ']')
-	_ = first
 	return append(b, '}')
 }
 
@@ -347,8 +336,6 @@ func (m *OffsetDeleteResponsePartition) isDefault() bool {
 }
 
 func (m *OffsetDeleteResponsePartition) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -370,8 +357,6 @@ func (m *OffsetDeleteResponsePartition) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetDeleteResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -392,7 +377,6 @@ func (m *OffsetDeleteResponsePartition) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "errorCode")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	_ = first
 	return append(b, '}')
 }
 
@@ -493,6 +477,3 @@ func (*OffsetDeleteResponse) NewRequest() Request { return NewOffsetDeleteReques
 
 // RequestType returns a new paired OffsetDeleteRequest, typed.
 func (*OffsetDeleteResponse) RequestType() *OffsetDeleteRequest { return NewOffsetDeleteRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -51,10 +48,8 @@ func (m *OffsetFetchRequest) isDefault() bool {
 }
 
 func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v <= 7 {
-		m.GroupId = r.String(flex)
+		m.GroupId = r.String(v >= 6)
 		if r.Err != nil {
 			r.Push("groupId")
 			return
@@ -63,7 +58,7 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 		m.GroupId = ""
 	}
 	if v <= 7 {
-		if n := r.ArrayLen(flex, (v >= 2 && v <= 7), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 6, v >= 2, 1); n >= 0 {
 			s := m.Topics
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -88,7 +83,7 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 		m.Topics = []OffsetFetchRequestTopic{}
 	}
 	if v >= 8 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Groups
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -122,7 +117,7 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 		m.RequireStable = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -145,27 +140,25 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v <= 7 {
 		if len(m.GroupId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 			w.Push("groupId")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupId, flex)
+		b = wire.AppendString(b, m.GroupId, v >= 6)
 	} else if !(m.GroupId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupId")
 		return b
 	}
 	if v <= 7 {
-		if m.Topics == nil && !(v >= 2 && v <= 7) {
+		if m.Topics == nil && v <= 1 {
 			w.Fail(wire.ErrNotNullable, "")
 			w.Push("topics")
 			return b
 		}
-		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (v >= 2 && v <= 7), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && v >= 2, v >= 6)
 		for i := range m.Topics {
 			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
@@ -180,7 +173,7 @@ func (m *OffsetFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		return b
 	}
 	if v >= 8 {
-		b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Groups), false, true)
 		for i := range m.Groups {
 			b = m.Groups[i].encode(b, v, w)
 			if w.Err != nil {
@@ -189,19 +182,19 @@ func (m *OffsetFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				return b
 			}
 		}
-	} else if !(len(m.Groups) == 0) {
+	} else if len(m.Groups) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groups")
 		return b
 	}
 	if v >= 7 {
 		b = wire.AppendBool(b, m.RequireStable)
-	} else if !(!m.RequireStable) {
+	} else if m.RequireStable {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("requireStable")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -270,7 +263,6 @@ func (m *OffsetFetchRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -385,10 +377,8 @@ func (m *OffsetFetchRequestTopic) isDefault() bool {
 }
 
 func (m *OffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v <= 7 {
-		m.Name = r.String(flex)
+		m.Name = r.String(v >= 6)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -397,7 +387,7 @@ func (m *OffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v <= 7 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(v >= 6, false, 4); n >= 0 {
 			s := m.PartitionIndexes
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -423,7 +413,7 @@ func (m *OffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
 		m.PartitionIndexes = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -442,31 +432,29 @@ func (m *OffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetFetchRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v <= 7 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, v >= 6)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
 		return b
 	}
 	if v <= 7 {
-		b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionIndexes), false, v >= 6)
 		for i := range m.PartitionIndexes {
 			b = wire.AppendInt32(b, m.PartitionIndexes[i])
 		}
-	} else if !(len(m.PartitionIndexes) == 0) {
+	} else if len(m.PartitionIndexes) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndexes")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -509,7 +497,6 @@ func (m *OffsetFetchRequestTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -602,10 +589,8 @@ func (m *OffsetFetchRequestGroup) isDefault() bool {
 }
 
 func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v >= 8 {
-		m.GroupId = r.String(flex)
+		m.GroupId = r.String(true)
 		if r.Err != nil {
 			r.Push("groupId")
 			return
@@ -614,11 +599,7 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 		m.GroupId = ""
 	}
 	if v >= 9 {
-		if v >= 9 {
-			m.MemberId = r.NullableString(flex)
-		} else {
-			m.MemberId = r.StringPtr(flex)
-		}
+		m.MemberId = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
@@ -636,7 +617,7 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 		m.MemberEpoch = -1
 	}
 	if v >= 8 {
-		if n := r.ArrayLen(flex, (v >= 8), 1); n >= 0 {
+		if n := r.ArrayLen(true, true, 1); n >= 0 {
 			s := m.Topics
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -661,7 +642,7 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 		m.Topics = []OffsetFetchRequestTopics{}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -680,47 +661,33 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetFetchRequestGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v >= 8 {
 		if len(m.GroupId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 			w.Push("groupId")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupId, flex)
+		b = wire.AppendString(b, m.GroupId, true)
 	} else if !(m.GroupId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupId")
 		return b
 	}
 	if v >= 9 {
-		if m.MemberId == nil && !(v >= 9) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("memberId")
-			return b
-		}
 		if m.MemberId != nil && len(*m.MemberId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.MemberId, flex)
-	} else if !(m.MemberId == nil) {
-		// MemberId is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.MemberId, true)
 	}
+	// MemberId is ignorable: dropped at other versions.
 	if v >= 9 {
 		b = wire.AppendInt32(b, m.MemberEpoch)
-	} else if !(m.MemberEpoch == -1) {
-		// MemberEpoch is ignorable: dropped at this version.
 	}
+	// MemberEpoch is ignorable: dropped at other versions.
 	if v >= 8 {
-		if m.Topics == nil && !(v >= 8) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("topics")
-			return b
-		}
-		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (v >= 8), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil, true)
 		for i := range m.Topics {
 			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
@@ -734,7 +701,7 @@ func (m *OffsetFetchRequestGroup) encode(b []byte, v int16, w *wire.Encoder) []b
 		w.Push("topics")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -791,7 +758,6 @@ func (m *OffsetFetchRequestGroup) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -892,10 +858,8 @@ func (m *OffsetFetchRequestTopics) isDefault() bool {
 }
 
 func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v >= 8 && v <= 9 {
-		m.Name = r.String(flex)
+		m.Name = r.String(true)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -913,7 +877,7 @@ func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if v >= 8 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(true, false, 4); n >= 0 {
 			s := m.PartitionIndexes
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -939,7 +903,7 @@ func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
 		m.PartitionIndexes = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -958,34 +922,30 @@ func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetFetchRequestTopics) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v >= 8 && v <= 9 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
-	} else if !(m.Name == "") {
-		// Name is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Name, true)
 	}
+	// Name is ignorable: dropped at other versions.
 	if v >= 10 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
+	// TopicId is ignorable: dropped at other versions.
 	if v >= 8 {
-		b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionIndexes), false, true)
 		for i := range m.PartitionIndexes {
 			b = wire.AppendInt32(b, m.PartitionIndexes[i])
 		}
-	} else if !(len(m.PartitionIndexes) == 0) {
+	} else if len(m.PartitionIndexes) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndexes")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1033,7 +993,6 @@ func (m *OffsetFetchRequestTopics) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1158,6 +1117,3 @@ func (*OffsetFetchRequest) NewResponse() Response { return NewOffsetFetchRespons
 
 // ResponseType returns a new paired OffsetFetchResponse, typed.
 func (*OffsetFetchRequest) ResponseType() *OffsetFetchResponse { return NewOffsetFetchResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -45,8 +44,6 @@ func (m *OffsetFetchResponse) isDefault() bool {
 }
 
 func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v >= 3 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -57,7 +54,7 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 		m.ThrottleTimeMs = 0
 	}
 	if v <= 7 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 6, false, 1); n >= 0 {
 			s := m.Topics
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -91,7 +88,7 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	if v >= 8 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Groups
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -116,7 +113,7 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 		m.Groups = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -135,15 +132,12 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v >= 3 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
+	// ThrottleTimeMs is ignorable: dropped at other versions.
 	if v <= 7 {
-		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 6)
 		for i := range m.Topics {
 			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
@@ -152,18 +146,17 @@ func (m *OffsetFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 				return b
 			}
 		}
-	} else if !(len(m.Topics) == 0) {
+	} else if len(m.Topics) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
 		return b
 	}
 	if v >= 2 && v <= 7 {
 		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
-		// ErrorCode is ignorable: dropped at this version.
 	}
+	// ErrorCode is ignorable: dropped at other versions.
 	if v >= 8 {
-		b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Groups), false, true)
 		for i := range m.Groups {
 			b = m.Groups[i].encode(b, v, w)
 			if w.Err != nil {
@@ -172,12 +165,12 @@ func (m *OffsetFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 				return b
 			}
 		}
-	} else if !(len(m.Groups) == 0) {
+	} else if len(m.Groups) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groups")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -237,7 +230,6 @@ func (m *OffsetFetchResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -344,10 +336,8 @@ func (m *OffsetFetchResponseTopic) isDefault() bool {
 }
 
 func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v <= 7 {
-		m.Name = r.String(flex)
+		m.Name = r.String(v >= 6)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -356,7 +346,7 @@ func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v <= 7 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 6, false, 1); n >= 0 {
 			s := m.Partitions
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -381,7 +371,7 @@ func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
 		m.Partitions = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -400,22 +390,20 @@ func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetFetchResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v <= 7 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, v >= 6)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
 		return b
 	}
 	if v <= 7 {
-		b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 6)
 		for i := range m.Partitions {
 			b = m.Partitions[i].encode(b, v, w)
 			if w.Err != nil {
@@ -424,12 +412,12 @@ func (m *OffsetFetchResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []
 				return b
 			}
 		}
-	} else if !(len(m.Partitions) == 0) {
+	} else if len(m.Partitions) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitions")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -472,7 +460,6 @@ func (m *OffsetFetchResponseTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -567,8 +554,6 @@ func (m *OffsetFetchResponsePartition) isDefault() bool {
 }
 
 func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v <= 7 {
 		if len(r.Src)-r.Off >= 12 {
 			p := r.Src[r.Off : r.Off+12]
@@ -602,11 +587,7 @@ func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
 		m.CommittedLeaderEpoch = -1
 	}
 	if v <= 7 {
-		if v <= 7 {
-			m.Metadata = r.NullableString(flex)
-		} else {
-			m.Metadata = r.StringPtr(flex)
-		}
+		m.Metadata = r.NullableString(v >= 6)
 		if r.Err != nil {
 			r.Push("metadata")
 			return
@@ -624,7 +605,7 @@ func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -643,24 +624,20 @@ func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetFetchResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v <= 7 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 12)...)
-			p := b[n : n+12]
-			_ = p[11]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
-			binary.BigEndian.PutUint64(p[4:], uint64(m.CommittedOffset))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 12)...)
+		p := b[n : n+12]
+		_ = p[11]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.CommittedOffset))
 	} else {
-		if !(m.PartitionIndex == 0) {
+		if m.PartitionIndex != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("partitionIndex")
 			return b
 		}
-		if !(m.CommittedOffset == 0) {
+		if m.CommittedOffset != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("committedOffset")
 			return b
@@ -668,21 +645,15 @@ func (m *OffsetFetchResponsePartition) encode(b []byte, v int16, w *wire.Encoder
 	}
 	if v >= 5 && v <= 7 {
 		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
-	} else if !(m.CommittedLeaderEpoch == -1) {
-		// CommittedLeaderEpoch is ignorable: dropped at this version.
 	}
+	// CommittedLeaderEpoch is ignorable: dropped at other versions.
 	if v <= 7 {
-		if m.Metadata == nil && !(v <= 7) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("metadata")
-			return b
-		}
 		if m.Metadata != nil && len(*m.Metadata) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Metadata)))
 			w.Push("metadata")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Metadata, flex)
+		b = wire.AppendNullableString(b, m.Metadata, v >= 6)
 	} else if !(m.Metadata != nil && *m.Metadata == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("metadata")
@@ -690,12 +661,12 @@ func (m *OffsetFetchResponsePartition) encode(b []byte, v int16, w *wire.Encoder
 	}
 	if v <= 7 {
 		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
+	} else if m.ErrorCode != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -746,7 +717,6 @@ func (m *OffsetFetchResponsePartition) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -840,10 +810,8 @@ func (m *OffsetFetchResponseGroup) isDefault() bool {
 }
 
 func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v >= 8 {
-		m.GroupId = r.String(flex)
+		m.GroupId = r.String(true)
 		if r.Err != nil {
 			r.Push("groupId")
 			return
@@ -852,7 +820,7 @@ func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 		m.GroupId = ""
 	}
 	if v >= 8 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Topics
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -886,7 +854,7 @@ func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -905,22 +873,20 @@ func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetFetchResponseGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v >= 8 {
 		if len(m.GroupId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 			w.Push("groupId")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupId, flex)
+		b = wire.AppendString(b, m.GroupId, true)
 	} else if !(m.GroupId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupId")
 		return b
 	}
 	if v >= 8 {
-		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 		for i := range m.Topics {
 			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
@@ -929,19 +895,19 @@ func (m *OffsetFetchResponseGroup) encode(b []byte, v int16, w *wire.Encoder) []
 				return b
 			}
 		}
-	} else if !(len(m.Topics) == 0) {
+	} else if len(m.Topics) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
 		return b
 	}
 	if v >= 8 {
 		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
+	} else if m.ErrorCode != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -989,7 +955,6 @@ func (m *OffsetFetchResponseGroup) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1082,10 +1047,8 @@ func (m *OffsetFetchResponseTopics) isDefault() bool {
 }
 
 func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v >= 8 && v <= 9 {
-		m.Name = r.String(flex)
+		m.Name = r.String(true)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -1103,7 +1066,7 @@ func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 		m.TopicId = UUID{}
 	}
 	if v >= 8 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Partitions
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -1128,7 +1091,7 @@ func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 		m.Partitions = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1147,25 +1110,21 @@ func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetFetchResponseTopics) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v >= 8 && v <= 9 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
-	} else if !(m.Name == "") {
-		// Name is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Name, true)
 	}
+	// Name is ignorable: dropped at other versions.
 	if v >= 10 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
+	// TopicId is ignorable: dropped at other versions.
 	if v >= 8 {
-		b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 		for i := range m.Partitions {
 			b = m.Partitions[i].encode(b, v, w)
 			if w.Err != nil {
@@ -1174,12 +1133,12 @@ func (m *OffsetFetchResponseTopics) encode(b []byte, v int16, w *wire.Encoder) [
 				return b
 			}
 		}
-	} else if !(len(m.Partitions) == 0) {
+	} else if len(m.Partitions) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitions")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1227,7 +1186,6 @@ func (m *OffsetFetchResponseTopics) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1328,8 +1286,6 @@ func (m *OffsetFetchResponsePartitions) isDefault() bool {
 }
 
 func (m *OffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v >= 8 {
 		if len(r.Src)-r.Off >= 16 {
 			p := r.Src[r.Off : r.Off+16]
@@ -1361,11 +1317,7 @@ func (m *OffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
 		m.CommittedLeaderEpoch = -1
 	}
 	if v >= 8 {
-		if v >= 8 {
-			m.Metadata = r.NullableString(flex)
-		} else {
-			m.Metadata = r.StringPtr(flex)
-		}
+		m.Metadata = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("metadata")
 			return
@@ -1383,7 +1335,7 @@ func (m *OffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
 		m.ErrorCode = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1402,45 +1354,33 @@ func (m *OffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetFetchResponsePartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v >= 8 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 16)...)
-			p := b[n : n+16]
-			_ = p[15]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
-			binary.BigEndian.PutUint64(p[4:], uint64(m.CommittedOffset))
-			binary.BigEndian.PutUint32(p[12:], uint32(m.CommittedLeaderEpoch))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 16)...)
+		p := b[n : n+16]
+		_ = p[15]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint64(p[4:], uint64(m.CommittedOffset))
+		binary.BigEndian.PutUint32(p[12:], uint32(m.CommittedLeaderEpoch))
 	} else {
-		if !(m.PartitionIndex == 0) {
+		if m.PartitionIndex != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("partitionIndex")
 			return b
 		}
-		if !(m.CommittedOffset == 0) {
+		if m.CommittedOffset != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("committedOffset")
 			return b
 		}
-		if !(m.CommittedLeaderEpoch == -1) {
-			// CommittedLeaderEpoch is ignorable: dropped at this version.
-		}
 	}
 	if v >= 8 {
-		if m.Metadata == nil && !(v >= 8) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("metadata")
-			return b
-		}
 		if m.Metadata != nil && len(*m.Metadata) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Metadata)))
 			w.Push("metadata")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Metadata, flex)
+		b = wire.AppendNullableString(b, m.Metadata, true)
 	} else if !(m.Metadata != nil && *m.Metadata == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("metadata")
@@ -1448,12 +1388,12 @@ func (m *OffsetFetchResponsePartitions) encode(b []byte, v int16, w *wire.Encode
 	}
 	if v >= 8 {
 		b = wire.AppendInt16(b, m.ErrorCode)
-	} else if !(m.ErrorCode == 0) {
+	} else if m.ErrorCode != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("errorCode")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1504,7 +1444,6 @@ func (m *OffsetFetchResponsePartitions) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1629,6 +1568,3 @@ func (*OffsetFetchResponse) NewRequest() Request { return NewOffsetFetchRequest(
 
 // RequestType returns a new paired OffsetFetchRequest, typed.
 func (*OffsetFetchResponse) RequestType() *OffsetFetchRequest { return NewOffsetFetchRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

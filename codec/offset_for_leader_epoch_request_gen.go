@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -45,8 +42,6 @@ func (m *OffsetForLeaderEpochRequest) isDefault() bool {
 }
 
 func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 3 {
 		m.ReplicaId = r.Int32()
 		if r.Err != nil {
@@ -56,7 +51,7 @@ func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ReplicaId = -2
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -78,7 +73,7 @@ func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -101,14 +96,11 @@ func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetForLeaderEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 3 {
 		b = wire.AppendInt32(b, m.ReplicaId)
-	} else if !(m.ReplicaId == -2) {
-		// ReplicaId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	// ReplicaId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 4)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -117,7 +109,7 @@ func (m *OffsetForLeaderEpochRequest) encode(b []byte, v int16, w *wire.Encoder)
 			return b
 		}
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -163,7 +155,6 @@ func (m *OffsetForLeaderEpochRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -253,14 +244,12 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) isDefault() bool {
 }
 
 func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
-	m.Topic = r.String(flex)
+	m.Topic = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("topic")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 8); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -282,7 +271,7 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) decode(r *wire.Reader,
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -301,15 +290,13 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) decode(r *wire.Reader,
 }
 
 func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if len(m.Topic) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
 		return b
 	}
-	b = wire.AppendString(b, m.Topic, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, v >= 4)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 4)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -318,7 +305,7 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) encode(b []byte, v int
 			return b
 		}
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -357,7 +344,6 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) appendJSON(b []byte, v
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -445,8 +431,6 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) isDefault() bool {
 }
 
 func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	m.Partition = r.Int32()
 	if r.Err != nil {
 		r.Push("partition")
@@ -467,7 +451,7 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) decode(r *wire.Rea
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -486,16 +470,13 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) decode(r *wire.Rea
 }
 
 func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	b = wire.AppendInt32(b, m.Partition)
 	if v >= 2 {
 		b = wire.AppendInt32(b, m.CurrentLeaderEpoch)
-	} else if !(m.CurrentLeaderEpoch == -1) {
-		// CurrentLeaderEpoch is ignorable: dropped at this version.
 	}
+	// CurrentLeaderEpoch is ignorable: dropped at other versions.
 	b = wire.AppendInt32(b, m.LeaderEpoch)
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -532,7 +513,6 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) appendJSON(b []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -649,6 +629,3 @@ func (*OffsetForLeaderEpochRequest) NewResponse() Response { return NewOffsetFor
 func (*OffsetForLeaderEpochRequest) ResponseType() *OffsetForLeaderEpochResponse {
 	return NewOffsetForLeaderEpochResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

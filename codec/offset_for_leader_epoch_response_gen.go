@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,8 +38,6 @@ func (m *OffsetForLeaderEpochResponse) isDefault() bool {
 }
 
 func (m *OffsetForLeaderEpochResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 2 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -50,7 +47,7 @@ func (m *OffsetForLeaderEpochResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ThrottleTimeMs = 0
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -72,7 +69,7 @@ func (m *OffsetForLeaderEpochResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -91,14 +88,11 @@ func (m *OffsetForLeaderEpochResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetForLeaderEpochResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 2 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	// ThrottleTimeMs is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 4)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -107,7 +101,7 @@ func (m *OffsetForLeaderEpochResponse) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -148,7 +142,6 @@ func (m *OffsetForLeaderEpochResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -232,14 +225,12 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) isDefault() boo
 }
 
 func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
-	m.Topic = r.String(flex)
+	m.Topic = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("topic")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 14); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -261,7 +252,7 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) decode(r *wire.
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -280,15 +271,13 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) decode(r *wire.
 }
 
 func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if len(m.Topic) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
 		return b
 	}
-	b = wire.AppendString(b, m.Topic, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, v >= 4)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 4)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -297,7 +286,7 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) encode(b []byte
 			return b
 		}
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -336,7 +325,6 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) appendJSON(b []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -428,8 +416,6 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) isDefault() bool {
 }
 
 func (m *OffsetForLeaderEpochResponseEpochEndOffset) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -463,7 +449,7 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) decode(r *wire.Reader, v in
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -482,8 +468,6 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) decode(r *wire.Reader, v in
 }
 
 func (m *OffsetForLeaderEpochResponseEpochEndOffset) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -494,11 +478,10 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) encode(b []byte, v int16, w
 	}
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.LeaderEpoch)
-	} else if !(m.LeaderEpoch == -1) {
-		// LeaderEpoch is ignorable: dropped at this version.
 	}
+	// LeaderEpoch is ignorable: dropped at other versions.
 	b = wire.AppendInt64(b, m.EndOffset)
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -538,7 +521,6 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) appendJSON(b []byte, v int1
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -661,6 +643,3 @@ func (*OffsetForLeaderEpochResponse) NewRequest() Request { return NewOffsetForL
 func (*OffsetForLeaderEpochResponse) RequestType() *OffsetForLeaderEpochRequest {
 	return NewOffsetForLeaderEpochRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -46,14 +45,8 @@ func (m *ProduceRequest) isDefault() bool {
 }
 
 func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	if v >= 3 {
-		if v >= 3 {
-			m.TransactionalId = r.NullableString(flex)
-		} else {
-			m.TransactionalId = r.StringPtr(flex)
-		}
+		m.TransactionalId = r.NullableString(v >= 9)
 		if r.Err != nil {
 			r.Push("transactionalId")
 			return
@@ -79,7 +72,7 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 9, false, 1); n >= 0 {
 		s := m.TopicData
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -101,7 +94,7 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -124,21 +117,14 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ProduceRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	if v >= 3 {
-		if m.TransactionalId == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("transactionalId")
-			return b
-		}
 		if m.TransactionalId != nil && len(*m.TransactionalId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalId)))
 			w.Push("transactionalId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.TransactionalId, flex)
-	} else if !(m.TransactionalId == nil) {
+		b = wire.AppendNullableString(b, m.TransactionalId, v >= 9)
+	} else if m.TransactionalId != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalId")
 		return b
@@ -151,7 +137,7 @@ func (m *ProduceRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		binary.BigEndian.PutUint16(p[0:], uint16(m.Acks))
 		binary.BigEndian.PutUint32(p[2:], uint32(m.TimeoutMs))
 	}
-	b = wire.AppendArrayLen(b, len(m.TopicData), m.TopicData == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TopicData), false, v >= 9)
 	for i := range m.TopicData {
 		b = m.TopicData[i].encode(b, v, w)
 		if w.Err != nil {
@@ -160,7 +146,7 @@ func (m *ProduceRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if flex {
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -212,7 +198,6 @@ func (m *ProduceRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -317,10 +302,8 @@ func (m *ProduceRequestTopicProduceData) isDefault() bool {
 }
 
 func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	if v <= 12 {
-		m.Name = r.String(flex)
+		m.Name = r.String(v >= 9)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -337,7 +320,7 @@ func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicId = UUID{}
 	}
-	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
+	if n := r.ArrayLen(v >= 9, false, 5); n >= 0 {
 		s := m.PartitionData
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -359,7 +342,7 @@ func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -378,24 +361,20 @@ func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ProduceRequestTopicProduceData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	if v <= 12 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
-	} else if !(m.Name == "") {
-		// Name is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Name, v >= 9)
 	}
+	// Name is ignorable: dropped at other versions.
 	if v >= 13 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.PartitionData), m.PartitionData == nil && (false), flex)
+	// TopicId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.PartitionData), false, v >= 9)
 	for i := range m.PartitionData {
 		b = m.PartitionData[i].encode(b, v, w)
 		if w.Err != nil {
@@ -404,7 +383,7 @@ func (m *ProduceRequestTopicProduceData) encode(b []byte, v int16, w *wire.Encod
 			return b
 		}
 	}
-	if flex {
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -450,7 +429,6 @@ func (m *ProduceRequestTopicProduceData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -540,24 +518,18 @@ func (m *ProduceRequestPartitionProduceData) isDefault() bool {
 }
 
 func (m *ProduceRequestPartitionProduceData) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	m.Index = r.Int32()
 	if r.Err != nil {
 		r.Push("index")
 		return
 	}
-	if true {
-		m.Records = r.NullableBytes(flex)
-	} else {
-		m.Records = r.Bytes(flex)
-	}
+	m.Records = r.NullableBytes(v >= 9)
 	if r.Err != nil {
 		r.Push("records")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -576,16 +548,9 @@ func (m *ProduceRequestPartitionProduceData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ProduceRequestPartitionProduceData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	b = wire.AppendInt32(b, m.Index)
-	if m.Records == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("records")
-		return b
-	}
-	b = wire.AppendBytes(b, m.Records, flex, true)
-	if flex {
+	b = wire.AppendBytes(b, m.Records, v >= 9, true)
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -617,7 +582,6 @@ func (m *ProduceRequestPartitionProduceData) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -724,6 +688,3 @@ func (*ProduceRequest) NewResponse() Response { return NewProduceResponse() }
 
 // ResponseType returns a new paired ProduceResponse, typed.
 func (*ProduceRequest) ResponseType() *ProduceResponse { return NewProduceResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -38,9 +37,7 @@ func (m *ProduceResponse) isDefault() bool {
 }
 
 func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 9, false, 1); n >= 0 {
 		s := m.Responses
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -72,7 +69,7 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 	}
 	m.NodeEndpoints = nil
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -84,7 +81,7 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 			switch {
 			case tag == 0 && v >= 10:
 				saved := r.Limit(end)
-				if n := r.ArrayLen(true, (false), 1); n >= 0 {
+				if n := r.ArrayLen(true, false, 1); n >= 0 {
 					s := m.NodeEndpoints
 					s = wire.Slice(s, n, r.Remaining())
 					for i := 0; i < n; i++ {
@@ -118,9 +115,7 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ProduceResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Responses), false, v >= 9)
 	for i := range m.Responses {
 		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
@@ -131,27 +126,26 @@ func (m *ProduceResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	}
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
-	if !(v >= 10) && !(len(m.NodeEndpoints) == 0) {
+	// ThrottleTimeMs is ignorable: dropped at other versions.
+	if v <= 9 && len(m.NodeEndpoints) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeEndpoints")
 		return b
 	}
-	if flex {
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
-		if (v >= 10) && !(len(m.NodeEndpoints) == 0) {
+		if v >= 10 && len(m.NodeEndpoints) != 0 {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 10 {
 			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(len(m.NodeEndpoints) == 0) {
+			if len(m.NodeEndpoints) != 0 {
 				var start int
 				b, start = wire.BeginTag(b, 0)
-				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
+				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), false, true)
 				for i := range m.NodeEndpoints {
 					b = m.NodeEndpoints[i].encode(b, v, w)
 					if w.Err != nil {
@@ -213,7 +207,6 @@ func (m *ProduceResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -317,10 +310,8 @@ func (m *ProduceResponseTopicProduceResponse) isDefault() bool {
 }
 
 func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	if v <= 12 {
-		m.Name = r.String(flex)
+		m.Name = r.String(v >= 9)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -337,7 +328,7 @@ func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicId = UUID{}
 	}
-	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
+	if n := r.ArrayLen(v >= 9, false, 14); n >= 0 {
 		s := m.PartitionResponses
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -359,7 +350,7 @@ func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -378,24 +369,20 @@ func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ProduceResponseTopicProduceResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	if v <= 12 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
-	} else if !(m.Name == "") {
-		// Name is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Name, v >= 9)
 	}
+	// Name is ignorable: dropped at other versions.
 	if v >= 13 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.PartitionResponses), m.PartitionResponses == nil && (false), flex)
+	// TopicId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.PartitionResponses), false, v >= 9)
 	for i := range m.PartitionResponses {
 		b = m.PartitionResponses[i].encode(b, v, w)
 		if w.Err != nil {
@@ -404,7 +391,7 @@ func (m *ProduceResponseTopicProduceResponse) encode(b []byte, v int16, w *wire.
 			return b
 		}
 	}
-	if flex {
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -450,7 +437,6 @@ func (m *ProduceResponseTopicProduceResponse) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -561,8 +547,6 @@ func (m *ProduceResponsePartitionProduceResponse) isDefault() bool {
 }
 
 func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	if len(r.Src)-r.Off >= 14 {
 		p := r.Src[r.Off : r.Off+14]
 		_ = p[13]
@@ -606,7 +590,7 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 		m.LogStartOffset = -1
 	}
 	if v >= 8 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 9, false, 1); n >= 0 {
 			s := m.RecordErrors
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -631,11 +615,7 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 		m.RecordErrors = nil
 	}
 	if v >= 8 {
-		if v >= 8 {
-			m.ErrorMessage = r.NullableString(flex)
-		} else {
-			m.ErrorMessage = r.StringPtr(flex)
-		}
+		m.ErrorMessage = r.NullableString(v >= 9)
 		if r.Err != nil {
 			r.Push("errorMessage")
 			return
@@ -645,7 +625,7 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 	}
 	m.CurrentLeader = *NewProduceResponseLeaderIdAndEpoch()
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -675,8 +655,6 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 }
 
 func (m *ProduceResponsePartitionProduceResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 14)...)
@@ -688,16 +666,14 @@ func (m *ProduceResponsePartitionProduceResponse) encode(b []byte, v int16, w *w
 	}
 	if v >= 2 {
 		b = wire.AppendInt64(b, m.LogAppendTimeMs)
-	} else if !(m.LogAppendTimeMs == -1) {
-		// LogAppendTimeMs is ignorable: dropped at this version.
 	}
+	// LogAppendTimeMs is ignorable: dropped at other versions.
 	if v >= 5 {
 		b = wire.AppendInt64(b, m.LogStartOffset)
-	} else if !(m.LogStartOffset == -1) {
-		// LogStartOffset is ignorable: dropped at this version.
 	}
+	// LogStartOffset is ignorable: dropped at other versions.
 	if v >= 8 {
-		b = wire.AppendArrayLen(b, len(m.RecordErrors), m.RecordErrors == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.RecordErrors), false, v >= 9)
 		for i := range m.RecordErrors {
 			b = m.RecordErrors[i].encode(b, v, w)
 			if w.Err != nil {
@@ -706,39 +682,32 @@ func (m *ProduceResponsePartitionProduceResponse) encode(b []byte, v int16, w *w
 				return b
 			}
 		}
-	} else if !(len(m.RecordErrors) == 0) {
-		// RecordErrors is ignorable: dropped at this version.
 	}
+	// RecordErrors is ignorable: dropped at other versions.
 	if v >= 8 {
-		if m.ErrorMessage == nil && !(v >= 8) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("errorMessage")
-			return b
-		}
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 			w.Push("errorMessage")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	} else if !(m.ErrorMessage == nil) {
-		// ErrorMessage is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ErrorMessage, v >= 9)
 	}
-	if !(v >= 10) && !(m.CurrentLeader.isDefault()) {
+	// ErrorMessage is ignorable: dropped at other versions.
+	if v <= 9 && !m.CurrentLeader.isDefault() {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("currentLeader")
 		return b
 	}
-	if flex {
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
-		if (v >= 10) && !(m.CurrentLeader.isDefault()) {
+		if v >= 10 && !m.CurrentLeader.isDefault() {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 10 {
 			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(m.CurrentLeader.isDefault()) {
+			if !m.CurrentLeader.isDefault() {
 				var start int
 				b, start = wire.BeginTag(b, 0)
 				b = m.CurrentLeader.encode(b, v, w)
@@ -813,7 +782,6 @@ func (m *ProduceResponsePartitionProduceResponse) appendJSON(b []byte, v int16) 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -933,8 +901,6 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) isDefault() bool {
 }
 
 func (m *ProduceResponseBatchIndexAndErrorMessage) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	if v >= 8 {
 		m.BatchIndex = r.Int32()
 		if r.Err != nil {
@@ -945,11 +911,7 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) decode(r *wire.Reader, v int1
 		m.BatchIndex = 0
 	}
 	if v >= 8 {
-		if v >= 8 {
-			m.BatchIndexErrorMessage = r.NullableString(flex)
-		} else {
-			m.BatchIndexErrorMessage = r.StringPtr(flex)
-		}
+		m.BatchIndexErrorMessage = r.NullableString(v >= 9)
 		if r.Err != nil {
 			r.Push("batchIndexErrorMessage")
 			return
@@ -958,7 +920,7 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) decode(r *wire.Reader, v int1
 		m.BatchIndexErrorMessage = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -977,33 +939,26 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) decode(r *wire.Reader, v int1
 }
 
 func (m *ProduceResponseBatchIndexAndErrorMessage) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	if v >= 8 {
 		b = wire.AppendInt32(b, m.BatchIndex)
-	} else if !(m.BatchIndex == 0) {
+	} else if m.BatchIndex != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("batchIndex")
 		return b
 	}
 	if v >= 8 {
-		if m.BatchIndexErrorMessage == nil && !(v >= 8) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("batchIndexErrorMessage")
-			return b
-		}
 		if m.BatchIndexErrorMessage != nil && len(*m.BatchIndexErrorMessage) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.BatchIndexErrorMessage)))
 			w.Push("batchIndexErrorMessage")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.BatchIndexErrorMessage, flex)
-	} else if !(m.BatchIndexErrorMessage == nil) {
+		b = wire.AppendNullableString(b, m.BatchIndexErrorMessage, v >= 9)
+	} else if m.BatchIndexErrorMessage != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("batchIndexErrorMessage")
 		return b
 	}
-	if flex {
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1039,7 +994,6 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1114,8 +1068,6 @@ func (m *ProduceResponseLeaderIdAndEpoch) isDefault() bool {
 }
 
 func (m *ProduceResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	if v >= 10 {
 		if len(r.Src)-r.Off >= 8 {
 			p := r.Src[r.Off : r.Off+8]
@@ -1140,7 +1092,7 @@ func (m *ProduceResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 		m.LeaderEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1159,30 +1111,26 @@ func (m *ProduceResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ProduceResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	if v >= 10 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 8)...)
-			p := b[n : n+8]
-			_ = p[7]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
-			binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	} else {
-		if !(m.LeaderId == -1) {
+		if m.LeaderId != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("leaderId")
 			return b
 		}
-		if !(m.LeaderEpoch == -1) {
+		if m.LeaderEpoch != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("leaderEpoch")
 			return b
 		}
 	}
-	if flex {
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1218,7 +1166,6 @@ func (m *ProduceResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1297,8 +1244,6 @@ func (m *ProduceResponseNodeEndpoint) isDefault() bool {
 }
 
 func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
-	flex := v >= 9
-	_ = flex
 	if v >= 10 {
 		m.NodeId = r.Int32()
 		if r.Err != nil {
@@ -1309,7 +1254,7 @@ func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.NodeId = 0
 	}
 	if v >= 10 {
-		m.Host = r.String(flex)
+		m.Host = r.String(true)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -1327,11 +1272,7 @@ func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.Port = 0
 	}
 	if v >= 10 {
-		if v >= 10 {
-			m.Rack = r.NullableString(flex)
-		} else {
-			m.Rack = r.StringPtr(flex)
-		}
+		m.Rack = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("rack")
 			return
@@ -1340,7 +1281,7 @@ func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.Rack = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 9 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1359,11 +1300,9 @@ func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ProduceResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 9
-	_ = flex
 	if v >= 10 {
 		b = wire.AppendInt32(b, m.NodeId)
-	} else if !(m.NodeId == 0) {
+	} else if m.NodeId != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -1374,7 +1313,7 @@ func (m *ProduceResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder)
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, true)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
@@ -1382,29 +1321,24 @@ func (m *ProduceResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder)
 	}
 	if v >= 10 {
 		b = wire.AppendInt32(b, m.Port)
-	} else if !(m.Port == 0) {
+	} else if m.Port != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
 		return b
 	}
 	if v >= 10 {
-		if m.Rack == nil && !(v >= 10) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("rack")
-			return b
-		}
 		if m.Rack != nil && len(*m.Rack) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 			w.Push("rack")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Rack, flex)
-	} else if !(m.Rack == nil) {
+		b = wire.AppendNullableString(b, m.Rack, true)
+	} else if m.Rack != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("rack")
 		return b
 	}
-	if flex {
+	if v >= 9 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1450,7 +1384,6 @@ func (m *ProduceResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1569,6 +1502,3 @@ func (*ProduceResponse) NewRequest() Request { return NewProduceRequest() }
 
 // RequestType returns a new paired ProduceRequest, typed.
 func (*ProduceResponse) RequestType() *ProduceRequest { return NewProduceRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

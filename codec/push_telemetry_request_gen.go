@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -53,8 +52,6 @@ func (m *PushTelemetryRequest) isDefault() bool {
 }
 
 func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 22 {
 		p := r.Src[r.Off : r.Off+22]
 		_ = p[21]
@@ -85,27 +82,25 @@ func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	m.Metrics = r.Bytes(flex)
+	m.Metrics = r.Bytes(true)
 	if r.Err != nil {
 		r.Push("metrics")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -114,8 +109,6 @@ func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *PushTelemetryRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 22)...)
@@ -128,17 +121,15 @@ func (m *PushTelemetryRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 		}
 		p[21] = byte(m.CompressionType)
 	}
-	b = wire.AppendBytes(b, m.Metrics, flex, false)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	b = wire.AppendBytes(b, m.Metrics, true, false)
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -171,7 +162,6 @@ func (m *PushTelemetryRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -302,6 +292,3 @@ func (*PushTelemetryRequest) NewResponse() Response { return NewPushTelemetryRes
 
 // ResponseType returns a new paired PushTelemetryResponse, typed.
 func (*PushTelemetryRequest) ResponseType() *PushTelemetryResponse { return NewPushTelemetryResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

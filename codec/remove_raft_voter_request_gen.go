@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -48,13 +47,7 @@ func (m *RemoveRaftVoterRequest) isDefault() bool {
 }
 
 func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if true {
-		m.ClusterId = r.NullableString(flex)
-	} else {
-		m.ClusterId = r.StringPtr(flex)
-	}
+	m.ClusterId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
@@ -78,21 +71,19 @@ func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -101,19 +92,12 @@ func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *RemoveRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	if m.ClusterId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("clusterId")
-		return b
-	}
 	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ClusterId, flex)
+	b = wire.AppendNullableString(b, m.ClusterId, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 20)...)
@@ -122,16 +106,14 @@ func (m *RemoveRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		binary.BigEndian.PutUint32(p[0:], uint32(m.VoterId))
 		copy(p[4:20], m.VoterDirectoryId[:])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -158,7 +140,6 @@ func (m *RemoveRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -279,6 +260,3 @@ func (*RemoveRaftVoterRequest) NewResponse() Response { return NewRemoveRaftVote
 func (*RemoveRaftVoterRequest) ResponseType() *RemoveRaftVoterResponse {
 	return NewRemoveRaftVoterResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -42,8 +41,6 @@ func (m *RenewDelegationTokenResponse) isDefault() bool {
 }
 
 func (m *RenewDelegationTokenResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if len(r.Src)-r.Off >= 14 {
 		p := r.Src[r.Off : r.Off+14]
 		_ = p[13]
@@ -69,7 +66,7 @@ func (m *RenewDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -88,8 +85,6 @@ func (m *RenewDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *RenewDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 14)...)
@@ -99,7 +94,7 @@ func (m *RenewDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encoder
 		binary.BigEndian.PutUint64(p[2:], uint64(m.ExpiryTimestampMs))
 		binary.BigEndian.PutUint32(p[10:], uint32(m.ThrottleTimeMs))
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -134,7 +129,6 @@ func (m *RenewDelegationTokenResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -251,6 +245,3 @@ func (*RenewDelegationTokenResponse) NewRequest() Request { return NewRenewDeleg
 func (*RenewDelegationTokenResponse) RequestType() *RenewDelegationTokenRequest {
 	return NewRenewDelegationTokenRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -42,8 +41,6 @@ func (m *RequestHeader) isDefault() bool {
 }
 
 func (m *RequestHeader) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -69,11 +66,7 @@ func (m *RequestHeader) decode(r *wire.Reader, v int16) {
 		}
 	}
 	if v >= 1 {
-		if v >= 1 {
-			m.ClientId = r.NullableString((false))
-		} else {
-			m.ClientId = r.StringPtr((false))
-		}
+		m.ClientId = r.NullableString(false)
 		if r.Err != nil {
 			r.Push("clientId")
 			return
@@ -82,7 +75,7 @@ func (m *RequestHeader) decode(r *wire.Reader, v int16) {
 		m.ClientId = newString("")
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -101,8 +94,6 @@ func (m *RequestHeader) decode(r *wire.Reader, v int16) {
 }
 
 func (m *RequestHeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -113,21 +104,15 @@ func (m *RequestHeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		binary.BigEndian.PutUint32(p[4:], uint32(m.CorrelationId))
 	}
 	if v >= 1 {
-		if m.ClientId == nil && !(v >= 1) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("clientId")
-			return b
-		}
 		if m.ClientId != nil && len(*m.ClientId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClientId)))
 			w.Push("clientId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ClientId, (false))
-	} else if !(m.ClientId != nil && *m.ClientId == "") {
-		// ClientId is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ClientId, false)
 	}
-	if flex {
+	// ClientId is ignorable: dropped at other versions.
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -167,7 +152,6 @@ func (m *RequestHeader) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -278,6 +262,3 @@ func (m *RequestHeader) AppendJSON(dst []byte, version int16) ([]byte, error) {
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *RequestHeader) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -32,15 +29,13 @@ func (m *ResponseHeader) isDefault() bool {
 }
 
 func (m *ResponseHeader) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	m.CorrelationId = r.Int32()
 	if r.Err != nil {
 		r.Push("correlationId")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -59,10 +54,8 @@ func (m *ResponseHeader) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ResponseHeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	b = wire.AppendInt32(b, m.CorrelationId)
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -91,7 +84,6 @@ func (m *ResponseHeader) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -184,6 +176,3 @@ func (m *ResponseHeader) AppendJSON(dst []byte, version int16) ([]byte, error) {
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *ResponseHeader) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

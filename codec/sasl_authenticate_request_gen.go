@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -41,15 +38,13 @@ func (m *SaslAuthenticateRequest) isDefault() bool {
 }
 
 func (m *SaslAuthenticateRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.AuthBytes = r.Bytes(flex)
+	m.AuthBytes = r.Bytes(v >= 2)
 	if r.Err != nil {
 		r.Push("authBytes")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -72,10 +67,8 @@ func (m *SaslAuthenticateRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *SaslAuthenticateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
-	b = wire.AppendBytes(b, m.AuthBytes, flex, false)
-	if flex {
+	b = wire.AppendBytes(b, m.AuthBytes, v >= 2, false)
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -109,7 +102,6 @@ func (m *SaslAuthenticateRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -218,6 +210,3 @@ func (*SaslAuthenticateRequest) NewResponse() Response { return NewSaslAuthentic
 func (*SaslAuthenticateRequest) ResponseType() *SaslAuthenticateResponse {
 	return NewSaslAuthenticateResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

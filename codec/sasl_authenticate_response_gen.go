@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -46,23 +43,17 @@ func (m *SaslAuthenticateResponse) isDefault() bool {
 }
 
 func (m *SaslAuthenticateResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
-	m.AuthBytes = r.Bytes(flex)
+	m.AuthBytes = r.Bytes(v >= 2)
 	if r.Err != nil {
 		r.Push("authBytes")
 		return
@@ -77,7 +68,7 @@ func (m *SaslAuthenticateResponse) decode(r *wire.Reader, v int16) {
 		m.SessionLifetimeMs = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -96,27 +87,19 @@ func (m *SaslAuthenticateResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *SaslAuthenticateResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	b = wire.AppendBytes(b, m.AuthBytes, flex, false)
+	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 2)
+	b = wire.AppendBytes(b, m.AuthBytes, v >= 2, false)
 	if v >= 1 {
 		b = wire.AppendInt64(b, m.SessionLifetimeMs)
-	} else if !(m.SessionLifetimeMs == 0) {
-		// SessionLifetimeMs is ignorable: dropped at this version.
 	}
-	if flex {
+	// SessionLifetimeMs is ignorable: dropped at other versions.
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -156,7 +139,6 @@ func (m *SaslAuthenticateResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -279,6 +261,3 @@ func (*SaslAuthenticateResponse) NewRequest() Request { return NewSaslAuthentica
 func (*SaslAuthenticateResponse) RequestType() *SaslAuthenticateRequest {
 	return NewSaslAuthenticateRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

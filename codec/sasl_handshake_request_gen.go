@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -38,9 +35,7 @@ func (m *SaslHandshakeRequest) isDefault() bool {
 }
 
 func (m *SaslHandshakeRequest) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
-	m.Mechanism = r.String(flex)
+	m.Mechanism = r.String(false)
 	if r.Err != nil {
 		r.Push("mechanism")
 		return
@@ -52,14 +47,12 @@ func (m *SaslHandshakeRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *SaslHandshakeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	if len(m.Mechanism) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Mechanism)))
 		w.Push("mechanism")
 		return b
 	}
-	b = wire.AppendString(b, m.Mechanism, flex)
+	b = wire.AppendString(b, m.Mechanism, false)
 	b = append(b, m.TrailingBytes...)
 	return b
 }
@@ -74,7 +67,6 @@ func (m *SaslHandshakeRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -175,6 +167,3 @@ func (*SaslHandshakeRequest) NewResponse() Response { return NewSaslHandshakeRes
 
 // ResponseType returns a new paired SaslHandshakeResponse, typed.
 func (*SaslHandshakeRequest) ResponseType() *SaslHandshakeResponse { return NewSaslHandshakeResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

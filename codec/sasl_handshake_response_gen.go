@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -36,14 +33,12 @@ func (m *SaslHandshakeResponse) isDefault() bool {
 }
 
 func (m *SaslHandshakeResponse) decode(r *wire.Reader, v int16) {
-	flex := false
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(false, false, 1); n >= 0 {
 		s := m.Mechanisms
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -51,7 +46,7 @@ func (m *SaslHandshakeResponse) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(false)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -68,10 +63,8 @@ func (m *SaslHandshakeResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *SaslHandshakeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := false
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendArrayLen(b, len(m.Mechanisms), m.Mechanisms == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Mechanisms), false, false)
 	for i := range m.Mechanisms {
 		if len(m.Mechanisms[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Mechanisms[i])))
@@ -79,7 +72,7 @@ func (m *SaslHandshakeResponse) encode(b []byte, v int16, w *wire.Encoder) []byt
 			w.Push("mechanisms")
 			return b
 		}
-		b = wire.AppendString(b, m.Mechanisms[i], flex)
+		b = wire.AppendString(b, m.Mechanisms[i], false)
 	}
 	return b
 }
@@ -100,7 +93,6 @@ func (m *SaslHandshakeResponse) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.AppendString(b, m.Mechanisms[i])
 	}
 	b = append(b, ']')
-	_ = first
 	return append(b, '}')
 }
 
@@ -213,6 +205,3 @@ func (*SaslHandshakeResponse) NewRequest() Request { return NewSaslHandshakeRequ
 
 // RequestType returns a new paired SaslHandshakeRequest, typed.
 func (*SaslHandshakeResponse) RequestType() *SaslHandshakeRequest { return NewSaslHandshakeRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -54,22 +53,12 @@ func (m *ShareAcknowledgeRequest) isDefault() bool {
 }
 
 func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if true {
-		m.GroupId = r.NullableString(flex)
-	} else {
-		m.GroupId = r.StringPtr(flex)
-	}
+	m.GroupId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	if true {
-		m.MemberId = r.NullableString(flex)
-	} else {
-		m.MemberId = r.StringPtr(flex)
-	}
+	m.MemberId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -88,7 +77,7 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.IsRenewAck = false
 	}
-	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
+	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -110,21 +99,19 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -133,39 +120,27 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareAcknowledgeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	if m.GroupId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("groupId")
-		return b
-	}
 	if m.GroupId != nil && len(*m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.GroupId, flex)
-	if m.MemberId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("memberId")
-		return b
-	}
+	b = wire.AppendNullableString(b, m.GroupId, true)
 	if m.MemberId != nil && len(*m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.MemberId, flex)
+	b = wire.AppendNullableString(b, m.MemberId, true)
 	b = wire.AppendInt32(b, m.ShareSessionEpoch)
 	if v >= 2 {
 		b = wire.AppendBool(b, m.IsRenewAck)
-	} else if !(!m.IsRenewAck) {
+	} else if m.IsRenewAck {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isRenewAck")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -174,16 +149,14 @@ func (m *ShareAcknowledgeRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -225,7 +198,6 @@ func (m *ShareAcknowledgeRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -333,14 +305,12 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) isDefault() bool {
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgeTopic) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.TopicId = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -362,29 +332,25 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) decode(r *wire.Reader, v int16
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgeTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = append(b, m.TopicId[:]...)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -393,16 +359,14 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) encode(b []byte, v int16, w *w
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -428,7 +392,6 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) appendJSON(b []byte, v int16) 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -512,14 +475,12 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) isDefault() bool {
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgePartition) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.PartitionIndex = r.Int32()
 	if r.Err != nil {
 		r.Push("partitionIndex")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
+	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.AcknowledgementBatches
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -541,29 +502,25 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) decode(r *wire.Reader, v i
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendArrayLen(b, len(m.AcknowledgementBatches), m.AcknowledgementBatches == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.AcknowledgementBatches), false, true)
 	for i := range m.AcknowledgementBatches {
 		b = m.AcknowledgementBatches[i].encode(b, v, w)
 		if w.Err != nil {
@@ -572,16 +529,14 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) encode(b []byte, v int16, 
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -607,7 +562,6 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) appendJSON(b []byte, v int
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -694,8 +648,6 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) isDefault() bool {
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 16 {
 		p := r.Src[r.Off : r.Off+16]
 		_ = p[15]
@@ -714,7 +666,7 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) decode(r *wire.Reader, v i
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.AcknowledgeTypes
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -737,27 +689,23 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) decode(r *wire.Reader, v i
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgementBatch) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 16)...)
@@ -766,20 +714,18 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) encode(b []byte, v int16, 
 		binary.BigEndian.PutUint64(p[0:], uint64(m.FirstOffset))
 		binary.BigEndian.PutUint64(p[8:], uint64(m.LastOffset))
 	}
-	b = wire.AppendArrayLen(b, len(m.AcknowledgeTypes), m.AcknowledgeTypes == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.AcknowledgeTypes), false, true)
 	for i := range m.AcknowledgeTypes {
 		b = append(b, byte(m.AcknowledgeTypes[i]))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -808,7 +754,6 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) appendJSON(b []byte, v int
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -935,6 +880,3 @@ func (*ShareAcknowledgeRequest) NewResponse() Response { return NewShareAcknowle
 func (*ShareAcknowledgeRequest) ResponseType() *ShareAcknowledgeResponse {
 	return NewShareAcknowledgeResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

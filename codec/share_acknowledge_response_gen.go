@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -51,8 +50,6 @@ func (m *ShareAcknowledgeResponse) isDefault() bool {
 }
 
 func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -71,11 +68,7 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
@@ -89,7 +82,7 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.AcquisitionLockTimeoutMs = 0
 	}
-	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
+	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Responses
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -110,7 +103,7 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 		r.Push("responses")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 11); n >= 0 {
+	if n := r.ArrayLen(true, false, 11); n >= 0 {
 		s := m.NodeEndpoints
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -132,27 +125,23 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareAcknowledgeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -161,23 +150,17 @@ func (m *ShareAcknowledgeResponse) encode(b []byte, v int16, w *wire.Encoder) []
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	if v >= 2 {
 		b = wire.AppendInt32(b, m.AcquisitionLockTimeoutMs)
-	} else if !(m.AcquisitionLockTimeoutMs == 0) {
-		// AcquisitionLockTimeoutMs is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
+	// AcquisitionLockTimeoutMs is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Responses), false, true)
 	for i := range m.Responses {
 		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
@@ -186,7 +169,7 @@ func (m *ShareAcknowledgeResponse) encode(b []byte, v int16, w *wire.Encoder) []
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.NodeEndpoints), false, true)
 	for i := range m.NodeEndpoints {
 		b = m.NodeEndpoints[i].encode(b, v, w)
 		if w.Err != nil {
@@ -195,16 +178,14 @@ func (m *ShareAcknowledgeResponse) encode(b []byte, v int16, w *wire.Encoder) []
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -251,7 +232,6 @@ func (m *ShareAcknowledgeResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -370,14 +350,12 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) isDefault() bool
 }
 
 func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.TopicId = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 17); n >= 0 {
+	if n := r.ArrayLen(true, false, 17); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -399,29 +377,25 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) decode(r *wire.R
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = append(b, m.TopicId[:]...)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -430,16 +404,14 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) encode(b []byte,
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -465,7 +437,6 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) appendJSON(b []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -556,8 +527,6 @@ func (m *ShareAcknowledgeResponsePartitionData) isDefault() bool {
 }
 
 func (m *ShareAcknowledgeResponsePartitionData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -576,11 +545,7 @@ func (m *ShareAcknowledgeResponsePartitionData) decode(r *wire.Reader, v int16) 
 			return
 		}
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
@@ -591,27 +556,23 @@ func (m *ShareAcknowledgeResponsePartitionData) decode(r *wire.Reader, v int16) 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareAcknowledgeResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -620,32 +581,25 @@ func (m *ShareAcknowledgeResponsePartitionData) encode(b []byte, v int16, w *wir
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	b = m.CurrentLeader.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("currentLeader")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -670,7 +624,6 @@ func (m *ShareAcknowledgeResponsePartitionData) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -755,8 +708,6 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) isDefault() bool {
 }
 
 func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -776,27 +727,23 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int1
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -805,16 +752,14 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *
 		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -833,7 +778,6 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -912,14 +856,12 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) isDefault() bool {
 }
 
 func (m *ShareAcknowledgeResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.NodeId = r.Int32()
 	if r.Err != nil {
 		r.Push("nodeId")
 		return
 	}
-	m.Host = r.String(flex)
+	m.Host = r.String(true)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -929,66 +871,51 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		r.Push("port")
 		return
 	}
-	if true {
-		m.Rack = r.NullableString(flex)
-	} else {
-		m.Rack = r.StringPtr(flex)
-	}
+	m.Rack = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rack")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareAcknowledgeResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.NodeId)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, true)
 	b = wire.AppendInt32(b, m.Port)
-	if m.Rack == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("rack")
-		return b
-	}
 	if m.Rack != nil && len(*m.Rack) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 		w.Push("rack")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Rack, flex)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	b = wire.AppendNullableString(b, m.Rack, true)
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1013,7 +940,6 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1136,6 +1062,3 @@ func (*ShareAcknowledgeResponse) NewRequest() Request { return NewShareAcknowled
 func (*ShareAcknowledgeResponse) RequestType() *ShareAcknowledgeRequest {
 	return NewShareAcknowledgeRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -76,22 +75,12 @@ func (m *ShareFetchRequest) isDefault() bool {
 }
 
 func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if true {
-		m.GroupId = r.NullableString(flex)
-	} else {
-		m.GroupId = r.StringPtr(flex)
-	}
+	m.GroupId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	if true {
-		m.MemberId = r.NullableString(flex)
-	} else {
-		m.MemberId = r.StringPtr(flex)
-	}
+	m.MemberId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -172,7 +161,7 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 		m.ShareAcquireMode = 0
 		m.IsRenewAck = false
 	}
-	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
+	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -193,7 +182,7 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 		r.Push("topics")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
+	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.ForgottenTopicsData
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -215,21 +204,19 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -238,30 +225,18 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	if m.GroupId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("groupId")
-		return b
-	}
 	if m.GroupId != nil && len(*m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.GroupId, flex)
-	if m.MemberId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("memberId")
-		return b
-	}
+	b = wire.AppendNullableString(b, m.GroupId, true)
 	if m.MemberId != nil && len(*m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.MemberId, flex)
+	b = wire.AppendNullableString(b, m.MemberId, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 16)...)
@@ -273,48 +248,41 @@ func (m *ShareFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		binary.BigEndian.PutUint32(p[12:], uint32(m.MaxBytes))
 	}
 	if v >= 1 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 8)...)
-			p := b[n : n+8]
-			_ = p[7]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.MaxRecords))
-			binary.BigEndian.PutUint32(p[4:], uint32(m.BatchSize))
-		}
+		n := len(b)
+		b = append(b, make([]byte, 8)...)
+		p := b[n : n+8]
+		_ = p[7]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.MaxRecords))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.BatchSize))
 	} else {
-		if !(m.MaxRecords == 0) {
+		if m.MaxRecords != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("maxRecords")
 			return b
 		}
-		if !(m.BatchSize == 0) {
+		if m.BatchSize != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("batchSize")
 			return b
 		}
 	}
 	if v >= 2 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 2)...)
-			p := b[n : n+2]
-			_ = p[1]
-			p[0] = byte(m.ShareAcquireMode)
-			if m.IsRenewAck {
-				p[1] = 1
-			}
+		n := len(b)
+		b = append(b, make([]byte, 2)...)
+		p := b[n : n+2]
+		_ = p[1]
+		p[0] = byte(m.ShareAcquireMode)
+		if m.IsRenewAck {
+			p[1] = 1
 		}
 	} else {
-		if !(m.ShareAcquireMode == 0) {
-			// ShareAcquireMode is ignorable: dropped at this version.
-		}
-		if !(!m.IsRenewAck) {
+		if m.IsRenewAck {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("isRenewAck")
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -323,7 +291,7 @@ func (m *ShareFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.ForgottenTopicsData), m.ForgottenTopicsData == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ForgottenTopicsData), false, true)
 	for i := range m.ForgottenTopicsData {
 		b = m.ForgottenTopicsData[i].encode(b, v, w)
 		if w.Err != nil {
@@ -332,16 +300,14 @@ func (m *ShareFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -417,7 +383,6 @@ func (m *ShareFetchRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -578,14 +543,12 @@ func (m *ShareFetchRequestFetchTopic) isDefault() bool {
 }
 
 func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.TopicId = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -607,29 +570,25 @@ func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareFetchRequestFetchTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = append(b, m.TopicId[:]...)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -638,16 +597,14 @@ func (m *ShareFetchRequestFetchTopic) encode(b []byte, v int16, w *wire.Encoder)
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -673,7 +630,6 @@ func (m *ShareFetchRequestFetchTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -760,8 +716,6 @@ func (m *ShareFetchRequestFetchPartition) isDefault() bool {
 }
 
 func (m *ShareFetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.PartitionIndex = r.Int32()
 	if r.Err != nil {
 		r.Push("partitionIndex")
@@ -776,7 +730,7 @@ func (m *ShareFetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 	} else {
 		m.PartitionMaxBytes = 0
 	}
-	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
+	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.AcknowledgementBatches
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -798,36 +752,32 @@ func (m *ShareFetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareFetchRequestFetchPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.PartitionIndex)
 	if v <= 0 {
 		b = wire.AppendInt32(b, m.PartitionMaxBytes)
-	} else if !(m.PartitionMaxBytes == 0) {
+	} else if m.PartitionMaxBytes != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionMaxBytes")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.AcknowledgementBatches), m.AcknowledgementBatches == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.AcknowledgementBatches), false, true)
 	for i := range m.AcknowledgementBatches {
 		b = m.AcknowledgementBatches[i].encode(b, v, w)
 		if w.Err != nil {
@@ -836,16 +786,14 @@ func (m *ShareFetchRequestFetchPartition) encode(b []byte, v int16, w *wire.Enco
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -876,7 +824,6 @@ func (m *ShareFetchRequestFetchPartition) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -969,8 +916,6 @@ func (m *ShareFetchRequestAcknowledgementBatch) isDefault() bool {
 }
 
 func (m *ShareFetchRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 16 {
 		p := r.Src[r.Off : r.Off+16]
 		_ = p[15]
@@ -989,7 +934,7 @@ func (m *ShareFetchRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) 
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.AcknowledgeTypes
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -1012,27 +957,23 @@ func (m *ShareFetchRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareFetchRequestAcknowledgementBatch) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 16)...)
@@ -1041,20 +982,18 @@ func (m *ShareFetchRequestAcknowledgementBatch) encode(b []byte, v int16, w *wir
 		binary.BigEndian.PutUint64(p[0:], uint64(m.FirstOffset))
 		binary.BigEndian.PutUint64(p[8:], uint64(m.LastOffset))
 	}
-	b = wire.AppendArrayLen(b, len(m.AcknowledgeTypes), m.AcknowledgeTypes == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.AcknowledgeTypes), false, true)
 	for i := range m.AcknowledgeTypes {
 		b = append(b, byte(m.AcknowledgeTypes[i]))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1083,7 +1022,6 @@ func (m *ShareFetchRequestAcknowledgementBatch) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1174,14 +1112,12 @@ func (m *ShareFetchRequestForgottenTopic) isDefault() bool {
 }
 
 func (m *ShareFetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.TopicId = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -1204,42 +1140,36 @@ func (m *ShareFetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareFetchRequestForgottenTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = append(b, m.TopicId[:]...)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1265,7 +1195,6 @@ func (m *ShareFetchRequestForgottenTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1384,6 +1313,3 @@ func (*ShareFetchRequest) NewResponse() Response { return NewShareFetchResponse(
 
 // ResponseType returns a new paired ShareFetchResponse, typed.
 func (*ShareFetchRequest) ResponseType() *ShareFetchResponse { return NewShareFetchResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

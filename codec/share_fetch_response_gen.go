@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -51,8 +50,6 @@ func (m *ShareFetchResponse) isDefault() bool {
 }
 
 func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -71,11 +68,7 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
@@ -89,7 +82,7 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.AcquisitionLockTimeoutMs = 0
 	}
-	if n := r.ArrayLen(flex, (false), 18); n >= 0 {
+	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Responses
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -110,7 +103,7 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 		r.Push("responses")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 11); n >= 0 {
+	if n := r.ArrayLen(true, false, 11); n >= 0 {
 		s := m.NodeEndpoints
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -132,27 +125,23 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -161,25 +150,20 @@ func (m *ShareFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.AcquisitionLockTimeoutMs)
-	} else if !(m.AcquisitionLockTimeoutMs == 0) {
+	} else if m.AcquisitionLockTimeoutMs != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("acquisitionLockTimeoutMs")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.Responses), m.Responses == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Responses), false, true)
 	for i := range m.Responses {
 		b = m.Responses[i].encode(b, v, w)
 		if w.Err != nil {
@@ -188,7 +172,7 @@ func (m *ShareFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.NodeEndpoints), false, true)
 	for i := range m.NodeEndpoints {
 		b = m.NodeEndpoints[i].encode(b, v, w)
 		if w.Err != nil {
@@ -197,16 +181,14 @@ func (m *ShareFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -253,7 +235,6 @@ func (m *ShareFetchResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -372,14 +353,12 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) isDefault() bool {
 }
 
 func (m *ShareFetchResponseShareFetchableTopicResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.TopicId = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 22); n >= 0 {
+	if n := r.ArrayLen(true, false, 22); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -401,29 +380,25 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) decode(r *wire.Reader, v
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareFetchResponseShareFetchableTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = append(b, m.TopicId[:]...)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -432,16 +407,14 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) encode(b []byte, v int16
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -467,7 +440,6 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) appendJSON(b []byte, v i
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -570,8 +542,6 @@ func (m *ShareFetchResponsePartitionData) isDefault() bool {
 }
 
 func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -590,11 +560,7 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
@@ -604,11 +570,7 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 		r.Push("acknowledgeErrorCode")
 		return
 	}
-	if true {
-		m.AcknowledgeErrorMessage = r.NullableString(flex)
-	} else {
-		m.AcknowledgeErrorMessage = r.StringPtr(flex)
-	}
+	m.AcknowledgeErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("acknowledgeErrorMessage")
 		return
@@ -619,15 +581,15 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v <= 0 {
-		m.Records = r.NullableBytes(flex)
+		m.Records = r.NullableBytes(true)
 	} else {
-		m.Records = r.Bytes(flex)
+		m.Records = r.Bytes(true)
 	}
 	if r.Err != nil {
 		r.Push("records")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 19); n >= 0 {
+	if n := r.ArrayLen(true, false, 19); n >= 0 {
 		s := m.AcquiredRecords
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -649,27 +611,23 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareFetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -678,41 +636,31 @@ func (m *ShareFetchResponsePartitionData) encode(b []byte, v int16, w *wire.Enco
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	b = wire.AppendInt16(b, m.AcknowledgeErrorCode)
-	if m.AcknowledgeErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("acknowledgeErrorMessage")
-		return b
-	}
 	if m.AcknowledgeErrorMessage != nil && len(*m.AcknowledgeErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.AcknowledgeErrorMessage)))
 		w.Push("acknowledgeErrorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.AcknowledgeErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.AcknowledgeErrorMessage, true)
 	b = m.CurrentLeader.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("currentLeader")
 		return b
 	}
-	if m.Records == nil && !(v <= 0) {
+	if m.Records == nil && v >= 1 {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("records")
 		return b
 	}
-	b = wire.AppendBytes(b, m.Records, flex, true)
-	b = wire.AppendArrayLen(b, len(m.AcquiredRecords), m.AcquiredRecords == nil && (false), flex)
+	b = wire.AppendBytes(b, m.Records, true, true)
+	b = wire.AppendArrayLen(b, len(m.AcquiredRecords), false, true)
 	for i := range m.AcquiredRecords {
 		b = m.AcquiredRecords[i].encode(b, v, w)
 		if w.Err != nil {
@@ -721,16 +669,14 @@ func (m *ShareFetchResponsePartitionData) encode(b []byte, v int16, w *wire.Enco
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -774,7 +720,6 @@ func (m *ShareFetchResponsePartitionData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -894,8 +839,6 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) isDefault() bool {
 }
 
 func (m *ShareFetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -915,27 +858,23 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareFetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -944,16 +883,14 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.E
 		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -972,7 +909,6 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1048,8 +984,6 @@ func (m *ShareFetchResponseAcquiredRecords) isDefault() bool {
 }
 
 func (m *ShareFetchResponseAcquiredRecords) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 18 {
 		p := r.Src[r.Off : r.Off+18]
 		_ = p[17]
@@ -1075,27 +1009,23 @@ func (m *ShareFetchResponseAcquiredRecords) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareFetchResponseAcquiredRecords) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 18)...)
@@ -1105,16 +1035,14 @@ func (m *ShareFetchResponseAcquiredRecords) encode(b []byte, v int16, w *wire.En
 		binary.BigEndian.PutUint64(p[8:], uint64(m.LastOffset))
 		binary.BigEndian.PutUint16(p[16:], uint16(m.DeliveryCount))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1136,7 +1064,6 @@ func (m *ShareFetchResponseAcquiredRecords) appendJSON(b []byte, v int16) []byte
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1221,14 +1148,12 @@ func (m *ShareFetchResponseNodeEndpoint) isDefault() bool {
 }
 
 func (m *ShareFetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.NodeId = r.Int32()
 	if r.Err != nil {
 		r.Push("nodeId")
 		return
 	}
-	m.Host = r.String(flex)
+	m.Host = r.String(true)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -1238,66 +1163,51 @@ func (m *ShareFetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		r.Push("port")
 		return
 	}
-	if true {
-		m.Rack = r.NullableString(flex)
-	} else {
-		m.Rack = r.StringPtr(flex)
-	}
+	m.Rack = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rack")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareFetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.NodeId)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, true)
 	b = wire.AppendInt32(b, m.Port)
-	if m.Rack == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("rack")
-		return b
-	}
 	if m.Rack != nil && len(*m.Rack) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 		w.Push("rack")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.Rack, flex)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	b = wire.AppendNullableString(b, m.Rack, true)
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1322,7 +1232,6 @@ func (m *ShareFetchResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1441,6 +1350,3 @@ func (*ShareFetchResponse) NewRequest() Request { return NewShareFetchRequest() 
 
 // RequestType returns a new paired ShareFetchRequest, typed.
 func (*ShareFetchResponse) RequestType() *ShareFetchRequest { return NewShareFetchRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

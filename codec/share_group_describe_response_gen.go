@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,14 +38,12 @@ func (m *ShareGroupDescribeResponse) isDefault() bool {
 }
 
 func (m *ShareGroupDescribeResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
+	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.Groups
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,29 +65,25 @@ func (m *ShareGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareGroupDescribeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Groups), false, true)
 	for i := range m.Groups {
 		b = m.Groups[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,16 +92,14 @@ func (m *ShareGroupDescribeResponse) encode(b []byte, v int16, w *wire.Encoder) 
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -134,7 +125,6 @@ func (m *ShareGroupDescribeResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -240,28 +230,22 @@ func (m *ShareGroupDescribeResponseDescribedGroup) isDefault() bool {
 }
 
 func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.GroupState = r.String(flex)
+	m.GroupState = r.String(true)
 	if r.Err != nil {
 		r.Push("groupState")
 		return
@@ -284,12 +268,12 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 			return
 		}
 	}
-	m.AssignorName = r.String(flex)
+	m.AssignorName = r.String(true)
 	if r.Err != nil {
 		r.Push("assignorName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 12); n >= 0 {
+	if n := r.ArrayLen(true, false, 12); n >= 0 {
 		s := m.Members
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -316,51 +300,42 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, true)
 	if len(m.GroupState) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 		w.Push("groupState")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupState, flex)
+	b = wire.AppendString(b, m.GroupState, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -374,8 +349,8 @@ func (m *ShareGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w *
 		w.Push("assignorName")
 		return b
 	}
-	b = wire.AppendString(b, m.AssignorName, flex)
-	b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
+	b = wire.AppendString(b, m.AssignorName, true)
+	b = wire.AppendArrayLen(b, len(m.Members), false, true)
 	for i := range m.Members {
 		b = m.Members[i].encode(b, v, w)
 		if w.Err != nil {
@@ -385,16 +360,14 @@ func (m *ShareGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w *
 		}
 	}
 	b = wire.AppendInt32(b, m.AuthorizedOperations)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -441,7 +414,6 @@ func (m *ShareGroupDescribeResponseDescribedGroup) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -583,18 +555,12 @@ func (m *ShareGroupDescribeResponseMember) isDefault() bool {
 }
 
 func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
-	if true {
-		m.RackId = r.NullableString(flex)
-	} else {
-		m.RackId = r.StringPtr(flex)
-	}
+	m.RackId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rackId")
 		return
@@ -604,17 +570,17 @@ func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		r.Push("memberEpoch")
 		return
 	}
-	m.ClientId = r.String(flex)
+	m.ClientId = r.String(true)
 	if r.Err != nil {
 		r.Push("clientId")
 		return
 	}
-	m.ClientHost = r.String(flex)
+	m.ClientHost = r.String(true)
 	if r.Err != nil {
 		r.Push("clientHost")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SubscribedTopicNames
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -622,7 +588,7 @@ func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -642,58 +608,49 @@ func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
-	if m.RackId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("rackId")
-		return b
-	}
+	b = wire.AppendString(b, m.MemberId, true)
 	if m.RackId != nil && len(*m.RackId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 		w.Push("rackId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.RackId, flex)
+	b = wire.AppendNullableString(b, m.RackId, true)
 	b = wire.AppendInt32(b, m.MemberEpoch)
 	if len(m.ClientId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientId)))
 		w.Push("clientId")
 		return b
 	}
-	b = wire.AppendString(b, m.ClientId, flex)
+	b = wire.AppendString(b, m.ClientId, true)
 	if len(m.ClientHost) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientHost)))
 		w.Push("clientHost")
 		return b
 	}
-	b = wire.AppendString(b, m.ClientHost, flex)
-	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil && (false), flex)
+	b = wire.AppendString(b, m.ClientHost, true)
+	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), false, true)
 	for i := range m.SubscribedTopicNames {
 		if len(m.SubscribedTopicNames[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubscribedTopicNames[i])))
@@ -701,23 +658,21 @@ func (m *ShareGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.Enc
 			w.Push("subscribedTopicNames")
 			return b
 		}
-		b = wire.AppendString(b, m.SubscribedTopicNames[i], flex)
+		b = wire.AppendString(b, m.SubscribedTopicNames[i], true)
 	}
 	b = m.Assignment.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("assignment")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -758,7 +713,6 @@ func (m *ShareGroupDescribeResponseMember) appendJSON(b []byte, v int16) []byte 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -870,9 +824,7 @@ func (m *ShareGroupDescribeResponseAssignment) isDefault() bool {
 }
 
 func (m *ShareGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 19); n >= 0 {
+	if n := r.ArrayLen(true, false, 19); n >= 0 {
 		s := m.TopicPartitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -894,28 +846,24 @@ func (m *ShareGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareGroupDescribeResponseAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.TopicPartitions), m.TopicPartitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TopicPartitions), false, true)
 	for i := range m.TopicPartitions {
 		b = m.TopicPartitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -924,16 +872,14 @@ func (m *ShareGroupDescribeResponseAssignment) encode(b []byte, v int16, w *wire
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -956,7 +902,6 @@ func (m *ShareGroupDescribeResponseAssignment) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1037,19 +982,17 @@ func (m *ShareGroupDescribeResponseTopicPartitions) isDefault() bool {
 }
 
 func (m *ShareGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.TopicId = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
 	}
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(true)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -1072,48 +1015,42 @@ func (m *ShareGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v int
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *ShareGroupDescribeResponseTopicPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = append(b, m.TopicId[:]...)
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1142,7 +1079,6 @@ func (m *ShareGroupDescribeResponseTopicPartitions) appendJSON(b []byte, v int16
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1271,6 +1207,3 @@ func (*ShareGroupDescribeResponse) NewRequest() Request { return NewShareGroupDe
 func (*ShareGroupDescribeResponse) RequestType() *ShareGroupDescribeRequest {
 	return NewShareGroupDescribeRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -53,14 +50,12 @@ func (m *ShareGroupHeartbeatRequest) isDefault() bool {
 }
 
 func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -70,16 +65,12 @@ func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("memberEpoch")
 		return
 	}
-	if true {
-		m.RackId = r.NullableString(flex)
-	} else {
-		m.RackId = r.StringPtr(flex)
-	}
+	m.RackId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rackId")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 1); n >= 0 {
+	if n := r.ArrayLen(true, true, 1); n >= 0 {
 		s := m.SubscribedTopicNames
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -87,7 +78,7 @@ func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -102,21 +93,19 @@ func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -125,38 +114,26 @@ func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, true)
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, true)
 	b = wire.AppendInt32(b, m.MemberEpoch)
-	if m.RackId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("rackId")
-		return b
-	}
 	if m.RackId != nil && len(*m.RackId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 		w.Push("rackId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.RackId, flex)
-	if m.SubscribedTopicNames == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("subscribedTopicNames")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil && (true), flex)
+	b = wire.AppendNullableString(b, m.RackId, true)
+	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil, true)
 	for i := range m.SubscribedTopicNames {
 		if len(m.SubscribedTopicNames[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubscribedTopicNames[i])))
@@ -164,18 +141,16 @@ func (m *ShareGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) 
 			w.Push("subscribedTopicNames")
 			return b
 		}
-		b = wire.AppendString(b, m.SubscribedTopicNames[i], flex)
+		b = wire.AppendString(b, m.SubscribedTopicNames[i], true)
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -219,7 +194,6 @@ func (m *ShareGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -368,6 +342,3 @@ func (*ShareGroupHeartbeatRequest) NewResponse() Response { return NewShareGroup
 func (*ShareGroupHeartbeatRequest) ResponseType() *ShareGroupHeartbeatResponse {
 	return NewShareGroupHeartbeatResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

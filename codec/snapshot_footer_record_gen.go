@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -36,46 +33,38 @@ func (m *SnapshotFooterRecord) isDefault() bool {
 }
 
 func (m *SnapshotFooterRecord) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.Version = r.Int16()
 	if r.Err != nil {
 		r.Push("version")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *SnapshotFooterRecord) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt16(b, m.Version)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -91,7 +80,6 @@ func (m *SnapshotFooterRecord) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -184,6 +172,3 @@ func (m *SnapshotFooterRecord) AppendJSON(dst []byte, version int16) ([]byte, er
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *SnapshotFooterRecord) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,8 +38,6 @@ func (m *SnapshotHeaderRecord) isDefault() bool {
 }
 
 func (m *SnapshotHeaderRecord) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 10 {
 		p := r.Src[r.Off : r.Off+10]
 		_ = p[9]
@@ -60,27 +57,23 @@ func (m *SnapshotHeaderRecord) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *SnapshotHeaderRecord) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 10)...)
@@ -89,16 +82,14 @@ func (m *SnapshotHeaderRecord) encode(b []byte, v int16, w *wire.Encoder) []byte
 		binary.BigEndian.PutUint16(p[0:], uint16(m.Version))
 		binary.BigEndian.PutUint64(p[2:], uint64(m.LastContainedLogTimestamp))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -117,7 +108,6 @@ func (m *SnapshotHeaderRecord) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -216,6 +206,3 @@ func (m *SnapshotHeaderRecord) AppendJSON(dst []byte, version int16) ([]byte, er
 
 // UnmarshalJSON replaces m with the message in the JSON form.
 func (m *SnapshotHeaderRecord) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

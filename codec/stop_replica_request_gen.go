@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -63,8 +62,6 @@ func (m *StopReplicaRequest) isDefault() bool {
 }
 
 func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ControllerId = r.Int32()
 	if r.Err != nil {
 		r.Push("controllerId")
@@ -103,7 +100,7 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 		m.DeletePartitions = false
 	}
 	if v <= 0 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(false, false, 1); n >= 0 {
 			s := m.UngroupedPartitions
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -128,7 +125,7 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 		m.UngroupedPartitions = nil
 	}
 	if v >= 1 && v <= 2 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 2, false, 1); n >= 0 {
 			s := m.Topics
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -153,7 +150,7 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 		m.Topics = nil
 	}
 	if v >= 3 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.TopicStates
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -178,7 +175,7 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 		m.TopicStates = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -201,12 +198,10 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt32(b, m.ControllerId)
 	if v >= 4 {
 		b = wire.AppendBool(b, m.IsKRaftController)
-	} else if !(!m.IsKRaftController) {
+	} else if m.IsKRaftController {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isKRaftController")
 		return b
@@ -214,18 +209,17 @@ func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt32(b, m.ControllerEpoch)
 	if v >= 1 {
 		b = wire.AppendInt64(b, m.BrokerEpoch)
-	} else if !(m.BrokerEpoch == -1) {
-		// BrokerEpoch is ignorable: dropped at this version.
 	}
+	// BrokerEpoch is ignorable: dropped at other versions.
 	if v <= 2 {
 		b = wire.AppendBool(b, m.DeletePartitions)
-	} else if !(!m.DeletePartitions) {
+	} else if m.DeletePartitions {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("deletePartitions")
 		return b
 	}
 	if v <= 0 {
-		b = wire.AppendArrayLen(b, len(m.UngroupedPartitions), m.UngroupedPartitions == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.UngroupedPartitions), false, false)
 		for i := range m.UngroupedPartitions {
 			b = m.UngroupedPartitions[i].encode(b, v, w)
 			if w.Err != nil {
@@ -234,13 +228,13 @@ func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				return b
 			}
 		}
-	} else if !(len(m.UngroupedPartitions) == 0) {
+	} else if len(m.UngroupedPartitions) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ungroupedPartitions")
 		return b
 	}
 	if v >= 1 && v <= 2 {
-		b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 2)
 		for i := range m.Topics {
 			b = m.Topics[i].encode(b, v, w)
 			if w.Err != nil {
@@ -249,13 +243,13 @@ func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				return b
 			}
 		}
-	} else if !(len(m.Topics) == 0) {
+	} else if len(m.Topics) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topics")
 		return b
 	}
 	if v >= 3 {
-		b = wire.AppendArrayLen(b, len(m.TopicStates), m.TopicStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TopicStates), false, true)
 		for i := range m.TopicStates {
 			b = m.TopicStates[i].encode(b, v, w)
 			if w.Err != nil {
@@ -264,12 +258,12 @@ func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 				return b
 			}
 		}
-	} else if !(len(m.TopicStates) == 0) {
+	} else if len(m.TopicStates) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicStates")
 		return b
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -357,7 +351,6 @@ func (m *StopReplicaRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -505,10 +498,8 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) isDefault() bool {
 }
 
 func (m *StopReplicaRequestStopReplicaPartitionV0) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if v <= 0 {
-		m.TopicName = r.String(flex)
+		m.TopicName = r.String(false)
 		if r.Err != nil {
 			r.Push("topicName")
 			return
@@ -526,7 +517,7 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) decode(r *wire.Reader, v int1
 		m.PartitionIndex = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -545,15 +536,13 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) decode(r *wire.Reader, v int1
 }
 
 func (m *StopReplicaRequestStopReplicaPartitionV0) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if v <= 0 {
 		if len(m.TopicName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
 			return b
 		}
-		b = wire.AppendString(b, m.TopicName, flex)
+		b = wire.AppendString(b, m.TopicName, false)
 	} else if !(m.TopicName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicName")
@@ -561,12 +550,12 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) encode(b []byte, v int16, w *
 	}
 	if v <= 0 {
 		b = wire.AppendInt32(b, m.PartitionIndex)
-	} else if !(m.PartitionIndex == 0) {
+	} else if m.PartitionIndex != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndex")
 		return b
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -602,7 +591,6 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) appendJSON(b []byte, v int16)
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -675,10 +663,8 @@ func (m *StopReplicaRequestStopReplicaTopicV1) isDefault() bool {
 }
 
 func (m *StopReplicaRequestStopReplicaTopicV1) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if v >= 1 && v <= 2 {
-		m.Name = r.String(flex)
+		m.Name = r.String(v >= 2)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -687,7 +673,7 @@ func (m *StopReplicaRequestStopReplicaTopicV1) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 1 && v <= 2 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 			s := m.PartitionIndexes
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -713,7 +699,7 @@ func (m *StopReplicaRequestStopReplicaTopicV1) decode(r *wire.Reader, v int16) {
 		m.PartitionIndexes = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -732,31 +718,29 @@ func (m *StopReplicaRequestStopReplicaTopicV1) decode(r *wire.Reader, v int16) {
 }
 
 func (m *StopReplicaRequestStopReplicaTopicV1) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if v >= 1 && v <= 2 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, v >= 2)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
 		return b
 	}
 	if v >= 1 && v <= 2 {
-		b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionIndexes), false, v >= 2)
 		for i := range m.PartitionIndexes {
 			b = wire.AppendInt32(b, m.PartitionIndexes[i])
 		}
-	} else if !(len(m.PartitionIndexes) == 0) {
+	} else if len(m.PartitionIndexes) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionIndexes")
 		return b
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -799,7 +783,6 @@ func (m *StopReplicaRequestStopReplicaTopicV1) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -884,10 +867,8 @@ func (m *StopReplicaRequestStopReplicaTopicState) isDefault() bool {
 }
 
 func (m *StopReplicaRequestStopReplicaTopicState) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if v >= 3 {
-		m.TopicName = r.String(flex)
+		m.TopicName = r.String(true)
 		if r.Err != nil {
 			r.Push("topicName")
 			return
@@ -896,7 +877,7 @@ func (m *StopReplicaRequestStopReplicaTopicState) decode(r *wire.Reader, v int16
 		m.TopicName = ""
 	}
 	if v >= 3 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.PartitionStates
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -921,7 +902,7 @@ func (m *StopReplicaRequestStopReplicaTopicState) decode(r *wire.Reader, v int16
 		m.PartitionStates = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -940,22 +921,20 @@ func (m *StopReplicaRequestStopReplicaTopicState) decode(r *wire.Reader, v int16
 }
 
 func (m *StopReplicaRequestStopReplicaTopicState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if v >= 3 {
 		if len(m.TopicName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
 			return b
 		}
-		b = wire.AppendString(b, m.TopicName, flex)
+		b = wire.AppendString(b, m.TopicName, true)
 	} else if !(m.TopicName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicName")
 		return b
 	}
 	if v >= 3 {
-		b = wire.AppendArrayLen(b, len(m.PartitionStates), m.PartitionStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionStates), false, true)
 		for i := range m.PartitionStates {
 			b = m.PartitionStates[i].encode(b, v, w)
 			if w.Err != nil {
@@ -964,12 +943,12 @@ func (m *StopReplicaRequestStopReplicaTopicState) encode(b []byte, v int16, w *w
 				return b
 			}
 		}
-	} else if !(len(m.PartitionStates) == 0) {
+	} else if len(m.PartitionStates) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionStates")
 		return b
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1012,7 +991,6 @@ func (m *StopReplicaRequestStopReplicaTopicState) appendJSON(b []byte, v int16) 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1100,8 +1078,6 @@ func (m *StopReplicaRequestStopReplicaPartitionState) isDefault() bool {
 }
 
 func (m *StopReplicaRequestStopReplicaPartitionState) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	if v >= 3 {
 		if len(r.Src)-r.Off >= 9 {
 			p := r.Src[r.Off : r.Off+9]
@@ -1133,7 +1109,7 @@ func (m *StopReplicaRequestStopReplicaPartitionState) decode(r *wire.Reader, v i
 		m.DeletePartition = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1152,38 +1128,34 @@ func (m *StopReplicaRequestStopReplicaPartitionState) decode(r *wire.Reader, v i
 }
 
 func (m *StopReplicaRequestStopReplicaPartitionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if v >= 3 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 9)...)
-			p := b[n : n+9]
-			_ = p[8]
-			binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
-			binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
-			if m.DeletePartition {
-				p[8] = 1
-			}
+		n := len(b)
+		b = append(b, make([]byte, 9)...)
+		p := b[n : n+9]
+		_ = p[8]
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
+		if m.DeletePartition {
+			p[8] = 1
 		}
 	} else {
-		if !(m.PartitionIndex == 0) {
+		if m.PartitionIndex != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("partitionIndex")
 			return b
 		}
-		if !(m.LeaderEpoch == -1) {
+		if m.LeaderEpoch != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("leaderEpoch")
 			return b
 		}
-		if !(!m.DeletePartition) {
+		if m.DeletePartition {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("deletePartition")
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1224,7 +1196,6 @@ func (m *StopReplicaRequestStopReplicaPartitionState) appendJSON(b []byte, v int
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1337,6 +1308,3 @@ func (*StopReplicaRequest) NewResponse() Response { return NewStopReplicaRespons
 
 // ResponseType returns a new paired StopReplicaResponse, typed.
 func (*StopReplicaRequest) ResponseType() *StopReplicaResponse { return NewStopReplicaResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,14 +38,12 @@ func (m *StopReplicaResponse) isDefault() bool {
 }
 
 func (m *StopReplicaResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
+	if n := r.ArrayLen(v >= 2, false, 7); n >= 0 {
 		s := m.PartitionErrors
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +65,7 @@ func (m *StopReplicaResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +84,8 @@ func (m *StopReplicaResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *StopReplicaResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendArrayLen(b, len(m.PartitionErrors), m.PartitionErrors == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.PartitionErrors), false, v >= 2)
 	for i := range m.PartitionErrors {
 		b = m.PartitionErrors[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +94,7 @@ func (m *StopReplicaResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 			return b
 		}
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +133,6 @@ func (m *StopReplicaResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -225,9 +219,7 @@ func (m *StopReplicaResponseStopReplicaPartitionError) isDefault() bool {
 }
 
 func (m *StopReplicaResponseStopReplicaPartitionError) decode(r *wire.Reader, v int16) {
-	flex := v >= 2
-	_ = flex
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
@@ -251,7 +243,7 @@ func (m *StopReplicaResponseStopReplicaPartitionError) decode(r *wire.Reader, v 
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 2 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -270,14 +262,12 @@ func (m *StopReplicaResponseStopReplicaPartitionError) decode(r *wire.Reader, v 
 }
 
 func (m *StopReplicaResponseStopReplicaPartitionError) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 2
-	_ = flex
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
+	b = wire.AppendString(b, m.TopicName, v >= 2)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -286,7 +276,7 @@ func (m *StopReplicaResponseStopReplicaPartitionError) encode(b []byte, v int16,
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if flex {
+	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -321,7 +311,6 @@ func (m *StopReplicaResponseStopReplicaPartitionError) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -434,6 +423,3 @@ func (*StopReplicaResponse) NewRequest() Request { return NewStopReplicaRequest(
 
 // RequestType returns a new paired StopReplicaRequest, typed.
 func (*StopReplicaResponse) RequestType() *StopReplicaRequest { return NewStopReplicaRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

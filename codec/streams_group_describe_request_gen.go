@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -47,9 +44,7 @@ func (m *StreamsGroupDescribeRequest) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.GroupIds
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -57,7 +52,7 @@ func (m *StreamsGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -86,21 +81,19 @@ func (m *StreamsGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 		m.IncludeTopologyDescription = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -109,9 +102,7 @@ func (m *StreamsGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *StreamsGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.GroupIds), m.GroupIds == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.GroupIds), false, true)
 	for i := range m.GroupIds {
 		if len(m.GroupIds[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupIds[i])))
@@ -119,26 +110,24 @@ func (m *StreamsGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder)
 			w.Push("groupIds")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupIds[i], flex)
+		b = wire.AppendString(b, m.GroupIds[i], true)
 	}
 	b = wire.AppendBool(b, m.IncludeAuthorizedOperations)
 	if v >= 1 {
 		b = wire.AppendBool(b, m.IncludeTopologyDescription)
-	} else if !(!m.IncludeTopologyDescription) {
+	} else if m.IncludeTopologyDescription {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("includeTopologyDescription")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -174,7 +163,6 @@ func (m *StreamsGroupDescribeRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -309,6 +297,3 @@ func (*StreamsGroupDescribeRequest) NewResponse() Response { return NewStreamsGr
 func (*StreamsGroupDescribeRequest) ResponseType() *StreamsGroupDescribeResponse {
 	return NewStreamsGroupDescribeResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

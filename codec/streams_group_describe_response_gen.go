@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,14 +38,12 @@ func (m *StreamsGroupDescribeResponse) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 20); n >= 0 {
+	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.Groups
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,29 +65,25 @@ func (m *StreamsGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Groups), m.Groups == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Groups), false, true)
 	for i := range m.Groups {
 		b = m.Groups[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,16 +92,14 @@ func (m *StreamsGroupDescribeResponse) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -134,7 +125,6 @@ func (m *StreamsGroupDescribeResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -249,28 +239,22 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.GroupState = r.String(flex)
+	m.GroupState = r.String(true)
 	if r.Err != nil {
 		r.Push("groupState")
 		return
@@ -293,7 +277,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 			return
 		}
 	}
-	if !(true) || r.StructMarker() {
+	if r.StructMarker() {
 		if m.Topology == nil {
 			m.Topology = new(StreamsGroupDescribeResponseTopology)
 		}
@@ -305,7 +289,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		r.Push("topology")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 28); n >= 0 {
+	if n := r.ArrayLen(true, false, 28); n >= 0 {
 		s := m.Members
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -332,7 +316,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		return
 	}
 	if v >= 1 {
-		if !(v >= 1) || r.StructMarker() {
+		if r.StructMarker() {
 			if m.TopologyDescription == nil {
 				m.TopologyDescription = new(StreamsGroupDescribeResponseTopologyDescription)
 			}
@@ -357,11 +341,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		m.TopologyDescriptionStatus = 0
 	}
 	if v >= 1 {
-		if v >= 1 {
-			m.AssignorName = r.NullableString(flex)
-		} else {
-			m.AssignorName = r.StringPtr(flex)
-		}
+		m.AssignorName = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("assignorName")
 			return
@@ -370,51 +350,42 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		m.AssignorName = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, true)
 	if len(m.GroupState) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 		w.Push("groupState")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupState, flex)
+	b = wire.AppendString(b, m.GroupState, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -424,23 +395,16 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w
 		binary.BigEndian.PutUint32(p[4:], uint32(m.AssignmentEpoch))
 	}
 	if m.Topology == nil {
-		if !(true) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("topology")
-			return b
-		}
 		b = append(b, 0xff)
 	} else {
-		if true {
-			b = append(b, 1)
-		}
+		b = append(b, 1)
 		b = m.Topology.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("topology")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.Members), m.Members == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Members), false, true)
 	for i := range m.Members {
 		b = m.Members[i].encode(b, v, w)
 		if w.Err != nil {
@@ -452,59 +416,44 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w
 	b = wire.AppendInt32(b, m.AuthorizedOperations)
 	if v >= 1 {
 		if m.TopologyDescription == nil {
-			if !(v >= 1) {
-				w.Fail(wire.ErrNotNullable, "")
-				w.Push("topologyDescription")
-				return b
-			}
 			b = append(b, 0xff)
 		} else {
-			if v >= 1 {
-				b = append(b, 1)
-			}
+			b = append(b, 1)
 			b = m.TopologyDescription.encode(b, v, w)
 		}
 		if w.Err != nil {
 			w.Push("topologyDescription")
 			return b
 		}
-	} else if !(m.TopologyDescription == nil) {
+	} else if m.TopologyDescription != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topologyDescription")
 		return b
 	}
 	if v >= 1 {
 		b = append(b, byte(m.TopologyDescriptionStatus))
-	} else if !(m.TopologyDescriptionStatus == 0) {
+	} else if m.TopologyDescriptionStatus != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topologyDescriptionStatus")
 		return b
 	}
 	if v >= 1 {
-		if m.AssignorName == nil && !(v >= 1) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("assignorName")
-			return b
-		}
 		if m.AssignorName != nil && len(*m.AssignorName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.AssignorName)))
 			w.Push("assignorName")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.AssignorName, flex)
-	} else if !(m.AssignorName == nil) {
-		// AssignorName is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.AssignorName, true)
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	// AssignorName is ignorable: dropped at other versions.
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -574,7 +523,6 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) appendJSON(b []byte, v int1
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -728,14 +676,12 @@ func (m *StreamsGroupDescribeResponseTopology) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseTopology) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.Epoch = r.Int32()
 	if r.Err != nil {
 		r.Push("epoch")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 6); n >= 0 {
+	if n := r.ArrayLen(true, true, 6); n >= 0 {
 		s := m.Subtopologies
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -757,34 +703,25 @@ func (m *StreamsGroupDescribeResponseTopology) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseTopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.Epoch)
-	if m.Subtopologies == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("subtopologies")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.Subtopologies), m.Subtopologies == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.Subtopologies), m.Subtopologies == nil, true)
 	for i := range m.Subtopologies {
 		b = m.Subtopologies[i].encode(b, v, w)
 		if w.Err != nil {
@@ -793,16 +730,14 @@ func (m *StreamsGroupDescribeResponseTopology) encode(b []byte, v int16, w *wire
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -832,7 +767,6 @@ func (m *StreamsGroupDescribeResponseTopology) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -927,14 +861,12 @@ func (m *StreamsGroupDescribeResponseSubtopology) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.SubtopologyId = r.String(flex)
+	m.SubtopologyId = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SourceTopics
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -942,7 +874,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -956,7 +888,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		r.Push("sourceTopics")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.RepartitionSinkTopics
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -964,7 +896,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -978,7 +910,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		r.Push("repartitionSinkTopics")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.StateChangelogTopics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -999,7 +931,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		r.Push("stateChangelogTopics")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.RepartitionSourceTopics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1021,34 +953,30 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.SubtopologyId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, flex)
-	b = wire.AppendArrayLen(b, len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendArrayLen(b, len(m.SourceTopics), false, true)
 	for i := range m.SourceTopics {
 		if len(m.SourceTopics[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SourceTopics[i])))
@@ -1056,9 +984,9 @@ func (m *StreamsGroupDescribeResponseSubtopology) encode(b []byte, v int16, w *w
 			w.Push("sourceTopics")
 			return b
 		}
-		b = wire.AppendString(b, m.SourceTopics[i], flex)
+		b = wire.AppendString(b, m.SourceTopics[i], true)
 	}
-	b = wire.AppendArrayLen(b, len(m.RepartitionSinkTopics), m.RepartitionSinkTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RepartitionSinkTopics), false, true)
 	for i := range m.RepartitionSinkTopics {
 		if len(m.RepartitionSinkTopics[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.RepartitionSinkTopics[i])))
@@ -1066,9 +994,9 @@ func (m *StreamsGroupDescribeResponseSubtopology) encode(b []byte, v int16, w *w
 			w.Push("repartitionSinkTopics")
 			return b
 		}
-		b = wire.AppendString(b, m.RepartitionSinkTopics[i], flex)
+		b = wire.AppendString(b, m.RepartitionSinkTopics[i], true)
 	}
-	b = wire.AppendArrayLen(b, len(m.StateChangelogTopics), m.StateChangelogTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StateChangelogTopics), false, true)
 	for i := range m.StateChangelogTopics {
 		b = m.StateChangelogTopics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1077,7 +1005,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) encode(b []byte, v int16, w *w
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.RepartitionSourceTopics), m.RepartitionSourceTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RepartitionSourceTopics), false, true)
 	for i := range m.RepartitionSourceTopics {
 		b = m.RepartitionSourceTopics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1086,16 +1014,14 @@ func (m *StreamsGroupDescribeResponseSubtopology) encode(b []byte, v int16, w *w
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1151,7 +1077,6 @@ func (m *StreamsGroupDescribeResponseSubtopology) appendJSON(b []byte, v int16) 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1294,9 +1219,7 @@ func (m *StreamsGroupDescribeResponseTopicInfo) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseTopicInfo) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -1319,7 +1242,7 @@ func (m *StreamsGroupDescribeResponseTopicInfo) decode(r *wire.Reader, v int16) 
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.TopicConfigs
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1341,33 +1264,29 @@ func (m *StreamsGroupDescribeResponseTopicInfo) decode(r *wire.Reader, v int16) 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseTopicInfo) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -1376,7 +1295,7 @@ func (m *StreamsGroupDescribeResponseTopicInfo) encode(b []byte, v int16, w *wir
 		binary.BigEndian.PutUint32(p[0:], uint32(m.Partitions))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ReplicationFactor))
 	}
-	b = wire.AppendArrayLen(b, len(m.TopicConfigs), m.TopicConfigs == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TopicConfigs), false, true)
 	for i := range m.TopicConfigs {
 		b = m.TopicConfigs[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1385,16 +1304,14 @@ func (m *StreamsGroupDescribeResponseTopicInfo) encode(b []byte, v int16, w *wir
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1426,7 +1343,6 @@ func (m *StreamsGroupDescribeResponseTopicInfo) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1522,62 +1438,54 @@ func (m *StreamsGroupDescribeResponseKeyValue) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseKeyValue) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Key = r.String(flex)
+	m.Key = r.String(true)
 	if r.Err != nil {
 		r.Push("key")
 		return
 	}
-	m.Value = r.String(flex)
+	m.Value = r.String(true)
 	if r.Err != nil {
 		r.Push("value")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseKeyValue) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Key) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 		w.Push("key")
 		return b
 	}
-	b = wire.AppendString(b, m.Key, flex)
+	b = wire.AppendString(b, m.Key, true)
 	if len(m.Value) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Value)))
 		w.Push("value")
 		return b
 	}
-	b = wire.AppendString(b, m.Value, flex)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	b = wire.AppendString(b, m.Value, true)
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1596,7 +1504,6 @@ func (m *StreamsGroupDescribeResponseKeyValue) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1710,9 +1617,7 @@ func (m *StreamsGroupDescribeResponseMember) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -1722,30 +1627,22 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		r.Push("memberEpoch")
 		return
 	}
-	if true {
-		m.InstanceId = r.NullableString(flex)
-	} else {
-		m.InstanceId = r.StringPtr(flex)
-	}
+	m.InstanceId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("instanceId")
 		return
 	}
-	if true {
-		m.RackId = r.NullableString(flex)
-	} else {
-		m.RackId = r.StringPtr(flex)
-	}
+	m.RackId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rackId")
 		return
 	}
-	m.ClientId = r.String(flex)
+	m.ClientId = r.String(true)
 	if r.Err != nil {
 		r.Push("clientId")
 		return
 	}
-	m.ClientHost = r.String(flex)
+	m.ClientHost = r.String(true)
 	if r.Err != nil {
 		r.Push("clientHost")
 		return
@@ -1755,12 +1652,12 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		r.Push("topologyEpoch")
 		return
 	}
-	m.ProcessId = r.String(flex)
+	m.ProcessId = r.String(true)
 	if r.Err != nil {
 		r.Push("processId")
 		return
 	}
-	if !(true) || r.StructMarker() {
+	if r.StructMarker() {
 		if m.UserEndpoint == nil {
 			m.UserEndpoint = new(StreamsGroupDescribeResponseEndpoint)
 		}
@@ -1772,7 +1669,7 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		r.Push("userEndpoint")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.ClientTags
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1793,7 +1690,7 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		r.Push("clientTags")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
+	if n := r.ArrayLen(true, false, 14); n >= 0 {
 		s := m.TaskOffsets
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1814,7 +1711,7 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		r.Push("taskOffsets")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 14); n >= 0 {
+	if n := r.ArrayLen(true, false, 14); n >= 0 {
 		s := m.TaskEndOffsets
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1851,93 +1748,72 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, true)
 	b = wire.AppendInt32(b, m.MemberEpoch)
-	if m.InstanceId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("instanceId")
-		return b
-	}
 	if m.InstanceId != nil && len(*m.InstanceId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceId)))
 		w.Push("instanceId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.InstanceId, flex)
-	if m.RackId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("rackId")
-		return b
-	}
+	b = wire.AppendNullableString(b, m.InstanceId, true)
 	if m.RackId != nil && len(*m.RackId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 		w.Push("rackId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.RackId, flex)
+	b = wire.AppendNullableString(b, m.RackId, true)
 	if len(m.ClientId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientId)))
 		w.Push("clientId")
 		return b
 	}
-	b = wire.AppendString(b, m.ClientId, flex)
+	b = wire.AppendString(b, m.ClientId, true)
 	if len(m.ClientHost) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientHost)))
 		w.Push("clientHost")
 		return b
 	}
-	b = wire.AppendString(b, m.ClientHost, flex)
+	b = wire.AppendString(b, m.ClientHost, true)
 	b = wire.AppendInt32(b, m.TopologyEpoch)
 	if len(m.ProcessId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProcessId)))
 		w.Push("processId")
 		return b
 	}
-	b = wire.AppendString(b, m.ProcessId, flex)
+	b = wire.AppendString(b, m.ProcessId, true)
 	if m.UserEndpoint == nil {
-		if !(true) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("userEndpoint")
-			return b
-		}
 		b = append(b, 0xff)
 	} else {
-		if true {
-			b = append(b, 1)
-		}
+		b = append(b, 1)
 		b = m.UserEndpoint.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("userEndpoint")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.ClientTags), m.ClientTags == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ClientTags), false, true)
 	for i := range m.ClientTags {
 		b = m.ClientTags[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1946,7 +1822,7 @@ func (m *StreamsGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.E
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.TaskOffsets), m.TaskOffsets == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TaskOffsets), false, true)
 	for i := range m.TaskOffsets {
 		b = m.TaskOffsets[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1955,7 +1831,7 @@ func (m *StreamsGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.E
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.TaskEndOffsets), m.TaskEndOffsets == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TaskEndOffsets), false, true)
 	for i := range m.TaskEndOffsets {
 		b = m.TaskEndOffsets[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1975,16 +1851,14 @@ func (m *StreamsGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.E
 		return b
 	}
 	b = wire.AppendBool(b, m.IsClassic)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -2067,7 +1941,6 @@ func (m *StreamsGroupDescribeResponseMember) appendJSON(b []byte, v int16) []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -2256,9 +2129,7 @@ func (m *StreamsGroupDescribeResponseEndpoint) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseEndpoint) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Host = r.String(flex)
+	m.Host = r.String(true)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -2269,44 +2140,38 @@ func (m *StreamsGroupDescribeResponseEndpoint) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, true)
 	b = wire.AppendUint16(b, m.Port)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -2325,7 +2190,6 @@ func (m *StreamsGroupDescribeResponseEndpoint) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -2401,9 +2265,7 @@ func (m *StreamsGroupDescribeResponseTaskOffset) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseTaskOffset) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.SubtopologyId = r.String(flex)
+	m.SubtopologyId = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
@@ -2427,33 +2289,29 @@ func (m *StreamsGroupDescribeResponseTaskOffset) decode(r *wire.Reader, v int16)
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseTaskOffset) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.SubtopologyId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, flex)
+	b = wire.AppendString(b, m.SubtopologyId, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -2462,16 +2320,14 @@ func (m *StreamsGroupDescribeResponseTaskOffset) encode(b []byte, v int16, w *wi
 		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.Offset))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -2493,7 +2349,6 @@ func (m *StreamsGroupDescribeResponseTaskOffset) appendJSON(b []byte, v int16) [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -2575,9 +2430,7 @@ func (m *StreamsGroupDescribeResponseAssignment) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.ActiveTasks
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -2598,7 +2451,7 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 		r.Push("activeTasks")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.StandbyTasks
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -2619,7 +2472,7 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 		r.Push("standbyTasks")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.WarmupTasks
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -2641,28 +2494,24 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.ActiveTasks), m.ActiveTasks == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ActiveTasks), false, true)
 	for i := range m.ActiveTasks {
 		b = m.ActiveTasks[i].encode(b, v, w)
 		if w.Err != nil {
@@ -2671,7 +2520,7 @@ func (m *StreamsGroupDescribeResponseAssignment) encode(b []byte, v int16, w *wi
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.StandbyTasks), m.StandbyTasks == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StandbyTasks), false, true)
 	for i := range m.StandbyTasks {
 		b = m.StandbyTasks[i].encode(b, v, w)
 		if w.Err != nil {
@@ -2680,7 +2529,7 @@ func (m *StreamsGroupDescribeResponseAssignment) encode(b []byte, v int16, w *wi
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.WarmupTasks), m.WarmupTasks == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.WarmupTasks), false, true)
 	for i := range m.WarmupTasks {
 		b = m.WarmupTasks[i].encode(b, v, w)
 		if w.Err != nil {
@@ -2689,16 +2538,14 @@ func (m *StreamsGroupDescribeResponseAssignment) encode(b []byte, v int16, w *wi
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -2741,7 +2588,6 @@ func (m *StreamsGroupDescribeResponseAssignment) appendJSON(b []byte, v int16) [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -2853,14 +2699,12 @@ func (m *StreamsGroupDescribeResponseTaskIds) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseTaskIds) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.SubtopologyId = r.String(flex)
+	m.SubtopologyId = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -2883,47 +2727,41 @@ func (m *StreamsGroupDescribeResponseTaskIds) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseTaskIds) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.SubtopologyId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -2949,7 +2787,6 @@ func (m *StreamsGroupDescribeResponseTaskIds) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -3034,10 +2871,8 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Subtopologies
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -3062,7 +2897,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader,
 		m.Subtopologies = nil
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.GlobalStores
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -3087,29 +2922,25 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader,
 		m.GlobalStores = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescription) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.Subtopologies), m.Subtopologies == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Subtopologies), false, true)
 		for i := range m.Subtopologies {
 			b = m.Subtopologies[i].encode(b, v, w)
 			if w.Err != nil {
@@ -3118,13 +2949,13 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) encode(b []byte, v int
 				return b
 			}
 		}
-	} else if !(len(m.Subtopologies) == 0) {
+	} else if len(m.Subtopologies) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("subtopologies")
 		return b
 	}
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.GlobalStores), m.GlobalStores == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.GlobalStores), false, true)
 		for i := range m.GlobalStores {
 			b = m.GlobalStores[i].encode(b, v, w)
 			if w.Err != nil {
@@ -3133,21 +2964,19 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) encode(b []byte, v int
 				return b
 			}
 		}
-	} else if !(len(m.GlobalStores) == 0) {
+	} else if len(m.GlobalStores) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("globalStores")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -3184,7 +3013,6 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) appendJSON(b []byte, v
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -3279,10 +3107,8 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) isDefault()
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v >= 1 {
-		m.SubtopologyId = r.String(flex)
+		m.SubtopologyId = r.String(true)
 		if r.Err != nil {
 			r.Push("subtopologyId")
 			return
@@ -3291,7 +3117,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *w
 		m.SubtopologyId = ""
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Nodes
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -3316,41 +3142,37 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *w
 		m.Nodes = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v >= 1 {
 		if len(m.SubtopologyId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 			w.Push("subtopologyId")
 			return b
 		}
-		b = wire.AppendString(b, m.SubtopologyId, flex)
+		b = wire.AppendString(b, m.SubtopologyId, true)
 	} else if !(m.SubtopologyId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("subtopologyId")
 		return b
 	}
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.Nodes), m.Nodes == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Nodes), false, true)
 		for i := range m.Nodes {
 			b = m.Nodes[i].encode(b, v, w)
 			if w.Err != nil {
@@ -3359,21 +3181,19 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) encode(b []
 				return b
 			}
 		}
-	} else if !(len(m.Nodes) == 0) {
+	} else if len(m.Nodes) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodes")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -3403,7 +3223,6 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) appendJSON(
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -3499,10 +3318,8 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v >= 1 {
-		m.Name = r.String(flex)
+		m.Name = r.String(true)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -3520,7 +3337,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 		m.NodeType = 0
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.SourceTopics
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -3528,7 +3345,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 				s = make([]string, n)
 			}
 			for i := range s {
-				s[i] = r.String(flex)
+				s[i] = r.String(true)
 				if r.Err != nil {
 					r.PushIndex(i)
 					break
@@ -3546,11 +3363,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 		m.SourceTopics = nil
 	}
 	if v >= 1 {
-		if v >= 1 {
-			m.SinkTopic = r.NullableString(flex)
-		} else {
-			m.SinkTopic = r.StringPtr(flex)
-		}
+		m.SinkTopic = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("sinkTopic")
 			return
@@ -3559,7 +3372,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 		m.SinkTopic = nil
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Stores
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -3567,7 +3380,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 				s = make([]string, n)
 			}
 			for i := range s {
-				s[i] = r.String(flex)
+				s[i] = r.String(true)
 				if r.Err != nil {
 					r.PushIndex(i)
 					break
@@ -3585,7 +3398,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 		m.Stores = nil
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(true, false, 1); n >= 0 {
 			s := m.Successors
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -3593,7 +3406,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 				s = make([]string, n)
 			}
 			for i := range s {
-				s[i] = r.String(flex)
+				s[i] = r.String(true)
 				if r.Err != nil {
 					r.PushIndex(i)
 					break
@@ -3611,34 +3424,30 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 		m.Successors = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v >= 1 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
+		b = wire.AppendString(b, m.Name, true)
 	} else if !(m.Name == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("name")
@@ -3646,13 +3455,13 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) encode(b []byte, v
 	}
 	if v >= 1 {
 		b = append(b, byte(m.NodeType))
-	} else if !(m.NodeType == 0) {
+	} else if m.NodeType != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeType")
 		return b
 	}
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.SourceTopics), false, true)
 		for i := range m.SourceTopics {
 			if len(m.SourceTopics[i]) > 32767 {
 				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SourceTopics[i])))
@@ -3660,32 +3469,27 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) encode(b []byte, v
 				w.Push("sourceTopics")
 				return b
 			}
-			b = wire.AppendString(b, m.SourceTopics[i], flex)
+			b = wire.AppendString(b, m.SourceTopics[i], true)
 		}
-	} else if !(len(m.SourceTopics) == 0) {
+	} else if len(m.SourceTopics) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("sourceTopics")
 		return b
 	}
 	if v >= 1 {
-		if m.SinkTopic == nil && !(v >= 1) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("sinkTopic")
-			return b
-		}
 		if m.SinkTopic != nil && len(*m.SinkTopic) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.SinkTopic)))
 			w.Push("sinkTopic")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.SinkTopic, flex)
-	} else if !(m.SinkTopic == nil) {
+		b = wire.AppendNullableString(b, m.SinkTopic, true)
+	} else if m.SinkTopic != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("sinkTopic")
 		return b
 	}
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.Stores), m.Stores == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Stores), false, true)
 		for i := range m.Stores {
 			if len(m.Stores[i]) > 32767 {
 				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Stores[i])))
@@ -3693,15 +3497,15 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) encode(b []byte, v
 				w.Push("stores")
 				return b
 			}
-			b = wire.AppendString(b, m.Stores[i], flex)
+			b = wire.AppendString(b, m.Stores[i], true)
 		}
-	} else if !(len(m.Stores) == 0) {
+	} else if len(m.Stores) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("stores")
 		return b
 	}
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.Successors), m.Successors == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Successors), false, true)
 		for i := range m.Successors {
 			if len(m.Successors[i]) > 32767 {
 				w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Successors[i])))
@@ -3709,23 +3513,21 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) encode(b []byte, v
 				w.Push("successors")
 				return b
 			}
-			b = wire.AppendString(b, m.Successors[i], flex)
+			b = wire.AppendString(b, m.Successors[i], true)
 		}
-	} else if !(len(m.Successors) == 0) {
+	} else if len(m.Successors) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("successors")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -3789,7 +3591,6 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) appendJSON(b []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -3924,8 +3725,6 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) isDefault()
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v >= 1 {
 		m.Source.decode(r, v)
 		if r.Err != nil {
@@ -3945,34 +3744,30 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) decode(r *w
 		m.Processor = *NewStreamsGroupDescribeResponseTopologyDescriptionNode()
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v >= 1 {
 		b = m.Source.encode(b, v, w)
 		if w.Err != nil {
 			w.Push("source")
 			return b
 		}
-	} else if !(m.Source.isDefault()) {
+	} else if !m.Source.isDefault() {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("source")
 		return b
@@ -3983,21 +3778,19 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) encode(b []
 			w.Push("processor")
 			return b
 		}
-	} else if !(m.Processor.isDefault()) {
+	} else if !m.Processor.isDefault() {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("processor")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -4020,7 +3813,6 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) appendJSON(
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -4131,6 +3923,3 @@ func (*StreamsGroupDescribeResponse) NewRequest() Request { return NewStreamsGro
 func (*StreamsGroupDescribeResponse) RequestType() *StreamsGroupDescribeRequest {
 	return NewStreamsGroupDescribeRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -90,14 +89,12 @@ func (m *StreamsGroupHeartbeatRequest) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -120,20 +117,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if true {
-		m.InstanceId = r.NullableString(flex)
-	} else {
-		m.InstanceId = r.StringPtr(flex)
-	}
+	m.InstanceId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("instanceId")
 		return
 	}
-	if true {
-		m.RackId = r.NullableString(flex)
-	} else {
-		m.RackId = r.StringPtr(flex)
-	}
+	m.RackId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rackId")
 		return
@@ -143,7 +132,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("rebalanceTimeoutMs")
 		return
 	}
-	if !(true) || r.StructMarker() {
+	if r.StructMarker() {
 		if m.Topology == nil {
 			m.Topology = new(StreamsGroupHeartbeatRequestTopology)
 		}
@@ -155,7 +144,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("topology")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
+	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.ActiveTasks
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -176,7 +165,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("activeTasks")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
+	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.StandbyTasks
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -197,7 +186,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("standbyTasks")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
+	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.WarmupTasks
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -218,16 +207,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("warmupTasks")
 		return
 	}
-	if true {
-		m.ProcessId = r.NullableString(flex)
-	} else {
-		m.ProcessId = r.StringPtr(flex)
-	}
+	m.ProcessId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("processId")
 		return
 	}
-	if !(true) || r.StructMarker() {
+	if r.StructMarker() {
 		if m.UserEndpoint == nil {
 			m.UserEndpoint = new(StreamsGroupHeartbeatRequestEndpoint)
 		}
@@ -239,7 +224,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("userEndpoint")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
+	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.ClientTags
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -260,7 +245,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("clientTags")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 14); n >= 0 {
+	if n := r.ArrayLen(true, true, 14); n >= 0 {
 		s := m.TaskOffsets
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -281,7 +266,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("taskOffsets")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 14); n >= 0 {
+	if n := r.ArrayLen(true, true, 14); n >= 0 {
 		s := m.TaskEndOffsets
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -308,21 +293,19 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -331,20 +314,18 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, true)
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -353,52 +334,30 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 		binary.BigEndian.PutUint32(p[0:], uint32(m.MemberEpoch))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.EndpointInformationEpoch))
 	}
-	if m.InstanceId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("instanceId")
-		return b
-	}
 	if m.InstanceId != nil && len(*m.InstanceId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceId)))
 		w.Push("instanceId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.InstanceId, flex)
-	if m.RackId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("rackId")
-		return b
-	}
+	b = wire.AppendNullableString(b, m.InstanceId, true)
 	if m.RackId != nil && len(*m.RackId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
 		w.Push("rackId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.RackId, flex)
+	b = wire.AppendNullableString(b, m.RackId, true)
 	b = wire.AppendInt32(b, m.RebalanceTimeoutMs)
 	if m.Topology == nil {
-		if !(true) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("topology")
-			return b
-		}
 		b = append(b, 0xff)
 	} else {
-		if true {
-			b = append(b, 1)
-		}
+		b = append(b, 1)
 		b = m.Topology.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("topology")
 		return b
 	}
-	if m.ActiveTasks == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("activeTasks")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.ActiveTasks), m.ActiveTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.ActiveTasks), m.ActiveTasks == nil, true)
 	for i := range m.ActiveTasks {
 		b = m.ActiveTasks[i].encode(b, v, w)
 		if w.Err != nil {
@@ -407,12 +366,7 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if m.StandbyTasks == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("standbyTasks")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.StandbyTasks), m.StandbyTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.StandbyTasks), m.StandbyTasks == nil, true)
 	for i := range m.StandbyTasks {
 		b = m.StandbyTasks[i].encode(b, v, w)
 		if w.Err != nil {
@@ -421,12 +375,7 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if m.WarmupTasks == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("warmupTasks")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.WarmupTasks), m.WarmupTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.WarmupTasks), m.WarmupTasks == nil, true)
 	for i := range m.WarmupTasks {
 		b = m.WarmupTasks[i].encode(b, v, w)
 		if w.Err != nil {
@@ -435,40 +384,23 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if m.ProcessId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("processId")
-		return b
-	}
 	if m.ProcessId != nil && len(*m.ProcessId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProcessId)))
 		w.Push("processId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ProcessId, flex)
+	b = wire.AppendNullableString(b, m.ProcessId, true)
 	if m.UserEndpoint == nil {
-		if !(true) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("userEndpoint")
-			return b
-		}
 		b = append(b, 0xff)
 	} else {
-		if true {
-			b = append(b, 1)
-		}
+		b = append(b, 1)
 		b = m.UserEndpoint.encode(b, v, w)
 	}
 	if w.Err != nil {
 		w.Push("userEndpoint")
 		return b
 	}
-	if m.ClientTags == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("clientTags")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.ClientTags), m.ClientTags == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.ClientTags), m.ClientTags == nil, true)
 	for i := range m.ClientTags {
 		b = m.ClientTags[i].encode(b, v, w)
 		if w.Err != nil {
@@ -477,12 +409,7 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if m.TaskOffsets == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("taskOffsets")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.TaskOffsets), m.TaskOffsets == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.TaskOffsets), m.TaskOffsets == nil, true)
 	for i := range m.TaskOffsets {
 		b = m.TaskOffsets[i].encode(b, v, w)
 		if w.Err != nil {
@@ -491,12 +418,7 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if m.TaskEndOffsets == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("taskEndOffsets")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.TaskEndOffsets), m.TaskEndOffsets == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.TaskEndOffsets), m.TaskEndOffsets == nil, true)
 	for i := range m.TaskEndOffsets {
 		b = m.TaskEndOffsets[i].encode(b, v, w)
 		if w.Err != nil {
@@ -506,16 +428,14 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 		}
 	}
 	b = wire.AppendBool(b, m.ShutdownApplication)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -658,7 +578,6 @@ func (m *StreamsGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -915,14 +834,12 @@ func (m *StreamsGroupHeartbeatRequestTopology) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequestTopology) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.Epoch = r.Int32()
 	if r.Err != nil {
 		r.Push("epoch")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 8); n >= 0 {
+	if n := r.ArrayLen(true, false, 8); n >= 0 {
 		s := m.Subtopologies
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -944,29 +861,25 @@ func (m *StreamsGroupHeartbeatRequestTopology) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatRequestTopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.Epoch)
-	b = wire.AppendArrayLen(b, len(m.Subtopologies), m.Subtopologies == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Subtopologies), false, true)
 	for i := range m.Subtopologies {
 		b = m.Subtopologies[i].encode(b, v, w)
 		if w.Err != nil {
@@ -975,16 +888,14 @@ func (m *StreamsGroupHeartbeatRequestTopology) encode(b []byte, v int16, w *wire
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1010,7 +921,6 @@ func (m *StreamsGroupHeartbeatRequestTopology) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1109,14 +1019,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.SubtopologyId = r.String(flex)
+	m.SubtopologyId = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SourceTopics
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -1124,7 +1032,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -1138,7 +1046,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		r.Push("sourceTopics")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SourceTopicRegex
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -1146,7 +1054,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -1160,7 +1068,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		r.Push("sourceTopicRegex")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.StateChangelogTopics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1181,7 +1089,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		r.Push("stateChangelogTopics")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.RepartitionSinkTopics
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -1189,7 +1097,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -1203,7 +1111,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		r.Push("repartitionSinkTopics")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.RepartitionSourceTopics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1224,7 +1132,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		r.Push("repartitionSourceTopics")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.CopartitionGroups
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1246,34 +1154,30 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatRequestSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.SubtopologyId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, flex)
-	b = wire.AppendArrayLen(b, len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendArrayLen(b, len(m.SourceTopics), false, true)
 	for i := range m.SourceTopics {
 		if len(m.SourceTopics[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SourceTopics[i])))
@@ -1281,9 +1185,9 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) encode(b []byte, v int16, w *w
 			w.Push("sourceTopics")
 			return b
 		}
-		b = wire.AppendString(b, m.SourceTopics[i], flex)
+		b = wire.AppendString(b, m.SourceTopics[i], true)
 	}
-	b = wire.AppendArrayLen(b, len(m.SourceTopicRegex), m.SourceTopicRegex == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.SourceTopicRegex), false, true)
 	for i := range m.SourceTopicRegex {
 		if len(m.SourceTopicRegex[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SourceTopicRegex[i])))
@@ -1291,9 +1195,9 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) encode(b []byte, v int16, w *w
 			w.Push("sourceTopicRegex")
 			return b
 		}
-		b = wire.AppendString(b, m.SourceTopicRegex[i], flex)
+		b = wire.AppendString(b, m.SourceTopicRegex[i], true)
 	}
-	b = wire.AppendArrayLen(b, len(m.StateChangelogTopics), m.StateChangelogTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StateChangelogTopics), false, true)
 	for i := range m.StateChangelogTopics {
 		b = m.StateChangelogTopics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1302,7 +1206,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) encode(b []byte, v int16, w *w
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.RepartitionSinkTopics), m.RepartitionSinkTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RepartitionSinkTopics), false, true)
 	for i := range m.RepartitionSinkTopics {
 		if len(m.RepartitionSinkTopics[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.RepartitionSinkTopics[i])))
@@ -1310,9 +1214,9 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) encode(b []byte, v int16, w *w
 			w.Push("repartitionSinkTopics")
 			return b
 		}
-		b = wire.AppendString(b, m.RepartitionSinkTopics[i], flex)
+		b = wire.AppendString(b, m.RepartitionSinkTopics[i], true)
 	}
-	b = wire.AppendArrayLen(b, len(m.RepartitionSourceTopics), m.RepartitionSourceTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RepartitionSourceTopics), false, true)
 	for i := range m.RepartitionSourceTopics {
 		b = m.RepartitionSourceTopics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1321,7 +1225,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) encode(b []byte, v int16, w *w
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.CopartitionGroups), m.CopartitionGroups == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.CopartitionGroups), false, true)
 	for i := range m.CopartitionGroups {
 		b = m.CopartitionGroups[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1330,16 +1234,14 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) encode(b []byte, v int16, w *w
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1415,7 +1317,6 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) appendJSON(b []byte, v int16) 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1593,9 +1494,7 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequestTopicInfo) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -1618,7 +1517,7 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) decode(r *wire.Reader, v int16) 
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.TopicConfigs
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1640,33 +1539,29 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) decode(r *wire.Reader, v int16) 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatRequestTopicInfo) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -1675,7 +1570,7 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) encode(b []byte, v int16, w *wir
 		binary.BigEndian.PutUint32(p[0:], uint32(m.Partitions))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ReplicationFactor))
 	}
-	b = wire.AppendArrayLen(b, len(m.TopicConfigs), m.TopicConfigs == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.TopicConfigs), false, true)
 	for i := range m.TopicConfigs {
 		b = m.TopicConfigs[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1684,16 +1579,14 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) encode(b []byte, v int16, w *wir
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1725,7 +1618,6 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1821,62 +1713,54 @@ func (m *StreamsGroupHeartbeatRequestKeyValue) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequestKeyValue) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Key = r.String(flex)
+	m.Key = r.String(true)
 	if r.Err != nil {
 		r.Push("key")
 		return
 	}
-	m.Value = r.String(flex)
+	m.Value = r.String(true)
 	if r.Err != nil {
 		r.Push("value")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatRequestKeyValue) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Key) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Key)))
 		w.Push("key")
 		return b
 	}
-	b = wire.AppendString(b, m.Key, flex)
+	b = wire.AppendString(b, m.Key, true)
 	if len(m.Value) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Value)))
 		w.Push("value")
 		return b
 	}
-	b = wire.AppendString(b, m.Value, flex)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	b = wire.AppendString(b, m.Value, true)
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1895,7 +1779,6 @@ func (m *StreamsGroupHeartbeatRequestKeyValue) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1971,9 +1854,7 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.SourceTopics
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -1995,7 +1876,7 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 		r.Push("sourceTopics")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.SourceTopicRegex
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -2017,7 +1898,7 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 		r.Push("sourceTopicRegex")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.RepartitionSourceTopics
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -2040,49 +1921,43 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatRequestCopartitionGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.SourceTopics), false, true)
 	for i := range m.SourceTopics {
 		b = wire.AppendInt16(b, m.SourceTopics[i])
 	}
-	b = wire.AppendArrayLen(b, len(m.SourceTopicRegex), m.SourceTopicRegex == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.SourceTopicRegex), false, true)
 	for i := range m.SourceTopicRegex {
 		b = wire.AppendInt16(b, m.SourceTopicRegex[i])
 	}
-	b = wire.AppendArrayLen(b, len(m.RepartitionSourceTopics), m.RepartitionSourceTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.RepartitionSourceTopics), false, true)
 	for i := range m.RepartitionSourceTopics {
 		b = wire.AppendInt16(b, m.RepartitionSourceTopics[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -2125,7 +2000,6 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -2240,14 +2114,12 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequestTaskIds) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.SubtopologyId = r.String(flex)
+	m.SubtopologyId = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -2270,47 +2142,41 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatRequestTaskIds) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.SubtopologyId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -2336,7 +2202,6 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -2421,9 +2286,7 @@ func (m *StreamsGroupHeartbeatRequestEndpoint) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequestEndpoint) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Host = r.String(flex)
+	m.Host = r.String(true)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -2434,44 +2297,38 @@ func (m *StreamsGroupHeartbeatRequestEndpoint) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatRequestEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, true)
 	b = wire.AppendUint16(b, m.Port)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -2490,7 +2347,6 @@ func (m *StreamsGroupHeartbeatRequestEndpoint) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -2566,9 +2422,7 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequestTaskOffset) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.SubtopologyId = r.String(flex)
+	m.SubtopologyId = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
@@ -2592,33 +2446,29 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) decode(r *wire.Reader, v int16)
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatRequestTaskOffset) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.SubtopologyId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, flex)
+	b = wire.AppendString(b, m.SubtopologyId, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -2627,16 +2477,14 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) encode(b []byte, v int16, w *wi
 		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.Offset))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -2658,7 +2506,6 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) appendJSON(b []byte, v int16) [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -2777,6 +2624,3 @@ func (*StreamsGroupHeartbeatRequest) NewResponse() Response {
 func (*StreamsGroupHeartbeatRequest) ResponseType() *StreamsGroupHeartbeatResponse {
 	return NewStreamsGroupHeartbeatResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -83,8 +82,6 @@ func (m *StreamsGroupHeartbeatResponse) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -103,16 +100,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -158,7 +151,7 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.AcceptableRecoveryLag = -1
 	}
-	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
+	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.Status
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -179,7 +172,7 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Push("status")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
+	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.ActiveTasks
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -200,7 +193,7 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Push("activeTasks")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
+	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.StandbyTasks
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -221,7 +214,7 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Push("standbyTasks")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 3); n >= 0 {
+	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.WarmupTasks
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -256,7 +249,7 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Push("endpointInformationEpoch")
 		return
 	}
-	if n := r.ArrayLen(flex, (true), 7); n >= 0 {
+	if n := r.ArrayLen(true, true, 7); n >= 0 {
 		s := m.PartitionsByUserEndpoint
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -278,27 +271,23 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -307,23 +296,18 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -334,7 +318,7 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 	}
 	if v <= 0 {
 		b = wire.AppendInt32(b, m.AcceptableRecoveryLagLegacy)
-	} else if !(m.AcceptableRecoveryLagLegacy == 0) {
+	} else if m.AcceptableRecoveryLagLegacy != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("acceptableRecoveryLagLegacy")
 		return b
@@ -342,15 +326,9 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 	b = wire.AppendInt32(b, m.TaskOffsetIntervalMs)
 	if v >= 1 {
 		b = wire.AppendInt64(b, m.AcceptableRecoveryLag)
-	} else if !(m.AcceptableRecoveryLag == -1) {
-		// AcceptableRecoveryLag is ignorable: dropped at this version.
 	}
-	if m.Status == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("status")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.Status), m.Status == nil && (true), flex)
+	// AcceptableRecoveryLag is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Status), m.Status == nil, true)
 	for i := range m.Status {
 		b = m.Status[i].encode(b, v, w)
 		if w.Err != nil {
@@ -359,12 +337,7 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 			return b
 		}
 	}
-	if m.ActiveTasks == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("activeTasks")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.ActiveTasks), m.ActiveTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.ActiveTasks), m.ActiveTasks == nil, true)
 	for i := range m.ActiveTasks {
 		b = m.ActiveTasks[i].encode(b, v, w)
 		if w.Err != nil {
@@ -373,12 +346,7 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 			return b
 		}
 	}
-	if m.StandbyTasks == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("standbyTasks")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.StandbyTasks), m.StandbyTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.StandbyTasks), m.StandbyTasks == nil, true)
 	for i := range m.StandbyTasks {
 		b = m.StandbyTasks[i].encode(b, v, w)
 		if w.Err != nil {
@@ -387,12 +355,7 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 			return b
 		}
 	}
-	if m.WarmupTasks == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("warmupTasks")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.WarmupTasks), m.WarmupTasks == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.WarmupTasks), m.WarmupTasks == nil, true)
 	for i := range m.WarmupTasks {
 		b = m.WarmupTasks[i].encode(b, v, w)
 		if w.Err != nil {
@@ -403,18 +366,13 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 	}
 	if v >= 1 {
 		b = wire.AppendBool(b, m.TopologyDescriptionRequired)
-	} else if !(!m.TopologyDescriptionRequired) {
+	} else if m.TopologyDescriptionRequired {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topologyDescriptionRequired")
 		return b
 	}
 	b = wire.AppendInt32(b, m.EndpointInformationEpoch)
-	if m.PartitionsByUserEndpoint == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("partitionsByUserEndpoint")
-		return b
-	}
-	b = wire.AppendArrayLen(b, len(m.PartitionsByUserEndpoint), m.PartitionsByUserEndpoint == nil && (true), flex)
+	b = wire.AppendArrayLen(b, len(m.PartitionsByUserEndpoint), m.PartitionsByUserEndpoint == nil, true)
 	for i := range m.PartitionsByUserEndpoint {
 		b = m.PartitionsByUserEndpoint[i].encode(b, v, w)
 		if w.Err != nil {
@@ -423,16 +381,14 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -554,7 +510,6 @@ func (m *StreamsGroupHeartbeatResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -776,57 +731,49 @@ func (m *StreamsGroupHeartbeatResponseStatus) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatResponseStatus) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.StatusCode = r.Int8()
 	if r.Err != nil {
 		r.Push("statusCode")
 		return
 	}
-	m.StatusDetail = r.String(flex)
+	m.StatusDetail = r.String(true)
 	if r.Err != nil {
 		r.Push("statusDetail")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatResponseStatus) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = append(b, byte(m.StatusCode))
 	if len(m.StatusDetail) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.StatusDetail)))
 		w.Push("statusDetail")
 		return b
 	}
-	b = wire.AppendString(b, m.StatusDetail, flex)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	b = wire.AppendString(b, m.StatusDetail, true)
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -845,7 +792,6 @@ func (m *StreamsGroupHeartbeatResponseStatus) appendJSON(b []byte, v int16) []by
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -918,14 +864,12 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatResponseTaskIds) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.SubtopologyId = r.String(flex)
+	m.SubtopologyId = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -948,47 +892,41 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatResponseTaskIds) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.SubtopologyId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1014,7 +952,6 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1103,14 +1040,12 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.UserEndpoint.decode(r, v)
 	if r.Err != nil {
 		r.Push("userEndpoint")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.ActivePartitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1131,7 +1066,7 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reade
 		r.Push("activePartitions")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.StandbyPartitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -1153,33 +1088,29 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reade
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = m.UserEndpoint.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("userEndpoint")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.ActivePartitions), m.ActivePartitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.ActivePartitions), false, true)
 	for i := range m.ActivePartitions {
 		b = m.ActivePartitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1188,7 +1119,7 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) encode(b []byte, v i
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.StandbyPartitions), m.StandbyPartitions == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.StandbyPartitions), false, true)
 	for i := range m.StandbyPartitions {
 		b = m.StandbyPartitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -1197,16 +1128,14 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) encode(b []byte, v i
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1242,7 +1171,6 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) appendJSON(b []byte,
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1343,9 +1271,7 @@ func (m *StreamsGroupHeartbeatResponseEndpoint) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatResponseEndpoint) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Host = r.String(flex)
+	m.Host = r.String(true)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -1356,44 +1282,38 @@ func (m *StreamsGroupHeartbeatResponseEndpoint) decode(r *wire.Reader, v int16) 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatResponseEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, true)
 	b = wire.AppendUint16(b, m.Port)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1412,7 +1332,6 @@ func (m *StreamsGroupHeartbeatResponseEndpoint) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1485,14 +1404,12 @@ func (m *StreamsGroupHeartbeatResponseTopicPartition) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatResponseTopicPartition) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Topic = r.String(flex)
+	m.Topic = r.String(true)
 	if r.Err != nil {
 		r.Push("topic")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -1515,47 +1432,41 @@ func (m *StreamsGroupHeartbeatResponseTopicPartition) decode(r *wire.Reader, v i
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupHeartbeatResponseTopicPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Topic) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Topic)))
 		w.Push("topic")
 		return b
 	}
-	b = wire.AppendString(b, m.Topic, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Topic, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1581,7 +1492,6 @@ func (m *StreamsGroupHeartbeatResponseTopicPartition) appendJSON(b []byte, v int
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1704,6 +1614,3 @@ func (*StreamsGroupHeartbeatResponse) NewRequest() Request { return NewStreamsGr
 func (*StreamsGroupHeartbeatResponse) RequestType() *StreamsGroupHeartbeatRequest {
 	return NewStreamsGroupHeartbeatRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

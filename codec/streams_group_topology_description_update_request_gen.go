@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -51,14 +48,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) isDefault() bool {
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -74,21 +69,19 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) decode(r *wire.Reader, v 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -97,36 +90,32 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) decode(r *wire.Reader, v 
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, true)
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, true)
 	b = wire.AppendInt32(b, m.TopologyEpoch)
 	b = m.TopologyDescription.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("topologyDescription")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -156,7 +145,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) appendJSON(b []byte, v in
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -247,9 +235,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) isDefa
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Subtopologies
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -270,7 +256,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode
 		r.Push("subtopologies")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 15); n >= 0 {
+	if n := r.ArrayLen(true, false, 15); n >= 0 {
 		s := m.GlobalStores
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -292,28 +278,24 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Subtopologies), m.Subtopologies == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Subtopologies), false, true)
 	for i := range m.Subtopologies {
 		b = m.Subtopologies[i].encode(b, v, w)
 		if w.Err != nil {
@@ -322,7 +304,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) encode
 			return b
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.GlobalStores), m.GlobalStores == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.GlobalStores), false, true)
 	for i := range m.GlobalStores {
 		b = m.GlobalStores[i].encode(b, v, w)
 		if w.Err != nil {
@@ -331,16 +313,14 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) encode
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -373,7 +353,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) append
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -468,14 +447,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.SubtopologyId = r.String(flex)
+	m.SubtopologyId = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 7); n >= 0 {
+	if n := r.ArrayLen(true, false, 7); n >= 0 {
 		s := m.Nodes
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -497,34 +474,30 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.SubtopologyId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, flex)
-	b = wire.AppendArrayLen(b, len(m.Nodes), m.Nodes == nil && (false), flex)
+	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendArrayLen(b, len(m.Nodes), false, true)
 	for i := range m.Nodes {
 		b = m.Nodes[i].encode(b, v, w)
 		if w.Err != nil {
@@ -533,16 +506,14 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -568,7 +539,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -664,9 +634,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) is
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
@@ -676,7 +644,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 		r.Push("nodeType")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SourceTopics
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -684,7 +652,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -698,16 +666,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 		r.Push("sourceTopics")
 		return
 	}
-	if true {
-		m.SinkTopic = r.NullableString(flex)
-	} else {
-		m.SinkTopic = r.StringPtr(flex)
-	}
+	m.SinkTopic = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("sinkTopic")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.Stores
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -715,7 +679,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -729,7 +693,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 		r.Push("stores")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.Successors
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -737,7 +701,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 			s = make([]string, n)
 		}
 		for i := range s {
-			s[i] = r.String(flex)
+			s[i] = r.String(true)
 			if r.Err != nil {
 				r.PushIndex(i)
 				break
@@ -752,35 +716,31 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, true)
 	b = append(b, byte(m.NodeType))
-	b = wire.AppendArrayLen(b, len(m.SourceTopics), m.SourceTopics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.SourceTopics), false, true)
 	for i := range m.SourceTopics {
 		if len(m.SourceTopics[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SourceTopics[i])))
@@ -788,20 +748,15 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) en
 			w.Push("sourceTopics")
 			return b
 		}
-		b = wire.AppendString(b, m.SourceTopics[i], flex)
-	}
-	if m.SinkTopic == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("sinkTopic")
-		return b
+		b = wire.AppendString(b, m.SourceTopics[i], true)
 	}
 	if m.SinkTopic != nil && len(*m.SinkTopic) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.SinkTopic)))
 		w.Push("sinkTopic")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.SinkTopic, flex)
-	b = wire.AppendArrayLen(b, len(m.Stores), m.Stores == nil && (false), flex)
+	b = wire.AppendNullableString(b, m.SinkTopic, true)
+	b = wire.AppendArrayLen(b, len(m.Stores), false, true)
 	for i := range m.Stores {
 		if len(m.Stores[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Stores[i])))
@@ -809,9 +764,9 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) en
 			w.Push("stores")
 			return b
 		}
-		b = wire.AppendString(b, m.Stores[i], flex)
+		b = wire.AppendString(b, m.Stores[i], true)
 	}
-	b = wire.AppendArrayLen(b, len(m.Successors), m.Successors == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Successors), false, true)
 	for i := range m.Successors {
 		if len(m.Successors[i]) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Successors[i])))
@@ -819,18 +774,16 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) en
 			w.Push("successors")
 			return b
 		}
-		b = wire.AppendString(b, m.Successors[i], flex)
+		b = wire.AppendString(b, m.Successors[i], true)
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -882,7 +835,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) ap
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1017,8 +969,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.Source.decode(r, v)
 	if r.Err != nil {
 		r.Push("source")
@@ -1030,27 +980,23 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = m.Source.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("source")
@@ -1061,16 +1007,14 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 		w.Push("processor")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -1089,7 +1033,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1206,6 +1149,3 @@ func (*StreamsGroupTopologyDescriptionUpdateRequest) NewResponse() Response {
 func (*StreamsGroupTopologyDescriptionUpdateRequest) ResponseType() *StreamsGroupTopologyDescriptionUpdateResponse {
 	return NewStreamsGroupTopologyDescriptionUpdateResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

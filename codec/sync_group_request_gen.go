@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -55,9 +52,7 @@ func (m *SyncGroupRequest) isDefault() bool {
 }
 
 func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -67,17 +62,13 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 		r.Push("generationId")
 		return
 	}
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
 	if v >= 3 {
-		if v >= 3 {
-			m.GroupInstanceId = r.NullableString(flex)
-		} else {
-			m.GroupInstanceId = r.StringPtr(flex)
-		}
+		m.GroupInstanceId = r.NullableString(v >= 4)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
@@ -86,11 +77,7 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 		m.GroupInstanceId = nil
 	}
 	if v >= 5 {
-		if v >= 5 {
-			m.ProtocolType = r.NullableString(flex)
-		} else {
-			m.ProtocolType = r.StringPtr(flex)
-		}
+		m.ProtocolType = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("protocolType")
 			return
@@ -99,11 +86,7 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 		m.ProtocolType = nil
 	}
 	if v >= 5 {
-		if v >= 5 {
-			m.ProtocolName = r.NullableString(flex)
-		} else {
-			m.ProtocolName = r.StringPtr(flex)
-		}
+		m.ProtocolName = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("protocolName")
 			return
@@ -111,7 +94,7 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ProtocolName = nil
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 4, false, 2); n >= 0 {
 		s := m.Assignments
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -133,7 +116,7 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -156,69 +139,50 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *SyncGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, v >= 4)
 	b = wire.AppendInt32(b, m.GenerationId)
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
+	b = wire.AppendString(b, m.MemberId, v >= 4)
 	if v >= 3 {
-		if m.GroupInstanceId == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("groupInstanceId")
-			return b
-		}
 		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
-	} else if !(m.GroupInstanceId == nil) {
+		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 4)
+	} else if m.GroupInstanceId != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
 	}
 	if v >= 5 {
-		if m.ProtocolType == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("protocolType")
-			return b
-		}
 		if m.ProtocolType != nil && len(*m.ProtocolType) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolType)))
 			w.Push("protocolType")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ProtocolType, flex)
-	} else if !(m.ProtocolType == nil) {
-		// ProtocolType is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ProtocolType, true)
 	}
+	// ProtocolType is ignorable: dropped at other versions.
 	if v >= 5 {
-		if m.ProtocolName == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("protocolName")
-			return b
-		}
 		if m.ProtocolName != nil && len(*m.ProtocolName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolName)))
 			w.Push("protocolName")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ProtocolName, flex)
-	} else if !(m.ProtocolName == nil) {
-		// ProtocolName is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ProtocolName, true)
 	}
-	b = wire.AppendArrayLen(b, len(m.Assignments), m.Assignments == nil && (false), flex)
+	// ProtocolName is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Assignments), false, v >= 4)
 	for i := range m.Assignments {
 		b = m.Assignments[i].encode(b, v, w)
 		if w.Err != nil {
@@ -227,7 +191,7 @@ func (m *SyncGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if flex {
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -292,7 +256,6 @@ func (m *SyncGroupRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -412,20 +375,18 @@ func (m *SyncGroupRequestAssignment) isDefault() bool {
 }
 
 func (m *SyncGroupRequestAssignment) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
-	m.MemberId = r.String(flex)
+	m.MemberId = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
-	m.Assignment = r.Bytes(flex)
+	m.Assignment = r.Bytes(v >= 4)
 	if r.Err != nil {
 		r.Push("assignment")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -444,16 +405,14 @@ func (m *SyncGroupRequestAssignment) decode(r *wire.Reader, v int16) {
 }
 
 func (m *SyncGroupRequestAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if len(m.MemberId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, flex)
-	b = wire.AppendBytes(b, m.Assignment, flex, false)
-	if flex {
+	b = wire.AppendString(b, m.MemberId, v >= 4)
+	b = wire.AppendBytes(b, m.Assignment, v >= 4, false)
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -485,7 +444,6 @@ func (m *SyncGroupRequestAssignment) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -592,6 +550,3 @@ func (*SyncGroupRequest) NewResponse() Response { return NewSyncGroupResponse() 
 
 // ResponseType returns a new paired SyncGroupResponse, typed.
 func (*SyncGroupRequest) ResponseType() *SyncGroupResponse { return NewSyncGroupResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -48,8 +45,6 @@ func (m *SyncGroupResponse) isDefault() bool {
 }
 
 func (m *SyncGroupResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 4
-	_ = flex
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
 		if r.Err != nil {
@@ -65,11 +60,7 @@ func (m *SyncGroupResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 5 {
-		if v >= 5 {
-			m.ProtocolType = r.NullableString(flex)
-		} else {
-			m.ProtocolType = r.StringPtr(flex)
-		}
+		m.ProtocolType = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("protocolType")
 			return
@@ -78,11 +69,7 @@ func (m *SyncGroupResponse) decode(r *wire.Reader, v int16) {
 		m.ProtocolType = nil
 	}
 	if v >= 5 {
-		if v >= 5 {
-			m.ProtocolName = r.NullableString(flex)
-		} else {
-			m.ProtocolName = r.StringPtr(flex)
-		}
+		m.ProtocolName = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("protocolName")
 			return
@@ -90,13 +77,13 @@ func (m *SyncGroupResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ProtocolName = nil
 	}
-	m.Assignment = r.Bytes(flex)
+	m.Assignment = r.Bytes(v >= 4)
 	if r.Err != nil {
 		r.Push("assignment")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 4 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -115,46 +102,31 @@ func (m *SyncGroupResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *SyncGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 4
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	} else if !(m.ThrottleTimeMs == 0) {
-		// ThrottleTimeMs is ignorable: dropped at this version.
 	}
+	// ThrottleTimeMs is ignorable: dropped at other versions.
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 5 {
-		if m.ProtocolType == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("protocolType")
-			return b
-		}
 		if m.ProtocolType != nil && len(*m.ProtocolType) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolType)))
 			w.Push("protocolType")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ProtocolType, flex)
-	} else if !(m.ProtocolType == nil) {
-		// ProtocolType is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ProtocolType, true)
 	}
+	// ProtocolType is ignorable: dropped at other versions.
 	if v >= 5 {
-		if m.ProtocolName == nil && !(v >= 5) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("protocolName")
-			return b
-		}
 		if m.ProtocolName != nil && len(*m.ProtocolName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProtocolName)))
 			w.Push("protocolName")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ProtocolName, flex)
-	} else if !(m.ProtocolName == nil) {
-		// ProtocolName is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.ProtocolName, true)
 	}
-	b = wire.AppendBytes(b, m.Assignment, flex, false)
-	if flex {
+	// ProtocolName is ignorable: dropped at other versions.
+	b = wire.AppendBytes(b, m.Assignment, v >= 4, false)
+	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -201,7 +173,6 @@ func (m *SyncGroupResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -326,6 +297,3 @@ func (*SyncGroupResponse) NewRequest() Request { return NewSyncGroupRequest() }
 
 // RequestType returns a new paired SyncGroupRequest, typed.
 func (*SyncGroupResponse) RequestType() *SyncGroupRequest { return NewSyncGroupRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -63,14 +62,12 @@ func (m *TxnOffsetCommitRequest) isDefault() bool {
 }
 
 func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
-	m.TransactionalId = r.String(flex)
+	m.TransactionalId = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
 	}
-	m.GroupId = r.String(flex)
+	m.GroupId = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -103,7 +100,7 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		m.GenerationIdOrMemberEpoch = -1
 	}
 	if v >= 3 {
-		m.MemberId = r.String(flex)
+		m.MemberId = r.String(true)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
@@ -112,11 +109,7 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		m.MemberId = ""
 	}
 	if v >= 3 {
-		if v >= 3 {
-			m.GroupInstanceId = r.NullableString(flex)
-		} else {
-			m.GroupInstanceId = r.StringPtr(flex)
-		}
+		m.GroupInstanceId = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
@@ -124,7 +117,7 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.GroupInstanceId = nil
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 3, false, 1); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -146,7 +139,7 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -169,20 +162,18 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if len(m.TransactionalId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionalId, flex)
+	b = wire.AppendString(b, m.TransactionalId, v >= 3)
 	if len(m.GroupId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, flex)
+	b = wire.AppendString(b, m.GroupId, v >= 3)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 10)...)
@@ -193,7 +184,7 @@ func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	}
 	if v >= 3 {
 		b = wire.AppendInt32(b, m.GenerationIdOrMemberEpoch)
-	} else if !(m.GenerationIdOrMemberEpoch == -1) {
+	} else if m.GenerationIdOrMemberEpoch != -1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("generationIdOrMemberEpoch")
 		return b
@@ -204,30 +195,25 @@ func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendString(b, m.MemberId, flex)
+		b = wire.AppendString(b, m.MemberId, true)
 	} else if !(m.MemberId == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
 		return b
 	}
 	if v >= 3 {
-		if m.GroupInstanceId == nil && !(v >= 3) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("groupInstanceId")
-			return b
-		}
 		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, flex)
-	} else if !(m.GroupInstanceId == nil) {
+		b = wire.AppendNullableString(b, m.GroupInstanceId, true)
+	} else if m.GroupInstanceId != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 3)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -236,7 +222,7 @@ func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 			return b
 		}
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -304,7 +290,6 @@ func (m *TxnOffsetCommitRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -433,10 +418,8 @@ func (m *TxnOffsetCommitRequestTopic) isDefault() bool {
 }
 
 func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v <= 5 {
-		m.Name = r.String(flex)
+		m.Name = r.String(v >= 3)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -453,7 +436,7 @@ func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicId = UUID{}
 	}
-	if n := r.ArrayLen(flex, (false), 13); n >= 0 {
+	if n := r.ArrayLen(v >= 3, false, 13); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -475,7 +458,7 @@ func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -494,24 +477,20 @@ func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *TxnOffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v <= 5 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
-	} else if !(m.Name == "") {
-		// Name is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Name, v >= 3)
 	}
+	// Name is ignorable: dropped at other versions.
 	if v >= 6 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	// TopicId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 3)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -520,7 +499,7 @@ func (m *TxnOffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder)
 			return b
 		}
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -566,7 +545,6 @@ func (m *TxnOffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -664,8 +642,6 @@ func (m *TxnOffsetCommitRequestPartition) isDefault() bool {
 }
 
 func (m *TxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -693,17 +669,13 @@ func (m *TxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 	} else {
 		m.CommittedLeaderEpoch = -1
 	}
-	if true {
-		m.CommittedMetadata = r.NullableString(flex)
-	} else {
-		m.CommittedMetadata = r.StringPtr(flex)
-	}
+	m.CommittedMetadata = r.NullableString(v >= 3)
 	if r.Err != nil {
 		r.Push("committedMetadata")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -722,8 +694,6 @@ func (m *TxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 }
 
 func (m *TxnOffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -734,21 +704,15 @@ func (m *TxnOffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Enco
 	}
 	if v >= 2 {
 		b = wire.AppendInt32(b, m.CommittedLeaderEpoch)
-	} else if !(m.CommittedLeaderEpoch == -1) {
-		// CommittedLeaderEpoch is ignorable: dropped at this version.
 	}
-	if m.CommittedMetadata == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("committedMetadata")
-		return b
-	}
+	// CommittedLeaderEpoch is ignorable: dropped at other versions.
 	if m.CommittedMetadata != nil && len(*m.CommittedMetadata) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.CommittedMetadata)))
 		w.Push("committedMetadata")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.CommittedMetadata, flex)
-	if flex {
+	b = wire.AppendNullableString(b, m.CommittedMetadata, v >= 3)
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -788,7 +752,6 @@ func (m *TxnOffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -909,6 +872,3 @@ func (*TxnOffsetCommitRequest) NewResponse() Response { return NewTxnOffsetCommi
 func (*TxnOffsetCommitRequest) ResponseType() *TxnOffsetCommitResponse {
 	return NewTxnOffsetCommitResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

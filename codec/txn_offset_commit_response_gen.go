@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -39,14 +38,12 @@ func (m *TxnOffsetCommitResponse) isDefault() bool {
 }
 
 func (m *TxnOffsetCommitResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+	if n := r.ArrayLen(v >= 3, false, 1); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,7 +65,7 @@ func (m *TxnOffsetCommitResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -87,10 +84,8 @@ func (m *TxnOffsetCommitResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *TxnOffsetCommitResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 3)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +94,7 @@ func (m *TxnOffsetCommitResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 			return b
 		}
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -138,7 +133,6 @@ func (m *TxnOffsetCommitResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -225,10 +219,8 @@ func (m *TxnOffsetCommitResponseTopic) isDefault() bool {
 }
 
 func (m *TxnOffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if v <= 5 {
-		m.Name = r.String(flex)
+		m.Name = r.String(v >= 3)
 		if r.Err != nil {
 			r.Push("name")
 			return
@@ -245,7 +237,7 @@ func (m *TxnOffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicId = UUID{}
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 3, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -267,7 +259,7 @@ func (m *TxnOffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -286,24 +278,20 @@ func (m *TxnOffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *TxnOffsetCommitResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	if v <= 5 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 			w.Push("name")
 			return b
 		}
-		b = wire.AppendString(b, m.Name, flex)
-	} else if !(m.Name == "") {
-		// Name is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Name, v >= 3)
 	}
+	// Name is ignorable: dropped at other versions.
 	if v >= 6 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	// TopicId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 3)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -312,7 +300,7 @@ func (m *TxnOffsetCommitResponseTopic) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -358,7 +346,6 @@ func (m *TxnOffsetCommitResponseTopic) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -448,8 +435,6 @@ func (m *TxnOffsetCommitResponsePartition) isDefault() bool {
 }
 
 func (m *TxnOffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
-	flex := v >= 3
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -469,7 +454,7 @@ func (m *TxnOffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 3 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -488,8 +473,6 @@ func (m *TxnOffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
 }
 
 func (m *TxnOffsetCommitResponsePartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 3
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -498,7 +481,7 @@ func (m *TxnOffsetCommitResponsePartition) encode(b []byte, v int16, w *wire.Enc
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if flex {
+	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -530,7 +513,6 @@ func (m *TxnOffsetCommitResponsePartition) appendJSON(b []byte, v int16) []byte 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -639,6 +621,3 @@ func (*TxnOffsetCommitResponse) NewRequest() Request { return NewTxnOffsetCommit
 func (*TxnOffsetCommitResponse) RequestType() *TxnOffsetCommitRequest {
 	return NewTxnOffsetCommitRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

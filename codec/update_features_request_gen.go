@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -48,14 +45,12 @@ func (m *UpdateFeaturesRequest) isDefault() bool {
 }
 
 func (m *UpdateFeaturesRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.TimeoutMs = r.Int32()
 	if r.Err != nil {
 		r.Push("timeoutMs")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.FeatureUpdates
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -86,21 +81,19 @@ func (m *UpdateFeaturesRequest) decode(r *wire.Reader, v int16) {
 		m.ValidateOnly = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -109,10 +102,8 @@ func (m *UpdateFeaturesRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *UpdateFeaturesRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt32(b, m.TimeoutMs)
-	b = wire.AppendArrayLen(b, len(m.FeatureUpdates), m.FeatureUpdates == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.FeatureUpdates), false, true)
 	for i := range m.FeatureUpdates {
 		b = m.FeatureUpdates[i].encode(b, v, w)
 		if w.Err != nil {
@@ -123,21 +114,19 @@ func (m *UpdateFeaturesRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 	}
 	if v >= 1 {
 		b = wire.AppendBool(b, m.ValidateOnly)
-	} else if !(!m.ValidateOnly) {
+	} else if m.ValidateOnly {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("validateOnly")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -173,7 +162,6 @@ func (m *UpdateFeaturesRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -276,9 +264,7 @@ func (m *UpdateFeaturesRequestFeatureUpdateKey) isDefault() bool {
 }
 
 func (m *UpdateFeaturesRequestFeatureUpdateKey) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Feature = r.String(flex)
+	m.Feature = r.String(true)
 	if r.Err != nil {
 		r.Push("feature")
 		return
@@ -307,58 +293,52 @@ func (m *UpdateFeaturesRequestFeatureUpdateKey) decode(r *wire.Reader, v int16) 
 		m.UpgradeType = 1
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *UpdateFeaturesRequestFeatureUpdateKey) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Feature) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Feature)))
 		w.Push("feature")
 		return b
 	}
-	b = wire.AppendString(b, m.Feature, flex)
+	b = wire.AppendString(b, m.Feature, true)
 	b = wire.AppendInt16(b, m.MaxVersionLevel)
 	if v <= 0 {
 		b = wire.AppendBool(b, m.AllowDowngrade)
-	} else if !(!m.AllowDowngrade) {
+	} else if m.AllowDowngrade {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("allowDowngrade")
 		return b
 	}
 	if v >= 1 {
 		b = append(b, byte(m.UpgradeType))
-	} else if !(m.UpgradeType == 1) {
+	} else if m.UpgradeType != 1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("upgradeType")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -387,7 +367,6 @@ func (m *UpdateFeaturesRequestFeatureUpdateKey) appendJSON(b []byte, v int16) []
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -508,6 +487,3 @@ func (*UpdateFeaturesRequest) NewResponse() Response { return NewUpdateFeaturesR
 func (*UpdateFeaturesRequest) ResponseType() *UpdateFeaturesResponse {
 	return NewUpdateFeaturesResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

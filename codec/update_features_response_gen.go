@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -46,8 +45,6 @@ func (m *UpdateFeaturesResponse) isDefault() bool {
 }
 
 func (m *UpdateFeaturesResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -66,17 +63,13 @@ func (m *UpdateFeaturesResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
 	if v <= 1 {
-		if n := r.ArrayLen(flex, (false), 5); n >= 0 {
+		if n := r.ArrayLen(true, false, 5); n >= 0 {
 			s := m.Results
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -101,27 +94,23 @@ func (m *UpdateFeaturesResponse) decode(r *wire.Reader, v int16) {
 		m.Results = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *UpdateFeaturesResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -130,19 +119,14 @@ func (m *UpdateFeaturesResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
+	b = wire.AppendNullableString(b, m.ErrorMessage, true)
 	if v <= 1 {
-		b = wire.AppendArrayLen(b, len(m.Results), m.Results == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Results), false, true)
 		for i := range m.Results {
 			b = m.Results[i].encode(b, v, w)
 			if w.Err != nil {
@@ -151,19 +135,16 @@ func (m *UpdateFeaturesResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 				return b
 			}
 		}
-	} else if !(len(m.Results) == 0) {
-		// Results is ignorable: dropped at this version.
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	// Results is ignorable: dropped at other versions.
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -197,7 +178,6 @@ func (m *UpdateFeaturesResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -297,9 +277,7 @@ func (m *UpdateFeaturesResponseUpdatableFeatureResult) isDefault() bool {
 }
 
 func (m *UpdateFeaturesResponseUpdatableFeatureResult) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Feature = r.String(flex)
+	m.Feature = r.String(true)
 	if r.Err != nil {
 		r.Push("feature")
 		return
@@ -309,65 +287,50 @@ func (m *UpdateFeaturesResponseUpdatableFeatureResult) decode(r *wire.Reader, v 
 		r.Push("errorCode")
 		return
 	}
-	if true {
-		m.ErrorMessage = r.NullableString(flex)
-	} else {
-		m.ErrorMessage = r.StringPtr(flex)
-	}
+	m.ErrorMessage = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("errorMessage")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *UpdateFeaturesResponseUpdatableFeatureResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Feature) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Feature)))
 		w.Push("feature")
 		return b
 	}
-	b = wire.AppendString(b, m.Feature, flex)
+	b = wire.AppendString(b, m.Feature, true)
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if m.ErrorMessage == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("errorMessage")
-		return b
-	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
 		w.Push("errorMessage")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ErrorMessage, flex)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	b = wire.AppendNullableString(b, m.ErrorMessage, true)
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -389,7 +352,6 @@ func (m *UpdateFeaturesResponseUpdatableFeatureResult) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -504,6 +466,3 @@ func (*UpdateFeaturesResponse) NewRequest() Request { return NewUpdateFeaturesRe
 func (*UpdateFeaturesResponse) RequestType() *UpdateFeaturesRequest {
 	return NewUpdateFeaturesRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -63,8 +62,6 @@ func (m *UpdateMetadataRequest) isDefault() bool {
 }
 
 func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	m.ControllerId = r.Int32()
 	if r.Err != nil {
 		r.Push("controllerId")
@@ -95,7 +92,7 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 		m.BrokerEpoch = -1
 	}
 	if v <= 4 {
-		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
+		if n := r.ArrayLen(false, false, 22); n >= 0 {
 			s := m.UngroupedPartitionStates
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -120,7 +117,7 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 		m.UngroupedPartitionStates = nil
 	}
 	if v >= 5 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 6, false, 1); n >= 0 {
 			s := m.TopicStates
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -144,7 +141,7 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicStates = nil
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 6, false, 4); n >= 0 {
 		s := m.LiveBrokers
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -166,7 +163,7 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -200,17 +197,15 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *UpdateMetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	b = wire.AppendInt32(b, m.ControllerId)
 	if v >= 8 {
 		b = wire.AppendBool(b, m.IsKRaftController)
-	} else if !(!m.IsKRaftController) {
+	} else if m.IsKRaftController {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("isKRaftController")
 		return b
 	}
-	if !(v >= 8) && !(m.Type == 0) {
+	if v <= 7 && m.Type != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("type")
 		return b
@@ -218,11 +213,10 @@ func (m *UpdateMetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 	b = wire.AppendInt32(b, m.ControllerEpoch)
 	if v >= 5 {
 		b = wire.AppendInt64(b, m.BrokerEpoch)
-	} else if !(m.BrokerEpoch == -1) {
-		// BrokerEpoch is ignorable: dropped at this version.
 	}
+	// BrokerEpoch is ignorable: dropped at other versions.
 	if v <= 4 {
-		b = wire.AppendArrayLen(b, len(m.UngroupedPartitionStates), m.UngroupedPartitionStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.UngroupedPartitionStates), false, false)
 		for i := range m.UngroupedPartitionStates {
 			b = m.UngroupedPartitionStates[i].encode(b, v, w)
 			if w.Err != nil {
@@ -231,13 +225,13 @@ func (m *UpdateMetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 				return b
 			}
 		}
-	} else if !(len(m.UngroupedPartitionStates) == 0) {
+	} else if len(m.UngroupedPartitionStates) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("ungroupedPartitionStates")
 		return b
 	}
 	if v >= 5 {
-		b = wire.AppendArrayLen(b, len(m.TopicStates), m.TopicStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.TopicStates), false, v >= 6)
 		for i := range m.TopicStates {
 			b = m.TopicStates[i].encode(b, v, w)
 			if w.Err != nil {
@@ -246,12 +240,12 @@ func (m *UpdateMetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 				return b
 			}
 		}
-	} else if !(len(m.TopicStates) == 0) {
+	} else if len(m.TopicStates) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicStates")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.LiveBrokers), m.LiveBrokers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.LiveBrokers), false, v >= 6)
 	for i := range m.LiveBrokers {
 		b = m.LiveBrokers[i].encode(b, v, w)
 		if w.Err != nil {
@@ -260,16 +254,16 @@ func (m *UpdateMetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 			return b
 		}
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
-		if (v >= 8) && !(m.Type == 0) {
+		if v >= 8 && m.Type != 0 {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		if v >= 8 {
 			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(m.Type == 0) {
+			if m.Type != 0 {
 				var start int
 				b, start = wire.BeginTag(b, 0)
 				b = append(b, byte(m.Type))
@@ -359,7 +353,6 @@ func (m *UpdateMetadataRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -528,10 +521,8 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) isDefault() bool {
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v <= 4 {
-		m.TopicName = r.String(flex)
+		m.TopicName = r.String(false)
 		if r.Err != nil {
 			r.Push("topicName")
 			return
@@ -569,7 +560,7 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 6, false, 4); n >= 0 {
 		s := m.Isr
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -596,7 +587,7 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 		r.Push("zkVersion")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 6, false, 4); n >= 0 {
 		s := m.Replicas
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -619,7 +610,7 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 		return
 	}
 	if v >= 4 {
-		if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+		if n := r.ArrayLen(v >= 6, false, 4); n >= 0 {
 			s := m.OfflineReplicas
 			if s != nil && cap(s) >= n {
 				s = s[:n]
@@ -645,7 +636,7 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 		m.OfflineReplicas = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -664,18 +655,15 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataPartitionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v <= 4 {
 		if len(m.TopicName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
 			return b
 		}
-		b = wire.AppendString(b, m.TopicName, flex)
-	} else if !(m.TopicName == "") {
-		// TopicName is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.TopicName, false)
 	}
+	// TopicName is ignorable: dropped at other versions.
 	{
 		n := len(b)
 		b = append(b, make([]byte, 16)...)
@@ -686,24 +674,23 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) encode(b []byte, v i
 		binary.BigEndian.PutUint32(p[8:], uint32(m.Leader))
 		binary.BigEndian.PutUint32(p[12:], uint32(m.LeaderEpoch))
 	}
-	b = wire.AppendArrayLen(b, len(m.Isr), m.Isr == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Isr), false, v >= 6)
 	for i := range m.Isr {
 		b = wire.AppendInt32(b, m.Isr[i])
 	}
 	b = wire.AppendInt32(b, m.ZkVersion)
-	b = wire.AppendArrayLen(b, len(m.Replicas), m.Replicas == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Replicas), false, v >= 6)
 	for i := range m.Replicas {
 		b = wire.AppendInt32(b, m.Replicas[i])
 	}
 	if v >= 4 {
-		b = wire.AppendArrayLen(b, len(m.OfflineReplicas), m.OfflineReplicas == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.OfflineReplicas), false, v >= 6)
 		for i := range m.OfflineReplicas {
 			b = wire.AppendInt32(b, m.OfflineReplicas[i])
 		}
-	} else if !(len(m.OfflineReplicas) == 0) {
-		// OfflineReplicas is ignorable: dropped at this version.
 	}
-	if flex {
+	// OfflineReplicas is ignorable: dropped at other versions.
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -781,7 +768,6 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) appendJSON(b []byte,
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -935,10 +921,8 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) isDefault() bool {
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v >= 5 {
-		m.TopicName = r.String(flex)
+		m.TopicName = r.String(v >= 6)
 		if r.Err != nil {
 			r.Push("topicName")
 			return
@@ -956,7 +940,7 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v
 		m.TopicId = UUID{}
 	}
 	if v >= 5 {
-		if n := r.ArrayLen(flex, (false), 22); n >= 0 {
+		if n := r.ArrayLen(v >= 6, false, 22); n >= 0 {
 			s := m.PartitionStates
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -981,7 +965,7 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v
 		m.PartitionStates = nil
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1000,15 +984,13 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataTopicState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v >= 5 {
 		if len(m.TopicName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 			w.Push("topicName")
 			return b
 		}
-		b = wire.AppendString(b, m.TopicName, flex)
+		b = wire.AppendString(b, m.TopicName, v >= 6)
 	} else if !(m.TopicName == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicName")
@@ -1016,11 +998,10 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) encode(b []byte, v int16
 	}
 	if v >= 7 {
 		b = append(b, m.TopicId[:]...)
-	} else if !(m.TopicId == (UUID{})) {
-		// TopicId is ignorable: dropped at this version.
 	}
+	// TopicId is ignorable: dropped at other versions.
 	if v >= 5 {
-		b = wire.AppendArrayLen(b, len(m.PartitionStates), m.PartitionStates == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.PartitionStates), false, v >= 6)
 		for i := range m.PartitionStates {
 			b = m.PartitionStates[i].encode(b, v, w)
 			if w.Err != nil {
@@ -1029,12 +1010,12 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) encode(b []byte, v int16
 				return b
 			}
 		}
-	} else if !(len(m.PartitionStates) == 0) {
+	} else if len(m.PartitionStates) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("partitionStates")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1082,7 +1063,6 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) appendJSON(b []byte, v i
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1182,15 +1162,13 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) isDefault() bool {
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	m.Id = r.Int32()
 	if r.Err != nil {
 		r.Push("id")
 		return
 	}
 	if v <= 0 {
-		m.V0Host = r.String(flex)
+		m.V0Host = r.String(false)
 		if r.Err != nil {
 			r.Push("v0Host")
 			return
@@ -1208,7 +1186,7 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 		m.V0Port = 0
 	}
 	if v >= 1 {
-		if n := r.ArrayLen(flex, (false), 1); n >= 0 {
+		if n := r.ArrayLen(v >= 6, false, 1); n >= 0 {
 			s := m.Endpoints
 			s = wire.Slice(s, n, r.Remaining())
 			for i := 0; i < n; i++ {
@@ -1233,11 +1211,7 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 		m.Endpoints = nil
 	}
 	if v >= 2 {
-		if v >= 2 {
-			m.Rack = r.NullableString(flex)
-		} else {
-			m.Rack = r.StringPtr(flex)
-		}
+		m.Rack = r.NullableString(v >= 6)
 		if r.Err != nil {
 			r.Push("rack")
 			return
@@ -1246,7 +1220,7 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 		m.Rack = newString("")
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1265,8 +1239,6 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataBroker) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	b = wire.AppendInt32(b, m.Id)
 	if v <= 0 {
 		if len(m.V0Host) > 32767 {
@@ -1274,17 +1246,15 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) encode(b []byte, v int16, w 
 			w.Push("v0Host")
 			return b
 		}
-		b = wire.AppendString(b, m.V0Host, flex)
-	} else if !(m.V0Host == "") {
-		// V0Host is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.V0Host, false)
 	}
+	// V0Host is ignorable: dropped at other versions.
 	if v <= 0 {
 		b = wire.AppendInt32(b, m.V0Port)
-	} else if !(m.V0Port == 0) {
-		// V0Port is ignorable: dropped at this version.
 	}
+	// V0Port is ignorable: dropped at other versions.
 	if v >= 1 {
-		b = wire.AppendArrayLen(b, len(m.Endpoints), m.Endpoints == nil && (false), flex)
+		b = wire.AppendArrayLen(b, len(m.Endpoints), false, v >= 6)
 		for i := range m.Endpoints {
 			b = m.Endpoints[i].encode(b, v, w)
 			if w.Err != nil {
@@ -1293,25 +1263,18 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) encode(b []byte, v int16, w 
 				return b
 			}
 		}
-	} else if !(len(m.Endpoints) == 0) {
-		// Endpoints is ignorable: dropped at this version.
 	}
+	// Endpoints is ignorable: dropped at other versions.
 	if v >= 2 {
-		if m.Rack == nil && !(v >= 2) {
-			w.Fail(wire.ErrNotNullable, "")
-			w.Push("rack")
-			return b
-		}
 		if m.Rack != nil && len(*m.Rack) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.Rack)))
 			w.Push("rack")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.Rack, flex)
-	} else if !(m.Rack != nil && *m.Rack == "") {
-		// Rack is ignorable: dropped at this version.
+		b = wire.AppendNullableString(b, m.Rack, v >= 6)
 	}
-	if flex {
+	// Rack is ignorable: dropped at other versions.
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1367,7 +1330,6 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) appendJSON(b []byte, v int16
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1475,8 +1437,6 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) isDefault() bool {
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataEndpoint) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	if v >= 1 {
 		m.Port = r.Int32()
 		if r.Err != nil {
@@ -1487,7 +1447,7 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) decode(r *wire.Reader, v i
 		m.Port = 0
 	}
 	if v >= 1 {
-		m.Host = r.String(flex)
+		m.Host = r.String(v >= 6)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -1496,7 +1456,7 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) decode(r *wire.Reader, v i
 		m.Host = ""
 	}
 	if v >= 3 {
-		m.Listener = r.String(flex)
+		m.Listener = r.String(v >= 6)
 		if r.Err != nil {
 			r.Push("listener")
 			return
@@ -1514,7 +1474,7 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) decode(r *wire.Reader, v i
 		m.SecurityProtocol = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -1533,11 +1493,9 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) decode(r *wire.Reader, v i
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.Port)
-	} else if !(m.Port == 0) {
+	} else if m.Port != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
 		return b
@@ -1548,7 +1506,7 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) encode(b []byte, v int16, 
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, v >= 6)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
@@ -1560,18 +1518,17 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) encode(b []byte, v int16, 
 			w.Push("listener")
 			return b
 		}
-		b = wire.AppendString(b, m.Listener, flex)
-	} else if !(m.Listener == "") {
-		// Listener is ignorable: dropped at this version.
+		b = wire.AppendString(b, m.Listener, v >= 6)
 	}
+	// Listener is ignorable: dropped at other versions.
 	if v >= 1 {
 		b = wire.AppendInt16(b, m.SecurityProtocol)
-	} else if !(m.SecurityProtocol == 0) {
+	} else if m.SecurityProtocol != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("securityProtocol")
 		return b
 	}
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -1617,7 +1574,6 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) appendJSON(b []byte, v int
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -1738,6 +1694,3 @@ func (*UpdateMetadataRequest) NewResponse() Response { return NewUpdateMetadataR
 func (*UpdateMetadataRequest) ResponseType() *UpdateMetadataResponse {
 	return NewUpdateMetadataResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

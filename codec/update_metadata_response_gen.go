@@ -3,9 +3,6 @@
 package codec
 
 import (
-	"encoding/binary"
-	"math"
-
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
@@ -36,15 +33,13 @@ func (m *UpdateMetadataResponse) isDefault() bool {
 }
 
 func (m *UpdateMetadataResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 6
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 6 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -63,10 +58,8 @@ func (m *UpdateMetadataResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *UpdateMetadataResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 6
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if flex {
+	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -95,7 +88,6 @@ func (m *UpdateMetadataResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -198,6 +190,3 @@ func (*UpdateMetadataResponse) NewRequest() Request { return NewUpdateMetadataRe
 func (*UpdateMetadataResponse) RequestType() *UpdateMetadataRequest {
 	return NewUpdateMetadataRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

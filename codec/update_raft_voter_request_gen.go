@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -58,13 +57,7 @@ func (m *UpdateRaftVoterRequest) isDefault() bool {
 }
 
 func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if true {
-		m.ClusterId = r.NullableString(flex)
-	} else {
-		m.ClusterId = r.StringPtr(flex)
-	}
+	m.ClusterId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
@@ -93,7 +86,7 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 5); n >= 0 {
+	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.Listeners
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -120,21 +113,19 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -143,19 +134,12 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *UpdateRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	if m.ClusterId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("clusterId")
-		return b
-	}
 	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ClusterId, flex)
+	b = wire.AppendNullableString(b, m.ClusterId, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 24)...)
@@ -165,7 +149,7 @@ func (m *UpdateRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		binary.BigEndian.PutUint32(p[4:], uint32(m.VoterId))
 		copy(p[8:24], m.VoterDirectoryId[:])
 	}
-	b = wire.AppendArrayLen(b, len(m.Listeners), m.Listeners == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Listeners), false, true)
 	for i := range m.Listeners {
 		b = m.Listeners[i].encode(b, v, w)
 		if w.Err != nil {
@@ -179,16 +163,14 @@ func (m *UpdateRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		w.Push("kRaftVersionFeature")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -231,7 +213,6 @@ func (m *UpdateRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -348,14 +329,12 @@ func (m *UpdateRaftVoterRequestListener) isDefault() bool {
 }
 
 func (m *UpdateRaftVoterRequestListener) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(true)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	m.Host = r.String(flex)
+	m.Host = r.String(true)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -366,50 +345,44 @@ func (m *UpdateRaftVoterRequestListener) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *UpdateRaftVoterRequestListener) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
+	b = wire.AppendString(b, m.Name, true)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, true)
 	b = wire.AppendUint16(b, m.Port)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -431,7 +404,6 @@ func (m *UpdateRaftVoterRequestListener) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -510,8 +482,6 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) isDefault() bool {
 }
 
 func (m *UpdateRaftVoterRequestKRaftVersionFeature) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 4 {
 		p := r.Src[r.Off : r.Off+4]
 		_ = p[3]
@@ -531,27 +501,23 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) decode(r *wire.Reader, v int
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *UpdateRaftVoterRequestKRaftVersionFeature) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 4)...)
@@ -560,16 +526,14 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) encode(b []byte, v int16, w 
 		binary.BigEndian.PutUint16(p[0:], uint16(m.MinSupportedVersion))
 		binary.BigEndian.PutUint16(p[2:], uint16(m.MaxSupportedVersion))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -588,7 +552,6 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) appendJSON(b []byte, v int16
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -697,6 +660,3 @@ func (*UpdateRaftVoterRequest) NewResponse() Response { return NewUpdateRaftVote
 func (*UpdateRaftVoterRequest) ResponseType() *UpdateRaftVoterResponse {
 	return NewUpdateRaftVoterResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -43,8 +42,6 @@ func (m *UpdateRaftVoterResponse) isDefault() bool {
 }
 
 func (m *UpdateRaftVoterResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -65,38 +62,34 @@ func (m *UpdateRaftVoterResponse) decode(r *wire.Reader, v int16) {
 	}
 	m.CurrentLeader = *NewUpdateRaftVoterResponseCurrentLeader()
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			switch {
-			case tag == 0:
-				saved := r.Limit(end)
-				m.CurrentLeader.decode(r, v)
-				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("currentLeader")
-					return
-				}
-			default:
-				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-			}
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		switch {
+		case tag == 0:
+			saved := r.Limit(end)
+			m.CurrentLeader.decode(r, v)
+			r.Unlimit(saved, tag)
+			if r.Err != nil {
+				r.Push("currentLeader")
+				return
+			}
+		default:
+			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+		}
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *UpdateRaftVoterResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -105,33 +98,29 @@ func (m *UpdateRaftVoterResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		if (true) && !(m.CurrentLeader.isDefault()) {
-			nt++
-		}
-		b = wire.AppendUvarint(b, uint32(nt))
-		u, last := 0, int64(-1)
-		if true {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(m.CurrentLeader.isDefault()) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				b = m.CurrentLeader.encode(b, v, w)
-				if w.Err != nil {
-					w.Push("currentLeader")
-					return b
-				}
-				b = wire.EndTag(b, start)
-			}
-		}
-		if u < len(m.UnknownTaggedFields) {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
-		}
+	nt := len(m.UnknownTaggedFields)
+	if !m.CurrentLeader.isDefault() {
+		nt++
+	}
+	b = wire.AppendUvarint(b, uint32(nt))
+	u, last := 0, int64(-1)
+	b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+	if !m.CurrentLeader.isDefault() {
+		var start int
+		b, start = wire.BeginTag(b, 0)
+		b = m.CurrentLeader.encode(b, v, w)
 		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
+			w.Push("currentLeader")
 			return b
 		}
+		b = wire.EndTag(b, start)
+	}
+	if u < len(m.UnknownTaggedFields) {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -153,7 +142,6 @@ func (m *UpdateRaftVoterResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -240,8 +228,6 @@ func (m *UpdateRaftVoterResponseCurrentLeader) isDefault() bool {
 }
 
 func (m *UpdateRaftVoterResponseCurrentLeader) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -260,7 +246,7 @@ func (m *UpdateRaftVoterResponseCurrentLeader) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	m.Host = r.String(flex)
+	m.Host = r.String(true)
 	if r.Err != nil {
 		r.Push("host")
 		return
@@ -271,27 +257,23 @@ func (m *UpdateRaftVoterResponseCurrentLeader) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *UpdateRaftVoterResponseCurrentLeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -305,18 +287,16 @@ func (m *UpdateRaftVoterResponseCurrentLeader) encode(b []byte, v int16, w *wire
 		w.Push("host")
 		return b
 	}
-	b = wire.AppendString(b, m.Host, flex)
+	b = wire.AppendString(b, m.Host, true)
 	b = wire.AppendInt32(b, m.Port)
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -341,7 +321,6 @@ func (m *UpdateRaftVoterResponseCurrentLeader) appendJSON(b []byte, v int16) []b
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -462,6 +441,3 @@ func (*UpdateRaftVoterResponse) NewRequest() Request { return NewUpdateRaftVoter
 func (*UpdateRaftVoterResponse) RequestType() *UpdateRaftVoterRequest {
 	return NewUpdateRaftVoterRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

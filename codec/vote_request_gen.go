@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -44,13 +43,7 @@ func (m *VoteRequest) isDefault() bool {
 }
 
 func (m *VoteRequest) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	if true {
-		m.ClusterId = r.NullableString(flex)
-	} else {
-		m.ClusterId = r.StringPtr(flex)
-	}
+	m.ClusterId = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
@@ -64,7 +57,7 @@ func (m *VoteRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.VoterId = -1
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -86,21 +79,19 @@ func (m *VoteRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -109,25 +100,17 @@ func (m *VoteRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *VoteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
-	if m.ClusterId == nil && !(true) {
-		w.Fail(wire.ErrNotNullable, "")
-		w.Push("clusterId")
-		return b
-	}
 	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ClusterId, flex)
+	b = wire.AppendNullableString(b, m.ClusterId, true)
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.VoterId)
-	} else if !(m.VoterId == -1) {
-		// VoterId is ignorable: dropped at this version.
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	// VoterId is ignorable: dropped at other versions.
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -136,16 +119,14 @@ func (m *VoteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
@@ -181,7 +162,6 @@ func (m *VoteRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -277,14 +257,12 @@ func (m *VoteRequestTopicData) isDefault() bool {
 }
 
 func (m *VoteRequestTopicData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(true)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 25); n >= 0 {
+	if n := r.ArrayLen(true, false, 25); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -306,34 +284,30 @@ func (m *VoteRequestTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *VoteRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -342,16 +316,14 @@ func (m *VoteRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -377,7 +349,6 @@ func (m *VoteRequestTopicData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -479,8 +450,6 @@ func (m *VoteRequestPartitionData) isDefault() bool {
 }
 
 func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -556,27 +525,23 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 		m.PreVote = false
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *VoteRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -587,21 +552,12 @@ func (m *VoteRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []
 		binary.BigEndian.PutUint32(p[8:], uint32(m.ReplicaId))
 	}
 	if v >= 1 {
-		{
-			n := len(b)
-			b = append(b, make([]byte, 32)...)
-			p := b[n : n+32]
-			_ = p[31]
-			copy(p[0:16], m.ReplicaDirectoryId[:])
-			copy(p[16:32], m.VoterDirectoryId[:])
-		}
-	} else {
-		if !(m.ReplicaDirectoryId == (UUID{})) {
-			// ReplicaDirectoryId is ignorable: dropped at this version.
-		}
-		if !(m.VoterDirectoryId == (UUID{})) {
-			// VoterDirectoryId is ignorable: dropped at this version.
-		}
+		n := len(b)
+		b = append(b, make([]byte, 32)...)
+		p := b[n : n+32]
+		_ = p[31]
+		copy(p[0:16], m.ReplicaDirectoryId[:])
+		copy(p[16:32], m.VoterDirectoryId[:])
 	}
 	{
 		n := len(b)
@@ -613,21 +569,19 @@ func (m *VoteRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []
 	}
 	if v >= 2 {
 		b = wire.AppendBool(b, m.PreVote)
-	} else if !(!m.PreVote) {
+	} else if m.PreVote {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("preVote")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -670,7 +624,6 @@ func (m *VoteRequestPartitionData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -813,6 +766,3 @@ func (*VoteRequest) NewResponse() Response { return NewVoteResponse() }
 
 // ResponseType returns a new paired VoteResponse, typed.
 func (*VoteRequest) ResponseType() *VoteResponse { return NewVoteResponse() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -38,14 +37,12 @@ func (m *VoteResponse) isDefault() bool {
 }
 
 func (m *VoteResponse) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 3); n >= 0 {
+	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -68,56 +65,52 @@ func (m *VoteResponse) decode(r *wire.Reader, v int16) {
 	}
 	m.NodeEndpoints = nil
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			switch {
-			case tag == 0 && v >= 1:
-				saved := r.Limit(end)
-				if n := r.ArrayLen(true, (false), 1); n >= 0 {
-					s := m.NodeEndpoints
-					s = wire.Slice(s, n, r.Remaining())
-					for i := 0; i < n; i++ {
-						if i == len(s) {
-							s = append(s, VoteResponseNodeEndpoint{})
-						}
-						s[i].decode(r, v)
-						if r.Err != nil {
-							r.PushIndex(i)
-							break
-						}
-					}
-					m.NodeEndpoints = s
-				} else {
-					m.NodeEndpoints = nil
-				}
-				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("nodeEndpoints")
-					return
-				}
-			default:
-				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-			}
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		switch {
+		case tag == 0 && v >= 1:
+			saved := r.Limit(end)
+			if n := r.ArrayLen(true, false, 1); n >= 0 {
+				s := m.NodeEndpoints
+				s = wire.Slice(s, n, r.Remaining())
+				for i := 0; i < n; i++ {
+					if i == len(s) {
+						s = append(s, VoteResponseNodeEndpoint{})
+					}
+					s[i].decode(r, v)
+					if r.Err != nil {
+						r.PushIndex(i)
+						break
+					}
+				}
+				m.NodeEndpoints = s
+			} else {
+				m.NodeEndpoints = nil
+			}
+			r.Unlimit(saved, tag)
+			if r.Err != nil {
+				r.Push("nodeEndpoints")
+				return
+			}
+		default:
+			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+		}
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *VoteResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -126,42 +119,40 @@ func (m *VoteResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 			return b
 		}
 	}
-	if !(v >= 1) && !(len(m.NodeEndpoints) == 0) {
+	if v <= 0 && len(m.NodeEndpoints) != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeEndpoints")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		if (v >= 1) && !(len(m.NodeEndpoints) == 0) {
-			nt++
-		}
-		b = wire.AppendUvarint(b, uint32(nt))
-		u, last := 0, int64(-1)
-		if v >= 1 {
-			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if !(len(m.NodeEndpoints) == 0) {
-				var start int
-				b, start = wire.BeginTag(b, 0)
-				b = wire.AppendArrayLen(b, len(m.NodeEndpoints), m.NodeEndpoints == nil && (false), true)
-				for i := range m.NodeEndpoints {
-					b = m.NodeEndpoints[i].encode(b, v, w)
-					if w.Err != nil {
-						w.PushIndex(i)
-						w.Push("nodeEndpoints")
-						return b
-					}
+	nt := len(m.UnknownTaggedFields)
+	if v >= 1 && len(m.NodeEndpoints) != 0 {
+		nt++
+	}
+	b = wire.AppendUvarint(b, uint32(nt))
+	u, last := 0, int64(-1)
+	if v >= 1 {
+		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
+		if len(m.NodeEndpoints) != 0 {
+			var start int
+			b, start = wire.BeginTag(b, 0)
+			b = wire.AppendArrayLen(b, len(m.NodeEndpoints), false, true)
+			for i := range m.NodeEndpoints {
+				b = m.NodeEndpoints[i].encode(b, v, w)
+				if w.Err != nil {
+					w.PushIndex(i)
+					w.Push("nodeEndpoints")
+					return b
 				}
-				b = wire.EndTag(b, start)
 			}
+			b = wire.EndTag(b, start)
 		}
-		if u < len(m.UnknownTaggedFields) {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	}
+	if u < len(m.UnknownTaggedFields) {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -199,7 +190,6 @@ func (m *VoteResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -300,14 +290,12 @@ func (m *VoteResponseTopicData) isDefault() bool {
 }
 
 func (m *VoteResponseTopicData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
-	m.TopicName = r.String(flex)
+	m.TopicName = r.String(true)
 	if r.Err != nil {
 		r.Push("topicName")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 16); n >= 0 {
+	if n := r.ArrayLen(true, false, 16); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -329,34 +317,30 @@ func (m *VoteResponseTopicData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *VoteResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
 		return b
 	}
-	b = wire.AppendString(b, m.TopicName, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.TopicName, true)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -365,16 +349,14 @@ func (m *VoteResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byt
 			return b
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -400,7 +382,6 @@ func (m *VoteResponseTopicData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -493,8 +474,6 @@ func (m *VoteResponsePartitionData) isDefault() bool {
 }
 
 func (m *VoteResponsePartitionData) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if len(r.Src)-r.Off >= 15 {
 		p := r.Src[r.Off : r.Off+15]
 		_ = p[14]
@@ -532,27 +511,23 @@ func (m *VoteResponsePartitionData) decode(r *wire.Reader, v int16) {
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *VoteResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 15)...)
@@ -566,16 +541,14 @@ func (m *VoteResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) [
 			p[14] = 1
 		}
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -603,7 +576,6 @@ func (m *VoteResponsePartitionData) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -697,8 +669,6 @@ func (m *VoteResponseNodeEndpoint) isDefault() bool {
 }
 
 func (m *VoteResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
-	flex := true
-	_ = flex
 	if v >= 1 {
 		m.NodeId = r.Int32()
 		if r.Err != nil {
@@ -709,7 +679,7 @@ func (m *VoteResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.NodeId = 0
 	}
 	if v >= 1 {
-		m.Host = r.String(flex)
+		m.Host = r.String(true)
 		if r.Err != nil {
 			r.Push("host")
 			return
@@ -727,30 +697,26 @@ func (m *VoteResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		m.Port = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
-		n := r.TagCount()
-		prev := int64(-1)
-		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
-			prev = int64(tag)
-			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
+	n := r.TagCount()
+	prev := int64(-1)
+	for i := 0; i < n && r.Err == nil; i++ {
+		tag, end := r.TagHeader(prev)
 		if r.Err != nil {
-			r.Push("_tags")
-			return
+			break
 		}
+		prev = int64(tag)
+		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
+	}
+	if r.Err != nil {
+		r.Push("_tags")
+		return
 	}
 }
 
 func (m *VoteResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := true
-	_ = flex
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.NodeId)
-	} else if !(m.NodeId == 0) {
+	} else if m.NodeId != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -761,7 +727,7 @@ func (m *VoteResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []
 			w.Push("host")
 			return b
 		}
-		b = wire.AppendString(b, m.Host, flex)
+		b = wire.AppendString(b, m.Host, true)
 	} else if !(m.Host == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("host")
@@ -769,21 +735,19 @@ func (m *VoteResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []
 	}
 	if v >= 1 {
 		b = wire.AppendUint16(b, m.Port)
-	} else if !(m.Port == 0) {
+	} else if m.Port != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("port")
 		return b
 	}
-	if flex {
-		nt := len(m.UnknownTaggedFields)
-		b = wire.AppendUvarint(b, uint32(nt))
-		if len(m.UnknownTaggedFields) > 0 {
-			b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
-		}
-		if w.Err != nil {
-			w.Push("_unknownTaggedFields")
-			return b
-		}
+	nt := len(m.UnknownTaggedFields)
+	b = wire.AppendUvarint(b, uint32(nt))
+	if len(m.UnknownTaggedFields) > 0 {
+		b, _, _ = writeUnknownTags(b, w, m.UnknownTaggedFields, 0, -1, -1)
+	}
+	if w.Err != nil {
+		w.Push("_unknownTaggedFields")
+		return b
 	}
 	return b
 }
@@ -811,7 +775,6 @@ func (m *VoteResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -924,6 +887,3 @@ func (*VoteResponse) NewRequest() Request { return NewVoteRequest() }
 
 // RequestType returns a new paired VoteRequest, typed.
 func (*VoteResponse) RequestType() *VoteRequest { return NewVoteRequest() }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -41,9 +40,7 @@ func (m *WriteTxnMarkersRequest) isDefault() bool {
 }
 
 func (m *WriteTxnMarkersRequest) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 16); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 16); n >= 0 {
 		s := m.Markers
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -65,7 +62,7 @@ func (m *WriteTxnMarkersRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -88,9 +85,7 @@ func (m *WriteTxnMarkersRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *WriteTxnMarkersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Markers), m.Markers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Markers), false, v >= 1)
 	for i := range m.Markers {
 		b = m.Markers[i].encode(b, v, w)
 		if w.Err != nil {
@@ -99,7 +94,7 @@ func (m *WriteTxnMarkersRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -140,7 +135,6 @@ func (m *WriteTxnMarkersRequest) appendJSON(b []byte, v int16) []byte {
 		b = jsonx.Key(b, first, "_trailingBytes")
 		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -236,8 +230,6 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) isDefault() bool {
 }
 
 func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	if len(r.Src)-r.Off >= 11 {
 		p := r.Src[r.Off : r.Off+11]
 		_ = p[10]
@@ -262,7 +254,7 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 			return
 		}
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -298,7 +290,7 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 		m.TransactionVersion = 0
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -317,8 +309,6 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 }
 
 func (m *WriteTxnMarkersRequestWritableTxnMarker) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 11)...)
@@ -330,7 +320,7 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) encode(b []byte, v int16, w *w
 			p[10] = 1
 		}
 	}
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 1)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -342,10 +332,9 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) encode(b []byte, v int16, w *w
 	b = wire.AppendInt32(b, m.CoordinatorEpoch)
 	if v >= 2 {
 		b = append(b, byte(m.TransactionVersion))
-	} else if !(m.TransactionVersion == 0) {
-		// TransactionVersion is ignorable: dropped at this version.
 	}
-	if flex {
+	// TransactionVersion is ignorable: dropped at other versions.
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -398,7 +387,6 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) appendJSON(b []byte, v int16) 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -506,14 +494,12 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) isDefault() bool {
 }
 
 func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 4); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 4); n >= 0 {
 		s := m.PartitionIndexes
 		if s != nil && cap(s) >= n {
 			s = s[:n]
@@ -536,7 +522,7 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) decode(r *wire.Reader, v 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -555,19 +541,17 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) decode(r *wire.Reader, v 
 }
 
 func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.PartitionIndexes), m.PartitionIndexes == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, v >= 1)
+	b = wire.AppendArrayLen(b, len(m.PartitionIndexes), false, v >= 1)
 	for i := range m.PartitionIndexes {
 		b = wire.AppendInt32(b, m.PartitionIndexes[i])
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -606,7 +590,6 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) appendJSON(b []byte, v in
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -727,6 +710,3 @@ func (*WriteTxnMarkersRequest) NewResponse() Response { return NewWriteTxnMarker
 func (*WriteTxnMarkersRequest) ResponseType() *WriteTxnMarkersResponse {
 	return NewWriteTxnMarkersResponse()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

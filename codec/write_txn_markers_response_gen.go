@@ -4,7 +4,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
@@ -36,9 +35,7 @@ func (m *WriteTxnMarkersResponse) isDefault() bool {
 }
 
 func (m *WriteTxnMarkersResponse) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	if n := r.ArrayLen(flex, (false), 9); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 9); n >= 0 {
 		s := m.Markers
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -60,7 +57,7 @@ func (m *WriteTxnMarkersResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -79,9 +76,7 @@ func (m *WriteTxnMarkersResponse) decode(r *wire.Reader, v int16) {
 }
 
 func (m *WriteTxnMarkersResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
-	b = wire.AppendArrayLen(b, len(m.Markers), m.Markers == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Markers), false, v >= 1)
 	for i := range m.Markers {
 		b = m.Markers[i].encode(b, v, w)
 		if w.Err != nil {
@@ -90,7 +85,7 @@ func (m *WriteTxnMarkersResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -126,7 +121,6 @@ func (m *WriteTxnMarkersResponse) appendJSON(b []byte, v int16) []byte {
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -204,14 +198,12 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) isDefault() bool {
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	m.ProducerId = r.Int64()
 	if r.Err != nil {
 		r.Push("producerId")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 2); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -233,7 +225,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, 
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -252,10 +244,8 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, 
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	b = wire.AppendInt64(b, m.ProducerId)
-	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil && (false), flex)
+	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 1)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
 		if w.Err != nil {
@@ -264,7 +254,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) encode(b []byte, v int1
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -303,7 +293,6 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) appendJSON(b []byte, v 
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -387,14 +376,12 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) isDefault() bool {
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
-	m.Name = r.String(flex)
+	m.Name = r.String(v >= 1)
 	if r.Err != nil {
 		r.Push("name")
 		return
 	}
-	if n := r.ArrayLen(flex, (false), 6); n >= 0 {
+	if n := r.ArrayLen(v >= 1, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
@@ -416,7 +403,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) decode(r *wire.Rea
 		return
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -435,15 +422,13 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) decode(r *wire.Rea
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	if len(m.Name) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
 		w.Push("name")
 		return b
 	}
-	b = wire.AppendString(b, m.Name, flex)
-	b = wire.AppendArrayLen(b, len(m.Partitions), m.Partitions == nil && (false), flex)
+	b = wire.AppendString(b, m.Name, v >= 1)
+	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 1)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
 		if w.Err != nil {
@@ -452,7 +437,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) encode(b []byte, v
 			return b
 		}
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -491,7 +476,6 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) appendJSON(b []byt
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -575,8 +559,6 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) isDefault() bo
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) decode(r *wire.Reader, v int16) {
-	flex := v >= 1
-	_ = flex
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -596,7 +578,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) decode(r *wire
 		}
 	}
 	m.UnknownTaggedFields = nil
-	if flex {
+	if v >= 1 {
 		n := r.TagCount()
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
@@ -615,8 +597,6 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) decode(r *wire
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	flex := v >= 1
-	_ = flex
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -625,7 +605,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) encode(b []byt
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	if flex {
+	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
 		if len(m.UnknownTaggedFields) > 0 {
@@ -657,7 +637,6 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) appendJSON(b [
 		first = false
 		b = appendUnknownJSON(b, m.UnknownTaggedFields)
 	}
-	_ = first
 	return append(b, '}')
 }
 
@@ -766,6 +745,3 @@ func (*WriteTxnMarkersResponse) NewRequest() Request { return NewWriteTxnMarkers
 func (*WriteTxnMarkersResponse) RequestType() *WriteTxnMarkersRequest {
 	return NewWriteTxnMarkersRequest()
 }
-
-var _ = binary.BigEndian
-var _ = math.Float64bits

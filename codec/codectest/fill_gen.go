@@ -428,48 +428,28 @@ func fillByType(m codec.Message, r *rand.Rand, v int16) bool {
 
 func fillAbortedTxn(m *codec.AbortedTxn, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ProducerId = randInt(r, 64)
-	}
-	if true {
-		m.FirstOffset = randInt(r, 64)
-	}
-	if true {
-		m.LastOffset = randInt(r, 64)
-	}
-	if true {
-		m.LastStableOffset = randInt(r, 64)
-	}
+	m.ProducerId = randInt(r, 64)
+	m.FirstOffset = randInt(r, 64)
+	m.LastOffset = randInt(r, 64)
+	m.LastStableOffset = randInt(r, 64)
 }
 
 func fillAddOffsetsToTxnRequest(m *codec.AddOffsetsToTxnRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TransactionalId = randString(r)
-	}
-	if true {
-		m.ProducerId = randInt(r, 64)
-	}
-	if true {
-		m.ProducerEpoch = int16(randInt(r, 16))
-	}
-	if true {
-		m.GroupId = randString(r)
-	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	m.TransactionalId = randString(r)
+	m.ProducerId = randInt(r, 64)
+	m.ProducerEpoch = int16(randInt(r, 16))
+	m.GroupId = randString(r)
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAddOffsetsToTxnResponse(m *codec.AddOffsetsToTxnResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -503,7 +483,7 @@ func fillAddPartitionsToTxnRequest(m *codec.AddPartitionsToTxnRequest, r *rand.R
 			m.V3AndBelowTopics = s
 		}
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -531,35 +511,29 @@ func fillAddPartitionsToTxnRequestAddPartitionsToTxnTransaction(m *codec.AddPart
 			m.Topics = s
 		}
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAddPartitionsToTxnRequestAddPartitionsToTxnTopic(m *codec.AddPartitionsToTxnRequestAddPartitionsToTxnTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAddPartitionsToTxnResponse(m *codec.AddPartitionsToTxnResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
+	m.ThrottleTimeMs = int32(randInt(r, 32))
 	if v >= 4 {
 		m.ErrorCode = int16(randInt(r, 16))
 	}
@@ -581,7 +555,7 @@ func fillAddPartitionsToTxnResponse(m *codec.AddPartitionsToTxnResponse, r *rand
 			m.ResultsByTopicV3AndBelow = s
 		}
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -600,545 +574,409 @@ func fillAddPartitionsToTxnResponseAddPartitionsToTxnResult(m *codec.AddPartitio
 			m.TopicResults = s
 		}
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAddPartitionsToTxnResponseAddPartitionsToTxnTopicResult(m *codec.AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult, arrayLen(r, depth))
-			for i := range s {
-				fillAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult(&s[i], r, v, depth+1)
-			}
-			m.ResultsByPartition = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult, arrayLen(r, depth))
+		for i := range s {
+			fillAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult(&s[i], r, v, depth+1)
 		}
+		m.ResultsByPartition = s
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult(m *codec.AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.PartitionErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.PartitionErrorCode = int16(randInt(r, 16))
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAddRaftVoterRequest(m *codec.AddRaftVoterRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ClusterId = nil
-		} else {
-			s := randString(r)
-			m.ClusterId = &s
+	if r.Intn(4) == 0 {
+		m.ClusterId = nil
+	} else {
+		s := randString(r)
+		m.ClusterId = &s
+	}
+	m.TimeoutMs = int32(randInt(r, 32))
+	m.VoterId = int32(randInt(r, 32))
+	m.VoterDirectoryId = randUUID(r)
+	{
+		s := make([]codec.AddRaftVoterRequestListener, arrayLen(r, depth))
+		for i := range s {
+			fillAddRaftVoterRequestListener(&s[i], r, v, depth+1)
 		}
-	}
-	if true {
-		m.TimeoutMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.VoterId = int32(randInt(r, 32))
-	}
-	if true {
-		m.VoterDirectoryId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.AddRaftVoterRequestListener, arrayLen(r, depth))
-			for i := range s {
-				fillAddRaftVoterRequestListener(&s[i], r, v, depth+1)
-			}
-			m.Listeners = s
-		}
+		m.Listeners = s
 	}
 	if v >= 1 {
 		m.AckWhenCommitted = r.Intn(2) == 0
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAddRaftVoterRequestListener(m *codec.AddRaftVoterRequestListener, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = uint16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	m.Host = randString(r)
+	m.Port = uint16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAddRaftVoterResponse(m *codec.AddRaftVoterResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAllocateProducerIdsRequest(m *codec.AllocateProducerIdsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.BrokerId = int32(randInt(r, 32))
-	}
-	if true {
-		m.BrokerEpoch = randInt(r, 64)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerEpoch = randInt(r, 64)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAllocateProducerIdsResponse(m *codec.AllocateProducerIdsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.ProducerIdStart = randInt(r, 64)
-	}
-	if true {
-		m.ProducerIdLen = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.ProducerIdStart = randInt(r, 64)
+	m.ProducerIdLen = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterClientQuotasRequest(m *codec.AlterClientQuotasRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.AlterClientQuotasRequestEntryData, arrayLen(r, depth))
-			for i := range s {
-				fillAlterClientQuotasRequestEntryData(&s[i], r, v, depth+1)
-			}
-			m.Entries = s
+	{
+		s := make([]codec.AlterClientQuotasRequestEntryData, arrayLen(r, depth))
+		for i := range s {
+			fillAlterClientQuotasRequestEntryData(&s[i], r, v, depth+1)
 		}
+		m.Entries = s
 	}
-	if true {
-		m.ValidateOnly = r.Intn(2) == 0
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.ValidateOnly = r.Intn(2) == 0
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterClientQuotasRequestEntryData(m *codec.AlterClientQuotasRequestEntryData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.AlterClientQuotasRequestEntityData, arrayLen(r, depth))
-			for i := range s {
-				fillAlterClientQuotasRequestEntityData(&s[i], r, v, depth+1)
-			}
-			m.Entity = s
+	{
+		s := make([]codec.AlterClientQuotasRequestEntityData, arrayLen(r, depth))
+		for i := range s {
+			fillAlterClientQuotasRequestEntityData(&s[i], r, v, depth+1)
 		}
+		m.Entity = s
 	}
-	if true {
-		{
-			s := make([]codec.AlterClientQuotasRequestOpData, arrayLen(r, depth))
-			for i := range s {
-				fillAlterClientQuotasRequestOpData(&s[i], r, v, depth+1)
-			}
-			m.Ops = s
+	{
+		s := make([]codec.AlterClientQuotasRequestOpData, arrayLen(r, depth))
+		for i := range s {
+			fillAlterClientQuotasRequestOpData(&s[i], r, v, depth+1)
 		}
+		m.Ops = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterClientQuotasRequestEntityData(m *codec.AlterClientQuotasRequestEntityData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.EntityType = randString(r)
+	m.EntityType = randString(r)
+	if r.Intn(4) == 0 {
+		m.EntityName = nil
+	} else {
+		s := randString(r)
+		m.EntityName = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.EntityName = nil
-		} else {
-			s := randString(r)
-			m.EntityName = &s
-		}
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterClientQuotasRequestOpData(m *codec.AlterClientQuotasRequestOpData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Key = randString(r)
-	}
-	if true {
-		m.Value = randFloat(r)
-	}
-	if true {
-		m.Remove = r.Intn(2) == 0
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.Key = randString(r)
+	m.Value = randFloat(r)
+	m.Remove = r.Intn(2) == 0
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterClientQuotasResponse(m *codec.AlterClientQuotasResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.AlterClientQuotasResponseEntryData, arrayLen(r, depth))
-			for i := range s {
-				fillAlterClientQuotasResponseEntryData(&s[i], r, v, depth+1)
-			}
-			m.Entries = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.AlterClientQuotasResponseEntryData, arrayLen(r, depth))
+		for i := range s {
+			fillAlterClientQuotasResponseEntryData(&s[i], r, v, depth+1)
 		}
+		m.Entries = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterClientQuotasResponseEntryData(m *codec.AlterClientQuotasResponseEntryData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	{
+		s := make([]codec.AlterClientQuotasResponseEntityData, arrayLen(r, depth))
+		for i := range s {
+			fillAlterClientQuotasResponseEntityData(&s[i], r, v, depth+1)
 		}
+		m.Entity = s
 	}
-	if true {
-		{
-			s := make([]codec.AlterClientQuotasResponseEntityData, arrayLen(r, depth))
-			for i := range s {
-				fillAlterClientQuotasResponseEntityData(&s[i], r, v, depth+1)
-			}
-			m.Entity = s
-		}
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterClientQuotasResponseEntityData(m *codec.AlterClientQuotasResponseEntityData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.EntityType = randString(r)
+	m.EntityType = randString(r)
+	if r.Intn(4) == 0 {
+		m.EntityName = nil
+	} else {
+		s := randString(r)
+		m.EntityName = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.EntityName = nil
-		} else {
-			s := randString(r)
-			m.EntityName = &s
-		}
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterConfigsRequest(m *codec.AlterConfigsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.AlterConfigsRequestAlterConfigsResource, arrayLen(r, depth))
-			for i := range s {
-				fillAlterConfigsRequestAlterConfigsResource(&s[i], r, v, depth+1)
-			}
-			m.Resources = s
+	{
+		s := make([]codec.AlterConfigsRequestAlterConfigsResource, arrayLen(r, depth))
+		for i := range s {
+			fillAlterConfigsRequestAlterConfigsResource(&s[i], r, v, depth+1)
 		}
+		m.Resources = s
 	}
-	if true {
-		m.ValidateOnly = r.Intn(2) == 0
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.ValidateOnly = r.Intn(2) == 0
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterConfigsRequestAlterConfigsResource(m *codec.AlterConfigsRequestAlterConfigsResource, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ResourceType = int8(randInt(r, 8))
-	}
-	if true {
-		m.ResourceName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.AlterConfigsRequestAlterableConfig, arrayLen(r, depth))
-			for i := range s {
-				fillAlterConfigsRequestAlterableConfig(&s[i], r, v, depth+1)
-			}
-			m.Configs = s
+	m.ResourceType = int8(randInt(r, 8))
+	m.ResourceName = randString(r)
+	{
+		s := make([]codec.AlterConfigsRequestAlterableConfig, arrayLen(r, depth))
+		for i := range s {
+			fillAlterConfigsRequestAlterableConfig(&s[i], r, v, depth+1)
 		}
+		m.Configs = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterConfigsRequestAlterableConfig(m *codec.AlterConfigsRequestAlterableConfig, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
+	m.Name = randString(r)
+	if r.Intn(4) == 0 {
+		m.Value = nil
+	} else {
+		s := randString(r)
+		m.Value = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Value = nil
-		} else {
-			s := randString(r)
-			m.Value = &s
-		}
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterConfigsResponse(m *codec.AlterConfigsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.AlterConfigsResponseAlterConfigsResourceResponse, arrayLen(r, depth))
-			for i := range s {
-				fillAlterConfigsResponseAlterConfigsResourceResponse(&s[i], r, v, depth+1)
-			}
-			m.Responses = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.AlterConfigsResponseAlterConfigsResourceResponse, arrayLen(r, depth))
+		for i := range s {
+			fillAlterConfigsResponseAlterConfigsResourceResponse(&s[i], r, v, depth+1)
 		}
+		m.Responses = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterConfigsResponseAlterConfigsResourceResponse(m *codec.AlterConfigsResponseAlterConfigsResourceResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if true {
-		m.ResourceType = int8(randInt(r, 8))
-	}
-	if true {
-		m.ResourceName = randString(r)
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.ResourceType = int8(randInt(r, 8))
+	m.ResourceName = randString(r)
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterPartitionReassignmentsRequest(m *codec.AlterPartitionReassignmentsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TimeoutMs = int32(randInt(r, 32))
-	}
+	m.TimeoutMs = int32(randInt(r, 32))
 	if v >= 1 {
 		m.AllowReplicationFactorChange = r.Intn(2) == 0
 	}
-	if true {
-		{
-			s := make([]codec.AlterPartitionReassignmentsRequestReassignableTopic, arrayLen(r, depth))
-			for i := range s {
-				fillAlterPartitionReassignmentsRequestReassignableTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.AlterPartitionReassignmentsRequestReassignableTopic, arrayLen(r, depth))
+		for i := range s {
+			fillAlterPartitionReassignmentsRequestReassignableTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterPartitionReassignmentsRequestReassignableTopic(m *codec.AlterPartitionReassignmentsRequestReassignableTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.AlterPartitionReassignmentsRequestReassignablePartition, arrayLen(r, depth))
-			for i := range s {
-				fillAlterPartitionReassignmentsRequestReassignablePartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.AlterPartitionReassignmentsRequestReassignablePartition, arrayLen(r, depth))
+		for i := range s {
+			fillAlterPartitionReassignmentsRequestReassignablePartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterPartitionReassignmentsRequestReassignablePartition(m *codec.AlterPartitionReassignmentsRequestReassignablePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Replicas = nil
-		} else {
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Replicas = s
+	m.PartitionIndex = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Replicas = nil
+	} else {
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Replicas = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterPartitionReassignmentsResponse(m *codec.AlterPartitionReassignmentsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
+	m.ThrottleTimeMs = int32(randInt(r, 32))
 	if v >= 1 {
 		m.AllowReplicationFactorChange = r.Intn(2) == 0
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	{
+		s := make([]codec.AlterPartitionReassignmentsResponseReassignableTopicResponse, arrayLen(r, depth))
+		for i := range s {
+			fillAlterPartitionReassignmentsResponseReassignableTopicResponse(&s[i], r, v, depth+1)
 		}
+		m.Responses = s
 	}
-	if true {
-		{
-			s := make([]codec.AlterPartitionReassignmentsResponseReassignableTopicResponse, arrayLen(r, depth))
-			for i := range s {
-				fillAlterPartitionReassignmentsResponseReassignableTopicResponse(&s[i], r, v, depth+1)
-			}
-			m.Responses = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterPartitionReassignmentsResponseReassignableTopicResponse(m *codec.AlterPartitionReassignmentsResponseReassignableTopicResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.AlterPartitionReassignmentsResponseReassignablePartitionResponse, arrayLen(r, depth))
-			for i := range s {
-				fillAlterPartitionReassignmentsResponseReassignablePartitionResponse(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.AlterPartitionReassignmentsResponseReassignablePartitionResponse, arrayLen(r, depth))
+		for i := range s {
+			fillAlterPartitionReassignmentsResponseReassignablePartitionResponse(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterPartitionReassignmentsResponseReassignablePartitionResponse(m *codec.AlterPartitionReassignmentsResponseReassignablePartitionResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterPartitionRequest(m *codec.AlterPartitionRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.BrokerId = int32(randInt(r, 32))
-	}
-	if true {
-		m.BrokerEpoch = randInt(r, 64)
-	}
-	if true {
-		{
-			s := make([]codec.AlterPartitionRequestTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillAlterPartitionRequestTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerEpoch = randInt(r, 64)
+	{
+		s := make([]codec.AlterPartitionRequestTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillAlterPartitionRequestTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -1151,28 +989,22 @@ func fillAlterPartitionRequestTopicData(m *codec.AlterPartitionRequestTopicData,
 	if v >= 2 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		{
-			s := make([]codec.AlterPartitionRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillAlterPartitionRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	{
+		s := make([]codec.AlterPartitionRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillAlterPartitionRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterPartitionRequestPartitionData(m *codec.AlterPartitionRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
 	if v <= 2 {
 		{
 			s := make([]int32, arrayLen(r, depth))
@@ -1194,10 +1026,8 @@ func fillAlterPartitionRequestPartitionData(m *codec.AlterPartitionRequestPartit
 	if v >= 1 {
 		m.LeaderRecoveryState = int8(randInt(r, 8))
 	}
-	if true {
-		m.PartitionEpoch = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.PartitionEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -1210,29 +1040,23 @@ func fillAlterPartitionRequestBrokerState(m *codec.AlterPartitionRequestBrokerSt
 	if v >= 3 {
 		m.BrokerEpoch = randInt(r, 64)
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterPartitionResponse(m *codec.AlterPartitionResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.AlterPartitionResponseTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillAlterPartitionResponseTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.AlterPartitionResponseTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillAlterPartitionResponseTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -1245,379 +1069,283 @@ func fillAlterPartitionResponseTopicData(m *codec.AlterPartitionResponseTopicDat
 	if v >= 2 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		{
-			s := make([]codec.AlterPartitionResponsePartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillAlterPartitionResponsePartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	{
+		s := make([]codec.AlterPartitionResponsePartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillAlterPartitionResponsePartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterPartitionResponsePartitionData(m *codec.AlterPartitionResponsePartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Isr = s
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Isr = s
 	}
 	if v >= 1 {
 		m.LeaderRecoveryState = int8(randInt(r, 8))
 	}
-	if true {
-		m.PartitionEpoch = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.PartitionEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterReplicaLogDirsRequest(m *codec.AlterReplicaLogDirsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.AlterReplicaLogDirsRequestAlterReplicaLogDir, arrayLen(r, depth))
-			for i := range s {
-				fillAlterReplicaLogDirsRequestAlterReplicaLogDir(&s[i], r, v, depth+1)
-			}
-			m.Dirs = s
+	{
+		s := make([]codec.AlterReplicaLogDirsRequestAlterReplicaLogDir, arrayLen(r, depth))
+		for i := range s {
+			fillAlterReplicaLogDirsRequestAlterReplicaLogDir(&s[i], r, v, depth+1)
 		}
+		m.Dirs = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterReplicaLogDirsRequestAlterReplicaLogDir(m *codec.AlterReplicaLogDirsRequestAlterReplicaLogDir, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Path = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.AlterReplicaLogDirsRequestAlterReplicaLogDirTopic, arrayLen(r, depth))
-			for i := range s {
-				fillAlterReplicaLogDirsRequestAlterReplicaLogDirTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.Path = randString(r)
+	{
+		s := make([]codec.AlterReplicaLogDirsRequestAlterReplicaLogDirTopic, arrayLen(r, depth))
+		for i := range s {
+			fillAlterReplicaLogDirsRequestAlterReplicaLogDirTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterReplicaLogDirsRequestAlterReplicaLogDirTopic(m *codec.AlterReplicaLogDirsRequestAlterReplicaLogDirTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterReplicaLogDirsResponse(m *codec.AlterReplicaLogDirsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult, arrayLen(r, depth))
-			for i := range s {
-				fillAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult, arrayLen(r, depth))
+		for i := range s {
+			fillAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult(m *codec.AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult, arrayLen(r, depth))
-			for i := range s {
-				fillAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]codec.AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult, arrayLen(r, depth))
+		for i := range s {
+			fillAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult(m *codec.AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterShareGroupOffsetsRequest(m *codec.AlterShareGroupOffsetsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.AlterShareGroupOffsetsRequestTopic, arrayLen(r, depth))
-			for i := range s {
-				fillAlterShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.GroupId = randString(r)
+	{
+		s := make([]codec.AlterShareGroupOffsetsRequestTopic, arrayLen(r, depth))
+		for i := range s {
+			fillAlterShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterShareGroupOffsetsRequestTopic(m *codec.AlterShareGroupOffsetsRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.AlterShareGroupOffsetsRequestPartition, arrayLen(r, depth))
-			for i := range s {
-				fillAlterShareGroupOffsetsRequestPartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]codec.AlterShareGroupOffsetsRequestPartition, arrayLen(r, depth))
+		for i := range s {
+			fillAlterShareGroupOffsetsRequestPartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterShareGroupOffsetsRequestPartition(m *codec.AlterShareGroupOffsetsRequestPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.StartOffset = randInt(r, 64)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.StartOffset = randInt(r, 64)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterShareGroupOffsetsResponse(m *codec.AlterShareGroupOffsetsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	{
+		s := make([]codec.AlterShareGroupOffsetsResponseTopic, arrayLen(r, depth))
+		for i := range s {
+			fillAlterShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
 		}
+		m.Responses = s
 	}
-	if true {
-		{
-			s := make([]codec.AlterShareGroupOffsetsResponseTopic, arrayLen(r, depth))
-			for i := range s {
-				fillAlterShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
-			}
-			m.Responses = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterShareGroupOffsetsResponseTopic(m *codec.AlterShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.AlterShareGroupOffsetsResponsePartition, arrayLen(r, depth))
-			for i := range s {
-				fillAlterShareGroupOffsetsResponsePartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.AlterShareGroupOffsetsResponsePartition, arrayLen(r, depth))
+		for i := range s {
+			fillAlterShareGroupOffsetsResponsePartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterShareGroupOffsetsResponsePartition(m *codec.AlterShareGroupOffsetsResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterUserScramCredentialsRequest(m *codec.AlterUserScramCredentialsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.AlterUserScramCredentialsRequestScramCredentialDeletion, arrayLen(r, depth))
-			for i := range s {
-				fillAlterUserScramCredentialsRequestScramCredentialDeletion(&s[i], r, v, depth+1)
-			}
-			m.Deletions = s
+	{
+		s := make([]codec.AlterUserScramCredentialsRequestScramCredentialDeletion, arrayLen(r, depth))
+		for i := range s {
+			fillAlterUserScramCredentialsRequestScramCredentialDeletion(&s[i], r, v, depth+1)
 		}
+		m.Deletions = s
 	}
-	if true {
-		{
-			s := make([]codec.AlterUserScramCredentialsRequestScramCredentialUpsertion, arrayLen(r, depth))
-			for i := range s {
-				fillAlterUserScramCredentialsRequestScramCredentialUpsertion(&s[i], r, v, depth+1)
-			}
-			m.Upsertions = s
+	{
+		s := make([]codec.AlterUserScramCredentialsRequestScramCredentialUpsertion, arrayLen(r, depth))
+		for i := range s {
+			fillAlterUserScramCredentialsRequestScramCredentialUpsertion(&s[i], r, v, depth+1)
 		}
+		m.Upsertions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterUserScramCredentialsRequestScramCredentialDeletion(m *codec.AlterUserScramCredentialsRequestScramCredentialDeletion, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Mechanism = int8(randInt(r, 8))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	m.Mechanism = int8(randInt(r, 8))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterUserScramCredentialsRequestScramCredentialUpsertion(m *codec.AlterUserScramCredentialsRequestScramCredentialUpsertion, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Mechanism = int8(randInt(r, 8))
-	}
-	if true {
-		m.Iterations = int32(randInt(r, 32))
-	}
-	if true {
-		m.Salt = randBytes(r)
-	}
-	if true {
-		m.SaltedPassword = randBytes(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	m.Mechanism = int8(randInt(r, 8))
+	m.Iterations = int32(randInt(r, 32))
+	m.Salt = randBytes(r)
+	m.SaltedPassword = randBytes(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterUserScramCredentialsResponse(m *codec.AlterUserScramCredentialsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.AlterUserScramCredentialsResponseAlterUserScramCredentialsResult, arrayLen(r, depth))
-			for i := range s {
-				fillAlterUserScramCredentialsResponseAlterUserScramCredentialsResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.AlterUserScramCredentialsResponseAlterUserScramCredentialsResult, arrayLen(r, depth))
+		for i := range s {
+			fillAlterUserScramCredentialsResponseAlterUserScramCredentialsResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAlterUserScramCredentialsResponseAlterUserScramCredentialsResult(m *codec.AlterUserScramCredentialsResponseAlterUserScramCredentialsResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.User = randString(r)
+	m.User = randString(r)
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -1631,7 +1359,7 @@ func fillApiVersionsRequest(m *codec.ApiVersionsRequest, r *rand.Rand, v int16, 
 		m.ClientSoftwareVersion = randString(r)
 	}
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ClusterId = nil
 		} else {
 			s := randString(r)
@@ -1641,29 +1369,25 @@ func fillApiVersionsRequest(m *codec.ApiVersionsRequest, r *rand.Rand, v int16, 
 	if v >= 5 {
 		m.NodeId = int32(randInt(r, 32))
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillApiVersionsResponse(m *codec.ApiVersionsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.ApiVersionsResponseApiVersion, arrayLen(r, depth))
-			for i := range s {
-				fillApiVersionsResponseApiVersion(&s[i], r, v, depth+1)
-			}
-			m.ApiKeys = s
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.ApiVersionsResponseApiVersion, arrayLen(r, depth))
+		for i := range s {
+			fillApiVersionsResponseApiVersion(&s[i], r, v, depth+1)
 		}
+		m.ApiKeys = s
 	}
 	if v >= 1 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if (v >= 3) && r.Intn(3) > 0 {
+	if v >= 3 && r.Intn(3) > 0 {
 		{
 			s := make([]codec.ApiVersionsResponseSupportedFeatureKey, arrayLen(r, depth))
 			for i := range s {
@@ -1672,10 +1396,10 @@ func fillApiVersionsResponse(m *codec.ApiVersionsResponse, r *rand.Rand, v int16
 			m.SupportedFeatures = s
 		}
 	}
-	if (v >= 3) && r.Intn(3) > 0 {
+	if v >= 3 && r.Intn(3) > 0 {
 		m.FinalizedFeaturesEpoch = randInt(r, 64)
 	}
-	if (v >= 3) && r.Intn(3) > 0 {
+	if v >= 3 && r.Intn(3) > 0 {
 		{
 			s := make([]codec.ApiVersionsResponseFinalizedFeatureKey, arrayLen(r, depth))
 			for i := range s {
@@ -1684,26 +1408,20 @@ func fillApiVersionsResponse(m *codec.ApiVersionsResponse, r *rand.Rand, v int16
 			m.FinalizedFeatures = s
 		}
 	}
-	if (v >= 3) && r.Intn(3) > 0 {
+	if v >= 3 && r.Intn(3) > 0 {
 		m.ZkMigrationReady = r.Intn(2) == 0
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0, 1, 2, 3})
 	}
 }
 
 func fillApiVersionsResponseApiVersion(m *codec.ApiVersionsResponseApiVersion, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ApiKey = int16(randInt(r, 16))
-	}
-	if true {
-		m.MinVersion = int16(randInt(r, 16))
-	}
-	if true {
-		m.MaxVersion = int16(randInt(r, 16))
-	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	m.ApiKey = int16(randInt(r, 16))
+	m.MinVersion = int16(randInt(r, 16))
+	m.MaxVersion = int16(randInt(r, 16))
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -1719,7 +1437,7 @@ func fillApiVersionsResponseSupportedFeatureKey(m *codec.ApiVersionsResponseSupp
 	if v >= 3 {
 		m.MaxVersion = int16(randInt(r, 16))
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -1735,175 +1453,137 @@ func fillApiVersionsResponseFinalizedFeatureKey(m *codec.ApiVersionsResponseFina
 	if v >= 3 {
 		m.MinVersionLevel = int16(randInt(r, 16))
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAssignReplicasToDirsRequest(m *codec.AssignReplicasToDirsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.BrokerId = int32(randInt(r, 32))
-	}
-	if true {
-		m.BrokerEpoch = randInt(r, 64)
-	}
-	if true {
-		{
-			s := make([]codec.AssignReplicasToDirsRequestDirectoryData, arrayLen(r, depth))
-			for i := range s {
-				fillAssignReplicasToDirsRequestDirectoryData(&s[i], r, v, depth+1)
-			}
-			m.Directories = s
+	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerEpoch = randInt(r, 64)
+	{
+		s := make([]codec.AssignReplicasToDirsRequestDirectoryData, arrayLen(r, depth))
+		for i := range s {
+			fillAssignReplicasToDirsRequestDirectoryData(&s[i], r, v, depth+1)
 		}
+		m.Directories = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAssignReplicasToDirsRequestDirectoryData(m *codec.AssignReplicasToDirsRequestDirectoryData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Id = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.AssignReplicasToDirsRequestTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillAssignReplicasToDirsRequestTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.Id = randUUID(r)
+	{
+		s := make([]codec.AssignReplicasToDirsRequestTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillAssignReplicasToDirsRequestTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAssignReplicasToDirsRequestTopicData(m *codec.AssignReplicasToDirsRequestTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.AssignReplicasToDirsRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillAssignReplicasToDirsRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.AssignReplicasToDirsRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillAssignReplicasToDirsRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAssignReplicasToDirsRequestPartitionData(m *codec.AssignReplicasToDirsRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAssignReplicasToDirsResponse(m *codec.AssignReplicasToDirsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.AssignReplicasToDirsResponseDirectoryData, arrayLen(r, depth))
-			for i := range s {
-				fillAssignReplicasToDirsResponseDirectoryData(&s[i], r, v, depth+1)
-			}
-			m.Directories = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.AssignReplicasToDirsResponseDirectoryData, arrayLen(r, depth))
+		for i := range s {
+			fillAssignReplicasToDirsResponseDirectoryData(&s[i], r, v, depth+1)
 		}
+		m.Directories = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAssignReplicasToDirsResponseDirectoryData(m *codec.AssignReplicasToDirsResponseDirectoryData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Id = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.AssignReplicasToDirsResponseTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillAssignReplicasToDirsResponseTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.Id = randUUID(r)
+	{
+		s := make([]codec.AssignReplicasToDirsResponseTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillAssignReplicasToDirsResponseTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAssignReplicasToDirsResponseTopicData(m *codec.AssignReplicasToDirsResponseTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.AssignReplicasToDirsResponsePartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillAssignReplicasToDirsResponsePartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.AssignReplicasToDirsResponsePartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillAssignReplicasToDirsResponsePartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillAssignReplicasToDirsResponsePartitionData(m *codec.AssignReplicasToDirsResponsePartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillBeginQuorumEpochRequest(m *codec.BeginQuorumEpochRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ClusterId = nil
-		} else {
-			s := randString(r)
-			m.ClusterId = &s
-		}
+	if r.Intn(4) == 0 {
+		m.ClusterId = nil
+	} else {
+		s := randString(r)
+		m.ClusterId = &s
 	}
 	if v >= 1 {
 		m.VoterId = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.BeginQuorumEpochRequestTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillBeginQuorumEpochRequestTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.BeginQuorumEpochRequestTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillBeginQuorumEpochRequestTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
 	if v >= 1 {
 		{
@@ -1914,45 +1594,35 @@ func fillBeginQuorumEpochRequest(m *codec.BeginQuorumEpochRequest, r *rand.Rand,
 			m.LeaderEndpoints = s
 		}
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillBeginQuorumEpochRequestTopicData(m *codec.BeginQuorumEpochRequestTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.BeginQuorumEpochRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillBeginQuorumEpochRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]codec.BeginQuorumEpochRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillBeginQuorumEpochRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillBeginQuorumEpochRequestPartitionData(m *codec.BeginQuorumEpochRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
 	if v >= 1 {
 		m.VoterDirectoryId = randUUID(r)
 	}
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -1968,26 +1638,22 @@ func fillBeginQuorumEpochRequestLeaderEndpoint(m *codec.BeginQuorumEpochRequestL
 	if v >= 1 {
 		m.Port = uint16(randInt(r, 16))
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillBeginQuorumEpochResponse(m *codec.BeginQuorumEpochResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.BeginQuorumEpochResponseTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillBeginQuorumEpochResponseTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.BeginQuorumEpochResponseTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillBeginQuorumEpochResponseTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 1) && r.Intn(3) > 0 {
+	if v >= 1 && r.Intn(3) > 0 {
 		{
 			s := make([]codec.BeginQuorumEpochResponseNodeEndpoint, arrayLen(r, depth))
 			for i := range s {
@@ -1996,45 +1662,33 @@ func fillBeginQuorumEpochResponse(m *codec.BeginQuorumEpochResponse, r *rand.Ran
 			m.NodeEndpoints = s
 		}
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
 
 func fillBeginQuorumEpochResponseTopicData(m *codec.BeginQuorumEpochResponseTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.BeginQuorumEpochResponsePartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillBeginQuorumEpochResponsePartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]codec.BeginQuorumEpochResponsePartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillBeginQuorumEpochResponsePartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillBeginQuorumEpochResponsePartitionData(m *codec.BeginQuorumEpochResponsePartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -2050,29 +1704,19 @@ func fillBeginQuorumEpochResponseNodeEndpoint(m *codec.BeginQuorumEpochResponseN
 	if v >= 1 {
 		m.Port = uint16(randInt(r, 16))
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillBrokerHeartbeatRequest(m *codec.BrokerHeartbeatRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.BrokerId = int32(randInt(r, 32))
-	}
-	if true {
-		m.BrokerEpoch = randInt(r, 64)
-	}
-	if true {
-		m.CurrentMetadataOffset = randInt(r, 64)
-	}
-	if true {
-		m.WantFence = r.Intn(2) == 0
-	}
-	if true {
-		m.WantShutDown = r.Intn(2) == 0
-	}
-	if (v >= 1) && r.Intn(3) > 0 {
+	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerEpoch = randInt(r, 64)
+	m.CurrentMetadataOffset = randInt(r, 64)
+	m.WantFence = r.Intn(2) == 0
+	m.WantShutDown = r.Intn(2) == 0
+	if v >= 1 && r.Intn(3) > 0 {
 		{
 			s := make([]codec.UUID, arrayLen(r, depth))
 			for i := range s {
@@ -2081,8 +1725,8 @@ func fillBrokerHeartbeatRequest(m *codec.BrokerHeartbeatRequest, r *rand.Rand, v
 			m.OfflineLogDirs = s
 		}
 	}
-	if (v >= 2) && r.Intn(3) > 0 {
-		if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(3) > 0 {
+		if r.Intn(4) == 0 {
 			m.CordonedLogDirs = nil
 		} else {
 			s := make([]codec.UUID, arrayLen(r, depth))
@@ -2092,69 +1736,47 @@ func fillBrokerHeartbeatRequest(m *codec.BrokerHeartbeatRequest, r *rand.Rand, v
 			m.CordonedLogDirs = s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0, 1})
 	}
 }
 
 func fillBrokerHeartbeatResponse(m *codec.BrokerHeartbeatResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.IsCaughtUp = r.Intn(2) == 0
-	}
-	if true {
-		m.IsFenced = r.Intn(2) == 0
-	}
-	if true {
-		m.ShouldShutDown = r.Intn(2) == 0
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.IsCaughtUp = r.Intn(2) == 0
+	m.IsFenced = r.Intn(2) == 0
+	m.ShouldShutDown = r.Intn(2) == 0
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillBrokerRegistrationRequest(m *codec.BrokerRegistrationRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.BrokerId = int32(randInt(r, 32))
-	}
-	if true {
-		m.ClusterId = randString(r)
-	}
-	if true {
-		m.IncarnationId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.BrokerRegistrationRequestListener, arrayLen(r, depth))
-			for i := range s {
-				fillBrokerRegistrationRequestListener(&s[i], r, v, depth+1)
-			}
-			m.Listeners = s
+	m.BrokerId = int32(randInt(r, 32))
+	m.ClusterId = randString(r)
+	m.IncarnationId = randUUID(r)
+	{
+		s := make([]codec.BrokerRegistrationRequestListener, arrayLen(r, depth))
+		for i := range s {
+			fillBrokerRegistrationRequestListener(&s[i], r, v, depth+1)
 		}
+		m.Listeners = s
 	}
-	if true {
-		{
-			s := make([]codec.BrokerRegistrationRequestFeature, arrayLen(r, depth))
-			for i := range s {
-				fillBrokerRegistrationRequestFeature(&s[i], r, v, depth+1)
-			}
-			m.Features = s
+	{
+		s := make([]codec.BrokerRegistrationRequestFeature, arrayLen(r, depth))
+		for i := range s {
+			fillBrokerRegistrationRequestFeature(&s[i], r, v, depth+1)
 		}
+		m.Features = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Rack = nil
-		} else {
-			s := randString(r)
-			m.Rack = &s
-		}
+	if r.Intn(4) == 0 {
+		m.Rack = nil
+	} else {
+		s := randString(r)
+		m.Rack = &s
 	}
 	if v >= 1 {
 		m.IsMigratingZkBroker = r.Intn(2) == 0
@@ -2171,467 +1793,339 @@ func fillBrokerRegistrationRequest(m *codec.BrokerRegistrationRequest, r *rand.R
 	if v >= 3 {
 		m.PreviousBrokerEpoch = randInt(r, 64)
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillBrokerRegistrationRequestListener(m *codec.BrokerRegistrationRequestListener, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = uint16(randInt(r, 16))
-	}
-	if true {
-		m.SecurityProtocol = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	m.Host = randString(r)
+	m.Port = uint16(randInt(r, 16))
+	m.SecurityProtocol = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillBrokerRegistrationRequestFeature(m *codec.BrokerRegistrationRequestFeature, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.MinSupportedVersion = int16(randInt(r, 16))
-	}
-	if true {
-		m.MaxSupportedVersion = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	m.MinSupportedVersion = int16(randInt(r, 16))
+	m.MaxSupportedVersion = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillBrokerRegistrationResponse(m *codec.BrokerRegistrationResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.BrokerEpoch = randInt(r, 64)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.BrokerEpoch = randInt(r, 64)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupDescribeRequest(m *codec.ConsumerGroupDescribeRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.GroupIds = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.GroupIds = s
 	}
-	if true {
-		m.IncludeAuthorizedOperations = r.Intn(2) == 0
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.IncludeAuthorizedOperations = r.Intn(2) == 0
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupDescribeResponse(m *codec.ConsumerGroupDescribeResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.ConsumerGroupDescribeResponseDescribedGroup, arrayLen(r, depth))
-			for i := range s {
-				fillConsumerGroupDescribeResponseDescribedGroup(&s[i], r, v, depth+1)
-			}
-			m.Groups = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.ConsumerGroupDescribeResponseDescribedGroup, arrayLen(r, depth))
+		for i := range s {
+			fillConsumerGroupDescribeResponseDescribedGroup(&s[i], r, v, depth+1)
 		}
+		m.Groups = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupDescribeResponseDescribedGroup(m *codec.ConsumerGroupDescribeResponseDescribedGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	m.GroupId = randString(r)
+	m.GroupState = randString(r)
+	m.GroupEpoch = int32(randInt(r, 32))
+	m.AssignmentEpoch = int32(randInt(r, 32))
+	m.AssignorName = randString(r)
+	{
+		s := make([]codec.ConsumerGroupDescribeResponseMember, arrayLen(r, depth))
+		for i := range s {
+			fillConsumerGroupDescribeResponseMember(&s[i], r, v, depth+1)
 		}
+		m.Members = s
 	}
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.GroupState = randString(r)
-	}
-	if true {
-		m.GroupEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.AssignmentEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.AssignorName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.ConsumerGroupDescribeResponseMember, arrayLen(r, depth))
-			for i := range s {
-				fillConsumerGroupDescribeResponseMember(&s[i], r, v, depth+1)
-			}
-			m.Members = s
-		}
-	}
-	if true {
-		m.AuthorizedOperations = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.AuthorizedOperations = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupDescribeResponseMember(m *codec.ConsumerGroupDescribeResponseMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.MemberId = randString(r)
+	m.MemberId = randString(r)
+	if r.Intn(4) == 0 {
+		m.InstanceId = nil
+	} else {
+		s := randString(r)
+		m.InstanceId = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.InstanceId = nil
-		} else {
-			s := randString(r)
-			m.InstanceId = &s
+	if r.Intn(4) == 0 {
+		m.RackId = nil
+	} else {
+		s := randString(r)
+		m.RackId = &s
+	}
+	m.MemberEpoch = int32(randInt(r, 32))
+	m.ClientId = randString(r)
+	m.ClientHost = randString(r)
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.SubscribedTopicNames = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.RackId = nil
-		} else {
-			s := randString(r)
-			m.RackId = &s
-		}
+	if r.Intn(4) == 0 {
+		m.SubscribedTopicRegex = nil
+	} else {
+		s := randString(r)
+		m.SubscribedTopicRegex = &s
 	}
-	if true {
-		m.MemberEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.ClientId = randString(r)
-	}
-	if true {
-		m.ClientHost = randString(r)
-	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.SubscribedTopicNames = s
-		}
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.SubscribedTopicRegex = nil
-		} else {
-			s := randString(r)
-			m.SubscribedTopicRegex = &s
-		}
-	}
-	if true {
-		fillConsumerGroupDescribeResponseAssignment(&m.Assignment, r, v, depth+1)
-	}
-	if true {
-		fillConsumerGroupDescribeResponseAssignment(&m.TargetAssignment, r, v, depth+1)
-	}
+	fillConsumerGroupDescribeResponseAssignment(&m.Assignment, r, v, depth+1)
+	fillConsumerGroupDescribeResponseAssignment(&m.TargetAssignment, r, v, depth+1)
 	if v >= 1 {
 		m.MemberType = int8(randInt(r, 8))
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupDescribeResponseAssignment(m *codec.ConsumerGroupDescribeResponseAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.ConsumerGroupDescribeResponseTopicPartitions, arrayLen(r, depth))
-			for i := range s {
-				fillConsumerGroupDescribeResponseTopicPartitions(&s[i], r, v, depth+1)
-			}
-			m.TopicPartitions = s
+	{
+		s := make([]codec.ConsumerGroupDescribeResponseTopicPartitions, arrayLen(r, depth))
+		for i := range s {
+			fillConsumerGroupDescribeResponseTopicPartitions(&s[i], r, v, depth+1)
 		}
+		m.TopicPartitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupDescribeResponseTopicPartitions(m *codec.ConsumerGroupDescribeResponseTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	m.TopicName = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupHeartbeatRequest(m *codec.ConsumerGroupHeartbeatRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
+	m.GroupId = randString(r)
+	m.MemberId = randString(r)
+	m.MemberEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.InstanceId = nil
+	} else {
+		s := randString(r)
+		m.InstanceId = &s
 	}
-	if true {
-		m.MemberId = randString(r)
+	if r.Intn(4) == 0 {
+		m.RackId = nil
+	} else {
+		s := randString(r)
+		m.RackId = &s
 	}
-	if true {
-		m.MemberEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.InstanceId = nil
-		} else {
-			s := randString(r)
-			m.InstanceId = &s
+	m.RebalanceTimeoutMs = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.SubscribedTopicNames = nil
+	} else {
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.RackId = nil
-		} else {
-			s := randString(r)
-			m.RackId = &s
-		}
-	}
-	if true {
-		m.RebalanceTimeoutMs = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.SubscribedTopicNames = nil
-		} else {
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.SubscribedTopicNames = s
-		}
+		m.SubscribedTopicNames = s
 	}
 	if v >= 1 {
-		if (v >= 1) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.SubscribedTopicRegex = nil
 		} else {
 			s := randString(r)
 			m.SubscribedTopicRegex = &s
 		}
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ServerAssignor = nil
-		} else {
-			s := randString(r)
-			m.ServerAssignor = &s
-		}
+	if r.Intn(4) == 0 {
+		m.ServerAssignor = nil
+	} else {
+		s := randString(r)
+		m.ServerAssignor = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.TopicPartitions = nil
-		} else {
-			s := make([]codec.ConsumerGroupHeartbeatRequestTopicPartitions, arrayLen(r, depth))
-			for i := range s {
-				fillConsumerGroupHeartbeatRequestTopicPartitions(&s[i], r, v, depth+1)
-			}
-			m.TopicPartitions = s
+	if r.Intn(4) == 0 {
+		m.TopicPartitions = nil
+	} else {
+		s := make([]codec.ConsumerGroupHeartbeatRequestTopicPartitions, arrayLen(r, depth))
+		for i := range s {
+			fillConsumerGroupHeartbeatRequestTopicPartitions(&s[i], r, v, depth+1)
 		}
+		m.TopicPartitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupHeartbeatRequestTopicPartitions(m *codec.ConsumerGroupHeartbeatRequestTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupHeartbeatResponse(m *codec.ConsumerGroupHeartbeatResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.MemberId = nil
+	} else {
+		s := randString(r)
+		m.MemberId = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
+	m.MemberEpoch = int32(randInt(r, 32))
+	m.HeartbeatIntervalMs = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Assignment = nil
+	} else {
+		m.Assignment = new(codec.ConsumerGroupHeartbeatResponseAssignment)
+		fillConsumerGroupHeartbeatResponseAssignment(m.Assignment, r, v, depth+1)
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.MemberId = nil
-		} else {
-			s := randString(r)
-			m.MemberId = &s
-		}
-	}
-	if true {
-		m.MemberEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.HeartbeatIntervalMs = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Assignment = nil
-		} else {
-			m.Assignment = new(codec.ConsumerGroupHeartbeatResponseAssignment)
-			fillConsumerGroupHeartbeatResponseAssignment(m.Assignment, r, v, depth+1)
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupHeartbeatResponseAssignment(m *codec.ConsumerGroupHeartbeatResponseAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.ConsumerGroupHeartbeatResponseTopicPartitions, arrayLen(r, depth))
-			for i := range s {
-				fillConsumerGroupHeartbeatResponseTopicPartitions(&s[i], r, v, depth+1)
-			}
-			m.TopicPartitions = s
+	{
+		s := make([]codec.ConsumerGroupHeartbeatResponseTopicPartitions, arrayLen(r, depth))
+		for i := range s {
+			fillConsumerGroupHeartbeatResponseTopicPartitions(&s[i], r, v, depth+1)
 		}
+		m.TopicPartitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerGroupHeartbeatResponseTopicPartitions(m *codec.ConsumerGroupHeartbeatResponseTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillConsumerProtocolAssignment(m *codec.ConsumerProtocolAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.ConsumerProtocolAssignmentTopicPartition, arrayLen(r, depth))
-			for i := range s {
-				fillConsumerProtocolAssignmentTopicPartition(&s[i], r, v, depth+1)
-			}
-			m.AssignedPartitions = s
+	{
+		s := make([]codec.ConsumerProtocolAssignmentTopicPartition, arrayLen(r, depth))
+		for i := range s {
+			fillConsumerProtocolAssignmentTopicPartition(&s[i], r, v, depth+1)
 		}
+		m.AssignedPartitions = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.UserData = nil
-		} else {
-			m.UserData = randBytes(r)
-		}
+	if r.Intn(4) == 0 {
+		m.UserData = nil
+	} else {
+		m.UserData = randBytes(r)
 	}
 }
 
 func fillConsumerProtocolAssignmentTopicPartition(m *codec.ConsumerProtocolAssignmentTopicPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Topic = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.Topic = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
 }
 
 func fillConsumerProtocolSubscription(m *codec.ConsumerProtocolSubscription, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.Topics = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.Topics = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.UserData = nil
-		} else {
-			m.UserData = randBytes(r)
-		}
+	if r.Intn(4) == 0 {
+		m.UserData = nil
+	} else {
+		m.UserData = randBytes(r)
 	}
 	if v >= 1 {
 		{
@@ -2646,7 +2140,7 @@ func fillConsumerProtocolSubscription(m *codec.ConsumerProtocolSubscription, r *
 		m.GenerationId = int32(randInt(r, 32))
 	}
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.RackId = nil
 		} else {
 			s := randString(r)
@@ -2673,223 +2167,159 @@ func fillConsumerProtocolSubscriptionTopicPartition(m *codec.ConsumerProtocolSub
 
 func fillControlRecordTypeSchema(m *codec.ControlRecordTypeSchema, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Type = int16(randInt(r, 16))
-	}
+	m.Type = int16(randInt(r, 16))
 }
 
 func fillControlledShutdownRequest(m *codec.ControlledShutdownRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.BrokerId = int32(randInt(r, 32))
-	}
+	m.BrokerId = int32(randInt(r, 32))
 	if v >= 2 {
 		m.BrokerEpoch = randInt(r, 64)
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillControlledShutdownResponse(m *codec.ControlledShutdownResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.ControlledShutdownResponseRemainingPartition, arrayLen(r, depth))
-			for i := range s {
-				fillControlledShutdownResponseRemainingPartition(&s[i], r, v, depth+1)
-			}
-			m.RemainingPartitions = s
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.ControlledShutdownResponseRemainingPartition, arrayLen(r, depth))
+		for i := range s {
+			fillControlledShutdownResponseRemainingPartition(&s[i], r, v, depth+1)
 		}
+		m.RemainingPartitions = s
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillControlledShutdownResponseRemainingPartition(m *codec.ControlledShutdownResponseRemainingPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	m.TopicName = randString(r)
+	m.PartitionIndex = int32(randInt(r, 32))
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillControllerRegistrationRequest(m *codec.ControllerRegistrationRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ControllerId = int32(randInt(r, 32))
-	}
-	if true {
-		m.IncarnationId = randUUID(r)
-	}
-	if true {
-		m.ZkMigrationReady = r.Intn(2) == 0
-	}
-	if true {
-		{
-			s := make([]codec.ControllerRegistrationRequestListener, arrayLen(r, depth))
-			for i := range s {
-				fillControllerRegistrationRequestListener(&s[i], r, v, depth+1)
-			}
-			m.Listeners = s
+	m.ControllerId = int32(randInt(r, 32))
+	m.IncarnationId = randUUID(r)
+	m.ZkMigrationReady = r.Intn(2) == 0
+	{
+		s := make([]codec.ControllerRegistrationRequestListener, arrayLen(r, depth))
+		for i := range s {
+			fillControllerRegistrationRequestListener(&s[i], r, v, depth+1)
 		}
+		m.Listeners = s
 	}
-	if true {
-		{
-			s := make([]codec.ControllerRegistrationRequestFeature, arrayLen(r, depth))
-			for i := range s {
-				fillControllerRegistrationRequestFeature(&s[i], r, v, depth+1)
-			}
-			m.Features = s
+	{
+		s := make([]codec.ControllerRegistrationRequestFeature, arrayLen(r, depth))
+		for i := range s {
+			fillControllerRegistrationRequestFeature(&s[i], r, v, depth+1)
 		}
+		m.Features = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillControllerRegistrationRequestListener(m *codec.ControllerRegistrationRequestListener, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = uint16(randInt(r, 16))
-	}
-	if true {
-		m.SecurityProtocol = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	m.Host = randString(r)
+	m.Port = uint16(randInt(r, 16))
+	m.SecurityProtocol = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillControllerRegistrationRequestFeature(m *codec.ControllerRegistrationRequestFeature, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.MinSupportedVersion = int16(randInt(r, 16))
-	}
-	if true {
-		m.MaxSupportedVersion = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	m.MinSupportedVersion = int16(randInt(r, 16))
+	m.MaxSupportedVersion = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillControllerRegistrationResponse(m *codec.ControllerRegistrationResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateAclsRequest(m *codec.CreateAclsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.CreateAclsRequestAclCreation, arrayLen(r, depth))
-			for i := range s {
-				fillCreateAclsRequestAclCreation(&s[i], r, v, depth+1)
-			}
-			m.Creations = s
+	{
+		s := make([]codec.CreateAclsRequestAclCreation, arrayLen(r, depth))
+		for i := range s {
+			fillCreateAclsRequestAclCreation(&s[i], r, v, depth+1)
 		}
+		m.Creations = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateAclsRequestAclCreation(m *codec.CreateAclsRequestAclCreation, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ResourceType = int8(randInt(r, 8))
-	}
-	if true {
-		m.ResourceName = randString(r)
-	}
+	m.ResourceType = int8(randInt(r, 8))
+	m.ResourceName = randString(r)
 	if v >= 1 {
 		m.ResourcePatternType = int8(randInt(r, 8))
 	}
-	if true {
-		m.Principal = randString(r)
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Operation = int8(randInt(r, 8))
-	}
-	if true {
-		m.PermissionType = int8(randInt(r, 8))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.Principal = randString(r)
+	m.Host = randString(r)
+	m.Operation = int8(randInt(r, 8))
+	m.PermissionType = int8(randInt(r, 8))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateAclsResponse(m *codec.CreateAclsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.CreateAclsResponseAclCreationResult, arrayLen(r, depth))
-			for i := range s {
-				fillCreateAclsResponseAclCreationResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.CreateAclsResponseAclCreationResult, arrayLen(r, depth))
+		for i := range s {
+			fillCreateAclsResponseAclCreationResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateAclsResponseAclCreationResult(m *codec.CreateAclsResponseAclCreationResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -2897,7 +2327,7 @@ func fillCreateAclsResponseAclCreationResult(m *codec.CreateAclsResponseAclCreat
 func fillCreateDelegationTokenRequest(m *codec.CreateDelegationTokenRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.OwnerPrincipalType = nil
 		} else {
 			s := randString(r)
@@ -2905,274 +2335,202 @@ func fillCreateDelegationTokenRequest(m *codec.CreateDelegationTokenRequest, r *
 		}
 	}
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.OwnerPrincipalName = nil
 		} else {
 			s := randString(r)
 			m.OwnerPrincipalName = &s
 		}
 	}
-	if true {
-		{
-			s := make([]codec.CreateDelegationTokenRequestCreatableRenewers, arrayLen(r, depth))
-			for i := range s {
-				fillCreateDelegationTokenRequestCreatableRenewers(&s[i], r, v, depth+1)
-			}
-			m.Renewers = s
+	{
+		s := make([]codec.CreateDelegationTokenRequestCreatableRenewers, arrayLen(r, depth))
+		for i := range s {
+			fillCreateDelegationTokenRequestCreatableRenewers(&s[i], r, v, depth+1)
 		}
+		m.Renewers = s
 	}
-	if true {
-		m.MaxLifetimeMs = randInt(r, 64)
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.MaxLifetimeMs = randInt(r, 64)
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateDelegationTokenRequestCreatableRenewers(m *codec.CreateDelegationTokenRequestCreatableRenewers, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PrincipalType = randString(r)
-	}
-	if true {
-		m.PrincipalName = randString(r)
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.PrincipalType = randString(r)
+	m.PrincipalName = randString(r)
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateDelegationTokenResponse(m *codec.CreateDelegationTokenResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.PrincipalType = randString(r)
-	}
-	if true {
-		m.PrincipalName = randString(r)
-	}
+	m.ErrorCode = int16(randInt(r, 16))
+	m.PrincipalType = randString(r)
+	m.PrincipalName = randString(r)
 	if v >= 3 {
 		m.TokenRequesterPrincipalType = randString(r)
 	}
 	if v >= 3 {
 		m.TokenRequesterPrincipalName = randString(r)
 	}
-	if true {
-		m.IssueTimestampMs = randInt(r, 64)
-	}
-	if true {
-		m.ExpiryTimestampMs = randInt(r, 64)
-	}
-	if true {
-		m.MaxTimestampMs = randInt(r, 64)
-	}
-	if true {
-		m.TokenId = randString(r)
-	}
-	if true {
-		m.Hmac = randBytes(r)
-	}
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.IssueTimestampMs = randInt(r, 64)
+	m.ExpiryTimestampMs = randInt(r, 64)
+	m.MaxTimestampMs = randInt(r, 64)
+	m.TokenId = randString(r)
+	m.Hmac = randBytes(r)
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreatePartitionsRequest(m *codec.CreatePartitionsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.CreatePartitionsRequestCreatePartitionsTopic, arrayLen(r, depth))
-			for i := range s {
-				fillCreatePartitionsRequestCreatePartitionsTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.CreatePartitionsRequestCreatePartitionsTopic, arrayLen(r, depth))
+		for i := range s {
+			fillCreatePartitionsRequestCreatePartitionsTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if true {
-		m.TimeoutMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ValidateOnly = r.Intn(2) == 0
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.TimeoutMs = int32(randInt(r, 32))
+	m.ValidateOnly = r.Intn(2) == 0
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreatePartitionsRequestCreatePartitionsTopic(m *codec.CreatePartitionsRequestCreatePartitionsTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Count = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Assignments = nil
-		} else {
-			s := make([]codec.CreatePartitionsRequestCreatePartitionsAssignment, arrayLen(r, depth))
-			for i := range s {
-				fillCreatePartitionsRequestCreatePartitionsAssignment(&s[i], r, v, depth+1)
-			}
-			m.Assignments = s
+	m.Name = randString(r)
+	m.Count = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Assignments = nil
+	} else {
+		s := make([]codec.CreatePartitionsRequestCreatePartitionsAssignment, arrayLen(r, depth))
+		for i := range s {
+			fillCreatePartitionsRequestCreatePartitionsAssignment(&s[i], r, v, depth+1)
 		}
+		m.Assignments = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreatePartitionsRequestCreatePartitionsAssignment(m *codec.CreatePartitionsRequestCreatePartitionsAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.BrokerIds = s
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.BrokerIds = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreatePartitionsResponse(m *codec.CreatePartitionsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.CreatePartitionsResponseCreatePartitionsTopicResult, arrayLen(r, depth))
-			for i := range s {
-				fillCreatePartitionsResponseCreatePartitionsTopicResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.CreatePartitionsResponseCreatePartitionsTopicResult, arrayLen(r, depth))
+		for i := range s {
+			fillCreatePartitionsResponseCreatePartitionsTopicResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreatePartitionsResponseCreatePartitionsTopicResult(m *codec.CreatePartitionsResponseCreatePartitionsTopicResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
+	m.Name = randString(r)
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateTopicsRequest(m *codec.CreateTopicsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.CreateTopicsRequestCreatableTopic, arrayLen(r, depth))
-			for i := range s {
-				fillCreateTopicsRequestCreatableTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.CreateTopicsRequestCreatableTopic, arrayLen(r, depth))
+		for i := range s {
+			fillCreateTopicsRequestCreatableTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if true {
-		m.TimeoutMs = int32(randInt(r, 32))
-	}
+	m.TimeoutMs = int32(randInt(r, 32))
 	if v >= 1 {
 		m.ValidateOnly = r.Intn(2) == 0
 	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateTopicsRequestCreatableTopic(m *codec.CreateTopicsRequestCreatableTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.NumPartitions = int32(randInt(r, 32))
-	}
-	if true {
-		m.ReplicationFactor = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.CreateTopicsRequestCreatableReplicaAssignment, arrayLen(r, depth))
-			for i := range s {
-				fillCreateTopicsRequestCreatableReplicaAssignment(&s[i], r, v, depth+1)
-			}
-			m.Assignments = s
+	m.Name = randString(r)
+	m.NumPartitions = int32(randInt(r, 32))
+	m.ReplicationFactor = int16(randInt(r, 16))
+	{
+		s := make([]codec.CreateTopicsRequestCreatableReplicaAssignment, arrayLen(r, depth))
+		for i := range s {
+			fillCreateTopicsRequestCreatableReplicaAssignment(&s[i], r, v, depth+1)
 		}
+		m.Assignments = s
 	}
-	if true {
-		{
-			s := make([]codec.CreateTopicsRequestCreatableTopicConfig, arrayLen(r, depth))
-			for i := range s {
-				fillCreateTopicsRequestCreatableTopicConfig(&s[i], r, v, depth+1)
-			}
-			m.Configs = s
+	{
+		s := make([]codec.CreateTopicsRequestCreatableTopicConfig, arrayLen(r, depth))
+		for i := range s {
+			fillCreateTopicsRequestCreatableTopicConfig(&s[i], r, v, depth+1)
 		}
+		m.Configs = s
 	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateTopicsRequestCreatableReplicaAssignment(m *codec.CreateTopicsRequestCreatableReplicaAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.BrokerIds = s
+	m.PartitionIndex = int32(randInt(r, 32))
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.BrokerIds = s
 	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateTopicsRequestCreatableTopicConfig(m *codec.CreateTopicsRequestCreatableTopicConfig, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
+	m.Name = randString(r)
+	if r.Intn(4) == 0 {
+		m.Value = nil
+	} else {
+		s := randString(r)
+		m.Value = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Value = nil
-		} else {
-			s := randString(r)
-			m.Value = &s
-		}
-	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -3182,40 +2540,34 @@ func fillCreateTopicsResponse(m *codec.CreateTopicsResponse, r *rand.Rand, v int
 	if v >= 2 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.CreateTopicsResponseCreatableTopicResult, arrayLen(r, depth))
-			for i := range s {
-				fillCreateTopicsResponseCreatableTopicResult(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.CreateTopicsResponseCreatableTopicResult, arrayLen(r, depth))
+		for i := range s {
+			fillCreateTopicsResponseCreatableTopicResult(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillCreateTopicsResponseCreatableTopicResult(m *codec.CreateTopicsResponseCreatableTopicResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
+	m.Name = randString(r)
 	if v >= 7 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 1 {
-		if (v >= 1) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ErrorMessage = nil
 		} else {
 			s := randString(r)
 			m.ErrorMessage = &s
 		}
 	}
-	if (v >= 5) && r.Intn(3) > 0 {
+	if v >= 5 && r.Intn(3) > 0 {
 		m.TopicConfigErrorCode = int16(randInt(r, 16))
 	}
 	if v >= 5 {
@@ -3225,7 +2577,7 @@ func fillCreateTopicsResponseCreatableTopicResult(m *codec.CreateTopicsResponseC
 		m.ReplicationFactor = int16(randInt(r, 16))
 	}
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Configs = nil
 		} else {
 			s := make([]codec.CreateTopicsResponseCreatableTopicConfigs, arrayLen(r, depth))
@@ -3235,7 +2587,7 @@ func fillCreateTopicsResponseCreatableTopicResult(m *codec.CreateTopicsResponseC
 			m.Configs = s
 		}
 	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
@@ -3246,7 +2598,7 @@ func fillCreateTopicsResponseCreatableTopicConfigs(m *codec.CreateTopicsResponse
 		m.Name = randString(r)
 	}
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Value = nil
 		} else {
 			s := randString(r)
@@ -3262,515 +2614,389 @@ func fillCreateTopicsResponseCreatableTopicConfigs(m *codec.CreateTopicsResponse
 	if v >= 5 {
 		m.IsSensitive = r.Intn(2) == 0
 	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDefaultPrincipalData(m *codec.DefaultPrincipalData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Type = randString(r)
-	}
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.TokenAuthenticated = r.Intn(2) == 0
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Type = randString(r)
+	m.Name = randString(r)
+	m.TokenAuthenticated = r.Intn(2) == 0
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteAclsRequest(m *codec.DeleteAclsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.DeleteAclsRequestDeleteAclsFilter, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteAclsRequestDeleteAclsFilter(&s[i], r, v, depth+1)
-			}
-			m.Filters = s
+	{
+		s := make([]codec.DeleteAclsRequestDeleteAclsFilter, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteAclsRequestDeleteAclsFilter(&s[i], r, v, depth+1)
 		}
+		m.Filters = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteAclsRequestDeleteAclsFilter(m *codec.DeleteAclsRequestDeleteAclsFilter, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ResourceTypeFilter = int8(randInt(r, 8))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ResourceNameFilter = nil
-		} else {
-			s := randString(r)
-			m.ResourceNameFilter = &s
-		}
+	m.ResourceTypeFilter = int8(randInt(r, 8))
+	if r.Intn(4) == 0 {
+		m.ResourceNameFilter = nil
+	} else {
+		s := randString(r)
+		m.ResourceNameFilter = &s
 	}
 	if v >= 1 {
 		m.PatternTypeFilter = int8(randInt(r, 8))
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.PrincipalFilter = nil
-		} else {
-			s := randString(r)
-			m.PrincipalFilter = &s
-		}
+	if r.Intn(4) == 0 {
+		m.PrincipalFilter = nil
+	} else {
+		s := randString(r)
+		m.PrincipalFilter = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.HostFilter = nil
-		} else {
-			s := randString(r)
-			m.HostFilter = &s
-		}
+	if r.Intn(4) == 0 {
+		m.HostFilter = nil
+	} else {
+		s := randString(r)
+		m.HostFilter = &s
 	}
-	if true {
-		m.Operation = int8(randInt(r, 8))
-	}
-	if true {
-		m.PermissionType = int8(randInt(r, 8))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.Operation = int8(randInt(r, 8))
+	m.PermissionType = int8(randInt(r, 8))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteAclsResponse(m *codec.DeleteAclsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.DeleteAclsResponseDeleteAclsFilterResult, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteAclsResponseDeleteAclsFilterResult(&s[i], r, v, depth+1)
-			}
-			m.FilterResults = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.DeleteAclsResponseDeleteAclsFilterResult, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteAclsResponseDeleteAclsFilterResult(&s[i], r, v, depth+1)
 		}
+		m.FilterResults = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteAclsResponseDeleteAclsFilterResult(m *codec.DeleteAclsResponseDeleteAclsFilterResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	{
+		s := make([]codec.DeleteAclsResponseDeleteAclsMatchingAcl, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteAclsResponseDeleteAclsMatchingAcl(&s[i], r, v, depth+1)
 		}
+		m.MatchingAcls = s
 	}
-	if true {
-		{
-			s := make([]codec.DeleteAclsResponseDeleteAclsMatchingAcl, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteAclsResponseDeleteAclsMatchingAcl(&s[i], r, v, depth+1)
-			}
-			m.MatchingAcls = s
-		}
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteAclsResponseDeleteAclsMatchingAcl(m *codec.DeleteAclsResponseDeleteAclsMatchingAcl, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if true {
-		m.ResourceType = int8(randInt(r, 8))
-	}
-	if true {
-		m.ResourceName = randString(r)
-	}
+	m.ResourceType = int8(randInt(r, 8))
+	m.ResourceName = randString(r)
 	if v >= 1 {
 		m.PatternType = int8(randInt(r, 8))
 	}
-	if true {
-		m.Principal = randString(r)
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Operation = int8(randInt(r, 8))
-	}
-	if true {
-		m.PermissionType = int8(randInt(r, 8))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.Principal = randString(r)
+	m.Host = randString(r)
+	m.Operation = int8(randInt(r, 8))
+	m.PermissionType = int8(randInt(r, 8))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteGroupsRequest(m *codec.DeleteGroupsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.GroupsNames = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.GroupsNames = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteGroupsResponse(m *codec.DeleteGroupsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.DeleteGroupsResponseDeletableGroupResult, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteGroupsResponseDeletableGroupResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.DeleteGroupsResponseDeletableGroupResult, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteGroupsResponseDeletableGroupResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteGroupsResponseDeletableGroupResult(m *codec.DeleteGroupsResponseDeletableGroupResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.GroupId = randString(r)
+	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ErrorMessage = nil
 		} else {
 			s := randString(r)
 			m.ErrorMessage = &s
 		}
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteRecordsRequest(m *codec.DeleteRecordsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.DeleteRecordsRequestDeleteRecordsTopic, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteRecordsRequestDeleteRecordsTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.DeleteRecordsRequestDeleteRecordsTopic, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteRecordsRequestDeleteRecordsTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if true {
-		m.TimeoutMs = int32(randInt(r, 32))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.TimeoutMs = int32(randInt(r, 32))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteRecordsRequestDeleteRecordsTopic(m *codec.DeleteRecordsRequestDeleteRecordsTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DeleteRecordsRequestDeleteRecordsPartition, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteRecordsRequestDeleteRecordsPartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.DeleteRecordsRequestDeleteRecordsPartition, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteRecordsRequestDeleteRecordsPartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteRecordsRequestDeleteRecordsPartition(m *codec.DeleteRecordsRequestDeleteRecordsPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.Offset = randInt(r, 64)
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.Offset = randInt(r, 64)
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteRecordsResponse(m *codec.DeleteRecordsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.DeleteRecordsResponseDeleteRecordsTopicResult, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteRecordsResponseDeleteRecordsTopicResult(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.DeleteRecordsResponseDeleteRecordsTopicResult, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteRecordsResponseDeleteRecordsTopicResult(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteRecordsResponseDeleteRecordsTopicResult(m *codec.DeleteRecordsResponseDeleteRecordsTopicResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DeleteRecordsResponseDeleteRecordsPartitionResult, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteRecordsResponseDeleteRecordsPartitionResult(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.DeleteRecordsResponseDeleteRecordsPartitionResult, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteRecordsResponseDeleteRecordsPartitionResult(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteRecordsResponseDeleteRecordsPartitionResult(m *codec.DeleteRecordsResponseDeleteRecordsPartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.LowWatermark = randInt(r, 64)
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.LowWatermark = randInt(r, 64)
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteShareGroupOffsetsRequest(m *codec.DeleteShareGroupOffsetsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DeleteShareGroupOffsetsRequestTopic, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.GroupId = randString(r)
+	{
+		s := make([]codec.DeleteShareGroupOffsetsRequestTopic, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteShareGroupOffsetsRequestTopic(m *codec.DeleteShareGroupOffsetsRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.TopicName = randString(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteShareGroupOffsetsResponse(m *codec.DeleteShareGroupOffsetsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	{
+		s := make([]codec.DeleteShareGroupOffsetsResponseTopic, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
 		}
+		m.Responses = s
 	}
-	if true {
-		{
-			s := make([]codec.DeleteShareGroupOffsetsResponseTopic, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
-			}
-			m.Responses = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteShareGroupOffsetsResponseTopic(m *codec.DeleteShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
+	m.TopicName = randString(r)
+	m.TopicId = randUUID(r)
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteShareGroupStateRequest(m *codec.DeleteShareGroupStateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DeleteShareGroupStateRequestDeleteStateData, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteShareGroupStateRequestDeleteStateData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.GroupId = randString(r)
+	{
+		s := make([]codec.DeleteShareGroupStateRequestDeleteStateData, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteShareGroupStateRequestDeleteStateData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteShareGroupStateRequestDeleteStateData(m *codec.DeleteShareGroupStateRequestDeleteStateData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.DeleteShareGroupStateRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteShareGroupStateRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.DeleteShareGroupStateRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteShareGroupStateRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteShareGroupStateRequestPartitionData(m *codec.DeleteShareGroupStateRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Partition = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteShareGroupStateResponse(m *codec.DeleteShareGroupStateResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.DeleteShareGroupStateResponseDeleteStateResult, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteShareGroupStateResponseDeleteStateResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	{
+		s := make([]codec.DeleteShareGroupStateResponseDeleteStateResult, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteShareGroupStateResponseDeleteStateResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteShareGroupStateResponseDeleteStateResult(m *codec.DeleteShareGroupStateResponseDeleteStateResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.DeleteShareGroupStateResponsePartitionResult, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteShareGroupStateResponsePartitionResult(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.DeleteShareGroupStateResponsePartitionResult, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteShareGroupStateResponsePartitionResult(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteShareGroupStateResponsePartitionResult(m *codec.DeleteShareGroupStateResponsePartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
+	m.Partition = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -3795,10 +3021,8 @@ func fillDeleteTopicsRequest(m *codec.DeleteTopicsRequest, r *rand.Rand, v int16
 			m.TopicNames = s
 		}
 	}
-	if true {
-		m.TimeoutMs = int32(randInt(r, 32))
-	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	m.TimeoutMs = int32(randInt(r, 32))
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -3806,7 +3030,7 @@ func fillDeleteTopicsRequest(m *codec.DeleteTopicsRequest, r *rand.Rand, v int16
 func fillDeleteTopicsRequestDeleteTopicState(m *codec.DeleteTopicsRequestDeleteTopicState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 6 {
-		if (v >= 6) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Name = nil
 		} else {
 			s := randString(r)
@@ -3816,7 +3040,7 @@ func fillDeleteTopicsRequestDeleteTopicState(m *codec.DeleteTopicsRequestDeleteT
 	if v >= 6 {
 		m.TopicId = randUUID(r)
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -3826,389 +3050,293 @@ func fillDeleteTopicsResponse(m *codec.DeleteTopicsResponse, r *rand.Rand, v int
 	if v >= 1 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.DeleteTopicsResponseDeletableTopicResult, arrayLen(r, depth))
-			for i := range s {
-				fillDeleteTopicsResponseDeletableTopicResult(&s[i], r, v, depth+1)
-			}
-			m.Responses = s
+	{
+		s := make([]codec.DeleteTopicsResponseDeletableTopicResult, arrayLen(r, depth))
+		for i := range s {
+			fillDeleteTopicsResponseDeletableTopicResult(&s[i], r, v, depth+1)
 		}
+		m.Responses = s
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDeleteTopicsResponseDeletableTopicResult(m *codec.DeleteTopicsResponseDeletableTopicResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (v >= 6) && r.Intn(4) == 0 {
-			m.Name = nil
-		} else {
-			s := randString(r)
-			m.Name = &s
-		}
+	if v >= 6 && r.Intn(4) == 0 {
+		m.Name = nil
+	} else {
+		s := randString(r)
+		m.Name = &s
 	}
 	if v >= 6 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ErrorMessage = nil
 		} else {
 			s := randString(r)
 			m.ErrorMessage = &s
 		}
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeAclsRequest(m *codec.DescribeAclsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ResourceTypeFilter = int8(randInt(r, 8))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ResourceNameFilter = nil
-		} else {
-			s := randString(r)
-			m.ResourceNameFilter = &s
-		}
+	m.ResourceTypeFilter = int8(randInt(r, 8))
+	if r.Intn(4) == 0 {
+		m.ResourceNameFilter = nil
+	} else {
+		s := randString(r)
+		m.ResourceNameFilter = &s
 	}
 	if v >= 1 {
 		m.PatternTypeFilter = int8(randInt(r, 8))
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.PrincipalFilter = nil
-		} else {
-			s := randString(r)
-			m.PrincipalFilter = &s
-		}
+	if r.Intn(4) == 0 {
+		m.PrincipalFilter = nil
+	} else {
+		s := randString(r)
+		m.PrincipalFilter = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.HostFilter = nil
-		} else {
-			s := randString(r)
-			m.HostFilter = &s
-		}
+	if r.Intn(4) == 0 {
+		m.HostFilter = nil
+	} else {
+		s := randString(r)
+		m.HostFilter = &s
 	}
-	if true {
-		m.Operation = int8(randInt(r, 8))
-	}
-	if true {
-		m.PermissionType = int8(randInt(r, 8))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.Operation = int8(randInt(r, 8))
+	m.PermissionType = int8(randInt(r, 8))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeAclsResponse(m *codec.DescribeAclsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	{
+		s := make([]codec.DescribeAclsResponseDescribeAclsResource, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeAclsResponseDescribeAclsResource(&s[i], r, v, depth+1)
 		}
+		m.Resources = s
 	}
-	if true {
-		{
-			s := make([]codec.DescribeAclsResponseDescribeAclsResource, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeAclsResponseDescribeAclsResource(&s[i], r, v, depth+1)
-			}
-			m.Resources = s
-		}
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeAclsResponseDescribeAclsResource(m *codec.DescribeAclsResponseDescribeAclsResource, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ResourceType = int8(randInt(r, 8))
-	}
-	if true {
-		m.ResourceName = randString(r)
-	}
+	m.ResourceType = int8(randInt(r, 8))
+	m.ResourceName = randString(r)
 	if v >= 1 {
 		m.PatternType = int8(randInt(r, 8))
 	}
-	if true {
-		{
-			s := make([]codec.DescribeAclsResponseAclDescription, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeAclsResponseAclDescription(&s[i], r, v, depth+1)
-			}
-			m.Acls = s
+	{
+		s := make([]codec.DescribeAclsResponseAclDescription, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeAclsResponseAclDescription(&s[i], r, v, depth+1)
 		}
+		m.Acls = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeAclsResponseAclDescription(m *codec.DescribeAclsResponseAclDescription, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Principal = randString(r)
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Operation = int8(randInt(r, 8))
-	}
-	if true {
-		m.PermissionType = int8(randInt(r, 8))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.Principal = randString(r)
+	m.Host = randString(r)
+	m.Operation = int8(randInt(r, 8))
+	m.PermissionType = int8(randInt(r, 8))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeClientQuotasRequest(m *codec.DescribeClientQuotasRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.DescribeClientQuotasRequestComponentData, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeClientQuotasRequestComponentData(&s[i], r, v, depth+1)
-			}
-			m.Components = s
+	{
+		s := make([]codec.DescribeClientQuotasRequestComponentData, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeClientQuotasRequestComponentData(&s[i], r, v, depth+1)
 		}
+		m.Components = s
 	}
-	if true {
-		m.Strict = r.Intn(2) == 0
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.Strict = r.Intn(2) == 0
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeClientQuotasRequestComponentData(m *codec.DescribeClientQuotasRequestComponentData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.EntityType = randString(r)
+	m.EntityType = randString(r)
+	m.MatchType = int8(randInt(r, 8))
+	if r.Intn(4) == 0 {
+		m.Match = nil
+	} else {
+		s := randString(r)
+		m.Match = &s
 	}
-	if true {
-		m.MatchType = int8(randInt(r, 8))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Match = nil
-		} else {
-			s := randString(r)
-			m.Match = &s
-		}
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeClientQuotasResponse(m *codec.DescribeClientQuotasResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	if r.Intn(4) == 0 {
+		m.Entries = nil
+	} else {
+		s := make([]codec.DescribeClientQuotasResponseEntryData, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeClientQuotasResponseEntryData(&s[i], r, v, depth+1)
 		}
+		m.Entries = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Entries = nil
-		} else {
-			s := make([]codec.DescribeClientQuotasResponseEntryData, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeClientQuotasResponseEntryData(&s[i], r, v, depth+1)
-			}
-			m.Entries = s
-		}
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeClientQuotasResponseEntryData(m *codec.DescribeClientQuotasResponseEntryData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.DescribeClientQuotasResponseEntityData, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeClientQuotasResponseEntityData(&s[i], r, v, depth+1)
-			}
-			m.Entity = s
+	{
+		s := make([]codec.DescribeClientQuotasResponseEntityData, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeClientQuotasResponseEntityData(&s[i], r, v, depth+1)
 		}
+		m.Entity = s
 	}
-	if true {
-		{
-			s := make([]codec.DescribeClientQuotasResponseValueData, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeClientQuotasResponseValueData(&s[i], r, v, depth+1)
-			}
-			m.Values = s
+	{
+		s := make([]codec.DescribeClientQuotasResponseValueData, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeClientQuotasResponseValueData(&s[i], r, v, depth+1)
 		}
+		m.Values = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeClientQuotasResponseEntityData(m *codec.DescribeClientQuotasResponseEntityData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.EntityType = randString(r)
+	m.EntityType = randString(r)
+	if r.Intn(4) == 0 {
+		m.EntityName = nil
+	} else {
+		s := randString(r)
+		m.EntityName = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.EntityName = nil
-		} else {
-			s := randString(r)
-			m.EntityName = &s
-		}
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeClientQuotasResponseValueData(m *codec.DescribeClientQuotasResponseValueData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Key = randString(r)
-	}
-	if true {
-		m.Value = randFloat(r)
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.Key = randString(r)
+	m.Value = randFloat(r)
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeClusterRequest(m *codec.DescribeClusterRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.IncludeClusterAuthorizedOperations = r.Intn(2) == 0
-	}
+	m.IncludeClusterAuthorizedOperations = r.Intn(2) == 0
 	if v >= 1 {
 		m.EndpointType = int8(randInt(r, 8))
 	}
 	if v >= 2 {
 		m.IncludeFencedBrokers = r.Intn(2) == 0
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeClusterResponse(m *codec.DescribeClusterResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
 	if v >= 1 {
 		m.EndpointType = int8(randInt(r, 8))
 	}
-	if true {
-		m.ClusterId = randString(r)
-	}
-	if true {
-		m.ControllerId = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.DescribeClusterResponseDescribeClusterBroker, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeClusterResponseDescribeClusterBroker(&s[i], r, v, depth+1)
-			}
-			m.Brokers = s
+	m.ClusterId = randString(r)
+	m.ControllerId = int32(randInt(r, 32))
+	{
+		s := make([]codec.DescribeClusterResponseDescribeClusterBroker, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeClusterResponseDescribeClusterBroker(&s[i], r, v, depth+1)
 		}
+		m.Brokers = s
 	}
-	if true {
-		m.ClusterAuthorizedOperations = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ClusterAuthorizedOperations = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeClusterResponseDescribeClusterBroker(m *codec.DescribeClusterResponseDescribeClusterBroker, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.BrokerId = int32(randInt(r, 32))
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Rack = nil
-		} else {
-			s := randString(r)
-			m.Rack = &s
-		}
+	m.BrokerId = int32(randInt(r, 32))
+	m.Host = randString(r)
+	m.Port = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Rack = nil
+	} else {
+		s := randString(r)
+		m.Rack = &s
 	}
 	if v >= 2 {
 		m.IsFenced = r.Intn(2) == 0
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeConfigsRequest(m *codec.DescribeConfigsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.DescribeConfigsRequestDescribeConfigsResource, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeConfigsRequestDescribeConfigsResource(&s[i], r, v, depth+1)
-			}
-			m.Resources = s
+	{
+		s := make([]codec.DescribeConfigsRequestDescribeConfigsResource, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeConfigsRequestDescribeConfigsResource(&s[i], r, v, depth+1)
 		}
+		m.Resources = s
 	}
 	if v >= 1 {
 		m.IncludeSynonyms = r.Intn(2) == 0
@@ -4216,112 +3344,84 @@ func fillDescribeConfigsRequest(m *codec.DescribeConfigsRequest, r *rand.Rand, v
 	if v >= 3 {
 		m.IncludeDocumentation = r.Intn(2) == 0
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeConfigsRequestDescribeConfigsResource(m *codec.DescribeConfigsRequestDescribeConfigsResource, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ResourceType = int8(randInt(r, 8))
-	}
-	if true {
-		m.ResourceName = randString(r)
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ConfigurationKeys = nil
-		} else {
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.ConfigurationKeys = s
+	m.ResourceType = int8(randInt(r, 8))
+	m.ResourceName = randString(r)
+	if r.Intn(4) == 0 {
+		m.ConfigurationKeys = nil
+	} else {
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.ConfigurationKeys = s
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeConfigsResponse(m *codec.DescribeConfigsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.DescribeConfigsResponseDescribeConfigsResult, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeConfigsResponseDescribeConfigsResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.DescribeConfigsResponseDescribeConfigsResult, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeConfigsResponseDescribeConfigsResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeConfigsResponseDescribeConfigsResult(m *codec.DescribeConfigsResponseDescribeConfigsResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	m.ResourceType = int8(randInt(r, 8))
+	m.ResourceName = randString(r)
+	{
+		s := make([]codec.DescribeConfigsResponseDescribeConfigsResourceResult, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeConfigsResponseDescribeConfigsResourceResult(&s[i], r, v, depth+1)
 		}
+		m.Configs = s
 	}
-	if true {
-		m.ResourceType = int8(randInt(r, 8))
-	}
-	if true {
-		m.ResourceName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeConfigsResponseDescribeConfigsResourceResult, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeConfigsResponseDescribeConfigsResourceResult(&s[i], r, v, depth+1)
-			}
-			m.Configs = s
-		}
-	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeConfigsResponseDescribeConfigsResourceResult(m *codec.DescribeConfigsResponseDescribeConfigsResourceResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
+	m.Name = randString(r)
+	if r.Intn(4) == 0 {
+		m.Value = nil
+	} else {
+		s := randString(r)
+		m.Value = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Value = nil
-		} else {
-			s := randString(r)
-			m.Value = &s
-		}
-	}
-	if true {
-		m.ReadOnly = r.Intn(2) == 0
-	}
+	m.ReadOnly = r.Intn(2) == 0
 	if v <= 0 {
 		m.IsDefault = r.Intn(2) == 0
 	}
 	if v >= 1 {
 		m.ConfigSource = int8(randInt(r, 8))
 	}
-	if true {
-		m.IsSensitive = r.Intn(2) == 0
-	}
+	m.IsSensitive = r.Intn(2) == 0
 	if v >= 1 {
 		{
 			s := make([]codec.DescribeConfigsResponseDescribeConfigsSynonym, arrayLen(r, depth))
@@ -4335,14 +3435,14 @@ func fillDescribeConfigsResponseDescribeConfigsResourceResult(m *codec.DescribeC
 		m.ConfigType = int8(randInt(r, 8))
 	}
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Documentation = nil
 		} else {
 			s := randString(r)
 			m.Documentation = &s
 		}
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -4353,7 +3453,7 @@ func fillDescribeConfigsResponseDescribeConfigsSynonym(m *codec.DescribeConfigsR
 		m.Name = randString(r)
 	}
 	if v >= 1 {
-		if (v >= 1) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Value = nil
 		} else {
 			s := randString(r)
@@ -4363,135 +3463,101 @@ func fillDescribeConfigsResponseDescribeConfigsSynonym(m *codec.DescribeConfigsR
 	if v >= 1 {
 		m.Source = int8(randInt(r, 8))
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeDelegationTokenRequest(m *codec.DescribeDelegationTokenRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Owners = nil
-		} else {
-			s := make([]codec.DescribeDelegationTokenRequestDescribeDelegationTokenOwner, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeDelegationTokenRequestDescribeDelegationTokenOwner(&s[i], r, v, depth+1)
-			}
-			m.Owners = s
+	if r.Intn(4) == 0 {
+		m.Owners = nil
+	} else {
+		s := make([]codec.DescribeDelegationTokenRequestDescribeDelegationTokenOwner, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeDelegationTokenRequestDescribeDelegationTokenOwner(&s[i], r, v, depth+1)
 		}
+		m.Owners = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeDelegationTokenRequestDescribeDelegationTokenOwner(m *codec.DescribeDelegationTokenRequestDescribeDelegationTokenOwner, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PrincipalType = randString(r)
-	}
-	if true {
-		m.PrincipalName = randString(r)
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.PrincipalType = randString(r)
+	m.PrincipalName = randString(r)
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeDelegationTokenResponse(m *codec.DescribeDelegationTokenResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.DescribeDelegationTokenResponseDescribedDelegationToken, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeDelegationTokenResponseDescribedDelegationToken(&s[i], r, v, depth+1)
-			}
-			m.Tokens = s
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.DescribeDelegationTokenResponseDescribedDelegationToken, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeDelegationTokenResponseDescribedDelegationToken(&s[i], r, v, depth+1)
 		}
+		m.Tokens = s
 	}
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeDelegationTokenResponseDescribedDelegationToken(m *codec.DescribeDelegationTokenResponseDescribedDelegationToken, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PrincipalType = randString(r)
-	}
-	if true {
-		m.PrincipalName = randString(r)
-	}
+	m.PrincipalType = randString(r)
+	m.PrincipalName = randString(r)
 	if v >= 3 {
 		m.TokenRequesterPrincipalType = randString(r)
 	}
 	if v >= 3 {
 		m.TokenRequesterPrincipalName = randString(r)
 	}
-	if true {
-		m.IssueTimestamp = randInt(r, 64)
-	}
-	if true {
-		m.ExpiryTimestamp = randInt(r, 64)
-	}
-	if true {
-		m.MaxTimestamp = randInt(r, 64)
-	}
-	if true {
-		m.TokenId = randString(r)
-	}
-	if true {
-		m.Hmac = randBytes(r)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeDelegationTokenResponseDescribedDelegationTokenRenewer, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeDelegationTokenResponseDescribedDelegationTokenRenewer(&s[i], r, v, depth+1)
-			}
-			m.Renewers = s
+	m.IssueTimestamp = randInt(r, 64)
+	m.ExpiryTimestamp = randInt(r, 64)
+	m.MaxTimestamp = randInt(r, 64)
+	m.TokenId = randString(r)
+	m.Hmac = randBytes(r)
+	{
+		s := make([]codec.DescribeDelegationTokenResponseDescribedDelegationTokenRenewer, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeDelegationTokenResponseDescribedDelegationTokenRenewer(&s[i], r, v, depth+1)
 		}
+		m.Renewers = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeDelegationTokenResponseDescribedDelegationTokenRenewer(m *codec.DescribeDelegationTokenResponseDescribedDelegationTokenRenewer, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PrincipalType = randString(r)
-	}
-	if true {
-		m.PrincipalName = randString(r)
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.PrincipalType = randString(r)
+	m.PrincipalName = randString(r)
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeGroupsRequest(m *codec.DescribeGroupsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.Groups = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.Groups = s
 	}
 	if v >= 3 {
 		m.IncludeAuthorizedOperations = r.Intn(2) == 0
 	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -4501,167 +3567,127 @@ func fillDescribeGroupsResponse(m *codec.DescribeGroupsResponse, r *rand.Rand, v
 	if v >= 1 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.DescribeGroupsResponseDescribedGroup, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeGroupsResponseDescribedGroup(&s[i], r, v, depth+1)
-			}
-			m.Groups = s
+	{
+		s := make([]codec.DescribeGroupsResponseDescribedGroup, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeGroupsResponseDescribedGroup(&s[i], r, v, depth+1)
 		}
+		m.Groups = s
 	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeGroupsResponseDescribedGroup(m *codec.DescribeGroupsResponseDescribedGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 6 {
-		if (v >= 6) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ErrorMessage = nil
 		} else {
 			s := randString(r)
 			m.ErrorMessage = &s
 		}
 	}
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.GroupState = randString(r)
-	}
-	if true {
-		m.ProtocolType = randString(r)
-	}
-	if true {
-		m.ProtocolData = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeGroupsResponseDescribedGroupMember, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeGroupsResponseDescribedGroupMember(&s[i], r, v, depth+1)
-			}
-			m.Members = s
+	m.GroupId = randString(r)
+	m.GroupState = randString(r)
+	m.ProtocolType = randString(r)
+	m.ProtocolData = randString(r)
+	{
+		s := make([]codec.DescribeGroupsResponseDescribedGroupMember, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeGroupsResponseDescribedGroupMember(&s[i], r, v, depth+1)
 		}
+		m.Members = s
 	}
 	if v >= 3 {
 		m.AuthorizedOperations = int32(randInt(r, 32))
 	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeGroupsResponseDescribedGroupMember(m *codec.DescribeGroupsResponseDescribedGroupMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.MemberId = randString(r)
-	}
+	m.MemberId = randString(r)
 	if v >= 4 {
-		if (v >= 4) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.GroupInstanceId = nil
 		} else {
 			s := randString(r)
 			m.GroupInstanceId = &s
 		}
 	}
-	if true {
-		m.ClientId = randString(r)
-	}
-	if true {
-		m.ClientHost = randString(r)
-	}
-	if true {
-		m.MemberMetadata = randBytes(r)
-	}
-	if true {
-		m.MemberAssignment = randBytes(r)
-	}
-	if (v >= 5) && r.Intn(4) == 0 {
+	m.ClientId = randString(r)
+	m.ClientHost = randString(r)
+	m.MemberMetadata = randBytes(r)
+	m.MemberAssignment = randBytes(r)
+	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeLogDirsRequest(m *codec.DescribeLogDirsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Topics = nil
-		} else {
-			s := make([]codec.DescribeLogDirsRequestDescribableLogDirTopic, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeLogDirsRequestDescribableLogDirTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	if r.Intn(4) == 0 {
+		m.Topics = nil
+	} else {
+		s := make([]codec.DescribeLogDirsRequestDescribableLogDirTopic, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeLogDirsRequestDescribableLogDirTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeLogDirsRequestDescribableLogDirTopic(m *codec.DescribeLogDirsRequestDescribableLogDirTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Topic = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.Topic = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeLogDirsResponse(m *codec.DescribeLogDirsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
+	m.ThrottleTimeMs = int32(randInt(r, 32))
 	if v >= 3 {
 		m.ErrorCode = int16(randInt(r, 16))
 	}
-	if true {
-		{
-			s := make([]codec.DescribeLogDirsResponseDescribeLogDirsResult, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeLogDirsResponseDescribeLogDirsResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	{
+		s := make([]codec.DescribeLogDirsResponseDescribeLogDirsResult, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeLogDirsResponseDescribeLogDirsResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeLogDirsResponseDescribeLogDirsResult(m *codec.DescribeLogDirsResponseDescribeLogDirsResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.LogDir = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeLogDirsResponseDescribeLogDirsTopic, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeLogDirsResponseDescribeLogDirsTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ErrorCode = int16(randInt(r, 16))
+	m.LogDir = randString(r)
+	{
+		s := make([]codec.DescribeLogDirsResponseDescribeLogDirsTopic, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeLogDirsResponseDescribeLogDirsTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
 	if v >= 4 {
 		m.TotalBytes = randInt(r, 64)
@@ -4672,243 +3698,185 @@ func fillDescribeLogDirsResponseDescribeLogDirsResult(m *codec.DescribeLogDirsRe
 	if v >= 5 {
 		m.IsCordoned = r.Intn(2) == 0
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeLogDirsResponseDescribeLogDirsTopic(m *codec.DescribeLogDirsResponseDescribeLogDirsTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeLogDirsResponseDescribeLogDirsPartition, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeLogDirsResponseDescribeLogDirsPartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.DescribeLogDirsResponseDescribeLogDirsPartition, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeLogDirsResponseDescribeLogDirsPartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeLogDirsResponseDescribeLogDirsPartition(m *codec.DescribeLogDirsResponseDescribeLogDirsPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.PartitionSize = randInt(r, 64)
-	}
-	if true {
-		m.OffsetLag = randInt(r, 64)
-	}
-	if true {
-		m.IsFutureKey = r.Intn(2) == 0
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.PartitionSize = randInt(r, 64)
+	m.OffsetLag = randInt(r, 64)
+	m.IsFutureKey = r.Intn(2) == 0
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeProducersRequest(m *codec.DescribeProducersRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.DescribeProducersRequestTopicRequest, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeProducersRequestTopicRequest(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.DescribeProducersRequestTopicRequest, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeProducersRequestTopicRequest(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeProducersRequestTopicRequest(m *codec.DescribeProducersRequestTopicRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.PartitionIndexes = s
+	m.Name = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.PartitionIndexes = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeProducersResponse(m *codec.DescribeProducersResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.DescribeProducersResponseTopicResponse, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeProducersResponseTopicResponse(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.DescribeProducersResponseTopicResponse, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeProducersResponseTopicResponse(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeProducersResponseTopicResponse(m *codec.DescribeProducersResponseTopicResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeProducersResponsePartitionResponse, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeProducersResponsePartitionResponse(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.DescribeProducersResponsePartitionResponse, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeProducersResponsePartitionResponse(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeProducersResponsePartitionResponse(m *codec.DescribeProducersResponsePartitionResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	{
+		s := make([]codec.DescribeProducersResponseProducerState, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeProducersResponseProducerState(&s[i], r, v, depth+1)
 		}
+		m.ActiveProducers = s
 	}
-	if true {
-		{
-			s := make([]codec.DescribeProducersResponseProducerState, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeProducersResponseProducerState(&s[i], r, v, depth+1)
-			}
-			m.ActiveProducers = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeProducersResponseProducerState(m *codec.DescribeProducersResponseProducerState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ProducerId = randInt(r, 64)
-	}
-	if true {
-		m.ProducerEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.LastSequence = int32(randInt(r, 32))
-	}
-	if true {
-		m.LastTimestamp = randInt(r, 64)
-	}
-	if true {
-		m.CoordinatorEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.CurrentTxnStartOffset = randInt(r, 64)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ProducerId = randInt(r, 64)
+	m.ProducerEpoch = int32(randInt(r, 32))
+	m.LastSequence = int32(randInt(r, 32))
+	m.LastTimestamp = randInt(r, 64)
+	m.CoordinatorEpoch = int32(randInt(r, 32))
+	m.CurrentTxnStartOffset = randInt(r, 64)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeQuorumRequest(m *codec.DescribeQuorumRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.DescribeQuorumRequestTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeQuorumRequestTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.DescribeQuorumRequestTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeQuorumRequestTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeQuorumRequestTopicData(m *codec.DescribeQuorumRequestTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeQuorumRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeQuorumRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]codec.DescribeQuorumRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeQuorumRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeQuorumRequestPartitionData(m *codec.DescribeQuorumRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeQuorumResponse(m *codec.DescribeQuorumResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 2 {
-		if (v >= 2) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ErrorMessage = nil
 		} else {
 			s := randString(r)
 			m.ErrorMessage = &s
 		}
 	}
-	if true {
-		{
-			s := make([]codec.DescribeQuorumResponseTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeQuorumResponseTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.DescribeQuorumResponseTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeQuorumResponseTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
 	if v >= 2 {
 		{
@@ -4919,96 +3887,74 @@ func fillDescribeQuorumResponse(m *codec.DescribeQuorumResponse, r *rand.Rand, v
 			m.Nodes = s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeQuorumResponseTopicData(m *codec.DescribeQuorumResponseTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeQuorumResponsePartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeQuorumResponsePartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]codec.DescribeQuorumResponsePartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeQuorumResponsePartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeQuorumResponsePartitionData(m *codec.DescribeQuorumResponsePartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 2 {
-		if (v >= 2) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ErrorMessage = nil
 		} else {
 			s := randString(r)
 			m.ErrorMessage = &s
 		}
 	}
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.HighWatermark = randInt(r, 64)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeQuorumResponseReplicaState, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeQuorumResponseReplicaState(&s[i], r, v, depth+1)
-			}
-			m.CurrentVoters = s
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	m.HighWatermark = randInt(r, 64)
+	{
+		s := make([]codec.DescribeQuorumResponseReplicaState, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeQuorumResponseReplicaState(&s[i], r, v, depth+1)
 		}
+		m.CurrentVoters = s
 	}
-	if true {
-		{
-			s := make([]codec.DescribeQuorumResponseReplicaState, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeQuorumResponseReplicaState(&s[i], r, v, depth+1)
-			}
-			m.Observers = s
+	{
+		s := make([]codec.DescribeQuorumResponseReplicaState, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeQuorumResponseReplicaState(&s[i], r, v, depth+1)
 		}
+		m.Observers = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeQuorumResponseReplicaState(m *codec.DescribeQuorumResponseReplicaState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ReplicaId = int32(randInt(r, 32))
-	}
+	m.ReplicaId = int32(randInt(r, 32))
 	if v >= 2 {
 		m.ReplicaDirectoryId = randUUID(r)
 	}
-	if true {
-		m.LogEndOffset = randInt(r, 64)
-	}
+	m.LogEndOffset = randInt(r, 64)
 	if v >= 1 {
 		m.LastFetchTimestamp = randInt(r, 64)
 	}
 	if v >= 1 {
 		m.LastCaughtUpTimestamp = randInt(r, 64)
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -5027,7 +3973,7 @@ func fillDescribeQuorumResponseNode(m *codec.DescribeQuorumResponseNode, r *rand
 			m.Listeners = s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -5043,550 +3989,410 @@ func fillDescribeQuorumResponseListener(m *codec.DescribeQuorumResponseListener,
 	if v >= 2 {
 		m.Port = uint16(randInt(r, 16))
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeShareGroupOffsetsRequest(m *codec.DescribeShareGroupOffsetsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.DescribeShareGroupOffsetsRequestGroup, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeShareGroupOffsetsRequestGroup(&s[i], r, v, depth+1)
-			}
-			m.Groups = s
+	{
+		s := make([]codec.DescribeShareGroupOffsetsRequestGroup, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeShareGroupOffsetsRequestGroup(&s[i], r, v, depth+1)
 		}
+		m.Groups = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeShareGroupOffsetsRequestGroup(m *codec.DescribeShareGroupOffsetsRequestGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Topics = nil
-		} else {
-			s := make([]codec.DescribeShareGroupOffsetsRequestTopic, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.GroupId = randString(r)
+	if r.Intn(4) == 0 {
+		m.Topics = nil
+	} else {
+		s := make([]codec.DescribeShareGroupOffsetsRequestTopic, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeShareGroupOffsetsRequestTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeShareGroupOffsetsRequestTopic(m *codec.DescribeShareGroupOffsetsRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeShareGroupOffsetsResponse(m *codec.DescribeShareGroupOffsetsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.DescribeShareGroupOffsetsResponseGroup, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeShareGroupOffsetsResponseGroup(&s[i], r, v, depth+1)
-			}
-			m.Groups = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.DescribeShareGroupOffsetsResponseGroup, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeShareGroupOffsetsResponseGroup(&s[i], r, v, depth+1)
 		}
+		m.Groups = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeShareGroupOffsetsResponseGroup(m *codec.DescribeShareGroupOffsetsResponseGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeShareGroupOffsetsResponseTopic, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.GroupId = randString(r)
+	{
+		s := make([]codec.DescribeShareGroupOffsetsResponseTopic, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeShareGroupOffsetsResponseTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeShareGroupOffsetsResponseTopic(m *codec.DescribeShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.DescribeShareGroupOffsetsResponsePartition, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeShareGroupOffsetsResponsePartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.DescribeShareGroupOffsetsResponsePartition, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeShareGroupOffsetsResponsePartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeShareGroupOffsetsResponsePartition(m *codec.DescribeShareGroupOffsetsResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.StartOffset = randInt(r, 64)
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.StartOffset = randInt(r, 64)
+	m.LeaderEpoch = int32(randInt(r, 32))
 	if v >= 1 {
 		m.Lag = randInt(r, 64)
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTopicPartitionsRequest(m *codec.DescribeTopicPartitionsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.DescribeTopicPartitionsRequestTopicRequest, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeTopicPartitionsRequestTopicRequest(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.DescribeTopicPartitionsRequestTopicRequest, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeTopicPartitionsRequestTopicRequest(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if true {
-		m.ResponsePartitionLimit = int32(randInt(r, 32))
+	m.ResponsePartitionLimit = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Cursor = nil
+	} else {
+		m.Cursor = new(codec.DescribeTopicPartitionsRequestCursor)
+		fillDescribeTopicPartitionsRequestCursor(m.Cursor, r, v, depth+1)
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Cursor = nil
-		} else {
-			m.Cursor = new(codec.DescribeTopicPartitionsRequestCursor)
-			fillDescribeTopicPartitionsRequestCursor(m.Cursor, r, v, depth+1)
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTopicPartitionsRequestTopicRequest(m *codec.DescribeTopicPartitionsRequestTopicRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTopicPartitionsRequestCursor(m *codec.DescribeTopicPartitionsRequestCursor, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.TopicName = randString(r)
+	m.PartitionIndex = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTopicPartitionsResponse(m *codec.DescribeTopicPartitionsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.DescribeTopicPartitionsResponseTopic, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeTopicPartitionsResponseTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.DescribeTopicPartitionsResponseTopic, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeTopicPartitionsResponseTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.NextCursor = nil
-		} else {
-			m.NextCursor = new(codec.DescribeTopicPartitionsResponseCursor)
-			fillDescribeTopicPartitionsResponseCursor(m.NextCursor, r, v, depth+1)
-		}
+	if r.Intn(4) == 0 {
+		m.NextCursor = nil
+	} else {
+		m.NextCursor = new(codec.DescribeTopicPartitionsResponseCursor)
+		fillDescribeTopicPartitionsResponseCursor(m.NextCursor, r, v, depth+1)
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTopicPartitionsResponseTopic(m *codec.DescribeTopicPartitionsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.Name = nil
+	} else {
+		s := randString(r)
+		m.Name = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Name = nil
-		} else {
-			s := randString(r)
-			m.Name = &s
+	m.TopicId = randUUID(r)
+	m.IsInternal = r.Intn(2) == 0
+	{
+		s := make([]codec.DescribeTopicPartitionsResponsePartition, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeTopicPartitionsResponsePartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		m.IsInternal = r.Intn(2) == 0
-	}
-	if true {
-		{
-			s := make([]codec.DescribeTopicPartitionsResponsePartition, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeTopicPartitionsResponsePartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
-		}
-	}
-	if true {
-		m.TopicAuthorizedOperations = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.TopicAuthorizedOperations = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTopicPartitionsResponsePartition(m *codec.DescribeTopicPartitionsResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.ReplicaNodes = s
+	m.ErrorCode = int16(randInt(r, 16))
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.ReplicaNodes = s
 	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.IsrNodes = s
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.IsrNodes = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.EligibleLeaderReplicas = nil
-		} else {
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.EligibleLeaderReplicas = s
+	if r.Intn(4) == 0 {
+		m.EligibleLeaderReplicas = nil
+	} else {
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.EligibleLeaderReplicas = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.LastKnownElr = nil
-		} else {
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.LastKnownElr = s
+	if r.Intn(4) == 0 {
+		m.LastKnownElr = nil
+	} else {
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.LastKnownElr = s
 	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.OfflineReplicas = s
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.OfflineReplicas = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTopicPartitionsResponseCursor(m *codec.DescribeTopicPartitionsResponseCursor, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.TopicName = randString(r)
+	m.PartitionIndex = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTransactionsRequest(m *codec.DescribeTransactionsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.TransactionalIds = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.TransactionalIds = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTransactionsResponse(m *codec.DescribeTransactionsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.DescribeTransactionsResponseTransactionState, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeTransactionsResponseTransactionState(&s[i], r, v, depth+1)
-			}
-			m.TransactionStates = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.DescribeTransactionsResponseTransactionState, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeTransactionsResponseTransactionState(&s[i], r, v, depth+1)
 		}
+		m.TransactionStates = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTransactionsResponseTransactionState(m *codec.DescribeTransactionsResponseTransactionState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.TransactionalId = randString(r)
-	}
-	if true {
-		m.TransactionState = randString(r)
-	}
-	if true {
-		m.TransactionTimeoutMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.TransactionStartTimeMs = randInt(r, 64)
-	}
-	if true {
-		m.ProducerId = randInt(r, 64)
-	}
-	if true {
-		m.ProducerEpoch = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.DescribeTransactionsResponseTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeTransactionsResponseTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ErrorCode = int16(randInt(r, 16))
+	m.TransactionalId = randString(r)
+	m.TransactionState = randString(r)
+	m.TransactionTimeoutMs = int32(randInt(r, 32))
+	m.TransactionStartTimeMs = randInt(r, 64)
+	m.ProducerId = randInt(r, 64)
+	m.ProducerEpoch = int16(randInt(r, 16))
+	{
+		s := make([]codec.DescribeTransactionsResponseTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeTransactionsResponseTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeTransactionsResponseTopicData(m *codec.DescribeTransactionsResponseTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Topic = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.Topic = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeUserScramCredentialsRequest(m *codec.DescribeUserScramCredentialsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Users = nil
-		} else {
-			s := make([]codec.DescribeUserScramCredentialsRequestUserName, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeUserScramCredentialsRequestUserName(&s[i], r, v, depth+1)
-			}
-			m.Users = s
+	if r.Intn(4) == 0 {
+		m.Users = nil
+	} else {
+		s := make([]codec.DescribeUserScramCredentialsRequestUserName, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeUserScramCredentialsRequestUserName(&s[i], r, v, depth+1)
 		}
+		m.Users = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeUserScramCredentialsRequestUserName(m *codec.DescribeUserScramCredentialsRequestUserName, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeUserScramCredentialsResponse(m *codec.DescribeUserScramCredentialsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	{
+		s := make([]codec.DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if true {
-		{
-			s := make([]codec.DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult(m *codec.DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.User = randString(r)
+	m.User = randString(r)
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	{
+		s := make([]codec.DescribeUserScramCredentialsResponseCredentialInfo, arrayLen(r, depth))
+		for i := range s {
+			fillDescribeUserScramCredentialsResponseCredentialInfo(&s[i], r, v, depth+1)
 		}
+		m.CredentialInfos = s
 	}
-	if true {
-		{
-			s := make([]codec.DescribeUserScramCredentialsResponseCredentialInfo, arrayLen(r, depth))
-			for i := range s {
-				fillDescribeUserScramCredentialsResponseCredentialInfo(&s[i], r, v, depth+1)
-			}
-			m.CredentialInfos = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillDescribeUserScramCredentialsResponseCredentialInfo(m *codec.DescribeUserScramCredentialsResponseCredentialInfo, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Mechanism = int8(randInt(r, 8))
-	}
-	if true {
-		m.Iterations = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Mechanism = int8(randInt(r, 8))
+	m.Iterations = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -5596,124 +4402,98 @@ func fillElectLeadersRequest(m *codec.ElectLeadersRequest, r *rand.Rand, v int16
 	if v >= 1 {
 		m.ElectionType = int8(randInt(r, 8))
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.TopicPartitions = nil
-		} else {
-			s := make([]codec.ElectLeadersRequestTopicPartitions, arrayLen(r, depth))
-			for i := range s {
-				fillElectLeadersRequestTopicPartitions(&s[i], r, v, depth+1)
-			}
-			m.TopicPartitions = s
+	if r.Intn(4) == 0 {
+		m.TopicPartitions = nil
+	} else {
+		s := make([]codec.ElectLeadersRequestTopicPartitions, arrayLen(r, depth))
+		for i := range s {
+			fillElectLeadersRequestTopicPartitions(&s[i], r, v, depth+1)
 		}
+		m.TopicPartitions = s
 	}
-	if true {
-		m.TimeoutMs = int32(randInt(r, 32))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.TimeoutMs = int32(randInt(r, 32))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillElectLeadersRequestTopicPartitions(m *codec.ElectLeadersRequestTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Topic = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.Topic = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillElectLeadersResponse(m *codec.ElectLeadersResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
+	m.ThrottleTimeMs = int32(randInt(r, 32))
 	if v >= 1 {
 		m.ErrorCode = int16(randInt(r, 16))
 	}
-	if true {
-		{
-			s := make([]codec.ElectLeadersResponseReplicaElectionResult, arrayLen(r, depth))
-			for i := range s {
-				fillElectLeadersResponseReplicaElectionResult(&s[i], r, v, depth+1)
-			}
-			m.ReplicaElectionResults = s
+	{
+		s := make([]codec.ElectLeadersResponseReplicaElectionResult, arrayLen(r, depth))
+		for i := range s {
+			fillElectLeadersResponseReplicaElectionResult(&s[i], r, v, depth+1)
 		}
+		m.ReplicaElectionResults = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillElectLeadersResponseReplicaElectionResult(m *codec.ElectLeadersResponseReplicaElectionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Topic = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.ElectLeadersResponsePartitionResult, arrayLen(r, depth))
-			for i := range s {
-				fillElectLeadersResponsePartitionResult(&s[i], r, v, depth+1)
-			}
-			m.PartitionResult = s
+	m.Topic = randString(r)
+	{
+		s := make([]codec.ElectLeadersResponsePartitionResult, arrayLen(r, depth))
+		for i := range s {
+			fillElectLeadersResponsePartitionResult(&s[i], r, v, depth+1)
 		}
+		m.PartitionResult = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillElectLeadersResponsePartitionResult(m *codec.ElectLeadersResponsePartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionId = int32(randInt(r, 32))
+	m.PartitionId = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillEndQuorumEpochRequest(m *codec.EndQuorumEpochRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ClusterId = nil
-		} else {
-			s := randString(r)
-			m.ClusterId = &s
-		}
+	if r.Intn(4) == 0 {
+		m.ClusterId = nil
+	} else {
+		s := randString(r)
+		m.ClusterId = &s
 	}
-	if true {
-		{
-			s := make([]codec.EndQuorumEpochRequestTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillEndQuorumEpochRequestTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.EndQuorumEpochRequestTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillEndQuorumEpochRequestTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
 	if v >= 1 {
 		{
@@ -5724,41 +4504,31 @@ func fillEndQuorumEpochRequest(m *codec.EndQuorumEpochRequest, r *rand.Rand, v i
 			m.LeaderEndpoints = s
 		}
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillEndQuorumEpochRequestTopicData(m *codec.EndQuorumEpochRequestTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.EndQuorumEpochRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillEndQuorumEpochRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]codec.EndQuorumEpochRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillEndQuorumEpochRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillEndQuorumEpochRequestPartitionData(m *codec.EndQuorumEpochRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
 	if v <= 0 {
 		{
 			s := make([]int32, arrayLen(r, depth))
@@ -5777,7 +4547,7 @@ func fillEndQuorumEpochRequestPartitionData(m *codec.EndQuorumEpochRequestPartit
 			m.PreferredCandidates = s
 		}
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -5790,7 +4560,7 @@ func fillEndQuorumEpochRequestReplicaInfo(m *codec.EndQuorumEpochRequestReplicaI
 	if v >= 1 {
 		m.CandidateDirectoryId = randUUID(r)
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -5806,26 +4576,22 @@ func fillEndQuorumEpochRequestLeaderEndpoint(m *codec.EndQuorumEpochRequestLeade
 	if v >= 1 {
 		m.Port = uint16(randInt(r, 16))
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillEndQuorumEpochResponse(m *codec.EndQuorumEpochResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.EndQuorumEpochResponseTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillEndQuorumEpochResponseTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.EndQuorumEpochResponseTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillEndQuorumEpochResponseTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 1) && r.Intn(3) > 0 {
+	if v >= 1 && r.Intn(3) > 0 {
 		{
 			s := make([]codec.EndQuorumEpochResponseNodeEndpoint, arrayLen(r, depth))
 			for i := range s {
@@ -5834,45 +4600,33 @@ func fillEndQuorumEpochResponse(m *codec.EndQuorumEpochResponse, r *rand.Rand, v
 			m.NodeEndpoints = s
 		}
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
 
 func fillEndQuorumEpochResponseTopicData(m *codec.EndQuorumEpochResponseTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.EndQuorumEpochResponsePartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillEndQuorumEpochResponsePartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]codec.EndQuorumEpochResponsePartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillEndQuorumEpochResponsePartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillEndQuorumEpochResponsePartitionData(m *codec.EndQuorumEpochResponsePartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -5888,126 +4642,92 @@ func fillEndQuorumEpochResponseNodeEndpoint(m *codec.EndQuorumEpochResponseNodeE
 	if v >= 1 {
 		m.Port = uint16(randInt(r, 16))
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillEndTxnMarker(m *codec.EndTxnMarker, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.CoordinatorEpoch = int32(randInt(r, 32))
-	}
+	m.CoordinatorEpoch = int32(randInt(r, 32))
 }
 
 func fillEndTxnRequest(m *codec.EndTxnRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TransactionalId = randString(r)
-	}
-	if true {
-		m.ProducerId = randInt(r, 64)
-	}
-	if true {
-		m.ProducerEpoch = int16(randInt(r, 16))
-	}
-	if true {
-		m.Committed = r.Intn(2) == 0
-	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	m.TransactionalId = randString(r)
+	m.ProducerId = randInt(r, 64)
+	m.ProducerEpoch = int16(randInt(r, 16))
+	m.Committed = r.Intn(2) == 0
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillEndTxnResponse(m *codec.EndTxnResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 5 {
 		m.ProducerId = randInt(r, 64)
 	}
 	if v >= 5 {
 		m.ProducerEpoch = int16(randInt(r, 16))
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillEnvelopeRequest(m *codec.EnvelopeRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.RequestData = randBytes(r)
+	m.RequestData = randBytes(r)
+	if r.Intn(4) == 0 {
+		m.RequestPrincipal = nil
+	} else {
+		m.RequestPrincipal = randBytes(r)
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.RequestPrincipal = nil
-		} else {
-			m.RequestPrincipal = randBytes(r)
-		}
-	}
-	if true {
-		m.ClientHostAddress = randBytes(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ClientHostAddress = randBytes(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillEnvelopeResponse(m *codec.EnvelopeResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ResponseData = nil
-		} else {
-			m.ResponseData = randBytes(r)
-		}
+	if r.Intn(4) == 0 {
+		m.ResponseData = nil
+	} else {
+		m.ResponseData = randBytes(r)
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillExpireDelegationTokenRequest(m *codec.ExpireDelegationTokenRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Hmac = randBytes(r)
-	}
-	if true {
-		m.ExpiryTimePeriodMs = randInt(r, 64)
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.Hmac = randBytes(r)
+	m.ExpiryTimePeriodMs = randInt(r, 64)
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillExpireDelegationTokenResponse(m *codec.ExpireDelegationTokenResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.ExpiryTimestampMs = randInt(r, 64)
-	}
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.ErrorCode = int16(randInt(r, 16))
+	m.ExpiryTimestampMs = randInt(r, 64)
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillFetchRequest(m *codec.FetchRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if (v >= 12) && r.Intn(3) > 0 {
-		if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(3) > 0 {
+		if r.Intn(4) == 0 {
 			m.ClusterId = nil
 		} else {
 			s := randString(r)
@@ -6017,15 +4737,11 @@ func fillFetchRequest(m *codec.FetchRequest, r *rand.Rand, v int16, depth int) {
 	if v <= 14 {
 		m.ReplicaId = int32(randInt(r, 32))
 	}
-	if (v >= 15) && r.Intn(3) > 0 {
+	if v >= 15 && r.Intn(3) > 0 {
 		fillFetchRequestReplicaState(&m.ReplicaState, r, v, depth+1)
 	}
-	if true {
-		m.MaxWaitMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.MinBytes = int32(randInt(r, 32))
-	}
+	m.MaxWaitMs = int32(randInt(r, 32))
+	m.MinBytes = int32(randInt(r, 32))
 	if v >= 3 {
 		m.MaxBytes = int32(randInt(r, 32))
 	}
@@ -6038,14 +4754,12 @@ func fillFetchRequest(m *codec.FetchRequest, r *rand.Rand, v int16, depth int) {
 	if v >= 7 {
 		m.SessionEpoch = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.FetchRequestFetchTopic, arrayLen(r, depth))
-			for i := range s {
-				fillFetchRequestFetchTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.FetchRequestFetchTopic, arrayLen(r, depth))
+		for i := range s {
+			fillFetchRequestFetchTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
 	if v >= 7 {
 		{
@@ -6059,7 +4773,7 @@ func fillFetchRequest(m *codec.FetchRequest, r *rand.Rand, v int16, depth int) {
 	if v >= 11 {
 		m.RackId = randString(r)
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0, 1})
 	}
 }
@@ -6072,7 +4786,7 @@ func fillFetchRequestReplicaState(m *codec.FetchRequestReplicaState, r *rand.Ran
 	if v >= 15 {
 		m.ReplicaEpoch = randInt(r, 64)
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -6085,47 +4799,39 @@ func fillFetchRequestFetchTopic(m *codec.FetchRequestFetchTopic, r *rand.Rand, v
 	if v >= 13 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		{
-			s := make([]codec.FetchRequestFetchPartition, arrayLen(r, depth))
-			for i := range s {
-				fillFetchRequestFetchPartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	{
+		s := make([]codec.FetchRequestFetchPartition, arrayLen(r, depth))
+		for i := range s {
+			fillFetchRequestFetchPartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillFetchRequestFetchPartition(m *codec.FetchRequestFetchPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
+	m.Partition = int32(randInt(r, 32))
 	if v >= 9 {
 		m.CurrentLeaderEpoch = int32(randInt(r, 32))
 	}
-	if true {
-		m.FetchOffset = randInt(r, 64)
-	}
+	m.FetchOffset = randInt(r, 64)
 	if v >= 12 {
 		m.LastFetchedEpoch = int32(randInt(r, 32))
 	}
 	if v >= 5 {
 		m.LogStartOffset = randInt(r, 64)
 	}
-	if true {
-		m.PartitionMaxBytes = int32(randInt(r, 32))
-	}
-	if (v >= 17) && r.Intn(3) > 0 {
+	m.PartitionMaxBytes = int32(randInt(r, 32))
+	if v >= 17 && r.Intn(3) > 0 {
 		m.ReplicaDirectoryId = randUUID(r)
 	}
-	if (v >= 18) && r.Intn(3) > 0 {
+	if v >= 18 && r.Intn(3) > 0 {
 		m.HighWatermark = randInt(r, 64)
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0, 1})
 	}
 }
@@ -6147,7 +4853,7 @@ func fillFetchRequestForgottenTopic(m *codec.FetchRequestForgottenTopic, r *rand
 			m.Partitions = s
 		}
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -6163,16 +4869,14 @@ func fillFetchResponse(m *codec.FetchResponse, r *rand.Rand, v int16, depth int)
 	if v >= 7 {
 		m.SessionId = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.FetchResponseFetchableTopicResponse, arrayLen(r, depth))
-			for i := range s {
-				fillFetchResponseFetchableTopicResponse(&s[i], r, v, depth+1)
-			}
-			m.Responses = s
+	{
+		s := make([]codec.FetchResponseFetchableTopicResponse, arrayLen(r, depth))
+		for i := range s {
+			fillFetchResponseFetchableTopicResponse(&s[i], r, v, depth+1)
 		}
+		m.Responses = s
 	}
-	if (v >= 16) && r.Intn(3) > 0 {
+	if v >= 16 && r.Intn(3) > 0 {
 		{
 			s := make([]codec.FetchResponseNodeEndpoint, arrayLen(r, depth))
 			for i := range s {
@@ -6181,7 +4885,7 @@ func fillFetchResponse(m *codec.FetchResponse, r *rand.Rand, v int16, depth int)
 			m.NodeEndpoints = s
 		}
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
@@ -6194,48 +4898,40 @@ func fillFetchResponseFetchableTopicResponse(m *codec.FetchResponseFetchableTopi
 	if v >= 13 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		{
-			s := make([]codec.FetchResponsePartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillFetchResponsePartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	{
+		s := make([]codec.FetchResponsePartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillFetchResponsePartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillFetchResponsePartitionData(m *codec.FetchResponsePartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.HighWatermark = randInt(r, 64)
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.HighWatermark = randInt(r, 64)
 	if v >= 4 {
 		m.LastStableOffset = randInt(r, 64)
 	}
 	if v >= 5 {
 		m.LogStartOffset = randInt(r, 64)
 	}
-	if (v >= 12) && r.Intn(3) > 0 {
+	if v >= 12 && r.Intn(3) > 0 {
 		fillFetchResponseEpochEndOffset(&m.DivergingEpoch, r, v, depth+1)
 	}
-	if (v >= 12) && r.Intn(3) > 0 {
+	if v >= 12 && r.Intn(3) > 0 {
 		fillFetchResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
 	}
-	if (v >= 12) && r.Intn(3) > 0 {
+	if v >= 12 && r.Intn(3) > 0 {
 		fillFetchResponseSnapshotId(&m.SnapshotId, r, v, depth+1)
 	}
 	if v >= 4 {
-		if (v >= 4) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.AbortedTransactions = nil
 		} else {
 			s := make([]codec.FetchResponseAbortedTransaction, arrayLen(r, depth))
@@ -6248,14 +4944,12 @@ func fillFetchResponsePartitionData(m *codec.FetchResponsePartitionData, r *rand
 	if v >= 11 {
 		m.PreferredReadReplica = int32(randInt(r, 32))
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Records = nil
-		} else {
-			m.Records = randRecords(r)
-		}
+	if r.Intn(4) == 0 {
+		m.Records = nil
+	} else {
+		m.Records = randRecords(r)
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0, 1, 2})
 	}
 }
@@ -6268,7 +4962,7 @@ func fillFetchResponseEpochEndOffset(m *codec.FetchResponseEpochEndOffset, r *ra
 	if v >= 12 {
 		m.EndOffset = randInt(r, 64)
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -6281,20 +4975,16 @@ func fillFetchResponseLeaderIdAndEpoch(m *codec.FetchResponseLeaderIdAndEpoch, r
 	if v >= 12 {
 		m.LeaderEpoch = int32(randInt(r, 32))
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillFetchResponseSnapshotId(m *codec.FetchResponseSnapshotId, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.EndOffset = randInt(r, 64)
-	}
-	if true {
-		m.Epoch = int32(randInt(r, 32))
-	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	m.EndOffset = randInt(r, 64)
+	m.Epoch = int32(randInt(r, 32))
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -6307,7 +4997,7 @@ func fillFetchResponseAbortedTransaction(m *codec.FetchResponseAbortedTransactio
 	if v >= 4 {
 		m.FirstOffset = randInt(r, 64)
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -6324,120 +5014,92 @@ func fillFetchResponseNodeEndpoint(m *codec.FetchResponseNodeEndpoint, r *rand.R
 		m.Port = int32(randInt(r, 32))
 	}
 	if v >= 16 {
-		if (v >= 16) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Rack = nil
 		} else {
 			s := randString(r)
 			m.Rack = &s
 		}
 	}
-	if (v >= 12) && r.Intn(4) == 0 {
+	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillFetchSnapshotRequest(m *codec.FetchSnapshotRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if (true) && r.Intn(3) > 0 {
-		if (true) && r.Intn(4) == 0 {
+	if r.Intn(3) > 0 {
+		if r.Intn(4) == 0 {
 			m.ClusterId = nil
 		} else {
 			s := randString(r)
 			m.ClusterId = &s
 		}
 	}
-	if true {
-		m.ReplicaId = int32(randInt(r, 32))
-	}
-	if true {
-		m.MaxBytes = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.FetchSnapshotRequestTopicSnapshot, arrayLen(r, depth))
-			for i := range s {
-				fillFetchSnapshotRequestTopicSnapshot(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ReplicaId = int32(randInt(r, 32))
+	m.MaxBytes = int32(randInt(r, 32))
+	{
+		s := make([]codec.FetchSnapshotRequestTopicSnapshot, arrayLen(r, depth))
+		for i := range s {
+			fillFetchSnapshotRequestTopicSnapshot(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
 
 func fillFetchSnapshotRequestTopicSnapshot(m *codec.FetchSnapshotRequestTopicSnapshot, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.FetchSnapshotRequestPartitionSnapshot, arrayLen(r, depth))
-			for i := range s {
-				fillFetchSnapshotRequestPartitionSnapshot(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.FetchSnapshotRequestPartitionSnapshot, arrayLen(r, depth))
+		for i := range s {
+			fillFetchSnapshotRequestPartitionSnapshot(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillFetchSnapshotRequestPartitionSnapshot(m *codec.FetchSnapshotRequestPartitionSnapshot, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
-	if true {
-		m.CurrentLeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		fillFetchSnapshotRequestSnapshotId(&m.SnapshotId, r, v, depth+1)
-	}
-	if true {
-		m.Position = randInt(r, 64)
-	}
-	if (v >= 1) && r.Intn(3) > 0 {
+	m.Partition = int32(randInt(r, 32))
+	m.CurrentLeaderEpoch = int32(randInt(r, 32))
+	fillFetchSnapshotRequestSnapshotId(&m.SnapshotId, r, v, depth+1)
+	m.Position = randInt(r, 64)
+	if v >= 1 && r.Intn(3) > 0 {
 		m.ReplicaDirectoryId = randUUID(r)
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
 
 func fillFetchSnapshotRequestSnapshotId(m *codec.FetchSnapshotRequestSnapshotId, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.EndOffset = randInt(r, 64)
-	}
-	if true {
-		m.Epoch = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.EndOffset = randInt(r, 64)
+	m.Epoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillFetchSnapshotResponse(m *codec.FetchSnapshotResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.FetchSnapshotResponseTopicSnapshot, arrayLen(r, depth))
-			for i := range s {
-				fillFetchSnapshotResponseTopicSnapshot(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.FetchSnapshotResponseTopicSnapshot, arrayLen(r, depth))
+		for i := range s {
+			fillFetchSnapshotResponseTopicSnapshot(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 1) && r.Intn(3) > 0 {
+	if v >= 1 && r.Intn(3) > 0 {
 		{
 			s := make([]codec.FetchSnapshotResponseNodeEndpoint, arrayLen(r, depth))
 			for i := range s {
@@ -6446,80 +5108,56 @@ func fillFetchSnapshotResponse(m *codec.FetchSnapshotResponse, r *rand.Rand, v i
 			m.NodeEndpoints = s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
 
 func fillFetchSnapshotResponseTopicSnapshot(m *codec.FetchSnapshotResponseTopicSnapshot, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.FetchSnapshotResponsePartitionSnapshot, arrayLen(r, depth))
-			for i := range s {
-				fillFetchSnapshotResponsePartitionSnapshot(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.FetchSnapshotResponsePartitionSnapshot, arrayLen(r, depth))
+		for i := range s {
+			fillFetchSnapshotResponsePartitionSnapshot(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillFetchSnapshotResponsePartitionSnapshot(m *codec.FetchSnapshotResponsePartitionSnapshot, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Index = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		fillFetchSnapshotResponseSnapshotId(&m.SnapshotId, r, v, depth+1)
-	}
-	if (true) && r.Intn(3) > 0 {
+	m.Index = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	fillFetchSnapshotResponseSnapshotId(&m.SnapshotId, r, v, depth+1)
+	if r.Intn(3) > 0 {
 		fillFetchSnapshotResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
 	}
-	if true {
-		m.Size = randInt(r, 64)
-	}
-	if true {
-		m.Position = randInt(r, 64)
-	}
-	if true {
-		m.UnalignedRecords = randRecords(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Size = randInt(r, 64)
+	m.Position = randInt(r, 64)
+	m.UnalignedRecords = randRecords(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
 
 func fillFetchSnapshotResponseSnapshotId(m *codec.FetchSnapshotResponseSnapshotId, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.EndOffset = randInt(r, 64)
-	}
-	if true {
-		m.Epoch = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.EndOffset = randInt(r, 64)
+	m.Epoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillFetchSnapshotResponseLeaderIdAndEpoch(m *codec.FetchSnapshotResponseLeaderIdAndEpoch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -6535,7 +5173,7 @@ func fillFetchSnapshotResponseNodeEndpoint(m *codec.FetchSnapshotResponseNodeEnd
 	if v >= 1 {
 		m.Port = uint16(randInt(r, 16))
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -6557,7 +5195,7 @@ func fillFindCoordinatorRequest(m *codec.FindCoordinatorRequest, r *rand.Rand, v
 			m.CoordinatorKeys = s
 		}
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -6571,7 +5209,7 @@ func fillFindCoordinatorResponse(m *codec.FindCoordinatorResponse, r *rand.Rand,
 		m.ErrorCode = int16(randInt(r, 16))
 	}
 	if v >= 1 && v <= 3 {
-		if (v >= 1 && v <= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ErrorMessage = nil
 		} else {
 			s := randString(r)
@@ -6596,7 +5234,7 @@ func fillFindCoordinatorResponse(m *codec.FindCoordinatorResponse, r *rand.Rand,
 			m.Coordinators = s
 		}
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -6619,94 +5257,68 @@ func fillFindCoordinatorResponseCoordinator(m *codec.FindCoordinatorResponseCoor
 		m.ErrorCode = int16(randInt(r, 16))
 	}
 	if v >= 4 {
-		if (v >= 4) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ErrorMessage = nil
 		} else {
 			s := randString(r)
 			m.ErrorMessage = &s
 		}
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillGetTelemetrySubscriptionsRequest(m *codec.GetTelemetrySubscriptionsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ClientInstanceId = randUUID(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ClientInstanceId = randUUID(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillGetTelemetrySubscriptionsResponse(m *codec.GetTelemetrySubscriptionsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.ClientInstanceId = randUUID(r)
-	}
-	if true {
-		m.SubscriptionId = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]int8, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int8(randInt(r, 8))
-			}
-			m.AcceptedCompressionTypes = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.ClientInstanceId = randUUID(r)
+	m.SubscriptionId = int32(randInt(r, 32))
+	{
+		s := make([]int8, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int8(randInt(r, 8))
 		}
+		m.AcceptedCompressionTypes = s
 	}
-	if true {
-		m.PushIntervalMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.TelemetryMaxBytes = int32(randInt(r, 32))
-	}
-	if true {
-		m.DeltaTemporality = r.Intn(2) == 0
-	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.RequestedMetrics = s
+	m.PushIntervalMs = int32(randInt(r, 32))
+	m.TelemetryMaxBytes = int32(randInt(r, 32))
+	m.DeltaTemporality = r.Intn(2) == 0
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.RequestedMetrics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillHeartbeatRequest(m *codec.HeartbeatRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.GenerationId = int32(randInt(r, 32))
-	}
-	if true {
-		m.MemberId = randString(r)
-	}
+	m.GroupId = randString(r)
+	m.GenerationId = int32(randInt(r, 32))
+	m.MemberId = randString(r)
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.GroupInstanceId = nil
 		} else {
 			s := randString(r)
 			m.GroupInstanceId = &s
 		}
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -6716,132 +5328,98 @@ func fillHeartbeatResponse(m *codec.HeartbeatResponse, r *rand.Rand, v int16, de
 	if v >= 1 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillIncrementalAlterConfigsRequest(m *codec.IncrementalAlterConfigsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.IncrementalAlterConfigsRequestAlterConfigsResource, arrayLen(r, depth))
-			for i := range s {
-				fillIncrementalAlterConfigsRequestAlterConfigsResource(&s[i], r, v, depth+1)
-			}
-			m.Resources = s
+	{
+		s := make([]codec.IncrementalAlterConfigsRequestAlterConfigsResource, arrayLen(r, depth))
+		for i := range s {
+			fillIncrementalAlterConfigsRequestAlterConfigsResource(&s[i], r, v, depth+1)
 		}
+		m.Resources = s
 	}
-	if true {
-		m.ValidateOnly = r.Intn(2) == 0
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.ValidateOnly = r.Intn(2) == 0
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillIncrementalAlterConfigsRequestAlterConfigsResource(m *codec.IncrementalAlterConfigsRequestAlterConfigsResource, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ResourceType = int8(randInt(r, 8))
-	}
-	if true {
-		m.ResourceName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.IncrementalAlterConfigsRequestAlterableConfig, arrayLen(r, depth))
-			for i := range s {
-				fillIncrementalAlterConfigsRequestAlterableConfig(&s[i], r, v, depth+1)
-			}
-			m.Configs = s
+	m.ResourceType = int8(randInt(r, 8))
+	m.ResourceName = randString(r)
+	{
+		s := make([]codec.IncrementalAlterConfigsRequestAlterableConfig, arrayLen(r, depth))
+		for i := range s {
+			fillIncrementalAlterConfigsRequestAlterableConfig(&s[i], r, v, depth+1)
 		}
+		m.Configs = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillIncrementalAlterConfigsRequestAlterableConfig(m *codec.IncrementalAlterConfigsRequestAlterableConfig, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
+	m.Name = randString(r)
+	m.ConfigOperation = int8(randInt(r, 8))
+	if r.Intn(4) == 0 {
+		m.Value = nil
+	} else {
+		s := randString(r)
+		m.Value = &s
 	}
-	if true {
-		m.ConfigOperation = int8(randInt(r, 8))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Value = nil
-		} else {
-			s := randString(r)
-			m.Value = &s
-		}
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillIncrementalAlterConfigsResponse(m *codec.IncrementalAlterConfigsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.IncrementalAlterConfigsResponseAlterConfigsResourceResponse, arrayLen(r, depth))
-			for i := range s {
-				fillIncrementalAlterConfigsResponseAlterConfigsResourceResponse(&s[i], r, v, depth+1)
-			}
-			m.Responses = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.IncrementalAlterConfigsResponseAlterConfigsResourceResponse, arrayLen(r, depth))
+		for i := range s {
+			fillIncrementalAlterConfigsResponseAlterConfigsResourceResponse(&s[i], r, v, depth+1)
 		}
+		m.Responses = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillIncrementalAlterConfigsResponseAlterConfigsResourceResponse(m *codec.IncrementalAlterConfigsResponseAlterConfigsResourceResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if true {
-		m.ResourceType = int8(randInt(r, 8))
-	}
-	if true {
-		m.ResourceName = randString(r)
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.ResourceType = int8(randInt(r, 8))
+	m.ResourceName = randString(r)
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillInitProducerIdRequest(m *codec.InitProducerIdRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.TransactionalId = nil
-		} else {
-			s := randString(r)
-			m.TransactionalId = &s
-		}
+	if r.Intn(4) == 0 {
+		m.TransactionalId = nil
+	} else {
+		s := randString(r)
+		m.TransactionalId = &s
 	}
-	if true {
-		m.TransactionTimeoutMs = int32(randInt(r, 32))
-	}
+	m.TransactionTimeoutMs = int32(randInt(r, 32))
 	if v >= 3 {
 		m.ProducerId = randInt(r, 64)
 	}
@@ -6854,202 +5432,154 @@ func fillInitProducerIdRequest(m *codec.InitProducerIdRequest, r *rand.Rand, v i
 	if v >= 6 {
 		m.KeepPreparedTxn = r.Intn(2) == 0
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillInitProducerIdResponse(m *codec.InitProducerIdResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.ProducerId = randInt(r, 64)
-	}
-	if true {
-		m.ProducerEpoch = int16(randInt(r, 16))
-	}
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.ProducerId = randInt(r, 64)
+	m.ProducerEpoch = int16(randInt(r, 16))
 	if v >= 6 {
 		m.OngoingTxnProducerId = randInt(r, 64)
 	}
 	if v >= 6 {
 		m.OngoingTxnProducerEpoch = int16(randInt(r, 16))
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillInitializeShareGroupStateRequest(m *codec.InitializeShareGroupStateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.InitializeShareGroupStateRequestInitializeStateData, arrayLen(r, depth))
-			for i := range s {
-				fillInitializeShareGroupStateRequestInitializeStateData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.GroupId = randString(r)
+	{
+		s := make([]codec.InitializeShareGroupStateRequestInitializeStateData, arrayLen(r, depth))
+		for i := range s {
+			fillInitializeShareGroupStateRequestInitializeStateData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillInitializeShareGroupStateRequestInitializeStateData(m *codec.InitializeShareGroupStateRequestInitializeStateData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.InitializeShareGroupStateRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillInitializeShareGroupStateRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.InitializeShareGroupStateRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillInitializeShareGroupStateRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillInitializeShareGroupStateRequestPartitionData(m *codec.InitializeShareGroupStateRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
-	if true {
-		m.StateEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.StartOffset = randInt(r, 64)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Partition = int32(randInt(r, 32))
+	m.StateEpoch = int32(randInt(r, 32))
+	m.StartOffset = randInt(r, 64)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillInitializeShareGroupStateResponse(m *codec.InitializeShareGroupStateResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.InitializeShareGroupStateResponseInitializeStateResult, arrayLen(r, depth))
-			for i := range s {
-				fillInitializeShareGroupStateResponseInitializeStateResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	{
+		s := make([]codec.InitializeShareGroupStateResponseInitializeStateResult, arrayLen(r, depth))
+		for i := range s {
+			fillInitializeShareGroupStateResponseInitializeStateResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillInitializeShareGroupStateResponseInitializeStateResult(m *codec.InitializeShareGroupStateResponseInitializeStateResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.InitializeShareGroupStateResponsePartitionResult, arrayLen(r, depth))
-			for i := range s {
-				fillInitializeShareGroupStateResponsePartitionResult(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.InitializeShareGroupStateResponsePartitionResult, arrayLen(r, depth))
+		for i := range s {
+			fillInitializeShareGroupStateResponsePartitionResult(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillInitializeShareGroupStateResponsePartitionResult(m *codec.InitializeShareGroupStateResponsePartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
+	m.Partition = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillJoinGroupRequest(m *codec.JoinGroupRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.SessionTimeoutMs = int32(randInt(r, 32))
-	}
+	m.GroupId = randString(r)
+	m.SessionTimeoutMs = int32(randInt(r, 32))
 	if v >= 1 {
 		m.RebalanceTimeoutMs = int32(randInt(r, 32))
 	}
-	if true {
-		m.MemberId = randString(r)
-	}
+	m.MemberId = randString(r)
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.GroupInstanceId = nil
 		} else {
 			s := randString(r)
 			m.GroupInstanceId = &s
 		}
 	}
-	if true {
-		m.ProtocolType = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.JoinGroupRequestProtocol, arrayLen(r, depth))
-			for i := range s {
-				fillJoinGroupRequestProtocol(&s[i], r, v, depth+1)
-			}
-			m.Protocols = s
+	m.ProtocolType = randString(r)
+	{
+		s := make([]codec.JoinGroupRequestProtocol, arrayLen(r, depth))
+		for i := range s {
+			fillJoinGroupRequestProtocol(&s[i], r, v, depth+1)
 		}
+		m.Protocols = s
 	}
 	if v >= 8 {
-		if (v >= 8) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Reason = nil
 		} else {
 			s := randString(r)
 			m.Reason = &s
 		}
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillJoinGroupRequestProtocol(m *codec.JoinGroupRequestProtocol, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Metadata = randBytes(r)
-	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	m.Metadata = randBytes(r)
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7059,96 +5589,72 @@ func fillJoinGroupResponse(m *codec.JoinGroupResponse, r *rand.Rand, v int16, de
 	if v >= 2 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.GenerationId = int32(randInt(r, 32))
-	}
+	m.ErrorCode = int16(randInt(r, 16))
+	m.GenerationId = int32(randInt(r, 32))
 	if v >= 7 {
-		if (v >= 7) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ProtocolType = nil
 		} else {
 			s := randString(r)
 			m.ProtocolType = &s
 		}
 	}
-	if true {
-		if (v >= 7) && r.Intn(4) == 0 {
-			m.ProtocolName = nil
-		} else {
-			s := randString(r)
-			m.ProtocolName = &s
-		}
+	if v >= 7 && r.Intn(4) == 0 {
+		m.ProtocolName = nil
+	} else {
+		s := randString(r)
+		m.ProtocolName = &s
 	}
-	if true {
-		m.Leader = randString(r)
-	}
+	m.Leader = randString(r)
 	if v >= 9 {
 		m.SkipAssignment = r.Intn(2) == 0
 	}
-	if true {
-		m.MemberId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.JoinGroupResponseMember, arrayLen(r, depth))
-			for i := range s {
-				fillJoinGroupResponseMember(&s[i], r, v, depth+1)
-			}
-			m.Members = s
+	m.MemberId = randString(r)
+	{
+		s := make([]codec.JoinGroupResponseMember, arrayLen(r, depth))
+		for i := range s {
+			fillJoinGroupResponseMember(&s[i], r, v, depth+1)
 		}
+		m.Members = s
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillJoinGroupResponseMember(m *codec.JoinGroupResponseMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.MemberId = randString(r)
-	}
+	m.MemberId = randString(r)
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.GroupInstanceId = nil
 		} else {
 			s := randString(r)
 			m.GroupInstanceId = &s
 		}
 	}
-	if true {
-		m.Metadata = randBytes(r)
-	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	m.Metadata = randBytes(r)
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillKRaftVersionRecord(m *codec.KRaftVersionRecord, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Version = int16(randInt(r, 16))
-	}
-	if true {
-		m.KRaftVersion = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Version = int16(randInt(r, 16))
+	m.KRaftVersion = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillLeaderAndIsrRequest(m *codec.LeaderAndIsrRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ControllerId = int32(randInt(r, 32))
-	}
+	m.ControllerId = int32(randInt(r, 32))
 	if v >= 7 {
 		m.IsKRaftController = r.Intn(2) == 0
 	}
-	if true {
-		m.ControllerEpoch = int32(randInt(r, 32))
-	}
+	m.ControllerEpoch = int32(randInt(r, 32))
 	if v >= 2 {
 		m.BrokerEpoch = randInt(r, 64)
 	}
@@ -7173,16 +5679,14 @@ func fillLeaderAndIsrRequest(m *codec.LeaderAndIsrRequest, r *rand.Rand, v int16
 			m.TopicStates = s
 		}
 	}
-	if true {
-		{
-			s := make([]codec.LeaderAndIsrRequestLeaderAndIsrLiveLeader, arrayLen(r, depth))
-			for i := range s {
-				fillLeaderAndIsrRequestLeaderAndIsrLiveLeader(&s[i], r, v, depth+1)
-			}
-			m.LiveLeaders = s
+	{
+		s := make([]codec.LeaderAndIsrRequestLeaderAndIsrLiveLeader, arrayLen(r, depth))
+		for i := range s {
+			fillLeaderAndIsrRequestLeaderAndIsrLiveLeader(&s[i], r, v, depth+1)
 		}
+		m.LiveLeaders = s
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7192,38 +5696,24 @@ func fillLeaderAndIsrRequestLeaderAndIsrPartitionState(m *codec.LeaderAndIsrRequ
 	if v <= 1 {
 		m.TopicName = randString(r)
 	}
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ControllerEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.Leader = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Isr = s
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ControllerEpoch = int32(randInt(r, 32))
+	m.Leader = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Isr = s
 	}
-	if true {
-		m.PartitionEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Replicas = s
+	m.PartitionEpoch = int32(randInt(r, 32))
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Replicas = s
 	}
 	if v >= 3 {
 		{
@@ -7249,7 +5739,7 @@ func fillLeaderAndIsrRequestLeaderAndIsrPartitionState(m *codec.LeaderAndIsrRequ
 	if v >= 6 {
 		m.LeaderRecoveryState = int8(randInt(r, 8))
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7271,32 +5761,24 @@ func fillLeaderAndIsrRequestLeaderAndIsrTopicState(m *codec.LeaderAndIsrRequestL
 			m.PartitionStates = s
 		}
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillLeaderAndIsrRequestLeaderAndIsrLiveLeader(m *codec.LeaderAndIsrRequestLeaderAndIsrLiveLeader, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.BrokerId = int32(randInt(r, 32))
-	}
-	if true {
-		m.HostName = randString(r)
-	}
-	if true {
-		m.Port = int32(randInt(r, 32))
-	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	m.BrokerId = int32(randInt(r, 32))
+	m.HostName = randString(r)
+	m.Port = int32(randInt(r, 32))
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillLeaderAndIsrResponse(m *codec.LeaderAndIsrResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.ErrorCode = int16(randInt(r, 16))
 	if v <= 4 {
 		{
 			s := make([]codec.LeaderAndIsrResponseLeaderAndIsrPartitionError, arrayLen(r, depth))
@@ -7315,7 +5797,7 @@ func fillLeaderAndIsrResponse(m *codec.LeaderAndIsrResponse, r *rand.Rand, v int
 			m.Topics = s
 		}
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7325,13 +5807,9 @@ func fillLeaderAndIsrResponseLeaderAndIsrPartitionError(m *codec.LeaderAndIsrRes
 	if v <= 4 {
 		m.TopicName = randString(r)
 	}
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7350,60 +5828,48 @@ func fillLeaderAndIsrResponseLeaderAndIsrTopicError(m *codec.LeaderAndIsrRespons
 			m.PartitionErrors = s
 		}
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillLeaderChangeMessage(m *codec.LeaderChangeMessage, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Version = int16(randInt(r, 16))
-	}
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.LeaderChangeMessageVoter, arrayLen(r, depth))
-			for i := range s {
-				fillLeaderChangeMessageVoter(&s[i], r, v, depth+1)
-			}
-			m.Voters = s
+	m.Version = int16(randInt(r, 16))
+	m.LeaderId = int32(randInt(r, 32))
+	{
+		s := make([]codec.LeaderChangeMessageVoter, arrayLen(r, depth))
+		for i := range s {
+			fillLeaderChangeMessageVoter(&s[i], r, v, depth+1)
 		}
+		m.Voters = s
 	}
-	if true {
-		{
-			s := make([]codec.LeaderChangeMessageVoter, arrayLen(r, depth))
-			for i := range s {
-				fillLeaderChangeMessageVoter(&s[i], r, v, depth+1)
-			}
-			m.GrantingVoters = s
+	{
+		s := make([]codec.LeaderChangeMessageVoter, arrayLen(r, depth))
+		for i := range s {
+			fillLeaderChangeMessageVoter(&s[i], r, v, depth+1)
 		}
+		m.GrantingVoters = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillLeaderChangeMessageVoter(m *codec.LeaderChangeMessageVoter, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.VoterId = int32(randInt(r, 32))
-	}
+	m.VoterId = int32(randInt(r, 32))
 	if v >= 1 {
 		m.VoterDirectoryId = randUUID(r)
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillLeaveGroupRequest(m *codec.LeaveGroupRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
+	m.GroupId = randString(r)
 	if v <= 2 {
 		m.MemberId = randString(r)
 	}
@@ -7416,7 +5882,7 @@ func fillLeaveGroupRequest(m *codec.LeaveGroupRequest, r *rand.Rand, v int16, de
 			m.Members = s
 		}
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7427,7 +5893,7 @@ func fillLeaveGroupRequestMemberIdentity(m *codec.LeaveGroupRequestMemberIdentit
 		m.MemberId = randString(r)
 	}
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.GroupInstanceId = nil
 		} else {
 			s := randString(r)
@@ -7435,14 +5901,14 @@ func fillLeaveGroupRequestMemberIdentity(m *codec.LeaveGroupRequestMemberIdentit
 		}
 	}
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Reason = nil
 		} else {
 			s := randString(r)
 			m.Reason = &s
 		}
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7452,9 +5918,7 @@ func fillLeaveGroupResponse(m *codec.LeaveGroupResponse, r *rand.Rand, v int16, 
 	if v >= 1 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 3 {
 		{
 			s := make([]codec.LeaveGroupResponseMemberResponse, arrayLen(r, depth))
@@ -7464,7 +5928,7 @@ func fillLeaveGroupResponse(m *codec.LeaveGroupResponse, r *rand.Rand, v int16, 
 			m.Members = s
 		}
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7475,7 +5939,7 @@ func fillLeaveGroupResponseMemberResponse(m *codec.LeaveGroupResponseMemberRespo
 		m.MemberId = randString(r)
 	}
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.GroupInstanceId = nil
 		} else {
 			s := randString(r)
@@ -7485,46 +5949,38 @@ func fillLeaveGroupResponseMemberResponse(m *codec.LeaveGroupResponseMemberRespo
 	if v >= 3 {
 		m.ErrorCode = int16(randInt(r, 16))
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListClientMetricsResourcesRequest(m *codec.ListClientMetricsResourcesRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListClientMetricsResourcesResponse(m *codec.ListClientMetricsResourcesResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.ListClientMetricsResourcesResponseClientMetricsResource, arrayLen(r, depth))
-			for i := range s {
-				fillListClientMetricsResourcesResponseClientMetricsResource(&s[i], r, v, depth+1)
-			}
-			m.ClientMetricsResources = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.ListClientMetricsResourcesResponseClientMetricsResource, arrayLen(r, depth))
+		for i := range s {
+			fillListClientMetricsResourcesResponseClientMetricsResource(&s[i], r, v, depth+1)
 		}
+		m.ClientMetricsResources = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListClientMetricsResourcesResponseClientMetricsResource(m *codec.ListClientMetricsResourcesResponseClientMetricsResource, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7540,42 +5996,34 @@ func fillListConfigResourcesRequest(m *codec.ListConfigResourcesRequest, r *rand
 			m.ResourceTypes = s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListConfigResourcesResponse(m *codec.ListConfigResourcesResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.ListConfigResourcesResponseConfigResource, arrayLen(r, depth))
-			for i := range s {
-				fillListConfigResourcesResponseConfigResource(&s[i], r, v, depth+1)
-			}
-			m.ConfigResources = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.ListConfigResourcesResponseConfigResource, arrayLen(r, depth))
+		for i := range s {
+			fillListConfigResourcesResponseConfigResource(&s[i], r, v, depth+1)
 		}
+		m.ConfigResources = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListConfigResourcesResponseConfigResource(m *codec.ListConfigResourcesResponseConfigResource, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ResourceName = randString(r)
-	}
+	m.ResourceName = randString(r)
 	if v >= 1 {
 		m.ResourceType = int8(randInt(r, 8))
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7600,7 +6048,7 @@ func fillListGroupsRequest(m *codec.ListGroupsRequest, r *rand.Rand, v int16, de
 			m.TypesFilter = s
 		}
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7610,101 +6058,81 @@ func fillListGroupsResponse(m *codec.ListGroupsResponse, r *rand.Rand, v int16, 
 	if v >= 1 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.ListGroupsResponseListedGroup, arrayLen(r, depth))
-			for i := range s {
-				fillListGroupsResponseListedGroup(&s[i], r, v, depth+1)
-			}
-			m.Groups = s
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.ListGroupsResponseListedGroup, arrayLen(r, depth))
+		for i := range s {
+			fillListGroupsResponseListedGroup(&s[i], r, v, depth+1)
 		}
+		m.Groups = s
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListGroupsResponseListedGroup(m *codec.ListGroupsResponseListedGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.ProtocolType = randString(r)
-	}
+	m.GroupId = randString(r)
+	m.ProtocolType = randString(r)
 	if v >= 4 {
 		m.GroupState = randString(r)
 	}
 	if v >= 5 {
 		m.GroupType = randString(r)
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListOffsetsRequest(m *codec.ListOffsetsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ReplicaId = int32(randInt(r, 32))
-	}
+	m.ReplicaId = int32(randInt(r, 32))
 	if v >= 2 {
 		m.IsolationLevel = int8(randInt(r, 8))
 	}
-	if true {
-		{
-			s := make([]codec.ListOffsetsRequestListOffsetsTopic, arrayLen(r, depth))
-			for i := range s {
-				fillListOffsetsRequestListOffsetsTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.ListOffsetsRequestListOffsetsTopic, arrayLen(r, depth))
+		for i := range s {
+			fillListOffsetsRequestListOffsetsTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
 	if v >= 10 {
 		m.TimeoutMs = int32(randInt(r, 32))
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListOffsetsRequestListOffsetsTopic(m *codec.ListOffsetsRequestListOffsetsTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.ListOffsetsRequestListOffsetsPartition, arrayLen(r, depth))
-			for i := range s {
-				fillListOffsetsRequestListOffsetsPartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.ListOffsetsRequestListOffsetsPartition, arrayLen(r, depth))
+		for i := range s {
+			fillListOffsetsRequestListOffsetsPartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListOffsetsRequestListOffsetsPartition(m *codec.ListOffsetsRequestListOffsetsPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
 	if v >= 4 {
 		m.CurrentLeaderEpoch = int32(randInt(r, 32))
 	}
-	if true {
-		m.Timestamp = randInt(r, 64)
-	}
+	m.Timestamp = randInt(r, 64)
 	if v <= 0 {
 		m.MaxNumOffsets = int32(randInt(r, 32))
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -7714,47 +6142,37 @@ func fillListOffsetsResponse(m *codec.ListOffsetsResponse, r *rand.Rand, v int16
 	if v >= 2 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.ListOffsetsResponseListOffsetsTopicResponse, arrayLen(r, depth))
-			for i := range s {
-				fillListOffsetsResponseListOffsetsTopicResponse(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.ListOffsetsResponseListOffsetsTopicResponse, arrayLen(r, depth))
+		for i := range s {
+			fillListOffsetsResponseListOffsetsTopicResponse(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListOffsetsResponseListOffsetsTopicResponse(m *codec.ListOffsetsResponseListOffsetsTopicResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.ListOffsetsResponseListOffsetsPartitionResponse, arrayLen(r, depth))
-			for i := range s {
-				fillListOffsetsResponseListOffsetsPartitionResponse(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.ListOffsetsResponseListOffsetsPartitionResponse, arrayLen(r, depth))
+		for i := range s {
+			fillListOffsetsResponseListOffsetsPartitionResponse(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListOffsetsResponseListOffsetsPartitionResponse(m *codec.ListOffsetsResponseListOffsetsPartitionResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
 	if v <= 0 {
 		{
 			s := make([]int64, arrayLen(r, depth))
@@ -7773,232 +6191,184 @@ func fillListOffsetsResponseListOffsetsPartitionResponse(m *codec.ListOffsetsRes
 	if v >= 4 {
 		m.LeaderEpoch = int32(randInt(r, 32))
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListPartitionReassignmentsRequest(m *codec.ListPartitionReassignmentsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TimeoutMs = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Topics = nil
-		} else {
-			s := make([]codec.ListPartitionReassignmentsRequestListPartitionReassignmentsTopics, arrayLen(r, depth))
-			for i := range s {
-				fillListPartitionReassignmentsRequestListPartitionReassignmentsTopics(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.TimeoutMs = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Topics = nil
+	} else {
+		s := make([]codec.ListPartitionReassignmentsRequestListPartitionReassignmentsTopics, arrayLen(r, depth))
+		for i := range s {
+			fillListPartitionReassignmentsRequestListPartitionReassignmentsTopics(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListPartitionReassignmentsRequestListPartitionReassignmentsTopics(m *codec.ListPartitionReassignmentsRequestListPartitionReassignmentsTopics, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.PartitionIndexes = s
+	m.Name = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.PartitionIndexes = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListPartitionReassignmentsResponse(m *codec.ListPartitionReassignmentsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	{
+		s := make([]codec.ListPartitionReassignmentsResponseOngoingTopicReassignment, arrayLen(r, depth))
+		for i := range s {
+			fillListPartitionReassignmentsResponseOngoingTopicReassignment(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if true {
-		{
-			s := make([]codec.ListPartitionReassignmentsResponseOngoingTopicReassignment, arrayLen(r, depth))
-			for i := range s {
-				fillListPartitionReassignmentsResponseOngoingTopicReassignment(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListPartitionReassignmentsResponseOngoingTopicReassignment(m *codec.ListPartitionReassignmentsResponseOngoingTopicReassignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.ListPartitionReassignmentsResponseOngoingPartitionReassignment, arrayLen(r, depth))
-			for i := range s {
-				fillListPartitionReassignmentsResponseOngoingPartitionReassignment(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.ListPartitionReassignmentsResponseOngoingPartitionReassignment, arrayLen(r, depth))
+		for i := range s {
+			fillListPartitionReassignmentsResponseOngoingPartitionReassignment(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListPartitionReassignmentsResponseOngoingPartitionReassignment(m *codec.ListPartitionReassignmentsResponseOngoingPartitionReassignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Replicas = s
+	m.PartitionIndex = int32(randInt(r, 32))
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Replicas = s
 	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.AddingReplicas = s
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.AddingReplicas = s
 	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.RemovingReplicas = s
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.RemovingReplicas = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListTransactionsRequest(m *codec.ListTransactionsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.StateFilters = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.StateFilters = s
 	}
-	if true {
-		{
-			s := make([]int64, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randInt(r, 64)
-			}
-			m.ProducerIdFilters = s
+	{
+		s := make([]int64, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randInt(r, 64)
 		}
+		m.ProducerIdFilters = s
 	}
 	if v >= 1 {
 		m.DurationFilter = randInt(r, 64)
 	}
 	if v >= 2 {
-		if (v >= 2) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.TransactionalIdPattern = nil
 		} else {
 			s := randString(r)
 			m.TransactionalIdPattern = &s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListTransactionsResponse(m *codec.ListTransactionsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.UnknownStateFilters = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.UnknownStateFilters = s
 	}
-	if true {
-		{
-			s := make([]codec.ListTransactionsResponseTransactionState, arrayLen(r, depth))
-			for i := range s {
-				fillListTransactionsResponseTransactionState(&s[i], r, v, depth+1)
-			}
-			m.TransactionStates = s
+	{
+		s := make([]codec.ListTransactionsResponseTransactionState, arrayLen(r, depth))
+		for i := range s {
+			fillListTransactionsResponseTransactionState(&s[i], r, v, depth+1)
 		}
+		m.TransactionStates = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillListTransactionsResponseTransactionState(m *codec.ListTransactionsResponseTransactionState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TransactionalId = randString(r)
-	}
-	if true {
-		m.ProducerId = randInt(r, 64)
-	}
-	if true {
-		m.TransactionState = randString(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.TransactionalId = randString(r)
+	m.ProducerId = randInt(r, 64)
+	m.TransactionState = randString(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillMetadataRequest(m *codec.MetadataRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (v >= 1) && r.Intn(4) == 0 {
-			m.Topics = nil
-		} else {
-			s := make([]codec.MetadataRequestTopic, arrayLen(r, depth))
-			for i := range s {
-				fillMetadataRequestTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	if v >= 1 && r.Intn(4) == 0 {
+		m.Topics = nil
+	} else {
+		s := make([]codec.MetadataRequestTopic, arrayLen(r, depth))
+		for i := range s {
+			fillMetadataRequestTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
 	if v >= 4 {
 		m.AllowAutoTopicCreation = r.Intn(2) == 0
@@ -8009,7 +6379,7 @@ func fillMetadataRequest(m *codec.MetadataRequest, r *rand.Rand, v int16, depth 
 	if v >= 8 {
 		m.IncludeTopicAuthorizedOperations = r.Intn(2) == 0
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8019,15 +6389,13 @@ func fillMetadataRequestTopic(m *codec.MetadataRequestTopic, r *rand.Rand, v int
 	if v >= 10 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		if (v >= 10) && r.Intn(4) == 0 {
-			m.Name = nil
-		} else {
-			s := randString(r)
-			m.Name = &s
-		}
+	if v >= 10 && r.Intn(4) == 0 {
+		m.Name = nil
+	} else {
+		s := randString(r)
+		m.Name = &s
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8037,17 +6405,15 @@ func fillMetadataResponse(m *codec.MetadataResponse, r *rand.Rand, v int16, dept
 	if v >= 3 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.MetadataResponseBroker, arrayLen(r, depth))
-			for i := range s {
-				fillMetadataResponseBroker(&s[i], r, v, depth+1)
-			}
-			m.Brokers = s
+	{
+		s := make([]codec.MetadataResponseBroker, arrayLen(r, depth))
+		for i := range s {
+			fillMetadataResponseBroker(&s[i], r, v, depth+1)
 		}
+		m.Brokers = s
 	}
 	if v >= 2 {
-		if (v >= 2) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ClusterId = nil
 		} else {
 			s := randString(r)
@@ -8057,14 +6423,12 @@ func fillMetadataResponse(m *codec.MetadataResponse, r *rand.Rand, v int16, dept
 	if v >= 1 {
 		m.ControllerId = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.MetadataResponseTopic, arrayLen(r, depth))
-			for i := range s {
-				fillMetadataResponseTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.MetadataResponseTopic, arrayLen(r, depth))
+		for i := range s {
+			fillMetadataResponseTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
 	if v >= 8 && v <= 10 {
 		m.ClusterAuthorizedOperations = int32(randInt(r, 32))
@@ -8072,47 +6436,37 @@ func fillMetadataResponse(m *codec.MetadataResponse, r *rand.Rand, v int16, dept
 	if v >= 13 {
 		m.ErrorCode = int16(randInt(r, 16))
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillMetadataResponseBroker(m *codec.MetadataResponseBroker, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.NodeId = int32(randInt(r, 32))
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = int32(randInt(r, 32))
-	}
+	m.NodeId = int32(randInt(r, 32))
+	m.Host = randString(r)
+	m.Port = int32(randInt(r, 32))
 	if v >= 1 {
-		if (v >= 1) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Rack = nil
 		} else {
 			s := randString(r)
 			m.Rack = &s
 		}
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillMetadataResponseTopic(m *codec.MetadataResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (v >= 12) && r.Intn(4) == 0 {
-			m.Name = nil
-		} else {
-			s := randString(r)
-			m.Name = &s
-		}
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 12 && r.Intn(4) == 0 {
+		m.Name = nil
+	} else {
+		s := randString(r)
+		m.Name = &s
 	}
 	if v >= 10 {
 		m.TopicId = randUUID(r)
@@ -8120,54 +6474,42 @@ func fillMetadataResponseTopic(m *codec.MetadataResponseTopic, r *rand.Rand, v i
 	if v >= 1 {
 		m.IsInternal = r.Intn(2) == 0
 	}
-	if true {
-		{
-			s := make([]codec.MetadataResponsePartition, arrayLen(r, depth))
-			for i := range s {
-				fillMetadataResponsePartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	{
+		s := make([]codec.MetadataResponsePartition, arrayLen(r, depth))
+		for i := range s {
+			fillMetadataResponsePartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
 	if v >= 8 {
 		m.TopicAuthorizedOperations = int32(randInt(r, 32))
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillMetadataResponsePartition(m *codec.MetadataResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
+	m.ErrorCode = int16(randInt(r, 16))
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.LeaderId = int32(randInt(r, 32))
 	if v >= 7 {
 		m.LeaderEpoch = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.ReplicaNodes = s
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.ReplicaNodes = s
 	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.IsrNodes = s
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.IsrNodes = s
 	}
 	if v >= 5 {
 		{
@@ -8178,16 +6520,14 @@ func fillMetadataResponsePartition(m *codec.MetadataResponsePartition, r *rand.R
 			m.OfflineReplicas = s
 		}
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillOffsetCommitRequest(m *codec.OffsetCommitRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
+	m.GroupId = randString(r)
 	if v >= 1 {
 		m.GenerationIdOrMemberEpoch = int32(randInt(r, 32))
 	}
@@ -8195,7 +6535,7 @@ func fillOffsetCommitRequest(m *codec.OffsetCommitRequest, r *rand.Rand, v int16
 		m.MemberId = randString(r)
 	}
 	if v >= 7 {
-		if (v >= 7) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.GroupInstanceId = nil
 		} else {
 			s := randString(r)
@@ -8205,16 +6545,14 @@ func fillOffsetCommitRequest(m *codec.OffsetCommitRequest, r *rand.Rand, v int16
 	if v >= 2 && v <= 4 {
 		m.RetentionTimeMs = randInt(r, 64)
 	}
-	if true {
-		{
-			s := make([]codec.OffsetCommitRequestTopic, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetCommitRequestTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.OffsetCommitRequestTopic, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetCommitRequestTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 8) && r.Intn(4) == 0 {
+	if v >= 8 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8227,43 +6565,35 @@ func fillOffsetCommitRequestTopic(m *codec.OffsetCommitRequestTopic, r *rand.Ran
 	if v >= 10 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		{
-			s := make([]codec.OffsetCommitRequestPartition, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetCommitRequestPartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	{
+		s := make([]codec.OffsetCommitRequestPartition, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetCommitRequestPartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 8) && r.Intn(4) == 0 {
+	if v >= 8 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillOffsetCommitRequestPartition(m *codec.OffsetCommitRequestPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.CommittedOffset = randInt(r, 64)
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.CommittedOffset = randInt(r, 64)
 	if v >= 6 {
 		m.CommittedLeaderEpoch = int32(randInt(r, 32))
 	}
 	if v == 1 {
 		m.CommitTimestamp = randInt(r, 64)
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.CommittedMetadata = nil
-		} else {
-			s := randString(r)
-			m.CommittedMetadata = &s
-		}
+	if r.Intn(4) == 0 {
+		m.CommittedMetadata = nil
+	} else {
+		s := randString(r)
+		m.CommittedMetadata = &s
 	}
-	if (v >= 8) && r.Intn(4) == 0 {
+	if v >= 8 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8273,16 +6603,14 @@ func fillOffsetCommitResponse(m *codec.OffsetCommitResponse, r *rand.Rand, v int
 	if v >= 3 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.OffsetCommitResponseTopic, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetCommitResponseTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.OffsetCommitResponseTopic, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetCommitResponseTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 8) && r.Intn(4) == 0 {
+	if v >= 8 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8295,115 +6623,85 @@ func fillOffsetCommitResponseTopic(m *codec.OffsetCommitResponseTopic, r *rand.R
 	if v >= 10 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		{
-			s := make([]codec.OffsetCommitResponsePartition, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetCommitResponsePartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	{
+		s := make([]codec.OffsetCommitResponsePartition, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetCommitResponsePartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 8) && r.Intn(4) == 0 {
+	if v >= 8 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillOffsetCommitResponsePartition(m *codec.OffsetCommitResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 8) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 8 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillOffsetDeleteRequest(m *codec.OffsetDeleteRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.OffsetDeleteRequestTopic, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetDeleteRequestTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.GroupId = randString(r)
+	{
+		s := make([]codec.OffsetDeleteRequestTopic, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetDeleteRequestTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
 }
 
 func fillOffsetDeleteRequestTopic(m *codec.OffsetDeleteRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.OffsetDeleteRequestPartition, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetDeleteRequestPartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.OffsetDeleteRequestPartition, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetDeleteRequestPartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
 }
 
 func fillOffsetDeleteRequestPartition(m *codec.OffsetDeleteRequestPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
 }
 
 func fillOffsetDeleteResponse(m *codec.OffsetDeleteResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.OffsetDeleteResponseTopic, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetDeleteResponseTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ErrorCode = int16(randInt(r, 16))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.OffsetDeleteResponseTopic, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetDeleteResponseTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
 }
 
 func fillOffsetDeleteResponseTopic(m *codec.OffsetDeleteResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.OffsetDeleteResponsePartition, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetDeleteResponsePartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.OffsetDeleteResponsePartition, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetDeleteResponsePartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
 }
 
 func fillOffsetDeleteResponsePartition(m *codec.OffsetDeleteResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
 }
 
 func fillOffsetFetchRequest(m *codec.OffsetFetchRequest, r *rand.Rand, v int16, depth int) {
@@ -8412,7 +6710,7 @@ func fillOffsetFetchRequest(m *codec.OffsetFetchRequest, r *rand.Rand, v int16, 
 		m.GroupId = randString(r)
 	}
 	if v <= 7 {
-		if (v >= 2 && v <= 7) && r.Intn(4) == 0 {
+		if v >= 2 && r.Intn(4) == 0 {
 			m.Topics = nil
 		} else {
 			s := make([]codec.OffsetFetchRequestTopic, arrayLen(r, depth))
@@ -8434,7 +6732,7 @@ func fillOffsetFetchRequest(m *codec.OffsetFetchRequest, r *rand.Rand, v int16, 
 	if v >= 7 {
 		m.RequireStable = r.Intn(2) == 0
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8453,7 +6751,7 @@ func fillOffsetFetchRequestTopic(m *codec.OffsetFetchRequestTopic, r *rand.Rand,
 			m.PartitionIndexes = s
 		}
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8464,7 +6762,7 @@ func fillOffsetFetchRequestGroup(m *codec.OffsetFetchRequestGroup, r *rand.Rand,
 		m.GroupId = randString(r)
 	}
 	if v >= 9 {
-		if (v >= 9) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.MemberId = nil
 		} else {
 			s := randString(r)
@@ -8475,7 +6773,7 @@ func fillOffsetFetchRequestGroup(m *codec.OffsetFetchRequestGroup, r *rand.Rand,
 		m.MemberEpoch = int32(randInt(r, 32))
 	}
 	if v >= 8 {
-		if (v >= 8) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Topics = nil
 		} else {
 			s := make([]codec.OffsetFetchRequestTopics, arrayLen(r, depth))
@@ -8485,7 +6783,7 @@ func fillOffsetFetchRequestGroup(m *codec.OffsetFetchRequestGroup, r *rand.Rand,
 			m.Topics = s
 		}
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8507,7 +6805,7 @@ func fillOffsetFetchRequestTopics(m *codec.OffsetFetchRequestTopics, r *rand.Ran
 			m.PartitionIndexes = s
 		}
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8538,7 +6836,7 @@ func fillOffsetFetchResponse(m *codec.OffsetFetchResponse, r *rand.Rand, v int16
 			m.Groups = s
 		}
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8557,7 +6855,7 @@ func fillOffsetFetchResponseTopic(m *codec.OffsetFetchResponseTopic, r *rand.Ran
 			m.Partitions = s
 		}
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8574,7 +6872,7 @@ func fillOffsetFetchResponsePartition(m *codec.OffsetFetchResponsePartition, r *
 		m.CommittedLeaderEpoch = int32(randInt(r, 32))
 	}
 	if v <= 7 {
-		if (v <= 7) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Metadata = nil
 		} else {
 			s := randString(r)
@@ -8584,7 +6882,7 @@ func fillOffsetFetchResponsePartition(m *codec.OffsetFetchResponsePartition, r *
 	if v <= 7 {
 		m.ErrorCode = int16(randInt(r, 16))
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8606,7 +6904,7 @@ func fillOffsetFetchResponseGroup(m *codec.OffsetFetchResponseGroup, r *rand.Ran
 	if v >= 8 {
 		m.ErrorCode = int16(randInt(r, 16))
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8628,7 +6926,7 @@ func fillOffsetFetchResponseTopics(m *codec.OffsetFetchResponseTopics, r *rand.R
 			m.Partitions = s
 		}
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8645,7 +6943,7 @@ func fillOffsetFetchResponsePartitions(m *codec.OffsetFetchResponsePartitions, r
 		m.CommittedLeaderEpoch = int32(randInt(r, 32))
 	}
 	if v >= 8 {
-		if (v >= 8) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Metadata = nil
 		} else {
 			s := randString(r)
@@ -8655,7 +6953,7 @@ func fillOffsetFetchResponsePartitions(m *codec.OffsetFetchResponsePartitions, r
 	if v >= 8 {
 		m.ErrorCode = int16(randInt(r, 16))
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8665,51 +6963,41 @@ func fillOffsetForLeaderEpochRequest(m *codec.OffsetForLeaderEpochRequest, r *ra
 	if v >= 3 {
 		m.ReplicaId = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.OffsetForLeaderEpochRequestOffsetForLeaderTopic, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetForLeaderEpochRequestOffsetForLeaderTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.OffsetForLeaderEpochRequestOffsetForLeaderTopic, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetForLeaderEpochRequestOffsetForLeaderTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillOffsetForLeaderEpochRequestOffsetForLeaderTopic(m *codec.OffsetForLeaderEpochRequestOffsetForLeaderTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Topic = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.OffsetForLeaderEpochRequestOffsetForLeaderPartition, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetForLeaderEpochRequestOffsetForLeaderPartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Topic = randString(r)
+	{
+		s := make([]codec.OffsetForLeaderEpochRequestOffsetForLeaderPartition, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetForLeaderEpochRequestOffsetForLeaderPartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillOffsetForLeaderEpochRequestOffsetForLeaderPartition(m *codec.OffsetForLeaderEpochRequestOffsetForLeaderPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
+	m.Partition = int32(randInt(r, 32))
 	if v >= 2 {
 		m.CurrentLeaderEpoch = int32(randInt(r, 32))
 	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	m.LeaderEpoch = int32(randInt(r, 32))
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8719,54 +7007,42 @@ func fillOffsetForLeaderEpochResponse(m *codec.OffsetForLeaderEpochResponse, r *
 	if v >= 2 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillOffsetForLeaderEpochResponseOffsetForLeaderTopicResult(m *codec.OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Topic = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.OffsetForLeaderEpochResponseEpochEndOffset, arrayLen(r, depth))
-			for i := range s {
-				fillOffsetForLeaderEpochResponseEpochEndOffset(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Topic = randString(r)
+	{
+		s := make([]codec.OffsetForLeaderEpochResponseEpochEndOffset, arrayLen(r, depth))
+		for i := range s {
+			fillOffsetForLeaderEpochResponseEpochEndOffset(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillOffsetForLeaderEpochResponseEpochEndOffset(m *codec.OffsetForLeaderEpochResponseEpochEndOffset, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
+	m.ErrorCode = int16(randInt(r, 16))
+	m.Partition = int32(randInt(r, 32))
 	if v >= 1 {
 		m.LeaderEpoch = int32(randInt(r, 32))
 	}
-	if true {
-		m.EndOffset = randInt(r, 64)
-	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	m.EndOffset = randInt(r, 64)
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8774,29 +7050,23 @@ func fillOffsetForLeaderEpochResponseEpochEndOffset(m *codec.OffsetForLeaderEpoc
 func fillProduceRequest(m *codec.ProduceRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.TransactionalId = nil
 		} else {
 			s := randString(r)
 			m.TransactionalId = &s
 		}
 	}
-	if true {
-		m.Acks = int16(randInt(r, 16))
-	}
-	if true {
-		m.TimeoutMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.ProduceRequestTopicProduceData, arrayLen(r, depth))
-			for i := range s {
-				fillProduceRequestTopicProduceData(&s[i], r, v, depth+1)
-			}
-			m.TopicData = s
+	m.Acks = int16(randInt(r, 16))
+	m.TimeoutMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.ProduceRequestTopicProduceData, arrayLen(r, depth))
+		for i := range s {
+			fillProduceRequestTopicProduceData(&s[i], r, v, depth+1)
 		}
+		m.TopicData = s
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8809,52 +7079,44 @@ func fillProduceRequestTopicProduceData(m *codec.ProduceRequestTopicProduceData,
 	if v >= 13 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		{
-			s := make([]codec.ProduceRequestPartitionProduceData, arrayLen(r, depth))
-			for i := range s {
-				fillProduceRequestPartitionProduceData(&s[i], r, v, depth+1)
-			}
-			m.PartitionData = s
+	{
+		s := make([]codec.ProduceRequestPartitionProduceData, arrayLen(r, depth))
+		for i := range s {
+			fillProduceRequestPartitionProduceData(&s[i], r, v, depth+1)
 		}
+		m.PartitionData = s
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillProduceRequestPartitionProduceData(m *codec.ProduceRequestPartitionProduceData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Index = int32(randInt(r, 32))
+	m.Index = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Records = nil
+	} else {
+		m.Records = randRecords(r)
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Records = nil
-		} else {
-			m.Records = randRecords(r)
-		}
-	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillProduceResponse(m *codec.ProduceResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.ProduceResponseTopicProduceResponse, arrayLen(r, depth))
-			for i := range s {
-				fillProduceResponseTopicProduceResponse(&s[i], r, v, depth+1)
-			}
-			m.Responses = s
+	{
+		s := make([]codec.ProduceResponseTopicProduceResponse, arrayLen(r, depth))
+		for i := range s {
+			fillProduceResponseTopicProduceResponse(&s[i], r, v, depth+1)
 		}
+		m.Responses = s
 	}
 	if v >= 1 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if (v >= 10) && r.Intn(3) > 0 {
+	if v >= 10 && r.Intn(3) > 0 {
 		{
 			s := make([]codec.ProduceResponseNodeEndpoint, arrayLen(r, depth))
 			for i := range s {
@@ -8863,7 +7125,7 @@ func fillProduceResponse(m *codec.ProduceResponse, r *rand.Rand, v int16, depth 
 			m.NodeEndpoints = s
 		}
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
@@ -8876,31 +7138,23 @@ func fillProduceResponseTopicProduceResponse(m *codec.ProduceResponseTopicProduc
 	if v >= 13 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		{
-			s := make([]codec.ProduceResponsePartitionProduceResponse, arrayLen(r, depth))
-			for i := range s {
-				fillProduceResponsePartitionProduceResponse(&s[i], r, v, depth+1)
-			}
-			m.PartitionResponses = s
+	{
+		s := make([]codec.ProduceResponsePartitionProduceResponse, arrayLen(r, depth))
+		for i := range s {
+			fillProduceResponsePartitionProduceResponse(&s[i], r, v, depth+1)
 		}
+		m.PartitionResponses = s
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillProduceResponsePartitionProduceResponse(m *codec.ProduceResponsePartitionProduceResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Index = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.BaseOffset = randInt(r, 64)
-	}
+	m.Index = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.BaseOffset = randInt(r, 64)
 	if v >= 2 {
 		m.LogAppendTimeMs = randInt(r, 64)
 	}
@@ -8917,17 +7171,17 @@ func fillProduceResponsePartitionProduceResponse(m *codec.ProduceResponsePartiti
 		}
 	}
 	if v >= 8 {
-		if (v >= 8) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ErrorMessage = nil
 		} else {
 			s := randString(r)
 			m.ErrorMessage = &s
 		}
 	}
-	if (v >= 10) && r.Intn(3) > 0 {
+	if v >= 10 && r.Intn(3) > 0 {
 		fillProduceResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
@@ -8938,14 +7192,14 @@ func fillProduceResponseBatchIndexAndErrorMessage(m *codec.ProduceResponseBatchI
 		m.BatchIndex = int32(randInt(r, 32))
 	}
 	if v >= 8 {
-		if (v >= 8) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.BatchIndexErrorMessage = nil
 		} else {
 			s := randString(r)
 			m.BatchIndexErrorMessage = &s
 		}
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8958,7 +7212,7 @@ func fillProduceResponseLeaderIdAndEpoch(m *codec.ProduceResponseLeaderIdAndEpoc
 	if v >= 10 {
 		m.LeaderEpoch = int32(randInt(r, 32))
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -8975,725 +7229,531 @@ func fillProduceResponseNodeEndpoint(m *codec.ProduceResponseNodeEndpoint, r *ra
 		m.Port = int32(randInt(r, 32))
 	}
 	if v >= 10 {
-		if (v >= 10) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Rack = nil
 		} else {
 			s := randString(r)
 			m.Rack = &s
 		}
 	}
-	if (v >= 9) && r.Intn(4) == 0 {
+	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillPushTelemetryRequest(m *codec.PushTelemetryRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ClientInstanceId = randUUID(r)
-	}
-	if true {
-		m.SubscriptionId = int32(randInt(r, 32))
-	}
-	if true {
-		m.Terminating = r.Intn(2) == 0
-	}
-	if true {
-		m.CompressionType = int8(randInt(r, 8))
-	}
-	if true {
-		m.Metrics = randBytes(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ClientInstanceId = randUUID(r)
+	m.SubscriptionId = int32(randInt(r, 32))
+	m.Terminating = r.Intn(2) == 0
+	m.CompressionType = int8(randInt(r, 8))
+	m.Metrics = randBytes(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillPushTelemetryResponse(m *codec.PushTelemetryResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateRequest(m *codec.ReadShareGroupStateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.ReadShareGroupStateRequestReadStateData, arrayLen(r, depth))
-			for i := range s {
-				fillReadShareGroupStateRequestReadStateData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.GroupId = randString(r)
+	{
+		s := make([]codec.ReadShareGroupStateRequestReadStateData, arrayLen(r, depth))
+		for i := range s {
+			fillReadShareGroupStateRequestReadStateData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateRequestReadStateData(m *codec.ReadShareGroupStateRequestReadStateData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.ReadShareGroupStateRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillReadShareGroupStateRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.ReadShareGroupStateRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillReadShareGroupStateRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateRequestPartitionData(m *codec.ReadShareGroupStateRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Partition = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateResponse(m *codec.ReadShareGroupStateResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.ReadShareGroupStateResponseReadStateResult, arrayLen(r, depth))
-			for i := range s {
-				fillReadShareGroupStateResponseReadStateResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	{
+		s := make([]codec.ReadShareGroupStateResponseReadStateResult, arrayLen(r, depth))
+		for i := range s {
+			fillReadShareGroupStateResponseReadStateResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateResponseReadStateResult(m *codec.ReadShareGroupStateResponseReadStateResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.ReadShareGroupStateResponsePartitionResult, arrayLen(r, depth))
-			for i := range s {
-				fillReadShareGroupStateResponsePartitionResult(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.ReadShareGroupStateResponsePartitionResult, arrayLen(r, depth))
+		for i := range s {
+			fillReadShareGroupStateResponsePartitionResult(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateResponsePartitionResult(m *codec.ReadShareGroupStateResponsePartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
+	m.Partition = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	m.StateEpoch = int32(randInt(r, 32))
+	m.StartOffset = randInt(r, 64)
+	{
+		s := make([]codec.ReadShareGroupStateResponseStateBatch, arrayLen(r, depth))
+		for i := range s {
+			fillReadShareGroupStateResponseStateBatch(&s[i], r, v, depth+1)
 		}
+		m.StateBatches = s
 	}
-	if true {
-		m.StateEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.StartOffset = randInt(r, 64)
-	}
-	if true {
-		{
-			s := make([]codec.ReadShareGroupStateResponseStateBatch, arrayLen(r, depth))
-			for i := range s {
-				fillReadShareGroupStateResponseStateBatch(&s[i], r, v, depth+1)
-			}
-			m.StateBatches = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateResponseStateBatch(m *codec.ReadShareGroupStateResponseStateBatch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.FirstOffset = randInt(r, 64)
-	}
-	if true {
-		m.LastOffset = randInt(r, 64)
-	}
-	if true {
-		m.DeliveryState = int8(randInt(r, 8))
-	}
-	if true {
-		m.DeliveryCount = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.FirstOffset = randInt(r, 64)
+	m.LastOffset = randInt(r, 64)
+	m.DeliveryState = int8(randInt(r, 8))
+	m.DeliveryCount = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateSummaryRequest(m *codec.ReadShareGroupStateSummaryRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.ReadShareGroupStateSummaryRequestReadStateSummaryData, arrayLen(r, depth))
-			for i := range s {
-				fillReadShareGroupStateSummaryRequestReadStateSummaryData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.GroupId = randString(r)
+	{
+		s := make([]codec.ReadShareGroupStateSummaryRequestReadStateSummaryData, arrayLen(r, depth))
+		for i := range s {
+			fillReadShareGroupStateSummaryRequestReadStateSummaryData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateSummaryRequestReadStateSummaryData(m *codec.ReadShareGroupStateSummaryRequestReadStateSummaryData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.ReadShareGroupStateSummaryRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillReadShareGroupStateSummaryRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.ReadShareGroupStateSummaryRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillReadShareGroupStateSummaryRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateSummaryRequestPartitionData(m *codec.ReadShareGroupStateSummaryRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Partition = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateSummaryResponse(m *codec.ReadShareGroupStateSummaryResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.ReadShareGroupStateSummaryResponseReadStateSummaryResult, arrayLen(r, depth))
-			for i := range s {
-				fillReadShareGroupStateSummaryResponseReadStateSummaryResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	{
+		s := make([]codec.ReadShareGroupStateSummaryResponseReadStateSummaryResult, arrayLen(r, depth))
+		for i := range s {
+			fillReadShareGroupStateSummaryResponseReadStateSummaryResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateSummaryResponseReadStateSummaryResult(m *codec.ReadShareGroupStateSummaryResponseReadStateSummaryResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.ReadShareGroupStateSummaryResponsePartitionResult, arrayLen(r, depth))
-			for i := range s {
-				fillReadShareGroupStateSummaryResponsePartitionResult(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.ReadShareGroupStateSummaryResponsePartitionResult, arrayLen(r, depth))
+		for i := range s {
+			fillReadShareGroupStateSummaryResponsePartitionResult(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillReadShareGroupStateSummaryResponsePartitionResult(m *codec.ReadShareGroupStateSummaryResponsePartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
+	m.Partition = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if true {
-		m.StateEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.StartOffset = randInt(r, 64)
-	}
+	m.StateEpoch = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	m.StartOffset = randInt(r, 64)
 	if v >= 1 {
 		m.DeliveryCompleteCount = int32(randInt(r, 32))
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillRemoveRaftVoterRequest(m *codec.RemoveRaftVoterRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ClusterId = nil
-		} else {
-			s := randString(r)
-			m.ClusterId = &s
-		}
+	if r.Intn(4) == 0 {
+		m.ClusterId = nil
+	} else {
+		s := randString(r)
+		m.ClusterId = &s
 	}
-	if true {
-		m.VoterId = int32(randInt(r, 32))
-	}
-	if true {
-		m.VoterDirectoryId = randUUID(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.VoterId = int32(randInt(r, 32))
+	m.VoterDirectoryId = randUUID(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillRemoveRaftVoterResponse(m *codec.RemoveRaftVoterResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillRenewDelegationTokenRequest(m *codec.RenewDelegationTokenRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Hmac = randBytes(r)
-	}
-	if true {
-		m.RenewPeriodMs = randInt(r, 64)
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.Hmac = randBytes(r)
+	m.RenewPeriodMs = randInt(r, 64)
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillRenewDelegationTokenResponse(m *codec.RenewDelegationTokenResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.ExpiryTimestampMs = randInt(r, 64)
-	}
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.ErrorCode = int16(randInt(r, 16))
+	m.ExpiryTimestampMs = randInt(r, 64)
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillRequestHeader(m *codec.RequestHeader, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.RequestApiKey = int16(randInt(r, 16))
-	}
-	if true {
-		m.RequestApiVersion = int16(randInt(r, 16))
-	}
-	if true {
-		m.CorrelationId = int32(randInt(r, 32))
-	}
+	m.RequestApiKey = int16(randInt(r, 16))
+	m.RequestApiVersion = int16(randInt(r, 16))
+	m.CorrelationId = int32(randInt(r, 32))
 	if v >= 1 {
-		if (v >= 1) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ClientId = nil
 		} else {
 			s := randString(r)
 			m.ClientId = &s
 		}
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillResponseHeader(m *codec.ResponseHeader, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.CorrelationId = int32(randInt(r, 32))
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.CorrelationId = int32(randInt(r, 32))
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillSaslAuthenticateRequest(m *codec.SaslAuthenticateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.AuthBytes = randBytes(r)
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.AuthBytes = randBytes(r)
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillSaslAuthenticateResponse(m *codec.SaslAuthenticateResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if true {
-		m.AuthBytes = randBytes(r)
-	}
+	m.AuthBytes = randBytes(r)
 	if v >= 1 {
 		m.SessionLifetimeMs = randInt(r, 64)
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillSaslHandshakeRequest(m *codec.SaslHandshakeRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Mechanism = randString(r)
-	}
+	m.Mechanism = randString(r)
 }
 
 func fillSaslHandshakeResponse(m *codec.SaslHandshakeResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.Mechanisms = s
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.Mechanisms = s
 	}
 }
 
 func fillShareAcknowledgeRequest(m *codec.ShareAcknowledgeRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.GroupId = nil
-		} else {
-			s := randString(r)
-			m.GroupId = &s
-		}
+	if r.Intn(4) == 0 {
+		m.GroupId = nil
+	} else {
+		s := randString(r)
+		m.GroupId = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.MemberId = nil
-		} else {
-			s := randString(r)
-			m.MemberId = &s
-		}
+	if r.Intn(4) == 0 {
+		m.MemberId = nil
+	} else {
+		s := randString(r)
+		m.MemberId = &s
 	}
-	if true {
-		m.ShareSessionEpoch = int32(randInt(r, 32))
-	}
+	m.ShareSessionEpoch = int32(randInt(r, 32))
 	if v >= 2 {
 		m.IsRenewAck = r.Intn(2) == 0
 	}
-	if true {
-		{
-			s := make([]codec.ShareAcknowledgeRequestAcknowledgeTopic, arrayLen(r, depth))
-			for i := range s {
-				fillShareAcknowledgeRequestAcknowledgeTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.ShareAcknowledgeRequestAcknowledgeTopic, arrayLen(r, depth))
+		for i := range s {
+			fillShareAcknowledgeRequestAcknowledgeTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareAcknowledgeRequestAcknowledgeTopic(m *codec.ShareAcknowledgeRequestAcknowledgeTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.ShareAcknowledgeRequestAcknowledgePartition, arrayLen(r, depth))
-			for i := range s {
-				fillShareAcknowledgeRequestAcknowledgePartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.ShareAcknowledgeRequestAcknowledgePartition, arrayLen(r, depth))
+		for i := range s {
+			fillShareAcknowledgeRequestAcknowledgePartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareAcknowledgeRequestAcknowledgePartition(m *codec.ShareAcknowledgeRequestAcknowledgePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.ShareAcknowledgeRequestAcknowledgementBatch, arrayLen(r, depth))
-			for i := range s {
-				fillShareAcknowledgeRequestAcknowledgementBatch(&s[i], r, v, depth+1)
-			}
-			m.AcknowledgementBatches = s
+	m.PartitionIndex = int32(randInt(r, 32))
+	{
+		s := make([]codec.ShareAcknowledgeRequestAcknowledgementBatch, arrayLen(r, depth))
+		for i := range s {
+			fillShareAcknowledgeRequestAcknowledgementBatch(&s[i], r, v, depth+1)
 		}
+		m.AcknowledgementBatches = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareAcknowledgeRequestAcknowledgementBatch(m *codec.ShareAcknowledgeRequestAcknowledgementBatch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.FirstOffset = randInt(r, 64)
-	}
-	if true {
-		m.LastOffset = randInt(r, 64)
-	}
-	if true {
-		{
-			s := make([]int8, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int8(randInt(r, 8))
-			}
-			m.AcknowledgeTypes = s
+	m.FirstOffset = randInt(r, 64)
+	m.LastOffset = randInt(r, 64)
+	{
+		s := make([]int8, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int8(randInt(r, 8))
 		}
+		m.AcknowledgeTypes = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareAcknowledgeResponse(m *codec.ShareAcknowledgeResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
 	if v >= 2 {
 		m.AcquisitionLockTimeoutMs = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.ShareAcknowledgeResponseShareAcknowledgeTopicResponse, arrayLen(r, depth))
-			for i := range s {
-				fillShareAcknowledgeResponseShareAcknowledgeTopicResponse(&s[i], r, v, depth+1)
-			}
-			m.Responses = s
+	{
+		s := make([]codec.ShareAcknowledgeResponseShareAcknowledgeTopicResponse, arrayLen(r, depth))
+		for i := range s {
+			fillShareAcknowledgeResponseShareAcknowledgeTopicResponse(&s[i], r, v, depth+1)
 		}
+		m.Responses = s
 	}
-	if true {
-		{
-			s := make([]codec.ShareAcknowledgeResponseNodeEndpoint, arrayLen(r, depth))
-			for i := range s {
-				fillShareAcknowledgeResponseNodeEndpoint(&s[i], r, v, depth+1)
-			}
-			m.NodeEndpoints = s
+	{
+		s := make([]codec.ShareAcknowledgeResponseNodeEndpoint, arrayLen(r, depth))
+		for i := range s {
+			fillShareAcknowledgeResponseNodeEndpoint(&s[i], r, v, depth+1)
 		}
+		m.NodeEndpoints = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareAcknowledgeResponseShareAcknowledgeTopicResponse(m *codec.ShareAcknowledgeResponseShareAcknowledgeTopicResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.ShareAcknowledgeResponsePartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillShareAcknowledgeResponsePartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.ShareAcknowledgeResponsePartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillShareAcknowledgeResponsePartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareAcknowledgeResponsePartitionData(m *codec.ShareAcknowledgeResponsePartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if true {
-		fillShareAcknowledgeResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
-	}
-	if (true) && r.Intn(4) == 0 {
+	fillShareAcknowledgeResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareAcknowledgeResponseLeaderIdAndEpoch(m *codec.ShareAcknowledgeResponseLeaderIdAndEpoch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareAcknowledgeResponseNodeEndpoint(m *codec.ShareAcknowledgeResponseNodeEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.NodeId = int32(randInt(r, 32))
+	m.NodeId = int32(randInt(r, 32))
+	m.Host = randString(r)
+	m.Port = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Rack = nil
+	} else {
+		s := randString(r)
+		m.Rack = &s
 	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Rack = nil
-		} else {
-			s := randString(r)
-			m.Rack = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchRequest(m *codec.ShareFetchRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.GroupId = nil
-		} else {
-			s := randString(r)
-			m.GroupId = &s
-		}
+	if r.Intn(4) == 0 {
+		m.GroupId = nil
+	} else {
+		s := randString(r)
+		m.GroupId = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.MemberId = nil
-		} else {
-			s := randString(r)
-			m.MemberId = &s
-		}
+	if r.Intn(4) == 0 {
+		m.MemberId = nil
+	} else {
+		s := randString(r)
+		m.MemberId = &s
 	}
-	if true {
-		m.ShareSessionEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.MaxWaitMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.MinBytes = int32(randInt(r, 32))
-	}
-	if true {
-		m.MaxBytes = int32(randInt(r, 32))
-	}
+	m.ShareSessionEpoch = int32(randInt(r, 32))
+	m.MaxWaitMs = int32(randInt(r, 32))
+	m.MinBytes = int32(randInt(r, 32))
+	m.MaxBytes = int32(randInt(r, 32))
 	if v >= 1 {
 		m.MaxRecords = int32(randInt(r, 32))
 	}
@@ -9706,583 +7766,425 @@ func fillShareFetchRequest(m *codec.ShareFetchRequest, r *rand.Rand, v int16, de
 	if v >= 2 {
 		m.IsRenewAck = r.Intn(2) == 0
 	}
-	if true {
-		{
-			s := make([]codec.ShareFetchRequestFetchTopic, arrayLen(r, depth))
-			for i := range s {
-				fillShareFetchRequestFetchTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.ShareFetchRequestFetchTopic, arrayLen(r, depth))
+		for i := range s {
+			fillShareFetchRequestFetchTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if true {
-		{
-			s := make([]codec.ShareFetchRequestForgottenTopic, arrayLen(r, depth))
-			for i := range s {
-				fillShareFetchRequestForgottenTopic(&s[i], r, v, depth+1)
-			}
-			m.ForgottenTopicsData = s
+	{
+		s := make([]codec.ShareFetchRequestForgottenTopic, arrayLen(r, depth))
+		for i := range s {
+			fillShareFetchRequestForgottenTopic(&s[i], r, v, depth+1)
 		}
+		m.ForgottenTopicsData = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchRequestFetchTopic(m *codec.ShareFetchRequestFetchTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.ShareFetchRequestFetchPartition, arrayLen(r, depth))
-			for i := range s {
-				fillShareFetchRequestFetchPartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.ShareFetchRequestFetchPartition, arrayLen(r, depth))
+		for i := range s {
+			fillShareFetchRequestFetchPartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchRequestFetchPartition(m *codec.ShareFetchRequestFetchPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
 	if v <= 0 {
 		m.PartitionMaxBytes = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.ShareFetchRequestAcknowledgementBatch, arrayLen(r, depth))
-			for i := range s {
-				fillShareFetchRequestAcknowledgementBatch(&s[i], r, v, depth+1)
-			}
-			m.AcknowledgementBatches = s
+	{
+		s := make([]codec.ShareFetchRequestAcknowledgementBatch, arrayLen(r, depth))
+		for i := range s {
+			fillShareFetchRequestAcknowledgementBatch(&s[i], r, v, depth+1)
 		}
+		m.AcknowledgementBatches = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchRequestAcknowledgementBatch(m *codec.ShareFetchRequestAcknowledgementBatch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.FirstOffset = randInt(r, 64)
-	}
-	if true {
-		m.LastOffset = randInt(r, 64)
-	}
-	if true {
-		{
-			s := make([]int8, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int8(randInt(r, 8))
-			}
-			m.AcknowledgeTypes = s
+	m.FirstOffset = randInt(r, 64)
+	m.LastOffset = randInt(r, 64)
+	{
+		s := make([]int8, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int8(randInt(r, 8))
 		}
+		m.AcknowledgeTypes = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchRequestForgottenTopic(m *codec.ShareFetchRequestForgottenTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchResponse(m *codec.ShareFetchResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
 	if v >= 1 {
 		m.AcquisitionLockTimeoutMs = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.ShareFetchResponseShareFetchableTopicResponse, arrayLen(r, depth))
-			for i := range s {
-				fillShareFetchResponseShareFetchableTopicResponse(&s[i], r, v, depth+1)
-			}
-			m.Responses = s
+	{
+		s := make([]codec.ShareFetchResponseShareFetchableTopicResponse, arrayLen(r, depth))
+		for i := range s {
+			fillShareFetchResponseShareFetchableTopicResponse(&s[i], r, v, depth+1)
 		}
+		m.Responses = s
 	}
-	if true {
-		{
-			s := make([]codec.ShareFetchResponseNodeEndpoint, arrayLen(r, depth))
-			for i := range s {
-				fillShareFetchResponseNodeEndpoint(&s[i], r, v, depth+1)
-			}
-			m.NodeEndpoints = s
+	{
+		s := make([]codec.ShareFetchResponseNodeEndpoint, arrayLen(r, depth))
+		for i := range s {
+			fillShareFetchResponseNodeEndpoint(&s[i], r, v, depth+1)
 		}
+		m.NodeEndpoints = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchResponseShareFetchableTopicResponse(m *codec.ShareFetchResponseShareFetchableTopicResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.ShareFetchResponsePartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillShareFetchResponsePartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.ShareFetchResponsePartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillShareFetchResponsePartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchResponsePartitionData(m *codec.ShareFetchResponsePartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.AcknowledgeErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.AcknowledgeErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.AcknowledgeErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	fillShareFetchResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
+	if v <= 0 && r.Intn(4) == 0 {
+		m.Records = nil
+	} else {
+		m.Records = randRecords(r)
+	}
+	{
+		s := make([]codec.ShareFetchResponseAcquiredRecords, arrayLen(r, depth))
+		for i := range s {
+			fillShareFetchResponseAcquiredRecords(&s[i], r, v, depth+1)
 		}
+		m.AcquiredRecords = s
 	}
-	if true {
-		m.AcknowledgeErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.AcknowledgeErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.AcknowledgeErrorMessage = &s
-		}
-	}
-	if true {
-		fillShareFetchResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
-	}
-	if true {
-		if (v <= 0) && r.Intn(4) == 0 {
-			m.Records = nil
-		} else {
-			m.Records = randRecords(r)
-		}
-	}
-	if true {
-		{
-			s := make([]codec.ShareFetchResponseAcquiredRecords, arrayLen(r, depth))
-			for i := range s {
-				fillShareFetchResponseAcquiredRecords(&s[i], r, v, depth+1)
-			}
-			m.AcquiredRecords = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchResponseLeaderIdAndEpoch(m *codec.ShareFetchResponseLeaderIdAndEpoch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchResponseAcquiredRecords(m *codec.ShareFetchResponseAcquiredRecords, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.FirstOffset = randInt(r, 64)
-	}
-	if true {
-		m.LastOffset = randInt(r, 64)
-	}
-	if true {
-		m.DeliveryCount = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.FirstOffset = randInt(r, 64)
+	m.LastOffset = randInt(r, 64)
+	m.DeliveryCount = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareFetchResponseNodeEndpoint(m *codec.ShareFetchResponseNodeEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.NodeId = int32(randInt(r, 32))
+	m.NodeId = int32(randInt(r, 32))
+	m.Host = randString(r)
+	m.Port = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Rack = nil
+	} else {
+		s := randString(r)
+		m.Rack = &s
 	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Rack = nil
-		} else {
-			s := randString(r)
-			m.Rack = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareGroupDescribeRequest(m *codec.ShareGroupDescribeRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.GroupIds = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.GroupIds = s
 	}
-	if true {
-		m.IncludeAuthorizedOperations = r.Intn(2) == 0
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.IncludeAuthorizedOperations = r.Intn(2) == 0
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareGroupDescribeResponse(m *codec.ShareGroupDescribeResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.ShareGroupDescribeResponseDescribedGroup, arrayLen(r, depth))
-			for i := range s {
-				fillShareGroupDescribeResponseDescribedGroup(&s[i], r, v, depth+1)
-			}
-			m.Groups = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.ShareGroupDescribeResponseDescribedGroup, arrayLen(r, depth))
+		for i := range s {
+			fillShareGroupDescribeResponseDescribedGroup(&s[i], r, v, depth+1)
 		}
+		m.Groups = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareGroupDescribeResponseDescribedGroup(m *codec.ShareGroupDescribeResponseDescribedGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	m.GroupId = randString(r)
+	m.GroupState = randString(r)
+	m.GroupEpoch = int32(randInt(r, 32))
+	m.AssignmentEpoch = int32(randInt(r, 32))
+	m.AssignorName = randString(r)
+	{
+		s := make([]codec.ShareGroupDescribeResponseMember, arrayLen(r, depth))
+		for i := range s {
+			fillShareGroupDescribeResponseMember(&s[i], r, v, depth+1)
 		}
+		m.Members = s
 	}
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.GroupState = randString(r)
-	}
-	if true {
-		m.GroupEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.AssignmentEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.AssignorName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.ShareGroupDescribeResponseMember, arrayLen(r, depth))
-			for i := range s {
-				fillShareGroupDescribeResponseMember(&s[i], r, v, depth+1)
-			}
-			m.Members = s
-		}
-	}
-	if true {
-		m.AuthorizedOperations = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.AuthorizedOperations = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareGroupDescribeResponseMember(m *codec.ShareGroupDescribeResponseMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.MemberId = randString(r)
+	m.MemberId = randString(r)
+	if r.Intn(4) == 0 {
+		m.RackId = nil
+	} else {
+		s := randString(r)
+		m.RackId = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.RackId = nil
-		} else {
-			s := randString(r)
-			m.RackId = &s
+	m.MemberEpoch = int32(randInt(r, 32))
+	m.ClientId = randString(r)
+	m.ClientHost = randString(r)
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.SubscribedTopicNames = s
 	}
-	if true {
-		m.MemberEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.ClientId = randString(r)
-	}
-	if true {
-		m.ClientHost = randString(r)
-	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.SubscribedTopicNames = s
-		}
-	}
-	if true {
-		fillShareGroupDescribeResponseAssignment(&m.Assignment, r, v, depth+1)
-	}
-	if (true) && r.Intn(4) == 0 {
+	fillShareGroupDescribeResponseAssignment(&m.Assignment, r, v, depth+1)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareGroupDescribeResponseAssignment(m *codec.ShareGroupDescribeResponseAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.ShareGroupDescribeResponseTopicPartitions, arrayLen(r, depth))
-			for i := range s {
-				fillShareGroupDescribeResponseTopicPartitions(&s[i], r, v, depth+1)
-			}
-			m.TopicPartitions = s
+	{
+		s := make([]codec.ShareGroupDescribeResponseTopicPartitions, arrayLen(r, depth))
+		for i := range s {
+			fillShareGroupDescribeResponseTopicPartitions(&s[i], r, v, depth+1)
 		}
+		m.TopicPartitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareGroupDescribeResponseTopicPartitions(m *codec.ShareGroupDescribeResponseTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	m.TopicName = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareGroupHeartbeatRequest(m *codec.ShareGroupHeartbeatRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
+	m.GroupId = randString(r)
+	m.MemberId = randString(r)
+	m.MemberEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.RackId = nil
+	} else {
+		s := randString(r)
+		m.RackId = &s
 	}
-	if true {
-		m.MemberId = randString(r)
-	}
-	if true {
-		m.MemberEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.RackId = nil
-		} else {
-			s := randString(r)
-			m.RackId = &s
+	if r.Intn(4) == 0 {
+		m.SubscribedTopicNames = nil
+	} else {
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.SubscribedTopicNames = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.SubscribedTopicNames = nil
-		} else {
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.SubscribedTopicNames = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareGroupHeartbeatResponse(m *codec.ShareGroupHeartbeatResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.MemberId = nil
+	} else {
+		s := randString(r)
+		m.MemberId = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
+	m.MemberEpoch = int32(randInt(r, 32))
+	m.HeartbeatIntervalMs = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Assignment = nil
+	} else {
+		m.Assignment = new(codec.ShareGroupHeartbeatResponseAssignment)
+		fillShareGroupHeartbeatResponseAssignment(m.Assignment, r, v, depth+1)
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.MemberId = nil
-		} else {
-			s := randString(r)
-			m.MemberId = &s
-		}
-	}
-	if true {
-		m.MemberEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.HeartbeatIntervalMs = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Assignment = nil
-		} else {
-			m.Assignment = new(codec.ShareGroupHeartbeatResponseAssignment)
-			fillShareGroupHeartbeatResponseAssignment(m.Assignment, r, v, depth+1)
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareGroupHeartbeatResponseAssignment(m *codec.ShareGroupHeartbeatResponseAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.ShareGroupHeartbeatResponseTopicPartitions, arrayLen(r, depth))
-			for i := range s {
-				fillShareGroupHeartbeatResponseTopicPartitions(&s[i], r, v, depth+1)
-			}
-			m.TopicPartitions = s
+	{
+		s := make([]codec.ShareGroupHeartbeatResponseTopicPartitions, arrayLen(r, depth))
+		for i := range s {
+			fillShareGroupHeartbeatResponseTopicPartitions(&s[i], r, v, depth+1)
 		}
+		m.TopicPartitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillShareGroupHeartbeatResponseTopicPartitions(m *codec.ShareGroupHeartbeatResponseTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillSnapshotFooterRecord(m *codec.SnapshotFooterRecord, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Version = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Version = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillSnapshotHeaderRecord(m *codec.SnapshotHeaderRecord, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Version = int16(randInt(r, 16))
-	}
-	if true {
-		m.LastContainedLogTimestamp = randInt(r, 64)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Version = int16(randInt(r, 16))
+	m.LastContainedLogTimestamp = randInt(r, 64)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStopReplicaRequest(m *codec.StopReplicaRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ControllerId = int32(randInt(r, 32))
-	}
+	m.ControllerId = int32(randInt(r, 32))
 	if v >= 4 {
 		m.IsKRaftController = r.Intn(2) == 0
 	}
-	if true {
-		m.ControllerEpoch = int32(randInt(r, 32))
-	}
+	m.ControllerEpoch = int32(randInt(r, 32))
 	if v >= 1 {
 		m.BrokerEpoch = randInt(r, 64)
 	}
@@ -10316,7 +8218,7 @@ func fillStopReplicaRequest(m *codec.StopReplicaRequest, r *rand.Rand, v int16, 
 			m.TopicStates = s
 		}
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -10329,7 +8231,7 @@ func fillStopReplicaRequestStopReplicaPartitionV0(m *codec.StopReplicaRequestSto
 	if v <= 0 {
 		m.PartitionIndex = int32(randInt(r, 32))
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -10348,7 +8250,7 @@ func fillStopReplicaRequestStopReplicaTopicV1(m *codec.StopReplicaRequestStopRep
 			m.PartitionIndexes = s
 		}
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -10367,7 +8269,7 @@ func fillStopReplicaRequestStopReplicaTopicState(m *codec.StopReplicaRequestStop
 			m.PartitionStates = s
 		}
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -10383,134 +8285,98 @@ func fillStopReplicaRequestStopReplicaPartitionState(m *codec.StopReplicaRequest
 	if v >= 3 {
 		m.DeletePartition = r.Intn(2) == 0
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStopReplicaResponse(m *codec.StopReplicaResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.StopReplicaResponseStopReplicaPartitionError, arrayLen(r, depth))
-			for i := range s {
-				fillStopReplicaResponseStopReplicaPartitionError(&s[i], r, v, depth+1)
-			}
-			m.PartitionErrors = s
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.StopReplicaResponseStopReplicaPartitionError, arrayLen(r, depth))
+		for i := range s {
+			fillStopReplicaResponseStopReplicaPartitionError(&s[i], r, v, depth+1)
 		}
+		m.PartitionErrors = s
 	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStopReplicaResponseStopReplicaPartitionError(m *codec.StopReplicaResponseStopReplicaPartitionError, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 2) && r.Intn(4) == 0 {
+	m.TopicName = randString(r)
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeRequest(m *codec.StreamsGroupDescribeRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.GroupIds = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.GroupIds = s
 	}
-	if true {
-		m.IncludeAuthorizedOperations = r.Intn(2) == 0
-	}
+	m.IncludeAuthorizedOperations = r.Intn(2) == 0
 	if v >= 1 {
 		m.IncludeTopologyDescription = r.Intn(2) == 0
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponse(m *codec.StreamsGroupDescribeResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseDescribedGroup, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseDescribedGroup(&s[i], r, v, depth+1)
-			}
-			m.Groups = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.StreamsGroupDescribeResponseDescribedGroup, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseDescribedGroup(&s[i], r, v, depth+1)
 		}
+		m.Groups = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponseDescribedGroup(m *codec.StreamsGroupDescribeResponseDescribedGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
+	m.GroupId = randString(r)
+	m.GroupState = randString(r)
+	m.GroupEpoch = int32(randInt(r, 32))
+	m.AssignmentEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Topology = nil
+	} else {
+		m.Topology = new(codec.StreamsGroupDescribeResponseTopology)
+		fillStreamsGroupDescribeResponseTopology(m.Topology, r, v, depth+1)
+	}
+	{
+		s := make([]codec.StreamsGroupDescribeResponseMember, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseMember(&s[i], r, v, depth+1)
 		}
+		m.Members = s
 	}
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.GroupState = randString(r)
-	}
-	if true {
-		m.GroupEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.AssignmentEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Topology = nil
-		} else {
-			m.Topology = new(codec.StreamsGroupDescribeResponseTopology)
-			fillStreamsGroupDescribeResponseTopology(m.Topology, r, v, depth+1)
-		}
-	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseMember, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseMember(&s[i], r, v, depth+1)
-			}
-			m.Members = s
-		}
-	}
-	if true {
-		m.AuthorizedOperations = int32(randInt(r, 32))
-	}
+	m.AuthorizedOperations = int32(randInt(r, 32))
 	if v >= 1 {
-		if (v >= 1) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.TopologyDescription = nil
 		} else {
 			m.TopologyDescription = new(codec.StreamsGroupDescribeResponseTopologyDescription)
@@ -10521,286 +8387,210 @@ func fillStreamsGroupDescribeResponseDescribedGroup(m *codec.StreamsGroupDescrib
 		m.TopologyDescriptionStatus = int8(randInt(r, 8))
 	}
 	if v >= 1 {
-		if (v >= 1) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.AssignorName = nil
 		} else {
 			s := randString(r)
 			m.AssignorName = &s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponseTopology(m *codec.StreamsGroupDescribeResponseTopology, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Epoch = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Subtopologies = nil
-		} else {
-			s := make([]codec.StreamsGroupDescribeResponseSubtopology, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseSubtopology(&s[i], r, v, depth+1)
-			}
-			m.Subtopologies = s
+	m.Epoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Subtopologies = nil
+	} else {
+		s := make([]codec.StreamsGroupDescribeResponseSubtopology, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseSubtopology(&s[i], r, v, depth+1)
 		}
+		m.Subtopologies = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponseSubtopology(m *codec.StreamsGroupDescribeResponseSubtopology, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.SubtopologyId = randString(r)
-	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.SourceTopics = s
+	m.SubtopologyId = randString(r)
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.SourceTopics = s
 	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.RepartitionSinkTopics = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.RepartitionSinkTopics = s
 	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseTopicInfo, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseTopicInfo(&s[i], r, v, depth+1)
-			}
-			m.StateChangelogTopics = s
+	{
+		s := make([]codec.StreamsGroupDescribeResponseTopicInfo, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseTopicInfo(&s[i], r, v, depth+1)
 		}
+		m.StateChangelogTopics = s
 	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseTopicInfo, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseTopicInfo(&s[i], r, v, depth+1)
-			}
-			m.RepartitionSourceTopics = s
+	{
+		s := make([]codec.StreamsGroupDescribeResponseTopicInfo, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseTopicInfo(&s[i], r, v, depth+1)
 		}
+		m.RepartitionSourceTopics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponseTopicInfo(m *codec.StreamsGroupDescribeResponseTopicInfo, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Partitions = int32(randInt(r, 32))
-	}
-	if true {
-		m.ReplicationFactor = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseKeyValue, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseKeyValue(&s[i], r, v, depth+1)
-			}
-			m.TopicConfigs = s
+	m.Name = randString(r)
+	m.Partitions = int32(randInt(r, 32))
+	m.ReplicationFactor = int16(randInt(r, 16))
+	{
+		s := make([]codec.StreamsGroupDescribeResponseKeyValue, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseKeyValue(&s[i], r, v, depth+1)
 		}
+		m.TopicConfigs = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponseKeyValue(m *codec.StreamsGroupDescribeResponseKeyValue, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Key = randString(r)
-	}
-	if true {
-		m.Value = randString(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Key = randString(r)
+	m.Value = randString(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponseMember(m *codec.StreamsGroupDescribeResponseMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.MemberId = randString(r)
+	m.MemberId = randString(r)
+	m.MemberEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.InstanceId = nil
+	} else {
+		s := randString(r)
+		m.InstanceId = &s
 	}
-	if true {
-		m.MemberEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.RackId = nil
+	} else {
+		s := randString(r)
+		m.RackId = &s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.InstanceId = nil
-		} else {
-			s := randString(r)
-			m.InstanceId = &s
+	m.ClientId = randString(r)
+	m.ClientHost = randString(r)
+	m.TopologyEpoch = int32(randInt(r, 32))
+	m.ProcessId = randString(r)
+	if r.Intn(4) == 0 {
+		m.UserEndpoint = nil
+	} else {
+		m.UserEndpoint = new(codec.StreamsGroupDescribeResponseEndpoint)
+		fillStreamsGroupDescribeResponseEndpoint(m.UserEndpoint, r, v, depth+1)
+	}
+	{
+		s := make([]codec.StreamsGroupDescribeResponseKeyValue, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseKeyValue(&s[i], r, v, depth+1)
 		}
+		m.ClientTags = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.RackId = nil
-		} else {
-			s := randString(r)
-			m.RackId = &s
+	{
+		s := make([]codec.StreamsGroupDescribeResponseTaskOffset, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseTaskOffset(&s[i], r, v, depth+1)
 		}
+		m.TaskOffsets = s
 	}
-	if true {
-		m.ClientId = randString(r)
-	}
-	if true {
-		m.ClientHost = randString(r)
-	}
-	if true {
-		m.TopologyEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.ProcessId = randString(r)
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.UserEndpoint = nil
-		} else {
-			m.UserEndpoint = new(codec.StreamsGroupDescribeResponseEndpoint)
-			fillStreamsGroupDescribeResponseEndpoint(m.UserEndpoint, r, v, depth+1)
+	{
+		s := make([]codec.StreamsGroupDescribeResponseTaskOffset, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseTaskOffset(&s[i], r, v, depth+1)
 		}
+		m.TaskEndOffsets = s
 	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseKeyValue, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseKeyValue(&s[i], r, v, depth+1)
-			}
-			m.ClientTags = s
-		}
-	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseTaskOffset, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseTaskOffset(&s[i], r, v, depth+1)
-			}
-			m.TaskOffsets = s
-		}
-	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseTaskOffset, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseTaskOffset(&s[i], r, v, depth+1)
-			}
-			m.TaskEndOffsets = s
-		}
-	}
-	if true {
-		fillStreamsGroupDescribeResponseAssignment(&m.Assignment, r, v, depth+1)
-	}
-	if true {
-		fillStreamsGroupDescribeResponseAssignment(&m.TargetAssignment, r, v, depth+1)
-	}
-	if true {
-		m.IsClassic = r.Intn(2) == 0
-	}
-	if (true) && r.Intn(4) == 0 {
+	fillStreamsGroupDescribeResponseAssignment(&m.Assignment, r, v, depth+1)
+	fillStreamsGroupDescribeResponseAssignment(&m.TargetAssignment, r, v, depth+1)
+	m.IsClassic = r.Intn(2) == 0
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponseEndpoint(m *codec.StreamsGroupDescribeResponseEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = uint16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Host = randString(r)
+	m.Port = uint16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponseTaskOffset(m *codec.StreamsGroupDescribeResponseTaskOffset, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.SubtopologyId = randString(r)
-	}
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
-	if true {
-		m.Offset = randInt(r, 64)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.SubtopologyId = randString(r)
+	m.Partition = int32(randInt(r, 32))
+	m.Offset = randInt(r, 64)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponseAssignment(m *codec.StreamsGroupDescribeResponseAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseTaskIds, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseTaskIds(&s[i], r, v, depth+1)
-			}
-			m.ActiveTasks = s
+	{
+		s := make([]codec.StreamsGroupDescribeResponseTaskIds, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseTaskIds(&s[i], r, v, depth+1)
 		}
+		m.ActiveTasks = s
 	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseTaskIds, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseTaskIds(&s[i], r, v, depth+1)
-			}
-			m.StandbyTasks = s
+	{
+		s := make([]codec.StreamsGroupDescribeResponseTaskIds, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseTaskIds(&s[i], r, v, depth+1)
 		}
+		m.StandbyTasks = s
 	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupDescribeResponseTaskIds, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupDescribeResponseTaskIds(&s[i], r, v, depth+1)
-			}
-			m.WarmupTasks = s
+	{
+		s := make([]codec.StreamsGroupDescribeResponseTaskIds, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupDescribeResponseTaskIds(&s[i], r, v, depth+1)
 		}
+		m.WarmupTasks = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupDescribeResponseTaskIds(m *codec.StreamsGroupDescribeResponseTaskIds, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.SubtopologyId = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.SubtopologyId = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -10825,7 +8615,7 @@ func fillStreamsGroupDescribeResponseTopologyDescription(m *codec.StreamsGroupDe
 			m.GlobalStores = s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -10844,7 +8634,7 @@ func fillStreamsGroupDescribeResponseTopologyDescriptionSubtopology(m *codec.Str
 			m.Nodes = s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -10867,7 +8657,7 @@ func fillStreamsGroupDescribeResponseTopologyDescriptionNode(m *codec.StreamsGro
 		}
 	}
 	if v >= 1 {
-		if (v >= 1) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.SinkTopic = nil
 		} else {
 			s := randString(r)
@@ -10892,7 +8682,7 @@ func fillStreamsGroupDescribeResponseTopologyDescriptionNode(m *codec.StreamsGro
 			m.Successors = s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -10905,695 +8695,519 @@ func fillStreamsGroupDescribeResponseTopologyDescriptionGlobalStore(m *codec.Str
 	if v >= 1 {
 		fillStreamsGroupDescribeResponseTopologyDescriptionNode(&m.Processor, r, v, depth+1)
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatRequest(m *codec.StreamsGroupHeartbeatRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
+	m.GroupId = randString(r)
+	m.MemberId = randString(r)
+	m.MemberEpoch = int32(randInt(r, 32))
+	m.EndpointInformationEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.InstanceId = nil
+	} else {
+		s := randString(r)
+		m.InstanceId = &s
 	}
-	if true {
-		m.MemberId = randString(r)
+	if r.Intn(4) == 0 {
+		m.RackId = nil
+	} else {
+		s := randString(r)
+		m.RackId = &s
 	}
-	if true {
-		m.MemberEpoch = int32(randInt(r, 32))
+	m.RebalanceTimeoutMs = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.Topology = nil
+	} else {
+		m.Topology = new(codec.StreamsGroupHeartbeatRequestTopology)
+		fillStreamsGroupHeartbeatRequestTopology(m.Topology, r, v, depth+1)
 	}
-	if true {
-		m.EndpointInformationEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.InstanceId = nil
-		} else {
-			s := randString(r)
-			m.InstanceId = &s
+	if r.Intn(4) == 0 {
+		m.ActiveTasks = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatRequestTaskIds, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestTaskIds(&s[i], r, v, depth+1)
 		}
+		m.ActiveTasks = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.RackId = nil
-		} else {
-			s := randString(r)
-			m.RackId = &s
+	if r.Intn(4) == 0 {
+		m.StandbyTasks = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatRequestTaskIds, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestTaskIds(&s[i], r, v, depth+1)
 		}
+		m.StandbyTasks = s
 	}
-	if true {
-		m.RebalanceTimeoutMs = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Topology = nil
-		} else {
-			m.Topology = new(codec.StreamsGroupHeartbeatRequestTopology)
-			fillStreamsGroupHeartbeatRequestTopology(m.Topology, r, v, depth+1)
+	if r.Intn(4) == 0 {
+		m.WarmupTasks = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatRequestTaskIds, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestTaskIds(&s[i], r, v, depth+1)
 		}
+		m.WarmupTasks = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ActiveTasks = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatRequestTaskIds, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestTaskIds(&s[i], r, v, depth+1)
-			}
-			m.ActiveTasks = s
+	if r.Intn(4) == 0 {
+		m.ProcessId = nil
+	} else {
+		s := randString(r)
+		m.ProcessId = &s
+	}
+	if r.Intn(4) == 0 {
+		m.UserEndpoint = nil
+	} else {
+		m.UserEndpoint = new(codec.StreamsGroupHeartbeatRequestEndpoint)
+		fillStreamsGroupHeartbeatRequestEndpoint(m.UserEndpoint, r, v, depth+1)
+	}
+	if r.Intn(4) == 0 {
+		m.ClientTags = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatRequestKeyValue, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestKeyValue(&s[i], r, v, depth+1)
 		}
+		m.ClientTags = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.StandbyTasks = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatRequestTaskIds, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestTaskIds(&s[i], r, v, depth+1)
-			}
-			m.StandbyTasks = s
+	if r.Intn(4) == 0 {
+		m.TaskOffsets = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatRequestTaskOffset, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestTaskOffset(&s[i], r, v, depth+1)
 		}
+		m.TaskOffsets = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.WarmupTasks = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatRequestTaskIds, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestTaskIds(&s[i], r, v, depth+1)
-			}
-			m.WarmupTasks = s
+	if r.Intn(4) == 0 {
+		m.TaskEndOffsets = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatRequestTaskOffset, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestTaskOffset(&s[i], r, v, depth+1)
 		}
+		m.TaskEndOffsets = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ProcessId = nil
-		} else {
-			s := randString(r)
-			m.ProcessId = &s
-		}
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.UserEndpoint = nil
-		} else {
-			m.UserEndpoint = new(codec.StreamsGroupHeartbeatRequestEndpoint)
-			fillStreamsGroupHeartbeatRequestEndpoint(m.UserEndpoint, r, v, depth+1)
-		}
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ClientTags = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatRequestKeyValue, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestKeyValue(&s[i], r, v, depth+1)
-			}
-			m.ClientTags = s
-		}
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.TaskOffsets = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatRequestTaskOffset, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestTaskOffset(&s[i], r, v, depth+1)
-			}
-			m.TaskOffsets = s
-		}
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.TaskEndOffsets = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatRequestTaskOffset, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestTaskOffset(&s[i], r, v, depth+1)
-			}
-			m.TaskEndOffsets = s
-		}
-	}
-	if true {
-		m.ShutdownApplication = r.Intn(2) == 0
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ShutdownApplication = r.Intn(2) == 0
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatRequestTopology(m *codec.StreamsGroupHeartbeatRequestTopology, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Epoch = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupHeartbeatRequestSubtopology, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestSubtopology(&s[i], r, v, depth+1)
-			}
-			m.Subtopologies = s
+	m.Epoch = int32(randInt(r, 32))
+	{
+		s := make([]codec.StreamsGroupHeartbeatRequestSubtopology, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestSubtopology(&s[i], r, v, depth+1)
 		}
+		m.Subtopologies = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatRequestSubtopology(m *codec.StreamsGroupHeartbeatRequestSubtopology, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.SubtopologyId = randString(r)
-	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.SourceTopics = s
+	m.SubtopologyId = randString(r)
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.SourceTopics = s
 	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.SourceTopicRegex = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.SourceTopicRegex = s
 	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupHeartbeatRequestTopicInfo, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestTopicInfo(&s[i], r, v, depth+1)
-			}
-			m.StateChangelogTopics = s
+	{
+		s := make([]codec.StreamsGroupHeartbeatRequestTopicInfo, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestTopicInfo(&s[i], r, v, depth+1)
 		}
+		m.StateChangelogTopics = s
 	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.RepartitionSinkTopics = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.RepartitionSinkTopics = s
 	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupHeartbeatRequestTopicInfo, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestTopicInfo(&s[i], r, v, depth+1)
-			}
-			m.RepartitionSourceTopics = s
+	{
+		s := make([]codec.StreamsGroupHeartbeatRequestTopicInfo, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestTopicInfo(&s[i], r, v, depth+1)
 		}
+		m.RepartitionSourceTopics = s
 	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupHeartbeatRequestCopartitionGroup, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestCopartitionGroup(&s[i], r, v, depth+1)
-			}
-			m.CopartitionGroups = s
+	{
+		s := make([]codec.StreamsGroupHeartbeatRequestCopartitionGroup, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestCopartitionGroup(&s[i], r, v, depth+1)
 		}
+		m.CopartitionGroups = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatRequestTopicInfo(m *codec.StreamsGroupHeartbeatRequestTopicInfo, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Partitions = int32(randInt(r, 32))
-	}
-	if true {
-		m.ReplicationFactor = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupHeartbeatRequestKeyValue, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatRequestKeyValue(&s[i], r, v, depth+1)
-			}
-			m.TopicConfigs = s
+	m.Name = randString(r)
+	m.Partitions = int32(randInt(r, 32))
+	m.ReplicationFactor = int16(randInt(r, 16))
+	{
+		s := make([]codec.StreamsGroupHeartbeatRequestKeyValue, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatRequestKeyValue(&s[i], r, v, depth+1)
 		}
+		m.TopicConfigs = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatRequestKeyValue(m *codec.StreamsGroupHeartbeatRequestKeyValue, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Key = randString(r)
-	}
-	if true {
-		m.Value = randString(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Key = randString(r)
+	m.Value = randString(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatRequestCopartitionGroup(m *codec.StreamsGroupHeartbeatRequestCopartitionGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]int16, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int16(randInt(r, 16))
-			}
-			m.SourceTopics = s
+	{
+		s := make([]int16, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int16(randInt(r, 16))
 		}
+		m.SourceTopics = s
 	}
-	if true {
-		{
-			s := make([]int16, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int16(randInt(r, 16))
-			}
-			m.SourceTopicRegex = s
+	{
+		s := make([]int16, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int16(randInt(r, 16))
 		}
+		m.SourceTopicRegex = s
 	}
-	if true {
-		{
-			s := make([]int16, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int16(randInt(r, 16))
-			}
-			m.RepartitionSourceTopics = s
+	{
+		s := make([]int16, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int16(randInt(r, 16))
 		}
+		m.RepartitionSourceTopics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatRequestTaskIds(m *codec.StreamsGroupHeartbeatRequestTaskIds, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.SubtopologyId = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.SubtopologyId = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatRequestEndpoint(m *codec.StreamsGroupHeartbeatRequestEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = uint16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Host = randString(r)
+	m.Port = uint16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatRequestTaskOffset(m *codec.StreamsGroupHeartbeatRequestTaskOffset, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.SubtopologyId = randString(r)
-	}
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
-	if true {
-		m.Offset = randInt(r, 64)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.SubtopologyId = randString(r)
+	m.Partition = int32(randInt(r, 32))
+	m.Offset = randInt(r, 64)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatResponse(m *codec.StreamsGroupHeartbeatResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if true {
-		m.MemberId = randString(r)
-	}
-	if true {
-		m.MemberEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.HeartbeatIntervalMs = int32(randInt(r, 32))
-	}
+	m.MemberId = randString(r)
+	m.MemberEpoch = int32(randInt(r, 32))
+	m.HeartbeatIntervalMs = int32(randInt(r, 32))
 	if v <= 0 {
 		m.AcceptableRecoveryLagLegacy = int32(randInt(r, 32))
 	}
-	if true {
-		m.TaskOffsetIntervalMs = int32(randInt(r, 32))
-	}
+	m.TaskOffsetIntervalMs = int32(randInt(r, 32))
 	if v >= 1 {
 		m.AcceptableRecoveryLag = randInt(r, 64)
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.Status = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatResponseStatus, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatResponseStatus(&s[i], r, v, depth+1)
-			}
-			m.Status = s
+	if r.Intn(4) == 0 {
+		m.Status = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatResponseStatus, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatResponseStatus(&s[i], r, v, depth+1)
 		}
+		m.Status = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ActiveTasks = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatResponseTaskIds, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatResponseTaskIds(&s[i], r, v, depth+1)
-			}
-			m.ActiveTasks = s
+	if r.Intn(4) == 0 {
+		m.ActiveTasks = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatResponseTaskIds, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatResponseTaskIds(&s[i], r, v, depth+1)
 		}
+		m.ActiveTasks = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.StandbyTasks = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatResponseTaskIds, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatResponseTaskIds(&s[i], r, v, depth+1)
-			}
-			m.StandbyTasks = s
+	if r.Intn(4) == 0 {
+		m.StandbyTasks = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatResponseTaskIds, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatResponseTaskIds(&s[i], r, v, depth+1)
 		}
+		m.StandbyTasks = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.WarmupTasks = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatResponseTaskIds, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatResponseTaskIds(&s[i], r, v, depth+1)
-			}
-			m.WarmupTasks = s
+	if r.Intn(4) == 0 {
+		m.WarmupTasks = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatResponseTaskIds, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatResponseTaskIds(&s[i], r, v, depth+1)
 		}
+		m.WarmupTasks = s
 	}
 	if v >= 1 {
 		m.TopologyDescriptionRequired = r.Intn(2) == 0
 	}
-	if true {
-		m.EndpointInformationEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.PartitionsByUserEndpoint = nil
-		} else {
-			s := make([]codec.StreamsGroupHeartbeatResponseEndpointToPartitions, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatResponseEndpointToPartitions(&s[i], r, v, depth+1)
-			}
-			m.PartitionsByUserEndpoint = s
+	m.EndpointInformationEpoch = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
+		m.PartitionsByUserEndpoint = nil
+	} else {
+		s := make([]codec.StreamsGroupHeartbeatResponseEndpointToPartitions, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatResponseEndpointToPartitions(&s[i], r, v, depth+1)
 		}
+		m.PartitionsByUserEndpoint = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatResponseStatus(m *codec.StreamsGroupHeartbeatResponseStatus, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.StatusCode = int8(randInt(r, 8))
-	}
-	if true {
-		m.StatusDetail = randString(r)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.StatusCode = int8(randInt(r, 8))
+	m.StatusDetail = randString(r)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatResponseTaskIds(m *codec.StreamsGroupHeartbeatResponseTaskIds, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.SubtopologyId = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.SubtopologyId = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatResponseEndpointToPartitions(m *codec.StreamsGroupHeartbeatResponseEndpointToPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		fillStreamsGroupHeartbeatResponseEndpoint(&m.UserEndpoint, r, v, depth+1)
-	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupHeartbeatResponseTopicPartition, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatResponseTopicPartition(&s[i], r, v, depth+1)
-			}
-			m.ActivePartitions = s
+	fillStreamsGroupHeartbeatResponseEndpoint(&m.UserEndpoint, r, v, depth+1)
+	{
+		s := make([]codec.StreamsGroupHeartbeatResponseTopicPartition, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatResponseTopicPartition(&s[i], r, v, depth+1)
 		}
+		m.ActivePartitions = s
 	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupHeartbeatResponseTopicPartition, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupHeartbeatResponseTopicPartition(&s[i], r, v, depth+1)
-			}
-			m.StandbyPartitions = s
+	{
+		s := make([]codec.StreamsGroupHeartbeatResponseTopicPartition, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupHeartbeatResponseTopicPartition(&s[i], r, v, depth+1)
 		}
+		m.StandbyPartitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatResponseEndpoint(m *codec.StreamsGroupHeartbeatResponseEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = uint16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Host = randString(r)
+	m.Port = uint16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupHeartbeatResponseTopicPartition(m *codec.StreamsGroupHeartbeatResponseTopicPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Topic = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Partitions = s
+	m.Topic = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupTopologyDescriptionUpdateRequest(m *codec.StreamsGroupTopologyDescriptionUpdateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.MemberId = randString(r)
-	}
-	if true {
-		m.TopologyEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription(&m.TopologyDescription, r, v, depth+1)
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.GroupId = randString(r)
+	m.MemberId = randString(r)
+	m.TopologyEpoch = int32(randInt(r, 32))
+	fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription(&m.TopologyDescription, r, v, depth+1)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription(m *codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology(&s[i], r, v, depth+1)
-			}
-			m.Subtopologies = s
+	{
+		s := make([]codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology(&s[i], r, v, depth+1)
 		}
+		m.Subtopologies = s
 	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore(&s[i], r, v, depth+1)
-			}
-			m.GlobalStores = s
+	{
+		s := make([]codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore(&s[i], r, v, depth+1)
 		}
+		m.GlobalStores = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology(m *codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.SubtopologyId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode, arrayLen(r, depth))
-			for i := range s {
-				fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(&s[i], r, v, depth+1)
-			}
-			m.Nodes = s
+	m.SubtopologyId = randString(r)
+	{
+		s := make([]codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode, arrayLen(r, depth))
+		for i := range s {
+			fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(&s[i], r, v, depth+1)
 		}
+		m.Nodes = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(m *codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.NodeType = int8(randInt(r, 8))
-	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.SourceTopics = s
+	m.Name = randString(r)
+	m.NodeType = int8(randInt(r, 8))
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.SourceTopics = s
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.SinkTopic = nil
-		} else {
-			s := randString(r)
-			m.SinkTopic = &s
+	if r.Intn(4) == 0 {
+		m.SinkTopic = nil
+	} else {
+		s := randString(r)
+		m.SinkTopic = &s
+	}
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.Stores = s
 	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.Stores = s
+	{
+		s := make([]string, arrayLen(r, depth))
+		for i := range s {
+			s[i] = randString(r)
 		}
+		m.Successors = s
 	}
-	if true {
-		{
-			s := make([]string, arrayLen(r, depth))
-			for i := range s {
-				s[i] = randString(r)
-			}
-			m.Successors = s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore(m *codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(&m.Source, r, v, depth+1)
-	}
-	if true {
-		fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(&m.Processor, r, v, depth+1)
-	}
-	if (true) && r.Intn(4) == 0 {
+	fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(&m.Source, r, v, depth+1)
+	fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode(&m.Processor, r, v, depth+1)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillStreamsGroupTopologyDescriptionUpdateResponse(m *codec.StreamsGroupTopologyDescriptionUpdateResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillSyncGroupRequest(m *codec.SyncGroupRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.GenerationId = int32(randInt(r, 32))
-	}
-	if true {
-		m.MemberId = randString(r)
-	}
+	m.GroupId = randString(r)
+	m.GenerationId = int32(randInt(r, 32))
+	m.MemberId = randString(r)
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.GroupInstanceId = nil
 		} else {
 			s := randString(r)
@@ -11601,7 +9215,7 @@ func fillSyncGroupRequest(m *codec.SyncGroupRequest, r *rand.Rand, v int16, dept
 		}
 	}
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ProtocolType = nil
 		} else {
 			s := randString(r)
@@ -11609,36 +9223,30 @@ func fillSyncGroupRequest(m *codec.SyncGroupRequest, r *rand.Rand, v int16, dept
 		}
 	}
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ProtocolName = nil
 		} else {
 			s := randString(r)
 			m.ProtocolName = &s
 		}
 	}
-	if true {
-		{
-			s := make([]codec.SyncGroupRequestAssignment, arrayLen(r, depth))
-			for i := range s {
-				fillSyncGroupRequestAssignment(&s[i], r, v, depth+1)
-			}
-			m.Assignments = s
+	{
+		s := make([]codec.SyncGroupRequestAssignment, arrayLen(r, depth))
+		for i := range s {
+			fillSyncGroupRequestAssignment(&s[i], r, v, depth+1)
 		}
+		m.Assignments = s
 	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillSyncGroupRequestAssignment(m *codec.SyncGroupRequestAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.MemberId = randString(r)
-	}
-	if true {
-		m.Assignment = randBytes(r)
-	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	m.MemberId = randString(r)
+	m.Assignment = randBytes(r)
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -11648,11 +9256,9 @@ func fillSyncGroupResponse(m *codec.SyncGroupResponse, r *rand.Rand, v int16, de
 	if v >= 1 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
+	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ProtocolType = nil
 		} else {
 			s := randString(r)
@@ -11660,35 +9266,25 @@ func fillSyncGroupResponse(m *codec.SyncGroupResponse, r *rand.Rand, v int16, de
 		}
 	}
 	if v >= 5 {
-		if (v >= 5) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.ProtocolName = nil
 		} else {
 			s := randString(r)
 			m.ProtocolName = &s
 		}
 	}
-	if true {
-		m.Assignment = randBytes(r)
-	}
-	if (v >= 4) && r.Intn(4) == 0 {
+	m.Assignment = randBytes(r)
+	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillTxnOffsetCommitRequest(m *codec.TxnOffsetCommitRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TransactionalId = randString(r)
-	}
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		m.ProducerId = randInt(r, 64)
-	}
-	if true {
-		m.ProducerEpoch = int16(randInt(r, 16))
-	}
+	m.TransactionalId = randString(r)
+	m.GroupId = randString(r)
+	m.ProducerId = randInt(r, 64)
+	m.ProducerEpoch = int16(randInt(r, 16))
 	if v >= 3 {
 		m.GenerationIdOrMemberEpoch = int32(randInt(r, 32))
 	}
@@ -11696,23 +9292,21 @@ func fillTxnOffsetCommitRequest(m *codec.TxnOffsetCommitRequest, r *rand.Rand, v
 		m.MemberId = randString(r)
 	}
 	if v >= 3 {
-		if (v >= 3) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.GroupInstanceId = nil
 		} else {
 			s := randString(r)
 			m.GroupInstanceId = &s
 		}
 	}
-	if true {
-		{
-			s := make([]codec.TxnOffsetCommitRequestTopic, arrayLen(r, depth))
-			for i := range s {
-				fillTxnOffsetCommitRequestTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.TxnOffsetCommitRequestTopic, arrayLen(r, depth))
+		for i := range s {
+			fillTxnOffsetCommitRequestTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -11725,59 +9319,47 @@ func fillTxnOffsetCommitRequestTopic(m *codec.TxnOffsetCommitRequestTopic, r *ra
 	if v >= 6 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		{
-			s := make([]codec.TxnOffsetCommitRequestPartition, arrayLen(r, depth))
-			for i := range s {
-				fillTxnOffsetCommitRequestPartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	{
+		s := make([]codec.TxnOffsetCommitRequestPartition, arrayLen(r, depth))
+		for i := range s {
+			fillTxnOffsetCommitRequestPartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillTxnOffsetCommitRequestPartition(m *codec.TxnOffsetCommitRequestPartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.CommittedOffset = randInt(r, 64)
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.CommittedOffset = randInt(r, 64)
 	if v >= 2 {
 		m.CommittedLeaderEpoch = int32(randInt(r, 32))
 	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.CommittedMetadata = nil
-		} else {
-			s := randString(r)
-			m.CommittedMetadata = &s
-		}
+	if r.Intn(4) == 0 {
+		m.CommittedMetadata = nil
+	} else {
+		s := randString(r)
+		m.CommittedMetadata = &s
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillTxnOffsetCommitResponse(m *codec.TxnOffsetCommitResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.TxnOffsetCommitResponseTopic, arrayLen(r, depth))
-			for i := range s {
-				fillTxnOffsetCommitResponseTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.TxnOffsetCommitResponseTopic, arrayLen(r, depth))
+		for i := range s {
+			fillTxnOffsetCommitResponseTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -11790,151 +9372,115 @@ func fillTxnOffsetCommitResponseTopic(m *codec.TxnOffsetCommitResponseTopic, r *
 	if v >= 6 {
 		m.TopicId = randUUID(r)
 	}
-	if true {
-		{
-			s := make([]codec.TxnOffsetCommitResponsePartition, arrayLen(r, depth))
-			for i := range s {
-				fillTxnOffsetCommitResponsePartition(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	{
+		s := make([]codec.TxnOffsetCommitResponsePartition, arrayLen(r, depth))
+		for i := range s {
+			fillTxnOffsetCommitResponsePartition(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillTxnOffsetCommitResponsePartition(m *codec.TxnOffsetCommitResponsePartition, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 3) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUnregisterBrokerRequest(m *codec.UnregisterBrokerRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.BrokerId = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.BrokerId = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUnregisterBrokerResponse(m *codec.UnregisterBrokerResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUnregisterControllerRequest(m *codec.UnregisterControllerRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ControllerId = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.ControllerId = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUnregisterControllerResponse(m *codec.UnregisterControllerResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateFeaturesRequest(m *codec.UpdateFeaturesRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TimeoutMs = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]codec.UpdateFeaturesRequestFeatureUpdateKey, arrayLen(r, depth))
-			for i := range s {
-				fillUpdateFeaturesRequestFeatureUpdateKey(&s[i], r, v, depth+1)
-			}
-			m.FeatureUpdates = s
+	m.TimeoutMs = int32(randInt(r, 32))
+	{
+		s := make([]codec.UpdateFeaturesRequestFeatureUpdateKey, arrayLen(r, depth))
+		for i := range s {
+			fillUpdateFeaturesRequestFeatureUpdateKey(&s[i], r, v, depth+1)
 		}
+		m.FeatureUpdates = s
 	}
 	if v >= 1 {
 		m.ValidateOnly = r.Intn(2) == 0
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateFeaturesRequestFeatureUpdateKey(m *codec.UpdateFeaturesRequestFeatureUpdateKey, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Feature = randString(r)
-	}
-	if true {
-		m.MaxVersionLevel = int16(randInt(r, 16))
-	}
+	m.Feature = randString(r)
+	m.MaxVersionLevel = int16(randInt(r, 16))
 	if v <= 0 {
 		m.AllowDowngrade = r.Intn(2) == 0
 	}
 	if v >= 1 {
 		m.UpgradeType = int8(randInt(r, 8))
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateFeaturesResponse(m *codec.UpdateFeaturesResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
 	if v <= 1 {
 		{
@@ -11945,46 +9491,36 @@ func fillUpdateFeaturesResponse(m *codec.UpdateFeaturesResponse, r *rand.Rand, v
 			m.Results = s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateFeaturesResponseUpdatableFeatureResult(m *codec.UpdateFeaturesResponseUpdatableFeatureResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Feature = randString(r)
+	m.Feature = randString(r)
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateMetadataRequest(m *codec.UpdateMetadataRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ControllerId = int32(randInt(r, 32))
-	}
+	m.ControllerId = int32(randInt(r, 32))
 	if v >= 8 {
 		m.IsKRaftController = r.Intn(2) == 0
 	}
-	if (v >= 8) && r.Intn(3) > 0 {
+	if v >= 8 && r.Intn(3) > 0 {
 		m.Type = int8(randInt(r, 8))
 	}
-	if true {
-		m.ControllerEpoch = int32(randInt(r, 32))
-	}
+	m.ControllerEpoch = int32(randInt(r, 32))
 	if v >= 5 {
 		m.BrokerEpoch = randInt(r, 64)
 	}
@@ -12006,16 +9542,14 @@ func fillUpdateMetadataRequest(m *codec.UpdateMetadataRequest, r *rand.Rand, v i
 			m.TopicStates = s
 		}
 	}
-	if true {
-		{
-			s := make([]codec.UpdateMetadataRequestUpdateMetadataBroker, arrayLen(r, depth))
-			for i := range s {
-				fillUpdateMetadataRequestUpdateMetadataBroker(&s[i], r, v, depth+1)
-			}
-			m.LiveBrokers = s
+	{
+		s := make([]codec.UpdateMetadataRequestUpdateMetadataBroker, arrayLen(r, depth))
+		for i := range s {
+			fillUpdateMetadataRequestUpdateMetadataBroker(&s[i], r, v, depth+1)
 		}
+		m.LiveBrokers = s
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
@@ -12025,38 +9559,24 @@ func fillUpdateMetadataRequestUpdateMetadataPartitionState(m *codec.UpdateMetada
 	if v <= 4 {
 		m.TopicName = randString(r)
 	}
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ControllerEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.Leader = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Isr = s
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ControllerEpoch = int32(randInt(r, 32))
+	m.Leader = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Isr = s
 	}
-	if true {
-		m.ZkVersion = int32(randInt(r, 32))
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.Replicas = s
+	m.ZkVersion = int32(randInt(r, 32))
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.Replicas = s
 	}
 	if v >= 4 {
 		{
@@ -12067,7 +9587,7 @@ func fillUpdateMetadataRequestUpdateMetadataPartitionState(m *codec.UpdateMetada
 			m.OfflineReplicas = s
 		}
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -12089,16 +9609,14 @@ func fillUpdateMetadataRequestUpdateMetadataTopicState(m *codec.UpdateMetadataRe
 			m.PartitionStates = s
 		}
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateMetadataRequestUpdateMetadataBroker(m *codec.UpdateMetadataRequestUpdateMetadataBroker, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Id = int32(randInt(r, 32))
-	}
+	m.Id = int32(randInt(r, 32))
 	if v <= 0 {
 		m.V0Host = randString(r)
 	}
@@ -12115,14 +9633,14 @@ func fillUpdateMetadataRequestUpdateMetadataBroker(m *codec.UpdateMetadataReques
 		}
 	}
 	if v >= 2 {
-		if (v >= 2) && r.Intn(4) == 0 {
+		if r.Intn(4) == 0 {
 			m.Rack = nil
 		} else {
 			s := randString(r)
 			m.Rack = &s
 		}
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -12141,213 +9659,155 @@ func fillUpdateMetadataRequestUpdateMetadataEndpoint(m *codec.UpdateMetadataRequ
 	if v >= 1 {
 		m.SecurityProtocol = int16(randInt(r, 16))
 	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateMetadataResponse(m *codec.UpdateMetadataResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 6) && r.Intn(4) == 0 {
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 6 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateRaftVoterRequest(m *codec.UpdateRaftVoterRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ClusterId = nil
-		} else {
-			s := randString(r)
-			m.ClusterId = &s
+	if r.Intn(4) == 0 {
+		m.ClusterId = nil
+	} else {
+		s := randString(r)
+		m.ClusterId = &s
+	}
+	m.CurrentLeaderEpoch = int32(randInt(r, 32))
+	m.VoterId = int32(randInt(r, 32))
+	m.VoterDirectoryId = randUUID(r)
+	{
+		s := make([]codec.UpdateRaftVoterRequestListener, arrayLen(r, depth))
+		for i := range s {
+			fillUpdateRaftVoterRequestListener(&s[i], r, v, depth+1)
 		}
+		m.Listeners = s
 	}
-	if true {
-		m.CurrentLeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.VoterId = int32(randInt(r, 32))
-	}
-	if true {
-		m.VoterDirectoryId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.UpdateRaftVoterRequestListener, arrayLen(r, depth))
-			for i := range s {
-				fillUpdateRaftVoterRequestListener(&s[i], r, v, depth+1)
-			}
-			m.Listeners = s
-		}
-	}
-	if true {
-		fillUpdateRaftVoterRequestKRaftVersionFeature(&m.KRaftVersionFeature, r, v, depth+1)
-	}
-	if (true) && r.Intn(4) == 0 {
+	fillUpdateRaftVoterRequestKRaftVersionFeature(&m.KRaftVersionFeature, r, v, depth+1)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateRaftVoterRequestListener(m *codec.UpdateRaftVoterRequestListener, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = uint16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	m.Host = randString(r)
+	m.Port = uint16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateRaftVoterRequestKRaftVersionFeature(m *codec.UpdateRaftVoterRequestKRaftVersionFeature, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.MinSupportedVersion = int16(randInt(r, 16))
-	}
-	if true {
-		m.MaxSupportedVersion = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.MinSupportedVersion = int16(randInt(r, 16))
+	m.MaxSupportedVersion = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillUpdateRaftVoterResponse(m *codec.UpdateRaftVoterResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ThrottleTimeMs = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(3) > 0 {
+	m.ThrottleTimeMs = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(3) > 0 {
 		fillUpdateRaftVoterResponseCurrentLeader(&m.CurrentLeader, r, v, depth+1)
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
 
 func fillUpdateRaftVoterResponseCurrentLeader(m *codec.UpdateRaftVoterResponseCurrentLeader, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = int32(randInt(r, 32))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	m.Host = randString(r)
+	m.Port = int32(randInt(r, 32))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillVoteRequest(m *codec.VoteRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ClusterId = nil
-		} else {
-			s := randString(r)
-			m.ClusterId = &s
-		}
+	if r.Intn(4) == 0 {
+		m.ClusterId = nil
+	} else {
+		s := randString(r)
+		m.ClusterId = &s
 	}
 	if v >= 1 {
 		m.VoterId = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.VoteRequestTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillVoteRequestTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	{
+		s := make([]codec.VoteRequestTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillVoteRequestTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillVoteRequestTopicData(m *codec.VoteRequestTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.VoteRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillVoteRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]codec.VoteRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillVoteRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillVoteRequestPartitionData(m *codec.VoteRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ReplicaEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.ReplicaId = int32(randInt(r, 32))
-	}
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ReplicaEpoch = int32(randInt(r, 32))
+	m.ReplicaId = int32(randInt(r, 32))
 	if v >= 1 {
 		m.ReplicaDirectoryId = randUUID(r)
 	}
 	if v >= 1 {
 		m.VoterDirectoryId = randUUID(r)
 	}
-	if true {
-		m.LastOffsetEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.LastOffset = randInt(r, 64)
-	}
+	m.LastOffsetEpoch = int32(randInt(r, 32))
+	m.LastOffset = randInt(r, 64)
 	if v >= 2 {
 		m.PreVote = r.Intn(2) == 0
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillVoteResponse(m *codec.VoteResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.VoteResponseTopicData, arrayLen(r, depth))
-			for i := range s {
-				fillVoteResponseTopicData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ErrorCode = int16(randInt(r, 16))
+	{
+		s := make([]codec.VoteResponseTopicData, arrayLen(r, depth))
+		for i := range s {
+			fillVoteResponseTopicData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 1) && r.Intn(3) > 0 {
+	if v >= 1 && r.Intn(3) > 0 {
 		{
 			s := make([]codec.VoteResponseNodeEndpoint, arrayLen(r, depth))
 			for i := range s {
@@ -12356,48 +9816,34 @@ func fillVoteResponse(m *codec.VoteResponse, r *rand.Rand, v int16, depth int) {
 			m.NodeEndpoints = s
 		}
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
 
 func fillVoteResponseTopicData(m *codec.VoteResponseTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicName = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.VoteResponsePartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillVoteResponsePartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicName = randString(r)
+	{
+		s := make([]codec.VoteResponsePartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillVoteResponsePartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillVoteResponsePartitionData(m *codec.VoteResponsePartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		m.LeaderId = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.VoteGranted = r.Intn(2) == 0
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	m.VoteGranted = r.Intn(2) == 0
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
@@ -12413,357 +9859,267 @@ func fillVoteResponseNodeEndpoint(m *codec.VoteResponseNodeEndpoint, r *rand.Ran
 	if v >= 1 {
 		m.Port = uint16(randInt(r, 16))
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillVotersRecord(m *codec.VotersRecord, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Version = int16(randInt(r, 16))
-	}
-	if true {
-		{
-			s := make([]codec.VotersRecordVoter, arrayLen(r, depth))
-			for i := range s {
-				fillVotersRecordVoter(&s[i], r, v, depth+1)
-			}
-			m.Voters = s
+	m.Version = int16(randInt(r, 16))
+	{
+		s := make([]codec.VotersRecordVoter, arrayLen(r, depth))
+		for i := range s {
+			fillVotersRecordVoter(&s[i], r, v, depth+1)
 		}
+		m.Voters = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillVotersRecordVoter(m *codec.VotersRecordVoter, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.VoterId = int32(randInt(r, 32))
-	}
-	if true {
-		m.VoterDirectoryId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.VotersRecordEndpoint, arrayLen(r, depth))
-			for i := range s {
-				fillVotersRecordEndpoint(&s[i], r, v, depth+1)
-			}
-			m.Endpoints = s
+	m.VoterId = int32(randInt(r, 32))
+	m.VoterDirectoryId = randUUID(r)
+	{
+		s := make([]codec.VotersRecordEndpoint, arrayLen(r, depth))
+		for i := range s {
+			fillVotersRecordEndpoint(&s[i], r, v, depth+1)
 		}
+		m.Endpoints = s
 	}
-	if true {
-		fillVotersRecordKRaftVersionFeature(&m.KRaftVersionFeature, r, v, depth+1)
-	}
-	if (true) && r.Intn(4) == 0 {
+	fillVotersRecordKRaftVersionFeature(&m.KRaftVersionFeature, r, v, depth+1)
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillVotersRecordEndpoint(m *codec.VotersRecordEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		m.Host = randString(r)
-	}
-	if true {
-		m.Port = uint16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.Name = randString(r)
+	m.Host = randString(r)
+	m.Port = uint16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillVotersRecordKRaftVersionFeature(m *codec.VotersRecordKRaftVersionFeature, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.MinSupportedVersion = int16(randInt(r, 16))
-	}
-	if true {
-		m.MaxSupportedVersion = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.MinSupportedVersion = int16(randInt(r, 16))
+	m.MaxSupportedVersion = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteShareGroupStateRequest(m *codec.WriteShareGroupStateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.GroupId = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.WriteShareGroupStateRequestWriteStateData, arrayLen(r, depth))
-			for i := range s {
-				fillWriteShareGroupStateRequestWriteStateData(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.GroupId = randString(r)
+	{
+		s := make([]codec.WriteShareGroupStateRequestWriteStateData, arrayLen(r, depth))
+		for i := range s {
+			fillWriteShareGroupStateRequestWriteStateData(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteShareGroupStateRequestWriteStateData(m *codec.WriteShareGroupStateRequestWriteStateData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.WriteShareGroupStateRequestPartitionData, arrayLen(r, depth))
-			for i := range s {
-				fillWriteShareGroupStateRequestPartitionData(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.WriteShareGroupStateRequestPartitionData, arrayLen(r, depth))
+		for i := range s {
+			fillWriteShareGroupStateRequestPartitionData(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteShareGroupStateRequestPartitionData(m *codec.WriteShareGroupStateRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
-	}
-	if true {
-		m.StateEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.LeaderEpoch = int32(randInt(r, 32))
-	}
-	if true {
-		m.StartOffset = randInt(r, 64)
-	}
+	m.Partition = int32(randInt(r, 32))
+	m.StateEpoch = int32(randInt(r, 32))
+	m.LeaderEpoch = int32(randInt(r, 32))
+	m.StartOffset = randInt(r, 64)
 	if v >= 1 {
 		m.DeliveryCompleteCount = int32(randInt(r, 32))
 	}
-	if true {
-		{
-			s := make([]codec.WriteShareGroupStateRequestStateBatch, arrayLen(r, depth))
-			for i := range s {
-				fillWriteShareGroupStateRequestStateBatch(&s[i], r, v, depth+1)
-			}
-			m.StateBatches = s
+	{
+		s := make([]codec.WriteShareGroupStateRequestStateBatch, arrayLen(r, depth))
+		for i := range s {
+			fillWriteShareGroupStateRequestStateBatch(&s[i], r, v, depth+1)
 		}
+		m.StateBatches = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteShareGroupStateRequestStateBatch(m *codec.WriteShareGroupStateRequestStateBatch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.FirstOffset = randInt(r, 64)
-	}
-	if true {
-		m.LastOffset = randInt(r, 64)
-	}
-	if true {
-		m.DeliveryState = int8(randInt(r, 8))
-	}
-	if true {
-		m.DeliveryCount = int16(randInt(r, 16))
-	}
-	if (true) && r.Intn(4) == 0 {
+	m.FirstOffset = randInt(r, 64)
+	m.LastOffset = randInt(r, 64)
+	m.DeliveryState = int8(randInt(r, 8))
+	m.DeliveryCount = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteShareGroupStateResponse(m *codec.WriteShareGroupStateResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.WriteShareGroupStateResponseWriteStateResult, arrayLen(r, depth))
-			for i := range s {
-				fillWriteShareGroupStateResponseWriteStateResult(&s[i], r, v, depth+1)
-			}
-			m.Results = s
+	{
+		s := make([]codec.WriteShareGroupStateResponseWriteStateResult, arrayLen(r, depth))
+		for i := range s {
+			fillWriteShareGroupStateResponseWriteStateResult(&s[i], r, v, depth+1)
 		}
+		m.Results = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteShareGroupStateResponseWriteStateResult(m *codec.WriteShareGroupStateResponseWriteStateResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.TopicId = randUUID(r)
-	}
-	if true {
-		{
-			s := make([]codec.WriteShareGroupStateResponsePartitionResult, arrayLen(r, depth))
-			for i := range s {
-				fillWriteShareGroupStateResponsePartitionResult(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.TopicId = randUUID(r)
+	{
+		s := make([]codec.WriteShareGroupStateResponsePartitionResult, arrayLen(r, depth))
+		for i := range s {
+			fillWriteShareGroupStateResponsePartitionResult(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteShareGroupStateResponsePartitionResult(m *codec.WriteShareGroupStateResponsePartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Partition = int32(randInt(r, 32))
+	m.Partition = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if r.Intn(4) == 0 {
+		m.ErrorMessage = nil
+	} else {
+		s := randString(r)
+		m.ErrorMessage = &s
 	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if true {
-		if (true) && r.Intn(4) == 0 {
-			m.ErrorMessage = nil
-		} else {
-			s := randString(r)
-			m.ErrorMessage = &s
-		}
-	}
-	if (true) && r.Intn(4) == 0 {
+	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteTxnMarkersRequest(m *codec.WriteTxnMarkersRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.WriteTxnMarkersRequestWritableTxnMarker, arrayLen(r, depth))
-			for i := range s {
-				fillWriteTxnMarkersRequestWritableTxnMarker(&s[i], r, v, depth+1)
-			}
-			m.Markers = s
+	{
+		s := make([]codec.WriteTxnMarkersRequestWritableTxnMarker, arrayLen(r, depth))
+		for i := range s {
+			fillWriteTxnMarkersRequestWritableTxnMarker(&s[i], r, v, depth+1)
 		}
+		m.Markers = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteTxnMarkersRequestWritableTxnMarker(m *codec.WriteTxnMarkersRequestWritableTxnMarker, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ProducerId = randInt(r, 64)
-	}
-	if true {
-		m.ProducerEpoch = int16(randInt(r, 16))
-	}
-	if true {
-		m.TransactionResult = r.Intn(2) == 0
-	}
-	if true {
-		{
-			s := make([]codec.WriteTxnMarkersRequestWritableTxnMarkerTopic, arrayLen(r, depth))
-			for i := range s {
-				fillWriteTxnMarkersRequestWritableTxnMarkerTopic(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ProducerId = randInt(r, 64)
+	m.ProducerEpoch = int16(randInt(r, 16))
+	m.TransactionResult = r.Intn(2) == 0
+	{
+		s := make([]codec.WriteTxnMarkersRequestWritableTxnMarkerTopic, arrayLen(r, depth))
+		for i := range s {
+			fillWriteTxnMarkersRequestWritableTxnMarkerTopic(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if true {
-		m.CoordinatorEpoch = int32(randInt(r, 32))
-	}
+	m.CoordinatorEpoch = int32(randInt(r, 32))
 	if v >= 2 {
 		m.TransactionVersion = int8(randInt(r, 8))
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteTxnMarkersRequestWritableTxnMarkerTopic(m *codec.WriteTxnMarkersRequestWritableTxnMarkerTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]int32, arrayLen(r, depth))
-			for i := range s {
-				s[i] = int32(randInt(r, 32))
-			}
-			m.PartitionIndexes = s
+	m.Name = randString(r)
+	{
+		s := make([]int32, arrayLen(r, depth))
+		for i := range s {
+			s[i] = int32(randInt(r, 32))
 		}
+		m.PartitionIndexes = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteTxnMarkersResponse(m *codec.WriteTxnMarkersResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		{
-			s := make([]codec.WriteTxnMarkersResponseWritableTxnMarkerResult, arrayLen(r, depth))
-			for i := range s {
-				fillWriteTxnMarkersResponseWritableTxnMarkerResult(&s[i], r, v, depth+1)
-			}
-			m.Markers = s
+	{
+		s := make([]codec.WriteTxnMarkersResponseWritableTxnMarkerResult, arrayLen(r, depth))
+		for i := range s {
+			fillWriteTxnMarkersResponseWritableTxnMarkerResult(&s[i], r, v, depth+1)
 		}
+		m.Markers = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteTxnMarkersResponseWritableTxnMarkerResult(m *codec.WriteTxnMarkersResponseWritableTxnMarkerResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.ProducerId = randInt(r, 64)
-	}
-	if true {
-		{
-			s := make([]codec.WriteTxnMarkersResponseWritableTxnMarkerTopicResult, arrayLen(r, depth))
-			for i := range s {
-				fillWriteTxnMarkersResponseWritableTxnMarkerTopicResult(&s[i], r, v, depth+1)
-			}
-			m.Topics = s
+	m.ProducerId = randInt(r, 64)
+	{
+		s := make([]codec.WriteTxnMarkersResponseWritableTxnMarkerTopicResult, arrayLen(r, depth))
+		for i := range s {
+			fillWriteTxnMarkersResponseWritableTxnMarkerTopicResult(&s[i], r, v, depth+1)
 		}
+		m.Topics = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteTxnMarkersResponseWritableTxnMarkerTopicResult(m *codec.WriteTxnMarkersResponseWritableTxnMarkerTopicResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.Name = randString(r)
-	}
-	if true {
-		{
-			s := make([]codec.WriteTxnMarkersResponseWritableTxnMarkerPartitionResult, arrayLen(r, depth))
-			for i := range s {
-				fillWriteTxnMarkersResponseWritableTxnMarkerPartitionResult(&s[i], r, v, depth+1)
-			}
-			m.Partitions = s
+	m.Name = randString(r)
+	{
+		s := make([]codec.WriteTxnMarkersResponseWritableTxnMarkerPartitionResult, arrayLen(r, depth))
+		for i := range s {
+			fillWriteTxnMarkersResponseWritableTxnMarkerPartitionResult(&s[i], r, v, depth+1)
 		}
+		m.Partitions = s
 	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
 func fillWriteTxnMarkersResponseWritableTxnMarkerPartitionResult(m *codec.WriteTxnMarkersResponseWritableTxnMarkerPartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	if true {
-		m.PartitionIndex = int32(randInt(r, 32))
-	}
-	if true {
-		m.ErrorCode = int16(randInt(r, 16))
-	}
-	if (v >= 1) && r.Intn(4) == 0 {
+	m.PartitionIndex = int32(randInt(r, 32))
+	m.ErrorCode = int16(randInt(r, 16))
+	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }

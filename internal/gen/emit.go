@@ -17,27 +17,8 @@ func (e *emitter) p(format string, args ...any) {
 	e.b.WriteByte('\n')
 }
 
-// cond is the Go condition for "v is in r", given that v is already known to be valid.
-func cond(r, valid vrange) string {
-	if r.empty() {
-		return "false"
-	}
-	lo, hi := r.lo > valid.lo, r.hi < valid.hi
-	switch {
-	case lo && hi && r.lo == r.hi:
-		return fmt.Sprintf("v == %d", r.lo)
-	case lo && hi:
-		return fmt.Sprintf("v >= %d && v <= %d", r.lo, r.hi)
-	case lo:
-		return fmt.Sprintf("v >= %d", r.lo)
-	case hi:
-		return fmt.Sprintf("v <= %d", r.hi)
-	}
-	return "true"
-}
-
 // always reports whether r covers every valid version.
-func always(r, valid vrange) bool { return cond(r, valid) == "true" }
+func always(r, valid vrange) bool { return simplify(in(r), setOf(valid)).isTrue() }
 
 func elemGoType(elem string, s *Struct) string {
 	switch elem {

@@ -40,17 +40,23 @@ func genFill(msgs []*Message, releases []string) string {
 func genFillStruct(e *emitter, m *Message, s *Struct) {
 	e.p("func fill%s(m *codec.%s, r *rand.Rand, v int16, depth int) {", s.GoName, s.GoName)
 	e.p("m.SetDefaults()")
+	all := setOf(m.Valid)
 	for _, f := range s.Fields {
-		c := cond(f.Versions, m.Valid)
-		if c == "false" {
+		c := simplify(in(f.Versions), all)
+		if c.isFalse() {
 			continue
 		}
+		cs := c.String()
 		if !f.Tagged.empty() {
-			c = "(" + c + ") && r.Intn(3) > 0"
+			cs = andGo(cs, "r.Intn(3) > 0")
 		}
-		e.p("if %s {", c)
-		genFillField(e, m, f, "m."+f.GoName)
-		e.p("}")
+		if cs != "true" {
+			e.p("if %s {", cs)
+		}
+		genFillField(e, m, f, "m."+f.GoName, all&setOf(f.Versions))
+		if cs != "true" {
+			e.p("}")
+		}
 	}
 	if hasFlex(m) {
 		var tags []string
@@ -59,7 +65,7 @@ func genFillStruct(e *emitter, m *Message, s *Struct) {
 				tags = append(tags, fmt.Sprint(f.Tag))
 			}
 		}
-		e.p("if (%s) && r.Intn(4) == 0 {", cond(m.Flexible, m.Valid))
+		e.p("if %s {", andGo(simplify(in(m.Flexible), all).String(), "r.Intn(4) == 0"))
 		e.p("m.UnknownTaggedFields = unknownTags(r, []uint32{%s})", strings.Join(tags, ", "))
 		e.p("}")
 	}
@@ -67,8 +73,13 @@ func genFillStruct(e *emitter, m *Message, s *Struct) {
 	e.p("")
 }
 
-func genFillField(e *emitter, m *Message, f *Field, x string) {
-	nul := "(" + cond(f.Nullable, m.Valid) + ")"
+func genFillField(e *emitter, m *Message, f *Field, x string, known vset) {
+	nul := simplify(in(f.Nullable), known)
+	// orNil is the condition to leave x nil, "" when it never may be.
+	orNil := ""
+	if f.nullableEver() && !nul.isFalse() {
+		orNil = andGo(nul.String(), "r.Intn(4) == 0")
+	}
 	if f.Array {
 		et := elemGoType(f.Elem, f.Struct)
 		if f.Struct != nil {
@@ -76,8 +87,8 @@ func genFillField(e *emitter, m *Message, f *Field, x string) {
 		} else if et == "UUID" {
 			et = "codec.UUID"
 		}
-		if f.nullableEver() {
-			e.p("if %s && r.Intn(4) == 0 { %s = nil } else {", nul, x)
+		if orNil != "" {
+			e.p("if %s { %s = nil } else {", orNil, x)
 		} else {
 			e.p("{")
 		}
@@ -95,7 +106,11 @@ func genFillField(e *emitter, m *Message, f *Field, x string) {
 	}
 	if f.Struct != nil {
 		if f.nullableEver() {
-			e.p("if %s && r.Intn(4) == 0 { %s = nil } else {", nul, x)
+			if orNil != "" {
+				e.p("if %s { %s = nil } else {", orNil, x)
+			} else {
+				e.p("{")
+			}
 			e.p("%s = new(codec.%s)", x, f.Struct.GoName)
 			e.p("fill%s(%s, r, v, depth+1)", f.Struct.GoName, x)
 			e.p("}")
@@ -105,10 +120,12 @@ func genFillField(e *emitter, m *Message, f *Field, x string) {
 		return
 	}
 	switch {
+	case f.Elem == "string" && orNil != "":
+		e.p("if %s { %s = nil } else { s := randString(r); %s = &s }", orNil, x, x)
 	case f.Elem == "string" && f.nullableEver():
-		e.p("if %s && r.Intn(4) == 0 { %s = nil } else { s := randString(r); %s = &s }", nul, x, x)
-	case (f.Elem == "bytes" || f.Elem == "records") && f.nullableEver():
-		e.p("if %s && r.Intn(4) == 0 { %s = nil } else { %s = %s }", nul, x, x, scalarGen(f.Elem))
+		e.p("{ s := randString(r); %s = &s }", x)
+	case (f.Elem == "bytes" || f.Elem == "records") && orNil != "":
+		e.p("if %s { %s = nil } else { %s = %s }", orNil, x, x, scalarGen(f.Elem))
 	default:
 		e.p("%s = %s", x, scalarGen(f.Elem))
 	}

@@ -8,19 +8,26 @@ import (
 func genJSONOut(e *emitter, m *Message, s *Struct) {
 	e.p("func (m *%s) appendJSON(b []byte, v int16) []byte {", s.GoName)
 	e.p("b = append(b, '{')")
-	e.p("first := true")
+	all := setOf(m.Valid)
+	keys := hasFlex(m) || keepsTrailing(m, s)
 	for _, f := range s.Fields {
-		c := cond(f.Versions, m.Valid)
-		if c == "false" {
+		keys = keys || !simplify(in(f.Versions), all).isFalse()
+	}
+	if keys {
+		e.p("first := true")
+	}
+	for _, f := range s.Fields {
+		c := simplify(in(f.Versions), all)
+		if c.isFalse() {
 			continue
 		}
-		if c != "true" {
+		if !c.isTrue() {
 			e.p("if %s {", c)
 		}
 		e.p("b = jsonx.Key(b, first, %q)", f.JSONName)
 		e.p("first = false")
 		genJSONValueOut(e, f, "m."+f.GoName)
-		if c != "true" {
+		if !c.isTrue() {
 			e.p("}")
 		}
 	}
@@ -37,7 +44,6 @@ func genJSONOut(e *emitter, m *Message, s *Struct) {
 		e.p("b = jsonx.AppendBytes(b, m.TrailingBytes, false)")
 		e.p("}")
 	}
-	e.p("_ = first")
 	e.p("return append(b, '}')")
 	e.p("}")
 	e.p("")

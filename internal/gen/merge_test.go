@@ -105,7 +105,7 @@ func TestRanges(t *testing.T) {
 	if _, err := union(vrange{0, 1}, vrange{3, 4}); err == nil {
 		t.Error("union of disjoint ranges accepted")
 	}
-	if c := cond(vrange{3, 7}, vrange{0, 7}); c != "v >= 3" {
-		t.Errorf("cond = %s", c)
+	if c := simplify(and(ge(3), le(7)), setOf(vrange{0, 7})).String(); c != "v >= 3" {
+		t.Errorf("simplify = %s", c)
 	}
 }
