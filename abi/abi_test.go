@@ -87,9 +87,9 @@ func fmtInt(v int) string { return strconv.Itoa(v) }
 
 func TestDecodeEncodeMessage(t *testing.T) {
 	h := codec.NewRequestHeader()
-	h.RequestApiKey, h.RequestApiVersion, h.CorrelationId = 18, 3, 42
+	h.RequestAPIKey, h.RequestAPIVersion, h.CorrelationID = 18, 3, 42
 	id := "kw"
-	h.ClientId = &id
+	h.ClientID = &id
 	wire, err := h.Encode(nil, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func TestDecodeEncodeMessage(t *testing.T) {
 func second(_ []byte, err error) error { return err }
 
 func TestFrames(t *testing.T) {
-	body := codec.NewRequest(18).(*codec.ApiVersionsRequest)
+	body := codec.NewRequest(18).(*codec.APIVersionsRequest)
 	body.ClientSoftwareName, body.ClientSoftwareVersion = "kw", "1"
 	h := codec.NewRequestHeaderFor(body, 3, 7, "cli")
 	frame, err := codec.EncodeRequestFrame(nil, h, body)
@@ -187,7 +187,7 @@ func TestFrames(t *testing.T) {
 
 	// Response: ApiVersions answers always use response header v0.
 	resp := codec.NewResponse(18)
-	rframe, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: 7}, 3, resp)
+	rframe, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: 7}, 3, resp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestPeekMatchesCodec(t *testing.T) {
 		clientID     *string
 	}{{0, 9, strp("producer-1")}, {0, 3, strp("")}, {0, 3, nil}, {7, 0, strp("x")}, {18, 4, strp("é")}} {
 		h := codec.NewRequestHeader()
-		h.RequestApiKey, h.RequestApiVersion, h.CorrelationId, h.ClientId = c.key, c.version, 99, c.clientID
+		h.RequestAPIKey, h.RequestAPIVersion, h.CorrelationID, h.ClientID = c.key, c.version, 99, c.clientID
 		hv := codec.RequestHeaderVersion(c.key, c.version)
 		hb, err := h.Encode(nil, hv)
 		if err != nil {

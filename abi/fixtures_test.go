@@ -71,7 +71,7 @@ func fixtureFrames(t *testing.T) map[string][]byte {
 		{PartitionIndex: 3, HighWatermark: 5, Records: full[:len(full)-11]},
 	}}}
 	h := codec.NewResponseHeader()
-	h.CorrelationId = 7
+	h.CorrelationID = 7
 	fetch, err := codec.EncodeResponseFrame(nil, h, 12, resp)
 	if err != nil {
 		t.Fatal(err)

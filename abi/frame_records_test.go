@@ -243,9 +243,9 @@ func appendB64Decode(dst []byte, s string) ([]byte, error) {
 func requestFrame(t *testing.T, key, v int16, body []byte) []byte {
 	hv := codec.RequestHeaderVersion(key, v)
 	h := codec.NewRequestHeader()
-	h.RequestApiKey, h.RequestApiVersion, h.CorrelationId = key, v, 7
+	h.RequestAPIKey, h.RequestAPIVersion, h.CorrelationID = key, v, 7
 	cid := "kwire"
-	h.ClientId = &cid
+	h.ClientID = &cid
 	hb, err := h.Encode(nil, hv)
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +257,7 @@ func requestFrame(t *testing.T, key, v int16, body []byte) []byte {
 func responseFrame(t *testing.T, key, v int16, body []byte) []byte {
 	hv := codec.ResponseHeaderVersion(key, v)
 	h := codec.NewResponseHeader()
-	h.CorrelationId = 7
+	h.CorrelationID = 7
 	hb, err := h.Encode(nil, hv)
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +312,7 @@ func TestFrameRecordsBatchVectors(t *testing.T) {
 		for _, v := range []int16{3, 9, 12} {
 			p := codec.NewProduceRequest()
 			p.Acks = 1
-			p.TopicData = []codec.ProduceRequestTopicProduceData{{Name: "t", TopicId: codec.UUID{1},
+			p.TopicData = []codec.ProduceRequestTopicProduceData{{Name: "t", TopicID: codec.UUID{1},
 				PartitionData: []codec.ProduceRequestPartitionProduceData{{Index: 0, Records: b}, {Index: 1, Records: nil}}}}
 			body, err := p.Encode(nil, v)
 			if err != nil {
@@ -324,7 +324,7 @@ func TestFrameRecordsBatchVectors(t *testing.T) {
 			r := codec.NewFetchResponse()
 			part := codec.NewFetchResponsePartitionData()
 			part.Records = b
-			r.Responses = []codec.FetchResponseFetchableTopicResponse{{Topic: "t", TopicId: codec.UUID{1},
+			r.Responses = []codec.FetchResponseFetchableTopicResponse{{Topic: "t", TopicID: codec.UUID{1},
 				Partitions: []codec.FetchResponsePartitionData{*part}}}
 			body, err := r.Encode(nil, v)
 			if err != nil {

@@ -18,12 +18,12 @@ func brokerAnswer(t *testing.T, frame []byte, maxAV int16) []byte {
 		t.Fatalf("broker cannot read the request: %v", err)
 	}
 	h := codec.NewResponseHeader()
-	h.CorrelationId = f.Header.CorrelationId
-	v := f.Header.RequestApiVersion
+	h.CorrelationID = f.Header.CorrelationID
+	v := f.Header.RequestAPIVersion
 	switch body := f.Body.(type) {
-	case *codec.ApiVersionsRequest:
-		r := codec.NewApiVersionsResponse()
-		r.ApiKeys = []codec.ApiVersionsResponseApiVersion{{ApiKey: 18, MinVersion: 0, MaxVersion: maxAV}, {ApiKey: 3, MinVersion: 0, MaxVersion: 12}}
+	case *codec.APIVersionsRequest:
+		r := codec.NewAPIVersionsResponse()
+		r.APIKeys = []codec.APIVersionsResponseAPIVersion{{APIKey: 18, MinVersion: 0, MaxVersion: maxAV}, {APIKey: 3, MinVersion: 0, MaxVersion: 12}}
 		if v > maxAV {
 			r.ErrorCode = int16(kerr.UnsupportedVersion)
 			v = 0
@@ -36,7 +36,7 @@ func brokerAnswer(t *testing.T, frame []byte, maxAV int16) []byte {
 	case *codec.MetadataRequest:
 		_ = body
 		r := codec.NewMetadataResponse()
-		r.Brokers = []codec.MetadataResponseBroker{{NodeId: 1, Host: "127.0.0.1", Port: 9092}}
+		r.Brokers = []codec.MetadataResponseBroker{{NodeID: 1, Host: "127.0.0.1", Port: 9092}}
 		out, err := codec.EncodeResponseFrame(nil, h, v, r)
 		if err != nil {
 			t.Fatal(err)
@@ -212,7 +212,7 @@ func TestSessionApiVersionsSoftware(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := f.Body.(*codec.ApiVersionsRequest)
+		req := f.Body.(*codec.APIVersionsRequest)
 		if req.ClientSoftwareName != c.name || req.ClientSoftwareVersion != c.version {
 			t.Errorf("config %s: sent %q %q, want %q %q", c.config, req.ClientSoftwareName, req.ClientSoftwareVersion, c.name, c.version)
 		}

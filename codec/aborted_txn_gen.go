@@ -11,8 +11,8 @@ import (
 
 // AbortedTxn is Kafka's AbortedTxn data type, versions 0; flexible versions none.
 type AbortedTxn struct {
-	// ProducerId: int64; versions 0.
-	ProducerId int64
+	// ProducerID: int64; versions 0.
+	ProducerID int64
 	// FirstOffset: int64; versions 0.
 	FirstOffset int64
 	// LastOffset: int64; versions 0.
@@ -30,7 +30,7 @@ func (m *AbortedTxn) SetDefaults() {
 }
 
 func (m *AbortedTxn) isDefault() bool {
-	return m.ProducerId == 0 &&
+	return m.ProducerID == 0 &&
 		m.FirstOffset == 0 &&
 		m.LastOffset == 0 &&
 		m.LastStableOffset == 0
@@ -40,13 +40,13 @@ func (m *AbortedTxn) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 32 {
 		p := r.Src[r.Off : r.Off+32]
 		_ = p[31]
-		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 		m.FirstOffset = int64(binary.BigEndian.Uint64(p[8:]))
 		m.LastOffset = int64(binary.BigEndian.Uint64(p[16:]))
 		m.LastStableOffset = int64(binary.BigEndian.Uint64(p[24:]))
 		r.Off += 32
 	} else {
-		m.ProducerId = r.Int64()
+		m.ProducerID = r.Int64()
 		if r.Err != nil {
 			r.Push("producerId")
 			return
@@ -75,7 +75,7 @@ func (m *AbortedTxn) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		b = append(b, make([]byte, 32)...)
 		p := b[n : n+32]
 		_ = p[31]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint64(p[8:], uint64(m.FirstOffset))
 		binary.BigEndian.PutUint64(p[16:], uint64(m.LastOffset))
 		binary.BigEndian.PutUint64(p[24:], uint64(m.LastStableOffset))
@@ -88,7 +88,7 @@ func (m *AbortedTxn) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "producerId")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerId)
+	b = jsonx.AppendInt64(b, m.ProducerID)
 	b = jsonx.Key(b, first, "firstOffset")
 	first = false
 	b = jsonx.AppendInt64(b, m.FirstOffset)
@@ -118,7 +118,7 @@ func (m *AbortedTxn) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "firstOffset":
 			if seen[1] {
 				d.Duplicate(key)

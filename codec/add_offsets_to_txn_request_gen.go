@@ -11,14 +11,14 @@ import (
 
 // AddOffsetsToTxnRequest is Kafka's AddOffsetsToTxnRequest (api key 25), versions 0-4; flexible versions 3-4.
 type AddOffsetsToTxnRequest struct {
-	// TransactionalId: string; versions 0-4; entity transactionalId.
-	TransactionalId string
-	// ProducerId: int64; versions 0-4; entity producerId.
-	ProducerId int64
+	// TransactionalID: string; versions 0-4; entity transactionalId.
+	TransactionalID string
+	// ProducerID: int64; versions 0-4; entity producerId.
+	ProducerID int64
 	// ProducerEpoch: int16; versions 0-4.
 	ProducerEpoch int16
-	// GroupId: string; versions 0-4; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0-4; entity groupId.
+	GroupID string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -40,16 +40,16 @@ func (m *AddOffsetsToTxnRequest) SetDefaults() {
 }
 
 func (m *AddOffsetsToTxnRequest) isDefault() bool {
-	return m.TransactionalId == "" &&
-		m.ProducerId == 0 &&
+	return m.TransactionalID == "" &&
+		m.ProducerID == 0 &&
 		m.ProducerEpoch == 0 &&
-		m.GroupId == "" &&
+		m.GroupID == "" &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
-	m.TransactionalId = r.String(v >= 3)
+	m.TransactionalID = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
@@ -57,11 +57,11 @@ func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 10 {
 		p := r.Src[r.Off : r.Off+10]
 		_ = p[9]
-		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
 		r.Off += 10
 	} else {
-		m.ProducerId = r.Int64()
+		m.ProducerID = r.Int64()
 		if r.Err != nil {
 			r.Push("producerId")
 			return
@@ -72,7 +72,7 @@ func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	m.GroupId = r.String(v >= 3)
+	m.GroupID = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -101,26 +101,26 @@ func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AddOffsetsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.TransactionalId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
+	if len(m.TransactionalID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalID)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionalId, v >= 3)
+	b = wire.AppendString(b, m.TransactionalID, v >= 3)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 10)...)
 		p := b[n : n+10]
 		_ = p[9]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
 	}
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, v >= 3)
+	b = wire.AppendString(b, m.GroupID, v >= 3)
 	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
@@ -145,16 +145,16 @@ func (m *AddOffsetsToTxnRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "transactionalId")
 	first = false
-	b = jsonx.AppendString(b, m.TransactionalId)
+	b = jsonx.AppendString(b, m.TransactionalID)
 	b = jsonx.Key(b, first, "producerId")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerId)
+	b = jsonx.AppendInt64(b, m.ProducerID)
 	b = jsonx.Key(b, first, "producerEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
 		first = false
@@ -184,13 +184,13 @@ func (m *AddOffsetsToTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TransactionalId = d.String()
+			m.TransactionalID = d.String()
 		case "producerId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "producerEpoch":
 			if seen[2] {
 				d.Duplicate(key)
@@ -202,7 +202,7 @@ func (m *AddOffsetsToTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "_unknownTaggedFields":
 			if seen[5] {
 				d.Duplicate(key)

@@ -13,10 +13,10 @@ import (
 type AddPartitionsToTxnRequest struct {
 	// Transactions: []AddPartitionsToTxnTransaction; versions 4-5.
 	Transactions []AddPartitionsToTxnRequestAddPartitionsToTxnTransaction
-	// V3AndBelowTransactionalId: string; versions 0-3; entity transactionalId.
-	V3AndBelowTransactionalId string
-	// V3AndBelowProducerId: int64; versions 0-3; entity producerId.
-	V3AndBelowProducerId int64
+	// V3AndBelowTransactionalID: string; versions 0-3; entity transactionalId.
+	V3AndBelowTransactionalID string
+	// V3AndBelowProducerID: int64; versions 0-3; entity producerId.
+	V3AndBelowProducerID int64
 	// V3AndBelowProducerEpoch: int16; versions 0-3.
 	V3AndBelowProducerEpoch int16
 	// V3AndBelowTopics: []AddPartitionsToTxnTopic; versions 0-3.
@@ -43,8 +43,8 @@ func (m *AddPartitionsToTxnRequest) SetDefaults() {
 
 func (m *AddPartitionsToTxnRequest) isDefault() bool {
 	return len(m.Transactions) == 0 &&
-		m.V3AndBelowTransactionalId == "" &&
-		m.V3AndBelowProducerId == 0 &&
+		m.V3AndBelowTransactionalID == "" &&
+		m.V3AndBelowProducerID == 0 &&
 		m.V3AndBelowProducerEpoch == 0 &&
 		len(m.V3AndBelowTopics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
@@ -78,23 +78,23 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 		m.Transactions = nil
 	}
 	if v <= 3 {
-		m.V3AndBelowTransactionalId = r.String(v >= 3)
+		m.V3AndBelowTransactionalID = r.String(v >= 3)
 		if r.Err != nil {
 			r.Push("v3AndBelowTransactionalId")
 			return
 		}
 	} else {
-		m.V3AndBelowTransactionalId = ""
+		m.V3AndBelowTransactionalID = ""
 	}
 	if v <= 3 {
 		if len(r.Src)-r.Off >= 10 {
 			p := r.Src[r.Off : r.Off+10]
 			_ = p[9]
-			m.V3AndBelowProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.V3AndBelowProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 			m.V3AndBelowProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
 			r.Off += 10
 		} else {
-			m.V3AndBelowProducerId = r.Int64()
+			m.V3AndBelowProducerID = r.Int64()
 			if r.Err != nil {
 				r.Push("v3AndBelowProducerId")
 				return
@@ -106,7 +106,7 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 			}
 		}
 	} else {
-		m.V3AndBelowProducerId = 0
+		m.V3AndBelowProducerID = 0
 		m.V3AndBelowProducerEpoch = 0
 	}
 	if v <= 3 {
@@ -174,13 +174,13 @@ func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) [
 		return b
 	}
 	if v <= 3 {
-		if len(m.V3AndBelowTransactionalId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.V3AndBelowTransactionalId)))
+		if len(m.V3AndBelowTransactionalID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.V3AndBelowTransactionalID)))
 			w.Push("v3AndBelowTransactionalId")
 			return b
 		}
-		b = wire.AppendString(b, m.V3AndBelowTransactionalId, v >= 3)
-	} else if !(m.V3AndBelowTransactionalId == "") {
+		b = wire.AppendString(b, m.V3AndBelowTransactionalID, v >= 3)
+	} else if !(m.V3AndBelowTransactionalID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("v3AndBelowTransactionalId")
 		return b
@@ -190,10 +190,10 @@ func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) [
 		b = append(b, make([]byte, 10)...)
 		p := b[n : n+10]
 		_ = p[9]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.V3AndBelowProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.V3AndBelowProducerID))
 		binary.BigEndian.PutUint16(p[8:], uint16(m.V3AndBelowProducerEpoch))
 	} else {
-		if m.V3AndBelowProducerId != 0 {
+		if m.V3AndBelowProducerID != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("v3AndBelowProducerId")
 			return b
@@ -256,12 +256,12 @@ func (m *AddPartitionsToTxnRequest) appendJSON(b []byte, v int16) []byte {
 	if v <= 3 {
 		b = jsonx.Key(b, first, "v3AndBelowTransactionalId")
 		first = false
-		b = jsonx.AppendString(b, m.V3AndBelowTransactionalId)
+		b = jsonx.AppendString(b, m.V3AndBelowTransactionalID)
 	}
 	if v <= 3 {
 		b = jsonx.Key(b, first, "v3AndBelowProducerId")
 		first = false
-		b = jsonx.AppendInt64(b, m.V3AndBelowProducerId)
+		b = jsonx.AppendInt64(b, m.V3AndBelowProducerID)
 	}
 	if v <= 3 {
 		b = jsonx.Key(b, first, "v3AndBelowProducerEpoch")
@@ -326,13 +326,13 @@ func (m *AddPartitionsToTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.V3AndBelowTransactionalId = d.String()
+			m.V3AndBelowTransactionalID = d.String()
 		case "v3AndBelowProducerId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.V3AndBelowProducerId = d.Int64()
+			m.V3AndBelowProducerID = d.Int64()
 		case "v3AndBelowProducerEpoch":
 			if seen[3] {
 				d.Duplicate(key)
@@ -380,10 +380,10 @@ func (m *AddPartitionsToTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // AddPartitionsToTxnRequestAddPartitionsToTxnTransaction is the AddPartitionsToTxnTransaction struct of AddPartitionsToTxnRequest.
 type AddPartitionsToTxnRequestAddPartitionsToTxnTransaction struct {
-	// TransactionalId: string; versions 4-5; entity transactionalId.
-	TransactionalId string
-	// ProducerId: int64; versions 4-5; entity producerId.
-	ProducerId int64
+	// TransactionalID: string; versions 4-5; entity transactionalId.
+	TransactionalID string
+	// ProducerID: int64; versions 4-5; entity producerId.
+	ProducerID int64
 	// ProducerEpoch: int16; versions 4-5.
 	ProducerEpoch int16
 	// VerifyOnly: bool; versions 4-5; default "false".
@@ -407,8 +407,8 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) SetDefaults() {
 }
 
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) isDefault() bool {
-	return m.TransactionalId == "" &&
-		m.ProducerId == 0 &&
+	return m.TransactionalID == "" &&
+		m.ProducerID == 0 &&
 		m.ProducerEpoch == 0 &&
 		!m.VerifyOnly &&
 		len(m.Topics) == 0 &&
@@ -417,24 +417,24 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) isDefault() boo
 
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.Reader, v int16) {
 	if v >= 4 {
-		m.TransactionalId = r.String(true)
+		m.TransactionalID = r.String(true)
 		if r.Err != nil {
 			r.Push("transactionalId")
 			return
 		}
 	} else {
-		m.TransactionalId = ""
+		m.TransactionalID = ""
 	}
 	if v >= 4 {
 		if len(r.Src)-r.Off >= 11 {
 			p := r.Src[r.Off : r.Off+11]
 			_ = p[10]
-			m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.ProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 			m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
 			m.VerifyOnly = p[10] != 0
 			r.Off += 11
 		} else {
-			m.ProducerId = r.Int64()
+			m.ProducerID = r.Int64()
 			if r.Err != nil {
 				r.Push("producerId")
 				return
@@ -451,7 +451,7 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 			}
 		}
 	} else {
-		m.ProducerId = 0
+		m.ProducerID = 0
 		m.ProducerEpoch = 0
 		m.VerifyOnly = false
 	}
@@ -501,13 +501,13 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 4 {
-		if len(m.TransactionalId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
+		if len(m.TransactionalID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalID)))
 			w.Push("transactionalId")
 			return b
 		}
-		b = wire.AppendString(b, m.TransactionalId, true)
-	} else if !(m.TransactionalId == "") {
+		b = wire.AppendString(b, m.TransactionalID, true)
+	} else if !(m.TransactionalID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalId")
 		return b
@@ -517,13 +517,13 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) encode(b []byte
 		b = append(b, make([]byte, 11)...)
 		p := b[n : n+11]
 		_ = p[10]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
 		if m.VerifyOnly {
 			p[10] = 1
 		}
 	} else {
-		if m.ProducerId != 0 {
+		if m.ProducerID != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("producerId")
 			return b
@@ -578,12 +578,12 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) appendJSON(b []
 	if v >= 4 {
 		b = jsonx.Key(b, first, "transactionalId")
 		first = false
-		b = jsonx.AppendString(b, m.TransactionalId)
+		b = jsonx.AppendString(b, m.TransactionalID)
 	}
 	if v >= 4 {
 		b = jsonx.Key(b, first, "producerId")
 		first = false
-		b = jsonx.AppendInt64(b, m.ProducerId)
+		b = jsonx.AppendInt64(b, m.ProducerID)
 	}
 	if v >= 4 {
 		b = jsonx.Key(b, first, "producerEpoch")
@@ -632,13 +632,13 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) unmarshalJSON(d
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TransactionalId = d.String()
+			m.TransactionalID = d.String()
 		case "producerId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "producerEpoch":
 			if seen[2] {
 				d.Duplicate(key)

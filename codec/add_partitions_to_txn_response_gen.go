@@ -300,8 +300,8 @@ func (m *AddPartitionsToTxnResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // AddPartitionsToTxnResponseAddPartitionsToTxnResult is the AddPartitionsToTxnResult struct of AddPartitionsToTxnResponse.
 type AddPartitionsToTxnResponseAddPartitionsToTxnResult struct {
-	// TransactionalId: string; versions 4-5; entity transactionalId.
-	TransactionalId string
+	// TransactionalID: string; versions 4-5; entity transactionalId.
+	TransactionalID string
 	// TopicResults: []AddPartitionsToTxnTopicResult; versions 4-5.
 	TopicResults []AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -321,20 +321,20 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) SetDefaults() {
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) isDefault() bool {
-	return m.TransactionalId == "" &&
+	return m.TransactionalID == "" &&
 		len(m.TopicResults) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Reader, v int16) {
 	if v >= 4 {
-		m.TransactionalId = r.String(true)
+		m.TransactionalID = r.String(true)
 		if r.Err != nil {
 			r.Push("transactionalId")
 			return
 		}
 	} else {
-		m.TransactionalId = ""
+		m.TransactionalID = ""
 	}
 	if v >= 4 {
 		if n := r.ArrayLen(true, false, 2); n >= 0 {
@@ -382,13 +382,13 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Read
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 4 {
-		if len(m.TransactionalId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
+		if len(m.TransactionalID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalID)))
 			w.Push("transactionalId")
 			return b
 		}
-		b = wire.AppendString(b, m.TransactionalId, true)
-	} else if !(m.TransactionalId == "") {
+		b = wire.AppendString(b, m.TransactionalID, true)
+	} else if !(m.TransactionalID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalId")
 		return b
@@ -432,7 +432,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) appendJSON(b []byte
 	if v >= 4 {
 		b = jsonx.Key(b, first, "transactionalId")
 		first = false
-		b = jsonx.AppendString(b, m.TransactionalId)
+		b = jsonx.AppendString(b, m.TransactionalID)
 	}
 	if v >= 4 {
 		b = jsonx.Key(b, first, "topicResults")
@@ -471,7 +471,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) unmarshalJSON(d *js
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TransactionalId = d.String()
+			m.TransactionalID = d.String()
 		case "topicResults":
 			if seen[1] {
 				d.Duplicate(key)

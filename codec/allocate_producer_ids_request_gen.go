@@ -9,10 +9,10 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// AllocateProducerIdsRequest is Kafka's AllocateProducerIdsRequest (api key 67), versions 0; flexible versions 0.
-type AllocateProducerIdsRequest struct {
-	// BrokerId: int32; versions 0; entity brokerId.
-	BrokerId int32
+// AllocateProducerIDsRequest is Kafka's AllocateProducerIdsRequest (api key 67), versions 0; flexible versions 0.
+type AllocateProducerIDsRequest struct {
+	// BrokerID: int32; versions 0; entity brokerId.
+	BrokerID int32
 	// BrokerEpoch: int64; versions 0; default "-1".
 	BrokerEpoch int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -23,35 +23,35 @@ type AllocateProducerIdsRequest struct {
 	TrailingBytes []byte
 }
 
-// NewAllocateProducerIdsRequest returns a AllocateProducerIdsRequest holding the descriptor defaults.
-func NewAllocateProducerIdsRequest() *AllocateProducerIdsRequest {
-	m := new(AllocateProducerIdsRequest)
+// NewAllocateProducerIDsRequest returns a AllocateProducerIDsRequest holding the descriptor defaults.
+func NewAllocateProducerIDsRequest() *AllocateProducerIDsRequest {
+	m := new(AllocateProducerIDsRequest)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *AllocateProducerIdsRequest) SetDefaults() {
-	*m = AllocateProducerIdsRequest{}
+func (m *AllocateProducerIDsRequest) SetDefaults() {
+	*m = AllocateProducerIDsRequest{}
 	m.BrokerEpoch = -1
 }
 
-func (m *AllocateProducerIdsRequest) isDefault() bool {
-	return m.BrokerId == 0 &&
+func (m *AllocateProducerIDsRequest) isDefault() bool {
+	return m.BrokerID == 0 &&
 		m.BrokerEpoch == -1 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
-func (m *AllocateProducerIdsRequest) decode(r *wire.Reader, v int16) {
+func (m *AllocateProducerIDsRequest) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
-		m.BrokerId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.BrokerID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[4:]))
 		r.Off += 12
 	} else {
-		m.BrokerId = r.Int32()
+		m.BrokerID = r.Int32()
 		if r.Err != nil {
 			r.Push("brokerId")
 			return
@@ -83,13 +83,13 @@ func (m *AllocateProducerIdsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AllocateProducerIdsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *AllocateProducerIDsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
 		p := b[n : n+12]
 		_ = p[11]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerID))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
 	}
 	nt := len(m.UnknownTaggedFields)
@@ -105,12 +105,12 @@ func (m *AllocateProducerIdsRequest) encode(b []byte, v int16, w *wire.Encoder) 
 	return b
 }
 
-func (m *AllocateProducerIdsRequest) appendJSON(b []byte, v int16) []byte {
+func (m *AllocateProducerIDsRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "brokerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerId))
+	b = jsonx.AppendInt(b, int64(m.BrokerID))
 	b = jsonx.Key(b, first, "brokerEpoch")
 	first = false
 	b = jsonx.AppendInt64(b, m.BrokerEpoch)
@@ -126,7 +126,7 @@ func (m *AllocateProducerIdsRequest) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *AllocateProducerIdsRequest) unmarshalJSON(d *jsonx.Decoder) {
+func (m *AllocateProducerIDsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -143,7 +143,7 @@ func (m *AllocateProducerIdsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.BrokerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "brokerEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -172,22 +172,22 @@ func (m *AllocateProducerIdsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoAllocateProducerIdsRequest = MessageInfo{Name: "AllocateProducerIdsRequest", APIKey: 67, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoAllocateProducerIDsRequest = MessageInfo{Name: "AllocateProducerIdsRequest", APIKey: 67, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "AllocateProducerIdsRequest".
-func (*AllocateProducerIdsRequest) MessageName() string { return "AllocateProducerIdsRequest" }
+func (*AllocateProducerIDsRequest) MessageName() string { return "AllocateProducerIdsRequest" }
 
 // APIKey returns 67.
-func (*AllocateProducerIdsRequest) APIKey() int16 { return 67 }
+func (*AllocateProducerIDsRequest) APIKey() int16 { return 67 }
 
 // MessageKind returns KindRequest.
-func (*AllocateProducerIdsRequest) MessageKind() Kind { return KindRequest }
+func (*AllocateProducerIDsRequest) MessageKind() Kind { return KindRequest }
 
 // Info returns the generated metadata of AllocateProducerIdsRequest.
-func (*AllocateProducerIdsRequest) Info() *MessageInfo { return &infoAllocateProducerIdsRequest }
+func (*AllocateProducerIDsRequest) Info() *MessageInfo { return &infoAllocateProducerIDsRequest }
 
 // Encode appends m at the given version to dst.
-func (m *AllocateProducerIdsRequest) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *AllocateProducerIDsRequest) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 0 {
 		return dst, versionError(m, version)
 	}
@@ -201,12 +201,12 @@ func (m *AllocateProducerIdsRequest) Encode(dst []byte, version int16) ([]byte, 
 
 // Decode replaces m with the message in src, which must hold exactly one AllocateProducerIdsRequest at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *AllocateProducerIdsRequest) Decode(src []byte, version int16) error {
+func (m *AllocateProducerIDsRequest) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AllocateProducerIdsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *AllocateProducerIDsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 0 {
 		return versionError(m, version)
 	}
@@ -221,21 +221,21 @@ func (m *AllocateProducerIdsRequest) DecodeWith(src []byte, version int16, opts 
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *AllocateProducerIdsRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *AllocateProducerIDsRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AllocateProducerIdsRequest) UnmarshalJSON(data []byte) error {
+func (m *AllocateProducerIDsRequest) UnmarshalJSON(data []byte) error {
 	return unmarshalJSONBody(m, data)
 }
 
-func (*AllocateProducerIdsRequest) isRequest() {}
+func (*AllocateProducerIDsRequest) isRequest() {}
 
 // NewResponse returns the paired response, with defaults.
-func (*AllocateProducerIdsRequest) NewResponse() Response { return NewAllocateProducerIdsResponse() }
+func (*AllocateProducerIDsRequest) NewResponse() Response { return NewAllocateProducerIDsResponse() }
 
-// ResponseType returns a new paired AllocateProducerIdsResponse, typed.
-func (*AllocateProducerIdsRequest) ResponseType() *AllocateProducerIdsResponse {
-	return NewAllocateProducerIdsResponse()
+// ResponseType returns a new paired AllocateProducerIDsResponse, typed.
+func (*AllocateProducerIDsRequest) ResponseType() *AllocateProducerIDsResponse {
+	return NewAllocateProducerIDsResponse()
 }

@@ -9,48 +9,48 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// AllocateProducerIdsResponse is Kafka's AllocateProducerIdsResponse (api key 67), versions 0; flexible versions 0.
-type AllocateProducerIdsResponse struct {
+// AllocateProducerIDsResponse is Kafka's AllocateProducerIdsResponse (api key 67), versions 0; flexible versions 0.
+type AllocateProducerIDsResponse struct {
 	// ThrottleTimeMs: int32; versions 0.
 	ThrottleTimeMs int32
 	// ErrorCode: int16; versions 0.
 	ErrorCode int16
-	// ProducerIdStart: int64; versions 0; entity producerId.
-	ProducerIdStart int64
-	// ProducerIdLen: int32; versions 0.
-	ProducerIdLen int32
+	// ProducerIDStart: int64; versions 0; entity producerId.
+	ProducerIDStart int64
+	// ProducerIDLen: int32; versions 0.
+	ProducerIDLen int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewAllocateProducerIdsResponse returns a AllocateProducerIdsResponse holding the descriptor defaults.
-func NewAllocateProducerIdsResponse() *AllocateProducerIdsResponse {
-	m := new(AllocateProducerIdsResponse)
+// NewAllocateProducerIDsResponse returns a AllocateProducerIDsResponse holding the descriptor defaults.
+func NewAllocateProducerIDsResponse() *AllocateProducerIDsResponse {
+	m := new(AllocateProducerIDsResponse)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *AllocateProducerIdsResponse) SetDefaults() {
-	*m = AllocateProducerIdsResponse{}
+func (m *AllocateProducerIDsResponse) SetDefaults() {
+	*m = AllocateProducerIDsResponse{}
 }
 
-func (m *AllocateProducerIdsResponse) isDefault() bool {
+func (m *AllocateProducerIDsResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		m.ErrorCode == 0 &&
-		m.ProducerIdStart == 0 &&
-		m.ProducerIdLen == 0 &&
+		m.ProducerIDStart == 0 &&
+		m.ProducerIDLen == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *AllocateProducerIdsResponse) decode(r *wire.Reader, v int16) {
+func (m *AllocateProducerIDsResponse) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 18 {
 		p := r.Src[r.Off : r.Off+18]
 		_ = p[17]
 		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
-		m.ProducerIdStart = int64(binary.BigEndian.Uint64(p[6:]))
-		m.ProducerIdLen = int32(binary.BigEndian.Uint32(p[14:]))
+		m.ProducerIDStart = int64(binary.BigEndian.Uint64(p[6:]))
+		m.ProducerIDLen = int32(binary.BigEndian.Uint32(p[14:]))
 		r.Off += 18
 	} else {
 		m.ThrottleTimeMs = r.Int32()
@@ -63,12 +63,12 @@ func (m *AllocateProducerIdsResponse) decode(r *wire.Reader, v int16) {
 			r.Push("errorCode")
 			return
 		}
-		m.ProducerIdStart = r.Int64()
+		m.ProducerIDStart = r.Int64()
 		if r.Err != nil {
 			r.Push("producerIdStart")
 			return
 		}
-		m.ProducerIdLen = r.Int32()
+		m.ProducerIDLen = r.Int32()
 		if r.Err != nil {
 			r.Push("producerIdLen")
 			return
@@ -91,7 +91,7 @@ func (m *AllocateProducerIdsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *AllocateProducerIdsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *AllocateProducerIDsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 18)...)
@@ -99,8 +99,8 @@ func (m *AllocateProducerIdsResponse) encode(b []byte, v int16, w *wire.Encoder)
 		_ = p[17]
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
-		binary.BigEndian.PutUint64(p[6:], uint64(m.ProducerIdStart))
-		binary.BigEndian.PutUint32(p[14:], uint32(m.ProducerIdLen))
+		binary.BigEndian.PutUint64(p[6:], uint64(m.ProducerIDStart))
+		binary.BigEndian.PutUint32(p[14:], uint32(m.ProducerIDLen))
 	}
 	nt := len(m.UnknownTaggedFields)
 	b = wire.AppendUvarint(b, uint32(nt))
@@ -114,7 +114,7 @@ func (m *AllocateProducerIdsResponse) encode(b []byte, v int16, w *wire.Encoder)
 	return b
 }
 
-func (m *AllocateProducerIdsResponse) appendJSON(b []byte, v int16) []byte {
+func (m *AllocateProducerIDsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "throttleTimeMs")
@@ -125,10 +125,10 @@ func (m *AllocateProducerIdsResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	b = jsonx.Key(b, first, "producerIdStart")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerIdStart)
+	b = jsonx.AppendInt64(b, m.ProducerIDStart)
 	b = jsonx.Key(b, first, "producerIdLen")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ProducerIdLen))
+	b = jsonx.AppendInt(b, int64(m.ProducerIDLen))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
 		first = false
@@ -137,7 +137,7 @@ func (m *AllocateProducerIdsResponse) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *AllocateProducerIdsResponse) unmarshalJSON(d *jsonx.Decoder) {
+func (m *AllocateProducerIDsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -166,13 +166,13 @@ func (m *AllocateProducerIdsResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.ProducerIdStart = d.Int64()
+			m.ProducerIDStart = d.Int64()
 		case "producerIdLen":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.ProducerIdLen = int32(d.Int(-1<<31, 1<<31-1))
+			m.ProducerIDLen = int32(d.Int(-1<<31, 1<<31-1))
 		case "_unknownTaggedFields":
 			if seen[4] {
 				d.Duplicate(key)
@@ -189,22 +189,22 @@ func (m *AllocateProducerIdsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoAllocateProducerIdsResponse = MessageInfo{Name: "AllocateProducerIdsResponse", APIKey: 67, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoAllocateProducerIDsResponse = MessageInfo{Name: "AllocateProducerIdsResponse", APIKey: 67, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "AllocateProducerIdsResponse".
-func (*AllocateProducerIdsResponse) MessageName() string { return "AllocateProducerIdsResponse" }
+func (*AllocateProducerIDsResponse) MessageName() string { return "AllocateProducerIdsResponse" }
 
 // APIKey returns 67.
-func (*AllocateProducerIdsResponse) APIKey() int16 { return 67 }
+func (*AllocateProducerIDsResponse) APIKey() int16 { return 67 }
 
 // MessageKind returns KindResponse.
-func (*AllocateProducerIdsResponse) MessageKind() Kind { return KindResponse }
+func (*AllocateProducerIDsResponse) MessageKind() Kind { return KindResponse }
 
 // Info returns the generated metadata of AllocateProducerIdsResponse.
-func (*AllocateProducerIdsResponse) Info() *MessageInfo { return &infoAllocateProducerIdsResponse }
+func (*AllocateProducerIDsResponse) Info() *MessageInfo { return &infoAllocateProducerIDsResponse }
 
 // Encode appends m at the given version to dst.
-func (m *AllocateProducerIdsResponse) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *AllocateProducerIDsResponse) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 0 {
 		return dst, versionError(m, version)
 	}
@@ -218,12 +218,12 @@ func (m *AllocateProducerIdsResponse) Encode(dst []byte, version int16) ([]byte,
 
 // Decode replaces m with the message in src, which must hold exactly one AllocateProducerIdsResponse at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *AllocateProducerIdsResponse) Decode(src []byte, version int16) error {
+func (m *AllocateProducerIDsResponse) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *AllocateProducerIdsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *AllocateProducerIDsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 0 {
 		return versionError(m, version)
 	}
@@ -238,21 +238,21 @@ func (m *AllocateProducerIdsResponse) DecodeWith(src []byte, version int16, opts
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *AllocateProducerIdsResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *AllocateProducerIDsResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AllocateProducerIdsResponse) UnmarshalJSON(data []byte) error {
+func (m *AllocateProducerIDsResponse) UnmarshalJSON(data []byte) error {
 	return unmarshalJSONBody(m, data)
 }
 
-func (*AllocateProducerIdsResponse) isResponse() {}
+func (*AllocateProducerIDsResponse) isResponse() {}
 
 // NewRequest returns the paired request, with defaults.
-func (*AllocateProducerIdsResponse) NewRequest() Request { return NewAllocateProducerIdsRequest() }
+func (*AllocateProducerIDsResponse) NewRequest() Request { return NewAllocateProducerIDsRequest() }
 
-// RequestType returns a new paired AllocateProducerIdsRequest, typed.
-func (*AllocateProducerIdsResponse) RequestType() *AllocateProducerIdsRequest {
-	return NewAllocateProducerIdsRequest()
+// RequestType returns a new paired AllocateProducerIDsRequest, typed.
+func (*AllocateProducerIDsResponse) RequestType() *AllocateProducerIDsRequest {
+	return NewAllocateProducerIDsRequest()
 }

@@ -11,8 +11,8 @@ import (
 
 // AlterPartitionRequest is Kafka's AlterPartitionRequest (api key 56), versions 0-3; flexible versions 0-3.
 type AlterPartitionRequest struct {
-	// BrokerId: int32; versions 0-3; entity brokerId.
-	BrokerId int32
+	// BrokerID: int32; versions 0-3; entity brokerId.
+	BrokerID int32
 	// BrokerEpoch: int64; versions 0-3; default "-1".
 	BrokerEpoch int64
 	// Topics: []TopicData; versions 0-3.
@@ -39,7 +39,7 @@ func (m *AlterPartitionRequest) SetDefaults() {
 }
 
 func (m *AlterPartitionRequest) isDefault() bool {
-	return m.BrokerId == 0 &&
+	return m.BrokerID == 0 &&
 		m.BrokerEpoch == -1 &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
@@ -50,11 +50,11 @@ func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
-		m.BrokerId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.BrokerID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[4:]))
 		r.Off += 12
 	} else {
-		m.BrokerId = r.Int32()
+		m.BrokerID = r.Int32()
 		if r.Err != nil {
 			r.Push("brokerId")
 			return
@@ -113,7 +113,7 @@ func (m *AlterPartitionRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 		b = append(b, make([]byte, 12)...)
 		p := b[n : n+12]
 		_ = p[11]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerID))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
 	}
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
@@ -143,7 +143,7 @@ func (m *AlterPartitionRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "brokerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerId))
+	b = jsonx.AppendInt(b, int64(m.BrokerID))
 	b = jsonx.Key(b, first, "brokerEpoch")
 	first = false
 	b = jsonx.AppendInt64(b, m.BrokerEpoch)
@@ -186,7 +186,7 @@ func (m *AlterPartitionRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.BrokerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "brokerEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -236,8 +236,8 @@ func (m *AlterPartitionRequest) unmarshalJSON(d *jsonx.Decoder) {
 type AlterPartitionRequestTopicData struct {
 	// TopicName: string; versions 0-1; ignorable; entity topicName.
 	TopicName string
-	// TopicId: uuid; versions 2-3; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 2-3; ignorable.
+	TopicID UUID
 	// Partitions: []PartitionData; versions 0-3.
 	Partitions []AlterPartitionRequestPartitionData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -258,7 +258,7 @@ func (m *AlterPartitionRequestTopicData) SetDefaults() {
 
 func (m *AlterPartitionRequestTopicData) isDefault() bool {
 	return m.TopicName == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -274,13 +274,13 @@ func (m *AlterPartitionRequestTopicData) decode(r *wire.Reader, v int16) {
 		m.TopicName = ""
 	}
 	if v >= 2 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if n := r.ArrayLen(true, false, 13); n >= 0 {
 		s := m.Partitions
@@ -331,9 +331,9 @@ func (m *AlterPartitionRequestTopicData) encode(b []byte, v int16, w *wire.Encod
 	}
 	// TopicName is ignorable: dropped at other versions.
 	if v >= 2 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -366,7 +366,7 @@ func (m *AlterPartitionRequestTopicData) appendJSON(b []byte, v int16) []byte {
 	if v >= 2 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "partitions")
 	first = false
@@ -409,7 +409,7 @@ func (m *AlterPartitionRequestTopicData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)
@@ -776,8 +776,8 @@ func (m *AlterPartitionRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
 
 // AlterPartitionRequestBrokerState is the BrokerState struct of AlterPartitionRequest.
 type AlterPartitionRequestBrokerState struct {
-	// BrokerId: int32; versions 3; entity brokerId.
-	BrokerId int32
+	// BrokerID: int32; versions 3; entity brokerId.
+	BrokerID int32
 	// BrokerEpoch: int64; versions 3; default "-1".
 	BrokerEpoch int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -798,7 +798,7 @@ func (m *AlterPartitionRequestBrokerState) SetDefaults() {
 }
 
 func (m *AlterPartitionRequestBrokerState) isDefault() bool {
-	return m.BrokerId == 0 &&
+	return m.BrokerID == 0 &&
 		m.BrokerEpoch == -1 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -808,11 +808,11 @@ func (m *AlterPartitionRequestBrokerState) decode(r *wire.Reader, v int16) {
 		if len(r.Src)-r.Off >= 12 {
 			p := r.Src[r.Off : r.Off+12]
 			_ = p[11]
-			m.BrokerId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.BrokerID = int32(binary.BigEndian.Uint32(p[0:]))
 			m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[4:]))
 			r.Off += 12
 		} else {
-			m.BrokerId = r.Int32()
+			m.BrokerID = r.Int32()
 			if r.Err != nil {
 				r.Push("brokerId")
 				return
@@ -824,7 +824,7 @@ func (m *AlterPartitionRequestBrokerState) decode(r *wire.Reader, v int16) {
 			}
 		}
 	} else {
-		m.BrokerId = 0
+		m.BrokerID = 0
 		m.BrokerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -850,10 +850,10 @@ func (m *AlterPartitionRequestBrokerState) encode(b []byte, v int16, w *wire.Enc
 		b = append(b, make([]byte, 12)...)
 		p := b[n : n+12]
 		_ = p[11]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerID))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
 	} else {
-		if m.BrokerId != 0 {
+		if m.BrokerID != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("brokerId")
 			return b
@@ -882,7 +882,7 @@ func (m *AlterPartitionRequestBrokerState) appendJSON(b []byte, v int16) []byte 
 	if v >= 3 {
 		b = jsonx.Key(b, first, "brokerId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.BrokerId))
+		b = jsonx.AppendInt(b, int64(m.BrokerID))
 	}
 	if v >= 3 {
 		b = jsonx.Key(b, first, "brokerEpoch")
@@ -914,7 +914,7 @@ func (m *AlterPartitionRequestBrokerState) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.BrokerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "brokerEpoch":
 			if seen[1] {
 				d.Duplicate(key)

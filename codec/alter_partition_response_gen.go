@@ -215,8 +215,8 @@ func (m *AlterPartitionResponse) unmarshalJSON(d *jsonx.Decoder) {
 type AlterPartitionResponseTopicData struct {
 	// TopicName: string; versions 0-1; ignorable; entity topicName.
 	TopicName string
-	// TopicId: uuid; versions 2-3; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 2-3; ignorable.
+	TopicID UUID
 	// Partitions: []PartitionData; versions 0-3.
 	Partitions []AlterPartitionResponsePartitionData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -237,7 +237,7 @@ func (m *AlterPartitionResponseTopicData) SetDefaults() {
 
 func (m *AlterPartitionResponseTopicData) isDefault() bool {
 	return m.TopicName == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -253,13 +253,13 @@ func (m *AlterPartitionResponseTopicData) decode(r *wire.Reader, v int16) {
 		m.TopicName = ""
 	}
 	if v >= 2 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.Partitions
@@ -310,9 +310,9 @@ func (m *AlterPartitionResponseTopicData) encode(b []byte, v int16, w *wire.Enco
 	}
 	// TopicName is ignorable: dropped at other versions.
 	if v >= 2 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -345,7 +345,7 @@ func (m *AlterPartitionResponseTopicData) appendJSON(b []byte, v int16) []byte {
 	if v >= 2 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "partitions")
 	first = false
@@ -388,7 +388,7 @@ func (m *AlterPartitionResponseTopicData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)
@@ -428,8 +428,8 @@ type AlterPartitionResponsePartitionData struct {
 	PartitionIndex int32
 	// ErrorCode: int16; versions 0-3.
 	ErrorCode int16
-	// LeaderId: int32; versions 0-3; entity brokerId.
-	LeaderId int32
+	// LeaderID: int32; versions 0-3; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0-3.
 	LeaderEpoch int32
 	// Isr: []int32; versions 0-3; entity brokerId.
@@ -457,7 +457,7 @@ func (m *AlterPartitionResponsePartitionData) SetDefaults() {
 func (m *AlterPartitionResponsePartitionData) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.ErrorCode == 0 &&
-		m.LeaderId == 0 &&
+		m.LeaderID == 0 &&
 		m.LeaderEpoch == 0 &&
 		len(m.Isr) == 0 &&
 		m.LeaderRecoveryState == 0 &&
@@ -471,7 +471,7 @@ func (m *AlterPartitionResponsePartitionData) decode(r *wire.Reader, v int16) {
 		_ = p[13]
 		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[6:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[6:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[10:]))
 		r.Off += 14
 	} else {
@@ -485,7 +485,7 @@ func (m *AlterPartitionResponsePartitionData) decode(r *wire.Reader, v int16) {
 			r.Push("errorCode")
 			return
 		}
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -557,7 +557,7 @@ func (m *AlterPartitionResponsePartitionData) encode(b []byte, v int16, w *wire.
 		_ = p[13]
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
-		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[10:], uint32(m.LeaderEpoch))
 	}
 	b = wire.AppendArrayLen(b, len(m.Isr), false, true)
@@ -592,7 +592,7 @@ func (m *AlterPartitionResponsePartitionData) appendJSON(b []byte, v int16) []by
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -651,7 +651,7 @@ func (m *AlterPartitionResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[3] {
 				d.Duplicate(key)

@@ -11,8 +11,8 @@ import (
 
 // AlterShareGroupOffsetsRequest is Kafka's AlterShareGroupOffsetsRequest (api key 91), versions 0; flexible versions 0.
 type AlterShareGroupOffsetsRequest struct {
-	// GroupId: string; versions 0; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0; entity groupId.
+	GroupID string
 	// Topics: []AlterShareGroupOffsetsRequestTopic; versions 0.
 	Topics []AlterShareGroupOffsetsRequestTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -36,14 +36,14 @@ func (m *AlterShareGroupOffsetsRequest) SetDefaults() {
 }
 
 func (m *AlterShareGroupOffsetsRequest) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *AlterShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -91,12 +91,12 @@ func (m *AlterShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AlterShareGroupOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
+	b = wire.AppendString(b, m.GroupID, true)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -124,7 +124,7 @@ func (m *AlterShareGroupOffsetsRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -164,7 +164,7 @@ func (m *AlterShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)

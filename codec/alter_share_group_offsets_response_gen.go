@@ -238,8 +238,8 @@ func (m *AlterShareGroupOffsetsResponse) unmarshalJSON(d *jsonx.Decoder) {
 type AlterShareGroupOffsetsResponseTopic struct {
 	// TopicName: string; versions 0; entity topicName.
 	TopicName string
-	// TopicId: uuid; versions 0.
-	TopicId UUID
+	// TopicID: uuid; versions 0.
+	TopicID UUID
 	// Partitions: []AlterShareGroupOffsetsResponsePartition; versions 0.
 	Partitions []AlterShareGroupOffsetsResponsePartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -260,7 +260,7 @@ func (m *AlterShareGroupOffsetsResponseTopic) SetDefaults() {
 
 func (m *AlterShareGroupOffsetsResponseTopic) isDefault() bool {
 	return m.TopicName == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -271,7 +271,7 @@ func (m *AlterShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 		r.Push("topicName")
 		return
 	}
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -321,7 +321,7 @@ func (m *AlterShareGroupOffsetsResponseTopic) encode(b []byte, v int16, w *wire.
 		return b
 	}
 	b = wire.AppendString(b, m.TopicName, true)
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -351,7 +351,7 @@ func (m *AlterShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []by
 	b = jsonx.AppendString(b, m.TopicName)
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -393,7 +393,7 @@ func (m *AlterShareGroupOffsetsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)

@@ -7,16 +7,16 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// ApiVersionsRequest is Kafka's ApiVersionsRequest (api key 18), versions 0-5; flexible versions 3-5.
-type ApiVersionsRequest struct {
+// APIVersionsRequest is Kafka's ApiVersionsRequest (api key 18), versions 0-5; flexible versions 3-5.
+type APIVersionsRequest struct {
 	// ClientSoftwareName: string; versions 3-5; ignorable.
 	ClientSoftwareName string
 	// ClientSoftwareVersion: string; versions 3-5; ignorable.
 	ClientSoftwareVersion string
-	// ClusterId: string; versions 5; nullable 5; default "null"; ignorable.
-	ClusterId *string
-	// NodeId: int32; versions 5; default "-1"; ignorable.
-	NodeId int32
+	// ClusterID: string; versions 5; nullable 5; default "null"; ignorable.
+	ClusterID *string
+	// NodeID: int32; versions 5; default "-1"; ignorable.
+	NodeID int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -25,29 +25,29 @@ type ApiVersionsRequest struct {
 	TrailingBytes []byte
 }
 
-// NewApiVersionsRequest returns a ApiVersionsRequest holding the descriptor defaults.
-func NewApiVersionsRequest() *ApiVersionsRequest {
-	m := new(ApiVersionsRequest)
+// NewAPIVersionsRequest returns a APIVersionsRequest holding the descriptor defaults.
+func NewAPIVersionsRequest() *APIVersionsRequest {
+	m := new(APIVersionsRequest)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *ApiVersionsRequest) SetDefaults() {
-	*m = ApiVersionsRequest{}
-	m.NodeId = -1
+func (m *APIVersionsRequest) SetDefaults() {
+	*m = APIVersionsRequest{}
+	m.NodeID = -1
 }
 
-func (m *ApiVersionsRequest) isDefault() bool {
+func (m *APIVersionsRequest) isDefault() bool {
 	return m.ClientSoftwareName == "" &&
 		m.ClientSoftwareVersion == "" &&
-		m.ClusterId == nil &&
-		m.NodeId == -1 &&
+		m.ClusterID == nil &&
+		m.NodeID == -1 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
-func (m *ApiVersionsRequest) decode(r *wire.Reader, v int16) {
+func (m *APIVersionsRequest) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.ClientSoftwareName = r.String(true)
 		if r.Err != nil {
@@ -67,22 +67,22 @@ func (m *ApiVersionsRequest) decode(r *wire.Reader, v int16) {
 		m.ClientSoftwareVersion = ""
 	}
 	if v >= 5 {
-		m.ClusterId = r.NullableString(true)
+		m.ClusterID = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("clusterId")
 			return
 		}
 	} else {
-		m.ClusterId = nil
+		m.ClusterID = nil
 	}
 	if v >= 5 {
-		m.NodeId = r.Int32()
+		m.NodeID = r.Int32()
 		if r.Err != nil {
 			r.Push("nodeId")
 			return
 		}
 	} else {
-		m.NodeId = -1
+		m.NodeID = -1
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
@@ -107,7 +107,7 @@ func (m *ApiVersionsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ApiVersionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *APIVersionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 3 {
 		if len(m.ClientSoftwareName) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientSoftwareName)))
@@ -127,18 +127,18 @@ func (m *ApiVersionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	}
 	// ClientSoftwareVersion is ignorable: dropped at other versions.
 	if v >= 5 {
-		if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+		if m.ClusterID != nil && len(*m.ClusterID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterID)))
 			w.Push("clusterId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ClusterId, true)
+		b = wire.AppendNullableString(b, m.ClusterID, true)
 	}
-	// ClusterId is ignorable: dropped at other versions.
+	// ClusterID is ignorable: dropped at other versions.
 	if v >= 5 {
-		b = wire.AppendInt32(b, m.NodeId)
+		b = wire.AppendInt32(b, m.NodeID)
 	}
-	// NodeId is ignorable: dropped at other versions.
+	// NodeID is ignorable: dropped at other versions.
 	if v >= 3 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
@@ -158,7 +158,7 @@ func (m *ApiVersionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *ApiVersionsRequest) appendJSON(b []byte, v int16) []byte {
+func (m *APIVersionsRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 3 {
@@ -174,12 +174,12 @@ func (m *ApiVersionsRequest) appendJSON(b []byte, v int16) []byte {
 	if v >= 5 {
 		b = jsonx.Key(b, first, "clusterId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.ClusterId)
+		b = jsonx.AppendNullableString(b, m.ClusterID)
 	}
 	if v >= 5 {
 		b = jsonx.Key(b, first, "nodeId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeId))
+		b = jsonx.AppendInt(b, int64(m.NodeID))
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
@@ -193,7 +193,7 @@ func (m *ApiVersionsRequest) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *ApiVersionsRequest) unmarshalJSON(d *jsonx.Decoder) {
+func (m *APIVersionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -222,13 +222,13 @@ func (m *ApiVersionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.ClusterId = d.NullableString()
+			m.ClusterID = d.NullableString()
 		case "nodeId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "_unknownTaggedFields":
 			if seen[5] {
 				d.Duplicate(key)
@@ -251,22 +251,22 @@ func (m *ApiVersionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoApiVersionsRequest = MessageInfo{Name: "ApiVersionsRequest", APIKey: 18, Kind: KindRequest, MinVersion: 0, MaxVersion: 5, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoAPIVersionsRequest = MessageInfo{Name: "ApiVersionsRequest", APIKey: 18, Kind: KindRequest, MinVersion: 0, MaxVersion: 5, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ApiVersionsRequest".
-func (*ApiVersionsRequest) MessageName() string { return "ApiVersionsRequest" }
+func (*APIVersionsRequest) MessageName() string { return "ApiVersionsRequest" }
 
 // APIKey returns 18.
-func (*ApiVersionsRequest) APIKey() int16 { return 18 }
+func (*APIVersionsRequest) APIKey() int16 { return 18 }
 
 // MessageKind returns KindRequest.
-func (*ApiVersionsRequest) MessageKind() Kind { return KindRequest }
+func (*APIVersionsRequest) MessageKind() Kind { return KindRequest }
 
 // Info returns the generated metadata of ApiVersionsRequest.
-func (*ApiVersionsRequest) Info() *MessageInfo { return &infoApiVersionsRequest }
+func (*APIVersionsRequest) Info() *MessageInfo { return &infoAPIVersionsRequest }
 
 // Encode appends m at the given version to dst.
-func (m *ApiVersionsRequest) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *APIVersionsRequest) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 5 {
 		return dst, versionError(m, version)
 	}
@@ -280,12 +280,12 @@ func (m *ApiVersionsRequest) Encode(dst []byte, version int16) ([]byte, error) {
 
 // Decode replaces m with the message in src, which must hold exactly one ApiVersionsRequest at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *ApiVersionsRequest) Decode(src []byte, version int16) error {
+func (m *APIVersionsRequest) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ApiVersionsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *APIVersionsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 5 {
 		return versionError(m, version)
 	}
@@ -300,17 +300,17 @@ func (m *ApiVersionsRequest) DecodeWith(src []byte, version int16, opts DecodeOp
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *ApiVersionsRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *APIVersionsRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ApiVersionsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+func (m *APIVersionsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
 
-func (*ApiVersionsRequest) isRequest() {}
+func (*APIVersionsRequest) isRequest() {}
 
 // NewResponse returns the paired response, with defaults.
-func (*ApiVersionsRequest) NewResponse() Response { return NewApiVersionsResponse() }
+func (*APIVersionsRequest) NewResponse() Response { return NewAPIVersionsResponse() }
 
-// ResponseType returns a new paired ApiVersionsResponse, typed.
-func (*ApiVersionsRequest) ResponseType() *ApiVersionsResponse { return NewApiVersionsResponse() }
+// ResponseType returns a new paired APIVersionsResponse, typed.
+func (*APIVersionsRequest) ResponseType() *APIVersionsResponse { return NewAPIVersionsResponse() }

@@ -9,42 +9,42 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// ApiVersionsResponse is Kafka's ApiVersionsResponse (api key 18), versions 0-5; flexible versions 3-5.
-type ApiVersionsResponse struct {
+// APIVersionsResponse is Kafka's ApiVersionsResponse (api key 18), versions 0-5; flexible versions 3-5.
+type APIVersionsResponse struct {
 	// ErrorCode: int16; versions 0-5.
 	ErrorCode int16
-	// ApiKeys: []ApiVersion; versions 0-5.
-	ApiKeys []ApiVersionsResponseApiVersion
+	// APIKeys: []ApiVersion; versions 0-5.
+	APIKeys []APIVersionsResponseAPIVersion
 	// ThrottleTimeMs: int32; versions 1-5; ignorable.
 	ThrottleTimeMs int32
 	// SupportedFeatures: []SupportedFeatureKey; versions 3-5; tag 0 in versions 3-5; ignorable.
-	SupportedFeatures []ApiVersionsResponseSupportedFeatureKey
+	SupportedFeatures []APIVersionsResponseSupportedFeatureKey
 	// FinalizedFeaturesEpoch: int64; versions 3-5; tag 1 in versions 3-5; default "-1"; ignorable.
 	FinalizedFeaturesEpoch int64
 	// FinalizedFeatures: []FinalizedFeatureKey; versions 3-5; tag 2 in versions 3-5; ignorable.
-	FinalizedFeatures []ApiVersionsResponseFinalizedFeatureKey
+	FinalizedFeatures []APIVersionsResponseFinalizedFeatureKey
 	// ZkMigrationReady: bool; versions 3-5; tag 3 in versions 3-5; default "false"; ignorable.
 	ZkMigrationReady bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewApiVersionsResponse returns a ApiVersionsResponse holding the descriptor defaults.
-func NewApiVersionsResponse() *ApiVersionsResponse {
-	m := new(ApiVersionsResponse)
+// NewAPIVersionsResponse returns a APIVersionsResponse holding the descriptor defaults.
+func NewAPIVersionsResponse() *APIVersionsResponse {
+	m := new(APIVersionsResponse)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *ApiVersionsResponse) SetDefaults() {
-	*m = ApiVersionsResponse{}
+func (m *APIVersionsResponse) SetDefaults() {
+	*m = APIVersionsResponse{}
 	m.FinalizedFeaturesEpoch = -1
 }
 
-func (m *ApiVersionsResponse) isDefault() bool {
+func (m *APIVersionsResponse) isDefault() bool {
 	return m.ErrorCode == 0 &&
-		len(m.ApiKeys) == 0 &&
+		len(m.APIKeys) == 0 &&
 		m.ThrottleTimeMs == 0 &&
 		len(m.SupportedFeatures) == 0 &&
 		m.FinalizedFeaturesEpoch == -1 &&
@@ -53,18 +53,18 @@ func (m *ApiVersionsResponse) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
+func (m *APIVersionsResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
 		return
 	}
 	if n := r.ArrayLen(v >= 3, false, 6); n >= 0 {
-		s := m.ApiKeys
+		s := m.APIKeys
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, ApiVersionsResponseApiVersion{})
+				s = append(s, APIVersionsResponseAPIVersion{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -72,9 +72,9 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 				break
 			}
 		}
-		m.ApiKeys = s
+		m.APIKeys = s
 	} else {
-		m.ApiKeys = nil
+		m.APIKeys = nil
 	}
 	if r.Err != nil {
 		r.Push("apiKeys")
@@ -111,7 +111,7 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 					s = wire.Slice(s, n, r.Remaining())
 					for i := 0; i < n; i++ {
 						if i == len(s) {
-							s = append(s, ApiVersionsResponseSupportedFeatureKey{})
+							s = append(s, APIVersionsResponseSupportedFeatureKey{})
 						}
 						s[i].decode(r, v)
 						if r.Err != nil {
@@ -143,7 +143,7 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 					s = wire.Slice(s, n, r.Remaining())
 					for i := 0; i < n; i++ {
 						if i == len(s) {
-							s = append(s, ApiVersionsResponseFinalizedFeatureKey{})
+							s = append(s, APIVersionsResponseFinalizedFeatureKey{})
 						}
 						s[i].decode(r, v)
 						if r.Err != nil {
@@ -179,11 +179,11 @@ func (m *ApiVersionsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ApiVersionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *APIVersionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt16(b, m.ErrorCode)
-	b = wire.AppendArrayLen(b, len(m.ApiKeys), false, v >= 3)
-	for i := range m.ApiKeys {
-		b = m.ApiKeys[i].encode(b, v, w)
+	b = wire.AppendArrayLen(b, len(m.APIKeys), false, v >= 3)
+	for i := range m.APIKeys {
+		b = m.APIKeys[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("apiKeys")
@@ -269,7 +269,7 @@ func (m *ApiVersionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *ApiVersionsResponse) appendJSON(b []byte, v int16) []byte {
+func (m *APIVersionsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "errorCode")
@@ -278,11 +278,11 @@ func (m *ApiVersionsResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "apiKeys")
 	first = false
 	b = append(b, '[')
-	for i := range m.ApiKeys {
+	for i := range m.APIKeys {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = m.ApiKeys[i].appendJSON(b, v)
+		b = m.APIKeys[i].appendJSON(b, v)
 	}
 	b = append(b, ']')
 	if v >= 1 {
@@ -332,7 +332,7 @@ func (m *ApiVersionsResponse) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *ApiVersionsResponse) unmarshalJSON(d *jsonx.Decoder) {
+func (m *APIVersionsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -356,16 +356,16 @@ func (m *ApiVersionsResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []ApiVersionsResponseApiVersion{}
+				s := []APIVersionsResponseAPIVersion{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, ApiVersionsResponseApiVersion{})
+					s = append(s, APIVersionsResponseAPIVersion{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
 						break
 					}
 				}
-				m.ApiKeys = s
+				m.APIKeys = s
 			}
 		case "throttleTimeMs":
 			if seen[2] {
@@ -379,9 +379,9 @@ func (m *ApiVersionsResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[3] = true
 			if d.BeginArray() {
-				s := []ApiVersionsResponseSupportedFeatureKey{}
+				s := []APIVersionsResponseSupportedFeatureKey{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, ApiVersionsResponseSupportedFeatureKey{})
+					s = append(s, APIVersionsResponseSupportedFeatureKey{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -402,9 +402,9 @@ func (m *ApiVersionsResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[5] = true
 			if d.BeginArray() {
-				s := []ApiVersionsResponseFinalizedFeatureKey{}
+				s := []APIVersionsResponseFinalizedFeatureKey{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, ApiVersionsResponseFinalizedFeatureKey{})
+					s = append(s, APIVersionsResponseFinalizedFeatureKey{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -435,10 +435,10 @@ func (m *ApiVersionsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// ApiVersionsResponseApiVersion is the ApiVersion struct of ApiVersionsResponse.
-type ApiVersionsResponseApiVersion struct {
-	// ApiKey: int16; versions 0-5.
-	ApiKey int16
+// APIVersionsResponseAPIVersion is the ApiVersion struct of ApiVersionsResponse.
+type APIVersionsResponseAPIVersion struct {
+	// APIKey: int16; versions 0-5.
+	APIKey int16
 	// MinVersion: int16; versions 0-5.
 	MinVersion int16
 	// MaxVersion: int16; versions 0-5.
@@ -447,35 +447,35 @@ type ApiVersionsResponseApiVersion struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewApiVersionsResponseApiVersion returns a ApiVersionsResponseApiVersion holding the descriptor defaults.
-func NewApiVersionsResponseApiVersion() *ApiVersionsResponseApiVersion {
-	m := new(ApiVersionsResponseApiVersion)
+// NewAPIVersionsResponseAPIVersion returns a APIVersionsResponseAPIVersion holding the descriptor defaults.
+func NewAPIVersionsResponseAPIVersion() *APIVersionsResponseAPIVersion {
+	m := new(APIVersionsResponseAPIVersion)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *ApiVersionsResponseApiVersion) SetDefaults() {
-	*m = ApiVersionsResponseApiVersion{}
+func (m *APIVersionsResponseAPIVersion) SetDefaults() {
+	*m = APIVersionsResponseAPIVersion{}
 }
 
-func (m *ApiVersionsResponseApiVersion) isDefault() bool {
-	return m.ApiKey == 0 &&
+func (m *APIVersionsResponseAPIVersion) isDefault() bool {
+	return m.APIKey == 0 &&
 		m.MinVersion == 0 &&
 		m.MaxVersion == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *ApiVersionsResponseApiVersion) decode(r *wire.Reader, v int16) {
+func (m *APIVersionsResponseAPIVersion) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
-		m.ApiKey = int16(binary.BigEndian.Uint16(p[0:]))
+		m.APIKey = int16(binary.BigEndian.Uint16(p[0:]))
 		m.MinVersion = int16(binary.BigEndian.Uint16(p[2:]))
 		m.MaxVersion = int16(binary.BigEndian.Uint16(p[4:]))
 		r.Off += 6
 	} else {
-		m.ApiKey = r.Int16()
+		m.APIKey = r.Int16()
 		if r.Err != nil {
 			r.Push("apiKey")
 			return
@@ -510,13 +510,13 @@ func (m *ApiVersionsResponseApiVersion) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ApiVersionsResponseApiVersion) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *APIVersionsResponseAPIVersion) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
 		p := b[n : n+6]
 		_ = p[5]
-		binary.BigEndian.PutUint16(p[0:], uint16(m.ApiKey))
+		binary.BigEndian.PutUint16(p[0:], uint16(m.APIKey))
 		binary.BigEndian.PutUint16(p[2:], uint16(m.MinVersion))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.MaxVersion))
 	}
@@ -538,12 +538,12 @@ func (m *ApiVersionsResponseApiVersion) encode(b []byte, v int16, w *wire.Encode
 	return b
 }
 
-func (m *ApiVersionsResponseApiVersion) appendJSON(b []byte, v int16) []byte {
+func (m *APIVersionsResponseAPIVersion) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "apiKey")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ApiKey))
+	b = jsonx.AppendInt(b, int64(m.APIKey))
 	b = jsonx.Key(b, first, "minVersion")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.MinVersion))
@@ -558,7 +558,7 @@ func (m *ApiVersionsResponseApiVersion) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *ApiVersionsResponseApiVersion) unmarshalJSON(d *jsonx.Decoder) {
+func (m *APIVersionsResponseAPIVersion) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -575,7 +575,7 @@ func (m *ApiVersionsResponseApiVersion) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ApiKey = int16(d.Int(-1<<15, 1<<15-1))
+			m.APIKey = int16(d.Int(-1<<15, 1<<15-1))
 		case "minVersion":
 			if seen[1] {
 				d.Duplicate(key)
@@ -604,8 +604,8 @@ func (m *ApiVersionsResponseApiVersion) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// ApiVersionsResponseSupportedFeatureKey is the SupportedFeatureKey struct of ApiVersionsResponse.
-type ApiVersionsResponseSupportedFeatureKey struct {
+// APIVersionsResponseSupportedFeatureKey is the SupportedFeatureKey struct of ApiVersionsResponse.
+type APIVersionsResponseSupportedFeatureKey struct {
 	// Name: string; versions 3-5.
 	Name string
 	// MinVersion: int16; versions 3-5.
@@ -616,26 +616,26 @@ type ApiVersionsResponseSupportedFeatureKey struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewApiVersionsResponseSupportedFeatureKey returns a ApiVersionsResponseSupportedFeatureKey holding the descriptor defaults.
-func NewApiVersionsResponseSupportedFeatureKey() *ApiVersionsResponseSupportedFeatureKey {
-	m := new(ApiVersionsResponseSupportedFeatureKey)
+// NewAPIVersionsResponseSupportedFeatureKey returns a APIVersionsResponseSupportedFeatureKey holding the descriptor defaults.
+func NewAPIVersionsResponseSupportedFeatureKey() *APIVersionsResponseSupportedFeatureKey {
+	m := new(APIVersionsResponseSupportedFeatureKey)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *ApiVersionsResponseSupportedFeatureKey) SetDefaults() {
-	*m = ApiVersionsResponseSupportedFeatureKey{}
+func (m *APIVersionsResponseSupportedFeatureKey) SetDefaults() {
+	*m = APIVersionsResponseSupportedFeatureKey{}
 }
 
-func (m *ApiVersionsResponseSupportedFeatureKey) isDefault() bool {
+func (m *APIVersionsResponseSupportedFeatureKey) isDefault() bool {
 	return m.Name == "" &&
 		m.MinVersion == 0 &&
 		m.MaxVersion == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *ApiVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16) {
+func (m *APIVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.Name = r.String(true)
 		if r.Err != nil {
@@ -687,7 +687,7 @@ func (m *ApiVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *ApiVersionsResponseSupportedFeatureKey) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *APIVersionsResponseSupportedFeatureKey) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 3 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
@@ -737,7 +737,7 @@ func (m *ApiVersionsResponseSupportedFeatureKey) encode(b []byte, v int16, w *wi
 	return b
 }
 
-func (m *ApiVersionsResponseSupportedFeatureKey) appendJSON(b []byte, v int16) []byte {
+func (m *APIVersionsResponseSupportedFeatureKey) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 3 {
@@ -763,7 +763,7 @@ func (m *ApiVersionsResponseSupportedFeatureKey) appendJSON(b []byte, v int16) [
 	return append(b, '}')
 }
 
-func (m *ApiVersionsResponseSupportedFeatureKey) unmarshalJSON(d *jsonx.Decoder) {
+func (m *APIVersionsResponseSupportedFeatureKey) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -809,8 +809,8 @@ func (m *ApiVersionsResponseSupportedFeatureKey) unmarshalJSON(d *jsonx.Decoder)
 	}
 }
 
-// ApiVersionsResponseFinalizedFeatureKey is the FinalizedFeatureKey struct of ApiVersionsResponse.
-type ApiVersionsResponseFinalizedFeatureKey struct {
+// APIVersionsResponseFinalizedFeatureKey is the FinalizedFeatureKey struct of ApiVersionsResponse.
+type APIVersionsResponseFinalizedFeatureKey struct {
 	// Name: string; versions 3-5.
 	Name string
 	// MaxVersionLevel: int16; versions 3-5.
@@ -821,26 +821,26 @@ type ApiVersionsResponseFinalizedFeatureKey struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewApiVersionsResponseFinalizedFeatureKey returns a ApiVersionsResponseFinalizedFeatureKey holding the descriptor defaults.
-func NewApiVersionsResponseFinalizedFeatureKey() *ApiVersionsResponseFinalizedFeatureKey {
-	m := new(ApiVersionsResponseFinalizedFeatureKey)
+// NewAPIVersionsResponseFinalizedFeatureKey returns a APIVersionsResponseFinalizedFeatureKey holding the descriptor defaults.
+func NewAPIVersionsResponseFinalizedFeatureKey() *APIVersionsResponseFinalizedFeatureKey {
+	m := new(APIVersionsResponseFinalizedFeatureKey)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *ApiVersionsResponseFinalizedFeatureKey) SetDefaults() {
-	*m = ApiVersionsResponseFinalizedFeatureKey{}
+func (m *APIVersionsResponseFinalizedFeatureKey) SetDefaults() {
+	*m = APIVersionsResponseFinalizedFeatureKey{}
 }
 
-func (m *ApiVersionsResponseFinalizedFeatureKey) isDefault() bool {
+func (m *APIVersionsResponseFinalizedFeatureKey) isDefault() bool {
 	return m.Name == "" &&
 		m.MaxVersionLevel == 0 &&
 		m.MinVersionLevel == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *ApiVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16) {
+func (m *APIVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.Name = r.String(true)
 		if r.Err != nil {
@@ -892,7 +892,7 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16)
 	}
 }
 
-func (m *ApiVersionsResponseFinalizedFeatureKey) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *APIVersionsResponseFinalizedFeatureKey) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 3 {
 		if len(m.Name) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Name)))
@@ -942,7 +942,7 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) encode(b []byte, v int16, w *wi
 	return b
 }
 
-func (m *ApiVersionsResponseFinalizedFeatureKey) appendJSON(b []byte, v int16) []byte {
+func (m *APIVersionsResponseFinalizedFeatureKey) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 3 {
@@ -968,7 +968,7 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) appendJSON(b []byte, v int16) [
 	return append(b, '}')
 }
 
-func (m *ApiVersionsResponseFinalizedFeatureKey) unmarshalJSON(d *jsonx.Decoder) {
+func (m *APIVersionsResponseFinalizedFeatureKey) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -1014,22 +1014,22 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) unmarshalJSON(d *jsonx.Decoder)
 	}
 }
 
-var infoApiVersionsResponse = MessageInfo{Name: "ApiVersionsResponse", APIKey: 18, Kind: KindResponse, MinVersion: 0, MaxVersion: 5, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoAPIVersionsResponse = MessageInfo{Name: "ApiVersionsResponse", APIKey: 18, Kind: KindResponse, MinVersion: 0, MaxVersion: 5, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ApiVersionsResponse".
-func (*ApiVersionsResponse) MessageName() string { return "ApiVersionsResponse" }
+func (*APIVersionsResponse) MessageName() string { return "ApiVersionsResponse" }
 
 // APIKey returns 18.
-func (*ApiVersionsResponse) APIKey() int16 { return 18 }
+func (*APIVersionsResponse) APIKey() int16 { return 18 }
 
 // MessageKind returns KindResponse.
-func (*ApiVersionsResponse) MessageKind() Kind { return KindResponse }
+func (*APIVersionsResponse) MessageKind() Kind { return KindResponse }
 
 // Info returns the generated metadata of ApiVersionsResponse.
-func (*ApiVersionsResponse) Info() *MessageInfo { return &infoApiVersionsResponse }
+func (*APIVersionsResponse) Info() *MessageInfo { return &infoAPIVersionsResponse }
 
 // Encode appends m at the given version to dst.
-func (m *ApiVersionsResponse) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *APIVersionsResponse) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 5 {
 		return dst, versionError(m, version)
 	}
@@ -1043,12 +1043,12 @@ func (m *ApiVersionsResponse) Encode(dst []byte, version int16) ([]byte, error) 
 
 // Decode replaces m with the message in src, which must hold exactly one ApiVersionsResponse at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *ApiVersionsResponse) Decode(src []byte, version int16) error {
+func (m *APIVersionsResponse) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *ApiVersionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *APIVersionsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 5 {
 		return versionError(m, version)
 	}
@@ -1063,17 +1063,17 @@ func (m *ApiVersionsResponse) DecodeWith(src []byte, version int16, opts DecodeO
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *ApiVersionsResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *APIVersionsResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ApiVersionsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+func (m *APIVersionsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
 
-func (*ApiVersionsResponse) isResponse() {}
+func (*APIVersionsResponse) isResponse() {}
 
 // NewRequest returns the paired request, with defaults.
-func (*ApiVersionsResponse) NewRequest() Request { return NewApiVersionsRequest() }
+func (*APIVersionsResponse) NewRequest() Request { return NewAPIVersionsRequest() }
 
-// RequestType returns a new paired ApiVersionsRequest, typed.
-func (*ApiVersionsResponse) RequestType() *ApiVersionsRequest { return NewApiVersionsRequest() }
+// RequestType returns a new paired APIVersionsRequest, typed.
+func (*APIVersionsResponse) RequestType() *APIVersionsRequest { return NewAPIVersionsRequest() }

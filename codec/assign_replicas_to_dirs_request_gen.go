@@ -11,8 +11,8 @@ import (
 
 // AssignReplicasToDirsRequest is Kafka's AssignReplicasToDirsRequest (api key 73), versions 0; flexible versions 0.
 type AssignReplicasToDirsRequest struct {
-	// BrokerId: int32; versions 0; entity brokerId.
-	BrokerId int32
+	// BrokerID: int32; versions 0; entity brokerId.
+	BrokerID int32
 	// BrokerEpoch: int64; versions 0; default "-1".
 	BrokerEpoch int64
 	// Directories: []DirectoryData; versions 0.
@@ -39,7 +39,7 @@ func (m *AssignReplicasToDirsRequest) SetDefaults() {
 }
 
 func (m *AssignReplicasToDirsRequest) isDefault() bool {
-	return m.BrokerId == 0 &&
+	return m.BrokerID == 0 &&
 		m.BrokerEpoch == -1 &&
 		len(m.Directories) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
@@ -50,11 +50,11 @@ func (m *AssignReplicasToDirsRequest) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
-		m.BrokerId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.BrokerID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[4:]))
 		r.Off += 12
 	} else {
-		m.BrokerId = r.Int32()
+		m.BrokerID = r.Int32()
 		if r.Err != nil {
 			r.Push("brokerId")
 			return
@@ -113,7 +113,7 @@ func (m *AssignReplicasToDirsRequest) encode(b []byte, v int16, w *wire.Encoder)
 		b = append(b, make([]byte, 12)...)
 		p := b[n : n+12]
 		_ = p[11]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerID))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
 	}
 	b = wire.AppendArrayLen(b, len(m.Directories), false, true)
@@ -143,7 +143,7 @@ func (m *AssignReplicasToDirsRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "brokerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerId))
+	b = jsonx.AppendInt(b, int64(m.BrokerID))
 	b = jsonx.Key(b, first, "brokerEpoch")
 	first = false
 	b = jsonx.AppendInt64(b, m.BrokerEpoch)
@@ -186,7 +186,7 @@ func (m *AssignReplicasToDirsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.BrokerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "brokerEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -234,8 +234,8 @@ func (m *AssignReplicasToDirsRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // AssignReplicasToDirsRequestDirectoryData is the DirectoryData struct of AssignReplicasToDirsRequest.
 type AssignReplicasToDirsRequestDirectoryData struct {
-	// Id: uuid; versions 0.
-	Id UUID
+	// ID: uuid; versions 0.
+	ID UUID
 	// Topics: []TopicData; versions 0.
 	Topics []AssignReplicasToDirsRequestTopicData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -255,13 +255,13 @@ func (m *AssignReplicasToDirsRequestDirectoryData) SetDefaults() {
 }
 
 func (m *AssignReplicasToDirsRequestDirectoryData) isDefault() bool {
-	return m.Id == (UUID{}) &&
+	return m.ID == (UUID{}) &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *AssignReplicasToDirsRequestDirectoryData) decode(r *wire.Reader, v int16) {
-	m.Id = r.UUID()
+	m.ID = r.UUID()
 	if r.Err != nil {
 		r.Push("id")
 		return
@@ -305,7 +305,7 @@ func (m *AssignReplicasToDirsRequestDirectoryData) decode(r *wire.Reader, v int1
 }
 
 func (m *AssignReplicasToDirsRequestDirectoryData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.Id[:]...)
+	b = append(b, m.ID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -332,7 +332,7 @@ func (m *AssignReplicasToDirsRequestDirectoryData) appendJSON(b []byte, v int16)
 	first := true
 	b = jsonx.Key(b, first, "id")
 	first = false
-	b = jsonx.AppendUUID(b, m.Id)
+	b = jsonx.AppendUUID(b, m.ID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -368,7 +368,7 @@ func (m *AssignReplicasToDirsRequestDirectoryData) unmarshalJSON(d *jsonx.Decode
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.Id = d.UUID()
+			m.ID = d.UUID()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -404,8 +404,8 @@ func (m *AssignReplicasToDirsRequestDirectoryData) unmarshalJSON(d *jsonx.Decode
 
 // AssignReplicasToDirsRequestTopicData is the TopicData struct of AssignReplicasToDirsRequest.
 type AssignReplicasToDirsRequestTopicData struct {
-	// TopicId: uuid; versions 0.
-	TopicId UUID
+	// TopicID: uuid; versions 0.
+	TopicID UUID
 	// Partitions: []PartitionData; versions 0.
 	Partitions []AssignReplicasToDirsRequestPartitionData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -425,13 +425,13 @@ func (m *AssignReplicasToDirsRequestTopicData) SetDefaults() {
 }
 
 func (m *AssignReplicasToDirsRequestTopicData) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *AssignReplicasToDirsRequestTopicData) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -475,7 +475,7 @@ func (m *AssignReplicasToDirsRequestTopicData) decode(r *wire.Reader, v int16) {
 }
 
 func (m *AssignReplicasToDirsRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -502,7 +502,7 @@ func (m *AssignReplicasToDirsRequestTopicData) appendJSON(b []byte, v int16) []b
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -538,7 +538,7 @@ func (m *AssignReplicasToDirsRequestTopicData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

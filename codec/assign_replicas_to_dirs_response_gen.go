@@ -213,8 +213,8 @@ func (m *AssignReplicasToDirsResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // AssignReplicasToDirsResponseDirectoryData is the DirectoryData struct of AssignReplicasToDirsResponse.
 type AssignReplicasToDirsResponseDirectoryData struct {
-	// Id: uuid; versions 0.
-	Id UUID
+	// ID: uuid; versions 0.
+	ID UUID
 	// Topics: []TopicData; versions 0.
 	Topics []AssignReplicasToDirsResponseTopicData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -234,13 +234,13 @@ func (m *AssignReplicasToDirsResponseDirectoryData) SetDefaults() {
 }
 
 func (m *AssignReplicasToDirsResponseDirectoryData) isDefault() bool {
-	return m.Id == (UUID{}) &&
+	return m.ID == (UUID{}) &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *AssignReplicasToDirsResponseDirectoryData) decode(r *wire.Reader, v int16) {
-	m.Id = r.UUID()
+	m.ID = r.UUID()
 	if r.Err != nil {
 		r.Push("id")
 		return
@@ -284,7 +284,7 @@ func (m *AssignReplicasToDirsResponseDirectoryData) decode(r *wire.Reader, v int
 }
 
 func (m *AssignReplicasToDirsResponseDirectoryData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.Id[:]...)
+	b = append(b, m.ID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -311,7 +311,7 @@ func (m *AssignReplicasToDirsResponseDirectoryData) appendJSON(b []byte, v int16
 	first := true
 	b = jsonx.Key(b, first, "id")
 	first = false
-	b = jsonx.AppendUUID(b, m.Id)
+	b = jsonx.AppendUUID(b, m.ID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -347,7 +347,7 @@ func (m *AssignReplicasToDirsResponseDirectoryData) unmarshalJSON(d *jsonx.Decod
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.Id = d.UUID()
+			m.ID = d.UUID()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -383,8 +383,8 @@ func (m *AssignReplicasToDirsResponseDirectoryData) unmarshalJSON(d *jsonx.Decod
 
 // AssignReplicasToDirsResponseTopicData is the TopicData struct of AssignReplicasToDirsResponse.
 type AssignReplicasToDirsResponseTopicData struct {
-	// TopicId: uuid; versions 0.
-	TopicId UUID
+	// TopicID: uuid; versions 0.
+	TopicID UUID
 	// Partitions: []PartitionData; versions 0.
 	Partitions []AssignReplicasToDirsResponsePartitionData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -404,13 +404,13 @@ func (m *AssignReplicasToDirsResponseTopicData) SetDefaults() {
 }
 
 func (m *AssignReplicasToDirsResponseTopicData) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *AssignReplicasToDirsResponseTopicData) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -454,7 +454,7 @@ func (m *AssignReplicasToDirsResponseTopicData) decode(r *wire.Reader, v int16) 
 }
 
 func (m *AssignReplicasToDirsResponseTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -481,7 +481,7 @@ func (m *AssignReplicasToDirsResponseTopicData) appendJSON(b []byte, v int16) []
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -517,7 +517,7 @@ func (m *AssignReplicasToDirsResponseTopicData) unmarshalJSON(d *jsonx.Decoder) 
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

@@ -11,10 +11,10 @@ import (
 
 // BeginQuorumEpochRequest is Kafka's BeginQuorumEpochRequest (api key 53), versions 0-1; flexible versions 1.
 type BeginQuorumEpochRequest struct {
-	// ClusterId: string; versions 0-1; nullable 0-1; default "null".
-	ClusterId *string
-	// VoterId: int32; versions 1; default "-1"; ignorable; entity brokerId.
-	VoterId int32
+	// ClusterID: string; versions 0-1; nullable 0-1; default "null".
+	ClusterID *string
+	// VoterID: int32; versions 1; default "-1"; ignorable; entity brokerId.
+	VoterID int32
 	// Topics: []TopicData; versions 0-1.
 	Topics []BeginQuorumEpochRequestTopicData
 	// LeaderEndpoints: []LeaderEndpoint; versions 1; ignorable.
@@ -37,12 +37,12 @@ func NewBeginQuorumEpochRequest() *BeginQuorumEpochRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *BeginQuorumEpochRequest) SetDefaults() {
 	*m = BeginQuorumEpochRequest{}
-	m.VoterId = -1
+	m.VoterID = -1
 }
 
 func (m *BeginQuorumEpochRequest) isDefault() bool {
-	return m.ClusterId == nil &&
-		m.VoterId == -1 &&
+	return m.ClusterID == nil &&
+		m.VoterID == -1 &&
 		len(m.Topics) == 0 &&
 		len(m.LeaderEndpoints) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
@@ -50,19 +50,19 @@ func (m *BeginQuorumEpochRequest) isDefault() bool {
 }
 
 func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
-	m.ClusterId = r.NullableString(v >= 1)
+	m.ClusterID = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
 	}
 	if v >= 1 {
-		m.VoterId = r.Int32()
+		m.VoterID = r.Int32()
 		if r.Err != nil {
 			r.Push("voterId")
 			return
 		}
 	} else {
-		m.VoterId = -1
+		m.VoterID = -1
 	}
 	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Topics
@@ -134,16 +134,16 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *BeginQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+	if m.ClusterID != nil && len(*m.ClusterID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterID)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ClusterId, v >= 1)
+	b = wire.AppendNullableString(b, m.ClusterID, v >= 1)
 	if v >= 1 {
-		b = wire.AppendInt32(b, m.VoterId)
+		b = wire.AppendInt32(b, m.VoterID)
 	}
-	// VoterId is ignorable: dropped at other versions.
+	// VoterID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 1)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -189,11 +189,11 @@ func (m *BeginQuorumEpochRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "clusterId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterId)
+	b = jsonx.AppendNullableString(b, m.ClusterID)
 	if v >= 1 {
 		b = jsonx.Key(b, first, "voterId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.VoterId))
+		b = jsonx.AppendInt(b, int64(m.VoterID))
 	}
 	b = jsonx.Key(b, first, "topics")
 	first = false
@@ -246,13 +246,13 @@ func (m *BeginQuorumEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ClusterId = d.NullableString()
+			m.ClusterID = d.NullableString()
 		case "voterId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.VoterId = int32(d.Int(-1<<31, 1<<31-1))
+			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
 		case "topics":
 			if seen[2] {
 				d.Duplicate(key)
@@ -496,10 +496,10 @@ func (m *BeginQuorumEpochRequestTopicData) unmarshalJSON(d *jsonx.Decoder) {
 type BeginQuorumEpochRequestPartitionData struct {
 	// PartitionIndex: int32; versions 0-1.
 	PartitionIndex int32
-	// VoterDirectoryId: uuid; versions 1; ignorable.
-	VoterDirectoryId UUID
-	// LeaderId: int32; versions 0-1; entity brokerId.
-	LeaderId int32
+	// VoterDirectoryID: uuid; versions 1; ignorable.
+	VoterDirectoryID UUID
+	// LeaderID: int32; versions 0-1; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0-1.
 	LeaderEpoch int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -520,8 +520,8 @@ func (m *BeginQuorumEpochRequestPartitionData) SetDefaults() {
 
 func (m *BeginQuorumEpochRequestPartitionData) isDefault() bool {
 	return m.PartitionIndex == 0 &&
-		m.VoterDirectoryId == (UUID{}) &&
-		m.LeaderId == 0 &&
+		m.VoterDirectoryID == (UUID{}) &&
+		m.LeaderID == 0 &&
 		m.LeaderEpoch == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -533,22 +533,22 @@ func (m *BeginQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 1 {
-		m.VoterDirectoryId = r.UUID()
+		m.VoterDirectoryID = r.UUID()
 		if r.Err != nil {
 			r.Push("voterDirectoryId")
 			return
 		}
 	} else {
-		m.VoterDirectoryId = UUID{}
+		m.VoterDirectoryID = UUID{}
 	}
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
 		r.Off += 8
 	} else {
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -581,15 +581,15 @@ func (m *BeginQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 func (m *BeginQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt32(b, m.PartitionIndex)
 	if v >= 1 {
-		b = append(b, m.VoterDirectoryId[:]...)
+		b = append(b, m.VoterDirectoryID[:]...)
 	}
-	// VoterDirectoryId is ignorable: dropped at other versions.
+	// VoterDirectoryID is ignorable: dropped at other versions.
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
 		p := b[n : n+8]
 		_ = p[7]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	}
 	if v >= 1 {
@@ -619,11 +619,11 @@ func (m *BeginQuorumEpochRequestPartitionData) appendJSON(b []byte, v int16) []b
 	if v >= 1 {
 		b = jsonx.Key(b, first, "voterDirectoryId")
 		first = false
-		b = jsonx.AppendUUID(b, m.VoterDirectoryId)
+		b = jsonx.AppendUUID(b, m.VoterDirectoryID)
 	}
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -658,13 +658,13 @@ func (m *BeginQuorumEpochRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.VoterDirectoryId = d.UUID()
+			m.VoterDirectoryID = d.UUID()
 		case "leaderId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[3] {
 				d.Duplicate(key)

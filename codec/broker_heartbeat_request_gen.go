@@ -11,8 +11,8 @@ import (
 
 // BrokerHeartbeatRequest is Kafka's BrokerHeartbeatRequest (api key 63), versions 0-2; flexible versions 0-2.
 type BrokerHeartbeatRequest struct {
-	// BrokerId: int32; versions 0-2; entity brokerId.
-	BrokerId int32
+	// BrokerID: int32; versions 0-2; entity brokerId.
+	BrokerID int32
 	// BrokerEpoch: int64; versions 0-2; default "-1".
 	BrokerEpoch int64
 	// CurrentMetadataOffset: int64; versions 0-2.
@@ -47,7 +47,7 @@ func (m *BrokerHeartbeatRequest) SetDefaults() {
 }
 
 func (m *BrokerHeartbeatRequest) isDefault() bool {
-	return m.BrokerId == 0 &&
+	return m.BrokerID == 0 &&
 		m.BrokerEpoch == -1 &&
 		m.CurrentMetadataOffset == 0 &&
 		!m.WantFence &&
@@ -62,14 +62,14 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 22 {
 		p := r.Src[r.Off : r.Off+22]
 		_ = p[21]
-		m.BrokerId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.BrokerID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.BrokerEpoch = int64(binary.BigEndian.Uint64(p[4:]))
 		m.CurrentMetadataOffset = int64(binary.BigEndian.Uint64(p[12:]))
 		m.WantFence = p[20] != 0
 		m.WantShutDown = p[21] != 0
 		r.Off += 22
 	} else {
-		m.BrokerId = r.Int32()
+		m.BrokerID = r.Int32()
 		if r.Err != nil {
 			r.Push("brokerId")
 			return
@@ -177,7 +177,7 @@ func (m *BrokerHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 		b = append(b, make([]byte, 22)...)
 		p := b[n : n+22]
 		_ = p[21]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.BrokerID))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.BrokerEpoch))
 		binary.BigEndian.PutUint64(p[12:], uint64(m.CurrentMetadataOffset))
 		if m.WantFence {
@@ -246,7 +246,7 @@ func (m *BrokerHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "brokerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerId))
+	b = jsonx.AppendInt(b, int64(m.BrokerID))
 	b = jsonx.Key(b, first, "brokerEpoch")
 	first = false
 	b = jsonx.AppendInt64(b, m.BrokerEpoch)
@@ -316,7 +316,7 @@ func (m *BrokerHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.BrokerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "brokerEpoch":
 			if seen[1] {
 				d.Duplicate(key)

@@ -11,12 +11,12 @@ import (
 
 // BrokerRegistrationRequest is Kafka's BrokerRegistrationRequest (api key 62), versions 0-4; flexible versions 0-4.
 type BrokerRegistrationRequest struct {
-	// BrokerId: int32; versions 0-4; entity brokerId.
-	BrokerId int32
-	// ClusterId: string; versions 0-4.
-	ClusterId string
-	// IncarnationId: uuid; versions 0-4.
-	IncarnationId UUID
+	// BrokerID: int32; versions 0-4; entity brokerId.
+	BrokerID int32
+	// ClusterID: string; versions 0-4.
+	ClusterID string
+	// IncarnationID: uuid; versions 0-4.
+	IncarnationID UUID
 	// Listeners: []Listener; versions 0-4.
 	Listeners []BrokerRegistrationRequestListener
 	// Features: []Feature; versions 0-4.
@@ -52,9 +52,9 @@ func (m *BrokerRegistrationRequest) SetDefaults() {
 }
 
 func (m *BrokerRegistrationRequest) isDefault() bool {
-	return m.BrokerId == 0 &&
-		m.ClusterId == "" &&
-		m.IncarnationId == (UUID{}) &&
+	return m.BrokerID == 0 &&
+		m.ClusterID == "" &&
+		m.IncarnationID == (UUID{}) &&
 		len(m.Listeners) == 0 &&
 		len(m.Features) == 0 &&
 		(m.Rack != nil && *m.Rack == "") &&
@@ -66,17 +66,17 @@ func (m *BrokerRegistrationRequest) isDefault() bool {
 }
 
 func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
-	m.BrokerId = r.Int32()
+	m.BrokerID = r.Int32()
 	if r.Err != nil {
 		r.Push("brokerId")
 		return
 	}
-	m.ClusterId = r.String(true)
+	m.ClusterID = r.String(true)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
 	}
-	m.IncarnationId = r.UUID()
+	m.IncarnationID = r.UUID()
 	if r.Err != nil {
 		r.Push("incarnationId")
 		return
@@ -194,14 +194,14 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *BrokerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.BrokerId)
-	if len(m.ClusterId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClusterId)))
+	b = wire.AppendInt32(b, m.BrokerID)
+	if len(m.ClusterID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClusterID)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendString(b, m.ClusterId, true)
-	b = append(b, m.IncarnationId[:]...)
+	b = wire.AppendString(b, m.ClusterID, true)
+	b = append(b, m.IncarnationID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Listeners), false, true)
 	for i := range m.Listeners {
 		b = m.Listeners[i].encode(b, v, w)
@@ -262,13 +262,13 @@ func (m *BrokerRegistrationRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "brokerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerId))
+	b = jsonx.AppendInt(b, int64(m.BrokerID))
 	b = jsonx.Key(b, first, "clusterId")
 	first = false
-	b = jsonx.AppendString(b, m.ClusterId)
+	b = jsonx.AppendString(b, m.ClusterID)
 	b = jsonx.Key(b, first, "incarnationId")
 	first = false
-	b = jsonx.AppendUUID(b, m.IncarnationId)
+	b = jsonx.AppendUUID(b, m.IncarnationID)
 	b = jsonx.Key(b, first, "listeners")
 	first = false
 	b = append(b, '[')
@@ -343,19 +343,19 @@ func (m *BrokerRegistrationRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.BrokerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "clusterId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.ClusterId = d.String()
+			m.ClusterID = d.String()
 		case "incarnationId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.IncarnationId = d.UUID()
+			m.IncarnationID = d.UUID()
 		case "listeners":
 			if seen[3] {
 				d.Duplicate(key)

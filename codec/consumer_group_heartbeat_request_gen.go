@@ -9,16 +9,16 @@ import (
 
 // ConsumerGroupHeartbeatRequest is Kafka's ConsumerGroupHeartbeatRequest (api key 68), versions 0-1; flexible versions 0-1.
 type ConsumerGroupHeartbeatRequest struct {
-	// GroupId: string; versions 0-1; entity groupId.
-	GroupId string
-	// MemberId: string; versions 0-1.
-	MemberId string
+	// GroupID: string; versions 0-1; entity groupId.
+	GroupID string
+	// MemberID: string; versions 0-1.
+	MemberID string
 	// MemberEpoch: int32; versions 0-1.
 	MemberEpoch int32
-	// InstanceId: string; versions 0-1; nullable 0-1; default "null".
-	InstanceId *string
-	// RackId: string; versions 0-1; nullable 0-1; default "null".
-	RackId *string
+	// InstanceID: string; versions 0-1; nullable 0-1; default "null".
+	InstanceID *string
+	// RackID: string; versions 0-1; nullable 0-1; default "null".
+	RackID *string
 	// RebalanceTimeoutMs: int32; versions 0-1; default "-1".
 	RebalanceTimeoutMs int32
 	// SubscribedTopicNames: []string; versions 0-1; nullable 0-1; default "null"; entity topicName.
@@ -51,11 +51,11 @@ func (m *ConsumerGroupHeartbeatRequest) SetDefaults() {
 }
 
 func (m *ConsumerGroupHeartbeatRequest) isDefault() bool {
-	return m.GroupId == "" &&
-		m.MemberId == "" &&
+	return m.GroupID == "" &&
+		m.MemberID == "" &&
 		m.MemberEpoch == 0 &&
-		m.InstanceId == nil &&
-		m.RackId == nil &&
+		m.InstanceID == nil &&
+		m.RackID == nil &&
 		m.RebalanceTimeoutMs == -1 &&
 		m.SubscribedTopicNames == nil &&
 		m.SubscribedTopicRegex == nil &&
@@ -66,12 +66,12 @@ func (m *ConsumerGroupHeartbeatRequest) isDefault() bool {
 }
 
 func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.MemberId = r.String(true)
+	m.MemberID = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -81,12 +81,12 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("memberEpoch")
 		return
 	}
-	m.InstanceId = r.NullableString(true)
+	m.InstanceID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("instanceId")
 		return
 	}
-	m.RackId = r.NullableString(true)
+	m.RackID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rackId")
 		return
@@ -175,31 +175,31 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ConsumerGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	b = wire.AppendString(b, m.GroupID, true)
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, true)
+	b = wire.AppendString(b, m.MemberID, true)
 	b = wire.AppendInt32(b, m.MemberEpoch)
-	if m.InstanceId != nil && len(*m.InstanceId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceId)))
+	if m.InstanceID != nil && len(*m.InstanceID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceID)))
 		w.Push("instanceId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.InstanceId, true)
-	if m.RackId != nil && len(*m.RackId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
+	b = wire.AppendNullableString(b, m.InstanceID, true)
+	if m.RackID != nil && len(*m.RackID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackID)))
 		w.Push("rackId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.RackId, true)
+	b = wire.AppendNullableString(b, m.RackID, true)
 	b = wire.AppendInt32(b, m.RebalanceTimeoutMs)
 	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil, true)
 	for i := range m.SubscribedTopicNames {
@@ -256,19 +256,19 @@ func (m *ConsumerGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	b = jsonx.Key(b, first, "memberEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.MemberEpoch))
 	b = jsonx.Key(b, first, "instanceId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.InstanceId)
+	b = jsonx.AppendNullableString(b, m.InstanceID)
 	b = jsonx.Key(b, first, "rackId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.RackId)
+	b = jsonx.AppendNullableString(b, m.RackID)
 	b = jsonx.Key(b, first, "rebalanceTimeoutMs")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.RebalanceTimeoutMs))
@@ -337,13 +337,13 @@ func (m *ConsumerGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "memberId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "memberEpoch":
 			if seen[2] {
 				d.Duplicate(key)
@@ -355,13 +355,13 @@ func (m *ConsumerGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.InstanceId = d.NullableString()
+			m.InstanceID = d.NullableString()
 		case "rackId":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.RackId = d.NullableString()
+			m.RackID = d.NullableString()
 		case "rebalanceTimeoutMs":
 			if seen[5] {
 				d.Duplicate(key)
@@ -443,8 +443,8 @@ func (m *ConsumerGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // ConsumerGroupHeartbeatRequestTopicPartitions is the TopicPartitions struct of ConsumerGroupHeartbeatRequest.
 type ConsumerGroupHeartbeatRequestTopicPartitions struct {
-	// TopicId: uuid; versions 0-1.
-	TopicId UUID
+	// TopicID: uuid; versions 0-1.
+	TopicID UUID
 	// Partitions: []int32; versions 0-1.
 	Partitions []int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -464,13 +464,13 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) SetDefaults() {
 }
 
 func (m *ConsumerGroupHeartbeatRequestTopicPartitions) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ConsumerGroupHeartbeatRequestTopicPartitions) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -515,7 +515,7 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) decode(r *wire.Reader, v 
 }
 
 func (m *ConsumerGroupHeartbeatRequestTopicPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
@@ -537,7 +537,7 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) appendJSON(b []byte, v in
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -573,7 +573,7 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) unmarshalJSON(d *jsonx.De
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

@@ -15,10 +15,10 @@ type ConsumerProtocolSubscription struct {
 	UserData []byte
 	// OwnedPartitions: []TopicPartition; versions 1-3; ignorable.
 	OwnedPartitions []ConsumerProtocolSubscriptionTopicPartition
-	// GenerationId: int32; versions 2-3; default "-1"; ignorable.
-	GenerationId int32
-	// RackId: string; versions 3; nullable 3; default "null"; ignorable.
-	RackId *string
+	// GenerationID: int32; versions 2-3; default "-1"; ignorable.
+	GenerationID int32
+	// RackID: string; versions 3; nullable 3; default "null"; ignorable.
+	RackID *string
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
 	// readers ignore them and some clients send them. Encode writes them back after the
 	// message, so a decoded message re-encodes byte for byte. JSON key _trailingBytes.
@@ -35,15 +35,15 @@ func NewConsumerProtocolSubscription() *ConsumerProtocolSubscription {
 // SetDefaults resets every field to its descriptor default.
 func (m *ConsumerProtocolSubscription) SetDefaults() {
 	*m = ConsumerProtocolSubscription{}
-	m.GenerationId = -1
+	m.GenerationID = -1
 }
 
 func (m *ConsumerProtocolSubscription) isDefault() bool {
 	return len(m.Topics) == 0 &&
 		m.UserData == nil &&
 		len(m.OwnedPartitions) == 0 &&
-		m.GenerationId == -1 &&
-		m.RackId == nil &&
+		m.GenerationID == -1 &&
+		m.RackID == nil &&
 		len(m.TrailingBytes) == 0
 }
 
@@ -101,22 +101,22 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 		m.OwnedPartitions = nil
 	}
 	if v >= 2 {
-		m.GenerationId = r.Int32()
+		m.GenerationID = r.Int32()
 		if r.Err != nil {
 			r.Push("generationId")
 			return
 		}
 	} else {
-		m.GenerationId = -1
+		m.GenerationID = -1
 	}
 	if v >= 3 {
-		m.RackId = r.NullableString(false)
+		m.RackID = r.NullableString(false)
 		if r.Err != nil {
 			r.Push("rackId")
 			return
 		}
 	} else {
-		m.RackId = nil
+		m.RackID = nil
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -149,18 +149,18 @@ func (m *ConsumerProtocolSubscription) encode(b []byte, v int16, w *wire.Encoder
 	}
 	// OwnedPartitions is ignorable: dropped at other versions.
 	if v >= 2 {
-		b = wire.AppendInt32(b, m.GenerationId)
+		b = wire.AppendInt32(b, m.GenerationID)
 	}
-	// GenerationId is ignorable: dropped at other versions.
+	// GenerationID is ignorable: dropped at other versions.
 	if v >= 3 {
-		if m.RackId != nil && len(*m.RackId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
+		if m.RackID != nil && len(*m.RackID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackID)))
 			w.Push("rackId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.RackId, false)
+		b = wire.AppendNullableString(b, m.RackID, false)
 	}
-	// RackId is ignorable: dropped at other versions.
+	// RackID is ignorable: dropped at other versions.
 	b = append(b, m.TrailingBytes...)
 	return b
 }
@@ -196,12 +196,12 @@ func (m *ConsumerProtocolSubscription) appendJSON(b []byte, v int16) []byte {
 	if v >= 2 {
 		b = jsonx.Key(b, first, "generationId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.GenerationId))
+		b = jsonx.AppendInt(b, int64(m.GenerationID))
 	}
 	if v >= 3 {
 		b = jsonx.Key(b, first, "rackId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.RackId)
+		b = jsonx.AppendNullableString(b, m.RackID)
 	}
 	if len(m.TrailingBytes) > 0 {
 		b = jsonx.Key(b, first, "_trailingBytes")
@@ -268,13 +268,13 @@ func (m *ConsumerProtocolSubscription) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.GenerationId = int32(d.Int(-1<<31, 1<<31-1))
+			m.GenerationID = int32(d.Int(-1<<31, 1<<31-1))
 		case "rackId":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.RackId = d.NullableString()
+			m.RackID = d.NullableString()
 		case "_trailingBytes":
 			if seen[5] {
 				d.Duplicate(key)

@@ -9,8 +9,8 @@ import (
 
 // ControlledShutdownRequest is Kafka's ControlledShutdownRequest (api key 7), versions 0-3; flexible versions 3.
 type ControlledShutdownRequest struct {
-	// BrokerId: int32; versions 0-3; entity brokerId.
-	BrokerId int32
+	// BrokerID: int32; versions 0-3; entity brokerId.
+	BrokerID int32
 	// BrokerEpoch: int64; versions 2-3; default "-1"; ignorable.
 	BrokerEpoch int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -35,14 +35,14 @@ func (m *ControlledShutdownRequest) SetDefaults() {
 }
 
 func (m *ControlledShutdownRequest) isDefault() bool {
-	return m.BrokerId == 0 &&
+	return m.BrokerID == 0 &&
 		m.BrokerEpoch == -1 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *ControlledShutdownRequest) decode(r *wire.Reader, v int16) {
-	m.BrokerId = r.Int32()
+	m.BrokerID = r.Int32()
 	if r.Err != nil {
 		r.Push("brokerId")
 		return
@@ -80,7 +80,7 @@ func (m *ControlledShutdownRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ControlledShutdownRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.BrokerId)
+	b = wire.AppendInt32(b, m.BrokerID)
 	if v >= 2 {
 		b = wire.AppendInt64(b, m.BrokerEpoch)
 	}
@@ -109,7 +109,7 @@ func (m *ControlledShutdownRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "brokerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerId))
+	b = jsonx.AppendInt(b, int64(m.BrokerID))
 	if v >= 2 {
 		b = jsonx.Key(b, first, "brokerEpoch")
 		first = false
@@ -144,7 +144,7 @@ func (m *ControlledShutdownRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.BrokerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "brokerEpoch":
 			if seen[1] {
 				d.Duplicate(key)

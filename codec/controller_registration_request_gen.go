@@ -11,10 +11,10 @@ import (
 
 // ControllerRegistrationRequest is Kafka's ControllerRegistrationRequest (api key 70), versions 0; flexible versions 0.
 type ControllerRegistrationRequest struct {
-	// ControllerId: int32; versions 0.
-	ControllerId int32
-	// IncarnationId: uuid; versions 0.
-	IncarnationId UUID
+	// ControllerID: int32; versions 0.
+	ControllerID int32
+	// IncarnationID: uuid; versions 0.
+	IncarnationID UUID
 	// ZkMigrationReady: bool; versions 0.
 	ZkMigrationReady bool
 	// Listeners: []Listener; versions 0.
@@ -42,8 +42,8 @@ func (m *ControllerRegistrationRequest) SetDefaults() {
 }
 
 func (m *ControllerRegistrationRequest) isDefault() bool {
-	return m.ControllerId == 0 &&
-		m.IncarnationId == (UUID{}) &&
+	return m.ControllerID == 0 &&
+		m.IncarnationID == (UUID{}) &&
 		!m.ZkMigrationReady &&
 		len(m.Listeners) == 0 &&
 		len(m.Features) == 0 &&
@@ -55,17 +55,17 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 21 {
 		p := r.Src[r.Off : r.Off+21]
 		_ = p[20]
-		m.ControllerId = int32(binary.BigEndian.Uint32(p[0:]))
-		m.IncarnationId = UUID(p[4:20])
+		m.ControllerID = int32(binary.BigEndian.Uint32(p[0:]))
+		m.IncarnationID = UUID(p[4:20])
 		m.ZkMigrationReady = p[20] != 0
 		r.Off += 21
 	} else {
-		m.ControllerId = r.Int32()
+		m.ControllerID = r.Int32()
 		if r.Err != nil {
 			r.Push("controllerId")
 			return
 		}
-		m.IncarnationId = r.UUID()
+		m.IncarnationID = r.UUID()
 		if r.Err != nil {
 			r.Push("incarnationId")
 			return
@@ -145,8 +145,8 @@ func (m *ControllerRegistrationRequest) encode(b []byte, v int16, w *wire.Encode
 		b = append(b, make([]byte, 21)...)
 		p := b[n : n+21]
 		_ = p[20]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.ControllerId))
-		copy(p[4:20], m.IncarnationId[:])
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ControllerID))
+		copy(p[4:20], m.IncarnationID[:])
 		if m.ZkMigrationReady {
 			p[20] = 1
 		}
@@ -187,10 +187,10 @@ func (m *ControllerRegistrationRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "controllerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ControllerId))
+	b = jsonx.AppendInt(b, int64(m.ControllerID))
 	b = jsonx.Key(b, first, "incarnationId")
 	first = false
-	b = jsonx.AppendUUID(b, m.IncarnationId)
+	b = jsonx.AppendUUID(b, m.IncarnationID)
 	b = jsonx.Key(b, first, "zkMigrationReady")
 	first = false
 	b = jsonx.AppendBool(b, m.ZkMigrationReady)
@@ -243,13 +243,13 @@ func (m *ControllerRegistrationRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ControllerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ControllerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "incarnationId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.IncarnationId = d.UUID()
+			m.IncarnationID = d.UUID()
 		case "zkMigrationReady":
 			if seen[2] {
 				d.Duplicate(key)

@@ -7,10 +7,10 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// CreateAclsRequest is Kafka's CreateAclsRequest (api key 30), versions 0-3; flexible versions 2-3.
-type CreateAclsRequest struct {
+// CreateACLsRequest is Kafka's CreateAclsRequest (api key 30), versions 0-3; flexible versions 2-3.
+type CreateACLsRequest struct {
 	// Creations: []AclCreation; versions 0-3.
-	Creations []CreateAclsRequestAclCreation
+	Creations []CreateACLsRequestACLCreation
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -19,31 +19,31 @@ type CreateAclsRequest struct {
 	TrailingBytes []byte
 }
 
-// NewCreateAclsRequest returns a CreateAclsRequest holding the descriptor defaults.
-func NewCreateAclsRequest() *CreateAclsRequest {
-	m := new(CreateAclsRequest)
+// NewCreateACLsRequest returns a CreateACLsRequest holding the descriptor defaults.
+func NewCreateACLsRequest() *CreateACLsRequest {
+	m := new(CreateACLsRequest)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *CreateAclsRequest) SetDefaults() {
-	*m = CreateAclsRequest{}
+func (m *CreateACLsRequest) SetDefaults() {
+	*m = CreateACLsRequest{}
 }
 
-func (m *CreateAclsRequest) isDefault() bool {
+func (m *CreateACLsRequest) isDefault() bool {
 	return len(m.Creations) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
-func (m *CreateAclsRequest) decode(r *wire.Reader, v int16) {
+func (m *CreateACLsRequest) decode(r *wire.Reader, v int16) {
 	if n := r.ArrayLen(v >= 2, false, 6); n >= 0 {
 		s := m.Creations
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, CreateAclsRequestAclCreation{})
+				s = append(s, CreateACLsRequestACLCreation{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -82,7 +82,7 @@ func (m *CreateAclsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *CreateACLsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendArrayLen(b, len(m.Creations), false, v >= 2)
 	for i := range m.Creations {
 		b = m.Creations[i].encode(b, v, w)
@@ -111,7 +111,7 @@ func (m *CreateAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *CreateAclsRequest) appendJSON(b []byte, v int16) []byte {
+func (m *CreateACLsRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "creations")
@@ -136,7 +136,7 @@ func (m *CreateAclsRequest) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *CreateAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
+func (m *CreateACLsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -154,9 +154,9 @@ func (m *CreateAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[0] = true
 			if d.BeginArray() {
-				s := []CreateAclsRequestAclCreation{}
+				s := []CreateACLsRequestACLCreation{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, CreateAclsRequestAclCreation{})
+					s = append(s, CreateACLsRequestACLCreation{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -187,8 +187,8 @@ func (m *CreateAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// CreateAclsRequestAclCreation is the AclCreation struct of CreateAclsRequest.
-type CreateAclsRequestAclCreation struct {
+// CreateACLsRequestACLCreation is the AclCreation struct of CreateAclsRequest.
+type CreateACLsRequestACLCreation struct {
 	// ResourceType: int8; versions 0-3.
 	ResourceType int8
 	// ResourceName: string; versions 0-3.
@@ -207,20 +207,20 @@ type CreateAclsRequestAclCreation struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewCreateAclsRequestAclCreation returns a CreateAclsRequestAclCreation holding the descriptor defaults.
-func NewCreateAclsRequestAclCreation() *CreateAclsRequestAclCreation {
-	m := new(CreateAclsRequestAclCreation)
+// NewCreateACLsRequestACLCreation returns a CreateACLsRequestACLCreation holding the descriptor defaults.
+func NewCreateACLsRequestACLCreation() *CreateACLsRequestACLCreation {
+	m := new(CreateACLsRequestACLCreation)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *CreateAclsRequestAclCreation) SetDefaults() {
-	*m = CreateAclsRequestAclCreation{}
+func (m *CreateACLsRequestACLCreation) SetDefaults() {
+	*m = CreateACLsRequestACLCreation{}
 	m.ResourcePatternType = 3
 }
 
-func (m *CreateAclsRequestAclCreation) isDefault() bool {
+func (m *CreateACLsRequestACLCreation) isDefault() bool {
 	return m.ResourceType == 0 &&
 		m.ResourceName == "" &&
 		m.ResourcePatternType == 3 &&
@@ -231,7 +231,7 @@ func (m *CreateAclsRequestAclCreation) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *CreateAclsRequestAclCreation) decode(r *wire.Reader, v int16) {
+func (m *CreateACLsRequestACLCreation) decode(r *wire.Reader, v int16) {
 	m.ResourceType = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceType")
@@ -298,7 +298,7 @@ func (m *CreateAclsRequestAclCreation) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateAclsRequestAclCreation) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *CreateACLsRequestACLCreation) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = append(b, byte(m.ResourceType))
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
@@ -351,7 +351,7 @@ func (m *CreateAclsRequestAclCreation) encode(b []byte, v int16, w *wire.Encoder
 	return b
 }
 
-func (m *CreateAclsRequestAclCreation) appendJSON(b []byte, v int16) []byte {
+func (m *CreateACLsRequestACLCreation) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "resourceType")
@@ -385,7 +385,7 @@ func (m *CreateAclsRequestAclCreation) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *CreateAclsRequestAclCreation) unmarshalJSON(d *jsonx.Decoder) {
+func (m *CreateACLsRequestACLCreation) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -455,22 +455,22 @@ func (m *CreateAclsRequestAclCreation) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoCreateAclsRequest = MessageInfo{Name: "CreateAclsRequest", APIKey: 30, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoCreateACLsRequest = MessageInfo{Name: "CreateAclsRequest", APIKey: 30, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "CreateAclsRequest".
-func (*CreateAclsRequest) MessageName() string { return "CreateAclsRequest" }
+func (*CreateACLsRequest) MessageName() string { return "CreateAclsRequest" }
 
 // APIKey returns 30.
-func (*CreateAclsRequest) APIKey() int16 { return 30 }
+func (*CreateACLsRequest) APIKey() int16 { return 30 }
 
 // MessageKind returns KindRequest.
-func (*CreateAclsRequest) MessageKind() Kind { return KindRequest }
+func (*CreateACLsRequest) MessageKind() Kind { return KindRequest }
 
 // Info returns the generated metadata of CreateAclsRequest.
-func (*CreateAclsRequest) Info() *MessageInfo { return &infoCreateAclsRequest }
+func (*CreateACLsRequest) Info() *MessageInfo { return &infoCreateACLsRequest }
 
 // Encode appends m at the given version to dst.
-func (m *CreateAclsRequest) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *CreateACLsRequest) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 3 {
 		return dst, versionError(m, version)
 	}
@@ -484,12 +484,12 @@ func (m *CreateAclsRequest) Encode(dst []byte, version int16) ([]byte, error) {
 
 // Decode replaces m with the message in src, which must hold exactly one CreateAclsRequest at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *CreateAclsRequest) Decode(src []byte, version int16) error {
+func (m *CreateACLsRequest) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *CreateAclsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *CreateACLsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 3 {
 		return versionError(m, version)
 	}
@@ -504,17 +504,17 @@ func (m *CreateAclsRequest) DecodeWith(src []byte, version int16, opts DecodeOpt
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *CreateAclsRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *CreateACLsRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *CreateAclsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+func (m *CreateACLsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
 
-func (*CreateAclsRequest) isRequest() {}
+func (*CreateACLsRequest) isRequest() {}
 
 // NewResponse returns the paired response, with defaults.
-func (*CreateAclsRequest) NewResponse() Response { return NewCreateAclsResponse() }
+func (*CreateACLsRequest) NewResponse() Response { return NewCreateACLsResponse() }
 
-// ResponseType returns a new paired CreateAclsResponse, typed.
-func (*CreateAclsRequest) ResponseType() *CreateAclsResponse { return NewCreateAclsResponse() }
+// ResponseType returns a new paired CreateACLsResponse, typed.
+func (*CreateACLsRequest) ResponseType() *CreateACLsResponse { return NewCreateACLsResponse() }

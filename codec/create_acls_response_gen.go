@@ -7,35 +7,35 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// CreateAclsResponse is Kafka's CreateAclsResponse (api key 30), versions 0-3; flexible versions 2-3.
-type CreateAclsResponse struct {
+// CreateACLsResponse is Kafka's CreateAclsResponse (api key 30), versions 0-3; flexible versions 2-3.
+type CreateACLsResponse struct {
 	// ThrottleTimeMs: int32; versions 0-3.
 	ThrottleTimeMs int32
 	// Results: []AclCreationResult; versions 0-3.
-	Results []CreateAclsResponseAclCreationResult
+	Results []CreateACLsResponseACLCreationResult
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewCreateAclsResponse returns a CreateAclsResponse holding the descriptor defaults.
-func NewCreateAclsResponse() *CreateAclsResponse {
-	m := new(CreateAclsResponse)
+// NewCreateACLsResponse returns a CreateACLsResponse holding the descriptor defaults.
+func NewCreateACLsResponse() *CreateACLsResponse {
+	m := new(CreateACLsResponse)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *CreateAclsResponse) SetDefaults() {
-	*m = CreateAclsResponse{}
+func (m *CreateACLsResponse) SetDefaults() {
+	*m = CreateACLsResponse{}
 }
 
-func (m *CreateAclsResponse) isDefault() bool {
+func (m *CreateACLsResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		len(m.Results) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *CreateAclsResponse) decode(r *wire.Reader, v int16) {
+func (m *CreateACLsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
@@ -46,7 +46,7 @@ func (m *CreateAclsResponse) decode(r *wire.Reader, v int16) {
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, CreateAclsResponseAclCreationResult{})
+				s = append(s, CreateACLsResponseACLCreationResult{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -81,7 +81,7 @@ func (m *CreateAclsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *CreateACLsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	b = wire.AppendArrayLen(b, len(m.Results), false, v >= 2)
 	for i := range m.Results {
@@ -110,7 +110,7 @@ func (m *CreateAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *CreateAclsResponse) appendJSON(b []byte, v int16) []byte {
+func (m *CreateACLsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "throttleTimeMs")
@@ -134,7 +134,7 @@ func (m *CreateAclsResponse) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *CreateAclsResponse) unmarshalJSON(d *jsonx.Decoder) {
+func (m *CreateACLsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -158,9 +158,9 @@ func (m *CreateAclsResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []CreateAclsResponseAclCreationResult{}
+				s := []CreateACLsResponseACLCreationResult{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, CreateAclsResponseAclCreationResult{})
+					s = append(s, CreateACLsResponseACLCreationResult{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -185,8 +185,8 @@ func (m *CreateAclsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// CreateAclsResponseAclCreationResult is the AclCreationResult struct of CreateAclsResponse.
-type CreateAclsResponseAclCreationResult struct {
+// CreateACLsResponseACLCreationResult is the AclCreationResult struct of CreateAclsResponse.
+type CreateACLsResponseACLCreationResult struct {
 	// ErrorCode: int16; versions 0-3.
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-3; nullable 0-3.
@@ -195,26 +195,26 @@ type CreateAclsResponseAclCreationResult struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewCreateAclsResponseAclCreationResult returns a CreateAclsResponseAclCreationResult holding the descriptor defaults.
-func NewCreateAclsResponseAclCreationResult() *CreateAclsResponseAclCreationResult {
-	m := new(CreateAclsResponseAclCreationResult)
+// NewCreateACLsResponseACLCreationResult returns a CreateACLsResponseACLCreationResult holding the descriptor defaults.
+func NewCreateACLsResponseACLCreationResult() *CreateACLsResponseACLCreationResult {
+	m := new(CreateACLsResponseACLCreationResult)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *CreateAclsResponseAclCreationResult) SetDefaults() {
-	*m = CreateAclsResponseAclCreationResult{}
+func (m *CreateACLsResponseACLCreationResult) SetDefaults() {
+	*m = CreateACLsResponseACLCreationResult{}
 	m.ErrorMessage = newString("")
 }
 
-func (m *CreateAclsResponseAclCreationResult) isDefault() bool {
+func (m *CreateACLsResponseACLCreationResult) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		(m.ErrorMessage != nil && *m.ErrorMessage == "") &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *CreateAclsResponseAclCreationResult) decode(r *wire.Reader, v int16) {
+func (m *CreateACLsResponseACLCreationResult) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
@@ -244,7 +244,7 @@ func (m *CreateAclsResponseAclCreationResult) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *CreateAclsResponseAclCreationResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *CreateACLsResponseACLCreationResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
@@ -270,7 +270,7 @@ func (m *CreateAclsResponseAclCreationResult) encode(b []byte, v int16, w *wire.
 	return b
 }
 
-func (m *CreateAclsResponseAclCreationResult) appendJSON(b []byte, v int16) []byte {
+func (m *CreateACLsResponseACLCreationResult) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "errorCode")
@@ -287,7 +287,7 @@ func (m *CreateAclsResponseAclCreationResult) appendJSON(b []byte, v int16) []by
 	return append(b, '}')
 }
 
-func (m *CreateAclsResponseAclCreationResult) unmarshalJSON(d *jsonx.Decoder) {
+func (m *CreateACLsResponseACLCreationResult) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -327,22 +327,22 @@ func (m *CreateAclsResponseAclCreationResult) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoCreateAclsResponse = MessageInfo{Name: "CreateAclsResponse", APIKey: 30, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoCreateACLsResponse = MessageInfo{Name: "CreateAclsResponse", APIKey: 30, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "CreateAclsResponse".
-func (*CreateAclsResponse) MessageName() string { return "CreateAclsResponse" }
+func (*CreateACLsResponse) MessageName() string { return "CreateAclsResponse" }
 
 // APIKey returns 30.
-func (*CreateAclsResponse) APIKey() int16 { return 30 }
+func (*CreateACLsResponse) APIKey() int16 { return 30 }
 
 // MessageKind returns KindResponse.
-func (*CreateAclsResponse) MessageKind() Kind { return KindResponse }
+func (*CreateACLsResponse) MessageKind() Kind { return KindResponse }
 
 // Info returns the generated metadata of CreateAclsResponse.
-func (*CreateAclsResponse) Info() *MessageInfo { return &infoCreateAclsResponse }
+func (*CreateACLsResponse) Info() *MessageInfo { return &infoCreateACLsResponse }
 
 // Encode appends m at the given version to dst.
-func (m *CreateAclsResponse) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *CreateACLsResponse) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 3 {
 		return dst, versionError(m, version)
 	}
@@ -356,12 +356,12 @@ func (m *CreateAclsResponse) Encode(dst []byte, version int16) ([]byte, error) {
 
 // Decode replaces m with the message in src, which must hold exactly one CreateAclsResponse at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *CreateAclsResponse) Decode(src []byte, version int16) error {
+func (m *CreateACLsResponse) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *CreateAclsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *CreateACLsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 3 {
 		return versionError(m, version)
 	}
@@ -376,17 +376,17 @@ func (m *CreateAclsResponse) DecodeWith(src []byte, version int16, opts DecodeOp
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *CreateAclsResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *CreateACLsResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *CreateAclsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+func (m *CreateACLsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
 
-func (*CreateAclsResponse) isResponse() {}
+func (*CreateACLsResponse) isResponse() {}
 
 // NewRequest returns the paired request, with defaults.
-func (*CreateAclsResponse) NewRequest() Request { return NewCreateAclsRequest() }
+func (*CreateACLsResponse) NewRequest() Request { return NewCreateACLsRequest() }
 
-// RequestType returns a new paired CreateAclsRequest, typed.
-func (*CreateAclsResponse) RequestType() *CreateAclsRequest { return NewCreateAclsRequest() }
+// RequestType returns a new paired CreateACLsRequest, typed.
+func (*CreateACLsResponse) RequestType() *CreateACLsRequest { return NewCreateACLsRequest() }

@@ -27,8 +27,8 @@ type CreateDelegationTokenResponse struct {
 	ExpiryTimestampMs int64
 	// MaxTimestampMs: int64; versions 0-3.
 	MaxTimestampMs int64
-	// TokenId: string; versions 0-3.
-	TokenId string
+	// TokenID: string; versions 0-3.
+	TokenID string
 	// Hmac: bytes; versions 0-3.
 	Hmac []byte
 	// ThrottleTimeMs: int32; versions 0-3.
@@ -58,7 +58,7 @@ func (m *CreateDelegationTokenResponse) isDefault() bool {
 		m.IssueTimestampMs == 0 &&
 		m.ExpiryTimestampMs == 0 &&
 		m.MaxTimestampMs == 0 &&
-		m.TokenId == "" &&
+		m.TokenID == "" &&
 		len(m.Hmac) == 0 &&
 		m.ThrottleTimeMs == 0 &&
 		len(m.UnknownTaggedFields) == 0
@@ -122,7 +122,7 @@ func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	m.TokenId = r.String(v >= 2)
+	m.TokenID = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("tokenId")
 		return
@@ -203,12 +203,12 @@ func (m *CreateDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encode
 		binary.BigEndian.PutUint64(p[8:], uint64(m.ExpiryTimestampMs))
 		binary.BigEndian.PutUint64(p[16:], uint64(m.MaxTimestampMs))
 	}
-	if len(m.TokenId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenId)))
+	if len(m.TokenID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenID)))
 		w.Push("tokenId")
 		return b
 	}
-	b = wire.AppendString(b, m.TokenId, v >= 2)
+	b = wire.AppendString(b, m.TokenID, v >= 2)
 	b = wire.AppendBytes(b, m.Hmac, v >= 2, false)
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	if v >= 2 {
@@ -262,7 +262,7 @@ func (m *CreateDelegationTokenResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt64(b, m.MaxTimestampMs)
 	b = jsonx.Key(b, first, "tokenId")
 	first = false
-	b = jsonx.AppendString(b, m.TokenId)
+	b = jsonx.AppendString(b, m.TokenID)
 	b = jsonx.Key(b, first, "hmac")
 	first = false
 	b = jsonx.AppendBytes(b, m.Hmac, false)
@@ -342,7 +342,7 @@ func (m *CreateDelegationTokenResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[8] = true
-			m.TokenId = d.String()
+			m.TokenID = d.String()
 		case "hmac":
 			if seen[9] {
 				d.Duplicate(key)

@@ -451,8 +451,8 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) unmarshalJSON(d *jsonx.De
 
 // CreatePartitionsRequestCreatePartitionsAssignment is the CreatePartitionsAssignment struct of CreatePartitionsRequest.
 type CreatePartitionsRequestCreatePartitionsAssignment struct {
-	// BrokerIds: []int32; versions 0-3; entity brokerId.
-	BrokerIds []int32
+	// BrokerIDs: []int32; versions 0-3; entity brokerId.
+	BrokerIDs []int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -470,13 +470,13 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) SetDefaults() {
 }
 
 func (m *CreatePartitionsRequestCreatePartitionsAssignment) isDefault() bool {
-	return len(m.BrokerIds) == 0 &&
+	return len(m.BrokerIDs) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *CreatePartitionsRequestCreatePartitionsAssignment) decode(r *wire.Reader, v int16) {
 	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
-		s := m.BrokerIds
+		s := m.BrokerIDs
 		if s != nil && cap(s) >= n {
 			s = s[:n]
 		} else {
@@ -489,9 +489,9 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) decode(r *wire.Reade
 				break
 			}
 		}
-		m.BrokerIds = s
+		m.BrokerIDs = s
 	} else {
-		m.BrokerIds = nil
+		m.BrokerIDs = nil
 	}
 	if r.Err != nil {
 		r.Push("brokerIds")
@@ -517,9 +517,9 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) decode(r *wire.Reade
 }
 
 func (m *CreatePartitionsRequestCreatePartitionsAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendArrayLen(b, len(m.BrokerIds), false, v >= 2)
-	for i := range m.BrokerIds {
-		b = wire.AppendInt32(b, m.BrokerIds[i])
+	b = wire.AppendArrayLen(b, len(m.BrokerIDs), false, v >= 2)
+	for i := range m.BrokerIDs {
+		b = wire.AppendInt32(b, m.BrokerIDs[i])
 	}
 	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
@@ -545,11 +545,11 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) appendJSON(b []byte,
 	b = jsonx.Key(b, first, "brokerIds")
 	first = false
 	b = append(b, '[')
-	for i := range m.BrokerIds {
+	for i := range m.BrokerIDs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonx.AppendInt(b, int64(m.BrokerIds[i]))
+		b = jsonx.AppendInt(b, int64(m.BrokerIDs[i]))
 	}
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
@@ -588,7 +588,7 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) unmarshalJSON(d *jso
 					}
 					s = append(s, el)
 				}
-				m.BrokerIds = s
+				m.BrokerIDs = s
 			}
 		case "_unknownTaggedFields":
 			if seen[1] {

@@ -535,8 +535,8 @@ func (m *CreateTopicsRequestCreatableTopic) unmarshalJSON(d *jsonx.Decoder) {
 type CreateTopicsRequestCreatableReplicaAssignment struct {
 	// PartitionIndex: int32; versions 0-7.
 	PartitionIndex int32
-	// BrokerIds: []int32; versions 0-7; entity brokerId.
-	BrokerIds []int32
+	// BrokerIDs: []int32; versions 0-7; entity brokerId.
+	BrokerIDs []int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -555,7 +555,7 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) SetDefaults() {
 
 func (m *CreateTopicsRequestCreatableReplicaAssignment) isDefault() bool {
 	return m.PartitionIndex == 0 &&
-		len(m.BrokerIds) == 0 &&
+		len(m.BrokerIDs) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
@@ -566,7 +566,7 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v
 		return
 	}
 	if n := r.ArrayLen(v >= 5, false, 4); n >= 0 {
-		s := m.BrokerIds
+		s := m.BrokerIDs
 		if s != nil && cap(s) >= n {
 			s = s[:n]
 		} else {
@@ -579,9 +579,9 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v
 				break
 			}
 		}
-		m.BrokerIds = s
+		m.BrokerIDs = s
 	} else {
-		m.BrokerIds = nil
+		m.BrokerIDs = nil
 	}
 	if r.Err != nil {
 		r.Push("brokerIds")
@@ -608,9 +608,9 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v
 
 func (m *CreateTopicsRequestCreatableReplicaAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt32(b, m.PartitionIndex)
-	b = wire.AppendArrayLen(b, len(m.BrokerIds), false, v >= 5)
-	for i := range m.BrokerIds {
-		b = wire.AppendInt32(b, m.BrokerIds[i])
+	b = wire.AppendArrayLen(b, len(m.BrokerIDs), false, v >= 5)
+	for i := range m.BrokerIDs {
+		b = wire.AppendInt32(b, m.BrokerIDs[i])
 	}
 	if v >= 5 {
 		nt := len(m.UnknownTaggedFields)
@@ -639,11 +639,11 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) appendJSON(b []byte, v i
 	b = jsonx.Key(b, first, "brokerIds")
 	first = false
 	b = append(b, '[')
-	for i := range m.BrokerIds {
+	for i := range m.BrokerIDs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonx.AppendInt(b, int64(m.BrokerIds[i]))
+		b = jsonx.AppendInt(b, int64(m.BrokerIDs[i]))
 	}
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
@@ -688,7 +688,7 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) unmarshalJSON(d *jsonx.D
 					}
 					s = append(s, el)
 				}
-				m.BrokerIds = s
+				m.BrokerIDs = s
 			}
 		case "_unknownTaggedFields":
 			if seen[2] {

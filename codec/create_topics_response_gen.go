@@ -200,8 +200,8 @@ func (m *CreateTopicsResponse) unmarshalJSON(d *jsonx.Decoder) {
 type CreateTopicsResponseCreatableTopicResult struct {
 	// Name: string; versions 0-7; entity topicName.
 	Name string
-	// TopicId: uuid; versions 7; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 7; ignorable.
+	TopicID UUID
 	// ErrorCode: int16; versions 0-7.
 	ErrorCode int16
 	// ErrorMessage: string; versions 1-7; nullable 1-7; ignorable.
@@ -236,7 +236,7 @@ func (m *CreateTopicsResponseCreatableTopicResult) SetDefaults() {
 
 func (m *CreateTopicsResponseCreatableTopicResult) isDefault() bool {
 	return m.Name == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		m.ErrorCode == 0 &&
 		(m.ErrorMessage != nil && *m.ErrorMessage == "") &&
 		m.TopicConfigErrorCode == 0 &&
@@ -253,13 +253,13 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 		return
 	}
 	if v >= 7 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
@@ -362,9 +362,9 @@ func (m *CreateTopicsResponseCreatableTopicResult) encode(b []byte, v int16, w *
 	}
 	b = wire.AppendString(b, m.Name, v >= 5)
 	if v >= 7 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 1 {
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
@@ -433,7 +433,7 @@ func (m *CreateTopicsResponseCreatableTopicResult) appendJSON(b []byte, v int16)
 	if v >= 7 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "errorCode")
 	first = false
@@ -505,7 +505,7 @@ func (m *CreateTopicsResponseCreatableTopicResult) unmarshalJSON(d *jsonx.Decode
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "errorCode":
 			if seen[2] {
 				d.Duplicate(key)

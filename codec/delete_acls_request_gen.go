@@ -7,10 +7,10 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// DeleteAclsRequest is Kafka's DeleteAclsRequest (api key 31), versions 0-3; flexible versions 2-3.
-type DeleteAclsRequest struct {
+// DeleteACLsRequest is Kafka's DeleteAclsRequest (api key 31), versions 0-3; flexible versions 2-3.
+type DeleteACLsRequest struct {
 	// Filters: []DeleteAclsFilter; versions 0-3.
-	Filters []DeleteAclsRequestDeleteAclsFilter
+	Filters []DeleteACLsRequestDeleteACLsFilter
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -19,31 +19,31 @@ type DeleteAclsRequest struct {
 	TrailingBytes []byte
 }
 
-// NewDeleteAclsRequest returns a DeleteAclsRequest holding the descriptor defaults.
-func NewDeleteAclsRequest() *DeleteAclsRequest {
-	m := new(DeleteAclsRequest)
+// NewDeleteACLsRequest returns a DeleteACLsRequest holding the descriptor defaults.
+func NewDeleteACLsRequest() *DeleteACLsRequest {
+	m := new(DeleteACLsRequest)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DeleteAclsRequest) SetDefaults() {
-	*m = DeleteAclsRequest{}
+func (m *DeleteACLsRequest) SetDefaults() {
+	*m = DeleteACLsRequest{}
 }
 
-func (m *DeleteAclsRequest) isDefault() bool {
+func (m *DeleteACLsRequest) isDefault() bool {
 	return len(m.Filters) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
-func (m *DeleteAclsRequest) decode(r *wire.Reader, v int16) {
+func (m *DeleteACLsRequest) decode(r *wire.Reader, v int16) {
 	if n := r.ArrayLen(v >= 2, false, 6); n >= 0 {
 		s := m.Filters
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, DeleteAclsRequestDeleteAclsFilter{})
+				s = append(s, DeleteACLsRequestDeleteACLsFilter{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -82,7 +82,7 @@ func (m *DeleteAclsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *DeleteACLsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendArrayLen(b, len(m.Filters), false, v >= 2)
 	for i := range m.Filters {
 		b = m.Filters[i].encode(b, v, w)
@@ -111,7 +111,7 @@ func (m *DeleteAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *DeleteAclsRequest) appendJSON(b []byte, v int16) []byte {
+func (m *DeleteACLsRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "filters")
@@ -136,7 +136,7 @@ func (m *DeleteAclsRequest) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *DeleteAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DeleteACLsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -154,9 +154,9 @@ func (m *DeleteAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[0] = true
 			if d.BeginArray() {
-				s := []DeleteAclsRequestDeleteAclsFilter{}
+				s := []DeleteACLsRequestDeleteACLsFilter{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteAclsRequestDeleteAclsFilter{})
+					s = append(s, DeleteACLsRequestDeleteACLsFilter{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -187,8 +187,8 @@ func (m *DeleteAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// DeleteAclsRequestDeleteAclsFilter is the DeleteAclsFilter struct of DeleteAclsRequest.
-type DeleteAclsRequestDeleteAclsFilter struct {
+// DeleteACLsRequestDeleteACLsFilter is the DeleteAclsFilter struct of DeleteAclsRequest.
+type DeleteACLsRequestDeleteACLsFilter struct {
 	// ResourceTypeFilter: int8; versions 0-3.
 	ResourceTypeFilter int8
 	// ResourceNameFilter: string; versions 0-3; nullable 0-3.
@@ -207,23 +207,23 @@ type DeleteAclsRequestDeleteAclsFilter struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDeleteAclsRequestDeleteAclsFilter returns a DeleteAclsRequestDeleteAclsFilter holding the descriptor defaults.
-func NewDeleteAclsRequestDeleteAclsFilter() *DeleteAclsRequestDeleteAclsFilter {
-	m := new(DeleteAclsRequestDeleteAclsFilter)
+// NewDeleteACLsRequestDeleteACLsFilter returns a DeleteACLsRequestDeleteACLsFilter holding the descriptor defaults.
+func NewDeleteACLsRequestDeleteACLsFilter() *DeleteACLsRequestDeleteACLsFilter {
+	m := new(DeleteACLsRequestDeleteACLsFilter)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DeleteAclsRequestDeleteAclsFilter) SetDefaults() {
-	*m = DeleteAclsRequestDeleteAclsFilter{}
+func (m *DeleteACLsRequestDeleteACLsFilter) SetDefaults() {
+	*m = DeleteACLsRequestDeleteACLsFilter{}
 	m.ResourceNameFilter = newString("")
 	m.PatternTypeFilter = 3
 	m.PrincipalFilter = newString("")
 	m.HostFilter = newString("")
 }
 
-func (m *DeleteAclsRequestDeleteAclsFilter) isDefault() bool {
+func (m *DeleteACLsRequestDeleteACLsFilter) isDefault() bool {
 	return m.ResourceTypeFilter == 0 &&
 		(m.ResourceNameFilter != nil && *m.ResourceNameFilter == "") &&
 		m.PatternTypeFilter == 3 &&
@@ -234,7 +234,7 @@ func (m *DeleteAclsRequestDeleteAclsFilter) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DeleteAclsRequestDeleteAclsFilter) decode(r *wire.Reader, v int16) {
+func (m *DeleteACLsRequestDeleteACLsFilter) decode(r *wire.Reader, v int16) {
 	m.ResourceTypeFilter = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceTypeFilter")
@@ -301,7 +301,7 @@ func (m *DeleteAclsRequestDeleteAclsFilter) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteAclsRequestDeleteAclsFilter) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *DeleteACLsRequestDeleteACLsFilter) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = append(b, byte(m.ResourceTypeFilter))
 	if m.ResourceNameFilter != nil && len(*m.ResourceNameFilter) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ResourceNameFilter)))
@@ -354,7 +354,7 @@ func (m *DeleteAclsRequestDeleteAclsFilter) encode(b []byte, v int16, w *wire.En
 	return b
 }
 
-func (m *DeleteAclsRequestDeleteAclsFilter) appendJSON(b []byte, v int16) []byte {
+func (m *DeleteACLsRequestDeleteACLsFilter) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "resourceTypeFilter")
@@ -388,7 +388,7 @@ func (m *DeleteAclsRequestDeleteAclsFilter) appendJSON(b []byte, v int16) []byte
 	return append(b, '}')
 }
 
-func (m *DeleteAclsRequestDeleteAclsFilter) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DeleteACLsRequestDeleteACLsFilter) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -458,22 +458,22 @@ func (m *DeleteAclsRequestDeleteAclsFilter) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoDeleteAclsRequest = MessageInfo{Name: "DeleteAclsRequest", APIKey: 31, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoDeleteACLsRequest = MessageInfo{Name: "DeleteAclsRequest", APIKey: 31, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DeleteAclsRequest".
-func (*DeleteAclsRequest) MessageName() string { return "DeleteAclsRequest" }
+func (*DeleteACLsRequest) MessageName() string { return "DeleteAclsRequest" }
 
 // APIKey returns 31.
-func (*DeleteAclsRequest) APIKey() int16 { return 31 }
+func (*DeleteACLsRequest) APIKey() int16 { return 31 }
 
 // MessageKind returns KindRequest.
-func (*DeleteAclsRequest) MessageKind() Kind { return KindRequest }
+func (*DeleteACLsRequest) MessageKind() Kind { return KindRequest }
 
 // Info returns the generated metadata of DeleteAclsRequest.
-func (*DeleteAclsRequest) Info() *MessageInfo { return &infoDeleteAclsRequest }
+func (*DeleteACLsRequest) Info() *MessageInfo { return &infoDeleteACLsRequest }
 
 // Encode appends m at the given version to dst.
-func (m *DeleteAclsRequest) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *DeleteACLsRequest) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 3 {
 		return dst, versionError(m, version)
 	}
@@ -487,12 +487,12 @@ func (m *DeleteAclsRequest) Encode(dst []byte, version int16) ([]byte, error) {
 
 // Decode replaces m with the message in src, which must hold exactly one DeleteAclsRequest at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *DeleteAclsRequest) Decode(src []byte, version int16) error {
+func (m *DeleteACLsRequest) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DeleteAclsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *DeleteACLsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 3 {
 		return versionError(m, version)
 	}
@@ -507,17 +507,17 @@ func (m *DeleteAclsRequest) DecodeWith(src []byte, version int16, opts DecodeOpt
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *DeleteAclsRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *DeleteACLsRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DeleteAclsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+func (m *DeleteACLsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
 
-func (*DeleteAclsRequest) isRequest() {}
+func (*DeleteACLsRequest) isRequest() {}
 
 // NewResponse returns the paired response, with defaults.
-func (*DeleteAclsRequest) NewResponse() Response { return NewDeleteAclsResponse() }
+func (*DeleteACLsRequest) NewResponse() Response { return NewDeleteACLsResponse() }
 
-// ResponseType returns a new paired DeleteAclsResponse, typed.
-func (*DeleteAclsRequest) ResponseType() *DeleteAclsResponse { return NewDeleteAclsResponse() }
+// ResponseType returns a new paired DeleteACLsResponse, typed.
+func (*DeleteACLsRequest) ResponseType() *DeleteACLsResponse { return NewDeleteACLsResponse() }

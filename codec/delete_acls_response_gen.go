@@ -7,35 +7,35 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// DeleteAclsResponse is Kafka's DeleteAclsResponse (api key 31), versions 0-3; flexible versions 2-3.
-type DeleteAclsResponse struct {
+// DeleteACLsResponse is Kafka's DeleteAclsResponse (api key 31), versions 0-3; flexible versions 2-3.
+type DeleteACLsResponse struct {
 	// ThrottleTimeMs: int32; versions 0-3.
 	ThrottleTimeMs int32
 	// FilterResults: []DeleteAclsFilterResult; versions 0-3.
-	FilterResults []DeleteAclsResponseDeleteAclsFilterResult
+	FilterResults []DeleteACLsResponseDeleteACLsFilterResult
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDeleteAclsResponse returns a DeleteAclsResponse holding the descriptor defaults.
-func NewDeleteAclsResponse() *DeleteAclsResponse {
-	m := new(DeleteAclsResponse)
+// NewDeleteACLsResponse returns a DeleteACLsResponse holding the descriptor defaults.
+func NewDeleteACLsResponse() *DeleteACLsResponse {
+	m := new(DeleteACLsResponse)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DeleteAclsResponse) SetDefaults() {
-	*m = DeleteAclsResponse{}
+func (m *DeleteACLsResponse) SetDefaults() {
+	*m = DeleteACLsResponse{}
 }
 
-func (m *DeleteAclsResponse) isDefault() bool {
+func (m *DeleteACLsResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		len(m.FilterResults) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DeleteAclsResponse) decode(r *wire.Reader, v int16) {
+func (m *DeleteACLsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
 	if r.Err != nil {
 		r.Push("throttleTimeMs")
@@ -46,7 +46,7 @@ func (m *DeleteAclsResponse) decode(r *wire.Reader, v int16) {
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, DeleteAclsResponseDeleteAclsFilterResult{})
+				s = append(s, DeleteACLsResponseDeleteACLsFilterResult{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -81,7 +81,7 @@ func (m *DeleteAclsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DeleteAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *DeleteACLsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt32(b, m.ThrottleTimeMs)
 	b = wire.AppendArrayLen(b, len(m.FilterResults), false, v >= 2)
 	for i := range m.FilterResults {
@@ -110,7 +110,7 @@ func (m *DeleteAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *DeleteAclsResponse) appendJSON(b []byte, v int16) []byte {
+func (m *DeleteACLsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "throttleTimeMs")
@@ -134,7 +134,7 @@ func (m *DeleteAclsResponse) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *DeleteAclsResponse) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DeleteACLsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -158,9 +158,9 @@ func (m *DeleteAclsResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []DeleteAclsResponseDeleteAclsFilterResult{}
+				s := []DeleteACLsResponseDeleteACLsFilterResult{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteAclsResponseDeleteAclsFilterResult{})
+					s = append(s, DeleteACLsResponseDeleteACLsFilterResult{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -185,39 +185,39 @@ func (m *DeleteAclsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// DeleteAclsResponseDeleteAclsFilterResult is the DeleteAclsFilterResult struct of DeleteAclsResponse.
-type DeleteAclsResponseDeleteAclsFilterResult struct {
+// DeleteACLsResponseDeleteACLsFilterResult is the DeleteAclsFilterResult struct of DeleteAclsResponse.
+type DeleteACLsResponseDeleteACLsFilterResult struct {
 	// ErrorCode: int16; versions 0-3.
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-3; nullable 0-3.
 	ErrorMessage *string
-	// MatchingAcls: []DeleteAclsMatchingAcl; versions 0-3.
-	MatchingAcls []DeleteAclsResponseDeleteAclsMatchingAcl
+	// MatchingACLs: []DeleteAclsMatchingAcl; versions 0-3.
+	MatchingACLs []DeleteACLsResponseDeleteACLsMatchingACL
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDeleteAclsResponseDeleteAclsFilterResult returns a DeleteAclsResponseDeleteAclsFilterResult holding the descriptor defaults.
-func NewDeleteAclsResponseDeleteAclsFilterResult() *DeleteAclsResponseDeleteAclsFilterResult {
-	m := new(DeleteAclsResponseDeleteAclsFilterResult)
+// NewDeleteACLsResponseDeleteACLsFilterResult returns a DeleteACLsResponseDeleteACLsFilterResult holding the descriptor defaults.
+func NewDeleteACLsResponseDeleteACLsFilterResult() *DeleteACLsResponseDeleteACLsFilterResult {
+	m := new(DeleteACLsResponseDeleteACLsFilterResult)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DeleteAclsResponseDeleteAclsFilterResult) SetDefaults() {
-	*m = DeleteAclsResponseDeleteAclsFilterResult{}
+func (m *DeleteACLsResponseDeleteACLsFilterResult) SetDefaults() {
+	*m = DeleteACLsResponseDeleteACLsFilterResult{}
 	m.ErrorMessage = newString("")
 }
 
-func (m *DeleteAclsResponseDeleteAclsFilterResult) isDefault() bool {
+func (m *DeleteACLsResponseDeleteACLsFilterResult) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		(m.ErrorMessage != nil && *m.ErrorMessage == "") &&
-		len(m.MatchingAcls) == 0 &&
+		len(m.MatchingACLs) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DeleteAclsResponseDeleteAclsFilterResult) decode(r *wire.Reader, v int16) {
+func (m *DeleteACLsResponseDeleteACLsFilterResult) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
@@ -229,11 +229,11 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) decode(r *wire.Reader, v int1
 		return
 	}
 	if n := r.ArrayLen(v >= 2, false, 9); n >= 0 {
-		s := m.MatchingAcls
+		s := m.MatchingACLs
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, DeleteAclsResponseDeleteAclsMatchingAcl{})
+				s = append(s, DeleteACLsResponseDeleteACLsMatchingACL{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -241,9 +241,9 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) decode(r *wire.Reader, v int1
 				break
 			}
 		}
-		m.MatchingAcls = s
+		m.MatchingACLs = s
 	} else {
-		m.MatchingAcls = nil
+		m.MatchingACLs = nil
 	}
 	if r.Err != nil {
 		r.Push("matchingAcls")
@@ -268,7 +268,7 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *DeleteAclsResponseDeleteAclsFilterResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *DeleteACLsResponseDeleteACLsFilterResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
@@ -276,9 +276,9 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) encode(b []byte, v int16, w *
 		return b
 	}
 	b = wire.AppendNullableString(b, m.ErrorMessage, v >= 2)
-	b = wire.AppendArrayLen(b, len(m.MatchingAcls), false, v >= 2)
-	for i := range m.MatchingAcls {
-		b = m.MatchingAcls[i].encode(b, v, w)
+	b = wire.AppendArrayLen(b, len(m.MatchingACLs), false, v >= 2)
+	for i := range m.MatchingACLs {
+		b = m.MatchingACLs[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("matchingAcls")
@@ -303,7 +303,7 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) encode(b []byte, v int16, w *
 	return b
 }
 
-func (m *DeleteAclsResponseDeleteAclsFilterResult) appendJSON(b []byte, v int16) []byte {
+func (m *DeleteACLsResponseDeleteACLsFilterResult) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "errorCode")
@@ -315,11 +315,11 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) appendJSON(b []byte, v int16)
 	b = jsonx.Key(b, first, "matchingAcls")
 	first = false
 	b = append(b, '[')
-	for i := range m.MatchingAcls {
+	for i := range m.MatchingACLs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = m.MatchingAcls[i].appendJSON(b, v)
+		b = m.MatchingACLs[i].appendJSON(b, v)
 	}
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
@@ -330,7 +330,7 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) appendJSON(b []byte, v int16)
 	return append(b, '}')
 }
 
-func (m *DeleteAclsResponseDeleteAclsFilterResult) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DeleteACLsResponseDeleteACLsFilterResult) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -360,16 +360,16 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) unmarshalJSON(d *jsonx.Decode
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []DeleteAclsResponseDeleteAclsMatchingAcl{}
+				s := []DeleteACLsResponseDeleteACLsMatchingACL{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteAclsResponseDeleteAclsMatchingAcl{})
+					s = append(s, DeleteACLsResponseDeleteACLsMatchingACL{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
 						break
 					}
 				}
-				m.MatchingAcls = s
+				m.MatchingACLs = s
 			}
 		case "_unknownTaggedFields":
 			if seen[3] {
@@ -387,8 +387,8 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) unmarshalJSON(d *jsonx.Decode
 	}
 }
 
-// DeleteAclsResponseDeleteAclsMatchingAcl is the DeleteAclsMatchingAcl struct of DeleteAclsResponse.
-type DeleteAclsResponseDeleteAclsMatchingAcl struct {
+// DeleteACLsResponseDeleteACLsMatchingACL is the DeleteAclsMatchingAcl struct of DeleteAclsResponse.
+type DeleteACLsResponseDeleteACLsMatchingACL struct {
 	// ErrorCode: int16; versions 0-3.
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-3; nullable 0-3.
@@ -411,21 +411,21 @@ type DeleteAclsResponseDeleteAclsMatchingAcl struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDeleteAclsResponseDeleteAclsMatchingAcl returns a DeleteAclsResponseDeleteAclsMatchingAcl holding the descriptor defaults.
-func NewDeleteAclsResponseDeleteAclsMatchingAcl() *DeleteAclsResponseDeleteAclsMatchingAcl {
-	m := new(DeleteAclsResponseDeleteAclsMatchingAcl)
+// NewDeleteACLsResponseDeleteACLsMatchingACL returns a DeleteACLsResponseDeleteACLsMatchingACL holding the descriptor defaults.
+func NewDeleteACLsResponseDeleteACLsMatchingACL() *DeleteACLsResponseDeleteACLsMatchingACL {
+	m := new(DeleteACLsResponseDeleteACLsMatchingACL)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DeleteAclsResponseDeleteAclsMatchingAcl) SetDefaults() {
-	*m = DeleteAclsResponseDeleteAclsMatchingAcl{}
+func (m *DeleteACLsResponseDeleteACLsMatchingACL) SetDefaults() {
+	*m = DeleteACLsResponseDeleteACLsMatchingACL{}
 	m.ErrorMessage = newString("")
 	m.PatternType = 3
 }
 
-func (m *DeleteAclsResponseDeleteAclsMatchingAcl) isDefault() bool {
+func (m *DeleteACLsResponseDeleteACLsMatchingACL) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		(m.ErrorMessage != nil && *m.ErrorMessage == "") &&
 		m.ResourceType == 0 &&
@@ -438,7 +438,7 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DeleteAclsResponseDeleteAclsMatchingAcl) decode(r *wire.Reader, v int16) {
+func (m *DeleteACLsResponseDeleteACLsMatchingACL) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
 		r.Push("errorCode")
@@ -515,7 +515,7 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) decode(r *wire.Reader, v int16
 	}
 }
 
-func (m *DeleteAclsResponseDeleteAclsMatchingAcl) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *DeleteACLsResponseDeleteACLsMatchingACL) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ErrorMessage)))
@@ -575,7 +575,7 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) encode(b []byte, v int16, w *w
 	return b
 }
 
-func (m *DeleteAclsResponseDeleteAclsMatchingAcl) appendJSON(b []byte, v int16) []byte {
+func (m *DeleteACLsResponseDeleteACLsMatchingACL) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "errorCode")
@@ -615,7 +615,7 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) appendJSON(b []byte, v int16) 
 	return append(b, '}')
 }
 
-func (m *DeleteAclsResponseDeleteAclsMatchingAcl) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DeleteACLsResponseDeleteACLsMatchingACL) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -697,22 +697,22 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) unmarshalJSON(d *jsonx.Decoder
 	}
 }
 
-var infoDeleteAclsResponse = MessageInfo{Name: "DeleteAclsResponse", APIKey: 31, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoDeleteACLsResponse = MessageInfo{Name: "DeleteAclsResponse", APIKey: 31, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DeleteAclsResponse".
-func (*DeleteAclsResponse) MessageName() string { return "DeleteAclsResponse" }
+func (*DeleteACLsResponse) MessageName() string { return "DeleteAclsResponse" }
 
 // APIKey returns 31.
-func (*DeleteAclsResponse) APIKey() int16 { return 31 }
+func (*DeleteACLsResponse) APIKey() int16 { return 31 }
 
 // MessageKind returns KindResponse.
-func (*DeleteAclsResponse) MessageKind() Kind { return KindResponse }
+func (*DeleteACLsResponse) MessageKind() Kind { return KindResponse }
 
 // Info returns the generated metadata of DeleteAclsResponse.
-func (*DeleteAclsResponse) Info() *MessageInfo { return &infoDeleteAclsResponse }
+func (*DeleteACLsResponse) Info() *MessageInfo { return &infoDeleteACLsResponse }
 
 // Encode appends m at the given version to dst.
-func (m *DeleteAclsResponse) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *DeleteACLsResponse) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 3 {
 		return dst, versionError(m, version)
 	}
@@ -726,12 +726,12 @@ func (m *DeleteAclsResponse) Encode(dst []byte, version int16) ([]byte, error) {
 
 // Decode replaces m with the message in src, which must hold exactly one DeleteAclsResponse at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *DeleteAclsResponse) Decode(src []byte, version int16) error {
+func (m *DeleteACLsResponse) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DeleteAclsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *DeleteACLsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 3 {
 		return versionError(m, version)
 	}
@@ -746,17 +746,17 @@ func (m *DeleteAclsResponse) DecodeWith(src []byte, version int16, opts DecodeOp
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *DeleteAclsResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *DeleteACLsResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DeleteAclsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+func (m *DeleteACLsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
 
-func (*DeleteAclsResponse) isResponse() {}
+func (*DeleteACLsResponse) isResponse() {}
 
 // NewRequest returns the paired request, with defaults.
-func (*DeleteAclsResponse) NewRequest() Request { return NewDeleteAclsRequest() }
+func (*DeleteACLsResponse) NewRequest() Request { return NewDeleteACLsRequest() }
 
-// RequestType returns a new paired DeleteAclsRequest, typed.
-func (*DeleteAclsResponse) RequestType() *DeleteAclsRequest { return NewDeleteAclsRequest() }
+// RequestType returns a new paired DeleteACLsRequest, typed.
+func (*DeleteACLsResponse) RequestType() *DeleteACLsRequest { return NewDeleteACLsRequest() }

@@ -187,8 +187,8 @@ func (m *DeleteGroupsResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // DeleteGroupsResponseDeletableGroupResult is the DeletableGroupResult struct of DeleteGroupsResponse.
 type DeleteGroupsResponseDeletableGroupResult struct {
-	// GroupId: string; versions 0-3; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0-3; entity groupId.
+	GroupID string
 	// ErrorCode: int16; versions 0-3.
 	ErrorCode int16
 	// ErrorMessage: string; versions 3; nullable 3; default "null"; ignorable.
@@ -210,14 +210,14 @@ func (m *DeleteGroupsResponseDeletableGroupResult) SetDefaults() {
 }
 
 func (m *DeleteGroupsResponseDeletableGroupResult) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *DeleteGroupsResponseDeletableGroupResult) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(v >= 2)
+	m.GroupID = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -256,12 +256,12 @@ func (m *DeleteGroupsResponseDeletableGroupResult) decode(r *wire.Reader, v int1
 }
 
 func (m *DeleteGroupsResponseDeletableGroupResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, v >= 2)
+	b = wire.AppendString(b, m.GroupID, v >= 2)
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 3 {
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
@@ -295,7 +295,7 @@ func (m *DeleteGroupsResponseDeletableGroupResult) appendJSON(b []byte, v int16)
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "errorCode")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
@@ -329,7 +329,7 @@ func (m *DeleteGroupsResponseDeletableGroupResult) unmarshalJSON(d *jsonx.Decode
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "errorCode":
 			if seen[1] {
 				d.Duplicate(key)

@@ -9,8 +9,8 @@ import (
 
 // DeleteShareGroupOffsetsRequest is Kafka's DeleteShareGroupOffsetsRequest (api key 92), versions 0; flexible versions 0.
 type DeleteShareGroupOffsetsRequest struct {
-	// GroupId: string; versions 0; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0; entity groupId.
+	GroupID string
 	// Topics: []DeleteShareGroupOffsetsRequestTopic; versions 0.
 	Topics []DeleteShareGroupOffsetsRequestTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -34,14 +34,14 @@ func (m *DeleteShareGroupOffsetsRequest) SetDefaults() {
 }
 
 func (m *DeleteShareGroupOffsetsRequest) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *DeleteShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -89,12 +89,12 @@ func (m *DeleteShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteShareGroupOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
+	b = wire.AppendString(b, m.GroupID, true)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -122,7 +122,7 @@ func (m *DeleteShareGroupOffsetsRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -162,7 +162,7 @@ func (m *DeleteShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)

@@ -238,8 +238,8 @@ func (m *DeleteShareGroupOffsetsResponse) unmarshalJSON(d *jsonx.Decoder) {
 type DeleteShareGroupOffsetsResponseTopic struct {
 	// TopicName: string; versions 0; entity topicName.
 	TopicName string
-	// TopicId: uuid; versions 0.
-	TopicId UUID
+	// TopicID: uuid; versions 0.
+	TopicID UUID
 	// ErrorCode: int16; versions 0.
 	ErrorCode int16
 	// ErrorMessage: string; versions 0; nullable 0; default "null".
@@ -262,7 +262,7 @@ func (m *DeleteShareGroupOffsetsResponseTopic) SetDefaults() {
 
 func (m *DeleteShareGroupOffsetsResponseTopic) isDefault() bool {
 	return m.TopicName == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
 		len(m.UnknownTaggedFields) == 0
@@ -277,11 +277,11 @@ func (m *DeleteShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 18 {
 		p := r.Src[r.Off : r.Off+18]
 		_ = p[17]
-		m.TopicId = UUID(p[0:16])
+		m.TopicID = UUID(p[0:16])
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[16:]))
 		r.Off += 18
 	} else {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
@@ -326,7 +326,7 @@ func (m *DeleteShareGroupOffsetsResponseTopic) encode(b []byte, v int16, w *wire
 		b = append(b, make([]byte, 18)...)
 		p := b[n : n+18]
 		_ = p[17]
-		copy(p[0:16], m.TopicId[:])
+		copy(p[0:16], m.TopicID[:])
 		binary.BigEndian.PutUint16(p[16:], uint16(m.ErrorCode))
 	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
@@ -355,7 +355,7 @@ func (m *DeleteShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendString(b, m.TopicName)
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "errorCode")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
@@ -393,7 +393,7 @@ func (m *DeleteShareGroupOffsetsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "errorCode":
 			if seen[2] {
 				d.Duplicate(key)

@@ -9,8 +9,8 @@ import (
 
 // DeleteShareGroupStateRequest is Kafka's DeleteShareGroupStateRequest (api key 86), versions 0; flexible versions 0.
 type DeleteShareGroupStateRequest struct {
-	// GroupId: string; versions 0.
-	GroupId string
+	// GroupID: string; versions 0.
+	GroupID string
 	// Topics: []DeleteStateData; versions 0.
 	Topics []DeleteShareGroupStateRequestDeleteStateData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -34,14 +34,14 @@ func (m *DeleteShareGroupStateRequest) SetDefaults() {
 }
 
 func (m *DeleteShareGroupStateRequest) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *DeleteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -89,12 +89,12 @@ func (m *DeleteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DeleteShareGroupStateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
+	b = wire.AppendString(b, m.GroupID, true)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -122,7 +122,7 @@ func (m *DeleteShareGroupStateRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -162,7 +162,7 @@ func (m *DeleteShareGroupStateRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -204,8 +204,8 @@ func (m *DeleteShareGroupStateRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // DeleteShareGroupStateRequestDeleteStateData is the DeleteStateData struct of DeleteShareGroupStateRequest.
 type DeleteShareGroupStateRequestDeleteStateData struct {
-	// TopicId: uuid; versions 0.
-	TopicId UUID
+	// TopicID: uuid; versions 0.
+	TopicID UUID
 	// Partitions: []PartitionData; versions 0.
 	Partitions []DeleteShareGroupStateRequestPartitionData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -225,13 +225,13 @@ func (m *DeleteShareGroupStateRequestDeleteStateData) SetDefaults() {
 }
 
 func (m *DeleteShareGroupStateRequestDeleteStateData) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *DeleteShareGroupStateRequestDeleteStateData) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -275,7 +275,7 @@ func (m *DeleteShareGroupStateRequestDeleteStateData) decode(r *wire.Reader, v i
 }
 
 func (m *DeleteShareGroupStateRequestDeleteStateData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -302,7 +302,7 @@ func (m *DeleteShareGroupStateRequestDeleteStateData) appendJSON(b []byte, v int
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -338,7 +338,7 @@ func (m *DeleteShareGroupStateRequestDeleteStateData) unmarshalJSON(d *jsonx.Dec
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

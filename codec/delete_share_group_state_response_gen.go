@@ -163,8 +163,8 @@ func (m *DeleteShareGroupStateResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // DeleteShareGroupStateResponseDeleteStateResult is the DeleteStateResult struct of DeleteShareGroupStateResponse.
 type DeleteShareGroupStateResponseDeleteStateResult struct {
-	// TopicId: uuid; versions 0.
-	TopicId UUID
+	// TopicID: uuid; versions 0.
+	TopicID UUID
 	// Partitions: []PartitionResult; versions 0.
 	Partitions []DeleteShareGroupStateResponsePartitionResult
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -184,13 +184,13 @@ func (m *DeleteShareGroupStateResponseDeleteStateResult) SetDefaults() {
 }
 
 func (m *DeleteShareGroupStateResponseDeleteStateResult) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *DeleteShareGroupStateResponseDeleteStateResult) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -234,7 +234,7 @@ func (m *DeleteShareGroupStateResponseDeleteStateResult) decode(r *wire.Reader, 
 }
 
 func (m *DeleteShareGroupStateResponseDeleteStateResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -261,7 +261,7 @@ func (m *DeleteShareGroupStateResponseDeleteStateResult) appendJSON(b []byte, v 
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -297,7 +297,7 @@ func (m *DeleteShareGroupStateResponseDeleteStateResult) unmarshalJSON(d *jsonx.
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

@@ -293,8 +293,8 @@ func (m *DeleteTopicsRequest) unmarshalJSON(d *jsonx.Decoder) {
 type DeleteTopicsRequestDeleteTopicState struct {
 	// Name: string; versions 6; nullable 6; default "null"; entity topicName.
 	Name *string
-	// TopicId: uuid; versions 6.
-	TopicId UUID
+	// TopicID: uuid; versions 6.
+	TopicID UUID
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -313,7 +313,7 @@ func (m *DeleteTopicsRequestDeleteTopicState) SetDefaults() {
 
 func (m *DeleteTopicsRequestDeleteTopicState) isDefault() bool {
 	return m.Name == nil &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.UnknownTaggedFields) == 0
 }
 
@@ -328,13 +328,13 @@ func (m *DeleteTopicsRequestDeleteTopicState) decode(r *wire.Reader, v int16) {
 		m.Name = nil
 	}
 	if v >= 6 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -369,8 +369,8 @@ func (m *DeleteTopicsRequestDeleteTopicState) encode(b []byte, v int16, w *wire.
 		return b
 	}
 	if v >= 6 {
-		b = append(b, m.TopicId[:]...)
-	} else if m.TopicId != (UUID{}) {
+		b = append(b, m.TopicID[:]...)
+	} else if m.TopicID != (UUID{}) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicId")
 		return b
@@ -404,7 +404,7 @@ func (m *DeleteTopicsRequestDeleteTopicState) appendJSON(b []byte, v int16) []by
 	if v >= 6 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
@@ -437,7 +437,7 @@ func (m *DeleteTopicsRequestDeleteTopicState) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "_unknownTaggedFields":
 			if seen[2] {
 				d.Duplicate(key)

@@ -198,8 +198,8 @@ func (m *DeleteTopicsResponse) unmarshalJSON(d *jsonx.Decoder) {
 type DeleteTopicsResponseDeletableTopicResult struct {
 	// Name: string; versions 0-6; nullable 6; entity topicName.
 	Name *string
-	// TopicId: uuid; versions 6; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 6; ignorable.
+	TopicID UUID
 	// ErrorCode: int16; versions 0-6.
 	ErrorCode int16
 	// ErrorMessage: string; versions 5-6; nullable 5-6; default "null"; ignorable.
@@ -223,7 +223,7 @@ func (m *DeleteTopicsResponseDeletableTopicResult) SetDefaults() {
 
 func (m *DeleteTopicsResponseDeletableTopicResult) isDefault() bool {
 	return (m.Name != nil && *m.Name == "") &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
 		len(m.UnknownTaggedFields) == 0
@@ -240,13 +240,13 @@ func (m *DeleteTopicsResponseDeletableTopicResult) decode(r *wire.Reader, v int1
 		return
 	}
 	if v >= 6 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	m.ErrorCode = r.Int16()
 	if r.Err != nil {
@@ -294,9 +294,9 @@ func (m *DeleteTopicsResponseDeletableTopicResult) encode(b []byte, v int16, w *
 	}
 	b = wire.AppendNullableString(b, m.Name, v >= 4)
 	if v >= 6 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendInt16(b, m.ErrorCode)
 	if v >= 5 {
 		if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
@@ -334,7 +334,7 @@ func (m *DeleteTopicsResponseDeletableTopicResult) appendJSON(b []byte, v int16)
 	if v >= 6 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "errorCode")
 	first = false
@@ -375,7 +375,7 @@ func (m *DeleteTopicsResponseDeletableTopicResult) unmarshalJSON(d *jsonx.Decode
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "errorCode":
 			if seen[2] {
 				d.Duplicate(key)

@@ -7,8 +7,8 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// DescribeAclsRequest is Kafka's DescribeAclsRequest (api key 29), versions 0-3; flexible versions 2-3.
-type DescribeAclsRequest struct {
+// DescribeACLsRequest is Kafka's DescribeAclsRequest (api key 29), versions 0-3; flexible versions 2-3.
+type DescribeACLsRequest struct {
 	// ResourceTypeFilter: int8; versions 0-3.
 	ResourceTypeFilter int8
 	// ResourceNameFilter: string; versions 0-3; nullable 0-3.
@@ -31,23 +31,23 @@ type DescribeAclsRequest struct {
 	TrailingBytes []byte
 }
 
-// NewDescribeAclsRequest returns a DescribeAclsRequest holding the descriptor defaults.
-func NewDescribeAclsRequest() *DescribeAclsRequest {
-	m := new(DescribeAclsRequest)
+// NewDescribeACLsRequest returns a DescribeACLsRequest holding the descriptor defaults.
+func NewDescribeACLsRequest() *DescribeACLsRequest {
+	m := new(DescribeACLsRequest)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeAclsRequest) SetDefaults() {
-	*m = DescribeAclsRequest{}
+func (m *DescribeACLsRequest) SetDefaults() {
+	*m = DescribeACLsRequest{}
 	m.ResourceNameFilter = newString("")
 	m.PatternTypeFilter = 3
 	m.PrincipalFilter = newString("")
 	m.HostFilter = newString("")
 }
 
-func (m *DescribeAclsRequest) isDefault() bool {
+func (m *DescribeACLsRequest) isDefault() bool {
 	return m.ResourceTypeFilter == 0 &&
 		(m.ResourceNameFilter != nil && *m.ResourceNameFilter == "") &&
 		m.PatternTypeFilter == 3 &&
@@ -59,7 +59,7 @@ func (m *DescribeAclsRequest) isDefault() bool {
 		len(m.TrailingBytes) == 0
 }
 
-func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
+func (m *DescribeACLsRequest) decode(r *wire.Reader, v int16) {
 	m.ResourceTypeFilter = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceTypeFilter")
@@ -130,7 +130,7 @@ func (m *DescribeAclsRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *DescribeACLsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = append(b, byte(m.ResourceTypeFilter))
 	if m.ResourceNameFilter != nil && len(*m.ResourceNameFilter) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ResourceNameFilter)))
@@ -184,7 +184,7 @@ func (m *DescribeAclsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *DescribeAclsRequest) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeACLsRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "resourceTypeFilter")
@@ -222,7 +222,7 @@ func (m *DescribeAclsRequest) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *DescribeAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeACLsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -298,22 +298,22 @@ func (m *DescribeAclsRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoDescribeAclsRequest = MessageInfo{Name: "DescribeAclsRequest", APIKey: 29, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoDescribeACLsRequest = MessageInfo{Name: "DescribeAclsRequest", APIKey: 29, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeAclsRequest".
-func (*DescribeAclsRequest) MessageName() string { return "DescribeAclsRequest" }
+func (*DescribeACLsRequest) MessageName() string { return "DescribeAclsRequest" }
 
 // APIKey returns 29.
-func (*DescribeAclsRequest) APIKey() int16 { return 29 }
+func (*DescribeACLsRequest) APIKey() int16 { return 29 }
 
 // MessageKind returns KindRequest.
-func (*DescribeAclsRequest) MessageKind() Kind { return KindRequest }
+func (*DescribeACLsRequest) MessageKind() Kind { return KindRequest }
 
 // Info returns the generated metadata of DescribeAclsRequest.
-func (*DescribeAclsRequest) Info() *MessageInfo { return &infoDescribeAclsRequest }
+func (*DescribeACLsRequest) Info() *MessageInfo { return &infoDescribeACLsRequest }
 
 // Encode appends m at the given version to dst.
-func (m *DescribeAclsRequest) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *DescribeACLsRequest) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 3 {
 		return dst, versionError(m, version)
 	}
@@ -327,12 +327,12 @@ func (m *DescribeAclsRequest) Encode(dst []byte, version int16) ([]byte, error) 
 
 // Decode replaces m with the message in src, which must hold exactly one DescribeAclsRequest at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *DescribeAclsRequest) Decode(src []byte, version int16) error {
+func (m *DescribeACLsRequest) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeAclsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *DescribeACLsRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 3 {
 		return versionError(m, version)
 	}
@@ -347,17 +347,17 @@ func (m *DescribeAclsRequest) DecodeWith(src []byte, version int16, opts DecodeO
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *DescribeAclsRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *DescribeACLsRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeAclsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+func (m *DescribeACLsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
 
-func (*DescribeAclsRequest) isRequest() {}
+func (*DescribeACLsRequest) isRequest() {}
 
 // NewResponse returns the paired response, with defaults.
-func (*DescribeAclsRequest) NewResponse() Response { return NewDescribeAclsResponse() }
+func (*DescribeACLsRequest) NewResponse() Response { return NewDescribeACLsResponse() }
 
-// ResponseType returns a new paired DescribeAclsResponse, typed.
-func (*DescribeAclsRequest) ResponseType() *DescribeAclsResponse { return NewDescribeAclsResponse() }
+// ResponseType returns a new paired DescribeACLsResponse, typed.
+func (*DescribeACLsRequest) ResponseType() *DescribeACLsResponse { return NewDescribeACLsResponse() }

@@ -9,8 +9,8 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// DescribeAclsResponse is Kafka's DescribeAclsResponse (api key 29), versions 0-3; flexible versions 2-3.
-type DescribeAclsResponse struct {
+// DescribeACLsResponse is Kafka's DescribeAclsResponse (api key 29), versions 0-3; flexible versions 2-3.
+type DescribeACLsResponse struct {
 	// ThrottleTimeMs: int32; versions 0-3.
 	ThrottleTimeMs int32
 	// ErrorCode: int16; versions 0-3.
@@ -18,25 +18,25 @@ type DescribeAclsResponse struct {
 	// ErrorMessage: string; versions 0-3; nullable 0-3.
 	ErrorMessage *string
 	// Resources: []DescribeAclsResource; versions 0-3.
-	Resources []DescribeAclsResponseDescribeAclsResource
+	Resources []DescribeACLsResponseDescribeACLsResource
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDescribeAclsResponse returns a DescribeAclsResponse holding the descriptor defaults.
-func NewDescribeAclsResponse() *DescribeAclsResponse {
-	m := new(DescribeAclsResponse)
+// NewDescribeACLsResponse returns a DescribeACLsResponse holding the descriptor defaults.
+func NewDescribeACLsResponse() *DescribeACLsResponse {
+	m := new(DescribeACLsResponse)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeAclsResponse) SetDefaults() {
-	*m = DescribeAclsResponse{}
+func (m *DescribeACLsResponse) SetDefaults() {
+	*m = DescribeACLsResponse{}
 	m.ErrorMessage = newString("")
 }
 
-func (m *DescribeAclsResponse) isDefault() bool {
+func (m *DescribeACLsResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		m.ErrorCode == 0 &&
 		(m.ErrorMessage != nil && *m.ErrorMessage == "") &&
@@ -44,7 +44,7 @@ func (m *DescribeAclsResponse) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DescribeAclsResponse) decode(r *wire.Reader, v int16) {
+func (m *DescribeACLsResponse) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -73,7 +73,7 @@ func (m *DescribeAclsResponse) decode(r *wire.Reader, v int16) {
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, DescribeAclsResponseDescribeAclsResource{})
+				s = append(s, DescribeACLsResponseDescribeACLsResource{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -108,7 +108,7 @@ func (m *DescribeAclsResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *DescribeACLsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 6)...)
@@ -150,7 +150,7 @@ func (m *DescribeAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 	return b
 }
 
-func (m *DescribeAclsResponse) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeACLsResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "throttleTimeMs")
@@ -180,7 +180,7 @@ func (m *DescribeAclsResponse) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *DescribeAclsResponse) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeACLsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -216,9 +216,9 @@ func (m *DescribeAclsResponse) unmarshalJSON(d *jsonx.Decoder) {
 			}
 			seen[3] = true
 			if d.BeginArray() {
-				s := []DescribeAclsResponseDescribeAclsResource{}
+				s := []DescribeACLsResponseDescribeACLsResource{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeAclsResponseDescribeAclsResource{})
+					s = append(s, DescribeACLsResponseDescribeACLsResource{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -243,42 +243,42 @@ func (m *DescribeAclsResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// DescribeAclsResponseDescribeAclsResource is the DescribeAclsResource struct of DescribeAclsResponse.
-type DescribeAclsResponseDescribeAclsResource struct {
+// DescribeACLsResponseDescribeACLsResource is the DescribeAclsResource struct of DescribeAclsResponse.
+type DescribeACLsResponseDescribeACLsResource struct {
 	// ResourceType: int8; versions 0-3.
 	ResourceType int8
 	// ResourceName: string; versions 0-3.
 	ResourceName string
 	// PatternType: int8; versions 1-3; default "3".
 	PatternType int8
-	// Acls: []AclDescription; versions 0-3.
-	Acls []DescribeAclsResponseAclDescription
+	// ACLs: []AclDescription; versions 0-3.
+	ACLs []DescribeACLsResponseACLDescription
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDescribeAclsResponseDescribeAclsResource returns a DescribeAclsResponseDescribeAclsResource holding the descriptor defaults.
-func NewDescribeAclsResponseDescribeAclsResource() *DescribeAclsResponseDescribeAclsResource {
-	m := new(DescribeAclsResponseDescribeAclsResource)
+// NewDescribeACLsResponseDescribeACLsResource returns a DescribeACLsResponseDescribeACLsResource holding the descriptor defaults.
+func NewDescribeACLsResponseDescribeACLsResource() *DescribeACLsResponseDescribeACLsResource {
+	m := new(DescribeACLsResponseDescribeACLsResource)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeAclsResponseDescribeAclsResource) SetDefaults() {
-	*m = DescribeAclsResponseDescribeAclsResource{}
+func (m *DescribeACLsResponseDescribeACLsResource) SetDefaults() {
+	*m = DescribeACLsResponseDescribeACLsResource{}
 	m.PatternType = 3
 }
 
-func (m *DescribeAclsResponseDescribeAclsResource) isDefault() bool {
+func (m *DescribeACLsResponseDescribeACLsResource) isDefault() bool {
 	return m.ResourceType == 0 &&
 		m.ResourceName == "" &&
 		m.PatternType == 3 &&
-		len(m.Acls) == 0 &&
+		len(m.ACLs) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DescribeAclsResponseDescribeAclsResource) decode(r *wire.Reader, v int16) {
+func (m *DescribeACLsResponseDescribeACLsResource) decode(r *wire.Reader, v int16) {
 	m.ResourceType = r.Int8()
 	if r.Err != nil {
 		r.Push("resourceType")
@@ -299,11 +299,11 @@ func (m *DescribeAclsResponseDescribeAclsResource) decode(r *wire.Reader, v int1
 		m.PatternType = 3
 	}
 	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
-		s := m.Acls
+		s := m.ACLs
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, DescribeAclsResponseAclDescription{})
+				s = append(s, DescribeACLsResponseACLDescription{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -311,9 +311,9 @@ func (m *DescribeAclsResponseDescribeAclsResource) decode(r *wire.Reader, v int1
 				break
 			}
 		}
-		m.Acls = s
+		m.ACLs = s
 	} else {
-		m.Acls = nil
+		m.ACLs = nil
 	}
 	if r.Err != nil {
 		r.Push("acls")
@@ -338,7 +338,7 @@ func (m *DescribeAclsResponseDescribeAclsResource) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *DescribeAclsResponseDescribeAclsResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *DescribeACLsResponseDescribeACLsResource) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = append(b, byte(m.ResourceType))
 	if len(m.ResourceName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ResourceName)))
@@ -353,9 +353,9 @@ func (m *DescribeAclsResponseDescribeAclsResource) encode(b []byte, v int16, w *
 		w.Push("patternType")
 		return b
 	}
-	b = wire.AppendArrayLen(b, len(m.Acls), false, v >= 2)
-	for i := range m.Acls {
-		b = m.Acls[i].encode(b, v, w)
+	b = wire.AppendArrayLen(b, len(m.ACLs), false, v >= 2)
+	for i := range m.ACLs {
+		b = m.ACLs[i].encode(b, v, w)
 		if w.Err != nil {
 			w.PushIndex(i)
 			w.Push("acls")
@@ -380,7 +380,7 @@ func (m *DescribeAclsResponseDescribeAclsResource) encode(b []byte, v int16, w *
 	return b
 }
 
-func (m *DescribeAclsResponseDescribeAclsResource) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeACLsResponseDescribeACLsResource) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "resourceType")
@@ -397,11 +397,11 @@ func (m *DescribeAclsResponseDescribeAclsResource) appendJSON(b []byte, v int16)
 	b = jsonx.Key(b, first, "acls")
 	first = false
 	b = append(b, '[')
-	for i := range m.Acls {
+	for i := range m.ACLs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = m.Acls[i].appendJSON(b, v)
+		b = m.ACLs[i].appendJSON(b, v)
 	}
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
@@ -412,7 +412,7 @@ func (m *DescribeAclsResponseDescribeAclsResource) appendJSON(b []byte, v int16)
 	return append(b, '}')
 }
 
-func (m *DescribeAclsResponseDescribeAclsResource) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeACLsResponseDescribeACLsResource) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -448,16 +448,16 @@ func (m *DescribeAclsResponseDescribeAclsResource) unmarshalJSON(d *jsonx.Decode
 			}
 			seen[3] = true
 			if d.BeginArray() {
-				s := []DescribeAclsResponseAclDescription{}
+				s := []DescribeACLsResponseACLDescription{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeAclsResponseAclDescription{})
+					s = append(s, DescribeACLsResponseACLDescription{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
 						break
 					}
 				}
-				m.Acls = s
+				m.ACLs = s
 			}
 		case "_unknownTaggedFields":
 			if seen[4] {
@@ -475,8 +475,8 @@ func (m *DescribeAclsResponseDescribeAclsResource) unmarshalJSON(d *jsonx.Decode
 	}
 }
 
-// DescribeAclsResponseAclDescription is the AclDescription struct of DescribeAclsResponse.
-type DescribeAclsResponseAclDescription struct {
+// DescribeACLsResponseACLDescription is the AclDescription struct of DescribeAclsResponse.
+type DescribeACLsResponseACLDescription struct {
 	// Principal: string; versions 0-3.
 	Principal string
 	// Host: string; versions 0-3.
@@ -489,19 +489,19 @@ type DescribeAclsResponseAclDescription struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewDescribeAclsResponseAclDescription returns a DescribeAclsResponseAclDescription holding the descriptor defaults.
-func NewDescribeAclsResponseAclDescription() *DescribeAclsResponseAclDescription {
-	m := new(DescribeAclsResponseAclDescription)
+// NewDescribeACLsResponseACLDescription returns a DescribeACLsResponseACLDescription holding the descriptor defaults.
+func NewDescribeACLsResponseACLDescription() *DescribeACLsResponseACLDescription {
+	m := new(DescribeACLsResponseACLDescription)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *DescribeAclsResponseAclDescription) SetDefaults() {
-	*m = DescribeAclsResponseAclDescription{}
+func (m *DescribeACLsResponseACLDescription) SetDefaults() {
+	*m = DescribeACLsResponseACLDescription{}
 }
 
-func (m *DescribeAclsResponseAclDescription) isDefault() bool {
+func (m *DescribeACLsResponseACLDescription) isDefault() bool {
 	return m.Principal == "" &&
 		m.Host == "" &&
 		m.Operation == 0 &&
@@ -509,7 +509,7 @@ func (m *DescribeAclsResponseAclDescription) isDefault() bool {
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *DescribeAclsResponseAclDescription) decode(r *wire.Reader, v int16) {
+func (m *DescribeACLsResponseACLDescription) decode(r *wire.Reader, v int16) {
 	m.Principal = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("principal")
@@ -557,7 +557,7 @@ func (m *DescribeAclsResponseAclDescription) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *DescribeAclsResponseAclDescription) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *DescribeACLsResponseACLDescription) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if len(m.Principal) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Principal)))
 		w.Push("principal")
@@ -596,7 +596,7 @@ func (m *DescribeAclsResponseAclDescription) encode(b []byte, v int16, w *wire.E
 	return b
 }
 
-func (m *DescribeAclsResponseAclDescription) appendJSON(b []byte, v int16) []byte {
+func (m *DescribeACLsResponseACLDescription) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "principal")
@@ -619,7 +619,7 @@ func (m *DescribeAclsResponseAclDescription) appendJSON(b []byte, v int16) []byt
 	return append(b, '}')
 }
 
-func (m *DescribeAclsResponseAclDescription) unmarshalJSON(d *jsonx.Decoder) {
+func (m *DescribeACLsResponseACLDescription) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -671,22 +671,22 @@ func (m *DescribeAclsResponseAclDescription) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoDescribeAclsResponse = MessageInfo{Name: "DescribeAclsResponse", APIKey: 29, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoDescribeACLsResponse = MessageInfo{Name: "DescribeAclsResponse", APIKey: 29, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeAclsResponse".
-func (*DescribeAclsResponse) MessageName() string { return "DescribeAclsResponse" }
+func (*DescribeACLsResponse) MessageName() string { return "DescribeAclsResponse" }
 
 // APIKey returns 29.
-func (*DescribeAclsResponse) APIKey() int16 { return 29 }
+func (*DescribeACLsResponse) APIKey() int16 { return 29 }
 
 // MessageKind returns KindResponse.
-func (*DescribeAclsResponse) MessageKind() Kind { return KindResponse }
+func (*DescribeACLsResponse) MessageKind() Kind { return KindResponse }
 
 // Info returns the generated metadata of DescribeAclsResponse.
-func (*DescribeAclsResponse) Info() *MessageInfo { return &infoDescribeAclsResponse }
+func (*DescribeACLsResponse) Info() *MessageInfo { return &infoDescribeACLsResponse }
 
 // Encode appends m at the given version to dst.
-func (m *DescribeAclsResponse) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *DescribeACLsResponse) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 3 {
 		return dst, versionError(m, version)
 	}
@@ -700,12 +700,12 @@ func (m *DescribeAclsResponse) Encode(dst []byte, version int16) ([]byte, error)
 
 // Decode replaces m with the message in src, which must hold exactly one DescribeAclsResponse at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *DescribeAclsResponse) Decode(src []byte, version int16) error {
+func (m *DescribeACLsResponse) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *DescribeAclsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *DescribeACLsResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 3 {
 		return versionError(m, version)
 	}
@@ -720,17 +720,17 @@ func (m *DescribeAclsResponse) DecodeWith(src []byte, version int16, opts Decode
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *DescribeAclsResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *DescribeACLsResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeAclsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+func (m *DescribeACLsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
 
-func (*DescribeAclsResponse) isResponse() {}
+func (*DescribeACLsResponse) isResponse() {}
 
 // NewRequest returns the paired request, with defaults.
-func (*DescribeAclsResponse) NewRequest() Request { return NewDescribeAclsRequest() }
+func (*DescribeACLsResponse) NewRequest() Request { return NewDescribeACLsRequest() }
 
-// RequestType returns a new paired DescribeAclsRequest, typed.
-func (*DescribeAclsResponse) RequestType() *DescribeAclsRequest { return NewDescribeAclsRequest() }
+// RequestType returns a new paired DescribeACLsRequest, typed.
+func (*DescribeACLsResponse) RequestType() *DescribeACLsRequest { return NewDescribeACLsRequest() }

@@ -19,10 +19,10 @@ type DescribeClusterResponse struct {
 	ErrorMessage *string
 	// EndpointType: int8; versions 1-2; default "1".
 	EndpointType int8
-	// ClusterId: string; versions 0-2.
-	ClusterId string
-	// ControllerId: int32; versions 0-2; default "-1"; entity brokerId.
-	ControllerId int32
+	// ClusterID: string; versions 0-2.
+	ClusterID string
+	// ControllerID: int32; versions 0-2; default "-1"; entity brokerId.
+	ControllerID int32
 	// Brokers: []DescribeClusterBroker; versions 0-2.
 	Brokers []DescribeClusterResponseDescribeClusterBroker
 	// ClusterAuthorizedOperations: int32; versions 0-2; default "-2147483648".
@@ -42,7 +42,7 @@ func NewDescribeClusterResponse() *DescribeClusterResponse {
 func (m *DescribeClusterResponse) SetDefaults() {
 	*m = DescribeClusterResponse{}
 	m.EndpointType = 1
-	m.ControllerId = -1
+	m.ControllerID = -1
 	m.ClusterAuthorizedOperations = -2147483648
 }
 
@@ -51,8 +51,8 @@ func (m *DescribeClusterResponse) isDefault() bool {
 		m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
 		m.EndpointType == 1 &&
-		m.ClusterId == "" &&
-		m.ControllerId == -1 &&
+		m.ClusterID == "" &&
+		m.ControllerID == -1 &&
 		len(m.Brokers) == 0 &&
 		m.ClusterAuthorizedOperations == -2147483648 &&
 		len(m.UnknownTaggedFields) == 0
@@ -91,12 +91,12 @@ func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.EndpointType = 1
 	}
-	m.ClusterId = r.String(true)
+	m.ClusterID = r.String(true)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
 	}
-	m.ControllerId = r.Int32()
+	m.ControllerID = r.Int32()
 	if r.Err != nil {
 		r.Push("controllerId")
 		return
@@ -166,13 +166,13 @@ func (m *DescribeClusterResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 		w.Push("endpointType")
 		return b
 	}
-	if len(m.ClusterId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClusterId)))
+	if len(m.ClusterID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClusterID)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendString(b, m.ClusterId, true)
-	b = wire.AppendInt32(b, m.ControllerId)
+	b = wire.AppendString(b, m.ClusterID, true)
+	b = wire.AppendInt32(b, m.ControllerID)
 	b = wire.AppendArrayLen(b, len(m.Brokers), false, true)
 	for i := range m.Brokers {
 		b = m.Brokers[i].encode(b, v, w)
@@ -214,10 +214,10 @@ func (m *DescribeClusterResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	b = jsonx.Key(b, first, "clusterId")
 	first = false
-	b = jsonx.AppendString(b, m.ClusterId)
+	b = jsonx.AppendString(b, m.ClusterID)
 	b = jsonx.Key(b, first, "controllerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ControllerId))
+	b = jsonx.AppendInt(b, int64(m.ControllerID))
 	b = jsonx.Key(b, first, "brokers")
 	first = false
 	b = append(b, '[')
@@ -280,13 +280,13 @@ func (m *DescribeClusterResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.ClusterId = d.String()
+			m.ClusterID = d.String()
 		case "controllerId":
 			if seen[5] {
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.ControllerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ControllerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "brokers":
 			if seen[6] {
 				d.Duplicate(key)
@@ -328,8 +328,8 @@ func (m *DescribeClusterResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // DescribeClusterResponseDescribeClusterBroker is the DescribeClusterBroker struct of DescribeClusterResponse.
 type DescribeClusterResponseDescribeClusterBroker struct {
-	// BrokerId: int32; versions 0-2; entity brokerId.
-	BrokerId int32
+	// BrokerID: int32; versions 0-2; entity brokerId.
+	BrokerID int32
 	// Host: string; versions 0-2.
 	Host string
 	// Port: int32; versions 0-2.
@@ -355,7 +355,7 @@ func (m *DescribeClusterResponseDescribeClusterBroker) SetDefaults() {
 }
 
 func (m *DescribeClusterResponseDescribeClusterBroker) isDefault() bool {
-	return m.BrokerId == 0 &&
+	return m.BrokerID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		m.Rack == nil &&
@@ -364,7 +364,7 @@ func (m *DescribeClusterResponseDescribeClusterBroker) isDefault() bool {
 }
 
 func (m *DescribeClusterResponseDescribeClusterBroker) decode(r *wire.Reader, v int16) {
-	m.BrokerId = r.Int32()
+	m.BrokerID = r.Int32()
 	if r.Err != nil {
 		r.Push("brokerId")
 		return
@@ -411,7 +411,7 @@ func (m *DescribeClusterResponseDescribeClusterBroker) decode(r *wire.Reader, v 
 }
 
 func (m *DescribeClusterResponseDescribeClusterBroker) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.BrokerId)
+	b = wire.AppendInt32(b, m.BrokerID)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
@@ -449,7 +449,7 @@ func (m *DescribeClusterResponseDescribeClusterBroker) appendJSON(b []byte, v in
 	first := true
 	b = jsonx.Key(b, first, "brokerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerId))
+	b = jsonx.AppendInt(b, int64(m.BrokerID))
 	b = jsonx.Key(b, first, "host")
 	first = false
 	b = jsonx.AppendString(b, m.Host)
@@ -489,7 +489,7 @@ func (m *DescribeClusterResponseDescribeClusterBroker) unmarshalJSON(d *jsonx.De
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.BrokerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[1] {
 				d.Duplicate(key)

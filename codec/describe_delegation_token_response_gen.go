@@ -221,8 +221,8 @@ type DescribeDelegationTokenResponseDescribedDelegationToken struct {
 	ExpiryTimestamp int64
 	// MaxTimestamp: int64; versions 0-3.
 	MaxTimestamp int64
-	// TokenId: string; versions 0-3.
-	TokenId string
+	// TokenID: string; versions 0-3.
+	TokenID string
 	// Hmac: bytes; versions 0-3.
 	Hmac []byte
 	// Renewers: []DescribedDelegationTokenRenewer; versions 0-3.
@@ -251,7 +251,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) isDefault() bo
 		m.IssueTimestamp == 0 &&
 		m.ExpiryTimestamp == 0 &&
 		m.MaxTimestamp == 0 &&
-		m.TokenId == "" &&
+		m.TokenID == "" &&
 		len(m.Hmac) == 0 &&
 		len(m.Renewers) == 0 &&
 		len(m.UnknownTaggedFields) == 0
@@ -310,7 +310,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 			return
 		}
 	}
-	m.TokenId = r.String(v >= 2)
+	m.TokenID = r.String(v >= 2)
 	if r.Err != nil {
 		r.Push("tokenId")
 		return
@@ -406,12 +406,12 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) encode(b []byt
 		binary.BigEndian.PutUint64(p[8:], uint64(m.ExpiryTimestamp))
 		binary.BigEndian.PutUint64(p[16:], uint64(m.MaxTimestamp))
 	}
-	if len(m.TokenId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenId)))
+	if len(m.TokenID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TokenID)))
 		w.Push("tokenId")
 		return b
 	}
-	b = wire.AppendString(b, m.TokenId, v >= 2)
+	b = wire.AppendString(b, m.TokenID, v >= 2)
 	b = wire.AppendBytes(b, m.Hmac, v >= 2, false)
 	b = wire.AppendArrayLen(b, len(m.Renewers), false, v >= 2)
 	for i := range m.Renewers {
@@ -470,7 +470,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) appendJSON(b [
 	b = jsonx.AppendInt64(b, m.MaxTimestamp)
 	b = jsonx.Key(b, first, "tokenId")
 	first = false
-	b = jsonx.AppendString(b, m.TokenId)
+	b = jsonx.AppendString(b, m.TokenID)
 	b = jsonx.Key(b, first, "hmac")
 	first = false
 	b = jsonx.AppendBytes(b, m.Hmac, false)
@@ -551,7 +551,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) unmarshalJSON(
 				d.Duplicate(key)
 			}
 			seen[7] = true
-			m.TokenId = d.String()
+			m.TokenID = d.String()
 		case "hmac":
 			if seen[8] {
 				d.Duplicate(key)

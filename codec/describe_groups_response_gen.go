@@ -200,8 +200,8 @@ type DescribeGroupsResponseDescribedGroup struct {
 	ErrorCode int16
 	// ErrorMessage: string; versions 6; nullable 6; default "null".
 	ErrorMessage *string
-	// GroupId: string; versions 0-6; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0-6; entity groupId.
+	GroupID string
 	// GroupState: string; versions 0-6.
 	GroupState string
 	// ProtocolType: string; versions 0-6.
@@ -232,7 +232,7 @@ func (m *DescribeGroupsResponseDescribedGroup) SetDefaults() {
 func (m *DescribeGroupsResponseDescribedGroup) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
-		m.GroupId == "" &&
+		m.GroupID == "" &&
 		m.GroupState == "" &&
 		m.ProtocolType == "" &&
 		m.ProtocolData == "" &&
@@ -256,7 +256,7 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ErrorMessage = nil
 	}
-	m.GroupId = r.String(v >= 5)
+	m.GroupID = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -339,12 +339,12 @@ func (m *DescribeGroupsResponseDescribedGroup) encode(b []byte, v int16, w *wire
 		w.Push("errorMessage")
 		return b
 	}
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, v >= 5)
+	b = wire.AppendString(b, m.GroupID, v >= 5)
 	if len(m.GroupState) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 		w.Push("groupState")
@@ -410,7 +410,7 @@ func (m *DescribeGroupsResponseDescribedGroup) appendJSON(b []byte, v int16) []b
 	}
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "groupState")
 	first = false
 	b = jsonx.AppendString(b, m.GroupState)
@@ -472,7 +472,7 @@ func (m *DescribeGroupsResponseDescribedGroup) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "groupState":
 			if seen[3] {
 				d.Duplicate(key)
@@ -532,12 +532,12 @@ func (m *DescribeGroupsResponseDescribedGroup) unmarshalJSON(d *jsonx.Decoder) {
 
 // DescribeGroupsResponseDescribedGroupMember is the DescribedGroupMember struct of DescribeGroupsResponse.
 type DescribeGroupsResponseDescribedGroupMember struct {
-	// MemberId: string; versions 0-6.
-	MemberId string
-	// GroupInstanceId: string; versions 4-6; nullable 4-6; default "null"; ignorable.
-	GroupInstanceId *string
-	// ClientId: string; versions 0-6.
-	ClientId string
+	// MemberID: string; versions 0-6.
+	MemberID string
+	// GroupInstanceID: string; versions 4-6; nullable 4-6; default "null"; ignorable.
+	GroupInstanceID *string
+	// ClientID: string; versions 0-6.
+	ClientID string
 	// ClientHost: string; versions 0-6.
 	ClientHost string
 	// MemberMetadata: bytes; versions 0-6.
@@ -561,9 +561,9 @@ func (m *DescribeGroupsResponseDescribedGroupMember) SetDefaults() {
 }
 
 func (m *DescribeGroupsResponseDescribedGroupMember) isDefault() bool {
-	return m.MemberId == "" &&
-		m.GroupInstanceId == nil &&
-		m.ClientId == "" &&
+	return m.MemberID == "" &&
+		m.GroupInstanceID == nil &&
+		m.ClientID == "" &&
 		m.ClientHost == "" &&
 		len(m.MemberMetadata) == 0 &&
 		len(m.MemberAssignment) == 0 &&
@@ -571,21 +571,21 @@ func (m *DescribeGroupsResponseDescribedGroupMember) isDefault() bool {
 }
 
 func (m *DescribeGroupsResponseDescribedGroupMember) decode(r *wire.Reader, v int16) {
-	m.MemberId = r.String(v >= 5)
+	m.MemberID = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
 	if v >= 4 {
-		m.GroupInstanceId = r.NullableString(v >= 5)
+		m.GroupInstanceID = r.NullableString(v >= 5)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
 		}
 	} else {
-		m.GroupInstanceId = nil
+		m.GroupInstanceID = nil
 	}
-	m.ClientId = r.String(v >= 5)
+	m.ClientID = r.String(v >= 5)
 	if r.Err != nil {
 		r.Push("clientId")
 		return
@@ -625,27 +625,27 @@ func (m *DescribeGroupsResponseDescribedGroupMember) decode(r *wire.Reader, v in
 }
 
 func (m *DescribeGroupsResponseDescribedGroupMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, v >= 5)
+	b = wire.AppendString(b, m.MemberID, v >= 5)
 	if v >= 4 {
-		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
+		if m.GroupInstanceID != nil && len(*m.GroupInstanceID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceID)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 5)
+		b = wire.AppendNullableString(b, m.GroupInstanceID, v >= 5)
 	}
-	// GroupInstanceId is ignorable: dropped at other versions.
-	if len(m.ClientId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientId)))
+	// GroupInstanceID is ignorable: dropped at other versions.
+	if len(m.ClientID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientID)))
 		w.Push("clientId")
 		return b
 	}
-	b = wire.AppendString(b, m.ClientId, v >= 5)
+	b = wire.AppendString(b, m.ClientID, v >= 5)
 	if len(m.ClientHost) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientHost)))
 		w.Push("clientHost")
@@ -677,15 +677,15 @@ func (m *DescribeGroupsResponseDescribedGroupMember) appendJSON(b []byte, v int1
 	first := true
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	if v >= 4 {
 		b = jsonx.Key(b, first, "groupInstanceId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceId)
+		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
 	}
 	b = jsonx.Key(b, first, "clientId")
 	first = false
-	b = jsonx.AppendString(b, m.ClientId)
+	b = jsonx.AppendString(b, m.ClientID)
 	b = jsonx.Key(b, first, "clientHost")
 	first = false
 	b = jsonx.AppendString(b, m.ClientHost)
@@ -720,19 +720,19 @@ func (m *DescribeGroupsResponseDescribedGroupMember) unmarshalJSON(d *jsonx.Deco
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "groupInstanceId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.GroupInstanceId = d.NullableString()
+			m.GroupInstanceID = d.NullableString()
 		case "clientId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.ClientId = d.String()
+			m.ClientID = d.String()
 		case "clientHost":
 			if seen[3] {
 				d.Duplicate(key)

@@ -581,8 +581,8 @@ func (m *DescribeProducersResponsePartitionResponse) unmarshalJSON(d *jsonx.Deco
 
 // DescribeProducersResponseProducerState is the ProducerState struct of DescribeProducersResponse.
 type DescribeProducersResponseProducerState struct {
-	// ProducerId: int64; versions 0; entity producerId.
-	ProducerId int64
+	// ProducerID: int64; versions 0; entity producerId.
+	ProducerID int64
 	// ProducerEpoch: int32; versions 0.
 	ProducerEpoch int32
 	// LastSequence: int32; versions 0; default "-1".
@@ -613,7 +613,7 @@ func (m *DescribeProducersResponseProducerState) SetDefaults() {
 }
 
 func (m *DescribeProducersResponseProducerState) isDefault() bool {
-	return m.ProducerId == 0 &&
+	return m.ProducerID == 0 &&
 		m.ProducerEpoch == 0 &&
 		m.LastSequence == -1 &&
 		m.LastTimestamp == -1 &&
@@ -626,7 +626,7 @@ func (m *DescribeProducersResponseProducerState) decode(r *wire.Reader, v int16)
 	if len(r.Src)-r.Off >= 36 {
 		p := r.Src[r.Off : r.Off+36]
 		_ = p[35]
-		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 		m.ProducerEpoch = int32(binary.BigEndian.Uint32(p[8:]))
 		m.LastSequence = int32(binary.BigEndian.Uint32(p[12:]))
 		m.LastTimestamp = int64(binary.BigEndian.Uint64(p[16:]))
@@ -634,7 +634,7 @@ func (m *DescribeProducersResponseProducerState) decode(r *wire.Reader, v int16)
 		m.CurrentTxnStartOffset = int64(binary.BigEndian.Uint64(p[28:]))
 		r.Off += 36
 	} else {
-		m.ProducerId = r.Int64()
+		m.ProducerID = r.Int64()
 		if r.Err != nil {
 			r.Push("producerId")
 			return
@@ -688,7 +688,7 @@ func (m *DescribeProducersResponseProducerState) encode(b []byte, v int16, w *wi
 		b = append(b, make([]byte, 36)...)
 		p := b[n : n+36]
 		_ = p[35]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint32(p[8:], uint32(m.ProducerEpoch))
 		binary.BigEndian.PutUint32(p[12:], uint32(m.LastSequence))
 		binary.BigEndian.PutUint64(p[16:], uint64(m.LastTimestamp))
@@ -712,7 +712,7 @@ func (m *DescribeProducersResponseProducerState) appendJSON(b []byte, v int16) [
 	first := true
 	b = jsonx.Key(b, first, "producerId")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerId)
+	b = jsonx.AppendInt64(b, m.ProducerID)
 	b = jsonx.Key(b, first, "producerEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
@@ -753,7 +753,7 @@ func (m *DescribeProducersResponseProducerState) unmarshalJSON(d *jsonx.Decoder)
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "producerEpoch":
 			if seen[1] {
 				d.Duplicate(key)

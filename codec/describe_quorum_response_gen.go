@@ -467,8 +467,8 @@ type DescribeQuorumResponsePartitionData struct {
 	ErrorCode int16
 	// ErrorMessage: string; versions 2; nullable 2; ignorable.
 	ErrorMessage *string
-	// LeaderId: int32; versions 0-2; entity brokerId.
-	LeaderId int32
+	// LeaderID: int32; versions 0-2; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0-2.
 	LeaderEpoch int32
 	// HighWatermark: int64; versions 0-2.
@@ -498,7 +498,7 @@ func (m *DescribeQuorumResponsePartitionData) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.ErrorCode == 0 &&
 		(m.ErrorMessage != nil && *m.ErrorMessage == "") &&
-		m.LeaderId == 0 &&
+		m.LeaderID == 0 &&
 		m.LeaderEpoch == 0 &&
 		m.HighWatermark == 0 &&
 		len(m.CurrentVoters) == 0 &&
@@ -537,12 +537,12 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 16 {
 		p := r.Src[r.Off : r.Off+16]
 		_ = p[15]
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
 		m.HighWatermark = int64(binary.BigEndian.Uint64(p[8:]))
 		r.Off += 16
 	} else {
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -640,7 +640,7 @@ func (m *DescribeQuorumResponsePartitionData) encode(b []byte, v int16, w *wire.
 		b = append(b, make([]byte, 16)...)
 		p := b[n : n+16]
 		_ = p[15]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 		binary.BigEndian.PutUint64(p[8:], uint64(m.HighWatermark))
 	}
@@ -690,7 +690,7 @@ func (m *DescribeQuorumResponsePartitionData) appendJSON(b []byte, v int16) []by
 	}
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -760,7 +760,7 @@ func (m *DescribeQuorumResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[4] {
 				d.Duplicate(key)
@@ -825,10 +825,10 @@ func (m *DescribeQuorumResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
 
 // DescribeQuorumResponseReplicaState is the ReplicaState struct of DescribeQuorumResponse.
 type DescribeQuorumResponseReplicaState struct {
-	// ReplicaId: int32; versions 0-2; entity brokerId.
-	ReplicaId int32
-	// ReplicaDirectoryId: uuid; versions 2.
-	ReplicaDirectoryId UUID
+	// ReplicaID: int32; versions 0-2; entity brokerId.
+	ReplicaID int32
+	// ReplicaDirectoryID: uuid; versions 2.
+	ReplicaDirectoryID UUID
 	// LogEndOffset: int64; versions 0-2.
 	LogEndOffset int64
 	// LastFetchTimestamp: int64; versions 1-2; default "-1"; ignorable.
@@ -854,8 +854,8 @@ func (m *DescribeQuorumResponseReplicaState) SetDefaults() {
 }
 
 func (m *DescribeQuorumResponseReplicaState) isDefault() bool {
-	return m.ReplicaId == 0 &&
-		m.ReplicaDirectoryId == (UUID{}) &&
+	return m.ReplicaID == 0 &&
+		m.ReplicaDirectoryID == (UUID{}) &&
 		m.LogEndOffset == 0 &&
 		m.LastFetchTimestamp == -1 &&
 		m.LastCaughtUpTimestamp == -1 &&
@@ -863,19 +863,19 @@ func (m *DescribeQuorumResponseReplicaState) isDefault() bool {
 }
 
 func (m *DescribeQuorumResponseReplicaState) decode(r *wire.Reader, v int16) {
-	m.ReplicaId = r.Int32()
+	m.ReplicaID = r.Int32()
 	if r.Err != nil {
 		r.Push("replicaId")
 		return
 	}
 	if v >= 2 {
-		m.ReplicaDirectoryId = r.UUID()
+		m.ReplicaDirectoryID = r.UUID()
 		if r.Err != nil {
 			r.Push("replicaDirectoryId")
 			return
 		}
 	} else {
-		m.ReplicaDirectoryId = UUID{}
+		m.ReplicaDirectoryID = UUID{}
 	}
 	m.LogEndOffset = r.Int64()
 	if r.Err != nil {
@@ -923,10 +923,10 @@ func (m *DescribeQuorumResponseReplicaState) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeQuorumResponseReplicaState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.ReplicaId)
+	b = wire.AppendInt32(b, m.ReplicaID)
 	if v >= 2 {
-		b = append(b, m.ReplicaDirectoryId[:]...)
-	} else if m.ReplicaDirectoryId != (UUID{}) {
+		b = append(b, m.ReplicaDirectoryID[:]...)
+	} else if m.ReplicaDirectoryID != (UUID{}) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("replicaDirectoryId")
 		return b
@@ -957,11 +957,11 @@ func (m *DescribeQuorumResponseReplicaState) appendJSON(b []byte, v int16) []byt
 	first := true
 	b = jsonx.Key(b, first, "replicaId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ReplicaId))
+	b = jsonx.AppendInt(b, int64(m.ReplicaID))
 	if v >= 2 {
 		b = jsonx.Key(b, first, "replicaDirectoryId")
 		first = false
-		b = jsonx.AppendUUID(b, m.ReplicaDirectoryId)
+		b = jsonx.AppendUUID(b, m.ReplicaDirectoryID)
 	}
 	b = jsonx.Key(b, first, "logEndOffset")
 	first = false
@@ -1001,13 +1001,13 @@ func (m *DescribeQuorumResponseReplicaState) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ReplicaId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
 		case "replicaDirectoryId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.ReplicaDirectoryId = d.UUID()
+			m.ReplicaDirectoryID = d.UUID()
 		case "logEndOffset":
 			if seen[2] {
 				d.Duplicate(key)
@@ -1044,8 +1044,8 @@ func (m *DescribeQuorumResponseReplicaState) unmarshalJSON(d *jsonx.Decoder) {
 
 // DescribeQuorumResponseNode is the Node struct of DescribeQuorumResponse.
 type DescribeQuorumResponseNode struct {
-	// NodeId: int32; versions 2; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 2; entity brokerId.
+	NodeID int32
 	// Listeners: []Listener; versions 2.
 	Listeners []DescribeQuorumResponseListener
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -1065,20 +1065,20 @@ func (m *DescribeQuorumResponseNode) SetDefaults() {
 }
 
 func (m *DescribeQuorumResponseNode) isDefault() bool {
-	return m.NodeId == 0 &&
+	return m.NodeID == 0 &&
 		len(m.Listeners) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
-		m.NodeId = r.Int32()
+		m.NodeID = r.Int32()
 		if r.Err != nil {
 			r.Push("nodeId")
 			return
 		}
 	} else {
-		m.NodeId = 0
+		m.NodeID = 0
 	}
 	if v >= 2 {
 		if n := r.ArrayLen(true, false, 1); n >= 0 {
@@ -1124,8 +1124,8 @@ func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 
 func (m *DescribeQuorumResponseNode) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 2 {
-		b = wire.AppendInt32(b, m.NodeId)
-	} else if m.NodeId != 0 {
+		b = wire.AppendInt32(b, m.NodeID)
+	} else if m.NodeID != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -1163,7 +1163,7 @@ func (m *DescribeQuorumResponseNode) appendJSON(b []byte, v int16) []byte {
 	if v >= 2 {
 		b = jsonx.Key(b, first, "nodeId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeId))
+		b = jsonx.AppendInt(b, int64(m.NodeID))
 	}
 	if v >= 2 {
 		b = jsonx.Key(b, first, "listeners")
@@ -1202,7 +1202,7 @@ func (m *DescribeQuorumResponseNode) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "listeners":
 			if seen[1] {
 				d.Duplicate(key)

@@ -181,8 +181,8 @@ func (m *DescribeShareGroupOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // DescribeShareGroupOffsetsRequestGroup is the DescribeShareGroupOffsetsRequestGroup struct of DescribeShareGroupOffsetsRequest.
 type DescribeShareGroupOffsetsRequestGroup struct {
-	// GroupId: string; versions 0-1; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0-1; entity groupId.
+	GroupID string
 	// Topics: []DescribeShareGroupOffsetsRequestTopic; versions 0-1; nullable 0-1.
 	Topics []DescribeShareGroupOffsetsRequestTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -203,13 +203,13 @@ func (m *DescribeShareGroupOffsetsRequestGroup) SetDefaults() {
 }
 
 func (m *DescribeShareGroupOffsetsRequestGroup) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		(m.Topics != nil && len(m.Topics) == 0) &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *DescribeShareGroupOffsetsRequestGroup) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -253,12 +253,12 @@ func (m *DescribeShareGroupOffsetsRequestGroup) decode(r *wire.Reader, v int16) 
 }
 
 func (m *DescribeShareGroupOffsetsRequestGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
+	b = wire.AppendString(b, m.GroupID, true)
 	b = wire.AppendArrayLen(b, len(m.Topics), m.Topics == nil, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -285,7 +285,7 @@ func (m *DescribeShareGroupOffsetsRequestGroup) appendJSON(b []byte, v int16) []
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	if m.Topics == nil {
@@ -325,7 +325,7 @@ func (m *DescribeShareGroupOffsetsRequestGroup) unmarshalJSON(d *jsonx.Decoder) 
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)

@@ -181,8 +181,8 @@ func (m *DescribeShareGroupOffsetsResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // DescribeShareGroupOffsetsResponseGroup is the DescribeShareGroupOffsetsResponseGroup struct of DescribeShareGroupOffsetsResponse.
 type DescribeShareGroupOffsetsResponseGroup struct {
-	// GroupId: string; versions 0-1; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0-1; entity groupId.
+	GroupID string
 	// Topics: []DescribeShareGroupOffsetsResponseTopic; versions 0-1.
 	Topics []DescribeShareGroupOffsetsResponseTopic
 	// ErrorCode: int16; versions 0-1.
@@ -206,7 +206,7 @@ func (m *DescribeShareGroupOffsetsResponseGroup) SetDefaults() {
 }
 
 func (m *DescribeShareGroupOffsetsResponseGroup) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		len(m.Topics) == 0 &&
 		m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
@@ -214,7 +214,7 @@ func (m *DescribeShareGroupOffsetsResponseGroup) isDefault() bool {
 }
 
 func (m *DescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -268,12 +268,12 @@ func (m *DescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16)
 }
 
 func (m *DescribeShareGroupOffsetsResponseGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
+	b = wire.AppendString(b, m.GroupID, true)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -307,7 +307,7 @@ func (m *DescribeShareGroupOffsetsResponseGroup) appendJSON(b []byte, v int16) [
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -349,7 +349,7 @@ func (m *DescribeShareGroupOffsetsResponseGroup) unmarshalJSON(d *jsonx.Decoder)
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -399,8 +399,8 @@ func (m *DescribeShareGroupOffsetsResponseGroup) unmarshalJSON(d *jsonx.Decoder)
 type DescribeShareGroupOffsetsResponseTopic struct {
 	// TopicName: string; versions 0-1; entity topicName.
 	TopicName string
-	// TopicId: uuid; versions 0-1.
-	TopicId UUID
+	// TopicID: uuid; versions 0-1.
+	TopicID UUID
 	// Partitions: []DescribeShareGroupOffsetsResponsePartition; versions 0-1.
 	Partitions []DescribeShareGroupOffsetsResponsePartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -421,7 +421,7 @@ func (m *DescribeShareGroupOffsetsResponseTopic) SetDefaults() {
 
 func (m *DescribeShareGroupOffsetsResponseTopic) isDefault() bool {
 	return m.TopicName == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -432,7 +432,7 @@ func (m *DescribeShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16)
 		r.Push("topicName")
 		return
 	}
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -482,7 +482,7 @@ func (m *DescribeShareGroupOffsetsResponseTopic) encode(b []byte, v int16, w *wi
 		return b
 	}
 	b = wire.AppendString(b, m.TopicName, true)
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -512,7 +512,7 @@ func (m *DescribeShareGroupOffsetsResponseTopic) appendJSON(b []byte, v int16) [
 	b = jsonx.AppendString(b, m.TopicName)
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -554,7 +554,7 @@ func (m *DescribeShareGroupOffsetsResponseTopic) unmarshalJSON(d *jsonx.Decoder)
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)

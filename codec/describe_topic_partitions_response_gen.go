@@ -228,8 +228,8 @@ type DescribeTopicPartitionsResponseTopic struct {
 	ErrorCode int16
 	// Name: string; versions 0; nullable 0; entity topicName.
 	Name *string
-	// TopicId: uuid; versions 0; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 0; ignorable.
+	TopicID UUID
 	// IsInternal: bool; versions 0; default "false"; ignorable.
 	IsInternal bool
 	// Partitions: []DescribeTopicPartitionsResponsePartition; versions 0.
@@ -257,7 +257,7 @@ func (m *DescribeTopicPartitionsResponseTopic) SetDefaults() {
 func (m *DescribeTopicPartitionsResponseTopic) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		(m.Name != nil && *m.Name == "") &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		!m.IsInternal &&
 		len(m.Partitions) == 0 &&
 		m.TopicAuthorizedOperations == -2147483648 &&
@@ -278,11 +278,11 @@ func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 17 {
 		p := r.Src[r.Off : r.Off+17]
 		_ = p[16]
-		m.TopicId = UUID(p[0:16])
+		m.TopicID = UUID(p[0:16])
 		m.IsInternal = p[16] != 0
 		r.Off += 17
 	} else {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
@@ -349,7 +349,7 @@ func (m *DescribeTopicPartitionsResponseTopic) encode(b []byte, v int16, w *wire
 		b = append(b, make([]byte, 17)...)
 		p := b[n : n+17]
 		_ = p[16]
-		copy(p[0:16], m.TopicId[:])
+		copy(p[0:16], m.TopicID[:])
 		if m.IsInternal {
 			p[16] = 1
 		}
@@ -387,7 +387,7 @@ func (m *DescribeTopicPartitionsResponseTopic) appendJSON(b []byte, v int16) []b
 	b = jsonx.AppendNullableString(b, m.Name)
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "isInternal")
 	first = false
 	b = jsonx.AppendBool(b, m.IsInternal)
@@ -441,7 +441,7 @@ func (m *DescribeTopicPartitionsResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "isInternal":
 			if seen[3] {
 				d.Duplicate(key)
@@ -493,8 +493,8 @@ type DescribeTopicPartitionsResponsePartition struct {
 	ErrorCode int16
 	// PartitionIndex: int32; versions 0.
 	PartitionIndex int32
-	// LeaderId: int32; versions 0; entity brokerId.
-	LeaderId int32
+	// LeaderID: int32; versions 0; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0; default "-1"; ignorable.
 	LeaderEpoch int32
 	// ReplicaNodes: []int32; versions 0; entity brokerId.
@@ -527,7 +527,7 @@ func (m *DescribeTopicPartitionsResponsePartition) SetDefaults() {
 func (m *DescribeTopicPartitionsResponsePartition) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		m.PartitionIndex == 0 &&
-		m.LeaderId == 0 &&
+		m.LeaderID == 0 &&
 		m.LeaderEpoch == -1 &&
 		len(m.ReplicaNodes) == 0 &&
 		len(m.IsrNodes) == 0 &&
@@ -543,7 +543,7 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		_ = p[13]
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
 		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[2:]))
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[6:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[6:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[10:]))
 		r.Off += 14
 	} else {
@@ -557,7 +557,7 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 			r.Push("partitionIndex")
 			return
 		}
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -703,7 +703,7 @@ func (m *DescribeTopicPartitionsResponsePartition) encode(b []byte, v int16, w *
 		_ = p[13]
 		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
 		binary.BigEndian.PutUint32(p[2:], uint32(m.PartitionIndex))
-		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[10:], uint32(m.LeaderEpoch))
 	}
 	b = wire.AppendArrayLen(b, len(m.ReplicaNodes), false, true)
@@ -749,7 +749,7 @@ func (m *DescribeTopicPartitionsResponsePartition) appendJSON(b []byte, v int16)
 	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -848,7 +848,7 @@ func (m *DescribeTopicPartitionsResponsePartition) unmarshalJSON(d *jsonx.Decode
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[3] {
 				d.Duplicate(key)

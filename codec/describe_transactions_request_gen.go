@@ -9,8 +9,8 @@ import (
 
 // DescribeTransactionsRequest is Kafka's DescribeTransactionsRequest (api key 65), versions 0; flexible versions 0.
 type DescribeTransactionsRequest struct {
-	// TransactionalIds: []string; versions 0; entity transactionalId.
-	TransactionalIds []string
+	// TransactionalIDs: []string; versions 0; entity transactionalId.
+	TransactionalIDs []string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -32,14 +32,14 @@ func (m *DescribeTransactionsRequest) SetDefaults() {
 }
 
 func (m *DescribeTransactionsRequest) isDefault() bool {
-	return len(m.TransactionalIds) == 0 &&
+	return len(m.TransactionalIDs) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
-		s := m.TransactionalIds
+		s := m.TransactionalIDs
 		if s != nil && cap(s) >= n {
 			s = s[:n]
 		} else {
@@ -52,9 +52,9 @@ func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
 				break
 			}
 		}
-		m.TransactionalIds = s
+		m.TransactionalIDs = s
 	} else {
-		m.TransactionalIds = nil
+		m.TransactionalIDs = nil
 	}
 	if r.Err != nil {
 		r.Push("transactionalIds")
@@ -82,15 +82,15 @@ func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *DescribeTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendArrayLen(b, len(m.TransactionalIds), false, true)
-	for i := range m.TransactionalIds {
-		if len(m.TransactionalIds[i]) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalIds[i])))
+	b = wire.AppendArrayLen(b, len(m.TransactionalIDs), false, true)
+	for i := range m.TransactionalIDs {
+		if len(m.TransactionalIDs[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalIDs[i])))
 			w.PushIndex(i)
 			w.Push("transactionalIds")
 			return b
 		}
-		b = wire.AppendString(b, m.TransactionalIds[i], true)
+		b = wire.AppendString(b, m.TransactionalIDs[i], true)
 	}
 	nt := len(m.UnknownTaggedFields)
 	b = wire.AppendUvarint(b, uint32(nt))
@@ -111,11 +111,11 @@ func (m *DescribeTransactionsRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "transactionalIds")
 	first = false
 	b = append(b, '[')
-	for i := range m.TransactionalIds {
+	for i := range m.TransactionalIDs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonx.AppendString(b, m.TransactionalIds[i])
+		b = jsonx.AppendString(b, m.TransactionalIDs[i])
 	}
 	b = append(b, ']')
 	if len(m.UnknownTaggedFields) > 0 {
@@ -158,7 +158,7 @@ func (m *DescribeTransactionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 					}
 					s = append(s, el)
 				}
-				m.TransactionalIds = s
+				m.TransactionalIDs = s
 			}
 		case "_unknownTaggedFields":
 			if seen[2] {

@@ -183,16 +183,16 @@ func (m *DescribeTransactionsResponse) unmarshalJSON(d *jsonx.Decoder) {
 type DescribeTransactionsResponseTransactionState struct {
 	// ErrorCode: int16; versions 0.
 	ErrorCode int16
-	// TransactionalId: string; versions 0; entity transactionalId.
-	TransactionalId string
+	// TransactionalID: string; versions 0; entity transactionalId.
+	TransactionalID string
 	// TransactionState: string; versions 0.
 	TransactionState string
 	// TransactionTimeoutMs: int32; versions 0.
 	TransactionTimeoutMs int32
 	// TransactionStartTimeMs: int64; versions 0.
 	TransactionStartTimeMs int64
-	// ProducerId: int64; versions 0; entity producerId.
-	ProducerId int64
+	// ProducerID: int64; versions 0; entity producerId.
+	ProducerID int64
 	// ProducerEpoch: int16; versions 0.
 	ProducerEpoch int16
 	// Topics: []TopicData; versions 0.
@@ -215,11 +215,11 @@ func (m *DescribeTransactionsResponseTransactionState) SetDefaults() {
 
 func (m *DescribeTransactionsResponseTransactionState) isDefault() bool {
 	return m.ErrorCode == 0 &&
-		m.TransactionalId == "" &&
+		m.TransactionalID == "" &&
 		m.TransactionState == "" &&
 		m.TransactionTimeoutMs == 0 &&
 		m.TransactionStartTimeMs == 0 &&
-		m.ProducerId == 0 &&
+		m.ProducerID == 0 &&
 		m.ProducerEpoch == 0 &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0
@@ -231,7 +231,7 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 		r.Push("errorCode")
 		return
 	}
-	m.TransactionalId = r.String(true)
+	m.TransactionalID = r.String(true)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
@@ -246,7 +246,7 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 		_ = p[21]
 		m.TransactionTimeoutMs = int32(binary.BigEndian.Uint32(p[0:]))
 		m.TransactionStartTimeMs = int64(binary.BigEndian.Uint64(p[4:]))
-		m.ProducerId = int64(binary.BigEndian.Uint64(p[12:]))
+		m.ProducerID = int64(binary.BigEndian.Uint64(p[12:]))
 		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[20:]))
 		r.Off += 22
 	} else {
@@ -260,7 +260,7 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 			r.Push("transactionStartTimeMs")
 			return
 		}
-		m.ProducerId = r.Int64()
+		m.ProducerID = r.Int64()
 		if r.Err != nil {
 			r.Push("producerId")
 			return
@@ -311,12 +311,12 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 
 func (m *DescribeTransactionsResponseTransactionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt16(b, m.ErrorCode)
-	if len(m.TransactionalId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
+	if len(m.TransactionalID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalID)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionalId, true)
+	b = wire.AppendString(b, m.TransactionalID, true)
 	if len(m.TransactionState) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionState)))
 		w.Push("transactionState")
@@ -330,7 +330,7 @@ func (m *DescribeTransactionsResponseTransactionState) encode(b []byte, v int16,
 		_ = p[21]
 		binary.BigEndian.PutUint32(p[0:], uint32(m.TransactionTimeoutMs))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.TransactionStartTimeMs))
-		binary.BigEndian.PutUint64(p[12:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[12:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint16(p[20:], uint16(m.ProducerEpoch))
 	}
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
@@ -362,7 +362,7 @@ func (m *DescribeTransactionsResponseTransactionState) appendJSON(b []byte, v in
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	b = jsonx.Key(b, first, "transactionalId")
 	first = false
-	b = jsonx.AppendString(b, m.TransactionalId)
+	b = jsonx.AppendString(b, m.TransactionalID)
 	b = jsonx.Key(b, first, "transactionState")
 	first = false
 	b = jsonx.AppendString(b, m.TransactionState)
@@ -374,7 +374,7 @@ func (m *DescribeTransactionsResponseTransactionState) appendJSON(b []byte, v in
 	b = jsonx.AppendInt64(b, m.TransactionStartTimeMs)
 	b = jsonx.Key(b, first, "producerId")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerId)
+	b = jsonx.AppendInt64(b, m.ProducerID)
 	b = jsonx.Key(b, first, "producerEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
@@ -419,7 +419,7 @@ func (m *DescribeTransactionsResponseTransactionState) unmarshalJSON(d *jsonx.De
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TransactionalId = d.String()
+			m.TransactionalID = d.String()
 		case "transactionState":
 			if seen[2] {
 				d.Duplicate(key)
@@ -443,7 +443,7 @@ func (m *DescribeTransactionsResponseTransactionState) unmarshalJSON(d *jsonx.De
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "producerEpoch":
 			if seen[6] {
 				d.Duplicate(key)

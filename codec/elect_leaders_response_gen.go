@@ -402,8 +402,8 @@ func (m *ElectLeadersResponseReplicaElectionResult) unmarshalJSON(d *jsonx.Decod
 
 // ElectLeadersResponsePartitionResult is the PartitionResult struct of ElectLeadersResponse.
 type ElectLeadersResponsePartitionResult struct {
-	// PartitionId: int32; versions 0-2.
-	PartitionId int32
+	// PartitionID: int32; versions 0-2.
+	PartitionID int32
 	// ErrorCode: int16; versions 0-2.
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-2; nullable 0-2.
@@ -426,7 +426,7 @@ func (m *ElectLeadersResponsePartitionResult) SetDefaults() {
 }
 
 func (m *ElectLeadersResponsePartitionResult) isDefault() bool {
-	return m.PartitionId == 0 &&
+	return m.PartitionID == 0 &&
 		m.ErrorCode == 0 &&
 		(m.ErrorMessage != nil && *m.ErrorMessage == "") &&
 		len(m.UnknownTaggedFields) == 0
@@ -436,11 +436,11 @@ func (m *ElectLeadersResponsePartitionResult) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
-		m.PartitionId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.PartitionID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
 		r.Off += 6
 	} else {
-		m.PartitionId = r.Int32()
+		m.PartitionID = r.Int32()
 		if r.Err != nil {
 			r.Push("partitionId")
 			return
@@ -481,7 +481,7 @@ func (m *ElectLeadersResponsePartitionResult) encode(b []byte, v int16, w *wire.
 		b = append(b, make([]byte, 6)...)
 		p := b[n : n+6]
 		_ = p[5]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionID))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
 	if m.ErrorMessage != nil && len(*m.ErrorMessage) > 32767 {
@@ -513,7 +513,7 @@ func (m *ElectLeadersResponsePartitionResult) appendJSON(b []byte, v int16) []by
 	first := true
 	b = jsonx.Key(b, first, "partitionId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionId))
+	b = jsonx.AppendInt(b, int64(m.PartitionID))
 	b = jsonx.Key(b, first, "errorCode")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
@@ -545,7 +545,7 @@ func (m *ElectLeadersResponsePartitionResult) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.PartitionId = int32(d.Int(-1<<31, 1<<31-1))
+			m.PartitionID = int32(d.Int(-1<<31, 1<<31-1))
 		case "errorCode":
 			if seen[1] {
 				d.Duplicate(key)

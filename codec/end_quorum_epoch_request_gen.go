@@ -11,8 +11,8 @@ import (
 
 // EndQuorumEpochRequest is Kafka's EndQuorumEpochRequest (api key 54), versions 0-1; flexible versions 1.
 type EndQuorumEpochRequest struct {
-	// ClusterId: string; versions 0-1; nullable 0-1; default "null".
-	ClusterId *string
+	// ClusterID: string; versions 0-1; nullable 0-1; default "null".
+	ClusterID *string
 	// Topics: []TopicData; versions 0-1.
 	Topics []EndQuorumEpochRequestTopicData
 	// LeaderEndpoints: []LeaderEndpoint; versions 1; ignorable.
@@ -38,7 +38,7 @@ func (m *EndQuorumEpochRequest) SetDefaults() {
 }
 
 func (m *EndQuorumEpochRequest) isDefault() bool {
-	return m.ClusterId == nil &&
+	return m.ClusterID == nil &&
 		len(m.Topics) == 0 &&
 		len(m.LeaderEndpoints) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
@@ -46,7 +46,7 @@ func (m *EndQuorumEpochRequest) isDefault() bool {
 }
 
 func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
-	m.ClusterId = r.NullableString(v >= 1)
+	m.ClusterID = r.NullableString(v >= 1)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
@@ -121,12 +121,12 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EndQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+	if m.ClusterID != nil && len(*m.ClusterID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterID)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ClusterId, v >= 1)
+	b = wire.AppendNullableString(b, m.ClusterID, v >= 1)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 1)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -172,7 +172,7 @@ func (m *EndQuorumEpochRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "clusterId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterId)
+	b = jsonx.AppendNullableString(b, m.ClusterID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -224,7 +224,7 @@ func (m *EndQuorumEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ClusterId = d.NullableString()
+			m.ClusterID = d.NullableString()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -468,8 +468,8 @@ func (m *EndQuorumEpochRequestTopicData) unmarshalJSON(d *jsonx.Decoder) {
 type EndQuorumEpochRequestPartitionData struct {
 	// PartitionIndex: int32; versions 0-1.
 	PartitionIndex int32
-	// LeaderId: int32; versions 0-1; entity brokerId.
-	LeaderId int32
+	// LeaderID: int32; versions 0-1; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0-1.
 	LeaderEpoch int32
 	// PreferredSuccessors: []int32; versions 0; ignorable.
@@ -494,7 +494,7 @@ func (m *EndQuorumEpochRequestPartitionData) SetDefaults() {
 
 func (m *EndQuorumEpochRequestPartitionData) isDefault() bool {
 	return m.PartitionIndex == 0 &&
-		m.LeaderId == 0 &&
+		m.LeaderID == 0 &&
 		m.LeaderEpoch == 0 &&
 		len(m.PreferredSuccessors) == 0 &&
 		len(m.PreferredCandidates) == 0 &&
@@ -506,7 +506,7 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
 		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[4:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[4:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[8:]))
 		r.Off += 12
 	} else {
@@ -515,7 +515,7 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 			r.Push("partitionIndex")
 			return
 		}
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -603,7 +603,7 @@ func (m *EndQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.E
 		p := b[n : n+12]
 		_ = p[11]
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
-		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[8:], uint32(m.LeaderEpoch))
 	}
 	if v <= 0 {
@@ -651,7 +651,7 @@ func (m *EndQuorumEpochRequestPartitionData) appendJSON(b []byte, v int16) []byt
 	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -710,7 +710,7 @@ func (m *EndQuorumEpochRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[2] {
 				d.Duplicate(key)
@@ -770,10 +770,10 @@ func (m *EndQuorumEpochRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
 
 // EndQuorumEpochRequestReplicaInfo is the ReplicaInfo struct of EndQuorumEpochRequest.
 type EndQuorumEpochRequestReplicaInfo struct {
-	// CandidateId: int32; versions 1; entity brokerId.
-	CandidateId int32
-	// CandidateDirectoryId: uuid; versions 1.
-	CandidateDirectoryId UUID
+	// CandidateID: int32; versions 1; entity brokerId.
+	CandidateID int32
+	// CandidateDirectoryID: uuid; versions 1.
+	CandidateDirectoryID UUID
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -791,8 +791,8 @@ func (m *EndQuorumEpochRequestReplicaInfo) SetDefaults() {
 }
 
 func (m *EndQuorumEpochRequestReplicaInfo) isDefault() bool {
-	return m.CandidateId == 0 &&
-		m.CandidateDirectoryId == (UUID{}) &&
+	return m.CandidateID == 0 &&
+		m.CandidateDirectoryID == (UUID{}) &&
 		len(m.UnknownTaggedFields) == 0
 }
 
@@ -801,24 +801,24 @@ func (m *EndQuorumEpochRequestReplicaInfo) decode(r *wire.Reader, v int16) {
 		if len(r.Src)-r.Off >= 20 {
 			p := r.Src[r.Off : r.Off+20]
 			_ = p[19]
-			m.CandidateId = int32(binary.BigEndian.Uint32(p[0:]))
-			m.CandidateDirectoryId = UUID(p[4:20])
+			m.CandidateID = int32(binary.BigEndian.Uint32(p[0:]))
+			m.CandidateDirectoryID = UUID(p[4:20])
 			r.Off += 20
 		} else {
-			m.CandidateId = r.Int32()
+			m.CandidateID = r.Int32()
 			if r.Err != nil {
 				r.Push("candidateId")
 				return
 			}
-			m.CandidateDirectoryId = r.UUID()
+			m.CandidateDirectoryID = r.UUID()
 			if r.Err != nil {
 				r.Push("candidateDirectoryId")
 				return
 			}
 		}
 	} else {
-		m.CandidateId = 0
-		m.CandidateDirectoryId = UUID{}
+		m.CandidateID = 0
+		m.CandidateDirectoryID = UUID{}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -845,15 +845,15 @@ func (m *EndQuorumEpochRequestReplicaInfo) encode(b []byte, v int16, w *wire.Enc
 		b = append(b, make([]byte, 20)...)
 		p := b[n : n+20]
 		_ = p[19]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.CandidateId))
-		copy(p[4:20], m.CandidateDirectoryId[:])
+		binary.BigEndian.PutUint32(p[0:], uint32(m.CandidateID))
+		copy(p[4:20], m.CandidateDirectoryID[:])
 	} else {
-		if m.CandidateId != 0 {
+		if m.CandidateID != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("candidateId")
 			return b
 		}
-		if m.CandidateDirectoryId != (UUID{}) {
+		if m.CandidateDirectoryID != (UUID{}) {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("candidateDirectoryId")
 			return b
@@ -883,12 +883,12 @@ func (m *EndQuorumEpochRequestReplicaInfo) appendJSON(b []byte, v int16) []byte 
 	if v >= 1 {
 		b = jsonx.Key(b, first, "candidateId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.CandidateId))
+		b = jsonx.AppendInt(b, int64(m.CandidateID))
 	}
 	if v >= 1 {
 		b = jsonx.Key(b, first, "candidateDirectoryId")
 		first = false
-		b = jsonx.AppendUUID(b, m.CandidateDirectoryId)
+		b = jsonx.AppendUUID(b, m.CandidateDirectoryID)
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
@@ -915,13 +915,13 @@ func (m *EndQuorumEpochRequestReplicaInfo) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.CandidateId = int32(d.Int(-1<<31, 1<<31-1))
+			m.CandidateID = int32(d.Int(-1<<31, 1<<31-1))
 		case "candidateDirectoryId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.CandidateDirectoryId = d.UUID()
+			m.CandidateDirectoryID = d.UUID()
 		case "_unknownTaggedFields":
 			if seen[2] {
 				d.Duplicate(key)

@@ -460,8 +460,8 @@ type EndQuorumEpochResponsePartitionData struct {
 	PartitionIndex int32
 	// ErrorCode: int16; versions 0-1.
 	ErrorCode int16
-	// LeaderId: int32; versions 0-1; entity brokerId.
-	LeaderId int32
+	// LeaderID: int32; versions 0-1; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0-1.
 	LeaderEpoch int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -483,7 +483,7 @@ func (m *EndQuorumEpochResponsePartitionData) SetDefaults() {
 func (m *EndQuorumEpochResponsePartitionData) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.ErrorCode == 0 &&
-		m.LeaderId == 0 &&
+		m.LeaderID == 0 &&
 		m.LeaderEpoch == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -494,7 +494,7 @@ func (m *EndQuorumEpochResponsePartitionData) decode(r *wire.Reader, v int16) {
 		_ = p[13]
 		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[6:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[6:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[10:]))
 		r.Off += 14
 	} else {
@@ -508,7 +508,7 @@ func (m *EndQuorumEpochResponsePartitionData) decode(r *wire.Reader, v int16) {
 			r.Push("errorCode")
 			return
 		}
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -546,7 +546,7 @@ func (m *EndQuorumEpochResponsePartitionData) encode(b []byte, v int16, w *wire.
 		_ = p[13]
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
-		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[10:], uint32(m.LeaderEpoch))
 	}
 	if v >= 1 {
@@ -578,7 +578,7 @@ func (m *EndQuorumEpochResponsePartitionData) appendJSON(b []byte, v int16) []by
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -619,7 +619,7 @@ func (m *EndQuorumEpochResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[3] {
 				d.Duplicate(key)
@@ -644,8 +644,8 @@ func (m *EndQuorumEpochResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
 
 // EndQuorumEpochResponseNodeEndpoint is the NodeEndpoint struct of EndQuorumEpochResponse.
 type EndQuorumEpochResponseNodeEndpoint struct {
-	// NodeId: int32; versions 1; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 1; entity brokerId.
+	NodeID int32
 	// Host: string; versions 1.
 	Host string
 	// Port: uint16; versions 1.
@@ -667,7 +667,7 @@ func (m *EndQuorumEpochResponseNodeEndpoint) SetDefaults() {
 }
 
 func (m *EndQuorumEpochResponseNodeEndpoint) isDefault() bool {
-	return m.NodeId == 0 &&
+	return m.NodeID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		len(m.UnknownTaggedFields) == 0
@@ -675,13 +675,13 @@ func (m *EndQuorumEpochResponseNodeEndpoint) isDefault() bool {
 
 func (m *EndQuorumEpochResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
-		m.NodeId = r.Int32()
+		m.NodeID = r.Int32()
 		if r.Err != nil {
 			r.Push("nodeId")
 			return
 		}
 	} else {
-		m.NodeId = 0
+		m.NodeID = 0
 	}
 	if v >= 1 {
 		m.Host = r.String(true)
@@ -722,8 +722,8 @@ func (m *EndQuorumEpochResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 
 func (m *EndQuorumEpochResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 1 {
-		b = wire.AppendInt32(b, m.NodeId)
-	} else if m.NodeId != 0 {
+		b = wire.AppendInt32(b, m.NodeID)
+	} else if m.NodeID != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -771,7 +771,7 @@ func (m *EndQuorumEpochResponseNodeEndpoint) appendJSON(b []byte, v int16) []byt
 	if v >= 1 {
 		b = jsonx.Key(b, first, "nodeId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeId))
+		b = jsonx.AppendInt(b, int64(m.NodeID))
 	}
 	if v >= 1 {
 		b = jsonx.Key(b, first, "host")
@@ -808,7 +808,7 @@ func (m *EndQuorumEpochResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[1] {
 				d.Duplicate(key)

@@ -11,10 +11,10 @@ import (
 
 // EndTxnRequest is Kafka's EndTxnRequest (api key 26), versions 0-5; flexible versions 3-5.
 type EndTxnRequest struct {
-	// TransactionalId: string; versions 0-5; entity transactionalId.
-	TransactionalId string
-	// ProducerId: int64; versions 0-5; entity producerId.
-	ProducerId int64
+	// TransactionalID: string; versions 0-5; entity transactionalId.
+	TransactionalID string
+	// ProducerID: int64; versions 0-5; entity producerId.
+	ProducerID int64
 	// ProducerEpoch: int16; versions 0-5.
 	ProducerEpoch int16
 	// Committed: bool; versions 0-5.
@@ -36,8 +36,8 @@ func (m *EndTxnRequest) SetDefaults() {
 }
 
 func (m *EndTxnRequest) isDefault() bool {
-	return m.TransactionalId == "" &&
-		m.ProducerId == 0 &&
+	return m.TransactionalID == "" &&
+		m.ProducerID == 0 &&
 		m.ProducerEpoch == 0 &&
 		!m.Committed &&
 		len(m.UnknownTaggedFields) == 0 &&
@@ -45,7 +45,7 @@ func (m *EndTxnRequest) isDefault() bool {
 }
 
 func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
-	m.TransactionalId = r.String(v >= 3)
+	m.TransactionalID = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
@@ -53,12 +53,12 @@ func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 11 {
 		p := r.Src[r.Off : r.Off+11]
 		_ = p[10]
-		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
 		m.Committed = p[10] != 0
 		r.Off += 11
 	} else {
-		m.ProducerId = r.Int64()
+		m.ProducerID = r.Int64()
 		if r.Err != nil {
 			r.Push("producerId")
 			return
@@ -98,18 +98,18 @@ func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *EndTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.TransactionalId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
+	if len(m.TransactionalID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalID)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionalId, v >= 3)
+	b = wire.AppendString(b, m.TransactionalID, v >= 3)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 11)...)
 		p := b[n : n+11]
 		_ = p[10]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
 		if m.Committed {
 			p[10] = 1
@@ -139,10 +139,10 @@ func (m *EndTxnRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "transactionalId")
 	first = false
-	b = jsonx.AppendString(b, m.TransactionalId)
+	b = jsonx.AppendString(b, m.TransactionalID)
 	b = jsonx.Key(b, first, "producerId")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerId)
+	b = jsonx.AppendInt64(b, m.ProducerID)
 	b = jsonx.Key(b, first, "producerEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
@@ -178,13 +178,13 @@ func (m *EndTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TransactionalId = d.String()
+			m.TransactionalID = d.String()
 		case "producerId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "producerEpoch":
 			if seen[2] {
 				d.Duplicate(key)

@@ -15,8 +15,8 @@ type EndTxnResponse struct {
 	ThrottleTimeMs int32
 	// ErrorCode: int16; versions 0-5.
 	ErrorCode int16
-	// ProducerId: int64; versions 5; default "-1"; ignorable; entity producerId.
-	ProducerId int64
+	// ProducerID: int64; versions 5; default "-1"; ignorable; entity producerId.
+	ProducerID int64
 	// ProducerEpoch: int16; versions 5; default "-1"; ignorable.
 	ProducerEpoch int16
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -29,14 +29,14 @@ func NewEndTxnResponse() *EndTxnResponse { m := new(EndTxnResponse); m.SetDefaul
 // SetDefaults resets every field to its descriptor default.
 func (m *EndTxnResponse) SetDefaults() {
 	*m = EndTxnResponse{}
-	m.ProducerId = -1
+	m.ProducerID = -1
 	m.ProducerEpoch = -1
 }
 
 func (m *EndTxnResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		m.ErrorCode == 0 &&
-		m.ProducerId == -1 &&
+		m.ProducerID == -1 &&
 		m.ProducerEpoch == -1 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -64,11 +64,11 @@ func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
 		if len(r.Src)-r.Off >= 10 {
 			p := r.Src[r.Off : r.Off+10]
 			_ = p[9]
-			m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.ProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 			m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
 			r.Off += 10
 		} else {
-			m.ProducerId = r.Int64()
+			m.ProducerID = r.Int64()
 			if r.Err != nil {
 				r.Push("producerId")
 				return
@@ -80,7 +80,7 @@ func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
 			}
 		}
 	} else {
-		m.ProducerId = -1
+		m.ProducerID = -1
 		m.ProducerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -116,7 +116,7 @@ func (m *EndTxnResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		b = append(b, make([]byte, 10)...)
 		p := b[n : n+10]
 		_ = p[9]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
 	}
 	if v >= 3 {
@@ -149,7 +149,7 @@ func (m *EndTxnResponse) appendJSON(b []byte, v int16) []byte {
 	if v >= 5 {
 		b = jsonx.Key(b, first, "producerId")
 		first = false
-		b = jsonx.AppendInt64(b, m.ProducerId)
+		b = jsonx.AppendInt64(b, m.ProducerID)
 	}
 	if v >= 5 {
 		b = jsonx.Key(b, first, "producerEpoch")
@@ -193,7 +193,7 @@ func (m *EndTxnResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "producerEpoch":
 			if seen[3] {
 				d.Duplicate(key)

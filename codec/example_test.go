@@ -25,7 +25,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	js, _ := got.Body.AppendJSON(nil, got.Header.RequestApiVersion)
+	js, _ := got.Body.AppendJSON(nil, got.Header.RequestAPIVersion)
 	fmt.Println(string(js))
 	// Output:
 	// api 3 version 12 correlation 42 client example

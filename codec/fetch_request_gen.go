@@ -11,10 +11,10 @@ import (
 
 // FetchRequest is Kafka's FetchRequest (api key 1), versions 0-18; flexible versions 12-18.
 type FetchRequest struct {
-	// ClusterId: string; versions 12-18; nullable 12-18; tag 0 in versions 12-18; default "null"; ignorable.
-	ClusterId *string
-	// ReplicaId: int32; versions 0-14; default "-1"; entity brokerId.
-	ReplicaId int32
+	// ClusterID: string; versions 12-18; nullable 12-18; tag 0 in versions 12-18; default "null"; ignorable.
+	ClusterID *string
+	// ReplicaID: int32; versions 0-14; default "-1"; entity brokerId.
+	ReplicaID int32
 	// ReplicaState: ReplicaState; versions 15-18; tag 1 in versions 15-18.
 	ReplicaState FetchRequestReplicaState
 	// MaxWaitMs: int32; versions 0-18.
@@ -25,16 +25,16 @@ type FetchRequest struct {
 	MaxBytes int32
 	// IsolationLevel: int8; versions 4-18; default "0"; ignorable.
 	IsolationLevel int8
-	// SessionId: int32; versions 7-18; default "0"; ignorable.
-	SessionId int32
+	// SessionID: int32; versions 7-18; default "0"; ignorable.
+	SessionID int32
 	// SessionEpoch: int32; versions 7-18; default "-1"; ignorable.
 	SessionEpoch int32
 	// Topics: []FetchTopic; versions 0-18.
 	Topics []FetchRequestFetchTopic
 	// ForgottenTopicsData: []ForgottenTopic; versions 7-18.
 	ForgottenTopicsData []FetchRequestForgottenTopic
-	// RackId: string; versions 11-18; default ""; ignorable.
-	RackId string
+	// RackID: string; versions 11-18; default ""; ignorable.
+	RackID string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -49,39 +49,39 @@ func NewFetchRequest() *FetchRequest { m := new(FetchRequest); m.SetDefaults(); 
 // SetDefaults resets every field to its descriptor default.
 func (m *FetchRequest) SetDefaults() {
 	*m = FetchRequest{}
-	m.ReplicaId = -1
+	m.ReplicaID = -1
 	m.ReplicaState = *NewFetchRequestReplicaState()
 	m.MaxBytes = 2147483647
 	m.SessionEpoch = -1
 }
 
 func (m *FetchRequest) isDefault() bool {
-	return m.ClusterId == nil &&
-		m.ReplicaId == -1 &&
+	return m.ClusterID == nil &&
+		m.ReplicaID == -1 &&
 		m.ReplicaState.isDefault() &&
 		m.MaxWaitMs == 0 &&
 		m.MinBytes == 0 &&
 		m.MaxBytes == 2147483647 &&
 		m.IsolationLevel == 0 &&
-		m.SessionId == 0 &&
+		m.SessionID == 0 &&
 		m.SessionEpoch == -1 &&
 		len(m.Topics) == 0 &&
 		len(m.ForgottenTopicsData) == 0 &&
-		m.RackId == "" &&
+		m.RackID == "" &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *FetchRequest) decode(r *wire.Reader, v int16) {
-	m.ClusterId = nil
+	m.ClusterID = nil
 	if v <= 14 {
-		m.ReplicaId = r.Int32()
+		m.ReplicaID = r.Int32()
 		if r.Err != nil {
 			r.Push("replicaId")
 			return
 		}
 	} else {
-		m.ReplicaId = -1
+		m.ReplicaID = -1
 	}
 	m.ReplicaState = *NewFetchRequestReplicaState()
 	if len(r.Src)-r.Off >= 8 {
@@ -124,11 +124,11 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 		if len(r.Src)-r.Off >= 8 {
 			p := r.Src[r.Off : r.Off+8]
 			_ = p[7]
-			m.SessionId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.SessionID = int32(binary.BigEndian.Uint32(p[0:]))
 			m.SessionEpoch = int32(binary.BigEndian.Uint32(p[4:]))
 			r.Off += 8
 		} else {
-			m.SessionId = r.Int32()
+			m.SessionID = r.Int32()
 			if r.Err != nil {
 				r.Push("sessionId")
 				return
@@ -140,7 +140,7 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 			}
 		}
 	} else {
-		m.SessionId = 0
+		m.SessionID = 0
 		m.SessionEpoch = -1
 	}
 	if n := r.ArrayLen(v >= 12, false, 1); n >= 0 {
@@ -190,13 +190,13 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 		m.ForgottenTopicsData = nil
 	}
 	if v >= 11 {
-		m.RackId = r.String(v >= 12)
+		m.RackID = r.String(v >= 12)
 		if r.Err != nil {
 			r.Push("rackId")
 			return
 		}
 	} else {
-		m.RackId = ""
+		m.RackID = ""
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 12 {
@@ -211,7 +211,7 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 			switch {
 			case tag == 0:
 				saved := r.Limit(end)
-				m.ClusterId = r.NullableString(true)
+				m.ClusterID = r.NullableString(true)
 				r.Unlimit(saved, tag)
 				if r.Err != nil {
 					r.Push("clusterId")
@@ -242,8 +242,8 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 
 func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v <= 14 {
-		b = wire.AppendInt32(b, m.ReplicaId)
-	} else if m.ReplicaId != -1 {
+		b = wire.AppendInt32(b, m.ReplicaID)
+	} else if m.ReplicaID != -1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("replicaId")
 		return b
@@ -274,7 +274,7 @@ func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		b = append(b, make([]byte, 8)...)
 		p := b[n : n+8]
 		_ = p[7]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.SessionId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.SessionID))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.SessionEpoch))
 	}
 	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 12)
@@ -302,17 +302,17 @@ func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		return b
 	}
 	if v >= 11 {
-		if len(m.RackId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.RackId)))
+		if len(m.RackID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.RackID)))
 			w.Push("rackId")
 			return b
 		}
-		b = wire.AppendString(b, m.RackId, v >= 12)
+		b = wire.AppendString(b, m.RackID, v >= 12)
 	}
-	// RackId is ignorable: dropped at other versions.
+	// RackID is ignorable: dropped at other versions.
 	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
-		if m.ClusterId != nil {
+		if m.ClusterID != nil {
 			nt++
 		}
 		if v >= 15 && !m.ReplicaState.isDefault() {
@@ -321,15 +321,15 @@ func (m *FetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		b = wire.AppendUvarint(b, uint32(nt))
 		u, last := 0, int64(-1)
 		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-		if m.ClusterId != nil {
+		if m.ClusterID != nil {
 			var start int
 			b, start = wire.BeginTag(b, 0)
-			if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-				w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+			if m.ClusterID != nil && len(*m.ClusterID) > 32767 {
+				w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterID)))
 				w.Push("clusterId")
 				return b
 			}
-			b = wire.AppendNullableString(b, m.ClusterId, true)
+			b = wire.AppendNullableString(b, m.ClusterID, true)
 			b = wire.EndTag(b, start)
 		}
 		if v >= 15 {
@@ -367,12 +367,12 @@ func (m *FetchRequest) appendJSON(b []byte, v int16) []byte {
 	if v >= 12 {
 		b = jsonx.Key(b, first, "clusterId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.ClusterId)
+		b = jsonx.AppendNullableString(b, m.ClusterID)
 	}
 	if v <= 14 {
 		b = jsonx.Key(b, first, "replicaId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.ReplicaId))
+		b = jsonx.AppendInt(b, int64(m.ReplicaID))
 	}
 	if v >= 15 {
 		b = jsonx.Key(b, first, "replicaState")
@@ -398,7 +398,7 @@ func (m *FetchRequest) appendJSON(b []byte, v int16) []byte {
 	if v >= 7 {
 		b = jsonx.Key(b, first, "sessionId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.SessionId))
+		b = jsonx.AppendInt(b, int64(m.SessionID))
 	}
 	if v >= 7 {
 		b = jsonx.Key(b, first, "sessionEpoch")
@@ -430,7 +430,7 @@ func (m *FetchRequest) appendJSON(b []byte, v int16) []byte {
 	if v >= 11 {
 		b = jsonx.Key(b, first, "rackId")
 		first = false
-		b = jsonx.AppendString(b, m.RackId)
+		b = jsonx.AppendString(b, m.RackID)
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
@@ -461,13 +461,13 @@ func (m *FetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ClusterId = d.NullableString()
+			m.ClusterID = d.NullableString()
 		case "replicaId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.ReplicaId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
 		case "replicaState":
 			if seen[2] {
 				d.Duplicate(key)
@@ -503,7 +503,7 @@ func (m *FetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[7] = true
-			m.SessionId = int32(d.Int(-1<<31, 1<<31-1))
+			m.SessionID = int32(d.Int(-1<<31, 1<<31-1))
 		case "sessionEpoch":
 			if seen[8] {
 				d.Duplicate(key)
@@ -549,7 +549,7 @@ func (m *FetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[11] = true
-			m.RackId = d.String()
+			m.RackID = d.String()
 		case "_unknownTaggedFields":
 			if seen[13] {
 				d.Duplicate(key)
@@ -574,8 +574,8 @@ func (m *FetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // FetchRequestReplicaState is the ReplicaState struct of FetchRequest.
 type FetchRequestReplicaState struct {
-	// ReplicaId: int32; versions 15-18; default "-1"; entity brokerId.
-	ReplicaId int32
+	// ReplicaID: int32; versions 15-18; default "-1"; entity brokerId.
+	ReplicaID int32
 	// ReplicaEpoch: int64; versions 15-18; default "-1".
 	ReplicaEpoch int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -592,12 +592,12 @@ func NewFetchRequestReplicaState() *FetchRequestReplicaState {
 // SetDefaults resets every field to its descriptor default.
 func (m *FetchRequestReplicaState) SetDefaults() {
 	*m = FetchRequestReplicaState{}
-	m.ReplicaId = -1
+	m.ReplicaID = -1
 	m.ReplicaEpoch = -1
 }
 
 func (m *FetchRequestReplicaState) isDefault() bool {
-	return m.ReplicaId == -1 &&
+	return m.ReplicaID == -1 &&
 		m.ReplicaEpoch == -1 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -607,11 +607,11 @@ func (m *FetchRequestReplicaState) decode(r *wire.Reader, v int16) {
 		if len(r.Src)-r.Off >= 12 {
 			p := r.Src[r.Off : r.Off+12]
 			_ = p[11]
-			m.ReplicaId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.ReplicaID = int32(binary.BigEndian.Uint32(p[0:]))
 			m.ReplicaEpoch = int64(binary.BigEndian.Uint64(p[4:]))
 			r.Off += 12
 		} else {
-			m.ReplicaId = r.Int32()
+			m.ReplicaID = r.Int32()
 			if r.Err != nil {
 				r.Push("replicaId")
 				return
@@ -623,7 +623,7 @@ func (m *FetchRequestReplicaState) decode(r *wire.Reader, v int16) {
 			}
 		}
 	} else {
-		m.ReplicaId = -1
+		m.ReplicaID = -1
 		m.ReplicaEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -651,10 +651,10 @@ func (m *FetchRequestReplicaState) encode(b []byte, v int16, w *wire.Encoder) []
 		b = append(b, make([]byte, 12)...)
 		p := b[n : n+12]
 		_ = p[11]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.ReplicaId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ReplicaID))
 		binary.BigEndian.PutUint64(p[4:], uint64(m.ReplicaEpoch))
 	} else {
-		if m.ReplicaId != -1 {
+		if m.ReplicaID != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("replicaId")
 			return b
@@ -689,7 +689,7 @@ func (m *FetchRequestReplicaState) appendJSON(b []byte, v int16) []byte {
 	if v >= 15 {
 		b = jsonx.Key(b, first, "replicaId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.ReplicaId))
+		b = jsonx.AppendInt(b, int64(m.ReplicaID))
 	}
 	if v >= 15 {
 		b = jsonx.Key(b, first, "replicaEpoch")
@@ -721,7 +721,7 @@ func (m *FetchRequestReplicaState) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ReplicaId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
 		case "replicaEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -748,8 +748,8 @@ func (m *FetchRequestReplicaState) unmarshalJSON(d *jsonx.Decoder) {
 type FetchRequestFetchTopic struct {
 	// Topic: string; versions 0-12; ignorable; entity topicName.
 	Topic string
-	// TopicId: uuid; versions 13-18; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 13-18; ignorable.
+	TopicID UUID
 	// Partitions: []FetchPartition; versions 0-18.
 	Partitions []FetchRequestFetchPartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -770,7 +770,7 @@ func (m *FetchRequestFetchTopic) SetDefaults() {
 
 func (m *FetchRequestFetchTopic) isDefault() bool {
 	return m.Topic == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -786,13 +786,13 @@ func (m *FetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 		m.Topic = ""
 	}
 	if v >= 13 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if n := r.ArrayLen(v >= 12, false, 16); n >= 0 {
 		s := m.Partitions
@@ -845,9 +845,9 @@ func (m *FetchRequestFetchTopic) encode(b []byte, v int16, w *wire.Encoder) []by
 	}
 	// Topic is ignorable: dropped at other versions.
 	if v >= 13 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 12)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -886,7 +886,7 @@ func (m *FetchRequestFetchTopic) appendJSON(b []byte, v int16) []byte {
 	if v >= 13 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "partitions")
 	first = false
@@ -929,7 +929,7 @@ func (m *FetchRequestFetchTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)
@@ -977,8 +977,8 @@ type FetchRequestFetchPartition struct {
 	LogStartOffset int64
 	// PartitionMaxBytes: int32; versions 0-18.
 	PartitionMaxBytes int32
-	// ReplicaDirectoryId: uuid; versions 17-18; tag 0 in versions 17-18; ignorable.
-	ReplicaDirectoryId UUID
+	// ReplicaDirectoryID: uuid; versions 17-18; tag 0 in versions 17-18; ignorable.
+	ReplicaDirectoryID UUID
 	// HighWatermark: int64; versions 18; tag 1 in versions 18; default "9223372036854775807"; ignorable.
 	HighWatermark int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -1008,7 +1008,7 @@ func (m *FetchRequestFetchPartition) isDefault() bool {
 		m.LastFetchedEpoch == -1 &&
 		m.LogStartOffset == -1 &&
 		m.PartitionMaxBytes == 0 &&
-		m.ReplicaDirectoryId == (UUID{}) &&
+		m.ReplicaDirectoryID == (UUID{}) &&
 		m.HighWatermark == 9223372036854775807 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -1056,7 +1056,7 @@ func (m *FetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 		r.Push("partitionMaxBytes")
 		return
 	}
-	m.ReplicaDirectoryId = UUID{}
+	m.ReplicaDirectoryID = UUID{}
 	m.HighWatermark = 9223372036854775807
 	m.UnknownTaggedFields = nil
 	if v >= 12 {
@@ -1071,7 +1071,7 @@ func (m *FetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 			switch {
 			case tag == 0 && v >= 17:
 				saved := r.Limit(end)
-				m.ReplicaDirectoryId = r.UUID()
+				m.ReplicaDirectoryID = r.UUID()
 				r.Unlimit(saved, tag)
 				if r.Err != nil {
 					r.Push("replicaDirectoryId")
@@ -1117,7 +1117,7 @@ func (m *FetchRequestFetchPartition) encode(b []byte, v int16, w *wire.Encoder) 
 	b = wire.AppendInt32(b, m.PartitionMaxBytes)
 	if v >= 12 {
 		nt := len(m.UnknownTaggedFields)
-		if v >= 17 && m.ReplicaDirectoryId != (UUID{}) {
+		if v >= 17 && m.ReplicaDirectoryID != (UUID{}) {
 			nt++
 		}
 		if v >= 18 && m.HighWatermark != 9223372036854775807 {
@@ -1127,10 +1127,10 @@ func (m *FetchRequestFetchPartition) encode(b []byte, v int16, w *wire.Encoder) 
 		u, last := 0, int64(-1)
 		if v >= 17 {
 			b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-			if m.ReplicaDirectoryId != (UUID{}) {
+			if m.ReplicaDirectoryID != (UUID{}) {
 				var start int
 				b, start = wire.BeginTag(b, 0)
-				b = append(b, m.ReplicaDirectoryId[:]...)
+				b = append(b, m.ReplicaDirectoryID[:]...)
 				b = wire.EndTag(b, start)
 			}
 		}
@@ -1188,7 +1188,7 @@ func (m *FetchRequestFetchPartition) appendJSON(b []byte, v int16) []byte {
 	if v >= 17 {
 		b = jsonx.Key(b, first, "replicaDirectoryId")
 		first = false
-		b = jsonx.AppendUUID(b, m.ReplicaDirectoryId)
+		b = jsonx.AppendUUID(b, m.ReplicaDirectoryID)
 	}
 	if v >= 18 {
 		b = jsonx.Key(b, first, "highWatermark")
@@ -1256,7 +1256,7 @@ func (m *FetchRequestFetchPartition) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[6] = true
-			m.ReplicaDirectoryId = d.UUID()
+			m.ReplicaDirectoryID = d.UUID()
 		case "highWatermark":
 			if seen[7] {
 				d.Duplicate(key)
@@ -1283,8 +1283,8 @@ func (m *FetchRequestFetchPartition) unmarshalJSON(d *jsonx.Decoder) {
 type FetchRequestForgottenTopic struct {
 	// Topic: string; versions 7-12; ignorable; entity topicName.
 	Topic string
-	// TopicId: uuid; versions 13-18; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 13-18; ignorable.
+	TopicID UUID
 	// Partitions: []int32; versions 7-18.
 	Partitions []int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -1305,7 +1305,7 @@ func (m *FetchRequestForgottenTopic) SetDefaults() {
 
 func (m *FetchRequestForgottenTopic) isDefault() bool {
 	return m.Topic == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -1321,13 +1321,13 @@ func (m *FetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 		m.Topic = ""
 	}
 	if v >= 13 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if v >= 7 {
 		if n := r.ArrayLen(v >= 12, false, 4); n >= 0 {
@@ -1385,9 +1385,9 @@ func (m *FetchRequestForgottenTopic) encode(b []byte, v int16, w *wire.Encoder) 
 	}
 	// Topic is ignorable: dropped at other versions.
 	if v >= 13 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	if v >= 7 {
 		b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 12)
 		for i := range m.Partitions {
@@ -1427,7 +1427,7 @@ func (m *FetchRequestForgottenTopic) appendJSON(b []byte, v int16) []byte {
 	if v >= 13 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	if v >= 7 {
 		b = jsonx.Key(b, first, "partitions")
@@ -1472,7 +1472,7 @@ func (m *FetchRequestForgottenTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)

@@ -15,8 +15,8 @@ type FetchResponse struct {
 	ThrottleTimeMs int32
 	// ErrorCode: int16; versions 7-18; ignorable.
 	ErrorCode int16
-	// SessionId: int32; versions 7-18; default "0".
-	SessionId int32
+	// SessionID: int32; versions 7-18; default "0".
+	SessionID int32
 	// Responses: []FetchableTopicResponse; versions 0-18.
 	Responses []FetchResponseFetchableTopicResponse
 	// NodeEndpoints: []NodeEndpoint; versions 16-18; tag 0 in versions 16-18.
@@ -36,7 +36,7 @@ func (m *FetchResponse) SetDefaults() {
 func (m *FetchResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		m.ErrorCode == 0 &&
-		m.SessionId == 0 &&
+		m.SessionID == 0 &&
 		len(m.Responses) == 0 &&
 		len(m.NodeEndpoints) == 0 &&
 		len(m.UnknownTaggedFields) == 0
@@ -57,7 +57,7 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 			p := r.Src[r.Off : r.Off+6]
 			_ = p[5]
 			m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
-			m.SessionId = int32(binary.BigEndian.Uint32(p[2:]))
+			m.SessionID = int32(binary.BigEndian.Uint32(p[2:]))
 			r.Off += 6
 		} else {
 			m.ErrorCode = r.Int16()
@@ -65,7 +65,7 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 				r.Push("errorCode")
 				return
 			}
-			m.SessionId = r.Int32()
+			m.SessionID = r.Int32()
 			if r.Err != nil {
 				r.Push("sessionId")
 				return
@@ -73,7 +73,7 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 		}
 	} else {
 		m.ErrorCode = 0
-		m.SessionId = 0
+		m.SessionID = 0
 	}
 	if n := r.ArrayLen(v >= 12, false, 1); n >= 0 {
 		s := m.Responses
@@ -154,9 +154,9 @@ func (m *FetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		p := b[n : n+6]
 		_ = p[5]
 		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
-		binary.BigEndian.PutUint32(p[2:], uint32(m.SessionId))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.SessionID))
 	} else {
-		if m.SessionId != 0 {
+		if m.SessionID != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("sessionId")
 			return b
@@ -231,7 +231,7 @@ func (m *FetchResponse) appendJSON(b []byte, v int16) []byte {
 	if v >= 7 {
 		b = jsonx.Key(b, first, "sessionId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.SessionId))
+		b = jsonx.AppendInt(b, int64(m.SessionID))
 	}
 	b = jsonx.Key(b, first, "responses")
 	first = false
@@ -292,7 +292,7 @@ func (m *FetchResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.SessionId = int32(d.Int(-1<<31, 1<<31-1))
+			m.SessionID = int32(d.Int(-1<<31, 1<<31-1))
 		case "responses":
 			if seen[3] {
 				d.Duplicate(key)
@@ -347,8 +347,8 @@ func (m *FetchResponse) unmarshalJSON(d *jsonx.Decoder) {
 type FetchResponseFetchableTopicResponse struct {
 	// Topic: string; versions 0-12; ignorable; entity topicName.
 	Topic string
-	// TopicId: uuid; versions 13-18; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 13-18; ignorable.
+	TopicID UUID
 	// Partitions: []PartitionData; versions 0-18.
 	Partitions []FetchResponsePartitionData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -369,7 +369,7 @@ func (m *FetchResponseFetchableTopicResponse) SetDefaults() {
 
 func (m *FetchResponseFetchableTopicResponse) isDefault() bool {
 	return m.Topic == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -385,13 +385,13 @@ func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 		m.Topic = ""
 	}
 	if v >= 13 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if n := r.ArrayLen(v >= 12, false, 15); n >= 0 {
 		s := m.Partitions
@@ -444,9 +444,9 @@ func (m *FetchResponseFetchableTopicResponse) encode(b []byte, v int16, w *wire.
 	}
 	// Topic is ignorable: dropped at other versions.
 	if v >= 13 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 12)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -485,7 +485,7 @@ func (m *FetchResponseFetchableTopicResponse) appendJSON(b []byte, v int16) []by
 	if v >= 13 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "partitions")
 	first = false
@@ -528,7 +528,7 @@ func (m *FetchResponseFetchableTopicResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)
@@ -577,9 +577,9 @@ type FetchResponsePartitionData struct {
 	// DivergingEpoch: EpochEndOffset; versions 12-18; tag 0 in versions 12-18.
 	DivergingEpoch FetchResponseEpochEndOffset
 	// CurrentLeader: LeaderIdAndEpoch; versions 12-18; tag 1 in versions 12-18.
-	CurrentLeader FetchResponseLeaderIdAndEpoch
-	// SnapshotId: SnapshotId; versions 12-18; tag 2 in versions 12-18.
-	SnapshotId FetchResponseSnapshotId
+	CurrentLeader FetchResponseLeaderIDAndEpoch
+	// SnapshotID: SnapshotId; versions 12-18; tag 2 in versions 12-18.
+	SnapshotID FetchResponseSnapshotID
 	// AbortedTransactions: []AbortedTransaction; versions 4-18; nullable 4-18; ignorable.
 	AbortedTransactions []FetchResponseAbortedTransaction
 	// PreferredReadReplica: int32; versions 11-18; default "-1"; entity brokerId.
@@ -603,8 +603,8 @@ func (m *FetchResponsePartitionData) SetDefaults() {
 	m.LastStableOffset = -1
 	m.LogStartOffset = -1
 	m.DivergingEpoch = *NewFetchResponseEpochEndOffset()
-	m.CurrentLeader = *NewFetchResponseLeaderIdAndEpoch()
-	m.SnapshotId = *NewFetchResponseSnapshotId()
+	m.CurrentLeader = *NewFetchResponseLeaderIDAndEpoch()
+	m.SnapshotID = *NewFetchResponseSnapshotID()
 	m.AbortedTransactions = []FetchResponseAbortedTransaction{}
 	m.PreferredReadReplica = -1
 }
@@ -617,7 +617,7 @@ func (m *FetchResponsePartitionData) isDefault() bool {
 		m.LogStartOffset == -1 &&
 		m.DivergingEpoch.isDefault() &&
 		m.CurrentLeader.isDefault() &&
-		m.SnapshotId.isDefault() &&
+		m.SnapshotID.isDefault() &&
 		(m.AbortedTransactions != nil && len(m.AbortedTransactions) == 0) &&
 		m.PreferredReadReplica == -1 &&
 		m.Records == nil &&
@@ -668,8 +668,8 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 		m.LogStartOffset = -1
 	}
 	m.DivergingEpoch = *NewFetchResponseEpochEndOffset()
-	m.CurrentLeader = *NewFetchResponseLeaderIdAndEpoch()
-	m.SnapshotId = *NewFetchResponseSnapshotId()
+	m.CurrentLeader = *NewFetchResponseLeaderIDAndEpoch()
+	m.SnapshotID = *NewFetchResponseSnapshotID()
 	if v >= 4 {
 		if n := r.ArrayLen(v >= 12, true, 1); n >= 0 {
 			s := m.AbortedTransactions
@@ -738,7 +738,7 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 				}
 			case tag == 2:
 				saved := r.Limit(end)
-				m.SnapshotId.decode(r, v)
+				m.SnapshotID.decode(r, v)
 				r.Unlimit(saved, tag)
 				if r.Err != nil {
 					r.Push("snapshotId")
@@ -783,7 +783,7 @@ func (m *FetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) 
 		w.Push("currentLeader")
 		return b
 	}
-	if v <= 11 && !m.SnapshotId.isDefault() {
+	if v <= 11 && !m.SnapshotID.isDefault() {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("snapshotId")
 		return b
@@ -816,7 +816,7 @@ func (m *FetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) 
 		if !m.CurrentLeader.isDefault() {
 			nt++
 		}
-		if !m.SnapshotId.isDefault() {
+		if !m.SnapshotID.isDefault() {
 			nt++
 		}
 		b = wire.AppendUvarint(b, uint32(nt))
@@ -844,10 +844,10 @@ func (m *FetchResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) 
 			b = wire.EndTag(b, start)
 		}
 		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 2)
-		if !m.SnapshotId.isDefault() {
+		if !m.SnapshotID.isDefault() {
 			var start int
 			b, start = wire.BeginTag(b, 2)
-			b = m.SnapshotId.encode(b, v, w)
+			b = m.SnapshotID.encode(b, v, w)
 			if w.Err != nil {
 				w.Push("snapshotId")
 				return b
@@ -904,7 +904,7 @@ func (m *FetchResponsePartitionData) appendJSON(b []byte, v int16) []byte {
 	if v >= 12 {
 		b = jsonx.Key(b, first, "snapshotId")
 		first = false
-		b = m.SnapshotId.appendJSON(b, v)
+		b = m.SnapshotID.appendJSON(b, v)
 	}
 	if v >= 4 {
 		b = jsonx.Key(b, first, "abortedTransactions")
@@ -997,7 +997,7 @@ func (m *FetchResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[7] = true
-			m.SnapshotId.unmarshalJSON(d)
+			m.SnapshotID.unmarshalJSON(d)
 		case "abortedTransactions":
 			if seen[8] {
 				d.Duplicate(key)
@@ -1217,46 +1217,46 @@ func (m *FetchResponseEpochEndOffset) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// FetchResponseLeaderIdAndEpoch is the LeaderIdAndEpoch struct of FetchResponse.
-type FetchResponseLeaderIdAndEpoch struct {
-	// LeaderId: int32; versions 12-18; default "-1"; entity brokerId.
-	LeaderId int32
+// FetchResponseLeaderIDAndEpoch is the LeaderIdAndEpoch struct of FetchResponse.
+type FetchResponseLeaderIDAndEpoch struct {
+	// LeaderID: int32; versions 12-18; default "-1"; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 12-18; default "-1".
 	LeaderEpoch int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewFetchResponseLeaderIdAndEpoch returns a FetchResponseLeaderIdAndEpoch holding the descriptor defaults.
-func NewFetchResponseLeaderIdAndEpoch() *FetchResponseLeaderIdAndEpoch {
-	m := new(FetchResponseLeaderIdAndEpoch)
+// NewFetchResponseLeaderIDAndEpoch returns a FetchResponseLeaderIDAndEpoch holding the descriptor defaults.
+func NewFetchResponseLeaderIDAndEpoch() *FetchResponseLeaderIDAndEpoch {
+	m := new(FetchResponseLeaderIDAndEpoch)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *FetchResponseLeaderIdAndEpoch) SetDefaults() {
-	*m = FetchResponseLeaderIdAndEpoch{}
-	m.LeaderId = -1
+func (m *FetchResponseLeaderIDAndEpoch) SetDefaults() {
+	*m = FetchResponseLeaderIDAndEpoch{}
+	m.LeaderID = -1
 	m.LeaderEpoch = -1
 }
 
-func (m *FetchResponseLeaderIdAndEpoch) isDefault() bool {
-	return m.LeaderId == -1 &&
+func (m *FetchResponseLeaderIDAndEpoch) isDefault() bool {
+	return m.LeaderID == -1 &&
 		m.LeaderEpoch == -1 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *FetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
+func (m *FetchResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 	if v >= 12 {
 		if len(r.Src)-r.Off >= 8 {
 			p := r.Src[r.Off : r.Off+8]
 			_ = p[7]
-			m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.LeaderID = int32(binary.BigEndian.Uint32(p[0:]))
 			m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
 			r.Off += 8
 		} else {
-			m.LeaderId = r.Int32()
+			m.LeaderID = r.Int32()
 			if r.Err != nil {
 				r.Push("leaderId")
 				return
@@ -1268,7 +1268,7 @@ func (m *FetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 			}
 		}
 	} else {
-		m.LeaderId = -1
+		m.LeaderID = -1
 		m.LeaderEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -1290,16 +1290,16 @@ func (m *FetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *FetchResponseLeaderIDAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 12 {
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
 		p := b[n : n+8]
 		_ = p[7]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	} else {
-		if m.LeaderId != -1 {
+		if m.LeaderID != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("leaderId")
 			return b
@@ -1328,13 +1328,13 @@ func (m *FetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encode
 	return b
 }
 
-func (m *FetchResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
+func (m *FetchResponseLeaderIDAndEpoch) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 12 {
 		b = jsonx.Key(b, first, "leaderId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.LeaderId))
+		b = jsonx.AppendInt(b, int64(m.LeaderID))
 	}
 	if v >= 12 {
 		b = jsonx.Key(b, first, "leaderEpoch")
@@ -1349,7 +1349,7 @@ func (m *FetchResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *FetchResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
+func (m *FetchResponseLeaderIDAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -1366,7 +1366,7 @@ func (m *FetchResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -1389,8 +1389,8 @@ func (m *FetchResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// FetchResponseSnapshotId is the SnapshotId struct of FetchResponse.
-type FetchResponseSnapshotId struct {
+// FetchResponseSnapshotID is the SnapshotId struct of FetchResponse.
+type FetchResponseSnapshotID struct {
 	// EndOffset: int64; versions 0-18; default "-1".
 	EndOffset int64
 	// Epoch: int32; versions 0-18; default "-1".
@@ -1399,27 +1399,27 @@ type FetchResponseSnapshotId struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewFetchResponseSnapshotId returns a FetchResponseSnapshotId holding the descriptor defaults.
-func NewFetchResponseSnapshotId() *FetchResponseSnapshotId {
-	m := new(FetchResponseSnapshotId)
+// NewFetchResponseSnapshotID returns a FetchResponseSnapshotID holding the descriptor defaults.
+func NewFetchResponseSnapshotID() *FetchResponseSnapshotID {
+	m := new(FetchResponseSnapshotID)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *FetchResponseSnapshotId) SetDefaults() {
-	*m = FetchResponseSnapshotId{}
+func (m *FetchResponseSnapshotID) SetDefaults() {
+	*m = FetchResponseSnapshotID{}
 	m.EndOffset = -1
 	m.Epoch = -1
 }
 
-func (m *FetchResponseSnapshotId) isDefault() bool {
+func (m *FetchResponseSnapshotID) isDefault() bool {
 	return m.EndOffset == -1 &&
 		m.Epoch == -1 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *FetchResponseSnapshotId) decode(r *wire.Reader, v int16) {
+func (m *FetchResponseSnapshotID) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -1457,7 +1457,7 @@ func (m *FetchResponseSnapshotId) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchResponseSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *FetchResponseSnapshotID) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -1484,7 +1484,7 @@ func (m *FetchResponseSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []b
 	return b
 }
 
-func (m *FetchResponseSnapshotId) appendJSON(b []byte, v int16) []byte {
+func (m *FetchResponseSnapshotID) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "endOffset")
@@ -1501,7 +1501,7 @@ func (m *FetchResponseSnapshotId) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *FetchResponseSnapshotId) unmarshalJSON(d *jsonx.Decoder) {
+func (m *FetchResponseSnapshotID) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -1543,8 +1543,8 @@ func (m *FetchResponseSnapshotId) unmarshalJSON(d *jsonx.Decoder) {
 
 // FetchResponseAbortedTransaction is the AbortedTransaction struct of FetchResponse.
 type FetchResponseAbortedTransaction struct {
-	// ProducerId: int64; versions 4-18; entity producerId.
-	ProducerId int64
+	// ProducerID: int64; versions 4-18; entity producerId.
+	ProducerID int64
 	// FirstOffset: int64; versions 4-18.
 	FirstOffset int64
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -1564,7 +1564,7 @@ func (m *FetchResponseAbortedTransaction) SetDefaults() {
 }
 
 func (m *FetchResponseAbortedTransaction) isDefault() bool {
-	return m.ProducerId == 0 &&
+	return m.ProducerID == 0 &&
 		m.FirstOffset == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -1574,11 +1574,11 @@ func (m *FetchResponseAbortedTransaction) decode(r *wire.Reader, v int16) {
 		if len(r.Src)-r.Off >= 16 {
 			p := r.Src[r.Off : r.Off+16]
 			_ = p[15]
-			m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.ProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 			m.FirstOffset = int64(binary.BigEndian.Uint64(p[8:]))
 			r.Off += 16
 		} else {
-			m.ProducerId = r.Int64()
+			m.ProducerID = r.Int64()
 			if r.Err != nil {
 				r.Push("producerId")
 				return
@@ -1590,7 +1590,7 @@ func (m *FetchResponseAbortedTransaction) decode(r *wire.Reader, v int16) {
 			}
 		}
 	} else {
-		m.ProducerId = 0
+		m.ProducerID = 0
 		m.FirstOffset = 0
 	}
 	m.UnknownTaggedFields = nil
@@ -1618,10 +1618,10 @@ func (m *FetchResponseAbortedTransaction) encode(b []byte, v int16, w *wire.Enco
 		b = append(b, make([]byte, 16)...)
 		p := b[n : n+16]
 		_ = p[15]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint64(p[8:], uint64(m.FirstOffset))
 	} else {
-		if m.ProducerId != 0 {
+		if m.ProducerID != 0 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("producerId")
 			return b
@@ -1656,7 +1656,7 @@ func (m *FetchResponseAbortedTransaction) appendJSON(b []byte, v int16) []byte {
 	if v >= 4 {
 		b = jsonx.Key(b, first, "producerId")
 		first = false
-		b = jsonx.AppendInt64(b, m.ProducerId)
+		b = jsonx.AppendInt64(b, m.ProducerID)
 	}
 	if v >= 4 {
 		b = jsonx.Key(b, first, "firstOffset")
@@ -1688,7 +1688,7 @@ func (m *FetchResponseAbortedTransaction) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "firstOffset":
 			if seen[1] {
 				d.Duplicate(key)
@@ -1713,8 +1713,8 @@ func (m *FetchResponseAbortedTransaction) unmarshalJSON(d *jsonx.Decoder) {
 
 // FetchResponseNodeEndpoint is the NodeEndpoint struct of FetchResponse.
 type FetchResponseNodeEndpoint struct {
-	// NodeId: int32; versions 16-18; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 16-18; entity brokerId.
+	NodeID int32
 	// Host: string; versions 16-18.
 	Host string
 	// Port: int32; versions 16-18.
@@ -1738,7 +1738,7 @@ func (m *FetchResponseNodeEndpoint) SetDefaults() {
 }
 
 func (m *FetchResponseNodeEndpoint) isDefault() bool {
-	return m.NodeId == 0 &&
+	return m.NodeID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		m.Rack == nil &&
@@ -1747,13 +1747,13 @@ func (m *FetchResponseNodeEndpoint) isDefault() bool {
 
 func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 16 {
-		m.NodeId = r.Int32()
+		m.NodeID = r.Int32()
 		if r.Err != nil {
 			r.Push("nodeId")
 			return
 		}
 	} else {
-		m.NodeId = 0
+		m.NodeID = 0
 	}
 	if v >= 16 {
 		m.Host = r.String(true)
@@ -1803,8 +1803,8 @@ func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 
 func (m *FetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 16 {
-		b = wire.AppendInt32(b, m.NodeId)
-	} else if m.NodeId != 0 {
+		b = wire.AppendInt32(b, m.NodeID)
+	} else if m.NodeID != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -1864,7 +1864,7 @@ func (m *FetchResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
 	if v >= 16 {
 		b = jsonx.Key(b, first, "nodeId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeId))
+		b = jsonx.AppendInt(b, int64(m.NodeID))
 	}
 	if v >= 16 {
 		b = jsonx.Key(b, first, "host")
@@ -1906,7 +1906,7 @@ func (m *FetchResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[1] {
 				d.Duplicate(key)

@@ -11,10 +11,10 @@ import (
 
 // FetchSnapshotRequest is Kafka's FetchSnapshotRequest (api key 59), versions 0-1; flexible versions 0-1.
 type FetchSnapshotRequest struct {
-	// ClusterId: string; versions 0-1; nullable 0-1; tag 0 in versions 0-1; default "null".
-	ClusterId *string
-	// ReplicaId: int32; versions 0-1; default "-1"; entity brokerId.
-	ReplicaId int32
+	// ClusterID: string; versions 0-1; nullable 0-1; tag 0 in versions 0-1; default "null".
+	ClusterID *string
+	// ReplicaID: int32; versions 0-1; default "-1"; entity brokerId.
+	ReplicaID int32
 	// MaxBytes: int32; versions 0-1; default "0x7fffffff".
 	MaxBytes int32
 	// Topics: []TopicSnapshot; versions 0-1.
@@ -37,13 +37,13 @@ func NewFetchSnapshotRequest() *FetchSnapshotRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *FetchSnapshotRequest) SetDefaults() {
 	*m = FetchSnapshotRequest{}
-	m.ReplicaId = -1
+	m.ReplicaID = -1
 	m.MaxBytes = 2147483647
 }
 
 func (m *FetchSnapshotRequest) isDefault() bool {
-	return m.ClusterId == nil &&
-		m.ReplicaId == -1 &&
+	return m.ClusterID == nil &&
+		m.ReplicaID == -1 &&
 		m.MaxBytes == 2147483647 &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
@@ -51,15 +51,15 @@ func (m *FetchSnapshotRequest) isDefault() bool {
 }
 
 func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
-	m.ClusterId = nil
+	m.ClusterID = nil
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
-		m.ReplicaId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.ReplicaID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.MaxBytes = int32(binary.BigEndian.Uint32(p[4:]))
 		r.Off += 8
 	} else {
-		m.ReplicaId = r.Int32()
+		m.ReplicaID = r.Int32()
 		if r.Err != nil {
 			r.Push("replicaId")
 			return
@@ -103,7 +103,7 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 		switch {
 		case tag == 0:
 			saved := r.Limit(end)
-			m.ClusterId = r.NullableString(true)
+			m.ClusterID = r.NullableString(true)
 			r.Unlimit(saved, tag)
 			if r.Err != nil {
 				r.Push("clusterId")
@@ -129,7 +129,7 @@ func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 		b = append(b, make([]byte, 8)...)
 		p := b[n : n+8]
 		_ = p[7]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.ReplicaId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.ReplicaID))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.MaxBytes))
 	}
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
@@ -142,21 +142,21 @@ func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 		}
 	}
 	nt := len(m.UnknownTaggedFields)
-	if m.ClusterId != nil {
+	if m.ClusterID != nil {
 		nt++
 	}
 	b = wire.AppendUvarint(b, uint32(nt))
 	u, last := 0, int64(-1)
 	b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-	if m.ClusterId != nil {
+	if m.ClusterID != nil {
 		var start int
 		b, start = wire.BeginTag(b, 0)
-		if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+		if m.ClusterID != nil && len(*m.ClusterID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterID)))
 			w.Push("clusterId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ClusterId, true)
+		b = wire.AppendNullableString(b, m.ClusterID, true)
 		b = wire.EndTag(b, start)
 	}
 	if u < len(m.UnknownTaggedFields) {
@@ -175,10 +175,10 @@ func (m *FetchSnapshotRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "clusterId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterId)
+	b = jsonx.AppendNullableString(b, m.ClusterID)
 	b = jsonx.Key(b, first, "replicaId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ReplicaId))
+	b = jsonx.AppendInt(b, int64(m.ReplicaID))
 	b = jsonx.Key(b, first, "maxBytes")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.MaxBytes))
@@ -221,13 +221,13 @@ func (m *FetchSnapshotRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ClusterId = d.NullableString()
+			m.ClusterID = d.NullableString()
 		case "replicaId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.ReplicaId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
 		case "maxBytes":
 			if seen[2] {
 				d.Duplicate(key)
@@ -454,12 +454,12 @@ type FetchSnapshotRequestPartitionSnapshot struct {
 	Partition int32
 	// CurrentLeaderEpoch: int32; versions 0-1.
 	CurrentLeaderEpoch int32
-	// SnapshotId: SnapshotId; versions 0-1.
-	SnapshotId FetchSnapshotRequestSnapshotId
+	// SnapshotID: SnapshotId; versions 0-1.
+	SnapshotID FetchSnapshotRequestSnapshotID
 	// Position: int64; versions 0-1.
 	Position int64
-	// ReplicaDirectoryId: uuid; versions 1; tag 0 in versions 1; ignorable.
-	ReplicaDirectoryId UUID
+	// ReplicaDirectoryID: uuid; versions 1; tag 0 in versions 1; ignorable.
+	ReplicaDirectoryID UUID
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -474,15 +474,15 @@ func NewFetchSnapshotRequestPartitionSnapshot() *FetchSnapshotRequestPartitionSn
 // SetDefaults resets every field to its descriptor default.
 func (m *FetchSnapshotRequestPartitionSnapshot) SetDefaults() {
 	*m = FetchSnapshotRequestPartitionSnapshot{}
-	m.SnapshotId = *NewFetchSnapshotRequestSnapshotId()
+	m.SnapshotID = *NewFetchSnapshotRequestSnapshotID()
 }
 
 func (m *FetchSnapshotRequestPartitionSnapshot) isDefault() bool {
 	return m.Partition == 0 &&
 		m.CurrentLeaderEpoch == 0 &&
-		m.SnapshotId.isDefault() &&
+		m.SnapshotID.isDefault() &&
 		m.Position == 0 &&
-		m.ReplicaDirectoryId == (UUID{}) &&
+		m.ReplicaDirectoryID == (UUID{}) &&
 		len(m.UnknownTaggedFields) == 0
 }
 
@@ -505,7 +505,7 @@ func (m *FetchSnapshotRequestPartitionSnapshot) decode(r *wire.Reader, v int16) 
 			return
 		}
 	}
-	m.SnapshotId.decode(r, v)
+	m.SnapshotID.decode(r, v)
 	if r.Err != nil {
 		r.Push("snapshotId")
 		return
@@ -515,7 +515,7 @@ func (m *FetchSnapshotRequestPartitionSnapshot) decode(r *wire.Reader, v int16) 
 		r.Push("position")
 		return
 	}
-	m.ReplicaDirectoryId = UUID{}
+	m.ReplicaDirectoryID = UUID{}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -528,7 +528,7 @@ func (m *FetchSnapshotRequestPartitionSnapshot) decode(r *wire.Reader, v int16) 
 		switch {
 		case tag == 0 && v >= 1:
 			saved := r.Limit(end)
-			m.ReplicaDirectoryId = r.UUID()
+			m.ReplicaDirectoryID = r.UUID()
 			r.Unlimit(saved, tag)
 			if r.Err != nil {
 				r.Push("replicaDirectoryId")
@@ -553,24 +553,24 @@ func (m *FetchSnapshotRequestPartitionSnapshot) encode(b []byte, v int16, w *wir
 		binary.BigEndian.PutUint32(p[0:], uint32(m.Partition))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.CurrentLeaderEpoch))
 	}
-	b = m.SnapshotId.encode(b, v, w)
+	b = m.SnapshotID.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("snapshotId")
 		return b
 	}
 	b = wire.AppendInt64(b, m.Position)
 	nt := len(m.UnknownTaggedFields)
-	if v >= 1 && m.ReplicaDirectoryId != (UUID{}) {
+	if v >= 1 && m.ReplicaDirectoryID != (UUID{}) {
 		nt++
 	}
 	b = wire.AppendUvarint(b, uint32(nt))
 	u, last := 0, int64(-1)
 	if v >= 1 {
 		b, u, last = writeUnknownTags(b, w, m.UnknownTaggedFields, u, last, 0)
-		if m.ReplicaDirectoryId != (UUID{}) {
+		if m.ReplicaDirectoryID != (UUID{}) {
 			var start int
 			b, start = wire.BeginTag(b, 0)
-			b = append(b, m.ReplicaDirectoryId[:]...)
+			b = append(b, m.ReplicaDirectoryID[:]...)
 			b = wire.EndTag(b, start)
 		}
 	}
@@ -595,14 +595,14 @@ func (m *FetchSnapshotRequestPartitionSnapshot) appendJSON(b []byte, v int16) []
 	b = jsonx.AppendInt(b, int64(m.CurrentLeaderEpoch))
 	b = jsonx.Key(b, first, "snapshotId")
 	first = false
-	b = m.SnapshotId.appendJSON(b, v)
+	b = m.SnapshotID.appendJSON(b, v)
 	b = jsonx.Key(b, first, "position")
 	first = false
 	b = jsonx.AppendInt64(b, m.Position)
 	if v >= 1 {
 		b = jsonx.Key(b, first, "replicaDirectoryId")
 		first = false
-		b = jsonx.AppendUUID(b, m.ReplicaDirectoryId)
+		b = jsonx.AppendUUID(b, m.ReplicaDirectoryID)
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
@@ -641,7 +641,7 @@ func (m *FetchSnapshotRequestPartitionSnapshot) unmarshalJSON(d *jsonx.Decoder) 
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.SnapshotId.unmarshalJSON(d)
+			m.SnapshotID.unmarshalJSON(d)
 		case "position":
 			if seen[3] {
 				d.Duplicate(key)
@@ -653,7 +653,7 @@ func (m *FetchSnapshotRequestPartitionSnapshot) unmarshalJSON(d *jsonx.Decoder) 
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.ReplicaDirectoryId = d.UUID()
+			m.ReplicaDirectoryID = d.UUID()
 		case "_unknownTaggedFields":
 			if seen[5] {
 				d.Duplicate(key)
@@ -670,8 +670,8 @@ func (m *FetchSnapshotRequestPartitionSnapshot) unmarshalJSON(d *jsonx.Decoder) 
 	}
 }
 
-// FetchSnapshotRequestSnapshotId is the SnapshotId struct of FetchSnapshotRequest.
-type FetchSnapshotRequestSnapshotId struct {
+// FetchSnapshotRequestSnapshotID is the SnapshotId struct of FetchSnapshotRequest.
+type FetchSnapshotRequestSnapshotID struct {
 	// EndOffset: int64; versions 0-1.
 	EndOffset int64
 	// Epoch: int32; versions 0-1.
@@ -680,25 +680,25 @@ type FetchSnapshotRequestSnapshotId struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewFetchSnapshotRequestSnapshotId returns a FetchSnapshotRequestSnapshotId holding the descriptor defaults.
-func NewFetchSnapshotRequestSnapshotId() *FetchSnapshotRequestSnapshotId {
-	m := new(FetchSnapshotRequestSnapshotId)
+// NewFetchSnapshotRequestSnapshotID returns a FetchSnapshotRequestSnapshotID holding the descriptor defaults.
+func NewFetchSnapshotRequestSnapshotID() *FetchSnapshotRequestSnapshotID {
+	m := new(FetchSnapshotRequestSnapshotID)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *FetchSnapshotRequestSnapshotId) SetDefaults() {
-	*m = FetchSnapshotRequestSnapshotId{}
+func (m *FetchSnapshotRequestSnapshotID) SetDefaults() {
+	*m = FetchSnapshotRequestSnapshotID{}
 }
 
-func (m *FetchSnapshotRequestSnapshotId) isDefault() bool {
+func (m *FetchSnapshotRequestSnapshotID) isDefault() bool {
 	return m.EndOffset == 0 &&
 		m.Epoch == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *FetchSnapshotRequestSnapshotId) decode(r *wire.Reader, v int16) {
+func (m *FetchSnapshotRequestSnapshotID) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -734,7 +734,7 @@ func (m *FetchSnapshotRequestSnapshotId) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchSnapshotRequestSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *FetchSnapshotRequestSnapshotID) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -755,7 +755,7 @@ func (m *FetchSnapshotRequestSnapshotId) encode(b []byte, v int16, w *wire.Encod
 	return b
 }
 
-func (m *FetchSnapshotRequestSnapshotId) appendJSON(b []byte, v int16) []byte {
+func (m *FetchSnapshotRequestSnapshotID) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "endOffset")
@@ -772,7 +772,7 @@ func (m *FetchSnapshotRequestSnapshotId) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *FetchSnapshotRequestSnapshotId) unmarshalJSON(d *jsonx.Decoder) {
+func (m *FetchSnapshotRequestSnapshotID) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return

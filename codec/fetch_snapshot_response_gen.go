@@ -478,10 +478,10 @@ type FetchSnapshotResponsePartitionSnapshot struct {
 	Index int32
 	// ErrorCode: int16; versions 0-1.
 	ErrorCode int16
-	// SnapshotId: SnapshotId; versions 0-1.
-	SnapshotId FetchSnapshotResponseSnapshotId
+	// SnapshotID: SnapshotId; versions 0-1.
+	SnapshotID FetchSnapshotResponseSnapshotID
 	// CurrentLeader: LeaderIdAndEpoch; versions 0-1; tag 0 in versions 0-1.
-	CurrentLeader FetchSnapshotResponseLeaderIdAndEpoch
+	CurrentLeader FetchSnapshotResponseLeaderIDAndEpoch
 	// Size: int64; versions 0-1.
 	Size int64
 	// Position: int64; versions 0-1.
@@ -502,14 +502,14 @@ func NewFetchSnapshotResponsePartitionSnapshot() *FetchSnapshotResponsePartition
 // SetDefaults resets every field to its descriptor default.
 func (m *FetchSnapshotResponsePartitionSnapshot) SetDefaults() {
 	*m = FetchSnapshotResponsePartitionSnapshot{}
-	m.SnapshotId = *NewFetchSnapshotResponseSnapshotId()
-	m.CurrentLeader = *NewFetchSnapshotResponseLeaderIdAndEpoch()
+	m.SnapshotID = *NewFetchSnapshotResponseSnapshotID()
+	m.CurrentLeader = *NewFetchSnapshotResponseLeaderIDAndEpoch()
 }
 
 func (m *FetchSnapshotResponsePartitionSnapshot) isDefault() bool {
 	return m.Index == 0 &&
 		m.ErrorCode == 0 &&
-		m.SnapshotId.isDefault() &&
+		m.SnapshotID.isDefault() &&
 		m.CurrentLeader.isDefault() &&
 		m.Size == 0 &&
 		m.Position == 0 &&
@@ -536,12 +536,12 @@ func (m *FetchSnapshotResponsePartitionSnapshot) decode(r *wire.Reader, v int16)
 			return
 		}
 	}
-	m.SnapshotId.decode(r, v)
+	m.SnapshotID.decode(r, v)
 	if r.Err != nil {
 		r.Push("snapshotId")
 		return
 	}
-	m.CurrentLeader = *NewFetchSnapshotResponseLeaderIdAndEpoch()
+	m.CurrentLeader = *NewFetchSnapshotResponseLeaderIDAndEpoch()
 	if len(r.Src)-r.Off >= 16 {
 		p := r.Src[r.Off : r.Off+16]
 		_ = p[15]
@@ -602,7 +602,7 @@ func (m *FetchSnapshotResponsePartitionSnapshot) encode(b []byte, v int16, w *wi
 		binary.BigEndian.PutUint32(p[0:], uint32(m.Index))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
 	}
-	b = m.SnapshotId.encode(b, v, w)
+	b = m.SnapshotID.encode(b, v, w)
 	if w.Err != nil {
 		w.Push("snapshotId")
 		return b
@@ -654,7 +654,7 @@ func (m *FetchSnapshotResponsePartitionSnapshot) appendJSON(b []byte, v int16) [
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	b = jsonx.Key(b, first, "snapshotId")
 	first = false
-	b = m.SnapshotId.appendJSON(b, v)
+	b = m.SnapshotID.appendJSON(b, v)
 	b = jsonx.Key(b, first, "currentLeader")
 	first = false
 	b = m.CurrentLeader.appendJSON(b, v)
@@ -704,7 +704,7 @@ func (m *FetchSnapshotResponsePartitionSnapshot) unmarshalJSON(d *jsonx.Decoder)
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.SnapshotId.unmarshalJSON(d)
+			m.SnapshotID.unmarshalJSON(d)
 		case "currentLeader":
 			if seen[3] {
 				d.Duplicate(key)
@@ -745,8 +745,8 @@ func (m *FetchSnapshotResponsePartitionSnapshot) unmarshalJSON(d *jsonx.Decoder)
 	}
 }
 
-// FetchSnapshotResponseSnapshotId is the SnapshotId struct of FetchSnapshotResponse.
-type FetchSnapshotResponseSnapshotId struct {
+// FetchSnapshotResponseSnapshotID is the SnapshotId struct of FetchSnapshotResponse.
+type FetchSnapshotResponseSnapshotID struct {
 	// EndOffset: int64; versions 0-1.
 	EndOffset int64
 	// Epoch: int32; versions 0-1.
@@ -755,25 +755,25 @@ type FetchSnapshotResponseSnapshotId struct {
 	UnknownTaggedFields []TaggedField
 }
 
-// NewFetchSnapshotResponseSnapshotId returns a FetchSnapshotResponseSnapshotId holding the descriptor defaults.
-func NewFetchSnapshotResponseSnapshotId() *FetchSnapshotResponseSnapshotId {
-	m := new(FetchSnapshotResponseSnapshotId)
+// NewFetchSnapshotResponseSnapshotID returns a FetchSnapshotResponseSnapshotID holding the descriptor defaults.
+func NewFetchSnapshotResponseSnapshotID() *FetchSnapshotResponseSnapshotID {
+	m := new(FetchSnapshotResponseSnapshotID)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *FetchSnapshotResponseSnapshotId) SetDefaults() {
-	*m = FetchSnapshotResponseSnapshotId{}
+func (m *FetchSnapshotResponseSnapshotID) SetDefaults() {
+	*m = FetchSnapshotResponseSnapshotID{}
 }
 
-func (m *FetchSnapshotResponseSnapshotId) isDefault() bool {
+func (m *FetchSnapshotResponseSnapshotID) isDefault() bool {
 	return m.EndOffset == 0 &&
 		m.Epoch == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *FetchSnapshotResponseSnapshotId) decode(r *wire.Reader, v int16) {
+func (m *FetchSnapshotResponseSnapshotID) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -809,7 +809,7 @@ func (m *FetchSnapshotResponseSnapshotId) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *FetchSnapshotResponseSnapshotId) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *FetchSnapshotResponseSnapshotID) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -830,7 +830,7 @@ func (m *FetchSnapshotResponseSnapshotId) encode(b []byte, v int16, w *wire.Enco
 	return b
 }
 
-func (m *FetchSnapshotResponseSnapshotId) appendJSON(b []byte, v int16) []byte {
+func (m *FetchSnapshotResponseSnapshotID) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "endOffset")
@@ -847,7 +847,7 @@ func (m *FetchSnapshotResponseSnapshotId) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *FetchSnapshotResponseSnapshotId) unmarshalJSON(d *jsonx.Decoder) {
+func (m *FetchSnapshotResponseSnapshotID) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -887,43 +887,43 @@ func (m *FetchSnapshotResponseSnapshotId) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// FetchSnapshotResponseLeaderIdAndEpoch is the LeaderIdAndEpoch struct of FetchSnapshotResponse.
-type FetchSnapshotResponseLeaderIdAndEpoch struct {
-	// LeaderId: int32; versions 0-1; entity brokerId.
-	LeaderId int32
+// FetchSnapshotResponseLeaderIDAndEpoch is the LeaderIdAndEpoch struct of FetchSnapshotResponse.
+type FetchSnapshotResponseLeaderIDAndEpoch struct {
+	// LeaderID: int32; versions 0-1; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0-1.
 	LeaderEpoch int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewFetchSnapshotResponseLeaderIdAndEpoch returns a FetchSnapshotResponseLeaderIdAndEpoch holding the descriptor defaults.
-func NewFetchSnapshotResponseLeaderIdAndEpoch() *FetchSnapshotResponseLeaderIdAndEpoch {
-	m := new(FetchSnapshotResponseLeaderIdAndEpoch)
+// NewFetchSnapshotResponseLeaderIDAndEpoch returns a FetchSnapshotResponseLeaderIDAndEpoch holding the descriptor defaults.
+func NewFetchSnapshotResponseLeaderIDAndEpoch() *FetchSnapshotResponseLeaderIDAndEpoch {
+	m := new(FetchSnapshotResponseLeaderIDAndEpoch)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *FetchSnapshotResponseLeaderIdAndEpoch) SetDefaults() {
-	*m = FetchSnapshotResponseLeaderIdAndEpoch{}
+func (m *FetchSnapshotResponseLeaderIDAndEpoch) SetDefaults() {
+	*m = FetchSnapshotResponseLeaderIDAndEpoch{}
 }
 
-func (m *FetchSnapshotResponseLeaderIdAndEpoch) isDefault() bool {
-	return m.LeaderId == 0 &&
+func (m *FetchSnapshotResponseLeaderIDAndEpoch) isDefault() bool {
+	return m.LeaderID == 0 &&
 		m.LeaderEpoch == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *FetchSnapshotResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
+func (m *FetchSnapshotResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
 		r.Off += 8
 	} else {
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -951,13 +951,13 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) 
 	}
 }
 
-func (m *FetchSnapshotResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *FetchSnapshotResponseLeaderIDAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
 		p := b[n : n+8]
 		_ = p[7]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	}
 	nt := len(m.UnknownTaggedFields)
@@ -972,12 +972,12 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *FetchSnapshotResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
+func (m *FetchSnapshotResponseLeaderIDAndEpoch) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -989,7 +989,7 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []
 	return append(b, '}')
 }
 
-func (m *FetchSnapshotResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
+func (m *FetchSnapshotResponseLeaderIDAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -1006,7 +1006,7 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) 
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -1031,8 +1031,8 @@ func (m *FetchSnapshotResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) 
 
 // FetchSnapshotResponseNodeEndpoint is the NodeEndpoint struct of FetchSnapshotResponse.
 type FetchSnapshotResponseNodeEndpoint struct {
-	// NodeId: int32; versions 1; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 1; entity brokerId.
+	NodeID int32
 	// Host: string; versions 1.
 	Host string
 	// Port: uint16; versions 1.
@@ -1054,7 +1054,7 @@ func (m *FetchSnapshotResponseNodeEndpoint) SetDefaults() {
 }
 
 func (m *FetchSnapshotResponseNodeEndpoint) isDefault() bool {
-	return m.NodeId == 0 &&
+	return m.NodeID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		len(m.UnknownTaggedFields) == 0
@@ -1062,13 +1062,13 @@ func (m *FetchSnapshotResponseNodeEndpoint) isDefault() bool {
 
 func (m *FetchSnapshotResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
-		m.NodeId = r.Int32()
+		m.NodeID = r.Int32()
 		if r.Err != nil {
 			r.Push("nodeId")
 			return
 		}
 	} else {
-		m.NodeId = 0
+		m.NodeID = 0
 	}
 	if v >= 1 {
 		m.Host = r.String(true)
@@ -1107,8 +1107,8 @@ func (m *FetchSnapshotResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 
 func (m *FetchSnapshotResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 1 {
-		b = wire.AppendInt32(b, m.NodeId)
-	} else if m.NodeId != 0 {
+		b = wire.AppendInt32(b, m.NodeID)
+	} else if m.NodeID != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -1150,7 +1150,7 @@ func (m *FetchSnapshotResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte
 	if v >= 1 {
 		b = jsonx.Key(b, first, "nodeId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeId))
+		b = jsonx.AppendInt(b, int64(m.NodeID))
 	}
 	if v >= 1 {
 		b = jsonx.Key(b, first, "host")
@@ -1187,7 +1187,7 @@ func (m *FetchSnapshotResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[1] {
 				d.Duplicate(key)

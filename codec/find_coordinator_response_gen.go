@@ -17,8 +17,8 @@ type FindCoordinatorResponse struct {
 	ErrorCode int16
 	// ErrorMessage: string; versions 1-3; nullable 1-3; ignorable.
 	ErrorMessage *string
-	// NodeId: int32; versions 0-3; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 0-3; entity brokerId.
+	NodeID int32
 	// Host: string; versions 0-3.
 	Host string
 	// Port: int32; versions 0-3.
@@ -46,7 +46,7 @@ func (m *FindCoordinatorResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		m.ErrorCode == 0 &&
 		(m.ErrorMessage != nil && *m.ErrorMessage == "") &&
-		m.NodeId == 0 &&
+		m.NodeID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		len(m.Coordinators) == 0 &&
@@ -82,13 +82,13 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 		m.ErrorMessage = newString("")
 	}
 	if v <= 3 {
-		m.NodeId = r.Int32()
+		m.NodeID = r.Int32()
 		if r.Err != nil {
 			r.Push("nodeId")
 			return
 		}
 	} else {
-		m.NodeId = 0
+		m.NodeID = 0
 	}
 	if v <= 3 {
 		m.Host = r.String(v >= 3)
@@ -174,8 +174,8 @@ func (m *FindCoordinatorResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 	}
 	// ErrorMessage is ignorable: dropped at other versions.
 	if v <= 3 {
-		b = wire.AppendInt32(b, m.NodeId)
-	} else if m.NodeId != 0 {
+		b = wire.AppendInt32(b, m.NodeID)
+	} else if m.NodeID != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -253,7 +253,7 @@ func (m *FindCoordinatorResponse) appendJSON(b []byte, v int16) []byte {
 	if v <= 3 {
 		b = jsonx.Key(b, first, "nodeId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeId))
+		b = jsonx.AppendInt(b, int64(m.NodeID))
 	}
 	if v <= 3 {
 		b = jsonx.Key(b, first, "host")
@@ -320,7 +320,7 @@ func (m *FindCoordinatorResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[4] {
 				d.Duplicate(key)
@@ -370,8 +370,8 @@ func (m *FindCoordinatorResponse) unmarshalJSON(d *jsonx.Decoder) {
 type FindCoordinatorResponseCoordinator struct {
 	// Key: string; versions 4-6.
 	Key string
-	// NodeId: int32; versions 4-6; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 4-6; entity brokerId.
+	NodeID int32
 	// Host: string; versions 4-6.
 	Host string
 	// Port: int32; versions 4-6.
@@ -399,7 +399,7 @@ func (m *FindCoordinatorResponseCoordinator) SetDefaults() {
 
 func (m *FindCoordinatorResponseCoordinator) isDefault() bool {
 	return m.Key == "" &&
-		m.NodeId == 0 &&
+		m.NodeID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		m.ErrorCode == 0 &&
@@ -418,13 +418,13 @@ func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 		m.Key = ""
 	}
 	if v >= 4 {
-		m.NodeId = r.Int32()
+		m.NodeID = r.Int32()
 		if r.Err != nil {
 			r.Push("nodeId")
 			return
 		}
 	} else {
-		m.NodeId = 0
+		m.NodeID = 0
 	}
 	if v >= 4 {
 		m.Host = r.String(true)
@@ -500,8 +500,8 @@ func (m *FindCoordinatorResponseCoordinator) encode(b []byte, v int16, w *wire.E
 		return b
 	}
 	if v >= 4 {
-		b = wire.AppendInt32(b, m.NodeId)
-	} else if m.NodeId != 0 {
+		b = wire.AppendInt32(b, m.NodeID)
+	} else if m.NodeID != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -575,7 +575,7 @@ func (m *FindCoordinatorResponseCoordinator) appendJSON(b []byte, v int16) []byt
 	if v >= 4 {
 		b = jsonx.Key(b, first, "nodeId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeId))
+		b = jsonx.AppendInt(b, int64(m.NodeID))
 	}
 	if v >= 4 {
 		b = jsonx.Key(b, first, "host")
@@ -628,7 +628,7 @@ func (m *FindCoordinatorResponseCoordinator) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[2] {
 				d.Duplicate(key)

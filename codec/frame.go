@@ -135,17 +135,17 @@ func (f Framer) finishFrame(dst []byte, start int, name string, version int16) (
 // EncodeRequest appends a request frame to dst. The header names the api key and
 // version; the body must be that api's request.
 func (f Framer) EncodeRequest(dst []byte, h *RequestHeader, body Request) ([]byte, error) {
-	if h.RequestApiKey != body.APIKey() {
-		return dst, errtext.Wrap("kwire: request header names api key "+strconv.Itoa(int(h.RequestApiKey))+" but the body is "+
+	if h.RequestAPIKey != body.APIKey() {
+		return dst, errtext.Wrap("kwire: request header names api key "+strconv.Itoa(int(h.RequestAPIKey))+" but the body is "+
 			body.MessageName()+" (api key "+strconv.Itoa(int(body.APIKey()))+"): "+ErrMismatch.Error(), ErrMismatch)
 	}
-	v := h.RequestApiVersion
+	v := h.RequestAPIVersion
 	if !body.Info().ValidVersion(v) {
 		return dst, versionError(body, v)
 	}
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
-	dst, err := h.Encode(dst, RequestHeaderVersion(h.RequestApiKey, v))
+	dst, err := h.Encode(dst, RequestHeaderVersion(h.RequestAPIKey, v))
 	if err != nil {
 		return dst[:start], err
 	}
@@ -327,10 +327,10 @@ func PeekRequestHeader(frame []byte) (PeekedHeader, error) { return Framer{}.Pee
 // NewRequestHeaderFor returns a request header for body at version.
 func NewRequestHeaderFor(body Request, version int16, correlationID int32, clientID string) *RequestHeader {
 	h := NewRequestHeader()
-	h.RequestApiKey = body.APIKey()
-	h.RequestApiVersion = version
-	h.CorrelationId = correlationID
-	h.ClientId = &clientID
+	h.RequestAPIKey = body.APIKey()
+	h.RequestAPIVersion = version
+	h.CorrelationID = correlationID
+	h.ClientID = &clientID
 	return h
 }
 

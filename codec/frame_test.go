@@ -43,9 +43,9 @@ func TestHeaderVersions(t *testing.T) {
 // TestApiVersionsResponseHeaderOnWire checks the exact bytes: a v3 ApiVersions response
 // frame carries a v0 header (correlation id, no tagged-field byte) before a flexible body.
 func TestApiVersionsResponseHeaderOnWire(t *testing.T) {
-	body := codec.NewApiVersionsResponse()
+	body := codec.NewAPIVersionsResponse()
 	h := codec.NewResponseHeader()
-	h.CorrelationId = 0x01020304
+	h.CorrelationID = 0x01020304
 	frame, err := codec.EncodeResponseFrame(nil, h, 3, body)
 	if err != nil {
 		t.Fatal(err)
@@ -60,14 +60,14 @@ func TestApiVersionsResponseHeaderOnWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.HeaderVersion != 0 || got.Header.CorrelationId != 0x01020304 {
+	if got.HeaderVersion != 0 || got.Header.CorrelationID != 0x01020304 {
 		t.Fatalf("header %+v (v%d)", got.Header, got.HeaderVersion)
 	}
 }
 
 func TestControlledShutdownV0RequestHeader(t *testing.T) {
 	body := codec.NewControlledShutdownRequest()
-	body.BrokerId = 7
+	body.BrokerID = 7
 	h := codec.NewRequestHeaderFor(body, 0, 42, "ignored at header v0")
 	frame, err := codec.EncodeRequestFrame(nil, h, body)
 	if err != nil {
@@ -82,7 +82,7 @@ func TestControlledShutdownV0RequestHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.HeaderVersion != 0 || got.Body.(*codec.ControlledShutdownRequest).BrokerId != 7 {
+	if got.HeaderVersion != 0 || got.Body.(*codec.ControlledShutdownRequest).BrokerID != 7 {
 		t.Fatalf("decoded %+v", got)
 	}
 }
@@ -263,7 +263,7 @@ func TestHeaderLen(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s response v%d: %v", api.Name, v, err)
 			}
-			rh := &codec.ResponseHeader{CorrelationId: 17}
+			rh := &codec.ResponseHeader{CorrelationID: 17}
 			if codec.ResponseHeaderVersion(api.Key, v) == 1 {
 				rh.UnknownTaggedFields = tags
 			}

@@ -23,7 +23,7 @@ func seedFrames(t testing.TB, each func(key, version int16, req, resp []byte)) {
 			resp := codec.NewResponse(api.Key)
 			codectest.Fill(resp, r, v)
 			h := codec.NewResponseHeader()
-			h.CorrelationId = r.Int31()
+			h.CorrelationID = r.Int31()
 			respFrame, err := codec.EncodeResponseFrame(nil, h, v, resp)
 			if err != nil {
 				t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 
 // GetTelemetrySubscriptionsRequest is Kafka's GetTelemetrySubscriptionsRequest (api key 71), versions 0; flexible versions 0.
 type GetTelemetrySubscriptionsRequest struct {
-	// ClientInstanceId: uuid; versions 0.
-	ClientInstanceId UUID
+	// ClientInstanceID: uuid; versions 0.
+	ClientInstanceID UUID
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -32,13 +32,13 @@ func (m *GetTelemetrySubscriptionsRequest) SetDefaults() {
 }
 
 func (m *GetTelemetrySubscriptionsRequest) isDefault() bool {
-	return m.ClientInstanceId == (UUID{}) &&
+	return m.ClientInstanceID == (UUID{}) &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *GetTelemetrySubscriptionsRequest) decode(r *wire.Reader, v int16) {
-	m.ClientInstanceId = r.UUID()
+	m.ClientInstanceID = r.UUID()
 	if r.Err != nil {
 		r.Push("clientInstanceId")
 		return
@@ -65,7 +65,7 @@ func (m *GetTelemetrySubscriptionsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *GetTelemetrySubscriptionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.ClientInstanceId[:]...)
+	b = append(b, m.ClientInstanceID[:]...)
 	nt := len(m.UnknownTaggedFields)
 	b = wire.AppendUvarint(b, uint32(nt))
 	if len(m.UnknownTaggedFields) > 0 {
@@ -84,7 +84,7 @@ func (m *GetTelemetrySubscriptionsRequest) appendJSON(b []byte, v int16) []byte 
 	first := true
 	b = jsonx.Key(b, first, "clientInstanceId")
 	first = false
-	b = jsonx.AppendUUID(b, m.ClientInstanceId)
+	b = jsonx.AppendUUID(b, m.ClientInstanceID)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
 		first = false
@@ -114,7 +114,7 @@ func (m *GetTelemetrySubscriptionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ClientInstanceId = d.UUID()
+			m.ClientInstanceID = d.UUID()
 		case "_unknownTaggedFields":
 			if seen[2] {
 				d.Duplicate(key)

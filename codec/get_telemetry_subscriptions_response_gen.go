@@ -15,10 +15,10 @@ type GetTelemetrySubscriptionsResponse struct {
 	ThrottleTimeMs int32
 	// ErrorCode: int16; versions 0.
 	ErrorCode int16
-	// ClientInstanceId: uuid; versions 0.
-	ClientInstanceId UUID
-	// SubscriptionId: int32; versions 0.
-	SubscriptionId int32
+	// ClientInstanceID: uuid; versions 0.
+	ClientInstanceID UUID
+	// SubscriptionID: int32; versions 0.
+	SubscriptionID int32
 	// AcceptedCompressionTypes: []int8; versions 0.
 	AcceptedCompressionTypes []int8
 	// PushIntervalMs: int32; versions 0.
@@ -48,8 +48,8 @@ func (m *GetTelemetrySubscriptionsResponse) SetDefaults() {
 func (m *GetTelemetrySubscriptionsResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		m.ErrorCode == 0 &&
-		m.ClientInstanceId == (UUID{}) &&
-		m.SubscriptionId == 0 &&
+		m.ClientInstanceID == (UUID{}) &&
+		m.SubscriptionID == 0 &&
 		len(m.AcceptedCompressionTypes) == 0 &&
 		m.PushIntervalMs == 0 &&
 		m.TelemetryMaxBytes == 0 &&
@@ -64,8 +64,8 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 		_ = p[25]
 		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
-		m.ClientInstanceId = UUID(p[6:22])
-		m.SubscriptionId = int32(binary.BigEndian.Uint32(p[22:]))
+		m.ClientInstanceID = UUID(p[6:22])
+		m.SubscriptionID = int32(binary.BigEndian.Uint32(p[22:]))
 		r.Off += 26
 	} else {
 		m.ThrottleTimeMs = r.Int32()
@@ -78,12 +78,12 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 			r.Push("errorCode")
 			return
 		}
-		m.ClientInstanceId = r.UUID()
+		m.ClientInstanceID = r.UUID()
 		if r.Err != nil {
 			r.Push("clientInstanceId")
 			return
 		}
-		m.SubscriptionId = r.Int32()
+		m.SubscriptionID = r.Int32()
 		if r.Err != nil {
 			r.Push("subscriptionId")
 			return
@@ -182,8 +182,8 @@ func (m *GetTelemetrySubscriptionsResponse) encode(b []byte, v int16, w *wire.En
 		_ = p[25]
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
-		copy(p[6:22], m.ClientInstanceId[:])
-		binary.BigEndian.PutUint32(p[22:], uint32(m.SubscriptionId))
+		copy(p[6:22], m.ClientInstanceID[:])
+		binary.BigEndian.PutUint32(p[22:], uint32(m.SubscriptionID))
 	}
 	b = wire.AppendArrayLen(b, len(m.AcceptedCompressionTypes), false, true)
 	for i := range m.AcceptedCompressionTypes {
@@ -233,10 +233,10 @@ func (m *GetTelemetrySubscriptionsResponse) appendJSON(b []byte, v int16) []byte
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	b = jsonx.Key(b, first, "clientInstanceId")
 	first = false
-	b = jsonx.AppendUUID(b, m.ClientInstanceId)
+	b = jsonx.AppendUUID(b, m.ClientInstanceID)
 	b = jsonx.Key(b, first, "subscriptionId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.SubscriptionId))
+	b = jsonx.AppendInt(b, int64(m.SubscriptionID))
 	b = jsonx.Key(b, first, "acceptedCompressionTypes")
 	first = false
 	b = append(b, '[')
@@ -303,13 +303,13 @@ func (m *GetTelemetrySubscriptionsResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.ClientInstanceId = d.UUID()
+			m.ClientInstanceID = d.UUID()
 		case "subscriptionId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.SubscriptionId = int32(d.Int(-1<<31, 1<<31-1))
+			m.SubscriptionID = int32(d.Int(-1<<31, 1<<31-1))
 		case "acceptedCompressionTypes":
 			if seen[4] {
 				d.Duplicate(key)

@@ -9,14 +9,14 @@ import (
 
 // HeartbeatRequest is Kafka's HeartbeatRequest (api key 12), versions 0-4; flexible versions 4.
 type HeartbeatRequest struct {
-	// GroupId: string; versions 0-4; entity groupId.
-	GroupId string
-	// GenerationId: int32; versions 0-4.
-	GenerationId int32
-	// MemberId: string; versions 0-4.
-	MemberId string
-	// GroupInstanceId: string; versions 3-4; nullable 3-4; default "null".
-	GroupInstanceId *string
+	// GroupID: string; versions 0-4; entity groupId.
+	GroupID string
+	// GenerationID: int32; versions 0-4.
+	GenerationID int32
+	// MemberID: string; versions 0-4.
+	MemberID string
+	// GroupInstanceID: string; versions 3-4; nullable 3-4; default "null".
+	GroupInstanceID *string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -34,38 +34,38 @@ func (m *HeartbeatRequest) SetDefaults() {
 }
 
 func (m *HeartbeatRequest) isDefault() bool {
-	return m.GroupId == "" &&
-		m.GenerationId == 0 &&
-		m.MemberId == "" &&
-		m.GroupInstanceId == nil &&
+	return m.GroupID == "" &&
+		m.GenerationID == 0 &&
+		m.MemberID == "" &&
+		m.GroupInstanceID == nil &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(v >= 4)
+	m.GroupID = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.GenerationId = r.Int32()
+	m.GenerationID = r.Int32()
 	if r.Err != nil {
 		r.Push("generationId")
 		return
 	}
-	m.MemberId = r.String(v >= 4)
+	m.MemberID = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
 	if v >= 3 {
-		m.GroupInstanceId = r.NullableString(v >= 4)
+		m.GroupInstanceID = r.NullableString(v >= 4)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
 		}
 	} else {
-		m.GroupInstanceId = nil
+		m.GroupInstanceID = nil
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -91,27 +91,27 @@ func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *HeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, v >= 4)
-	b = wire.AppendInt32(b, m.GenerationId)
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	b = wire.AppendString(b, m.GroupID, v >= 4)
+	b = wire.AppendInt32(b, m.GenerationID)
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, v >= 4)
+	b = wire.AppendString(b, m.MemberID, v >= 4)
 	if v >= 3 {
-		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
+		if m.GroupInstanceID != nil && len(*m.GroupInstanceID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceID)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 4)
-	} else if m.GroupInstanceId != nil {
+		b = wire.AppendNullableString(b, m.GroupInstanceID, v >= 4)
+	} else if m.GroupInstanceID != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
@@ -140,17 +140,17 @@ func (m *HeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "generationId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.GenerationId))
+	b = jsonx.AppendInt(b, int64(m.GenerationID))
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	if v >= 3 {
 		b = jsonx.Key(b, first, "groupInstanceId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceId)
+		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
@@ -181,25 +181,25 @@ func (m *HeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "generationId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.GenerationId = int32(d.Int(-1<<31, 1<<31-1))
+			m.GenerationID = int32(d.Int(-1<<31, 1<<31-1))
 		case "memberId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "groupInstanceId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.GroupInstanceId = d.NullableString()
+			m.GroupInstanceID = d.NullableString()
 		case "_unknownTaggedFields":
 			if seen[5] {
 				d.Duplicate(key)

@@ -9,14 +9,14 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// InitProducerIdRequest is Kafka's InitProducerIdRequest (api key 22), versions 0-6; flexible versions 2-6.
-type InitProducerIdRequest struct {
-	// TransactionalId: string; versions 0-6; nullable 0-6; entity transactionalId.
-	TransactionalId *string
+// InitProducerIDRequest is Kafka's InitProducerIdRequest (api key 22), versions 0-6; flexible versions 2-6.
+type InitProducerIDRequest struct {
+	// TransactionalID: string; versions 0-6; nullable 0-6; entity transactionalId.
+	TransactionalID *string
 	// TransactionTimeoutMs: int32; versions 0-6.
 	TransactionTimeoutMs int32
-	// ProducerId: int64; versions 3-6; default "-1"; entity producerId.
-	ProducerId int64
+	// ProducerID: int64; versions 3-6; default "-1"; entity producerId.
+	ProducerID int64
 	// ProducerEpoch: int16; versions 3-6; default "-1".
 	ProducerEpoch int16
 	// Enable2Pc: bool; versions 6; default "false".
@@ -31,25 +31,25 @@ type InitProducerIdRequest struct {
 	TrailingBytes []byte
 }
 
-// NewInitProducerIdRequest returns a InitProducerIdRequest holding the descriptor defaults.
-func NewInitProducerIdRequest() *InitProducerIdRequest {
-	m := new(InitProducerIdRequest)
+// NewInitProducerIDRequest returns a InitProducerIDRequest holding the descriptor defaults.
+func NewInitProducerIDRequest() *InitProducerIDRequest {
+	m := new(InitProducerIDRequest)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *InitProducerIdRequest) SetDefaults() {
-	*m = InitProducerIdRequest{}
-	m.TransactionalId = newString("")
-	m.ProducerId = -1
+func (m *InitProducerIDRequest) SetDefaults() {
+	*m = InitProducerIDRequest{}
+	m.TransactionalID = newString("")
+	m.ProducerID = -1
 	m.ProducerEpoch = -1
 }
 
-func (m *InitProducerIdRequest) isDefault() bool {
-	return (m.TransactionalId != nil && *m.TransactionalId == "") &&
+func (m *InitProducerIDRequest) isDefault() bool {
+	return (m.TransactionalID != nil && *m.TransactionalID == "") &&
 		m.TransactionTimeoutMs == 0 &&
-		m.ProducerId == -1 &&
+		m.ProducerID == -1 &&
 		m.ProducerEpoch == -1 &&
 		!m.Enable2Pc &&
 		!m.KeepPreparedTxn &&
@@ -57,8 +57,8 @@ func (m *InitProducerIdRequest) isDefault() bool {
 		len(m.TrailingBytes) == 0
 }
 
-func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
-	m.TransactionalId = r.NullableString(v >= 2)
+func (m *InitProducerIDRequest) decode(r *wire.Reader, v int16) {
+	m.TransactionalID = r.NullableString(v >= 2)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
@@ -72,11 +72,11 @@ func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
 		if len(r.Src)-r.Off >= 10 {
 			p := r.Src[r.Off : r.Off+10]
 			_ = p[9]
-			m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.ProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 			m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
 			r.Off += 10
 		} else {
-			m.ProducerId = r.Int64()
+			m.ProducerID = r.Int64()
 			if r.Err != nil {
 				r.Push("producerId")
 				return
@@ -88,7 +88,7 @@ func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
 			}
 		}
 	} else {
-		m.ProducerId = -1
+		m.ProducerID = -1
 		m.ProducerEpoch = -1
 	}
 	if v >= 6 {
@@ -137,23 +137,23 @@ func (m *InitProducerIdRequest) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *InitProducerIdRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if m.TransactionalId != nil && len(*m.TransactionalId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalId)))
+func (m *InitProducerIDRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
+	if m.TransactionalID != nil && len(*m.TransactionalID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalID)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.TransactionalId, v >= 2)
+	b = wire.AppendNullableString(b, m.TransactionalID, v >= 2)
 	b = wire.AppendInt32(b, m.TransactionTimeoutMs)
 	if v >= 3 {
 		n := len(b)
 		b = append(b, make([]byte, 10)...)
 		p := b[n : n+10]
 		_ = p[9]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
 	} else {
-		if m.ProducerId != -1 {
+		if m.ProducerID != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("producerId")
 			return b
@@ -206,19 +206,19 @@ func (m *InitProducerIdRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 	return b
 }
 
-func (m *InitProducerIdRequest) appendJSON(b []byte, v int16) []byte {
+func (m *InitProducerIDRequest) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "transactionalId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.TransactionalId)
+	b = jsonx.AppendNullableString(b, m.TransactionalID)
 	b = jsonx.Key(b, first, "transactionTimeoutMs")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.TransactionTimeoutMs))
 	if v >= 3 {
 		b = jsonx.Key(b, first, "producerId")
 		first = false
-		b = jsonx.AppendInt64(b, m.ProducerId)
+		b = jsonx.AppendInt64(b, m.ProducerID)
 	}
 	if v >= 3 {
 		b = jsonx.Key(b, first, "producerEpoch")
@@ -247,7 +247,7 @@ func (m *InitProducerIdRequest) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *InitProducerIdRequest) unmarshalJSON(d *jsonx.Decoder) {
+func (m *InitProducerIDRequest) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -264,7 +264,7 @@ func (m *InitProducerIdRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TransactionalId = d.NullableString()
+			m.TransactionalID = d.NullableString()
 		case "transactionTimeoutMs":
 			if seen[1] {
 				d.Duplicate(key)
@@ -276,7 +276,7 @@ func (m *InitProducerIdRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "producerEpoch":
 			if seen[3] {
 				d.Duplicate(key)
@@ -317,22 +317,22 @@ func (m *InitProducerIdRequest) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoInitProducerIdRequest = MessageInfo{Name: "InitProducerIdRequest", APIKey: 22, Kind: KindRequest, MinVersion: 0, MaxVersion: 6, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: true, Releases: []string{"3.9.2", "4.4.0"}}
+var infoInitProducerIDRequest = MessageInfo{Name: "InitProducerIdRequest", APIKey: 22, Kind: KindRequest, MinVersion: 0, MaxVersion: 6, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: true, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "InitProducerIdRequest".
-func (*InitProducerIdRequest) MessageName() string { return "InitProducerIdRequest" }
+func (*InitProducerIDRequest) MessageName() string { return "InitProducerIdRequest" }
 
 // APIKey returns 22.
-func (*InitProducerIdRequest) APIKey() int16 { return 22 }
+func (*InitProducerIDRequest) APIKey() int16 { return 22 }
 
 // MessageKind returns KindRequest.
-func (*InitProducerIdRequest) MessageKind() Kind { return KindRequest }
+func (*InitProducerIDRequest) MessageKind() Kind { return KindRequest }
 
 // Info returns the generated metadata of InitProducerIdRequest.
-func (*InitProducerIdRequest) Info() *MessageInfo { return &infoInitProducerIdRequest }
+func (*InitProducerIDRequest) Info() *MessageInfo { return &infoInitProducerIDRequest }
 
 // Encode appends m at the given version to dst.
-func (m *InitProducerIdRequest) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *InitProducerIDRequest) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 6 {
 		return dst, versionError(m, version)
 	}
@@ -346,12 +346,12 @@ func (m *InitProducerIdRequest) Encode(dst []byte, version int16) ([]byte, error
 
 // Decode replaces m with the message in src, which must hold exactly one InitProducerIdRequest at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *InitProducerIdRequest) Decode(src []byte, version int16) error {
+func (m *InitProducerIDRequest) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *InitProducerIdRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *InitProducerIDRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 6 {
 		return versionError(m, version)
 	}
@@ -366,19 +366,19 @@ func (m *InitProducerIdRequest) DecodeWith(src []byte, version int16, opts Decod
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *InitProducerIdRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *InitProducerIDRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *InitProducerIdRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+func (m *InitProducerIDRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
 
-func (*InitProducerIdRequest) isRequest() {}
+func (*InitProducerIDRequest) isRequest() {}
 
 // NewResponse returns the paired response, with defaults.
-func (*InitProducerIdRequest) NewResponse() Response { return NewInitProducerIdResponse() }
+func (*InitProducerIDRequest) NewResponse() Response { return NewInitProducerIDResponse() }
 
-// ResponseType returns a new paired InitProducerIdResponse, typed.
-func (*InitProducerIdRequest) ResponseType() *InitProducerIdResponse {
-	return NewInitProducerIdResponse()
+// ResponseType returns a new paired InitProducerIDResponse, typed.
+func (*InitProducerIDRequest) ResponseType() *InitProducerIDResponse {
+	return NewInitProducerIDResponse()
 }

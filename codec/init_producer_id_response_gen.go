@@ -9,56 +9,56 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// InitProducerIdResponse is Kafka's InitProducerIdResponse (api key 22), versions 0-6; flexible versions 2-6.
-type InitProducerIdResponse struct {
+// InitProducerIDResponse is Kafka's InitProducerIdResponse (api key 22), versions 0-6; flexible versions 2-6.
+type InitProducerIDResponse struct {
 	// ThrottleTimeMs: int32; versions 0-6; ignorable.
 	ThrottleTimeMs int32
 	// ErrorCode: int16; versions 0-6.
 	ErrorCode int16
-	// ProducerId: int64; versions 0-6; default "-1"; entity producerId.
-	ProducerId int64
+	// ProducerID: int64; versions 0-6; default "-1"; entity producerId.
+	ProducerID int64
 	// ProducerEpoch: int16; versions 0-6.
 	ProducerEpoch int16
-	// OngoingTxnProducerId: int64; versions 6; default "-1"; entity producerId.
-	OngoingTxnProducerId int64
+	// OngoingTxnProducerID: int64; versions 6; default "-1"; entity producerId.
+	OngoingTxnProducerID int64
 	// OngoingTxnProducerEpoch: int16; versions 6; default "-1".
 	OngoingTxnProducerEpoch int16
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewInitProducerIdResponse returns a InitProducerIdResponse holding the descriptor defaults.
-func NewInitProducerIdResponse() *InitProducerIdResponse {
-	m := new(InitProducerIdResponse)
+// NewInitProducerIDResponse returns a InitProducerIDResponse holding the descriptor defaults.
+func NewInitProducerIDResponse() *InitProducerIDResponse {
+	m := new(InitProducerIDResponse)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *InitProducerIdResponse) SetDefaults() {
-	*m = InitProducerIdResponse{}
-	m.ProducerId = -1
-	m.OngoingTxnProducerId = -1
+func (m *InitProducerIDResponse) SetDefaults() {
+	*m = InitProducerIDResponse{}
+	m.ProducerID = -1
+	m.OngoingTxnProducerID = -1
 	m.OngoingTxnProducerEpoch = -1
 }
 
-func (m *InitProducerIdResponse) isDefault() bool {
+func (m *InitProducerIDResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		m.ErrorCode == 0 &&
-		m.ProducerId == -1 &&
+		m.ProducerID == -1 &&
 		m.ProducerEpoch == 0 &&
-		m.OngoingTxnProducerId == -1 &&
+		m.OngoingTxnProducerID == -1 &&
 		m.OngoingTxnProducerEpoch == -1 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
+func (m *InitProducerIDResponse) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 16 {
 		p := r.Src[r.Off : r.Off+16]
 		_ = p[15]
 		m.ThrottleTimeMs = int32(binary.BigEndian.Uint32(p[0:]))
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
-		m.ProducerId = int64(binary.BigEndian.Uint64(p[6:]))
+		m.ProducerID = int64(binary.BigEndian.Uint64(p[6:]))
 		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[14:]))
 		r.Off += 16
 	} else {
@@ -72,7 +72,7 @@ func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
 			r.Push("errorCode")
 			return
 		}
-		m.ProducerId = r.Int64()
+		m.ProducerID = r.Int64()
 		if r.Err != nil {
 			r.Push("producerId")
 			return
@@ -87,11 +87,11 @@ func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
 		if len(r.Src)-r.Off >= 10 {
 			p := r.Src[r.Off : r.Off+10]
 			_ = p[9]
-			m.OngoingTxnProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+			m.OngoingTxnProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 			m.OngoingTxnProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
 			r.Off += 10
 		} else {
-			m.OngoingTxnProducerId = r.Int64()
+			m.OngoingTxnProducerID = r.Int64()
 			if r.Err != nil {
 				r.Push("ongoingTxnProducerId")
 				return
@@ -103,7 +103,7 @@ func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
 			}
 		}
 	} else {
-		m.OngoingTxnProducerId = -1
+		m.OngoingTxnProducerID = -1
 		m.OngoingTxnProducerEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -125,7 +125,7 @@ func (m *InitProducerIdResponse) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *InitProducerIdResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *InitProducerIDResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 16)...)
@@ -133,7 +133,7 @@ func (m *InitProducerIdResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 		_ = p[15]
 		binary.BigEndian.PutUint32(p[0:], uint32(m.ThrottleTimeMs))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
-		binary.BigEndian.PutUint64(p[6:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[6:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint16(p[14:], uint16(m.ProducerEpoch))
 	}
 	if v >= 6 {
@@ -141,10 +141,10 @@ func (m *InitProducerIdResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 		b = append(b, make([]byte, 10)...)
 		p := b[n : n+10]
 		_ = p[9]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.OngoingTxnProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.OngoingTxnProducerID))
 		binary.BigEndian.PutUint16(p[8:], uint16(m.OngoingTxnProducerEpoch))
 	} else {
-		if m.OngoingTxnProducerId != -1 {
+		if m.OngoingTxnProducerID != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("ongoingTxnProducerId")
 			return b
@@ -173,7 +173,7 @@ func (m *InitProducerIdResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 	return b
 }
 
-func (m *InitProducerIdResponse) appendJSON(b []byte, v int16) []byte {
+func (m *InitProducerIDResponse) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "throttleTimeMs")
@@ -184,14 +184,14 @@ func (m *InitProducerIdResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	b = jsonx.Key(b, first, "producerId")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerId)
+	b = jsonx.AppendInt64(b, m.ProducerID)
 	b = jsonx.Key(b, first, "producerEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
 	if v >= 6 {
 		b = jsonx.Key(b, first, "ongoingTxnProducerId")
 		first = false
-		b = jsonx.AppendInt64(b, m.OngoingTxnProducerId)
+		b = jsonx.AppendInt64(b, m.OngoingTxnProducerID)
 	}
 	if v >= 6 {
 		b = jsonx.Key(b, first, "ongoingTxnProducerEpoch")
@@ -206,7 +206,7 @@ func (m *InitProducerIdResponse) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *InitProducerIdResponse) unmarshalJSON(d *jsonx.Decoder) {
+func (m *InitProducerIDResponse) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -235,7 +235,7 @@ func (m *InitProducerIdResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "producerEpoch":
 			if seen[3] {
 				d.Duplicate(key)
@@ -247,7 +247,7 @@ func (m *InitProducerIdResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.OngoingTxnProducerId = d.Int64()
+			m.OngoingTxnProducerID = d.Int64()
 		case "ongoingTxnProducerEpoch":
 			if seen[5] {
 				d.Duplicate(key)
@@ -270,22 +270,22 @@ func (m *InitProducerIdResponse) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-var infoInitProducerIdResponse = MessageInfo{Name: "InitProducerIdResponse", APIKey: 22, Kind: KindResponse, MinVersion: 0, MaxVersion: 6, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
+var infoInitProducerIDResponse = MessageInfo{Name: "InitProducerIdResponse", APIKey: 22, Kind: KindResponse, MinVersion: 0, MaxVersion: 6, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "InitProducerIdResponse".
-func (*InitProducerIdResponse) MessageName() string { return "InitProducerIdResponse" }
+func (*InitProducerIDResponse) MessageName() string { return "InitProducerIdResponse" }
 
 // APIKey returns 22.
-func (*InitProducerIdResponse) APIKey() int16 { return 22 }
+func (*InitProducerIDResponse) APIKey() int16 { return 22 }
 
 // MessageKind returns KindResponse.
-func (*InitProducerIdResponse) MessageKind() Kind { return KindResponse }
+func (*InitProducerIDResponse) MessageKind() Kind { return KindResponse }
 
 // Info returns the generated metadata of InitProducerIdResponse.
-func (*InitProducerIdResponse) Info() *MessageInfo { return &infoInitProducerIdResponse }
+func (*InitProducerIDResponse) Info() *MessageInfo { return &infoInitProducerIDResponse }
 
 // Encode appends m at the given version to dst.
-func (m *InitProducerIdResponse) Encode(dst []byte, version int16) ([]byte, error) {
+func (m *InitProducerIDResponse) Encode(dst []byte, version int16) ([]byte, error) {
 	if version < 0 || version > 6 {
 		return dst, versionError(m, version)
 	}
@@ -299,12 +299,12 @@ func (m *InitProducerIdResponse) Encode(dst []byte, version int16) ([]byte, erro
 
 // Decode replaces m with the message in src, which must hold exactly one InitProducerIdResponse at the
 // given version. Slices of m's previous contents may be reused, as encoding/json does.
-func (m *InitProducerIdResponse) Decode(src []byte, version int16) error {
+func (m *InitProducerIDResponse) Decode(src []byte, version int16) error {
 	return m.DecodeWith(src, version, DecodeOptions{})
 }
 
 // DecodeWith is Decode with options.
-func (m *InitProducerIdResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+func (m *InitProducerIDResponse) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
 	if version < 0 || version > 6 {
 		return versionError(m, version)
 	}
@@ -319,19 +319,19 @@ func (m *InitProducerIdResponse) DecodeWith(src []byte, version int16, opts Deco
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.
-func (m *InitProducerIdResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
+func (m *InitProducerIDResponse) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
 // UnmarshalJSON replaces m with the message in the JSON form.
-func (m *InitProducerIdResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+func (m *InitProducerIDResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
 
-func (*InitProducerIdResponse) isResponse() {}
+func (*InitProducerIDResponse) isResponse() {}
 
 // NewRequest returns the paired request, with defaults.
-func (*InitProducerIdResponse) NewRequest() Request { return NewInitProducerIdRequest() }
+func (*InitProducerIDResponse) NewRequest() Request { return NewInitProducerIDRequest() }
 
-// RequestType returns a new paired InitProducerIdRequest, typed.
-func (*InitProducerIdResponse) RequestType() *InitProducerIdRequest {
-	return NewInitProducerIdRequest()
+// RequestType returns a new paired InitProducerIDRequest, typed.
+func (*InitProducerIDResponse) RequestType() *InitProducerIDRequest {
+	return NewInitProducerIDRequest()
 }

@@ -9,16 +9,16 @@ import (
 
 // JoinGroupRequest is Kafka's JoinGroupRequest (api key 11), versions 0-9; flexible versions 6-9.
 type JoinGroupRequest struct {
-	// GroupId: string; versions 0-9; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0-9; entity groupId.
+	GroupID string
 	// SessionTimeoutMs: int32; versions 0-9.
 	SessionTimeoutMs int32
 	// RebalanceTimeoutMs: int32; versions 1-9; default "-1"; ignorable.
 	RebalanceTimeoutMs int32
-	// MemberId: string; versions 0-9.
-	MemberId string
-	// GroupInstanceId: string; versions 5-9; nullable 5-9; default "null".
-	GroupInstanceId *string
+	// MemberID: string; versions 0-9.
+	MemberID string
+	// GroupInstanceID: string; versions 5-9; nullable 5-9; default "null".
+	GroupInstanceID *string
 	// ProtocolType: string; versions 0-9.
 	ProtocolType string
 	// Protocols: []JoinGroupRequestProtocol; versions 0-9.
@@ -43,11 +43,11 @@ func (m *JoinGroupRequest) SetDefaults() {
 }
 
 func (m *JoinGroupRequest) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		m.SessionTimeoutMs == 0 &&
 		m.RebalanceTimeoutMs == -1 &&
-		m.MemberId == "" &&
-		m.GroupInstanceId == nil &&
+		m.MemberID == "" &&
+		m.GroupInstanceID == nil &&
 		m.ProtocolType == "" &&
 		len(m.Protocols) == 0 &&
 		m.Reason == nil &&
@@ -56,7 +56,7 @@ func (m *JoinGroupRequest) isDefault() bool {
 }
 
 func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(v >= 6)
+	m.GroupID = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -75,19 +75,19 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.RebalanceTimeoutMs = -1
 	}
-	m.MemberId = r.String(v >= 6)
+	m.MemberID = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
 	if v >= 5 {
-		m.GroupInstanceId = r.NullableString(v >= 6)
+		m.GroupInstanceID = r.NullableString(v >= 6)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
 		}
 	} else {
-		m.GroupInstanceId = nil
+		m.GroupInstanceID = nil
 	}
 	m.ProtocolType = r.String(v >= 6)
 	if r.Err != nil {
@@ -148,31 +148,31 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *JoinGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, v >= 6)
+	b = wire.AppendString(b, m.GroupID, v >= 6)
 	b = wire.AppendInt32(b, m.SessionTimeoutMs)
 	if v >= 1 {
 		b = wire.AppendInt32(b, m.RebalanceTimeoutMs)
 	}
 	// RebalanceTimeoutMs is ignorable: dropped at other versions.
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, v >= 6)
+	b = wire.AppendString(b, m.MemberID, v >= 6)
 	if v >= 5 {
-		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
+		if m.GroupInstanceID != nil && len(*m.GroupInstanceID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceID)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 6)
-	} else if m.GroupInstanceId != nil {
+		b = wire.AppendNullableString(b, m.GroupInstanceID, v >= 6)
+	} else if m.GroupInstanceID != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
@@ -225,7 +225,7 @@ func (m *JoinGroupRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "sessionTimeoutMs")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.SessionTimeoutMs))
@@ -236,11 +236,11 @@ func (m *JoinGroupRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	if v >= 5 {
 		b = jsonx.Key(b, first, "groupInstanceId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceId)
+		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
 	}
 	b = jsonx.Key(b, first, "protocolType")
 	first = false
@@ -289,7 +289,7 @@ func (m *JoinGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "sessionTimeoutMs":
 			if seen[1] {
 				d.Duplicate(key)
@@ -307,13 +307,13 @@ func (m *JoinGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "groupInstanceId":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.GroupInstanceId = d.NullableString()
+			m.GroupInstanceID = d.NullableString()
 		case "protocolType":
 			if seen[5] {
 				d.Duplicate(key)

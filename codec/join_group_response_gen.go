@@ -15,8 +15,8 @@ type JoinGroupResponse struct {
 	ThrottleTimeMs int32
 	// ErrorCode: int16; versions 0-9.
 	ErrorCode int16
-	// GenerationId: int32; versions 0-9; default "-1".
-	GenerationId int32
+	// GenerationID: int32; versions 0-9; default "-1".
+	GenerationID int32
 	// ProtocolType: string; versions 7-9; nullable 7-9; default "null"; ignorable.
 	ProtocolType *string
 	// ProtocolName: string; versions 0-9; nullable 7-9.
@@ -25,8 +25,8 @@ type JoinGroupResponse struct {
 	Leader string
 	// SkipAssignment: bool; versions 9; default "false".
 	SkipAssignment bool
-	// MemberId: string; versions 0-9.
-	MemberId string
+	// MemberID: string; versions 0-9.
+	MemberID string
 	// Members: []JoinGroupResponseMember; versions 0-9.
 	Members []JoinGroupResponseMember
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -43,19 +43,19 @@ func NewJoinGroupResponse() *JoinGroupResponse {
 // SetDefaults resets every field to its descriptor default.
 func (m *JoinGroupResponse) SetDefaults() {
 	*m = JoinGroupResponse{}
-	m.GenerationId = -1
+	m.GenerationID = -1
 	m.ProtocolName = newString("")
 }
 
 func (m *JoinGroupResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		m.ErrorCode == 0 &&
-		m.GenerationId == -1 &&
+		m.GenerationID == -1 &&
 		m.ProtocolType == nil &&
 		(m.ProtocolName != nil && *m.ProtocolName == "") &&
 		m.Leader == "" &&
 		!m.SkipAssignment &&
-		m.MemberId == "" &&
+		m.MemberID == "" &&
 		len(m.Members) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -74,7 +74,7 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
-		m.GenerationId = int32(binary.BigEndian.Uint32(p[2:]))
+		m.GenerationID = int32(binary.BigEndian.Uint32(p[2:]))
 		r.Off += 6
 	} else {
 		m.ErrorCode = r.Int16()
@@ -82,7 +82,7 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 			r.Push("errorCode")
 			return
 		}
-		m.GenerationId = r.Int32()
+		m.GenerationID = r.Int32()
 		if r.Err != nil {
 			r.Push("generationId")
 			return
@@ -120,7 +120,7 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.SkipAssignment = false
 	}
-	m.MemberId = r.String(v >= 6)
+	m.MemberID = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -176,7 +176,7 @@ func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		p := b[n : n+6]
 		_ = p[5]
 		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
-		binary.BigEndian.PutUint32(p[2:], uint32(m.GenerationId))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.GenerationID))
 	}
 	if v >= 7 {
 		if m.ProtocolType != nil && len(*m.ProtocolType) > 32767 {
@@ -211,12 +211,12 @@ func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		w.Push("skipAssignment")
 		return b
 	}
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, v >= 6)
+	b = wire.AppendString(b, m.MemberID, v >= 6)
 	b = wire.AppendArrayLen(b, len(m.Members), false, v >= 6)
 	for i := range m.Members {
 		b = m.Members[i].encode(b, v, w)
@@ -257,7 +257,7 @@ func (m *JoinGroupResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	b = jsonx.Key(b, first, "generationId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.GenerationId))
+	b = jsonx.AppendInt(b, int64(m.GenerationID))
 	if v >= 7 {
 		b = jsonx.Key(b, first, "protocolType")
 		first = false
@@ -276,7 +276,7 @@ func (m *JoinGroupResponse) appendJSON(b []byte, v int16) []byte {
 	}
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	b = jsonx.Key(b, first, "members")
 	first = false
 	b = append(b, '[')
@@ -324,7 +324,7 @@ func (m *JoinGroupResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.GenerationId = int32(d.Int(-1<<31, 1<<31-1))
+			m.GenerationID = int32(d.Int(-1<<31, 1<<31-1))
 		case "protocolType":
 			if seen[3] {
 				d.Duplicate(key)
@@ -354,7 +354,7 @@ func (m *JoinGroupResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[7] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "members":
 			if seen[8] {
 				d.Duplicate(key)
@@ -390,10 +390,10 @@ func (m *JoinGroupResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // JoinGroupResponseMember is the JoinGroupResponseMember struct of JoinGroupResponse.
 type JoinGroupResponseMember struct {
-	// MemberId: string; versions 0-9.
-	MemberId string
-	// GroupInstanceId: string; versions 5-9; nullable 5-9; default "null"; ignorable.
-	GroupInstanceId *string
+	// MemberID: string; versions 0-9.
+	MemberID string
+	// GroupInstanceID: string; versions 5-9; nullable 5-9; default "null"; ignorable.
+	GroupInstanceID *string
 	// Metadata: bytes; versions 0-9.
 	Metadata []byte
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -413,26 +413,26 @@ func (m *JoinGroupResponseMember) SetDefaults() {
 }
 
 func (m *JoinGroupResponseMember) isDefault() bool {
-	return m.MemberId == "" &&
-		m.GroupInstanceId == nil &&
+	return m.MemberID == "" &&
+		m.GroupInstanceID == nil &&
 		len(m.Metadata) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *JoinGroupResponseMember) decode(r *wire.Reader, v int16) {
-	m.MemberId = r.String(v >= 6)
+	m.MemberID = r.String(v >= 6)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
 	if v >= 5 {
-		m.GroupInstanceId = r.NullableString(v >= 6)
+		m.GroupInstanceID = r.NullableString(v >= 6)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
 		}
 	} else {
-		m.GroupInstanceId = nil
+		m.GroupInstanceID = nil
 	}
 	m.Metadata = r.Bytes(v >= 6)
 	if r.Err != nil {
@@ -459,21 +459,21 @@ func (m *JoinGroupResponseMember) decode(r *wire.Reader, v int16) {
 }
 
 func (m *JoinGroupResponseMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, v >= 6)
+	b = wire.AppendString(b, m.MemberID, v >= 6)
 	if v >= 5 {
-		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
+		if m.GroupInstanceID != nil && len(*m.GroupInstanceID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceID)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 6)
+		b = wire.AppendNullableString(b, m.GroupInstanceID, v >= 6)
 	}
-	// GroupInstanceId is ignorable: dropped at other versions.
+	// GroupInstanceID is ignorable: dropped at other versions.
 	b = wire.AppendBytes(b, m.Metadata, v >= 6, false)
 	if v >= 6 {
 		nt := len(m.UnknownTaggedFields)
@@ -498,11 +498,11 @@ func (m *JoinGroupResponseMember) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	if v >= 5 {
 		b = jsonx.Key(b, first, "groupInstanceId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceId)
+		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
 	}
 	b = jsonx.Key(b, first, "metadata")
 	first = false
@@ -532,13 +532,13 @@ func (m *JoinGroupResponseMember) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "groupInstanceId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.GroupInstanceId = d.NullableString()
+			m.GroupInstanceID = d.NullableString()
 		case "metadata":
 			if seen[2] {
 				d.Duplicate(key)

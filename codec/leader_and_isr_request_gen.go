@@ -11,8 +11,8 @@ import (
 
 // LeaderAndIsrRequest is Kafka's LeaderAndIsrRequest (api key 4), versions 0-7; flexible versions 4-7.
 type LeaderAndIsrRequest struct {
-	// ControllerId: int32; versions 0-7; entity brokerId.
-	ControllerId int32
+	// ControllerID: int32; versions 0-7; entity brokerId.
+	ControllerID int32
 	// IsKRaftController: bool; versions 7; default "false".
 	IsKRaftController bool
 	// ControllerEpoch: int32; versions 0-7.
@@ -49,7 +49,7 @@ func (m *LeaderAndIsrRequest) SetDefaults() {
 }
 
 func (m *LeaderAndIsrRequest) isDefault() bool {
-	return m.ControllerId == 0 &&
+	return m.ControllerID == 0 &&
 		!m.IsKRaftController &&
 		m.ControllerEpoch == 0 &&
 		m.BrokerEpoch == -1 &&
@@ -62,7 +62,7 @@ func (m *LeaderAndIsrRequest) isDefault() bool {
 }
 
 func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
-	m.ControllerId = r.Int32()
+	m.ControllerID = r.Int32()
 	if r.Err != nil {
 		r.Push("controllerId")
 		return
@@ -194,7 +194,7 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *LeaderAndIsrRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.ControllerId)
+	b = wire.AppendInt32(b, m.ControllerID)
 	if v >= 7 {
 		b = wire.AppendBool(b, m.IsKRaftController)
 	} else if m.IsKRaftController {
@@ -277,7 +277,7 @@ func (m *LeaderAndIsrRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "controllerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ControllerId))
+	b = jsonx.AppendInt(b, int64(m.ControllerID))
 	if v >= 7 {
 		b = jsonx.Key(b, first, "isKRaftController")
 		first = false
@@ -359,7 +359,7 @@ func (m *LeaderAndIsrRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ControllerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ControllerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "isKRaftController":
 			if seen[1] {
 				d.Duplicate(key)
@@ -1002,8 +1002,8 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) unmarshalJSON(d *jsonx.D
 type LeaderAndIsrRequestLeaderAndIsrTopicState struct {
 	// TopicName: string; versions 2-7; entity topicName.
 	TopicName string
-	// TopicId: uuid; versions 5-7; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 5-7; ignorable.
+	TopicID UUID
 	// PartitionStates: []LeaderAndIsrPartitionState; versions 2-7.
 	PartitionStates []LeaderAndIsrRequestLeaderAndIsrPartitionState
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -1024,7 +1024,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) SetDefaults() {
 
 func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) isDefault() bool {
 	return m.TopicName == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.PartitionStates) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -1040,13 +1040,13 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int
 		m.TopicName = ""
 	}
 	if v >= 5 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if v >= 2 {
 		if n := r.ArrayLen(v >= 4, false, 22); n >= 0 {
@@ -1106,9 +1106,9 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) encode(b []byte, v int16, w 
 		return b
 	}
 	if v >= 5 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	if v >= 2 {
 		b = wire.AppendArrayLen(b, len(m.PartitionStates), false, v >= 4)
 		for i := range m.PartitionStates {
@@ -1153,7 +1153,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) appendJSON(b []byte, v int16
 	if v >= 5 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	if v >= 2 {
 		b = jsonx.Key(b, first, "partitionStates")
@@ -1198,7 +1198,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) unmarshalJSON(d *jsonx.Decod
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitionStates":
 			if seen[2] {
 				d.Duplicate(key)
@@ -1234,8 +1234,8 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) unmarshalJSON(d *jsonx.Decod
 
 // LeaderAndIsrRequestLeaderAndIsrLiveLeader is the LeaderAndIsrLiveLeader struct of LeaderAndIsrRequest.
 type LeaderAndIsrRequestLeaderAndIsrLiveLeader struct {
-	// BrokerId: int32; versions 0-7; entity brokerId.
-	BrokerId int32
+	// BrokerID: int32; versions 0-7; entity brokerId.
+	BrokerID int32
 	// HostName: string; versions 0-7.
 	HostName string
 	// Port: int32; versions 0-7.
@@ -1257,14 +1257,14 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) SetDefaults() {
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) isDefault() bool {
-	return m.BrokerId == 0 &&
+	return m.BrokerID == 0 &&
 		m.HostName == "" &&
 		m.Port == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) decode(r *wire.Reader, v int16) {
-	m.BrokerId = r.Int32()
+	m.BrokerID = r.Int32()
 	if r.Err != nil {
 		r.Push("brokerId")
 		return
@@ -1299,7 +1299,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) decode(r *wire.Reader, v int
 }
 
 func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.BrokerId)
+	b = wire.AppendInt32(b, m.BrokerID)
 	if len(m.HostName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.HostName)))
 		w.Push("hostName")
@@ -1330,7 +1330,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) appendJSON(b []byte, v int16
 	first := true
 	b = jsonx.Key(b, first, "brokerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerId))
+	b = jsonx.AppendInt(b, int64(m.BrokerID))
 	b = jsonx.Key(b, first, "hostName")
 	first = false
 	b = jsonx.AppendString(b, m.HostName)
@@ -1362,7 +1362,7 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) unmarshalJSON(d *jsonx.Decod
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.BrokerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "hostName":
 			if seen[1] {
 				d.Duplicate(key)

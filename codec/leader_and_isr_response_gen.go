@@ -455,8 +455,8 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) unmarshalJSON(d *jsonx.
 
 // LeaderAndIsrResponseLeaderAndIsrTopicError is the LeaderAndIsrTopicError struct of LeaderAndIsrResponse.
 type LeaderAndIsrResponseLeaderAndIsrTopicError struct {
-	// TopicId: uuid; versions 5-7.
-	TopicId UUID
+	// TopicID: uuid; versions 5-7.
+	TopicID UUID
 	// PartitionErrors: []LeaderAndIsrPartitionError; versions 5-7.
 	PartitionErrors []LeaderAndIsrResponseLeaderAndIsrPartitionError
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -476,20 +476,20 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) SetDefaults() {
 }
 
 func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.PartitionErrors) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v int16) {
 	if v >= 5 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if v >= 5 {
 		if n := r.ArrayLen(true, false, 6); n >= 0 {
@@ -537,8 +537,8 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v in
 
 func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 5 {
-		b = append(b, m.TopicId[:]...)
-	} else if m.TopicId != (UUID{}) {
+		b = append(b, m.TopicID[:]...)
+	} else if m.TopicID != (UUID{}) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("topicId")
 		return b
@@ -582,7 +582,7 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) appendJSON(b []byte, v int1
 	if v >= 5 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	if v >= 5 {
 		b = jsonx.Key(b, first, "partitionErrors")
@@ -621,7 +621,7 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) unmarshalJSON(d *jsonx.Deco
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitionErrors":
 			if seen[1] {
 				d.Duplicate(key)

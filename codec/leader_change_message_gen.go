@@ -13,8 +13,8 @@ import (
 type LeaderChangeMessage struct {
 	// Version: int16; versions 0-1.
 	Version int16
-	// LeaderId: int32; versions 0-1; entity brokerId.
-	LeaderId int32
+	// LeaderID: int32; versions 0-1; entity brokerId.
+	LeaderID int32
 	// Voters: []Voter; versions 0-1.
 	Voters []LeaderChangeMessageVoter
 	// GrantingVoters: []Voter; versions 0-1.
@@ -37,7 +37,7 @@ func (m *LeaderChangeMessage) SetDefaults() {
 
 func (m *LeaderChangeMessage) isDefault() bool {
 	return m.Version == 0 &&
-		m.LeaderId == 0 &&
+		m.LeaderID == 0 &&
 		len(m.Voters) == 0 &&
 		len(m.GrantingVoters) == 0 &&
 		len(m.UnknownTaggedFields) == 0
@@ -48,7 +48,7 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
 		m.Version = int16(binary.BigEndian.Uint16(p[0:]))
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[2:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[2:]))
 		r.Off += 6
 	} else {
 		m.Version = r.Int16()
@@ -56,7 +56,7 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 			r.Push("version")
 			return
 		}
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -128,7 +128,7 @@ func (m *LeaderChangeMessage) encode(b []byte, v int16, w *wire.Encoder) []byte 
 		p := b[n : n+6]
 		_ = p[5]
 		binary.BigEndian.PutUint16(p[0:], uint16(m.Version))
-		binary.BigEndian.PutUint32(p[2:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[2:], uint32(m.LeaderID))
 	}
 	b = wire.AppendArrayLen(b, len(m.Voters), false, true)
 	for i := range m.Voters {
@@ -168,7 +168,7 @@ func (m *LeaderChangeMessage) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.Version))
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "voters")
 	first = false
 	b = append(b, '[')
@@ -220,7 +220,7 @@ func (m *LeaderChangeMessage) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "voters":
 			if seen[2] {
 				d.Duplicate(key)
@@ -273,10 +273,10 @@ func (m *LeaderChangeMessage) unmarshalJSON(d *jsonx.Decoder) {
 
 // LeaderChangeMessageVoter is the Voter struct of LeaderChangeMessage.
 type LeaderChangeMessageVoter struct {
-	// VoterId: int32; versions 0-1.
-	VoterId int32
-	// VoterDirectoryId: uuid; versions 1.
-	VoterDirectoryId UUID
+	// VoterID: int32; versions 0-1.
+	VoterID int32
+	// VoterDirectoryID: uuid; versions 1.
+	VoterDirectoryID UUID
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -294,25 +294,25 @@ func (m *LeaderChangeMessageVoter) SetDefaults() {
 }
 
 func (m *LeaderChangeMessageVoter) isDefault() bool {
-	return m.VoterId == 0 &&
-		m.VoterDirectoryId == (UUID{}) &&
+	return m.VoterID == 0 &&
+		m.VoterDirectoryID == (UUID{}) &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *LeaderChangeMessageVoter) decode(r *wire.Reader, v int16) {
-	m.VoterId = r.Int32()
+	m.VoterID = r.Int32()
 	if r.Err != nil {
 		r.Push("voterId")
 		return
 	}
 	if v >= 1 {
-		m.VoterDirectoryId = r.UUID()
+		m.VoterDirectoryID = r.UUID()
 		if r.Err != nil {
 			r.Push("voterDirectoryId")
 			return
 		}
 	} else {
-		m.VoterDirectoryId = UUID{}
+		m.VoterDirectoryID = UUID{}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -332,10 +332,10 @@ func (m *LeaderChangeMessageVoter) decode(r *wire.Reader, v int16) {
 }
 
 func (m *LeaderChangeMessageVoter) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.VoterId)
+	b = wire.AppendInt32(b, m.VoterID)
 	if v >= 1 {
-		b = append(b, m.VoterDirectoryId[:]...)
-	} else if m.VoterDirectoryId != (UUID{}) {
+		b = append(b, m.VoterDirectoryID[:]...)
+	} else if m.VoterDirectoryID != (UUID{}) {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("voterDirectoryId")
 		return b
@@ -357,11 +357,11 @@ func (m *LeaderChangeMessageVoter) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "voterId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.VoterId))
+	b = jsonx.AppendInt(b, int64(m.VoterID))
 	if v >= 1 {
 		b = jsonx.Key(b, first, "voterDirectoryId")
 		first = false
-		b = jsonx.AppendUUID(b, m.VoterDirectoryId)
+		b = jsonx.AppendUUID(b, m.VoterDirectoryID)
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
@@ -388,13 +388,13 @@ func (m *LeaderChangeMessageVoter) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.VoterId = int32(d.Int(-1<<31, 1<<31-1))
+			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
 		case "voterDirectoryId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.VoterDirectoryId = d.UUID()
+			m.VoterDirectoryID = d.UUID()
 		case "_unknownTaggedFields":
 			if seen[2] {
 				d.Duplicate(key)

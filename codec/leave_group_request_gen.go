@@ -9,10 +9,10 @@ import (
 
 // LeaveGroupRequest is Kafka's LeaveGroupRequest (api key 13), versions 0-5; flexible versions 4-5.
 type LeaveGroupRequest struct {
-	// GroupId: string; versions 0-5; entity groupId.
-	GroupId string
-	// MemberId: string; versions 0-2.
-	MemberId string
+	// GroupID: string; versions 0-5; entity groupId.
+	GroupID string
+	// MemberID: string; versions 0-2.
+	MemberID string
 	// Members: []MemberIdentity; versions 3-5.
 	Members []LeaveGroupRequestMemberIdentity
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -36,27 +36,27 @@ func (m *LeaveGroupRequest) SetDefaults() {
 }
 
 func (m *LeaveGroupRequest) isDefault() bool {
-	return m.GroupId == "" &&
-		m.MemberId == "" &&
+	return m.GroupID == "" &&
+		m.MemberID == "" &&
 		len(m.Members) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(v >= 4)
+	m.GroupID = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
 	if v <= 2 {
-		m.MemberId = r.String(false)
+		m.MemberID = r.String(false)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
 		}
 	} else {
-		m.MemberId = ""
+		m.MemberID = ""
 	}
 	if v >= 3 {
 		if n := r.ArrayLen(v >= 4, false, 1); n >= 0 {
@@ -107,20 +107,20 @@ func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *LeaveGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, v >= 4)
+	b = wire.AppendString(b, m.GroupID, v >= 4)
 	if v <= 2 {
-		if len(m.MemberId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+		if len(m.MemberID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendString(b, m.MemberId, false)
-	} else if !(m.MemberId == "") {
+		b = wire.AppendString(b, m.MemberID, false)
+	} else if !(m.MemberID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
 		return b
@@ -164,11 +164,11 @@ func (m *LeaveGroupRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	if v <= 2 {
 		b = jsonx.Key(b, first, "memberId")
 		first = false
-		b = jsonx.AppendString(b, m.MemberId)
+		b = jsonx.AppendString(b, m.MemberID)
 	}
 	if v >= 3 {
 		b = jsonx.Key(b, first, "members")
@@ -211,13 +211,13 @@ func (m *LeaveGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "memberId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "members":
 			if seen[2] {
 				d.Duplicate(key)
@@ -259,10 +259,10 @@ func (m *LeaveGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // LeaveGroupRequestMemberIdentity is the MemberIdentity struct of LeaveGroupRequest.
 type LeaveGroupRequestMemberIdentity struct {
-	// MemberId: string; versions 3-5.
-	MemberId string
-	// GroupInstanceId: string; versions 3-5; nullable 3-5; default "null".
-	GroupInstanceId *string
+	// MemberID: string; versions 3-5.
+	MemberID string
+	// GroupInstanceID: string; versions 3-5; nullable 3-5; default "null".
+	GroupInstanceID *string
 	// Reason: string; versions 5; nullable 5; default "null"; ignorable.
 	Reason *string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -282,30 +282,30 @@ func (m *LeaveGroupRequestMemberIdentity) SetDefaults() {
 }
 
 func (m *LeaveGroupRequestMemberIdentity) isDefault() bool {
-	return m.MemberId == "" &&
-		m.GroupInstanceId == nil &&
+	return m.MemberID == "" &&
+		m.GroupInstanceID == nil &&
 		m.Reason == nil &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
-		m.MemberId = r.String(v >= 4)
+		m.MemberID = r.String(v >= 4)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
 		}
 	} else {
-		m.MemberId = ""
+		m.MemberID = ""
 	}
 	if v >= 3 {
-		m.GroupInstanceId = r.NullableString(v >= 4)
+		m.GroupInstanceID = r.NullableString(v >= 4)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
 		}
 	} else {
-		m.GroupInstanceId = nil
+		m.GroupInstanceID = nil
 	}
 	if v >= 5 {
 		m.Reason = r.NullableString(true)
@@ -337,25 +337,25 @@ func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 
 func (m *LeaveGroupRequestMemberIdentity) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 3 {
-		if len(m.MemberId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+		if len(m.MemberID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendString(b, m.MemberId, v >= 4)
-	} else if !(m.MemberId == "") {
+		b = wire.AppendString(b, m.MemberID, v >= 4)
+	} else if !(m.MemberID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
 		return b
 	}
 	if v >= 3 {
-		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
+		if m.GroupInstanceID != nil && len(*m.GroupInstanceID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceID)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 4)
-	} else if m.GroupInstanceId != nil {
+		b = wire.AppendNullableString(b, m.GroupInstanceID, v >= 4)
+	} else if m.GroupInstanceID != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
@@ -393,12 +393,12 @@ func (m *LeaveGroupRequestMemberIdentity) appendJSON(b []byte, v int16) []byte {
 	if v >= 3 {
 		b = jsonx.Key(b, first, "memberId")
 		first = false
-		b = jsonx.AppendString(b, m.MemberId)
+		b = jsonx.AppendString(b, m.MemberID)
 	}
 	if v >= 3 {
 		b = jsonx.Key(b, first, "groupInstanceId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceId)
+		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
 	}
 	if v >= 5 {
 		b = jsonx.Key(b, first, "reason")
@@ -430,13 +430,13 @@ func (m *LeaveGroupRequestMemberIdentity) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "groupInstanceId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.GroupInstanceId = d.NullableString()
+			m.GroupInstanceID = d.NullableString()
 		case "reason":
 			if seen[2] {
 				d.Duplicate(key)

@@ -226,10 +226,10 @@ func (m *LeaveGroupResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // LeaveGroupResponseMemberResponse is the MemberResponse struct of LeaveGroupResponse.
 type LeaveGroupResponseMemberResponse struct {
-	// MemberId: string; versions 3-5.
-	MemberId string
-	// GroupInstanceId: string; versions 3-5; nullable 3-5.
-	GroupInstanceId *string
+	// MemberID: string; versions 3-5.
+	MemberID string
+	// GroupInstanceID: string; versions 3-5; nullable 3-5.
+	GroupInstanceID *string
 	// ErrorCode: int16; versions 3-5.
 	ErrorCode int16
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -246,34 +246,34 @@ func NewLeaveGroupResponseMemberResponse() *LeaveGroupResponseMemberResponse {
 // SetDefaults resets every field to its descriptor default.
 func (m *LeaveGroupResponseMemberResponse) SetDefaults() {
 	*m = LeaveGroupResponseMemberResponse{}
-	m.GroupInstanceId = newString("")
+	m.GroupInstanceID = newString("")
 }
 
 func (m *LeaveGroupResponseMemberResponse) isDefault() bool {
-	return m.MemberId == "" &&
-		(m.GroupInstanceId != nil && *m.GroupInstanceId == "") &&
+	return m.MemberID == "" &&
+		(m.GroupInstanceID != nil && *m.GroupInstanceID == "") &&
 		m.ErrorCode == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *LeaveGroupResponseMemberResponse) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
-		m.MemberId = r.String(v >= 4)
+		m.MemberID = r.String(v >= 4)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
 		}
 	} else {
-		m.MemberId = ""
+		m.MemberID = ""
 	}
 	if v >= 3 {
-		m.GroupInstanceId = r.NullableString(v >= 4)
+		m.GroupInstanceID = r.NullableString(v >= 4)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
 		}
 	} else {
-		m.GroupInstanceId = newString("")
+		m.GroupInstanceID = newString("")
 	}
 	if v >= 3 {
 		m.ErrorCode = r.Int16()
@@ -305,25 +305,25 @@ func (m *LeaveGroupResponseMemberResponse) decode(r *wire.Reader, v int16) {
 
 func (m *LeaveGroupResponseMemberResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 3 {
-		if len(m.MemberId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+		if len(m.MemberID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendString(b, m.MemberId, v >= 4)
-	} else if !(m.MemberId == "") {
+		b = wire.AppendString(b, m.MemberID, v >= 4)
+	} else if !(m.MemberID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
 		return b
 	}
 	if v >= 3 {
-		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
+		if m.GroupInstanceID != nil && len(*m.GroupInstanceID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceID)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 4)
-	} else if !(m.GroupInstanceId != nil && *m.GroupInstanceId == "") {
+		b = wire.AppendNullableString(b, m.GroupInstanceID, v >= 4)
+	} else if !(m.GroupInstanceID != nil && *m.GroupInstanceID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
@@ -359,12 +359,12 @@ func (m *LeaveGroupResponseMemberResponse) appendJSON(b []byte, v int16) []byte 
 	if v >= 3 {
 		b = jsonx.Key(b, first, "memberId")
 		first = false
-		b = jsonx.AppendString(b, m.MemberId)
+		b = jsonx.AppendString(b, m.MemberID)
 	}
 	if v >= 3 {
 		b = jsonx.Key(b, first, "groupInstanceId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceId)
+		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
 	}
 	if v >= 3 {
 		b = jsonx.Key(b, first, "errorCode")
@@ -396,13 +396,13 @@ func (m *LeaveGroupResponseMemberResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "groupInstanceId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.GroupInstanceId = d.NullableString()
+			m.GroupInstanceID = d.NullableString()
 		case "errorCode":
 			if seen[2] {
 				d.Duplicate(key)

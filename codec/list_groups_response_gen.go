@@ -214,8 +214,8 @@ func (m *ListGroupsResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // ListGroupsResponseListedGroup is the ListedGroup struct of ListGroupsResponse.
 type ListGroupsResponseListedGroup struct {
-	// GroupId: string; versions 0-5; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0-5; entity groupId.
+	GroupID string
 	// ProtocolType: string; versions 0-5.
 	ProtocolType string
 	// GroupState: string; versions 4-5; ignorable.
@@ -239,7 +239,7 @@ func (m *ListGroupsResponseListedGroup) SetDefaults() {
 }
 
 func (m *ListGroupsResponseListedGroup) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		m.ProtocolType == "" &&
 		m.GroupState == "" &&
 		m.GroupType == "" &&
@@ -247,7 +247,7 @@ func (m *ListGroupsResponseListedGroup) isDefault() bool {
 }
 
 func (m *ListGroupsResponseListedGroup) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(v >= 3)
+	m.GroupID = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -295,12 +295,12 @@ func (m *ListGroupsResponseListedGroup) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ListGroupsResponseListedGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, v >= 3)
+	b = wire.AppendString(b, m.GroupID, v >= 3)
 	if len(m.ProtocolType) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProtocolType)))
 		w.Push("protocolType")
@@ -348,7 +348,7 @@ func (m *ListGroupsResponseListedGroup) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "protocolType")
 	first = false
 	b = jsonx.AppendString(b, m.ProtocolType)
@@ -387,7 +387,7 @@ func (m *ListGroupsResponseListedGroup) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "protocolType":
 			if seen[1] {
 				d.Duplicate(key)

@@ -9,8 +9,8 @@ import (
 
 // ListOffsetsRequest is Kafka's ListOffsetsRequest (api key 2), versions 0-11; flexible versions 6-11.
 type ListOffsetsRequest struct {
-	// ReplicaId: int32; versions 0-11; entity brokerId.
-	ReplicaId int32
+	// ReplicaID: int32; versions 0-11; entity brokerId.
+	ReplicaID int32
 	// IsolationLevel: int8; versions 2-11.
 	IsolationLevel int8
 	// Topics: []ListOffsetsTopic; versions 0-11.
@@ -38,7 +38,7 @@ func (m *ListOffsetsRequest) SetDefaults() {
 }
 
 func (m *ListOffsetsRequest) isDefault() bool {
-	return m.ReplicaId == 0 &&
+	return m.ReplicaID == 0 &&
 		m.IsolationLevel == 0 &&
 		len(m.Topics) == 0 &&
 		m.TimeoutMs == 0 &&
@@ -47,7 +47,7 @@ func (m *ListOffsetsRequest) isDefault() bool {
 }
 
 func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
-	m.ReplicaId = r.Int32()
+	m.ReplicaID = r.Int32()
 	if r.Err != nil {
 		r.Push("replicaId")
 		return
@@ -115,7 +115,7 @@ func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ListOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.ReplicaId)
+	b = wire.AppendInt32(b, m.ReplicaID)
 	if v >= 2 {
 		b = append(b, byte(m.IsolationLevel))
 	} else if m.IsolationLevel != 0 {
@@ -160,7 +160,7 @@ func (m *ListOffsetsRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "replicaId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ReplicaId))
+	b = jsonx.AppendInt(b, int64(m.ReplicaID))
 	if v >= 2 {
 		b = jsonx.Key(b, first, "isolationLevel")
 		first = false
@@ -210,7 +210,7 @@ func (m *ListOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ReplicaId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
 		case "isolationLevel":
 			if seen[1] {
 				d.Duplicate(key)

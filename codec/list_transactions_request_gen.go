@@ -11,12 +11,12 @@ import (
 type ListTransactionsRequest struct {
 	// StateFilters: []string; versions 0-2.
 	StateFilters []string
-	// ProducerIdFilters: []int64; versions 0-2; entity producerId.
-	ProducerIdFilters []int64
+	// ProducerIDFilters: []int64; versions 0-2; entity producerId.
+	ProducerIDFilters []int64
 	// DurationFilter: int64; versions 1-2; default "-1".
 	DurationFilter int64
-	// TransactionalIdPattern: string; versions 2; nullable 2; default "null".
-	TransactionalIdPattern *string
+	// TransactionalIDPattern: string; versions 2; nullable 2; default "null".
+	TransactionalIDPattern *string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -40,9 +40,9 @@ func (m *ListTransactionsRequest) SetDefaults() {
 
 func (m *ListTransactionsRequest) isDefault() bool {
 	return len(m.StateFilters) == 0 &&
-		len(m.ProducerIdFilters) == 0 &&
+		len(m.ProducerIDFilters) == 0 &&
 		m.DurationFilter == -1 &&
-		m.TransactionalIdPattern == nil &&
+		m.TransactionalIDPattern == nil &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
@@ -71,7 +71,7 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if n := r.ArrayLen(true, false, 8); n >= 0 {
-		s := m.ProducerIdFilters
+		s := m.ProducerIDFilters
 		if s != nil && cap(s) >= n {
 			s = s[:n]
 		} else {
@@ -84,9 +84,9 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 				break
 			}
 		}
-		m.ProducerIdFilters = s
+		m.ProducerIDFilters = s
 	} else {
-		m.ProducerIdFilters = nil
+		m.ProducerIDFilters = nil
 	}
 	if r.Err != nil {
 		r.Push("producerIdFilters")
@@ -102,13 +102,13 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 		m.DurationFilter = -1
 	}
 	if v >= 2 {
-		m.TransactionalIdPattern = r.NullableString(true)
+		m.TransactionalIDPattern = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("transactionalIdPattern")
 			return
 		}
 	} else {
-		m.TransactionalIdPattern = nil
+		m.TransactionalIDPattern = nil
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -142,9 +142,9 @@ func (m *ListTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 		}
 		b = wire.AppendString(b, m.StateFilters[i], true)
 	}
-	b = wire.AppendArrayLen(b, len(m.ProducerIdFilters), false, true)
-	for i := range m.ProducerIdFilters {
-		b = wire.AppendInt64(b, m.ProducerIdFilters[i])
+	b = wire.AppendArrayLen(b, len(m.ProducerIDFilters), false, true)
+	for i := range m.ProducerIDFilters {
+		b = wire.AppendInt64(b, m.ProducerIDFilters[i])
 	}
 	if v >= 1 {
 		b = wire.AppendInt64(b, m.DurationFilter)
@@ -154,13 +154,13 @@ func (m *ListTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 		return b
 	}
 	if v >= 2 {
-		if m.TransactionalIdPattern != nil && len(*m.TransactionalIdPattern) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalIdPattern)))
+		if m.TransactionalIDPattern != nil && len(*m.TransactionalIDPattern) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalIDPattern)))
 			w.Push("transactionalIdPattern")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.TransactionalIdPattern, true)
-	} else if m.TransactionalIdPattern != nil {
+		b = wire.AppendNullableString(b, m.TransactionalIDPattern, true)
+	} else if m.TransactionalIDPattern != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalIdPattern")
 		return b
@@ -194,11 +194,11 @@ func (m *ListTransactionsRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "producerIdFilters")
 	first = false
 	b = append(b, '[')
-	for i := range m.ProducerIdFilters {
+	for i := range m.ProducerIDFilters {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonx.AppendInt64(b, m.ProducerIdFilters[i])
+		b = jsonx.AppendInt64(b, m.ProducerIDFilters[i])
 	}
 	b = append(b, ']')
 	if v >= 1 {
@@ -209,7 +209,7 @@ func (m *ListTransactionsRequest) appendJSON(b []byte, v int16) []byte {
 	if v >= 2 {
 		b = jsonx.Key(b, first, "transactionalIdPattern")
 		first = false
-		b = jsonx.AppendNullableString(b, m.TransactionalIdPattern)
+		b = jsonx.AppendNullableString(b, m.TransactionalIDPattern)
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
@@ -269,7 +269,7 @@ func (m *ListTransactionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 					}
 					s = append(s, el)
 				}
-				m.ProducerIdFilters = s
+				m.ProducerIDFilters = s
 			}
 		case "durationFilter":
 			if seen[2] {
@@ -282,7 +282,7 @@ func (m *ListTransactionsRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.TransactionalIdPattern = d.NullableString()
+			m.TransactionalIDPattern = d.NullableString()
 		case "_unknownTaggedFields":
 			if seen[5] {
 				d.Duplicate(key)

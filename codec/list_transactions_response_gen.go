@@ -276,10 +276,10 @@ func (m *ListTransactionsResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // ListTransactionsResponseTransactionState is the TransactionState struct of ListTransactionsResponse.
 type ListTransactionsResponseTransactionState struct {
-	// TransactionalId: string; versions 0-2; entity transactionalId.
-	TransactionalId string
-	// ProducerId: int64; versions 0-2; entity producerId.
-	ProducerId int64
+	// TransactionalID: string; versions 0-2; entity transactionalId.
+	TransactionalID string
+	// ProducerID: int64; versions 0-2; entity producerId.
+	ProducerID int64
 	// TransactionState: string; versions 0-2.
 	TransactionState string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -299,19 +299,19 @@ func (m *ListTransactionsResponseTransactionState) SetDefaults() {
 }
 
 func (m *ListTransactionsResponseTransactionState) isDefault() bool {
-	return m.TransactionalId == "" &&
-		m.ProducerId == 0 &&
+	return m.TransactionalID == "" &&
+		m.ProducerID == 0 &&
 		m.TransactionState == "" &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ListTransactionsResponseTransactionState) decode(r *wire.Reader, v int16) {
-	m.TransactionalId = r.String(true)
+	m.TransactionalID = r.String(true)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
 	}
-	m.ProducerId = r.Int64()
+	m.ProducerID = r.Int64()
 	if r.Err != nil {
 		r.Push("producerId")
 		return
@@ -339,13 +339,13 @@ func (m *ListTransactionsResponseTransactionState) decode(r *wire.Reader, v int1
 }
 
 func (m *ListTransactionsResponseTransactionState) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.TransactionalId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
+	if len(m.TransactionalID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalID)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionalId, true)
-	b = wire.AppendInt64(b, m.ProducerId)
+	b = wire.AppendString(b, m.TransactionalID, true)
+	b = wire.AppendInt64(b, m.ProducerID)
 	if len(m.TransactionState) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionState)))
 		w.Push("transactionState")
@@ -369,10 +369,10 @@ func (m *ListTransactionsResponseTransactionState) appendJSON(b []byte, v int16)
 	first := true
 	b = jsonx.Key(b, first, "transactionalId")
 	first = false
-	b = jsonx.AppendString(b, m.TransactionalId)
+	b = jsonx.AppendString(b, m.TransactionalID)
 	b = jsonx.Key(b, first, "producerId")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerId)
+	b = jsonx.AppendInt64(b, m.ProducerID)
 	b = jsonx.Key(b, first, "transactionState")
 	first = false
 	b = jsonx.AppendString(b, m.TransactionState)
@@ -401,13 +401,13 @@ func (m *ListTransactionsResponseTransactionState) unmarshalJSON(d *jsonx.Decode
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TransactionalId = d.String()
+			m.TransactionalID = d.String()
 		case "producerId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "transactionState":
 			if seen[2] {
 				d.Duplicate(key)

@@ -288,8 +288,8 @@ func (m *MetadataRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // MetadataRequestTopic is the MetadataRequestTopic struct of MetadataRequest.
 type MetadataRequestTopic struct {
-	// TopicId: uuid; versions 10-13; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 10-13; ignorable.
+	TopicID UUID
 	// Name: string; versions 0-13; nullable 10-13; entity topicName.
 	Name *string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -310,20 +310,20 @@ func (m *MetadataRequestTopic) SetDefaults() {
 }
 
 func (m *MetadataRequestTopic) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		(m.Name != nil && *m.Name == "") &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
 	if v >= 10 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if v >= 10 {
 		m.Name = r.NullableString(v >= 9)
@@ -355,9 +355,9 @@ func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
 
 func (m *MetadataRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 10 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	if m.Name == nil && v <= 9 {
 		w.Fail(wire.ErrNotNullable, "")
 		w.Push("name")
@@ -393,7 +393,7 @@ func (m *MetadataRequestTopic) appendJSON(b []byte, v int16) []byte {
 	if v >= 10 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "name")
 	first = false
@@ -423,7 +423,7 @@ func (m *MetadataRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "name":
 			if seen[1] {
 				d.Duplicate(key)

@@ -15,10 +15,10 @@ type MetadataResponse struct {
 	ThrottleTimeMs int32
 	// Brokers: []MetadataResponseBroker; versions 0-13.
 	Brokers []MetadataResponseBroker
-	// ClusterId: string; versions 2-13; nullable 2-13; default "null"; ignorable.
-	ClusterId *string
-	// ControllerId: int32; versions 1-13; default "-1"; ignorable; entity brokerId.
-	ControllerId int32
+	// ClusterID: string; versions 2-13; nullable 2-13; default "null"; ignorable.
+	ClusterID *string
+	// ControllerID: int32; versions 1-13; default "-1"; ignorable; entity brokerId.
+	ControllerID int32
 	// Topics: []MetadataResponseTopic; versions 0-13.
 	Topics []MetadataResponseTopic
 	// ClusterAuthorizedOperations: int32; versions 8-10; default "-2147483648".
@@ -35,15 +35,15 @@ func NewMetadataResponse() *MetadataResponse { m := new(MetadataResponse); m.Set
 // SetDefaults resets every field to its descriptor default.
 func (m *MetadataResponse) SetDefaults() {
 	*m = MetadataResponse{}
-	m.ControllerId = -1
+	m.ControllerID = -1
 	m.ClusterAuthorizedOperations = -2147483648
 }
 
 func (m *MetadataResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		len(m.Brokers) == 0 &&
-		m.ClusterId == nil &&
-		m.ControllerId == -1 &&
+		m.ClusterID == nil &&
+		m.ControllerID == -1 &&
 		len(m.Topics) == 0 &&
 		m.ClusterAuthorizedOperations == -2147483648 &&
 		m.ErrorCode == 0 &&
@@ -82,22 +82,22 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 2 {
-		m.ClusterId = r.NullableString(v >= 9)
+		m.ClusterID = r.NullableString(v >= 9)
 		if r.Err != nil {
 			r.Push("clusterId")
 			return
 		}
 	} else {
-		m.ClusterId = nil
+		m.ClusterID = nil
 	}
 	if v >= 1 {
-		m.ControllerId = r.Int32()
+		m.ControllerID = r.Int32()
 		if r.Err != nil {
 			r.Push("controllerId")
 			return
 		}
 	} else {
-		m.ControllerId = -1
+		m.ControllerID = -1
 	}
 	if n := r.ArrayLen(v >= 9, false, 4); n >= 0 {
 		s := m.Topics
@@ -172,18 +172,18 @@ func (m *MetadataResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		}
 	}
 	if v >= 2 {
-		if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+		if m.ClusterID != nil && len(*m.ClusterID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterID)))
 			w.Push("clusterId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ClusterId, v >= 9)
+		b = wire.AppendNullableString(b, m.ClusterID, v >= 9)
 	}
-	// ClusterId is ignorable: dropped at other versions.
+	// ClusterID is ignorable: dropped at other versions.
 	if v >= 1 {
-		b = wire.AppendInt32(b, m.ControllerId)
+		b = wire.AppendInt32(b, m.ControllerID)
 	}
-	// ControllerId is ignorable: dropped at other versions.
+	// ControllerID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 9)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -243,12 +243,12 @@ func (m *MetadataResponse) appendJSON(b []byte, v int16) []byte {
 	if v >= 2 {
 		b = jsonx.Key(b, first, "clusterId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.ClusterId)
+		b = jsonx.AppendNullableString(b, m.ClusterID)
 	}
 	if v >= 1 {
 		b = jsonx.Key(b, first, "controllerId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.ControllerId))
+		b = jsonx.AppendInt(b, int64(m.ControllerID))
 	}
 	b = jsonx.Key(b, first, "topics")
 	first = false
@@ -318,13 +318,13 @@ func (m *MetadataResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.ClusterId = d.NullableString()
+			m.ClusterID = d.NullableString()
 		case "controllerId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.ControllerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ControllerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "topics":
 			if seen[4] {
 				d.Duplicate(key)
@@ -372,8 +372,8 @@ func (m *MetadataResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // MetadataResponseBroker is the MetadataResponseBroker struct of MetadataResponse.
 type MetadataResponseBroker struct {
-	// NodeId: int32; versions 0-13; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 0-13; entity brokerId.
+	NodeID int32
 	// Host: string; versions 0-13.
 	Host string
 	// Port: int32; versions 0-13.
@@ -397,7 +397,7 @@ func (m *MetadataResponseBroker) SetDefaults() {
 }
 
 func (m *MetadataResponseBroker) isDefault() bool {
-	return m.NodeId == 0 &&
+	return m.NodeID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		m.Rack == nil &&
@@ -405,7 +405,7 @@ func (m *MetadataResponseBroker) isDefault() bool {
 }
 
 func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
-	m.NodeId = r.Int32()
+	m.NodeID = r.Int32()
 	if r.Err != nil {
 		r.Push("nodeId")
 		return
@@ -449,7 +449,7 @@ func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
 }
 
 func (m *MetadataResponseBroker) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.NodeId)
+	b = wire.AppendInt32(b, m.NodeID)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
@@ -489,7 +489,7 @@ func (m *MetadataResponseBroker) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "nodeId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.NodeId))
+	b = jsonx.AppendInt(b, int64(m.NodeID))
 	b = jsonx.Key(b, first, "host")
 	first = false
 	b = jsonx.AppendString(b, m.Host)
@@ -526,7 +526,7 @@ func (m *MetadataResponseBroker) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[1] {
 				d.Duplicate(key)
@@ -567,8 +567,8 @@ type MetadataResponseTopic struct {
 	ErrorCode int16
 	// Name: string; versions 0-13; nullable 12-13; entity topicName.
 	Name *string
-	// TopicId: uuid; versions 10-13; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 10-13; ignorable.
+	TopicID UUID
 	// IsInternal: bool; versions 1-13; default "false"; ignorable.
 	IsInternal bool
 	// Partitions: []MetadataResponsePartition; versions 0-13.
@@ -596,7 +596,7 @@ func (m *MetadataResponseTopic) SetDefaults() {
 func (m *MetadataResponseTopic) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		(m.Name != nil && *m.Name == "") &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		!m.IsInternal &&
 		len(m.Partitions) == 0 &&
 		m.TopicAuthorizedOperations == -2147483648 &&
@@ -619,13 +619,13 @@ func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 		return
 	}
 	if v >= 10 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if v >= 1 {
 		m.IsInternal = r.Bool()
@@ -699,9 +699,9 @@ func (m *MetadataResponseTopic) encode(b []byte, v int16, w *wire.Encoder) []byt
 	}
 	b = wire.AppendNullableString(b, m.Name, v >= 9)
 	if v >= 10 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	if v >= 1 {
 		b = wire.AppendBool(b, m.IsInternal)
 	}
@@ -752,7 +752,7 @@ func (m *MetadataResponseTopic) appendJSON(b []byte, v int16) []byte {
 	if v >= 10 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	if v >= 1 {
 		b = jsonx.Key(b, first, "isInternal")
@@ -811,7 +811,7 @@ func (m *MetadataResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "isInternal":
 			if seen[3] {
 				d.Duplicate(key)
@@ -863,8 +863,8 @@ type MetadataResponsePartition struct {
 	ErrorCode int16
 	// PartitionIndex: int32; versions 0-13.
 	PartitionIndex int32
-	// LeaderId: int32; versions 0-13; entity brokerId.
-	LeaderId int32
+	// LeaderID: int32; versions 0-13; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 7-13; default "-1"; ignorable.
 	LeaderEpoch int32
 	// ReplicaNodes: []int32; versions 0-13; entity brokerId.
@@ -893,7 +893,7 @@ func (m *MetadataResponsePartition) SetDefaults() {
 func (m *MetadataResponsePartition) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		m.PartitionIndex == 0 &&
-		m.LeaderId == 0 &&
+		m.LeaderID == 0 &&
 		m.LeaderEpoch == -1 &&
 		len(m.ReplicaNodes) == 0 &&
 		len(m.IsrNodes) == 0 &&
@@ -907,7 +907,7 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 		_ = p[9]
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[0:]))
 		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[2:]))
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[6:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[6:]))
 		r.Off += 10
 	} else {
 		m.ErrorCode = r.Int16()
@@ -920,7 +920,7 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 			r.Push("partitionIndex")
 			return
 		}
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -1032,7 +1032,7 @@ func (m *MetadataResponsePartition) encode(b []byte, v int16, w *wire.Encoder) [
 		_ = p[9]
 		binary.BigEndian.PutUint16(p[0:], uint16(m.ErrorCode))
 		binary.BigEndian.PutUint32(p[2:], uint32(m.PartitionIndex))
-		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderID))
 	}
 	if v >= 7 {
 		b = wire.AppendInt32(b, m.LeaderEpoch)
@@ -1082,7 +1082,7 @@ func (m *MetadataResponsePartition) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	if v >= 7 {
 		b = jsonx.Key(b, first, "leaderEpoch")
 		first = false
@@ -1157,7 +1157,7 @@ func (m *MetadataResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[3] {
 				d.Duplicate(key)

@@ -11,14 +11,14 @@ import (
 
 // OffsetCommitRequest is Kafka's OffsetCommitRequest (api key 8), versions 0-10; flexible versions 8-10.
 type OffsetCommitRequest struct {
-	// GroupId: string; versions 0-10; entity groupId.
-	GroupId string
-	// GenerationIdOrMemberEpoch: int32; versions 1-10; default "-1"; ignorable.
-	GenerationIdOrMemberEpoch int32
-	// MemberId: string; versions 1-10; ignorable.
-	MemberId string
-	// GroupInstanceId: string; versions 7-10; nullable 7-10; default "null".
-	GroupInstanceId *string
+	// GroupID: string; versions 0-10; entity groupId.
+	GroupID string
+	// GenerationIDOrMemberEpoch: int32; versions 1-10; default "-1"; ignorable.
+	GenerationIDOrMemberEpoch int32
+	// MemberID: string; versions 1-10; ignorable.
+	MemberID string
+	// GroupInstanceID: string; versions 7-10; nullable 7-10; default "null".
+	GroupInstanceID *string
 	// RetentionTimeMs: int64; versions 2-4; default "-1"; ignorable.
 	RetentionTimeMs int64
 	// Topics: []OffsetCommitRequestTopic; versions 0-10.
@@ -41,15 +41,15 @@ func NewOffsetCommitRequest() *OffsetCommitRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *OffsetCommitRequest) SetDefaults() {
 	*m = OffsetCommitRequest{}
-	m.GenerationIdOrMemberEpoch = -1
+	m.GenerationIDOrMemberEpoch = -1
 	m.RetentionTimeMs = -1
 }
 
 func (m *OffsetCommitRequest) isDefault() bool {
-	return m.GroupId == "" &&
-		m.GenerationIdOrMemberEpoch == -1 &&
-		m.MemberId == "" &&
-		m.GroupInstanceId == nil &&
+	return m.GroupID == "" &&
+		m.GenerationIDOrMemberEpoch == -1 &&
+		m.MemberID == "" &&
+		m.GroupInstanceID == nil &&
 		m.RetentionTimeMs == -1 &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
@@ -57,37 +57,37 @@ func (m *OffsetCommitRequest) isDefault() bool {
 }
 
 func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(v >= 8)
+	m.GroupID = r.String(v >= 8)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
 	if v >= 1 {
-		m.GenerationIdOrMemberEpoch = r.Int32()
+		m.GenerationIDOrMemberEpoch = r.Int32()
 		if r.Err != nil {
 			r.Push("generationIdOrMemberEpoch")
 			return
 		}
 	} else {
-		m.GenerationIdOrMemberEpoch = -1
+		m.GenerationIDOrMemberEpoch = -1
 	}
 	if v >= 1 {
-		m.MemberId = r.String(v >= 8)
+		m.MemberID = r.String(v >= 8)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
 		}
 	} else {
-		m.MemberId = ""
+		m.MemberID = ""
 	}
 	if v >= 7 {
-		m.GroupInstanceId = r.NullableString(v >= 8)
+		m.GroupInstanceID = r.NullableString(v >= 8)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
 		}
 	} else {
-		m.GroupInstanceId = nil
+		m.GroupInstanceID = nil
 	}
 	if v >= 2 && v <= 4 {
 		m.RetentionTimeMs = r.Int64()
@@ -143,33 +143,33 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, v >= 8)
+	b = wire.AppendString(b, m.GroupID, v >= 8)
 	if v >= 1 {
-		b = wire.AppendInt32(b, m.GenerationIdOrMemberEpoch)
+		b = wire.AppendInt32(b, m.GenerationIDOrMemberEpoch)
 	}
-	// GenerationIdOrMemberEpoch is ignorable: dropped at other versions.
+	// GenerationIDOrMemberEpoch is ignorable: dropped at other versions.
 	if v >= 1 {
-		if len(m.MemberId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+		if len(m.MemberID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendString(b, m.MemberId, v >= 8)
+		b = wire.AppendString(b, m.MemberID, v >= 8)
 	}
-	// MemberId is ignorable: dropped at other versions.
+	// MemberID is ignorable: dropped at other versions.
 	if v >= 7 {
-		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
+		if m.GroupInstanceID != nil && len(*m.GroupInstanceID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceID)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 8)
-	} else if m.GroupInstanceId != nil {
+		b = wire.AppendNullableString(b, m.GroupInstanceID, v >= 8)
+	} else if m.GroupInstanceID != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
@@ -211,21 +211,21 @@ func (m *OffsetCommitRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	if v >= 1 {
 		b = jsonx.Key(b, first, "generationIdOrMemberEpoch")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.GenerationIdOrMemberEpoch))
+		b = jsonx.AppendInt(b, int64(m.GenerationIDOrMemberEpoch))
 	}
 	if v >= 1 {
 		b = jsonx.Key(b, first, "memberId")
 		first = false
-		b = jsonx.AppendString(b, m.MemberId)
+		b = jsonx.AppendString(b, m.MemberID)
 	}
 	if v >= 7 {
 		b = jsonx.Key(b, first, "groupInstanceId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceId)
+		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
 	}
 	if v >= 2 && v <= 4 {
 		b = jsonx.Key(b, first, "retentionTimeMs")
@@ -271,25 +271,25 @@ func (m *OffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "generationIdOrMemberEpoch":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.GenerationIdOrMemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
+			m.GenerationIDOrMemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
 		case "memberId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "groupInstanceId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.GroupInstanceId = d.NullableString()
+			m.GroupInstanceID = d.NullableString()
 		case "retentionTimeMs":
 			if seen[4] {
 				d.Duplicate(key)
@@ -339,8 +339,8 @@ func (m *OffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 type OffsetCommitRequestTopic struct {
 	// Name: string; versions 0-9; ignorable; entity topicName.
 	Name string
-	// TopicId: uuid; versions 10; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 10; ignorable.
+	TopicID UUID
 	// Partitions: []OffsetCommitRequestPartition; versions 0-10.
 	Partitions []OffsetCommitRequestPartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -361,7 +361,7 @@ func (m *OffsetCommitRequestTopic) SetDefaults() {
 
 func (m *OffsetCommitRequestTopic) isDefault() bool {
 	return m.Name == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -377,13 +377,13 @@ func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 10 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if n := r.ArrayLen(v >= 8, false, 13); n >= 0 {
 		s := m.Partitions
@@ -436,9 +436,9 @@ func (m *OffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []
 	}
 	// Name is ignorable: dropped at other versions.
 	if v >= 10 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 8)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -477,7 +477,7 @@ func (m *OffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
 	if v >= 10 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "partitions")
 	first = false
@@ -520,7 +520,7 @@ func (m *OffsetCommitRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)

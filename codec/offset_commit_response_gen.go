@@ -200,8 +200,8 @@ func (m *OffsetCommitResponse) unmarshalJSON(d *jsonx.Decoder) {
 type OffsetCommitResponseTopic struct {
 	// Name: string; versions 0-9; ignorable; entity topicName.
 	Name string
-	// TopicId: uuid; versions 10; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 10; ignorable.
+	TopicID UUID
 	// Partitions: []OffsetCommitResponsePartition; versions 0-10.
 	Partitions []OffsetCommitResponsePartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -222,7 +222,7 @@ func (m *OffsetCommitResponseTopic) SetDefaults() {
 
 func (m *OffsetCommitResponseTopic) isDefault() bool {
 	return m.Name == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -238,13 +238,13 @@ func (m *OffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 10 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if n := r.ArrayLen(v >= 8, false, 6); n >= 0 {
 		s := m.Partitions
@@ -297,9 +297,9 @@ func (m *OffsetCommitResponseTopic) encode(b []byte, v int16, w *wire.Encoder) [
 	}
 	// Name is ignorable: dropped at other versions.
 	if v >= 10 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 8)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -338,7 +338,7 @@ func (m *OffsetCommitResponseTopic) appendJSON(b []byte, v int16) []byte {
 	if v >= 10 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "partitions")
 	first = false
@@ -381,7 +381,7 @@ func (m *OffsetCommitResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)

@@ -9,8 +9,8 @@ import (
 
 // OffsetDeleteRequest is Kafka's OffsetDeleteRequest (api key 47), versions 0; flexible versions none.
 type OffsetDeleteRequest struct {
-	// GroupId: string; versions 0; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0; entity groupId.
+	GroupID string
 	// Topics: []OffsetDeleteRequestTopic; versions 0.
 	Topics []OffsetDeleteRequestTopic
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -32,13 +32,13 @@ func (m *OffsetDeleteRequest) SetDefaults() {
 }
 
 func (m *OffsetDeleteRequest) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		len(m.Topics) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *OffsetDeleteRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(false)
+	m.GroupID = r.String(false)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -71,12 +71,12 @@ func (m *OffsetDeleteRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *OffsetDeleteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, false)
+	b = wire.AppendString(b, m.GroupID, false)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, false)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -95,7 +95,7 @@ func (m *OffsetDeleteRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -130,7 +130,7 @@ func (m *OffsetDeleteRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)

@@ -9,8 +9,8 @@ import (
 
 // OffsetFetchRequest is Kafka's OffsetFetchRequest (api key 9), versions 0-10; flexible versions 6-10.
 type OffsetFetchRequest struct {
-	// GroupId: string; versions 0-7; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0-7; entity groupId.
+	GroupID string
 	// Topics: []OffsetFetchRequestTopic; versions 0-7; nullable 2-7.
 	Topics []OffsetFetchRequestTopic
 	// Groups: []OffsetFetchRequestGroup; versions 8-10.
@@ -39,7 +39,7 @@ func (m *OffsetFetchRequest) SetDefaults() {
 }
 
 func (m *OffsetFetchRequest) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		(m.Topics != nil && len(m.Topics) == 0) &&
 		len(m.Groups) == 0 &&
 		!m.RequireStable &&
@@ -49,13 +49,13 @@ func (m *OffsetFetchRequest) isDefault() bool {
 
 func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 	if v <= 7 {
-		m.GroupId = r.String(v >= 6)
+		m.GroupID = r.String(v >= 6)
 		if r.Err != nil {
 			r.Push("groupId")
 			return
 		}
 	} else {
-		m.GroupId = ""
+		m.GroupID = ""
 	}
 	if v <= 7 {
 		if n := r.ArrayLen(v >= 6, v >= 2, 1); n >= 0 {
@@ -141,13 +141,13 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 
 func (m *OffsetFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v <= 7 {
-		if len(m.GroupId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+		if len(m.GroupID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 			w.Push("groupId")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupId, v >= 6)
-	} else if !(m.GroupId == "") {
+		b = wire.AppendString(b, m.GroupID, v >= 6)
+	} else if !(m.GroupID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupId")
 		return b
@@ -219,7 +219,7 @@ func (m *OffsetFetchRequest) appendJSON(b []byte, v int16) []byte {
 	if v <= 7 {
 		b = jsonx.Key(b, first, "groupId")
 		first = false
-		b = jsonx.AppendString(b, m.GroupId)
+		b = jsonx.AppendString(b, m.GroupID)
 	}
 	if v <= 7 {
 		b = jsonx.Key(b, first, "topics")
@@ -283,7 +283,7 @@ func (m *OffsetFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -554,10 +554,10 @@ func (m *OffsetFetchRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 
 // OffsetFetchRequestGroup is the OffsetFetchRequestGroup struct of OffsetFetchRequest.
 type OffsetFetchRequestGroup struct {
-	// GroupId: string; versions 8-10; entity groupId.
-	GroupId string
-	// MemberId: string; versions 9-10; nullable 9-10; default "null"; ignorable.
-	MemberId *string
+	// GroupID: string; versions 8-10; entity groupId.
+	GroupID string
+	// MemberID: string; versions 9-10; nullable 9-10; default "null"; ignorable.
+	MemberID *string
 	// MemberEpoch: int32; versions 9-10; default "-1"; ignorable.
 	MemberEpoch int32
 	// Topics: []OffsetFetchRequestTopics; versions 8-10; nullable 8-10.
@@ -581,8 +581,8 @@ func (m *OffsetFetchRequestGroup) SetDefaults() {
 }
 
 func (m *OffsetFetchRequestGroup) isDefault() bool {
-	return m.GroupId == "" &&
-		m.MemberId == nil &&
+	return m.GroupID == "" &&
+		m.MemberID == nil &&
 		m.MemberEpoch == -1 &&
 		(m.Topics != nil && len(m.Topics) == 0) &&
 		len(m.UnknownTaggedFields) == 0
@@ -590,22 +590,22 @@ func (m *OffsetFetchRequestGroup) isDefault() bool {
 
 func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 	if v >= 8 {
-		m.GroupId = r.String(true)
+		m.GroupID = r.String(true)
 		if r.Err != nil {
 			r.Push("groupId")
 			return
 		}
 	} else {
-		m.GroupId = ""
+		m.GroupID = ""
 	}
 	if v >= 9 {
-		m.MemberId = r.NullableString(true)
+		m.MemberID = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
 		}
 	} else {
-		m.MemberId = nil
+		m.MemberID = nil
 	}
 	if v >= 9 {
 		m.MemberEpoch = r.Int32()
@@ -662,26 +662,26 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 
 func (m *OffsetFetchRequestGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 8 {
-		if len(m.GroupId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+		if len(m.GroupID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 			w.Push("groupId")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupId, true)
-	} else if !(m.GroupId == "") {
+		b = wire.AppendString(b, m.GroupID, true)
+	} else if !(m.GroupID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupId")
 		return b
 	}
 	if v >= 9 {
-		if m.MemberId != nil && len(*m.MemberId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
+		if m.MemberID != nil && len(*m.MemberID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberID)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.MemberId, true)
+		b = wire.AppendNullableString(b, m.MemberID, true)
 	}
-	// MemberId is ignorable: dropped at other versions.
+	// MemberID is ignorable: dropped at other versions.
 	if v >= 9 {
 		b = wire.AppendInt32(b, m.MemberEpoch)
 	}
@@ -725,12 +725,12 @@ func (m *OffsetFetchRequestGroup) appendJSON(b []byte, v int16) []byte {
 	if v >= 8 {
 		b = jsonx.Key(b, first, "groupId")
 		first = false
-		b = jsonx.AppendString(b, m.GroupId)
+		b = jsonx.AppendString(b, m.GroupID)
 	}
 	if v >= 9 {
 		b = jsonx.Key(b, first, "memberId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.MemberId)
+		b = jsonx.AppendNullableString(b, m.MemberID)
 	}
 	if v >= 9 {
 		b = jsonx.Key(b, first, "memberEpoch")
@@ -778,13 +778,13 @@ func (m *OffsetFetchRequestGroup) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "memberId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.MemberId = d.NullableString()
+			m.MemberID = d.NullableString()
 		case "memberEpoch":
 			if seen[2] {
 				d.Duplicate(key)
@@ -830,8 +830,8 @@ func (m *OffsetFetchRequestGroup) unmarshalJSON(d *jsonx.Decoder) {
 type OffsetFetchRequestTopics struct {
 	// Name: string; versions 8-9; ignorable; entity topicName.
 	Name string
-	// TopicId: uuid; versions 10; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 10; ignorable.
+	TopicID UUID
 	// PartitionIndexes: []int32; versions 8-10.
 	PartitionIndexes []int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -852,7 +852,7 @@ func (m *OffsetFetchRequestTopics) SetDefaults() {
 
 func (m *OffsetFetchRequestTopics) isDefault() bool {
 	return m.Name == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.PartitionIndexes) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -868,13 +868,13 @@ func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 10 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(true, false, 4); n >= 0 {
@@ -932,9 +932,9 @@ func (m *OffsetFetchRequestTopics) encode(b []byte, v int16, w *wire.Encoder) []
 	}
 	// Name is ignorable: dropped at other versions.
 	if v >= 10 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	if v >= 8 {
 		b = wire.AppendArrayLen(b, len(m.PartitionIndexes), false, true)
 		for i := range m.PartitionIndexes {
@@ -974,7 +974,7 @@ func (m *OffsetFetchRequestTopics) appendJSON(b []byte, v int16) []byte {
 	if v >= 10 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	if v >= 8 {
 		b = jsonx.Key(b, first, "partitionIndexes")
@@ -1019,7 +1019,7 @@ func (m *OffsetFetchRequestTopics) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitionIndexes":
 			if seen[2] {
 				d.Duplicate(key)

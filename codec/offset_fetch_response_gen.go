@@ -780,8 +780,8 @@ func (m *OffsetFetchResponsePartition) unmarshalJSON(d *jsonx.Decoder) {
 
 // OffsetFetchResponseGroup is the OffsetFetchResponseGroup struct of OffsetFetchResponse.
 type OffsetFetchResponseGroup struct {
-	// GroupId: string; versions 8-10; entity groupId.
-	GroupId string
+	// GroupID: string; versions 8-10; entity groupId.
+	GroupID string
 	// Topics: []OffsetFetchResponseTopics; versions 8-10.
 	Topics []OffsetFetchResponseTopics
 	// ErrorCode: int16; versions 8-10; default "0".
@@ -803,7 +803,7 @@ func (m *OffsetFetchResponseGroup) SetDefaults() {
 }
 
 func (m *OffsetFetchResponseGroup) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		len(m.Topics) == 0 &&
 		m.ErrorCode == 0 &&
 		len(m.UnknownTaggedFields) == 0
@@ -811,13 +811,13 @@ func (m *OffsetFetchResponseGroup) isDefault() bool {
 
 func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 	if v >= 8 {
-		m.GroupId = r.String(true)
+		m.GroupID = r.String(true)
 		if r.Err != nil {
 			r.Push("groupId")
 			return
 		}
 	} else {
-		m.GroupId = ""
+		m.GroupID = ""
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(true, false, 1); n >= 0 {
@@ -874,13 +874,13 @@ func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 
 func (m *OffsetFetchResponseGroup) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 8 {
-		if len(m.GroupId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+		if len(m.GroupID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 			w.Push("groupId")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupId, true)
-	} else if !(m.GroupId == "") {
+		b = wire.AppendString(b, m.GroupID, true)
+	} else if !(m.GroupID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupId")
 		return b
@@ -931,7 +931,7 @@ func (m *OffsetFetchResponseGroup) appendJSON(b []byte, v int16) []byte {
 	if v >= 8 {
 		b = jsonx.Key(b, first, "groupId")
 		first = false
-		b = jsonx.AppendString(b, m.GroupId)
+		b = jsonx.AppendString(b, m.GroupID)
 	}
 	if v >= 8 {
 		b = jsonx.Key(b, first, "topics")
@@ -975,7 +975,7 @@ func (m *OffsetFetchResponseGroup) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -1019,8 +1019,8 @@ func (m *OffsetFetchResponseGroup) unmarshalJSON(d *jsonx.Decoder) {
 type OffsetFetchResponseTopics struct {
 	// Name: string; versions 8-9; ignorable; entity topicName.
 	Name string
-	// TopicId: uuid; versions 10; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 10; ignorable.
+	TopicID UUID
 	// Partitions: []OffsetFetchResponsePartitions; versions 8-10.
 	Partitions []OffsetFetchResponsePartitions
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -1041,7 +1041,7 @@ func (m *OffsetFetchResponseTopics) SetDefaults() {
 
 func (m *OffsetFetchResponseTopics) isDefault() bool {
 	return m.Name == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -1057,13 +1057,13 @@ func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 10 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if v >= 8 {
 		if n := r.ArrayLen(true, false, 1); n >= 0 {
@@ -1120,9 +1120,9 @@ func (m *OffsetFetchResponseTopics) encode(b []byte, v int16, w *wire.Encoder) [
 	}
 	// Name is ignorable: dropped at other versions.
 	if v >= 10 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	if v >= 8 {
 		b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 		for i := range m.Partitions {
@@ -1167,7 +1167,7 @@ func (m *OffsetFetchResponseTopics) appendJSON(b []byte, v int16) []byte {
 	if v >= 10 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	if v >= 8 {
 		b = jsonx.Key(b, first, "partitions")
@@ -1212,7 +1212,7 @@ func (m *OffsetFetchResponseTopics) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)

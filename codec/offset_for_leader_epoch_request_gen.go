@@ -9,8 +9,8 @@ import (
 
 // OffsetForLeaderEpochRequest is Kafka's OffsetForLeaderEpochRequest (api key 23), versions 0-4; flexible versions 4.
 type OffsetForLeaderEpochRequest struct {
-	// ReplicaId: int32; versions 3-4; default "-2"; ignorable; entity brokerId.
-	ReplicaId int32
+	// ReplicaID: int32; versions 3-4; default "-2"; ignorable; entity brokerId.
+	ReplicaID int32
 	// Topics: []OffsetForLeaderTopic; versions 0-4.
 	Topics []OffsetForLeaderEpochRequestOffsetForLeaderTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -31,11 +31,11 @@ func NewOffsetForLeaderEpochRequest() *OffsetForLeaderEpochRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *OffsetForLeaderEpochRequest) SetDefaults() {
 	*m = OffsetForLeaderEpochRequest{}
-	m.ReplicaId = -2
+	m.ReplicaID = -2
 }
 
 func (m *OffsetForLeaderEpochRequest) isDefault() bool {
-	return m.ReplicaId == -2 &&
+	return m.ReplicaID == -2 &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
@@ -43,13 +43,13 @@ func (m *OffsetForLeaderEpochRequest) isDefault() bool {
 
 func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
-		m.ReplicaId = r.Int32()
+		m.ReplicaID = r.Int32()
 		if r.Err != nil {
 			r.Push("replicaId")
 			return
 		}
 	} else {
-		m.ReplicaId = -2
+		m.ReplicaID = -2
 	}
 	if n := r.ArrayLen(v >= 4, false, 2); n >= 0 {
 		s := m.Topics
@@ -97,9 +97,9 @@ func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 
 func (m *OffsetForLeaderEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 3 {
-		b = wire.AppendInt32(b, m.ReplicaId)
+		b = wire.AppendInt32(b, m.ReplicaID)
 	}
-	// ReplicaId is ignorable: dropped at other versions.
+	// ReplicaID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 4)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -134,7 +134,7 @@ func (m *OffsetForLeaderEpochRequest) appendJSON(b []byte, v int16) []byte {
 	if v >= 3 {
 		b = jsonx.Key(b, first, "replicaId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.ReplicaId))
+		b = jsonx.AppendInt(b, int64(m.ReplicaID))
 	}
 	b = jsonx.Key(b, first, "topics")
 	first = false
@@ -175,7 +175,7 @@ func (m *OffsetForLeaderEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ReplicaId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)

@@ -11,8 +11,8 @@ import (
 
 // ProduceRequest is Kafka's ProduceRequest (api key 0), versions 0-13; flexible versions 9-13.
 type ProduceRequest struct {
-	// TransactionalId: string; versions 3-13; nullable 3-13; default "null"; entity transactionalId.
-	TransactionalId *string
+	// TransactionalID: string; versions 3-13; nullable 3-13; default "null"; entity transactionalId.
+	TransactionalID *string
 	// Acks: int16; versions 0-13.
 	Acks int16
 	// TimeoutMs: int32; versions 0-13.
@@ -36,7 +36,7 @@ func (m *ProduceRequest) SetDefaults() {
 }
 
 func (m *ProduceRequest) isDefault() bool {
-	return m.TransactionalId == nil &&
+	return m.TransactionalID == nil &&
 		m.Acks == 0 &&
 		m.TimeoutMs == 0 &&
 		len(m.TopicData) == 0 &&
@@ -46,13 +46,13 @@ func (m *ProduceRequest) isDefault() bool {
 
 func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
-		m.TransactionalId = r.NullableString(v >= 9)
+		m.TransactionalID = r.NullableString(v >= 9)
 		if r.Err != nil {
 			r.Push("transactionalId")
 			return
 		}
 	} else {
-		m.TransactionalId = nil
+		m.TransactionalID = nil
 	}
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
@@ -118,13 +118,13 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 
 func (m *ProduceRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 3 {
-		if m.TransactionalId != nil && len(*m.TransactionalId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalId)))
+		if m.TransactionalID != nil && len(*m.TransactionalID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.TransactionalID)))
 			w.Push("transactionalId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.TransactionalId, v >= 9)
-	} else if m.TransactionalId != nil {
+		b = wire.AppendNullableString(b, m.TransactionalID, v >= 9)
+	} else if m.TransactionalID != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("transactionalId")
 		return b
@@ -171,7 +171,7 @@ func (m *ProduceRequest) appendJSON(b []byte, v int16) []byte {
 	if v >= 3 {
 		b = jsonx.Key(b, first, "transactionalId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.TransactionalId)
+		b = jsonx.AppendNullableString(b, m.TransactionalID)
 	}
 	b = jsonx.Key(b, first, "acks")
 	first = false
@@ -218,7 +218,7 @@ func (m *ProduceRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TransactionalId = d.NullableString()
+			m.TransactionalID = d.NullableString()
 		case "acks":
 			if seen[1] {
 				d.Duplicate(key)
@@ -274,8 +274,8 @@ func (m *ProduceRequest) unmarshalJSON(d *jsonx.Decoder) {
 type ProduceRequestTopicProduceData struct {
 	// Name: string; versions 0-12; ignorable; entity topicName.
 	Name string
-	// TopicId: uuid; versions 13; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 13; ignorable.
+	TopicID UUID
 	// PartitionData: []PartitionProduceData; versions 0-13.
 	PartitionData []ProduceRequestPartitionProduceData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -296,7 +296,7 @@ func (m *ProduceRequestTopicProduceData) SetDefaults() {
 
 func (m *ProduceRequestTopicProduceData) isDefault() bool {
 	return m.Name == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.PartitionData) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -312,13 +312,13 @@ func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 13 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if n := r.ArrayLen(v >= 9, false, 5); n >= 0 {
 		s := m.PartitionData
@@ -371,9 +371,9 @@ func (m *ProduceRequestTopicProduceData) encode(b []byte, v int16, w *wire.Encod
 	}
 	// Name is ignorable: dropped at other versions.
 	if v >= 13 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.PartitionData), false, v >= 9)
 	for i := range m.PartitionData {
 		b = m.PartitionData[i].encode(b, v, w)
@@ -412,7 +412,7 @@ func (m *ProduceRequestTopicProduceData) appendJSON(b []byte, v int16) []byte {
 	if v >= 13 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "partitionData")
 	first = false
@@ -455,7 +455,7 @@ func (m *ProduceRequestTopicProduceData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitionData":
 			if seen[2] {
 				d.Duplicate(key)

@@ -282,8 +282,8 @@ func (m *ProduceResponse) unmarshalJSON(d *jsonx.Decoder) {
 type ProduceResponseTopicProduceResponse struct {
 	// Name: string; versions 0-12; ignorable; entity topicName.
 	Name string
-	// TopicId: uuid; versions 13; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 13; ignorable.
+	TopicID UUID
 	// PartitionResponses: []PartitionProduceResponse; versions 0-13.
 	PartitionResponses []ProduceResponsePartitionProduceResponse
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -304,7 +304,7 @@ func (m *ProduceResponseTopicProduceResponse) SetDefaults() {
 
 func (m *ProduceResponseTopicProduceResponse) isDefault() bool {
 	return m.Name == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.PartitionResponses) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -320,13 +320,13 @@ func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 13 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if n := r.ArrayLen(v >= 9, false, 14); n >= 0 {
 		s := m.PartitionResponses
@@ -379,9 +379,9 @@ func (m *ProduceResponseTopicProduceResponse) encode(b []byte, v int16, w *wire.
 	}
 	// Name is ignorable: dropped at other versions.
 	if v >= 13 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.PartitionResponses), false, v >= 9)
 	for i := range m.PartitionResponses {
 		b = m.PartitionResponses[i].encode(b, v, w)
@@ -420,7 +420,7 @@ func (m *ProduceResponseTopicProduceResponse) appendJSON(b []byte, v int16) []by
 	if v >= 13 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "partitionResponses")
 	first = false
@@ -463,7 +463,7 @@ func (m *ProduceResponseTopicProduceResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitionResponses":
 			if seen[2] {
 				d.Duplicate(key)
@@ -514,7 +514,7 @@ type ProduceResponsePartitionProduceResponse struct {
 	// ErrorMessage: string; versions 8-13; nullable 8-13; default "null"; ignorable.
 	ErrorMessage *string
 	// CurrentLeader: LeaderIdAndEpoch; versions 10-13; tag 0 in versions 10-13.
-	CurrentLeader ProduceResponseLeaderIdAndEpoch
+	CurrentLeader ProduceResponseLeaderIDAndEpoch
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -531,7 +531,7 @@ func (m *ProduceResponsePartitionProduceResponse) SetDefaults() {
 	*m = ProduceResponsePartitionProduceResponse{}
 	m.LogAppendTimeMs = -1
 	m.LogStartOffset = -1
-	m.CurrentLeader = *NewProduceResponseLeaderIdAndEpoch()
+	m.CurrentLeader = *NewProduceResponseLeaderIDAndEpoch()
 }
 
 func (m *ProduceResponsePartitionProduceResponse) isDefault() bool {
@@ -623,7 +623,7 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 	} else {
 		m.ErrorMessage = nil
 	}
-	m.CurrentLeader = *NewProduceResponseLeaderIdAndEpoch()
+	m.CurrentLeader = *NewProduceResponseLeaderIDAndEpoch()
 	m.UnknownTaggedFields = nil
 	if v >= 9 {
 		n := r.TagCount()
@@ -1037,46 +1037,46 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) unmarshalJSON(d *jsonx.Decode
 	}
 }
 
-// ProduceResponseLeaderIdAndEpoch is the LeaderIdAndEpoch struct of ProduceResponse.
-type ProduceResponseLeaderIdAndEpoch struct {
-	// LeaderId: int32; versions 10-13; default "-1"; entity brokerId.
-	LeaderId int32
+// ProduceResponseLeaderIDAndEpoch is the LeaderIdAndEpoch struct of ProduceResponse.
+type ProduceResponseLeaderIDAndEpoch struct {
+	// LeaderID: int32; versions 10-13; default "-1"; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 10-13; default "-1".
 	LeaderEpoch int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewProduceResponseLeaderIdAndEpoch returns a ProduceResponseLeaderIdAndEpoch holding the descriptor defaults.
-func NewProduceResponseLeaderIdAndEpoch() *ProduceResponseLeaderIdAndEpoch {
-	m := new(ProduceResponseLeaderIdAndEpoch)
+// NewProduceResponseLeaderIDAndEpoch returns a ProduceResponseLeaderIDAndEpoch holding the descriptor defaults.
+func NewProduceResponseLeaderIDAndEpoch() *ProduceResponseLeaderIDAndEpoch {
+	m := new(ProduceResponseLeaderIDAndEpoch)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *ProduceResponseLeaderIdAndEpoch) SetDefaults() {
-	*m = ProduceResponseLeaderIdAndEpoch{}
-	m.LeaderId = -1
+func (m *ProduceResponseLeaderIDAndEpoch) SetDefaults() {
+	*m = ProduceResponseLeaderIDAndEpoch{}
+	m.LeaderID = -1
 	m.LeaderEpoch = -1
 }
 
-func (m *ProduceResponseLeaderIdAndEpoch) isDefault() bool {
-	return m.LeaderId == -1 &&
+func (m *ProduceResponseLeaderIDAndEpoch) isDefault() bool {
+	return m.LeaderID == -1 &&
 		m.LeaderEpoch == -1 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *ProduceResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
+func (m *ProduceResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 	if v >= 10 {
 		if len(r.Src)-r.Off >= 8 {
 			p := r.Src[r.Off : r.Off+8]
 			_ = p[7]
-			m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+			m.LeaderID = int32(binary.BigEndian.Uint32(p[0:]))
 			m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
 			r.Off += 8
 		} else {
-			m.LeaderId = r.Int32()
+			m.LeaderID = r.Int32()
 			if r.Err != nil {
 				r.Push("leaderId")
 				return
@@ -1088,7 +1088,7 @@ func (m *ProduceResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 			}
 		}
 	} else {
-		m.LeaderId = -1
+		m.LeaderID = -1
 		m.LeaderEpoch = -1
 	}
 	m.UnknownTaggedFields = nil
@@ -1110,16 +1110,16 @@ func (m *ProduceResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ProduceResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *ProduceResponseLeaderIDAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 10 {
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
 		p := b[n : n+8]
 		_ = p[7]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	} else {
-		if m.LeaderId != -1 {
+		if m.LeaderID != -1 {
 			w.Fail(wire.ErrNonDefault, "")
 			w.Push("leaderId")
 			return b
@@ -1148,13 +1148,13 @@ func (m *ProduceResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Enco
 	return b
 }
 
-func (m *ProduceResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
+func (m *ProduceResponseLeaderIDAndEpoch) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	if v >= 10 {
 		b = jsonx.Key(b, first, "leaderId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.LeaderId))
+		b = jsonx.AppendInt(b, int64(m.LeaderID))
 	}
 	if v >= 10 {
 		b = jsonx.Key(b, first, "leaderEpoch")
@@ -1169,7 +1169,7 @@ func (m *ProduceResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
 	return append(b, '}')
 }
 
-func (m *ProduceResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
+func (m *ProduceResponseLeaderIDAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -1186,7 +1186,7 @@ func (m *ProduceResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -1211,8 +1211,8 @@ func (m *ProduceResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
 
 // ProduceResponseNodeEndpoint is the NodeEndpoint struct of ProduceResponse.
 type ProduceResponseNodeEndpoint struct {
-	// NodeId: int32; versions 10-13; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 10-13; entity brokerId.
+	NodeID int32
 	// Host: string; versions 10-13.
 	Host string
 	// Port: int32; versions 10-13.
@@ -1236,7 +1236,7 @@ func (m *ProduceResponseNodeEndpoint) SetDefaults() {
 }
 
 func (m *ProduceResponseNodeEndpoint) isDefault() bool {
-	return m.NodeId == 0 &&
+	return m.NodeID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		m.Rack == nil &&
@@ -1245,13 +1245,13 @@ func (m *ProduceResponseNodeEndpoint) isDefault() bool {
 
 func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 10 {
-		m.NodeId = r.Int32()
+		m.NodeID = r.Int32()
 		if r.Err != nil {
 			r.Push("nodeId")
 			return
 		}
 	} else {
-		m.NodeId = 0
+		m.NodeID = 0
 	}
 	if v >= 10 {
 		m.Host = r.String(true)
@@ -1301,8 +1301,8 @@ func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 
 func (m *ProduceResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 10 {
-		b = wire.AppendInt32(b, m.NodeId)
-	} else if m.NodeId != 0 {
+		b = wire.AppendInt32(b, m.NodeID)
+	} else if m.NodeID != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -1362,7 +1362,7 @@ func (m *ProduceResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
 	if v >= 10 {
 		b = jsonx.Key(b, first, "nodeId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeId))
+		b = jsonx.AppendInt(b, int64(m.NodeID))
 	}
 	if v >= 10 {
 		b = jsonx.Key(b, first, "host")
@@ -1404,7 +1404,7 @@ func (m *ProduceResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[1] {
 				d.Duplicate(key)

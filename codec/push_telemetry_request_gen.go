@@ -11,10 +11,10 @@ import (
 
 // PushTelemetryRequest is Kafka's PushTelemetryRequest (api key 72), versions 0; flexible versions 0.
 type PushTelemetryRequest struct {
-	// ClientInstanceId: uuid; versions 0.
-	ClientInstanceId UUID
-	// SubscriptionId: int32; versions 0.
-	SubscriptionId int32
+	// ClientInstanceID: uuid; versions 0.
+	ClientInstanceID UUID
+	// SubscriptionID: int32; versions 0.
+	SubscriptionID int32
 	// Terminating: bool; versions 0.
 	Terminating bool
 	// CompressionType: int8; versions 0.
@@ -42,8 +42,8 @@ func (m *PushTelemetryRequest) SetDefaults() {
 }
 
 func (m *PushTelemetryRequest) isDefault() bool {
-	return m.ClientInstanceId == (UUID{}) &&
-		m.SubscriptionId == 0 &&
+	return m.ClientInstanceID == (UUID{}) &&
+		m.SubscriptionID == 0 &&
 		!m.Terminating &&
 		m.CompressionType == 0 &&
 		len(m.Metrics) == 0 &&
@@ -55,18 +55,18 @@ func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 22 {
 		p := r.Src[r.Off : r.Off+22]
 		_ = p[21]
-		m.ClientInstanceId = UUID(p[0:16])
-		m.SubscriptionId = int32(binary.BigEndian.Uint32(p[16:]))
+		m.ClientInstanceID = UUID(p[0:16])
+		m.SubscriptionID = int32(binary.BigEndian.Uint32(p[16:]))
 		m.Terminating = p[20] != 0
 		m.CompressionType = int8(p[21])
 		r.Off += 22
 	} else {
-		m.ClientInstanceId = r.UUID()
+		m.ClientInstanceID = r.UUID()
 		if r.Err != nil {
 			r.Push("clientInstanceId")
 			return
 		}
-		m.SubscriptionId = r.Int32()
+		m.SubscriptionID = r.Int32()
 		if r.Err != nil {
 			r.Push("subscriptionId")
 			return
@@ -114,8 +114,8 @@ func (m *PushTelemetryRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 		b = append(b, make([]byte, 22)...)
 		p := b[n : n+22]
 		_ = p[21]
-		copy(p[0:16], m.ClientInstanceId[:])
-		binary.BigEndian.PutUint32(p[16:], uint32(m.SubscriptionId))
+		copy(p[0:16], m.ClientInstanceID[:])
+		binary.BigEndian.PutUint32(p[16:], uint32(m.SubscriptionID))
 		if m.Terminating {
 			p[20] = 1
 		}
@@ -140,10 +140,10 @@ func (m *PushTelemetryRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "clientInstanceId")
 	first = false
-	b = jsonx.AppendUUID(b, m.ClientInstanceId)
+	b = jsonx.AppendUUID(b, m.ClientInstanceID)
 	b = jsonx.Key(b, first, "subscriptionId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.SubscriptionId))
+	b = jsonx.AppendInt(b, int64(m.SubscriptionID))
 	b = jsonx.Key(b, first, "terminating")
 	first = false
 	b = jsonx.AppendBool(b, m.Terminating)
@@ -182,13 +182,13 @@ func (m *PushTelemetryRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ClientInstanceId = d.UUID()
+			m.ClientInstanceID = d.UUID()
 		case "subscriptionId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.SubscriptionId = int32(d.Int(-1<<31, 1<<31-1))
+			m.SubscriptionID = int32(d.Int(-1<<31, 1<<31-1))
 		case "terminating":
 			if seen[2] {
 				d.Duplicate(key)

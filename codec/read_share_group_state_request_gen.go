@@ -11,8 +11,8 @@ import (
 
 // ReadShareGroupStateRequest is Kafka's ReadShareGroupStateRequest (api key 84), versions 0; flexible versions 0.
 type ReadShareGroupStateRequest struct {
-	// GroupId: string; versions 0.
-	GroupId string
+	// GroupID: string; versions 0.
+	GroupID string
 	// Topics: []ReadStateData; versions 0.
 	Topics []ReadShareGroupStateRequestReadStateData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -36,14 +36,14 @@ func (m *ReadShareGroupStateRequest) SetDefaults() {
 }
 
 func (m *ReadShareGroupStateRequest) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *ReadShareGroupStateRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -91,12 +91,12 @@ func (m *ReadShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ReadShareGroupStateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
+	b = wire.AppendString(b, m.GroupID, true)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -124,7 +124,7 @@ func (m *ReadShareGroupStateRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -164,7 +164,7 @@ func (m *ReadShareGroupStateRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -206,8 +206,8 @@ func (m *ReadShareGroupStateRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // ReadShareGroupStateRequestReadStateData is the ReadStateData struct of ReadShareGroupStateRequest.
 type ReadShareGroupStateRequestReadStateData struct {
-	// TopicId: uuid; versions 0.
-	TopicId UUID
+	// TopicID: uuid; versions 0.
+	TopicID UUID
 	// Partitions: []PartitionData; versions 0.
 	Partitions []ReadShareGroupStateRequestPartitionData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -227,13 +227,13 @@ func (m *ReadShareGroupStateRequestReadStateData) SetDefaults() {
 }
 
 func (m *ReadShareGroupStateRequestReadStateData) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ReadShareGroupStateRequestReadStateData) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -277,7 +277,7 @@ func (m *ReadShareGroupStateRequestReadStateData) decode(r *wire.Reader, v int16
 }
 
 func (m *ReadShareGroupStateRequestReadStateData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -304,7 +304,7 @@ func (m *ReadShareGroupStateRequestReadStateData) appendJSON(b []byte, v int16) 
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -340,7 +340,7 @@ func (m *ReadShareGroupStateRequestReadStateData) unmarshalJSON(d *jsonx.Decoder
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

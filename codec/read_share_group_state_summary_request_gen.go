@@ -11,8 +11,8 @@ import (
 
 // ReadShareGroupStateSummaryRequest is Kafka's ReadShareGroupStateSummaryRequest (api key 87), versions 0-1; flexible versions 0-1.
 type ReadShareGroupStateSummaryRequest struct {
-	// GroupId: string; versions 0-1.
-	GroupId string
+	// GroupID: string; versions 0-1.
+	GroupID string
 	// Topics: []ReadStateSummaryData; versions 0-1.
 	Topics []ReadShareGroupStateSummaryRequestReadStateSummaryData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -36,14 +36,14 @@ func (m *ReadShareGroupStateSummaryRequest) SetDefaults() {
 }
 
 func (m *ReadShareGroupStateSummaryRequest) isDefault() bool {
-	return m.GroupId == "" &&
+	return m.GroupID == "" &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *ReadShareGroupStateSummaryRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -91,12 +91,12 @@ func (m *ReadShareGroupStateSummaryRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ReadShareGroupStateSummaryRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
+	b = wire.AppendString(b, m.GroupID, true)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -124,7 +124,7 @@ func (m *ReadShareGroupStateSummaryRequest) appendJSON(b []byte, v int16) []byte
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -164,7 +164,7 @@ func (m *ReadShareGroupStateSummaryRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -206,8 +206,8 @@ func (m *ReadShareGroupStateSummaryRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // ReadShareGroupStateSummaryRequestReadStateSummaryData is the ReadStateSummaryData struct of ReadShareGroupStateSummaryRequest.
 type ReadShareGroupStateSummaryRequestReadStateSummaryData struct {
-	// TopicId: uuid; versions 0-1.
-	TopicId UUID
+	// TopicID: uuid; versions 0-1.
+	TopicID UUID
 	// Partitions: []PartitionData; versions 0-1.
 	Partitions []ReadShareGroupStateSummaryRequestPartitionData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -227,13 +227,13 @@ func (m *ReadShareGroupStateSummaryRequestReadStateSummaryData) SetDefaults() {
 }
 
 func (m *ReadShareGroupStateSummaryRequestReadStateSummaryData) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ReadShareGroupStateSummaryRequestReadStateSummaryData) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -277,7 +277,7 @@ func (m *ReadShareGroupStateSummaryRequestReadStateSummaryData) decode(r *wire.R
 }
 
 func (m *ReadShareGroupStateSummaryRequestReadStateSummaryData) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -304,7 +304,7 @@ func (m *ReadShareGroupStateSummaryRequestReadStateSummaryData) appendJSON(b []b
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -340,7 +340,7 @@ func (m *ReadShareGroupStateSummaryRequestReadStateSummaryData) unmarshalJSON(d 
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

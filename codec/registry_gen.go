@@ -13,8 +13,8 @@ var allMessages = []*MessageInfo{
 	&infoAddPartitionsToTxnResponse,
 	&infoAddRaftVoterRequest,
 	&infoAddRaftVoterResponse,
-	&infoAllocateProducerIdsRequest,
-	&infoAllocateProducerIdsResponse,
+	&infoAllocateProducerIDsRequest,
+	&infoAllocateProducerIDsResponse,
 	&infoAlterClientQuotasRequest,
 	&infoAlterClientQuotasResponse,
 	&infoAlterConfigsRequest,
@@ -29,8 +29,8 @@ var allMessages = []*MessageInfo{
 	&infoAlterShareGroupOffsetsResponse,
 	&infoAlterUserScramCredentialsRequest,
 	&infoAlterUserScramCredentialsResponse,
-	&infoApiVersionsRequest,
-	&infoApiVersionsResponse,
+	&infoAPIVersionsRequest,
+	&infoAPIVersionsResponse,
 	&infoAssignReplicasToDirsRequest,
 	&infoAssignReplicasToDirsResponse,
 	&infoBeginQuorumEpochRequest,
@@ -50,8 +50,8 @@ var allMessages = []*MessageInfo{
 	&infoControlledShutdownResponse,
 	&infoControllerRegistrationRequest,
 	&infoControllerRegistrationResponse,
-	&infoCreateAclsRequest,
-	&infoCreateAclsResponse,
+	&infoCreateACLsRequest,
+	&infoCreateACLsResponse,
 	&infoCreateDelegationTokenRequest,
 	&infoCreateDelegationTokenResponse,
 	&infoCreatePartitionsRequest,
@@ -59,8 +59,8 @@ var allMessages = []*MessageInfo{
 	&infoCreateTopicsRequest,
 	&infoCreateTopicsResponse,
 	&infoDefaultPrincipalData,
-	&infoDeleteAclsRequest,
-	&infoDeleteAclsResponse,
+	&infoDeleteACLsRequest,
+	&infoDeleteACLsResponse,
 	&infoDeleteGroupsRequest,
 	&infoDeleteGroupsResponse,
 	&infoDeleteRecordsRequest,
@@ -71,8 +71,8 @@ var allMessages = []*MessageInfo{
 	&infoDeleteShareGroupStateResponse,
 	&infoDeleteTopicsRequest,
 	&infoDeleteTopicsResponse,
-	&infoDescribeAclsRequest,
-	&infoDescribeAclsResponse,
+	&infoDescribeACLsRequest,
+	&infoDescribeACLsResponse,
 	&infoDescribeClientQuotasRequest,
 	&infoDescribeClientQuotasResponse,
 	&infoDescribeClusterRequest,
@@ -120,8 +120,8 @@ var allMessages = []*MessageInfo{
 	&infoHeartbeatResponse,
 	&infoIncrementalAlterConfigsRequest,
 	&infoIncrementalAlterConfigsResponse,
-	&infoInitProducerIdRequest,
-	&infoInitProducerIdResponse,
+	&infoInitProducerIDRequest,
+	&infoInitProducerIDResponse,
 	&infoInitializeShareGroupStateRequest,
 	&infoInitializeShareGroupStateResponse,
 	&infoJoinGroupRequest,
@@ -230,9 +230,9 @@ func newMessageByName(name string) Message {
 	case "AddRaftVoterResponse":
 		return NewAddRaftVoterResponse()
 	case "AllocateProducerIdsRequest":
-		return NewAllocateProducerIdsRequest()
+		return NewAllocateProducerIDsRequest()
 	case "AllocateProducerIdsResponse":
-		return NewAllocateProducerIdsResponse()
+		return NewAllocateProducerIDsResponse()
 	case "AlterClientQuotasRequest":
 		return NewAlterClientQuotasRequest()
 	case "AlterClientQuotasResponse":
@@ -262,9 +262,9 @@ func newMessageByName(name string) Message {
 	case "AlterUserScramCredentialsResponse":
 		return NewAlterUserScramCredentialsResponse()
 	case "ApiVersionsRequest":
-		return NewApiVersionsRequest()
+		return NewAPIVersionsRequest()
 	case "ApiVersionsResponse":
-		return NewApiVersionsResponse()
+		return NewAPIVersionsResponse()
 	case "AssignReplicasToDirsRequest":
 		return NewAssignReplicasToDirsRequest()
 	case "AssignReplicasToDirsResponse":
@@ -304,9 +304,9 @@ func newMessageByName(name string) Message {
 	case "ControllerRegistrationResponse":
 		return NewControllerRegistrationResponse()
 	case "CreateAclsRequest":
-		return NewCreateAclsRequest()
+		return NewCreateACLsRequest()
 	case "CreateAclsResponse":
-		return NewCreateAclsResponse()
+		return NewCreateACLsResponse()
 	case "CreateDelegationTokenRequest":
 		return NewCreateDelegationTokenRequest()
 	case "CreateDelegationTokenResponse":
@@ -322,9 +322,9 @@ func newMessageByName(name string) Message {
 	case "DefaultPrincipalData":
 		return NewDefaultPrincipalData()
 	case "DeleteAclsRequest":
-		return NewDeleteAclsRequest()
+		return NewDeleteACLsRequest()
 	case "DeleteAclsResponse":
-		return NewDeleteAclsResponse()
+		return NewDeleteACLsResponse()
 	case "DeleteGroupsRequest":
 		return NewDeleteGroupsRequest()
 	case "DeleteGroupsResponse":
@@ -346,9 +346,9 @@ func newMessageByName(name string) Message {
 	case "DeleteTopicsResponse":
 		return NewDeleteTopicsResponse()
 	case "DescribeAclsRequest":
-		return NewDescribeAclsRequest()
+		return NewDescribeACLsRequest()
 	case "DescribeAclsResponse":
-		return NewDescribeAclsResponse()
+		return NewDescribeACLsResponse()
 	case "DescribeClientQuotasRequest":
 		return NewDescribeClientQuotasRequest()
 	case "DescribeClientQuotasResponse":
@@ -444,9 +444,9 @@ func newMessageByName(name string) Message {
 	case "IncrementalAlterConfigsResponse":
 		return NewIncrementalAlterConfigsResponse()
 	case "InitProducerIdRequest":
-		return NewInitProducerIdRequest()
+		return NewInitProducerIDRequest()
 	case "InitProducerIdResponse":
-		return NewInitProducerIdResponse()
+		return NewInitProducerIDResponse()
 	case "InitializeShareGroupStateRequest":
 		return NewInitializeShareGroupStateRequest()
 	case "InitializeShareGroupStateResponse":
@@ -668,7 +668,7 @@ func newRequest(key int16) Request {
 	case 17:
 		return NewSaslHandshakeRequest()
 	case 18:
-		return NewApiVersionsRequest()
+		return NewAPIVersionsRequest()
 	case 19:
 		return NewCreateTopicsRequest()
 	case 20:
@@ -676,7 +676,7 @@ func newRequest(key int16) Request {
 	case 21:
 		return NewDeleteRecordsRequest()
 	case 22:
-		return NewInitProducerIdRequest()
+		return NewInitProducerIDRequest()
 	case 23:
 		return NewOffsetForLeaderEpochRequest()
 	case 24:
@@ -690,11 +690,11 @@ func newRequest(key int16) Request {
 	case 28:
 		return NewTxnOffsetCommitRequest()
 	case 29:
-		return NewDescribeAclsRequest()
+		return NewDescribeACLsRequest()
 	case 30:
-		return NewCreateAclsRequest()
+		return NewCreateACLsRequest()
 	case 31:
-		return NewDeleteAclsRequest()
+		return NewDeleteACLsRequest()
 	case 32:
 		return NewDescribeConfigsRequest()
 	case 33:
@@ -766,7 +766,7 @@ func newRequest(key int16) Request {
 	case 66:
 		return NewListTransactionsRequest()
 	case 67:
-		return NewAllocateProducerIdsRequest()
+		return NewAllocateProducerIDsRequest()
 	case 68:
 		return NewConsumerGroupHeartbeatRequest()
 	case 69:
@@ -864,7 +864,7 @@ func newResponse(key int16) Response {
 	case 17:
 		return NewSaslHandshakeResponse()
 	case 18:
-		return NewApiVersionsResponse()
+		return NewAPIVersionsResponse()
 	case 19:
 		return NewCreateTopicsResponse()
 	case 20:
@@ -872,7 +872,7 @@ func newResponse(key int16) Response {
 	case 21:
 		return NewDeleteRecordsResponse()
 	case 22:
-		return NewInitProducerIdResponse()
+		return NewInitProducerIDResponse()
 	case 23:
 		return NewOffsetForLeaderEpochResponse()
 	case 24:
@@ -886,11 +886,11 @@ func newResponse(key int16) Response {
 	case 28:
 		return NewTxnOffsetCommitResponse()
 	case 29:
-		return NewDescribeAclsResponse()
+		return NewDescribeACLsResponse()
 	case 30:
-		return NewCreateAclsResponse()
+		return NewCreateACLsResponse()
 	case 31:
-		return NewDeleteAclsResponse()
+		return NewDeleteACLsResponse()
 	case 32:
 		return NewDescribeConfigsResponse()
 	case 33:
@@ -962,7 +962,7 @@ func newResponse(key int16) Response {
 	case 66:
 		return NewListTransactionsResponse()
 	case 67:
-		return NewAllocateProducerIdsResponse()
+		return NewAllocateProducerIDsResponse()
 	case 68:
 		return NewConsumerGroupHeartbeatResponse()
 	case 69:
@@ -1040,20 +1040,20 @@ var allAPIs = []APIInfo{
 	{Key: 15, Name: "DescribeGroups", Request: &infoDescribeGroupsRequest, Response: &infoDescribeGroupsResponse},
 	{Key: 16, Name: "ListGroups", Request: &infoListGroupsRequest, Response: &infoListGroupsResponse},
 	{Key: 17, Name: "SaslHandshake", Request: &infoSaslHandshakeRequest, Response: &infoSaslHandshakeResponse},
-	{Key: 18, Name: "ApiVersions", Request: &infoApiVersionsRequest, Response: &infoApiVersionsResponse},
+	{Key: 18, Name: "ApiVersions", Request: &infoAPIVersionsRequest, Response: &infoAPIVersionsResponse},
 	{Key: 19, Name: "CreateTopics", Request: &infoCreateTopicsRequest, Response: &infoCreateTopicsResponse},
 	{Key: 20, Name: "DeleteTopics", Request: &infoDeleteTopicsRequest, Response: &infoDeleteTopicsResponse},
 	{Key: 21, Name: "DeleteRecords", Request: &infoDeleteRecordsRequest, Response: &infoDeleteRecordsResponse},
-	{Key: 22, Name: "InitProducerId", Request: &infoInitProducerIdRequest, Response: &infoInitProducerIdResponse},
+	{Key: 22, Name: "InitProducerId", Request: &infoInitProducerIDRequest, Response: &infoInitProducerIDResponse},
 	{Key: 23, Name: "OffsetForLeaderEpoch", Request: &infoOffsetForLeaderEpochRequest, Response: &infoOffsetForLeaderEpochResponse},
 	{Key: 24, Name: "AddPartitionsToTxn", Request: &infoAddPartitionsToTxnRequest, Response: &infoAddPartitionsToTxnResponse},
 	{Key: 25, Name: "AddOffsetsToTxn", Request: &infoAddOffsetsToTxnRequest, Response: &infoAddOffsetsToTxnResponse},
 	{Key: 26, Name: "EndTxn", Request: &infoEndTxnRequest, Response: &infoEndTxnResponse},
 	{Key: 27, Name: "WriteTxnMarkers", Request: &infoWriteTxnMarkersRequest, Response: &infoWriteTxnMarkersResponse},
 	{Key: 28, Name: "TxnOffsetCommit", Request: &infoTxnOffsetCommitRequest, Response: &infoTxnOffsetCommitResponse},
-	{Key: 29, Name: "DescribeAcls", Request: &infoDescribeAclsRequest, Response: &infoDescribeAclsResponse},
-	{Key: 30, Name: "CreateAcls", Request: &infoCreateAclsRequest, Response: &infoCreateAclsResponse},
-	{Key: 31, Name: "DeleteAcls", Request: &infoDeleteAclsRequest, Response: &infoDeleteAclsResponse},
+	{Key: 29, Name: "DescribeAcls", Request: &infoDescribeACLsRequest, Response: &infoDescribeACLsResponse},
+	{Key: 30, Name: "CreateAcls", Request: &infoCreateACLsRequest, Response: &infoCreateACLsResponse},
+	{Key: 31, Name: "DeleteAcls", Request: &infoDeleteACLsRequest, Response: &infoDeleteACLsResponse},
 	{Key: 32, Name: "DescribeConfigs", Request: &infoDescribeConfigsRequest, Response: &infoDescribeConfigsResponse},
 	{Key: 33, Name: "AlterConfigs", Request: &infoAlterConfigsRequest, Response: &infoAlterConfigsResponse},
 	{Key: 34, Name: "AlterReplicaLogDirs", Request: &infoAlterReplicaLogDirsRequest, Response: &infoAlterReplicaLogDirsResponse},
@@ -1089,7 +1089,7 @@ var allAPIs = []APIInfo{
 	{Key: 64, Name: "UnregisterBroker", Request: &infoUnregisterBrokerRequest, Response: &infoUnregisterBrokerResponse},
 	{Key: 65, Name: "DescribeTransactions", Request: &infoDescribeTransactionsRequest, Response: &infoDescribeTransactionsResponse},
 	{Key: 66, Name: "ListTransactions", Request: &infoListTransactionsRequest, Response: &infoListTransactionsResponse},
-	{Key: 67, Name: "AllocateProducerIds", Request: &infoAllocateProducerIdsRequest, Response: &infoAllocateProducerIdsResponse},
+	{Key: 67, Name: "AllocateProducerIds", Request: &infoAllocateProducerIDsRequest, Response: &infoAllocateProducerIDsResponse},
 	{Key: 68, Name: "ConsumerGroupHeartbeat", Request: &infoConsumerGroupHeartbeatRequest, Response: &infoConsumerGroupHeartbeatResponse},
 	{Key: 69, Name: "ConsumerGroupDescribe", Request: &infoConsumerGroupDescribeRequest, Response: &infoConsumerGroupDescribeResponse},
 	{Key: 70, Name: "ControllerRegistration", Request: &infoControllerRegistrationRequest, Response: &infoControllerRegistrationResponse},

@@ -11,12 +11,12 @@ import (
 
 // RemoveRaftVoterRequest is Kafka's RemoveRaftVoterRequest (api key 81), versions 0; flexible versions 0.
 type RemoveRaftVoterRequest struct {
-	// ClusterId: string; versions 0; nullable 0.
-	ClusterId *string
-	// VoterId: int32; versions 0.
-	VoterId int32
-	// VoterDirectoryId: uuid; versions 0.
-	VoterDirectoryId UUID
+	// ClusterID: string; versions 0; nullable 0.
+	ClusterID *string
+	// VoterID: int32; versions 0.
+	VoterID int32
+	// VoterDirectoryID: uuid; versions 0.
+	VoterDirectoryID UUID
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -35,19 +35,19 @@ func NewRemoveRaftVoterRequest() *RemoveRaftVoterRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *RemoveRaftVoterRequest) SetDefaults() {
 	*m = RemoveRaftVoterRequest{}
-	m.ClusterId = newString("")
+	m.ClusterID = newString("")
 }
 
 func (m *RemoveRaftVoterRequest) isDefault() bool {
-	return (m.ClusterId != nil && *m.ClusterId == "") &&
-		m.VoterId == 0 &&
-		m.VoterDirectoryId == (UUID{}) &&
+	return (m.ClusterID != nil && *m.ClusterID == "") &&
+		m.VoterID == 0 &&
+		m.VoterDirectoryID == (UUID{}) &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
-	m.ClusterId = r.NullableString(true)
+	m.ClusterID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
@@ -55,16 +55,16 @@ func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 20 {
 		p := r.Src[r.Off : r.Off+20]
 		_ = p[19]
-		m.VoterId = int32(binary.BigEndian.Uint32(p[0:]))
-		m.VoterDirectoryId = UUID(p[4:20])
+		m.VoterID = int32(binary.BigEndian.Uint32(p[0:]))
+		m.VoterDirectoryID = UUID(p[4:20])
 		r.Off += 20
 	} else {
-		m.VoterId = r.Int32()
+		m.VoterID = r.Int32()
 		if r.Err != nil {
 			r.Push("voterId")
 			return
 		}
-		m.VoterDirectoryId = r.UUID()
+		m.VoterDirectoryID = r.UUID()
 		if r.Err != nil {
 			r.Push("voterDirectoryId")
 			return
@@ -92,19 +92,19 @@ func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *RemoveRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+	if m.ClusterID != nil && len(*m.ClusterID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterID)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ClusterId, true)
+	b = wire.AppendNullableString(b, m.ClusterID, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 20)...)
 		p := b[n : n+20]
 		_ = p[19]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.VoterId))
-		copy(p[4:20], m.VoterDirectoryId[:])
+		binary.BigEndian.PutUint32(p[0:], uint32(m.VoterID))
+		copy(p[4:20], m.VoterDirectoryID[:])
 	}
 	nt := len(m.UnknownTaggedFields)
 	b = wire.AppendUvarint(b, uint32(nt))
@@ -124,13 +124,13 @@ func (m *RemoveRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "clusterId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterId)
+	b = jsonx.AppendNullableString(b, m.ClusterID)
 	b = jsonx.Key(b, first, "voterId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.VoterId))
+	b = jsonx.AppendInt(b, int64(m.VoterID))
 	b = jsonx.Key(b, first, "voterDirectoryId")
 	first = false
-	b = jsonx.AppendUUID(b, m.VoterDirectoryId)
+	b = jsonx.AppendUUID(b, m.VoterDirectoryID)
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
 		first = false
@@ -160,19 +160,19 @@ func (m *RemoveRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ClusterId = d.NullableString()
+			m.ClusterID = d.NullableString()
 		case "voterId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.VoterId = int32(d.Int(-1<<31, 1<<31-1))
+			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
 		case "voterDirectoryId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.VoterDirectoryId = d.UUID()
+			m.VoterDirectoryID = d.UUID()
 		case "_unknownTaggedFields":
 			if seen[4] {
 				d.Duplicate(key)

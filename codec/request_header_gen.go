@@ -11,14 +11,14 @@ import (
 
 // RequestHeader is Kafka's RequestHeader header type, versions 0-2; flexible versions 2.
 type RequestHeader struct {
-	// RequestApiKey: int16; versions 0-2.
-	RequestApiKey int16
-	// RequestApiVersion: int16; versions 0-2.
-	RequestApiVersion int16
-	// CorrelationId: int32; versions 0-2.
-	CorrelationId int32
-	// ClientId: string; versions 1-2; nullable 1-2; ignorable; flexible none.
-	ClientId *string
+	// RequestAPIKey: int16; versions 0-2.
+	RequestAPIKey int16
+	// RequestAPIVersion: int16; versions 0-2.
+	RequestAPIVersion int16
+	// CorrelationID: int32; versions 0-2.
+	CorrelationID int32
+	// ClientID: string; versions 1-2; nullable 1-2; ignorable; flexible none.
+	ClientID *string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -29,14 +29,14 @@ func NewRequestHeader() *RequestHeader { m := new(RequestHeader); m.SetDefaults(
 // SetDefaults resets every field to its descriptor default.
 func (m *RequestHeader) SetDefaults() {
 	*m = RequestHeader{}
-	m.ClientId = newString("")
+	m.ClientID = newString("")
 }
 
 func (m *RequestHeader) isDefault() bool {
-	return m.RequestApiKey == 0 &&
-		m.RequestApiVersion == 0 &&
-		m.CorrelationId == 0 &&
-		(m.ClientId != nil && *m.ClientId == "") &&
+	return m.RequestAPIKey == 0 &&
+		m.RequestAPIVersion == 0 &&
+		m.CorrelationID == 0 &&
+		(m.ClientID != nil && *m.ClientID == "") &&
 		len(m.UnknownTaggedFields) == 0
 }
 
@@ -44,35 +44,35 @@ func (m *RequestHeader) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
-		m.RequestApiKey = int16(binary.BigEndian.Uint16(p[0:]))
-		m.RequestApiVersion = int16(binary.BigEndian.Uint16(p[2:]))
-		m.CorrelationId = int32(binary.BigEndian.Uint32(p[4:]))
+		m.RequestAPIKey = int16(binary.BigEndian.Uint16(p[0:]))
+		m.RequestAPIVersion = int16(binary.BigEndian.Uint16(p[2:]))
+		m.CorrelationID = int32(binary.BigEndian.Uint32(p[4:]))
 		r.Off += 8
 	} else {
-		m.RequestApiKey = r.Int16()
+		m.RequestAPIKey = r.Int16()
 		if r.Err != nil {
 			r.Push("requestApiKey")
 			return
 		}
-		m.RequestApiVersion = r.Int16()
+		m.RequestAPIVersion = r.Int16()
 		if r.Err != nil {
 			r.Push("requestApiVersion")
 			return
 		}
-		m.CorrelationId = r.Int32()
+		m.CorrelationID = r.Int32()
 		if r.Err != nil {
 			r.Push("correlationId")
 			return
 		}
 	}
 	if v >= 1 {
-		m.ClientId = r.NullableString(false)
+		m.ClientID = r.NullableString(false)
 		if r.Err != nil {
 			r.Push("clientId")
 			return
 		}
 	} else {
-		m.ClientId = newString("")
+		m.ClientID = newString("")
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -99,19 +99,19 @@ func (m *RequestHeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		b = append(b, make([]byte, 8)...)
 		p := b[n : n+8]
 		_ = p[7]
-		binary.BigEndian.PutUint16(p[0:], uint16(m.RequestApiKey))
-		binary.BigEndian.PutUint16(p[2:], uint16(m.RequestApiVersion))
-		binary.BigEndian.PutUint32(p[4:], uint32(m.CorrelationId))
+		binary.BigEndian.PutUint16(p[0:], uint16(m.RequestAPIKey))
+		binary.BigEndian.PutUint16(p[2:], uint16(m.RequestAPIVersion))
+		binary.BigEndian.PutUint32(p[4:], uint32(m.CorrelationID))
 	}
 	if v >= 1 {
-		if m.ClientId != nil && len(*m.ClientId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClientId)))
+		if m.ClientID != nil && len(*m.ClientID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClientID)))
 			w.Push("clientId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.ClientId, false)
+		b = wire.AppendNullableString(b, m.ClientID, false)
 	}
-	// ClientId is ignorable: dropped at other versions.
+	// ClientID is ignorable: dropped at other versions.
 	if v >= 2 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
@@ -135,17 +135,17 @@ func (m *RequestHeader) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "requestApiKey")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.RequestApiKey))
+	b = jsonx.AppendInt(b, int64(m.RequestAPIKey))
 	b = jsonx.Key(b, first, "requestApiVersion")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.RequestApiVersion))
+	b = jsonx.AppendInt(b, int64(m.RequestAPIVersion))
 	b = jsonx.Key(b, first, "correlationId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.CorrelationId))
+	b = jsonx.AppendInt(b, int64(m.CorrelationID))
 	if v >= 1 {
 		b = jsonx.Key(b, first, "clientId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.ClientId)
+		b = jsonx.AppendNullableString(b, m.ClientID)
 	}
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
@@ -172,25 +172,25 @@ func (m *RequestHeader) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.RequestApiKey = int16(d.Int(-1<<15, 1<<15-1))
+			m.RequestAPIKey = int16(d.Int(-1<<15, 1<<15-1))
 		case "requestApiVersion":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.RequestApiVersion = int16(d.Int(-1<<15, 1<<15-1))
+			m.RequestAPIVersion = int16(d.Int(-1<<15, 1<<15-1))
 		case "correlationId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.CorrelationId = int32(d.Int(-1<<31, 1<<31-1))
+			m.CorrelationID = int32(d.Int(-1<<31, 1<<31-1))
 		case "clientId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.ClientId = d.NullableString()
+			m.ClientID = d.NullableString()
 		case "_unknownTaggedFields":
 			if seen[4] {
 				d.Duplicate(key)

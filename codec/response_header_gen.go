@@ -9,8 +9,8 @@ import (
 
 // ResponseHeader is Kafka's ResponseHeader header type, versions 0-1; flexible versions 1.
 type ResponseHeader struct {
-	// CorrelationId: int32; versions 0-1.
-	CorrelationId int32
+	// CorrelationID: int32; versions 0-1.
+	CorrelationID int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -24,12 +24,12 @@ func (m *ResponseHeader) SetDefaults() {
 }
 
 func (m *ResponseHeader) isDefault() bool {
-	return m.CorrelationId == 0 &&
+	return m.CorrelationID == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ResponseHeader) decode(r *wire.Reader, v int16) {
-	m.CorrelationId = r.Int32()
+	m.CorrelationID = r.Int32()
 	if r.Err != nil {
 		r.Push("correlationId")
 		return
@@ -54,7 +54,7 @@ func (m *ResponseHeader) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ResponseHeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.CorrelationId)
+	b = wire.AppendInt32(b, m.CorrelationID)
 	if v >= 1 {
 		nt := len(m.UnknownTaggedFields)
 		b = wire.AppendUvarint(b, uint32(nt))
@@ -78,7 +78,7 @@ func (m *ResponseHeader) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "correlationId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.CorrelationId))
+	b = jsonx.AppendInt(b, int64(m.CorrelationID))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
 		first = false
@@ -104,7 +104,7 @@ func (m *ResponseHeader) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.CorrelationId = int32(d.Int(-1<<31, 1<<31-1))
+			m.CorrelationID = int32(d.Int(-1<<31, 1<<31-1))
 		case "_unknownTaggedFields":
 			if seen[1] {
 				d.Duplicate(key)

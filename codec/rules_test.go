@@ -105,7 +105,7 @@ func TestTaggedSectionOrder(t *testing.T) {
 	}
 	// Known and unknown tags merge in order: ClusterId (tag 0) then unknown tag 4.
 	cid := "c"
-	fr.ClusterId = &cid
+	fr.ClusterID = &cid
 	fr.UnknownTaggedFields = []codec.TaggedField{{Tag: 4, Data: []byte{0xee}}}
 	b := mustEncode(t, fr, 12)
 	tail := []byte{2, 0, 2, 2, 'c', 4, 1, 0xee}
@@ -136,7 +136,7 @@ func TestNonDefaultAndIgnorable(t *testing.T) {
 	topic.Name = &name
 	m.Topics = []codec.MetadataRequestTopic{*topic}
 	plain := mustEncode(t, m, 9)
-	m.Topics[0].TopicId = codec.UUID{1}
+	m.Topics[0].TopicID = codec.UUID{1}
 	if dropped := mustEncode(t, m, 9); !bytes.Equal(dropped, plain) {
 		t.Fatalf("ignorable field changed the bytes: %x vs %x", dropped, plain)
 	}
@@ -200,8 +200,8 @@ func TestJSONStrictness(t *testing.T) {
 }
 
 func TestJSONInt64Lossless(t *testing.T) {
-	m := codec.NewInitProducerIdResponse()
-	m.ProducerId = 1<<62 + 1
+	m := codec.NewInitProducerIDResponse()
+	m.ProducerID = 1<<62 + 1
 	j, err := m.AppendJSON(nil, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -209,13 +209,13 @@ func TestJSONInt64Lossless(t *testing.T) {
 	if !strings.Contains(string(j), `"producerId":"4611686018427387905"`) {
 		t.Fatalf("json %s", j)
 	}
-	back := codec.NewInitProducerIdResponse()
-	if err := back.UnmarshalJSON(j); err != nil || back.ProducerId != 1<<62+1 {
-		t.Fatalf("back %d, %v", back.ProducerId, err)
+	back := codec.NewInitProducerIDResponse()
+	if err := back.UnmarshalJSON(j); err != nil || back.ProducerID != 1<<62+1 {
+		t.Fatalf("back %d, %v", back.ProducerID, err)
 	}
 	// Numbers are accepted on input too, exactly.
-	if err := back.UnmarshalJSON([]byte(`{"producerId":9223372036854775807}`)); err != nil || back.ProducerId != 1<<63-1 {
-		t.Fatalf("number form %d, %v", back.ProducerId, err)
+	if err := back.UnmarshalJSON([]byte(`{"producerId":9223372036854775807}`)); err != nil || back.ProducerID != 1<<63-1 {
+		t.Fatalf("number form %d, %v", back.ProducerID, err)
 	}
 	if err := back.UnmarshalJSON([]byte(`{"producerId":"9223372036854775808"}`)); err == nil {
 		t.Fatal("accepted an int64 overflow")

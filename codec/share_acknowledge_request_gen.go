@@ -11,10 +11,10 @@ import (
 
 // ShareAcknowledgeRequest is Kafka's ShareAcknowledgeRequest (api key 79), versions 0-2; flexible versions 0-2.
 type ShareAcknowledgeRequest struct {
-	// GroupId: string; versions 0-2; nullable 0-2; default "null"; entity groupId.
-	GroupId *string
-	// MemberId: string; versions 0-2; nullable 0-2.
-	MemberId *string
+	// GroupID: string; versions 0-2; nullable 0-2; default "null"; entity groupId.
+	GroupID *string
+	// MemberID: string; versions 0-2; nullable 0-2.
+	MemberID *string
 	// ShareSessionEpoch: int32; versions 0-2.
 	ShareSessionEpoch int32
 	// IsRenewAck: bool; versions 2; default "false".
@@ -39,12 +39,12 @@ func NewShareAcknowledgeRequest() *ShareAcknowledgeRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *ShareAcknowledgeRequest) SetDefaults() {
 	*m = ShareAcknowledgeRequest{}
-	m.MemberId = newString("")
+	m.MemberID = newString("")
 }
 
 func (m *ShareAcknowledgeRequest) isDefault() bool {
-	return m.GroupId == nil &&
-		(m.MemberId != nil && *m.MemberId == "") &&
+	return m.GroupID == nil &&
+		(m.MemberID != nil && *m.MemberID == "") &&
 		m.ShareSessionEpoch == 0 &&
 		!m.IsRenewAck &&
 		len(m.Topics) == 0 &&
@@ -53,12 +53,12 @@ func (m *ShareAcknowledgeRequest) isDefault() bool {
 }
 
 func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.NullableString(true)
+	m.GroupID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.MemberId = r.NullableString(true)
+	m.MemberID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -120,18 +120,18 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareAcknowledgeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if m.GroupId != nil && len(*m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupId)))
+	if m.GroupID != nil && len(*m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.GroupId, true)
-	if m.MemberId != nil && len(*m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
+	b = wire.AppendNullableString(b, m.GroupID, true)
+	if m.MemberID != nil && len(*m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.MemberId, true)
+	b = wire.AppendNullableString(b, m.MemberID, true)
 	b = wire.AppendInt32(b, m.ShareSessionEpoch)
 	if v >= 2 {
 		b = wire.AppendBool(b, m.IsRenewAck)
@@ -167,10 +167,10 @@ func (m *ShareAcknowledgeRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.GroupId)
+	b = jsonx.AppendNullableString(b, m.GroupID)
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.MemberId)
+	b = jsonx.AppendNullableString(b, m.MemberID)
 	b = jsonx.Key(b, first, "shareSessionEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ShareSessionEpoch))
@@ -218,13 +218,13 @@ func (m *ShareAcknowledgeRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.NullableString()
+			m.GroupID = d.NullableString()
 		case "memberId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.MemberId = d.NullableString()
+			m.MemberID = d.NullableString()
 		case "shareSessionEpoch":
 			if seen[2] {
 				d.Duplicate(key)
@@ -278,8 +278,8 @@ func (m *ShareAcknowledgeRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // ShareAcknowledgeRequestAcknowledgeTopic is the AcknowledgeTopic struct of ShareAcknowledgeRequest.
 type ShareAcknowledgeRequestAcknowledgeTopic struct {
-	// TopicId: uuid; versions 0-2.
-	TopicId UUID
+	// TopicID: uuid; versions 0-2.
+	TopicID UUID
 	// Partitions: []AcknowledgePartition; versions 0-2.
 	Partitions []ShareAcknowledgeRequestAcknowledgePartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -299,13 +299,13 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) SetDefaults() {
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgeTopic) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgeTopic) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -349,7 +349,7 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) decode(r *wire.Reader, v int16
 }
 
 func (m *ShareAcknowledgeRequestAcknowledgeTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -376,7 +376,7 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) appendJSON(b []byte, v int16) 
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -412,7 +412,7 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) unmarshalJSON(d *jsonx.Decoder
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

@@ -323,8 +323,8 @@ func (m *ShareAcknowledgeResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // ShareAcknowledgeResponseShareAcknowledgeTopicResponse is the ShareAcknowledgeTopicResponse struct of ShareAcknowledgeResponse.
 type ShareAcknowledgeResponseShareAcknowledgeTopicResponse struct {
-	// TopicId: uuid; versions 0-2; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 0-2; ignorable.
+	TopicID UUID
 	// Partitions: []PartitionData; versions 0-2.
 	Partitions []ShareAcknowledgeResponsePartitionData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -344,13 +344,13 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) SetDefaults() {
 }
 
 func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -394,7 +394,7 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) decode(r *wire.R
 }
 
 func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -421,7 +421,7 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) appendJSON(b []b
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -457,7 +457,7 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) unmarshalJSON(d 
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)
@@ -500,7 +500,7 @@ type ShareAcknowledgeResponsePartitionData struct {
 	// ErrorMessage: string; versions 0-2; nullable 0-2; default "null".
 	ErrorMessage *string
 	// CurrentLeader: LeaderIdAndEpoch; versions 0-2.
-	CurrentLeader ShareAcknowledgeResponseLeaderIdAndEpoch
+	CurrentLeader ShareAcknowledgeResponseLeaderIDAndEpoch
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -515,7 +515,7 @@ func NewShareAcknowledgeResponsePartitionData() *ShareAcknowledgeResponsePartiti
 // SetDefaults resets every field to its descriptor default.
 func (m *ShareAcknowledgeResponsePartitionData) SetDefaults() {
 	*m = ShareAcknowledgeResponsePartitionData{}
-	m.CurrentLeader = *NewShareAcknowledgeResponseLeaderIdAndEpoch()
+	m.CurrentLeader = *NewShareAcknowledgeResponseLeaderIDAndEpoch()
 }
 
 func (m *ShareAcknowledgeResponsePartitionData) isDefault() bool {
@@ -679,43 +679,43 @@ func (m *ShareAcknowledgeResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) 
 	}
 }
 
-// ShareAcknowledgeResponseLeaderIdAndEpoch is the LeaderIdAndEpoch struct of ShareAcknowledgeResponse.
-type ShareAcknowledgeResponseLeaderIdAndEpoch struct {
-	// LeaderId: int32; versions 0-2.
-	LeaderId int32
+// ShareAcknowledgeResponseLeaderIDAndEpoch is the LeaderIdAndEpoch struct of ShareAcknowledgeResponse.
+type ShareAcknowledgeResponseLeaderIDAndEpoch struct {
+	// LeaderID: int32; versions 0-2.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0-2.
 	LeaderEpoch int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewShareAcknowledgeResponseLeaderIdAndEpoch returns a ShareAcknowledgeResponseLeaderIdAndEpoch holding the descriptor defaults.
-func NewShareAcknowledgeResponseLeaderIdAndEpoch() *ShareAcknowledgeResponseLeaderIdAndEpoch {
-	m := new(ShareAcknowledgeResponseLeaderIdAndEpoch)
+// NewShareAcknowledgeResponseLeaderIDAndEpoch returns a ShareAcknowledgeResponseLeaderIDAndEpoch holding the descriptor defaults.
+func NewShareAcknowledgeResponseLeaderIDAndEpoch() *ShareAcknowledgeResponseLeaderIDAndEpoch {
+	m := new(ShareAcknowledgeResponseLeaderIDAndEpoch)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) SetDefaults() {
-	*m = ShareAcknowledgeResponseLeaderIdAndEpoch{}
+func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) SetDefaults() {
+	*m = ShareAcknowledgeResponseLeaderIDAndEpoch{}
 }
 
-func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) isDefault() bool {
-	return m.LeaderId == 0 &&
+func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) isDefault() bool {
+	return m.LeaderID == 0 &&
 		m.LeaderEpoch == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
+func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
 		r.Off += 8
 	} else {
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -743,13 +743,13 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int1
 	}
 }
 
-func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
 		p := b[n : n+8]
 		_ = p[7]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	}
 	nt := len(m.UnknownTaggedFields)
@@ -764,12 +764,12 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *
 	return b
 }
 
-func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
+func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -781,7 +781,7 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16)
 	return append(b, '}')
 }
 
-func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
+func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -798,7 +798,7 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decode
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -823,8 +823,8 @@ func (m *ShareAcknowledgeResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decode
 
 // ShareAcknowledgeResponseNodeEndpoint is the NodeEndpoint struct of ShareAcknowledgeResponse.
 type ShareAcknowledgeResponseNodeEndpoint struct {
-	// NodeId: int32; versions 0-2; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 0-2; entity brokerId.
+	NodeID int32
 	// Host: string; versions 0-2.
 	Host string
 	// Port: int32; versions 0-2.
@@ -848,7 +848,7 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) SetDefaults() {
 }
 
 func (m *ShareAcknowledgeResponseNodeEndpoint) isDefault() bool {
-	return m.NodeId == 0 &&
+	return m.NodeID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		m.Rack == nil &&
@@ -856,7 +856,7 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) isDefault() bool {
 }
 
 func (m *ShareAcknowledgeResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
-	m.NodeId = r.Int32()
+	m.NodeID = r.Int32()
 	if r.Err != nil {
 		r.Push("nodeId")
 		return
@@ -894,7 +894,7 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareAcknowledgeResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.NodeId)
+	b = wire.AppendInt32(b, m.NodeID)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
@@ -925,7 +925,7 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) appendJSON(b []byte, v int16) []b
 	first := true
 	b = jsonx.Key(b, first, "nodeId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.NodeId))
+	b = jsonx.AppendInt(b, int64(m.NodeID))
 	b = jsonx.Key(b, first, "host")
 	first = false
 	b = jsonx.AppendString(b, m.Host)
@@ -960,7 +960,7 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[1] {
 				d.Duplicate(key)

@@ -11,10 +11,10 @@ import (
 
 // ShareFetchRequest is Kafka's ShareFetchRequest (api key 78), versions 0-2; flexible versions 0-2.
 type ShareFetchRequest struct {
-	// GroupId: string; versions 0-2; nullable 0-2; default "null"; entity groupId.
-	GroupId *string
-	// MemberId: string; versions 0-2; nullable 0-2.
-	MemberId *string
+	// GroupID: string; versions 0-2; nullable 0-2; default "null"; entity groupId.
+	GroupID *string
+	// MemberID: string; versions 0-2; nullable 0-2.
+	MemberID *string
 	// ShareSessionEpoch: int32; versions 0-2.
 	ShareSessionEpoch int32
 	// MaxWaitMs: int32; versions 0-2.
@@ -53,13 +53,13 @@ func NewShareFetchRequest() *ShareFetchRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *ShareFetchRequest) SetDefaults() {
 	*m = ShareFetchRequest{}
-	m.MemberId = newString("")
+	m.MemberID = newString("")
 	m.MaxBytes = 2147483647
 }
 
 func (m *ShareFetchRequest) isDefault() bool {
-	return m.GroupId == nil &&
-		(m.MemberId != nil && *m.MemberId == "") &&
+	return m.GroupID == nil &&
+		(m.MemberID != nil && *m.MemberID == "") &&
 		m.ShareSessionEpoch == 0 &&
 		m.MaxWaitMs == 0 &&
 		m.MinBytes == 0 &&
@@ -75,12 +75,12 @@ func (m *ShareFetchRequest) isDefault() bool {
 }
 
 func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.NullableString(true)
+	m.GroupID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.MemberId = r.NullableString(true)
+	m.MemberID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -225,18 +225,18 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareFetchRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if m.GroupId != nil && len(*m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupId)))
+	if m.GroupID != nil && len(*m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.GroupId, true)
-	if m.MemberId != nil && len(*m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
+	b = wire.AppendNullableString(b, m.GroupID, true)
+	if m.MemberID != nil && len(*m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.MemberId, true)
+	b = wire.AppendNullableString(b, m.MemberID, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 16)...)
@@ -318,10 +318,10 @@ func (m *ShareFetchRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.GroupId)
+	b = jsonx.AppendNullableString(b, m.GroupID)
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.MemberId)
+	b = jsonx.AppendNullableString(b, m.MemberID)
 	b = jsonx.Key(b, first, "shareSessionEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ShareSessionEpoch))
@@ -403,13 +403,13 @@ func (m *ShareFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.NullableString()
+			m.GroupID = d.NullableString()
 		case "memberId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.MemberId = d.NullableString()
+			m.MemberID = d.NullableString()
 		case "shareSessionEpoch":
 			if seen[2] {
 				d.Duplicate(key)
@@ -516,8 +516,8 @@ func (m *ShareFetchRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // ShareFetchRequestFetchTopic is the FetchTopic struct of ShareFetchRequest.
 type ShareFetchRequestFetchTopic struct {
-	// TopicId: uuid; versions 0-2; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 0-2; ignorable.
+	TopicID UUID
 	// Partitions: []FetchPartition; versions 0-2.
 	Partitions []ShareFetchRequestFetchPartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -537,13 +537,13 @@ func (m *ShareFetchRequestFetchTopic) SetDefaults() {
 }
 
 func (m *ShareFetchRequestFetchTopic) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -587,7 +587,7 @@ func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareFetchRequestFetchTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -614,7 +614,7 @@ func (m *ShareFetchRequestFetchTopic) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -650,7 +650,7 @@ func (m *ShareFetchRequestFetchTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)
@@ -1085,8 +1085,8 @@ func (m *ShareFetchRequestAcknowledgementBatch) unmarshalJSON(d *jsonx.Decoder) 
 
 // ShareFetchRequestForgottenTopic is the ForgottenTopic struct of ShareFetchRequest.
 type ShareFetchRequestForgottenTopic struct {
-	// TopicId: uuid; versions 0-2; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 0-2; ignorable.
+	TopicID UUID
 	// Partitions: []int32; versions 0-2.
 	Partitions []int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -1106,13 +1106,13 @@ func (m *ShareFetchRequestForgottenTopic) SetDefaults() {
 }
 
 func (m *ShareFetchRequestForgottenTopic) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ShareFetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -1157,7 +1157,7 @@ func (m *ShareFetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareFetchRequestForgottenTopic) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
@@ -1179,7 +1179,7 @@ func (m *ShareFetchRequestForgottenTopic) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -1215,7 +1215,7 @@ func (m *ShareFetchRequestForgottenTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

@@ -326,8 +326,8 @@ func (m *ShareFetchResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // ShareFetchResponseShareFetchableTopicResponse is the ShareFetchableTopicResponse struct of ShareFetchResponse.
 type ShareFetchResponseShareFetchableTopicResponse struct {
-	// TopicId: uuid; versions 0-2; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 0-2; ignorable.
+	TopicID UUID
 	// Partitions: []PartitionData; versions 0-2.
 	Partitions []ShareFetchResponsePartitionData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -347,13 +347,13 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) SetDefaults() {
 }
 
 func (m *ShareFetchResponseShareFetchableTopicResponse) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ShareFetchResponseShareFetchableTopicResponse) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -397,7 +397,7 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) decode(r *wire.Reader, v
 }
 
 func (m *ShareFetchResponseShareFetchableTopicResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -424,7 +424,7 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) appendJSON(b []byte, v i
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -460,7 +460,7 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) unmarshalJSON(d *jsonx.D
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)
@@ -507,7 +507,7 @@ type ShareFetchResponsePartitionData struct {
 	// AcknowledgeErrorMessage: string; versions 0-2; nullable 0-2; default "null".
 	AcknowledgeErrorMessage *string
 	// CurrentLeader: LeaderIdAndEpoch; versions 0-2.
-	CurrentLeader ShareFetchResponseLeaderIdAndEpoch
+	CurrentLeader ShareFetchResponseLeaderIDAndEpoch
 	// Records: records; versions 0-2; nullable 0.
 	Records []byte
 	// AcquiredRecords: []AcquiredRecords; versions 0-2.
@@ -526,7 +526,7 @@ func NewShareFetchResponsePartitionData() *ShareFetchResponsePartitionData {
 // SetDefaults resets every field to its descriptor default.
 func (m *ShareFetchResponsePartitionData) SetDefaults() {
 	*m = ShareFetchResponsePartitionData{}
-	m.CurrentLeader = *NewShareFetchResponseLeaderIdAndEpoch()
+	m.CurrentLeader = *NewShareFetchResponseLeaderIDAndEpoch()
 }
 
 func (m *ShareFetchResponsePartitionData) isDefault() bool {
@@ -810,43 +810,43 @@ func (m *ShareFetchResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// ShareFetchResponseLeaderIdAndEpoch is the LeaderIdAndEpoch struct of ShareFetchResponse.
-type ShareFetchResponseLeaderIdAndEpoch struct {
-	// LeaderId: int32; versions 0-2.
-	LeaderId int32
+// ShareFetchResponseLeaderIDAndEpoch is the LeaderIdAndEpoch struct of ShareFetchResponse.
+type ShareFetchResponseLeaderIDAndEpoch struct {
+	// LeaderID: int32; versions 0-2.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0-2.
 	LeaderEpoch int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewShareFetchResponseLeaderIdAndEpoch returns a ShareFetchResponseLeaderIdAndEpoch holding the descriptor defaults.
-func NewShareFetchResponseLeaderIdAndEpoch() *ShareFetchResponseLeaderIdAndEpoch {
-	m := new(ShareFetchResponseLeaderIdAndEpoch)
+// NewShareFetchResponseLeaderIDAndEpoch returns a ShareFetchResponseLeaderIDAndEpoch holding the descriptor defaults.
+func NewShareFetchResponseLeaderIDAndEpoch() *ShareFetchResponseLeaderIDAndEpoch {
+	m := new(ShareFetchResponseLeaderIDAndEpoch)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *ShareFetchResponseLeaderIdAndEpoch) SetDefaults() {
-	*m = ShareFetchResponseLeaderIdAndEpoch{}
+func (m *ShareFetchResponseLeaderIDAndEpoch) SetDefaults() {
+	*m = ShareFetchResponseLeaderIDAndEpoch{}
 }
 
-func (m *ShareFetchResponseLeaderIdAndEpoch) isDefault() bool {
-	return m.LeaderId == 0 &&
+func (m *ShareFetchResponseLeaderIDAndEpoch) isDefault() bool {
+	return m.LeaderID == 0 &&
 		m.LeaderEpoch == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *ShareFetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
+func (m *ShareFetchResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
 		r.Off += 8
 	} else {
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -874,13 +874,13 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *ShareFetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
+func (m *ShareFetchResponseLeaderIDAndEpoch) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
 		p := b[n : n+8]
 		_ = p[7]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	}
 	nt := len(m.UnknownTaggedFields)
@@ -895,12 +895,12 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) encode(b []byte, v int16, w *wire.E
 	return b
 }
 
-func (m *ShareFetchResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byte {
+func (m *ShareFetchResponseLeaderIDAndEpoch) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -912,7 +912,7 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) appendJSON(b []byte, v int16) []byt
 	return append(b, '}')
 }
 
-func (m *ShareFetchResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
+func (m *ShareFetchResponseLeaderIDAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -929,7 +929,7 @@ func (m *ShareFetchResponseLeaderIdAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -1115,8 +1115,8 @@ func (m *ShareFetchResponseAcquiredRecords) unmarshalJSON(d *jsonx.Decoder) {
 
 // ShareFetchResponseNodeEndpoint is the NodeEndpoint struct of ShareFetchResponse.
 type ShareFetchResponseNodeEndpoint struct {
-	// NodeId: int32; versions 0-2; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 0-2; entity brokerId.
+	NodeID int32
 	// Host: string; versions 0-2.
 	Host string
 	// Port: int32; versions 0-2.
@@ -1140,7 +1140,7 @@ func (m *ShareFetchResponseNodeEndpoint) SetDefaults() {
 }
 
 func (m *ShareFetchResponseNodeEndpoint) isDefault() bool {
-	return m.NodeId == 0 &&
+	return m.NodeID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		m.Rack == nil &&
@@ -1148,7 +1148,7 @@ func (m *ShareFetchResponseNodeEndpoint) isDefault() bool {
 }
 
 func (m *ShareFetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
-	m.NodeId = r.Int32()
+	m.NodeID = r.Int32()
 	if r.Err != nil {
 		r.Push("nodeId")
 		return
@@ -1186,7 +1186,7 @@ func (m *ShareFetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareFetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.NodeId)
+	b = wire.AppendInt32(b, m.NodeID)
 	if len(m.Host) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.Host)))
 		w.Push("host")
@@ -1217,7 +1217,7 @@ func (m *ShareFetchResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "nodeId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.NodeId))
+	b = jsonx.AppendInt(b, int64(m.NodeID))
 	b = jsonx.Key(b, first, "host")
 	first = false
 	b = jsonx.AppendString(b, m.Host)
@@ -1252,7 +1252,7 @@ func (m *ShareFetchResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[1] {
 				d.Duplicate(key)

@@ -9,8 +9,8 @@ import (
 
 // ShareGroupDescribeRequest is Kafka's ShareGroupDescribeRequest (api key 77), versions 0-1; flexible versions 0-1.
 type ShareGroupDescribeRequest struct {
-	// GroupIds: []string; versions 0-1; entity groupId.
-	GroupIds []string
+	// GroupIDs: []string; versions 0-1; entity groupId.
+	GroupIDs []string
 	// IncludeAuthorizedOperations: bool; versions 0-1.
 	IncludeAuthorizedOperations bool
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -34,7 +34,7 @@ func (m *ShareGroupDescribeRequest) SetDefaults() {
 }
 
 func (m *ShareGroupDescribeRequest) isDefault() bool {
-	return len(m.GroupIds) == 0 &&
+	return len(m.GroupIDs) == 0 &&
 		!m.IncludeAuthorizedOperations &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
@@ -42,7 +42,7 @@ func (m *ShareGroupDescribeRequest) isDefault() bool {
 
 func (m *ShareGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
-		s := m.GroupIds
+		s := m.GroupIDs
 		if s != nil && cap(s) >= n {
 			s = s[:n]
 		} else {
@@ -55,9 +55,9 @@ func (m *ShareGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 				break
 			}
 		}
-		m.GroupIds = s
+		m.GroupIDs = s
 	} else {
-		m.GroupIds = nil
+		m.GroupIDs = nil
 	}
 	if r.Err != nil {
 		r.Push("groupIds")
@@ -90,15 +90,15 @@ func (m *ShareGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendArrayLen(b, len(m.GroupIds), false, true)
-	for i := range m.GroupIds {
-		if len(m.GroupIds[i]) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupIds[i])))
+	b = wire.AppendArrayLen(b, len(m.GroupIDs), false, true)
+	for i := range m.GroupIDs {
+		if len(m.GroupIDs[i]) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupIDs[i])))
 			w.PushIndex(i)
 			w.Push("groupIds")
 			return b
 		}
-		b = wire.AppendString(b, m.GroupIds[i], true)
+		b = wire.AppendString(b, m.GroupIDs[i], true)
 	}
 	b = wire.AppendBool(b, m.IncludeAuthorizedOperations)
 	nt := len(m.UnknownTaggedFields)
@@ -120,11 +120,11 @@ func (m *ShareGroupDescribeRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.Key(b, first, "groupIds")
 	first = false
 	b = append(b, '[')
-	for i := range m.GroupIds {
+	for i := range m.GroupIDs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonx.AppendString(b, m.GroupIds[i])
+		b = jsonx.AppendString(b, m.GroupIDs[i])
 	}
 	b = append(b, ']')
 	b = jsonx.Key(b, first, "includeAuthorizedOperations")
@@ -170,7 +170,7 @@ func (m *ShareGroupDescribeRequest) unmarshalJSON(d *jsonx.Decoder) {
 					}
 					s = append(s, el)
 				}
-				m.GroupIds = s
+				m.GroupIDs = s
 			}
 		case "includeAuthorizedOperations":
 			if seen[1] {

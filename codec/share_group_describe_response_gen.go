@@ -185,8 +185,8 @@ type ShareGroupDescribeResponseDescribedGroup struct {
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-1; nullable 0-1; default "null".
 	ErrorMessage *string
-	// GroupId: string; versions 0-1; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0-1; entity groupId.
+	GroupID string
 	// GroupState: string; versions 0-1.
 	GroupState string
 	// GroupEpoch: int32; versions 0-1.
@@ -219,7 +219,7 @@ func (m *ShareGroupDescribeResponseDescribedGroup) SetDefaults() {
 func (m *ShareGroupDescribeResponseDescribedGroup) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
-		m.GroupId == "" &&
+		m.GroupID == "" &&
 		m.GroupState == "" &&
 		m.GroupEpoch == 0 &&
 		m.AssignmentEpoch == 0 &&
@@ -240,7 +240,7 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 		r.Push("errorMessage")
 		return
 	}
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -324,12 +324,12 @@ func (m *ShareGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w *
 		return b
 	}
 	b = wire.AppendNullableString(b, m.ErrorMessage, true)
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
+	b = wire.AppendString(b, m.GroupID, true)
 	if len(m.GroupState) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 		w.Push("groupState")
@@ -383,7 +383,7 @@ func (m *ShareGroupDescribeResponseDescribedGroup) appendJSON(b []byte, v int16)
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "groupState")
 	first = false
 	b = jsonx.AppendString(b, m.GroupState)
@@ -446,7 +446,7 @@ func (m *ShareGroupDescribeResponseDescribedGroup) unmarshalJSON(d *jsonx.Decode
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "groupState":
 			if seen[3] {
 				d.Duplicate(key)
@@ -512,14 +512,14 @@ func (m *ShareGroupDescribeResponseDescribedGroup) unmarshalJSON(d *jsonx.Decode
 
 // ShareGroupDescribeResponseMember is the Member struct of ShareGroupDescribeResponse.
 type ShareGroupDescribeResponseMember struct {
-	// MemberId: string; versions 0-1.
-	MemberId string
-	// RackId: string; versions 0-1; nullable 0-1; default "null".
-	RackId *string
+	// MemberID: string; versions 0-1.
+	MemberID string
+	// RackID: string; versions 0-1; nullable 0-1; default "null".
+	RackID *string
 	// MemberEpoch: int32; versions 0-1.
 	MemberEpoch int32
-	// ClientId: string; versions 0-1.
-	ClientId string
+	// ClientID: string; versions 0-1.
+	ClientID string
 	// ClientHost: string; versions 0-1.
 	ClientHost string
 	// SubscribedTopicNames: []string; versions 0-1; entity topicName.
@@ -544,10 +544,10 @@ func (m *ShareGroupDescribeResponseMember) SetDefaults() {
 }
 
 func (m *ShareGroupDescribeResponseMember) isDefault() bool {
-	return m.MemberId == "" &&
-		m.RackId == nil &&
+	return m.MemberID == "" &&
+		m.RackID == nil &&
 		m.MemberEpoch == 0 &&
-		m.ClientId == "" &&
+		m.ClientID == "" &&
 		m.ClientHost == "" &&
 		len(m.SubscribedTopicNames) == 0 &&
 		m.Assignment.isDefault() &&
@@ -555,12 +555,12 @@ func (m *ShareGroupDescribeResponseMember) isDefault() bool {
 }
 
 func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
-	m.MemberId = r.String(true)
+	m.MemberID = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
-	m.RackId = r.NullableString(true)
+	m.RackID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rackId")
 		return
@@ -570,7 +570,7 @@ func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		r.Push("memberEpoch")
 		return
 	}
-	m.ClientId = r.String(true)
+	m.ClientID = r.String(true)
 	if r.Err != nil {
 		r.Push("clientId")
 		return
@@ -625,25 +625,25 @@ func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, true)
-	if m.RackId != nil && len(*m.RackId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
+	b = wire.AppendString(b, m.MemberID, true)
+	if m.RackID != nil && len(*m.RackID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackID)))
 		w.Push("rackId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.RackId, true)
+	b = wire.AppendNullableString(b, m.RackID, true)
 	b = wire.AppendInt32(b, m.MemberEpoch)
-	if len(m.ClientId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientId)))
+	if len(m.ClientID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientID)))
 		w.Push("clientId")
 		return b
 	}
-	b = wire.AppendString(b, m.ClientId, true)
+	b = wire.AppendString(b, m.ClientID, true)
 	if len(m.ClientHost) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientHost)))
 		w.Push("clientHost")
@@ -682,16 +682,16 @@ func (m *ShareGroupDescribeResponseMember) appendJSON(b []byte, v int16) []byte 
 	first := true
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	b = jsonx.Key(b, first, "rackId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.RackId)
+	b = jsonx.AppendNullableString(b, m.RackID)
 	b = jsonx.Key(b, first, "memberEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.MemberEpoch))
 	b = jsonx.Key(b, first, "clientId")
 	first = false
-	b = jsonx.AppendString(b, m.ClientId)
+	b = jsonx.AppendString(b, m.ClientID)
 	b = jsonx.Key(b, first, "clientHost")
 	first = false
 	b = jsonx.AppendString(b, m.ClientHost)
@@ -733,13 +733,13 @@ func (m *ShareGroupDescribeResponseMember) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "rackId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.RackId = d.NullableString()
+			m.RackID = d.NullableString()
 		case "memberEpoch":
 			if seen[2] {
 				d.Duplicate(key)
@@ -751,7 +751,7 @@ func (m *ShareGroupDescribeResponseMember) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.ClientId = d.String()
+			m.ClientID = d.String()
 		case "clientHost":
 			if seen[4] {
 				d.Duplicate(key)
@@ -952,8 +952,8 @@ func (m *ShareGroupDescribeResponseAssignment) unmarshalJSON(d *jsonx.Decoder) {
 
 // ShareGroupDescribeResponseTopicPartitions is the TopicPartitions struct of ShareGroupDescribeResponse.
 type ShareGroupDescribeResponseTopicPartitions struct {
-	// TopicId: uuid; versions 0-1.
-	TopicId UUID
+	// TopicID: uuid; versions 0-1.
+	TopicID UUID
 	// TopicName: string; versions 0-1; entity topicName.
 	TopicName string
 	// Partitions: []int32; versions 0-1.
@@ -975,14 +975,14 @@ func (m *ShareGroupDescribeResponseTopicPartitions) SetDefaults() {
 }
 
 func (m *ShareGroupDescribeResponseTopicPartitions) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		m.TopicName == "" &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ShareGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -1032,7 +1032,7 @@ func (m *ShareGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v int
 }
 
 func (m *ShareGroupDescribeResponseTopicPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	if len(m.TopicName) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TopicName)))
 		w.Push("topicName")
@@ -1060,7 +1060,7 @@ func (m *ShareGroupDescribeResponseTopicPartitions) appendJSON(b []byte, v int16
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "topicName")
 	first = false
 	b = jsonx.AppendString(b, m.TopicName)
@@ -1099,7 +1099,7 @@ func (m *ShareGroupDescribeResponseTopicPartitions) unmarshalJSON(d *jsonx.Decod
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "topicName":
 			if seen[1] {
 				d.Duplicate(key)

@@ -9,14 +9,14 @@ import (
 
 // ShareGroupHeartbeatRequest is Kafka's ShareGroupHeartbeatRequest (api key 76), versions 0-1; flexible versions 0-1.
 type ShareGroupHeartbeatRequest struct {
-	// GroupId: string; versions 0-1; entity groupId.
-	GroupId string
-	// MemberId: string; versions 0-1.
-	MemberId string
+	// GroupID: string; versions 0-1; entity groupId.
+	GroupID string
+	// MemberID: string; versions 0-1.
+	MemberID string
 	// MemberEpoch: int32; versions 0-1.
 	MemberEpoch int32
-	// RackId: string; versions 0-1; nullable 0-1; default "null".
-	RackId *string
+	// RackID: string; versions 0-1; nullable 0-1; default "null".
+	RackID *string
 	// SubscribedTopicNames: []string; versions 0-1; nullable 0-1; default "null"; entity topicName.
 	SubscribedTopicNames []string
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -40,22 +40,22 @@ func (m *ShareGroupHeartbeatRequest) SetDefaults() {
 }
 
 func (m *ShareGroupHeartbeatRequest) isDefault() bool {
-	return m.GroupId == "" &&
-		m.MemberId == "" &&
+	return m.GroupID == "" &&
+		m.MemberID == "" &&
 		m.MemberEpoch == 0 &&
-		m.RackId == nil &&
+		m.RackID == nil &&
 		m.SubscribedTopicNames == nil &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.MemberId = r.String(true)
+	m.MemberID = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -65,7 +65,7 @@ func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("memberEpoch")
 		return
 	}
-	m.RackId = r.NullableString(true)
+	m.RackID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rackId")
 		return
@@ -114,25 +114,25 @@ func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *ShareGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	b = wire.AppendString(b, m.GroupID, true)
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, true)
+	b = wire.AppendString(b, m.MemberID, true)
 	b = wire.AppendInt32(b, m.MemberEpoch)
-	if m.RackId != nil && len(*m.RackId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
+	if m.RackID != nil && len(*m.RackID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackID)))
 		w.Push("rackId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.RackId, true)
+	b = wire.AppendNullableString(b, m.RackID, true)
 	b = wire.AppendArrayLen(b, len(m.SubscribedTopicNames), m.SubscribedTopicNames == nil, true)
 	for i := range m.SubscribedTopicNames {
 		if len(m.SubscribedTopicNames[i]) > 32767 {
@@ -161,16 +161,16 @@ func (m *ShareGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	b = jsonx.Key(b, first, "memberEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.MemberEpoch))
 	b = jsonx.Key(b, first, "rackId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.RackId)
+	b = jsonx.AppendNullableString(b, m.RackID)
 	b = jsonx.Key(b, first, "subscribedTopicNames")
 	first = false
 	if m.SubscribedTopicNames == nil {
@@ -214,13 +214,13 @@ func (m *ShareGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "memberId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "memberEpoch":
 			if seen[2] {
 				d.Duplicate(key)
@@ -232,7 +232,7 @@ func (m *ShareGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.RackId = d.NullableString()
+			m.RackID = d.NullableString()
 		case "subscribedTopicNames":
 			if seen[4] {
 				d.Duplicate(key)

@@ -17,8 +17,8 @@ type ShareGroupHeartbeatResponse struct {
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-1; nullable 0-1; default "null".
 	ErrorMessage *string
-	// MemberId: string; versions 0-1; nullable 0-1; default "null".
-	MemberId *string
+	// MemberID: string; versions 0-1; nullable 0-1; default "null".
+	MemberID *string
 	// MemberEpoch: int32; versions 0-1.
 	MemberEpoch int32
 	// HeartbeatIntervalMs: int32; versions 0-1.
@@ -45,7 +45,7 @@ func (m *ShareGroupHeartbeatResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
-		m.MemberId == nil &&
+		m.MemberID == nil &&
 		m.MemberEpoch == 0 &&
 		m.HeartbeatIntervalMs == 0 &&
 		m.Assignment == nil &&
@@ -76,7 +76,7 @@ func (m *ShareGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Push("errorMessage")
 		return
 	}
-	m.MemberId = r.NullableString(true)
+	m.MemberID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -143,12 +143,12 @@ func (m *ShareGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encoder)
 		return b
 	}
 	b = wire.AppendNullableString(b, m.ErrorMessage, true)
-	if m.MemberId != nil && len(*m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberId)))
+	if m.MemberID != nil && len(*m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.MemberId, true)
+	b = wire.AppendNullableString(b, m.MemberID, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -193,7 +193,7 @@ func (m *ShareGroupHeartbeatResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.MemberId)
+	b = jsonx.AppendNullableString(b, m.MemberID)
 	b = jsonx.Key(b, first, "memberEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.MemberEpoch))
@@ -250,7 +250,7 @@ func (m *ShareGroupHeartbeatResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.MemberId = d.NullableString()
+			m.MemberID = d.NullableString()
 		case "memberEpoch":
 			if seen[4] {
 				d.Duplicate(key)
@@ -444,8 +444,8 @@ func (m *ShareGroupHeartbeatResponseAssignment) unmarshalJSON(d *jsonx.Decoder) 
 
 // ShareGroupHeartbeatResponseTopicPartitions is the TopicPartitions struct of ShareGroupHeartbeatResponse.
 type ShareGroupHeartbeatResponseTopicPartitions struct {
-	// TopicId: uuid; versions 0-1.
-	TopicId UUID
+	// TopicID: uuid; versions 0-1.
+	TopicID UUID
 	// Partitions: []int32; versions 0-1.
 	Partitions []int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -465,13 +465,13 @@ func (m *ShareGroupHeartbeatResponseTopicPartitions) SetDefaults() {
 }
 
 func (m *ShareGroupHeartbeatResponseTopicPartitions) isDefault() bool {
-	return m.TopicId == (UUID{}) &&
+	return m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *ShareGroupHeartbeatResponseTopicPartitions) decode(r *wire.Reader, v int16) {
-	m.TopicId = r.UUID()
+	m.TopicID = r.UUID()
 	if r.Err != nil {
 		r.Push("topicId")
 		return
@@ -516,7 +516,7 @@ func (m *ShareGroupHeartbeatResponseTopicPartitions) decode(r *wire.Reader, v in
 }
 
 func (m *ShareGroupHeartbeatResponseTopicPartitions) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = append(b, m.TopicId[:]...)
+	b = append(b, m.TopicID[:]...)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
@@ -538,7 +538,7 @@ func (m *ShareGroupHeartbeatResponseTopicPartitions) appendJSON(b []byte, v int1
 	first := true
 	b = jsonx.Key(b, first, "topicId")
 	first = false
-	b = jsonx.AppendUUID(b, m.TopicId)
+	b = jsonx.AppendUUID(b, m.TopicID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -574,7 +574,7 @@ func (m *ShareGroupHeartbeatResponseTopicPartitions) unmarshalJSON(d *jsonx.Deco
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

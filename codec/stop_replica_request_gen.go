@@ -11,8 +11,8 @@ import (
 
 // StopReplicaRequest is Kafka's StopReplicaRequest (api key 5), versions 0-4; flexible versions 2-4.
 type StopReplicaRequest struct {
-	// ControllerId: int32; versions 0-4; entity brokerId.
-	ControllerId int32
+	// ControllerID: int32; versions 0-4; entity brokerId.
+	ControllerID int32
 	// IsKRaftController: bool; versions 4; default "false".
 	IsKRaftController bool
 	// ControllerEpoch: int32; versions 0-4.
@@ -49,7 +49,7 @@ func (m *StopReplicaRequest) SetDefaults() {
 }
 
 func (m *StopReplicaRequest) isDefault() bool {
-	return m.ControllerId == 0 &&
+	return m.ControllerID == 0 &&
 		!m.IsKRaftController &&
 		m.ControllerEpoch == 0 &&
 		m.BrokerEpoch == -1 &&
@@ -62,7 +62,7 @@ func (m *StopReplicaRequest) isDefault() bool {
 }
 
 func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
-	m.ControllerId = r.Int32()
+	m.ControllerID = r.Int32()
 	if r.Err != nil {
 		r.Push("controllerId")
 		return
@@ -198,7 +198,7 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *StopReplicaRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.ControllerId)
+	b = wire.AppendInt32(b, m.ControllerID)
 	if v >= 4 {
 		b = wire.AppendBool(b, m.IsKRaftController)
 	} else if m.IsKRaftController {
@@ -287,7 +287,7 @@ func (m *StopReplicaRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "controllerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ControllerId))
+	b = jsonx.AppendInt(b, int64(m.ControllerID))
 	if v >= 4 {
 		b = jsonx.Key(b, first, "isKRaftController")
 		first = false
@@ -371,7 +371,7 @@ func (m *StopReplicaRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ControllerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ControllerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "isKRaftController":
 			if seen[1] {
 				d.Duplicate(key)

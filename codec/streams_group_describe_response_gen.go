@@ -185,8 +185,8 @@ type StreamsGroupDescribeResponseDescribedGroup struct {
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-1; nullable 0-1; default "null".
 	ErrorMessage *string
-	// GroupId: string; versions 0-1; entity groupId.
-	GroupId string
+	// GroupID: string; versions 0-1; entity groupId.
+	GroupID string
 	// GroupState: string; versions 0-1.
 	GroupState string
 	// GroupEpoch: int32; versions 0-1.
@@ -225,7 +225,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) SetDefaults() {
 func (m *StreamsGroupDescribeResponseDescribedGroup) isDefault() bool {
 	return m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
-		m.GroupId == "" &&
+		m.GroupID == "" &&
 		m.GroupState == "" &&
 		m.GroupEpoch == 0 &&
 		m.AssignmentEpoch == 0 &&
@@ -249,7 +249,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		r.Push("errorMessage")
 		return
 	}
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -374,12 +374,12 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) encode(b []byte, v int16, w
 		return b
 	}
 	b = wire.AppendNullableString(b, m.ErrorMessage, true)
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
+	b = wire.AppendString(b, m.GroupID, true)
 	if len(m.GroupState) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupState)))
 		w.Push("groupState")
@@ -469,7 +469,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) appendJSON(b []byte, v int1
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "groupState")
 	first = false
 	b = jsonx.AppendString(b, m.GroupState)
@@ -555,7 +555,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) unmarshalJSON(d *jsonx.Deco
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "groupState":
 			if seen[3] {
 				d.Duplicate(key)
@@ -825,8 +825,8 @@ func (m *StreamsGroupDescribeResponseTopology) unmarshalJSON(d *jsonx.Decoder) {
 
 // StreamsGroupDescribeResponseSubtopology is the Subtopology struct of StreamsGroupDescribeResponse.
 type StreamsGroupDescribeResponseSubtopology struct {
-	// SubtopologyId: string; versions 0-1.
-	SubtopologyId string
+	// SubtopologyID: string; versions 0-1.
+	SubtopologyID string
 	// SourceTopics: []string; versions 0-1; entity topicName.
 	SourceTopics []string
 	// RepartitionSinkTopics: []string; versions 0-1; entity topicName.
@@ -852,7 +852,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) SetDefaults() {
 }
 
 func (m *StreamsGroupDescribeResponseSubtopology) isDefault() bool {
-	return m.SubtopologyId == "" &&
+	return m.SubtopologyID == "" &&
 		len(m.SourceTopics) == 0 &&
 		len(m.RepartitionSinkTopics) == 0 &&
 		len(m.StateChangelogTopics) == 0 &&
@@ -861,7 +861,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16) {
-	m.SubtopologyId = r.String(true)
+	m.SubtopologyID = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
@@ -970,12 +970,12 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 }
 
 func (m *StreamsGroupDescribeResponseSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.SubtopologyId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
+	if len(m.SubtopologyID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyID)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendString(b, m.SubtopologyID, true)
 	b = wire.AppendArrayLen(b, len(m.SourceTopics), false, true)
 	for i := range m.SourceTopics {
 		if len(m.SourceTopics[i]) > 32767 {
@@ -1031,7 +1031,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) appendJSON(b []byte, v int16) 
 	first := true
 	b = jsonx.Key(b, first, "subtopologyId")
 	first = false
-	b = jsonx.AppendString(b, m.SubtopologyId)
+	b = jsonx.AppendString(b, m.SubtopologyID)
 	b = jsonx.Key(b, first, "sourceTopics")
 	first = false
 	b = append(b, '[')
@@ -1097,7 +1097,7 @@ func (m *StreamsGroupDescribeResponseSubtopology) unmarshalJSON(d *jsonx.Decoder
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.SubtopologyId = d.String()
+			m.SubtopologyID = d.String()
 		case "sourceTopics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -1549,22 +1549,22 @@ func (m *StreamsGroupDescribeResponseKeyValue) unmarshalJSON(d *jsonx.Decoder) {
 
 // StreamsGroupDescribeResponseMember is the Member struct of StreamsGroupDescribeResponse.
 type StreamsGroupDescribeResponseMember struct {
-	// MemberId: string; versions 0-1.
-	MemberId string
+	// MemberID: string; versions 0-1.
+	MemberID string
 	// MemberEpoch: int32; versions 0-1.
 	MemberEpoch int32
-	// InstanceId: string; versions 0-1; nullable 0-1; default "null".
-	InstanceId *string
-	// RackId: string; versions 0-1; nullable 0-1; default "null".
-	RackId *string
-	// ClientId: string; versions 0-1.
-	ClientId string
+	// InstanceID: string; versions 0-1; nullable 0-1; default "null".
+	InstanceID *string
+	// RackID: string; versions 0-1; nullable 0-1; default "null".
+	RackID *string
+	// ClientID: string; versions 0-1.
+	ClientID string
 	// ClientHost: string; versions 0-1.
 	ClientHost string
 	// TopologyEpoch: int32; versions 0-1.
 	TopologyEpoch int32
-	// ProcessId: string; versions 0-1.
-	ProcessId string
+	// ProcessID: string; versions 0-1.
+	ProcessID string
 	// UserEndpoint: Endpoint; versions 0-1; nullable 0-1; default "null".
 	UserEndpoint *StreamsGroupDescribeResponseEndpoint
 	// ClientTags: []KeyValue; versions 0-1.
@@ -1598,14 +1598,14 @@ func (m *StreamsGroupDescribeResponseMember) SetDefaults() {
 }
 
 func (m *StreamsGroupDescribeResponseMember) isDefault() bool {
-	return m.MemberId == "" &&
+	return m.MemberID == "" &&
 		m.MemberEpoch == 0 &&
-		m.InstanceId == nil &&
-		m.RackId == nil &&
-		m.ClientId == "" &&
+		m.InstanceID == nil &&
+		m.RackID == nil &&
+		m.ClientID == "" &&
 		m.ClientHost == "" &&
 		m.TopologyEpoch == 0 &&
-		m.ProcessId == "" &&
+		m.ProcessID == "" &&
 		m.UserEndpoint == nil &&
 		len(m.ClientTags) == 0 &&
 		len(m.TaskOffsets) == 0 &&
@@ -1617,7 +1617,7 @@ func (m *StreamsGroupDescribeResponseMember) isDefault() bool {
 }
 
 func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
-	m.MemberId = r.String(true)
+	m.MemberID = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -1627,17 +1627,17 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		r.Push("memberEpoch")
 		return
 	}
-	m.InstanceId = r.NullableString(true)
+	m.InstanceID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("instanceId")
 		return
 	}
-	m.RackId = r.NullableString(true)
+	m.RackID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rackId")
 		return
 	}
-	m.ClientId = r.String(true)
+	m.ClientID = r.String(true)
 	if r.Err != nil {
 		r.Push("clientId")
 		return
@@ -1652,7 +1652,7 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		r.Push("topologyEpoch")
 		return
 	}
-	m.ProcessId = r.String(true)
+	m.ProcessID = r.String(true)
 	if r.Err != nil {
 		r.Push("processId")
 		return
@@ -1765,31 +1765,31 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 }
 
 func (m *StreamsGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, true)
+	b = wire.AppendString(b, m.MemberID, true)
 	b = wire.AppendInt32(b, m.MemberEpoch)
-	if m.InstanceId != nil && len(*m.InstanceId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceId)))
+	if m.InstanceID != nil && len(*m.InstanceID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceID)))
 		w.Push("instanceId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.InstanceId, true)
-	if m.RackId != nil && len(*m.RackId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
+	b = wire.AppendNullableString(b, m.InstanceID, true)
+	if m.RackID != nil && len(*m.RackID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackID)))
 		w.Push("rackId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.RackId, true)
-	if len(m.ClientId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientId)))
+	b = wire.AppendNullableString(b, m.RackID, true)
+	if len(m.ClientID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientID)))
 		w.Push("clientId")
 		return b
 	}
-	b = wire.AppendString(b, m.ClientId, true)
+	b = wire.AppendString(b, m.ClientID, true)
 	if len(m.ClientHost) > 32767 {
 		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ClientHost)))
 		w.Push("clientHost")
@@ -1797,12 +1797,12 @@ func (m *StreamsGroupDescribeResponseMember) encode(b []byte, v int16, w *wire.E
 	}
 	b = wire.AppendString(b, m.ClientHost, true)
 	b = wire.AppendInt32(b, m.TopologyEpoch)
-	if len(m.ProcessId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProcessId)))
+	if len(m.ProcessID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.ProcessID)))
 		w.Push("processId")
 		return b
 	}
-	b = wire.AppendString(b, m.ProcessId, true)
+	b = wire.AppendString(b, m.ProcessID, true)
 	if m.UserEndpoint == nil {
 		b = append(b, 0xff)
 	} else {
@@ -1868,19 +1868,19 @@ func (m *StreamsGroupDescribeResponseMember) appendJSON(b []byte, v int16) []byt
 	first := true
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	b = jsonx.Key(b, first, "memberEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.MemberEpoch))
 	b = jsonx.Key(b, first, "instanceId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.InstanceId)
+	b = jsonx.AppendNullableString(b, m.InstanceID)
 	b = jsonx.Key(b, first, "rackId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.RackId)
+	b = jsonx.AppendNullableString(b, m.RackID)
 	b = jsonx.Key(b, first, "clientId")
 	first = false
-	b = jsonx.AppendString(b, m.ClientId)
+	b = jsonx.AppendString(b, m.ClientID)
 	b = jsonx.Key(b, first, "clientHost")
 	first = false
 	b = jsonx.AppendString(b, m.ClientHost)
@@ -1889,7 +1889,7 @@ func (m *StreamsGroupDescribeResponseMember) appendJSON(b []byte, v int16) []byt
 	b = jsonx.AppendInt(b, int64(m.TopologyEpoch))
 	b = jsonx.Key(b, first, "processId")
 	first = false
-	b = jsonx.AppendString(b, m.ProcessId)
+	b = jsonx.AppendString(b, m.ProcessID)
 	b = jsonx.Key(b, first, "userEndpoint")
 	first = false
 	if m.UserEndpoint == nil {
@@ -1961,7 +1961,7 @@ func (m *StreamsGroupDescribeResponseMember) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "memberEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -1973,19 +1973,19 @@ func (m *StreamsGroupDescribeResponseMember) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.InstanceId = d.NullableString()
+			m.InstanceID = d.NullableString()
 		case "rackId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.RackId = d.NullableString()
+			m.RackID = d.NullableString()
 		case "clientId":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.ClientId = d.String()
+			m.ClientID = d.String()
 		case "clientHost":
 			if seen[5] {
 				d.Duplicate(key)
@@ -2003,7 +2003,7 @@ func (m *StreamsGroupDescribeResponseMember) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[7] = true
-			m.ProcessId = d.String()
+			m.ProcessID = d.String()
 		case "userEndpoint":
 			if seen[8] {
 				d.Duplicate(key)
@@ -2235,8 +2235,8 @@ func (m *StreamsGroupDescribeResponseEndpoint) unmarshalJSON(d *jsonx.Decoder) {
 
 // StreamsGroupDescribeResponseTaskOffset is the TaskOffset struct of StreamsGroupDescribeResponse.
 type StreamsGroupDescribeResponseTaskOffset struct {
-	// SubtopologyId: string; versions 0-1.
-	SubtopologyId string
+	// SubtopologyID: string; versions 0-1.
+	SubtopologyID string
 	// Partition: int32; versions 0-1.
 	Partition int32
 	// Offset: int64; versions 0-1.
@@ -2258,14 +2258,14 @@ func (m *StreamsGroupDescribeResponseTaskOffset) SetDefaults() {
 }
 
 func (m *StreamsGroupDescribeResponseTaskOffset) isDefault() bool {
-	return m.SubtopologyId == "" &&
+	return m.SubtopologyID == "" &&
 		m.Partition == 0 &&
 		m.Offset == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *StreamsGroupDescribeResponseTaskOffset) decode(r *wire.Reader, v int16) {
-	m.SubtopologyId = r.String(true)
+	m.SubtopologyID = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
@@ -2306,12 +2306,12 @@ func (m *StreamsGroupDescribeResponseTaskOffset) decode(r *wire.Reader, v int16)
 }
 
 func (m *StreamsGroupDescribeResponseTaskOffset) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.SubtopologyId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
+	if len(m.SubtopologyID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyID)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendString(b, m.SubtopologyID, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -2337,7 +2337,7 @@ func (m *StreamsGroupDescribeResponseTaskOffset) appendJSON(b []byte, v int16) [
 	first := true
 	b = jsonx.Key(b, first, "subtopologyId")
 	first = false
-	b = jsonx.AppendString(b, m.SubtopologyId)
+	b = jsonx.AppendString(b, m.SubtopologyID)
 	b = jsonx.Key(b, first, "partition")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.Partition))
@@ -2369,7 +2369,7 @@ func (m *StreamsGroupDescribeResponseTaskOffset) unmarshalJSON(d *jsonx.Decoder)
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.SubtopologyId = d.String()
+			m.SubtopologyID = d.String()
 		case "partition":
 			if seen[1] {
 				d.Duplicate(key)
@@ -2401,11 +2401,11 @@ func (m *StreamsGroupDescribeResponseTaskOffset) unmarshalJSON(d *jsonx.Decoder)
 // StreamsGroupDescribeResponseAssignment is the Assignment struct of StreamsGroupDescribeResponse.
 type StreamsGroupDescribeResponseAssignment struct {
 	// ActiveTasks: []TaskIds; versions 0-1.
-	ActiveTasks []StreamsGroupDescribeResponseTaskIds
+	ActiveTasks []StreamsGroupDescribeResponseTaskIDs
 	// StandbyTasks: []TaskIds; versions 0-1.
-	StandbyTasks []StreamsGroupDescribeResponseTaskIds
+	StandbyTasks []StreamsGroupDescribeResponseTaskIDs
 	// WarmupTasks: []TaskIds; versions 0-1.
-	WarmupTasks []StreamsGroupDescribeResponseTaskIds
+	WarmupTasks []StreamsGroupDescribeResponseTaskIDs
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
@@ -2435,7 +2435,7 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, StreamsGroupDescribeResponseTaskIds{})
+				s = append(s, StreamsGroupDescribeResponseTaskIDs{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -2456,7 +2456,7 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, StreamsGroupDescribeResponseTaskIds{})
+				s = append(s, StreamsGroupDescribeResponseTaskIDs{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -2477,7 +2477,7 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, StreamsGroupDescribeResponseTaskIds{})
+				s = append(s, StreamsGroupDescribeResponseTaskIDs{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -2609,9 +2609,9 @@ func (m *StreamsGroupDescribeResponseAssignment) unmarshalJSON(d *jsonx.Decoder)
 			}
 			seen[0] = true
 			if d.BeginArray() {
-				s := []StreamsGroupDescribeResponseTaskIds{}
+				s := []StreamsGroupDescribeResponseTaskIDs{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupDescribeResponseTaskIds{})
+					s = append(s, StreamsGroupDescribeResponseTaskIDs{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -2626,9 +2626,9 @@ func (m *StreamsGroupDescribeResponseAssignment) unmarshalJSON(d *jsonx.Decoder)
 			}
 			seen[1] = true
 			if d.BeginArray() {
-				s := []StreamsGroupDescribeResponseTaskIds{}
+				s := []StreamsGroupDescribeResponseTaskIDs{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupDescribeResponseTaskIds{})
+					s = append(s, StreamsGroupDescribeResponseTaskIDs{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -2643,9 +2643,9 @@ func (m *StreamsGroupDescribeResponseAssignment) unmarshalJSON(d *jsonx.Decoder)
 			}
 			seen[2] = true
 			if d.BeginArray() {
-				s := []StreamsGroupDescribeResponseTaskIds{}
+				s := []StreamsGroupDescribeResponseTaskIDs{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupDescribeResponseTaskIds{})
+					s = append(s, StreamsGroupDescribeResponseTaskIDs{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -2670,36 +2670,36 @@ func (m *StreamsGroupDescribeResponseAssignment) unmarshalJSON(d *jsonx.Decoder)
 	}
 }
 
-// StreamsGroupDescribeResponseTaskIds is the TaskIds struct of StreamsGroupDescribeResponse.
-type StreamsGroupDescribeResponseTaskIds struct {
-	// SubtopologyId: string; versions 0-1.
-	SubtopologyId string
+// StreamsGroupDescribeResponseTaskIDs is the TaskIds struct of StreamsGroupDescribeResponse.
+type StreamsGroupDescribeResponseTaskIDs struct {
+	// SubtopologyID: string; versions 0-1.
+	SubtopologyID string
 	// Partitions: []int32; versions 0-1.
 	Partitions []int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewStreamsGroupDescribeResponseTaskIds returns a StreamsGroupDescribeResponseTaskIds holding the descriptor defaults.
-func NewStreamsGroupDescribeResponseTaskIds() *StreamsGroupDescribeResponseTaskIds {
-	m := new(StreamsGroupDescribeResponseTaskIds)
+// NewStreamsGroupDescribeResponseTaskIDs returns a StreamsGroupDescribeResponseTaskIDs holding the descriptor defaults.
+func NewStreamsGroupDescribeResponseTaskIDs() *StreamsGroupDescribeResponseTaskIDs {
+	m := new(StreamsGroupDescribeResponseTaskIDs)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *StreamsGroupDescribeResponseTaskIds) SetDefaults() {
-	*m = StreamsGroupDescribeResponseTaskIds{}
+func (m *StreamsGroupDescribeResponseTaskIDs) SetDefaults() {
+	*m = StreamsGroupDescribeResponseTaskIDs{}
 }
 
-func (m *StreamsGroupDescribeResponseTaskIds) isDefault() bool {
-	return m.SubtopologyId == "" &&
+func (m *StreamsGroupDescribeResponseTaskIDs) isDefault() bool {
+	return m.SubtopologyID == "" &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *StreamsGroupDescribeResponseTaskIds) decode(r *wire.Reader, v int16) {
-	m.SubtopologyId = r.String(true)
+func (m *StreamsGroupDescribeResponseTaskIDs) decode(r *wire.Reader, v int16) {
+	m.SubtopologyID = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
@@ -2743,13 +2743,13 @@ func (m *StreamsGroupDescribeResponseTaskIds) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupDescribeResponseTaskIds) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.SubtopologyId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
+func (m *StreamsGroupDescribeResponseTaskIDs) encode(b []byte, v int16, w *wire.Encoder) []byte {
+	if len(m.SubtopologyID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyID)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendString(b, m.SubtopologyID, true)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
@@ -2766,12 +2766,12 @@ func (m *StreamsGroupDescribeResponseTaskIds) encode(b []byte, v int16, w *wire.
 	return b
 }
 
-func (m *StreamsGroupDescribeResponseTaskIds) appendJSON(b []byte, v int16) []byte {
+func (m *StreamsGroupDescribeResponseTaskIDs) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "subtopologyId")
 	first = false
-	b = jsonx.AppendString(b, m.SubtopologyId)
+	b = jsonx.AppendString(b, m.SubtopologyID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -2790,7 +2790,7 @@ func (m *StreamsGroupDescribeResponseTaskIds) appendJSON(b []byte, v int16) []by
 	return append(b, '}')
 }
 
-func (m *StreamsGroupDescribeResponseTaskIds) unmarshalJSON(d *jsonx.Decoder) {
+func (m *StreamsGroupDescribeResponseTaskIDs) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -2807,7 +2807,7 @@ func (m *StreamsGroupDescribeResponseTaskIds) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.SubtopologyId = d.String()
+			m.SubtopologyID = d.String()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)
@@ -3080,8 +3080,8 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) unmarshalJSON(d *jsonx
 
 // StreamsGroupDescribeResponseTopologyDescriptionSubtopology is the TopologyDescriptionSubtopology struct of StreamsGroupDescribeResponse.
 type StreamsGroupDescribeResponseTopologyDescriptionSubtopology struct {
-	// SubtopologyId: string; versions 1.
-	SubtopologyId string
+	// SubtopologyID: string; versions 1.
+	SubtopologyID string
 	// Nodes: []TopologyDescriptionNode; versions 1.
 	Nodes []StreamsGroupDescribeResponseTopologyDescriptionNode
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -3101,20 +3101,20 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) SetDefaults
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) isDefault() bool {
-	return m.SubtopologyId == "" &&
+	return m.SubtopologyID == "" &&
 		len(m.Nodes) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
-		m.SubtopologyId = r.String(true)
+		m.SubtopologyID = r.String(true)
 		if r.Err != nil {
 			r.Push("subtopologyId")
 			return
 		}
 	} else {
-		m.SubtopologyId = ""
+		m.SubtopologyID = ""
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(true, false, 1); n >= 0 {
@@ -3160,13 +3160,13 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *w
 
 func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 1 {
-		if len(m.SubtopologyId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
+		if len(m.SubtopologyID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyID)))
 			w.Push("subtopologyId")
 			return b
 		}
-		b = wire.AppendString(b, m.SubtopologyId, true)
-	} else if !(m.SubtopologyId == "") {
+		b = wire.AppendString(b, m.SubtopologyID, true)
+	} else if !(m.SubtopologyID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("subtopologyId")
 		return b
@@ -3204,7 +3204,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) appendJSON(
 	if v >= 1 {
 		b = jsonx.Key(b, first, "subtopologyId")
 		first = false
-		b = jsonx.AppendString(b, m.SubtopologyId)
+		b = jsonx.AppendString(b, m.SubtopologyID)
 	}
 	if v >= 1 {
 		b = jsonx.Key(b, first, "nodes")
@@ -3243,7 +3243,7 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) unmarshalJS
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.SubtopologyId = d.String()
+			m.SubtopologyID = d.String()
 		case "nodes":
 			if seen[1] {
 				d.Duplicate(key)

@@ -11,30 +11,30 @@ import (
 
 // StreamsGroupHeartbeatRequest is Kafka's StreamsGroupHeartbeatRequest (api key 88), versions 0-1; flexible versions 0-1.
 type StreamsGroupHeartbeatRequest struct {
-	// GroupId: string; versions 0-1; entity groupId.
-	GroupId string
-	// MemberId: string; versions 0-1.
-	MemberId string
+	// GroupID: string; versions 0-1; entity groupId.
+	GroupID string
+	// MemberID: string; versions 0-1.
+	MemberID string
 	// MemberEpoch: int32; versions 0-1.
 	MemberEpoch int32
 	// EndpointInformationEpoch: int32; versions 0-1.
 	EndpointInformationEpoch int32
-	// InstanceId: string; versions 0-1; nullable 0-1; default "null".
-	InstanceId *string
-	// RackId: string; versions 0-1; nullable 0-1; default "null".
-	RackId *string
+	// InstanceID: string; versions 0-1; nullable 0-1; default "null".
+	InstanceID *string
+	// RackID: string; versions 0-1; nullable 0-1; default "null".
+	RackID *string
 	// RebalanceTimeoutMs: int32; versions 0-1; default "-1".
 	RebalanceTimeoutMs int32
 	// Topology: Topology; versions 0-1; nullable 0-1; default "null".
 	Topology *StreamsGroupHeartbeatRequestTopology
 	// ActiveTasks: []TaskIds; versions 0-1; nullable 0-1; default "null".
-	ActiveTasks []StreamsGroupHeartbeatRequestTaskIds
+	ActiveTasks []StreamsGroupHeartbeatRequestTaskIDs
 	// StandbyTasks: []TaskIds; versions 0-1; nullable 0-1; default "null".
-	StandbyTasks []StreamsGroupHeartbeatRequestTaskIds
+	StandbyTasks []StreamsGroupHeartbeatRequestTaskIDs
 	// WarmupTasks: []TaskIds; versions 0-1; nullable 0-1; default "null".
-	WarmupTasks []StreamsGroupHeartbeatRequestTaskIds
-	// ProcessId: string; versions 0-1; nullable 0-1; default "null".
-	ProcessId *string
+	WarmupTasks []StreamsGroupHeartbeatRequestTaskIDs
+	// ProcessID: string; versions 0-1; nullable 0-1; default "null".
+	ProcessID *string
 	// UserEndpoint: Endpoint; versions 0-1; nullable 0-1; default "null".
 	UserEndpoint *StreamsGroupHeartbeatRequestEndpoint
 	// ClientTags: []KeyValue; versions 0-1; nullable 0-1; default "null".
@@ -67,18 +67,18 @@ func (m *StreamsGroupHeartbeatRequest) SetDefaults() {
 }
 
 func (m *StreamsGroupHeartbeatRequest) isDefault() bool {
-	return m.GroupId == "" &&
-		m.MemberId == "" &&
+	return m.GroupID == "" &&
+		m.MemberID == "" &&
 		m.MemberEpoch == 0 &&
 		m.EndpointInformationEpoch == 0 &&
-		m.InstanceId == nil &&
-		m.RackId == nil &&
+		m.InstanceID == nil &&
+		m.RackID == nil &&
 		m.RebalanceTimeoutMs == -1 &&
 		m.Topology == nil &&
 		m.ActiveTasks == nil &&
 		m.StandbyTasks == nil &&
 		m.WarmupTasks == nil &&
-		m.ProcessId == nil &&
+		m.ProcessID == nil &&
 		m.UserEndpoint == nil &&
 		m.ClientTags == nil &&
 		m.TaskOffsets == nil &&
@@ -89,12 +89,12 @@ func (m *StreamsGroupHeartbeatRequest) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.MemberId = r.String(true)
+	m.MemberID = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -117,12 +117,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			return
 		}
 	}
-	m.InstanceId = r.NullableString(true)
+	m.InstanceID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("instanceId")
 		return
 	}
-	m.RackId = r.NullableString(true)
+	m.RackID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("rackId")
 		return
@@ -149,7 +149,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, StreamsGroupHeartbeatRequestTaskIds{})
+				s = append(s, StreamsGroupHeartbeatRequestTaskIDs{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -170,7 +170,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, StreamsGroupHeartbeatRequestTaskIds{})
+				s = append(s, StreamsGroupHeartbeatRequestTaskIDs{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -191,7 +191,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, StreamsGroupHeartbeatRequestTaskIds{})
+				s = append(s, StreamsGroupHeartbeatRequestTaskIDs{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -207,7 +207,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Push("warmupTasks")
 		return
 	}
-	m.ProcessId = r.NullableString(true)
+	m.ProcessID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("processId")
 		return
@@ -314,18 +314,18 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	b = wire.AppendString(b, m.GroupID, true)
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, true)
+	b = wire.AppendString(b, m.MemberID, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -334,18 +334,18 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 		binary.BigEndian.PutUint32(p[0:], uint32(m.MemberEpoch))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.EndpointInformationEpoch))
 	}
-	if m.InstanceId != nil && len(*m.InstanceId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceId)))
+	if m.InstanceID != nil && len(*m.InstanceID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.InstanceID)))
 		w.Push("instanceId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.InstanceId, true)
-	if m.RackId != nil && len(*m.RackId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackId)))
+	b = wire.AppendNullableString(b, m.InstanceID, true)
+	if m.RackID != nil && len(*m.RackID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.RackID)))
 		w.Push("rackId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.RackId, true)
+	b = wire.AppendNullableString(b, m.RackID, true)
 	b = wire.AppendInt32(b, m.RebalanceTimeoutMs)
 	if m.Topology == nil {
 		b = append(b, 0xff)
@@ -384,12 +384,12 @@ func (m *StreamsGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder
 			return b
 		}
 	}
-	if m.ProcessId != nil && len(*m.ProcessId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProcessId)))
+	if m.ProcessID != nil && len(*m.ProcessID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ProcessID)))
 		w.Push("processId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ProcessId, true)
+	b = wire.AppendNullableString(b, m.ProcessID, true)
 	if m.UserEndpoint == nil {
 		b = append(b, 0xff)
 	} else {
@@ -446,10 +446,10 @@ func (m *StreamsGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	b = jsonx.Key(b, first, "memberEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.MemberEpoch))
@@ -458,10 +458,10 @@ func (m *StreamsGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.EndpointInformationEpoch))
 	b = jsonx.Key(b, first, "instanceId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.InstanceId)
+	b = jsonx.AppendNullableString(b, m.InstanceID)
 	b = jsonx.Key(b, first, "rackId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.RackId)
+	b = jsonx.AppendNullableString(b, m.RackID)
 	b = jsonx.Key(b, first, "rebalanceTimeoutMs")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.RebalanceTimeoutMs))
@@ -516,7 +516,7 @@ func (m *StreamsGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
 	}
 	b = jsonx.Key(b, first, "processId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.ProcessId)
+	b = jsonx.AppendNullableString(b, m.ProcessID)
 	b = jsonx.Key(b, first, "userEndpoint")
 	first = false
 	if m.UserEndpoint == nil {
@@ -598,13 +598,13 @@ func (m *StreamsGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "memberId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "memberEpoch":
 			if seen[2] {
 				d.Duplicate(key)
@@ -622,13 +622,13 @@ func (m *StreamsGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.InstanceId = d.NullableString()
+			m.InstanceID = d.NullableString()
 		case "rackId":
 			if seen[5] {
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.RackId = d.NullableString()
+			m.RackID = d.NullableString()
 		case "rebalanceTimeoutMs":
 			if seen[6] {
 				d.Duplicate(key)
@@ -654,9 +654,9 @@ func (m *StreamsGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 			if d.Null() {
 				m.ActiveTasks = nil
 			} else if d.BeginArray() {
-				s := []StreamsGroupHeartbeatRequestTaskIds{}
+				s := []StreamsGroupHeartbeatRequestTaskIDs{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupHeartbeatRequestTaskIds{})
+					s = append(s, StreamsGroupHeartbeatRequestTaskIDs{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -673,9 +673,9 @@ func (m *StreamsGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 			if d.Null() {
 				m.StandbyTasks = nil
 			} else if d.BeginArray() {
-				s := []StreamsGroupHeartbeatRequestTaskIds{}
+				s := []StreamsGroupHeartbeatRequestTaskIDs{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupHeartbeatRequestTaskIds{})
+					s = append(s, StreamsGroupHeartbeatRequestTaskIDs{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -692,9 +692,9 @@ func (m *StreamsGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 			if d.Null() {
 				m.WarmupTasks = nil
 			} else if d.BeginArray() {
-				s := []StreamsGroupHeartbeatRequestTaskIds{}
+				s := []StreamsGroupHeartbeatRequestTaskIDs{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupHeartbeatRequestTaskIds{})
+					s = append(s, StreamsGroupHeartbeatRequestTaskIDs{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -708,7 +708,7 @@ func (m *StreamsGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[11] = true
-			m.ProcessId = d.NullableString()
+			m.ProcessID = d.NullableString()
 		case "userEndpoint":
 			if seen[12] {
 				d.Duplicate(key)
@@ -977,8 +977,8 @@ func (m *StreamsGroupHeartbeatRequestTopology) unmarshalJSON(d *jsonx.Decoder) {
 
 // StreamsGroupHeartbeatRequestSubtopology is the Subtopology struct of StreamsGroupHeartbeatRequest.
 type StreamsGroupHeartbeatRequestSubtopology struct {
-	// SubtopologyId: string; versions 0-1.
-	SubtopologyId string
+	// SubtopologyID: string; versions 0-1.
+	SubtopologyID string
 	// SourceTopics: []string; versions 0-1; entity topicName.
 	SourceTopics []string
 	// SourceTopicRegex: []string; versions 0-1.
@@ -1008,7 +1008,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) SetDefaults() {
 }
 
 func (m *StreamsGroupHeartbeatRequestSubtopology) isDefault() bool {
-	return m.SubtopologyId == "" &&
+	return m.SubtopologyID == "" &&
 		len(m.SourceTopics) == 0 &&
 		len(m.SourceTopicRegex) == 0 &&
 		len(m.StateChangelogTopics) == 0 &&
@@ -1019,7 +1019,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) isDefault() bool {
 }
 
 func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16) {
-	m.SubtopologyId = r.String(true)
+	m.SubtopologyID = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
@@ -1171,12 +1171,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 }
 
 func (m *StreamsGroupHeartbeatRequestSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.SubtopologyId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
+	if len(m.SubtopologyID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyID)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendString(b, m.SubtopologyID, true)
 	b = wire.AppendArrayLen(b, len(m.SourceTopics), false, true)
 	for i := range m.SourceTopics {
 		if len(m.SourceTopics[i]) > 32767 {
@@ -1251,7 +1251,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) appendJSON(b []byte, v int16) 
 	first := true
 	b = jsonx.Key(b, first, "subtopologyId")
 	first = false
-	b = jsonx.AppendString(b, m.SubtopologyId)
+	b = jsonx.AppendString(b, m.SubtopologyID)
 	b = jsonx.Key(b, first, "sourceTopics")
 	first = false
 	b = append(b, '[')
@@ -1337,7 +1337,7 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) unmarshalJSON(d *jsonx.Decoder
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.SubtopologyId = d.String()
+			m.SubtopologyID = d.String()
 		case "sourceTopics":
 			if seen[1] {
 				d.Duplicate(key)
@@ -2085,36 +2085,36 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) unmarshalJSON(d *jsonx.De
 	}
 }
 
-// StreamsGroupHeartbeatRequestTaskIds is the TaskIds struct of StreamsGroupHeartbeatRequest.
-type StreamsGroupHeartbeatRequestTaskIds struct {
-	// SubtopologyId: string; versions 0-1.
-	SubtopologyId string
+// StreamsGroupHeartbeatRequestTaskIDs is the TaskIds struct of StreamsGroupHeartbeatRequest.
+type StreamsGroupHeartbeatRequestTaskIDs struct {
+	// SubtopologyID: string; versions 0-1.
+	SubtopologyID string
 	// Partitions: []int32; versions 0-1.
 	Partitions []int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewStreamsGroupHeartbeatRequestTaskIds returns a StreamsGroupHeartbeatRequestTaskIds holding the descriptor defaults.
-func NewStreamsGroupHeartbeatRequestTaskIds() *StreamsGroupHeartbeatRequestTaskIds {
-	m := new(StreamsGroupHeartbeatRequestTaskIds)
+// NewStreamsGroupHeartbeatRequestTaskIDs returns a StreamsGroupHeartbeatRequestTaskIDs holding the descriptor defaults.
+func NewStreamsGroupHeartbeatRequestTaskIDs() *StreamsGroupHeartbeatRequestTaskIDs {
+	m := new(StreamsGroupHeartbeatRequestTaskIDs)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *StreamsGroupHeartbeatRequestTaskIds) SetDefaults() {
-	*m = StreamsGroupHeartbeatRequestTaskIds{}
+func (m *StreamsGroupHeartbeatRequestTaskIDs) SetDefaults() {
+	*m = StreamsGroupHeartbeatRequestTaskIDs{}
 }
 
-func (m *StreamsGroupHeartbeatRequestTaskIds) isDefault() bool {
-	return m.SubtopologyId == "" &&
+func (m *StreamsGroupHeartbeatRequestTaskIDs) isDefault() bool {
+	return m.SubtopologyID == "" &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *StreamsGroupHeartbeatRequestTaskIds) decode(r *wire.Reader, v int16) {
-	m.SubtopologyId = r.String(true)
+func (m *StreamsGroupHeartbeatRequestTaskIDs) decode(r *wire.Reader, v int16) {
+	m.SubtopologyID = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
@@ -2158,13 +2158,13 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupHeartbeatRequestTaskIds) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.SubtopologyId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
+func (m *StreamsGroupHeartbeatRequestTaskIDs) encode(b []byte, v int16, w *wire.Encoder) []byte {
+	if len(m.SubtopologyID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyID)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendString(b, m.SubtopologyID, true)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
@@ -2181,12 +2181,12 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) encode(b []byte, v int16, w *wire.
 	return b
 }
 
-func (m *StreamsGroupHeartbeatRequestTaskIds) appendJSON(b []byte, v int16) []byte {
+func (m *StreamsGroupHeartbeatRequestTaskIDs) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "subtopologyId")
 	first = false
-	b = jsonx.AppendString(b, m.SubtopologyId)
+	b = jsonx.AppendString(b, m.SubtopologyID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -2205,7 +2205,7 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) appendJSON(b []byte, v int16) []by
 	return append(b, '}')
 }
 
-func (m *StreamsGroupHeartbeatRequestTaskIds) unmarshalJSON(d *jsonx.Decoder) {
+func (m *StreamsGroupHeartbeatRequestTaskIDs) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -2222,7 +2222,7 @@ func (m *StreamsGroupHeartbeatRequestTaskIds) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.SubtopologyId = d.String()
+			m.SubtopologyID = d.String()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)
@@ -2392,8 +2392,8 @@ func (m *StreamsGroupHeartbeatRequestEndpoint) unmarshalJSON(d *jsonx.Decoder) {
 
 // StreamsGroupHeartbeatRequestTaskOffset is the TaskOffset struct of StreamsGroupHeartbeatRequest.
 type StreamsGroupHeartbeatRequestTaskOffset struct {
-	// SubtopologyId: string; versions 0-1.
-	SubtopologyId string
+	// SubtopologyID: string; versions 0-1.
+	SubtopologyID string
 	// Partition: int32; versions 0-1.
 	Partition int32
 	// Offset: int64; versions 0-1.
@@ -2415,14 +2415,14 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) SetDefaults() {
 }
 
 func (m *StreamsGroupHeartbeatRequestTaskOffset) isDefault() bool {
-	return m.SubtopologyId == "" &&
+	return m.SubtopologyID == "" &&
 		m.Partition == 0 &&
 		m.Offset == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *StreamsGroupHeartbeatRequestTaskOffset) decode(r *wire.Reader, v int16) {
-	m.SubtopologyId = r.String(true)
+	m.SubtopologyID = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
@@ -2463,12 +2463,12 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) decode(r *wire.Reader, v int16)
 }
 
 func (m *StreamsGroupHeartbeatRequestTaskOffset) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.SubtopologyId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
+	if len(m.SubtopologyID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyID)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendString(b, m.SubtopologyID, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 12)...)
@@ -2494,7 +2494,7 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) appendJSON(b []byte, v int16) [
 	first := true
 	b = jsonx.Key(b, first, "subtopologyId")
 	first = false
-	b = jsonx.AppendString(b, m.SubtopologyId)
+	b = jsonx.AppendString(b, m.SubtopologyID)
 	b = jsonx.Key(b, first, "partition")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.Partition))
@@ -2526,7 +2526,7 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) unmarshalJSON(d *jsonx.Decoder)
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.SubtopologyId = d.String()
+			m.SubtopologyID = d.String()
 		case "partition":
 			if seen[1] {
 				d.Duplicate(key)

@@ -17,8 +17,8 @@ type StreamsGroupHeartbeatResponse struct {
 	ErrorCode int16
 	// ErrorMessage: string; versions 0-1; nullable 0-1; default "null".
 	ErrorMessage *string
-	// MemberId: string; versions 0-1.
-	MemberId string
+	// MemberID: string; versions 0-1.
+	MemberID string
 	// MemberEpoch: int32; versions 0-1.
 	MemberEpoch int32
 	// HeartbeatIntervalMs: int32; versions 0-1.
@@ -32,11 +32,11 @@ type StreamsGroupHeartbeatResponse struct {
 	// Status: []Status; versions 0-1; nullable 0-1.
 	Status []StreamsGroupHeartbeatResponseStatus
 	// ActiveTasks: []TaskIds; versions 0-1; nullable 0-1; default "null".
-	ActiveTasks []StreamsGroupHeartbeatResponseTaskIds
+	ActiveTasks []StreamsGroupHeartbeatResponseTaskIDs
 	// StandbyTasks: []TaskIds; versions 0-1; nullable 0-1; default "null".
-	StandbyTasks []StreamsGroupHeartbeatResponseTaskIds
+	StandbyTasks []StreamsGroupHeartbeatResponseTaskIDs
 	// WarmupTasks: []TaskIds; versions 0-1; nullable 0-1; default "null".
-	WarmupTasks []StreamsGroupHeartbeatResponseTaskIds
+	WarmupTasks []StreamsGroupHeartbeatResponseTaskIDs
 	// TopologyDescriptionRequired: bool; versions 1; default "false".
 	TopologyDescriptionRequired bool
 	// EndpointInformationEpoch: int32; versions 0-1.
@@ -65,7 +65,7 @@ func (m *StreamsGroupHeartbeatResponse) isDefault() bool {
 	return m.ThrottleTimeMs == 0 &&
 		m.ErrorCode == 0 &&
 		m.ErrorMessage == nil &&
-		m.MemberId == "" &&
+		m.MemberID == "" &&
 		m.MemberEpoch == 0 &&
 		m.HeartbeatIntervalMs == 0 &&
 		m.AcceptableRecoveryLagLegacy == 0 &&
@@ -105,7 +105,7 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Push("errorMessage")
 		return
 	}
-	m.MemberId = r.String(true)
+	m.MemberID = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -177,7 +177,7 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, StreamsGroupHeartbeatResponseTaskIds{})
+				s = append(s, StreamsGroupHeartbeatResponseTaskIDs{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -198,7 +198,7 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, StreamsGroupHeartbeatResponseTaskIds{})
+				s = append(s, StreamsGroupHeartbeatResponseTaskIDs{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -219,7 +219,7 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		s = wire.Slice(s, n, r.Remaining())
 		for i := 0; i < n; i++ {
 			if i == len(s) {
-				s = append(s, StreamsGroupHeartbeatResponseTaskIds{})
+				s = append(s, StreamsGroupHeartbeatResponseTaskIDs{})
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
@@ -302,12 +302,12 @@ func (m *StreamsGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encode
 		return b
 	}
 	b = wire.AppendNullableString(b, m.ErrorMessage, true)
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, true)
+	b = wire.AppendString(b, m.MemberID, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 8)...)
@@ -407,7 +407,7 @@ func (m *StreamsGroupHeartbeatResponse) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendNullableString(b, m.ErrorMessage)
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	b = jsonx.Key(b, first, "memberEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.MemberEpoch))
@@ -548,7 +548,7 @@ func (m *StreamsGroupHeartbeatResponse) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "memberEpoch":
 			if seen[4] {
 				d.Duplicate(key)
@@ -606,9 +606,9 @@ func (m *StreamsGroupHeartbeatResponse) unmarshalJSON(d *jsonx.Decoder) {
 			if d.Null() {
 				m.ActiveTasks = nil
 			} else if d.BeginArray() {
-				s := []StreamsGroupHeartbeatResponseTaskIds{}
+				s := []StreamsGroupHeartbeatResponseTaskIDs{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupHeartbeatResponseTaskIds{})
+					s = append(s, StreamsGroupHeartbeatResponseTaskIDs{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -625,9 +625,9 @@ func (m *StreamsGroupHeartbeatResponse) unmarshalJSON(d *jsonx.Decoder) {
 			if d.Null() {
 				m.StandbyTasks = nil
 			} else if d.BeginArray() {
-				s := []StreamsGroupHeartbeatResponseTaskIds{}
+				s := []StreamsGroupHeartbeatResponseTaskIDs{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupHeartbeatResponseTaskIds{})
+					s = append(s, StreamsGroupHeartbeatResponseTaskIDs{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -644,9 +644,9 @@ func (m *StreamsGroupHeartbeatResponse) unmarshalJSON(d *jsonx.Decoder) {
 			if d.Null() {
 				m.WarmupTasks = nil
 			} else if d.BeginArray() {
-				s := []StreamsGroupHeartbeatResponseTaskIds{}
+				s := []StreamsGroupHeartbeatResponseTaskIDs{}
 				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupHeartbeatResponseTaskIds{})
+					s = append(s, StreamsGroupHeartbeatResponseTaskIDs{})
 					s[len(s)-1].unmarshalJSON(d)
 					if d.Failed() {
 						d.PushIndex(len(s) - 1)
@@ -835,36 +835,36 @@ func (m *StreamsGroupHeartbeatResponseStatus) unmarshalJSON(d *jsonx.Decoder) {
 	}
 }
 
-// StreamsGroupHeartbeatResponseTaskIds is the TaskIds struct of StreamsGroupHeartbeatResponse.
-type StreamsGroupHeartbeatResponseTaskIds struct {
-	// SubtopologyId: string; versions 0-1.
-	SubtopologyId string
+// StreamsGroupHeartbeatResponseTaskIDs is the TaskIds struct of StreamsGroupHeartbeatResponse.
+type StreamsGroupHeartbeatResponseTaskIDs struct {
+	// SubtopologyID: string; versions 0-1.
+	SubtopologyID string
 	// Partitions: []int32; versions 0-1.
 	Partitions []int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 }
 
-// NewStreamsGroupHeartbeatResponseTaskIds returns a StreamsGroupHeartbeatResponseTaskIds holding the descriptor defaults.
-func NewStreamsGroupHeartbeatResponseTaskIds() *StreamsGroupHeartbeatResponseTaskIds {
-	m := new(StreamsGroupHeartbeatResponseTaskIds)
+// NewStreamsGroupHeartbeatResponseTaskIDs returns a StreamsGroupHeartbeatResponseTaskIDs holding the descriptor defaults.
+func NewStreamsGroupHeartbeatResponseTaskIDs() *StreamsGroupHeartbeatResponseTaskIDs {
+	m := new(StreamsGroupHeartbeatResponseTaskIDs)
 	m.SetDefaults()
 	return m
 }
 
 // SetDefaults resets every field to its descriptor default.
-func (m *StreamsGroupHeartbeatResponseTaskIds) SetDefaults() {
-	*m = StreamsGroupHeartbeatResponseTaskIds{}
+func (m *StreamsGroupHeartbeatResponseTaskIDs) SetDefaults() {
+	*m = StreamsGroupHeartbeatResponseTaskIDs{}
 }
 
-func (m *StreamsGroupHeartbeatResponseTaskIds) isDefault() bool {
-	return m.SubtopologyId == "" &&
+func (m *StreamsGroupHeartbeatResponseTaskIDs) isDefault() bool {
+	return m.SubtopologyID == "" &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
-func (m *StreamsGroupHeartbeatResponseTaskIds) decode(r *wire.Reader, v int16) {
-	m.SubtopologyId = r.String(true)
+func (m *StreamsGroupHeartbeatResponseTaskIDs) decode(r *wire.Reader, v int16) {
+	m.SubtopologyID = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
@@ -908,13 +908,13 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) decode(r *wire.Reader, v int16) {
 	}
 }
 
-func (m *StreamsGroupHeartbeatResponseTaskIds) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.SubtopologyId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
+func (m *StreamsGroupHeartbeatResponseTaskIDs) encode(b []byte, v int16, w *wire.Encoder) []byte {
+	if len(m.SubtopologyID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyID)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendString(b, m.SubtopologyID, true)
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, true)
 	for i := range m.Partitions {
 		b = wire.AppendInt32(b, m.Partitions[i])
@@ -931,12 +931,12 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) encode(b []byte, v int16, w *wire
 	return b
 }
 
-func (m *StreamsGroupHeartbeatResponseTaskIds) appendJSON(b []byte, v int16) []byte {
+func (m *StreamsGroupHeartbeatResponseTaskIDs) appendJSON(b []byte, v int16) []byte {
 	b = append(b, '{')
 	first := true
 	b = jsonx.Key(b, first, "subtopologyId")
 	first = false
-	b = jsonx.AppendString(b, m.SubtopologyId)
+	b = jsonx.AppendString(b, m.SubtopologyID)
 	b = jsonx.Key(b, first, "partitions")
 	first = false
 	b = append(b, '[')
@@ -955,7 +955,7 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) appendJSON(b []byte, v int16) []b
 	return append(b, '}')
 }
 
-func (m *StreamsGroupHeartbeatResponseTaskIds) unmarshalJSON(d *jsonx.Decoder) {
+func (m *StreamsGroupHeartbeatResponseTaskIDs) unmarshalJSON(d *jsonx.Decoder) {
 	m.SetDefaults()
 	if !d.BeginObject() {
 		return
@@ -972,7 +972,7 @@ func (m *StreamsGroupHeartbeatResponseTaskIds) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.SubtopologyId = d.String()
+			m.SubtopologyID = d.String()
 		case "partitions":
 			if seen[1] {
 				d.Duplicate(key)

@@ -9,10 +9,10 @@ import (
 
 // StreamsGroupTopologyDescriptionUpdateRequest is Kafka's StreamsGroupTopologyDescriptionUpdateRequest (api key 93), versions 0; flexible versions 0.
 type StreamsGroupTopologyDescriptionUpdateRequest struct {
-	// GroupId: string; versions 0; entity groupId.
-	GroupId string
-	// MemberId: string; versions 0.
-	MemberId string
+	// GroupID: string; versions 0; entity groupId.
+	GroupID string
+	// MemberID: string; versions 0.
+	MemberID string
 	// TopologyEpoch: int32; versions 0.
 	TopologyEpoch int32
 	// TopologyDescription: TopologyDescription; versions 0.
@@ -39,8 +39,8 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) SetDefaults() {
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) isDefault() bool {
-	return m.GroupId == "" &&
-		m.MemberId == "" &&
+	return m.GroupID == "" &&
+		m.MemberID == "" &&
 		m.TopologyEpoch == 0 &&
 		m.TopologyDescription.isDefault() &&
 		len(m.UnknownTaggedFields) == 0 &&
@@ -48,12 +48,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) isDefault() bool {
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(true)
+	m.GroupID = r.String(true)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.MemberId = r.String(true)
+	m.MemberID = r.String(true)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -90,18 +90,18 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) decode(r *wire.Reader, v 
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, true)
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	b = wire.AppendString(b, m.GroupID, true)
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, true)
+	b = wire.AppendString(b, m.MemberID, true)
 	b = wire.AppendInt32(b, m.TopologyEpoch)
 	b = m.TopologyDescription.encode(b, v, w)
 	if w.Err != nil {
@@ -126,10 +126,10 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) appendJSON(b []byte, v in
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	b = jsonx.Key(b, first, "topologyEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.TopologyEpoch))
@@ -165,13 +165,13 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) unmarshalJSON(d *jsonx.De
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "memberId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "topologyEpoch":
 			if seen[2] {
 				d.Duplicate(key)
@@ -420,8 +420,8 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) unmars
 
 // StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology is the TopologyDescriptionSubtopology struct of StreamsGroupTopologyDescriptionUpdateRequest.
 type StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology struct {
-	// SubtopologyId: string; versions 0.
-	SubtopologyId string
+	// SubtopologyID: string; versions 0.
+	SubtopologyID string
 	// Nodes: []TopologyDescriptionNode; versions 0.
 	Nodes []StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -441,13 +441,13 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) isDefault() bool {
-	return m.SubtopologyId == "" &&
+	return m.SubtopologyID == "" &&
 		len(m.Nodes) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) decode(r *wire.Reader, v int16) {
-	m.SubtopologyId = r.String(true)
+	m.SubtopologyID = r.String(true)
 	if r.Err != nil {
 		r.Push("subtopologyId")
 		return
@@ -491,12 +491,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 }
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.SubtopologyId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyId)))
+	if len(m.SubtopologyID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.SubtopologyID)))
 		w.Push("subtopologyId")
 		return b
 	}
-	b = wire.AppendString(b, m.SubtopologyId, true)
+	b = wire.AppendString(b, m.SubtopologyID, true)
 	b = wire.AppendArrayLen(b, len(m.Nodes), false, true)
 	for i := range m.Nodes {
 		b = m.Nodes[i].encode(b, v, w)
@@ -523,7 +523,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 	first := true
 	b = jsonx.Key(b, first, "subtopologyId")
 	first = false
-	b = jsonx.AppendString(b, m.SubtopologyId)
+	b = jsonx.AppendString(b, m.SubtopologyID)
 	b = jsonx.Key(b, first, "nodes")
 	first = false
 	b = append(b, '[')
@@ -559,7 +559,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.SubtopologyId = d.String()
+			m.SubtopologyID = d.String()
 		case "nodes":
 			if seen[1] {
 				d.Duplicate(key)

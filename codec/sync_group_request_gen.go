@@ -9,14 +9,14 @@ import (
 
 // SyncGroupRequest is Kafka's SyncGroupRequest (api key 14), versions 0-5; flexible versions 4-5.
 type SyncGroupRequest struct {
-	// GroupId: string; versions 0-5; entity groupId.
-	GroupId string
-	// GenerationId: int32; versions 0-5.
-	GenerationId int32
-	// MemberId: string; versions 0-5.
-	MemberId string
-	// GroupInstanceId: string; versions 3-5; nullable 3-5; default "null".
-	GroupInstanceId *string
+	// GroupID: string; versions 0-5; entity groupId.
+	GroupID string
+	// GenerationID: int32; versions 0-5.
+	GenerationID int32
+	// MemberID: string; versions 0-5.
+	MemberID string
+	// GroupInstanceID: string; versions 3-5; nullable 3-5; default "null".
+	GroupInstanceID *string
 	// ProtocolType: string; versions 5; nullable 5; default "null"; ignorable.
 	ProtocolType *string
 	// ProtocolName: string; versions 5; nullable 5; default "null"; ignorable.
@@ -40,10 +40,10 @@ func (m *SyncGroupRequest) SetDefaults() {
 }
 
 func (m *SyncGroupRequest) isDefault() bool {
-	return m.GroupId == "" &&
-		m.GenerationId == 0 &&
-		m.MemberId == "" &&
-		m.GroupInstanceId == nil &&
+	return m.GroupID == "" &&
+		m.GenerationID == 0 &&
+		m.MemberID == "" &&
+		m.GroupInstanceID == nil &&
 		m.ProtocolType == nil &&
 		m.ProtocolName == nil &&
 		len(m.Assignments) == 0 &&
@@ -52,29 +52,29 @@ func (m *SyncGroupRequest) isDefault() bool {
 }
 
 func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
-	m.GroupId = r.String(v >= 4)
+	m.GroupID = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
 	}
-	m.GenerationId = r.Int32()
+	m.GenerationID = r.Int32()
 	if r.Err != nil {
 		r.Push("generationId")
 		return
 	}
-	m.MemberId = r.String(v >= 4)
+	m.MemberID = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
 	}
 	if v >= 3 {
-		m.GroupInstanceId = r.NullableString(v >= 4)
+		m.GroupInstanceID = r.NullableString(v >= 4)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
 		}
 	} else {
-		m.GroupInstanceId = nil
+		m.GroupInstanceID = nil
 	}
 	if v >= 5 {
 		m.ProtocolType = r.NullableString(true)
@@ -139,27 +139,27 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *SyncGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, v >= 4)
-	b = wire.AppendInt32(b, m.GenerationId)
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	b = wire.AppendString(b, m.GroupID, v >= 4)
+	b = wire.AppendInt32(b, m.GenerationID)
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, v >= 4)
+	b = wire.AppendString(b, m.MemberID, v >= 4)
 	if v >= 3 {
-		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
+		if m.GroupInstanceID != nil && len(*m.GroupInstanceID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceID)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, v >= 4)
-	} else if m.GroupInstanceId != nil {
+		b = wire.AppendNullableString(b, m.GroupInstanceID, v >= 4)
+	} else if m.GroupInstanceID != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
@@ -215,17 +215,17 @@ func (m *SyncGroupRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "generationId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.GenerationId))
+	b = jsonx.AppendInt(b, int64(m.GenerationID))
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	if v >= 3 {
 		b = jsonx.Key(b, first, "groupInstanceId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceId)
+		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
 	}
 	if v >= 5 {
 		b = jsonx.Key(b, first, "protocolType")
@@ -276,25 +276,25 @@ func (m *SyncGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "generationId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.GenerationId = int32(d.Int(-1<<31, 1<<31-1))
+			m.GenerationID = int32(d.Int(-1<<31, 1<<31-1))
 		case "memberId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "groupInstanceId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.GroupInstanceId = d.NullableString()
+			m.GroupInstanceID = d.NullableString()
 		case "protocolType":
 			if seen[4] {
 				d.Duplicate(key)
@@ -348,8 +348,8 @@ func (m *SyncGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // SyncGroupRequestAssignment is the SyncGroupRequestAssignment struct of SyncGroupRequest.
 type SyncGroupRequestAssignment struct {
-	// MemberId: string; versions 0-5.
-	MemberId string
+	// MemberID: string; versions 0-5.
+	MemberID string
 	// Assignment: bytes; versions 0-5.
 	Assignment []byte
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -369,13 +369,13 @@ func (m *SyncGroupRequestAssignment) SetDefaults() {
 }
 
 func (m *SyncGroupRequestAssignment) isDefault() bool {
-	return m.MemberId == "" &&
+	return m.MemberID == "" &&
 		len(m.Assignment) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *SyncGroupRequestAssignment) decode(r *wire.Reader, v int16) {
-	m.MemberId = r.String(v >= 4)
+	m.MemberID = r.String(v >= 4)
 	if r.Err != nil {
 		r.Push("memberId")
 		return
@@ -405,12 +405,12 @@ func (m *SyncGroupRequestAssignment) decode(r *wire.Reader, v int16) {
 }
 
 func (m *SyncGroupRequestAssignment) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.MemberId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+	if len(m.MemberID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 		w.Push("memberId")
 		return b
 	}
-	b = wire.AppendString(b, m.MemberId, v >= 4)
+	b = wire.AppendString(b, m.MemberID, v >= 4)
 	b = wire.AppendBytes(b, m.Assignment, v >= 4, false)
 	if v >= 4 {
 		nt := len(m.UnknownTaggedFields)
@@ -435,7 +435,7 @@ func (m *SyncGroupRequestAssignment) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "memberId")
 	first = false
-	b = jsonx.AppendString(b, m.MemberId)
+	b = jsonx.AppendString(b, m.MemberID)
 	b = jsonx.Key(b, first, "assignment")
 	first = false
 	b = jsonx.AppendBytes(b, m.Assignment, false)
@@ -464,7 +464,7 @@ func (m *SyncGroupRequestAssignment) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "assignment":
 			if seen[1] {
 				d.Duplicate(key)

@@ -11,20 +11,20 @@ import (
 
 // TxnOffsetCommitRequest is Kafka's TxnOffsetCommitRequest (api key 28), versions 0-6; flexible versions 3-6.
 type TxnOffsetCommitRequest struct {
-	// TransactionalId: string; versions 0-6; entity transactionalId.
-	TransactionalId string
-	// GroupId: string; versions 0-6; entity groupId.
-	GroupId string
-	// ProducerId: int64; versions 0-6; entity producerId.
-	ProducerId int64
+	// TransactionalID: string; versions 0-6; entity transactionalId.
+	TransactionalID string
+	// GroupID: string; versions 0-6; entity groupId.
+	GroupID string
+	// ProducerID: int64; versions 0-6; entity producerId.
+	ProducerID int64
 	// ProducerEpoch: int16; versions 0-6.
 	ProducerEpoch int16
-	// GenerationIdOrMemberEpoch: int32; versions 3-6; default "-1".
-	GenerationIdOrMemberEpoch int32
-	// MemberId: string; versions 3-6; default "".
-	MemberId string
-	// GroupInstanceId: string; versions 3-6; nullable 3-6; default "null".
-	GroupInstanceId *string
+	// GenerationIDOrMemberEpoch: int32; versions 3-6; default "-1".
+	GenerationIDOrMemberEpoch int32
+	// MemberID: string; versions 3-6; default "".
+	MemberID string
+	// GroupInstanceID: string; versions 3-6; nullable 3-6; default "null".
+	GroupInstanceID *string
 	// Topics: []TxnOffsetCommitRequestTopic; versions 0-6.
 	Topics []TxnOffsetCommitRequestTopic
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -45,29 +45,29 @@ func NewTxnOffsetCommitRequest() *TxnOffsetCommitRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *TxnOffsetCommitRequest) SetDefaults() {
 	*m = TxnOffsetCommitRequest{}
-	m.GenerationIdOrMemberEpoch = -1
+	m.GenerationIDOrMemberEpoch = -1
 }
 
 func (m *TxnOffsetCommitRequest) isDefault() bool {
-	return m.TransactionalId == "" &&
-		m.GroupId == "" &&
-		m.ProducerId == 0 &&
+	return m.TransactionalID == "" &&
+		m.GroupID == "" &&
+		m.ProducerID == 0 &&
 		m.ProducerEpoch == 0 &&
-		m.GenerationIdOrMemberEpoch == -1 &&
-		m.MemberId == "" &&
-		m.GroupInstanceId == nil &&
+		m.GenerationIDOrMemberEpoch == -1 &&
+		m.MemberID == "" &&
+		m.GroupInstanceID == nil &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
-	m.TransactionalId = r.String(v >= 3)
+	m.TransactionalID = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("transactionalId")
 		return
 	}
-	m.GroupId = r.String(v >= 3)
+	m.GroupID = r.String(v >= 3)
 	if r.Err != nil {
 		r.Push("groupId")
 		return
@@ -75,11 +75,11 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 10 {
 		p := r.Src[r.Off : r.Off+10]
 		_ = p[9]
-		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
 		r.Off += 10
 	} else {
-		m.ProducerId = r.Int64()
+		m.ProducerID = r.Int64()
 		if r.Err != nil {
 			r.Push("producerId")
 			return
@@ -91,31 +91,31 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		}
 	}
 	if v >= 3 {
-		m.GenerationIdOrMemberEpoch = r.Int32()
+		m.GenerationIDOrMemberEpoch = r.Int32()
 		if r.Err != nil {
 			r.Push("generationIdOrMemberEpoch")
 			return
 		}
 	} else {
-		m.GenerationIdOrMemberEpoch = -1
+		m.GenerationIDOrMemberEpoch = -1
 	}
 	if v >= 3 {
-		m.MemberId = r.String(true)
+		m.MemberID = r.String(true)
 		if r.Err != nil {
 			r.Push("memberId")
 			return
 		}
 	} else {
-		m.MemberId = ""
+		m.MemberID = ""
 	}
 	if v >= 3 {
-		m.GroupInstanceId = r.NullableString(true)
+		m.GroupInstanceID = r.NullableString(true)
 		if r.Err != nil {
 			r.Push("groupInstanceId")
 			return
 		}
 	} else {
-		m.GroupInstanceId = nil
+		m.GroupInstanceID = nil
 	}
 	if n := r.ArrayLen(v >= 3, false, 1); n >= 0 {
 		s := m.Topics
@@ -162,53 +162,53 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if len(m.TransactionalId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalId)))
+	if len(m.TransactionalID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.TransactionalID)))
 		w.Push("transactionalId")
 		return b
 	}
-	b = wire.AppendString(b, m.TransactionalId, v >= 3)
-	if len(m.GroupId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupId)))
+	b = wire.AppendString(b, m.TransactionalID, v >= 3)
+	if len(m.GroupID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(m.GroupID)))
 		w.Push("groupId")
 		return b
 	}
-	b = wire.AppendString(b, m.GroupId, v >= 3)
+	b = wire.AppendString(b, m.GroupID, v >= 3)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 10)...)
 		p := b[n : n+10]
 		_ = p[9]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
 	}
 	if v >= 3 {
-		b = wire.AppendInt32(b, m.GenerationIdOrMemberEpoch)
-	} else if m.GenerationIdOrMemberEpoch != -1 {
+		b = wire.AppendInt32(b, m.GenerationIDOrMemberEpoch)
+	} else if m.GenerationIDOrMemberEpoch != -1 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("generationIdOrMemberEpoch")
 		return b
 	}
 	if v >= 3 {
-		if len(m.MemberId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberId)))
+		if len(m.MemberID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.MemberID)))
 			w.Push("memberId")
 			return b
 		}
-		b = wire.AppendString(b, m.MemberId, true)
-	} else if !(m.MemberId == "") {
+		b = wire.AppendString(b, m.MemberID, true)
+	} else if !(m.MemberID == "") {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("memberId")
 		return b
 	}
 	if v >= 3 {
-		if m.GroupInstanceId != nil && len(*m.GroupInstanceId) > 32767 {
-			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceId)))
+		if m.GroupInstanceID != nil && len(*m.GroupInstanceID) > 32767 {
+			w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.GroupInstanceID)))
 			w.Push("groupInstanceId")
 			return b
 		}
-		b = wire.AppendNullableString(b, m.GroupInstanceId, true)
-	} else if m.GroupInstanceId != nil {
+		b = wire.AppendNullableString(b, m.GroupInstanceID, true)
+	} else if m.GroupInstanceID != nil {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("groupInstanceId")
 		return b
@@ -246,30 +246,30 @@ func (m *TxnOffsetCommitRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "transactionalId")
 	first = false
-	b = jsonx.AppendString(b, m.TransactionalId)
+	b = jsonx.AppendString(b, m.TransactionalID)
 	b = jsonx.Key(b, first, "groupId")
 	first = false
-	b = jsonx.AppendString(b, m.GroupId)
+	b = jsonx.AppendString(b, m.GroupID)
 	b = jsonx.Key(b, first, "producerId")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerId)
+	b = jsonx.AppendInt64(b, m.ProducerID)
 	b = jsonx.Key(b, first, "producerEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
 	if v >= 3 {
 		b = jsonx.Key(b, first, "generationIdOrMemberEpoch")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.GenerationIdOrMemberEpoch))
+		b = jsonx.AppendInt(b, int64(m.GenerationIDOrMemberEpoch))
 	}
 	if v >= 3 {
 		b = jsonx.Key(b, first, "memberId")
 		first = false
-		b = jsonx.AppendString(b, m.MemberId)
+		b = jsonx.AppendString(b, m.MemberID)
 	}
 	if v >= 3 {
 		b = jsonx.Key(b, first, "groupInstanceId")
 		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceId)
+		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
 	}
 	b = jsonx.Key(b, first, "topics")
 	first = false
@@ -310,19 +310,19 @@ func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.TransactionalId = d.String()
+			m.TransactionalID = d.String()
 		case "groupId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.GroupId = d.String()
+			m.GroupID = d.String()
 		case "producerId":
 			if seen[2] {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "producerEpoch":
 			if seen[3] {
 				d.Duplicate(key)
@@ -334,19 +334,19 @@ func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.GenerationIdOrMemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
+			m.GenerationIDOrMemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
 		case "memberId":
 			if seen[5] {
 				d.Duplicate(key)
 			}
 			seen[5] = true
-			m.MemberId = d.String()
+			m.MemberID = d.String()
 		case "groupInstanceId":
 			if seen[6] {
 				d.Duplicate(key)
 			}
 			seen[6] = true
-			m.GroupInstanceId = d.NullableString()
+			m.GroupInstanceID = d.NullableString()
 		case "topics":
 			if seen[7] {
 				d.Duplicate(key)
@@ -390,8 +390,8 @@ func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
 type TxnOffsetCommitRequestTopic struct {
 	// Name: string; versions 0-5; ignorable; entity topicName.
 	Name string
-	// TopicId: uuid; versions 6; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 6; ignorable.
+	TopicID UUID
 	// Partitions: []TxnOffsetCommitRequestPartition; versions 0-6.
 	Partitions []TxnOffsetCommitRequestPartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -412,7 +412,7 @@ func (m *TxnOffsetCommitRequestTopic) SetDefaults() {
 
 func (m *TxnOffsetCommitRequestTopic) isDefault() bool {
 	return m.Name == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -428,13 +428,13 @@ func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 6 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if n := r.ArrayLen(v >= 3, false, 13); n >= 0 {
 		s := m.Partitions
@@ -487,9 +487,9 @@ func (m *TxnOffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder)
 	}
 	// Name is ignorable: dropped at other versions.
 	if v >= 6 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 3)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -528,7 +528,7 @@ func (m *TxnOffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
 	if v >= 6 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "partitions")
 	first = false
@@ -571,7 +571,7 @@ func (m *TxnOffsetCommitRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)

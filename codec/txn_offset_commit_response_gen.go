@@ -191,8 +191,8 @@ func (m *TxnOffsetCommitResponse) unmarshalJSON(d *jsonx.Decoder) {
 type TxnOffsetCommitResponseTopic struct {
 	// Name: string; versions 0-5; ignorable; entity topicName.
 	Name string
-	// TopicId: uuid; versions 6; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 6; ignorable.
+	TopicID UUID
 	// Partitions: []TxnOffsetCommitResponsePartition; versions 0-6.
 	Partitions []TxnOffsetCommitResponsePartition
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -213,7 +213,7 @@ func (m *TxnOffsetCommitResponseTopic) SetDefaults() {
 
 func (m *TxnOffsetCommitResponseTopic) isDefault() bool {
 	return m.Name == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.Partitions) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -229,13 +229,13 @@ func (m *TxnOffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 		m.Name = ""
 	}
 	if v >= 6 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if n := r.ArrayLen(v >= 3, false, 6); n >= 0 {
 		s := m.Partitions
@@ -288,9 +288,9 @@ func (m *TxnOffsetCommitResponseTopic) encode(b []byte, v int16, w *wire.Encoder
 	}
 	// Name is ignorable: dropped at other versions.
 	if v >= 6 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Partitions), false, v >= 3)
 	for i := range m.Partitions {
 		b = m.Partitions[i].encode(b, v, w)
@@ -329,7 +329,7 @@ func (m *TxnOffsetCommitResponseTopic) appendJSON(b []byte, v int16) []byte {
 	if v >= 6 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	b = jsonx.Key(b, first, "partitions")
 	first = false
@@ -372,7 +372,7 @@ func (m *TxnOffsetCommitResponseTopic) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitions":
 			if seen[2] {
 				d.Duplicate(key)

@@ -9,8 +9,8 @@ import (
 
 // UnregisterBrokerRequest is Kafka's UnregisterBrokerRequest (api key 64), versions 0; flexible versions 0.
 type UnregisterBrokerRequest struct {
-	// BrokerId: int32; versions 0; entity brokerId.
-	BrokerId int32
+	// BrokerID: int32; versions 0; entity brokerId.
+	BrokerID int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -32,13 +32,13 @@ func (m *UnregisterBrokerRequest) SetDefaults() {
 }
 
 func (m *UnregisterBrokerRequest) isDefault() bool {
-	return m.BrokerId == 0 &&
+	return m.BrokerID == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *UnregisterBrokerRequest) decode(r *wire.Reader, v int16) {
-	m.BrokerId = r.Int32()
+	m.BrokerID = r.Int32()
 	if r.Err != nil {
 		r.Push("brokerId")
 		return
@@ -65,7 +65,7 @@ func (m *UnregisterBrokerRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *UnregisterBrokerRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.BrokerId)
+	b = wire.AppendInt32(b, m.BrokerID)
 	nt := len(m.UnknownTaggedFields)
 	b = wire.AppendUvarint(b, uint32(nt))
 	if len(m.UnknownTaggedFields) > 0 {
@@ -84,7 +84,7 @@ func (m *UnregisterBrokerRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "brokerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerId))
+	b = jsonx.AppendInt(b, int64(m.BrokerID))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
 		first = false
@@ -114,7 +114,7 @@ func (m *UnregisterBrokerRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.BrokerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "_unknownTaggedFields":
 			if seen[2] {
 				d.Duplicate(key)

@@ -9,8 +9,8 @@ import (
 
 // UnregisterControllerRequest is Kafka's UnregisterControllerRequest (api key 94), versions 0; flexible versions 0.
 type UnregisterControllerRequest struct {
-	// ControllerId: int32; versions 0.
-	ControllerId int32
+	// ControllerID: int32; versions 0.
+	ControllerID int32
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
 	UnknownTaggedFields []TaggedField
 	// TrailingBytes holds bytes that followed the message when it was decoded; Kafka's
@@ -32,13 +32,13 @@ func (m *UnregisterControllerRequest) SetDefaults() {
 }
 
 func (m *UnregisterControllerRequest) isDefault() bool {
-	return m.ControllerId == 0 &&
+	return m.ControllerID == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *UnregisterControllerRequest) decode(r *wire.Reader, v int16) {
-	m.ControllerId = r.Int32()
+	m.ControllerID = r.Int32()
 	if r.Err != nil {
 		r.Push("controllerId")
 		return
@@ -65,7 +65,7 @@ func (m *UnregisterControllerRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *UnregisterControllerRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.ControllerId)
+	b = wire.AppendInt32(b, m.ControllerID)
 	nt := len(m.UnknownTaggedFields)
 	b = wire.AppendUvarint(b, uint32(nt))
 	if len(m.UnknownTaggedFields) > 0 {
@@ -84,7 +84,7 @@ func (m *UnregisterControllerRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "controllerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ControllerId))
+	b = jsonx.AppendInt(b, int64(m.ControllerID))
 	if len(m.UnknownTaggedFields) > 0 {
 		b = jsonx.Key(b, first, "_unknownTaggedFields")
 		first = false
@@ -114,7 +114,7 @@ func (m *UnregisterControllerRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ControllerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ControllerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "_unknownTaggedFields":
 			if seen[2] {
 				d.Duplicate(key)

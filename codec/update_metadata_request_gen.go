@@ -11,8 +11,8 @@ import (
 
 // UpdateMetadataRequest is Kafka's UpdateMetadataRequest (api key 6), versions 0-8; flexible versions 6-8.
 type UpdateMetadataRequest struct {
-	// ControllerId: int32; versions 0-8; entity brokerId.
-	ControllerId int32
+	// ControllerID: int32; versions 0-8; entity brokerId.
+	ControllerID int32
 	// IsKRaftController: bool; versions 8; default "false".
 	IsKRaftController bool
 	// Type: int8; versions 8; tag 0 in versions 8; default "0".
@@ -49,7 +49,7 @@ func (m *UpdateMetadataRequest) SetDefaults() {
 }
 
 func (m *UpdateMetadataRequest) isDefault() bool {
-	return m.ControllerId == 0 &&
+	return m.ControllerID == 0 &&
 		!m.IsKRaftController &&
 		m.Type == 0 &&
 		m.ControllerEpoch == 0 &&
@@ -62,7 +62,7 @@ func (m *UpdateMetadataRequest) isDefault() bool {
 }
 
 func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
-	m.ControllerId = r.Int32()
+	m.ControllerID = r.Int32()
 	if r.Err != nil {
 		r.Push("controllerId")
 		return
@@ -197,7 +197,7 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *UpdateMetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.ControllerId)
+	b = wire.AppendInt32(b, m.ControllerID)
 	if v >= 8 {
 		b = wire.AppendBool(b, m.IsKRaftController)
 	} else if m.IsKRaftController {
@@ -291,7 +291,7 @@ func (m *UpdateMetadataRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "controllerId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ControllerId))
+	b = jsonx.AppendInt(b, int64(m.ControllerID))
 	if v >= 8 {
 		b = jsonx.Key(b, first, "isKRaftController")
 		first = false
@@ -373,7 +373,7 @@ func (m *UpdateMetadataRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ControllerId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ControllerID = int32(d.Int(-1<<31, 1<<31-1))
 		case "isKRaftController":
 			if seen[1] {
 				d.Duplicate(key)
@@ -893,8 +893,8 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) unmarshalJSON(d *jso
 type UpdateMetadataRequestUpdateMetadataTopicState struct {
 	// TopicName: string; versions 5-8; entity topicName.
 	TopicName string
-	// TopicId: uuid; versions 7-8; ignorable.
-	TopicId UUID
+	// TopicID: uuid; versions 7-8; ignorable.
+	TopicID UUID
 	// PartitionStates: []UpdateMetadataPartitionState; versions 5-8.
 	PartitionStates []UpdateMetadataRequestUpdateMetadataPartitionState
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -915,7 +915,7 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) SetDefaults() {
 
 func (m *UpdateMetadataRequestUpdateMetadataTopicState) isDefault() bool {
 	return m.TopicName == "" &&
-		m.TopicId == (UUID{}) &&
+		m.TopicID == (UUID{}) &&
 		len(m.PartitionStates) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
@@ -931,13 +931,13 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v
 		m.TopicName = ""
 	}
 	if v >= 7 {
-		m.TopicId = r.UUID()
+		m.TopicID = r.UUID()
 		if r.Err != nil {
 			r.Push("topicId")
 			return
 		}
 	} else {
-		m.TopicId = UUID{}
+		m.TopicID = UUID{}
 	}
 	if v >= 5 {
 		if n := r.ArrayLen(v >= 6, false, 22); n >= 0 {
@@ -997,9 +997,9 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) encode(b []byte, v int16
 		return b
 	}
 	if v >= 7 {
-		b = append(b, m.TopicId[:]...)
+		b = append(b, m.TopicID[:]...)
 	}
-	// TopicId is ignorable: dropped at other versions.
+	// TopicID is ignorable: dropped at other versions.
 	if v >= 5 {
 		b = wire.AppendArrayLen(b, len(m.PartitionStates), false, v >= 6)
 		for i := range m.PartitionStates {
@@ -1044,7 +1044,7 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) appendJSON(b []byte, v i
 	if v >= 7 {
 		b = jsonx.Key(b, first, "topicId")
 		first = false
-		b = jsonx.AppendUUID(b, m.TopicId)
+		b = jsonx.AppendUUID(b, m.TopicID)
 	}
 	if v >= 5 {
 		b = jsonx.Key(b, first, "partitionStates")
@@ -1089,7 +1089,7 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) unmarshalJSON(d *jsonx.D
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.TopicId = d.UUID()
+			m.TopicID = d.UUID()
 		case "partitionStates":
 			if seen[2] {
 				d.Duplicate(key)
@@ -1125,8 +1125,8 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) unmarshalJSON(d *jsonx.D
 
 // UpdateMetadataRequestUpdateMetadataBroker is the UpdateMetadataBroker struct of UpdateMetadataRequest.
 type UpdateMetadataRequestUpdateMetadataBroker struct {
-	// Id: int32; versions 0-8; entity brokerId.
-	Id int32
+	// ID: int32; versions 0-8; entity brokerId.
+	ID int32
 	// V0Host: string; versions 0; ignorable.
 	V0Host string
 	// V0Port: int32; versions 0; ignorable.
@@ -1153,7 +1153,7 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) SetDefaults() {
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataBroker) isDefault() bool {
-	return m.Id == 0 &&
+	return m.ID == 0 &&
 		m.V0Host == "" &&
 		m.V0Port == 0 &&
 		len(m.Endpoints) == 0 &&
@@ -1162,7 +1162,7 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) isDefault() bool {
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int16) {
-	m.Id = r.Int32()
+	m.ID = r.Int32()
 	if r.Err != nil {
 		r.Push("id")
 		return
@@ -1239,7 +1239,7 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 }
 
 func (m *UpdateMetadataRequestUpdateMetadataBroker) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt32(b, m.Id)
+	b = wire.AppendInt32(b, m.ID)
 	if v <= 0 {
 		if len(m.V0Host) > 32767 {
 			w.Fail(wire.ErrTooLong, wire.TooLong(len(m.V0Host)))
@@ -1297,7 +1297,7 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) appendJSON(b []byte, v int16
 	first := true
 	b = jsonx.Key(b, first, "id")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.Id))
+	b = jsonx.AppendInt(b, int64(m.ID))
 	if v <= 0 {
 		b = jsonx.Key(b, first, "v0Host")
 		first = false
@@ -1350,7 +1350,7 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) unmarshalJSON(d *jsonx.Decod
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.Id = int32(d.Int(-1<<31, 1<<31-1))
+			m.ID = int32(d.Int(-1<<31, 1<<31-1))
 		case "v0Host":
 			if seen[1] {
 				d.Duplicate(key)

@@ -11,14 +11,14 @@ import (
 
 // UpdateRaftVoterRequest is Kafka's UpdateRaftVoterRequest (api key 82), versions 0; flexible versions 0.
 type UpdateRaftVoterRequest struct {
-	// ClusterId: string; versions 0; nullable 0.
-	ClusterId *string
+	// ClusterID: string; versions 0; nullable 0.
+	ClusterID *string
 	// CurrentLeaderEpoch: int32; versions 0.
 	CurrentLeaderEpoch int32
-	// VoterId: int32; versions 0.
-	VoterId int32
-	// VoterDirectoryId: uuid; versions 0.
-	VoterDirectoryId UUID
+	// VoterID: int32; versions 0.
+	VoterID int32
+	// VoterDirectoryID: uuid; versions 0.
+	VoterDirectoryID UUID
 	// Listeners: []Listener; versions 0.
 	Listeners []UpdateRaftVoterRequestListener
 	// KRaftVersionFeature: KRaftVersionFeature; versions 0.
@@ -41,15 +41,15 @@ func NewUpdateRaftVoterRequest() *UpdateRaftVoterRequest {
 // SetDefaults resets every field to its descriptor default.
 func (m *UpdateRaftVoterRequest) SetDefaults() {
 	*m = UpdateRaftVoterRequest{}
-	m.ClusterId = newString("")
+	m.ClusterID = newString("")
 	m.KRaftVersionFeature = *NewUpdateRaftVoterRequestKRaftVersionFeature()
 }
 
 func (m *UpdateRaftVoterRequest) isDefault() bool {
-	return (m.ClusterId != nil && *m.ClusterId == "") &&
+	return (m.ClusterID != nil && *m.ClusterID == "") &&
 		m.CurrentLeaderEpoch == 0 &&
-		m.VoterId == 0 &&
-		m.VoterDirectoryId == (UUID{}) &&
+		m.VoterID == 0 &&
+		m.VoterDirectoryID == (UUID{}) &&
 		len(m.Listeners) == 0 &&
 		m.KRaftVersionFeature.isDefault() &&
 		len(m.UnknownTaggedFields) == 0 &&
@@ -57,7 +57,7 @@ func (m *UpdateRaftVoterRequest) isDefault() bool {
 }
 
 func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
-	m.ClusterId = r.NullableString(true)
+	m.ClusterID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
@@ -66,8 +66,8 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 		p := r.Src[r.Off : r.Off+24]
 		_ = p[23]
 		m.CurrentLeaderEpoch = int32(binary.BigEndian.Uint32(p[0:]))
-		m.VoterId = int32(binary.BigEndian.Uint32(p[4:]))
-		m.VoterDirectoryId = UUID(p[8:24])
+		m.VoterID = int32(binary.BigEndian.Uint32(p[4:]))
+		m.VoterDirectoryID = UUID(p[8:24])
 		r.Off += 24
 	} else {
 		m.CurrentLeaderEpoch = r.Int32()
@@ -75,12 +75,12 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 			r.Push("currentLeaderEpoch")
 			return
 		}
-		m.VoterId = r.Int32()
+		m.VoterID = r.Int32()
 		if r.Err != nil {
 			r.Push("voterId")
 			return
 		}
-		m.VoterDirectoryId = r.UUID()
+		m.VoterDirectoryID = r.UUID()
 		if r.Err != nil {
 			r.Push("voterDirectoryId")
 			return
@@ -134,20 +134,20 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *UpdateRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+	if m.ClusterID != nil && len(*m.ClusterID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterID)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ClusterId, true)
+	b = wire.AppendNullableString(b, m.ClusterID, true)
 	{
 		n := len(b)
 		b = append(b, make([]byte, 24)...)
 		p := b[n : n+24]
 		_ = p[23]
 		binary.BigEndian.PutUint32(p[0:], uint32(m.CurrentLeaderEpoch))
-		binary.BigEndian.PutUint32(p[4:], uint32(m.VoterId))
-		copy(p[8:24], m.VoterDirectoryId[:])
+		binary.BigEndian.PutUint32(p[4:], uint32(m.VoterID))
+		copy(p[8:24], m.VoterDirectoryID[:])
 	}
 	b = wire.AppendArrayLen(b, len(m.Listeners), false, true)
 	for i := range m.Listeners {
@@ -181,16 +181,16 @@ func (m *UpdateRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "clusterId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterId)
+	b = jsonx.AppendNullableString(b, m.ClusterID)
 	b = jsonx.Key(b, first, "currentLeaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.CurrentLeaderEpoch))
 	b = jsonx.Key(b, first, "voterId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.VoterId))
+	b = jsonx.AppendInt(b, int64(m.VoterID))
 	b = jsonx.Key(b, first, "voterDirectoryId")
 	first = false
-	b = jsonx.AppendUUID(b, m.VoterDirectoryId)
+	b = jsonx.AppendUUID(b, m.VoterDirectoryID)
 	b = jsonx.Key(b, first, "listeners")
 	first = false
 	b = append(b, '[')
@@ -233,7 +233,7 @@ func (m *UpdateRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ClusterId = d.NullableString()
+			m.ClusterID = d.NullableString()
 		case "currentLeaderEpoch":
 			if seen[1] {
 				d.Duplicate(key)
@@ -245,13 +245,13 @@ func (m *UpdateRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.VoterId = int32(d.Int(-1<<31, 1<<31-1))
+			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
 		case "voterDirectoryId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.VoterDirectoryId = d.UUID()
+			m.VoterDirectoryID = d.UUID()
 		case "listeners":
 			if seen[4] {
 				d.Duplicate(key)

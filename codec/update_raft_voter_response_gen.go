@@ -193,8 +193,8 @@ func (m *UpdateRaftVoterResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // UpdateRaftVoterResponseCurrentLeader is the CurrentLeader struct of UpdateRaftVoterResponse.
 type UpdateRaftVoterResponseCurrentLeader struct {
-	// LeaderId: int32; versions 0; default "-1"; entity brokerId.
-	LeaderId int32
+	// LeaderID: int32; versions 0; default "-1"; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0; default "-1".
 	LeaderEpoch int32
 	// Host: string; versions 0.
@@ -215,12 +215,12 @@ func NewUpdateRaftVoterResponseCurrentLeader() *UpdateRaftVoterResponseCurrentLe
 // SetDefaults resets every field to its descriptor default.
 func (m *UpdateRaftVoterResponseCurrentLeader) SetDefaults() {
 	*m = UpdateRaftVoterResponseCurrentLeader{}
-	m.LeaderId = -1
+	m.LeaderID = -1
 	m.LeaderEpoch = -1
 }
 
 func (m *UpdateRaftVoterResponseCurrentLeader) isDefault() bool {
-	return m.LeaderId == -1 &&
+	return m.LeaderID == -1 &&
 		m.LeaderEpoch == -1 &&
 		m.Host == "" &&
 		m.Port == 0 &&
@@ -231,11 +231,11 @@ func (m *UpdateRaftVoterResponseCurrentLeader) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[0:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[0:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[4:]))
 		r.Off += 8
 	} else {
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -279,7 +279,7 @@ func (m *UpdateRaftVoterResponseCurrentLeader) encode(b []byte, v int16, w *wire
 		b = append(b, make([]byte, 8)...)
 		p := b[n : n+8]
 		_ = p[7]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[0:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.LeaderEpoch))
 	}
 	if len(m.Host) > 32767 {
@@ -306,7 +306,7 @@ func (m *UpdateRaftVoterResponseCurrentLeader) appendJSON(b []byte, v int16) []b
 	first := true
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -341,7 +341,7 @@ func (m *UpdateRaftVoterResponseCurrentLeader) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[1] {
 				d.Duplicate(key)

@@ -11,10 +11,10 @@ import (
 
 // VoteRequest is Kafka's VoteRequest (api key 52), versions 0-2; flexible versions 0-2.
 type VoteRequest struct {
-	// ClusterId: string; versions 0-2; nullable 0-2; default "null".
-	ClusterId *string
-	// VoterId: int32; versions 1-2; default "-1"; ignorable; entity brokerId.
-	VoterId int32
+	// ClusterID: string; versions 0-2; nullable 0-2; default "null".
+	ClusterID *string
+	// VoterID: int32; versions 1-2; default "-1"; ignorable; entity brokerId.
+	VoterID int32
 	// Topics: []TopicData; versions 0-2.
 	Topics []VoteRequestTopicData
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -31,31 +31,31 @@ func NewVoteRequest() *VoteRequest { m := new(VoteRequest); m.SetDefaults(); ret
 // SetDefaults resets every field to its descriptor default.
 func (m *VoteRequest) SetDefaults() {
 	*m = VoteRequest{}
-	m.VoterId = -1
+	m.VoterID = -1
 }
 
 func (m *VoteRequest) isDefault() bool {
-	return m.ClusterId == nil &&
-		m.VoterId == -1 &&
+	return m.ClusterID == nil &&
+		m.VoterID == -1 &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0 &&
 		len(m.TrailingBytes) == 0
 }
 
 func (m *VoteRequest) decode(r *wire.Reader, v int16) {
-	m.ClusterId = r.NullableString(true)
+	m.ClusterID = r.NullableString(true)
 	if r.Err != nil {
 		r.Push("clusterId")
 		return
 	}
 	if v >= 1 {
-		m.VoterId = r.Int32()
+		m.VoterID = r.Int32()
 		if r.Err != nil {
 			r.Push("voterId")
 			return
 		}
 	} else {
-		m.VoterId = -1
+		m.VoterID = -1
 	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
@@ -100,16 +100,16 @@ func (m *VoteRequest) decode(r *wire.Reader, v int16) {
 }
 
 func (m *VoteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	if m.ClusterId != nil && len(*m.ClusterId) > 32767 {
-		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterId)))
+	if m.ClusterID != nil && len(*m.ClusterID) > 32767 {
+		w.Fail(wire.ErrTooLong, wire.TooLong(len(*m.ClusterID)))
 		w.Push("clusterId")
 		return b
 	}
-	b = wire.AppendNullableString(b, m.ClusterId, true)
+	b = wire.AppendNullableString(b, m.ClusterID, true)
 	if v >= 1 {
-		b = wire.AppendInt32(b, m.VoterId)
+		b = wire.AppendInt32(b, m.VoterID)
 	}
-	// VoterId is ignorable: dropped at other versions.
+	// VoterID is ignorable: dropped at other versions.
 	b = wire.AppendArrayLen(b, len(m.Topics), false, true)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -137,11 +137,11 @@ func (m *VoteRequest) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "clusterId")
 	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterId)
+	b = jsonx.AppendNullableString(b, m.ClusterID)
 	if v >= 1 {
 		b = jsonx.Key(b, first, "voterId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.VoterId))
+		b = jsonx.AppendInt(b, int64(m.VoterID))
 	}
 	b = jsonx.Key(b, first, "topics")
 	first = false
@@ -182,13 +182,13 @@ func (m *VoteRequest) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ClusterId = d.NullableString()
+			m.ClusterID = d.NullableString()
 		case "voterId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.VoterId = int32(d.Int(-1<<31, 1<<31-1))
+			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
 		case "topics":
 			if seen[2] {
 				d.Duplicate(key)
@@ -409,12 +409,12 @@ type VoteRequestPartitionData struct {
 	PartitionIndex int32
 	// ReplicaEpoch: int32; versions 0-2.
 	ReplicaEpoch int32
-	// ReplicaId: int32; versions 0-2; entity brokerId.
-	ReplicaId int32
-	// ReplicaDirectoryId: uuid; versions 1-2; ignorable.
-	ReplicaDirectoryId UUID
-	// VoterDirectoryId: uuid; versions 1-2; ignorable.
-	VoterDirectoryId UUID
+	// ReplicaID: int32; versions 0-2; entity brokerId.
+	ReplicaID int32
+	// ReplicaDirectoryID: uuid; versions 1-2; ignorable.
+	ReplicaDirectoryID UUID
+	// VoterDirectoryID: uuid; versions 1-2; ignorable.
+	VoterDirectoryID UUID
 	// LastOffsetEpoch: int32; versions 0-2.
 	LastOffsetEpoch int32
 	// LastOffset: int64; versions 0-2.
@@ -440,9 +440,9 @@ func (m *VoteRequestPartitionData) SetDefaults() {
 func (m *VoteRequestPartitionData) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.ReplicaEpoch == 0 &&
-		m.ReplicaId == 0 &&
-		m.ReplicaDirectoryId == (UUID{}) &&
-		m.VoterDirectoryId == (UUID{}) &&
+		m.ReplicaID == 0 &&
+		m.ReplicaDirectoryID == (UUID{}) &&
+		m.VoterDirectoryID == (UUID{}) &&
 		m.LastOffsetEpoch == 0 &&
 		m.LastOffset == 0 &&
 		!m.PreVote &&
@@ -455,7 +455,7 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 		_ = p[11]
 		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
 		m.ReplicaEpoch = int32(binary.BigEndian.Uint32(p[4:]))
-		m.ReplicaId = int32(binary.BigEndian.Uint32(p[8:]))
+		m.ReplicaID = int32(binary.BigEndian.Uint32(p[8:]))
 		r.Off += 12
 	} else {
 		m.PartitionIndex = r.Int32()
@@ -468,7 +468,7 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 			r.Push("replicaEpoch")
 			return
 		}
-		m.ReplicaId = r.Int32()
+		m.ReplicaID = r.Int32()
 		if r.Err != nil {
 			r.Push("replicaId")
 			return
@@ -478,24 +478,24 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 		if len(r.Src)-r.Off >= 32 {
 			p := r.Src[r.Off : r.Off+32]
 			_ = p[31]
-			m.ReplicaDirectoryId = UUID(p[0:16])
-			m.VoterDirectoryId = UUID(p[16:32])
+			m.ReplicaDirectoryID = UUID(p[0:16])
+			m.VoterDirectoryID = UUID(p[16:32])
 			r.Off += 32
 		} else {
-			m.ReplicaDirectoryId = r.UUID()
+			m.ReplicaDirectoryID = r.UUID()
 			if r.Err != nil {
 				r.Push("replicaDirectoryId")
 				return
 			}
-			m.VoterDirectoryId = r.UUID()
+			m.VoterDirectoryID = r.UUID()
 			if r.Err != nil {
 				r.Push("voterDirectoryId")
 				return
 			}
 		}
 	} else {
-		m.ReplicaDirectoryId = UUID{}
-		m.VoterDirectoryId = UUID{}
+		m.ReplicaDirectoryID = UUID{}
+		m.VoterDirectoryID = UUID{}
 	}
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
@@ -549,15 +549,15 @@ func (m *VoteRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []
 		_ = p[11]
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint32(p[4:], uint32(m.ReplicaEpoch))
-		binary.BigEndian.PutUint32(p[8:], uint32(m.ReplicaId))
+		binary.BigEndian.PutUint32(p[8:], uint32(m.ReplicaID))
 	}
 	if v >= 1 {
 		n := len(b)
 		b = append(b, make([]byte, 32)...)
 		p := b[n : n+32]
 		_ = p[31]
-		copy(p[0:16], m.ReplicaDirectoryId[:])
-		copy(p[16:32], m.VoterDirectoryId[:])
+		copy(p[0:16], m.ReplicaDirectoryID[:])
+		copy(p[16:32], m.VoterDirectoryID[:])
 	}
 	{
 		n := len(b)
@@ -597,16 +597,16 @@ func (m *VoteRequestPartitionData) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.ReplicaEpoch))
 	b = jsonx.Key(b, first, "replicaId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.ReplicaId))
+	b = jsonx.AppendInt(b, int64(m.ReplicaID))
 	if v >= 1 {
 		b = jsonx.Key(b, first, "replicaDirectoryId")
 		first = false
-		b = jsonx.AppendUUID(b, m.ReplicaDirectoryId)
+		b = jsonx.AppendUUID(b, m.ReplicaDirectoryID)
 	}
 	if v >= 1 {
 		b = jsonx.Key(b, first, "voterDirectoryId")
 		first = false
-		b = jsonx.AppendUUID(b, m.VoterDirectoryId)
+		b = jsonx.AppendUUID(b, m.VoterDirectoryID)
 	}
 	b = jsonx.Key(b, first, "lastOffsetEpoch")
 	first = false
@@ -656,19 +656,19 @@ func (m *VoteRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.ReplicaId = int32(d.Int(-1<<31, 1<<31-1))
+			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
 		case "replicaDirectoryId", "candidateDirectoryId":
 			if seen[3] {
 				d.Duplicate(key)
 			}
 			seen[3] = true
-			m.ReplicaDirectoryId = d.UUID()
+			m.ReplicaDirectoryID = d.UUID()
 		case "voterDirectoryId":
 			if seen[4] {
 				d.Duplicate(key)
 			}
 			seen[4] = true
-			m.VoterDirectoryId = d.UUID()
+			m.VoterDirectoryID = d.UUID()
 		case "lastOffsetEpoch":
 			if seen[5] {
 				d.Duplicate(key)

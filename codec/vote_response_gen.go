@@ -442,8 +442,8 @@ type VoteResponsePartitionData struct {
 	PartitionIndex int32
 	// ErrorCode: int16; versions 0-2.
 	ErrorCode int16
-	// LeaderId: int32; versions 0-2; entity brokerId.
-	LeaderId int32
+	// LeaderID: int32; versions 0-2; entity brokerId.
+	LeaderID int32
 	// LeaderEpoch: int32; versions 0-2.
 	LeaderEpoch int32
 	// VoteGranted: bool; versions 0-2.
@@ -467,7 +467,7 @@ func (m *VoteResponsePartitionData) SetDefaults() {
 func (m *VoteResponsePartitionData) isDefault() bool {
 	return m.PartitionIndex == 0 &&
 		m.ErrorCode == 0 &&
-		m.LeaderId == 0 &&
+		m.LeaderID == 0 &&
 		m.LeaderEpoch == 0 &&
 		!m.VoteGranted &&
 		len(m.UnknownTaggedFields) == 0
@@ -479,7 +479,7 @@ func (m *VoteResponsePartitionData) decode(r *wire.Reader, v int16) {
 		_ = p[14]
 		m.PartitionIndex = int32(binary.BigEndian.Uint32(p[0:]))
 		m.ErrorCode = int16(binary.BigEndian.Uint16(p[4:]))
-		m.LeaderId = int32(binary.BigEndian.Uint32(p[6:]))
+		m.LeaderID = int32(binary.BigEndian.Uint32(p[6:]))
 		m.LeaderEpoch = int32(binary.BigEndian.Uint32(p[10:]))
 		m.VoteGranted = p[14] != 0
 		r.Off += 15
@@ -494,7 +494,7 @@ func (m *VoteResponsePartitionData) decode(r *wire.Reader, v int16) {
 			r.Push("errorCode")
 			return
 		}
-		m.LeaderId = r.Int32()
+		m.LeaderID = r.Int32()
 		if r.Err != nil {
 			r.Push("leaderId")
 			return
@@ -535,7 +535,7 @@ func (m *VoteResponsePartitionData) encode(b []byte, v int16, w *wire.Encoder) [
 		_ = p[14]
 		binary.BigEndian.PutUint32(p[0:], uint32(m.PartitionIndex))
 		binary.BigEndian.PutUint16(p[4:], uint16(m.ErrorCode))
-		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderId))
+		binary.BigEndian.PutUint32(p[6:], uint32(m.LeaderID))
 		binary.BigEndian.PutUint32(p[10:], uint32(m.LeaderEpoch))
 		if m.VoteGranted {
 			p[14] = 1
@@ -564,7 +564,7 @@ func (m *VoteResponsePartitionData) appendJSON(b []byte, v int16) []byte {
 	b = jsonx.AppendInt(b, int64(m.ErrorCode))
 	b = jsonx.Key(b, first, "leaderId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderId))
+	b = jsonx.AppendInt(b, int64(m.LeaderID))
 	b = jsonx.Key(b, first, "leaderEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
@@ -608,7 +608,7 @@ func (m *VoteResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[2] = true
-			m.LeaderId = int32(d.Int(-1<<31, 1<<31-1))
+			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
 		case "leaderEpoch":
 			if seen[3] {
 				d.Duplicate(key)
@@ -639,8 +639,8 @@ func (m *VoteResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
 
 // VoteResponseNodeEndpoint is the NodeEndpoint struct of VoteResponse.
 type VoteResponseNodeEndpoint struct {
-	// NodeId: int32; versions 1-2; entity brokerId.
-	NodeId int32
+	// NodeID: int32; versions 1-2; entity brokerId.
+	NodeID int32
 	// Host: string; versions 1-2.
 	Host string
 	// Port: uint16; versions 1-2.
@@ -662,7 +662,7 @@ func (m *VoteResponseNodeEndpoint) SetDefaults() {
 }
 
 func (m *VoteResponseNodeEndpoint) isDefault() bool {
-	return m.NodeId == 0 &&
+	return m.NodeID == 0 &&
 		m.Host == "" &&
 		m.Port == 0 &&
 		len(m.UnknownTaggedFields) == 0
@@ -670,13 +670,13 @@ func (m *VoteResponseNodeEndpoint) isDefault() bool {
 
 func (m *VoteResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
-		m.NodeId = r.Int32()
+		m.NodeID = r.Int32()
 		if r.Err != nil {
 			r.Push("nodeId")
 			return
 		}
 	} else {
-		m.NodeId = 0
+		m.NodeID = 0
 	}
 	if v >= 1 {
 		m.Host = r.String(true)
@@ -715,8 +715,8 @@ func (m *VoteResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 
 func (m *VoteResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	if v >= 1 {
-		b = wire.AppendInt32(b, m.NodeId)
-	} else if m.NodeId != 0 {
+		b = wire.AppendInt32(b, m.NodeID)
+	} else if m.NodeID != 0 {
 		w.Fail(wire.ErrNonDefault, "")
 		w.Push("nodeId")
 		return b
@@ -758,7 +758,7 @@ func (m *VoteResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
 	if v >= 1 {
 		b = jsonx.Key(b, first, "nodeId")
 		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeId))
+		b = jsonx.AppendInt(b, int64(m.NodeID))
 	}
 	if v >= 1 {
 		b = jsonx.Key(b, first, "host")
@@ -795,7 +795,7 @@ func (m *VoteResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.NodeId = int32(d.Int(-1<<31, 1<<31-1))
+			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
 		case "host":
 			if seen[1] {
 				d.Duplicate(key)

@@ -177,10 +177,10 @@ func (m *VotersRecord) unmarshalJSON(d *jsonx.Decoder) {
 
 // VotersRecordVoter is the Voter struct of VotersRecord.
 type VotersRecordVoter struct {
-	// VoterId: int32; versions 0; entity brokerId.
-	VoterId int32
-	// VoterDirectoryId: uuid; versions 0.
-	VoterDirectoryId UUID
+	// VoterID: int32; versions 0; entity brokerId.
+	VoterID int32
+	// VoterDirectoryID: uuid; versions 0.
+	VoterDirectoryID UUID
 	// Endpoints: []Endpoint; versions 0.
 	Endpoints []VotersRecordEndpoint
 	// KRaftVersionFeature: KRaftVersionFeature; versions 0.
@@ -203,8 +203,8 @@ func (m *VotersRecordVoter) SetDefaults() {
 }
 
 func (m *VotersRecordVoter) isDefault() bool {
-	return m.VoterId == 0 &&
-		m.VoterDirectoryId == (UUID{}) &&
+	return m.VoterID == 0 &&
+		m.VoterDirectoryID == (UUID{}) &&
 		len(m.Endpoints) == 0 &&
 		m.KRaftVersionFeature.isDefault() &&
 		len(m.UnknownTaggedFields) == 0
@@ -214,16 +214,16 @@ func (m *VotersRecordVoter) decode(r *wire.Reader, v int16) {
 	if len(r.Src)-r.Off >= 20 {
 		p := r.Src[r.Off : r.Off+20]
 		_ = p[19]
-		m.VoterId = int32(binary.BigEndian.Uint32(p[0:]))
-		m.VoterDirectoryId = UUID(p[4:20])
+		m.VoterID = int32(binary.BigEndian.Uint32(p[0:]))
+		m.VoterDirectoryID = UUID(p[4:20])
 		r.Off += 20
 	} else {
-		m.VoterId = r.Int32()
+		m.VoterID = r.Int32()
 		if r.Err != nil {
 			r.Push("voterId")
 			return
 		}
-		m.VoterDirectoryId = r.UUID()
+		m.VoterDirectoryID = r.UUID()
 		if r.Err != nil {
 			r.Push("voterDirectoryId")
 			return
@@ -278,8 +278,8 @@ func (m *VotersRecordVoter) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		b = append(b, make([]byte, 20)...)
 		p := b[n : n+20]
 		_ = p[19]
-		binary.BigEndian.PutUint32(p[0:], uint32(m.VoterId))
-		copy(p[4:20], m.VoterDirectoryId[:])
+		binary.BigEndian.PutUint32(p[0:], uint32(m.VoterID))
+		copy(p[4:20], m.VoterDirectoryID[:])
 	}
 	b = wire.AppendArrayLen(b, len(m.Endpoints), false, true)
 	for i := range m.Endpoints {
@@ -312,10 +312,10 @@ func (m *VotersRecordVoter) appendJSON(b []byte, v int16) []byte {
 	first := true
 	b = jsonx.Key(b, first, "voterId")
 	first = false
-	b = jsonx.AppendInt(b, int64(m.VoterId))
+	b = jsonx.AppendInt(b, int64(m.VoterID))
 	b = jsonx.Key(b, first, "voterDirectoryId")
 	first = false
-	b = jsonx.AppendUUID(b, m.VoterDirectoryId)
+	b = jsonx.AppendUUID(b, m.VoterDirectoryID)
 	b = jsonx.Key(b, first, "endpoints")
 	first = false
 	b = append(b, '[')
@@ -354,13 +354,13 @@ func (m *VotersRecordVoter) unmarshalJSON(d *jsonx.Decoder) {
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.VoterId = int32(d.Int(-1<<31, 1<<31-1))
+			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
 		case "voterDirectoryId":
 			if seen[1] {
 				d.Duplicate(key)
 			}
 			seen[1] = true
-			m.VoterDirectoryId = d.UUID()
+			m.VoterDirectoryID = d.UUID()
 		case "endpoints":
 			if seen[2] {
 				d.Duplicate(key)

@@ -191,8 +191,8 @@ func (m *WriteTxnMarkersRequest) unmarshalJSON(d *jsonx.Decoder) {
 
 // WriteTxnMarkersRequestWritableTxnMarker is the WritableTxnMarker struct of WriteTxnMarkersRequest.
 type WriteTxnMarkersRequestWritableTxnMarker struct {
-	// ProducerId: int64; versions 0-2; entity producerId.
-	ProducerId int64
+	// ProducerID: int64; versions 0-2; entity producerId.
+	ProducerID int64
 	// ProducerEpoch: int16; versions 0-2.
 	ProducerEpoch int16
 	// TransactionResult: bool; versions 0-2.
@@ -220,7 +220,7 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) SetDefaults() {
 }
 
 func (m *WriteTxnMarkersRequestWritableTxnMarker) isDefault() bool {
-	return m.ProducerId == 0 &&
+	return m.ProducerID == 0 &&
 		m.ProducerEpoch == 0 &&
 		!m.TransactionResult &&
 		len(m.Topics) == 0 &&
@@ -233,12 +233,12 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 	if len(r.Src)-r.Off >= 11 {
 		p := r.Src[r.Off : r.Off+11]
 		_ = p[10]
-		m.ProducerId = int64(binary.BigEndian.Uint64(p[0:]))
+		m.ProducerID = int64(binary.BigEndian.Uint64(p[0:]))
 		m.ProducerEpoch = int16(binary.BigEndian.Uint16(p[8:]))
 		m.TransactionResult = p[10] != 0
 		r.Off += 11
 	} else {
-		m.ProducerId = r.Int64()
+		m.ProducerID = r.Int64()
 		if r.Err != nil {
 			r.Push("producerId")
 			return
@@ -314,7 +314,7 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) encode(b []byte, v int16, w *w
 		b = append(b, make([]byte, 11)...)
 		p := b[n : n+11]
 		_ = p[10]
-		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerId))
+		binary.BigEndian.PutUint64(p[0:], uint64(m.ProducerID))
 		binary.BigEndian.PutUint16(p[8:], uint16(m.ProducerEpoch))
 		if m.TransactionResult {
 			p[10] = 1
@@ -357,7 +357,7 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) appendJSON(b []byte, v int16) 
 	first := true
 	b = jsonx.Key(b, first, "producerId")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerId)
+	b = jsonx.AppendInt64(b, m.ProducerID)
 	b = jsonx.Key(b, first, "producerEpoch")
 	first = false
 	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
@@ -407,7 +407,7 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) unmarshalJSON(d *jsonx.Decoder
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "producerEpoch":
 			if seen[1] {
 				d.Duplicate(key)

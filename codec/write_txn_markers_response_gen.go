@@ -171,8 +171,8 @@ func (m *WriteTxnMarkersResponse) unmarshalJSON(d *jsonx.Decoder) {
 
 // WriteTxnMarkersResponseWritableTxnMarkerResult is the WritableTxnMarkerResult struct of WriteTxnMarkersResponse.
 type WriteTxnMarkersResponseWritableTxnMarkerResult struct {
-	// ProducerId: int64; versions 0-2; entity producerId.
-	ProducerId int64
+	// ProducerID: int64; versions 0-2; entity producerId.
+	ProducerID int64
 	// Topics: []WritableTxnMarkerTopicResult; versions 0-2.
 	Topics []WriteTxnMarkersResponseWritableTxnMarkerTopicResult
 	// UnknownTaggedFields holds tagged fields these descriptors do not define, in wire order.
@@ -192,13 +192,13 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) SetDefaults() {
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) isDefault() bool {
-	return m.ProducerId == 0 &&
+	return m.ProducerID == 0 &&
 		len(m.Topics) == 0 &&
 		len(m.UnknownTaggedFields) == 0
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, v int16) {
-	m.ProducerId = r.Int64()
+	m.ProducerID = r.Int64()
 	if r.Err != nil {
 		r.Push("producerId")
 		return
@@ -244,7 +244,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, 
 }
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) encode(b []byte, v int16, w *wire.Encoder) []byte {
-	b = wire.AppendInt64(b, m.ProducerId)
+	b = wire.AppendInt64(b, m.ProducerID)
 	b = wire.AppendArrayLen(b, len(m.Topics), false, v >= 1)
 	for i := range m.Topics {
 		b = m.Topics[i].encode(b, v, w)
@@ -277,7 +277,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) appendJSON(b []byte, v 
 	first := true
 	b = jsonx.Key(b, first, "producerId")
 	first = false
-	b = jsonx.AppendInt64(b, m.ProducerId)
+	b = jsonx.AppendInt64(b, m.ProducerID)
 	b = jsonx.Key(b, first, "topics")
 	first = false
 	b = append(b, '[')
@@ -313,7 +313,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) unmarshalJSON(d *jsonx.
 				d.Duplicate(key)
 			}
 			seen[0] = true
-			m.ProducerId = d.Int64()
+			m.ProducerID = d.Int64()
 		case "topics":
 			if seen[1] {
 				d.Duplicate(key)

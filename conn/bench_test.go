@@ -63,7 +63,7 @@ func BenchmarkDoApiVersions(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := c.Do(ctx, codec.NewApiVersionsRequest()); err != nil {
+			if _, err := c.Do(ctx, codec.NewAPIVersionsRequest()); err != nil {
 				b.Error(err)
 				return
 			}

@@ -110,14 +110,14 @@ func testForcedUnsupported(t *testing.T, b *broker.Broker) {
 	}
 	// An ApiVersions request with its client software fields left empty: the session
 	// fills them (Kafka answers INVALID_REQUEST and no apis without them, from v3 on).
-	req := codec.NewApiVersionsRequest()
+	req := codec.NewAPIVersionsRequest()
 	resp, err := c.Do(testCtx(t), req)
 	if err != nil {
 		t.Fatalf("ApiVersions after the retry: %v", err)
 	}
-	av := resp.(*codec.ApiVersionsResponse)
-	if v, _ := c.VersionFor(18); v < 3 || av.ErrorCode != 0 || len(av.ApiKeys) < 20 {
-		t.Fatalf("ApiVersions v%d with empty client software fields: error code %d, %d apis", v, av.ErrorCode, len(av.ApiKeys))
+	av := resp.(*codec.APIVersionsResponse)
+	if v, _ := c.VersionFor(18); v < 3 || av.ErrorCode != 0 || len(av.APIKeys) < 20 {
+		t.Fatalf("ApiVersions v%d with empty client software fields: error code %d, %d apis", v, av.ErrorCode, len(av.APIKeys))
 	}
 	if req.ClientSoftwareName != "" || req.ClientSoftwareVersion != "" {
 		t.Errorf("the caller's request was changed: %q %q", req.ClientSoftwareName, req.ClientSoftwareVersion)
@@ -195,7 +195,7 @@ func testInFlight(t *testing.T, b *broker.Broker) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := c.Do(testCtx(t), codec.NewApiVersionsRequest())
+			_, err := c.Do(testCtx(t), codec.NewAPIVersionsRequest())
 			errs <- err
 		}()
 	}
@@ -264,7 +264,7 @@ func testCounters(t *testing.T, b *broker.Broker) {
 	produce(t, c, tp, []records.Message{{Value: []byte("counted")}}, records.CompressionGzip)
 	fetchMessages(t, c, tp, 0, 1<<20)
 	for i := 0; i < 10; i++ {
-		if _, err := c.Do(testCtx(t), codec.NewApiVersionsRequest()); err != nil {
+		if _, err := c.Do(testCtx(t), codec.NewAPIVersionsRequest()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -482,7 +482,7 @@ func testKilled(t *testing.T, b *broker.Broker) {
 		}
 	}
 	t0 := time.Now()
-	_, err := c.Do(context.Background(), codec.NewApiVersionsRequest())
+	_, err := c.Do(context.Background(), codec.NewAPIVersionsRequest())
 	if !errors.Is(err, ErrConnectionClosed) {
 		t.Errorf("call after death: %v", err)
 	}

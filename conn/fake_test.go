@@ -92,11 +92,11 @@ func (s *fakeServer) serve() {
 
 // apiVersionsAnswer lists every api at kwire's own range.
 func apiVersionsAnswer(h codec.PeekedHeader) []byte {
-	resp := codec.NewApiVersionsResponse()
+	resp := codec.NewAPIVersionsResponse()
 	for _, a := range codec.APIs() {
-		resp.ApiKeys = append(resp.ApiKeys, codec.ApiVersionsResponseApiVersion{ApiKey: a.Key, MinVersion: a.Request.MinVersion, MaxVersion: a.Request.MaxVersion})
+		resp.APIKeys = append(resp.APIKeys, codec.APIVersionsResponseAPIVersion{APIKey: a.Key, MinVersion: a.Request.MinVersion, MaxVersion: a.Request.MaxVersion})
 	}
-	f, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: h.CorrelationID}, h.APIVersion, resp)
+	f, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: h.CorrelationID}, h.APIVersion, resp)
 	if err != nil {
 		panic(err)
 	}
@@ -104,7 +104,7 @@ func apiVersionsAnswer(h codec.PeekedHeader) []byte {
 }
 
 func answer(t *testing.T, h codec.PeekedHeader, body codec.Response) []byte {
-	f, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: h.CorrelationID}, h.APIVersion, body)
+	f, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: h.CorrelationID}, h.APIVersion, body)
 	if err != nil {
 		t.Error(err)
 	}
@@ -135,7 +135,7 @@ func TestFrameTooLarge(t *testing.T) {
 		t.Fatalf("refusing the frame allocated %d bytes", d)
 	}
 	t.Logf("%v (allocated %d bytes meanwhile)", err, after.TotalAlloc-before.TotalAlloc)
-	if _, err := c.Do(testCtx(t), codec.NewApiVersionsRequest()); !errors.Is(err, ErrConnectionClosed) {
+	if _, err := c.Do(testCtx(t), codec.NewAPIVersionsRequest()); !errors.Is(err, ErrConnectionClosed) {
 		t.Fatalf("call after death: %v", err)
 	}
 }
@@ -233,7 +233,7 @@ func TestPermitWait(t *testing.T) {
 	waitFor(t, "the first call in flight", func() bool { return c.Stats().InFlight == 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := c.Do(ctx, codec.NewApiVersionsRequest()); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := c.Do(ctx, codec.NewAPIVersionsRequest()); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("second call: %v", err)
 	}
 	if st := c.Stats(); st.InFlight != 1 || st.RequestsSent != 2 { // negotiation + the first call
@@ -274,11 +274,11 @@ func TestAcksZero(t *testing.T) {
 func TestWithoutNegotiation(t *testing.T) {
 	srv := newFakeServer(t, nil)
 	c := dialT(t, srv.addr(), WithoutNegotiation())
-	if _, err := c.Do(testCtx(t), codec.NewApiVersionsRequest()); !errors.Is(err, session.ErrNotNegotiated) {
+	if _, err := c.Do(testCtx(t), codec.NewAPIVersionsRequest()); !errors.Is(err, session.ErrNotNegotiated) {
 		t.Fatalf("negotiated version without negotiation: %v", err)
 	}
-	resp, err := c.DoVersion(testCtx(t), codec.NewApiVersionsRequest(), 3)
-	if err != nil || len(resp.(*codec.ApiVersionsResponse).ApiKeys) == 0 {
+	resp, err := c.DoVersion(testCtx(t), codec.NewAPIVersionsRequest(), 3)
+	if err != nil || len(resp.(*codec.APIVersionsResponse).APIKeys) == 0 {
 		t.Fatalf("ApiVersions v3: %v", err)
 	}
 	if c.Stats().RequestsSent != 1 {
@@ -306,7 +306,7 @@ func TestClientSoftware(t *testing.T) {
 					t.Error(err)
 					return false
 				}
-				req := f.Body.(*codec.ApiVersionsRequest)
+				req := f.Body.(*codec.APIVersionsRequest)
 				mu.Lock()
 				seen = append(seen, [2]string{req.ClientSoftwareName, req.ClientSoftwareVersion})
 				mu.Unlock()
@@ -314,7 +314,7 @@ func TestClientSoftware(t *testing.T) {
 			return false
 		})
 		conn := dialT(t, srv.addr(), c.opts...)
-		if _, err := conn.Do(testCtx(t), codec.NewApiVersionsRequest()); err != nil {
+		if _, err := conn.Do(testCtx(t), codec.NewAPIVersionsRequest()); err != nil {
 			t.Fatal(err)
 		}
 		mu.Lock()

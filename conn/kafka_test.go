@@ -56,10 +56,10 @@ func createTopic(t testing.TB, c *Conn, prefix string) topic {
 	if r.ErrorCode != 0 {
 		t.Fatalf("CreateTopics %s: %v", name, kerr.Code(r.ErrorCode))
 	}
-	if r.TopicId == (codec.UUID{}) {
+	if r.TopicID == (codec.UUID{}) {
 		t.Fatalf("CreateTopics %s returned no topic id", name)
 	}
-	return topic{name: name, id: r.TopicId}
+	return topic{name: name, id: r.TopicID}
 }
 
 // produce writes msgs to partition 0 of tp as one batch with the given compression and
@@ -100,14 +100,14 @@ func produce(t testing.TB, c *Conn, tp topic, msgs []records.Message, comp recor
 // fetchReq builds a Fetch of partition 0 of tp from offset.
 func fetchReq(tp topic, offset int64, maxBytes int32, maxWait int32) *codec.FetchRequest {
 	req := codec.NewFetchRequest()
-	req.ReplicaId = -1
+	req.ReplicaID = -1
 	req.MaxWaitMs = maxWait
 	req.MinBytes = 1
 	req.MaxBytes = maxBytes
 	req.IsolationLevel = 0
-	req.SessionId = 0
+	req.SessionID = 0
 	req.SessionEpoch = -1
-	req.Topics = []codec.FetchRequestFetchTopic{{Topic: tp.name, TopicId: tp.id, Partitions: []codec.FetchRequestFetchPartition{{
+	req.Topics = []codec.FetchRequestFetchTopic{{Topic: tp.name, TopicID: tp.id, Partitions: []codec.FetchRequestFetchPartition{{
 		Partition: 0, CurrentLeaderEpoch: -1, FetchOffset: offset, LastFetchedEpoch: -1, LogStartOffset: -1, PartitionMaxBytes: maxBytes,
 	}}}}
 	return req
@@ -164,7 +164,7 @@ func clone(b []byte) []byte {
 func endOffset(t testing.TB, c *Conn, tp topic) int64 {
 	t.Helper()
 	req := codec.NewListOffsetsRequest()
-	req.ReplicaId = -1
+	req.ReplicaID = -1
 	req.Topics = []codec.ListOffsetsRequestListOffsetsTopic{{Name: tp.name, Partitions: []codec.ListOffsetsRequestListOffsetsPartition{{
 		PartitionIndex: 0, CurrentLeaderEpoch: -1, Timestamp: -1, MaxNumOffsets: 1,
 	}}}}

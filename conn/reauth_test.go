@@ -361,7 +361,7 @@ func TestReauthFailureFailsConn(t *testing.T) {
 		!strings.Contains(err.Error(), "credentials revoked") || strings.Contains(err.Error(), "secret-pw") {
 		t.Fatalf("connection error %v", err)
 	}
-	if _, err := c.Do(testCtx(t), codec.NewApiVersionsRequest()); !errors.Is(err, ErrConnectionClosed) {
+	if _, err := c.Do(testCtx(t), codec.NewAPIVersionsRequest()); !errors.Is(err, ErrConnectionClosed) {
 		t.Fatalf("call after: %v", err)
 	}
 	t.Logf("%v", err)

@@ -89,12 +89,12 @@ func checkFrame(h FrameHost, m *CatalogueMessage, v conformance.Vector, corr int
 	if v.Kind == "request" {
 		hv = codec.RequestHeaderVersion(v.APIKey, v.Version)
 		rh := codec.NewRequestHeader()
-		rh.RequestApiKey, rh.RequestApiVersion, rh.CorrelationId, rh.ClientId = v.APIKey, v.Version, corr, &clientID
+		rh.RequestAPIKey, rh.RequestAPIVersion, rh.CorrelationID, rh.ClientID = v.APIKey, v.Version, corr, &clientID
 		hdr, err = rh.Encode(nil, hv)
 	} else {
 		hv = codec.ResponseHeaderVersion(v.APIKey, v.Version)
 		rh := codec.NewResponseHeader()
-		rh.CorrelationId = corr
+		rh.CorrelationID = corr
 		hdr, err = rh.Encode(nil, hv)
 	}
 	if err != nil {

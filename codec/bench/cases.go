@@ -54,7 +54,7 @@ func produce(version int16) codec.Message {
 func fetch(version int16) codec.Message {
 	m := codec.NewFetchResponse()
 	if version >= 7 {
-		m.SessionId = 7
+		m.SessionID = 7
 	}
 	for t := 0; t < 3; t++ {
 		tp := codec.FetchResponseFetchableTopicResponse{Topic: fmt.Sprintf("events-%d", t)}
@@ -66,7 +66,7 @@ func fetch(version int16) codec.Message {
 			if version >= 5 {
 				pd.LogStartOffset = 12
 			}
-			pd.AbortedTransactions = []codec.FetchResponseAbortedTransaction{{ProducerId: 99, FirstOffset: 1 << 39}}
+			pd.AbortedTransactions = []codec.FetchResponseAbortedTransaction{{ProducerID: 99, FirstOffset: 1 << 39}}
 			pd.Records = records(1024, byte(p))
 			tp.Partitions = append(tp.Partitions, pd)
 		}
@@ -77,19 +77,19 @@ func fetch(version int16) codec.Message {
 
 func metadata(version int16) codec.Message {
 	m := codec.NewMetadataResponse()
-	m.ClusterId = str("kwire-bench-cluster")
-	m.ControllerId = 1
+	m.ClusterID = str("kwire-bench-cluster")
+	m.ControllerID = 1
 	for b := 0; b < 12; b++ {
-		m.Brokers = append(m.Brokers, codec.MetadataResponseBroker{NodeId: int32(b), Host: fmt.Sprintf("broker-%d.kafka.internal", b), Port: 9092, Rack: str(fmt.Sprintf("rack-%d", b%3))})
+		m.Brokers = append(m.Brokers, codec.MetadataResponseBroker{NodeID: int32(b), Host: fmt.Sprintf("broker-%d.kafka.internal", b), Port: 9092, Rack: str(fmt.Sprintf("rack-%d", b%3))})
 	}
 	for t := 0; t < 40; t++ {
 		tp := *codec.NewMetadataResponseTopic()
 		tp.Name = str(fmt.Sprintf("topic-%03d", t))
-		tp.TopicId = codec.UUID{byte(t), 1}
+		tp.TopicID = codec.UUID{byte(t), 1}
 		for p := 0; p < 6; p++ {
 			pd := *codec.NewMetadataResponsePartition()
 			pd.PartitionIndex = int32(p)
-			pd.LeaderId = int32(p % 12)
+			pd.LeaderID = int32(p % 12)
 			pd.LeaderEpoch = 5
 			pd.ReplicaNodes = []int32{int32(p % 12), int32((p + 1) % 12), int32((p + 2) % 12)}
 			pd.IsrNodes = []int32{int32(p % 12), int32((p + 1) % 12)}

@@ -54,6 +54,6 @@ func FetchFrameOf(c records.Compression, valueSize, partitions, batches, perBatc
 		topic.Partitions = append(topic.Partitions, part)
 	}
 	resp.Responses = append(resp.Responses, topic)
-	frame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: 42}, 11, resp)
+	frame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: 42}, 11, resp)
 	return frame, err
 }

@@ -24,10 +24,10 @@ func fillByType(m codec.Message, r *rand.Rand, v int16) bool {
 		fillAddRaftVoterRequest(m, r, v, 0)
 	case *codec.AddRaftVoterResponse:
 		fillAddRaftVoterResponse(m, r, v, 0)
-	case *codec.AllocateProducerIdsRequest:
-		fillAllocateProducerIdsRequest(m, r, v, 0)
-	case *codec.AllocateProducerIdsResponse:
-		fillAllocateProducerIdsResponse(m, r, v, 0)
+	case *codec.AllocateProducerIDsRequest:
+		fillAllocateProducerIDsRequest(m, r, v, 0)
+	case *codec.AllocateProducerIDsResponse:
+		fillAllocateProducerIDsResponse(m, r, v, 0)
 	case *codec.AlterClientQuotasRequest:
 		fillAlterClientQuotasRequest(m, r, v, 0)
 	case *codec.AlterClientQuotasResponse:
@@ -56,10 +56,10 @@ func fillByType(m codec.Message, r *rand.Rand, v int16) bool {
 		fillAlterUserScramCredentialsRequest(m, r, v, 0)
 	case *codec.AlterUserScramCredentialsResponse:
 		fillAlterUserScramCredentialsResponse(m, r, v, 0)
-	case *codec.ApiVersionsRequest:
-		fillApiVersionsRequest(m, r, v, 0)
-	case *codec.ApiVersionsResponse:
-		fillApiVersionsResponse(m, r, v, 0)
+	case *codec.APIVersionsRequest:
+		fillAPIVersionsRequest(m, r, v, 0)
+	case *codec.APIVersionsResponse:
+		fillAPIVersionsResponse(m, r, v, 0)
 	case *codec.AssignReplicasToDirsRequest:
 		fillAssignReplicasToDirsRequest(m, r, v, 0)
 	case *codec.AssignReplicasToDirsResponse:
@@ -98,10 +98,10 @@ func fillByType(m codec.Message, r *rand.Rand, v int16) bool {
 		fillControllerRegistrationRequest(m, r, v, 0)
 	case *codec.ControllerRegistrationResponse:
 		fillControllerRegistrationResponse(m, r, v, 0)
-	case *codec.CreateAclsRequest:
-		fillCreateAclsRequest(m, r, v, 0)
-	case *codec.CreateAclsResponse:
-		fillCreateAclsResponse(m, r, v, 0)
+	case *codec.CreateACLsRequest:
+		fillCreateACLsRequest(m, r, v, 0)
+	case *codec.CreateACLsResponse:
+		fillCreateACLsResponse(m, r, v, 0)
 	case *codec.CreateDelegationTokenRequest:
 		fillCreateDelegationTokenRequest(m, r, v, 0)
 	case *codec.CreateDelegationTokenResponse:
@@ -116,10 +116,10 @@ func fillByType(m codec.Message, r *rand.Rand, v int16) bool {
 		fillCreateTopicsResponse(m, r, v, 0)
 	case *codec.DefaultPrincipalData:
 		fillDefaultPrincipalData(m, r, v, 0)
-	case *codec.DeleteAclsRequest:
-		fillDeleteAclsRequest(m, r, v, 0)
-	case *codec.DeleteAclsResponse:
-		fillDeleteAclsResponse(m, r, v, 0)
+	case *codec.DeleteACLsRequest:
+		fillDeleteACLsRequest(m, r, v, 0)
+	case *codec.DeleteACLsResponse:
+		fillDeleteACLsResponse(m, r, v, 0)
 	case *codec.DeleteGroupsRequest:
 		fillDeleteGroupsRequest(m, r, v, 0)
 	case *codec.DeleteGroupsResponse:
@@ -140,10 +140,10 @@ func fillByType(m codec.Message, r *rand.Rand, v int16) bool {
 		fillDeleteTopicsRequest(m, r, v, 0)
 	case *codec.DeleteTopicsResponse:
 		fillDeleteTopicsResponse(m, r, v, 0)
-	case *codec.DescribeAclsRequest:
-		fillDescribeAclsRequest(m, r, v, 0)
-	case *codec.DescribeAclsResponse:
-		fillDescribeAclsResponse(m, r, v, 0)
+	case *codec.DescribeACLsRequest:
+		fillDescribeACLsRequest(m, r, v, 0)
+	case *codec.DescribeACLsResponse:
+		fillDescribeACLsResponse(m, r, v, 0)
 	case *codec.DescribeClientQuotasRequest:
 		fillDescribeClientQuotasRequest(m, r, v, 0)
 	case *codec.DescribeClientQuotasResponse:
@@ -238,10 +238,10 @@ func fillByType(m codec.Message, r *rand.Rand, v int16) bool {
 		fillIncrementalAlterConfigsRequest(m, r, v, 0)
 	case *codec.IncrementalAlterConfigsResponse:
 		fillIncrementalAlterConfigsResponse(m, r, v, 0)
-	case *codec.InitProducerIdRequest:
-		fillInitProducerIdRequest(m, r, v, 0)
-	case *codec.InitProducerIdResponse:
-		fillInitProducerIdResponse(m, r, v, 0)
+	case *codec.InitProducerIDRequest:
+		fillInitProducerIDRequest(m, r, v, 0)
+	case *codec.InitProducerIDResponse:
+		fillInitProducerIDResponse(m, r, v, 0)
 	case *codec.InitializeShareGroupStateRequest:
 		fillInitializeShareGroupStateRequest(m, r, v, 0)
 	case *codec.InitializeShareGroupStateResponse:
@@ -428,7 +428,7 @@ func fillByType(m codec.Message, r *rand.Rand, v int16) bool {
 
 func fillAbortedTxn(m *codec.AbortedTxn, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ProducerId = randInt(r, 64)
+	m.ProducerID = randInt(r, 64)
 	m.FirstOffset = randInt(r, 64)
 	m.LastOffset = randInt(r, 64)
 	m.LastStableOffset = randInt(r, 64)
@@ -436,10 +436,10 @@ func fillAbortedTxn(m *codec.AbortedTxn, r *rand.Rand, v int16, depth int) {
 
 func fillAddOffsetsToTxnRequest(m *codec.AddOffsetsToTxnRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TransactionalId = randString(r)
-	m.ProducerId = randInt(r, 64)
+	m.TransactionalID = randString(r)
+	m.ProducerID = randInt(r, 64)
 	m.ProducerEpoch = int16(randInt(r, 16))
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
@@ -466,10 +466,10 @@ func fillAddPartitionsToTxnRequest(m *codec.AddPartitionsToTxnRequest, r *rand.R
 		}
 	}
 	if v <= 3 {
-		m.V3AndBelowTransactionalId = randString(r)
+		m.V3AndBelowTransactionalID = randString(r)
 	}
 	if v <= 3 {
-		m.V3AndBelowProducerId = randInt(r, 64)
+		m.V3AndBelowProducerID = randInt(r, 64)
 	}
 	if v <= 3 {
 		m.V3AndBelowProducerEpoch = int16(randInt(r, 16))
@@ -491,10 +491,10 @@ func fillAddPartitionsToTxnRequest(m *codec.AddPartitionsToTxnRequest, r *rand.R
 func fillAddPartitionsToTxnRequestAddPartitionsToTxnTransaction(m *codec.AddPartitionsToTxnRequestAddPartitionsToTxnTransaction, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 4 {
-		m.TransactionalId = randString(r)
+		m.TransactionalID = randString(r)
 	}
 	if v >= 4 {
-		m.ProducerId = randInt(r, 64)
+		m.ProducerID = randInt(r, 64)
 	}
 	if v >= 4 {
 		m.ProducerEpoch = int16(randInt(r, 16))
@@ -563,7 +563,7 @@ func fillAddPartitionsToTxnResponse(m *codec.AddPartitionsToTxnResponse, r *rand
 func fillAddPartitionsToTxnResponseAddPartitionsToTxnResult(m *codec.AddPartitionsToTxnResponseAddPartitionsToTxnResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 4 {
-		m.TransactionalId = randString(r)
+		m.TransactionalID = randString(r)
 	}
 	if v >= 4 {
 		{
@@ -606,14 +606,14 @@ func fillAddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult(m *codec.Ad
 func fillAddRaftVoterRequest(m *codec.AddRaftVoterRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if r.Intn(4) == 0 {
-		m.ClusterId = nil
+		m.ClusterID = nil
 	} else {
 		s := randString(r)
-		m.ClusterId = &s
+		m.ClusterID = &s
 	}
 	m.TimeoutMs = int32(randInt(r, 32))
-	m.VoterId = int32(randInt(r, 32))
-	m.VoterDirectoryId = randUUID(r)
+	m.VoterID = int32(randInt(r, 32))
+	m.VoterDirectoryID = randUUID(r)
 	{
 		s := make([]codec.AddRaftVoterRequestListener, arrayLen(r, depth))
 		for i := range s {
@@ -654,21 +654,21 @@ func fillAddRaftVoterResponse(m *codec.AddRaftVoterResponse, r *rand.Rand, v int
 	}
 }
 
-func fillAllocateProducerIdsRequest(m *codec.AllocateProducerIdsRequest, r *rand.Rand, v int16, depth int) {
+func fillAllocateProducerIDsRequest(m *codec.AllocateProducerIDsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerID = int32(randInt(r, 32))
 	m.BrokerEpoch = randInt(r, 64)
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
-func fillAllocateProducerIdsResponse(m *codec.AllocateProducerIdsResponse, r *rand.Rand, v int16, depth int) {
+func fillAllocateProducerIDsResponse(m *codec.AllocateProducerIDsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ThrottleTimeMs = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
-	m.ProducerIdStart = randInt(r, 64)
-	m.ProducerIdLen = int32(randInt(r, 32))
+	m.ProducerIDStart = randInt(r, 64)
+	m.ProducerIDLen = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
@@ -967,7 +967,7 @@ func fillAlterPartitionReassignmentsResponseReassignablePartitionResponse(m *cod
 
 func fillAlterPartitionRequest(m *codec.AlterPartitionRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerID = int32(randInt(r, 32))
 	m.BrokerEpoch = randInt(r, 64)
 	{
 		s := make([]codec.AlterPartitionRequestTopicData, arrayLen(r, depth))
@@ -987,7 +987,7 @@ func fillAlterPartitionRequestTopicData(m *codec.AlterPartitionRequestTopicData,
 		m.TopicName = randString(r)
 	}
 	if v >= 2 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	{
 		s := make([]codec.AlterPartitionRequestPartitionData, arrayLen(r, depth))
@@ -1035,7 +1035,7 @@ func fillAlterPartitionRequestPartitionData(m *codec.AlterPartitionRequestPartit
 func fillAlterPartitionRequestBrokerState(m *codec.AlterPartitionRequestBrokerState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 3 {
-		m.BrokerId = int32(randInt(r, 32))
+		m.BrokerID = int32(randInt(r, 32))
 	}
 	if v >= 3 {
 		m.BrokerEpoch = randInt(r, 64)
@@ -1067,7 +1067,7 @@ func fillAlterPartitionResponseTopicData(m *codec.AlterPartitionResponseTopicDat
 		m.TopicName = randString(r)
 	}
 	if v >= 2 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	{
 		s := make([]codec.AlterPartitionResponsePartitionData, arrayLen(r, depth))
@@ -1085,7 +1085,7 @@ func fillAlterPartitionResponsePartitionData(m *codec.AlterPartitionResponsePart
 	m.SetDefaults()
 	m.PartitionIndex = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	{
 		s := make([]int32, arrayLen(r, depth))
@@ -1188,7 +1188,7 @@ func fillAlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult(m *codec.A
 
 func fillAlterShareGroupOffsetsRequest(m *codec.AlterShareGroupOffsetsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	{
 		s := make([]codec.AlterShareGroupOffsetsRequestTopic, arrayLen(r, depth))
 		for i := range s {
@@ -1250,7 +1250,7 @@ func fillAlterShareGroupOffsetsResponse(m *codec.AlterShareGroupOffsetsResponse,
 func fillAlterShareGroupOffsetsResponseTopic(m *codec.AlterShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.TopicName = randString(r)
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.AlterShareGroupOffsetsResponsePartition, arrayLen(r, depth))
 		for i := range s {
@@ -1350,7 +1350,7 @@ func fillAlterUserScramCredentialsResponseAlterUserScramCredentialsResult(m *cod
 	}
 }
 
-func fillApiVersionsRequest(m *codec.ApiVersionsRequest, r *rand.Rand, v int16, depth int) {
+func fillAPIVersionsRequest(m *codec.APIVersionsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 3 {
 		m.ClientSoftwareName = randString(r)
@@ -1360,38 +1360,38 @@ func fillApiVersionsRequest(m *codec.ApiVersionsRequest, r *rand.Rand, v int16, 
 	}
 	if v >= 5 {
 		if r.Intn(4) == 0 {
-			m.ClusterId = nil
+			m.ClusterID = nil
 		} else {
 			s := randString(r)
-			m.ClusterId = &s
+			m.ClusterID = &s
 		}
 	}
 	if v >= 5 {
-		m.NodeId = int32(randInt(r, 32))
+		m.NodeID = int32(randInt(r, 32))
 	}
 	if v >= 3 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
-func fillApiVersionsResponse(m *codec.ApiVersionsResponse, r *rand.Rand, v int16, depth int) {
+func fillAPIVersionsResponse(m *codec.APIVersionsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ErrorCode = int16(randInt(r, 16))
 	{
-		s := make([]codec.ApiVersionsResponseApiVersion, arrayLen(r, depth))
+		s := make([]codec.APIVersionsResponseAPIVersion, arrayLen(r, depth))
 		for i := range s {
-			fillApiVersionsResponseApiVersion(&s[i], r, v, depth+1)
+			fillAPIVersionsResponseAPIVersion(&s[i], r, v, depth+1)
 		}
-		m.ApiKeys = s
+		m.APIKeys = s
 	}
 	if v >= 1 {
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
 	if v >= 3 && r.Intn(3) > 0 {
 		{
-			s := make([]codec.ApiVersionsResponseSupportedFeatureKey, arrayLen(r, depth))
+			s := make([]codec.APIVersionsResponseSupportedFeatureKey, arrayLen(r, depth))
 			for i := range s {
-				fillApiVersionsResponseSupportedFeatureKey(&s[i], r, v, depth+1)
+				fillAPIVersionsResponseSupportedFeatureKey(&s[i], r, v, depth+1)
 			}
 			m.SupportedFeatures = s
 		}
@@ -1401,9 +1401,9 @@ func fillApiVersionsResponse(m *codec.ApiVersionsResponse, r *rand.Rand, v int16
 	}
 	if v >= 3 && r.Intn(3) > 0 {
 		{
-			s := make([]codec.ApiVersionsResponseFinalizedFeatureKey, arrayLen(r, depth))
+			s := make([]codec.APIVersionsResponseFinalizedFeatureKey, arrayLen(r, depth))
 			for i := range s {
-				fillApiVersionsResponseFinalizedFeatureKey(&s[i], r, v, depth+1)
+				fillAPIVersionsResponseFinalizedFeatureKey(&s[i], r, v, depth+1)
 			}
 			m.FinalizedFeatures = s
 		}
@@ -1416,9 +1416,9 @@ func fillApiVersionsResponse(m *codec.ApiVersionsResponse, r *rand.Rand, v int16
 	}
 }
 
-func fillApiVersionsResponseApiVersion(m *codec.ApiVersionsResponseApiVersion, r *rand.Rand, v int16, depth int) {
+func fillAPIVersionsResponseAPIVersion(m *codec.APIVersionsResponseAPIVersion, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ApiKey = int16(randInt(r, 16))
+	m.APIKey = int16(randInt(r, 16))
 	m.MinVersion = int16(randInt(r, 16))
 	m.MaxVersion = int16(randInt(r, 16))
 	if v >= 3 && r.Intn(4) == 0 {
@@ -1426,7 +1426,7 @@ func fillApiVersionsResponseApiVersion(m *codec.ApiVersionsResponseApiVersion, r
 	}
 }
 
-func fillApiVersionsResponseSupportedFeatureKey(m *codec.ApiVersionsResponseSupportedFeatureKey, r *rand.Rand, v int16, depth int) {
+func fillAPIVersionsResponseSupportedFeatureKey(m *codec.APIVersionsResponseSupportedFeatureKey, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 3 {
 		m.Name = randString(r)
@@ -1442,7 +1442,7 @@ func fillApiVersionsResponseSupportedFeatureKey(m *codec.ApiVersionsResponseSupp
 	}
 }
 
-func fillApiVersionsResponseFinalizedFeatureKey(m *codec.ApiVersionsResponseFinalizedFeatureKey, r *rand.Rand, v int16, depth int) {
+func fillAPIVersionsResponseFinalizedFeatureKey(m *codec.APIVersionsResponseFinalizedFeatureKey, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 3 {
 		m.Name = randString(r)
@@ -1460,7 +1460,7 @@ func fillApiVersionsResponseFinalizedFeatureKey(m *codec.ApiVersionsResponseFina
 
 func fillAssignReplicasToDirsRequest(m *codec.AssignReplicasToDirsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerID = int32(randInt(r, 32))
 	m.BrokerEpoch = randInt(r, 64)
 	{
 		s := make([]codec.AssignReplicasToDirsRequestDirectoryData, arrayLen(r, depth))
@@ -1476,7 +1476,7 @@ func fillAssignReplicasToDirsRequest(m *codec.AssignReplicasToDirsRequest, r *ra
 
 func fillAssignReplicasToDirsRequestDirectoryData(m *codec.AssignReplicasToDirsRequestDirectoryData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.Id = randUUID(r)
+	m.ID = randUUID(r)
 	{
 		s := make([]codec.AssignReplicasToDirsRequestTopicData, arrayLen(r, depth))
 		for i := range s {
@@ -1491,7 +1491,7 @@ func fillAssignReplicasToDirsRequestDirectoryData(m *codec.AssignReplicasToDirsR
 
 func fillAssignReplicasToDirsRequestTopicData(m *codec.AssignReplicasToDirsRequestTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.AssignReplicasToDirsRequestPartitionData, arrayLen(r, depth))
 		for i := range s {
@@ -1530,7 +1530,7 @@ func fillAssignReplicasToDirsResponse(m *codec.AssignReplicasToDirsResponse, r *
 
 func fillAssignReplicasToDirsResponseDirectoryData(m *codec.AssignReplicasToDirsResponseDirectoryData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.Id = randUUID(r)
+	m.ID = randUUID(r)
 	{
 		s := make([]codec.AssignReplicasToDirsResponseTopicData, arrayLen(r, depth))
 		for i := range s {
@@ -1545,7 +1545,7 @@ func fillAssignReplicasToDirsResponseDirectoryData(m *codec.AssignReplicasToDirs
 
 func fillAssignReplicasToDirsResponseTopicData(m *codec.AssignReplicasToDirsResponseTopicData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.AssignReplicasToDirsResponsePartitionData, arrayLen(r, depth))
 		for i := range s {
@@ -1570,13 +1570,13 @@ func fillAssignReplicasToDirsResponsePartitionData(m *codec.AssignReplicasToDirs
 func fillBeginQuorumEpochRequest(m *codec.BeginQuorumEpochRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if r.Intn(4) == 0 {
-		m.ClusterId = nil
+		m.ClusterID = nil
 	} else {
 		s := randString(r)
-		m.ClusterId = &s
+		m.ClusterID = &s
 	}
 	if v >= 1 {
-		m.VoterId = int32(randInt(r, 32))
+		m.VoterID = int32(randInt(r, 32))
 	}
 	{
 		s := make([]codec.BeginQuorumEpochRequestTopicData, arrayLen(r, depth))
@@ -1618,9 +1618,9 @@ func fillBeginQuorumEpochRequestPartitionData(m *codec.BeginQuorumEpochRequestPa
 	m.SetDefaults()
 	m.PartitionIndex = int32(randInt(r, 32))
 	if v >= 1 {
-		m.VoterDirectoryId = randUUID(r)
+		m.VoterDirectoryID = randUUID(r)
 	}
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -1686,7 +1686,7 @@ func fillBeginQuorumEpochResponsePartitionData(m *codec.BeginQuorumEpochResponse
 	m.SetDefaults()
 	m.PartitionIndex = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -1696,7 +1696,7 @@ func fillBeginQuorumEpochResponsePartitionData(m *codec.BeginQuorumEpochResponse
 func fillBeginQuorumEpochResponseNodeEndpoint(m *codec.BeginQuorumEpochResponseNodeEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 1 {
-		m.NodeId = int32(randInt(r, 32))
+		m.NodeID = int32(randInt(r, 32))
 	}
 	if v >= 1 {
 		m.Host = randString(r)
@@ -1711,7 +1711,7 @@ func fillBeginQuorumEpochResponseNodeEndpoint(m *codec.BeginQuorumEpochResponseN
 
 func fillBrokerHeartbeatRequest(m *codec.BrokerHeartbeatRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerID = int32(randInt(r, 32))
 	m.BrokerEpoch = randInt(r, 64)
 	m.CurrentMetadataOffset = randInt(r, 64)
 	m.WantFence = r.Intn(2) == 0
@@ -1755,9 +1755,9 @@ func fillBrokerHeartbeatResponse(m *codec.BrokerHeartbeatResponse, r *rand.Rand,
 
 func fillBrokerRegistrationRequest(m *codec.BrokerRegistrationRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.BrokerId = int32(randInt(r, 32))
-	m.ClusterId = randString(r)
-	m.IncarnationId = randUUID(r)
+	m.BrokerID = int32(randInt(r, 32))
+	m.ClusterID = randString(r)
+	m.IncarnationID = randUUID(r)
 	{
 		s := make([]codec.BrokerRegistrationRequestListener, arrayLen(r, depth))
 		for i := range s {
@@ -1836,7 +1836,7 @@ func fillConsumerGroupDescribeRequest(m *codec.ConsumerGroupDescribeRequest, r *
 		for i := range s {
 			s[i] = randString(r)
 		}
-		m.GroupIds = s
+		m.GroupIDs = s
 	}
 	m.IncludeAuthorizedOperations = r.Intn(2) == 0
 	if r.Intn(4) == 0 {
@@ -1868,7 +1868,7 @@ func fillConsumerGroupDescribeResponseDescribedGroup(m *codec.ConsumerGroupDescr
 		s := randString(r)
 		m.ErrorMessage = &s
 	}
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	m.GroupState = randString(r)
 	m.GroupEpoch = int32(randInt(r, 32))
 	m.AssignmentEpoch = int32(randInt(r, 32))
@@ -1888,21 +1888,21 @@ func fillConsumerGroupDescribeResponseDescribedGroup(m *codec.ConsumerGroupDescr
 
 func fillConsumerGroupDescribeResponseMember(m *codec.ConsumerGroupDescribeResponseMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.MemberId = randString(r)
+	m.MemberID = randString(r)
 	if r.Intn(4) == 0 {
-		m.InstanceId = nil
+		m.InstanceID = nil
 	} else {
 		s := randString(r)
-		m.InstanceId = &s
+		m.InstanceID = &s
 	}
 	if r.Intn(4) == 0 {
-		m.RackId = nil
+		m.RackID = nil
 	} else {
 		s := randString(r)
-		m.RackId = &s
+		m.RackID = &s
 	}
 	m.MemberEpoch = int32(randInt(r, 32))
-	m.ClientId = randString(r)
+	m.ClientID = randString(r)
 	m.ClientHost = randString(r)
 	{
 		s := make([]string, arrayLen(r, depth))
@@ -1943,7 +1943,7 @@ func fillConsumerGroupDescribeResponseAssignment(m *codec.ConsumerGroupDescribeR
 
 func fillConsumerGroupDescribeResponseTopicPartitions(m *codec.ConsumerGroupDescribeResponseTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	m.TopicName = randString(r)
 	{
 		s := make([]int32, arrayLen(r, depth))
@@ -1959,20 +1959,20 @@ func fillConsumerGroupDescribeResponseTopicPartitions(m *codec.ConsumerGroupDesc
 
 func fillConsumerGroupHeartbeatRequest(m *codec.ConsumerGroupHeartbeatRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
-	m.MemberId = randString(r)
+	m.GroupID = randString(r)
+	m.MemberID = randString(r)
 	m.MemberEpoch = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
-		m.InstanceId = nil
+		m.InstanceID = nil
 	} else {
 		s := randString(r)
-		m.InstanceId = &s
+		m.InstanceID = &s
 	}
 	if r.Intn(4) == 0 {
-		m.RackId = nil
+		m.RackID = nil
 	} else {
 		s := randString(r)
-		m.RackId = &s
+		m.RackID = &s
 	}
 	m.RebalanceTimeoutMs = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
@@ -2014,7 +2014,7 @@ func fillConsumerGroupHeartbeatRequest(m *codec.ConsumerGroupHeartbeatRequest, r
 
 func fillConsumerGroupHeartbeatRequestTopicPartitions(m *codec.ConsumerGroupHeartbeatRequestTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]int32, arrayLen(r, depth))
 		for i := range s {
@@ -2038,10 +2038,10 @@ func fillConsumerGroupHeartbeatResponse(m *codec.ConsumerGroupHeartbeatResponse,
 		m.ErrorMessage = &s
 	}
 	if r.Intn(4) == 0 {
-		m.MemberId = nil
+		m.MemberID = nil
 	} else {
 		s := randString(r)
-		m.MemberId = &s
+		m.MemberID = &s
 	}
 	m.MemberEpoch = int32(randInt(r, 32))
 	m.HeartbeatIntervalMs = int32(randInt(r, 32))
@@ -2072,7 +2072,7 @@ func fillConsumerGroupHeartbeatResponseAssignment(m *codec.ConsumerGroupHeartbea
 
 func fillConsumerGroupHeartbeatResponseTopicPartitions(m *codec.ConsumerGroupHeartbeatResponseTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]int32, arrayLen(r, depth))
 		for i := range s {
@@ -2137,14 +2137,14 @@ func fillConsumerProtocolSubscription(m *codec.ConsumerProtocolSubscription, r *
 		}
 	}
 	if v >= 2 {
-		m.GenerationId = int32(randInt(r, 32))
+		m.GenerationID = int32(randInt(r, 32))
 	}
 	if v >= 3 {
 		if r.Intn(4) == 0 {
-			m.RackId = nil
+			m.RackID = nil
 		} else {
 			s := randString(r)
-			m.RackId = &s
+			m.RackID = &s
 		}
 	}
 }
@@ -2172,7 +2172,7 @@ func fillControlRecordTypeSchema(m *codec.ControlRecordTypeSchema, r *rand.Rand,
 
 func fillControlledShutdownRequest(m *codec.ControlledShutdownRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerID = int32(randInt(r, 32))
 	if v >= 2 {
 		m.BrokerEpoch = randInt(r, 64)
 	}
@@ -2207,8 +2207,8 @@ func fillControlledShutdownResponseRemainingPartition(m *codec.ControlledShutdow
 
 func fillControllerRegistrationRequest(m *codec.ControllerRegistrationRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ControllerId = int32(randInt(r, 32))
-	m.IncarnationId = randUUID(r)
+	m.ControllerID = int32(randInt(r, 32))
+	m.IncarnationID = randUUID(r)
 	m.ZkMigrationReady = r.Intn(2) == 0
 	{
 		s := make([]codec.ControllerRegistrationRequestListener, arrayLen(r, depth))
@@ -2265,12 +2265,12 @@ func fillControllerRegistrationResponse(m *codec.ControllerRegistrationResponse,
 	}
 }
 
-func fillCreateAclsRequest(m *codec.CreateAclsRequest, r *rand.Rand, v int16, depth int) {
+func fillCreateACLsRequest(m *codec.CreateACLsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	{
-		s := make([]codec.CreateAclsRequestAclCreation, arrayLen(r, depth))
+		s := make([]codec.CreateACLsRequestACLCreation, arrayLen(r, depth))
 		for i := range s {
-			fillCreateAclsRequestAclCreation(&s[i], r, v, depth+1)
+			fillCreateACLsRequestACLCreation(&s[i], r, v, depth+1)
 		}
 		m.Creations = s
 	}
@@ -2279,7 +2279,7 @@ func fillCreateAclsRequest(m *codec.CreateAclsRequest, r *rand.Rand, v int16, de
 	}
 }
 
-func fillCreateAclsRequestAclCreation(m *codec.CreateAclsRequestAclCreation, r *rand.Rand, v int16, depth int) {
+func fillCreateACLsRequestACLCreation(m *codec.CreateACLsRequestACLCreation, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ResourceType = int8(randInt(r, 8))
 	m.ResourceName = randString(r)
@@ -2295,13 +2295,13 @@ func fillCreateAclsRequestAclCreation(m *codec.CreateAclsRequestAclCreation, r *
 	}
 }
 
-func fillCreateAclsResponse(m *codec.CreateAclsResponse, r *rand.Rand, v int16, depth int) {
+func fillCreateACLsResponse(m *codec.CreateACLsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ThrottleTimeMs = int32(randInt(r, 32))
 	{
-		s := make([]codec.CreateAclsResponseAclCreationResult, arrayLen(r, depth))
+		s := make([]codec.CreateACLsResponseACLCreationResult, arrayLen(r, depth))
 		for i := range s {
-			fillCreateAclsResponseAclCreationResult(&s[i], r, v, depth+1)
+			fillCreateACLsResponseACLCreationResult(&s[i], r, v, depth+1)
 		}
 		m.Results = s
 	}
@@ -2310,7 +2310,7 @@ func fillCreateAclsResponse(m *codec.CreateAclsResponse, r *rand.Rand, v int16, 
 	}
 }
 
-func fillCreateAclsResponseAclCreationResult(m *codec.CreateAclsResponseAclCreationResult, r *rand.Rand, v int16, depth int) {
+func fillCreateACLsResponseACLCreationResult(m *codec.CreateACLsResponseACLCreationResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ErrorCode = int16(randInt(r, 16))
 	if r.Intn(4) == 0 {
@@ -2378,7 +2378,7 @@ func fillCreateDelegationTokenResponse(m *codec.CreateDelegationTokenResponse, r
 	m.IssueTimestampMs = randInt(r, 64)
 	m.ExpiryTimestampMs = randInt(r, 64)
 	m.MaxTimestampMs = randInt(r, 64)
-	m.TokenId = randString(r)
+	m.TokenID = randString(r)
 	m.Hmac = randBytes(r)
 	m.ThrottleTimeMs = int32(randInt(r, 32))
 	if v >= 2 && r.Intn(4) == 0 {
@@ -2427,7 +2427,7 @@ func fillCreatePartitionsRequestCreatePartitionsAssignment(m *codec.CreatePartit
 		for i := range s {
 			s[i] = int32(randInt(r, 32))
 		}
-		m.BrokerIds = s
+		m.BrokerIDs = s
 	}
 	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -2514,7 +2514,7 @@ func fillCreateTopicsRequestCreatableReplicaAssignment(m *codec.CreateTopicsRequ
 		for i := range s {
 			s[i] = int32(randInt(r, 32))
 		}
-		m.BrokerIds = s
+		m.BrokerIDs = s
 	}
 	if v >= 5 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -2556,7 +2556,7 @@ func fillCreateTopicsResponseCreatableTopicResult(m *codec.CreateTopicsResponseC
 	m.SetDefaults()
 	m.Name = randString(r)
 	if v >= 7 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 1 {
@@ -2629,12 +2629,12 @@ func fillDefaultPrincipalData(m *codec.DefaultPrincipalData, r *rand.Rand, v int
 	}
 }
 
-func fillDeleteAclsRequest(m *codec.DeleteAclsRequest, r *rand.Rand, v int16, depth int) {
+func fillDeleteACLsRequest(m *codec.DeleteACLsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	{
-		s := make([]codec.DeleteAclsRequestDeleteAclsFilter, arrayLen(r, depth))
+		s := make([]codec.DeleteACLsRequestDeleteACLsFilter, arrayLen(r, depth))
 		for i := range s {
-			fillDeleteAclsRequestDeleteAclsFilter(&s[i], r, v, depth+1)
+			fillDeleteACLsRequestDeleteACLsFilter(&s[i], r, v, depth+1)
 		}
 		m.Filters = s
 	}
@@ -2643,7 +2643,7 @@ func fillDeleteAclsRequest(m *codec.DeleteAclsRequest, r *rand.Rand, v int16, de
 	}
 }
 
-func fillDeleteAclsRequestDeleteAclsFilter(m *codec.DeleteAclsRequestDeleteAclsFilter, r *rand.Rand, v int16, depth int) {
+func fillDeleteACLsRequestDeleteACLsFilter(m *codec.DeleteACLsRequestDeleteACLsFilter, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ResourceTypeFilter = int8(randInt(r, 8))
 	if r.Intn(4) == 0 {
@@ -2674,13 +2674,13 @@ func fillDeleteAclsRequestDeleteAclsFilter(m *codec.DeleteAclsRequestDeleteAclsF
 	}
 }
 
-func fillDeleteAclsResponse(m *codec.DeleteAclsResponse, r *rand.Rand, v int16, depth int) {
+func fillDeleteACLsResponse(m *codec.DeleteACLsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ThrottleTimeMs = int32(randInt(r, 32))
 	{
-		s := make([]codec.DeleteAclsResponseDeleteAclsFilterResult, arrayLen(r, depth))
+		s := make([]codec.DeleteACLsResponseDeleteACLsFilterResult, arrayLen(r, depth))
 		for i := range s {
-			fillDeleteAclsResponseDeleteAclsFilterResult(&s[i], r, v, depth+1)
+			fillDeleteACLsResponseDeleteACLsFilterResult(&s[i], r, v, depth+1)
 		}
 		m.FilterResults = s
 	}
@@ -2689,7 +2689,7 @@ func fillDeleteAclsResponse(m *codec.DeleteAclsResponse, r *rand.Rand, v int16, 
 	}
 }
 
-func fillDeleteAclsResponseDeleteAclsFilterResult(m *codec.DeleteAclsResponseDeleteAclsFilterResult, r *rand.Rand, v int16, depth int) {
+func fillDeleteACLsResponseDeleteACLsFilterResult(m *codec.DeleteACLsResponseDeleteACLsFilterResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ErrorCode = int16(randInt(r, 16))
 	if r.Intn(4) == 0 {
@@ -2699,18 +2699,18 @@ func fillDeleteAclsResponseDeleteAclsFilterResult(m *codec.DeleteAclsResponseDel
 		m.ErrorMessage = &s
 	}
 	{
-		s := make([]codec.DeleteAclsResponseDeleteAclsMatchingAcl, arrayLen(r, depth))
+		s := make([]codec.DeleteACLsResponseDeleteACLsMatchingACL, arrayLen(r, depth))
 		for i := range s {
-			fillDeleteAclsResponseDeleteAclsMatchingAcl(&s[i], r, v, depth+1)
+			fillDeleteACLsResponseDeleteACLsMatchingACL(&s[i], r, v, depth+1)
 		}
-		m.MatchingAcls = s
+		m.MatchingACLs = s
 	}
 	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
-func fillDeleteAclsResponseDeleteAclsMatchingAcl(m *codec.DeleteAclsResponseDeleteAclsMatchingAcl, r *rand.Rand, v int16, depth int) {
+func fillDeleteACLsResponseDeleteACLsMatchingACL(m *codec.DeleteACLsResponseDeleteACLsMatchingACL, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ErrorCode = int16(randInt(r, 16))
 	if r.Intn(4) == 0 {
@@ -2764,7 +2764,7 @@ func fillDeleteGroupsResponse(m *codec.DeleteGroupsResponse, r *rand.Rand, v int
 
 func fillDeleteGroupsResponseDeletableGroupResult(m *codec.DeleteGroupsResponseDeletableGroupResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 3 {
 		if r.Intn(4) == 0 {
@@ -2860,7 +2860,7 @@ func fillDeleteRecordsResponseDeleteRecordsPartitionResult(m *codec.DeleteRecord
 
 func fillDeleteShareGroupOffsetsRequest(m *codec.DeleteShareGroupOffsetsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	{
 		s := make([]codec.DeleteShareGroupOffsetsRequestTopic, arrayLen(r, depth))
 		for i := range s {
@@ -2906,7 +2906,7 @@ func fillDeleteShareGroupOffsetsResponse(m *codec.DeleteShareGroupOffsetsRespons
 func fillDeleteShareGroupOffsetsResponseTopic(m *codec.DeleteShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.TopicName = randString(r)
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	m.ErrorCode = int16(randInt(r, 16))
 	if r.Intn(4) == 0 {
 		m.ErrorMessage = nil
@@ -2921,7 +2921,7 @@ func fillDeleteShareGroupOffsetsResponseTopic(m *codec.DeleteShareGroupOffsetsRe
 
 func fillDeleteShareGroupStateRequest(m *codec.DeleteShareGroupStateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	{
 		s := make([]codec.DeleteShareGroupStateRequestDeleteStateData, arrayLen(r, depth))
 		for i := range s {
@@ -2936,7 +2936,7 @@ func fillDeleteShareGroupStateRequest(m *codec.DeleteShareGroupStateRequest, r *
 
 func fillDeleteShareGroupStateRequestDeleteStateData(m *codec.DeleteShareGroupStateRequestDeleteStateData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.DeleteShareGroupStateRequestPartitionData, arrayLen(r, depth))
 		for i := range s {
@@ -2973,7 +2973,7 @@ func fillDeleteShareGroupStateResponse(m *codec.DeleteShareGroupStateResponse, r
 
 func fillDeleteShareGroupStateResponseDeleteStateResult(m *codec.DeleteShareGroupStateResponseDeleteStateResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.DeleteShareGroupStateResponsePartitionResult, arrayLen(r, depth))
 		for i := range s {
@@ -3038,7 +3038,7 @@ func fillDeleteTopicsRequestDeleteTopicState(m *codec.DeleteTopicsRequestDeleteT
 		}
 	}
 	if v >= 6 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -3071,7 +3071,7 @@ func fillDeleteTopicsResponseDeletableTopicResult(m *codec.DeleteTopicsResponseD
 		m.Name = &s
 	}
 	if v >= 6 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 5 {
@@ -3087,7 +3087,7 @@ func fillDeleteTopicsResponseDeletableTopicResult(m *codec.DeleteTopicsResponseD
 	}
 }
 
-func fillDescribeAclsRequest(m *codec.DescribeAclsRequest, r *rand.Rand, v int16, depth int) {
+func fillDescribeACLsRequest(m *codec.DescribeACLsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ResourceTypeFilter = int8(randInt(r, 8))
 	if r.Intn(4) == 0 {
@@ -3118,7 +3118,7 @@ func fillDescribeAclsRequest(m *codec.DescribeAclsRequest, r *rand.Rand, v int16
 	}
 }
 
-func fillDescribeAclsResponse(m *codec.DescribeAclsResponse, r *rand.Rand, v int16, depth int) {
+func fillDescribeACLsResponse(m *codec.DescribeACLsResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ThrottleTimeMs = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
@@ -3129,9 +3129,9 @@ func fillDescribeAclsResponse(m *codec.DescribeAclsResponse, r *rand.Rand, v int
 		m.ErrorMessage = &s
 	}
 	{
-		s := make([]codec.DescribeAclsResponseDescribeAclsResource, arrayLen(r, depth))
+		s := make([]codec.DescribeACLsResponseDescribeACLsResource, arrayLen(r, depth))
 		for i := range s {
-			fillDescribeAclsResponseDescribeAclsResource(&s[i], r, v, depth+1)
+			fillDescribeACLsResponseDescribeACLsResource(&s[i], r, v, depth+1)
 		}
 		m.Resources = s
 	}
@@ -3140,7 +3140,7 @@ func fillDescribeAclsResponse(m *codec.DescribeAclsResponse, r *rand.Rand, v int
 	}
 }
 
-func fillDescribeAclsResponseDescribeAclsResource(m *codec.DescribeAclsResponseDescribeAclsResource, r *rand.Rand, v int16, depth int) {
+func fillDescribeACLsResponseDescribeACLsResource(m *codec.DescribeACLsResponseDescribeACLsResource, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ResourceType = int8(randInt(r, 8))
 	m.ResourceName = randString(r)
@@ -3148,18 +3148,18 @@ func fillDescribeAclsResponseDescribeAclsResource(m *codec.DescribeAclsResponseD
 		m.PatternType = int8(randInt(r, 8))
 	}
 	{
-		s := make([]codec.DescribeAclsResponseAclDescription, arrayLen(r, depth))
+		s := make([]codec.DescribeACLsResponseACLDescription, arrayLen(r, depth))
 		for i := range s {
-			fillDescribeAclsResponseAclDescription(&s[i], r, v, depth+1)
+			fillDescribeACLsResponseACLDescription(&s[i], r, v, depth+1)
 		}
-		m.Acls = s
+		m.ACLs = s
 	}
 	if v >= 2 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
-func fillDescribeAclsResponseAclDescription(m *codec.DescribeAclsResponseAclDescription, r *rand.Rand, v int16, depth int) {
+func fillDescribeACLsResponseACLDescription(m *codec.DescribeACLsResponseACLDescription, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.Principal = randString(r)
 	m.Host = randString(r)
@@ -3295,8 +3295,8 @@ func fillDescribeClusterResponse(m *codec.DescribeClusterResponse, r *rand.Rand,
 	if v >= 1 {
 		m.EndpointType = int8(randInt(r, 8))
 	}
-	m.ClusterId = randString(r)
-	m.ControllerId = int32(randInt(r, 32))
+	m.ClusterID = randString(r)
+	m.ControllerID = int32(randInt(r, 32))
 	{
 		s := make([]codec.DescribeClusterResponseDescribeClusterBroker, arrayLen(r, depth))
 		for i := range s {
@@ -3312,7 +3312,7 @@ func fillDescribeClusterResponse(m *codec.DescribeClusterResponse, r *rand.Rand,
 
 func fillDescribeClusterResponseDescribeClusterBroker(m *codec.DescribeClusterResponseDescribeClusterBroker, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerID = int32(randInt(r, 32))
 	m.Host = randString(r)
 	m.Port = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
@@ -3522,7 +3522,7 @@ func fillDescribeDelegationTokenResponseDescribedDelegationToken(m *codec.Descri
 	m.IssueTimestamp = randInt(r, 64)
 	m.ExpiryTimestamp = randInt(r, 64)
 	m.MaxTimestamp = randInt(r, 64)
-	m.TokenId = randString(r)
+	m.TokenID = randString(r)
 	m.Hmac = randBytes(r)
 	{
 		s := make([]codec.DescribeDelegationTokenResponseDescribedDelegationTokenRenewer, arrayLen(r, depth))
@@ -3590,7 +3590,7 @@ func fillDescribeGroupsResponseDescribedGroup(m *codec.DescribeGroupsResponseDes
 			m.ErrorMessage = &s
 		}
 	}
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	m.GroupState = randString(r)
 	m.ProtocolType = randString(r)
 	m.ProtocolData = randString(r)
@@ -3611,16 +3611,16 @@ func fillDescribeGroupsResponseDescribedGroup(m *codec.DescribeGroupsResponseDes
 
 func fillDescribeGroupsResponseDescribedGroupMember(m *codec.DescribeGroupsResponseDescribedGroupMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.MemberId = randString(r)
+	m.MemberID = randString(r)
 	if v >= 4 {
 		if r.Intn(4) == 0 {
-			m.GroupInstanceId = nil
+			m.GroupInstanceID = nil
 		} else {
 			s := randString(r)
-			m.GroupInstanceId = &s
+			m.GroupInstanceID = &s
 		}
 	}
-	m.ClientId = randString(r)
+	m.ClientID = randString(r)
 	m.ClientHost = randString(r)
 	m.MemberMetadata = randBytes(r)
 	m.MemberAssignment = randBytes(r)
@@ -3812,7 +3812,7 @@ func fillDescribeProducersResponsePartitionResponse(m *codec.DescribeProducersRe
 
 func fillDescribeProducersResponseProducerState(m *codec.DescribeProducersResponseProducerState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ProducerId = randInt(r, 64)
+	m.ProducerID = randInt(r, 64)
 	m.ProducerEpoch = int32(randInt(r, 32))
 	m.LastSequence = int32(randInt(r, 32))
 	m.LastTimestamp = randInt(r, 64)
@@ -3919,7 +3919,7 @@ func fillDescribeQuorumResponsePartitionData(m *codec.DescribeQuorumResponsePart
 			m.ErrorMessage = &s
 		}
 	}
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	m.HighWatermark = randInt(r, 64)
 	{
@@ -3943,9 +3943,9 @@ func fillDescribeQuorumResponsePartitionData(m *codec.DescribeQuorumResponsePart
 
 func fillDescribeQuorumResponseReplicaState(m *codec.DescribeQuorumResponseReplicaState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ReplicaId = int32(randInt(r, 32))
+	m.ReplicaID = int32(randInt(r, 32))
 	if v >= 2 {
-		m.ReplicaDirectoryId = randUUID(r)
+		m.ReplicaDirectoryID = randUUID(r)
 	}
 	m.LogEndOffset = randInt(r, 64)
 	if v >= 1 {
@@ -3962,7 +3962,7 @@ func fillDescribeQuorumResponseReplicaState(m *codec.DescribeQuorumResponseRepli
 func fillDescribeQuorumResponseNode(m *codec.DescribeQuorumResponseNode, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 2 {
-		m.NodeId = int32(randInt(r, 32))
+		m.NodeID = int32(randInt(r, 32))
 	}
 	if v >= 2 {
 		{
@@ -4010,7 +4010,7 @@ func fillDescribeShareGroupOffsetsRequest(m *codec.DescribeShareGroupOffsetsRequ
 
 func fillDescribeShareGroupOffsetsRequestGroup(m *codec.DescribeShareGroupOffsetsRequestGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	if r.Intn(4) == 0 {
 		m.Topics = nil
 	} else {
@@ -4057,7 +4057,7 @@ func fillDescribeShareGroupOffsetsResponse(m *codec.DescribeShareGroupOffsetsRes
 
 func fillDescribeShareGroupOffsetsResponseGroup(m *codec.DescribeShareGroupOffsetsResponseGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	{
 		s := make([]codec.DescribeShareGroupOffsetsResponseTopic, arrayLen(r, depth))
 		for i := range s {
@@ -4080,7 +4080,7 @@ func fillDescribeShareGroupOffsetsResponseGroup(m *codec.DescribeShareGroupOffse
 func fillDescribeShareGroupOffsetsResponseTopic(m *codec.DescribeShareGroupOffsetsResponseTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.TopicName = randString(r)
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.DescribeShareGroupOffsetsResponsePartition, arrayLen(r, depth))
 		for i := range s {
@@ -4181,7 +4181,7 @@ func fillDescribeTopicPartitionsResponseTopic(m *codec.DescribeTopicPartitionsRe
 		s := randString(r)
 		m.Name = &s
 	}
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	m.IsInternal = r.Intn(2) == 0
 	{
 		s := make([]codec.DescribeTopicPartitionsResponsePartition, arrayLen(r, depth))
@@ -4200,7 +4200,7 @@ func fillDescribeTopicPartitionsResponsePartition(m *codec.DescribeTopicPartitio
 	m.SetDefaults()
 	m.ErrorCode = int16(randInt(r, 16))
 	m.PartitionIndex = int32(randInt(r, 32))
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	{
 		s := make([]int32, arrayLen(r, depth))
@@ -4262,7 +4262,7 @@ func fillDescribeTransactionsRequest(m *codec.DescribeTransactionsRequest, r *ra
 		for i := range s {
 			s[i] = randString(r)
 		}
-		m.TransactionalIds = s
+		m.TransactionalIDs = s
 	}
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -4287,11 +4287,11 @@ func fillDescribeTransactionsResponse(m *codec.DescribeTransactionsResponse, r *
 func fillDescribeTransactionsResponseTransactionState(m *codec.DescribeTransactionsResponseTransactionState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ErrorCode = int16(randInt(r, 16))
-	m.TransactionalId = randString(r)
+	m.TransactionalID = randString(r)
 	m.TransactionState = randString(r)
 	m.TransactionTimeoutMs = int32(randInt(r, 32))
 	m.TransactionStartTimeMs = randInt(r, 64)
-	m.ProducerId = randInt(r, 64)
+	m.ProducerID = randInt(r, 64)
 	m.ProducerEpoch = int16(randInt(r, 16))
 	{
 		s := make([]codec.DescribeTransactionsResponseTopicData, arrayLen(r, depth))
@@ -4467,7 +4467,7 @@ func fillElectLeadersResponseReplicaElectionResult(m *codec.ElectLeadersResponse
 
 func fillElectLeadersResponsePartitionResult(m *codec.ElectLeadersResponsePartitionResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.PartitionId = int32(randInt(r, 32))
+	m.PartitionID = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
 	if r.Intn(4) == 0 {
 		m.ErrorMessage = nil
@@ -4483,10 +4483,10 @@ func fillElectLeadersResponsePartitionResult(m *codec.ElectLeadersResponsePartit
 func fillEndQuorumEpochRequest(m *codec.EndQuorumEpochRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if r.Intn(4) == 0 {
-		m.ClusterId = nil
+		m.ClusterID = nil
 	} else {
 		s := randString(r)
-		m.ClusterId = &s
+		m.ClusterID = &s
 	}
 	{
 		s := make([]codec.EndQuorumEpochRequestTopicData, arrayLen(r, depth))
@@ -4527,7 +4527,7 @@ func fillEndQuorumEpochRequestTopicData(m *codec.EndQuorumEpochRequestTopicData,
 func fillEndQuorumEpochRequestPartitionData(m *codec.EndQuorumEpochRequestPartitionData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.PartitionIndex = int32(randInt(r, 32))
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	if v <= 0 {
 		{
@@ -4555,10 +4555,10 @@ func fillEndQuorumEpochRequestPartitionData(m *codec.EndQuorumEpochRequestPartit
 func fillEndQuorumEpochRequestReplicaInfo(m *codec.EndQuorumEpochRequestReplicaInfo, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 1 {
-		m.CandidateId = int32(randInt(r, 32))
+		m.CandidateID = int32(randInt(r, 32))
 	}
 	if v >= 1 {
-		m.CandidateDirectoryId = randUUID(r)
+		m.CandidateDirectoryID = randUUID(r)
 	}
 	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -4624,7 +4624,7 @@ func fillEndQuorumEpochResponsePartitionData(m *codec.EndQuorumEpochResponsePart
 	m.SetDefaults()
 	m.PartitionIndex = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -4634,7 +4634,7 @@ func fillEndQuorumEpochResponsePartitionData(m *codec.EndQuorumEpochResponsePart
 func fillEndQuorumEpochResponseNodeEndpoint(m *codec.EndQuorumEpochResponseNodeEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 1 {
-		m.NodeId = int32(randInt(r, 32))
+		m.NodeID = int32(randInt(r, 32))
 	}
 	if v >= 1 {
 		m.Host = randString(r)
@@ -4654,8 +4654,8 @@ func fillEndTxnMarker(m *codec.EndTxnMarker, r *rand.Rand, v int16, depth int) {
 
 func fillEndTxnRequest(m *codec.EndTxnRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TransactionalId = randString(r)
-	m.ProducerId = randInt(r, 64)
+	m.TransactionalID = randString(r)
+	m.ProducerID = randInt(r, 64)
 	m.ProducerEpoch = int16(randInt(r, 16))
 	m.Committed = r.Intn(2) == 0
 	if v >= 3 && r.Intn(4) == 0 {
@@ -4668,7 +4668,7 @@ func fillEndTxnResponse(m *codec.EndTxnResponse, r *rand.Rand, v int16, depth in
 	m.ThrottleTimeMs = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
 	if v >= 5 {
-		m.ProducerId = randInt(r, 64)
+		m.ProducerID = randInt(r, 64)
 	}
 	if v >= 5 {
 		m.ProducerEpoch = int16(randInt(r, 16))
@@ -4728,14 +4728,14 @@ func fillFetchRequest(m *codec.FetchRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 12 && r.Intn(3) > 0 {
 		if r.Intn(4) == 0 {
-			m.ClusterId = nil
+			m.ClusterID = nil
 		} else {
 			s := randString(r)
-			m.ClusterId = &s
+			m.ClusterID = &s
 		}
 	}
 	if v <= 14 {
-		m.ReplicaId = int32(randInt(r, 32))
+		m.ReplicaID = int32(randInt(r, 32))
 	}
 	if v >= 15 && r.Intn(3) > 0 {
 		fillFetchRequestReplicaState(&m.ReplicaState, r, v, depth+1)
@@ -4749,7 +4749,7 @@ func fillFetchRequest(m *codec.FetchRequest, r *rand.Rand, v int16, depth int) {
 		m.IsolationLevel = int8(randInt(r, 8))
 	}
 	if v >= 7 {
-		m.SessionId = int32(randInt(r, 32))
+		m.SessionID = int32(randInt(r, 32))
 	}
 	if v >= 7 {
 		m.SessionEpoch = int32(randInt(r, 32))
@@ -4771,7 +4771,7 @@ func fillFetchRequest(m *codec.FetchRequest, r *rand.Rand, v int16, depth int) {
 		}
 	}
 	if v >= 11 {
-		m.RackId = randString(r)
+		m.RackID = randString(r)
 	}
 	if v >= 12 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0, 1})
@@ -4781,7 +4781,7 @@ func fillFetchRequest(m *codec.FetchRequest, r *rand.Rand, v int16, depth int) {
 func fillFetchRequestReplicaState(m *codec.FetchRequestReplicaState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 15 {
-		m.ReplicaId = int32(randInt(r, 32))
+		m.ReplicaID = int32(randInt(r, 32))
 	}
 	if v >= 15 {
 		m.ReplicaEpoch = randInt(r, 64)
@@ -4797,7 +4797,7 @@ func fillFetchRequestFetchTopic(m *codec.FetchRequestFetchTopic, r *rand.Rand, v
 		m.Topic = randString(r)
 	}
 	if v >= 13 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	{
 		s := make([]codec.FetchRequestFetchPartition, arrayLen(r, depth))
@@ -4826,7 +4826,7 @@ func fillFetchRequestFetchPartition(m *codec.FetchRequestFetchPartition, r *rand
 	}
 	m.PartitionMaxBytes = int32(randInt(r, 32))
 	if v >= 17 && r.Intn(3) > 0 {
-		m.ReplicaDirectoryId = randUUID(r)
+		m.ReplicaDirectoryID = randUUID(r)
 	}
 	if v >= 18 && r.Intn(3) > 0 {
 		m.HighWatermark = randInt(r, 64)
@@ -4842,7 +4842,7 @@ func fillFetchRequestForgottenTopic(m *codec.FetchRequestForgottenTopic, r *rand
 		m.Topic = randString(r)
 	}
 	if v >= 13 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	if v >= 7 {
 		{
@@ -4867,7 +4867,7 @@ func fillFetchResponse(m *codec.FetchResponse, r *rand.Rand, v int16, depth int)
 		m.ErrorCode = int16(randInt(r, 16))
 	}
 	if v >= 7 {
-		m.SessionId = int32(randInt(r, 32))
+		m.SessionID = int32(randInt(r, 32))
 	}
 	{
 		s := make([]codec.FetchResponseFetchableTopicResponse, arrayLen(r, depth))
@@ -4896,7 +4896,7 @@ func fillFetchResponseFetchableTopicResponse(m *codec.FetchResponseFetchableTopi
 		m.Topic = randString(r)
 	}
 	if v >= 13 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	{
 		s := make([]codec.FetchResponsePartitionData, arrayLen(r, depth))
@@ -4925,10 +4925,10 @@ func fillFetchResponsePartitionData(m *codec.FetchResponsePartitionData, r *rand
 		fillFetchResponseEpochEndOffset(&m.DivergingEpoch, r, v, depth+1)
 	}
 	if v >= 12 && r.Intn(3) > 0 {
-		fillFetchResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
+		fillFetchResponseLeaderIDAndEpoch(&m.CurrentLeader, r, v, depth+1)
 	}
 	if v >= 12 && r.Intn(3) > 0 {
-		fillFetchResponseSnapshotId(&m.SnapshotId, r, v, depth+1)
+		fillFetchResponseSnapshotID(&m.SnapshotID, r, v, depth+1)
 	}
 	if v >= 4 {
 		if r.Intn(4) == 0 {
@@ -4967,10 +4967,10 @@ func fillFetchResponseEpochEndOffset(m *codec.FetchResponseEpochEndOffset, r *ra
 	}
 }
 
-func fillFetchResponseLeaderIdAndEpoch(m *codec.FetchResponseLeaderIdAndEpoch, r *rand.Rand, v int16, depth int) {
+func fillFetchResponseLeaderIDAndEpoch(m *codec.FetchResponseLeaderIDAndEpoch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 12 {
-		m.LeaderId = int32(randInt(r, 32))
+		m.LeaderID = int32(randInt(r, 32))
 	}
 	if v >= 12 {
 		m.LeaderEpoch = int32(randInt(r, 32))
@@ -4980,7 +4980,7 @@ func fillFetchResponseLeaderIdAndEpoch(m *codec.FetchResponseLeaderIdAndEpoch, r
 	}
 }
 
-func fillFetchResponseSnapshotId(m *codec.FetchResponseSnapshotId, r *rand.Rand, v int16, depth int) {
+func fillFetchResponseSnapshotID(m *codec.FetchResponseSnapshotID, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.EndOffset = randInt(r, 64)
 	m.Epoch = int32(randInt(r, 32))
@@ -4992,7 +4992,7 @@ func fillFetchResponseSnapshotId(m *codec.FetchResponseSnapshotId, r *rand.Rand,
 func fillFetchResponseAbortedTransaction(m *codec.FetchResponseAbortedTransaction, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 4 {
-		m.ProducerId = randInt(r, 64)
+		m.ProducerID = randInt(r, 64)
 	}
 	if v >= 4 {
 		m.FirstOffset = randInt(r, 64)
@@ -5005,7 +5005,7 @@ func fillFetchResponseAbortedTransaction(m *codec.FetchResponseAbortedTransactio
 func fillFetchResponseNodeEndpoint(m *codec.FetchResponseNodeEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 16 {
-		m.NodeId = int32(randInt(r, 32))
+		m.NodeID = int32(randInt(r, 32))
 	}
 	if v >= 16 {
 		m.Host = randString(r)
@@ -5030,13 +5030,13 @@ func fillFetchSnapshotRequest(m *codec.FetchSnapshotRequest, r *rand.Rand, v int
 	m.SetDefaults()
 	if r.Intn(3) > 0 {
 		if r.Intn(4) == 0 {
-			m.ClusterId = nil
+			m.ClusterID = nil
 		} else {
 			s := randString(r)
-			m.ClusterId = &s
+			m.ClusterID = &s
 		}
 	}
-	m.ReplicaId = int32(randInt(r, 32))
+	m.ReplicaID = int32(randInt(r, 32))
 	m.MaxBytes = int32(randInt(r, 32))
 	{
 		s := make([]codec.FetchSnapshotRequestTopicSnapshot, arrayLen(r, depth))
@@ -5069,17 +5069,17 @@ func fillFetchSnapshotRequestPartitionSnapshot(m *codec.FetchSnapshotRequestPart
 	m.SetDefaults()
 	m.Partition = int32(randInt(r, 32))
 	m.CurrentLeaderEpoch = int32(randInt(r, 32))
-	fillFetchSnapshotRequestSnapshotId(&m.SnapshotId, r, v, depth+1)
+	fillFetchSnapshotRequestSnapshotID(&m.SnapshotID, r, v, depth+1)
 	m.Position = randInt(r, 64)
 	if v >= 1 && r.Intn(3) > 0 {
-		m.ReplicaDirectoryId = randUUID(r)
+		m.ReplicaDirectoryID = randUUID(r)
 	}
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
 	}
 }
 
-func fillFetchSnapshotRequestSnapshotId(m *codec.FetchSnapshotRequestSnapshotId, r *rand.Rand, v int16, depth int) {
+func fillFetchSnapshotRequestSnapshotID(m *codec.FetchSnapshotRequestSnapshotID, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.EndOffset = randInt(r, 64)
 	m.Epoch = int32(randInt(r, 32))
@@ -5132,9 +5132,9 @@ func fillFetchSnapshotResponsePartitionSnapshot(m *codec.FetchSnapshotResponsePa
 	m.SetDefaults()
 	m.Index = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
-	fillFetchSnapshotResponseSnapshotId(&m.SnapshotId, r, v, depth+1)
+	fillFetchSnapshotResponseSnapshotID(&m.SnapshotID, r, v, depth+1)
 	if r.Intn(3) > 0 {
-		fillFetchSnapshotResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
+		fillFetchSnapshotResponseLeaderIDAndEpoch(&m.CurrentLeader, r, v, depth+1)
 	}
 	m.Size = randInt(r, 64)
 	m.Position = randInt(r, 64)
@@ -5144,7 +5144,7 @@ func fillFetchSnapshotResponsePartitionSnapshot(m *codec.FetchSnapshotResponsePa
 	}
 }
 
-func fillFetchSnapshotResponseSnapshotId(m *codec.FetchSnapshotResponseSnapshotId, r *rand.Rand, v int16, depth int) {
+func fillFetchSnapshotResponseSnapshotID(m *codec.FetchSnapshotResponseSnapshotID, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.EndOffset = randInt(r, 64)
 	m.Epoch = int32(randInt(r, 32))
@@ -5153,9 +5153,9 @@ func fillFetchSnapshotResponseSnapshotId(m *codec.FetchSnapshotResponseSnapshotI
 	}
 }
 
-func fillFetchSnapshotResponseLeaderIdAndEpoch(m *codec.FetchSnapshotResponseLeaderIdAndEpoch, r *rand.Rand, v int16, depth int) {
+func fillFetchSnapshotResponseLeaderIDAndEpoch(m *codec.FetchSnapshotResponseLeaderIDAndEpoch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -5165,7 +5165,7 @@ func fillFetchSnapshotResponseLeaderIdAndEpoch(m *codec.FetchSnapshotResponseLea
 func fillFetchSnapshotResponseNodeEndpoint(m *codec.FetchSnapshotResponseNodeEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 1 {
-		m.NodeId = int32(randInt(r, 32))
+		m.NodeID = int32(randInt(r, 32))
 	}
 	if v >= 1 {
 		m.Host = randString(r)
@@ -5217,7 +5217,7 @@ func fillFindCoordinatorResponse(m *codec.FindCoordinatorResponse, r *rand.Rand,
 		}
 	}
 	if v <= 3 {
-		m.NodeId = int32(randInt(r, 32))
+		m.NodeID = int32(randInt(r, 32))
 	}
 	if v <= 3 {
 		m.Host = randString(r)
@@ -5245,7 +5245,7 @@ func fillFindCoordinatorResponseCoordinator(m *codec.FindCoordinatorResponseCoor
 		m.Key = randString(r)
 	}
 	if v >= 4 {
-		m.NodeId = int32(randInt(r, 32))
+		m.NodeID = int32(randInt(r, 32))
 	}
 	if v >= 4 {
 		m.Host = randString(r)
@@ -5271,7 +5271,7 @@ func fillFindCoordinatorResponseCoordinator(m *codec.FindCoordinatorResponseCoor
 
 func fillGetTelemetrySubscriptionsRequest(m *codec.GetTelemetrySubscriptionsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ClientInstanceId = randUUID(r)
+	m.ClientInstanceID = randUUID(r)
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
@@ -5281,8 +5281,8 @@ func fillGetTelemetrySubscriptionsResponse(m *codec.GetTelemetrySubscriptionsRes
 	m.SetDefaults()
 	m.ThrottleTimeMs = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
-	m.ClientInstanceId = randUUID(r)
-	m.SubscriptionId = int32(randInt(r, 32))
+	m.ClientInstanceID = randUUID(r)
+	m.SubscriptionID = int32(randInt(r, 32))
 	{
 		s := make([]int8, arrayLen(r, depth))
 		for i := range s {
@@ -5307,15 +5307,15 @@ func fillGetTelemetrySubscriptionsResponse(m *codec.GetTelemetrySubscriptionsRes
 
 func fillHeartbeatRequest(m *codec.HeartbeatRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
-	m.GenerationId = int32(randInt(r, 32))
-	m.MemberId = randString(r)
+	m.GroupID = randString(r)
+	m.GenerationID = int32(randInt(r, 32))
+	m.MemberID = randString(r)
 	if v >= 3 {
 		if r.Intn(4) == 0 {
-			m.GroupInstanceId = nil
+			m.GroupInstanceID = nil
 		} else {
 			s := randString(r)
-			m.GroupInstanceId = &s
+			m.GroupInstanceID = &s
 		}
 	}
 	if v >= 4 && r.Intn(4) == 0 {
@@ -5411,17 +5411,17 @@ func fillIncrementalAlterConfigsResponseAlterConfigsResourceResponse(m *codec.In
 	}
 }
 
-func fillInitProducerIdRequest(m *codec.InitProducerIdRequest, r *rand.Rand, v int16, depth int) {
+func fillInitProducerIDRequest(m *codec.InitProducerIDRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if r.Intn(4) == 0 {
-		m.TransactionalId = nil
+		m.TransactionalID = nil
 	} else {
 		s := randString(r)
-		m.TransactionalId = &s
+		m.TransactionalID = &s
 	}
 	m.TransactionTimeoutMs = int32(randInt(r, 32))
 	if v >= 3 {
-		m.ProducerId = randInt(r, 64)
+		m.ProducerID = randInt(r, 64)
 	}
 	if v >= 3 {
 		m.ProducerEpoch = int16(randInt(r, 16))
@@ -5437,14 +5437,14 @@ func fillInitProducerIdRequest(m *codec.InitProducerIdRequest, r *rand.Rand, v i
 	}
 }
 
-func fillInitProducerIdResponse(m *codec.InitProducerIdResponse, r *rand.Rand, v int16, depth int) {
+func fillInitProducerIDResponse(m *codec.InitProducerIDResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.ThrottleTimeMs = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
-	m.ProducerId = randInt(r, 64)
+	m.ProducerID = randInt(r, 64)
 	m.ProducerEpoch = int16(randInt(r, 16))
 	if v >= 6 {
-		m.OngoingTxnProducerId = randInt(r, 64)
+		m.OngoingTxnProducerID = randInt(r, 64)
 	}
 	if v >= 6 {
 		m.OngoingTxnProducerEpoch = int16(randInt(r, 16))
@@ -5456,7 +5456,7 @@ func fillInitProducerIdResponse(m *codec.InitProducerIdResponse, r *rand.Rand, v
 
 func fillInitializeShareGroupStateRequest(m *codec.InitializeShareGroupStateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	{
 		s := make([]codec.InitializeShareGroupStateRequestInitializeStateData, arrayLen(r, depth))
 		for i := range s {
@@ -5471,7 +5471,7 @@ func fillInitializeShareGroupStateRequest(m *codec.InitializeShareGroupStateRequ
 
 func fillInitializeShareGroupStateRequestInitializeStateData(m *codec.InitializeShareGroupStateRequestInitializeStateData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.InitializeShareGroupStateRequestPartitionData, arrayLen(r, depth))
 		for i := range s {
@@ -5510,7 +5510,7 @@ func fillInitializeShareGroupStateResponse(m *codec.InitializeShareGroupStateRes
 
 func fillInitializeShareGroupStateResponseInitializeStateResult(m *codec.InitializeShareGroupStateResponseInitializeStateResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.InitializeShareGroupStateResponsePartitionResult, arrayLen(r, depth))
 		for i := range s {
@@ -5540,18 +5540,18 @@ func fillInitializeShareGroupStateResponsePartitionResult(m *codec.InitializeSha
 
 func fillJoinGroupRequest(m *codec.JoinGroupRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	m.SessionTimeoutMs = int32(randInt(r, 32))
 	if v >= 1 {
 		m.RebalanceTimeoutMs = int32(randInt(r, 32))
 	}
-	m.MemberId = randString(r)
+	m.MemberID = randString(r)
 	if v >= 5 {
 		if r.Intn(4) == 0 {
-			m.GroupInstanceId = nil
+			m.GroupInstanceID = nil
 		} else {
 			s := randString(r)
-			m.GroupInstanceId = &s
+			m.GroupInstanceID = &s
 		}
 	}
 	m.ProtocolType = randString(r)
@@ -5590,7 +5590,7 @@ func fillJoinGroupResponse(m *codec.JoinGroupResponse, r *rand.Rand, v int16, de
 		m.ThrottleTimeMs = int32(randInt(r, 32))
 	}
 	m.ErrorCode = int16(randInt(r, 16))
-	m.GenerationId = int32(randInt(r, 32))
+	m.GenerationID = int32(randInt(r, 32))
 	if v >= 7 {
 		if r.Intn(4) == 0 {
 			m.ProtocolType = nil
@@ -5609,7 +5609,7 @@ func fillJoinGroupResponse(m *codec.JoinGroupResponse, r *rand.Rand, v int16, de
 	if v >= 9 {
 		m.SkipAssignment = r.Intn(2) == 0
 	}
-	m.MemberId = randString(r)
+	m.MemberID = randString(r)
 	{
 		s := make([]codec.JoinGroupResponseMember, arrayLen(r, depth))
 		for i := range s {
@@ -5624,13 +5624,13 @@ func fillJoinGroupResponse(m *codec.JoinGroupResponse, r *rand.Rand, v int16, de
 
 func fillJoinGroupResponseMember(m *codec.JoinGroupResponseMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.MemberId = randString(r)
+	m.MemberID = randString(r)
 	if v >= 5 {
 		if r.Intn(4) == 0 {
-			m.GroupInstanceId = nil
+			m.GroupInstanceID = nil
 		} else {
 			s := randString(r)
-			m.GroupInstanceId = &s
+			m.GroupInstanceID = &s
 		}
 	}
 	m.Metadata = randBytes(r)
@@ -5650,7 +5650,7 @@ func fillKRaftVersionRecord(m *codec.KRaftVersionRecord, r *rand.Rand, v int16, 
 
 func fillLeaderAndIsrRequest(m *codec.LeaderAndIsrRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ControllerId = int32(randInt(r, 32))
+	m.ControllerID = int32(randInt(r, 32))
 	if v >= 7 {
 		m.IsKRaftController = r.Intn(2) == 0
 	}
@@ -5750,7 +5750,7 @@ func fillLeaderAndIsrRequestLeaderAndIsrTopicState(m *codec.LeaderAndIsrRequestL
 		m.TopicName = randString(r)
 	}
 	if v >= 5 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	if v >= 2 {
 		{
@@ -5768,7 +5768,7 @@ func fillLeaderAndIsrRequestLeaderAndIsrTopicState(m *codec.LeaderAndIsrRequestL
 
 func fillLeaderAndIsrRequestLeaderAndIsrLiveLeader(m *codec.LeaderAndIsrRequestLeaderAndIsrLiveLeader, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerID = int32(randInt(r, 32))
 	m.HostName = randString(r)
 	m.Port = int32(randInt(r, 32))
 	if v >= 4 && r.Intn(4) == 0 {
@@ -5817,7 +5817,7 @@ func fillLeaderAndIsrResponseLeaderAndIsrPartitionError(m *codec.LeaderAndIsrRes
 func fillLeaderAndIsrResponseLeaderAndIsrTopicError(m *codec.LeaderAndIsrResponseLeaderAndIsrTopicError, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 5 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	if v >= 5 {
 		{
@@ -5836,7 +5836,7 @@ func fillLeaderAndIsrResponseLeaderAndIsrTopicError(m *codec.LeaderAndIsrRespons
 func fillLeaderChangeMessage(m *codec.LeaderChangeMessage, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	m.Version = int16(randInt(r, 16))
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	{
 		s := make([]codec.LeaderChangeMessageVoter, arrayLen(r, depth))
 		for i := range s {
@@ -5858,9 +5858,9 @@ func fillLeaderChangeMessage(m *codec.LeaderChangeMessage, r *rand.Rand, v int16
 
 func fillLeaderChangeMessageVoter(m *codec.LeaderChangeMessageVoter, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.VoterId = int32(randInt(r, 32))
+	m.VoterID = int32(randInt(r, 32))
 	if v >= 1 {
-		m.VoterDirectoryId = randUUID(r)
+		m.VoterDirectoryID = randUUID(r)
 	}
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -5869,9 +5869,9 @@ func fillLeaderChangeMessageVoter(m *codec.LeaderChangeMessageVoter, r *rand.Ran
 
 func fillLeaveGroupRequest(m *codec.LeaveGroupRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	if v <= 2 {
-		m.MemberId = randString(r)
+		m.MemberID = randString(r)
 	}
 	if v >= 3 {
 		{
@@ -5890,14 +5890,14 @@ func fillLeaveGroupRequest(m *codec.LeaveGroupRequest, r *rand.Rand, v int16, de
 func fillLeaveGroupRequestMemberIdentity(m *codec.LeaveGroupRequestMemberIdentity, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 3 {
-		m.MemberId = randString(r)
+		m.MemberID = randString(r)
 	}
 	if v >= 3 {
 		if r.Intn(4) == 0 {
-			m.GroupInstanceId = nil
+			m.GroupInstanceID = nil
 		} else {
 			s := randString(r)
-			m.GroupInstanceId = &s
+			m.GroupInstanceID = &s
 		}
 	}
 	if v >= 5 {
@@ -5936,14 +5936,14 @@ func fillLeaveGroupResponse(m *codec.LeaveGroupResponse, r *rand.Rand, v int16, 
 func fillLeaveGroupResponseMemberResponse(m *codec.LeaveGroupResponseMemberResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 3 {
-		m.MemberId = randString(r)
+		m.MemberID = randString(r)
 	}
 	if v >= 3 {
 		if r.Intn(4) == 0 {
-			m.GroupInstanceId = nil
+			m.GroupInstanceID = nil
 		} else {
 			s := randString(r)
-			m.GroupInstanceId = &s
+			m.GroupInstanceID = &s
 		}
 	}
 	if v >= 3 {
@@ -6073,7 +6073,7 @@ func fillListGroupsResponse(m *codec.ListGroupsResponse, r *rand.Rand, v int16, 
 
 func fillListGroupsResponseListedGroup(m *codec.ListGroupsResponseListedGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	m.ProtocolType = randString(r)
 	if v >= 4 {
 		m.GroupState = randString(r)
@@ -6088,7 +6088,7 @@ func fillListGroupsResponseListedGroup(m *codec.ListGroupsResponseListedGroup, r
 
 func fillListOffsetsRequest(m *codec.ListOffsetsRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ReplicaId = int32(randInt(r, 32))
+	m.ReplicaID = int32(randInt(r, 32))
 	if v >= 2 {
 		m.IsolationLevel = int8(randInt(r, 8))
 	}
@@ -6308,17 +6308,17 @@ func fillListTransactionsRequest(m *codec.ListTransactionsRequest, r *rand.Rand,
 		for i := range s {
 			s[i] = randInt(r, 64)
 		}
-		m.ProducerIdFilters = s
+		m.ProducerIDFilters = s
 	}
 	if v >= 1 {
 		m.DurationFilter = randInt(r, 64)
 	}
 	if v >= 2 {
 		if r.Intn(4) == 0 {
-			m.TransactionalIdPattern = nil
+			m.TransactionalIDPattern = nil
 		} else {
 			s := randString(r)
-			m.TransactionalIdPattern = &s
+			m.TransactionalIDPattern = &s
 		}
 	}
 	if r.Intn(4) == 0 {
@@ -6351,8 +6351,8 @@ func fillListTransactionsResponse(m *codec.ListTransactionsResponse, r *rand.Ran
 
 func fillListTransactionsResponseTransactionState(m *codec.ListTransactionsResponseTransactionState, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TransactionalId = randString(r)
-	m.ProducerId = randInt(r, 64)
+	m.TransactionalID = randString(r)
+	m.ProducerID = randInt(r, 64)
 	m.TransactionState = randString(r)
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -6387,7 +6387,7 @@ func fillMetadataRequest(m *codec.MetadataRequest, r *rand.Rand, v int16, depth 
 func fillMetadataRequestTopic(m *codec.MetadataRequestTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 10 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	if v >= 10 && r.Intn(4) == 0 {
 		m.Name = nil
@@ -6414,14 +6414,14 @@ func fillMetadataResponse(m *codec.MetadataResponse, r *rand.Rand, v int16, dept
 	}
 	if v >= 2 {
 		if r.Intn(4) == 0 {
-			m.ClusterId = nil
+			m.ClusterID = nil
 		} else {
 			s := randString(r)
-			m.ClusterId = &s
+			m.ClusterID = &s
 		}
 	}
 	if v >= 1 {
-		m.ControllerId = int32(randInt(r, 32))
+		m.ControllerID = int32(randInt(r, 32))
 	}
 	{
 		s := make([]codec.MetadataResponseTopic, arrayLen(r, depth))
@@ -6443,7 +6443,7 @@ func fillMetadataResponse(m *codec.MetadataResponse, r *rand.Rand, v int16, dept
 
 func fillMetadataResponseBroker(m *codec.MetadataResponseBroker, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.NodeId = int32(randInt(r, 32))
+	m.NodeID = int32(randInt(r, 32))
 	m.Host = randString(r)
 	m.Port = int32(randInt(r, 32))
 	if v >= 1 {
@@ -6469,7 +6469,7 @@ func fillMetadataResponseTopic(m *codec.MetadataResponseTopic, r *rand.Rand, v i
 		m.Name = &s
 	}
 	if v >= 10 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	if v >= 1 {
 		m.IsInternal = r.Intn(2) == 0
@@ -6493,7 +6493,7 @@ func fillMetadataResponsePartition(m *codec.MetadataResponsePartition, r *rand.R
 	m.SetDefaults()
 	m.ErrorCode = int16(randInt(r, 16))
 	m.PartitionIndex = int32(randInt(r, 32))
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	if v >= 7 {
 		m.LeaderEpoch = int32(randInt(r, 32))
 	}
@@ -6527,19 +6527,19 @@ func fillMetadataResponsePartition(m *codec.MetadataResponsePartition, r *rand.R
 
 func fillOffsetCommitRequest(m *codec.OffsetCommitRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	if v >= 1 {
-		m.GenerationIdOrMemberEpoch = int32(randInt(r, 32))
+		m.GenerationIDOrMemberEpoch = int32(randInt(r, 32))
 	}
 	if v >= 1 {
-		m.MemberId = randString(r)
+		m.MemberID = randString(r)
 	}
 	if v >= 7 {
 		if r.Intn(4) == 0 {
-			m.GroupInstanceId = nil
+			m.GroupInstanceID = nil
 		} else {
 			s := randString(r)
-			m.GroupInstanceId = &s
+			m.GroupInstanceID = &s
 		}
 	}
 	if v >= 2 && v <= 4 {
@@ -6563,7 +6563,7 @@ func fillOffsetCommitRequestTopic(m *codec.OffsetCommitRequestTopic, r *rand.Ran
 		m.Name = randString(r)
 	}
 	if v >= 10 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	{
 		s := make([]codec.OffsetCommitRequestPartition, arrayLen(r, depth))
@@ -6621,7 +6621,7 @@ func fillOffsetCommitResponseTopic(m *codec.OffsetCommitResponseTopic, r *rand.R
 		m.Name = randString(r)
 	}
 	if v >= 10 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	{
 		s := make([]codec.OffsetCommitResponsePartition, arrayLen(r, depth))
@@ -6646,7 +6646,7 @@ func fillOffsetCommitResponsePartition(m *codec.OffsetCommitResponsePartition, r
 
 func fillOffsetDeleteRequest(m *codec.OffsetDeleteRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	{
 		s := make([]codec.OffsetDeleteRequestTopic, arrayLen(r, depth))
 		for i := range s {
@@ -6707,7 +6707,7 @@ func fillOffsetDeleteResponsePartition(m *codec.OffsetDeleteResponsePartition, r
 func fillOffsetFetchRequest(m *codec.OffsetFetchRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v <= 7 {
-		m.GroupId = randString(r)
+		m.GroupID = randString(r)
 	}
 	if v <= 7 {
 		if v >= 2 && r.Intn(4) == 0 {
@@ -6759,14 +6759,14 @@ func fillOffsetFetchRequestTopic(m *codec.OffsetFetchRequestTopic, r *rand.Rand,
 func fillOffsetFetchRequestGroup(m *codec.OffsetFetchRequestGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 8 {
-		m.GroupId = randString(r)
+		m.GroupID = randString(r)
 	}
 	if v >= 9 {
 		if r.Intn(4) == 0 {
-			m.MemberId = nil
+			m.MemberID = nil
 		} else {
 			s := randString(r)
-			m.MemberId = &s
+			m.MemberID = &s
 		}
 	}
 	if v >= 9 {
@@ -6794,7 +6794,7 @@ func fillOffsetFetchRequestTopics(m *codec.OffsetFetchRequestTopics, r *rand.Ran
 		m.Name = randString(r)
 	}
 	if v >= 10 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	if v >= 8 {
 		{
@@ -6890,7 +6890,7 @@ func fillOffsetFetchResponsePartition(m *codec.OffsetFetchResponsePartition, r *
 func fillOffsetFetchResponseGroup(m *codec.OffsetFetchResponseGroup, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 8 {
-		m.GroupId = randString(r)
+		m.GroupID = randString(r)
 	}
 	if v >= 8 {
 		{
@@ -6915,7 +6915,7 @@ func fillOffsetFetchResponseTopics(m *codec.OffsetFetchResponseTopics, r *rand.R
 		m.Name = randString(r)
 	}
 	if v >= 10 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	if v >= 8 {
 		{
@@ -6961,7 +6961,7 @@ func fillOffsetFetchResponsePartitions(m *codec.OffsetFetchResponsePartitions, r
 func fillOffsetForLeaderEpochRequest(m *codec.OffsetForLeaderEpochRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 3 {
-		m.ReplicaId = int32(randInt(r, 32))
+		m.ReplicaID = int32(randInt(r, 32))
 	}
 	{
 		s := make([]codec.OffsetForLeaderEpochRequestOffsetForLeaderTopic, arrayLen(r, depth))
@@ -7051,10 +7051,10 @@ func fillProduceRequest(m *codec.ProduceRequest, r *rand.Rand, v int16, depth in
 	m.SetDefaults()
 	if v >= 3 {
 		if r.Intn(4) == 0 {
-			m.TransactionalId = nil
+			m.TransactionalID = nil
 		} else {
 			s := randString(r)
-			m.TransactionalId = &s
+			m.TransactionalID = &s
 		}
 	}
 	m.Acks = int16(randInt(r, 16))
@@ -7077,7 +7077,7 @@ func fillProduceRequestTopicProduceData(m *codec.ProduceRequestTopicProduceData,
 		m.Name = randString(r)
 	}
 	if v >= 13 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	{
 		s := make([]codec.ProduceRequestPartitionProduceData, arrayLen(r, depth))
@@ -7136,7 +7136,7 @@ func fillProduceResponseTopicProduceResponse(m *codec.ProduceResponseTopicProduc
 		m.Name = randString(r)
 	}
 	if v >= 13 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	{
 		s := make([]codec.ProduceResponsePartitionProduceResponse, arrayLen(r, depth))
@@ -7179,7 +7179,7 @@ func fillProduceResponsePartitionProduceResponse(m *codec.ProduceResponsePartiti
 		}
 	}
 	if v >= 10 && r.Intn(3) > 0 {
-		fillProduceResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
+		fillProduceResponseLeaderIDAndEpoch(&m.CurrentLeader, r, v, depth+1)
 	}
 	if v >= 9 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{0})
@@ -7204,10 +7204,10 @@ func fillProduceResponseBatchIndexAndErrorMessage(m *codec.ProduceResponseBatchI
 	}
 }
 
-func fillProduceResponseLeaderIdAndEpoch(m *codec.ProduceResponseLeaderIdAndEpoch, r *rand.Rand, v int16, depth int) {
+func fillProduceResponseLeaderIDAndEpoch(m *codec.ProduceResponseLeaderIDAndEpoch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 10 {
-		m.LeaderId = int32(randInt(r, 32))
+		m.LeaderID = int32(randInt(r, 32))
 	}
 	if v >= 10 {
 		m.LeaderEpoch = int32(randInt(r, 32))
@@ -7220,7 +7220,7 @@ func fillProduceResponseLeaderIdAndEpoch(m *codec.ProduceResponseLeaderIdAndEpoc
 func fillProduceResponseNodeEndpoint(m *codec.ProduceResponseNodeEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 10 {
-		m.NodeId = int32(randInt(r, 32))
+		m.NodeID = int32(randInt(r, 32))
 	}
 	if v >= 10 {
 		m.Host = randString(r)
@@ -7243,8 +7243,8 @@ func fillProduceResponseNodeEndpoint(m *codec.ProduceResponseNodeEndpoint, r *ra
 
 func fillPushTelemetryRequest(m *codec.PushTelemetryRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ClientInstanceId = randUUID(r)
-	m.SubscriptionId = int32(randInt(r, 32))
+	m.ClientInstanceID = randUUID(r)
+	m.SubscriptionID = int32(randInt(r, 32))
 	m.Terminating = r.Intn(2) == 0
 	m.CompressionType = int8(randInt(r, 8))
 	m.Metrics = randBytes(r)
@@ -7264,7 +7264,7 @@ func fillPushTelemetryResponse(m *codec.PushTelemetryResponse, r *rand.Rand, v i
 
 func fillReadShareGroupStateRequest(m *codec.ReadShareGroupStateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	{
 		s := make([]codec.ReadShareGroupStateRequestReadStateData, arrayLen(r, depth))
 		for i := range s {
@@ -7279,7 +7279,7 @@ func fillReadShareGroupStateRequest(m *codec.ReadShareGroupStateRequest, r *rand
 
 func fillReadShareGroupStateRequestReadStateData(m *codec.ReadShareGroupStateRequestReadStateData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.ReadShareGroupStateRequestPartitionData, arrayLen(r, depth))
 		for i := range s {
@@ -7317,7 +7317,7 @@ func fillReadShareGroupStateResponse(m *codec.ReadShareGroupStateResponse, r *ra
 
 func fillReadShareGroupStateResponseReadStateResult(m *codec.ReadShareGroupStateResponseReadStateResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.ReadShareGroupStateResponsePartitionResult, arrayLen(r, depth))
 		for i := range s {
@@ -7367,7 +7367,7 @@ func fillReadShareGroupStateResponseStateBatch(m *codec.ReadShareGroupStateRespo
 
 func fillReadShareGroupStateSummaryRequest(m *codec.ReadShareGroupStateSummaryRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	{
 		s := make([]codec.ReadShareGroupStateSummaryRequestReadStateSummaryData, arrayLen(r, depth))
 		for i := range s {
@@ -7382,7 +7382,7 @@ func fillReadShareGroupStateSummaryRequest(m *codec.ReadShareGroupStateSummaryRe
 
 func fillReadShareGroupStateSummaryRequestReadStateSummaryData(m *codec.ReadShareGroupStateSummaryRequestReadStateSummaryData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.ReadShareGroupStateSummaryRequestPartitionData, arrayLen(r, depth))
 		for i := range s {
@@ -7420,7 +7420,7 @@ func fillReadShareGroupStateSummaryResponse(m *codec.ReadShareGroupStateSummaryR
 
 func fillReadShareGroupStateSummaryResponseReadStateSummaryResult(m *codec.ReadShareGroupStateSummaryResponseReadStateSummaryResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.ReadShareGroupStateSummaryResponsePartitionResult, arrayLen(r, depth))
 		for i := range s {
@@ -7457,13 +7457,13 @@ func fillReadShareGroupStateSummaryResponsePartitionResult(m *codec.ReadShareGro
 func fillRemoveRaftVoterRequest(m *codec.RemoveRaftVoterRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if r.Intn(4) == 0 {
-		m.ClusterId = nil
+		m.ClusterID = nil
 	} else {
 		s := randString(r)
-		m.ClusterId = &s
+		m.ClusterID = &s
 	}
-	m.VoterId = int32(randInt(r, 32))
-	m.VoterDirectoryId = randUUID(r)
+	m.VoterID = int32(randInt(r, 32))
+	m.VoterDirectoryID = randUUID(r)
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
@@ -7505,15 +7505,15 @@ func fillRenewDelegationTokenResponse(m *codec.RenewDelegationTokenResponse, r *
 
 func fillRequestHeader(m *codec.RequestHeader, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.RequestApiKey = int16(randInt(r, 16))
-	m.RequestApiVersion = int16(randInt(r, 16))
-	m.CorrelationId = int32(randInt(r, 32))
+	m.RequestAPIKey = int16(randInt(r, 16))
+	m.RequestAPIVersion = int16(randInt(r, 16))
+	m.CorrelationID = int32(randInt(r, 32))
 	if v >= 1 {
 		if r.Intn(4) == 0 {
-			m.ClientId = nil
+			m.ClientID = nil
 		} else {
 			s := randString(r)
-			m.ClientId = &s
+			m.ClientID = &s
 		}
 	}
 	if v >= 2 && r.Intn(4) == 0 {
@@ -7523,7 +7523,7 @@ func fillRequestHeader(m *codec.RequestHeader, r *rand.Rand, v int16, depth int)
 
 func fillResponseHeader(m *codec.ResponseHeader, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.CorrelationId = int32(randInt(r, 32))
+	m.CorrelationID = int32(randInt(r, 32))
 	if v >= 1 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
@@ -7575,16 +7575,16 @@ func fillSaslHandshakeResponse(m *codec.SaslHandshakeResponse, r *rand.Rand, v i
 func fillShareAcknowledgeRequest(m *codec.ShareAcknowledgeRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if r.Intn(4) == 0 {
-		m.GroupId = nil
+		m.GroupID = nil
 	} else {
 		s := randString(r)
-		m.GroupId = &s
+		m.GroupID = &s
 	}
 	if r.Intn(4) == 0 {
-		m.MemberId = nil
+		m.MemberID = nil
 	} else {
 		s := randString(r)
-		m.MemberId = &s
+		m.MemberID = &s
 	}
 	m.ShareSessionEpoch = int32(randInt(r, 32))
 	if v >= 2 {
@@ -7604,7 +7604,7 @@ func fillShareAcknowledgeRequest(m *codec.ShareAcknowledgeRequest, r *rand.Rand,
 
 func fillShareAcknowledgeRequestAcknowledgeTopic(m *codec.ShareAcknowledgeRequestAcknowledgeTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.ShareAcknowledgeRequestAcknowledgePartition, arrayLen(r, depth))
 		for i := range s {
@@ -7682,7 +7682,7 @@ func fillShareAcknowledgeResponse(m *codec.ShareAcknowledgeResponse, r *rand.Ran
 
 func fillShareAcknowledgeResponseShareAcknowledgeTopicResponse(m *codec.ShareAcknowledgeResponseShareAcknowledgeTopicResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.ShareAcknowledgeResponsePartitionData, arrayLen(r, depth))
 		for i := range s {
@@ -7705,15 +7705,15 @@ func fillShareAcknowledgeResponsePartitionData(m *codec.ShareAcknowledgeResponse
 		s := randString(r)
 		m.ErrorMessage = &s
 	}
-	fillShareAcknowledgeResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
+	fillShareAcknowledgeResponseLeaderIDAndEpoch(&m.CurrentLeader, r, v, depth+1)
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
 }
 
-func fillShareAcknowledgeResponseLeaderIdAndEpoch(m *codec.ShareAcknowledgeResponseLeaderIdAndEpoch, r *rand.Rand, v int16, depth int) {
+func fillShareAcknowledgeResponseLeaderIDAndEpoch(m *codec.ShareAcknowledgeResponseLeaderIDAndEpoch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -7722,7 +7722,7 @@ func fillShareAcknowledgeResponseLeaderIdAndEpoch(m *codec.ShareAcknowledgeRespo
 
 func fillShareAcknowledgeResponseNodeEndpoint(m *codec.ShareAcknowledgeResponseNodeEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.NodeId = int32(randInt(r, 32))
+	m.NodeID = int32(randInt(r, 32))
 	m.Host = randString(r)
 	m.Port = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
@@ -7739,16 +7739,16 @@ func fillShareAcknowledgeResponseNodeEndpoint(m *codec.ShareAcknowledgeResponseN
 func fillShareFetchRequest(m *codec.ShareFetchRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if r.Intn(4) == 0 {
-		m.GroupId = nil
+		m.GroupID = nil
 	} else {
 		s := randString(r)
-		m.GroupId = &s
+		m.GroupID = &s
 	}
 	if r.Intn(4) == 0 {
-		m.MemberId = nil
+		m.MemberID = nil
 	} else {
 		s := randString(r)
-		m.MemberId = &s
+		m.MemberID = &s
 	}
 	m.ShareSessionEpoch = int32(randInt(r, 32))
 	m.MaxWaitMs = int32(randInt(r, 32))
@@ -7787,7 +7787,7 @@ func fillShareFetchRequest(m *codec.ShareFetchRequest, r *rand.Rand, v int16, de
 
 func fillShareFetchRequestFetchTopic(m *codec.ShareFetchRequestFetchTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.ShareFetchRequestFetchPartition, arrayLen(r, depth))
 		for i := range s {
@@ -7836,7 +7836,7 @@ func fillShareFetchRequestAcknowledgementBatch(m *codec.ShareFetchRequestAcknowl
 
 func fillShareFetchRequestForgottenTopic(m *codec.ShareFetchRequestForgottenTopic, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]int32, arrayLen(r, depth))
 		for i := range s {
@@ -7883,7 +7883,7 @@ func fillShareFetchResponse(m *codec.ShareFetchResponse, r *rand.Rand, v int16, 
 
 func fillShareFetchResponseShareFetchableTopicResponse(m *codec.ShareFetchResponseShareFetchableTopicResponse, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.ShareFetchResponsePartitionData, arrayLen(r, depth))
 		for i := range s {
@@ -7913,7 +7913,7 @@ func fillShareFetchResponsePartitionData(m *codec.ShareFetchResponsePartitionDat
 		s := randString(r)
 		m.AcknowledgeErrorMessage = &s
 	}
-	fillShareFetchResponseLeaderIdAndEpoch(&m.CurrentLeader, r, v, depth+1)
+	fillShareFetchResponseLeaderIDAndEpoch(&m.CurrentLeader, r, v, depth+1)
 	if v <= 0 && r.Intn(4) == 0 {
 		m.Records = nil
 	} else {
@@ -7931,9 +7931,9 @@ func fillShareFetchResponsePartitionData(m *codec.ShareFetchResponsePartitionDat
 	}
 }
 
-func fillShareFetchResponseLeaderIdAndEpoch(m *codec.ShareFetchResponseLeaderIdAndEpoch, r *rand.Rand, v int16, depth int) {
+func fillShareFetchResponseLeaderIDAndEpoch(m *codec.ShareFetchResponseLeaderIDAndEpoch, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -7952,7 +7952,7 @@ func fillShareFetchResponseAcquiredRecords(m *codec.ShareFetchResponseAcquiredRe
 
 func fillShareFetchResponseNodeEndpoint(m *codec.ShareFetchResponseNodeEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.NodeId = int32(randInt(r, 32))
+	m.NodeID = int32(randInt(r, 32))
 	m.Host = randString(r)
 	m.Port = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
@@ -7973,7 +7973,7 @@ func fillShareGroupDescribeRequest(m *codec.ShareGroupDescribeRequest, r *rand.R
 		for i := range s {
 			s[i] = randString(r)
 		}
-		m.GroupIds = s
+		m.GroupIDs = s
 	}
 	m.IncludeAuthorizedOperations = r.Intn(2) == 0
 	if r.Intn(4) == 0 {
@@ -8005,7 +8005,7 @@ func fillShareGroupDescribeResponseDescribedGroup(m *codec.ShareGroupDescribeRes
 		s := randString(r)
 		m.ErrorMessage = &s
 	}
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	m.GroupState = randString(r)
 	m.GroupEpoch = int32(randInt(r, 32))
 	m.AssignmentEpoch = int32(randInt(r, 32))
@@ -8025,15 +8025,15 @@ func fillShareGroupDescribeResponseDescribedGroup(m *codec.ShareGroupDescribeRes
 
 func fillShareGroupDescribeResponseMember(m *codec.ShareGroupDescribeResponseMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.MemberId = randString(r)
+	m.MemberID = randString(r)
 	if r.Intn(4) == 0 {
-		m.RackId = nil
+		m.RackID = nil
 	} else {
 		s := randString(r)
-		m.RackId = &s
+		m.RackID = &s
 	}
 	m.MemberEpoch = int32(randInt(r, 32))
-	m.ClientId = randString(r)
+	m.ClientID = randString(r)
 	m.ClientHost = randString(r)
 	{
 		s := make([]string, arrayLen(r, depth))
@@ -8064,7 +8064,7 @@ func fillShareGroupDescribeResponseAssignment(m *codec.ShareGroupDescribeRespons
 
 func fillShareGroupDescribeResponseTopicPartitions(m *codec.ShareGroupDescribeResponseTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	m.TopicName = randString(r)
 	{
 		s := make([]int32, arrayLen(r, depth))
@@ -8080,14 +8080,14 @@ func fillShareGroupDescribeResponseTopicPartitions(m *codec.ShareGroupDescribeRe
 
 func fillShareGroupHeartbeatRequest(m *codec.ShareGroupHeartbeatRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
-	m.MemberId = randString(r)
+	m.GroupID = randString(r)
+	m.MemberID = randString(r)
 	m.MemberEpoch = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
-		m.RackId = nil
+		m.RackID = nil
 	} else {
 		s := randString(r)
-		m.RackId = &s
+		m.RackID = &s
 	}
 	if r.Intn(4) == 0 {
 		m.SubscribedTopicNames = nil
@@ -8114,10 +8114,10 @@ func fillShareGroupHeartbeatResponse(m *codec.ShareGroupHeartbeatResponse, r *ra
 		m.ErrorMessage = &s
 	}
 	if r.Intn(4) == 0 {
-		m.MemberId = nil
+		m.MemberID = nil
 	} else {
 		s := randString(r)
-		m.MemberId = &s
+		m.MemberID = &s
 	}
 	m.MemberEpoch = int32(randInt(r, 32))
 	m.HeartbeatIntervalMs = int32(randInt(r, 32))
@@ -8148,7 +8148,7 @@ func fillShareGroupHeartbeatResponseAssignment(m *codec.ShareGroupHeartbeatRespo
 
 func fillShareGroupHeartbeatResponseTopicPartitions(m *codec.ShareGroupHeartbeatResponseTopicPartitions, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]int32, arrayLen(r, depth))
 		for i := range s {
@@ -8180,7 +8180,7 @@ func fillSnapshotHeaderRecord(m *codec.SnapshotHeaderRecord, r *rand.Rand, v int
 
 func fillStopReplicaRequest(m *codec.StopReplicaRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ControllerId = int32(randInt(r, 32))
+	m.ControllerID = int32(randInt(r, 32))
 	if v >= 4 {
 		m.IsKRaftController = r.Intn(2) == 0
 	}
@@ -8322,7 +8322,7 @@ func fillStreamsGroupDescribeRequest(m *codec.StreamsGroupDescribeRequest, r *ra
 		for i := range s {
 			s[i] = randString(r)
 		}
-		m.GroupIds = s
+		m.GroupIDs = s
 	}
 	m.IncludeAuthorizedOperations = r.Intn(2) == 0
 	if v >= 1 {
@@ -8357,7 +8357,7 @@ func fillStreamsGroupDescribeResponseDescribedGroup(m *codec.StreamsGroupDescrib
 		s := randString(r)
 		m.ErrorMessage = &s
 	}
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	m.GroupState = randString(r)
 	m.GroupEpoch = int32(randInt(r, 32))
 	m.AssignmentEpoch = int32(randInt(r, 32))
@@ -8418,7 +8418,7 @@ func fillStreamsGroupDescribeResponseTopology(m *codec.StreamsGroupDescribeRespo
 
 func fillStreamsGroupDescribeResponseSubtopology(m *codec.StreamsGroupDescribeResponseSubtopology, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.SubtopologyId = randString(r)
+	m.SubtopologyID = randString(r)
 	{
 		s := make([]string, arrayLen(r, depth))
 		for i := range s {
@@ -8480,24 +8480,24 @@ func fillStreamsGroupDescribeResponseKeyValue(m *codec.StreamsGroupDescribeRespo
 
 func fillStreamsGroupDescribeResponseMember(m *codec.StreamsGroupDescribeResponseMember, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.MemberId = randString(r)
+	m.MemberID = randString(r)
 	m.MemberEpoch = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
-		m.InstanceId = nil
+		m.InstanceID = nil
 	} else {
 		s := randString(r)
-		m.InstanceId = &s
+		m.InstanceID = &s
 	}
 	if r.Intn(4) == 0 {
-		m.RackId = nil
+		m.RackID = nil
 	} else {
 		s := randString(r)
-		m.RackId = &s
+		m.RackID = &s
 	}
-	m.ClientId = randString(r)
+	m.ClientID = randString(r)
 	m.ClientHost = randString(r)
 	m.TopologyEpoch = int32(randInt(r, 32))
-	m.ProcessId = randString(r)
+	m.ProcessID = randString(r)
 	if r.Intn(4) == 0 {
 		m.UserEndpoint = nil
 	} else {
@@ -8544,7 +8544,7 @@ func fillStreamsGroupDescribeResponseEndpoint(m *codec.StreamsGroupDescribeRespo
 
 func fillStreamsGroupDescribeResponseTaskOffset(m *codec.StreamsGroupDescribeResponseTaskOffset, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.SubtopologyId = randString(r)
+	m.SubtopologyID = randString(r)
 	m.Partition = int32(randInt(r, 32))
 	m.Offset = randInt(r, 64)
 	if r.Intn(4) == 0 {
@@ -8555,23 +8555,23 @@ func fillStreamsGroupDescribeResponseTaskOffset(m *codec.StreamsGroupDescribeRes
 func fillStreamsGroupDescribeResponseAssignment(m *codec.StreamsGroupDescribeResponseAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	{
-		s := make([]codec.StreamsGroupDescribeResponseTaskIds, arrayLen(r, depth))
+		s := make([]codec.StreamsGroupDescribeResponseTaskIDs, arrayLen(r, depth))
 		for i := range s {
-			fillStreamsGroupDescribeResponseTaskIds(&s[i], r, v, depth+1)
+			fillStreamsGroupDescribeResponseTaskIDs(&s[i], r, v, depth+1)
 		}
 		m.ActiveTasks = s
 	}
 	{
-		s := make([]codec.StreamsGroupDescribeResponseTaskIds, arrayLen(r, depth))
+		s := make([]codec.StreamsGroupDescribeResponseTaskIDs, arrayLen(r, depth))
 		for i := range s {
-			fillStreamsGroupDescribeResponseTaskIds(&s[i], r, v, depth+1)
+			fillStreamsGroupDescribeResponseTaskIDs(&s[i], r, v, depth+1)
 		}
 		m.StandbyTasks = s
 	}
 	{
-		s := make([]codec.StreamsGroupDescribeResponseTaskIds, arrayLen(r, depth))
+		s := make([]codec.StreamsGroupDescribeResponseTaskIDs, arrayLen(r, depth))
 		for i := range s {
-			fillStreamsGroupDescribeResponseTaskIds(&s[i], r, v, depth+1)
+			fillStreamsGroupDescribeResponseTaskIDs(&s[i], r, v, depth+1)
 		}
 		m.WarmupTasks = s
 	}
@@ -8580,9 +8580,9 @@ func fillStreamsGroupDescribeResponseAssignment(m *codec.StreamsGroupDescribeRes
 	}
 }
 
-func fillStreamsGroupDescribeResponseTaskIds(m *codec.StreamsGroupDescribeResponseTaskIds, r *rand.Rand, v int16, depth int) {
+func fillStreamsGroupDescribeResponseTaskIDs(m *codec.StreamsGroupDescribeResponseTaskIDs, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.SubtopologyId = randString(r)
+	m.SubtopologyID = randString(r)
 	{
 		s := make([]int32, arrayLen(r, depth))
 		for i := range s {
@@ -8623,7 +8623,7 @@ func fillStreamsGroupDescribeResponseTopologyDescription(m *codec.StreamsGroupDe
 func fillStreamsGroupDescribeResponseTopologyDescriptionSubtopology(m *codec.StreamsGroupDescribeResponseTopologyDescriptionSubtopology, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 1 {
-		m.SubtopologyId = randString(r)
+		m.SubtopologyID = randString(r)
 	}
 	if v >= 1 {
 		{
@@ -8702,21 +8702,21 @@ func fillStreamsGroupDescribeResponseTopologyDescriptionGlobalStore(m *codec.Str
 
 func fillStreamsGroupHeartbeatRequest(m *codec.StreamsGroupHeartbeatRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
-	m.MemberId = randString(r)
+	m.GroupID = randString(r)
+	m.MemberID = randString(r)
 	m.MemberEpoch = int32(randInt(r, 32))
 	m.EndpointInformationEpoch = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
-		m.InstanceId = nil
+		m.InstanceID = nil
 	} else {
 		s := randString(r)
-		m.InstanceId = &s
+		m.InstanceID = &s
 	}
 	if r.Intn(4) == 0 {
-		m.RackId = nil
+		m.RackID = nil
 	} else {
 		s := randString(r)
-		m.RackId = &s
+		m.RackID = &s
 	}
 	m.RebalanceTimeoutMs = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
@@ -8728,35 +8728,35 @@ func fillStreamsGroupHeartbeatRequest(m *codec.StreamsGroupHeartbeatRequest, r *
 	if r.Intn(4) == 0 {
 		m.ActiveTasks = nil
 	} else {
-		s := make([]codec.StreamsGroupHeartbeatRequestTaskIds, arrayLen(r, depth))
+		s := make([]codec.StreamsGroupHeartbeatRequestTaskIDs, arrayLen(r, depth))
 		for i := range s {
-			fillStreamsGroupHeartbeatRequestTaskIds(&s[i], r, v, depth+1)
+			fillStreamsGroupHeartbeatRequestTaskIDs(&s[i], r, v, depth+1)
 		}
 		m.ActiveTasks = s
 	}
 	if r.Intn(4) == 0 {
 		m.StandbyTasks = nil
 	} else {
-		s := make([]codec.StreamsGroupHeartbeatRequestTaskIds, arrayLen(r, depth))
+		s := make([]codec.StreamsGroupHeartbeatRequestTaskIDs, arrayLen(r, depth))
 		for i := range s {
-			fillStreamsGroupHeartbeatRequestTaskIds(&s[i], r, v, depth+1)
+			fillStreamsGroupHeartbeatRequestTaskIDs(&s[i], r, v, depth+1)
 		}
 		m.StandbyTasks = s
 	}
 	if r.Intn(4) == 0 {
 		m.WarmupTasks = nil
 	} else {
-		s := make([]codec.StreamsGroupHeartbeatRequestTaskIds, arrayLen(r, depth))
+		s := make([]codec.StreamsGroupHeartbeatRequestTaskIDs, arrayLen(r, depth))
 		for i := range s {
-			fillStreamsGroupHeartbeatRequestTaskIds(&s[i], r, v, depth+1)
+			fillStreamsGroupHeartbeatRequestTaskIDs(&s[i], r, v, depth+1)
 		}
 		m.WarmupTasks = s
 	}
 	if r.Intn(4) == 0 {
-		m.ProcessId = nil
+		m.ProcessID = nil
 	} else {
 		s := randString(r)
-		m.ProcessId = &s
+		m.ProcessID = &s
 	}
 	if r.Intn(4) == 0 {
 		m.UserEndpoint = nil
@@ -8814,7 +8814,7 @@ func fillStreamsGroupHeartbeatRequestTopology(m *codec.StreamsGroupHeartbeatRequ
 
 func fillStreamsGroupHeartbeatRequestSubtopology(m *codec.StreamsGroupHeartbeatRequestSubtopology, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.SubtopologyId = randString(r)
+	m.SubtopologyID = randString(r)
 	{
 		s := make([]string, arrayLen(r, depth))
 		for i := range s {
@@ -8916,9 +8916,9 @@ func fillStreamsGroupHeartbeatRequestCopartitionGroup(m *codec.StreamsGroupHeart
 	}
 }
 
-func fillStreamsGroupHeartbeatRequestTaskIds(m *codec.StreamsGroupHeartbeatRequestTaskIds, r *rand.Rand, v int16, depth int) {
+func fillStreamsGroupHeartbeatRequestTaskIDs(m *codec.StreamsGroupHeartbeatRequestTaskIDs, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.SubtopologyId = randString(r)
+	m.SubtopologyID = randString(r)
 	{
 		s := make([]int32, arrayLen(r, depth))
 		for i := range s {
@@ -8942,7 +8942,7 @@ func fillStreamsGroupHeartbeatRequestEndpoint(m *codec.StreamsGroupHeartbeatRequ
 
 func fillStreamsGroupHeartbeatRequestTaskOffset(m *codec.StreamsGroupHeartbeatRequestTaskOffset, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.SubtopologyId = randString(r)
+	m.SubtopologyID = randString(r)
 	m.Partition = int32(randInt(r, 32))
 	m.Offset = randInt(r, 64)
 	if r.Intn(4) == 0 {
@@ -8960,7 +8960,7 @@ func fillStreamsGroupHeartbeatResponse(m *codec.StreamsGroupHeartbeatResponse, r
 		s := randString(r)
 		m.ErrorMessage = &s
 	}
-	m.MemberId = randString(r)
+	m.MemberID = randString(r)
 	m.MemberEpoch = int32(randInt(r, 32))
 	m.HeartbeatIntervalMs = int32(randInt(r, 32))
 	if v <= 0 {
@@ -8982,27 +8982,27 @@ func fillStreamsGroupHeartbeatResponse(m *codec.StreamsGroupHeartbeatResponse, r
 	if r.Intn(4) == 0 {
 		m.ActiveTasks = nil
 	} else {
-		s := make([]codec.StreamsGroupHeartbeatResponseTaskIds, arrayLen(r, depth))
+		s := make([]codec.StreamsGroupHeartbeatResponseTaskIDs, arrayLen(r, depth))
 		for i := range s {
-			fillStreamsGroupHeartbeatResponseTaskIds(&s[i], r, v, depth+1)
+			fillStreamsGroupHeartbeatResponseTaskIDs(&s[i], r, v, depth+1)
 		}
 		m.ActiveTasks = s
 	}
 	if r.Intn(4) == 0 {
 		m.StandbyTasks = nil
 	} else {
-		s := make([]codec.StreamsGroupHeartbeatResponseTaskIds, arrayLen(r, depth))
+		s := make([]codec.StreamsGroupHeartbeatResponseTaskIDs, arrayLen(r, depth))
 		for i := range s {
-			fillStreamsGroupHeartbeatResponseTaskIds(&s[i], r, v, depth+1)
+			fillStreamsGroupHeartbeatResponseTaskIDs(&s[i], r, v, depth+1)
 		}
 		m.StandbyTasks = s
 	}
 	if r.Intn(4) == 0 {
 		m.WarmupTasks = nil
 	} else {
-		s := make([]codec.StreamsGroupHeartbeatResponseTaskIds, arrayLen(r, depth))
+		s := make([]codec.StreamsGroupHeartbeatResponseTaskIDs, arrayLen(r, depth))
 		for i := range s {
-			fillStreamsGroupHeartbeatResponseTaskIds(&s[i], r, v, depth+1)
+			fillStreamsGroupHeartbeatResponseTaskIDs(&s[i], r, v, depth+1)
 		}
 		m.WarmupTasks = s
 	}
@@ -9033,9 +9033,9 @@ func fillStreamsGroupHeartbeatResponseStatus(m *codec.StreamsGroupHeartbeatRespo
 	}
 }
 
-func fillStreamsGroupHeartbeatResponseTaskIds(m *codec.StreamsGroupHeartbeatResponseTaskIds, r *rand.Rand, v int16, depth int) {
+func fillStreamsGroupHeartbeatResponseTaskIDs(m *codec.StreamsGroupHeartbeatResponseTaskIDs, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.SubtopologyId = randString(r)
+	m.SubtopologyID = randString(r)
 	{
 		s := make([]int32, arrayLen(r, depth))
 		for i := range s {
@@ -9096,8 +9096,8 @@ func fillStreamsGroupHeartbeatResponseTopicPartition(m *codec.StreamsGroupHeartb
 
 func fillStreamsGroupTopologyDescriptionUpdateRequest(m *codec.StreamsGroupTopologyDescriptionUpdateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
-	m.MemberId = randString(r)
+	m.GroupID = randString(r)
+	m.MemberID = randString(r)
 	m.TopologyEpoch = int32(randInt(r, 32))
 	fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription(&m.TopologyDescription, r, v, depth+1)
 	if r.Intn(4) == 0 {
@@ -9128,7 +9128,7 @@ func fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescription(m *code
 
 func fillStreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology(m *codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.SubtopologyId = randString(r)
+	m.SubtopologyID = randString(r)
 	{
 		s := make([]codec.StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode, arrayLen(r, depth))
 		for i := range s {
@@ -9203,15 +9203,15 @@ func fillStreamsGroupTopologyDescriptionUpdateResponse(m *codec.StreamsGroupTopo
 
 func fillSyncGroupRequest(m *codec.SyncGroupRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
-	m.GenerationId = int32(randInt(r, 32))
-	m.MemberId = randString(r)
+	m.GroupID = randString(r)
+	m.GenerationID = int32(randInt(r, 32))
+	m.MemberID = randString(r)
 	if v >= 3 {
 		if r.Intn(4) == 0 {
-			m.GroupInstanceId = nil
+			m.GroupInstanceID = nil
 		} else {
 			s := randString(r)
-			m.GroupInstanceId = &s
+			m.GroupInstanceID = &s
 		}
 	}
 	if v >= 5 {
@@ -9244,7 +9244,7 @@ func fillSyncGroupRequest(m *codec.SyncGroupRequest, r *rand.Rand, v int16, dept
 
 func fillSyncGroupRequestAssignment(m *codec.SyncGroupRequestAssignment, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.MemberId = randString(r)
+	m.MemberID = randString(r)
 	m.Assignment = randBytes(r)
 	if v >= 4 && r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
@@ -9281,22 +9281,22 @@ func fillSyncGroupResponse(m *codec.SyncGroupResponse, r *rand.Rand, v int16, de
 
 func fillTxnOffsetCommitRequest(m *codec.TxnOffsetCommitRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TransactionalId = randString(r)
-	m.GroupId = randString(r)
-	m.ProducerId = randInt(r, 64)
+	m.TransactionalID = randString(r)
+	m.GroupID = randString(r)
+	m.ProducerID = randInt(r, 64)
 	m.ProducerEpoch = int16(randInt(r, 16))
 	if v >= 3 {
-		m.GenerationIdOrMemberEpoch = int32(randInt(r, 32))
+		m.GenerationIDOrMemberEpoch = int32(randInt(r, 32))
 	}
 	if v >= 3 {
-		m.MemberId = randString(r)
+		m.MemberID = randString(r)
 	}
 	if v >= 3 {
 		if r.Intn(4) == 0 {
-			m.GroupInstanceId = nil
+			m.GroupInstanceID = nil
 		} else {
 			s := randString(r)
-			m.GroupInstanceId = &s
+			m.GroupInstanceID = &s
 		}
 	}
 	{
@@ -9317,7 +9317,7 @@ func fillTxnOffsetCommitRequestTopic(m *codec.TxnOffsetCommitRequestTopic, r *ra
 		m.Name = randString(r)
 	}
 	if v >= 6 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	{
 		s := make([]codec.TxnOffsetCommitRequestPartition, arrayLen(r, depth))
@@ -9370,7 +9370,7 @@ func fillTxnOffsetCommitResponseTopic(m *codec.TxnOffsetCommitResponseTopic, r *
 		m.Name = randString(r)
 	}
 	if v >= 6 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	{
 		s := make([]codec.TxnOffsetCommitResponsePartition, arrayLen(r, depth))
@@ -9395,7 +9395,7 @@ func fillTxnOffsetCommitResponsePartition(m *codec.TxnOffsetCommitResponsePartit
 
 func fillUnregisterBrokerRequest(m *codec.UnregisterBrokerRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.BrokerId = int32(randInt(r, 32))
+	m.BrokerID = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
@@ -9418,7 +9418,7 @@ func fillUnregisterBrokerResponse(m *codec.UnregisterBrokerResponse, r *rand.Ran
 
 func fillUnregisterControllerRequest(m *codec.UnregisterControllerRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ControllerId = int32(randInt(r, 32))
+	m.ControllerID = int32(randInt(r, 32))
 	if r.Intn(4) == 0 {
 		m.UnknownTaggedFields = unknownTags(r, []uint32{})
 	}
@@ -9513,7 +9513,7 @@ func fillUpdateFeaturesResponseUpdatableFeatureResult(m *codec.UpdateFeaturesRes
 
 func fillUpdateMetadataRequest(m *codec.UpdateMetadataRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ControllerId = int32(randInt(r, 32))
+	m.ControllerID = int32(randInt(r, 32))
 	if v >= 8 {
 		m.IsKRaftController = r.Intn(2) == 0
 	}
@@ -9598,7 +9598,7 @@ func fillUpdateMetadataRequestUpdateMetadataTopicState(m *codec.UpdateMetadataRe
 		m.TopicName = randString(r)
 	}
 	if v >= 7 {
-		m.TopicId = randUUID(r)
+		m.TopicID = randUUID(r)
 	}
 	if v >= 5 {
 		{
@@ -9616,7 +9616,7 @@ func fillUpdateMetadataRequestUpdateMetadataTopicState(m *codec.UpdateMetadataRe
 
 func fillUpdateMetadataRequestUpdateMetadataBroker(m *codec.UpdateMetadataRequestUpdateMetadataBroker, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.Id = int32(randInt(r, 32))
+	m.ID = int32(randInt(r, 32))
 	if v <= 0 {
 		m.V0Host = randString(r)
 	}
@@ -9675,14 +9675,14 @@ func fillUpdateMetadataResponse(m *codec.UpdateMetadataResponse, r *rand.Rand, v
 func fillUpdateRaftVoterRequest(m *codec.UpdateRaftVoterRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if r.Intn(4) == 0 {
-		m.ClusterId = nil
+		m.ClusterID = nil
 	} else {
 		s := randString(r)
-		m.ClusterId = &s
+		m.ClusterID = &s
 	}
 	m.CurrentLeaderEpoch = int32(randInt(r, 32))
-	m.VoterId = int32(randInt(r, 32))
-	m.VoterDirectoryId = randUUID(r)
+	m.VoterID = int32(randInt(r, 32))
+	m.VoterDirectoryID = randUUID(r)
 	{
 		s := make([]codec.UpdateRaftVoterRequestListener, arrayLen(r, depth))
 		for i := range s {
@@ -9729,7 +9729,7 @@ func fillUpdateRaftVoterResponse(m *codec.UpdateRaftVoterResponse, r *rand.Rand,
 
 func fillUpdateRaftVoterResponseCurrentLeader(m *codec.UpdateRaftVoterResponseCurrentLeader, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	m.Host = randString(r)
 	m.Port = int32(randInt(r, 32))
@@ -9741,13 +9741,13 @@ func fillUpdateRaftVoterResponseCurrentLeader(m *codec.UpdateRaftVoterResponseCu
 func fillVoteRequest(m *codec.VoteRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if r.Intn(4) == 0 {
-		m.ClusterId = nil
+		m.ClusterID = nil
 	} else {
 		s := randString(r)
-		m.ClusterId = &s
+		m.ClusterID = &s
 	}
 	if v >= 1 {
-		m.VoterId = int32(randInt(r, 32))
+		m.VoterID = int32(randInt(r, 32))
 	}
 	{
 		s := make([]codec.VoteRequestTopicData, arrayLen(r, depth))
@@ -9780,12 +9780,12 @@ func fillVoteRequestPartitionData(m *codec.VoteRequestPartitionData, r *rand.Ran
 	m.SetDefaults()
 	m.PartitionIndex = int32(randInt(r, 32))
 	m.ReplicaEpoch = int32(randInt(r, 32))
-	m.ReplicaId = int32(randInt(r, 32))
+	m.ReplicaID = int32(randInt(r, 32))
 	if v >= 1 {
-		m.ReplicaDirectoryId = randUUID(r)
+		m.ReplicaDirectoryID = randUUID(r)
 	}
 	if v >= 1 {
-		m.VoterDirectoryId = randUUID(r)
+		m.VoterDirectoryID = randUUID(r)
 	}
 	m.LastOffsetEpoch = int32(randInt(r, 32))
 	m.LastOffset = randInt(r, 64)
@@ -9840,7 +9840,7 @@ func fillVoteResponsePartitionData(m *codec.VoteResponsePartitionData, r *rand.R
 	m.SetDefaults()
 	m.PartitionIndex = int32(randInt(r, 32))
 	m.ErrorCode = int16(randInt(r, 16))
-	m.LeaderId = int32(randInt(r, 32))
+	m.LeaderID = int32(randInt(r, 32))
 	m.LeaderEpoch = int32(randInt(r, 32))
 	m.VoteGranted = r.Intn(2) == 0
 	if r.Intn(4) == 0 {
@@ -9851,7 +9851,7 @@ func fillVoteResponsePartitionData(m *codec.VoteResponsePartitionData, r *rand.R
 func fillVoteResponseNodeEndpoint(m *codec.VoteResponseNodeEndpoint, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
 	if v >= 1 {
-		m.NodeId = int32(randInt(r, 32))
+		m.NodeID = int32(randInt(r, 32))
 	}
 	if v >= 1 {
 		m.Host = randString(r)
@@ -9881,8 +9881,8 @@ func fillVotersRecord(m *codec.VotersRecord, r *rand.Rand, v int16, depth int) {
 
 func fillVotersRecordVoter(m *codec.VotersRecordVoter, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.VoterId = int32(randInt(r, 32))
-	m.VoterDirectoryId = randUUID(r)
+	m.VoterID = int32(randInt(r, 32))
+	m.VoterDirectoryID = randUUID(r)
 	{
 		s := make([]codec.VotersRecordEndpoint, arrayLen(r, depth))
 		for i := range s {
@@ -9917,7 +9917,7 @@ func fillVotersRecordKRaftVersionFeature(m *codec.VotersRecordKRaftVersionFeatur
 
 func fillWriteShareGroupStateRequest(m *codec.WriteShareGroupStateRequest, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.GroupId = randString(r)
+	m.GroupID = randString(r)
 	{
 		s := make([]codec.WriteShareGroupStateRequestWriteStateData, arrayLen(r, depth))
 		for i := range s {
@@ -9932,7 +9932,7 @@ func fillWriteShareGroupStateRequest(m *codec.WriteShareGroupStateRequest, r *ra
 
 func fillWriteShareGroupStateRequestWriteStateData(m *codec.WriteShareGroupStateRequestWriteStateData, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.WriteShareGroupStateRequestPartitionData, arrayLen(r, depth))
 		for i := range s {
@@ -9993,7 +9993,7 @@ func fillWriteShareGroupStateResponse(m *codec.WriteShareGroupStateResponse, r *
 
 func fillWriteShareGroupStateResponseWriteStateResult(m *codec.WriteShareGroupStateResponseWriteStateResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.TopicId = randUUID(r)
+	m.TopicID = randUUID(r)
 	{
 		s := make([]codec.WriteShareGroupStateResponsePartitionResult, arrayLen(r, depth))
 		for i := range s {
@@ -10037,7 +10037,7 @@ func fillWriteTxnMarkersRequest(m *codec.WriteTxnMarkersRequest, r *rand.Rand, v
 
 func fillWriteTxnMarkersRequestWritableTxnMarker(m *codec.WriteTxnMarkersRequestWritableTxnMarker, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ProducerId = randInt(r, 64)
+	m.ProducerID = randInt(r, 64)
 	m.ProducerEpoch = int16(randInt(r, 16))
 	m.TransactionResult = r.Intn(2) == 0
 	{
@@ -10087,7 +10087,7 @@ func fillWriteTxnMarkersResponse(m *codec.WriteTxnMarkersResponse, r *rand.Rand,
 
 func fillWriteTxnMarkersResponseWritableTxnMarkerResult(m *codec.WriteTxnMarkersResponseWritableTxnMarkerResult, r *rand.Rand, v int16, depth int) {
 	m.SetDefaults()
-	m.ProducerId = randInt(r, 64)
+	m.ProducerID = randInt(r, 64)
 	{
 		s := make([]codec.WriteTxnMarkersResponseWritableTxnMarkerTopicResult, arrayLen(r, depth))
 		for i := range s {

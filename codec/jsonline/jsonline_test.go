@@ -54,7 +54,7 @@ func readVectors(t *testing.T, path string) []vector {
 // requestFrame wraps a request body in a frame with a header of the right version.
 func requestFrame(t *testing.T, key, version int16, corr int32, body []byte) []byte {
 	t.Helper()
-	h := codec.RequestHeader{RequestApiKey: key, RequestApiVersion: version, CorrelationId: corr, ClientId: codec.StringPtr("jsonline")}
+	h := codec.RequestHeader{RequestAPIKey: key, RequestAPIVersion: version, CorrelationID: corr, ClientID: codec.StringPtr("jsonline")}
 	f, err := h.Encode([]byte{0, 0, 0, 0}, codec.RequestHeaderVersion(key, version))
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func requestFrame(t *testing.T, key, version int16, corr int32, body []byte) []b
 
 func responseFrame(t *testing.T, key, version int16, corr int32, body []byte) []byte {
 	t.Helper()
-	h := codec.ResponseHeader{CorrelationId: corr}
+	h := codec.ResponseHeader{CorrelationID: corr}
 	f, err := h.Encode([]byte{0, 0, 0, 0}, codec.ResponseHeaderVersion(key, version))
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +349,7 @@ func TestTopicName(t *testing.T) {
 	id := codec.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 	p := codec.NewProduceRequest()
 	p.Acks, p.TimeoutMs = -1, 1000
-	p.TopicData = []codec.ProduceRequestTopicProduceData{{TopicId: id, PartitionData: []codec.ProduceRequestPartitionProduceData{{Index: 0}}}}
+	p.TopicData = []codec.ProduceRequestTopicProduceData{{TopicID: id, PartitionData: []codec.ProduceRequestPartitionProduceData{{Index: 0}}}}
 	frame, err := codec.EncodeRequestFrame(nil, codec.NewRequestHeaderFor(p, 13, 5, "c"), p)
 	if err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ func TestProduceRequestRoundTrip(t *testing.T) {
 							n := int64(0)
 							for i := range msgs {
 								w := &msgs[i]
-								same := w.Partition == pd.Index && ((version >= 13 && w.TopicID == td.TopicId) || (version < 13 && w.Topic == td.Name))
+								same := w.Partition == pd.Index && ((version >= 13 && w.TopicID == td.TopicID) || (version < 13 && w.Topic == td.Name))
 								if same {
 									if n == next {
 										want = w
@@ -117,8 +117,8 @@ func TestProduceRequestRoundTrip(t *testing.T) {
 				if total != len(msgs) {
 					t.Fatalf("%d messages came back, sent %d", total, len(msgs))
 				}
-				if version >= 13 && (got.TopicData[0].Name != "" || got.TopicData[0].TopicId != (codec.UUID{1, 2, 3})) {
-					t.Fatalf("v13 topic identity: %q %v", got.TopicData[0].Name, got.TopicData[0].TopicId)
+				if version >= 13 && (got.TopicData[0].Name != "" || got.TopicData[0].TopicID != (codec.UUID{1, 2, 3})) {
+					t.Fatalf("v13 topic identity: %q %v", got.TopicData[0].Name, got.TopicData[0].TopicID)
 				}
 			})
 		}
@@ -141,11 +141,11 @@ func TestFetchResponseMessages(t *testing.T) {
 		t.Run(fmt.Sprint("v", version), func(t *testing.T) {
 			resp := codec.NewFetchResponse()
 			a := codec.NewFetchResponseFetchableTopicResponse()
-			a.Topic, a.TopicId = "a", codec.UUID{0xA}
+			a.Topic, a.TopicID = "a", codec.UUID{0xA}
 			p0 := codec.NewFetchResponsePartitionData()
 			p0.PartitionIndex = 0
 			p0.Records = append(append(append([]byte{}, txn...), abort...), gz[:len(gz)/2]...)
-			p0.AbortedTransactions = []codec.FetchResponseAbortedTransaction{{ProducerId: 9001, FirstOffset: 2000}}
+			p0.AbortedTransactions = []codec.FetchResponseAbortedTransaction{{ProducerID: 9001, FirstOffset: 2000}}
 			p1 := codec.NewFetchResponsePartitionData()
 			p1.PartitionIndex = 1
 			p1.Records = append(append([]byte{}, txn...), commit...) // committed: nothing aborted
@@ -153,7 +153,7 @@ func TestFetchResponseMessages(t *testing.T) {
 			p2.PartitionIndex, p2.ErrorCode = 2, 6
 			a.Partitions = []codec.FetchResponsePartitionData{*p0, *p1, *p2}
 			b := codec.NewFetchResponseFetchableTopicResponse()
-			b.Topic, b.TopicId = "b", codec.UUID{0xB}
+			b.Topic, b.TopicID = "b", codec.UUID{0xB}
 			p3 := codec.NewFetchResponsePartitionData()
 			p3.PartitionIndex = 7
 			p3.Records = mixed

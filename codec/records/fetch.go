@@ -25,7 +25,7 @@ func (d *Decoder) ForEachFetchMessage(resp *codec.FetchResponse, names map[codec
 		t := &resp.Responses[ti]
 		topic := t.Topic
 		if topic == "" && names != nil {
-			topic = names[t.TopicId]
+			topic = names[t.TopicID]
 		}
 		for pi := range t.Partitions {
 			p := &t.Partitions[pi]
@@ -34,14 +34,14 @@ func (d *Decoder) ForEachFetchMessage(resp *codec.FetchResponse, names map[codec
 			}
 			ab := abortTracker{list: p.AbortedTransactions}
 			_, err := d.ForEachMessage(p.Records, topic, p.PartitionIndex, func(m *Message) error {
-				m.TopicID = t.TopicId
+				m.TopicID = t.TopicID
 				m.Aborted = ab.aborted(m)
 				return fn(m)
 			})
 			if err != nil {
 				name := topic
 				if name == "" {
-					name = t.TopicId.String()
+					name = t.TopicID.String()
 				}
 				// An *Error's text starts with "records: " already: say it once.
 				text := err.Error()
@@ -71,7 +71,7 @@ func (a *abortTracker) aborted(m *Message) bool {
 	// message's batch (Kafka decides per batch).
 	for i := 0; i < len(a.list); {
 		if a.list[i].FirstOffset <= m.batchLastOffset {
-			a.started = append(a.started, a.list[i].ProducerId)
+			a.started = append(a.started, a.list[i].ProducerID)
 			a.list = append(a.list[:i:i], a.list[i+1:]...)
 			continue
 		}

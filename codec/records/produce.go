@@ -89,13 +89,13 @@ func (e *Encoder) AppendProduceMessages(req *codec.ProduceRequest, version int16
 func findTopic(req *codec.ProduceRequest, k topicPartition, byID bool) *codec.ProduceRequestTopicProduceData {
 	for i := range req.TopicData {
 		t := &req.TopicData[i]
-		if (byID && t.TopicId == k.id) || (!byID && t.Name == k.topic) {
+		if (byID && t.TopicID == k.id) || (!byID && t.Name == k.topic) {
 			return t
 		}
 	}
 	t := codec.NewProduceRequestTopicProduceData()
 	if byID {
-		t.TopicId = k.id
+		t.TopicID = k.id
 	} else {
 		t.Name = k.topic
 	}

@@ -117,7 +117,7 @@ func ValidateProduceRequest(req *codec.ProduceRequest, version int16) []Partitio
 		for j := range t.PartitionData {
 			p := &t.PartitionData[j]
 			if v := ValidateProduceRecords(version, p.Records); !v.OK() {
-				out = append(out, PartitionVerdict{Topic: t.Name, TopicID: t.TopicId, Partition: p.Index, ProduceVerdict: v})
+				out = append(out, PartitionVerdict{Topic: t.Name, TopicID: t.TopicID, Partition: p.Index, ProduceVerdict: v})
 			}
 		}
 	}

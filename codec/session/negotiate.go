@@ -4,8 +4,8 @@ import (
 	"slices"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/internal/errtext"
 	"github.com/kwire/kwire/codec/kerr"
+	"github.com/kwire/kwire/internal/errtext"
 )
 
 // BeginNegotiation starts version negotiation and returns the first ApiVersions request
@@ -37,7 +37,7 @@ func apiVersionsInfo() codec.APIInfo {
 // apiVersionsFrame encodes an ApiVersions request labelled with version v; above kwire's
 // highest version the body is kwire's newest.
 func (s *Session) apiVersionsFrame(v int16) ([]byte, error) {
-	req := codec.NewApiVersionsRequest()
+	req := codec.NewAPIVersionsRequest()
 	req.ClientSoftwareName, req.ClientSoftwareVersion = s.softwareName(), s.softwareVersion()
 	bv := min(v, apiVersionsInfo().Request.MaxVersion)
 	body, err := req.Encode(nil, bv)
@@ -61,7 +61,7 @@ func (s *Session) negotiationResponse(r *Response) {
 		s.negotiating = false
 		r.Err = err
 	}
-	resp := codec.NewApiVersionsResponse()
+	resp := codec.NewAPIVersionsResponse()
 	if err := resp.Decode(r.Body, r.BodyVersion); err != nil {
 		done(errtext.WrapAll("kwire session: negotiation: ApiVersions v"+itoa(r.BodyVersion)+" response: "+
 			ErrNegotiation.Error()+": "+err.Error(), ErrNegotiation, err))
@@ -69,9 +69,9 @@ func (s *Session) negotiationResponse(r *Response) {
 	}
 	switch code := kerr.Code(resp.ErrorCode); code {
 	case 0:
-		table := make(map[int16]VersionRange, len(resp.ApiKeys))
-		for _, k := range resp.ApiKeys {
-			table[k.ApiKey] = VersionRange{Min: k.MinVersion, Max: k.MaxVersion}
+		table := make(map[int16]VersionRange, len(resp.APIKeys))
+		for _, k := range resp.APIKeys {
+			table[k.APIKey] = VersionRange{Min: k.MinVersion, Max: k.MaxVersion}
 		}
 		s.broker = table
 		s.negotiated = true
@@ -80,21 +80,21 @@ func (s *Session) negotiationResponse(r *Response) {
 		// The broker wrote its answer at v0 with (at least) its ApiVersions range.
 		next := int16(-1)
 		kw := apiVersionsInfo().Request
-		for _, k := range resp.ApiKeys {
-			if k.ApiKey == apiKeyApiVersions {
+		for _, k := range resp.APIKeys {
+			if k.APIKey == apiKeyApiVersions {
 				lo, hi := max(kw.MinVersion, k.MinVersion), min(kw.MaxVersion, k.MaxVersion)
 				if hi >= lo {
 					next = hi
 				}
 			}
 		}
-		if next < 0 && len(resp.ApiKeys) == 0 {
+		if next < 0 && len(resp.APIKeys) == 0 {
 			next = 0 // a broker that lists nothing still answers v0
 		}
 		if next < 0 || slices.Contains(s.tried, next) {
 			done(errtext.Wrap("kwire session: negotiation: the broker refused ApiVersions v"+itoa(r.Version)+
 				" (UNSUPPORTED_VERSION) and lists no other version to try (tried "+versionsString(s.tried)+
-				", broker table "+tableString(resp.ApiKeys)+"): "+ErrNegotiation.Error(), ErrNegotiation))
+				", broker table "+tableString(resp.APIKeys)+"): "+ErrNegotiation.Error(), ErrNegotiation))
 			return
 		}
 		frame, err := s.apiVersionsFrame(next)
@@ -110,13 +110,13 @@ func (s *Session) negotiationResponse(r *Response) {
 	}
 }
 
-func tableString(keys []codec.ApiVersionsResponseApiVersion) string {
+func tableString(keys []codec.APIVersionsResponseAPIVersion) string {
 	s := "["
 	for i, k := range keys {
 		if i > 0 {
 			s += " "
 		}
-		s += itoa(k.ApiKey) + ":" + itoa(k.MinVersion) + "-" + itoa(k.MaxVersion)
+		s += itoa(k.APIKey) + ":" + itoa(k.MinVersion) + "-" + itoa(k.MaxVersion)
 	}
 	return s + "]"
 }

@@ -26,18 +26,18 @@ func (b *fakeBroker) answer(t *testing.T, frame []byte) []byte {
 	if err != nil || p.APIKey != 18 {
 		t.Fatalf("fake broker got %+v, %v", p, err)
 	}
-	resp := codec.NewApiVersionsResponse()
+	resp := codec.NewAPIVersionsResponse()
 	r := b.table[18]
 	if p.APIVersion < r.Min || p.APIVersion > r.Max {
 		resp.ErrorCode = int16(kerr.UnsupportedVersion)
 		if !b.emptyUnsupported {
-			resp.ApiKeys = []codec.ApiVersionsResponseApiVersion{{ApiKey: 18, MinVersion: r.Min, MaxVersion: r.Max}}
+			resp.APIKeys = []codec.APIVersionsResponseAPIVersion{{APIKey: 18, MinVersion: r.Min, MaxVersion: r.Max}}
 		}
 		return responseFrame(t, p.CorrelationID, 18, 0, resp, nil)
 	}
 	resp.ErrorCode = b.errorCode
 	for k, v := range b.table {
-		resp.ApiKeys = append(resp.ApiKeys, codec.ApiVersionsResponseApiVersion{ApiKey: k, MinVersion: v.Min, MaxVersion: v.Max})
+		resp.APIKeys = append(resp.APIKeys, codec.APIVersionsResponseAPIVersion{APIKey: k, MinVersion: v.Min, MaxVersion: v.Max})
 	}
 	return responseFrame(t, p.CorrelationID, 18, p.APIVersion, resp, nil)
 }

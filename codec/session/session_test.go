@@ -15,7 +15,7 @@ import (
 // with the given header tagged fields (header v1 only).
 func responseFrame(t testing.TB, corr int32, apiKey, version int16, body codec.Response, tags []codec.TaggedField) []byte {
 	t.Helper()
-	h := &codec.ResponseHeader{CorrelationId: corr, UnknownTaggedFields: tags}
+	h := &codec.ResponseHeader{CorrelationID: corr, UnknownTaggedFields: tags}
 	f, err := codec.EncodeResponseFrame(nil, h, version, body)
 	if err != nil {
 		t.Fatalf("encode %s v%d response: %v", body.MessageName(), version, err)
@@ -65,7 +65,7 @@ func TestHeaderVersions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if av, ok := req.(*codec.ApiVersionsRequest); ok && c.version >= 3 {
+			if av, ok := req.(*codec.APIVersionsRequest); ok && c.version >= 3 {
 				// The session fills the client software fields left empty.
 				av.ClientSoftwareName, av.ClientSoftwareVersion = DefaultClientSoftwareName, DefaultClientSoftwareVersion
 			}
@@ -383,7 +383,7 @@ func TestUnknownCorrelation(t *testing.T) {
 	if _, _, err := s.BeginRequest(18, 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Feed(responseFrame(t, 42, 18, 0, codec.NewApiVersionsResponse(), nil)); err != nil {
+	if err := s.Feed(responseFrame(t, 42, 18, 0, codec.NewAPIVersionsResponse(), nil)); err != nil {
 		t.Fatal(err)
 	}
 	_, ok, err := s.Next()
@@ -463,7 +463,7 @@ func TestTyped(t *testing.T) {
 	if err != nil || v != 12 {
 		t.Fatalf("Metadata at v%d: %v", v, err)
 	}
-	if dec, err := codec.DecodeRequestFrame(f); err != nil || dec.Header.CorrelationId != corr || dec.Header.RequestApiVersion != 12 {
+	if dec, err := codec.DecodeRequestFrame(f); err != nil || dec.Header.CorrelationID != corr || dec.Header.RequestAPIVersion != 12 {
 		t.Fatalf("frame decodes to %+v, %v", dec, err)
 	}
 	p := codec.NewProduceRequest()

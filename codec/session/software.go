@@ -65,7 +65,7 @@ const apiVersionsMinSoftware = 3
 // does not decode is left as it is (the body of a request is the caller's).
 func (s *Session) fillApiVersions(dst []byte, body int, version int16) ([]byte, error) {
 	bv := min(version, apiVersionsInfo().Request.MaxVersion)
-	req := codec.NewApiVersionsRequest()
+	req := codec.NewAPIVersionsRequest()
 	if err := req.Decode(dst[body:], bv); err != nil {
 		return dst, nil
 	}

@@ -12,13 +12,13 @@ import (
 )
 
 // sentApiVersions decodes the ApiVersions request of a frame the session wrote.
-func sentApiVersions(t *testing.T, frame []byte) *codec.ApiVersionsRequest {
+func sentApiVersions(t *testing.T, frame []byte) *codec.APIVersionsRequest {
 	t.Helper()
 	f, err := codec.DecodeRequestFrame(frame)
 	if err != nil {
 		t.Fatalf("the session wrote a frame that does not decode: %v", err)
 	}
-	req, ok := f.Body.(*codec.ApiVersionsRequest)
+	req, ok := f.Body.(*codec.APIVersionsRequest)
 	if !ok {
 		t.Fatalf("body %T", f.Body)
 	}
@@ -33,8 +33,8 @@ func TestApiVersionsSoftwareFilled(t *testing.T) {
 	if codec.Version == "" || !ValidSoftwareField(DefaultClientSoftwareName) || !ValidSoftwareField(DefaultClientSoftwareVersion) {
 		t.Fatalf("the defaults %q %q break Kafka's rule", DefaultClientSoftwareName, DefaultClientSoftwareVersion)
 	}
-	ways := map[string]func(s *Session, req *codec.ApiVersionsRequest, v int16) ([]byte, error){
-		"BeginRequest": func(s *Session, req *codec.ApiVersionsRequest, v int16) ([]byte, error) {
+	ways := map[string]func(s *Session, req *codec.APIVersionsRequest, v int16) ([]byte, error){
+		"BeginRequest": func(s *Session, req *codec.APIVersionsRequest, v int16) ([]byte, error) {
 			body, err := req.Encode(nil, v)
 			if err != nil {
 				t.Fatal(err)
@@ -42,7 +42,7 @@ func TestApiVersionsSoftwareFilled(t *testing.T) {
 			f, _, err := s.BeginRequest(18, v, body)
 			return f, err
 		},
-		"AppendTyped": func(s *Session, req *codec.ApiVersionsRequest, v int16) ([]byte, error) {
+		"AppendTyped": func(s *Session, req *codec.APIVersionsRequest, v int16) ([]byte, error) {
 			f, _, _, err := s.AppendTyped([]byte("prefix"), req, v)
 			if err == nil {
 				if !bytes.HasPrefix(f, []byte("prefix")) {
@@ -52,7 +52,7 @@ func TestApiVersionsSoftwareFilled(t *testing.T) {
 			}
 			return f, err
 		},
-		"StartFrame+FinishFrame": func(s *Session, req *codec.ApiVersionsRequest, v int16) ([]byte, error) {
+		"StartFrame+FinishFrame": func(s *Session, req *codec.APIVersionsRequest, v int16) ([]byte, error) {
 			b, v2, corr, err := s.StartFrame(nil, 18, v)
 			if err != nil {
 				t.Fatal(err)
@@ -81,7 +81,7 @@ func TestApiVersionsSoftwareFilled(t *testing.T) {
 				cfg := c.cfg
 				cfg.ClientID = c.clientID
 				s := New(cfg)
-				req := codec.NewApiVersionsRequest()
+				req := codec.NewAPIVersionsRequest()
 				req.ClientSoftwareName, req.ClientSoftwareVersion = c.setName, c.setVer
 				req.UnknownTaggedFields = []codec.TaggedField{{Tag: 7, Data: []byte("kept")}}
 				frame, err := write(s, req, v)
@@ -111,7 +111,7 @@ func TestApiVersionsSoftwareFilled(t *testing.T) {
 func TestApiVersionsBeforeV3Untouched(t *testing.T) {
 	for v := int16(0); v < 3; v++ {
 		s := New(Config{})
-		req := codec.NewApiVersionsRequest()
+		req := codec.NewAPIVersionsRequest()
 		body, _ := req.Encode(nil, v)
 		frame, corr, err := s.BeginRequest(18, v, body)
 		if err != nil {
@@ -141,7 +141,7 @@ func TestApiVersionsSoftwareRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := New(c.cfg)
-		req := codec.NewApiVersionsRequest()
+		req := codec.NewAPIVersionsRequest()
 		req.ClientSoftwareName, req.ClientSoftwareVersion = c.setName, c.setVer
 		body, _ := req.Encode(nil, 4)
 		dst := []byte("before")

@@ -68,7 +68,7 @@ func TestErrorTexts(t *testing.T) {
 		}, []error{ErrFrameTooLarge},
 			"kwire session: request api key 3 v12: frame of 116 bytes, limit 64: frame too large"},
 		{"ApiVersions with a client software name Kafka refuses", func(t *testing.T) error {
-			req := codec.NewApiVersionsRequest()
+			req := codec.NewAPIVersionsRequest()
 			req.ClientSoftwareName = "my client"
 			body, _ := req.Encode(nil, 3)
 			_, _, err := New(Config{}).BeginRequest(18, 3, body)
@@ -94,7 +94,7 @@ func TestErrorTexts(t *testing.T) {
 		{"unknown correlation id", func(t *testing.T) error {
 			s := New(Config{})
 			s.BeginRequest(18, 0, nil)
-			s.Feed(responseFrame(t, 42, 18, 0, codec.NewApiVersionsResponse(), nil))
+			s.Feed(responseFrame(t, 42, 18, 0, codec.NewAPIVersionsResponse(), nil))
 			_, _, err := s.Next()
 			return err
 		}, []error{ErrUnknownCorrelation},
@@ -102,7 +102,7 @@ func TestErrorTexts(t *testing.T) {
 		{"failed session", func(t *testing.T) error {
 			s := New(Config{})
 			s.BeginRequest(18, 0, nil)
-			s.Feed(responseFrame(t, 42, 18, 0, codec.NewApiVersionsResponse(), nil))
+			s.Feed(responseFrame(t, 42, 18, 0, codec.NewAPIVersionsResponse(), nil))
 			s.Next()
 			_, _, err := s.Next()
 			return err
@@ -152,7 +152,7 @@ func TestErrorTexts(t *testing.T) {
 		}, []error{codec.ErrTruncated},
 			"kwire session: correlation id 7: kwire: decode MetadataResponse v12 field throttleTimeMs at offset 0: input truncated (need 4 bytes, have 3)"},
 		{"decode into another api", func(t *testing.T) error {
-			return DecodeInto(Response{APIKey: 3, CorrelationID: 7}, codec.NewApiVersionsResponse())
+			return DecodeInto(Response{APIKey: 3, CorrelationID: 7}, codec.NewAPIVersionsResponse())
 		}, []error{codec.ErrMismatch},
 			"kwire session: correlation id 7 answers api key 3, not ApiVersionsResponse: header and body disagree"},
 		{"decode into a truncated body", func(t *testing.T) error {

@@ -72,5 +72,5 @@ func DecodeInto(r Response, resp codec.Response) error {
 
 // ResponseHeader returns h as the codec's typed response header.
 func (h Header) ResponseHeader() *codec.ResponseHeader {
-	return &codec.ResponseHeader{CorrelationId: h.CorrelationID, UnknownTaggedFields: h.TaggedFields}
+	return &codec.ResponseHeader{CorrelationID: h.CorrelationID, UnknownTaggedFields: h.TaggedFields}
 }

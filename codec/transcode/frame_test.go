@@ -21,7 +21,7 @@ func typedRequestEnvelope(frame []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return envelope(f.Header.RequestApiKey, f.Header.RequestApiVersion, f.HeaderVersion, &f.Header, f.Body)
+	return envelope(f.Header.RequestAPIKey, f.Header.RequestAPIVersion, f.HeaderVersion, &f.Header, f.Body)
 }
 
 func typedResponseEnvelope(frame []byte, key, v int16) ([]byte, error) {
@@ -96,7 +96,7 @@ func TestFramesBothEngines(t *testing.T) {
 				resp := codec.NewResponse(api.Key)
 				codectest.Fill(resp, r, v)
 				rh := codec.NewResponseHeader()
-				rh.CorrelationId = r.Int31()
+				rh.CorrelationID = r.Int31()
 				rframe, err := codec.EncodeResponseFrame(nil, rh, v, resp)
 				if err != nil {
 					t.Fatal(err)
@@ -181,7 +181,7 @@ func TestRequestTrailingBytes(t *testing.T) {
 }
 
 func mustHeader(t *testing.T, h *codec.RequestHeader) []byte {
-	b, err := h.Encode(nil, codec.RequestHeaderVersion(h.RequestApiKey, h.RequestApiVersion))
+	b, err := h.Encode(nil, codec.RequestHeaderVersion(h.RequestAPIKey, h.RequestAPIVersion))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func fuzzSeeds(f *testing.F) {
 			f.Add(append(selector(info, vec.Version, 1), vec.JSON...))
 			if info.Kind == codec.KindRequest && r.Intn(2) == 0 {
 				h := codec.NewRequestHeaderFor(m.(codec.Request), vec.Version, 1, "fuzz")
-				hb, _ := h.Encode(nil, codec.RequestHeaderVersion(h.RequestApiKey, vec.Version))
+				hb, _ := h.Encode(nil, codec.RequestHeaderVersion(h.RequestAPIKey, vec.Version))
 				frame := binary.BigEndian.AppendUint32(nil, uint32(len(hb)+len(vec.Bytes)))
 				frame = append(append(frame, hb...), vec.Bytes...)
 				f.Add(append([]byte{0, 0, 0, 2}, frame...))

@@ -37,12 +37,12 @@ func TestBroker(t *testing.T) {
 			// PLAINTEXT and SSL answer ApiVersions; the TLS config verifies the broker's certificate.
 			for _, l := range []string{"PLAINTEXT", "SSL"} {
 				c := dial(t, b, l)
-				resp, err := roundTrip(c, 7, codec.NewApiVersionsRequest(), 0)
+				resp, err := roundTrip(c, 7, codec.NewAPIVersionsRequest(), 0)
 				c.Close()
 				if err != nil {
 					t.Fatalf("%s: ApiVersions: %v", l, err)
 				}
-				if n := len(resp.(*codec.ApiVersionsResponse).ApiKeys); n < 20 {
+				if n := len(resp.(*codec.APIVersionsResponse).APIKeys); n < 20 {
 					t.Errorf("%s: ApiVersions lists %d apis", l, n)
 				}
 			}

@@ -28,7 +28,7 @@ func probe(ctx context.Context, addr string) error {
 	}
 	_ = c.SetDeadline(deadline)
 
-	if _, err := roundTrip(c, 1, codec.NewApiVersionsRequest(), 0); err != nil {
+	if _, err := roundTrip(c, 1, codec.NewAPIVersionsRequest(), 0); err != nil {
 		return fmt.Errorf("ApiVersions: %w", err)
 	}
 	md := codec.NewMetadataRequest()
@@ -69,8 +69,8 @@ func roundTrip(c net.Conn, corr int32, req codec.Request, version int16) (codec.
 	if err != nil {
 		return nil, err
 	}
-	if f.Header.CorrelationId != corr {
-		return nil, fmt.Errorf("correlation id %d, want %d", f.Header.CorrelationId, corr)
+	if f.Header.CorrelationID != corr {
+		return nil, fmt.Errorf("correlation id %d, want %d", f.Header.CorrelationID, corr)
 	}
 	return f.Body, nil
 }

@@ -486,7 +486,7 @@ func TestDenied(t *testing.T) {
 		t.Errorf("produce %v", got)
 	}
 	rf, err = codec.DecodeResponseFrame(p.replies[3], 10, 4)
-	if err != nil || len(rf.Body.(*codec.FindCoordinatorResponse).Coordinators) != 1 || rf.Body.(*codec.FindCoordinatorResponse).Coordinators[0].NodeId != 1 {
+	if err != nil || len(rf.Body.(*codec.FindCoordinatorResponse).Coordinators) != 1 || rf.Body.(*codec.FindCoordinatorResponse).Coordinators[0].NodeID != 1 {
 		t.Errorf("find coordinator passes: %v %+v", err, rf)
 	}
 	if r := p.br.Requests(); r[3] != 0 || r[19] != 0 || r[0] != 0 || r[18] != 3 || r[10] != 1 {
@@ -501,13 +501,13 @@ func TestApiVersionsCapAndTopicIDs(t *testing.T) {
 	h := newHost()
 	f := mustFilter(t, h, enforceCfg)
 	p := newPipe(t, f, whole)
-	p.send(kafkatest.MustRequest(1, 3, codec.NewApiVersionsRequest()))
+	p.send(kafkatest.MustRequest(1, 3, codec.NewAPIVersionsRequest()))
 	rf, err := codec.DecodeResponseFrame(p.replies[0], 18, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range rf.Body.(*codec.ApiVersionsResponse).ApiKeys {
-		if k.ApiKey == 0 && k.MaxVersion != 12 {
+	for _, k := range rf.Body.(*codec.APIVersionsResponse).APIKeys {
+		if k.APIKey == 0 && k.MaxVersion != 12 {
 			t.Errorf("Produce max version %d, want 12", k.MaxVersion)
 		}
 	}
@@ -530,7 +530,7 @@ func TestApiVersionsCapAndTopicIDs(t *testing.T) {
 func TestChunkingGivesSameBytes(t *testing.T) {
 	frames := func(t *testing.T) [][]byte {
 		return [][]byte{
-			kafkatest.MustRequest(1, 3, codec.NewApiVersionsRequest()),
+			kafkatest.MustRequest(1, 3, codec.NewAPIVersionsRequest()),
 			metadataFrame(2, 12, "orders", "audit.a"),
 			produceFrame(t, 3, 9, -1, records.CompressionLZ4, rec("orders", 0, prefixed(1)), rec("orders", 1, []byte("x")), rec("audit.a", 2, []byte("y"))),
 			produceFrame(t, 4, 9, 0, records.CompressionNone, rec("orders", 0, []byte("x"))),
@@ -758,7 +758,7 @@ func TestNodeEndpointsRewritten(t *testing.T) {
 		return b
 	}
 	fetch := codec.NewFetchResponse()
-	fetch.NodeEndpoints = []codec.FetchResponseNodeEndpoint{{NodeId: 1, Host: "broker-1.internal", Port: 9092}, {NodeId: 2, Host: "broker-2.internal", Port: 9092}}
+	fetch.NodeEndpoints = []codec.FetchResponseNodeEndpoint{{NodeID: 1, Host: "broker-1.internal", Port: 9092}, {NodeID: 2, Host: "broker-2.internal", Port: 9092}}
 	fetch.Responses = []codec.FetchResponseFetchableTopicResponse{{Partitions: []codec.FetchResponsePartitionData{{PartitionIndex: 0, Records: []byte{}}}}}
 	out, err := c.rewriteResponse(&pend{key: apiFetch, ver: 16, kind: kindAddresses}, frameOf(apiFetch, 16, fetch))
 	if err != nil || out == nil {
@@ -782,7 +782,7 @@ func TestNodeEndpointsRewritten(t *testing.T) {
 	}
 	// An address whose entry carries an error stays as it is.
 	fc := codec.NewFindCoordinatorResponse()
-	fc.Coordinators = []codec.FindCoordinatorResponseCoordinator{{Key: "g", NodeId: 1, Host: "broker-1.internal", Port: 9092, ErrorCode: 15}}
+	fc.Coordinators = []codec.FindCoordinatorResponseCoordinator{{Key: "g", NodeID: 1, Host: "broker-1.internal", Port: 9092, ErrorCode: 15}}
 	out, err = c.rewriteResponse(&pend{key: apiFindCoordinator, ver: 4, kind: kindFindCoord}, frameOf(apiFindCoordinator, 4, fc))
 	if err != nil || out != nil {
 		t.Errorf("FindCoordinator with an error: %v, changed %v", err, out != nil)
@@ -826,8 +826,8 @@ func TestDenyResponseEveryVersion(t *testing.T) {
 				t.Errorf("%s v%d: the response does not decode: %v", api.Name, v, err)
 				continue
 			}
-			if rf.Header.CorrelationId != 77 {
-				t.Errorf("%s v%d: correlation id %d", api.Name, v, rf.Header.CorrelationId)
+			if rf.Header.CorrelationID != 77 {
+				t.Errorf("%s v%d: correlation id %d", api.Name, v, rf.Header.CorrelationID)
 			}
 			switch r := rf.Body.(type) {
 			case *codec.ProduceResponse:
@@ -835,12 +835,12 @@ func TestDenyResponseEveryVersion(t *testing.T) {
 				var want, got []string
 				for _, tp := range p.TopicData {
 					for _, pp := range tp.PartitionData {
-						want = append(want, tp.Name+tp.TopicId.String()+"/"+itoa(pp.Index))
+						want = append(want, tp.Name+tp.TopicID.String()+"/"+itoa(pp.Index))
 					}
 				}
 				for _, tp := range r.Responses {
 					for _, pp := range tp.PartitionResponses {
-						got = append(got, tp.Name+tp.TopicId.String()+"/"+itoa(pp.Index))
+						got = append(got, tp.Name+tp.TopicID.String()+"/"+itoa(pp.Index))
 						if pp.ErrorCode != code || pp.BaseOffset != -1 {
 							t.Errorf("Produce v%d: partition %+v", v, pp)
 						}
@@ -859,7 +859,7 @@ func TestDenyResponseEveryVersion(t *testing.T) {
 					if want == "<nil>" && v < 12 {
 						want = "" // the response names a topic asked for by id with ""
 					}
-					if i < len(m.Topics) && (r.Topics[i].ErrorCode != code || r.Topics[i].TopicId != m.Topics[i].TopicId ||
+					if i < len(m.Topics) && (r.Topics[i].ErrorCode != code || r.Topics[i].TopicID != m.Topics[i].TopicID ||
 						(v >= 1 && fmtPtr(r.Topics[i].Name) != want)) {
 						t.Errorf("Metadata v%d: topic %+v for %+v", v, r.Topics[i], m.Topics[i])
 					}
@@ -913,7 +913,7 @@ func TestMergeRejectedEveryVersion(t *testing.T) {
 		pa.BaseOffset = 5
 		ta := codec.ProduceResponseTopicProduceResponse{PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pa}}
 		if v >= 13 {
-			ta.TopicId = idA
+			ta.TopicID = idA
 		} else {
 			ta.Name = "a"
 		}
@@ -947,7 +947,7 @@ func TestMergeRejectedEveryVersion(t *testing.T) {
 		var parts []string
 		for _, tp := range got.Responses {
 			for _, p := range tp.PartitionResponses {
-				s := tp.Name + tp.TopicId.String()[:2] + "/" + itoa(p.Index) + "=" + itoa(int32(p.ErrorCode))
+				s := tp.Name + tp.TopicID.String()[:2] + "/" + itoa(p.Index) + "=" + itoa(int32(p.ErrorCode))
 				if v >= 8 && p.ErrorCode != 0 && (p.ErrorMessage == nil || *p.ErrorMessage != "no schema") {
 					t.Errorf("v%d: %s message %v", v, s, p.ErrorMessage)
 				}

@@ -21,7 +21,7 @@ func fetchResponse(t testing.TB, corr int32, ver int16, parts, size int, endpoin
 	var enc records.Encoder
 	resp := codec.NewFetchResponse()
 	topic := codec.FetchResponseFetchableTopicResponse{Topic: "events"}
-	topic.TopicId[3] = 9
+	topic.TopicID[3] = 9
 	for p := 0; p < parts; p++ {
 		var rs []records.Record
 		for n := 0; n < size; n += 1000 {
@@ -40,14 +40,14 @@ func fetchResponse(t testing.TB, corr int32, ver int16, parts, size int, endpoin
 		pd.PartitionIndex, pd.HighWatermark, pd.Records = int32(p), 200, recs
 		if p == 1 && len(endpoints) > 0 {
 			pd.ErrorCode = 6 // NOT_LEADER_OR_FOLLOWER, with the new leader
-			pd.CurrentLeader.LeaderId, pd.CurrentLeader.LeaderEpoch = 1, 7
+			pd.CurrentLeader.LeaderID, pd.CurrentLeader.LeaderEpoch = 1, 7
 			pd.Records = []byte{}
 		}
 		topic.Partitions = append(topic.Partitions, pd)
 	}
 	resp.Responses = append(resp.Responses, topic)
 	resp.NodeEndpoints = endpoints
-	frame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: corr}, ver, resp)
+	frame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: corr}, ver, resp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func fetchRequest(t testing.TB, corr int32, ver int16) []byte {
 	req := codec.NewFetchRequest()
 	req.MaxWaitMs, req.MaxBytes = 500, 1<<20
 	req.Topics = []codec.FetchRequestFetchTopic{{Topic: "events", Partitions: []codec.FetchRequestFetchPartition{{Partition: 0}}}}
-	req.Topics[0].TopicId[3] = 9
+	req.Topics[0].TopicID[3] = 9
 	return kafkatest.MustRequest(corr, ver, req)
 }
 
@@ -97,7 +97,7 @@ func through(t *testing.T, c *Conn, request, response []byte, chunk chunker) []b
 // rewritten where they are, at the same size (the size prefix went first), in every
 // chunking; endpoints that would not fit are removed; everything else is unchanged.
 func TestFetchEndpointsInPlace(t *testing.T) {
-	endpoints := []codec.FetchResponseNodeEndpoint{{NodeId: 1, Host: "broker-1.kafka.internal", Port: 9092}, {NodeId: 2, Host: "broker-2.kafka.internal", Port: 9092}}
+	endpoints := []codec.FetchResponseNodeEndpoint{{NodeID: 1, Host: "broker-1.kafka.internal", Port: 9092}, {NodeID: 2, Host: "broker-2.kafka.internal", Port: 9092}}
 	for _, tc := range []struct {
 		name, proxy string
 		dropped     bool
@@ -187,7 +187,7 @@ func TestFetchResponseNotCopied(t *testing.T) {
 
 // Under "hold", the response is held whole and rewritten exactly (its size changes).
 func TestFetchEndpointsHold(t *testing.T) {
-	endpoints := []codec.FetchResponseNodeEndpoint{{NodeId: 1, Host: "b1", Port: 9092}}
+	endpoints := []codec.FetchResponseNodeEndpoint{{NodeID: 1, Host: "b1", Port: 9092}}
 	h := newHost()
 	f := mustFilter(t, h, `{"brokers":{"1":"a-much-longer-proxy-host-name.example.com:19092"},"fetch_endpoints":"hold"}`)
 	c := f.NewConn()
@@ -312,7 +312,7 @@ func TestFetchWalkRandomResponses(t *testing.T) {
 					}
 				}
 			}
-			frame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: int32(i + 1)}, ver, m)
+			frame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: int32(i + 1)}, ver, m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,7 +364,7 @@ func bigChunks(r *rand.Rand) chunker {
 // what came in, and a well-formed response whose endpoints are not mapped comes out
 // unchanged.
 func FuzzUpstream(f *testing.F) {
-	ep := []codec.FetchResponseNodeEndpoint{{NodeId: 1, Host: "broker-1.kafka.internal", Port: 9092}}
+	ep := []codec.FetchResponseNodeEndpoint{{NodeID: 1, Host: "broker-1.kafka.internal", Port: 9092}}
 	f.Add(fetchResponse(f, 1, 18, 2, 2000, nil), uint16(700))
 	f.Add(fetchResponse(f, 1, 18, 3, 1000, ep), uint16(3))
 	f.Add(append(fetchResponse(f, 1, 18, 1, 100, nil), fetchResponse(f, 2, 18, 1, 100, ep)...), uint16(64))

@@ -128,37 +128,37 @@ func (b *Broker) Handle(frame []byte) ([]byte, error) {
 		return nil, err
 	}
 	h := rf.Header
-	v := h.RequestApiVersion
+	v := h.RequestAPIVersion
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.requests[h.RequestApiKey]++
+	b.requests[h.RequestAPIKey]++
 	var resp codec.Response
 	switch req := rf.Body.(type) {
-	case *codec.ApiVersionsRequest:
-		r := codec.NewApiVersionsResponse()
+	case *codec.APIVersionsRequest:
+		r := codec.NewAPIVersionsResponse()
 		for _, api := range codec.APIs() {
 			max := api.Request.MaxVersion
 			if api.Key == 0 && max > b.MaxProduce {
 				max = b.MaxProduce
 			}
-			r.ApiKeys = append(r.ApiKeys, codec.ApiVersionsResponseApiVersion{ApiKey: api.Key, MinVersion: api.Request.MinVersion, MaxVersion: max})
+			r.APIKeys = append(r.APIKeys, codec.APIVersionsResponseAPIVersion{APIKey: api.Key, MinVersion: api.Request.MinVersion, MaxVersion: max})
 		}
 		resp = r
 	case *codec.MetadataRequest:
 		r := codec.NewMetadataResponse()
-		r.Brokers = []codec.MetadataResponseBroker{{NodeId: b.NodeID, Host: b.Host, Port: b.Port}}
+		r.Brokers = []codec.MetadataResponseBroker{{NodeID: b.NodeID, Host: b.Host, Port: b.Port}}
 		cid := "kafkatest"
-		r.ClusterId, r.ControllerId = &cid, b.NodeID
+		r.ClusterID, r.ControllerID = &cid, b.NodeID
 		for _, t := range req.Topics {
 			if t.Name == nil {
 				continue
 			}
 			mt := codec.NewMetadataResponseTopic()
-			mt.Name, mt.TopicId = t.Name, TopicID(*t.Name)
-			b.names[mt.TopicId] = *t.Name
+			mt.Name, mt.TopicID = t.Name, TopicID(*t.Name)
+			b.names[mt.TopicID] = *t.Name
 			for p := int32(0); p < b.Partitions; p++ {
 				mp := codec.NewMetadataResponsePartition()
-				mp.PartitionIndex, mp.LeaderId, mp.ReplicaNodes, mp.IsrNodes = p, b.NodeID, []int32{b.NodeID}, []int32{b.NodeID}
+				mp.PartitionIndex, mp.LeaderID, mp.ReplicaNodes, mp.IsrNodes = p, b.NodeID, []int32{b.NodeID}, []int32{b.NodeID}
 				mt.Partitions = append(mt.Partitions, *mp)
 			}
 			r.Topics = append(r.Topics, *mt)
@@ -167,16 +167,16 @@ func (b *Broker) Handle(frame []byte) ([]byte, error) {
 	case *codec.FindCoordinatorRequest:
 		r := codec.NewFindCoordinatorResponse()
 		if v < 4 {
-			r.NodeId, r.Host, r.Port = b.NodeID, b.Host, b.Port
+			r.NodeID, r.Host, r.Port = b.NodeID, b.Host, b.Port
 		}
 		for _, k := range req.CoordinatorKeys {
-			r.Coordinators = append(r.Coordinators, codec.FindCoordinatorResponseCoordinator{Key: k, NodeId: b.NodeID, Host: b.Host, Port: b.Port})
+			r.Coordinators = append(r.Coordinators, codec.FindCoordinatorResponseCoordinator{Key: k, NodeID: b.NodeID, Host: b.Host, Port: b.Port})
 		}
 		resp = r
 	case *codec.DescribeClusterRequest:
 		r := codec.NewDescribeClusterResponse()
-		r.ClusterId, r.ControllerId = "kafkatest", b.NodeID
-		r.Brokers = []codec.DescribeClusterResponseDescribeClusterBroker{{BrokerId: b.NodeID, Host: b.Host, Port: b.Port}}
+		r.ClusterID, r.ControllerID = "kafkatest", b.NodeID
+		r.Brokers = []codec.DescribeClusterResponseDescribeClusterBroker{{BrokerID: b.NodeID, Host: b.Host, Port: b.Port}}
 		resp = r
 	case *codec.ProduceRequest:
 		r := codec.NewProduceResponse()
@@ -184,9 +184,9 @@ func (b *Broker) Handle(frame []byte) ([]byte, error) {
 		for _, t := range req.TopicData {
 			name := t.Name
 			if v >= 13 {
-				name = b.topicName(t.TopicId)
+				name = b.topicName(t.TopicID)
 			}
-			rt := codec.ProduceResponseTopicProduceResponse{Name: t.Name, TopicId: t.TopicId}
+			rt := codec.ProduceResponseTopicProduceResponse{Name: t.Name, TopicID: t.TopicID}
 			for _, p := range t.PartitionData {
 				pr := codec.NewProduceResponsePartitionProduceResponse()
 				pr.Index = p.Index
@@ -219,9 +219,9 @@ func (b *Broker) Handle(frame []byte) ([]byte, error) {
 		}
 		resp = r
 	default:
-		return nil, fmt.Errorf("kafkatest: api key %d is not served", h.RequestApiKey)
+		return nil, fmt.Errorf("kafkatest: api key %d is not served", h.RequestAPIKey)
 	}
-	return codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: h.CorrelationId}, v, resp)
+	return codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: h.CorrelationID}, v, resp)
 }
 
 func (b *Broker) topicName(id codec.UUID) string {

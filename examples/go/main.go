@@ -39,8 +39,8 @@ func main() {
 	check(err)
 	req, err := codec.DecodeRequestFrame(reqBytes)
 	check(err)
-	api, _ := codec.LookupAPI(req.Header.RequestApiKey)
-	fmt.Printf("request: %s v%d correlation %d client %s\n", api.Name, req.Header.RequestApiVersion, req.Header.CorrelationId, *req.Header.ClientId)
+	api, _ := codec.LookupAPI(req.Header.RequestAPIKey)
+	fmt.Printf("request: %s v%d correlation %d client %s\n", api.Name, req.Header.RequestAPIVersion, req.Header.CorrelationID, *req.Header.ClientID)
 	dec := records.NewDecoder(records.Options{})
 	produce := req.Body.(*codec.ProduceRequest)
 	for _, t := range produce.TopicData {
@@ -57,7 +57,7 @@ func main() {
 	check(err)
 	resp, err := codec.DecodeResponseFrame(respBytes, 1, 12)
 	check(err)
-	fmt.Printf("response: Fetch v12 correlation %d\n", resp.Header.CorrelationId)
+	fmt.Printf("response: Fetch v12 correlation %d\n", resp.Header.CorrelationID)
 	check(dec.ForEachFetchMessage(resp.Body.(*codec.FetchResponse), nil, func(m *records.Message) error {
 		fmt.Println(line(m))
 		return nil

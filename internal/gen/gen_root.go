@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kwire/kwire/internal/gen/goname"
 )
 
 func kindConst(k string) string {
@@ -102,7 +104,7 @@ func genRootMethods(e *emitter, m *Message) {
 	e.p("")
 	switch m.Kind {
 	case "request":
-		resp := strings.TrimSuffix(m.Name, "Request") + "Response"
+		resp := goname.Ident(strings.TrimSuffix(m.Name, "Request") + "Response")
 		e.p("func (*%s) isRequest() {}", g)
 		e.p("")
 		e.p("// NewResponse returns the paired response, with defaults.")
@@ -112,7 +114,7 @@ func genRootMethods(e *emitter, m *Message) {
 		e.p("func (*%s) ResponseType() *%s { return New%s() }", g, resp, resp)
 		e.p("")
 	case "response":
-		req := strings.TrimSuffix(m.Name, "Response") + "Request"
+		req := goname.Ident(strings.TrimSuffix(m.Name, "Response") + "Request")
 		e.p("func (*%s) isResponse() {}", g)
 		e.p("")
 		e.p("// NewRequest returns the paired request, with defaults.")

@@ -94,7 +94,7 @@ func genSchema(msgs []*Message, releases []string) string {
 		for _, f := range sortedTagged(s) {
 			tagged = append(tagged, strconv.Itoa(fieldPos[f]))
 		}
-		e.p("{name: %q, first: %d, n: %d, taggedFirst: %d, taggedN: %d},", s.GoName, first, len(s.Fields), tfirst, len(tagged)-tfirst)
+		e.p("{name: %q, first: %d, n: %d, taggedFirst: %d, taggedN: %d},", s.TypeName, first, len(s.Fields), tfirst, len(tagged)-tfirst)
 	}
 	e.p("}")
 	e.p("")

@@ -32,7 +32,7 @@ func tsScalar(elem string) string {
 func tsType(f *Field) string {
 	t := ""
 	if f.Struct != nil {
-		t = f.Struct.GoName
+		t = f.Struct.TypeName
 	} else {
 		t = tsScalar(f.Elem)
 	}
@@ -55,7 +55,7 @@ func tsTypeDecoded(f *Field) string {
 	if f.Struct == nil {
 		return tsType(f)
 	}
-	t := f.Struct.GoName + "Decoded"
+	t := f.Struct.TypeName + "Decoded"
 	if f.Array {
 		t += "[]"
 	}
@@ -95,7 +95,7 @@ func genTS(msgs []*Message, releases []string) string {
 			} else {
 				p("/** The %s struct of %s. */", s.Name, m.Name)
 			}
-			p("export interface %s {", s.GoName)
+			p("export interface %s {", s.TypeName)
 			for _, f := range s.Fields {
 				p("  /** %s. */", fieldDoc(f))
 				p("  %s?: %s;", f.JSONName, tsType(f))
@@ -111,8 +111,8 @@ func genTS(msgs []*Message, releases []string) string {
 			p("")
 			// What a decode returns: a field that every version of the message has is
 			// always there (the others only in the versions that have them).
-			p("/** %s as decoded: fields of every version are always present. */", s.GoName)
-			p("export interface %sDecoded {", s.GoName)
+			p("/** %s as decoded: fields of every version are always present. */", s.TypeName)
+			p("export interface %sDecoded {", s.TypeName)
 			for _, f := range s.Fields {
 				opt := "?"
 				if alwaysPresent(m, f) {
@@ -133,14 +133,14 @@ func genTS(msgs []*Message, releases []string) string {
 	p("/** Every decoded message by descriptor name. */")
 	p("export interface MessagesByNameDecoded {")
 	for _, m := range msgs {
-		p("  %s: %sDecoded;", m.Name, m.Root.GoName)
+		p("  %s: %sDecoded;", m.Name, m.Root.TypeName)
 	}
 	p("}")
 	p("")
 	p("/** Every message by descriptor name. */")
 	p("export interface MessagesByName {")
 	for _, m := range msgs {
-		p("  %s: %s;", m.Name, m.Root.GoName)
+		p("  %s: %s;", m.Name, m.Root.TypeName)
 	}
 	p("}")
 	p("")
@@ -151,28 +151,28 @@ func genTS(msgs []*Message, releases []string) string {
 	p("/** Request body type by api key (the name the newest release uses). */")
 	p("export interface RequestsByKey {")
 	for _, k := range keys {
-		p("  %d: %s;", k, byKey[k][0].Root.GoName)
+		p("  %d: %s;", k, byKey[k][0].Root.TypeName)
 	}
 	p("}")
 	p("")
 	p("/** Response body type by api key (the name the newest release uses). */")
 	p("export interface ResponsesByKey {")
 	for _, k := range keys {
-		p("  %d: %s;", k, byKey[k][1].Root.GoName)
+		p("  %d: %s;", k, byKey[k][1].Root.TypeName)
 	}
 	p("}")
 	p("")
 	p("/** Decoded request body type by api key. */")
 	p("export interface RequestsByKeyDecoded {")
 	for _, k := range keys {
-		p("  %d: %sDecoded;", k, byKey[k][0].Root.GoName)
+		p("  %d: %sDecoded;", k, byKey[k][0].Root.TypeName)
 	}
 	p("}")
 	p("")
 	p("/** Decoded response body type by api key. */")
 	p("export interface ResponsesByKeyDecoded {")
 	for _, k := range keys {
-		p("  %d: %sDecoded;", k, byKey[k][1].Root.GoName)
+		p("  %d: %sDecoded;", k, byKey[k][1].Root.TypeName)
 	}
 	p("}")
 	return b.String()
@@ -208,7 +208,7 @@ func pyScalar(elem string) string {
 func pyType(f *Field) string {
 	t := ""
 	if f.Struct != nil {
-		t = `"` + f.Struct.GoName + `"`
+		t = `"` + f.Struct.TypeName + `"`
 	} else {
 		t = pyScalar(f.Elem)
 	}
@@ -253,8 +253,8 @@ func genPy(msgs []*Message, releases []string) string {
 		for _, s := range append([]*Struct{m.Root}, m.Structs...) {
 			p("")
 			p("")
-			p("%s = TypedDict(", s.GoName)
-			p("    %q,", s.GoName)
+			p("%s = TypedDict(", s.TypeName)
+			p("    %q,", s.TypeName)
 			p("    {")
 			for _, f := range s.Fields {
 				p("        %q: %s,", f.JSONName, pyType(f))
@@ -269,14 +269,14 @@ func genPy(msgs []*Message, releases []string) string {
 			p("    total=False,")
 			p(")")
 			if s == m.Root {
-				p("%s.__doc__ = %q", s.GoName, fmt.Sprintf("%s (%s%s), versions %s.", m.Name, m.Kind, apiKeyDoc(m), rangeDoc(m.Valid)))
+				p("%s.__doc__ = %q", s.TypeName, fmt.Sprintf("%s (%s%s), versions %s.", m.Name, m.Kind, apiKeyDoc(m), rangeDoc(m.Valid)))
 			}
 		}
 	}
 	p("")
 	p("MESSAGES: Dict[str, type] = {")
 	for _, m := range msgs {
-		p("    %q: %s,", m.Name, m.Root.GoName)
+		p("    %q: %s,", m.Name, m.Root.TypeName)
 	}
 	p("}")
 	p(`"""Every message TypedDict by descriptor name."""`)

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kwire/kwire/internal/gen/goname"
 )
 
 // Message is one descriptor after the releases are merged.
@@ -45,10 +47,11 @@ type Rename struct {
 
 // Struct is the root of a message or one nested or common struct.
 type Struct struct {
-	Name   string // descriptor name ("TopicProduceData")
-	GoName string // "ProduceRequestTopicProduceData"
-	Fields []*Field
-	Common bool
+	Name     string // descriptor name ("TopicProduceData")
+	TypeName string // the name in the bindings' JSON types, "ProduceRequestTopicProduceData"
+	GoName   string // the Go type, TypeName in Go's spelling ("DescribeACLsRequest")
+	Fields   []*Field
+	Common   bool
 }
 
 // Field is one descriptor field with its version ranges clamped to the message.
@@ -80,7 +83,9 @@ var primitives = map[string]bool{
 	"int64": true, "float64": true, "string": true, "bytes": true, "records": true, "uuid": true,
 }
 
-func exportName(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+// exportName is the Go name of a descriptor field: exported, in Go's spelling of
+// initialisms ("brokerId" is BrokerID).
+func exportName(s string) string { return goname.Ident(strings.ToUpper(s[:1]) + s[1:]) }
 func jsonName(s string) string   { return strings.ToLower(s[:1]) + s[1:] }
 
 func rawDefault(r json.RawMessage) (string, bool) {
@@ -469,17 +474,18 @@ func finish(msgs []*Message) error {
 	names := map[string]string{}
 	sort.Slice(msgs, func(i, j int) bool { return msgs[i].Name < msgs[j].Name })
 	for _, m := range msgs {
-		m.Root.GoName = m.Name
+		m.Root.TypeName = m.Name
 		for _, s := range m.Structs {
 			// Structs already named after their message keep their name
 			// (MetadataResponseBroker), others take the message as prefix.
 			if strings.HasPrefix(s.Name, m.Name) {
-				s.GoName = s.Name
+				s.TypeName = s.Name
 			} else {
-				s.GoName = m.Name + s.Name
+				s.TypeName = m.Name + s.Name
 			}
 		}
 		for _, s := range append([]*Struct{m.Root}, m.Structs...) {
+			s.GoName = goname.Ident(s.TypeName)
 			if prev, ok := names[s.GoName]; ok {
 				return fmt.Errorf("type name %s used by %s and %s", s.GoName, prev, m.Name)
 			}

@@ -93,7 +93,7 @@ func fetchResponseFrame(t testing.TB, ver int16) []byte {
 	var enc records.Encoder
 	resp := codec.NewFetchResponse()
 	topic := codec.FetchResponseFetchableTopicResponse{Topic: "bench"}
-	topic.TopicId[15] = 1
+	topic.TopicID[15] = 1
 	for p := 0; p < 10; p++ {
 		var recs []byte
 		for b := 0; b < 2; b++ {
@@ -131,7 +131,7 @@ func fetchRequestFrame(t testing.TB, ver int16) []byte {
 	req := codec.NewFetchRequest()
 	req.MaxWaitMs, req.MaxBytes = 500, 1<<20
 	ft := codec.FetchRequestFetchTopic{Topic: "bench"}
-	ft.TopicId[15] = 1
+	ft.TopicID[15] = 1
 	for p := 0; p < 10; p++ {
 		fp := codec.NewFetchRequestFetchPartition()
 		fp.Partition, fp.PartitionMaxBytes = int32(p), 256<<10
@@ -391,7 +391,7 @@ var callbackWorkloads = []struct {
 func callbackFrames(t testing.TB, ver int16, produce string) (req, resp []byte) {
 	if produce != "" {
 		req = produceRequests(t, produce, 1)[0]
-		resp, _ = codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: 1}, 9, codec.NewProduceResponse())
+		resp, _ = codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: 1}, 9, codec.NewProduceResponse())
 	} else {
 		req, resp = fetchRequestFrame(t, ver), fetchResponseFrame(t, ver)
 	}

@@ -82,7 +82,7 @@ func (k *kconn) read(key, ver int16) (int32, codec.Response) {
 	if err != nil {
 		k.t.Fatalf("response to api %d v%d: %v", key, ver, err)
 	}
-	return rf.Header.CorrelationId, rf.Body
+	return rf.Header.CorrelationID, rf.Body
 }
 
 func (k *kconn) call(ver int16, body codec.Request) codec.Response {
@@ -122,7 +122,7 @@ func createTopics(t testing.TB, k *kconn, partitions int32, names ...string) {
 				ready = false
 			}
 			for _, p := range tp.Partitions {
-				ready = ready && p.LeaderId >= 0
+				ready = ready && p.LeaderID >= 0
 			}
 		}
 		if ready && offsetsReady(t, k, partitions, names) {
@@ -137,7 +137,7 @@ func createTopics(t testing.TB, k *kconn, partitions int32, names ...string) {
 // is serving, not only named in Metadata).
 func offsetsReady(t testing.TB, k *kconn, partitions int32, names []string) bool {
 	req := codec.NewListOffsetsRequest()
-	req.ReplicaId = -1
+	req.ReplicaID = -1
 	for _, n := range names {
 		tp := codec.ListOffsetsRequestListOffsetsTopic{Name: n}
 		for p := int32(0); p < partitions; p++ {
@@ -160,7 +160,7 @@ func offsetsReady(t testing.TB, k *kconn, partitions int32, names []string) bool
 func fetchAll(t testing.TB, k *kconn, topic string, partition int32) []records.Message {
 	t.Helper()
 	req := codec.NewFetchRequest()
-	req.ReplicaId, req.MaxWaitMs, req.MinBytes, req.MaxBytes = -1, 100, 0, 50<<20
+	req.ReplicaID, req.MaxWaitMs, req.MinBytes, req.MaxBytes = -1, 100, 0, 50<<20
 	req.Topics = []codec.FetchRequestFetchTopic{{Topic: topic, Partitions: []codec.FetchRequestFetchPartition{{Partition: partition, FetchOffset: 0, PartitionMaxBytes: 10 << 20, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, LogStartOffset: -1}}}}
 	r := k.call(12, req).(*codec.FetchResponse)
 	var out []records.Message
@@ -238,14 +238,14 @@ func goScenario(t *testing.T, name string, readSize func() int) string {
 	add := func(format string, args ...any) { summary = append(summary, fmt.Sprintf(format, args...)) }
 
 	// ApiVersions: Produce capped at 12 (topic names, not ids).
-	avr := codec.NewApiVersionsRequest()
+	avr := codec.NewAPIVersionsRequest()
 	avr.ClientSoftwareName, avr.ClientSoftwareVersion = "kwire-e2e", "1"
-	av := k.call(3, avr).(*codec.ApiVersionsResponse)
+	av := k.call(3, avr).(*codec.APIVersionsResponse)
 	if av.ErrorCode != 0 {
 		t.Fatalf("ApiVersions: %s", kerr.Code(av.ErrorCode))
 	}
-	for _, a := range av.ApiKeys {
-		if a.ApiKey == 0 {
+	for _, a := range av.APIKeys {
+		if a.APIKey == 0 {
 			add("produce max v%d", a.MaxVersion)
 		}
 	}
@@ -309,9 +309,9 @@ func goScenario(t *testing.T, name string, readSize func() int) string {
 	mr = k.call(12, md).(*codec.MetadataResponse)
 	add("metadata after: %d topics", len(mr.Topics))
 	// Denied api key: answered by the filter with CLUSTER_AUTHORIZATION_FAILED.
-	da := codec.NewDescribeAclsRequest()
+	da := codec.NewDescribeACLsRequest()
 	da.ResourceTypeFilter, da.PatternTypeFilter, da.PermissionType, da.Operation = 1, 1, 1, 1
-	dr := k.call(3, da).(*codec.DescribeAclsResponse)
+	dr := k.call(3, da).(*codec.DescribeACLsResponse)
 	add("describe acls: %s", kerr.Code(dr.ErrorCode))
 
 	// What the broker holds, read directly.

@@ -398,7 +398,7 @@ func testFrames(t testing.TB) [][]byte {
 	ct := codec.NewCreateTopicsRequest()
 	ct.Topics = []codec.CreateTopicsRequestCreatableTopic{{Name: "x", NumPartitions: 1, ReplicationFactor: 1}}
 	return [][]byte{
-		kafkatest.MustRequest(1, 3, codec.NewApiVersionsRequest()),
+		kafkatest.MustRequest(1, 3, codec.NewAPIVersionsRequest()),
 		kafkatest.MustRequest(2, 12, md),
 		kafkatest.MustRequest(3, 9, prod),
 		kafkatest.MustRequest(4, 7, ct),

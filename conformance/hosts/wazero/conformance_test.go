@@ -212,7 +212,7 @@ func TestFrameRecords(t *testing.T) {
 		part := codec.NewFetchResponsePartitionData()
 		part.Records = v.Bytes
 		fr.Responses = []codec.FetchResponseFetchableTopicResponse{{Topic: "t", Partitions: []codec.FetchResponsePartitionData{*part}}}
-		fetch, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: 1}, 12, fr)
+		fetch, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: 1}, 12, fr)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,7 +60,7 @@ func run() error {
 	if created.ErrorCode != 0 {
 		return fmt.Errorf("create topic: %w", kerr.Code(created.ErrorCode).Err())
 	}
-	id := created.TopicId
+	id := created.TopicID
 	fmt.Printf("created topic %s\n", topic)
 
 	// Produce three records in one zstd batch; retry while the new partition elects its leader.
@@ -97,8 +97,8 @@ func run() error {
 
 	// Fetch them back and print them.
 	fr := codec.NewFetchRequest()
-	fr.ReplicaId, fr.MaxWaitMs, fr.MinBytes, fr.MaxBytes, fr.SessionEpoch = -1, 1000, 1, 1<<20, -1
-	fr.Topics = []codec.FetchRequestFetchTopic{{Topic: topic, TopicId: id, Partitions: []codec.FetchRequestFetchPartition{{
+	fr.ReplicaID, fr.MaxWaitMs, fr.MinBytes, fr.MaxBytes, fr.SessionEpoch = -1, 1000, 1, 1<<20, -1
+	fr.Topics = []codec.FetchRequestFetchTopic{{Topic: topic, TopicID: id, Partitions: []codec.FetchRequestFetchPartition{{
 		Partition: 0, CurrentLeaderEpoch: -1, FetchOffset: base, LastFetchedEpoch: -1, LogStartOffset: -1, PartitionMaxBytes: 1 << 20,
 	}}}}
 	resp, err = c.Do(ctx, fr)

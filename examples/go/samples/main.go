@@ -65,7 +65,7 @@ func main() {
 	}
 	resp.Responses = []codec.FetchResponseFetchableTopicResponse{topic}
 	h := codec.NewResponseHeader()
-	h.CorrelationId = 8
+	h.CorrelationID = 8
 	respFrame, err := codec.EncodeResponseFrame(nil, h, 12, resp)
 	if err != nil {
 		panic(err)

@@ -77,23 +77,23 @@ func (t *Topics) Learn(frame []byte, apiKey, version int16) {
 	case *codec.MetadataResponse:
 		for i := range b.Topics {
 			if tp := &b.Topics[i]; tp.Name != nil {
-				t.Add(tp.TopicId, *tp.Name)
+				t.Add(tp.TopicID, *tp.Name)
 			}
 		}
 	case *codec.CreateTopicsResponse:
 		for i := range b.Topics {
-			t.Add(b.Topics[i].TopicId, b.Topics[i].Name)
+			t.Add(b.Topics[i].TopicID, b.Topics[i].Name)
 		}
 	case *codec.DeleteTopicsResponse:
 		for i := range b.Responses {
 			if r := &b.Responses[i]; r.Name != nil {
-				t.Add(r.TopicId, *r.Name)
+				t.Add(r.TopicID, *r.Name)
 			}
 		}
 	case *codec.DescribeTopicPartitionsResponse:
 		for i := range b.Topics {
 			if tp := &b.Topics[i]; tp.Name != nil {
-				t.Add(tp.TopicId, *tp.Name)
+				t.Add(tp.TopicID, *tp.Name)
 			}
 		}
 	}

@@ -174,13 +174,13 @@ func TestTextListingAndInterrupt(t *testing.T) {
 
 	// The PLAINTEXT address answers ApiVersions; SASL PLAIN accepts the printed password.
 	c := dialT(t, l.addrs["PLAINTEXT"])
-	resp, err := roundTrip(c, 1, codec.NewApiVersionsRequest(), 0)
+	resp, err := roundTrip(c, 1, codec.NewAPIVersionsRequest(), 0)
 	c.Close()
 	if err != nil {
 		t.Fatalf("ApiVersions on PLAINTEXT: %v", err)
 	}
-	if av := resp.(*codec.ApiVersionsResponse); av.ErrorCode != 0 || len(av.ApiKeys) < 20 {
-		t.Errorf("ApiVersions: error %d, %d apis", av.ErrorCode, len(av.ApiKeys))
+	if av := resp.(*codec.APIVersionsResponse); av.ErrorCode != 0 || len(av.APIKeys) < 20 {
+		t.Errorf("ApiVersions: error %d, %d apis", av.ErrorCode, len(av.APIKeys))
 	}
 	plain := l.users["SASL_PLAINTEXT PLAIN"]
 	if code, msg := saslPlain(t, l.addrs["SASL_PLAINTEXT"], plain[0], plain[1]); code != 0 {
@@ -281,8 +281,8 @@ func roundTrip(c net.Conn, corr int32, req codec.Request, version int16) (codec.
 	if err != nil {
 		return nil, err
 	}
-	if f.Header.CorrelationId != corr {
-		return nil, fmt.Errorf("correlation id %d, want %d", f.Header.CorrelationId, corr)
+	if f.Header.CorrelationID != corr {
+		return nil, fmt.Errorf("correlation id %d, want %d", f.Header.CorrelationID, corr)
 	}
 	return f.Body, nil
 }

@@ -102,11 +102,11 @@ func run(version string, rounds int, roundTime, warmup time.Duration, callers in
 		{
 			"ApiVersions",
 			client{"kwire", func(ctx context.Context) error {
-				req := codec.NewApiVersionsRequest()
+				req := codec.NewAPIVersionsRequest()
 				req.ClientSoftwareName, req.ClientSoftwareVersion = "kwire-bench", "1"
 				resp, err := kc.Do(ctx, req)
-				if err == nil && resp.(*codec.ApiVersionsResponse).ErrorCode != 0 {
-					err = kerr.Code(resp.(*codec.ApiVersionsResponse).ErrorCode).Err()
+				if err == nil && resp.(*codec.APIVersionsResponse).ErrorCode != 0 {
+					err = kerr.Code(resp.(*codec.APIVersionsResponse).ErrorCode).Err()
 				}
 				return err
 			}},
@@ -125,7 +125,7 @@ func run(version string, rounds int, roundTime, warmup time.Duration, callers in
 			client{"kwire", func(ctx context.Context) error {
 				req := codec.NewProduceRequest()
 				req.Acks, req.TimeoutMs = 1, 30000
-				req.TopicData = []codec.ProduceRequestTopicProduceData{{Name: tp, TopicId: id,
+				req.TopicData = []codec.ProduceRequestTopicProduceData{{Name: tp, TopicID: id,
 					PartitionData: []codec.ProduceRequestPartitionProduceData{{Index: 0, Records: batch}}}}
 				resp, err := kc.Do(ctx, req)
 				if err == nil {
@@ -239,7 +239,7 @@ func createTopic(ctx context.Context, c *conn.Conn) (string, [16]byte, error) {
 	if r.ErrorCode != 0 {
 		return "", [16]byte{}, kerr.Code(r.ErrorCode).Err()
 	}
-	return name, r.TopicId, nil
+	return name, r.TopicID, nil
 }
 
 // oneRecordBatch is a magic 2 batch holding one record with a 1 KiB value.
