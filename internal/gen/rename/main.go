@@ -107,10 +107,13 @@ func run(root string, list bool) error {
 	if err != nil {
 		return err
 	}
-	imp := importer.ForCompiler(token.NewFileSet(), "source", nil)
+	// One file set for the packages and what they import, so that an object's position
+	// tells which file declares it.
+	fset = token.NewFileSet()
+	imp := importer.ForCompiler(fset, "source", nil)
 	var changed []string
 	for _, pk := range pkgs {
-		c, err := r.rewritePackage(pk, imp, list)
+		c, err := r.rewritePackage(pk, fset, imp, list)
 		if err != nil {
 			return err
 		}
@@ -287,8 +290,7 @@ func importPath(dir string) (string, error) {
 
 // rewritePackage type-checks pk, tolerating errors (the names it uses may be the old
 // ones), and rewrites its files.
-func (r *renamer) rewritePackage(pk *pkg, imp types.Importer, list bool) ([]string, error) {
-	fset := token.NewFileSet()
+func (r *renamer) rewritePackage(pk *pkg, fset *token.FileSet, imp types.Importer, list bool) ([]string, error) {
 	var files []*ast.File
 	srcs := map[*ast.File][]byte{}
 	for _, p := range pk.files {
@@ -350,8 +352,8 @@ func (r *renamer) rewritePackage(pk *pkg, imp types.Importer, list bool) ([]stri
 			if obj == nil {
 				obj = info.Defs[id]
 			}
-			if obj != nil && (obj.Pkg() == nil || obj.Pkg().Path() != codecPath) {
-				return true // something of another package (or of this one) that keeps its name
+			if obj != nil && (obj.Pkg() == nil || obj.Pkg().Path() != codecPath || !strings.HasSuffix(fset.Position(obj.Pos()).Filename, "_gen.go")) {
+				return true // not a generated name: something of another package, or written by hand
 			}
 			edits = append(edits, edit{fset.Position(id.Pos()).Offset, id.Name, to})
 			return true
@@ -403,7 +405,9 @@ func (r *renamer) rewriteMarkdown(src []byte) []byte {
 		nl := bytes.IndexByte(m, '\n') + 1
 		return append(append([]byte{}, m[:nl]...), r.rewriteTokens(m[nl:])...)
 	})
-	return inlineCode.ReplaceAllFunc(src, r.rewriteTokens)
+	return inlineCode.ReplaceAllFunc(src, func(m []byte) []byte {
+		return append(append([]byte{'`'}, r.rewriteTokens(m[1:len(m)-1])...), '`')
+	})
 }
 
 // rewriteTokens rewrites the identifiers of a Go fragment, leaving strings and comments
