@@ -124,7 +124,7 @@ abi-test-c: $(addprefix $(ABI_CTEST)/,$(ABI_CTESTS)) $(ABI_CTEST)/misuse-static
 abi-link-check: $(ABI_SO)
 	@syms=$$($(GO) tool nm $(BUILD)/$(ABI_SONAME)); \
 	n=$$(printf '%s\n' "$$syms" | grep -E 'kwire/codec\.\(\*[A-Za-z0-9]+\)\.(decode|encode|appendJSON|unmarshalJSON)$$' | grep -vc 'codec\.(\*ApiVersions'); \
-	t=$$(printf '%s\n' "$$syms" | grep -c 'codec/transcode\.(\*decoder)\.structJSON'); \
+	t=$$(printf '%s\n' "$$syms" | grep -c 'internal/transcode\.(\*decoder)\.structJSON'); \
 	if [ "$$n" != 0 ] || [ "$$t" = 0 ]; then echo "libkwire: $$n generated codec methods, $$t transcoder interpreters linked"; exit 1; fi; \
 	echo "libkwire: no generated per-message code linked (the transcoder's interpreter is)"
 

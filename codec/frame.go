@@ -6,12 +6,13 @@ import (
 	"github.com/kwire/kwire/internal/errtext"
 	"strconv"
 
+	"github.com/kwire/kwire/internal/proto"
 	"github.com/kwire/kwire/internal/wire"
 )
 
 // DefaultMaxFrameSize is the largest frame accepted unless a Framer says otherwise:
 // 100 MiB, the default of Kafka's socket.request.max.bytes.
-const DefaultMaxFrameSize = 100 << 20
+const DefaultMaxFrameSize = proto.DefaultMaxFrameSize
 
 // Api keys with header special cases.
 const (

@@ -18,34 +18,20 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/proto"
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// Kind says what a message is.
-type Kind int8
+// Kind says what a message is: request, response, header or data.
+type Kind = proto.Kind
 
 // The kinds of message.
 const (
-	KindRequest Kind = iota
-	KindResponse
-	KindHeader
-	KindData
+	KindRequest  = proto.KindRequest
+	KindResponse = proto.KindResponse
+	KindHeader   = proto.KindHeader
+	KindData     = proto.KindData
 )
-
-// String returns "request", "response", "header" or "data".
-func (k Kind) String() string {
-	switch k {
-	case KindRequest:
-		return "request"
-	case KindResponse:
-		return "response"
-	case KindHeader:
-		return "header"
-	case KindData:
-		return "data"
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
 
 // ParseKind is the inverse of Kind.String.
 func ParseKind(s string) (Kind, bool) {
@@ -241,87 +227,18 @@ type DecodeOptions struct {
 	UnsafeStrings bool
 }
 
-// DecodeError is any failure to decode bytes.
-type DecodeError struct {
-	Message string // descriptor name of the outermost message being decoded
-	Version int16
-	Path    string // field path within the message, e.g. "topicData[0].name"
-	Offset  int    // byte offset in the input where the failing read started
-	Err     error  // cause: one of the wire errors (ErrTruncated, ErrLength, ...)
-	Detail  string
-	// Hint is set when a response frame failed to decode at the version asked for but
-	// decodes cleanly, whole, at exactly one other valid version of its api: the
-	// request was most likely of that version.
-	Hint *VersionHint
-}
+// DecodeError is any failure to decode bytes: Message, Version, Path (the field path
+// within the message, e.g. "topicData[0].name"), Offset (where the failing read
+// started), Err (the cause, one of the wire errors), Detail, and Hint (set when a
+// response frame decodes cleanly at exactly one other version of its api).
+type DecodeError = proto.DecodeError
 
 // VersionHint names the version at which a response frame that failed to decode
 // does decode (see DecodeError.Hint).
-type VersionHint struct {
-	Message string // "FetchResponse"
-	Version int16
-}
+type VersionHint = proto.VersionHint
 
-// String reads "the bytes decode as FetchResponse v12: was the request v12?".
-func (h *VersionHint) String() string {
-	v := strconv.Itoa(int(h.Version))
-	return "the bytes decode as " + h.Message + " v" + v + ": was the request v" + v + "?"
-}
-
-// Error reports "kwire: decode <message> v<version> field <path> at offset <n>: <cause> (<detail>)".
-func (e *DecodeError) Error() string {
-	s := "kwire: decode " + e.Message
-	if e.Version >= 0 {
-		s += " v" + strconv.Itoa(int(e.Version))
-	}
-	if e.Path != "" {
-		s += " field " + e.Path
-	}
-	s += " at offset " + strconv.Itoa(e.Offset) + ": " + errText(e.Err)
-	if e.Detail != "" {
-		s += " (" + e.Detail + ")"
-	}
-	if e.Hint != nil {
-		s += "; " + e.Hint.String()
-	}
-	return s
-}
-
-// Unwrap returns the cause.
-func (e *DecodeError) Unwrap() error { return e.Err }
-
-// errText is err's text, or "<nil>" as fmt renders a nil error.
-func errText(err error) string {
-	if err == nil {
-		return "<nil>"
-	}
-	return err.Error()
-}
-
-// EncodeError is any failure to encode a message.
-type EncodeError struct {
-	Message string
-	Version int16
-	Path    string
-	Err     error
-	Detail  string
-}
-
-// Error reports "kwire: encode <message> v<version> field <path>: <cause> (<detail>)".
-func (e *EncodeError) Error() string {
-	s := "kwire: encode " + e.Message + " v" + strconv.Itoa(int(e.Version))
-	if e.Path != "" {
-		s += " field " + e.Path
-	}
-	s += ": " + e.Err.Error()
-	if e.Detail != "" {
-		s += " (" + e.Detail + ")"
-	}
-	return s
-}
-
-// Unwrap returns the cause.
-func (e *EncodeError) Unwrap() error { return e.Err }
+// EncodeError is any failure to encode a message: Message, Version, Path, Err, Detail.
+type EncodeError = proto.EncodeError
 
 // Causes of failures; DecodeError and EncodeError wrap them, so errors.Is works.
 var (
@@ -337,7 +254,7 @@ var (
 	ErrTooLong     = wire.ErrTooLong
 	ErrBadTags     = wire.ErrBadTags
 	ErrVersion     = wire.ErrVersion
-	ErrUnknownAPI  = errors.New("unknown api key")
+	ErrUnknownAPI  = proto.ErrUnknownAPI
 	ErrMismatch    = errors.New("header and body disagree")
 )
 
@@ -346,21 +263,10 @@ func versionError(m Message, v int16) error {
 	return &VersionError{Message: m.MessageName(), Version: v, Min: i.MinVersion, Max: i.MaxVersion}
 }
 
-// VersionError is an encode (or JSON) call at a version the message does not have. It
-// unwraps to ErrVersion.
-type VersionError struct {
-	Message  string // "MetadataRequest"
-	Version  int16  // the version asked for
-	Min, Max int16  // the message's valid versions
-}
-
-// Error reads "kwire: MetadataRequest version 99: unsupported version (valid 0-13)".
-func (e *VersionError) Error() string {
-	return "kwire: " + e.Message + " version " + strconv.Itoa(int(e.Version)) + ": " + ErrVersion.Error() + " (" + errtext.Range(e.Min, e.Max) + ")"
-}
-
-// Unwrap returns ErrVersion.
-func (e *VersionError) Unwrap() error { return ErrVersion }
+// VersionError is an encode (or JSON) call at a version the message does not have:
+// Message, Version (the one asked for), Min and Max (the valid ones). It unwraps to
+// ErrVersion.
+type VersionError = proto.VersionError
 
 func encodeError(m Message, v int16, w *wire.Encoder) error {
 	return &EncodeError{Message: m.MessageName(), Version: v, Path: w.Path(), Err: w.Err, Detail: w.Detail}
@@ -421,31 +327,11 @@ func unmarshalJSONBody(m Message, data []byte) error {
 	return nil
 }
 
-// JSONError is a failure to read the JSON form of a message.
-type JSONError struct {
-	Message string // descriptor name of the message being read
-	Path    string // JSON path of the failing value, e.g. "$.topicData[0].name"
-	Offset  int    // byte offset in the JSON text
-	Err     error  // cause: ErrJSONSyntax, ErrJSONType, ErrJSONRange, ErrJSONUnknownKey or ErrJSONDuplicateKey
-	Detail  string
-}
-
-// Error reports "kwire: <message>: json <path>: <cause>: <detail> (at byte <n>)".
-func (e *JSONError) Error() string {
-	s := "kwire: " + e.Message + ": json " + e.Path + ": " + e.Cause()
-	return s + " (at byte " + strconv.Itoa(e.Offset) + ")"
-}
-
-// Cause is the error text without message, path and offset.
-func (e *JSONError) Cause() string {
-	if e.Detail != "" {
-		return e.Err.Error() + ": " + e.Detail
-	}
-	return e.Err.Error()
-}
-
-// Unwrap returns the cause.
-func (e *JSONError) Unwrap() error { return e.Err }
+// JSONError is a failure to read the JSON form of a message: Message, Path (the JSON
+// path of the failing value, e.g. "$.topicData[0].name"), Offset (in the JSON text), Err
+// (ErrJSONSyntax, ErrJSONType, ErrJSONRange, ErrJSONUnknownKey or
+// ErrJSONDuplicateKey) and Detail.
+type JSONError = proto.JSONError
 
 // Causes of JSON failures; a JSONError wraps one of them.
 var (

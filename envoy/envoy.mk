@@ -17,7 +17,7 @@ ENVOY_WASM    := $(BUILD)/kwire-envoy.wasm
 ENVOY_GO_SRC  := $(shell find envoy codec -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
 ENVOY_HARNESS := conformance/hosts/proxywasm
 # The module's size budget (4 MB): a build over it fails. What keeps it small: the filter
-# reads messages with codec/transcode (no typed messages), is built with kwire_nocompress
+# reads messages with internal/transcode (no typed messages), is built with kwire_nocompress
 # (records' decoders only: ours, and the standard library's inflate), and nothing it
 # reaches calls fmt.
 ENVOY_BUDGET  := 4000000

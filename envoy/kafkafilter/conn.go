@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // Buffer is the proxy's data buffer for one direction during one callback: the bytes

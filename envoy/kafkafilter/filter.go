@@ -6,7 +6,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/policy"
-	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // Level is a log level, numbered as proxy-wasm's proxy_log_level_t.

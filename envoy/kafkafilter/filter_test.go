@@ -14,8 +14,8 @@ import (
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/policy"
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/transcode"
 	"github.com/kwire/kwire/envoy/kafkatest"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 type fakeMetric struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/policy"
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // Api keys the filter treats specially.
@@ -407,7 +407,7 @@ func sameTopic(a *transcode.Doc, at transcode.Node, b *transcode.Doc, bt transco
 // {"errorCode": code, "errorMessage": ...} where the version has both fields,
 // {"errorCode": code} where it has one, and the all-default body otherwise (an api
 // whose errors are only per entity then answers with no entities). All of them are
-// written by codec/transcode's schema-driven encoder from their JSON form.
+// written by the schema-driven encoder from their JSON form.
 func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32) ([]byte, error) {
 	code := f.s.denyCode
 	codeText := strconv.Itoa(int(code))

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/policy"
-	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // The walk plans of the frames the filter follows as they stream.

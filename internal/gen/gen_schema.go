@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// genSchema writes the merged descriptors as data for the transcoder (codec/transcode):
+// genSchema writes the merged descriptors as data for the transcoder (internal/transcode):
 // one flat table of messages, one of structs and one of fields, plain literal arrays
 // with no per-message code. The transcoder interprets them with the same rules the
 // generated typed code follows, so both engines agree byte for byte.

@@ -127,11 +127,12 @@ func run(lockPath, specDir, outDir string, check bool) error {
 	if err := add(filepath.Join(outDir, "codectest", "fill_gen.go"), genFill(msgs, relNames)); err != nil {
 		return err
 	}
-	if err := add(filepath.Join(outDir, "transcode", "schema_gen.go"), genSchema(msgs, relNames)); err != nil {
+	root := filepath.Dir(filepath.Clean(outDir))
+	schemaDir := filepath.Join(root, "internal", "transcode")
+	if err := add(filepath.Join(schemaDir, "schema_gen.go"), genSchema(msgs, relNames)); err != nil {
 		return err
 	}
 	// Type declarations of the JSON form for the bindings, beside them.
-	root := filepath.Dir(filepath.Clean(outDir))
 	files[filepath.Join(root, "bindings", "js", "messages.d.ts")] = []byte(genTS(msgs, relNames))
 	files[filepath.Join(root, "bindings", "python", "kwire", "messages.py")] = []byte(genPy(msgs, relNames))
 	// Named api keys and error codes for every binding.
@@ -143,8 +144,8 @@ func run(lockPath, specDir, outDir string, check bool) error {
 	files[filepath.Join(root, "capi", "kwire_constants.h")] = []byte(genConstsC(apis, relNames))
 	// Generated files that would no longer be written are stale.
 	existing, _ := filepath.Glob(filepath.Join(outDir, "*_gen.go"))
-	for _, sub := range []string{"codectest", "transcode"} {
-		more, _ := filepath.Glob(filepath.Join(outDir, sub, "*_gen.go"))
+	for _, dir := range []string{filepath.Join(outDir, "codectest"), filepath.Join(outDir, "transcode"), schemaDir} {
+		more, _ := filepath.Glob(filepath.Join(dir, "*_gen.go"))
 		existing = append(existing, more...)
 	}
 	var diffs []string

@@ -1,7 +1,7 @@
 # The GOOS=js WebAssembly test binaries under Node, many times (included by the top-level
 # Makefile, which defines GO and BUILD).
 #
-#   make wasm-node-soak   each js/wasm test binary (codec/records, codec/transcode,
+#   make wasm-node-soak   each js/wasm test binary (codec/records, internal/transcode,
 #                         internal/crc32c, each also with kwire_purego, and the
 #                         kernels' in-wasm fuzz tests, -run KernelFuzz, for
 #                         KWIRE_KERNEL_FUZZTIME each, 2s by default) run WASM_SOAK_N times

@@ -31,8 +31,8 @@ echo "wasm-node-soak: $("$NODE" --version), $("$GO" version | cut -d' ' -f3), $n
 binaries=(
 	"records ./codec/records - -"
 	"records-purego ./codec/records kwire_purego -"
-	"transcode ./codec/transcode - -"
-	"transcode-purego ./codec/transcode kwire_purego -"
+	"transcode ./internal/transcode - -"
+	"transcode-purego ./internal/transcode kwire_purego -"
 	"crc32c ./internal/crc32c - -"
 	"crc32c-purego ./internal/crc32c kwire_purego -"
 	"records-kernelfuzz ./codec/records - KernelFuzz"

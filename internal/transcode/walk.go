@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/proto"
 )
 
 // A Walker follows one message body's wire form as its bytes arrive, without holding
@@ -66,7 +66,7 @@ type WalkPlan struct {
 // ("acks", "topicData.name", "topicData.partitionData.records"). A path naming no
 // field of the message in any version is an error. The index of a path in paths is
 // the Sel of its events.
-func NewWalkPlan(key int16, kind codec.Kind, paths ...string) (*WalkPlan, error) {
+func NewWalkPlan(key int16, kind proto.Kind, paths ...string) (*WalkPlan, error) {
 	m := apiMessage(key, kind)
 	if m == nil {
 		return nil, errors.New("transcode: no " + kindName(kind) + " message for api key " + strconv.Itoa(int(key)))

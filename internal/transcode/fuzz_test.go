@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/transcode"
 	"github.com/kwire/kwire/conformance"
 )
 

@@ -6,8 +6,9 @@ import (
 	"github.com/kwire/kwire/internal/errtext"
 	"strconv"
 
-	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/proto"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // A frame's JSON form is an envelope:
@@ -20,9 +21,9 @@ import (
 // frames).
 
 // Framer transcodes whole frames: a 4-byte big-endian size, the header, the body. The
-// zero value refuses frames above codec.DefaultMaxFrameSize, as codec.Framer does.
+// zero value refuses frames above proto.DefaultMaxFrameSize, as codec.Framer does.
 type Framer struct {
-	// MaxFrameSize bounds the size field of a frame; zero means codec.DefaultMaxFrameSize.
+	// MaxFrameSize bounds the size field of a frame; zero means proto.DefaultMaxFrameSize.
 	MaxFrameSize int
 	// Decode tunes how bodies are read (records fields).
 	Decode DecodeOptions
@@ -34,24 +35,24 @@ func (f *Framer) limit() int {
 	if f.MaxFrameSize > 0 {
 		return f.MaxFrameSize
 	}
-	return codec.DefaultMaxFrameSize
+	return proto.DefaultMaxFrameSize
 }
 
 func (f *Framer) checkFrame(frame []byte, name string) error {
 	if len(frame) < 4 {
-		return &codec.DecodeError{Message: name, Version: -1, Offset: 0, Err: codec.ErrTruncated, Detail: "a frame needs a 4-byte size"}
+		return &proto.DecodeError{Message: name, Version: -1, Offset: 0, Err: wire.ErrTruncated, Detail: "a frame needs a 4-byte size"}
 	}
 	size := int(int32(binary.BigEndian.Uint32(frame)))
 	if size < 0 || size > f.limit() {
-		return &codec.DecodeError{Message: name, Version: -1, Offset: 0, Err: codec.ErrTooLarge,
+		return &proto.DecodeError{Message: name, Version: -1, Offset: 0, Err: wire.ErrTooLarge,
 			Detail: "frame size " + strconv.Itoa(size) + ", limit " + strconv.Itoa(f.limit())}
 	}
 	if n := 4 + size; n != len(frame) {
-		cause := codec.ErrTruncated
+		cause := wire.ErrTruncated
 		if n < len(frame) {
-			cause = codec.ErrTrailing
+			cause = wire.ErrTrailing
 		}
-		return &codec.DecodeError{Message: name, Version: -1, Offset: 0, Err: cause,
+		return &proto.DecodeError{Message: name, Version: -1, Offset: 0, Err: cause,
 			Detail: "size field says " + strconv.Itoa(n-4) + " bytes, frame holds " + strconv.Itoa(len(frame)-4)}
 	}
 	return nil
@@ -82,19 +83,19 @@ func (f *Framer) AppendRequestFrameJSON(dst, frame []byte) ([]byte, error) {
 		return dst, err
 	}
 	if len(frame) < 8 {
-		return dst, &codec.DecodeError{Message: "RequestHeader", Version: -1, Offset: 4, Err: codec.ErrTruncated, Detail: "need the api key and version"}
+		return dst, &proto.DecodeError{Message: "RequestHeader", Version: -1, Offset: 4, Err: wire.ErrTruncated, Detail: "need the api key and version"}
 	}
 	key := int16(binary.BigEndian.Uint16(frame[4:]))
 	v := int16(binary.BigEndian.Uint16(frame[6:]))
 	body := byKey(requestByKey[:], key)
 	if body == nil {
-		return dst, &codec.DecodeError{Message: "RequestHeader", Version: -1, Path: "requestApiKey", Offset: 4, Err: codec.ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(key))}
+		return dst, &proto.DecodeError{Message: "RequestHeader", Version: -1, Path: "requestApiKey", Offset: 4, Err: proto.ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(key))}
 	}
 	if !body.valid.has(v) {
-		return dst, &codec.DecodeError{Message: body.name, Version: v, Path: "requestApiVersion", Offset: 6, Err: codec.ErrVersion,
+		return dst, &proto.DecodeError{Message: body.name, Version: v, Path: "requestApiVersion", Offset: 6, Err: wire.ErrVersion,
 			Detail: errtext.Range(body.valid.lo, body.valid.hi)}
 	}
-	hv := codec.RequestHeaderVersion(key, v)
+	hv := requestHeaderVersion(key, v)
 	return f.frameJSON(dst, frame, headerMessage(true), body, key, v, hv)
 }
 
@@ -107,13 +108,13 @@ func (f *Framer) AppendResponseFrameJSON(dst, frame []byte, apiKey, version int1
 	}
 	body := byKey(responseByKey[:], apiKey)
 	if body == nil {
-		return dst, &codec.DecodeError{Message: "response frame", Version: version, Offset: 0, Err: codec.ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(apiKey))}
+		return dst, &proto.DecodeError{Message: "response frame", Version: version, Offset: 0, Err: proto.ErrUnknownAPI, Detail: "api key " + strconv.Itoa(int(apiKey))}
 	}
 	if !body.valid.has(version) {
-		return dst, &codec.DecodeError{Message: body.name, Version: version, Offset: 0, Err: codec.ErrVersion,
+		return dst, &proto.DecodeError{Message: body.name, Version: version, Offset: 0, Err: wire.ErrVersion,
 			Detail: errtext.Range(body.valid.lo, body.valid.hi)}
 	}
-	hv := codec.ResponseHeaderVersion(apiKey, version)
+	hv := responseHeaderVersion(apiKey, version)
 	out, err := f.frameJSON(dst, frame, headerMessage(false), body, apiKey, version, hv)
 	if err != nil {
 		return dst, f.hint(err, frame, body, apiKey, version)
@@ -123,8 +124,8 @@ func (f *Framer) AppendResponseFrameJSON(dst, frame []byte, apiKey, version int1
 
 // hint sets the Hint of a response decode error (see ResponseVersionHint).
 func (f *Framer) hint(err error, frame []byte, body *message, apiKey, version int16) error {
-	de, ok := err.(*codec.DecodeError)
-	if !ok || de.Hint != nil || errors.Is(de.Err, codec.ErrTooLarge) {
+	de, ok := err.(*proto.DecodeError)
+	if !ok || de.Hint != nil || errors.Is(de.Err, wire.ErrTooLarge) {
 		return err
 	}
 	de.Hint = f.versionHint(frame, body, apiKey, version)
@@ -133,9 +134,9 @@ func (f *Framer) hint(err error, frame []byte, body *message, apiKey, version in
 
 // ResponseVersionHint returns the one valid version of apiKey other than version at
 // which frame decodes cleanly and whole, or nil when none or several do: what
-// codec.DecodeError.Hint says after a failed decode. Records fields are read as bytes
+// proto.DecodeError.Hint says after a failed decode. Records fields are read as bytes
 // (no records callback): the hint is about the message's layout.
-func (f *Framer) ResponseVersionHint(frame []byte, apiKey, version int16) *codec.VersionHint {
+func (f *Framer) ResponseVersionHint(frame []byte, apiKey, version int16) *proto.VersionHint {
 	body := byKey(responseByKey[:], apiKey)
 	if body == nil || f.checkFrame(frame, "response frame") != nil {
 		return nil
@@ -143,7 +144,7 @@ func (f *Framer) ResponseVersionHint(frame []byte, apiKey, version int16) *codec
 	return f.versionHint(frame, body, apiKey, version)
 }
 
-func (f *Framer) versionHint(frame []byte, body *message, apiKey, version int16) *codec.VersionHint {
+func (f *Framer) versionHint(frame []byte, body *message, apiKey, version int16) *proto.VersionHint {
 	plain := Framer{MaxFrameSize: f.MaxFrameSize}
 	var scratch []byte
 	found, n := int16(-1), 0
@@ -152,14 +153,14 @@ func (f *Framer) versionHint(frame []byte, body *message, apiKey, version int16)
 			continue
 		}
 		var e error
-		if scratch, e = plain.frameJSON(scratch[:0], frame, headerMessage(false), body, apiKey, v, codec.ResponseHeaderVersion(apiKey, v)); e == nil {
+		if scratch, e = plain.frameJSON(scratch[:0], frame, headerMessage(false), body, apiKey, v, responseHeaderVersion(apiKey, v)); e == nil {
 			found, n = v, n+1
 		}
 	}
 	if n != 1 {
 		return nil
 	}
-	return &codec.VersionHint{Message: body.name, Version: found}
+	return &proto.VersionHint{Message: body.name, Version: found}
 }
 
 func (f *Framer) frameJSON(dst, frame []byte, hm, body *message, key, v, hv int16) ([]byte, error) {
@@ -260,13 +261,13 @@ func skipValue(d *jsonx.Decoder) span {
 }
 
 func mismatch(what, key string, at int, got, want int64) error {
-	return &codec.JSONError{Message: what, Path: "$." + key, Offset: at, Err: codec.ErrJSONType,
+	return &proto.JSONError{Message: what, Path: "$." + key, Offset: at, Err: jsonx.ErrType,
 		Detail: strconv.FormatInt(got, 10) + " disagrees with " + strconv.FormatInt(want, 10)}
 }
 
 // rebase moves a JSON error of a nested document to the envelope's path and offsets.
 func rebase(err error, prefix string, base int) error {
-	var je *codec.JSONError
+	var je *proto.JSONError
 	if errors.As(err, &je) {
 		je.Path = prefix + je.Path[1:]
 		je.Offset += base
@@ -314,12 +315,12 @@ func (f *Framer) AppendRequestFrame(dst, json []byte) ([]byte, error) {
 	}
 	body := byKey(requestByKey[:], key)
 	if body == nil {
-		return dst, errtext.Wrap("kwire: request header names api key "+strconv.Itoa(int(key))+": "+codec.ErrUnknownAPI.Error(), codec.ErrUnknownAPI)
+		return dst, errtext.Wrap("kwire: request header names api key "+strconv.Itoa(int(key))+": "+proto.ErrUnknownAPI.Error(), proto.ErrUnknownAPI)
 	}
 	if !body.valid.has(v) {
 		return dst, versionError(body, v)
 	}
-	hv := codec.RequestHeaderVersion(key, v)
+	hv := requestHeaderVersion(key, v)
 	if env.hvAt >= 0 && env.hv != int64(hv) {
 		return dst, mismatch(what, "headerVersion", env.hvAt, env.hv, int64(hv))
 	}
@@ -332,7 +333,7 @@ func (f *Framer) AppendResponseFrame(dst, json []byte, apiKey, version int16) ([
 	const what = "response frame"
 	body := byKey(responseByKey[:], apiKey)
 	if body == nil {
-		return dst, errtext.Wrap("kwire: unknown api key "+strconv.Itoa(int(apiKey))+": "+codec.ErrUnknownAPI.Error(), codec.ErrUnknownAPI)
+		return dst, errtext.Wrap("kwire: unknown api key "+strconv.Itoa(int(apiKey))+": "+proto.ErrUnknownAPI.Error(), proto.ErrUnknownAPI)
 	}
 	if !body.valid.has(version) {
 		return dst, versionError(body, version)
@@ -349,7 +350,7 @@ func (f *Framer) AppendResponseFrame(dst, json []byte, apiKey, version int16) ([
 	if env.verAt >= 0 && env.apiVersion != int64(version) {
 		return dst, mismatch(what, "apiVersion", env.verAt, env.apiVersion, int64(version))
 	}
-	hv := codec.ResponseHeaderVersion(apiKey, version)
+	hv := responseHeaderVersion(apiKey, version)
 	if env.hvAt >= 0 && env.hv != int64(hv) {
 		return dst, mismatch(what, "headerVersion", env.hvAt, env.hv, int64(hv))
 	}
@@ -378,7 +379,7 @@ func (f *Framer) encodeFrame(dst []byte, ht *tree, json []byte, env *envelope, h
 	}
 	size := len(out) - start - 4
 	if size > f.limit() {
-		return dst[:start], &codec.EncodeError{Message: body.name, Version: v, Err: codec.ErrTooLarge,
+		return dst[:start], &proto.EncodeError{Message: body.name, Version: v, Err: wire.ErrTooLarge,
 			Detail: "frame of " + strconv.Itoa(size) + " bytes, limit " + strconv.Itoa(f.limit())}
 	}
 	binary.BigEndian.PutUint32(out[start:], uint32(size))
@@ -387,7 +388,7 @@ func (f *Framer) encodeFrame(dst []byte, ht *tree, json []byte, env *envelope, h
 
 // ParseFlat reads a JSON object whose values are scalars, strictly: keys names every
 // allowed key with its kind, "string", "int" (an integral number, as int64) or "bool".
-// Unknown keys, duplicates and wrong types are *codec.JSONError values naming what.
+// Unknown keys, duplicates and wrong types are *proto.JSONError values naming what.
 // The ABI uses it for small configuration objects.
 func ParseFlat(json []byte, what string, keys map[string]string) (map[string]any, error) {
 	out := map[string]any{}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/codectest"
-	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // typedRequestEnvelope is the reference frame JSON: the typed codec's frame decode and

@@ -9,7 +9,7 @@ type vr struct{ lo, hi int16 }
 func (r vr) has(v int16) bool { return v >= r.lo && v <= r.hi }
 func (r vr) empty() bool      { return r.lo > r.hi }
 
-// Message kinds, as codec.Kind.
+// Message kinds, as proto.Kind.
 const (
 	kindRequest uint8 = iota
 	kindResponse
@@ -101,4 +101,40 @@ func knownTag(fields []field, tagged []uint8, tag uint32, v int16) int {
 		}
 	}
 	return -1
+}
+
+// Api keys with header special cases.
+const (
+	apiKeyControlledShutdown = 7
+	apiKeyAPIVersions        = 18
+)
+
+// requestHeaderVersion is the request header version of (key, v), as
+// codec.RequestHeaderVersion: 2 for flexible versions, else 1, and 0 for
+// ControlledShutdown v0; -1 for an unknown api key.
+func requestHeaderVersion(key, v int16) int16 {
+	m := byKey(requestByKey[:], key)
+	switch {
+	case m == nil:
+		return -1
+	case key == apiKeyControlledShutdown && v == 0:
+		return 0
+	case m.flex.has(v):
+		return 2
+	}
+	return 1
+}
+
+// responseHeaderVersion is the response header version of (key, v), as
+// codec.ResponseHeaderVersion: 1 for flexible versions, else 0, and always 0 for
+// ApiVersions; -1 for an unknown api key.
+func responseHeaderVersion(key, v int16) int16 {
+	m := byKey(responseByKey[:], key)
+	switch {
+	case m == nil:
+		return -1
+	case key != apiKeyAPIVersions && m.flex.has(v):
+		return 1
+	}
+	return 0
 }

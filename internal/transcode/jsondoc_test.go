@@ -13,7 +13,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/codectest"
-	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // randomMessage is a filled message of name at v and its wire bytes.
