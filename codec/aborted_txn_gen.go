@@ -47,25 +47,9 @@ func (m *AbortedTxn) decode(r *wire.Reader, v int16) {
 		r.Off += 32
 	} else {
 		m.ProducerID = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
-		}
 		m.FirstOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("firstOffset")
-			return
-		}
 		m.LastOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("lastOffset")
-			return
-		}
 		m.LastStableOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("lastStableOffset")
-			return
-		}
 	}
 }
 
@@ -192,7 +176,7 @@ func (m *AbortedTxn) DecodeWith(src []byte, version int16, opts DecodeOptions) (
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

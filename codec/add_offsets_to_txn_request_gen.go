@@ -50,10 +50,6 @@ func (m *AddOffsetsToTxnRequest) isDefault() bool {
 
 func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 	m.TransactionalID = r.String(v >= 3)
-	if r.Err != nil {
-		r.Push("transactionalId")
-		return
-	}
 	if len(r.Src)-r.Off >= 10 {
 		p := r.Src[r.Off : r.Off+10]
 		_ = p[9]
@@ -62,21 +58,9 @@ func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 10
 	} else {
 		m.ProducerID = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
-		}
 		m.ProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("producerEpoch")
-			return
-		}
 	}
 	m.GroupID = r.String(v >= 3)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
 		n := r.TagCount()
@@ -88,10 +72,6 @@ func (m *AddOffsetsToTxnRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -270,7 +250,7 @@ func (m *AddOffsetsToTxnRequest) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

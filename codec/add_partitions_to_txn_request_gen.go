@@ -62,7 +62,6 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -70,19 +69,11 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 		} else {
 			m.Transactions = nil
 		}
-		if r.Err != nil {
-			r.Push("transactions")
-			return
-		}
 	} else {
 		m.Transactions = nil
 	}
 	if v <= 3 {
 		m.V3AndBelowTransactionalID = r.String(v >= 3)
-		if r.Err != nil {
-			r.Push("v3AndBelowTransactionalId")
-			return
-		}
 	} else {
 		m.V3AndBelowTransactionalID = ""
 	}
@@ -95,15 +86,7 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 			r.Off += 10
 		} else {
 			m.V3AndBelowProducerID = r.Int64()
-			if r.Err != nil {
-				r.Push("v3AndBelowProducerId")
-				return
-			}
 			m.V3AndBelowProducerEpoch = r.Int16()
-			if r.Err != nil {
-				r.Push("v3AndBelowProducerEpoch")
-				return
-			}
 		}
 	} else {
 		m.V3AndBelowProducerID = 0
@@ -119,17 +102,12 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.V3AndBelowTopics = s
 		} else {
 			m.V3AndBelowTopics = nil
-		}
-		if r.Err != nil {
-			r.Push("v3AndBelowTopics")
-			return
 		}
 	} else {
 		m.V3AndBelowTopics = nil
@@ -145,10 +123,6 @@ func (m *AddPartitionsToTxnRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -418,10 +392,6 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) isDefault() boo
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.Reader, v int16) {
 	if v >= 4 {
 		m.TransactionalID = r.String(true)
-		if r.Err != nil {
-			r.Push("transactionalId")
-			return
-		}
 	} else {
 		m.TransactionalID = ""
 	}
@@ -435,20 +405,8 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 			r.Off += 11
 		} else {
 			m.ProducerID = r.Int64()
-			if r.Err != nil {
-				r.Push("producerId")
-				return
-			}
 			m.ProducerEpoch = r.Int16()
-			if r.Err != nil {
-				r.Push("producerEpoch")
-				return
-			}
 			m.VerifyOnly = r.Bool()
-			if r.Err != nil {
-				r.Push("verifyOnly")
-				return
-			}
 		}
 	} else {
 		m.ProducerID = 0
@@ -465,17 +423,12 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Topics = s
 		} else {
 			m.Topics = nil
-		}
-		if r.Err != nil {
-			r.Push("topics")
-			return
 		}
 	} else {
 		m.Topics = nil
@@ -491,10 +444,6 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) decode(r *wire.
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -714,10 +663,6 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) isDefault() bool {
 
 func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 3)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(v >= 3, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -727,18 +672,10 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) decode(r *wire.Reader
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
@@ -751,10 +688,6 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) decode(r *wire.Reader
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -909,7 +842,7 @@ func (m *AddPartitionsToTxnRequest) DecodeWith(src []byte, version int16, opts D
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

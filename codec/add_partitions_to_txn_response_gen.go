@@ -45,16 +45,8 @@ func (m *AddPartitionsToTxnResponse) isDefault() bool {
 
 func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if v >= 4 {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	} else {
 		m.ErrorCode = 0
 	}
@@ -68,17 +60,12 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.ResultsByTransaction = s
 		} else {
 			m.ResultsByTransaction = nil
-		}
-		if r.Err != nil {
-			r.Push("resultsByTransaction")
-			return
 		}
 	} else {
 		m.ResultsByTransaction = nil
@@ -93,17 +80,12 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.ResultsByTopicV3AndBelow = s
 		} else {
 			m.ResultsByTopicV3AndBelow = nil
-		}
-		if r.Err != nil {
-			r.Push("resultsByTopicV3AndBelow")
-			return
 		}
 	} else {
 		m.ResultsByTopicV3AndBelow = nil
@@ -119,10 +101,6 @@ func (m *AddPartitionsToTxnResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -329,10 +307,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) isDefault() bool {
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Reader, v int16) {
 	if v >= 4 {
 		m.TransactionalID = r.String(true)
-		if r.Err != nil {
-			r.Push("transactionalId")
-			return
-		}
 	} else {
 		m.TransactionalID = ""
 	}
@@ -346,17 +320,12 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Read
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.TopicResults = s
 		} else {
 			m.TopicResults = nil
-		}
-		if r.Err != nil {
-			r.Push("topicResults")
-			return
 		}
 	} else {
 		m.TopicResults = nil
@@ -372,10 +341,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) decode(r *wire.Read
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -535,10 +500,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) isDefault() bo
 
 func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 3)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(v >= 3, false, 6); n >= 0 {
 		s := m.ResultsByPartition
 		s = wire.Slice(s, n, r.Remaining())
@@ -548,17 +509,12 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) decode(r *wire
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ResultsByPartition = s
 	} else {
 		m.ResultsByPartition = nil
-	}
-	if r.Err != nil {
-		r.Push("resultsByPartition")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
@@ -571,10 +527,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) decode(r *wire
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -725,15 +677,7 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) decode(r *
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.PartitionErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("partitionErrorCode")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
@@ -746,10 +690,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) decode(r *
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -883,7 +823,7 @@ func (m *AddPartitionsToTxnResponse) DecodeWith(src []byte, version int16, opts 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -58,10 +58,6 @@ func (m *AddRaftVoterRequest) isDefault() bool {
 
 func (m *AddRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	m.ClusterID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("clusterId")
-		return
-	}
 	if len(r.Src)-r.Off >= 24 {
 		p := r.Src[r.Off : r.Off+24]
 		_ = p[23]
@@ -71,20 +67,8 @@ func (m *AddRaftVoterRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 24
 	} else {
 		m.TimeoutMs = r.Int32()
-		if r.Err != nil {
-			r.Push("timeoutMs")
-			return
-		}
 		m.VoterID = r.Int32()
-		if r.Err != nil {
-			r.Push("voterId")
-			return
-		}
 		m.VoterDirectoryID = r.UUID()
-		if r.Err != nil {
-			r.Push("voterDirectoryId")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.Listeners
@@ -95,7 +79,6 @@ func (m *AddRaftVoterRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -103,16 +86,8 @@ func (m *AddRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Listeners = nil
 	}
-	if r.Err != nil {
-		r.Push("listeners")
-		return
-	}
 	if v >= 1 {
 		m.AckWhenCommitted = r.Bool()
-		if r.Err != nil {
-			r.Push("ackWhenCommitted")
-			return
-		}
 	} else {
 		m.AckWhenCommitted = true
 	}
@@ -126,10 +101,6 @@ func (m *AddRaftVoterRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -338,20 +309,8 @@ func (m *AddRaftVoterRequestListener) isDefault() bool {
 
 func (m *AddRaftVoterRequestListener) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Uint16()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -362,10 +321,6 @@ func (m *AddRaftVoterRequestListener) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -506,7 +461,7 @@ func (m *AddRaftVoterRequest) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

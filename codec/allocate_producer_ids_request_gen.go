@@ -52,15 +52,7 @@ func (m *AllocateProducerIDsRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.BrokerID = r.Int32()
-		if r.Err != nil {
-			r.Push("brokerId")
-			return
-		}
 		m.BrokerEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("brokerEpoch")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -72,10 +64,6 @@ func (m *AllocateProducerIDsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -217,7 +205,7 @@ func (m *AllocateProducerIDsRequest) DecodeWith(src []byte, version int16, opts 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -54,25 +54,9 @@ func (m *AllocateProducerIDsResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 18
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.ProducerIDStart = r.Int64()
-		if r.Err != nil {
-			r.Push("producerIdStart")
-			return
-		}
 		m.ProducerIDLen = r.Int32()
-		if r.Err != nil {
-			r.Push("producerIdLen")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -84,10 +68,6 @@ func (m *AllocateProducerIDsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -234,7 +214,7 @@ func (m *AllocateProducerIDsResponse) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -53,7 +53,6 @@ func (m *AlterClientQuotasRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -61,15 +60,7 @@ func (m *AlterClientQuotasRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Entries = nil
 	}
-	if r.Err != nil {
-		r.Push("entries")
-		return
-	}
 	m.ValidateOnly = r.Bool()
-	if r.Err != nil {
-		r.Push("validateOnly")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -81,10 +72,6 @@ func (m *AlterClientQuotasRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -246,17 +233,12 @@ func (m *AlterClientQuotasRequestEntryData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Entity = s
 	} else {
 		m.Entity = nil
-	}
-	if r.Err != nil {
-		r.Push("entity")
-		return
 	}
 	if n := r.ArrayLen(v >= 1, false, 10); n >= 0 {
 		s := m.Ops
@@ -267,17 +249,12 @@ func (m *AlterClientQuotasRequestEntryData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Ops = s
 	} else {
 		m.Ops = nil
-	}
-	if r.Err != nil {
-		r.Push("ops")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -290,10 +267,6 @@ func (m *AlterClientQuotasRequestEntryData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -459,15 +432,7 @@ func (m *AlterClientQuotasRequestEntityData) isDefault() bool {
 
 func (m *AlterClientQuotasRequestEntityData) decode(r *wire.Reader, v int16) {
 	m.EntityType = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("entityType")
-		return
-	}
 	m.EntityName = r.NullableString(v >= 1)
-	if r.Err != nil {
-		r.Push("entityName")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -479,10 +444,6 @@ func (m *AlterClientQuotasRequestEntityData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -608,10 +569,6 @@ func (m *AlterClientQuotasRequestOpData) isDefault() bool {
 
 func (m *AlterClientQuotasRequestOpData) decode(r *wire.Reader, v int16) {
 	m.Key = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("key")
-		return
-	}
 	if len(r.Src)-r.Off >= 9 {
 		p := r.Src[r.Off : r.Off+9]
 		_ = p[8]
@@ -620,15 +577,7 @@ func (m *AlterClientQuotasRequestOpData) decode(r *wire.Reader, v int16) {
 		r.Off += 9
 	} else {
 		m.Value = r.Float64()
-		if r.Err != nil {
-			r.Push("value")
-			return
-		}
 		m.Remove = r.Bool()
-		if r.Err != nil {
-			r.Push("remove")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -641,10 +590,6 @@ func (m *AlterClientQuotasRequestOpData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -795,7 +740,7 @@ func (m *AlterClientQuotasRequest) DecodeWith(src []byte, version int16, opts De
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -37,10 +37,6 @@ func (m *AlterClientQuotasResponse) isDefault() bool {
 
 func (m *AlterClientQuotasResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 4); n >= 0 {
 		s := m.Entries
 		s = wire.Slice(s, n, r.Remaining())
@@ -50,17 +46,12 @@ func (m *AlterClientQuotasResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Entries = s
 	} else {
 		m.Entries = nil
-	}
-	if r.Err != nil {
-		r.Push("entries")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -73,10 +64,6 @@ func (m *AlterClientQuotasResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -219,15 +206,7 @@ func (m *AlterClientQuotasResponseEntryData) isDefault() bool {
 
 func (m *AlterClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(v >= 1)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Entity
 		s = wire.Slice(s, n, r.Remaining())
@@ -237,17 +216,12 @@ func (m *AlterClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Entity = s
 	} else {
 		m.Entity = nil
-	}
-	if r.Err != nil {
-		r.Push("entity")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -260,10 +234,6 @@ func (m *AlterClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -418,15 +388,7 @@ func (m *AlterClientQuotasResponseEntityData) isDefault() bool {
 
 func (m *AlterClientQuotasResponseEntityData) decode(r *wire.Reader, v int16) {
 	m.EntityType = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("entityType")
-		return
-	}
 	m.EntityName = r.NullableString(v >= 1)
-	if r.Err != nil {
-		r.Push("entityName")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -438,10 +400,6 @@ func (m *AlterClientQuotasResponseEntityData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -579,7 +537,7 @@ func (m *AlterClientQuotasResponse) DecodeWith(src []byte, version int16, opts D
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -47,16 +47,8 @@ func (m *AlterPartitionReassignmentsRequest) isDefault() bool {
 
 func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 	m.TimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("timeoutMs")
-		return
-	}
 	if v >= 1 {
 		m.AllowReplicationFactorChange = r.Bool()
-		if r.Err != nil {
-			r.Push("allowReplicationFactorChange")
-			return
-		}
 	} else {
 		m.AllowReplicationFactorChange = true
 	}
@@ -69,17 +61,12 @@ func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -91,10 +78,6 @@ func (m *AlterPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -259,10 +242,6 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) isDefault() bool {
 
 func (m *AlterPartitionReassignmentsRequestReassignableTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -272,17 +251,12 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) decode(r *wire.Rea
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -294,10 +268,6 @@ func (m *AlterPartitionReassignmentsRequestReassignableTopic) decode(r *wire.Rea
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -434,10 +404,6 @@ func (m *AlterPartitionReassignmentsRequestReassignablePartition) isDefault() bo
 
 func (m *AlterPartitionReassignmentsRequestReassignablePartition) decode(r *wire.Reader, v int16) {
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	if n := r.ArrayLen(true, true, 4); n >= 0 {
 		s := m.Replicas
 		if s != nil && cap(s) >= n {
@@ -447,18 +413,10 @@ func (m *AlterPartitionReassignmentsRequestReassignablePartition) decode(r *wire
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Replicas = s
 	} else {
 		m.Replicas = nil
-	}
-	if r.Err != nil {
-		r.Push("replicas")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -470,10 +428,6 @@ func (m *AlterPartitionReassignmentsRequestReassignablePartition) decode(r *wire
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -626,7 +580,7 @@ func (m *AlterPartitionReassignmentsRequest) DecodeWith(src []byte, version int1
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -50,29 +50,13 @@ func (m *AlterPartitionReassignmentsResponse) isDefault() bool {
 
 func (m *AlterPartitionReassignmentsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if v >= 1 {
 		m.AllowReplicationFactorChange = r.Bool()
-		if r.Err != nil {
-			r.Push("allowReplicationFactorChange")
-			return
-		}
 	} else {
 		m.AllowReplicationFactorChange = true
 	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Responses
 		s = wire.Slice(s, n, r.Remaining())
@@ -82,17 +66,12 @@ func (m *AlterPartitionReassignmentsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Responses = s
 	} else {
 		m.Responses = nil
-	}
-	if r.Err != nil {
-		r.Push("responses")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -104,10 +83,6 @@ func (m *AlterPartitionReassignmentsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -279,10 +254,6 @@ func (m *AlterPartitionReassignmentsResponseReassignableTopicResponse) isDefault
 
 func (m *AlterPartitionReassignmentsResponseReassignableTopicResponse) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(true, false, 8); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -292,17 +263,12 @@ func (m *AlterPartitionReassignmentsResponseReassignableTopicResponse) decode(r 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -314,10 +280,6 @@ func (m *AlterPartitionReassignmentsResponseReassignableTopicResponse) decode(r 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -465,21 +427,9 @@ func (m *AlterPartitionReassignmentsResponseReassignablePartitionResponse) decod
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -490,10 +440,6 @@ func (m *AlterPartitionReassignmentsResponseReassignablePartitionResponse) decod
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -639,7 +585,7 @@ func (m *AlterPartitionReassignmentsResponse) DecodeWith(src []byte, version int
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

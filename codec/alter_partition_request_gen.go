@@ -55,15 +55,7 @@ func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.BrokerID = r.Int32()
-		if r.Err != nil {
-			r.Push("brokerId")
-			return
-		}
 		m.BrokerEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("brokerEpoch")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.Topics
@@ -74,17 +66,12 @@ func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -96,10 +83,6 @@ func (m *AlterPartitionRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -266,19 +249,11 @@ func (m *AlterPartitionRequestTopicData) isDefault() bool {
 func (m *AlterPartitionRequestTopicData) decode(r *wire.Reader, v int16) {
 	if v <= 1 {
 		m.TopicName = r.String(true)
-		if r.Err != nil {
-			r.Push("topicName")
-			return
-		}
 	} else {
 		m.TopicName = ""
 	}
 	if v >= 2 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -291,17 +266,12 @@ func (m *AlterPartitionRequestTopicData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -313,10 +283,6 @@ func (m *AlterPartitionRequestTopicData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -492,15 +458,7 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 8
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	if v <= 2 {
 		if n := r.ArrayLen(true, false, 4); n >= 0 {
@@ -512,18 +470,10 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.NewIsr = s
 		} else {
 			m.NewIsr = nil
-		}
-		if r.Err != nil {
-			r.Push("newIsr")
-			return
 		}
 	} else {
 		m.NewIsr = nil
@@ -538,7 +488,6 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -546,27 +495,15 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 		} else {
 			m.NewIsrWithEpochs = nil
 		}
-		if r.Err != nil {
-			r.Push("newIsrWithEpochs")
-			return
-		}
 	} else {
 		m.NewIsrWithEpochs = nil
 	}
 	if v >= 1 {
 		m.LeaderRecoveryState = r.Int8()
-		if r.Err != nil {
-			r.Push("leaderRecoveryState")
-			return
-		}
 	} else {
 		m.LeaderRecoveryState = 0
 	}
 	m.PartitionEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionEpoch")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -577,10 +514,6 @@ func (m *AlterPartitionRequestPartitionData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -813,15 +746,7 @@ func (m *AlterPartitionRequestBrokerState) decode(r *wire.Reader, v int16) {
 			r.Off += 12
 		} else {
 			m.BrokerID = r.Int32()
-			if r.Err != nil {
-				r.Push("brokerId")
-				return
-			}
 			m.BrokerEpoch = r.Int64()
-			if r.Err != nil {
-				r.Push("brokerEpoch")
-				return
-			}
 		}
 	} else {
 		m.BrokerID = 0
@@ -837,10 +762,6 @@ func (m *AlterPartitionRequestBrokerState) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -982,7 +903,7 @@ func (m *AlterPartitionRequest) DecodeWith(src []byte, version int16, opts Decod
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -49,15 +49,7 @@ func (m *AlterPartitionResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.Topics
@@ -68,17 +60,12 @@ func (m *AlterPartitionResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -90,10 +77,6 @@ func (m *AlterPartitionResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -245,19 +228,11 @@ func (m *AlterPartitionResponseTopicData) isDefault() bool {
 func (m *AlterPartitionResponseTopicData) decode(r *wire.Reader, v int16) {
 	if v <= 1 {
 		m.TopicName = r.String(true)
-		if r.Err != nil {
-			r.Push("topicName")
-			return
-		}
 	} else {
 		m.TopicName = ""
 	}
 	if v >= 2 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -270,17 +245,12 @@ func (m *AlterPartitionResponseTopicData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -292,10 +262,6 @@ func (m *AlterPartitionResponseTopicData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -476,25 +442,9 @@ func (m *AlterPartitionResponsePartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 14
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Isr
@@ -505,33 +455,17 @@ func (m *AlterPartitionResponsePartitionData) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Isr = s
 	} else {
 		m.Isr = nil
 	}
-	if r.Err != nil {
-		r.Push("isr")
-		return
-	}
 	if v >= 1 {
 		m.LeaderRecoveryState = r.Int8()
-		if r.Err != nil {
-			r.Push("leaderRecoveryState")
-			return
-		}
 	} else {
 		m.LeaderRecoveryState = 0
 	}
 	m.PartitionEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionEpoch")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -542,10 +476,6 @@ func (m *AlterPartitionResponsePartitionData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -749,7 +679,7 @@ func (m *AlterPartitionResponse) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -47,17 +47,12 @@ func (m *AlterReplicaLogDirsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Dirs = s
 	} else {
 		m.Dirs = nil
-	}
-	if r.Err != nil {
-		r.Push("dirs")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -70,10 +65,6 @@ func (m *AlterReplicaLogDirsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -217,10 +208,6 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) isDefault() bool {
 
 func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) decode(r *wire.Reader, v int16) {
 	m.Path = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("path")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -230,17 +217,12 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) decode(r *wire.Reader, v 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -253,10 +235,6 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDir) decode(r *wire.Reader, v 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -400,10 +378,6 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) isDefault() bool {
 
 func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -413,18 +387,10 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) decode(r *wire.Reade
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -437,10 +403,6 @@ func (m *AlterReplicaLogDirsRequestAlterReplicaLogDirTopic) decode(r *wire.Reade
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -595,7 +557,7 @@ func (m *AlterReplicaLogDirsRequest) DecodeWith(src []byte, version int16, opts 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

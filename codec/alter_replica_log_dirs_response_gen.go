@@ -39,10 +39,6 @@ func (m *AlterReplicaLogDirsResponse) isDefault() bool {
 
 func (m *AlterReplicaLogDirsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Results
 		s = wire.Slice(s, n, r.Remaining())
@@ -52,17 +48,12 @@ func (m *AlterReplicaLogDirsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Results = s
 	} else {
 		m.Results = nil
-	}
-	if r.Err != nil {
-		r.Push("results")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -75,10 +66,6 @@ func (m *AlterReplicaLogDirsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -217,10 +204,6 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) isDefault() b
 
 func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -230,17 +213,12 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) decode(r *wir
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -253,10 +231,6 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult) decode(r *wir
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -407,15 +381,7 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) decode(r 
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -428,10 +394,6 @@ func (m *AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult) decode(r 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -565,7 +527,7 @@ func (m *AlterReplicaLogDirsResponse) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

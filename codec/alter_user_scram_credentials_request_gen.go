@@ -52,17 +52,12 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Deletions = s
 	} else {
 		m.Deletions = nil
-	}
-	if r.Err != nil {
-		r.Push("deletions")
-		return
 	}
 	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.Upsertions
@@ -73,17 +68,12 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Upsertions = s
 	} else {
 		m.Upsertions = nil
-	}
-	if r.Err != nil {
-		r.Push("upsertions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -95,10 +85,6 @@ func (m *AlterUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -271,15 +257,7 @@ func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) isDefault() bo
 
 func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.Mechanism = r.Int8()
-	if r.Err != nil {
-		r.Push("mechanism")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -290,10 +268,6 @@ func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) decode(r *wire
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -413,10 +387,6 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) isDefault() b
 
 func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if len(r.Src)-r.Off >= 5 {
 		p := r.Src[r.Off : r.Off+5]
 		_ = p[4]
@@ -425,26 +395,10 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) decode(r *wir
 		r.Off += 5
 	} else {
 		m.Mechanism = r.Int8()
-		if r.Err != nil {
-			r.Push("mechanism")
-			return
-		}
 		m.Iterations = r.Int32()
-		if r.Err != nil {
-			r.Push("iterations")
-			return
-		}
 	}
 	m.Salt = r.Bytes(true)
-	if r.Err != nil {
-		r.Push("salt")
-		return
-	}
 	m.SaltedPassword = r.Bytes(true)
-	if r.Err != nil {
-		r.Push("saltedPassword")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -455,10 +409,6 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) decode(r *wir
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -624,7 +574,7 @@ func (m *AlterUserScramCredentialsRequest) DecodeWith(src []byte, version int16,
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

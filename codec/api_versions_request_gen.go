@@ -50,37 +50,21 @@ func (m *APIVersionsRequest) isDefault() bool {
 func (m *APIVersionsRequest) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.ClientSoftwareName = r.String(true)
-		if r.Err != nil {
-			r.Push("clientSoftwareName")
-			return
-		}
 	} else {
 		m.ClientSoftwareName = ""
 	}
 	if v >= 3 {
 		m.ClientSoftwareVersion = r.String(true)
-		if r.Err != nil {
-			r.Push("clientSoftwareVersion")
-			return
-		}
 	} else {
 		m.ClientSoftwareVersion = ""
 	}
 	if v >= 5 {
 		m.ClusterID = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("clusterId")
-			return
-		}
 	} else {
 		m.ClusterID = nil
 	}
 	if v >= 5 {
 		m.NodeID = r.Int32()
-		if r.Err != nil {
-			r.Push("nodeId")
-			return
-		}
 	} else {
 		m.NodeID = -1
 	}
@@ -95,10 +79,6 @@ func (m *APIVersionsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -296,7 +276,7 @@ func (m *APIVersionsRequest) DecodeWith(src []byte, version int16, opts DecodeOp
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

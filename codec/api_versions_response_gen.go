@@ -55,10 +55,6 @@ func (m *APIVersionsResponse) isDefault() bool {
 
 func (m *APIVersionsResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if n := r.ArrayLen(v >= 3, false, 6); n >= 0 {
 		s := m.APIKeys
 		s = wire.Slice(s, n, r.Remaining())
@@ -68,7 +64,6 @@ func (m *APIVersionsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -76,16 +71,8 @@ func (m *APIVersionsResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.APIKeys = nil
 	}
-	if r.Err != nil {
-		r.Push("apiKeys")
-		return
-	}
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -115,7 +102,6 @@ func (m *APIVersionsResponse) decode(r *wire.Reader, v int16) {
 						}
 						s[i].decode(r, v)
 						if r.Err != nil {
-							r.PushIndex(i)
 							break
 						}
 					}
@@ -124,18 +110,10 @@ func (m *APIVersionsResponse) decode(r *wire.Reader, v int16) {
 					m.SupportedFeatures = nil
 				}
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("supportedFeatures")
-					return
-				}
 			case tag == 1:
 				saved := r.Limit(end)
 				m.FinalizedFeaturesEpoch = r.Int64()
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("finalizedFeaturesEpoch")
-					return
-				}
 			case tag == 2:
 				saved := r.Limit(end)
 				if n := r.ArrayLen(true, false, 1); n >= 0 {
@@ -147,7 +125,6 @@ func (m *APIVersionsResponse) decode(r *wire.Reader, v int16) {
 						}
 						s[i].decode(r, v)
 						if r.Err != nil {
-							r.PushIndex(i)
 							break
 						}
 					}
@@ -156,25 +133,13 @@ func (m *APIVersionsResponse) decode(r *wire.Reader, v int16) {
 					m.FinalizedFeatures = nil
 				}
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("finalizedFeatures")
-					return
-				}
 			case tag == 3:
 				saved := r.Limit(end)
 				m.ZkMigrationReady = r.Bool()
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("zkMigrationReady")
-					return
-				}
 			default:
 				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 			}
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -476,20 +441,8 @@ func (m *APIVersionsResponseAPIVersion) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.APIKey = r.Int16()
-		if r.Err != nil {
-			r.Push("apiKey")
-			return
-		}
 		m.MinVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("minVersion")
-			return
-		}
 		m.MaxVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("maxVersion")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
@@ -502,10 +455,6 @@ func (m *APIVersionsResponseAPIVersion) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -638,10 +587,6 @@ func (m *APIVersionsResponseSupportedFeatureKey) isDefault() bool {
 func (m *APIVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.Name = r.String(true)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
@@ -654,15 +599,7 @@ func (m *APIVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16)
 			r.Off += 4
 		} else {
 			m.MinVersion = r.Int16()
-			if r.Err != nil {
-				r.Push("minVersion")
-				return
-			}
 			m.MaxVersion = r.Int16()
-			if r.Err != nil {
-				r.Push("maxVersion")
-				return
-			}
 		}
 	} else {
 		m.MinVersion = 0
@@ -679,10 +616,6 @@ func (m *APIVersionsResponseSupportedFeatureKey) decode(r *wire.Reader, v int16)
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -843,10 +776,6 @@ func (m *APIVersionsResponseFinalizedFeatureKey) isDefault() bool {
 func (m *APIVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.Name = r.String(true)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
@@ -859,15 +788,7 @@ func (m *APIVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16)
 			r.Off += 4
 		} else {
 			m.MaxVersionLevel = r.Int16()
-			if r.Err != nil {
-				r.Push("maxVersionLevel")
-				return
-			}
 			m.MinVersionLevel = r.Int16()
-			if r.Err != nil {
-				r.Push("minVersionLevel")
-				return
-			}
 		}
 	} else {
 		m.MaxVersionLevel = 0
@@ -884,10 +805,6 @@ func (m *APIVersionsResponseFinalizedFeatureKey) decode(r *wire.Reader, v int16)
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1059,7 +976,7 @@ func (m *APIVersionsResponse) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

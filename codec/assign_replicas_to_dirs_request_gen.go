@@ -55,15 +55,7 @@ func (m *AssignReplicasToDirsRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.BrokerID = r.Int32()
-		if r.Err != nil {
-			r.Push("brokerId")
-			return
-		}
 		m.BrokerEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("brokerEpoch")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Directories
@@ -74,17 +66,12 @@ func (m *AssignReplicasToDirsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Directories = s
 	} else {
 		m.Directories = nil
-	}
-	if r.Err != nil {
-		r.Push("directories")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -96,10 +83,6 @@ func (m *AssignReplicasToDirsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -262,10 +245,6 @@ func (m *AssignReplicasToDirsRequestDirectoryData) isDefault() bool {
 
 func (m *AssignReplicasToDirsRequestDirectoryData) decode(r *wire.Reader, v int16) {
 	m.ID = r.UUID()
-	if r.Err != nil {
-		r.Push("id")
-		return
-	}
 	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -275,17 +254,12 @@ func (m *AssignReplicasToDirsRequestDirectoryData) decode(r *wire.Reader, v int1
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -297,10 +271,6 @@ func (m *AssignReplicasToDirsRequestDirectoryData) decode(r *wire.Reader, v int1
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -432,10 +402,6 @@ func (m *AssignReplicasToDirsRequestTopicData) isDefault() bool {
 
 func (m *AssignReplicasToDirsRequestTopicData) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -445,17 +411,12 @@ func (m *AssignReplicasToDirsRequestTopicData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -467,10 +428,6 @@ func (m *AssignReplicasToDirsRequestTopicData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -599,10 +556,6 @@ func (m *AssignReplicasToDirsRequestPartitionData) isDefault() bool {
 
 func (m *AssignReplicasToDirsRequestPartitionData) decode(r *wire.Reader, v int16) {
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -613,10 +566,6 @@ func (m *AssignReplicasToDirsRequestPartitionData) decode(r *wire.Reader, v int1
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -727,7 +676,7 @@ func (m *AssignReplicasToDirsRequest) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

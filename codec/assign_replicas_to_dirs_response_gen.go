@@ -49,15 +49,7 @@ func (m *AssignReplicasToDirsResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Directories
@@ -68,17 +60,12 @@ func (m *AssignReplicasToDirsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Directories = s
 	} else {
 		m.Directories = nil
-	}
-	if r.Err != nil {
-		r.Push("directories")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -90,10 +77,6 @@ func (m *AssignReplicasToDirsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -241,10 +224,6 @@ func (m *AssignReplicasToDirsResponseDirectoryData) isDefault() bool {
 
 func (m *AssignReplicasToDirsResponseDirectoryData) decode(r *wire.Reader, v int16) {
 	m.ID = r.UUID()
-	if r.Err != nil {
-		r.Push("id")
-		return
-	}
 	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -254,17 +233,12 @@ func (m *AssignReplicasToDirsResponseDirectoryData) decode(r *wire.Reader, v int
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -276,10 +250,6 @@ func (m *AssignReplicasToDirsResponseDirectoryData) decode(r *wire.Reader, v int
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -411,10 +381,6 @@ func (m *AssignReplicasToDirsResponseTopicData) isDefault() bool {
 
 func (m *AssignReplicasToDirsResponseTopicData) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 7); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -424,17 +390,12 @@ func (m *AssignReplicasToDirsResponseTopicData) decode(r *wire.Reader, v int16) 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -446,10 +407,6 @@ func (m *AssignReplicasToDirsResponseTopicData) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -588,15 +545,7 @@ func (m *AssignReplicasToDirsResponsePartitionData) decode(r *wire.Reader, v int
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -608,10 +557,6 @@ func (m *AssignReplicasToDirsResponsePartitionData) decode(r *wire.Reader, v int
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -738,7 +683,7 @@ func (m *AssignReplicasToDirsResponse) DecodeWith(src []byte, version int16, opt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -51,16 +51,8 @@ func (m *BeginQuorumEpochRequest) isDefault() bool {
 
 func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	m.ClusterID = r.NullableString(v >= 1)
-	if r.Err != nil {
-		r.Push("clusterId")
-		return
-	}
 	if v >= 1 {
 		m.VoterID = r.Int32()
-		if r.Err != nil {
-			r.Push("voterId")
-			return
-		}
 	} else {
 		m.VoterID = -1
 	}
@@ -73,17 +65,12 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(true, false, 1); n >= 0 {
@@ -95,17 +82,12 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.LeaderEndpoints = s
 		} else {
 			m.LeaderEndpoints = nil
-		}
-		if r.Err != nil {
-			r.Push("leaderEndpoints")
-			return
 		}
 	} else {
 		m.LeaderEndpoints = nil
@@ -121,10 +103,6 @@ func (m *BeginQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -339,10 +317,6 @@ func (m *BeginQuorumEpochRequestTopicData) isDefault() bool {
 
 func (m *BeginQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 12); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -352,17 +326,12 @@ func (m *BeginQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -375,10 +344,6 @@ func (m *BeginQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -528,16 +493,8 @@ func (m *BeginQuorumEpochRequestPartitionData) isDefault() bool {
 
 func (m *BeginQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	if v >= 1 {
 		m.VoterDirectoryID = r.UUID()
-		if r.Err != nil {
-			r.Push("voterDirectoryId")
-			return
-		}
 	} else {
 		m.VoterDirectoryID = UUID{}
 	}
@@ -549,15 +506,7 @@ func (m *BeginQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 8
 	} else {
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -570,10 +519,6 @@ func (m *BeginQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -721,28 +666,16 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) isDefault() bool {
 func (m *BeginQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.Name = r.String(true)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 1 {
 		m.Host = r.String(true)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
 	if v >= 1 {
 		m.Port = r.Uint16()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 	} else {
 		m.Port = 0
 	}
@@ -757,10 +690,6 @@ func (m *BeginQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -932,7 +861,7 @@ func (m *BeginQuorumEpochRequest) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -42,10 +42,6 @@ func (m *BeginQuorumEpochResponse) isDefault() bool {
 
 func (m *BeginQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -55,17 +51,12 @@ func (m *BeginQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.NodeEndpoints = nil
 	m.UnknownTaggedFields = nil
@@ -90,7 +81,6 @@ func (m *BeginQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 						}
 						s[i].decode(r, v)
 						if r.Err != nil {
-							r.PushIndex(i)
 							break
 						}
 					}
@@ -99,17 +89,9 @@ func (m *BeginQuorumEpochResponse) decode(r *wire.Reader, v int16) {
 					m.NodeEndpoints = nil
 				}
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("nodeEndpoints")
-					return
-				}
 			default:
 				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 			}
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -301,10 +283,6 @@ func (m *BeginQuorumEpochResponseTopicData) isDefault() bool {
 
 func (m *BeginQuorumEpochResponseTopicData) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 14); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -314,17 +292,12 @@ func (m *BeginQuorumEpochResponseTopicData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -337,10 +310,6 @@ func (m *BeginQuorumEpochResponseTopicData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -499,25 +468,9 @@ func (m *BeginQuorumEpochResponsePartitionData) decode(r *wire.Reader, v int16) 
 		r.Off += 14
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -530,10 +483,6 @@ func (m *BeginQuorumEpochResponsePartitionData) decode(r *wire.Reader, v int16) 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -676,28 +625,16 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) isDefault() bool {
 func (m *BeginQuorumEpochResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.NodeID = r.Int32()
-		if r.Err != nil {
-			r.Push("nodeId")
-			return
-		}
 	} else {
 		m.NodeID = 0
 	}
 	if v >= 1 {
 		m.Host = r.String(true)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
 	if v >= 1 {
 		m.Port = r.Uint16()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 	} else {
 		m.Port = 0
 	}
@@ -712,10 +649,6 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -882,7 +815,7 @@ func (m *BeginQuorumEpochResponse) DecodeWith(src []byte, version int16, opts De
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -70,30 +70,10 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 22
 	} else {
 		m.BrokerID = r.Int32()
-		if r.Err != nil {
-			r.Push("brokerId")
-			return
-		}
 		m.BrokerEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("brokerEpoch")
-			return
-		}
 		m.CurrentMetadataOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("currentMetadataOffset")
-			return
-		}
 		m.WantFence = r.Bool()
-		if r.Err != nil {
-			r.Push("wantFence")
-			return
-		}
 		m.WantShutDown = r.Bool()
-		if r.Err != nil {
-			r.Push("wantShutDown")
-			return
-		}
 	}
 	m.OfflineLogDirs = nil
 	m.CordonedLogDirs = nil
@@ -118,20 +98,12 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 				}
 				for i := range s {
 					s[i] = r.UUID()
-					if r.Err != nil {
-						r.PushIndex(i)
-						break
-					}
 				}
 				m.OfflineLogDirs = s
 			} else {
 				m.OfflineLogDirs = nil
 			}
 			r.Unlimit(saved, tag)
-			if r.Err != nil {
-				r.Push("offlineLogDirs")
-				return
-			}
 		case tag == 1 && v >= 2:
 			saved := r.Limit(end)
 			if n := r.ArrayLen(true, true, 16); n >= 0 {
@@ -143,27 +115,15 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 				}
 				for i := range s {
 					s[i] = r.UUID()
-					if r.Err != nil {
-						r.PushIndex(i)
-						break
-					}
 				}
 				m.CordonedLogDirs = s
 			} else {
 				m.CordonedLogDirs = nil
 			}
 			r.Unlimit(saved, tag)
-			if r.Err != nil {
-				r.Push("cordonedLogDirs")
-				return
-			}
 		default:
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -446,7 +406,7 @@ func (m *BrokerHeartbeatRequest) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -59,30 +59,10 @@ func (m *BrokerHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 9
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.IsCaughtUp = r.Bool()
-		if r.Err != nil {
-			r.Push("isCaughtUp")
-			return
-		}
 		m.IsFenced = r.Bool()
-		if r.Err != nil {
-			r.Push("isFenced")
-			return
-		}
 		m.ShouldShutDown = r.Bool()
-		if r.Err != nil {
-			r.Push("shouldShutDown")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -94,10 +74,6 @@ func (m *BrokerHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -260,7 +236,7 @@ func (m *BrokerHeartbeatResponse) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -67,20 +67,8 @@ func (m *BrokerRegistrationRequest) isDefault() bool {
 
 func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	m.BrokerID = r.Int32()
-	if r.Err != nil {
-		r.Push("brokerId")
-		return
-	}
 	m.ClusterID = r.String(true)
-	if r.Err != nil {
-		r.Push("clusterId")
-		return
-	}
 	m.IncarnationID = r.UUID()
-	if r.Err != nil {
-		r.Push("incarnationId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 7); n >= 0 {
 		s := m.Listeners
 		s = wire.Slice(s, n, r.Remaining())
@@ -90,17 +78,12 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Listeners = s
 	} else {
 		m.Listeners = nil
-	}
-	if r.Err != nil {
-		r.Push("listeners")
-		return
 	}
 	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Features
@@ -111,7 +94,6 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -119,21 +101,9 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Features = nil
 	}
-	if r.Err != nil {
-		r.Push("features")
-		return
-	}
 	m.Rack = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("rack")
-		return
-	}
 	if v >= 1 {
 		m.IsMigratingZkBroker = r.Bool()
-		if r.Err != nil {
-			r.Push("isMigratingZkBroker")
-			return
-		}
 	} else {
 		m.IsMigratingZkBroker = false
 	}
@@ -147,28 +117,16 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.UUID()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.LogDirs = s
 		} else {
 			m.LogDirs = nil
-		}
-		if r.Err != nil {
-			r.Push("logDirs")
-			return
 		}
 	} else {
 		m.LogDirs = nil
 	}
 	if v >= 3 {
 		m.PreviousBrokerEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("previousBrokerEpoch")
-			return
-		}
 	} else {
 		m.PreviousBrokerEpoch = -1
 	}
@@ -182,10 +140,6 @@ func (m *BrokerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -484,15 +438,7 @@ func (m *BrokerRegistrationRequestListener) isDefault() bool {
 
 func (m *BrokerRegistrationRequestListener) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	if len(r.Src)-r.Off >= 4 {
 		p := r.Src[r.Off : r.Off+4]
 		_ = p[3]
@@ -501,15 +447,7 @@ func (m *BrokerRegistrationRequestListener) decode(r *wire.Reader, v int16) {
 		r.Off += 4
 	} else {
 		m.Port = r.Uint16()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 		m.SecurityProtocol = r.Int16()
-		if r.Err != nil {
-			r.Push("securityProtocol")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -521,10 +459,6 @@ func (m *BrokerRegistrationRequestListener) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -669,10 +603,6 @@ func (m *BrokerRegistrationRequestFeature) isDefault() bool {
 
 func (m *BrokerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if len(r.Src)-r.Off >= 4 {
 		p := r.Src[r.Off : r.Off+4]
 		_ = p[3]
@@ -681,15 +611,7 @@ func (m *BrokerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 		r.Off += 4
 	} else {
 		m.MinSupportedVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("minSupportedVersion")
-			return
-		}
 		m.MaxSupportedVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("maxSupportedVersion")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -701,10 +623,6 @@ func (m *BrokerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -846,7 +764,7 @@ func (m *BrokerRegistrationRequest) DecodeWith(src []byte, version int16, opts D
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

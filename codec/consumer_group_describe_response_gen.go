@@ -39,10 +39,6 @@ func (m *ConsumerGroupDescribeResponse) isDefault() bool {
 
 func (m *ConsumerGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.Groups
 		s = wire.Slice(s, n, r.Remaining())
@@ -52,17 +48,12 @@ func (m *ConsumerGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Groups = s
 	} else {
 		m.Groups = nil
-	}
-	if r.Err != nil {
-		r.Push("groups")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -74,10 +65,6 @@ func (m *ConsumerGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -231,25 +218,9 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) isDefault() bool {
 
 func (m *ConsumerGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.GroupState = r.String(true)
-	if r.Err != nil {
-		r.Push("groupState")
-		return
-	}
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -258,21 +229,9 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v i
 		r.Off += 8
 	} else {
 		m.GroupEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("groupEpoch")
-			return
-		}
 		m.AssignmentEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("assignmentEpoch")
-			return
-		}
 	}
 	m.AssignorName = r.String(true)
-	if r.Err != nil {
-		r.Push("assignorName")
-		return
-	}
 	if n := r.ArrayLen(true, false, 16); n >= 0 {
 		s := m.Members
 		s = wire.Slice(s, n, r.Remaining())
@@ -282,7 +241,6 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v i
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -290,15 +248,7 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v i
 	} else {
 		m.Members = nil
 	}
-	if r.Err != nil {
-		r.Push("members")
-		return
-	}
 	m.AuthorizedOperations = r.Int32()
-	if r.Err != nil {
-		r.Push("authorizedOperations")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -309,10 +259,6 @@ func (m *ConsumerGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v i
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -570,35 +516,11 @@ func (m *ConsumerGroupDescribeResponseMember) isDefault() bool {
 
 func (m *ConsumerGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	m.MemberID = r.String(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	m.InstanceID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("instanceId")
-		return
-	}
 	m.RackID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("rackId")
-		return
-	}
 	m.MemberEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("memberEpoch")
-		return
-	}
 	m.ClientID = r.String(true)
-	if r.Err != nil {
-		r.Push("clientId")
-		return
-	}
 	m.ClientHost = r.String(true)
-	if r.Err != nil {
-		r.Push("clientHost")
-		return
-	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SubscribedTopicNames
 		if s != nil && cap(s) >= n {
@@ -608,40 +530,16 @@ func (m *ConsumerGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.SubscribedTopicNames = s
 	} else {
 		m.SubscribedTopicNames = nil
 	}
-	if r.Err != nil {
-		r.Push("subscribedTopicNames")
-		return
-	}
 	m.SubscribedTopicRegex = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("subscribedTopicRegex")
-		return
-	}
 	m.Assignment.decode(r, v)
-	if r.Err != nil {
-		r.Push("assignment")
-		return
-	}
 	m.TargetAssignment.decode(r, v)
-	if r.Err != nil {
-		r.Push("targetAssignment")
-		return
-	}
 	if v >= 1 {
 		m.MemberType = r.Int8()
-		if r.Err != nil {
-			r.Push("memberType")
-			return
-		}
 	} else {
 		m.MemberType = -1
 	}
@@ -655,10 +553,6 @@ func (m *ConsumerGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -930,17 +824,12 @@ func (m *ConsumerGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TopicPartitions = s
 	} else {
 		m.TopicPartitions = nil
-	}
-	if r.Err != nil {
-		r.Push("topicPartitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -952,10 +841,6 @@ func (m *ConsumerGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1080,15 +965,7 @@ func (m *ConsumerGroupDescribeResponseTopicPartitions) isDefault() bool {
 
 func (m *ConsumerGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -1098,18 +975,10 @@ func (m *ConsumerGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v 
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -1121,10 +990,6 @@ func (m *ConsumerGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1282,7 +1147,7 @@ func (m *ConsumerGroupDescribeResponse) DecodeWith(src []byte, version int16, op
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -67,35 +67,11 @@ func (m *ConsumerGroupHeartbeatRequest) isDefault() bool {
 
 func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.MemberID = r.String(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	m.MemberEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("memberEpoch")
-		return
-	}
 	m.InstanceID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("instanceId")
-		return
-	}
 	m.RackID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("rackId")
-		return
-	}
 	m.RebalanceTimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("rebalanceTimeoutMs")
-		return
-	}
 	if n := r.ArrayLen(true, true, 1); n >= 0 {
 		s := m.SubscribedTopicNames
 		if s != nil && cap(s) >= n {
@@ -105,33 +81,17 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.SubscribedTopicNames = s
 	} else {
 		m.SubscribedTopicNames = nil
 	}
-	if r.Err != nil {
-		r.Push("subscribedTopicNames")
-		return
-	}
 	if v >= 1 {
 		m.SubscribedTopicRegex = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("subscribedTopicRegex")
-			return
-		}
 	} else {
 		m.SubscribedTopicRegex = nil
 	}
 	m.ServerAssignor = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("serverAssignor")
-		return
-	}
 	if n := r.ArrayLen(true, true, 18); n >= 0 {
 		s := m.TopicPartitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -141,17 +101,12 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TopicPartitions = s
 	} else {
 		m.TopicPartitions = nil
-	}
-	if r.Err != nil {
-		r.Push("topicPartitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -163,10 +118,6 @@ func (m *ConsumerGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -471,10 +422,6 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) isDefault() bool {
 
 func (m *ConsumerGroupHeartbeatRequestTopicPartitions) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -484,18 +431,10 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) decode(r *wire.Reader, v 
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -507,10 +446,6 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) decode(r *wire.Reader, v 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -653,7 +588,7 @@ func (m *ConsumerGroupHeartbeatRequest) DecodeWith(src []byte, version int16, op
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -61,26 +61,10 @@ func (m *ConsumerGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.MemberID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -89,15 +73,7 @@ func (m *ConsumerGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 8
 	} else {
 		m.MemberEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("memberEpoch")
-			return
-		}
 		m.HeartbeatIntervalMs = r.Int32()
-		if r.Err != nil {
-			r.Push("heartbeatIntervalMs")
-			return
-		}
 	}
 	if r.StructMarker() {
 		if m.Assignment == nil {
@@ -106,10 +82,6 @@ func (m *ConsumerGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		m.Assignment.decode(r, v)
 	} else {
 		m.Assignment = nil
-	}
-	if r.Err != nil {
-		r.Push("assignment")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -121,10 +93,6 @@ func (m *ConsumerGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -325,17 +293,12 @@ func (m *ConsumerGroupHeartbeatResponseAssignment) decode(r *wire.Reader, v int1
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TopicPartitions = s
 	} else {
 		m.TopicPartitions = nil
-	}
-	if r.Err != nil {
-		r.Push("topicPartitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -347,10 +310,6 @@ func (m *ConsumerGroupHeartbeatResponseAssignment) decode(r *wire.Reader, v int1
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -472,10 +431,6 @@ func (m *ConsumerGroupHeartbeatResponseTopicPartitions) isDefault() bool {
 
 func (m *ConsumerGroupHeartbeatResponseTopicPartitions) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -485,18 +440,10 @@ func (m *ConsumerGroupHeartbeatResponseTopicPartitions) decode(r *wire.Reader, v
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -508,10 +455,6 @@ func (m *ConsumerGroupHeartbeatResponseTopicPartitions) decode(r *wire.Reader, v
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -656,7 +599,7 @@ func (m *ConsumerGroupHeartbeatResponse) DecodeWith(src []byte, version int16, o
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

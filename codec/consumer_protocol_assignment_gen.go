@@ -47,7 +47,6 @@ func (m *ConsumerProtocolAssignment) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -55,15 +54,7 @@ func (m *ConsumerProtocolAssignment) decode(r *wire.Reader, v int16) {
 	} else {
 		m.AssignedPartitions = nil
 	}
-	if r.Err != nil {
-		r.Push("assignedPartitions")
-		return
-	}
 	m.UserData = r.NullableBytes(false)
-	if r.Err != nil {
-		r.Push("userData")
-		return
-	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
 		m.TrailingBytes = r.Raw(len(r.Src))
@@ -186,10 +177,6 @@ func (m *ConsumerProtocolAssignmentTopicPartition) isDefault() bool {
 
 func (m *ConsumerProtocolAssignmentTopicPartition) decode(r *wire.Reader, v int16) {
 	m.Topic = r.String(false)
-	if r.Err != nil {
-		r.Push("topic")
-		return
-	}
 	if n := r.ArrayLen(false, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -199,18 +186,10 @@ func (m *ConsumerProtocolAssignmentTopicPartition) decode(r *wire.Reader, v int1
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 }
 
@@ -338,7 +317,7 @@ func (m *ConsumerProtocolAssignment) DecodeWith(src []byte, version int16, opts 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -57,24 +57,12 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(false)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
 	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
-	}
 	m.UserData = r.NullableBytes(false)
-	if r.Err != nil {
-		r.Push("userData")
-		return
-	}
 	if v >= 1 {
 		if n := r.ArrayLen(false, false, 1); n >= 0 {
 			s := m.OwnedPartitions
@@ -85,7 +73,6 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -93,28 +80,16 @@ func (m *ConsumerProtocolSubscription) decode(r *wire.Reader, v int16) {
 		} else {
 			m.OwnedPartitions = nil
 		}
-		if r.Err != nil {
-			r.Push("ownedPartitions")
-			return
-		}
 	} else {
 		m.OwnedPartitions = nil
 	}
 	if v >= 2 {
 		m.GenerationID = r.Int32()
-		if r.Err != nil {
-			r.Push("generationId")
-			return
-		}
 	} else {
 		m.GenerationID = -1
 	}
 	if v >= 3 {
 		m.RackID = r.NullableString(false)
-		if r.Err != nil {
-			r.Push("rackId")
-			return
-		}
 	} else {
 		m.RackID = nil
 	}
@@ -319,10 +294,6 @@ func (m *ConsumerProtocolSubscriptionTopicPartition) isDefault() bool {
 func (m *ConsumerProtocolSubscriptionTopicPartition) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.Topic = r.String(false)
-		if r.Err != nil {
-			r.Push("topic")
-			return
-		}
 	} else {
 		m.Topic = ""
 	}
@@ -336,18 +307,10 @@ func (m *ConsumerProtocolSubscriptionTopicPartition) decode(r *wire.Reader, v in
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.Partitions = s
 		} else {
 			m.Partitions = nil
-		}
-		if r.Err != nil {
-			r.Push("partitions")
-			return
 		}
 	} else {
 		m.Partitions = nil
@@ -494,7 +457,7 @@ func (m *ConsumerProtocolSubscription) DecodeWith(src []byte, version int16, opt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -31,10 +31,6 @@ func (m *ControlRecordTypeSchema) isDefault() bool {
 
 func (m *ControlRecordTypeSchema) decode(r *wire.Reader, v int16) {
 	m.Type = r.Int16()
-	if r.Err != nil {
-		r.Push("type")
-		return
-	}
 }
 
 func (m *ControlRecordTypeSchema) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -124,7 +120,7 @@ func (m *ControlRecordTypeSchema) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -43,16 +43,8 @@ func (m *ControlledShutdownRequest) isDefault() bool {
 
 func (m *ControlledShutdownRequest) decode(r *wire.Reader, v int16) {
 	m.BrokerID = r.Int32()
-	if r.Err != nil {
-		r.Push("brokerId")
-		return
-	}
 	if v >= 2 {
 		m.BrokerEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("brokerEpoch")
-			return
-		}
 	} else {
 		m.BrokerEpoch = -1
 	}
@@ -67,10 +59,6 @@ func (m *ControlledShutdownRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -218,7 +206,7 @@ func (m *ControlledShutdownRequest) DecodeWith(src []byte, version int16, opts D
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -37,10 +37,6 @@ func (m *ControlledShutdownResponse) isDefault() bool {
 
 func (m *ControlledShutdownResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if n := r.ArrayLen(v >= 3, false, 5); n >= 0 {
 		s := m.RemainingPartitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -50,17 +46,12 @@ func (m *ControlledShutdownResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.RemainingPartitions = s
 	} else {
 		m.RemainingPartitions = nil
-	}
-	if r.Err != nil {
-		r.Push("remainingPartitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
@@ -73,10 +64,6 @@ func (m *ControlledShutdownResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -215,15 +202,7 @@ func (m *ControlledShutdownResponseRemainingPartition) isDefault() bool {
 
 func (m *ControlledShutdownResponseRemainingPartition) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(v >= 3)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
 		n := r.TagCount()
@@ -235,10 +214,6 @@ func (m *ControlledShutdownResponseRemainingPartition) decode(r *wire.Reader, v 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -371,7 +346,7 @@ func (m *ControlledShutdownResponse) DecodeWith(src []byte, version int16, opts 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -61,20 +61,8 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 21
 	} else {
 		m.ControllerID = r.Int32()
-		if r.Err != nil {
-			r.Push("controllerId")
-			return
-		}
 		m.IncarnationID = r.UUID()
-		if r.Err != nil {
-			r.Push("incarnationId")
-			return
-		}
 		m.ZkMigrationReady = r.Bool()
-		if r.Err != nil {
-			r.Push("zkMigrationReady")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 7); n >= 0 {
 		s := m.Listeners
@@ -85,17 +73,12 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Listeners = s
 	} else {
 		m.Listeners = nil
-	}
-	if r.Err != nil {
-		r.Push("listeners")
-		return
 	}
 	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Features
@@ -106,17 +89,12 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Features = s
 	} else {
 		m.Features = nil
-	}
-	if r.Err != nil {
-		r.Push("features")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -128,10 +106,6 @@ func (m *ControllerRegistrationRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -348,15 +322,7 @@ func (m *ControllerRegistrationRequestListener) isDefault() bool {
 
 func (m *ControllerRegistrationRequestListener) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	if len(r.Src)-r.Off >= 4 {
 		p := r.Src[r.Off : r.Off+4]
 		_ = p[3]
@@ -365,15 +331,7 @@ func (m *ControllerRegistrationRequestListener) decode(r *wire.Reader, v int16) 
 		r.Off += 4
 	} else {
 		m.Port = r.Uint16()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 		m.SecurityProtocol = r.Int16()
-		if r.Err != nil {
-			r.Push("securityProtocol")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -385,10 +343,6 @@ func (m *ControllerRegistrationRequestListener) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -533,10 +487,6 @@ func (m *ControllerRegistrationRequestFeature) isDefault() bool {
 
 func (m *ControllerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if len(r.Src)-r.Off >= 4 {
 		p := r.Src[r.Off : r.Off+4]
 		_ = p[3]
@@ -545,15 +495,7 @@ func (m *ControllerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 		r.Off += 4
 	} else {
 		m.MinSupportedVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("minSupportedVersion")
-			return
-		}
 		m.MaxSupportedVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("maxSupportedVersion")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -565,10 +507,6 @@ func (m *ControllerRegistrationRequestFeature) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -710,7 +648,7 @@ func (m *ControllerRegistrationRequest) DecodeWith(src []byte, version int16, op
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

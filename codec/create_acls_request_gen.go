@@ -47,17 +47,12 @@ func (m *CreateACLsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Creations = s
 	} else {
 		m.Creations = nil
-	}
-	if r.Err != nil {
-		r.Push("creations")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -70,10 +65,6 @@ func (m *CreateACLsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -233,34 +224,14 @@ func (m *CreateACLsRequestACLCreation) isDefault() bool {
 
 func (m *CreateACLsRequestACLCreation) decode(r *wire.Reader, v int16) {
 	m.ResourceType = r.Int8()
-	if r.Err != nil {
-		r.Push("resourceType")
-		return
-	}
 	m.ResourceName = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("resourceName")
-		return
-	}
 	if v >= 1 {
 		m.ResourcePatternType = r.Int8()
-		if r.Err != nil {
-			r.Push("resourcePatternType")
-			return
-		}
 	} else {
 		m.ResourcePatternType = 3
 	}
 	m.Principal = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principal")
-		return
-	}
 	m.Host = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	if len(r.Src)-r.Off >= 2 {
 		p := r.Src[r.Off : r.Off+2]
 		_ = p[1]
@@ -269,15 +240,7 @@ func (m *CreateACLsRequestACLCreation) decode(r *wire.Reader, v int16) {
 		r.Off += 2
 	} else {
 		m.Operation = r.Int8()
-		if r.Err != nil {
-			r.Push("operation")
-			return
-		}
 		m.PermissionType = r.Int8()
-		if r.Err != nil {
-			r.Push("permissionType")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -290,10 +253,6 @@ func (m *CreateACLsRequestACLCreation) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -500,7 +459,7 @@ func (m *CreateACLsRequest) DecodeWith(src []byte, version int16, opts DecodeOpt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

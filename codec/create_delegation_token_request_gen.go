@@ -51,19 +51,11 @@ func (m *CreateDelegationTokenRequest) isDefault() bool {
 func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.OwnerPrincipalType = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("ownerPrincipalType")
-			return
-		}
 	} else {
 		m.OwnerPrincipalType = newString("")
 	}
 	if v >= 3 {
 		m.OwnerPrincipalName = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("ownerPrincipalName")
-			return
-		}
 	} else {
 		m.OwnerPrincipalName = newString("")
 	}
@@ -76,7 +68,6 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -84,15 +75,7 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Renewers = nil
 	}
-	if r.Err != nil {
-		r.Push("renewers")
-		return
-	}
 	m.MaxLifetimeMs = r.Int64()
-	if r.Err != nil {
-		r.Push("maxLifetimeMs")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -104,10 +87,6 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -307,15 +286,7 @@ func (m *CreateDelegationTokenRequestCreatableRenewers) isDefault() bool {
 
 func (m *CreateDelegationTokenRequestCreatableRenewers) decode(r *wire.Reader, v int16) {
 	m.PrincipalType = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principalType")
-		return
-	}
 	m.PrincipalName = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principalName")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -327,10 +298,6 @@ func (m *CreateDelegationTokenRequestCreatableRenewers) decode(r *wire.Reader, v
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -468,7 +435,7 @@ func (m *CreateDelegationTokenRequest) DecodeWith(src []byte, version int16, opt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -66,35 +66,15 @@ func (m *CreateDelegationTokenResponse) isDefault() bool {
 
 func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.PrincipalType = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principalType")
-		return
-	}
 	m.PrincipalName = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principalName")
-		return
-	}
 	if v >= 3 {
 		m.TokenRequesterPrincipalType = r.String(true)
-		if r.Err != nil {
-			r.Push("tokenRequesterPrincipalType")
-			return
-		}
 	} else {
 		m.TokenRequesterPrincipalType = ""
 	}
 	if v >= 3 {
 		m.TokenRequesterPrincipalName = r.String(true)
-		if r.Err != nil {
-			r.Push("tokenRequesterPrincipalName")
-			return
-		}
 	} else {
 		m.TokenRequesterPrincipalName = ""
 	}
@@ -107,36 +87,12 @@ func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 24
 	} else {
 		m.IssueTimestampMs = r.Int64()
-		if r.Err != nil {
-			r.Push("issueTimestampMs")
-			return
-		}
 		m.ExpiryTimestampMs = r.Int64()
-		if r.Err != nil {
-			r.Push("expiryTimestampMs")
-			return
-		}
 		m.MaxTimestampMs = r.Int64()
-		if r.Err != nil {
-			r.Push("maxTimestampMs")
-			return
-		}
 	}
 	m.TokenID = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("tokenId")
-		return
-	}
 	m.Hmac = r.Bytes(v >= 2)
-	if r.Err != nil {
-		r.Push("hmac")
-		return
-	}
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -148,10 +104,6 @@ func (m *CreateDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -416,7 +368,7 @@ func (m *CreateDelegationTokenResponse) DecodeWith(src []byte, version int16, op
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -55,17 +55,12 @@ func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	if len(r.Src)-r.Off >= 5 {
 		p := r.Src[r.Off : r.Off+5]
@@ -75,15 +70,7 @@ func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 5
 	} else {
 		m.TimeoutMs = r.Int32()
-		if r.Err != nil {
-			r.Push("timeoutMs")
-			return
-		}
 		m.ValidateOnly = r.Bool()
-		if r.Err != nil {
-			r.Push("validateOnly")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -96,10 +83,6 @@ func (m *CreatePartitionsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -275,15 +258,7 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) isDefault() bool {
 
 func (m *CreatePartitionsRequestCreatePartitionsTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.Count = r.Int32()
-	if r.Err != nil {
-		r.Push("count")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, true, 1); n >= 0 {
 		s := m.Assignments
 		s = wire.Slice(s, n, r.Remaining())
@@ -293,17 +268,12 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) decode(r *wire.Reader, v 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Assignments = s
 	} else {
 		m.Assignments = nil
-	}
-	if r.Err != nil {
-		r.Push("assignments")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -316,10 +286,6 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) decode(r *wire.Reader, v 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -484,18 +450,10 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) decode(r *wire.Reade
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.BrokerIDs = s
 	} else {
 		m.BrokerIDs = nil
-	}
-	if r.Err != nil {
-		r.Push("brokerIds")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -508,10 +466,6 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) decode(r *wire.Reade
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -651,7 +605,7 @@ func (m *CreatePartitionsRequest) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -37,10 +37,6 @@ func (m *CreatePartitionsResponse) isDefault() bool {
 
 func (m *CreatePartitionsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.Results
 		s = wire.Slice(s, n, r.Remaining())
@@ -50,17 +46,12 @@ func (m *CreatePartitionsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Results = s
 	} else {
 		m.Results = nil
-	}
-	if r.Err != nil {
-		r.Push("results")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -73,10 +64,6 @@ func (m *CreatePartitionsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -218,20 +205,8 @@ func (m *CreatePartitionsResponseCreatePartitionsTopicResult) isDefault() bool {
 
 func (m *CreatePartitionsResponseCreatePartitionsTopicResult) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(v >= 2)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -243,10 +218,6 @@ func (m *CreatePartitionsResponseCreatePartitionsTopicResult) decode(r *wire.Rea
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -394,7 +365,7 @@ func (m *CreatePartitionsResponse) DecodeWith(src []byte, version int16, opts De
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -56,7 +56,6 @@ func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -64,21 +63,9 @@ func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Topics = nil
 	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
-	}
 	m.TimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("timeoutMs")
-		return
-	}
 	if v >= 1 {
 		m.ValidateOnly = r.Bool()
-		if r.Err != nil {
-			r.Push("validateOnly")
-			return
-		}
 	} else {
 		m.ValidateOnly = false
 	}
@@ -93,10 +80,6 @@ func (m *CreateTopicsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -277,10 +260,6 @@ func (m *CreateTopicsRequestCreatableTopic) isDefault() bool {
 
 func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 5)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -289,15 +268,7 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.NumPartitions = r.Int32()
-		if r.Err != nil {
-			r.Push("numPartitions")
-			return
-		}
 		m.ReplicationFactor = r.Int16()
-		if r.Err != nil {
-			r.Push("replicationFactor")
-			return
-		}
 	}
 	if n := r.ArrayLen(v >= 5, false, 5); n >= 0 {
 		s := m.Assignments
@@ -308,17 +279,12 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Assignments = s
 	} else {
 		m.Assignments = nil
-	}
-	if r.Err != nil {
-		r.Push("assignments")
-		return
 	}
 	if n := r.ArrayLen(v >= 5, false, 2); n >= 0 {
 		s := m.Configs
@@ -329,17 +295,12 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Configs = s
 	} else {
 		m.Configs = nil
-	}
-	if r.Err != nil {
-		r.Push("configs")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 5 {
@@ -352,10 +313,6 @@ func (m *CreateTopicsRequestCreatableTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -561,10 +518,6 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) isDefault() bool {
 
 func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v int16) {
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	if n := r.ArrayLen(v >= 5, false, 4); n >= 0 {
 		s := m.BrokerIDs
 		if s != nil && cap(s) >= n {
@@ -574,18 +527,10 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.BrokerIDs = s
 	} else {
 		m.BrokerIDs = nil
-	}
-	if r.Err != nil {
-		r.Push("brokerIds")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 5 {
@@ -598,10 +543,6 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) decode(r *wire.Reader, v
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -737,15 +678,7 @@ func (m *CreateTopicsRequestCreatableTopicConfig) isDefault() bool {
 
 func (m *CreateTopicsRequestCreatableTopicConfig) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 5)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.Value = r.NullableString(v >= 5)
-	if r.Err != nil {
-		r.Push("value")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 5 {
 		n := r.TagCount()
@@ -757,10 +690,6 @@ func (m *CreateTopicsRequestCreatableTopicConfig) decode(r *wire.Reader, v int16
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -898,7 +827,7 @@ func (m *CreateTopicsRequest) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -40,10 +40,6 @@ func (m *CreateTopicsResponse) isDefault() bool {
 func (m *CreateTopicsResponse) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -56,17 +52,12 @@ func (m *CreateTopicsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 5 {
@@ -79,10 +70,6 @@ func (m *CreateTopicsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -248,30 +235,14 @@ func (m *CreateTopicsResponseCreatableTopicResult) isDefault() bool {
 
 func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 5)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if v >= 7 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if v >= 1 {
 		m.ErrorMessage = r.NullableString(v >= 5)
-		if r.Err != nil {
-			r.Push("errorMessage")
-			return
-		}
 	} else {
 		m.ErrorMessage = newString("")
 	}
@@ -285,15 +256,7 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 			r.Off += 6
 		} else {
 			m.NumPartitions = r.Int32()
-			if r.Err != nil {
-				r.Push("numPartitions")
-				return
-			}
 			m.ReplicationFactor = r.Int16()
-			if r.Err != nil {
-				r.Push("replicationFactor")
-				return
-			}
 		}
 	} else {
 		m.NumPartitions = -1
@@ -309,17 +272,12 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Configs = s
 		} else {
 			m.Configs = nil
-		}
-		if r.Err != nil {
-			r.Push("configs")
-			return
 		}
 	} else {
 		m.Configs = []CreateTopicsResponseCreatableTopicConfigs{}
@@ -339,17 +297,9 @@ func (m *CreateTopicsResponseCreatableTopicResult) decode(r *wire.Reader, v int1
 				saved := r.Limit(end)
 				m.TopicConfigErrorCode = r.Int16()
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("topicConfigErrorCode")
-					return
-				}
 			default:
 				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 			}
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -613,19 +563,11 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) isDefault() bool {
 func (m *CreateTopicsResponseCreatableTopicConfigs) decode(r *wire.Reader, v int16) {
 	if v >= 5 {
 		m.Name = r.String(true)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 5 {
 		m.Value = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("value")
-			return
-		}
 	} else {
 		m.Value = newString("")
 	}
@@ -639,20 +581,8 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) decode(r *wire.Reader, v int
 			r.Off += 3
 		} else {
 			m.ReadOnly = r.Bool()
-			if r.Err != nil {
-				r.Push("readOnly")
-				return
-			}
 			m.ConfigSource = r.Int8()
-			if r.Err != nil {
-				r.Push("configSource")
-				return
-			}
 			m.IsSensitive = r.Bool()
-			if r.Err != nil {
-				r.Push("isSensitive")
-				return
-			}
 		}
 	} else {
 		m.ReadOnly = false
@@ -670,10 +600,6 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) decode(r *wire.Reader, v int
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -884,7 +810,7 @@ func (m *CreateTopicsResponse) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -40,20 +40,8 @@ func (m *DefaultPrincipalData) isDefault() bool {
 
 func (m *DefaultPrincipalData) decode(r *wire.Reader, v int16) {
 	m.Type = r.String(true)
-	if r.Err != nil {
-		r.Push("type")
-		return
-	}
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.TokenAuthenticated = r.Bool()
-	if r.Err != nil {
-		r.Push("tokenAuthenticated")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -64,10 +52,6 @@ func (m *DefaultPrincipalData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -208,7 +192,7 @@ func (m *DefaultPrincipalData) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

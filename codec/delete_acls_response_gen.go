@@ -37,10 +37,6 @@ func (m *DeleteACLsResponse) isDefault() bool {
 
 func (m *DeleteACLsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.FilterResults
 		s = wire.Slice(s, n, r.Remaining())
@@ -50,17 +46,12 @@ func (m *DeleteACLsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.FilterResults = s
 	} else {
 		m.FilterResults = nil
-	}
-	if r.Err != nil {
-		r.Push("filterResults")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -73,10 +64,6 @@ func (m *DeleteACLsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -219,15 +206,7 @@ func (m *DeleteACLsResponseDeleteACLsFilterResult) isDefault() bool {
 
 func (m *DeleteACLsResponseDeleteACLsFilterResult) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(v >= 2)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 9); n >= 0 {
 		s := m.MatchingACLs
 		s = wire.Slice(s, n, r.Remaining())
@@ -237,17 +216,12 @@ func (m *DeleteACLsResponseDeleteACLsFilterResult) decode(r *wire.Reader, v int1
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.MatchingACLs = s
 	} else {
 		m.MatchingACLs = nil
-	}
-	if r.Err != nil {
-		r.Push("matchingAcls")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -260,10 +234,6 @@ func (m *DeleteACLsResponseDeleteACLsFilterResult) decode(r *wire.Reader, v int1
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -440,44 +410,16 @@ func (m *DeleteACLsResponseDeleteACLsMatchingACL) isDefault() bool {
 
 func (m *DeleteACLsResponseDeleteACLsMatchingACL) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(v >= 2)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.ResourceType = r.Int8()
-	if r.Err != nil {
-		r.Push("resourceType")
-		return
-	}
 	m.ResourceName = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("resourceName")
-		return
-	}
 	if v >= 1 {
 		m.PatternType = r.Int8()
-		if r.Err != nil {
-			r.Push("patternType")
-			return
-		}
 	} else {
 		m.PatternType = 3
 	}
 	m.Principal = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principal")
-		return
-	}
 	m.Host = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	if len(r.Src)-r.Off >= 2 {
 		p := r.Src[r.Off : r.Off+2]
 		_ = p[1]
@@ -486,15 +428,7 @@ func (m *DeleteACLsResponseDeleteACLsMatchingACL) decode(r *wire.Reader, v int16
 		r.Off += 2
 	} else {
 		m.Operation = r.Int8()
-		if r.Err != nil {
-			r.Push("operation")
-			return
-		}
 		m.PermissionType = r.Int8()
-		if r.Err != nil {
-			r.Push("permissionType")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -507,10 +441,6 @@ func (m *DeleteACLsResponseDeleteACLsMatchingACL) decode(r *wire.Reader, v int16
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -742,7 +672,7 @@ func (m *DeleteACLsResponse) DecodeWith(src []byte, version int16, opts DecodeOp
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -47,18 +47,10 @@ func (m *DeleteGroupsRequest) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(v >= 2)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.GroupsNames = s
 	} else {
 		m.GroupsNames = nil
-	}
-	if r.Err != nil {
-		r.Push("groupsNames")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -71,10 +63,6 @@ func (m *DeleteGroupsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -235,7 +223,7 @@ func (m *DeleteGroupsRequest) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

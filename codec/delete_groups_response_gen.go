@@ -37,10 +37,6 @@ func (m *DeleteGroupsResponse) isDefault() bool {
 
 func (m *DeleteGroupsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 3); n >= 0 {
 		s := m.Results
 		s = wire.Slice(s, n, r.Remaining())
@@ -50,17 +46,12 @@ func (m *DeleteGroupsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Results = s
 	} else {
 		m.Results = nil
-	}
-	if r.Err != nil {
-		r.Push("results")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -73,10 +64,6 @@ func (m *DeleteGroupsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -218,21 +205,9 @@ func (m *DeleteGroupsResponseDeletableGroupResult) isDefault() bool {
 
 func (m *DeleteGroupsResponseDeletableGroupResult) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if v >= 3 {
 		m.ErrorMessage = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("errorMessage")
-			return
-		}
 	} else {
 		m.ErrorMessage = nil
 	}
@@ -247,10 +222,6 @@ func (m *DeleteGroupsResponseDeletableGroupResult) decode(r *wire.Reader, v int1
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -403,7 +374,7 @@ func (m *DeleteGroupsResponse) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

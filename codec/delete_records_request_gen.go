@@ -52,7 +52,6 @@ func (m *DeleteRecordsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -60,15 +59,7 @@ func (m *DeleteRecordsRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Topics = nil
 	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
-	}
 	m.TimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("timeoutMs")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -80,10 +71,6 @@ func (m *DeleteRecordsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -237,10 +224,6 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) isDefault() bool {
 
 func (m *DeleteRecordsRequestDeleteRecordsTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 12); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -250,17 +233,12 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) decode(r *wire.Reader, v int16)
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -273,10 +251,6 @@ func (m *DeleteRecordsRequestDeleteRecordsTopic) decode(r *wire.Reader, v int16)
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -427,15 +401,7 @@ func (m *DeleteRecordsRequestDeleteRecordsPartition) decode(r *wire.Reader, v in
 		r.Off += 12
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.Offset = r.Int64()
-		if r.Err != nil {
-			r.Push("offset")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -448,10 +414,6 @@ func (m *DeleteRecordsRequestDeleteRecordsPartition) decode(r *wire.Reader, v in
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -585,7 +547,7 @@ func (m *DeleteRecordsRequest) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -39,10 +39,6 @@ func (m *DeleteRecordsResponse) isDefault() bool {
 
 func (m *DeleteRecordsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -52,17 +48,12 @@ func (m *DeleteRecordsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -75,10 +66,6 @@ func (m *DeleteRecordsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -217,10 +204,6 @@ func (m *DeleteRecordsResponseDeleteRecordsTopicResult) isDefault() bool {
 
 func (m *DeleteRecordsResponseDeleteRecordsTopicResult) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 14); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -230,17 +213,12 @@ func (m *DeleteRecordsResponseDeleteRecordsTopicResult) decode(r *wire.Reader, v
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -253,10 +231,6 @@ func (m *DeleteRecordsResponseDeleteRecordsTopicResult) decode(r *wire.Reader, v
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -411,20 +385,8 @@ func (m *DeleteRecordsResponseDeleteRecordsPartitionResult) decode(r *wire.Reade
 		r.Off += 14
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.LowWatermark = r.Int64()
-		if r.Err != nil {
-			r.Push("lowWatermark")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -437,10 +399,6 @@ func (m *DeleteRecordsResponseDeleteRecordsPartitionResult) decode(r *wire.Reade
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -584,7 +542,7 @@ func (m *DeleteRecordsResponse) DecodeWith(src []byte, version int16, opts Decod
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -52,21 +52,9 @@ func (m *DeleteShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if n := r.ArrayLen(true, false, 21); n >= 0 {
 		s := m.Responses
 		s = wire.Slice(s, n, r.Remaining())
@@ -76,17 +64,12 @@ func (m *DeleteShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Responses = s
 	} else {
 		m.Responses = nil
-	}
-	if r.Err != nil {
-		r.Push("responses")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -98,10 +81,6 @@ func (m *DeleteShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -270,10 +249,6 @@ func (m *DeleteShareGroupOffsetsResponseTopic) isDefault() bool {
 
 func (m *DeleteShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if len(r.Src)-r.Off >= 18 {
 		p := r.Src[r.Off : r.Off+18]
 		_ = p[17]
@@ -282,21 +257,9 @@ func (m *DeleteShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 		r.Off += 18
 	} else {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -307,10 +270,6 @@ func (m *DeleteShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -471,7 +430,7 @@ func (m *DeleteShareGroupOffsetsResponse) DecodeWith(src []byte, version int16, 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

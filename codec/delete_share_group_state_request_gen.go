@@ -42,10 +42,6 @@ func (m *DeleteShareGroupStateRequest) isDefault() bool {
 
 func (m *DeleteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -55,17 +51,12 @@ func (m *DeleteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -77,10 +68,6 @@ func (m *DeleteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -232,10 +219,6 @@ func (m *DeleteShareGroupStateRequestDeleteStateData) isDefault() bool {
 
 func (m *DeleteShareGroupStateRequestDeleteStateData) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -245,17 +228,12 @@ func (m *DeleteShareGroupStateRequestDeleteStateData) decode(r *wire.Reader, v i
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -267,10 +245,6 @@ func (m *DeleteShareGroupStateRequestDeleteStateData) decode(r *wire.Reader, v i
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -399,10 +373,6 @@ func (m *DeleteShareGroupStateRequestPartitionData) isDefault() bool {
 
 func (m *DeleteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int16) {
 	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -413,10 +383,6 @@ func (m *DeleteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -527,7 +493,7 @@ func (m *DeleteShareGroupStateRequest) DecodeWith(src []byte, version int16, opt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

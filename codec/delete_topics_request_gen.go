@@ -54,17 +54,12 @@ func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Topics = s
 		} else {
 			m.Topics = nil
-		}
-		if r.Err != nil {
-			r.Push("topics")
-			return
 		}
 	} else {
 		m.Topics = nil
@@ -79,27 +74,15 @@ func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.String(v >= 4)
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.TopicNames = s
 		} else {
 			m.TopicNames = nil
 		}
-		if r.Err != nil {
-			r.Push("topicNames")
-			return
-		}
 	} else {
 		m.TopicNames = nil
 	}
 	m.TimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("timeoutMs")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
 		n := r.TagCount()
@@ -111,10 +94,6 @@ func (m *DeleteTopicsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -320,19 +299,11 @@ func (m *DeleteTopicsRequestDeleteTopicState) isDefault() bool {
 func (m *DeleteTopicsRequestDeleteTopicState) decode(r *wire.Reader, v int16) {
 	if v >= 6 {
 		m.Name = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = nil
 	}
 	if v >= 6 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -347,10 +318,6 @@ func (m *DeleteTopicsRequestDeleteTopicState) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -499,7 +466,7 @@ func (m *DeleteTopicsRequest) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

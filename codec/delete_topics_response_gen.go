@@ -38,10 +38,6 @@ func (m *DeleteTopicsResponse) isDefault() bool {
 func (m *DeleteTopicsResponse) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -54,17 +50,12 @@ func (m *DeleteTopicsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Responses = s
 	} else {
 		m.Responses = nil
-	}
-	if r.Err != nil {
-		r.Push("responses")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -77,10 +68,6 @@ func (m *DeleteTopicsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -235,30 +222,14 @@ func (m *DeleteTopicsResponseDeletableTopicResult) decode(r *wire.Reader, v int1
 	} else {
 		m.Name = r.StringPtr(v >= 4)
 	}
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if v >= 6 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if v >= 5 {
 		m.ErrorMessage = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("errorMessage")
-			return
-		}
 	} else {
 		m.ErrorMessage = nil
 	}
@@ -273,10 +244,6 @@ func (m *DeleteTopicsResponseDeletableTopicResult) decode(r *wire.Reader, v int1
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -449,7 +416,7 @@ func (m *DeleteTopicsResponse) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -61,34 +61,14 @@ func (m *DescribeACLsRequest) isDefault() bool {
 
 func (m *DescribeACLsRequest) decode(r *wire.Reader, v int16) {
 	m.ResourceTypeFilter = r.Int8()
-	if r.Err != nil {
-		r.Push("resourceTypeFilter")
-		return
-	}
 	m.ResourceNameFilter = r.NullableString(v >= 2)
-	if r.Err != nil {
-		r.Push("resourceNameFilter")
-		return
-	}
 	if v >= 1 {
 		m.PatternTypeFilter = r.Int8()
-		if r.Err != nil {
-			r.Push("patternTypeFilter")
-			return
-		}
 	} else {
 		m.PatternTypeFilter = 3
 	}
 	m.PrincipalFilter = r.NullableString(v >= 2)
-	if r.Err != nil {
-		r.Push("principalFilter")
-		return
-	}
 	m.HostFilter = r.NullableString(v >= 2)
-	if r.Err != nil {
-		r.Push("hostFilter")
-		return
-	}
 	if len(r.Src)-r.Off >= 2 {
 		p := r.Src[r.Off : r.Off+2]
 		_ = p[1]
@@ -97,15 +77,7 @@ func (m *DescribeACLsRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 2
 	} else {
 		m.Operation = r.Int8()
-		if r.Err != nil {
-			r.Push("operation")
-			return
-		}
 		m.PermissionType = r.Int8()
-		if r.Err != nil {
-			r.Push("permissionType")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -118,10 +90,6 @@ func (m *DescribeACLsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -343,7 +311,7 @@ func (m *DescribeACLsRequest) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

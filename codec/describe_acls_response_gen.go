@@ -53,21 +53,9 @@ func (m *DescribeACLsResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(v >= 2)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 3); n >= 0 {
 		s := m.Resources
 		s = wire.Slice(s, n, r.Remaining())
@@ -77,17 +65,12 @@ func (m *DescribeACLsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Resources = s
 	} else {
 		m.Resources = nil
-	}
-	if r.Err != nil {
-		r.Push("resources")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -100,10 +83,6 @@ func (m *DescribeACLsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -280,21 +259,9 @@ func (m *DescribeACLsResponseDescribeACLsResource) isDefault() bool {
 
 func (m *DescribeACLsResponseDescribeACLsResource) decode(r *wire.Reader, v int16) {
 	m.ResourceType = r.Int8()
-	if r.Err != nil {
-		r.Push("resourceType")
-		return
-	}
 	m.ResourceName = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("resourceName")
-		return
-	}
 	if v >= 1 {
 		m.PatternType = r.Int8()
-		if r.Err != nil {
-			r.Push("patternType")
-			return
-		}
 	} else {
 		m.PatternType = 3
 	}
@@ -307,17 +274,12 @@ func (m *DescribeACLsResponseDescribeACLsResource) decode(r *wire.Reader, v int1
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ACLs = s
 	} else {
 		m.ACLs = nil
-	}
-	if r.Err != nil {
-		r.Push("acls")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -330,10 +292,6 @@ func (m *DescribeACLsResponseDescribeACLsResource) decode(r *wire.Reader, v int1
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -511,15 +469,7 @@ func (m *DescribeACLsResponseACLDescription) isDefault() bool {
 
 func (m *DescribeACLsResponseACLDescription) decode(r *wire.Reader, v int16) {
 	m.Principal = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principal")
-		return
-	}
 	m.Host = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	if len(r.Src)-r.Off >= 2 {
 		p := r.Src[r.Off : r.Off+2]
 		_ = p[1]
@@ -528,15 +478,7 @@ func (m *DescribeACLsResponseACLDescription) decode(r *wire.Reader, v int16) {
 		r.Off += 2
 	} else {
 		m.Operation = r.Int8()
-		if r.Err != nil {
-			r.Push("operation")
-			return
-		}
 		m.PermissionType = r.Int8()
-		if r.Err != nil {
-			r.Push("permissionType")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -549,10 +491,6 @@ func (m *DescribeACLsResponseACLDescription) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -716,7 +654,7 @@ func (m *DescribeACLsResponse) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

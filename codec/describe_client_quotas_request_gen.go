@@ -50,7 +50,6 @@ func (m *DescribeClientQuotasRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -58,15 +57,7 @@ func (m *DescribeClientQuotasRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Components = nil
 	}
-	if r.Err != nil {
-		r.Push("components")
-		return
-	}
 	m.Strict = r.Bool()
-	if r.Err != nil {
-		r.Push("strict")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -78,10 +69,6 @@ func (m *DescribeClientQuotasRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -239,20 +226,8 @@ func (m *DescribeClientQuotasRequestComponentData) isDefault() bool {
 
 func (m *DescribeClientQuotasRequestComponentData) decode(r *wire.Reader, v int16) {
 	m.EntityType = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("entityType")
-		return
-	}
 	m.MatchType = r.Int8()
-	if r.Err != nil {
-		r.Push("matchType")
-		return
-	}
 	m.Match = r.NullableString(v >= 1)
-	if r.Err != nil {
-		r.Push("match")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -264,10 +239,6 @@ func (m *DescribeClientQuotasRequestComponentData) decode(r *wire.Reader, v int1
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -415,7 +386,7 @@ func (m *DescribeClientQuotasRequest) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -54,21 +54,9 @@ func (m *DescribeClientQuotasResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(v >= 1)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, true, 2); n >= 0 {
 		s := m.Entries
 		s = wire.Slice(s, n, r.Remaining())
@@ -78,17 +66,12 @@ func (m *DescribeClientQuotasResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Entries = s
 	} else {
 		m.Entries = nil
-	}
-	if r.Err != nil {
-		r.Push("entries")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -101,10 +84,6 @@ func (m *DescribeClientQuotasResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -288,17 +267,12 @@ func (m *DescribeClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Entity = s
 	} else {
 		m.Entity = nil
-	}
-	if r.Err != nil {
-		r.Push("entity")
-		return
 	}
 	if n := r.ArrayLen(v >= 1, false, 9); n >= 0 {
 		s := m.Values
@@ -309,17 +283,12 @@ func (m *DescribeClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Values = s
 	} else {
 		m.Values = nil
-	}
-	if r.Err != nil {
-		r.Push("values")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -332,10 +301,6 @@ func (m *DescribeClientQuotasResponseEntryData) decode(r *wire.Reader, v int16) 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -501,15 +466,7 @@ func (m *DescribeClientQuotasResponseEntityData) isDefault() bool {
 
 func (m *DescribeClientQuotasResponseEntityData) decode(r *wire.Reader, v int16) {
 	m.EntityType = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("entityType")
-		return
-	}
 	m.EntityName = r.NullableString(v >= 1)
-	if r.Err != nil {
-		r.Push("entityName")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -521,10 +478,6 @@ func (m *DescribeClientQuotasResponseEntityData) decode(r *wire.Reader, v int16)
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -647,15 +600,7 @@ func (m *DescribeClientQuotasResponseValueData) isDefault() bool {
 
 func (m *DescribeClientQuotasResponseValueData) decode(r *wire.Reader, v int16) {
 	m.Key = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("key")
-		return
-	}
 	m.Value = r.Float64()
-	if r.Err != nil {
-		r.Push("value")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -667,10 +612,6 @@ func (m *DescribeClientQuotasResponseValueData) decode(r *wire.Reader, v int16) 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -803,7 +744,7 @@ func (m *DescribeClientQuotasResponse) DecodeWith(src []byte, version int16, opt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

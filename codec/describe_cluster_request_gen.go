@@ -46,25 +46,13 @@ func (m *DescribeClusterRequest) isDefault() bool {
 
 func (m *DescribeClusterRequest) decode(r *wire.Reader, v int16) {
 	m.IncludeClusterAuthorizedOperations = r.Bool()
-	if r.Err != nil {
-		r.Push("includeClusterAuthorizedOperations")
-		return
-	}
 	if v >= 1 {
 		m.EndpointType = r.Int8()
-		if r.Err != nil {
-			r.Push("endpointType")
-			return
-		}
 	} else {
 		m.EndpointType = 1
 	}
 	if v >= 2 {
 		m.IncludeFencedBrokers = r.Bool()
-		if r.Err != nil {
-			r.Push("includeFencedBrokers")
-			return
-		}
 	} else {
 		m.IncludeFencedBrokers = false
 	}
@@ -78,10 +66,6 @@ func (m *DescribeClusterRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -243,7 +227,7 @@ func (m *DescribeClusterRequest) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

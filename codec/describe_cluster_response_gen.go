@@ -67,40 +67,16 @@ func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if v >= 1 {
 		m.EndpointType = r.Int8()
-		if r.Err != nil {
-			r.Push("endpointType")
-			return
-		}
 	} else {
 		m.EndpointType = 1
 	}
 	m.ClusterID = r.String(true)
-	if r.Err != nil {
-		r.Push("clusterId")
-		return
-	}
 	m.ControllerID = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 11); n >= 0 {
 		s := m.Brokers
 		s = wire.Slice(s, n, r.Remaining())
@@ -110,7 +86,6 @@ func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -118,15 +93,7 @@ func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Brokers = nil
 	}
-	if r.Err != nil {
-		r.Push("brokers")
-		return
-	}
 	m.ClusterAuthorizedOperations = r.Int32()
-	if r.Err != nil {
-		r.Push("clusterAuthorizedOperations")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -137,10 +104,6 @@ func (m *DescribeClusterResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -365,31 +328,11 @@ func (m *DescribeClusterResponseDescribeClusterBroker) isDefault() bool {
 
 func (m *DescribeClusterResponseDescribeClusterBroker) decode(r *wire.Reader, v int16) {
 	m.BrokerID = r.Int32()
-	if r.Err != nil {
-		r.Push("brokerId")
-		return
-	}
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Int32()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.Rack = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("rack")
-		return
-	}
 	if v >= 2 {
 		m.IsFenced = r.Bool()
-		if r.Err != nil {
-			r.Push("isFenced")
-			return
-		}
 	} else {
 		m.IsFenced = false
 	}
@@ -403,10 +346,6 @@ func (m *DescribeClusterResponseDescribeClusterBroker) decode(r *wire.Reader, v 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -575,7 +514,7 @@ func (m *DescribeClusterResponse) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -53,7 +53,6 @@ func (m *DescribeConfigsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -61,25 +60,13 @@ func (m *DescribeConfigsRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Resources = nil
 	}
-	if r.Err != nil {
-		r.Push("resources")
-		return
-	}
 	if v >= 1 {
 		m.IncludeSynonyms = r.Bool()
-		if r.Err != nil {
-			r.Push("includeSynonyms")
-			return
-		}
 	} else {
 		m.IncludeSynonyms = false
 	}
 	if v >= 3 {
 		m.IncludeDocumentation = r.Bool()
-		if r.Err != nil {
-			r.Push("includeDocumentation")
-			return
-		}
 	} else {
 		m.IncludeDocumentation = false
 	}
@@ -94,10 +81,6 @@ func (m *DescribeConfigsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -281,15 +264,7 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) isDefault() bool {
 
 func (m *DescribeConfigsRequestDescribeConfigsResource) decode(r *wire.Reader, v int16) {
 	m.ResourceType = r.Int8()
-	if r.Err != nil {
-		r.Push("resourceType")
-		return
-	}
 	m.ResourceName = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("resourceName")
-		return
-	}
 	if n := r.ArrayLen(v >= 4, true, 1); n >= 0 {
 		s := m.ConfigurationKeys
 		if s != nil && cap(s) >= n {
@@ -299,18 +274,10 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) decode(r *wire.Reader, v
 		}
 		for i := range s {
 			s[i] = r.String(v >= 4)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.ConfigurationKeys = s
 	} else {
 		m.ConfigurationKeys = nil
-	}
-	if r.Err != nil {
-		r.Push("configurationKeys")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -323,10 +290,6 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) decode(r *wire.Reader, v
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -503,7 +466,7 @@ func (m *DescribeConfigsRequest) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

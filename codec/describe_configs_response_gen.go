@@ -37,10 +37,6 @@ func (m *DescribeConfigsResponse) isDefault() bool {
 
 func (m *DescribeConfigsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(v >= 4, false, 6); n >= 0 {
 		s := m.Results
 		s = wire.Slice(s, n, r.Remaining())
@@ -50,17 +46,12 @@ func (m *DescribeConfigsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Results = s
 	} else {
 		m.Results = nil
-	}
-	if r.Err != nil {
-		r.Push("results")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -73,10 +64,6 @@ func (m *DescribeConfigsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -225,25 +212,9 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) isDefault() bool {
 
 func (m *DescribeConfigsResponseDescribeConfigsResult) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(v >= 4)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.ResourceType = r.Int8()
-	if r.Err != nil {
-		r.Push("resourceType")
-		return
-	}
 	m.ResourceName = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("resourceName")
-		return
-	}
 	if n := r.ArrayLen(v >= 4, false, 4); n >= 0 {
 		s := m.Configs
 		s = wire.Slice(s, n, r.Remaining())
@@ -253,17 +224,12 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) decode(r *wire.Reader, v 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Configs = s
 	} else {
 		m.Configs = nil
-	}
-	if r.Err != nil {
-		r.Push("configs")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -276,10 +242,6 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) decode(r *wire.Reader, v 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -482,43 +444,19 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) isDefault() bool 
 
 func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.Value = r.NullableString(v >= 4)
-	if r.Err != nil {
-		r.Push("value")
-		return
-	}
 	m.ReadOnly = r.Bool()
-	if r.Err != nil {
-		r.Push("readOnly")
-		return
-	}
 	if v <= 0 {
 		m.IsDefault = r.Bool()
-		if r.Err != nil {
-			r.Push("isDefault")
-			return
-		}
 	} else {
 		m.IsDefault = false
 	}
 	if v >= 1 {
 		m.ConfigSource = r.Int8()
-		if r.Err != nil {
-			r.Push("configSource")
-			return
-		}
 	} else {
 		m.ConfigSource = -1
 	}
 	m.IsSensitive = r.Bool()
-	if r.Err != nil {
-		r.Push("isSensitive")
-		return
-	}
 	if v >= 1 {
 		if n := r.ArrayLen(v >= 4, false, 1); n >= 0 {
 			s := m.Synonyms
@@ -529,7 +467,6 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -537,28 +474,16 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 		} else {
 			m.Synonyms = nil
 		}
-		if r.Err != nil {
-			r.Push("synonyms")
-			return
-		}
 	} else {
 		m.Synonyms = nil
 	}
 	if v >= 3 {
 		m.ConfigType = r.Int8()
-		if r.Err != nil {
-			r.Push("configType")
-			return
-		}
 	} else {
 		m.ConfigType = 0
 	}
 	if v >= 3 {
 		m.Documentation = r.NullableString(v >= 4)
-		if r.Err != nil {
-			r.Push("documentation")
-			return
-		}
 	} else {
 		m.Documentation = newString("")
 	}
@@ -573,10 +498,6 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) decode(r *wire.Re
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -833,28 +754,16 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) isDefault() bool {
 func (m *DescribeConfigsResponseDescribeConfigsSynonym) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.Name = r.String(v >= 4)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 1 {
 		m.Value = r.NullableString(v >= 4)
-		if r.Err != nil {
-			r.Push("value")
-			return
-		}
 	} else {
 		m.Value = newString("")
 	}
 	if v >= 1 {
 		m.Source = r.Int8()
-		if r.Err != nil {
-			r.Push("source")
-			return
-		}
 	} else {
 		m.Source = 0
 	}
@@ -869,10 +778,6 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) decode(r *wire.Reader, v
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1044,7 +949,7 @@ func (m *DescribeConfigsResponse) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

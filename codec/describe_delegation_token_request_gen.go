@@ -48,17 +48,12 @@ func (m *DescribeDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Owners = s
 	} else {
 		m.Owners = nil
-	}
-	if r.Err != nil {
-		r.Push("owners")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -71,10 +66,6 @@ func (m *DescribeDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -224,15 +215,7 @@ func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) isDefault()
 
 func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) decode(r *wire.Reader, v int16) {
 	m.PrincipalType = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principalType")
-		return
-	}
 	m.PrincipalName = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principalName")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -244,10 +227,6 @@ func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) decode(r *w
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -387,7 +366,7 @@ func (m *DescribeDelegationTokenRequest) DecodeWith(src []byte, version int16, o
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

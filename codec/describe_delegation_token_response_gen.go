@@ -42,10 +42,6 @@ func (m *DescribeDelegationTokenResponse) isDefault() bool {
 
 func (m *DescribeDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 29); n >= 0 {
 		s := m.Tokens
 		s = wire.Slice(s, n, r.Remaining())
@@ -55,7 +51,6 @@ func (m *DescribeDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -63,15 +58,7 @@ func (m *DescribeDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Tokens = nil
 	}
-	if r.Err != nil {
-		r.Push("tokens")
-		return
-	}
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -83,10 +70,6 @@ func (m *DescribeDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -259,30 +242,14 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) isDefault() bo
 
 func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire.Reader, v int16) {
 	m.PrincipalType = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principalType")
-		return
-	}
 	m.PrincipalName = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principalName")
-		return
-	}
 	if v >= 3 {
 		m.TokenRequesterPrincipalType = r.String(true)
-		if r.Err != nil {
-			r.Push("tokenRequesterPrincipalType")
-			return
-		}
 	} else {
 		m.TokenRequesterPrincipalType = ""
 	}
 	if v >= 3 {
 		m.TokenRequesterPrincipalName = r.String(true)
-		if r.Err != nil {
-			r.Push("tokenRequesterPrincipalName")
-			return
-		}
 	} else {
 		m.TokenRequesterPrincipalName = ""
 	}
@@ -295,31 +262,11 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 		r.Off += 24
 	} else {
 		m.IssueTimestamp = r.Int64()
-		if r.Err != nil {
-			r.Push("issueTimestamp")
-			return
-		}
 		m.ExpiryTimestamp = r.Int64()
-		if r.Err != nil {
-			r.Push("expiryTimestamp")
-			return
-		}
 		m.MaxTimestamp = r.Int64()
-		if r.Err != nil {
-			r.Push("maxTimestamp")
-			return
-		}
 	}
 	m.TokenID = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("tokenId")
-		return
-	}
 	m.Hmac = r.Bytes(v >= 2)
-	if r.Err != nil {
-		r.Push("hmac")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Renewers
 		s = wire.Slice(s, n, r.Remaining())
@@ -329,17 +276,12 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Renewers = s
 	} else {
 		m.Renewers = nil
-	}
-	if r.Err != nil {
-		r.Push("renewers")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -352,10 +294,6 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) decode(r *wire
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -621,15 +559,7 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) isDefau
 
 func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) decode(r *wire.Reader, v int16) {
 	m.PrincipalType = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principalType")
-		return
-	}
 	m.PrincipalName = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("principalName")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -641,10 +571,6 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) decode(
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -786,7 +712,7 @@ func (m *DescribeDelegationTokenResponse) DecodeWith(src []byte, version int16, 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -50,25 +50,13 @@ func (m *DescribeGroupsRequest) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(v >= 5)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Groups = s
 	} else {
 		m.Groups = nil
 	}
-	if r.Err != nil {
-		r.Push("groups")
-		return
-	}
 	if v >= 3 {
 		m.IncludeAuthorizedOperations = r.Bool()
-		if r.Err != nil {
-			r.Push("includeAuthorizedOperations")
-			return
-		}
 	} else {
 		m.IncludeAuthorizedOperations = false
 	}
@@ -83,10 +71,6 @@ func (m *DescribeGroupsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -265,7 +249,7 @@ func (m *DescribeGroupsRequest) DecodeWith(src []byte, version int16, opts Decod
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

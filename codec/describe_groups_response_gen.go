@@ -38,10 +38,6 @@ func (m *DescribeGroupsResponse) isDefault() bool {
 func (m *DescribeGroupsResponse) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -54,17 +50,12 @@ func (m *DescribeGroupsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Groups = s
 	} else {
 		m.Groups = nil
-	}
-	if r.Err != nil {
-		r.Push("groups")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 5 {
@@ -77,10 +68,6 @@ func (m *DescribeGroupsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -243,39 +230,15 @@ func (m *DescribeGroupsResponseDescribedGroup) isDefault() bool {
 
 func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if v >= 6 {
 		m.ErrorMessage = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("errorMessage")
-			return
-		}
 	} else {
 		m.ErrorMessage = nil
 	}
 	m.GroupID = r.String(v >= 5)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.GroupState = r.String(v >= 5)
-	if r.Err != nil {
-		r.Push("groupState")
-		return
-	}
 	m.ProtocolType = r.String(v >= 5)
-	if r.Err != nil {
-		r.Push("protocolType")
-		return
-	}
 	m.ProtocolData = r.String(v >= 5)
-	if r.Err != nil {
-		r.Push("protocolData")
-		return
-	}
 	if n := r.ArrayLen(v >= 5, false, 5); n >= 0 {
 		s := m.Members
 		s = wire.Slice(s, n, r.Remaining())
@@ -285,7 +248,6 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -293,16 +255,8 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Members = nil
 	}
-	if r.Err != nil {
-		r.Push("members")
-		return
-	}
 	if v >= 3 {
 		m.AuthorizedOperations = r.Int32()
-		if r.Err != nil {
-			r.Push("authorizedOperations")
-			return
-		}
 	} else {
 		m.AuthorizedOperations = -2147483648
 	}
@@ -317,10 +271,6 @@ func (m *DescribeGroupsResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -572,39 +522,15 @@ func (m *DescribeGroupsResponseDescribedGroupMember) isDefault() bool {
 
 func (m *DescribeGroupsResponseDescribedGroupMember) decode(r *wire.Reader, v int16) {
 	m.MemberID = r.String(v >= 5)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	if v >= 4 {
 		m.GroupInstanceID = r.NullableString(v >= 5)
-		if r.Err != nil {
-			r.Push("groupInstanceId")
-			return
-		}
 	} else {
 		m.GroupInstanceID = nil
 	}
 	m.ClientID = r.String(v >= 5)
-	if r.Err != nil {
-		r.Push("clientId")
-		return
-	}
 	m.ClientHost = r.String(v >= 5)
-	if r.Err != nil {
-		r.Push("clientHost")
-		return
-	}
 	m.MemberMetadata = r.Bytes(v >= 5)
-	if r.Err != nil {
-		r.Push("memberMetadata")
-		return
-	}
 	m.MemberAssignment = r.Bytes(v >= 5)
-	if r.Err != nil {
-		r.Push("memberAssignment")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 5 {
 		n := r.TagCount()
@@ -616,10 +542,6 @@ func (m *DescribeGroupsResponseDescribedGroupMember) decode(r *wire.Reader, v in
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -812,7 +734,7 @@ func (m *DescribeGroupsResponse) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -42,16 +42,8 @@ func (m *DescribeLogDirsResponse) isDefault() bool {
 
 func (m *DescribeLogDirsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if v >= 3 {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	} else {
 		m.ErrorCode = 0
 	}
@@ -64,17 +56,12 @@ func (m *DescribeLogDirsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Results = s
 	} else {
 		m.Results = nil
-	}
-	if r.Err != nil {
-		r.Push("results")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -87,10 +74,6 @@ func (m *DescribeLogDirsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -258,15 +241,7 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) isDefault() bool {
 
 func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.LogDir = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("logDir")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -276,17 +251,12 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	if v >= 4 {
 		if len(r.Src)-r.Off >= 16 {
@@ -297,15 +267,7 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v 
 			r.Off += 16
 		} else {
 			m.TotalBytes = r.Int64()
-			if r.Err != nil {
-				r.Push("totalBytes")
-				return
-			}
 			m.UsableBytes = r.Int64()
-			if r.Err != nil {
-				r.Push("usableBytes")
-				return
-			}
 		}
 	} else {
 		m.TotalBytes = -1
@@ -313,10 +275,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v 
 	}
 	if v >= 5 {
 		m.IsCordoned = r.Bool()
-		if r.Err != nil {
-			r.Push("isCordoned")
-			return
-		}
 	} else {
 		m.IsCordoned = false
 	}
@@ -331,10 +289,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) decode(r *wire.Reader, v 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -533,10 +487,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) isDefault() bool {
 
 func (m *DescribeLogDirsResponseDescribeLogDirsTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 21); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -546,17 +496,12 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) decode(r *wire.Reader, v i
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -569,10 +514,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) decode(r *wire.Reader, v i
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -731,25 +672,9 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) decode(r *wire.Reader,
 		r.Off += 21
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.PartitionSize = r.Int64()
-		if r.Err != nil {
-			r.Push("partitionSize")
-			return
-		}
 		m.OffsetLag = r.Int64()
-		if r.Err != nil {
-			r.Push("offsetLag")
-			return
-		}
 		m.IsFutureKey = r.Bool()
-		if r.Err != nil {
-			r.Push("isFutureKey")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -762,10 +687,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) decode(r *wire.Reader,
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -921,7 +842,7 @@ func (m *DescribeLogDirsResponse) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -47,17 +47,12 @@ func (m *DescribeProducersRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -69,10 +64,6 @@ func (m *DescribeProducersRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -209,10 +200,6 @@ func (m *DescribeProducersRequestTopicRequest) isDefault() bool {
 
 func (m *DescribeProducersRequestTopicRequest) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.PartitionIndexes
 		if s != nil && cap(s) >= n {
@@ -222,18 +209,10 @@ func (m *DescribeProducersRequestTopicRequest) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.PartitionIndexes = s
 	} else {
 		m.PartitionIndexes = nil
-	}
-	if r.Err != nil {
-		r.Push("partitionIndexes")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -245,10 +224,6 @@ func (m *DescribeProducersRequestTopicRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -396,7 +371,7 @@ func (m *DescribeProducersRequest) DecodeWith(src []byte, version int16, opts De
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

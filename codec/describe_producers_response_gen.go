@@ -39,10 +39,6 @@ func (m *DescribeProducersResponse) isDefault() bool {
 
 func (m *DescribeProducersResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -52,17 +48,12 @@ func (m *DescribeProducersResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -74,10 +65,6 @@ func (m *DescribeProducersResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -209,10 +196,6 @@ func (m *DescribeProducersResponseTopicResponse) isDefault() bool {
 
 func (m *DescribeProducersResponseTopicResponse) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -222,17 +205,12 @@ func (m *DescribeProducersResponseTopicResponse) decode(r *wire.Reader, v int16)
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -244,10 +222,6 @@ func (m *DescribeProducersResponseTopicResponse) decode(r *wire.Reader, v int16)
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -397,21 +371,9 @@ func (m *DescribeProducersResponsePartitionResponse) decode(r *wire.Reader, v in
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if n := r.ArrayLen(true, false, 37); n >= 0 {
 		s := m.ActiveProducers
 		s = wire.Slice(s, n, r.Remaining())
@@ -421,17 +383,12 @@ func (m *DescribeProducersResponsePartitionResponse) decode(r *wire.Reader, v in
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ActiveProducers = s
 	} else {
 		m.ActiveProducers = nil
-	}
-	if r.Err != nil {
-		r.Push("activeProducers")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -443,10 +400,6 @@ func (m *DescribeProducersResponsePartitionResponse) decode(r *wire.Reader, v in
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -635,35 +588,11 @@ func (m *DescribeProducersResponseProducerState) decode(r *wire.Reader, v int16)
 		r.Off += 36
 	} else {
 		m.ProducerID = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
-		}
 		m.ProducerEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("producerEpoch")
-			return
-		}
 		m.LastSequence = r.Int32()
-		if r.Err != nil {
-			r.Push("lastSequence")
-			return
-		}
 		m.LastTimestamp = r.Int64()
-		if r.Err != nil {
-			r.Push("lastTimestamp")
-			return
-		}
 		m.CoordinatorEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("coordinatorEpoch")
-			return
-		}
 		m.CurrentTxnStartOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("currentTxnStartOffset")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -675,10 +604,6 @@ func (m *DescribeProducersResponseProducerState) decode(r *wire.Reader, v int16)
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -845,7 +770,7 @@ func (m *DescribeProducersResponse) DecodeWith(src []byte, version int16, opts D
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

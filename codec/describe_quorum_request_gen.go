@@ -47,17 +47,12 @@ func (m *DescribeQuorumRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -69,10 +64,6 @@ func (m *DescribeQuorumRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -209,10 +200,6 @@ func (m *DescribeQuorumRequestTopicData) isDefault() bool {
 
 func (m *DescribeQuorumRequestTopicData) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -222,17 +209,12 @@ func (m *DescribeQuorumRequestTopicData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -244,10 +226,6 @@ func (m *DescribeQuorumRequestTopicData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -381,10 +359,6 @@ func (m *DescribeQuorumRequestPartitionData) isDefault() bool {
 
 func (m *DescribeQuorumRequestPartitionData) decode(r *wire.Reader, v int16) {
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -395,10 +369,6 @@ func (m *DescribeQuorumRequestPartitionData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -509,7 +479,7 @@ func (m *DescribeQuorumRequest) DecodeWith(src []byte, version int16, opts Decod
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -46,16 +46,8 @@ func (m *DescribeQuorumResponse) isDefault() bool {
 
 func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if v >= 2 {
 		m.ErrorMessage = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("errorMessage")
-			return
-		}
 	} else {
 		m.ErrorMessage = newString("")
 	}
@@ -68,17 +60,12 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	if v >= 2 {
 		if n := r.ArrayLen(true, false, 1); n >= 0 {
@@ -90,17 +77,12 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Nodes = s
 		} else {
 			m.Nodes = nil
-		}
-		if r.Err != nil {
-			r.Push("nodes")
-			return
 		}
 	} else {
 		m.Nodes = nil
@@ -115,10 +97,6 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -314,10 +292,6 @@ func (m *DescribeQuorumResponseTopicData) isDefault() bool {
 
 func (m *DescribeQuorumResponseTopicData) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(true, false, 25); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -327,17 +301,12 @@ func (m *DescribeQuorumResponseTopicData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -349,10 +318,6 @@ func (m *DescribeQuorumResponseTopicData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -515,22 +480,10 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	if v >= 2 {
 		m.ErrorMessage = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("errorMessage")
-			return
-		}
 	} else {
 		m.ErrorMessage = newString("")
 	}
@@ -543,20 +496,8 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 16
 	} else {
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 		m.HighWatermark = r.Int64()
-		if r.Err != nil {
-			r.Push("highWatermark")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 13); n >= 0 {
 		s := m.CurrentVoters
@@ -567,17 +508,12 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.CurrentVoters = s
 	} else {
 		m.CurrentVoters = nil
-	}
-	if r.Err != nil {
-		r.Push("currentVoters")
-		return
 	}
 	if n := r.ArrayLen(true, false, 13); n >= 0 {
 		s := m.Observers
@@ -588,17 +524,12 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Observers = s
 	} else {
 		m.Observers = nil
-	}
-	if r.Err != nil {
-		r.Push("observers")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -610,10 +541,6 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -864,24 +791,12 @@ func (m *DescribeQuorumResponseReplicaState) isDefault() bool {
 
 func (m *DescribeQuorumResponseReplicaState) decode(r *wire.Reader, v int16) {
 	m.ReplicaID = r.Int32()
-	if r.Err != nil {
-		r.Push("replicaId")
-		return
-	}
 	if v >= 2 {
 		m.ReplicaDirectoryID = r.UUID()
-		if r.Err != nil {
-			r.Push("replicaDirectoryId")
-			return
-		}
 	} else {
 		m.ReplicaDirectoryID = UUID{}
 	}
 	m.LogEndOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("logEndOffset")
-		return
-	}
 	if v >= 1 {
 		if len(r.Src)-r.Off >= 16 {
 			p := r.Src[r.Off : r.Off+16]
@@ -891,15 +806,7 @@ func (m *DescribeQuorumResponseReplicaState) decode(r *wire.Reader, v int16) {
 			r.Off += 16
 		} else {
 			m.LastFetchTimestamp = r.Int64()
-			if r.Err != nil {
-				r.Push("lastFetchTimestamp")
-				return
-			}
 			m.LastCaughtUpTimestamp = r.Int64()
-			if r.Err != nil {
-				r.Push("lastCaughtUpTimestamp")
-				return
-			}
 		}
 	} else {
 		m.LastFetchTimestamp = -1
@@ -915,10 +822,6 @@ func (m *DescribeQuorumResponseReplicaState) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1073,10 +976,6 @@ func (m *DescribeQuorumResponseNode) isDefault() bool {
 func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
 		m.NodeID = r.Int32()
-		if r.Err != nil {
-			r.Push("nodeId")
-			return
-		}
 	} else {
 		m.NodeID = 0
 	}
@@ -1090,17 +989,12 @@ func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Listeners = s
 		} else {
 			m.Listeners = nil
-		}
-		if r.Err != nil {
-			r.Push("listeners")
-			return
 		}
 	} else {
 		m.Listeners = nil
@@ -1115,10 +1009,6 @@ func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1270,28 +1160,16 @@ func (m *DescribeQuorumResponseListener) isDefault() bool {
 func (m *DescribeQuorumResponseListener) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
 		m.Name = r.String(true)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 2 {
 		m.Host = r.String(true)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
 	if v >= 2 {
 		m.Port = r.Uint16()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 	} else {
 		m.Port = 0
 	}
@@ -1305,10 +1183,6 @@ func (m *DescribeQuorumResponseListener) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1473,7 +1347,7 @@ func (m *DescribeQuorumResponse) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

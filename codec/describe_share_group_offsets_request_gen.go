@@ -47,17 +47,12 @@ func (m *DescribeShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Groups = s
 	} else {
 		m.Groups = nil
-	}
-	if r.Err != nil {
-		r.Push("groups")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -69,10 +64,6 @@ func (m *DescribeShareGroupOffsetsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -210,10 +201,6 @@ func (m *DescribeShareGroupOffsetsRequestGroup) isDefault() bool {
 
 func (m *DescribeShareGroupOffsetsRequestGroup) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -223,17 +210,12 @@ func (m *DescribeShareGroupOffsetsRequestGroup) decode(r *wire.Reader, v int16) 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -245,10 +227,6 @@ func (m *DescribeShareGroupOffsetsRequestGroup) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -391,10 +369,6 @@ func (m *DescribeShareGroupOffsetsRequestTopic) isDefault() bool {
 
 func (m *DescribeShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -404,18 +378,10 @@ func (m *DescribeShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) 
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -427,10 +393,6 @@ func (m *DescribeShareGroupOffsetsRequestTopic) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -582,7 +544,7 @@ func (m *DescribeShareGroupOffsetsRequest) DecodeWith(src []byte, version int16,
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -39,10 +39,6 @@ func (m *DescribeShareGroupOffsetsResponse) isDefault() bool {
 
 func (m *DescribeShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Groups
 		s = wire.Slice(s, n, r.Remaining())
@@ -52,17 +48,12 @@ func (m *DescribeShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Groups = s
 	} else {
 		m.Groups = nil
-	}
-	if r.Err != nil {
-		r.Push("groups")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -74,10 +65,6 @@ func (m *DescribeShareGroupOffsetsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -215,10 +202,6 @@ func (m *DescribeShareGroupOffsetsResponseGroup) isDefault() bool {
 
 func (m *DescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 19); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -228,7 +211,6 @@ func (m *DescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16)
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -236,20 +218,8 @@ func (m *DescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16)
 	} else {
 		m.Topics = nil
 	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
-	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -260,10 +230,6 @@ func (m *DescribeShareGroupOffsetsResponseGroup) decode(r *wire.Reader, v int16)
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -428,15 +394,7 @@ func (m *DescribeShareGroupOffsetsResponseTopic) isDefault() bool {
 
 func (m *DescribeShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -446,17 +404,12 @@ func (m *DescribeShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16)
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -468,10 +421,6 @@ func (m *DescribeShareGroupOffsetsResponseTopic) decode(r *wire.Reader, v int16)
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -639,40 +588,16 @@ func (m *DescribeShareGroupOffsetsResponsePartition) decode(r *wire.Reader, v in
 		r.Off += 16
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.StartOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("startOffset")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	if v >= 1 {
 		m.Lag = r.Int64()
-		if r.Err != nil {
-			r.Push("lag")
-			return
-		}
 	} else {
 		m.Lag = -1
 	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -683,10 +608,6 @@ func (m *DescribeShareGroupOffsetsResponsePartition) decode(r *wire.Reader, v in
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -867,7 +788,7 @@ func (m *DescribeShareGroupOffsetsResponse) DecodeWith(src []byte, version int16
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

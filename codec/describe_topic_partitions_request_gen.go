@@ -54,7 +54,6 @@ func (m *DescribeTopicPartitionsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -62,15 +61,7 @@ func (m *DescribeTopicPartitionsRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Topics = nil
 	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
-	}
 	m.ResponsePartitionLimit = r.Int32()
-	if r.Err != nil {
-		r.Push("responsePartitionLimit")
-		return
-	}
 	if r.StructMarker() {
 		if m.Cursor == nil {
 			m.Cursor = new(DescribeTopicPartitionsRequestCursor)
@@ -78,10 +69,6 @@ func (m *DescribeTopicPartitionsRequest) decode(r *wire.Reader, v int16) {
 		m.Cursor.decode(r, v)
 	} else {
 		m.Cursor = nil
-	}
-	if r.Err != nil {
-		r.Push("cursor")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -93,10 +80,6 @@ func (m *DescribeTopicPartitionsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -268,10 +251,6 @@ func (m *DescribeTopicPartitionsRequestTopicRequest) isDefault() bool {
 
 func (m *DescribeTopicPartitionsRequestTopicRequest) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -282,10 +261,6 @@ func (m *DescribeTopicPartitionsRequestTopicRequest) decode(r *wire.Reader, v in
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -386,15 +361,7 @@ func (m *DescribeTopicPartitionsRequestCursor) isDefault() bool {
 
 func (m *DescribeTopicPartitionsRequestCursor) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -405,10 +372,6 @@ func (m *DescribeTopicPartitionsRequestCursor) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -536,7 +499,7 @@ func (m *DescribeTopicPartitionsRequest) DecodeWith(src []byte, version int16, o
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -42,10 +42,6 @@ func (m *DescribeTopicPartitionsResponse) isDefault() bool {
 
 func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(true, false, 26); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -55,17 +51,12 @@ func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	if r.StructMarker() {
 		if m.NextCursor == nil {
@@ -74,10 +65,6 @@ func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
 		m.NextCursor.decode(r, v)
 	} else {
 		m.NextCursor = nil
-	}
-	if r.Err != nil {
-		r.Push("nextCursor")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -89,10 +76,6 @@ func (m *DescribeTopicPartitionsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -266,15 +249,7 @@ func (m *DescribeTopicPartitionsResponseTopic) isDefault() bool {
 
 func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.Name = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if len(r.Src)-r.Off >= 17 {
 		p := r.Src[r.Off : r.Off+17]
 		_ = p[16]
@@ -283,15 +258,7 @@ func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 		r.Off += 17
 	} else {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 		m.IsInternal = r.Bool()
-		if r.Err != nil {
-			r.Push("isInternal")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.Partitions
@@ -302,7 +269,6 @@ func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -310,15 +276,7 @@ func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Partitions = nil
 	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
-	}
 	m.TopicAuthorizedOperations = r.Int32()
-	if r.Err != nil {
-		r.Push("topicAuthorizedOperations")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -329,10 +287,6 @@ func (m *DescribeTopicPartitionsResponseTopic) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -548,25 +502,9 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		r.Off += 14
 	} else {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.ReplicaNodes
@@ -577,18 +515,10 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.ReplicaNodes = s
 	} else {
 		m.ReplicaNodes = nil
-	}
-	if r.Err != nil {
-		r.Push("replicaNodes")
-		return
 	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.IsrNodes
@@ -599,18 +529,10 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.IsrNodes = s
 	} else {
 		m.IsrNodes = nil
-	}
-	if r.Err != nil {
-		r.Push("isrNodes")
-		return
 	}
 	if n := r.ArrayLen(true, true, 4); n >= 0 {
 		s := m.EligibleLeaderReplicas
@@ -621,18 +543,10 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.EligibleLeaderReplicas = s
 	} else {
 		m.EligibleLeaderReplicas = nil
-	}
-	if r.Err != nil {
-		r.Push("eligibleLeaderReplicas")
-		return
 	}
 	if n := r.ArrayLen(true, true, 4); n >= 0 {
 		s := m.LastKnownElr
@@ -643,18 +557,10 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.LastKnownElr = s
 	} else {
 		m.LastKnownElr = nil
-	}
-	if r.Err != nil {
-		r.Push("lastKnownElr")
-		return
 	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.OfflineReplicas
@@ -665,18 +571,10 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.OfflineReplicas = s
 	} else {
 		m.OfflineReplicas = nil
-	}
-	if r.Err != nil {
-		r.Push("offlineReplicas")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -688,10 +586,6 @@ func (m *DescribeTopicPartitionsResponsePartition) decode(r *wire.Reader, v int1
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -995,15 +889,7 @@ func (m *DescribeTopicPartitionsResponseCursor) isDefault() bool {
 
 func (m *DescribeTopicPartitionsResponseCursor) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -1014,10 +900,6 @@ func (m *DescribeTopicPartitionsResponseCursor) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1147,7 +1029,7 @@ func (m *DescribeTopicPartitionsResponse) DecodeWith(src []byte, version int16, 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

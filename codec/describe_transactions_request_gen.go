@@ -47,18 +47,10 @@ func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.TransactionalIDs = s
 	} else {
 		m.TransactionalIDs = nil
-	}
-	if r.Err != nil {
-		r.Push("transactionalIds")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -70,10 +62,6 @@ func (m *DescribeTransactionsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -227,7 +215,7 @@ func (m *DescribeTransactionsRequest) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

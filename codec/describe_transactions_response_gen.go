@@ -39,10 +39,6 @@ func (m *DescribeTransactionsResponse) isDefault() bool {
 
 func (m *DescribeTransactionsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(true, false, 28); n >= 0 {
 		s := m.TransactionStates
 		s = wire.Slice(s, n, r.Remaining())
@@ -52,17 +48,12 @@ func (m *DescribeTransactionsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TransactionStates = s
 	} else {
 		m.TransactionStates = nil
-	}
-	if r.Err != nil {
-		r.Push("transactionStates")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -74,10 +65,6 @@ func (m *DescribeTransactionsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -227,20 +214,8 @@ func (m *DescribeTransactionsResponseTransactionState) isDefault() bool {
 
 func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.TransactionalID = r.String(true)
-	if r.Err != nil {
-		r.Push("transactionalId")
-		return
-	}
 	m.TransactionState = r.String(true)
-	if r.Err != nil {
-		r.Push("transactionState")
-		return
-	}
 	if len(r.Src)-r.Off >= 22 {
 		p := r.Src[r.Off : r.Off+22]
 		_ = p[21]
@@ -251,25 +226,9 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 		r.Off += 22
 	} else {
 		m.TransactionTimeoutMs = r.Int32()
-		if r.Err != nil {
-			r.Push("transactionTimeoutMs")
-			return
-		}
 		m.TransactionStartTimeMs = r.Int64()
-		if r.Err != nil {
-			r.Push("transactionStartTimeMs")
-			return
-		}
 		m.ProducerID = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
-		}
 		m.ProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("producerEpoch")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
@@ -280,17 +239,12 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -302,10 +256,6 @@ func (m *DescribeTransactionsResponseTransactionState) decode(r *wire.Reader, v 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -513,10 +463,6 @@ func (m *DescribeTransactionsResponseTopicData) isDefault() bool {
 
 func (m *DescribeTransactionsResponseTopicData) decode(r *wire.Reader, v int16) {
 	m.Topic = r.String(true)
-	if r.Err != nil {
-		r.Push("topic")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -526,18 +472,10 @@ func (m *DescribeTransactionsResponseTopicData) decode(r *wire.Reader, v int16) 
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -549,10 +487,6 @@ func (m *DescribeTransactionsResponseTopicData) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -700,7 +634,7 @@ func (m *DescribeTransactionsResponse) DecodeWith(src []byte, version int16, opt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -48,17 +48,12 @@ func (m *DescribeUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Users = s
 	} else {
 		m.Users = nil
-	}
-	if r.Err != nil {
-		r.Push("users")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -70,10 +65,6 @@ func (m *DescribeUserScramCredentialsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -213,10 +204,6 @@ func (m *DescribeUserScramCredentialsRequestUserName) isDefault() bool {
 
 func (m *DescribeUserScramCredentialsRequestUserName) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -227,10 +214,6 @@ func (m *DescribeUserScramCredentialsRequestUserName) decode(r *wire.Reader, v i
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -350,7 +333,7 @@ func (m *DescribeUserScramCredentialsRequest) DecodeWith(src []byte, version int
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

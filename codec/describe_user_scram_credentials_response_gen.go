@@ -53,21 +53,9 @@ func (m *DescribeUserScramCredentialsResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Results
 		s = wire.Slice(s, n, r.Remaining())
@@ -77,17 +65,12 @@ func (m *DescribeUserScramCredentialsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Results = s
 	} else {
 		m.Results = nil
-	}
-	if r.Err != nil {
-		r.Push("results")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -99,10 +82,6 @@ func (m *DescribeUserScramCredentialsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -272,20 +251,8 @@ func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 
 func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult) decode(r *wire.Reader, v int16) {
 	m.User = r.String(true)
-	if r.Err != nil {
-		r.Push("user")
-		return
-	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.CredentialInfos
 		s = wire.Slice(s, n, r.Remaining())
@@ -295,17 +262,12 @@ func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.CredentialInfos = s
 	} else {
 		m.CredentialInfos = nil
-	}
-	if r.Err != nil {
-		r.Push("credentialInfos")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -317,10 +279,6 @@ func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -489,15 +447,7 @@ func (m *DescribeUserScramCredentialsResponseCredentialInfo) decode(r *wire.Read
 		r.Off += 5
 	} else {
 		m.Mechanism = r.Int8()
-		if r.Err != nil {
-			r.Push("mechanism")
-			return
-		}
 		m.Iterations = r.Int32()
-		if r.Err != nil {
-			r.Push("iterations")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -509,10 +459,6 @@ func (m *DescribeUserScramCredentialsResponseCredentialInfo) decode(r *wire.Read
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -643,7 +589,7 @@ func (m *DescribeUserScramCredentialsResponse) DecodeWith(src []byte, version in
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -48,10 +48,6 @@ func (m *ElectLeadersRequest) isDefault() bool {
 func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.ElectionType = r.Int8()
-		if r.Err != nil {
-			r.Push("electionType")
-			return
-		}
 	} else {
 		m.ElectionType = 0
 	}
@@ -64,7 +60,6 @@ func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -72,15 +67,7 @@ func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TopicPartitions = nil
 	}
-	if r.Err != nil {
-		r.Push("topicPartitions")
-		return
-	}
 	m.TimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("timeoutMs")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -92,10 +79,6 @@ func (m *ElectLeadersRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -273,10 +256,6 @@ func (m *ElectLeadersRequestTopicPartitions) isDefault() bool {
 
 func (m *ElectLeadersRequestTopicPartitions) decode(r *wire.Reader, v int16) {
 	m.Topic = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("topic")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -286,18 +265,10 @@ func (m *ElectLeadersRequestTopicPartitions) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -310,10 +281,6 @@ func (m *ElectLeadersRequestTopicPartitions) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -468,7 +435,7 @@ func (m *ElectLeadersRequest) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

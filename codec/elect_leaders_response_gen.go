@@ -42,16 +42,8 @@ func (m *ElectLeadersResponse) isDefault() bool {
 
 func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if v >= 1 {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	} else {
 		m.ErrorCode = 0
 	}
@@ -64,17 +56,12 @@ func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ReplicaElectionResults = s
 	} else {
 		m.ReplicaElectionResults = nil
-	}
-	if r.Err != nil {
-		r.Push("replicaElectionResults")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -87,10 +74,6 @@ func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -247,10 +230,6 @@ func (m *ElectLeadersResponseReplicaElectionResult) isDefault() bool {
 
 func (m *ElectLeadersResponseReplicaElectionResult) decode(r *wire.Reader, v int16) {
 	m.Topic = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("topic")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 7); n >= 0 {
 		s := m.PartitionResult
 		s = wire.Slice(s, n, r.Remaining())
@@ -260,17 +239,12 @@ func (m *ElectLeadersResponseReplicaElectionResult) decode(r *wire.Reader, v int
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.PartitionResult = s
 	} else {
 		m.PartitionResult = nil
-	}
-	if r.Err != nil {
-		r.Push("partitionResult")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -283,10 +257,6 @@ func (m *ElectLeadersResponseReplicaElectionResult) decode(r *wire.Reader, v int
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -441,21 +411,9 @@ func (m *ElectLeadersResponsePartitionResult) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.PartitionID = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionId")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(v >= 2)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -467,10 +425,6 @@ func (m *ElectLeadersResponsePartitionResult) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -619,7 +573,7 @@ func (m *ElectLeadersResponse) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -47,10 +47,6 @@ func (m *EndQuorumEpochRequest) isDefault() bool {
 
 func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 	m.ClusterID = r.NullableString(v >= 1)
-	if r.Err != nil {
-		r.Push("clusterId")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -60,17 +56,12 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	if v >= 1 {
 		if n := r.ArrayLen(true, false, 1); n >= 0 {
@@ -82,17 +73,12 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.LeaderEndpoints = s
 		} else {
 			m.LeaderEndpoints = nil
-		}
-		if r.Err != nil {
-			r.Push("leaderEndpoints")
-			return
 		}
 	} else {
 		m.LeaderEndpoints = nil
@@ -108,10 +94,6 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -311,10 +293,6 @@ func (m *EndQuorumEpochRequestTopicData) isDefault() bool {
 
 func (m *EndQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 12); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -324,17 +302,12 @@ func (m *EndQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -347,10 +320,6 @@ func (m *EndQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -511,20 +480,8 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	if v <= 0 {
 		if n := r.ArrayLen(false, false, 4); n >= 0 {
@@ -536,18 +493,10 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.PreferredSuccessors = s
 		} else {
 			m.PreferredSuccessors = nil
-		}
-		if r.Err != nil {
-			r.Push("preferredSuccessors")
-			return
 		}
 	} else {
 		m.PreferredSuccessors = nil
@@ -562,17 +511,12 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.PreferredCandidates = s
 		} else {
 			m.PreferredCandidates = nil
-		}
-		if r.Err != nil {
-			r.Push("preferredCandidates")
-			return
 		}
 	} else {
 		m.PreferredCandidates = nil
@@ -588,10 +532,6 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -806,15 +746,7 @@ func (m *EndQuorumEpochRequestReplicaInfo) decode(r *wire.Reader, v int16) {
 			r.Off += 20
 		} else {
 			m.CandidateID = r.Int32()
-			if r.Err != nil {
-				r.Push("candidateId")
-				return
-			}
 			m.CandidateDirectoryID = r.UUID()
-			if r.Err != nil {
-				r.Push("candidateDirectoryId")
-				return
-			}
 		}
 	} else {
 		m.CandidateID = 0
@@ -831,10 +763,6 @@ func (m *EndQuorumEpochRequestReplicaInfo) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -972,28 +900,16 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) isDefault() bool {
 func (m *EndQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.Name = r.String(true)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 1 {
 		m.Host = r.String(true)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
 	if v >= 1 {
 		m.Port = r.Uint16()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 	} else {
 		m.Port = 0
 	}
@@ -1008,10 +924,6 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1183,7 +1095,7 @@ func (m *EndQuorumEpochRequest) DecodeWith(src []byte, version int16, opts Decod
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

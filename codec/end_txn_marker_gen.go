@@ -27,10 +27,6 @@ func (m *EndTxnMarker) isDefault() bool {
 
 func (m *EndTxnMarker) decode(r *wire.Reader, v int16) {
 	m.CoordinatorEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("coordinatorEpoch")
-		return
-	}
 }
 
 func (m *EndTxnMarker) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -120,7 +116,7 @@ func (m *EndTxnMarker) DecodeWith(src []byte, version int16, opts DecodeOptions)
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

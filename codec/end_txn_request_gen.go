@@ -46,10 +46,6 @@ func (m *EndTxnRequest) isDefault() bool {
 
 func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
 	m.TransactionalID = r.String(v >= 3)
-	if r.Err != nil {
-		r.Push("transactionalId")
-		return
-	}
 	if len(r.Src)-r.Off >= 11 {
 		p := r.Src[r.Off : r.Off+11]
 		_ = p[10]
@@ -59,20 +55,8 @@ func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 11
 	} else {
 		m.ProducerID = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
-		}
 		m.ProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("producerEpoch")
-			return
-		}
 		m.Committed = r.Bool()
-		if r.Err != nil {
-			r.Push("committed")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
@@ -85,10 +69,6 @@ func (m *EndTxnRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -264,7 +244,7 @@ func (m *EndTxnRequest) DecodeWith(src []byte, version int16, opts DecodeOptions
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

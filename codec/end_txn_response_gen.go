@@ -50,15 +50,7 @@ func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	if v >= 5 {
 		if len(r.Src)-r.Off >= 10 {
@@ -69,15 +61,7 @@ func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
 			r.Off += 10
 		} else {
 			m.ProducerID = r.Int64()
-			if r.Err != nil {
-				r.Push("producerId")
-				return
-			}
 			m.ProducerEpoch = r.Int16()
-			if r.Err != nil {
-				r.Push("producerEpoch")
-				return
-			}
 		}
 	} else {
 		m.ProducerID = -1
@@ -94,10 +78,6 @@ func (m *EndTxnResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -261,7 +241,7 @@ func (m *EndTxnResponse) DecodeWith(src []byte, version int16, opts DecodeOption
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

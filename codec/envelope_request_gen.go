@@ -42,20 +42,8 @@ func (m *EnvelopeRequest) isDefault() bool {
 
 func (m *EnvelopeRequest) decode(r *wire.Reader, v int16) {
 	m.RequestData = r.Bytes(true)
-	if r.Err != nil {
-		r.Push("requestData")
-		return
-	}
 	m.RequestPrincipal = r.NullableBytes(true)
-	if r.Err != nil {
-		r.Push("requestPrincipal")
-		return
-	}
 	m.ClientHostAddress = r.Bytes(true)
-	if r.Err != nil {
-		r.Push("clientHostAddress")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -66,10 +54,6 @@ func (m *EnvelopeRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -215,7 +199,7 @@ func (m *EnvelopeRequest) DecodeWith(src []byte, version int16, opts DecodeOptio
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -33,15 +33,7 @@ func (m *EnvelopeResponse) isDefault() bool {
 
 func (m *EnvelopeResponse) decode(r *wire.Reader, v int16) {
 	m.ResponseData = r.NullableBytes(true)
-	if r.Err != nil {
-		r.Push("responseData")
-		return
-	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -52,10 +44,6 @@ func (m *EnvelopeResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -176,7 +164,7 @@ func (m *EnvelopeResponse) DecodeWith(src []byte, version int16, opts DecodeOpti
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

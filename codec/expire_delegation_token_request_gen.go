@@ -42,15 +42,7 @@ func (m *ExpireDelegationTokenRequest) isDefault() bool {
 
 func (m *ExpireDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 	m.Hmac = r.Bytes(v >= 2)
-	if r.Err != nil {
-		r.Push("hmac")
-		return
-	}
 	m.ExpiryTimePeriodMs = r.Int64()
-	if r.Err != nil {
-		r.Push("expiryTimePeriodMs")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -62,10 +54,6 @@ func (m *ExpireDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -208,7 +196,7 @@ func (m *ExpireDelegationTokenRequest) DecodeWith(src []byte, version int16, opt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

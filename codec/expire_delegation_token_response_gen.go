@@ -50,20 +50,8 @@ func (m *ExpireDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 14
 	} else {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.ExpiryTimestampMs = r.Int64()
-		if r.Err != nil {
-			r.Push("expiryTimestampMs")
-			return
-		}
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -76,10 +64,6 @@ func (m *ExpireDelegationTokenResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -223,7 +207,7 @@ func (m *ExpireDelegationTokenResponse) DecodeWith(src []byte, version int16, op
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -76,10 +76,6 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 	m.ClusterID = nil
 	if v <= 14 {
 		m.ReplicaID = r.Int32()
-		if r.Err != nil {
-			r.Push("replicaId")
-			return
-		}
 	} else {
 		m.ReplicaID = -1
 	}
@@ -92,31 +88,15 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 8
 	} else {
 		m.MaxWaitMs = r.Int32()
-		if r.Err != nil {
-			r.Push("maxWaitMs")
-			return
-		}
 		m.MinBytes = r.Int32()
-		if r.Err != nil {
-			r.Push("minBytes")
-			return
-		}
 	}
 	if v >= 3 {
 		m.MaxBytes = r.Int32()
-		if r.Err != nil {
-			r.Push("maxBytes")
-			return
-		}
 	} else {
 		m.MaxBytes = 2147483647
 	}
 	if v >= 4 {
 		m.IsolationLevel = r.Int8()
-		if r.Err != nil {
-			r.Push("isolationLevel")
-			return
-		}
 	} else {
 		m.IsolationLevel = 0
 	}
@@ -129,15 +109,7 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 			r.Off += 8
 		} else {
 			m.SessionID = r.Int32()
-			if r.Err != nil {
-				r.Push("sessionId")
-				return
-			}
 			m.SessionEpoch = r.Int32()
-			if r.Err != nil {
-				r.Push("sessionEpoch")
-				return
-			}
 		}
 	} else {
 		m.SessionID = 0
@@ -152,17 +124,12 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	if v >= 7 {
 		if n := r.ArrayLen(v >= 12, false, 1); n >= 0 {
@@ -174,7 +141,6 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -182,19 +148,11 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 		} else {
 			m.ForgottenTopicsData = nil
 		}
-		if r.Err != nil {
-			r.Push("forgottenTopicsData")
-			return
-		}
 	} else {
 		m.ForgottenTopicsData = nil
 	}
 	if v >= 11 {
 		m.RackID = r.String(v >= 12)
-		if r.Err != nil {
-			r.Push("rackId")
-			return
-		}
 	} else {
 		m.RackID = ""
 	}
@@ -213,25 +171,13 @@ func (m *FetchRequest) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				m.ClusterID = r.NullableString(true)
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("clusterId")
-					return
-				}
 			case tag == 1 && v >= 15:
 				saved := r.Limit(end)
 				m.ReplicaState.decode(r, v)
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("replicaState")
-					return
-				}
 			default:
 				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 			}
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -612,15 +558,7 @@ func (m *FetchRequestReplicaState) decode(r *wire.Reader, v int16) {
 			r.Off += 12
 		} else {
 			m.ReplicaID = r.Int32()
-			if r.Err != nil {
-				r.Push("replicaId")
-				return
-			}
 			m.ReplicaEpoch = r.Int64()
-			if r.Err != nil {
-				r.Push("replicaEpoch")
-				return
-			}
 		}
 	} else {
 		m.ReplicaID = -1
@@ -637,10 +575,6 @@ func (m *FetchRequestReplicaState) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -778,19 +712,11 @@ func (m *FetchRequestFetchTopic) isDefault() bool {
 func (m *FetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 	if v <= 12 {
 		m.Topic = r.String(v >= 12)
-		if r.Err != nil {
-			r.Push("topic")
-			return
-		}
 	} else {
 		m.Topic = ""
 	}
 	if v >= 13 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -803,17 +729,12 @@ func (m *FetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 12 {
@@ -826,10 +747,6 @@ func (m *FetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1015,47 +932,23 @@ func (m *FetchRequestFetchPartition) isDefault() bool {
 
 func (m *FetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
 	if v >= 9 {
 		m.CurrentLeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("currentLeaderEpoch")
-			return
-		}
 	} else {
 		m.CurrentLeaderEpoch = -1
 	}
 	m.FetchOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("fetchOffset")
-		return
-	}
 	if v >= 12 {
 		m.LastFetchedEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("lastFetchedEpoch")
-			return
-		}
 	} else {
 		m.LastFetchedEpoch = -1
 	}
 	if v >= 5 {
 		m.LogStartOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("logStartOffset")
-			return
-		}
 	} else {
 		m.LogStartOffset = -1
 	}
 	m.PartitionMaxBytes = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionMaxBytes")
-		return
-	}
 	m.ReplicaDirectoryID = UUID{}
 	m.HighWatermark = 9223372036854775807
 	m.UnknownTaggedFields = nil
@@ -1073,25 +966,13 @@ func (m *FetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				m.ReplicaDirectoryID = r.UUID()
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("replicaDirectoryId")
-					return
-				}
 			case tag == 1 && v >= 18:
 				saved := r.Limit(end)
 				m.HighWatermark = r.Int64()
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("highWatermark")
-					return
-				}
 			default:
 				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 			}
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1313,19 +1194,11 @@ func (m *FetchRequestForgottenTopic) isDefault() bool {
 func (m *FetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 	if v >= 7 && v <= 12 {
 		m.Topic = r.String(v >= 12)
-		if r.Err != nil {
-			r.Push("topic")
-			return
-		}
 	} else {
 		m.Topic = ""
 	}
 	if v >= 13 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -1339,18 +1212,10 @@ func (m *FetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.Partitions = s
 		} else {
 			m.Partitions = nil
-		}
-		if r.Err != nil {
-			r.Push("partitions")
-			return
 		}
 	} else {
 		m.Partitions = nil
@@ -1366,10 +1231,6 @@ func (m *FetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1552,7 +1413,7 @@ func (m *FetchRequest) DecodeWith(src []byte, version int16, opts DecodeOptions)
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

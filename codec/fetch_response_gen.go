@@ -45,10 +45,6 @@ func (m *FetchResponse) isDefault() bool {
 func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -61,15 +57,7 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 			r.Off += 6
 		} else {
 			m.ErrorCode = r.Int16()
-			if r.Err != nil {
-				r.Push("errorCode")
-				return
-			}
 			m.SessionID = r.Int32()
-			if r.Err != nil {
-				r.Push("sessionId")
-				return
-			}
 		}
 	} else {
 		m.ErrorCode = 0
@@ -84,17 +72,12 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Responses = s
 	} else {
 		m.Responses = nil
-	}
-	if r.Err != nil {
-		r.Push("responses")
-		return
 	}
 	m.NodeEndpoints = nil
 	m.UnknownTaggedFields = nil
@@ -119,7 +102,6 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 						}
 						s[i].decode(r, v)
 						if r.Err != nil {
-							r.PushIndex(i)
 							break
 						}
 					}
@@ -128,17 +110,9 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 					m.NodeEndpoints = nil
 				}
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("nodeEndpoints")
-					return
-				}
 			default:
 				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 			}
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -377,19 +351,11 @@ func (m *FetchResponseFetchableTopicResponse) isDefault() bool {
 func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 	if v <= 12 {
 		m.Topic = r.String(v >= 12)
-		if r.Err != nil {
-			r.Push("topic")
-			return
-		}
 	} else {
 		m.Topic = ""
 	}
 	if v >= 13 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -402,17 +368,12 @@ func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 12 {
@@ -425,10 +386,6 @@ func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -634,36 +591,16 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 14
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.HighWatermark = r.Int64()
-		if r.Err != nil {
-			r.Push("highWatermark")
-			return
-		}
 	}
 	if v >= 4 {
 		m.LastStableOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("lastStableOffset")
-			return
-		}
 	} else {
 		m.LastStableOffset = -1
 	}
 	if v >= 5 {
 		m.LogStartOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("logStartOffset")
-			return
-		}
 	} else {
 		m.LogStartOffset = -1
 	}
@@ -680,7 +617,6 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -688,27 +624,15 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 		} else {
 			m.AbortedTransactions = nil
 		}
-		if r.Err != nil {
-			r.Push("abortedTransactions")
-			return
-		}
 	} else {
 		m.AbortedTransactions = []FetchResponseAbortedTransaction{}
 	}
 	if v >= 11 {
 		m.PreferredReadReplica = r.Int32()
-		if r.Err != nil {
-			r.Push("preferredReadReplica")
-			return
-		}
 	} else {
 		m.PreferredReadReplica = -1
 	}
 	m.Records = r.NullableBytes(v >= 12)
-	if r.Err != nil {
-		r.Push("records")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 12 {
 		n := r.TagCount()
@@ -724,33 +648,17 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				m.DivergingEpoch.decode(r, v)
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("divergingEpoch")
-					return
-				}
 			case tag == 1:
 				saved := r.Limit(end)
 				m.CurrentLeader.decode(r, v)
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("currentLeader")
-					return
-				}
 			case tag == 2:
 				saved := r.Limit(end)
 				m.SnapshotID.decode(r, v)
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("snapshotId")
-					return
-				}
 			default:
 				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 			}
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1085,15 +993,7 @@ func (m *FetchResponseEpochEndOffset) decode(r *wire.Reader, v int16) {
 			r.Off += 12
 		} else {
 			m.Epoch = r.Int32()
-			if r.Err != nil {
-				r.Push("epoch")
-				return
-			}
 			m.EndOffset = r.Int64()
-			if r.Err != nil {
-				r.Push("endOffset")
-				return
-			}
 		}
 	} else {
 		m.Epoch = -1
@@ -1110,10 +1010,6 @@ func (m *FetchResponseEpochEndOffset) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1257,15 +1153,7 @@ func (m *FetchResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 			r.Off += 8
 		} else {
 			m.LeaderID = r.Int32()
-			if r.Err != nil {
-				r.Push("leaderId")
-				return
-			}
 			m.LeaderEpoch = r.Int32()
-			if r.Err != nil {
-				r.Push("leaderEpoch")
-				return
-			}
 		}
 	} else {
 		m.LeaderID = -1
@@ -1282,10 +1170,6 @@ func (m *FetchResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1428,15 +1312,7 @@ func (m *FetchResponseSnapshotID) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.EndOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("endOffset")
-			return
-		}
 		m.Epoch = r.Int32()
-		if r.Err != nil {
-			r.Push("epoch")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 12 {
@@ -1449,10 +1325,6 @@ func (m *FetchResponseSnapshotID) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1579,15 +1451,7 @@ func (m *FetchResponseAbortedTransaction) decode(r *wire.Reader, v int16) {
 			r.Off += 16
 		} else {
 			m.ProducerID = r.Int64()
-			if r.Err != nil {
-				r.Push("producerId")
-				return
-			}
 			m.FirstOffset = r.Int64()
-			if r.Err != nil {
-				r.Push("firstOffset")
-				return
-			}
 		}
 	} else {
 		m.ProducerID = 0
@@ -1604,10 +1468,6 @@ func (m *FetchResponseAbortedTransaction) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1748,37 +1608,21 @@ func (m *FetchResponseNodeEndpoint) isDefault() bool {
 func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 16 {
 		m.NodeID = r.Int32()
-		if r.Err != nil {
-			r.Push("nodeId")
-			return
-		}
 	} else {
 		m.NodeID = 0
 	}
 	if v >= 16 {
 		m.Host = r.String(true)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
 	if v >= 16 {
 		m.Port = r.Int32()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 	} else {
 		m.Port = 0
 	}
 	if v >= 16 {
 		m.Rack = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("rack")
-			return
-		}
 	} else {
 		m.Rack = nil
 	}
@@ -1793,10 +1637,6 @@ func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1986,7 +1826,7 @@ func (m *FetchResponse) DecodeWith(src []byte, version int16, opts DecodeOptions
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -60,15 +60,7 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 8
 	} else {
 		m.ReplicaID = r.Int32()
-		if r.Err != nil {
-			r.Push("replicaId")
-			return
-		}
 		m.MaxBytes = r.Int32()
-		if r.Err != nil {
-			r.Push("maxBytes")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
@@ -79,17 +71,12 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -105,17 +92,9 @@ func (m *FetchSnapshotRequest) decode(r *wire.Reader, v int16) {
 			saved := r.Limit(end)
 			m.ClusterID = r.NullableString(true)
 			r.Unlimit(saved, tag)
-			if r.Err != nil {
-				r.Push("clusterId")
-				return
-			}
 		default:
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -303,10 +282,6 @@ func (m *FetchSnapshotRequestTopicSnapshot) isDefault() bool {
 
 func (m *FetchSnapshotRequestTopicSnapshot) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(true, false, 30); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -316,17 +291,12 @@ func (m *FetchSnapshotRequestTopicSnapshot) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -338,10 +308,6 @@ func (m *FetchSnapshotRequestTopicSnapshot) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -495,26 +461,10 @@ func (m *FetchSnapshotRequestPartitionSnapshot) decode(r *wire.Reader, v int16) 
 		r.Off += 8
 	} else {
 		m.Partition = r.Int32()
-		if r.Err != nil {
-			r.Push("partition")
-			return
-		}
 		m.CurrentLeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("currentLeaderEpoch")
-			return
-		}
 	}
 	m.SnapshotID.decode(r, v)
-	if r.Err != nil {
-		r.Push("snapshotId")
-		return
-	}
 	m.Position = r.Int64()
-	if r.Err != nil {
-		r.Push("position")
-		return
-	}
 	m.ReplicaDirectoryID = UUID{}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -530,17 +480,9 @@ func (m *FetchSnapshotRequestPartitionSnapshot) decode(r *wire.Reader, v int16) 
 			saved := r.Limit(end)
 			m.ReplicaDirectoryID = r.UUID()
 			r.Unlimit(saved, tag)
-			if r.Err != nil {
-				r.Push("replicaDirectoryId")
-				return
-			}
 		default:
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -707,15 +649,7 @@ func (m *FetchSnapshotRequestSnapshotID) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.EndOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("endOffset")
-			return
-		}
 		m.Epoch = r.Int32()
-		if r.Err != nil {
-			r.Push("epoch")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -727,10 +661,6 @@ func (m *FetchSnapshotRequestSnapshotID) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -857,7 +787,7 @@ func (m *FetchSnapshotRequest) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

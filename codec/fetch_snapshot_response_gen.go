@@ -52,15 +52,7 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
@@ -71,17 +63,12 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.NodeEndpoints = nil
 	m.UnknownTaggedFields = nil
@@ -105,7 +92,6 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 					}
 					s[i].decode(r, v)
 					if r.Err != nil {
-						r.PushIndex(i)
 						break
 					}
 				}
@@ -114,17 +100,9 @@ func (m *FetchSnapshotResponse) decode(r *wire.Reader, v int16) {
 				m.NodeEndpoints = nil
 			}
 			r.Unlimit(saved, tag)
-			if r.Err != nil {
-				r.Push("nodeEndpoints")
-				return
-			}
 		default:
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -327,10 +305,6 @@ func (m *FetchSnapshotResponseTopicSnapshot) isDefault() bool {
 
 func (m *FetchSnapshotResponseTopicSnapshot) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(true, false, 37); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -340,17 +314,12 @@ func (m *FetchSnapshotResponseTopicSnapshot) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -362,10 +331,6 @@ func (m *FetchSnapshotResponseTopicSnapshot) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -526,21 +491,9 @@ func (m *FetchSnapshotResponsePartitionSnapshot) decode(r *wire.Reader, v int16)
 		r.Off += 6
 	} else {
 		m.Index = r.Int32()
-		if r.Err != nil {
-			r.Push("index")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.SnapshotID.decode(r, v)
-	if r.Err != nil {
-		r.Push("snapshotId")
-		return
-	}
 	m.CurrentLeader = *NewFetchSnapshotResponseLeaderIDAndEpoch()
 	if len(r.Src)-r.Off >= 16 {
 		p := r.Src[r.Off : r.Off+16]
@@ -550,21 +503,9 @@ func (m *FetchSnapshotResponsePartitionSnapshot) decode(r *wire.Reader, v int16)
 		r.Off += 16
 	} else {
 		m.Size = r.Int64()
-		if r.Err != nil {
-			r.Push("size")
-			return
-		}
 		m.Position = r.Int64()
-		if r.Err != nil {
-			r.Push("position")
-			return
-		}
 	}
 	m.UnalignedRecords = r.Bytes(true)
-	if r.Err != nil {
-		r.Push("unalignedRecords")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -579,17 +520,9 @@ func (m *FetchSnapshotResponsePartitionSnapshot) decode(r *wire.Reader, v int16)
 			saved := r.Limit(end)
 			m.CurrentLeader.decode(r, v)
 			r.Unlimit(saved, tag)
-			if r.Err != nil {
-				r.Push("currentLeader")
-				return
-			}
 		default:
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -782,15 +715,7 @@ func (m *FetchSnapshotResponseSnapshotID) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.EndOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("endOffset")
-			return
-		}
 		m.Epoch = r.Int32()
-		if r.Err != nil {
-			r.Push("epoch")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -802,10 +727,6 @@ func (m *FetchSnapshotResponseSnapshotID) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -924,15 +845,7 @@ func (m *FetchSnapshotResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) 
 		r.Off += 8
 	} else {
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -944,10 +857,6 @@ func (m *FetchSnapshotResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1063,28 +972,16 @@ func (m *FetchSnapshotResponseNodeEndpoint) isDefault() bool {
 func (m *FetchSnapshotResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.NodeID = r.Int32()
-		if r.Err != nil {
-			r.Push("nodeId")
-			return
-		}
 	} else {
 		m.NodeID = 0
 	}
 	if v >= 1 {
 		m.Host = r.String(true)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
 	if v >= 1 {
 		m.Port = r.Uint16()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 	} else {
 		m.Port = 0
 	}
@@ -1098,10 +995,6 @@ func (m *FetchSnapshotResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1261,7 +1154,7 @@ func (m *FetchSnapshotResponse) DecodeWith(src []byte, version int16, opts Decod
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

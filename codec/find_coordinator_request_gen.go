@@ -46,19 +46,11 @@ func (m *FindCoordinatorRequest) isDefault() bool {
 func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
 	if v <= 3 {
 		m.Key = r.String(v >= 3)
-		if r.Err != nil {
-			r.Push("key")
-			return
-		}
 	} else {
 		m.Key = ""
 	}
 	if v >= 1 {
 		m.KeyType = r.Int8()
-		if r.Err != nil {
-			r.Push("keyType")
-			return
-		}
 	} else {
 		m.KeyType = 0
 	}
@@ -72,18 +64,10 @@ func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.String(true)
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.CoordinatorKeys = s
 		} else {
 			m.CoordinatorKeys = nil
-		}
-		if r.Err != nil {
-			r.Push("coordinatorKeys")
-			return
 		}
 	} else {
 		m.CoordinatorKeys = nil
@@ -99,10 +83,6 @@ func (m *FindCoordinatorRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -312,7 +292,7 @@ func (m *FindCoordinatorRequest) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

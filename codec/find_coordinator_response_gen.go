@@ -56,55 +56,31 @@ func (m *FindCoordinatorResponse) isDefault() bool {
 func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
 	if v <= 3 {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	} else {
 		m.ErrorCode = 0
 	}
 	if v >= 1 && v <= 3 {
 		m.ErrorMessage = r.NullableString(v >= 3)
-		if r.Err != nil {
-			r.Push("errorMessage")
-			return
-		}
 	} else {
 		m.ErrorMessage = newString("")
 	}
 	if v <= 3 {
 		m.NodeID = r.Int32()
-		if r.Err != nil {
-			r.Push("nodeId")
-			return
-		}
 	} else {
 		m.NodeID = 0
 	}
 	if v <= 3 {
 		m.Host = r.String(v >= 3)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
 	if v <= 3 {
 		m.Port = r.Int32()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 	} else {
 		m.Port = 0
 	}
@@ -118,17 +94,12 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Coordinators = s
 		} else {
 			m.Coordinators = nil
-		}
-		if r.Err != nil {
-			r.Push("coordinators")
-			return
 		}
 	} else {
 		m.Coordinators = nil
@@ -144,10 +115,6 @@ func (m *FindCoordinatorResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -410,28 +377,16 @@ func (m *FindCoordinatorResponseCoordinator) isDefault() bool {
 func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 	if v >= 4 {
 		m.Key = r.String(true)
-		if r.Err != nil {
-			r.Push("key")
-			return
-		}
 	} else {
 		m.Key = ""
 	}
 	if v >= 4 {
 		m.NodeID = r.Int32()
-		if r.Err != nil {
-			r.Push("nodeId")
-			return
-		}
 	} else {
 		m.NodeID = 0
 	}
 	if v >= 4 {
 		m.Host = r.String(true)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
@@ -444,15 +399,7 @@ func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 			r.Off += 6
 		} else {
 			m.Port = r.Int32()
-			if r.Err != nil {
-				r.Push("port")
-				return
-			}
 			m.ErrorCode = r.Int16()
-			if r.Err != nil {
-				r.Push("errorCode")
-				return
-			}
 		}
 	} else {
 		m.Port = 0
@@ -460,10 +407,6 @@ func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 4 {
 		m.ErrorMessage = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("errorMessage")
-			return
-		}
 	} else {
 		m.ErrorMessage = newString("")
 	}
@@ -478,10 +421,6 @@ func (m *FindCoordinatorResponseCoordinator) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -714,7 +653,7 @@ func (m *FindCoordinatorResponse) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

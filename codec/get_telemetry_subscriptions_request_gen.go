@@ -39,10 +39,6 @@ func (m *GetTelemetrySubscriptionsRequest) isDefault() bool {
 
 func (m *GetTelemetrySubscriptionsRequest) decode(r *wire.Reader, v int16) {
 	m.ClientInstanceID = r.UUID()
-	if r.Err != nil {
-		r.Push("clientInstanceId")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -53,10 +49,6 @@ func (m *GetTelemetrySubscriptionsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -186,7 +178,7 @@ func (m *GetTelemetrySubscriptionsRequest) DecodeWith(src []byte, version int16,
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -69,25 +69,9 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 26
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.ClientInstanceID = r.UUID()
-		if r.Err != nil {
-			r.Push("clientInstanceId")
-			return
-		}
 		m.SubscriptionID = r.Int32()
-		if r.Err != nil {
-			r.Push("subscriptionId")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.AcceptedCompressionTypes
@@ -98,18 +82,10 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int8()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.AcceptedCompressionTypes = s
 	} else {
 		m.AcceptedCompressionTypes = nil
-	}
-	if r.Err != nil {
-		r.Push("acceptedCompressionTypes")
-		return
 	}
 	if len(r.Src)-r.Off >= 9 {
 		p := r.Src[r.Off : r.Off+9]
@@ -120,20 +96,8 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 9
 	} else {
 		m.PushIntervalMs = r.Int32()
-		if r.Err != nil {
-			r.Push("pushIntervalMs")
-			return
-		}
 		m.TelemetryMaxBytes = r.Int32()
-		if r.Err != nil {
-			r.Push("telemetryMaxBytes")
-			return
-		}
 		m.DeltaTemporality = r.Bool()
-		if r.Err != nil {
-			r.Push("deltaTemporality")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.RequestedMetrics
@@ -144,18 +108,10 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.RequestedMetrics = s
 	} else {
 		m.RequestedMetrics = nil
-	}
-	if r.Err != nil {
-		r.Push("requestedMetrics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -167,10 +123,6 @@ func (m *GetTelemetrySubscriptionsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -429,7 +381,7 @@ func (m *GetTelemetrySubscriptionsResponse) DecodeWith(src []byte, version int16
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

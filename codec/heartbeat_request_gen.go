@@ -44,26 +44,10 @@ func (m *HeartbeatRequest) isDefault() bool {
 
 func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.GenerationID = r.Int32()
-	if r.Err != nil {
-		r.Push("generationId")
-		return
-	}
 	m.MemberID = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	if v >= 3 {
 		m.GroupInstanceID = r.NullableString(v >= 4)
-		if r.Err != nil {
-			r.Push("groupInstanceId")
-			return
-		}
 	} else {
 		m.GroupInstanceID = nil
 	}
@@ -78,10 +62,6 @@ func (m *HeartbeatRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -267,7 +247,7 @@ func (m *HeartbeatRequest) DecodeWith(src []byte, version int16, opts DecodeOpti
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -50,7 +50,6 @@ func (m *IncrementalAlterConfigsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -58,15 +57,7 @@ func (m *IncrementalAlterConfigsRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Resources = nil
 	}
-	if r.Err != nil {
-		r.Push("resources")
-		return
-	}
 	m.ValidateOnly = r.Bool()
-	if r.Err != nil {
-		r.Push("validateOnly")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -78,10 +69,6 @@ func (m *IncrementalAlterConfigsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -238,15 +225,7 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) isDefault() bool {
 
 func (m *IncrementalAlterConfigsRequestAlterConfigsResource) decode(r *wire.Reader, v int16) {
 	m.ResourceType = r.Int8()
-	if r.Err != nil {
-		r.Push("resourceType")
-		return
-	}
 	m.ResourceName = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("resourceName")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 3); n >= 0 {
 		s := m.Configs
 		s = wire.Slice(s, n, r.Remaining())
@@ -256,17 +235,12 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) decode(r *wire.Read
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Configs = s
 	} else {
 		m.Configs = nil
-	}
-	if r.Err != nil {
-		r.Push("configs")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -279,10 +253,6 @@ func (m *IncrementalAlterConfigsRequestAlterConfigsResource) decode(r *wire.Read
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -440,20 +410,8 @@ func (m *IncrementalAlterConfigsRequestAlterableConfig) isDefault() bool {
 
 func (m *IncrementalAlterConfigsRequestAlterableConfig) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.ConfigOperation = r.Int8()
-	if r.Err != nil {
-		r.Push("configOperation")
-		return
-	}
 	m.Value = r.NullableString(v >= 1)
-	if r.Err != nil {
-		r.Push("value")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -465,10 +423,6 @@ func (m *IncrementalAlterConfigsRequestAlterableConfig) decode(r *wire.Reader, v
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -618,7 +572,7 @@ func (m *IncrementalAlterConfigsRequest) DecodeWith(src []byte, version int16, o
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

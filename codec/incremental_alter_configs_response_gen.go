@@ -37,10 +37,6 @@ func (m *IncrementalAlterConfigsResponse) isDefault() bool {
 
 func (m *IncrementalAlterConfigsResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 5); n >= 0 {
 		s := m.Responses
 		s = wire.Slice(s, n, r.Remaining())
@@ -50,17 +46,12 @@ func (m *IncrementalAlterConfigsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Responses = s
 	} else {
 		m.Responses = nil
-	}
-	if r.Err != nil {
-		r.Push("responses")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -73,10 +64,6 @@ func (m *IncrementalAlterConfigsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -222,25 +209,9 @@ func (m *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) isDefault(
 
 func (m *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(v >= 1)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.ResourceType = r.Int8()
-	if r.Err != nil {
-		r.Push("resourceType")
-		return
-	}
 	m.ResourceName = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("resourceName")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -252,10 +223,6 @@ func (m *IncrementalAlterConfigsResponseAlterConfigsResourceResponse) decode(r *
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -417,7 +384,7 @@ func (m *IncrementalAlterConfigsResponse) DecodeWith(src []byte, version int16, 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

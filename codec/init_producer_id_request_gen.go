@@ -59,15 +59,7 @@ func (m *InitProducerIDRequest) isDefault() bool {
 
 func (m *InitProducerIDRequest) decode(r *wire.Reader, v int16) {
 	m.TransactionalID = r.NullableString(v >= 2)
-	if r.Err != nil {
-		r.Push("transactionalId")
-		return
-	}
 	m.TransactionTimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("transactionTimeoutMs")
-		return
-	}
 	if v >= 3 {
 		if len(r.Src)-r.Off >= 10 {
 			p := r.Src[r.Off : r.Off+10]
@@ -77,15 +69,7 @@ func (m *InitProducerIDRequest) decode(r *wire.Reader, v int16) {
 			r.Off += 10
 		} else {
 			m.ProducerID = r.Int64()
-			if r.Err != nil {
-				r.Push("producerId")
-				return
-			}
 			m.ProducerEpoch = r.Int16()
-			if r.Err != nil {
-				r.Push("producerEpoch")
-				return
-			}
 		}
 	} else {
 		m.ProducerID = -1
@@ -100,15 +84,7 @@ func (m *InitProducerIDRequest) decode(r *wire.Reader, v int16) {
 			r.Off += 2
 		} else {
 			m.Enable2Pc = r.Bool()
-			if r.Err != nil {
-				r.Push("enable2Pc")
-				return
-			}
 			m.KeepPreparedTxn = r.Bool()
-			if r.Err != nil {
-				r.Push("keepPreparedTxn")
-				return
-			}
 		}
 	} else {
 		m.Enable2Pc = false
@@ -125,10 +101,6 @@ func (m *InitProducerIDRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -362,7 +334,7 @@ func (m *InitProducerIDRequest) DecodeWith(src []byte, version int16, opts Decod
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -63,25 +63,9 @@ func (m *InitProducerIDResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 16
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.ProducerID = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
-		}
 		m.ProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("producerEpoch")
-			return
-		}
 	}
 	if v >= 6 {
 		if len(r.Src)-r.Off >= 10 {
@@ -92,15 +76,7 @@ func (m *InitProducerIDResponse) decode(r *wire.Reader, v int16) {
 			r.Off += 10
 		} else {
 			m.OngoingTxnProducerID = r.Int64()
-			if r.Err != nil {
-				r.Push("ongoingTxnProducerId")
-				return
-			}
 			m.OngoingTxnProducerEpoch = r.Int16()
-			if r.Err != nil {
-				r.Push("ongoingTxnProducerEpoch")
-				return
-			}
 		}
 	} else {
 		m.OngoingTxnProducerID = -1
@@ -117,10 +93,6 @@ func (m *InitProducerIDResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -315,7 +287,7 @@ func (m *InitProducerIDResponse) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -44,10 +44,6 @@ func (m *InitializeShareGroupStateRequest) isDefault() bool {
 
 func (m *InitializeShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -57,17 +53,12 @@ func (m *InitializeShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -79,10 +70,6 @@ func (m *InitializeShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -234,10 +221,6 @@ func (m *InitializeShareGroupStateRequestInitializeStateData) isDefault() bool {
 
 func (m *InitializeShareGroupStateRequestInitializeStateData) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 17); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -247,17 +230,12 @@ func (m *InitializeShareGroupStateRequestInitializeStateData) decode(r *wire.Rea
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -269,10 +247,6 @@ func (m *InitializeShareGroupStateRequestInitializeStateData) decode(r *wire.Rea
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -415,20 +389,8 @@ func (m *InitializeShareGroupStateRequestPartitionData) decode(r *wire.Reader, v
 		r.Off += 16
 	} else {
 		m.Partition = r.Int32()
-		if r.Err != nil {
-			r.Push("partition")
-			return
-		}
 		m.StateEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("stateEpoch")
-			return
-		}
 		m.StartOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("startOffset")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -440,10 +402,6 @@ func (m *InitializeShareGroupStateRequestPartitionData) decode(r *wire.Reader, v
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -584,7 +542,7 @@ func (m *InitializeShareGroupStateRequest) DecodeWith(src []byte, version int16,
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -44,17 +44,12 @@ func (m *InitializeShareGroupStateResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Results = s
 	} else {
 		m.Results = nil
-	}
-	if r.Err != nil {
-		r.Push("results")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -66,10 +61,6 @@ func (m *InitializeShareGroupStateResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -191,10 +182,6 @@ func (m *InitializeShareGroupStateResponseInitializeStateResult) isDefault() boo
 
 func (m *InitializeShareGroupStateResponseInitializeStateResult) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 8); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -204,17 +191,12 @@ func (m *InitializeShareGroupStateResponseInitializeStateResult) decode(r *wire.
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -226,10 +208,6 @@ func (m *InitializeShareGroupStateResponseInitializeStateResult) decode(r *wire.
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -371,21 +349,9 @@ func (m *InitializeShareGroupStateResponsePartitionResult) decode(r *wire.Reader
 		r.Off += 6
 	} else {
 		m.Partition = r.Int32()
-		if r.Err != nil {
-			r.Push("partition")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -396,10 +362,6 @@ func (m *InitializeShareGroupStateResponsePartitionResult) decode(r *wire.Reader
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -545,7 +507,7 @@ func (m *InitializeShareGroupStateResponse) DecodeWith(src []byte, version int16
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

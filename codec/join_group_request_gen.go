@@ -57,43 +57,19 @@ func (m *JoinGroupRequest) isDefault() bool {
 
 func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(v >= 6)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.SessionTimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("sessionTimeoutMs")
-		return
-	}
 	if v >= 1 {
 		m.RebalanceTimeoutMs = r.Int32()
-		if r.Err != nil {
-			r.Push("rebalanceTimeoutMs")
-			return
-		}
 	} else {
 		m.RebalanceTimeoutMs = -1
 	}
 	m.MemberID = r.String(v >= 6)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	if v >= 5 {
 		m.GroupInstanceID = r.NullableString(v >= 6)
-		if r.Err != nil {
-			r.Push("groupInstanceId")
-			return
-		}
 	} else {
 		m.GroupInstanceID = nil
 	}
 	m.ProtocolType = r.String(v >= 6)
-	if r.Err != nil {
-		r.Push("protocolType")
-		return
-	}
 	if n := r.ArrayLen(v >= 6, false, 2); n >= 0 {
 		s := m.Protocols
 		s = wire.Slice(s, n, r.Remaining())
@@ -103,7 +79,6 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -111,16 +86,8 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Protocols = nil
 	}
-	if r.Err != nil {
-		r.Push("protocols")
-		return
-	}
 	if v >= 8 {
 		m.Reason = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("reason")
-			return
-		}
 	} else {
 		m.Reason = nil
 	}
@@ -135,10 +102,6 @@ func (m *JoinGroupRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -395,15 +358,7 @@ func (m *JoinGroupRequestProtocol) isDefault() bool {
 
 func (m *JoinGroupRequestProtocol) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 6)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.Metadata = r.Bytes(v >= 6)
-	if r.Err != nil {
-		r.Push("metadata")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 6 {
 		n := r.TagCount()
@@ -415,10 +370,6 @@ func (m *JoinGroupRequestProtocol) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -551,7 +502,7 @@ func (m *JoinGroupRequest) DecodeWith(src []byte, version int16, opts DecodeOpti
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -63,10 +63,6 @@ func (m *JoinGroupResponse) isDefault() bool {
 func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -78,22 +74,10 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.GenerationID = r.Int32()
-		if r.Err != nil {
-			r.Push("generationId")
-			return
-		}
 	}
 	if v >= 7 {
 		m.ProtocolType = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("protocolType")
-			return
-		}
 	} else {
 		m.ProtocolType = nil
 	}
@@ -102,29 +86,13 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.ProtocolName = r.StringPtr(v >= 6)
 	}
-	if r.Err != nil {
-		r.Push("protocolName")
-		return
-	}
 	m.Leader = r.String(v >= 6)
-	if r.Err != nil {
-		r.Push("leader")
-		return
-	}
 	if v >= 9 {
 		m.SkipAssignment = r.Bool()
-		if r.Err != nil {
-			r.Push("skipAssignment")
-			return
-		}
 	} else {
 		m.SkipAssignment = false
 	}
 	m.MemberID = r.String(v >= 6)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	if n := r.ArrayLen(v >= 6, false, 2); n >= 0 {
 		s := m.Members
 		s = wire.Slice(s, n, r.Remaining())
@@ -134,17 +102,12 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Members = s
 	} else {
 		m.Members = nil
-	}
-	if r.Err != nil {
-		r.Push("members")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 6 {
@@ -157,10 +120,6 @@ func (m *JoinGroupResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -421,24 +380,12 @@ func (m *JoinGroupResponseMember) isDefault() bool {
 
 func (m *JoinGroupResponseMember) decode(r *wire.Reader, v int16) {
 	m.MemberID = r.String(v >= 6)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	if v >= 5 {
 		m.GroupInstanceID = r.NullableString(v >= 6)
-		if r.Err != nil {
-			r.Push("groupInstanceId")
-			return
-		}
 	} else {
 		m.GroupInstanceID = nil
 	}
 	m.Metadata = r.Bytes(v >= 6)
-	if r.Err != nil {
-		r.Push("metadata")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 6 {
 		n := r.TagCount()
@@ -450,10 +397,6 @@ func (m *JoinGroupResponseMember) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -606,7 +549,7 @@ func (m *JoinGroupResponse) DecodeWith(src []byte, version int16, opts DecodeOpt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

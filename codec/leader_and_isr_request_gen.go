@@ -63,39 +63,19 @@ func (m *LeaderAndIsrRequest) isDefault() bool {
 
 func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 	m.ControllerID = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerId")
-		return
-	}
 	if v >= 7 {
 		m.IsKRaftController = r.Bool()
-		if r.Err != nil {
-			r.Push("isKRaftController")
-			return
-		}
 	} else {
 		m.IsKRaftController = false
 	}
 	m.ControllerEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerEpoch")
-		return
-	}
 	if v >= 2 {
 		m.BrokerEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("brokerEpoch")
-			return
-		}
 	} else {
 		m.BrokerEpoch = -1
 	}
 	if v >= 5 {
 		m.Type = r.Int8()
-		if r.Err != nil {
-			r.Push("type")
-			return
-		}
 	} else {
 		m.Type = 0
 	}
@@ -109,17 +89,12 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.UngroupedPartitionStates = s
 		} else {
 			m.UngroupedPartitionStates = nil
-		}
-		if r.Err != nil {
-			r.Push("ungroupedPartitionStates")
-			return
 		}
 	} else {
 		m.UngroupedPartitionStates = nil
@@ -134,17 +109,12 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.TopicStates = s
 		} else {
 			m.TopicStates = nil
-		}
-		if r.Err != nil {
-			r.Push("topicStates")
-			return
 		}
 	} else {
 		m.TopicStates = nil
@@ -158,17 +128,12 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.LiveLeaders = s
 	} else {
 		m.LiveLeaders = nil
-	}
-	if r.Err != nil {
-		r.Push("liveLeaders")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -181,10 +146,6 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -518,10 +479,6 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) isDefault() bool {
 func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v int16) {
 	if v <= 1 {
 		m.TopicName = r.String(false)
-		if r.Err != nil {
-			r.Push("topicName")
-			return
-		}
 	} else {
 		m.TopicName = ""
 	}
@@ -535,25 +492,9 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 		r.Off += 16
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ControllerEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("controllerEpoch")
-			return
-		}
 		m.Leader = r.Int32()
-		if r.Err != nil {
-			r.Push("leader")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	if n := r.ArrayLen(v >= 4, false, 4); n >= 0 {
 		s := m.Isr
@@ -564,24 +505,12 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Isr = s
 	} else {
 		m.Isr = nil
 	}
-	if r.Err != nil {
-		r.Push("isr")
-		return
-	}
 	m.PartitionEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionEpoch")
-		return
-	}
 	if n := r.ArrayLen(v >= 4, false, 4); n >= 0 {
 		s := m.Replicas
 		if s != nil && cap(s) >= n {
@@ -591,18 +520,10 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Replicas = s
 	} else {
 		m.Replicas = nil
-	}
-	if r.Err != nil {
-		r.Push("replicas")
-		return
 	}
 	if v >= 3 {
 		if n := r.ArrayLen(v >= 4, false, 4); n >= 0 {
@@ -614,18 +535,10 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.AddingReplicas = s
 		} else {
 			m.AddingReplicas = nil
-		}
-		if r.Err != nil {
-			r.Push("addingReplicas")
-			return
 		}
 	} else {
 		m.AddingReplicas = nil
@@ -640,37 +553,21 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.RemovingReplicas = s
 		} else {
 			m.RemovingReplicas = nil
-		}
-		if r.Err != nil {
-			r.Push("removingReplicas")
-			return
 		}
 	} else {
 		m.RemovingReplicas = nil
 	}
 	if v >= 1 {
 		m.IsNew = r.Bool()
-		if r.Err != nil {
-			r.Push("isNew")
-			return
-		}
 	} else {
 		m.IsNew = false
 	}
 	if v >= 6 {
 		m.LeaderRecoveryState = r.Int8()
-		if r.Err != nil {
-			r.Push("leaderRecoveryState")
-			return
-		}
 	} else {
 		m.LeaderRecoveryState = 0
 	}
@@ -685,10 +582,6 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1032,19 +925,11 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) isDefault() bool {
 func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
 		m.TopicName = r.String(v >= 4)
-		if r.Err != nil {
-			r.Push("topicName")
-			return
-		}
 	} else {
 		m.TopicName = ""
 	}
 	if v >= 5 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -1058,17 +943,12 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.PartitionStates = s
 		} else {
 			m.PartitionStates = nil
-		}
-		if r.Err != nil {
-			r.Push("partitionStates")
-			return
 		}
 	} else {
 		m.PartitionStates = nil
@@ -1084,10 +964,6 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1265,20 +1141,8 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) isDefault() bool {
 
 func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) decode(r *wire.Reader, v int16) {
 	m.BrokerID = r.Int32()
-	if r.Err != nil {
-		r.Push("brokerId")
-		return
-	}
 	m.HostName = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("hostName")
-		return
-	}
 	m.Port = r.Int32()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
 		n := r.TagCount()
@@ -1290,10 +1154,6 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) decode(r *wire.Reader, v int
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1436,7 +1296,7 @@ func (m *LeaderAndIsrRequest) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

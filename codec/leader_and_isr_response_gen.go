@@ -42,10 +42,6 @@ func (m *LeaderAndIsrResponse) isDefault() bool {
 
 func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if v <= 4 {
 		if n := r.ArrayLen(v >= 4, false, 6); n >= 0 {
 			s := m.PartitionErrors
@@ -56,17 +52,12 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.PartitionErrors = s
 		} else {
 			m.PartitionErrors = nil
-		}
-		if r.Err != nil {
-			r.Push("partitionErrors")
-			return
 		}
 	} else {
 		m.PartitionErrors = nil
@@ -81,17 +72,12 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Topics = s
 		} else {
 			m.Topics = nil
-		}
-		if r.Err != nil {
-			r.Push("topics")
-			return
 		}
 	} else {
 		m.Topics = nil
@@ -107,10 +93,6 @@ func (m *LeaderAndIsrResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -305,10 +287,6 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) isDefault() bool {
 func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) decode(r *wire.Reader, v int16) {
 	if v <= 4 {
 		m.TopicName = r.String(v >= 4)
-		if r.Err != nil {
-			r.Push("topicName")
-			return
-		}
 	} else {
 		m.TopicName = ""
 	}
@@ -320,15 +298,7 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) decode(r *wire.Reader, 
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -341,10 +311,6 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) decode(r *wire.Reader, 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -484,10 +450,6 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) isDefault() bool {
 func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v int16) {
 	if v >= 5 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -501,17 +463,12 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v in
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.PartitionErrors = s
 		} else {
 			m.PartitionErrors = nil
-		}
-		if r.Err != nil {
-			r.Push("partitionErrors")
-			return
 		}
 	} else {
 		m.PartitionErrors = nil
@@ -527,10 +484,6 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) decode(r *wire.Reader, v in
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -700,7 +653,7 @@ func (m *LeaderAndIsrResponse) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -52,15 +52,7 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.Version = r.Int16()
-		if r.Err != nil {
-			r.Push("version")
-			return
-		}
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.Voters
@@ -71,17 +63,12 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Voters = s
 	} else {
 		m.Voters = nil
-	}
-	if r.Err != nil {
-		r.Push("voters")
-		return
 	}
 	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.GrantingVoters
@@ -92,17 +79,12 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.GrantingVoters = s
 	} else {
 		m.GrantingVoters = nil
-	}
-	if r.Err != nil {
-		r.Push("grantingVoters")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -114,10 +96,6 @@ func (m *LeaderChangeMessage) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -301,16 +279,8 @@ func (m *LeaderChangeMessageVoter) isDefault() bool {
 
 func (m *LeaderChangeMessageVoter) decode(r *wire.Reader, v int16) {
 	m.VoterID = r.Int32()
-	if r.Err != nil {
-		r.Push("voterId")
-		return
-	}
 	if v >= 1 {
 		m.VoterDirectoryID = r.UUID()
-		if r.Err != nil {
-			r.Push("voterDirectoryId")
-			return
-		}
 	} else {
 		m.VoterDirectoryID = UUID{}
 	}
@@ -324,10 +294,6 @@ func (m *LeaderChangeMessageVoter) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -456,7 +422,7 @@ func (m *LeaderChangeMessage) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -45,16 +45,8 @@ func (m *LeaveGroupRequest) isDefault() bool {
 
 func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	if v <= 2 {
 		m.MemberID = r.String(false)
-		if r.Err != nil {
-			r.Push("memberId")
-			return
-		}
 	} else {
 		m.MemberID = ""
 	}
@@ -68,17 +60,12 @@ func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Members = s
 		} else {
 			m.Members = nil
-		}
-		if r.Err != nil {
-			r.Push("members")
-			return
 		}
 	} else {
 		m.Members = nil
@@ -94,10 +81,6 @@ func (m *LeaveGroupRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -291,28 +274,16 @@ func (m *LeaveGroupRequestMemberIdentity) isDefault() bool {
 func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.MemberID = r.String(v >= 4)
-		if r.Err != nil {
-			r.Push("memberId")
-			return
-		}
 	} else {
 		m.MemberID = ""
 	}
 	if v >= 3 {
 		m.GroupInstanceID = r.NullableString(v >= 4)
-		if r.Err != nil {
-			r.Push("groupInstanceId")
-			return
-		}
 	} else {
 		m.GroupInstanceID = nil
 	}
 	if v >= 5 {
 		m.Reason = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("reason")
-			return
-		}
 	} else {
 		m.Reason = nil
 	}
@@ -327,10 +298,6 @@ func (m *LeaveGroupRequestMemberIdentity) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -504,7 +471,7 @@ func (m *LeaveGroupRequest) DecodeWith(src []byte, version int16, opts DecodeOpt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

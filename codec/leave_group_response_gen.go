@@ -41,18 +41,10 @@ func (m *LeaveGroupResponse) isDefault() bool {
 func (m *LeaveGroupResponse) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if v >= 3 {
 		if n := r.ArrayLen(v >= 4, false, 1); n >= 0 {
 			s := m.Members
@@ -63,17 +55,12 @@ func (m *LeaveGroupResponse) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Members = s
 		} else {
 			m.Members = nil
-		}
-		if r.Err != nil {
-			r.Push("members")
-			return
 		}
 	} else {
 		m.Members = nil
@@ -89,10 +76,6 @@ func (m *LeaveGroupResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -259,28 +242,16 @@ func (m *LeaveGroupResponseMemberResponse) isDefault() bool {
 func (m *LeaveGroupResponseMemberResponse) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.MemberID = r.String(v >= 4)
-		if r.Err != nil {
-			r.Push("memberId")
-			return
-		}
 	} else {
 		m.MemberID = ""
 	}
 	if v >= 3 {
 		m.GroupInstanceID = r.NullableString(v >= 4)
-		if r.Err != nil {
-			r.Push("groupInstanceId")
-			return
-		}
 	} else {
 		m.GroupInstanceID = newString("")
 	}
 	if v >= 3 {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	} else {
 		m.ErrorCode = 0
 	}
@@ -295,10 +266,6 @@ func (m *LeaveGroupResponseMemberResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -470,7 +437,7 @@ func (m *LeaveGroupResponse) DecodeWith(src []byte, version int16, opts DecodeOp
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

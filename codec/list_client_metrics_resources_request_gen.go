@@ -46,10 +46,6 @@ func (m *ListClientMetricsResourcesRequest) decode(r *wire.Reader, v int16) {
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
-	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
 		m.TrailingBytes = r.Raw(len(r.Src))
@@ -168,7 +164,7 @@ func (m *ListClientMetricsResourcesRequest) DecodeWith(src []byte, version int16
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

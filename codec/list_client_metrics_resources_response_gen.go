@@ -49,15 +49,7 @@ func (m *ListClientMetricsResourcesResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.ClientMetricsResources
@@ -68,17 +60,12 @@ func (m *ListClientMetricsResourcesResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ClientMetricsResources = s
 	} else {
 		m.ClientMetricsResources = nil
-	}
-	if r.Err != nil {
-		r.Push("clientMetricsResources")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -90,10 +77,6 @@ func (m *ListClientMetricsResourcesResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -238,10 +221,6 @@ func (m *ListClientMetricsResourcesResponseClientMetricsResource) isDefault() bo
 
 func (m *ListClientMetricsResourcesResponseClientMetricsResource) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -252,10 +231,6 @@ func (m *ListClientMetricsResourcesResponseClientMetricsResource) decode(r *wire
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -375,7 +350,7 @@ func (m *ListClientMetricsResourcesResponse) DecodeWith(src []byte, version int1
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -48,18 +48,10 @@ func (m *ListConfigResourcesRequest) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.Int8()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.ResourceTypes = s
 		} else {
 			m.ResourceTypes = nil
-		}
-		if r.Err != nil {
-			r.Push("resourceTypes")
-			return
 		}
 	} else {
 		m.ResourceTypes = nil
@@ -74,10 +66,6 @@ func (m *ListConfigResourcesRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -233,7 +221,7 @@ func (m *ListConfigResourcesRequest) DecodeWith(src []byte, version int16, opts 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -49,15 +49,7 @@ func (m *ListConfigResourcesResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.ConfigResources
@@ -68,17 +60,12 @@ func (m *ListConfigResourcesResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ConfigResources = s
 	} else {
 		m.ConfigResources = nil
-	}
-	if r.Err != nil {
-		r.Push("configResources")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -90,10 +77,6 @@ func (m *ListConfigResourcesResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -242,16 +225,8 @@ func (m *ListConfigResourcesResponseConfigResource) isDefault() bool {
 
 func (m *ListConfigResourcesResponseConfigResource) decode(r *wire.Reader, v int16) {
 	m.ResourceName = r.String(true)
-	if r.Err != nil {
-		r.Push("resourceName")
-		return
-	}
 	if v >= 1 {
 		m.ResourceType = r.Int8()
-		if r.Err != nil {
-			r.Push("resourceType")
-			return
-		}
 	} else {
 		m.ResourceType = 16
 	}
@@ -265,10 +240,6 @@ func (m *ListConfigResourcesResponseConfigResource) decode(r *wire.Reader, v int
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -399,7 +370,7 @@ func (m *ListConfigResourcesResponse) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -51,18 +51,10 @@ func (m *ListGroupsRequest) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.String(true)
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.StatesFilter = s
 		} else {
 			m.StatesFilter = nil
-		}
-		if r.Err != nil {
-			r.Push("statesFilter")
-			return
 		}
 	} else {
 		m.StatesFilter = nil
@@ -77,18 +69,10 @@ func (m *ListGroupsRequest) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.String(true)
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.TypesFilter = s
 		} else {
 			m.TypesFilter = nil
-		}
-		if r.Err != nil {
-			r.Push("typesFilter")
-			return
 		}
 	} else {
 		m.TypesFilter = nil
@@ -104,10 +88,6 @@ func (m *ListGroupsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -322,7 +302,7 @@ func (m *ListGroupsRequest) DecodeWith(src []byte, version int16, opts DecodeOpt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -41,18 +41,10 @@ func (m *ListGroupsResponse) isDefault() bool {
 func (m *ListGroupsResponse) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if n := r.ArrayLen(v >= 3, false, 2); n >= 0 {
 		s := m.Groups
 		s = wire.Slice(s, n, r.Remaining())
@@ -62,17 +54,12 @@ func (m *ListGroupsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Groups = s
 	} else {
 		m.Groups = nil
-	}
-	if r.Err != nil {
-		r.Push("groups")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
@@ -85,10 +72,6 @@ func (m *ListGroupsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -248,30 +231,14 @@ func (m *ListGroupsResponseListedGroup) isDefault() bool {
 
 func (m *ListGroupsResponseListedGroup) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(v >= 3)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.ProtocolType = r.String(v >= 3)
-	if r.Err != nil {
-		r.Push("protocolType")
-		return
-	}
 	if v >= 4 {
 		m.GroupState = r.String(true)
-		if r.Err != nil {
-			r.Push("groupState")
-			return
-		}
 	} else {
 		m.GroupState = ""
 	}
 	if v >= 5 {
 		m.GroupType = r.String(true)
-		if r.Err != nil {
-			r.Push("groupType")
-			return
-		}
 	} else {
 		m.GroupType = ""
 	}
@@ -286,10 +253,6 @@ func (m *ListGroupsResponseListedGroup) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -467,7 +430,7 @@ func (m *ListGroupsResponse) DecodeWith(src []byte, version int16, opts DecodeOp
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

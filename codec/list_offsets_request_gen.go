@@ -48,16 +48,8 @@ func (m *ListOffsetsRequest) isDefault() bool {
 
 func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
 	m.ReplicaID = r.Int32()
-	if r.Err != nil {
-		r.Push("replicaId")
-		return
-	}
 	if v >= 2 {
 		m.IsolationLevel = r.Int8()
-		if r.Err != nil {
-			r.Push("isolationLevel")
-			return
-		}
 	} else {
 		m.IsolationLevel = 0
 	}
@@ -70,7 +62,6 @@ func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -78,16 +69,8 @@ func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Topics = nil
 	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
-	}
 	if v >= 10 {
 		m.TimeoutMs = r.Int32()
-		if r.Err != nil {
-			r.Push("timeoutMs")
-			return
-		}
 	} else {
 		m.TimeoutMs = 0
 	}
@@ -102,10 +85,6 @@ func (m *ListOffsetsRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -292,10 +271,6 @@ func (m *ListOffsetsRequestListOffsetsTopic) isDefault() bool {
 
 func (m *ListOffsetsRequestListOffsetsTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 6)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(v >= 6, false, 12); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -305,17 +280,12 @@ func (m *ListOffsetsRequestListOffsetsTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 6 {
@@ -328,10 +298,6 @@ func (m *ListOffsetsRequestListOffsetsTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -483,30 +449,14 @@ func (m *ListOffsetsRequestListOffsetsPartition) isDefault() bool {
 
 func (m *ListOffsetsRequestListOffsetsPartition) decode(r *wire.Reader, v int16) {
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	if v >= 4 {
 		m.CurrentLeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("currentLeaderEpoch")
-			return
-		}
 	} else {
 		m.CurrentLeaderEpoch = -1
 	}
 	m.Timestamp = r.Int64()
-	if r.Err != nil {
-		r.Push("timestamp")
-		return
-	}
 	if v <= 0 {
 		m.MaxNumOffsets = r.Int32()
-		if r.Err != nil {
-			r.Push("maxNumOffsets")
-			return
-		}
 	} else {
 		m.MaxNumOffsets = 1
 	}
@@ -521,10 +471,6 @@ func (m *ListOffsetsRequestListOffsetsPartition) decode(r *wire.Reader, v int16)
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -685,7 +631,7 @@ func (m *ListOffsetsRequest) DecodeWith(src []byte, version int16, opts DecodeOp
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -40,10 +40,6 @@ func (m *ListOffsetsResponse) isDefault() bool {
 func (m *ListOffsetsResponse) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -56,17 +52,12 @@ func (m *ListOffsetsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 6 {
@@ -79,10 +70,6 @@ func (m *ListOffsetsResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -226,10 +213,6 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) isDefault() bool {
 
 func (m *ListOffsetsResponseListOffsetsTopicResponse) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 6)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(v >= 6, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -239,17 +222,12 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) decode(r *wire.Reader, v i
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 6 {
@@ -262,10 +240,6 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) decode(r *wire.Reader, v i
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -431,15 +405,7 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	if v <= 0 {
 		if n := r.ArrayLen(false, false, 8); n >= 0 {
@@ -451,18 +417,10 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 			}
 			for i := range s {
 				s[i] = r.Int64()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.OldStyleOffsets = s
 		} else {
 			m.OldStyleOffsets = nil
-		}
-		if r.Err != nil {
-			r.Push("oldStyleOffsets")
-			return
 		}
 	} else {
 		m.OldStyleOffsets = nil
@@ -476,15 +434,7 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 			r.Off += 16
 		} else {
 			m.Timestamp = r.Int64()
-			if r.Err != nil {
-				r.Push("timestamp")
-				return
-			}
 			m.Offset = r.Int64()
-			if r.Err != nil {
-				r.Push("offset")
-				return
-			}
 		}
 	} else {
 		m.Timestamp = -1
@@ -492,10 +442,6 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 	}
 	if v >= 4 {
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	} else {
 		m.LeaderEpoch = -1
 	}
@@ -510,10 +456,6 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) decode(r *wire.Reader,
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -746,7 +688,7 @@ func (m *ListOffsetsResponse) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -43,10 +43,6 @@ func (m *ListPartitionReassignmentsRequest) isDefault() bool {
 
 func (m *ListPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 	m.TimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("timeoutMs")
-		return
-	}
 	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -56,17 +52,12 @@ func (m *ListPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -78,10 +69,6 @@ func (m *ListPartitionReassignmentsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -234,10 +221,6 @@ func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) isDe
 
 func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.PartitionIndexes
 		if s != nil && cap(s) >= n {
@@ -247,18 +230,10 @@ func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) deco
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.PartitionIndexes = s
 	} else {
 		m.PartitionIndexes = nil
-	}
-	if r.Err != nil {
-		r.Push("partitionIndexes")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -270,10 +245,6 @@ func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) deco
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -425,7 +396,7 @@ func (m *ListPartitionReassignmentsRequest) DecodeWith(src []byte, version int16
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -53,21 +53,9 @@ func (m *ListPartitionReassignmentsResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -77,17 +65,12 @@ func (m *ListPartitionReassignmentsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -99,10 +82,6 @@ func (m *ListPartitionReassignmentsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -265,10 +244,6 @@ func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) isDefault()
 
 func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(true, false, 8); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -278,17 +253,12 @@ func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) decode(r *w
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -300,10 +270,6 @@ func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) decode(r *w
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -446,10 +412,6 @@ func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) isDefau
 
 func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) decode(r *wire.Reader, v int16) {
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Replicas
 		if s != nil && cap(s) >= n {
@@ -459,18 +421,10 @@ func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) decode(
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Replicas = s
 	} else {
 		m.Replicas = nil
-	}
-	if r.Err != nil {
-		r.Push("replicas")
-		return
 	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.AddingReplicas
@@ -481,18 +435,10 @@ func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) decode(
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.AddingReplicas = s
 	} else {
 		m.AddingReplicas = nil
-	}
-	if r.Err != nil {
-		r.Push("addingReplicas")
-		return
 	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.RemovingReplicas
@@ -503,18 +449,10 @@ func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) decode(
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.RemovingReplicas = s
 	} else {
 		m.RemovingReplicas = nil
-	}
-	if r.Err != nil {
-		r.Push("removingReplicas")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -526,10 +464,6 @@ func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) decode(
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -740,7 +674,7 @@ func (m *ListPartitionReassignmentsResponse) DecodeWith(src []byte, version int1
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

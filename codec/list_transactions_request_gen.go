@@ -57,18 +57,10 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.StateFilters = s
 	} else {
 		m.StateFilters = nil
-	}
-	if r.Err != nil {
-		r.Push("stateFilters")
-		return
 	}
 	if n := r.ArrayLen(true, false, 8); n >= 0 {
 		s := m.ProducerIDFilters
@@ -79,34 +71,18 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int64()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.ProducerIDFilters = s
 	} else {
 		m.ProducerIDFilters = nil
 	}
-	if r.Err != nil {
-		r.Push("producerIdFilters")
-		return
-	}
 	if v >= 1 {
 		m.DurationFilter = r.Int64()
-		if r.Err != nil {
-			r.Push("durationFilter")
-			return
-		}
 	} else {
 		m.DurationFilter = -1
 	}
 	if v >= 2 {
 		m.TransactionalIDPattern = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("transactionalIdPattern")
-			return
-		}
 	} else {
 		m.TransactionalIDPattern = nil
 	}
@@ -120,10 +96,6 @@ func (m *ListTransactionsRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -350,7 +322,7 @@ func (m *ListTransactionsRequest) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -52,15 +52,7 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.UnknownStateFilters
@@ -71,18 +63,10 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.UnknownStateFilters = s
 	} else {
 		m.UnknownStateFilters = nil
-	}
-	if r.Err != nil {
-		r.Push("unknownStateFilters")
-		return
 	}
 	if n := r.ArrayLen(true, false, 11); n >= 0 {
 		s := m.TransactionStates
@@ -93,17 +77,12 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TransactionStates = s
 	} else {
 		m.TransactionStates = nil
-	}
-	if r.Err != nil {
-		r.Push("transactionStates")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -115,10 +94,6 @@ func (m *ListTransactionsResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -307,20 +282,8 @@ func (m *ListTransactionsResponseTransactionState) isDefault() bool {
 
 func (m *ListTransactionsResponseTransactionState) decode(r *wire.Reader, v int16) {
 	m.TransactionalID = r.String(true)
-	if r.Err != nil {
-		r.Push("transactionalId")
-		return
-	}
 	m.ProducerID = r.Int64()
-	if r.Err != nil {
-		r.Push("producerId")
-		return
-	}
 	m.TransactionState = r.String(true)
-	if r.Err != nil {
-		r.Push("transactionState")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -331,10 +294,6 @@ func (m *ListTransactionsResponseTransactionState) decode(r *wire.Reader, v int1
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -475,7 +434,7 @@ func (m *ListTransactionsResponse) DecodeWith(src []byte, version int16, opts De
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -16,9 +16,11 @@ import (
 	"github.com/kwire/kwire/internal/errtext"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/proto"
+	"github.com/kwire/kwire/internal/transcode"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -278,16 +280,39 @@ func internalFault(m Message, v int16, off int, p any) error {
 	return &DecodeError{Message: m.MessageName(), Version: v, Offset: off, Err: errors.New("internal decoder fault"), Detail: errtext.Panic(p)}
 }
 
-// finishDecode checks that the whole input was used and turns a failure into an error.
-func finishDecode(m Message, r *wire.Reader, v int16) error {
-	if r.Err == nil && r.Off != len(r.Src) {
-		r.Fail(wire.ErrTrailing, r.Off, strconv.Itoa(len(r.Src)-r.Off)+" bytes left")
-	}
+// finishDecode checks that the whole input, from start, was used and turns a failure into
+// an error.
+func finishDecode(m Message, r *wire.Reader, v int16, start int) error {
 	if r.Err != nil {
-		return &DecodeError{Message: m.MessageName(), Version: v, Path: r.Path(), Offset: r.ErrOff, Err: r.Err, Detail: r.Detail}
+		return decodeFailure(m, r, v, start)
+	}
+	if r.Off != len(r.Src) {
+		r.Fail(wire.ErrTrailing, r.Off, strconv.Itoa(len(r.Src)-r.Off)+" bytes left")
+		return &DecodeError{Message: m.MessageName(), Version: v, Offset: r.ErrOff, Err: r.Err, Detail: r.Detail}
 	}
 	return nil
 }
+
+// decodeFailure is the error of a decode of m that failed in r. The generated decoders
+// check for a failure once per struct and per array, so they do not know the field path;
+// it is found again by reading the same bytes with the schema tables, whose reader fails
+// on the same byte with the same error.
+func decodeFailure(m Message, r *wire.Reader, v int16, start int) error {
+	e := &DecodeError{Message: m.MessageName(), Version: v, Offset: r.ErrOff, Err: r.Err, Detail: r.Detail}
+	buf := rereadBuf.Get().(*[]byte)
+	out, err := transcode.AppendJSON((*buf)[:0], e.Message, v, r.Src[start:], nil)
+	if te, ok := err.(*proto.DecodeError); ok && te.Offset+start == e.Offset {
+		e.Path = te.Path
+	}
+	if cap(out) <= 64<<10 {
+		*buf = out[:0]
+		rereadBuf.Put(buf)
+	}
+	return e
+}
+
+// rereadBuf holds the output buffers of decodeFailure's second reading.
+var rereadBuf = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // decodeAt decodes m from r at version v; when whole is set the reader must end with it.
 func decodeAt(m Message, r *wire.Reader, v int16, whole bool) (err error) {
@@ -299,14 +324,15 @@ func decodeAt(m Message, r *wire.Reader, v int16, whole bool) (err error) {
 			err = internalFault(m, v, r.Off, p)
 		}
 	}()
+	start := r.Off
 	m.decode(r, v)
 	if !whole {
 		if r.Err != nil {
-			return &DecodeError{Message: m.MessageName(), Version: v, Path: r.Path(), Offset: r.ErrOff, Err: r.Err, Detail: r.Detail}
+			return decodeFailure(m, r, v, start)
 		}
 		return nil
 	}
-	return finishDecode(m, r, v)
+	return finishDecode(m, r, v, start)
 }
 
 func appendJSONBody(m Message, dst []byte, v int16) ([]byte, error) {

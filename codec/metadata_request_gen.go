@@ -54,7 +54,6 @@ func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -62,34 +61,18 @@ func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Topics = nil
 	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
-	}
 	if v >= 4 {
 		m.AllowAutoTopicCreation = r.Bool()
-		if r.Err != nil {
-			r.Push("allowAutoTopicCreation")
-			return
-		}
 	} else {
 		m.AllowAutoTopicCreation = true
 	}
 	if v >= 8 && v <= 10 {
 		m.IncludeClusterAuthorizedOperations = r.Bool()
-		if r.Err != nil {
-			r.Push("includeClusterAuthorizedOperations")
-			return
-		}
 	} else {
 		m.IncludeClusterAuthorizedOperations = false
 	}
 	if v >= 8 {
 		m.IncludeTopicAuthorizedOperations = r.Bool()
-		if r.Err != nil {
-			r.Push("includeTopicAuthorizedOperations")
-			return
-		}
 	} else {
 		m.IncludeTopicAuthorizedOperations = false
 	}
@@ -104,10 +87,6 @@ func (m *MetadataRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -318,10 +297,6 @@ func (m *MetadataRequestTopic) isDefault() bool {
 func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
 	if v >= 10 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -329,10 +304,6 @@ func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
 		m.Name = r.NullableString(v >= 9)
 	} else {
 		m.Name = r.StringPtr(v >= 9)
-	}
-	if r.Err != nil {
-		r.Push("name")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 9 {
@@ -345,10 +316,6 @@ func (m *MetadataRequestTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -491,7 +458,7 @@ func (m *MetadataRequest) DecodeWith(src []byte, version int16, opts DecodeOptio
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -53,10 +53,6 @@ func (m *MetadataResponse) isDefault() bool {
 func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -69,7 +65,6 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -77,25 +72,13 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Brokers = nil
 	}
-	if r.Err != nil {
-		r.Push("brokers")
-		return
-	}
 	if v >= 2 {
 		m.ClusterID = r.NullableString(v >= 9)
-		if r.Err != nil {
-			r.Push("clusterId")
-			return
-		}
 	} else {
 		m.ClusterID = nil
 	}
 	if v >= 1 {
 		m.ControllerID = r.Int32()
-		if r.Err != nil {
-			r.Push("controllerId")
-			return
-		}
 	} else {
 		m.ControllerID = -1
 	}
@@ -108,7 +91,6 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -116,25 +98,13 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Topics = nil
 	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
-	}
 	if v >= 8 && v <= 10 {
 		m.ClusterAuthorizedOperations = r.Int32()
-		if r.Err != nil {
-			r.Push("clusterAuthorizedOperations")
-			return
-		}
 	} else {
 		m.ClusterAuthorizedOperations = -2147483648
 	}
 	if v >= 13 {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	} else {
 		m.ErrorCode = 0
 	}
@@ -149,10 +119,6 @@ func (m *MetadataResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -406,26 +372,10 @@ func (m *MetadataResponseBroker) isDefault() bool {
 
 func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
 	m.NodeID = r.Int32()
-	if r.Err != nil {
-		r.Push("nodeId")
-		return
-	}
 	m.Host = r.String(v >= 9)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Int32()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	if v >= 1 {
 		m.Rack = r.NullableString(v >= 9)
-		if r.Err != nil {
-			r.Push("rack")
-			return
-		}
 	} else {
 		m.Rack = nil
 	}
@@ -440,10 +390,6 @@ func (m *MetadataResponseBroker) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -605,34 +551,18 @@ func (m *MetadataResponseTopic) isDefault() bool {
 
 func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if v >= 12 {
 		m.Name = r.NullableString(v >= 9)
 	} else {
 		m.Name = r.StringPtr(v >= 9)
 	}
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if v >= 10 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
 	if v >= 1 {
 		m.IsInternal = r.Bool()
-		if r.Err != nil {
-			r.Push("isInternal")
-			return
-		}
 	} else {
 		m.IsInternal = false
 	}
@@ -645,7 +575,6 @@ func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -653,16 +582,8 @@ func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Partitions = nil
 	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
-	}
 	if v >= 8 {
 		m.TopicAuthorizedOperations = r.Int32()
-		if r.Err != nil {
-			r.Push("topicAuthorizedOperations")
-			return
-		}
 	} else {
 		m.TopicAuthorizedOperations = -2147483648
 	}
@@ -677,10 +598,6 @@ func (m *MetadataResponseTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -911,27 +828,11 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 		r.Off += 10
 	} else {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 	}
 	if v >= 7 {
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	} else {
 		m.LeaderEpoch = -1
 	}
@@ -944,18 +845,10 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.ReplicaNodes = s
 	} else {
 		m.ReplicaNodes = nil
-	}
-	if r.Err != nil {
-		r.Push("replicaNodes")
-		return
 	}
 	if n := r.ArrayLen(v >= 9, false, 4); n >= 0 {
 		s := m.IsrNodes
@@ -966,18 +859,10 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.IsrNodes = s
 	} else {
 		m.IsrNodes = nil
-	}
-	if r.Err != nil {
-		r.Push("isrNodes")
-		return
 	}
 	if v >= 5 {
 		if n := r.ArrayLen(v >= 9, false, 4); n >= 0 {
@@ -989,18 +874,10 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.OfflineReplicas = s
 		} else {
 			m.OfflineReplicas = nil
-		}
-		if r.Err != nil {
-			r.Push("offlineReplicas")
-			return
 		}
 	} else {
 		m.OfflineReplicas = nil
@@ -1016,10 +893,6 @@ func (m *MetadataResponsePartition) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1279,7 +1152,7 @@ func (m *MetadataResponse) DecodeWith(src []byte, version int16, opts DecodeOpti
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -58,43 +58,23 @@ func (m *OffsetCommitRequest) isDefault() bool {
 
 func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(v >= 8)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	if v >= 1 {
 		m.GenerationIDOrMemberEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("generationIdOrMemberEpoch")
-			return
-		}
 	} else {
 		m.GenerationIDOrMemberEpoch = -1
 	}
 	if v >= 1 {
 		m.MemberID = r.String(v >= 8)
-		if r.Err != nil {
-			r.Push("memberId")
-			return
-		}
 	} else {
 		m.MemberID = ""
 	}
 	if v >= 7 {
 		m.GroupInstanceID = r.NullableString(v >= 8)
-		if r.Err != nil {
-			r.Push("groupInstanceId")
-			return
-		}
 	} else {
 		m.GroupInstanceID = nil
 	}
 	if v >= 2 && v <= 4 {
 		m.RetentionTimeMs = r.Int64()
-		if r.Err != nil {
-			r.Push("retentionTimeMs")
-			return
-		}
 	} else {
 		m.RetentionTimeMs = -1
 	}
@@ -107,17 +87,12 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 8 {
@@ -130,10 +105,6 @@ func (m *OffsetCommitRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -369,19 +340,11 @@ func (m *OffsetCommitRequestTopic) isDefault() bool {
 func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 	if v <= 9 {
 		m.Name = r.String(v >= 8)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 10 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -394,17 +357,12 @@ func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 8 {
@@ -417,10 +375,6 @@ func (m *OffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -603,39 +557,19 @@ func (m *OffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.CommittedOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("committedOffset")
-			return
-		}
 	}
 	if v >= 6 {
 		m.CommittedLeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("committedLeaderEpoch")
-			return
-		}
 	} else {
 		m.CommittedLeaderEpoch = -1
 	}
 	if v == 1 {
 		m.CommitTimestamp = r.Int64()
-		if r.Err != nil {
-			r.Push("commitTimestamp")
-			return
-		}
 	} else {
 		m.CommitTimestamp = -1
 	}
 	m.CommittedMetadata = r.NullableString(v >= 8)
-	if r.Err != nil {
-		r.Push("committedMetadata")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 8 {
 		n := r.TagCount()
@@ -647,10 +581,6 @@ func (m *OffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -832,7 +762,7 @@ func (m *OffsetCommitRequest) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

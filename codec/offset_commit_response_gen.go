@@ -40,10 +40,6 @@ func (m *OffsetCommitResponse) isDefault() bool {
 func (m *OffsetCommitResponse) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -56,17 +52,12 @@ func (m *OffsetCommitResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 8 {
@@ -79,10 +70,6 @@ func (m *OffsetCommitResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -230,19 +217,11 @@ func (m *OffsetCommitResponseTopic) isDefault() bool {
 func (m *OffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 	if v <= 9 {
 		m.Name = r.String(v >= 8)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 10 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -255,17 +234,12 @@ func (m *OffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 8 {
@@ -278,10 +252,6 @@ func (m *OffsetCommitResponseTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -452,15 +422,7 @@ func (m *OffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 8 {
@@ -473,10 +435,6 @@ func (m *OffsetCommitResponsePartition) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -610,7 +568,7 @@ func (m *OffsetCommitResponse) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

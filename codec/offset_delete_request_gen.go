@@ -39,10 +39,6 @@ func (m *OffsetDeleteRequest) isDefault() bool {
 
 func (m *OffsetDeleteRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(false)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	if n := r.ArrayLen(false, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -52,17 +48,12 @@ func (m *OffsetDeleteRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -191,10 +182,6 @@ func (m *OffsetDeleteRequestTopic) isDefault() bool {
 
 func (m *OffsetDeleteRequestTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(false)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(false, false, 4); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -204,17 +191,12 @@ func (m *OffsetDeleteRequestTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 }
 
@@ -325,10 +307,6 @@ func (m *OffsetDeleteRequestPartition) isDefault() bool {
 
 func (m *OffsetDeleteRequestPartition) decode(r *wire.Reader, v int16) {
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 }
 
 func (m *OffsetDeleteRequestPartition) encode(b []byte, v int16, w *wire.Encoder) []byte {
@@ -418,7 +396,7 @@ func (m *OffsetDeleteRequest) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

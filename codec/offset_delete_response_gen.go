@@ -46,15 +46,7 @@ func (m *OffsetDeleteResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	}
 	if n := r.ArrayLen(false, false, 2); n >= 0 {
 		s := m.Topics
@@ -65,17 +57,12 @@ func (m *OffsetDeleteResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 }
 
@@ -200,10 +187,6 @@ func (m *OffsetDeleteResponseTopic) isDefault() bool {
 
 func (m *OffsetDeleteResponseTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(false)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(false, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -213,17 +196,12 @@ func (m *OffsetDeleteResponseTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 }
 
@@ -344,15 +322,7 @@ func (m *OffsetDeleteResponsePartition) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 }
 
@@ -459,7 +429,7 @@ func (m *OffsetDeleteResponse) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

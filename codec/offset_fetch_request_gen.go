@@ -50,10 +50,6 @@ func (m *OffsetFetchRequest) isDefault() bool {
 func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 	if v <= 7 {
 		m.GroupID = r.String(v >= 6)
-		if r.Err != nil {
-			r.Push("groupId")
-			return
-		}
 	} else {
 		m.GroupID = ""
 	}
@@ -67,17 +63,12 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Topics = s
 		} else {
 			m.Topics = nil
-		}
-		if r.Err != nil {
-			r.Push("topics")
-			return
 		}
 	} else {
 		m.Topics = []OffsetFetchRequestTopic{}
@@ -92,7 +83,6 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -100,19 +90,11 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 		} else {
 			m.Groups = nil
 		}
-		if r.Err != nil {
-			r.Push("groups")
-			return
-		}
 	} else {
 		m.Groups = nil
 	}
 	if v >= 7 {
 		m.RequireStable = r.Bool()
-		if r.Err != nil {
-			r.Push("requireStable")
-			return
-		}
 	} else {
 		m.RequireStable = false
 	}
@@ -127,10 +109,6 @@ func (m *OffsetFetchRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -379,10 +357,6 @@ func (m *OffsetFetchRequestTopic) isDefault() bool {
 func (m *OffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
 	if v <= 7 {
 		m.Name = r.String(v >= 6)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
@@ -396,18 +370,10 @@ func (m *OffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.PartitionIndexes = s
 		} else {
 			m.PartitionIndexes = nil
-		}
-		if r.Err != nil {
-			r.Push("partitionIndexes")
-			return
 		}
 	} else {
 		m.PartitionIndexes = nil
@@ -423,10 +389,6 @@ func (m *OffsetFetchRequestTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -591,28 +553,16 @@ func (m *OffsetFetchRequestGroup) isDefault() bool {
 func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 	if v >= 8 {
 		m.GroupID = r.String(true)
-		if r.Err != nil {
-			r.Push("groupId")
-			return
-		}
 	} else {
 		m.GroupID = ""
 	}
 	if v >= 9 {
 		m.MemberID = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("memberId")
-			return
-		}
 	} else {
 		m.MemberID = nil
 	}
 	if v >= 9 {
 		m.MemberEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("memberEpoch")
-			return
-		}
 	} else {
 		m.MemberEpoch = -1
 	}
@@ -626,17 +576,12 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Topics = s
 		} else {
 			m.Topics = nil
-		}
-		if r.Err != nil {
-			r.Push("topics")
-			return
 		}
 	} else {
 		m.Topics = []OffsetFetchRequestTopics{}
@@ -652,10 +597,6 @@ func (m *OffsetFetchRequestGroup) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -860,19 +801,11 @@ func (m *OffsetFetchRequestTopics) isDefault() bool {
 func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
 	if v >= 8 && v <= 9 {
 		m.Name = r.String(true)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 10 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -886,18 +819,10 @@ func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.PartitionIndexes = s
 		} else {
 			m.PartitionIndexes = nil
-		}
-		if r.Err != nil {
-			r.Push("partitionIndexes")
-			return
 		}
 	} else {
 		m.PartitionIndexes = nil
@@ -913,10 +838,6 @@ func (m *OffsetFetchRequestTopics) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1099,7 +1020,7 @@ func (m *OffsetFetchRequest) DecodeWith(src []byte, version int16, opts DecodeOp
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

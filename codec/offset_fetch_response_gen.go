@@ -46,10 +46,6 @@ func (m *OffsetFetchResponse) isDefault() bool {
 func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -63,7 +59,6 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -71,19 +66,11 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 		} else {
 			m.Topics = nil
 		}
-		if r.Err != nil {
-			r.Push("topics")
-			return
-		}
 	} else {
 		m.Topics = nil
 	}
 	if v >= 2 && v <= 7 {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	} else {
 		m.ErrorCode = 0
 	}
@@ -97,17 +84,12 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Groups = s
 		} else {
 			m.Groups = nil
-		}
-		if r.Err != nil {
-			r.Push("groups")
-			return
 		}
 	} else {
 		m.Groups = nil
@@ -123,10 +105,6 @@ func (m *OffsetFetchResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -338,10 +316,6 @@ func (m *OffsetFetchResponseTopic) isDefault() bool {
 func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
 	if v <= 7 {
 		m.Name = r.String(v >= 6)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
@@ -355,17 +329,12 @@ func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Partitions = s
 		} else {
 			m.Partitions = nil
-		}
-		if r.Err != nil {
-			r.Push("partitions")
-			return
 		}
 	} else {
 		m.Partitions = nil
@@ -381,10 +350,6 @@ func (m *OffsetFetchResponseTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -563,15 +528,7 @@ func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
 			r.Off += 12
 		} else {
 			m.PartitionIndex = r.Int32()
-			if r.Err != nil {
-				r.Push("partitionIndex")
-				return
-			}
 			m.CommittedOffset = r.Int64()
-			if r.Err != nil {
-				r.Push("committedOffset")
-				return
-			}
 		}
 	} else {
 		m.PartitionIndex = 0
@@ -579,28 +536,16 @@ func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 5 && v <= 7 {
 		m.CommittedLeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("committedLeaderEpoch")
-			return
-		}
 	} else {
 		m.CommittedLeaderEpoch = -1
 	}
 	if v <= 7 {
 		m.Metadata = r.NullableString(v >= 6)
-		if r.Err != nil {
-			r.Push("metadata")
-			return
-		}
 	} else {
 		m.Metadata = newString("")
 	}
 	if v <= 7 {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	} else {
 		m.ErrorCode = 0
 	}
@@ -615,10 +560,6 @@ func (m *OffsetFetchResponsePartition) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -812,10 +753,6 @@ func (m *OffsetFetchResponseGroup) isDefault() bool {
 func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 	if v >= 8 {
 		m.GroupID = r.String(true)
-		if r.Err != nil {
-			r.Push("groupId")
-			return
-		}
 	} else {
 		m.GroupID = ""
 	}
@@ -829,7 +766,6 @@ func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -837,19 +773,11 @@ func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 		} else {
 			m.Topics = nil
 		}
-		if r.Err != nil {
-			r.Push("topics")
-			return
-		}
 	} else {
 		m.Topics = nil
 	}
 	if v >= 8 {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	} else {
 		m.ErrorCode = 0
 	}
@@ -864,10 +792,6 @@ func (m *OffsetFetchResponseGroup) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1049,19 +973,11 @@ func (m *OffsetFetchResponseTopics) isDefault() bool {
 func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 	if v >= 8 && v <= 9 {
 		m.Name = r.String(true)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 10 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -1075,17 +991,12 @@ func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Partitions = s
 		} else {
 			m.Partitions = nil
-		}
-		if r.Err != nil {
-			r.Push("partitions")
-			return
 		}
 	} else {
 		m.Partitions = nil
@@ -1101,10 +1012,6 @@ func (m *OffsetFetchResponseTopics) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1296,20 +1203,8 @@ func (m *OffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
 			r.Off += 16
 		} else {
 			m.PartitionIndex = r.Int32()
-			if r.Err != nil {
-				r.Push("partitionIndex")
-				return
-			}
 			m.CommittedOffset = r.Int64()
-			if r.Err != nil {
-				r.Push("committedOffset")
-				return
-			}
 			m.CommittedLeaderEpoch = r.Int32()
-			if r.Err != nil {
-				r.Push("committedLeaderEpoch")
-				return
-			}
 		}
 	} else {
 		m.PartitionIndex = 0
@@ -1318,19 +1213,11 @@ func (m *OffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
 	}
 	if v >= 8 {
 		m.Metadata = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("metadata")
-			return
-		}
 	} else {
 		m.Metadata = newString("")
 	}
 	if v >= 8 {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	} else {
 		m.ErrorCode = 0
 	}
@@ -1345,10 +1232,6 @@ func (m *OffsetFetchResponsePartitions) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1550,7 +1433,7 @@ func (m *OffsetFetchResponse) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -44,10 +44,6 @@ func (m *OffsetForLeaderEpochRequest) isDefault() bool {
 func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.ReplicaID = r.Int32()
-		if r.Err != nil {
-			r.Push("replicaId")
-			return
-		}
 	} else {
 		m.ReplicaID = -2
 	}
@@ -60,17 +56,12 @@ func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -83,10 +74,6 @@ func (m *OffsetForLeaderEpochRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -245,10 +232,6 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) isDefault() bool {
 
 func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) decode(r *wire.Reader, v int16) {
 	m.Topic = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("topic")
-		return
-	}
 	if n := r.ArrayLen(v >= 4, false, 8); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -258,17 +241,12 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) decode(r *wire.Reader,
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -281,10 +259,6 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) decode(r *wire.Reader,
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -432,24 +406,12 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) isDefault() bool {
 
 func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) decode(r *wire.Reader, v int16) {
 	m.Partition = r.Int32()
-	if r.Err != nil {
-		r.Push("partition")
-		return
-	}
 	if v >= 2 {
 		m.CurrentLeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("currentLeaderEpoch")
-			return
-		}
 	} else {
 		m.CurrentLeaderEpoch = -1
 	}
 	m.LeaderEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("leaderEpoch")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
 		n := r.TagCount()
@@ -461,10 +423,6 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) decode(r *wire.Rea
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -607,7 +565,7 @@ func (m *OffsetForLeaderEpochRequest) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -40,10 +40,6 @@ func (m *OffsetForLeaderEpochResponse) isDefault() bool {
 func (m *OffsetForLeaderEpochResponse) decode(r *wire.Reader, v int16) {
 	if v >= 2 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -56,17 +52,12 @@ func (m *OffsetForLeaderEpochResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -79,10 +70,6 @@ func (m *OffsetForLeaderEpochResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -226,10 +213,6 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) isDefault() boo
 
 func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) decode(r *wire.Reader, v int16) {
 	m.Topic = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("topic")
-		return
-	}
 	if n := r.ArrayLen(v >= 4, false, 14); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -239,17 +222,12 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) decode(r *wire.
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -262,10 +240,6 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) decode(r *wire.
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -424,30 +398,14 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) decode(r *wire.Reader, v in
 		r.Off += 6
 	} else {
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.Partition = r.Int32()
-		if r.Err != nil {
-			r.Push("partition")
-			return
-		}
 	}
 	if v >= 1 {
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	} else {
 		m.LeaderEpoch = -1
 	}
 	m.EndOffset = r.Int64()
-	if r.Err != nil {
-		r.Push("endOffset")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
 		n := r.TagCount()
@@ -459,10 +417,6 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) decode(r *wire.Reader, v in
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -621,7 +575,7 @@ func (m *OffsetForLeaderEpochResponse) DecodeWith(src []byte, version int16, opt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

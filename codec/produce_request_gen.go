@@ -47,10 +47,6 @@ func (m *ProduceRequest) isDefault() bool {
 func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.TransactionalID = r.NullableString(v >= 9)
-		if r.Err != nil {
-			r.Push("transactionalId")
-			return
-		}
 	} else {
 		m.TransactionalID = nil
 	}
@@ -62,15 +58,7 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.Acks = r.Int16()
-		if r.Err != nil {
-			r.Push("acks")
-			return
-		}
 		m.TimeoutMs = r.Int32()
-		if r.Err != nil {
-			r.Push("timeoutMs")
-			return
-		}
 	}
 	if n := r.ArrayLen(v >= 9, false, 1); n >= 0 {
 		s := m.TopicData
@@ -81,17 +69,12 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TopicData = s
 	} else {
 		m.TopicData = nil
-	}
-	if r.Err != nil {
-		r.Push("topicData")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 9 {
@@ -104,10 +87,6 @@ func (m *ProduceRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -304,19 +283,11 @@ func (m *ProduceRequestTopicProduceData) isDefault() bool {
 func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
 	if v <= 12 {
 		m.Name = r.String(v >= 9)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 13 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -329,17 +300,12 @@ func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.PartitionData = s
 	} else {
 		m.PartitionData = nil
-	}
-	if r.Err != nil {
-		r.Push("partitionData")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 9 {
@@ -352,10 +318,6 @@ func (m *ProduceRequestTopicProduceData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -519,15 +481,7 @@ func (m *ProduceRequestPartitionProduceData) isDefault() bool {
 
 func (m *ProduceRequestPartitionProduceData) decode(r *wire.Reader, v int16) {
 	m.Index = r.Int32()
-	if r.Err != nil {
-		r.Push("index")
-		return
-	}
 	m.Records = r.NullableBytes(v >= 9)
-	if r.Err != nil {
-		r.Push("records")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 9 {
 		n := r.TagCount()
@@ -539,10 +493,6 @@ func (m *ProduceRequestPartitionProduceData) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -670,7 +620,7 @@ func (m *ProduceRequest) DecodeWith(src []byte, version int16, opts DecodeOption
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -46,7 +46,6 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -54,16 +53,8 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Responses = nil
 	}
-	if r.Err != nil {
-		r.Push("responses")
-		return
-	}
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
@@ -90,7 +81,6 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 						}
 						s[i].decode(r, v)
 						if r.Err != nil {
-							r.PushIndex(i)
 							break
 						}
 					}
@@ -99,17 +89,9 @@ func (m *ProduceResponse) decode(r *wire.Reader, v int16) {
 					m.NodeEndpoints = nil
 				}
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("nodeEndpoints")
-					return
-				}
 			default:
 				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 			}
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -312,19 +294,11 @@ func (m *ProduceResponseTopicProduceResponse) isDefault() bool {
 func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
 	if v <= 12 {
 		m.Name = r.String(v >= 9)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 13 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -337,17 +311,12 @@ func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.PartitionResponses = s
 	} else {
 		m.PartitionResponses = nil
-	}
-	if r.Err != nil {
-		r.Push("partitionResponses")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 9 {
@@ -360,10 +329,6 @@ func (m *ProduceResponseTopicProduceResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -556,36 +521,16 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 		r.Off += 14
 	} else {
 		m.Index = r.Int32()
-		if r.Err != nil {
-			r.Push("index")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.BaseOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("baseOffset")
-			return
-		}
 	}
 	if v >= 2 {
 		m.LogAppendTimeMs = r.Int64()
-		if r.Err != nil {
-			r.Push("logAppendTimeMs")
-			return
-		}
 	} else {
 		m.LogAppendTimeMs = -1
 	}
 	if v >= 5 {
 		m.LogStartOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("logStartOffset")
-			return
-		}
 	} else {
 		m.LogStartOffset = -1
 	}
@@ -599,7 +544,6 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -607,19 +551,11 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 		} else {
 			m.RecordErrors = nil
 		}
-		if r.Err != nil {
-			r.Push("recordErrors")
-			return
-		}
 	} else {
 		m.RecordErrors = nil
 	}
 	if v >= 8 {
 		m.ErrorMessage = r.NullableString(v >= 9)
-		if r.Err != nil {
-			r.Push("errorMessage")
-			return
-		}
 	} else {
 		m.ErrorMessage = nil
 	}
@@ -639,17 +575,9 @@ func (m *ProduceResponsePartitionProduceResponse) decode(r *wire.Reader, v int16
 				saved := r.Limit(end)
 				m.CurrentLeader.decode(r, v)
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("currentLeader")
-					return
-				}
 			default:
 				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 			}
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -903,19 +831,11 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) isDefault() bool {
 func (m *ProduceResponseBatchIndexAndErrorMessage) decode(r *wire.Reader, v int16) {
 	if v >= 8 {
 		m.BatchIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("batchIndex")
-			return
-		}
 	} else {
 		m.BatchIndex = 0
 	}
 	if v >= 8 {
 		m.BatchIndexErrorMessage = r.NullableString(v >= 9)
-		if r.Err != nil {
-			r.Push("batchIndexErrorMessage")
-			return
-		}
 	} else {
 		m.BatchIndexErrorMessage = nil
 	}
@@ -930,10 +850,6 @@ func (m *ProduceResponseBatchIndexAndErrorMessage) decode(r *wire.Reader, v int1
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1077,15 +993,7 @@ func (m *ProduceResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 			r.Off += 8
 		} else {
 			m.LeaderID = r.Int32()
-			if r.Err != nil {
-				r.Push("leaderId")
-				return
-			}
 			m.LeaderEpoch = r.Int32()
-			if r.Err != nil {
-				r.Push("leaderEpoch")
-				return
-			}
 		}
 	} else {
 		m.LeaderID = -1
@@ -1102,10 +1010,6 @@ func (m *ProduceResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1246,37 +1150,21 @@ func (m *ProduceResponseNodeEndpoint) isDefault() bool {
 func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 10 {
 		m.NodeID = r.Int32()
-		if r.Err != nil {
-			r.Push("nodeId")
-			return
-		}
 	} else {
 		m.NodeID = 0
 	}
 	if v >= 10 {
 		m.Host = r.String(true)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
 	if v >= 10 {
 		m.Port = r.Int32()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 	} else {
 		m.Port = 0
 	}
 	if v >= 10 {
 		m.Rack = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("rack")
-			return
-		}
 	} else {
 		m.Rack = nil
 	}
@@ -1291,10 +1179,6 @@ func (m *ProduceResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1484,7 +1368,7 @@ func (m *ProduceResponse) DecodeWith(src []byte, version int16, opts DecodeOptio
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -62,31 +62,11 @@ func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 22
 	} else {
 		m.ClientInstanceID = r.UUID()
-		if r.Err != nil {
-			r.Push("clientInstanceId")
-			return
-		}
 		m.SubscriptionID = r.Int32()
-		if r.Err != nil {
-			r.Push("subscriptionId")
-			return
-		}
 		m.Terminating = r.Bool()
-		if r.Err != nil {
-			r.Push("terminating")
-			return
-		}
 		m.CompressionType = r.Int8()
-		if r.Err != nil {
-			r.Push("compressionType")
-			return
-		}
 	}
 	m.Metrics = r.Bytes(true)
-	if r.Err != nil {
-		r.Push("metrics")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -97,10 +77,6 @@ func (m *PushTelemetryRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -274,7 +250,7 @@ func (m *PushTelemetryRequest) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

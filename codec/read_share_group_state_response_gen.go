@@ -44,17 +44,12 @@ func (m *ReadShareGroupStateResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Results = s
 	} else {
 		m.Results = nil
-	}
-	if r.Err != nil {
-		r.Push("results")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -66,10 +61,6 @@ func (m *ReadShareGroupStateResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -191,10 +182,6 @@ func (m *ReadShareGroupStateResponseReadStateResult) isDefault() bool {
 
 func (m *ReadShareGroupStateResponseReadStateResult) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 21); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -204,17 +191,12 @@ func (m *ReadShareGroupStateResponseReadStateResult) decode(r *wire.Reader, v in
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -226,10 +208,6 @@ func (m *ReadShareGroupStateResponseReadStateResult) decode(r *wire.Reader, v in
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -380,21 +358,9 @@ func (m *ReadShareGroupStateResponsePartitionResult) decode(r *wire.Reader, v in
 		r.Off += 6
 	} else {
 		m.Partition = r.Int32()
-		if r.Err != nil {
-			r.Push("partition")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -403,15 +369,7 @@ func (m *ReadShareGroupStateResponsePartitionResult) decode(r *wire.Reader, v in
 		r.Off += 12
 	} else {
 		m.StateEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("stateEpoch")
-			return
-		}
 		m.StartOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("startOffset")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.StateBatches
@@ -422,17 +380,12 @@ func (m *ReadShareGroupStateResponsePartitionResult) decode(r *wire.Reader, v in
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.StateBatches = s
 	} else {
 		m.StateBatches = nil
-	}
-	if r.Err != nil {
-		r.Push("stateBatches")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -444,10 +397,6 @@ func (m *ReadShareGroupStateResponsePartitionResult) decode(r *wire.Reader, v in
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -651,25 +600,9 @@ func (m *ReadShareGroupStateResponseStateBatch) decode(r *wire.Reader, v int16) 
 		r.Off += 19
 	} else {
 		m.FirstOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("firstOffset")
-			return
-		}
 		m.LastOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("lastOffset")
-			return
-		}
 		m.DeliveryState = r.Int8()
-		if r.Err != nil {
-			r.Push("deliveryState")
-			return
-		}
 		m.DeliveryCount = r.Int16()
-		if r.Err != nil {
-			r.Push("deliveryCount")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -681,10 +614,6 @@ func (m *ReadShareGroupStateResponseStateBatch) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -831,7 +760,7 @@ func (m *ReadShareGroupStateResponse) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -44,17 +44,12 @@ func (m *ReadShareGroupStateSummaryResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Results = s
 	} else {
 		m.Results = nil
-	}
-	if r.Err != nil {
-		r.Push("results")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -66,10 +61,6 @@ func (m *ReadShareGroupStateSummaryResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -191,10 +182,6 @@ func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) isDefault() b
 
 func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 24); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -204,17 +191,12 @@ func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) decode(r *wir
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -226,10 +208,6 @@ func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) decode(r *wir
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -384,21 +362,9 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) decode(r *wire.Reade
 		r.Off += 6
 	} else {
 		m.Partition = r.Int32()
-		if r.Err != nil {
-			r.Push("partition")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if len(r.Src)-r.Off >= 16 {
 		p := r.Src[r.Off : r.Off+16]
 		_ = p[15]
@@ -408,27 +374,11 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) decode(r *wire.Reade
 		r.Off += 16
 	} else {
 		m.StateEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("stateEpoch")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 		m.StartOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("startOffset")
-			return
-		}
 	}
 	if v >= 1 {
 		m.DeliveryCompleteCount = r.Int32()
-		if r.Err != nil {
-			r.Push("deliveryCompleteCount")
-			return
-		}
 	} else {
 		m.DeliveryCompleteCount = -1
 	}
@@ -442,10 +392,6 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) decode(r *wire.Reade
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -642,7 +588,7 @@ func (m *ReadShareGroupStateSummaryResponse) DecodeWith(src []byte, version int1
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -48,10 +48,6 @@ func (m *RemoveRaftVoterRequest) isDefault() bool {
 
 func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	m.ClusterID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("clusterId")
-		return
-	}
 	if len(r.Src)-r.Off >= 20 {
 		p := r.Src[r.Off : r.Off+20]
 		_ = p[19]
@@ -60,15 +56,7 @@ func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 20
 	} else {
 		m.VoterID = r.Int32()
-		if r.Err != nil {
-			r.Push("voterId")
-			return
-		}
 		m.VoterDirectoryID = r.UUID()
-		if r.Err != nil {
-			r.Push("voterDirectoryId")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -80,10 +68,6 @@ func (m *RemoveRaftVoterRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -240,7 +224,7 @@ func (m *RemoveRaftVoterRequest) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

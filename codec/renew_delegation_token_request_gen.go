@@ -42,15 +42,7 @@ func (m *RenewDelegationTokenRequest) isDefault() bool {
 
 func (m *RenewDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 	m.Hmac = r.Bytes(v >= 2)
-	if r.Err != nil {
-		r.Push("hmac")
-		return
-	}
 	m.RenewPeriodMs = r.Int64()
-	if r.Err != nil {
-		r.Push("renewPeriodMs")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -62,10 +54,6 @@ func (m *RenewDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -208,7 +196,7 @@ func (m *RenewDelegationTokenRequest) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

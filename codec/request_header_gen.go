@@ -50,27 +50,11 @@ func (m *RequestHeader) decode(r *wire.Reader, v int16) {
 		r.Off += 8
 	} else {
 		m.RequestAPIKey = r.Int16()
-		if r.Err != nil {
-			r.Push("requestApiKey")
-			return
-		}
 		m.RequestAPIVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("requestApiVersion")
-			return
-		}
 		m.CorrelationID = r.Int32()
-		if r.Err != nil {
-			r.Push("correlationId")
-			return
-		}
 	}
 	if v >= 1 {
 		m.ClientID = r.NullableString(false)
-		if r.Err != nil {
-			r.Push("clientId")
-			return
-		}
 	} else {
 		m.ClientID = newString("")
 	}
@@ -85,10 +69,6 @@ func (m *RequestHeader) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -252,7 +232,7 @@ func (m *RequestHeader) DecodeWith(src []byte, version int16, opts DecodeOptions
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -30,10 +30,6 @@ func (m *ResponseHeader) isDefault() bool {
 
 func (m *ResponseHeader) decode(r *wire.Reader, v int16) {
 	m.CorrelationID = r.Int32()
-	if r.Err != nil {
-		r.Push("correlationId")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
 		n := r.TagCount()
@@ -45,10 +41,6 @@ func (m *ResponseHeader) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -166,7 +158,7 @@ func (m *ResponseHeader) DecodeWith(src []byte, version int16, opts DecodeOption
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

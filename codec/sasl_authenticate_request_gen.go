@@ -39,10 +39,6 @@ func (m *SaslAuthenticateRequest) isDefault() bool {
 
 func (m *SaslAuthenticateRequest) decode(r *wire.Reader, v int16) {
 	m.AuthBytes = r.Bytes(v >= 2)
-	if r.Err != nil {
-		r.Push("authBytes")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
 		n := r.TagCount()
@@ -54,10 +50,6 @@ func (m *SaslAuthenticateRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -190,7 +182,7 @@ func (m *SaslAuthenticateRequest) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -44,26 +44,10 @@ func (m *SaslAuthenticateResponse) isDefault() bool {
 
 func (m *SaslAuthenticateResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(v >= 2)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.AuthBytes = r.Bytes(v >= 2)
-	if r.Err != nil {
-		r.Push("authBytes")
-		return
-	}
 	if v >= 1 {
 		m.SessionLifetimeMs = r.Int64()
-		if r.Err != nil {
-			r.Push("sessionLifetimeMs")
-			return
-		}
 	} else {
 		m.SessionLifetimeMs = 0
 	}
@@ -78,10 +62,6 @@ func (m *SaslAuthenticateResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -239,7 +219,7 @@ func (m *SaslAuthenticateResponse) DecodeWith(src []byte, version int16, opts De
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -36,10 +36,6 @@ func (m *SaslHandshakeRequest) isDefault() bool {
 
 func (m *SaslHandshakeRequest) decode(r *wire.Reader, v int16) {
 	m.Mechanism = r.String(false)
-	if r.Err != nil {
-		r.Push("mechanism")
-		return
-	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
 		m.TrailingBytes = r.Raw(len(r.Src))
@@ -149,7 +145,7 @@ func (m *SaslHandshakeRequest) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

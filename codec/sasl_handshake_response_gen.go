@@ -34,10 +34,6 @@ func (m *SaslHandshakeResponse) isDefault() bool {
 
 func (m *SaslHandshakeResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if n := r.ArrayLen(false, false, 1); n >= 0 {
 		s := m.Mechanisms
 		if s != nil && cap(s) >= n {
@@ -47,18 +43,10 @@ func (m *SaslHandshakeResponse) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(false)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Mechanisms = s
 	} else {
 		m.Mechanisms = nil
-	}
-	if r.Err != nil {
-		r.Push("mechanisms")
-		return
 	}
 }
 
@@ -187,7 +175,7 @@ func (m *SaslHandshakeResponse) DecodeWith(src []byte, version int16, opts Decod
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -54,26 +54,10 @@ func (m *ShareAcknowledgeRequest) isDefault() bool {
 
 func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.MemberID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	m.ShareSessionEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("shareSessionEpoch")
-		return
-	}
 	if v >= 2 {
 		m.IsRenewAck = r.Bool()
-		if r.Err != nil {
-			r.Push("isRenewAck")
-			return
-		}
 	} else {
 		m.IsRenewAck = false
 	}
@@ -86,17 +70,12 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -108,10 +87,6 @@ func (m *ShareAcknowledgeRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -306,10 +281,6 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) isDefault() bool {
 
 func (m *ShareAcknowledgeRequestAcknowledgeTopic) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -319,17 +290,12 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) decode(r *wire.Reader, v int16
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -341,10 +307,6 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) decode(r *wire.Reader, v int16
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -476,10 +438,6 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) isDefault() bool {
 
 func (m *ShareAcknowledgeRequestAcknowledgePartition) decode(r *wire.Reader, v int16) {
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.AcknowledgementBatches
 		s = wire.Slice(s, n, r.Remaining())
@@ -489,17 +447,12 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) decode(r *wire.Reader, v i
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.AcknowledgementBatches = s
 	} else {
 		m.AcknowledgementBatches = nil
-	}
-	if r.Err != nil {
-		r.Push("acknowledgementBatches")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -511,10 +464,6 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) decode(r *wire.Reader, v i
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -656,15 +605,7 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) decode(r *wire.Reader, v i
 		r.Off += 16
 	} else {
 		m.FirstOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("firstOffset")
-			return
-		}
 		m.LastOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("lastOffset")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.AcknowledgeTypes
@@ -675,18 +616,10 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) decode(r *wire.Reader, v i
 		}
 		for i := range s {
 			s[i] = r.Int8()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.AcknowledgeTypes = s
 	} else {
 		m.AcknowledgeTypes = nil
-	}
-	if r.Err != nil {
-		r.Push("acknowledgeTypes")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -698,10 +631,6 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) decode(r *wire.Reader, v i
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -860,7 +789,7 @@ func (m *ShareAcknowledgeRequest) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -58,27 +58,11 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if v >= 2 {
 		m.AcquisitionLockTimeoutMs = r.Int32()
-		if r.Err != nil {
-			r.Push("acquisitionLockTimeoutMs")
-			return
-		}
 	} else {
 		m.AcquisitionLockTimeoutMs = 0
 	}
@@ -91,17 +75,12 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Responses = s
 	} else {
 		m.Responses = nil
-	}
-	if r.Err != nil {
-		r.Push("responses")
-		return
 	}
 	if n := r.ArrayLen(true, false, 11); n >= 0 {
 		s := m.NodeEndpoints
@@ -112,17 +91,12 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.NodeEndpoints = s
 	} else {
 		m.NodeEndpoints = nil
-	}
-	if r.Err != nil {
-		r.Push("nodeEndpoints")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -134,10 +108,6 @@ func (m *ShareAcknowledgeResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -351,10 +321,6 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) isDefault() bool
 
 func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 17); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -364,17 +330,12 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) decode(r *wire.R
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -386,10 +347,6 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) decode(r *wire.R
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -535,26 +492,10 @@ func (m *ShareAcknowledgeResponsePartitionData) decode(r *wire.Reader, v int16) 
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.CurrentLeader.decode(r, v)
-	if r.Err != nil {
-		r.Push("currentLeader")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -565,10 +506,6 @@ func (m *ShareAcknowledgeResponsePartitionData) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -716,15 +653,7 @@ func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int1
 		r.Off += 8
 	} else {
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -736,10 +665,6 @@ func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int1
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -857,25 +782,9 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) isDefault() bool {
 
 func (m *ShareAcknowledgeResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	m.NodeID = r.Int32()
-	if r.Err != nil {
-		r.Push("nodeId")
-		return
-	}
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Int32()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.Rack = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("rack")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -886,10 +795,6 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1040,7 +945,7 @@ func (m *ShareAcknowledgeResponse) DecodeWith(src []byte, version int16, opts De
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

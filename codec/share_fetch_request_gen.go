@@ -76,15 +76,7 @@ func (m *ShareFetchRequest) isDefault() bool {
 
 func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.MemberID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	if len(r.Src)-r.Off >= 16 {
 		p := r.Src[r.Off : r.Off+16]
 		_ = p[15]
@@ -95,25 +87,9 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 16
 	} else {
 		m.ShareSessionEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("shareSessionEpoch")
-			return
-		}
 		m.MaxWaitMs = r.Int32()
-		if r.Err != nil {
-			r.Push("maxWaitMs")
-			return
-		}
 		m.MinBytes = r.Int32()
-		if r.Err != nil {
-			r.Push("minBytes")
-			return
-		}
 		m.MaxBytes = r.Int32()
-		if r.Err != nil {
-			r.Push("maxBytes")
-			return
-		}
 	}
 	if v >= 1 {
 		if len(r.Src)-r.Off >= 8 {
@@ -124,15 +100,7 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 			r.Off += 8
 		} else {
 			m.MaxRecords = r.Int32()
-			if r.Err != nil {
-				r.Push("maxRecords")
-				return
-			}
 			m.BatchSize = r.Int32()
-			if r.Err != nil {
-				r.Push("batchSize")
-				return
-			}
 		}
 	} else {
 		m.MaxRecords = 0
@@ -147,15 +115,7 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 			r.Off += 2
 		} else {
 			m.ShareAcquireMode = r.Int8()
-			if r.Err != nil {
-				r.Push("shareAcquireMode")
-				return
-			}
 			m.IsRenewAck = r.Bool()
-			if r.Err != nil {
-				r.Push("isRenewAck")
-				return
-			}
 		}
 	} else {
 		m.ShareAcquireMode = 0
@@ -170,17 +130,12 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.ForgottenTopicsData
@@ -191,17 +146,12 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ForgottenTopicsData = s
 	} else {
 		m.ForgottenTopicsData = nil
-	}
-	if r.Err != nil {
-		r.Push("forgottenTopicsData")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -213,10 +163,6 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -544,10 +490,6 @@ func (m *ShareFetchRequestFetchTopic) isDefault() bool {
 
 func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -557,17 +499,12 @@ func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -579,10 +516,6 @@ func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -717,16 +650,8 @@ func (m *ShareFetchRequestFetchPartition) isDefault() bool {
 
 func (m *ShareFetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 	m.PartitionIndex = r.Int32()
-	if r.Err != nil {
-		r.Push("partitionIndex")
-		return
-	}
 	if v <= 0 {
 		m.PartitionMaxBytes = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionMaxBytes")
-			return
-		}
 	} else {
 		m.PartitionMaxBytes = 0
 	}
@@ -739,17 +664,12 @@ func (m *ShareFetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.AcknowledgementBatches = s
 	} else {
 		m.AcknowledgementBatches = nil
-	}
-	if r.Err != nil {
-		r.Push("acknowledgementBatches")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -761,10 +681,6 @@ func (m *ShareFetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -924,15 +840,7 @@ func (m *ShareFetchRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) 
 		r.Off += 16
 	} else {
 		m.FirstOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("firstOffset")
-			return
-		}
 		m.LastOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("lastOffset")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.AcknowledgeTypes
@@ -943,18 +851,10 @@ func (m *ShareFetchRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) 
 		}
 		for i := range s {
 			s[i] = r.Int8()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.AcknowledgeTypes = s
 	} else {
 		m.AcknowledgeTypes = nil
-	}
-	if r.Err != nil {
-		r.Push("acknowledgeTypes")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -966,10 +866,6 @@ func (m *ShareFetchRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1113,10 +1009,6 @@ func (m *ShareFetchRequestForgottenTopic) isDefault() bool {
 
 func (m *ShareFetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -1126,18 +1018,10 @@ func (m *ShareFetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -1149,10 +1033,6 @@ func (m *ShareFetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1295,7 +1175,7 @@ func (m *ShareFetchRequest) DecodeWith(src []byte, version int16, opts DecodeOpt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

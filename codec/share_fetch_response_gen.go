@@ -58,27 +58,11 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if v >= 1 {
 		m.AcquisitionLockTimeoutMs = r.Int32()
-		if r.Err != nil {
-			r.Push("acquisitionLockTimeoutMs")
-			return
-		}
 	} else {
 		m.AcquisitionLockTimeoutMs = 0
 	}
@@ -91,17 +75,12 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Responses = s
 	} else {
 		m.Responses = nil
-	}
-	if r.Err != nil {
-		r.Push("responses")
-		return
 	}
 	if n := r.ArrayLen(true, false, 11); n >= 0 {
 		s := m.NodeEndpoints
@@ -112,17 +91,12 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.NodeEndpoints = s
 	} else {
 		m.NodeEndpoints = nil
-	}
-	if r.Err != nil {
-		r.Push("nodeEndpoints")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -134,10 +108,6 @@ func (m *ShareFetchResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -354,10 +324,6 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) isDefault() bool {
 
 func (m *ShareFetchResponseShareFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 22); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -367,17 +333,12 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) decode(r *wire.Reader, v
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -389,10 +350,6 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) decode(r *wire.Reader, v
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -550,44 +507,16 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.AcknowledgeErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("acknowledgeErrorCode")
-		return
-	}
 	m.AcknowledgeErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("acknowledgeErrorMessage")
-		return
-	}
 	m.CurrentLeader.decode(r, v)
-	if r.Err != nil {
-		r.Push("currentLeader")
-		return
-	}
 	if v <= 0 {
 		m.Records = r.NullableBytes(true)
 	} else {
 		m.Records = r.Bytes(true)
-	}
-	if r.Err != nil {
-		r.Push("records")
-		return
 	}
 	if n := r.ArrayLen(true, false, 19); n >= 0 {
 		s := m.AcquiredRecords
@@ -598,17 +527,12 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.AcquiredRecords = s
 	} else {
 		m.AcquiredRecords = nil
-	}
-	if r.Err != nil {
-		r.Push("acquiredRecords")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -620,10 +544,6 @@ func (m *ShareFetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -847,15 +767,7 @@ func (m *ShareFetchResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 		r.Off += 8
 	} else {
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -867,10 +779,6 @@ func (m *ShareFetchResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -993,20 +901,8 @@ func (m *ShareFetchResponseAcquiredRecords) decode(r *wire.Reader, v int16) {
 		r.Off += 18
 	} else {
 		m.FirstOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("firstOffset")
-			return
-		}
 		m.LastOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("lastOffset")
-			return
-		}
 		m.DeliveryCount = r.Int16()
-		if r.Err != nil {
-			r.Push("deliveryCount")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -1018,10 +914,6 @@ func (m *ShareFetchResponseAcquiredRecords) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1149,25 +1041,9 @@ func (m *ShareFetchResponseNodeEndpoint) isDefault() bool {
 
 func (m *ShareFetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	m.NodeID = r.Int32()
-	if r.Err != nil {
-		r.Push("nodeId")
-		return
-	}
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Int32()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.Rack = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("rack")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -1178,10 +1054,6 @@ func (m *ShareFetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1332,7 +1204,7 @@ func (m *ShareFetchResponse) DecodeWith(src []byte, version int16, opts DecodeOp
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

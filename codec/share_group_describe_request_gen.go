@@ -50,24 +50,12 @@ func (m *ShareGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.GroupIDs = s
 	} else {
 		m.GroupIDs = nil
 	}
-	if r.Err != nil {
-		r.Push("groupIds")
-		return
-	}
 	m.IncludeAuthorizedOperations = r.Bool()
-	if r.Err != nil {
-		r.Push("includeAuthorizedOperations")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -78,10 +66,6 @@ func (m *ShareGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -245,7 +229,7 @@ func (m *ShareGroupDescribeRequest) DecodeWith(src []byte, version int16, opts D
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

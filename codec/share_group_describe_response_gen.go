@@ -39,10 +39,6 @@ func (m *ShareGroupDescribeResponse) isDefault() bool {
 
 func (m *ShareGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.Groups
 		s = wire.Slice(s, n, r.Remaining())
@@ -52,17 +48,12 @@ func (m *ShareGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Groups = s
 	} else {
 		m.Groups = nil
-	}
-	if r.Err != nil {
-		r.Push("groups")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -74,10 +65,6 @@ func (m *ShareGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -231,25 +218,9 @@ func (m *ShareGroupDescribeResponseDescribedGroup) isDefault() bool {
 
 func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.GroupState = r.String(true)
-	if r.Err != nil {
-		r.Push("groupState")
-		return
-	}
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -258,21 +229,9 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 		r.Off += 8
 	} else {
 		m.GroupEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("groupEpoch")
-			return
-		}
 		m.AssignmentEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("assignmentEpoch")
-			return
-		}
 	}
 	m.AssignorName = r.String(true)
-	if r.Err != nil {
-		r.Push("assignorName")
-		return
-	}
 	if n := r.ArrayLen(true, false, 12); n >= 0 {
 		s := m.Members
 		s = wire.Slice(s, n, r.Remaining())
@@ -282,7 +241,6 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -290,15 +248,7 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 	} else {
 		m.Members = nil
 	}
-	if r.Err != nil {
-		r.Push("members")
-		return
-	}
 	m.AuthorizedOperations = r.Int32()
-	if r.Err != nil {
-		r.Push("authorizedOperations")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -309,10 +259,6 @@ func (m *ShareGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int1
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -556,30 +502,10 @@ func (m *ShareGroupDescribeResponseMember) isDefault() bool {
 
 func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	m.MemberID = r.String(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	m.RackID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("rackId")
-		return
-	}
 	m.MemberEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("memberEpoch")
-		return
-	}
 	m.ClientID = r.String(true)
-	if r.Err != nil {
-		r.Push("clientId")
-		return
-	}
 	m.ClientHost = r.String(true)
-	if r.Err != nil {
-		r.Push("clientHost")
-		return
-	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SubscribedTopicNames
 		if s != nil && cap(s) >= n {
@@ -589,24 +515,12 @@ func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.SubscribedTopicNames = s
 	} else {
 		m.SubscribedTopicNames = nil
 	}
-	if r.Err != nil {
-		r.Push("subscribedTopicNames")
-		return
-	}
 	m.Assignment.decode(r, v)
-	if r.Err != nil {
-		r.Push("assignment")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -617,10 +531,6 @@ func (m *ShareGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -833,17 +743,12 @@ func (m *ShareGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TopicPartitions = s
 	} else {
 		m.TopicPartitions = nil
-	}
-	if r.Err != nil {
-		r.Push("topicPartitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -855,10 +760,6 @@ func (m *ShareGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -983,15 +884,7 @@ func (m *ShareGroupDescribeResponseTopicPartitions) isDefault() bool {
 
 func (m *ShareGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -1001,18 +894,10 @@ func (m *ShareGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v int
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -1024,10 +909,6 @@ func (m *ShareGroupDescribeResponseTopicPartitions) decode(r *wire.Reader, v int
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1185,7 +1066,7 @@ func (m *ShareGroupDescribeResponse) DecodeWith(src []byte, version int16, opts 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -51,25 +51,9 @@ func (m *ShareGroupHeartbeatRequest) isDefault() bool {
 
 func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.MemberID = r.String(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	m.MemberEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("memberEpoch")
-		return
-	}
 	m.RackID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("rackId")
-		return
-	}
 	if n := r.ArrayLen(true, true, 1); n >= 0 {
 		s := m.SubscribedTopicNames
 		if s != nil && cap(s) >= n {
@@ -79,18 +63,10 @@ func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.SubscribedTopicNames = s
 	} else {
 		m.SubscribedTopicNames = nil
-	}
-	if r.Err != nil {
-		r.Push("subscribedTopicNames")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -102,10 +78,6 @@ func (m *ShareGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -320,7 +292,7 @@ func (m *ShareGroupHeartbeatRequest) DecodeWith(src []byte, version int16, opts 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -34,10 +34,6 @@ func (m *SnapshotFooterRecord) isDefault() bool {
 
 func (m *SnapshotFooterRecord) decode(r *wire.Reader, v int16) {
 	m.Version = r.Int16()
-	if r.Err != nil {
-		r.Push("version")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -48,10 +44,6 @@ func (m *SnapshotFooterRecord) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -162,7 +154,7 @@ func (m *SnapshotFooterRecord) DecodeWith(src []byte, version int16, opts Decode
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

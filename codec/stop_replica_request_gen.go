@@ -63,39 +63,19 @@ func (m *StopReplicaRequest) isDefault() bool {
 
 func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 	m.ControllerID = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerId")
-		return
-	}
 	if v >= 4 {
 		m.IsKRaftController = r.Bool()
-		if r.Err != nil {
-			r.Push("isKRaftController")
-			return
-		}
 	} else {
 		m.IsKRaftController = false
 	}
 	m.ControllerEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerEpoch")
-		return
-	}
 	if v >= 1 {
 		m.BrokerEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("brokerEpoch")
-			return
-		}
 	} else {
 		m.BrokerEpoch = -1
 	}
 	if v <= 2 {
 		m.DeletePartitions = r.Bool()
-		if r.Err != nil {
-			r.Push("deletePartitions")
-			return
-		}
 	} else {
 		m.DeletePartitions = false
 	}
@@ -109,17 +89,12 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.UngroupedPartitions = s
 		} else {
 			m.UngroupedPartitions = nil
-		}
-		if r.Err != nil {
-			r.Push("ungroupedPartitions")
-			return
 		}
 	} else {
 		m.UngroupedPartitions = nil
@@ -134,17 +109,12 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Topics = s
 		} else {
 			m.Topics = nil
-		}
-		if r.Err != nil {
-			r.Push("topics")
-			return
 		}
 	} else {
 		m.Topics = nil
@@ -159,17 +129,12 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.TopicStates = s
 		} else {
 			m.TopicStates = nil
-		}
-		if r.Err != nil {
-			r.Push("topicStates")
-			return
 		}
 	} else {
 		m.TopicStates = nil
@@ -185,10 +150,6 @@ func (m *StopReplicaRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -500,19 +461,11 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) isDefault() bool {
 func (m *StopReplicaRequestStopReplicaPartitionV0) decode(r *wire.Reader, v int16) {
 	if v <= 0 {
 		m.TopicName = r.String(false)
-		if r.Err != nil {
-			r.Push("topicName")
-			return
-		}
 	} else {
 		m.TopicName = ""
 	}
 	if v <= 0 {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 	} else {
 		m.PartitionIndex = 0
 	}
@@ -527,10 +480,6 @@ func (m *StopReplicaRequestStopReplicaPartitionV0) decode(r *wire.Reader, v int1
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -665,10 +614,6 @@ func (m *StopReplicaRequestStopReplicaTopicV1) isDefault() bool {
 func (m *StopReplicaRequestStopReplicaTopicV1) decode(r *wire.Reader, v int16) {
 	if v >= 1 && v <= 2 {
 		m.Name = r.String(v >= 2)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
@@ -682,18 +627,10 @@ func (m *StopReplicaRequestStopReplicaTopicV1) decode(r *wire.Reader, v int16) {
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.PartitionIndexes = s
 		} else {
 			m.PartitionIndexes = nil
-		}
-		if r.Err != nil {
-			r.Push("partitionIndexes")
-			return
 		}
 	} else {
 		m.PartitionIndexes = nil
@@ -709,10 +646,6 @@ func (m *StopReplicaRequestStopReplicaTopicV1) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -869,10 +802,6 @@ func (m *StopReplicaRequestStopReplicaTopicState) isDefault() bool {
 func (m *StopReplicaRequestStopReplicaTopicState) decode(r *wire.Reader, v int16) {
 	if v >= 3 {
 		m.TopicName = r.String(true)
-		if r.Err != nil {
-			r.Push("topicName")
-			return
-		}
 	} else {
 		m.TopicName = ""
 	}
@@ -886,17 +815,12 @@ func (m *StopReplicaRequestStopReplicaTopicState) decode(r *wire.Reader, v int16
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.PartitionStates = s
 		} else {
 			m.PartitionStates = nil
-		}
-		if r.Err != nil {
-			r.Push("partitionStates")
-			return
 		}
 	} else {
 		m.PartitionStates = nil
@@ -912,10 +836,6 @@ func (m *StopReplicaRequestStopReplicaTopicState) decode(r *wire.Reader, v int16
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1088,20 +1008,8 @@ func (m *StopReplicaRequestStopReplicaPartitionState) decode(r *wire.Reader, v i
 			r.Off += 9
 		} else {
 			m.PartitionIndex = r.Int32()
-			if r.Err != nil {
-				r.Push("partitionIndex")
-				return
-			}
 			m.LeaderEpoch = r.Int32()
-			if r.Err != nil {
-				r.Push("leaderEpoch")
-				return
-			}
 			m.DeletePartition = r.Bool()
-			if r.Err != nil {
-				r.Push("deletePartition")
-				return
-			}
 		}
 	} else {
 		m.PartitionIndex = 0
@@ -1119,10 +1027,6 @@ func (m *StopReplicaRequestStopReplicaPartitionState) decode(r *wire.Reader, v i
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1290,7 +1194,7 @@ func (m *StopReplicaRequest) DecodeWith(src []byte, version int16, opts DecodeOp
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

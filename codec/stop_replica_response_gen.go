@@ -39,10 +39,6 @@ func (m *StopReplicaResponse) isDefault() bool {
 
 func (m *StopReplicaResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if n := r.ArrayLen(v >= 2, false, 7); n >= 0 {
 		s := m.PartitionErrors
 		s = wire.Slice(s, n, r.Remaining())
@@ -52,17 +48,12 @@ func (m *StopReplicaResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.PartitionErrors = s
 	} else {
 		m.PartitionErrors = nil
-	}
-	if r.Err != nil {
-		r.Push("partitionErrors")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -75,10 +66,6 @@ func (m *StopReplicaResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -220,10 +207,6 @@ func (m *StopReplicaResponseStopReplicaPartitionError) isDefault() bool {
 
 func (m *StopReplicaResponseStopReplicaPartitionError) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(v >= 2)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -232,15 +215,7 @@ func (m *StopReplicaResponseStopReplicaPartitionError) decode(r *wire.Reader, v 
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 2 {
@@ -253,10 +228,6 @@ func (m *StopReplicaResponseStopReplicaPartitionError) decode(r *wire.Reader, v 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -405,7 +376,7 @@ func (m *StopReplicaResponse) DecodeWith(src []byte, version int16, opts DecodeO
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

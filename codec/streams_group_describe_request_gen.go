@@ -53,30 +53,14 @@ func (m *StreamsGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.GroupIDs = s
 	} else {
 		m.GroupIDs = nil
 	}
-	if r.Err != nil {
-		r.Push("groupIds")
-		return
-	}
 	m.IncludeAuthorizedOperations = r.Bool()
-	if r.Err != nil {
-		r.Push("includeAuthorizedOperations")
-		return
-	}
 	if v >= 1 {
 		m.IncludeTopologyDescription = r.Bool()
-		if r.Err != nil {
-			r.Push("includeTopologyDescription")
-			return
-		}
 	} else {
 		m.IncludeTopologyDescription = false
 	}
@@ -90,10 +74,6 @@ func (m *StreamsGroupDescribeRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -275,7 +255,7 @@ func (m *StreamsGroupDescribeRequest) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

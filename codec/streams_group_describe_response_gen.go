@@ -39,10 +39,6 @@ func (m *StreamsGroupDescribeResponse) isDefault() bool {
 
 func (m *StreamsGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 	m.ThrottleTimeMs = r.Int32()
-	if r.Err != nil {
-		r.Push("throttleTimeMs")
-		return
-	}
 	if n := r.ArrayLen(true, false, 20); n >= 0 {
 		s := m.Groups
 		s = wire.Slice(s, n, r.Remaining())
@@ -52,17 +48,12 @@ func (m *StreamsGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Groups = s
 	} else {
 		m.Groups = nil
-	}
-	if r.Err != nil {
-		r.Push("groups")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -74,10 +65,6 @@ func (m *StreamsGroupDescribeResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -240,25 +227,9 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) isDefault() bool {
 
 func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.GroupState = r.String(true)
-	if r.Err != nil {
-		r.Push("groupState")
-		return
-	}
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -267,15 +238,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		r.Off += 8
 	} else {
 		m.GroupEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("groupEpoch")
-			return
-		}
 		m.AssignmentEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("assignmentEpoch")
-			return
-		}
 	}
 	if r.StructMarker() {
 		if m.Topology == nil {
@@ -284,10 +247,6 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		m.Topology.decode(r, v)
 	} else {
 		m.Topology = nil
-	}
-	if r.Err != nil {
-		r.Push("topology")
-		return
 	}
 	if n := r.ArrayLen(true, false, 28); n >= 0 {
 		s := m.Members
@@ -298,7 +257,6 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -306,15 +264,7 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 	} else {
 		m.Members = nil
 	}
-	if r.Err != nil {
-		r.Push("members")
-		return
-	}
 	m.AuthorizedOperations = r.Int32()
-	if r.Err != nil {
-		r.Push("authorizedOperations")
-		return
-	}
 	if v >= 1 {
 		if r.StructMarker() {
 			if m.TopologyDescription == nil {
@@ -324,28 +274,16 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		} else {
 			m.TopologyDescription = nil
 		}
-		if r.Err != nil {
-			r.Push("topologyDescription")
-			return
-		}
 	} else {
 		m.TopologyDescription = nil
 	}
 	if v >= 1 {
 		m.TopologyDescriptionStatus = r.Int8()
-		if r.Err != nil {
-			r.Push("topologyDescriptionStatus")
-			return
-		}
 	} else {
 		m.TopologyDescriptionStatus = 0
 	}
 	if v >= 1 {
 		m.AssignorName = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("assignorName")
-			return
-		}
 	} else {
 		m.AssignorName = nil
 	}
@@ -359,10 +297,6 @@ func (m *StreamsGroupDescribeResponseDescribedGroup) decode(r *wire.Reader, v in
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -677,10 +611,6 @@ func (m *StreamsGroupDescribeResponseTopology) isDefault() bool {
 
 func (m *StreamsGroupDescribeResponseTopology) decode(r *wire.Reader, v int16) {
 	m.Epoch = r.Int32()
-	if r.Err != nil {
-		r.Push("epoch")
-		return
-	}
 	if n := r.ArrayLen(true, true, 6); n >= 0 {
 		s := m.Subtopologies
 		s = wire.Slice(s, n, r.Remaining())
@@ -690,17 +620,12 @@ func (m *StreamsGroupDescribeResponseTopology) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Subtopologies = s
 	} else {
 		m.Subtopologies = nil
-	}
-	if r.Err != nil {
-		r.Push("subtopologies")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -712,10 +637,6 @@ func (m *StreamsGroupDescribeResponseTopology) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -862,10 +783,6 @@ func (m *StreamsGroupDescribeResponseSubtopology) isDefault() bool {
 
 func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16) {
 	m.SubtopologyID = r.String(true)
-	if r.Err != nil {
-		r.Push("subtopologyId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SourceTopics
 		if s != nil && cap(s) >= n {
@@ -875,18 +792,10 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.SourceTopics = s
 	} else {
 		m.SourceTopics = nil
-	}
-	if r.Err != nil {
-		r.Push("sourceTopics")
-		return
 	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.RepartitionSinkTopics
@@ -897,18 +806,10 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.RepartitionSinkTopics = s
 	} else {
 		m.RepartitionSinkTopics = nil
-	}
-	if r.Err != nil {
-		r.Push("repartitionSinkTopics")
-		return
 	}
 	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.StateChangelogTopics
@@ -919,17 +820,12 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.StateChangelogTopics = s
 	} else {
 		m.StateChangelogTopics = nil
-	}
-	if r.Err != nil {
-		r.Push("stateChangelogTopics")
-		return
 	}
 	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.RepartitionSourceTopics
@@ -940,17 +836,12 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.RepartitionSourceTopics = s
 	} else {
 		m.RepartitionSourceTopics = nil
-	}
-	if r.Err != nil {
-		r.Push("repartitionSourceTopics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -962,10 +853,6 @@ func (m *StreamsGroupDescribeResponseSubtopology) decode(r *wire.Reader, v int16
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1220,10 +1107,6 @@ func (m *StreamsGroupDescribeResponseTopicInfo) isDefault() bool {
 
 func (m *StreamsGroupDescribeResponseTopicInfo) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -1232,15 +1115,7 @@ func (m *StreamsGroupDescribeResponseTopicInfo) decode(r *wire.Reader, v int16) 
 		r.Off += 6
 	} else {
 		m.Partitions = r.Int32()
-		if r.Err != nil {
-			r.Push("partitions")
-			return
-		}
 		m.ReplicationFactor = r.Int16()
-		if r.Err != nil {
-			r.Push("replicationFactor")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.TopicConfigs
@@ -1251,17 +1126,12 @@ func (m *StreamsGroupDescribeResponseTopicInfo) decode(r *wire.Reader, v int16) 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TopicConfigs = s
 	} else {
 		m.TopicConfigs = nil
-	}
-	if r.Err != nil {
-		r.Push("topicConfigs")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -1273,10 +1143,6 @@ func (m *StreamsGroupDescribeResponseTopicInfo) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1439,15 +1305,7 @@ func (m *StreamsGroupDescribeResponseKeyValue) isDefault() bool {
 
 func (m *StreamsGroupDescribeResponseKeyValue) decode(r *wire.Reader, v int16) {
 	m.Key = r.String(true)
-	if r.Err != nil {
-		r.Push("key")
-		return
-	}
 	m.Value = r.String(true)
-	if r.Err != nil {
-		r.Push("value")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -1458,10 +1316,6 @@ func (m *StreamsGroupDescribeResponseKeyValue) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1618,45 +1472,13 @@ func (m *StreamsGroupDescribeResponseMember) isDefault() bool {
 
 func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	m.MemberID = r.String(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	m.MemberEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("memberEpoch")
-		return
-	}
 	m.InstanceID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("instanceId")
-		return
-	}
 	m.RackID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("rackId")
-		return
-	}
 	m.ClientID = r.String(true)
-	if r.Err != nil {
-		r.Push("clientId")
-		return
-	}
 	m.ClientHost = r.String(true)
-	if r.Err != nil {
-		r.Push("clientHost")
-		return
-	}
 	m.TopologyEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("topologyEpoch")
-		return
-	}
 	m.ProcessID = r.String(true)
-	if r.Err != nil {
-		r.Push("processId")
-		return
-	}
 	if r.StructMarker() {
 		if m.UserEndpoint == nil {
 			m.UserEndpoint = new(StreamsGroupDescribeResponseEndpoint)
@@ -1664,10 +1486,6 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		m.UserEndpoint.decode(r, v)
 	} else {
 		m.UserEndpoint = nil
-	}
-	if r.Err != nil {
-		r.Push("userEndpoint")
-		return
 	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.ClientTags
@@ -1678,17 +1496,12 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ClientTags = s
 	} else {
 		m.ClientTags = nil
-	}
-	if r.Err != nil {
-		r.Push("clientTags")
-		return
 	}
 	if n := r.ArrayLen(true, false, 14); n >= 0 {
 		s := m.TaskOffsets
@@ -1699,17 +1512,12 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TaskOffsets = s
 	} else {
 		m.TaskOffsets = nil
-	}
-	if r.Err != nil {
-		r.Push("taskOffsets")
-		return
 	}
 	if n := r.ArrayLen(true, false, 14); n >= 0 {
 		s := m.TaskEndOffsets
@@ -1720,7 +1528,6 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -1728,25 +1535,9 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TaskEndOffsets = nil
 	}
-	if r.Err != nil {
-		r.Push("taskEndOffsets")
-		return
-	}
 	m.Assignment.decode(r, v)
-	if r.Err != nil {
-		r.Push("assignment")
-		return
-	}
 	m.TargetAssignment.decode(r, v)
-	if r.Err != nil {
-		r.Push("targetAssignment")
-		return
-	}
 	m.IsClassic = r.Bool()
-	if r.Err != nil {
-		r.Push("isClassic")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -1757,10 +1548,6 @@ func (m *StreamsGroupDescribeResponseMember) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -2130,15 +1917,7 @@ func (m *StreamsGroupDescribeResponseEndpoint) isDefault() bool {
 
 func (m *StreamsGroupDescribeResponseEndpoint) decode(r *wire.Reader, v int16) {
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Uint16()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -2149,10 +1928,6 @@ func (m *StreamsGroupDescribeResponseEndpoint) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -2266,10 +2041,6 @@ func (m *StreamsGroupDescribeResponseTaskOffset) isDefault() bool {
 
 func (m *StreamsGroupDescribeResponseTaskOffset) decode(r *wire.Reader, v int16) {
 	m.SubtopologyID = r.String(true)
-	if r.Err != nil {
-		r.Push("subtopologyId")
-		return
-	}
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -2278,15 +2049,7 @@ func (m *StreamsGroupDescribeResponseTaskOffset) decode(r *wire.Reader, v int16)
 		r.Off += 12
 	} else {
 		m.Partition = r.Int32()
-		if r.Err != nil {
-			r.Push("partition")
-			return
-		}
 		m.Offset = r.Int64()
-		if r.Err != nil {
-			r.Push("offset")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -2298,10 +2061,6 @@ func (m *StreamsGroupDescribeResponseTaskOffset) decode(r *wire.Reader, v int16)
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -2439,17 +2198,12 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ActiveTasks = s
 	} else {
 		m.ActiveTasks = nil
-	}
-	if r.Err != nil {
-		r.Push("activeTasks")
-		return
 	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.StandbyTasks
@@ -2460,17 +2214,12 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.StandbyTasks = s
 	} else {
 		m.StandbyTasks = nil
-	}
-	if r.Err != nil {
-		r.Push("standbyTasks")
-		return
 	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.WarmupTasks
@@ -2481,17 +2230,12 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.WarmupTasks = s
 	} else {
 		m.WarmupTasks = nil
-	}
-	if r.Err != nil {
-		r.Push("warmupTasks")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -2503,10 +2247,6 @@ func (m *StreamsGroupDescribeResponseAssignment) decode(r *wire.Reader, v int16)
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -2700,10 +2440,6 @@ func (m *StreamsGroupDescribeResponseTaskIDs) isDefault() bool {
 
 func (m *StreamsGroupDescribeResponseTaskIDs) decode(r *wire.Reader, v int16) {
 	m.SubtopologyID = r.String(true)
-	if r.Err != nil {
-		r.Push("subtopologyId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -2713,18 +2449,10 @@ func (m *StreamsGroupDescribeResponseTaskIDs) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -2736,10 +2464,6 @@ func (m *StreamsGroupDescribeResponseTaskIDs) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -2881,17 +2605,12 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader,
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Subtopologies = s
 		} else {
 			m.Subtopologies = nil
-		}
-		if r.Err != nil {
-			r.Push("subtopologies")
-			return
 		}
 	} else {
 		m.Subtopologies = nil
@@ -2906,17 +2625,12 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader,
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.GlobalStores = s
 		} else {
 			m.GlobalStores = nil
-		}
-		if r.Err != nil {
-			r.Push("globalStores")
-			return
 		}
 	} else {
 		m.GlobalStores = nil
@@ -2931,10 +2645,6 @@ func (m *StreamsGroupDescribeResponseTopologyDescription) decode(r *wire.Reader,
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -3109,10 +2819,6 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) isDefault()
 func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.SubtopologyID = r.String(true)
-		if r.Err != nil {
-			r.Push("subtopologyId")
-			return
-		}
 	} else {
 		m.SubtopologyID = ""
 	}
@@ -3126,17 +2832,12 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *w
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Nodes = s
 		} else {
 			m.Nodes = nil
-		}
-		if r.Err != nil {
-			r.Push("nodes")
-			return
 		}
 	} else {
 		m.Nodes = nil
@@ -3151,10 +2852,6 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionSubtopology) decode(r *w
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -3320,19 +3017,11 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) isDefault() bool {
 func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.Name = r.String(true)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 1 {
 		m.NodeType = r.Int8()
-		if r.Err != nil {
-			r.Push("nodeType")
-			return
-		}
 	} else {
 		m.NodeType = 0
 	}
@@ -3346,28 +3035,16 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 			}
 			for i := range s {
 				s[i] = r.String(true)
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.SourceTopics = s
 		} else {
 			m.SourceTopics = nil
-		}
-		if r.Err != nil {
-			r.Push("sourceTopics")
-			return
 		}
 	} else {
 		m.SourceTopics = nil
 	}
 	if v >= 1 {
 		m.SinkTopic = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("sinkTopic")
-			return
-		}
 	} else {
 		m.SinkTopic = nil
 	}
@@ -3381,18 +3058,10 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 			}
 			for i := range s {
 				s[i] = r.String(true)
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.Stores = s
 		} else {
 			m.Stores = nil
-		}
-		if r.Err != nil {
-			r.Push("stores")
-			return
 		}
 	} else {
 		m.Stores = nil
@@ -3407,18 +3076,10 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 			}
 			for i := range s {
 				s[i] = r.String(true)
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.Successors = s
 		} else {
 			m.Successors = nil
-		}
-		if r.Err != nil {
-			r.Push("successors")
-			return
 		}
 	} else {
 		m.Successors = nil
@@ -3433,10 +3094,6 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionNode) decode(r *wire.Rea
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -3727,19 +3384,11 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) isDefault()
 func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.Source.decode(r, v)
-		if r.Err != nil {
-			r.Push("source")
-			return
-		}
 	} else {
 		m.Source = *NewStreamsGroupDescribeResponseTopologyDescriptionNode()
 	}
 	if v >= 1 {
 		m.Processor.decode(r, v)
-		if r.Err != nil {
-			r.Push("processor")
-			return
-		}
 	} else {
 		m.Processor = *NewStreamsGroupDescribeResponseTopologyDescriptionNode()
 	}
@@ -3753,10 +3402,6 @@ func (m *StreamsGroupDescribeResponseTopologyDescriptionGlobalStore) decode(r *w
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -3901,7 +3546,7 @@ func (m *StreamsGroupDescribeResponse) DecodeWith(src []byte, version int16, opt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

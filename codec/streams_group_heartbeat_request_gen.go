@@ -90,15 +90,7 @@ func (m *StreamsGroupHeartbeatRequest) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.MemberID = r.String(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -107,31 +99,11 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 8
 	} else {
 		m.MemberEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("memberEpoch")
-			return
-		}
 		m.EndpointInformationEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("endpointInformationEpoch")
-			return
-		}
 	}
 	m.InstanceID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("instanceId")
-		return
-	}
 	m.RackID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("rackId")
-		return
-	}
 	m.RebalanceTimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("rebalanceTimeoutMs")
-		return
-	}
 	if r.StructMarker() {
 		if m.Topology == nil {
 			m.Topology = new(StreamsGroupHeartbeatRequestTopology)
@@ -139,10 +111,6 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		m.Topology.decode(r, v)
 	} else {
 		m.Topology = nil
-	}
-	if r.Err != nil {
-		r.Push("topology")
-		return
 	}
 	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.ActiveTasks
@@ -153,17 +121,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ActiveTasks = s
 	} else {
 		m.ActiveTasks = nil
-	}
-	if r.Err != nil {
-		r.Push("activeTasks")
-		return
 	}
 	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.StandbyTasks
@@ -174,17 +137,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.StandbyTasks = s
 	} else {
 		m.StandbyTasks = nil
-	}
-	if r.Err != nil {
-		r.Push("standbyTasks")
-		return
 	}
 	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.WarmupTasks
@@ -195,7 +153,6 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -203,15 +160,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.WarmupTasks = nil
 	}
-	if r.Err != nil {
-		r.Push("warmupTasks")
-		return
-	}
 	m.ProcessID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("processId")
-		return
-	}
 	if r.StructMarker() {
 		if m.UserEndpoint == nil {
 			m.UserEndpoint = new(StreamsGroupHeartbeatRequestEndpoint)
@@ -219,10 +168,6 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		m.UserEndpoint.decode(r, v)
 	} else {
 		m.UserEndpoint = nil
-	}
-	if r.Err != nil {
-		r.Push("userEndpoint")
-		return
 	}
 	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.ClientTags
@@ -233,17 +178,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ClientTags = s
 	} else {
 		m.ClientTags = nil
-	}
-	if r.Err != nil {
-		r.Push("clientTags")
-		return
 	}
 	if n := r.ArrayLen(true, true, 14); n >= 0 {
 		s := m.TaskOffsets
@@ -254,17 +194,12 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TaskOffsets = s
 	} else {
 		m.TaskOffsets = nil
-	}
-	if r.Err != nil {
-		r.Push("taskOffsets")
-		return
 	}
 	if n := r.ArrayLen(true, true, 14); n >= 0 {
 		s := m.TaskEndOffsets
@@ -275,7 +210,6 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -283,15 +217,7 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.TaskEndOffsets = nil
 	}
-	if r.Err != nil {
-		r.Push("taskEndOffsets")
-		return
-	}
 	m.ShutdownApplication = r.Bool()
-	if r.Err != nil {
-		r.Push("shutdownApplication")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -302,10 +228,6 @@ func (m *StreamsGroupHeartbeatRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -835,10 +757,6 @@ func (m *StreamsGroupHeartbeatRequestTopology) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatRequestTopology) decode(r *wire.Reader, v int16) {
 	m.Epoch = r.Int32()
-	if r.Err != nil {
-		r.Push("epoch")
-		return
-	}
 	if n := r.ArrayLen(true, false, 8); n >= 0 {
 		s := m.Subtopologies
 		s = wire.Slice(s, n, r.Remaining())
@@ -848,17 +766,12 @@ func (m *StreamsGroupHeartbeatRequestTopology) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Subtopologies = s
 	} else {
 		m.Subtopologies = nil
-	}
-	if r.Err != nil {
-		r.Push("subtopologies")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -870,10 +783,6 @@ func (m *StreamsGroupHeartbeatRequestTopology) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1020,10 +929,6 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16) {
 	m.SubtopologyID = r.String(true)
-	if r.Err != nil {
-		r.Push("subtopologyId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SourceTopics
 		if s != nil && cap(s) >= n {
@@ -1033,18 +938,10 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.SourceTopics = s
 	} else {
 		m.SourceTopics = nil
-	}
-	if r.Err != nil {
-		r.Push("sourceTopics")
-		return
 	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SourceTopicRegex
@@ -1055,18 +952,10 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.SourceTopicRegex = s
 	} else {
 		m.SourceTopicRegex = nil
-	}
-	if r.Err != nil {
-		r.Push("sourceTopicRegex")
-		return
 	}
 	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.StateChangelogTopics
@@ -1077,17 +966,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.StateChangelogTopics = s
 	} else {
 		m.StateChangelogTopics = nil
-	}
-	if r.Err != nil {
-		r.Push("stateChangelogTopics")
-		return
 	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.RepartitionSinkTopics
@@ -1098,18 +982,10 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.RepartitionSinkTopics = s
 	} else {
 		m.RepartitionSinkTopics = nil
-	}
-	if r.Err != nil {
-		r.Push("repartitionSinkTopics")
-		return
 	}
 	if n := r.ArrayLen(true, false, 9); n >= 0 {
 		s := m.RepartitionSourceTopics
@@ -1120,17 +996,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.RepartitionSourceTopics = s
 	} else {
 		m.RepartitionSourceTopics = nil
-	}
-	if r.Err != nil {
-		r.Push("repartitionSourceTopics")
-		return
 	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.CopartitionGroups
@@ -1141,17 +1012,12 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.CopartitionGroups = s
 	} else {
 		m.CopartitionGroups = nil
-	}
-	if r.Err != nil {
-		r.Push("copartitionGroups")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -1163,10 +1029,6 @@ func (m *StreamsGroupHeartbeatRequestSubtopology) decode(r *wire.Reader, v int16
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1495,10 +1357,6 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatRequestTopicInfo) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if len(r.Src)-r.Off >= 6 {
 		p := r.Src[r.Off : r.Off+6]
 		_ = p[5]
@@ -1507,15 +1365,7 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) decode(r *wire.Reader, v int16) 
 		r.Off += 6
 	} else {
 		m.Partitions = r.Int32()
-		if r.Err != nil {
-			r.Push("partitions")
-			return
-		}
 		m.ReplicationFactor = r.Int16()
-		if r.Err != nil {
-			r.Push("replicationFactor")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.TopicConfigs
@@ -1526,17 +1376,12 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) decode(r *wire.Reader, v int16) 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.TopicConfigs = s
 	} else {
 		m.TopicConfigs = nil
-	}
-	if r.Err != nil {
-		r.Push("topicConfigs")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -1548,10 +1393,6 @@ func (m *StreamsGroupHeartbeatRequestTopicInfo) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1714,15 +1555,7 @@ func (m *StreamsGroupHeartbeatRequestKeyValue) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatRequestKeyValue) decode(r *wire.Reader, v int16) {
 	m.Key = r.String(true)
-	if r.Err != nil {
-		r.Push("key")
-		return
-	}
 	m.Value = r.String(true)
-	if r.Err != nil {
-		r.Push("value")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -1733,10 +1566,6 @@ func (m *StreamsGroupHeartbeatRequestKeyValue) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1863,18 +1692,10 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 		}
 		for i := range s {
 			s[i] = r.Int16()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.SourceTopics = s
 	} else {
 		m.SourceTopics = nil
-	}
-	if r.Err != nil {
-		r.Push("sourceTopics")
-		return
 	}
 	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.SourceTopicRegex
@@ -1885,18 +1706,10 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 		}
 		for i := range s {
 			s[i] = r.Int16()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.SourceTopicRegex = s
 	} else {
 		m.SourceTopicRegex = nil
-	}
-	if r.Err != nil {
-		r.Push("sourceTopicRegex")
-		return
 	}
 	if n := r.ArrayLen(true, false, 2); n >= 0 {
 		s := m.RepartitionSourceTopics
@@ -1907,18 +1720,10 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 		}
 		for i := range s {
 			s[i] = r.Int16()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.RepartitionSourceTopics = s
 	} else {
 		m.RepartitionSourceTopics = nil
-	}
-	if r.Err != nil {
-		r.Push("repartitionSourceTopics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -1930,10 +1735,6 @@ func (m *StreamsGroupHeartbeatRequestCopartitionGroup) decode(r *wire.Reader, v 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -2115,10 +1916,6 @@ func (m *StreamsGroupHeartbeatRequestTaskIDs) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatRequestTaskIDs) decode(r *wire.Reader, v int16) {
 	m.SubtopologyID = r.String(true)
-	if r.Err != nil {
-		r.Push("subtopologyId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -2128,18 +1925,10 @@ func (m *StreamsGroupHeartbeatRequestTaskIDs) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -2151,10 +1940,6 @@ func (m *StreamsGroupHeartbeatRequestTaskIDs) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -2287,15 +2072,7 @@ func (m *StreamsGroupHeartbeatRequestEndpoint) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatRequestEndpoint) decode(r *wire.Reader, v int16) {
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Uint16()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -2306,10 +2083,6 @@ func (m *StreamsGroupHeartbeatRequestEndpoint) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -2423,10 +2196,6 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatRequestTaskOffset) decode(r *wire.Reader, v int16) {
 	m.SubtopologyID = r.String(true)
-	if r.Err != nil {
-		r.Push("subtopologyId")
-		return
-	}
 	if len(r.Src)-r.Off >= 12 {
 		p := r.Src[r.Off : r.Off+12]
 		_ = p[11]
@@ -2435,15 +2204,7 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) decode(r *wire.Reader, v int16)
 		r.Off += 12
 	} else {
 		m.Partition = r.Int32()
-		if r.Err != nil {
-			r.Push("partition")
-			return
-		}
 		m.Offset = r.Int64()
-		if r.Err != nil {
-			r.Push("offset")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -2455,10 +2216,6 @@ func (m *StreamsGroupHeartbeatRequestTaskOffset) decode(r *wire.Reader, v int16)
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -2600,7 +2357,7 @@ func (m *StreamsGroupHeartbeatRequest) DecodeWith(src []byte, version int16, opt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

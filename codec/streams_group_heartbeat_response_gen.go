@@ -90,26 +90,10 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.MemberID = r.String(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	if len(r.Src)-r.Off >= 8 {
 		p := r.Src[r.Off : r.Off+8]
 		_ = p[7]
@@ -118,36 +102,16 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 8
 	} else {
 		m.MemberEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("memberEpoch")
-			return
-		}
 		m.HeartbeatIntervalMs = r.Int32()
-		if r.Err != nil {
-			r.Push("heartbeatIntervalMs")
-			return
-		}
 	}
 	if v <= 0 {
 		m.AcceptableRecoveryLagLegacy = r.Int32()
-		if r.Err != nil {
-			r.Push("acceptableRecoveryLagLegacy")
-			return
-		}
 	} else {
 		m.AcceptableRecoveryLagLegacy = 0
 	}
 	m.TaskOffsetIntervalMs = r.Int32()
-	if r.Err != nil {
-		r.Push("taskOffsetIntervalMs")
-		return
-	}
 	if v >= 1 {
 		m.AcceptableRecoveryLag = r.Int64()
-		if r.Err != nil {
-			r.Push("acceptableRecoveryLag")
-			return
-		}
 	} else {
 		m.AcceptableRecoveryLag = -1
 	}
@@ -160,17 +124,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Status = s
 	} else {
 		m.Status = nil
-	}
-	if r.Err != nil {
-		r.Push("status")
-		return
 	}
 	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.ActiveTasks
@@ -181,17 +140,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ActiveTasks = s
 	} else {
 		m.ActiveTasks = nil
-	}
-	if r.Err != nil {
-		r.Push("activeTasks")
-		return
 	}
 	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.StandbyTasks
@@ -202,17 +156,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.StandbyTasks = s
 	} else {
 		m.StandbyTasks = nil
-	}
-	if r.Err != nil {
-		r.Push("standbyTasks")
-		return
 	}
 	if n := r.ArrayLen(true, true, 3); n >= 0 {
 		s := m.WarmupTasks
@@ -223,7 +172,6 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -231,24 +179,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	} else {
 		m.WarmupTasks = nil
 	}
-	if r.Err != nil {
-		r.Push("warmupTasks")
-		return
-	}
 	if v >= 1 {
 		m.TopologyDescriptionRequired = r.Bool()
-		if r.Err != nil {
-			r.Push("topologyDescriptionRequired")
-			return
-		}
 	} else {
 		m.TopologyDescriptionRequired = false
 	}
 	m.EndpointInformationEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("endpointInformationEpoch")
-		return
-	}
 	if n := r.ArrayLen(true, true, 7); n >= 0 {
 		s := m.PartitionsByUserEndpoint
 		s = wire.Slice(s, n, r.Remaining())
@@ -258,17 +194,12 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.PartitionsByUserEndpoint = s
 	} else {
 		m.PartitionsByUserEndpoint = nil
-	}
-	if r.Err != nil {
-		r.Push("partitionsByUserEndpoint")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -280,10 +211,6 @@ func (m *StreamsGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -732,15 +659,7 @@ func (m *StreamsGroupHeartbeatResponseStatus) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatResponseStatus) decode(r *wire.Reader, v int16) {
 	m.StatusCode = r.Int8()
-	if r.Err != nil {
-		r.Push("statusCode")
-		return
-	}
 	m.StatusDetail = r.String(true)
-	if r.Err != nil {
-		r.Push("statusDetail")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -751,10 +670,6 @@ func (m *StreamsGroupHeartbeatResponseStatus) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -865,10 +780,6 @@ func (m *StreamsGroupHeartbeatResponseTaskIDs) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatResponseTaskIDs) decode(r *wire.Reader, v int16) {
 	m.SubtopologyID = r.String(true)
-	if r.Err != nil {
-		r.Push("subtopologyId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -878,18 +789,10 @@ func (m *StreamsGroupHeartbeatResponseTaskIDs) decode(r *wire.Reader, v int16) {
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -901,10 +804,6 @@ func (m *StreamsGroupHeartbeatResponseTaskIDs) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1041,10 +940,6 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reader, v int16) {
 	m.UserEndpoint.decode(r, v)
-	if r.Err != nil {
-		r.Push("userEndpoint")
-		return
-	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.ActivePartitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -1054,17 +949,12 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reade
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.ActivePartitions = s
 	} else {
 		m.ActivePartitions = nil
-	}
-	if r.Err != nil {
-		r.Push("activePartitions")
-		return
 	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.StandbyPartitions
@@ -1075,17 +965,12 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reade
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.StandbyPartitions = s
 	} else {
 		m.StandbyPartitions = nil
-	}
-	if r.Err != nil {
-		r.Push("standbyPartitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -1097,10 +982,6 @@ func (m *StreamsGroupHeartbeatResponseEndpointToPartitions) decode(r *wire.Reade
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1272,15 +1153,7 @@ func (m *StreamsGroupHeartbeatResponseEndpoint) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatResponseEndpoint) decode(r *wire.Reader, v int16) {
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Uint16()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -1291,10 +1164,6 @@ func (m *StreamsGroupHeartbeatResponseEndpoint) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1405,10 +1274,6 @@ func (m *StreamsGroupHeartbeatResponseTopicPartition) isDefault() bool {
 
 func (m *StreamsGroupHeartbeatResponseTopicPartition) decode(r *wire.Reader, v int16) {
 	m.Topic = r.String(true)
-	if r.Err != nil {
-		r.Push("topic")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.Partitions
 		if s != nil && cap(s) >= n {
@@ -1418,18 +1283,10 @@ func (m *StreamsGroupHeartbeatResponseTopicPartition) decode(r *wire.Reader, v i
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -1441,10 +1298,6 @@ func (m *StreamsGroupHeartbeatResponseTopicPartition) decode(r *wire.Reader, v i
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1592,7 +1445,7 @@ func (m *StreamsGroupHeartbeatResponse) DecodeWith(src []byte, version int16, op
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -49,25 +49,9 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) isDefault() bool {
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.MemberID = r.String(true)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	m.TopologyEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("topologyEpoch")
-		return
-	}
 	m.TopologyDescription.decode(r, v)
-	if r.Err != nil {
-		r.Push("topologyDescription")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -78,10 +62,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) decode(r *wire.Reader, v 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -244,17 +224,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Subtopologies = s
 	} else {
 		m.Subtopologies = nil
-	}
-	if r.Err != nil {
-		r.Push("subtopologies")
-		return
 	}
 	if n := r.ArrayLen(true, false, 15); n >= 0 {
 		s := m.GlobalStores
@@ -265,17 +240,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.GlobalStores = s
 	} else {
 		m.GlobalStores = nil
-	}
-	if r.Err != nil {
-		r.Push("globalStores")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -287,10 +257,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) decode
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -448,10 +414,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) decode(r *wire.Reader, v int16) {
 	m.SubtopologyID = r.String(true)
-	if r.Err != nil {
-		r.Push("subtopologyId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 7); n >= 0 {
 		s := m.Nodes
 		s = wire.Slice(s, n, r.Remaining())
@@ -461,17 +423,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Nodes = s
 	} else {
 		m.Nodes = nil
-	}
-	if r.Err != nil {
-		r.Push("nodes")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -483,10 +440,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -635,15 +588,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) is
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.NodeType = r.Int8()
-	if r.Err != nil {
-		r.Push("nodeType")
-		return
-	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.SourceTopics
 		if s != nil && cap(s) >= n {
@@ -653,24 +598,12 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.SourceTopics = s
 	} else {
 		m.SourceTopics = nil
 	}
-	if r.Err != nil {
-		r.Push("sourceTopics")
-		return
-	}
 	m.SinkTopic = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("sinkTopic")
-		return
-	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.Stores
 		if s != nil && cap(s) >= n {
@@ -680,18 +613,10 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Stores = s
 	} else {
 		m.Stores = nil
-	}
-	if r.Err != nil {
-		r.Push("stores")
-		return
 	}
 	if n := r.ArrayLen(true, false, 1); n >= 0 {
 		s := m.Successors
@@ -702,18 +627,10 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 		}
 		for i := range s {
 			s[i] = r.String(true)
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Successors = s
 	} else {
 		m.Successors = nil
-	}
-	if r.Err != nil {
-		r.Push("successors")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -725,10 +642,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) de
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -970,15 +883,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 
 func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) decode(r *wire.Reader, v int16) {
 	m.Source.decode(r, v)
-	if r.Err != nil {
-		r.Push("source")
-		return
-	}
 	m.Processor.decode(r, v)
-	if r.Err != nil {
-		r.Push("processor")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -989,10 +894,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -1125,7 +1026,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) DecodeWith(src []byte, ve
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

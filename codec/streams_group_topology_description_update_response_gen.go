@@ -49,21 +49,9 @@ func (m *StreamsGroupTopologyDescriptionUpdateResponse) decode(r *wire.Reader, v
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -74,10 +62,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateResponse) decode(r *wire.Reader, v
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -223,7 +207,7 @@ func (m *StreamsGroupTopologyDescriptionUpdateResponse) DecodeWith(src []byte, v
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -53,44 +53,20 @@ func (m *SyncGroupRequest) isDefault() bool {
 
 func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	m.GenerationID = r.Int32()
-	if r.Err != nil {
-		r.Push("generationId")
-		return
-	}
 	m.MemberID = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	if v >= 3 {
 		m.GroupInstanceID = r.NullableString(v >= 4)
-		if r.Err != nil {
-			r.Push("groupInstanceId")
-			return
-		}
 	} else {
 		m.GroupInstanceID = nil
 	}
 	if v >= 5 {
 		m.ProtocolType = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("protocolType")
-			return
-		}
 	} else {
 		m.ProtocolType = nil
 	}
 	if v >= 5 {
 		m.ProtocolName = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("protocolName")
-			return
-		}
 	} else {
 		m.ProtocolName = nil
 	}
@@ -103,17 +79,12 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Assignments = s
 	} else {
 		m.Assignments = nil
-	}
-	if r.Err != nil {
-		r.Push("assignments")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
@@ -126,10 +97,6 @@ func (m *SyncGroupRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -376,15 +343,7 @@ func (m *SyncGroupRequestAssignment) isDefault() bool {
 
 func (m *SyncGroupRequestAssignment) decode(r *wire.Reader, v int16) {
 	m.MemberID = r.String(v >= 4)
-	if r.Err != nil {
-		r.Push("memberId")
-		return
-	}
 	m.Assignment = r.Bytes(v >= 4)
-	if r.Err != nil {
-		r.Push("assignment")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
 		n := r.TagCount()
@@ -396,10 +355,6 @@ func (m *SyncGroupRequestAssignment) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -532,7 +487,7 @@ func (m *SyncGroupRequest) DecodeWith(src []byte, version int16, opts DecodeOpti
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -47,41 +47,21 @@ func (m *SyncGroupResponse) isDefault() bool {
 func (m *SyncGroupResponse) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 	} else {
 		m.ThrottleTimeMs = 0
 	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if v >= 5 {
 		m.ProtocolType = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("protocolType")
-			return
-		}
 	} else {
 		m.ProtocolType = nil
 	}
 	if v >= 5 {
 		m.ProtocolName = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("protocolName")
-			return
-		}
 	} else {
 		m.ProtocolName = nil
 	}
 	m.Assignment = r.Bytes(v >= 4)
-	if r.Err != nil {
-		r.Push("assignment")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 4 {
 		n := r.TagCount()
@@ -93,10 +73,6 @@ func (m *SyncGroupResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -279,7 +255,7 @@ func (m *SyncGroupResponse) DecodeWith(src []byte, version int16, opts DecodeOpt
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

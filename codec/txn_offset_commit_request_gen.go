@@ -63,15 +63,7 @@ func (m *TxnOffsetCommitRequest) isDefault() bool {
 
 func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 	m.TransactionalID = r.String(v >= 3)
-	if r.Err != nil {
-		r.Push("transactionalId")
-		return
-	}
 	m.GroupID = r.String(v >= 3)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	if len(r.Src)-r.Off >= 10 {
 		p := r.Src[r.Off : r.Off+10]
 		_ = p[9]
@@ -80,40 +72,20 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 10
 	} else {
 		m.ProducerID = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
-		}
 		m.ProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("producerEpoch")
-			return
-		}
 	}
 	if v >= 3 {
 		m.GenerationIDOrMemberEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("generationIdOrMemberEpoch")
-			return
-		}
 	} else {
 		m.GenerationIDOrMemberEpoch = -1
 	}
 	if v >= 3 {
 		m.MemberID = r.String(true)
-		if r.Err != nil {
-			r.Push("memberId")
-			return
-		}
 	} else {
 		m.MemberID = ""
 	}
 	if v >= 3 {
 		m.GroupInstanceID = r.NullableString(true)
-		if r.Err != nil {
-			r.Push("groupInstanceId")
-			return
-		}
 	} else {
 		m.GroupInstanceID = nil
 	}
@@ -126,17 +98,12 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
@@ -149,10 +116,6 @@ func (m *TxnOffsetCommitRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -420,19 +383,11 @@ func (m *TxnOffsetCommitRequestTopic) isDefault() bool {
 func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 	if v <= 5 {
 		m.Name = r.String(v >= 3)
-		if r.Err != nil {
-			r.Push("name")
-			return
-		}
 	} else {
 		m.Name = ""
 	}
 	if v >= 6 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -445,17 +400,12 @@ func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
@@ -468,10 +418,6 @@ func (m *TxnOffsetCommitRequestTopic) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -650,30 +596,14 @@ func (m *TxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.CommittedOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("committedOffset")
-			return
-		}
 	}
 	if v >= 2 {
 		m.CommittedLeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("committedLeaderEpoch")
-			return
-		}
 	} else {
 		m.CommittedLeaderEpoch = -1
 	}
 	m.CommittedMetadata = r.NullableString(v >= 3)
-	if r.Err != nil {
-		r.Push("committedMetadata")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 3 {
 		n := r.TagCount()
@@ -685,10 +615,6 @@ func (m *TxnOffsetCommitRequestPartition) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -852,7 +778,7 @@ func (m *TxnOffsetCommitRequest) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

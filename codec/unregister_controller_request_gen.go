@@ -39,10 +39,6 @@ func (m *UnregisterControllerRequest) isDefault() bool {
 
 func (m *UnregisterControllerRequest) decode(r *wire.Reader, v int16) {
 	m.ControllerID = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerId")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -53,10 +49,6 @@ func (m *UnregisterControllerRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -182,7 +174,7 @@ func (m *UnregisterControllerRequest) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -46,10 +46,6 @@ func (m *UpdateFeaturesRequest) isDefault() bool {
 
 func (m *UpdateFeaturesRequest) decode(r *wire.Reader, v int16) {
 	m.TimeoutMs = r.Int32()
-	if r.Err != nil {
-		r.Push("timeoutMs")
-		return
-	}
 	if n := r.ArrayLen(true, false, 4); n >= 0 {
 		s := m.FeatureUpdates
 		s = wire.Slice(s, n, r.Remaining())
@@ -59,7 +55,6 @@ func (m *UpdateFeaturesRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -67,16 +62,8 @@ func (m *UpdateFeaturesRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.FeatureUpdates = nil
 	}
-	if r.Err != nil {
-		r.Push("featureUpdates")
-		return
-	}
 	if v >= 1 {
 		m.ValidateOnly = r.Bool()
-		if r.Err != nil {
-			r.Push("validateOnly")
-			return
-		}
 	} else {
 		m.ValidateOnly = false
 	}
@@ -90,10 +77,6 @@ func (m *UpdateFeaturesRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -265,30 +248,14 @@ func (m *UpdateFeaturesRequestFeatureUpdateKey) isDefault() bool {
 
 func (m *UpdateFeaturesRequestFeatureUpdateKey) decode(r *wire.Reader, v int16) {
 	m.Feature = r.String(true)
-	if r.Err != nil {
-		r.Push("feature")
-		return
-	}
 	m.MaxVersionLevel = r.Int16()
-	if r.Err != nil {
-		r.Push("maxVersionLevel")
-		return
-	}
 	if v <= 0 {
 		m.AllowDowngrade = r.Bool()
-		if r.Err != nil {
-			r.Push("allowDowngrade")
-			return
-		}
 	} else {
 		m.AllowDowngrade = false
 	}
 	if v >= 1 {
 		m.UpgradeType = r.Int8()
-		if r.Err != nil {
-			r.Push("upgradeType")
-			return
-		}
 	} else {
 		m.UpgradeType = 1
 	}
@@ -302,10 +269,6 @@ func (m *UpdateFeaturesRequestFeatureUpdateKey) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -467,7 +430,7 @@ func (m *UpdateFeaturesRequest) DecodeWith(src []byte, version int16, opts Decod
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

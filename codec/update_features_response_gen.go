@@ -53,21 +53,9 @@ func (m *UpdateFeaturesResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	if v <= 1 {
 		if n := r.ArrayLen(true, false, 5); n >= 0 {
 			s := m.Results
@@ -78,17 +66,12 @@ func (m *UpdateFeaturesResponse) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.Results = s
 		} else {
 			m.Results = nil
-		}
-		if r.Err != nil {
-			r.Push("results")
-			return
 		}
 	} else {
 		m.Results = nil
@@ -103,10 +86,6 @@ func (m *UpdateFeaturesResponse) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -278,20 +257,8 @@ func (m *UpdateFeaturesResponseUpdatableFeatureResult) isDefault() bool {
 
 func (m *UpdateFeaturesResponseUpdatableFeatureResult) decode(r *wire.Reader, v int16) {
 	m.Feature = r.String(true)
-	if r.Err != nil {
-		r.Push("feature")
-		return
-	}
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.ErrorMessage = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("errorMessage")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -302,10 +269,6 @@ func (m *UpdateFeaturesResponseUpdatableFeatureResult) decode(r *wire.Reader, v 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -446,7 +409,7 @@ func (m *UpdateFeaturesResponse) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -63,31 +63,15 @@ func (m *UpdateMetadataRequest) isDefault() bool {
 
 func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 	m.ControllerID = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerId")
-		return
-	}
 	if v >= 8 {
 		m.IsKRaftController = r.Bool()
-		if r.Err != nil {
-			r.Push("isKRaftController")
-			return
-		}
 	} else {
 		m.IsKRaftController = false
 	}
 	m.Type = 0
 	m.ControllerEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("controllerEpoch")
-		return
-	}
 	if v >= 5 {
 		m.BrokerEpoch = r.Int64()
-		if r.Err != nil {
-			r.Push("brokerEpoch")
-			return
-		}
 	} else {
 		m.BrokerEpoch = -1
 	}
@@ -101,17 +85,12 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.UngroupedPartitionStates = s
 		} else {
 			m.UngroupedPartitionStates = nil
-		}
-		if r.Err != nil {
-			r.Push("ungroupedPartitionStates")
-			return
 		}
 	} else {
 		m.UngroupedPartitionStates = nil
@@ -126,17 +105,12 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.TopicStates = s
 		} else {
 			m.TopicStates = nil
-		}
-		if r.Err != nil {
-			r.Push("topicStates")
-			return
 		}
 	} else {
 		m.TopicStates = nil
@@ -150,17 +124,12 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.LiveBrokers = s
 	} else {
 		m.LiveBrokers = nil
-	}
-	if r.Err != nil {
-		r.Push("liveBrokers")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 6 {
@@ -177,17 +146,9 @@ func (m *UpdateMetadataRequest) decode(r *wire.Reader, v int16) {
 				saved := r.Limit(end)
 				m.Type = r.Int8()
 				r.Unlimit(saved, tag)
-				if r.Err != nil {
-					r.Push("type")
-					return
-				}
 			default:
 				m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 			}
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -523,10 +484,6 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) isDefault() bool {
 func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reader, v int16) {
 	if v <= 4 {
 		m.TopicName = r.String(false)
-		if r.Err != nil {
-			r.Push("topicName")
-			return
-		}
 	} else {
 		m.TopicName = ""
 	}
@@ -540,25 +497,9 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 		r.Off += 16
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ControllerEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("controllerEpoch")
-			return
-		}
 		m.Leader = r.Int32()
-		if r.Err != nil {
-			r.Push("leader")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	if n := r.ArrayLen(v >= 6, false, 4); n >= 0 {
 		s := m.Isr
@@ -569,24 +510,12 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Isr = s
 	} else {
 		m.Isr = nil
 	}
-	if r.Err != nil {
-		r.Push("isr")
-		return
-	}
 	m.ZkVersion = r.Int32()
-	if r.Err != nil {
-		r.Push("zkVersion")
-		return
-	}
 	if n := r.ArrayLen(v >= 6, false, 4); n >= 0 {
 		s := m.Replicas
 		if s != nil && cap(s) >= n {
@@ -596,18 +525,10 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.Replicas = s
 	} else {
 		m.Replicas = nil
-	}
-	if r.Err != nil {
-		r.Push("replicas")
-		return
 	}
 	if v >= 4 {
 		if n := r.ArrayLen(v >= 6, false, 4); n >= 0 {
@@ -619,18 +540,10 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 			}
 			for i := range s {
 				s[i] = r.Int32()
-				if r.Err != nil {
-					r.PushIndex(i)
-					break
-				}
 			}
 			m.OfflineReplicas = s
 		} else {
 			m.OfflineReplicas = nil
-		}
-		if r.Err != nil {
-			r.Push("offlineReplicas")
-			return
 		}
 	} else {
 		m.OfflineReplicas = nil
@@ -646,10 +559,6 @@ func (m *UpdateMetadataRequestUpdateMetadataPartitionState) decode(r *wire.Reade
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -923,19 +832,11 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) isDefault() bool {
 func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v int16) {
 	if v >= 5 {
 		m.TopicName = r.String(v >= 6)
-		if r.Err != nil {
-			r.Push("topicName")
-			return
-		}
 	} else {
 		m.TopicName = ""
 	}
 	if v >= 7 {
 		m.TopicID = r.UUID()
-		if r.Err != nil {
-			r.Push("topicId")
-			return
-		}
 	} else {
 		m.TopicID = UUID{}
 	}
@@ -949,17 +850,12 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
 			m.PartitionStates = s
 		} else {
 			m.PartitionStates = nil
-		}
-		if r.Err != nil {
-			r.Push("partitionStates")
-			return
 		}
 	} else {
 		m.PartitionStates = nil
@@ -975,10 +871,6 @@ func (m *UpdateMetadataRequestUpdateMetadataTopicState) decode(r *wire.Reader, v
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1163,25 +1055,13 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) isDefault() bool {
 
 func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int16) {
 	m.ID = r.Int32()
-	if r.Err != nil {
-		r.Push("id")
-		return
-	}
 	if v <= 0 {
 		m.V0Host = r.String(false)
-		if r.Err != nil {
-			r.Push("v0Host")
-			return
-		}
 	} else {
 		m.V0Host = ""
 	}
 	if v <= 0 {
 		m.V0Port = r.Int32()
-		if r.Err != nil {
-			r.Push("v0Port")
-			return
-		}
 	} else {
 		m.V0Port = 0
 	}
@@ -1195,7 +1075,6 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 				}
 				s[i].decode(r, v)
 				if r.Err != nil {
-					r.PushIndex(i)
 					break
 				}
 			}
@@ -1203,19 +1082,11 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 		} else {
 			m.Endpoints = nil
 		}
-		if r.Err != nil {
-			r.Push("endpoints")
-			return
-		}
 	} else {
 		m.Endpoints = nil
 	}
 	if v >= 2 {
 		m.Rack = r.NullableString(v >= 6)
-		if r.Err != nil {
-			r.Push("rack")
-			return
-		}
 	} else {
 		m.Rack = newString("")
 	}
@@ -1230,10 +1101,6 @@ func (m *UpdateMetadataRequestUpdateMetadataBroker) decode(r *wire.Reader, v int
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1439,37 +1306,21 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) isDefault() bool {
 func (m *UpdateMetadataRequestUpdateMetadataEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.Port = r.Int32()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 	} else {
 		m.Port = 0
 	}
 	if v >= 1 {
 		m.Host = r.String(v >= 6)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
 	if v >= 3 {
 		m.Listener = r.String(v >= 6)
-		if r.Err != nil {
-			r.Push("listener")
-			return
-		}
 	} else {
 		m.Listener = ""
 	}
 	if v >= 1 {
 		m.SecurityProtocol = r.Int16()
-		if r.Err != nil {
-			r.Push("securityProtocol")
-			return
-		}
 	} else {
 		m.SecurityProtocol = 0
 	}
@@ -1484,10 +1335,6 @@ func (m *UpdateMetadataRequestUpdateMetadataEndpoint) decode(r *wire.Reader, v i
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -1674,7 +1521,7 @@ func (m *UpdateMetadataRequest) DecodeWith(src []byte, version int16, opts Decod
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

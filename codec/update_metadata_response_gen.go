@@ -34,10 +34,6 @@ func (m *UpdateMetadataResponse) isDefault() bool {
 
 func (m *UpdateMetadataResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	if v >= 6 {
 		n := r.TagCount()
@@ -49,10 +45,6 @@ func (m *UpdateMetadataResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -170,7 +162,7 @@ func (m *UpdateMetadataResponse) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -58,10 +58,6 @@ func (m *UpdateRaftVoterRequest) isDefault() bool {
 
 func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	m.ClusterID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("clusterId")
-		return
-	}
 	if len(r.Src)-r.Off >= 24 {
 		p := r.Src[r.Off : r.Off+24]
 		_ = p[23]
@@ -71,20 +67,8 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 		r.Off += 24
 	} else {
 		m.CurrentLeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("currentLeaderEpoch")
-			return
-		}
 		m.VoterID = r.Int32()
-		if r.Err != nil {
-			r.Push("voterId")
-			return
-		}
 		m.VoterDirectoryID = r.UUID()
-		if r.Err != nil {
-			r.Push("voterDirectoryId")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.Listeners
@@ -95,7 +79,6 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -103,15 +86,7 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Listeners = nil
 	}
-	if r.Err != nil {
-		r.Push("listeners")
-		return
-	}
 	m.KRaftVersionFeature.decode(r, v)
-	if r.Err != nil {
-		r.Push("kRaftVersionFeature")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -122,10 +97,6 @@ func (m *UpdateRaftVoterRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -330,20 +301,8 @@ func (m *UpdateRaftVoterRequestListener) isDefault() bool {
 
 func (m *UpdateRaftVoterRequestListener) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Uint16()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -354,10 +313,6 @@ func (m *UpdateRaftVoterRequestListener) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -490,15 +445,7 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) decode(r *wire.Reader, v int
 		r.Off += 4
 	} else {
 		m.MinSupportedVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("minSupportedVersion")
-			return
-		}
 		m.MaxSupportedVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("maxSupportedVersion")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -510,10 +457,6 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) decode(r *wire.Reader, v int
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -640,7 +583,7 @@ func (m *UpdateRaftVoterRequest) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

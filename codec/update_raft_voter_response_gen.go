@@ -50,15 +50,7 @@ func (m *UpdateRaftVoterResponse) decode(r *wire.Reader, v int16) {
 		r.Off += 6
 	} else {
 		m.ThrottleTimeMs = r.Int32()
-		if r.Err != nil {
-			r.Push("throttleTimeMs")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.CurrentLeader = *NewUpdateRaftVoterResponseCurrentLeader()
 	m.UnknownTaggedFields = nil
@@ -75,17 +67,9 @@ func (m *UpdateRaftVoterResponse) decode(r *wire.Reader, v int16) {
 			saved := r.Limit(end)
 			m.CurrentLeader.decode(r, v)
 			r.Unlimit(saved, tag)
-			if r.Err != nil {
-				r.Push("currentLeader")
-				return
-			}
 		default:
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -236,26 +220,10 @@ func (m *UpdateRaftVoterResponseCurrentLeader) decode(r *wire.Reader, v int16) {
 		r.Off += 8
 	} else {
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 	}
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Int32()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -266,10 +234,6 @@ func (m *UpdateRaftVoterResponseCurrentLeader) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -421,7 +385,7 @@ func (m *UpdateRaftVoterResponse) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

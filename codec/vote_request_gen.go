@@ -44,16 +44,8 @@ func (m *VoteRequest) isDefault() bool {
 
 func (m *VoteRequest) decode(r *wire.Reader, v int16) {
 	m.ClusterID = r.NullableString(true)
-	if r.Err != nil {
-		r.Push("clusterId")
-		return
-	}
 	if v >= 1 {
 		m.VoterID = r.Int32()
-		if r.Err != nil {
-			r.Push("voterId")
-			return
-		}
 	} else {
 		m.VoterID = -1
 	}
@@ -66,17 +58,12 @@ func (m *VoteRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -88,10 +75,6 @@ func (m *VoteRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -258,10 +241,6 @@ func (m *VoteRequestTopicData) isDefault() bool {
 
 func (m *VoteRequestTopicData) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(true, false, 25); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -271,17 +250,12 @@ func (m *VoteRequestTopicData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -293,10 +267,6 @@ func (m *VoteRequestTopicData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -459,20 +429,8 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ReplicaEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("replicaEpoch")
-			return
-		}
 		m.ReplicaID = r.Int32()
-		if r.Err != nil {
-			r.Push("replicaId")
-			return
-		}
 	}
 	if v >= 1 {
 		if len(r.Src)-r.Off >= 32 {
@@ -483,15 +441,7 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 			r.Off += 32
 		} else {
 			m.ReplicaDirectoryID = r.UUID()
-			if r.Err != nil {
-				r.Push("replicaDirectoryId")
-				return
-			}
 			m.VoterDirectoryID = r.UUID()
-			if r.Err != nil {
-				r.Push("voterDirectoryId")
-				return
-			}
 		}
 	} else {
 		m.ReplicaDirectoryID = UUID{}
@@ -505,22 +455,10 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 12
 	} else {
 		m.LastOffsetEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("lastOffsetEpoch")
-			return
-		}
 		m.LastOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("lastOffset")
-			return
-		}
 	}
 	if v >= 2 {
 		m.PreVote = r.Bool()
-		if r.Err != nil {
-			r.Push("preVote")
-			return
-		}
 	} else {
 		m.PreVote = false
 	}
@@ -534,10 +472,6 @@ func (m *VoteRequestPartitionData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -748,7 +682,7 @@ func (m *VoteRequest) DecodeWith(src []byte, version int16, opts DecodeOptions) 
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -38,10 +38,6 @@ func (m *VoteResponse) isDefault() bool {
 
 func (m *VoteResponse) decode(r *wire.Reader, v int16) {
 	m.ErrorCode = r.Int16()
-	if r.Err != nil {
-		r.Push("errorCode")
-		return
-	}
 	if n := r.ArrayLen(true, false, 3); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -51,17 +47,12 @@ func (m *VoteResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.NodeEndpoints = nil
 	m.UnknownTaggedFields = nil
@@ -85,7 +76,6 @@ func (m *VoteResponse) decode(r *wire.Reader, v int16) {
 					}
 					s[i].decode(r, v)
 					if r.Err != nil {
-						r.PushIndex(i)
 						break
 					}
 				}
@@ -94,17 +84,9 @@ func (m *VoteResponse) decode(r *wire.Reader, v int16) {
 				m.NodeEndpoints = nil
 			}
 			r.Unlimit(saved, tag)
-			if r.Err != nil {
-				r.Push("nodeEndpoints")
-				return
-			}
 		default:
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -291,10 +273,6 @@ func (m *VoteResponseTopicData) isDefault() bool {
 
 func (m *VoteResponseTopicData) decode(r *wire.Reader, v int16) {
 	m.TopicName = r.String(true)
-	if r.Err != nil {
-		r.Push("topicName")
-		return
-	}
 	if n := r.ArrayLen(true, false, 16); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -304,17 +282,12 @@ func (m *VoteResponseTopicData) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -326,10 +299,6 @@ func (m *VoteResponseTopicData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -485,30 +454,10 @@ func (m *VoteResponsePartitionData) decode(r *wire.Reader, v int16) {
 		r.Off += 15
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 		m.LeaderID = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderId")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 		m.VoteGranted = r.Bool()
-		if r.Err != nil {
-			r.Push("voteGranted")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -520,10 +469,6 @@ func (m *VoteResponsePartitionData) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -671,28 +616,16 @@ func (m *VoteResponseNodeEndpoint) isDefault() bool {
 func (m *VoteResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 	if v >= 1 {
 		m.NodeID = r.Int32()
-		if r.Err != nil {
-			r.Push("nodeId")
-			return
-		}
 	} else {
 		m.NodeID = 0
 	}
 	if v >= 1 {
 		m.Host = r.String(true)
-		if r.Err != nil {
-			r.Push("host")
-			return
-		}
 	} else {
 		m.Host = ""
 	}
 	if v >= 1 {
 		m.Port = r.Uint16()
-		if r.Err != nil {
-			r.Push("port")
-			return
-		}
 	} else {
 		m.Port = 0
 	}
@@ -706,10 +639,6 @@ func (m *VoteResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -869,7 +798,7 @@ func (m *VoteResponse) DecodeWith(src []byte, version int16, opts DecodeOptions)
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -35,10 +35,6 @@ func (m *VotersRecord) isDefault() bool {
 
 func (m *VotersRecord) decode(r *wire.Reader, v int16) {
 	m.Version = r.Int16()
-	if r.Err != nil {
-		r.Push("version")
-		return
-	}
 	if n := r.ArrayLen(true, false, 27); n >= 0 {
 		s := m.Voters
 		s = wire.Slice(s, n, r.Remaining())
@@ -48,17 +44,12 @@ func (m *VotersRecord) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Voters = s
 	} else {
 		m.Voters = nil
-	}
-	if r.Err != nil {
-		r.Push("voters")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -70,10 +61,6 @@ func (m *VotersRecord) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -219,15 +206,7 @@ func (m *VotersRecordVoter) decode(r *wire.Reader, v int16) {
 		r.Off += 20
 	} else {
 		m.VoterID = r.Int32()
-		if r.Err != nil {
-			r.Push("voterId")
-			return
-		}
 		m.VoterDirectoryID = r.UUID()
-		if r.Err != nil {
-			r.Push("voterDirectoryId")
-			return
-		}
 	}
 	if n := r.ArrayLen(true, false, 5); n >= 0 {
 		s := m.Endpoints
@@ -238,7 +217,6 @@ func (m *VotersRecordVoter) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -246,15 +224,7 @@ func (m *VotersRecordVoter) decode(r *wire.Reader, v int16) {
 	} else {
 		m.Endpoints = nil
 	}
-	if r.Err != nil {
-		r.Push("endpoints")
-		return
-	}
 	m.KRaftVersionFeature.decode(r, v)
-	if r.Err != nil {
-		r.Push("kRaftVersionFeature")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -265,10 +235,6 @@ func (m *VotersRecordVoter) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -433,20 +399,8 @@ func (m *VotersRecordEndpoint) isDefault() bool {
 
 func (m *VotersRecordEndpoint) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(true)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	m.Host = r.String(true)
-	if r.Err != nil {
-		r.Push("host")
-		return
-	}
 	m.Port = r.Uint16()
-	if r.Err != nil {
-		r.Push("port")
-		return
-	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
 	prev := int64(-1)
@@ -457,10 +411,6 @@ func (m *VotersRecordEndpoint) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -593,15 +543,7 @@ func (m *VotersRecordKRaftVersionFeature) decode(r *wire.Reader, v int16) {
 		r.Off += 4
 	} else {
 		m.MinSupportedVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("minSupportedVersion")
-			return
-		}
 		m.MaxSupportedVersion = r.Int16()
-		if r.Err != nil {
-			r.Push("maxSupportedVersion")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -613,10 +555,6 @@ func (m *VotersRecordKRaftVersionFeature) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -743,7 +681,7 @@ func (m *VotersRecord) DecodeWith(src []byte, version int16, opts DecodeOptions)
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -44,10 +44,6 @@ func (m *WriteShareGroupStateRequest) isDefault() bool {
 
 func (m *WriteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 	m.GroupID = r.String(true)
-	if r.Err != nil {
-		r.Push("groupId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 18); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -57,17 +53,12 @@ func (m *WriteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -79,10 +70,6 @@ func (m *WriteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 	m.TrailingBytes = nil
 	if r.Err == nil && r.Off < len(r.Src) {
@@ -234,10 +221,6 @@ func (m *WriteShareGroupStateRequestWriteStateData) isDefault() bool {
 
 func (m *WriteShareGroupStateRequestWriteStateData) decode(r *wire.Reader, v int16) {
 	m.TopicID = r.UUID()
-	if r.Err != nil {
-		r.Push("topicId")
-		return
-	}
 	if n := r.ArrayLen(true, false, 22); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -247,17 +230,12 @@ func (m *WriteShareGroupStateRequestWriteStateData) decode(r *wire.Reader, v int
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -269,10 +247,6 @@ func (m *WriteShareGroupStateRequestWriteStateData) decode(r *wire.Reader, v int
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -426,32 +400,12 @@ func (m *WriteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int1
 		r.Off += 20
 	} else {
 		m.Partition = r.Int32()
-		if r.Err != nil {
-			r.Push("partition")
-			return
-		}
 		m.StateEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("stateEpoch")
-			return
-		}
 		m.LeaderEpoch = r.Int32()
-		if r.Err != nil {
-			r.Push("leaderEpoch")
-			return
-		}
 		m.StartOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("startOffset")
-			return
-		}
 	}
 	if v >= 1 {
 		m.DeliveryCompleteCount = r.Int32()
-		if r.Err != nil {
-			r.Push("deliveryCompleteCount")
-			return
-		}
 	} else {
 		m.DeliveryCompleteCount = -1
 	}
@@ -464,17 +418,12 @@ func (m *WriteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int1
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.StateBatches = s
 	} else {
 		m.StateBatches = nil
-	}
-	if r.Err != nil {
-		r.Push("stateBatches")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -486,10 +435,6 @@ func (m *WriteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int1
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -687,25 +632,9 @@ func (m *WriteShareGroupStateRequestStateBatch) decode(r *wire.Reader, v int16) 
 		r.Off += 19
 	} else {
 		m.FirstOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("firstOffset")
-			return
-		}
 		m.LastOffset = r.Int64()
-		if r.Err != nil {
-			r.Push("lastOffset")
-			return
-		}
 		m.DeliveryState = r.Int8()
-		if r.Err != nil {
-			r.Push("deliveryState")
-			return
-		}
 		m.DeliveryCount = r.Int16()
-		if r.Err != nil {
-			r.Push("deliveryCount")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	n := r.TagCount()
@@ -717,10 +646,6 @@ func (m *WriteShareGroupStateRequestStateBatch) decode(r *wire.Reader, v int16) 
 		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-	}
-	if r.Err != nil {
-		r.Push("_tags")
-		return
 	}
 }
 
@@ -867,7 +792,7 @@ func (m *WriteShareGroupStateRequest) DecodeWith(src []byte, version int16, opts
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

@@ -49,17 +49,12 @@ func (m *WriteTxnMarkersRequest) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Markers = s
 	} else {
 		m.Markers = nil
-	}
-	if r.Err != nil {
-		r.Push("markers")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -72,10 +67,6 @@ func (m *WriteTxnMarkersRequest) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 	m.TrailingBytes = nil
@@ -239,20 +230,8 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 		r.Off += 11
 	} else {
 		m.ProducerID = r.Int64()
-		if r.Err != nil {
-			r.Push("producerId")
-			return
-		}
 		m.ProducerEpoch = r.Int16()
-		if r.Err != nil {
-			r.Push("producerEpoch")
-			return
-		}
 		m.TransactionResult = r.Bool()
-		if r.Err != nil {
-			r.Push("transactionResult")
-			return
-		}
 	}
 	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Topics
@@ -263,7 +242,6 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
@@ -271,21 +249,9 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 	} else {
 		m.Topics = nil
 	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
-	}
 	m.CoordinatorEpoch = r.Int32()
-	if r.Err != nil {
-		r.Push("coordinatorEpoch")
-		return
-	}
 	if v >= 2 {
 		m.TransactionVersion = r.Int8()
-		if r.Err != nil {
-			r.Push("transactionVersion")
-			return
-		}
 	} else {
 		m.TransactionVersion = 0
 	}
@@ -300,10 +266,6 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) decode(r *wire.Reader, v int16
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -495,10 +457,6 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) isDefault() bool {
 
 func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 4); n >= 0 {
 		s := m.PartitionIndexes
 		if s != nil && cap(s) >= n {
@@ -508,18 +466,10 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) decode(r *wire.Reader, v 
 		}
 		for i := range s {
 			s[i] = r.Int32()
-			if r.Err != nil {
-				r.PushIndex(i)
-				break
-			}
 		}
 		m.PartitionIndexes = s
 	} else {
 		m.PartitionIndexes = nil
-	}
-	if r.Err != nil {
-		r.Push("partitionIndexes")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -532,10 +482,6 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) decode(r *wire.Reader, v 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -690,7 +636,7 @@ func (m *WriteTxnMarkersRequest) DecodeWith(src []byte, version int16, opts Deco
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

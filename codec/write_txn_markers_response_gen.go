@@ -44,17 +44,12 @@ func (m *WriteTxnMarkersResponse) decode(r *wire.Reader, v int16) {
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Markers = s
 	} else {
 		m.Markers = nil
-	}
-	if r.Err != nil {
-		r.Push("markers")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -67,10 +62,6 @@ func (m *WriteTxnMarkersResponse) decode(r *wire.Reader, v int16) {
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -199,10 +190,6 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) isDefault() bool {
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, v int16) {
 	m.ProducerID = r.Int64()
-	if r.Err != nil {
-		r.Push("producerId")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 2); n >= 0 {
 		s := m.Topics
 		s = wire.Slice(s, n, r.Remaining())
@@ -212,17 +199,12 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, 
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Topics = s
 	} else {
 		m.Topics = nil
-	}
-	if r.Err != nil {
-		r.Push("topics")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -235,10 +217,6 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerResult) decode(r *wire.Reader, 
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -377,10 +355,6 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) isDefault() bool {
 
 func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) decode(r *wire.Reader, v int16) {
 	m.Name = r.String(v >= 1)
-	if r.Err != nil {
-		r.Push("name")
-		return
-	}
 	if n := r.ArrayLen(v >= 1, false, 6); n >= 0 {
 		s := m.Partitions
 		s = wire.Slice(s, n, r.Remaining())
@@ -390,17 +364,12 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) decode(r *wire.Rea
 			}
 			s[i].decode(r, v)
 			if r.Err != nil {
-				r.PushIndex(i)
 				break
 			}
 		}
 		m.Partitions = s
 	} else {
 		m.Partitions = nil
-	}
-	if r.Err != nil {
-		r.Push("partitions")
-		return
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -413,10 +382,6 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerTopicResult) decode(r *wire.Rea
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -567,15 +532,7 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) decode(r *wire
 		r.Off += 6
 	} else {
 		m.PartitionIndex = r.Int32()
-		if r.Err != nil {
-			r.Push("partitionIndex")
-			return
-		}
 		m.ErrorCode = r.Int16()
-		if r.Err != nil {
-			r.Push("errorCode")
-			return
-		}
 	}
 	m.UnknownTaggedFields = nil
 	if v >= 1 {
@@ -588,10 +545,6 @@ func (m *WriteTxnMarkersResponseWritableTxnMarkerPartitionResult) decode(r *wire
 			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
-		}
-		if r.Err != nil {
-			r.Push("_tags")
-			return
 		}
 	}
 }
@@ -725,7 +678,7 @@ func (m *WriteTxnMarkersResponse) DecodeWith(src []byte, version int16, opts Dec
 		}
 	}()
 	m.decode(&r, version)
-	return finishDecode(m, &r, version)
+	return finishDecode(m, &r, version, 0)
 }
 
 // AppendJSON appends the JSON form of m at the given version to dst.

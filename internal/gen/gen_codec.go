@@ -193,7 +193,6 @@ func genDecode(e *emitter, m *Message, s *Struct) {
 			continue
 		}
 		genReadField(e, m, f, "m."+f.GoName, compactCond(m, f, known), known)
-		e.p("if r.Err != nil { r.Push(%q); return }", f.JSONName)
 		if !c.constant() {
 			e.p("} else {")
 			e.p("m.%s = %s", f.GoName, defaultOrZero(f))
@@ -223,7 +222,6 @@ func genDecode(e *emitter, m *Message, s *Struct) {
 				e.p("saved := r.Limit(end)")
 				genReadField(e, m, f, "m."+f.GoName, "true", flexKnown&setOf(f.Tagged))
 				e.p("r.Unlimit(saved, tag)")
-				e.p("if r.Err != nil { r.Push(%q); return }", f.JSONName)
 			}
 			e.p("default:")
 			e.p("m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})")
@@ -232,7 +230,6 @@ func genDecode(e *emitter, m *Message, s *Struct) {
 			e.p("m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})")
 		}
 		e.p("}")
-		e.p("if r.Err != nil { r.Push(\"_tags\"); return }")
 		if !fc.constant() {
 			e.p("}")
 		}
@@ -292,7 +289,9 @@ func genReadField(e *emitter, m *Message, f *Field, dst, compact string, known v
 			e.p("for i := range s {")
 			genReadScalar(e, f.Elem, "s[i]", compact, exprFalse, false)
 		}
-		e.p("if r.Err != nil { r.PushIndex(i); break }")
+		if f.Struct != nil {
+			e.p("if r.Err != nil { break }")
+		}
 		e.p("}")
 		e.p("%s = s", dst)
 		e.p("} else {")
@@ -655,7 +654,6 @@ func genDecodeRun(e *emitter, m *Message, run []*Field) {
 	// Too few bytes: the field-by-field path reports exactly which field ran out.
 	for _, f := range run {
 		genReadField(e, m, f, "m."+f.GoName, "", known)
-		e.p("if r.Err != nil { r.Push(%q); return }", f.JSONName)
 	}
 	e.p("}")
 	if !c.constant() {

@@ -93,7 +93,7 @@ func genRootMethods(e *emitter, m *Message) {
 	e.p("if p := recover(); p != nil { err = internalFault(m, version, r.Off, p) }")
 	e.p("}()")
 	e.p("m.decode(&r, version)")
-	e.p("return finishDecode(m, &r, version)")
+	e.p("return finishDecode(m, &r, version, 0)")
 	e.p("}")
 	e.p("")
 	e.p("// AppendJSON appends the JSON form of m at the given version to dst.")
