@@ -193,6 +193,26 @@ func TestSyntheticGolden(t *testing.T) {
 // decide, no blank assignments but bounds-check hints, Go initialisms in names.
 func TestSyntheticProperties(t *testing.T) {
 	for name, src := range generateSynthetic(t) {
+		checkProperties(t, name, src, setOf(vrange{0, 6}))
+	}
+}
+
+// TestCodecProperties checks the same of the committed codec: a version test that the
+// enclosing ones decide, whatever the message's valid versions.
+func TestCodecProperties(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "codec", "*_gen.go"))
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkProperties(t, p, src, setOf(vrange{0, maxVersion}))
+	}
+}
+
+func checkProperties(t *testing.T, name string, src []byte, valid vset) {
+	t.Helper()
+	{
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, name, src, 0)
 		if err != nil {
@@ -244,9 +264,8 @@ func TestSyntheticProperties(t *testing.T) {
 				}
 			case *ast.FuncDecl:
 				if n.Body != nil {
-					checkIfs(t, fset, n.Body.List, setOf(vrange{0, 6}))
+					checkIfs(t, fset, n.Body.List, valid)
 				}
-				return false
 			}
 			return true
 		})
@@ -267,7 +286,7 @@ func walkStmt(t *testing.T, fset *token.FileSet, s ast.Stmt, known vset) {
 		thenK, elseK := known, known
 		if versionOnly(s.Cond) {
 			var sel vset
-			for v := 0; v <= 6; v++ {
+			for v := 0; v <= maxVersion; v++ {
 				if known.has(v) && evalCond(s.Cond, v) {
 					sel |= 1 << uint(v)
 				}
