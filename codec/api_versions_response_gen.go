@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -295,173 +294,6 @@ func (m *ApiVersionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *ApiVersionsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "apiKeys")
-	first = false
-	b = append(b, '[')
-	for i := range m.ApiKeys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.ApiKeys[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 1 {
-		b = jsonx.Key(b, first, "throttleTimeMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "supportedFeatures")
-		first = false
-		b = append(b, '[')
-		for i := range m.SupportedFeatures {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.SupportedFeatures[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "finalizedFeaturesEpoch")
-		first = false
-		b = jsonx.AppendInt64(b, m.FinalizedFeaturesEpoch)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "finalizedFeatures")
-		first = false
-		b = append(b, '[')
-		for i := range m.FinalizedFeatures {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.FinalizedFeatures[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "zkMigrationReady")
-		first = false
-		b = jsonx.AppendBool(b, m.ZkMigrationReady)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	_ = first
-	return append(b, '}')
-}
-
-func (m *ApiVersionsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [8]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "apiKeys":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ApiVersionsResponseApiVersion{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ApiVersionsResponseApiVersion{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.ApiKeys = s
-			}
-		case "throttleTimeMs":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "supportedFeatures":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []ApiVersionsResponseSupportedFeatureKey{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ApiVersionsResponseSupportedFeatureKey{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.SupportedFeatures = s
-			}
-		case "finalizedFeaturesEpoch":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.FinalizedFeaturesEpoch = d.Int64()
-		case "finalizedFeatures":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			if d.BeginArray() {
-				s := []ApiVersionsResponseFinalizedFeatureKey{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ApiVersionsResponseFinalizedFeatureKey{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.FinalizedFeatures = s
-			}
-		case "zkMigrationReady":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.ZkMigrationReady = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ApiVersionsResponseApiVersion is the ApiVersion struct of ApiVersionsResponse.
 type ApiVersionsResponseApiVersion struct {
 	// ApiKey: int16; versions 0-5.
@@ -567,73 +399,6 @@ func (m *ApiVersionsResponseApiVersion) encode(b []byte, v int16, w *wire.Encode
 		return b
 	}
 	return b
-}
-
-func (m *ApiVersionsResponseApiVersion) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "apiKey")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ApiKey))
-	b = jsonx.Key(b, first, "minVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MinVersion))
-	b = jsonx.Key(b, first, "maxVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MaxVersion))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	_ = first
-	return append(b, '}')
-}
-
-func (m *ApiVersionsResponseApiVersion) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "apiKey":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ApiKey = int16(d.Int(-1<<15, 1<<15-1))
-		case "minVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MinVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "maxVersion":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MaxVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ApiVersionsResponseSupportedFeatureKey is the SupportedFeatureKey struct of ApiVersionsResponse.
@@ -775,79 +540,6 @@ func (m *ApiVersionsResponseSupportedFeatureKey) encode(b []byte, v int16, w *wi
 	return b
 }
 
-func (m *ApiVersionsResponseSupportedFeatureKey) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 3 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendString(b, m.Name)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "minVersion")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.MinVersion))
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "maxVersion")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.MaxVersion))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	_ = first
-	return append(b, '}')
-}
-
-func (m *ApiVersionsResponseSupportedFeatureKey) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "minVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MinVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "maxVersion":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MaxVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ApiVersionsResponseFinalizedFeatureKey is the FinalizedFeatureKey struct of ApiVersionsResponse.
 type ApiVersionsResponseFinalizedFeatureKey struct {
 	// Name: string; versions 3-5.
@@ -987,79 +679,6 @@ func (m *ApiVersionsResponseFinalizedFeatureKey) encode(b []byte, v int16, w *wi
 	return b
 }
 
-func (m *ApiVersionsResponseFinalizedFeatureKey) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 3 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendString(b, m.Name)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "maxVersionLevel")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.MaxVersionLevel))
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "minVersionLevel")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.MinVersionLevel))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	_ = first
-	return append(b, '}')
-}
-
-func (m *ApiVersionsResponseFinalizedFeatureKey) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "maxVersionLevel":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MaxVersionLevel = int16(d.Int(-1<<15, 1<<15-1))
-		case "minVersionLevel":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MinVersionLevel = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoApiVersionsResponse = MessageInfo{Name: "ApiVersionsResponse", APIKey: 18, Kind: KindResponse, MinVersion: 0, MaxVersion: 5, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ApiVersionsResponse".
@@ -1113,8 +732,10 @@ func (m *ApiVersionsResponse) AppendJSON(dst []byte, version int16) ([]byte, err
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ApiVersionsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ApiVersionsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*ApiVersionsResponse) isResponse() {}
 

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -115,82 +114,6 @@ func (m *DeleteAclsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		return b
 	}
 	return b
-}
-
-func (m *DeleteAclsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "filterResults")
-	first = false
-	b = append(b, '[')
-	for i := range m.FilterResults {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.FilterResults[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	_ = first
-	return append(b, '}')
-}
-
-func (m *DeleteAclsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "filterResults":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []DeleteAclsResponseDeleteAclsFilterResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteAclsResponseDeleteAclsFilterResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.FilterResults = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DeleteAclsResponseDeleteAclsFilterResult is the DeleteAclsFilterResult struct of DeleteAclsResponse.
@@ -322,91 +245,6 @@ func (m *DeleteAclsResponseDeleteAclsFilterResult) encode(b []byte, v int16, w *
 		return b
 	}
 	return b
-}
-
-func (m *DeleteAclsResponseDeleteAclsFilterResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "matchingAcls")
-	first = false
-	b = append(b, '[')
-	for i := range m.MatchingAcls {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.MatchingAcls[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	_ = first
-	return append(b, '}')
-}
-
-func (m *DeleteAclsResponseDeleteAclsFilterResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorMessage = d.NullableString()
-		case "matchingAcls":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []DeleteAclsResponseDeleteAclsMatchingAcl{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteAclsResponseDeleteAclsMatchingAcl{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.MatchingAcls = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DeleteAclsResponseDeleteAclsMatchingAcl is the DeleteAclsMatchingAcl struct of DeleteAclsResponse.
@@ -610,129 +448,6 @@ func (m *DeleteAclsResponseDeleteAclsMatchingAcl) encode(b []byte, v int16, w *w
 	return b
 }
 
-func (m *DeleteAclsResponseDeleteAclsMatchingAcl) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "resourceType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ResourceType))
-	b = jsonx.Key(b, first, "resourceName")
-	first = false
-	b = jsonx.AppendString(b, m.ResourceName)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "patternType")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.PatternType))
-	}
-	b = jsonx.Key(b, first, "principal")
-	first = false
-	b = jsonx.AppendString(b, m.Principal)
-	b = jsonx.Key(b, first, "host")
-	first = false
-	b = jsonx.AppendString(b, m.Host)
-	b = jsonx.Key(b, first, "operation")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Operation))
-	b = jsonx.Key(b, first, "permissionType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PermissionType))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	_ = first
-	return append(b, '}')
-}
-
-func (m *DeleteAclsResponseDeleteAclsMatchingAcl) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [10]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorMessage = d.NullableString()
-		case "resourceType":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ResourceType = int8(d.Int(-1<<7, 1<<7-1))
-		case "resourceName":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ResourceName = d.String()
-		case "patternType":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.PatternType = int8(d.Int(-1<<7, 1<<7-1))
-		case "principal":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.Principal = d.String()
-		case "host":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.Host = d.String()
-		case "operation":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.Operation = int8(d.Int(-1<<7, 1<<7-1))
-		case "permissionType":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.PermissionType = int8(d.Int(-1<<7, 1<<7-1))
-		case "_unknownTaggedFields":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDeleteAclsResponse = MessageInfo{Name: "DeleteAclsResponse", APIKey: 31, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DeleteAclsResponse".
@@ -786,8 +501,10 @@ func (m *DeleteAclsResponse) AppendJSON(dst []byte, version int16) ([]byte, erro
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DeleteAclsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DeleteAclsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DeleteAclsResponse) isResponse() {}
 

@@ -18,7 +18,6 @@ func genMessage(m *Message) string {
 	e.p(`"encoding/binary"`)
 	e.p(`"math"`)
 	e.p("")
-	e.p(`"github.com/kwire/kwire/internal/jsonx"`)
 	e.p(`"github.com/kwire/kwire/internal/wire"`)
 	e.p(")")
 	e.p("")
@@ -121,8 +120,6 @@ func genStruct(e *emitter, m *Message, s *Struct) {
 
 	genDecode(e, m, s)
 	genEncode(e, m, s)
-	genJSONOut(e, m, s)
-	genJSONIn(e, m, s)
 }
 
 // compactExpr is the Go expression telling whether f uses compact encodings at v.

@@ -5,8 +5,6 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/codectest"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -15,11 +13,9 @@ import (
 func TestDocAccessorsMatchReader(t *testing.T) {
 	var d Doc
 	checked := 0
-	for _, info := range codec.Messages() {
+	for _, info := range schemaInfos() {
 		for v := info.MinVersion; v <= info.MaxVersion; v++ {
-			m := codec.NewMessage(info.Name)
-			codectest.Fill(m, rand.New(rand.NewSource(int64(v)*31+int64(len(info.Name)))), v)
-			b, err := m.Encode(nil, v)
+			b, err := randomWire(info.Name, v, rand.New(rand.NewSource(int64(v)*31+int64(len(info.Name)))))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,12 +1,10 @@
 package transcode
 
 import (
+	"github.com/kwire/kwire/internal/proto"
 	"math/rand"
 	"slices"
 	"testing"
-
-	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/codectest"
 )
 
 // allPaths lists the dotted path of every field under struct si.
@@ -122,8 +120,8 @@ func docScalars(d *Doc, p *WalkPlan) (out []walkedScalar, rootTags int) {
 func TestWalkerMatchesDoc(t *testing.T) {
 	var d Doc
 	walked := 0
-	for _, info := range codec.Messages() {
-		if info.Kind != codec.KindRequest && info.Kind != codec.KindResponse {
+	for _, info := range schemaInfos() {
+		if info.Kind != proto.KindRequest && info.Kind != proto.KindResponse {
 			continue
 		}
 		m := lookup(info.Name)
@@ -133,9 +131,7 @@ func TestWalkerMatchesDoc(t *testing.T) {
 		}
 		for v := info.MinVersion; v <= info.MaxVersion; v++ {
 			rnd := rand.New(rand.NewSource(int64(v)*131 + int64(len(info.Name))))
-			msg := codec.NewMessage(info.Name)
-			codectest.Fill(msg, rnd, v)
-			b, err := msg.Encode(nil, v)
+			b, err := randomWire(info.Name, v, rnd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,8 +173,8 @@ func TestWalkerOnDamagedBodies(t *testing.T) {
 	var d Doc
 	rnd := rand.New(rand.NewSource(7))
 	cases := 0
-	for _, info := range codec.Messages() {
-		if info.Kind != codec.KindRequest && info.Kind != codec.KindResponse {
+	for _, info := range schemaInfos() {
+		if info.Kind != proto.KindRequest && info.Kind != proto.KindResponse {
 			continue
 		}
 		m := lookup(info.Name)
@@ -187,9 +183,7 @@ func TestWalkerOnDamagedBodies(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := info.MaxVersion
-		msg := codec.NewMessage(info.Name)
-		codectest.Fill(msg, rnd, v)
-		b, err := msg.Encode(nil, v)
+		b, err := randomWire(info.Name, v, rnd)
 		if err != nil || len(b) == 0 {
 			continue
 		}
@@ -224,8 +218,8 @@ func TestWalkerOnDamagedBodies(t *testing.T) {
 func TestWalkerStepsOverUnselected(t *testing.T) {
 	rnd := rand.New(rand.NewSource(11))
 	walked := 0
-	for _, info := range codec.Messages() {
-		if info.Kind != codec.KindRequest && info.Kind != codec.KindResponse {
+	for _, info := range schemaInfos() {
+		if info.Kind != proto.KindRequest && info.Kind != proto.KindResponse {
 			continue
 		}
 		m := lookup(info.Name)
@@ -248,9 +242,7 @@ func TestWalkerStepsOverUnselected(t *testing.T) {
 			t.Fatal(err)
 		}
 		for v := info.MinVersion; v <= info.MaxVersion; v++ {
-			msg := codec.NewMessage(info.Name)
-			codectest.Fill(msg, rnd, v)
-			b, err := msg.Encode(nil, v)
+			b, err := randomWire(info.Name, v, rnd)
 			if err != nil {
 				t.Fatal(err)
 			}
