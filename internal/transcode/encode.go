@@ -108,7 +108,8 @@ func matchField(fields []field, key []byte) int {
 	return -1
 }
 
-// object parses one struct's JSON object, mirroring the generated unmarshalJSON.
+// object parses one struct's JSON object against the schema: every field of every
+// version may appear, each at most once.
 func (t *tree) object(m *message, si uint16, root bool) int32 {
 	d := &t.d
 	s := &schemaStructs[si]
