@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -67,70 +66,6 @@ func (m *AbortedTxn) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *AbortedTxn) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "producerId")
-	first = false
-	b = jsonx.AppendInt64(b, m.ProducerID)
-	b = jsonx.Key(b, first, "firstOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.FirstOffset)
-	b = jsonx.Key(b, first, "lastOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.LastOffset)
-	b = jsonx.Key(b, first, "lastStableOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.LastStableOffset)
-	return append(b, '}')
-}
-
-func (m *AbortedTxn) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "producerId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ProducerID = d.Int64()
-		case "firstOffset":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.FirstOffset = d.Int64()
-		case "lastOffset":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.LastOffset = d.Int64()
-		case "lastStableOffset":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.LastStableOffset = d.Int64()
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAbortedTxn = MessageInfo{Name: "AbortedTxn", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 0, FlexibleMin: -1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"4.4.0"}}
 
 // MessageName returns "AbortedTxn".
@@ -184,5 +119,7 @@ func (m *AbortedTxn) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AbortedTxn) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *AbortedTxn) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

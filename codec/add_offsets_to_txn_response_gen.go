@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -90,63 +89,6 @@ func (m *AddOffsetsToTxnResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 	return b
 }
 
-func (m *AddOffsetsToTxnResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AddOffsetsToTxnResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAddOffsetsToTxnResponse = MessageInfo{Name: "AddOffsetsToTxnResponse", APIKey: 25, Kind: KindResponse, MinVersion: 0, MaxVersion: 4, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "AddOffsetsToTxnResponse".
@@ -200,8 +142,10 @@ func (m *AddOffsetsToTxnResponse) AppendJSON(dst []byte, version int16) ([]byte,
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AddOffsetsToTxnResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *AddOffsetsToTxnResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*AddOffsetsToTxnResponse) isResponse() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -212,146 +211,6 @@ func (m *AddPartitionsToTxnRequest) encode(b []byte, v int16, w *wire.Encoder) [
 	return b
 }
 
-func (m *AddPartitionsToTxnRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 4 {
-		b = jsonx.Key(b, first, "transactions")
-		first = false
-		b = append(b, '[')
-		for i := range m.Transactions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Transactions[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v <= 3 {
-		b = jsonx.Key(b, first, "v3AndBelowTransactionalId")
-		first = false
-		b = jsonx.AppendString(b, m.V3AndBelowTransactionalID)
-	}
-	if v <= 3 {
-		b = jsonx.Key(b, first, "v3AndBelowProducerId")
-		first = false
-		b = jsonx.AppendInt64(b, m.V3AndBelowProducerID)
-	}
-	if v <= 3 {
-		b = jsonx.Key(b, first, "v3AndBelowProducerEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.V3AndBelowProducerEpoch))
-	}
-	if v <= 3 {
-		b = jsonx.Key(b, first, "v3AndBelowTopics")
-		first = false
-		b = append(b, '[')
-		for i := range m.V3AndBelowTopics {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.V3AndBelowTopics[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *AddPartitionsToTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "transactions":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []AddPartitionsToTxnRequestAddPartitionsToTxnTransaction{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AddPartitionsToTxnRequestAddPartitionsToTxnTransaction{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Transactions = s
-			}
-		case "v3AndBelowTransactionalId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.V3AndBelowTransactionalID = d.String()
-		case "v3AndBelowProducerId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.V3AndBelowProducerID = d.Int64()
-		case "v3AndBelowProducerEpoch":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.V3AndBelowProducerEpoch = int16(d.Int(-1<<15, 1<<15-1))
-		case "v3AndBelowTopics":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []AddPartitionsToTxnRequestAddPartitionsToTxnTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.V3AndBelowTopics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AddPartitionsToTxnRequestAddPartitionsToTxnTransaction is the AddPartitionsToTxnTransaction struct of AddPartitionsToTxnRequest.
 type AddPartitionsToTxnRequestAddPartitionsToTxnTransaction struct {
 	// TransactionalID: string; versions 4-5; entity transactionalId.
@@ -521,118 +380,6 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) encode(b []byte
 	return b
 }
 
-func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 4 {
-		b = jsonx.Key(b, first, "transactionalId")
-		first = false
-		b = jsonx.AppendString(b, m.TransactionalID)
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "producerId")
-		first = false
-		b = jsonx.AppendInt64(b, m.ProducerID)
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "producerEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "verifyOnly")
-		first = false
-		b = jsonx.AppendBool(b, m.VerifyOnly)
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "topics")
-		first = false
-		b = append(b, '[')
-		for i := range m.Topics {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Topics[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTransaction) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "transactionalId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TransactionalID = d.String()
-		case "producerId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ProducerID = d.Int64()
-		case "producerEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ProducerEpoch = int16(d.Int(-1<<15, 1<<15-1))
-		case "verifyOnly":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.VerifyOnly = d.Bool()
-		case "topics":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []AddPartitionsToTxnRequestAddPartitionsToTxnTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AddPartitionsToTxnRequestAddPartitionsToTxnTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AddPartitionsToTxnRequestAddPartitionsToTxnTopic is the AddPartitionsToTxnTopic struct of AddPartitionsToTxnRequest.
 type AddPartitionsToTxnRequestAddPartitionsToTxnTopic struct {
 	// Name: string; versions 0-5; entity topicName.
@@ -721,82 +468,6 @@ func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) encode(b []byte, v in
 	return b
 }
 
-func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.Partitions[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AddPartitionsToTxnRequestAddPartitionsToTxnTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAddPartitionsToTxnRequest = MessageInfo{Name: "AddPartitionsToTxnRequest", APIKey: 24, Kind: KindRequest, MinVersion: 0, MaxVersion: 5, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "AddPartitionsToTxnRequest".
@@ -850,9 +521,9 @@ func (m *AddPartitionsToTxnRequest) AppendJSON(dst []byte, version int16) ([]byt
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AddPartitionsToTxnRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *AddPartitionsToTxnRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*AddPartitionsToTxnRequest) isRequest() {}

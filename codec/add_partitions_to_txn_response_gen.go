@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -159,123 +158,6 @@ func (m *AddPartitionsToTxnResponse) encode(b []byte, v int16, w *wire.Encoder) 
 	return b
 }
 
-func (m *AddPartitionsToTxnResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	if v >= 4 {
-		b = jsonx.Key(b, first, "errorCode")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "resultsByTransaction")
-		first = false
-		b = append(b, '[')
-		for i := range m.ResultsByTransaction {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.ResultsByTransaction[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v <= 3 {
-		b = jsonx.Key(b, first, "resultsByTopicV3AndBelow")
-		first = false
-		b = append(b, '[')
-		for i := range m.ResultsByTopicV3AndBelow {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.ResultsByTopicV3AndBelow[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AddPartitionsToTxnResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "resultsByTransaction":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []AddPartitionsToTxnResponseAddPartitionsToTxnResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AddPartitionsToTxnResponseAddPartitionsToTxnResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.ResultsByTransaction = s
-			}
-		case "resultsByTopicV3AndBelow":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.ResultsByTopicV3AndBelow = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AddPartitionsToTxnResponseAddPartitionsToTxnResult is the AddPartitionsToTxnResult struct of AddPartitionsToTxnResponse.
 type AddPartitionsToTxnResponseAddPartitionsToTxnResult struct {
 	// TransactionalID: string; versions 4-5; entity transactionalId.
@@ -391,85 +273,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) encode(b []byte, v 
 	return b
 }
 
-func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 4 {
-		b = jsonx.Key(b, first, "transactionalId")
-		first = false
-		b = jsonx.AppendString(b, m.TransactionalID)
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "topicResults")
-		first = false
-		b = append(b, '[')
-		for i := range m.TopicResults {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.TopicResults[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AddPartitionsToTxnResponseAddPartitionsToTxnResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "transactionalId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TransactionalID = d.String()
-		case "topicResults":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.TopicResults = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult is the AddPartitionsToTxnTopicResult struct of AddPartitionsToTxnResponse.
 type AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult struct {
 	// Name: string; versions 0-5; entity topicName.
@@ -565,81 +368,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) encode(b []byt
 	return b
 }
 
-func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "resultsByPartition")
-	first = false
-	b = append(b, '[')
-	for i := range m.ResultsByPartition {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.ResultsByPartition[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "resultsByPartition":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.ResultsByPartition = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult is the AddPartitionsToTxnPartitionResult struct of AddPartitionsToTxnResponse.
 type AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult struct {
 	// PartitionIndex: int32; versions 0-5.
@@ -721,63 +449,6 @@ func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) encode(b [
 	return b
 }
 
-func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "partitionErrorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionErrorCode))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "partitionErrorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.PartitionErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAddPartitionsToTxnResponse = MessageInfo{Name: "AddPartitionsToTxnResponse", APIKey: 24, Kind: KindResponse, MinVersion: 0, MaxVersion: 5, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "AddPartitionsToTxnResponse".
@@ -831,9 +502,9 @@ func (m *AddPartitionsToTxnResponse) AppendJSON(dst []byte, version int16) ([]by
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AddPartitionsToTxnResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *AddPartitionsToTxnResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*AddPartitionsToTxnResponse) isResponse() {}

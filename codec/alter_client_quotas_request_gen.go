@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -108,91 +107,6 @@ func (m *AlterClientQuotasRequest) encode(b []byte, v int16, w *wire.Encoder) []
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
-}
-
-func (m *AlterClientQuotasRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "entries")
-	first = false
-	b = append(b, '[')
-	for i := range m.Entries {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Entries[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "validateOnly")
-	first = false
-	b = jsonx.AppendBool(b, m.ValidateOnly)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterClientQuotasRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "entries":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []AlterClientQuotasRequestEntryData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterClientQuotasRequestEntryData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Entries = s
-			}
-		case "validateOnly":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ValidateOnly = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // AlterClientQuotasRequestEntryData is the EntryData struct of AlterClientQuotasRequest.
@@ -308,99 +222,6 @@ func (m *AlterClientQuotasRequestEntryData) encode(b []byte, v int16, w *wire.En
 	return b
 }
 
-func (m *AlterClientQuotasRequestEntryData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "entity")
-	first = false
-	b = append(b, '[')
-	for i := range m.Entity {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Entity[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "ops")
-	first = false
-	b = append(b, '[')
-	for i := range m.Ops {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Ops[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterClientQuotasRequestEntryData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "entity":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []AlterClientQuotasRequestEntityData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterClientQuotasRequestEntityData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Entity = s
-			}
-		case "ops":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []AlterClientQuotasRequestOpData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterClientQuotasRequestOpData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Ops = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AlterClientQuotasRequestEntityData is the EntityData struct of AlterClientQuotasRequest.
 type AlterClientQuotasRequestEntityData struct {
 	// EntityType: string; versions 0-1.
@@ -477,63 +298,6 @@ func (m *AlterClientQuotasRequestEntityData) encode(b []byte, v int16, w *wire.E
 		return b
 	}
 	return b
-}
-
-func (m *AlterClientQuotasRequestEntityData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "entityType")
-	first = false
-	b = jsonx.AppendString(b, m.EntityType)
-	b = jsonx.Key(b, first, "entityName")
-	first = false
-	b = jsonx.AppendNullableString(b, m.EntityName)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterClientQuotasRequestEntityData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "entityType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.EntityType = d.String()
-		case "entityName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.EntityName = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // AlterClientQuotasRequestOpData is the OpData struct of AlterClientQuotasRequest.
@@ -629,72 +393,6 @@ func (m *AlterClientQuotasRequestOpData) encode(b []byte, v int16, w *wire.Encod
 	return b
 }
 
-func (m *AlterClientQuotasRequestOpData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "key")
-	first = false
-	b = jsonx.AppendString(b, m.Key)
-	b = jsonx.Key(b, first, "value")
-	first = false
-	b = jsonx.AppendFloat64(b, m.Value)
-	b = jsonx.Key(b, first, "remove")
-	first = false
-	b = jsonx.AppendBool(b, m.Remove)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterClientQuotasRequestOpData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "key":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Key = d.String()
-		case "value":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Value = d.Float64()
-		case "remove":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Remove = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAlterClientQuotasRequest = MessageInfo{Name: "AlterClientQuotasRequest", APIKey: 49, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "AlterClientQuotasRequest".
@@ -748,9 +446,9 @@ func (m *AlterClientQuotasRequest) AppendJSON(dst []byte, version int16) ([]byte
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AlterClientQuotasRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *AlterClientQuotasRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*AlterClientQuotasRequest) isRequest() {}

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -95,81 +94,6 @@ func (m *AlterClientQuotasResponse) encode(b []byte, v int16, w *wire.Encoder) [
 		return b
 	}
 	return b
-}
-
-func (m *AlterClientQuotasResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "entries")
-	first = false
-	b = append(b, '[')
-	for i := range m.Entries {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Entries[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterClientQuotasResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "entries":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []AlterClientQuotasResponseEntryData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterClientQuotasResponseEntryData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Entries = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // AlterClientQuotasResponseEntryData is the EntryData struct of AlterClientQuotasResponse.
@@ -273,90 +197,6 @@ func (m *AlterClientQuotasResponseEntryData) encode(b []byte, v int16, w *wire.E
 	return b
 }
 
-func (m *AlterClientQuotasResponseEntryData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "entity")
-	first = false
-	b = append(b, '[')
-	for i := range m.Entity {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Entity[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterClientQuotasResponseEntryData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorMessage = d.NullableString()
-		case "entity":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []AlterClientQuotasResponseEntityData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterClientQuotasResponseEntityData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Entity = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AlterClientQuotasResponseEntityData is the EntityData struct of AlterClientQuotasResponse.
 type AlterClientQuotasResponseEntityData struct {
 	// EntityType: string; versions 0-1.
@@ -435,63 +275,6 @@ func (m *AlterClientQuotasResponseEntityData) encode(b []byte, v int16, w *wire.
 	return b
 }
 
-func (m *AlterClientQuotasResponseEntityData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "entityType")
-	first = false
-	b = jsonx.AppendString(b, m.EntityType)
-	b = jsonx.Key(b, first, "entityName")
-	first = false
-	b = jsonx.AppendNullableString(b, m.EntityName)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterClientQuotasResponseEntityData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "entityType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.EntityType = d.String()
-		case "entityName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.EntityName = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAlterClientQuotasResponse = MessageInfo{Name: "AlterClientQuotasResponse", APIKey: 49, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "AlterClientQuotasResponse".
@@ -545,9 +328,9 @@ func (m *AlterClientQuotasResponse) AppendJSON(dst []byte, version int16) ([]byt
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AlterClientQuotasResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *AlterClientQuotasResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*AlterClientQuotasResponse) isResponse() {}

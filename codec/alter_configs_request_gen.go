@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -107,91 +106,6 @@ func (m *AlterConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *AlterConfigsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "resources")
-	first = false
-	b = append(b, '[')
-	for i := range m.Resources {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Resources[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "validateOnly")
-	first = false
-	b = jsonx.AppendBool(b, m.ValidateOnly)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterConfigsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "resources":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []AlterConfigsRequestAlterConfigsResource{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterConfigsRequestAlterConfigsResource{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Resources = s
-			}
-		case "validateOnly":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ValidateOnly = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AlterConfigsRequestAlterConfigsResource is the AlterConfigsResource struct of AlterConfigsRequest.
 type AlterConfigsRequestAlterConfigsResource struct {
 	// ResourceType: int8; versions 0-2.
@@ -292,90 +206,6 @@ func (m *AlterConfigsRequestAlterConfigsResource) encode(b []byte, v int16, w *w
 	return b
 }
 
-func (m *AlterConfigsRequestAlterConfigsResource) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "resourceType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ResourceType))
-	b = jsonx.Key(b, first, "resourceName")
-	first = false
-	b = jsonx.AppendString(b, m.ResourceName)
-	b = jsonx.Key(b, first, "configs")
-	first = false
-	b = append(b, '[')
-	for i := range m.Configs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Configs[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterConfigsRequestAlterConfigsResource) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "resourceType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ResourceType = int8(d.Int(-1<<7, 1<<7-1))
-		case "resourceName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ResourceName = d.String()
-		case "configs":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []AlterConfigsRequestAlterableConfig{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterConfigsRequestAlterableConfig{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Configs = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AlterConfigsRequestAlterableConfig is the AlterableConfig struct of AlterConfigsRequest.
 type AlterConfigsRequestAlterableConfig struct {
 	// Name: string; versions 0-2.
@@ -454,63 +284,6 @@ func (m *AlterConfigsRequestAlterableConfig) encode(b []byte, v int16, w *wire.E
 	return b
 }
 
-func (m *AlterConfigsRequestAlterableConfig) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "value")
-	first = false
-	b = jsonx.AppendNullableString(b, m.Value)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterConfigsRequestAlterableConfig) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "value":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Value = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAlterConfigsRequest = MessageInfo{Name: "AlterConfigsRequest", APIKey: 33, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "AlterConfigsRequest".
@@ -564,8 +337,10 @@ func (m *AlterConfigsRequest) AppendJSON(dst []byte, version int16) ([]byte, err
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AlterConfigsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *AlterConfigsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*AlterConfigsRequest) isRequest() {}
 

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -97,81 +96,6 @@ func (m *AlterConfigsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 	return b
 }
 
-func (m *AlterConfigsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "responses")
-	first = false
-	b = append(b, '[')
-	for i := range m.Responses {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Responses[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterConfigsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "responses":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []AlterConfigsResponseAlterConfigsResourceResponse{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterConfigsResponseAlterConfigsResourceResponse{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Responses = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AlterConfigsResponseAlterConfigsResourceResponse is the AlterConfigsResourceResponse struct of AlterConfigsResponse.
 type AlterConfigsResponseAlterConfigsResourceResponse struct {
 	// ErrorCode: int16; versions 0-2.
@@ -260,81 +184,6 @@ func (m *AlterConfigsResponseAlterConfigsResourceResponse) encode(b []byte, v in
 	return b
 }
 
-func (m *AlterConfigsResponseAlterConfigsResourceResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "resourceType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ResourceType))
-	b = jsonx.Key(b, first, "resourceName")
-	first = false
-	b = jsonx.AppendString(b, m.ResourceName)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterConfigsResponseAlterConfigsResourceResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorMessage = d.NullableString()
-		case "resourceType":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ResourceType = int8(d.Int(-1<<7, 1<<7-1))
-		case "resourceName":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ResourceName = d.String()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAlterConfigsResponse = MessageInfo{Name: "AlterConfigsResponse", APIKey: 33, Kind: KindResponse, MinVersion: 0, MaxVersion: 2, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "AlterConfigsResponse".
@@ -388,8 +237,10 @@ func (m *AlterConfigsResponse) AppendJSON(dst []byte, version int16) ([]byte, er
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AlterConfigsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *AlterConfigsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*AlterConfigsResponse) isResponse() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -124,109 +123,6 @@ func (m *AlterUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.Enc
 	return b
 }
 
-func (m *AlterUserScramCredentialsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "deletions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Deletions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Deletions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "upsertions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Upsertions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Upsertions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterUserScramCredentialsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "deletions":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []AlterUserScramCredentialsRequestScramCredentialDeletion{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterUserScramCredentialsRequestScramCredentialDeletion{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Deletions = s
-			}
-		case "upsertions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []AlterUserScramCredentialsRequestScramCredentialUpsertion{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AlterUserScramCredentialsRequestScramCredentialUpsertion{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Upsertions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AlterUserScramCredentialsRequestScramCredentialDeletion is the ScramCredentialDeletion struct of AlterUserScramCredentialsRequest.
 type AlterUserScramCredentialsRequestScramCredentialDeletion struct {
 	// Name: string; versions 0.
@@ -289,63 +185,6 @@ func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) encode(b []byt
 		return b
 	}
 	return b
-}
-
-func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "mechanism")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Mechanism))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterUserScramCredentialsRequestScramCredentialDeletion) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "mechanism":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Mechanism = int8(d.Int(-1<<7, 1<<7-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // AlterUserScramCredentialsRequestScramCredentialUpsertion is the ScramCredentialUpsertion struct of AlterUserScramCredentialsRequest.
@@ -441,90 +280,6 @@ func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) encode(b []by
 	return b
 }
 
-func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "mechanism")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Mechanism))
-	b = jsonx.Key(b, first, "iterations")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Iterations))
-	b = jsonx.Key(b, first, "salt")
-	first = false
-	b = jsonx.AppendBytes(b, m.Salt, false)
-	b = jsonx.Key(b, first, "saltedPassword")
-	first = false
-	b = jsonx.AppendBytes(b, m.SaltedPassword, false)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AlterUserScramCredentialsRequestScramCredentialUpsertion) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "mechanism":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Mechanism = int8(d.Int(-1<<7, 1<<7-1))
-		case "iterations":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Iterations = int32(d.Int(-1<<31, 1<<31-1))
-		case "salt":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.Salt = d.Bytes(false)
-		case "saltedPassword":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.SaltedPassword = d.Bytes(false)
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAlterUserScramCredentialsRequest = MessageInfo{Name: "AlterUserScramCredentialsRequest", APIKey: 51, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "AlterUserScramCredentialsRequest".
@@ -582,9 +337,9 @@ func (m *AlterUserScramCredentialsRequest) AppendJSON(dst []byte, version int16)
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AlterUserScramCredentialsRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *AlterUserScramCredentialsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*AlterUserScramCredentialsRequest) isRequest() {}

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -138,99 +137,6 @@ func (m *APIVersionsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *APIVersionsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 3 {
-		b = jsonx.Key(b, first, "clientSoftwareName")
-		first = false
-		b = jsonx.AppendString(b, m.ClientSoftwareName)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "clientSoftwareVersion")
-		first = false
-		b = jsonx.AppendString(b, m.ClientSoftwareVersion)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "clusterId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.ClusterID)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "nodeId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeID))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *APIVersionsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "clientSoftwareName":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ClientSoftwareName = d.String()
-		case "clientSoftwareVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ClientSoftwareVersion = d.String()
-		case "clusterId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ClusterID = d.NullableString()
-		case "nodeId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAPIVersionsRequest = MessageInfo{Name: "ApiVersionsRequest", APIKey: 18, Kind: KindRequest, MinVersion: 0, MaxVersion: 5, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ApiVersionsRequest".
@@ -284,8 +190,10 @@ func (m *APIVersionsRequest) AppendJSON(dst []byte, version int16) ([]byte, erro
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *APIVersionsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *APIVersionsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*APIVersionsRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -234,172 +233,6 @@ func (m *APIVersionsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *APIVersionsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "apiKeys")
-	first = false
-	b = append(b, '[')
-	for i := range m.APIKeys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.APIKeys[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 1 {
-		b = jsonx.Key(b, first, "throttleTimeMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "supportedFeatures")
-		first = false
-		b = append(b, '[')
-		for i := range m.SupportedFeatures {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.SupportedFeatures[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "finalizedFeaturesEpoch")
-		first = false
-		b = jsonx.AppendInt64(b, m.FinalizedFeaturesEpoch)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "finalizedFeatures")
-		first = false
-		b = append(b, '[')
-		for i := range m.FinalizedFeatures {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.FinalizedFeatures[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "zkMigrationReady")
-		first = false
-		b = jsonx.AppendBool(b, m.ZkMigrationReady)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *APIVersionsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [8]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "apiKeys":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []APIVersionsResponseAPIVersion{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, APIVersionsResponseAPIVersion{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.APIKeys = s
-			}
-		case "throttleTimeMs":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "supportedFeatures":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []APIVersionsResponseSupportedFeatureKey{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, APIVersionsResponseSupportedFeatureKey{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.SupportedFeatures = s
-			}
-		case "finalizedFeaturesEpoch":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.FinalizedFeaturesEpoch = d.Int64()
-		case "finalizedFeatures":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			if d.BeginArray() {
-				s := []APIVersionsResponseFinalizedFeatureKey{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, APIVersionsResponseFinalizedFeatureKey{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.FinalizedFeatures = s
-			}
-		case "zkMigrationReady":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.ZkMigrationReady = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // APIVersionsResponseAPIVersion is the ApiVersion struct of ApiVersionsResponse.
 type APIVersionsResponseAPIVersion struct {
 	// APIKey: int16; versions 0-5.
@@ -485,72 +318,6 @@ func (m *APIVersionsResponseAPIVersion) encode(b []byte, v int16, w *wire.Encode
 		return b
 	}
 	return b
-}
-
-func (m *APIVersionsResponseAPIVersion) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "apiKey")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.APIKey))
-	b = jsonx.Key(b, first, "minVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MinVersion))
-	b = jsonx.Key(b, first, "maxVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MaxVersion))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *APIVersionsResponseAPIVersion) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "apiKey":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.APIKey = int16(d.Int(-1<<15, 1<<15-1))
-		case "minVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MinVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "maxVersion":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MaxVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // APIVersionsResponseSupportedFeatureKey is the SupportedFeatureKey struct of ApiVersionsResponse.
@@ -670,78 +437,6 @@ func (m *APIVersionsResponseSupportedFeatureKey) encode(b []byte, v int16, w *wi
 	return b
 }
 
-func (m *APIVersionsResponseSupportedFeatureKey) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 3 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendString(b, m.Name)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "minVersion")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.MinVersion))
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "maxVersion")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.MaxVersion))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *APIVersionsResponseSupportedFeatureKey) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "minVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MinVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "maxVersion":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MaxVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // APIVersionsResponseFinalizedFeatureKey is the FinalizedFeatureKey struct of ApiVersionsResponse.
 type APIVersionsResponseFinalizedFeatureKey struct {
 	// Name: string; versions 3-5.
@@ -859,78 +554,6 @@ func (m *APIVersionsResponseFinalizedFeatureKey) encode(b []byte, v int16, w *wi
 	return b
 }
 
-func (m *APIVersionsResponseFinalizedFeatureKey) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 3 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendString(b, m.Name)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "maxVersionLevel")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.MaxVersionLevel))
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "minVersionLevel")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.MinVersionLevel))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *APIVersionsResponseFinalizedFeatureKey) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "maxVersionLevel":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MaxVersionLevel = int16(d.Int(-1<<15, 1<<15-1))
-		case "minVersionLevel":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MinVersionLevel = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoAPIVersionsResponse = MessageInfo{Name: "ApiVersionsResponse", APIKey: 18, Kind: KindResponse, MinVersion: 0, MaxVersion: 5, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ApiVersionsResponse".
@@ -984,8 +607,10 @@ func (m *APIVersionsResponse) AppendJSON(dst []byte, version int16) ([]byte, err
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *APIVersionsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *APIVersionsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*APIVersionsResponse) isResponse() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -121,100 +120,6 @@ func (m *AssignReplicasToDirsRequest) encode(b []byte, v int16, w *wire.Encoder)
 	return b
 }
 
-func (m *AssignReplicasToDirsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "brokerId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerID))
-	b = jsonx.Key(b, first, "brokerEpoch")
-	first = false
-	b = jsonx.AppendInt64(b, m.BrokerEpoch)
-	b = jsonx.Key(b, first, "directories")
-	first = false
-	b = append(b, '[')
-	for i := range m.Directories {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Directories[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *AssignReplicasToDirsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "brokerId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
-		case "brokerEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.BrokerEpoch = d.Int64()
-		case "directories":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []AssignReplicasToDirsRequestDirectoryData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AssignReplicasToDirsRequestDirectoryData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Directories = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AssignReplicasToDirsRequestDirectoryData is the DirectoryData struct of AssignReplicasToDirsRequest.
 type AssignReplicasToDirsRequestDirectoryData struct {
 	// ID: uuid; versions 0.
@@ -295,81 +200,6 @@ func (m *AssignReplicasToDirsRequestDirectoryData) encode(b []byte, v int16, w *
 		return b
 	}
 	return b
-}
-
-func (m *AssignReplicasToDirsRequestDirectoryData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "id")
-	first = false
-	b = jsonx.AppendUUID(b, m.ID)
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AssignReplicasToDirsRequestDirectoryData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "id":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ID = d.UUID()
-		case "topics":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []AssignReplicasToDirsRequestTopicData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AssignReplicasToDirsRequestTopicData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // AssignReplicasToDirsRequestTopicData is the TopicData struct of AssignReplicasToDirsRequest.
@@ -454,81 +284,6 @@ func (m *AssignReplicasToDirsRequestTopicData) encode(b []byte, v int16, w *wire
 	return b
 }
 
-func (m *AssignReplicasToDirsRequestTopicData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AssignReplicasToDirsRequestTopicData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []AssignReplicasToDirsRequestPartitionData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, AssignReplicasToDirsRequestPartitionData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // AssignReplicasToDirsRequestPartitionData is the PartitionData struct of AssignReplicasToDirsRequest.
 type AssignReplicasToDirsRequestPartitionData struct {
 	// PartitionIndex: int32; versions 0.
@@ -581,54 +336,6 @@ func (m *AssignReplicasToDirsRequestPartitionData) encode(b []byte, v int16, w *
 		return b
 	}
 	return b
-}
-
-func (m *AssignReplicasToDirsRequestPartitionData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *AssignReplicasToDirsRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 var infoAssignReplicasToDirsRequest = MessageInfo{Name: "AssignReplicasToDirsRequest", APIKey: 73, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
@@ -684,9 +391,9 @@ func (m *AssignReplicasToDirsRequest) AppendJSON(dst []byte, version int16) ([]b
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *AssignReplicasToDirsRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *AssignReplicasToDirsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*AssignReplicasToDirsRequest) isRequest() {}

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -149,110 +148,6 @@ func (m *BeginQuorumEpochResponse) encode(b []byte, v int16, w *wire.Encoder) []
 	return b
 }
 
-func (m *BeginQuorumEpochResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 1 {
-		b = jsonx.Key(b, first, "nodeEndpoints")
-		first = false
-		b = append(b, '[')
-		for i := range m.NodeEndpoints {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.NodeEndpoints[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *BeginQuorumEpochResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "topics":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []BeginQuorumEpochResponseTopicData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, BeginQuorumEpochResponseTopicData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "nodeEndpoints":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []BeginQuorumEpochResponseNodeEndpoint{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, BeginQuorumEpochResponseNodeEndpoint{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.NodeEndpoints = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // BeginQuorumEpochResponseTopicData is the TopicData struct of BeginQuorumEpochResponse.
 type BeginQuorumEpochResponseTopicData struct {
 	// TopicName: string; versions 0-1; entity topicName.
@@ -348,81 +243,6 @@ func (m *BeginQuorumEpochResponseTopicData) encode(b []byte, v int16, w *wire.En
 	return b
 }
 
-func (m *BeginQuorumEpochResponseTopicData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicName")
-	first = false
-	b = jsonx.AppendString(b, m.TopicName)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *BeginQuorumEpochResponseTopicData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicName":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicName = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []BeginQuorumEpochResponsePartitionData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, BeginQuorumEpochResponsePartitionData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // BeginQuorumEpochResponsePartitionData is the PartitionData struct of BeginQuorumEpochResponse.
 type BeginQuorumEpochResponsePartitionData struct {
 	// PartitionIndex: int32; versions 0-1.
@@ -514,81 +334,6 @@ func (m *BeginQuorumEpochResponsePartitionData) encode(b []byte, v int16, w *wir
 		return b
 	}
 	return b
-}
-
-func (m *BeginQuorumEpochResponsePartitionData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "leaderId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderID))
-	b = jsonx.Key(b, first, "leaderEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *BeginQuorumEpochResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "leaderId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
-		case "leaderEpoch":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.LeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // BeginQuorumEpochResponseNodeEndpoint is the NodeEndpoint struct of BeginQuorumEpochResponse.
@@ -698,78 +443,6 @@ func (m *BeginQuorumEpochResponseNodeEndpoint) encode(b []byte, v int16, w *wire
 	return b
 }
 
-func (m *BeginQuorumEpochResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "nodeId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeID))
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "host")
-		first = false
-		b = jsonx.AppendString(b, m.Host)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "port")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.Port))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *BeginQuorumEpochResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "nodeId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "port":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Port = uint16(d.Int(0, 1<<16-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoBeginQuorumEpochResponse = MessageInfo{Name: "BeginQuorumEpochResponse", APIKey: 53, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "BeginQuorumEpochResponse".
@@ -823,9 +496,9 @@ func (m *BeginQuorumEpochResponse) AppendJSON(dst []byte, version int16) ([]byte
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *BeginQuorumEpochResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *BeginQuorumEpochResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*BeginQuorumEpochResponse) isResponse() {}

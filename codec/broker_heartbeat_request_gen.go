@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -201,166 +200,6 @@ func (m *BrokerHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	return b
 }
 
-func (m *BrokerHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "brokerId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerID))
-	b = jsonx.Key(b, first, "brokerEpoch")
-	first = false
-	b = jsonx.AppendInt64(b, m.BrokerEpoch)
-	b = jsonx.Key(b, first, "currentMetadataOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.CurrentMetadataOffset)
-	b = jsonx.Key(b, first, "wantFence")
-	first = false
-	b = jsonx.AppendBool(b, m.WantFence)
-	b = jsonx.Key(b, first, "wantShutDown")
-	first = false
-	b = jsonx.AppendBool(b, m.WantShutDown)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "offlineLogDirs")
-		first = false
-		b = append(b, '[')
-		for i := range m.OfflineLogDirs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendUUID(b, m.OfflineLogDirs[i])
-		}
-		b = append(b, ']')
-	}
-	if v >= 2 {
-		b = jsonx.Key(b, first, "cordonedLogDirs")
-		first = false
-		if m.CordonedLogDirs == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i := range m.CordonedLogDirs {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = jsonx.AppendUUID(b, m.CordonedLogDirs[i])
-			}
-			b = append(b, ']')
-		}
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *BrokerHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [9]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "brokerId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
-		case "brokerEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.BrokerEpoch = d.Int64()
-		case "currentMetadataOffset":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.CurrentMetadataOffset = d.Int64()
-		case "wantFence":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.WantFence = d.Bool()
-		case "wantShutDown":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.WantShutDown = d.Bool()
-		case "offlineLogDirs":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			if d.BeginArray() {
-				s := []UUID{}
-				for first := true; d.More(&first, ']'); {
-					var el UUID
-					el = d.UUID()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.OfflineLogDirs = s
-			}
-		case "cordonedLogDirs":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			if d.Null() {
-				m.CordonedLogDirs = nil
-			} else if d.BeginArray() {
-				s := []UUID{}
-				for first := true; d.More(&first, ']'); {
-					var el UUID
-					el = d.UUID()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.CordonedLogDirs = s
-			}
-		case "_unknownTaggedFields":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoBrokerHeartbeatRequest = MessageInfo{Name: "BrokerHeartbeatRequest", APIKey: 63, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "BrokerHeartbeatRequest".
@@ -414,8 +253,10 @@ func (m *BrokerHeartbeatRequest) AppendJSON(dst []byte, version int16) ([]byte, 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *BrokerHeartbeatRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *BrokerHeartbeatRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*BrokerHeartbeatRequest) isRequest() {}
 

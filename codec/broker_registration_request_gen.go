@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -211,197 +210,6 @@ func (m *BrokerRegistrationRequest) encode(b []byte, v int16, w *wire.Encoder) [
 	return b
 }
 
-func (m *BrokerRegistrationRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "brokerId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerID))
-	b = jsonx.Key(b, first, "clusterId")
-	first = false
-	b = jsonx.AppendString(b, m.ClusterID)
-	b = jsonx.Key(b, first, "incarnationId")
-	first = false
-	b = jsonx.AppendUUID(b, m.IncarnationID)
-	b = jsonx.Key(b, first, "listeners")
-	first = false
-	b = append(b, '[')
-	for i := range m.Listeners {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Listeners[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "features")
-	first = false
-	b = append(b, '[')
-	for i := range m.Features {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Features[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "rack")
-	first = false
-	b = jsonx.AppendNullableString(b, m.Rack)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "isMigratingZkBroker")
-		first = false
-		b = jsonx.AppendBool(b, m.IsMigratingZkBroker)
-	}
-	if v >= 2 {
-		b = jsonx.Key(b, first, "logDirs")
-		first = false
-		b = append(b, '[')
-		for i := range m.LogDirs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendUUID(b, m.LogDirs[i])
-		}
-		b = append(b, ']')
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "previousBrokerEpoch")
-		first = false
-		b = jsonx.AppendInt64(b, m.PreviousBrokerEpoch)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *BrokerRegistrationRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [11]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "brokerId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
-		case "clusterId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ClusterID = d.String()
-		case "incarnationId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.IncarnationID = d.UUID()
-		case "listeners":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []BrokerRegistrationRequestListener{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, BrokerRegistrationRequestListener{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Listeners = s
-			}
-		case "features":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []BrokerRegistrationRequestFeature{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, BrokerRegistrationRequestFeature{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Features = s
-			}
-		case "rack":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.Rack = d.NullableString()
-		case "isMigratingZkBroker":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.IsMigratingZkBroker = d.Bool()
-		case "logDirs":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			if d.BeginArray() {
-				s := []UUID{}
-				for first := true; d.More(&first, ']'); {
-					var el UUID
-					el = d.UUID()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.LogDirs = s
-			}
-		case "previousBrokerEpoch":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.PreviousBrokerEpoch = d.Int64()
-		case "_unknownTaggedFields":
-			if seen[10] {
-				d.Duplicate(key)
-			}
-			seen[10] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // BrokerRegistrationRequestListener is the Listener struct of BrokerRegistrationRequest.
 type BrokerRegistrationRequestListener struct {
 	// Name: string; versions 0-4.
@@ -495,81 +303,6 @@ func (m *BrokerRegistrationRequestListener) encode(b []byte, v int16, w *wire.En
 	return b
 }
 
-func (m *BrokerRegistrationRequestListener) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "host")
-	first = false
-	b = jsonx.AppendString(b, m.Host)
-	b = jsonx.Key(b, first, "port")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Port))
-	b = jsonx.Key(b, first, "securityProtocol")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.SecurityProtocol))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *BrokerRegistrationRequestListener) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "port":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Port = uint16(d.Int(0, 1<<16-1))
-		case "securityProtocol":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.SecurityProtocol = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // BrokerRegistrationRequestFeature is the Feature struct of BrokerRegistrationRequest.
 type BrokerRegistrationRequestFeature struct {
 	// Name: string; versions 0-4.
@@ -653,72 +386,6 @@ func (m *BrokerRegistrationRequestFeature) encode(b []byte, v int16, w *wire.Enc
 	return b
 }
 
-func (m *BrokerRegistrationRequestFeature) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "minSupportedVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MinSupportedVersion))
-	b = jsonx.Key(b, first, "maxSupportedVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MaxSupportedVersion))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *BrokerRegistrationRequestFeature) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "minSupportedVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MinSupportedVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "maxSupportedVersion":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MaxSupportedVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoBrokerRegistrationRequest = MessageInfo{Name: "BrokerRegistrationRequest", APIKey: 62, Kind: KindRequest, MinVersion: 0, MaxVersion: 4, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "BrokerRegistrationRequest".
@@ -772,9 +439,9 @@ func (m *BrokerRegistrationRequest) AppendJSON(dst []byte, version int16) ([]byt
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *BrokerRegistrationRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *BrokerRegistrationRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*BrokerRegistrationRequest) isRequest() {}

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -202,196 +201,6 @@ func (m *ConsumerGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encode
 	return b
 }
 
-func (m *ConsumerGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendString(b, m.MemberID)
-	b = jsonx.Key(b, first, "memberEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MemberEpoch))
-	b = jsonx.Key(b, first, "instanceId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.InstanceID)
-	b = jsonx.Key(b, first, "rackId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.RackID)
-	b = jsonx.Key(b, first, "rebalanceTimeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.RebalanceTimeoutMs))
-	b = jsonx.Key(b, first, "subscribedTopicNames")
-	first = false
-	if m.SubscribedTopicNames == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.SubscribedTopicNames {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendString(b, m.SubscribedTopicNames[i])
-		}
-		b = append(b, ']')
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "subscribedTopicRegex")
-		first = false
-		b = jsonx.AppendNullableString(b, m.SubscribedTopicRegex)
-	}
-	b = jsonx.Key(b, first, "serverAssignor")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ServerAssignor)
-	b = jsonx.Key(b, first, "topicPartitions")
-	first = false
-	if m.TopicPartitions == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.TopicPartitions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.TopicPartitions[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ConsumerGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [12]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.String()
-		case "memberId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MemberID = d.String()
-		case "memberEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "instanceId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.InstanceID = d.NullableString()
-		case "rackId":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.RackID = d.NullableString()
-		case "rebalanceTimeoutMs":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.RebalanceTimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "subscribedTopicNames":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			if d.Null() {
-				m.SubscribedTopicNames = nil
-			} else if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.SubscribedTopicNames = s
-			}
-		case "subscribedTopicRegex":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.SubscribedTopicRegex = d.NullableString()
-		case "serverAssignor":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.ServerAssignor = d.NullableString()
-		case "topicPartitions":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			if d.Null() {
-				m.TopicPartitions = nil
-			} else if d.BeginArray() {
-				s := []ConsumerGroupHeartbeatRequestTopicPartitions{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ConsumerGroupHeartbeatRequestTopicPartitions{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.TopicPartitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[11] {
-				d.Duplicate(key)
-			}
-			seen[11] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[10] {
-				d.Duplicate(key)
-			}
-			seen[10] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ConsumerGroupHeartbeatRequestTopicPartitions is the TopicPartitions struct of ConsumerGroupHeartbeatRequest.
 type ConsumerGroupHeartbeatRequestTopicPartitions struct {
 	// TopicID: uuid; versions 0-1.
@@ -467,82 +276,6 @@ func (m *ConsumerGroupHeartbeatRequestTopicPartitions) encode(b []byte, v int16,
 	return b
 }
 
-func (m *ConsumerGroupHeartbeatRequestTopicPartitions) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.Partitions[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ConsumerGroupHeartbeatRequestTopicPartitions) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoConsumerGroupHeartbeatRequest = MessageInfo{Name: "ConsumerGroupHeartbeatRequest", APIKey: 68, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ConsumerGroupHeartbeatRequest".
@@ -596,9 +329,9 @@ func (m *ConsumerGroupHeartbeatRequest) AppendJSON(dst []byte, version int16) ([
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ConsumerGroupHeartbeatRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ConsumerGroupHeartbeatRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ConsumerGroupHeartbeatRequest) isRequest() {}

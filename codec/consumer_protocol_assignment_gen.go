@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -76,80 +75,6 @@ func (m *ConsumerProtocolAssignment) encode(b []byte, v int16, w *wire.Encoder) 
 	return b
 }
 
-func (m *ConsumerProtocolAssignment) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "assignedPartitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.AssignedPartitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.AssignedPartitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "userData")
-	first = false
-	b = jsonx.AppendBytes(b, m.UserData, true)
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ConsumerProtocolAssignment) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "assignedPartitions":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []ConsumerProtocolAssignmentTopicPartition{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ConsumerProtocolAssignmentTopicPartition{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.AssignedPartitions = s
-			}
-		case "userData":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UserData = d.Bytes(true)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ConsumerProtocolAssignmentTopicPartition is the TopicPartition struct of ConsumerProtocolAssignment.
 type ConsumerProtocolAssignmentTopicPartition struct {
 	// Topic: string; versions 0-3; entity topicName.
@@ -207,71 +132,6 @@ func (m *ConsumerProtocolAssignmentTopicPartition) encode(b []byte, v int16, w *
 	return b
 }
 
-func (m *ConsumerProtocolAssignmentTopicPartition) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topic")
-	first = false
-	b = jsonx.AppendString(b, m.Topic)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.Partitions[i]))
-	}
-	b = append(b, ']')
-	return append(b, '}')
-}
-
-func (m *ConsumerProtocolAssignmentTopicPartition) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topic":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Topic = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Partitions = s
-			}
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoConsumerProtocolAssignment = MessageInfo{Name: "ConsumerProtocolAssignment", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 3, FlexibleMin: -1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ConsumerProtocolAssignment".
@@ -325,7 +185,7 @@ func (m *ConsumerProtocolAssignment) AppendJSON(dst []byte, version int16) ([]by
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ConsumerProtocolAssignment) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ConsumerProtocolAssignment) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -140,132 +139,6 @@ func (m *ConsumerProtocolSubscription) encode(b []byte, v int16, w *wire.Encoder
 	return b
 }
 
-func (m *ConsumerProtocolSubscription) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, m.Topics[i])
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "userData")
-	first = false
-	b = jsonx.AppendBytes(b, m.UserData, true)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "ownedPartitions")
-		first = false
-		b = append(b, '[')
-		for i := range m.OwnedPartitions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.OwnedPartitions[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v >= 2 {
-		b = jsonx.Key(b, first, "generationId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.GenerationID))
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "rackId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.RackID)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ConsumerProtocolSubscription) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topics":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Topics = s
-			}
-		case "userData":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UserData = d.Bytes(true)
-		case "ownedPartitions":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []ConsumerProtocolSubscriptionTopicPartition{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ConsumerProtocolSubscriptionTopicPartition{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.OwnedPartitions = s
-			}
-		case "generationId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.GenerationID = int32(d.Int(-1<<31, 1<<31-1))
-		case "rackId":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.RackID = d.NullableString()
-		case "_trailingBytes":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ConsumerProtocolSubscriptionTopicPartition is the TopicPartition struct of ConsumerProtocolSubscription.
 type ConsumerProtocolSubscriptionTopicPartition struct {
 	// Topic: string; versions 1-3; entity topicName.
@@ -343,75 +216,6 @@ func (m *ConsumerProtocolSubscriptionTopicPartition) encode(b []byte, v int16, w
 	return b
 }
 
-func (m *ConsumerProtocolSubscriptionTopicPartition) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "topic")
-		first = false
-		b = jsonx.AppendString(b, m.Topic)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "partitions")
-		first = false
-		b = append(b, '[')
-		for i := range m.Partitions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendInt(b, int64(m.Partitions[i]))
-		}
-		b = append(b, ']')
-	}
-	return append(b, '}')
-}
-
-func (m *ConsumerProtocolSubscriptionTopicPartition) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topic":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Topic = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Partitions = s
-			}
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoConsumerProtocolSubscription = MessageInfo{Name: "ConsumerProtocolSubscription", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 3, FlexibleMin: -1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ConsumerProtocolSubscription".
@@ -465,7 +269,7 @@ func (m *ConsumerProtocolSubscription) AppendJSON(dst []byte, version int16) ([]
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ConsumerProtocolSubscription) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ConsumerProtocolSubscription) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -36,43 +35,6 @@ func (m *ControlRecordTypeSchema) decode(r *wire.Reader, v int16) {
 func (m *ControlRecordTypeSchema) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt16(b, m.Type)
 	return b
-}
-
-func (m *ControlRecordTypeSchema) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "type")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Type))
-	return append(b, '}')
-}
-
-func (m *ControlRecordTypeSchema) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "type":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Type = int16(d.Int(-1<<15, 1<<15-1))
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 var infoControlRecordTypeSchema = MessageInfo{Name: "ControlRecordTypeSchema", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 0, FlexibleMin: -1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"4.4.0"}}
@@ -128,5 +90,7 @@ func (m *ControlRecordTypeSchema) AppendJSON(dst []byte, version int16) ([]byte,
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ControlRecordTypeSchema) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ControlRecordTypeSchema) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

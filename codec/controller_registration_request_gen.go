@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -156,136 +155,6 @@ func (m *ControllerRegistrationRequest) encode(b []byte, v int16, w *wire.Encode
 	return b
 }
 
-func (m *ControllerRegistrationRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "controllerId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ControllerID))
-	b = jsonx.Key(b, first, "incarnationId")
-	first = false
-	b = jsonx.AppendUUID(b, m.IncarnationID)
-	b = jsonx.Key(b, first, "zkMigrationReady")
-	first = false
-	b = jsonx.AppendBool(b, m.ZkMigrationReady)
-	b = jsonx.Key(b, first, "listeners")
-	first = false
-	b = append(b, '[')
-	for i := range m.Listeners {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Listeners[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "features")
-	first = false
-	b = append(b, '[')
-	for i := range m.Features {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Features[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ControllerRegistrationRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "controllerId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ControllerID = int32(d.Int(-1<<31, 1<<31-1))
-		case "incarnationId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.IncarnationID = d.UUID()
-		case "zkMigrationReady":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ZkMigrationReady = d.Bool()
-		case "listeners":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []ControllerRegistrationRequestListener{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ControllerRegistrationRequestListener{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Listeners = s
-			}
-		case "features":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []ControllerRegistrationRequestFeature{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ControllerRegistrationRequestFeature{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Features = s
-			}
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ControllerRegistrationRequestListener is the Listener struct of ControllerRegistrationRequest.
 type ControllerRegistrationRequestListener struct {
 	// Name: string; versions 0.
@@ -379,81 +248,6 @@ func (m *ControllerRegistrationRequestListener) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *ControllerRegistrationRequestListener) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "host")
-	first = false
-	b = jsonx.AppendString(b, m.Host)
-	b = jsonx.Key(b, first, "port")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Port))
-	b = jsonx.Key(b, first, "securityProtocol")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.SecurityProtocol))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ControllerRegistrationRequestListener) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "port":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Port = uint16(d.Int(0, 1<<16-1))
-		case "securityProtocol":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.SecurityProtocol = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ControllerRegistrationRequestFeature is the Feature struct of ControllerRegistrationRequest.
 type ControllerRegistrationRequestFeature struct {
 	// Name: string; versions 0.
@@ -537,72 +331,6 @@ func (m *ControllerRegistrationRequestFeature) encode(b []byte, v int16, w *wire
 	return b
 }
 
-func (m *ControllerRegistrationRequestFeature) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "minSupportedVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MinSupportedVersion))
-	b = jsonx.Key(b, first, "maxSupportedVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MaxSupportedVersion))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ControllerRegistrationRequestFeature) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "minSupportedVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MinSupportedVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "maxSupportedVersion":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MaxSupportedVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoControllerRegistrationRequest = MessageInfo{Name: "ControllerRegistrationRequest", APIKey: 70, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ControllerRegistrationRequest".
@@ -656,9 +384,9 @@ func (m *ControllerRegistrationRequest) AppendJSON(dst []byte, version int16) ([
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ControllerRegistrationRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ControllerRegistrationRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ControllerRegistrationRequest) isRequest() {}

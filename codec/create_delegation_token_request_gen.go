@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -149,113 +148,6 @@ func (m *CreateDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder
 	return b
 }
 
-func (m *CreateDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 3 {
-		b = jsonx.Key(b, first, "ownerPrincipalType")
-		first = false
-		b = jsonx.AppendNullableString(b, m.OwnerPrincipalType)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "ownerPrincipalName")
-		first = false
-		b = jsonx.AppendNullableString(b, m.OwnerPrincipalName)
-	}
-	b = jsonx.Key(b, first, "renewers")
-	first = false
-	b = append(b, '[')
-	for i := range m.Renewers {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Renewers[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "maxLifetimeMs")
-	first = false
-	b = jsonx.AppendInt64(b, m.MaxLifetimeMs)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *CreateDelegationTokenRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "ownerPrincipalType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.OwnerPrincipalType = d.NullableString()
-		case "ownerPrincipalName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.OwnerPrincipalName = d.NullableString()
-		case "renewers":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []CreateDelegationTokenRequestCreatableRenewers{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, CreateDelegationTokenRequestCreatableRenewers{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Renewers = s
-			}
-		case "maxLifetimeMs":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.MaxLifetimeMs = d.Int64()
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // CreateDelegationTokenRequestCreatableRenewers is the CreatableRenewers struct of CreateDelegationTokenRequest.
 type CreateDelegationTokenRequestCreatableRenewers struct {
 	// PrincipalType: string; versions 0-3.
@@ -333,63 +225,6 @@ func (m *CreateDelegationTokenRequestCreatableRenewers) encode(b []byte, v int16
 	return b
 }
 
-func (m *CreateDelegationTokenRequestCreatableRenewers) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "principalType")
-	first = false
-	b = jsonx.AppendString(b, m.PrincipalType)
-	b = jsonx.Key(b, first, "principalName")
-	first = false
-	b = jsonx.AppendString(b, m.PrincipalName)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *CreateDelegationTokenRequestCreatableRenewers) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "principalType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PrincipalType = d.String()
-		case "principalName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.PrincipalName = d.String()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoCreateDelegationTokenRequest = MessageInfo{Name: "CreateDelegationTokenRequest", APIKey: 38, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "CreateDelegationTokenRequest".
@@ -443,9 +278,9 @@ func (m *CreateDelegationTokenRequest) AppendJSON(dst []byte, version int16) ([]
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *CreateDelegationTokenRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *CreateDelegationTokenRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*CreateDelegationTokenRequest) isRequest() {}

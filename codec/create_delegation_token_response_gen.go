@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -181,148 +180,6 @@ func (m *CreateDelegationTokenResponse) encode(b []byte, v int16, w *wire.Encode
 	return b
 }
 
-func (m *CreateDelegationTokenResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "principalType")
-	first = false
-	b = jsonx.AppendString(b, m.PrincipalType)
-	b = jsonx.Key(b, first, "principalName")
-	first = false
-	b = jsonx.AppendString(b, m.PrincipalName)
-	if v >= 3 {
-		b = jsonx.Key(b, first, "tokenRequesterPrincipalType")
-		first = false
-		b = jsonx.AppendString(b, m.TokenRequesterPrincipalType)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "tokenRequesterPrincipalName")
-		first = false
-		b = jsonx.AppendString(b, m.TokenRequesterPrincipalName)
-	}
-	b = jsonx.Key(b, first, "issueTimestampMs")
-	first = false
-	b = jsonx.AppendInt64(b, m.IssueTimestampMs)
-	b = jsonx.Key(b, first, "expiryTimestampMs")
-	first = false
-	b = jsonx.AppendInt64(b, m.ExpiryTimestampMs)
-	b = jsonx.Key(b, first, "maxTimestampMs")
-	first = false
-	b = jsonx.AppendInt64(b, m.MaxTimestampMs)
-	b = jsonx.Key(b, first, "tokenId")
-	first = false
-	b = jsonx.AppendString(b, m.TokenID)
-	b = jsonx.Key(b, first, "hmac")
-	first = false
-	b = jsonx.AppendBytes(b, m.Hmac, false)
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *CreateDelegationTokenResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [12]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "principalType":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.PrincipalType = d.String()
-		case "principalName":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.PrincipalName = d.String()
-		case "tokenRequesterPrincipalType":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TokenRequesterPrincipalType = d.String()
-		case "tokenRequesterPrincipalName":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TokenRequesterPrincipalName = d.String()
-		case "issueTimestampMs":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.IssueTimestampMs = d.Int64()
-		case "expiryTimestampMs":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.ExpiryTimestampMs = d.Int64()
-		case "maxTimestampMs":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.MaxTimestampMs = d.Int64()
-		case "tokenId":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.TokenID = d.String()
-		case "hmac":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			m.Hmac = d.Bytes(false)
-		case "throttleTimeMs":
-			if seen[10] {
-				d.Duplicate(key)
-			}
-			seen[10] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[11] {
-				d.Duplicate(key)
-			}
-			seen[11] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoCreateDelegationTokenResponse = MessageInfo{Name: "CreateDelegationTokenResponse", APIKey: 38, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "CreateDelegationTokenResponse".
@@ -376,9 +233,9 @@ func (m *CreateDelegationTokenResponse) AppendJSON(dst []byte, version int16) ([
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *CreateDelegationTokenResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *CreateDelegationTokenResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*CreateDelegationTokenResponse) isResponse() {}

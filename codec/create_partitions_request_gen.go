@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -130,100 +129,6 @@ func (m *CreatePartitionsRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 	return b
 }
 
-func (m *CreatePartitionsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "timeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TimeoutMs))
-	b = jsonx.Key(b, first, "validateOnly")
-	first = false
-	b = jsonx.AppendBool(b, m.ValidateOnly)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *CreatePartitionsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topics":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []CreatePartitionsRequestCreatePartitionsTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, CreatePartitionsRequestCreatePartitionsTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "timeoutMs":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "validateOnly":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ValidateOnly = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // CreatePartitionsRequestCreatePartitionsTopic is the CreatePartitionsTopic struct of CreatePartitionsRequest.
 type CreatePartitionsRequestCreatePartitionsTopic struct {
 	// Name: string; versions 0-3; entity topicName.
@@ -325,96 +230,6 @@ func (m *CreatePartitionsRequestCreatePartitionsTopic) encode(b []byte, v int16,
 	return b
 }
 
-func (m *CreatePartitionsRequestCreatePartitionsTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "count")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Count))
-	b = jsonx.Key(b, first, "assignments")
-	first = false
-	if m.Assignments == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.Assignments {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Assignments[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *CreatePartitionsRequestCreatePartitionsTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "count":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Count = int32(d.Int(-1<<31, 1<<31-1))
-		case "assignments":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.Null() {
-				m.Assignments = nil
-			} else if d.BeginArray() {
-				s := []CreatePartitionsRequestCreatePartitionsAssignment{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, CreatePartitionsRequestCreatePartitionsAssignment{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Assignments = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // CreatePartitionsRequestCreatePartitionsAssignment is the CreatePartitionsAssignment struct of CreatePartitionsRequest.
 type CreatePartitionsRequestCreatePartitionsAssignment struct {
 	// BrokerIDs: []int32; versions 0-3; entity brokerId.
@@ -493,73 +308,6 @@ func (m *CreatePartitionsRequestCreatePartitionsAssignment) encode(b []byte, v i
 	return b
 }
 
-func (m *CreatePartitionsRequestCreatePartitionsAssignment) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "brokerIds")
-	first = false
-	b = append(b, '[')
-	for i := range m.BrokerIDs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.BrokerIDs[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *CreatePartitionsRequestCreatePartitionsAssignment) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "brokerIds":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.BrokerIDs = s
-			}
-		case "_unknownTaggedFields":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoCreatePartitionsRequest = MessageInfo{Name: "CreatePartitionsRequest", APIKey: 37, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "CreatePartitionsRequest".
@@ -613,8 +361,10 @@ func (m *CreatePartitionsRequest) AppendJSON(dst []byte, version int16) ([]byte,
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *CreatePartitionsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *CreatePartitionsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*CreatePartitionsRequest) isRequest() {}
 

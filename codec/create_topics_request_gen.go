@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -123,102 +122,6 @@ func (m *CreateTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
-}
-
-func (m *CreateTopicsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "timeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TimeoutMs))
-	if v >= 1 {
-		b = jsonx.Key(b, first, "validateOnly")
-		first = false
-		b = jsonx.AppendBool(b, m.ValidateOnly)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *CreateTopicsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topics":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []CreateTopicsRequestCreatableTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, CreateTopicsRequestCreatableTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "timeoutMs":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "validateOnly":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ValidateOnly = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // CreateTopicsRequestCreatableTopic is the CreatableTopic struct of CreateTopicsRequest.
@@ -368,126 +271,6 @@ func (m *CreateTopicsRequestCreatableTopic) encode(b []byte, v int16, w *wire.En
 	return b
 }
 
-func (m *CreateTopicsRequestCreatableTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "numPartitions")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.NumPartitions))
-	b = jsonx.Key(b, first, "replicationFactor")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ReplicationFactor))
-	b = jsonx.Key(b, first, "assignments")
-	first = false
-	b = append(b, '[')
-	for i := range m.Assignments {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Assignments[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "configs")
-	first = false
-	b = append(b, '[')
-	for i := range m.Configs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Configs[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *CreateTopicsRequestCreatableTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "numPartitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.NumPartitions = int32(d.Int(-1<<31, 1<<31-1))
-		case "replicationFactor":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ReplicationFactor = int16(d.Int(-1<<15, 1<<15-1))
-		case "assignments":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []CreateTopicsRequestCreatableReplicaAssignment{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, CreateTopicsRequestCreatableReplicaAssignment{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Assignments = s
-			}
-		case "configs":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []CreateTopicsRequestCreatableTopicConfig{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, CreateTopicsRequestCreatableTopicConfig{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Configs = s
-			}
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // CreateTopicsRequestCreatableReplicaAssignment is the CreatableReplicaAssignment struct of CreateTopicsRequest.
 type CreateTopicsRequestCreatableReplicaAssignment struct {
 	// PartitionIndex: int32; versions 0-7.
@@ -571,82 +354,6 @@ func (m *CreateTopicsRequestCreatableReplicaAssignment) encode(b []byte, v int16
 	return b
 }
 
-func (m *CreateTopicsRequestCreatableReplicaAssignment) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "brokerIds")
-	first = false
-	b = append(b, '[')
-	for i := range m.BrokerIDs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.BrokerIDs[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *CreateTopicsRequestCreatableReplicaAssignment) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "brokerIds":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.BrokerIDs = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // CreateTopicsRequestCreatableTopicConfig is the CreatableTopicConfig struct of CreateTopicsRequest.
 type CreateTopicsRequestCreatableTopicConfig struct {
 	// Name: string; versions 0-7.
@@ -725,63 +432,6 @@ func (m *CreateTopicsRequestCreatableTopicConfig) encode(b []byte, v int16, w *w
 	return b
 }
 
-func (m *CreateTopicsRequestCreatableTopicConfig) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "value")
-	first = false
-	b = jsonx.AppendNullableString(b, m.Value)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *CreateTopicsRequestCreatableTopicConfig) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "value":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Value = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoCreateTopicsRequest = MessageInfo{Name: "CreateTopicsRequest", APIKey: 19, Kind: KindRequest, MinVersion: 0, MaxVersion: 7, FlexibleMin: 5, DeprecatedMin: 0, DeprecatedMax: 1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "CreateTopicsRequest".
@@ -835,8 +485,10 @@ func (m *CreateTopicsRequest) AppendJSON(dst []byte, version int16) ([]byte, err
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *CreateTopicsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *CreateTopicsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*CreateTopicsRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -104,83 +103,6 @@ func (m *CreateTopicsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 		return b
 	}
 	return b
-}
-
-func (m *CreateTopicsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 2 {
-		b = jsonx.Key(b, first, "throttleTimeMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	}
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *CreateTopicsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "topics":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []CreateTopicsResponseCreatableTopicResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, CreateTopicsResponseCreatableTopicResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // CreateTopicsResponseCreatableTopicResult is the CreatableTopicResult struct of CreateTopicsResponse.
@@ -374,153 +296,6 @@ func (m *CreateTopicsResponseCreatableTopicResult) encode(b []byte, v int16, w *
 	return b
 }
 
-func (m *CreateTopicsResponseCreatableTopicResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	if v >= 7 {
-		b = jsonx.Key(b, first, "topicId")
-		first = false
-		b = jsonx.AppendUUID(b, m.TopicID)
-	}
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	if v >= 1 {
-		b = jsonx.Key(b, first, "errorMessage")
-		first = false
-		b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "topicConfigErrorCode")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.TopicConfigErrorCode))
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "numPartitions")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.NumPartitions))
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "replicationFactor")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ReplicationFactor))
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "configs")
-		first = false
-		if m.Configs == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i := range m.Configs {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = m.Configs[i].appendJSON(b, v)
-			}
-			b = append(b, ']')
-		}
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *CreateTopicsResponseCreatableTopicResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [9]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "topicId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TopicID = d.UUID()
-		case "errorCode":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ErrorMessage = d.NullableString()
-		case "topicConfigErrorCode":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TopicConfigErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "numPartitions":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.NumPartitions = int32(d.Int(-1<<31, 1<<31-1))
-		case "replicationFactor":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.ReplicationFactor = int16(d.Int(-1<<15, 1<<15-1))
-		case "configs":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			if d.Null() {
-				m.Configs = nil
-			} else if d.BeginArray() {
-				s := []CreateTopicsResponseCreatableTopicConfigs{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, CreateTopicsResponseCreatableTopicConfigs{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Configs = s
-			}
-		case "_unknownTaggedFields":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // CreateTopicsResponseCreatableTopicConfigs is the CreatableTopicConfigs struct of CreateTopicsResponse.
 type CreateTopicsResponseCreatableTopicConfigs struct {
 	// Name: string; versions 5-7.
@@ -671,100 +446,6 @@ func (m *CreateTopicsResponseCreatableTopicConfigs) encode(b []byte, v int16, w 
 	return b
 }
 
-func (m *CreateTopicsResponseCreatableTopicConfigs) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 5 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendString(b, m.Name)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "value")
-		first = false
-		b = jsonx.AppendNullableString(b, m.Value)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "readOnly")
-		first = false
-		b = jsonx.AppendBool(b, m.ReadOnly)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "configSource")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ConfigSource))
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "isSensitive")
-		first = false
-		b = jsonx.AppendBool(b, m.IsSensitive)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *CreateTopicsResponseCreatableTopicConfigs) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "value":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Value = d.NullableString()
-		case "readOnly":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ReadOnly = d.Bool()
-		case "configSource":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ConfigSource = int8(d.Int(-1<<7, 1<<7-1))
-		case "isSensitive":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.IsSensitive = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoCreateTopicsResponse = MessageInfo{Name: "CreateTopicsResponse", APIKey: 19, Kind: KindResponse, MinVersion: 0, MaxVersion: 7, FlexibleMin: 5, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "CreateTopicsResponse".
@@ -818,8 +499,10 @@ func (m *CreateTopicsResponse) AppendJSON(dst []byte, version int16) ([]byte, er
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *CreateTopicsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *CreateTopicsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*CreateTopicsResponse) isResponse() {}
 

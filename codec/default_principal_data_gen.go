@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -81,72 +80,6 @@ func (m *DefaultPrincipalData) encode(b []byte, v int16, w *wire.Encoder) []byte
 	return b
 }
 
-func (m *DefaultPrincipalData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "type")
-	first = false
-	b = jsonx.AppendString(b, m.Type)
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "tokenAuthenticated")
-	first = false
-	b = jsonx.AppendBool(b, m.TokenAuthenticated)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DefaultPrincipalData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "type":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Type = d.String()
-		case "name":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Name = d.String()
-		case "tokenAuthenticated":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TokenAuthenticated = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDefaultPrincipalData = MessageInfo{Name: "DefaultPrincipalData", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DefaultPrincipalData".
@@ -200,5 +133,7 @@ func (m *DefaultPrincipalData) AppendJSON(dst []byte, version int16) ([]byte, er
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DefaultPrincipalData) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DefaultPrincipalData) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -100,82 +99,6 @@ func (m *DeleteACLsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
-}
-
-func (m *DeleteACLsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "filters")
-	first = false
-	b = append(b, '[')
-	for i := range m.Filters {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Filters[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *DeleteACLsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "filters":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []DeleteACLsRequestDeleteACLsFilter{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteACLsRequestDeleteACLsFilter{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Filters = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DeleteACLsRequestDeleteACLsFilter is the DeleteAclsFilter struct of DeleteAclsRequest.
@@ -313,110 +236,6 @@ func (m *DeleteACLsRequestDeleteACLsFilter) encode(b []byte, v int16, w *wire.En
 	return b
 }
 
-func (m *DeleteACLsRequestDeleteACLsFilter) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "resourceTypeFilter")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ResourceTypeFilter))
-	b = jsonx.Key(b, first, "resourceNameFilter")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ResourceNameFilter)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "patternTypeFilter")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.PatternTypeFilter))
-	}
-	b = jsonx.Key(b, first, "principalFilter")
-	first = false
-	b = jsonx.AppendNullableString(b, m.PrincipalFilter)
-	b = jsonx.Key(b, first, "hostFilter")
-	first = false
-	b = jsonx.AppendNullableString(b, m.HostFilter)
-	b = jsonx.Key(b, first, "operation")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Operation))
-	b = jsonx.Key(b, first, "permissionType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PermissionType))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DeleteACLsRequestDeleteACLsFilter) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [8]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "resourceTypeFilter":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ResourceTypeFilter = int8(d.Int(-1<<7, 1<<7-1))
-		case "resourceNameFilter":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ResourceNameFilter = d.NullableString()
-		case "patternTypeFilter":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.PatternTypeFilter = int8(d.Int(-1<<7, 1<<7-1))
-		case "principalFilter":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.PrincipalFilter = d.NullableString()
-		case "hostFilter":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.HostFilter = d.NullableString()
-		case "operation":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.Operation = int8(d.Int(-1<<7, 1<<7-1))
-		case "permissionType":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.PermissionType = int8(d.Int(-1<<7, 1<<7-1))
-		case "_unknownTaggedFields":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDeleteACLsRequest = MessageInfo{Name: "DeleteAclsRequest", APIKey: 31, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DeleteAclsRequest".
@@ -470,8 +289,10 @@ func (m *DeleteACLsRequest) AppendJSON(dst []byte, version int16) ([]byte, error
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DeleteACLsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DeleteACLsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DeleteACLsRequest) isRequest() {}
 

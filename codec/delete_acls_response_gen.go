@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -95,81 +94,6 @@ func (m *DeleteACLsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		return b
 	}
 	return b
-}
-
-func (m *DeleteACLsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "filterResults")
-	first = false
-	b = append(b, '[')
-	for i := range m.FilterResults {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.FilterResults[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DeleteACLsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "filterResults":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []DeleteACLsResponseDeleteACLsFilterResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteACLsResponseDeleteACLsFilterResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.FilterResults = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DeleteACLsResponseDeleteACLsFilterResult is the DeleteAclsFilterResult struct of DeleteAclsResponse.
@@ -271,90 +195,6 @@ func (m *DeleteACLsResponseDeleteACLsFilterResult) encode(b []byte, v int16, w *
 		return b
 	}
 	return b
-}
-
-func (m *DeleteACLsResponseDeleteACLsFilterResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "matchingAcls")
-	first = false
-	b = append(b, '[')
-	for i := range m.MatchingACLs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.MatchingACLs[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DeleteACLsResponseDeleteACLsFilterResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorMessage = d.NullableString()
-		case "matchingAcls":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []DeleteACLsResponseDeleteACLsMatchingACL{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteACLsResponseDeleteACLsMatchingACL{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.MatchingACLs = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DeleteACLsResponseDeleteACLsMatchingACL is the DeleteAclsMatchingAcl struct of DeleteAclsResponse.
@@ -505,128 +345,6 @@ func (m *DeleteACLsResponseDeleteACLsMatchingACL) encode(b []byte, v int16, w *w
 	return b
 }
 
-func (m *DeleteACLsResponseDeleteACLsMatchingACL) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "resourceType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ResourceType))
-	b = jsonx.Key(b, first, "resourceName")
-	first = false
-	b = jsonx.AppendString(b, m.ResourceName)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "patternType")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.PatternType))
-	}
-	b = jsonx.Key(b, first, "principal")
-	first = false
-	b = jsonx.AppendString(b, m.Principal)
-	b = jsonx.Key(b, first, "host")
-	first = false
-	b = jsonx.AppendString(b, m.Host)
-	b = jsonx.Key(b, first, "operation")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Operation))
-	b = jsonx.Key(b, first, "permissionType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PermissionType))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DeleteACLsResponseDeleteACLsMatchingACL) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [10]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorMessage = d.NullableString()
-		case "resourceType":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ResourceType = int8(d.Int(-1<<7, 1<<7-1))
-		case "resourceName":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ResourceName = d.String()
-		case "patternType":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.PatternType = int8(d.Int(-1<<7, 1<<7-1))
-		case "principal":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.Principal = d.String()
-		case "host":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.Host = d.String()
-		case "operation":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.Operation = int8(d.Int(-1<<7, 1<<7-1))
-		case "permissionType":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.PermissionType = int8(d.Int(-1<<7, 1<<7-1))
-		case "_unknownTaggedFields":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDeleteACLsResponse = MessageInfo{Name: "DeleteAclsResponse", APIKey: 31, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DeleteAclsResponse".
@@ -680,8 +398,10 @@ func (m *DeleteACLsResponse) AppendJSON(dst []byte, version int16) ([]byte, erro
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DeleteACLsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DeleteACLsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DeleteACLsResponse) isResponse() {}
 

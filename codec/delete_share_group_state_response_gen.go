@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -84,72 +83,6 @@ func (m *DeleteShareGroupStateResponse) encode(b []byte, v int16, w *wire.Encode
 		return b
 	}
 	return b
-}
-
-func (m *DeleteShareGroupStateResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "results")
-	first = false
-	b = append(b, '[')
-	for i := range m.Results {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Results[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DeleteShareGroupStateResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "results":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []DeleteShareGroupStateResponseDeleteStateResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteShareGroupStateResponseDeleteStateResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Results = s
-			}
-		case "_unknownTaggedFields":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DeleteShareGroupStateResponseDeleteStateResult is the DeleteStateResult struct of DeleteShareGroupStateResponse.
@@ -232,81 +165,6 @@ func (m *DeleteShareGroupStateResponseDeleteStateResult) encode(b []byte, v int1
 		return b
 	}
 	return b
-}
-
-func (m *DeleteShareGroupStateResponseDeleteStateResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DeleteShareGroupStateResponseDeleteStateResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []DeleteShareGroupStateResponsePartitionResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteShareGroupStateResponsePartitionResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DeleteShareGroupStateResponsePartitionResult is the PartitionResult struct of DeleteShareGroupStateResponse.
@@ -392,72 +250,6 @@ func (m *DeleteShareGroupStateResponsePartitionResult) encode(b []byte, v int16,
 	return b
 }
 
-func (m *DeleteShareGroupStateResponsePartitionResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partition")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Partition))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DeleteShareGroupStateResponsePartitionResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partition":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Partition = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDeleteShareGroupStateResponse = MessageInfo{Name: "DeleteShareGroupStateResponse", APIKey: 86, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "DeleteShareGroupStateResponse".
@@ -511,9 +303,9 @@ func (m *DeleteShareGroupStateResponse) AppendJSON(dst []byte, version int16) ([
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DeleteShareGroupStateResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DeleteShareGroupStateResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*DeleteShareGroupStateResponse) isResponse() {}

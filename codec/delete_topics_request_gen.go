@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -151,123 +150,6 @@ func (m *DeleteTopicsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *DeleteTopicsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 6 {
-		b = jsonx.Key(b, first, "topics")
-		first = false
-		b = append(b, '[')
-		for i := range m.Topics {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Topics[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v <= 5 {
-		b = jsonx.Key(b, first, "topicNames")
-		first = false
-		b = append(b, '[')
-		for i := range m.TopicNames {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendString(b, m.TopicNames[i])
-		}
-		b = append(b, ']')
-	}
-	b = jsonx.Key(b, first, "timeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TimeoutMs))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *DeleteTopicsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topics":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []DeleteTopicsRequestDeleteTopicState{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DeleteTopicsRequestDeleteTopicState{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "topicNames":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.TopicNames = s
-			}
-		case "timeoutMs":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DeleteTopicsRequestDeleteTopicState is the DeleteTopicState struct of DeleteTopicsRequest.
 type DeleteTopicsRequestDeleteTopicState struct {
 	// Name: string; versions 6; nullable 6; default "null"; entity topicName.
@@ -360,67 +242,6 @@ func (m *DeleteTopicsRequestDeleteTopicState) encode(b []byte, v int16, w *wire.
 	return b
 }
 
-func (m *DeleteTopicsRequestDeleteTopicState) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 6 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendNullableString(b, m.Name)
-	}
-	if v >= 6 {
-		b = jsonx.Key(b, first, "topicId")
-		first = false
-		b = jsonx.AppendUUID(b, m.TopicID)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DeleteTopicsRequestDeleteTopicState) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.NullableString()
-		case "topicId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TopicID = d.UUID()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDeleteTopicsRequest = MessageInfo{Name: "DeleteTopicsRequest", APIKey: 20, Kind: KindRequest, MinVersion: 0, MaxVersion: 6, FlexibleMin: 4, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DeleteTopicsRequest".
@@ -474,8 +295,10 @@ func (m *DeleteTopicsRequest) AppendJSON(dst []byte, version int16) ([]byte, err
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DeleteTopicsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DeleteTopicsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DeleteTopicsRequest) isRequest() {}
 

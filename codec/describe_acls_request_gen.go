@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -152,120 +151,6 @@ func (m *DescribeACLsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *DescribeACLsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "resourceTypeFilter")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ResourceTypeFilter))
-	b = jsonx.Key(b, first, "resourceNameFilter")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ResourceNameFilter)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "patternTypeFilter")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.PatternTypeFilter))
-	}
-	b = jsonx.Key(b, first, "principalFilter")
-	first = false
-	b = jsonx.AppendNullableString(b, m.PrincipalFilter)
-	b = jsonx.Key(b, first, "hostFilter")
-	first = false
-	b = jsonx.AppendNullableString(b, m.HostFilter)
-	b = jsonx.Key(b, first, "operation")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Operation))
-	b = jsonx.Key(b, first, "permissionType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PermissionType))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeACLsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [9]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "resourceTypeFilter":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ResourceTypeFilter = int8(d.Int(-1<<7, 1<<7-1))
-		case "resourceNameFilter":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ResourceNameFilter = d.NullableString()
-		case "patternTypeFilter":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.PatternTypeFilter = int8(d.Int(-1<<7, 1<<7-1))
-		case "principalFilter":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.PrincipalFilter = d.NullableString()
-		case "hostFilter":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.HostFilter = d.NullableString()
-		case "operation":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.Operation = int8(d.Int(-1<<7, 1<<7-1))
-		case "permissionType":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.PermissionType = int8(d.Int(-1<<7, 1<<7-1))
-		case "_unknownTaggedFields":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeACLsRequest = MessageInfo{Name: "DescribeAclsRequest", APIKey: 29, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeAclsRequest".
@@ -319,8 +204,10 @@ func (m *DescribeACLsRequest) AppendJSON(dst []byte, version int16) ([]byte, err
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeACLsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeACLsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DescribeACLsRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -129,99 +128,6 @@ func (m *DescribeACLsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 	return b
 }
 
-func (m *DescribeACLsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "resources")
-	first = false
-	b = append(b, '[')
-	for i := range m.Resources {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Resources[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeACLsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "resources":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []DescribeACLsResponseDescribeACLsResource{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeACLsResponseDescribeACLsResource{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Resources = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeACLsResponseDescribeACLsResource is the DescribeAclsResource struct of DescribeAclsResponse.
 type DescribeACLsResponseDescribeACLsResource struct {
 	// ResourceType: int8; versions 0-3.
@@ -338,101 +244,6 @@ func (m *DescribeACLsResponseDescribeACLsResource) encode(b []byte, v int16, w *
 	return b
 }
 
-func (m *DescribeACLsResponseDescribeACLsResource) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "resourceType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ResourceType))
-	b = jsonx.Key(b, first, "resourceName")
-	first = false
-	b = jsonx.AppendString(b, m.ResourceName)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "patternType")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.PatternType))
-	}
-	b = jsonx.Key(b, first, "acls")
-	first = false
-	b = append(b, '[')
-	for i := range m.ACLs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.ACLs[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeACLsResponseDescribeACLsResource) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "resourceType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ResourceType = int8(d.Int(-1<<7, 1<<7-1))
-		case "resourceName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ResourceName = d.String()
-		case "patternType":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.PatternType = int8(d.Int(-1<<7, 1<<7-1))
-		case "acls":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []DescribeACLsResponseACLDescription{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeACLsResponseACLDescription{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.ACLs = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeACLsResponseACLDescription is the AclDescription struct of DescribeAclsResponse.
 type DescribeACLsResponseACLDescription struct {
 	// Principal: string; versions 0-3.
@@ -534,81 +345,6 @@ func (m *DescribeACLsResponseACLDescription) encode(b []byte, v int16, w *wire.E
 	return b
 }
 
-func (m *DescribeACLsResponseACLDescription) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "principal")
-	first = false
-	b = jsonx.AppendString(b, m.Principal)
-	b = jsonx.Key(b, first, "host")
-	first = false
-	b = jsonx.AppendString(b, m.Host)
-	b = jsonx.Key(b, first, "operation")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Operation))
-	b = jsonx.Key(b, first, "permissionType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PermissionType))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeACLsResponseACLDescription) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "principal":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Principal = d.String()
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "operation":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Operation = int8(d.Int(-1<<7, 1<<7-1))
-		case "permissionType":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.PermissionType = int8(d.Int(-1<<7, 1<<7-1))
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeACLsResponse = MessageInfo{Name: "DescribeAclsResponse", APIKey: 29, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeAclsResponse".
@@ -662,8 +398,10 @@ func (m *DescribeACLsResponse) AppendJSON(dst []byte, version int16) ([]byte, er
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeACLsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeACLsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DescribeACLsResponse) isResponse() {}
 

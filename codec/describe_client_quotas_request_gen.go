@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -107,91 +106,6 @@ func (m *DescribeClientQuotasRequest) encode(b []byte, v int16, w *wire.Encoder)
 	return b
 }
 
-func (m *DescribeClientQuotasRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "components")
-	first = false
-	b = append(b, '[')
-	for i := range m.Components {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Components[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "strict")
-	first = false
-	b = jsonx.AppendBool(b, m.Strict)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeClientQuotasRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "components":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []DescribeClientQuotasRequestComponentData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeClientQuotasRequestComponentData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Components = s
-			}
-		case "strict":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Strict = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeClientQuotasRequestComponentData is the ComponentData struct of DescribeClientQuotasRequest.
 type DescribeClientQuotasRequestComponentData struct {
 	// EntityType: string; versions 0-1.
@@ -275,72 +189,6 @@ func (m *DescribeClientQuotasRequestComponentData) encode(b []byte, v int16, w *
 	return b
 }
 
-func (m *DescribeClientQuotasRequestComponentData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "entityType")
-	first = false
-	b = jsonx.AppendString(b, m.EntityType)
-	b = jsonx.Key(b, first, "matchType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MatchType))
-	b = jsonx.Key(b, first, "match")
-	first = false
-	b = jsonx.AppendNullableString(b, m.Match)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeClientQuotasRequestComponentData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "entityType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.EntityType = d.String()
-		case "matchType":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MatchType = int8(d.Int(-1<<7, 1<<7-1))
-		case "match":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Match = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeClientQuotasRequest = MessageInfo{Name: "DescribeClientQuotasRequest", APIKey: 48, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeClientQuotasRequest".
@@ -394,9 +242,9 @@ func (m *DescribeClientQuotasRequest) AppendJSON(dst []byte, version int16) ([]b
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeClientQuotasRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeClientQuotasRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*DescribeClientQuotasRequest) isRequest() {}

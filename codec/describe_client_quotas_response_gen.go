@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -130,105 +129,6 @@ func (m *DescribeClientQuotasResponse) encode(b []byte, v int16, w *wire.Encoder
 	return b
 }
 
-func (m *DescribeClientQuotasResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "entries")
-	first = false
-	if m.Entries == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.Entries {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Entries[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeClientQuotasResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "entries":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.Null() {
-				m.Entries = nil
-			} else if d.BeginArray() {
-				s := []DescribeClientQuotasResponseEntryData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeClientQuotasResponseEntryData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Entries = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeClientQuotasResponseEntryData is the EntryData struct of DescribeClientQuotasResponse.
 type DescribeClientQuotasResponseEntryData struct {
 	// Entity: []EntityData; versions 0-1.
@@ -342,99 +242,6 @@ func (m *DescribeClientQuotasResponseEntryData) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *DescribeClientQuotasResponseEntryData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "entity")
-	first = false
-	b = append(b, '[')
-	for i := range m.Entity {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Entity[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "values")
-	first = false
-	b = append(b, '[')
-	for i := range m.Values {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Values[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeClientQuotasResponseEntryData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "entity":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []DescribeClientQuotasResponseEntityData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeClientQuotasResponseEntityData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Entity = s
-			}
-		case "values":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []DescribeClientQuotasResponseValueData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeClientQuotasResponseValueData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Values = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeClientQuotasResponseEntityData is the EntityData struct of DescribeClientQuotasResponse.
 type DescribeClientQuotasResponseEntityData struct {
 	// EntityType: string; versions 0-1.
@@ -513,63 +320,6 @@ func (m *DescribeClientQuotasResponseEntityData) encode(b []byte, v int16, w *wi
 	return b
 }
 
-func (m *DescribeClientQuotasResponseEntityData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "entityType")
-	first = false
-	b = jsonx.AppendString(b, m.EntityType)
-	b = jsonx.Key(b, first, "entityName")
-	first = false
-	b = jsonx.AppendNullableString(b, m.EntityName)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeClientQuotasResponseEntityData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "entityType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.EntityType = d.String()
-		case "entityName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.EntityName = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeClientQuotasResponseValueData is the ValueData struct of DescribeClientQuotasResponse.
 type DescribeClientQuotasResponseValueData struct {
 	// Key: string; versions 0-1.
@@ -642,63 +392,6 @@ func (m *DescribeClientQuotasResponseValueData) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *DescribeClientQuotasResponseValueData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "key")
-	first = false
-	b = jsonx.AppendString(b, m.Key)
-	b = jsonx.Key(b, first, "value")
-	first = false
-	b = jsonx.AppendFloat64(b, m.Value)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeClientQuotasResponseValueData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "key":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Key = d.String()
-		case "value":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Value = d.Float64()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeClientQuotasResponse = MessageInfo{Name: "DescribeClientQuotasResponse", APIKey: 48, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeClientQuotasResponse".
@@ -752,9 +445,9 @@ func (m *DescribeClientQuotasResponse) AppendJSON(dst []byte, version int16) ([]
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeClientQuotasResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeClientQuotasResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*DescribeClientQuotasResponse) isResponse() {}

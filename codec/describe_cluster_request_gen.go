@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -102,86 +101,6 @@ func (m *DescribeClusterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	return b
 }
 
-func (m *DescribeClusterRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "includeClusterAuthorizedOperations")
-	first = false
-	b = jsonx.AppendBool(b, m.IncludeClusterAuthorizedOperations)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "endpointType")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.EndpointType))
-	}
-	if v >= 2 {
-		b = jsonx.Key(b, first, "includeFencedBrokers")
-		first = false
-		b = jsonx.AppendBool(b, m.IncludeFencedBrokers)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeClusterRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "includeClusterAuthorizedOperations":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.IncludeClusterAuthorizedOperations = d.Bool()
-		case "endpointType":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.EndpointType = int8(d.Int(-1<<7, 1<<7-1))
-		case "includeFencedBrokers":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.IncludeFencedBrokers = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeClusterRequest = MessageInfo{Name: "DescribeClusterRequest", APIKey: 60, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeClusterRequest".
@@ -235,8 +154,10 @@ func (m *DescribeClusterRequest) AppendJSON(dst []byte, version int16) ([]byte, 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeClusterRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeClusterRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DescribeClusterRequest) isRequest() {}
 

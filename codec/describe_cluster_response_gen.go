@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -158,137 +157,6 @@ func (m *DescribeClusterResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 	return b
 }
 
-func (m *DescribeClusterResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "endpointType")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.EndpointType))
-	}
-	b = jsonx.Key(b, first, "clusterId")
-	first = false
-	b = jsonx.AppendString(b, m.ClusterID)
-	b = jsonx.Key(b, first, "controllerId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ControllerID))
-	b = jsonx.Key(b, first, "brokers")
-	first = false
-	b = append(b, '[')
-	for i := range m.Brokers {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Brokers[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "clusterAuthorizedOperations")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ClusterAuthorizedOperations))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeClusterResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [9]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "endpointType":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.EndpointType = int8(d.Int(-1<<7, 1<<7-1))
-		case "clusterId":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.ClusterID = d.String()
-		case "controllerId":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.ControllerID = int32(d.Int(-1<<31, 1<<31-1))
-		case "brokers":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			if d.BeginArray() {
-				s := []DescribeClusterResponseDescribeClusterBroker{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeClusterResponseDescribeClusterBroker{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Brokers = s
-			}
-		case "clusterAuthorizedOperations":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.ClusterAuthorizedOperations = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeClusterResponseDescribeClusterBroker is the DescribeClusterBroker struct of DescribeClusterResponse.
 type DescribeClusterResponseDescribeClusterBroker struct {
 	// BrokerID: int32; versions 0-2; entity brokerId.
@@ -383,92 +251,6 @@ func (m *DescribeClusterResponseDescribeClusterBroker) encode(b []byte, v int16,
 	return b
 }
 
-func (m *DescribeClusterResponseDescribeClusterBroker) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "brokerId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.BrokerID))
-	b = jsonx.Key(b, first, "host")
-	first = false
-	b = jsonx.AppendString(b, m.Host)
-	b = jsonx.Key(b, first, "port")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Port))
-	b = jsonx.Key(b, first, "rack")
-	first = false
-	b = jsonx.AppendNullableString(b, m.Rack)
-	if v >= 2 {
-		b = jsonx.Key(b, first, "isFenced")
-		first = false
-		b = jsonx.AppendBool(b, m.IsFenced)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeClusterResponseDescribeClusterBroker) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "brokerId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.BrokerID = int32(d.Int(-1<<31, 1<<31-1))
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "port":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Port = int32(d.Int(-1<<31, 1<<31-1))
-		case "rack":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.Rack = d.NullableString()
-		case "isFenced":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.IsFenced = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeClusterResponse = MessageInfo{Name: "DescribeClusterResponse", APIKey: 60, Kind: KindResponse, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeClusterResponse".
@@ -522,8 +304,10 @@ func (m *DescribeClusterResponse) AppendJSON(dst []byte, version int16) ([]byte,
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeClusterResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeClusterResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DescribeClusterResponse) isResponse() {}
 

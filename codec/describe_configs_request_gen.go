@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -132,104 +131,6 @@ func (m *DescribeConfigsRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	return b
 }
 
-func (m *DescribeConfigsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "resources")
-	first = false
-	b = append(b, '[')
-	for i := range m.Resources {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Resources[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 1 {
-		b = jsonx.Key(b, first, "includeSynonyms")
-		first = false
-		b = jsonx.AppendBool(b, m.IncludeSynonyms)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "includeDocumentation")
-		first = false
-		b = jsonx.AppendBool(b, m.IncludeDocumentation)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeConfigsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "resources":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []DescribeConfigsRequestDescribeConfigsResource{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeConfigsRequestDescribeConfigsResource{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Resources = s
-			}
-		case "includeSynonyms":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.IncludeSynonyms = d.Bool()
-		case "includeDocumentation":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.IncludeDocumentation = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeConfigsRequestDescribeConfigsResource is the DescribeConfigsResource struct of DescribeConfigsRequest.
 type DescribeConfigsRequestDescribeConfigsResource struct {
 	// ResourceType: int8; versions 0-4.
@@ -330,97 +231,6 @@ func (m *DescribeConfigsRequestDescribeConfigsResource) encode(b []byte, v int16
 	return b
 }
 
-func (m *DescribeConfigsRequestDescribeConfigsResource) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "resourceType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ResourceType))
-	b = jsonx.Key(b, first, "resourceName")
-	first = false
-	b = jsonx.AppendString(b, m.ResourceName)
-	b = jsonx.Key(b, first, "configurationKeys")
-	first = false
-	if m.ConfigurationKeys == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.ConfigurationKeys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendString(b, m.ConfigurationKeys[i])
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeConfigsRequestDescribeConfigsResource) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "resourceType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ResourceType = int8(d.Int(-1<<7, 1<<7-1))
-		case "resourceName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ResourceName = d.String()
-		case "configurationKeys":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.Null() {
-				m.ConfigurationKeys = nil
-			} else if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.ConfigurationKeys = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeConfigsRequest = MessageInfo{Name: "DescribeConfigsRequest", APIKey: 32, Kind: KindRequest, MinVersion: 0, MaxVersion: 4, FlexibleMin: 4, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeConfigsRequest".
@@ -474,8 +284,10 @@ func (m *DescribeConfigsRequest) AppendJSON(dst []byte, version int16) ([]byte, 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeConfigsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeConfigsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DescribeConfigsRequest) isRequest() {}
 

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -95,81 +94,6 @@ func (m *DescribeConfigsResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 		return b
 	}
 	return b
-}
-
-func (m *DescribeConfigsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "results")
-	first = false
-	b = append(b, '[')
-	for i := range m.Results {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Results[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeConfigsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "results":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []DescribeConfigsResponseDescribeConfigsResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeConfigsResponseDescribeConfigsResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Results = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DescribeConfigsResponseDescribeConfigsResult is the DescribeConfigsResult struct of DescribeConfigsResponse.
@@ -286,108 +210,6 @@ func (m *DescribeConfigsResponseDescribeConfigsResult) encode(b []byte, v int16,
 		return b
 	}
 	return b
-}
-
-func (m *DescribeConfigsResponseDescribeConfigsResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "resourceType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ResourceType))
-	b = jsonx.Key(b, first, "resourceName")
-	first = false
-	b = jsonx.AppendString(b, m.ResourceName)
-	b = jsonx.Key(b, first, "configs")
-	first = false
-	b = append(b, '[')
-	for i := range m.Configs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Configs[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeConfigsResponseDescribeConfigsResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorMessage = d.NullableString()
-		case "resourceType":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ResourceType = int8(d.Int(-1<<7, 1<<7-1))
-		case "resourceName":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ResourceName = d.String()
-		case "configs":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []DescribeConfigsResponseDescribeConfigsResourceResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeConfigsResponseDescribeConfigsResourceResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Configs = s
-			}
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DescribeConfigsResponseDescribeConfigsResourceResult is the DescribeConfigsResourceResult struct of DescribeConfigsResponse.
@@ -571,154 +393,6 @@ func (m *DescribeConfigsResponseDescribeConfigsResourceResult) encode(b []byte, 
 	return b
 }
 
-func (m *DescribeConfigsResponseDescribeConfigsResourceResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "value")
-	first = false
-	b = jsonx.AppendNullableString(b, m.Value)
-	b = jsonx.Key(b, first, "readOnly")
-	first = false
-	b = jsonx.AppendBool(b, m.ReadOnly)
-	if v <= 0 {
-		b = jsonx.Key(b, first, "isDefault")
-		first = false
-		b = jsonx.AppendBool(b, m.IsDefault)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "configSource")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ConfigSource))
-	}
-	b = jsonx.Key(b, first, "isSensitive")
-	first = false
-	b = jsonx.AppendBool(b, m.IsSensitive)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "synonyms")
-		first = false
-		b = append(b, '[')
-		for i := range m.Synonyms {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Synonyms[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "configType")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ConfigType))
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "documentation")
-		first = false
-		b = jsonx.AppendNullableString(b, m.Documentation)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeConfigsResponseDescribeConfigsResourceResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [10]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "value":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Value = d.NullableString()
-		case "readOnly":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ReadOnly = d.Bool()
-		case "isDefault":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.IsDefault = d.Bool()
-		case "configSource":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.ConfigSource = int8(d.Int(-1<<7, 1<<7-1))
-		case "isSensitive":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.IsSensitive = d.Bool()
-		case "synonyms":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			if d.BeginArray() {
-				s := []DescribeConfigsResponseDescribeConfigsSynonym{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeConfigsResponseDescribeConfigsSynonym{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Synonyms = s
-			}
-		case "configType":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.ConfigType = int8(d.Int(-1<<7, 1<<7-1))
-		case "documentation":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.Documentation = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeConfigsResponseDescribeConfigsSynonym is the DescribeConfigsSynonym struct of DescribeConfigsResponse.
 type DescribeConfigsResponseDescribeConfigsSynonym struct {
 	// Name: string; versions 1-4.
@@ -832,78 +506,6 @@ func (m *DescribeConfigsResponseDescribeConfigsSynonym) encode(b []byte, v int16
 	return b
 }
 
-func (m *DescribeConfigsResponseDescribeConfigsSynonym) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendString(b, m.Name)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "value")
-		first = false
-		b = jsonx.AppendNullableString(b, m.Value)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "source")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.Source))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeConfigsResponseDescribeConfigsSynonym) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "value":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Value = d.NullableString()
-		case "source":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Source = int8(d.Int(-1<<7, 1<<7-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeConfigsResponse = MessageInfo{Name: "DescribeConfigsResponse", APIKey: 32, Kind: KindResponse, MinVersion: 0, MaxVersion: 4, FlexibleMin: 4, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeConfigsResponse".
@@ -957,8 +559,10 @@ func (m *DescribeConfigsResponse) AppendJSON(dst []byte, version int16) ([]byte,
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeConfigsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeConfigsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DescribeConfigsResponse) isResponse() {}
 

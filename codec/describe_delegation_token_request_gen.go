@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -103,88 +102,6 @@ func (m *DescribeDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encod
 	return b
 }
 
-func (m *DescribeDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "owners")
-	first = false
-	if m.Owners == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.Owners {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Owners[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeDelegationTokenRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "owners":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.Null() {
-				m.Owners = nil
-			} else if d.BeginArray() {
-				s := []DescribeDelegationTokenRequestDescribeDelegationTokenOwner{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeDelegationTokenRequestDescribeDelegationTokenOwner{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Owners = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeDelegationTokenRequestDescribeDelegationTokenOwner is the DescribeDelegationTokenOwner struct of DescribeDelegationTokenRequest.
 type DescribeDelegationTokenRequestDescribeDelegationTokenOwner struct {
 	// PrincipalType: string; versions 0-3.
@@ -262,63 +179,6 @@ func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) encode(b []
 	return b
 }
 
-func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "principalType")
-	first = false
-	b = jsonx.AppendString(b, m.PrincipalType)
-	b = jsonx.Key(b, first, "principalName")
-	first = false
-	b = jsonx.AppendString(b, m.PrincipalName)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeDelegationTokenRequestDescribeDelegationTokenOwner) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "principalType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PrincipalType = d.String()
-		case "principalName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.PrincipalName = d.String()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeDelegationTokenRequest = MessageInfo{Name: "DescribeDelegationTokenRequest", APIKey: 41, Kind: KindRequest, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeDelegationTokenRequest".
@@ -374,9 +234,9 @@ func (m *DescribeDelegationTokenRequest) AppendJSON(dst []byte, version int16) (
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeDelegationTokenRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeDelegationTokenRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*DescribeDelegationTokenRequest) isRequest() {}

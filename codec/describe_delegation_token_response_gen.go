@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -102,90 +101,6 @@ func (m *DescribeDelegationTokenResponse) encode(b []byte, v int16, w *wire.Enco
 		return b
 	}
 	return b
-}
-
-func (m *DescribeDelegationTokenResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "tokens")
-	first = false
-	b = append(b, '[')
-	for i := range m.Tokens {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Tokens[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeDelegationTokenResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "tokens":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []DescribeDelegationTokenResponseDescribedDelegationToken{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeDelegationTokenResponseDescribedDelegationToken{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Tokens = s
-			}
-		case "throttleTimeMs":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DescribeDelegationTokenResponseDescribedDelegationToken is the DescribedDelegationToken struct of DescribeDelegationTokenResponse.
@@ -378,157 +293,6 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationToken) encode(b []byt
 	return b
 }
 
-func (m *DescribeDelegationTokenResponseDescribedDelegationToken) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "principalType")
-	first = false
-	b = jsonx.AppendString(b, m.PrincipalType)
-	b = jsonx.Key(b, first, "principalName")
-	first = false
-	b = jsonx.AppendString(b, m.PrincipalName)
-	if v >= 3 {
-		b = jsonx.Key(b, first, "tokenRequesterPrincipalType")
-		first = false
-		b = jsonx.AppendString(b, m.TokenRequesterPrincipalType)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "tokenRequesterPrincipalName")
-		first = false
-		b = jsonx.AppendString(b, m.TokenRequesterPrincipalName)
-	}
-	b = jsonx.Key(b, first, "issueTimestamp")
-	first = false
-	b = jsonx.AppendInt64(b, m.IssueTimestamp)
-	b = jsonx.Key(b, first, "expiryTimestamp")
-	first = false
-	b = jsonx.AppendInt64(b, m.ExpiryTimestamp)
-	b = jsonx.Key(b, first, "maxTimestamp")
-	first = false
-	b = jsonx.AppendInt64(b, m.MaxTimestamp)
-	b = jsonx.Key(b, first, "tokenId")
-	first = false
-	b = jsonx.AppendString(b, m.TokenID)
-	b = jsonx.Key(b, first, "hmac")
-	first = false
-	b = jsonx.AppendBytes(b, m.Hmac, false)
-	b = jsonx.Key(b, first, "renewers")
-	first = false
-	b = append(b, '[')
-	for i := range m.Renewers {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Renewers[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeDelegationTokenResponseDescribedDelegationToken) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [11]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "principalType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PrincipalType = d.String()
-		case "principalName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.PrincipalName = d.String()
-		case "tokenRequesterPrincipalType":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TokenRequesterPrincipalType = d.String()
-		case "tokenRequesterPrincipalName":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TokenRequesterPrincipalName = d.String()
-		case "issueTimestamp":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.IssueTimestamp = d.Int64()
-		case "expiryTimestamp":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.ExpiryTimestamp = d.Int64()
-		case "maxTimestamp":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.MaxTimestamp = d.Int64()
-		case "tokenId":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.TokenID = d.String()
-		case "hmac":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.Hmac = d.Bytes(false)
-		case "renewers":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			if d.BeginArray() {
-				s := []DescribeDelegationTokenResponseDescribedDelegationTokenRenewer{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeDelegationTokenResponseDescribedDelegationTokenRenewer{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Renewers = s
-			}
-		case "_unknownTaggedFields":
-			if seen[10] {
-				d.Duplicate(key)
-			}
-			seen[10] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeDelegationTokenResponseDescribedDelegationTokenRenewer is the DescribedDelegationTokenRenewer struct of DescribeDelegationTokenResponse.
 type DescribeDelegationTokenResponseDescribedDelegationTokenRenewer struct {
 	// PrincipalType: string; versions 0-3.
@@ -606,63 +370,6 @@ func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) encode(
 	return b
 }
 
-func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "principalType")
-	first = false
-	b = jsonx.AppendString(b, m.PrincipalType)
-	b = jsonx.Key(b, first, "principalName")
-	first = false
-	b = jsonx.AppendString(b, m.PrincipalName)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeDelegationTokenResponseDescribedDelegationTokenRenewer) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "principalType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PrincipalType = d.String()
-		case "principalName":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.PrincipalName = d.String()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeDelegationTokenResponse = MessageInfo{Name: "DescribeDelegationTokenResponse", APIKey: 41, Kind: KindResponse, MinVersion: 0, MaxVersion: 3, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeDelegationTokenResponse".
@@ -720,9 +427,9 @@ func (m *DescribeDelegationTokenResponse) AppendJSON(dst []byte, version int16) 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeDelegationTokenResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeDelegationTokenResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*DescribeDelegationTokenResponse) isResponse() {}

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -102,83 +101,6 @@ func (m *DescribeGroupsResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 		return b
 	}
 	return b
-}
-
-func (m *DescribeGroupsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "throttleTimeMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	}
-	b = jsonx.Key(b, first, "groups")
-	first = false
-	b = append(b, '[')
-	for i := range m.Groups {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Groups[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeGroupsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "groups":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []DescribeGroupsResponseDescribedGroup{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeGroupsResponseDescribedGroup{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Groups = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DescribeGroupsResponseDescribedGroup is the DescribedGroup struct of DescribeGroupsResponse.
@@ -347,139 +269,6 @@ func (m *DescribeGroupsResponseDescribedGroup) encode(b []byte, v int16, w *wire
 	return b
 }
 
-func (m *DescribeGroupsResponseDescribedGroup) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	if v >= 6 {
-		b = jsonx.Key(b, first, "errorMessage")
-		first = false
-		b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	}
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	b = jsonx.Key(b, first, "groupState")
-	first = false
-	b = jsonx.AppendString(b, m.GroupState)
-	b = jsonx.Key(b, first, "protocolType")
-	first = false
-	b = jsonx.AppendString(b, m.ProtocolType)
-	b = jsonx.Key(b, first, "protocolData")
-	first = false
-	b = jsonx.AppendString(b, m.ProtocolData)
-	b = jsonx.Key(b, first, "members")
-	first = false
-	b = append(b, '[')
-	for i := range m.Members {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Members[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 3 {
-		b = jsonx.Key(b, first, "authorizedOperations")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.AuthorizedOperations))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeGroupsResponseDescribedGroup) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [9]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorMessage = d.NullableString()
-		case "groupId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.GroupID = d.String()
-		case "groupState":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.GroupState = d.String()
-		case "protocolType":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.ProtocolType = d.String()
-		case "protocolData":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.ProtocolData = d.String()
-		case "members":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			if d.BeginArray() {
-				s := []DescribeGroupsResponseDescribedGroupMember{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeGroupsResponseDescribedGroupMember{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Members = s
-			}
-		case "authorizedOperations":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.AuthorizedOperations = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeGroupsResponseDescribedGroupMember is the DescribedGroupMember struct of DescribeGroupsResponse.
 type DescribeGroupsResponseDescribedGroupMember struct {
 	// MemberID: string; versions 0-6.
@@ -594,101 +383,6 @@ func (m *DescribeGroupsResponseDescribedGroupMember) encode(b []byte, v int16, w
 	return b
 }
 
-func (m *DescribeGroupsResponseDescribedGroupMember) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendString(b, m.MemberID)
-	if v >= 4 {
-		b = jsonx.Key(b, first, "groupInstanceId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
-	}
-	b = jsonx.Key(b, first, "clientId")
-	first = false
-	b = jsonx.AppendString(b, m.ClientID)
-	b = jsonx.Key(b, first, "clientHost")
-	first = false
-	b = jsonx.AppendString(b, m.ClientHost)
-	b = jsonx.Key(b, first, "memberMetadata")
-	first = false
-	b = jsonx.AppendBytes(b, m.MemberMetadata, false)
-	b = jsonx.Key(b, first, "memberAssignment")
-	first = false
-	b = jsonx.AppendBytes(b, m.MemberAssignment, false)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeGroupsResponseDescribedGroupMember) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "memberId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.MemberID = d.String()
-		case "groupInstanceId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.GroupInstanceID = d.NullableString()
-		case "clientId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ClientID = d.String()
-		case "clientHost":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ClientHost = d.String()
-		case "memberMetadata":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.MemberMetadata = d.Bytes(false)
-		case "memberAssignment":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.MemberAssignment = d.Bytes(false)
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeGroupsResponse = MessageInfo{Name: "DescribeGroupsResponse", APIKey: 15, Kind: KindResponse, MinVersion: 0, MaxVersion: 6, FlexibleMin: 5, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeGroupsResponse".
@@ -742,8 +436,10 @@ func (m *DescribeGroupsResponse) AppendJSON(dst []byte, version int16) ([]byte, 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeGroupsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeGroupsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DescribeGroupsResponse) isResponse() {}
 

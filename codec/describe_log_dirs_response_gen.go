@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -109,92 +108,6 @@ func (m *DescribeLogDirsResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 		return b
 	}
 	return b
-}
-
-func (m *DescribeLogDirsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	if v >= 3 {
-		b = jsonx.Key(b, first, "errorCode")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	}
-	b = jsonx.Key(b, first, "results")
-	first = false
-	b = append(b, '[')
-	for i := range m.Results {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Results[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeLogDirsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "results":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []DescribeLogDirsResponseDescribeLogDirsResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeLogDirsResponseDescribeLogDirsResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Results = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DescribeLogDirsResponseDescribeLogDirsResult is the DescribeLogDirsResult struct of DescribeLogDirsResponse.
@@ -340,123 +253,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsResult) encode(b []byte, v int16,
 	return b
 }
 
-func (m *DescribeLogDirsResponseDescribeLogDirsResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "logDir")
-	first = false
-	b = jsonx.AppendString(b, m.LogDir)
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 4 {
-		b = jsonx.Key(b, first, "totalBytes")
-		first = false
-		b = jsonx.AppendInt64(b, m.TotalBytes)
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "usableBytes")
-		first = false
-		b = jsonx.AppendInt64(b, m.UsableBytes)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "isCordoned")
-		first = false
-		b = jsonx.AppendBool(b, m.IsCordoned)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeLogDirsResponseDescribeLogDirsResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "logDir":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LogDir = d.String()
-		case "topics":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []DescribeLogDirsResponseDescribeLogDirsTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeLogDirsResponseDescribeLogDirsTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "totalBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TotalBytes = d.Int64()
-		case "usableBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UsableBytes = d.Int64()
-		case "isCordoned":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.IsCordoned = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeLogDirsResponseDescribeLogDirsTopic is the DescribeLogDirsTopic struct of DescribeLogDirsResponse.
 type DescribeLogDirsResponseDescribeLogDirsTopic struct {
 	// Name: string; versions 0-5; entity topicName.
@@ -550,81 +346,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsTopic) encode(b []byte, v int16, 
 		return b
 	}
 	return b
-}
-
-func (m *DescribeLogDirsResponseDescribeLogDirsTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeLogDirsResponseDescribeLogDirsTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []DescribeLogDirsResponseDescribeLogDirsPartition{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeLogDirsResponseDescribeLogDirsPartition{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DescribeLogDirsResponseDescribeLogDirsPartition is the DescribeLogDirsPartition struct of DescribeLogDirsResponse.
@@ -722,81 +443,6 @@ func (m *DescribeLogDirsResponseDescribeLogDirsPartition) encode(b []byte, v int
 	return b
 }
 
-func (m *DescribeLogDirsResponseDescribeLogDirsPartition) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "partitionSize")
-	first = false
-	b = jsonx.AppendInt64(b, m.PartitionSize)
-	b = jsonx.Key(b, first, "offsetLag")
-	first = false
-	b = jsonx.AppendInt64(b, m.OffsetLag)
-	b = jsonx.Key(b, first, "isFutureKey")
-	first = false
-	b = jsonx.AppendBool(b, m.IsFutureKey)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeLogDirsResponseDescribeLogDirsPartition) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "partitionSize":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.PartitionSize = d.Int64()
-		case "offsetLag":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.OffsetLag = d.Int64()
-		case "isFutureKey":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.IsFutureKey = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeLogDirsResponse = MessageInfo{Name: "DescribeLogDirsResponse", APIKey: 35, Kind: KindResponse, MinVersion: 0, MaxVersion: 5, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeLogDirsResponse".
@@ -850,8 +496,10 @@ func (m *DescribeLogDirsResponse) AppendJSON(dst []byte, version int16) ([]byte,
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeLogDirsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeLogDirsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*DescribeLogDirsResponse) isResponse() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -89,81 +88,6 @@ func (m *DescribeTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder
 		return b
 	}
 	return b
-}
-
-func (m *DescribeTransactionsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "transactionStates")
-	first = false
-	b = append(b, '[')
-	for i := range m.TransactionStates {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.TransactionStates[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeTransactionsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "transactionStates":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []DescribeTransactionsResponseTransactionState{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeTransactionsResponseTransactionState{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.TransactionStates = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // DescribeTransactionsResponseTransactionState is the TransactionState struct of DescribeTransactionsResponse.
@@ -304,135 +228,6 @@ func (m *DescribeTransactionsResponseTransactionState) encode(b []byte, v int16,
 	return b
 }
 
-func (m *DescribeTransactionsResponseTransactionState) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "transactionalId")
-	first = false
-	b = jsonx.AppendString(b, m.TransactionalID)
-	b = jsonx.Key(b, first, "transactionState")
-	first = false
-	b = jsonx.AppendString(b, m.TransactionState)
-	b = jsonx.Key(b, first, "transactionTimeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TransactionTimeoutMs))
-	b = jsonx.Key(b, first, "transactionStartTimeMs")
-	first = false
-	b = jsonx.AppendInt64(b, m.TransactionStartTimeMs)
-	b = jsonx.Key(b, first, "producerId")
-	first = false
-	b = jsonx.AppendInt64(b, m.ProducerID)
-	b = jsonx.Key(b, first, "producerEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeTransactionsResponseTransactionState) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [9]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "transactionalId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TransactionalID = d.String()
-		case "transactionState":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TransactionState = d.String()
-		case "transactionTimeoutMs":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TransactionTimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "transactionStartTimeMs":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TransactionStartTimeMs = d.Int64()
-		case "producerId":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.ProducerID = d.Int64()
-		case "producerEpoch":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.ProducerEpoch = int16(d.Int(-1<<15, 1<<15-1))
-		case "topics":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			if d.BeginArray() {
-				s := []DescribeTransactionsResponseTopicData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeTransactionsResponseTopicData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeTransactionsResponseTopicData is the TopicData struct of DescribeTransactionsResponse.
 type DescribeTransactionsResponseTopicData struct {
 	// Topic: string; versions 0; entity topicName.
@@ -513,82 +308,6 @@ func (m *DescribeTransactionsResponseTopicData) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *DescribeTransactionsResponseTopicData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topic")
-	first = false
-	b = jsonx.AppendString(b, m.Topic)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.Partitions[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeTransactionsResponseTopicData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topic":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Topic = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeTransactionsResponse = MessageInfo{Name: "DescribeTransactionsResponse", APIKey: 65, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeTransactionsResponse".
@@ -642,9 +361,9 @@ func (m *DescribeTransactionsResponse) AppendJSON(dst []byte, version int16) ([]
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeTransactionsResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeTransactionsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*DescribeTransactionsResponse) isResponse() {}

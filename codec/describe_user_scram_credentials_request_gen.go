@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -95,88 +94,6 @@ func (m *DescribeUserScramCredentialsRequest) encode(b []byte, v int16, w *wire.
 	return b
 }
 
-func (m *DescribeUserScramCredentialsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "users")
-	first = false
-	if m.Users == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.Users {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Users[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeUserScramCredentialsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "users":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.Null() {
-				m.Users = nil
-			} else if d.BeginArray() {
-				s := []DescribeUserScramCredentialsRequestUserName{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeUserScramCredentialsRequestUserName{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Users = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeUserScramCredentialsRequestUserName is the UserName struct of DescribeUserScramCredentialsRequest.
 type DescribeUserScramCredentialsRequestUserName struct {
 	// Name: string; versions 0.
@@ -236,54 +153,6 @@ func (m *DescribeUserScramCredentialsRequestUserName) encode(b []byte, v int16, 
 	return b
 }
 
-func (m *DescribeUserScramCredentialsRequestUserName) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeUserScramCredentialsRequestUserName) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "_unknownTaggedFields":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeUserScramCredentialsRequest = MessageInfo{Name: "DescribeUserScramCredentialsRequest", APIKey: 50, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeUserScramCredentialsRequest".
@@ -341,9 +210,9 @@ func (m *DescribeUserScramCredentialsRequest) AppendJSON(dst []byte, version int
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeUserScramCredentialsRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeUserScramCredentialsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*DescribeUserScramCredentialsRequest) isRequest() {}

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -121,99 +120,6 @@ func (m *DescribeUserScramCredentialsResponse) encode(b []byte, v int16, w *wire
 	return b
 }
 
-func (m *DescribeUserScramCredentialsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "results")
-	first = false
-	b = append(b, '[')
-	for i := range m.Results {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Results[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeUserScramCredentialsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "results":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Results = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult is the DescribeUserScramCredentialsResult struct of DescribeUserScramCredentialsResponse.
 type DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult struct {
 	// User: string; versions 0.
@@ -317,99 +223,6 @@ func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult)
 	return b
 }
 
-func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "user")
-	first = false
-	b = jsonx.AppendString(b, m.User)
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "credentialInfos")
-	first = false
-	b = append(b, '[')
-	for i := range m.CredentialInfos {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.CredentialInfos[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "user":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.User = d.String()
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "credentialInfos":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []DescribeUserScramCredentialsResponseCredentialInfo{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, DescribeUserScramCredentialsResponseCredentialInfo{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.CredentialInfos = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // DescribeUserScramCredentialsResponseCredentialInfo is the CredentialInfo struct of DescribeUserScramCredentialsResponse.
 type DescribeUserScramCredentialsResponseCredentialInfo struct {
 	// Mechanism: int8; versions 0.
@@ -483,63 +296,6 @@ func (m *DescribeUserScramCredentialsResponseCredentialInfo) encode(b []byte, v 
 	return b
 }
 
-func (m *DescribeUserScramCredentialsResponseCredentialInfo) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "mechanism")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Mechanism))
-	b = jsonx.Key(b, first, "iterations")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Iterations))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *DescribeUserScramCredentialsResponseCredentialInfo) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "mechanism":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Mechanism = int8(d.Int(-1<<7, 1<<7-1))
-		case "iterations":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Iterations = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoDescribeUserScramCredentialsResponse = MessageInfo{Name: "DescribeUserScramCredentialsResponse", APIKey: 50, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "DescribeUserScramCredentialsResponse".
@@ -597,9 +353,9 @@ func (m *DescribeUserScramCredentialsResponse) AppendJSON(dst []byte, version in
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *DescribeUserScramCredentialsResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *DescribeUserScramCredentialsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*DescribeUserScramCredentialsResponse) isResponse() {}

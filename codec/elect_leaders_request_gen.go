@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -124,108 +123,6 @@ func (m *ElectLeadersRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *ElectLeadersRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "electionType")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ElectionType))
-	}
-	b = jsonx.Key(b, first, "topicPartitions")
-	first = false
-	if m.TopicPartitions == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.TopicPartitions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.TopicPartitions[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	b = jsonx.Key(b, first, "timeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TimeoutMs))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ElectLeadersRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "electionType":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ElectionType = int8(d.Int(-1<<7, 1<<7-1))
-		case "topicPartitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.Null() {
-				m.TopicPartitions = nil
-			} else if d.BeginArray() {
-				s := []ElectLeadersRequestTopicPartitions{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ElectLeadersRequestTopicPartitions{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.TopicPartitions = s
-			}
-		case "timeoutMs":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ElectLeadersRequestTopicPartitions is the TopicPartitions struct of ElectLeadersRequest.
 type ElectLeadersRequestTopicPartitions struct {
 	// Topic: string; versions 0-2; entity topicName.
@@ -314,82 +211,6 @@ func (m *ElectLeadersRequestTopicPartitions) encode(b []byte, v int16, w *wire.E
 	return b
 }
 
-func (m *ElectLeadersRequestTopicPartitions) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topic")
-	first = false
-	b = jsonx.AppendString(b, m.Topic)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.Partitions[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ElectLeadersRequestTopicPartitions) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topic":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Topic = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoElectLeadersRequest = MessageInfo{Name: "ElectLeadersRequest", APIKey: 43, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ElectLeadersRequest".
@@ -443,8 +264,10 @@ func (m *ElectLeadersRequest) AppendJSON(dst []byte, version int16) ([]byte, err
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ElectLeadersRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ElectLeadersRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*ElectLeadersRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -149,120 +148,6 @@ func (m *EndQuorumEpochRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 	return b
 }
 
-func (m *EndQuorumEpochRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "clusterId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterID)
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 1 {
-		b = jsonx.Key(b, first, "leaderEndpoints")
-		first = false
-		b = append(b, '[')
-		for i := range m.LeaderEndpoints {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.LeaderEndpoints[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *EndQuorumEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "clusterId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ClusterID = d.NullableString()
-		case "topics":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []EndQuorumEpochRequestTopicData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, EndQuorumEpochRequestTopicData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "leaderEndpoints":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []EndQuorumEpochRequestLeaderEndpoint{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, EndQuorumEpochRequestLeaderEndpoint{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.LeaderEndpoints = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // EndQuorumEpochRequestTopicData is the TopicData struct of EndQuorumEpochRequest.
 type EndQuorumEpochRequestTopicData struct {
 	// TopicName: string; versions 0-1; entity topicName.
@@ -356,81 +241,6 @@ func (m *EndQuorumEpochRequestTopicData) encode(b []byte, v int16, w *wire.Encod
 		return b
 	}
 	return b
-}
-
-func (m *EndQuorumEpochRequestTopicData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicName")
-	first = false
-	b = jsonx.AppendString(b, m.TopicName)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *EndQuorumEpochRequestTopicData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicName":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicName = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []EndQuorumEpochRequestPartitionData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, EndQuorumEpochRequestPartitionData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // EndQuorumEpochRequestPartitionData is the PartitionData struct of EndQuorumEpochRequest.
@@ -583,131 +393,6 @@ func (m *EndQuorumEpochRequestPartitionData) encode(b []byte, v int16, w *wire.E
 	return b
 }
 
-func (m *EndQuorumEpochRequestPartitionData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "leaderId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderID))
-	b = jsonx.Key(b, first, "leaderEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
-	if v <= 0 {
-		b = jsonx.Key(b, first, "preferredSuccessors")
-		first = false
-		b = append(b, '[')
-		for i := range m.PreferredSuccessors {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendInt(b, int64(m.PreferredSuccessors[i]))
-		}
-		b = append(b, ']')
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "preferredCandidates")
-		first = false
-		b = append(b, '[')
-		for i := range m.PreferredCandidates {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.PreferredCandidates[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *EndQuorumEpochRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "leaderId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
-		case "leaderEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.LeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "preferredSuccessors":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.PreferredSuccessors = s
-			}
-		case "preferredCandidates":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []EndQuorumEpochRequestReplicaInfo{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, EndQuorumEpochRequestReplicaInfo{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.PreferredCandidates = s
-			}
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // EndQuorumEpochRequestReplicaInfo is the ReplicaInfo struct of EndQuorumEpochRequest.
 type EndQuorumEpochRequestReplicaInfo struct {
 	// CandidateID: int32; versions 1; entity brokerId.
@@ -803,67 +488,6 @@ func (m *EndQuorumEpochRequestReplicaInfo) encode(b []byte, v int16, w *wire.Enc
 		return b
 	}
 	return b
-}
-
-func (m *EndQuorumEpochRequestReplicaInfo) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "candidateId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.CandidateID))
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "candidateDirectoryId")
-		first = false
-		b = jsonx.AppendUUID(b, m.CandidateDirectoryID)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *EndQuorumEpochRequestReplicaInfo) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "candidateId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.CandidateID = int32(d.Int(-1<<31, 1<<31-1))
-		case "candidateDirectoryId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.CandidateDirectoryID = d.UUID()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // EndQuorumEpochRequestLeaderEndpoint is the LeaderEndpoint struct of EndQuorumEpochRequest.
@@ -978,78 +602,6 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) encode(b []byte, v int16, w *wire.
 	return b
 }
 
-func (m *EndQuorumEpochRequestLeaderEndpoint) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendString(b, m.Name)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "host")
-		first = false
-		b = jsonx.AppendString(b, m.Host)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "port")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.Port))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *EndQuorumEpochRequestLeaderEndpoint) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "port":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Port = uint16(d.Int(0, 1<<16-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoEndQuorumEpochRequest = MessageInfo{Name: "EndQuorumEpochRequest", APIKey: 54, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "EndQuorumEpochRequest".
@@ -1103,8 +655,10 @@ func (m *EndQuorumEpochRequest) AppendJSON(dst []byte, version int16) ([]byte, e
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *EndQuorumEpochRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *EndQuorumEpochRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*EndQuorumEpochRequest) isRequest() {}
 

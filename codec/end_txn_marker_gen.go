@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -32,43 +31,6 @@ func (m *EndTxnMarker) decode(r *wire.Reader, v int16) {
 func (m *EndTxnMarker) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	b = wire.AppendInt32(b, m.CoordinatorEpoch)
 	return b
-}
-
-func (m *EndTxnMarker) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "coordinatorEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.CoordinatorEpoch))
-	return append(b, '}')
-}
-
-func (m *EndTxnMarker) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "coordinatorEpoch":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.CoordinatorEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 var infoEndTxnMarker = MessageInfo{Name: "EndTxnMarker", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 0, FlexibleMin: -1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"4.4.0"}}
@@ -124,5 +86,7 @@ func (m *EndTxnMarker) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *EndTxnMarker) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *EndTxnMarker) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

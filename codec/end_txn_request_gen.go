@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -114,91 +113,6 @@ func (m *EndTxnRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *EndTxnRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "transactionalId")
-	first = false
-	b = jsonx.AppendString(b, m.TransactionalID)
-	b = jsonx.Key(b, first, "producerId")
-	first = false
-	b = jsonx.AppendInt64(b, m.ProducerID)
-	b = jsonx.Key(b, first, "producerEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
-	b = jsonx.Key(b, first, "committed")
-	first = false
-	b = jsonx.AppendBool(b, m.Committed)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *EndTxnRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "transactionalId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TransactionalID = d.String()
-		case "producerId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ProducerID = d.Int64()
-		case "producerEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ProducerEpoch = int16(d.Int(-1<<15, 1<<15-1))
-		case "committed":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.Committed = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoEndTxnRequest = MessageInfo{Name: "EndTxnRequest", APIKey: 26, Kind: KindRequest, MinVersion: 0, MaxVersion: 5, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "EndTxnRequest".
@@ -252,8 +166,10 @@ func (m *EndTxnRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *EndTxnRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *EndTxnRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*EndTxnRequest) isRequest() {}
 

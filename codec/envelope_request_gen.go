@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -78,82 +77,6 @@ func (m *EnvelopeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *EnvelopeRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "requestData")
-	first = false
-	b = jsonx.AppendBytes(b, m.RequestData, false)
-	b = jsonx.Key(b, first, "requestPrincipal")
-	first = false
-	b = jsonx.AppendBytes(b, m.RequestPrincipal, true)
-	b = jsonx.Key(b, first, "clientHostAddress")
-	first = false
-	b = jsonx.AppendBytes(b, m.ClientHostAddress, false)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *EnvelopeRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "requestData":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.RequestData = d.Bytes(false)
-		case "requestPrincipal":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.RequestPrincipal = d.Bytes(true)
-		case "clientHostAddress":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ClientHostAddress = d.Bytes(false)
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoEnvelopeRequest = MessageInfo{Name: "EnvelopeRequest", APIKey: 58, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "EnvelopeRequest".
@@ -207,8 +130,10 @@ func (m *EnvelopeRequest) AppendJSON(dst []byte, version int16) ([]byte, error) 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *EnvelopeRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *EnvelopeRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*EnvelopeRequest) isRequest() {}
 

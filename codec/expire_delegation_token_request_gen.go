@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -84,73 +83,6 @@ func (m *ExpireDelegationTokenRequest) encode(b []byte, v int16, w *wire.Encoder
 	return b
 }
 
-func (m *ExpireDelegationTokenRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "hmac")
-	first = false
-	b = jsonx.AppendBytes(b, m.Hmac, false)
-	b = jsonx.Key(b, first, "expiryTimePeriodMs")
-	first = false
-	b = jsonx.AppendInt64(b, m.ExpiryTimePeriodMs)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ExpireDelegationTokenRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "hmac":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Hmac = d.Bytes(false)
-		case "expiryTimePeriodMs":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ExpiryTimePeriodMs = d.Int64()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoExpireDelegationTokenRequest = MessageInfo{Name: "ExpireDelegationTokenRequest", APIKey: 40, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 2, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ExpireDelegationTokenRequest".
@@ -204,9 +136,9 @@ func (m *ExpireDelegationTokenRequest) AppendJSON(dst []byte, version int16) ([]
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ExpireDelegationTokenRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ExpireDelegationTokenRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ExpireDelegationTokenRequest) isRequest() {}

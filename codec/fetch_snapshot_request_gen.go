@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -149,109 +148,6 @@ func (m *FetchSnapshotRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 	return b
 }
 
-func (m *FetchSnapshotRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "clusterId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterID)
-	b = jsonx.Key(b, first, "replicaId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ReplicaID))
-	b = jsonx.Key(b, first, "maxBytes")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MaxBytes))
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *FetchSnapshotRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "clusterId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ClusterID = d.NullableString()
-		case "replicaId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
-		case "maxBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MaxBytes = int32(d.Int(-1<<31, 1<<31-1))
-		case "topics":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []FetchSnapshotRequestTopicSnapshot{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, FetchSnapshotRequestTopicSnapshot{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // FetchSnapshotRequestTopicSnapshot is the TopicSnapshot struct of FetchSnapshotRequest.
 type FetchSnapshotRequestTopicSnapshot struct {
 	// Name: string; versions 0-1; entity topicName.
@@ -337,81 +233,6 @@ func (m *FetchSnapshotRequestTopicSnapshot) encode(b []byte, v int16, w *wire.En
 		return b
 	}
 	return b
-}
-
-func (m *FetchSnapshotRequestTopicSnapshot) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FetchSnapshotRequestTopicSnapshot) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []FetchSnapshotRequestPartitionSnapshot{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, FetchSnapshotRequestPartitionSnapshot{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // FetchSnapshotRequestPartitionSnapshot is the PartitionSnapshot struct of FetchSnapshotRequest.
@@ -526,92 +347,6 @@ func (m *FetchSnapshotRequestPartitionSnapshot) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *FetchSnapshotRequestPartitionSnapshot) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partition")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Partition))
-	b = jsonx.Key(b, first, "currentLeaderEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.CurrentLeaderEpoch))
-	b = jsonx.Key(b, first, "snapshotId")
-	first = false
-	b = m.SnapshotID.appendJSON(b, v)
-	b = jsonx.Key(b, first, "position")
-	first = false
-	b = jsonx.AppendInt64(b, m.Position)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "replicaDirectoryId")
-		first = false
-		b = jsonx.AppendUUID(b, m.ReplicaDirectoryID)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FetchSnapshotRequestPartitionSnapshot) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partition":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Partition = int32(d.Int(-1<<31, 1<<31-1))
-		case "currentLeaderEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.CurrentLeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "snapshotId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.SnapshotID.unmarshalJSON(d)
-		case "position":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.Position = d.Int64()
-		case "replicaDirectoryId":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.ReplicaDirectoryID = d.UUID()
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // FetchSnapshotRequestSnapshotID is the SnapshotId struct of FetchSnapshotRequest.
 type FetchSnapshotRequestSnapshotID struct {
 	// EndOffset: int64; versions 0-1.
@@ -685,63 +420,6 @@ func (m *FetchSnapshotRequestSnapshotID) encode(b []byte, v int16, w *wire.Encod
 	return b
 }
 
-func (m *FetchSnapshotRequestSnapshotID) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "endOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.EndOffset)
-	b = jsonx.Key(b, first, "epoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Epoch))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FetchSnapshotRequestSnapshotID) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "endOffset":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.EndOffset = d.Int64()
-		case "epoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Epoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoFetchSnapshotRequest = MessageInfo{Name: "FetchSnapshotRequest", APIKey: 59, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "FetchSnapshotRequest".
@@ -795,8 +473,10 @@ func (m *FetchSnapshotRequest) AppendJSON(dst []byte, version int16) ([]byte, er
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *FetchSnapshotRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *FetchSnapshotRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*FetchSnapshotRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -162,119 +161,6 @@ func (m *FetchSnapshotResponse) encode(b []byte, v int16, w *wire.Encoder) []byt
 	return b
 }
 
-func (m *FetchSnapshotResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 1 {
-		b = jsonx.Key(b, first, "nodeEndpoints")
-		first = false
-		b = append(b, '[')
-		for i := range m.NodeEndpoints {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.NodeEndpoints[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FetchSnapshotResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "topics":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []FetchSnapshotResponseTopicSnapshot{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, FetchSnapshotResponseTopicSnapshot{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "nodeEndpoints":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []FetchSnapshotResponseNodeEndpoint{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, FetchSnapshotResponseNodeEndpoint{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.NodeEndpoints = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // FetchSnapshotResponseTopicSnapshot is the TopicSnapshot struct of FetchSnapshotResponse.
 type FetchSnapshotResponseTopicSnapshot struct {
 	// Name: string; versions 0-1; entity topicName.
@@ -360,81 +246,6 @@ func (m *FetchSnapshotResponseTopicSnapshot) encode(b []byte, v int16, w *wire.E
 		return b
 	}
 	return b
-}
-
-func (m *FetchSnapshotResponseTopicSnapshot) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FetchSnapshotResponseTopicSnapshot) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []FetchSnapshotResponsePartitionSnapshot{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, FetchSnapshotResponsePartitionSnapshot{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // FetchSnapshotResponsePartitionSnapshot is the PartitionSnapshot struct of FetchSnapshotResponse.
@@ -576,108 +387,6 @@ func (m *FetchSnapshotResponsePartitionSnapshot) encode(b []byte, v int16, w *wi
 	return b
 }
 
-func (m *FetchSnapshotResponsePartitionSnapshot) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "index")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Index))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "snapshotId")
-	first = false
-	b = m.SnapshotID.appendJSON(b, v)
-	b = jsonx.Key(b, first, "currentLeader")
-	first = false
-	b = m.CurrentLeader.appendJSON(b, v)
-	b = jsonx.Key(b, first, "size")
-	first = false
-	b = jsonx.AppendInt64(b, m.Size)
-	b = jsonx.Key(b, first, "position")
-	first = false
-	b = jsonx.AppendInt64(b, m.Position)
-	b = jsonx.Key(b, first, "unalignedRecords")
-	first = false
-	b = jsonx.AppendBytes(b, m.UnalignedRecords, false)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FetchSnapshotResponsePartitionSnapshot) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [8]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "index":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Index = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "snapshotId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.SnapshotID.unmarshalJSON(d)
-		case "currentLeader":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.CurrentLeader.unmarshalJSON(d)
-		case "size":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.Size = d.Int64()
-		case "position":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.Position = d.Int64()
-		case "unalignedRecords":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnalignedRecords = d.Bytes(false)
-		case "_unknownTaggedFields":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // FetchSnapshotResponseSnapshotID is the SnapshotId struct of FetchSnapshotResponse.
 type FetchSnapshotResponseSnapshotID struct {
 	// EndOffset: int64; versions 0-1.
@@ -751,63 +460,6 @@ func (m *FetchSnapshotResponseSnapshotID) encode(b []byte, v int16, w *wire.Enco
 	return b
 }
 
-func (m *FetchSnapshotResponseSnapshotID) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "endOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.EndOffset)
-	b = jsonx.Key(b, first, "epoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Epoch))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FetchSnapshotResponseSnapshotID) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "endOffset":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.EndOffset = d.Int64()
-		case "epoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Epoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // FetchSnapshotResponseLeaderIDAndEpoch is the LeaderIdAndEpoch struct of FetchSnapshotResponse.
 type FetchSnapshotResponseLeaderIDAndEpoch struct {
 	// LeaderID: int32; versions 0-1; entity brokerId.
@@ -879,63 +531,6 @@ func (m *FetchSnapshotResponseLeaderIDAndEpoch) encode(b []byte, v int16, w *wir
 		return b
 	}
 	return b
-}
-
-func (m *FetchSnapshotResponseLeaderIDAndEpoch) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "leaderId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderID))
-	b = jsonx.Key(b, first, "leaderEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FetchSnapshotResponseLeaderIDAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "leaderId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
-		case "leaderEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // FetchSnapshotResponseNodeEndpoint is the NodeEndpoint struct of FetchSnapshotResponse.
@@ -1037,78 +632,6 @@ func (m *FetchSnapshotResponseNodeEndpoint) encode(b []byte, v int16, w *wire.En
 	return b
 }
 
-func (m *FetchSnapshotResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "nodeId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeID))
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "host")
-		first = false
-		b = jsonx.AppendString(b, m.Host)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "port")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.Port))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FetchSnapshotResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "nodeId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "port":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Port = uint16(d.Int(0, 1<<16-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoFetchSnapshotResponse = MessageInfo{Name: "FetchSnapshotResponse", APIKey: 59, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "FetchSnapshotResponse".
@@ -1162,8 +685,10 @@ func (m *FetchSnapshotResponse) AppendJSON(dst []byte, version int16) ([]byte, e
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *FetchSnapshotResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *FetchSnapshotResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*FetchSnapshotResponse) isResponse() {}
 

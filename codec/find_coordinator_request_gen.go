@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -146,107 +145,6 @@ func (m *FindCoordinatorRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	return b
 }
 
-func (m *FindCoordinatorRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v <= 3 {
-		b = jsonx.Key(b, first, "key")
-		first = false
-		b = jsonx.AppendString(b, m.Key)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "keyType")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.KeyType))
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "coordinatorKeys")
-		first = false
-		b = append(b, '[')
-		for i := range m.CoordinatorKeys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendString(b, m.CoordinatorKeys[i])
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *FindCoordinatorRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "key":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Key = d.String()
-		case "keyType":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.KeyType = int8(d.Int(-1<<7, 1<<7-1))
-		case "coordinatorKeys":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.CoordinatorKeys = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoFindCoordinatorRequest = MessageInfo{Name: "FindCoordinatorRequest", APIKey: 10, Kind: KindRequest, MinVersion: 0, MaxVersion: 6, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "FindCoordinatorRequest".
@@ -300,8 +198,10 @@ func (m *FindCoordinatorRequest) AppendJSON(dst []byte, version int16) ([]byte, 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *FindCoordinatorRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *FindCoordinatorRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*FindCoordinatorRequest) isRequest() {}
 

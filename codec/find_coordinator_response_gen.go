@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -199,140 +198,6 @@ func (m *FindCoordinatorResponse) encode(b []byte, v int16, w *wire.Encoder) []b
 	return b
 }
 
-func (m *FindCoordinatorResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "throttleTimeMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	}
-	if v <= 3 {
-		b = jsonx.Key(b, first, "errorCode")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	}
-	if v >= 1 && v <= 3 {
-		b = jsonx.Key(b, first, "errorMessage")
-		first = false
-		b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	}
-	if v <= 3 {
-		b = jsonx.Key(b, first, "nodeId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeID))
-	}
-	if v <= 3 {
-		b = jsonx.Key(b, first, "host")
-		first = false
-		b = jsonx.AppendString(b, m.Host)
-	}
-	if v <= 3 {
-		b = jsonx.Key(b, first, "port")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.Port))
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "coordinators")
-		first = false
-		b = append(b, '[')
-		for i := range m.Coordinators {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Coordinators[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FindCoordinatorResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [8]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "nodeId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
-		case "host":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.Host = d.String()
-		case "port":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.Port = int32(d.Int(-1<<31, 1<<31-1))
-		case "coordinators":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			if d.BeginArray() {
-				s := []FindCoordinatorResponseCoordinator{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, FindCoordinatorResponseCoordinator{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Coordinators = s
-			}
-		case "_unknownTaggedFields":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // FindCoordinatorResponseCoordinator is the Coordinator struct of FindCoordinatorResponse.
 type FindCoordinatorResponseCoordinator struct {
 	// Key: string; versions 4-6.
@@ -503,111 +368,6 @@ func (m *FindCoordinatorResponseCoordinator) encode(b []byte, v int16, w *wire.E
 	return b
 }
 
-func (m *FindCoordinatorResponseCoordinator) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 4 {
-		b = jsonx.Key(b, first, "key")
-		first = false
-		b = jsonx.AppendString(b, m.Key)
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "nodeId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.NodeID))
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "host")
-		first = false
-		b = jsonx.AppendString(b, m.Host)
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "port")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.Port))
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "errorCode")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "errorMessage")
-		first = false
-		b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *FindCoordinatorResponseCoordinator) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "key":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Key = d.String()
-		case "nodeId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
-		case "host":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Host = d.String()
-		case "port":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.Port = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.ErrorMessage = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoFindCoordinatorResponse = MessageInfo{Name: "FindCoordinatorResponse", APIKey: 10, Kind: KindResponse, MinVersion: 0, MaxVersion: 6, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "FindCoordinatorResponse".
@@ -661,8 +421,10 @@ func (m *FindCoordinatorResponse) AppendJSON(dst []byte, version int16) ([]byte,
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *FindCoordinatorResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *FindCoordinatorResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*FindCoordinatorResponse) isResponse() {}
 

@@ -109,10 +109,10 @@ func TestSeedFramesRoundTripExactly(t *testing.T) {
 	t.Logf("%d request/response frame pairs", n)
 }
 
-// FuzzUnmarshalJSON: no JSON input may panic the strict reader; what it accepts must
+// FuzzDecodeJSON: no JSON input may panic the strict reader; what it accepts must
 // either encode or fail with an error, and its JSON output must read back to the same
 // bytes.
-func FuzzUnmarshalJSON(f *testing.F) {
+func FuzzDecodeJSON(f *testing.F) {
 	r := rand.New(rand.NewSource(2))
 	names := []string{}
 	for _, info := range codec.Messages() {
@@ -130,7 +130,7 @@ func FuzzUnmarshalJSON(f *testing.F) {
 	f.Add(uint16(0), int16(0), []byte(`{"_unknownTaggedFields":[{"tag":127,"data-:""}]}`))
 	f.Fuzz(func(t *testing.T, which uint16, v int16, js []byte) {
 		m := codec.NewMessage(names[int(which)%len(names)])
-		if err := m.UnmarshalJSON(js); err != nil {
+		if err := m.DecodeJSON(js, v); err != nil {
 			return
 		}
 		b, err := m.Encode(nil, v)
@@ -142,7 +142,7 @@ func FuzzUnmarshalJSON(f *testing.F) {
 			t.Fatalf("encodes but has no JSON: %v", err)
 		}
 		m2 := codec.NewMessage(m.MessageName())
-		if err := m2.UnmarshalJSON(out); err != nil {
+		if err := m2.DecodeJSON(out, v); err != nil {
 			t.Fatalf("own JSON does not read back: %v\n%s", err, out)
 		}
 		b2, err := m2.Encode(nil, v)

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -174,164 +173,6 @@ func (m *GetTelemetrySubscriptionsResponse) encode(b []byte, v int16, w *wire.En
 	return b
 }
 
-func (m *GetTelemetrySubscriptionsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "clientInstanceId")
-	first = false
-	b = jsonx.AppendUUID(b, m.ClientInstanceID)
-	b = jsonx.Key(b, first, "subscriptionId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.SubscriptionID))
-	b = jsonx.Key(b, first, "acceptedCompressionTypes")
-	first = false
-	b = append(b, '[')
-	for i := range m.AcceptedCompressionTypes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.AcceptedCompressionTypes[i]))
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "pushIntervalMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PushIntervalMs))
-	b = jsonx.Key(b, first, "telemetryMaxBytes")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TelemetryMaxBytes))
-	b = jsonx.Key(b, first, "deltaTemporality")
-	first = false
-	b = jsonx.AppendBool(b, m.DeltaTemporality)
-	b = jsonx.Key(b, first, "requestedMetrics")
-	first = false
-	b = append(b, '[')
-	for i := range m.RequestedMetrics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, m.RequestedMetrics[i])
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *GetTelemetrySubscriptionsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [10]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "clientInstanceId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ClientInstanceID = d.UUID()
-		case "subscriptionId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.SubscriptionID = int32(d.Int(-1<<31, 1<<31-1))
-		case "acceptedCompressionTypes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []int8{}
-				for first := true; d.More(&first, ']'); {
-					var el int8
-					el = int8(d.Int(-1<<7, 1<<7-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.AcceptedCompressionTypes = s
-			}
-		case "pushIntervalMs":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.PushIntervalMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "telemetryMaxBytes":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.TelemetryMaxBytes = int32(d.Int(-1<<31, 1<<31-1))
-		case "deltaTemporality":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.DeltaTemporality = d.Bool()
-		case "requestedMetrics":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.RequestedMetrics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoGetTelemetrySubscriptionsResponse = MessageInfo{Name: "GetTelemetrySubscriptionsResponse", APIKey: 71, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "GetTelemetrySubscriptionsResponse".
@@ -389,9 +230,9 @@ func (m *GetTelemetrySubscriptionsResponse) AppendJSON(dst []byte, version int16
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *GetTelemetrySubscriptionsResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *GetTelemetrySubscriptionsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*GetTelemetrySubscriptionsResponse) isResponse() {}

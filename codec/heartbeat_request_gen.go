@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -115,93 +114,6 @@ func (m *HeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *HeartbeatRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	b = jsonx.Key(b, first, "generationId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.GenerationID))
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendString(b, m.MemberID)
-	if v >= 3 {
-		b = jsonx.Key(b, first, "groupInstanceId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *HeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.String()
-		case "generationId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.GenerationID = int32(d.Int(-1<<31, 1<<31-1))
-		case "memberId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MemberID = d.String()
-		case "groupInstanceId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.GroupInstanceID = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoHeartbeatRequest = MessageInfo{Name: "HeartbeatRequest", APIKey: 12, Kind: KindRequest, MinVersion: 0, MaxVersion: 4, FlexibleMin: 4, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "HeartbeatRequest".
@@ -255,8 +167,10 @@ func (m *HeartbeatRequest) AppendJSON(dst []byte, version int16) ([]byte, error)
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *HeartbeatRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *HeartbeatRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*HeartbeatRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -178,117 +177,6 @@ func (m *InitProducerIDRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 	return b
 }
 
-func (m *InitProducerIDRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "transactionalId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.TransactionalID)
-	b = jsonx.Key(b, first, "transactionTimeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TransactionTimeoutMs))
-	if v >= 3 {
-		b = jsonx.Key(b, first, "producerId")
-		first = false
-		b = jsonx.AppendInt64(b, m.ProducerID)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "producerEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
-	}
-	if v >= 6 {
-		b = jsonx.Key(b, first, "enable2Pc")
-		first = false
-		b = jsonx.AppendBool(b, m.Enable2Pc)
-	}
-	if v >= 6 {
-		b = jsonx.Key(b, first, "keepPreparedTxn")
-		first = false
-		b = jsonx.AppendBool(b, m.KeepPreparedTxn)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *InitProducerIDRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [8]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "transactionalId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TransactionalID = d.NullableString()
-		case "transactionTimeoutMs":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TransactionTimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "producerId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ProducerID = d.Int64()
-		case "producerEpoch":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ProducerEpoch = int16(d.Int(-1<<15, 1<<15-1))
-		case "enable2Pc":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.Enable2Pc = d.Bool()
-		case "keepPreparedTxn":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.KeepPreparedTxn = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoInitProducerIDRequest = MessageInfo{Name: "InitProducerIdRequest", APIKey: 22, Kind: KindRequest, MinVersion: 0, MaxVersion: 6, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: true, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "InitProducerIdRequest".
@@ -342,8 +230,10 @@ func (m *InitProducerIDRequest) AppendJSON(dst []byte, version int16) ([]byte, e
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *InitProducerIDRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *InitProducerIDRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*InitProducerIDRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -145,103 +144,6 @@ func (m *InitProducerIDResponse) encode(b []byte, v int16, w *wire.Encoder) []by
 	return b
 }
 
-func (m *InitProducerIDResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "producerId")
-	first = false
-	b = jsonx.AppendInt64(b, m.ProducerID)
-	b = jsonx.Key(b, first, "producerEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
-	if v >= 6 {
-		b = jsonx.Key(b, first, "ongoingTxnProducerId")
-		first = false
-		b = jsonx.AppendInt64(b, m.OngoingTxnProducerID)
-	}
-	if v >= 6 {
-		b = jsonx.Key(b, first, "ongoingTxnProducerEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.OngoingTxnProducerEpoch))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *InitProducerIDResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "producerId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ProducerID = d.Int64()
-		case "producerEpoch":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ProducerEpoch = int16(d.Int(-1<<15, 1<<15-1))
-		case "ongoingTxnProducerId":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.OngoingTxnProducerID = d.Int64()
-		case "ongoingTxnProducerEpoch":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.OngoingTxnProducerEpoch = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoInitProducerIDResponse = MessageInfo{Name: "InitProducerIdResponse", APIKey: 22, Kind: KindResponse, MinVersion: 0, MaxVersion: 6, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "InitProducerIdResponse".
@@ -295,8 +197,10 @@ func (m *InitProducerIDResponse) AppendJSON(dst []byte, version int16) ([]byte, 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *InitProducerIDResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *InitProducerIDResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*InitProducerIDResponse) isResponse() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -106,91 +105,6 @@ func (m *InitializeShareGroupStateRequest) encode(b []byte, v int16, w *wire.Enc
 	return b
 }
 
-func (m *InitializeShareGroupStateRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *InitializeShareGroupStateRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.String()
-		case "topics":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []InitializeShareGroupStateRequestInitializeStateData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, InitializeShareGroupStateRequestInitializeStateData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // InitializeShareGroupStateRequestInitializeStateData is the InitializeStateData struct of InitializeShareGroupStateRequest.
 type InitializeShareGroupStateRequestInitializeStateData struct {
 	// TopicID: uuid; versions 0.
@@ -273,81 +187,6 @@ func (m *InitializeShareGroupStateRequestInitializeStateData) encode(b []byte, v
 	return b
 }
 
-func (m *InitializeShareGroupStateRequestInitializeStateData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *InitializeShareGroupStateRequestInitializeStateData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []InitializeShareGroupStateRequestPartitionData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, InitializeShareGroupStateRequestPartitionData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // InitializeShareGroupStateRequestPartitionData is the PartitionData struct of InitializeShareGroupStateRequest.
 type InitializeShareGroupStateRequestPartitionData struct {
 	// Partition: int32; versions 0.
@@ -427,72 +266,6 @@ func (m *InitializeShareGroupStateRequestPartitionData) encode(b []byte, v int16
 	return b
 }
 
-func (m *InitializeShareGroupStateRequestPartitionData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partition")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Partition))
-	b = jsonx.Key(b, first, "stateEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.StateEpoch))
-	b = jsonx.Key(b, first, "startOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.StartOffset)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *InitializeShareGroupStateRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partition":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Partition = int32(d.Int(-1<<31, 1<<31-1))
-		case "stateEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.StateEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "startOffset":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.StartOffset = d.Int64()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoInitializeShareGroupStateRequest = MessageInfo{Name: "InitializeShareGroupStateRequest", APIKey: 83, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "InitializeShareGroupStateRequest".
@@ -550,9 +323,9 @@ func (m *InitializeShareGroupStateRequest) AppendJSON(dst []byte, version int16)
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *InitializeShareGroupStateRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *InitializeShareGroupStateRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*InitializeShareGroupStateRequest) isRequest() {}

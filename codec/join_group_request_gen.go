@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -183,151 +182,6 @@ func (m *JoinGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *JoinGroupRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	b = jsonx.Key(b, first, "sessionTimeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.SessionTimeoutMs))
-	if v >= 1 {
-		b = jsonx.Key(b, first, "rebalanceTimeoutMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.RebalanceTimeoutMs))
-	}
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendString(b, m.MemberID)
-	if v >= 5 {
-		b = jsonx.Key(b, first, "groupInstanceId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
-	}
-	b = jsonx.Key(b, first, "protocolType")
-	first = false
-	b = jsonx.AppendString(b, m.ProtocolType)
-	b = jsonx.Key(b, first, "protocols")
-	first = false
-	b = append(b, '[')
-	for i := range m.Protocols {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Protocols[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 8 {
-		b = jsonx.Key(b, first, "reason")
-		first = false
-		b = jsonx.AppendNullableString(b, m.Reason)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *JoinGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [10]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.String()
-		case "sessionTimeoutMs":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.SessionTimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "rebalanceTimeoutMs":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.RebalanceTimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "memberId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.MemberID = d.String()
-		case "groupInstanceId":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.GroupInstanceID = d.NullableString()
-		case "protocolType":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.ProtocolType = d.String()
-		case "protocols":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			if d.BeginArray() {
-				s := []JoinGroupRequestProtocol{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, JoinGroupRequestProtocol{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Protocols = s
-			}
-		case "reason":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.Reason = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // JoinGroupRequestProtocol is the JoinGroupRequestProtocol struct of JoinGroupRequest.
 type JoinGroupRequestProtocol struct {
 	// Name: string; versions 0-9.
@@ -400,63 +254,6 @@ func (m *JoinGroupRequestProtocol) encode(b []byte, v int16, w *wire.Encoder) []
 	return b
 }
 
-func (m *JoinGroupRequestProtocol) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "metadata")
-	first = false
-	b = jsonx.AppendBytes(b, m.Metadata, false)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *JoinGroupRequestProtocol) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "metadata":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Metadata = d.Bytes(false)
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoJoinGroupRequest = MessageInfo{Name: "JoinGroupRequest", APIKey: 11, Kind: KindRequest, MinVersion: 0, MaxVersion: 9, FlexibleMin: 6, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "JoinGroupRequest".
@@ -510,8 +307,10 @@ func (m *JoinGroupRequest) AppendJSON(dst []byte, version int16) ([]byte, error)
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *JoinGroupRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *JoinGroupRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*JoinGroupRequest) isRequest() {}
 

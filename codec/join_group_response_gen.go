@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -203,150 +202,6 @@ func (m *JoinGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *JoinGroupResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 2 {
-		b = jsonx.Key(b, first, "throttleTimeMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	}
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "generationId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.GenerationID))
-	if v >= 7 {
-		b = jsonx.Key(b, first, "protocolType")
-		first = false
-		b = jsonx.AppendNullableString(b, m.ProtocolType)
-	}
-	b = jsonx.Key(b, first, "protocolName")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ProtocolName)
-	b = jsonx.Key(b, first, "leader")
-	first = false
-	b = jsonx.AppendString(b, m.Leader)
-	if v >= 9 {
-		b = jsonx.Key(b, first, "skipAssignment")
-		first = false
-		b = jsonx.AppendBool(b, m.SkipAssignment)
-	}
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendString(b, m.MemberID)
-	b = jsonx.Key(b, first, "members")
-	first = false
-	b = append(b, '[')
-	for i := range m.Members {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Members[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *JoinGroupResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [10]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "generationId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.GenerationID = int32(d.Int(-1<<31, 1<<31-1))
-		case "protocolType":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ProtocolType = d.NullableString()
-		case "protocolName":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.ProtocolName = d.NullableString()
-		case "leader":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.Leader = d.String()
-		case "skipAssignment":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.SkipAssignment = d.Bool()
-		case "memberId":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.MemberID = d.String()
-		case "members":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			if d.BeginArray() {
-				s := []JoinGroupResponseMember{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, JoinGroupResponseMember{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Members = s
-			}
-		case "_unknownTaggedFields":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // JoinGroupResponseMember is the JoinGroupResponseMember struct of JoinGroupResponse.
 type JoinGroupResponseMember struct {
 	// MemberID: string; versions 0-9.
@@ -436,74 +291,6 @@ func (m *JoinGroupResponseMember) encode(b []byte, v int16, w *wire.Encoder) []b
 	return b
 }
 
-func (m *JoinGroupResponseMember) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendString(b, m.MemberID)
-	if v >= 5 {
-		b = jsonx.Key(b, first, "groupInstanceId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
-	}
-	b = jsonx.Key(b, first, "metadata")
-	first = false
-	b = jsonx.AppendBytes(b, m.Metadata, false)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *JoinGroupResponseMember) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "memberId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.MemberID = d.String()
-		case "groupInstanceId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.GroupInstanceID = d.NullableString()
-		case "metadata":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Metadata = d.Bytes(false)
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoJoinGroupResponse = MessageInfo{Name: "JoinGroupResponse", APIKey: 11, Kind: KindResponse, MinVersion: 0, MaxVersion: 9, FlexibleMin: 6, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "JoinGroupResponse".
@@ -557,8 +344,10 @@ func (m *JoinGroupResponse) AppendJSON(dst []byte, version int16) ([]byte, error
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *JoinGroupResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *JoinGroupResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*JoinGroupResponse) isResponse() {}
 

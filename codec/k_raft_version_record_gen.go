@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -82,63 +81,6 @@ func (m *KRaftVersionRecord) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *KRaftVersionRecord) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "version")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Version))
-	b = jsonx.Key(b, first, "kRaftVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.KRaftVersion))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *KRaftVersionRecord) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "version":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Version = int16(d.Int(-1<<15, 1<<15-1))
-		case "kRaftVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.KRaftVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoKRaftVersionRecord = MessageInfo{Name: "KRaftVersionRecord", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "KRaftVersionRecord".
@@ -192,5 +134,7 @@ func (m *KRaftVersionRecord) AppendJSON(dst []byte, version int16) ([]byte, erro
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *KRaftVersionRecord) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *KRaftVersionRecord) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -147,112 +146,6 @@ func (m *LeaderAndIsrResponse) encode(b []byte, v int16, w *wire.Encoder) []byte
 	return b
 }
 
-func (m *LeaderAndIsrResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	if v <= 4 {
-		b = jsonx.Key(b, first, "partitionErrors")
-		first = false
-		b = append(b, '[')
-		for i := range m.PartitionErrors {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.PartitionErrors[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "topics")
-		first = false
-		b = append(b, '[')
-		for i := range m.Topics {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Topics[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *LeaderAndIsrResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "partitionErrors":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []LeaderAndIsrResponseLeaderAndIsrPartitionError{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, LeaderAndIsrResponseLeaderAndIsrPartitionError{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.PartitionErrors = s
-			}
-		case "topics":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []LeaderAndIsrResponseLeaderAndIsrTopicError{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, LeaderAndIsrResponseLeaderAndIsrTopicError{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // LeaderAndIsrResponseLeaderAndIsrPartitionError is the LeaderAndIsrPartitionError struct of LeaderAndIsrResponse.
 type LeaderAndIsrResponseLeaderAndIsrPartitionError struct {
 	// TopicName: string; versions 0-4; ignorable; entity topicName.
@@ -349,74 +242,6 @@ func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) encode(b []byte, v int1
 		return b
 	}
 	return b
-}
-
-func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v <= 4 {
-		b = jsonx.Key(b, first, "topicName")
-		first = false
-		b = jsonx.AppendString(b, m.TopicName)
-	}
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *LeaderAndIsrResponseLeaderAndIsrPartitionError) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicName":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicName = d.String()
-		case "partitionIndex":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // LeaderAndIsrResponseLeaderAndIsrTopicError is the LeaderAndIsrTopicError struct of LeaderAndIsrResponse.
@@ -529,85 +354,6 @@ func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) encode(b []byte, v int16, w
 	return b
 }
 
-func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 5 {
-		b = jsonx.Key(b, first, "topicId")
-		first = false
-		b = jsonx.AppendUUID(b, m.TopicID)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "partitionErrors")
-		first = false
-		b = append(b, '[')
-		for i := range m.PartitionErrors {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.PartitionErrors[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *LeaderAndIsrResponseLeaderAndIsrTopicError) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitionErrors":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []LeaderAndIsrResponseLeaderAndIsrPartitionError{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, LeaderAndIsrResponseLeaderAndIsrPartitionError{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.PartitionErrors = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoLeaderAndIsrResponse = MessageInfo{Name: "LeaderAndIsrResponse", APIKey: 4, Kind: KindResponse, MinVersion: 0, MaxVersion: 7, FlexibleMin: 4, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "LeaderAndIsrResponse".
@@ -661,8 +407,10 @@ func (m *LeaderAndIsrResponse) AppendJSON(dst []byte, version int16) ([]byte, er
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *LeaderAndIsrResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *LeaderAndIsrResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*LeaderAndIsrResponse) isResponse() {}
 

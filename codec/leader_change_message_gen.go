@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -138,117 +137,6 @@ func (m *LeaderChangeMessage) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *LeaderChangeMessage) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "version")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Version))
-	b = jsonx.Key(b, first, "leaderId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderID))
-	b = jsonx.Key(b, first, "voters")
-	first = false
-	b = append(b, '[')
-	for i := range m.Voters {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Voters[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "grantingVoters")
-	first = false
-	b = append(b, '[')
-	for i := range m.GrantingVoters {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.GrantingVoters[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *LeaderChangeMessage) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "version":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Version = int16(d.Int(-1<<15, 1<<15-1))
-		case "leaderId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
-		case "voters":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []LeaderChangeMessageVoter{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, LeaderChangeMessageVoter{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Voters = s
-			}
-		case "grantingVoters":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []LeaderChangeMessageVoter{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, LeaderChangeMessageVoter{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.GrantingVoters = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // LeaderChangeMessageVoter is the Voter struct of LeaderChangeMessage.
 type LeaderChangeMessageVoter struct {
 	// VoterID: int32; versions 0-1.
@@ -318,65 +206,6 @@ func (m *LeaderChangeMessageVoter) encode(b []byte, v int16, w *wire.Encoder) []
 	return b
 }
 
-func (m *LeaderChangeMessageVoter) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "voterId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.VoterID))
-	if v >= 1 {
-		b = jsonx.Key(b, first, "voterDirectoryId")
-		first = false
-		b = jsonx.AppendUUID(b, m.VoterDirectoryID)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *LeaderChangeMessageVoter) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "voterId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
-		case "voterDirectoryId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.VoterDirectoryID = d.UUID()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoLeaderChangeMessage = MessageInfo{Name: "LeaderChangeMessage", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "LeaderChangeMessage".
@@ -430,5 +259,7 @@ func (m *LeaderChangeMessage) AppendJSON(dst []byte, version int16) ([]byte, err
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *LeaderChangeMessage) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *LeaderChangeMessage) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

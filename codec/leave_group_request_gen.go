@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -142,104 +141,6 @@ func (m *LeaveGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *LeaveGroupRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	if v <= 2 {
-		b = jsonx.Key(b, first, "memberId")
-		first = false
-		b = jsonx.AppendString(b, m.MemberID)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "members")
-		first = false
-		b = append(b, '[')
-		for i := range m.Members {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Members[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *LeaveGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.String()
-		case "memberId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MemberID = d.String()
-		case "members":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []LeaveGroupRequestMemberIdentity{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, LeaveGroupRequestMemberIdentity{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Members = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // LeaveGroupRequestMemberIdentity is the MemberIdentity struct of LeaveGroupRequest.
 type LeaveGroupRequestMemberIdentity struct {
 	// MemberID: string; versions 3-5.
@@ -354,78 +255,6 @@ func (m *LeaveGroupRequestMemberIdentity) encode(b []byte, v int16, w *wire.Enco
 	return b
 }
 
-func (m *LeaveGroupRequestMemberIdentity) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 3 {
-		b = jsonx.Key(b, first, "memberId")
-		first = false
-		b = jsonx.AppendString(b, m.MemberID)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "groupInstanceId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "reason")
-		first = false
-		b = jsonx.AppendNullableString(b, m.Reason)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *LeaveGroupRequestMemberIdentity) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "memberId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.MemberID = d.String()
-		case "groupInstanceId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.GroupInstanceID = d.NullableString()
-		case "reason":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Reason = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoLeaveGroupRequest = MessageInfo{Name: "LeaveGroupRequest", APIKey: 13, Kind: KindRequest, MinVersion: 0, MaxVersion: 5, FlexibleMin: 4, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "LeaveGroupRequest".
@@ -479,8 +308,10 @@ func (m *LeaveGroupRequest) AppendJSON(dst []byte, version int16) ([]byte, error
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *LeaveGroupRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *LeaveGroupRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*LeaveGroupRequest) isRequest() {}
 

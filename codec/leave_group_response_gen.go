@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -119,94 +118,6 @@ func (m *LeaveGroupResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *LeaveGroupResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "throttleTimeMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	}
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	if v >= 3 {
-		b = jsonx.Key(b, first, "members")
-		first = false
-		b = append(b, '[')
-		for i := range m.Members {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Members[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *LeaveGroupResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "members":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []LeaveGroupResponseMemberResponse{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, LeaveGroupResponseMemberResponse{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Members = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // LeaveGroupResponseMemberResponse is the MemberResponse struct of LeaveGroupResponse.
 type LeaveGroupResponseMemberResponse struct {
 	// MemberID: string; versions 3-5.
@@ -320,78 +231,6 @@ func (m *LeaveGroupResponseMemberResponse) encode(b []byte, v int16, w *wire.Enc
 	return b
 }
 
-func (m *LeaveGroupResponseMemberResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 3 {
-		b = jsonx.Key(b, first, "memberId")
-		first = false
-		b = jsonx.AppendString(b, m.MemberID)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "groupInstanceId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "errorCode")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *LeaveGroupResponseMemberResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "memberId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.MemberID = d.String()
-		case "groupInstanceId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.GroupInstanceID = d.NullableString()
-		case "errorCode":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoLeaveGroupResponse = MessageInfo{Name: "LeaveGroupResponse", APIKey: 13, Kind: KindResponse, MinVersion: 0, MaxVersion: 5, FlexibleMin: 4, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "LeaveGroupResponse".
@@ -445,8 +284,10 @@ func (m *LeaveGroupResponse) AppendJSON(dst []byte, version int16) ([]byte, erro
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *LeaveGroupResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *LeaveGroupResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*LeaveGroupResponse) isResponse() {}
 

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -97,85 +96,6 @@ func (m *ListConfigResourcesRequest) encode(b []byte, v int16, w *wire.Encoder) 
 	return b
 }
 
-func (m *ListConfigResourcesRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 1 {
-		b = jsonx.Key(b, first, "resourceTypes")
-		first = false
-		b = append(b, '[')
-		for i := range m.ResourceTypes {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendInt(b, int64(m.ResourceTypes[i]))
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ListConfigResourcesRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "resourceTypes":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []int8{}
-				for first := true; d.More(&first, ']'); {
-					var el int8
-					el = int8(d.Int(-1<<7, 1<<7-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.ResourceTypes = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoListConfigResourcesRequest = MessageInfo{Name: "ListConfigResourcesRequest", APIKey: 74, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"4.4.0"}}
 
 // MessageName returns "ListConfigResourcesRequest".
@@ -229,9 +149,9 @@ func (m *ListConfigResourcesRequest) AppendJSON(dst []byte, version int16) ([]by
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ListConfigResourcesRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ListConfigResourcesRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ListConfigResourcesRequest) isRequest() {}

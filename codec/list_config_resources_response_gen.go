@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -110,90 +109,6 @@ func (m *ListConfigResourcesResponse) encode(b []byte, v int16, w *wire.Encoder)
 	return b
 }
 
-func (m *ListConfigResourcesResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "configResources")
-	first = false
-	b = append(b, '[')
-	for i := range m.ConfigResources {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.ConfigResources[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListConfigResourcesResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "configResources":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []ListConfigResourcesResponseConfigResource{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ListConfigResourcesResponseConfigResource{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.ConfigResources = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ListConfigResourcesResponseConfigResource is the ConfigResource struct of ListConfigResourcesResponse.
 type ListConfigResourcesResponseConfigResource struct {
 	// ResourceName: string; versions 0-1.
@@ -266,65 +181,6 @@ func (m *ListConfigResourcesResponseConfigResource) encode(b []byte, v int16, w 
 	return b
 }
 
-func (m *ListConfigResourcesResponseConfigResource) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "resourceName")
-	first = false
-	b = jsonx.AppendString(b, m.ResourceName)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "resourceType")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ResourceType))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListConfigResourcesResponseConfigResource) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "resourceName":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ResourceName = d.String()
-		case "resourceType":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ResourceType = int8(d.Int(-1<<7, 1<<7-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoListConfigResourcesResponse = MessageInfo{Name: "ListConfigResourcesResponse", APIKey: 74, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"4.4.0"}}
 
 // MessageName returns "ListConfigResourcesResponse".
@@ -378,9 +234,9 @@ func (m *ListConfigResourcesResponse) AppendJSON(dst []byte, version int16) ([]b
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ListConfigResourcesResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ListConfigResourcesResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ListConfigResourcesResponse) isResponse() {}

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -134,113 +133,6 @@ func (m *ListOffsetsRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *ListOffsetsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "replicaId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ReplicaID))
-	if v >= 2 {
-		b = jsonx.Key(b, first, "isolationLevel")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.IsolationLevel))
-	}
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 10 {
-		b = jsonx.Key(b, first, "timeoutMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.TimeoutMs))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ListOffsetsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "replicaId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
-		case "isolationLevel":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.IsolationLevel = int8(d.Int(-1<<7, 1<<7-1))
-		case "topics":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []ListOffsetsRequestListOffsetsTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ListOffsetsRequestListOffsetsTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "timeoutMs":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ListOffsetsRequestListOffsetsTopic is the ListOffsetsTopic struct of ListOffsetsRequest.
 type ListOffsetsRequestListOffsetsTopic struct {
 	// Name: string; versions 0-11; entity topicName.
@@ -334,81 +226,6 @@ func (m *ListOffsetsRequestListOffsetsTopic) encode(b []byte, v int16, w *wire.E
 		return b
 	}
 	return b
-}
-
-func (m *ListOffsetsRequestListOffsetsTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListOffsetsRequestListOffsetsTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ListOffsetsRequestListOffsetsPartition{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ListOffsetsRequestListOffsetsPartition{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ListOffsetsRequestListOffsetsPartition is the ListOffsetsPartition struct of ListOffsetsRequest.
@@ -507,85 +324,6 @@ func (m *ListOffsetsRequestListOffsetsPartition) encode(b []byte, v int16, w *wi
 	return b
 }
 
-func (m *ListOffsetsRequestListOffsetsPartition) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	if v >= 4 {
-		b = jsonx.Key(b, first, "currentLeaderEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.CurrentLeaderEpoch))
-	}
-	b = jsonx.Key(b, first, "timestamp")
-	first = false
-	b = jsonx.AppendInt64(b, m.Timestamp)
-	if v <= 0 {
-		b = jsonx.Key(b, first, "maxNumOffsets")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.MaxNumOffsets))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListOffsetsRequestListOffsetsPartition) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "currentLeaderEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.CurrentLeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "timestamp":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Timestamp = d.Int64()
-		case "maxNumOffsets":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.MaxNumOffsets = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoListOffsetsRequest = MessageInfo{Name: "ListOffsetsRequest", APIKey: 2, Kind: KindRequest, MinVersion: 0, MaxVersion: 11, FlexibleMin: 6, DeprecatedMin: 0, DeprecatedMax: 0, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ListOffsetsRequest".
@@ -639,8 +377,10 @@ func (m *ListOffsetsRequest) AppendJSON(dst []byte, version int16) ([]byte, erro
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ListOffsetsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ListOffsetsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*ListOffsetsRequest) isRequest() {}
 

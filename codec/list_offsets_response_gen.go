@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -106,83 +105,6 @@ func (m *ListOffsetsResponse) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *ListOffsetsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 2 {
-		b = jsonx.Key(b, first, "throttleTimeMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	}
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListOffsetsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "topics":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ListOffsetsResponseListOffsetsTopicResponse{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ListOffsetsResponseListOffsetsTopicResponse{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ListOffsetsResponseListOffsetsTopicResponse is the ListOffsetsTopicResponse struct of ListOffsetsResponse.
 type ListOffsetsResponseListOffsetsTopicResponse struct {
 	// Name: string; versions 0-11; entity topicName.
@@ -276,81 +198,6 @@ func (m *ListOffsetsResponseListOffsetsTopicResponse) encode(b []byte, v int16, 
 		return b
 	}
 	return b
-}
-
-func (m *ListOffsetsResponseListOffsetsTopicResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListOffsetsResponseListOffsetsTopicResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ListOffsetsResponseListOffsetsPartitionResponse{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ListOffsetsResponseListOffsetsPartitionResponse{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ListOffsetsResponseListOffsetsPartitionResponse is the ListOffsetsPartitionResponse struct of ListOffsetsResponse.
@@ -523,126 +370,6 @@ func (m *ListOffsetsResponseListOffsetsPartitionResponse) encode(b []byte, v int
 	return b
 }
 
-func (m *ListOffsetsResponseListOffsetsPartitionResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	if v <= 0 {
-		b = jsonx.Key(b, first, "oldStyleOffsets")
-		first = false
-		b = append(b, '[')
-		for i := range m.OldStyleOffsets {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendInt64(b, m.OldStyleOffsets[i])
-		}
-		b = append(b, ']')
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "timestamp")
-		first = false
-		b = jsonx.AppendInt64(b, m.Timestamp)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "offset")
-		first = false
-		b = jsonx.AppendInt64(b, m.Offset)
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "leaderEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListOffsetsResponseListOffsetsPartitionResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "oldStyleOffsets":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []int64{}
-				for first := true; d.More(&first, ']'); {
-					var el int64
-					el = d.Int64()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.OldStyleOffsets = s
-			}
-		case "timestamp":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.Timestamp = d.Int64()
-		case "offset":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.Offset = d.Int64()
-		case "leaderEpoch":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.LeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoListOffsetsResponse = MessageInfo{Name: "ListOffsetsResponse", APIKey: 2, Kind: KindResponse, MinVersion: 0, MaxVersion: 11, FlexibleMin: 6, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ListOffsetsResponse".
@@ -696,8 +423,10 @@ func (m *ListOffsetsResponse) AppendJSON(dst []byte, version int16) ([]byte, err
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ListOffsetsResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ListOffsetsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*ListOffsetsResponse) isResponse() {}
 

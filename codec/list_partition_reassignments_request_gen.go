@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -100,97 +99,6 @@ func (m *ListPartitionReassignmentsRequest) encode(b []byte, v int16, w *wire.En
 	return b
 }
 
-func (m *ListPartitionReassignmentsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "timeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TimeoutMs))
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	if m.Topics == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.Topics {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Topics[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ListPartitionReassignmentsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "timeoutMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "topics":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.Null() {
-				m.Topics = nil
-			} else if d.BeginArray() {
-				s := []ListPartitionReassignmentsRequestListPartitionReassignmentsTopics{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ListPartitionReassignmentsRequestListPartitionReassignmentsTopics{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ListPartitionReassignmentsRequestListPartitionReassignmentsTopics is the ListPartitionReassignmentsTopics struct of ListPartitionReassignmentsRequest.
 type ListPartitionReassignmentsRequestListPartitionReassignmentsTopics struct {
 	// Name: string; versions 0; entity topicName.
@@ -271,82 +179,6 @@ func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) enco
 	return b
 }
 
-func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "partitionIndexes")
-	first = false
-	b = append(b, '[')
-	for i := range m.PartitionIndexes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.PartitionIndexes[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListPartitionReassignmentsRequestListPartitionReassignmentsTopics) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "partitionIndexes":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.PartitionIndexes = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoListPartitionReassignmentsRequest = MessageInfo{Name: "ListPartitionReassignmentsRequest", APIKey: 46, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ListPartitionReassignmentsRequest".
@@ -404,9 +236,9 @@ func (m *ListPartitionReassignmentsRequest) AppendJSON(dst []byte, version int16
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ListPartitionReassignmentsRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ListPartitionReassignmentsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ListPartitionReassignmentsRequest) isRequest() {}

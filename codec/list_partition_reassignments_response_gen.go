@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -121,99 +120,6 @@ func (m *ListPartitionReassignmentsResponse) encode(b []byte, v int16, w *wire.E
 	return b
 }
 
-func (m *ListPartitionReassignmentsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListPartitionReassignmentsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "topics":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []ListPartitionReassignmentsResponseOngoingTopicReassignment{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ListPartitionReassignmentsResponseOngoingTopicReassignment{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ListPartitionReassignmentsResponseOngoingTopicReassignment is the OngoingTopicReassignment struct of ListPartitionReassignmentsResponse.
 type ListPartitionReassignmentsResponseOngoingTopicReassignment struct {
 	// Name: string; versions 0; entity topicName.
@@ -299,81 +205,6 @@ func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) encode(b []
 		return b
 	}
 	return b
-}
-
-func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListPartitionReassignmentsResponseOngoingTopicReassignment) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ListPartitionReassignmentsResponseOngoingPartitionReassignment{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ListPartitionReassignmentsResponseOngoingPartitionReassignment{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ListPartitionReassignmentsResponseOngoingPartitionReassignment is the OngoingPartitionReassignment struct of ListPartitionReassignmentsResponse.
@@ -493,138 +324,6 @@ func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) encode(
 	return b
 }
 
-func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "replicas")
-	first = false
-	b = append(b, '[')
-	for i := range m.Replicas {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.Replicas[i]))
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "addingReplicas")
-	first = false
-	b = append(b, '[')
-	for i := range m.AddingReplicas {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.AddingReplicas[i]))
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "removingReplicas")
-	first = false
-	b = append(b, '[')
-	for i := range m.RemovingReplicas {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.RemovingReplicas[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListPartitionReassignmentsResponseOngoingPartitionReassignment) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "replicas":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Replicas = s
-			}
-		case "addingReplicas":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.AddingReplicas = s
-			}
-		case "removingReplicas":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.RemovingReplicas = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoListPartitionReassignmentsResponse = MessageInfo{Name: "ListPartitionReassignmentsResponse", APIKey: 46, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ListPartitionReassignmentsResponse".
@@ -682,9 +381,9 @@ func (m *ListPartitionReassignmentsResponse) AppendJSON(dst []byte, version int1
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ListPartitionReassignmentsResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ListPartitionReassignmentsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ListPartitionReassignmentsResponse) isResponse() {}

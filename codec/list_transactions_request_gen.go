@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -150,133 +149,6 @@ func (m *ListTransactionsRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 	return b
 }
 
-func (m *ListTransactionsRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "stateFilters")
-	first = false
-	b = append(b, '[')
-	for i := range m.StateFilters {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, m.StateFilters[i])
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "producerIdFilters")
-	first = false
-	b = append(b, '[')
-	for i := range m.ProducerIDFilters {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt64(b, m.ProducerIDFilters[i])
-	}
-	b = append(b, ']')
-	if v >= 1 {
-		b = jsonx.Key(b, first, "durationFilter")
-		first = false
-		b = jsonx.AppendInt64(b, m.DurationFilter)
-	}
-	if v >= 2 {
-		b = jsonx.Key(b, first, "transactionalIdPattern")
-		first = false
-		b = jsonx.AppendNullableString(b, m.TransactionalIDPattern)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ListTransactionsRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "stateFilters":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.StateFilters = s
-			}
-		case "producerIdFilters":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int64{}
-				for first := true; d.More(&first, ']'); {
-					var el int64
-					el = d.Int64()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.ProducerIDFilters = s
-			}
-		case "durationFilter":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.DurationFilter = d.Int64()
-		case "transactionalIdPattern":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TransactionalIDPattern = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoListTransactionsRequest = MessageInfo{Name: "ListTransactionsRequest", APIKey: 66, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ListTransactionsRequest".
@@ -330,8 +202,10 @@ func (m *ListTransactionsRequest) AppendJSON(dst []byte, version int16) ([]byte,
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ListTransactionsRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ListTransactionsRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*ListTransactionsRequest) isRequest() {}
 

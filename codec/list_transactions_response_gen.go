@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -137,118 +136,6 @@ func (m *ListTransactionsResponse) encode(b []byte, v int16, w *wire.Encoder) []
 	return b
 }
 
-func (m *ListTransactionsResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "unknownStateFilters")
-	first = false
-	b = append(b, '[')
-	for i := range m.UnknownStateFilters {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, m.UnknownStateFilters[i])
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "transactionStates")
-	first = false
-	b = append(b, '[')
-	for i := range m.TransactionStates {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.TransactionStates[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListTransactionsResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "unknownStateFilters":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.UnknownStateFilters = s
-			}
-		case "transactionStates":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []ListTransactionsResponseTransactionState{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ListTransactionsResponseTransactionState{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.TransactionStates = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ListTransactionsResponseTransactionState is the TransactionState struct of ListTransactionsResponse.
 type ListTransactionsResponseTransactionState struct {
 	// TransactionalID: string; versions 0-2; entity transactionalId.
@@ -323,72 +210,6 @@ func (m *ListTransactionsResponseTransactionState) encode(b []byte, v int16, w *
 	return b
 }
 
-func (m *ListTransactionsResponseTransactionState) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "transactionalId")
-	first = false
-	b = jsonx.AppendString(b, m.TransactionalID)
-	b = jsonx.Key(b, first, "producerId")
-	first = false
-	b = jsonx.AppendInt64(b, m.ProducerID)
-	b = jsonx.Key(b, first, "transactionState")
-	first = false
-	b = jsonx.AppendString(b, m.TransactionState)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ListTransactionsResponseTransactionState) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "transactionalId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TransactionalID = d.String()
-		case "producerId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ProducerID = d.Int64()
-		case "transactionState":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TransactionState = d.String()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoListTransactionsResponse = MessageInfo{Name: "ListTransactionsResponse", APIKey: 66, Kind: KindResponse, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ListTransactionsResponse".
@@ -442,9 +263,9 @@ func (m *ListTransactionsResponse) AppendJSON(dst []byte, version int16) ([]byte
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ListTransactionsResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ListTransactionsResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ListTransactionsResponse) isResponse() {}

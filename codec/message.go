@@ -83,15 +83,14 @@ type Message interface {
 	DecodeWith(src []byte, version int16, opts DecodeOptions) error
 	// AppendJSON appends the JSON form (codec/JSON.md) at version to dst.
 	AppendJSON(dst []byte, version int16) ([]byte, error)
-	// UnmarshalJSON replaces the message with the one in data (the JSON form).
-	UnmarshalJSON(data []byte) error
+	// DecodeJSON replaces the message with the one in data (the JSON form), read at
+	// version: the JSON form names the fields of one version, so reading it needs one.
+	DecodeJSON(data []byte, version int16) error
 	// SetDefaults resets every field to its descriptor default.
 	SetDefaults()
 
 	decode(r *wire.Reader, v int16)
 	encode(b []byte, v int16, w *wire.Encoder) []byte
-	appendJSON(b []byte, v int16) []byte
-	unmarshalJSON(d *jsonx.Decoder)
 }
 
 // Request is a request body; NewResponse returns its paired response type.
@@ -335,23 +334,37 @@ func decodeAt(m Message, r *wire.Reader, v int16, whole bool) (err error) {
 	return finishDecode(m, r, v, start)
 }
 
+// appendJSONBody is the typed message's JSON: its encoding at v, written as JSON by the
+// transcoder, the one JSON engine.
 func appendJSONBody(m Message, dst []byte, v int16) ([]byte, error) {
 	if !m.Info().ValidVersion(v) {
 		return dst, versionError(m, v)
 	}
-	return m.appendJSON(dst, v), nil
+	sp := scratch.Get().(*[]byte)
+	defer scratch.Put(sp)
+	b, err := m.Encode((*sp)[:0], v)
+	if cap(b) <= 1<<20 {
+		*sp = b[:0] // keep a grown buffer, but not a large message's
+	}
+	if err != nil {
+		return dst, err
+	}
+	return transcode.AppendJSON(dst, m.MessageName(), v, b, nil)
 }
 
-func unmarshalJSONBody(m Message, data []byte) error {
-	d := jsonx.NewDecoder(data)
-	m.unmarshalJSON(d)
-	d.End()
-	var je *jsonx.Error
-	if errors.As(d.Err(), &je) {
-		return &JSONError{Message: m.MessageName(), Path: je.Path, Offset: je.Offset, Err: je.Err, Detail: je.Detail}
+// decodeJSONBody reads the JSON form through the transcoder into wire bytes at v and
+// decodes them. The message aliases those bytes (as Decode aliases its input), so they
+// are the message's own and never reused.
+func decodeJSONBody(m Message, data []byte, v int16) error {
+	b, err := transcode.AppendWire(nil, m.MessageName(), v, data)
+	if err != nil {
+		return err
 	}
-	return nil
+	return m.Decode(b, v)
 }
+
+// scratch holds the encodings AppendJSON writes as JSON.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // JSONError is a failure to read the JSON form of a message: Message, Path (the JSON
 // path of the failing value, e.g. "$.topicData[0].name"), Offset (in the JSON text), Err
@@ -372,29 +385,6 @@ var (
 // when limit < 0); see wire.WriteUnknownTags.
 func writeUnknownTags(b []byte, w *wire.Encoder, u []TaggedField, i int, last int64, limit int64) ([]byte, int, int64) {
 	return wire.WriteUnknownTags(b, w, u, i, last, limit)
-}
-
-func appendUnknownJSON(b []byte, u []TaggedField) []byte {
-	b = append(b, '[')
-	for i, t := range u {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"tag":`...)
-		b = strconv.AppendUint(b, uint64(t.Tag), 10)
-		b = append(b, `,"data":`...)
-		b = jsonx.AppendBytes(b, t.Data, false)
-		b = append(b, '}')
-	}
-	return append(b, ']')
-}
-
-func readUnknownJSON(d *jsonx.Decoder) []TaggedField {
-	var out []TaggedField
-	d.TaggedFields(func(tag uint32, data []byte) {
-		out = append(out, TaggedField{Tag: tag, Data: append([]byte{}, data...)})
-	})
-	return out
 }
 
 func newString(s string) *string { return &s }

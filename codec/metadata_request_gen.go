@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -150,121 +149,6 @@ func (m *MetadataRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *MetadataRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	if m.Topics == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.Topics {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = m.Topics[i].appendJSON(b, v)
-		}
-		b = append(b, ']')
-	}
-	if v >= 4 {
-		b = jsonx.Key(b, first, "allowAutoTopicCreation")
-		first = false
-		b = jsonx.AppendBool(b, m.AllowAutoTopicCreation)
-	}
-	if v >= 8 && v <= 10 {
-		b = jsonx.Key(b, first, "includeClusterAuthorizedOperations")
-		first = false
-		b = jsonx.AppendBool(b, m.IncludeClusterAuthorizedOperations)
-	}
-	if v >= 8 {
-		b = jsonx.Key(b, first, "includeTopicAuthorizedOperations")
-		first = false
-		b = jsonx.AppendBool(b, m.IncludeTopicAuthorizedOperations)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *MetadataRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topics":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.Null() {
-				m.Topics = nil
-			} else if d.BeginArray() {
-				s := []MetadataRequestTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, MetadataRequestTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "allowAutoTopicCreation":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.AllowAutoTopicCreation = d.Bool()
-		case "includeClusterAuthorizedOperations":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.IncludeClusterAuthorizedOperations = d.Bool()
-		case "includeTopicAuthorizedOperations":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.IncludeTopicAuthorizedOperations = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // MetadataRequestTopic is the MetadataRequestTopic struct of MetadataRequest.
 type MetadataRequestTopic struct {
 	// TopicID: uuid; versions 10-13; ignorable.
@@ -354,65 +238,6 @@ func (m *MetadataRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []byte
 	return b
 }
 
-func (m *MetadataRequestTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 10 {
-		b = jsonx.Key(b, first, "topicId")
-		first = false
-		b = jsonx.AppendUUID(b, m.TopicID)
-	}
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendNullableString(b, m.Name)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *MetadataRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "name":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Name = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoMetadataRequest = MessageInfo{Name: "MetadataRequest", APIKey: 3, Kind: KindRequest, MinVersion: 0, MaxVersion: 13, FlexibleMin: 9, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "MetadataRequest".
@@ -466,8 +291,10 @@ func (m *MetadataRequest) AppendJSON(dst []byte, version int16) ([]byte, error) 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *MetadataRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *MetadataRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*MetadataRequest) isRequest() {}
 

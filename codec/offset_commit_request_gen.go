@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -177,135 +176,6 @@ func (m *OffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []byte 
 	return b
 }
 
-func (m *OffsetCommitRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "generationIdOrMemberEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.GenerationIDOrMemberEpoch))
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "memberId")
-		first = false
-		b = jsonx.AppendString(b, m.MemberID)
-	}
-	if v >= 7 {
-		b = jsonx.Key(b, first, "groupInstanceId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
-	}
-	if v >= 2 && v <= 4 {
-		b = jsonx.Key(b, first, "retentionTimeMs")
-		first = false
-		b = jsonx.AppendInt64(b, m.RetentionTimeMs)
-	}
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *OffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [8]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.String()
-		case "generationIdOrMemberEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.GenerationIDOrMemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "memberId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MemberID = d.String()
-		case "groupInstanceId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.GroupInstanceID = d.NullableString()
-		case "retentionTimeMs":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.RetentionTimeMs = d.Int64()
-		case "topics":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			if d.BeginArray() {
-				s := []OffsetCommitRequestTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetCommitRequestTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // OffsetCommitRequestTopic is the OffsetCommitRequestTopic struct of OffsetCommitRequest.
 type OffsetCommitRequestTopic struct {
 	// Name: string; versions 0-9; ignorable; entity topicName.
@@ -418,94 +288,6 @@ func (m *OffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder) []
 		return b
 	}
 	return b
-}
-
-func (m *OffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v <= 9 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendString(b, m.Name)
-	}
-	if v >= 10 {
-		b = jsonx.Key(b, first, "topicId")
-		first = false
-		b = jsonx.AppendUUID(b, m.TopicID)
-	}
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *OffsetCommitRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "topicId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []OffsetCommitRequestPartition{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetCommitRequestPartition{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // OffsetCommitRequestPartition is the OffsetCommitRequestPartition struct of OffsetCommitRequest.
@@ -629,94 +411,6 @@ func (m *OffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Encoder
 	return b
 }
 
-func (m *OffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "committedOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.CommittedOffset)
-	if v >= 6 {
-		b = jsonx.Key(b, first, "committedLeaderEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.CommittedLeaderEpoch))
-	}
-	if v == 1 {
-		b = jsonx.Key(b, first, "commitTimestamp")
-		first = false
-		b = jsonx.AppendInt64(b, m.CommitTimestamp)
-	}
-	b = jsonx.Key(b, first, "committedMetadata")
-	first = false
-	b = jsonx.AppendNullableString(b, m.CommittedMetadata)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *OffsetCommitRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "committedOffset":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.CommittedOffset = d.Int64()
-		case "committedLeaderEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.CommittedLeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "commitTimestamp":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.CommitTimestamp = d.Int64()
-		case "committedMetadata":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.CommittedMetadata = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoOffsetCommitRequest = MessageInfo{Name: "OffsetCommitRequest", APIKey: 8, Kind: KindRequest, MinVersion: 0, MaxVersion: 10, FlexibleMin: 8, DeprecatedMin: 0, DeprecatedMax: 1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "OffsetCommitRequest".
@@ -770,8 +464,10 @@ func (m *OffsetCommitRequest) AppendJSON(dst []byte, version int16) ([]byte, err
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *OffsetCommitRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *OffsetCommitRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*OffsetCommitRequest) isRequest() {}
 

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -115,93 +114,6 @@ func (m *OffsetForLeaderEpochRequest) encode(b []byte, v int16, w *wire.Encoder)
 	return b
 }
 
-func (m *OffsetForLeaderEpochRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 3 {
-		b = jsonx.Key(b, first, "replicaId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ReplicaID))
-	}
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *OffsetForLeaderEpochRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "replicaId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
-		case "topics":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []OffsetForLeaderEpochRequestOffsetForLeaderTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetForLeaderEpochRequestOffsetForLeaderTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // OffsetForLeaderEpochRequestOffsetForLeaderTopic is the OffsetForLeaderTopic struct of OffsetForLeaderEpochRequest.
 type OffsetForLeaderEpochRequestOffsetForLeaderTopic struct {
 	// Topic: string; versions 0-4; entity topicName.
@@ -297,81 +209,6 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) encode(b []byte, v int
 	return b
 }
 
-func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topic")
-	first = false
-	b = jsonx.AppendString(b, m.Topic)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *OffsetForLeaderEpochRequestOffsetForLeaderTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topic":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Topic = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []OffsetForLeaderEpochRequestOffsetForLeaderPartition{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetForLeaderEpochRequestOffsetForLeaderPartition{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // OffsetForLeaderEpochRequestOffsetForLeaderPartition is the OffsetForLeaderPartition struct of OffsetForLeaderEpochRequest.
 type OffsetForLeaderEpochRequestOffsetForLeaderPartition struct {
 	// Partition: int32; versions 0-4.
@@ -452,74 +289,6 @@ func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) encode(b []byte, v
 	return b
 }
 
-func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partition")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Partition))
-	if v >= 2 {
-		b = jsonx.Key(b, first, "currentLeaderEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.CurrentLeaderEpoch))
-	}
-	b = jsonx.Key(b, first, "leaderEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *OffsetForLeaderEpochRequestOffsetForLeaderPartition) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partition":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Partition = int32(d.Int(-1<<31, 1<<31-1))
-		case "currentLeaderEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.CurrentLeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "leaderEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.LeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoOffsetForLeaderEpochRequest = MessageInfo{Name: "OffsetForLeaderEpochRequest", APIKey: 23, Kind: KindRequest, MinVersion: 0, MaxVersion: 4, FlexibleMin: 4, DeprecatedMin: 0, DeprecatedMax: 1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "OffsetForLeaderEpochRequest".
@@ -573,9 +342,9 @@ func (m *OffsetForLeaderEpochRequest) AppendJSON(dst []byte, version int16) ([]b
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *OffsetForLeaderEpochRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *OffsetForLeaderEpochRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*OffsetForLeaderEpochRequest) isRequest() {}

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -106,83 +105,6 @@ func (m *OffsetForLeaderEpochResponse) encode(b []byte, v int16, w *wire.Encoder
 	return b
 }
 
-func (m *OffsetForLeaderEpochResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 2 {
-		b = jsonx.Key(b, first, "throttleTimeMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	}
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *OffsetForLeaderEpochResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "topics":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []OffsetForLeaderEpochResponseOffsetForLeaderTopicResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetForLeaderEpochResponseOffsetForLeaderTopicResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // OffsetForLeaderEpochResponseOffsetForLeaderTopicResult is the OffsetForLeaderTopicResult struct of OffsetForLeaderEpochResponse.
 type OffsetForLeaderEpochResponseOffsetForLeaderTopicResult struct {
 	// Topic: string; versions 0-4; entity topicName.
@@ -276,81 +198,6 @@ func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) encode(b []byte
 		return b
 	}
 	return b
-}
-
-func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topic")
-	first = false
-	b = jsonx.AppendString(b, m.Topic)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *OffsetForLeaderEpochResponseOffsetForLeaderTopicResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topic":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Topic = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []OffsetForLeaderEpochResponseEpochEndOffset{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, OffsetForLeaderEpochResponseEpochEndOffset{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // OffsetForLeaderEpochResponseEpochEndOffset is the EpochEndOffset struct of OffsetForLeaderEpochResponse.
@@ -453,83 +300,6 @@ func (m *OffsetForLeaderEpochResponseEpochEndOffset) encode(b []byte, v int16, w
 	return b
 }
 
-func (m *OffsetForLeaderEpochResponseEpochEndOffset) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "partition")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Partition))
-	if v >= 1 {
-		b = jsonx.Key(b, first, "leaderEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
-	}
-	b = jsonx.Key(b, first, "endOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.EndOffset)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *OffsetForLeaderEpochResponseEpochEndOffset) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "errorCode":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "partition":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Partition = int32(d.Int(-1<<31, 1<<31-1))
-		case "leaderEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.LeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "endOffset":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.EndOffset = d.Int64()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoOffsetForLeaderEpochResponse = MessageInfo{Name: "OffsetForLeaderEpochResponse", APIKey: 23, Kind: KindResponse, MinVersion: 0, MaxVersion: 4, FlexibleMin: 4, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "OffsetForLeaderEpochResponse".
@@ -583,9 +353,9 @@ func (m *OffsetForLeaderEpochResponse) AppendJSON(dst []byte, version int16) ([]
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *OffsetForLeaderEpochResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *OffsetForLeaderEpochResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*OffsetForLeaderEpochResponse) isResponse() {}

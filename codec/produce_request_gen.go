@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -144,111 +143,6 @@ func (m *ProduceRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *ProduceRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v >= 3 {
-		b = jsonx.Key(b, first, "transactionalId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.TransactionalID)
-	}
-	b = jsonx.Key(b, first, "acks")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Acks))
-	b = jsonx.Key(b, first, "timeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TimeoutMs))
-	b = jsonx.Key(b, first, "topicData")
-	first = false
-	b = append(b, '[')
-	for i := range m.TopicData {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.TopicData[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ProduceRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "transactionalId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TransactionalID = d.NullableString()
-		case "acks":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Acks = int16(d.Int(-1<<15, 1<<15-1))
-		case "timeoutMs":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "topicData":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []ProduceRequestTopicProduceData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ProduceRequestTopicProduceData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.TopicData = s
-			}
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ProduceRequestTopicProduceData is the TopicProduceData struct of ProduceRequest.
 type ProduceRequestTopicProduceData struct {
 	// Name: string; versions 0-12; ignorable; entity topicName.
@@ -363,94 +257,6 @@ func (m *ProduceRequestTopicProduceData) encode(b []byte, v int16, w *wire.Encod
 	return b
 }
 
-func (m *ProduceRequestTopicProduceData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v <= 12 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendString(b, m.Name)
-	}
-	if v >= 13 {
-		b = jsonx.Key(b, first, "topicId")
-		first = false
-		b = jsonx.AppendUUID(b, m.TopicID)
-	}
-	b = jsonx.Key(b, first, "partitionData")
-	first = false
-	b = append(b, '[')
-	for i := range m.PartitionData {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.PartitionData[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ProduceRequestTopicProduceData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "topicId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TopicID = d.UUID()
-		case "partitionData":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []ProduceRequestPartitionProduceData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ProduceRequestPartitionProduceData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.PartitionData = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ProduceRequestPartitionProduceData is the PartitionProduceData struct of ProduceRequest.
 type ProduceRequestPartitionProduceData struct {
 	// Index: int32; versions 0-13.
@@ -518,63 +324,6 @@ func (m *ProduceRequestPartitionProduceData) encode(b []byte, v int16, w *wire.E
 	return b
 }
 
-func (m *ProduceRequestPartitionProduceData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "index")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Index))
-	b = jsonx.Key(b, first, "records")
-	first = false
-	b = jsonx.AppendBytes(b, m.Records, true)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ProduceRequestPartitionProduceData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "index":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Index = int32(d.Int(-1<<31, 1<<31-1))
-		case "records":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Records = d.Bytes(true)
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoProduceRequest = MessageInfo{Name: "ProduceRequest", APIKey: 0, Kind: KindRequest, MinVersion: 0, MaxVersion: 13, FlexibleMin: 9, DeprecatedMin: 0, DeprecatedMax: 2, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ProduceRequest".
@@ -628,8 +377,10 @@ func (m *ProduceRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ProduceRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ProduceRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*ProduceRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -111,100 +110,6 @@ func (m *PushTelemetryRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 	return b
 }
 
-func (m *PushTelemetryRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "clientInstanceId")
-	first = false
-	b = jsonx.AppendUUID(b, m.ClientInstanceID)
-	b = jsonx.Key(b, first, "subscriptionId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.SubscriptionID))
-	b = jsonx.Key(b, first, "terminating")
-	first = false
-	b = jsonx.AppendBool(b, m.Terminating)
-	b = jsonx.Key(b, first, "compressionType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.CompressionType))
-	b = jsonx.Key(b, first, "metrics")
-	first = false
-	b = jsonx.AppendBytes(b, m.Metrics, false)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *PushTelemetryRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "clientInstanceId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ClientInstanceID = d.UUID()
-		case "subscriptionId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.SubscriptionID = int32(d.Int(-1<<31, 1<<31-1))
-		case "terminating":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Terminating = d.Bool()
-		case "compressionType":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.CompressionType = int8(d.Int(-1<<7, 1<<7-1))
-		case "metrics":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.Metrics = d.Bytes(false)
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoPushTelemetryRequest = MessageInfo{Name: "PushTelemetryRequest", APIKey: 72, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "PushTelemetryRequest".
@@ -258,8 +163,10 @@ func (m *PushTelemetryRequest) AppendJSON(dst []byte, version int16) ([]byte, er
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *PushTelemetryRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *PushTelemetryRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*PushTelemetryRequest) isRequest() {}
 

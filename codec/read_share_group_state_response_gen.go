@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -84,72 +83,6 @@ func (m *ReadShareGroupStateResponse) encode(b []byte, v int16, w *wire.Encoder)
 		return b
 	}
 	return b
-}
-
-func (m *ReadShareGroupStateResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "results")
-	first = false
-	b = append(b, '[')
-	for i := range m.Results {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Results[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ReadShareGroupStateResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "results":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []ReadShareGroupStateResponseReadStateResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ReadShareGroupStateResponseReadStateResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Results = s
-			}
-		case "_unknownTaggedFields":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ReadShareGroupStateResponseReadStateResult is the ReadStateResult struct of ReadShareGroupStateResponse.
@@ -232,81 +165,6 @@ func (m *ReadShareGroupStateResponseReadStateResult) encode(b []byte, v int16, w
 		return b
 	}
 	return b
-}
-
-func (m *ReadShareGroupStateResponseReadStateResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ReadShareGroupStateResponseReadStateResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ReadShareGroupStateResponsePartitionResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ReadShareGroupStateResponsePartitionResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ReadShareGroupStateResponsePartitionResult is the PartitionResult struct of ReadShareGroupStateResponse.
@@ -444,117 +302,6 @@ func (m *ReadShareGroupStateResponsePartitionResult) encode(b []byte, v int16, w
 	return b
 }
 
-func (m *ReadShareGroupStateResponsePartitionResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partition")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Partition))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "stateEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.StateEpoch))
-	b = jsonx.Key(b, first, "startOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.StartOffset)
-	b = jsonx.Key(b, first, "stateBatches")
-	first = false
-	b = append(b, '[')
-	for i := range m.StateBatches {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.StateBatches[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ReadShareGroupStateResponsePartitionResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partition":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Partition = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "stateEpoch":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.StateEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "startOffset":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.StartOffset = d.Int64()
-		case "stateBatches":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			if d.BeginArray() {
-				s := []ReadShareGroupStateResponseStateBatch{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ReadShareGroupStateResponseStateBatch{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.StateBatches = s
-			}
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ReadShareGroupStateResponseStateBatch is the StateBatch struct of ReadShareGroupStateResponse.
 type ReadShareGroupStateResponseStateBatch struct {
 	// FirstOffset: int64; versions 0.
@@ -640,81 +387,6 @@ func (m *ReadShareGroupStateResponseStateBatch) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *ReadShareGroupStateResponseStateBatch) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "firstOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.FirstOffset)
-	b = jsonx.Key(b, first, "lastOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.LastOffset)
-	b = jsonx.Key(b, first, "deliveryState")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.DeliveryState))
-	b = jsonx.Key(b, first, "deliveryCount")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.DeliveryCount))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ReadShareGroupStateResponseStateBatch) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "firstOffset":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.FirstOffset = d.Int64()
-		case "lastOffset":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LastOffset = d.Int64()
-		case "deliveryState":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.DeliveryState = int8(d.Int(-1<<7, 1<<7-1))
-		case "deliveryCount":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.DeliveryCount = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoReadShareGroupStateResponse = MessageInfo{Name: "ReadShareGroupStateResponse", APIKey: 84, Kind: KindResponse, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "ReadShareGroupStateResponse".
@@ -768,9 +440,9 @@ func (m *ReadShareGroupStateResponse) AppendJSON(dst []byte, version int16) ([]b
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ReadShareGroupStateResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ReadShareGroupStateResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ReadShareGroupStateResponse) isResponse() {}

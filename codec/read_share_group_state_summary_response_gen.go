@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -84,72 +83,6 @@ func (m *ReadShareGroupStateSummaryResponse) encode(b []byte, v int16, w *wire.E
 		return b
 	}
 	return b
-}
-
-func (m *ReadShareGroupStateSummaryResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "results")
-	first = false
-	b = append(b, '[')
-	for i := range m.Results {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Results[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ReadShareGroupStateSummaryResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "results":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []ReadShareGroupStateSummaryResponseReadStateSummaryResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ReadShareGroupStateSummaryResponseReadStateSummaryResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Results = s
-			}
-		case "_unknownTaggedFields":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ReadShareGroupStateSummaryResponseReadStateSummaryResult is the ReadStateSummaryResult struct of ReadShareGroupStateSummaryResponse.
@@ -232,81 +165,6 @@ func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) encode(b []by
 		return b
 	}
 	return b
-}
-
-func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ReadShareGroupStateSummaryResponsePartitionResult{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ReadShareGroupStateSummaryResponsePartitionResult{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ReadShareGroupStateSummaryResponsePartitionResult is the PartitionResult struct of ReadShareGroupStateSummaryResponse.
@@ -435,110 +293,6 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) encode(b []byte, v i
 	return b
 }
 
-func (m *ReadShareGroupStateSummaryResponsePartitionResult) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partition")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Partition))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "stateEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.StateEpoch))
-	b = jsonx.Key(b, first, "leaderEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
-	b = jsonx.Key(b, first, "startOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.StartOffset)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "deliveryCompleteCount")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.DeliveryCompleteCount))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ReadShareGroupStateSummaryResponsePartitionResult) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [8]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partition":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Partition = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "stateEpoch":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.StateEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "leaderEpoch":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.LeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "startOffset":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.StartOffset = d.Int64()
-		case "deliveryCompleteCount":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.DeliveryCompleteCount = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoReadShareGroupStateSummaryResponse = MessageInfo{Name: "ReadShareGroupStateSummaryResponse", APIKey: 87, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "ReadShareGroupStateSummaryResponse".
@@ -596,9 +350,9 @@ func (m *ReadShareGroupStateSummaryResponse) AppendJSON(dst []byte, version int1
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ReadShareGroupStateSummaryResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ReadShareGroupStateSummaryResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ReadShareGroupStateSummaryResponse) isResponse() {}

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -103,82 +102,6 @@ func (m *RemoveRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	return b
 }
 
-func (m *RemoveRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "clusterId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterID)
-	b = jsonx.Key(b, first, "voterId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.VoterID))
-	b = jsonx.Key(b, first, "voterDirectoryId")
-	first = false
-	b = jsonx.AppendUUID(b, m.VoterDirectoryID)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *RemoveRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "clusterId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ClusterID = d.NullableString()
-		case "voterId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
-		case "voterDirectoryId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.VoterDirectoryID = d.UUID()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoRemoveRaftVoterRequest = MessageInfo{Name: "RemoveRaftVoterRequest", APIKey: 81, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller", "broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "RemoveRaftVoterRequest".
@@ -232,8 +155,10 @@ func (m *RemoveRaftVoterRequest) AppendJSON(dst []byte, version int16) ([]byte, 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *RemoveRaftVoterRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *RemoveRaftVoterRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*RemoveRaftVoterRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -110,83 +109,6 @@ func (m *RequestHeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *RequestHeader) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "requestApiKey")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.RequestAPIKey))
-	b = jsonx.Key(b, first, "requestApiVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.RequestAPIVersion))
-	b = jsonx.Key(b, first, "correlationId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.CorrelationID))
-	if v >= 1 {
-		b = jsonx.Key(b, first, "clientId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.ClientID)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *RequestHeader) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "requestApiKey":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.RequestAPIKey = int16(d.Int(-1<<15, 1<<15-1))
-		case "requestApiVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.RequestAPIVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "correlationId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.CorrelationID = int32(d.Int(-1<<31, 1<<31-1))
-		case "clientId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ClientID = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoRequestHeader = MessageInfo{Name: "RequestHeader", APIKey: -1, Kind: KindHeader, MinVersion: 0, MaxVersion: 2, FlexibleMin: 2, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "RequestHeader".
@@ -240,5 +162,7 @@ func (m *RequestHeader) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *RequestHeader) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *RequestHeader) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -65,54 +64,6 @@ func (m *ResponseHeader) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *ResponseHeader) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "correlationId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.CorrelationID))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ResponseHeader) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "correlationId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.CorrelationID = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoResponseHeader = MessageInfo{Name: "ResponseHeader", APIKey: -1, Kind: KindHeader, MinVersion: 0, MaxVersion: 1, FlexibleMin: 1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ResponseHeader".
@@ -166,5 +117,7 @@ func (m *ResponseHeader) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ResponseHeader) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ResponseHeader) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

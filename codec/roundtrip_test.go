@@ -53,7 +53,7 @@ func TestRoundTripEveryVersion(t *testing.T) {
 					t.Fatalf("%s: json: %v", name, err)
 				}
 				m3 := codec.NewMessage(info.Name)
-				if err := m3.UnmarshalJSON(j1); err != nil {
+				if err := m3.DecodeJSON(j1, v); err != nil {
 					t.Fatalf("%s: unmarshal json: %v\n%s", name, err, j1)
 				}
 				b3, err := m3.Encode(nil, v)

@@ -56,7 +56,7 @@ func TestUnknownTagsPreservedAtEveryLevel(t *testing.T) {
 		}
 	}
 	fromJSON := codec.NewMetadataResponse()
-	if err := fromJSON.UnmarshalJSON(j); err != nil {
+	if err := fromJSON.DecodeJSON(j, 12); err != nil {
 		t.Fatal(err)
 	}
 	if again := mustEncode(t, fromJSON, 12); !bytes.Equal(again, b) {
@@ -186,7 +186,7 @@ func TestJSONStrictness(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := codec.NewProduceRequest().UnmarshalJSON([]byte(tc.json))
+			err := codec.NewProduceRequest().DecodeJSON([]byte(tc.json), 9)
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -210,14 +210,14 @@ func TestJSONInt64Lossless(t *testing.T) {
 		t.Fatalf("json %s", j)
 	}
 	back := codec.NewInitProducerIDResponse()
-	if err := back.UnmarshalJSON(j); err != nil || back.ProducerID != 1<<62+1 {
+	if err := back.DecodeJSON(j, 4); err != nil || back.ProducerID != 1<<62+1 {
 		t.Fatalf("back %d, %v", back.ProducerID, err)
 	}
 	// Numbers are accepted on input too, exactly.
-	if err := back.UnmarshalJSON([]byte(`{"producerId":9223372036854775807}`)); err != nil || back.ProducerID != 1<<63-1 {
+	if err := back.DecodeJSON([]byte(`{"producerId":9223372036854775807}`), 4); err != nil || back.ProducerID != 1<<63-1 {
 		t.Fatalf("number form %d, %v", back.ProducerID, err)
 	}
-	if err := back.UnmarshalJSON([]byte(`{"producerId":"9223372036854775808"}`)); err == nil {
+	if err := back.DecodeJSON([]byte(`{"producerId":"9223372036854775808"}`), 4); err == nil {
 		t.Fatal("accepted an int64 overflow")
 	}
 }
@@ -255,7 +255,7 @@ func contains(ss []string, s string) bool {
 }
 
 func TestJSONErrorIsTyped(t *testing.T) {
-	err := codec.NewProduceRequest().UnmarshalJSON([]byte(`{"acks":"1"}`))
+	err := codec.NewProduceRequest().DecodeJSON([]byte(`{"acks":"1"}`), 9)
 	var je *codec.JSONError
 	if !errors.As(err, &je) || je.Message != "ProduceRequest" || je.Path != "$.acks" || je.Offset != 8 || !errors.Is(err, codec.ErrJSONType) {
 		t.Fatalf("err = %#v", err)

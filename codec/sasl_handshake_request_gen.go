@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -51,53 +50,6 @@ func (m *SaslHandshakeRequest) encode(b []byte, v int16, w *wire.Encoder) []byte
 	b = wire.AppendString(b, m.Mechanism, false)
 	b = append(b, m.TrailingBytes...)
 	return b
-}
-
-func (m *SaslHandshakeRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "mechanism")
-	first = false
-	b = jsonx.AppendString(b, m.Mechanism)
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *SaslHandshakeRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "mechanism":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Mechanism = d.String()
-		case "_trailingBytes":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 var infoSaslHandshakeRequest = MessageInfo{Name: "SaslHandshakeRequest", APIKey: 17, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: -1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
@@ -153,8 +105,10 @@ func (m *SaslHandshakeRequest) AppendJSON(dst []byte, version int16) ([]byte, er
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *SaslHandshakeRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *SaslHandshakeRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*SaslHandshakeRequest) isRequest() {}
 

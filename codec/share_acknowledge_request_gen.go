@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -137,120 +136,6 @@ func (m *ShareAcknowledgeRequest) encode(b []byte, v int16, w *wire.Encoder) []b
 	return b
 }
 
-func (m *ShareAcknowledgeRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.GroupID)
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.MemberID)
-	b = jsonx.Key(b, first, "shareSessionEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ShareSessionEpoch))
-	if v >= 2 {
-		b = jsonx.Key(b, first, "isRenewAck")
-		first = false
-		b = jsonx.AppendBool(b, m.IsRenewAck)
-	}
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareAcknowledgeRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.NullableString()
-		case "memberId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MemberID = d.NullableString()
-		case "shareSessionEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ShareSessionEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "isRenewAck":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.IsRenewAck = d.Bool()
-		case "topics":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []ShareAcknowledgeRequestAcknowledgeTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareAcknowledgeRequestAcknowledgeTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ShareAcknowledgeRequestAcknowledgeTopic is the AcknowledgeTopic struct of ShareAcknowledgeRequest.
 type ShareAcknowledgeRequestAcknowledgeTopic struct {
 	// TopicID: uuid; versions 0-2.
@@ -333,81 +218,6 @@ func (m *ShareAcknowledgeRequestAcknowledgeTopic) encode(b []byte, v int16, w *w
 	return b
 }
 
-func (m *ShareAcknowledgeRequestAcknowledgeTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareAcknowledgeRequestAcknowledgeTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ShareAcknowledgeRequestAcknowledgePartition{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareAcknowledgeRequestAcknowledgePartition{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ShareAcknowledgeRequestAcknowledgePartition is the AcknowledgePartition struct of ShareAcknowledgeRequest.
 type ShareAcknowledgeRequestAcknowledgePartition struct {
 	// PartitionIndex: int32; versions 0-2.
@@ -488,81 +298,6 @@ func (m *ShareAcknowledgeRequestAcknowledgePartition) encode(b []byte, v int16, 
 		return b
 	}
 	return b
-}
-
-func (m *ShareAcknowledgeRequestAcknowledgePartition) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "acknowledgementBatches")
-	first = false
-	b = append(b, '[')
-	for i := range m.AcknowledgementBatches {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.AcknowledgementBatches[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareAcknowledgeRequestAcknowledgePartition) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "acknowledgementBatches":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ShareAcknowledgeRequestAcknowledgementBatch{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareAcknowledgeRequestAcknowledgementBatch{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.AcknowledgementBatches = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ShareAcknowledgeRequestAcknowledgementBatch is the AcknowledgementBatch struct of ShareAcknowledgeRequest.
@@ -659,91 +394,6 @@ func (m *ShareAcknowledgeRequestAcknowledgementBatch) encode(b []byte, v int16, 
 	return b
 }
 
-func (m *ShareAcknowledgeRequestAcknowledgementBatch) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "firstOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.FirstOffset)
-	b = jsonx.Key(b, first, "lastOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.LastOffset)
-	b = jsonx.Key(b, first, "acknowledgeTypes")
-	first = false
-	b = append(b, '[')
-	for i := range m.AcknowledgeTypes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.AcknowledgeTypes[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareAcknowledgeRequestAcknowledgementBatch) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "firstOffset":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.FirstOffset = d.Int64()
-		case "lastOffset":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LastOffset = d.Int64()
-		case "acknowledgeTypes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []int8{}
-				for first := true; d.More(&first, ']'); {
-					var el int8
-					el = int8(d.Int(-1<<7, 1<<7-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.AcknowledgeTypes = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoShareAcknowledgeRequest = MessageInfo{Name: "ShareAcknowledgeRequest", APIKey: 79, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ShareAcknowledgeRequest".
@@ -797,8 +447,10 @@ func (m *ShareAcknowledgeRequest) AppendJSON(dst []byte, version int16) ([]byte,
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ShareAcknowledgeRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ShareAcknowledgeRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*ShareAcknowledgeRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -160,137 +159,6 @@ func (m *ShareAcknowledgeResponse) encode(b []byte, v int16, w *wire.Encoder) []
 	return b
 }
 
-func (m *ShareAcknowledgeResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	if v >= 2 {
-		b = jsonx.Key(b, first, "acquisitionLockTimeoutMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.AcquisitionLockTimeoutMs))
-	}
-	b = jsonx.Key(b, first, "responses")
-	first = false
-	b = append(b, '[')
-	for i := range m.Responses {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Responses[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "nodeEndpoints")
-	first = false
-	b = append(b, '[')
-	for i := range m.NodeEndpoints {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.NodeEndpoints[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareAcknowledgeResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "acquisitionLockTimeoutMs":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.AcquisitionLockTimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "responses":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []ShareAcknowledgeResponseShareAcknowledgeTopicResponse{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareAcknowledgeResponseShareAcknowledgeTopicResponse{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Responses = s
-			}
-		case "nodeEndpoints":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			if d.BeginArray() {
-				s := []ShareAcknowledgeResponseNodeEndpoint{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareAcknowledgeResponseNodeEndpoint{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.NodeEndpoints = s
-			}
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ShareAcknowledgeResponseShareAcknowledgeTopicResponse is the ShareAcknowledgeTopicResponse struct of ShareAcknowledgeResponse.
 type ShareAcknowledgeResponseShareAcknowledgeTopicResponse struct {
 	// TopicID: uuid; versions 0-2; ignorable.
@@ -371,81 +239,6 @@ func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) encode(b []byte,
 		return b
 	}
 	return b
-}
-
-func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareAcknowledgeResponseShareAcknowledgeTopicResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ShareAcknowledgeResponsePartitionData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareAcknowledgeResponsePartitionData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ShareAcknowledgeResponsePartitionData is the PartitionData struct of ShareAcknowledgeResponse.
@@ -541,81 +334,6 @@ func (m *ShareAcknowledgeResponsePartitionData) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *ShareAcknowledgeResponsePartitionData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "currentLeader")
-	first = false
-	b = m.CurrentLeader.appendJSON(b, v)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareAcknowledgeResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "currentLeader":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.CurrentLeader.unmarshalJSON(d)
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ShareAcknowledgeResponseLeaderIDAndEpoch is the LeaderIdAndEpoch struct of ShareAcknowledgeResponse.
 type ShareAcknowledgeResponseLeaderIDAndEpoch struct {
 	// LeaderID: int32; versions 0-2.
@@ -687,63 +405,6 @@ func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) encode(b []byte, v int16, w *
 		return b
 	}
 	return b
-}
-
-func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "leaderId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderID))
-	b = jsonx.Key(b, first, "leaderEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareAcknowledgeResponseLeaderIDAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "leaderId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
-		case "leaderEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ShareAcknowledgeResponseNodeEndpoint is the NodeEndpoint struct of ShareAcknowledgeResponse.
@@ -825,81 +486,6 @@ func (m *ShareAcknowledgeResponseNodeEndpoint) encode(b []byte, v int16, w *wire
 	return b
 }
 
-func (m *ShareAcknowledgeResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "nodeId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.NodeID))
-	b = jsonx.Key(b, first, "host")
-	first = false
-	b = jsonx.AppendString(b, m.Host)
-	b = jsonx.Key(b, first, "port")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Port))
-	b = jsonx.Key(b, first, "rack")
-	first = false
-	b = jsonx.AppendNullableString(b, m.Rack)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareAcknowledgeResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "nodeId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "port":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Port = int32(d.Int(-1<<31, 1<<31-1))
-		case "rack":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.Rack = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoShareAcknowledgeResponse = MessageInfo{Name: "ShareAcknowledgeResponse", APIKey: 79, Kind: KindResponse, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ShareAcknowledgeResponse".
@@ -953,9 +539,9 @@ func (m *ShareAcknowledgeResponse) AppendJSON(dst []byte, version int16) ([]byte
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ShareAcknowledgeResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ShareAcknowledgeResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ShareAcknowledgeResponse) isResponse() {}

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -163,137 +162,6 @@ func (m *ShareFetchResponse) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *ShareFetchResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "acquisitionLockTimeoutMs")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.AcquisitionLockTimeoutMs))
-	}
-	b = jsonx.Key(b, first, "responses")
-	first = false
-	b = append(b, '[')
-	for i := range m.Responses {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Responses[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "nodeEndpoints")
-	first = false
-	b = append(b, '[')
-	for i := range m.NodeEndpoints {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.NodeEndpoints[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareFetchResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "acquisitionLockTimeoutMs":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.AcquisitionLockTimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "responses":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []ShareFetchResponseShareFetchableTopicResponse{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareFetchResponseShareFetchableTopicResponse{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Responses = s
-			}
-		case "nodeEndpoints":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			if d.BeginArray() {
-				s := []ShareFetchResponseNodeEndpoint{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareFetchResponseNodeEndpoint{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.NodeEndpoints = s
-			}
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ShareFetchResponseShareFetchableTopicResponse is the ShareFetchableTopicResponse struct of ShareFetchResponse.
 type ShareFetchResponseShareFetchableTopicResponse struct {
 	// TopicID: uuid; versions 0-2; ignorable.
@@ -374,81 +242,6 @@ func (m *ShareFetchResponseShareFetchableTopicResponse) encode(b []byte, v int16
 		return b
 	}
 	return b
-}
-
-func (m *ShareFetchResponseShareFetchableTopicResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareFetchResponseShareFetchableTopicResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []ShareFetchResponsePartitionData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareFetchResponsePartitionData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ShareFetchResponsePartitionData is the PartitionData struct of ShareFetchResponse.
@@ -601,135 +394,6 @@ func (m *ShareFetchResponsePartitionData) encode(b []byte, v int16, w *wire.Enco
 	return b
 }
 
-func (m *ShareFetchResponsePartitionData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "acknowledgeErrorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.AcknowledgeErrorCode))
-	b = jsonx.Key(b, first, "acknowledgeErrorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.AcknowledgeErrorMessage)
-	b = jsonx.Key(b, first, "currentLeader")
-	first = false
-	b = m.CurrentLeader.appendJSON(b, v)
-	b = jsonx.Key(b, first, "records")
-	first = false
-	b = jsonx.AppendBytes(b, m.Records, true)
-	b = jsonx.Key(b, first, "acquiredRecords")
-	first = false
-	b = append(b, '[')
-	for i := range m.AcquiredRecords {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.AcquiredRecords[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareFetchResponsePartitionData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [9]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "acknowledgeErrorCode":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.AcknowledgeErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "acknowledgeErrorMessage":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.AcknowledgeErrorMessage = d.NullableString()
-		case "currentLeader":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.CurrentLeader.unmarshalJSON(d)
-		case "records":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.Records = d.Bytes(true)
-		case "acquiredRecords":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			if d.BeginArray() {
-				s := []ShareFetchResponseAcquiredRecords{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareFetchResponseAcquiredRecords{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.AcquiredRecords = s
-			}
-		case "_unknownTaggedFields":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ShareFetchResponseLeaderIDAndEpoch is the LeaderIdAndEpoch struct of ShareFetchResponse.
 type ShareFetchResponseLeaderIDAndEpoch struct {
 	// LeaderID: int32; versions 0-2.
@@ -801,63 +465,6 @@ func (m *ShareFetchResponseLeaderIDAndEpoch) encode(b []byte, v int16, w *wire.E
 		return b
 	}
 	return b
-}
-
-func (m *ShareFetchResponseLeaderIDAndEpoch) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "leaderId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderID))
-	b = jsonx.Key(b, first, "leaderEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareFetchResponseLeaderIDAndEpoch) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "leaderId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.LeaderID = int32(d.Int(-1<<31, 1<<31-1))
-		case "leaderEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // ShareFetchResponseAcquiredRecords is the AcquiredRecords struct of ShareFetchResponse.
@@ -939,72 +546,6 @@ func (m *ShareFetchResponseAcquiredRecords) encode(b []byte, v int16, w *wire.En
 	return b
 }
 
-func (m *ShareFetchResponseAcquiredRecords) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "firstOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.FirstOffset)
-	b = jsonx.Key(b, first, "lastOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.LastOffset)
-	b = jsonx.Key(b, first, "deliveryCount")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.DeliveryCount))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareFetchResponseAcquiredRecords) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "firstOffset":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.FirstOffset = d.Int64()
-		case "lastOffset":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LastOffset = d.Int64()
-		case "deliveryCount":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.DeliveryCount = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ShareFetchResponseNodeEndpoint is the NodeEndpoint struct of ShareFetchResponse.
 type ShareFetchResponseNodeEndpoint struct {
 	// NodeID: int32; versions 0-2; entity brokerId.
@@ -1084,81 +625,6 @@ func (m *ShareFetchResponseNodeEndpoint) encode(b []byte, v int16, w *wire.Encod
 	return b
 }
 
-func (m *ShareFetchResponseNodeEndpoint) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "nodeId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.NodeID))
-	b = jsonx.Key(b, first, "host")
-	first = false
-	b = jsonx.AppendString(b, m.Host)
-	b = jsonx.Key(b, first, "port")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Port))
-	b = jsonx.Key(b, first, "rack")
-	first = false
-	b = jsonx.AppendNullableString(b, m.Rack)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareFetchResponseNodeEndpoint) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "nodeId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.NodeID = int32(d.Int(-1<<31, 1<<31-1))
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "port":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Port = int32(d.Int(-1<<31, 1<<31-1))
-		case "rack":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.Rack = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoShareFetchResponse = MessageInfo{Name: "ShareFetchResponse", APIKey: 78, Kind: KindResponse, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ShareFetchResponse".
@@ -1212,8 +678,10 @@ func (m *ShareFetchResponse) AppendJSON(dst []byte, version int16) ([]byte, erro
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ShareFetchResponse) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ShareFetchResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*ShareFetchResponse) isResponse() {}
 

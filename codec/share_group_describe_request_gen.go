@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -98,92 +97,6 @@ func (m *ShareGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder) [
 	return b
 }
 
-func (m *ShareGroupDescribeRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupIds")
-	first = false
-	b = append(b, '[')
-	for i := range m.GroupIDs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, m.GroupIDs[i])
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "includeAuthorizedOperations")
-	first = false
-	b = jsonx.AppendBool(b, m.IncludeAuthorizedOperations)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareGroupDescribeRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupIds":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.GroupIDs = s
-			}
-		case "includeAuthorizedOperations":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.IncludeAuthorizedOperations = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoShareGroupDescribeRequest = MessageInfo{Name: "ShareGroupDescribeRequest", APIKey: 77, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ShareGroupDescribeRequest".
@@ -237,9 +150,9 @@ func (m *ShareGroupDescribeRequest) AppendJSON(dst []byte, version int16) ([]byt
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ShareGroupDescribeRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ShareGroupDescribeRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ShareGroupDescribeRequest) isRequest() {}

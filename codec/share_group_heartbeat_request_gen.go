@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -128,125 +127,6 @@ func (m *ShareGroupHeartbeatRequest) encode(b []byte, v int16, w *wire.Encoder) 
 	return b
 }
 
-func (m *ShareGroupHeartbeatRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendString(b, m.MemberID)
-	b = jsonx.Key(b, first, "memberEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MemberEpoch))
-	b = jsonx.Key(b, first, "rackId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.RackID)
-	b = jsonx.Key(b, first, "subscribedTopicNames")
-	first = false
-	if m.SubscribedTopicNames == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range m.SubscribedTopicNames {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendString(b, m.SubscribedTopicNames[i])
-		}
-		b = append(b, ']')
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareGroupHeartbeatRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.String()
-		case "memberId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MemberID = d.String()
-		case "memberEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "rackId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.RackID = d.NullableString()
-		case "subscribedTopicNames":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.Null() {
-				m.SubscribedTopicNames = nil
-			} else if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.SubscribedTopicNames = s
-			}
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoShareGroupHeartbeatRequest = MessageInfo{Name: "ShareGroupHeartbeatRequest", APIKey: 76, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ShareGroupHeartbeatRequest".
@@ -300,9 +180,9 @@ func (m *ShareGroupHeartbeatRequest) AppendJSON(dst []byte, version int16) ([]by
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ShareGroupHeartbeatRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ShareGroupHeartbeatRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ShareGroupHeartbeatRequest) isRequest() {}

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -147,117 +146,6 @@ func (m *ShareGroupHeartbeatResponse) encode(b []byte, v int16, w *wire.Encoder)
 	return b
 }
 
-func (m *ShareGroupHeartbeatResponse) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "throttleTimeMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ThrottleTimeMs))
-	b = jsonx.Key(b, first, "errorCode")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ErrorCode))
-	b = jsonx.Key(b, first, "errorMessage")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ErrorMessage)
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.MemberID)
-	b = jsonx.Key(b, first, "memberEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MemberEpoch))
-	b = jsonx.Key(b, first, "heartbeatIntervalMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.HeartbeatIntervalMs))
-	b = jsonx.Key(b, first, "assignment")
-	first = false
-	if m.Assignment == nil {
-		b = append(b, "null"...)
-	} else {
-		b = m.Assignment.appendJSON(b, v)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareGroupHeartbeatResponse) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [8]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "throttleTimeMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ThrottleTimeMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "errorCode":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ErrorCode = int16(d.Int(-1<<15, 1<<15-1))
-		case "errorMessage":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ErrorMessage = d.NullableString()
-		case "memberId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.MemberID = d.NullableString()
-		case "memberEpoch":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.MemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "heartbeatIntervalMs":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.HeartbeatIntervalMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "assignment":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			if d.Null() {
-				m.Assignment = nil
-			} else {
-				m.Assignment = new(ShareGroupHeartbeatResponseAssignment)
-				m.Assignment.unmarshalJSON(d)
-			}
-		case "_unknownTaggedFields":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ShareGroupHeartbeatResponseAssignment is the Assignment struct of ShareGroupHeartbeatResponse.
 type ShareGroupHeartbeatResponseAssignment struct {
 	// TopicPartitions: []TopicPartitions; versions 0-1.
@@ -335,72 +223,6 @@ func (m *ShareGroupHeartbeatResponseAssignment) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *ShareGroupHeartbeatResponseAssignment) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicPartitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.TopicPartitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.TopicPartitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareGroupHeartbeatResponseAssignment) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicPartitions":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []ShareGroupHeartbeatResponseTopicPartitions{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, ShareGroupHeartbeatResponseTopicPartitions{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.TopicPartitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // ShareGroupHeartbeatResponseTopicPartitions is the TopicPartitions struct of ShareGroupHeartbeatResponse.
 type ShareGroupHeartbeatResponseTopicPartitions struct {
 	// TopicID: uuid; versions 0-1.
@@ -476,82 +298,6 @@ func (m *ShareGroupHeartbeatResponseTopicPartitions) encode(b []byte, v int16, w
 	return b
 }
 
-func (m *ShareGroupHeartbeatResponseTopicPartitions) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.Partitions[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *ShareGroupHeartbeatResponseTopicPartitions) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoShareGroupHeartbeatResponse = MessageInfo{Name: "ShareGroupHeartbeatResponse", APIKey: 76, Kind: KindResponse, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "ShareGroupHeartbeatResponse".
@@ -605,9 +351,9 @@ func (m *ShareGroupHeartbeatResponse) AppendJSON(dst []byte, version int16) ([]b
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *ShareGroupHeartbeatResponse) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *ShareGroupHeartbeatResponse) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*ShareGroupHeartbeatResponse) isResponse() {}

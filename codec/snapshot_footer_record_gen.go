@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -61,54 +60,6 @@ func (m *SnapshotFooterRecord) encode(b []byte, v int16, w *wire.Encoder) []byte
 	return b
 }
 
-func (m *SnapshotFooterRecord) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "version")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Version))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *SnapshotFooterRecord) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [2]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "version":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Version = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoSnapshotFooterRecord = MessageInfo{Name: "SnapshotFooterRecord", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "SnapshotFooterRecord".
@@ -162,5 +113,7 @@ func (m *SnapshotFooterRecord) AppendJSON(dst []byte, version int16) ([]byte, er
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *SnapshotFooterRecord) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *SnapshotFooterRecord) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

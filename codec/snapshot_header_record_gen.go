@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -82,63 +81,6 @@ func (m *SnapshotHeaderRecord) encode(b []byte, v int16, w *wire.Encoder) []byte
 	return b
 }
 
-func (m *SnapshotHeaderRecord) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "version")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Version))
-	b = jsonx.Key(b, first, "lastContainedLogTimestamp")
-	first = false
-	b = jsonx.AppendInt64(b, m.LastContainedLogTimestamp)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *SnapshotHeaderRecord) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "version":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Version = int16(d.Int(-1<<15, 1<<15-1))
-		case "lastContainedLogTimestamp":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LastContainedLogTimestamp = d.Int64()
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoSnapshotHeaderRecord = MessageInfo{Name: "SnapshotHeaderRecord", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "SnapshotHeaderRecord".
@@ -192,5 +134,7 @@ func (m *SnapshotHeaderRecord) AppendJSON(dst []byte, version int16) ([]byte, er
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *SnapshotHeaderRecord) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *SnapshotHeaderRecord) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -113,103 +112,6 @@ func (m *StreamsGroupDescribeRequest) encode(b []byte, v int16, w *wire.Encoder)
 	return b
 }
 
-func (m *StreamsGroupDescribeRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupIds")
-	first = false
-	b = append(b, '[')
-	for i := range m.GroupIDs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, m.GroupIDs[i])
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "includeAuthorizedOperations")
-	first = false
-	b = jsonx.AppendBool(b, m.IncludeAuthorizedOperations)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "includeTopologyDescription")
-		first = false
-		b = jsonx.AppendBool(b, m.IncludeTopologyDescription)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *StreamsGroupDescribeRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupIds":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.GroupIDs = s
-			}
-		case "includeAuthorizedOperations":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.IncludeAuthorizedOperations = d.Bool()
-		case "includeTopologyDescription":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.IncludeTopologyDescription = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoStreamsGroupDescribeRequest = MessageInfo{Name: "StreamsGroupDescribeRequest", APIKey: 89, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"4.4.0"}}
 
 // MessageName returns "StreamsGroupDescribeRequest".
@@ -263,9 +165,9 @@ func (m *StreamsGroupDescribeRequest) AppendJSON(dst []byte, version int16) ([]b
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *StreamsGroupDescribeRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *StreamsGroupDescribeRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*StreamsGroupDescribeRequest) isRequest() {}

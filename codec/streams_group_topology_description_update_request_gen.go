@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -99,91 +98,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) encode(b []byte, v int16,
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
-}
-
-func (m *StreamsGroupTopologyDescriptionUpdateRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendString(b, m.MemberID)
-	b = jsonx.Key(b, first, "topologyEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TopologyEpoch))
-	b = jsonx.Key(b, first, "topologyDescription")
-	first = false
-	b = m.TopologyDescription.appendJSON(b, v)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *StreamsGroupTopologyDescriptionUpdateRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [6]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.String()
-		case "memberId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MemberID = d.String()
-		case "topologyEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TopologyEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "topologyDescription":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TopologyDescription.unmarshalJSON(d)
-		case "_unknownTaggedFields":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription is the TopologyDescription struct of StreamsGroupTopologyDescriptionUpdateRequest.
@@ -291,99 +205,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) encode
 	return b
 }
 
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "subtopologies")
-	first = false
-	b = append(b, '[')
-	for i := range m.Subtopologies {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Subtopologies[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "globalStores")
-	first = false
-	b = append(b, '[')
-	for i := range m.GlobalStores {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.GlobalStores[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "subtopologies":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Subtopologies = s
-			}
-		case "globalStores":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.GlobalStores = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology is the TopologyDescriptionSubtopology struct of StreamsGroupTopologyDescriptionUpdateRequest.
 type StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology struct {
 	// SubtopologyID: string; versions 0.
@@ -469,81 +290,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopol
 		return b
 	}
 	return b
-}
-
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "subtopologyId")
-	first = false
-	b = jsonx.AppendString(b, m.SubtopologyID)
-	b = jsonx.Key(b, first, "nodes")
-	first = false
-	b = append(b, '[')
-	for i := range m.Nodes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Nodes[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "subtopologyId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.SubtopologyID = d.String()
-		case "nodes":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Nodes = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode is the TopologyDescriptionNode struct of StreamsGroupTopologyDescriptionUpdateRequest.
@@ -701,156 +447,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) en
 	return b
 }
 
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "nodeType")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.NodeType))
-	b = jsonx.Key(b, first, "sourceTopics")
-	first = false
-	b = append(b, '[')
-	for i := range m.SourceTopics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, m.SourceTopics[i])
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "sinkTopic")
-	first = false
-	b = jsonx.AppendNullableString(b, m.SinkTopic)
-	b = jsonx.Key(b, first, "stores")
-	first = false
-	b = append(b, '[')
-	for i := range m.Stores {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, m.Stores[i])
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "successors")
-	first = false
-	b = append(b, '[')
-	for i := range m.Successors {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, m.Successors[i])
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "nodeType":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.NodeType = int8(d.Int(-1<<7, 1<<7-1))
-		case "sourceTopics":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.SourceTopics = s
-			}
-		case "sinkTopic":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.SinkTopic = d.NullableString()
-		case "stores":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Stores = s
-			}
-		case "successors":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			if d.BeginArray() {
-				s := []string{}
-				for first := true; d.More(&first, ']'); {
-					var el string
-					el = d.String()
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.Successors = s
-			}
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore is the TopologyDescriptionGlobalStore struct of StreamsGroupTopologyDescriptionUpdateRequest.
 type StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore struct {
 	// Source: TopologyDescriptionNode; versions 0.
@@ -920,63 +516,6 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalSt
 	return b
 }
 
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "source")
-	first = false
-	b = m.Source.appendJSON(b, v)
-	b = jsonx.Key(b, first, "processor")
-	first = false
-	b = m.Processor.appendJSON(b, v)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "source":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Source.unmarshalJSON(d)
-		case "processor":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Processor.unmarshalJSON(d)
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoStreamsGroupTopologyDescriptionUpdateRequest = MessageInfo{Name: "StreamsGroupTopologyDescriptionUpdateRequest", APIKey: 93, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"4.4.0"}}
 
 // MessageName returns "StreamsGroupTopologyDescriptionUpdateRequest".
@@ -1034,9 +573,9 @@ func (m *StreamsGroupTopologyDescriptionUpdateRequest) AppendJSON(dst []byte, ve
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *StreamsGroupTopologyDescriptionUpdateRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *StreamsGroupTopologyDescriptionUpdateRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*StreamsGroupTopologyDescriptionUpdateRequest) isRequest() {}

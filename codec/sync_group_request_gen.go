@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -177,142 +176,6 @@ func (m *SyncGroupRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *SyncGroupRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	b = jsonx.Key(b, first, "generationId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.GenerationID))
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendString(b, m.MemberID)
-	if v >= 3 {
-		b = jsonx.Key(b, first, "groupInstanceId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "protocolType")
-		first = false
-		b = jsonx.AppendNullableString(b, m.ProtocolType)
-	}
-	if v >= 5 {
-		b = jsonx.Key(b, first, "protocolName")
-		first = false
-		b = jsonx.AppendNullableString(b, m.ProtocolName)
-	}
-	b = jsonx.Key(b, first, "assignments")
-	first = false
-	b = append(b, '[')
-	for i := range m.Assignments {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Assignments[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *SyncGroupRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [9]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.String()
-		case "generationId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.GenerationID = int32(d.Int(-1<<31, 1<<31-1))
-		case "memberId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.MemberID = d.String()
-		case "groupInstanceId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.GroupInstanceID = d.NullableString()
-		case "protocolType":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.ProtocolType = d.NullableString()
-		case "protocolName":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.ProtocolName = d.NullableString()
-		case "assignments":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			if d.BeginArray() {
-				s := []SyncGroupRequestAssignment{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, SyncGroupRequestAssignment{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Assignments = s
-			}
-		case "_unknownTaggedFields":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // SyncGroupRequestAssignment is the SyncGroupRequestAssignment struct of SyncGroupRequest.
 type SyncGroupRequestAssignment struct {
 	// MemberID: string; versions 0-5.
@@ -385,63 +248,6 @@ func (m *SyncGroupRequestAssignment) encode(b []byte, v int16, w *wire.Encoder) 
 	return b
 }
 
-func (m *SyncGroupRequestAssignment) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "memberId")
-	first = false
-	b = jsonx.AppendString(b, m.MemberID)
-	b = jsonx.Key(b, first, "assignment")
-	first = false
-	b = jsonx.AppendBytes(b, m.Assignment, false)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *SyncGroupRequestAssignment) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "memberId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.MemberID = d.String()
-		case "assignment":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Assignment = d.Bytes(false)
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoSyncGroupRequest = MessageInfo{Name: "SyncGroupRequest", APIKey: 14, Kind: KindRequest, MinVersion: 0, MaxVersion: 5, FlexibleMin: 4, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "SyncGroupRequest".
@@ -495,8 +301,10 @@ func (m *SyncGroupRequest) AppendJSON(dst []byte, version int16) ([]byte, error)
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *SyncGroupRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *SyncGroupRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*SyncGroupRequest) isRequest() {}
 

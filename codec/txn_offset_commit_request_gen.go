@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -204,151 +203,6 @@ func (m *TxnOffsetCommitRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	return b
 }
 
-func (m *TxnOffsetCommitRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "transactionalId")
-	first = false
-	b = jsonx.AppendString(b, m.TransactionalID)
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	b = jsonx.Key(b, first, "producerId")
-	first = false
-	b = jsonx.AppendInt64(b, m.ProducerID)
-	b = jsonx.Key(b, first, "producerEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
-	if v >= 3 {
-		b = jsonx.Key(b, first, "generationIdOrMemberEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.GenerationIDOrMemberEpoch))
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "memberId")
-		first = false
-		b = jsonx.AppendString(b, m.MemberID)
-	}
-	if v >= 3 {
-		b = jsonx.Key(b, first, "groupInstanceId")
-		first = false
-		b = jsonx.AppendNullableString(b, m.GroupInstanceID)
-	}
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *TxnOffsetCommitRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [10]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "transactionalId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TransactionalID = d.String()
-		case "groupId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.GroupID = d.String()
-		case "producerId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ProducerID = d.Int64()
-		case "producerEpoch":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ProducerEpoch = int16(d.Int(-1<<15, 1<<15-1))
-		case "generationIdOrMemberEpoch", "generationId":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.GenerationIDOrMemberEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "memberId":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.MemberID = d.String()
-		case "groupInstanceId":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.GroupInstanceID = d.NullableString()
-		case "topics":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			if d.BeginArray() {
-				s := []TxnOffsetCommitRequestTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, TxnOffsetCommitRequestTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[9] {
-				d.Duplicate(key)
-			}
-			seen[9] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // TxnOffsetCommitRequestTopic is the TxnOffsetCommitRequestTopic struct of TxnOffsetCommitRequest.
 type TxnOffsetCommitRequestTopic struct {
 	// Name: string; versions 0-5; ignorable; entity topicName.
@@ -463,94 +317,6 @@ func (m *TxnOffsetCommitRequestTopic) encode(b []byte, v int16, w *wire.Encoder)
 	return b
 }
 
-func (m *TxnOffsetCommitRequestTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	if v <= 5 {
-		b = jsonx.Key(b, first, "name")
-		first = false
-		b = jsonx.AppendString(b, m.Name)
-	}
-	if v >= 6 {
-		b = jsonx.Key(b, first, "topicId")
-		first = false
-		b = jsonx.AppendUUID(b, m.TopicID)
-	}
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *TxnOffsetCommitRequestTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "topicId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []TxnOffsetCommitRequestPartition{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, TxnOffsetCommitRequestPartition{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // TxnOffsetCommitRequestPartition is the TxnOffsetCommitRequestPartition struct of TxnOffsetCommitRequest.
 type TxnOffsetCommitRequestPartition struct {
 	// PartitionIndex: int32; versions 0-6.
@@ -656,83 +422,6 @@ func (m *TxnOffsetCommitRequestPartition) encode(b []byte, v int16, w *wire.Enco
 	return b
 }
 
-func (m *TxnOffsetCommitRequestPartition) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "committedOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.CommittedOffset)
-	if v >= 2 {
-		b = jsonx.Key(b, first, "committedLeaderEpoch")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.CommittedLeaderEpoch))
-	}
-	b = jsonx.Key(b, first, "committedMetadata")
-	first = false
-	b = jsonx.AppendNullableString(b, m.CommittedMetadata)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *TxnOffsetCommitRequestPartition) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "committedOffset":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.CommittedOffset = d.Int64()
-		case "committedLeaderEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.CommittedLeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "committedMetadata":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.CommittedMetadata = d.NullableString()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoTxnOffsetCommitRequest = MessageInfo{Name: "TxnOffsetCommitRequest", APIKey: 28, Kind: KindRequest, MinVersion: 0, MaxVersion: 6, FlexibleMin: 3, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Renames: []FieldRename{{Path: "", Old: "generationId", New: "generationIdOrMemberEpoch"}}}
 
 // MessageName returns "TxnOffsetCommitRequest".
@@ -786,8 +475,10 @@ func (m *TxnOffsetCommitRequest) AppendJSON(dst []byte, version int16) ([]byte, 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *TxnOffsetCommitRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *TxnOffsetCommitRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*TxnOffsetCommitRequest) isRequest() {}
 

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -115,102 +114,6 @@ func (m *UpdateFeaturesRequest) encode(b []byte, v int16, w *wire.Encoder) []byt
 	return b
 }
 
-func (m *UpdateFeaturesRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "timeoutMs")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.TimeoutMs))
-	b = jsonx.Key(b, first, "featureUpdates")
-	first = false
-	b = append(b, '[')
-	for i := range m.FeatureUpdates {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.FeatureUpdates[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if v >= 1 {
-		b = jsonx.Key(b, first, "validateOnly")
-		first = false
-		b = jsonx.AppendBool(b, m.ValidateOnly)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *UpdateFeaturesRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "timeoutMs":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TimeoutMs = int32(d.Int(-1<<31, 1<<31-1))
-		case "featureUpdates":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []UpdateFeaturesRequestFeatureUpdateKey{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, UpdateFeaturesRequestFeatureUpdateKey{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.FeatureUpdates = s
-			}
-		case "validateOnly":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ValidateOnly = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // UpdateFeaturesRequestFeatureUpdateKey is the FeatureUpdateKey struct of UpdateFeaturesRequest.
 type UpdateFeaturesRequestFeatureUpdateKey struct {
 	// Feature: string; versions 0-2.
@@ -306,85 +209,6 @@ func (m *UpdateFeaturesRequestFeatureUpdateKey) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *UpdateFeaturesRequestFeatureUpdateKey) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "feature")
-	first = false
-	b = jsonx.AppendString(b, m.Feature)
-	b = jsonx.Key(b, first, "maxVersionLevel")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MaxVersionLevel))
-	if v <= 0 {
-		b = jsonx.Key(b, first, "allowDowngrade")
-		first = false
-		b = jsonx.AppendBool(b, m.AllowDowngrade)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "upgradeType")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.UpgradeType))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *UpdateFeaturesRequestFeatureUpdateKey) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "feature":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Feature = d.String()
-		case "maxVersionLevel":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MaxVersionLevel = int16(d.Int(-1<<15, 1<<15-1))
-		case "allowDowngrade":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.AllowDowngrade = d.Bool()
-		case "upgradeType":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UpgradeType = int8(d.Int(-1<<7, 1<<7-1))
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoUpdateFeaturesRequest = MessageInfo{Name: "UpdateFeaturesRequest", APIKey: 57, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "controller", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "UpdateFeaturesRequest".
@@ -438,8 +262,10 @@ func (m *UpdateFeaturesRequest) AppendJSON(dst []byte, version int16) ([]byte, e
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *UpdateFeaturesRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *UpdateFeaturesRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*UpdateFeaturesRequest) isRequest() {}
 

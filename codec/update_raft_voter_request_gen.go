@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -147,127 +146,6 @@ func (m *UpdateRaftVoterRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	return b
 }
 
-func (m *UpdateRaftVoterRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "clusterId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterID)
-	b = jsonx.Key(b, first, "currentLeaderEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.CurrentLeaderEpoch))
-	b = jsonx.Key(b, first, "voterId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.VoterID))
-	b = jsonx.Key(b, first, "voterDirectoryId")
-	first = false
-	b = jsonx.AppendUUID(b, m.VoterDirectoryID)
-	b = jsonx.Key(b, first, "listeners")
-	first = false
-	b = append(b, '[')
-	for i := range m.Listeners {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Listeners[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "kRaftVersionFeature")
-	first = false
-	b = m.KRaftVersionFeature.appendJSON(b, v)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *UpdateRaftVoterRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [8]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "clusterId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ClusterID = d.NullableString()
-		case "currentLeaderEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.CurrentLeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "voterId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
-		case "voterDirectoryId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.VoterDirectoryID = d.UUID()
-		case "listeners":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			if d.BeginArray() {
-				s := []UpdateRaftVoterRequestListener{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, UpdateRaftVoterRequestListener{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Listeners = s
-			}
-		case "kRaftVersionFeature":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.KRaftVersionFeature.unmarshalJSON(d)
-		case "_unknownTaggedFields":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // UpdateRaftVoterRequestListener is the Listener struct of UpdateRaftVoterRequest.
 type UpdateRaftVoterRequestListener struct {
 	// Name: string; versions 0.
@@ -340,72 +218,6 @@ func (m *UpdateRaftVoterRequestListener) encode(b []byte, v int16, w *wire.Encod
 		return b
 	}
 	return b
-}
-
-func (m *UpdateRaftVoterRequestListener) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "host")
-	first = false
-	b = jsonx.AppendString(b, m.Host)
-	b = jsonx.Key(b, first, "port")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Port))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *UpdateRaftVoterRequestListener) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "port":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Port = uint16(d.Int(0, 1<<16-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // UpdateRaftVoterRequestKRaftVersionFeature is the KRaftVersionFeature struct of UpdateRaftVoterRequest.
@@ -481,63 +293,6 @@ func (m *UpdateRaftVoterRequestKRaftVersionFeature) encode(b []byte, v int16, w 
 	return b
 }
 
-func (m *UpdateRaftVoterRequestKRaftVersionFeature) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "minSupportedVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MinSupportedVersion))
-	b = jsonx.Key(b, first, "maxSupportedVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MaxSupportedVersion))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *UpdateRaftVoterRequestKRaftVersionFeature) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "minSupportedVersion":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.MinSupportedVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "maxSupportedVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MaxSupportedVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoUpdateRaftVoterRequest = MessageInfo{Name: "UpdateRaftVoterRequest", APIKey: 82, Kind: KindRequest, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "UpdateRaftVoterRequest".
@@ -591,8 +346,10 @@ func (m *UpdateRaftVoterRequest) AppendJSON(dst []byte, version int16) ([]byte, 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *UpdateRaftVoterRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *UpdateRaftVoterRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*UpdateRaftVoterRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -115,102 +114,6 @@ func (m *VoteRequest) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *VoteRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "clusterId")
-	first = false
-	b = jsonx.AppendNullableString(b, m.ClusterID)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "voterId")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.VoterID))
-	}
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *VoteRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "clusterId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ClusterID = d.NullableString()
-		case "voterId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
-		case "topics":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []VoteRequestTopicData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, VoteRequestTopicData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // VoteRequestTopicData is the TopicData struct of VoteRequest.
 type VoteRequestTopicData struct {
 	// TopicName: string; versions 0-2; entity topicName.
@@ -296,81 +199,6 @@ func (m *VoteRequestTopicData) encode(b []byte, v int16, w *wire.Encoder) []byte
 		return b
 	}
 	return b
-}
-
-func (m *VoteRequestTopicData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicName")
-	first = false
-	b = jsonx.AppendString(b, m.TopicName)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *VoteRequestTopicData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicName":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicName = d.String()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []VoteRequestPartitionData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, VoteRequestPartitionData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // VoteRequestPartitionData is the PartitionData struct of VoteRequest.
@@ -520,123 +348,6 @@ func (m *VoteRequestPartitionData) encode(b []byte, v int16, w *wire.Encoder) []
 	return b
 }
 
-func (m *VoteRequestPartitionData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partitionIndex")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.PartitionIndex))
-	b = jsonx.Key(b, first, "replicaEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ReplicaEpoch))
-	b = jsonx.Key(b, first, "replicaId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ReplicaID))
-	if v >= 1 {
-		b = jsonx.Key(b, first, "replicaDirectoryId")
-		first = false
-		b = jsonx.AppendUUID(b, m.ReplicaDirectoryID)
-	}
-	if v >= 1 {
-		b = jsonx.Key(b, first, "voterDirectoryId")
-		first = false
-		b = jsonx.AppendUUID(b, m.VoterDirectoryID)
-	}
-	b = jsonx.Key(b, first, "lastOffsetEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LastOffsetEpoch))
-	b = jsonx.Key(b, first, "lastOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.LastOffset)
-	if v >= 2 {
-		b = jsonx.Key(b, first, "preVote")
-		first = false
-		b = jsonx.AppendBool(b, m.PreVote)
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *VoteRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [9]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partitionIndex":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.PartitionIndex = int32(d.Int(-1<<31, 1<<31-1))
-		case "replicaEpoch", "candidateEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ReplicaEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "replicaId", "candidateId":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.ReplicaID = int32(d.Int(-1<<31, 1<<31-1))
-		case "replicaDirectoryId", "candidateDirectoryId":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.ReplicaDirectoryID = d.UUID()
-		case "voterDirectoryId":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.VoterDirectoryID = d.UUID()
-		case "lastOffsetEpoch":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.LastOffsetEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "lastOffset":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.LastOffset = d.Int64()
-		case "preVote":
-			if seen[7] {
-				d.Duplicate(key)
-			}
-			seen[7] = true
-			m.PreVote = d.Bool()
-		case "_unknownTaggedFields":
-			if seen[8] {
-				d.Duplicate(key)
-			}
-			seen[8] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoVoteRequest = MessageInfo{Name: "VoteRequest", APIKey: 52, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"controller"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Renames: []FieldRename{{Path: "topics[].partitions[]", Old: "candidateEpoch", New: "replicaEpoch"}, {Path: "topics[].partitions[]", Old: "candidateId", New: "replicaId"}, {Path: "topics[].partitions[]", Old: "candidateDirectoryId", New: "replicaDirectoryId"}}}
 
 // MessageName returns "VoteRequest".
@@ -690,8 +401,10 @@ func (m *VoteRequest) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *VoteRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *VoteRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*VoteRequest) isRequest() {}
 

@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -85,81 +84,6 @@ func (m *VotersRecord) encode(b []byte, v int16, w *wire.Encoder) []byte {
 		return b
 	}
 	return b
-}
-
-func (m *VotersRecord) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "version")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Version))
-	b = jsonx.Key(b, first, "voters")
-	first = false
-	b = append(b, '[')
-	for i := range m.Voters {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Voters[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *VotersRecord) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "version":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Version = int16(d.Int(-1<<15, 1<<15-1))
-		case "voters":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []VotersRecordVoter{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, VotersRecordVoter{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Voters = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // VotersRecordVoter is the Voter struct of VotersRecord.
@@ -273,99 +197,6 @@ func (m *VotersRecordVoter) encode(b []byte, v int16, w *wire.Encoder) []byte {
 	return b
 }
 
-func (m *VotersRecordVoter) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "voterId")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.VoterID))
-	b = jsonx.Key(b, first, "voterDirectoryId")
-	first = false
-	b = jsonx.AppendUUID(b, m.VoterDirectoryID)
-	b = jsonx.Key(b, first, "endpoints")
-	first = false
-	b = append(b, '[')
-	for i := range m.Endpoints {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Endpoints[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "kRaftVersionFeature")
-	first = false
-	b = m.KRaftVersionFeature.appendJSON(b, v)
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *VotersRecordVoter) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "voterId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.VoterID = int32(d.Int(-1<<31, 1<<31-1))
-		case "voterDirectoryId":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.VoterDirectoryID = d.UUID()
-		case "endpoints":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			if d.BeginArray() {
-				s := []VotersRecordEndpoint{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, VotersRecordEndpoint{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Endpoints = s
-			}
-		case "kRaftVersionFeature":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.KRaftVersionFeature.unmarshalJSON(d)
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // VotersRecordEndpoint is the Endpoint struct of VotersRecord.
 type VotersRecordEndpoint struct {
 	// Name: string; versions 0.
@@ -438,72 +269,6 @@ func (m *VotersRecordEndpoint) encode(b []byte, v int16, w *wire.Encoder) []byte
 		return b
 	}
 	return b
-}
-
-func (m *VotersRecordEndpoint) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "host")
-	first = false
-	b = jsonx.AppendString(b, m.Host)
-	b = jsonx.Key(b, first, "port")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Port))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *VotersRecordEndpoint) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "host":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.Host = d.String()
-		case "port":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.Port = uint16(d.Int(0, 1<<16-1))
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // VotersRecordKRaftVersionFeature is the KRaftVersionFeature struct of VotersRecord.
@@ -579,63 +344,6 @@ func (m *VotersRecordKRaftVersionFeature) encode(b []byte, v int16, w *wire.Enco
 	return b
 }
 
-func (m *VotersRecordKRaftVersionFeature) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "minSupportedVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MinSupportedVersion))
-	b = jsonx.Key(b, first, "maxSupportedVersion")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.MaxSupportedVersion))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *VotersRecordKRaftVersionFeature) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "minSupportedVersion":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.MinSupportedVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "maxSupportedVersion":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.MaxSupportedVersion = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoVotersRecord = MessageInfo{Name: "VotersRecord", APIKey: -1, Kind: KindData, MinVersion: 0, MaxVersion: 0, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "VotersRecord".
@@ -689,5 +397,7 @@ func (m *VotersRecord) AppendJSON(dst []byte, version int16) ([]byte, error) {
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *VotersRecord) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *VotersRecord) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}

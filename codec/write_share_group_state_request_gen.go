@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -106,91 +105,6 @@ func (m *WriteShareGroupStateRequest) encode(b []byte, v int16, w *wire.Encoder)
 	return b
 }
 
-func (m *WriteShareGroupStateRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "groupId")
-	first = false
-	b = jsonx.AppendString(b, m.GroupID)
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *WriteShareGroupStateRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [4]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "groupId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.GroupID = d.String()
-		case "topics":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []WriteShareGroupStateRequestWriteStateData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, WriteShareGroupStateRequestWriteStateData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "_unknownTaggedFields":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // WriteShareGroupStateRequestWriteStateData is the WriteStateData struct of WriteShareGroupStateRequest.
 type WriteShareGroupStateRequestWriteStateData struct {
 	// TopicID: uuid; versions 0-1.
@@ -271,81 +185,6 @@ func (m *WriteShareGroupStateRequestWriteStateData) encode(b []byte, v int16, w 
 		return b
 	}
 	return b
-}
-
-func (m *WriteShareGroupStateRequestWriteStateData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "topicId")
-	first = false
-	b = jsonx.AppendUUID(b, m.TopicID)
-	b = jsonx.Key(b, first, "partitions")
-	first = false
-	b = append(b, '[')
-	for i := range m.Partitions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Partitions[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *WriteShareGroupStateRequestWriteStateData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "topicId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.TopicID = d.UUID()
-		case "partitions":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []WriteShareGroupStateRequestPartitionData{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, WriteShareGroupStateRequestPartitionData{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Partitions = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // WriteShareGroupStateRequestPartitionData is the PartitionData struct of WriteShareGroupStateRequest.
@@ -474,119 +313,6 @@ func (m *WriteShareGroupStateRequestPartitionData) encode(b []byte, v int16, w *
 	return b
 }
 
-func (m *WriteShareGroupStateRequestPartitionData) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "partition")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.Partition))
-	b = jsonx.Key(b, first, "stateEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.StateEpoch))
-	b = jsonx.Key(b, first, "leaderEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.LeaderEpoch))
-	b = jsonx.Key(b, first, "startOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.StartOffset)
-	if v >= 1 {
-		b = jsonx.Key(b, first, "deliveryCompleteCount")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.DeliveryCompleteCount))
-	}
-	b = jsonx.Key(b, first, "stateBatches")
-	first = false
-	b = append(b, '[')
-	for i := range m.StateBatches {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.StateBatches[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *WriteShareGroupStateRequestPartitionData) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "partition":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Partition = int32(d.Int(-1<<31, 1<<31-1))
-		case "stateEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.StateEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "leaderEpoch":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.LeaderEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "startOffset":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.StartOffset = d.Int64()
-		case "deliveryCompleteCount":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.DeliveryCompleteCount = int32(d.Int(-1<<31, 1<<31-1))
-		case "stateBatches":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			if d.BeginArray() {
-				s := []WriteShareGroupStateRequestStateBatch{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, WriteShareGroupStateRequestStateBatch{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.StateBatches = s
-			}
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // WriteShareGroupStateRequestStateBatch is the StateBatch struct of WriteShareGroupStateRequest.
 type WriteShareGroupStateRequestStateBatch struct {
 	// FirstOffset: int64; versions 0-1.
@@ -672,81 +398,6 @@ func (m *WriteShareGroupStateRequestStateBatch) encode(b []byte, v int16, w *wir
 	return b
 }
 
-func (m *WriteShareGroupStateRequestStateBatch) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "firstOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.FirstOffset)
-	b = jsonx.Key(b, first, "lastOffset")
-	first = false
-	b = jsonx.AppendInt64(b, m.LastOffset)
-	b = jsonx.Key(b, first, "deliveryState")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.DeliveryState))
-	b = jsonx.Key(b, first, "deliveryCount")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.DeliveryCount))
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *WriteShareGroupStateRequestStateBatch) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [5]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "firstOffset":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.FirstOffset = d.Int64()
-		case "lastOffset":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.LastOffset = d.Int64()
-		case "deliveryState":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.DeliveryState = int8(d.Int(-1<<7, 1<<7-1))
-		case "deliveryCount":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			m.DeliveryCount = int16(d.Int(-1<<15, 1<<15-1))
-		case "_unknownTaggedFields":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoWriteShareGroupStateRequest = MessageInfo{Name: "WriteShareGroupStateRequest", APIKey: 85, Kind: KindRequest, MinVersion: 0, MaxVersion: 1, FlexibleMin: 0, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}, Superseded: []SupersededVersion{{Release: "3.9.2", Version: 0}}}
 
 // MessageName returns "WriteShareGroupStateRequest".
@@ -800,9 +451,9 @@ func (m *WriteShareGroupStateRequest) AppendJSON(dst []byte, version int16) ([]b
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *WriteShareGroupStateRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalJSONBody(m, data)
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *WriteShareGroupStateRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
 }
 
 func (*WriteShareGroupStateRequest) isRequest() {}

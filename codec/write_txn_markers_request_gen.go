@@ -5,7 +5,6 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/wire"
 )
 
@@ -102,82 +101,6 @@ func (m *WriteTxnMarkersRequest) encode(b []byte, v int16, w *wire.Encoder) []by
 	}
 	b = append(b, m.TrailingBytes...)
 	return b
-}
-
-func (m *WriteTxnMarkersRequest) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "markers")
-	first = false
-	b = append(b, '[')
-	for i := range m.Markers {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Markers[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	if len(m.TrailingBytes) > 0 {
-		b = jsonx.Key(b, first, "_trailingBytes")
-		b = jsonx.AppendBytes(b, m.TrailingBytes, false)
-	}
-	return append(b, '}')
-}
-
-func (m *WriteTxnMarkersRequest) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "markers":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			if d.BeginArray() {
-				s := []WriteTxnMarkersRequestWritableTxnMarker{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, WriteTxnMarkersRequestWritableTxnMarker{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Markers = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		case "_trailingBytes":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.TrailingBytes = d.Bytes(false)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
 }
 
 // WriteTxnMarkersRequestWritableTxnMarker is the WritableTxnMarker struct of WriteTxnMarkersRequest.
@@ -314,119 +237,6 @@ func (m *WriteTxnMarkersRequestWritableTxnMarker) encode(b []byte, v int16, w *w
 	return b
 }
 
-func (m *WriteTxnMarkersRequestWritableTxnMarker) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "producerId")
-	first = false
-	b = jsonx.AppendInt64(b, m.ProducerID)
-	b = jsonx.Key(b, first, "producerEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.ProducerEpoch))
-	b = jsonx.Key(b, first, "transactionResult")
-	first = false
-	b = jsonx.AppendBool(b, m.TransactionResult)
-	b = jsonx.Key(b, first, "topics")
-	first = false
-	b = append(b, '[')
-	for i := range m.Topics {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.Topics[i].appendJSON(b, v)
-	}
-	b = append(b, ']')
-	b = jsonx.Key(b, first, "coordinatorEpoch")
-	first = false
-	b = jsonx.AppendInt(b, int64(m.CoordinatorEpoch))
-	if v >= 2 {
-		b = jsonx.Key(b, first, "transactionVersion")
-		first = false
-		b = jsonx.AppendInt(b, int64(m.TransactionVersion))
-	}
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *WriteTxnMarkersRequestWritableTxnMarker) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [7]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "producerId":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.ProducerID = d.Int64()
-		case "producerEpoch":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			m.ProducerEpoch = int16(d.Int(-1<<15, 1<<15-1))
-		case "transactionResult":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.TransactionResult = d.Bool()
-		case "topics":
-			if seen[3] {
-				d.Duplicate(key)
-			}
-			seen[3] = true
-			if d.BeginArray() {
-				s := []WriteTxnMarkersRequestWritableTxnMarkerTopic{}
-				for first := true; d.More(&first, ']'); {
-					s = append(s, WriteTxnMarkersRequestWritableTxnMarkerTopic{})
-					s[len(s)-1].unmarshalJSON(d)
-					if d.Failed() {
-						d.PushIndex(len(s) - 1)
-						break
-					}
-				}
-				m.Topics = s
-			}
-		case "coordinatorEpoch":
-			if seen[4] {
-				d.Duplicate(key)
-			}
-			seen[4] = true
-			m.CoordinatorEpoch = int32(d.Int(-1<<31, 1<<31-1))
-		case "transactionVersion":
-			if seen[5] {
-				d.Duplicate(key)
-			}
-			seen[5] = true
-			m.TransactionVersion = int8(d.Int(-1<<7, 1<<7-1))
-		case "_unknownTaggedFields":
-			if seen[6] {
-				d.Duplicate(key)
-			}
-			seen[6] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 // WriteTxnMarkersRequestWritableTxnMarkerTopic is the WritableTxnMarkerTopic struct of WriteTxnMarkersRequest.
 type WriteTxnMarkersRequestWritableTxnMarkerTopic struct {
 	// Name: string; versions 0-2; entity topicName.
@@ -515,82 +325,6 @@ func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) encode(b []byte, v int16,
 	return b
 }
 
-func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) appendJSON(b []byte, v int16) []byte {
-	b = append(b, '{')
-	first := true
-	b = jsonx.Key(b, first, "name")
-	first = false
-	b = jsonx.AppendString(b, m.Name)
-	b = jsonx.Key(b, first, "partitionIndexes")
-	first = false
-	b = append(b, '[')
-	for i := range m.PartitionIndexes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendInt(b, int64(m.PartitionIndexes[i]))
-	}
-	b = append(b, ']')
-	if len(m.UnknownTaggedFields) > 0 {
-		b = jsonx.Key(b, first, "_unknownTaggedFields")
-		first = false
-		b = appendUnknownJSON(b, m.UnknownTaggedFields)
-	}
-	return append(b, '}')
-}
-
-func (m *WriteTxnMarkersRequestWritableTxnMarkerTopic) unmarshalJSON(d *jsonx.Decoder) {
-	m.SetDefaults()
-	if !d.BeginObject() {
-		return
-	}
-	var seen [3]bool
-	for first := true; d.More(&first, '}'); {
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		switch key {
-		case "name":
-			if seen[0] {
-				d.Duplicate(key)
-			}
-			seen[0] = true
-			m.Name = d.String()
-		case "partitionIndexes":
-			if seen[1] {
-				d.Duplicate(key)
-			}
-			seen[1] = true
-			if d.BeginArray() {
-				s := []int32{}
-				for first := true; d.More(&first, ']'); {
-					var el int32
-					el = int32(d.Int(-1<<31, 1<<31-1))
-					if d.Failed() {
-						d.PushIndex(len(s))
-						break
-					}
-					s = append(s, el)
-				}
-				m.PartitionIndexes = s
-			}
-		case "_unknownTaggedFields":
-			if seen[2] {
-				d.Duplicate(key)
-			}
-			seen[2] = true
-			m.UnknownTaggedFields = readUnknownJSON(d)
-		default:
-			d.UnknownKey(key)
-		}
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 var infoWriteTxnMarkersRequest = MessageInfo{Name: "WriteTxnMarkersRequest", APIKey: 27, Kind: KindRequest, MinVersion: 0, MaxVersion: 2, FlexibleMin: 1, DeprecatedMin: -1, DeprecatedMax: -1, Listeners: []string{"broker", "zkBroker"}, LatestVersionUnstable: false, Releases: []string{"3.9.2", "4.4.0"}}
 
 // MessageName returns "WriteTxnMarkersRequest".
@@ -644,8 +378,10 @@ func (m *WriteTxnMarkersRequest) AppendJSON(dst []byte, version int16) ([]byte, 
 	return appendJSONBody(m, dst, version)
 }
 
-// UnmarshalJSON replaces m with the message in the JSON form.
-func (m *WriteTxnMarkersRequest) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *WriteTxnMarkersRequest) DecodeJSON(data []byte, version int16) error {
+	return decodeJSONBody(m, data, version)
+}
 
 func (*WriteTxnMarkersRequest) isRequest() {}
 

@@ -280,13 +280,18 @@ func (e *encodeFailure) Unwrap() error { return e.err }
 
 func encodeJSON(v Vector) ([]byte, error) {
 	m := newLike(v)
-	if err := m.UnmarshalJSON(v.JSON); err != nil {
+	err := m.DecodeJSON(v.JSON, v.Version)
+	var ee *codec.EncodeError
+	var ve *codec.VersionError
+	if err != nil && !errors.As(err, &ee) && !errors.As(err, &ve) {
 		return nil, &encodeFailure{path: jsonErrPath(err), err: fmt.Errorf("kwire cannot read the json: %w", err)}
 	}
-	b, err := m.Encode(nil, v.Version)
+	var b []byte
+	if err == nil {
+		b, err = m.Encode(nil, v.Version)
+	}
 	if err != nil {
 		path := ""
-		var ee *codec.EncodeError
 		if errors.As(err, &ee) && ee.Path != "" {
 			path = "$." + ee.Path
 		}

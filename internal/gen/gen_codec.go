@@ -19,7 +19,7 @@ func genMessage(m *Message) string {
 	e.b.WriteString(fmt.Sprintf(header, "kafka-clients "+strings.Join(m.Releases, ", ")))
 	e.p("package codec")
 	e.p("")
-	writeImports(e, body.b.String(), "encoding/binary", "math", "", "github.com/kwire/kwire/internal/jsonx", "github.com/kwire/kwire/internal/wire")
+	writeImports(e, body.b.String(), "encoding/binary", "math", "", "github.com/kwire/kwire/internal/wire")
 	e.b.WriteString(body.b.String())
 	return e.b.String()
 }
@@ -147,8 +147,6 @@ func genStruct(e *emitter, m *Message, s *Struct) {
 
 	genDecode(e, m, s)
 	genEncode(e, m, s)
-	genJSONOut(e, m, s)
-	genJSONIn(e, m, s)
 }
 
 // compactCond is the condition that f uses compact encodings, among the versions known.

@@ -99,8 +99,8 @@ func genRootMethods(e *emitter, m *Message) {
 	e.p("// AppendJSON appends the JSON form of m at the given version to dst.")
 	e.p("func (m *%s) AppendJSON(dst []byte, version int16) ([]byte, error) { return appendJSONBody(m, dst, version) }", g)
 	e.p("")
-	e.p("// UnmarshalJSON replaces m with the message in the JSON form.")
-	e.p("func (m *%s) UnmarshalJSON(data []byte) error { return unmarshalJSONBody(m, data) }", g)
+	e.p("// DecodeJSON replaces m with the message in the JSON form, read at the given version.")
+	e.p("func (m *%s) DecodeJSON(data []byte, version int16) error { return decodeJSONBody(m, data, version) }", g)
 	e.p("")
 	switch m.Kind {
 	case "request":

@@ -124,9 +124,6 @@ func run(lockPath, specDir, outDir string, check bool) error {
 	if err := add(filepath.Join(outDir, "registry_gen.go"), genRegistry(msgs, relNames)); err != nil {
 		return err
 	}
-	if err := add(filepath.Join(outDir, "codectest", "fill_gen.go"), genFill(msgs, relNames)); err != nil {
-		return err
-	}
 	root := filepath.Dir(filepath.Clean(outDir))
 	schemaDir := filepath.Join(root, "internal", "transcode")
 	if err := add(filepath.Join(schemaDir, "schema_gen.go"), genSchema(msgs, relNames)); err != nil {

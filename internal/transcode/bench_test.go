@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/internal/transcode"
 	"github.com/kwire/kwire/conformance"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 type benchItem struct {
@@ -76,7 +76,7 @@ func BenchmarkDecodeJSON(b *testing.B) {
 }
 
 // BenchmarkEncodeJSON compares JSON -> wire: the transcoder against the typed codec's
-// UnmarshalJSON + Encode.
+// DecodeJSON + Encode.
 func BenchmarkEncodeJSON(b *testing.B) {
 	for _, name := range benchSets {
 		items := benchItems(b, name)
@@ -85,7 +85,7 @@ func BenchmarkEncodeJSON(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				for _, it := range items {
 					m := codec.NewMessage(it.name)
-					if err := m.UnmarshalJSON(it.json); err != nil {
+					if err := m.DecodeJSON(it.json, it.v); err != nil {
 						b.Fatal(err)
 					}
 					out, _ = m.Encode(out[:0], it.v)

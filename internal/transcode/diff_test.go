@@ -10,11 +10,14 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/codectest"
-	"github.com/kwire/kwire/internal/transcode"
 	"github.com/kwire/kwire/conformance"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
-// typedDecode is the reference: the typed codec's Decode then AppendJSON.
+// typedDecode is the reference: the typed codec's Decode then AppendJSON. AppendJSON
+// is the typed Encode then this package's AppendJSON, so agreement checks that the
+// typed decoder fails where the interpreter fails, with the same error, and that the
+// typed decode and encode lose nothing the interpreter reads.
 func typedDecode(name string, v int16, src []byte) ([]byte, error) {
 	m := codec.NewMessage(name)
 	if err := m.Decode(src, v); err != nil {
@@ -23,10 +26,12 @@ func typedDecode(name string, v int16, src []byte) ([]byte, error) {
 	return m.AppendJSON(nil, v)
 }
 
-// typedEncode is the reference: the typed codec's UnmarshalJSON then Encode.
+// typedEncode is the reference: the typed codec's DecodeJSON (this package's AppendWire
+// then the typed Decode) then Encode: agreement checks that the typed codec decodes and
+// re-encodes exactly what the interpreter writes.
 func typedEncode(name string, v int16, js []byte) ([]byte, error) {
 	m := codec.NewMessage(name)
-	if err := m.UnmarshalJSON(js); err != nil {
+	if err := m.DecodeJSON(js, v); err != nil {
 		return nil, err
 	}
 	return m.Encode(nil, v)

@@ -8,10 +8,10 @@ import (
 	"github.com/kwire/kwire/internal/wire"
 )
 
-// JSON -> wire happens in two steps that mirror the typed codec's UnmarshalJSON then
-// Encode: parse reads the whole JSON text against the schema into a flat tree of nodes
-// (so every JSON error is found first, as UnmarshalJSON finds it), then encode walks the
-// schema at the requested version and writes the wire bytes from the tree.
+// JSON -> wire happens in two steps: parse reads the whole JSON text against the schema
+// (every field of every version) into a flat tree of nodes, so that every JSON error is
+// found before any encoding error, then encode walks the schema at the requested
+// version and writes the wire bytes from the tree.
 
 // Node kinds.
 const (
@@ -108,7 +108,8 @@ func matchField(fields []field, key []byte) int {
 	return -1
 }
 
-// object parses one struct's JSON object, mirroring the generated unmarshalJSON.
+// object parses one struct's JSON object against the schema: every field of every
+// version may appear, each at most once.
 func (t *tree) object(m *message, si uint16, root bool) int32 {
 	d := &t.d
 	s := &schemaStructs[si]

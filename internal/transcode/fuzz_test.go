@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/internal/transcode"
 	"github.com/kwire/kwire/conformance"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // Fuzz inputs start with a 4-byte selector: message index (2 bytes, modulo the message

@@ -13,9 +13,9 @@ import (
 func TestDocAccessorsMatchReader(t *testing.T) {
 	var d Doc
 	checked := 0
-	for _, info := range sampleMessages() {
+	for _, info := range schemaInfos() {
 		for v := info.MinVersion; v <= info.MaxVersion; v++ {
-			b, err := sampleEncode(info.Name, v, rand.New(rand.NewSource(int64(v)*31+int64(len(info.Name)))))
+			b, err := randomWire(info.Name, v, rand.New(rand.NewSource(int64(v)*31+int64(len(info.Name)))))
 			if err != nil {
 				t.Fatal(err)
 			}

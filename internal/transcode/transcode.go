@@ -9,11 +9,13 @@
 // the tables. That keeps programs that speak every message through JSON (the WebAssembly
 // module, the C library) small, while the typed codec in package codec stays the Go API.
 //
-// The two engines agree byte for byte and error for error: for any input, the JSON text
-// written here is the one the typed codec's Decode followed by AppendJSON writes, the
-// bytes are those of UnmarshalJSON followed by Encode, and failures are the same
-// *proto.DecodeError, *proto.EncodeError and *proto.JSONError values (message, version,
-// field path, byte offset). Differential tests and a fuzz target hold them together.
+// It is the one JSON engine: the typed messages' AppendJSON is their Encode followed by
+// AppendJSON here, and their DecodeJSON is AppendWire here followed by their Decode.
+// The interpreter's wire reading and the typed decoders agree byte for byte and error
+// for error: for any input, the JSON text written here is the one the typed codec's
+// Decode followed by AppendJSON writes, and failures are the same *proto.DecodeError,
+// *proto.EncodeError and *proto.JSONError values (message, version, field path, byte
+// offset). Differential tests and a fuzz target hold them together.
 package transcode
 
 import (
@@ -180,7 +182,7 @@ func (d *decoder) message(m *message, v int16, whole bool) (err error) {
 }
 
 // AppendWire appends the encoding at version of the JSON form of the message `name`:
-// the typed codec's UnmarshalJSON followed by Encode, without building the message.
+// the typed codec's DecodeJSON followed by Encode, without building the message.
 func AppendWire(dst []byte, name string, version int16, json []byte) ([]byte, error) {
 	m := lookup(name)
 	if m == nil {

@@ -1,11 +1,10 @@
 package transcode
 
 import (
+	"github.com/kwire/kwire/internal/proto"
 	"math/rand"
 	"slices"
 	"testing"
-
-	"github.com/kwire/kwire/internal/proto"
 )
 
 // allPaths lists the dotted path of every field under struct si.
@@ -121,7 +120,7 @@ func docScalars(d *Doc, p *WalkPlan) (out []walkedScalar, rootTags int) {
 func TestWalkerMatchesDoc(t *testing.T) {
 	var d Doc
 	walked := 0
-	for _, info := range sampleMessages() {
+	for _, info := range schemaInfos() {
 		if info.Kind != proto.KindRequest && info.Kind != proto.KindResponse {
 			continue
 		}
@@ -132,7 +131,7 @@ func TestWalkerMatchesDoc(t *testing.T) {
 		}
 		for v := info.MinVersion; v <= info.MaxVersion; v++ {
 			rnd := rand.New(rand.NewSource(int64(v)*131 + int64(len(info.Name))))
-			b, err := sampleEncode(info.Name, v, rnd)
+			b, err := randomWire(info.Name, v, rnd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +173,7 @@ func TestWalkerOnDamagedBodies(t *testing.T) {
 	var d Doc
 	rnd := rand.New(rand.NewSource(7))
 	cases := 0
-	for _, info := range sampleMessages() {
+	for _, info := range schemaInfos() {
 		if info.Kind != proto.KindRequest && info.Kind != proto.KindResponse {
 			continue
 		}
@@ -184,7 +183,7 @@ func TestWalkerOnDamagedBodies(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := info.MaxVersion
-		b, err := sampleEncode(info.Name, v, rnd)
+		b, err := randomWire(info.Name, v, rnd)
 		if err != nil || len(b) == 0 {
 			continue
 		}
@@ -219,7 +218,7 @@ func TestWalkerOnDamagedBodies(t *testing.T) {
 func TestWalkerStepsOverUnselected(t *testing.T) {
 	rnd := rand.New(rand.NewSource(11))
 	walked := 0
-	for _, info := range sampleMessages() {
+	for _, info := range schemaInfos() {
 		if info.Kind != proto.KindRequest && info.Kind != proto.KindResponse {
 			continue
 		}
@@ -243,7 +242,7 @@ func TestWalkerStepsOverUnselected(t *testing.T) {
 			t.Fatal(err)
 		}
 		for v := info.MinVersion; v <= info.MaxVersion; v++ {
-			b, err := sampleEncode(info.Name, v, rnd)
+			b, err := randomWire(info.Name, v, rnd)
 			if err != nil {
 				t.Fatal(err)
 			}

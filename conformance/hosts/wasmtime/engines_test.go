@@ -95,7 +95,7 @@ var engineRatios []engineRatio
 
 // engineTable times the transcoder against the typed codec natively on the vectors of
 // ProduceRequest, FetchResponse and MetadataResponse: decode to JSON (typed: Decode then
-// AppendJSON) and encode from JSON (typed: UnmarshalJSON then Encode).
+// AppendJSON) and encode from JSON (typed: DecodeJSON then Encode).
 func engineTable(t *testing.T, dur time.Duration) string {
 	var b strings.Builder
 	b.WriteString("transcoder against the typed codec, native Go (same vectors, same run)\n")
@@ -136,7 +136,7 @@ func engineTable(t *testing.T, dur time.Duration) string {
 			var out []byte
 			for _, it := range items {
 				m := codec.NewMessage(it.name)
-				if err := m.UnmarshalJSON(it.json); err != nil {
+				if err := m.DecodeJSON(it.json, it.version); err != nil {
 					return err
 				}
 				var err error
