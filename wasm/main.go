@@ -1,7 +1,9 @@
 //go:build wasip1
 
 // Command wasm is kwire's WebAssembly module: the kw_ functions of capi/kwire.h as
-// //go:wasmexport functions over package abi. Build it as a WASI reactor:
+// //go:wasmexport functions over package abi. The exports themselves are generated
+// (exports_gen.go, from internal/abitable); this file is their transport: linear-memory
+// pointers, the live table, the last error. Build it as a WASI reactor:
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o build/kwire.wasm ./wasm
 //
@@ -165,122 +167,58 @@ func recovered(st *int32) {
 	}
 }
 
-// input checks an input (pointer, length) pair.
-func input(p uint32, n int32, what string) ([]byte, *abi.Error) {
-	if n < 0 {
-		return nil, abi.ArgText(what + ": negative length " + strconv.Itoa(int(n)))
+func abiVersion() int32 { return abi.Version() }
+
+func recoveredPointer(p *uint32) {
+	if r := recover(); r != nil {
+		setErr(abi.Recovered(r))
+		*p = 0
 	}
-	if p == 0 && n > 0 {
-		return nil, abi.ArgText(what + ": NULL pointer with length " + strconv.Itoa(int(n)))
-	}
-	b, ok := region(p, uint32(n))
-	if !ok {
-		return nil, abi.ArgText(what + ": [" + strconv.FormatUint(uint64(p), 10) + ", " +
-			strconv.FormatUint(uint64(p)+uint64(n), 10) + ") is not inside a live kw_alloc buffer")
-	}
-	return b, nil
 }
 
-// slots checks the out-param slots of a call and clears them.
-func slots(out, outLen uint32) ([]byte, []byte, *abi.Error) {
-	if out == 0 || outLen == 0 {
-		return nil, nil, abi.ArgText("NULL out-param")
+// recoveredQuiet is the recovery of kw_last_error(_json): the last error is what they
+// read, so a panic there leaves it alone.
+func recoveredQuiet(st *int32) {
+	if recover() != nil {
+		*st = abi.StatusInternal
 	}
-	o, ok1 := region(out, 4)
-	l, ok2 := region(outLen, 4)
-	if !ok1 || !ok2 {
-		return nil, nil, abi.ArgText("out-param slot is not inside a live kw_alloc buffer")
-	}
-	binary.LittleEndian.PutUint32(o, 0)
-	binary.LittleEndian.PutUint32(l, 0)
-	return o, l, nil
 }
 
-// finish hands a result to the host through its slots.
-// call1 is the common shape f(in, in_len, ..., out, out_len): check the out-params and
-// the input, run fn, hand its result to the host.
-func call1(in uint32, inLen int32, what string, out, outLen uint32, fn func(dst, src []byte) ([]byte, error)) int32 {
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, what)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := fn(takeSpare(), src)
-	return finish(o, l, res, err)
-}
+// linearMax is the memory wasm32 addresses: 4 GiB.
+const linearMax = 4 << 30
 
-func finish(o, l []byte, res []byte, err error) int32 {
-	if err != nil {
-		release(res) // dst, unused: never handed out
-		return setErr(abi.AsError(err))
-	}
-	if len(res) > abi.MaxAlloc {
-		return setErr(&abi.Error{Status: abi.StatusTooLarge, Text: "kwire: output of " + strconv.Itoa(len(res)) + " bytes exceeds the limit", Version: -1, Offset: -1})
-	}
-	p, n := hand(res)
-	yieldToGC(len(res))
-	binary.LittleEndian.PutUint32(o, p)
-	binary.LittleEndian.PutUint32(l, uint32(n))
-	clearErr()
-	return abi.StatusOK
-}
-
-// names holds the message names hosts have passed, so that a repeated name costs no
-// allocation (a lookup by string(b) does not allocate); at most maxNames are kept.
-var names = map[string]string{}
-
-const maxNames = 1024
-
-func name(p uint32, n int32) (string, *abi.Error) {
-	b, e := input(p, n, "name")
-	if e != nil {
-		return "", e
-	}
-	if s, ok := names[string(b)]; ok {
-		return s, nil
-	}
-	s := string(b)
-	if len(names) < maxNames {
-		names[s] = s
-	}
-	return s, nil
-}
-
-//go:wasmexport kw_abi_version
-func kwABIVersion() int32 { return abi.Version() }
-
-//go:wasmexport kw_alloc
-func kwAlloc(size int32) (p uint32) {
-	defer func() {
-		if r := recover(); r != nil {
-			setErr(abi.Recovered(r))
-			p = 0
-		}
-	}()
-	if size < 0 {
-		setErr(abi.ArgText("kw_alloc: negative size " + strconv.Itoa(int(size))))
-		return 0
-	}
-	if size > abi.MaxAlloc {
-		setErr(&abi.Error{Status: abi.StatusTooLarge, Text: "kwire: kw_alloc: " + strconv.Itoa(int(size)) + " bytes exceeds KW_MAX_ALLOC", Version: -1, Offset: -1})
+func alloc(size int32) uint32 {
+	if e := abi.CheckAlloc(size); e != nil {
+		setErr(e)
 		return 0
 	}
 	b := takeSpareFor(int(size))
 	if b == nil {
+		if size >= bigAlloc && !fits(int(size)) {
+			setErr(abi.AllocFailed(size))
+			return 0
+		}
 		b = make([]byte, size)
 		yieldToGC(int(size))
 	}
-	p, _ = hand(b)
+	p, _ := hand(b)
 	clearErr()
 	return p
 }
 
-//go:wasmexport kw_free
-func kwFree(p uint32) (st int32) {
-	defer recovered(&st)
+// bigAlloc is the size from which kw_alloc checks that linear memory can still hold it:
+// Go's runtime does not return a failed allocation, it aborts the instance.
+const bigAlloc = 64 << 20
+
+// fits reports whether n more bytes (twice, for the collector's headroom) stay inside
+// the memory wasm32 can address.
+func fits(n int) bool {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return uint64(ms.Sys)+2*uint64(n) <= linearMax
+}
+
+func free(p uint32) int32 {
 	if p == 0 {
 		clearErr()
 		return abi.StatusOK
@@ -294,6 +232,9 @@ func kwFree(p uint32) (st int32) {
 	clearErr()
 	return abi.StatusOK
 }
+
+func lastErrorText(out, outLen uint32) int32 { return lastErrorOut(out, outLen, lastText) }
+func lastErrorJSON(out, outLen uint32) int32 { return lastErrorOut(out, outLen, lastJSON) }
 
 func lastErrorOut(out, outLen uint32, text []byte) int32 {
 	if out == 0 || outLen == 0 {
@@ -313,210 +254,145 @@ func lastErrorOut(out, outLen uint32, text []byte) int32 {
 	return abi.StatusOK
 }
 
-//go:wasmexport kw_last_error
-func kwLastError(out, outLen uint32) (st int32) {
-	defer func() {
-		if recover() != nil {
-			st = abi.StatusInternal
-		}
-	}()
-	return lastErrorOut(out, outLen, lastText)
+// outBuf is a checked (out, out_len) pair.
+type outBuf struct{ o, l []byte }
+
+// openOut checks the out-param slots of a call and clears them.
+func openOut(out, outLen uint32) (outBuf, *abi.Error) {
+	if out == 0 || outLen == 0 {
+		return outBuf{}, abi.ArgText("NULL out-param")
+	}
+	o, ok1 := region(out, 4)
+	l, ok2 := region(outLen, 4)
+	if !ok1 || !ok2 {
+		return outBuf{}, abi.ArgText("out-param slot is not inside a live kw_alloc buffer")
+	}
+	binary.LittleEndian.PutUint32(o, 0)
+	binary.LittleEndian.PutUint32(l, 0)
+	return outBuf{o, l}, nil
 }
 
-//go:wasmexport kw_last_error_json
-func kwLastErrorJSON(out, outLen uint32) (st int32) {
-	defer func() {
-		if recover() != nil {
-			st = abi.StatusInternal
-		}
-	}()
-	return lastErrorOut(out, outLen, lastJSON)
-}
+// dst is the buffer a result is appended to: a spare one when there is one.
+func (b outBuf) dst() []byte { return takeSpare() }
 
-//go:wasmexport kw_api_catalogue
-func kwAPICatalogue(out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.Catalogue(nil)
-	return finish(o, l, res, err)
-}
-
-//go:wasmexport kw_header_versions
-func kwHeaderVersions(apiKey, version int32, reqOut, respOut uint32) (st int32) {
-	defer recovered(&st)
-	var rq, rs []byte
-	var ok bool
-	if reqOut != 0 {
-		if rq, ok = region(reqOut, 4); !ok {
-			return setErr(abi.ArgText("request_header_version slot is not inside a live kw_alloc buffer"))
-		}
-	}
-	if respOut != 0 {
-		if rs, ok = region(respOut, 4); !ok {
-			return setErr(abi.ArgText("response_header_version slot is not inside a live kw_alloc buffer"))
-		}
-	}
-	req, resp, err := abi.HeaderVersions(apiKey, version)
+// finish hands a result to the host through its slots.
+func (b outBuf) finish(res []byte, err error) int32 {
 	if err != nil {
+		release(res) // dst, unused: never handed out
 		return setErr(abi.AsError(err))
 	}
-	if rq != nil {
-		binary.LittleEndian.PutUint32(rq, uint32(req))
+	if e := abi.CheckOutput(len(res)); e != nil {
+		return setErr(e)
 	}
-	if rs != nil {
-		binary.LittleEndian.PutUint32(rs, uint32(resp))
-	}
+	p, n := hand(res)
+	yieldToGC(len(res))
+	binary.LittleEndian.PutUint32(b.o, p)
+	binary.LittleEndian.PutUint32(b.l, uint32(n))
 	clearErr()
 	return abi.StatusOK
 }
 
-//go:wasmexport kw_decode_message
-func kwDecodeMessage(np uint32, nl int32, version int32, in uint32, inLen int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
+// i32Slot is a checked int32_t * out-param (nil: none was given).
+type i32Slot []byte
+
+func (s i32Slot) set(v int32) {
+	if s != nil {
+		binary.LittleEndian.PutUint32(s, uint32(v))
 	}
-	n, e := name(np, nl)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, "input")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeMessage(takeSpare(), n, version, src)
-	return finish(o, l, res, err)
 }
 
-//go:wasmexport kw_encode_message
-func kwEncodeMessage(np uint32, nl int32, version int32, in uint32, inLen int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
+// argOutI32 checks a required int32_t * out-param and clears it.
+func argOutI32(p uint32, what string) (i32Slot, *abi.Error) {
+	if p == 0 {
+		return nil, abi.ArgText("NULL " + what)
 	}
-	n, e := name(np, nl)
-	if e != nil {
-		return setErr(e)
+	s, e := argOptI32(p, what)
+	if e == nil {
+		s.set(0)
 	}
-	src, e := input(in, inLen, "json")
-	if e != nil {
-		return setErr(e)
+	return s, e
+}
+
+// argOptI32 checks an int32_t * out-param that may be NULL.
+func argOptI32(p uint32, what string) (i32Slot, *abi.Error) {
+	if p == 0 {
+		return nil, nil
 	}
-	res, err := abi.EncodeMessage(takeSpare(), n, version, src)
-	return finish(o, l, res, err)
-}
-
-//go:wasmexport kw_decode_request_frame
-func kwDecodeRequestFrame(in uint32, inLen int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.DecodeRequestFrame(dst, src) })
-}
-
-//go:wasmexport kw_encode_request_frame
-func kwEncodeRequestFrame(in uint32, inLen int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.EncodeRequestFrame(dst, src) })
-}
-
-//go:wasmexport kw_decode_response_frame
-func kwDecodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.DecodeResponseFrame(dst, src, apiKey, version) })
-}
-
-//go:wasmexport kw_encode_response_frame
-func kwEncodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.EncodeResponseFrame(dst, src, apiKey, version) })
-}
-
-//go:wasmexport kw_peek_request_header
-func kwPeekRequestHeader(in uint32, inLen int32, out uint32) (st int32) {
-	defer recovered(&st)
-	if out == 0 {
-		return setErr(abi.ArgText("NULL out-param"))
-	}
-	dst, ok := region(out, abi.PeekSize)
+	b, ok := region(p, 4)
 	if !ok {
-		return setErr(abi.ArgText("kw_peek_header at " + strconv.FormatUint(uint64(out), 10) + " is not inside a live kw_alloc buffer"))
+		return nil, abi.ArgText(what + " slot is not inside a live kw_alloc buffer")
 	}
-	src, e := input(in, inLen, "frame")
+	return b, nil
+}
+
+// argPeek checks the kw_peek_header a call fills in.
+func argPeek(p uint32) ([]byte, *abi.Error) {
+	if p == 0 {
+		return nil, abi.ArgText("NULL out-param")
+	}
+	b, ok := region(p, abi.PeekSize)
+	if !ok {
+		return nil, abi.ArgText("kw_peek_header at " + strconv.FormatUint(uint64(p), 10) + " is not inside a live kw_alloc buffer")
+	}
+	return b, nil
+}
+
+// argBytes checks an input (pointer, length) pair.
+func argBytes(p uint32, n int32, what string) ([]byte, *abi.Error) {
+	if n < 0 {
+		return nil, abi.ArgText(what + ": negative length " + strconv.Itoa(int(n)))
+	}
+	if p == 0 && n > 0 {
+		return nil, abi.ArgText(what + ": NULL pointer with length " + strconv.Itoa(int(n)))
+	}
+	b, ok := region(p, uint32(n))
+	if !ok {
+		return nil, abi.ArgText(what + ": [" + strconv.FormatUint(uint64(p), 10) + ", " +
+			strconv.FormatUint(uint64(p)+uint64(n), 10) + ") is not inside a live kw_alloc buffer")
+	}
+	return b, nil
+}
+
+// argText is an input taken as a string.
+func argText(p uint32, n int32, what string) (string, *abi.Error) {
+	b, e := argBytes(p, n, what)
+	return string(b), e
+}
+
+// names holds the message names hosts have passed, so that a repeated name costs no
+// allocation (a lookup by string(b) does not allocate); at most maxNames are kept.
+var names = map[string]string{}
+
+const maxNames = 1024
+
+func argName(p uint32, n int32) (string, *abi.Error) {
+	b, e := argBytes(p, n, "name")
 	if e != nil {
-		return setErr(e)
+		return "", e
 	}
-	p, err := abi.PeekRequestHeader(src)
+	if s, ok := names[string(b)]; ok {
+		return s, nil
+	}
+	s := string(b)
+	if len(names) < maxNames {
+		names[s] = s
+	}
+	return s, nil
+}
+
+func done(err error) int32 {
 	if err != nil {
 		return setErr(abi.AsError(err))
 	}
-	p.Put(dst)
 	clearErr()
 	return abi.StatusOK
 }
 
-//go:wasmexport kw_records_decode_json
-func kwRecordsDecodeJSON(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "records", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.RecordsDecodeJSON(dst, src, flags, maxDecompressed) })
-}
-
-//go:wasmexport kw_records_decode_table
-func kwRecordsDecodeTable(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "records", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.RecordsDecodeTable(dst, src, flags, maxDecompressed) })
-}
-
-//go:wasmexport kw_records_encode
-func kwRecordsEncode(in uint32, inLen int32, compression int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.RecordsEncode(dst, src, compression) })
-}
-
-//go:wasmexport kw_decode_request_frame_records
-func kwDecodeRequestFrameRecords(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.DecodeRequestFrameRecords(dst, src, flags, maxDecompressed)
-	})
-}
-
-//go:wasmexport kw_decode_response_frame_records
-func kwDecodeResponseFrameRecords(in uint32, inLen int32, apiKey, version, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.DecodeResponseFrameRecords(dst, src, apiKey, version, flags, maxDecompressed)
-	})
-}
-
-//go:wasmexport kw_encode_request_frame_records
-func kwEncodeRequestFrameRecords(in uint32, inLen int32, table uint32, tableLen int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	tb, e := input(table, tableLen, "table")
-	if e != nil {
-		if _, _, e2 := slots(out, outLen); e2 != nil {
-			return setErr(e2)
-		}
-		return setErr(e)
-	}
-	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.EncodeRequestFrameRecords(dst, src, tb)
-	})
-}
-
-//go:wasmexport kw_runtime_stats
-func kwRuntimeStats(out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
+// runtimeStats is kw_runtime_stats over the live table.
+func runtimeStats(dst []byte) ([]byte, error) {
 	n := 0
 	for _, b := range live {
 		n += cap(b)
 	}
-	return finish(o, l, abi.RuntimeStats(takeSpare(), len(live), n), nil)
+	return abi.RuntimeStats(dst, len(live), n), nil
 }
