@@ -48,12 +48,9 @@ func kw_last_error_json(out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 //export kw_api_catalogue
 func kw_api_catalogue(out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.Catalogue(o.dst())
-	return o.finish(res, err)
+	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
+		return abi.Catalogue(dst)
+	})
 }
 
 //export kw_header_versions
@@ -116,61 +113,33 @@ func kw_encode_message(name *C.char, nameLen C.int32_t, version C.int32_t, json 
 //export kw_decode_request_frame
 func kw_decode_request_frame(in *C.uint8_t, inLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeRequestFrame(o.dst(), a0)
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeRequestFrame(dst, src)
+	})
 }
 
 //export kw_encode_request_frame
 func kw_encode_request_frame(json *C.uint8_t, jsonLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(json, jsonLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeRequestFrame(o.dst(), a0)
-	return o.finish(res, err)
+	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
+		return abi.EncodeRequestFrame(dst, src)
+	})
 }
 
 //export kw_decode_response_frame
 func kw_decode_response_frame(in *C.uint8_t, inLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeResponseFrame(o.dst(), a0, int32(apiKey), int32(apiVersion))
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeResponseFrame(dst, src, int32(apiKey), int32(apiVersion))
+	})
 }
 
 //export kw_encode_response_frame
 func kw_encode_response_frame(json *C.uint8_t, jsonLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(json, jsonLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeResponseFrame(o.dst(), a0, int32(apiKey), int32(apiVersion))
-	return o.finish(res, err)
+	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
+		return abi.EncodeResponseFrame(dst, src, int32(apiKey), int32(apiVersion))
+	})
 }
 
 //export kw_peek_request_header
@@ -194,46 +163,25 @@ func kw_peek_request_header(in *C.uint8_t, inLen C.int32_t, out unsafe.Pointer) 
 //export kw_records_decode_json
 func kw_records_decode_json(in *C.uint8_t, inLen C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "records")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.RecordsDecodeJSON(o.dst(), a0, int32(flags), int32(maxDecompressed))
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "records", func(dst, src []byte) ([]byte, error) {
+		return abi.RecordsDecodeJSON(dst, src, int32(flags), int32(maxDecompressed))
+	})
 }
 
 //export kw_records_decode_table
 func kw_records_decode_table(in *C.uint8_t, inLen C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "records")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.RecordsDecodeTable(o.dst(), a0, int32(flags), int32(maxDecompressed))
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "records", func(dst, src []byte) ([]byte, error) {
+		return abi.RecordsDecodeTable(dst, src, int32(flags), int32(maxDecompressed))
+	})
 }
 
 //export kw_records_encode
 func kw_records_encode(json *C.uint8_t, jsonLen C.int32_t, compression C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(json, jsonLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.RecordsEncode(o.dst(), a0, int32(compression))
-	return o.finish(res, err)
+	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
+		return abi.RecordsEncode(dst, src, int32(compression))
+	})
 }
 
 //export kw_policy_check
@@ -262,31 +210,17 @@ func kw_policy_check(policy *C.uint8_t, policyLen C.int32_t, topic *C.uint8_t, t
 //export kw_decode_request_frame_records
 func kw_decode_request_frame_records(in *C.uint8_t, inLen C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeRequestFrameRecords(o.dst(), a0, int32(flags), int32(maxDecompressed))
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeRequestFrameRecords(dst, src, int32(flags), int32(maxDecompressed))
+	})
 }
 
 //export kw_decode_response_frame_records
 func kw_decode_response_frame_records(in *C.uint8_t, inLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeResponseFrameRecords(o.dst(), a0, int32(apiKey), int32(apiVersion), int32(flags), int32(maxDecompressed))
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeResponseFrameRecords(dst, src, int32(apiKey), int32(apiVersion), int32(flags), int32(maxDecompressed))
+	})
 }
 
 //export kw_encode_request_frame_records
@@ -311,12 +245,9 @@ func kw_encode_request_frame_records(json *C.uint8_t, jsonLen C.int32_t, table *
 //export kw_runtime_stats
 func kw_runtime_stats(out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := runtimeStats(o.dst())
-	return o.finish(res, err)
+	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
+		return runtimeStats(dst)
+	})
 }
 
 //export kw_session_new
@@ -347,12 +278,9 @@ func kw_session_free(session C.int32_t) (st C.int32_t) {
 //export kw_session_begin_negotiation
 func kw_session_begin_negotiation(session C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.SessionBeginNegotiation(o.dst(), int32(session))
-	return o.finish(res, err)
+	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
+		return abi.SessionBeginNegotiation(dst, int32(session))
+	})
 }
 
 //export kw_session_request
@@ -391,23 +319,17 @@ func kw_session_feed(session C.int32_t, in *C.uint8_t, inLen C.int32_t) (st C.in
 //export kw_session_next
 func kw_session_next(session C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.SessionNext(o.dst(), int32(session))
-	return o.finish(res, err)
+	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
+		return abi.SessionNext(dst, int32(session))
+	})
 }
 
 //export kw_session_counters
 func kw_session_counters(session C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.SessionCounters(o.dst(), int32(session))
-	return o.finish(res, err)
+	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
+		return abi.SessionCounters(dst, int32(session))
+	})
 }
 
 //export kw_session_version_for

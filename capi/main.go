@@ -319,3 +319,21 @@ func runtimeStats(dst []byte) ([]byte, error) {
 func argError(format string, args ...any) *abi.Error {
 	return abi.ArgText(fmt.Sprintf(format, args...))
 }
+
+// callOut is the common shim: check and clear the out-params, check the input (none
+// when in is NULL and inLen 0), run fn, hand its result to the caller.
+func callOut(out **C.uint8_t, outLen *C.int32_t, in *C.uint8_t, inLen C.int32_t, what string, fn func(dst, src []byte) ([]byte, error)) C.int32_t {
+	o, e := openOut(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := argBytes(in, inLen, what)
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := fn(o.dst(), src)
+	return o.finish(res, err)
+}
+
+// nilPtr is the NULL input of a shim that takes none.
+var nilPtr *C.uint8_t

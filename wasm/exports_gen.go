@@ -40,12 +40,9 @@ func kwLastErrorJSON(out uint32, outLen uint32) (st int32) {
 //go:wasmexport kw_api_catalogue
 func kwAPICatalogue(out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.Catalogue(o.dst())
-	return o.finish(res, err)
+	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
+		return abi.Catalogue(dst)
+	})
 }
 
 //go:wasmexport kw_header_versions
@@ -108,61 +105,33 @@ func kwEncodeMessage(name uint32, nameLen int32, version int32, json uint32, jso
 //go:wasmexport kw_decode_request_frame
 func kwDecodeRequestFrame(in uint32, inLen int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeRequestFrame(o.dst(), a0)
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeRequestFrame(dst, src)
+	})
 }
 
 //go:wasmexport kw_encode_request_frame
 func kwEncodeRequestFrame(json uint32, jsonLen int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(json, jsonLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeRequestFrame(o.dst(), a0)
-	return o.finish(res, err)
+	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
+		return abi.EncodeRequestFrame(dst, src)
+	})
 }
 
 //go:wasmexport kw_decode_response_frame
 func kwDecodeResponseFrame(in uint32, inLen int32, apiKey int32, apiVersion int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeResponseFrame(o.dst(), a0, int32(apiKey), int32(apiVersion))
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeResponseFrame(dst, src, int32(apiKey), int32(apiVersion))
+	})
 }
 
 //go:wasmexport kw_encode_response_frame
 func kwEncodeResponseFrame(json uint32, jsonLen int32, apiKey int32, apiVersion int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(json, jsonLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeResponseFrame(o.dst(), a0, int32(apiKey), int32(apiVersion))
-	return o.finish(res, err)
+	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
+		return abi.EncodeResponseFrame(dst, src, int32(apiKey), int32(apiVersion))
+	})
 }
 
 //go:wasmexport kw_peek_request_header
@@ -186,46 +155,25 @@ func kwPeekRequestHeader(in uint32, inLen int32, out uint32) (st int32) {
 //go:wasmexport kw_records_decode_json
 func kwRecordsDecodeJSON(in uint32, inLen int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "records")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.RecordsDecodeJSON(o.dst(), a0, int32(flags), int32(maxDecompressed))
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "records", func(dst, src []byte) ([]byte, error) {
+		return abi.RecordsDecodeJSON(dst, src, int32(flags), int32(maxDecompressed))
+	})
 }
 
 //go:wasmexport kw_records_decode_table
 func kwRecordsDecodeTable(in uint32, inLen int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "records")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.RecordsDecodeTable(o.dst(), a0, int32(flags), int32(maxDecompressed))
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "records", func(dst, src []byte) ([]byte, error) {
+		return abi.RecordsDecodeTable(dst, src, int32(flags), int32(maxDecompressed))
+	})
 }
 
 //go:wasmexport kw_records_encode
 func kwRecordsEncode(json uint32, jsonLen int32, compression int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(json, jsonLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.RecordsEncode(o.dst(), a0, int32(compression))
-	return o.finish(res, err)
+	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
+		return abi.RecordsEncode(dst, src, int32(compression))
+	})
 }
 
 //go:wasmexport kw_policy_check
@@ -254,31 +202,17 @@ func kwPolicyCheck(policy uint32, policyLen int32, topic uint32, topicLen int32,
 //go:wasmexport kw_decode_request_frame_records
 func kwDecodeRequestFrameRecords(in uint32, inLen int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeRequestFrameRecords(o.dst(), a0, int32(flags), int32(maxDecompressed))
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeRequestFrameRecords(dst, src, int32(flags), int32(maxDecompressed))
+	})
 }
 
 //go:wasmexport kw_decode_response_frame_records
 func kwDecodeResponseFrameRecords(in uint32, inLen int32, apiKey int32, apiVersion int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeResponseFrameRecords(o.dst(), a0, int32(apiKey), int32(apiVersion), int32(flags), int32(maxDecompressed))
-	return o.finish(res, err)
+	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
+		return abi.DecodeResponseFrameRecords(dst, src, int32(apiKey), int32(apiVersion), int32(flags), int32(maxDecompressed))
+	})
 }
 
 //go:wasmexport kw_encode_request_frame_records
@@ -303,12 +237,9 @@ func kwEncodeRequestFrameRecords(json uint32, jsonLen int32, table uint32, table
 //go:wasmexport kw_runtime_stats
 func kwRuntimeStats(out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := runtimeStats(o.dst())
-	return o.finish(res, err)
+	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
+		return runtimeStats(dst)
+	})
 }
 
 //go:wasmexport kw_session_new
@@ -339,12 +270,9 @@ func kwSessionFree(session int32) (st int32) {
 //go:wasmexport kw_session_begin_negotiation
 func kwSessionBeginNegotiation(session int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.SessionBeginNegotiation(o.dst(), int32(session))
-	return o.finish(res, err)
+	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
+		return abi.SessionBeginNegotiation(dst, int32(session))
+	})
 }
 
 //go:wasmexport kw_session_request
@@ -383,23 +311,17 @@ func kwSessionFeed(session int32, in uint32, inLen int32) (st int32) {
 //go:wasmexport kw_session_next
 func kwSessionNext(session int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.SessionNext(o.dst(), int32(session))
-	return o.finish(res, err)
+	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
+		return abi.SessionNext(dst, int32(session))
+	})
 }
 
 //go:wasmexport kw_session_counters
 func kwSessionCounters(session int32, out uint32, outLen uint32) (st int32) {
 	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.SessionCounters(o.dst(), int32(session))
-	return o.finish(res, err)
+	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
+		return abi.SessionCounters(dst, int32(session))
+	})
 }
 
 //go:wasmexport kw_session_version_for

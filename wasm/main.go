@@ -69,6 +69,7 @@ func hand(b []byte) (uint32, int32) {
 	}
 	b = b[:n:cap(b)]
 	p := addr(b)
+	liveBytes += cap(b)
 	live[p] = b[:n] // the host may address its n bytes; the slice keeps the array (and its capacity) alive
 	return p, int32(n)
 }
@@ -210,13 +211,12 @@ func alloc(size int32) uint32 {
 // Go's runtime does not return a failed allocation, it aborts the instance.
 const bigAlloc = 64 << 20
 
-// fits reports whether n more bytes (twice, for the collector's headroom) stay inside
-// the memory wasm32 can address.
-func fits(n int) bool {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return uint64(ms.Sys)+2*uint64(n) <= linearMax
-}
+// fits reports whether n more bytes, with the buffers the host holds, twice over (the
+// collector's headroom), stay inside the memory wasm32 can address.
+func fits(n int) bool { return 2*(uint64(liveBytes)+uint64(n)) <= linearMax }
+
+// liveBytes is the capacity of the buffers in live.
+var liveBytes int
 
 func free(p uint32) int32 {
 	if p == 0 {
@@ -228,6 +228,7 @@ func free(p uint32) int32 {
 		return setErr(abi.ArgText("kw_free: " + strconv.FormatUint(uint64(p), 10) + " is not a live buffer (double free or stray pointer)"))
 	}
 	delete(live, p)
+	liveBytes -= cap(b)
 	release(b)
 	clearErr()
 	return abi.StatusOK
@@ -390,9 +391,23 @@ func done(err error) int32 {
 
 // runtimeStats is kw_runtime_stats over the live table.
 func runtimeStats(dst []byte) ([]byte, error) {
-	n := 0
-	for _, b := range live {
-		n += cap(b)
+	return abi.RuntimeStats(dst, len(live), liveBytes), nil
+}
+
+// nilPtr is the NULL input of a shim that takes none.
+const nilPtr = 0
+
+// callOut is the common shim: check and clear the out-params, check the input (none
+// when in is 0 and inLen 0), run fn, hand its result to the host.
+func callOut(out, outLen, in uint32, inLen int32, what string, fn func(dst, src []byte) ([]byte, error)) int32 {
+	o, e := openOut(out, outLen)
+	if e != nil {
+		return setErr(e)
 	}
-	return abi.RuntimeStats(dst, len(live), n), nil
+	src, e := argBytes(in, inLen, what)
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := fn(o.dst(), src)
+	return o.finish(res, err)
 }

@@ -215,6 +215,9 @@ const check = "\tif e != nil {\n\t\treturn setErr(e)\n\t}\n"
 // standard writes the body of a shim with a Call: out-params first, then the inputs,
 // then the call, its results stored, the status returned.
 func standard(b *strings.Builder, e abitable.Export) {
+	if compact(b, e) {
+		return
+	}
 	hasOut := false
 	var slots []string // the OutI32 / OptI32 slot variables, in order
 	peek := ""
@@ -411,4 +414,44 @@ func rewriteHeader(h string) (string, error) {
 		}
 	}
 	return strings.Join(out, "\n"), nil
+}
+
+// compact writes the common shape (one out buffer, at most one input, values) as one
+// call of the transport's callOut with a closure: the shims stay small in kwire.wasm.
+func compact(b *strings.Builder, e abitable.Export) bool {
+	var outP, inP *abitable.Param
+	for i := range e.Params {
+		p := &e.Params[i]
+		switch p.Kind {
+		case abitable.Out:
+			outP = p
+		case abitable.Bytes:
+			if inP != nil {
+				return false
+			}
+			inP = p
+		case abitable.I32:
+		default:
+			return false
+		}
+	}
+	if outP == nil {
+		return false
+	}
+	call := []string{"dst"}
+	for _, p := range e.Params {
+		switch p.Kind {
+		case abitable.Bytes:
+			call = append(call, "src")
+		case abitable.I32:
+			call = append(call, "int32("+camel(p.Name, false)+")")
+		}
+	}
+	in, inLen, what := "nilPtr", "0", ""
+	if inP != nil {
+		in, inLen, what = camel(inP.Name, false), camel(lenName(*inP), false), inP.What
+	}
+	fmt.Fprintf(b, "\treturn callOut(%s, %s, %s, %s, %q, func(dst, src []byte) ([]byte, error) {\n\t\treturn %s(%s)\n\t})\n",
+		camel(outP.Name, false), camel(lenName(*outP), false), in, inLen, what, e.Call, strings.Join(call, ", "))
+	return true
 }
