@@ -50,7 +50,11 @@ func genPy() string {
 	for _, n := range abitable.ExportNames() {
 		fmt.Fprintf(&b, "    %q,\n", n)
 	}
-	b.WriteString(")\n")
+	b.WriteString(")\n\n# The ABI minor version that added each export: 0 for those every 1.x module has.\nSINCE = {\n")
+	for _, e := range abitable.Exports {
+		fmt.Fprintf(&b, "    %q: %d,\n", e.Name, e.Since)
+	}
+	b.WriteString("}\n")
 	return b.String()
 }
 
