@@ -46,302 +46,299 @@ func kw_last_error_json(out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
 }
 
 //export kw_api_catalogue
-func kw_api_catalogue(out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_api_catalogue(out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
 		return abi.Catalogue(dst)
 	})
 }
 
 //export kw_header_versions
-func kw_header_versions(apiKey C.int32_t, apiVersion C.int32_t, requestHeaderVersion *C.int32_t, responseHeaderVersion *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	s2, e := argOptI32(requestHeaderVersion, "request_header_version")
-	if e != nil {
-		return setErr(e)
-	}
-	s3, e := argOptI32(responseHeaderVersion, "response_header_version")
-	if e != nil {
-		return setErr(e)
-	}
-	r0, r1, err := abi.HeaderVersions(int32(apiKey), int32(apiVersion))
-	if err == nil {
-		s2.set(r0)
-		s3.set(r1)
-	}
-	return done(err)
+func kw_header_versions(apiKey C.int32_t, apiVersion C.int32_t, requestHeaderVersion *C.int32_t, responseHeaderVersion *C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		s2, e := argOptI32(requestHeaderVersion, "request_header_version")
+		if e != nil {
+			return setErr(e)
+		}
+		s3, e := argOptI32(responseHeaderVersion, "response_header_version")
+		if e != nil {
+			return setErr(e)
+		}
+		r0, r1, err := abi.HeaderVersions(int32(apiKey), int32(apiVersion))
+		if err == nil {
+			s2.set(r0)
+			s3.set(r1)
+		}
+		return done(err)
+	})
 }
 
 //export kw_decode_message
-func kw_decode_message(name *C.char, nameLen C.int32_t, version C.int32_t, in *C.uint8_t, inLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argName(name, nameLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a2, e := argBytes(in, inLen, "input")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeMessage(o.dst(), a0, int32(version), a2)
-	return o.finish(res, err)
+func kw_decode_message(name *C.char, nameLen C.int32_t, version C.int32_t, in *C.uint8_t, inLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argName(name, nameLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a2, e := argBytes(in, inLen, "input")
+		if e != nil {
+			return setErr(e)
+		}
+		res, err := abi.DecodeMessage(o.dst(), a0, int32(version), a2)
+		return o.finish(res, err)
+	})
 }
 
 //export kw_encode_message
-func kw_encode_message(name *C.char, nameLen C.int32_t, version C.int32_t, json *C.uint8_t, jsonLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argName(name, nameLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a2, e := argBytes(json, jsonLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeMessage(o.dst(), a0, int32(version), a2)
-	return o.finish(res, err)
+func kw_encode_message(name *C.char, nameLen C.int32_t, version C.int32_t, json *C.uint8_t, jsonLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argName(name, nameLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a2, e := argBytes(json, jsonLen, "json")
+		if e != nil {
+			return setErr(e)
+		}
+		res, err := abi.EncodeMessage(o.dst(), a0, int32(version), a2)
+		return o.finish(res, err)
+	})
 }
 
 //export kw_decode_request_frame
-func kw_decode_request_frame(in *C.uint8_t, inLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_decode_request_frame(in *C.uint8_t, inLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
 		return abi.DecodeRequestFrame(dst, src)
 	})
 }
 
 //export kw_encode_request_frame
-func kw_encode_request_frame(json *C.uint8_t, jsonLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_encode_request_frame(json *C.uint8_t, jsonLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
 		return abi.EncodeRequestFrame(dst, src)
 	})
 }
 
 //export kw_decode_response_frame
-func kw_decode_response_frame(in *C.uint8_t, inLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_decode_response_frame(in *C.uint8_t, inLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
 		return abi.DecodeResponseFrame(dst, src, int32(apiKey), int32(apiVersion))
 	})
 }
 
 //export kw_encode_response_frame
-func kw_encode_response_frame(json *C.uint8_t, jsonLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_encode_response_frame(json *C.uint8_t, jsonLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
 		return abi.EncodeResponseFrame(dst, src, int32(apiKey), int32(apiVersion))
 	})
 }
 
 //export kw_peek_request_header
-func kw_peek_request_header(in *C.uint8_t, inLen C.int32_t, out unsafe.Pointer) (st C.int32_t) {
-	defer recovered(&st)
-	pk, e := argPeek(out)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	pv, err := abi.PeekRequestHeader(a0)
-	if err == nil {
-		pv.Put(pk)
-	}
-	return done(err)
+func kw_peek_request_header(in *C.uint8_t, inLen C.int32_t, out unsafe.Pointer) C.int32_t {
+	return guarded(func() C.int32_t {
+		pk, e := argPeek(out)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argBytes(in, inLen, "frame")
+		if e != nil {
+			return setErr(e)
+		}
+		pv, err := abi.PeekRequestHeader(a0)
+		if err == nil {
+			pv.Put(pk)
+		}
+		return done(err)
+	})
 }
 
 //export kw_records_decode_json
-func kw_records_decode_json(in *C.uint8_t, inLen C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_records_decode_json(in *C.uint8_t, inLen C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, in, inLen, "records", func(dst, src []byte) ([]byte, error) {
 		return abi.RecordsDecodeJSON(dst, src, int32(flags), int32(maxDecompressed))
 	})
 }
 
 //export kw_records_decode_table
-func kw_records_decode_table(in *C.uint8_t, inLen C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_records_decode_table(in *C.uint8_t, inLen C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, in, inLen, "records", func(dst, src []byte) ([]byte, error) {
 		return abi.RecordsDecodeTable(dst, src, int32(flags), int32(maxDecompressed))
 	})
 }
 
 //export kw_records_encode
-func kw_records_encode(json *C.uint8_t, jsonLen C.int32_t, compression C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_records_encode(json *C.uint8_t, jsonLen C.int32_t, compression C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
 		return abi.RecordsEncode(dst, src, int32(compression))
 	})
 }
 
 //export kw_policy_check
-func kw_policy_check(policy *C.uint8_t, policyLen C.int32_t, topic *C.uint8_t, topicLen C.int32_t, partition C.int32_t, records *C.uint8_t, recordsLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(policy, policyLen, "policy")
-	if e != nil {
-		return setErr(e)
-	}
-	a1, e := argText(topic, topicLen, "topic")
-	if e != nil {
-		return setErr(e)
-	}
-	a3, e := argBytes(records, recordsLen, "records")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.PolicyCheck(o.dst(), a0, a1, int32(partition), a3)
-	return o.finish(res, err)
+func kw_policy_check(policy *C.uint8_t, policyLen C.int32_t, topic *C.uint8_t, topicLen C.int32_t, partition C.int32_t, records *C.uint8_t, recordsLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argBytes(policy, policyLen, "policy")
+		if e != nil {
+			return setErr(e)
+		}
+		a1, e := argText(topic, topicLen, "topic")
+		if e != nil {
+			return setErr(e)
+		}
+		a3, e := argBytes(records, recordsLen, "records")
+		if e != nil {
+			return setErr(e)
+		}
+		res, err := abi.PolicyCheck(o.dst(), a0, a1, int32(partition), a3)
+		return o.finish(res, err)
+	})
 }
 
 //export kw_decode_request_frame_records
-func kw_decode_request_frame_records(in *C.uint8_t, inLen C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_decode_request_frame_records(in *C.uint8_t, inLen C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
 		return abi.DecodeRequestFrameRecords(dst, src, int32(flags), int32(maxDecompressed))
 	})
 }
 
 //export kw_decode_response_frame_records
-func kw_decode_response_frame_records(in *C.uint8_t, inLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_decode_response_frame_records(in *C.uint8_t, inLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
 		return abi.DecodeResponseFrameRecords(dst, src, int32(apiKey), int32(apiVersion), int32(flags), int32(maxDecompressed))
 	})
 }
 
 //export kw_encode_request_frame_records
-func kw_encode_request_frame_records(json *C.uint8_t, jsonLen C.int32_t, table *C.uint8_t, tableLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(json, jsonLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	a1, e := argBytes(table, tableLen, "table")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeRequestFrameRecords(o.dst(), a0, a1)
-	return o.finish(res, err)
+func kw_encode_request_frame_records(json *C.uint8_t, jsonLen C.int32_t, table *C.uint8_t, tableLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argBytes(json, jsonLen, "json")
+		if e != nil {
+			return setErr(e)
+		}
+		a1, e := argBytes(table, tableLen, "table")
+		if e != nil {
+			return setErr(e)
+		}
+		res, err := abi.EncodeRequestFrameRecords(o.dst(), a0, a1)
+		return o.finish(res, err)
+	})
 }
 
 //export kw_runtime_stats
-func kw_runtime_stats(out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_runtime_stats(out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
 		return runtimeStats(dst)
 	})
 }
 
 //export kw_session_new
-func kw_session_new(configJSON *C.uint8_t, configLen C.int32_t, outHandle *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	s1, e := argOutI32(outHandle, "out_handle")
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(configJSON, configLen, "config")
-	if e != nil {
-		return setErr(e)
-	}
-	r0, err := abi.SessionNew(a0)
-	if err == nil {
-		s1.set(r0)
-	}
-	return done(err)
+func kw_session_new(configJSON *C.uint8_t, configLen C.int32_t, outHandle *C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		s1, e := argOutI32(outHandle, "out_handle")
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argBytes(configJSON, configLen, "config")
+		if e != nil {
+			return setErr(e)
+		}
+		r0, err := abi.SessionNew(a0)
+		if err == nil {
+			s1.set(r0)
+		}
+		return done(err)
+	})
 }
 
 //export kw_session_free
-func kw_session_free(session C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	err := abi.SessionFree(int32(session))
-	return done(err)
+func kw_session_free(session C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		err := abi.SessionFree(int32(session))
+		return done(err)
+	})
 }
 
 //export kw_session_begin_negotiation
-func kw_session_begin_negotiation(session C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_session_begin_negotiation(session C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
 		return abi.SessionBeginNegotiation(dst, int32(session))
 	})
 }
 
 //export kw_session_request
-func kw_session_request(session C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, bodyJSON *C.uint8_t, bodyLen C.int32_t, flags C.int32_t, out **C.uint8_t, outLen *C.int32_t, outCorrelationID *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	s6, e := argOutI32(outCorrelationID, "out_correlation_id")
-	if e != nil {
-		return setErr(e)
-	}
-	a3, e := argBytes(bodyJSON, bodyLen, "body")
-	if e != nil {
-		return setErr(e)
-	}
-	res, r0, err := abi.SessionRequest(o.dst(), int32(session), int32(apiKey), int32(apiVersion), a3, int32(flags))
-	if err == nil {
-		s6.set(r0)
-	}
-	return o.finish(res, err)
+func kw_session_request(session C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, bodyJSON *C.uint8_t, bodyLen C.int32_t, flags C.int32_t, out **C.uint8_t, outLen *C.int32_t, outCorrelationID *C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		s6, e := argOutI32(outCorrelationID, "out_correlation_id")
+		if e != nil {
+			return setErr(e)
+		}
+		a3, e := argBytes(bodyJSON, bodyLen, "body")
+		if e != nil {
+			return setErr(e)
+		}
+		res, r0, err := abi.SessionRequest(o.dst(), int32(session), int32(apiKey), int32(apiVersion), a3, int32(flags))
+		if err == nil {
+			s6.set(r0)
+		}
+		return o.finish(res, err)
+	})
 }
 
 //export kw_session_feed
-func kw_session_feed(session C.int32_t, in *C.uint8_t, inLen C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	a1, e := argBytes(in, inLen, "input")
-	if e != nil {
-		return setErr(e)
-	}
-	err := abi.SessionFeed(int32(session), a1)
-	return done(err)
+func kw_session_feed(session C.int32_t, in *C.uint8_t, inLen C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		a1, e := argBytes(in, inLen, "input")
+		if e != nil {
+			return setErr(e)
+		}
+		err := abi.SessionFeed(int32(session), a1)
+		return done(err)
+	})
 }
 
 //export kw_session_next
-func kw_session_next(session C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_session_next(session C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
 		return abi.SessionNext(dst, int32(session))
 	})
 }
 
 //export kw_session_counters
-func kw_session_counters(session C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
+func kw_session_counters(session C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
 		return abi.SessionCounters(dst, int32(session))
 	})
 }
 
 //export kw_session_version_for
-func kw_session_version_for(session C.int32_t, apiKey C.int32_t, outVersion *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	s2, e := argOutI32(outVersion, "out_version")
-	if e != nil {
-		return setErr(e)
-	}
-	r0, err := abi.SessionVersionFor(int32(session), int32(apiKey))
-	if err == nil {
-		s2.set(r0)
-	}
-	return done(err)
+func kw_session_version_for(session C.int32_t, apiKey C.int32_t, outVersion *C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		s2, e := argOutI32(outVersion, "out_version")
+		if e != nil {
+			return setErr(e)
+		}
+		r0, err := abi.SessionVersionFor(int32(session), int32(apiKey))
+		if err == nil {
+			s2.set(r0)
+		}
+		return done(err)
+	})
 }

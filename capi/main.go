@@ -320,9 +320,10 @@ func argError(format string, args ...any) *abi.Error {
 	return abi.ArgText(fmt.Sprintf(format, args...))
 }
 
-// callOut is the common shim: check and clear the out-params, check the input (none
+// callOut is the common shim, recovering a panic: check and clear the out-params, check the input (none
 // when in is NULL and inLen 0), run fn, hand its result to the caller.
-func callOut(out **C.uint8_t, outLen *C.int32_t, in *C.uint8_t, inLen C.int32_t, what string, fn func(dst, src []byte) ([]byte, error)) C.int32_t {
+func callOut(out **C.uint8_t, outLen *C.int32_t, in *C.uint8_t, inLen C.int32_t, what string, fn func(dst, src []byte) ([]byte, error)) (st C.int32_t) {
+	defer recovered(&st)
 	o, e := openOut(out, outLen)
 	if e != nil {
 		return setErr(e)
@@ -337,3 +338,9 @@ func callOut(out **C.uint8_t, outLen *C.int32_t, in *C.uint8_t, inLen C.int32_t,
 
 // nilPtr is the NULL input of a shim that takes none.
 var nilPtr *C.uint8_t
+
+// guarded runs the body of a shim that does not fit callOut, recovering a panic.
+func guarded(body func() C.int32_t) (st C.int32_t) {
+	defer recovered(&st)
+	return body()
+}

@@ -38,302 +38,299 @@ func kwLastErrorJSON(out uint32, outLen uint32) (st int32) {
 }
 
 //go:wasmexport kw_api_catalogue
-func kwAPICatalogue(out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwAPICatalogue(out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
 		return abi.Catalogue(dst)
 	})
 }
 
 //go:wasmexport kw_header_versions
-func kwHeaderVersions(apiKey int32, apiVersion int32, requestHeaderVersion uint32, responseHeaderVersion uint32) (st int32) {
-	defer recovered(&st)
-	s2, e := argOptI32(requestHeaderVersion, "request_header_version")
-	if e != nil {
-		return setErr(e)
-	}
-	s3, e := argOptI32(responseHeaderVersion, "response_header_version")
-	if e != nil {
-		return setErr(e)
-	}
-	r0, r1, err := abi.HeaderVersions(int32(apiKey), int32(apiVersion))
-	if err == nil {
-		s2.set(r0)
-		s3.set(r1)
-	}
-	return done(err)
+func kwHeaderVersions(apiKey int32, apiVersion int32, requestHeaderVersion uint32, responseHeaderVersion uint32) int32 {
+	return guarded(func() int32 {
+		s2, e := argOptI32(requestHeaderVersion, "request_header_version")
+		if e != nil {
+			return setErr(e)
+		}
+		s3, e := argOptI32(responseHeaderVersion, "response_header_version")
+		if e != nil {
+			return setErr(e)
+		}
+		r0, r1, err := abi.HeaderVersions(int32(apiKey), int32(apiVersion))
+		if err == nil {
+			s2.set(r0)
+			s3.set(r1)
+		}
+		return done(err)
+	})
 }
 
 //go:wasmexport kw_decode_message
-func kwDecodeMessage(name uint32, nameLen int32, version int32, in uint32, inLen int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argName(name, nameLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a2, e := argBytes(in, inLen, "input")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeMessage(o.dst(), a0, int32(version), a2)
-	return o.finish(res, err)
+func kwDecodeMessage(name uint32, nameLen int32, version int32, in uint32, inLen int32, out uint32, outLen uint32) int32 {
+	return guarded(func() int32 {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argName(name, nameLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a2, e := argBytes(in, inLen, "input")
+		if e != nil {
+			return setErr(e)
+		}
+		res, err := abi.DecodeMessage(o.dst(), a0, int32(version), a2)
+		return o.finish(res, err)
+	})
 }
 
 //go:wasmexport kw_encode_message
-func kwEncodeMessage(name uint32, nameLen int32, version int32, json uint32, jsonLen int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argName(name, nameLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a2, e := argBytes(json, jsonLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeMessage(o.dst(), a0, int32(version), a2)
-	return o.finish(res, err)
+func kwEncodeMessage(name uint32, nameLen int32, version int32, json uint32, jsonLen int32, out uint32, outLen uint32) int32 {
+	return guarded(func() int32 {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argName(name, nameLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a2, e := argBytes(json, jsonLen, "json")
+		if e != nil {
+			return setErr(e)
+		}
+		res, err := abi.EncodeMessage(o.dst(), a0, int32(version), a2)
+		return o.finish(res, err)
+	})
 }
 
 //go:wasmexport kw_decode_request_frame
-func kwDecodeRequestFrame(in uint32, inLen int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwDecodeRequestFrame(in uint32, inLen int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
 		return abi.DecodeRequestFrame(dst, src)
 	})
 }
 
 //go:wasmexport kw_encode_request_frame
-func kwEncodeRequestFrame(json uint32, jsonLen int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwEncodeRequestFrame(json uint32, jsonLen int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
 		return abi.EncodeRequestFrame(dst, src)
 	})
 }
 
 //go:wasmexport kw_decode_response_frame
-func kwDecodeResponseFrame(in uint32, inLen int32, apiKey int32, apiVersion int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwDecodeResponseFrame(in uint32, inLen int32, apiKey int32, apiVersion int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
 		return abi.DecodeResponseFrame(dst, src, int32(apiKey), int32(apiVersion))
 	})
 }
 
 //go:wasmexport kw_encode_response_frame
-func kwEncodeResponseFrame(json uint32, jsonLen int32, apiKey int32, apiVersion int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwEncodeResponseFrame(json uint32, jsonLen int32, apiKey int32, apiVersion int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
 		return abi.EncodeResponseFrame(dst, src, int32(apiKey), int32(apiVersion))
 	})
 }
 
 //go:wasmexport kw_peek_request_header
-func kwPeekRequestHeader(in uint32, inLen int32, out uint32) (st int32) {
-	defer recovered(&st)
-	pk, e := argPeek(out)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	pv, err := abi.PeekRequestHeader(a0)
-	if err == nil {
-		pv.Put(pk)
-	}
-	return done(err)
+func kwPeekRequestHeader(in uint32, inLen int32, out uint32) int32 {
+	return guarded(func() int32 {
+		pk, e := argPeek(out)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argBytes(in, inLen, "frame")
+		if e != nil {
+			return setErr(e)
+		}
+		pv, err := abi.PeekRequestHeader(a0)
+		if err == nil {
+			pv.Put(pk)
+		}
+		return done(err)
+	})
 }
 
 //go:wasmexport kw_records_decode_json
-func kwRecordsDecodeJSON(in uint32, inLen int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwRecordsDecodeJSON(in uint32, inLen int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, in, inLen, "records", func(dst, src []byte) ([]byte, error) {
 		return abi.RecordsDecodeJSON(dst, src, int32(flags), int32(maxDecompressed))
 	})
 }
 
 //go:wasmexport kw_records_decode_table
-func kwRecordsDecodeTable(in uint32, inLen int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwRecordsDecodeTable(in uint32, inLen int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, in, inLen, "records", func(dst, src []byte) ([]byte, error) {
 		return abi.RecordsDecodeTable(dst, src, int32(flags), int32(maxDecompressed))
 	})
 }
 
 //go:wasmexport kw_records_encode
-func kwRecordsEncode(json uint32, jsonLen int32, compression int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwRecordsEncode(json uint32, jsonLen int32, compression int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, json, jsonLen, "json", func(dst, src []byte) ([]byte, error) {
 		return abi.RecordsEncode(dst, src, int32(compression))
 	})
 }
 
 //go:wasmexport kw_policy_check
-func kwPolicyCheck(policy uint32, policyLen int32, topic uint32, topicLen int32, partition int32, records uint32, recordsLen int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(policy, policyLen, "policy")
-	if e != nil {
-		return setErr(e)
-	}
-	a1, e := argText(topic, topicLen, "topic")
-	if e != nil {
-		return setErr(e)
-	}
-	a3, e := argBytes(records, recordsLen, "records")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.PolicyCheck(o.dst(), a0, a1, int32(partition), a3)
-	return o.finish(res, err)
+func kwPolicyCheck(policy uint32, policyLen int32, topic uint32, topicLen int32, partition int32, records uint32, recordsLen int32, out uint32, outLen uint32) int32 {
+	return guarded(func() int32 {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argBytes(policy, policyLen, "policy")
+		if e != nil {
+			return setErr(e)
+		}
+		a1, e := argText(topic, topicLen, "topic")
+		if e != nil {
+			return setErr(e)
+		}
+		a3, e := argBytes(records, recordsLen, "records")
+		if e != nil {
+			return setErr(e)
+		}
+		res, err := abi.PolicyCheck(o.dst(), a0, a1, int32(partition), a3)
+		return o.finish(res, err)
+	})
 }
 
 //go:wasmexport kw_decode_request_frame_records
-func kwDecodeRequestFrameRecords(in uint32, inLen int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwDecodeRequestFrameRecords(in uint32, inLen int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
 		return abi.DecodeRequestFrameRecords(dst, src, int32(flags), int32(maxDecompressed))
 	})
 }
 
 //go:wasmexport kw_decode_response_frame_records
-func kwDecodeResponseFrameRecords(in uint32, inLen int32, apiKey int32, apiVersion int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwDecodeResponseFrameRecords(in uint32, inLen int32, apiKey int32, apiVersion int32, flags int32, maxDecompressed int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
 		return abi.DecodeResponseFrameRecords(dst, src, int32(apiKey), int32(apiVersion), int32(flags), int32(maxDecompressed))
 	})
 }
 
 //go:wasmexport kw_encode_request_frame_records
-func kwEncodeRequestFrameRecords(json uint32, jsonLen int32, table uint32, tableLen int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(json, jsonLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	a1, e := argBytes(table, tableLen, "table")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeRequestFrameRecords(o.dst(), a0, a1)
-	return o.finish(res, err)
+func kwEncodeRequestFrameRecords(json uint32, jsonLen int32, table uint32, tableLen int32, out uint32, outLen uint32) int32 {
+	return guarded(func() int32 {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argBytes(json, jsonLen, "json")
+		if e != nil {
+			return setErr(e)
+		}
+		a1, e := argBytes(table, tableLen, "table")
+		if e != nil {
+			return setErr(e)
+		}
+		res, err := abi.EncodeRequestFrameRecords(o.dst(), a0, a1)
+		return o.finish(res, err)
+	})
 }
 
 //go:wasmexport kw_runtime_stats
-func kwRuntimeStats(out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwRuntimeStats(out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
 		return runtimeStats(dst)
 	})
 }
 
 //go:wasmexport kw_session_new
-func kwSessionNew(configJSON uint32, configLen int32, outHandle uint32) (st int32) {
-	defer recovered(&st)
-	s1, e := argOutI32(outHandle, "out_handle")
-	if e != nil {
-		return setErr(e)
-	}
-	a0, e := argBytes(configJSON, configLen, "config")
-	if e != nil {
-		return setErr(e)
-	}
-	r0, err := abi.SessionNew(a0)
-	if err == nil {
-		s1.set(r0)
-	}
-	return done(err)
+func kwSessionNew(configJSON uint32, configLen int32, outHandle uint32) int32 {
+	return guarded(func() int32 {
+		s1, e := argOutI32(outHandle, "out_handle")
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argBytes(configJSON, configLen, "config")
+		if e != nil {
+			return setErr(e)
+		}
+		r0, err := abi.SessionNew(a0)
+		if err == nil {
+			s1.set(r0)
+		}
+		return done(err)
+	})
 }
 
 //go:wasmexport kw_session_free
-func kwSessionFree(session int32) (st int32) {
-	defer recovered(&st)
-	err := abi.SessionFree(int32(session))
-	return done(err)
+func kwSessionFree(session int32) int32 {
+	return guarded(func() int32 {
+		err := abi.SessionFree(int32(session))
+		return done(err)
+	})
 }
 
 //go:wasmexport kw_session_begin_negotiation
-func kwSessionBeginNegotiation(session int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwSessionBeginNegotiation(session int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
 		return abi.SessionBeginNegotiation(dst, int32(session))
 	})
 }
 
 //go:wasmexport kw_session_request
-func kwSessionRequest(session int32, apiKey int32, apiVersion int32, bodyJSON uint32, bodyLen int32, flags int32, out uint32, outLen uint32, outCorrelationID uint32) (st int32) {
-	defer recovered(&st)
-	o, e := openOut(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	s6, e := argOutI32(outCorrelationID, "out_correlation_id")
-	if e != nil {
-		return setErr(e)
-	}
-	a3, e := argBytes(bodyJSON, bodyLen, "body")
-	if e != nil {
-		return setErr(e)
-	}
-	res, r0, err := abi.SessionRequest(o.dst(), int32(session), int32(apiKey), int32(apiVersion), a3, int32(flags))
-	if err == nil {
-		s6.set(r0)
-	}
-	return o.finish(res, err)
+func kwSessionRequest(session int32, apiKey int32, apiVersion int32, bodyJSON uint32, bodyLen int32, flags int32, out uint32, outLen uint32, outCorrelationID uint32) int32 {
+	return guarded(func() int32 {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		s6, e := argOutI32(outCorrelationID, "out_correlation_id")
+		if e != nil {
+			return setErr(e)
+		}
+		a3, e := argBytes(bodyJSON, bodyLen, "body")
+		if e != nil {
+			return setErr(e)
+		}
+		res, r0, err := abi.SessionRequest(o.dst(), int32(session), int32(apiKey), int32(apiVersion), a3, int32(flags))
+		if err == nil {
+			s6.set(r0)
+		}
+		return o.finish(res, err)
+	})
 }
 
 //go:wasmexport kw_session_feed
-func kwSessionFeed(session int32, in uint32, inLen int32) (st int32) {
-	defer recovered(&st)
-	a1, e := argBytes(in, inLen, "input")
-	if e != nil {
-		return setErr(e)
-	}
-	err := abi.SessionFeed(int32(session), a1)
-	return done(err)
+func kwSessionFeed(session int32, in uint32, inLen int32) int32 {
+	return guarded(func() int32 {
+		a1, e := argBytes(in, inLen, "input")
+		if e != nil {
+			return setErr(e)
+		}
+		err := abi.SessionFeed(int32(session), a1)
+		return done(err)
+	})
 }
 
 //go:wasmexport kw_session_next
-func kwSessionNext(session int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwSessionNext(session int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
 		return abi.SessionNext(dst, int32(session))
 	})
 }
 
 //go:wasmexport kw_session_counters
-func kwSessionCounters(session int32, out uint32, outLen uint32) (st int32) {
-	defer recovered(&st)
+func kwSessionCounters(session int32, out uint32, outLen uint32) int32 {
 	return callOut(out, outLen, nilPtr, 0, "", func(dst, src []byte) ([]byte, error) {
 		return abi.SessionCounters(dst, int32(session))
 	})
 }
 
 //go:wasmexport kw_session_version_for
-func kwSessionVersionFor(session int32, apiKey int32, outVersion uint32) (st int32) {
-	defer recovered(&st)
-	s2, e := argOutI32(outVersion, "out_version")
-	if e != nil {
-		return setErr(e)
-	}
-	r0, err := abi.SessionVersionFor(int32(session), int32(apiKey))
-	if err == nil {
-		s2.set(r0)
-	}
-	return done(err)
+func kwSessionVersionFor(session int32, apiKey int32, outVersion uint32) int32 {
+	return guarded(func() int32 {
+		s2, e := argOutI32(outVersion, "out_version")
+		if e != nil {
+			return setErr(e)
+		}
+		r0, err := abi.SessionVersionFor(int32(session), int32(apiKey))
+		if err == nil {
+			s2.set(r0)
+		}
+		return done(err)
+	})
 }

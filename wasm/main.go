@@ -397,9 +397,10 @@ func runtimeStats(dst []byte) ([]byte, error) {
 // nilPtr is the NULL input of a shim that takes none.
 const nilPtr = 0
 
-// callOut is the common shim: check and clear the out-params, check the input (none
+// callOut is the common shim, recovering a panic: check and clear the out-params, check the input (none
 // when in is 0 and inLen 0), run fn, hand its result to the host.
-func callOut(out, outLen, in uint32, inLen int32, what string, fn func(dst, src []byte) ([]byte, error)) int32 {
+func callOut(out, outLen, in uint32, inLen int32, what string, fn func(dst, src []byte) ([]byte, error)) (st int32) {
+	defer recovered(&st)
 	o, e := openOut(out, outLen)
 	if e != nil {
 		return setErr(e)
@@ -410,4 +411,10 @@ func callOut(out, outLen, in uint32, inLen int32, what string, fn func(dst, src 
 	}
 	res, err := fn(o.dst(), src)
 	return o.finish(res, err)
+}
+
+// guarded runs the body of a shim that does not fit callOut, recovering a panic.
+func guarded(body func() int32) (st int32) {
+	defer recovered(&st)
+	return body()
 }

@@ -180,8 +180,8 @@ func genShims(t transport) string {
 			fmt.Fprintf(&b, "(p %s) {\n\tdefer recoveredPointer(&p)\n\treturn %s(%s)\n}\n", t.pointer, e.Impl, args(e))
 			continue
 		}
-		fmt.Fprintf(&b, "(st %s) {\n", t.status)
 		if e.Impl != "" {
+			fmt.Fprintf(&b, "(st %s) {\n", t.status)
 			if len(e.Params) == 1 && e.Params[0].Kind == abitable.LastError {
 				b.WriteString("\tdefer recoveredQuiet(&st)\n")
 			} else {
@@ -190,8 +190,18 @@ func genShims(t transport) string {
 			fmt.Fprintf(&b, "\treturn %s(%s)\n}\n", e.Impl, args(e))
 			continue
 		}
-		b.WriteString("\tdefer recovered(&st)\n")
-		standard(&b, e)
+		fmt.Fprintf(&b, "%s {\n", t.status)
+		var body strings.Builder
+		if compact(&body, e) {
+			b.WriteString(body.String())
+		} else {
+			// The one deferred recovery is guarded's: a defer here would be repeated
+			// at every return of the shim.
+			standard(&body, e)
+			b.WriteString("\treturn guarded(func() " + t.status + " {\n")
+			b.WriteString(indent(body.String()))
+			b.WriteString("\t})\n")
+		}
 		b.WriteString("}\n")
 	}
 	return b.String()
@@ -215,9 +225,6 @@ const check = "\tif e != nil {\n\t\treturn setErr(e)\n\t}\n"
 // standard writes the body of a shim with a Call: out-params first, then the inputs,
 // then the call, its results stored, the status returned.
 func standard(b *strings.Builder, e abitable.Export) {
-	if compact(b, e) {
-		return
-	}
 	hasOut := false
 	var slots []string // the OutI32 / OptI32 slot variables, in order
 	peek := ""
@@ -288,6 +295,11 @@ func standard(b *strings.Builder, e abitable.Export) {
 	} else {
 		b.WriteString("\treturn done(err)\n")
 	}
+}
+
+// indent adds a tab to every line of a block.
+func indent(s string) string {
+	return strings.ReplaceAll(strings.TrimSuffix("\t"+strings.ReplaceAll(s, "\n", "\n\t"), "\t"), "\t\n", "\n")
 }
 
 // prototype is an export's C declaration, wrapped as kwire.h wraps it.
