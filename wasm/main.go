@@ -16,40 +16,20 @@ package main
 
 import (
 	"encoding/binary"
-	"runtime"
 	"strconv"
-	"unsafe"
 
 	"github.com/kwire/kwire/abi"
+	"github.com/kwire/kwire/internal/pinned"
 )
 
 func main() {}
 
-// yieldToGC lets the Go scheduler run the garbage collector's background workers.
-// A reactor's goroutines run only while an export is running; an export that never
-// yields leaves a started GC cycle unfinished, and the heap (so linear memory) grows
-// without bound. Exports that allocate call it with what they handed out: every
-// yieldCalls calls, or once yieldBytes were handed out since the last yield, the export
-// yields once (runtime.Gosched), which lets a pending GC cycle finish. Yielding on every
-// call costs a goroutine switch each time (an unwind and rewind of the wasm stack).
-func yieldToGC(n int) {
-	calls++
-	handed += n
-	if calls >= yieldCalls || handed >= yieldBytes {
-		calls, handed = 0, 0
-		runtime.Gosched()
-	}
-}
+// gc yields to the collector's background workers (see pinned.Yielder) every
+// 64 calls that allocate, or once 4 MiB were handed out since the last yield.
+var gc = pinned.Yielder{Calls: 64, Bytes: 4 << 20}
 
-const (
-	yieldCalls = 64
-	yieldBytes = 4 << 20
-)
-
-var calls, handed int
-
-// live maps the address of every buffer handed to the host to the buffer.
-var live = map[uint32][]byte{}
+// live holds every buffer handed to the host, by address, until kw_free.
+var live pinned.Set[uint32]
 
 // The last error of this instance (kw_last_error); empty after a success.
 var (
@@ -58,21 +38,9 @@ var (
 	hadError bool
 )
 
-func addr(b []byte) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) }
-
-// hand registers a buffer for the host and returns its address. An empty result gets a
-// one-byte backing array so that every live buffer has a distinct address.
-func hand(b []byte) (uint32, int32) {
-	n := len(b)
-	if cap(b) == 0 {
-		b = make([]byte, 0, 1)
-	}
-	b = b[:n:cap(b)]
-	p := addr(b)
-	liveBytes += cap(b)
-	live[p] = b[:n] // the host may address its n bytes; the slice keeps the array (and its capacity) alive
-	return p, int32(n)
-}
+// hand registers a buffer for the host and returns its address (an empty one gets an
+// array of its own, so that every live buffer has a distinct address).
+func hand(b []byte) (uint32, int32) { return live.Pin(b), int32(len(b)) }
 
 // spare holds buffers the host freed, for the next outputs and kw_alloc calls: a host
 // that decodes, frees and decodes again gets the same memory back, so steady-state
@@ -126,31 +94,13 @@ func takeSpareFor(n int) []byte {
 }
 
 // region returns the bytes [p, p+n) when they lie inside one live buffer.
-func region(p, n uint32) ([]byte, bool) {
-	if n == 0 {
-		return nil, true
-	}
-	if b, ok := live[p]; ok {
-		if uint64(n) <= uint64(len(b)) {
-			return b[:n:n], true
-		}
-		return nil, false
-	}
-	end := uint64(p) + uint64(n)
-	for base, b := range live {
-		if p > base && end <= uint64(base)+uint64(len(b)) {
-			o := p - base
-			return b[o : o+n : o+n], true
-		}
-	}
-	return nil, false
-}
+func region(p, n uint32) ([]byte, bool) { return live.Region(p, n) }
 
 func setErr(e *abi.Error) int32 {
 	lastText = append(lastText[:0], e.Text...)
 	lastJSON = e.AppendJSON(lastJSON[:0])
 	hadError = true
-	yieldToGC(len(lastJSON))
+	gc.Note(len(lastJSON))
 	return e.Status
 }
 
@@ -200,7 +150,7 @@ func alloc(size int32) uint32 {
 			return 0
 		}
 		b = make([]byte, size)
-		yieldToGC(int(size))
+		gc.Note(int(size))
 	}
 	p, _ := hand(b)
 	clearErr()
@@ -213,22 +163,17 @@ const bigAlloc = 64 << 20
 
 // fits reports whether n more bytes, with the buffers the host holds, twice over (the
 // collector's headroom), stay inside the memory wasm32 can address.
-func fits(n int) bool { return 2*(uint64(liveBytes)+uint64(n)) <= linearMax }
-
-// liveBytes is the capacity of the buffers in live.
-var liveBytes int
+func fits(n int) bool { return 2*(uint64(live.Size())+uint64(n)) <= linearMax }
 
 func free(p uint32) int32 {
 	if p == 0 {
 		clearErr()
 		return abi.StatusOK
 	}
-	b, ok := live[p]
+	b, ok := live.Unpin(p)
 	if !ok {
 		return setErr(abi.ArgText("kw_free: " + strconv.FormatUint(uint64(p), 10) + " is not a live buffer (double free or stray pointer)"))
 	}
-	delete(live, p)
-	liveBytes -= cap(b)
 	release(b)
 	clearErr()
 	return abi.StatusOK
@@ -248,7 +193,7 @@ func lastErrorOut(out, outLen uint32, text []byte) int32 {
 	}
 	var p uint32
 	if cap(text) > 0 {
-		p = addr(text[:cap(text)])
+		p = uint32(pinned.Addr(text))
 	}
 	binary.LittleEndian.PutUint32(o, p)
 	binary.LittleEndian.PutUint32(l, uint32(len(text)))
@@ -286,7 +231,7 @@ func (b outBuf) finish(res []byte, err error) int32 {
 		return setErr(e)
 	}
 	p, n := hand(res)
-	yieldToGC(len(res))
+	gc.Note(len(res))
 	binary.LittleEndian.PutUint32(b.o, p)
 	binary.LittleEndian.PutUint32(b.l, uint32(n))
 	clearErr()
@@ -391,7 +336,7 @@ func done(err error) int32 {
 
 // runtimeStats is kw_runtime_stats over the live table.
 func runtimeStats(dst []byte) ([]byte, error) {
-	return abi.RuntimeStats(dst, len(live), liveBytes), nil
+	return abi.RuntimeStats(dst, live.Len(), live.Size()), nil
 }
 
 // nilPtr is the NULL input of a shim that takes none.
