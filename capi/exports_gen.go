@@ -13,9 +13,6 @@ import (
 	"github.com/kwire/kwire/abi"
 )
 
-var _ = abi.Version
-var _ unsafe.Pointer
-
 //export kw_abi_version
 func kw_abi_version() C.int32_t {
 	return abiVersion()

@@ -6,8 +6,6 @@ package main
 
 import "github.com/kwire/kwire/abi"
 
-var _ = abi.Version
-
 //go:wasmexport kw_abi_version
 func kwABIVersion() int32 {
 	return abiVersion()
