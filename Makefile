@@ -59,14 +59,18 @@ spec:
 	$(GO) run ./internal/gen/fetchspec -lock codec/spec.lock -out $(SPEC_DIR)
 
 # generate: rewrite the generated Go code from the descriptors in build/spec.
+# The ABI's shims, kwire.h's declarations and the bindings' ABI constants come from
+# internal/abitable (internal/abitable/gen).
 generate:
 	$(GO) run ./internal/gen -lock codec/spec.lock -spec $(SPEC_DIR)
+	$(GO) run ./internal/abitable/gen
 
 # check-generated: fail when the committed generated code differs from what `make generate`
 # writes. Fetches the spec first when build/spec is missing.
 check-generated:
 	@for r in $(SPEC_RELEASES); do [ -d $(SPEC_DIR)/$$r ] || { $(MAKE) --no-print-directory spec; break; }; done
 	$(GO) run ./internal/gen -lock codec/spec.lock -spec $(SPEC_DIR) -check
+	$(GO) run ./internal/abitable/gen -check
 
 test: check-generated go-test ports $(TEST_TARGETS)
 

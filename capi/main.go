@@ -1,5 +1,7 @@
 // Command capi is kwire's C library: the kw_ functions of kwire.h as cgo exports over
-// package abi. Build it with
+// package abi. The exports themselves are generated (exports_gen.go, from
+// internal/abitable); this file is their transport: C memory, the live table, the
+// thread's last error. Build it with
 //
 //	go build -buildmode=c-shared  -o build/libkwire.so ./capi
 //	go build -buildmode=c-archive -o build/libkwire.a  ./capi
@@ -129,82 +131,33 @@ func recovered(st *C.int32_t) {
 	}
 }
 
-// input turns a (pointer, length) pair into a Go view of C memory, valid during the call.
-func input(p unsafe.Pointer, n C.int32_t, what string) ([]byte, *abi.Error) {
-	if n < 0 {
-		return nil, argError("%s: negative length %d", what, n)
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	if p == nil {
-		return nil, argError("%s: NULL pointer with length %d", what, n)
-	}
-	return unsafe.Slice((*byte)(p), int(n)), nil
-}
+// The transport of the generated shims (exports_gen.go).
 
-// finish copies a result into malloc'ed memory and stores it in the out-params.
-func finish(out **C.uint8_t, outLen *C.int32_t, res []byte, err error) C.int32_t {
-	if err != nil {
-		return setErr(abi.AsError(err))
-	}
-	if len(res) > abi.MaxAlloc {
-		return setErr(&abi.Error{Status: abi.StatusTooLarge, Text: fmt.Sprintf("kwire: output of %d bytes exceeds the limit", len(res)), Version: -1, Offset: -1})
-	}
-	n := len(res)
-	p := C.malloc(C.size_t(max(n, 1)))
-	if p == nil {
-		return setErr(&abi.Error{Status: abi.StatusNoMem, Text: fmt.Sprintf("kwire: malloc(%d) failed", n), Version: -1, Offset: -1})
-	}
-	copy(unsafe.Slice((*byte)(p), n), res)
-	register(p, n)
-	*out = (*C.uint8_t)(p)
-	*outLen = C.int32_t(n)
-	C.kw_clear_error()
-	return 0
-}
+func abiVersion() C.int32_t { return C.int32_t(abi.Version()) }
 
-// begin checks and clears the out-params.
-func begin(out **C.uint8_t, outLen *C.int32_t) *abi.Error {
-	if out == nil || outLen == nil {
-		return argError("NULL out-param")
-	}
-	*out = nil
-	*outLen = 0
-	return nil
-}
-
-func getScratch() *[]byte { return scratch.Get().(*[]byte) }
-
-func putScratch(b *[]byte, res []byte) {
-	if cap(res) <= 1<<20 {
-		*b = res[:0]
-		scratch.Put(b)
+func recoveredPointer(p **C.uint8_t) {
+	if r := recover(); r != nil {
+		setErr(abi.Recovered(r))
+		*p = nil
 	}
 }
 
-//export kw_abi_version
-func kw_abi_version() C.int32_t { return C.int32_t(abi.Version()) }
-
-//export kw_alloc
-func kw_alloc(size C.int32_t) (p *C.uint8_t) {
-	defer func() {
-		if r := recover(); r != nil {
-			setErr(abi.Recovered(r))
-			p = nil
-		}
-	}()
-	if size < 0 {
-		setErr(argError("kw_alloc: negative size %d", size))
-		return nil
+// recoveredQuiet is the recovery of kw_last_error(_json): the last error is what they
+// read, so a panic there leaves it alone.
+func recoveredQuiet(st *C.int32_t) {
+	if recover() != nil {
+		*st = C.int32_t(abi.StatusInternal)
 	}
-	if size > abi.MaxAlloc {
-		setErr(&abi.Error{Status: abi.StatusTooLarge, Text: fmt.Sprintf("kwire: kw_alloc: %d bytes exceeds KW_MAX_ALLOC", size), Version: -1, Offset: -1})
+}
+
+func alloc(size C.int32_t) *C.uint8_t {
+	if e := abi.CheckAlloc(int32(size)); e != nil {
+		setErr(e)
 		return nil
 	}
 	m := C.calloc(C.size_t(max(size, 1)), 1)
 	if m == nil {
-		setErr(&abi.Error{Status: abi.StatusNoMem, Text: fmt.Sprintf("kwire: kw_alloc: calloc(%d) failed", size), Version: -1, Offset: -1})
+		setErr(abi.AllocFailed(int32(size)))
 		return nil
 	}
 	register(m, int(size))
@@ -212,9 +165,7 @@ func kw_alloc(size C.int32_t) (p *C.uint8_t) {
 	return (*C.uint8_t)(m)
 }
 
-//export kw_free
-func kw_free(p unsafe.Pointer) (st C.int32_t) {
-	defer recovered(&st)
+func free(p unsafe.Pointer) C.int32_t {
 	if p == nil {
 		C.kw_clear_error()
 		return 0
@@ -227,210 +178,124 @@ func kw_free(p unsafe.Pointer) (st C.int32_t) {
 	return 0
 }
 
-//export kw_last_error
-func kw_last_error(out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+func lastErrorText(out **C.uint8_t, outLen *C.int32_t) C.int32_t { return lastErrorOut(out, outLen, 0) }
+func lastErrorJSON(out **C.uint8_t, outLen *C.int32_t) C.int32_t { return lastErrorOut(out, outLen, 1) }
+
+func lastErrorOut(out **C.uint8_t, outLen *C.int32_t, json C.int) C.int32_t {
 	if out == nil || outLen == nil {
 		return C.int32_t(abi.StatusArg)
 	}
-	C.kw_get_error(0, out, outLen)
+	C.kw_get_error(json, out, outLen)
 	return 0
 }
 
-//export kw_last_error_json
-func kw_last_error_json(out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+// outBuf is a checked (out, out_len) pair and the scratch buffer its result is built in.
+type outBuf struct {
+	out     **C.uint8_t
+	outLen  *C.int32_t
+	scratch *[]byte
+}
+
+// openOut checks the out-params of a call and clears them.
+func openOut(out **C.uint8_t, outLen *C.int32_t) (*outBuf, *abi.Error) {
 	if out == nil || outLen == nil {
-		return C.int32_t(abi.StatusArg)
+		return nil, argError("NULL out-param")
 	}
-	C.kw_get_error(1, out, outLen)
-	return 0
+	*out = nil
+	*outLen = 0
+	return &outBuf{out: out, outLen: outLen}, nil
 }
 
-//export kw_api_catalogue
-func kw_api_catalogue(out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	if e := begin(out, outLen); e != nil {
-		return setErr(e)
-	}
-	b := getScratch()
-	res, err := abi.Catalogue((*b)[:0])
-	st = finish(out, outLen, res, err)
-	putScratch(b, res)
-	return st
+// dst is the buffer a result is appended to: a pooled scratch buffer.
+func (b *outBuf) dst() []byte {
+	b.scratch = scratch.Get().(*[]byte)
+	return (*b.scratch)[:0]
 }
 
-//export kw_header_versions
-func kw_header_versions(apiKey, version C.int32_t, reqOut, respOut *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	req, resp, err := abi.HeaderVersions(int32(apiKey), int32(version))
+// finish copies a result into malloc'ed memory and stores it in the out-params.
+func (b *outBuf) finish(res []byte, err error) C.int32_t {
+	defer b.putScratch(res)
 	if err != nil {
 		return setErr(abi.AsError(err))
 	}
-	if reqOut != nil {
-		*reqOut = C.int32_t(req)
+	if e := abi.CheckOutput(len(res)); e != nil {
+		return setErr(e)
 	}
-	if respOut != nil {
-		*respOut = C.int32_t(resp)
+	n := len(res)
+	p := C.malloc(C.size_t(max(n, 1)))
+	if p == nil {
+		return setErr(abi.OutputFailed(n))
 	}
+	copy(unsafe.Slice((*byte)(p), n), res)
+	register(p, n)
+	*b.out = (*C.uint8_t)(p)
+	*b.outLen = C.int32_t(n)
 	C.kw_clear_error()
 	return 0
 }
 
-//export kw_decode_message
-func kw_decode_message(name *C.char, nameLen, version C.int32_t, in *C.uint8_t, inLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	if e := begin(out, outLen); e != nil {
-		return setErr(e)
+func (b *outBuf) putScratch(res []byte) {
+	if b.scratch != nil && cap(res) <= 1<<20 {
+		*b.scratch = res[:0]
+		scratch.Put(b.scratch)
 	}
-	n, e := input(unsafe.Pointer(name), nameLen, "name")
-	if e != nil {
-		return setErr(e)
+}
+
+// i32Slot is an int32_t * out-param (nil: none was given).
+type i32Slot struct{ p *C.int32_t }
+
+func (s i32Slot) set(v int32) {
+	if s.p != nil {
+		*s.p = C.int32_t(v)
 	}
-	src, e := input(unsafe.Pointer(in), inLen, "input")
-	if e != nil {
-		return setErr(e)
+}
+
+// argOutI32 checks a required int32_t * out-param and clears it.
+func argOutI32(p *C.int32_t, what string) (i32Slot, *abi.Error) {
+	if p == nil {
+		return i32Slot{}, argError("NULL %s", what)
 	}
-	b := getScratch()
-	res, err := abi.DecodeMessage((*b)[:0], string(n), int32(version), src)
-	st = finish(out, outLen, res, err)
-	putScratch(b, res)
-	return st
+	*p = 0
+	return i32Slot{p}, nil
 }
 
-//export kw_encode_message
-func kw_encode_message(name *C.char, nameLen, version C.int32_t, json *C.uint8_t, jsonLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	if e := begin(out, outLen); e != nil {
-		return setErr(e)
+// argOptI32 takes an int32_t * out-param that may be NULL.
+func argOptI32(p *C.int32_t, _ string) (i32Slot, *abi.Error) { return i32Slot{p}, nil }
+
+// argPeek is the kw_peek_header a call fills in, as its 32 bytes.
+func argPeek(p unsafe.Pointer) ([]byte, *abi.Error) {
+	if p == nil {
+		return nil, argError("NULL out-param")
 	}
-	n, e := input(unsafe.Pointer(name), nameLen, "name")
-	if e != nil {
-		return setErr(e)
+	return unsafe.Slice((*byte)(p), abi.PeekSize), nil
+}
+
+// argBytes turns a (pointer, length) pair into a Go view of C memory, valid during the call.
+func argBytes(p *C.uint8_t, n C.int32_t, what string) ([]byte, *abi.Error) {
+	if n < 0 {
+		return nil, argError("%s: negative length %d", what, n)
 	}
-	src, e := input(unsafe.Pointer(json), jsonLen, "json")
-	if e != nil {
-		return setErr(e)
+	if n == 0 {
+		return nil, nil
 	}
-	b := getScratch()
-	res, err := abi.EncodeMessage((*b)[:0], string(n), int32(version), src)
-	st = finish(out, outLen, res, err)
-	putScratch(b, res)
-	return st
-}
-
-// call1 is the common shape f(in, in_len, ..., out, out_len).
-func call1(in *C.uint8_t, inLen C.int32_t, what string, out **C.uint8_t, outLen *C.int32_t,
-	fn func(dst, src []byte) ([]byte, error)) (st C.int32_t) {
-	defer recovered(&st)
-	if e := begin(out, outLen); e != nil {
-		return setErr(e)
+	if p == nil {
+		return nil, argError("%s: NULL pointer with length %d", what, n)
 	}
-	src, e := input(unsafe.Pointer(in), inLen, what)
-	if e != nil {
-		return setErr(e)
-	}
-	b := getScratch()
-	res, err := fn((*b)[:0], src)
-	st = finish(out, outLen, res, err)
-	putScratch(b, res)
-	return st
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(n)), nil
 }
 
-//export kw_decode_request_frame
-func kw_decode_request_frame(in *C.uint8_t, inLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(in, inLen, "frame", out, outLen, abi.DecodeRequestFrame)
+// argText is an input taken as a string.
+func argText(p *C.uint8_t, n C.int32_t, what string) (string, *abi.Error) {
+	b, e := argBytes(p, n, what)
+	return string(b), e
 }
 
-//export kw_encode_request_frame
-func kw_encode_request_frame(json *C.uint8_t, jsonLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(json, jsonLen, "json", out, outLen, abi.EncodeRequestFrame)
+func argName(p *C.char, n C.int32_t) (string, *abi.Error) {
+	b, e := argBytes((*C.uint8_t)(unsafe.Pointer(p)), n, "name")
+	return string(b), e
 }
 
-//export kw_decode_response_frame
-func kw_decode_response_frame(in *C.uint8_t, inLen C.int32_t, apiKey, version C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.DecodeResponseFrame(dst, src, int32(apiKey), int32(version))
-	})
-}
-
-//export kw_encode_response_frame
-func kw_encode_response_frame(json *C.uint8_t, jsonLen C.int32_t, apiKey, version C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(json, jsonLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.EncodeResponseFrame(dst, src, int32(apiKey), int32(version))
-	})
-}
-
-//export kw_peek_request_header
-func kw_peek_request_header(in *C.uint8_t, inLen C.int32_t, out unsafe.Pointer) (st C.int32_t) {
-	defer recovered(&st)
-	if out == nil {
-		return setErr(argError("NULL out-param"))
-	}
-	src, e := input(unsafe.Pointer(in), inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	p, err := abi.PeekRequestHeader(src)
-	if err != nil {
-		return setErr(abi.AsError(err))
-	}
-	o := (*[8]C.int32_t)(out)
-	*o = [8]C.int32_t{C.int32_t(p.FrameSize), C.int32_t(p.APIKey), C.int32_t(p.APIVersion), C.int32_t(p.CorrelationID),
-		C.int32_t(p.HeaderVersion), C.int32_t(p.ClientIDOffset), C.int32_t(p.ClientIDLength), 0}
-	C.kw_clear_error()
-	return 0
-}
-
-//export kw_records_decode_json
-func kw_records_decode_json(in *C.uint8_t, inLen C.int32_t, flags, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(in, inLen, "records", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.RecordsDecodeJSON(dst, src, int32(flags), int32(maxDecompressed))
-	})
-}
-
-//export kw_records_decode_table
-func kw_records_decode_table(in *C.uint8_t, inLen C.int32_t, flags, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(in, inLen, "records", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.RecordsDecodeTable(dst, src, int32(flags), int32(maxDecompressed))
-	})
-}
-
-//export kw_records_encode
-func kw_records_encode(json *C.uint8_t, jsonLen C.int32_t, compression C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(json, jsonLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.RecordsEncode(dst, src, int32(compression))
-	})
-}
-
-//export kw_decode_request_frame_records
-func kw_decode_request_frame_records(in *C.uint8_t, inLen C.int32_t, flags, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.DecodeRequestFrameRecords(dst, src, int32(flags), int32(maxDecompressed))
-	})
-}
-
-//export kw_decode_response_frame_records
-func kw_decode_response_frame_records(in *C.uint8_t, inLen C.int32_t, apiKey, version, flags, maxDecompressed C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.DecodeResponseFrameRecords(dst, src, int32(apiKey), int32(version), int32(flags), int32(maxDecompressed))
-	})
-}
-
-//export kw_encode_request_frame_records
-func kw_encode_request_frame_records(json *C.uint8_t, jsonLen C.int32_t, table *C.uint8_t, tableLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	if e := begin(out, outLen); e != nil {
-		return setErr(e)
-	}
-	tb, e := input(unsafe.Pointer(table), tableLen, "table")
-	if e != nil {
-		return setErr(e)
-	}
-	return call1(json, jsonLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.EncodeRequestFrameRecords(dst, src, tb)
-	})
-}
-
-func doneC(err error) C.int32_t {
+func done(err error) C.int32_t {
 	if err != nil {
 		return setErr(abi.AsError(err))
 	}
@@ -438,109 +303,44 @@ func doneC(err error) C.int32_t {
 	return 0
 }
 
-//export kw_session_new
-func kw_session_new(cfg *C.uint8_t, cfgLen C.int32_t, outHandle *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	if outHandle == nil {
-		return setErr(argError("NULL out_handle"))
-	}
-	*outHandle = 0
-	in, e := input(unsafe.Pointer(cfg), cfgLen, "config")
-	if e != nil {
-		return setErr(e)
-	}
-	h, err := abi.SessionNew(in)
-	if err == nil {
-		*outHandle = C.int32_t(h)
-	}
-	return doneC(err)
-}
-
-//export kw_session_free
-func kw_session_free(h C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	return doneC(abi.SessionFree(int32(h)))
-}
-
-//export kw_session_begin_negotiation
-func kw_session_begin_negotiation(h C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(nil, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) {
-		return abi.SessionBeginNegotiation(dst, int32(h))
-	})
-}
-
-//export kw_session_request
-func kw_session_request(h, apiKey, version C.int32_t, body *C.uint8_t, bodyLen, flags C.int32_t, out **C.uint8_t, outLen *C.int32_t, outCorr *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	if outCorr == nil {
-		if e := begin(out, outLen); e != nil {
-			return setErr(e)
-		}
-		return setErr(argError("NULL out_correlation_id"))
-	}
-	*outCorr = 0
-	return call1(body, bodyLen, "body", out, outLen, func(dst, src []byte) ([]byte, error) {
-		frame, corr, err := abi.SessionRequest(dst, int32(h), int32(apiKey), int32(version), src, int32(flags))
-		if err == nil {
-			*outCorr = C.int32_t(corr)
-		}
-		return frame, err
-	})
-}
-
-//export kw_session_feed
-func kw_session_feed(h C.int32_t, in *C.uint8_t, inLen C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	b, e := input(unsafe.Pointer(in), inLen, "input")
-	if e != nil {
-		return setErr(e)
-	}
-	return doneC(abi.SessionFeed(int32(h), b))
-}
-
-//export kw_session_next
-func kw_session_next(h C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(nil, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) {
-		return abi.SessionNext(dst, int32(h))
-	})
-}
-
-//export kw_session_counters
-func kw_session_counters(h C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return call1(nil, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) {
-		return abi.SessionCounters(dst, int32(h))
-	})
-}
-
-//export kw_session_version_for
-func kw_session_version_for(h, apiKey C.int32_t, outVersion *C.int32_t) (st C.int32_t) {
-	defer recovered(&st)
-	if outVersion == nil {
-		return setErr(argError("NULL out_version"))
-	}
-	*outVersion = 0
-	v, err := abi.SessionVersionFor(int32(h), int32(apiKey))
-	if err == nil {
-		*outVersion = C.int32_t(v)
-	}
-	return doneC(err)
-}
-
-//export kw_runtime_stats
-func kw_runtime_stats(out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+// runtimeStats is kw_runtime_stats over the live table.
+func runtimeStats(dst []byte) ([]byte, error) {
 	live.Lock()
 	n, bytes := len(live.m), 0
 	for _, size := range live.m {
 		bytes += size
 	}
 	live.Unlock()
-	return call1(nil, 0, "none", out, outLen, func(dst, _ []byte) ([]byte, error) {
-		return abi.RuntimeStats(dst, n, bytes), nil
-	})
+	return abi.RuntimeStats(dst, n, bytes), nil
 }
 
 // argError is a KW_ERR_ARG error whose text is "kwire: " and format rendered by
 // package fmt (which the C library may link; kwire.wasm's shims do without it).
 func argError(format string, args ...any) *abi.Error {
 	return abi.ArgText(fmt.Sprintf(format, args...))
+}
+
+// callOut is the common shim, recovering a panic: check and clear the out-params, check the input (none
+// when in is NULL and inLen 0), run fn, hand its result to the caller.
+func callOut(out **C.uint8_t, outLen *C.int32_t, in *C.uint8_t, inLen C.int32_t, what string, fn func(dst, src []byte) ([]byte, error)) (st C.int32_t) {
+	defer recovered(&st)
+	o, e := openOut(out, outLen)
+	if e != nil {
+		return setErr(e)
+	}
+	src, e := argBytes(in, inLen, what)
+	if e != nil {
+		return setErr(e)
+	}
+	res, err := fn(o.dst(), src)
+	return o.finish(res, err)
+}
+
+// nilPtr is the NULL input of a shim that takes none.
+var nilPtr *C.uint8_t
+
+// guarded runs the body of a shim that does not fit callOut, recovering a panic.
+func guarded(body func() C.int32_t) (st C.int32_t) {
+	defer recovered(&st)
+	return body()
 }

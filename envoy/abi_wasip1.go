@@ -3,11 +3,11 @@
 package main
 
 import (
-	"runtime"
 	"strconv"
 	"unsafe"
 
 	"github.com/kwire/kwire/envoy/kafkafilter"
+	"github.com/kwire/kwire/internal/pinned"
 )
 
 // proxy-wasm 0.2.1 constants.
@@ -57,7 +57,7 @@ func proxyCloseStream(stream int32) int32
 
 // allocs holds the buffers proxy_on_memory_allocate handed to the host until the
 // guest takes them over (Go's collector must not reclaim them meanwhile).
-var allocs = map[uint32][]byte{}
+var allocs pinned.Set[uint32]
 
 // target receives the bytes of a data buffer the guest reads with
 // proxy_get_buffer_bytes: while it is set, proxy_on_memory_allocate hands it out
@@ -73,7 +73,7 @@ var out struct {
 	time      uint64
 }
 
-func addrOf(b []byte) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) }
+func addrOf(b []byte) uint32 { return uint32(pinned.Addr(b)) }
 
 //go:wasmexport proxy_abi_version_0_2_1
 func proxyABIVersion() {}
@@ -86,26 +86,19 @@ func proxyOnMemoryAllocate(size int32) int32 {
 	if target != nil && int(size) <= len(target) {
 		return int32(addrOf(target))
 	}
-	b := make([]byte, max(size, 1))
-	a := addrOf(b)
-	allocs[a] = b
-	return int32(a)
+	return int32(allocs.Pin(make([]byte, size)))
 }
 
 // take claims a buffer the host filled through proxy_on_memory_allocate; ok is
 // false when ptr is not one (a host must allocate returned data that way).
 func take(ptr, size uint32) ([]byte, bool) {
-	b, ok := allocs[ptr]
+	b, ok := allocs.Unpin(ptr)
 	if ptr == 0 || size == 0 {
-		if ok {
-			delete(allocs, ptr)
-		}
 		return nil, true
 	}
 	if !ok || int(size) > len(b) {
 		return nil, false
 	}
-	delete(allocs, ptr)
 	return b[:size], true
 }
 
@@ -289,7 +282,7 @@ func onData(ctx, size, eos int32, downstream bool) (action int32) {
 		proxyCloseStream(streamDownstream)
 		proxyCloseStream(streamUpstream)
 	}
-	yieldToGC(int(s.conn.Copied() - copiedBefore))
+	gc.Note(int(s.conn.Copied() - copiedBefore))
 	if act.Pause {
 		return actionPause
 	}
@@ -367,17 +360,7 @@ func proxyOnTick(ctx int32) {
 	}
 }
 
-// yieldToGC lets the Go scheduler run the collector's background workers, which
-// in a reactor run only while an export is running and yields: every 256 data
-// callbacks, or after 4 MiB copied into the filter (what it allocates follows
+// gc yields to the collector's background workers (see pinned.Yielder) every 256
+// data callbacks, or after 4 MiB copied into the filter (what it allocates follows
 // what it copies).
-func yieldToGC(n int) {
-	calls++
-	handed += n
-	if calls >= 256 || handed >= 4<<20 {
-		calls, handed = 0, 0
-		runtime.Gosched()
-	}
-}
-
-var calls, handed int
+var gc = pinned.Yielder{Calls: 256, Bytes: 4 << 20}

@@ -1,7 +1,9 @@
 //go:build wasip1
 
 // Command wasm is kwire's WebAssembly module: the kw_ functions of capi/kwire.h as
-// //go:wasmexport functions over package abi. Build it as a WASI reactor:
+// //go:wasmexport functions over package abi. The exports themselves are generated
+// (exports_gen.go, from internal/abitable); this file is their transport: linear-memory
+// pointers, the live table, the last error. Build it as a WASI reactor:
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o build/kwire.wasm ./wasm
 //
@@ -14,40 +16,20 @@ package main
 
 import (
 	"encoding/binary"
-	"runtime"
 	"strconv"
-	"unsafe"
 
 	"github.com/kwire/kwire/abi"
+	"github.com/kwire/kwire/internal/pinned"
 )
 
 func main() {}
 
-// yieldToGC lets the Go scheduler run the garbage collector's background workers.
-// A reactor's goroutines run only while an export is running; an export that never
-// yields leaves a started GC cycle unfinished, and the heap (so linear memory) grows
-// without bound. Exports that allocate call it with what they handed out: every
-// yieldCalls calls, or once yieldBytes were handed out since the last yield, the export
-// yields once (runtime.Gosched), which lets a pending GC cycle finish. Yielding on every
-// call costs a goroutine switch each time (an unwind and rewind of the wasm stack).
-func yieldToGC(n int) {
-	calls++
-	handed += n
-	if calls >= yieldCalls || handed >= yieldBytes {
-		calls, handed = 0, 0
-		runtime.Gosched()
-	}
-}
+// gc yields to the collector's background workers (see pinned.Yielder) every
+// 64 calls that allocate, or once 4 MiB were handed out since the last yield.
+var gc = pinned.Yielder{Calls: 64, Bytes: 4 << 20}
 
-const (
-	yieldCalls = 64
-	yieldBytes = 4 << 20
-)
-
-var calls, handed int
-
-// live maps the address of every buffer handed to the host to the buffer.
-var live = map[uint32][]byte{}
+// live holds every buffer handed to the host, by address, until kw_free.
+var live pinned.Set[uint32]
 
 // The last error of this instance (kw_last_error); empty after a success.
 var (
@@ -56,20 +38,9 @@ var (
 	hadError bool
 )
 
-func addr(b []byte) uint32 { return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) }
-
-// hand registers a buffer for the host and returns its address. An empty result gets a
-// one-byte backing array so that every live buffer has a distinct address.
-func hand(b []byte) (uint32, int32) {
-	n := len(b)
-	if cap(b) == 0 {
-		b = make([]byte, 0, 1)
-	}
-	b = b[:n:cap(b)]
-	p := addr(b)
-	live[p] = b[:n] // the host may address its n bytes; the slice keeps the array (and its capacity) alive
-	return p, int32(n)
-}
+// hand registers a buffer for the host and returns its address (an empty one gets an
+// array of its own, so that every live buffer has a distinct address).
+func hand(b []byte) (uint32, int32) { return live.Pin(b), int32(len(b)) }
 
 // spare holds buffers the host freed, for the next outputs and kw_alloc calls: a host
 // that decodes, frees and decodes again gets the same memory back, so steady-state
@@ -123,31 +94,13 @@ func takeSpareFor(n int) []byte {
 }
 
 // region returns the bytes [p, p+n) when they lie inside one live buffer.
-func region(p, n uint32) ([]byte, bool) {
-	if n == 0 {
-		return nil, true
-	}
-	if b, ok := live[p]; ok {
-		if uint64(n) <= uint64(len(b)) {
-			return b[:n:n], true
-		}
-		return nil, false
-	}
-	end := uint64(p) + uint64(n)
-	for base, b := range live {
-		if p > base && end <= uint64(base)+uint64(len(b)) {
-			o := p - base
-			return b[o : o+n : o+n], true
-		}
-	}
-	return nil, false
-}
+func region(p, n uint32) ([]byte, bool) { return live.Region(p, n) }
 
 func setErr(e *abi.Error) int32 {
 	lastText = append(lastText[:0], e.Text...)
 	lastJSON = e.AppendJSON(lastJSON[:0])
 	hadError = true
-	yieldToGC(len(lastJSON))
+	gc.Note(len(lastJSON))
 	return e.Status
 }
 
@@ -165,8 +118,173 @@ func recovered(st *int32) {
 	}
 }
 
-// input checks an input (pointer, length) pair.
-func input(p uint32, n int32, what string) ([]byte, *abi.Error) {
+func abiVersion() int32 { return abi.Version() }
+
+func recoveredPointer(p *uint32) {
+	if r := recover(); r != nil {
+		setErr(abi.Recovered(r))
+		*p = 0
+	}
+}
+
+// recoveredQuiet is the recovery of kw_last_error(_json): the last error is what they
+// read, so a panic there leaves it alone.
+func recoveredQuiet(st *int32) {
+	if recover() != nil {
+		*st = abi.StatusInternal
+	}
+}
+
+// linearMax is the memory wasm32 addresses: 4 GiB.
+const linearMax = 4 << 30
+
+func alloc(size int32) uint32 {
+	if e := abi.CheckAlloc(size); e != nil {
+		setErr(e)
+		return 0
+	}
+	b := takeSpareFor(int(size))
+	if b == nil {
+		if size >= bigAlloc && !fits(int(size)) {
+			setErr(abi.AllocFailed(size))
+			return 0
+		}
+		b = make([]byte, size)
+		gc.Note(int(size))
+	}
+	p, _ := hand(b)
+	clearErr()
+	return p
+}
+
+// bigAlloc is the size from which kw_alloc checks that linear memory can still hold it:
+// Go's runtime does not return a failed allocation, it aborts the instance.
+const bigAlloc = 64 << 20
+
+// fits reports whether n more bytes, with the buffers the host holds, twice over (the
+// collector's headroom), stay inside the memory wasm32 can address.
+func fits(n int) bool { return 2*(uint64(live.Size())+uint64(n)) <= linearMax }
+
+func free(p uint32) int32 {
+	if p == 0 {
+		clearErr()
+		return abi.StatusOK
+	}
+	b, ok := live.Unpin(p)
+	if !ok {
+		return setErr(abi.ArgText("kw_free: " + strconv.FormatUint(uint64(p), 10) + " is not a live buffer (double free or stray pointer)"))
+	}
+	release(b)
+	clearErr()
+	return abi.StatusOK
+}
+
+func lastErrorText(out, outLen uint32) int32 { return lastErrorOut(out, outLen, lastText) }
+func lastErrorJSON(out, outLen uint32) int32 { return lastErrorOut(out, outLen, lastJSON) }
+
+func lastErrorOut(out, outLen uint32, text []byte) int32 {
+	if out == 0 || outLen == 0 {
+		return abi.StatusArg
+	}
+	o, ok1 := region(out, 4)
+	l, ok2 := region(outLen, 4)
+	if !ok1 || !ok2 {
+		return abi.StatusArg
+	}
+	var p uint32
+	if cap(text) > 0 {
+		p = uint32(pinned.Addr(text))
+	}
+	binary.LittleEndian.PutUint32(o, p)
+	binary.LittleEndian.PutUint32(l, uint32(len(text)))
+	return abi.StatusOK
+}
+
+// outBuf is a checked (out, out_len) pair.
+type outBuf struct{ o, l []byte }
+
+// openOut checks the out-param slots of a call and clears them.
+func openOut(out, outLen uint32) (outBuf, *abi.Error) {
+	if out == 0 || outLen == 0 {
+		return outBuf{}, abi.ArgText("NULL out-param")
+	}
+	o, ok1 := region(out, 4)
+	l, ok2 := region(outLen, 4)
+	if !ok1 || !ok2 {
+		return outBuf{}, abi.ArgText("out-param slot is not inside a live kw_alloc buffer")
+	}
+	binary.LittleEndian.PutUint32(o, 0)
+	binary.LittleEndian.PutUint32(l, 0)
+	return outBuf{o, l}, nil
+}
+
+// dst is the buffer a result is appended to: a spare one when there is one.
+func (b outBuf) dst() []byte { return takeSpare() }
+
+// finish hands a result to the host through its slots.
+func (b outBuf) finish(res []byte, err error) int32 {
+	if err != nil {
+		release(res) // dst, unused: never handed out
+		return setErr(abi.AsError(err))
+	}
+	if e := abi.CheckOutput(len(res)); e != nil {
+		return setErr(e)
+	}
+	p, n := hand(res)
+	gc.Note(len(res))
+	binary.LittleEndian.PutUint32(b.o, p)
+	binary.LittleEndian.PutUint32(b.l, uint32(n))
+	clearErr()
+	return abi.StatusOK
+}
+
+// i32Slot is a checked int32_t * out-param (nil: none was given).
+type i32Slot []byte
+
+func (s i32Slot) set(v int32) {
+	if s != nil {
+		binary.LittleEndian.PutUint32(s, uint32(v))
+	}
+}
+
+// argOutI32 checks a required int32_t * out-param and clears it.
+func argOutI32(p uint32, what string) (i32Slot, *abi.Error) {
+	if p == 0 {
+		return nil, abi.ArgText("NULL " + what)
+	}
+	s, e := argOptI32(p, what)
+	if e == nil {
+		s.set(0)
+	}
+	return s, e
+}
+
+// argOptI32 checks an int32_t * out-param that may be NULL.
+func argOptI32(p uint32, what string) (i32Slot, *abi.Error) {
+	if p == 0 {
+		return nil, nil
+	}
+	b, ok := region(p, 4)
+	if !ok {
+		return nil, abi.ArgText(what + " slot is not inside a live kw_alloc buffer")
+	}
+	return b, nil
+}
+
+// argPeek checks the kw_peek_header a call fills in.
+func argPeek(p uint32) ([]byte, *abi.Error) {
+	if p == 0 {
+		return nil, abi.ArgText("NULL out-param")
+	}
+	b, ok := region(p, abi.PeekSize)
+	if !ok {
+		return nil, abi.ArgText("kw_peek_header at " + strconv.FormatUint(uint64(p), 10) + " is not inside a live kw_alloc buffer")
+	}
+	return b, nil
+}
+
+// argBytes checks an input (pointer, length) pair.
+func argBytes(p uint32, n int32, what string) ([]byte, *abi.Error) {
 	if n < 0 {
 		return nil, abi.ArgText(what + ": negative length " + strconv.Itoa(int(n)))
 	}
@@ -181,51 +299,10 @@ func input(p uint32, n int32, what string) ([]byte, *abi.Error) {
 	return b, nil
 }
 
-// slots checks the out-param slots of a call and clears them.
-func slots(out, outLen uint32) ([]byte, []byte, *abi.Error) {
-	if out == 0 || outLen == 0 {
-		return nil, nil, abi.ArgText("NULL out-param")
-	}
-	o, ok1 := region(out, 4)
-	l, ok2 := region(outLen, 4)
-	if !ok1 || !ok2 {
-		return nil, nil, abi.ArgText("out-param slot is not inside a live kw_alloc buffer")
-	}
-	binary.LittleEndian.PutUint32(o, 0)
-	binary.LittleEndian.PutUint32(l, 0)
-	return o, l, nil
-}
-
-// finish hands a result to the host through its slots.
-// call1 is the common shape f(in, in_len, ..., out, out_len): check the out-params and
-// the input, run fn, hand its result to the host.
-func call1(in uint32, inLen int32, what string, out, outLen uint32, fn func(dst, src []byte) ([]byte, error)) int32 {
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, what)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := fn(takeSpare(), src)
-	return finish(o, l, res, err)
-}
-
-func finish(o, l []byte, res []byte, err error) int32 {
-	if err != nil {
-		release(res) // dst, unused: never handed out
-		return setErr(abi.AsError(err))
-	}
-	if len(res) > abi.MaxAlloc {
-		return setErr(&abi.Error{Status: abi.StatusTooLarge, Text: "kwire: output of " + strconv.Itoa(len(res)) + " bytes exceeds the limit", Version: -1, Offset: -1})
-	}
-	p, n := hand(res)
-	yieldToGC(len(res))
-	binary.LittleEndian.PutUint32(o, p)
-	binary.LittleEndian.PutUint32(l, uint32(n))
-	clearErr()
-	return abi.StatusOK
+// argText is an input taken as a string.
+func argText(p uint32, n int32, what string) (string, *abi.Error) {
+	b, e := argBytes(p, n, what)
+	return string(b), e
 }
 
 // names holds the message names hosts have passed, so that a repeated name costs no
@@ -234,8 +311,8 @@ var names = map[string]string{}
 
 const maxNames = 1024
 
-func name(p uint32, n int32) (string, *abi.Error) {
-	b, e := input(p, n, "name")
+func argName(p uint32, n int32) (string, *abi.Error) {
+	b, e := argBytes(p, n, "name")
 	if e != nil {
 		return "", e
 	}
@@ -249,274 +326,40 @@ func name(p uint32, n int32) (string, *abi.Error) {
 	return s, nil
 }
 
-//go:wasmexport kw_abi_version
-func kwABIVersion() int32 { return abi.Version() }
-
-//go:wasmexport kw_alloc
-func kwAlloc(size int32) (p uint32) {
-	defer func() {
-		if r := recover(); r != nil {
-			setErr(abi.Recovered(r))
-			p = 0
-		}
-	}()
-	if size < 0 {
-		setErr(abi.ArgText("kw_alloc: negative size " + strconv.Itoa(int(size))))
-		return 0
-	}
-	if size > abi.MaxAlloc {
-		setErr(&abi.Error{Status: abi.StatusTooLarge, Text: "kwire: kw_alloc: " + strconv.Itoa(int(size)) + " bytes exceeds KW_MAX_ALLOC", Version: -1, Offset: -1})
-		return 0
-	}
-	b := takeSpareFor(int(size))
-	if b == nil {
-		b = make([]byte, size)
-		yieldToGC(int(size))
-	}
-	p, _ = hand(b)
-	clearErr()
-	return p
-}
-
-//go:wasmexport kw_free
-func kwFree(p uint32) (st int32) {
-	defer recovered(&st)
-	if p == 0 {
-		clearErr()
-		return abi.StatusOK
-	}
-	b, ok := live[p]
-	if !ok {
-		return setErr(abi.ArgText("kw_free: " + strconv.FormatUint(uint64(p), 10) + " is not a live buffer (double free or stray pointer)"))
-	}
-	delete(live, p)
-	release(b)
-	clearErr()
-	return abi.StatusOK
-}
-
-func lastErrorOut(out, outLen uint32, text []byte) int32 {
-	if out == 0 || outLen == 0 {
-		return abi.StatusArg
-	}
-	o, ok1 := region(out, 4)
-	l, ok2 := region(outLen, 4)
-	if !ok1 || !ok2 {
-		return abi.StatusArg
-	}
-	var p uint32
-	if cap(text) > 0 {
-		p = addr(text[:cap(text)])
-	}
-	binary.LittleEndian.PutUint32(o, p)
-	binary.LittleEndian.PutUint32(l, uint32(len(text)))
-	return abi.StatusOK
-}
-
-//go:wasmexport kw_last_error
-func kwLastError(out, outLen uint32) (st int32) {
-	defer func() {
-		if recover() != nil {
-			st = abi.StatusInternal
-		}
-	}()
-	return lastErrorOut(out, outLen, lastText)
-}
-
-//go:wasmexport kw_last_error_json
-func kwLastErrorJSON(out, outLen uint32) (st int32) {
-	defer func() {
-		if recover() != nil {
-			st = abi.StatusInternal
-		}
-	}()
-	return lastErrorOut(out, outLen, lastJSON)
-}
-
-//go:wasmexport kw_api_catalogue
-func kwAPICatalogue(out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.Catalogue(nil)
-	return finish(o, l, res, err)
-}
-
-//go:wasmexport kw_header_versions
-func kwHeaderVersions(apiKey, version int32, reqOut, respOut uint32) (st int32) {
-	defer recovered(&st)
-	var rq, rs []byte
-	var ok bool
-	if reqOut != 0 {
-		if rq, ok = region(reqOut, 4); !ok {
-			return setErr(abi.ArgText("request_header_version slot is not inside a live kw_alloc buffer"))
-		}
-	}
-	if respOut != 0 {
-		if rs, ok = region(respOut, 4); !ok {
-			return setErr(abi.ArgText("response_header_version slot is not inside a live kw_alloc buffer"))
-		}
-	}
-	req, resp, err := abi.HeaderVersions(apiKey, version)
+func done(err error) int32 {
 	if err != nil {
 		return setErr(abi.AsError(err))
 	}
-	if rq != nil {
-		binary.LittleEndian.PutUint32(rq, uint32(req))
-	}
-	if rs != nil {
-		binary.LittleEndian.PutUint32(rs, uint32(resp))
-	}
 	clearErr()
 	return abi.StatusOK
 }
 
-//go:wasmexport kw_decode_message
-func kwDecodeMessage(np uint32, nl int32, version int32, in uint32, inLen int32, out, outLen uint32) (st int32) {
+// runtimeStats is kw_runtime_stats over the live table.
+func runtimeStats(dst []byte) ([]byte, error) {
+	return abi.RuntimeStats(dst, live.Len(), live.Size()), nil
+}
+
+// nilPtr is the NULL input of a shim that takes none.
+const nilPtr = 0
+
+// callOut is the common shim, recovering a panic: check and clear the out-params, check the input (none
+// when in is 0 and inLen 0), run fn, hand its result to the host.
+func callOut(out, outLen, in uint32, inLen int32, what string, fn func(dst, src []byte) ([]byte, error)) (st int32) {
 	defer recovered(&st)
-	o, l, e := slots(out, outLen)
+	o, e := openOut(out, outLen)
 	if e != nil {
 		return setErr(e)
 	}
-	n, e := name(np, nl)
+	src, e := argBytes(in, inLen, what)
 	if e != nil {
 		return setErr(e)
 	}
-	src, e := input(in, inLen, "input")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.DecodeMessage(takeSpare(), n, version, src)
-	return finish(o, l, res, err)
+	res, err := fn(o.dst(), src)
+	return o.finish(res, err)
 }
 
-//go:wasmexport kw_encode_message
-func kwEncodeMessage(np uint32, nl int32, version int32, in uint32, inLen int32, out, outLen uint32) (st int32) {
+// guarded runs the body of a shim that does not fit callOut, recovering a panic.
+func guarded(body func() int32) (st int32) {
 	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	n, e := name(np, nl)
-	if e != nil {
-		return setErr(e)
-	}
-	src, e := input(in, inLen, "json")
-	if e != nil {
-		return setErr(e)
-	}
-	res, err := abi.EncodeMessage(takeSpare(), n, version, src)
-	return finish(o, l, res, err)
-}
-
-//go:wasmexport kw_decode_request_frame
-func kwDecodeRequestFrame(in uint32, inLen int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.DecodeRequestFrame(dst, src) })
-}
-
-//go:wasmexport kw_encode_request_frame
-func kwEncodeRequestFrame(in uint32, inLen int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.EncodeRequestFrame(dst, src) })
-}
-
-//go:wasmexport kw_decode_response_frame
-func kwDecodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.DecodeResponseFrame(dst, src, apiKey, version) })
-}
-
-//go:wasmexport kw_encode_response_frame
-func kwEncodeResponseFrame(in uint32, inLen int32, apiKey, version int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.EncodeResponseFrame(dst, src, apiKey, version) })
-}
-
-//go:wasmexport kw_peek_request_header
-func kwPeekRequestHeader(in uint32, inLen int32, out uint32) (st int32) {
-	defer recovered(&st)
-	if out == 0 {
-		return setErr(abi.ArgText("NULL out-param"))
-	}
-	dst, ok := region(out, abi.PeekSize)
-	if !ok {
-		return setErr(abi.ArgText("kw_peek_header at " + strconv.FormatUint(uint64(out), 10) + " is not inside a live kw_alloc buffer"))
-	}
-	src, e := input(in, inLen, "frame")
-	if e != nil {
-		return setErr(e)
-	}
-	p, err := abi.PeekRequestHeader(src)
-	if err != nil {
-		return setErr(abi.AsError(err))
-	}
-	p.Put(dst)
-	clearErr()
-	return abi.StatusOK
-}
-
-//go:wasmexport kw_records_decode_json
-func kwRecordsDecodeJSON(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "records", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.RecordsDecodeJSON(dst, src, flags, maxDecompressed) })
-}
-
-//go:wasmexport kw_records_decode_table
-func kwRecordsDecodeTable(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "records", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.RecordsDecodeTable(dst, src, flags, maxDecompressed) })
-}
-
-//go:wasmexport kw_records_encode
-func kwRecordsEncode(in uint32, inLen int32, compression int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) { return abi.RecordsEncode(dst, src, compression) })
-}
-
-//go:wasmexport kw_decode_request_frame_records
-func kwDecodeRequestFrameRecords(in uint32, inLen int32, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.DecodeRequestFrameRecords(dst, src, flags, maxDecompressed)
-	})
-}
-
-//go:wasmexport kw_decode_response_frame_records
-func kwDecodeResponseFrameRecords(in uint32, inLen int32, apiKey, version, flags, maxDecompressed int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	return call1(in, inLen, "frame", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.DecodeResponseFrameRecords(dst, src, apiKey, version, flags, maxDecompressed)
-	})
-}
-
-//go:wasmexport kw_encode_request_frame_records
-func kwEncodeRequestFrameRecords(in uint32, inLen int32, table uint32, tableLen int32, out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	tb, e := input(table, tableLen, "table")
-	if e != nil {
-		if _, _, e2 := slots(out, outLen); e2 != nil {
-			return setErr(e2)
-		}
-		return setErr(e)
-	}
-	return call1(in, inLen, "json", out, outLen, func(dst, src []byte) ([]byte, error) {
-		return abi.EncodeRequestFrameRecords(dst, src, tb)
-	})
-}
-
-//go:wasmexport kw_runtime_stats
-func kwRuntimeStats(out, outLen uint32) (st int32) {
-	defer recovered(&st)
-	o, l, e := slots(out, outLen)
-	if e != nil {
-		return setErr(e)
-	}
-	n := 0
-	for _, b := range live {
-		n += cap(b)
-	}
-	return finish(o, l, abi.RuntimeStats(takeSpare(), len(live), n), nil)
+	return body()
 }

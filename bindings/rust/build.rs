@@ -16,8 +16,19 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The ABI version the crate is written against (kwire.pc's Version is major.minor).
-const ABI: &str = "1.2";
+/// The ABI version the crate is written against (kwire.pc's Version is major.minor),
+/// read from the generated src/abi.rs.
+fn abi() -> String {
+    let text = include_str!("src/abi.rs");
+    let get = |name: &str| {
+        let line = text
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("pub const {}: i32 = ", name)))
+            .unwrap_or_else(|| panic!("src/abi.rs has no {}", name));
+        line.trim_end_matches(';').to_string()
+    };
+    format!("{}.{}", get("KW_ABI_MAJOR"), get("KW_ABI_MINOR"))
+}
 
 fn main() {
     for v in [
@@ -67,7 +78,7 @@ fn from_pkg_config(dynamic: bool, file: &str) -> Option<PathBuf> {
     let pc = env::var("PKG_CONFIG").unwrap_or_else(|_| "pkg-config".to_string());
     let name = if dynamic { "kwire" } else { "kwire-static" };
     let ok = Command::new(&pc)
-        .arg(format!("--atleast-version={}", ABI))
+        .arg(format!("--atleast-version={}", abi()))
         .arg(name)
         .status()
         .ok()?;
@@ -80,7 +91,8 @@ fn from_pkg_config(dynamic: bool, file: &str) -> Option<PathBuf> {
         {
             println!(
                 "cargo:warning=pkg-config finds {} older than ABI {}: not used",
-                name, ABI
+                name,
+                abi()
             );
         }
         return None;
@@ -107,6 +119,7 @@ fn build_into_out_dir(dynamic: bool, file: &str) -> PathBuf {
         "set KWIRE_LIB_DIR to a folder holding {file}, or let pkg-config find {pc} >= {ABI} \
          (PKG_CONFIG_PATH=<kwire checkout>/build after `make capi` there, or the prefix of `make c-install`)",
         pc = if dynamic { "kwire" } else { "kwire-static" },
+        ABI = abi(),
     );
     if !is_checkout(&repo) {
         panic!("libkwire not found: {}", help);

@@ -1,17 +1,15 @@
 // Errors of kwire calls: one Error subclass per status category of the ABI (kwire.h),
 // each carrying the status code and the library's own error text and details.
 
-export const KW_OK = 0;
-export const KW_ERR_ARG = -1;
-export const KW_ERR_DECODE = -2;
-export const KW_ERR_ENCODE = -3;
-export const KW_ERR_JSON = -4;
-export const KW_ERR_UNKNOWN_API = -5;
-export const KW_ERR_VERSION = -6;
-export const KW_ERR_TOO_LARGE = -7;
-export const KW_ERR_NOMEM = -8;
-export const KW_ERR_UNSUPPORTED = -9;
-export const KW_ERR_INTERNAL = -10;
+// The status codes come from the ABI's one table (abi_gen.js, generated).
+export {
+  KW_OK, KW_ERR_ARG, KW_ERR_DECODE, KW_ERR_ENCODE, KW_ERR_JSON, KW_ERR_UNKNOWN_API, KW_ERR_VERSION,
+  KW_ERR_TOO_LARGE, KW_ERR_NOMEM, KW_ERR_UNSUPPORTED, KW_ERR_INTERNAL,
+} from './abi_gen.js';
+import {
+  KW_OK, KW_ERR_ARG, KW_ERR_DECODE, KW_ERR_ENCODE, KW_ERR_JSON, KW_ERR_UNKNOWN_API, KW_ERR_VERSION,
+  KW_ERR_TOO_LARGE, KW_ERR_NOMEM, KW_ERR_UNSUPPORTED, KW_ERR_INTERNAL,
+} from './abi_gen.js';
 
 /**
  * KwireError is every error a kwire call reports. `status` is the ABI's negative status,

@@ -28,6 +28,7 @@
 // write, the stream ending) fails the session: every pending request rejects with a
 // ConnectionClosedError and later calls reject at once.
 
+import { EXPORTS, KW_SESSION_NO_RESPONSE } from './abi_gen.js';
 import { KwireTrapError, KwireArgError, KW_ERR_ARG } from './errors.js';
 import { asBytes, fromBase64, toBase64 } from './base64.js';
 import { AuthenticationError, authenticate as saslAuthenticate, checkSasl, reauthDelayMs } from './sasl.js';
@@ -39,9 +40,8 @@ export { AuthenticationError };
 export const REAUTH_TIMEOUT_MS = 30000;
 
 const utf8dec = new TextDecoder();
-const NO_RESPONSE = 1;
-const SESSION_EXPORTS = ['kw_session_new', 'kw_session_free', 'kw_session_begin_negotiation', 'kw_session_request',
-  'kw_session_feed', 'kw_session_next', 'kw_session_counters', 'kw_session_version_for'];
+const NO_RESPONSE = KW_SESSION_NO_RESPONSE;
+const SESSION_EXPORTS = EXPORTS.filter((n) => n.startsWith('kw_session_'));
 
 /**
  * ConnectionClosedError: the session is over (the stream ended, a write failed, the

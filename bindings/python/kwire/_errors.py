@@ -3,18 +3,20 @@
 import warnings
 from typing import Any, Dict, Optional, Type
 
-# Status codes of the ABI (capi/kwire.h).
-OK = 0
-ERR_ARG = -1
-ERR_DECODE = -2
-ERR_ENCODE = -3
-ERR_JSON = -4
-ERR_UNKNOWN_API = -5
-ERR_VERSION = -6
-ERR_TOO_LARGE = -7
-ERR_NOMEM = -8
-ERR_UNSUPPORTED = -9
-ERR_INTERNAL = -10
+from . import _abi
+
+# Status codes of the ABI (capi/kwire.h), from the generated _abi.
+OK = _abi.KW_OK
+ERR_ARG = _abi.KW_ERR_ARG
+ERR_DECODE = _abi.KW_ERR_DECODE
+ERR_ENCODE = _abi.KW_ERR_ENCODE
+ERR_JSON = _abi.KW_ERR_JSON
+ERR_UNKNOWN_API = _abi.KW_ERR_UNKNOWN_API
+ERR_VERSION = _abi.KW_ERR_VERSION
+ERR_TOO_LARGE = _abi.KW_ERR_TOO_LARGE
+ERR_NOMEM = _abi.KW_ERR_NOMEM
+ERR_UNSUPPORTED = _abi.KW_ERR_UNSUPPORTED
+ERR_INTERNAL = _abi.KW_ERR_INTERNAL
 
 
 class KwireError(Exception):
@@ -144,18 +146,8 @@ _CLASSES: Dict[int, Type[KwireError]] = {
     ERR_INTERNAL: InternalError,
 }
 
-_CATEGORIES: Dict[int, str] = {
-    ERR_ARG: "arg",
-    ERR_DECODE: "decode",
-    ERR_ENCODE: "encode",
-    ERR_JSON: "json",
-    ERR_UNKNOWN_API: "unknown_api",
-    ERR_VERSION: "version",
-    ERR_TOO_LARGE: "too_large",
-    ERR_NOMEM: "nomem",
-    ERR_UNSUPPORTED: "unsupported",
-    ERR_INTERNAL: "internal",
-}
+# The category of each error status (kw_last_error_json names it too).
+_CATEGORIES: Dict[int, str] = {s: c for s, c in _abi.STATUS_CATEGORIES.items() if s != OK}
 
 
 def error_for(status: int, text: str, details: Optional[Dict[str, Any]] = None) -> KwireError:

@@ -9,13 +9,15 @@ from array import array
 from itertools import chain, repeat
 from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union, overload
 
+from . import _abi
 from . import _layout as L
 from ._errors import ERR_ARG, ERR_INTERNAL, error_for
 
 BytesLike = Union[bytes, bytearray, memoryview]
 
-COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
-"""Compression names by KW_COMPRESSION_* code."""
+COMPRESSIONS = tuple(k[len("KW_COMPRESSION_") :].lower() for k, _ in sorted(
+    ((k, v) for k, v in vars(_abi).items() if k.startswith("KW_COMPRESSION_")), key=lambda kv: kv[1]))
+"""Compression names by KW_COMPRESSION_* code ("none", "gzip", "snappy", "lz4", "zstd")."""
 _TIMESTAMP_TYPES = {-1: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}
 _SCHEMA_SOURCES = ("none", "value-prefix", "header")
 

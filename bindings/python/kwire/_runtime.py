@@ -46,50 +46,21 @@ try:  # wasmtime's C API as wasmtime-py exposes it: used for a cheaper call path
 except ImportError:  # pragma: no cover - another wasmtime-py layout
     _FAST_CALLS = False
 
+from . import _abi
 from ._errors import ERR_ARG, ERR_INTERNAL, ERR_TOO_LARGE, KwireError, error_for
 
-ABI_MAJOR = 1
+ABI_MAJOR = _abi.KW_ABI_MAJOR
+# The oldest minor version the binding loads: the exports a later minor added are optional.
 ABI_MINOR = 0
 
-_EXPORTS = (
-    "kw_abi_version",
-    "kw_alloc",
-    "kw_free",
-    "kw_last_error",
-    "kw_last_error_json",
-    "kw_api_catalogue",
-    "kw_header_versions",
-    "kw_decode_message",
-    "kw_encode_message",
-    "kw_decode_request_frame",
-    "kw_encode_request_frame",
-    "kw_decode_response_frame",
-    "kw_encode_response_frame",
-    "kw_peek_request_header",
-    "kw_records_decode_json",
-    "kw_records_decode_table",
-    "kw_records_encode",
-)
+# The exports every module of ABI_MAJOR.ABI_MINOR has (the generated table's).
+_EXPORTS = tuple(n for n in _abi.EXPORTS if _abi.SINCE[n] <= ABI_MINOR)
 
 # The ABI 1.1 session calls (kwire.session needs every one of them).
-_SESSION_EXPORTS = (
-    "kw_session_new",
-    "kw_session_free",
-    "kw_session_begin_negotiation",
-    "kw_session_request",
-    "kw_session_feed",
-    "kw_session_next",
-    "kw_session_counters",
-    "kw_session_version_for",
-)
+_SESSION_EXPORTS = tuple(n for n in _abi.EXPORTS if n.startswith("kw_session_"))
 
 # Exports a newer module adds (ABI minor versions only add): used when present.
-_OPTIONAL_EXPORTS = (
-    "kw_decode_request_frame_records",
-    "kw_decode_response_frame_records",
-    "kw_encode_request_frame_records",
-    "kw_runtime_stats",  # ABI 1.2
-) + _SESSION_EXPORTS
+_OPTIONAL_EXPORTS = tuple(n for n in _abi.EXPORTS if _abi.SINCE[n] > ABI_MINOR)
 
 BytesLike = Union[bytes, bytearray, memoryview]
 
@@ -99,7 +70,7 @@ _SCRATCH = 48
 _OUT_SLOTS = struct.Struct("<Ii")
 _PEEK = struct.Struct("<8i")
 # KW_MAX_ALLOC: the largest buffer the module hands out or accepts.
-MAX_ALLOC = 512 * 1024 * 1024
+MAX_ALLOC = _abi.KW_MAX_ALLOC
 # Input buffers above this size are released after the call instead of kept for reuse.
 # The module's linear memory never shrinks, so releasing a large input gives nothing back
 # to the system; kept, the next large input reuses it, where a released one leaves the

@@ -43,6 +43,7 @@ import time
 import weakref
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Set, Tuple, TypedDict, Union, cast
 
+from . import _abi
 from ._api import BytesLike, Kwire, default, dumps, loads
 from ._errors import ERR_UNSUPPORTED, KwireError, error_for
 from ._runtime import _OUT_SLOTS, _SESSION_EXPORTS, Instance, check_int32
@@ -52,7 +53,7 @@ from ._sasl import AuthenticationError, Exchange, Sasl, check as _check_sasl, ex
 REAUTH_TIMEOUT = 30.0
 """Seconds a re-authentication may take (the requests on the wire answered, then the exchange)."""
 
-NO_RESPONSE = 1
+NO_RESPONSE = _abi.KW_SESSION_NO_RESPONSE
 """kw_session_request flag: the broker does not answer (Produce with acks=0)."""
 
 _READ_SIZE = 1 << 16

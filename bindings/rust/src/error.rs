@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::ffi;
+use crate::{abi, ffi};
 
 /// What went wrong, by the library's status codes (kwire.h's `KW_ERR_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,16 +36,16 @@ impl ErrorKind {
     /// The kind of a (negative) library status.
     pub fn from_status(status: i32) -> ErrorKind {
         match status {
-            ffi::KW_ERR_ARG => ErrorKind::Arg,
-            ffi::KW_ERR_DECODE => ErrorKind::Decode,
-            ffi::KW_ERR_ENCODE => ErrorKind::Encode,
-            ffi::KW_ERR_JSON => ErrorKind::Json,
-            ffi::KW_ERR_UNKNOWN_API => ErrorKind::UnknownApi,
-            ffi::KW_ERR_VERSION => ErrorKind::Version,
-            ffi::KW_ERR_TOO_LARGE => ErrorKind::TooLarge,
-            ffi::KW_ERR_NOMEM => ErrorKind::NoMem,
-            ffi::KW_ERR_UNSUPPORTED => ErrorKind::Unsupported,
-            ffi::KW_ERR_INTERNAL => ErrorKind::Internal,
+            abi::KW_ERR_ARG => ErrorKind::Arg,
+            abi::KW_ERR_DECODE => ErrorKind::Decode,
+            abi::KW_ERR_ENCODE => ErrorKind::Encode,
+            abi::KW_ERR_JSON => ErrorKind::Json,
+            abi::KW_ERR_UNKNOWN_API => ErrorKind::UnknownApi,
+            abi::KW_ERR_VERSION => ErrorKind::Version,
+            abi::KW_ERR_TOO_LARGE => ErrorKind::TooLarge,
+            abi::KW_ERR_NOMEM => ErrorKind::NoMem,
+            abi::KW_ERR_UNSUPPORTED => ErrorKind::Unsupported,
+            abi::KW_ERR_INTERNAL => ErrorKind::Internal,
             s => ErrorKind::Other(s),
         }
     }
@@ -53,16 +53,16 @@ impl ErrorKind {
     /// The library's status code for this kind.
     pub fn status(self) -> i32 {
         match self {
-            ErrorKind::Arg => ffi::KW_ERR_ARG,
-            ErrorKind::Decode => ffi::KW_ERR_DECODE,
-            ErrorKind::Encode => ffi::KW_ERR_ENCODE,
-            ErrorKind::Json => ffi::KW_ERR_JSON,
-            ErrorKind::UnknownApi => ffi::KW_ERR_UNKNOWN_API,
-            ErrorKind::Version => ffi::KW_ERR_VERSION,
-            ErrorKind::TooLarge => ffi::KW_ERR_TOO_LARGE,
-            ErrorKind::NoMem => ffi::KW_ERR_NOMEM,
-            ErrorKind::Unsupported => ffi::KW_ERR_UNSUPPORTED,
-            ErrorKind::Internal => ffi::KW_ERR_INTERNAL,
+            ErrorKind::Arg => abi::KW_ERR_ARG,
+            ErrorKind::Decode => abi::KW_ERR_DECODE,
+            ErrorKind::Encode => abi::KW_ERR_ENCODE,
+            ErrorKind::Json => abi::KW_ERR_JSON,
+            ErrorKind::UnknownApi => abi::KW_ERR_UNKNOWN_API,
+            ErrorKind::Version => abi::KW_ERR_VERSION,
+            ErrorKind::TooLarge => abi::KW_ERR_TOO_LARGE,
+            ErrorKind::NoMem => abi::KW_ERR_NOMEM,
+            ErrorKind::Unsupported => abi::KW_ERR_UNSUPPORTED,
+            ErrorKind::Internal => abi::KW_ERR_INTERNAL,
             ErrorKind::Other(s) => s,
         }
     }
@@ -149,7 +149,7 @@ impl Error {
         // SAFETY: valid out-params; the library owns the text, valid until the next kw_
         // call on this thread, and it is copied before any other call.
         let st = unsafe { ffi::kw_last_error_json(&mut p, &mut n) };
-        if st == ffi::KW_OK && !p.is_null() && n > 0 {
+        if st == abi::KW_OK && !p.is_null() && n > 0 {
             // SAFETY: the library returned p with n readable bytes.
             let bytes = unsafe { std::slice::from_raw_parts(p, n as usize) };
             if let Ok(serde_json::Value::Object(o)) = serde_json::from_slice::<serde_json::Value>(bytes) {

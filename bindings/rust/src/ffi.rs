@@ -1,28 +1,9 @@
-//! The kw_ functions of kwire.h. Private: the crate's public API wraps each of them.
+//! The kw_ functions of kwire.h. Private: the crate's public API wraps each of them. Their
+//! constants are the generated `abi` module's.
 
 #![allow(dead_code)]
 
 use std::os::raw::{c_char, c_void};
-
-pub const KW_OK: i32 = 0;
-pub const KW_ERR_ARG: i32 = -1;
-pub const KW_ERR_DECODE: i32 = -2;
-pub const KW_ERR_ENCODE: i32 = -3;
-pub const KW_ERR_JSON: i32 = -4;
-pub const KW_ERR_UNKNOWN_API: i32 = -5;
-pub const KW_ERR_VERSION: i32 = -6;
-pub const KW_ERR_TOO_LARGE: i32 = -7;
-pub const KW_ERR_NOMEM: i32 = -8;
-pub const KW_ERR_UNSUPPORTED: i32 = -9;
-pub const KW_ERR_INTERNAL: i32 = -10;
-
-/// The header version this crate was written against (KW_ABI_MAJOR, KW_ABI_MINOR).
-pub const KW_ABI_MAJOR: i32 = 1;
-pub const KW_ABI_MINOR: i32 = 2;
-
-pub const KW_MAX_ALLOC: i32 = 512 * 1024 * 1024;
-pub const KW_RECORDS_SKIP_CRC: i32 = 1;
-pub const KW_RECORDS_INPUT_SPANS: i32 = 2;
 
 #[repr(C)]
 #[derive(Default, Clone, Copy, Debug)]

@@ -33,6 +33,9 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+// The ABI's constants and export list, generated from the ABI table.
+#[allow(dead_code)]
+mod abi;
 pub mod constants;
 mod error;
 mod ffi;
@@ -58,9 +61,9 @@ pub use table::{FrameRecords, ProduceVerdict, RecordTable};
 struct ReadmeExamples;
 
 /// The ABI major version this crate was written for; [`abi_version`] must report the same.
-pub const ABI_MAJOR: u16 = ffi::KW_ABI_MAJOR as u16;
+pub const ABI_MAJOR: u16 = abi::KW_ABI_MAJOR as u16;
 /// The ABI minor version this crate needs at least.
-pub const ABI_MINOR: u16 = ffi::KW_ABI_MINOR as u16;
+pub const ABI_MINOR: u16 = abi::KW_ABI_MINOR as u16;
 
 /// The ABI version of the linked library, (major, minor).
 pub fn abi_version() -> (u16, u16) {
@@ -137,7 +140,7 @@ fn call(f: impl FnOnce(*mut *mut u8, *mut i32) -> i32) -> Result<LibBuf> {
         ptr: out,
         len: n.max(0) as usize,
     };
-    if st != ffi::KW_OK {
+    if st != abi::KW_OK {
         return Err(Error::last(st));
     }
     Ok(buf)
@@ -289,7 +292,7 @@ pub fn header_versions(api_key: i16, api_version: i16) -> Result<HeaderVersions>
     let (mut rq, mut rs) = (0i32, 0i32);
     // SAFETY: valid out-params.
     let st = unsafe { ffi::kw_header_versions(api_key as i32, api_version as i32, &mut rq, &mut rs) };
-    if st != ffi::KW_OK {
+    if st != abi::KW_OK {
         return Err(Error::last(st));
     }
     Ok(HeaderVersions {
@@ -503,7 +506,7 @@ pub fn decode_request_frame_records_borrowed<'f>(
 ) -> Result<FrameRecords<'f>> {
     let (flags, max) = opts.args()?;
     let il = len32("frame", frame.len())?;
-    let flags = flags | ffi::KW_RECORDS_INPUT_SPANS;
+    let flags = flags | abi::KW_RECORDS_INPUT_SPANS;
     // SAFETY: frame is valid for il bytes during the call; valid out-params.
     let b = call(|o, n| unsafe { ffi::kw_decode_request_frame_records(ptr(frame), il, flags, max, o, n) })?;
     FrameRecords::from_lib_input(b, frame, true)
@@ -563,7 +566,7 @@ pub fn decode_response_frame_records_borrowed<'f>(
 ) -> Result<FrameRecords<'f>> {
     let (flags, max) = opts.args()?;
     let il = len32("frame", frame.len())?;
-    let flags = flags | ffi::KW_RECORDS_INPUT_SPANS;
+    let flags = flags | abi::KW_RECORDS_INPUT_SPANS;
     // SAFETY: frame is valid for il bytes during the call; valid out-params.
     let b = call(|o, n| unsafe {
         ffi::kw_decode_response_frame_records(ptr(frame), il, api_key as i32, api_version as i32, flags, max, o, n)
@@ -669,7 +672,7 @@ pub fn peek_request_header(frame: &[u8]) -> Result<PeekedHeader<'_>> {
     let mut h = ffi::KwPeekHeader::default();
     // SAFETY: frame is valid for il bytes during the call; h is writable storage.
     let st = unsafe { ffi::kw_peek_request_header(ptr(frame), il, &mut h) };
-    if st != ffi::KW_OK {
+    if st != abi::KW_OK {
         return Err(Error::last(st));
     }
     let client_id = if h.client_id_length < 0 {
@@ -702,7 +705,7 @@ pub fn peek_request_header(frame: &[u8]) -> Result<PeekedHeader<'_>> {
 mod header_check {
     use std::collections::BTreeMap;
 
-    use crate::ffi;
+    use crate::abi;
     use crate::records::Compression;
     use crate::table::layout::*;
 
@@ -806,27 +809,27 @@ mod header_check {
         same(
             &["KW_OK", "KW_ERR_"],
             &[
-                ("KW_OK", ffi::KW_OK.into()),
-                ("KW_ERR_ARG", ffi::KW_ERR_ARG.into()),
-                ("KW_ERR_DECODE", ffi::KW_ERR_DECODE.into()),
-                ("KW_ERR_ENCODE", ffi::KW_ERR_ENCODE.into()),
-                ("KW_ERR_JSON", ffi::KW_ERR_JSON.into()),
-                ("KW_ERR_UNKNOWN_API", ffi::KW_ERR_UNKNOWN_API.into()),
-                ("KW_ERR_VERSION", ffi::KW_ERR_VERSION.into()),
-                ("KW_ERR_TOO_LARGE", ffi::KW_ERR_TOO_LARGE.into()),
-                ("KW_ERR_NOMEM", ffi::KW_ERR_NOMEM.into()),
-                ("KW_ERR_UNSUPPORTED", ffi::KW_ERR_UNSUPPORTED.into()),
-                ("KW_ERR_INTERNAL", ffi::KW_ERR_INTERNAL.into()),
+                ("KW_OK", abi::KW_OK.into()),
+                ("KW_ERR_ARG", abi::KW_ERR_ARG.into()),
+                ("KW_ERR_DECODE", abi::KW_ERR_DECODE.into()),
+                ("KW_ERR_ENCODE", abi::KW_ERR_ENCODE.into()),
+                ("KW_ERR_JSON", abi::KW_ERR_JSON.into()),
+                ("KW_ERR_UNKNOWN_API", abi::KW_ERR_UNKNOWN_API.into()),
+                ("KW_ERR_VERSION", abi::KW_ERR_VERSION.into()),
+                ("KW_ERR_TOO_LARGE", abi::KW_ERR_TOO_LARGE.into()),
+                ("KW_ERR_NOMEM", abi::KW_ERR_NOMEM.into()),
+                ("KW_ERR_UNSUPPORTED", abi::KW_ERR_UNSUPPORTED.into()),
+                ("KW_ERR_INTERNAL", abi::KW_ERR_INTERNAL.into()),
             ],
         );
         same(
             &["KW_RECORDS_", "KW_ABI_MAJOR", "KW_ABI_MINOR", "KW_MAX_ALLOC"],
             &[
-                ("KW_RECORDS_SKIP_CRC", ffi::KW_RECORDS_SKIP_CRC.into()),
-                ("KW_RECORDS_INPUT_SPANS", ffi::KW_RECORDS_INPUT_SPANS.into()),
-                ("KW_ABI_MAJOR", ffi::KW_ABI_MAJOR.into()),
-                ("KW_ABI_MINOR", ffi::KW_ABI_MINOR.into()),
-                ("KW_MAX_ALLOC", ffi::KW_MAX_ALLOC.into()),
+                ("KW_RECORDS_SKIP_CRC", abi::KW_RECORDS_SKIP_CRC.into()),
+                ("KW_RECORDS_INPUT_SPANS", abi::KW_RECORDS_INPUT_SPANS.into()),
+                ("KW_ABI_MAJOR", abi::KW_ABI_MAJOR.into()),
+                ("KW_ABI_MINOR", abi::KW_ABI_MINOR.into()),
+                ("KW_MAX_ALLOC", abi::KW_MAX_ALLOC.into()),
             ],
         );
         let codecs = [

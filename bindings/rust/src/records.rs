@@ -26,7 +26,7 @@ use serde_json::Value;
 use crate::error::{Error, ErrorKind, Result};
 use crate::table::layout::*;
 use crate::table::RecordTable;
-use crate::{call, ffi, len32, parse, ptr, to_json};
+use crate::{abi, call, ffi, len32, parse, ptr, to_json};
 
 /// A batch's compression codec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -48,21 +48,21 @@ impl Compression {
     /// The codec number of a batch's attributes (KW_COMPRESSION_*).
     pub fn code(self) -> i32 {
         match self {
-            Compression::None => 0,
-            Compression::Gzip => 1,
-            Compression::Snappy => 2,
-            Compression::Lz4 => 3,
-            Compression::Zstd => 4,
+            Compression::None => abi::KW_COMPRESSION_NONE,
+            Compression::Gzip => abi::KW_COMPRESSION_GZIP,
+            Compression::Snappy => abi::KW_COMPRESSION_SNAPPY,
+            Compression::Lz4 => abi::KW_COMPRESSION_LZ4,
+            Compression::Zstd => abi::KW_COMPRESSION_ZSTD,
         }
     }
     /// The codec of a codec number.
     pub fn from_code(code: i32) -> Option<Compression> {
         Some(match code {
-            0 => Compression::None,
-            1 => Compression::Gzip,
-            2 => Compression::Snappy,
-            3 => Compression::Lz4,
-            4 => Compression::Zstd,
+            abi::KW_COMPRESSION_NONE => Compression::None,
+            abi::KW_COMPRESSION_GZIP => Compression::Gzip,
+            abi::KW_COMPRESSION_SNAPPY => Compression::Snappy,
+            abi::KW_COMPRESSION_LZ4 => Compression::Lz4,
+            abi::KW_COMPRESSION_ZSTD => Compression::Zstd,
             _ => return None,
         })
     }
@@ -210,7 +210,7 @@ impl Default for DecodeOptions {
 
 impl DecodeOptions {
     pub(crate) fn args(&self) -> Result<(i32, i32)> {
-        let flags = if self.verify_crc { 0 } else { ffi::KW_RECORDS_SKIP_CRC };
+        let flags = if self.verify_crc { 0 } else { abi::KW_RECORDS_SKIP_CRC };
         let max = match self.max_decompressed {
             None => 0,
             Some(0) => return Err(Error::new(ErrorKind::Arg, "kwire: max_decompressed of 0")),

@@ -66,95 +66,95 @@ use crate::{LibBuf, RequestFrame, ResponseFrame};
 /// little-endian; an entry's (offset, length) pair has length -1 for null.
 pub mod layout {
     /// The 4 bytes a table starts with.
-    pub const TABLE_MAGIC: &[u8; 4] = b"KWRT";
+    pub const TABLE_MAGIC: &[u8; 4] = crate::abi::KW_TABLE_MAGIC;
     /// i32: the layout version (1, 2 or 3).
-    pub const TABLE_LAYOUT: usize = 4;
+    pub const TABLE_LAYOUT: usize = crate::abi::KW_TABLE_LAYOUT as usize;
     /// i32: the number of record entries.
-    pub const TABLE_RECORD_COUNT: usize = 8;
+    pub const TABLE_RECORD_COUNT: usize = crate::abi::KW_TABLE_RECORD_COUNT as usize;
     /// i32: bytes per record entry.
-    pub const TABLE_RECORD_STRIDE: usize = 12;
+    pub const TABLE_RECORD_STRIDE: usize = crate::abi::KW_TABLE_RECORD_STRIDE as usize;
     /// i32: the offset of record entry 0.
-    pub const TABLE_RECORDS_OFFSET: usize = 16;
+    pub const TABLE_RECORDS_OFFSET: usize = crate::abi::KW_TABLE_RECORDS_OFFSET as usize;
     /// i32: the number of header entries (of all records together).
-    pub const TABLE_HEADER_COUNT: usize = 20;
+    pub const TABLE_HEADER_COUNT: usize = crate::abi::KW_TABLE_HEADER_COUNT as usize;
     /// i32: bytes per header entry.
-    pub const TABLE_HEADER_STRIDE: usize = 24;
+    pub const TABLE_HEADER_STRIDE: usize = crate::abi::KW_TABLE_HEADER_STRIDE as usize;
     /// i32: the offset of header entry 0.
-    pub const TABLE_HEADERS_OFFSET: usize = 28;
+    pub const TABLE_HEADERS_OFFSET: usize = crate::abi::KW_TABLE_HEADERS_OFFSET as usize;
     /// i32: the size of a partial batch at the end of the input (layout 1).
-    pub const TABLE_SKIPPED_BYTES: usize = 32;
+    pub const TABLE_SKIPPED_BYTES: usize = crate::abi::KW_TABLE_SKIPPED_BYTES as usize;
     /// i32: the table's size in bytes.
-    pub const TABLE_TOTAL_SIZE: usize = 36;
+    pub const TABLE_TOTAL_SIZE: usize = crate::abi::KW_TABLE_TOTAL_SIZE as usize;
     /// i32: the offset of the frame JSON (layouts 2 and 3).
-    pub const TABLE_JSON_OFFSET: usize = 40;
+    pub const TABLE_JSON_OFFSET: usize = crate::abi::KW_TABLE_JSON_OFFSET as usize;
     /// i32: the length of the frame JSON (layouts 2 and 3).
-    pub const TABLE_JSON_LENGTH: usize = 44;
+    pub const TABLE_JSON_LENGTH: usize = crate::abi::KW_TABLE_JSON_LENGTH as usize;
     /// The size of the table header of layout 1.
-    pub const TABLE_HEADER_SIZE_1: usize = 40;
+    pub const TABLE_HEADER_SIZE_1: usize = crate::abi::KW_TABLE_HEADER_SIZE_1 as usize;
     /// The size of the table header of layouts 2 and 3.
-    pub const TABLE_HEADER_SIZE_2: usize = 48;
+    pub const TABLE_HEADER_SIZE_2: usize = crate::abi::KW_TABLE_HEADER_SIZE_2 as usize;
 
     /// i64: the record's offset.
-    pub const REC_OFFSET: usize = 0;
+    pub const REC_OFFSET: usize = crate::abi::KW_REC_OFFSET as usize;
     /// i64: its timestamp.
-    pub const REC_TIMESTAMP: usize = 8;
+    pub const REC_TIMESTAMP: usize = crate::abi::KW_REC_TIMESTAMP as usize;
     /// i64: the batch's producer id.
-    pub const REC_PRODUCER_ID: usize = 16;
+    pub const REC_PRODUCER_ID: usize = crate::abi::KW_REC_PRODUCER_ID as usize;
     /// i32: the key's offset.
-    pub const REC_KEY_OFFSET: usize = 24;
+    pub const REC_KEY_OFFSET: usize = crate::abi::KW_REC_KEY_OFFSET as usize;
     /// i32: the key's length (-1: null).
-    pub const REC_KEY_LENGTH: usize = 28;
+    pub const REC_KEY_LENGTH: usize = crate::abi::KW_REC_KEY_LENGTH as usize;
     /// i32: the value's offset.
-    pub const REC_VALUE_OFFSET: usize = 32;
+    pub const REC_VALUE_OFFSET: usize = crate::abi::KW_REC_VALUE_OFFSET as usize;
     /// i32: the value's length (-1: null).
-    pub const REC_VALUE_LENGTH: usize = 36;
+    pub const REC_VALUE_LENGTH: usize = crate::abi::KW_REC_VALUE_LENGTH as usize;
     /// i32: the index of the record's first header entry.
-    pub const REC_FIRST_HEADER: usize = 40;
+    pub const REC_FIRST_HEADER: usize = crate::abi::KW_REC_FIRST_HEADER as usize;
     /// i32: the number of its header entries.
-    pub const REC_HEADER_COUNT: usize = 44;
+    pub const REC_HEADER_COUNT: usize = crate::abi::KW_REC_HEADER_COUNT as usize;
     /// i32: the record's sequence.
-    pub const REC_SEQUENCE: usize = 48;
+    pub const REC_SEQUENCE: usize = crate::abi::KW_REC_SEQUENCE as usize;
     /// i32: the batch's partition leader epoch.
-    pub const REC_LEADER_EPOCH: usize = 52;
+    pub const REC_LEADER_EPOCH: usize = crate::abi::KW_REC_LEADER_EPOCH as usize;
     /// i32: the batch's producer epoch.
-    pub const REC_PRODUCER_EPOCH: usize = 56;
+    pub const REC_PRODUCER_EPOCH: usize = crate::abi::KW_REC_PRODUCER_EPOCH as usize;
     /// i32: 0, 1 or 2.
-    pub const REC_MAGIC: usize = 60;
+    pub const REC_MAGIC: usize = crate::abi::KW_REC_MAGIC as usize;
     /// i32: the codec (`KW_COMPRESSION_*`).
-    pub const REC_COMPRESSION: usize = 64;
+    pub const REC_COMPRESSION: usize = crate::abi::KW_REC_COMPRESSION as usize;
     /// i32: -1 none, 0 CreateTime, 1 LogAppendTime.
-    pub const REC_TIMESTAMP_TYPE: usize = 68;
+    pub const REC_TIMESTAMP_TYPE: usize = crate::abi::KW_REC_TIMESTAMP_TYPE as usize;
     /// i32: bit 0 transactional, bit 1 control.
-    pub const REC_FLAGS: usize = 72;
+    pub const REC_FLAGS: usize = crate::abi::KW_REC_FLAGS as usize;
     /// i32: the control record's type, -1 for a data record.
-    pub const REC_CONTROL_TYPE: usize = 76;
+    pub const REC_CONTROL_TYPE: usize = crate::abi::KW_REC_CONTROL_TYPE as usize;
     /// i32: where a schema reference was found (0 none, 1 value prefix, 2 headers).
-    pub const REC_SCHEMA_SOURCE: usize = 80;
+    pub const REC_SCHEMA_SOURCE: usize = crate::abi::KW_REC_SCHEMA_SOURCE as usize;
     /// i32: the schema id (-1 when unknown).
-    pub const REC_SCHEMA_ID: usize = 84;
+    pub const REC_SCHEMA_ID: usize = crate::abi::KW_REC_SCHEMA_ID as usize;
     /// i32: the schema version (-1 when unknown).
-    pub const REC_SCHEMA_VERSION: usize = 88;
+    pub const REC_SCHEMA_VERSION: usize = crate::abi::KW_REC_SCHEMA_VERSION as usize;
     /// i32, layout 3: where the record's key, value and header spans point
     /// ([`SOURCE_TABLE`], [`SOURCE_INPUT`]); 0 in layouts 1 and 2.
-    pub const REC_SOURCE: usize = 92;
+    pub const REC_SOURCE: usize = crate::abi::KW_REC_SOURCE as usize;
     /// The record stride of layouts 1 to 3 (a table may have a larger one).
-    pub const REC_STRIDE: usize = 96;
+    pub const REC_STRIDE: usize = crate::abi::KW_REC_STRIDE as usize;
 
     /// i32: the header key's offset.
-    pub const HDR_KEY_OFFSET: usize = 0;
+    pub const HDR_KEY_OFFSET: usize = crate::abi::KW_HDR_KEY_OFFSET as usize;
     /// i32: the header key's length.
-    pub const HDR_KEY_LENGTH: usize = 4;
+    pub const HDR_KEY_LENGTH: usize = crate::abi::KW_HDR_KEY_LENGTH as usize;
     /// i32: the header value's offset.
-    pub const HDR_VALUE_OFFSET: usize = 8;
+    pub const HDR_VALUE_OFFSET: usize = crate::abi::KW_HDR_VALUE_OFFSET as usize;
     /// i32: the header value's length (-1: null).
-    pub const HDR_VALUE_LENGTH: usize = 12;
+    pub const HDR_VALUE_LENGTH: usize = crate::abi::KW_HDR_VALUE_LENGTH as usize;
     /// The header stride of layouts 1 to 3 (a table may have a larger one).
-    pub const HDR_STRIDE: usize = 16;
+    pub const HDR_STRIDE: usize = crate::abi::KW_HDR_STRIDE as usize;
 
     /// [`REC_SOURCE`]: the spans are offsets into the table.
-    pub const SOURCE_TABLE: i32 = 0;
+    pub const SOURCE_TABLE: i32 = crate::abi::KW_SOURCE_TABLE;
     /// [`REC_SOURCE`]: the spans are offsets into the input the decode call was given.
-    pub const SOURCE_INPUT: i32 = 1;
+    pub const SOURCE_INPUT: i32 = crate::abi::KW_SOURCE_INPUT;
 
     /// The layout of a table of one records field (`kw_records_decode_table`).
     pub const LAYOUT_RECORDS: i32 = 1;

@@ -48,6 +48,7 @@ Cargo.toml
 Cargo.toml.orig
 README.md
 build.rs
+src/abi.rs
 src/constants.rs
 src/error.rs
 src/ffi.rs

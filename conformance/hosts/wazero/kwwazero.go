@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/kwire/kwire/internal/abitable"
 	"os"
 
 	"github.com/tetratelabs/wazero"
@@ -85,14 +86,8 @@ type Instance struct {
 	inCap   uint32
 }
 
-var exports = []string{"kw_abi_version", "kw_alloc", "kw_free", "kw_last_error", "kw_last_error_json",
-	"kw_api_catalogue", "kw_header_versions", "kw_decode_message", "kw_encode_message",
-	"kw_decode_request_frame", "kw_encode_request_frame", "kw_decode_response_frame",
-	"kw_encode_response_frame", "kw_peek_request_header", "kw_records_decode_json",
-	"kw_records_decode_table", "kw_records_encode",
-	"kw_decode_request_frame_records", "kw_decode_response_frame_records", "kw_encode_request_frame_records",
-	"kw_session_new", "kw_session_free", "kw_session_begin_negotiation", "kw_session_request", "kw_session_feed",
-	"kw_session_next", "kw_session_counters", "kw_session_version_for", "kw_policy_check", "kw_runtime_stats"}
+// exports is every kw_ function of the ABI, from its one table.
+var exports = abitable.ExportNames()
 
 // Exports lists the kw_ functions every build of the module exports.
 func Exports() []string { return append([]string(nil), exports...) }

@@ -14,24 +14,26 @@ package main
 
 import (
 	"runtime"
-	"unsafe"
 
 	"github.com/kwire/kwire/cmd/kwire/internal/inspect"
+	"github.com/kwire/kwire/internal/pinned"
 )
 
 func main() {}
 
-var in, out []byte
+// in is the input buffer the host writes, out the JSON lines it reads: each held until
+// the next one replaces it.
+var in, out pinned.Slot
 
 //go:wasmexport inspect_alloc
 func inspectAlloc(n int32) uint32 {
 	if n < 0 {
 		return 0
 	}
-	in = make([]byte, n, n+1)
-	out = nil
+	out.Put(nil)
+	in.Put(nil)
 	runtime.GC()
-	return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(in[:cap(in)]))))
+	return uint32(in.Put(make([]byte, n)))
 }
 
 // inspect_pcap reads the input as a capture; port, when not 0, is the only server
@@ -44,10 +46,12 @@ func inspectPcap(port int32) int32 {
 	if port > 0 && port < 65536 {
 		ports = []uint16{uint16(port)}
 	}
-	var err error
-	out, err = inspect.Pcap(out[:0], in, ports)
+	b, err := inspect.Pcap(out.Bytes()[:0], in.Bytes(), ports)
 	if err != nil {
-		out = inspect.ErrorLine(out, err)
+		b = inspect.ErrorLine(b, err)
+	}
+	out.Put(b)
+	if err != nil {
 		return 1
 	}
 	return 0
@@ -58,17 +62,12 @@ func inspectPcap(port int32) int32 {
 //
 //go:wasmexport inspect_frame
 func inspectFrame(apiKey, version int32) int32 {
-	out = inspect.Frame(out[:0], in, int16(apiKey), int16(version))
+	out.Put(inspect.Frame(out.Bytes()[:0], in.Bytes(), int16(apiKey), int16(version)))
 	return 0
 }
 
 //go:wasmexport inspect_out_ptr
-func inspectOutPtr() uint32 {
-	if cap(out) == 0 {
-		out = make([]byte, 0, 1)
-	}
-	return uint32(uintptr(unsafe.Pointer(unsafe.SliceData(out[:cap(out)]))))
-}
+func inspectOutPtr() uint32 { return uint32(out.Put(out.Bytes())) }
 
 //go:wasmexport inspect_out_len
-func inspectOutLen() int32 { return int32(len(out)) }
+func inspectOutLen() int32 { return int32(len(out.Bytes())) }

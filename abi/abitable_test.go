@@ -1,0 +1,44 @@
+package abi
+
+import (
+	"testing"
+
+	"github.com/kwire/kwire/internal/abitable"
+)
+
+// The package's constants are the ABI table's: the version, every status with its
+// category name, the allocation limit and the record flags.
+func TestConstantsAreTheTables(t *testing.T) {
+	if Major != abitable.Major || Minor != abitable.Minor {
+		t.Errorf("abi %d.%d, table %d.%d", Major, Minor, abitable.Major, abitable.Minor)
+	}
+	ours := map[string]int32{
+		"OK": StatusOK, "ERR_ARG": StatusArg, "ERR_DECODE": StatusDecode, "ERR_ENCODE": StatusEncode,
+		"ERR_JSON": StatusJSON, "ERR_UNKNOWN_API": StatusUnknownAPI, "ERR_VERSION": StatusVersion,
+		"ERR_TOO_LARGE": StatusTooLarge, "ERR_NOMEM": StatusNoMem, "ERR_UNSUPPORTED": StatusUnsupported,
+		"ERR_INTERNAL": StatusInternal,
+	}
+	statuses := abitable.Group("status")
+	if len(statuses) != len(ours) {
+		t.Errorf("the table has %d statuses, package abi %d", len(statuses), len(ours))
+	}
+	for _, c := range statuses {
+		s, ok := ours[c.Name]
+		if !ok {
+			t.Errorf("KW_%s (%d): no Status constant", c.Name, c.Value)
+			continue
+		}
+		if int(s) != c.Value {
+			t.Errorf("KW_%s: table %d, package abi %d", c.Name, c.Value, s)
+		}
+		if got := StatusName(s); got != c.Category {
+			t.Errorf("StatusName(%d) = %q, the table's category is %q", s, got, c.Category)
+		}
+	}
+	want := map[string]int{"MAX_ALLOC": MaxAlloc, "RECORDS_SKIP_CRC": FlagSkipCRC, "RECORDS_INPUT_SPANS": FlagInputSpans}
+	for _, c := range abitable.Consts {
+		if v, ok := want[c.Name]; ok && v != c.Value {
+			t.Errorf("KW_%s: table %d, package abi %d", c.Name, c.Value, v)
+		}
+	}
+}
