@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec/policy"
+	"github.com/kwire/kwire/internal/policyabi"
 )
 
 // maxTopicLen is the longest topic name a Kafka string can carry.
@@ -13,7 +14,7 @@ const maxTopicLen = 1<<15 - 1
 // PolicyCheck is kw_policy_check, appended to dst: it reads policyJSON (a
 // codec/policy configuration), checks records (the records field of one Produce
 // partition of topic) and returns the partition's verdict as JSON
-// (policy.PartitionVerdict.AppendJSON). A bad policy is StatusJSON with the JSON
+// (policyabi.AppendVerdict). A bad policy is StatusJSON with the JSON
 // path and byte offset of the offending value; an empty, over-long or non-UTF-8
 // topic or a negative partition is StatusArg. Undecodable records are a verdict
 // (accept false under enforce, with "error"), not an error.
@@ -29,7 +30,7 @@ func PolicyCheck(dst, policyJSON []byte, topic string, partition int32, records 
 	case partition < 0:
 		return nil, newErr(StatusArg, "kwire: policy check: negative partition "+decimal(partition))
 	}
-	p, perr := policy.Parse(policyJSON)
+	out, perr := policyabi.Check(dst, policyJSON, topic, partition, records)
 	if perr != nil {
 		var ce *policy.ConfigError
 		if errors.As(perr, &ce) {
@@ -37,6 +38,5 @@ func PolicyCheck(dst, policyJSON []byte, topic string, partition int32, records 
 		}
 		return nil, &Error{Status: StatusJSON, Text: "kwire: " + perr.Error(), Message: "policy", Version: -1, Offset: -1}
 	}
-	v := p.NewChecker().Check(topic, partition, records)
-	return v.AppendJSON(dst), nil
+	return out, nil
 }
