@@ -643,7 +643,7 @@ type Checker struct {
 	dec records.Decoder
 	buf []byte // decompressed records of the fast path (scanBatch)
 	// spans and hdrs receive the fast path's record and header spans
-	// (records.ScanRecords).
+	// (recordscan.Scan).
 	spans, hdrs []int32
 	json        jsonValidator // the JSON checks' scratch space
 }

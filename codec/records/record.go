@@ -107,6 +107,13 @@ func (d *Decoder) Records(b *Batch) (*RecordIter, error) {
 	return it, nil
 }
 
+// BatchData returns the records section of b ready to read: b.Records itself when the
+// batch is uncompressed, else the decompressed bytes in the decoder's buffer (valid
+// until the decoder decompresses again). Its errors are those of Records.
+func (d *Decoder) BatchData(b *Batch) (data []byte, decompressed bool, err error) {
+	return d.recordsData(b)
+}
+
 func (d *Decoder) recordsData(b *Batch) ([]byte, bool, error) {
 	c := b.Compression()
 	if c == CompressionNone {

@@ -11,9 +11,9 @@ import (
 	"unsafe"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/internal/errtext"
 	"github.com/kwire/kwire/internal/jsonx"
-	"github.com/kwire/kwire/codec/records"
 )
 
 // AppendString appends s as a JSON string (invalid UTF-8 becomes U+FFFD), as the JSON
