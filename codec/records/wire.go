@@ -6,7 +6,6 @@ import (
 	"math/bits"
 
 	"github.com/kwire/kwire/internal/crc32c"
-	"github.com/kwire/kwire/internal/wire"
 )
 
 // CRC32C is the checksum of a magic 2 batch (Castagnoli polynomial). In the
@@ -17,14 +16,6 @@ func CRC32C(b []byte) uint32 { return crc32c.Checksum(b) }
 func CRC32(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
 
 var be = binary.BigEndian
-
-// readVarint reads a zigzag varint of at most 5 bytes (Kafka's int32 varint) at
-// b[pos:] (wire.Varint).
-func readVarint(b []byte, pos int) (v int32, next int, ok bool) { return wire.Varint(b, pos) }
-
-// readVarlong reads a zigzag varint of at most 10 bytes (Kafka's int64 varlong) at
-// b[pos:] (wire.Varlong).
-func readVarlong(b []byte, pos int) (v int64, next int, ok bool) { return wire.Varlong(b, pos) }
 
 func appendVarint(b []byte, v int32) []byte {
 	u := uint32(v<<1) ^ uint32(v>>31)
