@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kwire/kwire/abi/abiconf"
+	"github.com/kwire/kwire/conformance"
 	"github.com/kwire/kwire/conformance/internal/abiclient"
 )
 
@@ -40,7 +40,7 @@ type Suite struct {
 	New func(t testing.TB) (Instance, error)
 
 	relOnce sync.Once
-	rels    []abiconf.Release
+	rels    []conformance.Release
 	relErr  error
 }
 
@@ -74,9 +74,9 @@ func (l *Lazy[T]) Get(t testing.TB, make func() (T, error)) T {
 }
 
 // Releases are the vectors of every release, read once.
-func (s *Suite) Releases(t testing.TB) []abiconf.Release {
+func (s *Suite) Releases(t testing.TB) []conformance.Release {
 	t.Helper()
-	s.relOnce.Do(func() { s.rels, s.relErr = abiconf.LoadReleases(VectorDir) })
+	s.relOnce.Do(func() { s.rels, s.relErr = conformance.LoadReleases(VectorDir) })
 	if s.relErr != nil {
 		t.Fatalf("loading vectors: %v", s.relErr)
 	}
