@@ -198,10 +198,19 @@ func (native) Message(name string, apiKey int16, kind string) (*Message, bool) {
 		Renames: info.Renames, Superseded: info.Superseded}, alias
 }
 
-func (native) Decode(m *Message, version int16, b []byte) ([]byte, error) {
+// decode reads b into a new message of m's type.
+func decode(m *Message, version int16, b []byte) (codec.Message, error) {
 	km := codec.NewMessage(m.Name)
 	if err := km.Decode(b, version); err != nil {
 		return nil, fmt.Errorf("kwire cannot decode the bytes: %w", err)
+	}
+	return km, nil
+}
+
+func (native) Decode(m *Message, version int16, b []byte) ([]byte, error) {
+	km, err := decode(m, version, b)
+	if err != nil {
+		return nil, err
 	}
 	js, err := km.AppendJSON(nil, version)
 	if err != nil {
@@ -225,9 +234,9 @@ func (native) Encode(m *Message, version int16, js []byte) ([]byte, error) {
 // RoundTrip re-encodes the decoded struct, not its JSON: the typed codec is lossless
 // on its own.
 func (native) RoundTrip(m *Message, version int16, b, _ []byte) ([]byte, error) {
-	km := codec.NewMessage(m.Name)
-	if err := km.Decode(b, version); err != nil {
-		return nil, fmt.Errorf("kwire cannot decode the bytes: %w", err)
+	km, err := decode(m, version, b)
+	if err != nil {
+		return nil, err
 	}
 	re, err := km.Encode(nil, version)
 	if err != nil {

@@ -204,18 +204,11 @@ func byteAt(b []byte, off int) string {
 // renamed (codec.MessageInfo.Renames: it writes the newer name and reads either), so a
 // vector from an older release compares with kwire's output under the newer names.
 func jsonDiffRenamed(want, got []byte, renames []codec.FieldRename) (*Diff, error) {
-	w, err := parseJSON(want)
-	if err != nil {
-		return nil, fmt.Errorf("vector json: %w", err)
-	}
-	g, err := parseJSON(got)
-	if err != nil {
-		return nil, fmt.Errorf("kwire json: %w", err)
-	}
-	for _, r := range renames {
-		applyRename(w, splitPath(r.Path), r.Old, r.New)
-	}
-	return diffValues("$", w, g), nil
+	return jsonDiff(want, got, func(w any) {
+		for _, r := range renames {
+			applyRename(w, splitPath(r.Path), r.Old, r.New)
+		}
+	})
 }
 
 func splitPath(p string) []string {
@@ -279,7 +272,10 @@ type Diff struct {
 // JSONDiff compares two JSON documents semantically: object key order is ignored;
 // integers are compared exactly, other numbers as float64 bit patterns. It returns nil
 // when they are equal.
-func JSONDiff(want, got []byte) (*Diff, error) {
+func JSONDiff(want, got []byte) (*Diff, error) { return jsonDiff(want, got, nil) }
+
+// jsonDiff is JSONDiff after edit (when not nil) has changed the parsed want.
+func jsonDiff(want, got []byte, edit func(w any)) (*Diff, error) {
 	w, err := parseJSON(want)
 	if err != nil {
 		return nil, fmt.Errorf("vector json: %w", err)
@@ -287,6 +283,9 @@ func JSONDiff(want, got []byte) (*Diff, error) {
 	g, err := parseJSON(got)
 	if err != nil {
 		return nil, fmt.Errorf("kwire json: %w", err)
+	}
+	if edit != nil {
+		edit(w)
 	}
 	return diffValues("$", w, g), nil
 }
