@@ -27,7 +27,11 @@ type ConfigError struct {
 
 // Error reports context, path, message and offset.
 func (e *ConfigError) Error() string {
-	return (&confjson.Error{Context: e.Context, Path: e.Path, Offset: e.Offset, Msg: e.Msg}).Error()
+	s := e.Context + ": " + e.Path + ": " + e.Msg
+	if e.Offset >= 0 {
+		s += " (at byte " + strconv.Itoa(e.Offset) + ")"
+	}
+	return s
 }
 
 // invalid is a validation failure of New at the path segs (keys and "[i]").
@@ -48,11 +52,10 @@ func invalid(msg string, segs ...string) *ConfigError {
 //
 //	policy: $.rules[0].policy: unknown mode "block" (want none, warn or enforce) (at byte 41)
 func Parse(data []byte) (*Policy, error) {
-	r := confjson.NewReader("policy", data)
+	r := confjson.NewReader(data)
 	p := readPolicy(r)
-	if err := r.End(); err != nil {
-		e := err.(*confjson.Error)
-		return nil, &ConfigError{Context: e.Context, Path: e.Path, Offset: e.Offset, Msg: e.Msg}
+	if path, off, msg, ok := r.End(); !ok {
+		return nil, &ConfigError{Context: "policy", Path: path, Offset: off, Msg: msg}
 	}
 	return p, nil
 }

@@ -139,7 +139,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return &c, nil
 	}
-	r := confjson.NewReader("kafka filter configuration", data)
+	r := confjson.NewReader(data)
 	int16s := func() (out []int16) {
 		r.Array(func(int) { out = append(out, int16(r.Int(math.MinInt16, math.MaxInt16))) })
 		return out
@@ -182,8 +182,8 @@ func ParseConfig(data []byte) (*Config, error) {
 			r.Unknown(key)
 		}
 	})
-	if err := r.End(); err != nil {
-		return nil, err
+	if path, off, msg, ok := r.End(); !ok {
+		return nil, &policy.ConfigError{Context: "kafka filter configuration", Path: path, Offset: off, Msg: msg}
 	}
 	return &c, nil
 }

@@ -1,34 +1,15 @@
 // Package confjson reads JSON configurations strictly (an unknown or repeated key, a
-// wrong type or trailing data is an error) without reflection, each error naming the
-// configuration, the JSON path and the byte offset of the offending value. The
+// wrong type or trailing data is an error) without reflection, each failure naming
+// the JSON path and the byte offset of the offending value. The
 // schema policy and the proxy filter's plugin configuration, which embeds one, are
 // read with it.
 package confjson
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/kwire/kwire/internal/jsonx"
 )
-
-// Error is a bad configuration: what it is, the JSON path of the offending value
-// and its byte offset (-1 when unknown).
-type Error struct {
-	Context string // names the configuration
-	Path    string // "$.rules[1].schema_ids[0]"
-	Offset  int
-	Msg     string
-}
-
-// Error reports context, path, message and offset.
-func (e *Error) Error() string {
-	s := e.Context + ": " + e.Path + ": " + e.Msg
-	if e.Offset >= 0 {
-		s += " (at byte " + strconv.Itoa(e.Offset) + ")"
-	}
-	return s
-}
 
 // Reader reads a JSON configuration strictly, without reflection, so that every
 // error names the JSON path and byte offset of the value. Reads are sticky: after the first failure every read returns a zero
@@ -38,14 +19,13 @@ func (e *Error) Error() string {
 // value with one of the value methods (or calls Unknown for a key it does not
 // know), and arrays with Array likewise.
 type Reader struct {
-	d       jsonx.Decoder
-	context string
-	path    string // the whole path FailAt gave, instead of the one unwinding builds
+	d    jsonx.Decoder
+	path string // the whole path FailAt gave, instead of the one unwinding builds
 }
 
-// NewReader returns a reader of data; context names the configuration in errors.
-func NewReader(context string, data []byte) *Reader {
-	return &Reader{d: *jsonx.NewDecoder(data), context: context}
+// NewReader returns a reader of data.
+func NewReader(data []byte) *Reader {
+	return &Reader{d: *jsonx.NewDecoder(data)}
 }
 
 // Decoder is the reader's JSON decoder, for values the methods here do not read.
@@ -146,24 +126,25 @@ func (r *Reader) FailAt(at int, path, msg string) {
 }
 
 // End checks that nothing follows the top-level value and returns the first
-// failure as an *Error, or nil.
-func (r *Reader) End() error {
+// failure: its JSON path, its byte offset (-1 when unknown) and what is wrong. ok
+// is true when nothing failed.
+func (r *Reader) End() (path string, offset int, msg string, ok bool) {
 	r.d.End()
 	err := r.d.Err()
 	if err == nil {
-		return nil
+		return "", 0, "", true
 	}
 	var je *jsonx.Error
 	if !errors.As(err, &je) {
-		return &Error{Context: r.context, Path: "$", Offset: -1, Msg: err.Error()}
+		return "$", -1, err.Error(), false
 	}
-	msg := je.Err.Error()
+	msg = je.Err.Error()
 	if je.Detail != "" {
 		msg += ": " + je.Detail
 	}
-	path := je.Path
+	path = je.Path
 	if r.path != "" {
 		path = r.path
 	}
-	return &Error{Context: r.context, Path: path, Offset: je.Offset, Msg: msg}
+	return path, je.Offset, msg, false
 }
