@@ -16,7 +16,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/records/recordsjson"
+	"github.com/kwire/kwire/internal/recordsjson"
 )
 
 // The ABI version: kw_abi_version returns Major<<16 | Minor.

@@ -21,7 +21,7 @@ ABI_A        := $(BUILD)/libkwire.a
 ABI_PC       := $(BUILD)/kwire.pc
 ABI_H        := $(BUILD)/include/kwire.h
 ABI_CTEST    := $(BUILD)/capi-test
-ABI_GO_SRC   := $(shell find abi codec wasm capi -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
+ABI_GO_SRC   := $(shell find abi codec internal wasm capi -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
 ABI_CC       ?= gcc
 ABI_CXX      ?= g++
 ABI_CFLAGS   ?= -std=c11 -O2 -Wall -Wextra -Werror

@@ -9,8 +9,9 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/records/recordsjson"
-	"github.com/kwire/kwire/internal/transcode"
+	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/recordscan"
+	"github.com/kwire/kwire/internal/recordsjson"
 )
 
 // Record table layouts 2 and 3 (kw_decode_*_frame_records): layout 1's header fields
@@ -41,7 +42,7 @@ type frameTable struct {
 	ents       []byte // record entries, TableRecordStride bytes each
 	hents      []byte // header entries, TableHeaderStride bytes each
 	nrec, nhdr int
-	spans      []int32 // one batch's record spans (records.ScanRecords)
+	spans      []int32 // one batch's record spans (recordscan.Scan)
 	hspans     []int32 // one batch's header spans
 	frame      []byte  // the input frame (its offsets are layout 3's input spans)
 	inputSpans bool
@@ -178,7 +179,7 @@ func offsetIn(b, sub []byte) int {
 	return int(d)
 }
 
-// scanBatch adds the records of one magic 2 batch through records.ScanRecords and
+// scanBatch adds the records of one magic 2 batch through recordscan.Scan and
 // reports whether it could; on false nothing was added. at is the batch's offset in
 // the input frame when its uncompressed records may stay there (layout 3), else -1.
 func (t *frameTable) scanBatch(entry []byte, at int) bool {
@@ -191,16 +192,16 @@ func (t *frameTable) scanBatch(entry []byte, at int) bool {
 		return false
 	}
 	n := int(b.NumRecords) // ParseBatch and BatchData bound it by the data's size
-	if cap(t.spans) < n*records.SpanRecordWords {
-		t.spans = make([]int32, n*records.SpanRecordWords)
+	if cap(t.spans) < n*recordscan.SpanRecordWords {
+		t.spans = make([]int32, n*recordscan.SpanRecordWords)
 	}
-	spans := t.spans[:n*records.SpanRecordWords]
+	spans := t.spans[:n*recordscan.SpanRecordWords]
 	if len(t.hspans) < 64 {
-		t.hspans = make([]int32, 64*records.SpanHeaderWords)
+		t.hspans = make([]int32, 64*recordscan.SpanHeaderWords)
 	}
 	pos, nrec, nhdr := 0, 0, 0
 	for nrec < n {
-		next, k, h, ok := records.ScanRecords(data, pos, spans[nrec*records.SpanRecordWords:], t.hspans[nhdr*records.SpanHeaderWords:])
+		next, k, h, ok := recordscan.Scan(data, pos, spans[nrec*recordscan.SpanRecordWords:], t.hspans[nhdr*recordscan.SpanHeaderWords:])
 		if !ok {
 			return false
 		}
@@ -210,7 +211,7 @@ func (t *frameTable) scanBatch(entry []byte, at int) bool {
 				return false // fewer records than the batch says
 			}
 			more := make([]int32, 2*len(t.hspans))
-			copy(more, t.hspans[:nhdr*records.SpanHeaderWords])
+			copy(more, t.hspans[:nhdr*recordscan.SpanHeaderWords])
 			t.hspans = more
 		}
 	}
@@ -224,7 +225,7 @@ func (t *frameTable) scanBatch(entry []byte, at int) bool {
 		base = len(t.out) - t.start
 		t.out = append(t.out, data...)
 	}
-	t.writeBatch(&b, data, spans, t.hspans[:nhdr*records.SpanHeaderWords], int32(base), source)
+	t.writeBatch(&b, data, spans, t.hspans[:nhdr*recordscan.SpanHeaderWords], int32(base), source)
 	return true
 }
 
@@ -232,10 +233,10 @@ func (t *frameTable) scanBatch(entry []byte, at int) bool {
 // but for the rare schema headers.
 func (t *frameTable) writeBatch(b *records.Batch, data []byte, spans, hspans []int32, base, source int32) {
 	le := binary.LittleEndian
-	n := len(spans) / records.SpanRecordWords
+	n := len(spans) / recordscan.SpanRecordWords
 	e0, h0 := len(t.ents), len(t.hents)
 	t.ents = grow(t.ents, n*TableRecordStride)
-	t.hents = grow(t.hents, len(hspans)/records.SpanHeaderWords*TableHeaderStride)
+	t.hents = grow(t.hents, len(hspans)/recordscan.SpanHeaderWords*TableHeaderStride)
 	ents, hents := t.ents[e0:], t.hents[h0:]
 	var flags uint32
 	if b.IsTransactional() {
@@ -249,31 +250,31 @@ func (t *frameTable) writeBatch(b *records.Batch, data []byte, spans, hspans []i
 	fh := int32(t.nhdr)
 	hp := 0
 	for i := 0; i < n; i++ {
-		s := spans[i*records.SpanRecordWords : i*records.SpanRecordWords+records.SpanRecordWords : i*records.SpanRecordWords+records.SpanRecordWords]
+		s := spans[i*recordscan.SpanRecordWords : i*recordscan.SpanRecordWords+recordscan.SpanRecordWords : i*recordscan.SpanRecordWords+recordscan.SpanRecordWords]
 		e := ents[i*TableRecordStride : i*TableRecordStride+TableRecordStride : i*TableRecordStride+TableRecordStride]
-		od := s[records.SpanOffsetDelta]
+		od := s[recordscan.SpanOffsetDelta]
 		ts := maxTS
 		if !logAppend {
-			ts = baseTS + int64(uint64(uint32(s[records.SpanTSDeltaLo]))|uint64(uint32(s[records.SpanTSDeltaHi]))<<32)
+			ts = baseTS + int64(uint64(uint32(s[recordscan.SpanTSDeltaLo]))|uint64(uint32(s[recordscan.SpanTSDeltaHi]))<<32)
 		}
-		ko, kl := s[records.SpanKeyOff]+base, s[records.SpanKeyLen]
+		ko, kl := s[recordscan.SpanKeyOff]+base, s[recordscan.SpanKeyLen]
 		if kl < 0 {
 			ko = 0
 		}
-		vo, vl := s[records.SpanValueOff]+base, s[records.SpanValueLen]
+		vo, vl := s[recordscan.SpanValueOff]+base, s[recordscan.SpanValueLen]
 		if vl < 0 {
 			vo = 0
 		}
-		nh := s[records.SpanHeaders]
-		hs := hspans[hp : hp+int(nh)*records.SpanHeaderWords]
+		nh := s[recordscan.SpanHeaders]
+		hs := hspans[hp : hp+int(nh)*recordscan.SpanHeaderWords]
 		sch := records.SchemaRef{ID: -1, Version: -1}
-		// records.MayHaveSchema, inline (a call per record costs more than the test).
-		maybe := vl >= 5 && data[s[records.SpanValueOff]] == 0
-		for j := 1; j < len(hs) && !maybe; j += records.SpanHeaderWords {
+		// recordscan.MayHaveSchema, inline (a call per record costs more than the test).
+		maybe := vl >= 5 && data[s[recordscan.SpanValueOff]] == 0
+		for j := 1; j < len(hs) && !maybe; j += recordscan.SpanHeaderWords {
 			maybe = hs[j] == int32(len(records.SchemaIDHeader)) || hs[j] == int32(len(records.SchemaVersionHeader))
 		}
 		if maybe {
-			sch = records.SpanSchema(data, s, hs)
+			sch = recordscan.SpanSchema(data, s, hs)
 		}
 		le.PutUint64(e[0:], uint64(baseOffset+int64(od)))
 		le.PutUint64(e[8:], uint64(ts))
@@ -296,8 +297,8 @@ func (t *frameTable) writeBatch(b *records.Batch, data []byte, spans, hspans []i
 		le.PutUint32(e[84:], uint32(sch.ID))
 		le.PutUint32(e[88:], uint32(sch.Version))
 		le.PutUint32(e[92:], uint32(source))
-		for j := 0; j+records.SpanHeaderWords <= len(hs); j += records.SpanHeaderWords {
-			h := hents[hp/records.SpanHeaderWords*TableHeaderStride:]
+		for j := 0; j+recordscan.SpanHeaderWords <= len(hs); j += recordscan.SpanHeaderWords {
+			h := hents[hp/recordscan.SpanHeaderWords*TableHeaderStride:]
 			h = h[:TableHeaderStride:TableHeaderStride]
 			hvo, hvl := hs[j+2]+base, hs[j+3]
 			if hvl < 0 {
@@ -307,7 +308,7 @@ func (t *frameTable) writeBatch(b *records.Batch, data []byte, spans, hspans []i
 			le.PutUint32(h[4:], uint32(hs[j+1]))
 			le.PutUint32(h[8:], uint32(hvo))
 			le.PutUint32(h[12:], uint32(hvl))
-			hp += records.SpanHeaderWords
+			hp += recordscan.SpanHeaderWords
 		}
 		fh += nh
 	}

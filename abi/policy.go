@@ -2,9 +2,11 @@ package abi
 
 import (
 	"errors"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec/policy"
+	"github.com/kwire/kwire/internal/jsonx"
 )
 
 // maxTopicLen is the longest topic name a Kafka string can carry.
@@ -13,7 +15,7 @@ const maxTopicLen = 1<<15 - 1
 // PolicyCheck is kw_policy_check, appended to dst: it reads policyJSON (a
 // codec/policy configuration), checks records (the records field of one Produce
 // partition of topic) and returns the partition's verdict as JSON
-// (policy.PartitionVerdict.AppendJSON). A bad policy is StatusJSON with the JSON
+// (appendPartitionVerdict). A bad policy is StatusJSON with the JSON
 // path and byte offset of the offending value; an empty, over-long or non-UTF-8
 // topic or a negative partition is StatusArg. Undecodable records are a verdict
 // (accept false under enforce, with "error"), not an error.
@@ -38,5 +40,68 @@ func PolicyCheck(dst, policyJSON []byte, topic string, partition int32, records 
 		return nil, &Error{Status: StatusJSON, Text: "kwire: " + perr.Error(), Message: "policy", Version: -1, Offset: -1}
 	}
 	v := p.NewChecker().Check(topic, partition, records)
-	return v.AppendJSON(dst), nil
+	return appendPartitionVerdict(dst, &v), nil
+}
+
+// appendPartitionVerdict appends v as the JSON kw_policy_check returns:
+//
+//	{"topic":"orders","partition":0,"policy":"enforce","rule":"topic:orders",
+//	 "checked":true,"records":2,"failed":1,"accept":false,"errorCode":87,
+//	 "error":"...", (only for undecodable records)
+//	 "failures":[{"index":1,"offset":"1","reason":"no-schema","field":"value",
+//	              "schema":{"source":"none","id":-1,"version":-1},"message":"..."}]}
+//
+// "failures" is left out when no record failed.
+func appendPartitionVerdict(b []byte, v *policy.PartitionVerdict) []byte {
+	b = append(b, `{"topic":`...)
+	b = jsonx.AppendString(b, v.Topic)
+	b = append(b, `,"partition":`...)
+	b = strconv.AppendInt(b, int64(v.Partition), 10)
+	b = append(b, `,"policy":`...)
+	b = jsonx.AppendString(b, v.Mode.String())
+	b = append(b, `,"rule":`...)
+	b = jsonx.AppendString(b, v.Rule)
+	b = append(b, `,"checked":`...)
+	b = strconv.AppendBool(b, v.Checked)
+	b = append(b, `,"records":`...)
+	b = strconv.AppendInt(b, int64(v.Records), 10)
+	b = append(b, `,"failed":`...)
+	b = strconv.AppendInt(b, int64(v.Failed), 10)
+	b = append(b, `,"accept":`...)
+	b = strconv.AppendBool(b, v.Accept)
+	b = append(b, `,"errorCode":`...)
+	b = strconv.AppendInt(b, int64(v.ErrorCode), 10)
+	if v.Error != "" {
+		b = append(b, `,"error":`...)
+		b = jsonx.AppendString(b, v.Error)
+	}
+	if len(v.Failures) > 0 {
+		b = append(b, `,"failures":[`...)
+		for i := range v.Failures {
+			f := &v.Failures[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"index":`...)
+			b = strconv.AppendInt(b, int64(f.Index), 10)
+			b = append(b, `,"offset":"`...) // int64: a decimal string, as in kwire's JSON form
+			b = strconv.AppendInt(b, f.Offset, 10)
+			b = append(b, '"')
+			b = append(b, `,"reason":`...)
+			b = jsonx.AppendString(b, f.Reason.String())
+			b = append(b, `,"field":`...)
+			b = jsonx.AppendString(b, f.Field)
+			b = append(b, `,"schema":{"source":`...)
+			b = jsonx.AppendString(b, f.Schema.Source)
+			b = append(b, `,"id":`...)
+			b = strconv.AppendInt(b, int64(f.Schema.ID), 10)
+			b = append(b, `,"version":`...)
+			b = strconv.AppendInt(b, int64(f.Schema.Version), 10)
+			b = append(b, `},"message":`...)
+			b = jsonx.AppendString(b, f.Detail)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }

@@ -65,7 +65,10 @@ func TestPolicyCheck(t *testing.T) {
 			ErrorCode float64
 			Records   float64
 			Error     string
-			Failures  []struct{ Reason string }
+			Failures  []struct {
+				Reason, Field, Offset string
+				Schema                struct{ Source string }
+			}
 		}
 		if err := json.Unmarshal(out[4:], &v); err != nil {
 			t.Fatalf("%s: verdict %s: %v", tc.name, out[4:], err)
@@ -73,6 +76,9 @@ func TestPolicyCheck(t *testing.T) {
 		var reasons []string
 		for _, f := range v.Failures {
 			reasons = append(reasons, f.Reason)
+			if f.Field != "value" || f.Offset == "" || f.Schema.Source == "" {
+				t.Errorf("%s: failure %+v", tc.name, f)
+			}
 		}
 		if v.Accept != tc.accept || v.ErrorCode != tc.code || v.Records != tc.records || v.Rule != tc.rule ||
 			v.Topic != tc.topic || v.Partition != 3 || strings.Join(reasons, ",") != strings.Join(tc.reasons, ",") {

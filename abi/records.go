@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/records/recordsjson"
+	"github.com/kwire/kwire/internal/recordsjson"
 )
 
 // Record table layout 1 (see kw_records_decode_table in kwire.h).

@@ -8,9 +8,9 @@ import (
 	"sync"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/records/recordsjson"
 	"github.com/kwire/kwire/codec/session"
-	"github.com/kwire/kwire/internal/transcode"
+	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/recordsjson"
 )
 
 // Sessions behind integer handles (kw_session_*): the sans-IO client session of

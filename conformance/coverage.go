@@ -6,12 +6,12 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/kwire/kwire/codec"
 )
 
-// Report accumulates the results of one release's vectors.
+// Report accumulates the results of one release's vectors run through one Target.
 type Report struct {
+	Target   Target
+	Host     string // names the run in the table; "" for the typed codec in process
 	Release  string
 	Manifest *Manifest
 	Vectors  int
@@ -40,9 +40,12 @@ type msgStats struct {
 	failed   map[string]bool
 }
 
-// NewReport starts a report for a release.
-func NewReport(release string, m *Manifest) *Report {
-	r := &Report{Release: release, Manifest: m, failed: map[Check]map[string]bool{},
+// NewReport starts a report for a release run through kwire's typed codec.
+func NewReport(release string, m *Manifest) *Report { return NewTargetReport(Native, "", release, m) }
+
+// NewTargetReport starts a report for a release run through t; host names the run.
+func NewTargetReport(t Target, host, release string, m *Manifest) *Report {
+	r := &Report{Target: t, Host: host, Release: release, Manifest: m, failed: map[Check]map[string]bool{},
 		perMsg: map[string]*msgStats{}, aliases: map[string]string{}, idKind: map[string]string{},
 		byName: map[string]ManifestMessage{}, excused: map[string]map[int16]int{}}
 	for _, mm := range m.Messages {
@@ -62,15 +65,15 @@ func (r *Report) Add(v Vector) []Failure {
 		r.perMsg[key] = s
 	}
 	s.versions[v.Version]++
-	km, alias := Lookup(v.Name, v.APIKey, v.Kind)
-	if alias {
-		r.aliases[v.Name] = km.MessageName()
+	m, alias := r.Target.Message(v.Name, v.APIKey, v.Kind)
+	if alias && m != nil {
+		r.aliases[v.Name] = m.Name
 	}
-	if km != nil && RenamedKeys(v, km.Info().Renames) {
+	if m != nil && RenamedKeys(v, m.Renames) {
 		r.Renamed++
 	}
-	fs := CheckVector(v)
-	if len(fs) > 0 && km != nil && r.superseded(km.Info(), v) {
+	fs := CheckVectorOn(r.Target, v)
+	if len(fs) > 0 && m != nil && r.superseded(m, v) {
 		r.Excused = append(r.Excused, fs...)
 		if r.excused[v.Name] == nil {
 			r.excused[v.Name] = map[int16]int{}
@@ -89,11 +92,11 @@ func (r *Report) Add(v Vector) []Failure {
 	return fs
 }
 
-// superseded reports whether kwire declares the vector's version superseded for this
-// release and the release's own manifest marks that version unstable.
-func (r *Report) superseded(info *codec.MessageInfo, v Vector) bool {
+// superseded reports whether the target declares the vector's version superseded for
+// this release and the release's own manifest marks that version unstable.
+func (r *Report) superseded(m *Message, v Vector) bool {
 	declared := false
-	for _, s := range info.Superseded {
+	for _, s := range m.Superseded {
 		if s.Release == r.Release && s.Version == v.Version {
 			declared = true
 		}
@@ -194,7 +197,11 @@ func (r *Report) Table() string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "kafka-clients %s vs kwire\n", r.Release)
+	if r.Host == "" {
+		fmt.Fprintf(&b, "kafka-clients %s vs kwire\n", r.Release)
+	} else {
+		fmt.Fprintf(&b, "kafka-clients %s vs kwire through the ABI (%s)\n", r.Release, r.Host)
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "kind\tmessages\tapi keys\t(api,version,kind)\tvectors\tdecode fail\tencode fail\tround-trip fail\t\n")
 	for _, k := range kinds {
@@ -243,6 +250,20 @@ func (r *Report) Table() string {
 		for _, n := range names {
 			fmt.Fprintf(&b, "note: kwire has no message named %s; its vectors ran against %s (same api key)\n", n, r.aliases[n])
 		}
+	}
+	return b.String()
+}
+
+// FailureText lists up to max failures, one per line.
+func (r *Report) FailureText(max int) string {
+	var b strings.Builder
+	for i, f := range r.Failures {
+		if i == max {
+			fmt.Fprintf(&b, "... and %d more\n", len(r.Failures)-max)
+			break
+		}
+		b.WriteString(f.Error())
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

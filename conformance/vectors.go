@@ -178,173 +178,9 @@ func Lookup(name string, apiKey int16, kind string) (m codec.Message, alias bool
 	return m, m != nil
 }
 
-// CheckVector runs the three comparisons on a vector and returns what failed.
-func CheckVector(v Vector) []Failure {
-	fail := func(c Check, path string, off int, format string, args ...any) Failure {
-		return Failure{ID: v.ID, Check: c, Path: path, Offset: off, Detail: fmt.Sprintf(format, args...)}
-	}
-	m, _ := Lookup(v.Name, v.APIKey, v.Kind)
-	if m == nil {
-		f := fail(CheckDecode, "", -1, "kwire has no message %s (api key %d, %s)", v.Name, v.APIKey, v.Kind)
-		return []Failure{f, {ID: v.ID, Check: CheckEncode, Offset: -1, Detail: f.Detail},
-			{ID: v.ID, Check: CheckRoundTrip, Offset: -1, Detail: f.Detail}}
-	}
-	if m.MessageKind().String() != v.Kind || (m.APIKey() != v.APIKey) {
-		f := fail(CheckDecode, "", -1, "kwire's %s is a %s with api key %d, the vector says %s with %d",
-			m.MessageName(), m.MessageKind(), m.APIKey(), v.Kind, v.APIKey)
-		return []Failure{f}
-	}
-	var out []Failure
-
-	// The vector's bytes, re-encoded from its json by kwire: used for the encode check and
-	// to find the first differing byte when a decode disagrees.
-	enc, encErr := encodeJSON(v)
-
-	// decode: bytes -> JSON
-	var decoded []byte
-	dm := newLike(v)
-	if err := dm.Decode(v.Bytes, v.Version); err != nil {
-		path, off := "", -1
-		var de *codec.DecodeError
-		if errors.As(err, &de) {
-			path, off = "$."+de.Path, de.Offset
-			if de.Path == "" {
-				path = "$"
-			}
-		}
-		out = append(out, fail(CheckDecode, path, off, "kwire cannot decode the bytes: %v", err))
-	} else if js, err := dm.AppendJSON(nil, v.Version); err != nil {
-		out = append(out, fail(CheckDecode, "", -1, "kwire decoded the bytes but cannot write JSON: %v", err))
-	} else {
-		decoded = js
-		if d, err := jsonDiffRenamed(v.JSON, js, m.Info().Renames); err != nil {
-			out = append(out, fail(CheckDecode, "", -1, "%v", err))
-		} else if d != nil {
-			off := -1
-			if encErr == nil {
-				off = firstDiff(enc, v.Bytes)
-			}
-			out = append(out, fail(CheckDecode, d.Path, off, "JSON differs: want %s, got %s", d.Want, d.Got))
-		}
-	}
-
-	// encode: json -> bytes
-	if encErr != nil {
-		var ee *encodeFailure
-		path := ""
-		if errors.As(encErr, &ee) {
-			path = ee.path
-		}
-		out = append(out, fail(CheckEncode, path, -1, "%v", encErr))
-	} else if !bytes.Equal(enc, v.Bytes) {
-		off := firstDiff(enc, v.Bytes)
-		path := pathOfBytes(v, enc)
-		out = append(out, fail(CheckEncode, path, off, "kwire encodes %d bytes, Kafka wrote %d; at the offset kwire has %s, Kafka %s",
-			len(enc), len(v.Bytes), byteAt(enc, off), byteAt(v.Bytes, off)))
-	}
-
-	// round trip: bytes -> kwire -> bytes
-	if decoded != nil {
-		re, err := dm.Encode(nil, v.Version)
-		if err != nil {
-			var ee *codec.EncodeError
-			path := ""
-			if errors.As(err, &ee) && ee.Path != "" {
-				path = "$." + ee.Path
-			}
-			out = append(out, fail(CheckRoundTrip, path, -1, "kwire cannot re-encode what it decoded: %v", err))
-		} else if !bytes.Equal(re, v.Bytes) {
-			off := firstDiff(re, v.Bytes)
-			path := pathOfBytes(v, re)
-			out = append(out, fail(CheckRoundTrip, path, off, "re-encoded %d bytes, input had %d; at the offset kwire has %s, input %s",
-				len(re), len(v.Bytes), byteAt(re, off), byteAt(v.Bytes, off)))
-		}
-	} else {
-		out = append(out, fail(CheckRoundTrip, "", -1, "skipped: the bytes did not decode"))
-	}
-	return out
-}
-
-func newLike(v Vector) codec.Message {
-	m, _ := Lookup(v.Name, v.APIKey, v.Kind)
-	return m
-}
-
-type encodeFailure struct {
-	path string
-	err  error
-}
-
-func (e *encodeFailure) Error() string { return e.err.Error() }
-func (e *encodeFailure) Unwrap() error { return e.err }
-
-func encodeJSON(v Vector) ([]byte, error) {
-	m := newLike(v)
-	err := m.DecodeJSON(v.JSON, v.Version)
-	var ee *codec.EncodeError
-	var ve *codec.VersionError
-	if err != nil && !errors.As(err, &ee) && !errors.As(err, &ve) {
-		return nil, &encodeFailure{path: jsonErrPath(err), err: fmt.Errorf("kwire cannot read the json: %w", err)}
-	}
-	var b []byte
-	if err == nil {
-		b, err = m.Encode(nil, v.Version)
-	}
-	if err != nil {
-		path := ""
-		if errors.As(err, &ee) && ee.Path != "" {
-			path = "$." + ee.Path
-		}
-		return nil, &encodeFailure{path: path, err: fmt.Errorf("kwire cannot encode the json: %w", err)}
-	}
-	return b, nil
-}
-
-// jsonErrPath pulls a "$..." path out of a JSON error message, if it has one.
-func jsonErrPath(err error) string {
-	s := err.Error()
-	i := strings.Index(s, "$")
-	if i < 0 {
-		return ""
-	}
-	j := i
-	for j < len(s) && !strings.ContainsRune(" :,;)", rune(s[j])) {
-		j++
-	}
-	return s[i:j]
-}
-
-// pathOfBytes finds which field a byte difference belongs to: it decodes both byte
-// strings with kwire and compares the two JSON forms; failing that, it compares kwire's
-// reading of got with the vector's json. Empty when neither tells.
-func pathOfBytes(v Vector, got []byte) string {
-	g := newLike(v)
-	if err := g.Decode(got, v.Version); err != nil {
-		var de *codec.DecodeError
-		if errors.As(err, &de) {
-			return "$." + de.Path
-		}
-		return ""
-	}
-	gj, err := g.AppendJSON(nil, v.Version)
-	if err != nil {
-		return ""
-	}
-	w := newLike(v)
-	if err := w.Decode(v.Bytes, v.Version); err == nil {
-		if wj, err := w.AppendJSON(nil, v.Version); err == nil {
-			if d, err := JSONDiff(wj, gj); err == nil && d != nil {
-				return d.Path
-			}
-		}
-	}
-	if d, err := JSONDiff(v.JSON, gj); err == nil && d != nil {
-		return d.Path
-	}
-	return ""
-}
-
-func firstDiff(a, b []byte) int {
+// FirstDiff is the first offset where a and b differ: -1 when they are equal, the
+// shorter length when one is a prefix of the other.
+func FirstDiff(a, b []byte) int {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
 		if a[i] != b[i] {
@@ -368,18 +204,11 @@ func byteAt(b []byte, off int) string {
 // renamed (codec.MessageInfo.Renames: it writes the newer name and reads either), so a
 // vector from an older release compares with kwire's output under the newer names.
 func jsonDiffRenamed(want, got []byte, renames []codec.FieldRename) (*Diff, error) {
-	w, err := parseJSON(want)
-	if err != nil {
-		return nil, fmt.Errorf("vector json: %w", err)
-	}
-	g, err := parseJSON(got)
-	if err != nil {
-		return nil, fmt.Errorf("kwire json: %w", err)
-	}
-	for _, r := range renames {
-		applyRename(w, splitPath(r.Path), r.Old, r.New)
-	}
-	return diffValues("$", w, g), nil
+	return jsonDiff(want, got, func(w any) {
+		for _, r := range renames {
+			applyRename(w, splitPath(r.Path), r.Old, r.New)
+		}
+	})
 }
 
 func splitPath(p string) []string {
@@ -443,7 +272,10 @@ type Diff struct {
 // JSONDiff compares two JSON documents semantically: object key order is ignored;
 // integers are compared exactly, other numbers as float64 bit patterns. It returns nil
 // when they are equal.
-func JSONDiff(want, got []byte) (*Diff, error) {
+func JSONDiff(want, got []byte) (*Diff, error) { return jsonDiff(want, got, nil) }
+
+// jsonDiff is JSONDiff after edit (when not nil) has changed the parsed want.
+func jsonDiff(want, got []byte, edit func(w any)) (*Diff, error) {
 	w, err := parseJSON(want)
 	if err != nil {
 		return nil, fmt.Errorf("vector json: %w", err)
@@ -451,6 +283,9 @@ func JSONDiff(want, got []byte) (*Diff, error) {
 	g, err := parseJSON(got)
 	if err != nil {
 		return nil, fmt.Errorf("kwire json: %w", err)
+	}
+	if edit != nil {
+		edit(w)
 	}
 	return diffValues("$", w, g), nil
 }

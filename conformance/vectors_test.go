@@ -3,8 +3,6 @@ package conformance
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,45 +19,16 @@ const (
 	perFlexibleVersion = perVersion + 2
 )
 
-type release struct {
-	name     string
-	manifest *Manifest
-	vectors  []Vector
-}
-
 var (
 	loadOnce sync.Once
-	loaded   []release
+	loaded   []Release
 	loadErr  error
 )
 
 // releases loads the vectors of every release the codec is generated from.
-func releases(t testing.TB) []release {
+func releases(t testing.TB) []Release {
 	t.Helper()
-	loadOnce.Do(func() {
-		for _, rel := range codec.SpecReleases {
-			base := filepath.Join(vectorDir, "kafka-clients-"+rel)
-			m, err := ReadManifest(base + ".manifest.json")
-			if err != nil {
-				loadErr = err
-				return
-			}
-			if m.Release != rel {
-				loadErr = fmt.Errorf("%s.manifest.json is for release %q", base, m.Release)
-				return
-			}
-			path := base + ".jsonl"
-			if _, err := os.Stat(path); err != nil {
-				path += ".gz"
-			}
-			vs, err := ReadVectors(path)
-			if err != nil {
-				loadErr = err
-				return
-			}
-			loaded = append(loaded, release{rel, m, vs})
-		}
-	})
+	loadOnce.Do(func() { loaded, loadErr = LoadReleases(vectorDir) })
 	if loadErr != nil {
 		t.Fatalf("loading vectors (regenerate with `make vectors`): %v", loadErr)
 	}
@@ -70,10 +39,10 @@ func releases(t testing.TB) []release {
 // prints the coverage table.
 func TestKafkaVectors(t *testing.T) {
 	for _, rel := range releases(t) {
-		t.Run(rel.name, func(t *testing.T) {
-			r := NewReport(rel.name, rel.manifest)
-			source := "kafka-clients " + rel.name
-			for _, v := range rel.vectors {
+		t.Run(rel.Name, func(t *testing.T) {
+			r := NewReport(rel.Name, rel.Manifest)
+			source := "kafka-clients " + rel.Name
+			for _, v := range rel.Vectors {
 				if v.Source != source {
 					t.Errorf("vector %s: source %q, want %q", v.ID, v.Source, source)
 				}
@@ -124,23 +93,23 @@ func missing(r *Report) []string {
 // versions is one kwire knows, in every one of those versions.
 func TestManifestCoversCodec(t *testing.T) {
 	for _, rel := range releases(t) {
-		for _, m := range rel.manifest.Messages {
+		for _, m := range rel.Manifest.Messages {
 			if m.MinVersion < 0 {
 				continue
 			}
 			km, _ := Lookup(m.Name, m.APIKey, m.Kind)
 			if km == nil {
-				t.Errorf("%s: kwire has no %s %s", rel.name, m.Kind, m.Name)
+				t.Errorf("%s: kwire has no %s %s", rel.Name, m.Kind, m.Name)
 				continue
 			}
 			info := km.Info()
 			if !info.ValidVersion(m.MinVersion) || !info.ValidVersion(m.MaxVersion) {
-				t.Errorf("%s: %s is valid in v%d-%d, kwire's %s in v%d-%d", rel.name, m.Name, m.MinVersion,
+				t.Errorf("%s: %s is valid in v%d-%d, kwire's %s in v%d-%d", rel.Name, m.Name, m.MinVersion,
 					m.MaxVersion, info.Name, info.MinVersion, info.MaxVersion)
 			}
 			if info.Flexible(m.MaxVersion) != (m.FlexibleMin >= 0 && m.MaxVersion >= m.FlexibleMin) {
 				t.Errorf("%s: %s v%d flexibility differs (Kafka's first flexible version %d, kwire's %d)",
-					rel.name, m.Name, m.MaxVersion, m.FlexibleMin, info.FlexibleMin)
+					rel.Name, m.Name, m.MaxVersion, m.FlexibleMin, info.FlexibleMin)
 			}
 		}
 	}
@@ -152,7 +121,7 @@ func cleanVectors(t *testing.T, n int) []Vector {
 	var out []Vector
 	seen := map[string]bool{}
 	for _, rel := range releases(t) {
-		for _, v := range rel.vectors {
+		for _, v := range rel.Vectors {
 			if len(out) == n {
 				return out
 			}
@@ -300,9 +269,9 @@ func TestDecodeVectorsRejectsBadFiles(t *testing.T) {
 // TestSupersededNeedsUnstable: a failing vector is excused only when kwire declares its
 // version superseded for the release and the release itself marks that version unstable.
 func TestSupersededNeedsUnstable(t *testing.T) {
-	var rel *release
+	var rel *Release
 	for i := range releases(t) {
-		if loaded[i].name == "3.9.2" {
+		if loaded[i].Name == "3.9.2" {
 			rel = &loaded[i]
 		}
 	}
@@ -310,13 +279,13 @@ func TestSupersededNeedsUnstable(t *testing.T) {
 		t.Skip("no 3.9.2 vectors")
 	}
 	var target []Vector
-	for _, v := range rel.vectors {
+	for _, v := range rel.Vectors {
 		km, _ := Lookup(v.Name, v.APIKey, v.Kind)
 		if km == nil {
 			continue
 		}
 		for _, s := range km.Info().Superseded {
-			if s.Release == rel.name && s.Version == v.Version && len(CheckVector(v)) > 0 {
+			if s.Release == rel.Name && s.Version == v.Version && len(CheckVector(v)) > 0 {
 				target = append(target, v)
 			}
 		}
@@ -325,7 +294,7 @@ func TestSupersededNeedsUnstable(t *testing.T) {
 		t.Skip("no failing vector at a superseded version: nothing to excuse")
 	}
 	// With the real manifest the failures are excused...
-	r := NewReport(rel.name, rel.manifest)
+	r := NewReport(rel.Name, rel.Manifest)
 	for _, v := range target {
 		r.Add(v)
 	}
@@ -333,12 +302,12 @@ func TestSupersededNeedsUnstable(t *testing.T) {
 		t.Fatalf("real manifest: %d failures, %d excused; want 0 and > 0", len(r.Failures), len(r.Excused))
 	}
 	// ...but not when the release does not mark the version unstable.
-	m := *rel.manifest
+	m := *rel.Manifest
 	m.Messages = append([]ManifestMessage(nil), m.Messages...)
 	for i := range m.Messages {
 		m.Messages[i].UnstableVersion = -1
 	}
-	r = NewReport(rel.name, &m)
+	r = NewReport(rel.Name, &m)
 	for _, v := range target {
 		r.Add(v)
 	}

@@ -2,11 +2,13 @@ package abiconf
 
 import (
 	"testing"
+
+	"github.com/kwire/kwire/conformance"
 )
 
 // TestNativeABIVectors runs every vector through the abi package in process.
 func TestNativeABIVectors(t *testing.T) {
-	rels, err := LoadReleases("../../conformance/vectors")
+	rels, err := conformance.LoadReleases("../../conformance/vectors")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +28,7 @@ func TestNativeABIVectors(t *testing.T) {
 }
 
 func TestNativeABIFrames(t *testing.T) {
-	rels, err := LoadReleases("../../conformance/vectors")
+	rels, err := conformance.LoadReleases("../../conformance/vectors")
 	if err != nil {
 		t.Fatal(err)
 	}

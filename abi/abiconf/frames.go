@@ -37,7 +37,7 @@ type frameEnvelope struct {
 // kw_decode_message gives; the envelope encodes back to the same frame; the peek reads
 // the header fields. Vectors whose body the host cannot decode are left to the vector
 // run. It returns the number of frames checked.
-func CheckFrames(h FrameHost, rels []Release) (int, error) {
+func CheckFrames(h FrameHost, rels []conformance.Release) (int, error) {
 	cat, err := LoadCatalogue(h)
 	if err != nil {
 		return 0, err
@@ -150,7 +150,7 @@ func checkFrame(h FrameHost, m *CatalogueMessage, v conformance.Vector, corr int
 		return "encoding the frame JSON back: " + err.Error()
 	}
 	if !bytes.Equal(re, frame) {
-		return fmt.Sprintf("the frame JSON encodes to %d bytes, the frame had %d; first difference at %d", len(re), len(frame), firstDiff(re, frame))
+		return fmt.Sprintf("the frame JSON encodes to %d bytes, the frame had %d; first difference at %d", len(re), len(frame), conformance.FirstDiff(re, frame))
 	}
 
 	if v.Kind == "request" {

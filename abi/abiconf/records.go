@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/kwire/kwire/conformance"
 )
 
 // RecordsHost is a host with the records functions.
@@ -400,7 +402,7 @@ func checkReencode(h RecordsHost, v RecordVector, d *DecodedRecords) string {
 	}
 	if b0.Compression == "none" && !bytes.Equal(enc, v.Bytes) {
 		return fmt.Sprintf("kw_records_encode of an uncompressed batch gives %d bytes, Kafka wrote %d (first difference at %d)",
-			len(enc), len(v.Bytes), firstDiff(enc, v.Bytes))
+			len(enc), len(v.Bytes), conformance.FirstDiff(enc, v.Bytes))
 	}
 	back, err := decodeRecordsJSON(h, enc)
 	if err != nil {

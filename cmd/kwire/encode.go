@@ -12,8 +12,8 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/records/recordsjson"
 	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/recordsjson"
 )
 
 // encodeLine is what kwire encode reads of a line: the keys of kwire decode's and

@@ -14,13 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kwire/kwire/conformance/broker"
+	"github.com/kwire/kwire/internal/proctest"
 )
 
 // envoyModuleT returns build/kwire-envoy.wasm of the checkout (make envoy). Without it
@@ -165,24 +165,6 @@ func TestYAMLPluginConfigs(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a child's stderr, read while the child writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestEnvoyProxyRealBroker runs kwire envoy proxy (this test binary as the command) in
 // front of a real 4.4.0 broker, with the filter rewriting the broker's address to the
 // proxy's: a franz-go client produces three records and reads them back through it;
@@ -211,29 +193,11 @@ func TestEnvoyProxyRealBroker(t *testing.T) {
 	}
 	cmd := exec.Command(self, "envoy", "proxy", "--wasm", mod, "--config", cfg, "--listen", addr, "--upstream", b.Addr("PLAINTEXT"))
 	cmd.Env = append(os.Environ(), "KWIRE_TEST_MAIN=1")
-	var stdout bytes.Buffer
-	stderr := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
-	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(stderr.String(), "kwire envoy proxy: listening on "+addr); {
-		select {
-		case err := <-exited:
-			t.Fatalf("kwire envoy proxy exited (%v):\n%s", err, stderr)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("kwire envoy proxy is not listening after 2 minutes:\n%s", stderr)
-		}
+	p := proctest.Start(t, cmd)
+	stdout, stderr := p.Stdout, p.Stderr
+	listening := func() bool { return strings.Contains(stderr.String(), "kwire envoy proxy: listening on "+addr) }
+	if err := p.Await(listening, 2*time.Minute); err != nil {
+		t.Fatalf("kwire envoy proxy: %v:\n%s", err, stderr)
 	}
 
 	// The client counts what it writes and reads per api key.
@@ -277,16 +241,8 @@ func TestEnvoyProxyRealBroker(t *testing.T) {
 
 	// Connections are closed; give the proxy a moment to see it, then stop it.
 	time.Sleep(200 * time.Millisecond)
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("kwire envoy proxy after SIGINT: %v\n%s", err, stderr)
-		}
-	case <-time.After(time.Minute):
-		t.Fatalf("kwire envoy proxy still running a minute after SIGINT:\n%s", stderr)
+	if err := p.Interrupt(time.Minute); err != nil {
+		t.Fatalf("kwire envoy proxy after SIGINT: %v\n%s", err, stderr)
 	}
 	metrics := parseMetrics(t, stdout.String())
 	mu.Lock()
@@ -306,7 +262,7 @@ func TestEnvoyProxyRealBroker(t *testing.T) {
 		}
 	}
 	if metrics["kafka.try.rewrite.broker_addresses"] == 0 {
-		t.Errorf("no broker address rewritten:\n%s", &stdout)
+		t.Errorf("no broker address rewritten:\n%s", stdout)
 	}
 	if metrics["kafka.try.connections.total"] == 0 || metrics["kafka.try.connections.active"] != 0 {
 		t.Errorf("connections: total %d, active %d", metrics["kafka.try.connections.total"], metrics["kafka.try.connections.active"])
@@ -314,7 +270,7 @@ func TestEnvoyProxyRealBroker(t *testing.T) {
 	if !strings.Contains(stderr.String(), "info kwire kafka filter configured: no schema policy, 1 broker address rewrites") {
 		t.Errorf("stderr lacks the filter's log line as it came:\n%s", stderr)
 	}
-	t.Logf("client wrote %v, read %v; stdout:\n%s", wrote, read, &stdout)
+	t.Logf("client wrote %v, read %v; stdout:\n%s", wrote, read, stdout)
 }
 
 // countHook counts the requests a franz-go client writes and the responses it reads.

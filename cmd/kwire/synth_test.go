@@ -17,8 +17,8 @@ import (
 	"github.com/google/gopacket/pcapgo"
 
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/records/recordsjson"
 	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/recordsjson"
 )
 
 // synthConn builds the packets of one TCP connection between 10.0.0.1:50000 and

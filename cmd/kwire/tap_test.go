@@ -17,40 +17,22 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/conformance/broker"
+	"github.com/kwire/kwire/internal/proctest"
 )
 
-// syncBuffer is an output the tap's goroutines write to while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) lines(t *testing.T) []pcapLine {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []pcapLine
-	sc := bufio.NewScanner(bytes.NewReader(s.b.Bytes()))
+// pcapLines parses the JSON lines the tap printed to out.
+func pcapLines(t *testing.T, out *proctest.Buffer) []pcapLine {
+	var lines []pcapLine
+	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
 		var l pcapLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("tap printed a line that is not JSON: %v: %.200s", err, sc.Text())
 		}
-		out = append(out, l)
+		lines = append(lines, l)
 	}
-	return out
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	return lines
 }
 
 // unansweredIn adds up the requests the tap reported unanswered on stderr.
@@ -70,13 +52,13 @@ func unansweredIn(t *testing.T, stderr string) int {
 	return n
 }
 
-func startTap(t *testing.T, upstream string, rewrite bool) (addr string, out, stderr *syncBuffer) {
+func startTap(t *testing.T, upstream string, rewrite bool) (addr string, out, stderr *proctest.Buffer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stderr = &syncBuffer{}, &syncBuffer{}
+	out, stderr = &proctest.Buffer{}, &proctest.Buffer{}
 	h, p, _ := net.SplitHostPort(ln.Addr().String())
 	port, _ := strconv.Atoi(p)
 	tp := &tap{upstream: upstream, rewrite: rewrite, host: h, port: int32(port), out: newLineWriter(out),
@@ -173,7 +155,7 @@ func TestTapRealBroker(t *testing.T) {
 			var reqs, resps, produced, unanswered int
 			for wait := 0; wait < 100; wait++ {
 				time.Sleep(50 * time.Millisecond)
-				lines = out.lines(t)
+				lines = pcapLines(t, out)
 				reqs, resps, produced = 0, 0, 0
 				for _, l := range lines {
 					if l.Dir == "request" {
@@ -257,7 +239,7 @@ func TestTapReportsUnanswered(t *testing.T) {
 	if _, err := c.Write(frame); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); len(out.lines(t)) == 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(5 * time.Second); len(pcapLines(t, out)) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	c.Close()
@@ -268,7 +250,7 @@ func TestTapReportsUnanswered(t *testing.T) {
 	if !strings.Contains(stderr.String(), want) {
 		t.Errorf("tap stderr %q, want it to contain %q", stderr.String(), want)
 	}
-	if n := len(out.lines(t)); n != 1 {
+	if n := len(pcapLines(t, out)); n != 1 {
 		t.Errorf("tap printed %d lines, want the request's", n)
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/kwire/kwire/cmd/kwire/internal/inspect"
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/records/recordsjson"
 	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/recordsjson"
 )
 
 // ordersTopicID is the topic id the synthetic captures' Metadata response names

@@ -36,8 +36,8 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/records/recordsjson"
 	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/recordsjson"
 )
 
 // Meta is where and when a frame was seen, for lines of captured traffic. Zero values

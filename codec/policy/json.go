@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kwire/kwire/internal/jsonx"
+	"github.com/kwire/kwire/internal/confjson"
 )
 
 // ConfigError is a bad configuration: the JSON path of the offending value, and
@@ -52,130 +52,18 @@ func invalid(msg string, segs ...string) *ConfigError {
 //
 //	policy: $.rules[0].policy: unknown mode "block" (want none, warn or enforce) (at byte 41)
 func Parse(data []byte) (*Policy, error) {
-	r := NewReader("policy", data)
-	p := r.Policy()
-	if err := r.End(); err != nil {
-		return nil, err
+	r := confjson.NewReader(data)
+	p := readPolicy(r)
+	if path, off, msg, ok := r.End(); !ok {
+		return nil, &ConfigError{Context: "policy", Path: path, Offset: off, Msg: msg}
 	}
 	return p, nil
 }
 
-// Reader reads a JSON configuration strictly, without reflection: for programs
-// whose own configuration embeds a policy (kwire's proxy filter reads its plugin
-// configuration with it), so that every error names the JSON path and byte offset
-// of the value. Reads are sticky: after the first failure every read returns a zero
-// value, and End reports the failure.
-//
-// A caller reads an object with Object, giving a function that reads each member's
-// value with one of the value methods (or calls Unknown for a key it does not
-// know), and arrays with Array likewise.
-type Reader struct {
-	d       jsonx.Decoder
-	context string
-}
-
-// NewReader returns a reader of data; context names the configuration in errors.
-func NewReader(context string, data []byte) *Reader {
-	return &Reader{d: *jsonx.NewDecoder(data), context: context}
-}
-
-// Failed reports whether a read failed.
-func (r *Reader) Failed() bool { return r.d.Failed() }
-
-// Pos is the byte offset of the next unread byte.
-func (r *Reader) Pos() int { return r.d.Pos() }
-
-// Object reads an object, calling member for each key; member must read the value.
-// A repeated key is an error.
-func (r *Reader) Object(member func(key string)) {
-	d := &r.d
-	if !d.BeginObject() {
-		return
-	}
-	var seen []string
-	for first := true; d.More(&first, '}'); {
-		at := d.Pos()
-		key := d.Key()
-		if d.Failed() {
-			return
-		}
-		for _, k := range seen {
-			if k == key {
-				d.Rewind(at)
-				d.Duplicate(key)
-				return
-			}
-		}
-		seen = append(seen, key)
-		member(key)
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
-// Array reads an array, calling elem for each element; elem must read it.
-func (r *Reader) Array(elem func(i int)) {
-	d := &r.d
-	if !d.BeginArray() {
-		return
-	}
-	i := 0
-	for first := true; d.More(&first, ']'); i++ {
-		elem(i)
-		if d.Failed() {
-			d.PushIndex(i)
-			return
-		}
-	}
-}
-
-// String reads a string.
-func (r *Reader) String() string { return r.d.String() }
-
-// Int reads an integral number within [min, max].
-func (r *Reader) Int(min, max int64) int64 { return r.d.Int(min, max) }
-
-// Bool reads true or false.
-func (r *Reader) Bool() bool { return r.d.Bool() }
-
-// Null consumes a null and reports whether there was one.
-func (r *Reader) Null() bool { return r.d.Null() }
-
-// Unknown records an unknown-key failure (from an Object member function).
-func (r *Reader) Unknown(key string) { r.d.UnknownKey(key) }
-
-// Fail records msg as the failure of the value that starts at byte at (a
-// position already read, from Pos).
-func (r *Reader) Fail(at int, msg string) {
-	r.d.Rewind(at)
-	r.d.Fail(errors.New(msg), "")
-}
-
-// End checks that nothing follows the top-level value and returns the first
-// failure as a *ConfigError, or nil.
-func (r *Reader) End() error {
-	r.d.End()
-	err := r.d.Err()
-	if err == nil {
-		return nil
-	}
-	var je *jsonx.Error
-	if !errors.As(err, &je) {
-		return &ConfigError{Context: r.context, Path: "$", Offset: -1, Msg: err.Error()}
-	}
-	msg := je.Err.Error()
-	if je.Detail != "" {
-		msg += ": " + je.Detail
-	}
-	return &ConfigError{Context: r.context, Path: je.Path, Offset: je.Offset, Msg: msg}
-}
-
-// Policy reads a policy configuration (an object, as Parse reads it) and
-// validates it; nil after a failure.
-func (r *Reader) Policy() *Policy {
-	d := &r.d
+// readPolicy reads a policy configuration (an object) and validates it; nil after a
+// failure, which r then holds.
+func readPolicy(r *confjson.Reader) *Policy {
+	d := r.Decoder()
 	offs := map[string]int{} // path below $ -> offset of its value
 	var cfg Config
 	mode := func() Mode {
@@ -316,67 +204,4 @@ func (r *Reader) Policy() *Policy {
 		return nil
 	}
 	return p
-}
-
-// AppendJSON appends the verdict as JSON:
-//
-//	{"topic":"orders","partition":0,"policy":"enforce","rule":"topic:orders",
-//	 "checked":true,"records":2,"failed":1,"accept":false,"errorCode":87,
-//	 "error":"...", (only for undecodable records)
-//	 "failures":[{"index":1,"offset":"1","reason":"no-schema","field":"value",
-//	              "schema":{"source":"none","id":-1,"version":-1},"message":"..."}]}
-//
-// "failures" is left out when no record failed.
-func (v *PartitionVerdict) AppendJSON(b []byte) []byte {
-	b = append(b, `{"topic":`...)
-	b = jsonx.AppendString(b, v.Topic)
-	b = append(b, `,"partition":`...)
-	b = strconv.AppendInt(b, int64(v.Partition), 10)
-	b = append(b, `,"policy":`...)
-	b = jsonx.AppendString(b, v.Mode.String())
-	b = append(b, `,"rule":`...)
-	b = jsonx.AppendString(b, v.Rule)
-	b = append(b, `,"checked":`...)
-	b = strconv.AppendBool(b, v.Checked)
-	b = append(b, `,"records":`...)
-	b = strconv.AppendInt(b, int64(v.Records), 10)
-	b = append(b, `,"failed":`...)
-	b = strconv.AppendInt(b, int64(v.Failed), 10)
-	b = append(b, `,"accept":`...)
-	b = strconv.AppendBool(b, v.Accept)
-	b = append(b, `,"errorCode":`...)
-	b = strconv.AppendInt(b, int64(v.ErrorCode), 10)
-	if v.Error != "" {
-		b = append(b, `,"error":`...)
-		b = jsonx.AppendString(b, v.Error)
-	}
-	if len(v.Failures) > 0 {
-		b = append(b, `,"failures":[`...)
-		for i := range v.Failures {
-			f := &v.Failures[i]
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"index":`...)
-			b = strconv.AppendInt(b, int64(f.Index), 10)
-			b = append(b, `,"offset":"`...) // int64: a decimal string, as in kwire's JSON form
-			b = strconv.AppendInt(b, f.Offset, 10)
-			b = append(b, '"')
-			b = append(b, `,"reason":`...)
-			b = jsonx.AppendString(b, f.Reason.String())
-			b = append(b, `,"field":`...)
-			b = jsonx.AppendString(b, f.Field)
-			b = append(b, `,"schema":{"source":`...)
-			b = jsonx.AppendString(b, f.Schema.Source)
-			b = append(b, `,"id":`...)
-			b = strconv.AppendInt(b, int64(f.Schema.ID), 10)
-			b = append(b, `,"version":`...)
-			b = strconv.AppendInt(b, int64(f.Schema.Version), 10)
-			b = append(b, `},"message":`...)
-			b = jsonx.AppendString(b, f.Detail)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	return append(b, '}')
 }

@@ -54,8 +54,6 @@
 // partition with the Kafka error a broker would give (CORRUPT_MESSAGE for damaged
 // bytes, INVALID_RECORD otherwise). Under warn undecodable records are reported but
 // the partition is accepted; under none nothing is decoded.
-//
-// CheckJSON is the bytes-in, bytes-out form used by the flat ABI.
 package policy
 
 import (
@@ -645,7 +643,7 @@ type Checker struct {
 	dec records.Decoder
 	buf []byte // decompressed records of the fast path (scanBatch)
 	// spans and hdrs receive the fast path's record and header spans
-	// (records.ScanRecords).
+	// (recordscan.Scan).
 	spans, hdrs []int32
 	json        jsonValidator // the JSON checks' scratch space
 }
@@ -915,17 +913,4 @@ func clip(b []byte) string {
 		return string(b[:32]) + "..."
 	}
 	return string(b)
-}
-
-// CheckJSON parses policyJSON (a Config), checks recs (the records field of one
-// Produce partition of topic) and returns the PartitionVerdict as JSON (see
-// PartitionVerdict.AppendJSON). An error (a *ConfigError) is returned only for a
-// bad policy; undecodable records are a verdict, not an error.
-func CheckJSON(policyJSON []byte, topic string, partition int32, recs []byte) ([]byte, error) {
-	p, err := Parse(policyJSON)
-	if err != nil {
-		return nil, err
-	}
-	v := p.NewChecker().Check(topic, partition, recs)
-	return v.AppendJSON(nil), nil
 }

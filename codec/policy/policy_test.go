@@ -2,7 +2,6 @@ package policy
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -236,28 +235,6 @@ func TestUndecodable(t *testing.T) {
 	v := q.NewChecker().Check("x", 0, batch(t, records.CompressionLZ4, msg(append(prefixed(1, ""), big...))))
 	if v.Accept || v.ErrorCode != int16(kerr.InvalidRecord) {
 		t.Errorf("over the cap: accept %v code %d (%v)", v.Accept, v.ErrorCode, v.Err)
-	}
-}
-
-func TestCheckJSON(t *testing.T) {
-	recs := batch(t, records.CompressionNone, msg([]byte("plain")))
-	out, err := CheckJSON([]byte(`{"default":"enforce"}`), "t", 1, recs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got map[string]any
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if got["accept"] != false || got["errorCode"] != float64(87) || got["policy"] != "enforce" || got["rule"] != "default" || got["records"] != float64(1) {
-		t.Errorf("verdict %s", out)
-	}
-	f := got["failures"].([]any)[0].(map[string]any)
-	if f["reason"] != "no-schema" || f["schema"].(map[string]any)["source"] != "none" || f["offset"] != "0" || f["index"] != float64(0) {
-		t.Errorf("failure %v", f)
-	}
-	if _, err := CheckJSON([]byte(`{"default":"maybe"}`), "t", 0, recs); err == nil {
-		t.Error("a bad policy is not an error")
 	}
 }
 

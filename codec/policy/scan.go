@@ -4,16 +4,17 @@ import (
 	"encoding/binary"
 
 	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/internal/recordscan"
 )
 
 // scanBatch is the fast path of Check for one data batch (magic 2, not control):
-// records.ScanRecords (a WebAssembly kernel inside a VM, its plain-Go twin
+// recordscan.Scan (a WebAssembly kernel inside a VM, its plain-Go twin
 // elsewhere) writes the spans of the records and their headers, without a
 // records.Record per record, and the rule is applied to them. It reports ok only
 // when every record is well formed and passes the rule, returning their count;
 // anything else (a malformed record, a failure of decompression, a record failing
 // the rule) returns ok false, and the caller reads the batch again with the records
-// iterator, whose errors and verdicts are the reference. ScanRecords accepts
+// iterator, whose errors and verdicts are the reference. recordscan.Scan accepts
 // exactly what records.RecordIter accepts (FuzzScanMatchesIterator holds the two
 // together here).
 func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
@@ -33,13 +34,13 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 		return 0, false
 	}
 	if c.spans == nil {
-		c.spans = make([]int32, scanChunk*records.SpanRecordWords)
-		c.hdrs = make([]int32, 4*scanChunk*records.SpanHeaderWords)
+		c.spans = make([]int32, scanChunk*recordscan.SpanRecordWords)
+		c.hdrs = make([]int32, 4*scanChunk*recordscan.SpanHeaderWords)
 	}
 	p := 0
 	for seen := 0; seen < n; {
-		spans := c.spans[:min(n-seen, scanChunk)*records.SpanRecordWords]
-		next, nrec, _, ok := records.ScanRecords(data, p, spans, c.hdrs)
+		spans := c.spans[:min(n-seen, scanChunk)*recordscan.SpanRecordWords]
+		next, nrec, _, ok := recordscan.Scan(data, p, spans, c.hdrs)
 		if !ok || nrec == 0 {
 			// Malformed, or a record with more headers than hdrs holds: the
 			// iterator reads the batch.
@@ -47,12 +48,12 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 		}
 		h := c.hdrs
 		for i := 0; i < nrec; i++ {
-			sp := spans[i*records.SpanRecordWords : (i+1)*records.SpanRecordWords]
-			key := spanOf(data, sp[records.SpanKeyOff], sp[records.SpanKeyLen])
-			value := spanOf(data, sp[records.SpanValueOff], sp[records.SpanValueLen])
+			sp := spans[i*recordscan.SpanRecordWords : (i+1)*recordscan.SpanRecordWords]
+			key := spanOf(data, sp[recordscan.SpanKeyOff], sp[recordscan.SpanKeyLen])
+			value := spanOf(data, sp[recordscan.SpanValueOff], sp[recordscan.SpanValueLen])
 			var id, ver []byte
 			haveID, haveVer := false, false
-			for j := int32(0); j < sp[records.SpanHeaders]; j++ {
+			for j := int32(0); j < sp[recordscan.SpanHeaders]; j++ {
 				hk := spanOf(data, h[0], h[1])
 				switch string(hk) {
 				case records.SchemaIDHeader:
@@ -60,7 +61,7 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 				case records.SchemaVersionHeader:
 					ver, haveVer = spanOf(data, h[2], h[3]), true
 				}
-				h = h[records.SpanHeaderWords:]
+				h = h[recordscan.SpanHeaderWords:]
 			}
 			// records.ResolveSchema, with the policy's malformed-header rule first.
 			ref := records.SchemaRef{ID: -1, Version: -1}
@@ -92,7 +93,7 @@ func (c *Checker) scanBatch(rule *Rule, b *records.Batch) (int, bool) {
 	return n, true
 }
 
-// scanChunk is the number of records one records.ScanRecords call reads into the
+// scanChunk is the number of records one recordscan.Scan call reads into the
 // checker's spans (and four headers each, on average, into its header spans).
 const scanChunk = 128
 

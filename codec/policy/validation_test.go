@@ -259,9 +259,6 @@ func TestValidationRules(t *testing.T) {
 					t.Errorf("%s/%s: failure %d is %s %s %q, want %s %s containing %q", tc.name, c, i, got.Reason, got.Field, got.Detail, f.reason, f.field, f.detail)
 				}
 			}
-			if len(tc.fails) > 0 && !strings.Contains(string(v.AppendJSON(nil)), `"field":"`+tc.fails[0].field+`"`) {
-				t.Errorf("%s: verdict JSON %s does not name the field", tc.name, v.AppendJSON(nil))
-			}
 		}
 	}
 }

@@ -35,13 +35,15 @@ const (
 // TimestampType says what a record's timestamp means.
 type TimestampType int8
 
+// The timestamp types: the producer's time or the broker's.
 const (
 	// NoTimestampType: magic 0 messages carry no timestamp.
 	NoTimestampType TimestampType = -1
-	CreateTime      TimestampType = 0
-	LogAppendTime   TimestampType = 1
+	CreateTime      TimestampType = 0 // set by the producer
+	LogAppendTime   TimestampType = 1 // set by the broker when it appends the batch
 )
 
+// String is the type's name in Kafka's spelling.
 func (t TimestampType) String() string {
 	switch t {
 	case NoTimestampType:
@@ -73,8 +75,10 @@ type Batch struct {
 	Records              []byte
 }
 
+// Compression is the codec of the batch's records (attribute bits 0-2).
 func (b *Batch) Compression() Compression { return Compression(b.Attributes & AttrCompressionMask) }
 
+// TimestampType is CreateTime or LogAppendTime (attribute bit 3).
 func (b *Batch) TimestampType() TimestampType {
 	if b.Attributes&AttrLogAppendTime != 0 {
 		return LogAppendTime
@@ -82,8 +86,14 @@ func (b *Batch) TimestampType() TimestampType {
 	return CreateTime
 }
 
-func (b *Batch) IsTransactional() bool  { return b.Attributes&AttrTransactional != 0 }
-func (b *Batch) IsControl() bool        { return b.Attributes&AttrControl != 0 }
+// IsTransactional reports attribute bit 4: the batch belongs to a transaction.
+func (b *Batch) IsTransactional() bool { return b.Attributes&AttrTransactional != 0 }
+
+// IsControl reports attribute bit 5: the batch holds control records.
+func (b *Batch) IsControl() bool { return b.Attributes&AttrControl != 0 }
+
+// HasDeleteHorizon reports attribute bit 6: BaseTimestamp is the delete horizon of
+// a compacted batch.
 func (b *Batch) HasDeleteHorizon() bool { return b.Attributes&AttrHasDeleteHorizon != 0 }
 
 // DeleteHorizonMs is the delete horizon of a compacted batch, or -1 when unset.

@@ -4,6 +4,7 @@ package records
 
 import (
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strconv"
 	"testing"
@@ -55,4 +56,18 @@ func TestBlockKernelFuzz(t *testing.T) {
 		checkSnappy(t, sb, r.IntN(32))
 	}
 	t.Logf("%d LZ4 and %d snappy blocks in %v (seed %s)", n, n, d, strconv.FormatUint(seed, 10))
+}
+
+// kernelFuzzTime is how long a kernel's fuzz loop runs: KWIRE_KERNEL_FUZZTIME (a Go
+// duration), 2s by default.
+func kernelFuzzTime(t *testing.T) time.Duration {
+	s := os.Getenv("KWIRE_KERNEL_FUZZTIME")
+	if s == "" {
+		return 2 * time.Second
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -7,6 +7,7 @@ import (
 // Compression is the codec in the low three bits of a batch's attributes.
 type Compression int8
 
+// The compression codecs, as the low three attribute bits number them.
 const (
 	CompressionNone   Compression = 0
 	CompressionGzip   Compression = 1
@@ -15,6 +16,7 @@ const (
 	CompressionZstd   Compression = 4 // magic 2 only
 )
 
+// String is the codec's name: none, gzip, snappy, lz4, zstd.
 func (c Compression) String() string {
 	switch c {
 	case CompressionNone:

@@ -3,6 +3,7 @@ package records
 // ControlType is the type in a control record's key.
 type ControlType int16
 
+// The control record types (the key's type field).
 const (
 	ControlAbort          ControlType = 0
 	ControlCommit         ControlType = 1
@@ -13,6 +14,7 @@ const (
 	ControlKRaftVoters    ControlType = 6
 )
 
+// String is the type's name.
 func (t ControlType) String() string {
 	switch t {
 	case ControlAbort:

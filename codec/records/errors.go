@@ -45,6 +45,7 @@ type Error struct {
 	Err error
 }
 
+// Error names the field, record, batch and byte offset, and the cause.
 func (e *Error) Error() string {
 	b := make([]byte, 0, 96)
 	b = append(b, "records: "...)
@@ -75,6 +76,7 @@ func (e *Error) Error() string {
 	return string(b)
 }
 
+// Unwrap returns the cause (ErrTruncated, ErrCorrupt, ...).
 func (e *Error) Unwrap() error { return e.Err }
 
 func newErr(base int64, rec int, field string, off int, cause error) *Error {

@@ -37,10 +37,13 @@ type LegacyMessage struct {
 	Value     []byte
 }
 
+// Compression is the codec of a wrapper message's inner set (attribute bits 0-2).
 func (m *LegacyMessage) Compression() Compression {
 	return Compression(m.Attributes & legacyAttrCompressionMask)
 }
 
+// TimestampType is NoTimestampType for magic 0, else CreateTime or LogAppendTime
+// (attribute bit 3).
 func (m *LegacyMessage) TimestampType() TimestampType {
 	if m.Magic == 0 {
 		return NoTimestampType

@@ -5,12 +5,14 @@ import "errors"
 // SchemaSource tells where a message's schema reference came from.
 type SchemaSource int8
 
+// Where a record's schema reference was found.
 const (
 	SchemaNone        SchemaSource = 0
 	SchemaValuePrefix SchemaSource = 1 // Confluent wire format: 0x00 + 4-byte id
 	SchemaHeader      SchemaSource = 2 // record headers, see the package doc
 )
 
+// String is the source's name as verdict JSON writes it.
 func (s SchemaSource) String() string {
 	switch s {
 	case SchemaNone:

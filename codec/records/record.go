@@ -1,6 +1,10 @@
 package records
 
-import "math"
+import (
+	"math"
+
+	"github.com/kwire/kwire/internal/wire"
+)
 
 // Header is one record header. Key and Value alias the decoded input (or the
 // decoder's decompression buffer). Value is nil for a null value; Kafka forbids
@@ -107,6 +111,13 @@ func (d *Decoder) Records(b *Batch) (*RecordIter, error) {
 	return it, nil
 }
 
+// BatchData returns the records section of b ready to read: b.Records itself when the
+// batch is uncompressed, else the decompressed bytes in the decoder's buffer (valid
+// until the decoder decompresses again). Its errors are those of Records.
+func (d *Decoder) BatchData(b *Batch) (data []byte, decompressed bool, err error) {
+	return d.recordsData(b)
+}
+
 func (d *Decoder) recordsData(b *Batch) ([]byte, bool, error) {
 	c := b.Compression()
 	if c == CompressionNone {
@@ -179,7 +190,7 @@ func (it *RecordIter) fail(i int, field string, at int, cause error) error {
 // the byte offset and the cause.
 func decodeRecord(data []byte, pos int, r *Record, hdrs []Header) (int, []Header, string, int, error) {
 	start := pos
-	length, p, ok := readVarint(data, pos)
+	length, p, ok := wire.Varint(data, pos)
 	if !ok {
 		return pos, hdrs, "length", start, truncOrLong(data, pos)
 	}
@@ -194,10 +205,10 @@ func decodeRecord(data []byte, pos int, r *Record, hdrs []Header) (int, []Header
 	pos = p
 	r.Attributes = int8(rec[pos])
 	pos++
-	if r.TimestampDelta, pos, ok = readVarlong(rec, pos); !ok {
+	if r.TimestampDelta, pos, ok = wire.Varlong(rec, pos); !ok {
 		return pos, hdrs, "timestampDelta", pos, truncOrLong(rec, pos)
 	}
-	if r.OffsetDelta, pos, ok = readVarint(rec, pos); !ok {
+	if r.OffsetDelta, pos, ok = wire.Varint(rec, pos); !ok {
 		return pos, hdrs, "offsetDelta", pos, truncOrLong(rec, pos)
 	}
 	var at int
@@ -212,7 +223,7 @@ func decodeRecord(data []byte, pos int, r *Record, hdrs []Header) (int, []Header
 	}
 	at = pos
 	var nh int32
-	if nh, pos, ok = readVarint(rec, pos); !ok {
+	if nh, pos, ok = wire.Varint(rec, pos); !ok {
 		return pos, hdrs, "headers", at, truncOrLong(rec, pos)
 	}
 	if nh < 0 {
@@ -225,7 +236,7 @@ func decodeRecord(data []byte, pos int, r *Record, hdrs []Header) (int, []Header
 	for h := 0; h < int(nh); h++ {
 		at = pos
 		var kl int32
-		if kl, pos, ok = readVarint(rec, pos); !ok {
+		if kl, pos, ok = wire.Varint(rec, pos); !ok {
 			return pos, hdrs, headerField(h, "key"), at, truncOrLong(rec, pos)
 		}
 		if kl < 0 {
@@ -257,7 +268,7 @@ func decodeRecord(data []byte, pos int, r *Record, hdrs []Header) (int, []Header
 // readBytes reads a varint length and that many bytes; a negative length is
 // null, as Kafka reads it.
 func readBytes(b []byte, pos int) ([]byte, int, error) {
-	n, p, ok := readVarint(b, pos)
+	n, p, ok := wire.Varint(b, pos)
 	if !ok {
 		return nil, p, truncOrLong(b, pos)
 	}

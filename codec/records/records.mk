@@ -28,7 +28,7 @@ RECORDS_MVN     ?= mvn -q -B -Dstyle.color=never -f conformance/reference/record
 RECORDS_VECTORS := conformance/vectors/records/kafka-clients-4.4.0.jsonl
 # The Go fuzz targets of records-fuzz: the package's, and the encoders' differential ones
 # (encode, then the reference library decodes), as a FUZZ_ONLY regexp.
-RECORDS_FUZZ    := ^codec/records/|^internal/(lz4enc|deflate)/|^internal/zstd/FuzzEncode
+RECORDS_FUZZ    := ^codec/records/|^internal/(lz4enc|deflate|recordscan)/|^internal/zstd/FuzzEncode
 
 .PHONY: records-ownenc-broker records-java records-js-test records-nocompress-test records-vectors records-fuzz records-kernel-fuzz records-bench
 
@@ -66,8 +66,8 @@ records-ownenc-broker: broker-deps
 
 # In Node (V8): with the WebAssembly kernels, and with them off (kwire_purego).
 records-js-test:
-	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/crc32c
-	GOOS=js GOARCH=wasm $(GO) test -tags kwire_purego -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/crc32c
+	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/recordscan ./internal/crc32c
+	GOOS=js GOARCH=wasm $(GO) test -tags kwire_purego -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/recordscan ./internal/crc32c
 
 records-nocompress-test:
 	$(GO) vet -tags kwire_nocompress ./codec/records/...
@@ -86,7 +86,7 @@ records-nocompress-test:
 # tests mutate random inputs for KWIRE_KERNEL_FUZZTIME each.
 records-kernel-fuzz:
 	GOOS=js GOARCH=wasm KWIRE_KERNEL_FUZZTIME=$(FUZZTIME) $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
-		-run 'KernelFuzz' -v -timeout 0 -p 1 ./codec/records ./internal/crc32c
+		-run 'KernelFuzz' -v -timeout 0 -p 1 ./codec/records ./internal/recordscan ./internal/crc32c
 
 records-fuzz: records-kernel-fuzz
 	$(MAKE) --no-print-directory fuzz-go FUZZ_ONLY='$(RECORDS_FUZZ)'

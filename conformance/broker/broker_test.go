@@ -37,7 +37,7 @@ func TestBroker(t *testing.T) {
 			// PLAINTEXT and SSL answer ApiVersions; the TLS config verifies the broker's certificate.
 			for _, l := range []string{"PLAINTEXT", "SSL"} {
 				c := dial(t, b, l)
-				resp, err := roundTrip(c, 7, codec.NewAPIVersionsRequest(), 0)
+				resp, err := RoundTrip(c, 7, codec.NewApiVersionsRequest(), 0)
 				c.Close()
 				if err != nil {
 					t.Fatalf("%s: ApiVersions: %v", l, err)
@@ -58,7 +58,7 @@ func TestBroker(t *testing.T) {
 				c := dial(t, b, l)
 				hs := codec.NewSaslHandshakeRequest()
 				hs.Mechanism = "NOT-A-MECHANISM"
-				resp, err := roundTrip(c, 1, hs, 1)
+				resp, err := RoundTrip(c, 1, hs, 1)
 				c.Close()
 				if err != nil {
 					t.Fatalf("%s: SaslHandshake: %v", l, err)

@@ -28,13 +28,13 @@ func probe(ctx context.Context, addr string) error {
 	}
 	_ = c.SetDeadline(deadline)
 
-	if _, err := roundTrip(c, 1, codec.NewAPIVersionsRequest(), 0); err != nil {
+	if _, err := RoundTrip(c, 1, codec.NewApiVersionsRequest(), 0); err != nil {
 		return fmt.Errorf("ApiVersions: %w", err)
 	}
 	md := codec.NewMetadataRequest()
 	md.Topics = []codec.MetadataRequestTopic{} // no topics: brokers and cluster only
 	md.AllowAutoTopicCreation = false
-	resp, err := roundTrip(c, 2, md, 12)
+	resp, err := RoundTrip(c, 2, md, 12)
 	if err != nil {
 		return fmt.Errorf("Metadata: %w", err)
 	}
@@ -44,7 +44,10 @@ func probe(ctx context.Context, addr string) error {
 	return nil
 }
 
-func roundTrip(c net.Conn, corr int32, req codec.Request, version int16) (codec.Response, error) {
+// RoundTrip writes req at version on c with correlation id corr and reads its
+// response (at most 1 MiB), checking the correlation id: enough to talk to a broker
+// the launcher started without a client library.
+func RoundTrip(c net.Conn, corr int32, req codec.Request, version int16) (codec.Response, error) {
 	frame, err := codec.EncodeRequestFrame(nil, codec.NewRequestHeaderFor(req, version, corr, "kwire-broker-probe"), req)
 	if err != nil {
 		return nil, err

@@ -114,7 +114,7 @@ func TestDiscoverRepository(t *testing.T) {
 	for _, x := range targets {
 		seen[x.ID()] = true
 	}
-	for _, id := range []string{"codec/FuzzDecodeRequestFrame", "codec/records/FuzzScanRecords",
+	for _, id := range []string{"codec/FuzzDecodeRequestFrame", "internal/recordscan/FuzzScanRecords",
 		"cmd/kwire/internal/frames/FuzzFrames", "conformance/hosts/proxywasm/FuzzModuleData"} {
 		if !seen[id] {
 			t.Errorf("%s not found among %d targets", id, len(targets))

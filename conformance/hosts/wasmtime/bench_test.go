@@ -16,6 +16,7 @@ import (
 	"github.com/kwire/kwire/abi"
 	"github.com/kwire/kwire/abi/abiconf"
 	kwwazero "github.com/kwire/kwire/conformance/hosts/wazero"
+	"github.com/kwire/kwire/conformance/internal/abiclient/hosttest"
 )
 
 // codecHost is what the throughput rows call: the ABI's body functions.
@@ -40,7 +41,7 @@ func work(t *testing.T, names map[string]bool) ([]workItem, int) {
 	}
 	var out []workItem
 	size := 0
-	for _, rel := range releases(t) {
+	for _, rel := range suite.Releases(t) {
 		for _, v := range rel.Vectors {
 			if names != nil && !names[v.Name] {
 				continue
@@ -120,7 +121,7 @@ func TestWasmBenchTable(t *testing.T) {
 	}
 
 	// Module size.
-	wasm, err := os.ReadFile(wasmPath())
+	wasm, err := os.ReadFile(hosttest.WasmPath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestWasmBenchTable(t *testing.T) {
 	summary.add("same, encode", fmt.Sprintf("%.1fx", pf["encode/wazero"]), "<= 5x", pf["encode/wazero"] <= 5)
 	summary.add("wasmtime-go, decode / encode", fmt.Sprintf("%.1fx / %.1fx", pf["decode/wasmtime-go"], pf["encode/wasmtime-go"]), "<= 3x",
 		pf["decode/wasmtime-go"] <= 3 && pf["encode/wasmtime-go"] <= 3)
-	if fi, err := os.Stat(filepath.Join(filepath.Dir(wasmPath()), "libkwire.so")); err == nil {
+	if fi, err := os.Stat(filepath.Join(filepath.Dir(hosttest.WasmPath()), "libkwire.so")); err == nil {
 		summary.add("libkwire.so", fmt.Sprintf("%.1f MB", mb(int(fi.Size()))), "<= 8 MB", fi.Size() <= 8e6)
 	} else {
 		summary.add("libkwire.so", "not built (make capi)", "<= 8 MB", false)
@@ -297,7 +298,7 @@ func nodeInit() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	wasm, err := filepath.Abs(wasmPath())
+	wasm, err := filepath.Abs(hosttest.WasmPath())
 	if err != nil {
 		return 0, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/conformance/internal/abiclient/hosttest"
 )
 
 func mb(n int) float64 { return float64(n) / 1e6 }
@@ -75,7 +76,7 @@ func pythonFirstCall() (cpu, wall time.Duration, err error) {
 	}
 	defer os.RemoveAll(cache)
 	cmd := exec.Command(py, "-c", "import kwire; kwire.header_versions(18, 3)")
-	cmd.Env = append(os.Environ(), "KWIRE_CACHE_DIR="+cache, "KWIRE_WASM="+wasmPath(), "PYTHONPATH="+filepath.Join(repoRoot(), "bindings", "python"))
+	cmd.Env = append(os.Environ(), "KWIRE_CACHE_DIR="+cache, "KWIRE_WASM="+hosttest.WasmPath(), "PYTHONPATH="+filepath.Join(repoRoot(), "bindings", "python"))
 	t0 := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, 0, fmt.Errorf("%v: %s", err, out)
@@ -84,7 +85,7 @@ func pythonFirstCall() (cpu, wall time.Duration, err error) {
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), wall, nil
 }
 
-func repoRoot() string { return filepath.Join(filepath.Dir(wasmPath()), "..") }
+func repoRoot() string { return filepath.Join(filepath.Dir(hosttest.WasmPath()), "..") }
 
 type engineRatio struct {
 	what  string

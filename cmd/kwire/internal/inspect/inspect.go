@@ -10,7 +10,7 @@ import (
 
 	"github.com/kwire/kwire/cmd/kwire/internal/capture"
 	"github.com/kwire/kwire/cmd/kwire/internal/frames"
-	"github.com/kwire/kwire/codec/records/recordsjson"
+	"github.com/kwire/kwire/internal/recordsjson"
 )
 
 // MaxOutput bounds the lines of one call, so that a huge capture in a browser tab fails

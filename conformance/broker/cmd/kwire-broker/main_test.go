@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -14,33 +10,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/conformance/broker"
+	"github.com/kwire/kwire/internal/proctest"
 )
-
-// syncBuffer is the command's stderr, written by exec's copying goroutine while the
-// test may quote it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // textListing is what the test reads from the -text output.
 type textListing struct {
@@ -58,28 +35,26 @@ var (
 	stopLine    = regexp.MustCompile(`^Ctrl-C stops the broker and removes (\S+)\.$`)
 )
 
-// readListing reads the -text output up to its last line.
-func readListing(t *testing.T, lines <-chan string, exited <-chan struct{}, waitErr *error, stderr *syncBuffer) textListing {
+// readListing waits for the -text output's last line and reads the listing.
+func readListing(t *testing.T, p *proctest.Proc) textListing {
 	t.Helper()
-	l := textListing{addrs: map[string]string{}, users: map[string][2]string{}}
-	timeout := time.After(4 * time.Minute)
-	for {
-		var line string
-		var ok bool
-		select {
-		case line, ok = <-lines:
-		case <-timeout:
-			t.Fatalf("no listing after 4 minutes:\n%s", stderr)
-		}
-		if !ok { // stdout closed: the command exited
-			<-exited
-			err := *waitErr
-			var ee *exec.ExitError
-			if errors.As(err, &ee) && ee.ExitCode() == 3 && os.Getenv(broker.RequireEnv) != "1" {
-				t.Skipf("no Kafka broker here (exit 3):\n%s", stderr)
+	complete := func() bool {
+		for _, line := range strings.Split(p.Stdout.String(), "\n") {
+			if stopLine.MatchString(line) {
+				return true
 			}
-			t.Fatalf("kwire-broker exited before its listing was complete (%v):\n%s", err, stderr)
 		}
+		return false
+	}
+	if err := p.Await(complete, 4*time.Minute); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 3 && os.Getenv(broker.RequireEnv) != "1" {
+			t.Skipf("no Kafka broker here (exit 3):\n%s", p.Stderr)
+		}
+		t.Fatalf("kwire-broker's listing is not complete (%v):\n%s", err, p.Stderr)
+	}
+	l := textListing{addrs: map[string]string{}, users: map[string][2]string{}}
+	for _, line := range strings.Split(p.Stdout.String(), "\n") {
 		if m := servingLine.FindStringSubmatch(line); m != nil {
 			if m[1] != broker.DefaultVersion {
 				t.Errorf("serving %s, want %s", m[1], broker.DefaultVersion)
@@ -93,7 +68,7 @@ func readListing(t *testing.T, lines <-chan string, exited <-chan struct{}, wait
 		}
 		if m := stopLine.FindStringSubmatch(line); m != nil {
 			l.dir = m[1]
-			return l
+			break
 		}
 		f := strings.Fields(line)
 		if len(f) < 3 || !strings.HasPrefix(f[1], "127.0.0.1:") {
@@ -107,6 +82,7 @@ func readListing(t *testing.T, lines <-chan string, exited <-chan struct{}, wait
 			l.users[f[0]+" "+f[2]] = [2]string{f[4], f[6]}
 		}
 	}
+	return l
 }
 
 // TestTextListingAndInterrupt runs the launcher as make broker does (-text): its plain
@@ -118,38 +94,9 @@ func TestTextListingAndInterrupt(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-text")
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{}) // closed once the command has exited; then waitErr is set
-	var waitErr error
-	lines := make(chan string, 64)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		waitErr = cmd.Wait() // after stdout is read to its end, as StdoutPipe requires
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-exited:
-		default:
-			cmd.Process.Kill() // the broker dies with it (Pdeathsig)
-			<-exited
-		}
-	})
-
-	l := readListing(t, lines, exited, &waitErr, &stderr)
+	p := proctest.Start(t, exec.Command(bin, "-text")) // the broker dies with it (Pdeathsig)
+	stderr := p.Stderr
+	l := readListing(t, p)
 	for _, name := range broker.Listeners {
 		if l.addrs[name] == "" {
 			t.Errorf("no address for listener %s", name)
@@ -174,7 +121,7 @@ func TestTextListingAndInterrupt(t *testing.T) {
 
 	// The PLAINTEXT address answers ApiVersions; SASL PLAIN accepts the printed password.
 	c := dialT(t, l.addrs["PLAINTEXT"])
-	resp, err := roundTrip(c, 1, codec.NewAPIVersionsRequest(), 0)
+	resp, err := broker.RoundTrip(c, 1, codec.NewApiVersionsRequest(), 0)
 	c.Close()
 	if err != nil {
 		t.Fatalf("ApiVersions on PLAINTEXT: %v", err)
@@ -190,16 +137,8 @@ func TestTextListingAndInterrupt(t *testing.T) {
 		t.Errorf("SASL PLAIN accepted a wrong password")
 	}
 
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-exited:
-		if waitErr != nil {
-			t.Errorf("kwire-broker after SIGINT: %v\n%s", waitErr, &stderr)
-		}
-	case <-time.After(time.Minute):
-		t.Fatalf("kwire-broker still running a minute after SIGINT:\n%s", &stderr)
+	if err := p.Interrupt(time.Minute); err != nil {
+		t.Fatalf("kwire-broker after SIGINT: %v\n%s", err, stderr)
 	}
 	if err := syscall.Kill(l.pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("broker process %d still exists after the launcher stopped (kill -0: %v)", l.pid, err)
@@ -212,7 +151,7 @@ func TestTextListingAndInterrupt(t *testing.T) {
 		t.Errorf("something still listens on %s", l.addrs["PLAINTEXT"])
 	}
 	if !strings.Contains(stderr.String(), "kwire-broker: stopped") {
-		t.Errorf("stderr does not say it stopped:\n%s", &stderr)
+		t.Errorf("stderr does not say it stopped:\n%s", stderr)
 	}
 }
 
@@ -234,7 +173,7 @@ func saslPlain(t *testing.T, addr, user, password string) (int16, string) {
 	defer c.Close()
 	hs := codec.NewSaslHandshakeRequest()
 	hs.Mechanism = "PLAIN"
-	resp, err := roundTrip(c, 1, hs, 1)
+	resp, err := broker.RoundTrip(c, 1, hs, 1)
 	if err != nil {
 		t.Fatalf("SaslHandshake: %v", err)
 	}
@@ -243,7 +182,7 @@ func saslPlain(t *testing.T, addr, user, password string) (int16, string) {
 	}
 	auth := codec.NewSaslAuthenticateRequest()
 	auth.AuthBytes = []byte("\x00" + user + "\x00" + password)
-	resp, err = roundTrip(c, 2, auth, 2)
+	resp, err = broker.RoundTrip(c, 2, auth, 2)
 	if err != nil {
 		t.Fatalf("SaslAuthenticate: %v", err)
 	}
@@ -253,36 +192,4 @@ func saslPlain(t *testing.T, addr, user, password string) (int16, string) {
 		msg = *r.ErrorMessage
 	}
 	return r.ErrorCode, msg
-}
-
-// roundTrip writes one request and reads its response.
-func roundTrip(c net.Conn, corr int32, req codec.Request, version int16) (codec.Response, error) {
-	frame, err := codec.EncodeRequestFrame(nil, codec.NewRequestHeaderFor(req, version, corr, "kwire-broker-test"), req)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Write(frame); err != nil {
-		return nil, err
-	}
-	var size [4]byte
-	if _, err := io.ReadFull(c, size[:]); err != nil {
-		return nil, err
-	}
-	n := binary.BigEndian.Uint32(size[:])
-	if n > 1<<20 {
-		return nil, fmt.Errorf("response of %d bytes", n)
-	}
-	buf := make([]byte, 4+n)
-	copy(buf, size[:])
-	if _, err := io.ReadFull(c, buf[4:]); err != nil {
-		return nil, err
-	}
-	f, err := codec.DecodeResponseFrame(buf, req.APIKey(), version)
-	if err != nil {
-		return nil, err
-	}
-	if f.Header.CorrelationID != corr {
-		return nil, fmt.Errorf("correlation id %d, want %d", f.Header.CorrelationID, corr)
-	}
-	return f.Body, nil
 }

@@ -1,4 +1,4 @@
-// The record scan for Go's WebAssembly target: ScanRecords' loop (scan.go) for records
+// The record scan for Go's WebAssembly target: Scan' loop (scan.go) for records
 // whose varints take one or two bytes, which is nearly every record Kafka clients
 // write. Anything else (a longer varint, a bound crossed, bad bytes) stops it before
 // that record, and scanRecords (scan_kernel_wasm.go) hands that one record to

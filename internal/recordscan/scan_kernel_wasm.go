@@ -1,10 +1,10 @@
 //go:build wasm && !kwire_purego
 
-package records
+package recordscan
 
 // scanRecordsKernel is the WebAssembly loop of scan_wasm.s: it reads records whose
 // varints take one or two bytes, from data[pos:] while there is room, into spans and
-// hdrs as ScanRecords does. done is true when it stopped for want of room or data;
+// hdrs as Scan does. done is true when it stopped for want of room or data;
 // false when the record at next is one it leaves to scanRecordsGeneric.
 //
 //go:noescape

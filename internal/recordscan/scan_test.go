@@ -1,8 +1,9 @@
-package records
+package recordscan
 
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kwire/kwire/codec/records"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -10,8 +11,8 @@ import (
 	"testing"
 )
 
-// checkScan holds ScanRecords (the kernel in WebAssembly builds), scanRecordsGeneric and
-// the record reader (RecordIter) to one verdict on the records section data of a batch
+// checkScan holds Scan (the kernel in WebAssembly builds), scanRecordsGeneric and
+// the record reader (records.RecordIter) to one verdict on the records section data of a batch
 // that says it holds n records: when the reader reads all n and nothing is left, both
 // scans read the same n records with the reader's keys, values, headers and deltas,
 // and the schema reference of ResolveSchema; when the reader refuses, neither scan
@@ -19,21 +20,24 @@ import (
 // resume path is exercised too.
 func checkScan(t *testing.T, what string, data []byte, n int) {
 	t.Helper()
-	it := &RecordIter{data: data, n: n}
-	var want []Record
+	it, err := records.NewDecoder(records.Options{}).Records(&records.Batch{Records: data, NumRecords: int32(n)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []records.Record
 	for {
-		var r Record
+		var r records.Record
 		if !it.Next(&r) {
 			break
 		}
-		r.Headers = append([]Header(nil), r.Headers...)
+		r.Headers = append([]records.Header(nil), r.Headers...)
 		want = append(want, r)
 	}
 	readerOK := it.Err() == nil
 	for _, scan := range []struct {
 		name string
 		fn   func(data []byte, pos int, spans, hdrs []int32) (int, int, int, bool)
-	}{{"ScanRecords", ScanRecords}, {"generic", scanRecordsGeneric}} {
+	}{{"Scan", Scan}, {"generic", scanRecordsGeneric}} {
 		for _, room := range []int{0, 1, 3, 64} {
 			spans := make([]int32, n*SpanRecordWords)
 			var hspans []int32
@@ -88,8 +92,8 @@ func checkScan(t *testing.T, what string, data []byte, n int) {
 						t.Fatalf("%s: %s: record %d header %d differs", what, scan.name, i, j)
 					}
 				}
-				ref := ResolveSchema(w.Value, w.Headers)
-				got := SchemaRef{ID: -1, Version: -1}
+				ref := records.ResolveSchema(w.Value, w.Headers)
+				got := records.SchemaRef{ID: -1, Version: -1}
 				if MayHaveSchema(data, s, hs) {
 					got = SpanSchema(data, s, hs)
 				}
@@ -105,11 +109,11 @@ func checkScan(t *testing.T, what string, data []byte, n int) {
 func sameBytes(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
 
 // scanRecordsOf builds the records section of recs (uncompressed).
-func scanSection(t testing.TB, recs []Record) []byte {
+func scanSection(t testing.TB, recs []records.Record) []byte {
 	var out []byte
 	for i := range recs {
 		var err error
-		if out, err = AppendRecord(out, &recs[i]); err != nil {
+		if out, err = records.AppendRecord(out, &recs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,8 +123,8 @@ func scanSection(t testing.TB, recs []Record) []byte {
 // randomRecords makes records with every shape: null and empty keys and values,
 // long varints (values of 200 and 20000 bytes), headers with schema references
 // (valid, malformed, null), Confluent-prefixed values, negative and huge deltas.
-func randomRecords(r *rand.Rand, n int) []Record {
-	recs := make([]Record, n)
+func randomRecords(r *rand.Rand, n int) []records.Record {
+	recs := make([]records.Record, n)
 	for i := range recs {
 		rec := &recs[i]
 		rec.OffsetDelta = int32(i)
@@ -154,9 +158,9 @@ func randomRecords(r *rand.Rand, n int) []Record {
 			k := []byte("h" + strconv.Itoa(r.Intn(3)))
 			switch r.Intn(5) {
 			case 0:
-				k = []byte(SchemaIDHeader)
+				k = []byte(records.SchemaIDHeader)
 			case 1:
-				k = []byte(SchemaVersionHeader)
+				k = []byte(records.SchemaVersionHeader)
 			case 2:
 				k = []byte("123456789") // the length of schema.id
 			}
@@ -169,7 +173,7 @@ func randomRecords(r *rand.Rand, n int) []Record {
 			case 2:
 				v = bytesOf()
 			}
-			rec.Headers = append(rec.Headers, Header{Key: k, Value: v})
+			rec.Headers = append(rec.Headers, records.Header{Key: k, Value: v})
 		}
 	}
 	return recs
@@ -210,12 +214,12 @@ func TestScanRecordsAgreesWithReader(t *testing.T) {
 // read every header as the reader does.
 func TestScanRecordsManyHeaders(t *testing.T) {
 	for _, n := range []int{65, 1000, 20000} {
-		hs := make([]Header, n)
+		hs := make([]records.Header, n)
 		for i := range hs {
-			hs[i] = Header{Key: []byte{}, Value: nil}
+			hs[i] = records.Header{Key: []byte{}, Value: nil}
 		}
-		hs[n-1] = Header{Key: []byte(SchemaIDHeader), Value: []byte("7")}
-		recs := []Record{{Value: []byte("a")}, {Key: []byte("k"), Headers: hs}, {Value: []byte("b")}}
+		hs[n-1] = records.Header{Key: []byte(records.SchemaIDHeader), Value: []byte("7")}
+		recs := []records.Record{{Value: []byte("a")}, {Key: []byte("k"), Headers: hs}, {Value: []byte("b")}}
 		checkScan(t, strconv.Itoa(n)+" headers", scanSection(t, recs), len(recs))
 	}
 }
@@ -223,14 +227,14 @@ func TestScanRecordsManyHeaders(t *testing.T) {
 func TestScanRecordsOnVectors(t *testing.T) {
 	n := 0
 	for _, v := range loadRecordVectorsForScan(t) {
-		d := NewDecoder(Options{})
+		d := records.NewDecoder(records.Options{})
 		for pos := 0; pos < len(v); {
-			size, magic, err := PeekEntry(v[pos:])
+			size, magic, err := records.PeekEntry(v[pos:])
 			if err != nil || size == 0 {
 				break
 			}
 			if magic == 2 {
-				b, _, err := ParseBatch(v[pos:pos+size], false)
+				b, _, err := records.ParseBatch(v[pos:pos+size], false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -290,22 +294,22 @@ func loadRecordVectorsForScan(t *testing.T) [][]byte {
 	return out
 }
 
-// BenchmarkScanRecords: ScanRecords (the kernel in WebAssembly builds) and its plain-Go
+// BenchmarkScanRecords: Scan (the kernel in WebAssembly builds) and its plain-Go
 // twin on the records of the benches' batches: 100 records, key ~10 bytes, value ~100
 // or 1000 bytes, one header.
 func BenchmarkScanRecords(b *testing.B) {
 	for _, size := range []int{100, 1000} {
-		recs := make([]Record, 100)
+		recs := make([]records.Record, 100)
 		for i := range recs {
-			recs[i] = Record{OffsetDelta: int32(i), TimestampDelta: int64(i), Key: []byte("key-" + strconv.Itoa(i)), Value: bytes.Repeat([]byte("v"), size),
-				Headers: []Header{{Key: []byte("trace-id"), Value: []byte("t-" + strconv.Itoa(i))}}}
+			recs[i] = records.Record{OffsetDelta: int32(i), TimestampDelta: int64(i), Key: []byte("key-" + strconv.Itoa(i)), Value: bytes.Repeat([]byte("v"), size),
+				Headers: []records.Header{{Key: []byte("trace-id"), Value: []byte("t-" + strconv.Itoa(i))}}}
 		}
 		data := scanSection(b, recs)
 		spans, hdrs := make([]int32, 100*SpanRecordWords), make([]int32, 100*SpanHeaderWords)
 		for _, c := range []struct {
 			name string
 			fn   func(data []byte, pos int, spans, hdrs []int32) (int, int, int, bool)
-		}{{"ScanRecords", ScanRecords}, {"generic", scanRecordsGeneric}} {
+		}{{"Scan", Scan}, {"generic", scanRecordsGeneric}} {
 			b.Run(strconv.Itoa(size)+"B/"+c.name, func(b *testing.B) {
 				b.SetBytes(int64(len(data)))
 				for i := 0; i < b.N; i++ {

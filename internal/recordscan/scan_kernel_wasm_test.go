@@ -1,8 +1,9 @@
 //go:build wasm && !kwire_purego
 
-package records
+package recordscan
 
 import (
+	"github.com/kwire/kwire/codec/records"
 	"math/rand"
 	"os"
 	"runtime"
@@ -17,14 +18,14 @@ import (
 func TestScanKernelReadsCommonRecords(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	for round := 0; round < 200; round++ {
-		recs := make([]Record, 1+r.Intn(50))
+		recs := make([]records.Record, 1+r.Intn(50))
 		for i := range recs {
-			recs[i] = Record{OffsetDelta: int32(i), TimestampDelta: int64(r.Intn(8000)) - 4000, Key: []byte("key"), Value: make([]byte, r.Intn(3000))}
+			recs[i] = records.Record{OffsetDelta: int32(i), TimestampDelta: int64(r.Intn(8000)) - 4000, Key: []byte("key"), Value: make([]byte, r.Intn(3000))}
 			if r.Intn(3) == 0 {
 				recs[i].Key = nil
 			}
 			for h := r.Intn(3); h > 0; h-- {
-				recs[i].Headers = append(recs[i].Headers, Header{Key: []byte("trace"), Value: make([]byte, r.Intn(100))})
+				recs[i].Headers = append(recs[i].Headers, records.Header{Key: []byte("trace"), Value: make([]byte, r.Intn(100))})
 			}
 		}
 		data := scanSection(t, recs)
@@ -51,7 +52,7 @@ func TestScanKernelReadsCommonRecords(t *testing.T) {
 // TestScanKernelFuzz is the kernel's differential fuzzing inside the WebAssembly build
 // (Go's coverage-guided fuzzer does not run WebAssembly): random record sections, spoilt
 // by random byte flips, insertions, cuts and long varints, go through checkScan (the
-// kernel's ScanRecords and the twin against the reader) until KWIRE_KERNEL_FUZZTIME
+// kernel's Scan and the twin against the reader) until KWIRE_KERNEL_FUZZTIME
 // (a Go duration; 2s by default) is over. The seed of a failure is printed.
 func TestScanKernelFuzz(t *testing.T) {
 	d := kernelFuzzTime(t)

@@ -1,14 +1,22 @@
-package records
-
-// The record scan: a flat reader of a magic 2 batch's records that writes spans
+// Package recordscan is the record scan: a flat reader of a magic 2 batch's records that writes spans
 // (offsets and lengths into the records data) instead of building Record values. It
 // is the fast path of the record tables kwire's flat ABI returns: it allocates
 // nothing, calls nothing per field and takes few branches, which is what Go's
 // WebAssembly code pays for. It accepts exactly what RecordIter accepts; what it
 // refuses, the caller reads again with a Decoder, whose error explains why (the scan
-// itself says only where it stopped).
+// itself says only where it stopped). The abi package's record tables and
+// codec/policy's checker read records through it.
+package recordscan
 
-// Words ScanRecords writes per record into spans (int32 each).
+import (
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/internal/wire"
+)
+
+// minRecordSize: a record with null key and value and no headers is 7 bytes.
+const minRecordSize = 7
+
+// Words Scan writes per record into spans (int32 each).
 const (
 	SpanOffsetDelta = 0 // the record's offset delta
 	SpanTSDeltaLo   = 1 // timestamp delta, low 32 bits
@@ -25,7 +33,7 @@ const (
 	SpanHeaderWords = 4
 )
 
-// ScanRecords reads whole records of a magic 2 batch from data[pos:] (the batch's
+// Scan reads whole records of a magic 2 batch from data[pos:] (the batch's
 // records section, decompressed) while there is room for them: at most
 // len(spans)/SpanRecordWords records and len(hdrs)/SpanHeaderWords headers. For
 // record i it writes spans[i*SpanRecordWords:] (see the Span* constants) and for each
@@ -37,16 +45,16 @@ const (
 //
 // In WebAssembly builds the loop is a kernel written in WebAssembly (scan_wasm.s);
 // scanRecordsGeneric is its plain-Go twin and the native code.
-func ScanRecords(data []byte, pos int, spans, hdrs []int32) (next, nrec, nhdr int, ok bool) {
+func Scan(data []byte, pos int, spans, hdrs []int32) (next, nrec, nhdr int, ok bool) {
 	if pos < 0 || pos > len(data) || len(data) > 1<<31-1 {
 		return pos, 0, 0, false
 	}
 	return scanRecords(data, pos, spans, hdrs)
 }
 
-// scanRecordsGeneric is ScanRecords in plain Go. Every read is bounded by the record's
+// scanRecordsGeneric is Scan in plain Go. Every read is bounded by the record's
 // end, which is itself checked against data, so a record cannot reach into the next.
-// Varints of one byte (nearly all of them) are read inline; longer ones by readVarint,
+// Varints of one byte (nearly all of them) are read inline; longer ones by wire.Varint,
 // whose limits (5 bytes, the fifth byte's high bits dropped) are the reader's.
 func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, nhdr int, ok bool) {
 	maxRec := len(spans) / SpanRecordWords
@@ -56,7 +64,7 @@ func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, 
 		p := pos
 		if c := data[p]; c < 0x80 {
 			length, p = int32(c>>1)^-int32(c&1), p+1
-		} else if length, p, ok = readVarint(data, p); !ok {
+		} else if length, p, ok = wire.Varint(data, p); !ok {
 			return pos, nrec, nhdr, false
 		}
 		if length < minRecordSize-1 || int64(length) > int64(len(data)-p) {
@@ -68,20 +76,20 @@ func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, 
 		var tsd int64
 		if c := rec[p]; c < 0x80 {
 			tsd, p = int64(c>>1)^-int64(c&1), p+1
-		} else if tsd, p, ok = readVarlong(rec, p); !ok {
+		} else if tsd, p, ok = wire.Varlong(rec, p); !ok {
 			return pos, nrec, nhdr, false
 		}
 		var od, kl, vl, nh int32
 		if p < end && rec[p] < 0x80 {
 			c := rec[p]
 			od, p = int32(c>>1)^-int32(c&1), p+1
-		} else if od, p, ok = readVarint(rec, p); !ok {
+		} else if od, p, ok = wire.Varint(rec, p); !ok {
 			return pos, nrec, nhdr, false
 		}
 		if p < end && rec[p] < 0x80 {
 			c := rec[p]
 			kl, p = int32(c>>1)^-int32(c&1), p+1
-		} else if kl, p, ok = readVarint(rec, p); !ok {
+		} else if kl, p, ok = wire.Varint(rec, p); !ok {
 			return pos, nrec, nhdr, false
 		}
 		ko := p
@@ -95,7 +103,7 @@ func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, 
 		if p < end && rec[p] < 0x80 {
 			c := rec[p]
 			vl, p = int32(c>>1)^-int32(c&1), p+1
-		} else if vl, p, ok = readVarint(rec, p); !ok {
+		} else if vl, p, ok = wire.Varint(rec, p); !ok {
 			return pos, nrec, nhdr, false
 		}
 		vo := p
@@ -109,7 +117,7 @@ func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, 
 		if p < end && rec[p] < 0x80 {
 			c := rec[p]
 			nh, p = int32(c>>1)^-int32(c&1), p+1
-		} else if nh, p, ok = readVarint(rec, p); !ok {
+		} else if nh, p, ok = wire.Varint(rec, p); !ok {
 			return pos, nrec, nhdr, false
 		}
 		if nh < 0 || int64(nh)*2 > int64(end-p) {
@@ -124,7 +132,7 @@ func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, 
 			if p < end && rec[p] < 0x80 {
 				c := rec[p]
 				hkl, p = int32(c>>1)^-int32(c&1), p+1
-			} else if hkl, p, ok = readVarint(rec, p); !ok {
+			} else if hkl, p, ok = wire.Varint(rec, p); !ok {
 				return pos, nrec, nhdr, false
 			}
 			if hkl < 0 || int64(hkl) > int64(end-p) {
@@ -135,7 +143,7 @@ func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, 
 			if p < end && rec[p] < 0x80 {
 				c := rec[p]
 				hvl, p = int32(c>>1)^-int32(c&1), p+1
-			} else if hvl, p, ok = readVarint(rec, p); !ok {
+			} else if hvl, p, ok = wire.Varint(rec, p); !ok {
 				return pos, nrec, nhdr, false
 			}
 			hvo := p
@@ -173,57 +181,42 @@ func scanRecordsGeneric(data []byte, pos int, spans, hdrs []int32) (next, nrec, 
 // the Confluent prefix's zero byte. Else the reference is none, and SpanSchema need not run.
 func MayHaveSchema(data []byte, rec, hdrs []int32) bool {
 	for j := 1; j < len(hdrs); j += SpanHeaderWords {
-		if n := hdrs[j]; n == int32(len(SchemaIDHeader)) || n == int32(len(SchemaVersionHeader)) {
+		if n := hdrs[j]; n == int32(len(records.SchemaIDHeader)) || n == int32(len(records.SchemaVersionHeader)) {
 			return true
 		}
 	}
 	return rec[SpanValueLen] >= 5 && data[rec[SpanValueOff]] == 0
 }
 
-// SpanSchema is ResolveSchema for a record read by ScanRecords: rec is its
+// SpanSchema is records.ResolveSchema for a record read by Scan: rec is its
 // SpanRecordWords words, hdrs the words of its headers, data what they index.
-func SpanSchema(data []byte, rec, hdrs []int32) SchemaRef {
-	ref := SchemaRef{ID: -1, Version: -1}
-	if len(hdrs) > 0 {
-		idAt, verAt := -1, -1
-		for j := 0; j+SpanHeaderWords <= len(hdrs); j += SpanHeaderWords {
-			switch k := data[hdrs[j] : hdrs[j]+hdrs[j+1]]; string(k) {
-			case SchemaIDHeader:
-				idAt = j
-			case SchemaVersionHeader:
-				verAt = j
-			}
-		}
-		if verAt >= 0 && hdrs[verAt+3] >= 0 { // a null value is no version
-			if v, ok := parseInt32(data[hdrs[verAt+2] : hdrs[verAt+2]+hdrs[verAt+3]]); ok {
-				ref.Version = v
-			}
-		}
-		if idAt >= 0 {
-			var v []byte
-			if hdrs[idAt+3] >= 0 {
-				v = data[hdrs[idAt+2] : hdrs[idAt+2]+hdrs[idAt+3]]
-			}
-			if id, ok := parseInt32(v); ok {
-				ref.ID = id
-				ref.Source = SchemaHeader
-				return ref
-			}
+func SpanSchema(data []byte, rec, hdrs []int32) records.SchemaRef {
+	// ResolveSchema reads the last header of each schema key; only those two are
+	// handed over.
+	var hs [2]records.Header
+	n := 0
+	idAt, verAt := -1, -1
+	for j := 0; j+SpanHeaderWords <= len(hdrs); j += SpanHeaderWords {
+		switch string(data[hdrs[j] : hdrs[j]+hdrs[j+1]]) {
+		case records.SchemaIDHeader:
+			idAt = j
+		case records.SchemaVersionHeader:
+			verAt = j
 		}
 	}
-	if vl := rec[SpanValueLen]; vl >= 5 {
-		vo := rec[SpanValueOff]
-		if data[vo] == 0 {
-			ref.ID = int32(be.Uint32(data[vo+1:]))
-			ref.Source = SchemaValuePrefix
+	for _, at := range [2]int{idAt, verAt} {
+		if at >= 0 {
+			hs[n] = records.Header{Key: data[hdrs[at] : hdrs[at]+hdrs[at+1]], Value: span(data, hdrs[at+2], hdrs[at+3])}
+			n++
 		}
 	}
-	return ref
+	return records.ResolveSchema(span(data, rec[SpanValueOff], rec[SpanValueLen]), hs[:n])
 }
 
-// BatchData returns the records section of b ready to read: b.Records itself when the
-// batch is uncompressed, else the decompressed bytes in the decoder's buffer (valid
-// until the decoder decompresses again). Its errors are those of Records.
-func (d *Decoder) BatchData(b *Batch) (data []byte, decompressed bool, err error) {
-	return d.recordsData(b)
+// span is the bytes of data a span points at: nil for a null one (length -1).
+func span(data []byte, off, n int32) []byte {
+	if n < 0 {
+		return nil
+	}
+	return data[off : off+n]
 }
