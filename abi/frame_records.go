@@ -9,9 +9,9 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/transcode"
 	"github.com/kwire/kwire/internal/recordscan"
 	"github.com/kwire/kwire/internal/recordsjson"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // Record table layouts 2 and 3 (kw_decode_*_frame_records): layout 1's header fields

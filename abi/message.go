@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/transcode"
 	"github.com/kwire/kwire/internal/recordsjson"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // lookup checks a message name and version from the boundary.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/session"
-	"github.com/kwire/kwire/codec/transcode"
 	"github.com/kwire/kwire/internal/recordsjson"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // Sessions behind integer handles (kw_session_*): the sans-IO client session of

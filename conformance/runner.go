@@ -221,7 +221,12 @@ func (native) Decode(m *Message, version int16, b []byte) ([]byte, error) {
 
 func (native) Encode(m *Message, version int16, js []byte) ([]byte, error) {
 	km := codec.NewMessage(m.Name)
-	if err := km.UnmarshalJSON(js); err != nil {
+	if err := km.DecodeJSON(js, version); err != nil {
+		var ee *codec.EncodeError
+		var ve *codec.VersionError
+		if errors.As(err, &ee) || errors.As(err, &ve) { // a value or a message the version cannot carry
+			return nil, fmt.Errorf("kwire cannot encode the json: %w", err)
+		}
 		return nil, &jsonFailure{path: jsonErrPath(err), err: fmt.Errorf("kwire cannot read the json: %w", err)}
 	}
 	b, err := km.Encode(nil, version)

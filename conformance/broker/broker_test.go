@@ -37,7 +37,7 @@ func TestBroker(t *testing.T) {
 			// PLAINTEXT and SSL answer ApiVersions; the TLS config verifies the broker's certificate.
 			for _, l := range []string{"PLAINTEXT", "SSL"} {
 				c := dial(t, b, l)
-				resp, err := RoundTrip(c, 7, codec.NewApiVersionsRequest(), 0)
+				resp, err := RoundTrip(c, 7, codec.NewAPIVersionsRequest(), 0)
 				c.Close()
 				if err != nil {
 					t.Fatalf("%s: ApiVersions: %v", l, err)

@@ -28,7 +28,7 @@ func probe(ctx context.Context, addr string) error {
 	}
 	_ = c.SetDeadline(deadline)
 
-	if _, err := RoundTrip(c, 1, codec.NewApiVersionsRequest(), 0); err != nil {
+	if _, err := RoundTrip(c, 1, codec.NewAPIVersionsRequest(), 0); err != nil {
 		return fmt.Errorf("ApiVersions: %w", err)
 	}
 	md := codec.NewMetadataRequest()

@@ -121,7 +121,7 @@ func TestTextListingAndInterrupt(t *testing.T) {
 
 	// The PLAINTEXT address answers ApiVersions; SASL PLAIN accepts the printed password.
 	c := dialT(t, l.addrs["PLAINTEXT"])
-	resp, err := broker.RoundTrip(c, 1, codec.NewApiVersionsRequest(), 0)
+	resp, err := broker.RoundTrip(c, 1, codec.NewAPIVersionsRequest(), 0)
 	c.Close()
 	if err != nil {
 		t.Fatalf("ApiVersions on PLAINTEXT: %v", err)

@@ -180,12 +180,12 @@ func (s *Suite) frameRecords(t *testing.T) {
 			parts[0].Records, parts[2].Records = v.Bytes, v.Bytes
 			topic := codec.FetchResponseFetchableTopicResponse{Partitions: parts}
 			if version >= 13 {
-				topic.TopicId = codec.UUID{15: 1}
+				topic.TopicID = codec.UUID{15: 1}
 			} else {
 				topic.Topic = "t"
 			}
 			fr.Responses = []codec.FetchResponseFetchableTopicResponse{topic}
-			fetch, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationId: 1}, version, fr)
+			fetch, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: 1}, version, fr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,11 +238,11 @@ func (s *Suite) frameRecords(t *testing.T) {
 			if request {
 				rh := codec.NewRequestHeader()
 				c := "c"
-				rh.RequestApiKey, rh.RequestApiVersion, rh.CorrelationId, rh.ClientId = v.APIKey, v.Version, 3, &c
+				rh.RequestAPIKey, rh.RequestAPIVersion, rh.CorrelationID, rh.ClientID = v.APIKey, v.Version, 3, &c
 				hdr, err = rh.Encode(nil, codec.RequestHeaderVersion(v.APIKey, v.Version))
 			} else {
 				rh := codec.NewResponseHeader()
-				rh.CorrelationId = 3
+				rh.CorrelationID = 3
 				hdr, err = rh.Encode(nil, codec.ResponseHeaderVersion(v.APIKey, v.Version))
 			}
 			if err != nil {
