@@ -126,8 +126,8 @@ type transport struct {
 }
 
 var wasm = transport{
-	kind: "wasm",
-	header: "//go:build wasip1\n\n// " + note + "\n\npackage main\n\nimport \"github.com/kwire/kwire/abi\"\n",
+	kind:      "wasm",
+	header:    "//go:build wasip1\n\n// " + note + "\n\npackage main\n\nimport \"github.com/kwire/kwire/abi\"\n",
 	directive: "//go:wasmexport ",
 	funcName:  func(e abitable.Export) string { return camel(e.Name, false) },
 	ptr:       "uint32", name: "uint32", i32: "int32", out: "uint32", outLen: "uint32", slot: "uint32",
@@ -135,8 +135,8 @@ var wasm = transport{
 }
 
 var capi = transport{
-	kind: "capi",
-	header: "// " + note + "\n\npackage main\n\n/*\n#include <stdint.h>\n*/\nimport \"C\"\n\nimport (\n\t\"unsafe\"\n\n\t\"github.com/kwire/kwire/abi\"\n)\n",
+	kind:      "capi",
+	header:    "// " + note + "\n\npackage main\n\n/*\n#include <stdint.h>\n*/\nimport \"C\"\n\nimport (\n\t\"unsafe\"\n\n\t\"github.com/kwire/kwire/abi\"\n)\n",
 	directive: "//export ",
 	funcName:  func(e abitable.Export) string { return e.Name },
 	ptr:       "*C.uint8_t", name: "*C.char", i32: "C.int32_t", out: "**C.uint8_t", outLen: "*C.int32_t", slot: "*C.int32_t",
