@@ -1,10 +1,11 @@
 package transcode
 
 import (
-	"github.com/kwire/kwire/internal/proto"
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/kwire/kwire/internal/proto"
 )
 
 // allPaths lists the dotted path of every field under struct si.
