@@ -5,7 +5,6 @@ package kwwasmtime
 
 import (
 	"fmt"
-	"github.com/kwire/kwire/internal/abitable"
 	"os"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"

@@ -8,7 +8,6 @@ package kwwazero
 import (
 	"context"
 	"fmt"
-	"github.com/kwire/kwire/internal/abitable"
 	"os"
 
 	"github.com/tetratelabs/wazero"

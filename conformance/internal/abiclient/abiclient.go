@@ -12,6 +12,7 @@ import (
 
 	"github.com/kwire/kwire/abi"
 	"github.com/kwire/kwire/abi/abiconf"
+	"github.com/kwire/kwire/internal/abitable"
 )
 
 // Machine is what a WebAssembly runtime provides to the Client: one instantiated module,
@@ -28,19 +29,9 @@ type Machine interface {
 	Size() uint32
 }
 
-// exports is the list of kw_ functions every build of the module exports, in kwire.h's
-// order. It is the one list the hosts check the module against.
-var exports = []string{"kw_abi_version", "kw_alloc", "kw_free", "kw_last_error", "kw_last_error_json",
-	"kw_api_catalogue", "kw_header_versions", "kw_decode_message", "kw_encode_message",
-	"kw_decode_request_frame", "kw_encode_request_frame", "kw_decode_response_frame",
-	"kw_encode_response_frame", "kw_peek_request_header", "kw_records_decode_json",
-	"kw_records_decode_table", "kw_records_encode",
-	"kw_decode_request_frame_records", "kw_decode_response_frame_records", "kw_encode_request_frame_records",
-	"kw_session_new", "kw_session_free", "kw_session_begin_negotiation", "kw_session_request", "kw_session_feed",
-	"kw_session_next", "kw_session_counters", "kw_session_version_for", "kw_policy_check", "kw_runtime_stats"}
-
-// Exports lists the kw_ functions every build of the module exports.
-func Exports() []string { return append([]string(nil), exports...) }
+// Exports lists the kw_ functions every build of the module exports, from the ABI
+// table (internal/abitable) that also writes the shims and kwire.h.
+func Exports() []string { return abitable.ExportNames() }
 
 // scratchSize is the scratch buffer: out slot (0), length slot (4), a kw_peek_header
 // (8..40).
