@@ -14,7 +14,7 @@
 #                      harness, FUZZTIME each (`make fuzz` runs them with every other target)
 
 ENVOY_WASM    := $(BUILD)/kwire-envoy.wasm
-ENVOY_GO_SRC  := $(shell find envoy codec -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
+ENVOY_GO_SRC  := $(shell find envoy codec internal -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
 ENVOY_HARNESS := conformance/hosts/proxywasm
 # The module's size budget (4 MB): a build over it fails. What keeps it small: the filter
 # reads messages with internal/transcode (no typed messages), is built with kwire_nocompress
