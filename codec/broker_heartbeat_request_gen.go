@@ -81,9 +81,6 @@ func (m *BrokerHeartbeatRequest) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		switch {
 		case tag == 0 && v >= 1:

@@ -87,9 +87,6 @@ func (m *ConsumerGroupHeartbeatResponse) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -193,9 +190,6 @@ func (m *ConsumerGroupHeartbeatResponseAssignment) decode(r *wire.Reader, v int1
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -272,9 +266,6 @@ func (m *ConsumerGroupHeartbeatResponseTopicPartitions) decode(r *wire.Reader, v
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}

@@ -81,9 +81,6 @@ func (m *CreateDelegationTokenRequest) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -185,9 +182,6 @@ func (m *CreateDelegationTokenRequestCreatableRenewers) decode(r *wire.Reader, v
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}

@@ -91,9 +91,6 @@ func (m *DescribeQuorumResponse) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -197,9 +194,6 @@ func (m *DescribeQuorumResponseTopicData) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -345,9 +339,6 @@ func (m *DescribeQuorumResponsePartitionData) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -477,9 +468,6 @@ func (m *DescribeQuorumResponseReplicaState) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -574,9 +562,6 @@ func (m *DescribeQuorumResponseNode) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -669,9 +654,6 @@ func (m *DescribeQuorumResponseListener) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}

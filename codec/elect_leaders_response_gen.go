@@ -68,9 +68,6 @@ func (m *ElectLeadersResponse) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -165,9 +162,6 @@ func (m *ElectLeadersResponseReplicaElectionResult) decode(r *wire.Reader, v int
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -258,9 +252,6 @@ func (m *ElectLeadersResponsePartitionResult) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}

@@ -88,9 +88,6 @@ func (m *EndQuorumEpochRequest) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -200,9 +197,6 @@ func (m *EndQuorumEpochRequestTopicData) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -337,9 +331,6 @@ func (m *EndQuorumEpochRequestPartitionData) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -443,9 +434,6 @@ func (m *EndQuorumEpochRequestReplicaInfo) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -543,9 +531,6 @@ func (m *EndQuorumEpochRequestLeaderEndpoint) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}

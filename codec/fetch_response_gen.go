@@ -85,9 +85,6 @@ func (m *FetchResponse) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			switch {
 			case tag == 0 && v >= 16:
@@ -252,9 +249,6 @@ func (m *FetchResponseFetchableTopicResponse) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -422,9 +416,6 @@ func (m *FetchResponsePartitionData) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			switch {
 			case tag == 0:
@@ -612,9 +603,6 @@ func (m *FetchResponseEpochEndOffset) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -711,9 +699,6 @@ func (m *FetchResponseLeaderIDAndEpoch) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -805,9 +790,6 @@ func (m *FetchResponseSnapshotID) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -891,9 +873,6 @@ func (m *FetchResponseAbortedTransaction) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -999,9 +978,6 @@ func (m *FetchResponseNodeEndpoint) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}

@@ -140,9 +140,6 @@ func (m *LeaderAndIsrRequest) decode(r *wire.Reader, v int16) {
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -391,9 +388,6 @@ func (m *LeaderAndIsrRequestLeaderAndIsrPartitionState) decode(r *wire.Reader, v
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -540,9 +534,6 @@ func (m *LeaderAndIsrRequestLeaderAndIsrTopicState) decode(r *wire.Reader, v int
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}
@@ -640,9 +631,6 @@ func (m *LeaderAndIsrRequestLeaderAndIsrLiveLeader) decode(r *wire.Reader, v int
 		prev := int64(-1)
 		for i := 0; i < n && r.Err == nil; i++ {
 			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
 			prev = int64(tag)
 			m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 		}

@@ -55,9 +55,6 @@ func (m *ReadShareGroupStateSummaryResponse) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -136,9 +133,6 @@ func (m *ReadShareGroupStateSummaryResponseReadStateSummaryResult) decode(r *wir
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -245,9 +239,6 @@ func (m *ReadShareGroupStateSummaryResponsePartitionResult) decode(r *wire.Reade
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}

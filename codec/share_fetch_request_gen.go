@@ -157,9 +157,6 @@ func (m *ShareFetchRequest) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -309,9 +306,6 @@ func (m *ShareFetchRequestFetchTopic) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -399,9 +393,6 @@ func (m *ShareFetchRequestFetchPartition) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -498,9 +489,6 @@ func (m *ShareFetchRequestAcknowledgementBatch) decode(r *wire.Reader, v int16) 
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -580,9 +568,6 @@ func (m *ShareFetchRequestForgottenTopic) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}

@@ -64,9 +64,6 @@ func (m *WriteShareGroupStateRequest) decode(r *wire.Reader, v int16) {
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -156,9 +153,6 @@ func (m *WriteShareGroupStateRequestWriteStateData) decode(r *wire.Reader, v int
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -269,9 +263,6 @@ func (m *WriteShareGroupStateRequestPartitionData) decode(r *wire.Reader, v int1
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}
@@ -367,9 +358,6 @@ func (m *WriteShareGroupStateRequestStateBatch) decode(r *wire.Reader, v int16) 
 	prev := int64(-1)
 	for i := 0; i < n && r.Err == nil; i++ {
 		tag, end := r.TagHeader(prev)
-		if r.Err != nil {
-			break
-		}
 		prev = int64(tag)
 		m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})
 	}

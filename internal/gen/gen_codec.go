@@ -203,8 +203,7 @@ func genDecode(e *emitter, m *Message, s *Struct) {
 		e.p("n := r.TagCount()")
 		e.p("prev := int64(-1)")
 		e.p("for i := 0; i < n && r.Err == nil; i++ {")
-		e.p("tag, end := r.TagHeader(prev)")
-		e.p("if r.Err != nil { break }")
+		e.p("tag, end := r.TagHeader(prev)") // on failure NoTag, whose default case reads nothing
 		e.p("prev = int64(tag)")
 		var cases []*Field
 		for _, f := range sortedTagged(s) {

@@ -352,22 +352,27 @@ func (r *Reader) ArrayLen(compact, nullable bool, minElem int) int {
 // StructMarker reads the presence byte of a nullable struct: -1 (any negative) is null.
 func (r *Reader) StructMarker() bool { return r.Int8() >= 0 }
 
+// NoTag is the tag TagHeader returns when it fails: above every tag a schema declares, so
+// a generated decoder's switch takes its default, whose Raw(end) then reads nothing.
+const NoTag = ^uint32(0)
+
 // TagHeader reads the tag and size of one tagged field, checking that tags ascend and
-// that the size fits. It returns the end offset of the field's data.
+// that the size fits. It returns the end offset of the field's data; on failure it
+// returns NoTag and the current offset, so a caller may go on without checking r.Err.
 func (r *Reader) TagHeader(prev int64) (tag uint32, end int) {
 	start := r.Off
 	tag = r.Uvarint()
 	size := r.Uvarint()
 	if r.Err != nil {
-		return 0, 0
+		return NoTag, r.Off
 	}
 	if int64(tag) <= prev {
 		r.Fail(ErrTags, start, "tag "+strconv.FormatUint(uint64(tag), 10)+" does not ascend after tag "+strconv.FormatInt(prev, 10))
-		return 0, 0
+		return NoTag, r.Off
 	}
 	if int(size) > len(r.Src)-r.Off {
 		r.Fail(ErrTags, start, "tagged field size "+strconv.FormatUint(uint64(size), 10)+" exceeds the "+strconv.Itoa(len(r.Src)-r.Off)+" bytes that remain")
-		return 0, 0
+		return NoTag, r.Off
 	}
 	return tag, r.Off + int(size)
 }
