@@ -119,11 +119,11 @@ abi-test-c: $(addprefix $(ABI_CTEST)/,$(ABI_CTESTS)) $(ABI_CTEST)/misuse-static
 
 # The library links the transcoder, not the typed codec's generated methods: none of
 # their decode or encode methods may be in libkwire (the wasm build links the same
-# abi package), except ApiVersions', which the session's negotiation uses. The
+# abi package), except APIVersions', which the session's negotiation uses. The
 # transcoder's interpreter must be there, so the check can fail.
 abi-link-check: $(ABI_SO)
 	@syms=$$($(GO) tool nm $(BUILD)/$(ABI_SONAME)); \
-	n=$$(printf '%s\n' "$$syms" | grep -E 'kwire/codec\.\(\*[A-Za-z0-9]+\)\.(decode|encode)$$' | grep -vc 'codec\.(\*ApiVersions'); \
+	n=$$(printf '%s\n' "$$syms" | grep -E 'kwire/codec\.\(\*[A-Za-z0-9]+\)\.(decode|encode)$$' | grep -vc 'codec\.(\*APIVersions'); \
 	t=$$(printf '%s\n' "$$syms" | grep -c 'internal/transcode\.(\*decoder)\.structJSON'); \
 	if [ "$$n" != 0 ] || [ "$$t" = 0 ]; then echo "libkwire: $$n generated codec methods, $$t transcoder interpreters linked"; exit 1; fi; \
 	echo "libkwire: no generated per-message code linked (the transcoder's interpreter is)"
