@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kwire/kwire/internal/confjson"
+	"github.com/kwire/kwire/internal/jsonx"
 )
 
 // ConfigError is a bad configuration: the JSON path of the offending value, and
@@ -52,18 +52,130 @@ func invalid(msg string, segs ...string) *ConfigError {
 //
 //	policy: $.rules[0].policy: unknown mode "block" (want none, warn or enforce) (at byte 41)
 func Parse(data []byte) (*Policy, error) {
-	r := confjson.NewReader(data)
-	p := readPolicy(r)
-	if path, off, msg, ok := r.End(); !ok {
-		return nil, &ConfigError{Context: "policy", Path: path, Offset: off, Msg: msg}
+	r := NewReader("policy", data)
+	p := r.Policy()
+	if err := r.End(); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-// readPolicy reads a policy configuration (an object) and validates it; nil after a
-// failure, which r then holds.
-func readPolicy(r *confjson.Reader) *Policy {
-	d := r.Decoder()
+// Reader reads a JSON configuration strictly, without reflection: for programs
+// whose own configuration embeds a policy (kwire's proxy filter reads its plugin
+// configuration with it), so that every error names the JSON path and byte offset
+// of the value. Reads are sticky: after the first failure every read returns a zero
+// value, and End reports the failure.
+//
+// A caller reads an object with Object, giving a function that reads each member's
+// value with one of the value methods (or calls Unknown for a key it does not
+// know), and arrays with Array likewise.
+type Reader struct {
+	d       jsonx.Decoder
+	context string
+}
+
+// NewReader returns a reader of data; context names the configuration in errors.
+func NewReader(context string, data []byte) *Reader {
+	return &Reader{d: *jsonx.NewDecoder(data), context: context}
+}
+
+// Failed reports whether a read failed.
+func (r *Reader) Failed() bool { return r.d.Failed() }
+
+// Pos is the byte offset of the next unread byte.
+func (r *Reader) Pos() int { return r.d.Pos() }
+
+// Object reads an object, calling member for each key; member must read the value.
+// A repeated key is an error.
+func (r *Reader) Object(member func(key string)) {
+	d := &r.d
+	if !d.BeginObject() {
+		return
+	}
+	var seen []string
+	for first := true; d.More(&first, '}'); {
+		at := d.Pos()
+		key := d.Key()
+		if d.Failed() {
+			return
+		}
+		for _, k := range seen {
+			if k == key {
+				d.Rewind(at)
+				d.Duplicate(key)
+				return
+			}
+		}
+		seen = append(seen, key)
+		member(key)
+		if d.Failed() {
+			d.Push(key)
+			return
+		}
+	}
+}
+
+// Array reads an array, calling elem for each element; elem must read it.
+func (r *Reader) Array(elem func(i int)) {
+	d := &r.d
+	if !d.BeginArray() {
+		return
+	}
+	i := 0
+	for first := true; d.More(&first, ']'); i++ {
+		elem(i)
+		if d.Failed() {
+			d.PushIndex(i)
+			return
+		}
+	}
+}
+
+// String reads a string.
+func (r *Reader) String() string { return r.d.String() }
+
+// Int reads an integral number within [min, max].
+func (r *Reader) Int(min, max int64) int64 { return r.d.Int(min, max) }
+
+// Bool reads true or false.
+func (r *Reader) Bool() bool { return r.d.Bool() }
+
+// Null consumes a null and reports whether there was one.
+func (r *Reader) Null() bool { return r.d.Null() }
+
+// Unknown records an unknown-key failure (from an Object member function).
+func (r *Reader) Unknown(key string) { r.d.UnknownKey(key) }
+
+// Fail records msg as the failure of the value that starts at byte at (a
+// position already read, from Pos).
+func (r *Reader) Fail(at int, msg string) {
+	r.d.Rewind(at)
+	r.d.Fail(errors.New(msg), "")
+}
+
+// End checks that nothing follows the top-level value and returns the first
+// failure as a *ConfigError, or nil.
+func (r *Reader) End() error {
+	r.d.End()
+	err := r.d.Err()
+	if err == nil {
+		return nil
+	}
+	var je *jsonx.Error
+	if !errors.As(err, &je) {
+		return &ConfigError{Context: r.context, Path: "$", Offset: -1, Msg: err.Error()}
+	}
+	msg := je.Err.Error()
+	if je.Detail != "" {
+		msg += ": " + je.Detail
+	}
+	return &ConfigError{Context: r.context, Path: je.Path, Offset: je.Offset, Msg: msg}
+}
+
+// Policy reads a policy configuration (an object, as Parse reads it) and
+// validates it; nil after a failure.
+func (r *Reader) Policy() *Policy {
+	d := &r.d
 	offs := map[string]int{} // path below $ -> offset of its value
 	var cfg Config
 	mode := func() Mode {

@@ -33,7 +33,6 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/policy"
-	"github.com/kwire/kwire/internal/confjson"
 )
 
 // Config is the plugin configuration (JSON). Every field is optional.
@@ -130,7 +129,7 @@ type hostPort struct {
 	port int32
 }
 
-// ParseConfig reads the plugin configuration strictly (confjson.Reader: an unknown
+// ParseConfig reads the plugin configuration strictly (policy.Reader: an unknown
 // or repeated key, a wrong type or trailing data is an error naming the JSON path
 // and byte offset). Empty input is the default configuration. settings validates
 // the values.
@@ -139,7 +138,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return &c, nil
 	}
-	r := confjson.NewReader(data)
+	r := policy.NewReader("kafka filter configuration", data)
 	int16s := func() (out []int16) {
 		r.Array(func(int) { out = append(out, int16(r.Int(math.MinInt16, math.MaxInt16))) })
 		return out
@@ -166,7 +165,10 @@ func ParseConfig(data []byte) (*Config, error) {
 			c.Brokers = map[string]string{}
 			r.Object(func(node string) { c.Brokers[node] = r.String() })
 		case "schema":
-			c.Schema = readSchema(r)
+			if p := r.Policy(); p != nil {
+				cfg := p.Config()
+				c.Schema = &cfg
+			}
 		case "fetch_endpoints":
 			c.FetchEndpoints = r.String()
 		case "verify_crc":
@@ -182,34 +184,10 @@ func ParseConfig(data []byte) (*Config, error) {
 			r.Unknown(key)
 		}
 	})
-	if path, off, msg, ok := r.End(); !ok {
-		return nil, &policy.ConfigError{Context: "kafka filter configuration", Path: path, Offset: off, Msg: msg}
+	if err := r.End(); err != nil {
+		return nil, err
 	}
 	return &c, nil
-}
-
-// readSchema reads the schema member with policy.Parse; its failure is reported
-// at its path and offset in the plugin configuration.
-func readSchema(r *confjson.Reader) *policy.Config {
-	at, raw := r.Raw()
-	if r.Failed() {
-		return nil
-	}
-	p, err := policy.Parse(raw)
-	if err != nil {
-		var ce *policy.ConfigError
-		if !errors.As(err, &ce) {
-			r.FailAt(at, "$.schema", err.Error())
-			return nil
-		}
-		if ce.Offset >= 0 {
-			at += ce.Offset
-		}
-		r.FailAt(at, "$.schema"+strings.TrimPrefix(ce.Path, "$"), ce.Msg)
-		return nil
-	}
-	cfg := p.Config()
-	return &cfg
 }
 
 func (c *Config) settings() (*settings, error) {
