@@ -18,6 +18,7 @@
 package broker
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -163,7 +164,8 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 	t0 := time.Now()
 	// The ports are found free and then handed to Kafka, so another process can take one
 	// in between; a start that fails to bind is retried with new ports.
-	var lastErr error
+	var lastErr, firstExit error
+	exitedOnce := false
 	for attempt := 0; attempt < 3; attempt++ {
 		props := opts.Props
 		if opts.ReauthMs > 0 {
@@ -179,12 +181,33 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 		}
 		lastErr = err
 		var be *bindError
-		if !errors.As(err, &be) || ctx.Err() != nil {
-			break
+		var ee *earlyExitError
+		switch {
+		case ctx.Err() != nil:
+		case errors.As(err, &be):
+			continue
+		case errors.As(err, &ee) && !exitedOnce:
+			// A broker that exits before serving, with nothing in its log to say why, was
+			// seen once on a loaded machine; a second failure is reported with both logs.
+			exitedOnce, firstExit = true, err
+			continue
 		}
+		break
+	}
+	if firstExit != nil && lastErr != firstExit {
+		lastErr = fmt.Errorf("%w\n--- the attempt before it ---\n%v", lastErr, firstExit)
 	}
 	return nil, lastErr
 }
+
+// earlyExitError is a start whose broker process exited before it served.
+type earlyExitError struct{ err error }
+
+// Error returns the start error.
+func (e *earlyExitError) Error() string { return e.err.Error() }
+
+// Unwrap returns the start error.
+func (e *earlyExitError) Unwrap() error { return e.err }
 
 // bindError is a start that failed because a port was taken.
 type bindError struct{ err error }
@@ -274,12 +297,22 @@ func start(ctx context.Context, java, lib, version string, props map[string]stri
 	err = b.waitReady(ctx)
 	b.phases = append(b.phases, "java to serving "+time.Since(t1).Round(time.Millisecond).String())
 	if err != nil {
+		early := false
+		select {
+		case <-b.Done():
+			early = true // exited before serving, not killed here
+		default:
+		}
 		b.kill()
 		logTail := b.logTail()
 		if bytes.Contains(logTail, []byte("Address already in use")) {
 			return b, &bindError{fmt.Errorf("broker %s: a port was taken: %w\n--- broker log (tail) ---\n%s", version, err, logTail)}
 		}
-		return b, fmt.Errorf("broker %s: not serving: %w\n--- broker log (tail) ---\n%s", version, err, logTail)
+		err = fmt.Errorf("broker %s: not serving: %w\n--- broker log (tail) ---\n%s%s", version, err, logTail, b.logProblems())
+		if early {
+			return b, &earlyExitError{err}
+		}
+		return b, err
 	}
 	return b, nil
 }
@@ -629,6 +662,28 @@ func (b *Broker) LogContains(s string) int {
 		}
 	}
 	return n
+}
+
+// logProblems returns the log's lines that report an error (ERROR, FATAL, an exception),
+// at most 20, for a start whose tail shows only the configuration.
+func (b *Broker) logProblems() string {
+	f, err := os.Open(b.logPath)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(io.LimitReader(f, 16<<20))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() && len(out) < 20 {
+		if l := sc.Text(); strings.Contains(l, "ERROR") || strings.Contains(l, "FATAL") || strings.Contains(l, "Exception") {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		return "\n--- no line of the log reports an error ---"
+	}
+	return "\n--- lines of the log that report an error ---\n" + strings.Join(out, "\n")
 }
 
 func (b *Broker) logTail() []byte {
