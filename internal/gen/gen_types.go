@@ -9,38 +9,49 @@ import (
 // TypedDicts for Python. Every field is optional because which fields a message carries
 // depends on its version, and input may leave any field at its default.
 
-func tsScalar(elem string) string {
-	switch elem {
-	case "bool":
-		return "boolean"
-	case "int8", "int16", "uint16", "int32", "uint32":
-		return "number"
-	case "int64":
-		return "Int64"
-	case "float64":
-		return "Float64"
-	case "string":
-		return "string"
-	case "bytes", "records":
-		return "Base64"
-	case "uuid":
-		return "Uuid"
-	}
-	panic("unknown scalar " + elem)
+// bindingTypes maps a descriptor scalar to its type in each binding's declarations:
+// TypeScript first, then Python.
+var bindingTypes = map[string][2]string{
+	"bool":    {"boolean", "bool"},
+	"int8":    {"number", "int"},
+	"int16":   {"number", "int"},
+	"uint16":  {"number", "int"},
+	"int32":   {"number", "int"},
+	"uint32":  {"number", "int"},
+	"int64":   {"Int64", "Int64"},
+	"float64": {"Float64", "Float64"},
+	"string":  {"string", "str"},
+	"bytes":   {"Base64", "Base64"},
+	"records": {"Base64", "Base64"},
+	"uuid":    {"Uuid", "Uuid"},
 }
 
-func tsType(f *Field) string {
+// typeSyntax is how one binding's declarations spell a field's type.
+type typeSyntax struct {
+	lang                 int    // column of bindingTypes
+	ref, array, nullable string // formats naming a struct, an array of t, t or null
+}
+
+var (
+	tsSyntax = typeSyntax{0, "%s", "%s[]", "%s | null"}
+	pySyntax = typeSyntax{1, `"%s"`, "List[%s]", "Optional[%s]"}
+)
+
+// fieldType spells f's type; a struct's type name takes suffix.
+func (l typeSyntax) fieldType(f *Field, suffix string) string {
 	t := ""
 	if f.Struct != nil {
-		t = f.Struct.TypeName
+		t = fmt.Sprintf(l.ref, f.Struct.TypeName+suffix)
+	} else if bt, ok := bindingTypes[f.Elem]; ok {
+		t = bt[l.lang]
 	} else {
-		t = tsScalar(f.Elem)
+		panic("unknown scalar " + f.Elem)
 	}
 	if f.Array {
-		t += "[]"
+		t = fmt.Sprintf(l.array, t)
 	}
 	if f.nullableEver() {
-		t += " | null"
+		t = fmt.Sprintf(l.nullable, t)
 	}
 	return t
 }
@@ -49,20 +60,6 @@ func tsType(f *Field) string {
 // all of m's versions and is never a tagged field (those may be left out).
 func alwaysPresent(m *Message, f *Field) bool {
 	return f.Versions.lo <= m.Valid.lo && f.Versions.hi >= m.Valid.hi && f.Tagged.empty()
-}
-
-func tsTypeDecoded(f *Field) string {
-	if f.Struct == nil {
-		return tsType(f)
-	}
-	t := f.Struct.TypeName + "Decoded"
-	if f.Array {
-		t += "[]"
-	}
-	if f.nullableEver() {
-		t += " | null"
-	}
-	return t
 }
 
 func genTS(msgs []*Message, releases []string) string {
@@ -98,7 +95,7 @@ func genTS(msgs []*Message, releases []string) string {
 			p("export interface %s {", s.TypeName)
 			for _, f := range s.Fields {
 				p("  /** %s. */", fieldDoc(f))
-				p("  %s?: %s;", f.JSONName, tsType(f))
+				p("  %s?: %s;", f.JSONName, tsSyntax.fieldType(f, ""))
 			}
 			if hasFlex(m) {
 				p("  _unknownTaggedFields?: UnknownTaggedField[];")
@@ -118,7 +115,7 @@ func genTS(msgs []*Message, releases []string) string {
 				if alwaysPresent(m, f) {
 					opt = ""
 				}
-				p("  %s%s: %s;", f.JSONName, opt, tsTypeDecoded(f))
+				p("  %s%s: %s;", f.JSONName, opt, tsSyntax.fieldType(f, "Decoded"))
 			}
 			if hasFlex(m) {
 				p("  _unknownTaggedFields?: UnknownTaggedField[];")
@@ -130,51 +127,41 @@ func genTS(msgs []*Message, releases []string) string {
 			p("")
 		}
 	}
-	p("/** Every decoded message by descriptor name. */")
-	p("export interface MessagesByNameDecoded {")
-	for _, m := range msgs {
-		p("  %s: %sDecoded;", m.Name, m.Root.TypeName)
-	}
-	p("}")
-	p("")
-	p("/** Every message by descriptor name. */")
-	p("export interface MessagesByName {")
-	for _, m := range msgs {
-		p("  %s: %s;", m.Name, m.Root.TypeName)
-	}
-	p("}")
-	p("")
-	p("/** Descriptor name of every message. */")
-	p("export type MessageName = keyof MessagesByName;")
-	p("")
+	// Lookup interfaces: by descriptor name, then by api key (request or response body,
+	// as written or as decoded).
 	byKey, keys := primaryByKey(msgs, releases)
-	p("/** Request body type by api key (the name the newest release uses). */")
-	p("export interface RequestsByKey {")
-	for _, k := range keys {
-		p("  %d: %s;", k, byKey[k][0].Root.TypeName)
+	for i, t := range []struct {
+		doc, name, suffix string
+		side              int // -1: by name; 0 request, 1 response: by api key
+	}{
+		{"Every decoded message by descriptor name.", "MessagesByNameDecoded", "Decoded", -1},
+		{"Every message by descriptor name.", "MessagesByName", "", -1},
+		{"Request body type by api key (the name the newest release uses).", "RequestsByKey", "", 0},
+		{"Response body type by api key (the name the newest release uses).", "ResponsesByKey", "", 1},
+		{"Decoded request body type by api key.", "RequestsByKeyDecoded", "Decoded", 0},
+		{"Decoded response body type by api key.", "ResponsesByKeyDecoded", "Decoded", 1},
+	} {
+		if i > 0 {
+			p("")
+		}
+		if t.name == "RequestsByKey" {
+			p("/** Descriptor name of every message. */")
+			p("export type MessageName = keyof MessagesByName;")
+			p("")
+		}
+		p("/** %s */", t.doc)
+		p("export interface %s {", t.name)
+		if t.side < 0 {
+			for _, m := range msgs {
+				p("  %s: %s%s;", m.Name, m.Root.TypeName, t.suffix)
+			}
+		} else {
+			for _, k := range keys {
+				p("  %d: %s%s;", k, byKey[k][t.side].Root.TypeName, t.suffix)
+			}
+		}
+		p("}")
 	}
-	p("}")
-	p("")
-	p("/** Response body type by api key (the name the newest release uses). */")
-	p("export interface ResponsesByKey {")
-	for _, k := range keys {
-		p("  %d: %s;", k, byKey[k][1].Root.TypeName)
-	}
-	p("}")
-	p("")
-	p("/** Decoded request body type by api key. */")
-	p("export interface RequestsByKeyDecoded {")
-	for _, k := range keys {
-		p("  %d: %sDecoded;", k, byKey[k][0].Root.TypeName)
-	}
-	p("}")
-	p("")
-	p("/** Decoded response body type by api key. */")
-	p("export interface ResponsesByKeyDecoded {")
-	for _, k := range keys {
-		p("  %d: %sDecoded;", k, byKey[k][1].Root.TypeName)
-	}
-	p("}")
 	return b.String()
 }
 
@@ -183,42 +170,6 @@ func apiKeyDoc(m *Message) string {
 		return ""
 	}
 	return fmt.Sprintf(", api key %d", m.APIKey)
-}
-
-func pyScalar(elem string) string {
-	switch elem {
-	case "bool":
-		return "bool"
-	case "int8", "int16", "uint16", "int32", "uint32":
-		return "int"
-	case "int64":
-		return "Int64"
-	case "float64":
-		return "Float64"
-	case "string":
-		return "str"
-	case "bytes", "records":
-		return "Base64"
-	case "uuid":
-		return "Uuid"
-	}
-	panic("unknown scalar " + elem)
-}
-
-func pyType(f *Field) string {
-	t := ""
-	if f.Struct != nil {
-		t = `"` + f.Struct.TypeName + `"`
-	} else {
-		t = pyScalar(f.Elem)
-	}
-	if f.Array {
-		t = "List[" + t + "]"
-	}
-	if f.nullableEver() {
-		t = "Optional[" + t + "]"
-	}
-	return t
 }
 
 func genPy(msgs []*Message, releases []string) string {
@@ -257,7 +208,7 @@ func genPy(msgs []*Message, releases []string) string {
 			p("    %q,", s.TypeName)
 			p("    {")
 			for _, f := range s.Fields {
-				p("        %q: %s,", f.JSONName, pyType(f))
+				p("        %q: %s,", f.JSONName, pySyntax.fieldType(f, ""))
 			}
 			if hasFlex(m) {
 				p(`        "_unknownTaggedFields": List[UnknownTaggedField],`)
