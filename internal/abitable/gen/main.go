@@ -55,9 +55,9 @@ func run(root string, check bool) error {
 		return err
 	}
 	files["capi/kwire.h"] = []byte(h)
-	files["bindings/js/src/abi_gen.js"] = []byte(genJS())
+	files["bindings/js/src/abi_gen.js"] = []byte(jsBinding.gen())
 	files["bindings/python/kwire/_abi.py"] = []byte(genPy())
-	files["bindings/rust/src/abi.rs"] = []byte(genRust())
+	files["bindings/rust/src/abi.rs"] = []byte(rustBinding.gen())
 
 	paths := make([]string, 0, len(files))
 	for p := range files {
@@ -364,6 +364,18 @@ func rewriteHeader(h string) (string, error) {
 		exports[e.Name] = e
 	}
 	seen := map[string]bool{}
+	// claim marks name, found at line index i, as seen: it must be in the table (known)
+	// and come only once.
+	claim := func(i int, name string, known bool, verb string) error {
+		if !known {
+			return fmt.Errorf("kwire.h line %d: %s is not in internal/abitable", i+1, name)
+		}
+		if seen[name] {
+			return fmt.Errorf("kwire.h line %d: %s %s twice", i+1, name, verb)
+		}
+		seen[name] = true
+		return nil
+	}
 	lines := strings.Split(h, "\n")
 	var out []string
 	for i := 0; i < len(lines); i++ {
@@ -376,13 +388,9 @@ func rewriteHeader(h string) (string, error) {
 				continue
 			}
 			c, ok := consts[name]
-			if !ok {
-				return "", fmt.Errorf("kwire.h line %d: %s is not in internal/abitable", i+1, name)
+			if err := claim(i, name, ok, "defined"); err != nil {
+				return "", err
 			}
-			if seen[name] {
-				return "", fmt.Errorf("kwire.h line %d: %s defined twice", i+1, name)
-			}
-			seen[name] = true
 			nl := "#define " + name + " " + c.CValue()
 			if j := strings.Index(val, "/*"); j >= 0 {
 				nl += strings.Repeat(" ", max(1, 39-len(nl))) + val[j:]
@@ -400,13 +408,9 @@ func rewriteHeader(h string) (string, error) {
 			}
 			name := l[strings.Index(l, "kw_"):strings.Index(l, "(")]
 			e, ok := exports[name]
-			if !ok {
-				return "", fmt.Errorf("kwire.h line %d: %s is not in internal/abitable", i+1, name)
+			if err := claim(i, name, ok, "declared"); err != nil {
+				return "", err
 			}
-			if seen[name] {
-				return "", fmt.Errorf("kwire.h line %d: %s declared twice", i+1, name)
-			}
-			seen[name] = true
 			out = append(out, prototype(e))
 			i = j
 			continue
