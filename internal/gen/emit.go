@@ -196,16 +196,11 @@ func (f *Field) isDefaultExpr(x string) string {
 // minWire is the smallest wire size of one element of type elem, used to bound counts.
 func minWire(elem string, s *Struct, m *Message) int {
 	switch elem {
-	case "bool", "int8", "string", "bytes", "records":
+	case "string", "bytes", "records":
 		return 1
-	case "int16", "uint16":
-		return 2
-	case "int32", "uint32":
-		return 4
-	case "int64", "float64":
-		return 8
-	case "uuid":
-		return 16
+	}
+	if c, ok := fixedScalars[elem]; ok {
+		return c.width
 	}
 	n := 0
 	if always(m.Flexible, m.Valid) {

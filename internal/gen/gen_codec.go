@@ -569,24 +569,30 @@ func genWriteScalar(e *emitter, elem, x, compact string, nullableEver bool) {
 	}
 }
 
+// fixedScalars are the scalars of a fixed wire width, with how a run's decode reads
+// one from p and its encode writes one to p: in the formats %[1]s is the field, %[2]d
+// its offset in p and %[3]d the offset after it.
+var fixedScalars = map[string]struct {
+	width    int
+	get, put string
+}{
+	"bool":    {1, "%[1]s = p[%[2]d] != 0", "if %[1]s { p[%[2]d] = 1 }"},
+	"int8":    {1, "%[1]s = int8(p[%[2]d])", "p[%[2]d] = byte(%[1]s)"},
+	"int16":   {2, "%[1]s = int16(binary.BigEndian.Uint16(p[%[2]d:]))", "binary.BigEndian.PutUint16(p[%[2]d:], uint16(%[1]s))"},
+	"uint16":  {2, "%[1]s = binary.BigEndian.Uint16(p[%[2]d:])", "binary.BigEndian.PutUint16(p[%[2]d:], %[1]s)"},
+	"int32":   {4, "%[1]s = int32(binary.BigEndian.Uint32(p[%[2]d:]))", "binary.BigEndian.PutUint32(p[%[2]d:], uint32(%[1]s))"},
+	"uint32":  {4, "%[1]s = binary.BigEndian.Uint32(p[%[2]d:])", "binary.BigEndian.PutUint32(p[%[2]d:], %[1]s)"},
+	"int64":   {8, "%[1]s = int64(binary.BigEndian.Uint64(p[%[2]d:]))", "binary.BigEndian.PutUint64(p[%[2]d:], uint64(%[1]s))"},
+	"float64": {8, "%[1]s = math.Float64frombits(binary.BigEndian.Uint64(p[%[2]d:]))", "binary.BigEndian.PutUint64(p[%[2]d:], math.Float64bits(%[1]s))"},
+	"uuid":    {16, "%[1]s = UUID(p[%[2]d:%[3]d])", "copy(p[%[2]d:%[3]d], %[1]s[:])"},
+}
+
 // fixedWidth is the wire size of a fixed-width scalar field, or 0.
 func fixedWidth(f *Field) int {
 	if f.Array || f.Struct != nil || !f.Tagged.empty() {
 		return 0
 	}
-	switch f.Elem {
-	case "bool", "int8":
-		return 1
-	case "int16", "uint16":
-		return 2
-	case "int32", "uint32":
-		return 4
-	case "int64", "float64":
-		return 8
-	case "uuid":
-		return 16
-	}
-	return 0
+	return fixedScalars[f.Elem].width
 }
 
 // fixedRun returns the leading fields that are fixed-width and present at the same
@@ -615,37 +621,28 @@ func runWidth(run []*Field) int {
 	return w
 }
 
+// genRunFields reads each field of a fixed-width run from p at its offset (or with
+// write, writes it there).
+func genRunFields(e *emitter, run []*Field, write bool) {
+	off := 0
+	for _, f := range run {
+		c := fixedScalars[f.Elem]
+		format := c.get
+		if write {
+			format = c.put
+		}
+		e.p(format, "m."+f.GoName, off, off+c.width)
+		off += c.width
+	}
+}
+
 func genDecodeRun(e *emitter, m *Message, run []*Field) {
 	c, known := ifVersions(e, run[0].Versions, setOf(m.Valid))
 	w := runWidth(run)
 	e.p("if len(r.Src)-r.Off >= %d {", w)
 	e.p("p := r.Src[r.Off : r.Off+%d]", w)
 	e.p("_ = p[%d]", w-1)
-	off := 0
-	for _, f := range run {
-		x := "m." + f.GoName
-		switch f.Elem {
-		case "bool":
-			e.p("%s = p[%d] != 0", x, off)
-		case "int8":
-			e.p("%s = int8(p[%d])", x, off)
-		case "int16":
-			e.p("%s = int16(binary.BigEndian.Uint16(p[%d:]))", x, off)
-		case "uint16":
-			e.p("%s = binary.BigEndian.Uint16(p[%d:])", x, off)
-		case "int32":
-			e.p("%s = int32(binary.BigEndian.Uint32(p[%d:]))", x, off)
-		case "uint32":
-			e.p("%s = binary.BigEndian.Uint32(p[%d:])", x, off)
-		case "int64":
-			e.p("%s = int64(binary.BigEndian.Uint64(p[%d:]))", x, off)
-		case "float64":
-			e.p("%s = math.Float64frombits(binary.BigEndian.Uint64(p[%d:]))", x, off)
-		case "uuid":
-			e.p("%s = UUID(p[%d:%d])", x, off, off+16)
-		}
-		off += fixedWidth(f)
-	}
+	genRunFields(e, run, false)
 	e.p("r.Off += %d", w)
 	e.p("} else {")
 	// Too few bytes: the field-by-field path reports exactly which field ran out.
@@ -672,31 +669,7 @@ func genEncodeRun(e *emitter, m *Message, run []*Field) {
 	e.p("b = append(b, make([]byte, %d)...)", w)
 	e.p("p := b[n : n+%d]", w)
 	e.p("_ = p[%d]", w-1)
-	off := 0
-	for _, f := range run {
-		x := "m." + f.GoName
-		switch f.Elem {
-		case "bool":
-			e.p("if %s { p[%d] = 1 }", x, off)
-		case "int8":
-			e.p("p[%d] = byte(%s)", off, x)
-		case "int16":
-			e.p("binary.BigEndian.PutUint16(p[%d:], uint16(%s))", off, x)
-		case "uint16":
-			e.p("binary.BigEndian.PutUint16(p[%d:], %s)", off, x)
-		case "int32":
-			e.p("binary.BigEndian.PutUint32(p[%d:], uint32(%s))", off, x)
-		case "uint32":
-			e.p("binary.BigEndian.PutUint32(p[%d:], %s)", off, x)
-		case "int64":
-			e.p("binary.BigEndian.PutUint64(p[%d:], uint64(%s))", off, x)
-		case "float64":
-			e.p("binary.BigEndian.PutUint64(p[%d:], math.Float64bits(%s))", off, x)
-		case "uuid":
-			e.p("copy(p[%d:%d], %s[:])", off, off+16, x)
-		}
-		off += fixedWidth(f)
-	}
+	genRunFields(e, run, true)
 	if c.isTrue() {
 		e.p("}")
 		return
