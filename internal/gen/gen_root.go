@@ -136,10 +136,7 @@ func quoteAll(ss []string) string {
 
 // genRegistry writes the lookup tables over every message.
 func genRegistry(msgs []*Message, releases []string) string {
-	e := &emitter{}
-	e.b.WriteString(fmt.Sprintf(header, "kafka-clients "+strings.Join(releases, ", ")))
-	e.p("package codec")
-	e.p("")
+	e := newGoFile(releases, "codec")
 	e.p("// SpecReleases are the kafka-clients releases whose descriptors generated this package, oldest first.")
 	e.p("var SpecReleases = []string{%s}", quoteAll(releases))
 	e.p("")
@@ -149,38 +146,21 @@ func genRegistry(msgs []*Message, releases []string) string {
 	}
 	e.p("}")
 	e.p("")
-	e.p("func newMessageByName(name string) Message {")
-	e.p("switch name {")
+	var byName [][2]string
 	for _, m := range msgs {
-		e.p("case %q: return New%s()", m.Name, m.Root.GoName)
+		byName = append(byName, [2]string{strconv.Quote(m.Name), m.Root.GoName})
 	}
-	e.p("}")
-	e.p("return nil")
-	e.p("}")
-	e.p("")
+	genNewSwitch(e, "newMessageByName(name string) Message", "name", byName)
 	byKey, keys := primaryByKey(msgs, releases)
-	e.p("func newRequest(key int16) Request {")
-	e.p("switch key {")
-	for _, k := range keys {
-		if p := byKey[k]; p[0] != nil {
-			e.p("case %d: return New%s()", k, p[0].Root.GoName)
+	for i, kind := range [2]string{"Request", "Response"} {
+		var cases [][2]string
+		for _, k := range keys {
+			if m := byKey[k][i]; m != nil {
+				cases = append(cases, [2]string{strconv.Itoa(k), m.Root.GoName})
+			}
 		}
+		genNewSwitch(e, "new"+kind+"(key int16) "+kind, "key", cases)
 	}
-	e.p("}")
-	e.p("return nil")
-	e.p("}")
-	e.p("")
-	e.p("func newResponse(key int16) Response {")
-	e.p("switch key {")
-	for _, k := range keys {
-		if p := byKey[k]; p[1] != nil {
-			e.p("case %d: return New%s()", k, p[1].Root.GoName)
-		}
-	}
-	e.p("}")
-	e.p("return nil")
-	e.p("}")
-	e.p("")
 	e.p("var allAPIs = []APIInfo{")
 	for _, k := range keys {
 		p := byKey[k]
@@ -192,6 +172,20 @@ func genRegistry(msgs []*Message, releases []string) string {
 	e.p("}")
 	e.p("")
 	return e.b.String()
+}
+
+// genNewSwitch writes func sig, which switches on arg: each case {value, type} returns
+// New<type>(), anything else nil.
+func genNewSwitch(e *emitter, sig, arg string, cases [][2]string) {
+	e.p("func %s {", sig)
+	e.p("switch %s {", arg)
+	for _, c := range cases {
+		e.p("case %s: return New%s()", c[0], c[1])
+	}
+	e.p("}")
+	e.p("return nil")
+	e.p("}")
+	e.p("")
 }
 
 // primaryByKey picks, for every api key, the request and response that the newest

@@ -12,10 +12,7 @@ import (
 // with no per-message code. The transcoder interprets them with the same rules the
 // generated typed code follows, so both engines agree byte for byte.
 func genSchema(msgs []*Message, releases []string) string {
-	e := &emitter{}
-	e.b.WriteString(fmt.Sprintf(header, "kafka-clients "+strings.Join(releases, ", ")))
-	e.p("package transcode")
-	e.p("")
+	e := newGoFile(releases, "transcode")
 	e.p("// specReleases are the kafka-clients releases whose descriptors generated these tables.")
 	e.p("var specReleases = [...]string{%s}", quoteAll(releases))
 	e.p("")

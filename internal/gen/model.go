@@ -208,6 +208,26 @@ func buildFields(m *Message, s *Struct, raws []*rawField, common map[string]*raw
 	return nil
 }
 
+// A rangeUnion sets *dst to the union of a and b, the versions a descriptor key holds
+// in two releases.
+type rangeUnion struct {
+	key  string
+	dst  *vrange
+	a, b vrange
+}
+
+// unionRanges does each union in turn; the first that fails is reported with what
+// (the message or field) and its key.
+func unionRanges(what string, us ...rangeUnion) error {
+	for _, u := range us {
+		var err error
+		if *u.dst, err = union(u.a, u.b); err != nil {
+			return fmt.Errorf("%s %s: %v", what, u.key, err)
+		}
+	}
+	return nil
+}
+
 // mergeMessages merges an older release's message into a newer one: the valid versions
 // are the union, and fields the newer release dropped with its old versions come back
 // with their older ranges, in their older position.
@@ -217,11 +237,10 @@ func mergeMessages(old, nw *Message) (*Message, error) {
 	}
 	var err error
 	out := *nw
-	if out.Valid, err = union(old.Valid, nw.Valid); err != nil {
-		return nil, fmt.Errorf("%s validVersions: %v", nw.Name, err)
-	}
-	if out.Flexible, err = union(old.Flexible, nw.Flexible); err != nil {
-		return nil, fmt.Errorf("%s flexibleVersions: %v", nw.Name, err)
+	if err := unionRanges(nw.Name,
+		rangeUnion{"validVersions", &out.Valid, old.Valid, nw.Valid},
+		rangeUnion{"flexibleVersions", &out.Flexible, old.Flexible, nw.Flexible}); err != nil {
+		return nil, err
 	}
 	if out.Deprecated, err = union(old.Deprecated, nw.Deprecated); err != nil {
 		out.Deprecated = nw.Deprecated
@@ -410,14 +429,11 @@ func mergeField(m *Message, a, b *Field, done map[string]*Struct) (*Field, error
 		return nil, fmt.Errorf("field %s changed type %s -> %s", a.Name, a.Type, b.Type)
 	}
 	cp := *b
-	if cp.Versions, err = union(a.Versions, b.Versions); err != nil {
-		return nil, fmt.Errorf("field %s versions: %v", a.Name, err)
-	}
-	if cp.Nullable, err = union(a.Nullable, b.Nullable); err != nil {
-		return nil, fmt.Errorf("field %s nullableVersions: %v", a.Name, err)
-	}
-	if cp.Tagged, err = union(a.Tagged, b.Tagged); err != nil {
-		return nil, fmt.Errorf("field %s taggedVersions: %v", a.Name, err)
+	if err := unionRanges("field "+a.Name,
+		rangeUnion{"versions", &cp.Versions, a.Versions, b.Versions},
+		rangeUnion{"nullableVersions", &cp.Nullable, a.Nullable, b.Nullable},
+		rangeUnion{"taggedVersions", &cp.Tagged, a.Tagged, b.Tagged}); err != nil {
+		return nil, err
 	}
 	if a.Tag != b.Tag && a.Tag >= 0 && b.Tag >= 0 {
 		return nil, fmt.Errorf("field %s changed tag", a.Name)
