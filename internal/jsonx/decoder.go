@@ -135,25 +135,18 @@ func (d *Decoder) typeErr(want string) {
 }
 
 // BeginObject consumes '{'.
-func (d *Decoder) BeginObject() bool {
-	if d.err != nil {
-		return false
-	}
-	if d.peek() != '{' {
-		d.typeErr("object")
-		return false
-	}
-	d.pos++
-	return true
-}
+func (d *Decoder) BeginObject() bool { return d.begin('{', "object") }
 
 // BeginArray consumes '['.
-func (d *Decoder) BeginArray() bool {
+func (d *Decoder) BeginArray() bool { return d.begin('[', "array") }
+
+// begin consumes open, the first byte of a value of type what.
+func (d *Decoder) begin(open byte, what string) bool {
 	if d.err != nil {
 		return false
 	}
-	if d.peek() != '[' {
-		d.typeErr("array")
+	if d.peek() != open {
+		d.typeErr(what)
 		return false
 	}
 	d.pos++
@@ -181,6 +174,33 @@ func (d *Decoder) More(first *bool, end byte) bool {
 	}
 	*first = false
 	return true
+}
+
+// Object reads an object strictly, calling member with each key to read its value: a
+// repeated key is a duplicate-key failure, and a failure gets the key on its path.
+func (d *Decoder) Object(member func(key string)) {
+	if !d.BeginObject() {
+		return
+	}
+	var buf [8]string
+	seen := buf[:0]
+	for first := true; d.More(&first, '}'); {
+		key := string(d.KeyBytes())
+		if d.err != nil {
+			return
+		}
+		for _, k := range seen {
+			if k == key {
+				d.Duplicate(key)
+			}
+		}
+		seen = append(seen, key)
+		member(key)
+		if d.err != nil {
+			d.Push(key)
+			return
+		}
+	}
 }
 
 // Key reads an object key and its colon.

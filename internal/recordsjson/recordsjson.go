@@ -155,34 +155,8 @@ func (s *BatchSpec) readBatchAttributes(d *jsonx.Decoder, key string) bool {
 	return true
 }
 
-// object reads one JSON object strictly, calling fn with each key to read its value:
-// a duplicate key is an error, and a failure gets the key on its path.
-func object(d *jsonx.Decoder, fn func(key string)) {
-	if !d.BeginObject() {
-		return
-	}
-	var seen []string
-	for first := true; d.More(&first, '}'); {
-		key := string(d.KeyBytes())
-		if d.Failed() {
-			return
-		}
-		for _, k := range seen {
-			if k == key {
-				d.Duplicate(key)
-			}
-		}
-		seen = append(seen, key)
-		fn(key)
-		if d.Failed() {
-			d.Push(key)
-			return
-		}
-	}
-}
-
 func (s *BatchSpec) readFields(d *jsonx.Decoder) (hasRecords bool) {
-	object(d, func(key string) {
+	d.Object(func(key string) {
 		switch {
 		case key == "records":
 			hasRecords = true
@@ -201,7 +175,7 @@ func readRecords(d *jsonx.Decoder, out []records.Record) []records.Record {
 	}
 	for first := true; d.More(&first, ']'); {
 		rec := records.Record{Timestamp: -1}
-		object(d, func(key string) {
+		d.Object(func(key string) {
 			switch key {
 			case "key":
 				rec.Key = copyBytes(d.BytesView(true))
@@ -232,7 +206,7 @@ func readHeaders(d *jsonx.Decoder) []records.Header {
 	for first := true; d.More(&first, ']'); {
 		var h records.Header
 		hasKey := false
-		object(d, func(key string) {
+		d.Object(func(key string) {
 			switch key {
 			case "key":
 				h.Key = append([]byte{}, d.StringBytes()...)
@@ -342,7 +316,7 @@ type TableRef struct {
 func ParseTableRef(json []byte) (*TableRef, error) {
 	ref := &TableRef{BatchSpec: *NewBatchSpec(), FirstRecord: -1, RecordCount: -1}
 	d := jsonx.NewDecoder(json)
-	object(d, func(key string) {
+	d.Object(func(key string) {
 		switch {
 		case key == "firstRecord":
 			ref.FirstRecord = int(d.Int(0, math.MaxInt32))

@@ -193,45 +193,25 @@ func readEnvelope(t *tree, json []byte, what string) (*envelope, error) {
 	env := &envelope{header: span{-1, -1}, body: span{-1, -1}, keyAt: -1, verAt: -1, hvAt: -1}
 	d := &t.d
 	d.Reset(json)
-	if d.BeginObject() {
-		var seen [5]bool
-		keys := [5]string{"header", "body", "apiKey", "apiVersion", "headerVersion"}
-		for first := true; d.More(&first, '}'); {
-			k := string(d.KeyBytes())
-			if d.Failed() {
-				break
-			}
-			for i, name := range keys {
-				if k == name {
-					if seen[i] {
-						d.Duplicate(k)
-					}
-					seen[i] = true
-				}
-			}
-			switch k {
-			case "header":
-				env.header = skipValue(d)
-			case "body":
-				env.body = skipValue(d)
-			case "apiKey":
-				env.keyAt = valueAt(d)
-				env.apiKey = d.Int(-1<<15, 1<<15-1)
-			case "apiVersion":
-				env.verAt = valueAt(d)
-				env.apiVersion = d.Int(-1<<15, 1<<15-1)
-			case "headerVersion":
-				env.hvAt = valueAt(d)
-				env.hv = d.Int(-1<<15, 1<<15-1)
-			default:
-				d.UnknownKey(k)
-			}
-			if d.Failed() {
-				d.Push(k)
-				break
-			}
+	d.Object(func(k string) {
+		switch k {
+		case "header":
+			env.header = skipValue(d)
+		case "body":
+			env.body = skipValue(d)
+		case "apiKey":
+			env.keyAt = valueAt(d)
+			env.apiKey = d.Int(-1<<15, 1<<15-1)
+		case "apiVersion":
+			env.verAt = valueAt(d)
+			env.apiVersion = d.Int(-1<<15, 1<<15-1)
+		case "headerVersion":
+			env.hvAt = valueAt(d)
+			env.hv = d.Int(-1<<15, 1<<15-1)
+		default:
+			d.UnknownKey(k)
 		}
-	}
+	})
 	d.End()
 	if !d.Failed() && env.header.start < 0 {
 		d.Fail(jsonx.ErrType, `missing key "header"`)
@@ -393,31 +373,18 @@ func (f *Framer) encodeFrame(dst []byte, ht *tree, json []byte, env *envelope, h
 func ParseFlat(json []byte, what string, keys map[string]string) (map[string]any, error) {
 	out := map[string]any{}
 	d := jsonx.NewDecoder(json)
-	if d.BeginObject() {
-		for first := true; d.More(&first, '}'); {
-			k := string(d.KeyBytes())
-			if d.Failed() {
-				break
-			}
-			if _, dup := out[k]; dup {
-				d.Duplicate(k)
-			}
-			switch keys[k] {
-			case "string":
-				out[k] = string(d.StringBytes())
-			case "int":
-				out[k] = d.Int(-1<<63, 1<<63-1)
-			case "bool":
-				out[k] = d.Bool()
-			default:
-				d.UnknownKey(k)
-			}
-			if d.Failed() {
-				d.Push(k)
-				break
-			}
+	d.Object(func(k string) {
+		switch keys[k] {
+		case "string":
+			out[k] = string(d.StringBytes())
+		case "int":
+			out[k] = d.Int(-1<<63, 1<<63-1)
+		case "bool":
+			out[k] = d.Bool()
+		default:
+			d.UnknownKey(k)
 		}
-	}
+	})
 	d.End()
 	if err := d.Err(); err != nil {
 		return nil, jsonError(err, what, 0)
