@@ -37,6 +37,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/transcode"
+	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/recordsjson"
 )
 
@@ -399,8 +400,6 @@ func appendText(b []byte, key, v string) []byte {
 	return recordsjson.AppendString(b, v)
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendUTF8 appends valid UTF-8 as a JSON string, escaping only what JSON requires
 // (control characters, '"' and '\'), so that the text reads back byte for byte.
 func appendUTF8(b, v []byte) []byte {
@@ -410,19 +409,7 @@ func appendUTF8(b, v []byte) []byte {
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		b = append(b, v[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		}
+		b = jsonx.AppendEscape(append(b, v[start:i]...), c)
 		start = i + 1
 	}
 	b = append(b, v[start:]...)
