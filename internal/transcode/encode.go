@@ -230,12 +230,15 @@ func (t *tree) fieldValue(m *message, f *field) int32 {
 	return t.scalarValue(f, f.nullableEver())
 }
 
+// intRange is the range of each integer type (tBool through tInt64).
 var intRange = [...][2]int64{
+	tBool:   {0, 1},
 	tInt8:   {-1 << 7, 1<<7 - 1},
 	tInt16:  {-1 << 15, 1<<15 - 1},
 	tUint16: {0, 1<<16 - 1},
 	tInt32:  {-1 << 31, 1<<31 - 1},
 	tUint32: {0, 1<<32 - 1},
+	tInt64:  {-1 << 63, 1<<63 - 1},
 }
 
 func (t *tree) scalarValue(f *field, nullableEver bool) int32 {
@@ -653,6 +656,21 @@ func (e *encoder) writeField(b []byte, m *message, f *field, x int32, v int16, c
 	return e.writeScalar(b, f, x, compact, f.nullableEver()), false
 }
 
+// appendInt appends i as a value of the integer type typ (tBool through tInt64).
+func appendInt(b []byte, typ uint8, i int64) []byte {
+	switch typ {
+	case tBool:
+		return wire.AppendBool(b, i != 0)
+	case tInt8:
+		return append(b, byte(i))
+	case tInt16, tUint16:
+		return wire.AppendUint16(b, uint16(i))
+	case tInt32, tUint32:
+		return wire.AppendUint32(b, uint32(i))
+	}
+	return wire.AppendInt64(b, i)
+}
+
 // writeScalar appends one scalar value (x < 0: the field's default).
 func (e *encoder) writeScalar(b []byte, f *field, x int32, compact, nullableEver bool) []byte {
 	var n *node
@@ -665,17 +683,7 @@ func (e *encoder) writeScalar(b []byte, f *field, x int32, compact, nullableEver
 		if n != nil {
 			i = n.i
 		}
-		switch f.typ {
-		case tBool:
-			return wire.AppendBool(b, i != 0)
-		case tInt8:
-			return append(b, byte(i))
-		case tInt16, tUint16:
-			return wire.AppendUint16(b, uint16(i))
-		case tInt32, tUint32:
-			return wire.AppendUint32(b, uint32(i))
-		}
-		return wire.AppendInt64(b, i)
+		return appendInt(b, f.typ, i)
 	case tUuid:
 		if n == nil {
 			return append(b, make([]byte, 16)...)

@@ -550,37 +550,14 @@ func (d *Doc) SetInt(n Node, v int64) error {
 	if p == nil || p.kind != dScalar {
 		return d.editErr(n, "not a scalar")
 	}
-	var lo, hi int64
-	var b []byte
-	switch p.f.typ {
-	case tBool:
-		lo, hi = 0, 1
-		b = []byte{byte(v)}
-	case tInt8:
-		lo, hi = math.MinInt8, math.MaxInt8
-		b = []byte{byte(v)}
-	case tInt16:
-		lo, hi = math.MinInt16, math.MaxInt16
-		b = wire.AppendInt16(nil, int16(v))
-	case tUint16:
-		lo, hi = 0, math.MaxUint16
-		b = wire.AppendUint16(nil, uint16(v))
-	case tInt32:
-		lo, hi = math.MinInt32, math.MaxInt32
-		b = wire.AppendInt32(nil, int32(v))
-	case tUint32:
-		lo, hi = 0, math.MaxUint32
-		b = wire.AppendUint32(nil, uint32(v))
-	case tInt64:
-		lo, hi = math.MinInt64, math.MaxInt64
-		b = wire.AppendInt64(nil, v)
-	default:
+	typ := p.f.typ
+	if typ > tInt64 {
 		return d.editErr(n, "not an integer")
 	}
-	if v < lo || v > hi {
+	if r := intRange[typ]; v < r[0] || v > r[1] {
 		return d.editErr(n, strconv.FormatInt(v, 10)+" is out of range")
 	}
-	d.replace(n, b)
+	d.replace(n, appendInt(nil, typ, v))
 	return nil
 }
 
