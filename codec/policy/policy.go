@@ -59,13 +59,15 @@ package policy
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/kwire/kwire/internal/errtext"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/internal/errtext"
+	"github.com/kwire/kwire/internal/proto"
 )
 
 // Mode is what a rule does with records that lack a valid schema reference.
@@ -78,28 +80,15 @@ const (
 	Enforce Mode = 2 // reject the partition
 )
 
+var modeNames = []string{"none", "warn", "enforce"}
+
 // String is the mode's configuration name: "none", "warn" or "enforce".
-func (m Mode) String() string {
-	switch m {
-	case None:
-		return "none"
-	case Warn:
-		return "warn"
-	case Enforce:
-		return "enforce"
-	}
-	return "Mode(" + strconv.Itoa(int(m)) + ")"
-}
+func (m Mode) String() string { return proto.EnumString(modeNames, int(m), "Mode") }
 
 // ParseMode reads a mode name ("none", "warn", "enforce").
 func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "none":
-		return None, nil
-	case "warn":
-		return Warn, nil
-	case "enforce":
-		return Enforce, nil
+	if i := slices.Index(modeNames, s); i >= 0 {
+		return Mode(i), nil
 	}
 	return None, errors.New("policy: " + unknownMode(s))
 }
@@ -195,30 +184,21 @@ const (
 	RefuseNull NullPolicy = 1 // "refuse"
 )
 
+var nullNames = []string{"allow", "refuse"}
+
 // String is the policy's configuration name: "allow" or "refuse".
-func (n NullPolicy) String() string {
-	switch n {
-	case AllowNull:
-		return "allow"
-	case RefuseNull:
-		return "refuse"
-	}
-	return "NullPolicy(" + strconv.Itoa(int(n)) + ")"
-}
+func (n NullPolicy) String() string { return proto.EnumString(nullNames, int(n), "NullPolicy") }
 
 // MarshalText writes the policy's name.
 func (n NullPolicy) MarshalText() ([]byte, error) { return []byte(n.String()), nil }
 
 // UnmarshalText reads "allow" or "refuse".
 func (n *NullPolicy) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "allow":
-		*n = AllowNull
-	case "refuse":
-		*n = RefuseNull
-	default:
+	i := slices.Index(nullNames, string(b))
+	if i < 0 {
 		return errors.New("policy: " + unknownNull(string(b)))
 	}
+	*n = NullPolicy(i)
 	return nil
 }
 
@@ -524,32 +504,11 @@ const (
 	NullRefused       Reason = 9 // the key or value is null and the rule refuses null
 )
 
+var reasonNames = []string{"ok", "no-schema", "malformed-header", "id-not-allowed", "no-version",
+	"version-not-allowed", "undecodable", "invalid-json", "duplicate-key", "null-refused"}
+
 // String is the reason's name in verdict JSON.
-func (r Reason) String() string {
-	switch r {
-	case OK:
-		return "ok"
-	case NoSchema:
-		return "no-schema"
-	case MalformedHeader:
-		return "malformed-header"
-	case IDNotAllowed:
-		return "id-not-allowed"
-	case NoVersion:
-		return "no-version"
-	case VersionNotAllowed:
-		return "version-not-allowed"
-	case Undecodable:
-		return "undecodable"
-	case InvalidJSON:
-		return "invalid-json"
-	case DuplicateKey:
-		return "duplicate-key"
-	case NullRefused:
-		return "null-refused"
-	}
-	return "Reason(" + strconv.Itoa(int(r)) + ")"
-}
+func (r Reason) String() string { return proto.EnumString(reasonNames, int(r), "Reason") }
 
 // MarshalText writes the reason's name.
 func (r Reason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }

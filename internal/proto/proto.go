@@ -29,19 +29,18 @@ const (
 	KindData
 )
 
+var kindNames = []string{"request", "response", "header", "data"}
+
 // String returns "request", "response", "header" or "data".
-func (k Kind) String() string {
-	switch k {
-	case KindRequest:
-		return "request"
-	case KindResponse:
-		return "response"
-	case KindHeader:
-		return "header"
-	case KindData:
-		return "data"
+func (k Kind) String() string { return EnumString(kindNames, int(k), "Kind") }
+
+// EnumString is the String form of a value v of an enumerated type named typ whose
+// values from 0 up are named by names: its name, or typ(v) for a value without one.
+func EnumString(names []string, v int, typ string) string {
+	if v >= 0 && v < len(names) {
+		return names[v]
 	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
+	return typ + "(" + strconv.Itoa(v) + ")"
 }
 
 // DecodeError is any failure to decode bytes.
