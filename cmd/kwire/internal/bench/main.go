@@ -32,7 +32,7 @@ import (
 	"github.com/google/gopacket/pcapgo"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kwire/kwire/conformance/broker"
+	"github.com/kwire/kwire/cmd/kwire/internal/brokercapture"
 )
 
 func main() {
@@ -167,32 +167,10 @@ func cutQuarter(in, out string) error {
 func makeCapture(file string, mb int) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	b, err := broker.Start(ctx, broker.Options{Version: "4.4.0"})
-	if err != nil {
-		return "", err
-	}
-	defer b.Stop()
-	addr := b.Addr("PLAINTEXT")
-	_, port, _ := strings.Cut(addr, ":")
-	dump := exec.Command("tcpdump", "-i", "lo", "--immediate-mode", "-U", "-s", "0", "-n", "-B", "65536", "-w", file, "tcp port "+port)
-	stderr, _ := dump.StderrPipe()
-	if err := dump.Start(); err != nil {
-		return "", err
-	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
-	}
-	var tail strings.Builder
-	go func() {
-		for sc.Scan() {
-			tail.WriteString(sc.Text() + "\n")
-		}
-	}()
-	err = traffic(ctx, addr, mb)
-	time.Sleep(500 * time.Millisecond)
-	dump.Process.Signal(syscall.SIGINT)
-	dump.Wait()
-	log.Printf("tcpdump: %s", strings.TrimSpace(tail.String()))
+	port, tail, err := brokercapture.Record(ctx, file, func(ctx context.Context, addr string) error {
+		return traffic(ctx, addr, mb)
+	})
+	log.Printf("tcpdump: %s", tail)
 	return port, err
 }
 

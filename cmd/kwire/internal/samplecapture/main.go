@@ -1,7 +1,8 @@
 // Command samplecapture makes the small capture the examples read: it starts a real
 // Kafka 4.4.0 broker with the project's launcher, captures the loopback interface with
-// tcpdump while a franz-go producer writes a few records (text, binary, and with a
-// schema reference) and a consumer group reads them back, and writes the capture.
+// tcpdump (package brokercapture) while a franz-go producer writes a few records (text,
+// binary, and with a schema reference) and a consumer group reads them back, and writes
+// the capture.
 //
 //	go run ./internal/samplecapture -out ../../examples/data/sample.pcap
 //
@@ -10,21 +11,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"log"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kwire/kwire/conformance/broker"
+	"github.com/kwire/kwire/cmd/kwire/internal/brokercapture"
 )
 
 func main() {
@@ -38,38 +35,8 @@ func main() {
 func capture(out string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	b, err := broker.Start(ctx, broker.Options{Version: "4.4.0"})
-	if err != nil {
-		return err
-	}
-	defer b.Stop()
-	addr := b.Addr("PLAINTEXT")
-	_, port, _ := strings.Cut(addr, ":")
-
 	tmp := out + ".tmp"
-	dump := exec.Command("tcpdump", "-i", "lo", "--immediate-mode", "-U", "-s", "0", "-n", "-w", tmp, "tcp port "+port)
-	stderr, err := dump.StderrPipe()
-	if err != nil {
-		return err
-	}
-	if err := dump.Start(); err != nil {
-		return fmt.Errorf("tcpdump: %w", err)
-	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
-
-	err = clients(ctx, addr)
-	time.Sleep(300 * time.Millisecond)
-	dump.Process.Signal(syscall.SIGINT)
-	if werr := dump.Wait(); werr != nil && err == nil {
-		err = fmt.Errorf("tcpdump: %w", werr)
-	}
-	if err != nil {
+	if _, _, err := brokercapture.Record(ctx, tmp, clients); err != nil {
 		os.Remove(tmp)
 		return err
 	}
