@@ -7,16 +7,15 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"go/format"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"unicode"
 
+	"github.com/kwire/kwire/internal/gen/genfiles"
 	"github.com/kwire/kwire/internal/speclock"
 )
 
@@ -106,7 +105,7 @@ func run(lockPath, specDir, outDir string, check bool) error {
 	for _, m := range msgs {
 		m.currentName = supersededName(m, byKey)
 	}
-	files := map[string][]byte{}
+	files := genfiles.Files{}
 	add := func(path, src string) error {
 		b, err := format.Source([]byte(src))
 		if err != nil {
@@ -155,33 +154,18 @@ func run(lockPath, specDir, outDir string, check bool) error {
 			}
 		}
 	}
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
+	more, err := files.Sync("", check)
+	if err != nil {
+		return err
 	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if check {
-			cur, err := os.ReadFile(p)
-			if err != nil || !bytes.Equal(cur, files[p]) {
-				diffs = append(diffs, p)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, files[p], 0o644); err != nil {
-			return err
-		}
-	}
+	diffs = append(diffs, more...)
 	if len(diffs) > 0 {
 		return fmt.Errorf("generated code is out of date (run make generate):\n  %s", strings.Join(diffs, "\n  "))
 	}
 	if check {
-		fmt.Printf("gen: %d generated files match the descriptors of %s\n", len(paths), strings.Join(relNames, ", "))
+		fmt.Printf("gen: %d generated files match the descriptors of %s\n", len(files), strings.Join(relNames, ", "))
 	} else {
-		fmt.Printf("gen: wrote %d files for %d messages from %s\n", len(paths), len(msgs), strings.Join(relNames, ", "))
+		fmt.Printf("gen: wrote %d files for %d messages from %s\n", len(files), len(msgs), strings.Join(relNames, ", "))
 	}
 	return nil
 }
