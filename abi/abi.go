@@ -16,7 +16,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/internal/recordsjson"
+	"github.com/kwire/kwire/internal/jsonx"
 )
 
 // The ABI version: kw_abi_version returns Major<<16 | Minor.
@@ -102,33 +102,17 @@ func (e *Error) Error() string { return e.Text }
 func (e *Error) AppendJSON(b []byte) []byte {
 	b = append(b, `{"status":`...)
 	b = strconv.AppendInt(b, int64(e.Status), 10)
-	b = append(b, `,"category":`...)
-	b = recordsjson.AppendString(b, StatusName(e.Status))
-	b = append(b, `,"text":`...)
-	b = recordsjson.AppendString(b, e.Text)
-	if e.Message != "" {
-		b = append(b, `,"message":`...)
-		b = recordsjson.AppendString(b, e.Message)
-	}
-	if e.Version >= 0 {
-		b = append(b, `,"version":`...)
-		b = strconv.AppendInt(b, int64(e.Version), 10)
-	}
-	if e.Path != "" {
-		b = append(b, `,"path":`...)
-		b = recordsjson.AppendString(b, e.Path)
-	}
-	if e.Offset >= 0 {
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, int64(e.Offset), 10)
-	}
+	b = appendString(b, "category", StatusName(e.Status))
+	b = appendString(b, "text", e.Text)
+	b = appendKnownString(b, "message", e.Message)
+	b = appendKnownInt(b, "version", e.Version)
+	b = appendKnownString(b, "path", e.Path)
+	b = appendKnownInt(b, "offset", e.Offset)
 	if e.Hint != nil {
 		b = append(b, `,"hint":{"message":`...)
-		b = recordsjson.AppendString(b, e.Hint.Message)
-		b = append(b, `,"version":`...)
-		b = strconv.AppendInt(b, int64(e.Hint.Version), 10)
-		b = append(b, `,"text":`...)
-		b = recordsjson.AppendString(b, e.Hint.String())
+		b = jsonx.AppendString(b, e.Hint.Message)
+		b = appendInt(b, "version", int64(e.Hint.Version))
+		b = appendString(b, "text", e.Hint.String())
 		b = append(b, '}')
 	}
 	return append(b, '}')
@@ -158,7 +142,7 @@ func AsError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return &Error{Status: StatusInternal, Text: "kwire: internal error: " + err.Error(), Version: -1, Offset: -1}
+	return newErr(StatusInternal, "kwire: internal error: "+err.Error())
 }
 
 // newErr is an error with status and text, tied to no version or offset. The texts
@@ -218,25 +202,46 @@ func guard(err *error) {
 	}
 }
 
+// sentinel is an error a lower package wraps into its errors and the status that
+// reports it.
+type sentinel struct {
+	err    error
+	status int32
+}
+
+// sentinelStatus is the status of the first of sentinels that err wraps, else def.
+func sentinelStatus(err error, def int32, sentinels []sentinel) int32 {
+	for _, s := range sentinels {
+		if errors.Is(err, s.err) {
+			return s.status
+		}
+	}
+	return def
+}
+
+var (
+	decodeSentinels = []sentinel{
+		{codec.ErrTooLarge, StatusTooLarge},
+		{codec.ErrUnknownAPI, StatusUnknownAPI},
+		{codec.ErrVersion, StatusVersion},
+	}
+	recordsSentinels = []sentinel{
+		{records.ErrTooLarge, StatusTooLarge},
+		{records.ErrUnsupported, StatusUnsupported},
+	}
+)
+
 // fromDecode classifies a codec decode error.
 func fromDecode(err error) *Error {
 	var de *codec.DecodeError
 	if errors.As(err, &de) {
-		st := StatusDecode
-		switch {
-		case errors.Is(de.Err, codec.ErrTooLarge):
-			st = StatusTooLarge
-		case errors.Is(de.Err, codec.ErrUnknownAPI):
-			st = StatusUnknownAPI
-		case errors.Is(de.Err, codec.ErrVersion):
-			st = StatusVersion
-		}
+		st := sentinelStatus(de.Err, StatusDecode, decodeSentinels)
 		return &Error{Status: st, Text: de.Error(), Message: de.Message, Version: int(de.Version), Path: de.Path, Offset: de.Offset, Hint: de.Hint}
 	}
 	if errors.Is(err, codec.ErrVersion) {
-		return &Error{Status: StatusVersion, Text: err.Error(), Version: -1, Offset: -1}
+		return newErr(StatusVersion, err.Error())
 	}
-	return &Error{Status: StatusDecode, Text: err.Error(), Version: -1, Offset: -1}
+	return newErr(StatusDecode, err.Error())
 }
 
 // fromEncode classifies a codec encode error.
@@ -250,9 +255,9 @@ func fromEncode(err error) *Error {
 		return &Error{Status: st, Text: ee.Error(), Message: ee.Message, Version: int(ee.Version), Path: ee.Path, Offset: -1}
 	}
 	if errors.Is(err, codec.ErrVersion) {
-		return &Error{Status: StatusVersion, Text: err.Error(), Version: -1, Offset: -1}
+		return newErr(StatusVersion, err.Error())
 	}
-	return &Error{Status: StatusEncode, Text: err.Error(), Version: -1, Offset: -1}
+	return newErr(StatusEncode, err.Error())
 }
 
 // fromJSON classifies a JSON error of the codec or the transcoder (path and offset
@@ -280,7 +285,7 @@ func classify(err error) *Error {
 		if errors.As(err, &de) {
 			return fromDecode(err)
 		}
-		return &Error{Status: StatusUnknownAPI, Text: err.Error(), Version: -1, Offset: -1}
+		return newErr(StatusUnknownAPI, err.Error())
 	}
 	return fromDecode(err)
 }
@@ -291,13 +296,7 @@ func fromRecords(err error, encoding bool) *Error {
 	if encoding {
 		st = StatusEncode
 	}
-	switch {
-	case errors.Is(err, records.ErrTooLarge):
-		st = StatusTooLarge
-	case errors.Is(err, records.ErrUnsupported):
-		st = StatusUnsupported
-	}
-	e := &Error{Status: st, Text: err.Error(), Version: -1, Offset: -1}
+	e := newErr(sentinelStatus(err, st, recordsSentinels), err.Error())
 	var re *records.Error
 	if errors.As(err, &re) {
 		loc := ""

@@ -17,11 +17,16 @@ func lookup(name string, version int32) *Error {
 		return newErr(StatusUnknownAPI, "kwire: unknown message "+strconv.Quote(name)+transcode.DidYouMean(name))
 	}
 	if !fits16(version) || version < int32(info.MinVersion) || version > int32(info.MaxVersion) {
-		return &Error{Status: StatusVersion, Text: "kwire: " + name + " version " + strconv.Itoa(int(version)) +
-			": unsupported version (valid " + strconv.Itoa(int(info.MinVersion)) + "-" + strconv.Itoa(int(info.MaxVersion)) + ")",
-			Message: name, Version: int(version), Offset: -1}
+		return unsupportedVersion(name, version, info.MinVersion, info.MaxVersion)
 	}
 	return nil
+}
+
+// unsupportedVersion is the error of a message asked for at a version it does not have.
+func unsupportedVersion(name string, version int32, min, max int16) *Error {
+	return &Error{Status: StatusVersion, Text: "kwire: " + name + " version " + strconv.Itoa(int(version)) +
+		": unsupported version (valid " + strconv.Itoa(int(min)) + "-" + strconv.Itoa(int(max)) + ")",
+		Message: name, Version: int(version), Offset: -1}
 }
 
 // reserve makes room for about n more bytes in dst, so that an output is built with one
@@ -45,10 +50,7 @@ func DecodeMessage(dst []byte, name string, version int32, in []byte) (out []byt
 	}
 	// JSON is about three times the wire size (names, quotes, base64).
 	out, err = transcode.AppendJSON(reserve(dst, 3*len(in)+128), name, int16(version), in, nil)
-	if err != nil {
-		return dst, classify(err)
-	}
-	return out, nil
+	return transcoded(dst, out, err)
 }
 
 // EncodeMessage is kw_encode_message: the encoding at version of the JSON form of the
@@ -59,22 +61,25 @@ func EncodeMessage(dst []byte, name string, version int32, json []byte) (out []b
 		return dst, e
 	}
 	out, err = transcode.AppendWire(reserve(dst, len(json)/2+16), name, int16(version), json)
+	return transcoded(dst, out, err)
+}
+
+var framer transcode.Framer
+
+// transcoded is the result of a transcoder call that appended to dst: its output, or
+// dst and the ABI's form of its error.
+func transcoded(dst, out []byte, err error) ([]byte, error) {
 	if err != nil {
 		return dst, classify(err)
 	}
 	return out, nil
 }
 
-var framer transcode.Framer
-
 // DecodeRequestFrame is kw_decode_request_frame.
 func DecodeRequestFrame(dst []byte, frame []byte) (out []byte, err error) {
 	defer guard(&err)
 	out, err = framer.AppendRequestFrameJSON(reserve(dst, 3*len(frame)+192), frame)
-	if err != nil {
-		return dst, classify(err)
-	}
-	return out, nil
+	return transcoded(dst, out, err)
 }
 
 // DecodeResponseFrame is kw_decode_response_frame.
@@ -84,10 +89,7 @@ func DecodeResponseFrame(dst []byte, frame []byte, apiKey, version int32) (out [
 		return dst, e
 	}
 	out, err = framer.AppendResponseFrameJSON(reserve(dst, 3*len(frame)+192), frame, int16(apiKey), int16(version))
-	if err != nil {
-		return dst, classify(err)
-	}
-	return out, nil
+	return transcoded(dst, out, err)
 }
 
 // checkAPI checks an api key and version from the boundary against the request (or
@@ -106,9 +108,7 @@ func checkAPI(apiKey, version int32, request bool) *Error {
 		info = api.Request
 	}
 	if !fits16(version) || !info.ValidVersion(int16(version)) {
-		return &Error{Status: StatusVersion, Text: "kwire: " + info.Name + " version " + strconv.Itoa(int(version)) +
-			": unsupported version (valid " + strconv.Itoa(int(info.MinVersion)) + "-" + strconv.Itoa(int(info.MaxVersion)) + ")",
-			Message: info.Name, Version: int(version), Offset: -1}
+		return unsupportedVersion(info.Name, version, info.MinVersion, info.MaxVersion)
 	}
 	return nil
 }
@@ -117,10 +117,7 @@ func checkAPI(apiKey, version int32, request bool) *Error {
 func EncodeRequestFrame(dst []byte, json []byte) (out []byte, err error) {
 	defer guard(&err)
 	out, err = framer.AppendRequestFrame(reserve(dst, len(json)/2+32), json)
-	if err != nil {
-		return dst, classify(err)
-	}
-	return out, nil
+	return transcoded(dst, out, err)
 }
 
 // EncodeResponseFrame is kw_encode_response_frame.
@@ -130,10 +127,7 @@ func EncodeResponseFrame(dst []byte, json []byte, apiKey, version int32) (out []
 		return dst, e
 	}
 	out, err = framer.AppendResponseFrame(reserve(dst, len(json)/2+32), json, int16(apiKey), int16(version))
-	if err != nil {
-		return dst, classify(err)
-	}
-	return out, nil
+	return transcoded(dst, out, err)
 }
 
 // Peek is what kw_peek_request_header fills in.
@@ -153,15 +147,11 @@ const PeekSize = 32
 // Put writes p as the 32-byte little-endian kw_peek_header.
 func (p *Peek) Put(b []byte) {
 	_ = b[PeekSize-1]
-	le := binary.LittleEndian
-	le.PutUint32(b[0:], uint32(p.FrameSize))
-	le.PutUint32(b[4:], uint32(p.APIKey))
-	le.PutUint32(b[8:], uint32(p.APIVersion))
-	le.PutUint32(b[12:], uint32(p.CorrelationID))
-	le.PutUint32(b[16:], uint32(p.HeaderVersion))
-	le.PutUint32(b[20:], uint32(p.ClientIDOffset))
-	le.PutUint32(b[24:], uint32(p.ClientIDLength))
-	le.PutUint32(b[28:], 0)
+	fields := [PeekSize / 4]int32{p.FrameSize, p.APIKey, p.APIVersion, p.CorrelationID, p.HeaderVersion,
+		p.ClientIDOffset, p.ClientIDLength, 0}
+	for i, v := range fields {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+	}
 }
 
 // PeekRequestHeader is kw_peek_request_header. It does not allocate.
@@ -245,13 +235,6 @@ func appendStrings(b []byte, ss []string) []byte {
 		b = recordsjson.AppendString(b, s)
 	}
 	return append(b, ']')
-}
-
-func appendInt(b []byte, key string, v int64) []byte {
-	b = append(b, ',', '"')
-	b = append(b, key...)
-	b = append(b, '"', ':')
-	return strconv.AppendInt(b, v, 10)
 }
 
 func buildCatalogue() []byte {

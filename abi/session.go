@@ -9,7 +9,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/session"
-	"github.com/kwire/kwire/internal/recordsjson"
+	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/transcode"
 )
 
@@ -119,22 +119,18 @@ func SessionFree(h int32) (err error) {
 	return nil
 }
 
+var sessionSentinels = []sentinel{
+	{session.ErrFrameTooLarge, StatusTooLarge},
+	{session.ErrUnknownAPI, StatusUnknownAPI},
+	{session.ErrNoCommonVersion, StatusVersion},
+	{session.ErrNotNegotiated, StatusVersion},
+	{session.ErrNegotiation, StatusUnsupported},
+	{session.ErrInvalidField, StatusEncode},
+}
+
 // fromSession classifies an error of the session.
 func fromSession(err error) *Error {
-	st := StatusDecode
-	switch {
-	case errors.Is(err, session.ErrFrameTooLarge):
-		st = StatusTooLarge
-	case errors.Is(err, session.ErrUnknownAPI):
-		st = StatusUnknownAPI
-	case errors.Is(err, session.ErrNoCommonVersion), errors.Is(err, session.ErrNotNegotiated):
-		st = StatusVersion
-	case errors.Is(err, session.ErrNegotiation):
-		st = StatusUnsupported
-	case errors.Is(err, session.ErrInvalidField):
-		st = StatusEncode
-	}
-	e := &Error{Status: st, Text: err.Error(), Version: -1, Offset: -1}
+	e := newErr(sentinelStatus(err, StatusDecode, sessionSentinels), err.Error())
 	var ee *codec.EncodeError
 	if errors.As(err, &ee) {
 		e.Message, e.Version, e.Path = ee.Message, int(ee.Version), ee.Path
@@ -233,14 +229,10 @@ func SessionNext(dst []byte, h int32) (out []byte, err error) {
 	}
 	b := append(dst, `{"correlationId":`...)
 	b = strconv.AppendInt(b, int64(r.CorrelationID), 10)
-	b = append(b, `,"apiKey":`...)
-	b = strconv.AppendInt(b, int64(r.APIKey), 10)
-	b = append(b, `,"apiVersion":`...)
-	b = strconv.AppendInt(b, int64(r.Version), 10)
-	b = append(b, `,"bodyVersion":`...)
-	b = strconv.AppendInt(b, int64(r.BodyVersion), 10)
-	b = append(b, `,"headerVersion":`...)
-	b = strconv.AppendInt(b, int64(r.HeaderVersion), 10)
+	b = appendInt(b, "apiKey", int64(r.APIKey))
+	b = appendInt(b, "apiVersion", int64(r.Version))
+	b = appendInt(b, "bodyVersion", int64(r.BodyVersion))
+	b = appendInt(b, "headerVersion", int64(r.HeaderVersion))
 	b = append(b, `,"negotiation":`...)
 	switch r.Negotiation {
 	case session.NegotiationDone:
@@ -253,16 +245,14 @@ func SessionNext(dst []byte, h int32) (out []byte, err error) {
 		b = append(b, `"none"`...)
 	}
 	if r.Err != nil {
-		b = append(b, `,"error":`...)
-		b = recordsjson.AppendString(b, r.Err.Error())
+		b = appendString(b, "error", r.Err.Error())
 	} else {
 		info, _ := transcode.LookupAPI(r.APIKey, codec.KindResponse)
 		b = append(b, `,"body":`...)
 		body, err := transcode.AppendJSON(b, info.Name, r.BodyVersion, r.Body, nil)
 		if err != nil {
 			// The frame was cut and matched; only this response is lost.
-			b = append(b[:len(b)-len(`,"body":`)], `,"error":`...)
-			b = recordsjson.AppendString(b, err.Error())
+			b = appendString(b[:len(b)-len(`,"body":`)], "error", err.Error())
 		} else {
 			b = body
 		}
@@ -282,20 +272,14 @@ func SessionCounters(dst []byte, h int32) (out []byte, err error) {
 	}); err != nil {
 		return dst, err
 	}
-	b := append(dst, `{"bytesSent":"`...)
-	b = strconv.AppendInt(b, c.BytesSent, 10)
-	b = append(b, `","bytesReceived":"`...)
-	b = strconv.AppendInt(b, c.BytesReceived, 10)
-	b = append(b, `","requestsSent":"`...)
-	b = strconv.AppendInt(b, c.RequestsSent, 10)
-	b = append(b, `","responsesReceived":"`...)
-	b = strconv.AppendInt(b, c.ResponsesReceived, 10)
-	b = append(b, `","pending":`...)
-	b = strconv.AppendInt(b, int64(pending), 10)
-	b = append(b, `,"negotiated":`...)
-	b = strconv.AppendBool(b, negotiated)
-	b = append(b, `,"buffered":`...)
-	b = strconv.AppendBool(b, buffered)
+	b := append(dst, `{"bytesSent":`...)
+	b = jsonx.AppendInt64(b, c.BytesSent)
+	b = appendInt64(b, "bytesReceived", c.BytesReceived)
+	b = appendInt64(b, "requestsSent", c.RequestsSent)
+	b = appendInt64(b, "responsesReceived", c.ResponsesReceived)
+	b = appendInt(b, "pending", int64(pending))
+	b = appendBool(b, "negotiated", negotiated)
+	b = appendBool(b, "buffered", buffered)
 	return append(b, '}'), nil
 }
 
