@@ -86,6 +86,7 @@ func checkFrame(h FrameHost, m *CatalogueMessage, v conformance.Vector, corr int
 	var hv int16
 	var err error
 	clientID := fmt.Sprintf("client-%d", corr%97)
+	decodeFrame, encodeFrame := h.DecodeRequestFrame, h.EncodeRequestFrame
 	if v.Kind == "request" {
 		hv = codec.RequestHeaderVersion(v.APIKey, v.Version)
 		rh := codec.NewRequestHeader()
@@ -96,6 +97,8 @@ func checkFrame(h FrameHost, m *CatalogueMessage, v conformance.Vector, corr int
 		rh := codec.NewResponseHeader()
 		rh.CorrelationID = corr
 		hdr, err = rh.Encode(nil, hv)
+		decodeFrame = func(frame []byte) ([]byte, error) { return h.DecodeResponseFrame(frame, v.APIKey, v.Version) }
+		encodeFrame = func(js []byte) ([]byte, error) { return h.EncodeResponseFrame(js, v.APIKey, v.Version) }
 	}
 	if err != nil {
 		return "building the header: " + err.Error()
@@ -103,12 +106,7 @@ func checkFrame(h FrameHost, m *CatalogueMessage, v conformance.Vector, corr int
 	frame := binary.BigEndian.AppendUint32(nil, uint32(len(hdr)+len(v.Bytes)))
 	frame = append(append(frame, hdr...), v.Bytes...)
 
-	var js []byte
-	if v.Kind == "request" {
-		js, err = h.DecodeRequestFrame(frame)
-	} else {
-		js, err = h.DecodeResponseFrame(frame, v.APIKey, v.Version)
-	}
+	js, err := decodeFrame(frame)
 	if err != nil {
 		return "decoding the frame: " + err.Error()
 	}
@@ -140,12 +138,7 @@ func checkFrame(h FrameHost, m *CatalogueMessage, v conformance.Vector, corr int
 		return fmt.Sprintf("header JSON %s: client id, want %q", env.Header, clientID)
 	}
 
-	var re []byte
-	if v.Kind == "request" {
-		re, err = h.EncodeRequestFrame(js)
-	} else {
-		re, err = h.EncodeResponseFrame(js, v.APIKey, v.Version)
-	}
+	re, err := encodeFrame(js)
 	if err != nil {
 		return "encoding the frame JSON back: " + err.Error()
 	}

@@ -44,16 +44,13 @@ type RecordVector struct {
 		Control              bool   `json:"control"`
 		DeleteHorizonMs      string `json:"deleteHorizonMs"`
 		Records              []struct {
-			Offset    string `json:"offset"`
-			Timestamp string `json:"timestamp"`
-			Sequence  int32  `json:"sequence"`
-			Key       []byte `json:"key"`
-			Value     []byte `json:"value"`
-			Headers   []struct {
-				Key   string `json:"key"`
-				Value []byte `json:"value"`
-			} `json:"headers"`
-			Control *struct {
+			Offset    string   `json:"offset"`
+			Timestamp string   `json:"timestamp"`
+			Sequence  int32    `json:"sequence"`
+			Key       []byte   `json:"key"`
+			Value     []byte   `json:"value"`
+			Headers   []Header `json:"headers"`
+			Control   *struct {
 				Type string `json:"type"`
 			} `json:"control"`
 		} `json:"records"`
@@ -93,29 +90,32 @@ func ReadRecordVectors(dir string) ([]RecordVector, error) {
 	return out, nil
 }
 
+// Header is a record header: its key, and its value (nil when null).
+type Header struct {
+	Key   string `json:"key"`
+	Value []byte `json:"value"`
+}
+
 // DecodedRecord is one element of kw_records_decode_json's "records".
 type DecodedRecord struct {
-	Offset        string `json:"offset"`
-	Timestamp     string `json:"timestamp"`
-	TimestampType string `json:"timestampType"`
-	Key           []byte `json:"key"`
-	Value         []byte `json:"value"`
-	Headers       []struct {
-		Key   string `json:"key"`
-		Value []byte `json:"value"`
-	} `json:"headers"`
-	ProducerID    string `json:"producerId"`
-	ProducerEpoch int16  `json:"producerEpoch"`
-	Sequence      int32  `json:"sequence"`
-	LeaderEpoch   int32  `json:"leaderEpoch"`
-	Magic         int8   `json:"magic"`
-	Compression   string `json:"compression"`
-	Transactional bool   `json:"transactional"`
-	Control       bool   `json:"control"`
-	ControlType   int16  `json:"controlType"`
-	SchemaSource  string `json:"schemaSource"`
-	SchemaID      int32  `json:"schemaId"`
-	SchemaVersion int32  `json:"schemaVersion"`
+	Offset        string   `json:"offset"`
+	Timestamp     string   `json:"timestamp"`
+	TimestampType string   `json:"timestampType"`
+	Key           []byte   `json:"key"`
+	Value         []byte   `json:"value"`
+	Headers       []Header `json:"headers"`
+	ProducerID    string   `json:"producerId"`
+	ProducerEpoch int16    `json:"producerEpoch"`
+	Sequence      int32    `json:"sequence"`
+	LeaderEpoch   int32    `json:"leaderEpoch"`
+	Magic         int8     `json:"magic"`
+	Compression   string   `json:"compression"`
+	Transactional bool     `json:"transactional"`
+	Control       bool     `json:"control"`
+	ControlType   int16    `json:"controlType"`
+	SchemaSource  string   `json:"schemaSource"`
+	SchemaID      int32    `json:"schemaId"`
+	SchemaVersion int32    `json:"schemaVersion"`
 }
 
 // DecodedRecords is kw_records_decode_json's output.
