@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -228,28 +230,14 @@ func (r *Report) Table() string {
 	if r.Renamed > 0 {
 		fmt.Fprintf(&b, "note: %d vectors use field names that a newer release renamed; compared under kwire's declared renames\n", r.Renamed)
 	}
-	if len(r.excused) > 0 {
-		names := make([]string, 0, len(r.excused))
-		for n := range r.excused {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			for v, c := range r.excused[n] {
-				fmt.Fprintf(&b, "excused: %s v%d: %d vectors differ; Kafka %s marks v%d unstable and kwire implements the newer definition (MessageInfo.Superseded)\n",
-					n, v, c, r.Release, v)
-			}
+	for _, n := range slices.Sorted(maps.Keys(r.excused)) {
+		for v, c := range r.excused[n] {
+			fmt.Fprintf(&b, "excused: %s v%d: %d vectors differ; Kafka %s marks v%d unstable and kwire implements the newer definition (MessageInfo.Superseded)\n",
+				n, v, c, r.Release, v)
 		}
 	}
-	if len(r.aliases) > 0 {
-		names := make([]string, 0, len(r.aliases))
-		for n := range r.aliases {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintf(&b, "note: kwire has no message named %s; its vectors ran against %s (same api key)\n", n, r.aliases[n])
-		}
+	for _, n := range slices.Sorted(maps.Keys(r.aliases)) {
+		fmt.Fprintf(&b, "note: kwire has no message named %s; its vectors ran against %s (same api key)\n", n, r.aliases[n])
 	}
 	return b.String()
 }

@@ -198,25 +198,22 @@ func (native) Message(name string, apiKey int16, kind string) (*Message, bool) {
 		Renames: info.Renames, Superseded: info.Superseded}, alias
 }
 
-// decode reads b into a new message of m's type.
-func decode(m *Message, version int16, b []byte) (codec.Message, error) {
+// decodeThen reads b into a new message of m's type and writes it again with write
+// (its JSON form, or its encoding); failing writes are the failure named.
+func decodeThen(m *Message, version int16, b []byte, write func(codec.Message, []byte, int16) ([]byte, error), failure string) ([]byte, error) {
 	km := codec.NewMessage(m.Name)
 	if err := km.Decode(b, version); err != nil {
 		return nil, fmt.Errorf("kwire cannot decode the bytes: %w", err)
 	}
-	return km, nil
+	out, err := write(km, nil, version)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", failure, err)
+	}
+	return out, nil
 }
 
 func (native) Decode(m *Message, version int16, b []byte) ([]byte, error) {
-	km, err := decode(m, version, b)
-	if err != nil {
-		return nil, err
-	}
-	js, err := km.AppendJSON(nil, version)
-	if err != nil {
-		return nil, fmt.Errorf("kwire decoded the bytes but cannot write JSON: %w", err)
-	}
-	return js, nil
+	return decodeThen(m, version, b, codec.Message.AppendJSON, "kwire decoded the bytes but cannot write JSON")
 }
 
 func (native) Encode(m *Message, version int16, js []byte) ([]byte, error) {
@@ -239,15 +236,7 @@ func (native) Encode(m *Message, version int16, js []byte) ([]byte, error) {
 // RoundTrip re-encodes the decoded struct, not its JSON: the typed codec is lossless
 // on its own.
 func (native) RoundTrip(m *Message, version int16, b, _ []byte) ([]byte, error) {
-	km, err := decode(m, version, b)
-	if err != nil {
-		return nil, err
-	}
-	re, err := km.Encode(nil, version)
-	if err != nil {
-		return nil, fmt.Errorf("kwire cannot re-encode what it decoded: %w", err)
-	}
-	return re, nil
+	return decodeThen(m, version, b, codec.Message.Encode, "kwire cannot re-encode what it decoded")
 }
 
 func (native) Where(err error) (string, int) {

@@ -267,31 +267,34 @@ func (s *Suite) frameRecords(t *testing.T) {
 // counts a kw_alloc buffer until it is freed.
 func (s *Suite) runtimeStats(t *testing.T) {
 	in := s.Instance(t)
-	stats := func() map[string]int64 {
-		js, err := in.RuntimeStats()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]int64
-		if err := json.Unmarshal(js, &m); err != nil {
-			t.Fatalf("kw_runtime_stats: %v: %s", err, js)
-		}
-		return m
-	}
-	before := stats()
+	before := readStats(t, in)
 	for _, k := range []string{"gcCycles", "heapAllocs", "heapAllocBytes", "heapLiveBytes", "runtimeBytes", "liveBuffers", "liveBufferBytes"} {
 		if v, ok := before[k]; !ok || v < 0 {
 			t.Errorf("kw_runtime_stats: %q is %d (present: %v)", k, v, ok)
 		}
 	}
 	p := in.Alloc(100)
-	during := stats()
+	during := readStats(t, in)
 	in.Free(p)
-	after := stats()
+	after := readStats(t, in)
 	if p == 0 || during["liveBuffers"] != before["liveBuffers"]+1 || after["liveBuffers"] != before["liveBuffers"] {
 		t.Errorf("liveBuffers %d, with a kw_alloc buffer %d, freed %d", before["liveBuffers"], during["liveBuffers"], after["liveBuffers"])
 	}
 	t.Logf("%v", after)
+}
+
+// readStats reads kw_runtime_stats.
+func readStats(t testing.TB, in *abiclient.Client) map[string]int64 {
+	t.Helper()
+	js, err := in.RuntimeStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]int64
+	if err := json.Unmarshal(js, &m); err != nil {
+		t.Fatalf("kw_runtime_stats: %v: %s", err, js)
+	}
+	return m
 }
 
 // sample is one real vector the tests use as the valid call after each misuse.

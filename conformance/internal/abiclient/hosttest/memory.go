@@ -2,7 +2,6 @@ package hosttest
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/kwire/kwire/abi"
@@ -129,25 +128,14 @@ func (s *Suite) frameRecordsSteadyState(t *testing.T) {
 				t.Fatalf("kw_free: %d", st)
 			}
 		}
-		stats := func() map[string]uint64 {
-			js, err := in.RuntimeStats()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var m map[string]uint64
-			if err := json.Unmarshal(js, &m); err != nil {
-				t.Fatalf("kw_runtime_stats: %v: %s", err, js)
-			}
-			return m
-		}
 		for i := 0; i < 200; i++ {
 			cycle()
 		}
-		before, mem := stats(), in.MemorySize()
+		before, mem := readStats(t, in), in.MemorySize()
 		for i := 0; i < cycles; i++ {
 			cycle()
 		}
-		after, mem2 := stats(), in.MemorySize()
+		after, mem2 := readStats(t, in), in.MemorySize()
 		t.Logf("flags %d: %d cycles: GC cycles %d -> %d, heap objects allocated %d -> %d, linear memory %d -> %d bytes",
 			flags, cycles, before["gcCycles"], after["gcCycles"], before["heapAllocs"], after["heapAllocs"], mem, mem2)
 		// kw_runtime_stats itself allocates nothing either; the bound allows none.
@@ -170,16 +158,13 @@ func (s *Suite) steadyStateIsVisible(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := in.Scratch()
-	js, _ := in.RuntimeStats()
-	var before, after map[string]uint64
-	json.Unmarshal(js, &before)
+	before := readStats(t, in)
 	for i := 0; i < 50; i++ {
 		if st := in.MustCall("kw_decode_response_frame_records", p, uint32(len(frame)), 1, 11, 0, 0, sc, sc+4); st != 0 {
 			t.Fatal(in.LastError())
 		}
 	}
-	js, _ = in.RuntimeStats()
-	json.Unmarshal(js, &after)
+	after := readStats(t, in)
 	if after["heapAllocs"] <= before["heapAllocs"] || after["liveBuffers"] < before["liveBuffers"]+50 {
 		t.Fatalf("50 unfreed outputs went unseen: %v -> %v", before, after)
 	}
