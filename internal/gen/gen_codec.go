@@ -177,24 +177,43 @@ func ifVersions(e *emitter, r vrange, known vset) (expr, vset) {
 	return c, known & setOf(r)
 }
 
+// eachField walks the fields of s in order as decode and encode take them: a run of
+// two or more fixed-width fields present at the same versions goes to run at once,
+// every other field to one.
+func eachField(m *Message, s *Struct, run func([]*Field), one func(*Field)) {
+	for i := 0; i < len(s.Fields); i++ {
+		if r := fixedRun(m, s.Fields[i:]); len(r) >= 2 {
+			run(r)
+			i += len(r) - 1
+			continue
+		}
+		one(s.Fields[i])
+	}
+}
+
+// liveTagged is the tagged fields of s, by tag, that exist at some of the versions known.
+func liveTagged(s *Struct, known vset) []*Field {
+	var live []*Field
+	for _, f := range sortedTagged(s) {
+		if !simplify(in(f.Tagged), known).isFalse() {
+			live = append(live, f)
+		}
+	}
+	return live
+}
+
 func genDecode(e *emitter, m *Message, s *Struct) {
 	all := setOf(m.Valid)
 	e.p("func (m *%s) decode(r *wire.Reader, v int16) {", s.GoName)
-	for i := 0; i < len(s.Fields); i++ {
-		f := s.Fields[i]
-		if run := fixedRun(m, s.Fields[i:]); len(run) >= 2 {
-			genDecodeRun(e, m, run)
-			i += len(run) - 1
-			continue
-		}
+	eachField(m, s, func(run []*Field) { genDecodeRun(e, m, run) }, func(f *Field) {
 		if !f.Tagged.empty() {
 			e.p("m.%s = %s", f.GoName, defaultOrZero(f))
-			continue
+			return
 		}
 		c, known := ifVersions(e, f.Versions, all)
 		if c.isFalse() {
 			e.p("m.%s = %s", f.GoName, defaultOrZero(f))
-			continue
+			return
 		}
 		genReadField(e, m, f, "m."+f.GoName, compactCond(m, f, known), known)
 		if !c.constant() {
@@ -202,7 +221,7 @@ func genDecode(e *emitter, m *Message, s *Struct) {
 			e.p("m.%s = %s", f.GoName, defaultOrZero(f))
 			e.p("}")
 		}
-	}
+	})
 	if hasFlex(m) {
 		e.p("m.UnknownTaggedFields = nil")
 		fc, flexKnown := ifVersions(e, m.Flexible, all)
@@ -211,12 +230,7 @@ func genDecode(e *emitter, m *Message, s *Struct) {
 		e.p("for i := 0; i < n && r.Err == nil; i++ {")
 		e.p("tag, end := r.TagHeader(prev)") // on failure NoTag, whose default case reads nothing
 		e.p("prev = int64(tag)")
-		var cases []*Field
-		for _, f := range sortedTagged(s) {
-			if !simplify(in(f.Tagged), flexKnown).isFalse() {
-				cases = append(cases, f)
-			}
-		}
+		cases := liveTagged(s, flexKnown)
 		if len(cases) > 0 {
 			e.p("switch {")
 			for _, f := range cases {
@@ -371,22 +385,16 @@ func genReadScalar(e *emitter, elem, dst, compact string, nul expr, nullableEver
 func genEncode(e *emitter, m *Message, s *Struct) {
 	all := setOf(m.Valid)
 	e.p("func (m *%s) encode(b []byte, v int16, w *wire.Encoder) []byte {", s.GoName)
-	for i := 0; i < len(s.Fields); i++ {
-		f := s.Fields[i]
-		if run := fixedRun(m, s.Fields[i:]); len(run) >= 2 {
-			genEncodeRun(e, m, run)
-			i += len(run) - 1
-			continue
-		}
+	eachField(m, s, func(run []*Field) { genEncodeRun(e, m, run) }, func(f *Field) {
 		if !f.Tagged.empty() {
 			// Written in the tagged section; outside its versions it must hold its default.
 			genAbsentCheck(e, f, simplify(not(in(f.Tagged)), all))
-			continue
+			return
 		}
 		c, known := ifVersions(e, f.Versions, all)
 		if c.isFalse() {
 			genAbsentCheck(e, f, exprTrue)
-			continue
+			return
 		}
 		genWriteField(e, m, f, "m."+f.GoName, compactCond(m, f, known), known)
 		if !c.constant() {
@@ -399,16 +407,10 @@ func genEncode(e *emitter, m *Message, s *Struct) {
 				e.p("}")
 			}
 		}
-	}
+	})
 	if hasFlex(m) {
-		tagged := sortedTagged(s)
 		fc, flexKnown := ifVersions(e, m.Flexible, all)
-		var live []*Field
-		for _, f := range tagged {
-			if !simplify(in(f.Tagged), flexKnown).isFalse() {
-				live = append(live, f)
-			}
-		}
+		live := liveTagged(s, flexKnown)
 		e.p("nt := len(m.UnknownTaggedFields)")
 		for _, f := range live {
 			c := simplify(in(f.Tagged), flexKnown)

@@ -60,68 +60,65 @@ func genRootMethods(e *emitter, m *Message) {
 	e.p("var %s = MessageInfo{Name: %q, APIKey: %d, Kind: %s, MinVersion: %d, MaxVersion: %d, FlexibleMin: %d, DeprecatedMin: %d, DeprecatedMax: %d, Listeners: []string{%s}, LatestVersionUnstable: %v, Releases: []string{%s}%s}",
 		info, m.Name, m.APIKey, kindConst(m.Kind), m.Valid.lo, m.Valid.hi, flo, dlo, dhi, strings.Join(ls, ", "), m.Unstable, quoteAll(m.Releases), renames)
 	e.p("")
-	e.p("// MessageName returns %q.", m.Name)
-	e.p("func (*%s) MessageName() string { return %q }", g, m.Name)
-	e.p("")
-	e.p("// APIKey returns %d.", m.APIKey)
-	e.p("func (*%s) APIKey() int16 { return %d }", g, m.APIKey)
-	e.p("")
-	e.p("// MessageKind returns %s.", kindConst(m.Kind))
-	e.p("func (*%s) MessageKind() Kind { return %s }", g, kindConst(m.Kind))
-	e.p("")
-	e.p("// Info returns the generated metadata of %s.", m.Name)
-	e.p("func (*%s) Info() *MessageInfo { return &%s }", g, info)
-	e.p("")
-	e.p("// Encode appends m at the given version to dst.")
-	e.p("func (m *%s) Encode(dst []byte, version int16) ([]byte, error) {", g)
-	e.p("if version < %d || version > %d { return dst, versionError(m, version) }", m.Valid.lo, m.Valid.hi)
-	e.p("var w wire.Encoder")
-	e.p("b := m.encode(dst, version, &w)")
-	e.p("if w.Err != nil { return dst, encodeError(m, version, &w) }")
-	e.p("return b, nil")
-	e.p("}")
-	e.p("")
-	e.p("// Decode replaces m with the message in src, which must hold exactly one %s at the", m.Name)
-	e.p("// given version. Slices of m's previous contents may be reused, as encoding/json does.")
-	e.p("func (m *%s) Decode(src []byte, version int16) error { return m.DecodeWith(src, version, DecodeOptions{}) }", g)
-	e.p("")
-	e.p("// DecodeWith is Decode with options.")
-	e.p("func (m *%s) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {", g)
-	e.p("if version < %d || version > %d { return versionError(m, version) }", m.Valid.lo, m.Valid.hi)
-	e.p("r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}")
-	e.p("defer func() {")
-	e.p("if p := recover(); p != nil { err = internalFault(m, version, r.Off, p) }")
-	e.p("}()")
-	e.p("m.decode(&r, version)")
-	e.p("return finishDecode(m, &r, version, 0)")
-	e.p("}")
-	e.p("")
-	e.p("// AppendJSON appends the JSON form of m at the given version to dst.")
-	e.p("func (m *%s) AppendJSON(dst []byte, version int16) ([]byte, error) { return appendJSONBody(m, dst, version) }", g)
-	e.p("")
-	e.p("// DecodeJSON replaces m with the message in the JSON form, read at the given version.")
-	e.p("func (m *%s) DecodeJSON(data []byte, version int16) error { return decodeJSONBody(m, data, version) }", g)
-	e.p("")
-	switch m.Kind {
-	case "request":
-		resp := goname.Ident(strings.TrimSuffix(m.Name, "Request") + "Response")
-		e.p("func (*%s) isRequest() {}", g)
+	// The methods every message has (gofmt indents them): the arguments are the Go type,
+	// the descriptor name, the api key, the kind, the info variable and the valid versions.
+	fmt.Fprintf(&e.b, `// MessageName returns %[2]q.
+func (*%[1]s) MessageName() string { return %[2]q }
+
+// APIKey returns %[3]d.
+func (*%[1]s) APIKey() int16 { return %[3]d }
+
+// MessageKind returns %[4]s.
+func (*%[1]s) MessageKind() Kind { return %[4]s }
+
+// Info returns the generated metadata of %[2]s.
+func (*%[1]s) Info() *MessageInfo { return &%[5]s }
+
+// Encode appends m at the given version to dst.
+func (m *%[1]s) Encode(dst []byte, version int16) ([]byte, error) {
+if version < %[6]d || version > %[7]d { return dst, versionError(m, version) }
+var w wire.Encoder
+b := m.encode(dst, version, &w)
+if w.Err != nil { return dst, encodeError(m, version, &w) }
+return b, nil
+}
+
+// Decode replaces m with the message in src, which must hold exactly one %[2]s at the
+// given version. Slices of m's previous contents may be reused, as encoding/json does.
+func (m *%[1]s) Decode(src []byte, version int16) error { return m.DecodeWith(src, version, DecodeOptions{}) }
+
+// DecodeWith is Decode with options.
+func (m *%[1]s) DecodeWith(src []byte, version int16, opts DecodeOptions) (err error) {
+if version < %[6]d || version > %[7]d { return versionError(m, version) }
+r := wire.Reader{Src: src, UnsafeStrings: opts.UnsafeStrings}
+defer func() {
+if p := recover(); p != nil { err = internalFault(m, version, r.Off, p) }
+}()
+m.decode(&r, version)
+return finishDecode(m, &r, version, 0)
+}
+
+// AppendJSON appends the JSON form of m at the given version to dst.
+func (m *%[1]s) AppendJSON(dst []byte, version int16) ([]byte, error) { return appendJSONBody(m, dst, version) }
+
+// DecodeJSON replaces m with the message in the JSON form, read at the given version.
+func (m *%[1]s) DecodeJSON(data []byte, version int16) error { return decodeJSONBody(m, data, version) }
+
+`, g, m.Name, m.APIKey, kindConst(m.Kind), info, m.Valid.lo, m.Valid.hi)
+	if m.Kind == "request" || m.Kind == "response" {
+		// The pairing: a request names its response, a response its request.
+		own, other := "Request", "Response"
+		if m.Kind == "response" {
+			own, other = other, own
+		}
+		pair := goname.Ident(strings.TrimSuffix(m.Name, own) + other)
+		e.p("func (*%s) is%s() {}", g, own)
 		e.p("")
-		e.p("// NewResponse returns the paired response, with defaults.")
-		e.p("func (*%s) NewResponse() Response { return New%s() }", g, resp)
+		e.p("// New%s returns the paired %s, with defaults.", other, strings.ToLower(other))
+		e.p("func (*%s) New%s() %s { return New%s() }", g, other, other, pair)
 		e.p("")
-		e.p("// ResponseType returns a new paired %s, typed.", resp)
-		e.p("func (*%s) ResponseType() *%s { return New%s() }", g, resp, resp)
-		e.p("")
-	case "response":
-		req := goname.Ident(strings.TrimSuffix(m.Name, "Response") + "Request")
-		e.p("func (*%s) isResponse() {}", g)
-		e.p("")
-		e.p("// NewRequest returns the paired request, with defaults.")
-		e.p("func (*%s) NewRequest() Request { return New%s() }", g, req)
-		e.p("")
-		e.p("// RequestType returns a new paired %s, typed.", req)
-		e.p("func (*%s) RequestType() *%s { return New%s() }", g, req, req)
+		e.p("// %sType returns a new paired %s, typed.", other, pair)
+		e.p("func (*%s) %sType() *%s { return New%s() }", g, other, pair, pair)
 		e.p("")
 	}
 }

@@ -9,26 +9,31 @@ import (
 // TypedDicts for Python. Every field is optional because which fields a message carries
 // depends on its version, and input may leave any field at its default.
 
-// bindingTypes maps a descriptor scalar to its type in each binding's declarations:
+// bindingType is the type of a descriptor scalar in each binding's declarations:
 // TypeScript first, then Python.
-var bindingTypes = map[string][2]string{
-	"bool":    {"boolean", "bool"},
-	"int8":    {"number", "int"},
-	"int16":   {"number", "int"},
-	"uint16":  {"number", "int"},
-	"int32":   {"number", "int"},
-	"uint32":  {"number", "int"},
-	"int64":   {"Int64", "Int64"},
-	"float64": {"Float64", "Float64"},
-	"string":  {"string", "str"},
-	"bytes":   {"Base64", "Base64"},
-	"records": {"Base64", "Base64"},
-	"uuid":    {"Uuid", "Uuid"},
+func bindingType(elem string) [2]string {
+	switch elem {
+	case "bool":
+		return [2]string{"boolean", "bool"}
+	case "int8", "int16", "uint16", "int32", "uint32":
+		return [2]string{"number", "int"}
+	case "int64":
+		return [2]string{"Int64", "Int64"}
+	case "float64":
+		return [2]string{"Float64", "Float64"}
+	case "string":
+		return [2]string{"string", "str"}
+	case "bytes", "records":
+		return [2]string{"Base64", "Base64"}
+	case "uuid":
+		return [2]string{"Uuid", "Uuid"}
+	}
+	panic("unknown scalar " + elem)
 }
 
 // typeSyntax is how one binding's declarations spell a field's type.
 type typeSyntax struct {
-	lang                 int    // column of bindingTypes
+	lang                 int    // index in bindingType's answer
 	ref, array, nullable string // formats naming a struct, an array of t, t or null
 }
 
@@ -42,10 +47,8 @@ func (l typeSyntax) fieldType(f *Field, suffix string) string {
 	t := ""
 	if f.Struct != nil {
 		t = fmt.Sprintf(l.ref, f.Struct.TypeName+suffix)
-	} else if bt, ok := bindingTypes[f.Elem]; ok {
-		t = bt[l.lang]
 	} else {
-		panic("unknown scalar " + f.Elem)
+		t = bindingType(f.Elem)[l.lang]
 	}
 	if f.Array {
 		t = fmt.Sprintf(l.array, t)
@@ -87,44 +90,43 @@ func genTS(msgs []*Message, releases []string) string {
 	p("")
 	for _, m := range msgs {
 		for _, s := range append([]*Struct{m.Root}, m.Structs...) {
-			if s == m.Root {
-				p("/** %s (%s%s), versions %s. */", m.Name, m.Kind, apiKeyDoc(m), rangeDoc(m.Valid))
-			} else {
-				p("/** The %s struct of %s. */", s.Name, m.Name)
-			}
-			p("export interface %s {", s.TypeName)
-			for _, f := range s.Fields {
-				p("  /** %s. */", fieldDoc(f))
-				p("  %s?: %s;", f.JSONName, tsSyntax.fieldType(f, ""))
-			}
-			if hasFlex(m) {
-				p("  _unknownTaggedFields?: UnknownTaggedField[];")
-			}
-			if keepsTrailing(m, s) {
-				p("  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */")
-				p("  _trailingBytes?: Base64;")
-			}
-			p("}")
-			p("")
-			// What a decode returns: a field that every version of the message has is
-			// always there (the others only in the versions that have them).
-			p("/** %s as decoded: fields of every version are always present. */", s.TypeName)
-			p("export interface %sDecoded {", s.TypeName)
-			for _, f := range s.Fields {
-				opt := "?"
-				if alwaysPresent(m, f) {
-					opt = ""
+			// Each struct as input takes it, then as a decode returns it: a field that
+			// every version of the message has is always there (the others only in the
+			// versions that have them).
+			for _, decoded := range []bool{false, true} {
+				suffix := ""
+				switch {
+				case decoded:
+					suffix = "Decoded"
+					p("/** %s as decoded: fields of every version are always present. */", s.TypeName)
+				case s == m.Root:
+					p("/** %s (%s%s), versions %s. */", m.Name, m.Kind, apiKeyDoc(m), rangeDoc(m.Valid))
+				default:
+					p("/** The %s struct of %s. */", s.Name, m.Name)
 				}
-				p("  %s%s: %s;", f.JSONName, opt, tsSyntax.fieldType(f, "Decoded"))
+				p("export interface %s%s {", s.TypeName, suffix)
+				for _, f := range s.Fields {
+					opt := "?"
+					if decoded && alwaysPresent(m, f) {
+						opt = ""
+					}
+					if !decoded {
+						p("  /** %s. */", fieldDoc(f))
+					}
+					p("  %s%s: %s;", f.JSONName, opt, tsSyntax.fieldType(f, suffix))
+				}
+				if hasFlex(m) {
+					p("  _unknownTaggedFields?: UnknownTaggedField[];")
+				}
+				if keepsTrailing(m, s) {
+					if !decoded {
+						p("  /** Bytes that followed the message on the wire (kept so it re-encodes byte for byte). */")
+					}
+					p("  _trailingBytes?: Base64;")
+				}
+				p("}")
+				p("")
 			}
-			if hasFlex(m) {
-				p("  _unknownTaggedFields?: UnknownTaggedField[];")
-			}
-			if keepsTrailing(m, s) {
-				p("  _trailingBytes?: Base64;")
-			}
-			p("}")
-			p("")
 		}
 	}
 	// Lookup interfaces: by descriptor name, then by api key (request or response body,

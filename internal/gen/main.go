@@ -9,7 +9,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"go/format"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,26 +105,17 @@ func run(lockPath, specDir, outDir string, check bool) error {
 		m.currentName = supersededName(m, byKey)
 	}
 	files := genfiles.Files{}
-	add := func(path, src string) error {
-		b, err := format.Source([]byte(src))
-		if err != nil {
-			os.WriteFile(filepath.Join(os.TempDir(), "kwire-gen-broken.go"), []byte(src), 0o644)
-			return fmt.Errorf("%s: gofmt: %v", path, err)
-		}
-		files[path] = b
-		return nil
-	}
 	for _, m := range msgs {
-		if err := add(filepath.Join(outDir, snake(m.Name)+"_gen.go"), genMessage(m)); err != nil {
+		if err := files.AddGo(filepath.Join(outDir, snake(m.Name)+"_gen.go"), genMessage(m)); err != nil {
 			return err
 		}
 	}
-	if err := add(filepath.Join(outDir, "registry_gen.go"), genRegistry(msgs, relNames)); err != nil {
+	if err := files.AddGo(filepath.Join(outDir, "registry_gen.go"), genRegistry(msgs, relNames)); err != nil {
 		return err
 	}
 	root := filepath.Dir(filepath.Clean(outDir))
 	schemaDir := filepath.Join(root, "internal", "transcode")
-	if err := add(filepath.Join(schemaDir, "schema_gen.go"), genSchema(msgs, relNames)); err != nil {
+	if err := files.AddGo(filepath.Join(schemaDir, "schema_gen.go"), genSchema(msgs, relNames)); err != nil {
 		return err
 	}
 	// Type declarations of the JSON form for the bindings, beside them.

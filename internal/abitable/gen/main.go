@@ -8,7 +8,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"go/format"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,18 +30,10 @@ func main() {
 
 func run(root string, check bool) error {
 	files := genfiles.Files{}
-	goFile := func(path, src string) error {
-		b, err := format.Source([]byte(src))
-		if err != nil {
-			return fmt.Errorf("%s: gofmt: %v\n%s", path, err, src)
-		}
-		files[path] = b
-		return nil
-	}
-	if err := goFile("wasm/exports_gen.go", genShims(wasm)); err != nil {
+	if err := files.AddGo("wasm/exports_gen.go", genShims(wasm)); err != nil {
 		return err
 	}
-	if err := goFile("capi/exports_gen.go", genShims(capi)); err != nil {
+	if err := files.AddGo("capi/exports_gen.go", genShims(capi)); err != nil {
 		return err
 	}
 	hdr, err := os.ReadFile(filepath.Join(root, "capi", "kwire.h"))

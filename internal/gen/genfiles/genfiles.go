@@ -4,6 +4,8 @@ package genfiles
 
 import (
 	"bytes"
+	"fmt"
+	"go/format"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +13,18 @@ import (
 
 // Files maps a file's path (below the root given to Sync) to its content.
 type Files map[string][]byte
+
+// AddGo adds Go source, gofmt'ed. Source that does not parse is written to
+// kwire-gen-broken.go in the temporary folder, to be read beside the error.
+func (fs Files) AddGo(path, src string) error {
+	b, err := format.Source([]byte(src))
+	if err != nil {
+		os.WriteFile(filepath.Join(os.TempDir(), "kwire-gen-broken.go"), []byte(src), 0o644)
+		return fmt.Errorf("%s: gofmt: %v", path, err)
+	}
+	fs[path] = b
+	return nil
+}
 
 // Sync writes every file below root, making its folder, in the order of the paths.
 // With check it writes nothing and returns the paths, in order, whose file is missing
