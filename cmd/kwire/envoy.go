@@ -86,6 +86,15 @@ func addEnvoyFlags(name string, stderr io.Writer) (*flag.FlagSet, envoyFlags) {
 	}
 }
 
+// load reads the flags' log level and module.
+func (ef envoyFlags) load() (least int32, mod *envoyModule, err error) {
+	if least, err = parseLevel(*ef.logLevel); err != nil {
+		return 0, nil, err
+	}
+	mod, err = findModule(*ef.wasm)
+	return least, mod, err
+}
+
 // logLevels are proxy-wasm's log levels (proxy_log_level_t), by number.
 var logLevels = []string{"trace", "debug", "info", "warn", "error", "critical"}
 
@@ -258,11 +267,7 @@ func envoyCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if len(pos) == 0 {
 		return &usageError{"envoy check needs a plugin configuration file (CONFIG)"}
 	}
-	least, err := parseLevel(*ef.logLevel)
-	if err != nil {
-		return err
-	}
-	mod, err := findModule(*ef.wasm)
+	least, mod, err := ef.load()
 	if err != nil {
 		return err
 	}
@@ -331,11 +336,7 @@ func envoyProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if len(pos) > 0 || *config == "" || *listen == "" || *upstream == "" {
 		return &usageError{"envoy proxy needs --config CONFIG, --listen ADDR and --upstream ADDR"}
 	}
-	least, err := parseLevel(*ef.logLevel)
-	if err != nil {
-		return err
-	}
-	mod, err := findModule(*ef.wasm)
+	least, mod, err := ef.load()
 	if err != nil {
 		return err
 	}

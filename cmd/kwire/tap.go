@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/signal"
@@ -190,11 +191,7 @@ func (t *tap) reportUnanswered(conn string, pending map[int32]tapPending) {
 	if len(pending) == 0 {
 		return
 	}
-	ids := make([]int32, 0, len(pending))
-	for id := range pending {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	ids := slices.Sorted(maps.Keys(pending))
 	var b strings.Builder
 	for i, id := range ids {
 		if i == 8 {

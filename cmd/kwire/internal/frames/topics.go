@@ -76,9 +76,7 @@ func (t *Topics) Learn(frame []byte, apiKey, version int16) {
 	switch b := f.Body.(type) {
 	case *codec.MetadataResponse:
 		for i := range b.Topics {
-			if tp := &b.Topics[i]; tp.Name != nil {
-				t.Add(tp.TopicID, *tp.Name)
-			}
+			t.addNamed(b.Topics[i].TopicID, b.Topics[i].Name)
 		}
 	case *codec.CreateTopicsResponse:
 		for i := range b.Topics {
@@ -86,15 +84,18 @@ func (t *Topics) Learn(frame []byte, apiKey, version int16) {
 		}
 	case *codec.DeleteTopicsResponse:
 		for i := range b.Responses {
-			if r := &b.Responses[i]; r.Name != nil {
-				t.Add(r.TopicID, *r.Name)
-			}
+			t.addNamed(b.Responses[i].TopicID, b.Responses[i].Name)
 		}
 	case *codec.DescribeTopicPartitionsResponse:
 		for i := range b.Topics {
-			if tp := &b.Topics[i]; tp.Name != nil {
-				t.Add(tp.TopicID, *tp.Name)
-			}
+			t.addNamed(b.Topics[i].TopicID, b.Topics[i].Name)
 		}
+	}
+}
+
+// addNamed adds the topic id of an entry whose name is nullable, when it has a name.
+func (t *Topics) addNamed(id [16]byte, name *string) {
+	if name != nil {
+		t.Add(id, *name)
 	}
 }
