@@ -578,8 +578,9 @@ func padTags(t []byte, want int) ([]byte, bool) {
 		rest = rest[n1+n2+int(size):]
 	}
 	padTag := uint64(max(padTagTag, maxTag+1))
-	tl := uvarintLen(padTag)
-	newCount := uvarintLen(count + 1)
+	var scratch [binary.MaxVarintLen64]byte // the varint lengths of the padding tag and of the new count
+	tl := binary.PutUvarint(scratch[:], padTag)
+	newCount := binary.PutUvarint(scratch[:], count+1)
 	room := diff - (newCount - cl) // bytes for the padding field
 	out := make([]byte, 0, want)
 	if room >= tl+1 {
@@ -601,15 +602,6 @@ func padTags(t []byte, want int) ([]byte, bool) {
 		out = append(out, fields...)
 	}
 	return out, len(out) == want
-}
-
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
 }
 
 // appendUvarintN appends v as an unsigned varint of exactly n bytes (n at least its
