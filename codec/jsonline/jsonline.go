@@ -336,11 +336,8 @@ func appendMessage(b []byte, m *records.Message) []byte {
 	b = append(b, `,"value":`...)
 	b = AppendValue(b, m.Value)
 	b = append(b, `,"headers":[`...)
-	for i, h := range m.Headers {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"key":`...)
+	for _, h := range m.Headers {
+		b = jsonx.Elem(b, `{"key":`)
 		b = recordsjson.AppendString(b, unsafe.String(unsafe.SliceData(h.Key), len(h.Key))) // copied at once
 		b = append(b, `,"value":`...)
 		b = AppendValue(b, h.Value)

@@ -966,3 +966,13 @@ func TestMergeRejectedEveryVersion(t *testing.T) {
 		}
 	}
 }
+
+// A record error's detail may end inside a UTF-8 sequence (the policy clips what it
+// quotes of a record): the Produce response is still built, the broken bytes as U+FFFD.
+func TestProduceErrorResponseInvalidUTF8(t *testing.T) {
+	rej := []rejectedTopic{{name: "t", parts: []rejectedPartition{{msg: "m",
+		failures: []policy.RecordVerdict{{Index: 0, Detail: "not JSON: \"\xc3"}}}}}}
+	if _, err := produceErrorResponse(1, 9, rej); err != nil {
+		t.Fatal(err)
+	}
+}

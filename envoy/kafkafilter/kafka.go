@@ -1,7 +1,6 @@
 package kafkafilter
 
 import (
-	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/policy"
 	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/transcode"
 )
 
@@ -277,67 +277,33 @@ func warnText(v *policy.PartitionVerdict) string {
 	return s
 }
 
-// appendJSONString appends s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
-}
-
-func appendJSONUUID(b []byte, id codec.UUID) []byte {
-	b = append(b, '"')
-	b = base64.RawURLEncoding.AppendEncode(b, id[:])
-	return append(b, '"')
-}
-
 // produceResponseJSON is the JSON form of a Produce response (at ver) answering the
 // rejected partitions: each carries its error code and, at versions that have them,
 // the record errors and message (ignorable fields, dropped below v8).
 func produceResponseJSON(ver int16, rejected []rejectedTopic) []byte {
 	b := []byte(`{"responses":[`)
-	for i, t := range rejected {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '{')
+	for _, t := range rejected {
 		if ver >= 13 {
-			b = append(b, `"topicId":`...)
-			b = appendJSONUUID(b, t.id)
+			b = jsonx.Elem(b, `{"topicId":`)
+			b = jsonx.AppendUUID(b, t.id)
 		} else {
-			b = append(b, `"name":`...)
-			b = appendJSONString(b, t.name)
+			b = jsonx.Elem(b, `{"name":`)
+			b = jsonx.AppendString(b, t.name)
 		}
 		b = append(b, `,"partitionResponses":[`...)
-		for j, p := range t.parts {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"index":`...)
-			b = strconv.AppendInt(b, int64(p.index), 10)
+		for _, p := range t.parts {
+			b = jsonx.Elem(b, `{"index":`)
+			b = jsonx.AppendInt(b, int64(p.index))
 			b = append(b, `,"errorCode":`...)
-			b = strconv.AppendInt(b, int64(p.code), 10)
+			b = jsonx.AppendInt(b, int64(p.code))
 			b = append(b, `,"baseOffset":"-1","logAppendTimeMs":"-1","logStartOffset":"-1","errorMessage":`...)
-			b = appendJSONString(b, p.msg)
+			b = jsonx.AppendString(b, p.msg)
 			b = append(b, `,"recordErrors":[`...)
-			for k, fl := range p.failures {
-				if k > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"batchIndex":`...)
-				b = strconv.AppendInt(b, int64(fl.Index), 10)
+			for _, fl := range p.failures {
+				b = jsonx.Elem(b, `{"batchIndex":`)
+				b = jsonx.AppendInt(b, int64(fl.Index))
 				b = append(b, `,"batchIndexErrorMessage":`...)
-				b = appendJSONString(b, fl.Detail)
+				b = jsonx.AppendString(b, fl.Detail)
 				b = append(b, '}')
 			}
 			b = append(b, "]}"...)
@@ -443,18 +409,15 @@ func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32
 		}
 		b = append(b, `,"topics":[`...)
 		for t := d.First(d.Field(root, "topics")); t != transcode.NoNode; t = d.Next(t) {
-			if b[len(b)-1] != '[' {
-				b = append(b, ',')
-			}
-			b = append(b, `{"errorCode":`+codeText+`,"name":`...)
+			b = jsonx.Elem(b, `{"errorCode":`+codeText+`,"name":`)
 			if s, null := d.Str(d.Field(t, "name")); null && ver >= 12 {
 				b = append(b, "null"...)
 			} else { // a request by topic id (v10-11) gets "" where the response cannot carry null
-				b = appendJSONString(b, string(s))
+				b = jsonx.AppendString(b, string(s))
 			}
 			if ver >= 10 {
 				b = append(b, `,"topicId":`...)
-				b = appendJSONUUID(b, d.UUID(d.Field(t, "topicId")))
+				b = jsonx.AppendUUID(b, d.UUID(d.Field(t, "topicId")))
 			}
 			b = append(b, '}')
 		}
@@ -465,19 +428,16 @@ func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32
 			b = append(b, `"nodeId":-1,"port":-1,"errorCode":`+codeText...)
 			if ver >= 1 {
 				b = append(b, `,"errorMessage":`...)
-				b = appendJSONString(b, msg)
+				b = jsonx.AppendString(b, msg)
 			}
 		} else {
 			b = append(b, `"coordinators":[`...)
 			for k := d.First(d.Field(root, "coordinatorKeys")); k != transcode.NoNode; k = d.Next(k) {
-				if b[len(b)-1] != '[' {
-					b = append(b, ',')
-				}
 				s, _ := d.Str(k)
-				b = append(b, `{"key":`...)
-				b = appendJSONString(b, string(s))
+				b = jsonx.Elem(b, `{"key":`)
+				b = jsonx.AppendString(b, string(s))
 				b = append(b, `,"nodeId":-1,"port":-1,"errorCode":`+codeText+`,"errorMessage":`...)
-				b = appendJSONString(b, msg)
+				b = jsonx.AppendString(b, msg)
 				b = append(b, '}')
 			}
 			b = append(b, ']')
@@ -485,7 +445,7 @@ func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32
 		b = append(b, '}')
 	case apiDescribeCluster:
 		b = append(b, `{"errorCode":`+codeText+`,"controllerId":-1,"errorMessage":`...)
-		b = appendJSONString(b, msg)
+		b = jsonx.AppendString(b, msg)
 		if ver >= 1 {
 			b = append(b, `,"endpointType":`...)
 			b = strconv.AppendInt(b, d.Int(d.Field(root, "endpointType")), 10)
@@ -497,7 +457,7 @@ func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32
 	}
 	var lastErr error
 	for _, body := range []string{
-		`{"errorCode":` + codeText + `,"errorMessage":` + string(appendJSONString(nil, msg)) + `}`,
+		`{"errorCode":` + codeText + `,"errorMessage":` + string(jsonx.AppendString(nil, msg)) + `}`,
 		`{"errorCode":` + codeText + `}`,
 		`{}`,
 	} {

@@ -144,6 +144,15 @@ func AppendUUID(b []byte, u [16]byte) []byte {
 	return append(b, '"')
 }
 
+// Elem appends the start of an element of the array being written: a comma unless b
+// ends with the array's '[' (no value ends with one), then open.
+func Elem(b []byte, open string) []byte {
+	if b[len(b)-1] != '[' {
+		b = append(b, ',')
+	}
+	return append(b, open...)
+}
+
 // Key appends a comma when needed and the quoted key with its colon.
 func Key(b []byte, first bool, key string) []byte {
 	if !first {

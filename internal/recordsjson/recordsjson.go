@@ -48,11 +48,8 @@ func AppendMessage(b []byte, m *records.Message) []byte {
 	b = append(b, `,"value":`...)
 	b = appendBase64(b, m.Value)
 	b = append(b, `,"headers":[`...)
-	for i, h := range m.Headers {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"key":`...)
+	for _, h := range m.Headers {
+		b = jsonx.Elem(b, `{"key":`)
 		b = jsonx.AppendString(b, unsafeString(h.Key))
 		b = append(b, `,"value":`...)
 		b = appendBase64(b, h.Value)
