@@ -21,10 +21,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sort"
-	"syscall"
 
 	"github.com/kwire/kwire/abi"
+	"github.com/kwire/kwire/bindings/internal/cpubench"
 )
 
 type result struct {
@@ -34,15 +33,6 @@ type result struct {
 	MedianUs float64 `json:"cpuMedianUs"`
 	BestUs   float64 `json:"cpuBestUs"`
 	Go       string  `json:"go"`
-}
-
-// cpuUs is the process's user + system CPU time so far, in µs.
-func cpuUs() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		fail(err)
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e3
 }
 
 func main() {
@@ -56,47 +46,31 @@ func main() {
 	for _, file := range flag.Args() {
 		frame, err := os.ReadFile(file)
 		if err != nil {
-			fail(err)
+			cpubench.Fail(err)
 		}
 		var buf []byte // reused, as kwire.wasm reuses the buffers a host frees
 		call := func() []byte {
 			out, err := abi.DecodeResponseFrameRecords(buf[:0], frame, 1, int32(*version), int32(*flags), 0)
 			buf = out
 			if err != nil {
-				fail(fmt.Errorf("goabi: %s: %w", file, err))
+				cpubench.Fail(fmt.Errorf("goabi: %s: %w", file, err))
 			}
 			return out
 		}
 		out := call()
 		if len(out) < 12 {
-			fail(fmt.Errorf("goabi: %s: a %d-byte table", file, len(out)))
+			cpubench.Fail(fmt.Errorf("goabi: %s: a %d-byte table", file, len(out)))
 		}
 		r := result{File: file, Records: int(int32(binary.LittleEndian.Uint32(out[8:]))), Go: runtime.Version()}
 		// Calibrate: as many calls as fill about ms of CPU per round.
-		c0 := cpuUs()
-		n := 0
-		for cpuUs()-c0 < *ms*1000/4 || n < 3 {
-			call()
-			n++
-		}
-		r.Calls = max(1, int(float64(n)*(*ms*1000)/(cpuUs()-c0)))
+		r.Calls = cpubench.Calls(*ms*1000, *ms*1000/4, 3, func() { call() })
 		per := make([]float64, *rounds)
 		for i := range per {
-			c := cpuUs()
-			for j := 0; j < r.Calls; j++ {
-				call()
-			}
-			per[i] = (cpuUs() - c) / float64(r.Calls)
+			per[i] = cpubench.PerCall(r.Calls, func() { call() })
 		}
-		sort.Float64s(per)
-		r.MedianUs, r.BestUs = per[len(per)/2], per[0]
+		r.MedianUs, r.BestUs = cpubench.MedianBest(per)
 		if err := enc.Encode(r); err != nil {
-			fail(err)
+			cpubench.Fail(err)
 		}
 	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, err)
-	os.Exit(1)
 }

@@ -20,10 +20,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sort"
-	"syscall"
 	"time"
 
+	"github.com/kwire/kwire/bindings/internal/cpubench"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
 )
@@ -41,15 +40,6 @@ type result struct {
 	CPUMedianMs float64 `json:"cpuMedianMs"`
 }
 
-// cpuMs is the process's user + system CPU time so far, in milliseconds.
-func cpuMs() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		fail(err)
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
-}
-
 func main() {
 	file := flag.String("frame", "", "the Fetch response frame (size prefix included)")
 	version := flag.Int("version", 12, "the Fetch version the response answers")
@@ -58,7 +48,7 @@ func main() {
 	runtime.GOMAXPROCS(1)
 	frame, err := os.ReadFile(*file)
 	if err != nil {
-		fail(err)
+		cpubench.Fail(err)
 	}
 	var r result
 	decode := func() error {
@@ -81,29 +71,23 @@ func main() {
 		})
 	}
 	if err := decode(); err != nil { // warm-up
-		fail(err)
+		cpubench.Fail(err)
 	}
 	times := make([]float64, 0, *rounds)
 	cpus := make([]float64, 0, *rounds)
 	for i := 0; i < *rounds; i++ {
-		c := cpuMs()
+		c := cpubench.Micros()
 		t := time.Now()
 		if err := decode(); err != nil {
-			fail(err)
+			cpubench.Fail(err)
 		}
 		times = append(times, float64(time.Since(t).Microseconds())/1000)
-		cpus = append(cpus, cpuMs()-c)
+		cpus = append(cpus, (cpubench.Micros()-c)/1000)
 	}
-	sort.Float64s(times)
-	sort.Float64s(cpus)
-	r.BestMs, r.MedianMs, r.Go = times[0], times[len(times)/2], runtime.Version()
-	r.CPUBestMs, r.CPUMedianMs = cpus[0], cpus[len(cpus)/2]
+	r.MedianMs, r.BestMs = cpubench.MedianBest(times)
+	r.CPUMedianMs, r.CPUBestMs = cpubench.MedianBest(cpus)
+	r.Go = runtime.Version()
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
-		fail(err)
+		cpubench.Fail(err)
 	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, err)
-	os.Exit(1)
 }

@@ -31,10 +31,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sort"
-	"syscall"
 
 	"github.com/kwire/kwire/abi"
+	"github.com/kwire/kwire/bindings/internal/cpubench"
 )
 
 type result struct {
@@ -47,15 +46,6 @@ type result struct {
 	Go          string  `json:"go"`
 }
 
-// cpuUs is the process's user + system CPU time so far, in microseconds.
-func cpuUs() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		fail(fmt.Errorf("gorecords: getrusage: %w", err))
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e3
-}
-
 func main() {
 	version := flag.Int("version", 12, "the Fetch version the responses answer")
 	flags := flag.Int("flags", 0, "kw_records flags: 0 verifies CRCs, +1 (KW_RECORDS_SKIP_CRC) skips them, +2 (KW_RECORDS_INPUT_SPANS) gives a layout-3 table")
@@ -66,7 +56,7 @@ func main() {
 	runtime.GOMAXPROCS(1)
 	files := flag.Args()
 	if len(files) == 0 {
-		fail(fmt.Errorf("gorecords: no frame files given"))
+		cpubench.Fail(fmt.Errorf("gorecords: no frame files given"))
 	}
 	frames := make([][]byte, len(files))
 	res := make([]result, len(files))
@@ -74,14 +64,14 @@ func main() {
 	decode := func(i int) []byte {
 		out, err := abi.DecodeResponseFrameRecords(nil, frames[i], 1, int32(*version), int32(*flags), 0)
 		if err != nil {
-			fail(fmt.Errorf("gorecords: %s: %w", files[i], err))
+			cpubench.Fail(fmt.Errorf("gorecords: %s: %w", files[i], err))
 		}
 		return out
 	}
 	for i, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			fail(fmt.Errorf("gorecords: %w", err))
+			cpubench.Fail(fmt.Errorf("gorecords: %w", err))
 		}
 		frames[i] = b
 		out := decode(i) // warm-up, and the output to compare
@@ -90,14 +80,7 @@ func main() {
 		if *serveMode {
 			continue
 		}
-		c := cpuUs()
-		n := 0
-		for cpuUs()-c < 5e3 || n < 1 {
-			decode(i)
-			n++
-		}
-		per := (cpuUs() - c) / float64(n)
-		res[i].Calls = max(1, int(*sampleMs*1e3/per))
+		res[i].Calls = cpubench.Calls(*sampleMs*1e3, 5e3, 1, func() { decode(i) })
 	}
 	if *serveMode {
 		serve(res, decode)
@@ -105,20 +88,14 @@ func main() {
 	}
 	for r := 0; r < *rounds; r++ {
 		for i := range files {
-			c := cpuUs()
-			for k := 0; k < res[i].Calls; k++ {
-				decode(i)
-			}
-			samples[i] = append(samples[i], (cpuUs()-c)/float64(res[i].Calls))
+			samples[i] = append(samples[i], cpubench.PerCall(res[i].Calls, func() { decode(i) }))
 		}
 	}
 	enc := json.NewEncoder(os.Stdout)
 	for i := range files {
-		s := samples[i]
-		sort.Float64s(s)
-		res[i].CPUUsBest, res[i].CPUUsMedian = s[0], s[len(s)/2]
+		res[i].CPUUsMedian, res[i].CPUUsBest = cpubench.MedianBest(samples[i])
 		if err := enc.Encode(res[i]); err != nil {
-			fail(fmt.Errorf("gorecords: %w", err))
+			cpubench.Fail(fmt.Errorf("gorecords: %w", err))
 		}
 	}
 }
@@ -129,33 +106,24 @@ func serve(res []result, decode func(int) []byte) {
 	enc := json.NewEncoder(out)
 	for i := range res {
 		if err := enc.Encode(res[i]); err != nil {
-			fail(fmt.Errorf("gorecords: %w", err))
+			cpubench.Fail(fmt.Errorf("gorecords: %w", err))
 		}
 	}
 	if err := out.Flush(); err != nil {
-		fail(fmt.Errorf("gorecords: %w", err))
+		cpubench.Fail(fmt.Errorf("gorecords: %w", err))
 	}
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		var i, n int
 		if _, err := fmt.Sscan(in.Text(), &i, &n); err != nil || i < 0 || i >= len(res) || n < 1 {
-			fail(fmt.Errorf("gorecords: bad request %q", in.Text()))
+			cpubench.Fail(fmt.Errorf("gorecords: bad request %q", in.Text()))
 		}
-		c := cpuUs()
-		for k := 0; k < n; k++ {
-			decode(i)
-		}
-		fmt.Fprintf(out, "%.3f\n", (cpuUs()-c)/float64(n))
+		fmt.Fprintf(out, "%.3f\n", cpubench.PerCall(n, func() { decode(i) }))
 		if err := out.Flush(); err != nil {
-			fail(fmt.Errorf("gorecords: %w", err))
+			cpubench.Fail(fmt.Errorf("gorecords: %w", err))
 		}
 	}
 	if err := in.Err(); err != nil {
-		fail(fmt.Errorf("gorecords: %w", err))
+		cpubench.Fail(fmt.Errorf("gorecords: %w", err))
 	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, err)
-	os.Exit(1)
 }
