@@ -114,6 +114,17 @@ func CheckVectorOn(t Target, v Vector) []Failure {
 			name, m.Name, m.Kind, m.APIKey, v.Kind, v.APIKey)}
 	}
 	var out []Failure
+	// sameBytes checks what c gave (got, or its error) against the vector's bytes; format
+	// words a difference with args and then the two bytes at its offset.
+	sameBytes := func(c Check, got []byte, err error, format string, args ...any) {
+		if err != nil {
+			out = append(out, callFail(c, err))
+		} else if !bytes.Equal(got, v.Bytes) {
+			off := FirstDiff(got, v.Bytes)
+			args = append(args, byteAt(got, off), byteAt(v.Bytes, off))
+			out = append(out, fail(c, pathOfBytes(t, m, v, got), off, format, args...))
+		}
+	}
 
 	// The vector's json, encoded: used for the encode check and to find the first
 	// differing byte when a decode disagrees.
@@ -135,28 +146,16 @@ func CheckVectorOn(t Target, v Vector) []Failure {
 	}
 
 	// encode: json -> bytes
-	if encErr != nil {
-		out = append(out, callFail(CheckEncode, encErr))
-	} else if !bytes.Equal(enc, v.Bytes) {
-		off := FirstDiff(enc, v.Bytes)
-		out = append(out, fail(CheckEncode, pathOfBytes(t, m, v, enc), off,
-			"%s encodes %d bytes, Kafka wrote %d; at the offset %s has %s, Kafka %s",
-			name, len(enc), len(v.Bytes), name, byteAt(enc, off), byteAt(v.Bytes, off)))
-	}
+	sameBytes(CheckEncode, enc, encErr, "%s encodes %d bytes, Kafka wrote %d; at the offset %s has %s, Kafka %s",
+		name, len(enc), len(v.Bytes), name)
 
 	// round trip: bytes -> decoded -> bytes
 	if decoded == nil {
 		return append(out, fail(CheckRoundTrip, "", -1, "skipped: the bytes did not decode"))
 	}
 	re, err := t.RoundTrip(m, v.Version, v.Bytes, decoded)
-	if err != nil {
-		out = append(out, callFail(CheckRoundTrip, err))
-	} else if !bytes.Equal(re, v.Bytes) {
-		off := FirstDiff(re, v.Bytes)
-		out = append(out, fail(CheckRoundTrip, pathOfBytes(t, m, v, re), off,
-			"re-encoded %d bytes, input had %d; at the offset %s has %s, input %s",
-			len(re), len(v.Bytes), name, byteAt(re, off), byteAt(v.Bytes, off)))
-	}
+	sameBytes(CheckRoundTrip, re, err, "re-encoded %d bytes, input had %d; at the offset %s has %s, input %s",
+		len(re), len(v.Bytes), name)
 	return out
 }
 

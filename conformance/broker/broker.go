@@ -544,17 +544,15 @@ func (b *Broker) LogTail() string { return string(b.logTail()) }
 
 // Pid returns the broker's process id (a new one after Resume).
 func (b *Broker) Pid() int {
-	b.procMu.Lock()
-	defer b.procMu.Unlock()
-	return b.proc.Pid
+	p, _ := b.process()
+	return p.Pid
 }
 
 // Done is closed when the broker process has exited. After Resume it is the new
 // process's channel.
 func (b *Broker) Done() <-chan struct{} {
-	b.procMu.Lock()
-	defer b.procMu.Unlock()
-	return b.done
+	_, done := b.process()
+	return done
 }
 
 func (b *Broker) exitErr() error {
@@ -563,16 +561,18 @@ func (b *Broker) exitErr() error {
 	return b.waitErr
 }
 
-func (b *Broker) process() *os.Process {
+// process returns the broker process (nil before it started) and the channel closed
+// when it exits, read together.
+func (b *Broker) process() (*os.Process, <-chan struct{}) {
 	b.procMu.Lock()
 	defer b.procMu.Unlock()
-	return b.proc
+	return b.proc, b.done
 }
 
 // Halt stops the broker process cleanly (SIGTERM; SIGKILL after 30 s) and keeps its
 // directory, ports and data: Resume starts it again as it was.
 func (b *Broker) Halt() error {
-	p, done := b.process(), b.Done()
+	p, done := b.process()
 	if p == nil {
 		return errors.New("broker: not started")
 	}
@@ -628,7 +628,7 @@ func (b *Broker) Restart(ctx context.Context) error {
 // Pause stops the broker process with SIGSTOP: its sockets stay open and nothing is
 // answered until Continue. Used to test clients against a broker that does not answer.
 func (b *Broker) Pause() error {
-	if p := b.process(); p != nil {
+	if p, _ := b.process(); p != nil {
 		if err := p.Signal(sigStop); err != nil {
 			return err
 		}
@@ -639,7 +639,7 @@ func (b *Broker) Pause() error {
 
 // Continue resumes a paused broker (SIGCONT).
 func (b *Broker) Continue() error {
-	if p := b.process(); p != nil {
+	if p, _ := b.process(); p != nil {
 		return p.Signal(sigCont)
 	}
 	return errors.New("broker: not started")
@@ -697,7 +697,7 @@ func (b *Broker) logTail() []byte {
 // Kill sends SIGKILL to the broker process and waits for it to exit. The temporary
 // directory stays until Stop.
 func (b *Broker) Kill() error {
-	if b.process() == nil {
+	if p, _ := b.process(); p == nil {
 		return errors.New("broker: not started")
 	}
 	b.kill()
@@ -705,7 +705,7 @@ func (b *Broker) Kill() error {
 }
 
 func (b *Broker) kill() {
-	p, done := b.process(), b.Done()
+	p, done := b.process()
 	if p == nil {
 		return
 	}
@@ -723,7 +723,7 @@ func (b *Broker) kill() {
 // to exit and removes its temporary directory. It is idempotent and safe after Kill.
 func (b *Broker) Stop() error {
 	b.stopOnce.Do(func() {
-		if p, done := b.process(), b.Done(); p != nil {
+		if p, done := b.process(); p != nil {
 			select {
 			case <-done:
 			default:

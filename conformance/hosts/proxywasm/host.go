@@ -96,15 +96,12 @@ const (
 	Histogram MetricType = 2
 )
 
+var metricTypeNames = [...]string{Counter: "counter", Gauge: "gauge", Histogram: "histogram"}
+
 // String is the type's name.
 func (t MetricType) String() string {
-	switch t {
-	case Counter:
-		return "counter"
-	case Gauge:
-		return "gauge"
-	case Histogram:
-		return "histogram"
+	if t >= 0 && int(t) < len(metricTypeNames) {
+		return metricTypeNames[t]
 	}
 	return fmt.Sprintf("MetricType(%d)", int32(t))
 }
@@ -182,6 +179,18 @@ type metric struct {
 	typ     MetricType
 	value   int64
 	samples []uint64
+}
+
+// snapshot is m as a Metric, with its own copy of the samples.
+func (m *metric) snapshot() Metric {
+	return Metric{Name: m.name, Type: m.typ, Value: m.value, Samples: append([]uint64(nil), m.samples...)}
+}
+
+// locked reads *v, a field of p or of one of its streams, under p's lock.
+func locked[T any](p *Plugin, v *T) T {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return *v
 }
 
 // ErrVMStartRefused and ErrConfigureRefused are what NewPlugin's error wraps
@@ -315,11 +324,7 @@ func (p *Plugin) call(name string, args ...uint64) ([]uint64, error) {
 }
 
 // Broken returns the trap that made the VM unusable, or nil.
-func (p *Plugin) Broken() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.broken
-}
+func (p *Plugin) Broken() error { return locked(p, &p.broken) }
 
 // Close stops ticks, deletes the plugin context and closes the module (and the
 // runtime, when the plugin made it).
@@ -363,26 +368,14 @@ func (p *Plugin) Logs() []LogEntry {
 
 // BytesCopiedIn is the number of data-buffer bytes (downstream and upstream) the
 // module has had copied into its memory through proxy_get_buffer_bytes.
-func (p *Plugin) BytesCopiedIn() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.copiedIn
-}
+func (p *Plugin) BytesCopiedIn() int64 { return locked(p, &p.copiedIn) }
 
 // VMTime is the time spent in the module's callbacks so far (host functions they
 // call included): what the filter adds to the proxy's work.
-func (p *Plugin) VMTime() time.Duration {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.vmTime
-}
+func (p *Plugin) VMTime() time.Duration { return locked(p, &p.vmTime) }
 
 // Callbacks is the number of the module's callbacks run so far.
-func (p *Plugin) Callbacks() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.vmCalls
-}
+func (p *Plugin) Callbacks() int64 { return locked(p, &p.vmCalls) }
 
 // Metrics returns a snapshot of every defined metric, sorted by name.
 func (p *Plugin) Metrics() []Metric {
@@ -390,7 +383,7 @@ func (p *Plugin) Metrics() []Metric {
 	defer p.mu.Unlock()
 	out := make([]Metric, 0, len(p.metrics))
 	for _, m := range p.metrics {
-		out = append(out, Metric{Name: m.name, Type: m.typ, Value: m.value, Samples: append([]uint64(nil), m.samples...)})
+		out = append(out, m.snapshot())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -404,16 +397,11 @@ func (p *Plugin) Metric(name string) (Metric, bool) {
 	if !ok {
 		return Metric{}, false
 	}
-	m := p.metrics[id-1]
-	return Metric{Name: m.name, Type: m.typ, Value: m.value, Samples: append([]uint64(nil), m.samples...)}, true
+	return p.metrics[id-1].snapshot(), true
 }
 
 // TickPeriod is the period the module last set (0: none).
-func (p *Plugin) TickPeriod() time.Duration {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.tick
-}
+func (p *Plugin) TickPeriod() time.Duration { return locked(p, &p.tick) }
 
 // Tick calls proxy_on_tick once, as the timer does.
 func (p *Plugin) Tick() error {
@@ -494,11 +482,7 @@ func (p *Plugin) NewStream() (*Stream, error) {
 func (s *Stream) ID() uint32 { return s.id }
 
 // CloseRequested reports whether the module asked to close the connection.
-func (s *Stream) CloseRequested() bool {
-	s.p.mu.Lock()
-	defer s.p.mu.Unlock()
-	return s.closeReq
-}
+func (s *Stream) CloseRequested() bool { return locked(s.p, &s.closeReq) }
 
 // Buffered returns how many bytes each direction holds because of Pause.
 func (s *Stream) Buffered() (downstream, upstream int) {
