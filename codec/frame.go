@@ -176,14 +176,20 @@ func (f Framer) DecodeRequest(frame []byte) (*RequestFrame, error) {
 			Detail: errtext.Range(body.Info().MinVersion, body.Info().MaxVersion)}
 	}
 	out := &RequestFrame{HeaderVersion: RequestHeaderVersion(key, v), Body: body}
-	r := wire.Reader{Src: frame, Off: 4, UnsafeStrings: f.UnsafeStrings}
-	if err := decodeAt(&out.Header, &r, out.HeaderVersion, false); err != nil {
-		return nil, err
-	}
-	if err := decodeAt(body, &r, v, true); err != nil {
+	if err := f.decodeParts(frame, &out.Header, out.HeaderVersion, body, v); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// decodeParts decodes a frame's header (at version hv) and the body that fills the
+// rest of it (at v).
+func (f Framer) decodeParts(frame []byte, header Message, hv int16, body Message, v int16) error {
+	r := wire.Reader{Src: frame, Off: 4, UnsafeStrings: f.UnsafeStrings}
+	if err := decodeAt(header, &r, hv, false); err != nil {
+		return err
+	}
+	return decodeAt(body, &r, v, true)
 }
 
 // EncodeResponse appends a response frame for the given request version to dst.
@@ -226,11 +232,7 @@ func (f Framer) DecodeResponse(frame []byte, apiKey, version int16) (*ResponseFr
 
 func (f Framer) decodeResponse(frame []byte, body Response, apiKey, version int16) (*ResponseFrame, error) {
 	out := &ResponseFrame{HeaderVersion: ResponseHeaderVersion(apiKey, version), Body: body}
-	r := wire.Reader{Src: frame, Off: 4, UnsafeStrings: f.UnsafeStrings}
-	if err := decodeAt(&out.Header, &r, out.HeaderVersion, false); err != nil {
-		return nil, err
-	}
-	if err := decodeAt(body, &r, version, true); err != nil {
+	if err := f.decodeParts(frame, &out.Header, out.HeaderVersion, body, version); err != nil {
 		return nil, err
 	}
 	return out, nil
