@@ -555,21 +555,8 @@ func (d *Decoder) Float64() float64 {
 // Bytes reads standard base64 (padding required), or null when nullable. A present
 // empty value is a non-nil empty slice.
 func (d *Decoder) Bytes(nullable bool) []byte {
-	if nullable && d.Null() {
-		return nil
-	}
-	if d.err != nil {
-		return nil
-	}
-	start := d.pos
-	s := d.String()
-	if d.err != nil {
-		return nil
-	}
-	b, err := base64.StdEncoding.Strict().DecodeString(s)
-	if err != nil {
-		d.pos = start
-		d.Fail(ErrType, "want standard base64: "+err.Error())
+	b, null := d.BytesAppend(nil, nullable)
+	if null || d.err != nil {
 		return nil
 	}
 	if b == nil {
@@ -642,28 +629,15 @@ func (d *Decoder) StringBytes() []byte {
 // BytesView is Bytes decoding into the decoder's buffer: the result is valid until the
 // next BytesView call. It reports null (when nullable) as (nil, true).
 func (d *Decoder) BytesView(nullable bool) (b []byte, null bool) {
-	if nullable && d.Null() {
-		return nil, true
+	b, null = d.BytesAppend(d.bin[:0], nullable)
+	if null || d.err != nil {
+		return nil, null
 	}
-	if d.err != nil {
-		return nil, false
+	d.bin = b
+	if b == nil {
+		b = []byte{}
 	}
-	start := d.pos
-	s := d.StringBytes()
-	if d.err != nil {
-		return nil, false
-	}
-	out, err := base64.StdEncoding.Strict().AppendDecode(d.bin[:0], s)
-	if err != nil {
-		d.pos = start
-		d.Fail(ErrType, "want standard base64: "+err.Error())
-		return nil, false
-	}
-	d.bin = out
-	if out == nil {
-		out = []byte{}
-	}
-	return out, false
+	return b, false
 }
 
 // BytesAppend is Bytes appending the decoded bytes to dst. It reports null (when
