@@ -138,6 +138,32 @@ func main() {
 		ratio: fmt.Sprintf("%.2fx copy", mbps(decode, int64(len(batch)))/mbps(cp, int64(len(batch)))), target: ">= 0.25x copy, 0 allocs/record"})
 
 	// 2. Each codec: kwire's Compress/Decompress vs the library on its own.
+	// decompressPair times kwire's Decompress of comp against lib, which decompresses
+	// the library's own form into out; both must give back the whole section.
+	decompressPair := func(c records.Compression, comp []byte, lib func(out []byte) []byte) (testing.BenchmarkResult, testing.BenchmarkResult) {
+		out := make([]byte, 0, 2*len(section))
+		return pair(func(tb *testing.B) {
+			tb.ReportAllocs()
+			for i := 0; i < tb.N; i++ {
+				var err error
+				if out, err = records.Decompress(out[:0], c, comp, 0); err != nil || len(out) != len(section) {
+					tb.Fatal(err)
+				}
+			}
+		}, func(tb *testing.B) {
+			tb.ReportAllocs()
+			for i := 0; i < tb.N; i++ {
+				if out = lib(out); len(out) != len(section) {
+					tb.Fatal("short")
+				}
+			}
+		})
+	}
+	// timeRow is the row of a codec case, compared by time per op.
+	timeRow := func(name, baseName string, k, base testing.BenchmarkResult) row {
+		return row{name: name, kwire: k, base: base, bytes: int64(len(section)), baseName: baseName,
+			ratio: fmt.Sprintf("%.2fx time", float64(k.NsPerOp())/float64(base.NsPerOp())), target: "<= 1.1x time"}
+	}
 	type lib struct {
 		c          records.Compression
 		name       string
@@ -168,20 +194,30 @@ func main() {
 			}
 		}
 	}
+	// A streaming library compresses through its writer and decompresses through its
+	// reader, each reset onto the buffers of the call.
+	streamWriter := func(w interface {
+		io.WriteCloser
+		Reset(io.Writer)
+	}) func(dst, src []byte) []byte {
+		return func(dst, src []byte) []byte {
+			b := bytes.NewBuffer(dst[:0])
+			w.Reset(b)
+			w.Write(src)
+			w.Close()
+			return b.Bytes()
+		}
+	}
+	streamReader := func(r io.Reader, reset func(io.Reader)) func(dst, src []byte) []byte {
+		return func(dst, src []byte) []byte {
+			br.Reset(src)
+			reset(&br)
+			return readAll(dst, r)
+		}
+	}
 	libs := []lib{
 		{records.CompressionGzip, "klauspost/compress gzip",
-			func(dst, src []byte) []byte {
-				w := bytes.NewBuffer(dst[:0])
-				gzw.Reset(w)
-				gzw.Write(src)
-				gzw.Close()
-				return w.Bytes()
-			},
-			func(dst, src []byte) []byte {
-				br.Reset(src)
-				gzr.Reset(&br)
-				return readAll(dst, &gzr)
-			}},
+			streamWriter(gzw), streamReader(&gzr, func(r io.Reader) { gzr.Reset(r) })},
 		// Kafka's snappy is snappy-java's xerial framing: 32 KiB chunks, each a
 		// raw block after a 4-byte length. The library alone does the same chunks.
 		{records.CompressionSnappy, "klauspost/compress snappy, same 32 KiB chunks",
@@ -215,18 +251,7 @@ func main() {
 				return dst
 			}},
 		{records.CompressionLZ4, "pierrec/lz4 Writer/Reader",
-			func(dst, src []byte) []byte {
-				w := bytes.NewBuffer(dst[:0])
-				lzw.Reset(w)
-				lzw.Write(src)
-				lzw.Close()
-				return w.Bytes()
-			},
-			func(dst, src []byte) []byte {
-				br.Reset(src)
-				lzr.Reset(&br)
-				return readAll(dst, lzr)
-			}},
+			streamWriter(lzw), streamReader(lzr, lzr.Reset)},
 		{records.CompressionZstd, "klauspost/compress zstd",
 			func(dst, src []byte) []byte { return zenc.EncodeAll(src, dst[:0]) },
 			func(dst, src []byte) []byte {
@@ -240,7 +265,6 @@ func main() {
 	for _, l := range libs {
 		kcomp, _ := records.Compress(nil, l.c, section, 0)
 		lcomp := l.compress(make([]byte, 0, 2*len(section)), section)
-		out := make([]byte, 0, 2*len(section))
 		kc, lc := pair(func(tb *testing.B) {
 			tb.ReportAllocs()
 			buf := make([]byte, 0, 2*len(section))
@@ -254,28 +278,8 @@ func main() {
 				buf = l.compress(buf, section)
 			}
 		})
-		kd, ld := pair(func(tb *testing.B) {
-			tb.ReportAllocs()
-			for i := 0; i < tb.N; i++ {
-				var err error
-				if out, err = records.Decompress(out[:0], l.c, kcomp, 0); err != nil || len(out) != len(section) {
-					tb.Fatal(err)
-				}
-			}
-		}, func(tb *testing.B) {
-			tb.ReportAllocs()
-			for i := 0; i < tb.N; i++ {
-				if out = l.decompress(out, lcomp); len(out) != len(section) {
-					tb.Fatal("short")
-				}
-			}
-		})
-		n := int64(len(section))
-		rows = append(rows,
-			row{name: l.c.String() + " compress", kwire: kc, base: lc, bytes: n, baseName: l.name,
-				ratio: fmt.Sprintf("%.2fx time", float64(kc.NsPerOp())/float64(lc.NsPerOp())), target: "<= 1.1x time"},
-			row{name: l.c.String() + " decompress", kwire: kd, base: ld, bytes: n, baseName: l.name,
-				ratio: fmt.Sprintf("%.2fx time", float64(kd.NsPerOp())/float64(ld.NsPerOp())), target: "<= 1.1x time"})
+		kd, ld := decompressPair(l.c, kcomp, func(out []byte) []byte { return l.decompress(out, lcomp) })
+		rows = append(rows, timeRow(l.c.String()+" compress", l.name, kc, lc), timeRow(l.c.String()+" decompress", l.name, kd, ld))
 		sizes = append(sizes, fmt.Sprintf("%s: kwire %d bytes, library %d bytes", l.c, len(kcomp), len(lcomp)))
 	}
 
@@ -288,29 +292,14 @@ func main() {
 		zw.Close()
 		streamed := zs.Bytes()
 		sdec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-		out := make([]byte, 0, 2*len(section))
-		kd, ld := pair(func(tb *testing.B) {
-			tb.ReportAllocs()
-			for i := 0; i < tb.N; i++ {
-				var err error
-				if out, err = records.Decompress(out[:0], records.CompressionZstd, streamed, 0); err != nil || len(out) != len(section) {
-					tb.Fatal(err)
-				}
+		kd, ld := decompressPair(records.CompressionZstd, streamed, func(out []byte) []byte {
+			br.Reset(streamed)
+			if err := sdec.Reset(&br); err != nil {
+				panic(err)
 			}
-		}, func(tb *testing.B) {
-			tb.ReportAllocs()
-			for i := 0; i < tb.N; i++ {
-				br.Reset(streamed)
-				if err := sdec.Reset(&br); err != nil {
-					tb.Fatal(err)
-				}
-				if out = readAll(out, sdec); len(out) != len(section) {
-					tb.Fatal("short")
-				}
-			}
+			return readAll(out, sdec)
 		})
-		rows = append(rows, row{name: "zstd decompress, streamed frame", kwire: kd, base: ld, bytes: int64(len(section)), baseName: "klauspost/compress zstd stream",
-			ratio: fmt.Sprintf("%.2fx time", float64(kd.NsPerOp())/float64(ld.NsPerOp())), target: "<= 1.1x time"})
+		rows = append(rows, timeRow("zstd decompress, streamed frame", "klauspost/compress zstd stream", kd, ld))
 	}
 
 	// 3. CRC32C.
