@@ -3,7 +3,6 @@
 package speclock
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"strings"
@@ -18,15 +17,13 @@ type Release struct {
 
 // Read parses the lock file at path: one release per line, "#" comments, blank lines.
 func Read(path string) ([]Release, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var rs []Release
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -36,5 +33,5 @@ func Read(path string) ([]Release, error) {
 		}
 		rs = append(rs, Release{p[0], p[1], p[2]})
 	}
-	return rs, sc.Err()
+	return rs, nil
 }
