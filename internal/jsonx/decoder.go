@@ -389,6 +389,19 @@ func (d *Decoder) Bool() bool {
 	return false
 }
 
+// digits is the end of the run of decimal digits that starts at src[i], or -1 when
+// there is none.
+func digits(src []byte, i int) int {
+	j := i
+	for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
 // number scans a JSON number and returns its text and whether it is an integer.
 func (d *Decoder) number() (string, bool) {
 	start := d.pos
@@ -403,37 +416,24 @@ func (d *Decoder) number() (string, bool) {
 	if d.src[i] == '0' {
 		i++
 	} else {
-		for i < len(d.src) && d.src[i] >= '0' && d.src[i] <= '9' {
-			i++
-		}
+		i = digits(d.src, i)
 	}
 	integer := true
 	if i < len(d.src) && d.src[i] == '.' {
 		integer = false
-		i++
-		j := i
-		for i < len(d.src) && d.src[i] >= '0' && d.src[i] <= '9' {
-			i++
-		}
-		if i == j {
-			d.Fail(ErrSyntax, "invalid number")
-			return "", false
-		}
+		i = digits(d.src, i+1)
 	}
-	if i < len(d.src) && (d.src[i] == 'e' || d.src[i] == 'E') {
+	if i >= 0 && i < len(d.src) && (d.src[i] == 'e' || d.src[i] == 'E') {
 		integer = false
 		i++
 		if i < len(d.src) && (d.src[i] == '+' || d.src[i] == '-') {
 			i++
 		}
-		j := i
-		for i < len(d.src) && d.src[i] >= '0' && d.src[i] <= '9' {
-			i++
-		}
-		if i == j {
-			d.Fail(ErrSyntax, "invalid number")
-			return "", false
-		}
+		i = digits(d.src, i)
+	}
+	if i < 0 {
+		d.Fail(ErrSyntax, "invalid number")
+		return "", false
 	}
 	d.pos = i
 	return unsafeString(d.src[start:i]), integer
