@@ -343,25 +343,11 @@ func genReadField(e *emitter, m *Message, f *Field, dst, compact string, known v
 }
 
 func genReadScalar(e *emitter, elem, dst, compact string, nul expr, nullableEver bool) {
+	if c, ok := fixedScalars[elem]; ok {
+		e.p(c.read, dst)
+		return
+	}
 	switch elem {
-	case "bool":
-		e.p("%s = r.Bool()", dst)
-	case "int8":
-		e.p("%s = r.Int8()", dst)
-	case "int16":
-		e.p("%s = r.Int16()", dst)
-	case "uint16":
-		e.p("%s = r.Uint16()", dst)
-	case "int32":
-		e.p("%s = r.Int32()", dst)
-	case "uint32":
-		e.p("%s = r.Uint32()", dst)
-	case "int64":
-		e.p("%s = r.Int64()", dst)
-	case "float64":
-		e.p("%s = r.Float64()", dst)
-	case "uuid":
-		e.p("%s = r.UUID()", dst)
 	case "string", "bytes", "records":
 		plain, null := "String", "NullableString"
 		if elem != "string" {
@@ -545,25 +531,11 @@ func genWriteField(e *emitter, m *Message, f *Field, x, compact string, known vs
 }
 
 func genWriteScalar(e *emitter, elem, x, compact string, nullableEver bool) {
+	if c, ok := fixedScalars[elem]; ok {
+		e.p(c.write, x)
+		return
+	}
 	switch elem {
-	case "bool":
-		e.p("b = wire.AppendBool(b, %s)", x)
-	case "int8":
-		e.p("b = append(b, byte(%s))", x)
-	case "int16":
-		e.p("b = wire.AppendInt16(b, %s)", x)
-	case "uint16":
-		e.p("b = wire.AppendUint16(b, %s)", x)
-	case "int32":
-		e.p("b = wire.AppendInt32(b, %s)", x)
-	case "uint32":
-		e.p("b = wire.AppendUint32(b, %s)", x)
-	case "int64":
-		e.p("b = wire.AppendInt64(b, %s)", x)
-	case "float64":
-		e.p("b = wire.AppendFloat64(b, %s)", x)
-	case "uuid":
-		e.p("b = append(b, %s[:]...)", x)
 	case "string":
 		if nullableEver {
 			e.p("b = wire.AppendNullableString(b, %s, %s)", x, compact)
@@ -577,22 +549,23 @@ func genWriteScalar(e *emitter, elem, x, compact string, nullableEver bool) {
 	}
 }
 
-// fixedScalars are the scalars of a fixed wire width, with how a run's decode reads
-// one from p and its encode writes one to p: in the formats %[1]s is the field, %[2]d
-// its offset in p and %[3]d the offset after it.
+// fixedScalars are the scalars of a fixed wire width. read and write are how a field
+// is read with the wire.Reader r (%s the field) and appended to b (%s its value); get
+// and put how a run's decode reads one from p and its encode writes one to p (%[1]s is
+// the field, %[2]d its offset in p and %[3]d the offset after it).
 var fixedScalars = map[string]struct {
-	width    int
-	get, put string
+	width                 int
+	read, write, get, put string
 }{
-	"bool":    {1, "%[1]s = p[%[2]d] != 0", "if %[1]s { p[%[2]d] = 1 }"},
-	"int8":    {1, "%[1]s = int8(p[%[2]d])", "p[%[2]d] = byte(%[1]s)"},
-	"int16":   {2, "%[1]s = int16(binary.BigEndian.Uint16(p[%[2]d:]))", "binary.BigEndian.PutUint16(p[%[2]d:], uint16(%[1]s))"},
-	"uint16":  {2, "%[1]s = binary.BigEndian.Uint16(p[%[2]d:])", "binary.BigEndian.PutUint16(p[%[2]d:], %[1]s)"},
-	"int32":   {4, "%[1]s = int32(binary.BigEndian.Uint32(p[%[2]d:]))", "binary.BigEndian.PutUint32(p[%[2]d:], uint32(%[1]s))"},
-	"uint32":  {4, "%[1]s = binary.BigEndian.Uint32(p[%[2]d:])", "binary.BigEndian.PutUint32(p[%[2]d:], %[1]s)"},
-	"int64":   {8, "%[1]s = int64(binary.BigEndian.Uint64(p[%[2]d:]))", "binary.BigEndian.PutUint64(p[%[2]d:], uint64(%[1]s))"},
-	"float64": {8, "%[1]s = math.Float64frombits(binary.BigEndian.Uint64(p[%[2]d:]))", "binary.BigEndian.PutUint64(p[%[2]d:], math.Float64bits(%[1]s))"},
-	"uuid":    {16, "%[1]s = UUID(p[%[2]d:%[3]d])", "copy(p[%[2]d:%[3]d], %[1]s[:])"},
+	"bool":    {1, "%s = r.Bool()", "b = wire.AppendBool(b, %s)", "%[1]s = p[%[2]d] != 0", "if %[1]s { p[%[2]d] = 1 }"},
+	"int8":    {1, "%s = r.Int8()", "b = append(b, byte(%s))", "%[1]s = int8(p[%[2]d])", "p[%[2]d] = byte(%[1]s)"},
+	"int16":   {2, "%s = r.Int16()", "b = wire.AppendInt16(b, %s)", "%[1]s = int16(binary.BigEndian.Uint16(p[%[2]d:]))", "binary.BigEndian.PutUint16(p[%[2]d:], uint16(%[1]s))"},
+	"uint16":  {2, "%s = r.Uint16()", "b = wire.AppendUint16(b, %s)", "%[1]s = binary.BigEndian.Uint16(p[%[2]d:])", "binary.BigEndian.PutUint16(p[%[2]d:], %[1]s)"},
+	"int32":   {4, "%s = r.Int32()", "b = wire.AppendInt32(b, %s)", "%[1]s = int32(binary.BigEndian.Uint32(p[%[2]d:]))", "binary.BigEndian.PutUint32(p[%[2]d:], uint32(%[1]s))"},
+	"uint32":  {4, "%s = r.Uint32()", "b = wire.AppendUint32(b, %s)", "%[1]s = binary.BigEndian.Uint32(p[%[2]d:])", "binary.BigEndian.PutUint32(p[%[2]d:], %[1]s)"},
+	"int64":   {8, "%s = r.Int64()", "b = wire.AppendInt64(b, %s)", "%[1]s = int64(binary.BigEndian.Uint64(p[%[2]d:]))", "binary.BigEndian.PutUint64(p[%[2]d:], uint64(%[1]s))"},
+	"float64": {8, "%s = r.Float64()", "b = wire.AppendFloat64(b, %s)", "%[1]s = math.Float64frombits(binary.BigEndian.Uint64(p[%[2]d:]))", "binary.BigEndian.PutUint64(p[%[2]d:], math.Float64bits(%[1]s))"},
+	"uuid":    {16, "%s = r.UUID()", "b = append(b, %s[:]...)", "%[1]s = UUID(p[%[2]d:%[3]d])", "copy(p[%[2]d:%[3]d], %[1]s[:])"},
 }
 
 // fixedWidth is the wire size of a fixed-width scalar field, or 0.
