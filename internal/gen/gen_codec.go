@@ -241,10 +241,10 @@ func genDecode(e *emitter, m *Message, s *Struct) {
 				e.p("r.Unlimit(saved, tag)")
 			}
 			e.p("default:")
-			e.p("m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})")
+		}
+		e.p("m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})")
+		if len(cases) > 0 {
 			e.p("}")
-		} else {
-			e.p("m.UnknownTaggedFields = append(m.UnknownTaggedFields, TaggedField{Tag: tag, Data: r.Raw(end)})")
 		}
 		e.p("}")
 		if !fc.constant() {
