@@ -168,10 +168,7 @@ func (d *decoder) structJSON(m *message, si uint16, v int16) {
 		prev := int64(-1)
 		tagged := s.tagged()
 		for i := 0; i < n && r.Err == nil; i++ {
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
+			tag, end := r.TagHeader(prev) // on failure NoTag, an unknown tag, and the loop ends
 			prev = int64(tag)
 			known := knownTag(fields, tagged, tag, v)
 			if known < 0 {

@@ -174,10 +174,7 @@ func (d *Doc) structNodes(si uint16, self int32) {
 		tagged := s.tagged()
 		for i := 0; i < n && r.Err == nil; i++ {
 			hdr := r.Off
-			tag, end := r.TagHeader(prev)
-			if r.Err != nil {
-				break
-			}
+			tag, end := r.TagHeader(prev) // on failure NoTag, an unknown tag, and the loop ends
 			prev = int64(tag)
 			known := knownTag(fields, tagged, tag, v)
 			if known < 0 {
