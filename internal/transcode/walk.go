@@ -295,6 +295,9 @@ func (w *Walker) Next(src WalkSource) WalkStatus {
 	for len(w.stack) > 0 {
 		idx := len(w.stack) - 1
 		top := &w.stack[idx]
+		var st WalkStatus
+		var emitted bool
+		step := 1 // a struct counts its fields up, an array its elements down
 		switch top.kind {
 		case wStruct:
 			if top.i == len(top.fields) {
@@ -333,14 +336,7 @@ func (w *Walker) Next(src WalkSource) WalkStatus {
 					continue
 				}
 			}
-			st, emitted := w.value(src, f, f.compact.has(w.v))
-			if st != WalkField {
-				return st
-			}
-			w.stack[idx].i++ // value may have pushed a frame: this struct resumes after it
-			if emitted {
-				return WalkField
-			}
+			st, emitted = w.value(src, f, f.compact.has(w.v))
 		case wArray:
 			if top.i == 0 {
 				w.stack = w.stack[:idx]
@@ -352,14 +348,8 @@ func (w *Walker) Next(src WalkSource) WalkStatus {
 				w.pushStruct(f.sub, false)
 				continue
 			}
-			st, emitted := w.scalar(src, f, f.compact.has(w.v), false)
-			if st != WalkField {
-				return st
-			}
-			w.stack[idx].i--
-			if emitted {
-				return WalkField
-			}
+			st, emitted = w.scalar(src, f, f.compact.has(w.v), false)
+			step = -1
 		case wTags:
 			if top.i == 0 {
 				w.stack = w.stack[:idx]
@@ -380,6 +370,14 @@ func (w *Walker) Next(src WalkSource) WalkStatus {
 				return st
 			}
 			top.i--
+			continue
+		}
+		if st != WalkField {
+			return st
+		}
+		w.stack[idx].i += step // value may have pushed a frame: this one resumes after it
+		if emitted {
+			return WalkField
 		}
 	}
 	if w.pos != w.end && w.plan.m.flags&msgTrailing == 0 {
