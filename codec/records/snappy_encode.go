@@ -4,7 +4,8 @@ package records
 
 import (
 	"encoding/binary"
-	"math/bits"
+
+	"github.com/kwire/kwire/internal/compkit"
 )
 
 // kwire's snappy block encoder: input is cut into 64 KiB blocks (as snappy
@@ -95,7 +96,7 @@ func (e *snappyEncoder) encodeBlock(dst, src []byte) []byte {
 			cand--
 			s--
 		}
-		n := 4 + matchLen(src[cand+4:], src[s+4:])
+		n := 4 + compkit.MatchLen(src[cand+4:], src[s+4:])
 		dst = appendSnappyLiteral(dst, src[lit:s])
 		dst = appendSnappyCopy(dst, s-cand, n)
 		s += n
@@ -108,21 +109,6 @@ func (e *snappyEncoder) encodeBlock(dst, src []byte) []byte {
 		}
 	}
 	return appendSnappyLiteral(dst, src[lit:])
-}
-
-// matchLen counts the leading bytes a and b share.
-func matchLen(a, b []byte) int {
-	n := 0
-	for len(a) >= 8 && len(b) >= 8 {
-		if x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(b); x != 0 {
-			return n + bits.TrailingZeros64(x)>>3
-		}
-		a, b, n = a[8:], b[8:], n+8
-	}
-	for i := 0; i < len(a) && i < len(b) && a[i] == b[i]; i++ {
-		n++
-	}
-	return n
 }
 
 // appendSnappyLiteral appends lit as one literal element (none if empty).

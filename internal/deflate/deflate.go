@@ -4,14 +4,17 @@
 // smallest.
 //
 // It is written for the WebAssembly builds: plain Go, no unsafe, no assembly,
-// and it imports only encoding/binary, hash/crc32 and math/bits (the standard
-// library's compress/flate writer links fmt, and with it reflect).
+// and it imports only encoding/binary, hash/crc32, math/bits and
+// internal/compkit (the standard library's compress/flate writer links fmt,
+// and with it reflect).
 package deflate
 
 import (
 	"encoding/binary"
 	"hash/crc32"
 	"math/bits"
+
+	"github.com/kwire/kwire/internal/compkit"
 )
 
 const (
@@ -120,7 +123,7 @@ func (e *Encoder) find(src []byte, p int) (int, int) {
 	cand := int(e.prev[p&windowMask] - e.base)
 	for chain := 0; chain < maxChain && cand >= 0 && cand < p && p-cand <= windowSize; chain++ {
 		if src[cand+best] == src[p+best] || best == 0 {
-			l := matchLen(src[p:p+limit], src[cand:])
+			l := compkit.MatchLen(src[p:p+limit], src[cand:])
 			if l > best {
 				best, dist = l, p-cand
 				if l >= niceMatch || l == limit {
@@ -138,21 +141,6 @@ func (e *Encoder) find(src []byte, p int) (int, int) {
 		return 0, 0
 	}
 	return best, dist
-}
-
-func matchLen(a, b []byte) int {
-	n := 0
-	for len(a)-n >= 8 {
-		x := binary.LittleEndian.Uint64(a[n:]) ^ binary.LittleEndian.Uint64(b[n:])
-		if x != 0 {
-			return n + bits.TrailingZeros64(x)>>3
-		}
-		n += 8
-	}
-	for n < len(a) && a[n] == b[n] {
-		n++
-	}
-	return n
 }
 
 // lengthCode returns the length symbol (257-285), its extra bits and their
@@ -432,72 +420,14 @@ func (w *bitWriter) flush() []byte {
 type huffman struct {
 	code    [288]uint16 // (the fixed literal/length code has 288 symbols)
 	bits    [288]uint8
-	node    [2 * 286]uint32
-	parent  [2 * 286]uint16
-	order   [286]uint16
+	b       compkit.HuffmanBuilder
 	scratch []uint16
 }
 
 // build makes the code for the counts f (at least two non-zero), no code
 // longer than limit bits.
 func (h *huffman) build(f []uint32, limit uint32) {
-	var buf [286]uint32 // the counts, flattened while the code is too long
-	cnt := buf[:len(f)]
-	copy(cnt, f)
-	for {
-		n := 0
-		for s := range cnt {
-			if cnt[s] == 0 {
-				continue
-			}
-			i := n
-			for i > 0 && cnt[h.order[i-1]] > cnt[s] {
-				h.order[i] = h.order[i-1]
-				i--
-			}
-			h.order[i] = uint16(s)
-			n++
-		}
-		for i := 0; i < n; i++ {
-			h.node[i] = cnt[h.order[i]]
-		}
-		li, ii := 0, n
-		pick := func(k int) int {
-			if li < n && (ii >= k || h.node[li] <= h.node[ii]) {
-				li++
-				return li - 1
-			}
-			ii++
-			return ii - 1
-		}
-		for k := n; k < 2*n-1; k++ {
-			a := pick(k)
-			b := pick(k)
-			h.node[k] = h.node[a] + h.node[b]
-			h.parent[a], h.parent[b] = uint16(k), uint16(k)
-		}
-		root := 2*n - 2
-		h.node[root] = 0
-		deepest := uint32(0)
-		for k := root - 1; k >= 0; k-- {
-			h.node[k] = h.node[h.parent[k]] + 1
-			if k < n {
-				deepest = max(deepest, h.node[k])
-			}
-		}
-		if deepest <= limit {
-			clear(h.bits[:])
-			for i := 0; i < n; i++ {
-				h.bits[h.order[i]] = uint8(h.node[i])
-			}
-			break
-		}
-		for s := range cnt {
-			if cnt[s] != 0 {
-				cnt[s] = cnt[s]>>1 | 1
-			}
-		}
-	}
+	h.b.Lengths(f, limit, h.bits[:])
 	h.assign(len(f))
 }
 

@@ -4,12 +4,13 @@
 // incompressible input, matches extended backwards and forwards.
 //
 // It is written for the WebAssembly builds: plain Go, no unsafe, no assembly,
-// and it imports only encoding/binary and math/bits.
+// and it imports only encoding/binary and internal/compkit.
 package lz4enc
 
 import (
 	"encoding/binary"
-	"math/bits"
+
+	"github.com/kwire/kwire/internal/compkit"
 )
 
 const (
@@ -83,7 +84,7 @@ func (e *Encoder) AppendBlock(dst, src []byte) []byte {
 			p--
 			cand--
 		}
-		ml := minMatch + matchLen(src[p+minMatch:end], src[cand+minMatch:])
+		ml := minMatch + compkit.MatchLen(src[p+minMatch:end], src[cand+minMatch:])
 		dst = appendSequence(dst, src[anchor:p], p-cand, ml)
 		p += ml
 		anchor = p
@@ -93,22 +94,6 @@ func (e *Encoder) AppendBlock(dst, src []byte) []byte {
 		}
 	}
 	return appendLiterals(dst, src[anchor:])
-}
-
-// matchLen returns how many leading bytes of a (no longer than b) equal b's.
-func matchLen(a, b []byte) int {
-	n := 0
-	for len(a)-n >= 8 {
-		x := binary.LittleEndian.Uint64(a[n:]) ^ binary.LittleEndian.Uint64(b[n:])
-		if x != 0 {
-			return n + bits.TrailingZeros64(x)>>3
-		}
-		n += 8
-	}
-	for n < len(a) && a[n] == b[n] {
-		n++
-	}
-	return n
 }
 
 func appendLen(dst []byte, v int) []byte {

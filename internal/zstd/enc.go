@@ -3,6 +3,8 @@ package zstd
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/kwire/kwire/internal/compkit"
 )
 
 // The encoder: one fast level. A double-hash matcher (8-byte and 5-byte
@@ -145,7 +147,7 @@ func (e *Encoder) findSequences(src []byte, bs, be, window int, reps *[3]int) {
 		lo := max(0, p+1-window)
 		// The last offset, one byte on.
 		if r := p + 1 - reps[0]; r >= lo && binary.LittleEndian.Uint32(src[r:]) == binary.LittleEndian.Uint32(src[p+1:]) {
-			ml := 4 + matchLen(src[p+5:be], src[r+4:])
+			ml := 4 + compkit.MatchLen(src[p+5:be], src[r+4:])
 			x := binary.LittleEndian.Uint64(src[p:])
 			e.long[hashLong(x)] = int32(p) + base
 			e.short[hashShort(x)] = int32(p) + base
@@ -184,7 +186,7 @@ func (e *Encoder) findSequences(src []byte, bs, be, window int, reps *[3]int) {
 			p--
 			m--
 		}
-		ml := matchLen(src[p:be], src[m:])
+		ml := compkit.MatchLen(src[p:be], src[m:])
 		off := p - m
 		ofv := uint32(off + 3)
 		if off == reps[0] && p > anchor {
@@ -209,22 +211,6 @@ func (e *Encoder) insert(src []byte, p, limit int, base int32) {
 	}
 }
 
-// matchLen returns how many leading bytes of a (no longer than b) equal b's.
-func matchLen(a, b []byte) int {
-	n := 0
-	for len(a)-n >= 8 {
-		x := binary.LittleEndian.Uint64(a[n:]) ^ binary.LittleEndian.Uint64(b[n:])
-		if x != 0 {
-			return n + bits.TrailingZeros64(x)>>3
-		}
-		n += 8
-	}
-	for n < len(a) && a[n] == b[n] {
-		n++
-	}
-	return n
-}
-
 func appendLitHeader(dst []byte, typ, n int) []byte {
 	switch {
 	case n < 32:
@@ -245,13 +231,7 @@ func (e *Encoder) appendLiterals(dst, lits []byte) []byte {
 	for _, c := range lits {
 		count[c]++
 	}
-	maxSym, used := 0, 0
-	for s, c := range count {
-		if c != 0 {
-			maxSym = s
-			used++
-		}
-	}
+	maxSym, used := usedSymbols(count[:])
 	if used == 1 {
 		return append(appendLitHeader(dst, 1, n), lits[0])
 	}
@@ -365,13 +345,7 @@ func (e *Encoder) appendSequences(dst []byte) []byte {
 	var modes byte
 	for k := 0; k < 3; k++ {
 		cnt := count[k][:kindMaxSym[k]+1]
-		top, used := 0, 0
-		for s, c := range cnt {
-			if c != 0 {
-				top = s
-				used++
-			}
-		}
+		top, used := usedSymbols(cnt)
 		if used == 1 {
 			rle[k] = true
 			modes |= 1 << (6 - 2*k)

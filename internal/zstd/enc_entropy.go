@@ -2,6 +2,8 @@ package zstd
 
 import (
 	"math/bits"
+
+	"github.com/kwire/kwire/internal/compkit"
 )
 
 // The encoder's entropy coders: the forward bit writer, FSE tables (counts
@@ -211,6 +213,18 @@ func appendNCount(dst []byte, norm []int16, log uint) []byte {
 	return w.out
 }
 
+// usedSymbols returns the largest symbol with a non-zero count and how many
+// symbols have one.
+func usedSymbols(count []uint32) (top, used int) {
+	for s, c := range count {
+		if c != 0 {
+			top = s
+			used++
+		}
+	}
+	return top, used
+}
+
 // fseCost is the size in bits of coding count with norm (accuracy log), or -1
 // when norm lacks a symbol count has.
 func fseCost(count []uint32, norm []int16, log uint) int {
@@ -244,80 +258,18 @@ type huffEnc struct {
 	code    [256]uint16
 	bits    [256]uint8
 	maxBits uint
-	// scratch
-	node   [512]uint32
-	parent [512]uint16
-	order  [256]uint8
+	b       compkit.HuffmanBuilder // scratch
 }
 
 // build makes a code of at most maxHuffBits for the symbols of count (at
 // least two of them used; maxSym is the largest). It reports false when it
 // cannot.
 func (h *huffEnc) build(count *[256]uint32, maxSym int) bool {
-	var cnt [256]uint32
-	copy(cnt[:], count[:maxSym+1])
-	for {
-		// Leaves by count, smallest first (insertion sort; at most 256).
-		n := 0
-		for s := 0; s <= maxSym; s++ {
-			if cnt[s] == 0 {
-				continue
-			}
-			i := n
-			for i > 0 && cnt[h.order[i-1]] > cnt[s] {
-				h.order[i] = h.order[i-1]
-				i--
-			}
-			h.order[i] = uint8(s)
-			n++
-		}
-		if n < 2 {
-			return false
-		}
-		for i := 0; i < n; i++ {
-			h.node[i] = cnt[h.order[i]]
-		}
-		// Two queues: leaves in order, inner nodes as they are made.
-		li, ii := 0, n
-		pick := func(k int) int {
-			if li < n && (ii >= k || h.node[li] <= h.node[ii]) {
-				li++
-				return li - 1
-			}
-			ii++
-			return ii - 1
-		}
-		for k := n; k < 2*n-1; k++ {
-			a := pick(k)
-			b := pick(k)
-			h.node[k] = h.node[a] + h.node[b]
-			h.parent[a], h.parent[b] = uint16(k), uint16(k)
-		}
-		// Depths, from the root down (node[] now holds depths).
-		root := 2*n - 2
-		h.node[root] = 0
-		deepest := uint32(0)
-		for k := root - 1; k >= 0; k-- {
-			h.node[k] = h.node[h.parent[k]] + 1
-			if k < n {
-				deepest = max(deepest, h.node[k])
-			}
-		}
-		if deepest <= maxHuffBits {
-			h.bits = [256]uint8{}
-			for i := 0; i < n; i++ {
-				h.bits[h.order[i]] = uint8(h.node[i])
-			}
-			h.maxBits = uint(deepest)
-			break
-		}
-		// Too deep: flatten the counts and build again.
-		for s := range cnt[:maxSym+1] {
-			if cnt[s] != 0 {
-				cnt[s] = cnt[s]>>1 | 1
-			}
-		}
+	deepest := h.b.Lengths(count[:maxSym+1], maxHuffBits, h.bits[:])
+	if deepest == 0 {
+		return false
 	}
+	h.maxBits = uint(deepest)
 	// Canonical codes, as the decoder assigns them: by weight, then symbol.
 	var start [maxHuffBits + 2]uint32
 	for s := 0; s <= maxSym; s++ {
