@@ -402,23 +402,25 @@ func digits(src []byte, i int) int {
 	return j
 }
 
-// number scans a JSON number and returns its text and whether it is an integer.
-func (d *Decoder) number() (string, bool) {
-	start := d.pos
+// number skips white space and scans a JSON number: where it starts, its text and
+// whether it is an integer.
+func (d *Decoder) number() (start int, s string, integer bool) {
+	d.ws()
+	start = d.pos
 	i := d.pos
 	if i < len(d.src) && d.src[i] == '-' {
 		i++
 	}
 	if i >= len(d.src) || d.src[i] < '0' || d.src[i] > '9' {
 		d.typeErr("number")
-		return "", false
+		return start, "", false
 	}
 	if d.src[i] == '0' {
 		i++
 	} else {
 		i = digits(d.src, i)
 	}
-	integer := true
+	integer = true
 	if i < len(d.src) && d.src[i] == '.' {
 		integer = false
 		i = digits(d.src, i+1)
@@ -433,10 +435,10 @@ func (d *Decoder) number() (string, bool) {
 	}
 	if i < 0 {
 		d.Fail(ErrSyntax, "invalid number")
-		return "", false
+		return start, "", false
 	}
 	d.pos = i
-	return unsafeString(d.src[start:i]), integer
+	return start, unsafeString(d.src[start:i]), integer
 }
 
 // Int reads an integral number within [min, max].
@@ -444,9 +446,7 @@ func (d *Decoder) Int(min, max int64) int64 {
 	if d.err != nil {
 		return 0
 	}
-	d.ws()
-	start := d.pos
-	s, integer := d.number()
+	start, s, integer := d.number()
 	if d.err != nil {
 		return 0
 	}
@@ -537,9 +537,7 @@ func (d *Decoder) Float64() float64 {
 		d.Fail(ErrType, "want a number, \"NaN\", \"Infinity\" or \"-Infinity\"")
 		return 0
 	}
-	d.ws()
-	start := d.pos
-	s, _ := d.number()
+	start, s, _ := d.number()
 	if d.err != nil {
 		return 0
 	}
