@@ -107,31 +107,22 @@ func (d *Decoder) fseWeights(src []byte) (int, string) {
 		return 0, "bad Huffman weights bitstream end"
 	}
 	mask := uint64(len(t) - 1)
-	s1 := br.read(log) & mask
-	s2 := br.read(log) & mask
-	n := 0
-	for {
-		e := t[s1]
-		s1 = (uint64(e.next) + br.read(uint(e.nb))) & mask
+	// Two states take turns; when the bits run out after one's symbol, the
+	// other's state gives the last weight.
+	var st [2]uint64
+	st[0] = br.read(log) & mask
+	st[1] = br.read(log) & mask
+	for n := 0; ; n++ {
+		k := n & 1
+		e := t[st[k]]
+		st[k] = (uint64(e.next) + br.read(uint(e.nb))) & mask
 		if n >= 254 {
 			return 0, "too many Huffman weights"
 		}
 		d.weights[n] = uint8(e.base)
-		n++
 		if br.over() {
-			d.weights[n] = uint8(t[s2].base)
-			return n + 1, ""
-		}
-		e = t[s2]
-		s2 = (uint64(e.next) + br.read(uint(e.nb))) & mask
-		if n >= 254 {
-			return 0, "too many Huffman weights"
-		}
-		d.weights[n] = uint8(e.base)
-		n++
-		if br.over() {
-			d.weights[n] = uint8(t[s1].base)
-			return n + 1, ""
+			d.weights[n+1] = uint8(t[st[k^1]].base)
+			return n + 2, ""
 		}
 	}
 }
