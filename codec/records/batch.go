@@ -45,16 +45,12 @@ const (
 
 // String is the type's name in Kafka's spelling.
 func (t TimestampType) String() string {
-	switch t {
-	case NoTimestampType:
-		return "NoTimestampType"
-	case CreateTime:
-		return "CreateTime"
-	case LogAppendTime:
-		return "LogAppendTime"
-	}
-	return "TimestampType(" + itoa(int64(t)) + ")"
+	return enumName(timestampTypeNames[:], int64(NoTimestampType), int64(t), "TimestampType")
 }
+
+// timestampTypeNames are the names of the timestamp types from NoTimestampType
+// (-1) up.
+var timestampTypeNames = [...]string{"NoTimestampType", "CreateTime", "LogAppendTime"}
 
 // Batch is a magic 2 record batch header. Records holds the records section as
 // it is on the wire (compressed when the batch is), aliasing the input.

@@ -18,19 +18,15 @@ const (
 
 // String is the codec's name: none, gzip, snappy, lz4, zstd.
 func (c Compression) String() string {
-	switch c {
-	case CompressionNone:
-		return "none"
-	case CompressionGzip:
-		return "gzip"
-	case CompressionSnappy:
-		return "snappy"
-	case CompressionLZ4:
-		return "lz4"
-	case CompressionZstd:
-		return "zstd"
-	}
-	return "compression(" + itoa(int64(c)) + ")"
+	return enumName(compressionNames[:], 0, int64(c), "compression")
+}
+
+var compressionNames = [...]string{
+	CompressionNone:   "none",
+	CompressionGzip:   "gzip",
+	CompressionSnappy: "snappy",
+	CompressionLZ4:    "lz4",
+	CompressionZstd:   "zstd",
 }
 
 // DefaultMaxDecompressedSize caps what one compressed batch (or legacy wrapper)
@@ -141,6 +137,15 @@ func compress(dst []byte, c Compression, src []byte, level int, magic int8, rawS
 		return encode(dst, c, src, level, magic, rawSnappy)
 	}
 	return dst, detail(ErrUnsupported, "compression codec %d", int(c))
+}
+
+// enumName is the String of an enum's value v: its name in names, which names
+// the values from first up, or kind(v) when names has none for it.
+func enumName(names []string, first, v int64, kind string) string {
+	if i := v - first; i >= 0 && i < int64(len(names)) && names[i] != "" {
+		return names[i]
+	}
+	return kind + "(" + itoa(v) + ")"
 }
 
 func itoa(v int64) string {

@@ -16,23 +16,17 @@ const (
 
 // String is the type's name.
 func (t ControlType) String() string {
-	switch t {
-	case ControlAbort:
-		return "ABORT"
-	case ControlCommit:
-		return "COMMIT"
-	case ControlLeaderChange:
-		return "LEADER_CHANGE"
-	case ControlSnapshotHeader:
-		return "SNAPSHOT_HEADER"
-	case ControlSnapshotFooter:
-		return "SNAPSHOT_FOOTER"
-	case ControlKRaftVersion:
-		return "KRAFT_VERSION"
-	case ControlKRaftVoters:
-		return "KRAFT_VOTERS"
-	}
-	return "UNKNOWN(" + itoa(int64(t)) + ")"
+	return enumName(controlTypeNames[:], 0, int64(t), "UNKNOWN")
+}
+
+var controlTypeNames = [...]string{
+	ControlAbort:          "ABORT",
+	ControlCommit:         "COMMIT",
+	ControlLeaderChange:   "LEADER_CHANGE",
+	ControlSnapshotHeader: "SNAPSHOT_HEADER",
+	ControlSnapshotFooter: "SNAPSHOT_FOOTER",
+	ControlKRaftVersion:   "KRAFT_VERSION",
+	ControlKRaftVoters:    "KRAFT_VOTERS",
 }
 
 // ControlRecord is the typed form of a control batch's record. The key is
@@ -57,26 +51,33 @@ func (c *ControlRecord) IsEndTxnMarker() bool {
 // append fields) and the first 6 bytes of a longer marker value.
 func ParseControlRecord(key, value []byte) (ControlRecord, error) {
 	var c ControlRecord
-	if len(key) < 4 {
-		return c, detail(ErrCorrupt, "control record key of %d bytes, need 4", len(key))
-	}
-	c.KeyVersion = int16(be.Uint16(key))
-	if c.KeyVersion < 0 {
-		return c, detail(ErrCorrupt, "control record key version %d", c.KeyVersion)
+	var err error
+	if c.KeyVersion, err = controlVersion(key, 4, "control record key", "control record key"); err != nil {
+		return c, err
 	}
 	c.Type = ControlType(be.Uint16(key[2:]))
 	c.Value = value
 	if c.IsEndTxnMarker() {
-		if len(value) < 6 {
-			return c, detail(ErrCorrupt, "end transaction marker value of %d bytes, need 6", len(value))
-		}
-		c.MarkerVersion = int16(be.Uint16(value))
-		if c.MarkerVersion < 0 {
-			return c, detail(ErrCorrupt, "end transaction marker version %d", c.MarkerVersion)
+		if c.MarkerVersion, err = controlVersion(value, 6, "end transaction marker value", "end transaction marker"); err != nil {
+			return c, err
 		}
 		c.CoordinatorEpoch = int32(be.Uint32(value[2:]))
 	}
 	return c, nil
+}
+
+// controlVersion reads the version that starts b, a control record's key or
+// marker value, which must be at least need bytes long; a negative version is
+// corrupt. The errors name b as bytes and its version as version.
+func controlVersion(b []byte, need int, bytes, version string) (int16, error) {
+	if len(b) < need {
+		return 0, detail(ErrCorrupt, "%v of %d bytes, need %d", bytes, len(b), need)
+	}
+	v := int16(be.Uint16(b))
+	if v < 0 {
+		return v, detail(ErrCorrupt, "%v version %d", version, v)
+	}
+	return v, nil
 }
 
 // AppendControlKey appends a version 0 control record key of type t.

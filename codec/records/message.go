@@ -14,15 +14,13 @@ const (
 
 // String is the source's name as verdict JSON writes it.
 func (s SchemaSource) String() string {
-	switch s {
-	case SchemaNone:
-		return "none"
-	case SchemaValuePrefix:
-		return "value-prefix"
-	case SchemaHeader:
-		return "header"
-	}
-	return "SchemaSource(" + itoa(int64(s)) + ")"
+	return enumName(schemaSourceNames[:], 0, int64(s), "SchemaSource")
+}
+
+var schemaSourceNames = [...]string{
+	SchemaNone:        "none",
+	SchemaValuePrefix: "value-prefix",
+	SchemaHeader:      "header",
 }
 
 // Header keys of the schema reference convention (see the package doc).
