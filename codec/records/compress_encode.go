@@ -3,8 +3,6 @@
 package records
 
 import (
-	"sync"
-
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -26,57 +24,38 @@ type gzipEncoder struct {
 	out appendWriter
 }
 
-var (
-	gzipEncMu    sync.Mutex
-	gzipEncPools = map[int]*codecPool{}
-)
+var gzipEncPools poolMap[int]
 
-func gzipEncPool(level int) *codecPool {
-	gzipEncMu.Lock()
-	defer gzipEncMu.Unlock()
-	p := gzipEncPools[level]
-	if p == nil {
-		p = &codecPool{New: func() any {
-			e := new(gzipEncoder)
-			w, err := gzip.NewWriterLevel(&e.out, level)
-			if err != nil {
-				return err
-			}
-			e.w = w
-			return e
-		}}
-		gzipEncPools[level] = p
+func gzipEncPool(level int) *codecPool { return gzipEncPools.get(level, newGzipEncoder) }
+
+func newGzipEncoder(level int) any {
+	e := new(gzipEncoder)
+	w, err := gzip.NewWriterLevel(&e.out, level)
+	if err != nil {
+		return err
 	}
-	return p
+	e.w = w
+	return e
 }
 
-var (
-	zstdEncMu    sync.Mutex
-	zstdEncPools = map[zstd.EncoderLevel]*codecPool{}
-)
+var zstdEncPools poolMap[zstd.EncoderLevel]
 
 // zstdEncPool returns the encoder pool for a zstd level, keyed by the few
 // encoder levels the library maps zstd's levels onto.
 func zstdEncPool(zlevel int) *codecPool {
-	level := zstd.EncoderLevelFromZstd(zlevel)
-	zstdEncMu.Lock()
-	defer zstdEncMu.Unlock()
-	p := zstdEncPools[level]
-	if p == nil {
-		p = &codecPool{New: func() any {
-			e, err := zstd.NewWriter(nil,
-				zstd.WithEncoderConcurrency(1),
-				zstd.WithEncoderLevel(level),
-				zstd.WithLowerEncoderMem(true),
-			)
-			if err != nil {
-				return err
-			}
-			return e
-		}}
-		zstdEncPools[level] = p
+	return zstdEncPools.get(zstd.EncoderLevelFromZstd(zlevel), newZstdEncoder)
+}
+
+func newZstdEncoder(level zstd.EncoderLevel) any {
+	e, err := zstd.NewWriter(nil,
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderLevel(level),
+		zstd.WithLowerEncoderMem(true),
+	)
+	if err != nil {
+		return err
 	}
-	return p
+	return e
 }
 
 // haveCompressors tells whether this build has the compressors.
@@ -112,10 +91,7 @@ func encode(dst []byte, c Compression, src []byte, level int, magic int8, rawSna
 		p.Put(e)
 		return dst, nil
 	case CompressionSnappy:
-		if rawSnappy {
-			return appendSnappyBlock(dst, src, false), nil
-		}
-		return appendXerial(dst, src), nil
+		return appendSnappy(dst, src, rawSnappy), nil
 	case CompressionLZ4:
 		return appendLZ4Frame(dst, src, level, magic == 0)
 	case CompressionZstd:

@@ -43,10 +43,7 @@ func encodeOwn(dst []byte, c Compression, src []byte, level int, magic int8, raw
 		ownGzip.Put(z)
 		return dst, nil
 	case CompressionSnappy:
-		if rawSnappy {
-			return appendSnappyBlock(dst, src, false), nil
-		}
-		return appendXerial(dst, src), nil
+		return appendSnappy(dst, src, rawSnappy), nil
 	case CompressionLZ4:
 		return appendLZ4FrameOwn(dst, src, magic == 0), nil
 	case CompressionZstd:

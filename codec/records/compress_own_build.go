@@ -7,14 +7,6 @@ package records
 // them through everything that encodes (Kafka's Java reader and a real broker
 // included).
 
-// appendWriter is an io.Writer that appends to a slice.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
 // haveCompressors tells whether this build has the compressors.
 const haveCompressors = true
 

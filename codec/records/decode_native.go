@@ -79,45 +79,70 @@ var gzipFastDecoders = codecPool{New: func() any { return new(gzipFastDecoder) }
 
 func gunzipFast(dst, src []byte, limit int) ([]byte, error) {
 	g := gzipFastDecoders.Get().(*gzipFastDecoder)
-	defer func() {
-		g.br.Reset(nil)
-		gzipFastDecoders.Put(g)
-	}()
-	g.br.Reset(src)
-	if err := g.r.Reset(&g.br); err != nil {
-		return dst, err
+	defer gzipFastDecoders.Put(g)
+	return readGzip(&g.r, &g.br, dst, src, limit)
+}
+
+// gzipReader is what both gzip readers (the standard library's and
+// klauspost/compress's) offer.
+type gzipReader interface {
+	io.Reader
+	Reset(io.Reader) error
+	Multistream(bool)
+}
+
+// readGzip decodes src's concatenated gzip members with r, which reads src
+// through br.
+func readGzip(r gzipReader, br *bytes.Reader, dst, src []byte, limit int) ([]byte, error) {
+	br.Reset(src)
+	defer br.Reset(nil)
+	if err := r.Reset(br); err != nil {
+		return dst, detail(ErrCorrupt, "gzip: %v", err)
 	}
-	g.r.Multistream(true)
-	return readAllLimit(dst, &g.r, limit, 4*len(src))
+	r.Multistream(true)
+	return readAllLimit(dst, r, limit, 4*len(src))
 }
 
 // zstd decoders are pooled per limit (rounded up to a power of two), since the limit
 // is a decoder option; the exact limit is enforced on the output.
-var (
-	zstdFastMu    sync.Mutex
-	zstdFastPools = map[int]*codecPool{}
-)
+var zstdFastPools poolMap[int]
 
 func zstdFastPool(limit int) *codecPool {
-	limit = 1 << bits.Len(uint(limit-1))
-	zstdFastMu.Lock()
-	defer zstdFastMu.Unlock()
-	p := zstdFastPools[limit]
+	return zstdFastPools.get(1<<bits.Len(uint(limit-1)), newZstdFastDecoder)
+}
+
+func newZstdFastDecoder(limit int) any {
+	// Concurrency 1: DecodeAll runs on the caller's goroutine and starts none
+	// of its own.
+	d, err := kzstd.NewReader(nil,
+		kzstd.WithDecoderConcurrency(1),
+		kzstd.WithDecoderLowmem(true),
+		kzstd.WithDecoderMaxMemory(uint64(limit)),
+	)
+	if err != nil {
+		return err
+	}
+	return &zstdFastDecoder{d: d}
+}
+
+// poolMap is a set of codec pools, one per key (a level, a limit), each made
+// when first asked for.
+type poolMap[K comparable] struct {
+	mu    sync.Mutex
+	pools map[K]*codecPool
+}
+
+// get returns the pool of key k, whose codecs newCodec(k) makes.
+func (m *poolMap[K]) get(k K, newCodec func(K) any) *codecPool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p := m.pools[k]
 	if p == nil {
-		p = &codecPool{New: func() any {
-			// Concurrency 1: DecodeAll runs on the caller's goroutine and starts
-			// none of its own.
-			d, err := kzstd.NewReader(nil,
-				kzstd.WithDecoderConcurrency(1),
-				kzstd.WithDecoderLowmem(true),
-				kzstd.WithDecoderMaxMemory(uint64(limit)),
-			)
-			if err != nil {
-				return err
-			}
-			return &zstdFastDecoder{d: d}
-		}}
-		zstdFastPools[limit] = p
+		p = &codecPool{New: func() any { return newCodec(k) }}
+		if m.pools == nil {
+			m.pools = map[K]*codecPool{}
+		}
+		m.pools[k] = p
 	}
 	return p
 }
@@ -180,14 +205,6 @@ var gzipDecoders = codecPool{New: func() any { return new(gzipDecoder) }}
 
 func gunzip(dst, src []byte, limit int) ([]byte, error) {
 	g := gzipDecoders.Get().(*gzipDecoder)
-	defer func() {
-		g.br.Reset(nil)
-		gzipDecoders.Put(g)
-	}()
-	g.br.Reset(src)
-	if err := g.r.Reset(&g.br); err != nil {
-		return dst, detail(ErrCorrupt, "gzip: %v", err)
-	}
-	g.r.Multistream(true)
-	return readAllLimit(dst, &g.r, limit, 4*len(src))
+	defer gzipDecoders.Put(g)
+	return readGzip(&g.r, &g.br, dst, src, limit)
 }

@@ -149,6 +149,15 @@ func appendSnappyCopy(dst []byte, offset, n int) []byte {
 	return append(dst, byte(n-1)<<2|2, byte(offset), byte(offset>>8))
 }
 
+// appendSnappy appends src compressed with snappy: as one raw block when raw,
+// else in xerial framing.
+func appendSnappy(dst, src []byte, raw bool) []byte {
+	if raw {
+		return appendSnappyBlock(dst, src, false)
+	}
+	return appendXerial(dst, src)
+}
+
 // appendXerial appends src compressed with snappy in xerial framing.
 func appendXerial(dst, src []byte) []byte {
 	dst = append(dst, xerialMagic...)
