@@ -17,15 +17,11 @@ func CRC32(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
 
 var be = binary.BigEndian
 
-func appendVarint(b []byte, v int32) []byte {
-	u := uint32(v<<1) ^ uint32(v>>31)
-	for u >= 0x80 {
-		b = append(b, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(b, byte(u))
-}
+// appendVarint appends v as a zigzag varint: the bytes of appendVarlong, as
+// zigzag coding gives an int32 the same number as the int64 of equal value.
+func appendVarint(b []byte, v int32) []byte { return appendVarlong(b, int64(v)) }
 
+// appendVarlong appends v as a zigzag varlong.
 func appendVarlong(b []byte, v int64) []byte {
 	u := uint64(v<<1) ^ uint64(v>>63)
 	for u >= 0x80 {
@@ -35,10 +31,8 @@ func appendVarlong(b []byte, v int64) []byte {
 	return append(b, byte(u))
 }
 
-func sizeVarint(v int32) int {
-	u := uint32(v<<1) ^ uint32(v>>31)
-	return (bits.Len32(u|1) + 6) / 7
-}
+// sizeVarint is the size of appendVarint's bytes.
+func sizeVarint(v int32) int { return sizeVarlong(int64(v)) }
 
 func sizeVarlong(v int64) int {
 	u := uint64(v<<1) ^ uint64(v>>63)
