@@ -21,13 +21,8 @@ func (c Compression) String() string {
 	return enumName(compressionNames[:], 0, int64(c), "compression")
 }
 
-var compressionNames = [...]string{
-	CompressionNone:   "none",
-	CompressionGzip:   "gzip",
-	CompressionSnappy: "snappy",
-	CompressionLZ4:    "lz4",
-	CompressionZstd:   "zstd",
-}
+// compressionNames are the names of the codecs from CompressionNone (0) up.
+var compressionNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
 
 // DefaultMaxDecompressedSize caps what one compressed batch (or legacy wrapper)
 // may decompress to unless Options.MaxDecompressedSize says otherwise. It equals

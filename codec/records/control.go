@@ -19,15 +19,8 @@ func (t ControlType) String() string {
 	return enumName(controlTypeNames[:], 0, int64(t), "UNKNOWN")
 }
 
-var controlTypeNames = [...]string{
-	ControlAbort:          "ABORT",
-	ControlCommit:         "COMMIT",
-	ControlLeaderChange:   "LEADER_CHANGE",
-	ControlSnapshotHeader: "SNAPSHOT_HEADER",
-	ControlSnapshotFooter: "SNAPSHOT_FOOTER",
-	ControlKRaftVersion:   "KRAFT_VERSION",
-	ControlKRaftVoters:    "KRAFT_VOTERS",
-}
+// controlTypeNames are the names of the control types from ControlAbort (0) up.
+var controlTypeNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS"}
 
 // ControlRecord is the typed form of a control batch's record. The key is
 // (version int16, type int16). For ABORT and COMMIT the value is the end

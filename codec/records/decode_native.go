@@ -23,11 +23,13 @@ import (
 // kwire's own decoders only). The fuzz targets compare the two on corrupted inputs.
 
 func decodeGzip(dst, src []byte, limit int) ([]byte, error) {
-	out, err := gunzipFast(dst, src, limit)
+	g := gzipDecoders.Get().(*gzipDecoder)
+	defer gzipDecoders.Put(g)
+	out, err := readGzip(&g.fast, &g.br, dst, src, limit)
 	if err == nil {
 		return out, nil
 	}
-	return gunzip(reuse(dst, out), src, limit)
+	return readGzip(&g.std, &g.br, reuse(dst, out), src, limit)
 }
 
 func decodeZstd(dst, src []byte, limit int) ([]byte, error) {
@@ -70,18 +72,17 @@ func decodeLZ4Block(buf []byte, base, start int, src []byte) (int, error) {
 	return k, nil
 }
 
-type gzipFastDecoder struct {
-	r  kgzip.Reader
-	br bytes.Reader
+// gzipDecoder holds the two gzip readers, pooled: klauspost/compress's, tried
+// first, and the standard library's, which decodes again what the first
+// refuses. Like Kafka's Java reader they read concatenated gzip members as one
+// stream; bytes after the last member that do not start another are corrupt.
+type gzipDecoder struct {
+	fast kgzip.Reader
+	std  gzip.Reader
+	br   bytes.Reader
 }
 
-var gzipFastDecoders = codecPool{New: func() any { return new(gzipFastDecoder) }}
-
-func gunzipFast(dst, src []byte, limit int) ([]byte, error) {
-	g := gzipFastDecoders.Get().(*gzipFastDecoder)
-	defer gzipFastDecoders.Put(g)
-	return readGzip(&g.r, &g.br, dst, src, limit)
-}
+var gzipDecoders = codecPool{New: func() any { return new(gzipDecoder) }}
 
 // gzipReader is what both gzip readers (the standard library's and
 // klauspost/compress's) offer.
@@ -193,18 +194,9 @@ func (s zstdStream) Read(p []byte) (int, error) { return s.d.Read(p) }
 
 var _ io.Reader = zstdStream{}
 
-// gzipDecoder is the standard library's gzip reader, pooled. Like Kafka's
-// Java reader it reads concatenated gzip members as one stream; bytes after
-// the last member that do not start another are corrupt.
-type gzipDecoder struct {
-	r  gzip.Reader
-	br bytes.Reader
-}
-
-var gzipDecoders = codecPool{New: func() any { return new(gzipDecoder) }}
-
+// gunzip decodes with the standard library's reader alone.
 func gunzip(dst, src []byte, limit int) ([]byte, error) {
 	g := gzipDecoders.Get().(*gzipDecoder)
 	defer gzipDecoders.Put(g)
-	return readGzip(&g.r, &g.br, dst, src, limit)
+	return readGzip(&g.std, &g.br, dst, src, limit)
 }

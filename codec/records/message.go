@@ -17,11 +17,8 @@ func (s SchemaSource) String() string {
 	return enumName(schemaSourceNames[:], 0, int64(s), "SchemaSource")
 }
 
-var schemaSourceNames = [...]string{
-	SchemaNone:        "none",
-	SchemaValuePrefix: "value-prefix",
-	SchemaHeader:      "header",
-}
+// schemaSourceNames are the names of the sources from SchemaNone (0) up.
+var schemaSourceNames = [...]string{"none", "value-prefix", "header"}
 
 // Header keys of the schema reference convention (see the package doc).
 const (
