@@ -1,19 +1,18 @@
 package abiconf
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/conformance"
+	"github.com/kwire/kwire/internal/vecjson"
 )
 
 // RecordsHost is a host with the records functions.
@@ -25,37 +24,7 @@ type RecordsHost interface {
 
 // RecordVector is one line of conformance/vectors/records/*.jsonl: batches kafka-clients
 // built and what Kafka's reader saw in them.
-type RecordVector struct {
-	Name    string `json:"name"`
-	Source  string `json:"source"`
-	Bytes   []byte `json:"bytes"`
-	Batches []struct {
-		BaseOffset           string `json:"baseOffset"`
-		LastOffset           string `json:"lastOffset"`
-		Magic                int8   `json:"magic"`
-		Compression          string `json:"compression"`
-		TimestampType        string `json:"timestampType"`
-		MaxTimestamp         string `json:"maxTimestamp"`
-		ProducerID           string `json:"producerId"`
-		ProducerEpoch        int16  `json:"producerEpoch"`
-		BaseSequence         int32  `json:"baseSequence"`
-		PartitionLeaderEpoch int32  `json:"partitionLeaderEpoch"`
-		Transactional        bool   `json:"transactional"`
-		Control              bool   `json:"control"`
-		DeleteHorizonMs      string `json:"deleteHorizonMs"`
-		Records              []struct {
-			Offset    string   `json:"offset"`
-			Timestamp string   `json:"timestamp"`
-			Sequence  int32    `json:"sequence"`
-			Key       []byte   `json:"key"`
-			Value     []byte   `json:"value"`
-			Headers   []Header `json:"headers"`
-			Control   *struct {
-				Type string `json:"type"`
-			} `json:"control"`
-		} `json:"records"`
-	} `json:"batches"`
-}
+type RecordVector = vecjson.Vector
 
 // ReadRecordVectors reads every conformance/vectors/records/*.jsonl under dir.
 func ReadRecordVectors(dir string) ([]RecordVector, error) {
@@ -65,36 +34,17 @@ func ReadRecordVectors(dir string) ([]RecordVector, error) {
 	}
 	var out []RecordVector
 	for _, f := range files {
-		fh, err := os.Open(f)
+		vs, err := vecjson.Read(f)
 		if err != nil {
 			return nil, err
 		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-		for sc.Scan() {
-			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-				continue
-			}
-			var v RecordVector
-			if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-				fh.Close()
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			out = append(out, v)
-		}
-		fh.Close()
-		if err := sc.Err(); err != nil {
-			return nil, err
-		}
+		out = append(out, vs...)
 	}
 	return out, nil
 }
 
 // Header is a record header: its key, and its value (nil when null).
-type Header struct {
-	Key   string `json:"key"`
-	Value []byte `json:"value"`
-}
+type Header = vecjson.Header
 
 // DecodedRecord is one element of kw_records_decode_json's "records".
 type DecodedRecord struct {

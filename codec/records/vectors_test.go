@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/records/internal/vecjson"
+	"github.com/kwire/kwire/internal/vecjson"
 )
 
 func javaVectors(t *testing.T) []vecjson.Vector {

@@ -14,7 +14,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/records/internal/vecjson"
+	"github.com/kwire/kwire/internal/vecjson"
 )
 
 const t0 = 1_750_000_000_000
