@@ -83,7 +83,7 @@ const (
 var modeNames = []string{"none", "warn", "enforce"}
 
 // String is the mode's configuration name: "none", "warn" or "enforce".
-func (m Mode) String() string { return proto.EnumString(modeNames, int(m), "Mode") }
+func (m Mode) String() string { return proto.EnumString(modeNames, 0, int(m), "Mode") }
 
 // ParseMode reads a mode name ("none", "warn", "enforce").
 func ParseMode(s string) (Mode, error) {
@@ -187,7 +187,7 @@ const (
 var nullNames = []string{"allow", "refuse"}
 
 // String is the policy's configuration name: "allow" or "refuse".
-func (n NullPolicy) String() string { return proto.EnumString(nullNames, int(n), "NullPolicy") }
+func (n NullPolicy) String() string { return proto.EnumString(nullNames, 0, int(n), "NullPolicy") }
 
 // MarshalText writes the policy's name.
 func (n NullPolicy) MarshalText() ([]byte, error) { return []byte(n.String()), nil }
@@ -508,7 +508,7 @@ var reasonNames = []string{"ok", "no-schema", "malformed-header", "id-not-allowe
 	"version-not-allowed", "undecodable", "invalid-json", "duplicate-key", "null-refused"}
 
 // String is the reason's name in verdict JSON.
-func (r Reason) String() string { return proto.EnumString(reasonNames, int(r), "Reason") }
+func (r Reason) String() string { return proto.EnumString(reasonNames, 0, int(r), "Reason") }
 
 // MarshalText writes the reason's name.
 func (r Reason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }

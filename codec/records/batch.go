@@ -1,5 +1,7 @@
 package records
 
+import "github.com/kwire/kwire/internal/proto"
+
 // Layout of a magic 2 record batch header (61 bytes).
 const (
 	offBaseOffset      = 0
@@ -45,7 +47,7 @@ const (
 
 // String is the type's name in Kafka's spelling.
 func (t TimestampType) String() string {
-	return enumName(timestampTypeNames[:], int64(NoTimestampType), int64(t), "TimestampType")
+	return proto.EnumString(timestampTypeNames[:], int(NoTimestampType), int(t), "TimestampType")
 }
 
 // timestampTypeNames are the names of the timestamp types from NoTimestampType

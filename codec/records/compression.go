@@ -1,6 +1,7 @@
 package records
 
 import (
+	"github.com/kwire/kwire/internal/proto"
 	"io"
 )
 
@@ -18,7 +19,7 @@ const (
 
 // String is the codec's name: none, gzip, snappy, lz4, zstd.
 func (c Compression) String() string {
-	return enumName(compressionNames[:], 0, int64(c), "compression")
+	return proto.EnumString(compressionNames[:], 0, int(c), "compression")
 }
 
 // compressionNames are the names of the codecs from CompressionNone (0) up.
@@ -132,15 +133,6 @@ func compress(dst []byte, c Compression, src []byte, level int, magic int8, rawS
 		return encode(dst, c, src, level, magic, rawSnappy)
 	}
 	return dst, detail(ErrUnsupported, "compression codec %d", int(c))
-}
-
-// enumName is the String of an enum's value v: its name in names, which names
-// the values from first up, or kind(v) when names has none for it.
-func enumName(names []string, first, v int64, kind string) string {
-	if i := v - first; i >= 0 && i < int64(len(names)) && names[i] != "" {
-		return names[i]
-	}
-	return kind + "(" + itoa(v) + ")"
 }
 
 func itoa(v int64) string {

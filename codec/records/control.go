@@ -1,5 +1,7 @@
 package records
 
+import "github.com/kwire/kwire/internal/proto"
+
 // ControlType is the type in a control record's key.
 type ControlType int16
 
@@ -16,7 +18,7 @@ const (
 
 // String is the type's name.
 func (t ControlType) String() string {
-	return enumName(controlTypeNames[:], 0, int64(t), "UNKNOWN")
+	return proto.EnumString(controlTypeNames[:], 0, int(t), "UNKNOWN")
 }
 
 // controlTypeNames are the names of the control types from ControlAbort (0) up.

@@ -1,6 +1,10 @@
 package records
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/kwire/kwire/internal/proto"
+)
 
 // SchemaSource tells where a message's schema reference came from.
 type SchemaSource int8
@@ -14,7 +18,7 @@ const (
 
 // String is the source's name as verdict JSON writes it.
 func (s SchemaSource) String() string {
-	return enumName(schemaSourceNames[:], 0, int64(s), "SchemaSource")
+	return proto.EnumString(schemaSourceNames[:], 0, int(s), "SchemaSource")
 }
 
 // schemaSourceNames are the names of the sources from SchemaNone (0) up.

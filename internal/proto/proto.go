@@ -32,13 +32,13 @@ const (
 var kindNames = []string{"request", "response", "header", "data"}
 
 // String returns "request", "response", "header" or "data".
-func (k Kind) String() string { return EnumString(kindNames, int(k), "Kind") }
+func (k Kind) String() string { return EnumString(kindNames, 0, int(k), "Kind") }
 
 // EnumString is the String form of a value v of an enumerated type named typ whose
-// values from 0 up are named by names: its name, or typ(v) for a value without one.
-func EnumString(names []string, v int, typ string) string {
-	if v >= 0 && v < len(names) {
-		return names[v]
+// values from first up are named by names: its name, or typ(v) for a value without one.
+func EnumString(names []string, first, v int, typ string) string {
+	if i := v - first; i >= 0 && i < len(names) {
+		return names[i]
 	}
 	return typ + "(" + strconv.Itoa(v) + ")"
 }
