@@ -1,0 +1,403 @@
+package rules
+
+import (
+	"errors"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/errtext"
+	"github.com/kwire/kwire/internal/jsonx"
+)
+
+// ConfigError is a bad rule configuration: the JSON path of the offending value, its
+// byte offset in the JSON text, and what is wrong.
+type ConfigError struct {
+	// Path is the JSON path of the value: "$[1].field".
+	Path string
+	// Offset is the byte offset of the value in the JSON text.
+	Offset int
+	// Msg says what is wrong.
+	Msg string
+}
+
+// Error reports path, message and offset.
+func (e *ConfigError) Error() string {
+	return "rules: " + e.Path + ": " + e.Msg + " (at byte " + strconv.Itoa(e.Offset) + ")"
+}
+
+// rule is one compiled rule.
+type rule struct {
+	api    string
+	key    int16 // -1: every api ("*")
+	field  string
+	header bool // header.clientId
+	segs   []seg
+	target *schemaField // nil for the header
+
+	hasMin, hasMax           bool
+	min, max                 int64
+	inInts                   []int64
+	inStrs                   []string
+	hasIn                    bool
+	pattern                  *regexp.Regexp
+	required, absent         bool
+	hasMinItems, hasMaxItems bool
+	minItems, maxItems       int64
+	refuseMissing            bool
+	message                  string
+}
+
+// maxSteps bounds a path's steps (Kafka's requests nest a handful deep).
+const maxSteps = 16
+
+// seg is one step of a path: a field, and whether the path goes into each element of
+// that array field ("topics[]").
+type seg struct {
+	name  string
+	each  bool
+	field *schemaField
+}
+
+// Parse reads a rule set: a JSON array of rule objects, strictly (an unknown or
+// repeated key, a wrong type or trailing data is an error), and checks every rule
+// against the descriptors. A failure is a *ConfigError with the JSON path and byte
+// offset of the offending value:
+//
+//	rules: $[0].field: CreateTopicsRequest has no field topics[].replicationFactr in any version; did you mean replicationFactor? (at byte 40)
+func Parse(data []byte) (*Set, error) {
+	d := jsonx.NewDecoder(data)
+	var rules []*rule
+	if d.BeginArray() {
+		i := 0
+		for first := true; d.More(&first, ']'); i++ {
+			r := readRule(d)
+			if d.Failed() {
+				d.PushIndex(i)
+				break
+			}
+			rules = append(rules, r)
+		}
+	}
+	d.End()
+	if err := d.Err(); err != nil {
+		var je *jsonx.Error
+		if !errors.As(err, &je) {
+			return nil, &ConfigError{Path: "$", Msg: err.Error()}
+		}
+		msg := je.Err.Error()
+		if je.Detail != "" {
+			msg += ": " + je.Detail
+		}
+		return nil, &ConfigError{Path: je.Path, Offset: je.Offset, Msg: msg}
+	}
+	return newSet(rules), nil
+}
+
+// next is the offset of the next value, after white space.
+func next(d *jsonx.Decoder) int {
+	src := d.Src()
+	i := d.Pos()
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// peek is the first byte of the next value.
+func peek(d *jsonx.Decoder) byte {
+	if i := next(d); i < len(d.Src()) {
+		return d.Src()[i]
+	}
+	return 0
+}
+
+// fail records msg as the failure of the value that starts at byte at, under key.
+func fail(d *jsonx.Decoder, at int, key, msg string) {
+	d.Rewind(at)
+	d.Fail(errors.New(msg), "")
+	if key != "" {
+		d.Push(key)
+	}
+}
+
+// object reads an object strictly, calling member with each key and the key's offset
+// to read its value; a repeated key is an error at that key.
+func object(d *jsonx.Decoder, member func(key string, keyAt int)) {
+	if !d.BeginObject() {
+		return
+	}
+	var seen []string
+	for first := true; d.More(&first, '}'); {
+		keyAt := next(d)
+		key := d.Key()
+		if d.Failed() {
+			return
+		}
+		if slices.Contains(seen, key) {
+			d.Rewind(keyAt)
+			d.Duplicate(key)
+			d.Push(key)
+			return
+		}
+		seen = append(seen, key)
+		member(key, keyAt)
+		if d.Failed() {
+			d.Push(key)
+			return
+		}
+	}
+}
+
+// inValue is one member of "in" as read, before the field's kind is known.
+type inValue struct {
+	num   int64
+	str   string
+	isStr bool
+	at    int
+}
+
+// readRule reads and compiles one rule object; on failure d holds the error.
+func readRule(d *jsonx.Decoder) *rule {
+	start := next(d)
+	r := &rule{}
+	at := map[string]int{}
+	var hasAPI, hasField bool
+	var ins []inValue
+	var pattern string
+	var hasPattern bool
+	var ifMissing string
+	object(d, func(key string, keyAt int) {
+		at[key] = next(d)
+		switch key {
+		case "api":
+			r.api, hasAPI = d.String(), true
+		case "field":
+			r.field, hasField = d.String(), true
+		case "min":
+			r.min, r.hasMin = d.Int(math.MinInt64, math.MaxInt64), true
+		case "max":
+			r.max, r.hasMax = d.Int(math.MinInt64, math.MaxInt64), true
+		case "in":
+			r.hasIn = true
+			if !d.BeginArray() {
+				return
+			}
+			i := 0
+			for first := true; d.More(&first, ']'); i++ {
+				v := inValue{at: next(d)}
+				if peek(d) == '"' {
+					v.str, v.isStr = d.String(), true
+				} else {
+					v.num = d.Int(math.MinInt64, math.MaxInt64)
+				}
+				if d.Failed() {
+					d.PushIndex(i)
+					return
+				}
+				if len(ins) > 0 && ins[0].isStr != v.isStr {
+					d.Rewind(v.at)
+					d.Fail(errors.New("mixes numbers and strings"), "")
+					d.PushIndex(i)
+					return
+				}
+				ins = append(ins, v)
+			}
+		case "pattern":
+			pattern, hasPattern = d.String(), true
+		case "required":
+			r.required = d.Bool()
+		case "absent":
+			r.absent = d.Bool()
+		case "minItems":
+			r.minItems, r.hasMinItems = d.Int(0, math.MaxInt32), true
+		case "maxItems":
+			r.maxItems, r.hasMaxItems = d.Int(0, math.MaxInt32), true
+		case "ifMissing":
+			ifMissing = d.String()
+		case "message":
+			r.message = d.String()
+		default:
+			d.Rewind(keyAt)
+			d.UnknownKey(key)
+		}
+	})
+	if d.Failed() {
+		return nil
+	}
+	end := d.Pos()
+	bad := func(key, msg string) *rule {
+		if key == "" {
+			fail(d, start, "", msg)
+		} else {
+			fail(d, at[key], key, msg)
+		}
+		return nil
+	}
+	switch {
+	case !hasAPI:
+		return bad("", `a rule needs "api"`)
+	case !hasField:
+		return bad("", `a rule needs "field"`)
+	}
+	switch ifMissing {
+	case "", "pass":
+	case "refuse":
+		r.refuseMissing = true
+	default:
+		return bad("ifMissing", "ifMissing is "+strconv.Quote(ifMissing)+"; want pass or refuse")
+	}
+	if !r.hasMin && !r.hasMax && !r.hasIn && !hasPattern && !r.required && !r.absent && !r.hasMinItems && !r.hasMaxItems {
+		return bad("", "the rule for "+r.field+" has no predicate (min, max, in, pattern, required, absent, minItems or maxItems)")
+	}
+	if r.required && r.absent {
+		return bad("absent", "a field cannot be both required and absent")
+	}
+	if r.hasIn && len(ins) == 0 {
+		return bad("in", "in is empty: nothing could pass")
+	}
+	if r.hasMin && r.hasMax && r.min > r.max {
+		return bad("max", "max "+strconv.FormatInt(r.max, 10)+" is below min "+strconv.FormatInt(r.min, 10))
+	}
+	if r.hasMinItems && r.hasMaxItems && r.minItems > r.maxItems {
+		return bad("maxItems", "maxItems "+strconv.FormatInt(r.maxItems, 10)+" is below minItems "+strconv.FormatInt(r.minItems, 10))
+	}
+	// The api.
+	r.key = -1
+	if r.api != "*" {
+		names := make([]string, 0, 100)
+		for _, a := range codec.APIs() {
+			names = append(names, a.Name)
+			if a.Name == r.api {
+				r.key = a.Key
+			}
+		}
+		if r.key < 0 {
+			return bad("api", "no api "+strconv.Quote(r.api)+errtext.DidYouMean(r.api, names))
+		}
+	}
+	// The field.
+	if msg := r.resolve(); msg != "" {
+		return bad("field", msg)
+	}
+	// Predicates against the field's kind.
+	f, what := r.target, r.field+" is "
+	kindOf := kString // the header's client id
+	isArray, each := false, false
+	if f != nil {
+		kindOf, isArray = f.kind, f.array
+		each = r.segs[len(r.segs)-1].each
+		what += f.describe()
+		if isArray && each {
+			what = r.field + " is each element of " + r.field[:len(r.field)-2] + ", " + f.describe()
+		}
+	} else {
+		what += "a string"
+	}
+	value := !isArray || each // the path names a single value, not an array
+	if r.hasMinItems || r.hasMaxItems {
+		key := "minItems"
+		if !r.hasMinItems {
+			key = "maxItems"
+		}
+		if !isArray {
+			return bad(key, key+" needs an array; "+what)
+		}
+		if each {
+			return bad(key, key+" counts the array itself: write "+r.field[:len(r.field)-2]+", without []")
+		}
+	}
+	for _, k := range [...]struct {
+		key string
+		on  bool
+	}{{"min", r.hasMin}, {"max", r.hasMax}} {
+		if !k.on {
+			continue
+		}
+		if !value || kindOf != kInt {
+			return bad(k.key, k.key+" needs an integer; "+what)
+		}
+	}
+	if r.hasIn {
+		switch {
+		case !value || (kindOf != kInt && kindOf != kString):
+			return bad("in", "in needs an integer or a string; "+what)
+		case kindOf == kInt && ins[0].isStr:
+			return bad("in", "in holds strings; "+what)
+		case kindOf == kString && !ins[0].isStr:
+			return bad("in", "in holds numbers; "+what)
+		}
+		for _, v := range ins {
+			if v.isStr {
+				r.inStrs = append(r.inStrs, v.str)
+			} else {
+				r.inInts = append(r.inInts, v.num)
+			}
+		}
+	}
+	if hasPattern {
+		if !value || kindOf != kString {
+			return bad("pattern", "pattern needs a string; "+what)
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return bad("pattern", "pattern: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+		r.pattern = re
+	}
+	d.Rewind(end)
+	return r
+}
+
+// resolve finds the rule's field in the api's request (or the header); it returns
+// what is wrong, or "".
+func (r *rule) resolve() string {
+	path := r.field
+	if rest, ok := strings.CutPrefix(path, "header."); ok {
+		if rest != "clientId" {
+			return "the request header's field that rules can check is header.clientId" + errtext.DidYouMean(rest, []string{"clientId"})
+		}
+		r.header = true
+		return ""
+	}
+	if r.key < 0 {
+		return `a rule for every api ("*") can check only header.clientId`
+	}
+	msgName := codec.NewRequest(r.key).MessageName()
+	if path == "" {
+		return "the field is empty"
+	}
+	cur := requestModel(r.key)
+	parts := strings.Split(path, ".")
+	if len(parts) > maxSteps {
+		return "the path " + strconv.Quote(path) + " has more than " + strconv.Itoa(maxSteps) + " steps"
+	}
+	for i, part := range parts {
+		name, each := strings.CutSuffix(part, "[]")
+		prefix := strings.Join(parts[:i], ".")
+		if name == "" {
+			return "the path " + strconv.Quote(path) + " has an empty name"
+		}
+		if cur.kind != kStruct {
+			return prefix + " is " + cur.describe() + ", which has no field " + name
+		}
+		f := cur.child(name)
+		if f == nil {
+			return msgName + " has no field " + path + " in any version" + errtext.DidYouMean(name, cur.names())
+		}
+		last := i == len(parts)-1
+		if each && !f.array {
+			return strings.Join(append(parts[:i:i], name), ".") + " is " + f.describe() + ", not an array: write it without []"
+		}
+		if f.array && !each && !last {
+			return strings.Join(append(parts[:i:i], name), ".") + " is " + f.describe() + ": write " + name + "[] to check each element"
+		}
+		r.segs = append(r.segs, seg{name: name, each: each, field: f})
+		cur = f
+	}
+	r.target = cur
+	return ""
+}
