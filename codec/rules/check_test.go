@@ -239,3 +239,27 @@ func TestCheckUnreadableAndUnruled(t *testing.T) {
 		t.Errorf("Applies: Fetch %v, Produce %v", only.Applies(1), only.Applies(0))
 	}
 }
+
+func TestCheckAllocations(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("allocation counts")
+	}
+	set, err := rules.Parse([]byte(safeguards))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "app-1"
+	for _, tc := range []struct {
+		key, v int16
+		body   []byte
+	}{
+		{19, 7, benchCreateTopics(t)},
+		{0, 9, benchProduce(t)},
+		{1, 12, encode(t, codec.NewFetchRequest(), 12)},
+	} {
+		set.Check(tc.key, tc.v, &id, tc.body) // warm the pool
+		if n := testing.AllocsPerRun(100, func() { set.Check(tc.key, tc.v, &id, tc.body) }); n > 0 {
+			t.Errorf("api %d: %v allocations per passing check", tc.key, n)
+		}
+	}
+}
