@@ -205,7 +205,7 @@ func (c *checker) walk(n transcode.Node, i int) *Violation {
 
 // missing is the outcome when step i's field is not there (or null on the way).
 func (c *checker) missing(i int, null bool) *Violation {
-	if !c.r.refuseMissing && !c.r.required {
+	if c.r.absent || !c.r.refuseMissing && !c.r.required {
 		return nil
 	}
 	p := c.path(i)
@@ -296,7 +296,16 @@ func (c *checker) value(n transcode.Node, i int) *Violation {
 	}
 	if r.absent {
 		p := c.path(i + 1)
-		return &Violation{Path: p, Value: "(set)", Message: p + " is set; it must be absent"}
+		var text string
+		switch f.kind {
+		case kUUID:
+			text = codec.UUID(d.UUID(n)).String()
+		case kBytes:
+			text = "(" + strconv.Itoa(len(d.Bytes(n))) + " bytes)"
+		default:
+			text = "(set)"
+		}
+		return &Violation{Path: p, Value: text, Message: p + " is " + text + "; it must be absent"}
 	}
 	return nil
 }

@@ -263,3 +263,26 @@ func TestCheckAllocations(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckAbsent(t *testing.T) {
+	set, err := rules.Parse([]byte(`[
+		{"api": "Produce", "field": "topicData[].topicId", "absent": true, "ifMissing": "refuse"},
+		{"api": "Produce", "field": "topicData[].partitionData[].records", "absent": true}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := produce(-1, nil, 0)
+	// Before v13 topics have no id: absent holds even with ifMissing refuse.
+	if v, err := set.Check(0, 9, nil, encode(t, m, 9)); v != nil || err != nil {
+		t.Errorf("v9: %v %v", v, err)
+	}
+	m.TopicData[0].TopicID = codec.UUID{1}
+	if v, err := set.Check(0, 13, nil, encode(t, m, 13)); v == nil || v.Message != "topicData[0].topicId is AQAAAAAAAAAAAAAAAAAAAA; it must be absent" || err != nil {
+		t.Errorf("v13: %v %v", v, err)
+	}
+	m = produce(-1, nil, 0, 1)
+	m.TopicData[0].PartitionData[1].Records = []byte{1, 2, 3}
+	if v, err := set.Check(0, 9, nil, encode(t, m, 9)); v == nil || v.Message != "topicData[0].partitionData[1].records is (3 bytes); it must be absent" || err != nil {
+		t.Errorf("records: %v %v", v, err)
+	}
+}
