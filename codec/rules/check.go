@@ -233,8 +233,7 @@ func (c *checker) missing(i int, null bool) *Violation {
 		// required, but the version lacks the field: ifMissing (pass) decides.
 		return nil
 	}
-	name := codec.NewRequest(c.r.key).MessageName()
-	return &Violation{Path: p, Message: p + " is not in " + name + " v" + strconv.Itoa(int(c.version))}
+	return &Violation{Path: p, Message: p + " is not in " + c.r.request + " v" + strconv.Itoa(int(c.version))}
 }
 
 // value applies the rule's predicates to the value at node n, the field of path step

@@ -31,12 +31,13 @@ func (e *ConfigError) Error() string {
 
 // rule is one compiled rule.
 type rule struct {
-	api    string
-	key    int16 // -1: every api ("*")
-	field  string
-	header bool // header.clientId
-	segs   []seg
-	target *schemaField // nil for the header
+	api     string
+	key     int16  // -1: every api ("*")
+	request string // the request's message name
+	field   string
+	header  bool // header.clientId
+	segs    []seg
+	target  *schemaField // nil for the header
 
 	hasMin, hasMax           bool
 	min, max                 int64
@@ -367,6 +368,7 @@ func (r *rule) resolve() string {
 		return `a rule for every api ("*") can check only header.clientId`
 	}
 	msgName := codec.NewRequest(r.key).MessageName()
+	r.request = msgName
 	if path == "" {
 		return "the field is empty"
 	}
