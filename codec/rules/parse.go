@@ -98,24 +98,6 @@ func Parse(data []byte) (*Set, error) {
 	return newSet(rules), nil
 }
 
-// next is the offset of the next value, after white space.
-func next(d *jsonx.Decoder) int {
-	src := d.Src()
-	i := d.Pos()
-	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// peek is the first byte of the next value.
-func peek(d *jsonx.Decoder) byte {
-	if i := next(d); i < len(d.Src()) {
-		return d.Src()[i]
-	}
-	return 0
-}
-
 // fail records msg as the failure of the value that starts at byte at, under key.
 func fail(d *jsonx.Decoder, at int, key, msg string) {
 	d.Rewind(at)
@@ -133,7 +115,7 @@ func object(d *jsonx.Decoder, member func(key string, keyAt int)) {
 	}
 	var seen []string
 	for first := true; d.More(&first, '}'); {
-		keyAt := next(d)
+		keyAt := d.ValueStart()
 		key := d.Key()
 		if d.Failed() {
 			return
@@ -163,7 +145,7 @@ type inValue struct {
 
 // readRule reads and compiles one rule object; on failure d holds the error.
 func readRule(d *jsonx.Decoder) *rule {
-	start := next(d)
+	start := d.ValueStart()
 	r := &rule{}
 	at := map[string]int{}
 	var hasAPI, hasField bool
@@ -172,7 +154,7 @@ func readRule(d *jsonx.Decoder) *rule {
 	var hasPattern bool
 	var ifMissing string
 	object(d, func(key string, keyAt int) {
-		at[key] = next(d)
+		at[key] = d.ValueStart()
 		switch key {
 		case "api":
 			r.api, hasAPI = d.String(), true
@@ -189,8 +171,8 @@ func readRule(d *jsonx.Decoder) *rule {
 			}
 			i := 0
 			for first := true; d.More(&first, ']'); i++ {
-				v := inValue{at: next(d)}
-				if peek(d) == '"' {
+				v := inValue{at: d.ValueStart()}
+				if d.Peek() == '"' {
 					v.str, v.isStr = d.String(), true
 				} else {
 					v.num = d.Int(math.MinInt64, math.MaxInt64)

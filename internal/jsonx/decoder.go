@@ -73,6 +73,16 @@ func (d *Decoder) ws() {
 	}
 }
 
+// ValueStart steps over white space and returns the offset where the next value (or
+// key, or closing bracket) starts: where an error about that value should point.
+func (d *Decoder) ValueStart() int {
+	d.ws()
+	return d.pos
+}
+
+// Peek is the first byte of the next value after white space, 0 at the end.
+func (d *Decoder) Peek() byte { return d.peek() }
+
 func (d *Decoder) peek() byte {
 	d.ws()
 	if d.pos >= len(d.src) {

@@ -279,7 +279,7 @@ func (t *tree) scalarValue(f *field, nullableEver bool) int32 {
 		return t.add(node{kind: nStr, inSide: true, a: off, b: int32(len(s))})
 	case tRecords:
 		if t.opts != nil && t.opts.Records != nil {
-			if at := valueAt(d); at < len(t.src) && t.src[at] == '{' {
+			if at := d.ValueStart(); at < len(t.src) && t.src[at] == '{' {
 				return t.recordsObject(at)
 			}
 		}

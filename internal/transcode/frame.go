@@ -200,13 +200,13 @@ func readEnvelope(t *tree, json []byte, what string) (*envelope, error) {
 		case "body":
 			env.body = skipValue(d)
 		case "apiKey":
-			env.keyAt = valueAt(d)
+			env.keyAt = d.ValueStart()
 			env.apiKey = d.Int(-1<<15, 1<<15-1)
 		case "apiVersion":
-			env.verAt = valueAt(d)
+			env.verAt = d.ValueStart()
 			env.apiVersion = d.Int(-1<<15, 1<<15-1)
 		case "headerVersion":
-			env.hvAt = valueAt(d)
+			env.hvAt = d.ValueStart()
 			env.hv = d.Int(-1<<15, 1<<15-1)
 		default:
 			d.UnknownKey(k)
@@ -225,17 +225,8 @@ func readEnvelope(t *tree, json []byte, what string) (*envelope, error) {
 	return env, nil
 }
 
-func valueAt(d *jsonx.Decoder) int {
-	src := d.Src()
-	i := d.Pos()
-	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
-		i++
-	}
-	return i
-}
-
 func skipValue(d *jsonx.Decoder) span {
-	start := valueAt(d)
+	start := d.ValueStart()
 	d.Skip()
 	return span{start, d.Pos()}
 }
