@@ -16,13 +16,15 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/internal/abitable"
 	"github.com/kwire/kwire/internal/jsonx"
 )
 
-// The ABI version: kw_abi_version returns Major<<16 | Minor.
+// The ABI version: kw_abi_version returns Major<<16 | Minor (declared once, in
+// internal/abitable, with the exports).
 const (
-	Major = 1
-	Minor = 2
+	Major = abitable.Major
+	Minor = abitable.Minor
 )
 
 // Version is what kw_abi_version returns.

@@ -53,11 +53,16 @@ type frameTable struct {
 	json    []byte
 	framer  transcode.Framer
 	hookErr *Error
+	// inflated holds the batches the host decompressed (kw_decode_frame_records_inflated),
+	// read through decompressedFn, the method value made once.
+	inflated       []inflatedBatch
+	decompressedFn func([]byte) ([]byte, bool)
 }
 
 var frameTables = sync.Pool{New: func() any {
 	t := new(frameTable)
 	t.framer.Decode.Records = t.hook
+	t.decompressedFn = t.decompressed
 	return t
 }}
 
@@ -372,7 +377,7 @@ func (t *frameTable) reset() {
 
 // decodeFrameRecords runs one frame decode with records going into a layout-2 or
 // layout-3 table.
-func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, decode func(t *frameTable) ([]byte, error)) (out []byte, err error) {
+func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, inflated []inflatedBatch, decode func(t *frameTable) ([]byte, error)) (out []byte, err error) {
 	defer guard(&err)
 	opts, e := recordOptions(flags&^FlagInputSpans, maxDecompressed)
 	if e != nil {
@@ -385,7 +390,12 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 	t.frame = frame
 	t.produce = -1
 	t.inputSpans = flags&FlagInputSpans != 0
+	if len(inflated) > 0 {
+		t.inflated = inflated
+		d.Options.Decompressed = t.decompressedFn
+	}
 	defer func() {
+		t.inflated = nil
 		d.Options = records.Options{}
 		decoders.Put(d)
 		t.dec = nil
@@ -444,7 +454,11 @@ func (t *frameTable) finish() ([]byte, error) {
 
 // DecodeRequestFrameRecords is kw_decode_request_frame_records.
 func DecodeRequestFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32) ([]byte, error) {
-	return decodeFrameRecords(dst, frame, flags, maxDecompressed, func(t *frameTable) ([]byte, error) {
+	return decodeRequestFrameRecords(dst, frame, flags, maxDecompressed, nil)
+}
+
+func decodeRequestFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, inflated []inflatedBatch) ([]byte, error) {
+	return decodeFrameRecords(dst, frame, flags, maxDecompressed, inflated, func(t *frameTable) ([]byte, error) {
 		if len(frame) >= 8 && binary.BigEndian.Uint16(frame[4:]) == 0 { // a Produce request
 			t.produce = int16(binary.BigEndian.Uint16(frame[6:]))
 		}
@@ -454,10 +468,14 @@ func DecodeRequestFrameRecords(dst []byte, frame []byte, flags, maxDecompressed 
 
 // DecodeResponseFrameRecords is kw_decode_response_frame_records.
 func DecodeResponseFrameRecords(dst []byte, frame []byte, apiKey, version, flags, maxDecompressed int32) ([]byte, error) {
+	return decodeResponseFrameRecords(dst, frame, apiKey, version, flags, maxDecompressed, nil)
+}
+
+func decodeResponseFrameRecords(dst []byte, frame []byte, apiKey, version, flags, maxDecompressed int32, inflated []inflatedBatch) ([]byte, error) {
 	if e := checkAPI(apiKey, version, false); e != nil {
 		return dst, e
 	}
-	out, err := decodeFrameRecords(dst, frame, flags, maxDecompressed, func(t *frameTable) ([]byte, error) {
+	out, err := decodeFrameRecords(dst, frame, flags, maxDecompressed, inflated, func(t *frameTable) ([]byte, error) {
 		return t.framer.AppendResponseFrameJSON(t.json[:0], frame, int16(apiKey), int16(version))
 	})
 	// A records field misread at a wrong version fails in the records hook, past the

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
@@ -304,6 +305,15 @@ func TestFrameRecordsConformanceVectors(t *testing.T) {
 }
 
 func TestFrameRecordsBatchVectors(t *testing.T) {
+	defer func() {
+		// Every codec's vectors went through host decompression.
+		for c := records.CompressionGzip; c <= records.CompressionZstd; c++ {
+			if hostInflated[c] == 0 && !t.Failed() {
+				t.Errorf("no %v batch was decompressed by the host", c)
+			}
+		}
+		t.Logf("batches decompressed by the host: %v", hostInflated)
+	}()
 	vecs := recordVectors(t)
 	if len(vecs) < 20 {
 		t.Fatalf("%d record vectors", len(vecs))
@@ -471,6 +481,100 @@ func checkSamePaths(t *testing.T, what string, frame []byte, request bool, key, 
 			t.Fatalf("%s (flags %d): JSON differs", what, flags)
 		}
 	}
+	checkInflated(t, what, frame, request, key, v, extra)
+}
+
+// checkInflated decodes frame in one call and in the two calls of host decompression
+// (kw_frame_compressed_batches, then kw_decode_frame_records_inflated with every batch
+// the host could decompress, here by the records package): the tables, or the errors,
+// must be identical, in layouts 2 and 3, and with every other batch left to the module.
+func checkInflated(t *testing.T, what string, frame []byte, request bool, key, v int16, flags int32) {
+	t.Helper()
+	apiKey := int32(key)
+	if request {
+		apiKey = -1
+	}
+	one := func(fl int32) ([]byte, error) {
+		if request {
+			return DecodeRequestFrameRecords(nil, frame, fl, 0)
+		}
+		return DecodeResponseFrameRecords(nil, frame, apiKey, int32(v), fl, 0)
+	}
+	list, lerr := FrameCompressedBatches(nil, frame, apiKey, int32(v))
+	if lerr != nil {
+		if _, err := one(flags); err == nil {
+			t.Fatalf("%s: listing fails (%v), the decode does not", what, lerr)
+		}
+		return
+	}
+	batches := inflateAll(t, frame, list)
+	for _, b := range batches {
+		if b.ok {
+			hostInflated[b.codec]++
+		}
+	}
+	for _, fl := range []int32{flags, flags | FlagInputSpans} {
+		want, werr := one(fl)
+		for _, keep := range []func(int) bool{func(int) bool { return true }, func(i int) bool { return i%2 == 1 }} {
+			got, err := DecodeFrameRecordsInflated(nil, frame, apiKey, int32(v), fl, 0, inflatedInput(batches, keep))
+			if (err != nil) != (werr != nil) || (err != nil && (err.Error() != werr.Error() || AsError(err).Path != AsError(werr).Path ||
+				AsError(err).Offset != AsError(werr).Offset || StatusOf(err) != StatusOf(werr))) {
+				t.Fatalf("%s (flags %d, %d batches listed): host decompression gives %v, the module %v", what, fl, len(batches), err, werr)
+			}
+			if err == nil && !bytes.Equal(got, want) {
+				t.Fatalf("%s (flags %d, %d batches listed): the tables differ", what, fl, len(batches))
+			}
+		}
+	}
+}
+
+// hostInflated counts, per codec, the batches checkInflated had the "host" decompress.
+var hostInflated = map[records.Compression]int{}
+
+// hostBatch is one listed batch and, when the "host" could decompress it, its bytes.
+type hostBatch struct {
+	at    int32
+	codec records.Compression
+	data  []byte
+	ok    bool
+}
+
+// inflateAll decompresses every batch kw_frame_compressed_batches listed, as a host
+// would, leaving out those it cannot (corrupt, or past the default cap).
+func inflateAll(t *testing.T, frame, list []byte) []hostBatch {
+	t.Helper()
+	le := binary.LittleEndian
+	n := int(le.Uint32(list))
+	if len(list) != 4+n*4*CompressedBatchWords {
+		t.Fatalf("a list of %d batches in %d bytes", n, len(list))
+	}
+	var out []hostBatch
+	for i := 0; i < n; i++ {
+		e := list[4+16*i:]
+		at, size, c := int(le.Uint32(e)), int(le.Uint32(e[4:])), records.Compression(le.Uint32(e[8:]))
+		if at < 0 || size < 0 || at+size > len(frame) || c < records.CompressionGzip || c > records.CompressionZstd {
+			t.Fatalf("entry %d: (%d, %d, codec %d) in a %d-byte frame", i, at, size, c, len(frame))
+		}
+		data, err := records.Decompress(nil, c, frame[at:at+size], records.DefaultMaxDecompressedSize)
+		out = append(out, hostBatch{at: int32(at), codec: c, data: data, ok: err == nil})
+	}
+	return out
+}
+
+// inflatedInput is kw_decode_frame_records_inflated's inflated input of the batches
+// decompressed that keep(i) selects.
+func inflatedInput(bs []hostBatch, keep func(int) bool) []byte {
+	le := binary.LittleEndian
+	var head, data []byte
+	n := 0
+	for i, b := range bs {
+		if b.ok && keep(i) {
+			head = le.AppendUint32(le.AppendUint32(head, uint32(b.at)), uint32(len(b.data)))
+			data = append(data, b.data...)
+			n++
+		}
+	}
+	return append(append(le.AppendUint32(nil, uint32(n)), head...), data...)
 }
 
 func parseFrameJSON(t *testing.T, b []byte) []byte {
@@ -521,4 +625,103 @@ func TestFrameRecordsScanMatchesReader(t *testing.T) {
 		}
 	}
 	t.Logf("%d spoilt frames", n)
+}
+
+// fetchFrameOf is a Fetch v12 response frame whose one partition holds recs.
+func fetchFrameOf(t *testing.T, recs []byte) []byte {
+	t.Helper()
+	r := codec.NewFetchResponse()
+	part := codec.NewFetchResponsePartitionData()
+	part.Records = recs
+	r.Responses = []codec.FetchResponseFetchableTopicResponse{{Topic: "t", Partitions: []codec.FetchResponsePartitionData{*part}}}
+	body, err := r.Encode(nil, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return responseFrame(t, 1, 12, body)
+}
+
+func TestFrameRecordsInflatedErrors(t *testing.T) {
+	batch, err := RecordsEncode(nil, []byte(`{"records":[{"value":"`+strings.Repeat("QUFB", 300)+`"},{"key":"aw=="}]}`), int32(records.CompressionGzip))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := fetchFrameOf(t, batch)
+	list, err := FrameCompressedBatches(nil, frame, 1, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := inflateAll(t, frame, list)
+	if len(bs) != 1 || !bs[0].ok || bs[0].codec != records.CompressionGzip {
+		t.Fatalf("listed %+v", bs)
+	}
+	good := inflatedInput(bs, func(int) bool { return true })
+	le := binary.LittleEndian
+	mk := func(words ...int32) []byte {
+		var b []byte
+		for _, w := range words {
+			b = le.AppendUint32(b, uint32(w))
+		}
+		return b
+	}
+	// Inflated inputs that do not describe themselves exactly are refused, naming why.
+	for _, c := range []struct {
+		in   []byte
+		text string
+	}{
+		{nil, "needs at least 4 bytes"},
+		{mk(-1), "a count of -1"},
+		{mk(2, 10, 0), "a count of 2 does not fit"},
+		{mk(2, 10, 0, 10, 0), "batch 1: offset 10 is not after"},
+		{mk(1, 10, 5), "batch 0: 5 bytes, 0 left"},
+		{append(mk(1, 10, 1), 1, 2), "1 bytes after the last batch"},
+	} {
+		_, err := DecodeFrameRecordsInflated(nil, frame, 1, 12, 0, 0, c.in)
+		if e := status(t, err, StatusArg); !strings.Contains(e.Text, c.text) {
+			t.Errorf("%x: %q, want %q", c.in, e.Text, c.text)
+		}
+	}
+	// A batch the host decompressed past the cap gets the error of the module's own
+	// decompression at that cap.
+	_, want := DecodeResponseFrameRecords(nil, frame, 1, 12, 0, 100)
+	_, got := DecodeFrameRecordsInflated(nil, frame, 1, 12, 0, 100, good)
+	if StatusOf(want) != StatusTooLarge || got == nil || got.Error() != want.Error() {
+		t.Fatalf("past the cap: host %v, module %v", got, want)
+	}
+	// Bytes at an offset that is no batch's are not read.
+	stray := mk(1, 3, 4)
+	stray = append(stray, 1, 2, 3, 4)
+	a, err1 := DecodeFrameRecordsInflated(nil, frame, 1, 12, 0, 0, stray)
+	b, err2 := DecodeResponseFrameRecords(nil, frame, 1, 12, 0, 0)
+	if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+		t.Fatalf("stray batch: %v %v", err1, err2)
+	}
+	// Wrong bytes from the host are read as records, and refused as such: no panic.
+	wrong := append([]byte(nil), good...)
+	for i := 12; i < len(wrong); i++ {
+		wrong[i] = 0xff
+	}
+	_, err = DecodeFrameRecordsInflated(nil, frame, 1, 12, 0, 0, wrong)
+	if StatusOf(err) != StatusDecode {
+		t.Fatalf("wrong bytes: %v", err)
+	}
+	// A request frame (api key -1): the same batch in a Produce request.
+	p := codec.NewProduceRequest()
+	p.Acks = -1
+	p.TopicData = []codec.ProduceRequestTopicProduceData{{Name: "t", PartitionData: []codec.ProduceRequestPartitionProduceData{{Records: batch}}}}
+	body, err := p.Encode(nil, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := requestFrame(t, 0, 9, body)
+	rl, err := FrameCompressedBatches(nil, req, -1, 0)
+	if err != nil || le.Uint32(rl) != 1 {
+		t.Fatalf("request listing %x %v", rl, err)
+	}
+	checkInflated(t, "produce v9", req, true, 0, 9, 0)
+	// Listing errors are the frame decode's.
+	_, err = FrameCompressedBatches(nil, frame[:len(frame)-3], 1, 12)
+	status(t, err, StatusDecode)
+	_, err = FrameCompressedBatches(nil, frame, 1, 99)
+	status(t, err, StatusVersion)
 }

@@ -108,7 +108,7 @@ extern "C" {
 /* ---- version ------------------------------------------------------------------ */
 
 #define KW_ABI_MAJOR 1
-#define KW_ABI_MINOR 2
+#define KW_ABI_MINOR 3
 #define KW_ABI_VERSION ((KW_ABI_MAJOR << 16) | KW_ABI_MINOR)
 
 /* ---- status codes ------------------------------------------------------------- */
@@ -217,6 +217,13 @@ extern "C" {
 /* Where a record's spans point (KW_REC_SOURCE): its key, value and headers. */
 #define KW_SOURCE_TABLE 0              /* offsets into the table */
 #define KW_SOURCE_INPUT 1              /* offsets into the input the call was given */
+
+/* An entry of kw_frame_compressed_batches' output: int32 words at these byte offsets. */
+#define KW_BATCH_DATA_OFFSET 0         /* the compressed records section: offset in the frame */
+#define KW_BATCH_DATA_LENGTH 4         /* its length */
+#define KW_BATCH_COMPRESSION 8         /* KW_COMPRESSION_* */
+#define KW_BATCH_RECORD_COUNT 12       /* the record count the batch header states */
+#define KW_BATCH_STRIDE 16
 
 /* ================================================================================= */
 /* Version, memory, errors                                                           */
@@ -627,6 +634,40 @@ int32_t kw_encode_request_frame_records(const uint8_t *json, int32_t json_len, c
  * nothing. The call stops the Go runtime's world for a moment (not for hot paths). The
  * output is freed with kw_free like any other. */
 int32_t kw_runtime_stats(uint8_t **out, int32_t *out_len);
+
+/* ---- the host's own decompressor (ABI 1.3) ------------------------------------------
+ * A host whose native zlib (or zstd, lz4, snappy) is faster than the library's
+ * decompresses a frame's compressed batches itself in two calls:
+ *
+ * kw_frame_compressed_batches: lists the compressed record batches (magic 2, codec
+ * gzip, snappy, lz4 or zstd) of every records field of a frame, in frame order, without
+ * checking or decompressing them. api_key -1: `in` is a request frame (its header names
+ * the api); else a response frame of api_key at api_version. Output: int32 count, then
+ * count entries of KW_BATCH_STRIDE bytes (KW_BATCH_DATA_OFFSET .. KW_BATCH_RECORD_COUNT):
+ * where the batch's compressed records section lies in `in`, its codec and record count.
+ * A records field that cannot be read ends that field's list (the decode reports it).
+ * Errors: those of kw_decode_request_frame / kw_decode_response_frame.
+ *
+ * kw_decode_frame_records_inflated: kw_decode_request_frame_records (api_key -1) or
+ * kw_decode_response_frame_records, with the decompressed records sections of some of
+ * those batches given in inflated[0:inflated_len):
+ *   int32 count, then count pairs (int32 data offset, as KW_BATCH_DATA_OFFSET gave it,
+ *   int32 length), in increasing offset order, then the decompressed sections one after
+ *   another, in the same order.
+ * Each such batch's checksum is still checked on its compressed bytes; its records are
+ * read from the section given, exactly as from the library's own decompression, and
+ * max_decompressed applies to it. A batch left out is decompressed by the library. So a
+ * host that gives the exact decompressed bytes gets the same table, records and errors
+ * as the one-call decode; it leaves out a batch it could not decompress (corrupt, or past
+ * its cap) and the library's decompressor then gives the error it always gives.
+ * Errors: those of the frame-records calls; KW_ERR_ARG for an inflated input whose
+ * count, offsets or lengths do not describe it exactly. */
+int32_t kw_frame_compressed_batches(const uint8_t *in, int32_t in_len, int32_t api_key, int32_t api_version,
+                                    uint8_t **out, int32_t *out_len);
+int32_t kw_decode_frame_records_inflated(const uint8_t *in, int32_t in_len, int32_t api_key,
+                                         int32_t api_version, int32_t flags, int32_t max_decompressed,
+                                         const uint8_t *inflated, int32_t inflated_len, uint8_t **out,
+                                         int32_t *out_len);
 
 /* ================================================================================= */
 /* Sessions: the client side of one Kafka connection, sans I/O (ABI 1.1)             */

@@ -43,6 +43,13 @@ type Options struct {
 	// SkipCRC turns off checksum verification (CRC32C for magic 2, CRC32 for
 	// legacy messages).
 	SkipCRC bool
+	// Decompressed, when set, is asked first for the records section of each compressed
+	// magic-2 batch (after its checksum is checked): it returns the section's
+	// decompressed bytes and true when the caller decompressed it already (a host's own
+	// zlib, say), or false to have the decoder decompress it. Bytes it returns are read
+	// as the decoder's own would be; MaxDecompressedSize applies to them too. Legacy
+	// wrappers are always decompressed by the decoder.
+	Decompressed func(compressed []byte) ([]byte, bool)
 }
 
 func (o *Options) limit() int {
@@ -124,6 +131,14 @@ func (d *Decoder) recordsData(b *Batch) ([]byte, bool, error) {
 		return b.Records, false, nil
 	}
 	limit := d.limit()
+	if d.Decompressed != nil && c <= CompressionZstd {
+		if out, ok := d.Decompressed(b.Records); ok {
+			if len(out) > limit {
+				return nil, true, newErr(b.BaseOffset, -1, "records", BatchHeaderSize, detail(ErrTooLarge, "more than %d bytes", limit))
+			}
+			return checkCount(b, out)
+		}
+	}
 	out, err := decompress(d.buf, c, b.Records, limit, 2)
 	if cap(out) > cap(d.buf) {
 		d.buf = out[:0]
@@ -131,6 +146,12 @@ func (d *Decoder) recordsData(b *Batch) ([]byte, bool, error) {
 	if err != nil {
 		return nil, true, newErr(b.BaseOffset, -1, "records", BatchHeaderSize, err)
 	}
+	return checkCount(b, out)
+}
+
+// checkCount returns a batch's decompressed records section after checking that its
+// record count can fit in it.
+func checkCount(b *Batch, out []byte) ([]byte, bool, error) {
 	if int64(b.NumRecords)*minRecordSize > int64(len(out)) {
 		return nil, true, newErr(b.BaseOffset, -1, "recordCount", offNumRecords, detail(ErrCorrupt, "%d records cannot fit in %d decompressed bytes", b.NumRecords, len(out)))
 	}

@@ -77,7 +77,7 @@ type Export struct {
 // The ABI version: kw_abi_version returns Major<<16 | Minor.
 const (
 	Major = 1
-	Minor = 2
+	Minor = 3
 )
 
 func in(name, what string) Param     { return Param{Name: name, Kind: Bytes, What: what} }
@@ -122,6 +122,10 @@ var Exports = []Export{
 	{Name: "kw_encode_request_frame_records", Params: []Param{in("json", "json"), in("table", "table"), out()},
 		Call: "abi.EncodeRequestFrameRecords", Since: 1},
 	{Name: "kw_runtime_stats", Params: []Param{out()}, Call: "runtimeStats", Since: 2},
+	{Name: "kw_frame_compressed_batches", Params: []Param{in("in", "frame"), i32("api_key"), i32("api_version"), out()},
+		Call: "abi.FrameCompressedBatches", Since: 3},
+	{Name: "kw_decode_frame_records_inflated", Params: []Param{in("in", "frame"), i32("api_key"), i32("api_version"), i32("flags"),
+		i32("max_decompressed"), in("inflated", "inflated"), out()}, Call: "abi.DecodeFrameRecordsInflated", Since: 3},
 	{Name: "kw_session_new", Params: []Param{{Name: "config_json", Len: "config_len", Kind: Bytes, What: "config"}, outI32("out_handle")},
 		Call: "abi.SessionNew", Since: 1},
 	{Name: "kw_session_free", Params: []Param{i32("session")}, Call: "abi.SessionFree", Since: 1},
@@ -258,6 +262,12 @@ var Consts = []Const{
 
 	{Name: "SOURCE_TABLE", Value: 0, Group: "source"},
 	{Name: "SOURCE_INPUT", Value: 1, Group: "source"},
+
+	{Name: "BATCH_DATA_OFFSET", Value: 0, Group: "batch"},
+	{Name: "BATCH_DATA_LENGTH", Value: 4, Group: "batch"},
+	{Name: "BATCH_COMPRESSION", Value: 8, Group: "batch"},
+	{Name: "BATCH_RECORD_COUNT", Value: 12, Group: "batch"},
+	{Name: "BATCH_STRIDE", Value: 16, Group: "batch"},
 
 	{Name: "SESSION_NO_RESPONSE", Value: 1, Group: "session"},
 }

@@ -2,7 +2,7 @@
 // The ABI's constants (capi/kwire.h) and the exports a module must have.
 
 export const KW_ABI_MAJOR = 1;
-export const KW_ABI_MINOR = 2;
+export const KW_ABI_MINOR = 3;
 export const KW_OK = 0;
 export const KW_ERR_ARG = -1;
 export const KW_ERR_DECODE = -2;
@@ -65,6 +65,11 @@ export const KW_HDR_VALUE_LENGTH = 12;
 export const KW_HDR_STRIDE = 16;
 export const KW_SOURCE_TABLE = 0;
 export const KW_SOURCE_INPUT = 1;
+export const KW_BATCH_DATA_OFFSET = 0;
+export const KW_BATCH_DATA_LENGTH = 4;
+export const KW_BATCH_COMPRESSION = 8;
+export const KW_BATCH_RECORD_COUNT = 12;
+export const KW_BATCH_STRIDE = 16;
 export const KW_SESSION_NO_RESPONSE = 1;
 
 /** The category kw_last_error_json names for each status. */
@@ -106,6 +111,8 @@ export const EXPORTS = Object.freeze([
   'kw_decode_response_frame_records',
   'kw_encode_request_frame_records',
   'kw_runtime_stats',
+  'kw_frame_compressed_batches',
+  'kw_decode_frame_records_inflated',
   'kw_session_new',
   'kw_session_free',
   'kw_session_begin_negotiation',

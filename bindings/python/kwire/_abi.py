@@ -2,7 +2,7 @@
 """The ABI's constants (capi/kwire.h) and the exports a module must have."""
 
 KW_ABI_MAJOR = 1
-KW_ABI_MINOR = 2
+KW_ABI_MINOR = 3
 KW_OK = 0
 KW_ERR_ARG = -1
 KW_ERR_DECODE = -2
@@ -65,6 +65,11 @@ KW_HDR_VALUE_LENGTH = 12
 KW_HDR_STRIDE = 16
 KW_SOURCE_TABLE = 0
 KW_SOURCE_INPUT = 1
+KW_BATCH_DATA_OFFSET = 0
+KW_BATCH_DATA_LENGTH = 4
+KW_BATCH_COMPRESSION = 8
+KW_BATCH_RECORD_COUNT = 12
+KW_BATCH_STRIDE = 16
 KW_SESSION_NO_RESPONSE = 1
 
 # The category kw_last_error_json names for each status.
@@ -106,6 +111,8 @@ EXPORTS = (
     "kw_decode_response_frame_records",
     "kw_encode_request_frame_records",
     "kw_runtime_stats",
+    "kw_frame_compressed_batches",
+    "kw_decode_frame_records_inflated",
     "kw_session_new",
     "kw_session_free",
     "kw_session_begin_negotiation",
@@ -140,6 +147,8 @@ SINCE = {
     "kw_decode_response_frame_records": 1,
     "kw_encode_request_frame_records": 1,
     "kw_runtime_stats": 2,
+    "kw_frame_compressed_batches": 3,
+    "kw_decode_frame_records_inflated": 3,
     "kw_session_new": 1,
     "kw_session_free": 1,
     "kw_session_begin_negotiation": 1,

@@ -2,7 +2,7 @@
 //! The ABI's constants (capi/kwire.h) and the functions the library must have.
 
 pub const KW_ABI_MAJOR: i32 = 1;
-pub const KW_ABI_MINOR: i32 = 2;
+pub const KW_ABI_MINOR: i32 = 3;
 pub const KW_OK: i32 = 0;
 pub const KW_ERR_ARG: i32 = -1;
 pub const KW_ERR_DECODE: i32 = -2;
@@ -65,6 +65,11 @@ pub const KW_HDR_VALUE_LENGTH: i32 = 12;
 pub const KW_HDR_STRIDE: i32 = 16;
 pub const KW_SOURCE_TABLE: i32 = 0;
 pub const KW_SOURCE_INPUT: i32 = 1;
+pub const KW_BATCH_DATA_OFFSET: i32 = 0;
+pub const KW_BATCH_DATA_LENGTH: i32 = 4;
+pub const KW_BATCH_COMPRESSION: i32 = 8;
+pub const KW_BATCH_RECORD_COUNT: i32 = 12;
+pub const KW_BATCH_STRIDE: i32 = 16;
 pub const KW_SESSION_NO_RESPONSE: i32 = 1;
 
 /// The category `kw_last_error_json` names for each status.
@@ -106,6 +111,8 @@ pub const EXPORTS: &[&str] = &[
     "kw_decode_response_frame_records",
     "kw_encode_request_frame_records",
     "kw_runtime_stats",
+    "kw_frame_compressed_batches",
+    "kw_decode_frame_records_inflated",
     "kw_session_new",
     "kw_session_free",
     "kw_session_begin_negotiation",
