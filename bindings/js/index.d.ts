@@ -383,6 +383,13 @@ export interface DecodeFrameRecordsOptions {
    * reuse or change the frame's buffer while they still read the records.
    */
   copy?: boolean;
+  /**
+   * false: the module decompresses every batch. By default (ABI 1.3) batches of a codec
+   * the host decompresses natively (hostCodecs(): gzip in Node) are decompressed by the
+   * host and handed to the module; the records, errors and the maxDecompressed cap are
+   * the same either way.
+   */
+  hostDecompress?: boolean;
 }
 
 /** Replaces the records field of a partition type by a RecordSet. */
@@ -482,6 +489,10 @@ export declare class Kwire {
   decodeRecordTable(records: BytesLike | string | null | undefined, options?: Omit<DecodeRecordsOptions, 'copy' | 'int64'>): RecordTable;
   /** Whether the module exports the frame-records calls (else decodeFetch & co. go per partition). */
   hasFrameRecords(): boolean;
+  /** The codecs decodeFetch and decodeProduce decompress with the host's own code ('gzip' in Node; none in browsers). */
+  hostCodecs(): Array<'gzip' | 'zstd'>;
+  /** Batches, and decompressed bytes, that the host decompressed for this instance so far. */
+  hostDecompressed(): { batches: number; bytes: number };
   decodeFetch(frame: BytesLike, apiVersion: number, options?: DecodeFrameRecordsOptions): FetchFrame;
   decodeProduce(frame: BytesLike, options?: DecodeFrameRecordsOptions): ProduceFrame;
   encodeProduce(frame: ProduceFrameInput, options?: EncodeProduceOptions): Uint8Array;

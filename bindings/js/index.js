@@ -17,6 +17,7 @@ import { readTable } from './src/records.js';
 import { RecordTable, RecordSet, Record } from './src/table.js';
 import { RecordTableBuilder } from './src/builder.js';
 import { produceVerdict } from './src/validate.js';
+import { HOST_DECOMPRESSORS, hostCodecs } from './src/hostcodec.js';
 
 export * from './src/errors.js';
 export { toBase64, fromBase64 };
@@ -39,6 +40,9 @@ const ENCODE_INTO_MAX = 1 << 20;
 const RECORDS_SKIP_CRC = 1;
 /** KW_RECORDS_INPUT_SPANS (ABI 1.2): uncompressed records stay in the caller's frame. */
 const RECORDS_INPUT_SPANS = 2;
+/** The module's cap on what one compressed batch may decompress to when max_decompressed is 0. */
+const DEFAULT_MAX_DECOMPRESSED = 100 << 20;
+const MAX_ALLOC = 512 << 20;
 const EMPTY = new Uint8Array(0);
 
 const utf8enc = new TextEncoder();
@@ -163,6 +167,7 @@ export class Kwire {
     this._in = 0;
     this._inCap = 0;
     this._names = new Map();
+    this._hostStats = { batches: 0, bytes: 0 };
     this._catalogue = null;
   }
 
@@ -208,10 +213,10 @@ export class Kwire {
 
   // _call runs one export. Anything thrown while the module runs is a trap (or a
   // proc_exit): the instance's state is gone, so it is replaced.
-  _call(name, f, a, b, c, d, e, g, h, i) {
+  _call(name, f, a, b, c, d, e, g, h, i, j, k) {
     let r;
     try {
-      r = f(a, b, c, d, e, g, h, i);
+      r = f(a, b, c, d, e, g, h, i, j, k);
     } catch (err) {
       throw this._trapped(name, err);
     }
@@ -594,10 +599,18 @@ export class Kwire {
       // are views of `b`, the caller's own frame (options.copy: views of a copy).
       const spans = this._abi.minor >= 2 && options.copy !== true;
       const fl = spans ? flags | RECORDS_INPUT_SPANS : flags;
-      const st = apiKey === 0
-        ? this._call(name, x.kw_decode_request_frame_records, p, b.length, fl, max, s, s + 4)
-        : this._call(name, x.kw_decode_response_frame_records, p, b.length, apiKey, apiVersion, fl, max, s, s + 4);
-      table = new RecordTable(this._takeBytes(st, name), spans ? b : null);
+      // ABI 1.3: compressed batches of a codec the host decompresses faster (node:zlib's
+      // gzip) are decompressed here and handed to the module.
+      let bytes = options.hostDecompress !== false && this._abi.minor >= 3 && HOST_DECOMPRESSORS.size > 0
+        ? this._frameRecordsHost(b, apiKey === 0 ? -1 : apiKey, apiVersion, fl, max, name)
+        : null;
+      if (bytes === null) {
+        const st = apiKey === 0
+          ? this._call(name, x.kw_decode_request_frame_records, p, b.length, fl, max, s, s + 4)
+          : this._call(name, x.kw_decode_response_frame_records, p, b.length, apiKey, apiVersion, fl, max, s, s + 4);
+        bytes = this._takeBytes(st, name);
+      }
+      table = new RecordTable(bytes, spans ? b : null);
       if (table.layout < 2) throw new Error(`kwire: ${name} returned a layout ${table.layout} table (no frame JSON)`);
       f = JSON.parse(table.jsonText());
     } else {
@@ -639,6 +652,70 @@ export class Kwire {
     f.partitions = partitions;
     if (apiKey === 0) f.invalidPartitions = invalidPartitions;
     return f;
+  }
+
+  // _frameRecordsHost decodes a frame whose compressed batches the host decompresses:
+  // the table's bytes, or null when there is nothing for the host to do (no batch of a
+  // codec it handles, or a frame the listing refuses: the one-call decode then gives the
+  // answer, or the error). b is in the input buffer already.
+  _frameRecordsHost(b, key, apiVersion, flags, max, name) {
+    const x = this._exports();
+    const s = this._scratch;
+    const limit = max > 0 ? max : DEFAULT_MAX_DECOMPRESSED;
+    if (max < 0) return null;
+    const p0 = this._in;
+    let st = this._call('kw_frame_compressed_batches', x.kw_frame_compressed_batches, p0, b.length, key, apiVersion, s, s + 4);
+    if (st !== 0) return null;
+    const [lp, ln] = [this._dv.getUint32(s, true), this._dv.getUint32(s + 4, true)];
+    const list = new Int32Array(this._u8.slice(lp, lp + ln).buffer);
+    this._call('kw_free', x.kw_free, lp);
+    const offsets = [];
+    const parts = [];
+    let total = 0;
+    for (let i = 0, n = list[0]; i < n; i++) {
+      const e = 1 + 4 * i;
+      const inflate = HOST_DECOMPRESSORS.get(list[e + 2]);
+      if (inflate === undefined) continue;
+      const out = inflate(b.subarray(list[e], list[e] + list[e + 1]), limit);
+      if (out === null) continue;
+      offsets.push(list[e]);
+      parts.push(out);
+      total += out.length;
+    }
+    if (parts.length === 0) return null;
+    this._hostStats.batches += parts.length;
+    this._hostStats.bytes += total;
+    const size = 4 + 8 * parts.length + total;
+    if (b.length + size > MAX_ALLOC) return null;
+    // The frame, then the inflated input: int32 count, (offset, length) pairs, the bytes.
+    const p = this._reserve(b.length + size); // a new buffer when the frame's is too small
+    const u8 = this._u8;
+    const dv = this._dv;
+    if (p !== p0) u8.set(b, p);
+    const q = p + b.length;
+    dv.setInt32(q, parts.length, true);
+    for (let i = 0; i < parts.length; i++) {
+      dv.setInt32(q + 4 + 8 * i, offsets[i], true);
+      dv.setInt32(q + 8 + 8 * i, parts[i].length, true);
+    }
+    let at = q + 4 + 8 * parts.length;
+    for (const part of parts) {
+      u8.set(part, at);
+      at += part.length;
+    }
+    st = this._call(name, x.kw_decode_frame_records_inflated, p, b.length, key, apiVersion, flags, max, q, size, s, s + 4);
+    return this._takeBytes(st, name);
+  }
+
+  /** The codecs whose batches this host decompresses itself in decodeFetch and decodeProduce ('gzip' in Node). */
+  hostCodecs() {
+    this._exports();
+    return this._abi.minor >= 3 ? hostCodecs() : [];
+  }
+
+  /** How many batches (and decompressed bytes) the host has decompressed for this instance so far. */
+  hostDecompressed() {
+    return { ...this._hostStats };
   }
 
   /**

@@ -135,11 +135,14 @@ export function checkDecoded(kw, frame, apiKey, version) {
     }
   }
   let verdicts = null; // the invalidPartitions of the first path, which the other must repeat
-  for (const fallback of kw.hasFrameRecords() ? [false, true] : [true]) {
-    const how = fallback ? 'per-partition path' : 'frame-records path';
+  // The frame-records path with the host's decompressors (where the host has any) and
+  // without, and the per-partition path.
+  const paths = kw.hasFrameRecords() ? [{ fallback: false }, { fallback: false, hostDecompress: false }, { fallback: true }] : [{ fallback: true }];
+  for (const opts of paths) {
+    const how = opts.fallback ? 'per-partition path' : opts.hostDecompress === false ? 'frame-records path, module decompression' : 'frame-records path';
     let got;
     try {
-      got = apiKey === 0 ? kw.decodeProduce(frame, { fallback }) : kw.decodeFetch(frame, version, { fallback });
+      got = apiKey === 0 ? kw.decodeProduce(frame, opts) : kw.decodeFetch(frame, version, opts);
     } catch (e) {
       if (wantErr !== null && e.constructor === wantErr.constructor && e.status === wantErr.status) continue;
       return `${how}: ${e.message}${wantErr ? ` (decodeRecords fails with ${wantErr.message})` : ''}`;

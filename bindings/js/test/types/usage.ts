@@ -106,6 +106,12 @@ async function main(bytes: Uint8Array) {
     const keys: Int32Array = c.keys;
     void offs, keys;
   }
+  // host decompression: on by default, off per call; which codecs, and how much so far
+  const fm = decodeFetch(bytes, 12, { hostDecompress: false, maxDecompressed: 1 << 20 });
+  const kwi = await load();
+  const codecs: Array<'gzip' | 'zstd'> = kwi.hostCodecs();
+  const hd: number = kwi.hostDecompressed().batches;
+  void fm, codecs, hd;
   const pr = fr.body.responses?.[0]?.partitions?.[0]?.records;
   if (pr) expectType<Equal<typeof pr, RecordSet>>();
   // @ts-expect-error: the records of decodeFetch are not base64 text

@@ -1,0 +1,53 @@
+// The host's own decompressors, used in place of the module's where they are faster
+// (kw_frame_compressed_batches, then kw_decode_frame_records_inflated; capi/kwire.h).
+//
+// In Node: node:zlib's gunzip for gzip (native zlib: 2-4x the module's inflate on the
+// bench's frames), and zstd where the running Node has zlib.zstdDecompressSync (22.15
+// and later; Node 20 has none, and the module decompresses). Snappy and LZ4 stay in the
+// module: its kernels run them about as fast as native code, and Node has neither.
+// Browsers offer only asynchronous decompression (DecompressionStream), which a
+// synchronous decode cannot wait for: there the module decompresses everything.
+//
+// A decompressor returns the decompressed bytes when the input is exactly one valid
+// stream (concatenated gzip members count as one, as Kafka's reader reads them) of at
+// most max bytes, and null otherwise: the batch is then left to the module, whose
+// decompressor gives its own error or its own verdict. So a host decompressor can only
+// make a decode faster, never change what it returns.
+
+const nodeZlib = typeof process === 'object' && process !== null && typeof process.getBuiltinModule === 'function'
+  ? process.getBuiltinModule('node:zlib')
+  : null;
+
+// kBufferMaxLength bounds maxOutputLength; the module's limit is far below it anyway.
+const maxOutput = (max) => Math.min(max, nodeZlib?.constants?.kMaxLength ?? 2 ** 31 - 1);
+
+function viaZlib(fn) {
+  return (data, max) => {
+    let r;
+    try {
+      r = fn(data, { info: true, maxOutputLength: maxOutput(max) });
+    } catch {
+      return null; // corrupt, cut short, or past max: the module's decompressor says which
+    }
+    // Trailing bytes that do not start another member are corrupt to Kafka; zlib may
+    // stop before them without complaint.
+    if (r.engine.bytesWritten !== data.length || r.buffer.length > max) return null;
+    return new Uint8Array(r.buffer.buffer, r.buffer.byteOffset, r.buffer.length);
+  };
+}
+
+/**
+ * The decompressors of this host by KW_COMPRESSION_* code (1 gzip, 4 zstd): each
+ * (Uint8Array, max) => Uint8Array | null.
+ */
+export const HOST_DECOMPRESSORS = Object.freeze(new Map([
+  ...(nodeZlib !== null ? [[1, viaZlib(nodeZlib.gunzipSync)]] : []),
+  ...(typeof nodeZlib?.zstdDecompressSync === 'function' ? [[4, viaZlib(nodeZlib.zstdDecompressSync)]] : []),
+]));
+
+const NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+
+/** The names of the codecs this host decompresses itself ('gzip', 'zstd'). */
+export function hostCodecs() {
+  return [...HOST_DECOMPRESSORS.keys()].map((c) => NAMES[c]);
+}
