@@ -139,15 +139,21 @@ def decode_records_dict(data: RecordsData, *, verify_crc: bool = True, max_decom
     return default().decode_records_dict(data, verify_crc=verify_crc, max_decompressed=max_decompressed)
 
 
-def decode_fetch(frame: BytesLike, api_version: int, *, verify_crc: bool = True, max_decompressed: int = 0, copy: bool = False) -> FetchFrame:
+def decode_fetch(
+    frame: BytesLike, api_version: int, *, verify_crc: bool = True, max_decompressed: int = 0, copy: bool = False, host_decompress: bool = True
+) -> FetchFrame:
     """Decodes a whole Fetch response frame, records as RecordSets; uncompressed records
     are views of ``frame`` unless ``copy=True`` (see Kwire.decode_fetch)."""
-    return default().decode_fetch(frame, api_version, verify_crc=verify_crc, max_decompressed=max_decompressed, copy=copy)
+    return default().decode_fetch(
+        frame, api_version, verify_crc=verify_crc, max_decompressed=max_decompressed, copy=copy, host_decompress=host_decompress
+    )
 
 
-def decode_produce(frame: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0, copy: bool = False) -> ProduceFrame:
+def decode_produce(
+    frame: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0, copy: bool = False, host_decompress: bool = True
+) -> ProduceFrame:
     """Decodes a whole Produce request frame, records as RecordSets (see Kwire.decode_produce)."""
-    return default().decode_produce(frame, verify_crc=verify_crc, max_decompressed=max_decompressed, copy=copy)
+    return default().decode_produce(frame, verify_crc=verify_crc, max_decompressed=max_decompressed, copy=copy, host_decompress=host_decompress)
 
 
 def encode_produce(frame: _Mapping[str, _Any]) -> bytes:

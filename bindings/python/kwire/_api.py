@@ -6,6 +6,7 @@ import binascii
 import json
 import math
 import re
+import struct
 import threading
 from typing import (
     Any,
@@ -23,6 +24,7 @@ from typing import (
 )
 
 from . import _records
+from ._hostcodec import HOST_DECOMPRESSORS, host_codecs
 from ._errors import ERR_ARG, ERR_INTERNAL, ERR_UNKNOWN_API, ERR_UNSUPPORTED, KwireError, error_for
 from ._validate import produce_verdict
 from ._layout import RECORDS_INPUT_SPANS, RECORDS_SKIP_CRC
@@ -38,6 +40,10 @@ RecordsData = Union[bytes, bytearray, memoryview, str]
 JSONText = Union[bytes, bytearray, memoryview, str]
 
 T = TypeVar("T")
+
+_I32 = struct.Struct("<i")
+# The module's cap on what one compressed batch may decompress to when max_decompressed is 0.
+_DEFAULT_MAX_DECOMPRESSED = 100 << 20
 
 _FRAME_RECORDS = ("kw_decode_request_frame_records", "kw_decode_response_frame_records", "kw_encode_request_frame_records")
 
@@ -115,6 +121,7 @@ class Kwire:
 
     def __init__(self, wasm: Optional[str] = None, *, env: Optional[Mapping[str, str]] = None) -> None:
         self._lock = threading.Lock()
+        self._host_stats: Dict[str, int] = {"batches": 0, "bytes": 0}
         self._inst = Instance(wasm, dict(env) if env else None)
         self._catalogue: Optional[bytes] = None
         self._apis: Optional[Dict[int, CatalogueApi]] = None
@@ -324,6 +331,7 @@ class Kwire:
         max_decompressed: int = 0,
         fallback: bool = False,
         copy: bool = False,
+        host_decompress: bool = True,
     ) -> FetchFrame:
         """Decodes a whole Fetch response frame answering a Fetch request of api_version.
         The result is decode_response_frame's, except that each non-null records field is
@@ -338,17 +346,96 @@ class Kwire:
         messages are views of the table. ``copy=True`` asks for a table that holds its own
         copy of every record instead. ``fallback=True`` takes the per-partition path (the
         records fields' base64 decoded, then each decoded on its own: copies) even when
-        the module has the frame-records calls."""
-        return cast(FetchFrame, self._decode_frame_records(frame, 1, api_version, verify_crc, max_decompressed, fallback, copy))
+        the module has the frame-records calls.
+
+        Host decompression (a module of ABI 1.3): the compressed batches of a codec this
+        host decompresses natively (``host_codecs()``: gzip through zlib, zstd when the
+        zstandard package is installed) are decompressed here and handed to the module;
+        the records, the errors and the ``max_decompressed`` cap are the same as the
+        module's own decompression gives. ``host_decompress=False`` leaves every batch to
+        the module."""
+        return cast(FetchFrame, self._decode_frame_records(frame, 1, api_version, verify_crc, max_decompressed, fallback, copy, host_decompress))
 
     def decode_produce(
-        self, frame: BytesLike, *, verify_crc: bool = True, max_decompressed: int = 0, fallback: bool = False, copy: bool = False
+        self,
+        frame: BytesLike,
+        *,
+        verify_crc: bool = True,
+        max_decompressed: int = 0,
+        fallback: bool = False,
+        copy: bool = False,
+        host_decompress: bool = True,
     ) -> ProduceFrame:
-        """Decodes a whole Produce request frame; records (and ``copy``) as in decode_fetch."""
-        return cast(ProduceFrame, self._decode_frame_records(frame, 0, -1, verify_crc, max_decompressed, fallback, copy))
+        """Decodes a whole Produce request frame; records (``copy``, ``host_decompress``) as
+        in decode_fetch."""
+        return cast(ProduceFrame, self._decode_frame_records(frame, 0, -1, verify_crc, max_decompressed, fallback, copy, host_decompress))
+
+    def host_codecs(self) -> List[str]:
+        """The codecs decode_fetch and decode_produce decompress with this host's own code
+        ("gzip"; "zstd" with zstandard installed); none with a module before ABI 1.3."""
+        return host_codecs() if self._inst.abi_minor >= 3 else []
+
+    def host_decompressed(self) -> Dict[str, int]:
+        """How many batches, and decompressed bytes, the host decompressed for this
+        instance so far: {"batches": n, "bytes": n}."""
+        return dict(self._host_stats)
+
+    def _frame_records_host(self, frame: BytesLike, key: int, api_version: int, flags: int, max_decompressed: int) -> Optional[bytes]:
+        """A frame-records table whose compressed batches of the host's codecs the host
+        decompressed (ABI 1.3), or None when there is nothing for the host to do: no such
+        batch, or a frame the listing refuses (the one-call decode then answers)."""
+        if max_decompressed < 0:
+            return None
+        limit = max_decompressed or _DEFAULT_MAX_DECOMPRESSED
+        with self._lock:
+            p, n = self._inst.put(frame)
+            try:
+                listed = self._inst.call_out("kw_frame_compressed_batches", p, n, key, api_version)
+            except KwireError:
+                return None
+            finally:
+                self._inst.release_input()
+        (count,) = _I32.unpack_from(listed)
+        words = struct.unpack_from("<%di" % (4 * count), listed, 4)
+        fv = memoryview(frame).cast("B")
+        pairs: List[int] = []
+        outs: List[bytes] = []
+        get = HOST_DECOMPRESSORS.get
+        for i in range(0, 4 * count, 4):
+            inflate = get(words[i + 2])
+            if inflate is None:
+                continue
+            at = words[i]
+            out = inflate(fv[at : at + words[i + 1]], limit)
+            if out is None:
+                continue
+            pairs += (at, len(out))
+            outs.append(out)
+        if not outs:
+            return None
+        head = struct.pack("<%di" % (1 + len(pairs)), len(outs), *pairs)
+        size = len(head) + sum(map(len, outs))
+        self._host_stats["batches"] += len(outs)
+        self._host_stats["bytes"] += size - len(head)
+        with self._lock:
+            placed = self._inst.put(frame, head, *outs)
+            try:
+                return self._inst.call_out(
+                    "kw_decode_frame_records_inflated", placed[0], placed[1], key, api_version, flags, max_decompressed, placed[2], size
+                )
+            finally:
+                self._inst.release_input()
 
     def _decode_frame_records(
-        self, frame: BytesLike, api_key: int, api_version: int, verify_crc: bool, max_decompressed: int, fallback: bool, copy: bool
+        self,
+        frame: BytesLike,
+        api_key: int,
+        api_version: int,
+        verify_crc: bool,
+        max_decompressed: int,
+        fallback: bool,
+        copy: bool,
+        host_decompress: bool = True,
     ) -> Dict[str, Any]:
         check_int32("api_version", api_version)
         check_int32("max_decompressed", max_decompressed)
@@ -360,9 +447,12 @@ class Kwire:
             spans = not copy and self._inst.abi_minor >= 2
             if spans:
                 flags |= RECORDS_INPUT_SPANS
-            if api_key == 0:
+            raw: Optional[bytes] = None
+            if host_decompress and HOST_DECOMPRESSORS and self._inst.abi_minor >= 3:
+                raw = self._frame_records_host(frame, -1 if api_key == 0 else api_key, api_version, flags, max_decompressed)
+            if raw is None and api_key == 0:
                 raw = self._one_in("kw_decode_request_frame_records", frame, flags, max_decompressed)
-            else:
+            elif raw is None:
                 raw = self._one_in("kw_decode_response_frame_records", frame, api_key, api_version, flags, max_decompressed)
             table = RecordTable(raw, frame if spans else None)
             if spans != (table.layout >= 3):

@@ -129,13 +129,15 @@ def paths(kw: kwire.Kwire) -> List[bool]:
 
 
 # The ways decode_fetch / decode_produce read records: (fallback, copy, the table layout
-# they must give): the frame-records call with input spans (layout 3, the default with a
-# module of ABI 1.2; layout 2 with an older one), the same call with copy=True (layout 2),
-# and the per-partition path (a layout-1 table per records field).
-def modes(kw: kwire.Kwire) -> List[Tuple[bool, bool, int]]:
+# they must give, host_decompress): the frame-records call with input spans (layout 3, the
+# default with a module of ABI 1.2; layout 2 with an older one), with the host's
+# decompressors (ABI 1.3) and without, the same call with copy=True (layout 2), and the
+# per-partition path (a layout-1 table per records field).
+def modes(kw: kwire.Kwire) -> List[Tuple[bool, bool, int, bool]]:
     if not kw.has_frame_records():
-        return [(True, False, 1)]
-    return [(False, False, 3 if kw.abi_version() & 0xFFFF >= 2 else 2), (False, True, 2), (True, False, 1)]
+        return [(True, False, 1, True)]
+    spans = 3 if kw.abi_version() & 0xFFFF >= 2 else 2
+    return [(False, False, spans, True), (False, False, spans, False), (False, True, 2, True), (True, False, 1, True)]
 
 
 def check_decoded(kw: kwire.Kwire, frame: bytes, api_key: int, version: int) -> None:
@@ -154,16 +156,18 @@ def check_decoded(kw: kwire.Kwire, frame: bytes, api_key: int, version: int) -> 
         except kwire.KwireError as e:
             want_err = e
             break
-    for fallback, copy, layout in modes(kw):
+    for fallback, copy, layout, host in modes(kw):
         if want_err is not None:
             with pytest.raises(type(want_err)):
                 if api_key == 0:
-                    kw.decode_produce(frame, fallback=fallback, copy=copy)
+                    kw.decode_produce(frame, fallback=fallback, copy=copy, host_decompress=host)
                 else:
-                    kw.decode_fetch(frame, version, fallback=fallback, copy=copy)
+                    kw.decode_fetch(frame, version, fallback=fallback, copy=copy, host_decompress=host)
             continue
         got: Dict[str, Any] = dict(
-            kw.decode_produce(frame, fallback=fallback, copy=copy) if api_key == 0 else kw.decode_fetch(frame, version, fallback=fallback, copy=copy)
+            kw.decode_produce(frame, fallback=fallback, copy=copy, host_decompress=host)
+            if api_key == 0
+            else kw.decode_fetch(frame, version, fallback=fallback, copy=copy, host_decompress=host)
         )
         gparts = [p for t in got["body"].get("topicData" if api_key == 0 else "responses") or [] for p in t.get("partitionData" if api_key == 0 else "partitions") or []]
         assert len(gparts) == len(parts)

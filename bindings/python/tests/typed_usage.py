@@ -95,4 +95,10 @@ def frame_records(frame: bytes) -> None:
     print(t)
     kwire.decode_fetch(frame, "12")  # type: ignore[arg-type]
     kwire.decode_fetch(bytearray(frame), 12, copy=True)
+    kwire.decode_fetch(frame, 12, host_decompress=False)
+    kw = kwire.Kwire()
+    codecs: List[str] = kw.host_codecs()
+    done: int = kw.host_decompressed()["batches"]
+    kw.decode_produce(frame, host_decompress=True)
+    _ = (codecs, done)
     kwire.decode_records(kwire.decode_request_frame(frame)["body"]["topicData"][0]["partitionData"][0]["records"] or "")
