@@ -4,48 +4,50 @@ import (
 	"encoding/binary"
 	"sort"
 	"strconv"
-	"sync"
 
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/internal/transcode"
 )
 
 // Host decompression (ABI 1.3). A host whose own zlib (or zstd) is faster than the
-// module's asks kw_frame_compressed_batches where a frame's compressed batches are,
-// decompresses them itself, and hands the results to kw_decode_frame_records_inflated,
-// which reads them in place of its own decompression. Everything else is the same call:
-// each batch's checksum is still checked on its compressed bytes, the records are read
-// from the decompressed bytes by the same code, and a batch the host left out is
-// decompressed by the module. So records, errors and limits are those of
-// kw_decode_*_frame_records, as long as the host hands back the exact decompressed
-// bytes; a host that could not decompress a batch (corrupt, or past the cap) leaves it
-// out, and the module's own decompressor then gives the error it always gives.
+// module's names those codecs in the flags of kw_decode_*_frame_records
+// (FlagHostGzip..FlagHostZstd). A frame with no batch of those codecs decodes as always,
+// in one call. A frame with some returns, instead of a table, the list of its batches of
+// those codecs (BatchListMagic); the host decompresses them and calls
+// kw_decode_frame_records_inflated with the results, which reads them in place of its
+// own decompression. Everything else is the same decode: each batch's checksum is still
+// checked on its compressed bytes, the records are read from the decompressed bytes by
+// the same code, and a batch the host left out is decompressed by the module. So records,
+// errors and limits are those of the one-call decode, as long as the host hands back the
+// exact decompressed bytes; a host that could not decompress a batch (corrupt, or past
+// the cap) leaves it out, and the module's own decompressor gives the error it always
+// gives.
 
-// CompressedBatchWords is the number of int32 words of one entry of
-// kw_frame_compressed_batches' output: the offset in the frame of the batch's
-// compressed records section, its length, the codec (KW_COMPRESSION_*) and the record
-// count the batch header states.
-const CompressedBatchWords = 4
+// FlagHostGzip .. FlagHostZstd (KW_RECORDS_HOST_*): the codecs the host decompresses,
+// bit 7+codec.
+const (
+	FlagHostGzip   = 1 << (7 + records.CompressionGzip)
+	FlagHostSnappy = 1 << (7 + records.CompressionSnappy)
+	FlagHostLZ4    = 1 << (7 + records.CompressionLZ4)
+	FlagHostZstd   = 1 << (7 + records.CompressionZstd)
+	flagsHost      = FlagHostGzip | FlagHostSnappy | FlagHostLZ4 | FlagHostZstd
+)
 
-// batchLister finds the compressed batches of a frame's records fields.
-type batchLister struct {
-	framer transcode.Framer
-	frame  []byte
-	list   []byte // entries, CompressedBatchWords int32 each
-	n      int
-	json   []byte
-}
+// BatchListMagic opens the batch list a frame-records call returns in place of a
+// table; CompressedBatchWords int32 words per entry follow the count: the offset in the
+// frame of the batch's compressed records section, its length, the codec
+// (KW_COMPRESSION_*) and the record count the batch header states.
+const (
+	BatchListMagic       = "KWCB"
+	BatchListHeaderSize  = 8
+	CompressedBatchWords = 4
+)
 
-var batchListers = sync.Pool{New: func() any {
-	l := new(batchLister)
-	l.framer.Decode.Records = l.hook
-	return l
-}}
-
-// hook lists the compressed magic-2 batches of one records field. A field that cannot be
-// read ends the listing of that field: the decode call reports it.
-func (l *batchLister) hook(dst []byte, recs []byte, _ func() string) ([]byte, error) {
+// hostBatches appends to t.list the batches of recs that the host decompresses
+// (magic 2, a codec in t.hostCodecs), and reports whether there was one. A batch or
+// entry that cannot be read ends the listing of that field: the decode reports it.
+func (t *frameTable) hostBatches(recs []byte) bool {
 	le := binary.LittleEndian
+	found := false
 	for pos := 0; pos < len(recs); {
 		size, magic, err := records.PeekEntry(recs[pos:])
 		if err != nil || size == 0 {
@@ -53,49 +55,28 @@ func (l *batchLister) hook(dst []byte, recs []byte, _ func() string) ([]byte, er
 		}
 		if magic == 2 {
 			b, _, err := records.ParseBatch(recs[pos:pos+size], true)
-			if c := b.Compression(); err == nil && c != records.CompressionNone && c <= records.CompressionZstd {
-				if at := offsetIn(l.frame, b.Records); at >= 0 {
-					l.list = le.AppendUint32(l.list, uint32(at))
-					l.list = le.AppendUint32(l.list, uint32(len(b.Records)))
-					l.list = le.AppendUint32(l.list, uint32(c))
-					l.list = le.AppendUint32(l.list, uint32(b.NumRecords))
-					l.n++
+			if c := b.Compression(); err == nil && c >= records.CompressionGzip && c <= records.CompressionZstd && t.hostCodecs&(1<<c) != 0 {
+				if at := offsetIn(t.frame, b.Records); at >= 0 {
+					t.list = le.AppendUint32(t.list, uint32(at))
+					t.list = le.AppendUint32(t.list, uint32(len(b.Records)))
+					t.list = le.AppendUint32(t.list, uint32(c))
+					t.list = le.AppendUint32(t.list, uint32(b.NumRecords))
+					t.nlist++
+					found = true
 				}
 			}
 		}
 		pos += size
 	}
-	return append(dst, "null"...), nil
+	return found
 }
 
-// FrameCompressedBatches is kw_frame_compressed_batches: api_key -1 reads a request
-// frame (its header names the api), else a response frame of that api and version.
-func FrameCompressedBatches(dst []byte, frame []byte, apiKey, version int32) (out []byte, err error) {
-	defer guard(&err)
-	if apiKey != -1 {
-		if e := checkAPI(apiKey, version, false); e != nil {
-			return dst, e
-		}
-	}
-	l := batchListers.Get().(*batchLister)
-	l.frame, l.list, l.n = frame, l.list[:0], 0
-	defer func() {
-		l.frame = nil
-		if cap(l.json) > 1<<20 {
-			l.json = nil
-		}
-		batchListers.Put(l)
-	}()
-	if apiKey == -1 {
-		l.json, err = l.framer.AppendRequestFrameJSON(l.json[:0], frame)
-	} else {
-		l.json, err = l.framer.AppendResponseFrameJSON(l.json[:0], frame, int16(apiKey), int16(version))
-	}
-	if err != nil {
-		return dst, classify(err)
-	}
-	out = binary.LittleEndian.AppendUint32(reserve(dst, 4+len(l.list)), uint32(l.n))
-	return append(out, l.list...), nil
+// batchList is the output of a call that found batches for the host: the magic, the
+// count, the entries.
+func (t *frameTable) batchList(dst []byte) []byte {
+	out := append(reserve(dst, BatchListHeaderSize+len(t.list)), BatchListMagic...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(t.nlist))
+	return append(out, t.list...)
 }
 
 // inflatedBatch is one batch a host decompressed: the offset in the frame of its
@@ -153,12 +134,15 @@ func (t *frameTable) decompressed(compressed []byte) ([]byte, bool) {
 // DecodeFrameRecordsInflated is kw_decode_frame_records_inflated: api_key -1 decodes a
 // request frame as kw_decode_request_frame_records does, else a response frame as
 // kw_decode_response_frame_records does, with the compressed batches found in inflated
-// read from there.
+// read from there. It never returns a batch list: the FlagHost* flags are ignored.
 func DecodeFrameRecordsInflated(dst []byte, frame []byte, apiKey, version, flags, maxDecompressed int32, inflated []byte) (out []byte, err error) {
 	defer guard(&err)
 	idx, e := readInflated(nil, inflated)
 	if e != nil {
 		return dst, e
+	}
+	if idx == nil {
+		idx = []inflatedBatch{} // not nil: no batch list, whatever the flags
 	}
 	if apiKey == -1 {
 		return decodeRequestFrameRecords(dst, frame, flags, maxDecompressed, idx)

@@ -57,6 +57,13 @@ type frameTable struct {
 	// read through decompressedFn, the method value made once.
 	inflated       []inflatedBatch
 	decompressedFn func([]byte) ([]byte, bool)
+	// hostCodecs (bit c for codec c) are the codecs the host decompresses itself
+	// (FlagHost*); once a batch of one is found the call only lists them (listing) into
+	// list, nlist entries, and returns that list instead of a table.
+	hostCodecs uint8
+	listing    bool
+	list       []byte
+	nlist      int
 }
 
 var frameTables = sync.Pool{New: func() any {
@@ -68,6 +75,14 @@ var frameTables = sync.Pool{New: func() any {
 
 // hook decodes one records field into the table and writes its reference.
 func (t *frameTable) hook(dst []byte, recs []byte, path func() string) ([]byte, error) {
+	if t.hostCodecs != 0 {
+		if t.hostBatches(recs) {
+			t.listing = true
+		}
+		if t.listing {
+			return append(dst, "null"...), nil // the output is the batch list, not this JSON
+		}
+	}
 	first := t.nrec
 	skipped, err := t.addField(recs)
 	if err != nil {
@@ -363,6 +378,7 @@ func grow(b []byte, n int) []byte {
 
 func (t *frameTable) reset() {
 	t.out, t.json, t.hookErr, t.frame = nil, t.json[:0], nil, nil
+	t.hostCodecs, t.listing, t.list, t.nlist = 0, false, t.list[:0], 0
 	t.ents, t.hents, t.nrec, t.nhdr = t.ents[:0], t.hents[:0], 0, 0
 	if cap(t.json) > 4<<20 {
 		t.json = nil
@@ -379,11 +395,14 @@ func (t *frameTable) reset() {
 // layout-3 table.
 func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, inflated []inflatedBatch, decode func(t *frameTable) ([]byte, error)) (out []byte, err error) {
 	defer guard(&err)
-	opts, e := recordOptions(flags&^FlagInputSpans, maxDecompressed)
+	opts, e := recordOptions(flags&^(FlagInputSpans|flagsHost), maxDecompressed)
 	if e != nil {
 		return dst, e
 	}
 	t := frameTables.Get().(*frameTable)
+	if inflated == nil {
+		t.hostCodecs = uint8(flags&flagsHost>>7) // bit c for codec c
+	}
 	d := decoders.Get().(*records.Decoder)
 	d.Options = opts
 	t.dec = d
@@ -413,11 +432,21 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 	}
 	t.out = grow(t.out, TableHeaderSizeFrame)
 	json, err := decode(t)
+	if t.listing && (err != nil || t.hookErr != nil) {
+		// Records fields after the first listed batch were not read: the one-call decode
+		// says what fails first.
+		return decodeFrameRecords(dst, frame, flags&^flagsHost, maxDecompressed, nil, decode)
+	}
 	if t.hookErr != nil {
 		return dst, t.hookErr
 	}
 	if err != nil {
 		return dst, classify(err)
+	}
+	if t.listing {
+		out := t.batchList(t.out[:t.start])
+		t.out = nil
+		return out, nil
 	}
 	t.json = json
 	return t.finish()

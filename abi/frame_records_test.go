@@ -484,41 +484,55 @@ func checkSamePaths(t *testing.T, what string, frame []byte, request bool, key, 
 	checkInflated(t, what, frame, request, key, v, extra)
 }
 
-// checkInflated decodes frame in one call and in the two calls of host decompression
-// (kw_frame_compressed_batches, then kw_decode_frame_records_inflated with every batch
-// the host could decompress, here by the records package): the tables, or the errors,
-// must be identical, in layouts 2 and 3, and with every other batch left to the module.
+// checkInflated decodes frame in one call and with host decompression (the frame-records
+// call with every KW_RECORDS_HOST_* flag, then kw_decode_frame_records_inflated with every
+// listed batch the host could decompress, here by the records package): the tables, or
+// the errors, must be identical, in layouts 2 and 3, and with every other batch left to
+// the module.
 func checkInflated(t *testing.T, what string, frame []byte, request bool, key, v int16, flags int32) {
 	t.Helper()
 	apiKey := int32(key)
 	if request {
 		apiKey = -1
 	}
-	one := func(fl int32) ([]byte, error) {
+	call := func(fl int32) ([]byte, error) {
 		if request {
 			return DecodeRequestFrameRecords(nil, frame, fl, 0)
 		}
 		return DecodeResponseFrameRecords(nil, frame, apiKey, int32(v), fl, 0)
 	}
-	list, lerr := FrameCompressedBatches(nil, frame, apiKey, int32(v))
-	if lerr != nil {
-		if _, err := one(flags); err == nil {
-			t.Fatalf("%s: listing fails (%v), the decode does not", what, lerr)
-		}
-		return
-	}
-	batches := inflateAll(t, frame, list)
-	for _, b := range batches {
-		if b.ok {
-			hostInflated[b.codec]++
-		}
-	}
 	for _, fl := range []int32{flags, flags | FlagInputSpans} {
-		want, werr := one(fl)
+		want, werr := call(fl)
+		list, lerr := call(fl | flagsHost)
+		sameErr := func(err error) bool {
+			return (err != nil) == (werr != nil) && (err == nil || (err.Error() == werr.Error() && AsError(err).Path == AsError(werr).Path &&
+				AsError(err).Offset == AsError(werr).Offset && StatusOf(err) == StatusOf(werr)))
+		}
+		if lerr != nil {
+			if !sameErr(lerr) {
+				t.Fatalf("%s (flags %d): with the host flags %v, without %v", what, fl, lerr, werr)
+			}
+			continue
+		}
+		if string(list[:4]) != BatchListMagic {
+			if werr != nil {
+				t.Fatalf("%s (flags %d): with the host flags a table, without %v", what, fl, werr)
+			}
+			// No batch for the host: the table itself, as without the flags.
+			if !bytes.Equal(list, want) {
+				t.Fatalf("%s (flags %d): the host flags changed a table with no batch for the host", what, fl)
+			}
+			continue
+		}
+		batches := inflateAll(t, frame, list)
+		for _, b := range batches {
+			if b.ok {
+				hostInflated[b.codec]++
+			}
+		}
 		for _, keep := range []func(int) bool{func(int) bool { return true }, func(i int) bool { return i%2 == 1 }} {
-			got, err := DecodeFrameRecordsInflated(nil, frame, apiKey, int32(v), fl, 0, inflatedInput(batches, keep))
-			if (err != nil) != (werr != nil) || (err != nil && (err.Error() != werr.Error() || AsError(err).Path != AsError(werr).Path ||
-				AsError(err).Offset != AsError(werr).Offset || StatusOf(err) != StatusOf(werr))) {
+			got, err := DecodeFrameRecordsInflated(nil, frame, apiKey, int32(v), fl|flagsHost, 0, inflatedInput(batches, keep))
+			if !sameErr(err) {
 				t.Fatalf("%s (flags %d, %d batches listed): host decompression gives %v, the module %v", what, fl, len(batches), err, werr)
 			}
 			if err == nil && !bytes.Equal(got, want) {
@@ -539,18 +553,18 @@ type hostBatch struct {
 	ok    bool
 }
 
-// inflateAll decompresses every batch kw_frame_compressed_batches listed, as a host
-// would, leaving out those it cannot (corrupt, or past the default cap).
+// inflateAll decompresses every batch of a batch list, as a host would, leaving out
+// those it cannot (corrupt, or past the default cap).
 func inflateAll(t *testing.T, frame, list []byte) []hostBatch {
 	t.Helper()
 	le := binary.LittleEndian
-	n := int(le.Uint32(list))
-	if len(list) != 4+n*4*CompressedBatchWords {
+	n := int(le.Uint32(list[4:]))
+	if string(list[:4]) != BatchListMagic || len(list) != BatchListHeaderSize+n*4*CompressedBatchWords || n == 0 {
 		t.Fatalf("a list of %d batches in %d bytes", n, len(list))
 	}
 	var out []hostBatch
 	for i := 0; i < n; i++ {
-		e := list[4+16*i:]
+		e := list[BatchListHeaderSize+16*i:]
 		at, size, c := int(le.Uint32(e)), int(le.Uint32(e[4:])), records.Compression(le.Uint32(e[8:]))
 		if at < 0 || size < 0 || at+size > len(frame) || c < records.CompressionGzip || c > records.CompressionZstd {
 			t.Fatalf("entry %d: (%d, %d, codec %d) in a %d-byte frame", i, at, size, c, len(frame))
@@ -647,9 +661,13 @@ func TestFrameRecordsInflatedErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	frame := fetchFrameOf(t, batch)
-	list, err := FrameCompressedBatches(nil, frame, 1, 12)
+	list, err := DecodeResponseFrameRecords(nil, frame, 1, 12, FlagHostGzip, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Codecs the host does not take are decoded as always.
+	if tbl, err := DecodeResponseFrameRecords(nil, frame, 1, 12, FlagHostZstd|FlagHostLZ4, 0); err != nil || string(tbl[:4]) != TableMagic {
+		t.Fatalf("zstd and lz4 for the host, a gzip batch: %v", err)
 	}
 	bs := inflateAll(t, frame, list)
 	if len(bs) != 1 || !bs[0].ok || bs[0].codec != records.CompressionGzip {
@@ -714,14 +732,41 @@ func TestFrameRecordsInflatedErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := requestFrame(t, 0, 9, body)
-	rl, err := FrameCompressedBatches(nil, req, -1, 0)
-	if err != nil || le.Uint32(rl) != 1 {
+	rl, err := DecodeRequestFrameRecords(nil, req, FlagHostGzip, 0)
+	if err != nil || string(rl[:4]) != BatchListMagic || le.Uint32(rl[4:]) != 1 {
 		t.Fatalf("request listing %x %v", rl, err)
 	}
 	checkInflated(t, "produce v9", req, true, 0, 9, 0)
-	// Listing errors are the frame decode's.
-	_, err = FrameCompressedBatches(nil, frame[:len(frame)-3], 1, 12)
-	status(t, err, StatusDecode)
-	_, err = FrameCompressedBatches(nil, frame, 1, 99)
+	// With the host flags, errors are those of the call without them, even where the
+	// failure lies after a listed batch.
+	bad := append([]byte(nil), batch...)
+	binary.BigEndian.PutUint32(bad[17:], 0) // a wrong CRC
+	// A frame cut short fails in the first call; a batch that fails after a listed one
+	// fails in the second, with the error of the one-call decode.
+	_, want = DecodeResponseFrameRecords(nil, frame[:len(frame)-3], 1, 12, 0, 0)
+	if _, got := DecodeResponseFrameRecords(nil, frame[:len(frame)-3], 1, 12, flagsHost, 0); want == nil || got == nil || got.Error() != want.Error() {
+		t.Fatalf("a cut frame: with the host flags %v, without %v", got, want)
+	}
+	checkInflated(t, "a partial batch after a gzip one", fetchFrameOf2(t, batch, batch[:70]), false, 1, 12, 0)
+	fr := fetchFrameOf2(t, batch, bad)
+	checkInflated(t, "a bad checksum after a gzip batch", fr, false, 1, 12, 0)
+	if _, err := DecodeResponseFrameRecords(nil, fr, 1, 12, 0, 0); StatusOf(err) != StatusDecode {
+		t.Fatalf("the bad checksum: %v", err)
+	}
+	_, err = DecodeResponseFrameRecords(nil, frame, 1, 99, flagsHost, 0)
 	status(t, err, StatusVersion)
+}
+
+// fetchFrameOf2 is a Fetch v12 response frame of two partitions.
+func fetchFrameOf2(t *testing.T, a, b []byte) []byte {
+	t.Helper()
+	r := codec.NewFetchResponse()
+	pa, pb := codec.NewFetchResponsePartitionData(), codec.NewFetchResponsePartitionData()
+	pa.Records, pb.Records, pb.PartitionIndex = a, b, 1
+	r.Responses = []codec.FetchResponseFetchableTopicResponse{{Topic: "t", Partitions: []codec.FetchResponsePartitionData{*pa, *pb}}}
+	body, err := r.Encode(nil, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return responseFrame(t, 1, 12, body)
 }

@@ -242,13 +242,6 @@ func kw_runtime_stats(out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	})
 }
 
-//export kw_frame_compressed_batches
-func kw_frame_compressed_batches(in *C.uint8_t, inLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
-	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
-		return abi.FrameCompressedBatches(dst, src, int32(apiKey), int32(apiVersion))
-	})
-}
-
 //export kw_decode_frame_records_inflated
 func kw_decode_frame_records_inflated(in *C.uint8_t, inLen C.int32_t, apiKey C.int32_t, apiVersion C.int32_t, flags C.int32_t, maxDecompressed C.int32_t, inflated *C.uint8_t, inflatedLen C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
 	return guarded(func() C.int32_t {

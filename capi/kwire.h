@@ -165,6 +165,12 @@ extern "C" {
 /* kw_decode_*_frame_records only (ABI 1.2): return a layout-3 table, whose spans of
  * records stored uncompressed point into the input frame instead of a copy. */
 #define KW_RECORDS_INPUT_SPANS 2
+/* kw_decode_*_frame_records only (ABI 1.3): the host decompresses batches of these
+ * codecs itself; see "the host's own decompressor" below. */
+#define KW_RECORDS_HOST_GZIP 256
+#define KW_RECORDS_HOST_SNAPPY 512
+#define KW_RECORDS_HOST_LZ4 1024
+#define KW_RECORDS_HOST_ZSTD 2048
 
 /* ---- the record table (kw_records_decode_table, kw_decode_*_frame_records) --------
  * Byte offsets of its fields, described in full at kw_records_decode_table. These names
@@ -218,7 +224,12 @@ extern "C" {
 #define KW_SOURCE_TABLE 0              /* offsets into the table */
 #define KW_SOURCE_INPUT 1              /* offsets into the input the call was given */
 
-/* An entry of kw_frame_compressed_batches' output: int32 words at these byte offsets. */
+/* The batch list a frame-records call returns for the host to decompress (ABI 1.3): the
+ * magic, an int32 count at +4, then count entries of KW_BATCH_STRIDE bytes from +8, each
+ * of int32 words at these byte offsets. */
+#define KW_BATCH_LIST_MAGIC "KWCB"
+#define KW_BATCH_LIST_COUNT 4
+#define KW_BATCH_LIST_HEADER_SIZE 8
 #define KW_BATCH_DATA_OFFSET 0         /* the compressed records section: offset in the frame */
 #define KW_BATCH_DATA_LENGTH 4         /* its length */
 #define KW_BATCH_COMPRESSION 8         /* KW_COMPRESSION_* */
@@ -637,33 +648,35 @@ int32_t kw_runtime_stats(uint8_t **out, int32_t *out_len);
 
 /* ---- the host's own decompressor (ABI 1.3) ------------------------------------------
  * A host whose native zlib (or zstd, lz4, snappy) is faster than the library's
- * decompresses a frame's compressed batches itself in two calls:
+ * decompresses a frame's compressed batches itself:
  *
- * kw_frame_compressed_batches: lists the compressed record batches (magic 2, codec
- * gzip, snappy, lz4 or zstd) of every records field of a frame, in frame order, without
- * checking or decompressing them. api_key -1: `in` is a request frame (its header names
- * the api); else a response frame of api_key at api_version. Output: int32 count, then
- * count entries of KW_BATCH_STRIDE bytes (KW_BATCH_DATA_OFFSET .. KW_BATCH_RECORD_COUNT):
- * where the batch's compressed records section lies in `in`, its codec and record count.
- * A records field that cannot be read ends that field's list (the decode reports it).
- * Errors: those of kw_decode_request_frame / kw_decode_response_frame.
- *
- * kw_decode_frame_records_inflated: kw_decode_request_frame_records (api_key -1) or
- * kw_decode_response_frame_records, with the decompressed records sections of some of
- * those batches given in inflated[0:inflated_len):
- *   int32 count, then count pairs (int32 data offset, as KW_BATCH_DATA_OFFSET gave it,
- *   int32 length), in increasing offset order, then the decompressed sections one after
- *   another, in the same order.
- * Each such batch's checksum is still checked on its compressed bytes; its records are
- * read from the section given, exactly as from the library's own decompression, and
- * max_decompressed applies to it. A batch left out is decompressed by the library. So a
- * host that gives the exact decompressed bytes gets the same table, records and errors
- * as the one-call decode; it leaves out a batch it could not decompress (corrupt, or past
- * its cap) and the library's decompressor then gives the error it always gives.
- * Errors: those of the frame-records calls; KW_ERR_ARG for an inflated input whose
- * count, offsets or lengths do not describe it exactly. */
-int32_t kw_frame_compressed_batches(const uint8_t *in, int32_t in_len, int32_t api_key, int32_t api_version,
-                                    uint8_t **out, int32_t *out_len);
+ * 1. It calls kw_decode_request_frame_records or kw_decode_response_frame_records with
+ *    KW_RECORDS_HOST_<codec> in flags for each codec it decompresses. A frame with no
+ *    record batch (magic 2) of those codecs gives its table, as without the flags: one
+ *    call. A frame with some gives instead the batch list, recognised by its magic
+ *    KW_BATCH_LIST_MAGIC where a table has KW_TABLE_MAGIC: the int32 count at
+ *    KW_BATCH_LIST_COUNT, then from KW_BATCH_LIST_HEADER_SIZE one entry per such batch
+ *    of every records field, in frame order: where its compressed records section lies
+ *    in `in` (KW_BATCH_DATA_OFFSET, KW_BATCH_DATA_LENGTH), its codec and the record count
+ *    its header states. The batches are not checked (their checksums are checked in
+ *    step 3). An error is the one the call gives without the flags.
+ * 2. It decompresses those sections (each at most max_decompressed bytes; 0: 100 MiB).
+ * 3. It calls kw_decode_frame_records_inflated: api_key -1 for a request frame (its
+ *    header names the api), else the response's api_key and api_version; the same flags
+ *    and max_decompressed; and in inflated[0:inflated_len) the sections it decompressed:
+ *      int32 count, then count pairs (int32 data offset as the list gave it, int32
+ *      length) in increasing offset order, then the decompressed sections one after
+ *      another, in the same order.
+ *    It returns the table the call of step 1 gives without the host flags: each listed
+ *    batch's checksum is checked on its compressed bytes; its records are read from the
+ *    section given, exactly as from the library's own decompression; max_decompressed
+ *    applies to it; a batch the host left out (it could not decompress it: corrupt, cut
+ *    short, past the cap) is decompressed by the library, which then gives the error it
+ *    always gives. This call never returns a batch list: it ignores KW_RECORDS_HOST_*.
+ * So a host that hands back the exact decompressed bytes gets the same table, records and
+ * errors as without host decompression. Errors: those of the frame-records calls;
+ * KW_ERR_ARG for an inflated input whose count, offsets or lengths do not describe it
+ * exactly. */
 int32_t kw_decode_frame_records_inflated(const uint8_t *in, int32_t in_len, int32_t api_key,
                                          int32_t api_version, int32_t flags, int32_t max_decompressed,
                                          const uint8_t *inflated, int32_t inflated_len, uint8_t **out,

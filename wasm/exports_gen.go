@@ -235,13 +235,6 @@ func kwRuntimeStats(out uint32, outLen uint32) int32 {
 	})
 }
 
-//go:wasmexport kw_frame_compressed_batches
-func kwFrameCompressedBatches(in uint32, inLen int32, apiKey int32, apiVersion int32, out uint32, outLen uint32) int32 {
-	return callOut(out, outLen, in, inLen, "frame", func(dst, src []byte) ([]byte, error) {
-		return abi.FrameCompressedBatches(dst, src, int32(apiKey), int32(apiVersion))
-	})
-}
-
 //go:wasmexport kw_decode_frame_records_inflated
 func kwDecodeFrameRecordsInflated(in uint32, inLen int32, apiKey int32, apiVersion int32, flags int32, maxDecompressed int32, inflated uint32, inflatedLen int32, out uint32, outLen uint32) int32 {
 	return guarded(func() int32 {

@@ -17,7 +17,8 @@ import { readTable } from './src/records.js';
 import { RecordTable, RecordSet, Record } from './src/table.js';
 import { RecordTableBuilder } from './src/builder.js';
 import { produceVerdict } from './src/validate.js';
-import { HOST_DECOMPRESSORS, hostCodecs } from './src/hostcodec.js';
+import { HOST_DECOMPRESSORS, HOST_FLAGS, hostCodecs, isBatchList } from './src/hostcodec.js';
+import { KW_BATCH_LIST_COUNT, KW_BATCH_LIST_HEADER_SIZE, KW_BATCH_STRIDE } from './src/abi_gen.js';
 
 export * from './src/errors.js';
 export { toBase64, fromBase64 };
@@ -599,17 +600,14 @@ export class Kwire {
       // are views of `b`, the caller's own frame (options.copy: views of a copy).
       const spans = this._abi.minor >= 2 && options.copy !== true;
       const fl = spans ? flags | RECORDS_INPUT_SPANS : flags;
-      // ABI 1.3: compressed batches of a codec the host decompresses faster (node:zlib's
-      // gzip) are decompressed here and handed to the module.
-      let bytes = options.hostDecompress !== false && this._abi.minor >= 3 && HOST_DECOMPRESSORS.size > 0
-        ? this._frameRecordsHost(b, apiKey === 0 ? -1 : apiKey, apiVersion, fl, max, name)
-        : null;
-      if (bytes === null) {
-        const st = apiKey === 0
-          ? this._call(name, x.kw_decode_request_frame_records, p, b.length, fl, max, s, s + 4)
-          : this._call(name, x.kw_decode_response_frame_records, p, b.length, apiKey, apiVersion, fl, max, s, s + 4);
-        bytes = this._takeBytes(st, name);
-      }
+      // ABI 1.3: batches of a codec the host decompresses faster (node:zlib's gzip) come
+      // back as a list, which the host decompresses and hands to the module.
+      const host = options.hostDecompress !== false && this._abi.minor >= 3 ? HOST_FLAGS : 0;
+      const st = apiKey === 0
+        ? this._call(name, x.kw_decode_request_frame_records, p, b.length, fl | host, max, s, s + 4)
+        : this._call(name, x.kw_decode_response_frame_records, p, b.length, apiKey, apiVersion, fl | host, max, s, s + 4);
+      let bytes = this._takeBytes(st, name);
+      if (host !== 0 && isBatchList(bytes)) bytes = this._inflated(b, bytes, apiKey === 0 ? -1 : apiKey, apiVersion, fl, max, name);
       table = new RecordTable(bytes, spans ? b : null);
       if (table.layout < 2) throw new Error(`kwire: ${name} returned a layout ${table.layout} table (no frame JSON)`);
       f = JSON.parse(table.jsonText());
@@ -654,56 +652,51 @@ export class Kwire {
     return f;
   }
 
-  // _frameRecordsHost decodes a frame whose compressed batches the host decompresses:
-  // the table's bytes, or null when there is nothing for the host to do (no batch of a
-  // codec it handles, or a frame the listing refuses: the one-call decode then gives the
-  // answer, or the error). b is in the input buffer already.
-  _frameRecordsHost(b, key, apiVersion, flags, max, name) {
+  // _inflated decompresses the batches of a batch list with the host's decompressors and
+  // returns the table kw_decode_frame_records_inflated makes with them. A batch the host
+  // cannot decompress (corrupt, past the cap) is left out: the module decompresses it,
+  // and gives its own error. b is still in the input buffer.
+  _inflated(b, list, key, apiVersion, flags, max, name) {
     const x = this._exports();
     const s = this._scratch;
     const limit = max > 0 ? max : DEFAULT_MAX_DECOMPRESSED;
-    if (max < 0) return null;
-    const p0 = this._in;
-    let st = this._call('kw_frame_compressed_batches', x.kw_frame_compressed_batches, p0, b.length, key, apiVersion, s, s + 4);
-    if (st !== 0) return null;
-    const [lp, ln] = [this._dv.getUint32(s, true), this._dv.getUint32(s + 4, true)];
-    const list = new Int32Array(this._u8.slice(lp, lp + ln).buffer);
-    this._call('kw_free', x.kw_free, lp);
+    const w = new Int32Array(list.buffer, list.byteOffset, list.length >> 2);
     const offsets = [];
     const parts = [];
     let total = 0;
-    for (let i = 0, n = list[0]; i < n; i++) {
-      const e = 1 + 4 * i;
-      const inflate = HOST_DECOMPRESSORS.get(list[e + 2]);
-      if (inflate === undefined) continue;
-      const out = inflate(b.subarray(list[e], list[e] + list[e + 1]), limit);
+    for (let i = 0, n = w[KW_BATCH_LIST_COUNT >> 2]; i < n; i++) {
+      const e = (KW_BATCH_LIST_HEADER_SIZE + i * KW_BATCH_STRIDE) >> 2;
+      const inflate = HOST_DECOMPRESSORS.get(w[e + 2]);
+      const out = inflate === undefined ? null : inflate(b.subarray(w[e], w[e] + w[e + 1]), limit);
       if (out === null) continue;
-      offsets.push(list[e]);
+      offsets.push(w[e]);
       parts.push(out);
       total += out.length;
     }
-    if (parts.length === 0) return null;
+    if (b.length + 4 + 8 * parts.length + total > MAX_ALLOC) {
+      // Too much to hand over in one input: the module decompresses every batch.
+      parts.length = 0;
+      offsets.length = 0;
+      total = 0;
+    }
     this._hostStats.batches += parts.length;
     this._hostStats.bytes += total;
-    const size = 4 + 8 * parts.length + total;
-    if (b.length + size > MAX_ALLOC) return null;
-    // The frame, then the inflated input: int32 count, (offset, length) pairs, the bytes.
-    const p = this._reserve(b.length + size); // a new buffer when the frame's is too small
+    const p0 = this._in;
+    const p = this._reserve(b.length + 4 + 8 * parts.length + total); // a new buffer when too small
     const u8 = this._u8;
     const dv = this._dv;
     if (p !== p0) u8.set(b, p);
+    // The inflated input: int32 count, (offset, length) pairs, the bytes.
     const q = p + b.length;
     dv.setInt32(q, parts.length, true);
+    let at = q + 4 + 8 * parts.length;
     for (let i = 0; i < parts.length; i++) {
       dv.setInt32(q + 4 + 8 * i, offsets[i], true);
       dv.setInt32(q + 8 + 8 * i, parts[i].length, true);
+      u8.set(parts[i], at);
+      at += parts[i].length;
     }
-    let at = q + 4 + 8 * parts.length;
-    for (const part of parts) {
-      u8.set(part, at);
-      at += part.length;
-    }
-    st = this._call(name, x.kw_decode_frame_records_inflated, p, b.length, key, apiVersion, flags, max, q, size, s, s + 4);
+    const st = this._call(name, x.kw_decode_frame_records_inflated, p, b.length, key, apiVersion, flags, max, q, at - q, s, s + 4);
     return this._takeBytes(st, name);
   }
 

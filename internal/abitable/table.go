@@ -122,8 +122,6 @@ var Exports = []Export{
 	{Name: "kw_encode_request_frame_records", Params: []Param{in("json", "json"), in("table", "table"), out()},
 		Call: "abi.EncodeRequestFrameRecords", Since: 1},
 	{Name: "kw_runtime_stats", Params: []Param{out()}, Call: "runtimeStats", Since: 2},
-	{Name: "kw_frame_compressed_batches", Params: []Param{in("in", "frame"), i32("api_key"), i32("api_version"), out()},
-		Call: "abi.FrameCompressedBatches", Since: 3},
 	{Name: "kw_decode_frame_records_inflated", Params: []Param{in("in", "frame"), i32("api_key"), i32("api_version"), i32("flags"),
 		i32("max_decompressed"), in("inflated", "inflated"), out()}, Call: "abi.DecodeFrameRecordsInflated", Since: 3},
 	{Name: "kw_session_new", Params: []Param{{Name: "config_json", Len: "config_len", Kind: Bytes, What: "config"}, outI32("out_handle")},
@@ -215,6 +213,10 @@ var Consts = []Const{
 
 	{Name: "RECORDS_SKIP_CRC", Value: 1, Group: "records"},
 	{Name: "RECORDS_INPUT_SPANS", Value: 2, Group: "records"},
+	{Name: "RECORDS_HOST_GZIP", Value: 1 << 8, Group: "records"},
+	{Name: "RECORDS_HOST_SNAPPY", Value: 1 << 9, Group: "records"},
+	{Name: "RECORDS_HOST_LZ4", Value: 1 << 10, Group: "records"},
+	{Name: "RECORDS_HOST_ZSTD", Value: 1 << 11, Group: "records"},
 
 	{Name: "TABLE_MAGIC", Str: "KWRT", Group: "table"},
 	{Name: "TABLE_LAYOUT", Value: 4, Group: "table"},
@@ -263,6 +265,9 @@ var Consts = []Const{
 	{Name: "SOURCE_TABLE", Value: 0, Group: "source"},
 	{Name: "SOURCE_INPUT", Value: 1, Group: "source"},
 
+	{Name: "BATCH_LIST_MAGIC", Str: "KWCB", Group: "batch"},
+	{Name: "BATCH_LIST_COUNT", Value: 4, Group: "batch"},
+	{Name: "BATCH_LIST_HEADER_SIZE", Value: 8, Group: "batch"},
 	{Name: "BATCH_DATA_OFFSET", Value: 0, Group: "batch"},
 	{Name: "BATCH_DATA_LENGTH", Value: 4, Group: "batch"},
 	{Name: "BATCH_COMPRESSION", Value: 8, Group: "batch"},

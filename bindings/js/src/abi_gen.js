@@ -22,6 +22,10 @@ export const KW_COMPRESSION_LZ4 = 3;
 export const KW_COMPRESSION_ZSTD = 4;
 export const KW_RECORDS_SKIP_CRC = 1;
 export const KW_RECORDS_INPUT_SPANS = 2;
+export const KW_RECORDS_HOST_GZIP = 256;
+export const KW_RECORDS_HOST_SNAPPY = 512;
+export const KW_RECORDS_HOST_LZ4 = 1024;
+export const KW_RECORDS_HOST_ZSTD = 2048;
 export const KW_TABLE_MAGIC = "KWRT";
 export const KW_TABLE_LAYOUT = 4;
 export const KW_TABLE_RECORD_COUNT = 8;
@@ -65,6 +69,9 @@ export const KW_HDR_VALUE_LENGTH = 12;
 export const KW_HDR_STRIDE = 16;
 export const KW_SOURCE_TABLE = 0;
 export const KW_SOURCE_INPUT = 1;
+export const KW_BATCH_LIST_MAGIC = "KWCB";
+export const KW_BATCH_LIST_COUNT = 4;
+export const KW_BATCH_LIST_HEADER_SIZE = 8;
 export const KW_BATCH_DATA_OFFSET = 0;
 export const KW_BATCH_DATA_LENGTH = 4;
 export const KW_BATCH_COMPRESSION = 8;
@@ -111,7 +118,6 @@ export const EXPORTS = Object.freeze([
   'kw_decode_response_frame_records',
   'kw_encode_request_frame_records',
   'kw_runtime_stats',
-  'kw_frame_compressed_batches',
   'kw_decode_frame_records_inflated',
   'kw_session_new',
   'kw_session_free',

@@ -1,5 +1,6 @@
-// The host's own decompressors, used in place of the module's where they are faster
-// (kw_frame_compressed_batches, then kw_decode_frame_records_inflated; capi/kwire.h).
+// The host's own decompressors, used in place of the module's where they are faster: the
+// frame-records calls with KW_RECORDS_HOST_* flags list the batches of those codecs, and
+// kw_decode_frame_records_inflated reads what the host made of them (capi/kwire.h).
 //
 // In Node: node:zlib's gunzip for gzip (native zlib: 2-4x the module's inflate on the
 // bench's frames), and zstd where the running Node has zlib.zstdDecompressSync (22.15
@@ -13,6 +14,11 @@
 // most max bytes, and null otherwise: the batch is then left to the module, whose
 // decompressor gives its own error or its own verdict. So a host decompressor can only
 // make a decode faster, never change what it returns.
+
+import {
+  KW_BATCH_LIST_HEADER_SIZE, KW_BATCH_LIST_MAGIC, KW_COMPRESSION_GZIP, KW_COMPRESSION_LZ4, KW_COMPRESSION_SNAPPY, KW_COMPRESSION_ZSTD,
+  KW_RECORDS_HOST_GZIP, KW_RECORDS_HOST_LZ4, KW_RECORDS_HOST_SNAPPY, KW_RECORDS_HOST_ZSTD,
+} from './abi_gen.js';
 
 const nodeZlib = typeof process === 'object' && process !== null && typeof process.getBuiltinModule === 'function'
   ? process.getBuiltinModule('node:zlib')
@@ -41,11 +47,26 @@ function viaZlib(fn) {
  * (Uint8Array, max) => Uint8Array | null.
  */
 export const HOST_DECOMPRESSORS = Object.freeze(new Map([
-  ...(nodeZlib !== null ? [[1, viaZlib(nodeZlib.gunzipSync)]] : []),
-  ...(typeof nodeZlib?.zstdDecompressSync === 'function' ? [[4, viaZlib(nodeZlib.zstdDecompressSync)]] : []),
+  ...(nodeZlib !== null ? [[KW_COMPRESSION_GZIP, viaZlib(nodeZlib.gunzipSync)]] : []),
+  ...(typeof nodeZlib?.zstdDecompressSync === 'function' ? [[KW_COMPRESSION_ZSTD, viaZlib(nodeZlib.zstdDecompressSync)]] : []),
 ]));
 
 const NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+
+const HOST_FLAG_OF = new Map([
+  [KW_COMPRESSION_GZIP, KW_RECORDS_HOST_GZIP], [KW_COMPRESSION_SNAPPY, KW_RECORDS_HOST_SNAPPY],
+  [KW_COMPRESSION_LZ4, KW_RECORDS_HOST_LZ4], [KW_COMPRESSION_ZSTD, KW_RECORDS_HOST_ZSTD],
+]);
+
+/** The KW_RECORDS_HOST_* flags of the codecs above. */
+export const HOST_FLAGS = [...HOST_DECOMPRESSORS.keys()].reduce((f, c) => f | HOST_FLAG_OF.get(c), 0);
+
+const LIST_MAGIC = [...KW_BATCH_LIST_MAGIC].map((c) => c.charCodeAt(0));
+
+/** Whether a frame-records call's output is a batch list (KW_BATCH_LIST_MAGIC), not a table. */
+export function isBatchList(out) {
+  return out.length >= KW_BATCH_LIST_HEADER_SIZE && LIST_MAGIC.every((c, i) => out[i] === c);
+}
 
 /** The names of the codecs this host decompresses itself ('gzip', 'zstd'). */
 export function hostCodecs() {

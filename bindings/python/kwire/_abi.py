@@ -22,6 +22,10 @@ KW_COMPRESSION_LZ4 = 3
 KW_COMPRESSION_ZSTD = 4
 KW_RECORDS_SKIP_CRC = 1
 KW_RECORDS_INPUT_SPANS = 2
+KW_RECORDS_HOST_GZIP = 256
+KW_RECORDS_HOST_SNAPPY = 512
+KW_RECORDS_HOST_LZ4 = 1024
+KW_RECORDS_HOST_ZSTD = 2048
 KW_TABLE_MAGIC = b"KWRT"
 KW_TABLE_LAYOUT = 4
 KW_TABLE_RECORD_COUNT = 8
@@ -65,6 +69,9 @@ KW_HDR_VALUE_LENGTH = 12
 KW_HDR_STRIDE = 16
 KW_SOURCE_TABLE = 0
 KW_SOURCE_INPUT = 1
+KW_BATCH_LIST_MAGIC = b"KWCB"
+KW_BATCH_LIST_COUNT = 4
+KW_BATCH_LIST_HEADER_SIZE = 8
 KW_BATCH_DATA_OFFSET = 0
 KW_BATCH_DATA_LENGTH = 4
 KW_BATCH_COMPRESSION = 8
@@ -111,7 +118,6 @@ EXPORTS = (
     "kw_decode_response_frame_records",
     "kw_encode_request_frame_records",
     "kw_runtime_stats",
-    "kw_frame_compressed_batches",
     "kw_decode_frame_records_inflated",
     "kw_session_new",
     "kw_session_free",
@@ -147,7 +153,6 @@ SINCE = {
     "kw_decode_response_frame_records": 1,
     "kw_encode_request_frame_records": 1,
     "kw_runtime_stats": 2,
-    "kw_frame_compressed_batches": 3,
     "kw_decode_frame_records_inflated": 3,
     "kw_session_new": 1,
     "kw_session_free": 1,

@@ -23,13 +23,13 @@ from typing import (
     overload,
 )
 
-from . import _records
+from . import _abi, _records
 from ._hostcodec import HOST_DECOMPRESSORS, host_codecs
 from ._errors import ERR_ARG, ERR_INTERNAL, ERR_UNKNOWN_API, ERR_UNSUPPORTED, KwireError, error_for
 from ._validate import produce_verdict
 from ._layout import RECORDS_INPUT_SPANS, RECORDS_SKIP_CRC
 from ._records import RecordSet, RecordTable, RecordTableBuilder
-from ._runtime import Instance, check_int32
+from ._runtime import MAX_ALLOC, Instance, check_int32
 from ._types import Catalogue, CatalogueApi, FetchFrame, PartitionRecords, PeekedHeader, ProduceFrame, RecordsJSON, RequestFrame, ResponseFrame
 
 BytesLike = Union[bytes, bytearray, memoryview]
@@ -42,6 +42,15 @@ JSONText = Union[bytes, bytearray, memoryview, str]
 T = TypeVar("T")
 
 _I32 = struct.Struct("<i")
+# The KW_RECORDS_HOST_* flags of the codecs the host decompresses.
+_HOST_FLAG_OF = {
+    _abi.KW_COMPRESSION_GZIP: _abi.KW_RECORDS_HOST_GZIP,
+    _abi.KW_COMPRESSION_SNAPPY: _abi.KW_RECORDS_HOST_SNAPPY,
+    _abi.KW_COMPRESSION_LZ4: _abi.KW_RECORDS_HOST_LZ4,
+    _abi.KW_COMPRESSION_ZSTD: _abi.KW_RECORDS_HOST_ZSTD,
+}
+_HOST_FLAGS = sum(_HOST_FLAG_OF[c] for c in HOST_DECOMPRESSORS)
+_BATCH_LIST_MAGIC = _abi.KW_BATCH_LIST_MAGIC
 # The module's cap on what one compressed batch may decompress to when max_decompressed is 0.
 _DEFAULT_MAX_DECOMPRESSED = 100 << 20
 
@@ -380,23 +389,14 @@ class Kwire:
         instance so far: {"batches": n, "bytes": n}."""
         return dict(self._host_stats)
 
-    def _frame_records_host(self, frame: BytesLike, key: int, api_version: int, flags: int, max_decompressed: int) -> Optional[bytes]:
-        """A frame-records table whose compressed batches of the host's codecs the host
-        decompressed (ABI 1.3), or None when there is nothing for the host to do: no such
-        batch, or a frame the listing refuses (the one-call decode then answers)."""
-        if max_decompressed < 0:
-            return None
+    def _inflated(self, frame: BytesLike, listed: bytes, key: int, api_version: int, flags: int, max_decompressed: int) -> bytes:
+        """The table kw_decode_frame_records_inflated makes of a frame whose batch list
+        (ABI 1.3) the host decompressed. A batch the host cannot decompress (corrupt, cut
+        short, past the cap) is left out: the module decompresses it and gives its own
+        error."""
         limit = max_decompressed or _DEFAULT_MAX_DECOMPRESSED
-        with self._lock:
-            p, n = self._inst.put(frame)
-            try:
-                listed = self._inst.call_out("kw_frame_compressed_batches", p, n, key, api_version)
-            except KwireError:
-                return None
-            finally:
-                self._inst.release_input()
-        (count,) = _I32.unpack_from(listed)
-        words = struct.unpack_from("<%di" % (4 * count), listed, 4)
+        (count,) = _I32.unpack_from(listed, _abi.KW_BATCH_LIST_COUNT)
+        words = struct.unpack_from("<%di" % (4 * count), listed, _abi.KW_BATCH_LIST_HEADER_SIZE)
         fv = memoryview(frame).cast("B")
         pairs: List[int] = []
         outs: List[bytes] = []
@@ -407,21 +407,20 @@ class Kwire:
                 continue
             at = words[i]
             out = inflate(fv[at : at + words[i + 1]], limit)
-            if out is None:
-                continue
-            pairs += (at, len(out))
-            outs.append(out)
-        if not outs:
-            return None
+            if out is not None:
+                pairs += (at, len(out))
+                outs.append(out)
+        total = sum(map(len, outs))
+        if fv.nbytes + 4 + 8 * len(outs) + total > MAX_ALLOC:
+            pairs, outs, total = [], [], 0  # too much to hand over at once: the module decompresses them
         head = struct.pack("<%di" % (1 + len(pairs)), len(outs), *pairs)
-        size = len(head) + sum(map(len, outs))
         self._host_stats["batches"] += len(outs)
-        self._host_stats["bytes"] += size - len(head)
+        self._host_stats["bytes"] += total
         with self._lock:
             placed = self._inst.put(frame, head, *outs)
             try:
                 return self._inst.call_out(
-                    "kw_decode_frame_records_inflated", placed[0], placed[1], key, api_version, flags, max_decompressed, placed[2], size
+                    "kw_decode_frame_records_inflated", placed[0], placed[1], key, api_version, flags, max_decompressed, placed[2], len(head) + total
                 )
             finally:
                 self._inst.release_input()
@@ -447,13 +446,16 @@ class Kwire:
             spans = not copy and self._inst.abi_minor >= 2
             if spans:
                 flags |= RECORDS_INPUT_SPANS
-            raw: Optional[bytes] = None
-            if host_decompress and HOST_DECOMPRESSORS and self._inst.abi_minor >= 3:
-                raw = self._frame_records_host(frame, -1 if api_key == 0 else api_key, api_version, flags, max_decompressed)
-            if raw is None and api_key == 0:
-                raw = self._one_in("kw_decode_request_frame_records", frame, flags, max_decompressed)
-            elif raw is None:
-                raw = self._one_in("kw_decode_response_frame_records", frame, api_key, api_version, flags, max_decompressed)
+            # ABI 1.3: batches of a codec the host decompresses faster (zlib's gzip,
+            # zstandard's zstd) come back as a batch list, which the host decompresses and
+            # hands to the module.
+            host = _HOST_FLAGS if host_decompress and self._inst.abi_minor >= 3 else 0
+            if api_key == 0:
+                raw = self._one_in("kw_decode_request_frame_records", frame, flags | host, max_decompressed)
+            else:
+                raw = self._one_in("kw_decode_response_frame_records", frame, api_key, api_version, flags | host, max_decompressed)
+            if host and raw[:4] == _BATCH_LIST_MAGIC:
+                raw = self._inflated(frame, raw, -1 if api_key == 0 else api_key, api_version, flags, max_decompressed)
             table = RecordTable(raw, frame if spans else None)
             if spans != (table.layout >= 3):
                 raise error_for(ERR_INTERNAL, f"kwire: the frame-records call returned a layout {table.layout} table for flags {flags}")

@@ -1,5 +1,6 @@
 """The host's own decompressors, used in place of the module's where they are faster
-(kw_frame_compressed_batches, then kw_decode_frame_records_inflated; see capi/kwire.h).
+(the frame-records calls with KW_RECORDS_HOST_* flags list the batches of those codecs;
+kw_decode_frame_records_inflated reads what the host made of them; see capi/kwire.h).
 
 - gzip: the standard library's zlib (native code; several times the module's inflate).
 - zstd: the ``zstandard`` package when it is installed (``pip install kwire[fast]``);

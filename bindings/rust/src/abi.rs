@@ -22,6 +22,10 @@ pub const KW_COMPRESSION_LZ4: i32 = 3;
 pub const KW_COMPRESSION_ZSTD: i32 = 4;
 pub const KW_RECORDS_SKIP_CRC: i32 = 1;
 pub const KW_RECORDS_INPUT_SPANS: i32 = 2;
+pub const KW_RECORDS_HOST_GZIP: i32 = 256;
+pub const KW_RECORDS_HOST_SNAPPY: i32 = 512;
+pub const KW_RECORDS_HOST_LZ4: i32 = 1024;
+pub const KW_RECORDS_HOST_ZSTD: i32 = 2048;
 pub const KW_TABLE_MAGIC: &[u8; 4] = b"KWRT";
 pub const KW_TABLE_LAYOUT: i32 = 4;
 pub const KW_TABLE_RECORD_COUNT: i32 = 8;
@@ -65,6 +69,9 @@ pub const KW_HDR_VALUE_LENGTH: i32 = 12;
 pub const KW_HDR_STRIDE: i32 = 16;
 pub const KW_SOURCE_TABLE: i32 = 0;
 pub const KW_SOURCE_INPUT: i32 = 1;
+pub const KW_BATCH_LIST_MAGIC: &[u8; 4] = b"KWCB";
+pub const KW_BATCH_LIST_COUNT: i32 = 4;
+pub const KW_BATCH_LIST_HEADER_SIZE: i32 = 8;
 pub const KW_BATCH_DATA_OFFSET: i32 = 0;
 pub const KW_BATCH_DATA_LENGTH: i32 = 4;
 pub const KW_BATCH_COMPRESSION: i32 = 8;
@@ -111,7 +118,6 @@ pub const EXPORTS: &[&str] = &[
     "kw_decode_response_frame_records",
     "kw_encode_request_frame_records",
     "kw_runtime_stats",
-    "kw_frame_compressed_batches",
     "kw_decode_frame_records_inflated",
     "kw_session_new",
     "kw_session_free",
