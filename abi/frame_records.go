@@ -401,7 +401,7 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 	}
 	t := frameTables.Get().(*frameTable)
 	if inflated == nil {
-		t.hostCodecs = uint8(flags&flagsHost>>7) // bit c for codec c
+		t.hostCodecs = uint8(flags & flagsHost >> 7) // bit c for codec c
 	}
 	d := decoders.Get().(*records.Decoder)
 	d.Options = opts
