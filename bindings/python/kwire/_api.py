@@ -23,7 +23,7 @@ from typing import (
     overload,
 )
 
-from . import _abi, _records
+from . import _abi, _layout, _records
 from ._hostcodec import HOST_DECOMPRESSORS, host_codecs
 from ._errors import ERR_ARG, ERR_INTERNAL, ERR_UNKNOWN_API, ERR_UNSUPPORTED, KwireError, error_for
 from ._validate import produce_verdict
@@ -44,10 +44,10 @@ T = TypeVar("T")
 _I32 = struct.Struct("<i")
 # The KW_RECORDS_HOST_* flags of the codecs the host decompresses.
 _HOST_FLAG_OF = {
-    _abi.KW_COMPRESSION_GZIP: _abi.KW_RECORDS_HOST_GZIP,
-    _abi.KW_COMPRESSION_SNAPPY: _abi.KW_RECORDS_HOST_SNAPPY,
-    _abi.KW_COMPRESSION_LZ4: _abi.KW_RECORDS_HOST_LZ4,
-    _abi.KW_COMPRESSION_ZSTD: _abi.KW_RECORDS_HOST_ZSTD,
+    _abi.KW_COMPRESSION_GZIP: _layout.RECORDS_HOST_GZIP,
+    _abi.KW_COMPRESSION_SNAPPY: _layout.RECORDS_HOST_SNAPPY,
+    _abi.KW_COMPRESSION_LZ4: _layout.RECORDS_HOST_LZ4,
+    _abi.KW_COMPRESSION_ZSTD: _layout.RECORDS_HOST_ZSTD,
 }
 _HOST_FLAGS = sum(_HOST_FLAG_OF[c] for c in HOST_DECOMPRESSORS)
 _BATCH_LIST_MAGIC = _abi.KW_BATCH_LIST_MAGIC
@@ -262,7 +262,7 @@ class Kwire:
         ``data`` is the field's bytes, or the base64 text that decode_request_frame and
         decode_response_frame give for it. ``max_decompressed`` caps what one batch may
         decompress to (0: 100 MiB)."""
-        return RecordTable(self._records("kw_records_decode_table", data, verify_crc, max_decompressed))
+        return RecordTable(self._records("kw_records_decode_table", data, verify_crc, max_decompressed), _trusted=True)
 
     def decode_records_dict(self, data: RecordsData, *, verify_crc: bool = True, max_decompressed: int = 0) -> RecordsJSON:
         """As decode_records, in the JSON form of kw_records_decode_json (int64 as decimal
@@ -456,7 +456,7 @@ class Kwire:
                 raw = self._one_in("kw_decode_response_frame_records", frame, api_key, api_version, flags | host, max_decompressed)
             if host and raw[:4] == _BATCH_LIST_MAGIC:
                 raw = self._inflated(frame, raw, -1 if api_key == 0 else api_key, api_version, flags, max_decompressed)
-            table = RecordTable(raw, frame if spans else None)
+            table = RecordTable(raw, frame if spans else None, _trusted=True)
             if spans != (table.layout >= 3):
                 raise error_for(ERR_INTERNAL, f"kwire: the frame-records call returned a layout {table.layout} table for flags {flags}")
             text = table.json_text()

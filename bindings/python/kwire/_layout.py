@@ -12,6 +12,12 @@ RECORDS_SKIP_CRC = _abi.KW_RECORDS_SKIP_CRC
 RECORDS_INPUT_SPANS = _abi.KW_RECORDS_INPUT_SPANS
 """kw_decode_*_frame_records (ABI 1.2): a layout-3 table whose records stored
 uncompressed point into the input frame instead of a copy."""
+RECORDS_HOST_GZIP = _abi.KW_RECORDS_HOST_GZIP
+RECORDS_HOST_SNAPPY = _abi.KW_RECORDS_HOST_SNAPPY
+RECORDS_HOST_LZ4 = _abi.KW_RECORDS_HOST_LZ4
+RECORDS_HOST_ZSTD = _abi.KW_RECORDS_HOST_ZSTD
+"""kw_decode_*_frame_records (ABI 1.3): the host decompresses batches of these codecs
+itself; a frame with some returns their list (KW_BATCH_LIST_MAGIC), see _api._inflated."""
 
 # ---- the table header -----------------------------------------------------------------
 
