@@ -14,7 +14,7 @@ import { wasiImports, ProcExit } from './src/wasi.js';
 import { errorFor, KwireError, KwireTrapError, KW_ERR_ARG } from './src/errors.js';
 import { asBytes, fromBase64, toBase64 } from './src/base64.js';
 import { readTable } from './src/records.js';
-import { RecordTable, RecordSet, Record } from './src/table.js';
+import { RecordTable, RecordSet, Record, TRUSTED } from './src/table.js';
 import { RecordTableBuilder } from './src/builder.js';
 import { produceVerdict } from './src/validate.js';
 import { HOST_DECOMPRESSORS, HOST_FLAGS, hostCodecs, isBatchList } from './src/hostcodec.js';
@@ -546,7 +546,7 @@ export class Kwire {
   decodeRecordTable(records, options = {}) {
     if (records === null || records === undefined) records = EMPTY;
     const b = typeof records === 'string' ? fromBase64(records) : asBytes(records);
-    return new RecordTable(this._recordTableBytes(b, options));
+    return new RecordTable(this._recordTableBytes(b, options), null, TRUSTED);
   }
 
   _recordTableBytes(b, options) {
@@ -608,7 +608,7 @@ export class Kwire {
         : this._call(name, x.kw_decode_response_frame_records, p, b.length, apiKey, apiVersion, fl | host, max, s, s + 4);
       let bytes = this._takeBytes(st, name);
       if (host !== 0 && isBatchList(bytes)) bytes = this._inflated(b, bytes, apiKey === 0 ? -1 : apiKey, apiVersion, fl, max, name);
-      table = new RecordTable(bytes, spans ? b : null);
+      table = new RecordTable(bytes, spans ? b : null, TRUSTED);
       if (table.layout < 2) throw new Error(`kwire: ${name} returned a layout ${table.layout} table (no frame JSON)`);
       f = JSON.parse(table.jsonText());
     } else {
@@ -636,7 +636,7 @@ export class Kwire {
           const raw = fromBase64(r);
           let t1;
           try {
-            t1 = new RecordTable(this._recordTableBytes(raw, options));
+            t1 = new RecordTable(this._recordTableBytes(raw, options), null, TRUSTED);
           } catch (err) {
             throw withPartition(err, `${topicsKey}[${ti}].${partsKey}[${pi}].records`, topic, p[indexKey]);
           }
