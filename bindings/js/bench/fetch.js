@@ -110,6 +110,10 @@ const TARGET_COLUMNS_KAFKAJS = 10;
 const TARGET_COLUMNS_PLATFORMATIC = 5;
 const TARGET_MODULE_NONE = 3;
 const TARGET_MODULE_COMPRESSED = 4;
+// Records at the decompressor's speed: every codec, both frames.
+const TARGET_COLUMNS_PLATFORMATIC_ANY = 2;
+const TARGET_RECORDS_PLATFORMATIC = 1;
+const TARGET_COLUMNS_FLOOR = 1.3;
 
 for (const c of CODECS) if (!['none', 'gzip', 'snappy', 'lz4', 'zstd'].includes(c)) throw new Error(`bench: unknown codec ${c}`);
 for (const f of FRAMES) if (!['small', 'mixed'].includes(f)) throw new Error(`bench: unknown frame ${f} (small, mixed)`);
@@ -146,6 +150,7 @@ function buildFrame(codec, kind) {
     return s.slice(0, len - 2) + '"}';
   };
   let offset = 0;
+  const sections = []; // each batch's records section (compressed, when it is)
   let minValue = Infinity;
   let maxValue = 0;
   const partitions = [];
@@ -161,13 +166,29 @@ function buildFrame(codec, kind) {
         recs.push({ key: `key-${n}`, value, timestamp: 1700000000000 + n, headers: [['trace-id', `t-${n}`]] });
       }
       chunks.push(encodeRecords(recs, { baseOffset: offset, compression: codec, producerId: 1000 + p, producerEpoch: 0, baseSequence: offset }));
+      sections.push(chunks[chunks.length - 1].subarray(61));
       offset += 100;
     }
     partitions.push({ partitionIndex: p, errorCode: 0, highWatermark: String(offset), lastStableOffset: String(offset), logStartOffset: '0',
       abortedTransactions: [], preferredReadReplica: -1, records: toBase64(Buffer.concat(chunks)) });
   }
   const frame = encodeResponse({ header: { correlationId: 42 }, body: { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [{ topic: 'bench', partitions }] } }, 1, 11);
-  return { frame, minValue, maxValue };
+  return { frame, minValue, maxValue, sections };
+}
+
+// The floor: each decompressor this Node has for a codec (native where it exists), alone
+// on a frame's compressed records sections, nothing decoded. The fastest is the floor.
+const zlib = await import('node:zlib');
+function hostDecompressors(codec) {
+  const pk = platformatic.compressionsAlgorithms[codec];
+  const buf = (b) => Buffer.from(b.buffer, b.byteOffset, b.length); // its codecs take Buffers
+  const all = {
+    gzip: [['node:zlib gunzipSync', (b) => zlib.gunzipSync(b)]],
+    snappy: pk?.decompressSync ? [['@platformatic/kafka snappy', (b) => pk.decompressSync(buf(b))]] : [],
+    lz4: [['lz4js', (b) => lz4js.decompress(b)], ...(pk?.decompressSync ? [['@platformatic/kafka lz4', (b) => pk.decompressSync(buf(b))]] : [])],
+    zstd: [['fzstd', (b) => fzstd.decompress(b)], ...(typeof zlib.zstdDecompressSync === 'function' ? [['node:zlib zstdDecompressSync', (b) => zlib.zstdDecompressSync(b)]] : [])],
+  };
+  return all[codec] ?? [];
 }
 
 // ---- the decoders: each returns [records, sum of offsets, sum of timestamps, key bytes, value bytes]
@@ -394,10 +415,10 @@ const frames = [];
 mkdirSync(OUT, { recursive: true });
 for (const kind of FRAMES) {
   for (const codec of CODECS) {
-    const { frame, minValue, maxValue } = buildFrame(codec, kind);
+    const { frame, minValue, maxValue, sections } = buildFrame(codec, kind);
     const file = join(OUT, `fetch-v11-${kind}-${codec}.bin`);
     writeFileSync(file, frame);
-    frames.push({ kind, codec, frame, file, minValue, maxValue });
+    frames.push({ kind, codec, frame, file, minValue, maxValue, sections });
   }
 }
 
@@ -453,6 +474,23 @@ for (const fr of frames) {
   ];
   if (moduleAlone !== null) cases.push({ name: 'kwire.wasm call alone', fn: () => moduleAlone(frame) });
   if (moduleAlone !== null && moduleAlonePure !== null) cases.push({ name: 'kwire.wasm (kwire_purego) call alone', fn: () => moduleAlonePure(frame) });
+  const floorFrom = cases.length;
+  let floorBytes = -1;
+  for (const [name, fn] of hostDecompressors(codec)) {
+    let bytes;
+    try {
+      bytes = fr.sections.reduce((n, b) => n + fn(b).length, 0);
+    } catch (e) {
+      console.error(`  (${name} cannot decompress the ${codec} sections: ${e.message})`);
+      continue;
+    }
+    if (floorBytes >= 0 && bytes !== floorBytes) {
+      console.error(`bench (${kind}, ${codec}): ${name} decompresses ${bytes} bytes, another ${floorBytes}`);
+      failed = true;
+    }
+    floorBytes = bytes;
+    cases.push({ name, floor: true, fn: () => fr.sections.reduce((n, b) => n + fn(b).length, 0) });
+  }
   const sums = [];
   for (const c of cases.filter((c) => c.check)) sums.push(JSON.stringify(await c.fn()));
   const tableRecords = moduleAlone !== null ? moduleAlone(frame) : 1000;
@@ -476,7 +514,9 @@ for (const fr of frames) {
     continue;
   }
   const spread = samples.map((xs, i) => ({ x: Math.max(...xs) / Math.min(...xs), name: cases[i].name }));
-  results.push({ ...fr, cpu, spread, module: moduleAlone !== null ? cpu[6] : undefined, pure: cpu[7], goUs: goRes.cpuMedianUs });
+  const floors = cases.slice(floorFrom).map((c, i) => ({ name: c.name, us: cpu[floorFrom + i] }));
+  const floor = floors.length === 0 ? undefined : floors.reduce((a, b) => (b.us < a.us ? b : a));
+  results.push({ ...fr, cpu, spread, module: moduleAlone !== null ? cpu[6] : undefined, pure: moduleAlonePure !== null ? cpu[7] : undefined, goUs: goRes.cpuMedianUs, floor, floors });
 }
 
 // ---- the report -----------------------------------------------------------------------
@@ -542,6 +582,18 @@ for (const kind of FRAMES) {
   }
 }
 
+if (results.some((r) => r.floor !== undefined)) {
+  console.log(`\nCompressed frames against the floor: the fastest decompressor this Node has, alone on the same compressed sections (nothing decoded); ` +
+    `kwire decompresses ${kw.hostCodecs().join(', ') || 'nothing'} with node:zlib (hostDecompress, ABI 1.3), the rest in the module. CPU µs:`);
+  console.log('frame             codec    floor  kw columns  kw records  columns/floor  records/floor  floor from');
+  for (const r of results.filter((r) => r.floor !== undefined)) {
+    const where = `${r.codec}, ${KIND_LABEL[r.kind]}`;
+    noteMax('colFloor', r.cpu[4] / r.floor.us, where);
+    console.log(`${KIND_LABEL[r.kind].padEnd(18)}${r.codec.padEnd(7)}${fmt(r.floor.us).padStart(7)}${fmt(r.cpu[4]).padStart(12)}${fmt(r.cpu[2]).padStart(12)}` +
+      `${x(r.cpu[4], r.floor.us).padStart(15)}${x(r.cpu[2], r.floor.us).padStart(15)}  ${r.floor.name} (of ${r.floors.map((f) => f.name).join(', ')})`);
+  }
+}
+
 if (results.length > 0) {
   const line = (label, key, target, atLeast = true) => {
     const w = worst[key];
@@ -556,6 +608,9 @@ if (results.length > 0) {
   line(`kwire columns >= ${TARGET_COLUMNS_KAFKAJS}x kafkajs`, 'colKj', TARGET_COLUMNS_KAFKAJS);
   line(`kwire columns >= ${TARGET_COLUMNS_PLATFORMATIC}x @platformatic/kafka`, 'colPk', TARGET_COLUMNS_PLATFORMATIC);
   console.log(`  kwire records vs @platformatic/kafka (no target): worst ${worst.recPk.ratio.toFixed(2)}x (${worst.recPk.where}); with skipCrc ${worst.recPkN.ratio.toFixed(2)}x (${worst.recPkN.where})`);
+  line(`kwire columns >= ${TARGET_COLUMNS_PLATFORMATIC_ANY}x @platformatic/kafka, every codec`, 'colPk', TARGET_COLUMNS_PLATFORMATIC_ANY);
+  line(`kwire records >= ${TARGET_RECORDS_PLATFORMATIC}x @platformatic/kafka, every codec`, 'recPk', TARGET_RECORDS_PLATFORMATIC);
+  if (worst.colFloor !== undefined) line(`compressed: kwire columns <= ${TARGET_COLUMNS_FLOOR}x the floor`, 'colFloor', TARGET_COLUMNS_FLOOR, false);
   if (worst.modNone !== undefined) line(`the export <= ${TARGET_MODULE_NONE}x native Go, none`, 'modNone', TARGET_MODULE_NONE, false);
   if (worst.modComp !== undefined) line(`the export <= ${TARGET_MODULE_COMPRESSED}x native Go, compressed`, 'modComp', TARGET_MODULE_COMPRESSED, false);
 }
