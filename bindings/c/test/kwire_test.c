@@ -30,6 +30,11 @@
  *               both as layout 2 and as layout 3 (KW_RECORDS_INPUT_SPANS, ABI 1.2: spans
  *               of uncompressed records into the frame, resolved through KW_REC_SOURCE);
  *               their errors
+ *   hostgzip    ABI 1.3, a host with its own zlib: every record vector in a Fetch frame,
+ *               and the gzip ones with a byte flipped all through, decoded with
+ *               KW_RECORDS_HOST_GZIP, the listed batches gunzipped here and handed to
+ *               kw_decode_frame_records_inflated (all, or every other one), against the
+ *               library alone: the same table bytes, or the same status and error text
  *   recvectors  every record vector of conformance/vectors/records/: the record table
  *               against the batches Kafka's reader saw, record by record
  *   newcomer    abi/testdata/frames.txt: a Produce v9 request whose partitions break
@@ -47,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "kwire.h"
 #include "kwire_constants.h"
@@ -981,6 +987,176 @@ static void check_partitions(out_buf t, const uint8_t *in, kwj_value *js, const 
 /* Every record-batch vector inside a Fetch v12 response and a Produce v9 request (two
  * partitions each) through kw_decode_*_frame_records, against kw_records_decode_table of
  * the same bytes; the Produce frames also through kw_encode_request_frame_records and back. */
+/* gunzip: the gzip members of in[0:n) one after another, as Kafka's reader reads them,
+ * into a malloc'd buffer of at most limit bytes; NULL when they are not exactly that (bad
+ * data, cut short, bytes after the last member, past the limit). */
+static uint8_t *gunzip(const uint8_t *in, size_t n, size_t limit, size_t *outn) {
+    size_t cap = 4 * n + 64, len = 0;
+    uint8_t *out = malloc(cap);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (!out || inflateInit2(&z, 31) != Z_OK) {
+        free(out);
+        return NULL;
+    }
+    z.next_in = (Bytef *)in;
+    z.avail_in = (uInt)n;
+    int ok = 0;
+    for (;;) {
+        if (len == cap) {
+            if (cap > limit) break;
+            cap *= 2;
+            uint8_t *more = realloc(out, cap);
+            if (!more) break;
+            out = more;
+        }
+        z.next_out = out + len;
+        z.avail_out = (uInt)(cap - len);
+        int r = inflate(&z, Z_NO_FLUSH);
+        len = cap - z.avail_out;
+        if (len > limit) break;
+        if (r == Z_STREAM_END) {
+            if (z.avail_in == 0) {
+                ok = 1;
+                break;
+            }
+            if (inflateReset(&z) != Z_OK) break; /* another member follows */
+            continue;
+        }
+        if (r != Z_OK && !(r == Z_BUF_ERROR && z.avail_out == 0)) break;
+        if (r == Z_BUF_ERROR && z.avail_in == 0) break;
+    }
+    inflateEnd(&z);
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    *outn = len;
+    return out;
+}
+
+/* host_table: the frame decoded as a host with its own gzip decodes it (ABI 1.3): the
+ * frame-records call with KW_RECORDS_HOST_GZIP; when that lists batches, each gunzipped
+ * here (every one, or every other one: the rest left to the library) and handed to
+ * kw_decode_frame_records_inflated. Returns the status; *gz counts the batches gunzipped. */
+static int32_t host_table(const uint8_t *frame, int32_t n, int32_t api_key, int32_t version, int32_t flags, int every_other,
+                          out_buf *t, long *gz) {
+    int32_t st = api_key < 0 ? kw_decode_request_frame_records(frame, n, flags | KW_RECORDS_HOST_GZIP, 0, &t->p, &t->n)
+                             : kw_decode_response_frame_records(frame, n, api_key, version, flags | KW_RECORDS_HOST_GZIP, 0, &t->p, &t->n);
+    if (st != KW_OK || memcmp(t->p, KW_BATCH_LIST_MAGIC, 4) != 0) return st;
+    int32_t count = rd32(t->p + KW_BATCH_LIST_COUNT);
+    size_t cap = 4, len = 4;
+    uint8_t *in = malloc(4 + 8 * (size_t)count);
+    uint8_t **parts = calloc((size_t)count + 1, sizeof *parts);
+    size_t *sizes = calloc((size_t)count + 1, sizeof *sizes);
+    int32_t *offs = calloc((size_t)count + 1, sizeof *offs);
+    int32_t k = 0;
+    for (int32_t i = 0; i < count; i++) {
+        const uint8_t *e = t->p + KW_BATCH_LIST_HEADER_SIZE + (size_t)i * KW_BATCH_STRIDE;
+        if (rd32(e + KW_BATCH_COMPRESSION) != KW_COMPRESSION_GZIP || (every_other && i % 2 == 0)) continue;
+        size_t m = 0;
+        uint8_t *d = gunzip(frame + rd32(e + KW_BATCH_DATA_OFFSET), (size_t)rd32(e + KW_BATCH_DATA_LENGTH), 100u << 20, &m);
+        if (!d) continue;
+        parts[k] = d;
+        sizes[k] = m;
+        offs[k] = rd32(e + KW_BATCH_DATA_OFFSET);
+        k++;
+        (*gz)++;
+    }
+    out_free(t);
+    for (int32_t i = 0; i < k; i++) cap += 8 + sizes[i];
+    uint8_t *buf = realloc(in, cap);
+    in = buf;
+    memcpy(in, &k, 4); /* little-endian hosts only, as the table itself */
+    len = 4 + 8 * (size_t)k;
+    for (int32_t i = 0; i < k; i++) {
+        int32_t sz = (int32_t)sizes[i];
+        memcpy(in + 4 + 8 * (size_t)i, &offs[i], 4);
+        memcpy(in + 8 + 8 * (size_t)i, &sz, 4);
+        memcpy(in + len, parts[i], sizes[i]);
+        len += sizes[i];
+        free(parts[i]);
+    }
+    st = kw_decode_frame_records_inflated(frame, n, api_key, version, flags, 0, in, (int32_t)len, &t->p, &t->n);
+    free(in);
+    free(parts);
+    free(sizes);
+    free(offs);
+    return st;
+}
+
+/* Every record vector in a Fetch response and a Produce request, and every byte of each
+ * flipped (checksums unchecked, so that the records are read): decoded with the host's
+ * gzip (every batch, or every other one) and by the library alone, the tables or the
+ * errors must be identical, in layouts 2 and 3. */
+static void test_host_decompression(void) {
+    size_t n = 0;
+    char *text = read_file("conformance/vectors/records/kafka-clients-4.4.0.jsonl", &n);
+    check(text != NULL, "hostgzip", "cannot read the record vectors");
+    if (!text) return;
+    long frames = 0, gz = 0, errors = 0;
+    for (size_t pos = 0; pos < n;) {
+        size_t end = pos;
+        while (end < n && text[end] != '\n') end++;
+        kwj_value *v = end > pos ? kwj_parse(text + pos, end - pos, NULL, 0) : NULL;
+        pos = end + 1;
+        if (!v) continue;
+        const char *name = kwj_str(kwj_get(v, "name"), NULL);
+        const char *b64 = kwj_str(kwj_get(v, "bytes"), NULL);
+        size_t cap = 2 * (b64 ? strlen(b64) : 0) + 1024;
+        char *json = malloc(cap);
+        snprintf(json, cap,
+                 "{\"header\":{\"correlationId\":5},\"body\":{\"responses\":[{\"topic\":\"t\",\"partitions\":["
+                 "{\"partitionIndex\":0,\"highWatermark\":\"10\",\"records\":\"%s\"},"
+                 "{\"partitionIndex\":1,\"highWatermark\":\"10\",\"records\":\"%s\"}]}]}}",
+                 b64 ? b64 : "", b64 ? b64 : "");
+        out_buf frame = {0};
+        int32_t st = kw_encode_response_frame((const uint8_t *)json, (int32_t)strlen(json), 1, 12, &frame.p, &frame.n);
+        check(st == KW_OK, "hostgzip", "%s: building the Fetch frame: %s", name, last_error());
+        int gzip = b64 && strstr(name, "gzip") != NULL;
+        /* The vector as it is, then (gzip vectors) with bytes flipped through its batches. */
+        int32_t steps = gzip ? 1 + frame.n / 40 : 1;
+        uint8_t *spoilt = malloc((size_t)frame.n);
+        for (int32_t s = 0; st == KW_OK && s < steps + (gzip ? 1 : 0); s++) {
+            memcpy(spoilt, frame.p, (size_t)frame.n);
+            int32_t flags = 0;
+            if (s > 0) {
+                int32_t at = frame.n - 1 - (s - 1) * 40; /* from the end: the records fields */
+                if (at < 40) break;
+                spoilt[at] ^= 0x10;
+                flags = KW_RECORDS_SKIP_CRC;
+            }
+            for (int layout3 = 0; layout3 < 2; layout3++) {
+                int32_t fl = flags | (layout3 ? KW_RECORDS_INPUT_SPANS : 0);
+                out_buf want = {0};
+                int32_t wst = kw_decode_response_frame_records(spoilt, frame.n, 1, 12, fl, 0, &want.p, &want.n);
+                char werr[512];
+                snprintf(werr, sizeof werr, "%s", wst == KW_OK ? "" : last_error());
+                for (int every_other = 0; every_other < 2; every_other++) {
+                    out_buf got = {0};
+                    int32_t gst = host_table(spoilt, frame.n, 1, 12, fl, every_other, &got, &gz);
+                    const char *gerr = gst == KW_OK ? "" : last_error();
+                    check(gst == wst && strcmp(gerr, werr) == 0 && got.n == want.n && (gst != KW_OK || memcmp(got.p, want.p, (size_t)want.n) == 0),
+                          "hostgzip", "%s, step %d, flags %d, every other %d: host gzip status %d (%s), the library's %d (%s)", name, s, fl,
+                          every_other, gst, gerr, wst, werr);
+                    out_free(&got);
+                }
+                errors += wst != KW_OK;
+                out_free(&want);
+                frames++;
+            }
+        }
+        free(spoilt);
+        out_free(&frame);
+        free(json);
+        kwj_free(v);
+    }
+    free(text);
+    check(gz >= 20, "hostgzip", "only %ld batches gunzipped by the host", gz);
+    check(errors > 0, "hostgzip", "no flipped byte made a decode fail");
+    printf("host gzip: %ld frames decoded both ways (%ld refused), %ld batches gunzipped with zlib\n", frames, errors, gz);
+}
+
 static void test_frame_records(void) {
     size_t n = 0;
     char *text = read_file("conformance/vectors/records/kafka-clients-4.4.0.jsonl", &n);
@@ -1512,6 +1688,7 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < kwj_len(rels); i++) test_vectors(kwj_str(kwj_at(rels, i), NULL));
         test_record_vectors();
         test_frame_records();
+        test_host_decompression();
         for (size_t i = 0; i < kwj_len(rels); i++) test_frame_records_vectors(kwj_str(kwj_at(rels, i), NULL));
         test_newcomer();
     }
