@@ -24,7 +24,7 @@ Errors raise ``KwireError`` subclasses carrying the ABI status and text.
 """
 
 # typing's names under private aliases, so that they are no attributes of the package.
-from typing import Any as _Any, Dict as _Dict, Iterable as _Iterable, Mapping as _Mapping, Tuple as _Tuple, Type as _Type
+from typing import Any as _Any, Dict as _Dict, Iterable as _Iterable, List as _List, Mapping as _Mapping, Tuple as _Tuple, Type as _Type
 from typing import TypeVar as _TypeVar, Union as _Union, overload as _overload
 
 from . import messages
@@ -68,6 +68,18 @@ _T = _TypeVar("_T")
 def abi_version() -> int:
     """(major << 16) | minor of the loaded module's ABI."""
     return default().abi_version()
+
+
+def host_codecs() -> _List[str]:
+    """The codecs decode_fetch and decode_produce decompress with this host's own code
+    ("gzip"; "zstd" with zstandard installed; see Kwire.host_codecs)."""
+    return default().host_codecs()
+
+
+def host_decompressed() -> _Dict[str, int]:
+    """How many batches, and decompressed bytes, the host decompressed for the shared
+    instance so far: {"batches": n, "bytes": n}."""
+    return default().host_decompressed()
 
 
 def api_catalogue() -> Catalogue:
@@ -254,6 +266,8 @@ __all__ = [
     "encode_request_frame",
     "encode_response_frame",
     "header_versions",
+    "host_codecs",
+    "host_decompressed",
     "loads",
     "messages",
     "peek_request_header",

@@ -100,5 +100,5 @@ def frame_records(frame: bytes) -> None:
     codecs: List[str] = kw.host_codecs()
     done: int = kw.host_decompressed()["batches"]
     kw.decode_produce(frame, host_decompress=True)
-    _ = (codecs, done)
+    _ = (codecs, done, kwire.host_codecs(), kwire.host_decompressed()["bytes"])
     kwire.decode_records(kwire.decode_request_frame(frame)["body"]["topicData"][0]["partitionData"][0]["records"] or "")
