@@ -827,6 +827,10 @@ mod header_check {
             &[
                 ("KW_RECORDS_SKIP_CRC", abi::KW_RECORDS_SKIP_CRC.into()),
                 ("KW_RECORDS_INPUT_SPANS", abi::KW_RECORDS_INPUT_SPANS.into()),
+                ("KW_RECORDS_HOST_GZIP", abi::KW_RECORDS_HOST_GZIP.into()),
+                ("KW_RECORDS_HOST_SNAPPY", abi::KW_RECORDS_HOST_SNAPPY.into()),
+                ("KW_RECORDS_HOST_LZ4", abi::KW_RECORDS_HOST_LZ4.into()),
+                ("KW_RECORDS_HOST_ZSTD", abi::KW_RECORDS_HOST_ZSTD.into()),
                 ("KW_ABI_MAJOR", abi::KW_ABI_MAJOR.into()),
                 ("KW_ABI_MINOR", abi::KW_ABI_MINOR.into()),
                 ("KW_MAX_ALLOC", abi::KW_MAX_ALLOC.into()),
