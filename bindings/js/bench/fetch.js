@@ -37,6 +37,11 @@
 //                    abi.DecodeResponseFrameRecords, the same function in native Go, on the
 //                    same frame (`go run ./bindings/js/bench/goabi` on the frame files)
 //
+//   the floor       for each compressed frame, every decompressor this Node has for the
+//                    codec (node:zlib, fzstd, lz4js, @platformatic/kafka's wasm codecs),
+//                    alone on the frame's compressed records sections, nothing decoded;
+//                    the fastest is the floor that kwire columns are held to
+//
 // Then the time of `await init()` in a fresh Node process (compiling kwire.wasm).
 //
 //   node bench/fetch.js [--rounds N] [--sample-ms MS] [--codecs none,gzip,...] [--frames small,mixed]

@@ -25,6 +25,11 @@ decoders or the benchmark fails. Once per codec: none, gzip, snappy, lz4, zstd.
                   value (offset, length) pairs, no object per record; CRC checked and
                   skipped.
 
+For each compressed frame, the floor: every native decompressor of the codec this Python
+has (zlib, zstandard, cramjam through aiokafka, python-snappy and lz4 through
+kafka-python), alone on the frame's compressed records sections, nothing decoded; the
+fastest is what kwire columns are held to.
+
 Then kw_decode_response_frame_records alone (input already in the module's memory, output
 freed unread), in a bare wasmtime host (bench/modcall.py) running the binding's compiled
 code, against abi.DecodeResponseFrameRecords natively (`go run
