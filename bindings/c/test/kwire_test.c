@@ -987,6 +987,34 @@ static void check_partitions(out_buf t, const uint8_t *in, kwj_value *js, const 
 /* Every record-batch vector inside a Fetch v12 response and a Produce v9 request (two
  * partitions each) through kw_decode_*_frame_records, against kw_records_decode_table of
  * the same bytes; the Produce frames also through kw_encode_request_frame_records and back. */
+/* next_jsonl: the next line of text[0:n) from *pos that parses as JSON (a vector), or
+ * NULL at the end; the caller frees it. */
+static kwj_value *next_jsonl(const char *text, size_t n, size_t *pos) {
+    while (*pos < n) {
+        size_t end = *pos;
+        while (end < n && text[end] != '\n') end++;
+        kwj_value *v = end > *pos ? kwj_parse(text + *pos, end - *pos, NULL, 0) : NULL;
+        *pos = end + 1;
+        if (v) return v;
+    }
+    return NULL;
+}
+
+/* fetch_frame_of: a Fetch v12 response frame of topic "t" whose partitions 0 and 1 both
+ * hold the records b64 (base64). */
+static int32_t fetch_frame_of(const char *b64, out_buf *frame) {
+    size_t cap = 2 * strlen(b64) + 1024;
+    char *json = malloc(cap);
+    snprintf(json, cap,
+             "{\"header\":{\"correlationId\":5},\"body\":{\"responses\":[{\"topic\":\"t\",\"partitions\":["
+             "{\"partitionIndex\":0,\"highWatermark\":\"10\",\"records\":\"%s\"},"
+             "{\"partitionIndex\":1,\"highWatermark\":\"10\",\"records\":\"%s\"}]}]}}",
+             b64, b64);
+    int32_t st = kw_encode_response_frame((const uint8_t *)json, (int32_t)strlen(json), 1, 12, &frame->p, &frame->n);
+    free(json);
+    return st;
+}
+
 /* gunzip: the gzip members of in[0:n) one after another, as Kafka's reader reads them,
  * into a malloc'd buffer of at most limit bytes; NULL when they are not exactly that (bad
  * data, cut short, bytes after the last member, past the limit). */
@@ -1095,23 +1123,12 @@ static void test_host_decompression(void) {
     check(text != NULL, "hostgzip", "cannot read the record vectors");
     if (!text) return;
     long frames = 0, gz = 0, errors = 0;
-    for (size_t pos = 0; pos < n;) {
-        size_t end = pos;
-        while (end < n && text[end] != '\n') end++;
-        kwj_value *v = end > pos ? kwj_parse(text + pos, end - pos, NULL, 0) : NULL;
-        pos = end + 1;
-        if (!v) continue;
+    size_t pos = 0;
+    for (kwj_value *v; (v = next_jsonl(text, n, &pos)) != NULL;) {
         const char *name = kwj_str(kwj_get(v, "name"), NULL);
         const char *b64 = kwj_str(kwj_get(v, "bytes"), NULL);
-        size_t cap = 2 * (b64 ? strlen(b64) : 0) + 1024;
-        char *json = malloc(cap);
-        snprintf(json, cap,
-                 "{\"header\":{\"correlationId\":5},\"body\":{\"responses\":[{\"topic\":\"t\",\"partitions\":["
-                 "{\"partitionIndex\":0,\"highWatermark\":\"10\",\"records\":\"%s\"},"
-                 "{\"partitionIndex\":1,\"highWatermark\":\"10\",\"records\":\"%s\"}]}]}}",
-                 b64 ? b64 : "", b64 ? b64 : "");
         out_buf frame = {0};
-        int32_t st = kw_encode_response_frame((const uint8_t *)json, (int32_t)strlen(json), 1, 12, &frame.p, &frame.n);
+        int32_t st = fetch_frame_of(b64 ? b64 : "", &frame);
         check(st == KW_OK, "hostgzip", "%s: building the Fetch frame: %s", name, last_error());
         int gzip = b64 && strstr(name, "gzip") != NULL;
         /* The vector as it is, then (gzip vectors) with bytes flipped through its batches. */
@@ -1148,7 +1165,6 @@ static void test_host_decompression(void) {
         }
         free(spoilt);
         out_free(&frame);
-        free(json);
         kwj_free(v);
     }
     free(text);
@@ -1163,12 +1179,8 @@ static void test_frame_records(void) {
     check(text != NULL, "framerecords", "cannot read the record vectors");
     if (!text) return;
     long vectors = 0, frames3 = 0, input3 = 0;
-    for (size_t pos = 0; pos < n;) {
-        size_t end = pos;
-        while (end < n && text[end] != '\n') end++;
-        kwj_value *v = end > pos ? kwj_parse(text + pos, end - pos, NULL, 0) : NULL;
-        pos = end + 1;
-        if (!v) continue;
+    size_t pos = 0;
+    for (kwj_value *v; (v = next_jsonl(text, n, &pos)) != NULL;) {
         const char *name = kwj_str(kwj_get(v, "name"), NULL);
         const char *b64 = kwj_str(kwj_get(v, "bytes"), NULL);
         uint8_t *raw = NULL;
@@ -1182,16 +1194,8 @@ static void test_frame_records(void) {
             continue;
         }
         vectors++;
-        size_t cap = 2 * strlen(b64) + 1024;
-        char *json = malloc(cap);
-        /* Fetch v12 response */
-        snprintf(json, cap,
-                 "{\"header\":{\"correlationId\":5},\"body\":{\"responses\":[{\"topic\":\"t\",\"partitions\":["
-                 "{\"partitionIndex\":0,\"highWatermark\":\"10\",\"records\":\"%s\"},"
-                 "{\"partitionIndex\":1,\"highWatermark\":\"10\",\"records\":\"%s\"}]}]}}",
-                 b64, b64);
         out_buf frame = {0}, t = {0};
-        int32_t st = kw_encode_response_frame((const uint8_t *)json, (int32_t)strlen(json), 1, 12, &frame.p, &frame.n);
+        int32_t st = fetch_frame_of(b64, &frame);
         check(st == KW_OK, "framerecords", "%s: building the Fetch frame: %s", name, last_error());
         if (st == KW_OK) {
             st = kw_decode_response_frame_records(frame.p, frame.n, 1, 12, 0, 0, &t.p, &t.n);
@@ -1222,6 +1226,8 @@ static void test_frame_records(void) {
         }
         out_free(&frame);
         /* Produce v9 request, and back through kw_encode_request_frame_records */
+        size_t cap = 2 * strlen(b64) + 1024;
+        char *json = malloc(cap);
         snprintf(json, cap,
                  "{\"header\":{\"requestApiKey\":0,\"requestApiVersion\":9,\"correlationId\":6,\"clientId\":\"c\"},"
                  "\"body\":{\"acks\":-1,\"timeoutMs\":1000,\"topicData\":[{\"name\":\"t\",\"partitionData\":["
@@ -1461,12 +1467,7 @@ static void test_record_vectors(void) {
     if (!text) return;
     size_t pos = 0;
     long count = 0;
-    while (pos < n) {
-        size_t end = pos;
-        while (end < n && text[end] != '\n') end++;
-        kwj_value *v = end > pos ? kwj_parse(text + pos, end - pos, NULL, 0) : NULL;
-        pos = end + 1;
-        if (!v) continue;
+    for (kwj_value *v; (v = next_jsonl(text, n, &pos)) != NULL;) {
         count++;
         const char *name = kwj_str(kwj_get(v, "name"), NULL);
         uint8_t *bytes;
