@@ -7,7 +7,7 @@ import (
 )
 
 // The package's constants are the ABI table's: the version, every status with its
-// category name, the allocation limit and the record flags.
+// category name, the allocation limit, the record flags and the batch list's layout.
 func TestConstantsAreTheTables(t *testing.T) {
 	if Major != abitable.Major || Minor != abitable.Minor {
 		t.Errorf("abi %d.%d, table %d.%d", Major, Minor, abitable.Major, abitable.Minor)
@@ -35,10 +35,22 @@ func TestConstantsAreTheTables(t *testing.T) {
 			t.Errorf("StatusName(%d) = %q, the table's category is %q", s, got, c.Category)
 		}
 	}
-	want := map[string]int{"MAX_ALLOC": MaxAlloc, "RECORDS_SKIP_CRC": FlagSkipCRC, "RECORDS_INPUT_SPANS": FlagInputSpans}
+	want := map[string]int{"MAX_ALLOC": MaxAlloc, "RECORDS_SKIP_CRC": FlagSkipCRC, "RECORDS_INPUT_SPANS": FlagInputSpans,
+		"RECORDS_HOST_GZIP": FlagHostGzip, "RECORDS_HOST_SNAPPY": FlagHostSnappy, "RECORDS_HOST_LZ4": FlagHostLZ4,
+		"RECORDS_HOST_ZSTD": FlagHostZstd, "BATCH_LIST_HEADER_SIZE": BatchListHeaderSize, "BATCH_STRIDE": 4 * CompressedBatchWords}
+	seen := 0
 	for _, c := range abitable.Consts {
-		if v, ok := want[c.Name]; ok && v != c.Value {
-			t.Errorf("KW_%s: table %d, package abi %d", c.Name, c.Value, v)
+		if v, ok := want[c.Name]; ok {
+			seen++
+			if v != c.Value {
+				t.Errorf("KW_%s: table %d, package abi %d", c.Name, c.Value, v)
+			}
 		}
+		if c.Name == "BATCH_LIST_MAGIC" && c.Str != BatchListMagic {
+			t.Errorf("KW_BATCH_LIST_MAGIC: table %q, package abi %q", c.Str, BatchListMagic)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d constants are in the table", seen, len(want))
 	}
 }
