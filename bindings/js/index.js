@@ -18,7 +18,9 @@ import { RecordTable, RecordSet, Record, TRUSTED } from './src/table.js';
 import { RecordTableBuilder } from './src/builder.js';
 import { produceVerdict } from './src/validate.js';
 import { HOST_DECOMPRESSORS, HOST_FLAGS, hostCodecs, isBatchList } from './src/hostcodec.js';
-import { KW_BATCH_LIST_COUNT, KW_BATCH_LIST_HEADER_SIZE, KW_BATCH_STRIDE } from './src/abi_gen.js';
+import {
+  KW_BATCH_COMPRESSION, KW_BATCH_DATA_LENGTH, KW_BATCH_DATA_OFFSET, KW_BATCH_LIST_COUNT, KW_BATCH_LIST_HEADER_SIZE, KW_BATCH_STRIDE,
+} from './src/abi_gen.js';
 
 export * from './src/errors.js';
 export { toBase64, fromBase64 };
@@ -666,10 +668,11 @@ export class Kwire {
     let total = 0;
     for (let i = 0, n = w[KW_BATCH_LIST_COUNT >> 2]; i < n; i++) {
       const e = (KW_BATCH_LIST_HEADER_SIZE + i * KW_BATCH_STRIDE) >> 2;
-      const inflate = HOST_DECOMPRESSORS.get(w[e + 2]);
-      const out = inflate === undefined ? null : inflate(b.subarray(w[e], w[e] + w[e + 1]), limit);
+      const at = w[e + (KW_BATCH_DATA_OFFSET >> 2)];
+      const inflate = HOST_DECOMPRESSORS.get(w[e + (KW_BATCH_COMPRESSION >> 2)]);
+      const out = inflate === undefined ? null : inflate(b.subarray(at, at + w[e + (KW_BATCH_DATA_LENGTH >> 2)]), limit);
       if (out === null) continue;
-      offsets.push(w[e]);
+      offsets.push(at);
       parts.push(out);
       total += out.length;
     }

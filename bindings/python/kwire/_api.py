@@ -51,6 +51,10 @@ _HOST_FLAG_OF = {
 }
 _HOST_FLAGS = sum(_HOST_FLAG_OF[c] for c in HOST_DECOMPRESSORS)
 _BATCH_LIST_MAGIC = _abi.KW_BATCH_LIST_MAGIC
+# The int32 words of a batch list entry.
+_BATCH_DATA_OFFSET = _abi.KW_BATCH_DATA_OFFSET // 4
+_BATCH_DATA_LENGTH = _abi.KW_BATCH_DATA_LENGTH // 4
+_BATCH_COMPRESSION = _abi.KW_BATCH_COMPRESSION // 4
 # The module's cap on what one compressed batch may decompress to when max_decompressed is 0.
 _DEFAULT_MAX_DECOMPRESSED = 100 << 20
 
@@ -396,17 +400,18 @@ class Kwire:
         error."""
         limit = max_decompressed or _DEFAULT_MAX_DECOMPRESSED
         (count,) = _I32.unpack_from(listed, _abi.KW_BATCH_LIST_COUNT)
-        words = struct.unpack_from("<%di" % (4 * count), listed, _abi.KW_BATCH_LIST_HEADER_SIZE)
+        w = _abi.KW_BATCH_STRIDE // 4
+        words = struct.unpack_from("<%di" % (w * count), listed, _abi.KW_BATCH_LIST_HEADER_SIZE)
         fv = memoryview(frame).cast("B")
         pairs: List[int] = []
         outs: List[bytes] = []
         get = HOST_DECOMPRESSORS.get
-        for i in range(0, 4 * count, 4):
-            inflate = get(words[i + 2])
+        for i in range(0, w * count, w):
+            inflate = get(words[i + _BATCH_COMPRESSION])
             if inflate is None:
                 continue
-            at = words[i]
-            out = inflate(fv[at : at + words[i + 1]], limit)
+            at = words[i + _BATCH_DATA_OFFSET]
+            out = inflate(fv[at : at + words[i + _BATCH_DATA_LENGTH]], limit)
             if out is not None:
                 pairs += (at, len(out))
                 outs.append(out)
