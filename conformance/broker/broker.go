@@ -542,6 +542,14 @@ func (b *Broker) Dir() string { return b.dir }
 // LogTail returns up to the last 8 KiB of the broker's log.
 func (b *Broker) LogTail() string { return string(b.logTail()) }
 
+// LogProblems returns the log lines that report an error (the first 20), or a line saying
+// there are none: what made a broker stop is often far above the tail.
+func (b *Broker) LogProblems() string { return b.logProblems() }
+
+// ExitError is how the broker process ended (nil while it runs, or after a clean exit):
+// "signal: terminated" tells a process stopped from outside from one that gave up.
+func (b *Broker) ExitError() error { return b.exitErr() }
+
 // Pid returns the broker's process id (a new one after Resume).
 func (b *Broker) Pid() int {
 	p, _ := b.process()

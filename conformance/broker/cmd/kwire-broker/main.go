@@ -234,7 +234,7 @@ loop:
 			fmt.Fprintf(os.Stderr, "kwire-broker: %v\n", s)
 			break loop
 		case <-done:
-			fmt.Fprintf(os.Stderr, "kwire-broker: the broker process exited by itself\n--- broker log (tail) ---\n%s\n", b.LogTail())
+			fmt.Fprintf(os.Stderr, "kwire-broker: the broker process exited by itself (%v)\n--- broker log (tail) ---\n%s%s\n", b.ExitError(), b.LogTail(), b.LogProblems())
 			code = 1
 			break loop
 		}
