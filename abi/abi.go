@@ -54,6 +54,9 @@ const (
 	// FlagInputSpans (KW_RECORDS_INPUT_SPANS) asks the frame-records calls for a
 	// layout-3 table, whose spans of uncompressed records point into the input frame.
 	FlagInputSpans = 2
+	// FlagColumns (KW_RECORDS_COLUMNS, ABI 1.4) asks the frame-records calls for a
+	// layout-4 table: the records' fields as columns (see columns.go).
+	FlagColumns = 4
 )
 
 // StatusName is the category name kw_last_error_json writes for a status.

@@ -37,7 +37,16 @@ func TestConstantsAreTheTables(t *testing.T) {
 	}
 	want := map[string]int{"MAX_ALLOC": MaxAlloc, "RECORDS_SKIP_CRC": FlagSkipCRC, "RECORDS_INPUT_SPANS": FlagInputSpans,
 		"RECORDS_HOST_GZIP": FlagHostGzip, "RECORDS_HOST_SNAPPY": FlagHostSnappy, "RECORDS_HOST_LZ4": FlagHostLZ4,
-		"RECORDS_HOST_ZSTD": FlagHostZstd, "BATCH_LIST_HEADER_SIZE": BatchListHeaderSize, "BATCH_STRIDE": 4 * CompressedBatchWords}
+		"RECORDS_HOST_ZSTD": FlagHostZstd, "BATCH_LIST_HEADER_SIZE": BatchListHeaderSize, "BATCH_STRIDE": 4 * CompressedBatchWords,
+		"RECORDS_COLUMNS": FlagColumns, "TABLE_BATCH_COUNT": ColBatchCount, "TABLE_BATCH_STRIDE": ColBatchStride,
+		"TABLE_BATCHES_OFFSET": ColBatches, "TABLE_COL_OFFSETS": ColOffsets, "TABLE_COL_TIMESTAMPS": ColTimestamps,
+		"TABLE_COL_KEYS": ColKeys, "TABLE_COL_VALUES": ColValues, "TABLE_COL_HEADER_INDEX": ColHeaderIndex,
+		"TABLE_COL_BATCH_INDEX": ColBatchIndex, "TABLE_COL_SOURCES": ColSources, "TABLE_COL_CONTROL_TYPES": ColControlTypes,
+		"TABLE_COL_SCHEMAS": ColSchemas, "TABLE_HEADER_SIZE_4": TableHeaderSizeColumns,
+		"RB_BASE_OFFSET": RBBaseOffset, "RB_PRODUCER_ID": RBProducerID, "RB_FIRST_RECORD": RBFirstRecord,
+		"RB_RECORD_COUNT": RBRecordCount, "RB_BASE_SEQUENCE": RBBaseSequence, "RB_LEADER_EPOCH": RBLeaderEpoch,
+		"RB_PRODUCER_EPOCH": RBProducerEpoch, "RB_MAGIC": RBMagic, "RB_COMPRESSION": RBCompression,
+		"RB_TIMESTAMP_TYPE": RBTimestampType, "RB_FLAGS": RBFlags, "RB_SOURCE": RBSource, "RB_STRIDE": RBStride}
 	seen := 0
 	for _, c := range abitable.Consts {
 		if v, ok := want[c.Name]; ok {

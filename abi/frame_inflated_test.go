@@ -22,6 +22,9 @@ func FuzzFrameRecordsInflated(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame, inflated []byte, mode uint8) {
 		le := binary.LittleEndian
 		flags := int32(mode & 3)
+		if mode&8 != 0 {
+			flags |= FlagColumns
+		}
 		if _, err := DecodeFrameRecordsInflated(nil, frame, 1, 12, flags, 1<<20, inflated); err != nil && AsError(err) == nil {
 			t.Fatalf("not an *Error: %v", err)
 		}
@@ -57,6 +60,32 @@ func FuzzFrameRecordsInflated(f *testing.F) {
 		}
 		if gerr == nil && !bytes.Equal(got, want) {
 			t.Fatal("the tables differ")
+		}
+	})
+}
+
+// FuzzFrameRecordsColumns: whatever the frame, layout 4 (columns) holds exactly the
+// records, spans and JSON of layouts 2 and 3, or fails with the same error.
+func FuzzFrameRecordsColumns(f *testing.F) {
+	t := &testing.T{}
+	for i, b := range recordVectors(t) {
+		if i%3 == 1 {
+			f.Add(fetchFrameOf(t, b), uint8(0))
+		}
+	}
+	f.Fuzz(func(t *testing.T, frame []byte, mode uint8) {
+		flags := int32(mode & 3)
+		rows, rerr := DecodeResponseFrameRecords(nil, frame, 1, 12, flags, 1<<20)
+		cols, cerr := DecodeResponseFrameRecords(nil, frame, 1, 12, flags|FlagColumns, 1<<20)
+		if (rerr != nil) != (cerr != nil) || (rerr != nil && rerr.Error() != cerr.Error()) {
+			t.Fatalf("layouts 2/3: %v; layout 4: %v", rerr, cerr)
+		}
+		if rerr != nil {
+			return
+		}
+		sameEntries(t, "columns", columnEntries(t, cols, frame, flags&FlagInputSpans != 0), tableEntries(t, rows, frame))
+		if !bytes.Equal(parseFrameJSON(t, rows), parseFrameJSON(t, cols)) {
+			t.Fatal("the JSON differs")
 		}
 	})
 }

@@ -37,11 +37,12 @@ const (
 // records hook scans each batch into entries (ents, hents) and copies into out only
 // what must be copied.
 type frameTable struct {
-	out        []byte // the table being built: header, then the data area
-	start      int    // offset of the table in out
-	ents       []byte // record entries, TableRecordStride bytes each
-	hents      []byte // header entries, TableHeaderStride bytes each
-	nrec, nhdr int
+	out   []byte // the table being built: header, then the data area
+	start int    // offset of the table in out
+	// the records so far, written by finish as columns (layout 4, columns set) or as
+	// entries (layouts 2 and 3)
+	recordColumns
+	columns    bool
 	spans      []int32 // one batch's record spans (recordscan.Scan)
 	hspans     []int32 // one batch's header spans
 	frame      []byte  // the input frame (its offsets are layout 3's input spans)
@@ -97,7 +98,7 @@ func (t *frameTable) hook(dst []byte, recs []byte, path func() string) ([]byte, 
 		t.hookErr = e
 		return dst, e
 	}
-	if len(t.out)-t.start+len(t.ents)+len(t.hents) > MaxAlloc {
+	if len(t.out)-t.start+t.entryBytes(t.columns) > MaxAlloc {
 		t.hookErr = newErr(StatusTooLarge, "kwire: record table exceeds the output limit of "+decimal(MaxAlloc)+" bytes")
 		return dst, t.hookErr
 	}
@@ -249,109 +250,9 @@ func (t *frameTable) scanBatch(entry []byte, at int) bool {
 	return true
 }
 
-// writeBatch appends the entries of one scanned batch. Plain stores, no calls per record
-// but for the rare schema headers.
-func (t *frameTable) writeBatch(b *records.Batch, data []byte, spans, hspans []int32, base, source int32) {
-	le := binary.LittleEndian
-	n := len(spans) / recordscan.SpanRecordWords
-	e0, h0 := len(t.ents), len(t.hents)
-	t.ents = grow(t.ents, n*TableRecordStride)
-	t.hents = grow(t.hents, len(hspans)/recordscan.SpanHeaderWords*TableHeaderStride)
-	ents, hents := t.ents[e0:], t.hents[h0:]
-	var flags uint32
-	if b.IsTransactional() {
-		flags = 1
-	}
-	logAppend := b.TimestampType() == records.LogAppendTime
-	// The batch's fields, once: the stores below could alias *b for the compiler.
-	baseOffset, baseTS, maxTS, pid := b.BaseOffset, b.BaseTimestamp, b.MaxTimestamp, uint64(b.ProducerID)
-	baseSeq, epoch, leaderEpoch := b.BaseSequence, uint32(int32(b.ProducerEpoch)), uint32(b.PartitionLeaderEpoch)
-	compression, tsType := uint32(b.Compression()), uint32(b.TimestampType())
-	fh := int32(t.nhdr)
-	hp := 0
-	for i := 0; i < n; i++ {
-		s := spans[i*recordscan.SpanRecordWords : i*recordscan.SpanRecordWords+recordscan.SpanRecordWords : i*recordscan.SpanRecordWords+recordscan.SpanRecordWords]
-		e := ents[i*TableRecordStride : i*TableRecordStride+TableRecordStride : i*TableRecordStride+TableRecordStride]
-		od := s[recordscan.SpanOffsetDelta]
-		ts := maxTS
-		if !logAppend {
-			ts = baseTS + int64(uint64(uint32(s[recordscan.SpanTSDeltaLo]))|uint64(uint32(s[recordscan.SpanTSDeltaHi]))<<32)
-		}
-		ko, kl := s[recordscan.SpanKeyOff]+base, s[recordscan.SpanKeyLen]
-		if kl < 0 {
-			ko = 0
-		}
-		vo, vl := s[recordscan.SpanValueOff]+base, s[recordscan.SpanValueLen]
-		if vl < 0 {
-			vo = 0
-		}
-		nh := s[recordscan.SpanHeaders]
-		hs := hspans[hp : hp+int(nh)*recordscan.SpanHeaderWords]
-		sch := records.SchemaRef{ID: -1, Version: -1}
-		// recordscan.MayHaveSchema, inline (a call per record costs more than the test).
-		maybe := vl >= 5 && data[s[recordscan.SpanValueOff]] == 0
-		for j := 1; j < len(hs) && !maybe; j += recordscan.SpanHeaderWords {
-			maybe = hs[j] == int32(len(records.SchemaIDHeader)) || hs[j] == int32(len(records.SchemaVersionHeader))
-		}
-		if maybe {
-			sch = recordscan.SpanSchema(data, s, hs)
-		}
-		le.PutUint64(e[0:], uint64(baseOffset+int64(od)))
-		le.PutUint64(e[8:], uint64(ts))
-		le.PutUint64(e[16:], pid)
-		le.PutUint32(e[24:], uint32(ko))
-		le.PutUint32(e[28:], uint32(kl))
-		le.PutUint32(e[32:], uint32(vo))
-		le.PutUint32(e[36:], uint32(vl))
-		le.PutUint32(e[40:], uint32(fh))
-		le.PutUint32(e[44:], uint32(nh))
-		le.PutUint32(e[48:], uint32(records.RecordSequence(baseSeq, od)))
-		le.PutUint32(e[52:], leaderEpoch)
-		le.PutUint32(e[56:], epoch)
-		le.PutUint32(e[60:], 2)
-		le.PutUint32(e[64:], compression)
-		le.PutUint32(e[68:], tsType)
-		le.PutUint32(e[72:], flags)
-		le.PutUint32(e[76:], 0xffffffff)
-		le.PutUint32(e[80:], uint32(sch.Source))
-		le.PutUint32(e[84:], uint32(sch.ID))
-		le.PutUint32(e[88:], uint32(sch.Version))
-		le.PutUint32(e[92:], uint32(source))
-		for j := 0; j+recordscan.SpanHeaderWords <= len(hs); j += recordscan.SpanHeaderWords {
-			h := hents[hp/recordscan.SpanHeaderWords*TableHeaderStride:]
-			h = h[:TableHeaderStride:TableHeaderStride]
-			hvo, hvl := hs[j+2]+base, hs[j+3]
-			if hvl < 0 {
-				hvo = 0
-			}
-			le.PutUint32(h[0:], uint32(hs[j]+base))
-			le.PutUint32(h[4:], uint32(hs[j+1]))
-			le.PutUint32(h[8:], uint32(hvo))
-			le.PutUint32(h[12:], uint32(hvl))
-			hp += recordscan.SpanHeaderWords
-		}
-		fh += nh
-	}
-	t.nrec += n
-	t.nhdr = int(fh)
-}
-
 // addMessage adds one record the Decoder read, its bytes copied into the data area.
 func (t *frameTable) addMessage(m *records.Message) error {
-	var r [1]tableRec
-	var hdrs []span2
-	if len(m.Headers) > 0 {
-		hdrs = make([]span2, 0, len(m.Headers))
-	}
-	recs, hdrs := appendRecord(m, t.addBytes, r[:0], hdrs)
-	recs[0].firstHeader = int32(t.nhdr)
-	e0, h0 := len(t.ents), len(t.hents)
-	t.ents = grow(t.ents, TableRecordStride)
-	t.hents = grow(t.hents, len(hdrs)*TableHeaderStride)
-	writeEntries(t.ents[e0:], 0, 0, recs, nil, 0)
-	writeEntries(t.hents[h0:], 0, 0, nil, hdrs, 0)
-	t.nrec++
-	t.nhdr += len(hdrs)
+	t.addDecoded(m, t.addBytes)
 	return nil
 }
 
@@ -379,15 +280,16 @@ func grow(b []byte, n int) []byte {
 func (t *frameTable) reset() {
 	t.out, t.json, t.hookErr, t.frame = nil, t.json[:0], nil, nil
 	t.hostCodecs, t.listing, t.list, t.nlist = 0, false, t.list[:0], 0
-	t.ents, t.hents, t.nrec, t.nhdr = t.ents[:0], t.hents[:0], 0, 0
+	t.recordColumns.reset()
+	t.columns = false
 	if cap(t.json) > 4<<20 {
 		t.json = nil
 	}
-	if cap(t.ents) > 8<<20 {
-		t.ents, t.spans = nil, nil
+	if cap(t.spans) > 1<<20 {
+		t.spans = nil
 	}
-	if cap(t.hents) > 8<<20 {
-		t.hents, t.hspans = nil, nil
+	if cap(t.hspans) > 1<<20 {
+		t.hspans = nil
 	}
 }
 
@@ -395,7 +297,7 @@ func (t *frameTable) reset() {
 // layout-3 table.
 func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, inflated []inflatedBatch, decode func(t *frameTable) ([]byte, error)) (out []byte, err error) {
 	defer guard(&err)
-	opts, e := recordOptions(flags&^(FlagInputSpans|flagsHost), maxDecompressed)
+	opts, e := recordOptions(flags&^(FlagInputSpans|FlagColumns|flagsHost), maxDecompressed)
 	if e != nil {
 		return dst, e
 	}
@@ -409,6 +311,7 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 	t.frame = frame
 	t.produce = -1
 	t.inputSpans = flags&FlagInputSpans != 0
+	t.columns = flags&FlagColumns != 0
 	if len(inflated) > 0 {
 		t.inflated = inflated
 		d.Options.Decompressed = t.decompressedFn
@@ -430,7 +333,11 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 		// Record bytes are at most the frame's size (more only when decompressed).
 		t.out = reserve(dst, TableHeaderSizeFrame+len(frame)+len(frame)/8+256)
 	}
-	t.out = grow(t.out, TableHeaderSizeFrame)
+	if t.columns {
+		t.out = grow(t.out, TableHeaderSizeColumns)
+	} else {
+		t.out = grow(t.out, TableHeaderSizeFrame)
+	}
 	json, err := decode(t)
 	if t.listing && (err != nil || t.hookErr != nil) {
 		// Records fields after the first listed batch were not read: the one-call decode
@@ -452,28 +359,34 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 	return t.finish()
 }
 
-// finish appends the entries and the JSON and fills in the header.
+// finish appends the entries (or the columns) and the JSON and fills in the header.
 func (t *frameTable) finish() ([]byte, error) {
-	for (len(t.out)-t.start)%8 != 0 {
-		t.out = append(t.out, 0)
-	}
-	recsOff := len(t.out) - t.start
-	hdrsOff := recsOff + len(t.ents)
-	jsonOff := hdrsOff + len(t.hents)
-	total := jsonOff + len(t.json)
-	if total > MaxAlloc {
+	t.out = pad8(t.out, t.start)
+	if total := len(t.out) - t.start + t.entryBytes(t.columns) + 8*8 + len(t.json); total > MaxAlloc {
 		return nil, newErr(StatusTooLarge, "kwire: record table of "+decimal(total)+" bytes exceeds the output limit")
 	}
-	t.out = append(t.out, t.ents...)
-	t.out = append(t.out, t.hents...)
-	t.out = append(t.out, t.json...)
-	b := t.out[t.start:]
-	layout := TableLayoutFrame
-	if t.inputSpans {
-		layout = TableLayoutInput
+	layout, recsOff := TableLayoutFrame, len(t.out)-t.start
+	if t.columns {
+		layout = TableLayoutColumns
+		t.out = t.appendColumns(t.out, t.start)
+		recsOff = int(binary.LittleEndian.Uint32(t.out[t.start+ColOffsets:]))
+	} else {
+		if t.inputSpans {
+			layout = TableLayoutInput
+		}
+		t.out = t.appendEntries(t.out)
 	}
+	hdrsOff := len(t.out) - t.start
+	t.out = append(t.out, t.hents...)
+	jsonOff := len(t.out) - t.start
+	t.out = append(t.out, t.json...)
+	total := len(t.out) - t.start
+	b := t.out[t.start:]
 	// Skipped bytes are per records field, in the JSON references.
 	writeTableHeader(b, layout, t.nrec, recsOff, t.nhdr, hdrsOff, 0, total)
+	if t.columns {
+		binary.LittleEndian.PutUint32(b[12:], 0) // record_stride: no record entries
+	}
 	binary.LittleEndian.PutUint32(b[40:], uint32(jsonOff))
 	binary.LittleEndian.PutUint32(b[44:], uint32(len(t.json)))
 	out := t.out
@@ -535,6 +448,8 @@ func readTable(b []byte) (*tableReader, error) {
 	t := &tableReader{b: b, count: get(8), stride: get(12), recsOff: get(16), hcount: get(20), hstride: get(24), hdrsOff: get(28)}
 	if layout := get(4); layout < 1 {
 		return nil, errors.New("record table layout " + strconv.Itoa(layout) + " is unknown")
+	} else if layout == TableLayoutColumns {
+		return nil, errors.New("a layout-4 record table (columns) is not taken here: decode without KW_RECORDS_COLUMNS for a table to encode from")
 	}
 	if t.count < 0 || t.stride < TableRecordStride || t.recsOff < 0 || t.hcount < 0 || t.hstride < TableHeaderStride || t.hdrsOff < 0 ||
 		t.recsOff > len(b) || t.count > (len(b)-t.recsOff)/t.stride || t.hdrsOff > len(b) || t.hcount > (len(b)-t.hdrsOff)/t.hstride {

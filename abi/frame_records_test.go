@@ -445,6 +445,108 @@ func tableEntries(t *testing.T, b, frame []byte) []string {
 	return out
 }
 
+func sameEntries(t *testing.T, what string, a, b []string) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%s: %d entries, the reader %d", what, len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("%s: entry %d\n got    %s\n reader %s", what, i, a[i], b[i])
+		}
+	}
+}
+
+// columnEntries reads a layout-4 table as tableEntries reads layouts 2 and 3, in the
+// same form, after checking its geometry: every array 8-aligned, inside the table and
+// apart from the others, every record in the batch that names it.
+func columnEntries(t *testing.T, b, frame []byte, inputSpans bool) []string {
+	t.Helper()
+	le := binary.LittleEndian
+	w := func(at int) int { return int(int32(le.Uint32(b[at:]))) }
+	if string(b[:4]) != TableMagic || w(4) != TableLayoutColumns || w(12) != 0 || w(36) != len(b) {
+		t.Fatalf("layout-4 header: % x", b[:TableHeaderSizeColumns])
+	}
+	n, hn, nb := w(8), w(20), w(ColBatchCount)
+	if w(ColBatchStride) != RBStride || w(24) != TableHeaderStride || w(16) != w(ColOffsets) {
+		t.Fatalf("layout-4 strides: batch %d, header %d; records_offset %d", w(ColBatchStride), w(24), w(16))
+	}
+	type area struct{ at, size int }
+	areas := []area{{0, TableHeaderSizeColumns}, {w(ColBatches), nb * RBStride}, {w(ColOffsets), 8 * n}, {w(ColTimestamps), 8 * n},
+		{w(ColKeys), 8 * n}, {w(ColValues), 8 * n}, {w(ColHeaderIndex), 8 * n}, {w(ColBatchIndex), 4 * n}, {w(ColSources), n},
+		{w(ColControlTypes), 4 * n}, {w(ColSchemas), 12 * n}, {w(28), 16 * hn}, {w(40), w(44)}}
+	for i, a := range areas {
+		if a.at < 0 || a.size < 0 || a.at+a.size > len(b) || (i < len(areas)-2 && a.at%8 != 0) {
+			t.Fatalf("layout-4 area %d (%d, %d) of %d bytes", i, a.at, a.size, len(b))
+		}
+		for j, o := range areas[:i] {
+			if a.size > 0 && o.size > 0 && a.at < o.at+o.size && o.at < a.at+a.size {
+				t.Fatalf("layout-4 areas %d and %d overlap", j, i)
+			}
+		}
+	}
+	span := func(src []byte, off, l int) string {
+		if l == -1 {
+			if off != 0 {
+				t.Fatalf("null span with offset %d", off)
+			}
+			return "null"
+		}
+		if off < 0 || l < 0 || off+l > len(src) {
+			t.Fatalf("span (%d, %d) outside its %d bytes", off, l, len(src))
+		}
+		return fmt.Sprintf("%q", src[off:off+l])
+	}
+	col := func(field, i, size int) int {
+		at := w(field) + i*size
+		if size == 8 {
+			return int(int64(le.Uint64(b[at:])))
+		}
+		return w(at)
+	}
+	var out []string
+	for i := 0; i < n; i++ {
+		bi := col(ColBatchIndex, i, 4)
+		if bi < 0 || bi >= nb {
+			t.Fatalf("record %d: batch %d of %d", i, bi, nb)
+		}
+		be := w(ColBatches) + bi*RBStride
+		bw := func(at int) int { return w(be + at) }
+		if i < bw(RBFirstRecord) || i >= bw(RBFirstRecord)+bw(RBRecordCount) {
+			t.Fatalf("record %d: not in its batch %d (%d+%d)", i, bi, bw(RBFirstRecord), bw(RBRecordCount))
+		}
+		src := b
+		switch source := int(b[w(ColSources)+i]); {
+		case source != bw(RBSource):
+			t.Fatalf("record %d: source %d, its batch's %d", i, source, bw(RBSource))
+		case source == TableSourceInput && inputSpans:
+			src = frame
+		case source != TableSourceTable:
+			t.Fatalf("record %d: source %d", i, source)
+		}
+		off := int64(col(ColOffsets, i, 8))
+		s := fmt.Sprintf("off=%d ts=%d pid=%d key=%s value=%s", off, col(ColTimestamps, i, 8), int64(le.Uint64(b[be+RBProducerID:])),
+			span(src, col(ColKeys, 2*i, 4), col(ColKeys, 2*i+1, 4)), span(src, col(ColValues, 2*i, 4), col(ColValues, 2*i+1, 4)))
+		seq := records.RecordSequence(int32(bw(RBBaseSequence)), int32(off-int64(le.Uint64(b[be+RBBaseOffset:]))))
+		fh, hc := col(ColHeaderIndex, 2*i, 4), col(ColHeaderIndex, 2*i+1, 4)
+		field := 44 // the entry of layouts 2 and 3 that each value is compared with
+		for _, v := range []int{hc, int(seq), bw(RBLeaderEpoch), bw(RBProducerEpoch), bw(RBMagic), bw(RBCompression), bw(RBTimestampType), bw(RBFlags),
+			col(ColControlTypes, i, 4), col(ColSchemas, 3*i, 4), col(ColSchemas, 3*i+1, 4), col(ColSchemas, 3*i+2, 4)} {
+			s += fmt.Sprintf(" +%d=%d", field, v)
+			field += 4
+		}
+		if fh < 0 || hc < 0 || fh+hc > hn {
+			t.Fatalf("record %d: headers %d+%d of %d", i, fh, hc, hn)
+		}
+		for j := 0; j < hc; j++ {
+			h := w(28) + (fh+j)*TableHeaderStride
+			s += " h[" + span(src, w(h), w(h+4)) + "]=" + span(src, w(h+8), w(h+12))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // checkSamePaths decodes frame with the record scan and with the records reader alone,
 // in layouts 2 and 3: every entry, every byte a span names and the JSON must agree,
 // and so must errors.
@@ -469,17 +571,22 @@ func checkSamePaths(t *testing.T, what string, frame []byte, request bool, key, 
 			continue
 		}
 		a, b := tableEntries(t, got, frame), tableEntries(t, ref, frame)
-		if len(a) != len(b) {
-			t.Fatalf("%s (flags %d): %d entries, the reader %d", what, flags, len(a), len(b))
-		}
-		for i := range a {
-			if a[i] != b[i] {
-				t.Fatalf("%s (flags %d): entry %d\n scan   %s\n reader %s", what, flags, i, a[i], b[i])
-			}
-		}
+		sameEntries(t, fmt.Sprintf("%s (flags %d)", what, flags), a, b)
 		if pa, pb := parseFrameJSON(t, got), parseFrameJSON(t, ref); !bytes.Equal(pa, pb) {
 			t.Fatalf("%s (flags %d): JSON differs", what, flags)
 		}
+		// Layout 4 holds the same records as columns, and the same JSON.
+		cols, err := run(flags|FlagColumns, false)
+		if err != nil {
+			t.Fatalf("%s (flags %d): layouts 2 and 3 decode, layout 4 gives %v", what, flags, err)
+		}
+		sameEntries(t, fmt.Sprintf("%s (flags %d, columns)", what, flags), columnEntries(t, cols, frame, flags&FlagInputSpans != 0), b)
+		if pa, pb := parseFrameJSON(t, cols), parseFrameJSON(t, ref); !bytes.Equal(pa, pb) {
+			t.Fatalf("%s (flags %d, columns): JSON differs", what, flags)
+		}
+	}
+	if _, err := run(FlagColumns, false); (err != nil) != (rerr != nil) || (err != nil && err.Error() != rerr.Error()) {
+		t.Fatalf("%s (columns): %v, the reader %v", what, err, rerr)
 	}
 	checkInflated(t, what, frame, request, key, v, extra)
 }
@@ -501,7 +608,7 @@ func checkInflated(t *testing.T, what string, frame []byte, request bool, key, v
 		}
 		return DecodeResponseFrameRecords(nil, frame, apiKey, int32(v), fl, 0)
 	}
-	for _, fl := range []int32{flags, flags | FlagInputSpans} {
+	for _, fl := range []int32{flags, flags | FlagInputSpans, flags | FlagColumns, flags | FlagInputSpans | FlagColumns} {
 		want, werr := call(fl)
 		list, lerr := call(fl | flagsHost)
 		sameErr := func(err error) bool {

@@ -108,7 +108,7 @@ extern "C" {
 /* ---- version ------------------------------------------------------------------ */
 
 #define KW_ABI_MAJOR 1
-#define KW_ABI_MINOR 3
+#define KW_ABI_MINOR 4
 #define KW_ABI_VERSION ((KW_ABI_MAJOR << 16) | KW_ABI_MINOR)
 
 /* ---- status codes ------------------------------------------------------------- */
@@ -165,6 +165,9 @@ extern "C" {
 /* kw_decode_*_frame_records only (ABI 1.2): return a layout-3 table, whose spans of
  * records stored uncompressed point into the input frame instead of a copy. */
 #define KW_RECORDS_INPUT_SPANS 2
+/* kw_decode_*_frame_records and kw_decode_frame_records_inflated only (ABI 1.4): return a
+ * layout-4 table, the records' fields as columns; see "layout 4" below. */
+#define KW_RECORDS_COLUMNS 4
 /* kw_decode_*_frame_records only (ABI 1.3): the host decompresses batches of these
  * codecs itself; see "the host's own decompressor" below. */
 #define KW_RECORDS_HOST_GZIP 256
@@ -177,7 +180,7 @@ extern "C" {
  * are the one definition of the layout; the bindings check theirs against them. */
 
 #define KW_TABLE_MAGIC "KWRT"
-#define KW_TABLE_LAYOUT 4              /* i32 layout version: 1, 2 or 3 */
+#define KW_TABLE_LAYOUT 4              /* i32 layout version: 1, 2, 3 or 4 */
 #define KW_TABLE_RECORD_COUNT 8
 #define KW_TABLE_RECORD_STRIDE 12
 #define KW_TABLE_RECORDS_OFFSET 16
@@ -190,6 +193,21 @@ extern "C" {
 #define KW_TABLE_JSON_LENGTH 44        /* layouts 2 and 3 */
 #define KW_TABLE_HEADER_SIZE_1 40      /* the table header of layout 1 */
 #define KW_TABLE_HEADER_SIZE_2 48      /* of layouts 2 and 3 */
+/* Layout 4 (KW_RECORDS_COLUMNS): layout 2's header, then the batch table and the offset
+ * of each column, one array per field, every array 8-aligned. n is record_count. */
+#define KW_TABLE_BATCH_COUNT 48        /* i32 entries in the batch table */
+#define KW_TABLE_BATCH_STRIDE 52       /* i32 bytes per batch entry (KW_RB_STRIDE) */
+#define KW_TABLE_BATCHES_OFFSET 56     /* offset of batch entry 0 (KW_RB_*) */
+#define KW_TABLE_COL_OFFSETS 60        /* i64[n] each record's offset */
+#define KW_TABLE_COL_TIMESTAMPS 64     /* i64[n] */
+#define KW_TABLE_COL_KEYS 68           /* i32[2n] (offset, length); length -1: null */
+#define KW_TABLE_COL_VALUES 72         /* i32[2n] (offset, length); length -1: null */
+#define KW_TABLE_COL_HEADER_INDEX 76   /* i32[2n] (first header entry, header count) */
+#define KW_TABLE_COL_BATCH_INDEX 80    /* i32[n] the record's batch entry */
+#define KW_TABLE_COL_SOURCES 84        /* u8[n] KW_SOURCE_*: what its spans index */
+#define KW_TABLE_COL_CONTROL_TYPES 88  /* i32[n] -1 unless a control record */
+#define KW_TABLE_COL_SCHEMAS 92        /* i32[3n] (schema source, id, version) */
+#define KW_TABLE_HEADER_SIZE_4 96      /* the table header of layout 4 */
 
 #define KW_REC_OFFSET 0                /* i64 */
 #define KW_REC_TIMESTAMP 8             /* i64 */
@@ -219,6 +237,26 @@ extern "C" {
 #define KW_HDR_VALUE_OFFSET 8
 #define KW_HDR_VALUE_LENGTH 12
 #define KW_HDR_STRIDE 16               /* the header stride of layouts 1-3 */
+
+/* A batch entry of layout 4, at batches_offset + i * batch_stride. A legacy message
+ * (magic 0 or 1), or a magic-2 record the library reads without its batch scan (a
+ * control record), is a batch of its own. A record's sequence is -1 when base_sequence
+ * is, else base_sequence + (its offset - base_offset), wrapping past INT32_MAX to 0 as
+ * Kafka's producer does; its producer id, epochs, magic, compression, timestamp type
+ * and flags are its batch's. */
+#define KW_RB_BASE_OFFSET 0            /* i64 */
+#define KW_RB_PRODUCER_ID 8            /* i64 (-1 when none) */
+#define KW_RB_FIRST_RECORD 16          /* its records: first_record .. +record_count-1 */
+#define KW_RB_RECORD_COUNT 20
+#define KW_RB_BASE_SEQUENCE 24         /* -1 when none */
+#define KW_RB_LEADER_EPOCH 28          /* partition leader epoch (-1 for legacy messages) */
+#define KW_RB_PRODUCER_EPOCH 32
+#define KW_RB_MAGIC 36
+#define KW_RB_COMPRESSION 40           /* KW_COMPRESSION_* */
+#define KW_RB_TIMESTAMP_TYPE 44        /* -1 none, 0 CreateTime, 1 LogAppendTime */
+#define KW_RB_FLAGS 48                 /* bit 0 transactional, bit 1 control */
+#define KW_RB_SOURCE 52                /* KW_SOURCE_* of its records */
+#define KW_RB_STRIDE 56
 
 /* Where a record's spans point (KW_REC_SOURCE): its key, value and headers. */
 #define KW_SOURCE_TABLE 0              /* offsets into the table */
@@ -583,6 +621,18 @@ int32_t kw_policy_check(const uint8_t *policy, int32_t policy_len, const uint8_t
  * index the table, as in layout 2. The data area then holds only decompressed bytes. A
  * layout-3 table is not accepted by kw_encode_request_frame_records when an entry
  * points into the input (KW_ERR_JSON naming the records field).
+ *
+ * With KW_RECORDS_COLUMNS in flags (ABI 1.4) the table has layout version 4: the same
+ * records, spans and JSON, as columns. The header is 96 bytes: layout 2's, with
+ * record_stride 0 (there are no record entries) and records_offset the offsets column,
+ * then at KW_TABLE_BATCH_COUNT .. KW_TABLE_COL_SCHEMAS the batch table's count, stride
+ * and offset and the offset of each column. Record i's offset is offsets[i], its key
+ * keys[2i .. 2i+1], its batch's fields batch entry batch_index[i] (KW_RB_*). Each array
+ * is contiguous and starts 8-aligned, so a host reads a whole column as one typed array
+ * (BigInt64Array, Int32Array) or memoryview cast. Header entries are those of layout 1
+ * (KW_HDR_*). With KW_RECORDS_INPUT_SPANS as well, a record stored uncompressed has
+ * KW_SOURCE_INPUT in sources[i] (and in its batch entry) and spans into the input, as
+ * in layout 3. kw_encode_request_frame_records does not take a layout-4 table.
  *
  * The library reuses memory that the host released with kw_free for later outputs and
  * kw_alloc buffers, so a host that decodes, frees and decodes again allocates nothing in

@@ -77,7 +77,7 @@ type Export struct {
 // The ABI version: kw_abi_version returns Major<<16 | Minor.
 const (
 	Major = 1
-	Minor = 3
+	Minor = 4
 )
 
 func in(name, what string) Param     { return Param{Name: name, Kind: Bytes, What: what} }
@@ -213,6 +213,7 @@ var Consts = []Const{
 
 	{Name: "RECORDS_SKIP_CRC", Value: 1, Group: "records"},
 	{Name: "RECORDS_INPUT_SPANS", Value: 2, Group: "records"},
+	{Name: "RECORDS_COLUMNS", Value: 4, Group: "records"},
 	{Name: "RECORDS_HOST_GZIP", Value: 1 << 8, Group: "records"},
 	{Name: "RECORDS_HOST_SNAPPY", Value: 1 << 9, Group: "records"},
 	{Name: "RECORDS_HOST_LZ4", Value: 1 << 10, Group: "records"},
@@ -232,6 +233,19 @@ var Consts = []Const{
 	{Name: "TABLE_JSON_LENGTH", Value: 44, Group: "table"},
 	{Name: "TABLE_HEADER_SIZE_1", Value: 40, Group: "table"},
 	{Name: "TABLE_HEADER_SIZE_2", Value: 48, Group: "table"},
+	{Name: "TABLE_BATCH_COUNT", Value: 48, Group: "table"},
+	{Name: "TABLE_BATCH_STRIDE", Value: 52, Group: "table"},
+	{Name: "TABLE_BATCHES_OFFSET", Value: 56, Group: "table"},
+	{Name: "TABLE_COL_OFFSETS", Value: 60, Group: "table"},
+	{Name: "TABLE_COL_TIMESTAMPS", Value: 64, Group: "table"},
+	{Name: "TABLE_COL_KEYS", Value: 68, Group: "table"},
+	{Name: "TABLE_COL_VALUES", Value: 72, Group: "table"},
+	{Name: "TABLE_COL_HEADER_INDEX", Value: 76, Group: "table"},
+	{Name: "TABLE_COL_BATCH_INDEX", Value: 80, Group: "table"},
+	{Name: "TABLE_COL_SOURCES", Value: 84, Group: "table"},
+	{Name: "TABLE_COL_CONTROL_TYPES", Value: 88, Group: "table"},
+	{Name: "TABLE_COL_SCHEMAS", Value: 92, Group: "table"},
+	{Name: "TABLE_HEADER_SIZE_4", Value: 96, Group: "table"},
 
 	{Name: "REC_OFFSET", Value: 0, Group: "rec"},
 	{Name: "REC_TIMESTAMP", Value: 8, Group: "rec"},
@@ -261,6 +275,20 @@ var Consts = []Const{
 	{Name: "HDR_VALUE_OFFSET", Value: 8, Group: "hdr"},
 	{Name: "HDR_VALUE_LENGTH", Value: 12, Group: "hdr"},
 	{Name: "HDR_STRIDE", Value: 16, Group: "hdr"},
+
+	{Name: "RB_BASE_OFFSET", Value: 0, Group: "rb"},
+	{Name: "RB_PRODUCER_ID", Value: 8, Group: "rb"},
+	{Name: "RB_FIRST_RECORD", Value: 16, Group: "rb"},
+	{Name: "RB_RECORD_COUNT", Value: 20, Group: "rb"},
+	{Name: "RB_BASE_SEQUENCE", Value: 24, Group: "rb"},
+	{Name: "RB_LEADER_EPOCH", Value: 28, Group: "rb"},
+	{Name: "RB_PRODUCER_EPOCH", Value: 32, Group: "rb"},
+	{Name: "RB_MAGIC", Value: 36, Group: "rb"},
+	{Name: "RB_COMPRESSION", Value: 40, Group: "rb"},
+	{Name: "RB_TIMESTAMP_TYPE", Value: 44, Group: "rb"},
+	{Name: "RB_FLAGS", Value: 48, Group: "rb"},
+	{Name: "RB_SOURCE", Value: 52, Group: "rb"},
+	{Name: "RB_STRIDE", Value: 56, Group: "rb"},
 
 	{Name: "SOURCE_TABLE", Value: 0, Group: "source"},
 	{Name: "SOURCE_INPUT", Value: 1, Group: "source"},
