@@ -29,7 +29,8 @@
  *               the record table of the same bytes, and every Produce/Fetch vector framed;
  *               both as layout 2 and as layout 3 (KW_RECORDS_INPUT_SPANS, ABI 1.2: spans
  *               of uncompressed records into the frame, resolved through KW_REC_SOURCE);
- *               their errors
+ *               their errors; and as layout 4 (KW_RECORDS_COLUMNS, ABI 1.4: columns and a
+ *               batch table), read through kwire.h's offsets and held to layouts 2 and 3
  *   hostgzip    ABI 1.3, a host with its own zlib: every record vector in a Fetch frame,
  *               and the gzip ones with a byte flipped all through, decoded with
  *               KW_RECORDS_HOST_GZIP, the listed batches gunzipped here and handed to
@@ -59,6 +60,7 @@
 #include "kwire_json.h"
 
 static long passed, failed;
+static long columns_compared; /* layout-4 tables held to layouts 2 and 3 (same_columns) */
 static const char *root;
 
 static void check(int ok, const char *group, const char *fmt, ...) {
@@ -957,6 +959,91 @@ static kwj_value *frame_table_json(out_buf t, int32_t layout, const char *what) 
     return ok ? kwj_parse((const char *)t.p + rd32(t.p + KW_TABLE_JSON_OFFSET), (size_t)rd32(t.p + KW_TABLE_JSON_LENGTH), NULL, 0) : NULL;
 }
 
+/* same_columns compares a layout-4 table c (KW_RECORDS_COLUMNS, ABI 1.4) with the
+ * layout-2 or layout-3 table r of the same frame (decoded with the same flags but for
+ * KW_RECORDS_COLUMNS): its header and every array inside the table and 8-aligned, the
+ * same JSON, and every record the same in every field, read from the columns and the
+ * batch table as kwire.h describes them (the sequence from the batch's base sequence,
+ * wrapping as Kafka's producer does), keys, values and headers by content. Returns "" or
+ * what differs. in is the frame both were decoded from. */
+static const char *same_columns(out_buf r, out_buf c, const uint8_t *in, int32_t in_len) {
+    const uint8_t *t = c.p;
+    if (c.n < KW_TABLE_HEADER_SIZE_4 || memcmp(t, KW_TABLE_MAGIC, 4) != 0 || rd32(t + KW_TABLE_LAYOUT) != 4 ||
+        rd32(t + KW_TABLE_TOTAL_SIZE) != c.n || rd32(t + KW_TABLE_RECORD_STRIDE) != 0 ||
+        rd32(t + KW_TABLE_RECORDS_OFFSET) != rd32(t + KW_TABLE_COL_OFFSETS) || rd32(t + KW_TABLE_BATCH_STRIDE) != KW_RB_STRIDE)
+        return "layout-4 header";
+    int32_t n = rd32(t + KW_TABLE_RECORD_COUNT), nb = rd32(t + KW_TABLE_BATCH_COUNT), hn = rd32(t + KW_TABLE_HEADER_COUNT);
+    if (n != rd32(r.p + KW_TABLE_RECORD_COUNT) || hn != rd32(r.p + KW_TABLE_HEADER_COUNT)) return "record or header count";
+    struct { int32_t field, size; } cols[] = {{KW_TABLE_BATCHES_OFFSET, nb * KW_RB_STRIDE}, {KW_TABLE_COL_OFFSETS, 8 * n},
+        {KW_TABLE_COL_TIMESTAMPS, 8 * n}, {KW_TABLE_COL_KEYS, 8 * n}, {KW_TABLE_COL_VALUES, 8 * n}, {KW_TABLE_COL_HEADER_INDEX, 8 * n},
+        {KW_TABLE_COL_BATCH_INDEX, 4 * n}, {KW_TABLE_COL_SOURCES, n}, {KW_TABLE_COL_CONTROL_TYPES, 4 * n}, {KW_TABLE_COL_SCHEMAS, 12 * n}};
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+        int32_t at = rd32(t + cols[k].field);
+        if (at < KW_TABLE_HEADER_SIZE_4 || at % 8 != 0 || (int64_t)at + cols[k].size > c.n) return "a column's place";
+    }
+    if (rd32(t + KW_TABLE_JSON_LENGTH) != rd32(r.p + KW_TABLE_JSON_LENGTH) ||
+        memcmp(t + rd32(t + KW_TABLE_JSON_OFFSET), r.p + rd32(r.p + KW_TABLE_JSON_OFFSET), (size_t)rd32(t + KW_TABLE_JSON_LENGTH)) != 0)
+        return "JSON";
+    for (int32_t i = 0; i < n; i++) {
+        const uint8_t *e = r.p + rd32(r.p + KW_TABLE_RECORDS_OFFSET) + (size_t)i * rd32(r.p + KW_TABLE_RECORD_STRIDE);
+        int32_t b = rd32(t + rd32(t + KW_TABLE_COL_BATCH_INDEX) + 4 * i);
+        if (b < 0 || b >= nb) return "batch index";
+        const uint8_t *be = t + rd32(t + KW_TABLE_BATCHES_OFFSET) + (size_t)b * KW_RB_STRIDE;
+        if (i < rd32(be + KW_RB_FIRST_RECORD) || i >= rd32(be + KW_RB_FIRST_RECORD) + rd32(be + KW_RB_RECORD_COUNT)) return "batch range";
+        int32_t src = t[rd32(t + KW_TABLE_COL_SOURCES) + i];
+        if (src != rd32(be + KW_RB_SOURCE) || src != (rd32(r.p + KW_TABLE_LAYOUT) >= 3 ? rd32(e + KW_REC_SOURCE) : KW_SOURCE_TABLE)) return "source";
+        const uint8_t *cb = src == KW_SOURCE_INPUT ? in : t, *rb = span_base(r.p, e, in);
+        int32_t cbn = src == KW_SOURCE_INPUT ? in_len : c.n;
+        int64_t off = rd64(t + rd32(t + KW_TABLE_COL_OFFSETS) + 8 * (size_t)i);
+        if (off != rd64(e + KW_REC_OFFSET)) return "offset";
+        if (rd64(t + rd32(t + KW_TABLE_COL_TIMESTAMPS) + 8 * (size_t)i) != rd64(e + KW_REC_TIMESTAMP)) return "timestamp";
+        if (rd64(be + KW_RB_PRODUCER_ID) != rd64(e + KW_REC_PRODUCER_ID)) return "producer id";
+        int32_t spans[2] = {KW_TABLE_COL_KEYS, KW_TABLE_COL_VALUES}, rspans[2] = {KW_REC_KEY_OFFSET, KW_REC_VALUE_OFFSET};
+        for (int k = 0; k < 2; k++) {
+            const uint8_t *p = t + rd32(t + spans[k]) + 8 * (size_t)i;
+            int32_t o = rd32(p), l = rd32(p + 4);
+            if (l != rd32(e + rspans[k] + 4) || (l == -1 && o != 0) || (l >= 0 && (o < 0 || (int64_t)o + l > cbn)) ||
+                (l > 0 && memcmp(cb + o, rb + rd32(e + rspans[k]), (size_t)l) != 0))
+                return k == 0 ? "key" : "value";
+        }
+        const uint8_t *hi = t + rd32(t + KW_TABLE_COL_HEADER_INDEX) + 8 * (size_t)i;
+        int32_t fh = rd32(hi), hc = rd32(hi + 4);
+        if (hc != rd32(e + KW_REC_HEADER_COUNT) || fh < 0 || hc < 0 || fh + hc > hn) return "header index";
+        for (int32_t j = 0; j < hc; j++) {
+            const uint8_t *hc4 = t + rd32(t + KW_TABLE_HEADERS_OFFSET) + (size_t)(fh + j) * KW_HDR_STRIDE;
+            const uint8_t *hr = r.p + rd32(r.p + KW_TABLE_HEADERS_OFFSET) + (size_t)(rd32(e + KW_REC_FIRST_HEADER) + j) * rd32(r.p + KW_TABLE_HEADER_STRIDE);
+            for (int f = 0; f <= 8; f += 8) {
+                int32_t o = rd32(hc4 + f), l = rd32(hc4 + f + 4);
+                if (l != rd32(hr + f + 4) || (l >= 0 && (o < 0 || (int64_t)o + l > cbn)) || (l > 0 && memcmp(cb + o, rb + rd32(hr + f), (size_t)l) != 0))
+                    return "header";
+            }
+        }
+        int32_t base = rd32(be + KW_RB_BASE_SEQUENCE), delta = (int32_t)(off - rd64(be + KW_RB_BASE_OFFSET));
+        int32_t seq = base < 0 ? -1 : base > INT32_MAX - delta ? delta - (INT32_MAX - base) - 1 : base + delta;
+        const uint8_t *sch = t + rd32(t + KW_TABLE_COL_SCHEMAS) + 12 * (size_t)i;
+        int32_t fields[][2] = {{seq, KW_REC_SEQUENCE}, {rd32(be + KW_RB_LEADER_EPOCH), KW_REC_LEADER_EPOCH},
+            {rd32(be + KW_RB_PRODUCER_EPOCH), KW_REC_PRODUCER_EPOCH}, {rd32(be + KW_RB_MAGIC), KW_REC_MAGIC},
+            {rd32(be + KW_RB_COMPRESSION), KW_REC_COMPRESSION}, {rd32(be + KW_RB_TIMESTAMP_TYPE), KW_REC_TIMESTAMP_TYPE},
+            {rd32(be + KW_RB_FLAGS), KW_REC_FLAGS}, {rd32(t + rd32(t + KW_TABLE_COL_CONTROL_TYPES) + 4 * i), KW_REC_CONTROL_TYPE},
+            {rd32(sch), KW_REC_SCHEMA_SOURCE}, {rd32(sch + 4), KW_REC_SCHEMA_ID}, {rd32(sch + 8), KW_REC_SCHEMA_VERSION}};
+        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+            if (fields[k][0] != rd32(e + fields[k][1])) return "sequence .. schema version";
+    }
+    return "";
+}
+
+/* columns_match decodes frame again with KW_RECORDS_COLUMNS added to flags and holds the
+ * layout-4 table to r, the table of the same call without it (same_columns). */
+static void columns_match(out_buf r, const uint8_t *frame, int32_t n, int32_t api_key, int32_t version, int32_t flags, const char *what) {
+    out_buf c = {0};
+    int32_t st = api_key < 0 ? kw_decode_request_frame_records(frame, n, flags | KW_RECORDS_COLUMNS, 0, &c.p, &c.n)
+                             : kw_decode_response_frame_records(frame, n, api_key, version, flags | KW_RECORDS_COLUMNS, 0, &c.p, &c.n);
+    const char *why = st == KW_OK ? same_columns(r, c, frame, n) : last_error();
+    check(why[0] == 0, "framerecords", "%s: layout 4 (flags %d): %s", what, flags | KW_RECORDS_COLUMNS, why);
+    out_free(&c);
+    columns_compared++;
+}
+
 /* check_partitions compares every records reference of a decoded frame with the layout-1
  * table of the raw records (want), the same for every partition; in is the frame the
  * table was decoded from (for a layout-3 table's input records). */
@@ -1116,7 +1203,7 @@ static int32_t host_table(const uint8_t *frame, int32_t n, int32_t api_key, int3
 /* Every record vector in a Fetch response and a Produce request, and every byte of each
  * flipped (checksums unchecked, so that the records are read): decoded with the host's
  * gzip (every batch, or every other one) and by the library alone, the tables or the
- * errors must be identical, in layouts 2 and 3. */
+ * errors must be identical, in layouts 2, 3 and 4; and every layout fails alike. */
 static void test_host_decompression(void) {
     size_t n = 0;
     char *text = read_file("conformance/vectors/records/kafka-clients-4.4.0.jsonl", &n);
@@ -1143,12 +1230,21 @@ static void test_host_decompression(void) {
                 spoilt[at] ^= 0x10;
                 flags = KW_RECORDS_SKIP_CRC;
             }
-            for (int layout3 = 0; layout3 < 2; layout3++) {
-                int32_t fl = flags | (layout3 ? KW_RECORDS_INPUT_SPANS : 0);
+            int32_t st2 = KW_OK;
+            char err2[512] = "";
+            for (int layout = 2; layout <= 4; layout++) {
+                int32_t fl = flags | (layout == 3 ? KW_RECORDS_INPUT_SPANS : 0) | (layout == 4 ? KW_RECORDS_COLUMNS | KW_RECORDS_INPUT_SPANS : 0);
                 out_buf want = {0};
                 int32_t wst = kw_decode_response_frame_records(spoilt, frame.n, 1, 12, fl, 0, &want.p, &want.n);
                 char werr[512];
                 snprintf(werr, sizeof werr, "%s", wst == KW_OK ? "" : last_error());
+                /* Every layout fails the same way. */
+                if (layout == 2) {
+                    st2 = wst;
+                    snprintf(err2, sizeof err2, "%s", werr);
+                }
+                check(wst == st2 && strcmp(werr, err2) == 0, "hostgzip", "%s, step %d: layout %d gives %d (%s), layout 2 %d (%s)", name, s,
+                      layout, wst, werr, st2, err2);
                 for (int every_other = 0; every_other < 2; every_other++) {
                     out_buf got = {0};
                     int32_t gst = host_table(spoilt, frame.n, 1, 12, fl, every_other, &got, &gz);
@@ -1178,7 +1274,7 @@ static void test_frame_records(void) {
     char *text = read_file("conformance/vectors/records/kafka-clients-4.4.0.jsonl", &n);
     check(text != NULL, "framerecords", "cannot read the record vectors");
     if (!text) return;
-    long vectors = 0, frames3 = 0, input3 = 0;
+    long vectors = 0, frames3 = 0, input3 = 0, columns0 = columns_compared;
     size_t pos = 0;
     for (kwj_value *v; (v = next_jsonl(text, n, &pos)) != NULL;) {
         const char *name = kwj_str(kwj_get(v, "name"), NULL);
@@ -1202,6 +1298,7 @@ static void test_frame_records(void) {
             check(st == KW_OK, "framerecords", "%s: kw_decode_response_frame_records: %d %s", name, st, last_error());
             kwj_value *js = st == KW_OK ? frame_table_json(t, 2, name) : NULL;
             if (js) check_partitions(t, frame.p, js, "responses", "partitions", want, (int32_t)rawn, 2, name);
+            if (js) columns_match(t, frame.p, frame.n, 1, 12, 0, name);
             kwj_free(js);
             out_free(&t);
             /* Layout 3: uncompressed records stay in the frame. */
@@ -1210,6 +1307,7 @@ static void test_frame_records(void) {
             js = st == KW_OK ? frame_table_json(t, 3, name) : NULL;
             if (js) {
                 check_partitions(t, frame.p, js, "responses", "partitions", want, (int32_t)rawn, 2, name);
+                columns_match(t, frame.p, frame.n, 1, 12, KW_RECORDS_INPUT_SPANS, name);
                 /* Exactly the uncompressed magic 2 data records stay in the frame (control
                  * records and legacy messages are copied), in both partitions. */
                 int32_t input = input_spans_ok(t, frame.n, name), plain = 0;
@@ -1240,6 +1338,7 @@ static void test_frame_records(void) {
             check(st == KW_OK, "framerecords", "%s: kw_decode_request_frame_records: %d %s", name, st, last_error());
             kwj_value *js = st == KW_OK ? frame_table_json(t, 2, name) : NULL;
             if (js) check_partitions(t, frame.p, js, "topicData", "partitionData", want, (int32_t)rawn, 2, name);
+            if (js) columns_match(t, frame.p, frame.n, -1, 0, 0, name);
             kwj_free(js);
             /* Layout 3 reads the same; kw_encode_request_frame_records refuses it when a
              * record points into the frame. */
@@ -1249,6 +1348,7 @@ static void test_frame_records(void) {
             kwj_value *js3 = st3 == KW_OK ? frame_table_json(t3, 3, name) : NULL;
             if (js3) {
                 check_partitions(t3, frame.p, js3, "topicData", "partitionData", want, (int32_t)rawn, 2, name);
+                columns_match(t3, frame.p, frame.n, -1, 0, KW_RECORDS_INPUT_SPANS, name);
                 int32_t input = input_spans_ok(t3, frame.n, name);
                 st3 = kw_encode_request_frame_records(t3.p + rd32(t3.p + KW_TABLE_JSON_OFFSET), rd32(t3.p + KW_TABLE_JSON_LENGTH), t3.p,
                                                       t3.n, &o3.p, &o3.n);
@@ -1288,8 +1388,10 @@ static void test_frame_records(void) {
     }
     free(text);
     printf("frame records: %ld record vectors inside Fetch v12 and Produce v9 frames; layout 3: %ld Fetch tables, %ld records "
-           "read from the frame\n",
-           vectors, frames3, input3);
+           "read from the frame; %ld layout-4 tables held to layouts 2 and 3\n",
+           vectors, frames3, input3, columns_compared - columns0);
+    check(columns_compared - columns0 == 4 * vectors, "framerecords", "%ld layout-4 tables compared, want %ld", columns_compared - columns0,
+          4 * vectors);
     check(vectors >= 20 && frames3 == vectors && input3 > 0, "framerecords", "only %ld record vectors, %ld layout-3 tables, %ld input records",
           vectors, frames3, input3);
 
@@ -1443,6 +1545,15 @@ static void test_frame_records_vectors(const char *release) {
                 if (why[0]) snprintf(bad, sizeof bad, "layout 3 record %d: %s differs from layout 2", r, why);
             }
             kwj_free(j3);
+            if (!bad[0]) columns_match(t3, frame.p, frame.n, request ? -1 : api_key, version, KW_RECORDS_INPUT_SPANS, id);
+        } else if (!bad[0]) {
+            /* Layout 4 (KW_RECORDS_COLUMNS) fails as layout 3 does. */
+            out_buf t4 = {0};
+            int32_t fl4 = KW_RECORDS_INPUT_SPANS | KW_RECORDS_COLUMNS;
+            int32_t st4 = request ? kw_decode_request_frame_records(frame.p, frame.n, fl4, 0, &t4.p, &t4.n)
+                                  : kw_decode_response_frame_records(frame.p, frame.n, api_key, version, fl4, 0, &t4.p, &t4.n);
+            if (st4 != st3) snprintf(bad, sizeof bad, "layout 4: status %d, layout 3 %d", st4, st3);
+            out_free(&t4);
         }
         out_free(&t3);
         check(bad[0] == 0, "framerecords", "%s: %s", id, bad);
@@ -1455,7 +1566,7 @@ static void test_frame_records_vectors(const char *release) {
         kwj_free(v);
     }
     free(text);
-    printf("frame records %s: %ld Produce request / Fetch response vectors, %ld records fields compared (layouts 2 and 3)\n", release,
+    printf("frame records %s: %ld Produce request / Fetch response vectors, %ld records fields compared (layouts 2, 3 and 4)\n", release,
            vectors, fields);
     check(vectors > 100 && fields > 50, "framerecords", "%s: only %ld vectors, %ld records fields", release, vectors, fields);
 }
