@@ -1019,7 +1019,9 @@ static const char *same_columns(out_buf r, out_buf c, const uint8_t *in, int32_t
             }
         }
         int32_t base = rd32(be + KW_RB_BASE_SEQUENCE), delta = (int32_t)(off - rd64(be + KW_RB_BASE_OFFSET));
-        int32_t seq = base < 0 ? -1 : base > INT32_MAX - delta ? delta - (INT32_MAX - base) - 1 : base + delta;
+        /* Kafka's int arithmetic, which wraps (unsigned here: signed overflow is undefined in C). */
+        uint32_t ud = (uint32_t)delta, ub = (uint32_t)base;
+        int32_t seq = base < 0 ? -1 : base > (int32_t)((uint32_t)INT32_MAX - ud) ? (int32_t)(ud - ((uint32_t)INT32_MAX - ub) - 1u) : (int32_t)(ub + ud);
         const uint8_t *sch = t + rd32(t + KW_TABLE_COL_SCHEMAS) + 12 * (size_t)i;
         int32_t fields[][2] = {{seq, KW_REC_SEQUENCE}, {rd32(be + KW_RB_LEADER_EPOCH), KW_REC_LEADER_EPOCH},
             {rd32(be + KW_RB_PRODUCER_EPOCH), KW_REC_PRODUCER_EPOCH}, {rd32(be + KW_RB_MAGIC), KW_REC_MAGIC},

@@ -769,6 +769,19 @@ mod header_check {
                 ("KW_TABLE_JSON_LENGTH", u(TABLE_JSON_LENGTH)),
                 ("KW_TABLE_HEADER_SIZE_1", u(TABLE_HEADER_SIZE_1)),
                 ("KW_TABLE_HEADER_SIZE_2", u(TABLE_HEADER_SIZE_2)),
+                ("KW_TABLE_BATCH_COUNT", u(TABLE_BATCH_COUNT)),
+                ("KW_TABLE_BATCH_STRIDE", u(TABLE_BATCH_STRIDE)),
+                ("KW_TABLE_BATCHES_OFFSET", u(TABLE_BATCHES_OFFSET)),
+                ("KW_TABLE_COL_OFFSETS", u(TABLE_COL_OFFSETS)),
+                ("KW_TABLE_COL_TIMESTAMPS", u(TABLE_COL_TIMESTAMPS)),
+                ("KW_TABLE_COL_KEYS", u(TABLE_COL_KEYS)),
+                ("KW_TABLE_COL_VALUES", u(TABLE_COL_VALUES)),
+                ("KW_TABLE_COL_HEADER_INDEX", u(TABLE_COL_HEADER_INDEX)),
+                ("KW_TABLE_COL_BATCH_INDEX", u(TABLE_COL_BATCH_INDEX)),
+                ("KW_TABLE_COL_SOURCES", u(TABLE_COL_SOURCES)),
+                ("KW_TABLE_COL_CONTROL_TYPES", u(TABLE_COL_CONTROL_TYPES)),
+                ("KW_TABLE_COL_SCHEMAS", u(TABLE_COL_SCHEMAS)),
+                ("KW_TABLE_HEADER_SIZE_4", u(TABLE_HEADER_SIZE_4)),
                 ("KW_REC_OFFSET", u(REC_OFFSET)),
                 ("KW_REC_TIMESTAMP", u(REC_TIMESTAMP)),
                 ("KW_REC_PRODUCER_ID", u(REC_PRODUCER_ID)),
@@ -800,6 +813,24 @@ mod header_check {
                 ("KW_SOURCE_INPUT", SOURCE_INPUT.into()),
             ],
         );
+        same(
+            &["KW_RB_"],
+            &[
+                ("KW_RB_BASE_OFFSET", u(RB_BASE_OFFSET)),
+                ("KW_RB_PRODUCER_ID", u(RB_PRODUCER_ID)),
+                ("KW_RB_FIRST_RECORD", u(RB_FIRST_RECORD)),
+                ("KW_RB_RECORD_COUNT", u(RB_RECORD_COUNT)),
+                ("KW_RB_BASE_SEQUENCE", u(RB_BASE_SEQUENCE)),
+                ("KW_RB_LEADER_EPOCH", u(RB_LEADER_EPOCH)),
+                ("KW_RB_PRODUCER_EPOCH", u(RB_PRODUCER_EPOCH)),
+                ("KW_RB_MAGIC", u(RB_MAGIC)),
+                ("KW_RB_COMPRESSION", u(RB_COMPRESSION)),
+                ("KW_RB_TIMESTAMP_TYPE", u(RB_TIMESTAMP_TYPE)),
+                ("KW_RB_FLAGS", u(RB_FLAGS)),
+                ("KW_RB_SOURCE", u(RB_SOURCE)),
+                ("KW_RB_STRIDE", u(RB_STRIDE)),
+            ],
+        );
         let magic = format!("\"{}\"", std::str::from_utf8(TABLE_MAGIC).unwrap());
         assert_eq!(defines()["KW_TABLE_MAGIC"], magic);
     }
@@ -827,6 +858,7 @@ mod header_check {
             &[
                 ("KW_RECORDS_SKIP_CRC", abi::KW_RECORDS_SKIP_CRC.into()),
                 ("KW_RECORDS_INPUT_SPANS", abi::KW_RECORDS_INPUT_SPANS.into()),
+                ("KW_RECORDS_COLUMNS", abi::KW_RECORDS_COLUMNS.into()),
                 ("KW_RECORDS_HOST_GZIP", abi::KW_RECORDS_HOST_GZIP.into()),
                 ("KW_RECORDS_HOST_SNAPPY", abi::KW_RECORDS_HOST_SNAPPY.into()),
                 ("KW_RECORDS_HOST_LZ4", abi::KW_RECORDS_HOST_LZ4.into()),

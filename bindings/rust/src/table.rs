@@ -163,6 +163,66 @@ pub mod layout {
     /// The layout of a frame's table whose uncompressed records stay in the frame
     /// (`KW_RECORDS_INPUT_SPANS`).
     pub const LAYOUT_INPUT: i32 = 3;
+    /// The layout of a frame's table as columns (`KW_RECORDS_COLUMNS`, ABI 1.4).
+    pub const LAYOUT_COLUMNS: i32 = 4;
+    /// The flag of `kw_decode_*_frame_records` that asks for layout 3.
+    pub const RECORDS_INPUT_SPANS: i32 = crate::abi::KW_RECORDS_INPUT_SPANS;
+    /// The flag of `kw_decode_*_frame_records` that asks for layout 4.
+    pub const RECORDS_COLUMNS: i32 = crate::abi::KW_RECORDS_COLUMNS;
+
+    /// Layout 4, i32: the number of batch entries.
+    pub const TABLE_BATCH_COUNT: usize = crate::abi::KW_TABLE_BATCH_COUNT as usize;
+    /// Layout 4, i32: bytes per batch entry.
+    pub const TABLE_BATCH_STRIDE: usize = crate::abi::KW_TABLE_BATCH_STRIDE as usize;
+    /// Layout 4, i32: the offset of batch entry 0.
+    pub const TABLE_BATCHES_OFFSET: usize = crate::abi::KW_TABLE_BATCHES_OFFSET as usize;
+    /// Layout 4, i32: the offset of the i64 offsets column.
+    pub const TABLE_COL_OFFSETS: usize = crate::abi::KW_TABLE_COL_OFFSETS as usize;
+    /// Layout 4, i32: the offset of the i64 timestamps column.
+    pub const TABLE_COL_TIMESTAMPS: usize = crate::abi::KW_TABLE_COL_TIMESTAMPS as usize;
+    /// Layout 4, i32: the offset of the keys column, (offset, length) pairs.
+    pub const TABLE_COL_KEYS: usize = crate::abi::KW_TABLE_COL_KEYS as usize;
+    /// Layout 4, i32: the offset of the values column, (offset, length) pairs.
+    pub const TABLE_COL_VALUES: usize = crate::abi::KW_TABLE_COL_VALUES as usize;
+    /// Layout 4, i32: the offset of the header index column, (first header, count) pairs.
+    pub const TABLE_COL_HEADER_INDEX: usize = crate::abi::KW_TABLE_COL_HEADER_INDEX as usize;
+    /// Layout 4, i32: the offset of the i32 batch index column.
+    pub const TABLE_COL_BATCH_INDEX: usize = crate::abi::KW_TABLE_COL_BATCH_INDEX as usize;
+    /// Layout 4, i32: the offset of the u8 sources column.
+    pub const TABLE_COL_SOURCES: usize = crate::abi::KW_TABLE_COL_SOURCES as usize;
+    /// Layout 4, i32: the offset of the i32 control types column.
+    pub const TABLE_COL_CONTROL_TYPES: usize = crate::abi::KW_TABLE_COL_CONTROL_TYPES as usize;
+    /// Layout 4, i32: the offset of the schemas column, (source, id, version) triples.
+    pub const TABLE_COL_SCHEMAS: usize = crate::abi::KW_TABLE_COL_SCHEMAS as usize;
+    /// The size of the table header of layout 4.
+    pub const TABLE_HEADER_SIZE_4: usize = crate::abi::KW_TABLE_HEADER_SIZE_4 as usize;
+
+    /// A layout-4 batch entry, i64: its base offset.
+    pub const RB_BASE_OFFSET: usize = crate::abi::KW_RB_BASE_OFFSET as usize;
+    /// i64: the producer id (-1 when none).
+    pub const RB_PRODUCER_ID: usize = crate::abi::KW_RB_PRODUCER_ID as usize;
+    /// i32: the index of its first record.
+    pub const RB_FIRST_RECORD: usize = crate::abi::KW_RB_FIRST_RECORD as usize;
+    /// i32: its number of records.
+    pub const RB_RECORD_COUNT: usize = crate::abi::KW_RB_RECORD_COUNT as usize;
+    /// i32: the base sequence (-1 when none).
+    pub const RB_BASE_SEQUENCE: usize = crate::abi::KW_RB_BASE_SEQUENCE as usize;
+    /// i32: the partition leader epoch.
+    pub const RB_LEADER_EPOCH: usize = crate::abi::KW_RB_LEADER_EPOCH as usize;
+    /// i32: the producer epoch.
+    pub const RB_PRODUCER_EPOCH: usize = crate::abi::KW_RB_PRODUCER_EPOCH as usize;
+    /// i32: 0, 1 or 2.
+    pub const RB_MAGIC: usize = crate::abi::KW_RB_MAGIC as usize;
+    /// i32: the codec.
+    pub const RB_COMPRESSION: usize = crate::abi::KW_RB_COMPRESSION as usize;
+    /// i32: the timestamp type.
+    pub const RB_TIMESTAMP_TYPE: usize = crate::abi::KW_RB_TIMESTAMP_TYPE as usize;
+    /// i32: bit 0 transactional, bit 1 control.
+    pub const RB_FLAGS: usize = crate::abi::KW_RB_FLAGS as usize;
+    /// i32: where its records' spans point.
+    pub const RB_SOURCE: usize = crate::abi::KW_RB_SOURCE as usize;
+    /// The batch entry's size.
+    pub const RB_STRIDE: usize = crate::abi::KW_RB_STRIDE as usize;
 }
 
 use layout::*;
@@ -254,6 +314,111 @@ fn span_ok(b: &[u8], at: usize, base: &[u8], nullable: bool) -> Option<()> {
     (off.checked_add(usize::try_from(len).ok()?)? <= base.len()).then_some(())
 }
 
+/// The bytes of a layout-4 table with record entries (layout 3's format, stride
+/// [`REC_STRIDE`]) appended, made from its columns and batch table, and its header's
+/// record stride, records offset and total size set to them. Every column and the batch
+/// table must lie inside the table, and every record name a batch that holds it; the
+/// entries are then checked as any table's are.
+fn rows_of_columns(b: &[u8]) -> std::result::Result<Vec<u8>, &'static str> {
+    let bad = "a layout-4 column or batch entry runs past the end, or a record names no batch that holds it";
+    let head = |at| rd32(b, at).and_then(|v| usize::try_from(v).ok()).ok_or(bad);
+    if b.len() < TABLE_HEADER_SIZE_4 {
+        return Err("a layout-4 table shorter than its 96-byte header");
+    }
+    let (n, nb, bstride) = (
+        head(TABLE_RECORD_COUNT)?,
+        head(TABLE_BATCH_COUNT)?,
+        head(TABLE_BATCH_STRIDE)?,
+    );
+    if bstride < RB_STRIDE {
+        return Err("a layout-4 batch stride below 56");
+    }
+    let col = |field: usize, per: usize, count: usize| -> std::result::Result<usize, &'static str> {
+        let at = head(field)?;
+        let end = count.checked_mul(per).and_then(|s| s.checked_add(at)).ok_or(bad)?;
+        if end > b.len() {
+            return Err(bad);
+        }
+        Ok(at)
+    };
+    let batches = col(TABLE_BATCHES_OFFSET, bstride, nb)?;
+    let offsets = col(TABLE_COL_OFFSETS, 8, n)?;
+    let timestamps = col(TABLE_COL_TIMESTAMPS, 8, n)?;
+    let keys = col(TABLE_COL_KEYS, 8, n)?;
+    let values = col(TABLE_COL_VALUES, 8, n)?;
+    let hidx = col(TABLE_COL_HEADER_INDEX, 8, n)?;
+    let bidx = col(TABLE_COL_BATCH_INDEX, 4, n)?;
+    let sources = col(TABLE_COL_SOURCES, 1, n)?;
+    let ctl = col(TABLE_COL_CONTROL_TYPES, 4, n)?;
+    let schemas = col(TABLE_COL_SCHEMAS, 12, n)?;
+    let mut out = b.to_vec();
+    out.resize(b.len().next_multiple_of(8), 0);
+    let recs = out.len();
+    let w = |at: usize| rd32(b, at).unwrap_or(-1);
+    let q = |at: usize| rd64(b, at).unwrap_or(-1);
+    for i in 0..n {
+        let bi = usize::try_from(w(bidx + 4 * i)).ok().filter(|&bi| bi < nb).ok_or(bad)?;
+        let be = batches + bi * bstride;
+        let first = usize::try_from(w(be + RB_FIRST_RECORD)).map_err(|_| bad)?;
+        let count = usize::try_from(w(be + RB_RECORD_COUNT)).map_err(|_| bad)?;
+        if i < first || i - first >= count {
+            return Err(bad);
+        }
+        let source = i32::from(b[sources + i]);
+        if source != w(be + RB_SOURCE) {
+            return Err("a layout-4 record's source differs from its batch's");
+        }
+        let offset = q(offsets + 8 * i);
+        let base = w(be + RB_BASE_SEQUENCE);
+        let delta = offset.wrapping_sub(q(be + RB_BASE_OFFSET)) as i32;
+        // Kafka's int arithmetic, which wraps.
+        let sequence = if base < 0 {
+            -1
+        } else if base > i32::MAX.wrapping_sub(delta) {
+            delta.wrapping_sub(i32::MAX - base).wrapping_sub(1)
+        } else {
+            base.wrapping_add(delta)
+        };
+        let mut e = [0u8; REC_STRIDE];
+        e[REC_OFFSET..REC_OFFSET + 8].copy_from_slice(&offset.to_le_bytes());
+        e[REC_TIMESTAMP..REC_TIMESTAMP + 8].copy_from_slice(&q(timestamps + 8 * i).to_le_bytes());
+        e[REC_PRODUCER_ID..REC_PRODUCER_ID + 8].copy_from_slice(&q(be + RB_PRODUCER_ID).to_le_bytes());
+        let words = [
+            (REC_KEY_OFFSET, w(keys + 8 * i)),
+            (REC_KEY_LENGTH, w(keys + 8 * i + 4)),
+            (REC_VALUE_OFFSET, w(values + 8 * i)),
+            (REC_VALUE_LENGTH, w(values + 8 * i + 4)),
+            (REC_FIRST_HEADER, w(hidx + 8 * i)),
+            (REC_HEADER_COUNT, w(hidx + 8 * i + 4)),
+            (REC_SEQUENCE, sequence),
+            (REC_LEADER_EPOCH, w(be + RB_LEADER_EPOCH)),
+            (REC_PRODUCER_EPOCH, w(be + RB_PRODUCER_EPOCH)),
+            (REC_MAGIC, w(be + RB_MAGIC)),
+            (REC_COMPRESSION, w(be + RB_COMPRESSION)),
+            (REC_TIMESTAMP_TYPE, w(be + RB_TIMESTAMP_TYPE)),
+            (REC_FLAGS, w(be + RB_FLAGS)),
+            (REC_CONTROL_TYPE, w(ctl + 4 * i)),
+            (REC_SCHEMA_SOURCE, w(schemas + 12 * i)),
+            (REC_SCHEMA_ID, w(schemas + 12 * i + 4)),
+            (REC_SCHEMA_VERSION, w(schemas + 12 * i + 8)),
+            (REC_SOURCE, source),
+        ];
+        for (at, v) in words {
+            e[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&e);
+    }
+    let total = i32::try_from(out.len()).map_err(|_| "a layout-4 table too large to read")?;
+    for (at, v) in [
+        (TABLE_RECORD_STRIDE, REC_STRIDE as i32),
+        (TABLE_RECORDS_OFFSET, recs as i32),
+        (TABLE_TOTAL_SIZE, total),
+    ] {
+        out[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    Ok(out)
+}
+
 impl RecordTable<'static> {
     /// Reads a table from its bytes — one the library returned, or one built on the host
     /// ([`TableBuilder::build`]). A table whose header or entries do not fit the buffer, or
@@ -294,6 +459,15 @@ impl<'f> RecordTable<'f> {
     }
 
     fn new(bytes: Bytes, input: Option<&'f [u8]>) -> std::result::Result<RecordTable<'f>, &'static str> {
+        // A layout-4 table (columns) is read through record entries made from its
+        // columns, appended to a copy; its spans, header entries and JSON stay in place.
+        let bytes = if rd32(bytes.as_slice(), TABLE_LAYOUT) == Some(LAYOUT_COLUMNS)
+            && bytes.as_slice().starts_with(TABLE_MAGIC)
+        {
+            Bytes::Owned(rows_of_columns(bytes.as_slice())?)
+        } else {
+            bytes
+        };
         let b = bytes.as_slice();
         let head = |at| rd32(b, at).ok_or("shorter than its header");
         if b.len() < TABLE_HEADER_SIZE_1 || &b[..4] != TABLE_MAGIC {
@@ -427,7 +601,10 @@ impl<'f> RecordTable<'f> {
     }
 
     /// The layout version: 1 for a table of one records field, 2 for a frame's table, 3
-    /// for a frame's table whose uncompressed records stay in the frame.
+    /// for a frame's table whose uncompressed records stay in the frame, 4 for a frame's
+    /// table as columns (another host's `KW_RECORDS_COLUMNS` call; the crate reads it
+    /// through record entries made from the columns, appended to a copy that
+    /// [`RecordTable::as_bytes`] returns).
     pub fn layout(&self) -> i32 {
         self.layout
     }
