@@ -90,6 +90,9 @@ func (c *recordColumns) entryBytes(columns bool) int {
 }
 
 // extend grows s by n elements (their values are written next), reusing its capacity.
+// Not inlined: addRecords calls it ten times, once per batch.
+//
+//go:noinline
 func extend[T any](s []T, n int) []T {
 	if cap(s)-len(s) < n {
 		ns := make([]T, len(s), 2*cap(s)+n)
@@ -223,24 +226,13 @@ func (c *recordColumns) appendEntries(out []byte) []byte {
 			le.PutUint64(e[0:], uint64(c.offs[i]))
 			le.PutUint64(e[8:], uint64(c.tss[i]))
 			le.PutUint64(e[16:], uint64(b.producerID))
-			le.PutUint32(e[24:], uint32(c.keys[2*i]))
-			le.PutUint32(e[28:], uint32(c.keys[2*i+1]))
-			le.PutUint32(e[32:], uint32(c.vals[2*i]))
-			le.PutUint32(e[36:], uint32(c.vals[2*i+1]))
-			le.PutUint32(e[40:], uint32(c.hidx[2*i]))
-			le.PutUint32(e[44:], uint32(c.hidx[2*i+1]))
-			le.PutUint32(e[48:], uint32(records.RecordSequence(b.baseSeq, int32(c.offs[i]-b.baseOffset))))
-			le.PutUint32(e[52:], uint32(b.leaderEpoch))
-			le.PutUint32(e[56:], uint32(b.epoch))
-			le.PutUint32(e[60:], uint32(b.magic))
-			le.PutUint32(e[64:], uint32(b.compression))
-			le.PutUint32(e[68:], uint32(b.tsType))
-			le.PutUint32(e[72:], uint32(b.flags))
-			le.PutUint32(e[76:], uint32(c.ctl[i]))
-			le.PutUint32(e[80:], uint32(c.sch[3*i]))
-			le.PutUint32(e[84:], uint32(c.sch[3*i+1]))
-			le.PutUint32(e[88:], uint32(c.sch[3*i+2]))
-			le.PutUint32(e[92:], uint32(c.srcs[i]))
+			// The int32 words from +24 on, in the entry's order.
+			w := [...]int32{c.keys[2*i], c.keys[2*i+1], c.vals[2*i], c.vals[2*i+1], c.hidx[2*i], c.hidx[2*i+1],
+				records.RecordSequence(b.baseSeq, int32(c.offs[i]-b.baseOffset)), b.leaderEpoch, b.epoch, b.magic, b.compression,
+				b.tsType, b.flags, c.ctl[i], c.sch[3*i], c.sch[3*i+1], c.sch[3*i+2], int32(c.srcs[i])}
+			for j, v := range w {
+				le.PutUint32(e[24+4*j:], uint32(v))
+			}
 		}
 	}
 	return out

@@ -12,10 +12,13 @@ import (
 // host that frees and decodes again gets it back.
 func BenchmarkDecodeResponseFrameRecords(b *testing.B) {
 	for _, c := range []records.Compression{records.CompressionNone, records.CompressionGzip, records.CompressionSnappy, records.CompressionLZ4, records.CompressionZstd} {
-		for _, flags := range []int32{0, FlagInputSpans} {
+		for _, flags := range []int32{0, FlagInputSpans, FlagInputSpans | FlagColumns} {
 			name := c.String()
 			if flags&FlagInputSpans != 0 {
 				name += "/input-spans"
+			}
+			if flags&FlagColumns != 0 {
+				name += "/columns"
 			}
 			b.Run(name, func(b *testing.B) {
 				frame, err := codectest.FetchFrame(c, 0)
