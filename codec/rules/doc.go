@@ -45,9 +45,12 @@
 // is the body. Otherwise the body is indexed once (transcode.Doc: spans, no copies)
 // and every rule of the api reads what it names.
 //
-// Not there yet: this is the library alone, and the filter does not use it yet (the
-// Envoy filter's configuration has no rules key); there is no ABI form (kw_* export) for other hosts; and a
-// violation is reported to the Go caller, not yet turned into the api's own error
-// response (CreateTopics' POLICY_VIOLATION per topic, a top-level error code, or a
-// closed connection where a response has no error field).
+// ErrorResponse turns a refusal into the api's own error response, built from the
+// descriptors for every api and version: CreateTopics' POLICY_VIOLATION per topic,
+// Produce's per partition, a top-level error code where the response has one, and
+// Nowhere (close the connection) where it has no error field.
+//
+// Not there yet: the filter does not use the rules yet (the Envoy filter's
+// configuration has no rules key), and there is no ABI form (kw_* export) for other
+// hosts.
 package rules

@@ -186,6 +186,13 @@ func fieldLit(m *Message, f *Field, structIndex map[*Struct]int) string {
 	if len(f.Aliases) > 0 {
 		parts = append(parts, fmt.Sprintf("aliases: %q", strings.Join(f.Aliases, ",")))
 	}
+	if f.EntityType != "" {
+		e, ok := entityConsts[f.EntityType]
+		if !ok {
+			panic("gen: entity type " + f.EntityType + " of " + f.JSONName + " has no constant in internal/transcode")
+		}
+		parts = append(parts, "entity: "+e)
+	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
@@ -234,4 +241,14 @@ func defaultValueLit(f *Field) string {
 		}
 	}
 	return ""
+}
+
+// entityConsts names internal/transcode's constant for each entityType of the
+// descriptors; a new entity type stops the generator until it has one.
+var entityConsts = map[string]string{
+	"topicName":       "eTopicName",
+	"groupId":         "eGroupID",
+	"transactionalId": "eTransactionalID",
+	"producerId":      "eProducerID",
+	"brokerId":        "eBrokerID",
 }

@@ -80,7 +80,18 @@ type field struct {
 	defInt  int64 // default of bool (0/1), integers, and float64 (as IEEE bits)
 	defStr  string
 	aliases string // former JSON names, comma-separated
+	entity  uint8  // the descriptor's entityType (e*), eNone for none
 }
+
+// Entity types of fields (the descriptors' entityType).
+const (
+	eNone uint8 = iota
+	eTopicName
+	eGroupID
+	eTransactionalID
+	eProducerID
+	eBrokerID
+)
 
 func (f *field) isArray() bool      { return f.flags&fArray != 0 }
 func (f *field) nullableEver() bool { return f.flags&fNullableEver != 0 }
