@@ -72,11 +72,23 @@ func Parse(data []byte) (*Policy, error) {
 type Reader struct {
 	d       jsonx.Decoder
 	context string
+	src     []byte
 }
 
 // NewReader returns a reader of data; context names the configuration in errors.
 func NewReader(context string, data []byte) *Reader {
-	return &Reader{d: *jsonx.NewDecoder(data), context: context}
+	return &Reader{d: *jsonx.NewDecoder(data), context: context, src: data}
+}
+
+// Raw reads one value of any type, checking its syntax, and returns its text and
+// its byte offset (for a configuration read by another parser).
+func (r *Reader) Raw() ([]byte, int) {
+	at := r.d.ValueStart()
+	r.d.Skip()
+	if r.d.Failed() {
+		return nil, at
+	}
+	return r.src[at:r.d.Pos():r.d.Pos()], at
 }
 
 // Failed reports whether a read failed.

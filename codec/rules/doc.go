@@ -20,9 +20,10 @@
 //     ("topics[].configs[].name"); a path that ends at an array without [] names the
 //     array itself. header.clientId is the request header's client id.
 //   - predicates, at least one: min and max (integers, compared exactly as int64), in
-//     (a set of integers, or of strings), pattern (a regular expression in Go's RE2
-//     syntax, matched anywhere unless anchored; its matching time is linear in the
-//     input, with no backtracking), required (the field is present and not null),
+//     (a set of integers, or of strings), pattern (a regular expression in a subset
+//     of RE2's syntax: literals, ., bracket classes, \d \w \s, ^ $, groups, | and
+//     repetition up to {1000}; matched anywhere unless anchored, in time linear in the
+//     input, with no backtracking; see pattern.go), required (the field is present and not null),
 //     absent (the field is missing or null), minItems and maxItems (an array's length).
 //   - ifMissing: "pass" (the default) or "refuse": what happens when the field is not
 //     in the request as the client sent it (the version lacks it, a null lies on the

@@ -3,7 +3,6 @@ package rules
 import (
 	"errors"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,7 +43,7 @@ type rule struct {
 	inInts                   []int64
 	inStrs                   []string
 	hasIn                    bool
-	pattern                  *regexp.Regexp
+	pattern                  *pattern
 	required, absent         bool
 	hasMinItems, hasMaxItems bool
 	minItems, maxItems       int64
@@ -325,9 +324,9 @@ func readRule(d *jsonx.Decoder) *rule {
 		if !value || kindOf != kString {
 			return bad("pattern", "pattern needs a string; "+what)
 		}
-		re, err := regexp.Compile(pattern)
+		re, err := compilePattern(pattern)
 		if err != nil {
-			return bad("pattern", "pattern: "+strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+			return bad("pattern", "pattern: "+err.Error())
 		}
 		r.pattern = re
 	}
@@ -349,7 +348,7 @@ func (r *rule) resolve() string {
 	if r.key < 0 {
 		return `a rule for every api ("*") can check only header.clientId`
 	}
-	msgName := codec.NewRequest(r.key).MessageName()
+	msgName := requestName(r.key)
 	r.request = msgName
 	if path == "" {
 		return "the field is empty"

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"math"
-	"reflect"
 	"sync"
 
 	"github.com/kwire/kwire/codec"
@@ -10,13 +8,9 @@ import (
 )
 
 // A request's fields, as rules see them: every field of the request in any version,
-// with its JSON name, its kind and, for structs and arrays of structs, its own fields.
-//
-// The schema tables of internal/transcode do not export their fields, so the tree is
-// read from the generated typed message (whose Go fields are the descriptor's fields,
-// in descriptor order, every version's) and each JSON name is confirmed against the
-// schema with transcode.NewWalkPlan, which knows the exact names. It is built once
-// per api, when a rule first names that api.
+// with its JSON name, its kind and, for structs and arrays of structs, its own fields,
+// read from the schema tables of internal/transcode (transcode.MessageTree) once per
+// api, when a rule first names that api.
 
 type kind uint8
 
@@ -83,119 +77,28 @@ func requestModel(key int16) *schemaField {
 	if m, ok := models[key]; ok {
 		return m
 	}
-	req := codec.NewRequest(key)
-	if req == nil {
+	tree, _ := transcode.MessageTree(key, codec.KindRequest)
+	if tree == nil {
 		return nil
 	}
-	root := &schemaField{kind: kStruct}
-	root.fields = structFields(key, reflect.TypeOf(req).Elem(), "")
+	root := &schemaField{kind: kStruct, fields: fromTree(tree)}
 	models[key] = root
 	return root
 }
 
-var uuidType = reflect.TypeOf(codec.UUID{})
+// requestName is the request message's name of api key ("CreateTopicsRequest").
+func requestName(key int16) string {
+	_, name := transcode.MessageTree(key, codec.KindRequest)
+	return name
+}
 
-// structFields lists the fields of the typed struct t, found at the dotted JSON path
-// prefix ("" for the root, "topics." below it).
-func structFields(key int16, t reflect.Type, prefix string) []*schemaField {
-	var out []*schemaField
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		if !sf.IsExported() || sf.Name == "UnknownTaggedFields" || sf.Name == "TrailingBytes" {
-			continue
-		}
-		f := &schemaField{name: jsonName(key, prefix, sf.Name)}
-		ft := sf.Type
-		if ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 {
-			f.array = true
-			ft = ft.Elem()
-		}
-		if ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		switch {
-		case ft == uuidType:
-			f.kind = kUUID
-		case ft.Kind() == reflect.Bool:
-			f.kind = kBool
-		case ft.Kind() == reflect.Float64:
-			f.kind = kFloat
-		case ft.Kind() == reflect.String:
-			f.kind = kString
-		case ft.Kind() == reflect.Slice:
-			f.kind = kBytes
-		case ft.Kind() == reflect.Struct:
-			f.kind = kStruct
-			f.fields = structFields(key, ft, prefix+f.name+".")
-		default:
-			f.kind = kInt
-			f.lo, f.hi = intRange(ft.Kind())
-		}
-		out = append(out, f)
+var treeKinds = [...]kind{transcode.TreeBool: kBool, transcode.TreeInt: kInt, transcode.TreeFloat: kFloat, transcode.TreeString: kString,
+	transcode.TreeBytes: kBytes, transcode.TreeUUID: kUUID, transcode.TreeStruct: kStruct}
+
+func fromTree(ts []*transcode.TreeField) []*schemaField {
+	out := make([]*schemaField, len(ts))
+	for i, t := range ts {
+		out[i] = &schemaField{name: t.Name, kind: treeKinds[t.Kind], array: t.Array, lo: t.Lo, hi: t.Hi, fields: fromTree(t.Fields)}
 	}
 	return out
-}
-
-func intRange(k reflect.Kind) (int64, int64) {
-	switch k {
-	case reflect.Int8:
-		return math.MinInt8, math.MaxInt8
-	case reflect.Int16:
-		return math.MinInt16, math.MaxInt16
-	case reflect.Uint16:
-		return 0, math.MaxUint16
-	case reflect.Int32:
-		return math.MinInt32, math.MaxInt32
-	case reflect.Uint32:
-		return 0, math.MaxUint32
-	}
-	return math.MinInt64, math.MaxInt64
-}
-
-// jsonName is the JSON name of the Go field goName found at prefix: the descriptor
-// name with its first letter lowered, which the Go name spells with Go's initialisms
-// (descriptor GroupId is Go GroupID, JSON groupId). Both spellings are tried against
-// the schema.
-func jsonName(key int16, prefix, goName string) string {
-	undone := lowerFirst(undoInitialisms(goName, false))
-	for _, c := range [...]string{undone, lowerFirst(undoInitialisms(goName, true)), lowerFirst(goName)} {
-		if _, err := transcode.NewWalkPlan(key, codec.KindRequest, prefix+c); err == nil {
-			return c
-		}
-	}
-	return undone
-}
-
-func lowerFirst(s string) string {
-	if s == "" || s[0] < 'A' || s[0] > 'Z' {
-		return s
-	}
-	return string(s[0]+'a'-'A') + s[1:]
-}
-
-// undoInitialisms spells each run of capitals as one word: GroupID -> GroupId,
-// ACLBindings -> AclBindings, APIKey -> ApiKey; with plural, a run before a lower-case
-// letter is one word too (BrokerIDs -> BrokerIds).
-func undoInitialisms(s string, plural bool) string {
-	b := []byte(s)
-	isUpper := func(c byte) bool { return c >= 'A' && c <= 'Z' }
-	for i := 0; i < len(b); {
-		if !isUpper(b[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(b) && isUpper(b[j]) {
-			j++
-		}
-		end := j
-		if !plural && j < len(b) && b[j] >= 'a' && b[j] <= 'z' && j-i > 1 {
-			end = j - 1 // the last capital starts the next word
-		}
-		for k := i + 1; k < end; k++ {
-			b[k] += 'a' - 'A'
-		}
-		i = j
-	}
-	return string(b)
 }

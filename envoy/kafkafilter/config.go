@@ -33,6 +33,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/policy"
+	"github.com/kwire/kwire/codec/rules"
 )
 
 // Config is the plugin configuration (JSON). Every field is optional.
@@ -43,6 +44,8 @@ import (
 //	  "deny_error_code": 31,
 //	  "brokers": {"1": "127.0.0.1:19092"},
 //	  "schema": {"default": "none", "rules": [{"topic": "orders", "policy": "enforce", "schema_ids": [1]}]},
+//	  "rules": [{"api": "CreateTopics", "field": "topics[].replicationFactor", "min": 3}],
+//	  "rule_error_code": 44,
 //	  "max_produce_version": 12,
 //	  "max_frame_bytes": 104857600,
 //	  "tick_ms": 0
@@ -61,6 +64,17 @@ type Config struct {
 	Brokers map[string]string `json:"brokers,omitempty"`
 	// Schema is the schema-validation policy applied to Produce requests.
 	Schema *policy.Config `json:"schema,omitempty"`
+	// Rules are request rules on any field of any api (codec/rules: "api", "field",
+	// and predicates), checked against Kafka's descriptors when the configuration
+	// loads. A request that breaks one is not forwarded: it is answered in its api's
+	// own shape with RuleErrorCode and the rule's message (per topic for CreateTopics,
+	// per partition for Produce, at the top level where the response has an error
+	// code), or, where the response has no field for the error, its connection is
+	// closed. Requests of apis no rule names stream through as before.
+	Rules []byte `json:"rules,omitempty"` // the JSON text of the rule array
+	// RuleErrorCode is the Kafka error code of a refusal by Rules; default
+	// POLICY_VIOLATION (44), what a broker's create-topic policy answers.
+	RuleErrorCode *int16 `json:"rule_error_code,omitempty"`
 	// VerifyCRC makes the filter verify batch checksums before checking records.
 	// Off by default: the broker verifies them on the very bytes the filter checked
 	// and answers a damaged batch with CORRUPT_MESSAGE, so nothing unchecked lands,
@@ -109,6 +123,8 @@ type settings struct {
 	brokers      map[int32]hostPort
 	pol          *policy.Policy
 	maxProduceV  int16 // -1: no cap
+	rules        *rules.Set
+	ruleCode     int16
 	maxFrame     int
 	tickMs       int
 	learnTopicID bool
@@ -169,6 +185,23 @@ func ParseConfig(data []byte) (*Config, error) {
 				cfg := p.Config()
 				c.Schema = &cfg
 			}
+		case "rules":
+			raw, at := r.Raw()
+			if raw != nil {
+				if _, err := rules.Parse(raw); err != nil {
+					var ce *rules.ConfigError
+					if errors.As(err, &ce) {
+						r.Fail(at+ce.Offset, strings.TrimPrefix(ce.Path, "$")+": "+ce.Msg)
+					} else {
+						r.Fail(at, err.Error())
+					}
+					return
+				}
+				c.Rules = append([]byte(nil), raw...)
+			}
+		case "rule_error_code":
+			v := int16(r.Int(math.MinInt16, math.MaxInt16))
+			c.RuleErrorCode = &v
 		case "fetch_endpoints":
 			c.FetchEndpoints = r.String()
 		case "verify_crc":
@@ -214,6 +247,22 @@ func (c *Config) settings() (*settings, error) {
 			}
 			s.allowed[k] = true
 		}
+	}
+	s.ruleCode = rules.PolicyViolation
+	if len(c.Rules) > 0 {
+		set, err := rules.Parse(c.Rules)
+		if err != nil {
+			return nil, err
+		}
+		if set.Len() > 0 {
+			s.rules = set
+		}
+	}
+	if c.RuleErrorCode != nil {
+		if !kerr.Code(*c.RuleErrorCode).Known() || *c.RuleErrorCode == 0 {
+			return nil, errors.New("rule_error_code: " + strconv.Itoa(int(*c.RuleErrorCode)) + " is not a Kafka error code")
+		}
+		s.ruleCode = *c.RuleErrorCode
 	}
 	if c.DenyErrorCode != nil {
 		if !kerr.Code(*c.DenyErrorCode).Known() || *c.DenyErrorCode == 0 {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/rules"
 	"github.com/kwire/kwire/internal/transcode"
 )
 
@@ -376,7 +377,7 @@ func (c *Conn) action(n int) Action {
 // none may be forwarded before its head is read.
 func (c *Conn) mayHoldRequests() bool {
 	s := c.f.s
-	return s.pol != nil || s.allowList || len(s.denied) > 0
+	return s.pol != nil || s.allowList || len(s.denied) > 0 || s.rules != nil
 }
 
 // mayHoldResponses reports whether a response now expected may be one the filter
@@ -555,7 +556,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		return
 	}
 	c.f.countRequest(key)
-	if s.isDenied(key) {
+	if s.isDenied(key) || s.rules != nil && s.rules.Applies(key) {
 		d.mode = modeHold
 		return
 	}
@@ -566,7 +567,15 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		d.bodyAt = -1
 		return
 	}
-	p := pend{corr: corr, key: key, ver: ver, start: c.f.host.NowNanos()}
+	c.pending = append(c.pending, c.pendFor(key, ver, corr, c.f.host.NowNanos()))
+	d.mode = modePass
+}
+
+// pendFor is the pending entry of a request forwarded as it is: what its response
+// needs from the filter.
+func (c *Conn) pendFor(key, ver int16, corr int32, start int64) pend {
+	s := c.f.s
+	p := pend{corr: corr, key: key, ver: ver, start: start}
 	switch key {
 	case apiProduce:
 		// No policy: only its response's node endpoints (v10+) may change.
@@ -601,8 +610,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 			p.kind = kindAddresses
 		}
 	}
-	c.pending = append(c.pending, p)
-	d.mode = modePass
+	return p
 }
 
 func (c *Conn) responseHead(d *dir, h []byte, size int) {
@@ -745,7 +753,17 @@ func (c *Conn) requestFrame(frame []byte, forward func()) {
 		c.substitute(corr, key, ver, now, synth)
 		return
 	}
-	// Produce.
+	if s := c.f.s; s.rules != nil && s.rules.Applies(key) {
+		if c.ruleRefused(frame, hlen, key, ver, corr, now) {
+			return
+		}
+		if key != apiProduce || s.pol == nil {
+			forward()
+			c.pending = append(c.pending, c.pendFor(key, ver, corr, now))
+			return
+		}
+	}
+	// Produce under the schema policy.
 	act := c.f.checkProduce(frame, hlen, ver)
 	switch {
 	case act.refuse != "":
@@ -773,6 +791,56 @@ func (c *Conn) requestFrame(frame []byte, forward func()) {
 		}
 		c.substitute(corr, key, ver, now, synth)
 	}
+}
+
+// ruleRefused checks a request against the configured rules and, when it breaks one
+// (or cannot be read: the rules fail closed), answers it in its api's own shape with
+// the rule's message, or closes the connection where the response has no field for
+// the error; it reports whether the request was refused.
+func (c *Conn) ruleRefused(frame []byte, hlen int, key, ver int16, corr int32, now int64) bool {
+	s := c.f.s
+	body := frame[hlen:]
+	var clientID *string
+	if hlen >= 14 {
+		if n := int(int16(binary.BigEndian.Uint16(frame[12:]))); n >= 0 && 14+n <= hlen {
+			id := string(frame[14 : 14+n])
+			clientID = &id
+		}
+	}
+	v, err := s.rules.Check(key, ver, clientID, body)
+	var msg string
+	switch {
+	case err != nil:
+		msg = "the request could not be read for the rules: " + err.Error()
+	case v == nil:
+		return false
+	default:
+		msg = v.Message
+	}
+	c.f.inc(c.f.mRuleRefused, 1)
+	what := apiMetricName(key) + " v" + strconv.Itoa(int(ver))
+	resp, place, err := rules.ErrorResponse(key, ver, body, s.ruleCode, msg)
+	if err != nil || place == rules.Nowhere {
+		c.f.inc(c.f.mRuleClosed, 1)
+		c.closeWith(what + " refused by a rule (" + msg + "); its response has no field for the error")
+		return true
+	}
+	c.f.host.Log(LevelDebug, "kwire: "+what+" refused by a rule: "+msg)
+	if key == apiProduce {
+		d := &c.f.doc
+		if d.ParseAPI(body, key, codec.KindRequest, ver) == nil && d.Int(d.Field(d.Root(), "acks")) == 0 {
+			return true // acks=0: the client reads no response
+		}
+	}
+	b := make([]byte, 8, 9+len(resp))
+	binary.BigEndian.PutUint32(b[4:], uint32(corr))
+	if codec.ResponseHeaderVersion(key, ver) == 1 {
+		b = append(b, 0)
+	}
+	b = append(b, resp...)
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	c.substitute(corr, key, ver, now, b)
+	return true
 }
 
 // substitute sends the broker an ApiVersions v0 request in place of a request

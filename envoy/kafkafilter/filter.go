@@ -63,7 +63,7 @@ type Filter struct {
 	mReqUnknown, mReqFailure, mRespUnknown, mRespFailure, mDenied          uint32
 	mChecked, mFailed, mRejected, mWarned, mPartRejected, mPartAccepted    uint32
 	mReqRefused, mRewritten, mUnmapped, mConnTotal, mConnActive, mSubstitu uint32
-	mUnruled, mInPlace, mEndpointsDropped                                  uint32
+	mUnruled, mInPlace, mEndpointsDropped, mRuleRefused, mRuleClosed       uint32
 
 	// rewriting a response's tag section in place (stream.go)
 	syn, synOut []byte
@@ -106,6 +106,8 @@ func New(host Host, config []byte) (*Filter, error) {
 	f.mUnruled = c0("policy.requests_streamed")
 	f.mInPlace = c0("rewrite.endpoints_in_place")
 	f.mEndpointsDropped = c0("rewrite.endpoints_dropped")
+	f.mRuleRefused = c0("rules.requests_refused")
+	f.mRuleClosed = c0("rules.connections_closed")
 	if s.tickMs > 0 {
 		host.SetTickPeriod(uint32(s.tickMs))
 	}

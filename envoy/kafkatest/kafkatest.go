@@ -173,6 +173,13 @@ func (b *Broker) Handle(frame []byte) ([]byte, error) {
 			r.Coordinators = append(r.Coordinators, codec.FindCoordinatorResponseCoordinator{Key: k, NodeID: b.NodeID, Host: b.Host, Port: b.Port})
 		}
 		resp = r
+	case *codec.CreateTopicsRequest:
+		r := codec.NewCreateTopicsResponse()
+		for _, t := range req.Topics {
+			r.Topics = append(r.Topics, codec.CreateTopicsResponseCreatableTopicResult{Name: t.Name, TopicID: TopicID(t.Name),
+				NumPartitions: t.NumPartitions, ReplicationFactor: t.ReplicationFactor})
+		}
+		resp = r
 	case *codec.DescribeClusterRequest:
 		r := codec.NewDescribeClusterResponse()
 		r.ClusterID, r.ControllerID = "kafkatest", b.NodeID

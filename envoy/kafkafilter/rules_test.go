@@ -1,0 +1,112 @@
+package kafkafilter
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/envoy/kafkatest"
+)
+
+const safeguards = `{"rules": [
+ {"api": "CreateTopics", "field": "topics[].replicationFactor", "min": 3, "message": "replication factor below 3"},
+ {"api": "CreateTopics", "field": "topics[].numPartitions", "max": 64},
+ {"api": "Produce", "field": "acks", "in": [-1]},
+ {"api": "JoinGroup", "field": "sessionTimeoutMs", "max": 30000}
+]}`
+
+func createTopicsFrame(corr int32, rf int16, names ...string) []byte {
+	ct := codec.NewCreateTopicsRequest()
+	for _, n := range names {
+		ct.Topics = append(ct.Topics, codec.CreateTopicsRequestCreatableTopic{Name: n, NumPartitions: 3, ReplicationFactor: rf})
+	}
+	return kafkatest.MustRequest(corr, 7, ct)
+}
+
+// Requests that break a rule are answered in their api's shape with the rule's message
+// and never reach the broker; requests that follow the rules reach it byte for byte;
+// apis no rule names stream through. Whole, byte by byte and in random chunks.
+func TestRules(t *testing.T) {
+	for name, chunk := range map[string]chunker{"whole": whole, "bytewise": bytewise, "random": randomly(7)} {
+		t.Run(name, func(t *testing.T) {
+			h := newHost()
+			f := mustFilter(t, h, safeguards)
+			p := newPipe(t, f, chunk)
+			good := createTopicsFrame(2, 3, "ok")
+			goodProduce := produceFrame(t, 4, 9, -1, records.CompressionNone, rec("t", 0, []byte("v")))
+			p.send(
+				createTopicsFrame(1, 1, "a", "b"),
+				good,
+				produceFrame(t, 3, 9, 1, records.CompressionNone, rec("t", 0, []byte("v")), rec("t", 2, []byte("w"))),
+				goodProduce,
+				metadataFrame(5, 12, "t"),
+				produceFrame(t, 6, 9, 0, records.CompressionNone, rec("t", 0, []byte("v"))), // acks=0: refused, no answer
+			)
+			if len(p.replies) != 5 {
+				t.Fatalf("%d replies, want 5", len(p.replies))
+			}
+			rf, err := codec.DecodeResponseFrame(p.replies[0], 19, 7)
+			if err != nil || corrOf(p.replies[0]) != 1 {
+				t.Fatalf("create topics: %v", err)
+			}
+			ts := rf.Body.(*codec.CreateTopicsResponse).Topics
+			if len(ts) != 2 || ts[0].Name != "a" || ts[1].Name != "b" {
+				t.Fatalf("topics %+v", ts)
+			}
+			for _, tp := range ts {
+				if tp.ErrorCode != 44 || tp.ErrorMessage == nil || *tp.ErrorMessage != "replication factor below 3" {
+					t.Errorf("topic %s: %d %v", tp.Name, tp.ErrorCode, tp.ErrorMessage)
+				}
+			}
+			if got := codes(decodeProduce(t, p.replies[2], 9)); strings.Join(got, " ") != "t/0=44 t/2=44" {
+				t.Errorf("produce acks=1: %v", got)
+			}
+			// What reached the broker: the good requests exactly, ApiVersions in place of
+			// the refused ones that expect an answer, nothing for acks=0.
+			var sawGood, sawGoodProduce bool
+			for _, fr := range p.upFrames {
+				sawGood = sawGood || bytes.Equal(fr, good)
+				sawGoodProduce = sawGoodProduce || bytes.Equal(fr, goodProduce)
+			}
+			if !sawGood || !sawGoodProduce {
+				t.Errorf("the requests that follow the rules did not reach the broker unchanged")
+			}
+			if r := p.br.Requests(); r[19] != 1 || r[0] != 1 || r[3] != 1 || r[18] != 2 {
+				t.Errorf("broker saw %v", r)
+			}
+			if h.value("rules.requests_refused") != 3 || h.value("rules.connections_closed") != 0 {
+				t.Errorf("refused %d, closed %d", h.value("rules.requests_refused"), h.value("rules.connections_closed"))
+			}
+		})
+	}
+}
+
+// A refused request whose response has no field for the error closes the connection,
+// counted; so does a CreateTopics with no topic to carry it.
+func TestRulesCloseWhereNoErrorField(t *testing.T) {
+	h := newHost()
+	f := mustFilter(t, h, `{"rules":[{"api":"CreateTopics","field":"timeoutMs","max":1000}]}`)
+	p := newPipe(t, f, whole)
+	ct := codec.NewCreateTopicsRequest()
+	ct.TimeoutMs = 5000
+	p.send(kafkatest.MustRequest(1, 7, ct))
+	if !p.closed || len(p.replies) != 0 || h.value("rules.connections_closed") != 1 {
+		t.Fatalf("closed %v, %d replies, closed count %d", p.closed, len(p.replies), h.value("rules.connections_closed"))
+	}
+}
+
+func TestRulesBadConfig(t *testing.T) {
+	for _, tc := range []struct{ cfg, want string }{
+		{`{"rules":[{"api":"CreateTopic","field":"x","min":1}]}`, `$.rules: [0].api: no api "CreateTopic"; did you mean CreateTopics? (at byte 17)`},
+		{`{"rules":[{"api":"CreateTopics","field":"topics[].replicationFactr","min":1}]}`, "replicationFactor"},
+		{`{"rules":{}}`, "rules"},
+		{`{"rule_error_code":9999}`, "rule_error_code: 9999"},
+	} {
+		_, err := New(newHost(), []byte(tc.cfg))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+}
