@@ -195,12 +195,19 @@ type e2eSetup struct {
 
 func startE2E(t *testing.T, prefix string, readSize func() int) *e2eSetup {
 	t.Helper()
+	return startE2EWith(t, func(proxyAddr string) string { return fmt.Sprintf(e2eConfigTmpl, prefix, proxyAddr) }, readSize)
+}
+
+// startE2EWith starts the shared broker and a proxy whose plugin configuration config
+// writes, given the proxy's address.
+func startE2EWith(t *testing.T, config func(proxyAddr string) string, readSize func() int) *e2eSetup {
+	t.Helper()
 	b := broker.SharedT(t, broker.Options{Version: "4.4.0"})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(e2eConfigTmpl, prefix, ln.Addr().String())
+	cfg := config(ln.Addr().String())
 	p, err := NewPlugin(context.Background(), Config{Module: module(t), PluginConfiguration: []byte(cfg), Cache: cache})
 	if err != nil {
 		ln.Close()
