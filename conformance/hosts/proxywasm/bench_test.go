@@ -266,6 +266,16 @@ func benchProduceResponse(t testing.TB) []byte {
 	return frame
 }
 
+// benchSafeguards are request rules on CreateTopics and Produce, which the
+// safeguards workload's Produce requests (acks=1, to a topic no schema rule names)
+// follow: each is held whole and checked.
+const benchSafeguards = `"rules":[
+	{"api":"CreateTopics","field":"topics[].numPartitions","max":64},
+	{"api":"CreateTopics","field":"topics[].replicationFactor","min":1},
+	{"api":"Produce","field":"acks","in":[-1,1]},
+	{"api":"Produce","field":"timeoutMs","max":60000},
+	{"api":"Produce","field":"topicData[].partitionData[].index","max":99}]`
+
 // benchPolicy is the schema policy of the proxy benchmarks: one topic enforced.
 const benchPolicy = `"schema":{"default":"none","rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}`
 
@@ -276,7 +286,9 @@ const benchPolicy = `"schema":{"default":"none","rules":[{"topic":"enforced","po
 //   - consume: Fetch responses of about 1 MiB (10 partitions, lz4 batches), address
 //     rewriting on, at v12 and v18; the client waits for each response;
 //   - produce-no-rule: Produce v9 of 64 KiB lz4 batches to a topic no rule names;
-//   - produce-enforce: the same to a topic whose rule enforces schema ids in headers.
+//   - produce-enforce: the same to a topic whose rule enforces schema ids in headers;
+//   - safeguards: produce-no-rule's requests under request rules on CreateTopics and
+//     Produce (benchSafeguards), which they follow: each is held whole and checked.
 //
 // It also measures consume at v18 with fetch_endpoints "hold" (what holding each
 // response costs) and, with a real broker, a Java consumer (TestProxyBenchJava).
@@ -326,9 +338,13 @@ func TestProxyBenchTable(t *testing.T) {
 		results = append(results, r)
 		stop()
 	}
-	for _, w := range []struct{ name, topic string }{{"produce-no-rule", "free"}, {"produce-enforce", "enforced"}} {
+	for _, w := range []struct{ name, topic, cfg string }{
+		{"produce-no-rule", "free", `{` + benchPolicy + `}`},
+		{"produce-enforce", "enforced", `{` + benchPolicy + `}`},
+		{"safeguards", "free", `{` + benchPolicy + `,` + benchSafeguards + `}`},
+	} {
 		reqs := produceRequests(t, w.topic, 400)
-		without, with, p, stop := newProxy(`{`+benchPolicy+`}`, map[int16][]byte{apiProduce: produceFrame})
+		without, with, p, stop := newProxy(w.cfg, map[int16][]byte{apiProduce: produceFrame})
 		n := 0
 		for _, r := range reqs {
 			n += len(r)
@@ -337,6 +353,11 @@ func TestProxyBenchTable(t *testing.T) {
 		r := compare(t, w.name, without.Addr(), with.Addr(), p, reqs, n)
 		results = append(results, r)
 		copied[w.name] = float64(p.BytesCopiedIn()-before) / float64(r.filterRequests)
+		if w.name == "safeguards" {
+			if m, _ := p.Metric("kafka.kwire.rules.requests_refused"); m.Value != 0 {
+				t.Fatalf("the rules refused %d requests of traffic that follows them", m.Value)
+			}
+		}
 		if w.topic == "enforced" {
 			if m, _ := p.Metric("kafka.kwire.policy.records_checked"); m.Value < int64(len(reqs)*64) {
 				t.Fatalf("the filter checked %d records, want at least %d", m.Value, len(reqs)*64)
@@ -356,8 +377,8 @@ func TestProxyBenchTable(t *testing.T) {
 	if results[1].ratio() < worst.ratio() {
 		worst = results[1]
 	}
-	lines := []benchResult{worst, results[3], results[4]}
-	names := []string{"consume", "produce-no-rule", "produce-enforce"}
+	lines := []benchResult{worst, results[3], results[4], results[5]}
+	names := []string{"consume", "produce-no-rule", "produce-enforce", "safeguards"}
 	for i, r := range lines {
 		fmt.Printf("envoy-bench %s: ratio %.2fx, added p50 %.1f us, p99 %.1f us\n", names[i], r.ratio(), r.added(0.5), r.added(0.99))
 		fmt.Printf("envoy-bench %s in the VM: p50 %.1f us, p99 %.1f us per request\n", names[i], r.vm(0.5), r.vm(0.99))
