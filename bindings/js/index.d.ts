@@ -261,7 +261,7 @@ export declare class Record {
   readonly producerId: bigint;
   /**
    * A view, null when the key is null (empty is an empty array). In a table of
-   * decodeFetch / decodeProduce (layout 3) the view of a record stored uncompressed is
+   * decodeFetch / decodeProduce (layouts 3 and 4) the view of a record stored uncompressed is
    * of the caller's own frame (no copy: do not change the frame while reading); else of
    * the table's buffer.
    */
@@ -297,16 +297,20 @@ export declare class Record {
  * buf.subarray(keys[2i], keys[2i] + keys[2i+1]) (null when keys[2i+1] is -1), its value
  * likewise with values; its headers are entries headerIndex[2i] .. headerIndex[2i] +
  * headerIndex[2i+1] - 1 of headers, four int32 each (key offset, key length, value
- * offset, value length; value length -1 = null), also indexing buf. int64 values are
- * exact.
+ * offset, value length; value length -1 = null), also indexing buf. Its batch's fields
+ * are batch entry batchIndex[i]: see batches. int64 values are exact.
+ *
+ * For a layout-4 table (decodeFetch / decodeProduce with ABI 1.4) every array is a view
+ * of the table's own buffer (no copy); for layouts 1-3 they are gathered on the first
+ * call, each record then a batch entry of its own.
  */
 export interface Columns {
   readonly length: number;
   /** The table's bytes: the spans of records whose source is 0 index it. */
   readonly data: Uint8Array;
-  /** The caller's frame (layout 3): the spans of records whose source is 1 index it; else null. */
+  /** The caller's frame (layouts 3 and 4): the spans of records whose source is 1 index it; else null. */
   readonly input: Uint8Array | null;
-  /** Per record: 0 its spans index data, 1 they index input (an uncompressed record of a layout-3 table). */
+  /** Per record: 0 its spans index data, 1 they index input (an uncompressed record of a layout-3 or layout-4 table). */
   readonly sources: Uint8Array;
   readonly offsets: BigInt64Array;
   readonly timestamps: BigInt64Array;
@@ -314,7 +318,41 @@ export interface Columns {
   readonly values: Int32Array;
   readonly headerIndex: Int32Array;
   readonly headers: Int32Array;
+  /** Per record: the control record's type, -1 unless a control record. */
+  readonly controlTypes: Int32Array;
+  /** Three per record: schema source (0 none, 1 value prefix, 2 header), schema id, schema version. */
+  readonly schemas: Int32Array;
+  /** Per record: its batch entry (an index into the table's batches). */
+  readonly batchIndex: Int32Array;
+  /**
+   * The table's batch entries, batchStride int32 words each: batch b's field f is
+   * batches[b * batchStride + BatchWords[f]] (compression 0 none .. 4 zstd; timestampType
+   * -1 none, 0 CreateTime, 1 LogAppendTime; flags bit 0 transactional, bit 1 control). A
+   * record's sequence is baseSequence + (offsets[i] - baseOffset), wrapping past 2^31-1 to
+   * 0 as Kafka's producer does; -1 when baseSequence is -1.
+   */
+  readonly batches: Int32Array;
+  /** The same bytes as batches: baseOffset and producerId of batch b at (b * batchStride + BatchWords.baseOffset / .producerId) / 2. */
+  readonly batches64: BigInt64Array;
+  /** The int32 words of one batch entry. */
+  readonly batchStride: number;
 }
+
+/** The fields of a batch entry (Columns.batches) as int32 word indexes (capi/kwire.h's KW_RB_* / 4). */
+export declare const BatchWords: Readonly<{
+  baseOffset: number;
+  producerId: number;
+  firstRecord: number;
+  recordCount: number;
+  baseSequence: number;
+  leaderEpoch: number;
+  producerEpoch: number;
+  magic: number;
+  compression: number;
+  timestampType: number;
+  flags: number;
+  source: number;
+}>;
 
 /** A run of records of one table: a partition's records field. */
 export declare class RecordSet implements Iterable<Record> {
@@ -331,7 +369,7 @@ export declare class RecordSet implements Iterable<Record> {
   readonly invalid: ProduceVerdict | null;
   at(i: number): Record;
   [Symbol.iterator](): Iterator<Record>;
-  /** Typed arrays over these records (subarrays of the table's columns; data and headers are the table's). */
+  /** Typed arrays over these records (subarrays of the table's columns; data, headers, batches and batches64 are the table's). */
   columns(): Columns;
   /** The records as plain objects. */
   toArray(): DecodedRecord<bigint>[];
@@ -340,21 +378,25 @@ export declare class RecordSet implements Iterable<Record> {
 
 /** One record table (capi/kwire.h's layout), in a buffer of its own. */
 export declare class RecordTable implements Iterable<Record> {
-  /** Reads (and checks) a record table's bytes; a layout-3 table needs the frame it was decoded from. */
+  /**
+   * Reads (and checks) a record table's bytes; a layout-3 table, and a layout-4 one with
+   * input spans, needs the frame it was decoded from. A layout-4 table not 8-aligned in
+   * its buffer is copied first.
+   */
   constructor(bytes: Uint8Array, input?: Uint8Array | null);
   readonly data: Uint8Array;
-  /** The frame a layout-3 table's input spans index (null for layouts 1 and 2). */
+  /** The frame a layout-3 or layout-4 table's input spans index (null for layouts 1 and 2). */
   readonly input: Uint8Array | null;
   readonly layout: number;
   readonly length: number;
   readonly headerCount: number;
   readonly skippedBytes: number;
-  /** The frame JSON of a layout-2 or layout-3 table (null for layout 1). */
+  /** The frame JSON of a layout-2, -3 or -4 table (null for layout 1). */
   jsonText(): string | null;
   at(i: number): Record;
   slice(first?: number, count?: number, skippedBytes?: number, size?: number, invalid?: ProduceVerdict | null): RecordSet;
   [Symbol.iterator](): Iterator<Record>;
-  /** Every record's fields as typed arrays (built on the first call, then cached). */
+  /** Every record's fields as typed arrays (views of a layout-4 table; else built on the first call; then cached). */
   columns(): Columns;
 }
 
@@ -390,6 +432,11 @@ export interface DecodeFrameRecordsOptions {
    * the same either way.
    */
   hostDecompress?: boolean;
+  /**
+   * For tests only: 3 asks for the record entries of layouts 2 and 3 instead of layout 4
+   * (the columns, the default with ABI 1.4); the records are the same.
+   */
+  layout?: 3 | 4;
 }
 
 /** Replaces the records field of a partition type by a RecordSet. */

@@ -14,17 +14,18 @@ import { wasiImports, ProcExit } from './src/wasi.js';
 import { errorFor, KwireError, KwireTrapError, KW_ERR_ARG } from './src/errors.js';
 import { asBytes, fromBase64, toBase64 } from './src/base64.js';
 import { readTable } from './src/records.js';
-import { RecordTable, RecordSet, Record, TRUSTED } from './src/table.js';
+import { RecordTable, RecordSet, Record, BatchWords, TRUSTED } from './src/table.js';
 import { RecordTableBuilder } from './src/builder.js';
 import { produceVerdict } from './src/validate.js';
 import { HOST_DECOMPRESSORS, HOST_FLAGS, hostCodecs, isBatchList } from './src/hostcodec.js';
 import {
   KW_BATCH_COMPRESSION, KW_BATCH_DATA_LENGTH, KW_BATCH_DATA_OFFSET, KW_BATCH_LIST_COUNT, KW_BATCH_LIST_HEADER_SIZE, KW_BATCH_STRIDE,
+  KW_RECORDS_COLUMNS,
 } from './src/abi_gen.js';
 
 export * from './src/errors.js';
 export { toBase64, fromBase64 };
-export { RecordTable, RecordSet, Record, RecordTableBuilder };
+export { RecordTable, RecordSet, Record, RecordTableBuilder, BatchWords };
 export { ApiKey, ErrorCode, RETRIABLE_ERROR_CODES, apiKeyName, errorCodeName } from './src/constants.js';
 /** The package's version (package.json's). */
 export { VERSION } from './src/version.js';
@@ -576,6 +577,8 @@ export class Kwire {
    * result is decodeResponse's object, except that each non-null records field is a
    * RecordSet (lazy records and typed-array columns over one record table), and
    * `partitions` lists {topic, partition, records} for every partition in frame order.
+   * With ABI 1.4 the table has layout 4 (the records as columns: columns() are views of
+   * it); options.layout 3, for tests only, asks for the record entries of layouts 2 and 3.
    */
   decodeFetch(frame, apiVersion, options = {}) {
     checkApi('decodeFetch', 1, apiVersion);
@@ -601,7 +604,11 @@ export class Kwire {
       // ABI 1.2: a record stored uncompressed is not copied; its key, value and headers
       // are views of `b`, the caller's own frame (options.copy: views of a copy).
       const spans = this._abi.minor >= 2 && options.copy !== true;
-      const fl = spans ? flags | RECORDS_INPUT_SPANS : flags;
+      // ABI 1.4: the records as columns (layout 4), which Record and columns() read as
+      // typed arrays over the table. options.layout below 4 (for tests) asks for the
+      // record entries of layouts 2 and 3 instead.
+      const columns = this._abi.minor >= 4 && !(options.layout < 4);
+      const fl = (spans ? flags | RECORDS_INPUT_SPANS : flags) | (columns ? KW_RECORDS_COLUMNS : 0);
       // ABI 1.3: batches of a codec the host decompresses faster (node:zlib's gzip) come
       // back as a list, which the host decompresses and hands to the module.
       const host = options.hostDecompress !== false && this._abi.minor >= 3 ? HOST_FLAGS : 0;

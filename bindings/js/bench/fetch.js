@@ -63,6 +63,7 @@ import { join, resolve } from 'node:path';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { init, load, encodeRecords, encodeResponse, decodeFetch, toBase64 } from '../index.js';
+import { KW_RECORDS_COLUMNS, KW_RECORDS_INPUT_SPANS } from '../src/abi_gen.js';
 
 const require = createRequire(import.meta.url);
 const kafkajsFetchV11 = require('kafkajs/src/protocol/requests/fetch/v11/response');
@@ -289,8 +290,10 @@ function kwireColumns(frame, options) {
 function moduleCall(instance) {
   const x = instance._x;
   if (x === null || typeof x !== 'object' || typeof x.kw_decode_response_frame_records !== 'function') return null;
-  // The flags decodeFetch passes: KW_RECORDS_INPUT_SPANS (2) from ABI 1.2 on.
-  const FLAGS = (x.kw_abi_version() & 0xffff) >= 2 ? 2 : 0;
+  // The flags decodeFetch passes: KW_RECORDS_INPUT_SPANS from ABI 1.2 on, and
+  // KW_RECORDS_COLUMNS (layout 4) from ABI 1.4 on.
+  const minor = x.kw_abi_version() & 0xffff;
+  const FLAGS = (minor >= 2 ? KW_RECORDS_INPUT_SPANS : 0) | (minor >= 4 ? KW_RECORDS_COLUMNS : 0);
   let inPtr = 0;
   let inCap = 0;
   const slots = x.kw_alloc(8) >>> 0;

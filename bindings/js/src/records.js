@@ -10,7 +10,8 @@ import { COMPRESSIONS, SCHEMA_SOURCES, TIMESTAMP_TYPES, outside, readGeometry, t
  * @param {boolean} int64String int64 fields as decimal strings instead of bigint
  */
 export function readTable(buf, copy, int64String) {
-  const { dv, size, n, stride, recOff, hn, hstride, hOff, skippedBytes } = readGeometry(buf);
+  const { dv, size, layout, n, stride, recOff, hn, hstride, hOff, skippedBytes } = readGeometry(buf);
+  if (layout >= 4) throw tableError(`a layout-${layout} table has no record entries (RecordTable reads it)`);
   // Records of one batch share their producer id, and headers usually repeat their
   // keys: the previous value is reused when the bytes are the same.
   let pidLo = 0;

@@ -163,7 +163,8 @@ test('decodeFetch: an uncompressed record is a view of the caller\'s frame, a co
       { partitionIndex: 0, errorCode: 0, highWatermark: '1', lastStableOffset: '1', logStartOffset: '0', abortedTransactions: [], preferredReadReplica: -1, records: toBase64(batch) }] }] } }, 1, 12);
     const f = kw.decodeFetch(frame, 12);
     const set = f.partitions[0].records;
-    assert.equal(set.table.layout, kw.abiVersion().minor >= 2 ? 3 : 2);
+    const minor = kw.abiVersion().minor;
+    assert.equal(set.table.layout, minor >= 4 ? 4 : minor >= 2 ? 3 : 2);
     const r = set.at(0);
     assert.equal(r.valueText, 'hello, input');
     assert.equal(r.keyText, 'k');
@@ -183,6 +184,7 @@ test('decodeFetch: an uncompressed record is a view of the caller\'s frame, a co
     // options.copy: a table that holds its own bytes (the changed frame fails its CRC now).
     const g = kw.decodeFetch(frame, 12, { copy: true, skipCrc: true });
     assert.notEqual(g.partitions[0].records.at(0).value.buffer, frame.buffer);
-    assert.equal(g.partitions[0].records.table.layout, 2);
+    assert.equal(g.partitions[0].records.table.layout, minor >= 4 ? 4 : 2);
+    assert.deepEqual([...g.partitions[0].records.columns().sources], [0]);
   }
 });

@@ -4,9 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { HDR, REC, SOURCE_INPUT, SOURCE_TABLE } from '../src/layout.js';
+import { BatchWords } from '../src/table.js';
 
 const header = readFileSync(new URL('../../../capi/kwire.h', import.meta.url), 'utf8');
-const defines = new Map([...header.matchAll(/^#define (KW_(?:REC|HDR|SOURCE)_[A-Z_]+) (\d+)/gm)].map((m) => [m[1], Number(m[2])]));
+const defines = new Map([...header.matchAll(/^#define (KW_(?:REC|HDR|SOURCE|RB)_[A-Z_]+) (\d+)/gm)].map((m) => [m[1], Number(m[2])]));
 const upper = (name) => name.replace(/[A-Z]/g, (c) => '_' + c).toUpperCase();
 
 test('record and header entry offsets match kwire.h', () => {
@@ -25,4 +26,10 @@ test('record and header entry offsets match kwire.h', () => {
   const recNames = [...defines.keys()].filter((k) => k.startsWith('KW_REC_') && k !== 'KW_REC_STRIDE');
   assert.equal(recNames.length, Object.keys(REC).length);
   assert.ok(n >= 25);
+});
+
+test("the batch entry's word indexes (BatchWords) are kwire.h's KW_RB_* / 4", () => {
+  const rb = [...defines.keys()].filter((k) => k.startsWith('KW_RB_') && k !== 'KW_RB_STRIDE');
+  assert.equal(rb.length, Object.keys(BatchWords).length);
+  for (const [name, word] of Object.entries(BatchWords)) assert.equal(word * 4, defines.get('KW_RB_' + upper(name)), `BatchWords.${name}`);
 });

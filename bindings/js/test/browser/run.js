@@ -81,9 +81,9 @@ try {
     ['the Produce frame re-encodes to its bytes', () => assert.equal(got.requestReencodes, true)],
     ['peekHeader as in Node', () => assert.deepEqual(got.peek, kwire.peekHeader(produce))],
     ['the Fetch frame\'s 12 gzip/snappy/lz4/zstd records as in Node', () => { assert.equal(got.fetchValues.length, 12); assert.deepEqual(got.fetchValues, values); }],
-    ['decodeFetch as in Node, through the frame-records calls and the fallback (records and columns); encodeProduce/decodeProduce round trip', () => {
+    ['decodeFetch as in Node, through the frame-records calls (layouts 4 and 3) and the fallback (records and columns); encodeProduce/decodeProduce round trip', () => {
       assert.equal(got.hasFrameRecords, true);
-      for (const path of ['frameRecords', 'fallback']) {
+      for (const path of ['frameRecords', 'layout3', 'fallback']) {
         assert.deepEqual(got.decodeFetch[path].vals, values, path);
         assert.deepEqual(got.decodeFetch[path].cols, values.map((v) => v.split(' ')[1] + ' ' + v.split(' ').slice(3).join(' ')), path);
         assert.deepEqual(got.produceRoundTrip[path], values.map((v) => v.split(' ').slice(3).join(' ')), path);
@@ -101,6 +101,11 @@ try {
       assert.equal(c.failedCount, 0, JSON.stringify(c.failures, null, 1));
     }]),
     [`${got.recordVectors} record-batch vectors, 0 failures`, () => { assert.ok(got.recordVectors >= 20); assert.deepEqual(got.recordFailures, []); }],
+    [`record table layout 4 (columns) as layout 3: ${got.layoutFrames} frames, the same records, columns and errors`, () => {
+      assert.equal(got.layout, 4);
+      assert.ok(got.layoutFrames > 60);
+      assert.deepEqual(got.layoutFailures, []);
+    }],
     ['no page errors, console errors or failed requests', () => assert.deepEqual(problems, [])],
   ];
   let pass = 0;

@@ -79,14 +79,14 @@ export function checkRecordVectorTable(kw, v, fromBase64) {
 
 // The bodies of a Fetch response (v4, v12, v16) and a Produce request (v3, v9, v12)
 // holding the given records fields, one partition each (null stays null).
-function fetchBody(version, fields) {
+export function fetchBody(version, fields) {
   const partitions = fields.map((records, i) => ({ partitionIndex: i, errorCode: 0, highWatermark: '100', lastStableOffset: '100',
     logStartOffset: '0', abortedTransactions: [], preferredReadReplica: -1, records }));
   const topic = version >= 13 ? { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions } : { topic: 'vectors', partitions };
   return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [topic] };
 }
 
-function produceBody(version, fields) {
+export function produceBody(version, fields) {
   const partitionData = fields.map((records, i) => ({ index: i, records }));
   return { transactionalId: null, acks: -1, timeoutMs: 30000, topicData: [version >= 13 ? { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitionData } : { name: 'vectors', partitionData }] };
 }
@@ -137,9 +137,14 @@ export function checkDecoded(kw, frame, apiKey, version) {
   let verdicts = null; // the invalidPartitions of the first path, which the other must repeat
   // The frame-records path with the host's decompressors (where the host has any) and
   // without, and the per-partition path.
-  const paths = kw.hasFrameRecords() ? [{ fallback: false }, { fallback: false, hostDecompress: false }, { fallback: true }] : [{ fallback: true }];
+  // With ABI 1.4 the frame-records path reads layout 4 (columns); { layout: 3 } reads the
+  // record entries of layout 3 as before.
+  const paths = kw.hasFrameRecords()
+    ? [{ fallback: false }, { fallback: false, hostDecompress: false }, { fallback: false, layout: 3 }, { fallback: true }]
+    : [{ fallback: true }];
   for (const opts of paths) {
-    const how = opts.fallback ? 'per-partition path' : opts.hostDecompress === false ? 'frame-records path, module decompression' : 'frame-records path';
+    const how = opts.fallback ? 'per-partition path' : opts.hostDecompress === false ? 'frame-records path, module decompression'
+      : opts.layout === 3 ? 'frame-records path, layout 3' : 'frame-records path';
     let got;
     try {
       got = apiKey === 0 ? kw.decodeProduce(frame, opts) : kw.decodeFetch(frame, version, opts);
@@ -209,6 +214,110 @@ export function checkEncode(kw, v, fromBase64, toBase64) {
   if (outs.length === 2 && toBase64(outs[0]) !== toBase64(outs[1])) return 'the frame-records and per-partition paths encode different bytes';
   if (b0.compression === 'none' && toBase64(outs[0]) !== toBase64(kw.encodeRequest(frame(toBase64(bytes))))) {
     return 'encodeProduce of an uncompressed producer batch differs from the frame with Kafka\'s bytes';
+  }
+  return '';
+}
+
+// The bytes as a string of as many chars (for exact comparison, not for reading).
+const bin = (b) => {
+  if (b === null) return 'null';
+  let s = 'b:';
+  for (let i = 0; i < b.length; i += 8192) s += String.fromCharCode.apply(null, b.subarray(i, i + 8192));
+  return s;
+};
+const show = (x) => JSON.stringify(x, (k, v) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? bin(v) : v));
+
+// What a decode of the frame gives: the error (class, status, message, details), or the
+// frame with every record (toObject, rawHeaders) and every partition's columns.
+function layoutOutcome(kw, frame, apiKey, version, options) {
+  let f;
+  try {
+    f = apiKey === 0 ? kw.decodeProduce(frame, options) : kw.decodeFetch(frame, version, options);
+  } catch (e) {
+    return { error: `${e.constructor.name} ${e.status} ${e.message} ${JSON.stringify(e.details ?? null)}` };
+  }
+  const sets = f.partitions.map((p) => p.records);
+  const frameJSON = show({ ...f, partitions: undefined }); // a RecordSet as its toJSON
+  const records = sets.map((set) => Array.from(set, (r) => show({ ...r.toObject(), raw: r.rawHeaders })));
+  const layouts = [...new Set(sets.map((set) => set.table.layout))];
+  return { frameJSON, records, sets, layouts };
+}
+
+// The batch fields of record i as its columns give them (batchIndex into batches).
+function batchFieldsOf(c, i, BatchWords) {
+  const e = c.batchIndex[i] * c.batchStride;
+  const out = {};
+  for (const [k, w] of Object.entries(BatchWords)) out[k] = c.batches[e + w];
+  out.baseOffset = c.batches64[(e + BatchWords.baseOffset) >> 1];
+  out.producerId = c.batches64[(e + BatchWords.producerId) >> 1];
+  return out;
+}
+
+/**
+ * compareLayouts decodes the frame (decodeProduce for apiKey 0, else decodeFetch) with
+ * the given options twice, reading layout 4 (the default with ABI 1.4) and layout 3
+ * ({ layout: 3 }), and returns '' when both give the same: the same error, or the same
+ * frame, the same records (every field of toObject, headers, rawHeaders) and the same
+ * columns (every array; the batch fields of each record through batchIndex, whose first
+ * record, record count and sequence must hold too). Else what differs.
+ */
+export function compareLayouts(kw, frame, apiKey, version, options, BatchWords) {
+  const a = layoutOutcome(kw, frame, apiKey, version, options);
+  const b = layoutOutcome(kw, frame, apiKey, version, { ...options, layout: 3 });
+  if (a.error !== undefined || b.error !== undefined) {
+    return a.error === b.error ? '' : `errors differ: layout 4 ${a.error ?? 'decodes'}, layout 3 ${b.error ?? 'decodes'}`;
+  }
+  if (a.sets.length > 0 && (a.layouts.join() !== '4' || (b.layouts.join() !== '3' && b.layouts.join() !== '2'))) {
+    return `layouts ${a.layouts} and ${b.layouts}`;
+  }
+  if (a.frameJSON !== b.frameJSON) return `frames differ:\n${a.frameJSON.slice(0, 300)}\n${b.frameJSON.slice(0, 300)}`;
+  for (let p = 0; p < a.sets.length; p++) {
+    for (let i = 0; i < Math.max(a.records[p].length, b.records[p].length); i++) {
+      if (a.records[p][i] !== b.records[p][i]) return `partition ${p} record ${i}:\n${a.records[p][i]}\n${b.records[p][i]}`;
+    }
+    const ca = a.sets[p].columns();
+    const cb = b.sets[p].columns();
+    if (ca.length !== cb.length || ca.length !== a.sets[p].length) return `partition ${p}: columns of ${ca.length} and ${cb.length} records`;
+    // Spans into the table differ by the size of the table header (96 bytes in layout 4,
+    // 48 before): they are compared as the bytes they name, below.
+    for (const k of ['offsets', 'timestamps', 'headerIndex', 'sources', 'controlTypes', 'schemas']) {
+      const x = ca[k];
+      const y = cb[k];
+      if (x.length !== y.length) return `partition ${p}: columns.${k} of ${x.length} and ${y.length}`;
+      for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return `partition ${p}: columns.${k}[${j}] ${x[j]} and ${y[j]}`;
+    }
+    if ((ca.input === null) !== (cb.input === null)) return `partition ${p}: columns.input ${ca.input} and ${cb.input}`;
+    const records = Array.from(a.sets[p]);
+    for (let i = 0; i < ca.length; i++) {
+      // The spans index the same bytes.
+      const bufA = ca.sources[i] === 1 ? ca.input : ca.data;
+      const bufB = cb.sources[i] === 1 ? cb.input : cb.data;
+      if (bin(span(bufA, ca.values, i)) !== bin(span(bufB, cb.values, i)) || bin(span(bufA, ca.keys, i)) !== bin(span(bufB, cb.keys, i))) {
+        return `partition ${p} record ${i}: columns key or value bytes differ`;
+      }
+      if (ca.keys[2 * i + 1] !== cb.keys[2 * i + 1] || ca.values[2 * i + 1] !== cb.values[2 * i + 1] ||
+          (ca.sources[i] === 1 && (ca.keys[2 * i] !== cb.keys[2 * i] || ca.values[2 * i] !== cb.values[2 * i]))) {
+        return `partition ${p} record ${i}: columns keys/values (${ca.keys.subarray(2 * i, 2 * i + 2)}) (${ca.values.subarray(2 * i, 2 * i + 2)}) and (${cb.keys.subarray(2 * i, 2 * i + 2)}) (${cb.values.subarray(2 * i, 2 * i + 2)})`;
+      }
+      for (let h = 4 * ca.headerIndex[2 * i], end = h + 4 * ca.headerIndex[2 * i + 1]; h < end; h += 4) {
+        const hs = (c, buf) => `${bin(buf.subarray(c.headers[h], c.headers[h] + c.headers[h + 1]))}=${bin(span(buf, c.headers, h / 2 + 1))}`;
+        if (hs(ca, bufA) !== hs(cb, bufB)) return `partition ${p} record ${i}: columns header entry ${h / 4}: ${hs(ca, bufA)} and ${hs(cb, bufB)}`;
+      }
+      const fa = batchFieldsOf(ca, i, BatchWords);
+      const fb = batchFieldsOf(cb, i, BatchWords);
+      const t = a.sets[p].first + i;
+      if (fa.firstRecord > t || t >= fa.firstRecord + fa.recordCount) return `partition ${p} record ${i}: batch ${show(fa)} does not hold record ${t}`;
+      const r = records[i];
+      // Kafka's sequence of a record (Go's records.RecordSequence, int32 arithmetic).
+      const delta = Number(BigInt.asIntN(32, r.offset - fa.baseOffset));
+      const base = fa.baseSequence;
+      const seq = base < 0 ? -1 : base > ((2147483647 - delta) | 0) ? (delta - ((2147483647 - base) | 0) - 1) | 0 : (base + delta) | 0;
+      if (seq !== r.sequence || fb.baseSequence !== r.sequence) return `partition ${p} record ${i}: sequence ${r.sequence}, batch ${show(fa)}`;
+      for (const k of ['producerId', 'leaderEpoch', 'producerEpoch', 'magic', 'compression', 'timestampType', 'flags', 'source']) {
+        if (fa[k] !== fb[k]) return `partition ${p} record ${i}: batch ${k} ${fa[k]} and ${fb[k]}`;
+      }
+      if (fa.source !== ca.sources[i]) return `partition ${p} record ${i}: batch source ${fa.source}, record source ${ca.sources[i]}`;
+    }
   }
   return '';
 }

@@ -3,7 +3,7 @@
 import {
   init, load, decodeRequest, decodeResponse, encodeRequest, encodeResponse, decodeMessage, encodeMessage,
   decodeRecords, encodeRecords, peekHeader, apis, KwireError, KwireDecodeError,
-  decodeFetch, decodeProduce, encodeProduce, RecordTableBuilder, type RecordSet, type Columns,
+  decodeFetch, decodeProduce, encodeProduce, RecordTableBuilder, BatchWords, type RecordSet, type Columns,
   type ProduceRequestDecoded, type FetchResponseDecoded, type InitProducerIdResponseDecoded, type AnyRequestFrame, type Int64,
   ApiKey, ErrorCode, errorCodeName, type ProduceVerdict,
 } from '../../index.js';
@@ -105,7 +105,18 @@ async function main(bytes: Uint8Array) {
     const offs: BigInt64Array = c.offsets;
     const keys: Int32Array = c.keys;
     void offs, keys;
+    // layout 4's batch table: a record's batch fields through batchIndex
+    for (let i = 0; i < c.length; i++) {
+      const e = (c.batchIndex[i] ?? 0) * c.batchStride;
+      const magic: number | undefined = c.batches[e + BatchWords.magic];
+      const pid: bigint | undefined = c.batches64[(e + BatchWords.producerId) >> 1];
+      const ctl: number | undefined = c.controlTypes[i];
+      const schemaId: number | undefined = c.schemas[3 * i + 1];
+      void magic, pid, ctl, schemaId;
+    }
   }
+  // for tests: the record entries of layout 3 instead of the columns
+  void decodeFetch(bytes, 12, { layout: 3 });
   // host decompression: on by default, off per call; which codecs, and how much so far
   const fm = decodeFetch(bytes, 12, { hostDecompress: false, maxDecompressed: 1 << 20 });
   const kwi = await load();
