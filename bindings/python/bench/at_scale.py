@@ -7,9 +7,9 @@ the same frame:
   codec.DecodeResponseFrame + records.Decoder.ForEachFetchMessage, keys and values
   aliasing the frame; the target is against this;
 - what the module runs, natively (`go run ./bindings/python/bench/gorecords`):
-  abi.DecodeResponseFrameRecords with decode_fetch's flags (ABI 1.2: a layout-3 table,
-  whose uncompressed records stay in the frame; before, layout 2 with every key and
-  value copied), to show how kwire's time splits between the module and the Python side.
+  abi.DecodeResponseFrameRecords with decode_fetch's flags (ABI 1.2: input spans, the
+  uncompressed records stay in the frame; ABI 1.4: the records as columns, a layout-4
+  table; before 1.2, layout 2 with every key and value copied), to show how kwire's time splits between the module and the Python side.
 
 The decoding runs in a process of its own (--measure: the frame read from a file, a fresh
 instance), which reports its CPU time per decode and, for each decode, its peak resident
@@ -165,7 +165,7 @@ def main() -> int:
     go = subprocess.run([args.go, "run", "./bindings/js/bench/goscale", "-frame", args.frame, "-version", "12"],
                         cwd=REPO, capture_output=True, text=True, check=True)
     g = json.loads(go.stdout)
-    flags = kwire.RECORDS_INPUT_SPANS if kwire.abi_version() & 0xFFFF >= 2 else 0  # decode_fetch's, and modcall's
+    flags = modcall.default_flags(kwire.abi_version())  # decode_fetch's, and modcall's
     gr = subprocess.run([args.go, "run", "./bindings/python/bench/gorecords", "-rounds", "5", "-sample-ms", "1", "-flags", str(flags), args.frame],
                         cwd=REPO, capture_output=True, text=True, check=True)
     gt = json.loads(gr.stdout)
@@ -188,7 +188,7 @@ def main() -> int:
     print(f"At scale: Fetch v12 response of {size / mib:.0f} MB (4 partitions x 12 batches x 1000 records of 1 KiB, none), every offset, key and value read; "
           f"kwire path: {m['path']}; CPU ms per decode")
     print(f"  native Go ({g['go']}, GOMAXPROCS 1) DecodeResponseFrame + ForEachFetchMessage (values alias the frame): median {g['cpuMedianMs']:.1f}, best {g['cpuBestMs']:.1f}")
-    what = "layout 3, keys and values left in the frame" if flags else "layout 2, every key and value copied"
+    what = modcall.layout_of(flags) + ("" if flags & kwire.RECORDS_INPUT_SPANS else ", every key and value copied")
     print(f"  native Go abi.DecodeResponseFrameRecords, flags {flags} (the module's work: a {gt['outBytes'] / mib:.1f} MB record table, {what}): "
           f"median {gt['cpuUsMedian'] / 1000:.1f}, best {gt['cpuUsBest'] / 1000:.1f}")
     print(f"  kw_decode_response_frame_records alone in wasmtime ({m['moduleHow']}), calls 2..{len(m['moduleCpus'])}: median {mod:.0f} "

@@ -448,7 +448,7 @@ def bench(args: argparse.Namespace) -> int:
               + (aio_note if "aio" in name else ""))
 
     print()
-    print(f"kw_decode_response_frame_records alone, flags {mc.flags} (decode_fetch's: {'a layout-3 table, uncompressed records left in the frame' if mc.flags else 'layout 2'}), "
+    print(f"kw_decode_response_frame_records alone, flags {mc.flags} (decode_fetch's: {modcall.layout_of(mc.flags)}), "
           f"CRC checked, median CPU us per call, in the same alternating rounds: wasmtime {wasmtime_version()} "
           f"({how}, {mc.call_kind}, input in the module, output freed unread) vs native {go.info[0]['go']} abi.DecodeResponseFrameRecords "
           f"(gorecords -serve, GOMAXPROCS 1); outputs byte-identical: {'yes' if same else 'NO'}")

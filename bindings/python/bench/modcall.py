@@ -21,6 +21,19 @@ import kwire
 _SLOTS = struct.Struct("<Ii")
 
 
+def default_flags(version: int) -> int:
+    """The records flags decode_fetch passes to a module of that ABI version."""
+    minor = version & 0xFFFF
+    return (kwire.RECORDS_INPUT_SPANS if minor >= 2 else 0) | (kwire.RECORDS_COLUMNS if minor >= 4 else 0)
+
+
+def layout_of(flags: int) -> str:
+    """What table decode_fetch gets with those flags."""
+    if flags & kwire.RECORDS_COLUMNS:
+        return "a layout-4 table (columns)" + (", uncompressed records left in the frame" if flags & kwire.RECORDS_INPUT_SPANS else "")
+    return "a layout-3 table, uncompressed records left in the frame" if flags & kwire.RECORDS_INPUT_SPANS else "layout 2"
+
+
 def wasm_file() -> str:
     """The kwire.wasm the installed binding loads ($KWIRE_WASM, else the package's)."""
     env = os.environ.get("KWIRE_WASM")
@@ -106,10 +119,10 @@ class ModuleCall:
         self._decode, _ = _caller(self.store, fns["kw_decode_response_frame_records"])
         abi, _ = _caller(self.store, fns["kw_abi_version"])
         version = fns["kw_abi_version"](self.store)
-        # The flags decode_fetch passes by default: input spans (a layout-3 table, records
-        # stored uncompressed left in the frame) from ABI 1.2 on. The calls below use them
-        # unless given others.
-        self.flags = kwire.RECORDS_INPUT_SPANS if version & 0xFFFF >= 2 else 0
+        # The flags decode_fetch passes by default: input spans (records stored
+        # uncompressed left in the frame) from ABI 1.2 on, and the records as columns (a
+        # layout-4 table) from ABI 1.4 on. The calls below use them unless given others.
+        self.flags = default_flags(version)
         if abi() != version:  # the fast path must agree with the checked one
             self._alloc = lambda *a: fns["kw_alloc"](self.store, *a)
             self._free = lambda *a: fns["kw_free"](self.store, *a)

@@ -43,8 +43,8 @@ from ._errors import (
     UnsupportedError,
     VersionError,
 )
-from ._layout import RECORDS_INPUT_SPANS, RECORDS_SKIP_CRC, SOURCE_INPUT, SOURCE_TABLE
-from ._records import COMPRESSIONS, Columns, Header, RawHeader, Record, RecordSet, RecordTable, RecordTableBuilder
+from ._layout import RECORDS_COLUMNS, RECORDS_INPUT_SPANS, RECORDS_SKIP_CRC, SOURCE_INPUT, SOURCE_TABLE
+from ._records import COMPRESSIONS, Batch, Columns, Header, RawHeader, Record, RecordSet, RecordTable, RecordTableBuilder
 from ._runtime import cache_dir, wasm_path
 from ._types import (
     Catalogue,
@@ -211,6 +211,7 @@ __all__ = [
     "ErrorCode",
     "COMPRESSIONS",
     "RECORDS_INPUT_SPANS",
+    "RECORDS_COLUMNS",
     "RECORDS_SKIP_CRC",
     "SOURCE_INPUT",
     "SOURCE_TABLE",
@@ -236,6 +237,7 @@ __all__ = [
     "OutOfMemoryError",
     "PeekedHeader",
     "Record",
+    "Batch",
     "RawHeader",
     "RecordJSON",
     "RecordTable",

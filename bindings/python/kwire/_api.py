@@ -27,7 +27,7 @@ from . import _abi, _layout, _records
 from ._hostcodec import HOST_DECOMPRESSORS, host_codecs
 from ._errors import ERR_ARG, ERR_INTERNAL, ERR_UNKNOWN_API, ERR_UNSUPPORTED, KwireError, error_for
 from ._validate import produce_verdict
-from ._layout import RECORDS_INPUT_SPANS, RECORDS_SKIP_CRC
+from ._layout import RECORDS_COLUMNS, RECORDS_INPUT_SPANS, RECORDS_SKIP_CRC
 from ._records import RecordSet, RecordTable, RecordTableBuilder
 from ._runtime import MAX_ALLOC, Instance, check_int32
 from ._types import Catalogue, CatalogueApi, FetchFrame, PartitionRecords, PeekedHeader, ProduceFrame, RecordsJSON, RequestFrame, ResponseFrame
@@ -134,6 +134,9 @@ class Kwire:
 
     def __init__(self, wasm: Optional[str] = None, *, env: Optional[Mapping[str, str]] = None) -> None:
         self._lock = threading.Lock()
+        # decode_fetch / decode_produce ask a module of ABI 1.4 for layout-4 tables (the
+        # records as columns); False asks for the layout before (tests compare the two).
+        self._columns = True
         self._host_stats: Dict[str, int] = {"batches": 0, "bytes": 0}
         self._inst = Instance(wasm, dict(env) if env else None)
         self._catalogue: Optional[bytes] = None
@@ -361,6 +364,11 @@ class Kwire:
         records fields' base64 decoded, then each decoded on its own: copies) even when
         the module has the frame-records calls.
 
+        Columns (a module of ABI 1.4): the table holds the records' fields as columns
+        (layout 4): ``columns()`` are memoryview casts of it (no copy), and records are
+        made from the columns with C-level passes; the records and their fields are the
+        same as with the layouts before.
+
         Host decompression (a module of ABI 1.3): the compressed batches of a codec this
         host decompresses natively (``host_codecs()``: gzip through zlib, zstd when the
         zstandard package is installed) are decompressed here and handed to the module;
@@ -451,6 +459,12 @@ class Kwire:
             spans = not copy and self._inst.abi_minor >= 2
             if spans:
                 flags |= RECORDS_INPUT_SPANS
+            # ABI 1.4: the records as columns (a layout-4 table), which Python reads as
+            # memoryview casts and makes records of with C-level passes.
+            columns = self._columns and self._inst.abi_minor >= 4
+            if columns:
+                flags |= RECORDS_COLUMNS
+            layout = 4 if columns else 3 if spans else 2
             # ABI 1.3: batches of a codec the host decompresses faster (zlib's gzip,
             # zstandard's zstd) come back as a batch list, which the host decompresses and
             # hands to the module.
@@ -462,7 +476,7 @@ class Kwire:
             if host and raw[:4] == _BATCH_LIST_MAGIC:
                 raw = self._inflated(frame, raw, -1 if api_key == 0 else api_key, api_version, flags, max_decompressed)
             table = RecordTable(raw, frame if spans else None, _trusted=True)
-            if spans != (table.layout >= 3):
+            if table.layout != layout or spans != (table.input is not None):
                 raise error_for(ERR_INTERNAL, f"kwire: the frame-records call returned a layout {table.layout} table for flags {flags}")
             text = table.json_text()
             if text is None:

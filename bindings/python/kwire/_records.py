@@ -1,13 +1,17 @@
-"""The record table (kw_records_decode_table's layout 1, the frame calls' layouts 2 and 3)
-read with plain struct loads, and the input of kw_records_encode built from Python values.
+"""The record table (kw_records_decode_table's layout 1, the frame calls' layouts 2, 3 and
+4) read with plain struct loads and memoryview casts, and the input of kw_records_encode
+built from Python values.
 The table's field offsets are named once, in _layout (capi/kwire.h's KW_REC_*, ...)."""
 
 import base64
+import importlib
 import struct
 import sys
 from array import array
-from itertools import chain, repeat
-from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union, overload
+from bisect import bisect_right
+from itertools import chain, repeat, starmap
+from operator import add, itemgetter
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union, overload
 
 from . import _abi
 from . import _layout as L
@@ -52,6 +56,11 @@ _T_SCHEMA_ID = _tail_index(L.REC_SCHEMA_ID)
 _T_SCHEMA_VERSION = _tail_index(L.REC_SCHEMA_VERSION)
 _T_SOURCE = _tail_index(L.REC_SOURCE)
 _HEADER = struct.Struct("<4i")  # HDR_KEY_OFFSET, HDR_KEY_LENGTH, HDR_VALUE_OFFSET, HDR_VALUE_LENGTH
+# A batch entry of layout 4 (RB_BASE_OFFSET .. RB_SOURCE, in order; tests/test_layout.py
+# checks it against kwire.h), and the index of each field in its tuple.
+_BATCH = struct.Struct("<2q10i")
+_B_BASE_OFFSET, _B_PRODUCER_ID, _B_FIRST_RECORD, _B_RECORD_COUNT, _B_BASE_SEQUENCE, _B_LEADER_EPOCH = range(6)
+_B_PRODUCER_EPOCH, _B_MAGIC, _B_COMPRESSION, _B_TIMESTAMP_TYPE, _B_FLAGS, _B_SOURCE = range(6, 12)
 _FLAG_TRANSACTIONAL = 1
 _FLAG_CONTROL = 2
 _LITTLE = sys.byteorder == "little"
@@ -101,19 +110,22 @@ class Record:
     """One record of a record table.
 
     ``key``, ``value`` and header values are read-only ``memoryview`` slices (no copy;
-    ``bytes(r.value)`` copies), or ``None`` when null, made when first asked for. They are
-    views of the table, or, for a record that a layout-3 table (decode_fetch,
-    decode_produce) leaves in the caller's frame (``source == SOURCE_INPUT``: stored
-    uncompressed), views of that frame. They stay valid as long as any of them, the table
-    or the frame is referenced. Header keys are ``str`` (invalid UTF-8 becomes U+FFFD, as
-    in the JSON form); ``raw_headers()`` gives their exact bytes. int64 values (offset,
-    timestamp, producer_id) are Python ints.
+    ``bytes(r.value)`` copies), or ``None`` when null. They are views of the table, or, for
+    a record that decode_fetch or decode_produce leave in the caller's frame (``source ==
+    SOURCE_INPUT``: stored uncompressed), views of that frame. They stay valid as long as
+    any of them, the table or the frame is referenced. Header keys are ``str`` (invalid
+    UTF-8 becomes U+FFFD, as in the JSON form); ``raw_headers()`` gives their exact bytes.
+    int64 values (offset, timestamp, producer_id) are Python ints.
 
-    offset, timestamp and producer_id are read when the record is; the other fields when
-    first asked for.
+    A record of a table with entries (layouts 1-3: decode_records, an older module) reads
+    offset, timestamp and producer_id when it is made and key and value when first asked
+    for; a record of a layout-4 table (decode_fetch, decode_produce) is made, with its
+    offset, timestamp, key and value, by C-level passes over the table's columns, and
+    reads its other fields from the columns and its batch when asked for. Records compare
+    by identity.
     """
 
-    __slots__ = ("offset", "timestamp", "producer_id", "_h", "_buf", "_table", "_at", "_tail")
+    __slots__ = ()
 
     offset: int
     timestamp: int
@@ -129,7 +141,7 @@ class Record:
             return self._tail
         except AttributeError:
             t = _TAIL.unpack_from(self._table.table, self._at + L.REC_SEQUENCE)
-            self._tail = t
+            self._tail = t  # type: ignore[misc]  # an _EntryRecord's slot
             return t
 
     @property
@@ -162,7 +174,8 @@ class Record:
     @property
     def source(self) -> int:
         """What key, value and headers are views of: SOURCE_TABLE (0) the table,
-        SOURCE_INPUT (1) the frame the table was decoded from (layout 3)."""
+        SOURCE_INPUT (1) the frame the table was decoded from (input spans: layout 3, or
+        layout 4 without copy=True)."""
         return self._h[_SRC]
 
     @property
@@ -198,8 +211,7 @@ class Record:
     @property
     def compression(self) -> str:
         """"none", "gzip", "snappy", "lz4" or "zstd"."""
-        c = self._t()[_T_COMPRESSION]
-        return COMPRESSIONS[c] if 0 <= c < len(COMPRESSIONS) else str(c)
+        return _compression_name(self._t()[_T_COMPRESSION])
 
     @property
     def timestamp_type(self) -> str:
@@ -223,8 +235,7 @@ class Record:
     @property
     def schema_source(self) -> str:
         """"none", "value-prefix" or "header"."""
-        ss = self._t()[_T_SCHEMA_SOURCE]
-        return _SCHEMA_SOURCES[ss] if 0 <= ss < len(_SCHEMA_SOURCES) else str(ss)
+        return _schema_source_name(self._t()[_T_SCHEMA_SOURCE])
 
     @property
     def schema_id(self) -> int:
@@ -242,21 +253,227 @@ class Record:
         )
 
 
+class _EntryRecord(Record):
+    """A record of a table with record entries (layouts 1-3)."""
+
+    __slots__ = ("offset", "timestamp", "producer_id", "_h", "_buf", "_table", "_at", "_tail")
+
+
+def _i32(x: int) -> int:
+    return ((x + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+
+def _sequence(base_sequence: int, delta: int) -> int:
+    """A record's sequence: its batch's base sequence plus its offset delta, wrapping past
+    INT32_MAX to 0 as Kafka's producer does (records.RecordSequence, in int32 arithmetic)."""
+    if base_sequence < 0:
+        return -1
+    delta = _i32(delta)
+    if base_sequence > _i32(0x7FFFFFFF - delta):
+        return _i32(_i32(delta - _i32(0x7FFFFFFF - base_sequence)) - 1)
+    return _i32(base_sequence + delta)
+
+
+def _compression_name(c: int) -> str:
+    return COMPRESSIONS[c] if 0 <= c < len(COMPRESSIONS) else str(c)
+
+
+def _schema_source_name(ss: int) -> str:
+    return _SCHEMA_SOURCES[ss] if 0 <= ss < len(_SCHEMA_SOURCES) else str(ss)
+
+
+# CPython's C descriptor for a field of a tuple (what collections.namedtuple uses), read
+# as fast as a slot; elsewhere a property around a C-level itemgetter.
+_tuplegetter = getattr(importlib.import_module("_collections"), "_tuplegetter", None) if sys.implementation.name == "cpython" else None
+
+
+def _field_getter(index: int, doc: str) -> Any:
+    if _tuplegetter is not None:
+        return _tuplegetter(index, doc)
+    return property(itemgetter(index), doc=doc)
+
+
+if TYPE_CHECKING:
+    _Fields = Tuple[Any, ...]
+else:
+    _Fields = tuple  # a plain tuple base (typing's would add Generic to the MRO)
+
+
+class _ColumnRecord(_Fields, Record):
+    """A record of a layout-4 table: the tuple (offset, timestamp, key, value, table,
+    index), made with tuple.__new__ over zips of the columns (no Python frame per record);
+    offset, timestamp, key and value are read by C-level getters, the other fields from
+    the table's columns and the record's batch entry."""
+
+    __slots__ = ()
+
+    offset = _field_getter(0, "The record's offset.")
+    timestamp = _field_getter(1, "The record's timestamp (ms).")
+    key = _field_getter(2, "The key: a read-only memoryview, or None when null.")
+    value = _field_getter(3, "The value: a read-only memoryview, or None when null.")
+    __repr__ = Record.__repr__
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
+    def _batch(self) -> Tuple[int, ...]:
+        t: RecordTable = self[4]
+        i: int = self[5]
+        return t._batch_rows()[t._bidx[i]]
+
+    @property
+    def producer_id(self) -> int:  # type: ignore[override]  # Record's is an _EntryRecord's slot
+        return self._batch()[_B_PRODUCER_ID]
+
+    def key_text(self, errors: str = "replace") -> Optional[str]:
+        k = self[2]
+        return None if k is None else str(k, "utf-8", errors)
+
+    def value_text(self, errors: str = "replace") -> Optional[str]:
+        v = self[3]
+        return None if v is None else str(v, "utf-8", errors)
+
+    @property
+    def source(self) -> int:
+        t: RecordTable = self[4]
+        i: int = self[5]
+        return t._srcb[i]
+
+    @property
+    def headers(self) -> List[Header]:
+        t: RecordTable = self[4]
+        i = 2 * self[5]
+        fh, hc = t._hidx[i], t._hidx[i + 1]
+        return t._headers()[fh : fh + hc] if hc else []
+
+    def raw_headers(self) -> List[RawHeader]:
+        t: RecordTable = self[4]
+        i = 2 * self[5]
+        fh, hc = t._hidx[i], t._hidx[i + 1]
+        return t._raw_headers()[fh : fh + hc] if hc else []
+
+    @property
+    def sequence(self) -> int:
+        b = self._batch()
+        return _sequence(b[_B_BASE_SEQUENCE], self[0] - b[_B_BASE_OFFSET])
+
+    @property
+    def leader_epoch(self) -> int:
+        return self._batch()[_B_LEADER_EPOCH]
+
+    @property
+    def producer_epoch(self) -> int:
+        return self._batch()[_B_PRODUCER_EPOCH]
+
+    @property
+    def magic(self) -> int:
+        return self._batch()[_B_MAGIC]
+
+    @property
+    def compression(self) -> str:
+        return _compression_name(self._batch()[_B_COMPRESSION])
+
+    @property
+    def timestamp_type(self) -> str:
+        tt = self._batch()[_B_TIMESTAMP_TYPE]
+        return _TIMESTAMP_TYPES.get(tt, str(tt))
+
+    @property
+    def transactional(self) -> bool:
+        return bool(self._batch()[_B_FLAGS] & _FLAG_TRANSACTIONAL)
+
+    @property
+    def control(self) -> bool:
+        return bool(self._batch()[_B_FLAGS] & _FLAG_CONTROL)
+
+    @property
+    def control_type(self) -> int:
+        return self._column(L.TABLE_COL_CONTROL_TYPES, 1, 0)
+
+    @property
+    def schema_source(self) -> str:
+        return _schema_source_name(self._column(L.TABLE_COL_SCHEMAS, 3, 0))
+
+    @property
+    def schema_id(self) -> int:
+        return self._column(L.TABLE_COL_SCHEMAS, 3, 1)
+
+    @property
+    def schema_version(self) -> int:
+        return self._column(L.TABLE_COL_SCHEMAS, 3, 2)
+
+    def _column(self, at: int, per: int, k: int) -> int:
+        t: RecordTable = self[4]
+        i: int = self[5]
+        v: int = t._col(at)[per * i + k]
+        return v
+
+
+_LAYOUT_COLUMNS = 4
+_I32 = struct.Struct("<i")
+# Layout 4's columns: the offset of each in the table header, its bytes per record and
+# its memoryview format.
+_COLUMNS: Tuple[Tuple[int, int, str], ...] = (
+    (L.TABLE_COL_OFFSETS, 8, "q"),
+    (L.TABLE_COL_TIMESTAMPS, 8, "q"),
+    (L.TABLE_COL_KEYS, 8, "i"),
+    (L.TABLE_COL_VALUES, 8, "i"),
+    (L.TABLE_COL_HEADER_INDEX, 8, "i"),
+    (L.TABLE_COL_BATCH_INDEX, 4, "i"),
+    (L.TABLE_COL_SOURCES, 1, "B"),
+    (L.TABLE_COL_CONTROL_TYPES, 4, "i"),
+    (L.TABLE_COL_SCHEMAS, 12, "i"),
+)
+_pick = tuple.__getitem__
+_is_null = (-1).__eq__
+
+
+def _views(buf: memoryview, pairs: memoryview) -> Iterable[Optional[memoryview]]:
+    """The slices of buf that (offset, length) pairs name, None where the length is -1:
+    C-level maps (slice, memoryview.__getitem__), no Python frame per span."""
+    lengths = pairs[1::2].tolist()
+    nulls = lengths.count(-1)
+    if nulls == len(lengths):
+        return repeat(None, nulls)
+    starts = pairs[0::2].tolist()
+    views = map(buf.__getitem__, map(slice, starts, map(add, starts, lengths)))
+    if not nulls:
+        return views
+    # (view, None)[length == -1]
+    return map(_pick, zip(views, repeat(None)), map(_is_null, lengths))
+
+
+def _le(m: memoryview) -> bytes:
+    """A column's integers as little-endian bytes (a big-endian host's copy swapped back)."""
+    a = array(m.format, m.tobytes())
+    a.byteswap()
+    return a.tobytes()
+
+
 class RecordTable(Sequence[Record]):
-    """A record table: a sequence of Record, read from one bytes buffer (``table``) with
-    struct loads. ``skipped_bytes`` is the size of a partial batch at the end of the input,
-    which Kafka's readers skip; ``layout`` the table's layout version.
+    """A record table: a sequence of Record, read from one bytes buffer (``table``).
+    ``skipped_bytes`` is the size of a partial batch at the end of the input, which
+    Kafka's readers skip; ``layout`` the table's layout version.
 
-    A layout-3 table (what decode_fetch and decode_produce get from a module of ABI 1.2)
-    leaves the records stored uncompressed where they are: their spans index ``input``,
-    the frame the table was decoded from, which the table keeps a read-only memoryview of
-    (no copy). ``input`` is required for layout 3 and ignored before. The caller must not
-    change that frame while the records are read (a bytearray cannot be resized while
-    views of it exist; changing its bytes changes the records).
+    Layouts 1-3 hold an entry per record, read with struct loads. Layout 4 (what
+    decode_fetch and decode_produce get from a module of ABI 1.4) holds the records'
+    fields as columns, one array per field, and a batch table for the fields a batch
+    holds once: its columns are memoryview casts of the table (no copy), and its records
+    are made from them with C-level passes.
 
-    Every record entry's spans, checked against the buffer they index, and every header
-    entry are checked when the table is created: a table that points outside its buffers
-    is refused (InternalError) before any record is handed out.
+    A layout-3 table (decode_fetch and decode_produce with a module of ABI 1.2 or 1.3),
+    and a layout-4 table decoded with input spans, leave the records stored uncompressed
+    where they are: their spans index ``input``, the frame the table was decoded from,
+    which the table keeps a read-only memoryview of (no copy). ``input`` is required for
+    layout 3, optional for layout 4 (without it every record's source must be the table)
+    and ignored before. The caller must not change that frame while the records are read
+    (a bytearray cannot be resized while views of it exist; changing its bytes changes
+    the records).
+
+    Every record's spans, checked against the buffer they index, and every header entry
+    are checked when the table is created, and in layout 4 every column's and the batch
+    table's place in the table and every record's batch: a table that points outside its
+    buffers is refused (InternalError) before any record is handed out.
     """
 
     __slots__ = (
@@ -277,6 +494,15 @@ class RecordTable(Sequence[Record]):
         "_hdrs",
         "_raw",
         "_json",
+        "_cols",
+        "_srcb",
+        "_bidx",
+        "_hidx",
+        "_bcount",
+        "_bstride",
+        "_boff",
+        "_brows",
+        "_runs",
     )
 
     def __init__(self, table: bytes, input: Optional[BytesLike] = None, *, _trusted: bool = False) -> None:
@@ -284,12 +510,13 @@ class RecordTable(Sequence[Record]):
         if n < _TABLE_HEADER.size:
             raise _bad(f"a record table of {n} bytes")
         magic, layout, count, stride, recs, hcount, hstride, hoff, skipped, total = _TABLE_HEADER.unpack_from(table)
-        if magic != L.TABLE_MAGIC or layout < 1:
+        if magic != L.TABLE_MAGIC or not 1 <= layout <= _LAYOUT_COLUMNS:
             raise _bad(f"magic {magic!r} layout {layout}")
         head = L.TABLE_HEADER_SIZE_1
         self._json: Optional[Tuple[int, int]] = None
+        columns = layout == _LAYOUT_COLUMNS
         if layout >= 2:
-            head = L.TABLE_HEADER_SIZE_2
+            head = L.TABLE_HEADER_SIZE_4 if columns else L.TABLE_HEADER_SIZE_2
             if n < head:
                 raise _bad(f"a layout {layout} table of {n} bytes")
             jo, jl = _JSON_SPAN.unpack_from(table, L.TABLE_JSON_OFFSET)
@@ -298,7 +525,7 @@ class RecordTable(Sequence[Record]):
             self._json = (jo, jl)
         if (
             total != n
-            or stride < L.REC_STRIDE
+            or (stride != 0 if columns else stride < L.REC_STRIDE)
             or hstride < L.HDR_STRIDE
             or count < 0
             or hcount < 0
@@ -313,7 +540,7 @@ class RecordTable(Sequence[Record]):
         self.skipped_bytes: int = skipped
         self._view = memoryview(table)
         self.input: Optional[memoryview] = None
-        if layout >= 3:
+        if layout == 3 or (columns and input is not None):
             if input is None:
                 raise _bad("a layout-3 table needs the frame it was decoded from (input)")
             self.input = memoryview(input).cast("B").toreadonly()
@@ -330,8 +557,48 @@ class RecordTable(Sequence[Record]):
         self._hbuf: memoryview = self._view
         self._hdrs: Optional[List[Header]] = None
         self._raw: Optional[List[RawHeader]] = None
-        if not (_trusted and self._sources_only()):
+        self._runs: Optional[Tuple[List[int], List[Tuple[int, int, int]]]] = None
+        if columns:
+            self._columns(head)
+            if not (_trusted and self._sources_only_4()):
+                self._check_batches()
+                self._check(self._srcb, self._col(L.TABLE_COL_KEYS), self._col(L.TABLE_COL_VALUES), self._hidx)
+        elif not (_trusted and self._sources_only()):
             self._check()
+
+    def _columns(self, head: int) -> None:
+        """Layout 4: the batch table's and every column's place, checked, and the columns
+        as memoryview casts of the table."""
+        t, n, size = self.table, self._count, len(self.table)
+        bcount, bstride, boff = (_I32.unpack_from(t, at)[0] for at in (L.TABLE_BATCH_COUNT, L.TABLE_BATCH_STRIDE, L.TABLE_BATCHES_OFFSET))
+        if bcount < 0 or bstride < L.RB_STRIDE or boff < head or boff > size - bcount * bstride:
+            raise _bad(f"batch table ({bcount} batches of {bstride} bytes at {boff}) in a table of {size} bytes")
+        self._bcount: int = bcount
+        self._bstride: int = bstride
+        self._boff: int = boff
+        self._brows: Optional[List[Tuple[int, ...]]] = None
+        cols: Dict[int, memoryview] = {}
+        for at, width, fmt in _COLUMNS:
+            (off,) = _I32.unpack_from(t, at)
+            if off < head or off % 8 or off > size - width * n or (at == L.TABLE_COL_OFFSETS and off != self._recs):
+                raise _bad(f"column at +{at} ({n} records of {width} bytes at {off}) in a table of {size} bytes")
+            raw = self._view[off : off + width * n]
+            cols[at] = raw.cast(fmt) if _LITTLE or fmt == "B" else _native(raw.tobytes(), fmt)  # type: ignore[call-overload, arg-type]
+        self._cols: Dict[int, memoryview] = cols
+        self._srcb: bytes = cols[L.TABLE_COL_SOURCES].tobytes()
+        self._bidx: memoryview = cols[L.TABLE_COL_BATCH_INDEX]
+        self._hidx: memoryview = cols[L.TABLE_COL_HEADER_INDEX]
+
+    def _check_batches(self) -> None:
+        """Layout 4: every record's batch is an entry of the batch table."""
+        n, bcount = self._count, self._bcount
+        if n and not (0 <= min(self._bidx) and max(self._bidx) < bcount):
+            i = next(i for i, b in enumerate(self._bidx) if not 0 <= b < bcount)
+            raise _bad(f"record {i}: batch {self._bidx[i]} of {bcount}")
+
+    def _col(self, at: int) -> memoryview:
+        """Layout 4: the column whose offset the table header holds at `at` (TABLE_COL_*)."""
+        return self._cols[at]
 
     # ---- checks, once, when the table is created ---------------------------------------
 
@@ -349,6 +616,18 @@ class RecordTable(Sequence[Record]):
         recs = self._view[self._recs : self._recs + n * st].cast("i")
         w = st // 4
         low = recs[L.REC_SOURCE // 4 :: w].tobytes()[0::4]
+        return self._header_sources(low, lambda: recs[L.REC_HEADER_COUNT // 4 :: w])
+
+    def _sources_only_4(self) -> bool:
+        """_sources_only for layout 4, which also holds every source to the buffers the
+        table has (its records are made by source)."""
+        n, low = self._count, self._srcb
+        if self._hstride != L.HDR_STRIDE or low.count(0) + low.count(1) != n or (len(self._bufs) == 1 and 1 in low):
+            return False
+        return n == 0 or self._hcount == 0 or self._header_sources(low, lambda: self._hidx[1::2])
+
+    def _header_sources(self, low: bytes, counts: Callable[[], Iterable[int]]) -> bool:
+        n, hn = self._count, self._hcount
         if len(self._bufs) == 1:
             return low.count(0) == n
         if low.count(0) == n or low.count(1) == n:
@@ -358,14 +637,14 @@ class RecordTable(Sequence[Record]):
             return False
         # Headers of both sources: each header entry takes its record's source (the module
         # writes each record's headers after the previous record's).
-        counts = recs[L.REC_HEADER_COUNT // 4 :: w]
-        hsrc = bytes(chain.from_iterable(map(repeat, low, counts)))
+        hsrc = bytes(chain.from_iterable(map(repeat, low, counts())))
         if len(hsrc) != hn:
             return False
         self._hsrc = hsrc
         return True
 
-    def _check(self) -> None:
+    def _check(self, low: Optional[bytes] = None, keys: Optional[memoryview] = None, values: Optional[memoryview] = None,
+               hidx: Optional[memoryview] = None) -> None:
         """Every span of every record and header entry lies in the buffer it indexes, every
         source is one the table may have, every record's headers are header entries.
 
@@ -373,25 +652,44 @@ class RecordTable(Sequence[Record]):
         speed) of a table as kwire writes them; when it finds anything, or the table's
         strides do not suit it, the entry-by-entry check (_check_each) says which entry is
         wrong, or accepts what the quick one is too strict about (e.g. headers out of
-        record order)."""
+        record order). Layout 4 gives its sources, key and value (offset, length) pairs and
+        (first header, count) pairs as columns (low, keys, values, hidx); layouts 1-3 have
+        them read from the entries."""
         sizes = [len(b) for b in self._bufs]
-        if not (self._stride % 8 == 0 and self._hstride % 8 == 0 and self._quick(sizes)):
-            self._check_each(sizes)
+        if low is not None and keys is not None and values is not None and hidx is not None:
+            kv = keys.tobytes() + values.tobytes() if _LITTLE else _le(keys) + _le(values)
+            fhc = hidx.tobytes() if _LITTLE else _le(hidx)
+            if not (self._hstride % 8 == 0 and self._quick(sizes, low, kv, fhc)):
+                self._check_each(sizes, zip(keys[0::2], keys[1::2], values[0::2], values[1::2], hidx[0::2], hidx[1::2], low))
+            return
+        if not (self._stride % 8 == 0 and self._hstride % 8 == 0 and self._quick_entries(sizes)):
+            self._check_each(sizes, (h[_KO:] for h in self._entries(0, self._count)))
 
-    def _quick(self, sizes: List[int]) -> bool:
+    def _quick_entries(self, sizes: List[int]) -> bool:
+        n = self._count
+        if not n:
+            return self._quick(sizes, b"", b"", b"")
+        recs = self._view[self._recs : self._recs + n * self._stride]
+        src = recs.cast("i")[L.REC_SOURCE // 4 :: self._stride // 4].tobytes()
+        low = src[0::4]  # a source's low byte; the other three must be 0
+        if src.count(0) + low.count(1) != len(src):
+            return False
+        words = recs.cast("q")
+        w = self._stride // 8
+        kv = words[L.REC_KEY_OFFSET // 8 :: w].tobytes() + words[L.REC_VALUE_OFFSET // 8 :: w].tobytes()
+        return self._quick(sizes, low, kv, words[L.REC_FIRST_HEADER // 8 :: w].tobytes())
+
+    def _quick(self, sizes: List[int], low: bytes, kv: bytes, fhc: bytes) -> bool:
+        """low: each record's source (one byte); kv: the (offset, length) pairs of the keys,
+        then of the values, 8 bytes each, little-endian; fhc: the (first header, count)
+        pairs."""
         n, hn, v = self._count, self._hcount, self._view
         hsrc: Optional[bytes] = None  # per header, when the records are of both sources
         hbuf = L.SOURCE_TABLE
         if n:
-            recs = v[self._recs : self._recs + n * self._stride]
-            src = recs.cast("i")[L.REC_SOURCE // 4 :: self._stride // 4].tobytes()
-            low = src[0::4]  # a source's low byte; the other three must be 0
-            if src.count(0) + low.count(1) != len(src) or (len(sizes) == 1 and 1 in low):
-                return False  # a source other than 0, or (layout 3) 1
+            if low.count(0) + low.count(1) != n or (len(sizes) == 1 and 1 in low):
+                return False  # a source other than 0, or (with an input) 1
             mixed = 0 in low and 1 in low
-            words = recs.cast("q")
-            w = self._stride // 8
-            kv = words[L.REC_KEY_OFFSET // 8 :: w].tobytes() + words[L.REC_VALUE_OFFSET // 8 :: w].tobytes()
             if not mixed:
                 sizes1 = (sizes[low[0]] + 1) * _patterns(2 * n).ones
             else:
@@ -399,14 +697,14 @@ class RecordTable(Sequence[Record]):
                 lanes[0 : 8 * n : 8] = low
                 lanes[8 * n :: 8] = low
                 sizes1 = (sizes[0] + 1) * _patterns(2 * n).ones + int.from_bytes(lanes, "little") * (sizes[1] - sizes[0])
-            fhc = int.from_bytes(words[L.REC_FIRST_HEADER // 8 :: w].tobytes(), "little")
-            if not (_spans_fit(int.from_bytes(kv, "little"), 2 * n, sizes1, False) and _spans_fit(fhc, n, (hn + 1) * _patterns(n).ones, True)):
+            fhc_words = int.from_bytes(fhc, "little")
+            if not (_spans_fit(int.from_bytes(kv, "little"), 2 * n, sizes1, False) and _spans_fit(fhc_words, n, (hn + 1) * _patterns(n).ones, True)):
                 return False
             if hn:
                 # Headers in record order, each record's right after the previous one's: then
                 # each header entry is one record's, and takes its source.
                 p = _patterns(n)
-                fh, hc = fhc & p.lo32, (fhc >> 32) & p.lo32
+                fh, hc = fhc_words & p.lo32, (fhc_words >> 32) & p.lo32
                 end, last = fh + hc, 64 * (n - 1)
                 if fh & _LANE or end >> last != hn or end & ((1 << last) - 1) != fh >> 64:
                     return False
@@ -433,14 +731,16 @@ class RecordTable(Sequence[Record]):
         self._hsrc, self._hbuf = hsrc, self._bufs[hbuf]
         return True
 
-    def _check_each(self, sizes: List[int]) -> None:
-        """Entry by entry: raises naming the first bad entry; else notes each header's
-        source (a header entry shared by records of both sources is refused)."""
-        n, hn = self._count, self._hcount
+    def _check_each(self, sizes: List[int], rows: Iterable[Tuple[int, ...]]) -> None:
+        """Record by record (rows: key offset, key length, value offset, value length,
+        first header, header count, source): raises naming the first bad record or header
+        entry; else notes each header's source (a header entry shared by records of both
+        sources is refused)."""
+        hn = self._hcount
         hsrc = bytearray(hn)
         claimed = bytearray(hn)  # 1: a SOURCE_TABLE record's, 2: a SOURCE_INPUT record's
         what = {L.SOURCE_TABLE: "the table", L.SOURCE_INPUT: "the input"}
-        for i, (_, _, _, ko, kl, vo, vl, fh, hc, src) in enumerate(self._entries(0, n)):
+        for i, (ko, kl, vo, vl, fh, hc, src) in enumerate(rows):
             if not 0 <= src < len(sizes):
                 raise _bad(f"record {i}: source {src} in a layout-{self.layout} table" + ("" if self.layout >= 3 else " (only layout 3 has sources)"))
             size = sizes[src]
@@ -526,15 +826,77 @@ class RecordTable(Sequence[Record]):
         return self._records(0, self._count)
 
     def _records(self, first: int, count: int) -> Iterator[Record]:
-        # The hot path of a consumer: one struct pass over the entries (checked when the
-        # table was made); keys, values and headers are sliced when first asked for.
-        new = Record.__new__
+        if self._stride == 0:
+            # Layout 4: the records of each run of one source, made by C-level passes.
+            end = first + count
+            starts, runs = self._source_runs()
+            j = bisect_right(starts, first) - 1
+            parts = []
+            for k in range(max(j, 0), len(runs)):
+                a, b, s = runs[k]
+                if a >= end:
+                    break
+                parts.append((max(a, first), min(b, end), s))
+            return chain.from_iterable(starmap(self._run, parts))
+        return self._entry_records(first, count)
+
+    def _source_runs(self) -> Tuple[List[int], List[Tuple[int, int, int]]]:
+        """Layout 4: the records as runs (first, end, source) of one source each, and the
+        first record of each run."""
+        got = self._runs
+        if got is None:
+            runs = []
+            low, n, a = self._srcb, self._count, 0
+            while a < n:
+                s = low[a]
+                b = low.find(b"\x00" if s else b"\x01", a)
+                b = n if b < 0 else b
+                runs.append((a, b, s))
+                a = b
+            got = self._runs = ([r[0] for r in runs], runs)
+        return got
+
+    def _run(self, a: int, b: int, source: int) -> Iterator[Record]:
+        """Layout 4: records a .. b-1, all of one source, as _ColumnRecord tuples: zips of
+        the columns and of the key and value views, no Python frame per record."""
+        buf = self._bufs[source]
+        cols = self._cols
+        return map(
+            _new_tuple,
+            repeat(_ColumnRecord),
+            zip(
+                cols[L.TABLE_COL_OFFSETS][a:b],
+                cols[L.TABLE_COL_TIMESTAMPS][a:b],
+                _views(buf, cols[L.TABLE_COL_KEYS][2 * a : 2 * b]),
+                _views(buf, cols[L.TABLE_COL_VALUES][2 * a : 2 * b]),
+                repeat(self),
+                range(a, b),
+            ),
+        )
+
+    def _batch_rows(self) -> List[Tuple[int, ...]]:
+        """Layout 4: every batch entry, unpacked (RB_BASE_OFFSET .. RB_SOURCE)."""
+        rows = self._brows
+        if rows is None:
+            st, at = self._bstride, self._boff
+            if st == _BATCH.size:
+                rows = list(_BATCH.iter_unpack(self._view[at : at + self._bcount * st]))
+            else:
+                rows = [_BATCH.unpack_from(self.table, at + j * st) for j in range(self._bcount)]
+            self._brows = rows
+        return rows
+
+    def _entry_records(self, first: int, count: int) -> Iterator[Record]:
+        # The hot path of a consumer of layouts 1-3: one struct pass over the entries
+        # (checked when the table was made); keys, values and headers are sliced when
+        # first asked for.
+        new = _EntryRecord.__new__
         bufs = self._bufs
         stride = self._stride
         at = self._recs + first * stride
         src = _SRC
         for h in self._entries(first, count):
-            r = new(Record)
+            r = new(_EntryRecord)
             r.offset, r.timestamp, r.producer_id = h[0], h[1], h[2]
             r._h = h
             r._buf = bufs[h[src]]
@@ -544,7 +906,7 @@ class RecordTable(Sequence[Record]):
             yield r
 
     def json_text(self) -> Optional[bytes]:
-        """The frame JSON a layout-2 or -3 table (decode_fetch, decode_produce) carries,
+        """The frame JSON a layout-2, -3 or -4 table (decode_fetch, decode_produce) carries,
         else None."""
         if self._json is None:
             return None
@@ -765,6 +1127,29 @@ class RecordSet(Sequence[Record]):
         return f"<RecordSet {self._count} records from {self.first}, skipped {self.skipped_bytes}>"
 
 
+class Batch(NamedTuple):
+    """One entry of a table's batch table (Columns.batches): the fields a record batch
+    holds once for its records first_record .. first_record + record_count - 1 (table
+    indices). Codes as the table holds them: ``compression`` KW_COMPRESSION_* (COMPRESSIONS
+    names them), ``timestamp_type`` -1 none, 0 CreateTime, 1 LogAppendTime, ``flags`` bit 0
+    transactional, bit 1 control, ``source`` SOURCE_*. A record's sequence is -1 when
+    ``base_sequence`` is, else base_sequence + (its offset - base_offset), wrapping past
+    2**31 - 1 to 0 as Kafka's producer does."""
+
+    base_offset: int
+    producer_id: int
+    first_record: int
+    record_count: int
+    base_sequence: int
+    leader_epoch: int
+    producer_epoch: int
+    magic: int
+    compression: int
+    timestamp_type: int
+    flags: int
+    source: int
+
+
 class Columns:
     """Records as arrays, one entry per record, no object per record:
 
@@ -778,17 +1163,30 @@ class Columns:
       header's spans index the same buffer as its record's;
     - ``sources``: format ``i``, one per record: which buffer its key, value and header
       spans index: ``SOURCE_TABLE`` (0) ``data``, ``SOURCE_INPUT`` (1) ``input``;
+    - ``control_types``: format ``i``, one per record: -1 unless a control record (0
+      ABORT, 1 COMMIT, ...);
+    - ``schemas``: format ``i``, three per record: schema source (0 none, 1
+      value-prefix, 2 header), id, version;
+    - ``batch_index``: format ``i``, one per record: its entry in ``batches``;
+    - ``batches``: the table's batch table, a list of Batch (base offset, producer id,
+      base sequence, epochs, magic, compression, timestamp type, flags: the fields a
+      batch holds once);
     - ``data``: a read-only ``memoryview`` of the table;
-    - ``input``: a read-only ``memoryview`` of the frame a layout-3 table was decoded from
-      (decode_fetch, decode_produce without ``copy=True``; its uncompressed records stay
-      there), else None, and then every source is 0.
+    - ``input``: a read-only ``memoryview`` of the frame the table was decoded from when
+      its records stored uncompressed stay there (decode_fetch, decode_produce without
+      ``copy=True``), else None, and then every source is 0.
 
     So record i's value is ``buf[values[2*i] : values[2*i] + values[2*i+1]]`` with
     ``buf = input if sources[i] == SOURCE_INPUT else data``.
 
-    The arrays are gathered from the table's entries with C-level copies when first read.
-    ``numpy()`` gives the same as numpy arrays that are views of the table (no copy), when
-    numpy is installed (it is optional).
+    A layout-4 table (decode_fetch and decode_produce with a module of ABI 1.4) holds
+    its records as columns: offsets, timestamps, keys, values, header_index,
+    batch_index, control_types, schemas and headers are memoryview casts of the table
+    itself (no copy); sources (a byte per record in the table) and producer_ids (a field
+    of each batch) are made from it with C-level passes. Tables with an entry per record
+    (layouts 1-3) have their arrays gathered from the entries with C-level copies when
+    first read, and a batch per record. ``numpy()`` gives the same as numpy arrays (views
+    of the table where the table holds them), when numpy is installed (it is optional).
     """
 
     __slots__ = ("table", "first", "length", "_q", "_i", "_got")
@@ -800,6 +1198,10 @@ class Columns:
         self._q: Optional[memoryview] = None
         self._i: Optional[memoryview] = None
         self._got: Dict[Tuple[int, str], memoryview] = {}
+
+    def _span(self, at: int, per: int = 1) -> memoryview:
+        """Layout 4: the part of a column that holds these records."""
+        return self.table._cols[at][per * self.first : per * (self.first + self.length)]
 
     def _field(self, off: int, fmt: 'Literal["q", "i"]', size: int = 8) -> memoryview:
         """The `size` bytes at `off` of every record entry, as a dense memoryview of fmt."""
@@ -828,31 +1230,94 @@ class Columns:
 
     @property
     def offsets(self) -> memoryview:
+        if self.table._stride == 0:
+            return self._span(L.TABLE_COL_OFFSETS)
         return self._field(L.REC_OFFSET, "q")
 
     @property
     def timestamps(self) -> memoryview:
+        if self.table._stride == 0:
+            return self._span(L.TABLE_COL_TIMESTAMPS)
         return self._field(L.REC_TIMESTAMP, "q")
 
     @property
     def producer_ids(self) -> memoryview:
+        t = self.table
+        if t._stride == 0:
+            got = self._got.get((L.TABLE_COL_BATCH_INDEX, "q"))
+            if got is None:
+                pids = [b[_B_PRODUCER_ID] for b in t._batch_rows()]
+                got = self._got[(L.TABLE_COL_BATCH_INDEX, "q")] = memoryview(array("q", map(pids.__getitem__, self.batch_index))).toreadonly()
+            return got
         return self._field(L.REC_PRODUCER_ID, "q")
 
     @property
     def keys(self) -> memoryview:
+        if self.table._stride == 0:
+            return self._span(L.TABLE_COL_KEYS, 2)
         return self._field(L.REC_KEY_OFFSET, "i")  # with REC_KEY_LENGTH, the next 4 bytes
 
     @property
     def values(self) -> memoryview:
+        if self.table._stride == 0:
+            return self._span(L.TABLE_COL_VALUES, 2)
         return self._field(L.REC_VALUE_OFFSET, "i")
 
     @property
     def header_index(self) -> memoryview:
+        if self.table._stride == 0:
+            return self._span(L.TABLE_COL_HEADER_INDEX, 2)
         return self._field(L.REC_FIRST_HEADER, "i")  # with REC_HEADER_COUNT
 
     @property
     def sources(self) -> memoryview:
+        t = self.table
+        if t._stride == 0:
+            got = self._got.get((L.TABLE_COL_SOURCES, "i"))
+            if got is None:
+                # A byte per record in the table: widened to int32 by one strided copy.
+                wide = bytearray(4 * self.length)
+                wide[0 if _LITTLE else 3 :: 4] = t._srcb[self.first : self.first + self.length]
+                got = self._got[(L.TABLE_COL_SOURCES, "i")] = memoryview(wide).cast("i").toreadonly()
+            return got
         return self._field(L.REC_SOURCE, "i", 4)
+
+    @property
+    def control_types(self) -> memoryview:
+        if self.table._stride == 0:
+            return self._span(L.TABLE_COL_CONTROL_TYPES)
+        return self._field(L.REC_CONTROL_TYPE, "i", 4)
+
+    @property
+    def schemas(self) -> memoryview:
+        if self.table._stride == 0:
+            return self._span(L.TABLE_COL_SCHEMAS, 3)
+        got = self._got.get((L.REC_SCHEMA_SOURCE, "3i"))
+        if got is None:
+            a = array("i", bytes(12 * self.length))
+            for k, off in enumerate((L.REC_SCHEMA_SOURCE, L.REC_SCHEMA_ID, L.REC_SCHEMA_VERSION)):
+                a[k::3] = array("i", self._field(off, "i", 4).tobytes())
+            got = self._got[(L.REC_SCHEMA_SOURCE, "3i")] = memoryview(a).toreadonly()
+        return got
+
+    @property
+    def batch_index(self) -> memoryview:
+        if self.table._stride == 0:
+            return self._span(L.TABLE_COL_BATCH_INDEX)
+        return memoryview(array("i", range(self.first, self.first + self.length))).toreadonly()  # a batch per record
+
+    @property
+    def batches(self) -> List[Batch]:
+        t = self.table
+        if t._stride == 0:
+            return list(map(_new_tuple, repeat(Batch), t._batch_rows()))
+        # A table with an entry per record: each record as a batch of its own.
+        out = []
+        for j, (r, h) in enumerate(zip(t, t._entries(0, t._count))):
+            tail = r._t()
+            out.append(Batch(h[0], h[2], j, 1, tail[_T_SEQUENCE], tail[_T_LEADER_EPOCH], tail[_T_PRODUCER_EPOCH], tail[_T_MAGIC],
+                             tail[_T_COMPRESSION], tail[_T_TIMESTAMP_TYPE], tail[_T_FLAGS], h[_SRC]))
+        return out
 
     @property
     def headers(self) -> memoryview:
@@ -870,16 +1335,18 @@ class Columns:
         return self.table.input
 
     def numpy(self) -> Dict[str, Any]:
-        """The columns as numpy arrays that are views of the table (zero copy): offsets,
-        timestamps, producer_ids (int64, shape (n,)), keys, values, header_index (int32,
-        shape (n, 2)), sources (int32, shape (n,)), headers (int32, shape (h, 4)), data
-        (uint8) and input (uint8, a view of the frame; None unless layout 3). ImportError
-        when numpy is not installed."""
+        """The columns as numpy arrays: offsets, timestamps, producer_ids (int64, shape
+        (n,)), keys, values, header_index (int32, shape (n, 2)), sources (shape (n,):
+        int32, uint8 in a layout-4 table), control_types, batch_index (int32, shape (n,)),
+        schemas (int32, shape (n, 3)), headers (int32, shape (h, 4)), data (uint8) and
+        input (uint8, a view of the frame; None when the records are all in the table).
+        Every array is a read-only view of the table (zero copy) but producer_ids and
+        batch_index of a table with an entry per record (layouts 1-3), and producer_ids
+        of a layout-4 table (one per batch there). ImportError when numpy is not
+        installed."""
         import numpy as np
 
         t = self.table
-        st = t._stride
-        a = t._recs + self.first * st
         n = self.length
 
         def view(dtype: str, off: int, shape: Tuple[int, ...], strides: Tuple[int, ...]) -> Any:
@@ -889,18 +1356,46 @@ class Columns:
             arr.flags.writeable = False
             return arr
 
-        return {
-            "offsets": view("<i8", a + L.REC_OFFSET, (n,), (st,)),
-            "timestamps": view("<i8", a + L.REC_TIMESTAMP, (n,), (st,)),
-            "producer_ids": view("<i8", a + L.REC_PRODUCER_ID, (n,), (st,)),
-            "keys": view("<i4", a + L.REC_KEY_OFFSET, (n, 2), (st, 4)),
-            "values": view("<i4", a + L.REC_VALUE_OFFSET, (n, 2), (st, 4)),
-            "header_index": view("<i4", a + L.REC_FIRST_HEADER, (n, 2), (st, 4)),
-            "sources": view("<i4", a + L.REC_SOURCE, (n,), (st,)),
-            "headers": view("<i4", t._hoff, (t._hcount, 4), (t._hstride, 4)),
-            "data": np.frombuffer(t.table, dtype=np.uint8),
-            "input": None if t.input is None else np.frombuffer(t.input, dtype=np.uint8),
-        }
+        if t._stride == 0:
+            f = self.first
+
+            def col(at: int, dtype: str, width: int, per: int = 1) -> Any:
+                (off,) = _I32.unpack_from(t.table, at)
+                size = width // per
+                shape = (n,) if per == 1 else (n, per)
+                return view(dtype, off + f * width, shape, (width,) if per == 1 else (width, size))
+
+            cols = {
+                "offsets": col(L.TABLE_COL_OFFSETS, "<i8", 8),
+                "timestamps": col(L.TABLE_COL_TIMESTAMPS, "<i8", 8),
+                "producer_ids": np.frombuffer(self.producer_ids, dtype=np.int64),
+                "keys": col(L.TABLE_COL_KEYS, "<i4", 8, 2),
+                "values": col(L.TABLE_COL_VALUES, "<i4", 8, 2),
+                "header_index": col(L.TABLE_COL_HEADER_INDEX, "<i4", 8, 2),
+                "sources": col(L.TABLE_COL_SOURCES, "u1", 1),
+                "control_types": col(L.TABLE_COL_CONTROL_TYPES, "<i4", 4),
+                "batch_index": col(L.TABLE_COL_BATCH_INDEX, "<i4", 4),
+                "schemas": col(L.TABLE_COL_SCHEMAS, "<i4", 12, 3),
+            }
+        else:
+            st = t._stride
+            a = t._recs + self.first * st
+            cols = {
+                "offsets": view("<i8", a + L.REC_OFFSET, (n,), (st,)),
+                "timestamps": view("<i8", a + L.REC_TIMESTAMP, (n,), (st,)),
+                "producer_ids": view("<i8", a + L.REC_PRODUCER_ID, (n,), (st,)),
+                "keys": view("<i4", a + L.REC_KEY_OFFSET, (n, 2), (st, 4)),
+                "values": view("<i4", a + L.REC_VALUE_OFFSET, (n, 2), (st, 4)),
+                "header_index": view("<i4", a + L.REC_FIRST_HEADER, (n, 2), (st, 4)),
+                "sources": view("<i4", a + L.REC_SOURCE, (n,), (st,)),
+                "control_types": view("<i4", a + L.REC_CONTROL_TYPE, (n,), (st,)),
+                "batch_index": np.arange(self.first, self.first + n, dtype=np.int32),
+                "schemas": view("<i4", a + L.REC_SCHEMA_SOURCE, (n, 3), (st, 4)),
+            }
+        cols["headers"] = view("<i4", t._hoff, (t._hcount, 4), (t._hstride, 4))
+        cols["data"] = np.frombuffer(t.table, dtype=np.uint8)
+        cols["input"] = None if t.input is None else np.frombuffer(t.input, dtype=np.uint8)
+        return cols
 
 
 def _native(raw: bytes, fmt: 'Literal["q", "i"]') -> memoryview:

@@ -6,7 +6,8 @@ decode_records): keys, values, headers, offsets, timestamps exact."""
 import base64
 import json
 import struct
-from typing import Any, Dict, List, Optional, Tuple
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -65,27 +66,50 @@ def rows_of_columns(c: kwire.Columns) -> List[Tuple[int, int, Optional[bytes], O
     return out
 
 
-def in_input(r: kwire.Record, layout: int) -> bool:
+def in_input(r: kwire.Record, layout: int, spans: Optional[bool] = None) -> bool:
     """Whether a layout-`layout` table leaves r in the input: stored uncompressed in a
-    magic-2 batch, not a control record."""
-    return layout >= 3 and r.compression == "none" and r.magic == 2 and not r.control
+    magic-2 batch, not a control record; in layout 3, and in layout 4 with input spans
+    (spans; default: layout >= 3)."""
+    return (layout >= 3 if spans is None else spans) and r.compression == "none" and r.magic == 2 and not r.control
 
 
-def check_set(rs: kwire.RecordSet, want: kwire.RecordTable, frame: Optional[Any] = None) -> None:
+def batch_fields_of_columns(c: kwire.Columns) -> List[Tuple[Any, ...]]:
+    """The fields a record takes from its batch, its control type and schema, read from
+    the columns (batch_index into batches, control_types, schemas, producer_ids), as
+    rows_of gives them."""
+    bi, batches, ctl, sch, pids, offs = c.batch_index, c.batches, c.control_types, c.schemas, c.producer_ids, c.offsets
+    out = []
+    for i in range(c.length):
+        b = batches[bi[i]]
+        assert b.first_record <= c.first + i < b.first_record + b.record_count and pids[i] == b.producer_id
+        delta = offs[i] - b.base_offset
+        seq = -1 if b.base_sequence < 0 else (delta - (2**31 - 1 - b.base_sequence) - 1 if b.base_sequence > 2**31 - 1 - delta else b.base_sequence + delta)
+        tt = {-1: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}[b.timestamp_type]
+        out.append((pids[i], (seq, b.leader_epoch, b.producer_epoch, b.magic, kwire.COMPRESSIONS[b.compression], tt, bool(b.flags & 1),
+                              bool(b.flags & 2), ctl[i], ("none", "value-prefix", "header")[sch[3 * i]], sch[3 * i + 1], sch[3 * i + 2])))
+    return out
+
+
+def check_set(rs: kwire.RecordSet, want: kwire.RecordTable, frame: Optional[Any] = None, spans: Optional[bool] = None) -> None:
     """A RecordSet (records and columns) says exactly what decode_records says; in a
-    layout-3 table, exactly the records stored uncompressed are views of `frame` (the
-    very object the caller passed), every other one a view of the table."""
+    table with input spans (layout 3; layout 4 unless copy=True), exactly the records
+    stored uncompressed are views of `frame` (the very object the caller passed), every
+    other one a view of the table."""
     assert len(rs) == len(want)
     assert rs.skipped_bytes == want.skipped_bytes
     w = rows_of(want)
     assert rows_of(rs) == w
     assert rows_of([rs[i] for i in range(len(rs))]) == w
+    assert [[(bytes(k), _b(v)) for k, v in r.raw_headers()] for r in rs] == [[(bytes(k), _b(v)) for k, v in r.raw_headers()] for r in want]
     assert rows_of_columns(rs.columns()) == [(o, t, k, v, h) for o, t, _, k, v, h, _ in w]
+    assert batch_fields_of_columns(rs.columns()) == [(p, tail) for _, _, p, _, _, _, tail in w]
     layout = rs.table.layout
-    sources = [kwire.SOURCE_INPUT if in_input(r, layout) else kwire.SOURCE_TABLE for r in rs]
+    if spans is None:
+        spans = layout == 3
+    sources = [kwire.SOURCE_INPUT if in_input(r, layout, spans) else kwire.SOURCE_TABLE for r in rs]
     assert [r.source for r in rs] == sources
     assert rs.columns().sources.tolist() == sources
-    assert (rs.table.input is not None) == (layout >= 3) == (rs.columns().input is not None)
+    assert (rs.table.input is not None) == spans == (rs.columns().input is not None)
     for r, src in zip(rs, sources):
         owner = frame if src == kwire.SOURCE_INPUT else rs.table.table
         views = [r.key, r.value] + [v for _, v in r.headers] + [k for k, _ in r.raw_headers()]
@@ -95,7 +119,11 @@ def check_set(rs: kwire.RecordSet, want: kwire.RecordTable, frame: Optional[Any]
     assert np_cols["timestamps"].tolist() == [r[1] for r in w]
     assert np_cols["values"][:, 1].tolist() == [-1 if r[4] is None else len(r[4]) for r in w]
     assert np_cols["sources"].tolist() == sources
-    assert (np_cols["input"] is None) == (layout < 3)
+    assert (np_cols["input"] is None) == (not spans)
+    assert np_cols["producer_ids"].tolist() == [r[2] for r in w]
+    assert np_cols["control_types"].tolist() == [r[6][8] for r in w]
+    assert np_cols["schemas"][:, 1].tolist() == [r[6][10] for r in w]
+    assert np_cols["batch_index"].tolist() == rs.columns().batch_index.tolist()
 
 
 @pytest.mark.parametrize("v", RECORD_VECTORS, ids=[v["name"] for v in RECORD_VECTORS])
@@ -128,16 +156,32 @@ def paths(kw: kwire.Kwire) -> List[bool]:
     return [False, True] if kw.has_frame_records() else [True]
 
 
+@contextmanager
+def columns_off(kw: kwire.Kwire, off: bool = True) -> Iterator[None]:
+    """decode_fetch / decode_produce ask for the layout before the columns (layout 3, or
+    2 with copy=True) while in the block, when off."""
+    was = kw._columns
+    kw._columns = not off
+    try:
+        yield
+    finally:
+        kw._columns = was
+
+
 # The ways decode_fetch / decode_produce read records: (fallback, copy, the table layout
-# they must give, host_decompress): the frame-records call with input spans (layout 3, the
-# default with a module of ABI 1.2; layout 2 with an older one), with the host's
-# decompressors (ABI 1.3) and without, the same call with copy=True (layout 2), and the
-# per-partition path (a layout-1 table per records field).
-def modes(kw: kwire.Kwire) -> List[Tuple[bool, bool, int, bool]]:
+# they must give, host_decompress, columns): with a module of ABI 1.4 the frame-records
+# call asking for columns (layout 4), with input spans or copy=True, with the host's
+# decompressors and without; the same call asking for the layout before (columns_off):
+# input spans (layout 3, the default with a module of ABI 1.2 or 1.3; layout 2 with an
+# older one), with the host's decompressors (ABI 1.3) and without, and copy=True (layout
+# 2); and the per-partition path (a layout-1 table per records field).
+def modes(kw: kwire.Kwire) -> List[Tuple[bool, bool, int, bool, bool]]:
     if not kw.has_frame_records():
-        return [(True, False, 1, True)]
-    spans = 3 if kw.abi_version() & 0xFFFF >= 2 else 2
-    return [(False, False, spans, True), (False, False, spans, False), (False, True, 2, True), (True, False, 1, True)]
+        return [(True, False, 1, True, False)]
+    minor = kw.abi_version() & 0xFFFF
+    spans = 3 if minor >= 2 else 2
+    cols = [(False, False, 4, True, True), (False, False, 4, False, True), (False, True, 4, True, True), (False, True, 4, False, True)] if minor >= 4 else []
+    return cols + [(False, False, spans, True, False), (False, False, spans, False, False), (False, True, 2, True, False), (True, False, 1, True, False)]
 
 
 def check_decoded(kw: kwire.Kwire, frame: bytes, api_key: int, version: int) -> None:
@@ -156,19 +200,25 @@ def check_decoded(kw: kwire.Kwire, frame: bytes, api_key: int, version: int) -> 
         except kwire.KwireError as e:
             want_err = e
             break
-    for fallback, copy, layout, host in modes(kw):
+    errors: Dict[Tuple[bool, bool], str] = {}  # (copy, host): the error of the frame-records call, either layout
+    for fallback, copy, layout, host, columns in modes(kw):
         if want_err is not None:
-            with pytest.raises(type(want_err)):
+            with pytest.raises(type(want_err)) as raised, columns_off(kw, not columns):
                 if api_key == 0:
                     kw.decode_produce(frame, fallback=fallback, copy=copy, host_decompress=host)
                 else:
                     kw.decode_fetch(frame, version, fallback=fallback, copy=copy, host_decompress=host)
+            if not fallback:
+                err = raised.value
+                text = f"{type(err).__name__} {err.status} {err.text} {sorted(err.details.items())}"
+                assert errors.setdefault((copy, host), text) == text, (layout, copy, host)
             continue
-        got: Dict[str, Any] = dict(
-            kw.decode_produce(frame, fallback=fallback, copy=copy, host_decompress=host)
-            if api_key == 0
-            else kw.decode_fetch(frame, version, fallback=fallback, copy=copy, host_decompress=host)
-        )
+        with columns_off(kw, not columns):
+            got: Dict[str, Any] = dict(
+                kw.decode_produce(frame, fallback=fallback, copy=copy, host_decompress=host)
+                if api_key == 0
+                else kw.decode_fetch(frame, version, fallback=fallback, copy=copy, host_decompress=host)
+            )
         gparts = [p for t in got["body"].get("topicData" if api_key == 0 else "responses") or [] for p in t.get("partitionData" if api_key == 0 else "partitions") or []]
         assert len(gparts) == len(parts)
 
@@ -189,7 +239,7 @@ def check_decoded(kw: kwire.Kwire, frame: bytes, api_key: int, version: int) -> 
             assert isinstance(rs, kwire.RecordSet)
             assert got["partitions"][k].records is rs
             assert rs.table.layout == layout
-            check_set(rs, want[k], frame)
+            check_set(rs, want[k], frame, layout == 3 or (layout == 4 and not copy))
             assert rs.size == len(base64.b64decode(p["records"]))
             k += 1
         assert len(got["partitions"]) == k

@@ -1,8 +1,9 @@
-"""Layout-3 record tables (ABI 1.2): decode_fetch and decode_produce leave the records
-stored uncompressed in the caller's frame, whose keys, values and headers are views of
-that very object; copy=True gives a table with its own bytes; an older module gets
-layout 2; a table that points outside its input is refused; steady-state calls allocate
-nothing in the module."""
+"""Input spans (ABI 1.2: layout-3 record tables; ABI 1.4: layout 4 with input spans):
+decode_fetch and decode_produce leave the records stored uncompressed in the caller's
+frame, whose keys, values and headers are views of that very object; copy=True gives a
+table with its own bytes; an older module gets layout 2; a table that points outside its
+input is refused; steady-state calls allocate nothing in the module. The tests run with
+the columns (layout 4, the default with a module of ABI 1.4) and without (layout 3)."""
 
 import base64
 import struct
@@ -11,7 +12,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 import kwire
-from test_frame_records import RECORD_VECTORS, _fetch_frame, _produce_frame, check_decoded, in_input, rows_of
+from test_frame_records import RECORD_VECTORS, _fetch_frame, _produce_frame, check_decoded, columns_off, in_input, rows_of
 
 
 def _minor(kw: kwire.Kwire) -> int:
@@ -28,9 +29,15 @@ def _batch(kw: kwire.Kwire, compression: str, value: bytes = b"hello, input", **
                              compression=compression, **kws)
 
 
+@pytest.mark.parametrize("columns", [True, False], ids=["layout 4", "layout 3"])
 @pytest.mark.parametrize("kind", ["bytes", "bytearray", "memoryview", "a slice of a larger buffer"])
-def test_an_uncompressed_record_is_a_view_of_the_callers_frame(kw: kwire.Kwire, kind: str) -> None:
+def test_an_uncompressed_record_is_a_view_of_the_callers_frame(kw: kwire.Kwire, kind: str, columns: bool) -> None:
     _require_layout_3(kw)
+    with columns_off(kw, not columns):
+        _a_view_of_the_callers_frame(kw, kind, 4 if columns else 3, 4 if columns else 2)
+
+
+def _a_view_of_the_callers_frame(kw: kwire.Kwire, kind: str, layout: int, copy_layout: int) -> None:
     for compression, inside in (("none", True), ("lz4", False), ("zstd", False)):
         raw = _fetch_frame(kw, 12, [_batch(kw, compression)])  # type: ignore[list-item]
         big = bytearray(b"\xee" * 7 + raw + b"\xee" * 5)
@@ -38,7 +45,7 @@ def test_an_uncompressed_record_is_a_view_of_the_callers_frame(kw: kwire.Kwire, 
         owner = frame.obj if isinstance(frame, memoryview) else frame  # what a view of the frame is a view of
         f = kw.decode_fetch(frame, 12)
         rs = f["partitions"][0].records
-        assert rs.table.layout == 3
+        assert rs.table.layout == layout
         r = rs[0]
         assert (bytes(r.key or b""), bytes(r.value or b""), [(k, bytes(v or b"")) for k, v in r.headers]) == (b"k", b"hello, input", [("h", b"hv")])
         assert r.source == (kwire.SOURCE_INPUT if inside else kwire.SOURCE_TABLE)
@@ -62,26 +69,29 @@ def test_an_uncompressed_record_is_a_view_of_the_callers_frame(kw: kwire.Kwire, 
         # copy=True: a table that holds its own bytes (a changed frame fails its CRC now).
         g = kw.decode_fetch(frame, 12, copy=True, verify_crc=False)
         gs = g["partitions"][0].records
-        assert gs.table.layout == 2 and gs.table.input is None and gs.columns().input is None
+        assert gs.table.layout == copy_layout and gs.table.input is None and gs.columns().input is None
         assert all(x.source == kwire.SOURCE_TABLE for x in gs)
         gv = gs[0].value
         assert gv is not None and gv.obj is gs.table.table
         assert rows_of(gs) == rows_of(rs)
 
 
-def test_decode_produce_leaves_records_in_the_frame(kw: kwire.Kwire) -> None:
+@pytest.mark.parametrize("columns", [True, False], ids=["layout 4", "layout 3"])
+def test_decode_produce_leaves_records_in_the_frame(kw: kwire.Kwire, columns: bool) -> None:
     _require_layout_3(kw)
     frame = kw.encode_request_frame(_produce_frame(kw, 9, [_batch(kw, "none"), _batch(kw, "gzip")]))
-    f = kw.decode_produce(frame)
+    with columns_off(kw, not columns):
+        f = kw.decode_produce(frame)
     (_, _, a), (_, _, b) = f["partitions"]
-    assert a.table is b.table and a.table.layout == 3
+    assert a.table is b.table and a.table.layout == (4 if columns else 3)
     assert [r.source for r in a] == [1, 1] and [r.source for r in b] == [0, 0]
     assert a[0].value is not None and a[0].value.obj is frame
     assert rows_of(a) == rows_of(kw.decode_records(_batch(kw, "none")))
     assert rows_of(kwire.decode_produce(frame, copy=True)["partitions"][0].records) == rows_of(a)
 
 
-def test_one_frame_of_every_kind_of_record(kw: kwire.Kwire, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("columns", [True, False], ids=["layout 4", "layout 3"])
+def test_one_frame_of_every_kind_of_record(kw: kwire.Kwire, monkeypatch: pytest.MonkeyPatch, columns: bool) -> None:
     """Records of both sources in one table, headers of both interleaved: uncompressed,
     compressed, legacy messages (magic 0 and 1), a transactional batch and a COMMIT
     marker (Kafka's bytes), through every path."""
@@ -106,8 +116,11 @@ def test_one_frame_of_every_kind_of_record(kw: kwire.Kwire, monkeypatch: pytest.
         raise AssertionError("the entry-by-entry check ran on a good table")
 
     monkeypatch.setattr(kwire.RecordTable, "_check_each", slow)
-    rs = kw.decode_fetch(frame, 12)["partitions"]
+    with columns_off(kw, not columns):
+        rs = kw.decode_fetch(frame, 12)["partitions"]
     t = rs[0].records.table
+    assert t.layout == (4 if columns else 3)
+    kwire.RecordTable(t.table, frame)  # checked in full, quickly
     assert [[r.source for r in p.records] for p in rs] == [[1, 1], [0, 0], [0], [0], [1, 1], [0, 0], [0], [1, 1]]
     assert all(r.source == in_input(r, 3) for p in rs for r in p.records)
     assert rs[6].records[0].control
@@ -141,7 +154,8 @@ def test_an_older_module_gets_layout_2(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_layout_3_table_pointing_outside_its_input_is_refused(kw: kwire.Kwire) -> None:
     _require_layout_3(kw)
     frame = _fetch_frame(kw, 12, [_batch(kw, "none"), _batch(kw, "lz4")])  # type: ignore[list-item]
-    t = kw.decode_fetch(frame, 12)["partitions"][0].records.table
+    with columns_off(kw):  # layout 4's: test_columns.py
+        t = kw.decode_fetch(frame, 12)["partitions"][0].records.table
     tb = t.table
     kwire.RecordTable(tb, frame)  # as the call gave it
     with pytest.raises(kwire.InternalError, match="needs the frame"):

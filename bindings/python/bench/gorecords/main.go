@@ -48,7 +48,7 @@ type result struct {
 
 func main() {
 	version := flag.Int("version", 12, "the Fetch version the responses answer")
-	flags := flag.Int("flags", 0, "kw_records flags: 0 verifies CRCs, +1 (KW_RECORDS_SKIP_CRC) skips them, +2 (KW_RECORDS_INPUT_SPANS) gives a layout-3 table")
+	flags := flag.Int("flags", 0, "kw_records flags: 0 verifies CRCs, +1 (KW_RECORDS_SKIP_CRC) skips them, +2 (KW_RECORDS_INPUT_SPANS) gives a layout-3 table, +4 (KW_RECORDS_COLUMNS) a layout-4 one (with +2: its uncompressed records left in the input)")
 	rounds := flag.Int("rounds", 9, "timed samples per file")
 	sampleMs := flag.Float64("sample-ms", 20, "CPU time one sample aims at")
 	serveMode := flag.Bool("serve", false, "time on demand: read \"INDEX CALLS\" lines from standard input")
