@@ -23,19 +23,49 @@ type Renamer func(entity uint8, name string) (renamed string, ok bool)
 // ErrRenameRefused is Rename's error when the Renamer refused a name.
 var ErrRenameRefused = errors.New("kwire: an entity name was refused")
 
+// Verdict is what a Filter function decides for one entity name.
+type Verdict uint8
+
+const (
+	// Keep the (possibly renamed) name.
+	Keep Verdict = iota
+	// Drop the array element that holds the name (a topic of a Metadata response, a
+	// group of a ListGroups response); a name in no array element refuses the message.
+	Drop
+	// Refuse the message.
+	Refuse
+)
+
 // Rename appends to dst the message src (name at version) with every non-null string
 // of an entity type in mask (bits 1 << Entity*) rewritten by fn, in strings and in
 // arrays of strings, tagged fields included; it returns the message and how many names
 // it rewrote. A message with none is appended unchanged.
 func Rename(dst, src []byte, name string, version int16, mask uint32, fn Renamer) ([]byte, int, error) {
+	out, n, _, err := Filter(dst, src, name, version, mask, func(e uint8, s string) (string, Verdict) {
+		if r, ok := fn(e, s); ok {
+			return r, Keep
+		}
+		return s, Refuse
+	})
+	return out, n, err
+}
+
+// Filter is Rename with element removal: fn renames a name (Keep), drops the array
+// element that holds it (Drop: the element of the innermost array around it), or
+// refuses the message (Refuse, ErrRenameRefused). It returns the message, the names
+// kept and the elements dropped.
+func Filter(dst, src []byte, name string, version int16, mask uint32, fn func(entity uint8, name string) (string, Verdict)) ([]byte, int, int, error) {
 	var d Doc
 	if err := d.Parse(src, name, version); err != nil {
-		return dst, 0, err
+		return dst, 0, 0, err
 	}
-	n := 0
+	kept, dropped := 0, 0
 	for i := 1; i < len(d.nodes); i++ {
 		p := &d.nodes[i]
 		if p.f == nil || p.f.typ != tString || p.f.entity == eNone || mask&(1<<p.f.entity) == 0 || p.kind != dScalar {
+			continue
+		}
+		if d.insideRemoved(int32(i)) {
 			continue
 		}
 		// A string, or an element of an array of strings.
@@ -43,17 +73,49 @@ func Rename(dst, src []byte, name string, version int16, mask uint32, fn Renamer
 		if null {
 			continue
 		}
-		r, ok := fn(p.f.entity, string(s))
-		if !ok {
-			return dst, n, ErrRenameRefused
-		}
-		if r != string(s) {
-			if err := d.SetString(Node(i), r); err != nil {
-				return dst, n, err
+		r, v := fn(p.f.entity, string(s))
+		switch v {
+		case Keep:
+			if r != string(s) {
+				if err := d.SetString(Node(i), r); err != nil {
+					return dst, kept, dropped, err
+				}
 			}
+			kept++
+		case Drop:
+			e := d.enclosingElement(int32(i))
+			if e < 0 {
+				return dst, kept, dropped, ErrRenameRefused
+			}
+			if err := d.Remove(Node(e)); err != nil {
+				return dst, kept, dropped, err
+			}
+			dropped++
+		default:
+			return dst, kept, dropped, ErrRenameRefused
 		}
-		n++
 	}
 	out, err := d.AppendTo(dst)
-	return out, n, err
+	return out, kept, dropped, err
+}
+
+// enclosingElement is node i itself when it is an array element, else its nearest
+// ancestor that is one; -1 for none.
+func (d *Doc) enclosingElement(i int32) int32 {
+	for ; i > 0; i = d.nodes[i].parent {
+		if d.nodes[i].elem {
+			return i
+		}
+	}
+	return -1
+}
+
+// insideRemoved reports whether node i or an ancestor was removed.
+func (d *Doc) insideRemoved(i int32) bool {
+	for ; i > 0; i = d.nodes[i].parent {
+		if d.nodes[i].removed {
+			return true
+		}
+	}
+	return false
 }

@@ -198,3 +198,56 @@ func FuzzRename(f *testing.F) {
 		}
 	})
 }
+
+// Filter drops the array elements whose names a tenant may not see: on every vector,
+// names chosen by a hash are dropped with their element; the message still decodes,
+// holds none of them, and keeps every other name; a dropped name outside any array
+// refuses the message.
+func TestFilterEveryVector(t *testing.T) {
+	files, _ := filepath.Glob("../../conformance/vectors/kafka-clients-4.4.0.jsonl")
+	odd := func(s string) bool {
+		h := uint32(2166136261)
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint32(s[i])) * 16777619
+		}
+		return h%2 == 1
+	}
+	dropped, refused, messages := 0, 0, 0
+	for _, file := range files {
+		for _, vec := range readVectorFile(t, file) {
+			m := lookup(vec.Name)
+			if m == nil || (m.kind != kindRequest && m.kind != kindResponse) || (&Doc{}).Parse(vec.Bytes, vec.Name, vec.Version) != nil {
+				continue
+			}
+			out, _, n, err := Filter(nil, vec.Bytes, vec.Name, vec.Version, tenantEntities, func(_ uint8, s string) (string, Verdict) {
+				if odd(s) {
+					return s, Drop
+				}
+				return s, Keep
+			})
+			if err == ErrRenameRefused {
+				refused++
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", vec.ID, err)
+			}
+			if _, err := AppendJSON(nil, vec.Name, vec.Version, out, nil); err != nil {
+				t.Fatalf("%s: the filtered message does not decode: %v", vec.ID, err)
+			}
+			// None of the dropped names is left.
+			if _, _, err := Rename(nil, out, vec.Name, vec.Version, tenantEntities, func(_ uint8, s string) (string, bool) { return s, !odd(s) }); err != nil {
+				t.Fatalf("%s: a dropped name is still there", vec.ID)
+			}
+			if n == 0 && !bytes.Equal(out, vec.Bytes) {
+				t.Fatalf("%s: nothing dropped, but the message changed", vec.ID)
+			}
+			dropped += n
+			messages++
+		}
+	}
+	if dropped < 100 || refused == 0 {
+		t.Errorf("dropped %d elements, refused %d messages", dropped, refused)
+	}
+	t.Logf("%d messages filtered, %d elements dropped, %d messages refused (a dropped name outside any array)", messages, dropped, refused)
+}
