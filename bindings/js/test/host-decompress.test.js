@@ -142,3 +142,28 @@ test('a gzip batch compressed by another producer (node:zlib, several members) r
     assert.equal(out.split('\n').length, 2 * 10 + 1);
   }
 });
+
+test("zstd: a host codec exactly where node:zlib has zstdDecompressSync; spoilt and oversized zstd batches give the module's own error or records", async () => {
+  const zlib = await import('node:zlib');
+  const native = typeof zlib.zstdDecompressSync === 'function';
+  assert.equal(kw.hostCodecs().includes('zstd'), native, `node ${process.version}: host codecs ${kw.hostCodecs()}`);
+  const recs = Array.from({ length: 40 }, (_, i) => ({ key: `k${i}`, value: `value ${i} `.repeat(20), headers: [['h', `x${i}`]] }));
+  const batch = kw.encodeRecords(recs, { compression: 'zstd' });
+  const before = kw.hostDecompressed().batches;
+  same(fetchFrame(batch), 'a zstd batch');
+  assert.equal(kw.hostDecompressed().batches - before, native ? 2 : 0, 'zstd batches the host decompressed');
+  let errors = 0;
+  let n = 0;
+  const step = Math.max(1, Math.floor(batch.length / 120));
+  for (let at = 61; at < batch.length; at += step) {
+    const b = batch.slice();
+    b[at] ^= 0x04;
+    if (same(fetchFrame(b), `byte ${at} ^ 4`, { skipCrc: true }).startsWith('Kwire')) errors++;
+    n++;
+  }
+  for (let cut = 1; cut < 60; cut += 7) same(fetchFrame(batch.subarray(0, batch.length - cut)), `cut by ${cut}`);
+  const bomb = kw.encodeRecords([{ key: null, value: new Uint8Array(4 << 20) }], { compression: 'zstd' });
+  assert.match(same(fetchFrame(bomb), 'a 4 MiB zstd batch at a 1 MiB cap', { maxDecompressed: 1 << 20 }), /KwireTooLargeError|too large|more than/i);
+  console.log(`zstd on node ${process.version} (${native ? 'host' : 'module'}): ${n} flipped batches (${errors} refused), 9 cut, a bomb refused`);
+  assert.ok(errors > 0);
+});
