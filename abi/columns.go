@@ -67,22 +67,34 @@ type recordColumns struct {
 	batches          []colBatch
 	hents            []byte // header entries, TableHeaderStride bytes each
 	nrec, nhdr       int
+	// rows: the records go into record entries (ents, layouts 2 and 3; rows.go), not
+	// into the columns
+	rows bool
+	ents []byte
 }
 
 func (c *recordColumns) reset() {
-	c.offs, c.tss, c.keys, c.vals, c.hidx = c.offs[:0], c.tss[:0], c.keys[:0], c.vals[:0], c.hidx[:0]
-	c.bidx, c.ctl, c.sch, c.srcs, c.batches, c.hents = c.bidx[:0], c.ctl[:0], c.sch[:0], c.srcs[:0], c.batches[:0], c.hents[:0]
-	c.nrec, c.nhdr = 0, 0
+	c.offs, c.tss, c.srcs, c.batches, c.hents = c.offs[:0], c.tss[:0], c.srcs[:0], c.batches[:0], c.hents[:0]
+	for _, s := range [...]*[]int32{&c.keys, &c.vals, &c.hidx, &c.bidx, &c.ctl, &c.sch} {
+		*s = (*s)[:0]
+	}
+	c.nrec, c.nhdr, c.rows, c.ents = 0, 0, false, c.ents[:0]
 	if cap(c.offs) > 1<<20 { // records; keep no more than a large frame's columns
-		*c = recordColumns{}
+		*c = recordColumns{hents: c.hents, ents: c.ents}
 	}
 	if cap(c.hents) > 8<<20 {
 		c.hents = nil
+	}
+	if cap(c.ents) > 8<<20 {
+		c.ents = nil
 	}
 }
 
 // entryBytes is the size the entries or columns of the records so far will take.
 func (c *recordColumns) entryBytes(columns bool) int {
+	if c.rows {
+		return len(c.ents) + len(c.hents)
+	}
 	if columns {
 		return c.nrec*64 + len(c.batches)*RBStride + len(c.hents)
 	}
@@ -105,32 +117,55 @@ func extend[T any](s []T, n int) []T {
 // addRecords makes room for n more records and returns the index of the first.
 func (c *recordColumns) addRecords(n int) int {
 	r0 := c.nrec
-	c.offs, c.tss = extend(c.offs, n), extend(c.tss, n)
-	c.keys, c.vals, c.hidx = extend(c.keys, 2*n), extend(c.vals, 2*n), extend(c.hidx, 2*n)
-	c.bidx, c.ctl, c.sch, c.srcs = extend(c.bidx, n), extend(c.ctl, n), extend(c.sch, 3*n), extend(c.srcs, n)
+	c.offs, c.tss, c.srcs = extend(c.offs, n), extend(c.tss, n), extend(c.srcs, n)
+	// The int32 columns, with their words per record (a loop: the module's size).
+	for _, col := range [...]struct {
+		s     *[]int32
+		words int
+	}{{&c.keys, 2}, {&c.vals, 2}, {&c.hidx, 2}, {&c.bidx, 1}, {&c.ctl, 1}, {&c.sch, 3}} {
+		*col.s = extend(*col.s, col.words*n)
+	}
 	c.nrec += n
 	return r0
 }
 
-// writeBatch adds the records of one scanned batch. Plain stores, no calls per record
-// but for the rare schema headers.
+// writeBatch adds the records of one scanned batch: as columns, or (rows) as the record
+// entries of layouts 2 and 3. Plain stores, no calls per record but for the rare schema
+// headers; one loop for both forms, whose branch per record costs less than a second
+// copy of the loop costs the module's size.
 func (c *recordColumns) writeBatch(b *records.Batch, data []byte, spans, hspans []int32, base, source int32) {
 	n := len(spans) / recordscan.SpanRecordWords
 	var flags int32
 	if b.IsTransactional() {
 		flags = 1
 	}
-	r0 := c.addRecords(n)
-	c.batches = append(c.batches, colBatch{baseOffset: b.BaseOffset, producerID: b.ProducerID, first: int32(r0), count: int32(n),
-		baseSeq: b.BaseSequence, leaderEpoch: b.PartitionLeaderEpoch, epoch: int32(b.ProducerEpoch), magic: 2,
-		compression: int32(b.Compression()), tsType: int32(b.TimestampType()), flags: flags, source: source})
-	bi := int32(len(c.batches) - 1)
 	logAppend := b.TimestampType() == records.LogAppendTime
 	// The batch's fields, once: the stores below could alias *b for the compiler.
-	baseOffset, baseTS, maxTS := b.BaseOffset, b.BaseTimestamp, b.MaxTimestamp
-	offs, tss := c.offs[r0:r0+n], c.tss[r0:r0+n]
-	keys, vals, hidx := c.keys[2*r0:2*(r0+n)], c.vals[2*r0:2*(r0+n)], c.hidx[2*r0:2*(r0+n)]
-	bidx, ctl, sch, srcs := c.bidx[r0:r0+n], c.ctl[r0:r0+n], c.sch[3*r0:3*(r0+n)], c.srcs[r0:r0+n]
+	baseOffset, baseTS, maxTS, pid := b.BaseOffset, b.BaseTimestamp, b.MaxTimestamp, uint64(b.ProducerID)
+	baseSeq, epoch, leaderEpoch := b.BaseSequence, uint32(int32(b.ProducerEpoch)), uint32(b.PartitionLeaderEpoch)
+	compression, tsType := uint32(b.Compression()), uint32(b.TimestampType())
+	rows := c.rows
+	var (
+		offs, tss                        []int64
+		keys, vals, hidx, bidx, ctl, sch []int32
+		srcs, ents                       []byte
+		bi                               int32
+	)
+	if rows {
+		e0 := len(c.ents)
+		c.ents = grow(c.ents, n*TableRecordStride)
+		ents = c.ents[e0:]
+		c.nrec += n
+	} else {
+		r0 := c.addRecords(n)
+		c.batches = append(c.batches, colBatch{baseOffset: baseOffset, producerID: int64(pid), first: int32(r0), count: int32(n),
+			baseSeq: baseSeq, leaderEpoch: int32(leaderEpoch), epoch: int32(epoch), magic: 2,
+			compression: int32(compression), tsType: int32(tsType), flags: flags, source: source})
+		bi = int32(len(c.batches) - 1)
+		offs, tss = c.offs[r0:r0+n], c.tss[r0:r0+n]
+		keys, vals, hidx = c.keys[2*r0:2*(r0+n)], c.vals[2*r0:2*(r0+n)], c.hidx[2*r0:2*(r0+n)]
+		bidx, ctl, sch, srcs = c.bidx[r0:r0+n], c.ctl[r0:r0+n], c.sch[3*r0:3*(r0+n)], c.srcs[r0:r0+n]
+	}
 	h0 := len(c.hents)
 	c.hents = grow(c.hents, len(hspans)/recordscan.SpanHeaderWords*TableHeaderStride)
 	hents := c.hents[h0:]
@@ -139,6 +174,7 @@ func (c *recordColumns) writeBatch(b *records.Batch, data []byte, spans, hspans 
 	hp := 0
 	for i := 0; i < n; i++ {
 		s := spans[i*recordscan.SpanRecordWords : i*recordscan.SpanRecordWords+recordscan.SpanRecordWords : i*recordscan.SpanRecordWords+recordscan.SpanRecordWords]
+		od := s[recordscan.SpanOffsetDelta]
 		ts := maxTS
 		if !logAppend {
 			ts = baseTS + int64(uint64(uint32(s[recordscan.SpanTSDeltaLo]))|uint64(uint32(s[recordscan.SpanTSDeltaHi]))<<32)
@@ -162,33 +198,48 @@ func (c *recordColumns) writeBatch(b *records.Batch, data []byte, spans, hspans 
 		if maybe {
 			sr = recordscan.SpanSchema(data, s, hs)
 		}
-		offs[i] = baseOffset + int64(s[recordscan.SpanOffsetDelta])
-		tss[i] = ts
-		keys[2*i], keys[2*i+1] = ko, kl
-		vals[2*i], vals[2*i+1] = vo, vl
-		hidx[2*i], hidx[2*i+1] = fh, nh
-		bidx[i], ctl[i], srcs[i] = bi, -1, byte(source)
-		sch[3*i], sch[3*i+1], sch[3*i+2] = int32(sr.Source), sr.ID, sr.Version
-		for j := 0; j+recordscan.SpanHeaderWords <= len(hs); j += recordscan.SpanHeaderWords {
-			h := hents[hp/recordscan.SpanHeaderWords*TableHeaderStride:]
-			h = h[:TableHeaderStride:TableHeaderStride]
-			hvo, hvl := hs[j+2]+base, hs[j+3]
-			if hvl < 0 {
-				hvo = 0
-			}
-			le.PutUint32(h[0:], uint32(hs[j]+base))
-			le.PutUint32(h[4:], uint32(hs[j+1]))
-			le.PutUint32(h[8:], uint32(hvo))
-			le.PutUint32(h[12:], uint32(hvl))
-			hp += recordscan.SpanHeaderWords
+		if rows {
+			e := ents[i*TableRecordStride : i*TableRecordStride+TableRecordStride : i*TableRecordStride+TableRecordStride]
+			le.PutUint64(e[0:], uint64(baseOffset+int64(od)))
+			le.PutUint64(e[8:], uint64(ts))
+			le.PutUint64(e[16:], pid)
+			le.PutUint32(e[24:], uint32(ko))
+			le.PutUint32(e[28:], uint32(kl))
+			le.PutUint32(e[32:], uint32(vo))
+			le.PutUint32(e[36:], uint32(vl))
+			le.PutUint32(e[40:], uint32(fh))
+			le.PutUint32(e[44:], uint32(nh))
+			le.PutUint32(e[48:], uint32(records.RecordSequence(baseSeq, od)))
+			le.PutUint32(e[52:], leaderEpoch)
+			le.PutUint32(e[56:], epoch)
+			le.PutUint32(e[60:], 2)
+			le.PutUint32(e[64:], compression)
+			le.PutUint32(e[68:], tsType)
+			le.PutUint32(e[72:], uint32(flags))
+			le.PutUint32(e[76:], 0xffffffff)
+			le.PutUint32(e[80:], uint32(sr.Source))
+			le.PutUint32(e[84:], uint32(sr.ID))
+			le.PutUint32(e[88:], uint32(sr.Version))
+			le.PutUint32(e[92:], uint32(source))
+		} else {
+			// One bounds check per pair and triple.
+			k, v, h, sc := keys[2*i:2*i+2:2*i+2], vals[2*i:2*i+2:2*i+2], hidx[2*i:2*i+2:2*i+2], sch[3*i:3*i+3:3*i+3]
+			offs[i] = baseOffset + int64(od)
+			tss[i] = ts
+			k[0], k[1] = ko, kl
+			v[0], v[1] = vo, vl
+			h[0], h[1] = fh, nh
+			bidx[i], ctl[i], srcs[i] = bi, -1, byte(source)
+			sc[0], sc[1], sc[2] = int32(sr.Source), sr.ID, sr.Version
 		}
+		hp = writeHeaderEntries(hents, hs, hp, base)
 		fh += nh
 	}
 	c.nhdr = int(fh)
 }
 
-// addMessage adds one record the Decoder read as a batch of its own, its bytes copied
-// by add.
+// addDecoded adds one record the Decoder read, its bytes copied by add: a record entry
+// (rows), or a batch of its own in the columns.
 func (c *recordColumns) addDecoded(m *records.Message, add func([]byte) (int32, int32)) {
 	var r [1]tableRec
 	var hdrs []span2
@@ -197,45 +248,34 @@ func (c *recordColumns) addDecoded(m *records.Message, add func([]byte) (int32, 
 	}
 	recs, hdrs := appendRecord(m, add, r[:0], hdrs)
 	e := &recs[0]
-	i := c.addRecords(1)
-	c.batches = append(c.batches, colBatch{baseOffset: e.offset, producerID: e.producerID, first: int32(i), count: 1,
-		baseSeq: e.sequence, leaderEpoch: e.leaderEpoch, epoch: e.epoch, magic: e.magic,
-		compression: e.compression, tsType: e.tsType, flags: e.flags, source: TableSourceTable})
-	c.offs[i], c.tss[i] = e.offset, e.timestamp
-	c.keys[2*i], c.keys[2*i+1] = e.kv.kOff, e.kv.kLen
-	c.vals[2*i], c.vals[2*i+1] = e.kv.vOff, e.kv.vLen
-	c.hidx[2*i], c.hidx[2*i+1] = int32(c.nhdr), int32(len(hdrs))
-	c.bidx[i], c.ctl[i], c.srcs[i] = int32(len(c.batches)-1), e.control, TableSourceTable
-	c.sch[3*i], c.sch[3*i+1], c.sch[3*i+2] = e.schemaSource, e.schemaID, e.schVe
+	if c.rows {
+		e.firstHeader = int32(c.nhdr)
+		e0 := len(c.ents)
+		c.ents = grow(c.ents, TableRecordStride)
+		writeEntries(c.ents[e0:], 0, 0, recs, nil, 0)
+		c.nrec++
+	} else {
+		i := c.addRecords(1)
+		c.batches = append(c.batches, colBatch{baseOffset: e.offset, producerID: e.producerID, first: int32(i), count: 1,
+			baseSeq: e.sequence, leaderEpoch: e.leaderEpoch, epoch: e.epoch, magic: e.magic,
+			compression: e.compression, tsType: e.tsType, flags: e.flags, source: TableSourceTable})
+		c.offs[i], c.tss[i] = e.offset, e.timestamp
+		c.keys[2*i], c.keys[2*i+1] = e.kv.kOff, e.kv.kLen
+		c.vals[2*i], c.vals[2*i+1] = e.kv.vOff, e.kv.vLen
+		c.hidx[2*i], c.hidx[2*i+1] = int32(c.nhdr), int32(len(hdrs))
+		c.bidx[i], c.ctl[i], c.srcs[i] = int32(len(c.batches)-1), e.control, TableSourceTable
+		c.sch[3*i], c.sch[3*i+1], c.sch[3*i+2] = e.schemaSource, e.schemaID, e.schVe
+	}
 	h0 := len(c.hents)
 	c.hents = grow(c.hents, len(hdrs)*TableHeaderStride)
 	writeEntries(c.hents[h0:], 0, 0, nil, hdrs, 0)
 	c.nhdr += len(hdrs)
 }
 
-// appendEntries appends the record entries of layouts 2 and 3, made from the columns.
+// appendEntries appends the record entries of layouts 2 and 3 (written as the records
+// were read, rows.go).
 func (c *recordColumns) appendEntries(out []byte) []byte {
-	at := len(out)
-	out = grow(out, c.nrec*TableRecordStride)
-	le := binary.LittleEndian
-	for bi := range c.batches {
-		b := &c.batches[bi]
-		for i := int(b.first); i < int(b.first+b.count); i++ {
-			e := out[at : at+TableRecordStride : at+TableRecordStride]
-			at += TableRecordStride
-			le.PutUint64(e[0:], uint64(c.offs[i]))
-			le.PutUint64(e[8:], uint64(c.tss[i]))
-			le.PutUint64(e[16:], uint64(b.producerID))
-			// The int32 words from +24 on, in the entry's order.
-			w := [...]int32{c.keys[2*i], c.keys[2*i+1], c.vals[2*i], c.vals[2*i+1], c.hidx[2*i], c.hidx[2*i+1],
-				records.RecordSequence(b.baseSeq, int32(c.offs[i]-b.baseOffset)), b.leaderEpoch, b.epoch, b.magic, b.compression,
-				b.tsType, b.flags, c.ctl[i], c.sch[3*i], c.sch[3*i+1], c.sch[3*i+2], int32(c.srcs[i])}
-			for j, v := range w {
-				le.PutUint32(e[24+4*j:], uint32(v))
-			}
-		}
-	}
-	return out
+	return append(out, c.ents...)
 }
 
 // appendColumns appends the batch table and the columns of layout 4 (each 8-aligned;
@@ -261,18 +301,13 @@ func (c *recordColumns) appendColumns(out []byte, start int) []byte {
 	out = appendLE(out, c.offs)
 	mark(ColTimestamps)
 	out = appendLE(out, c.tss)
-	mark(ColKeys)
-	out = appendLE(out, c.keys)
-	mark(ColValues)
-	out = appendLE(out, c.vals)
-	mark(ColHeaderIndex)
-	out = appendLE(out, c.hidx)
-	mark(ColBatchIndex)
-	out = pad8(appendLE(out, c.bidx), start)
-	mark(ColControlTypes)
-	out = pad8(appendLE(out, c.ctl), start)
-	mark(ColSchemas)
-	out = pad8(appendLE(out, c.sch), start)
+	for _, col := range [...]struct {
+		field int
+		s     []int32
+	}{{ColKeys, c.keys}, {ColValues, c.vals}, {ColHeaderIndex, c.hidx}, {ColBatchIndex, c.bidx}, {ColControlTypes, c.ctl}, {ColSchemas, c.sch}} {
+		mark(col.field)
+		out = pad8(appendLE(out, col.s), start)
+	}
 	mark(ColSources)
 	out = pad8(append(out, c.srcs...), start)
 	hdr := out[start : start+TableHeaderSizeColumns]
@@ -291,10 +326,6 @@ func pad8(out []byte, start int) []byte {
 	}
 	return out
 }
-
-// littleEndian: the host's integers are laid out as the table's, so a column is its
-// slice's memory.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // appendLE appends the integers of s, little-endian.
 func appendLE[T int32 | int64](out []byte, s []T) []byte {

@@ -312,6 +312,7 @@ func decodeFrameRecords(dst []byte, frame []byte, flags, maxDecompressed int32, 
 	t.produce = -1
 	t.inputSpans = flags&FlagInputSpans != 0
 	t.columns = flags&FlagColumns != 0
+	t.rows = !t.columns
 	if len(inflated) > 0 {
 		t.inflated = inflated
 		d.Options.Decompressed = t.decompressedFn
