@@ -78,7 +78,8 @@ type node struct {
 	neg      bool
 	ranges   []rune
 	subs     []*node
-	min, max int // repeat; max -1: unbounded
+	min, max int  // repeat; max -1: unbounded
+	counted  bool // a repeat written {n}, {n,} or {n,m}
 }
 
 const (
@@ -409,12 +410,42 @@ func (p *patternParser) repeat(a *node) (*node, error) {
 		if a.kind == nRepeat || a.kind == nBegin || a.kind == nEnd {
 			return nil, p.fail("invalid nested repetition operator")
 		}
+		counted := p.src[p.pos-1] == '}'
 		if p.pos < len(p.src) && p.src[p.pos] == '?' {
 			p.pos++ // lazy: the same set of matching texts
 		}
-		a = &node{kind: nRepeat, subs: []*node{a}, min: min, max: max}
+		a = &node{kind: nRepeat, subs: []*node{a}, min: min, max: max, counted: counted}
+		if counted && (min >= 2 || max >= 2) && !repeatFits(a, 1000) {
+			return nil, p.fail("invalid repeat count")
+		}
 	}
 	return a, nil
+}
+
+// repeatFits reports whether the counted repetitions nested in n multiply to at most
+// limit, as RE2 requires ((a{70}){20} is refused).
+func repeatFits(n *node, limit int) bool {
+	if n.kind == nRepeat && n.counted {
+		m := n.max
+		if m == 0 {
+			return true
+		}
+		if m < 0 {
+			m = n.min
+		}
+		if m > limit {
+			return false
+		}
+		if m > 0 {
+			limit /= m
+		}
+	}
+	for _, s := range n.subs {
+		if !repeatFits(s, limit) {
+			return false
+		}
+	}
+	return true
 }
 
 type compiler struct{ prog []inst }
