@@ -2,6 +2,7 @@ package transcode
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/internal/jsonx"
@@ -49,7 +50,7 @@ func (p ErrorPlace) String() string {
 func ErrorResponseJSON(key, ver int16, req []byte, code int16, message string) ([]byte, ErrorPlace, error) {
 	resp := apiMessage(key, proto.KindResponse)
 	if resp == nil || !resp.valid.has(ver) {
-		return nil, NoErrorField, errors.New("kwire: no response of api key " + itoa(int(key)) + " at version " + itoa(int(ver)))
+		return nil, NoErrorField, errors.New("kwire: no response of api key " + strconv.Itoa(int(key)) + " at version " + strconv.Itoa(int(ver)))
 	}
 	var d Doc
 	if err := d.ParseAPI(req, key, proto.KindRequest, ver); err != nil {
@@ -400,14 +401,4 @@ func keysShared(a, b *structDesc, v int16) bool {
 		}
 	}
 	return false
-}
-
-func itoa(v int) string {
-	if v < 0 {
-		return "-" + itoa(-v)
-	}
-	if v < 10 {
-		return string(rune('0' + v))
-	}
-	return itoa(v/10) + string(rune('0'+v%10))
 }
