@@ -2,6 +2,9 @@ package transcode
 
 import (
 	"errors"
+	"strings"
+
+	"github.com/kwire/kwire/internal/proto"
 )
 
 // Renaming entities (virtual clusters): every string field whose descriptor names an
@@ -59,7 +62,17 @@ func Filter(dst, src []byte, name string, version int16, mask uint32, fn func(en
 	if err := d.Parse(src, name, version); err != nil {
 		return dst, 0, 0, err
 	}
-	kept, dropped := 0, 0
+	kept, dropped, err := d.FilterEntities(mask, fn)
+	if err != nil {
+		return dst, kept, dropped, err
+	}
+	out, err := d.AppendTo(dst)
+	return out, kept, dropped, err
+}
+
+// FilterEntities is Filter on a parsed Doc: the edits are recorded in d, for AppendTo
+// (with any others the caller makes). Elements already removed are not visited.
+func (d *Doc) FilterEntities(mask uint32, fn func(entity uint8, name string) (string, Verdict)) (kept, dropped int, err error) {
 	for i := 1; i < len(d.nodes); i++ {
 		p := &d.nodes[i]
 		if p.f == nil || p.f.typ != tString || p.f.entity == eNone || mask&(1<<p.f.entity) == 0 || p.kind != dScalar {
@@ -78,25 +91,76 @@ func Filter(dst, src []byte, name string, version int16, mask uint32, fn func(en
 		case Keep:
 			if r != string(s) {
 				if err := d.SetString(Node(i), r); err != nil {
-					return dst, kept, dropped, err
+					return kept, dropped, err
 				}
 			}
 			kept++
 		case Drop:
 			e := d.enclosingElement(int32(i))
 			if e < 0 {
-				return dst, kept, dropped, ErrRenameRefused
+				return kept, dropped, ErrRenameRefused
 			}
 			if err := d.Remove(Node(e)); err != nil {
-				return dst, kept, dropped, err
+				return kept, dropped, err
 			}
 			dropped++
 		default:
-			return dst, kept, dropped, ErrRenameRefused
+			return kept, dropped, ErrRenameRefused
 		}
 	}
-	out, err := d.AppendTo(dst)
-	return out, kept, dropped, err
+	return kept, dropped, nil
+}
+
+// ReplaceInMessages replaces every old in the free-text strings of the message (the
+// fields named errorMessage or ending in ErrorMessage, and statusDetail) with new;
+// it returns how many strings changed.
+func (d *Doc) ReplaceInMessages(old, new string) (int, error) {
+	if old == "" {
+		return 0, nil
+	}
+	n := 0
+	for i := 1; i < len(d.nodes); i++ {
+		p := &d.nodes[i]
+		if p.f == nil || p.f.typ != tString || p.kind != dScalar || !freeText(p.f.name) || d.insideRemoved(int32(i)) {
+			continue
+		}
+		s, null := d.Str(Node(i))
+		if null || !strings.Contains(string(s), old) {
+			continue
+		}
+		if err := d.SetString(Node(i), strings.ReplaceAll(string(s), old, new)); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+func freeText(name string) bool {
+	return name == "errorMessage" || strings.HasSuffix(name, "ErrorMessage") || name == "statusDetail"
+}
+
+// HasEntities reports whether the request or response (kind) of api key at version has
+// a string field of an entity type in mask (bits 1 << Entity*), at any depth.
+func HasEntities(key int16, kind proto.Kind, version int16, mask uint32) bool {
+	m := apiMessage(key, kind)
+	return m != nil && m.valid.has(version) && structHasEntities(&schemaStructs[m.root], version, mask)
+}
+
+func structHasEntities(s *structDesc, v int16, mask uint32) bool {
+	for i := range fieldsOf(s) {
+		f := &fieldsOf(s)[i]
+		if !f.ver.has(v) {
+			continue
+		}
+		if f.typ == tString && f.entity != eNone && mask&(1<<f.entity) != 0 {
+			return true
+		}
+		if f.typ == tStruct && structHasEntities(&schemaStructs[f.sub], v, mask) {
+			return true
+		}
+	}
+	return false
 }
 
 // enclosingElement is node i itself when it is an array element, else its nearest

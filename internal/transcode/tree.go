@@ -29,6 +29,8 @@ type TreeField struct {
 	Lo, Hi         int64
 	MinVer, MaxVer int16
 	Fields         []*TreeField
+	// Entity is the descriptor's entityType (EntityTopicName, ...; 0 for none).
+	Entity uint8
 }
 
 // MessageTree is the field tree of the request or response (kind) of api key, every
@@ -45,7 +47,7 @@ func treeOf(s *structDesc) []*TreeField {
 	var out []*TreeField
 	for i := range fieldsOf(s) {
 		f := &fieldsOf(s)[i]
-		t := &TreeField{Name: f.name, Array: f.isArray(), MinVer: f.ver.lo, MaxVer: f.ver.hi}
+		t := &TreeField{Name: f.name, Array: f.isArray(), MinVer: f.ver.lo, MaxVer: f.ver.hi, Entity: f.entity}
 		switch f.typ {
 		case tBool:
 			t.Kind = TreeBool

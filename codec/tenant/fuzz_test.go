@@ -1,0 +1,86 @@
+package tenant
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/internal/proto"
+	"github.com/kwire/kwire/internal/transcode"
+)
+
+// FuzzTenant maps arbitrary bytes as a request or response of any api a tenant may
+// use. No input panics. A request that maps reaches the broker with every entity name
+// under the prefix (nothing un-renamed), and stripping the prefix again gives the bytes
+// the client sent. A response that maps parses, and names only what the broker named
+// under the prefix.
+func FuzzTenant(f *testing.F) {
+	for _, v := range vectors(f) {
+		f.Add(v.APIKey, v.Version, v.Kind == "response", v.Bytes)
+	}
+	tn, _ := New(testPrefix)
+	f.Fuzz(func(t *testing.T, key, version int16, response bool, body []byte) {
+		if APIAccess(key) != Mapped {
+			return
+		}
+		kind := proto.KindRequest
+		if response {
+			kind = proto.KindResponse
+		}
+		if !response {
+			out, c, err := tn.Request(nil, body, key, version)
+			if err != nil {
+				return
+			}
+			var d transcode.Doc
+			if err := d.ParseAPI(out, key, kind, version); err != nil {
+				t.Fatalf("the mapped request does not parse: %v", err)
+			}
+			n := 0
+			check := func(s string) string {
+				rest, ok := strings.CutPrefix(s, testPrefix)
+				if !ok {
+					t.Fatalf("%q reaches the broker without the prefix", s)
+				}
+				n++
+				return rest
+			}
+			for _, h := range handFields(&d, key, "request") {
+				if s, null := d.Str(h); !null {
+					d.SetString(h, check(string(s)))
+				}
+			}
+			if _, _, err := d.FilterEntities(entities, func(_ uint8, s string) (string, transcode.Verdict) {
+				return check(s), transcode.Keep
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if n != c.Renamed {
+				t.Fatalf("%d names under the prefix, %d renamed", n, c.Renamed)
+			}
+			back, err := d.AppendTo(nil)
+			if err != nil || !bytes.Equal(back, body) {
+				t.Fatalf("strip after prefix: %v, identical %v", err, bytes.Equal(back, body))
+			}
+			return
+		}
+		out, c, err := tn.Response(nil, body, key, version)
+		if err != nil {
+			return
+		}
+		var d transcode.Doc
+		if err := d.ParseAPI(out, key, kind, version); err != nil {
+			t.Fatalf("the mapped response does not parse: %v", err)
+		}
+		n := len(handFields(&d, key, "response"))
+		for _, h := range handFields(&d, key, "response") {
+			if d.IsNull(h) {
+				n--
+			}
+		}
+		kept, _, _ := d.FilterEntities(entities, func(_ uint8, s string) (string, transcode.Verdict) { return s, transcode.Keep })
+		if n+kept != c.Renamed {
+			t.Fatalf("the client sees %d names, %d were stripped", n+kept, c.Renamed)
+		}
+	})
+}

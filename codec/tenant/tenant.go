@@ -1,0 +1,369 @@
+// Package tenant maps Kafka requests and responses between a tenant's view of a
+// cluster and the shared cluster behind it (a "virtual cluster"): every topic name,
+// group id and transactional id a tenant's client sends gets the tenant's prefix, and
+// every one the broker answers with has it removed, with the entities of other tenants
+// (and the cluster's internal topics) left out of lists.
+//
+// The fields to rename are found from Kafka's message descriptors: every string field
+// whose entityType is topicName, groupId or transactionalId, in every api and version,
+// tagged fields included. A few fields carry an entity without declaring it, and are
+// mapped by the field that says what they hold: FindCoordinator's key and
+// coordinatorKeys (by keyType), and the config apis' resourceName (by resourceType).
+//
+// Tenancy fails closed. An api is Mapped (its entity names are renamed both ways),
+// Passed (it names no entity: ApiVersions, SASL, DescribeCluster) or Refused: every
+// api a tenant must not use (ACLs, quotas, SCRAM credentials, delegation tokens,
+// partition reassignment, leader election, log dirs, features, telemetry, Kafka
+// Streams groups, inter-broker and controller apis) and every api key this package
+// does not know. A Mapped request whose meaning a prefix cannot keep (a topic regex, a
+// transactional id pattern, a config resource of another type) is refused too, and so
+// is a response that names an entity outside the tenant where it cannot be left out.
+//
+// What a tenant still observes: broker ids, hosts and racks (Metadata,
+// DescribeCluster, FindCoordinator), the cluster id, the cluster's api versions and
+// features, producer ids and epochs, and the broker configs (DescribeConfigs of a
+// BROKER resource, read only). Quotas, ACLs and credentials are not reachable.
+package tenant
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kwire/kwire/internal/proto"
+	"github.com/kwire/kwire/internal/transcode"
+)
+
+// Access is what a tenant may do with an api.
+type Access uint8
+
+const (
+	// Refused: the api is answered with CLUSTER_AUTHORIZATION_FAILED (or the
+	// connection closed where its response has no error field) and never reaches the
+	// broker; a proxy also leaves it out of ApiVersions responses.
+	Refused Access = iota
+	// Passed: the api names no tenant entity; it is forwarded unchanged.
+	Passed
+	// Mapped: the api's entity names are prefixed in requests and stripped in
+	// responses.
+	Mapped
+)
+
+func (a Access) String() string {
+	switch a {
+	case Passed:
+		return "passed"
+	case Mapped:
+		return "mapped"
+	}
+	return "refused"
+}
+
+// Api keys with fields mapped by hand.
+const (
+	keyFindCoordinator         = 10
+	keyDescribeConfigs         = 32
+	keyAlterConfigs            = 33
+	keyIncrementalAlterConfigs = 44
+	keyListTransactions        = 66
+	keyConsumerGroupHeartbeat  = 68
+)
+
+// access is the table of api keys a tenant may use; every other key is Refused.
+var access = map[int16]Access{
+	0:  Mapped, // Produce
+	1:  Mapped, // Fetch
+	2:  Mapped, // ListOffsets
+	3:  Mapped, // Metadata
+	8:  Mapped, // OffsetCommit
+	9:  Mapped, // OffsetFetch
+	10: Mapped, // FindCoordinator (key by keyType)
+	11: Mapped, // JoinGroup
+	12: Mapped, // Heartbeat
+	13: Mapped, // LeaveGroup
+	14: Mapped, // SyncGroup
+	15: Mapped, // DescribeGroups
+	16: Mapped, // ListGroups
+	17: Passed, // SaslHandshake
+	18: Passed, // ApiVersions
+	19: Mapped, // CreateTopics
+	20: Mapped, // DeleteTopics
+	21: Mapped, // DeleteRecords
+	22: Mapped, // InitProducerId
+	23: Mapped, // OffsetForLeaderEpoch
+	24: Mapped, // AddPartitionsToTxn
+	25: Mapped, // AddOffsetsToTxn
+	26: Mapped, // EndTxn
+	28: Mapped, // TxnOffsetCommit
+	32: Mapped, // DescribeConfigs (TOPIC and GROUP resources renamed, BROKER read)
+	33: Mapped, // AlterConfigs (TOPIC and GROUP resources)
+	36: Passed, // SaslAuthenticate
+	37: Mapped, // CreatePartitions
+	42: Mapped, // DeleteGroups
+	44: Mapped, // IncrementalAlterConfigs (TOPIC and GROUP resources)
+	47: Mapped, // OffsetDelete
+	60: Passed, // DescribeCluster
+	61: Mapped, // DescribeProducers
+	65: Mapped, // DescribeTransactions
+	66: Mapped, // ListTransactions (no transactionalIdPattern)
+	68: Mapped, // ConsumerGroupHeartbeat (no subscribedTopicRegex)
+	69: Mapped, // ConsumerGroupDescribe
+	75: Mapped, // DescribeTopicPartitions
+	76: Mapped, // ShareGroupHeartbeat
+	77: Mapped, // ShareGroupDescribe
+	78: Mapped, // ShareFetch
+	79: Mapped, // ShareAcknowledge
+	90: Mapped, // DescribeShareGroupOffsets
+	91: Mapped, // AlterShareGroupOffsets
+	92: Mapped, // DeleteShareGroupOffsets
+}
+
+// APIAccess is what a tenant may do with api key.
+func APIAccess(key int16) Access {
+	return access[key] // Refused for every key not listed
+}
+
+// entities is the mask of entity types a tenant's prefix applies to.
+const entities = 1<<transcode.EntityTopicName | 1<<transcode.EntityGroupID | 1<<transcode.EntityTransactionalID
+
+// RequestNames reports whether a request of api key at version may carry a name to
+// prefix: a Mapped api whose request has, at that version, a field of an entity type
+// or one mapped by hand. A proxy forwards other requests of Mapped and Passed apis
+// unread.
+func RequestNames(key, version int16) bool {
+	if access[key] != Mapped {
+		return false
+	}
+	switch key {
+	case keyFindCoordinator, keyDescribeConfigs, keyAlterConfigs, keyIncrementalAlterConfigs:
+		return true
+	}
+	return transcode.HasEntities(key, proto.KindRequest, version, entities)
+}
+
+// ResponseNames is RequestNames for the response of api key at version: whether it
+// may carry a name to strip (or an entity to leave out).
+func ResponseNames(key, version int16) bool {
+	if access[key] != Mapped {
+		return false
+	}
+	switch key {
+	case keyFindCoordinator:
+		return version >= 4 // coordinators[].key
+	case keyDescribeConfigs, keyAlterConfigs, keyIncrementalAlterConfigs:
+		return true
+	}
+	return transcode.HasEntities(key, proto.KindResponse, version, entities)
+}
+
+// Tenant maps messages for one tenant prefix. It is safe for concurrent use.
+type Tenant struct {
+	prefix string
+	docs   sync.Pool
+}
+
+// ErrRefused is the error of a request or response a tenant may not pass (errors.Is);
+// the error's text says why.
+var ErrRefused = errors.New("kwire: refused for the tenant")
+
+func refused(why string) error {
+	return &refusal{why}
+}
+
+type refusal struct{ why string }
+
+func (e *refusal) Error() string        { return ErrRefused.Error() + ": " + e.why }
+func (e *refusal) Is(target error) bool { return target == ErrRefused }
+
+// New returns the Tenant of prefix, which must be 1 to 200 characters Kafka allows in
+// topic names (ASCII letters, digits, '.', '_' and '-').
+func New(prefix string) (*Tenant, error) {
+	if prefix == "" || len(prefix) > 200 {
+		return nil, errors.New("tenant prefix " + strconv.Quote(prefix) + ": want 1 to 200 characters")
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := prefix[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return nil, errors.New("tenant prefix " + strconv.Quote(prefix) + ": character " + strconv.QuoteRune(rune(c)) + " at " + strconv.Itoa(i) +
+				" is not allowed in a topic name (letters, digits, '.', '_', '-')")
+		}
+	}
+	return &Tenant{prefix: prefix}, nil
+}
+
+// Prefix is the tenant's prefix.
+func (t *Tenant) Prefix() string { return t.prefix }
+
+// Counts says what a mapping did.
+type Counts struct {
+	// Renamed is the number of names prefixed (requests) or stripped (responses).
+	Renamed int
+	// Hidden is the number of list elements left out of a response: entities of other
+	// tenants, and the cluster's internal topics.
+	Hidden int
+}
+
+func (t *Tenant) doc() *transcode.Doc {
+	if d, ok := t.docs.Get().(*transcode.Doc); ok {
+		return d
+	}
+	return new(transcode.Doc)
+}
+
+// Request appends to dst the request body (no header) of api key at version with every
+// entity name prefixed. A Refused api, or a request a prefix cannot map, is an error
+// (ErrRefused); so is a body that does not parse.
+func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, error) {
+	var c Counts
+	switch access[key] {
+	case Refused:
+		return dst, c, refused("api key " + strconv.Itoa(int(key)) + " is not open to tenants")
+	case Passed:
+		return append(dst, body...), c, nil
+	}
+	d := t.doc()
+	defer t.docs.Put(d)
+	if err := d.ParseAPI(body, key, proto.KindRequest, version); err != nil {
+		return dst, c, err
+	}
+	root := d.Root()
+	prefix := func(n transcode.Node) error {
+		s, null := d.Str(n)
+		if null {
+			return nil
+		}
+		c.Renamed++
+		return d.SetString(n, t.prefix+string(s))
+	}
+	switch key {
+	case keyFindCoordinator:
+		keyType := int64(0) // v0: groups only
+		if n := d.Field(root, "keyType"); n != transcode.NoNode {
+			keyType = d.Int(n)
+		}
+		if keyType < 0 || keyType > 2 { // group, transaction, share group
+			return dst, c, refused("FindCoordinator keyType " + strconv.FormatInt(keyType, 10) + " is not a group or a transaction")
+		}
+		if n := d.Field(root, "key"); n != transcode.NoNode {
+			if err := prefix(n); err != nil {
+				return dst, c, err
+			}
+		}
+		for n := d.First(d.Field(root, "coordinatorKeys")); n != transcode.NoNode; n = d.Next(n) {
+			if err := prefix(n); err != nil {
+				return dst, c, err
+			}
+		}
+	case keyDescribeConfigs, keyAlterConfigs, keyIncrementalAlterConfigs:
+		for r := d.First(d.Field(root, "resources")); r != transcode.NoNode; r = d.Next(r) {
+			switch typ := d.Int(d.Field(r, "resourceType")); {
+			case typ == resourceTopic || typ == resourceGroup:
+				if err := prefix(d.Field(r, "resourceName")); err != nil {
+					return dst, c, err
+				}
+			case typ == resourceBroker && key == keyDescribeConfigs:
+			default:
+				return dst, c, refused("config resource type " + strconv.FormatInt(typ, 10) + " is not open to tenants")
+			}
+		}
+	case keyListTransactions:
+		if n := d.Field(root, "transactionalIdPattern"); n != transcode.NoNode && !d.IsNull(n) {
+			return dst, c, refused("ListTransactions with a transactionalIdPattern")
+		}
+	case keyConsumerGroupHeartbeat:
+		if n := d.Field(root, "subscribedTopicRegex"); n != transcode.NoNode && !d.IsNull(n) {
+			if s, _ := d.Str(n); len(s) > 0 {
+				return dst, c, refused("ConsumerGroupHeartbeat with a subscribedTopicRegex")
+			}
+		}
+	}
+	kept, _, err := d.FilterEntities(entities, func(_ uint8, name string) (string, transcode.Verdict) {
+		return t.prefix + name, transcode.Keep
+	})
+	c.Renamed += kept
+	if err != nil {
+		return dst, c, err
+	}
+	out, err := d.AppendTo(dst)
+	return out, c, err
+}
+
+// Config resource types (ConfigResource.Type).
+const (
+	resourceTopic  = 2
+	resourceBroker = 4
+	resourceGroup  = 32
+)
+
+// Response appends to dst the response body (no header) of api key at version with the
+// prefix stripped from every entity name, every array element that names an entity
+// outside the tenant left out, and the prefix removed from error messages. An entity
+// outside the tenant where no element can be left out is an error (ErrRefused): the
+// response must not reach the tenant.
+func (t *Tenant) Response(dst, body []byte, key, version int16) ([]byte, Counts, error) {
+	var c Counts
+	switch access[key] {
+	case Refused:
+		return dst, c, refused("api key " + strconv.Itoa(int(key)) + " is not open to tenants")
+	case Passed:
+		return append(dst, body...), c, nil
+	}
+	d := t.doc()
+	defer t.docs.Put(d)
+	if err := d.ParseAPI(body, key, proto.KindResponse, version); err != nil {
+		return dst, c, err
+	}
+	root := d.Root()
+	strip := func(n transcode.Node, what string) error {
+		s, null := d.Str(n)
+		if null {
+			return nil
+		}
+		rest, ok := strings.CutPrefix(string(s), t.prefix)
+		if !ok {
+			return refused(what + " " + strconv.Quote(string(s)) + " is outside the tenant")
+		}
+		c.Renamed++
+		return d.SetString(n, rest)
+	}
+	switch key {
+	case keyFindCoordinator:
+		for n := d.First(d.Field(root, "coordinators")); n != transcode.NoNode; n = d.Next(n) {
+			if err := strip(d.Field(n, "key"), "coordinator key"); err != nil {
+				return dst, c, err
+			}
+		}
+	case keyDescribeConfigs, keyAlterConfigs, keyIncrementalAlterConfigs:
+		list := "results"
+		if key != keyDescribeConfigs {
+			list = "responses"
+		}
+		for r := d.First(d.Field(root, list)); r != transcode.NoNode; r = d.Next(r) {
+			if typ := d.Int(d.Field(r, "resourceType")); typ == resourceTopic || typ == resourceGroup {
+				if err := strip(d.Field(r, "resourceName"), "config resource"); err != nil {
+					return dst, c, err
+				}
+			}
+		}
+	}
+	kept, dropped, err := d.FilterEntities(entities, func(_ uint8, name string) (string, transcode.Verdict) {
+		if rest, ok := strings.CutPrefix(name, t.prefix); ok {
+			return rest, transcode.Keep
+		}
+		return name, transcode.Drop
+	})
+	c.Renamed += kept
+	c.Hidden += dropped
+	if err != nil {
+		if errors.Is(err, transcode.ErrRenameRefused) {
+			return dst, c, refused("the response names an entity outside the tenant outside any list")
+		}
+		return dst, c, err
+	}
+	if _, err := d.ReplaceInMessages(t.prefix, ""); err != nil {
+		return dst, c, err
+	}
+	out, err := d.AppendTo(dst)
+	return out, c, err
+}
