@@ -86,7 +86,7 @@ func apiKeyNamed(t *testing.T, name string) int16 {
 var notEntities = map[string]bool{
 	"clusterId": true, "rackId": true, "host": true, "rack": true, "errorMessage": true, "batchIndexErrorMessage": true,
 	"memberId": true, "groupInstanceId": true, "instanceId": true, "protocolType": true, "protocolName": true,
-	"name": true, // protocols[].name of JoinGroup and configs[].name; every entity "name" declares its type
+	"name":   true, // protocols[].name of JoinGroup and configs[].name; every entity "name" declares its type
 	"leader": true, "reason": true, "committedMetadata": true, "metadata": true, "groupState": true,
 	"protocolData": true, "clientId": true, "clientHost": true, "statesFilter": true, "typesFilter": true,
 	"groupType": true, "value": true, "transactionState": true, "stateFilters": true, "unknownStateFilters": true,
