@@ -138,6 +138,8 @@ func RequestNames(key, version int16) bool {
 	switch key {
 	case keyFindCoordinator, keyDescribeConfigs, keyAlterConfigs, keyIncrementalAlterConfigs:
 		return true
+	case keyListTransactions:
+		return version >= 2 // transactionalIdPattern is refused
 	}
 	return transcode.HasEntities(key, proto.KindRequest, version, entities)
 }

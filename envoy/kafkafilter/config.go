@@ -34,6 +34,7 @@ import (
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/policy"
 	"github.com/kwire/kwire/codec/rules"
+	"github.com/kwire/kwire/codec/tenant"
 )
 
 // Config is the plugin configuration (JSON). Every field is optional.
@@ -101,9 +102,20 @@ type Config struct {
 	// MaxFrameBytes bounds a frame in either direction (default 100 MiB, Kafka's
 	// socket.request.max.bytes); a larger frame closes the connection.
 	MaxFrameBytes int `json:"max_frame_bytes,omitempty"`
+	// Tenant makes the listener a virtual cluster (codec/tenant): every topic name,
+	// group id and transactional id gets Tenant.Prefix on the way to the broker and
+	// loses it on the way back, other tenants' entities are left out of lists, and
+	// the apis a tenant may not use are answered with deny_error_code (and left out of
+	// ApiVersions responses).
+	Tenant *TenantConfig `json:"tenant,omitempty"`
 	// TickMs, when positive, asks the host for a tick every TickMs milliseconds; each
 	// tick logs a one-line summary at debug level.
 	TickMs int `json:"tick_ms,omitempty"`
+}
+
+// TenantConfig is a listener's tenant.
+type TenantConfig struct {
+	Prefix string `json:"prefix"`
 }
 
 // APIKeys is an allow list or a deny list of api keys (not both).
@@ -124,6 +136,7 @@ type settings struct {
 	pol          *policy.Policy
 	maxProduceV  int16 // -1: no cap
 	rules        *rules.Set
+	tenant       *tenant.Tenant
 	ruleCode     int16
 	maxFrame     int
 	tickMs       int
@@ -213,6 +226,16 @@ func ParseConfig(data []byte) (*Config, error) {
 			c.MaxFrameBytes = int(r.Int(math.MinInt32, math.MaxInt32))
 		case "tick_ms":
 			c.TickMs = int(r.Int(math.MinInt32, math.MaxInt32))
+		case "tenant":
+			c.Tenant = &TenantConfig{}
+			r.Object(func(key string) {
+				switch key {
+				case "prefix":
+					c.Tenant.Prefix = r.String()
+				default:
+					r.Unknown(key)
+				}
+			})
 		default:
 			r.Unknown(key)
 		}
@@ -332,6 +355,13 @@ func (c *Config) settings() (*settings, error) {
 	if c.MaxFrameBytes > 0 {
 		s.maxFrame = c.MaxFrameBytes
 	}
+	if c.Tenant != nil {
+		t, err := tenant.New(c.Tenant.Prefix)
+		if err != nil {
+			return nil, errors.New("tenant.prefix: " + err.Error())
+		}
+		s.tenant = t
+	}
 	if c.TickMs < 0 {
 		return nil, errors.New("tick_ms: " + strconv.Itoa(int(c.TickMs)) + " is negative")
 	}
@@ -350,6 +380,9 @@ func (s *settings) isDenied(key int16) bool {
 }
 
 func (s *settings) isDeniedSlow(key int16) bool {
+	if s.tenant != nil && tenant.APIAccess(key) == tenant.Refused {
+		return true
+	}
 	if s.allowList {
 		return !s.allowed[key]
 	}

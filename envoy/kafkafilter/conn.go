@@ -2,10 +2,12 @@ package kafkafilter
 
 import (
 	"encoding/binary"
+	"errors"
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/rules"
+	"github.com/kwire/kwire/codec/tenant"
 	"github.com/kwire/kwire/internal/transcode"
 )
 
@@ -144,6 +146,7 @@ type pend struct {
 	kind     pendKind
 	rejected []rejectedTopic // kindProduce: partitions answered by the filter
 	synth    []byte          // kindReplace: the response frame to send
+	tenant   bool            // the response carries names the tenant's mapping strips
 }
 
 // Closed reports whether the filter has asked for the connection to be closed.
@@ -377,14 +380,14 @@ func (c *Conn) action(n int) Action {
 // none may be forwarded before its head is read.
 func (c *Conn) mayHoldRequests() bool {
 	s := c.f.s
-	return s.pol != nil || s.allowList || len(s.denied) > 0 || s.rules != nil
+	return s.pol != nil || s.allowList || len(s.denied) > 0 || s.rules != nil || s.tenant != nil
 }
 
 // mayHoldResponses reports whether a response now expected may be one the filter
 // changes, so that none may be forwarded before its head is read.
 func (c *Conn) mayHoldResponses() bool {
 	for i := range c.pending {
-		if k := c.pending[i].kind; k != kindPass && k != kindTags {
+		if k := c.pending[i].kind; k != kindPass && k != kindTags || c.pending[i].tenant {
 			return true
 		}
 	}
@@ -541,6 +544,11 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 	api, known := codec.LookupAPI(key)
 	if !known || !api.Request.ValidVersion(ver) {
 		c.f.inc(c.f.mReqUnknown, 1)
+		if s.tenant != nil {
+			c.f.inc(c.f.mTenantRefused, 1)
+			c.closeWith("api key " + strconv.Itoa(int(key)) + " v" + strconv.Itoa(int(ver)) + " is unknown to the filter and cannot be mapped for the tenant")
+			return
+		}
 		if !known && s.allowList || known && s.isDenied(key) {
 			c.closeWith("denied api key " + strconv.Itoa(int(key)) + " v" + strconv.Itoa(int(ver)) + " cannot be answered (version unknown to the filter)")
 			return
@@ -556,7 +564,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		return
 	}
 	c.f.countRequest(key)
-	if s.isDenied(key) || s.rules != nil && s.rules.Applies(key) {
+	if s.isDenied(key) || s.rules != nil && s.rules.Applies(key) || s.tenant != nil && tenant.RequestNames(key, ver) {
 		d.mode = modeHold
 		return
 	}
@@ -575,7 +583,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 // needs from the filter.
 func (c *Conn) pendFor(key, ver int16, corr int32, start int64) pend {
 	s := c.f.s
-	p := pend{corr: corr, key: key, ver: ver, start: start}
+	p := pend{corr: corr, key: key, ver: ver, start: start, tenant: s.tenant != nil && tenant.ResponseNames(key, ver)}
 	switch key {
 	case apiProduce:
 		// No policy: only its response's node endpoints (v10+) may change.
@@ -595,7 +603,7 @@ func (c *Conn) pendFor(key, ver int16, corr int32, start int64) pend {
 			p.kind = kindDescCluster
 		}
 	case apiApiVersions:
-		if s.maxProduceV >= 0 {
+		if s.maxProduceV >= 0 || s.tenant != nil {
 			p.kind = kindApiVersions
 		}
 	case apiFetch, apiShareFetch, apiShareAcknowledge:
@@ -643,6 +651,10 @@ func (c *Conn) responseHead(d *dir, h []byte, size int) {
 	}
 	c.f.countResponse(p.key, p.start)
 	d.cur = p
+	if p.tenant && p.kind != kindReplace {
+		d.mode = modeHold // its names are stripped
+		return
+	}
 	switch p.kind {
 	case kindPass:
 		return
@@ -709,8 +721,15 @@ func (c *Conn) frame(d *dir, frame []byte, at int) {
 		}
 	}
 	if d.request {
-		c.requestFrame(frame, forward)
+		c.requestFrame(frame, at)
 		return
+	}
+	if d.cur.tenant {
+		mapped, ok := c.tenantResponse(&d.cur, frame)
+		if !ok {
+			return
+		}
+		frame, at = mapped, -1
 	}
 	out, err := c.rewriteResponse(&d.cur, frame)
 	if err != nil {
@@ -726,9 +745,10 @@ func (c *Conn) frame(d *dir, frame []byte, at int) {
 	c.out.own(out)
 }
 
-// requestFrame handles a whole request the filter held: a Produce or a denied
-// request.
-func (c *Conn) requestFrame(frame []byte, forward func()) {
+// requestFrame handles a whole request the filter held (a denied request, one under
+// rules, a Produce under the schema policy, one whose names a tenant maps); at is its
+// buffer offset, or -1 when it was gathered in the filter.
+func (c *Conn) requestFrame(frame []byte, at int) {
 	key := int16(binary.BigEndian.Uint16(frame[4:]))
 	ver := int16(binary.BigEndian.Uint16(frame[6:]))
 	corr := int32(binary.BigEndian.Uint32(frame[8:]))
@@ -753,31 +773,30 @@ func (c *Conn) requestFrame(frame []byte, forward func()) {
 		c.substitute(corr, key, ver, now, synth)
 		return
 	}
-	if s := c.f.s; s.rules != nil && s.rules.Applies(key) {
-		if c.ruleRefused(frame, hlen, key, ver, corr, now) {
-			return
-		}
-		if key != apiProduce || s.pol == nil {
-			forward()
+	s := c.f.s
+	if s.rules != nil && s.rules.Applies(key) && c.ruleRefused(frame, hlen, key, ver, corr, now) {
+		return
+	}
+	if key != apiProduce || s.pol == nil {
+		if c.emitRequest(frame, at, hlen, key, ver, corr, now) {
 			c.pending = append(c.pending, c.pendFor(key, ver, corr, now))
-			return
 		}
+		return
 	}
 	// Produce under the schema policy.
 	act := c.f.checkProduce(frame, hlen, ver)
+	tenantResp := s.tenant != nil && tenant.ResponseNames(key, ver)
 	switch {
 	case act.refuse != "":
 		c.f.inc(c.f.mReqRefused, 1)
 		c.closeWith(act.refuse)
 	case act.forwardAsIs:
-		forward()
-		if act.acks != 0 {
-			c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindProduce})
+		if c.emitRequest(frame, at, hlen, key, ver, corr, now) && act.acks != 0 {
+			c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindProduce, tenant: tenantResp})
 		}
 	case act.rewritten != nil:
-		c.out.own(act.rewritten)
-		if act.acks != 0 {
-			c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindProduce, rejected: act.rejected})
+		if c.emitRequest(act.rewritten, -1, hlen, key, ver, corr, now) && act.acks != 0 {
+			c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindProduce, rejected: act.rejected, tenant: tenantResp})
 		}
 	default: // every partition rejected
 		if act.acks == 0 {
@@ -841,6 +860,81 @@ func (c *Conn) ruleRefused(frame []byte, hlen int, key, ver int16, corr int32, n
 	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
 	c.substitute(corr, key, ver, now, b)
 	return true
+}
+
+// emitRequest forwards a whole request the filter held: as it is (from the proxy's
+// buffer when at >= 0), or under a tenant with its entity names prefixed. A request
+// the tenant may not send is answered here as a denied one is (or the connection
+// closed); it reports whether the request went to the broker.
+func (c *Conn) emitRequest(frame []byte, at, hlen int, key, ver int16, corr int32, now int64) bool {
+	s := c.f.s
+	if s.tenant == nil || !tenant.RequestNames(key, ver) {
+		if at >= 0 {
+			c.out.host(at, at+len(frame))
+		} else {
+			c.out.own(frame)
+		}
+		return true
+	}
+	buf := append(c.f.tenantBuf[:0], frame[:hlen]...)
+	buf, n, err := s.tenant.Request(buf, frame[hlen:], key, ver)
+	c.f.tenantBuf = buf[:0]
+	what := apiMetricName(key) + " v" + strconv.Itoa(int(ver))
+	if err != nil {
+		c.f.inc(c.f.mTenantRefused, 1)
+		if !errors.Is(err, tenant.ErrRefused) {
+			c.f.inc(c.f.mReqFailure, 1)
+			c.closeWith(what + " cannot be mapped for the tenant: " + err.Error())
+			return false
+		}
+		c.f.host.Log(LevelDebug, "kwire: "+what+" "+err.Error())
+		synth, derr := c.f.denyResponse(frame, hlen, key, ver, corr)
+		if derr != nil {
+			c.closeWith(what + " " + err.Error() + "; no error response: " + derr.Error())
+			return false
+		}
+		if synth != nil {
+			c.substitute(corr, key, ver, now, synth)
+		}
+		return false
+	}
+	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
+	c.out.own(buf)
+	if n.Renamed > 0 {
+		c.f.inc(c.f.mTenantReq, 1)
+	}
+	return true
+}
+
+// tenantResponse strips the tenant's prefix from a response's names and leaves out
+// the list elements of other tenants; a response the tenant must not see closes the
+// connection (fails closed: nothing of it is forwarded).
+func (c *Conn) tenantResponse(p *pend, frame []byte) ([]byte, bool) {
+	s := c.f.s
+	what := apiMetricName(p.key) + " v" + strconv.Itoa(int(p.ver))
+	hlen, err := codec.ResponseHeaderLen(frame, p.key, p.ver)
+	if err != nil {
+		c.f.inc(c.f.mRespFailure, 1)
+		c.closeWith("response " + what + ": " + err.Error())
+		return nil, false
+	}
+	buf := append(c.f.tenantBuf[:0], frame[:hlen]...)
+	buf, n, err := s.tenant.Response(buf, frame[hlen:], p.key, p.ver)
+	c.f.tenantBuf = buf[:0]
+	if err != nil {
+		c.f.inc(c.f.mTenantRefused, 1)
+		if !errors.Is(err, tenant.ErrRefused) {
+			c.f.inc(c.f.mRespFailure, 1)
+		}
+		c.closeWith("response " + what + " cannot be mapped for the tenant: " + err.Error())
+		return nil, false
+	}
+	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
+	if n.Renamed > 0 || n.Hidden > 0 {
+		c.f.inc(c.f.mTenantResp, 1)
+	}
+	c.f.inc(c.f.mTenantHidden, n.Hidden)
+	return buf, true
 }
 
 // substitute sends the broker an ApiVersions v0 request in place of a request

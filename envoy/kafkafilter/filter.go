@@ -64,6 +64,10 @@ type Filter struct {
 	mChecked, mFailed, mRejected, mWarned, mPartRejected, mPartAccepted    uint32
 	mReqRefused, mRewritten, mUnmapped, mConnTotal, mConnActive, mSubstitu uint32
 	mUnruled, mInPlace, mEndpointsDropped, mRuleRefused, mRuleClosed       uint32
+	mTenantReq, mTenantResp, mTenantHidden, mTenantRefused                 uint32
+
+	// the frames a tenant's mapping writes (reused)
+	tenantBuf []byte
 
 	// rewriting a response's tag section in place (stream.go)
 	syn, synOut []byte
@@ -108,6 +112,10 @@ func New(host Host, config []byte) (*Filter, error) {
 	f.mEndpointsDropped = c0("rewrite.endpoints_dropped")
 	f.mRuleRefused = c0("rules.requests_refused")
 	f.mRuleClosed = c0("rules.connections_closed")
+	f.mTenantReq = c0("tenant.requests_renamed")
+	f.mTenantResp = c0("tenant.responses_renamed")
+	f.mTenantHidden = c0("tenant.entities_hidden")
+	f.mTenantRefused = c0("tenant.refused")
 	if s.tickMs > 0 {
 		host.SetTickPeriod(uint32(s.tickMs))
 	}
@@ -117,6 +125,9 @@ func New(host Host, config []byte) (*Filter, error) {
 		if s.pol.Enforces() {
 			mode = "schema policy enforcing"
 		}
+	}
+	if s.tenant != nil {
+		mode += ", tenant prefix " + strconv.Quote(s.tenant.Prefix())
 	}
 	host.Log(LevelInfo, "kwire kafka filter configured: "+mode+", "+strconv.Itoa(len(s.brokers))+" broker address rewrites, "+denySummary(s))
 	return f, nil

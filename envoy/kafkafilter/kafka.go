@@ -11,6 +11,7 @@ import (
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/policy"
 	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/tenant"
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/transcode"
 )
@@ -496,8 +497,17 @@ func (c *Conn) rewriteResponse(p *pend, frame []byte) ([]byte, error) {
 		}
 	case kindApiVersions:
 		for k := d.First(d.Field(root, "apiKeys")); k != transcode.NoNode; k = d.Next(k) {
+			key := d.Int(d.Field(k, "apiKey"))
+			if f.s.tenant != nil && tenant.APIAccess(int16(key)) == tenant.Refused {
+				// Not open to the tenant: left out, so that clients do not try it.
+				if err := d.Remove(k); err != nil {
+					return nil, err
+				}
+				changed = true
+				continue
+			}
 			maxV := d.Field(k, "maxVersion")
-			if d.Int(d.Field(k, "apiKey")) == apiProduce && d.Int(maxV) > int64(f.s.maxProduceV) && d.Int(d.Field(k, "minVersion")) <= int64(f.s.maxProduceV) {
+			if f.s.maxProduceV >= 0 && key == apiProduce && d.Int(maxV) > int64(f.s.maxProduceV) && d.Int(d.Field(k, "minVersion")) <= int64(f.s.maxProduceV) {
 				if err := d.SetInt(maxV, int64(f.s.maxProduceV)); err != nil {
 					return nil, err
 				}

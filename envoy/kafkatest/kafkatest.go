@@ -88,6 +88,9 @@ type Broker struct {
 	Partitions int32
 	// MaxProduce is the highest Produce version it advertises.
 	MaxProduce int16
+	// Topics are the topics a Metadata request for all topics lists; Groups are the
+	// groups ListGroups lists.
+	Topics, Groups []string
 
 	mu       sync.Mutex
 	produced []Produced
@@ -149,7 +152,13 @@ func (b *Broker) Handle(frame []byte) ([]byte, error) {
 		r.Brokers = []codec.MetadataResponseBroker{{NodeID: b.NodeID, Host: b.Host, Port: b.Port}}
 		cid := "kafkatest"
 		r.ClusterID, r.ControllerID = &cid, b.NodeID
-		for _, t := range req.Topics {
+		names := req.Topics
+		if req.Topics == nil {
+			for i := range b.Topics {
+				names = append(names, codec.MetadataRequestTopic{Name: &b.Topics[i]})
+			}
+		}
+		for _, t := range names {
 			if t.Name == nil {
 				continue
 			}
@@ -178,6 +187,12 @@ func (b *Broker) Handle(frame []byte) ([]byte, error) {
 		for _, t := range req.Topics {
 			r.Topics = append(r.Topics, codec.CreateTopicsResponseCreatableTopicResult{Name: t.Name, TopicID: TopicID(t.Name),
 				NumPartitions: t.NumPartitions, ReplicationFactor: t.ReplicationFactor})
+		}
+		resp = r
+	case *codec.ListGroupsRequest:
+		r := codec.NewListGroupsResponse()
+		for _, g := range b.Groups {
+			r.Groups = append(r.Groups, codec.ListGroupsResponseListedGroup{GroupID: g, ProtocolType: "consumer", GroupState: "Stable", GroupType: "classic"})
 		}
 		resp = r
 	case *codec.DescribeClusterRequest:
