@@ -117,6 +117,7 @@ const (
 	modeDecide        // a Produce: walk its topics until the filter knows whether a rule covers one
 	modeWalk          // a response: walk to its tag section, forwarding as it goes
 	modeTail          // a response: collect its tag section in the filter
+	modeTenant        // a Produce to a tenant's listener: rewrite its names, stream its records
 )
 
 const (
@@ -425,6 +426,8 @@ func (c *Conn) run(d *dir, b Buffer, endOfStream bool) Action {
 			pos = c.hold(d, pos, n)
 		case modeDecide:
 			pos = c.decide(d, pos, n)
+		case modeTenant:
+			pos = c.tenantProduce(d, pos, n)
 		case modeWalk:
 			pos = c.walkResponse(d, pos, n)
 		case modeTail:
@@ -514,7 +517,7 @@ func (c *Conn) head(d *dir, pos, n int) int {
 	}
 	// The head is in this buffer at pos and has not been forwarded.
 	switch d.mode {
-	case modeHold, modeDecide:
+	case modeHold, modeDecide, modeTenant:
 		// Held by the proxy when the frame starts the buffer (requests), in the filter
 		// otherwise: hold and decide read it from pos.
 		d.stash = d.stash[:0]
@@ -564,8 +567,15 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		return
 	}
 	c.f.countRequest(key)
-	if s.isDenied(key) || s.rules != nil && s.rules.Applies(key) || s.tenant != nil && tenant.RequestNames(key, ver) {
+	if s.isDenied(key) || s.rules != nil && s.rules.Applies(key) {
 		d.mode = modeHold
+		return
+	}
+	if s.tenant != nil && tenant.RequestNames(key, ver) {
+		d.mode = modeHold
+		if key == apiProduce && s.pol == nil {
+			d.mode = modeTenant // its names are in its first bytes: the records stream
+		}
 		return
 	}
 	if key == apiProduce && s.pol != nil {

@@ -617,3 +617,228 @@ func appendUvarintN(b []byte, v uint64, n int) []byte {
 	}
 	return b
 }
+
+// produceNameSpan is where a Produce request body's names are, for a tenant: the
+// transactional id (from v3) and, up to v12, the topic name of a single-topic request,
+// both in the body's first bytes. Everything after the topic name (or the
+// transactional id, from v13, which names topics by id) carries no name.
+type produceNameSpan struct {
+	acks         int16
+	txStart      int // the transactional id's length prefix (-1 before v3)
+	txEnd        int
+	nameStart    int // the topic name's length prefix (-1 from v13)
+	nameEnd      int
+	end          int // where the names end: the rest streams as it is
+	single, flex bool
+}
+
+// produceNames reads a produceNameSpan from the first bytes b of a Produce body of
+// bodyLen bytes at ver. more is true when b ends before the span does; ok false means
+// the request cannot stream (several topics up to v12, or a length out of bounds):
+// the whole-frame path maps it, or reports what is wrong.
+func produceNames(b []byte, ver int16, bodyLen int) (s produceNameSpan, more, ok bool) {
+	b = b[:min(len(b), bodyLen)]
+	s.flex = ver >= 9
+	off := 0
+	short := false
+	length := func(wide bool) int {
+		if s.flex {
+			v, n := binary.Uvarint(b[off:])
+			if n == 0 {
+				short = true
+				return -2
+			}
+			if n < 0 || v > 1<<31 {
+				return -2
+			}
+			off += n
+			return int(v) - 1
+		}
+		w := 2
+		if wide {
+			w = 4
+		}
+		if len(b)-off < w {
+			short = true
+			return -2
+		}
+		var v int
+		if wide {
+			v = int(int32(binary.BigEndian.Uint32(b[off:])))
+		} else {
+			v = int(int16(binary.BigEndian.Uint16(b[off:])))
+		}
+		off += w
+		return v
+	}
+	// str steps over a nullable string; false when it does not fit.
+	str := func() bool {
+		n := length(false)
+		if n < -1 {
+			return false
+		}
+		if n > len(b)-off {
+			short = len(b) < bodyLen
+			return false
+		}
+		off += max(n, 0)
+		return true
+	}
+	s.txStart, s.nameStart = -1, -1
+	if ver >= 3 {
+		s.txStart = off
+		if !str() {
+			return s, short, false
+		}
+		s.txEnd = off
+	}
+	if ver >= 13 {
+		if len(b)-off < 2 {
+			return s, len(b) < bodyLen, false
+		}
+		s.acks = int16(binary.BigEndian.Uint16(b[off:]))
+		s.end = off
+		return s, false, true
+	}
+	if len(b)-off < 6 {
+		return s, len(b) < bodyLen, false
+	}
+	s.acks = int16(binary.BigEndian.Uint16(b[off:]))
+	off += 6
+	if n := length(true); n != 1 {
+		return s, short, false
+	}
+	s.single = true
+	s.nameStart = off
+	if !str() {
+		return s, short, false
+	}
+	s.nameEnd, s.end = off, off
+	return s, false, true
+}
+
+// appendPrefixed appends the string at b[start:end] (its length prefix included) with
+// the prefix before it; a null string stays null.
+func appendPrefixed(dst, b []byte, start, end int, prefix string, flex bool) []byte {
+	var body []byte
+	if flex {
+		v, k := binary.Uvarint(b[start:end])
+		if v == 0 {
+			return append(dst, 0)
+		}
+		body = b[start+k : end]
+	} else {
+		if int16(binary.BigEndian.Uint16(b[start:])) < 0 {
+			return append(dst, b[start:end]...)
+		}
+		body = b[start+2 : end]
+	}
+	l := len(prefix) + len(body)
+	if flex {
+		dst = binary.AppendUvarint(dst, uint64(l)+1)
+	} else {
+		dst = binary.BigEndian.AppendUint16(dst, uint16(l))
+	}
+	dst = append(dst, prefix...)
+	return append(dst, body...)
+}
+
+// tenantProduce streams a Produce request through a tenant's listener: its names
+// are in its first bytes (the transactional id, and up to v12 a single topic's name),
+// which are rewritten with the prefix and sent with the new size, and the rest, the
+// records, follows as it arrives, never copied into the filter when the request
+// starts the proxy's buffer. A request with several topics up to v12, or one that
+// does not read, is held and mapped whole.
+func (c *Conn) tenantProduce(d *dir, pos, n int) int {
+	size := d.frameEnd - d.frameAt
+	if !d.inHost {
+		k := min(size-len(d.stash), n-pos)
+		var ok bool
+		if d.stash, ok = c.readInto(d.stash, pos, k); !ok {
+			return n
+		}
+		pos += k
+	}
+	avail := len(d.stash)
+	if d.inHost {
+		avail = min(n, size)
+	}
+	hold := func() int {
+		d.mode = modeHold
+		if d.inHost {
+			return 0
+		}
+		return pos
+	}
+	hb := c.frameBytes(d, avail, 1024)
+	hl, err := codec.RequestHeaderLen(hb)
+	if errors.Is(err, codec.ErrTruncated) && len(hb) < avail {
+		hb = c.frameBytes(d, avail, avail)
+		hl, err = codec.RequestHeaderLen(hb)
+	}
+	if errors.Is(err, codec.ErrTruncated) && avail < size {
+		return c.decideWait(d, pos)
+	}
+	if err != nil {
+		return hold()
+	}
+	ver := int16(binary.BigEndian.Uint16(hb[6:]))
+	sp, more, ok := produceNames(hb[hl:], ver, size-hl)
+	if more && len(hb) < avail {
+		hb = c.frameBytes(d, avail, avail)
+		sp, more, ok = produceNames(hb[hl:], ver, size-hl)
+	}
+	if more && avail < size {
+		return c.decideWait(d, pos)
+	}
+	if !ok {
+		return hold()
+	}
+	prefix := c.f.s.tenant.Prefix()
+	body := hb[hl:]
+	head := append(c.f.tenantBuf[:0], hb[:hl]...)
+	renamed := 0
+	if sp.txStart >= 0 {
+		head = appendPrefixed(head, body, sp.txStart, sp.txEnd, prefix, sp.flex)
+		if !c.isNullString(body, sp.txStart, sp.flex) {
+			renamed++
+		}
+	}
+	if sp.single {
+		from := max(sp.txEnd, 0)
+		head = append(head, body[from:sp.nameStart]...)
+		head = appendPrefixed(head, body, sp.nameStart, sp.nameEnd, prefix, sp.flex)
+		renamed++
+	}
+	skip := hl + sp.end // frame offset where the unchanged rest begins
+	newSize := size - 4 + len(head) - skip
+	binary.BigEndian.PutUint32(head, uint32(newSize))
+	c.f.tenantBuf = head[:0]
+	if renamed > 0 {
+		c.f.inc(c.f.mTenantReq, 1)
+	}
+	corr := int32(binary.BigEndian.Uint32(hb[8:]))
+	if sp.acks != 0 {
+		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, c.f.host.NowNanos()))
+	}
+	c.out.own(head)
+	d.mode = modePass
+	if d.inHost {
+		d.inHost = false
+		return skip // the frame starts the buffer: the rest streams from there
+	}
+	c.out.own(d.stash[skip:])
+	d.stash = d.stash[:0]
+	if d.base+pos >= d.frameEnd {
+		d.mode = modeHead
+	}
+	return pos
+}
+
+// isNullString reports whether the string at b[start:] is null.
+func (c *Conn) isNullString(b []byte, start int, flex bool) bool {
+	if flex {
+		return b[start] == 0
+	}
+	return int16(binary.BigEndian.Uint16(b[start:])) < 0
+}

@@ -212,3 +212,123 @@ func TestTenantBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// Produce requests through a tenant's listener: a single-topic request up to v12 and
+// every request from v13 have their names rewritten in their first bytes and their
+// records streamed (not copied into the filter when whole); a request with several
+// topics is held and mapped whole. The broker sees every name prefixed and every
+// record; the client gets every answer in order.
+func TestTenantProduceStreams(t *testing.T) {
+	big := make([]byte, 32<<10)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	for name, chunk := range map[string]chunker{"whole": whole, "bytewise": bytewise, "random": randomly(5)} {
+		t.Run(name, func(t *testing.T) {
+			h := newHost()
+			f := mustFilter(t, h, `{"tenant":{"prefix":"team-a."}}`)
+			p := newPipe(t, f, chunk)
+			v13 := func(corr int32, txn *string) []byte {
+				req, err := kafkatest.Produce(13, -1, records.CompressionNone, []records.Message{rec("orders", 0, big)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.TransactionalID = txn
+				for i := range req.TopicData {
+					req.TopicData[i].TopicID = kafkatest.TopicID("team-a.orders")
+				}
+				return kafkatest.MustRequest(corr, 13, req)
+			}
+			tx := "tx"
+			frames := [][]byte{
+				metadataFrame(1, 12, "orders"), // the broker learns the topic's id
+				produceFrame(t, 2, 9, -1, records.CompressionNone, rec("orders", 0, big)),
+				produceFrame(t, 3, 9, -1, records.CompressionNone, rec("orders", 0, []byte("a")), rec("audit", 1, []byte("b"))),
+				v13(4, nil),
+				v13(5, &tx),
+				produceFrame(t, 6, 2, 1, records.CompressionNone, rec("orders", 2, []byte("v2"))),
+				produceFrame(t, 7, 9, 0, records.CompressionNone, rec("orders", 1, []byte("acks0"))),
+				metadataFrame(8, 12, "audit"),
+			}
+			for _, fr := range frames {
+				p.send(fr) // each request starts a buffer of its own, as a client's writes do
+			}
+			if p.closed || len(p.replies) != 7 {
+				t.Fatalf("closed %v, %d replies, want 7 (logs %v)", p.closed, len(p.replies), h.logs)
+			}
+			for i, want := range []int32{1, 2, 3, 4, 5, 6, 8} {
+				if got := corrOf(p.replies[i]); got != want {
+					t.Fatalf("reply %d answers %d, want %d", i, got, want)
+				}
+			}
+			if got := codes(decodeProduce(t, p.replies[2], 9)); strings.Join(got, " ") != "orders/0=0 audit/1=0" {
+				t.Errorf("two topics: %v", got)
+			}
+			var got []string
+			for _, pr := range p.br.Produced() {
+				got = append(got, pr.Topic+"/"+itoa(pr.Partition)+"="+itoa(int32(len(pr.Messages[0].Value))))
+			}
+			want := "team-a.orders/0=32768 team-a.orders/0=1 team-a.audit/1=1 team-a.orders/0=32768 team-a.orders/0=32768 team-a.orders/2=2 team-a.orders/1=5"
+			if strings.Join(got, " ") != want {
+				t.Errorf("the broker holds\n%s\nwant\n%s", strings.Join(got, " "), want)
+			}
+			for _, fr := range p.upFrames {
+				checkPrefixed(t, fr, "team-a.")
+			}
+			if n := h.value("tenant.requests_renamed"); n != 7 { // both Metadata, 2, 3, 5, 6, 7
+				t.Errorf("tenant.requests_renamed = %d, want 7", n)
+			}
+			if name == "whole" && p.c.Copied() > 16<<10 {
+				t.Errorf("%d bytes copied into the filter: the records of the streamed requests were copied", p.c.Copied())
+			}
+		})
+	}
+}
+
+// FuzzTenantDownstream feeds arbitrary client bytes to a tenant's listener, in reads
+// of any size: no panic, and every request that reaches the broker whole and readable
+// names its topics, groups and transactional ids under the prefix (nothing
+// un-renamed reaches the broker).
+func FuzzTenantDownstream(f *testing.F) {
+	tx := "tx"
+	fc := codec.NewFindCoordinatorRequest()
+	fc.CoordinatorKeys = []string{"g"}
+	seeds := [][]byte{
+		metadataFrame(1, 12, "orders"),
+		produceFrame(&testing.T{}, 2, 9, -1, records.CompressionNone, rec("orders", 0, []byte("x"))),
+		produceFrame(&testing.T{}, 3, 9, 1, records.CompressionNone, rec("orders", 0, []byte("x")), rec("b", 1, []byte("y"))),
+		kafkatest.MustRequest(4, 4, fc),
+		createTopicsFrame(5, 1, "new"),
+	}
+	if req, err := kafkatest.Produce(13, -1, records.CompressionNone, []records.Message{rec("orders", 0, []byte("z"))}); err == nil {
+		req.TransactionalID = &tx
+		seeds = append(seeds, kafkatest.MustRequest(6, 13, req))
+	}
+	for i, s := range seeds {
+		f.Add(s, uint8(i*37))
+	}
+	f.Add(append(append([]byte(nil), seeds[0]...), seeds[1]...), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
+		h := newHost()
+		fl, err := New(h, []byte(`{"tenant":{"prefix":"team-a."}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := fl.NewConn()
+		n := int(step) + 1
+		var dn proxyDir
+		var split kafkatest.Splitter
+		for i := 0; i < len(data); i += n {
+			out, closed := dn.deliver(t, c, data[i:min(i+n, len(data))], true)
+			for _, fr := range split.Push(out) {
+				if _, err := codec.DecodeRequestFrame(fr); err == nil {
+					checkPrefixed(t, fr, "team-a.")
+				}
+			}
+			if closed {
+				break
+			}
+		}
+		c.Done()
+	})
+}

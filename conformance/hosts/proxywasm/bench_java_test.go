@@ -79,12 +79,23 @@ func TestProxyBenchJava(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	// The same consumer through a listener with the tenant prefix "java": it asks for
+	// topic "bench", which the broker holds as "javabench".
+	tcfg := `{"tenant":{"prefix":"java"},"brokers":{"1":"` + proxyAddr + `"}}`
+	pt, err := NewPlugin(context.Background(), Config{Module: module(t), Cache: cache, PluginConfiguration: []byte(tcfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pt.Close()
 	best := map[string]time.Duration{}
 	var read int64
-	for turn := 0; turn < 4; turn++ {
-		name, plugin := "no module", (*Plugin)(nil)
-		if turn%2 == 1 {
+	for turn := 0; turn < 6; turn++ {
+		name, plugin, topic := "no module", (*Plugin)(nil), "javabench"
+		switch turn % 3 {
+		case 1:
 			name, plugin = "filter", p
+		case 2:
+			name, plugin, topic = "tenant", pt, "bench"
 		}
 		if ln == nil {
 			if ln, err = net.Listen("tcp", proxyAddr); err != nil {
@@ -93,7 +104,7 @@ func TestProxyBenchJava(t *testing.T) {
 		}
 		px := NewProxyOn(ln, plugin, up, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		cmd := exec.CommandContext(ctx, java[0], append(java[1:], proxyAddr, "javabench", strconv.Itoa(total), "2")...)
+		cmd := exec.CommandContext(ctx, java[0], append(java[1:], proxyAddr, topic, strconv.Itoa(total), "2")...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -101,8 +112,11 @@ func TestProxyBenchJava(t *testing.T) {
 		px.Close()
 		ln = nil
 		if err != nil {
+			if plugin == nil {
+				plugin = p
+			}
 			var logs []string
-			for _, l := range p.Logs() {
+			for _, l := range plugin.Logs() {
 				if l.Level >= 2 {
 					logs = append(logs, l.Message)
 				}
@@ -138,10 +152,15 @@ func TestProxyBenchJava(t *testing.T) {
 	if m, _ := p.Metric("kafka.kwire.request.fetch"); m.Value == 0 {
 		t.Fatal("the filter saw no Fetch request")
 	}
+	if m, _ := pt.Metric("kafka.kwire.tenant.requests_renamed"); m.Value == 0 {
+		t.Fatal("the tenant's filter renamed no request")
+	}
 	mib := float64(read) / (1 << 20)
-	nm, fl := best["no module"], best["filter"]
+	nm, fl, tn := best["no module"], best["filter"], best["tenant"]
 	fmt.Printf("Java 4.4 consumer, %d records (%.1f MiB of values) from a real 4.4.0 broker, best of 4 reads each:\n", total, mib)
 	fmt.Printf("  %-10s %8.0f ms %8.1f MiB/s\n", "no module", float64(nm.Milliseconds()), mib/nm.Seconds())
 	fmt.Printf("  %-10s %8.0f ms %8.1f MiB/s\n", "filter", float64(fl.Milliseconds()), mib/fl.Seconds())
+	fmt.Printf("  %-10s %8.0f ms %8.1f MiB/s\n", "tenant", float64(tn.Milliseconds()), mib/tn.Seconds())
 	fmt.Printf("envoy-bench java-consume: ratio %.2fx\n", nm.Seconds()/fl.Seconds())
+	fmt.Printf("envoy-bench java-tenancy-consume: ratio %.2fx\n", nm.Seconds()/tn.Seconds())
 }

@@ -255,10 +255,10 @@ func compare(t testing.TB, name string, passAddr, filterAddr string, p vmProbe, 
 }
 
 // benchProduceResponse is the upstream's answer to the benchmarks' Produce requests.
-func benchProduceResponse(t testing.TB) []byte {
+func benchProduceResponse(t testing.TB, topic string) []byte {
 	resp := codec.NewProduceResponse()
 	pr := codec.NewProduceResponsePartitionProduceResponse()
-	resp.Responses = []codec.ProduceResponseTopicProduceResponse{{Name: "bench", PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pr}}}
+	resp.Responses = []codec.ProduceResponseTopicProduceResponse{{Name: topic, PartitionResponses: []codec.ProduceResponsePartitionProduceResponse{*pr}}}
 	frame, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{}, 9, resp)
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +288,11 @@ const benchPolicy = `"schema":{"default":"none","rules":[{"topic":"enforced","po
 //   - produce-no-rule: Produce v9 of 64 KiB lz4 batches to a topic no rule names;
 //   - produce-enforce: the same to a topic whose rule enforces schema ids in headers;
 //   - safeguards: produce-no-rule's requests under request rules on CreateTopics and
-//     Produce (benchSafeguards), which they follow: each is held whole and checked.
+//     Produce (benchSafeguards), which they follow: each is held whole and checked;
+//   - tenancy: consume v18 through a listener with a tenant prefix (topic ids: nothing
+//     to rename, the frames stream), and tenancy-produce: produce-no-rule's requests
+//     through it (topic names at v9: each request is held and its names prefixed, and
+//     each response's stripped).
 //
 // It also measures consume at v18 with fetch_endpoints "hold" (what holding each
 // response costs) and, with a real broker, a Java consumer (TestProxyBenchJava).
@@ -296,7 +300,7 @@ func TestProxyBenchTable(t *testing.T) {
 	if os.Getenv("KWIRE_BENCH") != "1" {
 		t.Skip("set KWIRE_BENCH=1 (make envoy-bench)")
 	}
-	produceFrame := benchProduceResponse(t)
+	produceFrame := benchProduceResponse(t, "bench")
 	newProxy := func(cfg string, answers map[int16][]byte) (*Proxy, *Proxy, *Plugin, func()) {
 		up, stop := sink(t, answers)
 		var p *Plugin
@@ -325,6 +329,7 @@ func TestProxyBenchTable(t *testing.T) {
 		{"consume v12", `{"brokers":{"1":"127.0.0.1:19092"},` + benchPolicy + `}`, 12},
 		{"consume v18", `{"brokers":{"1":"127.0.0.1:19092"},` + benchPolicy + `}`, 18},
 		{"consume v18 hold", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"hold",` + benchPolicy + `}`, 18},
+		{"tenancy", `{"brokers":{"1":"127.0.0.1:19092"},"tenant":{"prefix":"team-a."}}`, 18},
 	} {
 		resp := fetchResponseFrame(t, w.ver)
 		without, with, p, stop := newProxy(w.cfg, map[int16][]byte{apiFetch: resp})
@@ -342,9 +347,14 @@ func TestProxyBenchTable(t *testing.T) {
 		{"produce-no-rule", "free", `{` + benchPolicy + `}`},
 		{"produce-enforce", "enforced", `{` + benchPolicy + `}`},
 		{"safeguards", "free", `{` + benchPolicy + `,` + benchSafeguards + `}`},
+		{"tenancy-produce", "free", `{"tenant":{"prefix":"team-a."}}`},
 	} {
 		reqs := produceRequests(t, w.topic, 400)
-		without, with, p, stop := newProxy(w.cfg, map[int16][]byte{apiProduce: produceFrame})
+		answer := produceFrame
+		if w.name == "tenancy-produce" {
+			answer = benchProduceResponse(t, "team-a."+w.topic) // the broker names the prefixed topic
+		}
+		without, with, p, stop := newProxy(w.cfg, map[int16][]byte{apiProduce: answer})
 		n := 0
 		for _, r := range reqs {
 			n += len(r)
@@ -356,6 +366,11 @@ func TestProxyBenchTable(t *testing.T) {
 		if w.name == "safeguards" {
 			if m, _ := p.Metric("kafka.kwire.rules.requests_refused"); m.Value != 0 {
 				t.Fatalf("the rules refused %d requests of traffic that follows them", m.Value)
+			}
+		}
+		if w.name == "tenancy-produce" {
+			if m, _ := p.Metric("kafka.kwire.tenant.requests_renamed"); m.Value < int64(len(reqs)) {
+				t.Fatalf("the tenant renamed %d requests, want at least %d", m.Value, len(reqs))
 			}
 		}
 		if w.topic == "enforced" {
@@ -373,17 +388,22 @@ func TestProxyBenchTable(t *testing.T) {
 		perReq := float64(r.bytes) / float64(len(r.passTimes))
 		fmt.Printf("  %-18s %8.1f %12.1f %12.1f %7.2fx %12.1f %12.1f %10.1f %10.1f %10.1f %6.0f B %3.0f%%\n", r.name, mib, mib/r.pass.Seconds(), mib/r.filter.Seconds(), r.ratio(), r.added(0.5), r.added(0.99), r.vm(0.5), r.vm(0.99), float64(r.callbacks)/float64(len(r.vmTimes)), copied[r.name], 100*copied[r.name]/perReq)
 	}
-	worst := results[0]
-	if results[1].ratio() < worst.ratio() {
-		worst = results[1]
+	byName := map[string]benchResult{}
+	for _, r := range results {
+		byName[r.name] = r
 	}
-	lines := []benchResult{worst, results[3], results[4], results[5]}
-	names := []string{"consume", "produce-no-rule", "produce-enforce", "safeguards"}
+	worst := byName["consume v12"]
+	if r := byName["consume v18"]; r.ratio() < worst.ratio() {
+		worst = r
+	}
+	lines := []benchResult{worst, byName["produce-no-rule"], byName["produce-enforce"], byName["safeguards"], byName["tenancy"], byName["tenancy-produce"]}
+	names := []string{"consume", "produce-no-rule", "produce-enforce", "safeguards", "tenancy", "tenancy-produce"}
 	for i, r := range lines {
 		fmt.Printf("envoy-bench %s: ratio %.2fx, added p50 %.1f us, p99 %.1f us\n", names[i], r.ratio(), r.added(0.5), r.added(0.99))
 		fmt.Printf("envoy-bench %s in the VM: p50 %.1f us, p99 %.1f us per request\n", names[i], r.vm(0.5), r.vm(0.99))
 	}
-	fmt.Printf("envoy-bench consume-hold (fetch_endpoints \"hold\", v18): ratio %.2fx, added p50 %.1f us, p99 %.1f us\n", results[2].ratio(), results[2].added(0.5), results[2].added(0.99))
+	hold := byName["consume v18 hold"]
+	fmt.Printf("envoy-bench consume-hold (fetch_endpoints \"hold\", v18): ratio %.2fx, added p50 %.1f us, p99 %.1f us\n", hold.ratio(), hold.added(0.5), hold.added(0.99))
 }
 
 const (
@@ -679,7 +699,7 @@ func (x *v8Proxy) stop() {
 // the harness.
 func TestProxyBenchV8(t *testing.T) {
 	node, modPath := v8Setup(t)
-	produceFrame := benchProduceResponse(t)
+	produceFrame := benchProduceResponse(t, "bench")
 	type workload struct {
 		name, cfg string
 		answers   map[int16][]byte
