@@ -378,3 +378,21 @@ func (r *rule) inText() string {
 	b.WriteByte(']')
 	return b.String()
 }
+
+// Reads reports whether a rule that applies to requests of api key has a step named
+// name (a field's JSON name) in its path: a caller that checks a request without some
+// field's value (a Produce's records, say) can tell whether a rule needs it.
+func (s *Set) Reads(apiKey int16, name string) bool {
+	a := s.forKey(apiKey)
+	if a == nil {
+		return false
+	}
+	for _, i := range a.idx {
+		for _, g := range s.rules[i].segs {
+			if g.name == name {
+				return true
+			}
+		}
+	}
+	return false
+}

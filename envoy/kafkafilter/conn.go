@@ -118,6 +118,7 @@ const (
 	modeWalk          // a response: walk to its tag section, forwarding as it goes
 	modeTail          // a response: collect its tag section in the filter
 	modeTenant        // a Produce to a tenant's listener: rewrite its names, stream its records
+	modeRules         // a Produce under rules: check it without its records (rulestream.go)
 )
 
 const (
@@ -428,6 +429,8 @@ func (c *Conn) run(d *dir, b Buffer, endOfStream bool) Action {
 			pos = c.decide(d, pos, n)
 		case modeTenant:
 			pos = c.tenantProduce(d, pos, n)
+		case modeRules:
+			pos = c.produceRules(d, pos, n)
 		case modeWalk:
 			pos = c.walkResponse(d, pos, n)
 		case modeTail:
@@ -517,7 +520,7 @@ func (c *Conn) head(d *dir, pos, n int) int {
 	}
 	// The head is in this buffer at pos and has not been forwarded.
 	switch d.mode {
-	case modeHold, modeDecide, modeTenant:
+	case modeHold, modeDecide, modeTenant, modeRules:
 		// Held by the proxy when the frame starts the buffer (requests), in the filter
 		// otherwise: hold and decide read it from pos.
 		d.stash = d.stash[:0]
@@ -569,6 +572,9 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 	c.f.countRequest(key)
 	if s.isDenied(key) || s.rules != nil && s.rules.Applies(key) {
 		d.mode = modeHold
+		if key == apiProduce && !s.isDenied(key) && s.pol == nil && s.tenant == nil && !s.rules.Reads(key, "records") {
+			d.mode = modeRules // checked on its skeleton: the records are not copied
+		}
 		return
 	}
 	if s.tenant != nil && tenant.RequestNames(key, ver) {

@@ -1,0 +1,206 @@
+package kafkafilter
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/kwire/kwire/codec"
+)
+
+// A Produce request under request rules is checked without its records: while the
+// proxy holds the request (Pause), the filter reads every field but the records'
+// bytes, which it steps over by length, into a skeleton of the request with each
+// records field null, and checks the rules on the skeleton. A request that follows
+// them is forwarded from the proxy's buffer as it is; one that breaks them is answered
+// from the skeleton (the error response names its topics and partitions). The records
+// are never copied into the filter. A rule that names the records field itself, or a
+// request that starts in the middle of a buffer, takes the whole-frame path.
+
+var errSkeleton = errors.New("the Produce request does not read")
+
+// skeletonReader reads the frame the proxy holds (it starts the buffer) by offset.
+type skeletonReader struct {
+	c   *Conn
+	off int
+	end int
+	out []byte
+	err error
+}
+
+// take appends the next n bytes to the skeleton.
+func (r *skeletonReader) take(n int) []byte {
+	if r.err != nil || n < 0 || r.end-r.off < n {
+		r.err = errSkeleton
+		return nil
+	}
+	at := len(r.out)
+	for n > 0 {
+		b := r.c.at(r.off, n)
+		if len(b) == 0 {
+			r.err = errSkeleton
+			return nil
+		}
+		k := min(n, len(b))
+		r.out = append(r.out, b[:k]...)
+		r.off += k
+		n -= k
+	}
+	return r.out[at:]
+}
+
+// uvarint copies an unsigned varint.
+func (r *skeletonReader) uvarint() uint64 {
+	var v uint64
+	for shift := 0; shift < 35; shift += 7 {
+		b := r.take(1)
+		if b == nil {
+			return 0
+		}
+		v |= uint64(b[0]&0x7f) << shift
+		if b[0] < 0x80 {
+			return v
+		}
+	}
+	r.err = errSkeleton
+	return 0
+}
+
+// length copies a length or count: compact (one more, -1 null) or int16/int32.
+func (r *skeletonReader) length(flex, wide bool) int {
+	if flex {
+		v := r.uvarint()
+		if v > 1<<31 {
+			r.err = errSkeleton
+		}
+		return int(v) - 1
+	}
+	if wide {
+		if b := r.take(4); b != nil {
+			return int(int32(binary.BigEndian.Uint32(b)))
+		}
+		return -2
+	}
+	if b := r.take(2); b != nil {
+		return int(int16(binary.BigEndian.Uint16(b)))
+	}
+	return -2
+}
+
+// tags copies a tagged-field section.
+func (r *skeletonReader) tags() {
+	n := r.uvarint()
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		r.uvarint() // tag
+		r.take(int(r.uvarint()))
+	}
+}
+
+// produceSkeleton reads the Produce frame of size bytes at the start of the proxy's
+// buffer into a copy with every records field null.
+func (c *Conn) produceSkeleton(size, hlen int, ver int16) ([]byte, error) {
+	r := skeletonReader{c: c, end: size, out: c.f.tenantBuf[:0]}
+	r.take(hlen)
+	flex := ver >= 9
+	if ver >= 3 {
+		r.take(max(r.length(flex, false), 0)) // transactional id
+	}
+	r.take(6) // acks, timeout
+	topics := r.length(flex, true)
+	for t := 0; t < topics && r.err == nil; t++ {
+		if ver >= 13 {
+			r.take(16)
+		} else {
+			r.take(max(r.length(flex, false), 0))
+		}
+		parts := r.length(flex, true)
+		for p := 0; p < parts && r.err == nil; p++ {
+			r.take(4) // index
+			// The records, stepped over: the skeleton gets null in their place.
+			var n int
+			if flex {
+				mark := len(r.out)
+				n = int(r.uvarint()) - 1
+				r.out = append(r.out[:mark], 0)
+			} else {
+				mark := len(r.out)
+				n = r.length(false, true)
+				r.out = binary.BigEndian.AppendUint32(r.out[:mark], 0xffffffff)
+			}
+			if n > 0 {
+				if n > r.end-r.off {
+					r.err = errSkeleton
+					break
+				}
+				r.off += n
+			}
+			if flex {
+				r.tags()
+			}
+		}
+		if flex {
+			r.tags()
+		}
+	}
+	if flex {
+		r.tags()
+	}
+	c.f.tenantBuf = r.out[:0]
+	if r.err != nil || r.off != size || topics < -1 {
+		return nil, errSkeleton
+	}
+	binary.BigEndian.PutUint32(r.out, uint32(len(r.out)-4))
+	return r.out, nil
+}
+
+// produceRules checks a Produce request under rules from its skeleton (see above).
+func (c *Conn) produceRules(d *dir, pos, n int) int {
+	size := d.frameEnd - d.frameAt
+	if !d.inHost {
+		d.mode = modeHold // it starts mid-buffer: gathered in the filter
+		return pos
+	}
+	if n < size {
+		d.paused = true
+		return 0
+	}
+	head := c.at(0, min(size, 1024))
+	hlen, err := codec.RequestHeaderLen(head)
+	if errors.Is(err, codec.ErrTruncated) {
+		hlen, err = codec.RequestHeaderLen(c.at(0, size)[:size])
+	}
+	if err != nil {
+		d.mode = modeHold // the whole-frame path reports it
+		return 0
+	}
+	ver := int16(binary.BigEndian.Uint16(head[6:]))
+	corr := int32(binary.BigEndian.Uint32(head[8:]))
+	skel, err := c.produceSkeleton(size, hlen, ver)
+	if err != nil {
+		d.mode = modeHold
+		return 0
+	}
+	now := c.f.host.NowNanos()
+	d.inHost = false
+	d.mode = modeHead
+	if c.ruleRefused(skel, hlen, apiProduce, ver, corr, now) {
+		return size // answered: nothing of it goes to the broker
+	}
+	c.out.host(0, size)
+	if acks := int16(binary.BigEndian.Uint16(skel[hlen+produceAcksOffset(skel[hlen:], ver):])); acks != 0 {
+		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, now))
+	}
+	return size
+}
+
+// produceAcksOffset is the offset of acks in a Produce body (after the transactional
+// id from v3).
+func produceAcksOffset(body []byte, ver int16) int {
+	if ver < 3 {
+		return 0
+	}
+	if ver >= 9 {
+		v, k := binary.Uvarint(body)
+		return k + max(int(v)-1, 0)
+	}
+	return 2 + max(int(int16(binary.BigEndian.Uint16(body))), 0)
+}
