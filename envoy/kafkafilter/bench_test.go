@@ -50,10 +50,24 @@ func BenchmarkDownstreamProduce(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The broker's answer under a tenant names the prefixed topic.
+	rt := codec.ProduceResponseTopicProduceResponse{Name: "team-a.bench"}
+	for i := int32(0); i < 4; i++ {
+		pr := codec.NewProduceResponsePartitionProduceResponse()
+		pr.Index = i
+		rt.PartitionResponses = append(rt.PartitionResponses, *pr)
+	}
+	resp.Responses = []codec.ProduceResponseTopicProduceResponse{rt}
+	tenantTmpl, err := codec.EncodeResponseFrame(nil, &codec.ResponseHeader{}, 9, resp)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, bc := range []struct{ name, cfg string }{
 		{"enforce", `{"schema":{"rules":[{"topic":"bench","policy":"enforce","schema_ids":[1]}]}}`},
 		{"none", `{"schema":{"rules":[{"topic":"other","policy":"enforce","schema_ids":[1]}]}}`},
 		{"nopolicy", `{}`},
+		{"rules", `{"rules":[{"api":"Produce","field":"acks","in":[-1,1]},{"api":"Produce","field":"topicData[].partitionData[].index","max":99}]}`},
+		{"tenant", `{"tenant":{"prefix":"team-a."}}`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			f, err := New(newHost(), []byte(bc.cfg))
@@ -62,12 +76,15 @@ func BenchmarkDownstreamProduce(b *testing.B) {
 			}
 			c := f.NewConn()
 			reply := append([]byte(nil), tmpl...)
+			if bc.name == "tenant" {
+				reply = append([]byte(nil), tenantTmpl...)
+			}
 			b.SetBytes(int64(len(traffic)))
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, fr := range frames {
 					act := c.OnDownstream(sliceBuffer(fr), false)
-					if act.Close || act.Pause || act.Edit {
+					if act.Close || act.Pause || act.Edit && bc.name != "tenant" {
 						b.Fatalf("closed %v, paused %v, edited %v", act.Close, act.Pause, act.Edit)
 					}
 					copy(reply[4:8], fr[8:12])
