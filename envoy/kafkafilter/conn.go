@@ -572,7 +572,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 	c.f.countRequest(key)
 	if s.isDenied(key) || s.rules != nil && s.rules.Applies(key) {
 		d.mode = modeHold
-		if key == apiProduce && !s.isDenied(key) && s.pol == nil && s.tenant == nil && !s.rules.Reads(key, "records") {
+		if key == apiProduce && !s.isDenied(key) && s.tenant == nil && !s.rules.Reads(key, "records") {
 			d.mode = modeRules // checked on its skeleton: the records are not copied
 		}
 		return

@@ -215,3 +215,35 @@ func FuzzRulesDownstream(f *testing.F) {
 		c.Done()
 	})
 }
+
+// Rules and a schema policy together: a Produce to a topic no policy rule covers is
+// checked on its skeleton and forwarded from the proxy's buffer; one to a covered
+// topic goes the whole-frame path, where the policy reads its records.
+func TestRulesSkeletonWithPolicy(t *testing.T) {
+	big := bytes.Repeat([]byte("record "), 8<<10)
+	h := newHost()
+	f := mustFilter(t, h, `{"rules":[{"api":"Produce","field":"acks","in":[-1,1]}],
+		"schema":{"default":"none","rules":[{"topic":"orders","policy":"enforce","schema_ids":[1]}]}}`)
+	p := newPipe(t, f, whole)
+	free := produceFrame(t, 1, 9, 1, records.CompressionNone, rec("free", 0, big))
+	unchecked := produceFrame(t, 2, 9, 1, records.CompressionNone, rec("orders", 0, []byte("no schema id")))
+	badAcks := produceFrame(t, 3, 9, 0, records.CompressionNone, rec("free", 0, big))
+	for _, fr := range [][]byte{free, unchecked, badAcks} {
+		p.send(fr)
+	}
+	if p.closed || len(p.replies) != 2 {
+		t.Fatalf("closed %v, %d replies, want 2 (logs %v)", p.closed, len(p.replies), h.logs)
+	}
+	if got := codes(decodeProduce(t, p.replies[1], 9)); strings.Join(got, " ") != "orders/0=87" {
+		t.Errorf("a record without a schema id to the enforced topic: %v", got)
+	}
+	if len(p.upFrames) < 1 || !bytes.Equal(p.upFrames[0], free) {
+		t.Errorf("the request to the free topic did not reach the broker unchanged")
+	}
+	if h.value("policy.requests_streamed") != 1 || h.value("rules.requests_refused") != 1 || h.value("policy.records_rejected") != 1 {
+		t.Errorf("streamed %d, refused %d, rejected %d", h.value("policy.requests_streamed"), h.value("rules.requests_refused"), h.value("policy.records_rejected"))
+	}
+	if c := p.c.Copied(); c > 16<<10 {
+		t.Errorf("%d bytes copied into the filter", c)
+	}
+}

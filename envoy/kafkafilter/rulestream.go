@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/policy"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // A Produce request under request rules is checked without its records: while the
@@ -185,11 +187,46 @@ func (c *Conn) produceRules(d *dir, pos, n int) int {
 	if c.ruleRefused(skel, hlen, apiProduce, ver, corr, now) {
 		return size // answered: nothing of it goes to the broker
 	}
+	if c.f.s.pol != nil {
+		// Under a schema policy too: the records matter only if a rule covers one of
+		// the topics; then the whole-frame path checks them (and the rules again).
+		parts, covered := c.policyCovers(skel[hlen:], ver)
+		if covered {
+			d.inHost, d.mode = true, modeHold
+			return 0
+		}
+		c.f.inc(c.f.mUnruled, 1)
+		c.f.inc(c.f.mPartAccepted, parts)
+	}
 	c.out.host(0, size)
 	if acks := int16(binary.BigEndian.Uint16(skel[hlen+produceAcksOffset(skel[hlen:], ver):])); acks != 0 {
 		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, now))
 	}
 	return size
+}
+
+// policyCovers reports whether the schema policy covers a topic of the Produce body
+// (a topic id the filter has not learned counts as covered: it fails closed), and
+// the partitions it names.
+func (c *Conn) policyCovers(body []byte, ver int16) (parts int, covered bool) {
+	d := &c.f.doc
+	if d.ParseAPI(body, apiProduce, codec.KindRequest, ver) != nil {
+		return 0, true
+	}
+	for t := d.First(d.Field(d.Root(), "topicData")); t != transcode.NoNode; t = d.Next(t) {
+		name, known := "", true
+		if ver >= 13 {
+			name, known = c.f.topicNames[codec.UUID(d.UUID(d.Field(t, "topicId")))]
+		} else {
+			b, _ := d.Str(d.Field(t, "name"))
+			name = string(b)
+		}
+		if !known || c.f.s.pol.RuleFor(name).Mode != policy.None {
+			return parts, true
+		}
+		parts += max(d.Len(d.Field(t, "partitionData")), 0)
+	}
+	return parts, false
 }
 
 // produceAcksOffset is the offset of acks in a Produce body (after the transactional
