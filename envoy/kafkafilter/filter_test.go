@@ -636,37 +636,46 @@ func FuzzDownstream(f *testing.F) {
 	})
 }
 
-// TestExampleConfiguration: the plugin configuration in examples/envoy/envoy.yaml
-// (the block scalar after "value: |") is one the filter accepts.
+// TestExampleConfiguration: every plugin configuration in examples/envoy/envoy.yaml and
+// tenants.yaml (each block scalar after "value: |") is one the filter accepts.
 func TestExampleConfiguration(t *testing.T) {
-	y, err := os.ReadFile("../../examples/envoy/envoy.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg []string
-	indent := -1
-	for _, line := range strings.Split(string(y), "\n") {
-		if indent < 0 {
-			if strings.HasSuffix(strings.TrimSpace(line), "value: |") {
-				indent = 0
+	for _, file := range []string{"envoy.yaml", "tenants.yaml"} {
+		y, err := os.ReadFile("../../examples/envoy/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var blocks []string
+		var cfg []string
+		indent := -1
+		for _, line := range strings.Split(string(y), "\n") {
+			if indent < 0 {
+				if strings.HasSuffix(strings.TrimSpace(line), "value: |") {
+					indent, cfg = 0, nil
+				}
+				continue
 			}
-			continue
+			n := len(line) - len(strings.TrimLeft(line, " "))
+			if indent == 0 {
+				indent = n
+			}
+			if strings.TrimSpace(line) != "" && n < indent {
+				blocks = append(blocks, strings.Join(cfg, "\n"))
+				indent = -1
+				continue
+			}
+			cfg = append(cfg, line)
 		}
-		n := len(line) - len(strings.TrimLeft(line, " "))
-		if indent == 0 {
-			indent = n
+		if len(blocks) == 0 {
+			t.Fatalf("no plugin configuration found in %s", file)
 		}
-		if strings.TrimSpace(line) != "" && n < indent {
-			break
+		for i, b := range blocks {
+			if _, err := New(newHost(), []byte(b)); err != nil {
+				t.Errorf("%s, configuration %d: refused: %v", file, i+1, err)
+			}
 		}
-		cfg = append(cfg, line)
-	}
-	if len(cfg) == 0 {
-		t.Fatal("no plugin configuration found in envoy.yaml")
-	}
-	h := newHost()
-	if _, err := New(h, []byte(strings.Join(cfg, "\n"))); err != nil {
-		t.Fatalf("the example's plugin configuration is refused: %v", err)
+		if file == "tenants.yaml" && (len(blocks) != 2 || !strings.Contains(blocks[0], `"team-a."`) || !strings.Contains(blocks[1], `"team-b."`)) {
+			t.Errorf("tenants.yaml: %d configurations, want team-a's and team-b's", len(blocks))
+		}
 	}
 }
 
