@@ -50,6 +50,15 @@ func FuzzTenant(f *testing.F) {
 					d.SetString(h, check(string(s)))
 				}
 			}
+			for _, h := range regexFields(&d, key, "request") {
+				s, _ := d.Str(h)
+				r, ok := tn.unwrapRegex(string(s))
+				if !ok {
+					t.Fatalf("regex %q reaches the broker outside the prefix", s)
+				}
+				n++
+				d.SetString(h, r)
+			}
 			if _, _, err := d.FilterEntities(entities, func(_ uint8, s string) (string, transcode.Verdict) {
 				return check(s), transcode.Keep
 			}); err != nil {
@@ -72,7 +81,7 @@ func FuzzTenant(f *testing.F) {
 		if err := d.ParseAPI(out, key, kind, version); err != nil {
 			t.Fatalf("the mapped response does not parse: %v", err)
 		}
-		n := len(handFields(&d, key, "response"))
+		n := len(handFields(&d, key, "response")) + len(regexFields(&d, key, "response"))
 		for _, h := range handFields(&d, key, "response") {
 			if d.IsNull(h) {
 				n--

@@ -15,8 +15,9 @@
 // api a tenant must not use (ACLs, quotas, SCRAM credentials, delegation tokens,
 // partition reassignment, leader election, log dirs, features, telemetry, Kafka
 // Streams groups, inter-broker and controller apis) and every api key this package
-// does not know. A Mapped request whose meaning a prefix cannot keep (a topic regex, a
-// transactional id pattern, a config resource of another type) is refused too, and so
+// does not know. A consumer group's topic regex is matched behind the prefix. A Mapped
+// request whose meaning a prefix cannot keep (a topic regex with anchors, a
+// transactional id pattern, a config resource of another type) is refused, and so
 // is a response that names an entity outside the tenant where it cannot be left out.
 //
 // What a tenant still observes: broker ids, hosts and racks (Metadata,
@@ -68,6 +69,7 @@ const (
 	keyIncrementalAlterConfigs = 44
 	keyListTransactions        = 66
 	keyConsumerGroupHeartbeat  = 68
+	keyConsumerGroupDescribe   = 69
 )
 
 // access is the table of api keys a tenant may use; every other key is Refused.
@@ -107,7 +109,7 @@ var access = map[int16]Access{
 	61: Mapped, // DescribeProducers
 	65: Mapped, // DescribeTransactions
 	66: Mapped, // ListTransactions (no transactionalIdPattern)
-	68: Mapped, // ConsumerGroupHeartbeat (no subscribedTopicRegex)
+	68: Mapped, // ConsumerGroupHeartbeat (subscribedTopicRegex behind the prefix)
 	69: Mapped, // ConsumerGroupDescribe
 	75: Mapped, // DescribeTopicPartitions
 	76: Mapped, // ShareGroupHeartbeat
@@ -276,7 +278,14 @@ func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, 
 	case keyConsumerGroupHeartbeat:
 		if n := d.Field(root, "subscribedTopicRegex"); n != transcode.NoNode && !d.IsNull(n) {
 			if s, _ := d.Str(n); len(s) > 0 {
-				return dst, c, refused("ConsumerGroupHeartbeat with a subscribedTopicRegex")
+				r, ok := t.wrapRegex(string(s))
+				if !ok {
+					return dst, c, refused("ConsumerGroupHeartbeat with a subscribedTopicRegex that has anchors (^ or $)")
+				}
+				if err := d.SetString(n, r); err != nil {
+					return dst, c, err
+				}
+				c.Renamed++
 			}
 		}
 	}
@@ -290,6 +299,31 @@ func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, 
 	out, err := d.AppendTo(dst)
 	return out, c, err
 }
+
+// wrapRegex is a topic regex of the tenant's view as the broker must see it. The
+// broker matches a consumer group's regex against whole topic names (RE2/J, full
+// match), so the tenant's regex r matches a name of its own exactly when
+// "<prefix, quoted>(?:r)" matches the prefixed name. Anchors would lose their meaning
+// behind the prefix: a regex with ^ or $ is refused.
+func (t *Tenant) wrapRegex(r string) (string, bool) {
+	if strings.ContainsAny(r, "^$") {
+		return "", false
+	}
+	return t.quotedPrefix() + "(?:" + r + ")", true
+}
+
+// unwrapRegex is wrapRegex undone; ok is false for a regex it did not write.
+func (t *Tenant) unwrapRegex(r string) (string, bool) {
+	inner, ok := strings.CutPrefix(r, t.quotedPrefix()+"(?:")
+	if !ok || !strings.HasSuffix(inner, ")") {
+		return "", false
+	}
+	return inner[:len(inner)-1], true
+}
+
+// quotedPrefix is the prefix as a regex: of the characters a prefix may have, only
+// '.' means something in a regex.
+func (t *Tenant) quotedPrefix() string { return strings.ReplaceAll(t.prefix, ".", `\.`) }
 
 // Config resource types (ConfigResource.Type).
 const (
@@ -334,6 +368,24 @@ func (t *Tenant) Response(dst, body []byte, key, version int16) ([]byte, Counts,
 		for n := d.First(d.Field(root, "coordinators")); n != transcode.NoNode; n = d.Next(n) {
 			if err := strip(d.Field(n, "key"), "coordinator key"); err != nil {
 				return dst, c, err
+			}
+		}
+	case keyConsumerGroupDescribe:
+		for g := d.First(d.Field(root, "groups")); g != transcode.NoNode; g = d.Next(g) {
+			for m := d.First(d.Field(g, "members")); m != transcode.NoNode; m = d.Next(m) {
+				n := d.Field(m, "subscribedTopicRegex")
+				s, null := d.Str(n)
+				if n == transcode.NoNode || null {
+					continue
+				}
+				r, ok := t.unwrapRegex(string(s))
+				if !ok {
+					return dst, c, refused("a member's subscribedTopicRegex " + strconv.Quote(string(s)) + " is not the tenant's")
+				}
+				if err := d.SetString(n, r); err != nil {
+					return dst, c, err
+				}
+				c.Renamed++
 			}
 		}
 	case keyDescribeConfigs, keyAlterConfigs, keyIncrementalAlterConfigs:

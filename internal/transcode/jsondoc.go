@@ -462,12 +462,14 @@ func (d *Doc) Int(n Node) int64 {
 func (d *Doc) payload(p *docNode) ([]byte, bool) {
 	b := d.src[p.start:p.end:p.end]
 	if p.compact {
-		if b[0] == 0 { // uvarint(length+1) of 0: null
-			return nil, true
-		}
-		i := 0
+		// uvarint(length+1); 0 is null, in any encoding Parse accepted ("\x80\x00" too).
+		i, zero := 0, b[0]&0x7f == 0
 		for b[i] >= 0x80 {
 			i++
+			zero = zero && b[i]&0x7f == 0
+		}
+		if zero {
+			return nil, true
 		}
 		return b[i+1:], false
 	}
