@@ -110,15 +110,16 @@ type dir struct {
 }
 
 const (
-	modeHead   = iota // between frames
-	modePass          // forward until frameEnd
-	modeDrop          // drop until frameEnd (a broker answer the filter replaces)
-	modeHold          // the filter needs the frame whole
-	modeDecide        // a Produce: walk its topics until the filter knows whether a rule covers one
-	modeWalk          // a response: walk to its tag section, forwarding as it goes
-	modeTail          // a response: collect its tag section in the filter
-	modeTenant        // a Produce to a tenant's listener: rewrite its names, stream its records
-	modeRules         // a Produce under rules: check it without its records (rulestream.go)
+	modeHead      = iota // between frames
+	modePass             // forward until frameEnd
+	modeDrop             // drop until frameEnd (a broker answer the filter replaces)
+	modeHold             // the filter needs the frame whole
+	modeDecide           // a Produce: walk its topics until the filter knows whether a rule covers one
+	modeWalk             // a response: walk to its tag section, forwarding as it goes
+	modeTail             // a response: collect its tag section in the filter
+	modeTenant           // a Produce to a tenant's listener: rewrite its names, stream its records
+	modeRules            // a Produce under rules: check it without its records (rulestream.go)
+	modeRulesHead        // a Produce under rules on its head only: decide from its first bytes
 )
 
 const (
@@ -431,6 +432,8 @@ func (c *Conn) run(d *dir, b Buffer, endOfStream bool) Action {
 			pos = c.tenantProduce(d, pos, n)
 		case modeRules:
 			pos = c.produceRules(d, pos, n)
+		case modeRulesHead:
+			pos = c.produceRulesHead(d, pos, n)
 		case modeWalk:
 			pos = c.walkResponse(d, pos, n)
 		case modeTail:
@@ -520,7 +523,7 @@ func (c *Conn) head(d *dir, pos, n int) int {
 	}
 	// The head is in this buffer at pos and has not been forwarded.
 	switch d.mode {
-	case modeHold, modeDecide, modeTenant, modeRules:
+	case modeHold, modeDecide, modeTenant, modeRules, modeRulesHead:
 		// Held by the proxy when the frame starts the buffer (requests), in the filter
 		// otherwise: hold and decide read it from pos.
 		d.stash = d.stash[:0]
@@ -574,6 +577,9 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		d.mode = modeHold
 		if key == apiProduce && !s.isDenied(key) && s.tenant == nil && !s.rules.Reads(key, "records") {
 			d.mode = modeRules // checked on its skeleton: the records are not copied
+			if s.pol == nil && !s.rules.Reads(key, "topicData") {
+				d.mode = modeRulesHead // decided from its head: it streams
+			}
 		}
 		return
 	}

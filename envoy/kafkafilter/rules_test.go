@@ -247,3 +247,25 @@ func TestRulesSkeletonWithPolicy(t *testing.T) {
 		t.Errorf("%d bytes copied into the filter", c)
 	}
 }
+
+// A request the filter decides on while gathering it in the VM (it starts in the
+// middle of a buffer) and that turns out to need the whole-frame path is handled as
+// soon as it is whole, even when nothing more comes from the client: the last request
+// of a buffer under a schema policy, under head rules, and to a tenant.
+func TestDecidedLastInBuffer(t *testing.T) {
+	for _, tc := range []struct{ name, cfg string }{
+		{"policy", enforceCfg},
+		{"head rules", `{"rules":[{"api":"Produce","field":"acks","in":[-1]}]}`},
+		{"tenant", `{"tenant":{"prefix":"a."}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHost()
+			p := newPipe(t, mustFilter(t, h, tc.cfg), whole)
+			last := produceFrame(t, 2, 9, 1, records.CompressionNone, rec("orders", 0, []byte("no schema id")), rec("b", 1, []byte("x")))
+			p.send(append(metadataFrame(1, 12, "orders"), last...))
+			if len(p.replies) != 2 {
+				t.Fatalf("%d replies, want 2: the last request was left waiting (logs %v)", len(p.replies), h.logs)
+			}
+		})
+	}
+}

@@ -241,3 +241,113 @@ func produceAcksOffset(body []byte, ver int16) int {
 	}
 	return 2 + max(int(int16(binary.BigEndian.Uint16(body))), 0)
 }
+
+// When every Produce rule names a field of the request's head (acks, timeoutMs,
+// transactionalId, the header's client id), the request is decided from its first
+// bytes and streams through as a Produce under no rule does: the rules are checked on
+// the head with an empty topic list. One that breaks a rule goes the skeleton path,
+// which reads its topics and partitions for the answer.
+
+// produceHeadEnd is the offset in a Produce body of the topic array: after the
+// transactional id (from v3), acks and timeoutMs; acks is read. more is true when b
+// ends first.
+func produceHeadEnd(b []byte, ver int16) (end int, acks int16, more, ok bool) {
+	off := 0
+	if ver >= 3 {
+		if ver >= 9 {
+			v, k := binary.Uvarint(b)
+			if k == 0 {
+				return 0, 0, true, false
+			}
+			if k < 0 || v > 1<<15 {
+				return 0, 0, false, false
+			}
+			off = k + max(int(v)-1, 0)
+		} else {
+			if len(b) < 2 {
+				return 0, 0, true, false
+			}
+			off = 2 + max(int(int16(binary.BigEndian.Uint16(b))), 0)
+		}
+	}
+	if len(b) < off+6 {
+		return 0, 0, true, false
+	}
+	return off + 6, int16(binary.BigEndian.Uint16(b[off:])), false, true
+}
+
+// produceRulesHead decides a Produce request from its head (see above).
+func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
+	size := d.frameEnd - d.frameAt
+	if !d.inHost {
+		k := min(size-len(d.stash), n-pos)
+		var ok bool
+		if d.stash, ok = c.readInto(d.stash, pos, k); !ok {
+			return n
+		}
+		pos += k
+	}
+	avail := len(d.stash)
+	if d.inHost {
+		avail = min(n, size)
+	}
+	whole := func() int { // the skeleton path (or, mid-buffer, the whole frame)
+		if d.inHost {
+			d.mode = modeRules
+			return 0
+		}
+		return c.toHold(d, pos)
+	}
+	hb := c.frameBytes(d, avail, 1024)
+	hl, err := codec.RequestHeaderLen(hb)
+	if errors.Is(err, codec.ErrTruncated) && len(hb) < avail {
+		hb = c.frameBytes(d, avail, avail)
+		hl, err = codec.RequestHeaderLen(hb)
+	}
+	if errors.Is(err, codec.ErrTruncated) && avail < size {
+		return c.decideWait(d, pos)
+	}
+	if err != nil {
+		return whole()
+	}
+	ver := int16(binary.BigEndian.Uint16(hb[6:]))
+	end, acks, more, ok := produceHeadEnd(hb[hl:], ver)
+	if more && avail < size && len(hb) == avail {
+		return c.decideWait(d, pos)
+	}
+	if !ok || hl+end > size {
+		return whole()
+	}
+	// The head with an empty topic list.
+	skel := append(c.f.tenantBuf[:0], hb[:hl+end]...)
+	if ver >= 9 {
+		skel = append(skel, 1, 0) // no topics, no tagged fields
+	} else {
+		skel = append(skel, 0, 0, 0, 0)
+	}
+	binary.BigEndian.PutUint32(skel, uint32(len(skel)-4))
+	c.f.tenantBuf = skel[:0]
+	var clientID *string
+	if n := int(int16(binary.BigEndian.Uint16(skel[12:]))); n >= 0 && 14+n <= hl {
+		id := string(skel[14 : 14+n])
+		clientID = &id
+	}
+	if v, err := c.f.s.rules.Check(apiProduce, ver, clientID, skel[hl:]); err != nil || v != nil {
+		return whole() // answered from the skeleton, with its partitions
+	}
+	corr := int32(binary.BigEndian.Uint32(hb[8:]))
+	if acks != 0 {
+		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, c.f.host.NowNanos()))
+	}
+	d.mode = modePass
+	if d.inHost {
+		d.inHost = false
+		return 0
+	}
+	c.out.own(d.stash)
+	d.stash = d.stash[:0]
+	if d.base+pos >= d.frameEnd {
+		d.mode = modeHead
+	}
+	return pos
+}

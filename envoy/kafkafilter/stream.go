@@ -167,11 +167,7 @@ func (c *Conn) decide(d *dir, pos, n int) int {
 		}
 	}
 	if d.decision == decideHold {
-		d.mode = modeHold
-		if d.inHost {
-			return 0
-		}
-		return pos
+		return c.toHold(d, pos)
 	}
 	// No rule covers the request: it streams through from its first byte.
 	c.f.inc(c.f.mUnruled, 1)
@@ -763,13 +759,7 @@ func (c *Conn) tenantProduce(d *dir, pos, n int) int {
 	if d.inHost {
 		avail = min(n, size)
 	}
-	hold := func() int {
-		d.mode = modeHold
-		if d.inHost {
-			return 0
-		}
-		return pos
-	}
+	hold := func() int { return c.toHold(d, pos) }
 	hb := c.frameBytes(d, avail, 1024)
 	hl, err := codec.RequestHeaderLen(hb)
 	if errors.Is(err, codec.ErrTruncated) && len(hb) < avail {
@@ -841,4 +831,20 @@ func (c *Conn) isNullString(b []byte, start int, flex bool) bool {
 		return b[start] == 0
 	}
 	return int16(binary.BigEndian.Uint16(b[start:])) < 0
+}
+
+// toHold hands a request the filter was deciding on to the whole-frame path (modeHold):
+// from buffer offset 0 when the proxy holds it; a frame already gathered whole in the
+// filter is handled at once (no more bytes may come before its answer is awaited).
+func (c *Conn) toHold(d *dir, pos int) int {
+	d.mode = modeHold
+	if d.inHost {
+		return 0
+	}
+	if len(d.stash) == d.frameEnd-d.frameAt {
+		c.frame(d, d.stash, -1)
+		d.stash = d.stash[:0]
+		d.mode = modeHead
+	}
+	return pos
 }
