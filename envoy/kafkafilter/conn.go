@@ -577,7 +577,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		d.mode = modeHold
 		if key == apiProduce && !s.isDenied(key) && s.tenant == nil && !s.rules.Reads(key, "records") {
 			d.mode = modeRules // checked on its skeleton: the records are not copied
-			if s.pol == nil && !s.rules.Reads(key, "topicData") {
+			if !s.rules.Reads(key, "topicData") {
 				d.mode = modeRulesHead // decided from its head: it streams
 			}
 		}

@@ -172,22 +172,34 @@ func TestRulesProduceSkeleton(t *testing.T) {
 // the broker whole and readable follows the rules (nothing that breaks one passes,
 // whether the request was checked whole or on its skeleton).
 func FuzzRulesDownstream(f *testing.F) {
-	const cfg = `{"rules":[
-		{"api":"Produce","field":"acks","in":[-1,1]},
-		{"api":"Produce","field":"topicData[].partitionData[].index","max":99},
-		{"api":"CreateTopics","field":"topics[].numPartitions","max":64}]}`
-	set, err := rules.Parse([]byte(`[
-		{"api":"Produce","field":"acks","in":[-1,1]},
-		{"api":"Produce","field":"topicData[].partitionData[].index","max":99},
-		{"api":"CreateTopics","field":"topics[].numPartitions","max":64}]`))
-	if err != nil {
-		f.Fatal(err)
+	// A rule on every partition (the skeleton path), and rules on head fields only
+	// under a schema policy (decided from the first bytes, then the policy's walk).
+	configs := []struct{ rules, extra string }{
+		{`[{"api":"Produce","field":"acks","in":[-1,1]},
+		   {"api":"Produce","field":"topicData[].partitionData[].index","max":99},
+		   {"api":"CreateTopics","field":"topics[].numPartitions","max":64}]`, ``},
+		{`[{"api":"Produce","field":"acks","in":[-1,1]},{"api":"Produce","field":"timeoutMs","max":60000},
+		   {"api":"*","field":"header.clientId","pattern":"^[a-z]+$"}]`,
+			`,"schema":{"default":"none","rules":[{"topic":"orders","policy":"enforce","schema_ids":[1]}]}`},
 	}
-	f.Add(produceFrame(&testing.T{}, 1, 9, -1, records.CompressionNone, rec("t", 0, []byte("x")), rec("t", 100, []byte("y"))), uint8(255))
-	f.Add(produceFrame(&testing.T{}, 1, 3, 1, records.CompressionNone, rec("t", 0, []byte("x"))), uint8(255))
-	f.Add(createTopicsFrame(2, 3, "a"), uint8(7))
-	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
-		fl, err := New(newHost(), []byte(cfg))
+	var sets []*rules.Set
+	for _, c := range configs {
+		set, err := rules.Parse([]byte(c.rules))
+		if err != nil {
+			f.Fatal(err)
+		}
+		sets = append(sets, set)
+	}
+	f.Add(produceFrame(&testing.T{}, 1, 9, -1, records.CompressionNone, rec("t", 0, []byte("x")), rec("t", 100, []byte("y"))), uint8(255), false)
+	f.Add(produceFrame(&testing.T{}, 1, 3, 1, records.CompressionNone, rec("t", 0, []byte("x"))), uint8(255), true)
+	f.Add(produceFrame(&testing.T{}, 1, 9, 0, records.CompressionNone, rec("orders", 0, []byte("x"))), uint8(255), true)
+	f.Add(createTopicsFrame(2, 3, "a"), uint8(7), false)
+	f.Fuzz(func(t *testing.T, data []byte, step uint8, second bool) {
+		i := 0
+		if second {
+			i = 1
+		}
+		fl, err := New(newHost(), []byte(`{"rules":`+configs[i].rules+configs[i].extra+`}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +216,11 @@ func FuzzRulesDownstream(f *testing.F) {
 				}
 				hlen, _ := codec.RequestHeaderLen(fr)
 				key, ver := rf.Header.RequestAPIKey, rf.Header.RequestAPIVersion
-				if v, err := set.Check(key, ver, nil, fr[hlen:]); err == nil && v != nil {
+				var clientID *string // none in a v0 request header (ControlledShutdown v0)
+				if hlen >= 14 {
+					clientID = rf.Header.ClientID
+				}
+				if v, err := sets[btoi(second)].Check(key, ver, clientID, fr[hlen:]); err == nil && v != nil {
 					t.Fatalf("api %d v%d reached the broker breaking a rule: %s", key, ver, v.Message)
 				}
 			}
@@ -214,6 +230,13 @@ func FuzzRulesDownstream(f *testing.F) {
 		}
 		c.Done()
 	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Rules and a schema policy together: a Produce to a topic no policy rule covers is
@@ -267,5 +290,36 @@ func TestDecidedLastInBuffer(t *testing.T) {
 				t.Fatalf("%d replies, want 2: the last request was left waiting (logs %v)", len(p.replies), h.logs)
 			}
 		})
+	}
+}
+
+// Produce rules on head fields only: a request that follows them streams from its
+// first bytes (nothing of its records read), one that breaks them is answered per
+// partition from its skeleton.
+func TestRulesProduceHead(t *testing.T) {
+	big := bytes.Repeat([]byte("record "), 8<<10)
+	h := newHost()
+	f := mustFilter(t, h, `{"rules":[{"api":"Produce","field":"acks","in":[-1],"message":"acks must be all"},
+		{"api":"Produce","field":"timeoutMs","max":60000}]}`)
+	for i, chunk := range []chunker{whole, randomly(9)} {
+		p := newPipe(t, f, chunk)
+		good := produceFrame(t, 1, 9, -1, records.CompressionNone, rec("t", 0, big), rec("t", 1, big))
+		good3 := produceFrame(t, 2, 3, -1, records.CompressionNone, rec("t", 0, big))
+		bad := produceFrame(t, 3, 9, 1, records.CompressionNone, rec("t", 0, big), rec("u", 2, big))
+		for _, fr := range [][]byte{good, good3, bad} {
+			p.send(fr)
+		}
+		if p.closed || len(p.replies) != 3 {
+			t.Fatalf("closed %v, %d replies (logs %v)", p.closed, len(p.replies), h.logs)
+		}
+		if got := codes(decodeProduce(t, p.replies[2], 9)); strings.Join(got, " ") != "t/0=44 u/2=44" {
+			t.Errorf("bad acks: %v", got)
+		}
+		if len(p.upFrames) < 2 || !bytes.Equal(p.upFrames[0], good) || !bytes.Equal(p.upFrames[1], good3) {
+			t.Errorf("the requests that follow the rules did not reach the broker unchanged")
+		}
+		if c := p.c.Copied(); i == 0 && c > 8<<10 {
+			t.Errorf("%d bytes copied into the filter", c)
+		}
 	}
 }

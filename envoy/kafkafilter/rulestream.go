@@ -335,6 +335,12 @@ func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
 	if v, err := c.f.s.rules.Check(apiProduce, ver, clientID, skel[hl:]); err != nil || v != nil {
 		return whole() // answered from the skeleton, with its partitions
 	}
+	if c.f.s.pol != nil {
+		// The rules hold; the schema policy decides as for a Produce under no rule.
+		d.mode, d.decision = modeDecide, decideUnknown
+		d.topics, d.acks, d.parts, d.bodyAt = -1, -1, 0, -1
+		return c.decide(d, pos, n)
+	}
 	corr := int32(binary.BigEndian.Uint32(hb[8:]))
 	if acks != 0 {
 		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, c.f.host.NowNanos()))

@@ -266,14 +266,25 @@ func benchProduceResponse(t testing.TB, topic string) []byte {
 	return frame
 }
 
-// benchSafeguards are request rules on CreateTopics and Produce, which the
-// safeguards workload's Produce requests (acks=1, to a topic no schema rule names)
-// follow: each is held whole and checked.
+// benchSafeguards are the safeguards of a gateway's operator (the issue's own set:
+// CreateTopics limits, Produce acks, a JoinGroup session timeout bound, a client id
+// pattern), which the safeguards workload's Produce requests (acks=1, to a topic no
+// schema rule names) follow. Every Produce rule names a field of the request's head,
+// so each request is decided from its first bytes and streams.
 const benchSafeguards = `"rules":[
 	{"api":"CreateTopics","field":"topics[].numPartitions","max":64},
 	{"api":"CreateTopics","field":"topics[].replicationFactor","min":1},
 	{"api":"Produce","field":"acks","in":[-1,1]},
 	{"api":"Produce","field":"timeoutMs","max":60000},
+	{"api":"JoinGroup","field":"sessionTimeoutMs","max":30000},
+	{"api":"*","field":"header.clientId","pattern":"^[a-z0-9-]+$"}]`
+
+// benchSafeguardsPartitions adds a rule on every partition of a Produce request: each
+// request is held by the proxy until whole and checked on its skeleton (its records
+// stepped over, never copied into the filter).
+const benchSafeguardsPartitions = `"rules":[
+	{"api":"CreateTopics","field":"topics[].numPartitions","max":64},
+	{"api":"Produce","field":"acks","in":[-1,1]},
 	{"api":"Produce","field":"topicData[].partitionData[].index","max":99}]`
 
 // benchPolicy is the schema policy of the proxy benchmarks: one topic enforced.
@@ -287,8 +298,11 @@ const benchPolicy = `"schema":{"default":"none","rules":[{"topic":"enforced","po
 //     rewriting on, at v12 and v18; the client waits for each response;
 //   - produce-no-rule: Produce v9 of 64 KiB lz4 batches to a topic no rule names;
 //   - produce-enforce: the same to a topic whose rule enforces schema ids in headers;
-//   - safeguards: produce-no-rule's requests under request rules on CreateTopics and
-//     Produce (benchSafeguards), which they follow: each is held whole and checked;
+//   - safeguards: produce-no-rule's requests under an operator's safeguards
+//     (benchSafeguards: Produce rules on head fields), which they follow: each is
+//     decided from its first bytes and streams; safeguards-partitions adds a rule on
+//     every partition (benchSafeguardsPartitions): each is held and checked on its
+//     skeleton;
 //   - tenancy: consume v18 through a listener with a tenant prefix (topic ids: nothing
 //     to rename, the frames stream), and tenancy-produce: produce-no-rule's requests
 //     through it (topic names at v9: each request is held and its names prefixed, and
@@ -347,6 +361,7 @@ func TestProxyBenchTable(t *testing.T) {
 		{"produce-no-rule", "free", `{` + benchPolicy + `}`},
 		{"produce-enforce", "enforced", `{` + benchPolicy + `}`},
 		{"safeguards", "free", `{` + benchPolicy + `,` + benchSafeguards + `}`},
+		{"safeguards-partitions", "free", `{` + benchPolicy + `,` + benchSafeguardsPartitions + `}`},
 		{"tenancy-produce", "free", `{"tenant":{"prefix":"team-a."}}`},
 	} {
 		reqs := produceRequests(t, w.topic, 400)
@@ -363,7 +378,7 @@ func TestProxyBenchTable(t *testing.T) {
 		r := compare(t, w.name, without.Addr(), with.Addr(), p, reqs, n)
 		results = append(results, r)
 		copied[w.name] = float64(p.BytesCopiedIn()-before) / float64(r.filterRequests)
-		if w.name == "safeguards" {
+		if strings.HasPrefix(w.name, "safeguards") {
 			if m, _ := p.Metric("kafka.kwire.rules.requests_refused"); m.Value != 0 {
 				t.Fatalf("the rules refused %d requests of traffic that follows them", m.Value)
 			}
@@ -396,8 +411,8 @@ func TestProxyBenchTable(t *testing.T) {
 	if r := byName["consume v18"]; r.ratio() < worst.ratio() {
 		worst = r
 	}
-	lines := []benchResult{worst, byName["produce-no-rule"], byName["produce-enforce"], byName["safeguards"], byName["tenancy"], byName["tenancy-produce"]}
-	names := []string{"consume", "produce-no-rule", "produce-enforce", "safeguards", "tenancy", "tenancy-produce"}
+	lines := []benchResult{worst, byName["produce-no-rule"], byName["produce-enforce"], byName["safeguards"], byName["safeguards-partitions"], byName["tenancy"], byName["tenancy-produce"]}
+	names := []string{"consume", "produce-no-rule", "produce-enforce", "safeguards", "safeguards-partitions", "tenancy", "tenancy-produce"}
 	for i, r := range lines {
 		fmt.Printf("envoy-bench %s: ratio %.2fx, added p50 %.1f us, p99 %.1f us\n", names[i], r.ratio(), r.added(0.5), r.added(0.99))
 		fmt.Printf("envoy-bench %s in the VM: p50 %.1f us, p99 %.1f us per request\n", names[i], r.vm(0.5), r.vm(0.99))
