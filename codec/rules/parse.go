@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/errtext"
@@ -49,6 +50,7 @@ type rule struct {
 	minItems, maxItems       int64
 	refuseMissing            bool
 	message                  string
+	memo                     atomic.Pointer[patternMemo] // the last pattern match (check.go)
 }
 
 // maxSteps bounds a path's steps (Kafka's requests nest a handful deep).

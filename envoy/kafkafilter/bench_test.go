@@ -68,6 +68,7 @@ func BenchmarkDownstreamProduce(b *testing.B) {
 		{"nopolicy", `{}`},
 		{"rules", `{"rules":[{"api":"Produce","field":"acks","in":[-1,1]},{"api":"Produce","field":"topicData[].partitionData[].index","max":99}]}`},
 		{"tenant", `{"tenant":{"prefix":"team-a."}}`},
+		{"safeguards", `{"schema":{"rules":[{"topic":"other","policy":"enforce","schema_ids":[1]}]},"rules":[{"api":"Produce","field":"acks","in":[-1,1]},{"api":"Produce","field":"timeoutMs","max":60000},{"api":"*","field":"header.clientId","pattern":"^[a-z0-9-]+$"}]}`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			f, err := New(newHost(), []byte(bc.cfg))

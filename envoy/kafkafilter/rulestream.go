@@ -329,7 +329,7 @@ func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
 	c.f.tenantBuf = skel[:0]
 	var clientID *string
 	if n := int(int16(binary.BigEndian.Uint16(skel[12:]))); n >= 0 && 14+n <= hl {
-		id := string(skel[14 : 14+n])
+		id := unsafeString(skel[14 : 14+n]) // read during Check only
 		clientID = &id
 	}
 	if v, err := c.f.s.rules.Check(apiProduce, ver, clientID, skel[hl:]); err != nil || v != nil {
