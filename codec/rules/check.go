@@ -417,3 +417,20 @@ func (s *Set) Reads(apiKey int16, name string) bool {
 	}
 	return false
 }
+
+// OnlyReads reports whether every rule that applies to requests of api key is a header
+// rule or names one of the top-level fields in names: a caller that has read only
+// those fields of a request (a Produce's head) can check it with the rest left out.
+func (s *Set) OnlyReads(apiKey int16, names ...string) bool {
+	a := s.forKey(apiKey)
+	if a == nil {
+		return true
+	}
+	for _, i := range a.idx {
+		r := s.rules[i]
+		if !r.header && (len(r.segs) == 0 || !slices.Contains(names, r.segs[0].name)) {
+			return false
+		}
+	}
+	return true
+}

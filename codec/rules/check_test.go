@@ -286,3 +286,24 @@ func TestCheckAbsent(t *testing.T) {
 		t.Errorf("records: %v %v", v, err)
 	}
 }
+
+func TestReadsAndOnlyReads(t *testing.T) {
+	set, err := rules.Parse([]byte(`[{"api":"Produce","field":"acks","in":[-1]},
+		{"api":"*","field":"header.clientId","pattern":"^a"},
+		{"api":"CreateTopics","field":"topics[].numPartitions","max":3}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key  int16
+		name string
+		want bool
+	}{{0, "acks", true}, {0, "topicData", false}, {19, "topics", true}, {19, "numPartitions", true}, {19, "acks", false}} {
+		if got := set.Reads(tc.key, tc.name); got != tc.want {
+			t.Errorf("Reads(%d, %s) = %v", tc.key, tc.name, got)
+		}
+	}
+	if !set.OnlyReads(0, "acks", "timeoutMs") || set.OnlyReads(0, "timeoutMs") || set.OnlyReads(19, "acks") || !set.OnlyReads(3) {
+		t.Error("OnlyReads")
+	}
+}

@@ -73,6 +73,9 @@ type Conn struct {
 	win     window
 	// Copied counts the bytes the filter has copied out of the proxy's buffers.
 	copied int64
+	// headKey is the head of the Produce request under head rules being decided, and
+	// headPassed the last one the rules passed (rulestream.go).
+	headKey, headPassed []byte
 }
 
 // dir is the parsing state of one direction. Offsets named ...At are stream
@@ -577,7 +580,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		d.mode = modeHold
 		if key == apiProduce && !s.isDenied(key) && s.tenant == nil && !s.rules.Reads(key, "records") {
 			d.mode = modeRules // checked on its skeleton: the records are not copied
-			if !s.rules.Reads(key, "topicData") {
+			if s.rules.OnlyReads(key, "transactionalId", "acks", "timeoutMs") {
 				d.mode = modeRulesHead // decided from its head: it streams
 			}
 		}

@@ -441,6 +441,8 @@ var callbackWorkloads = []struct {
 	{"fetch-v18-hold", `{"brokers":{"1":"127.0.0.1:19092"},"fetch_endpoints":"hold"}`, 18, ""},
 	{"produce-no-rule", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`, 9, "free"},
 	{"produce-enforce", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`, 9, "enforced"},
+	{"safeguards", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]},` + benchSafeguards + `}`, 9, "free"},
+	{"safeguards-partitions", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]},` + benchSafeguardsPartitions + `}`, 9, "free"},
 }
 
 // callbackFrames are a workload's request and its response, correlated.
