@@ -740,6 +740,20 @@ func TestProxyBenchV8(t *testing.T) {
 		}
 		ws = append(ws, workload{w.name, `{` + benchPolicy + `}`, map[int16][]byte{apiProduce: produceFrame}, reqs, n})
 	}
+	{
+		reqs := produceRequests(t, "free", 400)
+		n := 0
+		for _, r := range reqs {
+			n += len(r)
+		}
+		ws = append(ws, workload{"safeguards", `{` + benchPolicy + `,` + benchSafeguards + `}`, map[int16][]byte{apiProduce: produceFrame}, reqs, n})
+		resp := fetchResponseFrame(t, 18)
+		freqs := make([][]byte, 200)
+		for i := range freqs {
+			freqs[i] = fetchRequestFrame(t, 18)
+		}
+		ws = append(ws, workload{"tenancy", `{"brokers":{"1":"127.0.0.1:19092"},"tenant":{"prefix":"team-a."}}`, map[int16][]byte{apiFetch: resp}, freqs, len(resp) * len(freqs)})
+	}
 	var results []benchResult
 	for _, w := range ws {
 		up, stopSink := sink(t, w.answers)
@@ -758,8 +772,8 @@ func TestProxyBenchV8(t *testing.T) {
 	if results[1].ratio() < worst.ratio() {
 		worst = results[1]
 	}
-	for i, r := range []benchResult{worst, results[2], results[3]} {
-		name := []string{"consume", "produce-no-rule", "produce-enforce"}[i]
+	for i, r := range []benchResult{worst, results[2], results[3], results[4], results[5]} {
+		name := []string{"consume", "produce-no-rule", "produce-enforce", "safeguards", "tenancy"}[i]
 		fmt.Printf("envoy-bench v8 %s: ratio %.2fx, added p50 %.1f us, p99 %.1f us (in the VM: p50 %.1f us, p99 %.1f us)\n", name, r.ratio(), r.added(0.5), r.added(0.99), r.vm(0.5), r.vm(0.99))
 	}
 }
