@@ -143,7 +143,38 @@ func RequestNames(key, version int16) bool {
 	case keyListTransactions:
 		return version >= 2 // transactionalIdPattern is refused
 	}
-	return transcode.HasEntities(key, proto.KindRequest, version, entities)
+	return hasNames(key, proto.KindRequest, version)
+}
+
+// names[kind][key] has bit v set when the request (kind 0) or response (1) of api key
+// at version v (below 64) has an entity field: computed once, as a proxy asks per
+// request.
+var (
+	namesOnce sync.Once
+	names     [2][]uint64
+)
+
+func hasNames(key int16, kind proto.Kind, version int16) bool {
+	namesOnce.Do(func() {
+		for k, kd := range []proto.Kind{proto.KindRequest, proto.KindResponse} {
+			names[k] = make([]uint64, 128)
+			for key := range names[k] {
+				for v := int16(0); v < 64; v++ {
+					if transcode.HasEntities(int16(key), kd, v, entities) {
+						names[k][key] |= 1 << v
+					}
+				}
+			}
+		}
+	})
+	k := 0
+	if kind == proto.KindResponse {
+		k = 1
+	}
+	if key < 0 || int(key) >= len(names[k]) || version < 0 || version >= 64 {
+		return transcode.HasEntities(key, kind, version, entities)
+	}
+	return names[k][key]&(1<<version) != 0
 }
 
 // ResponseNames is RequestNames for the response of api key at version: whether it
@@ -158,7 +189,7 @@ func ResponseNames(key, version int16) bool {
 	case keyDescribeConfigs, keyAlterConfigs, keyIncrementalAlterConfigs:
 		return true
 	}
-	return transcode.HasEntities(key, proto.KindResponse, version, entities)
+	return hasNames(key, proto.KindResponse, version)
 }
 
 // Tenant maps messages for one tenant prefix. It is safe for concurrent use.

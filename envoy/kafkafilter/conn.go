@@ -754,6 +754,10 @@ func (c *Conn) frame(d *dir, frame []byte, at int) {
 		if !ok {
 			return
 		}
+		if d.cur.kind == kindPass {
+			c.out.own(mapped) // nothing else to change in it
+			return
+		}
 		frame, at = mapped, -1
 	}
 	out, err := c.rewriteResponse(&d.cur, frame)

@@ -443,13 +443,14 @@ var callbackWorkloads = []struct {
 	{"produce-enforce", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`, 9, "enforced"},
 	{"safeguards", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]},` + benchSafeguards + `}`, 9, "free"},
 	{"safeguards-partitions", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]},` + benchSafeguardsPartitions + `}`, 9, "free"},
+	{"tenancy-produce", `{"tenant":{"prefix":"team-a."}}`, 9, "free"},
 }
 
 // callbackFrames are a workload's request and its response, correlated.
 func callbackFrames(t testing.TB, ver int16, produce string) (req, resp []byte) {
 	if produce != "" {
 		req = produceRequests(t, produce, 1)[0]
-		resp, _ = codec.EncodeResponseFrame(nil, &codec.ResponseHeader{CorrelationID: 1}, 9, codec.NewProduceResponse())
+		resp = benchProduceResponse(t, "team-a."+produce) // a tenant's broker names the prefixed topic
 	} else {
 		req, resp = fetchRequestFrame(t, ver), fetchResponseFrame(t, ver)
 	}
