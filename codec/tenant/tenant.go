@@ -239,11 +239,26 @@ type Counts struct {
 	Hidden int
 }
 
-func (t *Tenant) doc() *transcode.Doc {
-	if d, ok := t.docs.Get().(*transcode.Doc); ok {
-		return d
+// parse indexes a message of a Mapped api in a pooled Doc (put it back when done). For
+// a Refused api it returns no Doc and the refusal; for a Passed one, no Doc and dst
+// with the body appended unchanged; for a body that does not parse, no Doc and the
+// error.
+func (t *Tenant) parse(dst, body []byte, key, version int16, kind proto.Kind) (*transcode.Doc, []byte, error) {
+	switch access[key] {
+	case Refused:
+		return nil, dst, refused("api key " + strconv.Itoa(int(key)) + " is not open to tenants")
+	case Passed:
+		return nil, append(dst, body...), nil
 	}
-	return new(transcode.Doc)
+	d, ok := t.docs.Get().(*transcode.Doc)
+	if !ok {
+		d = new(transcode.Doc)
+	}
+	if err := d.ParseAPI(body, key, kind, version); err != nil {
+		t.docs.Put(d)
+		return nil, dst, err
+	}
+	return d, dst, nil
 }
 
 // Request appends to dst the request body (no header) of api key at version with every
@@ -251,17 +266,11 @@ func (t *Tenant) doc() *transcode.Doc {
 // (ErrRefused); so is a body that does not parse.
 func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, error) {
 	var c Counts
-	switch access[key] {
-	case Refused:
-		return dst, c, refused("api key " + strconv.Itoa(int(key)) + " is not open to tenants")
-	case Passed:
-		return append(dst, body...), c, nil
+	d, out, err := t.parse(dst, body, key, version, proto.KindRequest)
+	if d == nil {
+		return out, c, err
 	}
-	d := t.doc()
 	defer t.docs.Put(d)
-	if err := d.ParseAPI(body, key, proto.KindRequest, version); err != nil {
-		return dst, c, err
-	}
 	root := d.Root()
 	prefix := func(n transcode.Node) error {
 		s, null := d.Str(n)
@@ -327,7 +336,7 @@ func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, 
 	if err != nil {
 		return dst, c, err
 	}
-	out, err := d.AppendTo(dst)
+	out, err = d.AppendTo(dst)
 	return out, c, err
 }
 
@@ -370,17 +379,11 @@ const (
 // response must not reach the tenant.
 func (t *Tenant) Response(dst, body []byte, key, version int16) ([]byte, Counts, error) {
 	var c Counts
-	switch access[key] {
-	case Refused:
-		return dst, c, refused("api key " + strconv.Itoa(int(key)) + " is not open to tenants")
-	case Passed:
-		return append(dst, body...), c, nil
+	d, out, err := t.parse(dst, body, key, version, proto.KindResponse)
+	if d == nil {
+		return out, c, err
 	}
-	d := t.doc()
 	defer t.docs.Put(d)
-	if err := d.ParseAPI(body, key, proto.KindResponse, version); err != nil {
-		return dst, c, err
-	}
 	root := d.Root()
 	strip := func(n transcode.Node, what string) error {
 		s, null := d.Str(n)
@@ -449,6 +452,6 @@ func (t *Tenant) Response(dst, body []byte, key, version int16) ([]byte, Counts,
 	if _, err := d.ReplaceInMessages(t.prefix, ""); err != nil {
 		return dst, c, err
 	}
-	out, err := d.AppendTo(dst)
+	out, err = d.AppendTo(dst)
 	return out, c, err
 }

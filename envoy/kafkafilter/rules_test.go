@@ -203,33 +203,39 @@ func FuzzRulesDownstream(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := fl.NewConn()
-		n := int(step) + 1
-		var dn proxyDir
-		var split kafkatest.Splitter
-		for i := 0; i < len(data); i += n {
-			out, closed := dn.deliver(t, c, data[i:min(i+n, len(data))], true)
-			for _, fr := range split.Push(out) {
-				rf, err := codec.DecodeRequestFrame(fr)
-				if err != nil {
-					continue
-				}
-				hlen, _ := codec.RequestHeaderLen(fr)
-				key, ver := rf.Header.RequestAPIKey, rf.Header.RequestAPIVersion
-				var clientID *string // none in a v0 request header (ControlledShutdown v0)
-				if hlen >= 14 {
-					clientID = rf.Header.ClientID
-				}
-				if v, err := sets[btoi(second)].Check(key, ver, clientID, fr[hlen:]); err == nil && v != nil {
-					t.Fatalf("api %d v%d reached the broker breaking a rule: %s", key, ver, v.Message)
-				}
+		feedDownstream(t, fl.NewConn(), data, int(step)+1, func(fr []byte) {
+			rf, err := codec.DecodeRequestFrame(fr)
+			if err != nil {
+				return
 			}
-			if closed {
-				break
+			hlen, _ := codec.RequestHeaderLen(fr)
+			key, ver := rf.Header.RequestAPIKey, rf.Header.RequestAPIVersion
+			var clientID *string // none in a v0 request header (ControlledShutdown v0)
+			if hlen >= 14 {
+				clientID = rf.Header.ClientID
 			}
-		}
-		c.Done()
+			if v, err := sets[btoi(second)].Check(key, ver, clientID, fr[hlen:]); err == nil && v != nil {
+				t.Fatalf("api %d v%d reached the broker breaking a rule: %s", key, ver, v.Message)
+			}
+		})
 	})
+}
+
+// feedDownstream delivers data to c as client bytes in reads of step bytes, and each
+// whole frame the filter forwards to check, until the filter closes the connection.
+func feedDownstream(t *testing.T, c *Conn, data []byte, step int, check func(frame []byte)) {
+	var dn proxyDir
+	var split kafkatest.Splitter
+	for i := 0; i < len(data); i += step {
+		out, closed := dn.deliver(t, c, data[i:min(i+step, len(data))], true)
+		for _, fr := range split.Push(out) {
+			check(fr)
+		}
+		if closed {
+			break
+		}
+	}
+	c.Done()
 }
 
 func btoi(b bool) int {

@@ -280,17 +280,9 @@ func produceHeadEnd(b []byte, ver int16) (end int, acks int16, more, ok bool) {
 // produceRulesHead decides a Produce request from its head (see above).
 func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
 	size := d.frameEnd - d.frameAt
-	if !d.inHost {
-		k := min(size-len(d.stash), n-pos)
-		var ok bool
-		if d.stash, ok = c.readInto(d.stash, pos, k); !ok {
-			return n
-		}
-		pos += k
-	}
-	avail := len(d.stash)
-	if d.inHost {
-		avail = min(n, size)
+	pos, avail, ok := c.gather(d, pos, n)
+	if !ok {
+		return n
 	}
 	whole := func() int { // the skeleton path (or, mid-buffer, the whole frame)
 		if d.inHost {
@@ -299,13 +291,8 @@ func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
 		}
 		return c.toHold(d, pos)
 	}
-	hb := c.frameBytes(d, avail, 1024)
-	hl, err := codec.RequestHeaderLen(hb)
-	if errors.Is(err, codec.ErrTruncated) && len(hb) < avail {
-		hb = c.frameBytes(d, avail, avail)
-		hl, err = codec.RequestHeaderLen(hb)
-	}
-	if errors.Is(err, codec.ErrTruncated) && avail < size {
+	hb, hl, wait, err := c.requestHeader(d, avail, size)
+	if wait {
 		return c.decideWait(d, pos)
 	}
 	if err != nil {
@@ -354,15 +341,5 @@ func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
 	if acks != 0 {
 		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, c.f.host.NowNanos()))
 	}
-	d.mode = modePass
-	if d.inHost {
-		d.inHost = false
-		return 0
-	}
-	c.out.own(d.stash)
-	d.stash = d.stash[:0]
-	if d.base+pos >= d.frameEnd {
-		d.mode = modeHead
-	}
-	return pos
+	return c.streamDecided(d, pos, 0)
 }

@@ -79,28 +79,16 @@ func (c *Conn) frameBytes(d *dir, avail, n int) []byte {
 // holds it whole and checks it.
 func (c *Conn) decide(d *dir, pos, n int) int {
 	size := d.frameEnd - d.frameAt
-	if !d.inHost {
-		k := min(size-len(d.stash), n-pos)
-		var ok bool
-		if d.stash, ok = c.readInto(d.stash, pos, k); !ok {
-			return n
-		}
-		pos += k
-	}
-	avail := len(d.stash)
-	if d.inHost {
-		avail = min(n, size)
+	pos, avail, ok := c.gather(d, pos, n)
+	if !ok {
+		return n
 	}
 	plans()
 	if d.bodyAt < 0 {
 		ver := int16(binary.BigEndian.Uint16(c.frameBytes(d, avail, reqHeadLen)[6:]))
-		hb := c.frameBytes(d, avail, 1024)
-		hl, err := codec.RequestHeaderLen(hb)
-		if errors.Is(err, codec.ErrTruncated) && len(hb) < avail {
-			hl, err = codec.RequestHeaderLen(c.frameBytes(d, avail, avail))
-		}
+		hb, hl, wait, err := c.requestHeader(d, avail, size)
 		switch {
-		case errors.Is(err, codec.ErrTruncated) && avail < size:
+		case wait:
 			return c.decideWait(d, pos)
 		case err != nil || producePlanErr != nil:
 			d.decision = decideHold // the whole-frame path reports what is wrong
@@ -181,12 +169,19 @@ func (c *Conn) decide(d *dir, pos, n int) int {
 		}
 		c.pending = append(c.pending, p)
 	}
+	return c.streamDecided(d, pos, 0)
+}
+
+// streamDecided lets a decided request through from its frame offset from on (what
+// comes before is sent already): from the proxy's buffer when it holds the request,
+// else what the filter gathered of it, and the rest as it arrives.
+func (c *Conn) streamDecided(d *dir, pos, from int) int {
 	d.mode = modePass
 	if d.inHost {
 		d.inHost = false
-		return 0
+		return from // the frame starts the buffer
 	}
-	c.out.own(d.stash)
+	c.out.own(d.stash[from:])
 	d.stash = d.stash[:0]
 	if d.base+pos >= d.frameEnd {
 		d.mode = modeHead
@@ -747,26 +742,13 @@ func appendPrefixed(dst, b []byte, start, end int, prefix string, flex bool) []b
 // does not read, is held and mapped whole.
 func (c *Conn) tenantProduce(d *dir, pos, n int) int {
 	size := d.frameEnd - d.frameAt
-	if !d.inHost {
-		k := min(size-len(d.stash), n-pos)
-		var ok bool
-		if d.stash, ok = c.readInto(d.stash, pos, k); !ok {
-			return n
-		}
-		pos += k
-	}
-	avail := len(d.stash)
-	if d.inHost {
-		avail = min(n, size)
+	pos, avail, ok := c.gather(d, pos, n)
+	if !ok {
+		return n
 	}
 	hold := func() int { return c.toHold(d, pos) }
-	hb := c.frameBytes(d, avail, 1024)
-	hl, err := codec.RequestHeaderLen(hb)
-	if errors.Is(err, codec.ErrTruncated) && len(hb) < avail {
-		hb = c.frameBytes(d, avail, avail)
-		hl, err = codec.RequestHeaderLen(hb)
-	}
-	if errors.Is(err, codec.ErrTruncated) && avail < size {
+	hb, hl, wait, err := c.requestHeader(d, avail, size)
+	if wait {
 		return c.decideWait(d, pos)
 	}
 	if err != nil {
@@ -812,17 +794,7 @@ func (c *Conn) tenantProduce(d *dir, pos, n int) int {
 		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, c.f.host.NowNanos()))
 	}
 	c.out.own(head)
-	d.mode = modePass
-	if d.inHost {
-		d.inHost = false
-		return skip // the frame starts the buffer: the rest streams from there
-	}
-	c.out.own(d.stash[skip:])
-	d.stash = d.stash[:0]
-	if d.base+pos >= d.frameEnd {
-		d.mode = modeHead
-	}
-	return pos
+	return c.streamDecided(d, pos, skip)
 }
 
 // isNullString reports whether the string at b[start:] is null.
@@ -847,4 +819,32 @@ func (c *Conn) toHold(d *dir, pos int) int {
 		d.mode = modeHead
 	}
 	return pos
+}
+
+// gather reads, for a request being decided that the filter holds itself (it starts in
+// the middle of the buffer), what this buffer has of it into the stash; avail is how
+// many of its bytes are at hand (in the stash, or in the proxy's buffer from offset 0).
+// ok is false when the proxy refused a read.
+func (c *Conn) gather(d *dir, pos, n int) (next, avail int, ok bool) {
+	size := d.frameEnd - d.frameAt
+	if d.inHost {
+		return pos, min(n, size), true
+	}
+	k := min(size-len(d.stash), n-pos)
+	if d.stash, ok = c.readInto(d.stash, pos, k); !ok {
+		return n, 0, false
+	}
+	return pos + k, len(d.stash), true
+}
+
+// requestHeader is the first bytes of the request being decided (at least its header
+// when avail has it) and its header's length; wait is true when more must arrive.
+func (c *Conn) requestHeader(d *dir, avail, size int) (hb []byte, hl int, wait bool, err error) {
+	hb = c.frameBytes(d, avail, 1024)
+	hl, err = codec.RequestHeaderLen(hb)
+	if errors.Is(err, codec.ErrTruncated) && len(hb) < avail {
+		hb = c.frameBytes(d, avail, avail)
+		hl, err = codec.RequestHeaderLen(hb)
+	}
+	return hb, hl, errors.Is(err, codec.ErrTruncated) && avail < size, err
 }

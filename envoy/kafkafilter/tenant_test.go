@@ -314,21 +314,10 @@ func FuzzTenantDownstream(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := fl.NewConn()
-		n := int(step) + 1
-		var dn proxyDir
-		var split kafkatest.Splitter
-		for i := 0; i < len(data); i += n {
-			out, closed := dn.deliver(t, c, data[i:min(i+n, len(data))], true)
-			for _, fr := range split.Push(out) {
-				if _, err := codec.DecodeRequestFrame(fr); err == nil {
-					checkPrefixed(t, fr, "team-a.")
-				}
+		feedDownstream(t, fl.NewConn(), data, int(step)+1, func(fr []byte) {
+			if _, err := codec.DecodeRequestFrame(fr); err == nil {
+				checkPrefixed(t, fr, "team-a.")
 			}
-			if closed {
-				break
-			}
-		}
-		c.Done()
+		})
 	})
 }
