@@ -134,10 +134,14 @@ func New(host Host, config []byte) (*Filter, error) {
 }
 
 func denySummary(s *settings) string {
+	out := strconv.Itoa(len(s.denied)) + " api keys denied"
 	if s.allowList {
-		return strconv.Itoa(len(s.allowed)) + " api keys allowed"
+		out = strconv.Itoa(len(s.allowed)) + " api keys allowed"
 	}
-	return strconv.Itoa(len(s.denied)) + " api keys denied"
+	if s.tenant != nil {
+		out += ", and every api a tenant may not use"
+	}
+	return out
 }
 
 // metric returns the id of the metric prefix.name, defining it on first use.
