@@ -200,7 +200,7 @@ func (c *Conn) produceRules(d *dir, pos, n int) int {
 		c.f.inc(c.f.mPartAccepted, parts)
 	}
 	c.out.host(0, size)
-	if acks := int16(binary.BigEndian.Uint16(skel[hlen+produceAcksOffset(skel[hlen:], ver):])); acks != 0 {
+	if sp, _, _ := produceNames(skel[hlen:], ver, len(skel)-hlen); sp.acks != 0 {
 		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, now))
 	}
 	return size
@@ -230,52 +230,11 @@ func (c *Conn) policyCovers(body []byte, ver int16) (parts int, covered bool) {
 	return parts, false
 }
 
-// produceAcksOffset is the offset of acks in a Produce body (after the transactional
-// id from v3).
-func produceAcksOffset(body []byte, ver int16) int {
-	if ver < 3 {
-		return 0
-	}
-	if ver >= 9 {
-		v, k := binary.Uvarint(body)
-		return k + max(int(v)-1, 0)
-	}
-	return 2 + max(int(int16(binary.BigEndian.Uint16(body))), 0)
-}
-
 // When every Produce rule names a field of the request's head (acks, timeoutMs,
 // transactionalId, the header's client id), the request is decided from its first
 // bytes and streams through as a Produce under no rule does: the rules are checked on
 // the head with an empty topic list. One that breaks a rule goes the skeleton path,
 // which reads its topics and partitions for the answer.
-
-// produceHeadEnd is the offset in a Produce body of the topic array: after the
-// transactional id (from v3), acks and timeoutMs; acks is read. more is true when b
-// ends first.
-func produceHeadEnd(b []byte, ver int16) (end int, acks int16, more, ok bool) {
-	off := 0
-	if ver >= 3 {
-		if ver >= 9 {
-			v, k := binary.Uvarint(b)
-			if k == 0 {
-				return 0, 0, true, false
-			}
-			if k < 0 || v > 1<<15 {
-				return 0, 0, false, false
-			}
-			off = k + max(int(v)-1, 0)
-		} else {
-			if len(b) < 2 {
-				return 0, 0, true, false
-			}
-			off = 2 + max(int(int16(binary.BigEndian.Uint16(b))), 0)
-		}
-	}
-	if len(b) < off+6 {
-		return 0, 0, true, false
-	}
-	return off + 6, int16(binary.BigEndian.Uint16(b[off:])), false, true
-}
 
 // produceRulesHead decides a Produce request from its head (see above).
 func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
@@ -299,13 +258,18 @@ func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
 		return whole()
 	}
 	ver := int16(binary.BigEndian.Uint16(hb[6:]))
-	end, acks, more, ok := produceHeadEnd(hb[hl:], ver)
-	if more && avail < size && len(hb) == avail {
+	sp, more, _ := produceNames(hb[hl:], ver, size-hl)
+	if sp.headEnd == 0 && more && len(hb) < avail {
+		hb = c.frameBytes(d, avail, avail)
+		sp, more, _ = produceNames(hb[hl:], ver, size-hl)
+	}
+	if sp.headEnd == 0 && more && avail < size {
 		return c.decideWait(d, pos)
 	}
-	if !ok || hl+end > size {
+	if sp.headEnd == 0 {
 		return whole()
 	}
+	end, acks := sp.headEnd, sp.acks
 	// The head with an empty topic list.
 	skel := append(c.f.tenantBuf[:0], hb[:hl+end]...)
 	if ver >= 9 {

@@ -617,6 +617,8 @@ type produceNameSpan struct {
 	acks         int16
 	txStart      int // the transactional id's length prefix (-1 before v3)
 	txEnd        int
+	txNull       bool
+	headEnd      int // the topic array, after acks and timeoutMs (0 until they are read)
 	nameStart    int // the topic name's length prefix (-1 from v13)
 	nameEnd      int
 	end          int // where the names end: the rest streams as it is
@@ -626,7 +628,8 @@ type produceNameSpan struct {
 // produceNames reads a produceNameSpan from the first bytes b of a Produce body of
 // bodyLen bytes at ver. more is true when b ends before the span does; ok false means
 // the request cannot stream (several topics up to v12, or a length out of bounds):
-// the whole-frame path maps it, or reports what is wrong.
+// the whole-frame path maps it, or reports what is wrong. The head (acks, headEnd)
+// is read whenever b holds it, ok or not.
 func produceNames(b []byte, ver int16, bodyLen int) (s produceNameSpan, more, ok bool) {
 	b = b[:min(len(b), bodyLen)]
 	s.flex = ver >= 9
@@ -682,19 +685,17 @@ func produceNames(b []byte, ver int16, bodyLen int) (s produceNameSpan, more, ok
 			return s, short, false
 		}
 		s.txEnd = off
-	}
-	if ver >= 13 {
-		if len(b)-off < 2 {
-			return s, len(b) < bodyLen, false
-		}
-		s.acks = int16(binary.BigEndian.Uint16(b[off:]))
-		s.end = off
-		return s, false, true
+		s.txNull = s.flex && b[s.txStart] == 0 || !s.flex && int16(binary.BigEndian.Uint16(b[s.txStart:])) < 0
 	}
 	if len(b)-off < 6 {
 		return s, len(b) < bodyLen, false
 	}
 	s.acks = int16(binary.BigEndian.Uint16(b[off:]))
+	s.headEnd = off + 6
+	if ver >= 13 {
+		s.end = off // topics by id: nothing after the transactional id is renamed
+		return s, false, true
+	}
 	off += 6
 	if n := length(true); n != 1 {
 		return s, short, false
@@ -772,7 +773,7 @@ func (c *Conn) tenantProduce(d *dir, pos, n int) int {
 	renamed := 0
 	if sp.txStart >= 0 {
 		head = appendPrefixed(head, body, sp.txStart, sp.txEnd, prefix, sp.flex)
-		if !c.isNullString(body, sp.txStart, sp.flex) {
+		if !sp.txNull {
 			renamed++
 		}
 	}
@@ -795,14 +796,6 @@ func (c *Conn) tenantProduce(d *dir, pos, n int) int {
 	}
 	c.out.own(head)
 	return c.streamDecided(d, pos, skip)
-}
-
-// isNullString reports whether the string at b[start:] is null.
-func (c *Conn) isNullString(b []byte, start int, flex bool) bool {
-	if flex {
-		return b[start] == 0
-	}
-	return int16(binary.BigEndian.Uint16(b[start:])) < 0
 }
 
 // toHold hands a request the filter was deciding on to the whole-frame path (modeHold):
