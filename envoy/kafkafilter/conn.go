@@ -905,9 +905,9 @@ func (c *Conn) emitRequest(frame []byte, at, hlen int, key, ver int16, corr int3
 		}
 		return true
 	}
-	buf := append(c.f.tenantBuf[:0], frame[:hlen]...)
+	buf := append(c.f.frameBuf[:0], frame[:hlen]...)
 	buf, n, err := s.tenant.Request(buf, frame[hlen:], key, ver)
-	c.f.tenantBuf = buf[:0]
+	c.f.frameBuf = buf[:0]
 	what := apiMetricName(key) + " v" + strconv.Itoa(int(ver))
 	if err != nil {
 		c.f.inc(c.f.mTenantRefused, 1)
@@ -947,9 +947,9 @@ func (c *Conn) tenantResponse(p *pend, frame []byte) ([]byte, bool) {
 		c.closeWith("response " + what + ": " + err.Error())
 		return nil, false
 	}
-	buf := append(c.f.tenantBuf[:0], frame[:hlen]...)
+	buf := append(c.f.frameBuf[:0], frame[:hlen]...)
 	buf, n, err := s.tenant.Response(buf, frame[hlen:], p.key, p.ver)
-	c.f.tenantBuf = buf[:0]
+	c.f.frameBuf = buf[:0]
 	if err != nil {
 		c.f.inc(c.f.mTenantRefused, 1)
 		if !errors.Is(err, tenant.ErrRefused) {

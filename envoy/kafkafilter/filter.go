@@ -66,8 +66,9 @@ type Filter struct {
 	mUnruled, mInPlace, mEndpointsDropped, mRuleRefused, mRuleClosed       uint32
 	mTenantReq, mTenantResp, mTenantHidden, mTenantRefused                 uint32
 
-	// the frames a tenant's mapping writes (reused)
-	tenantBuf []byte
+	// the frames the filter writes of a request or response it changes or checks (a
+	// tenant's mapping, a Produce skeleton); reused, valid until the next one
+	frameBuf []byte
 
 	// rewriting a response's tag section in place (stream.go)
 	syn, synOut []byte

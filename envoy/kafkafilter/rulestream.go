@@ -101,7 +101,7 @@ func (r *skeletonReader) tags() {
 // produceSkeleton reads the Produce frame of size bytes at the start of the proxy's
 // buffer into a copy with every records field null.
 func (c *Conn) produceSkeleton(size, hlen int, ver int16) ([]byte, error) {
-	r := skeletonReader{c: c, end: size, out: c.f.tenantBuf[:0]}
+	r := skeletonReader{c: c, end: size, out: c.f.frameBuf[:0]}
 	r.take(hlen)
 	flex := ver >= 9
 	if ver >= 3 {
@@ -147,7 +147,7 @@ func (c *Conn) produceSkeleton(size, hlen int, ver int16) ([]byte, error) {
 	if flex {
 		r.tags()
 	}
-	c.f.tenantBuf = r.out[:0]
+	c.f.frameBuf = r.out[:0]
 	if r.err != nil || r.off != size || topics < -1 {
 		return nil, errSkeleton
 	}
@@ -271,14 +271,14 @@ func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
 	}
 	end, acks := sp.headEnd, sp.acks
 	// The head with an empty topic list.
-	skel := append(c.f.tenantBuf[:0], hb[:hl+end]...)
+	skel := append(c.f.frameBuf[:0], hb[:hl+end]...)
 	if ver >= 9 {
 		skel = append(skel, 1, 0) // no topics, no tagged fields
 	} else {
 		skel = append(skel, 0, 0, 0, 0)
 	}
 	binary.BigEndian.PutUint32(skel, uint32(len(skel)-4))
-	c.f.tenantBuf = skel[:0]
+	c.f.frameBuf = skel[:0]
 	var clientID *string
 	if n := int(int16(binary.BigEndian.Uint16(skel[12:]))); n >= 0 && 14+n <= hl {
 		id := unsafeString(skel[14 : 14+n]) // read during Check only

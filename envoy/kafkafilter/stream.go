@@ -769,7 +769,7 @@ func (c *Conn) tenantProduce(d *dir, pos, n int) int {
 	}
 	prefix := c.f.s.tenant.Prefix()
 	body := hb[hl:]
-	head := append(c.f.tenantBuf[:0], hb[:hl]...)
+	head := append(c.f.frameBuf[:0], hb[:hl]...)
 	renamed := 0
 	if sp.txStart >= 0 {
 		head = appendPrefixed(head, body, sp.txStart, sp.txEnd, prefix, sp.flex)
@@ -786,7 +786,7 @@ func (c *Conn) tenantProduce(d *dir, pos, n int) int {
 	skip := hl + sp.end // frame offset where the unchanged rest begins
 	newSize := size - 4 + len(head) - skip
 	binary.BigEndian.PutUint32(head, uint32(newSize))
-	c.f.tenantBuf = head[:0]
+	c.f.frameBuf = head[:0]
 	if renamed > 0 {
 		c.f.inc(c.f.mTenantReq, 1)
 	}
