@@ -66,8 +66,8 @@ records-ownenc-broker: broker-deps
 
 # In Node (V8): with the WebAssembly kernels, and with them off (kwire_purego).
 records-js-test:
-	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/recordscan ./internal/crc32c
-	GOOS=js GOARCH=wasm $(GO) test -tags kwire_purego -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/recordscan ./internal/crc32c
+	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/recordscan ./internal/crc32c ./internal/inflate
+	GOOS=js GOARCH=wasm $(GO) test -tags kwire_purego -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/recordscan ./internal/crc32c ./internal/inflate
 
 records-nocompress-test:
 	$(GO) vet -tags kwire_nocompress ./codec/records/...
@@ -86,7 +86,7 @@ records-nocompress-test:
 # tests mutate random inputs for KWIRE_KERNEL_FUZZTIME each.
 records-kernel-fuzz:
 	GOOS=js GOARCH=wasm KWIRE_KERNEL_FUZZTIME=$(FUZZTIME) $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
-		-run 'KernelFuzz' -v -timeout 0 -p 1 ./codec/records ./internal/recordscan ./internal/crc32c
+		-run 'KernelFuzz' -v -timeout 0 -p 1 ./codec/records ./internal/recordscan ./internal/crc32c ./internal/inflate
 
 records-fuzz: records-kernel-fuzz
 	$(MAKE) --no-print-directory fuzz-go FUZZ_ONLY='$(RECORDS_FUZZ)'

@@ -2,7 +2,6 @@ package records
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"math/bits"
 
 	"github.com/kwire/kwire/internal/crc32c"
@@ -12,8 +11,9 @@ import (
 // WebAssembly build it runs a hand-written kernel (internal/crc32c).
 func CRC32C(b []byte) uint32 { return crc32c.Checksum(b) }
 
-// CRC32 is the checksum of a legacy (magic 0 and 1) message (IEEE polynomial).
-func CRC32(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
+// CRC32 is the checksum of a legacy (magic 0 and 1) message (IEEE polynomial),
+// by the same kernel in the WebAssembly build.
+func CRC32(b []byte) uint32 { return crc32c.ChecksumIEEE(b) }
 
 var be = binary.BigEndian
 

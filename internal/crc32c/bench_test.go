@@ -97,7 +97,7 @@ func BenchmarkInterleaved(b *testing.B) {
 func BenchmarkFillTable(b *testing.B) {
 	var t slicing16
 	for b.Loop() {
-		fillTable(&t)
+		fillTable(&t, poly)
 	}
 }
 

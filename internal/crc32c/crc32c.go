@@ -1,6 +1,8 @@
 // Package crc32c computes CRC-32C, the checksum with the Castagnoli polynomial
 // that Kafka's magic 2 record batches carry. Its results are those of
-// hash/crc32 with crc32.MakeTable(crc32.Castagnoli).
+// hash/crc32 with crc32.MakeTable(crc32.Castagnoli). ChecksumIEEE computes the
+// CRC-32 of gzip trailers (and of Kafka's magic 0 and 1 messages) the same
+// way, over tables of the IEEE polynomial.
 //
 // Natively the package hands the work to hash/crc32, which uses the CPU's CRC
 // instructions. In the WebAssembly build a hand-written kernel (crc32c_wasm.s)
@@ -10,11 +12,17 @@
 // reference.
 package crc32c
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync"
+)
 
 // poly is the Castagnoli polynomial in reversed (LSB-first) form, the value of
-// crc32.Castagnoli.
-const poly = 0x82f63b78
+// crc32.Castagnoli; ieeePoly likewise crc32.IEEE.
+const (
+	poly     = 0x82f63b78
+	ieeePoly = 0xedb88320
+)
 
 // slicing16 holds the slicing-by-16 tables: t[k][v] is the CRC register after
 // the byte v followed by k zero bytes is fed into a zero register. t[0] is the
@@ -25,14 +33,25 @@ type slicing16 [16][256]uint32
 // does at init.
 var tab slicing16
 
-func init() { fillTable(&tab) }
+func init() { fillTable(&tab, poly) }
 
-// fillTable computes the tables into t.
-func fillTable(t *slicing16) {
+// ieeeTab holds the IEEE polynomial's tables, filled on first use.
+var (
+	ieeeTab     slicing16
+	ieeeTabOnce sync.Once
+)
+
+func ieeeTables() *slicing16 {
+	ieeeTabOnce.Do(func() { fillTable(&ieeeTab, ieeePoly) })
+	return &ieeeTab
+}
+
+// fillTable computes the tables of the polynomial p into t.
+func fillTable(t *slicing16, p uint32) {
 	for i := range 256 {
 		c := uint32(i)
 		for range 8 {
-			c = c>>1 ^ poly&-(c&1)
+			c = c>>1 ^ p&-(c&1)
 		}
 		t[0][i] = c
 	}
@@ -52,11 +71,17 @@ func Checksum(b []byte) uint32 { return update(0, b) }
 // Update(Checksum(a), b) == Checksum(append(a, b...)).
 func Update(crc uint32, b []byte) uint32 { return update(crc, b) }
 
+// ChecksumIEEE is the CRC-32 of b with the IEEE polynomial, as
+// hash/crc32.ChecksumIEEE computes it.
+func ChecksumIEEE(b []byte) uint32 { return updateIEEE(0, b) }
+
 // updateGeneric is Update in plain Go: slicing-by-16 over tab, then one
 // slicing-by-8 and one slicing-by-4 step, then single bytes. The wasm kernel
 // does exactly these steps.
-func updateGeneric(crc uint32, b []byte) uint32 {
-	t := &tab
+func updateGeneric(crc uint32, b []byte) uint32 { return updateTables(crc, b, &tab) }
+
+// updateTables is updateGeneric over the tables t.
+func updateTables(crc uint32, b []byte, t *slicing16) uint32 {
 	crc = ^crc
 	for len(b) >= 16 {
 		crc ^= binary.LittleEndian.Uint32(b)

@@ -10,3 +10,6 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // update is Update: hash/crc32.
 func update(crc uint32, b []byte) uint32 { return crc32.Update(crc, castagnoli, b) }
+
+// updateIEEE is hash/crc32's, which uses the CPU's instructions where it has them.
+func updateIEEE(crc uint32, b []byte) uint32 { return crc32.Update(crc, crc32.IEEETable, b) }

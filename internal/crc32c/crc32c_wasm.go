@@ -11,3 +11,6 @@ func updateKernel(crc uint32, b []byte, t *slicing16) uint32
 
 // update is Update: the kernel.
 func update(crc uint32, b []byte) uint32 { return ^updateKernel(^crc, b, &tab) }
+
+// updateIEEE is the kernel over the IEEE polynomial's tables.
+func updateIEEE(crc uint32, b []byte) uint32 { return ^updateKernel(^crc, b, ieeeTables()) }

@@ -1,6 +1,7 @@
 package crc32c
 
 import (
+	"hash/crc32"
 	"math/rand"
 	"os"
 	"runtime"
@@ -12,7 +13,8 @@ import (
 // TestUpdateKernelFuzz is the kernel's differential fuzzing where the kernel runs, in the
 // WebAssembly build (Go's coverage-guided fuzzer does not run WebAssembly; natively it
 // compares the twin with hash/crc32): random buffers of random lengths and alignments and
-// random starting values go through Update (the kernel), updateGeneric and hash/crc32
+// random starting values go through Update (the kernel), updateGeneric and hash/crc32, and
+// likewise for the IEEE polynomial (updateIEEE, updateTables over its tables),
 // until KWIRE_KERNEL_FUZZTIME (a Go duration; 1s by default) is over.
 func TestUpdateKernelFuzz(t *testing.T) {
 	d := time.Second
@@ -41,6 +43,9 @@ func TestUpdateKernelFuzz(t *testing.T) {
 		crc := r.Uint32()
 		if got, want, gen := Update(crc, b), ref(crc, b), updateGeneric(crc, b); got != want || gen != want {
 			t.Fatalf("seed %d case %d: %d bytes at offset %d from %#x: Update %#x, generic %#x, hash/crc32 %#x", seed, n, size, off, crc, got, gen, want)
+		}
+		if got, want, gen := updateIEEE(crc, b), crc32.Update(crc, crc32.IEEETable, b), updateTables(crc, b, ieeeTables()); got != want || gen != want {
+			t.Fatalf("seed %d case %d: %d bytes at offset %d from %#x: IEEE: kernel %#x, generic %#x, hash/crc32 %#x", seed, n, size, off, crc, got, gen, want)
 		}
 	}
 	t.Logf("%d cases in %v (seed %s)", n, d, strconv.FormatInt(seed, 10))

@@ -11,10 +11,10 @@ package deflate
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"math/bits"
 
 	"github.com/kwire/kwire/internal/compkit"
+	"github.com/kwire/kwire/internal/crc32c"
 )
 
 const (
@@ -50,7 +50,7 @@ type Encoder struct {
 func (e *Encoder) AppendGzip(dst, src []byte) []byte {
 	dst = append(dst, 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255)
 	dst = e.AppendDeflate(dst, src)
-	dst = binary.LittleEndian.AppendUint32(dst, crc32.ChecksumIEEE(src))
+	dst = binary.LittleEndian.AppendUint32(dst, crc32c.ChecksumIEEE(src))
 	return binary.LittleEndian.AppendUint32(dst, uint32(len(src)))
 }
 

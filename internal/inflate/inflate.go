@@ -7,9 +7,12 @@
 package inflate
 
 import (
+	"encoding/binary"
 	"errors"
-	"hash/crc32"
+	"slices"
 	"strconv"
+
+	"github.com/kwire/kwire/internal/crc32c"
 )
 
 // ErrTooLarge is returned when the output would pass the limit.
@@ -27,25 +30,69 @@ func (e *Error) Error() string {
 
 const (
 	maxBits   = 15
-	fastBits  = 9
+	fastBits  = 10 // codes up to this long are decoded by one table lookup
+	fastMask  = 1<<fastBits - 1
 	maxLitLen = 288
 	maxDist   = 32
+	maxMatch  = 258
 	maxInt    = int(^uint(0) >> 1)
 )
 
-// huffman is a canonical code: counts per length and symbols in code order, with a
-// table for codes up to fastBits long.
+// A table entry holds what a code means, resolved for the decode loop, so that
+// one 32-bit load tells a literal from a length and gives the length's or
+// distance's base and extra bits:
+//
+//	bits 0-3   the code's length; 0 in a fast table: a longer code (or no code)
+//	bits 4-7   how many extra bits follow the code (lengths and distances)
+//	bits 8-9   its kind: kindBase, kindLiteral, kindEnd or kindInvalid
+//	bits 16-31 the literal byte (or code-length symbol), or the length's or distance's base
+const (
+	kindBase    = 0 // a length or a distance: base + extra bits
+	kindLiteral = 1
+	kindEnd     = 2 // end of block
+	kindInvalid = 3 // literal/length symbols 286 and 287, distance symbols 30 and 31
+)
+
+// What a table's symbols mean.
+const (
+	tableLit   = iota // literal/length symbols
+	tableDist         // distance symbols
+	tablePlain        // code-length symbols: the symbol itself, as a literal
+)
+
+func entryKind(e uint32) uint32  { return e >> 8 & 3 }
+func entryExtra(e uint32) uint32 { return e >> 4 & 15 }
+
+// meaning is the entry of symbol sym of a table of kind table, with no length.
+func meaning(table, sym int) uint32 {
+	switch {
+	case table == tablePlain || table == tableLit && sym < 256:
+		return uint32(sym)<<16 | kindLiteral<<8
+	case table == tableLit && sym == 256:
+		return kindEnd << 8
+	case table == tableLit && sym-257 < len(lenBase):
+		return uint32(lenBase[sym-257])<<16 | uint32(lenExtra[sym-257])<<4
+	case table == tableDist && sym < len(dstBase):
+		return uint32(dstBase[sym])<<16 | uint32(dstExtra[sym])<<4
+	}
+	return kindInvalid << 8
+}
+
+// huffman is a canonical code: counts per length and symbols in code order, and
+// the entries of the codes up to fastBits long.
 type huffman struct {
+	table  int // tableLit, tableDist or tablePlain
 	count  [maxBits + 1]uint16
 	symbol [maxLitLen]uint16
-	fast   [1 << fastBits]uint16 // symbol<<4 | length; 0: not in the table
+	fast   [1 << fastBits]uint32 // by the next fastBits input bits (first bit lowest)
 }
 
 // build makes h from code lengths; it reports false for a code zlib refuses:
 // over-subscribed, or incomplete with more than a single one-bit code (an empty
 // code is accepted when allowEmpty; the fixed distance code, incomplete by
 // definition, is built with incomplete).
-func (h *huffman) build(lengths []uint8, allowEmpty, incomplete bool) bool {
+func (h *huffman) build(table int, lengths []uint8, allowEmpty, incomplete bool) bool {
+	h.table = table
 	h.count = [maxBits + 1]uint16{}
 	for _, l := range lengths {
 		h.count[l]++
@@ -64,7 +111,7 @@ func (h *huffman) build(lengths []uint8, allowEmpty, incomplete bool) bool {
 		}
 	}
 	if maxLen == 0 {
-		h.fast = [1 << fastBits]uint16{}
+		h.fast = [1 << fastBits]uint32{}
 		return allowEmpty
 	}
 	if left > 0 && maxLen != 1 && !incomplete {
@@ -80,7 +127,7 @@ func (h *huffman) build(lengths []uint8, allowEmpty, incomplete bool) bool {
 			offs[l]++
 		}
 	}
-	h.fast = [1 << fastBits]uint16{}
+	h.fast = [1 << fastBits]uint32{}
 	code, idx := 0, 0
 	for l := 1; l <= fastBits; l++ {
 		for k := 0; k < int(h.count[l]); k++ {
@@ -88,7 +135,7 @@ func (h *huffman) build(lengths []uint8, allowEmpty, incomplete bool) bool {
 			for b := 0; b < l; b++ {
 				rev |= (code >> b & 1) << (l - 1 - b)
 			}
-			entry := h.symbol[idx]<<4 | uint16(l)
+			entry := meaning(table, int(h.symbol[idx])) | uint32(l)
 			for r := rev; r < 1<<fastBits; r += 1 << l {
 				h.fast[r] = entry
 			}
@@ -104,7 +151,7 @@ func (h *huffman) build(lengths []uint8, allowEmpty, incomplete bool) bool {
 type decoder struct {
 	src   []byte
 	pos   int
-	bits  uint64
+	bits  uint64 // no bits above the nbits that are in use
 	nbits uint
 	out   []byte
 	start int // where the current stream's output starts in out
@@ -140,13 +187,13 @@ func (d *decoder) getBits(n uint) (uint32, error) {
 	return v, nil
 }
 
-// sym decodes one symbol of h.
-func (d *decoder) sym(h *huffman) (int, error) {
+// entry decodes one code of h and returns its entry.
+func (d *decoder) entry(h *huffman) (uint32, error) {
 	if d.need(fastBits) || d.nbits > 0 {
-		if e := h.fast[d.bits&(1<<fastBits-1)]; e != 0 && uint(e&15) <= d.nbits {
+		if e := h.fast[d.bits&fastMask]; e&15 != 0 && uint(e&15) <= d.nbits {
 			d.bits >>= e & 15
 			d.nbits -= uint(e & 15)
-			return int(e >> 4), nil
+			return e, nil
 		}
 	}
 	// Longer codes, or the last bits of the input: bit by bit.
@@ -159,7 +206,7 @@ func (d *decoder) sym(h *huffman) (int, error) {
 		code |= int(b)
 		count := int(h.count[l])
 		if code-first < count {
-			return int(h.symbol[index+code-first]), nil
+			return meaning(h.table, int(h.symbol[index+code-first])), nil
 		}
 		index += count
 		first = (first + count) << 1
@@ -191,13 +238,13 @@ var fixedLit, fixedDist = func() (*huffman, *huffman) {
 			l[i] = 8
 		}
 	}
-	var dl [30]uint8
+	var dl [maxDist]uint8
 	for i := range dl {
 		dl[i] = 5
 	}
 	lit, dist := new(huffman), new(huffman)
-	lit.build(l[:], false, false)
-	dist.build(dl[:], false, true)
+	lit.build(tableLit, l[:], false, false)
+	dist.build(tableDist, dl[:], false, false)
 	return lit, dist
 }()
 
@@ -274,15 +321,16 @@ func (d *decoder) dynamic() error {
 		}
 		cl[clenOrder[i]] = uint8(b)
 	}
-	if !d.clen.build(cl[:], false, false) {
+	if !d.clen.build(tablePlain, cl[:], false, false) {
 		return d.fail("invalid code lengths code")
 	}
 	lens := d.lens[:nlen+ndist]
 	for i := 0; i < len(lens); {
-		s, err := d.sym(&d.clen)
+		e, err := d.entry(&d.clen)
 		if err != nil {
 			return err
 		}
+		s := e >> 16
 		if s < 16 {
 			lens[i] = uint8(s)
 			i++
@@ -319,52 +367,61 @@ func (d *decoder) dynamic() error {
 	if lens[256] == 0 {
 		return d.fail("no end-of-block code")
 	}
-	if !d.lit.build(lens[:nlen], false, false) {
+	if !d.lit.build(tableLit, lens[:nlen], false, false) {
 		return d.fail("invalid literal/length code")
 	}
-	if !d.dist.build(lens[nlen:], true, false) {
+	if !d.dist.build(tableDist, lens[nlen:], true, false) {
 		return d.fail("invalid distance code")
 	}
 	return nil
 }
 
+// codes decodes a compressed block's symbols up to its end. Where at least
+// fastInput input bytes and maxMatch+fastSlack bytes of room are left, whole
+// symbols go through fastCodes (one table lookup per code, the bit buffer
+// refilled 8 bytes at a time); the rest, and whatever fastCodes leaves (a code
+// longer than fastBits, the end of the block, anything invalid), is decoded
+// here, one symbol at a time, with its checks and errors.
 func (d *decoder) codes(lit, dist *huffman) error {
 	for {
-		s, err := d.sym(lit)
+		if len(d.src)-d.pos >= fastInput && min(cap(d.out), d.limit)-len(d.out) >= maxMatch+fastSlack {
+			st := fastState{bits: d.bits, nbits: uint64(d.nbits), pos: d.pos, o: len(d.out)}
+			fastCodes(d.out[:min(cap(d.out), d.limit)], d.src, &st, &lit.fast, &dist.fast, d.start)
+			d.bits, d.nbits, d.pos, d.out = st.bits, uint(st.nbits), st.pos, d.out[:st.o]
+		}
+		e, err := d.entry(lit)
 		if err != nil {
 			return err
 		}
-		if s < 256 {
+		switch entryKind(e) {
+		case kindLiteral:
 			if len(d.out) >= d.limit {
 				return ErrTooLarge
 			}
-			d.out = append(d.out, byte(s))
+			d.out = append(d.out, byte(e>>16))
 			continue
-		}
-		if s == 256 {
+		case kindEnd:
 			return nil
-		}
-		s -= 257
-		if s >= 29 {
+		case kindInvalid:
 			return d.fail("invalid length symbol")
 		}
-		e, err := d.getBits(uint(lenExtra[s]))
+		x, err := d.getBits(uint(entryExtra(e)))
 		if err != nil {
 			return err
 		}
-		n := int(lenBase[s]) + int(e)
-		ds, err := d.sym(dist)
+		n := int(e>>16) + int(x)
+		de, err := d.entry(dist)
 		if err != nil {
 			return err
 		}
-		if ds >= 30 {
+		if entryKind(de) != kindBase {
 			return d.fail("invalid distance symbol")
 		}
-		e, err = d.getBits(uint(dstExtra[ds]))
+		x, err = d.getBits(uint(entryExtra(de)))
 		if err != nil {
 			return err
 		}
-		back := int(dstBase[ds]) + int(e)
+		back := int(de>>16) + int(x)
 		if back > len(d.out)-d.start {
 			return d.fail("distance " + strconv.Itoa(back) + " reaches before the start of the output")
 		}
@@ -382,6 +439,80 @@ func (d *decoder) codes(lit, dist *huffman) error {
 	}
 }
 
+// fastInput is the input fastCodes needs left to start a symbol (one 8-byte
+// load); fastSlack is the room it needs past the longest match, where its
+// kernel may write scratch bytes.
+const (
+	fastInput = 8
+	fastSlack = 16
+)
+
+// fastState is the bit reader and output position that fastCodes takes and
+// gives back.
+type fastState struct {
+	bits  uint64
+	nbits uint64
+	pos   int // the next input byte
+	o     int // the next output byte
+}
+
+// fastCodesGeneric decodes whole symbols of a compressed block into out[st.o:]
+// with the fast tables lit and dist while at least fastInput bytes are left at
+// st.pos and maxMatch+fastSlack bytes of room in out. It stops before a code
+// that is not in a fast table, the end of the block, an invalid symbol, or a
+// distance reaching before start: those are for the caller, whose checks give
+// the errors. A refill leaves at least 56 bits; a symbol takes at most
+// 10+5+10+13 bits in this loop, all looked at before any is consumed. On
+// return the whole bytes read ahead are given back: the state holds fewer than
+// 8 bits, none above them.
+func fastCodesGeneric(out, src []byte, st *fastState, lit, dist *[1 << fastBits]uint32, start int) {
+	bits, nbits, pos, o := st.bits, st.nbits, st.pos, st.o
+	for pos <= len(src)-fastInput && o <= len(out)-maxMatch-fastSlack {
+		bits |= binary.LittleEndian.Uint64(src[pos:]) << nbits
+		pos += int(63-nbits) >> 3
+		nbits |= 56
+		e := lit[bits&fastMask]
+		if entryKind(e) == kindLiteral { // an empty entry is kindBase, with length 0
+			bits >>= e & 15
+			nbits -= uint64(e & 15)
+			out[o] = byte(e >> 16)
+			o++
+			continue
+		}
+		if e&15 == 0 || entryKind(e) != kindBase {
+			break
+		}
+		t, tn := bits>>(e&15), nbits-uint64(e&15)
+		x := entryExtra(e)
+		n := int(e>>16) + int(t&(1<<x-1))
+		t, tn = t>>x, tn-uint64(x)
+		de := dist[t&fastMask]
+		if de&15 == 0 || entryKind(de) != kindBase {
+			break
+		}
+		t, tn = t>>(de&15), tn-uint64(de&15)
+		x = entryExtra(de)
+		back := int(de>>16) + int(t&(1<<x-1))
+		t, tn = t>>x, tn-uint64(x)
+		if back > o-start {
+			break
+		}
+		bits, nbits = t, tn
+		end := o + n
+		if back >= n {
+			copy(out[o:end], out[o-back:])
+			o = end
+			continue
+		}
+		for from := o - back; o < end; {
+			o += copy(out[o:end], out[from:o])
+		}
+	}
+	pos -= int(nbits >> 3)
+	nbits &= 7
+	st.bits, st.nbits, st.pos, st.o = bits&(1<<nbits-1), nbits, pos, o
+}
+
 // Inflate appends the decoded raw deflate stream at the start of src to dst, and
 // returns it with the number of input bytes the stream used. The output may not
 // grow dst by more than limit bytes.
@@ -397,6 +528,7 @@ func Inflate(dst, src []byte, limit int) ([]byte, int, error) {
 // member that do not start another are an error, and so is input with no member.
 func Gunzip(dst, src []byte, limit int) ([]byte, error) {
 	d := &decoder{src: src, out: dst, limit: len(dst) + min(limit, maxInt-len(dst))}
+	d.reserve()
 	for members := 0; d.pos < len(src) || members == 0; members++ {
 		if err := d.header(); err != nil {
 			return d.out, err
@@ -411,7 +543,7 @@ func Gunzip(dst, src []byte, limit int) ([]byte, error) {
 		sum := uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16 | uint32(t[3])<<24
 		size := uint32(t[4]) | uint32(t[5])<<8 | uint32(t[6])<<16 | uint32(t[7])<<24
 		body := d.out[d.start:]
-		if crc32.ChecksumIEEE(body) != sum {
+		if crc32c.ChecksumIEEE(body) != sum {
 			return d.out, d.fail("gzip checksum mismatch")
 		}
 		if uint32(len(body)) != size {
@@ -420,6 +552,22 @@ func Gunzip(dst, src []byte, limit int) ([]byte, error) {
 		d.pos += 8
 	}
 	return d.out, nil
+}
+
+// reserve makes room in d.out for the output the last member's trailer states
+// (with the room the fast loop wants past it), so that the output is not
+// copied as it grows: up to the limit, and to no more than 32 times the input
+// plus 64 KiB, as a trailer may state any size.
+func (d *decoder) reserve() {
+	if len(d.src) < 18 {
+		return
+	}
+	t := d.src[len(d.src)-4:]
+	stated := int(uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16 | uint32(t[3])<<24)
+	n := min(stated+maxMatch+fastSlack, d.limit-len(d.out), 32*len(d.src)+64<<10)
+	if cap(d.out)-len(d.out) < n {
+		d.out = slices.Grow(d.out, n)
+	}
 }
 
 // header reads a gzip member header at d.pos.
@@ -455,7 +603,7 @@ func (d *decoder) header() error {
 		if q+2 > len(src) {
 			return d.fail("truncated gzip header")
 		}
-		if uint16(crc32.ChecksumIEEE(src[p:q])) != uint16(src[q])|uint16(src[q+1])<<8 {
+		if uint16(crc32c.ChecksumIEEE(src[p:q])) != uint16(src[q])|uint16(src[q+1])<<8 {
 			return d.fail("gzip header checksum mismatch")
 		}
 		q += 2

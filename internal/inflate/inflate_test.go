@@ -5,9 +5,12 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"errors"
+	"hash/crc32"
 	"io"
 	"math/rand"
 	"testing"
+
+	kgzip "github.com/klauspost/compress/gzip"
 )
 
 func gz(t testing.TB, data []byte, level int) []byte {
@@ -151,11 +154,38 @@ func BenchmarkGunzip(b *testing.B) {
 			out, _ = Gunzip(out[:0], z, 1<<30)
 		}
 	})
+	b.Run("klauspost", func(b *testing.B) {
+		var r kgzip.Reader
+		for b.Loop() {
+			r.Reset(bytes.NewReader(z))
+			io.Copy(io.Discard, &r)
+		}
+	})
 	b.Run("stdlib", func(b *testing.B) {
 		var r gzip.Reader
 		for b.Loop() {
 			r.Reset(bytes.NewReader(z))
 			io.Copy(io.Discard, &r)
+		}
+	})
+}
+
+func BenchmarkInflate(b *testing.B) {
+	in := inputs()[len(inputs())-2] // 300 KB of text
+	var z bytes.Buffer
+	w, _ := flate.NewWriter(&z, 6)
+	w.Write(in)
+	w.Close()
+	b.SetBytes(int64(len(in)))
+	b.Run("kwire", func(b *testing.B) {
+		out := make([]byte, 0, len(in)+1024)
+		for b.Loop() {
+			out, _, _ = Inflate(out[:0], z.Bytes(), 1<<30)
+		}
+	})
+	b.Run("crc32", func(b *testing.B) {
+		for b.Loop() {
+			crc32.ChecksumIEEE(in)
 		}
 	})
 }
