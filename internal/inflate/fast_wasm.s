@@ -141,29 +141,42 @@ TEXT ·fastCodesKernel(SB), NOSPLIT, $0-80
 		I64And
 		I64Const $0x100
 		I64Eq
-		If // a literal
-			Get R5
-			Get R10
-			I64Const $15
-			I64And
-			I64ShrU
-			Set R5
-			Get R6
-			Get R10
-			I64Const $15
-			I64And
-			I64Sub
-			Set R6
-			Get R0
-			I32WrapI64
-			Get R10
-			I64Const $16
-			I64ShrU
-			I64Store8 $0
-			Get R0
-			I64Const $1
-			I64Add
-			Set R0
+		If // literals, while a code's worth of bits is left
+			Loop
+				Get R5
+				Get R10
+				I64Const $15
+				I64And
+				I64ShrU
+				Set R5
+				Get R6
+				Get R10
+				I64Const $15
+				I64And
+				I64Sub
+				Set R6
+				Get R0
+				I32WrapI64
+				Get R10
+				I64Const $16
+				I64ShrU
+				I64Store8 $0
+				Get R0
+				I64Const $1
+				I64Add
+				Set R0
+				Get R6
+				I64Const $10 // fastBits
+				I64LtU
+				BrIf $2
+				ENTRY(R7, R5)
+				Get R10
+				I64Const $0x300
+				I64And
+				I64Const $0x100
+				I64Eq
+				BrIf $0
+			End
 			Br $1
 		End
 		NOTBASE

@@ -461,8 +461,10 @@ type fastState struct {
 // st.pos and maxMatch+fastSlack bytes of room in out. It stops before a code
 // that is not in a fast table, the end of the block, an invalid symbol, or a
 // distance reaching before start: those are for the caller, whose checks give
-// the errors. A refill leaves at least 56 bits; a symbol takes at most
-// 10+5+10+13 bits in this loop, all looked at before any is consumed. On
+// the errors. A refill leaves at least 56 bits; a length and distance take at
+// most 10+5+10+13 bits in this loop, all looked at before any is consumed, and
+// literals are taken up to 4 a refill (56 bits, 10 a code at most; at most 4
+// bytes past the room check). On
 // return the whole bytes read ahead are given back: the state holds fewer than
 // 8 bits, none above them.
 func fastCodesGeneric(out, src []byte, st *fastState, lit, dist *[1 << fastBits]uint32, start int) {
@@ -473,10 +475,19 @@ func fastCodesGeneric(out, src []byte, st *fastState, lit, dist *[1 << fastBits]
 		nbits |= 56
 		e := lit[bits&fastMask]
 		if entryKind(e) == kindLiteral { // an empty entry is kindBase, with length 0
-			bits >>= e & 15
-			nbits -= uint64(e & 15)
-			out[o] = byte(e >> 16)
-			o++
+			// Literals follow one another while a code's worth of bits is left.
+			for {
+				bits >>= e & 15
+				nbits -= uint64(e & 15)
+				out[o] = byte(e >> 16)
+				o++
+				if nbits < fastBits {
+					break
+				}
+				if e = lit[bits&fastMask]; entryKind(e) != kindLiteral {
+					break
+				}
+			}
 			continue
 		}
 		if e&15 == 0 || entryKind(e) != kindBase {
