@@ -4,6 +4,17 @@
 // another, with an output limit, and accepts what zlib (Java's Inflater, which
 // Kafka's gzip reader uses) accepts: complete Huffman codes, or a single code of
 // one bit.
+//
+// A compressed block's symbols are decoded by a fast loop while input and room
+// are plentiful: a code up to 10 bits long is one lookup in a table whose
+// entries give the literal, or the length's or distance's base and extra bits;
+// the bit buffer is refilled 8 bytes at a time. The rest (longer codes, the end
+// of a block, the last bytes of the input, anything invalid) is decoded one
+// symbol at a time with every check, which gives the errors. In WebAssembly
+// builds the fast loop is a kernel (fast_wasm.s), held to its plain-Go twin
+// fastCodesGeneric by TestFastKernelFuzz; kwire_purego turns it off. Gzip
+// trailers are checked with internal/crc32c's IEEE tables (its kernel in
+// WebAssembly), and the output is reserved from the trailer's stated size.
 package inflate
 
 import (
