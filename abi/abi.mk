@@ -37,10 +37,18 @@ ABI_SONAME    = libkwire.so.$(ABI_MAJOR)
 
 wasm: $(ABI_WASM)
 
+# The module's size budget: 4 MB as built, 1.1 MB after gzip -9 (what a browser or a
+# package download carries); a build over either fails.
+ABI_WASM_BUDGET    := 4000000
+ABI_WASM_GZ_BUDGET := 1100000
+
 $(ABI_WASM): $(ABI_GO_SRC)
 	@mkdir -p $(BUILD)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $@ ./wasm
-	@ls -l $@ | awk '{print "kwire.wasm: " $$5 " bytes"}'
+	@raw=$$(wc -c < $@); gz=$$(gzip -9 -c $@ | wc -c); \
+		echo "kwire.wasm: $$raw bytes, $$gz after gzip -9 (budgets $(ABI_WASM_BUDGET) and $(ABI_WASM_GZ_BUDGET))"; \
+		if [ $$raw -gt $(ABI_WASM_BUDGET) ] || [ $$gz -gt $(ABI_WASM_GZ_BUDGET) ]; then \
+			echo "kwire.wasm is over its size budget" >&2; rm -f $@; exit 1; fi
 
 capi: $(ABI_SO) $(ABI_A) $(ABI_PC) $(ABI_PC_STATIC) $(ABI_H)
 

@@ -6,6 +6,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/internal/errtext"
+	"github.com/kwire/kwire/internal/transcode"
 )
 
 // BeginNegotiation starts version negotiation and returns the first ApiVersions request
@@ -37,10 +38,19 @@ func apiVersionsInfo() codec.APIInfo {
 // apiVersionsFrame encodes an ApiVersions request labelled with version v; above kwire's
 // highest version the body is kwire's newest.
 func (s *Session) apiVersionsFrame(v int16) ([]byte, error) {
-	req := codec.NewAPIVersionsRequest()
-	req.ClientSoftwareName, req.ClientSoftwareVersion = s.softwareName(), s.softwareVersion()
+	// The body has every field at its default; FinishFrame fills in the client software
+	// fields (v3+) as it does for any ApiVersions request that leaves them empty.
 	bv := min(v, apiVersionsInfo().Request.MaxVersion)
-	body, err := req.Encode(nil, bv)
+	var err error
+	if bv >= apiVersionsMinSoftware {
+		if err = softwareTooLong(bv, apiVersionsSoftwareFields[0], s.softwareName()); err == nil {
+			err = softwareTooLong(bv, apiVersionsSoftwareFields[1], s.softwareVersion())
+		}
+	}
+	var body []byte
+	if err == nil {
+		body, err = transcode.AppendWire(nil, apiVersionsRequestName, bv, apiVersionsDefault)
+	}
 	if err != nil {
 		s.negotiating = false
 		return nil, errtext.Wrap("kwire session: ApiVersions v"+itoa(bv)+" request: "+err.Error(), err)
@@ -61,17 +71,17 @@ func (s *Session) negotiationResponse(r *Response) {
 		s.negotiating = false
 		r.Err = err
 	}
-	resp := codec.NewAPIVersionsResponse()
-	if err := resp.Decode(r.Body, r.BodyVersion); err != nil {
+	errorCode, apiKeys, err := readApiVersionsResponse(r.Body, r.BodyVersion)
+	if err != nil {
 		done(errtext.WrapAll("kwire session: negotiation: ApiVersions v"+itoa(r.BodyVersion)+" response: "+
 			ErrNegotiation.Error()+": "+err.Error(), ErrNegotiation, err))
 		return
 	}
-	switch code := kerr.Code(resp.ErrorCode); code {
+	switch code := kerr.Code(errorCode); code {
 	case 0:
-		table := make(map[int16]VersionRange, len(resp.APIKeys))
-		for _, k := range resp.APIKeys {
-			table[k.APIKey] = VersionRange{Min: k.MinVersion, Max: k.MaxVersion}
+		table := make(map[int16]VersionRange, len(apiKeys))
+		for _, k := range apiKeys {
+			table[k.key] = VersionRange{Min: k.min, Max: k.max}
 		}
 		s.broker = table
 		s.negotiated = true
@@ -80,21 +90,21 @@ func (s *Session) negotiationResponse(r *Response) {
 		// The broker wrote its answer at v0 with (at least) its ApiVersions range.
 		next := int16(-1)
 		kw := apiVersionsInfo().Request
-		for _, k := range resp.APIKeys {
-			if k.APIKey == apiKeyApiVersions {
-				lo, hi := max(kw.MinVersion, k.MinVersion), min(kw.MaxVersion, k.MaxVersion)
+		for _, k := range apiKeys {
+			if k.key == apiKeyApiVersions {
+				lo, hi := max(kw.MinVersion, k.min), min(kw.MaxVersion, k.max)
 				if hi >= lo {
 					next = hi
 				}
 			}
 		}
-		if next < 0 && len(resp.APIKeys) == 0 {
+		if next < 0 && len(apiKeys) == 0 {
 			next = 0 // a broker that lists nothing still answers v0
 		}
 		if next < 0 || slices.Contains(s.tried, next) {
 			done(errtext.Wrap("kwire session: negotiation: the broker refused ApiVersions v"+itoa(r.Version)+
 				" (UNSUPPORTED_VERSION) and lists no other version to try (tried "+versionsString(s.tried)+
-				", broker table "+tableString(resp.APIKeys)+"): "+ErrNegotiation.Error(), ErrNegotiation))
+				", broker table "+tableString(apiKeys)+"): "+ErrNegotiation.Error(), ErrNegotiation))
 			return
 		}
 		frame, err := s.apiVersionsFrame(next)
@@ -110,13 +120,13 @@ func (s *Session) negotiationResponse(r *Response) {
 	}
 }
 
-func tableString(keys []codec.APIVersionsResponseAPIVersion) string {
+func tableString(keys []apiRange) string {
 	s := "["
 	for i, k := range keys {
 		if i > 0 {
 			s += " "
 		}
-		s += itoa(k.APIKey) + ":" + itoa(k.MinVersion) + "-" + itoa(k.MaxVersion)
+		s += itoa(k.key) + ":" + itoa(k.min) + "-" + itoa(k.max)
 	}
 	return s + "]"
 }

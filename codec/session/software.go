@@ -65,31 +65,9 @@ const apiVersionsMinSoftware = 3
 // does not decode is left as it is (the body of a request is the caller's).
 func (s *Session) fillApiVersions(dst []byte, body int, version int16) ([]byte, error) {
 	bv := min(version, apiVersionsInfo().Request.MaxVersion)
-	req := codec.NewAPIVersionsRequest()
-	if err := req.Decode(dst[body:], bv); err != nil {
-		return dst, nil
-	}
-	changed := false
-	if req.ClientSoftwareName == "" {
-		req.ClientSoftwareName = s.softwareName()
-		changed = true
-	}
-	if req.ClientSoftwareVersion == "" {
-		req.ClientSoftwareVersion = s.softwareVersion()
-		changed = true
-	}
-	if err := checkSoftware(version, "clientSoftwareName", req.ClientSoftwareName); err != nil {
+	enc, err := s.fillApiVersionsBody(dst[body:], bv, version)
+	if err != nil || enc == nil {
 		return dst, err
-	}
-	if err := checkSoftware(version, "clientSoftwareVersion", req.ClientSoftwareVersion); err != nil {
-		return dst, err
-	}
-	if !changed {
-		return dst, nil
-	}
-	enc, err := req.Encode(nil, bv)
-	if err != nil {
-		return dst, errtext.Wrap("kwire session: ApiVersions v"+itoa(version)+" request: "+err.Error(), err)
 	}
 	return append(dst[:body], enc...), nil
 }
