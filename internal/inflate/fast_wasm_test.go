@@ -182,3 +182,27 @@ func kernelFuzzTime(t *testing.T) time.Duration {
 	}
 	return d
 }
+
+// BenchmarkFastKernel is Gunzip with the kernel and with the plain-Go loop, on the
+// same input in the same run:
+//
+//	GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -run '^$' -bench FastKernel ./internal/inflate
+func BenchmarkFastKernel(b *testing.B) {
+	in := inputs()[len(inputs())-2] // 300 KB of text
+	z := gz(b, in, 6)
+	out := make([]byte, 0, len(in)+1024)
+	for _, off := range []bool{false, true} {
+		name := "kernel"
+		if off {
+			name = "twin"
+		}
+		b.Run(name, func(b *testing.B) {
+			kernelOff = off
+			defer func() { kernelOff = false }()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				out, _ = Gunzip(out[:0], z, 1<<30)
+			}
+		})
+	}
+}
