@@ -38,8 +38,11 @@ binaries=(
 	"transcode-purego ./internal/transcode kwire_purego -"
 	"crc32c ./internal/crc32c - -"
 	"crc32c-purego ./internal/crc32c kwire_purego -"
+	"inflate ./internal/inflate - -"
+	"inflate-purego ./internal/inflate kwire_purego -"
 	"records-kernelfuzz ./codec/records - KernelFuzz"
 	"crc32c-kernelfuzz ./internal/crc32c - KernelFuzz"
+	"inflate-kernelfuzz ./internal/inflate - KernelFuzz"
 )
 
 # tally NAME WAY OKCOUNT REASONS...: one entry of the summary, kept in OUTDIR/NAME.tally
