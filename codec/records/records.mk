@@ -8,7 +8,9 @@
 #                         batches compressed by kwire's own encoders (tag kwire_ownenc)
 #                         produced to a real 4.4.0 broker and fetched back (part of
 #                         `make test`)
-#   make records-js-test  the package's tests compiled to GOOS=js/wasm and run in Node
+#   make records-js-test  the package's tests, and those of the packages with WebAssembly
+#                         kernels (record scan, CRC-32C, inflate, zstd), compiled to
+#                         GOOS=js/wasm and run in Node, with and without the kernels
 #                         (part of `make test`; `make wasm-node-soak` runs these binaries
 #                         many times, internal/jswasm/jswasm.mk)
 #   make records-nocompress-test
@@ -66,8 +68,8 @@ records-ownenc-broker: broker-deps
 
 # In Node (V8): with the WebAssembly kernels, and with them off (kwire_purego).
 records-js-test:
-	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/recordscan ./internal/crc32c ./internal/inflate
-	GOOS=js GOARCH=wasm $(GO) test -tags kwire_purego -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/recordscan ./internal/crc32c ./internal/inflate
+	GOOS=js GOARCH=wasm $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/recordscan ./internal/crc32c ./internal/inflate ./internal/zstd
+	GOOS=js GOARCH=wasm $(GO) test -tags kwire_purego -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./codec/records ./internal/recordscan ./internal/crc32c ./internal/inflate ./internal/zstd
 
 records-nocompress-test:
 	$(GO) vet -tags kwire_nocompress ./codec/records/...
@@ -86,7 +88,7 @@ records-nocompress-test:
 # tests mutate random inputs for KWIRE_KERNEL_FUZZTIME each.
 records-kernel-fuzz:
 	GOOS=js GOARCH=wasm KWIRE_KERNEL_FUZZTIME=$(FUZZTIME) $(GO) test -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" \
-		-run 'KernelFuzz' -v -timeout 0 -p 1 ./codec/records ./internal/recordscan ./internal/crc32c ./internal/inflate
+		-run 'KernelFuzz' -v -timeout 0 -p 1 ./codec/records ./internal/recordscan ./internal/crc32c ./internal/inflate ./internal/zstd
 
 records-fuzz: records-kernel-fuzz
 	$(MAKE) --no-print-directory fuzz-go FUZZ_ONLY='$(RECORDS_FUZZ)'

@@ -2,7 +2,7 @@
 # Makefile, which defines GO and BUILD).
 #
 #   make wasm-node-soak   each js/wasm test binary (codec/records, internal/transcode,
-#                         internal/crc32c, internal/inflate, each also with kwire_purego, and the
+#                         internal/crc32c, internal/inflate, internal/zstd, each also with kwire_purego, and the
 #                         kernels' in-wasm fuzz tests, -run KernelFuzz, for
 #                         KWIRE_KERNEL_FUZZTIME each, 2s by default) run WASM_SOAK_N times
 #                         (20 by default) directly under Node and WASM_SOAK_N times through

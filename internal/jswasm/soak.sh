@@ -40,9 +40,12 @@ binaries=(
 	"crc32c-purego ./internal/crc32c kwire_purego -"
 	"inflate ./internal/inflate - -"
 	"inflate-purego ./internal/inflate kwire_purego -"
+	"zstd ./internal/zstd - -"
+	"zstd-purego ./internal/zstd kwire_purego -"
 	"records-kernelfuzz ./codec/records - KernelFuzz"
 	"crc32c-kernelfuzz ./internal/crc32c - KernelFuzz"
 	"inflate-kernelfuzz ./internal/inflate - KernelFuzz"
+	"zstd-kernelfuzz ./internal/zstd - KernelFuzz"
 )
 
 # tally NAME WAY OKCOUNT REASONS...: one entry of the summary, kept in OUTDIR/NAME.tally

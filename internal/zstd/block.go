@@ -148,8 +148,10 @@ func symbolEntry(k, sym int) fseEntry {
 	return fseEntry{base: uint32(sym)}
 }
 
-// sequences decodes and executes nseq sequences from the bitstream src.
-func (d *Decoder) sequences(dst, lits, src []byte, nseq, at int) ([]byte, error) {
+// sequencesGeneric decodes and executes nseq sequences from the bitstream
+// src. It is the plain-Go twin of the WebAssembly kernel (kernel_wasm.go);
+// d.sequences picks one of them.
+func (d *Decoder) sequencesGeneric(dst, lits, src []byte, nseq, at int) ([]byte, error) {
 	var br bitReader
 	if !br.init(src) {
 		return dst, corrupt(at, "bad sequences bitstream end")

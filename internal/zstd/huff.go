@@ -127,9 +127,10 @@ func (d *Decoder) fseWeights(src []byte) (int, string) {
 	}
 }
 
-// huffStream decodes len(out) literals from one Huffman-coded stream, which
-// must be used up exactly.
-func (d *Decoder) huffStream(out, src []byte) bool {
+// huffStreamGeneric decodes len(out) literals from one Huffman-coded stream,
+// which must be used up exactly. It is the plain-Go twin of the WebAssembly
+// kernel (kernel_wasm.go); d.huffStream picks one of them.
+func (d *Decoder) huffStreamGeneric(out, src []byte) bool {
 	var br bitReader
 	if !br.init(src) {
 		return false
