@@ -219,6 +219,9 @@ func proxyOnContextCreate(ctx, parent int32) {
 		s.conn = f.NewConn()
 	}
 	streams[uint32(ctx)] = s
+	if lastStream.ctx == ctx {
+		lastStream.ctx, lastStream.s = 0, nil
+	}
 }
 
 //go:wasmexport proxy_on_vm_start
@@ -260,7 +263,10 @@ func proxyOnNewConnection(ctx int32) int32 {
 // buffer and says whether to forward it (as is, or with a prefix replaced), or to
 // keep it (downstream only).
 func onData(ctx, size, eos int32, downstream bool) (action int32) {
-	s := streams[uint32(ctx)]
+	s := lastStream.s
+	if lastStream.ctx != ctx || s == nil {
+		s = streams[uint32(ctx)]
+	}
 	if s == nil || s.conn == nil {
 		return actionPause
 	}

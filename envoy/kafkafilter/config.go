@@ -144,6 +144,11 @@ type settings struct {
 	// fetchEndpoints is FetchEndpoints
 	fetchEndpoints int
 	stats          policyStats // per-topic policy counters (policystats.go)
+	// heldLow: the filter holds requests of the keys below 256 (denied, or under
+	// rules), looked up once per request; produceMode is how a Produce under rules is
+	// held (modeHold, modeRules or modeRulesHead), decided once from the rules.
+	heldLow     [256]bool
+	produceMode int
 }
 
 // FetchEndpoints values.
@@ -367,8 +372,24 @@ func (c *Config) settings() (*settings, error) {
 	}
 	for k := range s.deniedLow {
 		s.deniedLow[k] = s.isDeniedSlow(int16(k))
+		s.heldLow[k] = s.deniedLow[k] || s.rules != nil && s.rules.Applies(int16(k))
+	}
+	s.produceMode = modeHold
+	if !s.isDenied(apiProduce) && s.tenant == nil && s.rules != nil && !s.rules.Reads(apiProduce, "records") {
+		s.produceMode = modeRules // checked on its skeleton: the records are not copied
+		if s.rules.OnlyReads(apiProduce, "transactionalId", "acks", "timeoutMs") {
+			s.produceMode = modeRulesHead // decided from its head: it streams
+		}
 	}
 	return s, nil
+}
+
+// held reports whether the filter holds requests of key: denied, or under rules.
+func (s *settings) held(key int16) bool {
+	if key >= 0 && int(key) < len(s.heldLow) {
+		return s.heldLow[key]
+	}
+	return s.isDenied(key) || s.rules != nil && s.rules.Applies(key)
 }
 
 // isDenied reports whether requests of key are answered by the filter.

@@ -70,6 +70,17 @@ type Filter struct {
 	// tenant's mapping, a Produce skeleton); reused, valid until the next one
 	frameBuf []byte
 
+	// quickProduce is the mode of a Produce request run's quick path starts
+	// (modeDecide or modeRulesHead), or modeHead when it has none; produceReq is the
+	// request's metadata (its versions).
+	quickProduce int
+	produceReq   *codec.MessageInfo
+	noQuick      bool // tests: run's quick paths off, to compare them with the full one
+
+	// the last topic the schema policy was asked about, and its answer (ruled)
+	lastTopic              string
+	lastRuled, lastTopicOK bool
+
 	// rewriting a response's tag section in place (stream.go)
 	syn, synOut []byte
 	empty       map[int32][]byte
@@ -117,6 +128,16 @@ func New(host Host, config []byte) (*Filter, error) {
 	f.mTenantResp = c0("tenant.responses_renamed")
 	f.mTenantHidden = c0("tenant.entities_hidden")
 	f.mTenantRefused = c0("tenant.refused")
+	api, _ := codec.LookupAPI(apiProduce)
+	f.produceReq = api.Request
+	switch {
+	case s.held(apiProduce):
+		if s.produceMode == modeRulesHead {
+			f.quickProduce = modeRulesHead
+		}
+	case s.tenant == nil && s.pol != nil:
+		f.quickProduce = modeDecide
+	}
 	if s.tickMs > 0 {
 		host.SetTickPeriod(uint32(s.tickMs))
 	}

@@ -250,7 +250,7 @@ func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
 		}
 		return c.toHold(d, pos)
 	}
-	hb, hl, wait, err := c.requestHeader(d, avail, size)
+	hb, hl, wait, err := c.produceHeader(d, avail, size)
 	if wait {
 		return c.decideWait(d, pos)
 	}
@@ -297,9 +297,11 @@ func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
 	}
 	if c.f.s.pol != nil {
 		// The rules hold; the schema policy decides as for a Produce under no rule.
+		// Its header is read already: the decision starts from its first bytes.
 		d.mode, d.decision = modeDecide, decideUnknown
 		d.topics, d.acks, d.parts, d.bodyAt = -1, -1, 0, -1
-		return c.decide(d, pos, n)
+		c.decideHead(d, hb, hl, nil, size)
+		return c.decideRest(d, pos, avail, size)
 	}
 	corr := int32(binary.BigEndian.Uint32(hb[8:]))
 	if acks != 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/kwire/kwire/codec"
@@ -83,35 +84,84 @@ func (c *Conn) decide(d *dir, pos, n int) int {
 	if !ok {
 		return n
 	}
-	plans()
 	if d.bodyAt < 0 {
-		ver := int16(binary.BigEndian.Uint16(c.frameBytes(d, avail, reqHeadLen)[6:]))
-		hb, hl, wait, err := c.requestHeader(d, avail, size)
-		switch {
-		case wait:
+		hb, hl, wait, err := c.produceHeader(d, avail, size)
+		if wait {
 			return c.decideWait(d, pos)
-		case err != nil || producePlanErr != nil:
-			d.decision = decideHold // the whole-frame path reports what is wrong
-		default:
-			d.bodyAt = hl
-			if h, ok := produceHead(hb[min(hl, len(hb)):], ver, size-hl); !ok {
-				d.walk.Reset(producePlan, ver, size-hl, false)
-			} else {
-				// One topic, and its partition count, in the first bytes: decided
-				// without the walk.
-				d.acks = h.acks
-				name, known := unsafeString(h.name), true
-				if ver >= 13 {
-					name, known = c.f.topicNames[h.id]
-				}
-				if !known || c.f.s.pol.RuleFor(name).Mode != policy.None {
-					d.decision = decideHold
-				} else {
-					d.parts, d.decision = h.parts, decidePass
-				}
-			}
 		}
+		c.decideHead(d, hb, hl, err, size)
 	}
+	return c.decideRest(d, pos, avail, size)
+}
+
+// decideHead starts deciding a Produce request from its first bytes hb (its header of
+// hl bytes, or the error reading it): a single-topic request is decided at once, any
+// other is walked from its body (decideRest).
+func (c *Conn) decideHead(d *dir, hb []byte, hl int, err error, size int) {
+	if producePlan == nil {
+		plans()
+	}
+	if err != nil || producePlanErr != nil {
+		d.decision = decideHold // the whole-frame path reports what is wrong
+		return
+	}
+	ver := int16(binary.BigEndian.Uint16(hb[6:]))
+	d.bodyAt = hl
+	h, ok := produceHead(hb[min(hl, len(hb)):], ver, size-hl)
+	if !ok {
+		d.walk.Reset(producePlan, ver, size-hl, false)
+		return
+	}
+	// One topic, and its partition count, in the first bytes: decided without the
+	// walk.
+	d.acks = h.acks
+	name, known := unsafeString(h.name), true
+	if ver >= 13 {
+		name, known = c.f.topicNames[h.id]
+	}
+	if !known || c.f.ruled(name) {
+		d.decision = decideHold
+	} else {
+		d.parts, d.decision = h.parts, decidePass
+	}
+}
+
+// ruled reports whether a schema rule covers the topic (its mode is not none). The
+// answer for the last topic asked about is kept: a producer's requests name the same
+// topic again and again, and the policy does not change.
+func (f *Filter) ruled(name string) bool {
+	if f.lastTopicOK && name == f.lastTopic {
+		return f.lastRuled
+	}
+	r := f.s.pol.RuleFor(name).Mode != policy.None
+	f.lastTopic, f.lastRuled, f.lastTopicOK = strings.Clone(name), r, true // name may alias a buffer
+	return r
+}
+
+// produceHeaderLen is codec.RequestHeaderLen for the header of a Produce request at
+// ver in its first bytes b, in the common case of a flexible header without tagged
+// fields or a classic one; ok is false otherwise (call codec.RequestHeaderLen).
+func (f *Filter) produceHeaderLen(b []byte, ver int16) (n int, ok bool) {
+	if len(b) < reqHeadLen+2 {
+		return 0, false
+	}
+	id := int(int16(binary.BigEndian.Uint16(b[reqHeadLen:])))
+	if id < -1 {
+		return 0, false
+	}
+	n = reqHeadLen + 2 + max(id, 0)
+	if f.produceReq.Flexible(ver) {
+		if n >= len(b) || b[n] != 0 {
+			return 0, false
+		}
+		n++ // no tagged fields
+	}
+	return n, n <= len(b)
+}
+
+// decideRest walks the Produce request being decided as far as its avail bytes go,
+// and holds it or lets it stream once decided.
+func (c *Conn) decideRest(d *dir, pos, avail, size int) int {
 	d.fsrc = frameSrc{c: c, d: d, body: d.bodyAt, avail: avail}
 	for d.decision == decideUnknown {
 		switch d.walk.Next(&d.fsrc) {
@@ -160,8 +210,9 @@ func (c *Conn) decide(d *dir, pos, n int) int {
 	// No rule covers the request: it streams through from its first byte.
 	c.f.inc(c.f.mUnruled, 1)
 	c.f.inc(c.f.mPartAccepted, d.parts)
-	ver := int16(binary.BigEndian.Uint16(c.frameBytes(d, avail, reqHeadLen)[6:]))
-	corr := int32(binary.BigEndian.Uint32(c.frameBytes(d, avail, reqHeadLen)[8:]))
+	h := c.frameBytes(d, avail, reqHeadLen)
+	ver := int16(binary.BigEndian.Uint16(h[6:]))
+	corr := int32(binary.BigEndian.Uint32(h[8:]))
 	if d.acks != 0 {
 		p := pend{corr: corr, key: apiProduce, ver: ver, start: c.f.host.NowNanos()}
 		if c.f.s.brokers != nil && ver >= 10 {
@@ -206,34 +257,9 @@ func produceHead(b []byte, ver int16, bodyLen int) (h produceHeadInfo, ok bool) 
 	b = b[:min(len(b), bodyLen)]
 	flex := ver >= 9
 	off := 0
-	// length reads a length or count: a compact one (uvarint, one more than it) in
-	// flexible versions, else an int16 (strings) or int32 (arrays); -1 is null.
-	length := func(wide bool) int {
-		if flex {
-			v, n := binary.Uvarint(b[off:])
-			if n <= 0 || v > 1<<31 {
-				return -2
-			}
-			off += n
-			return int(v) - 1
-		}
-		if wide {
-			if len(b)-off < 4 {
-				return -2
-			}
-			v := int(int32(binary.BigEndian.Uint32(b[off:])))
-			off += 4
-			return v
-		}
-		if len(b)-off < 2 {
-			return -2
-		}
-		v := int(int16(binary.BigEndian.Uint16(b[off:])))
-		off += 2
-		return v
-	}
+	var n int
 	if ver >= 3 {
-		n := length(false) // transactional id
+		n, off = headLength(b, off, flex, false) // transactional id
 		if n < -1 || n > len(b)-off {
 			return h, false
 		}
@@ -244,7 +270,7 @@ func produceHead(b []byte, ver int16, bodyLen int) (h produceHeadInfo, ok bool) 
 	}
 	h.acks = int16(binary.BigEndian.Uint16(b[off:]))
 	off += 6 // acks, timeout
-	if length(true) != 1 {
+	if n, off = headLength(b, off, flex, true); n != 1 {
 		return h, false
 	}
 	if ver >= 13 {
@@ -254,20 +280,47 @@ func produceHead(b []byte, ver int16, bodyLen int) (h produceHeadInfo, ok bool) 
 		copy(h.id[:], b[off:])
 		off += 16
 	} else {
-		n := length(false)
+		n, off = headLength(b, off, flex, false)
 		if n < 0 || n > len(b)-off {
 			return h, false
 		}
 		h.name = b[off : off+n]
 		off += n
 	}
-	h.parts = length(true)
+	h.parts, off = headLength(b, off, flex, true)
 	// The smallest partition: index, records length, and tags in flexible versions.
 	minPart := 8
 	if flex {
 		minPart = 6
 	}
 	return h, h.parts >= 0 && h.parts*minPart <= bodyLen-off
+}
+
+// headLength reads the length or count at b[off:] for produceHead: a compact one
+// (uvarint, one more than it) in flexible versions, else an int16 (strings) or int32
+// (wide: arrays); -1 is null, -2 a length that does not read. It returns the offset
+// after it.
+func headLength(b []byte, off int, flex, wide bool) (int, int) {
+	if flex {
+		if off < len(b) && b[off] < 0x80 {
+			return int(b[off]) - 1, off + 1 // the common one-byte form
+		}
+		v, n := binary.Uvarint(b[min(off, len(b)):])
+		if n <= 0 || v > 1<<31 {
+			return -2, off
+		}
+		return int(v) - 1, off + n
+	}
+	if wide {
+		if len(b)-off < 4 {
+			return -2, off
+		}
+		return int(int32(binary.BigEndian.Uint32(b[off:]))), off + 4
+	}
+	if len(b)-off < 2 {
+		return -2, off
+	}
+	return int(int16(binary.BigEndian.Uint16(b[off:]))), off + 2
 }
 
 // decideWait waits for more of an undecided Produce request: the proxy keeps it
@@ -828,6 +881,18 @@ func (c *Conn) gather(d *dir, pos, n int) (next, avail int, ok bool) {
 		return n, 0, false
 	}
 	return pos + k, len(d.stash), true
+}
+
+// produceHeader is requestHeader for a Produce request, with its common headers read
+// without codec.RequestHeaderLen (see produceHeaderLen).
+func (c *Conn) produceHeader(d *dir, avail, size int) (hb []byte, hl int, wait bool, err error) {
+	hb = c.frameBytes(d, avail, 1024)
+	if len(hb) >= reqHeadLen {
+		if hl, ok := c.f.produceHeaderLen(hb, int16(binary.BigEndian.Uint16(hb[6:]))); ok {
+			return hb, hl, false, nil
+		}
+	}
+	return c.requestHeader(d, avail, size)
 }
 
 // requestHeader is the first bytes of the request being decided (at least its header
