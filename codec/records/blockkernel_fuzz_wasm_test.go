@@ -4,11 +4,12 @@ package records
 
 import (
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/kwire/kwire/internal/kerneltest"
 )
 
 // TestBlockKernelFuzz is the LZ4 and snappy kernels' differential fuzzing inside the
@@ -17,7 +18,7 @@ import (
 // flips and cuts, go through checkLZ4 and checkSnappy (the kernel against the twin) until
 // KWIRE_KERNEL_FUZZTIME (a Go duration; 2s by default) is over.
 func TestBlockKernelFuzz(t *testing.T) {
-	d := kernelFuzzTime(t)
+	d := kerneltest.FuzzTime(t, 2*time.Second)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 7))
@@ -56,18 +57,4 @@ func TestBlockKernelFuzz(t *testing.T) {
 		checkSnappy(t, sb, r.IntN(32))
 	}
 	t.Logf("%d LZ4 and %d snappy blocks in %v (seed %s)", n, n, d, strconv.FormatUint(seed, 10))
-}
-
-// kernelFuzzTime is how long a kernel's fuzz loop runs: KWIRE_KERNEL_FUZZTIME (a Go
-// duration), 2s by default.
-func kernelFuzzTime(t *testing.T) time.Duration {
-	s := os.Getenv("KWIRE_KERNEL_FUZZTIME")
-	if s == "" {
-		return 2 * time.Second
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }

@@ -4,10 +4,10 @@ package records
 
 import (
 	"bytes"
-	"os"
 	"strconv"
-	"strings"
 	"sync/atomic"
+
+	"github.com/kwire/kwire/internal/kerneltest"
 )
 
 // The kernels under test in this build.
@@ -25,15 +25,8 @@ var lz4HookChecks, snappyHookChecks atomic.Int64
 // exactly what the twin accepts, with the same bytes. A mismatch panics, which
 // fails the test that decoded the block. Benchmarks run without the hooks.
 func init() {
-	args := os.Args[1:]
-	for i, a := range args {
-		a = strings.TrimLeft(a, "-")
-		if v, ok := strings.CutPrefix(a, "test.bench="); ok && v != "" {
-			return
-		}
-		if a == "test.bench" && i+1 < len(args) && args[i+1] != "" {
-			return
-		}
+	if kerneltest.Benchmarking() {
+		return
 	}
 	lz4KernelHook = func(buf []byte, base, start int, src []byte, n int) {
 		g := append([]byte(nil), buf[base:]...)

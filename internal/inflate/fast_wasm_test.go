@@ -6,10 +6,11 @@ import (
 	"bytes"
 	"compress/flate"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/kwire/kwire/internal/kerneltest"
 )
 
 // TestFastKernelFuzz is the inflate kernel's differential fuzzing inside the
@@ -24,7 +25,7 @@ import (
 //     input, and requires the same state, the same output up to the state's
 //     position, nothing written before it or past the output's end.
 func TestFastKernelFuzz(t *testing.T) {
-	d := kernelFuzzTime(t)
+	d := kerneltest.FuzzTime(t, 2*time.Second)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 11))
@@ -167,20 +168,6 @@ func randomEntry(r *rand.Rand, table int) uint32 {
 		sym = r.IntN(maxDist)
 	}
 	return meaning(table, sym) | uint32(1+r.IntN(fastBits))
-}
-
-// kernelFuzzTime is how long the fuzz loop runs: KWIRE_KERNEL_FUZZTIME (a Go
-// duration), 2s by default.
-func kernelFuzzTime(t *testing.T) time.Duration {
-	s := os.Getenv("KWIRE_KERNEL_FUZZTIME")
-	if s == "" {
-		return 2 * time.Second
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 // BenchmarkFastKernel is Gunzip with the kernel and with the plain-Go loop, on the

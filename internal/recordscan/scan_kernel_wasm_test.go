@@ -3,13 +3,14 @@
 package recordscan
 
 import (
-	"github.com/kwire/kwire/codec/records"
 	"math/rand"
-	"os"
 	"runtime"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/internal/kerneltest"
 )
 
 // TestScanKernelReadsCommonRecords: the kernel alone reads a whole section of records
@@ -55,7 +56,7 @@ func TestScanKernelReadsCommonRecords(t *testing.T) {
 // kernel's Scan and the twin against the reader) until KWIRE_KERNEL_FUZZTIME
 // (a Go duration; 2s by default) is over. The seed of a failure is printed.
 func TestScanKernelFuzz(t *testing.T) {
-	d := kernelFuzzTime(t)
+	d := kerneltest.FuzzTime(t, 2*time.Second)
 	seed := time.Now().UnixNano()
 	r := rand.New(rand.NewSource(seed))
 	deadline := time.Now().Add(d)
@@ -88,18 +89,4 @@ func TestScanKernelFuzz(t *testing.T) {
 		checkScan(t, "fuzz case "+strconv.Itoa(n)+" of seed "+strconv.FormatInt(seed, 10), data, count)
 	}
 	t.Logf("%d cases in %v (seed %d)", n, d, seed)
-}
-
-// kernelFuzzTime is how long a kernel's fuzz loop runs: KWIRE_KERNEL_FUZZTIME (a Go
-// duration), 2s by default.
-func kernelFuzzTime(t *testing.T) time.Duration {
-	s := os.Getenv("KWIRE_KERNEL_FUZZTIME")
-	if s == "" {
-		return 2 * time.Second
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }

@@ -5,13 +5,13 @@ package zstd
 import (
 	"bytes"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strconv"
 	"testing"
 	"time"
 
 	kzstd "github.com/klauspost/compress/zstd"
+	"github.com/kwire/kwire/internal/kerneltest"
 )
 
 // TestZstdKernelFuzz is the kernels' differential fuzzing inside the
@@ -23,7 +23,7 @@ import (
 // block and literal stream against the plain-Go twin. It runs until
 // KWIRE_KERNEL_FUZZTIME (a Go duration; 2s by default) is over.
 func TestZstdKernelFuzz(t *testing.T) {
-	d := kernelFuzzTime(t)
+	d := kerneltest.FuzzTime(t, 2*time.Second)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 11))
@@ -275,18 +275,4 @@ func spoil(r *rand.Rand, frame []byte) []byte {
 		frame = append(frame, byte(r.Uint32()))
 	}
 	return frame
-}
-
-// kernelFuzzTime is how long the kernel fuzz loop runs: KWIRE_KERNEL_FUZZTIME
-// (a Go duration), 2s by default.
-func kernelFuzzTime(t *testing.T) time.Duration {
-	s := os.Getenv("KWIRE_KERNEL_FUZZTIME")
-	if s == "" {
-		return 2 * time.Second
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }

@@ -4,12 +4,12 @@ package zstd
 
 import (
 	"bytes"
-	"os"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"unsafe"
+
+	"github.com/kwire/kwire/internal/kerneltest"
 )
 
 // Blocks and literal streams the hooks checked.
@@ -33,15 +33,8 @@ var hookScratch []byte
 // Huffman kernel, by huffStreamGeneric. A mismatch panics, which fails the test
 // that decoded the block. Benchmarks run without the hook.
 func init() {
-	args := os.Args[1:]
-	for i, a := range args {
-		a = strings.TrimLeft(a, "-")
-		if v, ok := strings.CutPrefix(a, "test.bench="); ok && v != "" {
-			return
-		}
-		if a == "test.bench" && i+1 < len(args) && args[i+1] != "" {
-			return
-		}
+	if kerneltest.Benchmarking() {
+		return
 	}
 	seqKernelHook = func(d *Decoder, dst, lits, src []byte, nseq, n int, reps [3]int) {
 		room := cap(dst)
