@@ -49,10 +49,12 @@ build:
 	GOOS=js GOARCH=wasm $(GO) build ./...
 
 # ports: make build's three builds, then go vet of the whole module, tests included, for
-# GOOS=wasip1 and GOOS=js (part of `make test`).
+# GOOS=wasip1 and GOOS=js, and for GOOS=js with the kernels off (kwire_purego: every
+# `_wasm.s` must carry the build constraint of its Go declarations) (part of `make test`).
 ports: build
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet -tags kwire_purego ./...
 
 # spec: fetch the pinned kafka-clients jars with Maven and extract their message descriptors.
 spec:

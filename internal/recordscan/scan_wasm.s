@@ -1,3 +1,5 @@
+//go:build wasm && !kwire_purego
+
 // The record scan for Go's WebAssembly target: Scan' loop (scan.go) for records
 // whose varints take one or two bytes, which is nearly every record Kafka clients
 // write. Anything else (a longer varint, a bound crossed, bad bytes) stops it before
