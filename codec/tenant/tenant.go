@@ -34,6 +34,7 @@ import (
 
 	"github.com/kwire/kwire/internal/proto"
 	"github.com/kwire/kwire/internal/transcode"
+	"github.com/kwire/kwire/internal/wire"
 )
 
 // Access is what a tenant may do with an api.
@@ -70,6 +71,7 @@ const (
 	keyListTransactions        = 66
 	keyConsumerGroupHeartbeat  = 68
 	keyConsumerGroupDescribe   = 69
+	keyDescribeTopics          = 75 // DescribeTopicPartitions
 )
 
 // access is the table of api keys a tenant may use; every other key is Refused.
@@ -315,6 +317,18 @@ func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, 
 		if n := d.Field(root, "transactionalIdPattern"); n != transcode.NoNode && !d.IsNull(n) {
 			return dst, c, refused("ListTransactions with a transactionalIdPattern")
 		}
+	case keyDescribeTopics:
+		// Every topic (an empty list) is a listing from a cursor, in name order: a
+		// tenant's listing starts at its prefix (the broker starts at the first name at
+		// or after the cursor's, which need not exist), and Response ends it where the
+		// prefix's names end.
+		if n := d.Field(root, "cursor"); d.Len(d.Field(root, "topics")) == 0 && d.IsNull(n) {
+			cursor := append(wire.AppendString([]byte{1}, t.prefix, true), 0, 0, 0, 0, 0) // present, topicName, partitionIndex 0, no tags
+			if err := d.SetStruct(n, cursor); err != nil {
+				return dst, c, err
+			}
+			c.Renamed++ // the cursor's name: the (empty) start of the tenant's names, prefixed
+		}
 	case keyConsumerGroupHeartbeat:
 		if n := d.Field(root, "subscribedTopicRegex"); n != transcode.NoNode && !d.IsNull(n) {
 			if s, _ := d.Str(n); len(s) > 0 {
@@ -420,6 +434,17 @@ func (t *Tenant) Response(dst, body []byte, key, version int16) ([]byte, Counts,
 					return dst, c, err
 				}
 				c.Renamed++
+			}
+		}
+	case keyDescribeTopics:
+		// A next cursor past the tenant's names ends its listing: names are listed in
+		// order, and the prefix's are contiguous.
+		if n := d.Field(root, "nextCursor"); n != transcode.NoNode && !d.IsNull(n) {
+			if s, _ := d.Str(d.Field(n, "topicName")); !strings.HasPrefix(string(s), t.prefix) {
+				if err := d.SetStruct(n, []byte{0xff}); err != nil {
+					return dst, c, err
+				}
+				c.Hidden++
 			}
 		}
 	case keyDescribeConfigs, keyAlterConfigs, keyIncrementalAlterConfigs:

@@ -235,8 +235,12 @@ func brokerSide(t *testing.T, v conformance.Vector) []byte {
 	if v.Kind == "response" {
 		kind = proto.KindResponse
 	}
+	src := v.Bytes
+	if v.APIKey == keyDescribeTopics && v.Kind == "request" {
+		src = withListingCursor(t, src, v.Version)
+	}
 	var d transcode.Doc
-	if err := d.ParseAPI(v.Bytes, v.APIKey, kind, v.Version); err != nil {
+	if err := d.ParseAPI(src, v.APIKey, kind, v.Version); err != nil {
 		t.Fatalf("%s: %v", v.ID, err)
 	}
 	for _, n := range handFields(&d, v.APIKey, v.Kind) {
@@ -259,6 +263,24 @@ func brokerSide(t *testing.T, v conformance.Vector) []byte {
 		t.Fatal(err)
 	}
 	out, err := d.AppendTo(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// withListingCursor is a DescribeTopicPartitions request that lists every topic (no
+// topics, no cursor) with a cursor at the empty name: once prefixed, the start of the
+// tenant's names, where a tenant's listing starts. Other requests are returned as
+// they are.
+func withListingCursor(t testing.TB, body []byte, version int16) []byte {
+	t.Helper()
+	m := codec.NewDescribeTopicPartitionsRequest()
+	if err := m.Decode(body, version); err != nil || len(m.Topics) > 0 || m.Cursor != nil {
+		return body
+	}
+	m.Cursor = &codec.DescribeTopicPartitionsRequestCursor{}
+	out, err := m.Encode(nil, version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,5 +411,78 @@ func TestOtherTenantsNeverReachTheClient(t *testing.T) {
 	t.Logf("%d elements left out, %d responses refused", hidden, refusedN)
 	if hidden < 500 || refusedN == 0 {
 		t.Errorf("hidden %d, refused %d: the vectors did not exercise both", hidden, refusedN)
+	}
+}
+
+// A DescribeTopicPartitions listing of every topic is paged by a cursor over names in
+// order. A tenant's listing starts at its prefix (the broker starts at the first name
+// at or after the cursor's) and ends where the prefix's names end: a next cursor past
+// them is null, so the client stops instead of paging through other tenants' topics.
+func TestDescribeTopicsListing(t *testing.T) {
+	tn, _ := New(testPrefix)
+	req := func(c *codec.DescribeTopicPartitionsRequestCursor, topics ...string) *codec.DescribeTopicPartitionsRequest {
+		m := codec.NewDescribeTopicPartitionsRequest()
+		m.Cursor = c
+		for _, name := range topics {
+			m.Topics = append(m.Topics, codec.DescribeTopicPartitionsRequestTopicRequest{Name: name})
+		}
+		body, err := m.Encode(nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, err := tn.Request(nil, body, keyDescribeTopics, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := codec.NewDescribeTopicPartitionsRequest()
+		if err := got.Decode(out, 0); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := req(nil); got.Cursor == nil || got.Cursor.TopicName != testPrefix || got.Cursor.PartitionIndex != 0 {
+		t.Errorf("every topic, no cursor: the broker gets cursor %+v, want {%s 0}", got.Cursor, testPrefix)
+	}
+	if got := req(&codec.DescribeTopicPartitionsRequestCursor{TopicName: "orders", PartitionIndex: 3}); got.Cursor == nil || got.Cursor.TopicName != testPrefix+"orders" || got.Cursor.PartitionIndex != 3 {
+		t.Errorf("a cursor: the broker gets %+v", got.Cursor)
+	}
+	if got := req(nil, "orders"); got.Cursor != nil || len(got.Topics) != 1 || got.Topics[0].Name != testPrefix+"orders" {
+		t.Errorf("named topics: the broker gets %+v cursor %+v", got.Topics, got.Cursor)
+	}
+
+	for _, tc := range []struct {
+		name       string
+		next       *codec.DescribeTopicPartitionsResponseCursor
+		wantNext   *codec.DescribeTopicPartitionsResponseCursor
+		wantHidden int
+	}{
+		{"next cursor past the tenant", &codec.DescribeTopicPartitionsResponseCursor{TopicName: "zz-other.t", PartitionIndex: 0}, nil, 2},
+		{"next cursor in the tenant", &codec.DescribeTopicPartitionsResponseCursor{TopicName: testPrefix + "payments", PartitionIndex: 7},
+			&codec.DescribeTopicPartitionsResponseCursor{TopicName: "payments", PartitionIndex: 7}, 1},
+		{"last page", nil, nil, 1},
+	} {
+		m := codec.NewDescribeTopicPartitionsResponse()
+		for _, name := range []string{testPrefix + "orders", "zz-other.t"} {
+			m.Topics = append(m.Topics, codec.DescribeTopicPartitionsResponseTopic{Name: &name})
+		}
+		m.NextCursor = tc.next
+		body, err := m.Encode(nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, c, err := tn.Response(nil, body, keyDescribeTopics, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got := codec.NewDescribeTopicPartitionsResponse()
+		if err := got.Decode(out, 0); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Topics) != 1 || *got.Topics[0].Name != "orders" || c.Hidden != tc.wantHidden {
+			t.Errorf("%s: topics %d (%+v), hidden %d, want [orders] and %d hidden", tc.name, len(got.Topics), got.Topics, c.Hidden, tc.wantHidden)
+		}
+		if (got.NextCursor == nil) != (tc.wantNext == nil) || got.NextCursor != nil && (got.NextCursor.TopicName != tc.wantNext.TopicName || got.NextCursor.PartitionIndex != tc.wantNext.PartitionIndex) {
+			t.Errorf("%s: next cursor %+v, want %+v", tc.name, got.NextCursor, tc.wantNext)
+		}
 	}
 }

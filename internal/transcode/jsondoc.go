@@ -573,6 +573,20 @@ func (d *Doc) SetString(n Node, s string) error {
 	return nil
 }
 
+// SetStruct replaces the whole value of struct field n (present or null; not an
+// array element) with val, its wire bytes at the Doc's version: a nullable struct's
+// presence byte first, so a lone 0xff makes it null. What n held is then out of the
+// message: edits below it are void, and FilterEntities and ReplaceInMessages do not
+// visit it.
+func (d *Doc) SetStruct(n Node, val []byte) error {
+	p := d.node(n)
+	if p == nil || p.elem || p.f == nil || p.f.typ != tStruct || p.f.isArray() || (p.kind != dStruct && p.kind != dNull) {
+		return d.editErr(n, "not a struct field")
+	}
+	d.replace(n, val)
+	return nil
+}
+
 // Remove drops element n from its array.
 func (d *Doc) Remove(n Node) error {
 	p := d.node(n)
@@ -623,7 +637,7 @@ func (d *Doc) emit(b []byte, i int32) []byte {
 	if !p.dirty {
 		return append(b, d.src[p.start:p.end]...)
 	}
-	if p.kind == dScalar {
+	if p.kind == dScalar || p.edit >= 0 && p.kind != dArray { // a scalar, or a struct SetStruct replaced
 		return append(b, d.subs[p.edit]...)
 	}
 	if p.kind == dArray {

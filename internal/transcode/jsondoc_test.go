@@ -277,6 +277,69 @@ func TestDocAppendRaw(t *testing.T) {
 	}
 }
 
+// SetStruct replaces a nullable struct field whole, null to present and present to
+// null, inside a message with other edits; what the replaced struct held is no longer
+// visited by FilterEntities, and a field that is not a struct is refused.
+func TestDocSetStruct(t *testing.T) {
+	name := "x"
+	resp := codec.NewDescribeTopicPartitionsResponse()
+	resp.Topics = []codec.DescribeTopicPartitionsResponseTopic{{Name: &name}}
+	resp.NextCursor = &codec.DescribeTopicPartitionsResponseCursor{TopicName: "next", PartitionIndex: 4}
+	src, err := resp.Encode(nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d transcode.Doc
+	if err := d.Parse(src, "DescribeTopicPartitionsResponse", 0); err != nil {
+		t.Fatal(err)
+	}
+	cur := d.Field(d.Root(), "nextCursor")
+	if err := d.SetStruct(cur, []byte{0xff}); err != nil {
+		t.Fatal(err)
+	}
+	seen := []string{}
+	if _, _, err := d.FilterEntities(1<<transcode.EntityTopicName, func(_ uint8, s string) (string, transcode.Verdict) {
+		seen = append(seen, s)
+		return "p." + s, transcode.Keep
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.AppendTo(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := codec.NewDescribeTopicPartitionsResponse()
+	if err := got.Decode(out, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got.NextCursor != nil || *got.Topics[0].Name != "p.x" || len(seen) != 1 {
+		t.Fatalf("present to null: cursor %+v, topic %q, names visited %v", got.NextCursor, *got.Topics[0].Name, seen)
+	}
+
+	// And back: null to present.
+	if err := d.Parse(out, "DescribeTopicPartitionsResponse", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetStruct(d.Field(d.Root(), "nextCursor"), []byte{1, 3, 'a', 'b', 0, 0, 0, 9, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err = d.AppendTo(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Decode(out, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got.NextCursor == nil || got.NextCursor.TopicName != "ab" || got.NextCursor.PartitionIndex != 9 {
+		t.Fatalf("null to present: cursor %+v", got.NextCursor)
+	}
+	if err := d.SetStruct(d.Field(d.Root(), "throttleTimeMs"), []byte{0xff}); !errors.Is(err, transcode.ErrEdit) {
+		t.Fatalf("SetStruct of an int32: %v", err)
+	}
+	if err := d.SetStruct(d.First(d.Field(d.Root(), "topics")), []byte{0xff}); !errors.Is(err, transcode.ErrEdit) {
+		t.Fatalf("SetStruct of an array element: %v", err)
+	}
+}
+
 func TestDocNavigationAndErrors(t *testing.T) {
 	req := codec.NewProduceRequest()
 	req.Acks = -1

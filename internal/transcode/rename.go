@@ -174,10 +174,12 @@ func (d *Doc) enclosingElement(i int32) int32 {
 	return -1
 }
 
-// insideRemoved reports whether node i or an ancestor was removed.
+// insideRemoved reports whether node i or an ancestor was removed, or lies in a
+// struct SetStruct replaced.
 func (d *Doc) insideRemoved(i int32) bool {
 	for ; i > 0; i = d.nodes[i].parent {
-		if d.nodes[i].removed {
+		p := &d.nodes[i]
+		if p.removed || p.edit >= 0 && (p.kind == dStruct || p.kind == dNull) {
 			return true
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/kerr"
@@ -287,6 +288,31 @@ func franzTenant(t *testing.T, name, addr, other string) {
 		t.Errorf("tenant %s: franz-go ListGroups: %v", name, err)
 	} else if got := strings.Join(groups.Groups(), ","); got != "g" {
 		t.Errorf("tenant %s: franz-go lists groups %q, want \"g\"", name, got)
+	}
+	// DescribeTopicPartitions of every topic, one partition a page: the listing starts
+	// at the tenant's names and ends with them (the broker's cursor would page on
+	// through every other topic of the cluster).
+	var paged []string
+	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
+	req.ResponsePartitionLimit = 1
+	for page := 0; ; page++ {
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Errorf("tenant %s: franz-go DescribeTopicPartitions page %d: %v", name, page, err)
+			break
+		}
+		for _, tp := range resp.Topics {
+			if tp.Topic != nil {
+				paged = append(paged, fmt.Sprintf("%s/%d", *tp.Topic, len(tp.Partitions)))
+			}
+		}
+		if resp.NextCursor == nil || page == 20 {
+			break
+		}
+		req.Cursor = &kmsg.DescribeTopicPartitionsRequestCursor{Topic: resp.NextCursor.Topic, Partition: resp.NextCursor.Partition}
+	}
+	if got := strings.Join(paged, ","); got != "orders/1" {
+		t.Errorf("tenant %s: franz-go pages through DescribeTopicPartitions of every topic: %q, want \"orders/1\"", name, got)
 	}
 	if tds, err := adm.ListTopics(ctx, other+"orders"); err != nil {
 		t.Errorf("tenant %s: franz-go ListTopics %sorders: %v", name, other, err)
