@@ -102,7 +102,7 @@ abi-test-wazero: $(ABI_WASM)
 abi-test-wasmtime: $(ABI_WASM)
 	cd $(ABI_WASMTIME) && $(GO) test -count=1 -timeout 20m -v .
 
-ABI_CTESTS := conformance misuse threads policy
+ABI_CTESTS := conformance misuse threads policy rules
 
 $(ABI_CTEST)/%: capi/test/%.c capi/test/common.h capi/test/check.h capi/test/minijson.h capi/kwire.h $(ABI_SO)
 	@mkdir -p $(ABI_CTEST)
@@ -124,6 +124,7 @@ abi-test-c: $(addprefix $(ABI_CTEST)/,$(ABI_CTESTS)) $(ABI_CTEST)/misuse-static
 	@readelf -d $(BUILD)/$(ABI_SONAME) | grep -q 'SONAME.*\[$(ABI_SONAME)\]' && echo "$(ABI_SONAME): SONAME $(ABI_SONAME)"
 	$(ABI_CTEST)/threads conformance/vectors/kafka-clients-4.4.0.jsonl 3
 	$(ABI_CTEST)/policy
+	$(ABI_CTEST)/rules
 
 # The library links the transcoder, not the typed codec's generated methods: none of
 # their decode or encode methods may be in libkwire (the wasm build links the same

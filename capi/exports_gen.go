@@ -262,6 +262,26 @@ func kw_decode_frame_records_inflated(in *C.uint8_t, inLen C.int32_t, apiKey C.i
 	})
 }
 
+//export kw_rules_check
+func kw_rules_check(rules *C.uint8_t, rulesLen C.int32_t, frame *C.uint8_t, frameLen C.int32_t, errorCode C.int32_t, out **C.uint8_t, outLen *C.int32_t) C.int32_t {
+	return guarded(func() C.int32_t {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argBytes(rules, rulesLen, "rules")
+		if e != nil {
+			return setErr(e)
+		}
+		a1, e := argBytes(frame, frameLen, "frame")
+		if e != nil {
+			return setErr(e)
+		}
+		res, err := abi.RulesCheck(o.dst(), a0, a1, int32(errorCode))
+		return o.finish(res, err)
+	})
+}
+
 //export kw_session_new
 func kw_session_new(configJSON *C.uint8_t, configLen C.int32_t, outHandle *C.int32_t) C.int32_t {
 	return guarded(func() C.int32_t {

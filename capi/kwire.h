@@ -108,7 +108,7 @@ extern "C" {
 /* ---- version ------------------------------------------------------------------ */
 
 #define KW_ABI_MAJOR 1
-#define KW_ABI_MINOR 4
+#define KW_ABI_MINOR 5
 #define KW_ABI_VERSION ((KW_ABI_MAJOR << 16) | KW_ABI_MINOR)
 
 /* ---- status codes ------------------------------------------------------------- */
@@ -731,6 +731,48 @@ int32_t kw_decode_frame_records_inflated(const uint8_t *in, int32_t in_len, int3
                                          int32_t api_version, int32_t flags, int32_t max_decompressed,
                                          const uint8_t *inflated, int32_t inflated_len, uint8_t **out,
                                          int32_t *out_len);
+
+/* ================================================================================= */
+/* Rules on request fields (codec/rules) (ABI 1.5)                                   */
+/* ================================================================================= */
+
+/* kw_rules_check: applies rules on request fields, as kwire's proxy filter does, to one
+ * whole request frame (size prefix, header, body) and, when a rule is broken, builds the
+ * broker's answer. rules[0:rules_len) is the rule set as JSON, an array of rules:
+ *   [{"api": "CreateTopics", "field": "topics[].replicationFactor", "min": 3},
+ *    {"api": "Produce", "field": "acks", "in": [-1]},
+ *    {"api": "*", "field": "header.clientId", "pattern": "^[a-z0-9-]+$"}]
+ * "api" is an api's name or "*" (every api; only header.clientId); "field" a path of
+ * the JSON form's names ("[]" steps into each element of an array); predicates: "min",
+ * "max", "in" (integers or strings), "pattern" (a linear-time subset of RE2), "required",
+ * "absent", "minItems", "maxItems"; "ifMissing": "pass" (default) | "refuse"; "message".
+ * Every path is checked against Kafka's descriptors (an unknown one gets a "did you
+ * mean"). error_code is the Kafka error the answer carries (44 POLICY_VIOLATION is what
+ * brokers answer a policy refusal with); it must be a non-zero int16. The same rule set
+ * passed again is not parsed again. Returns the verdict as JSON:
+ *   {"allowed": true}
+ *   {"allowed": false, "rule": 0,           (index of the broken rule; -1 when the body
+ *                                            could not be read: policy fails closed)
+ *    "api": "CreateTopics", "field": "topics[].replicationFactor", (the rule's)
+ *    "path": "topics[1].replicationFactor", "value": "1",  (where it failed, what was
+ *                                            there: a number, a quoted string, "null",
+ *                                            an array's length, "" when missing)
+ *    "message": "...",
+ *    "place": "perEntity" | "topLevel" | "nowhere", (where the error lands in the
+ *                                            api's response; nowhere: no field can
+ *                                            carry it, close the connection instead)
+ *    "response": "<base64>" | null}         (the whole response frame to send in the
+ *                                            broker's place, with the request's
+ *                                            correlation id; null for place nowhere
+ *                                            and for Produce with acks=0)
+ * Errors: KW_ERR_JSON for a bad rule set (kw_last_error_json names the JSON path, e.g.
+ * "$[1].field", and the byte offset); KW_ERR_DECODE for a frame whose header cannot be
+ * read or whose size prefix does not match its length; KW_ERR_ARG for error_code 0 or
+ * outside int16, or bad pointers and lengths. KW_ERR_UNSUPPORTED from the default
+ * kwire.wasm, which leaves the rule engine out to keep within its size budget (a module
+ * built with -tags kwire_rules has it; libkwire always does). */
+int32_t kw_rules_check(const uint8_t *rules, int32_t rules_len, const uint8_t *frame, int32_t frame_len,
+                       int32_t error_code, uint8_t **out, int32_t *out_len);
 
 /* ================================================================================= */
 /* Sessions: the client side of one Kafka connection, sans I/O (ABI 1.1)             */

@@ -255,6 +255,26 @@ func kwDecodeFrameRecordsInflated(in uint32, inLen int32, apiKey int32, apiVersi
 	})
 }
 
+//go:wasmexport kw_rules_check
+func kwRulesCheck(rules uint32, rulesLen int32, frame uint32, frameLen int32, errorCode int32, out uint32, outLen uint32) int32 {
+	return guarded(func() int32 {
+		o, e := openOut(out, outLen)
+		if e != nil {
+			return setErr(e)
+		}
+		a0, e := argBytes(rules, rulesLen, "rules")
+		if e != nil {
+			return setErr(e)
+		}
+		a1, e := argBytes(frame, frameLen, "frame")
+		if e != nil {
+			return setErr(e)
+		}
+		res, err := abi.RulesCheck(o.dst(), a0, a1, int32(errorCode))
+		return o.finish(res, err)
+	})
+}
+
 //go:wasmexport kw_session_new
 func kwSessionNew(configJSON uint32, configLen int32, outHandle uint32) int32 {
 	return guarded(func() int32 {

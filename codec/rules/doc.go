@@ -51,7 +51,11 @@
 // Produce's per partition, a top-level error code where the response has one, and
 // Nowhere (close the connection) where it has no error field.
 //
-// Not there yet: the filter does not use the rules yet (the Envoy filter's
-// configuration has no rules key), and there is no ABI form (kw_* export) for other
-// hosts.
+// CheckFrame does both for a whole request frame, as a proxy needs: the violation and
+// the response frame to send in the broker's place (none for Produce with acks=0).
+//
+// Where it runs: the Envoy filter's "rules" key (examples/envoy), and the flat ABI's
+// kw_rules_check (kwire.h), which libkwire (C, Rust) exports. The default kwire.wasm
+// leaves the engine out, for its size budget, and its kw_rules_check reports
+// KW_ERR_UNSUPPORTED saying so; a module built with -tags kwire_rules has it.
 package rules

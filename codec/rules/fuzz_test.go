@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"encoding/binary"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
@@ -67,6 +68,7 @@ func FuzzCheck(f *testing.F) {
 			if viol != nil && (err != nil || viol.Message == "" || viol.Path == "" || viol.Field == "") {
 				t.Fatalf("violation %+v, error %v", viol, err)
 			}
+			checkFrame(t, s, int16(key), v, clientID, body, viol, err)
 			if !bodyRules[s == more][key] {
 				continue
 			}
@@ -78,4 +80,50 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkFrame holds CheckFrame to Check on the same request as a whole frame: the same
+// verdict, and an answer that decodes as the api's response with the request's
+// correlation id.
+func checkFrame(t *testing.T, s *rules.Set, key, v int16, clientID *string, body []byte, viol *rules.Violation, checkErr error) {
+	hv := codec.RequestHeaderVersion(key, v)
+	if hv < 1 {
+		return
+	}
+	frame := []byte{0, 0, 0, 0, byte(key >> 8), byte(key), byte(v >> 8), byte(v), 0, 0, 0, 9}
+	if clientID == nil {
+		frame = append(frame, 0xff, 0xff)
+	} else {
+		if len(*clientID) > 1<<15-1 {
+			return
+		}
+		frame = append(frame, byte(len(*clientID)>>8), byte(len(*clientID)))
+		frame = append(frame, *clientID...)
+	}
+	if hv >= 2 {
+		frame = append(frame, 0) // no tagged fields
+	}
+	frame = append(frame, body...)
+	binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
+	r, err := s.CheckFrame(frame, rules.PolicyViolation)
+	if err != nil {
+		t.Fatalf("CheckFrame of a well-framed request: %v", err)
+	}
+	switch {
+	case checkErr == nil && viol == nil:
+		if r != nil {
+			t.Fatalf("Check passes it, CheckFrame refuses it: %+v", r)
+		}
+	case r == nil:
+		t.Fatalf("Check refuses it (%v, %v), CheckFrame passes it", viol, checkErr)
+	case viol != nil && (r.Violation == nil || r.Message != viol.Message):
+		t.Fatalf("CheckFrame %+v, Check %+v", r, viol)
+	}
+	if r == nil || r.Response == nil {
+		return
+	}
+	resp, err := codec.DecodeResponseFrame(r.Response, key, v)
+	if err != nil || resp.Header.CorrelationID != 9 {
+		t.Fatalf("the answer of api %d v%d does not decode: %v", key, v, err)
+	}
 }

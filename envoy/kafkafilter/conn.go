@@ -948,47 +948,27 @@ func (c *Conn) requestFrame(frame []byte, at int) {
 // the error; it reports whether the request was refused.
 func (c *Conn) ruleRefused(frame []byte, hlen int, key, ver int16, corr int32, now int64) bool {
 	s := c.f.s
-	body := frame[hlen:]
-	var clientID *string
-	if hlen >= 14 {
-		if n := int(int16(binary.BigEndian.Uint16(frame[12:]))); n >= 0 && 14+n <= hlen {
-			id := string(frame[14 : 14+n])
-			clientID = &id
-		}
-	}
-	v, err := s.rules.Check(key, ver, clientID, body)
-	var msg string
-	switch {
-	case err != nil:
-		msg = "the request could not be read for the rules: " + err.Error()
-	case v == nil:
+	r, err := s.rules.CheckFrame(frame, s.ruleCode)
+	if err == nil && r == nil {
 		return false
-	default:
-		msg = v.Message
 	}
 	c.f.inc(c.f.mRuleRefused, 1)
 	what := apiMetricName(key) + " v" + strconv.Itoa(int(ver))
-	resp, place, err := rules.ErrorResponse(key, ver, body, s.ruleCode, msg)
-	if err != nil || place == rules.Nowhere {
+	if err != nil || r.Place == rules.Nowhere {
+		msg := "its header could not be read: "
+		if err == nil {
+			msg = r.Message + "; its response has no field for the error"
+		} else {
+			msg += err.Error()
+		}
 		c.f.inc(c.f.mRuleClosed, 1)
-		c.closeWith(what + " refused by a rule (" + msg + "); its response has no field for the error")
+		c.closeWith(what + " refused by a rule (" + msg + ")")
 		return true
 	}
-	c.f.host.Log(LevelDebug, "kwire: "+what+" refused by a rule: "+msg)
-	if key == apiProduce {
-		d := &c.f.doc
-		if d.ParseAPI(body, key, codec.KindRequest, ver) == nil && d.Int(d.Field(d.Root(), "acks")) == 0 {
-			return true // acks=0: the client reads no response
-		}
+	c.f.host.Log(LevelDebug, "kwire: "+what+" refused by a rule: "+r.Message)
+	if r.Response != nil { // none for acks=0: the client reads no response
+		c.substitute(corr, key, ver, now, r.Response)
 	}
-	b := make([]byte, 8, 9+len(resp))
-	binary.BigEndian.PutUint32(b[4:], uint32(corr))
-	if codec.ResponseHeaderVersion(key, ver) == 1 {
-		b = append(b, 0)
-	}
-	b = append(b, resp...)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	c.substitute(corr, key, ver, now, b)
 	return true
 }
 

@@ -77,7 +77,7 @@ type Export struct {
 // The ABI version: kw_abi_version returns Major<<16 | Minor.
 const (
 	Major = 1
-	Minor = 4
+	Minor = 5
 )
 
 func in(name, what string) Param     { return Param{Name: name, Kind: Bytes, What: what} }
@@ -124,6 +124,8 @@ var Exports = []Export{
 	{Name: "kw_runtime_stats", Params: []Param{out()}, Call: "runtimeStats", Since: 2},
 	{Name: "kw_decode_frame_records_inflated", Params: []Param{in("in", "frame"), i32("api_key"), i32("api_version"), i32("flags"),
 		i32("max_decompressed"), in("inflated", "inflated"), out()}, Call: "abi.DecodeFrameRecordsInflated", Since: 3},
+	{Name: "kw_rules_check", Params: []Param{in("rules", "rules"), in("frame", "frame"), i32("error_code"), out()},
+		Call: "abi.RulesCheck", Since: 5},
 	{Name: "kw_session_new", Params: []Param{{Name: "config_json", Len: "config_len", Kind: Bytes, What: "config"}, outI32("out_handle")},
 		Call: "abi.SessionNew", Since: 1},
 	{Name: "kw_session_free", Params: []Param{i32("session")}, Call: "abi.SessionFree", Since: 1},

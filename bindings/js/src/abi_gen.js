@@ -2,7 +2,7 @@
 // The ABI's constants (capi/kwire.h) and the exports a module must have.
 
 export const KW_ABI_MAJOR = 1;
-export const KW_ABI_MINOR = 4;
+export const KW_ABI_MINOR = 5;
 export const KW_OK = 0;
 export const KW_ERR_ARG = -1;
 export const KW_ERR_DECODE = -2;
@@ -146,6 +146,7 @@ export const EXPORTS = Object.freeze([
   'kw_encode_request_frame_records',
   'kw_runtime_stats',
   'kw_decode_frame_records_inflated',
+  'kw_rules_check',
   'kw_session_new',
   'kw_session_free',
   'kw_session_begin_negotiation',

@@ -2,7 +2,7 @@
 """The ABI's constants (capi/kwire.h) and the exports a module must have."""
 
 KW_ABI_MAJOR = 1
-KW_ABI_MINOR = 4
+KW_ABI_MINOR = 5
 KW_OK = 0
 KW_ERR_ARG = -1
 KW_ERR_DECODE = -2
@@ -146,6 +146,7 @@ EXPORTS = (
     "kw_encode_request_frame_records",
     "kw_runtime_stats",
     "kw_decode_frame_records_inflated",
+    "kw_rules_check",
     "kw_session_new",
     "kw_session_free",
     "kw_session_begin_negotiation",
@@ -181,6 +182,7 @@ SINCE = {
     "kw_encode_request_frame_records": 1,
     "kw_runtime_stats": 2,
     "kw_decode_frame_records_inflated": 3,
+    "kw_rules_check": 5,
     "kw_session_new": 1,
     "kw_session_free": 1,
     "kw_session_begin_negotiation": 1,

@@ -2,7 +2,7 @@
 //! The ABI's constants (capi/kwire.h) and the functions the library must have.
 
 pub const KW_ABI_MAJOR: i32 = 1;
-pub const KW_ABI_MINOR: i32 = 4;
+pub const KW_ABI_MINOR: i32 = 5;
 pub const KW_OK: i32 = 0;
 pub const KW_ERR_ARG: i32 = -1;
 pub const KW_ERR_DECODE: i32 = -2;
@@ -146,6 +146,7 @@ pub const EXPORTS: &[&str] = &[
     "kw_encode_request_frame_records",
     "kw_runtime_stats",
     "kw_decode_frame_records_inflated",
+    "kw_rules_check",
     "kw_session_new",
     "kw_session_free",
     "kw_session_begin_negotiation",

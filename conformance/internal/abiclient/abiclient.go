@@ -212,6 +212,16 @@ func (c *Client) EncodeRequestFrameRecords(json, table []byte) ([]byte, error) {
 	return c.call2("kw_encode_request_frame_records", json, 0, false, table)
 }
 
+// RulesCheck is kw_rules_check.
+func (c *Client) RulesCheck(rules, frame []byte, errorCode int32) ([]byte, error) {
+	p, err := c.Put(rules, frame)
+	if err != nil {
+		return nil, err
+	}
+	rl := uint32(len(rules))
+	return c.outCall("kw_rules_check", p, rl, p+rl, uint32(len(frame)), uint32(errorCode))
+}
+
 // Catalogue is kw_api_catalogue.
 func (c *Client) Catalogue() ([]byte, error) { return c.outCall("kw_api_catalogue") }
 

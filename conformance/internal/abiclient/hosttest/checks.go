@@ -283,6 +283,37 @@ func (s *Suite) runtimeStats(t *testing.T) {
 	t.Logf("%v", after)
 }
 
+// rulesCheck: kwire.wasm as built by default leaves the rule engine out (its size
+// budget), and kw_rules_check says so with KW_ERR_UNSUPPORTED and where the export is;
+// a module built with -tags kwire_rules answers a request that breaks a rule.
+func (s *Suite) rulesCheck(t *testing.T) {
+	in := s.Instance(t)
+	frame, err := in.EncodeRequestFrame([]byte(`{"header":{"requestApiKey":19,"requestApiVersion":7,"correlationId":5,"clientId":"app"},` +
+		`"body":{"topics":[{"name":"orders","numPartitions":3,"replicationFactor":1,"assignments":[],"configs":[]}],"timeoutMs":1000,"validateOnly":false}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := in.RulesCheck([]byte(`[{"api":"CreateTopics","field":"topics[].replicationFactor","min":3}]`), frame, 44)
+	var ce *abiconf.CallError
+	switch {
+	case errors.As(err, &ce) && ce.Status == abi.StatusUnsupported:
+		if !strings.Contains(ce.Text, "kwire_rules") || !strings.Contains(ce.Text, "libkwire") {
+			t.Errorf("kw_rules_check unsupported, without saying where it is: %s", ce.Text)
+		}
+		t.Logf("kw_rules_check: %s", ce.Text)
+	case err != nil:
+		t.Fatalf("kw_rules_check: %v", err)
+	default:
+		var v struct {
+			Allowed bool
+			Path    string
+		}
+		if json.Unmarshal(out, &v) != nil || v.Allowed || v.Path != "topics[0].replicationFactor" {
+			t.Errorf("kw_rules_check of a frame that breaks the rule: %s", out)
+		}
+	}
+}
+
 // readStats reads kw_runtime_stats.
 func readStats(t testing.TB, in *abiclient.Client) map[string]int64 {
 	t.Helper()

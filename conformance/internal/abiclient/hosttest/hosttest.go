@@ -104,6 +104,7 @@ func (s *Suite) Run(t *testing.T) {
 		{"RequestTrailingBytes", s.requestTrailingBytes},
 		{"FrameRecords", s.frameRecords},
 		{"RuntimeStats", s.runtimeStats},
+		{"RulesCheck", s.rulesCheck},
 		{"Misuse", s.misuse},
 		{"Garbage", s.garbage},
 	})
