@@ -62,7 +62,7 @@ check "cargo package --list is the code, build.rs and README" diff -u <(echo "$w
 
 check "cargo package builds the packaged crate (KWIRE_LIB_DIR=$build)" \
 	env KWIRE_LIB_DIR="$build" "$cargo" package --allow-dirty --offline --locked --quiet
-packaged=$CARGO_TARGET_DIR/package/kwire-$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+packaged=$CARGO_TARGET_DIR/package/kwire-$(sed -n 's/^version = "\(.*\)"/\1/p;T;q' Cargo.toml)
 refused() {
 	! (bare && "$cargo" check --offline --quiet --manifest-path "$packaged/Cargo.toml") 2> "$work/refused" &&
 		grep -qE 'libkwire not found: set KWIRE_LIB_DIR to a folder holding libkwire.a, or let pkg-config find kwire-static >= 1\.[0-9]+' "$work/refused" ||
