@@ -641,13 +641,20 @@ func (d *Doc) emit(b []byte, i int32) []byte {
 		return append(b, d.subs[p.edit]...)
 	}
 	if p.kind == dArray {
-		n := 0
+		n, all := 0, 0
 		for c := i + 1; c < p.next; c = d.nodes[c].next {
+			all++
 			if !d.nodes[c].removed {
 				n++
 			}
 		}
-		b = wire.AppendArrayLen(b, n+int(p.nadd), false, p.compact)
+		if n == all && p.nadd == 0 && all > 0 {
+			// The count is unchanged (only elements' contents are): its prefix is
+			// copied as it was written, as every byte outside the edits is.
+			b = append(b, d.src[p.start:d.nodes[i+1].start]...)
+		} else {
+			b = wire.AppendArrayLen(b, n+int(p.nadd), false, p.compact)
+		}
 		for c := i + 1; c < p.next; c = d.nodes[c].next {
 			if !d.nodes[c].removed {
 				b = d.emit(b, c)

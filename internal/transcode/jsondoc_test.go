@@ -277,6 +277,39 @@ func TestDocAppendRaw(t *testing.T) {
 	}
 }
 
+// An edit inside an array whose count does not change keeps the count's prefix as the
+// client wrote it, even in a non-canonical encoding (3 as the two-byte varint 83 00):
+// only the edited value is written anew.
+func TestDocKeepsArrayPrefix(t *testing.T) {
+	src := []byte("\x83\x00\x03ab\x00\x04cde\x00\x01\x00\x00\x00")
+	var d transcode.Doc
+	if err := d.Parse(src, "MetadataRequest", 9); err != nil {
+		t.Fatal(err)
+	}
+	first := d.Field(d.First(d.Field(d.Root(), "topics")), "name")
+	if err := d.SetString(first, "xyz"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.AppendTo(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []byte("\x83\x00\x04xyz\x00\x04cde\x00\x01\x00\x00\x00")
+	if !bytes.Equal(out, want) {
+		t.Fatalf("got  % x\nwant % x", out, want)
+	}
+	// A count that changes is written anew, canonically.
+	if err := d.Parse(src, "MetadataRequest", 9); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Remove(d.First(d.Field(d.Root(), "topics"))); err != nil {
+		t.Fatal(err)
+	}
+	if out, err = d.AppendTo(nil); err != nil || !bytes.Equal(out, []byte("\x02\x04cde\x00\x01\x00\x00\x00")) {
+		t.Fatalf("one topic removed: % x, %v", out, err)
+	}
+}
+
 // SetStruct replaces a nullable struct field whole, null to present and present to
 // null, inside a message with other edits; what the replaced struct held is no longer
 // visited by FilterEntities, and a field that is not a struct is refused.
