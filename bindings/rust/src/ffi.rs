@@ -113,4 +113,13 @@ extern "C" {
         out: *mut *mut u8,
         out_len: *mut i32,
     ) -> i32;
+    pub fn kw_rules_check(
+        rules: *const u8,
+        rules_len: i32,
+        frame: *const u8,
+        frame_len: i32,
+        error_code: i32,
+        out: *mut *mut u8,
+        out_len: *mut i32,
+    ) -> i32;
 }

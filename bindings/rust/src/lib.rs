@@ -647,6 +647,55 @@ pub fn runtime_stats() -> Result<RuntimeStats> {
     parse("runtime figures", &b)
 }
 
+/// The verdict of [`rules_check`] on one request frame.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct RulesVerdict {
+    /// Every rule holds: the request goes on; the other fields are empty.
+    pub allowed: bool,
+    /// The index of the broken rule in the rule set; -1 when the request's body could
+    /// not be read (rules fail closed).
+    #[serde(default)]
+    pub rule: i32,
+    /// The rule's api, as configured ("*" for every api).
+    #[serde(default)]
+    pub api: String,
+    /// The rule's field path, as configured ("topics[].replicationFactor").
+    #[serde(default)]
+    pub field: String,
+    /// Where the rule failed, with indices ("topics[1].replicationFactor").
+    #[serde(default)]
+    pub path: String,
+    /// What was there: a number, a quoted string, "null", an array's length, or ""
+    /// when the field was missing.
+    #[serde(default)]
+    pub value: String,
+    /// The refusal's message.
+    #[serde(default)]
+    pub message: String,
+    /// Where the error lands in the api's response: "perEntity", "topLevel", or
+    /// "nowhere" (no response can carry it: close the connection instead).
+    #[serde(default)]
+    pub place: String,
+    /// The whole response frame to send in the broker's place (the request's correlation
+    /// id, every error field set); None for place "nowhere" and for Produce with acks=0.
+    #[serde(default, with = "json::base64_bytes")]
+    pub response: Option<Vec<u8>>,
+}
+
+/// Applies a rule set on request fields (a JSON array, see kwire.h's kw_rules_check:
+/// `[{"api":"CreateTopics","field":"topics[].replicationFactor","min":3}]`) to one whole
+/// request frame, as kwire's proxy filter does, answering a refused request with
+/// `error_code` (44, POLICY_VIOLATION, is what brokers answer a policy refusal with). The
+/// same rule set passed again is not parsed again. A bad rule set is an error of kind
+/// Json naming the JSON path; a frame whose header cannot be read, of kind Decode.
+pub fn rules_check(rules: &str, frame: &[u8], error_code: i16) -> Result<RulesVerdict> {
+    let rl = len32("rules", rules.len())?;
+    let fl = len32("frame", frame.len())?;
+    // SAFETY: rules and frame are valid for their lengths during the call; valid out-params.
+    let b = call(|o, n| unsafe { ffi::kw_rules_check(rules.as_ptr(), rl, ptr(frame), fl, error_code as i32, o, n) })?;
+    parse("rules verdict", &b)
+}
+
 /// What [`peek_request_header`] reads from the start of a request frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PeekedHeader<'a> {
