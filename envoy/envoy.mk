@@ -7,7 +7,8 @@
 #                      fake broker and, with KWIRE_REQUIRE_BROKER=1, the end-to-end tests against a real
 #                      Kafka broker with Go and Java clients
 #   make envoy-bench   the harness proxy with the filter vs without it (consume, produce-no-rule,
-#                      produce-enforce, request by request in turn), a real Java consumer through both,
+#                      produce-enforce, request by request in turn; and the floor, a Go module that
+#                      returns at once, on produce-no-rule's requests), a real Java consumer through both,
 #                      the same comparison on V8 (a Node proxy, v8/proxy.mjs), and the module alone on
 #                      wazero beside V8 (v8/callbacks.mjs)
 #   make envoy-fuzz    the fuzz targets of the filter's data path, its policy and the module in the
