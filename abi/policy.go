@@ -35,12 +35,18 @@ func PolicyCheck(dst, policyJSON []byte, topic string, partition int32, records 
 	if perr != nil {
 		var ce *policy.ConfigError
 		if errors.As(perr, &ce) {
-			return nil, &Error{Status: StatusJSON, Text: "kwire: " + ce.Error(), Message: "policy", Version: -1, Path: ce.Path, Offset: ce.Offset}
+			return nil, configError("policy", ce.Error(), ce.Path, ce.Offset)
 		}
-		return nil, &Error{Status: StatusJSON, Text: "kwire: " + perr.Error(), Message: "policy", Version: -1, Offset: -1}
+		return nil, configError("policy", perr.Error(), "", -1)
 	}
 	v := p.NewChecker().Check(topic, partition, records)
 	return appendPartitionVerdict(dst, &v), nil
+}
+
+// configError is the StatusJSON error of a configuration (a policy, a rule set), with
+// the JSON path and byte offset of the offending value when known.
+func configError(what, text, path string, offset int) *Error {
+	return &Error{Status: StatusJSON, Text: "kwire: " + text, Message: what, Version: -1, Path: path, Offset: offset}
 }
 
 // appendPartitionVerdict appends v as the JSON kw_policy_check returns:

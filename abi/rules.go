@@ -94,9 +94,9 @@ func parsedRules(src []byte) (*rules.Set, error) {
 	if err != nil {
 		var ce *rules.ConfigError
 		if errors.As(err, &ce) {
-			return nil, &Error{Status: StatusJSON, Text: "kwire: " + ce.Error(), Message: "rules", Version: -1, Path: ce.Path, Offset: ce.Offset}
+			return nil, configError("rules", ce.Error(), ce.Path, ce.Offset)
 		}
-		return nil, &Error{Status: StatusJSON, Text: "kwire: " + err.Error(), Message: "rules", Version: -1, Offset: -1}
+		return nil, configError("rules", err.Error(), "", -1)
 	}
 	lastRules.src, lastRules.set = append(lastRules.src[:0], src...), set
 	return set, nil

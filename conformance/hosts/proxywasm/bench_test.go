@@ -315,12 +315,12 @@ func TestProxyBenchTable(t *testing.T) {
 		t.Skip("set KWIRE_BENCH=1 (make envoy-bench)")
 	}
 	produceFrame := benchProduceResponse(t, "bench")
-	newProxy := func(cfg string, answers map[int16][]byte) (*Proxy, *Proxy, *Plugin, func()) {
+	newProxyOf := func(mod []byte, cfg string, answers map[int16][]byte) (*Proxy, *Proxy, *Plugin, func()) {
 		up, stop := sink(t, answers)
 		var p *Plugin
 		if cfg != "" {
 			var err error
-			if p, err = NewPlugin(context.Background(), Config{Module: module(t), Cache: cache, PluginConfiguration: []byte(cfg)}); err != nil {
+			if p, err = NewPlugin(context.Background(), Config{Module: mod, Cache: cache, PluginConfiguration: []byte(cfg)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -333,6 +333,9 @@ func TestProxyBenchTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		return without, with, p, func() { with.Close(); without.Close(); p.Close(); stop() }
+	}
+	newProxy := func(cfg string, answers map[int16][]byte) (*Proxy, *Proxy, *Plugin, func()) {
+		return newProxyOf(module(t), cfg, answers)
 	}
 	var results []benchResult
 	copied := map[string]float64{}
@@ -398,28 +401,13 @@ func TestProxyBenchTable(t *testing.T) {
 	// The floor: a Go-built module that returns at once from every callback, on the
 	// produce requests. What any Go filter costs in this harness before it reads a byte.
 	{
-		up, stop := sink(t, map[int16][]byte{apiProduce: produceFrame})
-		p, err := NewPlugin(context.Background(), Config{Module: floorModule(t), PluginConfiguration: []byte(`{}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		with, err := NewProxy(p, up)
-		if err != nil {
-			t.Fatal(err)
-		}
-		without, err := NewProxy(nil, up)
-		if err != nil {
-			t.Fatal(err)
-		}
+		without, with, p, stop := newProxyOf(floorModule(t), `{}`, map[int16][]byte{apiProduce: produceFrame})
 		reqs := produceRequests(t, "free", 400)
 		n := 0
 		for _, r := range reqs {
 			n += len(r)
 		}
 		results = append(results, compare(t, "floor-produce", without.Addr(), with.Addr(), p, reqs, n))
-		with.Close()
-		without.Close()
-		p.Close()
 		stop()
 	}
 	fmt.Println("proxy benchmark: the harness proxy with kwire-envoy.wasm vs the same proxy without a module, 3 rounds, each request through both in turn")
