@@ -36,7 +36,7 @@ import kwire
 import modcall
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-TARGET_X_GO = 3  # Python CPU per decode over Go's (goscale), medians (issue 26)
+TARGET_X_GO = 3  # Python CPU per decode over Go's (goscale), medians
 TARGET_X_FRAME = 2  # peak resident growth over the frame's size
 
 
