@@ -217,6 +217,7 @@ func TestCaptureRealClients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { dump.Stop(5 * time.Second) }) // a client that failed the test leaves no tcpdump running
 		var wg sync.WaitGroup
 		var javaCounts, franzCounts map[string][2]int
 		suffix := fmt.Sprintf("-%d", captureRuns.Add(1)) // topics of their own (the broker is shared, -count may be above 1)
