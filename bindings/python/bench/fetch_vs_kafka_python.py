@@ -506,7 +506,7 @@ def profile(args: argparse.Namespace) -> int:
     kw = kwire.Kwire()
     codec = args.profile_codec
     for vs, value in VALUE_SETS:
-        f12, f11 = build_frames(kw, codec, value)
+        f12, f11, _ = build_frames(kw, codec, value)
         body11 = f11[4:]
         cprofile_top(f"kwire objects (decode_fetch + every record read, CRC checked), values {vs}, {codec}",
                      lambda: kwire_objects(kw, f12, True))
@@ -541,7 +541,7 @@ def guest_profile(args: argparse.Namespace, kw: kwire.Kwire) -> int:
     if b.returncode != 0:
         print(f"guest sampling: building the module with its names failed: {b.stderr.strip()}")
         return 1
-    f12, _ = build_frames(kw, args.profile_codec, VALUE_SETS[0][1])
+    f12, _, _ = build_frames(kw, args.profile_codec, VALUE_SETS[0][1])
     frame_file = os.path.join(OUT_DIR, f"fetch-1000-small-{args.profile_codec}.bin")
     with open(frame_file, "wb") as f:
         f.write(f12)
