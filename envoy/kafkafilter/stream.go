@@ -384,8 +384,10 @@ func (c *Conn) keepCarry(d *dir, so, end int) {
 // response's node endpoints), forwarding it as it goes: the walk reads the length
 // prefixes up to the root struct's tag section, which is the frame's last bytes.
 func (c *Conn) walkResponse(d *dir, pos, n int) int {
-	plans()
 	if d.bodyAt < 0 {
+		if fetchPlan == nil {
+			plans()
+		}
 		hdr := d.frameAt + respHeadLen
 		if codec.ResponseHeaderVersion(d.cur.key, d.cur.ver) == 1 {
 			b := c.streamAt(d, hdr, 64)
@@ -407,8 +409,8 @@ func (c *Conn) walkResponse(d *dir, pos, n int) int {
 			return c.walkFailed(d, pos, err.Error())
 		}
 	}
+	d.rsrc = respSrc{c, d}
 	for {
-		d.rsrc = respSrc{c, d}
 		switch d.walk.Next(&d.rsrc) {
 		case transcode.WalkMore:
 			return c.walkForward(d, pos, n, d.bodyAt+d.walk.Pos())

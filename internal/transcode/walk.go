@@ -59,6 +59,9 @@ type WalkPlan struct {
 	// sel holds, for each field of schemaFields, one more than the index of the path
 	// that selects it (0: not selected): the walk asks of every field it passes.
 	sel []uint16
+	// none: the plan selects nothing (a walk to the root tags or the end): Next takes
+	// walkBare, which steps over the fields without asking.
+	none bool
 }
 
 // NewWalkPlan makes the plan for the message with api key key and kind (request or
@@ -84,6 +87,7 @@ func newWalkPlan(m *message, paths []string) (*WalkPlan, error) {
 			return nil, errors.New("transcode: " + m.name + " has no field " + strconv.Quote(path))
 		}
 	}
+	p.none = len(paths) == 0
 	return p, nil
 }
 
@@ -291,6 +295,9 @@ func (w *Walker) Next(src WalkSource) WalkStatus {
 	}
 	if w.atRootTags {
 		return WalkRootTags
+	}
+	if w.plan.none && bareWalks {
+		return w.walkBare(src)
 	}
 	for len(w.stack) > 0 {
 		idx := len(w.stack) - 1
