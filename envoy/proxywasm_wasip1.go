@@ -327,7 +327,25 @@ func proxyOnUpstreamData(ctx, size, eos int32) int32 {
 		return actionContinue
 	}
 	defer guard(uint32(ctx), "proxy_on_upstream_data")
+	if walkThrough(ctx, size, eos) {
+		return actionContinue
+	}
 	return onData(ctx, size, eos, false)
+}
+
+// walkThrough is the upstream callbacks' second cheap path (Conn.WalkThrough): the
+// buffer continues a response the filter walks, and goes on as it is.
+func walkThrough(ctx, size, eos int32) bool {
+	if eos != 0 || lastStream.ctx != ctx || lastStream.s == nil || lastStream.s.conn == nil {
+		return false
+	}
+	c := lastStream.s.conn
+	buf := &dataBuf
+	*buf = dataBuffer{id: bufUpstream, n: int(size)}
+	before := c.Copied()
+	ok := c.WalkThrough(buf)
+	gc.Note(int(c.Copied() - before))
+	return ok
 }
 
 //go:wasmexport proxy_on_downstream_connection_close

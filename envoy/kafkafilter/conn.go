@@ -229,6 +229,38 @@ func (c *Conn) PassThrough(downstream bool, n int) bool {
 	return false
 }
 
+// WalkThrough is the second cheap look, at a buffer of broker bytes PassThrough did
+// not take: when the buffer continues a response the filter walks as it streams (a
+// Fetch response whose node endpoints it may rewrite in place), the walk's next bytes
+// start in it, and the frame goes on past it, WalkThrough walks it and reports true:
+// the proxy forwards the buffer as it is. These are most of the callbacks of such a
+// response that PassThrough leaves (one a partition, where the walk reads the
+// partition's fields), and this path runs a fraction of the code OnUpstream does.
+// When it returns false, call OnUpstream: it goes on from wherever the walk is.
+func (c *Conn) WalkThrough(b Buffer) bool {
+	d := &c.resp
+	n := b.Len()
+	if c.closed || c.done || d.paused || d.mode != modeWalk || d.bodyAt < 0 || n <= 0 {
+		return false
+	}
+	end := d.base + n
+	if end >= d.frameEnd || d.bodyAt+d.walk.Pos() < d.base {
+		// The frame ends here, or the walk's next bytes start in the carry.
+		return false
+	}
+	c.win = window{b: b, n: n, buf: c.win.buf}
+	d.rsrc = respSrc{c, d}
+	if d.walk.Next(&d.rsrc) != transcode.WalkMore || c.closed {
+		return false
+	}
+	c.keepCarry(d, d.bodyAt+d.walk.Pos(), n)
+	if c.closed {
+		return false
+	}
+	d.base = end
+	return true
+}
+
 // OnDownstream handles the proxy's buffer of client bytes (toward the broker).
 func (c *Conn) OnDownstream(b Buffer, endOfStream bool) Action {
 	c.req.request = true

@@ -482,3 +482,61 @@ func TestPassThroughMidFrame(t *testing.T) {
 		}
 	}
 }
+
+// WalkThrough takes the reads of a walked Fetch response (v16+, node endpoints
+// rewritten in place) that PassThrough leaves, but for the first and the one the frame
+// ends in: 10 partitions of 105 KiB in 64 KiB reads go through the full path twice or
+// a little more (a read whose partition fields a read boundary splits). What reaches
+// the client is what the full path alone sends, endpoints rewritten.
+func TestWalkThroughMidFrame(t *testing.T) {
+	endpoints := []codec.FetchResponseNodeEndpoint{{NodeID: 1, Host: "broker-1.kafka.internal", Port: 9092}}
+	for _, ver := range []int16{16, 18} {
+		for _, eps := range [][]codec.FetchResponseNodeEndpoint{nil, endpoints} {
+			resp := fetchResponse(t, 5, ver, 10, 105<<10, eps)
+			run := func(cheap bool) (out []byte, full, walked int) {
+				c := mustFilter(t, newHost(), `{"brokers":{"1":"proxy-1:19092"}}`).NewConn()
+				if act := c.OnDownstream(sliceBuffer(fetchRequest(t, 5, ver)), false); act.Edit || act.Pause || act.Close {
+					t.Fatalf("v%d: request %+v", ver, act)
+				}
+				var up proxyDir
+				for _, piece := range chunk64K(resp) {
+					if cheap && c.PassThrough(false, len(piece)) {
+						out = append(out, piece...)
+						continue
+					}
+					if cheap && c.WalkThrough(sliceBuffer(piece)) {
+						walked++
+						out = append(out, piece...)
+						continue
+					}
+					full++
+					o, closed := up.deliver(t, c, piece, false)
+					if closed {
+						t.Fatalf("v%d: closed", ver)
+					}
+					out = append(out, o...)
+					up.calls = 0 // deliver counts it to 1, odd: the full path
+				}
+				return out, full, walked
+			}
+			want, _, _ := run(false)
+			got, full, walked := run(true)
+			t.Logf("v%d, %d endpoints: %d full, %d WalkThrough, of %d reads", ver, len(eps), full, walked, len(chunk64K(resp)))
+			if !bytes.Equal(got, want) {
+				t.Fatalf("v%d, %d endpoints: the cheap paths sent other bytes than the full path", ver, len(eps))
+			}
+			if full > 3 || walked < 8 {
+				t.Errorf("v%d, %d endpoints: %d reads took the full path and %d WalkThrough, of %d", ver, len(eps), full, walked, len(chunk64K(resp)))
+			}
+			if len(eps) > 0 {
+				rf, err := codec.DecodeResponseFrame(got, apiFetch, ver)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := rf.Body.(*codec.FetchResponse).NodeEndpoints; len(e) != 1 || e[0].Host != "proxy-1" {
+					t.Fatalf("v%d: endpoints %+v, want proxy-1", ver, e)
+				}
+			}
+		}
+	}
+}
