@@ -333,8 +333,9 @@ func proxyOnUpstreamData(ctx, size, eos int32) int32 {
 	return onData(ctx, size, eos, false)
 }
 
-// walkThrough is the upstream callbacks' second cheap path (Conn.WalkThrough): the
-// buffer continues a response the filter walks, and goes on as it is.
+// walkThrough is the upstream callbacks' second cheap path: the buffer continues a
+// response the filter walks (Conn.WalkThrough), or starts one it only counts
+// (Conn.ResponseThrough), and goes on as it is.
 func walkThrough(ctx, size, eos int32) bool {
 	if eos != 0 || lastStream.ctx != ctx || lastStream.s == nil || lastStream.s.conn == nil {
 		return false
@@ -343,7 +344,7 @@ func walkThrough(ctx, size, eos int32) bool {
 	buf := &dataBuf
 	*buf = dataBuffer{id: bufUpstream, n: int(size)}
 	before := c.Copied()
-	ok := c.WalkThrough(buf)
+	ok := c.WalkThrough(buf) || c.ResponseThrough(buf)
 	gc.Note(int(c.Copied() - before))
 	return ok
 }

@@ -261,6 +261,22 @@ func (c *Conn) WalkThrough(b Buffer) bool {
 	return true
 }
 
+// ResponseThrough is the cheap path of the most common buffer of broker bytes: it
+// starts with the head of the response to the oldest pending request, one the filter
+// only counts and times, and that response goes on to the buffer's end or past it
+// (quickResponse, without the rest of OnUpstream). It reports true, the response
+// counted, when the proxy forwards the buffer as it is; false, having changed
+// nothing, for any other buffer: call OnUpstream.
+func (c *Conn) ResponseThrough(b Buffer) bool {
+	d := &c.resp
+	if c.closed || c.done || d.paused || d.mode != modeHead || len(d.head) != 0 || c.f.noQuick {
+		return false
+	}
+	n := b.Len()
+	c.win = window{b: b, n: n, buf: c.win.buf}
+	return c.quickResponse(d, n)
+}
+
 // OnDownstream handles the proxy's buffer of client bytes (toward the broker).
 func (c *Conn) OnDownstream(b Buffer, endOfStream bool) Action {
 	c.req.request = true
@@ -936,7 +952,7 @@ func (c *Conn) requestFrame(frame []byte, at int) {
 		return
 	}
 	s := c.f.s
-	if s.rules != nil && s.rules.Applies(key) && c.ruleRefused(frame, hlen, key, ver, corr, now) {
+	if s.rules != nil && s.rules.Applies(key) && c.ruleRefused(frame, key, ver, corr, now) {
 		return
 	}
 	if key != apiProduce || s.pol == nil {
@@ -978,7 +994,7 @@ func (c *Conn) requestFrame(frame []byte, at int) {
 // (or cannot be read: the rules fail closed), answers it in its api's own shape with
 // the rule's message, or closes the connection where the response has no field for
 // the error; it reports whether the request was refused.
-func (c *Conn) ruleRefused(frame []byte, hlen int, key, ver int16, corr int32, now int64) bool {
+func (c *Conn) ruleRefused(frame []byte, key, ver int16, corr int32, now int64) bool {
 	s := c.f.s
 	r, err := s.rules.CheckFrame(frame, s.ruleCode)
 	if err == nil && r == nil {

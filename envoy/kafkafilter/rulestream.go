@@ -185,7 +185,7 @@ func (c *Conn) produceRules(d *dir, pos, n int) int {
 	now := c.f.host.NowNanos()
 	d.inHost = false
 	d.mode = modeHead
-	if c.ruleRefused(skel, hlen, apiProduce, ver, corr, now) {
+	if c.ruleRefused(skel, apiProduce, ver, corr, now) {
 		return size // answered: nothing of it goes to the broker
 	}
 	if c.f.s.pol != nil {
