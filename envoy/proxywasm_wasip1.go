@@ -318,6 +318,9 @@ func proxyOnDownstreamData(ctx, size, eos int32) int32 {
 		return actionContinue
 	}
 	defer guard(uint32(ctx), "proxy_on_downstream_data")
+	if cheapPath(ctx, size, eos, true) {
+		return actionContinue
+	}
 	return onData(ctx, size, eos, true)
 }
 
@@ -327,16 +330,17 @@ func proxyOnUpstreamData(ctx, size, eos int32) int32 {
 		return actionContinue
 	}
 	defer guard(uint32(ctx), "proxy_on_upstream_data")
-	if walkThrough(ctx, size, eos) {
+	if cheapPath(ctx, size, eos, false) {
 		return actionContinue
 	}
 	return onData(ctx, size, eos, false)
 }
 
-// walkThrough is the upstream callbacks' second cheap path: the buffer continues a
-// response the filter walks (Conn.WalkThrough), or starts one it only counts
+// cheapPath is the data callbacks' second cheap path, after passThrough: the buffer
+// starts a Produce request that streams (Conn.ProduceThrough), continues a response
+// the filter walks (Conn.WalkThrough) or starts one it only counts
 // (Conn.ResponseThrough), and goes on as it is.
-func walkThrough(ctx, size, eos int32) bool {
+func cheapPath(ctx, size, eos int32, downstream bool) bool {
 	if eos != 0 || lastStream.ctx != ctx || lastStream.s == nil || lastStream.s.conn == nil {
 		return false
 	}
@@ -344,7 +348,13 @@ func walkThrough(ctx, size, eos int32) bool {
 	buf := &dataBuf
 	*buf = dataBuffer{id: bufUpstream, n: int(size)}
 	before := c.Copied()
-	ok := c.WalkThrough(buf) || c.ResponseThrough(buf)
+	var ok bool
+	if downstream {
+		buf.id = bufDownstream
+		ok = c.ProduceThrough(buf)
+	} else {
+		ok = c.WalkThrough(buf) || c.ResponseThrough(buf)
+	}
 	gc.Note(int(c.Copied() - before))
 	return ok
 }

@@ -208,19 +208,24 @@ func (c *Conn) decideRest(d *dir, pos, avail, size int) int {
 		return c.toHold(d, pos)
 	}
 	// No rule covers the request: it streams through from its first byte.
-	c.f.inc(c.f.mUnruled, 1)
-	c.f.inc(c.f.mPartAccepted, d.parts)
-	h := c.frameBytes(d, avail, reqHeadLen)
-	ver := int16(binary.BigEndian.Uint16(h[6:]))
-	corr := int32(binary.BigEndian.Uint32(h[8:]))
-	if d.acks != 0 {
-		p := pend{corr: corr, key: apiProduce, ver: ver, start: c.f.host.NowNanos()}
-		if c.f.s.brokers != nil && ver >= 10 {
-			p.kind = kindProduce
-		}
-		c.pending = append(c.pending, p)
-	}
+	c.streamUnruled(c.frameBytes(d, avail, reqHeadLen), d.acks, d.parts)
 	return c.streamDecided(d, pos, 0)
+}
+
+// streamUnruled counts a Produce request no schema rule covers, whose head is h, and
+// expects its response unless acks is 0.
+func (c *Conn) streamUnruled(h []byte, acks int16, parts int) {
+	c.f.inc(c.f.mUnruled, 1)
+	c.f.inc(c.f.mPartAccepted, parts)
+	if acks == 0 {
+		return
+	}
+	ver := int16(binary.BigEndian.Uint16(h[6:]))
+	p := pend{corr: int32(binary.BigEndian.Uint32(h[8:])), key: apiProduce, ver: ver, start: c.f.host.NowNanos()}
+	if c.f.s.brokers != nil && ver >= 10 {
+		p.kind = kindProduce
+	}
+	c.pending = append(c.pending, p)
 }
 
 // streamDecided lets a decided request through from its frame offset from on (what

@@ -299,6 +299,11 @@ func (w *Walker) Next(src WalkSource) WalkStatus {
 	if w.plan.none && bareWalks {
 		return w.walkBare(src)
 	}
+	return w.walkGeneral(src)
+}
+
+// walkGeneral is Next's loop: any plan, one field at a time.
+func (w *Walker) walkGeneral(src WalkSource) WalkStatus {
 	for len(w.stack) > 0 {
 		idx := len(w.stack) - 1
 		top := &w.stack[idx]

@@ -21,8 +21,9 @@ type bareWindow struct {
 // function, reading the source once per window rather than once per field, and
 // stepping over a run of fixed-size array elements at once. Compiled to
 // WebAssembly, where each call and each interface call costs more than the work of
-// a field, this matters. It stops, fails and moves exactly as the general loop does
-// (TestBareWalkMatchesGeneral, FuzzBareWalk).
+// a field, this matters. It stops and moves exactly as the general loop does
+// (TestBareWalkMatchesGeneral, FuzzBareWalk); where a field is malformed it hands
+// the walk to the general loop, which fails on it with its own message.
 func (w *Walker) walkBare(src WalkSource) WalkStatus {
 	var win bareWindow
 	for len(w.stack) > 0 {
@@ -50,7 +51,7 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 					}
 				}
 				if int(n) > (w.end-w.pos-k)/2 {
-					return w.bareFail(failTagCount, nil, int(n), 0)
+					return w.walkGeneral(src)
 				}
 				w.pos += k
 				w.stack[idx] = wframe{kind: wTags, i: int(n)}
@@ -117,10 +118,10 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 			nul := f.nul.has(w.v)
 			if array {
 				if n < 0 && !nul {
-					return w.bareFail(failNullArray, f, 0, 0)
+					return w.walkGeneral(src)
 				}
 				if n > 0 && int64(n)*int64(max(f.minElem, 1)) > int64(w.end-w.pos-k) {
-					return w.bareFail(failArrayFit, f, n, k)
+					return w.walkGeneral(src)
 				}
 				w.pos += k
 				top.i++
@@ -130,10 +131,10 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 				continue
 			}
 			if n < 0 && !(nul && f.nullableEver()) {
-				return w.bareFail(failNullField, f, 0, 0)
+				return w.walkGeneral(src)
 			}
 			if n > w.end-w.pos-k {
-				return w.bareFail(failLength, f, n, k)
+				return w.walkGeneral(src)
 			}
 			w.pos += k + max(n, 0)
 			top.i++
@@ -187,40 +188,10 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 		}
 	}
 	if w.pos != w.end && w.plan.m.flags&msgTrailing == 0 {
-		return w.bareFail(failTrailing, nil, 0, 0)
+		return w.walkGeneral(src)
 	}
 	w.done = true
 	return WalkDone
-}
-
-// How a bare walk fails (bareFail).
-const (
-	failTagCount = iota
-	failNullArray
-	failArrayFit
-	failNullField
-	failLength
-	failTrailing
-)
-
-// bareFail is walkBare's failure, with the general loop's message: kept out of
-// walkBare, whose loop runs faster without the message building inline.
-//
-//go:noinline
-func (w *Walker) bareFail(how int, f *field, n, k int) WalkStatus {
-	switch how {
-	case failTagCount:
-		return w.fail("tagged field count " + strconv.Itoa(n) + " exceeds what the remaining bytes can hold")
-	case failNullArray:
-		return w.fail("null for the non-nullable array " + f.name)
-	case failArrayFit:
-		return w.fail("array " + f.name + " of " + strconv.Itoa(n) + " elements cannot fit in the " + strconv.Itoa(w.end-w.pos-k) + " bytes that remain")
-	case failNullField:
-		return w.fail("null for the non-nullable field " + f.name)
-	case failLength:
-		return w.fail(f.name + ": length " + strconv.Itoa(n) + " exceeds the " + strconv.Itoa(w.end-w.pos-k) + " bytes that remain")
-	}
-	return w.fail(strconv.Itoa(w.end-w.pos) + " bytes follow the message")
 }
 
 // bareUvarint is uvarint through walkBare's window: the source is asked only when the
