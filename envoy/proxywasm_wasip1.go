@@ -336,10 +336,9 @@ func proxyOnUpstreamData(ctx, size, eos int32) int32 {
 	return onData(ctx, size, eos, false)
 }
 
-// cheapPath is the data callbacks' second cheap path, after passThrough: the buffer
-// starts a Produce request that streams (Conn.ProduceThrough), continues a response
-// the filter walks (Conn.WalkThrough) or starts one it only counts
-// (Conn.ResponseThrough), and goes on as it is.
+// cheapPath is the data callbacks' second cheap path, after passThrough
+// (Conn.Through): a Produce request that streams, or the next part of a response the
+// filter walks; the buffer goes on as it is.
 func cheapPath(ctx, size, eos int32, downstream bool) bool {
 	if eos != 0 || lastStream.ctx != ctx || lastStream.s == nil || lastStream.s.conn == nil {
 		return false
@@ -347,14 +346,11 @@ func cheapPath(ctx, size, eos int32, downstream bool) bool {
 	c := lastStream.s.conn
 	buf := &dataBuf
 	*buf = dataBuffer{id: bufUpstream, n: int(size)}
-	before := c.Copied()
-	var ok bool
 	if downstream {
 		buf.id = bufDownstream
-		ok = c.ProduceThrough(buf)
-	} else {
-		ok = c.WalkThrough(buf) || c.ResponseThrough(buf)
 	}
+	before := c.Copied()
+	ok := c.Through(downstream, buf)
 	gc.Note(int(c.Copied() - before))
 	return ok
 }

@@ -71,9 +71,8 @@ type Conn struct {
 	done    bool
 	out     outBuf
 	win     window
-	// winKept: a cheap path (ProduceThrough, WalkThrough, ResponseThrough) read this
-	// callback's buffer and declined it; OnDownstream or OnUpstream, called next with
-	// the same buffer, reads on from the same window instead of again.
+	// winKept: Through read this callback's buffer and declined it; OnDownstream or
+	// OnUpstream, called next with the same buffer, reads on from the same window.
 	winKept bool
 	// Copied counts the bytes the filter has copied out of the proxy's buffers.
 	copied int64
@@ -234,15 +233,14 @@ func (c *Conn) PassThrough(downstream bool, n int) bool {
 	return false
 }
 
-// WalkThrough is the second cheap look, at a buffer of broker bytes PassThrough did
-// not take: when the buffer continues a response the filter walks as it streams (a
-// Fetch response whose node endpoints it may rewrite in place), the walk's next bytes
-// start in it, and the frame goes on past it, WalkThrough walks it and reports true:
-// the proxy forwards the buffer as it is. These are most of the callbacks of such a
-// response that PassThrough leaves (one a partition, where the walk reads the
-// partition's fields), and this path runs a fraction of the code OnUpstream does.
-// When it returns false, call OnUpstream: it goes on from wherever the walk is.
-func (c *Conn) WalkThrough(b Buffer) bool {
+// walkThrough is Through's path for a buffer of broker bytes that continues a response
+// the filter walks as it streams (a Fetch response whose node endpoints it may
+// rewrite in place), when the walk's next bytes start in it and the frame goes on
+// past it: it walks the buffer, and the proxy forwards it as it is. These are most of
+// the callbacks of such a response that PassThrough leaves (one a partition, where
+// the walk reads the partition's fields), and this path runs a fraction of the code
+// OnUpstream does. On false, OnUpstream goes on from wherever the walk is.
+func (c *Conn) walkThrough(b Buffer) bool {
 	d := &c.resp
 	n := b.Len()
 	if c.closed || c.done || d.paused || d.mode != modeWalk || d.bodyAt < 0 || n <= 0 {
@@ -268,31 +266,27 @@ func (c *Conn) WalkThrough(b Buffer) bool {
 	return true
 }
 
-// ResponseThrough is the cheap path of the most common buffer of broker bytes: it
-// starts with the head of the response to the oldest pending request, one the filter
-// only counts and times, and that response goes on to the buffer's end or past it
-// (quickResponse, without the rest of OnUpstream). It reports true, the response
-// counted, when the proxy forwards the buffer as it is; false, having changed
-// nothing, for any other buffer: call OnUpstream.
-func (c *Conn) ResponseThrough(b Buffer) bool {
-	d := &c.resp
-	if c.closed || c.done || d.paused || d.mode != modeHead || len(d.head) != 0 || c.f.noQuick {
-		return false
+// Through is the second cheap look at a callback's buffer, after PassThrough: a buffer
+// of client bytes that starts a Produce request the schema policy lets stream
+// (produceThrough), or one of broker bytes that continues a response the filter walks
+// (walkThrough). It reports true when
+// the proxy forwards the buffer as it is, the filter's state having moved on as the
+// full path would move it. On false, call OnDownstream or OnUpstream with the same
+// buffer: they go on from where Through stopped, reading on from what it read.
+func (c *Conn) Through(downstream bool, b Buffer) bool {
+	if downstream {
+		return c.produceThrough(b)
 	}
-	n := b.Len()
-	c.win = window{b: b, n: n, buf: c.win.buf}
-	c.winKept = !c.quickResponse(d, n)
-	return !c.winKept
+	return c.walkThrough(b)
 }
 
-// ProduceThrough is the cheap path of the most common buffer of client bytes under a
+// produceThrough is Through's path for the most common buffer of client bytes under a
 // schema policy: it starts with a Produce request to one topic no rule covers (read in
 // its first bytes), and that request goes on to the buffer's end or past it. It does
 // what OnDownstream's quick path does for it (the same read, metrics and state:
-// TestQuickPathsMatchFullPath), in a fraction of the code, and reports true: the
-// proxy forwards the buffer as it is. It reports false, having changed nothing, for
-// any other buffer: call OnDownstream.
-func (c *Conn) ProduceThrough(b Buffer) bool {
+// TestQuickPathsMatchFullPath) in a fraction of the code. It reports false, having
+// changed nothing, for any other buffer.
+func (c *Conn) produceThrough(b Buffer) bool {
 	d := &c.req
 	f := c.f
 	n := b.Len()

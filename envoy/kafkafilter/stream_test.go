@@ -483,7 +483,7 @@ func TestPassThroughMidFrame(t *testing.T) {
 	}
 }
 
-// WalkThrough takes the reads of a walked Fetch response (v16+, node endpoints
+// walkThrough takes the reads of a walked Fetch response (v16+, node endpoints
 // rewritten in place) that PassThrough leaves, but for the first and the one the frame
 // ends in: 10 partitions of 105 KiB in 64 KiB reads go through the full path twice or
 // a little more (a read whose partition fields a read boundary splits). What reaches
@@ -504,7 +504,7 @@ func TestWalkThroughMidFrame(t *testing.T) {
 						out = append(out, piece...)
 						continue
 					}
-					if cheap && c.WalkThrough(sliceBuffer(piece)) {
+					if cheap && c.walkThrough(sliceBuffer(piece)) {
 						walked++
 						out = append(out, piece...)
 						continue
@@ -521,12 +521,12 @@ func TestWalkThroughMidFrame(t *testing.T) {
 			}
 			want, _, _ := run(false)
 			got, full, walked := run(true)
-			t.Logf("v%d, %d endpoints: %d full, %d WalkThrough, of %d reads", ver, len(eps), full, walked, len(chunk64K(resp)))
+			t.Logf("v%d, %d endpoints: %d full, %d walkThrough, of %d reads", ver, len(eps), full, walked, len(chunk64K(resp)))
 			if !bytes.Equal(got, want) {
 				t.Fatalf("v%d, %d endpoints: the cheap paths sent other bytes than the full path", ver, len(eps))
 			}
 			if full > 3 || walked < 8 {
-				t.Errorf("v%d, %d endpoints: %d reads took the full path and %d WalkThrough, of %d", ver, len(eps), full, walked, len(chunk64K(resp)))
+				t.Errorf("v%d, %d endpoints: %d reads took the full path and %d walkThrough, of %d", ver, len(eps), full, walked, len(chunk64K(resp)))
 			}
 			if len(eps) > 0 {
 				rf, err := codec.DecodeResponseFrame(got, apiFetch, ver)
