@@ -269,10 +269,10 @@ func (c *Conn) walkThrough(b Buffer) bool {
 // Through is the second cheap look at a callback's buffer, after PassThrough: a buffer
 // of client bytes that starts a Produce request the schema policy lets stream
 // (produceThrough), or one of broker bytes that continues a response the filter walks
-// (walkThrough). It reports true when
-// the proxy forwards the buffer as it is, the filter's state having moved on as the
-// full path would move it. On false, call OnDownstream or OnUpstream with the same
-// buffer: they go on from where Through stopped, reading on from what it read.
+// (walkThrough). It reports true when the proxy forwards the buffer as it is, the
+// filter's state having moved on as the full path would move it. On false, call
+// OnDownstream or OnUpstream with the same buffer: they go on from where Through
+// stopped, reading on from what it read.
 func (c *Conn) Through(downstream bool, b Buffer) bool {
 	if downstream {
 		return c.produceThrough(b)
