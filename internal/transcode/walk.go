@@ -210,39 +210,15 @@ func (w *Walker) fail(msg string) WalkStatus {
 // need returns n bytes at the walk position, or nil (with st) when they have not
 // arrived or lie past the body's end.
 func (w *Walker) need(src WalkSource, n int) ([]byte, WalkStatus) {
-	if w.pos+n > w.end {
-		return nil, w.fail("needs " + strconv.Itoa(n) + " bytes; the body ends at " + strconv.Itoa(w.end))
-	}
-	b := src.At(w.pos, n)
-	if len(b) < n {
-		return nil, WalkMore
-	}
-	return b, WalkField
+	var win bareWindow
+	return w.bareNeed(src, &win, n)
 }
 
 // uvarint reads an unsigned varint (at most 5 bytes) at the walk position without
 // moving it; k is its length, 0 when the bytes have not arrived.
 func (w *Walker) uvarint(src WalkSource) (v uint64, k int, st WalkStatus) {
-	n := min(5, w.end-w.pos)
-	if n <= 0 {
-		return 0, 0, w.fail("needs a varint; the body has ended")
-	}
-	b := src.At(w.pos, n)
-	if len(b) < n {
-		// A shorter varint may already be complete.
-		for i := 0; i < len(b); i++ {
-			if b[i] < 0x80 {
-				v, k := binary.Uvarint(b[:i+1])
-				return v, k, WalkField
-			}
-		}
-		return 0, 0, WalkMore
-	}
-	v, k = binary.Uvarint(b[:n])
-	if k <= 0 || v > 0xffffffff {
-		return 0, 0, w.fail("malformed varint")
-	}
-	return v, k, WalkField
+	var win bareWindow
+	return w.bareUvarint(src, &win)
 }
 
 // length reads a length or count prefix at the walk position: compact (uvarint of

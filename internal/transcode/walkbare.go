@@ -194,8 +194,9 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 	return WalkDone
 }
 
-// bareUvarint is uvarint through walkBare's window: the source is asked only when the
-// window does not hold the varint's bytes.
+// bareUvarint reads an unsigned varint (at most 5 bytes) at the walk position without
+// moving it, through the window win: the source is asked only when win does not hold
+// its bytes. k is its length, 0 when the bytes have not arrived.
 func (w *Walker) bareUvarint(src WalkSource, win *bareWindow) (v uint64, k int, st WalkStatus) {
 	n := min(5, w.end-w.pos)
 	if n <= 0 {
@@ -223,7 +224,8 @@ func (w *Walker) bareUvarint(src WalkSource, win *bareWindow) (v uint64, k int, 
 	return v, k, WalkField
 }
 
-// bareNeed is need through walkBare's window.
+// bareNeed returns n bytes at the walk position through the window win, or nil (with
+// st) when they have not arrived or lie past the body's end.
 func (w *Walker) bareNeed(src WalkSource, win *bareWindow, n int) ([]byte, WalkStatus) {
 	if w.pos+n > w.end {
 		return nil, w.fail("needs " + strconv.Itoa(n) + " bytes; the body ends at " + strconv.Itoa(w.end))
