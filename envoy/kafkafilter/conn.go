@@ -1,6 +1,7 @@
 package kafkafilter
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"strconv"
@@ -281,16 +282,18 @@ func (c *Conn) Through(downstream bool, b Buffer) bool {
 }
 
 // produceThrough is Through's path for the most common buffer of client bytes under a
-// schema policy: it starts with a Produce request to one topic no rule covers (read in
-// its first bytes), and that request goes on to the buffer's end or past it. It does
-// what OnDownstream's quick path does for it (the same read, metrics and state:
-// TestQuickPathsMatchFullPath) in a fraction of the code. It reports false, having
-// changed nothing, for any other buffer.
+// schema policy or rules on a Produce request's head: it starts with a Produce request
+// to one topic, whose head the rules passed in the request before (produceRulesHead's
+// key) and which no schema rule covers (both read in its first bytes), and that
+// request goes on to the buffer's end or past it. It does what OnDownstream's quick
+// path does for it (the same read, metrics and state: TestQuickPathsMatchFullPath) in
+// a fraction of the code. It reports false, having changed nothing, for any other
+// buffer.
 func (c *Conn) produceThrough(b Buffer) bool {
 	d := &c.req
 	f := c.f
 	n := b.Len()
-	if f.quickProduce != modeDecide || f.noQuick || c.closed || c.done || d.paused || d.mode != modeHead || len(d.head) != 0 || n < reqHeadLen {
+	if f.quickProduce == modeHead || f.noQuick || c.closed || c.done || d.paused || d.mode != modeHead || len(d.head) != 0 || n < reqHeadLen {
 		return false
 	}
 	c.win = window{b: b, n: n, buf: c.win.buf}
@@ -306,18 +309,20 @@ func (c *Conn) produceThrough(b Buffer) bool {
 		return false
 	}
 	ph, ok := produceHead(h[hl:], ver, size-hl)
-	if !ok {
+	if !ok || f.quickProduce == modeRulesHead && !c.headRepeats(h, hl+ph.headEnd) {
 		return false
 	}
-	name, known := unsafeString(ph.name), true
-	if ver >= 13 {
-		name, known = f.topicNames[ph.id]
-	}
-	if !known || f.ruled(name) {
-		return false
+	if f.s.pol != nil {
+		name, known := unsafeString(ph.name), true
+		if ver >= 13 {
+			name, known = f.topicNames[ph.id]
+		}
+		if !known || f.ruled(name) {
+			return false
+		}
 	}
 	f.countRequest(apiProduce)
-	c.streamUnruled(h, ph.acks, ph.parts)
+	c.streamProduce(h, ph.acks, ph.parts)
 	d.frameAt, d.frameEnd = d.base, d.base+size
 	d.base += n
 	d.mode = modePass
@@ -619,6 +624,21 @@ func (c *Conn) quickProduce(d *dir, n int) bool {
 	d.stash = d.stash[:0]
 	d.inHost = true // the request starts the buffer: the proxy holds it
 	return true
+}
+
+// headRepeats reports whether the head of the Produce request whose first bytes are h
+// (its body's head ending at frame offset end, where its topics start) is the last
+// head the rules passed: produceRulesHead's key of the request, compared in place.
+func (c *Conn) headRepeats(h []byte, end int) bool {
+	p := c.headPassed
+	k := 4 + end - 12
+	if len(p) < k || !bytes.Equal(p[:4], h[4:8]) || !bytes.Equal(p[4:k], h[12:end]) {
+		return false
+	}
+	if int16(binary.BigEndian.Uint16(h[6:])) >= 9 {
+		return string(p[k:]) == "\x01\x00"
+	}
+	return string(p[k:]) == "\x00\x00\x00\x00"
 }
 
 // produceAt0 reads the head of the frame that starts the buffer: when it is a Produce

@@ -251,3 +251,43 @@ func FuzzQuickPaths(f *testing.F) {
 		}
 	})
 }
+
+// Through takes a Produce request that starts a buffer and streams: under a schema
+// policy when no rule covers its topic; under rules on the head when the head repeats
+// the last one the rules passed (the first goes the full path, which checks it). It
+// does not take a request to a topic a schema rule covers, one whose head changed, or
+// any request under a tenant.
+func TestThroughTakesProduce(t *testing.T) {
+	msg := func(topic string) records.Message {
+		return records.Message{Topic: topic, Value: []byte("v")}
+	}
+	for _, tc := range []struct {
+		name, cfg string
+		takes     []bool // for free (acks 1) twice, free (acks -1) twice, enforced (acks -1)
+	}{
+		{"policy", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]}}`, []bool{true, true, true, true, false}},
+		{"head rules", `{"rules":[{"api":"Produce","field":"acks","in":[-1,1]}]}`, []bool{false, true, false, true, true}},
+		{"head rules and policy", `{"schema":{"rules":[{"topic":"enforced","policy":"enforce","schema_ids":[1]}]},"rules":[{"api":"Produce","field":"acks","in":[-1,1]}]}`, []bool{false, true, false, true, false}},
+		{"tenant", `{"tenant":{"prefix":"team-a."}}`, []bool{false, false, false, false, false}},
+	} {
+		c := mustFilter(t, newHost(), tc.cfg).NewConn()
+		frames := [][]byte{
+			produceFrame(t, 1, 9, 1, records.CompressionNone, msg("free")),
+			produceFrame(t, 2, 9, 1, records.CompressionNone, msg("free")),
+			produceFrame(t, 3, 9, -1, records.CompressionNone, msg("free")),
+			produceFrame(t, 4, 9, -1, records.CompressionNone, msg("free")),
+			produceFrame(t, 5, 9, -1, records.CompressionNone, msg("enforced")),
+		}
+		for i, fr := range frames {
+			took := c.Through(true, sliceBuffer(fr))
+			if took != tc.takes[i] {
+				t.Errorf("%s, request %d: Through took it: %v, want %v", tc.name, i, took, tc.takes[i])
+			}
+			if !took {
+				if act := c.OnDownstream(sliceBuffer(fr), false); act.Close {
+					t.Fatalf("%s, request %d: closed", tc.name, i)
+				}
+			}
+		}
+	}
+}

@@ -303,9 +303,6 @@ func (c *Conn) produceRulesHead(d *dir, pos, n int) int {
 		c.decideHead(d, hb, hl, nil, size)
 		return c.decideRest(d, pos, avail, size)
 	}
-	corr := int32(binary.BigEndian.Uint32(hb[8:]))
-	if acks != 0 {
-		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, c.f.host.NowNanos()))
-	}
+	c.streamProduce(hb, acks, 0)
 	return c.streamDecided(d, pos, 0)
 }

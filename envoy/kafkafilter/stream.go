@@ -208,24 +208,21 @@ func (c *Conn) decideRest(d *dir, pos, avail, size int) int {
 		return c.toHold(d, pos)
 	}
 	// No rule covers the request: it streams through from its first byte.
-	c.streamUnruled(c.frameBytes(d, avail, reqHeadLen), d.acks, d.parts)
+	c.streamProduce(c.frameBytes(d, avail, reqHeadLen), d.acks, d.parts)
 	return c.streamDecided(d, pos, 0)
 }
 
-// streamUnruled counts a Produce request no schema rule covers, whose head is h, and
-// expects its response unless acks is 0.
-func (c *Conn) streamUnruled(h []byte, acks int16, parts int) {
-	c.f.inc(c.f.mUnruled, 1)
-	c.f.inc(c.f.mPartAccepted, parts)
-	if acks == 0 {
-		return
+// streamProduce lets a Produce request whose head is h stream: under a schema policy
+// it is counted as one no rule covers, with its parts partitions, and unless acks is 0
+// its response is expected.
+func (c *Conn) streamProduce(h []byte, acks int16, parts int) {
+	if c.f.s.pol != nil {
+		c.f.inc(c.f.mUnruled, 1)
+		c.f.inc(c.f.mPartAccepted, parts)
 	}
-	ver := int16(binary.BigEndian.Uint16(h[6:]))
-	p := pend{corr: int32(binary.BigEndian.Uint32(h[8:])), key: apiProduce, ver: ver, start: c.f.host.NowNanos()}
-	if c.f.s.brokers != nil && ver >= 10 {
-		p.kind = kindProduce
+	if acks != 0 {
+		c.pending = append(c.pending, c.pendFor(apiProduce, int16(binary.BigEndian.Uint16(h[6:])), int32(binary.BigEndian.Uint32(h[8:])), c.f.host.NowNanos()))
 	}
-	c.pending = append(c.pending, p)
 }
 
 // streamDecided lets a decided request through from its frame offset from on (what
@@ -247,10 +244,11 @@ func (c *Conn) streamDecided(d *dir, pos, from int) int {
 
 // produceHeadInfo is what decides a single-topic Produce request under a policy.
 type produceHeadInfo struct {
-	acks  int16
-	name  []byte     // the topic's name (to v12)
-	id    codec.UUID // the topic's id (v13 on)
-	parts int        // its partition count
+	acks    int16
+	headEnd int        // body offset of the topic array (after acks and timeoutMs)
+	name    []byte     // the topic's name (to v12)
+	id      codec.UUID // the topic's id (v13 on)
+	parts   int        // its partition count
 }
 
 // produceHead reads, from the first bytes of a Produce request body of bodyLen
@@ -275,6 +273,7 @@ func produceHead(b []byte, ver int16, bodyLen int) (h produceHeadInfo, ok bool) 
 	}
 	h.acks = int16(binary.BigEndian.Uint16(b[off:]))
 	off += 6 // acks, timeout
+	h.headEnd = off
 	if n, off = headLength(b, off, flex, true); n != 1 {
 		return h, false
 	}
