@@ -21,6 +21,8 @@ import (
 //     share a field name) gets one element per request element, which carries over the
 //     request element's key fields: those of the same name and type, of the same entity
 //     type (topicName, groupId, ...), and partition indexes under their several names;
+//   - a Produce partition's baseOffset and a coordinator's nodeId and port are -1, as
+//     Kafka's error responses have them (no offset, no node);
 //   - every other field keeps its default.
 //
 // Where the error lands says what the client sees: at the top level (the response has
@@ -56,7 +58,7 @@ func ErrorResponseJSON(key, ver int16, req []byte, code int16, message string) (
 	if err := d.ParseAPI(req, key, proto.KindRequest, ver); err != nil {
 		return nil, NoErrorField, err
 	}
-	w := errWriter{d: &d, v: ver, code: code, msg: message}
+	w := errWriter{d: &d, resp: resp.name, v: ver, code: code, msg: message}
 	rq := &schemaStructs[apiMessage(key, proto.KindRequest).root]
 	out := w.object(nil, &schemaStructs[resp.root], rq, d.Root())
 	place := NoErrorField
@@ -81,6 +83,7 @@ func ErrorResponse(key, ver int16, req []byte, code int16, message string) ([]by
 
 type errWriter struct {
 	d      *Doc
+	resp   string // the response message's name
 	v      int16
 	code   int16
 	msg    string
@@ -153,6 +156,10 @@ func (w *errWriter) object(b []byte, rs, rq *structDesc, q Node) []byte {
 		default:
 			wrote = false
 		}
+		if len(b) == at && !wrote && f.typ >= tInt8 && f.typ <= tInt64 && noValue(w.resp, f.name) {
+			key(f.name)
+			b = append(b, "-1"...)
+		}
 		if len(b) == at && !wrote && f.defaultNil() && !(f.nullableEver() && f.nul.has(w.v)) {
 			// A default of null where the version does not allow one: the empty value.
 			key(f.name)
@@ -160,6 +167,19 @@ func (w *errWriter) object(b []byte, rs, rq *structDesc, q Node) []byte {
 		}
 	}
 	return append(b, '}')
+}
+
+// noValue reports whether field name of response message resp is one Kafka's
+// getErrorResponse sets to -1 (no offset, no node) where its descriptor's default is 0:
+// a Produce partition's baseOffset, a coordinator's nodeId and port.
+func noValue(resp, name string) bool {
+	switch resp {
+	case "ProduceResponse":
+		return name == "baseOffset"
+	case "FindCoordinatorResponse":
+		return name == "nodeId" || name == "port"
+	}
+	return false
 }
 
 // empty writes the empty value of f (not null): [], "", or a struct of defaults.
@@ -356,6 +376,15 @@ func keyField(rq *structDesc, f *field, v int16) *field {
 func valueTarget(re *structDesc, g *field, v int16) *field {
 	if g.entity != eNone {
 		return entityField(re, g.entity, g.typ, v)
+	}
+	if g.typ == tString && strings.HasSuffix(g.name, "Keys") {
+		// FindCoordinator's coordinatorKeys (group or transactional ids: no entity type
+		// declared), each answered in coordinators[].key.
+		for i := range fieldsOf(re) {
+			if f := &fieldsOf(re)[i]; f.name == "key" && f.typ == tString && !f.isArray() && f.ver.has(v) && !f.tagged.has(v) {
+				return f
+			}
+		}
 	}
 	if g.typ == tInt32 && strings.Contains(strings.ToLower(g.name), "partition") {
 		for i := range fieldsOf(re) {
