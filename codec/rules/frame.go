@@ -70,13 +70,42 @@ func (s *Set) CheckFrame(frame []byte, code int16) (*Refusal, error) {
 	default:
 		r.Message = v.Message
 	}
-	resp, place, err := ErrorResponse(key, ver, body, code, r.Message)
+	resp, place, err := errorFrame(key, ver, corr, body, code, r.Message)
 	if err != nil {
 		place = Nowhere
 	}
 	r.Place = place
-	if place == Nowhere || key == apiProduce && producesNoResponse(body, ver) {
-		return r, nil
+	if place != Nowhere {
+		r.Response = resp
+	}
+	return r, nil
+}
+
+// ErrorFrame answers one whole request frame (size prefix, header, body) with the
+// error code and message in its api's own response shape, as a broker refusing it
+// would (ErrorResponse): it returns the whole response frame, with the request's
+// correlation id, and where the error lands. With Place Nowhere the frame carries the
+// error nowhere (a request that names no entity gets the answer with none), and a
+// proxy that must make a refusal seen closes the connection instead. The frame is nil
+// for a Produce request with acks=0, whose client reads no response. An error means
+// the request could not be read.
+func ErrorFrame(frame []byte, code int16, message string) ([]byte, Place, error) {
+	hlen, err := codec.RequestHeaderLen(frame)
+	if err != nil {
+		return nil, Nowhere, err
+	}
+	key, ver := int16(binary.BigEndian.Uint16(frame[4:])), int16(binary.BigEndian.Uint16(frame[6:]))
+	return errorFrame(key, ver, int32(binary.BigEndian.Uint32(frame[8:])), frame[hlen:], code, message)
+}
+
+// errorFrame is ErrorFrame for a request of api key at ver, whose body is body.
+func errorFrame(key, ver int16, corr int32, body []byte, code int16, message string) ([]byte, Place, error) {
+	resp, place, err := ErrorResponse(key, ver, body, code, message)
+	if err != nil {
+		return nil, Nowhere, err
+	}
+	if key == apiProduce && producesNoResponse(body, ver) {
+		return nil, place, nil
 	}
 	b := make([]byte, 8, 9+len(resp))
 	binary.BigEndian.PutUint32(b[4:], uint32(corr))
@@ -85,8 +114,7 @@ func (s *Set) CheckFrame(frame []byte, code int16) (*Refusal, error) {
 	}
 	b = append(b, resp...)
 	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	r.Response = b
-	return r, nil
+	return b, place, nil
 }
 
 const apiProduce = 0

@@ -1024,7 +1024,7 @@ func (c *Conn) requestFrame(frame []byte, at int) {
 	now := c.f.host.NowNanos()
 	if c.f.s.isDenied(key) {
 		c.f.inc(c.f.mDenied, 1)
-		synth, err := c.f.denyResponse(frame, hlen, key, ver, corr)
+		synth, err := c.f.denyResponse(frame, key)
 		if err != nil {
 			c.f.inc(c.f.mReqRefused, 1)
 			c.closeWith("denied " + apiMetricName(key) + " v" + strconv.Itoa(int(ver)) + ": " + err.Error())
@@ -1131,7 +1131,7 @@ func (c *Conn) emitRequest(frame []byte, at, hlen int, key, ver int16, corr int3
 			return false
 		}
 		c.f.host.Log(LevelDebug, "kwire: "+what+" "+err.Error())
-		synth, derr := c.f.denyResponse(frame, hlen, key, ver, corr)
+		synth, derr := c.f.denyResponse(frame, key)
 		if derr != nil {
 			c.closeWith(what + " " + err.Error() + "; no error response: " + derr.Error())
 			return false

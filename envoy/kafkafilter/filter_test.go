@@ -814,11 +814,7 @@ func TestDenyResponseEveryVersion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hlen, err := codec.RequestHeaderLen(frame)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := f.denyResponse(frame, hlen, api.Key, v, 77)
+			out, err := f.denyResponse(frame, api.Key)
 			if err != nil {
 				t.Errorf("%s v%d: %v", api.Name, v, err)
 				continue

@@ -11,6 +11,7 @@ import (
 	"github.com/kwire/kwire/codec/kerr"
 	"github.com/kwire/kwire/codec/policy"
 	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/rules"
 	"github.com/kwire/kwire/codec/tenant"
 	"github.com/kwire/kwire/internal/jsonx"
 	"github.com/kwire/kwire/internal/transcode"
@@ -365,110 +366,15 @@ func sameTopic(a *transcode.Doc, at transcode.Node, b *transcode.Doc, bt transco
 	return string(x) == string(y)
 }
 
-// denyResponse builds the error response to a denied request, or nil for an acks=0
-// Produce (which gets none). Every error field of the response carries the
-// configured code; per-entity responses name the request's entities.
-//
-// Produce, Metadata, FindCoordinator and DescribeCluster responses name the request's
-// entities (topics, partitions, coordinator keys). Every other api key answers
-// {"errorCode": code, "errorMessage": ...} where the version has both fields,
-// {"errorCode": code} where it has one, and the all-default body otherwise (an api
-// whose errors are only per entity then answers with no entities). All of them are
-// written by the schema-driven encoder from their JSON form.
-func (f *Filter) denyResponse(frame []byte, hlen int, key, ver int16, corr int32) ([]byte, error) {
-	code := f.s.denyCode
-	codeText := strconv.Itoa(int(code))
+// denyResponse builds the error response to a denied request frame, key's: its api's
+// own error response, as a broker refusing it would answer (rules.ErrorFrame: every
+// error field carries the configured code, every message field says it is denied, and
+// the request's entities are answered one by one; a request that names none gets the
+// answer with none), or nil for an acks=0 Produce (which gets none).
+func (f *Filter) denyResponse(frame []byte, key int16) ([]byte, error) {
 	msg := "api key " + strconv.Itoa(int(key)) + " (" + apiMetricName(key) + ") is denied by the proxy"
-	d := &f.doc
-	switch key {
-	case apiProduce, apiMetadata, apiFindCoordinator, apiDescribeCluster:
-		if err := d.ParseAPI(frame[hlen:], key, codec.KindRequest, ver); err != nil {
-			return nil, err
-		}
-	}
-	root := d.Root()
-	var b []byte
-	switch key {
-	case apiProduce:
-		if d.Int(d.Field(root, "acks")) == 0 {
-			return nil, nil
-		}
-		var rej []rejectedTopic
-		for t := d.First(d.Field(root, "topicData")); t != transcode.NoNode; t = d.Next(t) {
-			s, _ := d.Str(d.Field(t, "name"))
-			r := rejectedTopic{name: string(s), id: d.UUID(d.Field(t, "topicId"))}
-			for p := d.First(d.Field(t, "partitionData")); p != transcode.NoNode; p = d.Next(p) {
-				r.parts = append(r.parts, rejectedPartition{index: int32(d.Int(d.Field(p, "index"))), code: code, msg: msg})
-			}
-			rej = append(rej, r)
-		}
-		return produceErrorResponse(corr, ver, rej)
-	case apiMetadata:
-		b = append(b, `{"controllerId":-1`...)
-		if ver >= 13 {
-			b = append(b, `,"errorCode":`+codeText...)
-		}
-		b = append(b, `,"topics":[`...)
-		for t := d.First(d.Field(root, "topics")); t != transcode.NoNode; t = d.Next(t) {
-			b = jsonx.Elem(b, `{"errorCode":`+codeText+`,"name":`)
-			if s, null := d.Str(d.Field(t, "name")); null && ver >= 12 {
-				b = append(b, "null"...)
-			} else { // a request by topic id (v10-11) gets "" where the response cannot carry null
-				b = jsonx.AppendString(b, string(s))
-			}
-			if ver >= 10 {
-				b = append(b, `,"topicId":`...)
-				b = jsonx.AppendUUID(b, d.UUID(d.Field(t, "topicId")))
-			}
-			b = append(b, '}')
-		}
-		b = append(b, "]}"...)
-	case apiFindCoordinator:
-		b = append(b, '{')
-		if ver < 4 {
-			b = append(b, `"nodeId":-1,"port":-1,"errorCode":`+codeText...)
-			if ver >= 1 {
-				b = append(b, `,"errorMessage":`...)
-				b = jsonx.AppendString(b, msg)
-			}
-		} else {
-			b = append(b, `"coordinators":[`...)
-			for k := d.First(d.Field(root, "coordinatorKeys")); k != transcode.NoNode; k = d.Next(k) {
-				s, _ := d.Str(k)
-				b = jsonx.Elem(b, `{"key":`)
-				b = jsonx.AppendString(b, string(s))
-				b = append(b, `,"nodeId":-1,"port":-1,"errorCode":`+codeText+`,"errorMessage":`...)
-				b = jsonx.AppendString(b, msg)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-		b = append(b, '}')
-	case apiDescribeCluster:
-		b = append(b, `{"errorCode":`+codeText+`,"controllerId":-1,"errorMessage":`...)
-		b = jsonx.AppendString(b, msg)
-		if ver >= 1 {
-			b = append(b, `,"endpointType":`...)
-			b = strconv.AppendInt(b, d.Int(d.Field(root, "endpointType")), 10)
-		}
-		b = append(b, '}')
-	}
-	if b != nil {
-		return responseFrame(corr, key, ver, b)
-	}
-	var lastErr error
-	for _, body := range []string{
-		`{"errorCode":` + codeText + `,"errorMessage":` + string(jsonx.AppendString(nil, msg)) + `}`,
-		`{"errorCode":` + codeText + `}`,
-		`{}`,
-	} {
-		out, err := responseFrame(corr, key, ver, []byte(body))
-		if err == nil {
-			return out, nil
-		}
-		lastErr = err
-	}
-	return nil, errors.New("no error response for api key " + strconv.Itoa(int(key)) + " v" + strconv.Itoa(int(ver)) + ": " + lastErr.Error())
+	resp, _, err := rules.ErrorFrame(frame, f.s.denyCode, msg)
+	return resp, err
 }
 
 // rewriteResponse indexes a response the filter may change and returns the new
