@@ -210,15 +210,15 @@ func (w *Walker) fail(msg string) WalkStatus {
 // need returns n bytes at the walk position, or nil (with st) when they have not
 // arrived or lie past the body's end.
 func (w *Walker) need(src WalkSource, n int) ([]byte, WalkStatus) {
-	var win bareWindow
-	return w.bareNeed(src, &win, n)
+	var win srcWindow
+	return w.needIn(src, &win, n)
 }
 
 // uvarint reads an unsigned varint (at most 5 bytes) at the walk position without
 // moving it; k is its length, 0 when the bytes have not arrived.
 func (w *Walker) uvarint(src WalkSource) (v uint64, k int, st WalkStatus) {
-	var win bareWindow
-	return w.bareUvarint(src, &win)
+	var win srcWindow
+	return w.uvarintIn(src, &win)
 }
 
 // length reads a length or count prefix at the walk position: compact (uvarint of

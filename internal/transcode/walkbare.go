@@ -9,9 +9,10 @@ import (
 // to hold walkBare to the general loop.
 var bareWalks = true
 
-// window is the source's bytes from body offset at, as At last returned them during
-// one call of walkBare: valid until the next At, which replaces them.
-type bareWindow struct {
+// srcWindow is the source's bytes from body offset at, as At last returned them during
+// one call of walkBare (or of one read of the general loop, which starts it empty):
+// valid until the next At, which replaces them.
+type srcWindow struct {
 	b  []byte
 	at int
 }
@@ -25,7 +26,7 @@ type bareWindow struct {
 // (TestBareWalkMatchesGeneral, FuzzBareWalk); where a field is malformed it hands
 // the walk to the general loop, which fails on it with its own message.
 func (w *Walker) walkBare(src WalkSource) WalkStatus {
-	var win bareWindow
+	var win srcWindow
 	for len(w.stack) > 0 {
 		idx := len(w.stack) - 1
 		top := &w.stack[idx]
@@ -46,7 +47,7 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 					n, k = uint64(win.b[o]), 1
 				} else {
 					var st WalkStatus
-					if n, k, st = w.bareUvarint(src, &win); k == 0 {
+					if n, k, st = w.uvarintIn(src, &win); k == 0 {
 						return st
 					}
 				}
@@ -73,7 +74,7 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 			}
 			if f.typ == tStruct && !array {
 				if f.nullableEver() && f.nul.has(w.v) {
-					c, st := w.bareNeed(src, &win, 1)
+					c, st := w.needIn(src, &win, 1)
 					if c == nil {
 						return st
 					}
@@ -93,7 +94,7 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 				if o := w.pos - win.at; w.pos < w.end && o >= 0 && o < len(win.b) && win.b[o] < 0x80 {
 					n, k = int(win.b[o])-1, 1
 				} else {
-					v, kk, st := w.bareUvarint(src, &win)
+					v, kk, st := w.uvarintIn(src, &win)
 					if kk == 0 {
 						return st
 					}
@@ -104,7 +105,7 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 				if array || f.typ != tString {
 					k = 4
 				}
-				c, st := w.bareNeed(src, &win, k)
+				c, st := w.needIn(src, &win, k)
 				if c == nil {
 					return st
 				}
@@ -169,12 +170,12 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 				w.stack = w.stack[:idx]
 				continue
 			}
-			_, k1, st := w.bareUvarint(src, &win)
+			_, k1, st := w.uvarintIn(src, &win)
 			if k1 == 0 {
 				return st
 			}
 			w.pos += k1
-			size, k2, st := w.bareUvarint(src, &win)
+			size, k2, st := w.uvarintIn(src, &win)
 			if k2 == 0 {
 				w.pos -= k1 // the tag is read again when the size arrives
 				return st
@@ -194,10 +195,10 @@ func (w *Walker) walkBare(src WalkSource) WalkStatus {
 	return WalkDone
 }
 
-// bareUvarint reads an unsigned varint (at most 5 bytes) at the walk position without
+// uvarintIn reads an unsigned varint (at most 5 bytes) at the walk position without
 // moving it, through the window win: the source is asked only when win does not hold
 // its bytes. k is its length, 0 when the bytes have not arrived.
-func (w *Walker) bareUvarint(src WalkSource, win *bareWindow) (v uint64, k int, st WalkStatus) {
+func (w *Walker) uvarintIn(src WalkSource, win *srcWindow) (v uint64, k int, st WalkStatus) {
 	n := min(5, w.end-w.pos)
 	if n <= 0 {
 		return 0, 0, w.fail("needs a varint; the body has ended")
@@ -224,9 +225,9 @@ func (w *Walker) bareUvarint(src WalkSource, win *bareWindow) (v uint64, k int, 
 	return v, k, WalkField
 }
 
-// bareNeed returns n bytes at the walk position through the window win, or nil (with
+// needIn returns n bytes at the walk position through the window win, or nil (with
 // st) when they have not arrived or lie past the body's end.
-func (w *Walker) bareNeed(src WalkSource, win *bareWindow, n int) ([]byte, WalkStatus) {
+func (w *Walker) needIn(src WalkSource, win *srcWindow, n int) ([]byte, WalkStatus) {
 	if w.pos+n > w.end {
 		return nil, w.fail("needs " + strconv.Itoa(n) + " bytes; the body ends at " + strconv.Itoa(w.end))
 	}
