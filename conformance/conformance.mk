@@ -2,7 +2,8 @@
 #
 #   make vectors            build conformance/reference once per release and regenerate
 #                           conformance/vectors/kafka-clients-<release>.{jsonl,manifest.json}
-#   make conformance-verify kwire writes random messages (cmd/kwirevectors); Kafka reads them
+#   make conformance-verify kwire writes random messages (cmd/kwirevectors); Kafka reads them,
+#                           and compares kwire's error responses with its own
 #   make conformance-java   both, then fail when the committed vectors drifted
 #   make conformance-table  the Go runner's coverage table (also part of `make test`)
 #
@@ -37,15 +38,19 @@ vectors: conformance-ref
 	done
 
 # Verification mode: kwire encodes its own random messages for every (message, version) the
-# release lists; Kafka parses each, re-serializes it and compares bytes and JSON.
+# release lists; Kafka parses each, re-serializes it and compares bytes and JSON. Then the
+# errors mode: kwire's error response to each random request (codec/rules.ErrorResponse)
+# beside the one Kafka's request class builds (getErrorResponse), compared field by field.
 conformance-verify: conformance-ref
 	@mkdir -p $(CONFORMANCE_OUT)
 	@rc=0; for r in $(CONFORMANCE_RELEASES); do \
 		$(GO) run ./conformance/cmd/kwirevectors \
 			-manifest $(CONFORMANCE_VECTORS)/kafka-clients-$$r.manifest.json \
-			-out $(CONFORMANCE_OUT)/kwire-$$r.jsonl || rc=1; \
+			-out $(CONFORMANCE_OUT)/kwire-$$r.jsonl -errors $(CONFORMANCE_OUT)/kwire-errors-$$r.jsonl || rc=1; \
 		$(JAVA) -cp $(call conformance_cp,$$r) $(CONFORMANCE_MAIN) verify --release $$r \
 			--in $(CONFORMANCE_OUT)/kwire-$$r.jsonl || rc=1; \
+		$(JAVA) -cp $(call conformance_cp,$$r) $(CONFORMANCE_MAIN) errors --release $$r \
+			--in $(CONFORMANCE_OUT)/kwire-errors-$$r.jsonl || rc=1; \
 	done; exit $$rc
 
 # Regenerate, verify, and fail when the committed vectors differ from what Kafka writes now.

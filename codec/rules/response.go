@@ -28,8 +28,10 @@ const PolicyViolation int16 = 44
 // it by hand. Every errorCode of the response holds code (and every errorMessage the
 // message); an array answering the request's (topics[] to topicData[], a result per
 // group id of the request, the partitions under them) has one element per request
-// element, carrying its names, ids and partition indexes; everything else has its
-// default. Place says where the error lands: Nowhere means a client would see no
+// element, carrying its names, ids and partition indexes; everything else has the
+// value Kafka's answer has (the descriptors' default, or Kafka's -1 for no offset, no
+// node, no epoch). `make conformance-java` compares it with Kafka's getErrorResponse
+// for every api and version. Place says where the error lands: Nowhere means a client would see no
 // error, and the caller should close the connection instead (and count it).
 func ErrorResponse(apiKey, apiVersion int16, body []byte, code int16, message string) ([]byte, Place, error) {
 	return transcode.ErrorResponse(apiKey, apiVersion, body, code, message)

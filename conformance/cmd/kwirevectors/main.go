@@ -4,6 +4,10 @@
 // codectest.Fill from fixed seeds, encodes each and writes one JSON Lines vector
 // (source "kwire") with the message's JSON form and bytes.
 //
+// With -errors it also writes, for every request it wrote, kwire's error response to it
+// (codec/rules.ErrorResponse, POLICY_VIOLATION with a message), for the reference tool's
+// errors mode, which compares each with the one Kafka's getErrorResponse builds.
+//
 //	go run ./conformance/cmd/kwirevectors -manifest conformance/vectors/kafka-clients-4.4.0.manifest.json -out build/conformance/kwire-4.4.0.jsonl
 package main
 
@@ -17,6 +21,7 @@ import (
 	"os"
 
 	"github.com/kwire/kwire/codec/codectest"
+	"github.com/kwire/kwire/codec/rules"
 	"github.com/kwire/kwire/conformance"
 )
 
@@ -36,6 +41,24 @@ type rename struct {
 	New  string `json:"new"`
 }
 
+// errorLine is a request and kwire's error response to it.
+type errorLine struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"` // the request's message name
+	APIKey   int16  `json:"apiKey"`
+	Version  int16  `json:"version"`
+	Request  []byte `json:"request"`
+	Code     int16  `json:"code"`
+	Message  string `json:"message"`
+	Response []byte `json:"response"`
+	Place    string `json:"place"`
+	// Superseded as in line: the request and response are a newer release's definition.
+	Superseded bool `json:"superseded,omitempty"`
+}
+
+// errorMessage is the message of the error responses: a policy refusal's.
+const errorMessage = "refused by the policy of rule 1"
+
 func seed(parts ...any) int64 {
 	h := fnv.New64a()
 	fmt.Fprint(h, parts...)
@@ -47,18 +70,19 @@ func main() {
 	out := flag.String("out", "", "output JSON Lines file")
 	n := flag.Int("n", 8, "random messages per (message, version)")
 	base := flag.Int64("seed", 1, "base seed")
+	errorsOut := flag.String("errors", "", "also write kwire's error response to every request to this JSON Lines file")
 	flag.Parse()
 	if *manifest == "" || *out == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*manifest, *out, *n, *base); err != nil {
+	if err := run(*manifest, *out, *errorsOut, *n, *base); err != nil {
 		fmt.Fprintln(os.Stderr, "kwirevectors:", err)
 		os.Exit(1)
 	}
 }
 
-func run(manifestPath, outPath string, n int, base int64) error {
+func run(manifestPath, outPath, errorsPath string, n int, base int64) error {
 	m, err := conformance.ReadManifest(manifestPath)
 	if err != nil {
 		return err
@@ -68,7 +92,15 @@ func run(manifestPath, outPath string, n int, base int64) error {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<16)
-	count, failed := 0, 0
+	var ef *os.File
+	var ew *bufio.Writer
+	if errorsPath != "" {
+		if ef, err = os.Create(errorsPath); err != nil {
+			return err
+		}
+		ew = bufio.NewWriterSize(ef, 1<<16)
+	}
+	count, failed, errCount := 0, 0, 0
 	for _, mm := range m.Messages {
 		if mm.MinVersion < 0 {
 			continue
@@ -116,6 +148,23 @@ func run(manifestPath, outPath string, n int, base int64) error {
 				w.Write(enc)
 				w.WriteByte('\n')
 				count++
+				if ew != nil && mm.Kind == "request" {
+					resp, place, err := rules.ErrorResponse(mm.APIKey, v, b, rules.PolicyViolation, errorMessage)
+					if err != nil {
+						// a version with no response (none today): nothing to compare
+						fmt.Fprintf(os.Stderr, "%s: no error response: %v\n", id, err)
+						continue
+					}
+					enc, err := json.Marshal(errorLine{ID: id, Name: mm.Name, APIKey: mm.APIKey, Version: v, Request: b,
+						Code: rules.PolicyViolation, Message: errorMessage, Response: resp, Place: place.String(),
+						Superseded: ln.Superseded})
+					if err != nil {
+						return fmt.Errorf("%s: %w", id, err)
+					}
+					ew.Write(enc)
+					ew.WriteByte('\n')
+					errCount++
+				}
 			}
 		}
 	}
@@ -126,6 +175,15 @@ func run(manifestPath, outPath string, n int, base int64) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "kwirevectors: %d vectors for kafka-clients %s -> %s\n", count, m.Release, outPath)
+	if ew != nil {
+		if err := ew.Flush(); err != nil {
+			return err
+		}
+		if err := ef.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "kwirevectors: %d error responses -> %s\n", errCount, errorsPath)
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d messages could not be written", failed)
 	}

@@ -36,6 +36,7 @@ import java.util.zip.GZIPInputStream;
  * <pre>
  * generate --release R --out FILE.jsonl --manifest FILE.json   Kafka writes, kwire reads
  * verify   --release R --in FILE.jsonl[.gz]                    kwire writes, Kafka reads
+ * errors   --release R --in FILE.jsonl                         kwire's error responses beside Kafka's
  * </pre>
  */
 public final class Main {
@@ -75,6 +76,9 @@ public final class Main {
             case "verify":
                 rc = verify(specs, release, need(opts, "in"));
                 break;
+            case "errors":
+                rc = ErrorResponses.run(specs, release, need(opts, "in"));
+                break;
             default:
                 usage();
                 return;
@@ -105,7 +109,8 @@ public final class Main {
 
     private static void usage() {
         System.err.println("usage: generate --release R --out FILE.jsonl --manifest FILE.json\n"
-                + "       verify --release R --in FILE.jsonl[.gz]");
+                + "       verify --release R --in FILE.jsonl[.gz]\n"
+                + "       errors --release R --in FILE.jsonl");
         System.exit(2);
     }
 
@@ -398,7 +403,7 @@ public final class Main {
     }
 
     /** Whether the release marks version v of the message's api unstable (not final). */
-    private static boolean unstable(Spec.Message m, short v) {
+    static boolean unstable(Spec.Message m, short v) {
         if (m == null || m.apiKey < 0) {
             return false;
         }
