@@ -144,110 +144,141 @@ type inValue struct {
 	at    int
 }
 
+// ruleReader is what readRule has read of a rule object before it checks it.
+type ruleReader struct {
+	d                            *jsonx.Decoder
+	r                            *rule
+	keys                         []string // the keys read, with their values' offsets in at
+	at                           []int
+	hasAPI, hasField, hasPattern bool
+	ins                          []inValue
+	pattern, ifMissing           string
+}
+
+// member reads the value of one key of a rule object.
+func (rr *ruleReader) member(key string, keyAt int) {
+	d, r := rr.d, rr.r
+	rr.keys, rr.at = append(rr.keys, key), append(rr.at, d.ValueStart())
+	switch key {
+	case "api":
+		r.api, rr.hasAPI = d.String(), true
+	case "field":
+		r.field, rr.hasField = d.String(), true
+	case "min":
+		r.min, r.hasMin = d.Int(math.MinInt64, math.MaxInt64), true
+	case "max":
+		r.max, r.hasMax = d.Int(math.MinInt64, math.MaxInt64), true
+	case "in":
+		r.hasIn = true
+		rr.readIn()
+	case "pattern":
+		rr.pattern, rr.hasPattern = d.String(), true
+	case "required":
+		r.required = d.Bool()
+	case "absent":
+		r.absent = d.Bool()
+	case "minItems":
+		r.minItems, r.hasMinItems = d.Int(0, math.MaxInt32), true
+	case "maxItems":
+		r.maxItems, r.hasMaxItems = d.Int(0, math.MaxInt32), true
+	case "ifMissing":
+		rr.ifMissing = d.String()
+	case "message":
+		r.message = d.String()
+	default:
+		d.Rewind(keyAt)
+		d.UnknownKey(key)
+	}
+}
+
+// readIn reads the array of "in": numbers or strings, not both.
+func (rr *ruleReader) readIn() {
+	d := rr.d
+	if !d.BeginArray() {
+		return
+	}
+	i := 0
+	for first := true; d.More(&first, ']'); i++ {
+		v := inValue{at: d.ValueStart()}
+		if d.Peek() == '"' {
+			v.str, v.isStr = d.String(), true
+		} else {
+			v.num = d.Int(math.MinInt64, math.MaxInt64)
+		}
+		if d.Failed() {
+			d.PushIndex(i)
+			return
+		}
+		if len(rr.ins) > 0 && rr.ins[0].isStr != v.isStr {
+			d.Rewind(v.at)
+			d.Fail(errors.New("mixes numbers and strings"), "")
+			d.PushIndex(i)
+			return
+		}
+		rr.ins = append(rr.ins, v)
+	}
+}
+
+// bad records msg as the failure of the value of key ("": of the whole rule, which
+// starts at start) and returns nil.
+func (rr *ruleReader) bad(start int, key, msg string) *rule {
+	at := start
+	if i := slices.Index(rr.keys, key); i >= 0 {
+		at = rr.at[i]
+	} else {
+		key = ""
+	}
+	fail(rr.d, at, key, msg)
+	return nil
+}
+
 // readRule reads and compiles one rule object; on failure d holds the error.
 func readRule(d *jsonx.Decoder) *rule {
 	start := d.ValueStart()
-	r := &rule{}
-	at := map[string]int{}
-	var hasAPI, hasField bool
-	var ins []inValue
-	var pattern string
-	var hasPattern bool
-	var ifMissing string
-	object(d, func(key string, keyAt int) {
-		at[key] = d.ValueStart()
-		switch key {
-		case "api":
-			r.api, hasAPI = d.String(), true
-		case "field":
-			r.field, hasField = d.String(), true
-		case "min":
-			r.min, r.hasMin = d.Int(math.MinInt64, math.MaxInt64), true
-		case "max":
-			r.max, r.hasMax = d.Int(math.MinInt64, math.MaxInt64), true
-		case "in":
-			r.hasIn = true
-			if !d.BeginArray() {
-				return
-			}
-			i := 0
-			for first := true; d.More(&first, ']'); i++ {
-				v := inValue{at: d.ValueStart()}
-				if d.Peek() == '"' {
-					v.str, v.isStr = d.String(), true
-				} else {
-					v.num = d.Int(math.MinInt64, math.MaxInt64)
-				}
-				if d.Failed() {
-					d.PushIndex(i)
-					return
-				}
-				if len(ins) > 0 && ins[0].isStr != v.isStr {
-					d.Rewind(v.at)
-					d.Fail(errors.New("mixes numbers and strings"), "")
-					d.PushIndex(i)
-					return
-				}
-				ins = append(ins, v)
-			}
-		case "pattern":
-			pattern, hasPattern = d.String(), true
-		case "required":
-			r.required = d.Bool()
-		case "absent":
-			r.absent = d.Bool()
-		case "minItems":
-			r.minItems, r.hasMinItems = d.Int(0, math.MaxInt32), true
-		case "maxItems":
-			r.maxItems, r.hasMaxItems = d.Int(0, math.MaxInt32), true
-		case "ifMissing":
-			ifMissing = d.String()
-		case "message":
-			r.message = d.String()
-		default:
-			d.Rewind(keyAt)
-			d.UnknownKey(key)
-		}
-	})
+	rr := &ruleReader{d: d, r: &rule{}}
+	object(d, rr.member)
 	if d.Failed() {
 		return nil
 	}
 	end := d.Pos()
-	bad := func(key, msg string) *rule {
-		if key == "" {
-			fail(d, start, "", msg)
-		} else {
-			fail(d, at[key], key, msg)
-		}
-		return nil
+	r := rr.compile(start)
+	if r != nil {
+		d.Rewind(end)
 	}
+	return r
+}
+
+// compile checks what member read and compiles the rule: its api, its field in the
+// descriptors, its predicates against the field's kind; nil on failure.
+func (rr *ruleReader) compile(start int) *rule {
+	r := rr.r
 	switch {
-	case !hasAPI:
-		return bad("", `a rule needs "api"`)
-	case !hasField:
-		return bad("", `a rule needs "field"`)
+	case !rr.hasAPI:
+		return rr.bad(start, "", `a rule needs "api"`)
+	case !rr.hasField:
+		return rr.bad(start, "", `a rule needs "field"`)
 	}
-	switch ifMissing {
+	switch rr.ifMissing {
 	case "", "pass":
 	case "refuse":
 		r.refuseMissing = true
 	default:
-		return bad("ifMissing", "ifMissing is "+strconv.Quote(ifMissing)+"; want pass or refuse")
+		return rr.bad(start, "ifMissing", "ifMissing is "+strconv.Quote(rr.ifMissing)+"; want pass or refuse")
 	}
-	if !r.hasMin && !r.hasMax && !r.hasIn && !hasPattern && !r.required && !r.absent && !r.hasMinItems && !r.hasMaxItems {
-		return bad("", "the rule for "+r.field+" has no predicate (min, max, in, pattern, required, absent, minItems or maxItems)")
+	if !r.hasMin && !r.hasMax && !r.hasIn && !rr.hasPattern && !r.required && !r.absent && !r.hasMinItems && !r.hasMaxItems {
+		return rr.bad(start, "", "the rule for "+r.field+" has no predicate (min, max, in, pattern, required, absent, minItems or maxItems)")
 	}
 	if r.required && r.absent {
-		return bad("absent", "a field cannot be both required and absent")
+		return rr.bad(start, "absent", "a field cannot be both required and absent")
 	}
-	if r.hasIn && len(ins) == 0 {
-		return bad("in", "in is empty: nothing could pass")
+	if r.hasIn && len(rr.ins) == 0 {
+		return rr.bad(start, "in", "in is empty: nothing could pass")
 	}
 	if r.hasMin && r.hasMax && r.min > r.max {
-		return bad("max", "max "+strconv.FormatInt(r.max, 10)+" is below min "+strconv.FormatInt(r.min, 10))
+		return rr.bad(start, "max", "max "+strconv.FormatInt(r.max, 10)+" is below min "+strconv.FormatInt(r.min, 10))
 	}
 	if r.hasMinItems && r.hasMaxItems && r.minItems > r.maxItems {
-		return bad("maxItems", "maxItems "+strconv.FormatInt(r.maxItems, 10)+" is below minItems "+strconv.FormatInt(r.minItems, 10))
+		return rr.bad(start, "maxItems", "maxItems "+strconv.FormatInt(r.maxItems, 10)+" is below minItems "+strconv.FormatInt(r.minItems, 10))
 	}
 	// The api.
 	r.key = -1
@@ -260,12 +291,12 @@ func readRule(d *jsonx.Decoder) *rule {
 			}
 		}
 		if r.key < 0 {
-			return bad("api", "no api "+strconv.Quote(r.api)+errtext.DidYouMean(r.api, names))
+			return rr.bad(start, "api", "no api "+strconv.Quote(r.api)+errtext.DidYouMean(r.api, names))
 		}
 	}
 	// The field.
 	if msg := r.resolve(); msg != "" {
-		return bad("field", msg)
+		return rr.bad(start, "field", msg)
 	}
 	// Predicates against the field's kind.
 	f, what := r.target, r.field+" is "
@@ -288,33 +319,30 @@ func readRule(d *jsonx.Decoder) *rule {
 			key = "maxItems"
 		}
 		if !isArray {
-			return bad(key, key+" needs an array; "+what)
+			return rr.bad(start, key, key+" needs an array; "+what)
 		}
 		if each {
-			return bad(key, key+" counts the array itself: write "+r.field[:len(r.field)-2]+", without []")
+			return rr.bad(start, key, key+" counts the array itself: write "+r.field[:len(r.field)-2]+", without []")
 		}
 	}
 	for _, k := range [...]struct {
 		key string
 		on  bool
 	}{{"min", r.hasMin}, {"max", r.hasMax}} {
-		if !k.on {
-			continue
-		}
-		if !value || kindOf != kInt {
-			return bad(k.key, k.key+" needs an integer; "+what)
+		if k.on && (!value || kindOf != kInt) {
+			return rr.bad(start, k.key, k.key+" needs an integer; "+what)
 		}
 	}
 	if r.hasIn {
 		switch {
 		case !value || (kindOf != kInt && kindOf != kString):
-			return bad("in", "in needs an integer or a string; "+what)
-		case kindOf == kInt && ins[0].isStr:
-			return bad("in", "in holds strings; "+what)
-		case kindOf == kString && !ins[0].isStr:
-			return bad("in", "in holds numbers; "+what)
+			return rr.bad(start, "in", "in needs an integer or a string; "+what)
+		case kindOf == kInt && rr.ins[0].isStr:
+			return rr.bad(start, "in", "in holds strings; "+what)
+		case kindOf == kString && !rr.ins[0].isStr:
+			return rr.bad(start, "in", "in holds numbers; "+what)
 		}
-		for _, v := range ins {
+		for _, v := range rr.ins {
 			if v.isStr {
 				r.inStrs = append(r.inStrs, v.str)
 			} else {
@@ -322,17 +350,16 @@ func readRule(d *jsonx.Decoder) *rule {
 			}
 		}
 	}
-	if hasPattern {
+	if rr.hasPattern {
 		if !value || kindOf != kString {
-			return bad("pattern", "pattern needs a string; "+what)
+			return rr.bad(start, "pattern", "pattern needs a string; "+what)
 		}
-		re, err := compilePattern(pattern)
+		re, err := compilePattern(rr.pattern)
 		if err != nil {
-			return bad("pattern", "pattern: "+err.Error())
+			return rr.bad(start, "pattern", "pattern: "+err.Error())
 		}
 		r.pattern = re
 	}
-	d.Rewind(end)
 	return r
 }
 
