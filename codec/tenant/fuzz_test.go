@@ -19,6 +19,9 @@ func FuzzTenant(f *testing.F) {
 	for _, v := range vectors(f) {
 		f.Add(v.APIKey, v.Version, v.Kind == "response", v.Bytes)
 	}
+	for _, s := range consumerSeeds(f) {
+		f.Add(s.key, s.version, s.response, s.body)
+	}
 	tn, _ := New(testPrefix)
 	f.Fuzz(func(t *testing.T, key, version int16, response bool, body []byte) {
 		if APIAccess(key) != Mapped {
@@ -65,6 +68,20 @@ func FuzzTenant(f *testing.F) {
 			}); err != nil {
 				t.Fatal(err)
 			}
+			// A consumer group's subscriptions and assignments: every topic in them
+			// under the prefix too.
+			for _, cf := range consumerFields(&d, key, true, c.ConsumerGroup) {
+				b := d.Bytes(cf.n)
+				names, ok := consumerTopics(b, cf.assignment)
+				if !ok {
+					continue // not the consumer protocol: passed as it is
+				}
+				for _, s := range names {
+					check(s)
+				}
+				stripped, _ := tn.consumerBytes(b, cf.assignment, false)
+				d.SetBytes(cf.n, stripped)
+			}
 			if n != c.Renamed {
 				t.Fatalf("%d names under the prefix, %d renamed", n, c.Renamed)
 			}
@@ -104,6 +121,17 @@ func FuzzTenant(f *testing.F) {
 			}
 		}
 		kept, _, _ := d.FilterEntities(entities, func(_ uint8, s string) (string, transcode.Verdict) { return s, transcode.Keep })
+		var orig transcode.Doc
+		if orig.ParseAPI(body, key, kind, version) == nil {
+			for _, cf := range consumerFields(&orig, key, false, false) {
+				names, _ := consumerTopics(orig.Bytes(cf.n), cf.assignment)
+				for _, s := range names {
+					if strings.HasPrefix(s, testPrefix) {
+						n++ // stripped in the consumer protocol's bytes
+					}
+				}
+			}
+		}
 		if n+kept != c.Renamed {
 			t.Fatalf("the client sees %d names, %d were stripped", n+kept, c.Renamed)
 		}

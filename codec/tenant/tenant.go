@@ -8,7 +8,9 @@
 // whose entityType is topicName, groupId or transactionalId, in every api and version,
 // tagged fields included. A few fields carry an entity without declaring it, and are
 // mapped by the field that says what they hold: FindCoordinator's key and
-// coordinatorKeys (by keyType), and the config apis' resourceName (by resourceType).
+// coordinatorKeys (by keyType), the config apis' resourceName (by resourceType), and
+// the topics in a classic consumer group's subscriptions and assignments, bytes the
+// descriptors call opaque (by protocolType; see Session).
 //
 // Tenancy fails closed. An api is Mapped (its entity names are renamed both ways),
 // Passed (it names no entity: ApiVersions, SASL, DescribeCluster) or Refused: every
@@ -65,6 +67,9 @@ func (a Access) String() string {
 // Api keys with fields mapped by hand.
 const (
 	keyFindCoordinator         = 10
+	keyJoinGroup               = 11 // and SyncGroup, DescribeGroups: consumer-protocol bytes
+	keySyncGroup               = 14
+	keyDescribeGroups          = 15
 	keyDescribeConfigs         = 32
 	keyAlterConfigs            = 33
 	keyIncrementalAlterConfigs = 44
@@ -188,6 +193,8 @@ func ResponseNames(key, version int16) bool {
 	switch key {
 	case keyFindCoordinator:
 		return version >= 4 // coordinators[].key
+	case keyJoinGroup, keySyncGroup:
+		return true // a consumer group's subscriptions and assignments
 	case keyDescribeConfigs, keyAlterConfigs, keyIncrementalAlterConfigs:
 		return true
 	}
@@ -239,6 +246,9 @@ type Counts struct {
 	// Hidden is the number of list elements left out of a response: entities of other
 	// tenants, and the cluster's internal topics.
 	Hidden int
+	// ConsumerGroup is set for a JoinGroup or SyncGroup request of a group that uses
+	// the consumer protocol: Session.Response needs it for the response.
+	ConsumerGroup bool
 }
 
 // parse indexes a message of a Mapped api in a pooled Doc (put it back when done). For
@@ -265,8 +275,13 @@ func (t *Tenant) parse(dst, body []byte, key, version int16, kind proto.Kind) (*
 
 // Request appends to dst the request body (no header) of api key at version with every
 // entity name prefixed. A Refused api, or a request a prefix cannot map, is an error
-// (ErrRefused); so is a body that does not parse.
+// (ErrRefused); so is a body that does not parse. A proxy maps a connection's messages
+// with a Session, which also maps the SyncGroup requests before v5 of consumer groups.
 func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, error) {
+	return t.request(dst, body, key, version, nil)
+}
+
+func (t *Tenant) request(dst, body []byte, key, version int16, s *Session) ([]byte, Counts, error) {
 	var c Counts
 	d, out, err := t.parse(dst, body, key, version, proto.KindRequest)
 	if d == nil {
@@ -274,14 +289,6 @@ func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, 
 	}
 	defer t.docs.Put(d)
 	root := d.Root()
-	prefix := func(n transcode.Node) error {
-		s, null := d.Str(n)
-		if null {
-			return nil
-		}
-		c.Renamed++
-		return d.SetString(n, t.prefix+string(s))
-	}
 	switch key {
 	case keyFindCoordinator:
 		keyType := int64(0) // v0: groups only
@@ -292,12 +299,12 @@ func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, 
 			return dst, c, refused("FindCoordinator keyType " + strconv.FormatInt(keyType, 10) + " is not a group or a transaction")
 		}
 		if n := d.Field(root, "key"); n != transcode.NoNode {
-			if err := prefix(n); err != nil {
+			if err := t.prefixName(d, n, &c); err != nil {
 				return dst, c, err
 			}
 		}
 		for n := d.First(d.Field(root, "coordinatorKeys")); n != transcode.NoNode; n = d.Next(n) {
-			if err := prefix(n); err != nil {
+			if err := t.prefixName(d, n, &c); err != nil {
 				return dst, c, err
 			}
 		}
@@ -305,7 +312,7 @@ func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, 
 		for r := d.First(d.Field(root, "resources")); r != transcode.NoNode; r = d.Next(r) {
 			switch typ := d.Int(d.Field(r, "resourceType")); {
 			case typ == resourceTopic || typ == resourceGroup:
-				if err := prefix(d.Field(r, "resourceName")); err != nil {
+				if err := t.prefixName(d, d.Field(r, "resourceName"), &c); err != nil {
 					return dst, c, err
 				}
 			case typ == resourceBroker && key == keyDescribeConfigs:
@@ -317,6 +324,21 @@ func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, 
 		if n := d.Field(root, "transactionalIdPattern"); n != transcode.NoNode && !d.IsNull(n) {
 			return dst, c, refused("ListTransactions with a transactionalIdPattern")
 		}
+	case keyJoinGroup, keySyncGroup:
+		group, _ := d.Str(d.Field(root, "groupId"))
+		consumer, known := isConsumer(d, d.Field(root, "protocolType"))
+		if key == keyJoinGroup && s != nil {
+			s.joined(string(group), consumer)
+		}
+		if !known && s != nil {
+			consumer = s.consumerGroup(string(group))
+		}
+		k, err := t.mapGroupBytes(d, key, true, consumer)
+		if err != nil {
+			return dst, c, err
+		}
+		c.Renamed += k
+		c.ConsumerGroup = consumer
 	case keyDescribeTopics:
 		// Every topic (an empty list) is a listing from a cursor, in name order: a
 		// tenant's listing starts at its prefix (the broker starts at the first name at
@@ -352,6 +374,31 @@ func (t *Tenant) Request(dst, body []byte, key, version int16) ([]byte, Counts, 
 	}
 	out, err = d.AppendTo(dst)
 	return out, c, err
+}
+
+// prefixName prefixes the name at n (a field mapped by hand), counting it in c.
+func (t *Tenant) prefixName(d *transcode.Doc, n transcode.Node, c *Counts) error {
+	s, null := d.Str(n)
+	if null {
+		return nil
+	}
+	c.Renamed++
+	return d.SetString(n, t.prefix+string(s))
+}
+
+// stripName strips the prefix from the name at n (what it is, for the error of a
+// name outside the tenant), counting it in c.
+func (t *Tenant) stripName(d *transcode.Doc, n transcode.Node, what string, c *Counts) error {
+	s, null := d.Str(n)
+	if null {
+		return nil
+	}
+	rest, ok := strings.CutPrefix(string(s), t.prefix)
+	if !ok {
+		return refused(what + " " + strconv.Quote(string(s)) + " is outside the tenant")
+	}
+	c.Renamed++
+	return d.SetString(n, rest)
 }
 
 // wrapRegex is a topic regex of the tenant's view as the broker must see it. The
@@ -390,8 +437,14 @@ const (
 // prefix stripped from every entity name, every array element that names an entity
 // outside the tenant left out, and the prefix removed from error messages. An entity
 // outside the tenant where no element can be left out is an error (ErrRefused): the
-// response must not reach the tenant.
+// response must not reach the tenant. JoinGroup responses before v7 and SyncGroup
+// responses before v5 do not say whether their group uses the consumer protocol:
+// Session.Response maps them.
 func (t *Tenant) Response(dst, body []byte, key, version int16) ([]byte, Counts, error) {
+	return t.response(dst, body, key, version, false)
+}
+
+func (t *Tenant) response(dst, body []byte, key, version int16, consumer bool) ([]byte, Counts, error) {
 	var c Counts
 	d, out, err := t.parse(dst, body, key, version, proto.KindResponse)
 	if d == nil {
@@ -399,25 +452,19 @@ func (t *Tenant) Response(dst, body []byte, key, version int16) ([]byte, Counts,
 	}
 	defer t.docs.Put(d)
 	root := d.Root()
-	strip := func(n transcode.Node, what string) error {
-		s, null := d.Str(n)
-		if null {
-			return nil
-		}
-		rest, ok := strings.CutPrefix(string(s), t.prefix)
-		if !ok {
-			return refused(what + " " + strconv.Quote(string(s)) + " is outside the tenant")
-		}
-		c.Renamed++
-		return d.SetString(n, rest)
-	}
 	switch key {
 	case keyFindCoordinator:
 		for n := d.First(d.Field(root, "coordinators")); n != transcode.NoNode; n = d.Next(n) {
-			if err := strip(d.Field(n, "key"), "coordinator key"); err != nil {
+			if err := t.stripName(d, d.Field(n, "key"), "coordinator key", &c); err != nil {
 				return dst, c, err
 			}
 		}
+	case keyJoinGroup, keySyncGroup, keyDescribeGroups:
+		k, err := t.mapGroupBytes(d, key, false, consumer)
+		if err != nil {
+			return dst, c, err
+		}
+		c.Renamed += k
 	case keyConsumerGroupDescribe:
 		for g := d.First(d.Field(root, "groups")); g != transcode.NoNode; g = d.Next(g) {
 			for m := d.First(d.Field(g, "members")); m != transcode.NoNode; m = d.Next(m) {
@@ -454,7 +501,7 @@ func (t *Tenant) Response(dst, body []byte, key, version int16) ([]byte, Counts,
 		}
 		for r := d.First(d.Field(root, list)); r != transcode.NoNode; r = d.Next(r) {
 			if typ := d.Int(d.Field(r, "resourceType")); typ == resourceTopic || typ == resourceGroup {
-				if err := strip(d.Field(r, "resourceName"), "config resource"); err != nil {
+				if err := t.stripName(d, d.Field(r, "resourceName"), "config resource", &c); err != nil {
 					return dst, c, err
 				}
 			}

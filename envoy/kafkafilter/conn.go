@@ -68,10 +68,16 @@ type Conn struct {
 	req     dir
 	resp    dir
 	pending []pend
-	closed  bool
-	done    bool
-	out     outBuf
-	win     window
+	// session is the tenant's mapping on this connection (nil without a tenant): it
+	// remembers which groups use the consumer protocol.
+	session *tenant.Session
+	// consumerReq is the ConsumerGroup of the request emitRequest mapped last, for its
+	// pending entry.
+	consumerReq bool
+	closed      bool
+	done        bool
+	out         outBuf
+	win         window
 	// winKept: Through read this callback's buffer and declined it; OnDownstream or
 	// OnUpstream, called next with the same buffer, reads on from the same window.
 	winKept bool
@@ -157,6 +163,7 @@ type pend struct {
 	rejected []rejectedTopic // kindProduce: partitions answered by the filter
 	synth    []byte          // kindReplace: the response frame to send
 	tenant   bool            // the response carries names the tenant's mapping strips
+	consumer bool            // JoinGroup or SyncGroup of a consumer-protocol group (tenant.Counts.ConsumerGroup)
 }
 
 // Closed reports whether the filter has asked for the connection to be closed.
@@ -842,7 +849,8 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 // needs from the filter.
 func (c *Conn) pendFor(key, ver int16, corr int32, start int64) pend {
 	s := c.f.s
-	p := pend{corr: corr, key: key, ver: ver, start: start, tenant: s.tenant != nil && tenant.ResponseNames(key, ver)}
+	p := pend{corr: corr, key: key, ver: ver, start: start, tenant: s.tenant != nil && tenant.ResponseNames(key, ver), consumer: c.consumerReq}
+	c.consumerReq = false
 	switch key {
 	case apiProduce:
 		// No policy: only its response's node endpoints (v10+) may change.
@@ -1119,8 +1127,11 @@ func (c *Conn) emitRequest(frame []byte, at, hlen int, key, ver int16, corr int3
 		}
 		return true
 	}
+	if c.session == nil {
+		c.session = s.tenant.NewSession()
+	}
 	buf := append(c.f.frameBuf[:0], frame[:hlen]...)
-	buf, n, err := s.tenant.Request(buf, frame[hlen:], key, ver)
+	buf, n, err := c.session.Request(buf, frame[hlen:], key, ver)
 	c.f.frameBuf = buf[:0]
 	what := apiMetricName(key) + " v" + strconv.Itoa(int(ver))
 	if err != nil {
@@ -1146,6 +1157,7 @@ func (c *Conn) emitRequest(frame []byte, at, hlen int, key, ver int16, corr int3
 	if n.Renamed > 0 {
 		c.f.inc(c.f.mTenantReq, 1)
 	}
+	c.consumerReq = n.ConsumerGroup
 	return true
 }
 
@@ -1161,8 +1173,11 @@ func (c *Conn) tenantResponse(p *pend, frame []byte) ([]byte, bool) {
 		c.closeWith("response " + what + ": " + err.Error())
 		return nil, false
 	}
+	if c.session == nil {
+		c.session = s.tenant.NewSession()
+	}
 	buf := append(c.f.frameBuf[:0], frame[:hlen]...)
-	buf, n, err := s.tenant.Response(buf, frame[hlen:], p.key, p.ver)
+	buf, n, err := c.session.Response(buf, frame[hlen:], p.key, p.ver, p.consumer)
 	c.f.frameBuf = buf[:0]
 	if err != nil {
 		c.f.inc(c.f.mTenantRefused, 1)

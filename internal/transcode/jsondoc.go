@@ -573,6 +573,16 @@ func (d *Doc) SetString(n Node, s string) error {
 	return nil
 }
 
+// SetBytes replaces the value of a bytes scalar n with v (not null).
+func (d *Doc) SetBytes(n Node, v []byte) error {
+	p := d.node(n)
+	if p == nil || p.kind != dScalar || p.f.typ != tBytes {
+		return d.editErr(n, "not a bytes field")
+	}
+	d.replace(n, append(wire.AppendLength(make([]byte, 0, 5+len(v)), len(v), p.compact, true), v...))
+	return nil
+}
+
 // SetStruct replaces the whole value of struct field n (present or null; not an
 // array element) with val, its wire bytes at the Doc's version: a nullable struct's
 // presence byte first, so a lone 0xff makes it null. What n held is then out of the

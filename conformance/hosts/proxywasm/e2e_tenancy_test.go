@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -208,6 +209,10 @@ func TestEndToEndTenancy(t *testing.T) {
 			for _, tn := range tenants {
 				franzTenant(t, tn.name, tn.s.proxy.Addr(), tn.other)
 			}
+			// A classic consumer group at the versions librdkafka sends.
+			for _, tn := range tenants {
+				classicGroupTenant(t, tn.name, tn.prefix, tn.s.proxy.Addr(), direct)
+			}
 
 			for _, tn := range tenants {
 				if n := metricValue(tn.s.plugin, "tenant.refused"); n != 0 {
@@ -264,6 +269,119 @@ func TestEndToEndTenancy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// classicGroupTenant joins a classic consumer group through a tenant's proxy at the
+// versions librdkafka sends (JoinGroup v5 and SyncGroup v3, whose responses and whose
+// SyncGroup request do not say the protocol type), subscribed to "orders" and assigned
+// its partition 0. The member sees its own topic names; the broker holds the prefixed
+// ones in the member's subscription and assignment, so it knows the group reads its
+// topic: deleting the group's offsets of it is refused (GROUP_SUBSCRIBED_TO_TOPIC), as
+// for any subscribed group.
+func classicGroupTenant(t *testing.T, name, prefix, proxyAddr string, direct *kconn) {
+	t.Helper()
+	k := dialKafka(t, proxyAddr)
+	sub := codec.NewConsumerProtocolSubscription()
+	sub.Topics = []string{"orders"}
+	meta, err := sub.Encode([]byte{0, 1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	join := codec.NewJoinGroupRequest()
+	join.GroupID, join.SessionTimeoutMs, join.RebalanceTimeoutMs, join.ProtocolType = "classic", 30000, 30000, "consumer"
+	join.Protocols = []codec.JoinGroupRequestProtocol{{Name: "range", Metadata: meta}}
+	jr := k.call(5, join).(*codec.JoinGroupResponse)
+	if kerr.Code(jr.ErrorCode) == kerr.MemberIDRequired {
+		join.MemberID = jr.MemberID
+		jr = k.call(5, join).(*codec.JoinGroupResponse)
+	}
+	if jr.ErrorCode != 0 || jr.Leader != jr.MemberID || len(jr.Members) != 1 {
+		t.Fatalf("tenant %s: JoinGroup v5 through the proxy: %s, leader %q, member %q, %d members", name, kerr.Code(jr.ErrorCode), jr.Leader, jr.MemberID, len(jr.Members))
+	}
+	if got := topicsOf(t, jr.Members[0].Metadata, false); got != "orders" {
+		t.Errorf("tenant %s: the leader sees a member subscribed to %q, want \"orders\"", name, got)
+	}
+	as := codec.NewConsumerProtocolAssignment()
+	as.AssignedPartitions = []codec.ConsumerProtocolAssignmentTopicPartition{{Topic: "orders", Partitions: []int32{0}}}
+	assign, err := as.Encode([]byte{0, 1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync := codec.NewSyncGroupRequest()
+	sync.GroupID, sync.GenerationID, sync.MemberID = "classic", jr.GenerationID, jr.MemberID
+	sync.Assignments = []codec.SyncGroupRequestAssignment{{MemberID: jr.MemberID, Assignment: assign}}
+	sr := k.call(3, sync).(*codec.SyncGroupResponse)
+	if sr.ErrorCode != 0 {
+		t.Fatalf("tenant %s: SyncGroup v3 through the proxy: %s", name, kerr.Code(sr.ErrorCode))
+	}
+	if got := topicsOf(t, sr.Assignment, true); got != "orders" {
+		t.Errorf("tenant %s: the member is assigned %q, want \"orders\"", name, got)
+	}
+	// The broker's view, and the tenant's.
+	dg := codec.NewDescribeGroupsRequest()
+	dg.Groups = []string{prefix + "classic"}
+	for _, view := range []struct {
+		who, topic string
+		c          *kconn
+	}{{"the broker", prefix + "orders", direct}, {"tenant " + name, "orders", k}} {
+		if view.c == k {
+			dg.Groups = []string{"classic"}
+		}
+		d := view.c.call(5, dg).(*codec.DescribeGroupsResponse)
+		if len(d.Groups) != 1 || len(d.Groups[0].Members) != 1 {
+			t.Errorf("%s: DescribeGroups: %+v", view.who, d.Groups)
+			continue
+		}
+		m := d.Groups[0].Members[0]
+		if got, got2 := topicsOf(t, m.MemberMetadata, false), topicsOf(t, m.MemberAssignment, true); got != view.topic || got2 != view.topic {
+			t.Errorf("%s sees the member subscribed to %q and assigned %q, want %q", view.who, got, got2, view.topic)
+		}
+	}
+	od := codec.NewOffsetDeleteRequest()
+	od.GroupID = "classic"
+	od.Topics = []codec.OffsetDeleteRequestTopic{{Name: "orders", Partitions: []codec.OffsetDeleteRequestPartition{{PartitionIndex: 0}}}}
+	odr := k.call(0, od).(*codec.OffsetDeleteResponse)
+	code := kerr.Code(odr.ErrorCode)
+	for _, tp := range odr.Topics {
+		for _, p := range tp.Partitions {
+			if tp.Name == "orders" && p.ErrorCode != 0 {
+				code = kerr.Code(p.ErrorCode)
+			}
+		}
+	}
+	if code != kerr.GroupSubscribedToTopic {
+		t.Errorf("tenant %s: deleting the offsets of a topic the group reads: %s, want GROUP_SUBSCRIBED_TO_TOPIC", name, code)
+	}
+	leave := codec.NewLeaveGroupRequest()
+	leave.GroupID, leave.MemberID = "classic", jr.MemberID
+	if lr := k.call(2, leave).(*codec.LeaveGroupResponse); lr.ErrorCode != 0 {
+		t.Errorf("tenant %s: LeaveGroup: %s", name, kerr.Code(lr.ErrorCode))
+	}
+}
+
+// topicsOf is the topic names in consumer-protocol bytes, joined with ",".
+func topicsOf(t *testing.T, b []byte, assignment bool) string {
+	t.Helper()
+	if len(b) < 2 {
+		return "(none)"
+	}
+	var names []string
+	if assignment {
+		a := codec.NewConsumerProtocolAssignment()
+		if err := a.Decode(b[2:], min(int16(binary.BigEndian.Uint16(b)), 3)); err != nil {
+			return "(not the consumer protocol: " + err.Error() + ")"
+		}
+		for _, p := range a.AssignedPartitions {
+			names = append(names, p.Topic)
+		}
+	} else {
+		s := codec.NewConsumerProtocolSubscription()
+		if err := s.Decode(b[2:], min(int16(binary.BigEndian.Uint16(b)), 3)); err != nil {
+			return "(not the consumer protocol: " + err.Error() + ")"
+		}
+		names = s.Topics
+	}
+	return strings.Join(names, ",")
 }
 
 // franzTenant lists and consumes through one tenant's proxy with franz-go: the
